@@ -1,0 +1,16 @@
+"""gunicorn settings for every process of the stack (prerender, coreapi, the demo shop)."""
+import multiprocessing
+import os
+
+worker_class = "gthread"
+workers = int(os.environ.get("GUNICORN_WORKERS", min(4, multiprocessing.cpu_count() * 2)))
+threads = int(os.environ.get("GUNICORN_THREADS", 4))
+# Longer than the upstream timeouts (prerender/config.py), so a slow upstream never kills a worker.
+timeout = 30
+graceful_timeout = 10
+keepalive = 5
+max_requests = 2000
+max_requests_jitter = 200
+accesslog = "-"
+errorlog = "-"
+loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")

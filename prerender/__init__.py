@@ -1,0 +1,62 @@
+"""prerender: pre-rendered HTML fragments of shoppable-recipe components (see README.md)."""
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+
+from .assets import init_assets
+from .blueprints import assets
+from .config import load_config
+from .context import register_request_id
+from .errors import register_errorhandlers
+from .extensions import cache, cors
+from .gateway import init_gateway
+from .i18n import init_i18n
+from .versions import register_versions
+
+INSTANCE_PATH = Path(__file__).resolve().parent.parent / "instance"
+# Spec, authentication 6: every localhost origin, on any port, over http or https.
+LOCAL_ORIGINS = re.compile(r"^https?://(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$")
+REQUEST_HEADERS = ["authorization", "authless-id", "language-id", "supplier-token", "session-id",
+                   "profiling", "content-type", "x-request-id"]
+
+
+def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
+    """Build the prerender application."""
+    app = Flask(__name__, instance_path=str(INSTANCE_PATH), instance_relative_config=True,
+                static_folder=None)
+    load_config(app, test_config)
+    configure_logging(app)
+    register_extensions(app)
+    register_blueprints(app)
+    register_errorhandlers(app)
+    return app
+
+
+def configure_logging(app: Flask) -> None:
+    """Log to stderr at the configured level (gunicorn collects it)."""
+    logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("prerender").setLevel(app.config["LOG_LEVEL"])
+
+
+def register_extensions(app: Flask) -> None:
+    """Bind the extensions and the services built from the configuration."""
+    cache.init_app(app)
+    cors.init_app(app, origins=[LOCAL_ORIGINS, *app.config["CORS_ALLOWED_ORIGINS"]],
+                  allow_headers=REQUEST_HEADERS, expose_headers=["X-Request-Id"],
+                  methods=["GET", "POST", "PUT", "DELETE", "OPTIONS"], max_age=600)
+    init_gateway(app)
+    init_assets(app)
+    init_i18n(app)
+
+
+def register_blueprints(app: Flask) -> None:
+    """The versioned API (see prerender/versions.py for which route is in which version), then assets."""
+    register_request_id(app)
+    register_versions(app)
+    app.register_blueprint(assets.bp)

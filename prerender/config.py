@@ -1,0 +1,66 @@
+"""Configuration defaults. Every value can be overridden by `instance/config.py` or by an environment
+variable named `PRERENDER_<KEY>` (values are parsed as JSON when they parse, so numbers and lists work).
+
+Nothing here is read at import time: `load_config` is called by the application factory.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask
+
+
+class DefaultConfig:
+    """The defaults: one machine, no Redis, the reference upstream on loopback."""
+
+    # Where the upstream (coreapi or any service speaking docs/upstream.md) lives.
+    UPSTREAM_URL = "http://127.0.0.1:8001"
+    # Seconds. Kept well under gunicorn's worker timeout so a stuck upstream never kills a worker.
+    UPSTREAM_CONNECT_TIMEOUT = 0.5
+    UPSTREAM_READ_TIMEOUT = 3.0
+    # Extra attempts for idempotent calls after a connection error or a 502/503/504.
+    UPSTREAM_RETRIES = 1
+    UPSTREAM_POOL_SIZE = 16
+
+    # Which routing configuration of the supplier applies (suppliers hold one per environment).
+    ENVIRONMENT = "local"
+
+    # flask-caching. `CACHE_REDIS_URL` switches every cache to Redis (shared by workers and nodes).
+    CACHE_TYPE = "SimpleCache"
+    CACHE_DEFAULT_TIMEOUT = 60
+    CACHE_REDIS_URL: str | None = None
+    CACHE_KEY_PREFIX = "prerender:"
+    SUPPLIER_CACHE_SECONDS = 60
+    RECIPE_CACHE_SECONDS = 60
+
+    # Public addresses. None: derived from the request (scheme + host).
+    PUBLIC_URL: str | None = None
+    # Script host for static assets (spec: {cdn_url}); None serves them from this service.
+    CDN_URL: str | None = None
+    # Stands for the maker's name in element names and window.<prefix> (spec: naming).
+    ELEMENT_PREFIX = "svc"
+
+    # CORS: any http(s) localhost / 127.0.0.1 / [::1] origin on any port is always allowed;
+    # this list adds exact origins (e.g. ["https://shop.example"]).
+    CORS_ALLOWED_ORIGINS: list[str] = []
+
+    # Largest request body accepted (413 beyond). Other limits are in prerender/schemas/limits.py.
+    MAX_CONTENT_LENGTH = 64 * 1024
+
+    # Extra folder of `<lang>-<retailer>.json` text overrides (default: instance/i18n).
+    I18N_OVERRIDES_DIR: str | None = None
+
+    LOG_LEVEL = "INFO"
+    JSON_SORT_KEYS = False
+
+
+def load_config(app: Flask, test_config: Mapping[str, Any] | None) -> None:
+    """Defaults, then instance/config.py, then PRERENDER_* environment, then the test mapping."""
+    app.config.from_object(DefaultConfig)
+    app.config.from_pyfile("config.py", silent=True)
+    app.config.from_prefixed_env("PRERENDER")
+    if test_config is not None:
+        app.config.from_mapping(test_config)
+    if app.config["CACHE_REDIS_URL"] and app.config["CACHE_TYPE"] == DefaultConfig.CACHE_TYPE:
+        app.config["CACHE_TYPE"] = "RedisCache"

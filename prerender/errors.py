@@ -1,0 +1,76 @@
+"""One error body for every 4xx and 5xx: RFC 9457 application/problem+json (DESIGN section 6)."""
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from http import HTTPStatus
+from typing import Any
+
+from flask import Flask, Response, json
+from werkzeug.exceptions import HTTPException
+
+log = logging.getLogger(__name__)
+
+PROBLEM_MIMETYPE = "application/problem+json"
+# Field errors keyed by where the field was: {"query": {"display_variant": ["..."]}}.
+FieldErrors = Mapping[str, Mapping[str, Any]]
+
+
+class Problem(Exception):
+    """An error a view raises to answer with a problem body."""
+
+    def __init__(self, status: int, detail: str, *, errors: FieldErrors | None = None,
+                 title: str | None = None) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+        self.errors = errors
+        self.title = title or HTTPStatus(status).phrase
+
+
+class ValidationProblem(Problem):
+    """A request that does not match its schema: 400 with the bad fields."""
+
+    def __init__(self, errors: FieldErrors, detail: str = "The request has invalid parameters.") -> None:
+        super().__init__(400, detail, errors=errors)
+
+
+def problem_response(status: int, detail: str, *, title: str | None = None,
+                     errors: FieldErrors | None = None) -> Response:
+    """Build the problem+json response."""
+    body: dict[str, Any] = {
+        "type": "about:blank",
+        "title": title or HTTPStatus(status).phrase,
+        "status": status,
+        "detail": detail,
+    }
+    if errors:
+        body["errors"] = errors
+    return Response(json.dumps(body), status=status, mimetype=PROBLEM_MIMETYPE)
+
+
+def handle_problem(error: Problem) -> Response:
+    """Answer a Problem raised by a view or the header guard."""
+    return problem_response(error.status, error.detail, title=error.title, errors=error.errors)
+
+
+def handle_http_exception(error: HTTPException) -> Response:
+    """Answer werkzeug's 404, 405, 413, 415... with the same body, keeping their headers (Allow...)."""
+    response = problem_response(error.code or 500, error.description or "", title=error.name)
+    for name, value in error.get_headers():
+        if name.lower() != "content-type":
+            response.headers[name] = value
+    return response
+
+
+def handle_unexpected(error: Exception) -> Response:
+    """Log the bug, never show a trace to a customer."""
+    log.exception("unhandled error")
+    return problem_response(500, "The service failed to answer this request.")
+
+
+def register_errorhandlers(app: Flask) -> None:
+    """Route every error to a problem+json body."""
+    app.register_error_handler(Problem, handle_problem)
+    app.register_error_handler(HTTPException, handle_http_exception)
+    app.register_error_handler(Exception, handle_unexpected)

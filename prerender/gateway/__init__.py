@@ -1,0 +1,36 @@
+"""The upstream gateway (DESIGN section 5): sessions, timeouts, retries, typed errors, read caching."""
+from __future__ import annotations
+
+from flask import Flask, current_app
+
+from ..extensions import cache
+from .client import CallerIdentity, SuggestionContext, UpstreamGateway
+from .errors import (UnknownStore, UpstreamBadResponse, UpstreamError, UpstreamStatusError,
+                     UpstreamTimeout, UpstreamUnavailable)
+from .http import UpstreamHttp
+from .models import Pricing, Recipe, Routing, Supplier
+
+EXTENSION_KEY = "prerender.gateway"
+
+
+def init_gateway(app: Flask) -> None:
+    """Build the app's gateway from its configuration (called by the factory)."""
+    config = app.config
+    http = UpstreamHttp(base_url=config["UPSTREAM_URL"],
+                        connect_timeout=float(config["UPSTREAM_CONNECT_TIMEOUT"]),
+                        read_timeout=float(config["UPSTREAM_READ_TIMEOUT"]),
+                        retries=int(config["UPSTREAM_RETRIES"]),
+                        pool_size=int(config["UPSTREAM_POOL_SIZE"]))
+    app.extensions[EXTENSION_KEY] = UpstreamGateway(http=http, cache=cache,
+                                                    supplier_ttl=int(config["SUPPLIER_CACHE_SECONDS"]),
+                                                    recipe_ttl=int(config["RECIPE_CACHE_SECONDS"]))
+
+
+def get_gateway() -> UpstreamGateway:
+    """The gateway of the current app."""
+    return current_app.extensions[EXTENSION_KEY]
+
+
+__all__ = ["CallerIdentity", "Pricing", "Recipe", "Routing", "Supplier", "SuggestionContext",
+           "UnknownStore", "UpstreamBadResponse", "UpstreamError", "UpstreamGateway", "UpstreamHttp",
+           "UpstreamStatusError", "UpstreamTimeout", "UpstreamUnavailable", "get_gateway", "init_gateway"]

@@ -1,0 +1,186 @@
+"""The upstream gateway: the only code that knows the upstream's routes (docs/upstream.md).
+
+Reads are cached through flask-caching (supplier settings, recipe details per recipe, store, serves and
+language); writes never are. Failures surface as the typed errors of `errors.py`.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask_caching import Cache
+
+from .errors import UnknownStore, UpstreamBadResponse, UpstreamStatusError
+from .http import UpstreamHttp
+from .models import Recipe, Supplier, data_list, parse_recipe, parse_supplier
+
+log = logging.getLogger(__name__)
+
+API = "/api/v1"
+BATCH_LIMIT = 100
+_MISSING = ("missing",)
+
+
+@dataclass(frozen=True)
+class CallerIdentity:
+    """Who an upstream call is made for; built from the request headers by the guard."""
+
+    authorization: str | None
+    supplier_token: str | None = field(repr=False)
+    language: str
+    session_id: str | None
+    profiling: bool
+    request_id: str
+
+    def headers(self) -> dict[str, str]:
+        headers = {"Language-Id": self.language, "Profiling": "true" if self.profiling else "false",
+                   "X-Request-Id": self.request_id, "Accept": "application/json"}
+        if self.authorization:
+            headers["Authorization"] = self.authorization
+        if self.supplier_token:
+            headers["Supplier-Token"] = self.supplier_token
+        if self.session_id:
+            headers["Session-Id"] = self.session_id
+        return headers
+
+
+@dataclass(frozen=True)
+class SuggestionContext:
+    """One place on a page that wants a recipe: the products around it."""
+
+    key: str
+    surrounding_product_ids: tuple[str, ...]
+    current_product_ids: tuple[str, ...] = ()
+
+
+class UpstreamGateway:
+    """Domain calls to the upstream, with read caching."""
+
+    def __init__(self, *, http: UpstreamHttp, cache: Cache, supplier_ttl: int, recipe_ttl: int) -> None:
+        self.http = http
+        self.cache = cache
+        self.supplier_ttl = supplier_ttl
+        self.recipe_ttl = recipe_ttl
+
+    # --- suppliers -------------------------------------------------------------------------------
+
+    def supplier(self, token: str, *, request_id: str) -> Supplier | None:
+        """The supplier of a token, None when the upstream does not know it (cached, None included)."""
+        key = "supplier:" + hashlib.sha256(token.encode()).hexdigest()
+        cached = self.cache.get(key)
+        if cached is not None:
+            return cached[0]
+        try:
+            payload = self.http.request("GET", f"{API}/suppliers/me", idempotent=True,
+                                        headers={"Supplier-Token": token, "X-Request-Id": request_id})
+            supplier: Supplier | None = parse_supplier(payload)
+        except UpstreamStatusError as error:
+            if error.status != 401:
+                raise
+            supplier = None
+        self.cache.set(key, (supplier,), timeout=self.supplier_ttl)
+        return supplier
+
+    # --- recipes ---------------------------------------------------------------------------------
+
+    def recipe(self, identity: CallerIdentity, recipe_id: str, *, store_id: str | None,
+               serves: int | None) -> Recipe | None:
+        """One recipe detail at a store, None for an unknown recipe."""
+        key = self._recipe_key(identity, recipe_id, store_id, serves)
+        cached = self.cache.get(key)
+        if cached is not None:
+            return cached[0]
+        params = _params(store_id=store_id, serves=serves)
+        try:
+            payload = self.http.request("GET", f"{API}/recipes/{recipe_id}", params=params,
+                                        headers=identity.headers(), idempotent=True)
+            recipe: Recipe | None = parse_recipe(payload)
+        except UpstreamStatusError as error:
+            _raise_unknown_store(error)
+            if error.status != 404:
+                raise
+            recipe = None
+        self.cache.set(key, (recipe,), timeout=self.recipe_ttl)
+        return recipe
+
+    def recipes(self, identity: CallerIdentity, recipe_ids: Sequence[str], *, store_id: str | None,
+                serves: int | None) -> dict[str, Recipe]:
+        """Many recipe details in at most one upstream call (cache misses only); unknown ids left out."""
+        wanted = list(dict.fromkeys(recipe_ids))
+        keys = [self._recipe_key(identity, rid, store_id, serves) for rid in wanted]
+        found: dict[str, Recipe] = {}
+        missing: list[str] = []
+        for rid, cached in zip(wanted, self.cache.get_many(*keys) if keys else []):
+            if cached is None:
+                missing.append(rid)
+            elif cached[0] is not None:
+                found[rid] = cached[0]
+        for start in range(0, len(missing), BATCH_LIMIT):
+            chunk = missing[start:start + BATCH_LIMIT]
+            params = _params(ids=",".join(chunk), store_id=store_id, serves=serves)
+            try:
+                payload = self.http.request("GET", f"{API}/recipes/batch", params=params,
+                                            headers=identity.headers(), idempotent=True)
+            except UpstreamStatusError as error:
+                _raise_unknown_store(error)
+                raise
+            loaded = {recipe.id: recipe for recipe in map(parse_recipe, data_list(payload, "recipes/batch"))}
+            found.update(loaded)
+            self.cache.set_many({self._recipe_key(identity, rid, store_id, serves): (loaded.get(rid),)
+                                 for rid in chunk}, timeout=self.recipe_ttl)
+        return found
+
+    # --- suggestions -----------------------------------------------------------------------------
+
+    def suggest(self, identity: CallerIdentity, contexts: Sequence[SuggestionContext], *,
+                store_id: str | None, category_id: str | None = None,
+                keyword: str | None = None) -> dict[str, str | None]:
+        """The recipe id chosen for each context key (None where nothing fits), in one call."""
+        if not contexts:
+            return {}
+        body = {
+            "contexts": [{"key": c.key, "surrounding_product_ids": list(c.surrounding_product_ids),
+                          "current_product_ids": list(c.current_product_ids)} for c in contexts],
+            "store_id": store_id, "category_id": category_id, "keyword": keyword,
+        }
+        try:
+            payload = self.http.request("POST", f"{API}/suggestions", json=body,
+                                        headers=identity.headers(), idempotent=True)
+        except UpstreamStatusError as error:
+            _raise_unknown_store(error)
+            raise
+        chosen: dict[str, str | None] = {}
+        for item in data_list(payload, "suggestions"):
+            if not isinstance(item, dict) or "key" not in item:
+                raise UpstreamBadResponse("suggestions: item without key")
+            recipe_id = item.get("recipe_id")
+            chosen[str(item["key"])] = None if recipe_id is None else str(recipe_id)
+        return chosen
+
+    # --- likes -----------------------------------------------------------------------------------
+
+    def liked_recipe_ids(self, identity: CallerIdentity, recipe_ids: Iterable[str]) -> set[str]:
+        """Which of these recipes the connected user likes (one call, never cached: it is the user's)."""
+        ids = list(dict.fromkeys(recipe_ids))[:BATCH_LIMIT]
+        if not ids:
+            return set()
+        payload = self.http.request("GET", f"{API}/likes", params={"recipe_ids": ",".join(ids)},
+                                    headers=identity.headers(), idempotent=True)
+        return {str(rid) for rid in data_list(payload, "likes")}
+
+    @staticmethod
+    def _recipe_key(identity: CallerIdentity, recipe_id: str, store_id: str | None,
+                    serves: int | None) -> str:
+        return f"recipe:{recipe_id}:{store_id or '-'}:{serves or '-'}:{identity.language}"
+
+
+def _params(**values: Any) -> dict[str, Any]:
+    return {name: value for name, value in values.items() if value is not None}
+
+
+def _raise_unknown_store(error: UpstreamStatusError) -> None:
+    if error.status == 400 and (error.field_errors("query", "store_id") or error.field_errors("json", "store_id")):
+        raise UnknownStore(error.status, error.problem, error.endpoint) from error

@@ -1,0 +1,45 @@
+"""Typed upstream failures. A blueprint decides what the customer sees (DESIGN section 5)."""
+from __future__ import annotations
+
+from typing import Any
+
+
+class UpstreamError(Exception):
+    """Any failure to get a usable answer from the upstream."""
+
+
+class UpstreamUnavailable(UpstreamError):
+    """The upstream could not be reached (connection refused, DNS, reset)."""
+
+
+class UpstreamTimeout(UpstreamError):
+    """The upstream did not answer within the configured timeouts."""
+
+
+class UpstreamBadResponse(UpstreamError):
+    """The upstream answered something that is not the contract (not JSON, missing fields)."""
+
+
+class UpstreamStatusError(UpstreamError):
+    """The upstream answered with an error status; `problem` is its problem body when it sent one."""
+
+    def __init__(self, status: int, problem: dict[str, Any] | None, endpoint: str) -> None:
+        super().__init__(f"upstream {endpoint} answered {status}")
+        self.status = status
+        self.problem = problem or {}
+        self.endpoint = endpoint
+
+    def field_errors(self, location: str, name: str) -> list[str]:
+        """The upstream's validation messages for one field, if it named that field."""
+        errors = self.problem.get("errors")
+        if not isinstance(errors, dict):
+            return []
+        at_location = errors.get(location)
+        if not isinstance(at_location, dict):
+            return []
+        messages = at_location.get(name)
+        return [str(m) for m in messages] if isinstance(messages, list) else []
+
+
+class UnknownStore(UpstreamStatusError):
+    """The upstream does not know the store_id it was given (a 400 naming `store_id`)."""

@@ -1,0 +1,158 @@
+"""What prerender reads from the upstream, validated on the way in (docs/upstream.md).
+
+An answer that does not match becomes UpstreamBadResponse instead of a KeyError deep in a template.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_load, validate
+
+from .errors import UpstreamBadResponse
+
+
+@dataclass(frozen=True)
+class Routing:
+    """The supplier's routing configuration for one environment (spec: routing configuration)."""
+
+    base_url: str
+    planner_path: str | None
+    current_menu_path: str | None
+    retailer_cart: str | None
+
+
+@dataclass(frozen=True)
+class Supplier:
+    """A customer of the service, resolved from its supplier-token."""
+
+    id: str
+    name: str
+    kind: str
+    personalization: bool
+    affiliated_supplier_id: str | None
+    routing: dict[str, Routing] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Pricing:
+    guests: int
+    total: Decimal
+    price_per_guest: Decimal
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A recipe detail at a store, as the card and the drawer need it."""
+
+    id: str
+    title: str
+    picture_url: str
+    type: str
+    difficulty: int
+    total_time: int
+    guests: int
+    available: bool | None
+    promoted: bool
+    pricing: Pricing | None
+    external_id: str | None = None
+    description: str = ""
+    ingredients: tuple[dict[str, Any], ...] = ()
+    steps: tuple[dict[str, Any], ...] = ()
+
+
+class _Lenient(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+
+class RoutingSchema(_Lenient):
+    baseUrl = fields.String(required=True)
+    features = fields.Dict(load_default=dict)
+    planner = fields.Dict(load_default=dict)
+    retailerCart = fields.String(load_default=None, allow_none=True)
+
+    @post_load
+    def make(self, data: dict[str, Any], **_: Any) -> Routing:
+        return Routing(base_url=data["baseUrl"], planner_path=data["features"].get("planner"),
+                       current_menu_path=data["planner"].get("current"),
+                       retailer_cart=data["retailerCart"])
+
+
+class SupplierSchema(_Lenient):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(["retailer", "publisher"]))
+    personalization = fields.Boolean(required=True)
+    affiliated_supplier_id = fields.String(load_default=None, allow_none=True)
+    routing = fields.Dict(keys=fields.String(), values=fields.Nested(RoutingSchema), load_default=dict)
+
+    @post_load
+    def make(self, data: dict[str, Any], **_: Any) -> Supplier:
+        return Supplier(**data)
+
+
+class PricingSchema(_Lenient):
+    guests = fields.Integer(required=True)
+    total = fields.Decimal(required=True)
+    price_per_guest = fields.Decimal(required=True)
+
+    @post_load
+    def make(self, data: dict[str, Any], **_: Any) -> Pricing:
+        return Pricing(**data)
+
+
+class RecipeSchema(_Lenient):
+    id = fields.String(required=True)
+    external_id = fields.String(load_default=None, allow_none=True)
+    title = fields.String(required=True)
+    description = fields.String(load_default="", allow_none=True)
+    picture_url = fields.String(required=True)
+    type = fields.String(required=True)
+    difficulty = fields.Integer(required=True, validate=validate.Range(1, 3))
+    total_time = fields.Integer(required=True)
+    guests = fields.Integer(required=True)
+    available = fields.Boolean(load_default=None, allow_none=True)
+    promoted = fields.Boolean(load_default=False, allow_none=True)
+    pricing = fields.Nested(PricingSchema, load_default=None, allow_none=True)
+    ingredients = fields.List(fields.Dict(), load_default=list)
+    steps = fields.List(fields.Dict(), load_default=list)
+
+    @post_load
+    def make(self, data: dict[str, Any], **_: Any) -> Recipe:
+        data["description"] = data["description"] or ""
+        data["promoted"] = bool(data["promoted"])
+        data["ingredients"] = tuple(data["ingredients"])
+        data["steps"] = tuple(data["steps"])
+        return Recipe(**data)
+
+
+_SUPPLIER = SupplierSchema()
+_RECIPE = RecipeSchema()
+
+
+def parse_supplier(payload: Any) -> Supplier:
+    """Validate /suppliers/me."""
+    return _load(_SUPPLIER, payload, "supplier")
+
+
+def parse_recipe(payload: Any) -> Recipe:
+    """Validate one recipe detail."""
+    return _load(_RECIPE, payload, "recipe")
+
+
+def _load(schema: Schema, payload: Any, what: str) -> Any:
+    if not isinstance(payload, dict):
+        raise UpstreamBadResponse(f"{what}: expected an object")
+    try:
+        return schema.load(payload)
+    except ValidationError as error:
+        raise UpstreamBadResponse(f"{what}: {error.messages}") from error
+
+
+def data_list(payload: Any, what: str) -> list[Any]:
+    """The `data` array of a list answer."""
+    if not isinstance(payload, dict) or not isinstance(payload.get("data"), list):
+        raise UpstreamBadResponse(f"{what}: expected {{data: [...]}}")
+    return payload["data"]

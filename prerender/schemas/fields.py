@@ -1,0 +1,46 @@
+"""Fields shared by the schemas."""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from marshmallow import ValidationError, fields, validate
+
+from .limits import MAX_ID_LENGTH
+
+ID_PATTERN = re.compile(rf"^[A-Za-z0-9._:-]{{1,{MAX_ID_LENGTH}}}$")
+ID_MESSAGE = f"Must be 1 to {MAX_ID_LENGTH} letters, digits or ._:- characters."
+
+
+def Identifier(**kwargs: Any) -> fields.String:
+    """A recipe, product or store id."""
+    return fields.String(validate=validate.Regexp(ID_PATTERN, error=ID_MESSAGE), **kwargs)
+
+
+class JsonIdList(fields.Field):
+    """A list of ids written as a JSON array in the query string: `["123","456"]` (spec: string[])."""
+
+    def __init__(self, *, min_items: int, max_items: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.min_items = min_items
+        self.max_items = max_items
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> list[str]:
+        try:
+            items = json.loads(value) if isinstance(value, str) else value
+        except json.JSONDecodeError as error:
+            raise ValidationError('Must be a JSON array of ids, e.g. ["123","456"].') from error
+        if not isinstance(items, list):
+            raise ValidationError('Must be a JSON array of ids, e.g. ["123","456"].')
+        if not self.min_items <= len(items) <= self.max_items:
+            raise ValidationError(f"Must hold {self.min_items} to {self.max_items} ids.")
+        ids = []
+        for item in items:
+            if isinstance(item, bool) or not isinstance(item, (str, int)):
+                raise ValidationError("Every id must be a string.")
+            text = str(item)
+            if not ID_PATTERN.match(text):
+                raise ValidationError(ID_MESSAGE)
+            ids.append(text)
+        return ids

@@ -1,0 +1,8 @@
+"""The documented limits of request parameters (README, "Limits")."""
+
+MAX_ID_LENGTH = 64
+MAX_SURROUNDING_PRODUCT_IDS = 10
+MAX_CURRENT_PRODUCT_IDS = 20
+MAX_CONTEXTS = 50
+MAX_KEYWORD_LENGTH = 100
+MAX_SERVES = 50

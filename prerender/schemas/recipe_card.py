@@ -1,0 +1,127 @@
+"""Query strings and bodies of the recipe-card routes (spec: GET recipe-card, POST recipe-card/multiple)."""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Request
+from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+from .fields import Identifier, JsonIdList
+from .limits import (MAX_CONTEXTS, MAX_CURRENT_PRODUCT_IDS, MAX_KEYWORD_LENGTH, MAX_SERVES,
+                     MAX_SURROUNDING_PRODUCT_IDS)
+
+ORIENTATIONS = ("vertical", "horizontal")
+# Display variants accepted per API version (spec: v1 1-3; v2 1-4, normalized).
+DISPLAY_VARIANTS = {"v1": (1, 2, 3), "v2": (1, 2, 3, 4)}
+
+
+def _display_variant(version: str, **kwargs: Any) -> fields.Integer:
+    allowed = DISPLAY_VARIANTS[version]
+    return fields.Integer(strict=False, validate=validate.OneOf(allowed, error=f"Must be one of {allowed}."),
+                          **kwargs)
+
+
+def _serves(**kwargs: Any) -> fields.Integer:
+    return fields.Integer(validate=validate.Range(1, MAX_SERVES), **kwargs)
+
+
+def _orientation(**kwargs: Any) -> fields.String:
+    return fields.String(validate=validate.OneOf(ORIENTATIONS), **kwargs)
+
+
+class _CardQuery(Schema):
+    """Shared query of the single card. Unknown parameters (such as the removed `profiling`) are ignored."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    surrounding_products_ids = JsonIdList(min_items=1, max_items=MAX_SURROUNDING_PRODUCT_IDS)
+    current_products_ids = JsonIdList(min_items=0, max_items=MAX_CURRENT_PRODUCT_IDS, load_default=list)
+    recipe_id = Identifier()
+    store_id = Identifier(load_default=None)
+    orientation = _orientation(load_default="vertical")
+    serves = _serves(load_default=None)
+
+    @validates_schema
+    def needs_a_selector(self, data: dict[str, Any], **_: Any) -> None:
+        if "recipe_id" not in data and "surrounding_products_ids" not in data:
+            message = "Send recipe_id or surrounding_products_ids."
+            raise ValidationError({"recipe_id": [message], "surrounding_products_ids": [message]})
+
+
+class CardQueryV1(_CardQuery):
+    display_variant = _display_variant("v1", load_default=1)
+
+
+class CardQueryV2(_CardQuery):
+    display_variant = _display_variant("v2", load_default=1)
+
+
+class _ContextSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    productIds = fields.List(Identifier(), required=True,
+                             validate=validate.Length(equal=2, error="Must hold exactly 2 product ids."))
+    position = fields.Integer(required=True, strict=True)
+
+
+class _MultipleOptions(Schema):
+    """The parameters of the multiple route that may be in the query or in the body (spec: not shown)."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    store_id = Identifier()
+    orientation = _orientation()
+    serves = _serves()
+
+
+class MultipleQueryV1(_MultipleOptions):
+    display_variant = _display_variant("v1")
+
+
+class MultipleQueryV2(_MultipleOptions):
+    display_variant = _display_variant("v2")
+
+
+class _MultipleBodyMixin:
+    contexts = fields.List(fields.Nested(_ContextSchema), required=True,
+                           validate=validate.Length(1, MAX_CONTEXTS,
+                                                    error=f"Must hold 1 to {MAX_CONTEXTS} contexts."))
+    categoryId = Identifier(load_default=None, allow_none=True)
+    keyword = fields.String(load_default=None, allow_none=True,
+                            validate=validate.Length(1, MAX_KEYWORD_LENGTH))
+
+    @validates_schema
+    def positions_are_unique(self, data: dict[str, Any], **_: Any) -> None:
+        positions = [context["position"] for context in data.get("contexts", [])]
+        if len(positions) != len(set(positions)):
+            raise ValidationError({"contexts": ["Every context needs its own position."]})
+
+
+class MultipleBodyV1(_MultipleBodyMixin, MultipleQueryV1):
+    pass
+
+
+class MultipleBodyV2(_MultipleBodyMixin, MultipleQueryV2):
+    pass
+
+
+def _version(request: Request) -> str:
+    return request.blueprints[-1]
+
+
+def card_query(request: Request) -> Schema:
+    """The single card's query schema for the request's API version."""
+    return {"v1": CardQueryV1, "v2": CardQueryV2}[_version(request)]()
+
+
+def multiple_query(request: Request) -> Schema:
+    """The multiple route's query schema for the request's API version."""
+    return {"v1": MultipleQueryV1, "v2": MultipleQueryV2}[_version(request)]()
+
+
+def multiple_body(request: Request) -> Schema:
+    """The multiple route's body schema for the request's API version."""
+    return {"v1": MultipleBodyV1, "v2": MultipleBodyV2}[_version(request)]()

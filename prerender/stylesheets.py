@@ -1,0 +1,31 @@
+"""Which stylesheets each styles route of the spec combines (docs/styles.md).
+
+A route that mirrors a component includes its sub-components' sheets. Component routes never include
+`base`: the spec makes the design system a separate sheet needed whenever any component is on a page.
+"""
+from __future__ import annotations
+
+_RECIPE_CARD = ("recipe-card", "like-button", "drawer", "recipe-details")
+
+# Route path below /{api_version}/styles/ -> sheet names (files static/css/<name>.css), in link order.
+STYLE_BUNDLES: dict[str, tuple[str, ...]] = {
+    "base": ("base",),
+    "recipe-card": _RECIPE_CARD,
+    "catalog": (*_RECIPE_CARD, "catalog"),
+    "catalog/catalog-home": (*_RECIPE_CARD, "planner-entry", "catalog", "catalog-home"),
+    "catalog/catalog-category": (*_RECIPE_CARD, "catalog", "catalog-category"),
+    "catalog/catalog-favorites": (*_RECIPE_CARD, "catalog", "catalog-favorites"),
+    "catalog/catalog-list": (*_RECIPE_CARD, "catalog", "catalog-list"),
+    "catalog/my-space": (*_RECIPE_CARD, "catalog", "my-space"),
+    "planner": (*_RECIPE_CARD, "catalog", "catalog-list", "breadcrumb", "planner-entry", "quick-menu",
+                "planner"),
+    "planner/planner-entry": ("planner-entry",),
+}
+
+
+def all_sheets() -> tuple[str, ...]:
+    """Every sheet once, base first: the combined `/styles` route."""
+    ordered = {"base": None}
+    for sheets in STYLE_BUNDLES.values():
+        ordered.update(dict.fromkeys(sheets))
+    return tuple(ordered)

@@ -1,0 +1,42 @@
+"""Fixtures shared by every level: a prerender app built from create_app with a test configuration."""
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient, FlaskCliRunner
+
+from prerender import create_app
+
+HEADERS = {"authorization": "user_id u-1", "language-id": "fr", "session-id": "session-1"}
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on: an upstream that refuses connections."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def app_config() -> dict:
+    """The test configuration; integration tests override UPSTREAM_URL with a live coreapi."""
+    return {"TESTING": True, "UPSTREAM_URL": f"http://127.0.0.1:{closed_port()}", "UPSTREAM_RETRIES": 0,
+            "CACHE_TYPE": "SimpleCache", "I18N_OVERRIDES_DIR": None}
+
+
+@pytest.fixture
+def app(app_config: dict) -> Iterator[Flask]:
+    yield create_app(app_config)
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+@pytest.fixture
+def runner(app: Flask) -> FlaskCliRunner:
+    return app.test_cli_runner()

@@ -1,0 +1,106 @@
+"""The gateway's fault handling, with HTTP-level fakes (fault injection only; real behaviour is in
+tests/integration against a live coreapi)."""
+from __future__ import annotations
+
+import pytest
+import requests
+import responses
+from flask_caching import Cache
+
+from prerender.gateway import (CallerIdentity, SuggestionContext, UnknownStore, UpstreamBadResponse,
+                               UpstreamGateway, UpstreamHttp, UpstreamStatusError, UpstreamTimeout,
+                               UpstreamUnavailable)
+
+BASE = "http://upstream.test"
+IDENTITY = CallerIdentity(authorization="authless_id a", supplier_token="tok", language="fr",
+                          session_id="s", profiling=False, request_id="r1")
+RECIPE = {"id": "1", "title": "Crêpes", "picture_url": "http://x/1.svg", "type": "dessert", "difficulty": 1,
+          "total_time": 30, "guests": 4, "available": True, "promoted": False, "pricing": None}
+
+
+@pytest.fixture
+def gateway(app) -> UpstreamGateway:
+    with app.app_context():
+        cache = Cache(app, config={"CACHE_TYPE": "SimpleCache"})
+        http = UpstreamHttp(base_url=BASE, connect_timeout=0.1, read_timeout=0.2, retries=1, pool_size=2)
+        yield UpstreamGateway(http=http, cache=cache, supplier_ttl=60, recipe_ttl=60)
+
+
+@responses.activate
+def test_idempotent_calls_retry_once_on_503(gateway):
+    responses.get(f"{BASE}/api/v1/recipes/1", status=503)
+    responses.get(f"{BASE}/api/v1/recipes/1", json=RECIPE)
+    assert gateway.recipe(IDENTITY, "1", store_id=None, serves=None).title == "Crêpes"
+    assert len(responses.calls) == 2
+
+
+@responses.activate
+def test_connection_errors_become_upstream_unavailable(gateway):
+    responses.get(f"{BASE}/api/v1/recipes/1", body=requests.exceptions.ConnectionError("refused"))
+    with pytest.raises(UpstreamUnavailable):
+        gateway.recipe(IDENTITY, "1", store_id=None, serves=None)
+    assert len(responses.calls) == 2
+
+
+@responses.activate
+def test_read_timeouts_are_not_retried(gateway):
+    responses.get(f"{BASE}/api/v1/recipes/1", body=requests.exceptions.ReadTimeout("slow"))
+    with pytest.raises(UpstreamTimeout):
+        gateway.recipe(IDENTITY, "1", store_id=None, serves=None)
+    assert len(responses.calls) == 1
+
+
+@responses.activate
+@pytest.mark.parametrize("body", ["<html>oops</html>", '{"id": "1"}', "[]"])
+def test_malformed_answers_are_bad_responses(gateway, body):
+    responses.get(f"{BASE}/api/v1/recipes/1", body=body, content_type="application/json")
+    with pytest.raises(UpstreamBadResponse):
+        gateway.recipe(IDENTITY, "1", store_id=None, serves=None)
+
+
+@responses.activate
+def test_500_is_a_status_error_and_404_is_none(gateway):
+    responses.get(f"{BASE}/api/v1/recipes/1", status=500)
+    responses.get(f"{BASE}/api/v1/recipes/2", status=404, json={"status": 404})
+    with pytest.raises(UpstreamStatusError):
+        gateway.recipe(IDENTITY, "1", store_id=None, serves=None)
+    assert gateway.recipe(IDENTITY, "2", store_id=None, serves=None) is None
+
+
+@responses.activate
+def test_unknown_store_is_typed(gateway):
+    responses.get(f"{BASE}/api/v1/recipes/1", status=400,
+                  json={"status": 400, "errors": {"query": {"store_id": ["Unknown store."]}}})
+    with pytest.raises(UnknownStore):
+        gateway.recipe(IDENTITY, "1", store_id="9", serves=None)
+
+
+@responses.activate
+def test_identity_headers_are_sent(gateway):
+    responses.post(f"{BASE}/api/v1/suggestions", json={"data": [{"key": "a", "recipe_id": None}]})
+    chosen = gateway.suggest(IDENTITY, [SuggestionContext("a", ("1", "2"))], store_id=None)
+    assert chosen == {"a": None}
+    sent = responses.calls[0].request.headers
+    assert (sent["Authorization"], sent["Supplier-Token"], sent["Profiling"], sent["Session-Id"],
+            sent["Language-Id"], sent["X-Request-Id"]) == ("authless_id a", "tok", "false", "s", "fr", "r1")
+
+
+@responses.activate
+def test_unknown_supplier_is_none_and_cached(gateway):
+    responses.get(f"{BASE}/api/v1/suppliers/me", status=401, json={"status": 401})
+    assert gateway.supplier("bad", request_id="r") is None
+    assert gateway.supplier("bad", request_id="r") is None
+    assert len(responses.calls) == 1
+
+
+@responses.activate
+def test_batch_fetches_only_cache_misses_in_one_call(gateway):
+    responses.get(f"{BASE}/api/v1/recipes/1", json=RECIPE)
+    responses.get(f"{BASE}/api/v1/recipes/batch", json={"data": [{**RECIPE, "id": "2"}]})
+    gateway.recipe(IDENTITY, "1", store_id=None, serves=None)
+    found = gateway.recipes(IDENTITY, ["1", "2", "3", "2"], store_id=None, serves=None)
+    assert set(found) == {"1", "2"}
+    batch_calls = [c for c in responses.calls if "/batch" in c.request.url]
+    assert len(batch_calls) == 1 and "ids=2%2C3" in batch_calls[0].request.url
+    gateway.recipes(IDENTITY, ["2", "3"], store_id=None, serves=None)  # both cached now, "3" as unknown
+    assert len([c for c in responses.calls if "/batch" in c.request.url]) == 1

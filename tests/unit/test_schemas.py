@@ -1,0 +1,112 @@
+"""Query and body validation of the card routes: every bad parameter is a 400 naming it."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from prerender.schemas.limits import MAX_CONTEXTS
+from tests.conftest import HEADERS
+
+
+def field_errors(response, location: str) -> dict:
+    assert response.status_code == 400
+    assert response.mimetype == "application/problem+json"
+    return response.get_json()["errors"][location]
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_card_without_selector_is_400_naming_both(client, version, caplog):
+    response = client.get(f"/{version}/recipe-card", headers=HEADERS)
+    errors = field_errors(response, "query")
+    assert set(errors) == {"recipe_id", "surrounding_products_ids"}
+    assert "surrounding_products_ids" in caplog.text  # the missing parameter is logged (spec: errors)
+
+
+@pytest.mark.parametrize("value", ["[1,2", '{"a":1}', '"x"', "[]", json.dumps([str(i) for i in range(11)]),
+                                   '[true]', '["a b"]', json.dumps(["x" * 65])])
+def test_surrounding_ids_must_be_a_json_array_of_ids(client, value):
+    response = client.get("/v1/recipe-card", query_string={"surrounding_products_ids": value}, headers=HEADERS)
+    assert "surrounding_products_ids" in field_errors(response, "query")
+
+
+@pytest.mark.parametrize("version,variant,ok", [
+    ("v1", "1", True), ("v1", "3", True), ("v1", "4", False), ("v1", "0", False), ("v1", "x", False),
+    ("v2", "4", True), ("v2", "5", False),
+])
+def test_display_variant_allowed_values_per_version(client, version, variant, ok):
+    response = client.get(f"/{version}/recipe-card", headers=HEADERS,
+                          query_string={"recipe_id": "1", "display_variant": variant})
+    if ok:
+        assert response.status_code == 200  # upstream is down here: the empty answer, not a 400
+    else:
+        assert "display_variant" in field_errors(response, "query")
+
+
+@pytest.mark.parametrize("name,value", [("orientation", "diagonal"), ("serves", "0"), ("serves", "51"),
+                                        ("serves", "two"), ("store_id", "a/b"), ("recipe_id", "<x>")])
+def test_bad_card_parameters(client, name, value):
+    query = {"recipe_id": "1", name: value}
+    response = client.get("/v1/recipe-card", headers=HEADERS, query_string=query)
+    assert name in field_errors(response, "query")
+
+
+def test_removed_profiling_query_parameter_is_ignored(client):
+    response = client.get("/v1/recipe-card", headers=HEADERS,
+                          query_string={"recipe_id": "1", "profiling": "false"})
+    assert response.status_code == 200
+
+
+def multiple(client, body, *, version="v1", query=None, content_type="application/json"):
+    data = body if isinstance(body, (str, bytes)) else json.dumps(body)
+    return client.post(f"/{version}/recipe-card/multiple", data=data, headers=HEADERS,
+                       content_type=content_type, query_string=query or {})
+
+
+def test_multiple_requires_json(client):
+    response = multiple(client, "contexts=1", content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 415
+    assert response.mimetype == "application/problem+json"
+
+
+def test_multiple_rejects_malformed_json(client):
+    response = multiple(client, '{"contexts": [')
+    assert response.status_code == 400
+    assert response.mimetype == "application/problem+json"
+
+
+@pytest.mark.parametrize("body,field", [
+    ({}, "contexts"),
+    ({"contexts": []}, "contexts"),
+    ({"contexts": [{"productIds": ["1"], "position": 1}]}, "contexts"),
+    ({"contexts": [{"productIds": ["1", "2", "3"], "position": 1}]}, "contexts"),
+    ({"contexts": [{"productIds": ["1", "2"], "position": "first"}]}, "contexts"),
+    ({"contexts": [{"productIds": ["1", "2"], "position": 1.5}]}, "contexts"),
+    ({"contexts": [{"productIds": ["1", "2"], "position": 1}, {"productIds": ["3", "4"], "position": 1}]},
+     "contexts"),
+    ({"contexts": [{"productIds": ["1", "2"], "position": p} for p in range(MAX_CONTEXTS + 1)]}, "contexts"),
+    ({"contexts": [{"productIds": ["1", "2"], "position": 1}], "keyword": "x" * 101}, "keyword"),
+    ({"contexts": [{"productIds": ["1", "2"], "position": 1}], "display_variant": 4}, "display_variant"),
+])
+def test_multiple_body_validation(client, body, field):
+    assert field in field_errors(multiple(client, body), "json")
+
+
+def test_multiple_option_in_query_and_body_must_agree(client):
+    body = {"contexts": [{"productIds": ["1", "2"], "position": 1}], "store_id": "1001"}
+    response = multiple(client, body, query={"store_id": "1002"})
+    assert "store_id" in field_errors(response, "json")
+
+
+def test_multiple_body_too_large_is_413(client):
+    body = {"contexts": [{"productIds": ["1", "2"], "position": 1}], "keyword": "x" * 70_000}
+    response = multiple(client, body)
+    assert response.status_code == 413
+    assert response.mimetype == "application/problem+json"
+
+
+def test_multiple_with_upstream_down_keeps_every_position_with_empty_html(client):
+    body = {"contexts": [{"productIds": ["1", "2"], "position": 7}, {"productIds": ["3", "4"], "position": 2}]}
+    response = multiple(client, body)
+    assert response.status_code == 200
+    assert response.get_json() == {"data": [{"html": "", "position": 2}, {"html": "", "position": 7}]}

@@ -1,0 +1,107 @@
+"""`make run`: start coreapi, prerender and the demo shop on loopback; Ctrl-C (or SIGTERM) stops all three.
+
+Ports come from COREAPI_PORT (8001), PRERENDER_PORT (8000) and SHOP_PORT (8080).
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+READY_TIMEOUT_SECONDS = 30
+
+
+@dataclass(frozen=True)
+class Service:
+    name: str
+    port: int
+    app: str
+    health_path: str
+    env: dict[str, str]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def command(self) -> list[str]:
+        return [str(BIN / "gunicorn"), "--config", str(ROOT / "gunicorn.conf.py"),
+                "--bind", f"127.0.0.1:{self.port}", self.app]
+
+
+def services() -> list[Service]:
+    coreapi_port = int(os.environ.get("COREAPI_PORT", "8001"))
+    prerender_port = int(os.environ.get("PRERENDER_PORT", "8000"))
+    shop_port = int(os.environ.get("SHOP_PORT", "8080"))
+    coreapi_url = f"http://127.0.0.1:{coreapi_port}"
+    prerender_url = f"http://127.0.0.1:{prerender_port}"
+    return [
+        Service("coreapi", coreapi_port, "coreapi.wsgi:app", "/healthz", {}),
+        Service("prerender", prerender_port, "wsgi:app", "/v1/styles/base",
+                {"PRERENDER_UPSTREAM_URL": os.environ.get("PRERENDER_UPSTREAM_URL", coreapi_url)}),
+        Service("shop", shop_port, "examples.shop.wsgi:app", "/healthz",
+                {"SHOP_PRERENDER_URL": prerender_url, "SHOP_COREAPI_URL": coreapi_url}),
+    ]
+
+
+def wait_until_ready(service: Service, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + READY_TIMEOUT_SECONDS
+    headers = {"authless-id": "devstack", "language-id": "fr", "session-id": "devstack"}
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"{service.name} exited with status {process.returncode}")
+        try:
+            request = urllib.request.Request(service.url + service.health_path, headers=headers)
+            with urllib.request.urlopen(request, timeout=1):
+                return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            time.sleep(0.2)
+    raise SystemExit(f"{service.name} did not answer on {service.url} within {READY_TIMEOUT_SECONDS}s")
+
+
+def main() -> int:
+    subprocess.run([str(BIN / "flask"), "--app", "coreapi", "init-db"], cwd=ROOT, check=True)
+    running: list[tuple[Service, subprocess.Popen]] = []
+
+    def stop(*_: object) -> None:
+        for _service, process in reversed(running):
+            if process.poll() is None:
+                process.terminate()
+        for _service, process in running:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    try:
+        for service in services():
+            process = subprocess.Popen(service.command(), cwd=ROOT, env={**os.environ, **service.env})
+            running.append((service, process))
+            wait_until_ready(service, process)
+        print("\nprerender is running:", flush=True)
+        for service, _process in running:
+            print(f"  {service.name:<10} {service.url}", flush=True)
+        print("\nOpen the demo shop at the last address. Ctrl-C stops all three.\n", flush=True)
+        while all(process.poll() is None for _service, process in running):
+            time.sleep(0.5)
+        failed = [service.name for service, process in running if process.poll() is not None]
+        print(f"stopped: {', '.join(failed)} exited", file=sys.stderr)
+        stop()
+    except BaseException:
+        stop()
+        raise
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

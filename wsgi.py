@@ -1,0 +1,4 @@
+"""WSGI entry point: `gunicorn wsgi:app`."""
+from prerender import create_app
+
+app = create_app()
