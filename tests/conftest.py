@@ -10,6 +10,8 @@ from flask.testing import FlaskClient, FlaskCliRunner
 
 from prerender import create_app
 
+pytest_plugins = ["tests.live"]
+
 HEADERS = {"authorization": "user_id u-1", "language-id": "fr", "session-id": "session-1"}
 
 

@@ -1,0 +1,49 @@
+"""coreapi: the reference upstream of prerender (catalog, pricing, suggestions, likes)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+
+from coreapi.blueprints import api, health, media
+from coreapi.cli import register_commands
+from coreapi.config import load_config
+from coreapi.errors import register_errorhandlers
+from coreapi.extensions import db, enforce_sqlite_foreign_keys
+from coreapi.log import configure_logging, register_request_logging
+
+# The repository's instance/ folder, wherever the app is started from.
+INSTANCE_PATH = Path(__file__).resolve().parent.parent / "instance"
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """Build the application: configuration, extensions, routes, error handlers, commands."""
+    app = Flask(
+        __name__,
+        instance_path=str(INSTANCE_PATH),
+        instance_relative_config=True,
+        static_folder=None,
+    )
+    INSTANCE_PATH.mkdir(exist_ok=True)
+    load_config(app, test_config)
+    configure_logging(app)
+    register_extensions(app)
+    register_blueprints(app)
+    register_errorhandlers(app)
+    register_request_logging(app)
+    register_commands(app)
+    return app
+
+
+def register_extensions(app: Flask) -> None:
+    db.init_app(app)
+    with app.app_context():
+        enforce_sqlite_foreign_keys(db.engine)
+
+
+def register_blueprints(app: Flask) -> None:
+    app.register_blueprint(health.bp)
+    app.register_blueprint(media.bp)
+    app.register_blueprint(api.bp, url_prefix="/api/v1")

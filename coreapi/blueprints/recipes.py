@@ -1,0 +1,77 @@
+"""Recipes: summaries, details priced at a store, batches."""
+
+from typing import Any
+
+from flask import Blueprint
+
+from coreapi.context import current
+from coreapi.errors import NotFound
+from coreapi.extensions import db
+from coreapi.schemas.common import dump_page
+from coreapi.schemas.parsing import use_args
+from coreapi.schemas.recipes import (
+    BatchArgs,
+    DetailArgs,
+    RecipeDetailSchema,
+    RecipesArgs,
+    RecipeSummarySchema,
+)
+from coreapi.services import recipes
+
+bp = Blueprint("recipes", __name__, url_prefix="/recipes")
+
+
+@bp.get("")
+@use_args(RecipesArgs(), location="query")
+def index(args: dict[str, Any]) -> dict[str, Any]:
+    """A page of recipe summaries, filtered; the completion filter applies with ``store_id``."""
+    page = recipes.list_recipes(
+        db.session,
+        page=args["page"],
+        per_page=args["per_page"],
+        store=args["store"],
+        type=args["type"],
+        category_id=args["category"],
+        query=args["q"],
+        language=current().language,
+    )
+    return dump_page(RecipeSummarySchema(), page)
+
+
+@bp.get("/batch")
+@use_args(BatchArgs(), location="query")
+def batch(args: dict[str, Any]) -> dict[str, Any]:
+    """Details of up to 100 recipes, in the order asked, unknown ids left out."""
+    details = recipes.recipe_details(
+        db.session,
+        args["ids"],
+        store=args["store"],
+        serves=args["serves"],
+        language=current().language,
+    )
+    return {"data": RecipeDetailSchema(many=True).dump(details)}
+
+
+@bp.get("/by-external-id/<external_id>")
+def by_external_id(external_id: str) -> dict[str, Any]:
+    """The summary of the recipe a publisher knows by ``external_id``."""
+    summary = recipes.find_summary_by_external_id(db.session, external_id, current().language)
+    if summary is None:
+        raise NotFound(f"No recipe with external id {external_id!r}.")
+    return RecipeSummarySchema().dump(summary)
+
+
+@bp.get("/<recipe_id>")
+@use_args(DetailArgs(), location="query")
+def detail(args: dict[str, Any], recipe_id: str) -> dict[str, Any]:
+    """One recipe's details, priced at ``store_id``, for ``serves`` guests."""
+    detail = recipes.find_detail(
+        db.session,
+        recipe_id,
+        store=args["store"],
+        serves=args["serves"],
+        language=current().language,
+    )
+    if detail is None:
+        raise NotFound(f"No recipe {recipe_id!r}.")
+    return RecipeDetailSchema().dump(detail)

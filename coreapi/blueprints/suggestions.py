@@ -1,0 +1,31 @@
+"""Recipe suggestions for product contexts."""
+
+from typing import Any
+
+from flask import Blueprint
+
+from coreapi.context import current
+from coreapi.extensions import db
+from coreapi.schemas.parsing import use_args
+from coreapi.schemas.suggestions import SuggestionSchema, SuggestionsRequestSchema
+from coreapi.services.suggestions import suggest
+
+bp = Blueprint("suggestions", __name__, url_prefix="/suggestions")
+
+
+@bp.post("")
+@use_args(SuggestionsRequestSchema(), location="json")
+def create(args: dict[str, Any]) -> dict[str, Any]:
+    """One recipe (or null) per context, in the order of the contexts; read-only."""
+    ctx = current()
+    suggestions = suggest(
+        db.session,
+        args["contexts"],
+        session_id=ctx.session_id,
+        user_id=ctx.user_id,
+        profiling=ctx.profiling,
+        store=args["store"],
+        category_id=args["category_id"],
+        keyword=args["keyword"],
+    )
+    return {"data": SuggestionSchema(many=True).dump(suggestions)}

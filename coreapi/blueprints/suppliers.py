@@ -1,0 +1,16 @@
+"""The calling supplier."""
+
+from typing import Any
+
+from flask import Blueprint
+
+from coreapi.context import current_supplier
+from coreapi.schemas.catalog import SupplierSchema
+
+bp = Blueprint("suppliers", __name__, url_prefix="/suppliers")
+
+
+@bp.get("/me")
+def me() -> dict[str, Any]:
+    """The supplier of the ``Supplier-Token`` header (401 without one)."""
+    return SupplierSchema().dump(current_supplier())

@@ -1,0 +1,47 @@
+"""Configuration: defaults, then ``instance/coreapi.cfg``, then ``COREAPI_*`` environment variables.
+
+Every key below can be overridden by an environment variable of the same name prefixed with
+``COREAPI_`` (``COREAPI_DATABASE_URL``, ``COREAPI_PUBLIC_URL``, ``COREAPI_LOG_LEVEL``...). Values
+are read as JSON when they parse as JSON (``COREAPI_SQL_ECHO=true``), as plain strings otherwise.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+
+ENV_PREFIX = "COREAPI"
+# Python file in the instance folder, beside prerender's own instance/config.py.
+INSTANCE_FILE = "coreapi.cfg"
+SEED_DATA_DIR = Path(__file__).resolve().parent / "seed" / "data"
+
+
+def default_config(instance_path: str) -> dict[str, Any]:
+    """The built-in defaults: a SQLite file in the instance folder, INFO logs."""
+    return {
+        # SQLAlchemy URL, e.g. postgresql+psycopg://postgres@127.0.0.1:5432/coreapi
+        "DATABASE_URL": f"sqlite:///{Path(instance_path) / 'coreapi.sqlite'}",
+        # Base of the absolute picture URLs; None: the URL the request came in on.
+        "PUBLIC_URL": None,
+        "LOG_LEVEL": "INFO",
+        "SQL_ECHO": False,
+        "SEED_DATA_DIR": str(SEED_DATA_DIR),
+        "MEDIA_MAX_AGE": 86400,
+        "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
+    }
+
+
+def load_config(app: Flask, test_config: dict[str, Any] | None = None) -> None:
+    """Fill ``app.config``: defaults, ``instance/coreapi.cfg``, environment, ``test_config``."""
+    app.config.from_mapping(default_config(app.instance_path))
+    app.config.from_pyfile(INSTANCE_FILE, silent=True)
+    app.config.from_prefixed_env(ENV_PREFIX)
+    if test_config is not None:
+        app.config.from_mapping(test_config)
+
+    app.config["SQLALCHEMY_DATABASE_URI"] = app.config["DATABASE_URL"]
+    app.config["SQLALCHEMY_ECHO"] = bool(app.config["SQL_ECHO"])
+    if app.config["PUBLIC_URL"]:
+        app.config["PUBLIC_URL"] = str(app.config["PUBLIC_URL"]).rstrip("/")

@@ -1,0 +1,260 @@
+"""The catalog of the demo retailer: recipes, ingredients, products, stores, suppliers and likes.
+
+Identifiers of recipes, products, stores and suppliers are integers in the database and strings
+in the JSON contract; categories and ingredients are keyed by their slug.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    Index,
+    Numeric,
+    String,
+    Text,
+    func,
+    text,
+)
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from coreapi.extensions import db
+
+RECIPE_TYPES = ("starter", "main-dish", "dessert", "drink")
+UNITS = ("g", "ml", "piece")
+SUPPLIER_KINDS = ("retailer", "publisher")
+LANGUAGES = ("fr", "en")
+
+Money = Numeric(10, 2)
+Quantity = Numeric(12, 3)
+
+
+def _one_of(column: str, values: tuple[str, ...]) -> str:
+    quoted = ", ".join(f"'{value}'" for value in values)
+    return f"{column} IN ({quoted})"
+
+
+class Category(db.Model):
+    __tablename__ = "categories"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(120))
+    name_en: Mapped[str | None] = mapped_column(String(120))
+    position: Mapped[int] = mapped_column(index=True)
+
+
+class RecipeCategory(db.Model):
+    __tablename__ = "recipe_categories"
+
+    recipe_id: Mapped[int] = mapped_column(
+        ForeignKey("recipes.id", ondelete="CASCADE"), primary_key=True
+    )
+    category_id: Mapped[str] = mapped_column(
+        ForeignKey("categories.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    position: Mapped[int]  # the recipe's own order of its categories
+
+
+class Ingredient(db.Model):
+    __tablename__ = "ingredients"
+    __table_args__ = (CheckConstraint(_one_of("unit", UNITS), name="unit"),)
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(120))
+    name_en: Mapped[str | None] = mapped_column(String(120))
+    unit: Mapped[str] = mapped_column(String(8))
+    color: Mapped[str | None] = mapped_column(String(16))
+
+    product_links: Mapped[list[ProductIngredient]] = relationship(
+        back_populates="ingredient",
+        order_by=lambda: (ProductIngredient.rank, ProductIngredient.product_id),
+        viewonly=True,
+    )
+
+
+class Product(db.Model):
+    __tablename__ = "products"
+    __table_args__ = (
+        CheckConstraint("size_value > 0", name="size_positive"),
+        CheckConstraint("price >= 0", name="price_positive"),
+        CheckConstraint(_one_of("size_unit", UNITS), name="size_unit"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    name: Mapped[str] = mapped_column(String(200))
+    brand: Mapped[str | None] = mapped_column(String(120))
+    size_value: Mapped[Decimal] = mapped_column(Quantity)
+    size_unit: Mapped[str] = mapped_column(String(8))
+    price: Mapped[Decimal] = mapped_column(Money)
+    aisle: Mapped[str | None] = mapped_column(String(64))
+    package: Mapped[str | None] = mapped_column(String(16))
+    # Lower-cased, accent-free name and brand: the same search on SQLite and PostgreSQL.
+    search_text: Mapped[str] = mapped_column(Text, default="")
+
+    ingredient_links: Mapped[list[ProductIngredient]] = relationship(
+        back_populates="product",
+        order_by=lambda: (ProductIngredient.rank, ProductIngredient.ingredient_id),
+        viewonly=True,
+    )
+
+
+class ProductIngredient(db.Model):
+    """A product that can stand for an ingredient; rank 1 is the best match."""
+
+    __tablename__ = "product_ingredients"
+    __table_args__ = (
+        CheckConstraint("rank >= 1", name="rank_positive"),
+        Index("ix_product_ingredients_ingredient_rank", "ingredient_id", "rank"),
+    )
+
+    product_id: Mapped[int] = mapped_column(
+        ForeignKey("products.id", ondelete="CASCADE"), primary_key=True
+    )
+    ingredient_id: Mapped[str] = mapped_column(
+        ForeignKey("ingredients.id", ondelete="CASCADE"), primary_key=True
+    )
+    rank: Mapped[int]
+
+    product: Mapped[Product] = relationship(back_populates="ingredient_links")
+    ingredient: Mapped[Ingredient] = relationship(back_populates="product_links")
+
+
+class Store(db.Model):
+    __tablename__ = "stores"
+    __table_args__ = (CheckConstraint("price_factor > 0", name="price_factor_positive"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    name: Mapped[str] = mapped_column(String(200))
+    city: Mapped[str] = mapped_column(String(120))
+    price_factor: Mapped[Decimal] = mapped_column(Numeric(6, 4), default=Decimal(1))
+
+
+class StoreProduct(db.Model):
+    """A product's shelf price, availability and promotion at one store."""
+
+    __tablename__ = "store_products"
+    __table_args__ = (CheckConstraint("price >= 0", name="price_positive"),)
+
+    store_id: Mapped[int] = mapped_column(
+        ForeignKey("stores.id", ondelete="CASCADE"), primary_key=True
+    )
+    product_id: Mapped[int] = mapped_column(
+        ForeignKey("products.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    price: Mapped[Decimal | None] = mapped_column(Money)
+    available: Mapped[bool] = mapped_column(default=True)
+    promoted: Mapped[bool] = mapped_column(default=False)
+
+
+class Recipe(db.Model):
+    __tablename__ = "recipes"
+    __table_args__ = (
+        CheckConstraint(_one_of("type", RECIPE_TYPES), name="type"),
+        CheckConstraint("difficulty BETWEEN 1 AND 3", name="difficulty"),
+        CheckConstraint("guests >= 1", name="guests_positive"),
+        CheckConstraint("preparation_time >= 0 AND cooking_time >= 0", name="times"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    external_id: Mapped[str] = mapped_column(String(120), unique=True)
+    title: Mapped[str] = mapped_column(String(200))
+    title_en: Mapped[str | None] = mapped_column(String(200))
+    description: Mapped[str] = mapped_column(Text, default="")
+    description_en: Mapped[str | None] = mapped_column(Text)
+    type: Mapped[str] = mapped_column(String(16), index=True)
+    difficulty: Mapped[int]
+    preparation_time: Mapped[int]
+    cooking_time: Mapped[int]
+    guests: Mapped[int]
+    # Lower-cased, accent-free titles and descriptions in both languages (see Product).
+    search_text: Mapped[str] = mapped_column(Text, default="")
+
+    categories: Mapped[list[Category]] = relationship(
+        secondary="recipe_categories", order_by=lambda: RecipeCategory.position, viewonly=True
+    )
+    ingredients: Mapped[list[RecipeIngredient]] = relationship(
+        order_by=lambda: RecipeIngredient.position, viewonly=True
+    )
+    steps: Mapped[list[RecipeStep]] = relationship(
+        order_by=lambda: (RecipeStep.language, RecipeStep.position), viewonly=True
+    )
+
+    @property
+    def total_time(self) -> int:
+        return self.preparation_time + self.cooking_time
+
+
+class RecipeIngredient(db.Model):
+    """An ingredient of a recipe, its quantity in the ingredient's unit for ``Recipe.guests``."""
+
+    __tablename__ = "recipe_ingredients"
+    __table_args__ = (
+        CheckConstraint("quantity > 0", name="quantity_positive"),
+        # Exactly one primary ingredient per recipe (the one the completion filter checks).
+        Index(
+            "uq_recipe_ingredients_primary",
+            "recipe_id",
+            unique=True,
+            sqlite_where=text("is_primary"),
+            postgresql_where=text("is_primary"),
+        ),
+    )
+
+    recipe_id: Mapped[int] = mapped_column(
+        ForeignKey("recipes.id", ondelete="CASCADE"), primary_key=True
+    )
+    ingredient_id: Mapped[str] = mapped_column(
+        ForeignKey("ingredients.id"), primary_key=True, index=True
+    )
+    position: Mapped[int]
+    quantity: Mapped[Decimal] = mapped_column(Quantity)
+    is_primary: Mapped[bool] = mapped_column(default=False)
+    display_unit: Mapped[str | None] = mapped_column(String(32))
+
+    ingredient: Mapped[Ingredient] = relationship(viewonly=True)
+
+
+class RecipeStep(db.Model):
+    __tablename__ = "recipe_steps"
+    __table_args__ = (CheckConstraint(_one_of("language", LANGUAGES), name="language"),)
+
+    recipe_id: Mapped[int] = mapped_column(
+        ForeignKey("recipes.id", ondelete="CASCADE"), primary_key=True
+    )
+    language: Mapped[str] = mapped_column(String(2), primary_key=True)
+    position: Mapped[int] = mapped_column(primary_key=True)
+    text: Mapped[str] = mapped_column(Text)
+
+
+class Supplier(db.Model):
+    __tablename__ = "suppliers"
+    __table_args__ = (CheckConstraint(_one_of("kind", SUPPLIER_KINDS), name="kind"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    name: Mapped[str] = mapped_column(String(200))
+    token: Mapped[str] = mapped_column(String(200), unique=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    personalization: Mapped[bool] = mapped_column(default=True)
+    affiliated_supplier_id: Mapped[int | None] = mapped_column(ForeignKey("suppliers.id"))
+    # Routing configuration per environment ("local", "production", ...).
+    routing: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+
+
+class Like(db.Model):
+    """A connected user's favourite recipe."""
+
+    __tablename__ = "likes"
+
+    user_id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    recipe_id: Mapped[int] = mapped_column(
+        ForeignKey("recipes.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    created_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now()
+    )

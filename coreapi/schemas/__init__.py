@@ -1,0 +1,1 @@
+"""Marshmallow schemas: what a request may carry and what a response looks like, per area."""

@@ -1,0 +1,140 @@
+"""Catalog reads: stores, categories, suppliers and the retailer's products at a store."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, selectinload
+
+from coreapi.models import Category, Product, Store, StoreProduct, Supplier
+from coreapi.services.pagination import Page, paginate
+from coreapi.services.pricing import Offer
+from coreapi.services.quantities import format_size
+from coreapi.services.text import localized, search_key
+
+MAX_DATABASE_ID = 2**31 - 1
+
+
+def database_ids(values: Iterable[str]) -> list[int]:
+    """The integer keys of contract ids, in order, without duplicates.
+
+    Ids are opaque strings in the contract; one that is not a database key is simply unknown.
+    """
+    ids: dict[int, None] = {}
+    for value in values:
+        value = value.strip()
+        if value.isascii() and value.isdigit() and 0 < int(value) <= MAX_DATABASE_ID:
+            ids.setdefault(int(value), None)
+    return list(ids)
+
+
+def database_id(value: str) -> int | None:
+    ids = database_ids([value])
+    return ids[0] if ids else None
+
+
+def list_stores(session: Session) -> Sequence[Store]:
+    return session.scalars(select(Store).order_by(Store.id)).all()
+
+
+def find_store(session: Session, store_id: str) -> Store | None:
+    key = database_id(store_id)
+    return session.get(Store, key) if key is not None else None
+
+
+def find_supplier(session: Session, token: str) -> Supplier | None:
+    return session.scalars(select(Supplier).where(Supplier.token == token)).one_or_none()
+
+
+@dataclass(frozen=True)
+class CategoryView:
+    id: str
+    name: str
+
+
+def list_categories(session: Session, language: str) -> list[CategoryView]:
+    categories = session.scalars(select(Category).order_by(Category.position)).all()
+    return [CategoryView(c.id, localized(c.name, c.name_en, language)) for c in categories]
+
+
+@dataclass(frozen=True)
+class ProductView:
+    """A product as shown at a store; price, availability and promotion are ``None`` without one."""
+
+    id: int
+    name: str
+    brand: str | None
+    size: str
+    price: Decimal | None
+    available: bool | None
+    promoted: bool | None
+    ingredient_ids: list[str]
+
+
+def load_offers(
+    session: Session, store: Store | None, product_ids: Iterable[int]
+) -> dict[int, StoreProduct]:
+    """The store's prices of the given products (none without a store), in one query."""
+    ids = set(product_ids)
+    if store is None or not ids:
+        return {}
+    rows = session.scalars(
+        select(StoreProduct).where(
+            StoreProduct.store_id == store.id, StoreProduct.product_id.in_(ids)
+        )
+    )
+    return {row.product_id: row for row in rows}
+
+
+def make_offer(product: Product, stocked: StoreProduct | None) -> Offer:
+    """A product at a store; a product the store does not stock is unavailable."""
+    if stocked is None:
+        return Offer(product.id, product.size_value, None, available=False, promoted=False)
+    return Offer(product.id, product.size_value, stocked.price, stocked.available, stocked.promoted)
+
+
+def product_view(
+    product: Product, offer: Offer | None, language: str, ingredient_ids: list[str] | None = None
+) -> ProductView:
+    return ProductView(
+        id=product.id,
+        name=product.name,
+        brand=product.brand,
+        size=format_size(product.size_value, product.size_unit, language),
+        price=offer.price if offer else None,
+        available=offer.available if offer else None,
+        promoted=offer.promoted if offer else None,
+        ingredient_ids=ingredient_ids or [],
+    )
+
+
+def list_products(
+    session: Session,
+    *,
+    store: Store | None,
+    query: str | None,
+    ids: list[str] | None,
+    page: int,
+    per_page: int,
+    language: str,
+) -> Page[ProductView]:
+    """A page of the catalog, optionally searched by name or brand, or restricted to ``ids``."""
+    statement = select(Product).options(selectinload(Product.ingredient_links)).order_by(Product.id)
+    if query:
+        statement = statement.where(
+            Product.search_text.contains(search_key(query), autoescape=True)
+        )
+    if ids is not None:
+        statement = statement.where(Product.id.in_(database_ids(ids)))
+    products = paginate(session, statement, page, per_page)
+    offers = load_offers(session, store, (product.id for product in products.items))
+
+    def view(product: Product) -> ProductView:
+        offer = make_offer(product, offers.get(product.id)) if store is not None else None
+        links = [link.ingredient_id for link in product.ingredient_links]
+        return product_view(product, offer, language, links)
+
+    return products.map(view)

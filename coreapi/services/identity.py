@@ -1,0 +1,60 @@
+"""The caller, as the request headers describe it: identity, language, session, profiling."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from coreapi.services.text import DEFAULT_LANGUAGE
+
+LANGUAGES = ("fr", "en")
+
+
+class IdentityKind(StrEnum):
+    USER = "user_id"  # a connected user
+    AUTHLESS = "authless_id"  # a logged-out visitor
+
+
+@dataclass(frozen=True)
+class Identity:
+    kind: IdentityKind
+    value: str
+
+
+@dataclass(frozen=True)
+class RequestContext:
+    """Everything the headers say about a request, parsed once."""
+
+    identity: Identity | None = None
+    supplier_token: str | None = None
+    language: str = DEFAULT_LANGUAGE
+    session_id: str = ""
+    profiling: bool = True
+
+    @property
+    def user_id(self) -> str | None:
+        """The connected user's id; ``None`` for a logged-out visitor or an anonymous call."""
+        if self.identity is not None and self.identity.kind is IdentityKind.USER:
+            return self.identity.value
+        return None
+
+
+def parse_authorization(value: str) -> Identity:
+    """``user_id <ID>`` or ``authless_id <ID>``; ``ValueError`` for anything else."""
+    scheme, _, credential = value.strip().partition(" ")
+    credential = credential.strip()
+    try:
+        kind = IdentityKind(scheme.lower())
+    except ValueError:
+        raise ValueError("Expected 'user_id <ID>' or 'authless_id <ID>'.") from None
+    if not credential or any(char.isspace() for char in credential):
+        raise ValueError(f"Expected '{kind.value} <ID>' with a non-empty ID.")
+    return Identity(kind, credential)
+
+
+def parse_language(value: str) -> str:
+    """``fr``, ``en``, or ``fr-<retailer>`` read as ``fr``; ``ValueError`` otherwise."""
+    language = value.strip().lower().split("-", 1)[0]
+    if language not in LANGUAGES:
+        raise ValueError(f"Must be one of {', '.join(LANGUAGES)} (optionally '-<retailer>').")
+    return language

@@ -1,0 +1,58 @@
+"""A connected user's liked recipes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import delete, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from coreapi.models import Like, Recipe
+from coreapi.services.catalog import database_id, database_ids
+
+# INSERT ... ON CONFLICT DO NOTHING, spelled the same by both dialects.
+_INSERTS = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
+
+
+def liked_among(session: Session, user_id: str, recipe_ids: Sequence[str]) -> list[int]:
+    """The recipes among ``recipe_ids`` the user likes, in the order asked."""
+    keys = database_ids(recipe_ids)
+    if not keys:
+        return []
+    liked = set(
+        session.scalars(
+            select(Like.recipe_id).where(Like.user_id == user_id, Like.recipe_id.in_(keys))
+        )
+    )
+    return [key for key in keys if key in liked]
+
+
+def recipe_exists(session: Session, recipe_id: str) -> bool:
+    key = database_id(recipe_id)
+    return key is not None and session.get(Recipe, key) is not None
+
+
+def like(session: Session, user_id: str, recipe_id: str) -> bool:
+    """Like a recipe (idempotent, safe against concurrent requests); ``False`` if it is unknown."""
+    if not recipe_exists(session, recipe_id):
+        return False
+    insert = _INSERTS[session.get_bind().dialect.name]
+    session.execute(
+        insert(Like)
+        .values(user_id=user_id, recipe_id=database_id(recipe_id))
+        .on_conflict_do_nothing()
+    )
+    session.commit()
+    return True
+
+
+def unlike(session: Session, user_id: str, recipe_id: str) -> bool:
+    """Forget a like (idempotent); ``False`` if the recipe is unknown."""
+    if not recipe_exists(session, recipe_id):
+        return False
+    session.execute(
+        delete(Like).where(Like.user_id == user_id, Like.recipe_id == database_id(recipe_id))
+    )
+    session.commit()
+    return True

@@ -1,0 +1,180 @@
+"""Recipe suggestions for product contexts (the products around a card on a shelf page).
+
+A recipe is a candidate for a context when one of its ingredients can be bought as one of the
+context's products. Candidates are scored (surrounding product 1, current product 2, liked
+recipe +1.5), and one is drawn among the best: every candidate within ``NEAR_TIE`` of the best
+score has the same chance, decided by a hash of the session and the context's products, so a
+session always sees the same recipe for the same products while different sessions vary.
+
+A whole batch costs a fixed number of queries: the candidate mapping of every product of every
+context is loaded at once, then the choice is pure computation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from coreapi.models import Like, ProductIngredient, Recipe, RecipeIngredient, Store
+from coreapi.services.catalog import database_ids
+from coreapi.services.recipes import recipe_filters
+
+SURROUNDING_WEIGHT = 1.0
+CURRENT_WEIGHT = 2.0
+LIKED_BONUS = 1.5
+# Candidates scoring within this margin of the best one are drawn at random (per session).
+# Below 1, so one more matching product always wins and a current product beats a surrounding one.
+NEAR_TIE = 0.75
+
+# product id -> ids of the recipes needing it
+CandidateMap = Mapping[int, frozenset[int]]
+
+
+@dataclass(frozen=True)
+class ProductContext:
+    key: str
+    surrounding_product_ids: Sequence[str]
+    current_product_ids: Sequence[str] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    key: str
+    recipe_id: int | None
+
+
+def score_candidates(
+    context: ProductContext, candidates: CandidateMap, liked: Iterable[int] = ()
+) -> dict[int, float]:
+    """Score every recipe needing one of the context's products."""
+    weights: dict[int, float] = {}
+    for product_id in database_ids(context.surrounding_product_ids):
+        weights[product_id] = SURROUNDING_WEIGHT
+    for product_id in database_ids(context.current_product_ids):
+        weights[product_id] = CURRENT_WEIGHT  # a product listed twice counts as current
+
+    scores: dict[int, float] = defaultdict(float)
+    for product_id, weight in weights.items():
+        for recipe_id in candidates.get(product_id, ()):
+            scores[recipe_id] += weight
+    for recipe_id in set(liked) & scores.keys():
+        scores[recipe_id] += LIKED_BONUS
+    return dict(scores)
+
+
+def draw_key(session_id: str, context: ProductContext, recipe_id: int) -> bytes:
+    """A stable pseudo-random key of a candidate for a session and a context's products.
+
+    ``hashlib`` rather than ``hash()``: Python salts ``hash()`` per process, and every worker
+    must draw the same recipe for the same session.
+    """
+    material = "\x1f".join(
+        (
+            session_id,
+            ",".join(sorted(set(context.surrounding_product_ids))),
+            ",".join(sorted(set(context.current_product_ids))),
+            str(recipe_id),
+        )
+    )
+    return hashlib.sha256(material.encode()).digest()
+
+
+def choose(
+    context: ProductContext,
+    scores: Mapping[int, float],
+    session_id: str,
+    already_chosen: Iterable[int] = (),
+) -> int | None:
+    """The recipe for a context: a recipe not already chosen when one fits, among the best."""
+    chosen = set(already_chosen)
+    fresh = {recipe_id: score for recipe_id, score in scores.items() if recipe_id not in chosen}
+    pool = fresh or scores
+    if not pool:
+        return None
+    best = max(pool.values())
+    contenders = [recipe_id for recipe_id, score in pool.items() if score >= best - NEAR_TIE]
+    return min(contenders, key=lambda recipe_id: draw_key(session_id, context, recipe_id))
+
+
+def choose_recipes(
+    contexts: Sequence[ProductContext],
+    candidates: CandidateMap,
+    session_id: str,
+    liked: Iterable[int] = (),
+) -> list[Suggestion]:
+    """One suggestion per context, in order, avoiding repeats within the batch."""
+    liked = frozenset(liked)
+    chosen: list[int] = []
+    suggestions = []
+    for context in contexts:
+        scores = score_candidates(context, candidates, liked)
+        recipe_id = choose(context, scores, session_id, chosen)
+        if recipe_id is not None:
+            chosen.append(recipe_id)
+        suggestions.append(Suggestion(context.key, recipe_id))
+    return suggestions
+
+
+def load_candidates(
+    session: Session,
+    product_ids: Iterable[int],
+    *,
+    store: Store | None = None,
+    category_id: str | None = None,
+    keyword: str | None = None,
+) -> dict[int, frozenset[int]]:
+    """For each product, the recipes needing it that pass the filters, in one query."""
+    ids = set(product_ids)
+    if not ids:
+        return {}
+    statement = (
+        select(ProductIngredient.product_id, RecipeIngredient.recipe_id)
+        .join(RecipeIngredient, RecipeIngredient.ingredient_id == ProductIngredient.ingredient_id)
+        .join(Recipe, Recipe.id == RecipeIngredient.recipe_id)
+        .where(ProductIngredient.product_id.in_(ids))
+        .where(*recipe_filters(store=store, category_id=category_id, query=keyword))
+        .distinct()
+    )
+    mapping: dict[int, set[int]] = defaultdict(set)
+    for product_id, recipe_id in session.execute(statement):
+        mapping[product_id].add(recipe_id)
+    return {product_id: frozenset(recipes) for product_id, recipes in mapping.items()}
+
+
+def liked_recipes(session: Session, user_id: str, recipe_ids: Iterable[int]) -> set[int]:
+    ids = set(recipe_ids)
+    if not ids:
+        return set()
+    statement = select(Like.recipe_id).where(Like.user_id == user_id, Like.recipe_id.in_(ids))
+    return set(session.scalars(statement))
+
+
+def suggest(
+    session: Session,
+    contexts: Sequence[ProductContext],
+    *,
+    session_id: str,
+    user_id: str | None = None,
+    profiling: bool = True,
+    store: Store | None = None,
+    category_id: str | None = None,
+    keyword: str | None = None,
+) -> list[Suggestion]:
+    """Suggestions for a batch of contexts; the user's likes count only with profiling on."""
+    product_ids = database_ids(
+        product_id
+        for context in contexts
+        for product_id in (*context.surrounding_product_ids, *context.current_product_ids)
+    )
+    candidates = load_candidates(
+        session, product_ids, store=store, category_id=category_id, keyword=keyword
+    )
+    liked: set[int] = set()
+    if profiling and user_id is not None:
+        liked = liked_recipes(session, user_id, set().union(*candidates.values()))
+    return choose_recipes(contexts, candidates, session_id, liked)

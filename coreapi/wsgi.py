@@ -1,0 +1,4 @@
+"""WSGI entry point: `gunicorn coreapi.wsgi:app`."""
+from coreapi import create_app
+
+app = create_app()

@@ -1,0 +1,115 @@
+"""The application factory, configuration, health, request ids and the shape of every error."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+from flask.testing import FlaskClient
+
+from coreapi import INSTANCE_PATH, create_app
+
+PROBLEM = "application/problem+json"
+
+
+def test_instance_folder_is_the_repository_one_wherever_the_app_starts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("COREAPI_DATABASE_URL", raising=False)
+    app = create_app({"TESTING": True})
+    assert Path(app.instance_path) == INSTANCE_PATH
+    assert Path(__file__).resolve().parents[2] / "instance" == INSTANCE_PATH
+    assert app.config["SQLALCHEMY_DATABASE_URI"] == f"sqlite:///{INSTANCE_PATH / 'coreapi.sqlite'}"
+
+
+def test_environment_overrides_defaults_and_test_config_overrides_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("COREAPI_DATABASE_URL", f"sqlite:///{tmp_path / 'env.sqlite'}")
+    monkeypatch.setenv("COREAPI_PUBLIC_URL", "https://cdn.example/up/")
+    monkeypatch.setenv("COREAPI_LOG_LEVEL", "WARNING")
+    app = create_app()
+    assert app.config["SQLALCHEMY_DATABASE_URI"] == f"sqlite:///{tmp_path / 'env.sqlite'}"
+    assert app.config["PUBLIC_URL"] == "https://cdn.example/up"
+    assert app.config["LOG_LEVEL"] == "WARNING"
+
+    app = create_app({"DATABASE_URL": "sqlite://", "LOG_LEVEL": "DEBUG"})
+    assert app.config["SQLALCHEMY_DATABASE_URI"] == "sqlite://"
+    assert app.config["LOG_LEVEL"] == "DEBUG"
+
+
+def test_healthz(client: FlaskClient) -> None:
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json == {"status": "ok"}
+
+
+def test_request_id_is_echoed(client: FlaskClient) -> None:
+    response = client.get("/api/v1/stores", headers={"X-Request-Id": "req-42.abc"})
+    assert response.headers["X-Request-Id"] == "req-42.abc"
+
+
+def test_request_id_is_in_the_logs(client: FlaskClient, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="coreapi"):
+        client.get("/api/v1/stores/1001", headers={"X-Request-Id": "log-me-1"})
+    (record,) = [r for r in caplog.records if "/api/v1/stores/1001" in r.getMessage()]
+    assert record.request_id == "log-me-1"
+    assert "200" in record.getMessage()
+
+
+def test_request_id_is_made_up_when_missing_or_unsafe(client: FlaskClient) -> None:
+    made_up = client.get("/healthz").headers["X-Request-Id"]
+    assert made_up
+    unsafe = client.get("/healthz", headers={"X-Request-Id": "a b\tc<script>"})
+    assert unsafe.headers["X-Request-Id"] not in ("", "a b\tc<script>")
+    assert unsafe.headers["X-Request-Id"] != made_up
+
+
+def test_request_id_is_echoed_on_errors_too(client: FlaskClient) -> None:
+    response = client.get("/api/v1/recipes/999999", headers={"X-Request-Id": "err-1"})
+    assert response.status_code == 404
+    assert response.headers["X-Request-Id"] == "err-1"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status"),
+    [
+        ("get", "/no/such/route", 404),
+        ("get", "/api/v1/recipes/999999", 404),
+        ("get", "/api/v1/stores/9", 404),
+        ("delete", "/api/v1/recipes", 405),
+        ("get", "/api/v1/recipes?per_page=0", 400),
+    ],
+)
+def test_every_error_is_a_problem_document(
+    client: FlaskClient, method: str, path: str, status: int
+) -> None:
+    response = getattr(client, method)(path)
+    assert response.status_code == status
+    assert response.mimetype == PROBLEM
+    body = response.get_json(force=True)
+    assert body["status"] == status
+    assert body["type"] == "about:blank"
+    assert body["title"] and isinstance(body["detail"], str)
+
+
+def test_validation_errors_are_400_keyed_by_location_and_field(client: FlaskClient) -> None:
+    response = client.get("/api/v1/recipes?per_page=abc&type=lunch&page=1")
+    assert response.status_code == 400
+    errors = response.get_json(force=True)["errors"]
+    assert set(errors) == {"query"}
+    assert set(errors["query"]) == {"per_page", "type"}
+    assert all(isinstance(m, str) for messages in errors["query"].values() for m in messages)
+
+
+def test_invalid_json_body_is_400(client: FlaskClient) -> None:
+    response = client.post("/api/v1/suggestions", data="{not json", content_type="application/json")
+    assert response.status_code == 400
+    assert response.mimetype == PROBLEM
+    assert "json" in response.get_json(force=True)["errors"]
+
+
+def test_unknown_query_parameters_are_ignored(client: FlaskClient) -> None:
+    assert client.get("/api/v1/recipes?utm_source=x&per_page=1").status_code == 200

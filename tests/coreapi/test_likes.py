@@ -1,0 +1,72 @@
+"""Likes: connected users only, idempotent writes."""
+
+from __future__ import annotations
+
+import pytest
+from flask.testing import FlaskClient
+
+ROUTES = [
+    ("get", "/api/v1/likes?recipe_ids=1"),
+    ("put", "/api/v1/likes/1"),
+    ("delete", "/api/v1/likes/1"),
+]
+
+
+@pytest.mark.parametrize(("method", "path"), ROUTES)
+def test_likes_need_an_identity(client: FlaskClient, method: str, path: str) -> None:
+    response = getattr(client, method)(path)
+    assert response.status_code == 401
+    assert response.mimetype == "application/problem+json"
+
+
+@pytest.mark.parametrize(("method", "path"), ROUTES)
+def test_likes_are_for_connected_users_only(client: FlaskClient, method: str, path: str) -> None:
+    response = getattr(client, method)(path, headers={"Authorization": "authless_id visitor-1"})
+    assert response.status_code == 403
+    assert response.mimetype == "application/problem+json"
+
+
+def test_identity_is_checked_before_the_arguments(client: FlaskClient) -> None:
+    assert client.get("/api/v1/likes").status_code == 401
+    assert client.get("/api/v1/likes", headers={"Authorization": "user_id u"}).status_code == 400
+
+
+def test_like_unlike_round_trip(client: FlaskClient, seed, user_id: str) -> None:
+    user = {"Authorization": f"user_id {user_id}"}
+    a, b, c = sorted(seed.recipes, key=int)[:3]
+    assert client.get(f"/api/v1/likes?recipe_ids={a},{b},{c}", headers=user).json == {"data": []}
+
+    for _ in range(2):  # idempotent
+        response = client.put(f"/api/v1/likes/{c}", headers=user)
+        assert response.status_code == 204 and response.data == b""
+    assert client.put(f"/api/v1/likes/{a}", headers=user).status_code == 204
+    liked = client.get(f"/api/v1/likes?recipe_ids={c},{b},{a},999999,x", headers=user).json
+    assert liked == {"data": [c, a]}
+
+    for _ in range(2):
+        assert client.delete(f"/api/v1/likes/{c}", headers=user).status_code == 204
+    assert client.get(f"/api/v1/likes?recipe_ids={a},{c}", headers=user).json == {"data": [a]}
+
+
+def test_likes_belong_to_their_user(client: FlaskClient, seed, user_id: str) -> None:
+    recipe_id = next(iter(seed.recipes))
+    client.put(f"/api/v1/likes/{recipe_id}", headers={"Authorization": f"user_id {user_id}"})
+    other = {"Authorization": f"user_id {user_id}-other"}
+    assert client.get(f"/api/v1/likes?recipe_ids={recipe_id}", headers=other).json == {"data": []}
+
+
+@pytest.mark.parametrize("method", ["put", "delete"])
+def test_unknown_recipe_is_404(client: FlaskClient, user_id: str, method: str) -> None:
+    user = {"Authorization": f"user_id {user_id}"}
+    for recipe_id in ("999999", "nope"):
+        response = getattr(client, method)(f"/api/v1/likes/{recipe_id}", headers=user)
+        assert response.status_code == 404
+        assert response.mimetype == "application/problem+json"
+
+
+def test_at_most_100_recipe_ids(client: FlaskClient, user_id: str) -> None:
+    user = {"Authorization": f"user_id {user_id}"}
+    ids = ",".join(str(n) for n in range(1, 102))
+    response = client.get(f"/api/v1/likes?recipe_ids={ids}", headers=user)
+    assert response.status_code == 400
+    assert "recipe_ids" in response.json["errors"]["query"]

@@ -1,0 +1,65 @@
+"""Pictures served by coreapi itself."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from urllib.parse import urlsplit
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from coreapi import create_app
+from coreapi.extensions import db
+
+
+@pytest.mark.parametrize("kind", ["recipes", "products"])
+def test_pictures_are_cacheable_svg(client: FlaskClient, seed, kind: str) -> None:
+    ids = seed.recipes if kind == "recipes" else seed.products
+    response = client.get(f"/media/{kind}/{next(iter(ids))}.svg")
+    assert response.status_code == 200
+    assert response.mimetype == "image/svg+xml"
+    assert response.cache_control.public and response.cache_control.max_age == 86400
+    root = ET.fromstring(response.data)
+    assert root.tag.endswith("svg")
+
+    again = client.get(response.request.path, headers={"If-None-Match": response.headers["ETag"]})
+    assert again.status_code == 304
+
+
+@pytest.mark.parametrize("kind", ["recipes", "products"])
+@pytest.mark.parametrize("picture", ["999999999.svg", "abc.svg", "1.png"])
+def test_unknown_pictures_are_404(client: FlaskClient, kind: str, picture: str) -> None:
+    response = client.get(f"/media/{kind}/{picture}")
+    assert response.status_code == 404
+    assert response.mimetype == "application/problem+json"
+
+
+def test_picture_urls_resolve(client: FlaskClient, seed) -> None:
+    recipe_id = next(iter(seed.recipes))
+    detail = client.get(f"/api/v1/recipes/{recipe_id}").json
+    urls = [detail["picture_url"]] + [
+        product["picture_url"]
+        for ingredient in detail["ingredients"]
+        for product in ingredient["products"]
+    ]
+    for url in urls[:5]:
+        parts = urlsplit(url)
+        assert parts.scheme == "http" and parts.netloc == "localhost"
+        assert client.get(parts.path).mimetype == "image/svg+xml"
+
+
+def test_picture_urls_follow_the_request_host(client: FlaskClient, seed) -> None:
+    recipe_id = next(iter(seed.recipes))
+    body = client.get(f"/api/v1/recipes/{recipe_id}", base_url="http://127.0.0.1:8001").json
+    assert body["picture_url"] == f"http://127.0.0.1:8001/media/recipes/{recipe_id}.svg"
+
+
+def test_public_url_overrides_the_request_host(app: Flask, seed) -> None:
+    recipe_id = next(iter(seed.recipes))
+    config = {key: app.config[key] for key in ("DATABASE_URL", "SQLALCHEMY_ENGINE_OPTIONS")}
+    public = create_app({"TESTING": True, **config, "PUBLIC_URL": "https://media.example/up/"})
+    body = public.test_client().get(f"/api/v1/recipes/{recipe_id}").json
+    with public.app_context():
+        db.engine.dispose()
+    assert body["picture_url"] == f"https://media.example/up/media/recipes/{recipe_id}.svg"

@@ -1,0 +1,91 @@
+"""POST /{v}/recipe-card/multiple against the real coreapi."""
+from __future__ import annotations
+
+import json
+
+from bs4 import BeautifulSoup
+
+from prerender.gateway import get_gateway
+
+from .conftest import get_card, headers
+
+
+def product_pairs(upstream, count: int) -> list[list[str]]:
+    pairs = []
+    for recipe in upstream.all_recipes()[:count]:
+        detail = upstream.recipe(recipe["id"])
+        ids = [i["products"][0]["id"] for i in detail["ingredients"] if i["products"]]
+        pairs.append(ids[:2])
+    return pairs
+
+
+def post(client, body, query=None, hdrs=None):
+    return client.post("/v1/recipe-card/multiple", json=body, query_string=query or {},
+                       headers=hdrs or headers())
+
+
+def test_sorted_by_position_and_positions_kept(client, upstream):
+    pairs = product_pairs(upstream, 4)
+    positions = [12, 3, 40, 7]
+    body = {"contexts": [{"productIds": p, "position": n} for p, n in zip(pairs, positions)]}
+    data = post(client, body, {"store_id": "1001"}).get_json()["data"]
+    assert [item["position"] for item in data] == sorted(positions)
+    assert all(BeautifulSoup(item["html"], "html5lib").find("svc-recipe-card") for item in data)
+
+
+def test_html_is_the_single_route_html(client, upstream):
+    pair = product_pairs(upstream, 1)[0]
+    body = {"contexts": [{"productIds": pair, "position": 1}], "display_variant": 2}
+    multiple = post(client, body, {"store_id": "1001"}).get_json()["data"][0]["html"]
+    single = get_card(client, surrounding_products_ids=json.dumps(pair), store_id="1001",
+                      display_variant="2").get_data(as_text=True)
+    assert multiple == single
+
+
+def test_unmatched_context_keeps_its_position_with_empty_html(client, upstream):
+    body = {"contexts": [{"productIds": ["nope-1", "nope-2"], "position": 5},
+                         {"productIds": product_pairs(upstream, 1)[0], "position": 9}]}
+    data = post(client, body).get_json()["data"]
+    assert data[0] == {"html": "", "position": 5}
+    assert data[1]["html"]
+
+
+def count_upstream_calls(app, monkeypatch) -> list[str]:
+    """Record the upstream calls the gateway makes (they still go to coreapi)."""
+    calls: list[str] = []
+    http = app.extensions["prerender.gateway"].http
+    real = http.request
+
+    def recording(method, path, **kwargs):
+        calls.append(f"{method} {path}")
+        return real(method, path, **kwargs)
+
+    monkeypatch.setattr(http, "request", recording)
+    return calls
+
+
+def test_fixed_number_of_upstream_calls_whatever_the_contexts(app, client, upstream, monkeypatch):
+    pairs = product_pairs(upstream, 24)
+    calls = count_upstream_calls(app, monkeypatch)
+    counts = []
+    for size in (2, 24):
+        with app.app_context():  # start each size with a cold cache
+            get_gateway().cache.clear()
+        calls.clear()
+        body = {"contexts": [{"productIds": pairs[i], "position": i} for i in range(size)]}
+        assert post(client, body, {"store_id": "1001"}).status_code == 200
+        counts.append(len(calls))
+    assert counts[0] == counts[1] <= 4  # supplier, suggestions, recipes batch, likes
+
+
+def test_unknown_store_is_a_400(client, upstream):
+    body = {"contexts": [{"productIds": product_pairs(upstream, 1)[0], "position": 1}], "store_id": "424242"}
+    assert post(client, body).status_code == 400
+
+
+def test_options_from_the_body(client, upstream):
+    body = {"contexts": [{"productIds": product_pairs(upstream, 1)[0], "position": 1}],
+            "orientation": "horizontal", "serves": 3, "display_variant": 3}
+    html = post(client, body).get_json()["data"][0]["html"]
+    card = BeautifulSoup(html, "html5lib").find("svc-recipe-card")
+    assert (card["orientation"], card["guests"], card["display-variant"]) == ("horizontal", "3", "3")

@@ -1,0 +1,154 @@
+"""GET /{v}/recipe-card against the real coreapi: every rule of the spec for the single card."""
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import pytest
+from bs4 import BeautifulSoup
+
+from prerender.i18n import TextCatalog
+
+from .conftest import get_card, headers
+
+FR = TextCatalog(overrides_dir=None).translator("fr")
+
+
+def card_of(response):
+    assert response.status_code == 200
+    assert response.mimetype == "text/html"
+    return BeautifulSoup(response.get_data(as_text=True), "html5lib").find("svc-recipe-card")
+
+
+def test_fixed_recipe_with_store_shows_coreapi_price_per_guest(client, upstream):
+    expected = upstream.recipe("1", store_id="1001")
+    card = card_of(get_card(client, recipe_id="1", store_id="1001"))
+    assert card["id"] == "svc-recipe-card-1"
+    assert card.find(class_="svc-recipe-card__title").get_text(strip=True) == expected["title"]
+    amount = card.find(class_="svc-recipe-pricing__amount").get_text(strip=True)
+    assert amount == FR.money(Decimal(str(expected["pricing"]["price_per_guest"])))
+
+
+def test_no_price_without_store(client):
+    card = card_of(get_card(client, recipe_id="1"))
+    assert card.find(class_="svc-recipe-pricing") is None
+
+
+def test_serves_overrides_guests(client):
+    card = card_of(get_card(client, recipe_id="1", store_id="1001", serves="7"))
+    assert card["guests"] == "7"
+    assert card.find(class_="svc-recipe-card__guests").get_text(strip=True) == "7 pers."
+
+
+def test_english_uses_upstream_english_title(client, upstream):
+    card = card_of(get_card(client, hdrs=headers(language="en"), recipe_id="1"))
+    english = requests_title(upstream, "1", "en")
+    assert card.find(class_="svc-recipe-card__title").get_text(strip=True) == english
+
+
+def requests_title(upstream, recipe_id: str, language: str) -> str:
+    import requests
+    response = requests.get(f"{upstream.base_url}/api/v1/recipes/{recipe_id}",
+                            headers={"Language-Id": language}, timeout=5)
+    return response.json()["title"]
+
+
+def test_unknown_recipe_is_an_empty_200(client):
+    response = get_card(client, recipe_id="999999")
+    assert response.status_code == 200 and response.data == b""
+
+
+def test_unknown_store_is_a_400(client):
+    response = get_card(client, recipe_id="1", store_id="999999")
+    assert response.status_code == 400
+    assert "store_id" in response.get_json()["errors"]["query"]
+
+
+def incomplete_recipe_ids(upstream) -> list[str]:
+    ids = [r["id"] for r in upstream.all_recipes()]
+    return [rid for rid in ids if upstream.recipe(rid, store_id="1002")["available"] is False]
+
+
+def test_completion_filter_on_a_fixed_recipe(client, upstream):
+    recipe_id = incomplete_recipe_ids(upstream)[0]
+    assert get_card(client, recipe_id=recipe_id, store_id="1002").data == b""
+    assert card_of(get_card(client, recipe_id=recipe_id, store_id="1001")) is not None
+
+
+def products_of(upstream, recipe_id: str) -> list[str]:
+    detail = upstream.recipe(recipe_id)
+    return [ingredient["products"][0]["id"] for ingredient in detail["ingredients"] if ingredient["products"]]
+
+
+def test_suggested_card_needs_the_surrounding_products(client, upstream):
+    pair = products_of(upstream, "1")[:2]
+    card = card_of(get_card(client, surrounding_products_ids=json.dumps(pair), store_id="1001"))
+    chosen = upstream.recipe(card["recipe-id"])
+    needed = {p["id"] for ingredient in chosen["ingredients"] for p in ingredient["products"]}
+    assert needed & set(pair)
+
+
+def test_same_session_same_recipe(client, upstream):
+    pair = json.dumps(products_of(upstream, "2")[:2])
+    first = card_of(get_card(client, surrounding_products_ids=pair))["recipe-id"]
+    for _ in range(3):
+        assert card_of(get_card(client, surrounding_products_ids=pair))["recipe-id"] == first
+
+
+def test_suggestions_respect_the_completion_filter(client, upstream):
+    for recipe_id in incomplete_recipe_ids(upstream)[:4]:
+        pair = json.dumps(products_of(upstream, recipe_id)[:2])
+        response = get_card(client, surrounding_products_ids=pair, store_id="1002")
+        card = BeautifulSoup(response.get_data(as_text=True), "html5lib").find("svc-recipe-card")
+        if card is not None:
+            assert upstream.recipe(card["recipe-id"], store_id="1002")["available"] is True
+
+
+def test_unmatched_products_give_an_empty_200(client):
+    response = get_card(client, surrounding_products_ids='["nope-1","nope-2"]')
+    assert response.status_code == 200 and response.data == b""
+
+
+def test_heart_for_connected_users_only(client):
+    assert card_of(get_card(client, recipe_id="1")).find(class_="svc-like-button") is not None
+    anonymous = card_of(get_card(client, hdrs=headers(user=None), recipe_id="1"))
+    assert anonymous.find(class_="svc-like-button") is None
+
+
+def test_liked_recipe_shows_a_pressed_heart(client, upstream):
+    upstream.like("it-liker", "3")
+    card = card_of(get_card(client, hdrs=headers(user="it-liker"), recipe_id="3"))
+    assert card.find(class_="svc-like-button")["aria-pressed"] == "true"
+    other = card_of(get_card(client, hdrs=headers(user="it-liker"), recipe_id="4"))
+    assert other.find(class_="svc-like-button")["aria-pressed"] == "false"
+
+
+@pytest.mark.parametrize("token", ["demo-nopers-token", None, "not-a-real-token"])
+def test_no_like_no_cta_without_personalization(client, token, caplog):
+    card = card_of(get_card(client, hdrs=headers(token=token), recipe_id="1", store_id="1001"))
+    assert card.find(class_="svc-like-button") is None
+    assert card.find(class_="svc-recipe-card-cta") is None
+    assert card.find(class_="svc-recipe-pricing") is not None
+    if token != "demo-nopers-token":
+        assert "supplier-token" in caplog.text
+
+
+def test_retailer_gets_like_and_cta(client):
+    card = card_of(get_card(client, recipe_id="1", store_id="1001"))
+    assert card.find(class_="svc-recipe-card-cta") is not None
+
+
+def test_v2_variant_4(client):
+    card = card_of(get_card(client, version="v2", recipe_id="1", display_variant="4"))
+    assert card["display-variant"] == "3"
+    assert card.find(class_="svc-recipe-card__badge") is not None
+
+
+def test_module_scripts_are_served(client):
+    soup = BeautifulSoup(get_card(client, recipe_id="1").get_data(as_text=True), "html5lib")
+    for script in soup.find_all("script"):
+        path = script["src"].split("://", 1)[1].split("/", 1)[1]
+        response = client.get("/" + path)
+        assert response.status_code == 200
+        assert response.mimetype in ("text/javascript", "application/javascript")
+        assert "immutable" in response.headers["Cache-Control"]
