@@ -5,7 +5,7 @@ from flask.typing import ResponseReturnValue
 
 from coreapi.errors import NotFound
 from coreapi.extensions import db
-from coreapi.media import product_picture_svg, recipe_picture_svg
+from coreapi.drawing import product_picture_svg, recipe_picture_svg
 from coreapi.services import pictures
 
 bp = Blueprint("media", __name__, url_prefix="/media")

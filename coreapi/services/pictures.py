@@ -1,4 +1,4 @@
-"""The catalog objects ``coreapi.media`` draws, loaded with what the drawings read."""
+"""The catalog objects ``coreapi.drawing`` draws, loaded with what the drawings read."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
-"""The demo catalog in coreapi/seed/data, read directly (no app), and the pictures coreapi.media draws of it."""
+"""The demo catalog in coreapi/seed/data, read directly (no app), and the pictures coreapi.drawing draws of it."""
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -12,8 +11,7 @@ from pathlib import Path
 import pytest
 
 DATA = Path(__file__).resolve().parents[2] / "coreapi" / "seed" / "data"
-# Imported by name: the ``coreapi`` package binds ``coreapi.media`` to its blueprint of the same name.
-media = importlib.import_module("coreapi.media")
+from coreapi import drawing
 
 UNITS = {"g", "ml", "piece"}
 TYPES = {"starter", "main-dish", "dessert", "drink"}
@@ -282,7 +280,7 @@ def check_svg(svg: str, width: int, height: int) -> ET.Element:
 
 def test_every_recipe_picture_is_valid_svg(recipes, ingredients):
     for recipe in recipes:
-        svg = media.recipe_picture_svg(
+        svg = drawing.recipe_picture_svg(
             recipe_id=recipe["id"], recipe_type=recipe["type"], colors=recipe_colors(recipe, ingredients)
         )
         root = check_svg(svg, 800, 600)
@@ -291,7 +289,7 @@ def test_every_recipe_picture_is_valid_svg(recipes, ingredients):
 
 def test_every_product_picture_is_valid_svg(products, ingredients):
     for product in products:
-        svg = media.product_picture_svg(
+        svg = drawing.product_picture_svg(
             product_id=product["id"],
             package=product["package"],
             brand=product["brand"],
@@ -306,32 +304,32 @@ def test_every_product_picture_is_valid_svg(products, ingredients):
 def test_pictures_are_deterministic_and_vary(recipes, ingredients):
     first, second = recipes[0], recipes[1]
     args = dict(recipe_id=first["id"], recipe_type=first["type"], colors=recipe_colors(first, ingredients))
-    assert media.recipe_picture_svg(**args) == media.recipe_picture_svg(**args)
-    other = media.recipe_picture_svg(
+    assert drawing.recipe_picture_svg(**args) == drawing.recipe_picture_svg(**args)
+    other = drawing.recipe_picture_svg(
         recipe_id=second["id"], recipe_type=second["type"], colors=recipe_colors(second, ingredients)
     )
-    assert other != media.recipe_picture_svg(**args)
+    assert other != drawing.recipe_picture_svg(**args)
 
 
 def test_product_text_is_escaped():
     brand = 'Evil <script>alert("x")</script> & Co\'s'
     name = "Tomates <b>grappe</b> & \"cerises\""
-    svg = media.product_picture_svg(product_id="1", package="jar", brand=brand, name=name, color="#d7392b")
+    svg = drawing.product_picture_svg(product_id="1", package="jar", brand=brand, name=name, color="#d7392b")
     root = check_svg(svg, 400, 400)
     assert "<script" not in svg and "<b>" not in svg
     texts = " ".join("".join(e.itertext()) for e in root.iter() if e.tag.endswith("text"))
     assert "EVIL <SCRIPT>" in texts  # the brand is drawn upper-case (and shortened), as text
     assert '<b>grappe</b> & "cerises"' in texts
-    svg = media.product_picture_svg(product_id="2", package="bag", brand="A & B", name="x", color="#d7392b")
+    svg = drawing.product_picture_svg(product_id="2", package="bag", brand="A & B", name="x", color="#d7392b")
     assert "A &amp; B" in svg
 
 
 def test_pictures_tolerate_bad_input():
     # an unknown type/package, a hostile colour, no colours at all: still a clean picture
-    svg = media.recipe_picture_svg(recipe_id='"><script>', recipe_type="brunch", colors=['red"/><script>', None])
+    svg = drawing.recipe_picture_svg(recipe_id='"><script>', recipe_type="brunch", colors=['red"/><script>', None])
     check_svg(svg, 800, 600)
     assert "<script" not in svg and "red" not in svg
-    svg = media.product_picture_svg(product_id="x", package="crate", brand="", name="", color="url(javascript:1)")
+    svg = drawing.product_picture_svg(product_id="x", package="crate", brand="", name="", color="url(javascript:1)")
     check_svg(svg, 400, 400)
     assert "javascript" not in svg
 
@@ -340,12 +338,12 @@ def test_pictures_accept_catalog_objects(recipes, products, ingredients):
     """The blueprint passes the catalog object itself (a model, or here a dict shaped like one)."""
     recipe = recipes[0]
     as_object = dict(recipe, ingredients=[dict(i, ingredient=ingredients[i["id"]]) for i in recipe["ingredients"]])
-    assert media.recipe_picture_svg(as_object) == media.recipe_picture_svg(
+    assert drawing.recipe_picture_svg(as_object) == drawing.recipe_picture_svg(
         recipe_id=recipe["id"], recipe_type=recipe["type"], colors=recipe_colors(recipe, ingredients)
     )
     product = products[0]
     with_links = dict(product, ingredient_links=[dict(link, ingredient=ingredients[link["id"]]) for link in product["ingredients"]])
-    assert media.product_picture_svg(with_links) == media.product_picture_svg(
+    assert drawing.product_picture_svg(with_links) == drawing.product_picture_svg(
         product_id=product["id"], package=product["package"], brand=product["brand"], name=product["name"],
         color=ingredients[product["ingredients"][0]["id"]]["color"],
     )
