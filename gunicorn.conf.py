@@ -14,3 +14,6 @@ max_requests_jitter = 200
 accesslog = "-"
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
+# The three processes of `make run` share this file: a shared control socket path would let one server
+# take another's. The stack is managed by signals; no control socket is needed.
+control_socket_disable = True

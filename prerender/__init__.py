@@ -10,7 +10,7 @@ from typing import Any
 from flask import Flask
 
 from .assets import init_assets
-from .blueprints import assets
+from .blueprints import assets, health
 from .config import load_config
 from .context import register_request_id
 from .errors import register_errorhandlers
@@ -30,6 +30,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     """Build the prerender application."""
     app = Flask(__name__, instance_path=str(INSTANCE_PATH), instance_relative_config=True,
                 static_folder=None)
+    app.jinja_options = {**app.jinja_options, "trim_blocks": True, "lstrip_blocks": True}
     load_config(app, test_config)
     configure_logging(app)
     register_extensions(app)
@@ -56,7 +57,8 @@ def register_extensions(app: Flask) -> None:
 
 
 def register_blueprints(app: Flask) -> None:
-    """The versioned API (see prerender/versions.py for which route is in which version), then assets."""
+    """The versioned API (see prerender/versions.py for which route is in which version), assets, health."""
     register_request_id(app)
     register_versions(app)
     app.register_blueprint(assets.bp)
+    app.register_blueprint(health.bp)

@@ -44,7 +44,7 @@ def services() -> list[Service]:
     prerender_url = f"http://127.0.0.1:{prerender_port}"
     return [
         Service("coreapi", coreapi_port, "coreapi.wsgi:app", "/healthz", {}),
-        Service("prerender", prerender_port, "wsgi:app", "/v1/styles/base",
+        Service("prerender", prerender_port, "wsgi:app", "/healthz",
                 {"PRERENDER_UPSTREAM_URL": os.environ.get("PRERENDER_UPSTREAM_URL", coreapi_url)}),
         Service("shop", shop_port, "examples.shop.wsgi:app", "/healthz",
                 {"SHOP_PRERENDER_URL": prerender_url, "SHOP_COREAPI_URL": coreapi_url}),
@@ -53,13 +53,11 @@ def services() -> list[Service]:
 
 def wait_until_ready(service: Service, process: subprocess.Popen) -> None:
     deadline = time.monotonic() + READY_TIMEOUT_SECONDS
-    headers = {"authless-id": "devstack", "language-id": "fr", "session-id": "devstack"}
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise SystemExit(f"{service.name} exited with status {process.returncode}")
         try:
-            request = urllib.request.Request(service.url + service.health_path, headers=headers)
-            with urllib.request.urlopen(request, timeout=1):
+            with urllib.request.urlopen(service.url + service.health_path, timeout=1):
                 return
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             time.sleep(0.2)

@@ -115,3 +115,8 @@ def test_request_id_is_echoed_or_made(client):
 def test_guard_is_the_one_shared_function(app):
     guards = {name: funcs for name, funcs in app.before_request_funcs.items() if name in ("v1", "v2")}
     assert guards == {"v1": [load_request_context], "v2": [load_request_context]}
+
+
+def test_healthz_needs_no_headers_and_no_upstream(client):
+    response = client.get("/healthz")
+    assert response.status_code == 200 and response.get_json() == {"status": "ok"}
