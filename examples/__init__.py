@@ -1,0 +1,1 @@
+"""Example customers of prerender (the demo shop in examples/shop)."""

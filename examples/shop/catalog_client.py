@@ -1,0 +1,128 @@
+"""The shop's own catalog (products, stores), read from coreapi: the retailer's back office in this demo.
+
+Unlike prerender, the catalog is essential: when it fails the shelf cannot be shown (CatalogUnavailable).
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+from requests.adapters import HTTPAdapter
+
+log = logging.getLogger(__name__)
+
+
+class CatalogUnavailable(Exception):
+    """coreapi is down, late, or answered something unusable."""
+
+
+class UnknownStore(Exception):
+    """coreapi does not know the store (a stale cookie)."""
+
+
+@dataclass(frozen=True)
+class Store:
+    id: str
+    name: str
+    city: str
+
+
+@dataclass(frozen=True)
+class Product:
+    id: str
+    name: str
+    brand: str
+    size: str
+    picture_url: str | None
+    price: Decimal | None
+    available: bool | None
+    promoted: bool
+
+
+def _safe_url(value: Any) -> str | None:
+    """Only absolute http(s) URLs go into src attributes."""
+    if not isinstance(value, str):
+        return None
+    parts = urlsplit(value.strip())
+    return value.strip() if parts.scheme in ("http", "https") and parts.netloc else None
+
+
+def _price(value: Any) -> Decimal | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return Decimal(str(value)).quantize(Decimal("0.01"))
+    except InvalidOperation:
+        return None
+
+
+def _product(item: dict[str, Any]) -> Product:
+    return Product(id=str(item["id"]), name=str(item["name"]), brand=str(item.get("brand") or ""),
+                   size=str(item.get("size") or ""), picture_url=_safe_url(item.get("picture_url")),
+                   price=_price(item.get("price")), available=item.get("available"),
+                   promoted=bool(item.get("promoted")))
+
+
+class CatalogClient:
+    """GET /api/v1/stores and /api/v1/products. Thread-safe (one Session per thread)."""
+
+    def __init__(self, base_url: str, *, connect_timeout: float = 0.5, read_timeout: float = 3.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.timeout = (connect_timeout, read_timeout)
+        self._local = threading.local()
+
+    @property
+    def session(self) -> requests.Session:
+        session = getattr(self._local, "session", None)
+        if session is None:
+            session = requests.Session()
+            adapter = HTTPAdapter(pool_connections=1, pool_maxsize=4, max_retries=0)
+            session.mount("http://", adapter)
+            session.mount("https://", adapter)
+            self._local.session = session
+        return session
+
+    def _get(self, path: str, *, language: str, params: dict[str, Any] | None = None,
+             request_id: str | None = None) -> requests.Response:
+        headers = {"Language-Id": language}
+        if request_id:
+            headers["X-Request-Id"] = request_id
+        try:
+            response = self.session.get(f"{self.base_url}/api/v1{path}", params=params, headers=headers,
+                                        timeout=self.timeout)
+        except requests.RequestException as error:
+            log.error("coreapi GET %s failed (request %s): %s", path, request_id, error)
+            raise CatalogUnavailable(str(error)) from error
+        return response
+
+    def stores(self, *, language: str, request_id: str | None = None) -> list[Store]:
+        response = self._get("/stores", language=language, request_id=request_id)
+        try:
+            response.raise_for_status()
+            return [Store(id=str(s["id"]), name=str(s["name"]), city=str(s.get("city") or ""))
+                    for s in response.json()["data"]]
+        except (requests.HTTPError, ValueError, KeyError, TypeError) as error:
+            log.error("coreapi GET /stores: unusable answer %s (request %s): %s", response.status_code,
+                      request_id, error)
+            raise CatalogUnavailable(str(error)) from error
+
+    def products(self, *, store_id: str | None, language: str, per_page: int = 24,
+                 request_id: str | None = None) -> list[Product]:
+        params: dict[str, Any] = {"per_page": per_page}
+        if store_id:
+            params["store_id"] = store_id
+        response = self._get("/products", language=language, params=params, request_id=request_id)
+        if response.status_code == 400 and store_id:
+            raise UnknownStore(store_id)
+        try:
+            response.raise_for_status()
+            return [_product(item) for item in response.json()["data"]]
+        except (requests.HTTPError, ValueError, KeyError, TypeError) as error:
+            log.error("coreapi GET /products: unusable answer %s (request %s): %s", response.status_code,
+                      request_id, error)
+            raise CatalogUnavailable(str(error)) from error

@@ -1,0 +1,50 @@
+"""Configuration of the demo shop: defaults, then `SHOP_*` environment variables, then the test mapping.
+
+Read by the application factory only (nothing at import time).
+"""
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask
+
+
+class DefaultConfig:
+    """One machine: prerender and coreapi on loopback (tools/devstack.py sets the URLs)."""
+
+    # The vendor's fragment service and the retailer's own catalog (coreapi plays both catalog and upstream).
+    PRERENDER_URL = "http://127.0.0.1:8000"
+    PRERENDER_API_VERSION = "v1"
+    COREAPI_URL = "http://127.0.0.1:8001"
+    # The token the vendor gave this retailer (sent as `supplier-token` on every prerender call).
+    SUPPLIER_TOKEN = "demo-retailer-token"
+    # Seconds. Short on purpose: a slow vendor must never make the shelf slow (no card instead).
+    PRERENDER_CONNECT_TIMEOUT = 0.5
+    PRERENDER_READ_TIMEOUT = 3.0
+    COREAPI_CONNECT_TIMEOUT = 0.5
+    COREAPI_READ_TIMEOUT = 3.0
+    # Threads fetching the fragments of a page concurrently (shared by the requests of one process).
+    PRERENDER_POOL_SIZE = 16
+    # Whole-page budget for the fragments: a fragment not back by then is left out.
+    PRERENDER_PAGE_BUDGET = 4.0
+    # How long the stylesheet links of prerender are kept in this process.
+    STYLES_CACHE_SECONDS = 60.0
+    # Products on the shelf.
+    SHELF_SIZE = 24
+    # Cookies of the visitor (identity, store, language, browsing session).
+    COOKIE_SECURE = False
+    SECRET_KEY: str | None = None
+
+
+def load_config(app: Flask, test_config: Mapping[str, Any] | None) -> None:
+    app.config.from_object(DefaultConfig)
+    app.config.from_prefixed_env("SHOP")
+    if test_config is not None:
+        app.config.from_mapping(test_config)
+    if not app.config["SECRET_KEY"]:
+        # Nothing the shop signs outlives a process; a random key is fine for the demo.
+        app.config["SECRET_KEY"] = secrets.token_hex(32)
+    for key in ("PRERENDER_URL", "COREAPI_URL"):
+        app.config[key] = str(app.config[key]).rstrip("/")

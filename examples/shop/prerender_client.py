@@ -1,0 +1,153 @@
+"""The shop's client of prerender, as a customer's server would write it.
+
+- One `requests.Session` per thread (the page fetches its fragments from a small thread pool).
+- Short timeouts: a fragment that is late, refused or broken is "no card here", logged, never an error
+  page. Every public method returns an empty answer on failure instead of raising.
+- The mandatory headers of the spec on every call (see `prerender_headers`).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import requests
+from requests.adapters import HTTPAdapter
+
+from .visitor import Visitor
+
+log = logging.getLogger(__name__)
+
+
+def prerender_headers(visitor: Visitor, supplier_token: str, request_id: str | None = None) -> dict[str, str]:
+    """The headers of every prerender call.
+
+    A logged-in visitor is `authorization: user_id <id>`; a logged-out one is `authless-id: <id>` (never
+    both: prerender turns the authless id into its upstream authorization itself).
+    """
+    headers = {"language-id": visitor.language, "supplier-token": supplier_token,
+               "session-id": visitor.session_id}
+    if visitor.user_id is not None:
+        headers["authorization"] = f"user_id {visitor.user_id}"
+    else:
+        headers["authless-id"] = visitor.authless_id
+    if request_id:
+        headers["x-request-id"] = request_id
+    return headers
+
+
+@dataclass(frozen=True)
+class CardContext:
+    """One slot of the multiple route: the two products around it and the shop's own slot number."""
+
+    product_ids: tuple[str, str]
+    position: int
+
+
+class PrerenderClient:
+    """Calls prerender's card and styles routes. Thread-safe."""
+
+    def __init__(self, base_url: str, supplier_token: str, *, api_version: str = "v1",
+                 connect_timeout: float = 0.5, read_timeout: float = 3.0, styles_ttl: float = 60.0,
+                 pool_size: int = 16, clock: Callable[[], float] = time.monotonic) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.supplier_token = supplier_token
+        self.api_version = api_version
+        self.timeout = (connect_timeout, read_timeout)
+        self.styles_ttl = styles_ttl
+        self.pool_size = pool_size
+        self._clock = clock
+        self._local = threading.local()
+        self._styles: dict[str, tuple[float, str]] = {}
+        self._styles_lock = threading.Lock()
+
+    # ------------------------------------------------------------------ HTTP
+
+    @property
+    def session(self) -> requests.Session:
+        """This thread's session, created on first use (so never shared across a fork either)."""
+        session = getattr(self._local, "session", None)
+        if session is None:
+            session = requests.Session()
+            adapter = HTTPAdapter(pool_connections=1, pool_maxsize=self.pool_size, max_retries=0)
+            session.mount("http://", adapter)
+            session.mount("https://", adapter)
+            self._local.session = session
+        return session
+
+    def _call(self, method: str, path: str, visitor: Visitor, *, request_id: str | None = None,
+              params: Mapping[str, Any] | None = None, body: Any = None) -> requests.Response | None:
+        """One call; None (logged) when prerender is down, late, or answers anything but 200."""
+        url = f"{self.base_url}/{self.api_version}{path}"
+        headers = prerender_headers(visitor, self.supplier_token, request_id)
+        try:
+            response = self.session.request(method, url, params=params, json=body, headers=headers,
+                                            timeout=self.timeout)
+        except requests.RequestException as error:
+            log.warning("prerender %s %s failed (request %s): %s", method, path, request_id, error)
+            return None
+        if response.status_code != 200:
+            level = logging.ERROR if 400 <= response.status_code < 500 else logging.WARNING
+            log.log(level, "prerender %s %s answered %s (request %s): %.300s", method, path,
+                    response.status_code, request_id, response.text)
+            return None
+        return response
+
+    # ------------------------------------------------------------------ routes
+
+    def recipe_card(self, visitor: Visitor, surrounding_product_ids: Sequence[str], *,
+                    store_id: str | None = None, display_variant: int = 1, orientation: str = "vertical",
+                    request_id: str | None = None) -> str:
+        """GET /recipe-card for the products around a slot: the card's HTML, or "" (no card here)."""
+        params: dict[str, Any] = {"surrounding_products_ids": json.dumps(list(surrounding_product_ids)),
+                                  "display_variant": display_variant, "orientation": orientation}
+        if store_id:
+            params["store_id"] = store_id
+        response = self._call("GET", "/recipe-card", visitor, params=params, request_id=request_id)
+        return response.text.strip() if response is not None else ""
+
+    def recipe_cards(self, visitor: Visitor, contexts: Iterable[CardContext], *, store_id: str | None = None,
+                     display_variant: int = 1, request_id: str | None = None) -> dict[int, str]:
+        """POST /recipe-card/multiple: {position: html} for the positions that got a card (maybe none)."""
+        contexts = list(contexts)
+        if not contexts:
+            return {}
+        params: dict[str, Any] = {"display_variant": display_variant}
+        if store_id:
+            params["store_id"] = store_id
+        body = {"contexts": [{"productIds": list(c.product_ids), "position": c.position} for c in contexts]}
+        response = self._call("POST", "/recipe-card/multiple", visitor, params=params, body=body,
+                              request_id=request_id)
+        if response is None:
+            return {}
+        asked = {c.position for c in contexts}
+        try:
+            cards = response.json()["data"]
+            found = {int(card["position"]): str(card["html"] or "").strip() for card in cards}
+        except (ValueError, KeyError, TypeError) as error:
+            log.error("prerender multiple cards: unexpected body (request %s): %s", request_id, error)
+            return {}
+        return {position: html for position, html in found.items() if html and position in asked}
+
+    def styles(self, visitor: Visitor, component: str, *, request_id: str | None = None) -> str:
+        """GET /styles/<component>: the `<link>` tags to put in <head>, kept `styles_ttl` seconds."""
+        now = self._clock()
+        with self._styles_lock:
+            cached = self._styles.get(component)
+        if cached is not None and cached[0] > now:
+            return cached[1]
+        response = self._call("GET", f"/styles/{component}", visitor, request_id=request_id)
+        if response is None:
+            return ""  # not cached: the next page tries again
+        try:
+            html = str(response.json()["html"])
+        except (ValueError, KeyError, TypeError) as error:
+            log.error("prerender styles %s: unexpected body (request %s): %s", component, request_id, error)
+            return ""
+        with self._styles_lock:
+            self._styles[component] = (now + self.styles_ttl, html)
+        return html

@@ -1,0 +1,143 @@
+"""The shop's pages: the shelf, the identity and preference forms, the health check."""
+from __future__ import annotations
+
+import logging
+import uuid
+from concurrent.futures import Future
+from dataclasses import dataclass
+
+from flask import Blueprint, Response, current_app, make_response, redirect, render_template, request, url_for
+
+from .catalog_client import CatalogClient, CatalogUnavailable, Product, Store, UnknownStore
+from .fragments import fetch_shelf_fragments
+from .services import get_services
+from .shelf import assemble
+from .texts import Texts
+from .visitor import (DEMO_USER_ID, LANGUAGE_COOKIE, LANGUAGES, STORE_COOKIE, USER_COOKIE, Visitor, persist,
+                      set_cookie, valid_store_id, visitor_from)
+
+log = logging.getLogger(__name__)
+
+bp = Blueprint("shop", __name__)
+
+
+@dataclass(frozen=True)
+class Page:
+    """What the layout template needs besides the page's own content."""
+
+    visitor: Visitor
+    stores: list[Store]
+    styles_html: str = ""
+
+    @property
+    def store(self) -> Store | None:
+        return next((s for s in self.stores if s.id == self.visitor.store_id), None)
+
+
+@bp.get("/healthz")
+def healthz() -> dict[str, str]:
+    """Liveness of the shop itself: never calls prerender or coreapi."""
+    return {"status": "ok"}
+
+
+@bp.get("/")
+def shelf() -> Response:
+    """The shelf: the store's products with recipe cards from prerender between them."""
+    services = get_services()
+    catalog, prerender, pool = services.catalog, services.prerender, services.pool
+    visitor = visitor_from(request)
+    request_id = uuid.uuid4().hex
+    t = Texts(visitor.language)
+
+    stores_future = pool.submit(catalog.stores, language=visitor.language, request_id=request_id)
+    try:
+        visitor, products = _products(catalog, visitor, request_id)
+    except CatalogUnavailable:
+        stores_future.cancel()
+        return _catalog_unavailable(visitor, t)
+    stores = _stores(stores_future)
+
+    fragments = fetch_shelf_fragments(prerender, pool, visitor, products, request_id=request_id,
+                                      budget=current_app.config["PRERENDER_PAGE_BUDGET"])
+    items = assemble(products, fragments.singles, fragments.band)
+    page = Page(visitor=visitor, stores=stores, styles_html=fragments.styles_html)
+    response = make_response(render_template("shelf.html", page=page, t=t, items=items, products=products))
+    response.headers["Cache-Control"] = "private, no-store"
+    persist(visitor, response, secure=current_app.config["COOKIE_SECURE"])
+    return response
+
+
+def _products(catalog: CatalogClient, visitor: Visitor, request_id: str) -> tuple[Visitor, list[Product]]:
+    """The shelf's products; a store coreapi does not know (a stale cookie) is dropped."""
+    per_page = current_app.config["SHELF_SIZE"]
+    try:
+        return visitor, catalog.products(store_id=visitor.store_id, language=visitor.language,
+                                         per_page=per_page, request_id=request_id)
+    except UnknownStore:
+        log.info("unknown store %s in the visitor's cookie: showing the shelf without a store",
+                 visitor.store_id)
+        visitor = visitor.without_store()
+        return visitor, catalog.products(store_id=None, language=visitor.language, per_page=per_page,
+                                         request_id=request_id)
+
+
+def _stores(future: Future) -> list[Store]:
+    try:
+        return future.result(timeout=current_app.config["COREAPI_READ_TIMEOUT"] + 1)
+    except (CatalogUnavailable, TimeoutError):
+        return []
+
+
+def _catalog_unavailable(visitor: Visitor, t: Texts) -> Response:
+    page = Page(visitor=visitor, stores=[])
+    response = make_response(render_template("unavailable.html", page=page, t=t), 503)
+    response.headers["Retry-After"] = "30"
+    response.headers["Cache-Control"] = "no-store"
+    persist(visitor, response, secure=current_app.config["COOKIE_SECURE"])
+    return response
+
+
+def _back_to_shelf() -> Response:
+    return redirect(url_for("shop.shelf"), code=303)
+
+
+@bp.post("/connexion")
+def login() -> Response:
+    """Log in as the demo user (no password: it is a demo)."""
+    response = _back_to_shelf()
+    set_cookie(response, USER_COOKIE, DEMO_USER_ID, secure=current_app.config["COOKIE_SECURE"])
+    return response
+
+
+@bp.post("/deconnexion")
+def logout() -> Response:
+    """Log out: back to the authless id the visitor already has."""
+    response = _back_to_shelf()
+    set_cookie(response, USER_COOKIE, None, secure=current_app.config["COOKIE_SECURE"])
+    return response
+
+
+@bp.post("/preferences")
+def preferences() -> Response:
+    """Store and/or language pickers. Unknown values are ignored."""
+    secure = current_app.config["COOKIE_SECURE"]
+    response = _back_to_shelf()
+    language = request.form.get("language")
+    if language in LANGUAGES:
+        set_cookie(response, LANGUAGE_COOKIE, language, secure=secure)
+    if "store_id" in request.form:
+        store_id = request.form["store_id"].strip()
+        if not store_id:
+            set_cookie(response, STORE_COOKIE, None, secure=secure)
+        elif valid_store_id(store_id) and _known_store(store_id):
+            set_cookie(response, STORE_COOKIE, store_id, secure=secure)
+    return response
+
+
+def _known_store(store_id: str) -> bool:
+    """Whether coreapi knows the store; when it cannot tell, the shelf checks it later anyway."""
+    try:
+        stores = get_services().catalog.stores(language="fr")
+    except CatalogUnavailable:
+        return True
+    return any(store.id == store_id for store in stores)

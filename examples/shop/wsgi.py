@@ -1,0 +1,4 @@
+"""WSGI entry point of the demo shop: `gunicorn examples.shop.wsgi:app`."""
+from examples.shop import create_app
+
+app = create_app()

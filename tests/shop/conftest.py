@@ -1,0 +1,44 @@
+"""The demo shop (examples/shop) through its Flask test client, against the live seeded stack of
+tests/live.py (`coreapi_url`, `prerender_url`), or against closed ports to play a service that is down."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from bs4 import BeautifulSoup
+from flask import Flask
+from flask.testing import FlaskClient
+
+from examples.shop import create_app
+from tests.conftest import closed_port
+
+
+def shop_config(**overrides: object) -> dict:
+    # Generous timeouts: the live servers of the test session are single processes.
+    return {"TESTING": True, "PRERENDER_READ_TIMEOUT": 10.0, "COREAPI_READ_TIMEOUT": 10.0,
+            "PRERENDER_PAGE_BUDGET": 30.0, **overrides}
+
+
+@pytest.fixture
+def make_shop(coreapi_url: str, prerender_url: str) -> Callable[..., Flask]:
+    """A shop on the live stack; keyword arguments override its configuration."""
+    def make(**overrides: object) -> Flask:
+        return create_app(shop_config(**{"PRERENDER_URL": prerender_url, "COREAPI_URL": coreapi_url,
+                                         **overrides}))
+    return make
+
+
+@pytest.fixture
+def shop_client(make_shop: Callable[..., Flask]) -> FlaskClient:
+    return make_shop().test_client()
+
+
+@pytest.fixture
+def unreachable_url() -> str:
+    """A loopback address that refuses connections."""
+    return f"http://127.0.0.1:{closed_port()}"
+
+
+def soup_of(response) -> BeautifulSoup:
+    assert response.status_code == 200, response.status_code
+    return BeautifulSoup(response.get_data(as_text=True), "html5lib")

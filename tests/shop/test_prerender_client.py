@@ -1,0 +1,181 @@
+"""Unit tests of the shop's prerender client: the headers it sends, the requests it builds, and that a
+failure is always "no card" (never an exception). HTTP is faked with `responses` except for the closed port."""
+from __future__ import annotations
+
+import json
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+import requests
+import responses
+
+from examples.shop.prerender_client import CardContext, PrerenderClient, prerender_headers
+from examples.shop.visitor import Visitor
+from tests.conftest import closed_port
+
+BASE = "http://prerender.test"
+ANONYMOUS = Visitor(session_id="sess-1", authless_id="anon-1", language="fr")
+CONNECTED = Visitor(session_id="sess-2", authless_id="anon-2", language="en", user_id="demo-user",
+                    store_id="1001")
+
+
+def client(**kwargs) -> PrerenderClient:
+    return PrerenderClient(BASE, "demo-retailer-token", **kwargs)
+
+
+def query_of(call) -> dict[str, list[str]]:
+    return parse_qs(urlsplit(call.request.url).query)
+
+
+# ---------------------------------------------------------------- headers
+
+def test_logged_out_visitor_sends_authless_id_and_no_authorization():
+    headers = prerender_headers(ANONYMOUS, "tok")
+    assert headers == {"authless-id": "anon-1", "language-id": "fr", "supplier-token": "tok",
+                       "session-id": "sess-1"}
+
+
+def test_logged_in_visitor_sends_user_id_authorization_and_no_authless_id():
+    headers = prerender_headers(CONNECTED, "tok")
+    assert headers["authorization"] == "user_id demo-user"
+    assert "authless-id" not in headers
+    assert headers["language-id"] == "en"
+    assert headers["session-id"] == "sess-2"
+    assert headers["supplier-token"] == "tok"
+
+
+def test_request_id_is_forwarded_when_given():
+    assert prerender_headers(ANONYMOUS, "tok", "req-1")["x-request-id"] == "req-1"
+    assert "x-request-id" not in prerender_headers(ANONYMOUS, "tok")
+
+
+@responses.activate
+def test_every_route_carries_the_mandatory_headers():
+    responses.get(f"{BASE}/v1/recipe-card", body="<p>card</p>")
+    responses.post(f"{BASE}/v1/recipe-card/multiple", json={"data": []})
+    responses.get(f"{BASE}/v1/styles/base", json={"links": [], "html": ""})
+    shop = client()
+    shop.recipe_card(CONNECTED, ["1", "2"])
+    shop.recipe_cards(CONNECTED, [CardContext(("1", "2"), 1)])
+    shop.styles(CONNECTED, "base")
+    assert len(responses.calls) == 3
+    for call in responses.calls:
+        assert call.request.headers["authorization"] == "user_id demo-user"
+        assert call.request.headers["language-id"] == "en"
+        assert call.request.headers["supplier-token"] == "demo-retailer-token"
+        assert call.request.headers["session-id"] == "sess-2"
+
+
+# ---------------------------------------------------------------- single card
+
+@responses.activate
+def test_single_card_sends_surrounding_products_as_a_json_array():
+    responses.get(f"{BASE}/v1/recipe-card", body=" <svc-recipe-card id='svc-recipe-card-7'></svc-recipe-card>\n")
+    html = client().recipe_card(ANONYMOUS, ["100001", "100002"], store_id="1002", display_variant=3,
+                                orientation="horizontal")
+    assert html == "<svc-recipe-card id='svc-recipe-card-7'></svc-recipe-card>"
+    query = query_of(responses.calls[0])
+    assert json.loads(query["surrounding_products_ids"][0]) == ["100001", "100002"]
+    assert query["store_id"] == ["1002"]
+    assert query["display_variant"] == ["3"]
+    assert query["orientation"] == ["horizontal"]
+
+
+@responses.activate
+def test_single_card_without_a_store_omits_store_id():
+    responses.get(f"{BASE}/v1/recipe-card", body="")
+    assert client().recipe_card(ANONYMOUS, ["1", "2"]) == ""
+    assert "store_id" not in query_of(responses.calls[0])
+
+
+@pytest.mark.parametrize("failure", [
+    {"status": 500, "body": "boom"},
+    {"status": 503, "body": ""},
+    {"status": 400, "json": {"title": "Bad Request"}},
+    {"body": requests.exceptions.ConnectTimeout("slow")},
+    {"body": requests.exceptions.ReadTimeout("slow")},
+    {"body": requests.exceptions.ConnectionError("refused")},
+])
+@responses.activate
+def test_single_card_failure_is_no_card(failure, caplog):
+    responses.get(f"{BASE}/v1/recipe-card", **failure)
+    assert client().recipe_card(ANONYMOUS, ["1", "2"]) == ""
+    assert any("prerender" in record.getMessage() for record in caplog.records)
+
+
+def test_refused_connection_is_no_card():
+    shop = PrerenderClient(f"http://127.0.0.1:{closed_port()}", "tok")
+    assert shop.recipe_card(ANONYMOUS, ["1", "2"]) == ""
+    assert shop.recipe_cards(ANONYMOUS, [CardContext(("1", "2"), 1)]) == {}
+    assert shop.styles(ANONYMOUS, "base") == ""
+
+
+def test_timeouts_are_short():
+    assert client().timeout == (0.5, 3.0)
+
+
+# ---------------------------------------------------------------- multiple cards
+
+@responses.activate
+def test_multiple_cards_body_query_and_result_by_position():
+    responses.post(f"{BASE}/v1/recipe-card/multiple", json={"data": [
+        {"html": "<p>a</p>", "position": 5}, {"html": "", "position": 7}, {"html": "<p>c</p>", "position": 9}]})
+    contexts = [CardContext(("1", "2"), 9), CardContext(("3", "4"), 5), CardContext(("5", "6"), 7)]
+    cards = client().recipe_cards(CONNECTED, contexts, store_id="1001", display_variant=2)
+    assert cards == {5: "<p>a</p>", 9: "<p>c</p>"}
+    call = responses.calls[0]
+    assert call.request.headers["content-type"] == "application/json"
+    assert json.loads(call.request.body) == {"contexts": [
+        {"productIds": ["1", "2"], "position": 9}, {"productIds": ["3", "4"], "position": 5},
+        {"productIds": ["5", "6"], "position": 7}]}
+    assert query_of(call) == {"store_id": ["1001"], "display_variant": ["2"]}
+
+
+@responses.activate
+def test_multiple_cards_without_store_and_unexpected_body():
+    responses.post(f"{BASE}/v1/recipe-card/multiple", json={"unexpected": True})
+    assert client().recipe_cards(ANONYMOUS, [CardContext(("1", "2"), 1)]) == {}
+    assert "store_id" not in query_of(responses.calls[0])
+
+
+def test_multiple_cards_with_no_context_calls_nothing():
+    assert client().recipe_cards(ANONYMOUS, []) == {}  # no HTTP mock: a call would fail loudly
+
+
+@responses.activate
+def test_multiple_cards_ignores_positions_it_did_not_ask_for():
+    responses.post(f"{BASE}/v1/recipe-card/multiple", json={"data": [{"html": "<p>x</p>", "position": 99}]})
+    assert client().recipe_cards(ANONYMOUS, [CardContext(("1", "2"), 1)]) == {}
+
+
+# ---------------------------------------------------------------- styles
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@responses.activate
+def test_styles_are_cached_for_their_ttl():
+    responses.get(f"{BASE}/v1/styles/recipe-card", json={"links": ["x"], "html": '<link rel="stylesheet" href="x">'})
+    clock = FakeClock()
+    shop = client(styles_ttl=60, clock=clock)
+    assert shop.styles(ANONYMOUS, "recipe-card") == '<link rel="stylesheet" href="x">'
+    clock.now += 59
+    assert shop.styles(CONNECTED, "recipe-card") == '<link rel="stylesheet" href="x">'
+    assert len(responses.calls) == 1
+    clock.now += 2
+    shop.styles(ANONYMOUS, "recipe-card")
+    assert len(responses.calls) == 2
+
+
+@responses.activate
+def test_failed_styles_are_not_cached():
+    responses.get(f"{BASE}/v1/styles/base", status=503)
+    shop = client()
+    assert shop.styles(ANONYMOUS, "base") == ""
+    responses.replace(responses.GET, f"{BASE}/v1/styles/base", json={"links": [], "html": "<link>"})
+    assert shop.styles(ANONYMOUS, "base") == "<link>"

@@ -1,0 +1,195 @@
+"""The shelf page of the demo shop against the live seeded stack (tests/live.py): products, recipe cards
+between them, the multiple-route band, the stylesheets, and how the visitor's cookies change what
+prerender renders. Each test builds its own shop and client: no test depends on another."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bs4 import BeautifulSoup, Tag
+from flask import Flask
+from flask.testing import FlaskClient
+
+from examples.shop.shelf import BAND_POSITIONS
+from examples.shop.visitor import AUTHLESS_COOKIE, SESSION_COOKIE, STORE_COOKIE
+
+from .conftest import soup_of
+
+CARD = "svc-recipe-card"
+
+
+def shelf_cells(soup: BeautifulSoup) -> list[Tag]:
+    return soup.select("ul.shelf > li")
+
+
+def is_product(cell: Tag | None) -> bool:
+    return cell is not None and "shelf__cell--product" in cell.get("class", [])
+
+
+def shelf_cards(soup: BeautifulSoup) -> list[Tag]:
+    """The cards inserted between products (not those of the band)."""
+    return [card for cell in soup.select("ul.shelf > li.shelf__cell--recipe") for card in cell.find_all(CARD)]
+
+
+def all_cards(soup: BeautifulSoup) -> list[Tag]:
+    return soup.find_all(CARD)
+
+
+def visit(client: FlaskClient) -> BeautifulSoup:
+    return soup_of(client.get("/"))
+
+
+def test_healthz_needs_no_other_service(unreachable_url: str):
+    from examples.shop import create_app
+    app = create_app({"TESTING": True, "PRERENDER_URL": unreachable_url, "COREAPI_URL": unreachable_url})
+    response = app.test_client().get("/healthz")
+    assert response.status_code == 200
+    assert response.get_json() == {"status": "ok"}
+
+
+def test_shelf_has_at_least_12_products_with_their_details(shop_client: FlaskClient):
+    soup = visit(shop_client)
+    products = soup.select("ul.shelf article.product")
+    assert len(products) >= 12
+    for product in products:
+        assert product["data-product-id"]
+        assert product.select_one(".product__name").get_text(strip=True)
+        assert product.select_one(".product__brand") is not None
+        assert product.select_one(".product__size").get_text(strip=True)
+        assert product.select_one("img.product__picture")["src"].startswith("http")
+    assert soup.select_one("header .logo").get_text(" ", strip=True).replace(" ", "") == "DemoMarket"
+
+
+def test_recipe_cards_sit_between_the_products_they_were_chosen_for(shop_client: FlaskClient):
+    soup = visit(shop_client)
+    cards = shelf_cards(soup)
+    assert cards, "no recipe card between the products"
+    for card in cards:
+        assert card["id"].startswith(f"{CARD}-")
+        cell = card.find_parent("li")
+        before, after = cell.find_previous_sibling("li"), cell.find_next_sibling("li")
+        assert is_product(before) and is_product(after)
+        surrounding = cell["data-surrounding-products"].split(",")
+        shelf_ids = [a["data-product-id"] for a in soup.select("ul.shelf > li.shelf__cell--product > article")]
+        assert len(surrounding) == 2 and set(surrounding) <= set(shelf_ids)
+
+
+def test_no_recipe_is_shown_twice(shop_client: FlaskClient):
+    ids = [card["id"] for card in all_cards(visit(shop_client))]
+    assert ids and len(ids) == len(set(ids))
+
+
+def test_band_of_the_multiple_route_is_in_position_order(shop_client: FlaskClient):
+    soup = visit(shop_client)
+    band = soup.select_one("ul.shelf > li.shelf__band")
+    assert band is not None
+    assert band.select_one("h2").get_text(strip=True) == "Idées recettes"
+    cells = band.select("ul.ideas__row > li.ideas__cell")
+    positions = [int(cell["data-position"]) for cell in cells]
+    assert positions == sorted(positions) and set(positions) <= set(BAND_POSITIONS)
+    assert len(positions) >= 3
+    for cell in cells:
+        assert len(cell.find_all(CARD)) == 1
+    # A full-width row between two rows of products.
+    assert is_product(band.find_previous_sibling("li")) and is_product(band.find_next_sibling("li"))
+
+
+def test_head_links_the_stylesheets_of_prerender(shop_client: FlaskClient, prerender_url: str):
+    soup = visit(shop_client)
+    hrefs = [link["href"] for link in soup.head.find_all("link", rel="stylesheet")]
+    vendor = [href for href in hrefs if href.startswith(prerender_url)]
+    assert any(href.endswith("/base.css") for href in vendor)
+    assert any(href.endswith("/recipe-card.css") for href in vendor)
+    # the shop's own sheet comes after the vendor's
+    assert hrefs[-1].endswith("/static/shop.css")
+
+
+def test_prices_per_guest_appear_with_a_store_only(shop_client: FlaskClient):
+    soup = visit(shop_client)
+    assert all_cards(soup)
+    assert soup.select(f"{CARD} .svc-recipe-pricing") == []
+    assert soup.select("article.product .product__price--none")
+
+    response = shop_client.post("/preferences", data={"store_id": "1001"})
+    assert response.status_code == 303
+    soup = visit(shop_client)
+    assert soup.select_one("#store-picker option[selected]")["value"] == "1001"
+    cards = all_cards(soup)
+    assert cards and all(card.select_one(".svc-recipe-pricing") for card in cards)
+    assert not soup.select("article.product .product__price--none")
+
+    shop_client.post("/preferences", data={"store_id": ""})
+    soup = visit(shop_client)
+    assert soup.select(f"{CARD} .svc-recipe-pricing") == []
+
+
+def test_like_button_appears_only_when_logged_in(shop_client: FlaskClient):
+    soup = visit(shop_client)
+    assert all_cards(soup)
+    assert soup.select(f"{CARD} .svc-like-button") == []
+    assert soup.select_one('[data-account="login"]').get_text(" ", strip=True).startswith("Se connecter")
+
+    assert shop_client.post("/connexion").status_code == 303
+    soup = visit(shop_client)
+    cards = all_cards(soup)
+    assert cards and all(card.select_one(".svc-like-button") for card in cards)
+    assert soup.select_one('[data-account="logout"]').get_text(strip=True) == "Se déconnecter"
+
+    assert shop_client.post("/deconnexion").status_code == 303
+    soup = visit(shop_client)
+    assert all_cards(soup)
+    assert soup.select(f"{CARD} .svc-like-button") == []
+
+
+def test_language_cookie_changes_the_language_of_the_cards(shop_client: FlaskClient):
+    soup = visit(shop_client)
+    assert soup.html["lang"] == "fr"
+    guests = soup.select(f"{CARD} .svc-recipe-card__guests")
+    assert guests and all(g.get_text(strip=True).endswith("pers.") for g in guests)
+
+    shop_client.post("/preferences", data={"language": "en"})
+    soup = visit(shop_client)
+    assert soup.html["lang"] == "en"
+    guests = soup.select(f"{CARD} .svc-recipe-card__guests")
+    assert guests and all(g.get_text(strip=True).endswith("people") for g in guests)
+
+
+def test_visitor_gets_a_session_and_an_authless_id_that_stay(shop_client: FlaskClient):
+    shop_client.get("/")
+    session = shop_client.get_cookie(SESSION_COOKIE)
+    authless = shop_client.get_cookie(AUTHLESS_COOKIE)
+    assert session and authless
+    shop_client.post("/connexion")
+    shop_client.post("/deconnexion")
+    shop_client.get("/")
+    assert shop_client.get_cookie(SESSION_COOKIE).value == session.value
+    assert shop_client.get_cookie(AUTHLESS_COOKIE).value == authless.value
+
+
+def test_unknown_store_is_ignored(shop_client: FlaskClient):
+    assert shop_client.post("/preferences", data={"store_id": "999999"}).status_code == 303
+    assert shop_client.get_cookie(STORE_COOKIE) is None
+    # a stale cookie for a store that does not exist: shelf without a store, cookie dropped
+    shop_client.set_cookie(STORE_COOKIE, "424242")
+    soup = visit(shop_client)
+    assert len(soup.select("article.product")) >= 12
+    assert shop_client.get_cookie(STORE_COOKIE) is None
+
+
+def test_shelf_without_prerender_shows_products_and_no_card(make_shop: Callable[..., Flask],
+                                                            unreachable_url: str):
+    client = make_shop(PRERENDER_URL=unreachable_url).test_client()
+    soup = visit(client)
+    assert len(soup.select("ul.shelf article.product")) >= 12
+    assert all_cards(soup) == []
+    assert soup.select("ul.shelf > li.shelf__band") == []
+    hrefs = [link["href"] for link in soup.head.find_all("link", rel="stylesheet")]
+    assert hrefs == ["/static/shop.css"]
+
+
+def test_catalogue_down_is_a_friendly_503(make_shop: Callable[..., Flask], unreachable_url: str):
+    client = make_shop(COREAPI_URL=unreachable_url).test_client()
+    response = client.get("/")
+    assert response.status_code == 503
+    soup = BeautifulSoup(response.get_data(as_text=True), "html5lib")
+    assert soup.select_one("h1").get_text(strip=True) == "Catalogue indisponible"
+    assert soup.select("article.product") == []
