@@ -8,7 +8,9 @@ names, and lets every file be cached for a year as immutable: a change in any fi
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from pathlib import Path
+from urllib.parse import urlencode
 
 from flask import Flask, current_app, request
 
@@ -19,9 +21,11 @@ EXTENSION_KEY = "prerender.assets"
 class AssetManifest:
     """The build id of a static tree and the URLs of its files."""
 
-    def __init__(self, *, root: Path, public_url: str | None) -> None:
+    def __init__(self, *, root: Path, static_url: str | None, api_url: str | None, element_prefix: str) -> None:
         self.root = root
-        self.public_url = public_url.rstrip("/") if public_url else None
+        self.static_url = static_url.rstrip("/") if static_url else None
+        self.api_url = api_url.rstrip("/") if api_url else None
+        self.element_prefix = element_prefix
         self.files = frozenset(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
         digest = hashlib.sha256()
         for name in sorted(self.files):
@@ -34,14 +38,28 @@ class AssetManifest:
         """The absolute URL of a static file; a name not in the tree is a programming error."""
         if name not in self.files:
             raise KeyError(f"no static file {name!r}")
-        base = self.public_url or request.host_url.rstrip("/")
+        base = self.static_url or request.host_url.rstrip("/")
         return f"{base}/static/{self.build_id}/{name}"
+
+    def module_urls(self, names: Iterable[str]) -> list[str]:
+        """URLs of ES modules, all with the same query (docs/sdk.md): `prefix` when the element prefix is
+        not the default, `api` when the modules are not served by this service, whose routes they call."""
+        params = {}
+        if self.element_prefix != "svc":
+            params["prefix"] = self.element_prefix
+        if self.static_url and self.static_url != self.api_url:
+            params["api"] = self.api_url or request.host_url.rstrip("/")
+        query = f"?{urlencode(params)}" if params else ""
+        return [self.url(name) + query for name in names]
 
 
 def init_assets(app: Flask) -> None:
     """Hash the static tree once, at application start (called by the factory)."""
+    config = app.config
     app.extensions[EXTENSION_KEY] = AssetManifest(root=STATIC_DIR,
-                                                  public_url=app.config["CDN_URL"] or app.config["PUBLIC_URL"])
+                                                  static_url=config["CDN_URL"] or config["PUBLIC_URL"],
+                                                  api_url=config["PUBLIC_URL"],
+                                                  element_prefix=config["ELEMENT_PREFIX"])
 
 
 def get_assets() -> AssetManifest:

@@ -1,9 +1,13 @@
-"""Recipe cards: from a recipe and the request, the card's view model and its HTML fragment.
+"""Recipe cards: choosing the recipes, deciding what each card shows, rendering the fragments.
 
 Shared by the single and the multiple route, which must return the same HTML (spec: card result).
+Upstream failures propagate as gateway errors; the blueprints decide what the customer sees. The like
+state is the one exception: it only decorates a card, so a failure to read it renders an empty heart.
 """
 from __future__ import annotations
 
+import logging
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from urllib.parse import urlsplit
@@ -12,11 +16,12 @@ from flask import current_app, render_template
 
 from .assets import get_assets
 from .context import RequestContext
-from .gateway import Recipe
+from .gateway import Recipe, SuggestionContext, UpstreamError, get_gateway
 from .i18n import Translator, translator
-# v2 accepts display_variant 1 to 4 and normalizes it to the three rendered layouts (docs/decisions.md).
-V2_VARIANT_NORMALIZATION = {1: 1, 2: 2, 3: 3, 4: 3}
-BADGE_VARIANTS = frozenset({2, 3})
+from .variants import BADGE_VARIANTS, rendered_variant
+
+log = logging.getLogger(__name__)
+
 CARD_MODULES = ("sdk/svc.js", "components/recipe-card.js")
 
 
@@ -52,12 +57,25 @@ class RecipeCardView:
     show_cta: bool
 
 
-def rendered_variant(api_version: str, display_variant: int) -> int:
-    """The layout a requested display_variant renders as in an API version."""
-    if api_version == "v2":
-        return V2_VARIANT_NORMALIZATION[display_variant]
-    return display_variant
+# --- choosing recipes ----------------------------------------------------------------------------
 
+def fixed_recipe(ctx: RequestContext, recipe_id: str, options: CardOptions) -> Recipe | None:
+    """The recipe of a recipe_id at the options' store, None when unknown."""
+    return get_gateway().recipe(ctx.upstream, recipe_id, store_id=options.store_id, serves=options.serves)
+
+
+def suggested_recipes(ctx: RequestContext, contexts: Sequence[SuggestionContext], options: CardOptions, *,
+                      category_id: str | None = None, keyword: str | None = None) -> dict[str, Recipe | None]:
+    """The recipe suggested for each context key, in two upstream calls whatever the number of contexts."""
+    gateway = get_gateway()
+    chosen = gateway.suggest(ctx.upstream, contexts, store_id=options.store_id, category_id=category_id,
+                             keyword=keyword)
+    recipes = gateway.recipes(ctx.upstream, [rid for rid in chosen.values() if rid],
+                              store_id=options.store_id, serves=options.serves)
+    return {context.key: recipes.get(chosen.get(context.key) or "") for context in contexts}
+
+
+# --- deciding what a card shows --------------------------------------------------------------------
 
 def safe_picture_url(url: str) -> str | None:
     """Upstream URLs go into src attributes: only absolute http(s) URLs, never javascript: or data:."""
@@ -83,7 +101,7 @@ def build_card(recipe: Recipe, options: CardOptions, ctx: RequestContext, *, lik
     price = pricing.price_per_guest if pricing and pricing.price_per_guest > 0 else None
     badge = None
     if variant in BADGE_VARIANTS:
-        badge = t("RECIPE_CARD.BADGE_PROMOTED") if recipe.promoted else t(f"RECIPE_CARD.TYPE_{recipe.type}")
+        badge = t("RECIPE_CARD.BADGE_PROMOTED") if recipe.promoted else t.get(f"RECIPE_CARD.TYPE_{recipe.type}")
     return RecipeCardView(
         recipe_id=recipe.id,
         title=recipe.title,
@@ -104,6 +122,8 @@ def build_card(recipe: Recipe, options: CardOptions, ctx: RequestContext, *, lik
     )
 
 
+# --- rendering -------------------------------------------------------------------------------------
+
 def translator_for(ctx: RequestContext) -> Translator:
     """The texts of the request's language-id."""
     return translator(ctx.language, ctx.i18n_variant)
@@ -111,7 +131,26 @@ def translator_for(ctx: RequestContext) -> Translator:
 
 def render_card(card: RecipeCardView, t: Translator) -> str:
     """The HTML fragment of one card, ending with the module scripts that upgrade it."""
-    assets = get_assets()
     return render_template("recipe_card/fragment.html", card=card, t=t,
                            prefix=current_app.config["ELEMENT_PREFIX"],
-                           module_urls=[assets.url(name) for name in CARD_MODULES])
+                           module_urls=get_assets().module_urls(CARD_MODULES))
+
+
+def render_cards(recipes: Mapping[str, Recipe | None], options: CardOptions,
+                 ctx: RequestContext) -> dict[str, str]:
+    """The fragment of each key's recipe; "" where there is none or the completion filter hides it."""
+    shown = {key: recipe for key, recipe in recipes.items() if recipe is not None and is_displayable(recipe, options)}
+    liked = _liked_ids(ctx, [recipe.id for recipe in shown.values()])
+    t = translator_for(ctx)
+    return {key: render_card(build_card(shown[key], options, ctx, liked=shown[key].id in liked, t=t), t)
+            if key in shown else "" for key in recipes}
+
+
+def _liked_ids(ctx: RequestContext, recipe_ids: list[str]) -> set[str]:
+    if not recipe_ids or not wants_likes(ctx):
+        return set()
+    try:
+        return get_gateway().liked_recipe_ids(ctx.upstream, recipe_ids)
+    except UpstreamError as error:
+        log.error("like state unavailable, hearts rendered empty, request %s: %s", ctx.request_id, error)
+        return set()

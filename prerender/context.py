@@ -19,8 +19,10 @@ from .i18n import SUPPORTED_LANGUAGES
 log = logging.getLogger(__name__)
 
 API_VERSIONS = ("v1", "v2")
-_AUTHORIZATION = re.compile(r"^user_id (?P<id>[A-Za-z0-9._:@-]{1,128})$")
-_IDENTIFIER = re.compile(r"^[A-Za-z0-9._:@-]{1,128}$")
+# Identifiers of users, authless users and sessions: 1 to 128 printable ASCII characters, no space
+# (emails, base64 session ids). They are forwarded upstream as header values.
+_AUTHORIZATION = re.compile(r"^user_id (?P<id>[\x21-\x7e]{1,128})$")
+_IDENTIFIER = re.compile(r"^[\x21-\x7e]{1,128}$")
 _LANGUAGE = re.compile(r"^(?P<language>[a-z]{2})(?:-(?P<variant>[a-z0-9_]{1,32}))?$")
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 _BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
@@ -58,8 +60,15 @@ class RequestContext:
     def upstream(self) -> CallerIdentity:
         """The identity upstream calls are made with."""
         return CallerIdentity(authorization=self.upstream_authorization, supplier_token=self.supplier_token,
+                              supplier_id=self.supplier.id if self.supplier else None,
                               language=self.language, session_id=self.session_id,
-                              profiling=self.profiling, request_id=self.request_id)
+                              profiling=self.upstream_profiling, request_id=self.request_id)
+
+    @property
+    def upstream_profiling(self) -> bool:
+        """Profiling upstream: off when asked, and off when personalization is (spec, item 8: user
+        preferences disabled), so the cards of such a supplier do not depend on who is asking."""
+        return self.profiling and self.personalization
 
     @property
     def personalization(self) -> bool:
@@ -85,7 +94,7 @@ def _parse_headers(api_version: str, request_id: str) -> tuple[dict, dict[str, l
         if _IDENTIFIER.match(authless_id.strip()):
             values["authless_id"] = authless_id.strip()
         else:
-            errors["authless-id"] = ["Must be 1 to 128 letters, digits or ._:@- characters."]
+            errors["authless-id"] = ["Must be 1 to 128 printable characters without spaces."]
     if authorization is None and authless_id is None:
         errors["authorization"] = ["Send 'authorization: user_id <USER_ID>' or 'authless-id: <ID>'."]
 
@@ -103,7 +112,7 @@ def _parse_headers(api_version: str, request_id: str) -> tuple[dict, dict[str, l
     if not session_id:
         errors["session-id"] = ["Missing header."]
     elif not _IDENTIFIER.match(session_id):
-        errors["session-id"] = ["Must be 1 to 128 letters, digits or ._:@- characters."]
+        errors["session-id"] = ["Must be 1 to 128 printable characters without spaces."]
     else:
         values["session_id"] = session_id
 

@@ -39,6 +39,15 @@ def _read(path: Path) -> dict[str, str]:
         return _flatten(json.load(handle))
 
 
+class _KeepUnknown(dict):
+    """format_map mapping that leaves an unknown {name} as written (a retailer override's typo must not
+    break a page)."""
+
+    def __missing__(self, name: str) -> str:
+        log.warning("text parameter {%s} is not provided", name)
+        return "{" + name + "}"
+
+
 @dataclass(frozen=True)
 class Translator:
     """The texts of one language (and retailer variant): `t("RECIPE_PRICING.PER_GUESTS")`."""
@@ -47,11 +56,18 @@ class Translator:
     texts: dict[str, str] = field(repr=False)
 
     def __call__(self, key: str, **params: Any) -> str:
-        text = self.texts.get(key)
+        text = self.get(key, **params)
         if text is None:
             log.warning("missing text %s for %s", key, self.language)
             return key
-        return text.format_map(params) if params else text
+        return text
+
+    def get(self, key: str, **params: Any) -> str | None:
+        """The text of a key, or None when no language file has it (for optional texts)."""
+        text = self.texts.get(key)
+        if text is None or not params:
+            return text
+        return text.format_map(_KeepUnknown(params))
 
     def money(self, amount: Decimal) -> str:
         """A price in euros as the language writes it: 2,47 € in French, €2.47 in English."""
@@ -62,35 +78,29 @@ class Translator:
 
 
 class TextCatalog:
-    """All base texts, loaded once by the application factory; overrides read lazily and kept."""
+    """Every language and override file, read once at application start: a `language-id` header can
+    only select one of them (an unknown retailer variant gets the base texts)."""
 
     def __init__(self, *, overrides_dir: Path | None) -> None:
-        self._base = {lang: _read(BASE_DIR / f"{lang}.json") for lang in SUPPORTED_LANGUAGES}
-        self._overrides_dir = overrides_dir
-        self._translators: dict[tuple[str, str | None], Translator] = {}
+        base = {lang: _read(BASE_DIR / f"{lang}.json") for lang in SUPPORTED_LANGUAGES}
+        self._translators: dict[tuple[str, str | None], Translator] = {
+            (lang, None): Translator(lang, texts) for lang, texts in base.items()}
+        # Overrides beside the base texts first, so the operator's folder wins.
+        for folder in (BASE_DIR, overrides_dir):
+            if folder is None or not folder.is_dir():
+                continue
+            for path in sorted(folder.glob("*-*.json")):
+                language, _, variant = path.stem.partition("-")
+                if language in base:
+                    self._translators[(language, variant)] = Translator(language, {**base[language], **_read(path)})
 
     def translator(self, language: str, variant: str | None = None) -> Translator:
         """The Translator for `fr` or `fr-<variant>`; an unknown variant falls back to the base texts."""
-        key = (language, variant)
-        if key not in self._translators:
-            texts = dict(self._base[language])
-            if variant:
-                texts.update(self._override(language, variant))
-            self._translators[key] = Translator(language, texts)
-        return self._translators[key]
+        return self._translators.get((language, variant)) or self._translators[(language, None)]
 
     def keys(self, language: str) -> set[str]:
         """The text keys of a base language."""
-        return set(self._base[language])
-
-    def _override(self, language: str, variant: str) -> dict[str, str]:
-        for folder in (self._overrides_dir, BASE_DIR):
-            if folder is None:
-                continue
-            path = folder / f"{language}-{variant}.json"
-            if path.is_file():
-                return _read(path)
-        return {}
+        return set(self._translators[(language, None)].texts)
 
 
 def init_i18n(app: Flask) -> None:

@@ -45,7 +45,8 @@ def services() -> list[Service]:
     return [
         Service("coreapi", coreapi_port, "coreapi.wsgi:app", "/healthz", {}),
         Service("prerender", prerender_port, "wsgi:app", "/healthz",
-                {"PRERENDER_UPSTREAM_URL": os.environ.get("PRERENDER_UPSTREAM_URL", coreapi_url)}),
+                {"PRERENDER_UPSTREAM_URL": os.environ.get("PRERENDER_UPSTREAM_URL", coreapi_url),
+                 "PRERENDER_PUBLIC_URL": os.environ.get("PRERENDER_PUBLIC_URL", prerender_url)}),
         Service("shop", shop_port, "examples.shop.wsgi:app", "/healthz",
                 {"SHOP_PRERENDER_URL": prerender_url, "SHOP_COREAPI_URL": coreapi_url}),
     ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 from flask import Flask, current_app
 
 from ..extensions import cache
+from .read_cache import ReadCache
 from .client import CallerIdentity, SuggestionContext, UpstreamGateway
 from .errors import (UnknownStore, UpstreamBadResponse, UpstreamError, UpstreamStatusError,
                      UpstreamTimeout, UpstreamUnavailable)
@@ -21,7 +22,7 @@ def init_gateway(app: Flask) -> None:
                         read_timeout=float(config["UPSTREAM_READ_TIMEOUT"]),
                         retries=int(config["UPSTREAM_RETRIES"]),
                         pool_size=int(config["UPSTREAM_POOL_SIZE"]))
-    app.extensions[EXTENSION_KEY] = UpstreamGateway(http=http, cache=cache,
+    app.extensions[EXTENSION_KEY] = UpstreamGateway(http=http, cache=ReadCache(cache=cache),
                                                     supplier_ttl=int(config["SUPPLIER_CACHE_SECONDS"]),
                                                     recipe_ttl=int(config["RECIPE_CACHE_SECONDS"]))
 

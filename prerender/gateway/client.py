@@ -5,14 +5,13 @@ language); writes never are. Failures surface as the typed errors of `errors.py`
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
-from flask_caching import Cache
-
+from .read_cache import ReadCache, cache_key
 from .errors import UnknownStore, UpstreamBadResponse, UpstreamStatusError
 from .http import UpstreamHttp
 from .models import Recipe, Supplier, data_list, parse_recipe, parse_supplier
@@ -21,7 +20,11 @@ log = logging.getLogger(__name__)
 
 API = "/api/v1"
 BATCH_LIMIT = 100
-_MISSING = ("missing",)
+
+
+def segment(value: str) -> str:
+    """An id made safe as one URL path segment."""
+    return quote(value, safe="")
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,7 @@ class CallerIdentity:
 
     authorization: str | None
     supplier_token: str | None = field(repr=False)
+    supplier_id: str | None
     language: str
     session_id: str | None
     profiling: bool
@@ -59,7 +63,7 @@ class SuggestionContext:
 class UpstreamGateway:
     """Domain calls to the upstream, with read caching."""
 
-    def __init__(self, *, http: UpstreamHttp, cache: Cache, supplier_ttl: int, recipe_ttl: int) -> None:
+    def __init__(self, *, http: UpstreamHttp, cache: ReadCache, supplier_ttl: int, recipe_ttl: int) -> None:
         self.http = http
         self.cache = cache
         self.supplier_ttl = supplier_ttl
@@ -69,7 +73,7 @@ class UpstreamGateway:
 
     def supplier(self, token: str, *, request_id: str) -> Supplier | None:
         """The supplier of a token, None when the upstream does not know it (cached, None included)."""
-        key = "supplier:" + hashlib.sha256(token.encode()).hexdigest()
+        key = cache_key("supplier", token)
         cached = self.cache.get(key)
         if cached is not None:
             return cached[0]
@@ -95,7 +99,7 @@ class UpstreamGateway:
             return cached[0]
         params = _params(store_id=store_id, serves=serves)
         try:
-            payload = self.http.request("GET", f"{API}/recipes/{recipe_id}", params=params,
+            payload = self.http.request("GET", f"{API}/recipes/{segment(recipe_id)}", params=params,
                                         headers=identity.headers(), idempotent=True)
             recipe: Recipe | None = parse_recipe(payload)
         except UpstreamStatusError as error:
@@ -113,7 +117,7 @@ class UpstreamGateway:
         keys = [self._recipe_key(identity, rid, store_id, serves) for rid in wanted]
         found: dict[str, Recipe] = {}
         missing: list[str] = []
-        for rid, cached in zip(wanted, self.cache.get_many(*keys) if keys else []):
+        for rid, cached in zip(wanted, self.cache.get_many(*keys)):
             if cached is None:
                 missing.append(rid)
             elif cached[0] is not None:
@@ -174,7 +178,8 @@ class UpstreamGateway:
     @staticmethod
     def _recipe_key(identity: CallerIdentity, recipe_id: str, store_id: str | None,
                     serves: int | None) -> str:
-        return f"recipe:{recipe_id}:{store_id or '-'}:{serves or '-'}:{identity.language}"
+        """Per recipe, store, serves and language; per supplier too, since the token goes upstream."""
+        return cache_key("recipe", identity.supplier_id, recipe_id, store_id, serves, identity.language)
 
 
 def _params(**values: Any) -> dict[str, Any]:

@@ -66,6 +66,9 @@ class UpstreamHttp:
                     time.sleep(RETRY_PAUSE_SECONDS)
                     continue
                 raise UpstreamUnavailable(f"cannot reach upstream for {method} {path}") from error
+            except requests.exceptions.RequestException as error:
+                # Broken chunked bodies, bad encodings, redirect loops: the answer is unusable.
+                raise UpstreamBadResponse(f"unusable answer to {method} {path}: {error!r}") from error
             if response.status_code in RETRYABLE_STATUSES and not last:
                 time.sleep(RETRY_PAUSE_SECONDS)
                 continue

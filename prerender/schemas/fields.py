@@ -9,8 +9,9 @@ from marshmallow import ValidationError, fields, validate
 
 from .limits import MAX_ID_LENGTH
 
-ID_PATTERN = re.compile(rf"^[A-Za-z0-9._:-]{{1,{MAX_ID_LENGTH}}}$")
-ID_MESSAGE = f"Must be 1 to {MAX_ID_LENGTH} letters, digits or ._:- characters."
+# Starts with a letter or digit: ids also go into upstream URL paths, where "." and ".." are special.
+ID_PATTERN = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9._:-]{{0,{MAX_ID_LENGTH - 1}}}$")
+ID_MESSAGE = f"Must be 1 to {MAX_ID_LENGTH} letters, digits or ._:- characters, starting with a letter or digit."
 
 
 def Identifier(**kwargs: Any) -> fields.String:
@@ -29,7 +30,7 @@ class JsonIdList(fields.Field):
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> list[str]:
         try:
             items = json.loads(value) if isinstance(value, str) else value
-        except json.JSONDecodeError as error:
+        except (json.JSONDecodeError, RecursionError) as error:
             raise ValidationError('Must be a JSON array of ids, e.g. ["123","456"].') from error
         if not isinstance(items, list):
             raise ValidationError('Must be a JSON array of ids, e.g. ["123","456"].')

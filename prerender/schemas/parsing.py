@@ -20,7 +20,14 @@ class ProblemParser(FlaskParser):
                      error_status_code: int | None, error_headers: Any) -> NoReturn:
         messages = error.normalized_messages()
         log.warning("rejected %s %s: %s", req.method, req.path, messages)
-        raise ValidationProblem(messages)
+        raise ValidationProblem(messages) from error
+
+    def _raw_load_json(self, req: Request) -> Any:
+        """JSON nested deeper than the interpreter can parse is bad input, not a server error."""
+        try:
+            return super()._raw_load_json(req)
+        except RecursionError as error:
+            raise ValidationProblem({"json": {"_schema": ["The JSON body is nested too deeply."]}}) from error
 
 
 parser = ProblemParser()

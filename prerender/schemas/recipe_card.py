@@ -6,17 +6,18 @@ from typing import Any
 from flask import Request
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
 
+from ..context import current_context
+from ..errors import ValidationProblem
+from ..variants import accepted_variants
 from .fields import Identifier, JsonIdList
-from .limits import (MAX_CONTEXTS, MAX_CURRENT_PRODUCT_IDS, MAX_KEYWORD_LENGTH, MAX_SERVES,
+from .limits import (MAX_CONTEXTS, MAX_CURRENT_PRODUCT_IDS, MAX_KEYWORD_LENGTH, MAX_POSITION, MAX_SERVES,
                      MAX_SURROUNDING_PRODUCT_IDS)
 
 ORIENTATIONS = ("vertical", "horizontal")
-# Display variants accepted per API version (spec: v1 1-3; v2 1-4, normalized).
-DISPLAY_VARIANTS = {"v1": (1, 2, 3), "v2": (1, 2, 3, 4)}
 
 
 def _display_variant(version: str, **kwargs: Any) -> fields.Integer:
-    allowed = DISPLAY_VARIANTS[version]
+    allowed = accepted_variants(version)
     return fields.Integer(strict=False, validate=validate.OneOf(allowed, error=f"Must be one of {allowed}."),
                           **kwargs)
 
@@ -63,7 +64,7 @@ class _ContextSchema(Schema):
 
     productIds = fields.List(Identifier(), required=True,
                              validate=validate.Length(equal=2, error="Must hold exactly 2 product ids."))
-    position = fields.Integer(required=True, strict=True)
+    position = fields.Integer(required=True, strict=True, validate=validate.Range(-MAX_POSITION, MAX_POSITION))
 
 
 class _MultipleOptions(Schema):
@@ -108,20 +109,35 @@ class MultipleBodyV2(_MultipleBodyMixin, MultipleQueryV2):
     pass
 
 
-def _version(request: Request) -> str:
-    return request.blueprints[-1]
-
-
-def card_query(request: Request) -> Schema:
+def card_query(_request: Request) -> Schema:
     """The single card's query schema for the request's API version."""
-    return {"v1": CardQueryV1, "v2": CardQueryV2}[_version(request)]()
+    return {"v1": CardQueryV1, "v2": CardQueryV2}[current_context().api_version]()
 
 
-def multiple_query(request: Request) -> Schema:
+def multiple_query(_request: Request) -> Schema:
     """The multiple route's query schema for the request's API version."""
-    return {"v1": MultipleQueryV1, "v2": MultipleQueryV2}[_version(request)]()
+    return {"v1": MultipleQueryV1, "v2": MultipleQueryV2}[current_context().api_version]()
 
 
-def multiple_body(request: Request) -> Schema:
+def multiple_body(_request: Request) -> Schema:
     """The multiple route's body schema for the request's API version."""
-    return {"v1": MultipleBodyV1, "v2": MultipleBodyV2}[_version(request)]()
+    return {"v1": MultipleBodyV1, "v2": MultipleBodyV2}[current_context().api_version]()
+
+
+MULTIPLE_OPTION_DEFAULTS: dict[str, Any] = {"store_id": None, "display_variant": 1, "orientation": "vertical",
+                                            "serves": None}
+
+
+def merge_multiple_options(query: dict[str, Any], body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The multiple route's display options, from the query or the body (spec: placement not shown), and
+    where each came from ("query" or "json"), for error messages. Different values in both: 400."""
+    options: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    conflict = ["Given in the query and in the body with different values."]
+    for name, default in MULTIPLE_OPTION_DEFAULTS.items():
+        in_query, in_body = query.get(name), body.get(name)
+        if in_query is not None and in_body is not None and in_query != in_body:
+            raise ValidationProblem({"query": {name: conflict}, "json": {name: conflict}})
+        options[name] = in_body if in_body is not None else in_query if in_query is not None else default
+        sources[name] = "json" if in_body is not None else "query"
+    return options, sources

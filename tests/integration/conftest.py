@@ -67,3 +67,17 @@ def upstream(coreapi_url: str) -> Upstream:
 
 def get_card(client: FlaskClient, version: str = "v1", hdrs: dict | None = None, **query: Any):
     return client.get(f"/{version}/recipe-card", query_string=query, headers=hdrs or headers())
+
+
+def record_upstream_calls(app: Flask, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str, dict]]:
+    """Record the upstream calls the gateway makes (they still go to coreapi): (method, path, params)."""
+    calls: list[tuple[str, str, dict]] = []
+    http = app.extensions["prerender.gateway"].http
+    real = http.request
+
+    def recording(method, path, **kwargs):
+        calls.append((method, path, dict(kwargs.get("params") or {})))
+        return real(method, path, **kwargs)
+
+    monkeypatch.setattr(http, "request", recording)
+    return calls

@@ -5,11 +5,14 @@ import json
 from decimal import Decimal
 
 import pytest
+import requests
 from bs4 import BeautifulSoup
 
+from prerender import create_app
+from prerender.gateway import UpstreamTimeout
 from prerender.i18n import TextCatalog
 
-from .conftest import get_card, headers
+from .conftest import get_card, headers, record_upstream_calls
 
 FR = TextCatalog(overrides_dir=None).translator("fr")
 
@@ -40,17 +43,28 @@ def test_serves_overrides_guests(client):
     assert card.find(class_="svc-recipe-card__guests").get_text(strip=True) == "7 pers."
 
 
-def test_english_uses_upstream_english_title(client, upstream):
-    card = card_of(get_card(client, hdrs=headers(language="en"), recipe_id="1"))
-    english = requests_title(upstream, "1", "en")
-    assert card.find(class_="svc-recipe-card__title").get_text(strip=True) == english
-
-
-def requests_title(upstream, recipe_id: str, language: str) -> str:
-    import requests
+def title_in(upstream, recipe_id: str, language: str) -> str:
     response = requests.get(f"{upstream.base_url}/api/v1/recipes/{recipe_id}",
                             headers={"Language-Id": language}, timeout=5)
     return response.json()["title"]
+
+
+def test_language_reaches_the_upstream_and_the_cache_key(client, upstream):
+    """French then English in one app: a cache key without the language would serve French twice."""
+    recipe_id = next(r["id"] for r in upstream.all_recipes()
+                     if title_in(upstream, r["id"], "fr") != title_in(upstream, r["id"], "en"))
+    french = card_of(get_card(client, recipe_id=recipe_id))
+    english = card_of(get_card(client, hdrs=headers(language="en"), recipe_id=recipe_id))
+    assert french.find(class_="svc-recipe-card__title").get_text(strip=True) == title_in(upstream, recipe_id, "fr")
+    assert english.find(class_="svc-recipe-card__title").get_text(strip=True) == title_in(upstream, recipe_id, "en")
+
+
+def test_serves_reaches_the_upstream_and_the_cache_key(app, client, monkeypatch):
+    calls = record_upstream_calls(app, monkeypatch)
+    for serves in ("2", "7", "2"):
+        get_card(client, recipe_id="1", store_id="1001", serves=serves)
+    recipe_calls = [params for method, path, params in calls if path == "/api/v1/recipes/1"]
+    assert [params.get("serves") for params in recipe_calls] == [2, 7]  # the third came from the cache
 
 
 def test_unknown_recipe_is_an_empty_200(client):
@@ -96,12 +110,16 @@ def test_same_session_same_recipe(client, upstream):
 
 
 def test_suggestions_respect_the_completion_filter(client, upstream):
-    for recipe_id in incomplete_recipe_ids(upstream)[:4]:
+    shown = 0
+    for recipe_id in incomplete_recipe_ids(upstream)[:6]:
         pair = json.dumps(products_of(upstream, recipe_id)[:2])
         response = get_card(client, surrounding_products_ids=pair, store_id="1002")
         card = BeautifulSoup(response.get_data(as_text=True), "html5lib").find("svc-recipe-card")
         if card is not None:
+            shown += 1
+            assert card["recipe-id"] != recipe_id
             assert upstream.recipe(card["recipe-id"], store_id="1002")["available"] is True
+    assert shown  # products of incomplete recipes still lead to other, complete recipes
 
 
 def test_unmatched_products_give_an_empty_200(client):
@@ -152,3 +170,64 @@ def test_module_scripts_are_served(client):
         assert response.status_code == 200
         assert response.mimetype in ("text/javascript", "application/javascript")
         assert "immutable" in response.headers["Cache-Control"]
+
+
+def test_a_likes_outage_keeps_the_card(app, client, monkeypatch):
+    gateway = app.extensions["prerender.gateway"]
+
+    def timeout(*args, **kwargs):
+        raise UpstreamTimeout("likes timed out")
+
+    monkeypatch.setattr(gateway, "liked_recipe_ids", timeout)  # fault injection
+    card = card_of(get_card(client, recipe_id="1", store_id="1001"))
+    assert card.find(class_="svc-like-button")["aria-pressed"] == "false"
+
+
+def test_redis_down_is_a_cache_miss(app_config, caplog):
+    app = create_app({**app_config, "CACHE_REDIS_URL": "redis://127.0.0.1:1/0"})
+    card = card_of(get_card(app.test_client(), recipe_id="1", store_id="1001"))
+    assert card["recipe-id"] == "1"
+    assert "cache read failed" in caplog.text
+
+
+def redis_reachable() -> bool:
+    import socket
+    try:
+        socket.create_connection(("127.0.0.1", 6379), timeout=0.5).close()
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not redis_reachable(), reason="no Redis server on 127.0.0.1:6379")
+def test_redis_cache_is_shared_between_apps(app_config, monkeypatch):
+    config = {**app_config, "CACHE_REDIS_URL": "redis://127.0.0.1:6379/15",
+              "CACHE_KEY_PREFIX": f"prerender-test-{id(app_config)}:"}
+    first, second = create_app(config), create_app(config)
+    with first.app_context():
+        first.extensions["prerender.gateway"].cache.clear()
+    get_card(first.test_client(), recipe_id="2", store_id="1001")
+    calls = record_upstream_calls(second, monkeypatch)
+    card_of(get_card(second.test_client(), recipe_id="2", store_id="1001"))
+    assert not [c for c in calls if c[1].startswith("/api/v1/recipes")]  # served from Redis
+
+
+def test_non_default_prefix(app_config):
+    app = create_app({**app_config, "ELEMENT_PREFIX": "acme"})
+    soup = BeautifulSoup(get_card(app.test_client(), recipe_id="1").get_data(as_text=True), "html5lib")
+    assert soup.find("acme-recipe-card")["id"] == "acme-recipe-card-1"
+    assert [s["src"].split("?", 1)[1] for s in soup.find_all("script")] == ["prefix=acme", "prefix=acme"]
+
+
+def test_public_url_wins_over_the_host_header(app_config):
+    app = create_app({**app_config, "PUBLIC_URL": "https://fragments.example"})
+    response = get_card(app.test_client(), hdrs={**headers(), "Host": "evil.example"}, recipe_id="1")
+    sources = [s["src"] for s in BeautifulSoup(response.get_data(as_text=True), "html5lib").find_all("script")]
+    assert sources and all(src.startswith("https://fragments.example/static/") for src in sources)
+
+
+def test_cdn_modules_know_the_api(app_config):
+    app = create_app({**app_config, "PUBLIC_URL": "https://fragments.example", "CDN_URL": "https://cdn.example"})
+    soup = BeautifulSoup(get_card(app.test_client(), recipe_id="1").get_data(as_text=True), "html5lib")
+    assert all(s["src"].startswith("https://cdn.example/static/") and
+               s["src"].endswith("?api=https%3A%2F%2Ffragments.example") for s in soup.find_all("script"))

@@ -1,11 +1,18 @@
 """The header guard: mandatory headers, identities, profiling, request ids (spec: Authentication)."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from flask import g
 
+from prerender.gateway import Supplier
+
 from prerender.context import load_request_context
 from tests.conftest import HEADERS
+
+
+RETAILER = Supplier(id="1", name="Demo", kind="retailer", personalization=True, affiliated_supplier_id=None)
 
 
 def header_errors(response) -> dict:
@@ -28,6 +35,7 @@ def test_an_identity_is_required(client):
 @pytest.mark.parametrize("name,value", [
     ("authorization", "Bearer abc"), ("authorization", "user_id "), ("authorization", "user_id a b"),
     ("language-id", "de"), ("language-id", "french"), ("language-id", "fr-"), ("session-id", "a b"),
+    ("session-id", "é"), ("authorization", "user_id " + "x" * 129),
     ("profiling", "maybe"), ("authless-id", "x" * 129),
 ])
 def test_malformed_headers_are_400(client, name, value):
@@ -58,9 +66,20 @@ def test_authless_id_becomes_the_upstream_authorization(app):
                                             ("0", False)])
 def test_profiling_header(app, value, expected):
     headers = dict(HEADERS) if value is None else {**HEADERS, "profiling": value}
-    ctx = context_for(app, headers)
+    ctx = replace(context_for(app, headers), supplier=RETAILER)
     assert ctx.profiling is expected
     assert ctx.upstream.headers()["Profiling"] == ("true" if expected else "false")
+
+
+@pytest.mark.parametrize("supplier", [replace(RETAILER, personalization=False), None])
+def test_profiling_is_off_upstream_without_personalization(app, supplier):
+    ctx = replace(context_for(app, {**HEADERS, "profiling": "true"}), supplier=supplier)
+    assert ctx.upstream.headers()["Profiling"] == "false"
+
+
+def test_user_ids_may_be_emails_and_base64(app):
+    ctx = context_for(app, {**HEADERS, "authorization": "user_id ana+shop@example.com", "session-id": "a+/b=="})
+    assert (ctx.user_id, ctx.session_id) == ("ana+shop@example.com", "a+/b==")
 
 
 def test_language_with_retailer_variant(app):

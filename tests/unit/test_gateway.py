@@ -7,12 +7,13 @@ import requests
 import responses
 from flask_caching import Cache
 
+from prerender.gateway.read_cache import ReadCache, cache_key
 from prerender.gateway import (CallerIdentity, SuggestionContext, UnknownStore, UpstreamBadResponse,
                                UpstreamGateway, UpstreamHttp, UpstreamStatusError, UpstreamTimeout,
                                UpstreamUnavailable)
 
 BASE = "http://upstream.test"
-IDENTITY = CallerIdentity(authorization="authless_id a", supplier_token="tok", language="fr",
+IDENTITY = CallerIdentity(authorization="authless_id a", supplier_token="tok", supplier_id="1", language="fr",
                           session_id="s", profiling=False, request_id="r1")
 RECIPE = {"id": "1", "title": "Crêpes", "picture_url": "http://x/1.svg", "type": "dessert", "difficulty": 1,
           "total_time": 30, "guests": 4, "available": True, "promoted": False, "pricing": None}
@@ -23,7 +24,7 @@ def gateway(app) -> UpstreamGateway:
     with app.app_context():
         cache = Cache(app, config={"CACHE_TYPE": "SimpleCache"})
         http = UpstreamHttp(base_url=BASE, connect_timeout=0.1, read_timeout=0.2, retries=1, pool_size=2)
-        yield UpstreamGateway(http=http, cache=cache, supplier_ttl=60, recipe_ttl=60)
+        yield UpstreamGateway(http=http, cache=ReadCache(cache=cache), supplier_ttl=60, recipe_ttl=60)
 
 
 @responses.activate
@@ -104,3 +105,38 @@ def test_batch_fetches_only_cache_misses_in_one_call(gateway):
     assert len(batch_calls) == 1 and "ids=2%2C3" in batch_calls[0].request.url
     gateway.recipes(IDENTITY, ["2", "3"], store_id=None, serves=None)  # both cached now, "3" as unknown
     assert len([c for c in responses.calls if "/batch" in c.request.url]) == 1
+
+
+@responses.activate
+def test_ids_are_quoted_as_one_path_segment(gateway):
+    responses.get(f"{BASE}/api/v1/recipes/a%2Fb", json={**RECIPE, "id": "a/b"})
+    assert gateway.recipe(IDENTITY, "a/b", store_id=None, serves=None).id == "a/b"
+
+
+@responses.activate
+def test_unusable_answers_are_typed(gateway):
+    responses.get(f"{BASE}/api/v1/recipes/1", body=requests.exceptions.ChunkedEncodingError("cut"))
+    with pytest.raises(UpstreamBadResponse):
+        gateway.recipe(IDENTITY, "1", store_id=None, serves=None)
+
+
+def test_cache_keys_are_unambiguous():
+    assert cache_key("recipe", "1", "1:2:3", None) != cache_key("recipe", "1:1", "2:3", None)
+    assert cache_key("recipe", "1", "-", None) != cache_key("recipe", "1", None, None)
+    assert cache_key("recipe", "s1", "1") != cache_key("recipe", "s2", "1")
+
+
+@responses.activate
+def test_a_broken_cache_backend_is_a_miss_not_an_error(app):
+    class BrokenBackend:
+        def get(self, key): raise ConnectionError("redis down")
+        def get_many(self, *keys): raise ConnectionError("redis down")
+        def set(self, *args, **kwargs): raise ConnectionError("redis down")
+        def set_many(self, *args, **kwargs): raise ConnectionError("redis down")
+
+    responses.get(f"{BASE}/api/v1/recipes/1", json=RECIPE)
+    responses.get(f"{BASE}/api/v1/recipes/batch", json={"data": [RECIPE]})
+    http = UpstreamHttp(base_url=BASE, connect_timeout=0.1, read_timeout=0.2, retries=0, pool_size=1)
+    gateway = UpstreamGateway(http=http, cache=ReadCache(cache=BrokenBackend()), supplier_ttl=1, recipe_ttl=1)
+    assert gateway.recipe(IDENTITY, "1", store_id=None, serves=None).title == "Crêpes"
+    assert set(gateway.recipes(IDENTITY, ["1"], store_id=None, serves=None)) == {"1"}

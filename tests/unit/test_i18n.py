@@ -42,9 +42,17 @@ def test_retailer_override_replaces_only_its_keys(tmp_path):
     assert overridden("PLANNER_ENTRY.TITLE") == base("PLANNER_ENTRY.TITLE")
 
 
-def test_unknown_variant_falls_back_to_the_language(tmp_path):
+def test_unknown_variant_falls_back_to_the_language_without_growing(tmp_path):
     catalog = TextCatalog(overrides_dir=tmp_path)
-    assert catalog.translator("en", "nobody").texts == catalog.translator("en").texts
+    assert catalog.translator("en", "nobody") is catalog.translator("en")
+    assert len(catalog._translators) == len(SUPPORTED_LANGUAGES)
+
+
+def test_override_with_an_unknown_parameter_does_not_break(tmp_path):
+    (tmp_path / "fr-typo.json").write_text(json.dumps({"RECIPE_CARD": {"GUESTS": "{count} pers. {oops}"}}))
+    t = TextCatalog(overrides_dir=tmp_path).translator("fr", "typo")
+    assert t("RECIPE_CARD.GUESTS", count=2) == "2 pers. {oops}"
+    assert t.get("RECIPE_CARD.TYPE_brunch") is None
 
 
 def test_parameters_and_money():

@@ -4,7 +4,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from flask import g
 
+from prerender.context import RequestContext
 from prerender.schemas.limits import MAX_CONTEXTS
 from tests.conftest import HEADERS
 
@@ -44,17 +46,22 @@ def test_display_variant_allowed_values_per_version(client, version, variant, ok
 
 
 @pytest.mark.parametrize("name,value", [("orientation", "diagonal"), ("serves", "0"), ("serves", "51"),
-                                        ("serves", "two"), ("store_id", "a/b"), ("recipe_id", "<x>")])
+                                        ("serves", "two"), ("store_id", "a/b"), ("recipe_id", "<x>"),
+                                        ("recipe_id", "."), ("recipe_id", ".."), ("store_id", "-1"),
+                                        ("surrounding_products_ids", "[" * 5000)])
 def test_bad_card_parameters(client, name, value):
     query = {"recipe_id": "1", name: value}
     response = client.get("/v1/recipe-card", headers=HEADERS, query_string=query)
     assert name in field_errors(response, "query")
 
 
-def test_removed_profiling_query_parameter_is_ignored(client):
+def test_removed_profiling_query_parameter_is_ignored(app, client):
+    seen: list[RequestContext] = []
+    app.before_request_funcs.setdefault("v1", []).append(lambda: seen.append(g.ctx))
     response = client.get("/v1/recipe-card", headers=HEADERS,
                           query_string={"recipe_id": "1", "profiling": "false"})
     assert response.status_code == 200
+    assert seen[0].profiling is True  # only the header turns profiling off
 
 
 def multiple(client, body, *, version="v1", query=None, content_type="application/json"):
@@ -87,6 +94,8 @@ def test_multiple_rejects_malformed_json(client):
     ({"contexts": [{"productIds": ["1", "2"], "position": p} for p in range(MAX_CONTEXTS + 1)]}, "contexts"),
     ({"contexts": [{"productIds": ["1", "2"], "position": 1}], "keyword": "x" * 101}, "keyword"),
     ({"contexts": [{"productIds": ["1", "2"], "position": 1}], "display_variant": 4}, "display_variant"),
+    ({"contexts": [{"productIds": ["1", "2"], "position": 2**53}]}, "contexts"),
+    ({"contexts": [{"productIds": ["1", "2"], "position": 1, "extra": True}]}, "contexts"),
 ])
 def test_multiple_body_validation(client, body, field):
     assert field in field_errors(multiple(client, body), "json")
@@ -95,7 +104,13 @@ def test_multiple_body_validation(client, body, field):
 def test_multiple_option_in_query_and_body_must_agree(client):
     body = {"contexts": [{"productIds": ["1", "2"], "position": 1}], "store_id": "1001"}
     response = multiple(client, body, query={"store_id": "1002"})
-    assert "store_id" in field_errors(response, "json")
+    errors = response.get_json()["errors"]
+    assert "store_id" in errors["json"] and "store_id" in errors["query"]
+
+
+def test_deeply_nested_json_body_is_a_400(client):
+    response = multiple(client, "[" * 20_000 + "]" * 20_000)  # under the size limit, over the parser's depth
+    assert response.status_code == 400 and response.mimetype == "application/problem+json"
 
 
 def test_multiple_body_too_large_is_413(client):

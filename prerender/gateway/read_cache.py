@@ -1,0 +1,63 @@
+"""The gateway's read cache: flask-caching behind a wrapper that never fails a request.
+
+A cache is an optimisation: when its backend (Redis) is down, reads are misses and writes are skipped,
+logged, and the request goes on to the upstream.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from flask_caching import Cache
+
+log = logging.getLogger(__name__)
+
+# Bumped when the shape of cached values changes, so a rolling deploy never reads the other shape.
+CACHE_SCHEMA_VERSION = 1
+
+
+def cache_key(kind: str, *parts: str | int | None) -> str:
+    """An unambiguous key: the parts are hashed as a JSON list (ids may hold ':' or '-')."""
+    digest = hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+    return f"{kind}:v{CACHE_SCHEMA_VERSION}:{digest}"
+
+
+class ReadCache:
+    """get/set/get_many/set_many that log backend failures instead of raising them."""
+
+    def __init__(self, *, cache: Cache) -> None:
+        self.cache = cache
+
+    def get(self, key: str) -> Any:
+        try:
+            return self.cache.get(key)
+        except Exception as error:  # noqa: BLE001 -- any backend failure is a miss
+            log.error("cache read failed, treated as a miss: %r", error)
+            return None
+
+    def get_many(self, *keys: str) -> list[Any]:
+        if not keys:
+            return []
+        try:
+            return list(self.cache.get_many(*keys))
+        except Exception as error:  # noqa: BLE001
+            log.error("cache read failed, treated as misses: %r", error)
+            return [None] * len(keys)
+
+    def set(self, key: str, value: Any, *, timeout: int) -> None:
+        try:
+            self.cache.set(key, value, timeout=timeout)
+        except Exception as error:  # noqa: BLE001 -- the answer is still good without the cache
+            log.error("cache write failed, skipped: %r", error)
+
+    def set_many(self, values: Mapping[str, Any], *, timeout: int) -> None:
+        try:
+            self.cache.set_many(dict(values), timeout=timeout)
+        except Exception as error:  # noqa: BLE001
+            log.error("cache write failed, skipped: %r", error)
+
+    def clear(self) -> None:
+        self.cache.clear()
