@@ -5,12 +5,15 @@ Spec, Authentication; DESIGN section 3. Every versioned route goes through it; O
 """
 from __future__ import annotations
 
+import json
 import logging
 import re
 import uuid
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
-from flask import Flask, Response, g, request
+from flask import Flask, Response, current_app, g, request
 
 from .errors import ValidationProblem
 from .gateway import CallerIdentity, Supplier, UpstreamError, get_gateway
@@ -26,6 +29,9 @@ _IDENTIFIER = re.compile(r"^[\x21-\x7e]{1,128}$")
 _LANGUAGE = re.compile(r"^(?P<language>[a-z]{2})(?:-(?P<variant>[a-z0-9_]{1,32}))?$")
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 _BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
+# The headers a sendBeacon body may carry in its `headers` object.
+BEACON_HEADERS = frozenset({"authorization", "authless-id", "language-id", "session-id", "supplier-token",
+                            "profiling"})
 
 
 @dataclass(frozen=True)
@@ -76,9 +82,34 @@ class RequestContext:
         return self.supplier is not None and self.supplier.personalization
 
 
-def _parse_headers(api_version: str, request_id: str) -> tuple[dict, dict[str, list[str]]]:
+View = TypeVar("View", bound=Callable[..., Any])
+
+
+def accepts_beacon_headers(view: View) -> View:
+    """Mark a view whose caller may be navigator.sendBeacon, which cannot set headers: the mandatory
+    headers may then come in the JSON body's `headers` object (docs/browser-api.md)."""
+    view.accepts_beacon_headers = True  # type: ignore[attr-defined]
+    return view
+
+
+def _request_headers() -> Mapping[str, str]:
+    """The request's headers, lower-cased; for a beacon view, completed by the body's `headers` object."""
+    headers = {name.lower(): value for name, value in request.headers.items()}
+    view = current_app.view_functions.get(request.endpoint or "")
+    if getattr(view, "accepts_beacon_headers", False) and "session-id" not in headers:
+        try:
+            body = json.loads(request.get_data(cache=True) or b"{}")
+        except (ValueError, RecursionError):
+            body = None
+        if isinstance(body, dict) and isinstance(body.get("headers"), dict):
+            given = {str(k).lower(): str(v) for k, v in body["headers"].items()}
+            headers.update({k: v for k, v in given.items() if k in BEACON_HEADERS})
+    return headers
+
+
+
+def _parse_headers(headers: Mapping[str, str], api_version: str, request_id: str) -> tuple[dict, dict[str, list[str]]]:
     """Read the mandatory and optional headers; return the values and the per-header errors."""
-    headers = request.headers
     values: dict = {"api_version": api_version, "request_id": request_id}
     errors: dict[str, list[str]] = {}
 
@@ -150,11 +181,11 @@ def load_request_context() -> None:
     """before_request guard of the versioned blueprints: headers -> g.ctx, or a 400 problem."""
     if request.method == "OPTIONS":
         return
-    api_version = request.blueprints[-1]
-    values, errors = _parse_headers(api_version, g.request_id)
+    headers = _request_headers()
+    values, errors = _parse_headers(headers, request.blueprints[-1], g.request_id)
     if errors:
         raise ValidationProblem({"headers": errors}, "Missing or malformed request headers.")
-    token = request.headers.get("supplier-token", "").strip() or None
+    token = headers.get("supplier-token", "").strip() or None
     supplier = _resolve_supplier(token)
     if supplier is not None:
         values["supplier"] = supplier

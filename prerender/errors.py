@@ -9,6 +9,8 @@ from typing import Any
 from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException
 
+from .gateway import UpstreamError, UpstreamStatusError, UpstreamTimeout, UpstreamUnavailable
+
 log = logging.getLogger(__name__)
 
 PROBLEM_MIMETYPE = "application/problem+json"
@@ -63,6 +65,27 @@ def handle_http_exception(error: HTTPException) -> Response:
     return response
 
 
+# Upstream 4xx a browser can act on pass through with the upstream's own explanation.
+PASSED_THROUGH_STATUSES = frozenset({400, 403, 404, 409, 422})
+
+
+def handle_upstream_error(error: UpstreamError) -> Response:
+    """An upstream failure a view did not handle (JSON action routes): say what failed, never a trace.
+
+    Card routes handle their own (an empty card); here the caller is the browser SDK, which needs to know
+    whether to retry (503, 504), give up (502), or fix its request (the upstream's 4xx)."""
+    log.error("upstream failure: %s", error)
+    if isinstance(error, UpstreamStatusError) and error.status in PASSED_THROUGH_STATUSES:
+        problem = error.problem
+        errors = problem.get("errors") if isinstance(problem.get("errors"), dict) else None
+        return problem_response(error.status, str(problem.get("detail") or error), errors=errors)
+    if isinstance(error, UpstreamUnavailable):
+        return problem_response(503, f"The recipe service is unreachable ({error}).")
+    if isinstance(error, UpstreamTimeout):
+        return problem_response(504, f"The recipe service did not answer in time ({error}).")
+    return problem_response(502, f"The recipe service failed ({error}).")
+
+
 def handle_unexpected(error: Exception) -> Response:
     """Log the bug, never show a trace to a customer."""
     log.exception("unhandled error")
@@ -72,5 +95,6 @@ def handle_unexpected(error: Exception) -> Response:
 def register_errorhandlers(app: Flask) -> None:
     """Route every error to a problem+json body."""
     app.register_error_handler(Problem, handle_problem)
+    app.register_error_handler(UpstreamError, handle_upstream_error)
     app.register_error_handler(HTTPException, handle_http_exception)
     app.register_error_handler(Exception, handle_unexpected)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from flask import Blueprint, Flask
 from werkzeug.exceptions import Gone
 
-from .blueprints import multiple, recipe_card, styles
+from .blueprints import basket, bootstrap, events, likes, multiple, recipe_card, recipe_details, styles
 from .context import API_VERSIONS, load_request_context
 
 # Blueprint -> the API versions that serve it.
@@ -16,6 +16,11 @@ VERSIONED_BLUEPRINTS: tuple[tuple[Blueprint, tuple[str, ...]], ...] = (
     (recipe_card.bp, ("v1", "v2")),
     (multiple.bp, ("v1", "v2")),
     (styles.bp, ("v1", "v2")),
+    (recipe_details.bp, ("v1", "v2")),
+    (basket.bp, ("v1", "v2")),
+    (likes.bp, ("v1", "v2")),
+    (events.bp, ("v1", "v2")),
+    (bootstrap.bp, ("v2",)),
 )
 
 # Paths the spec lists as removed, per version: answered 410 Gone, not 404.

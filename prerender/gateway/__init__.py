@@ -5,7 +5,7 @@ from flask import Flask, current_app
 
 from ..extensions import cache
 from .read_cache import ReadCache
-from .client import CallerIdentity, SuggestionContext, UpstreamGateway
+from .client import CallerIdentity, SuggestionContext, UpstreamGateway, segment
 from .errors import (UnknownStore, UpstreamBadResponse, UpstreamError, UpstreamStatusError,
                      UpstreamTimeout, UpstreamUnavailable)
 from .http import UpstreamHttp
@@ -34,4 +34,5 @@ def get_gateway() -> UpstreamGateway:
 
 __all__ = ["CallerIdentity", "Pricing", "Recipe", "Routing", "Supplier", "SuggestionContext",
            "UnknownStore", "UpstreamBadResponse", "UpstreamError", "UpstreamGateway", "UpstreamHttp",
-           "UpstreamStatusError", "UpstreamTimeout", "UpstreamUnavailable", "get_gateway", "init_gateway"]
+           "UpstreamStatusError", "UpstreamTimeout", "UpstreamUnavailable", "get_gateway", "init_gateway",
+           "segment"]

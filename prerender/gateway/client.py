@@ -175,11 +175,54 @@ class UpstreamGateway:
                                     headers=identity.headers(), idempotent=True)
         return {str(rid) for rid in data_list(payload, "likes")}
 
+    def like(self, identity: CallerIdentity, recipe_id: str, *, liked: bool) -> None:
+        """Like or unlike a recipe for the connected user (idempotent both ways)."""
+        self.http.request("PUT" if liked else "DELETE", f"{API}/likes/{segment(recipe_id)}",
+                          headers=identity.headers(), idempotent=True, expect_body=False)
+
+    # --- baskets (never cached: they are the user's) --------------------------------------------
+
+    def basket(self, identity: CallerIdentity, *, store_id: str) -> dict[str, Any]:
+        """The identity's basket at a store."""
+        try:
+            return _object(self.http.request("GET", f"{API}/basket", params={"store_id": store_id},
+                                             headers=identity.headers(), idempotent=True), "basket")
+        except UpstreamStatusError as error:
+            _raise_unknown_store(error)
+            raise
+
+    def change_basket(self, identity: CallerIdentity, method: str, path: str, *,
+                      body: dict[str, Any] | None = None, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """One basket write (`path` below /basket); answers {basket, changes} or the route's object.
+
+        PUT and DELETE are idempotent and may be retried; POST and PATCH are not."""
+        try:
+            return _object(self.http.request(method, f"{API}/basket{path}", json=body, params=params,
+                                             headers=identity.headers(),
+                                             idempotent=method in ("PUT", "DELETE")), "basket change")
+        except UpstreamStatusError as error:
+            _raise_unknown_store(error)
+            raise
+
+    # --- analytics -------------------------------------------------------------------------------
+
+    def store_events(self, identity: CallerIdentity, events: Sequence[dict[str, Any]]) -> int:
+        """Store analytics events upstream; the number stored."""
+        payload = _object(self.http.request("POST", f"{API}/events", json={"events": list(events)},
+                                            headers=identity.headers(), idempotent=False), "events")
+        return int(payload.get("stored", 0))
+
     @staticmethod
     def _recipe_key(identity: CallerIdentity, recipe_id: str, store_id: str | None,
                     serves: int | None) -> str:
         """Per recipe, store, serves and language; per supplier too, since the token goes upstream."""
         return cache_key("recipe", identity.supplier_id, recipe_id, store_id, serves, identity.language)
+
+
+def _object(payload: Any, what: str) -> dict[str, Any]:
+    if not isinstance(payload, dict):
+        raise UpstreamBadResponse(f"{what}: expected an object")
+    return payload
 
 
 def _params(**values: Any) -> dict[str, Any]:

@@ -58,6 +58,8 @@ class Recipe:
     pricing: Pricing | None
     external_id: str | None = None
     description: str = ""
+    preparation_time: int = 0
+    cooking_time: int = 0
     ingredients: tuple[dict[str, Any], ...] = ()
     steps: tuple[dict[str, Any], ...] = ()
 
@@ -112,6 +114,8 @@ class RecipeSchema(_Lenient):
     type = fields.String(required=True)
     difficulty = fields.Integer(required=True, validate=validate.Range(1, 3))
     total_time = fields.Integer(required=True)
+    preparation_time = fields.Integer(load_default=0)
+    cooking_time = fields.Integer(load_default=0)
     guests = fields.Integer(required=True)
     available = fields.Boolean(load_default=None, allow_none=True)
     promoted = fields.Boolean(load_default=False, allow_none=True)

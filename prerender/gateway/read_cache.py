@@ -16,7 +16,7 @@ from flask_caching import Cache
 log = logging.getLogger(__name__)
 
 # Bumped when the shape of cached values changes, so a rolling deploy never reads the other shape.
-CACHE_SCHEMA_VERSION = 1
+CACHE_SCHEMA_VERSION = 2
 
 
 def cache_key(kind: str, *parts: str | int | None) -> str:

@@ -8,3 +8,10 @@ MAX_KEYWORD_LENGTH = 100
 MAX_SERVES = 50
 # Positions are returned unchanged: keep them exact in JavaScript clients (2**53 - 1).
 MAX_POSITION = 2**53 - 1
+MAX_LINE_QUANTITY = 99
+MAX_CART_LINES = 500
+MAX_ORDER_ID = 64
+MAX_LIKE_IDS = 100
+MAX_EVENTS = 50
+MAX_EVENT_PATH = 512
+MAX_EVENT_PROPS = 20

@@ -1,0 +1,17 @@
+"""GET /v2/svc-window-bootstrap: a fragment that loads only the browser SDK (spec: v2 only)."""
+from __future__ import annotations
+
+from flask import Blueprint, Response, render_template
+
+from ..assets import get_assets
+
+bp = Blueprint("bootstrap", __name__)
+
+SDK_MODULES = ("sdk/svc.js",)
+
+
+@bp.get("/svc-window-bootstrap")
+def window_bootstrap() -> Response:
+    """The SDK module alone, for pages with custom recipe cards."""
+    html = render_template("scripts.html", module_urls=get_assets().module_urls(SDK_MODULES))
+    return Response(html, mimetype="text/html")

@@ -1,0 +1,114 @@
+"""Bodies and queries of the browser's JSON routes (docs/browser-api.md): basket, likes, events, details."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates
+from webargs.fields import DelimitedList
+
+from .fields import ID_MESSAGE, ID_PATTERN, Identifier
+from .limits import (MAX_CART_LINES, MAX_EVENT_PATH, MAX_EVENT_PROPS, MAX_EVENTS, MAX_LIKE_IDS,
+                     MAX_LINE_QUANTITY, MAX_ORDER_ID, MAX_SERVES)
+
+EVENT_NAME = re.compile(r"^[a-z][a-z.-]{0,63}$")
+
+
+class _Body(Schema):
+    class Meta:
+        unknown = RAISE
+
+
+def _guests(**kwargs: Any) -> fields.Integer:
+    return fields.Integer(strict=True, validate=validate.Range(1, MAX_SERVES), **kwargs)
+
+
+class StoreQuery(Schema):
+    """`?store_id=` of the basket reads and deletes."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    store_id = Identifier(load_default=None)
+
+
+class RequiredStoreQuery(StoreQuery):
+    store_id = Identifier(required=True)
+
+
+class DetailsQuery(Schema):
+    """`GET /recipe-details`."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    recipe_id = Identifier(required=True)
+    store_id = Identifier(load_default=None)
+    guests = fields.Integer(load_default=None, validate=validate.Range(1, MAX_SERVES))
+
+
+class AddRecipeBody(_Body):
+    recipe_id = Identifier(required=True)
+    guests = _guests(required=True)
+    store_id = Identifier(required=True)
+
+
+class RescaleBody(_Body):
+    guests = _guests(required=True)
+    store_id = Identifier(required=True)
+
+
+class IngredientLineBody(_Body):
+    product_id = Identifier(required=True)
+    quantity = fields.Integer(strict=True, required=True, validate=validate.Range(0, MAX_LINE_QUANTITY))
+    store_id = Identifier(required=True)
+
+
+class _CartLine(_Body):
+    id = Identifier(required=True)
+    quantity = fields.Integer(strict=True, required=True, validate=validate.Range(0, 10_000))
+
+
+class ReconcileBody(_Body):
+    store_id = Identifier(required=True)
+    cart = fields.List(fields.Nested(_CartLine), required=True, validate=validate.Length(max=MAX_CART_LINES))
+
+
+class ConfirmBody(_Body):
+    store_id = Identifier(required=True)
+    total = fields.Decimal(required=True, places=2, as_string=False, validate=validate.Range(0, 100_000))
+    order_id = fields.String(load_default=None, allow_none=True, validate=validate.Length(1, MAX_ORDER_ID))
+
+
+class LikesQuery(Schema):
+    """`?recipe_ids=12,13`: the like state of up to 100 recipes."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    recipe_ids = DelimitedList(fields.String(validate=validate.Regexp(ID_PATTERN, error=ID_MESSAGE)),
+                                      required=True, validate=validate.Length(1, MAX_LIKE_IDS))
+
+
+class _Event(_Body):
+    name = fields.String(required=True, validate=validate.Regexp(EVENT_NAME, error="Must be like 'recipe.show'."))
+    path = fields.String(load_default="/", validate=validate.Length(1, MAX_EVENT_PATH))
+    props = fields.Dict(keys=fields.String(validate=validate.Length(1, 64)), load_default=dict)
+
+    @validates("props")
+    def flat_props(self, props: dict[str, Any], **_: Any) -> None:
+        if len(props) > MAX_EVENT_PROPS:
+            raise ValidationError(f"At most {MAX_EVENT_PROPS} properties.")
+        for value in props.values():
+            if isinstance(value, str) and len(value) > 256 or not isinstance(value, (str, int, float, bool)):
+                raise ValidationError("Values are strings (up to 256 characters), numbers or booleans.")
+
+
+class EventsBody(Schema):
+    """`POST /events`; `headers` carries the mandatory headers when navigator.sendBeacon sent it."""
+
+    class Meta:
+        unknown = RAISE
+
+    events = fields.List(fields.Nested(_Event), required=True, validate=validate.Length(1, MAX_EVENTS))
+    headers = fields.Dict(keys=fields.String(), values=fields.String(), load_default=None)

@@ -1,0 +1,147 @@
+// Analytics events `{name, path, props}`: emitted on `eventSent$` when queued, sent in batches to
+// POST {api}/v1/events (every 2 s, or at 20 events), and with navigator.sendBeacon when the page is hidden
+// or left (body with a `headers` object, text/plain: docs/browser-api.md).
+const search = new URL(import.meta.url).search;
+const { Stream } = await import(new URL(`./stream.js${search}`, import.meta.url).href);
+const { ApiError } = await import(new URL(`./http.js${search}`, import.meta.url).href);
+
+/**
+ * @typedef {object} AnalyticsEvent
+ * @property {string} name `[a-z.-]`, e.g. `recipe.show`
+ * @property {string} path the page's analytics path
+ * @property {Record<string, string | number | boolean>} props
+ */
+
+const FLUSH_DELAY_MS = 2000;
+const FLUSH_SIZE = 20;
+const MAX_BATCH = 50; // the route takes 1 to 50 events
+const MAX_QUEUE = 500; // events kept while the service is unreachable; older ones are dropped
+const NAME = /^[a-z.-]{1,64}$/;
+
+export class Analytics {
+  /** @type {Stream<AnalyticsEvent>} every event, as it is queued for sending */
+  eventSent$ = new Stream();
+  /** @type {AnalyticsEvent[]} */
+  #queue = [];
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  #timer;
+  #sending = false;
+  /** @type {string | null} set by pageview(path) */
+  #path = null;
+  #client;
+  #session;
+
+  /**
+   * @param {object} deps
+   * @param {import("./http.js").ApiClient} deps.client
+   * @param {import("./session.js").Session} deps.session
+   */
+  constructor({ client, session }) {
+    this.#client = client;
+    this.#session = session;
+    const onHidden = () => {
+      if (document.visibilityState === "hidden") this.beacon();
+    };
+    document.addEventListener("visibilitychange", onHidden);
+    window.addEventListener("pagehide", () => this.beacon());
+  }
+
+  /** The page's analytics path: the last `pageview(path)`, else `<meta name="<prefix>-analytics-path">`,
+   * else `location.pathname`. */
+  get path() {
+    if (this.#path) return this.#path;
+    const meta = document.querySelector(`meta[name="${this.#session.prefix}-analytics-path"]`);
+    return meta?.getAttribute("content")?.trim() || location.pathname;
+  }
+
+  /**
+   * Sends a `pageview`; with a path, that path becomes the page's analytics path (single-page apps).
+   * @param {string} [path]
+   */
+  pageview(path) {
+    if (path !== undefined && path !== null && String(path).trim()) this.#path = String(path).trim().slice(0, 512);
+    return this.track("pageview", {});
+  }
+
+  /**
+   * Queues an event and emits it on eventSent$.
+   * @param {string} name
+   * @param {Record<string, unknown>} [props]
+   * @returns {AnalyticsEvent}
+   */
+  track(name, props = {}) {
+    if (!NAME.test(name)) throw new TypeError(`bad event name ${name}`);
+    /** @type {AnalyticsEvent} */
+    const event = Object.freeze({ name, path: this.path.slice(0, 512), props: Object.freeze(cleanProps(props)) });
+    this.#queue.push(event);
+    if (this.#queue.length > MAX_QUEUE) this.#queue.splice(0, this.#queue.length - MAX_QUEUE);
+    this.eventSent$.next(event);
+    if (this.#queue.length >= FLUSH_SIZE) void this.flush();
+    else this.#schedule();
+    return event;
+  }
+
+  /** Sends the queued events now (up to 50 per call). */
+  async flush() {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#sending || this.#queue.length === 0) return;
+    this.#sending = true;
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.splice(0, MAX_BATCH);
+        try {
+          await this.#client.request("POST", "/events", { json: { events: batch } });
+        } catch (error) {
+          // Unreachable or failing service: keep the events for the next attempt. A 4xx would fail again.
+          const retry = !(error instanceof ApiError) || error.status === 0 || error.status >= 500 || error.status === 429;
+          if (retry) this.#queue.unshift(...batch);
+          else console.error(`[${this.#session.prefix}] events refused`, error);
+          break;
+        }
+      }
+    } finally {
+      this.#sending = false;
+      if (this.#queue.length > 0) this.#schedule();
+    }
+  }
+
+  /** The page is hidden or left: hand the queue to the browser, which sends it even after unload. */
+  beacon() {
+    if (this.#queue.length === 0 || !this.#session.supplierToken || typeof navigator.sendBeacon !== "function") return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const url = this.#session.url("/events");
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.slice(0, MAX_BATCH);
+      const body = JSON.stringify({ headers: this.#session.beaconHeaders(), events: batch });
+      // A string body is sent as text/plain;charset=UTF-8: no CORS preflight, which a beacon cannot do.
+      if (!navigator.sendBeacon(url, body)) break; // over the browser's quota: keep them for later
+      this.#queue.splice(0, batch.length);
+    }
+  }
+
+  #schedule() {
+    if (this.#timer === undefined && !this.#sending) {
+      this.#timer = setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
+    }
+  }
+}
+
+/**
+ * Props as the service stores them: at most 20 string / number / boolean values.
+ * @param {Record<string, unknown>} props
+ * @returns {Record<string, string | number | boolean>}
+ */
+function cleanProps(props) {
+  /** @type {Record<string, string | number | boolean>} */
+  const clean = {};
+  for (const [key, value] of Object.entries(props ?? {}).slice(0, 20)) {
+    if (typeof value === "string" || typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value))) {
+      clean[key] = value;
+    } else if (value !== null && value !== undefined) {
+      clean[key] = String(value);
+    }
+  }
+  return clean;
+}

@@ -1,0 +1,242 @@
+// Keeps the retailer's cart and our basket together (issue "Browser runtime", section 4).
+//
+// After each basket change the retailer's callbacks get the answer's `changes`. The change then waits for
+// `retailerBasketChanged(cart)` to show the pushed quantities; when no call does within the time limit
+// (5 s), the change is rolled back with the inverse basket operation and the user is told. While a change
+// waits, a cart that does not show it yet is not reconciled (that would undo the change on our side before
+// the retailer had a chance to apply it): the latest such cart is reconciled once nothing waits any more.
+
+/** @typedef {{ id: string, quantity: number }} ProductQuantity */
+/** @typedef {(products: ProductQuantity[]) => unknown} CartCallback */
+
+/**
+ * @typedef {object} Pending
+ * @property {Map<string, { delta: number, target: number }>} targets cart quantity each product must reach
+ * @property {() => Promise<unknown>} rollback the inverse basket operation
+ * @property {ReturnType<typeof setTimeout> | undefined} timer
+ * @property {boolean} settled
+ */
+
+/**
+ * The cart as a map of product id to quantity (duplicate ids summed, bad rows rejected).
+ * @param {unknown} products
+ * @returns {Map<string, number>}
+ */
+export function normalizeCart(products) {
+  if (!Array.isArray(products)) throw new TypeError("retailerBasketChanged expects an array of {id, quantity}");
+  const cart = new Map();
+  for (const product of products) {
+    const id = product?.id ?? product?.productId;
+    const quantity = Number(product?.quantity);
+    if (id === undefined || id === null || !Number.isFinite(quantity)) {
+      throw new TypeError("retailerBasketChanged expects an array of {id, quantity}");
+    }
+    cart.set(String(id), (cart.get(String(id)) ?? 0) + quantity);
+  }
+  return cart;
+}
+
+export class BasketSync {
+  /** @type {CartCallback | null} */
+  #push = null;
+  /** @type {CartCallback | null} */
+  #add = null;
+  /** @type {CartCallback | null} */
+  #remove = null;
+  /** @type {Pending[]} */
+  #pending = [];
+  /** What the cart should hold: the last cart the retailer gave, plus the changes still waiting. */
+  /** @type {Map<string, number> | null} */
+  #expected = null;
+  /** @type {Map<string, number> | null} */
+  #deferredCart = null;
+  /** @type {Array<(value: Promise<unknown>) => void>} */
+  #deferredWaiters = [];
+  #reconcile;
+  #onRollback;
+  #timeoutMs;
+
+  /**
+   * @param {object} options
+   * @param {(cart: ProductQuantity[]) => Promise<unknown>} options.reconcile POST /basket/reconcile
+   * @param {(error?: unknown) => void} options.onRollback tells the user a change was undone
+   * @param {number} [options.timeoutMs]
+   */
+  constructor({ reconcile, onRollback, timeoutMs = 5000 }) {
+    this.#reconcile = reconcile;
+    this.#onRollback = onRollback;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  /** @param {CartCallback | null} callback all changes, positive to add and negative to remove */
+  definePush(callback) {
+    this.#push = checkCallback(callback);
+  }
+
+  /** @param {CartCallback | null} callback the additions, `{id, quantity}` with quantity > 0 */
+  defineAdd(callback) {
+    this.#add = checkCallback(callback);
+  }
+
+  /** @param {CartCallback | null} callback the removals, `{id, quantity}` with the quantity to remove (> 0) */
+  defineRemove(callback) {
+    this.#remove = checkCallback(callback);
+  }
+
+  /** Whether a retailer cart follows the basket (any callback defined). */
+  get active() {
+    return Boolean(this.#push || this.#add || this.#remove);
+  }
+
+  /** Number of changes waiting for the retailer's cart (tests, diagnostics). */
+  get pendingCount() {
+    return this.#pending.length;
+  }
+
+  /**
+   * Registers a basket change just answered by the service. Called inside the basket's write queue so
+   * that the expected cart follows the order of the writes; returns the function that calls the
+   * retailer's callbacks, to be run outside the queue (a callback may call retailerBasketChanged).
+   * @param {ProductQuantity[]} changes
+   * @param {{ after: any, rollback: () => Promise<unknown> }} context
+   * @returns {(() => Promise<void>) | null}
+   */
+  register(changes, { after, rollback }) {
+    const pushed = (changes ?? [])
+      .map((change) => ({ id: String(change.id), quantity: Number(change.quantity) }))
+      .filter((change) => Number.isFinite(change.quantity) && change.quantity !== 0)
+      .filter((change) => this.#push || (change.quantity > 0 ? this.#add : this.#remove));
+    if (pushed.length === 0) return null;
+
+    /** @type {Pending} */
+    const pending = { targets: new Map(), rollback, timer: undefined, settled: false };
+    for (const { id, quantity } of pushed) {
+      if (this.#expected) {
+        const target = Math.max(0, (this.#expected.get(id) ?? 0) + quantity);
+        pending.targets.set(id, { delta: quantity, target });
+        this.#expected.set(id, target);
+      } else if (quantity > 0) {
+        // No cart seen yet: the cart must at least hold what the basket now holds of that product.
+        const inBasket = after?.products?.find((/** @type {any} */ p) => String(p.id) === id)?.quantity ?? quantity;
+        pending.targets.set(id, { delta: quantity, target: Number(inBasket) });
+      }
+      // A removal before any cart was seen cannot be checked: nothing to wait for.
+    }
+    if (pending.targets.size > 0) {
+      this.#pending.push(pending);
+      pending.timer = setTimeout(() => this.#fail(pending), this.#timeoutMs);
+    }
+    return async () => {
+      try {
+        await this.#callCallbacks(pushed);
+      } catch (error) {
+        if (pending.targets.size > 0) this.#fail(pending, error);
+        else this.#onRollback(error);
+      }
+    };
+  }
+
+  /**
+   * The retailer's cart changed: settle the changes it shows, then reconcile (now, or once no change
+   * waits any more).
+   * @param {unknown} products `[{id, quantity}]`
+   * @returns {Promise<unknown>} the reconciled basket
+   */
+  cartChanged(products) {
+    const cart = normalizeCart(products);
+    for (const pending of [...this.#pending]) {
+      if (isShownBy(pending, cart)) this.#settle(pending);
+    }
+    this.#expected = new Map(cart);
+    for (const pending of this.#pending) {
+      for (const [id, { delta }] of pending.targets) {
+        this.#expected.set(id, Math.max(0, (this.#expected.get(id) ?? 0) + delta));
+      }
+    }
+    // The newest cart wins; callers still waiting on an older one get the same reconciled basket.
+    this.#deferredCart = cart;
+    const reconciled = new Promise((resolve) => this.#deferredWaiters.push(resolve));
+    this.#flushDeferred();
+    return reconciled;
+  }
+
+  /** Forgets every waiting change and what the cart was (after a payment, a basket reset). */
+  reset() {
+    for (const pending of this.#pending) {
+      pending.settled = true;
+      clearTimeout(pending.timer);
+    }
+    this.#pending = [];
+    this.#expected = null;
+    this.#deferredCart = null;
+    for (const resolve of this.#deferredWaiters.splice(0)) resolve(Promise.resolve(null));
+  }
+
+  /** @param {ProductQuantity[]} changes */
+  async #callCallbacks(changes) {
+    if (this.#push) {
+      await this.#push(changes.map((change) => ({ ...change })));
+      return;
+    }
+    const additions = changes.filter((change) => change.quantity > 0);
+    const removals = changes.filter((change) => change.quantity < 0)
+      .map((change) => ({ id: change.id, quantity: -change.quantity }));
+    if (additions.length > 0 && this.#add) await this.#add(additions);
+    if (removals.length > 0 && this.#remove) await this.#remove(removals);
+  }
+
+  /** @param {Pending} pending */
+  #settle(pending) {
+    pending.settled = true;
+    clearTimeout(pending.timer);
+    this.#pending = this.#pending.filter((other) => other !== pending);
+  }
+
+  /**
+   * The cart did not follow in time (or a callback failed): undo the change on our side.
+   * @param {Pending} pending
+   * @param {unknown} [error]
+   */
+  #fail(pending, error) {
+    if (pending.settled) return;
+    this.#settle(pending);
+    if (this.#expected) {
+      for (const [id, { delta }] of pending.targets) {
+        this.#expected.set(id, Math.max(0, (this.#expected.get(id) ?? 0) - delta));
+      }
+    }
+    // The rollback is queued before the deferred reconcile, so they reach the service in that order.
+    const rollback = pending.rollback();
+    this.#onRollback(error);
+    rollback.catch(() => {});
+    this.#flushDeferred();
+  }
+
+  #flushDeferred() {
+    if (this.#pending.length > 0 || !this.#deferredCart) return;
+    const cart = this.#deferredCart;
+    this.#deferredCart = null;
+    const reconciled = this.#reconcile(toList(cart));
+    for (const resolve of this.#deferredWaiters.splice(0)) resolve(reconciled);
+  }
+}
+
+/** @param {Pending} pending  @param {Map<string, number>} cart */
+function isShownBy(pending, cart) {
+  for (const [id, { delta, target }] of pending.targets) {
+    const quantity = cart.get(id) ?? 0;
+    if (delta > 0 ? quantity < target : quantity > target) return false;
+  }
+  return true;
+}
+
+/** @param {Map<string, number>} cart */
+function toList(cart) {
+  return [...cart].map(([id, quantity]) => ({ id, quantity }));
+}
+
+/** @param {unknown} callback */
+function checkCallback(callback) {
+  if (callback !== null && typeof callback !== "function") throw new TypeError("expected a function or null");
+  return /** @type {CartCallback | null} */ (callback);
+}

@@ -1,0 +1,345 @@
+// The user's basket at the selected store: its state as a stream, and the writes of the drawer. Writes are
+// serialised (one at a time, in order) so that each knows the basket it changes, which is what its
+// rollback restores; each answer updates the stream, then the retailer's cart callbacks get its changes.
+const search = new URL(import.meta.url).search;
+const { State } = await import(new URL(`./stream.js${search}`, import.meta.url).href);
+const { localProblem } = await import(new URL(`./http.js${search}`, import.meta.url).href);
+const { BasketSync } = await import(new URL(`./basket-sync.js${search}`, import.meta.url).href);
+
+/**
+ * @typedef {object} BasketLine
+ * @property {string} ingredient_id
+ * @property {string} product_id
+ * @property {number} quantity packages
+ * @property {string} [name]
+ * @property {string} [brand]
+ * @property {string} [size]
+ * @property {string} [picture_url]
+ * @property {number | null} [unit_price]
+ * @property {number | null} [price]
+ * @property {boolean} [available]
+ */
+
+/**
+ * @typedef {object} BasketEntry
+ * @property {string} recipe_id
+ * @property {number} guests
+ * @property {string} [title]
+ * @property {BasketLine[]} lines
+ */
+
+/**
+ * @typedef {object} Basket
+ * @property {string | null} store_id
+ * @property {BasketEntry[]} recipes
+ * @property {{ id: string, quantity: number }[]} products
+ * @property {number} recipe_count
+ * @property {number} total
+ * @property {string} [currency]
+ */
+
+/** @typedef {{ basket: Basket, changes: { id: string, quantity: number }[] }} BasketAnswer */
+
+/** @param {string | null} storeId @returns {Basket} */
+export const emptyBasket = (storeId) => ({ store_id: storeId, recipes: [], products: [], recipe_count: 0, total: 0 });
+
+export class BasketService {
+  /** @type {State<Basket>} the current basket, once loaded */
+  basket$ = new State();
+  /** @type {BasketSync} */
+  sync;
+  #client;
+  #pos;
+  #session;
+  /** @type {Promise<unknown>} tail of the write queue */
+  #queue = Promise.resolve();
+  /** @type {string | null} store and identity the loaded basket belongs to */
+  #loadedKey = null;
+  /** @type {Promise<Basket> | null} */
+  #loading = null;
+  #initialized = false;
+
+  /**
+   * @param {object} deps
+   * @param {import("./http.js").ApiClient} deps.client
+   * @param {import("./pos.js").Pos} deps.pos
+   * @param {import("./session.js").Session} deps.session
+   * @param {import("./notices.js").Notices} deps.notices
+   */
+  constructor({ client, pos, session, notices }) {
+    this.#client = client;
+    this.#pos = pos;
+    this.#session = session;
+    this.sync = new BasketSync({
+      reconcile: (cart) => this.#reconcile(cart),
+      onRollback: (error) => {
+        if (error) notices.error(error, "basket.rollback");
+        else notices.show(notices.t("basket.rollback"), "error");
+      },
+    });
+    const reload = () => {
+      if (!this.#initialized) return;
+      this.sync.reset();
+      this.#load().catch((error) => notices.error(error));
+    };
+    pos.storeId$.subscribe(reload);
+    session.identity$.subscribe(reload);
+  }
+
+  /**
+   * Loads the basket once the store is known (at most once per store and identity; every caller gets the
+   * same promise). Cards call it when they connect.
+   * @returns {Promise<Basket>}
+   */
+  initialize() {
+    this.#initialized = true;
+    return this.#load();
+  }
+
+  /** The number of recipes in the basket, as a stream. */
+  recipeCount() {
+    return this.basket$.map((basket) => basket.recipe_count ?? basket.recipes.length);
+  }
+
+  /**
+   * Whether a recipe is in the basket, as a stream (emits on change only).
+   * @param {string} recipeId
+   */
+  inBasket$(recipeId) {
+    return this.basket$.map((basket) => basket.recipes.some((entry) => entry.recipe_id === String(recipeId)));
+  }
+
+  /**
+   * The entry of a recipe in the current basket.
+   * @param {string} recipeId
+   * @returns {BasketEntry | undefined}
+   */
+  entry(recipeId) {
+    return this.basket$.value?.recipes.find((entry) => entry.recipe_id === String(recipeId));
+  }
+
+  /**
+   * Drops the SDK's basket state (changes waiting for the retailer's cart included) and loads the basket
+   * again. The basket itself is unchanged: to empty it, empty the retailer cart and call
+   * `basketSync.retailerBasketChanged([])`.
+   * @returns {Promise<Basket>}
+   */
+  reset() {
+    this.sync.reset();
+    this.#loadedKey = null;
+    this.#loading = null;
+    this.#initialized = true;
+    return this.#load();
+  }
+
+  /** POST /basket/recipes: the whole recipe for `guests` ("add all"). */
+  addRecipe(/** @type {string} */ recipeId, /** @type {number} */ guests) {
+    const id = String(recipeId);
+    return this.#write(
+      (storeId) => this.#client.request("POST", "/basket/recipes", { json: { recipe_id: id, guests, store_id: storeId } }),
+      (before) => (before ? () => this.#patchGuests(id, before.guests) : () => this.#delete(id)),
+      id,
+    );
+  }
+
+  /** PATCH /basket/recipes/<id>: the recipe's lines re-scaled to `guests`. */
+  setGuests(/** @type {string} */ recipeId, /** @type {number} */ guests) {
+    const id = String(recipeId);
+    return this.#write(
+      (storeId) => this.#patchGuestsRequest(id, guests, storeId),
+      (before) => (before ? () => this.#patchGuests(id, before.guests) : () => this.#delete(id)),
+      id,
+    );
+  }
+
+  /** DELETE /basket/recipes/<id>. */
+  removeRecipe(/** @type {string} */ recipeId) {
+    const id = String(recipeId);
+    return this.#write(
+      (storeId) => this.#deleteRequest(id, storeId),
+      (before) => (before ? () => this.#restoreEntry(before) : () => Promise.resolve()),
+      id,
+    );
+  }
+
+  /**
+   * PUT /basket/recipes/<id>/ingredients/<ingredient>: sets one line (quantity 0 removes it; another
+   * product replaces it; the entry is created when the recipe is not in the basket).
+   * @param {string} recipeId @param {string} ingredientId @param {string} productId @param {number} quantity
+   */
+  setIngredient(recipeId, ingredientId, productId, quantity) {
+    const id = String(recipeId);
+    return this.#write(
+      (storeId) => this.#putLine(id, String(ingredientId), String(productId), quantity, storeId),
+      (before) => {
+        if (!before) return () => this.#delete(id);
+        const line = before.lines.find((l) => l.ingredient_id === String(ingredientId));
+        return line
+          ? () => this.#apply((storeId) => this.#putLine(id, line.ingredient_id, line.product_id, line.quantity, storeId))
+          : () => this.#apply((storeId) => this.#putLine(id, String(ingredientId), String(productId), 0, storeId));
+      },
+      id,
+    );
+  }
+
+  /**
+   * POST /basket/confirm: the user paid. The identity then starts an empty basket.
+   * @param {number} total @param {string} [orderId]
+   */
+  async confirm(total, orderId) {
+    const amount = Number(total);
+    if (!Number.isFinite(amount) || amount < 0) throw new TypeError("handlePayment expects a total >= 0");
+    const storeId = await this.#requireStore();
+    const answer = await this.#enqueue(() => this.#client.request("POST", "/basket/confirm", {
+      json: { store_id: storeId, total: amount, ...(orderId ? { order_id: String(orderId) } : {}) },
+    }));
+    if (answer?.confirmed) {
+      this.sync.reset();
+      this.#publish(emptyBasket(storeId));
+    }
+    return answer;
+  }
+
+  // --- internals ---------------------------------------------------------------------------------
+
+  /** @returns {Promise<Basket>} */
+  async #load() {
+    const storeId = await this.#pos.whenLoaded();
+    const identity = this.#session.identity$.value;
+    const key = `${storeId}|${identity?.kind}:${identity?.id}`;
+    if (this.#loadedKey === key && this.#loading) return this.#loading;
+    this.#loadedKey = key;
+    const loading = this.#enqueue(async () => {
+      const basket = storeId === null
+        ? emptyBasket(null)
+        : await this.#client.request("GET", "/basket", { query: { store_id: storeId } });
+      if (this.#loadedKey === key) this.#publish(basket);
+      return basket;
+    });
+    this.#loading = loading;
+    loading.catch(() => {
+      if (this.#loading === loading) this.#loading = null; // a later call tries again
+    });
+    return loading;
+  }
+
+  /** The store for a write: waits for pos.load; "no store" is a problem, not a silent no-op. */
+  async #requireStore() {
+    const storeId = await this.#pos.whenLoaded();
+    if (storeId === null) throw localProblem("no-store", "No store selected", "Call pos.load(storeId) first.");
+    return storeId;
+  }
+
+  /**
+   * One write: queued, answered, published, registered for the cart sync; the retailer's callbacks run
+   * once the queue is free again.
+   * @param {(storeId: string) => Promise<BasketAnswer>} request
+   * @param {(before: BasketEntry | undefined) => () => Promise<unknown>} inverse the rollback, from the entry before
+   * @param {string} recipeId
+   * @returns {Promise<BasketAnswer>}
+   */
+  async #write(request, inverse, recipeId) {
+    const storeId = await this.#requireStore();
+    await this.initialize().catch(() => {}); // the rollback needs the basket before the change
+    /** @type {(() => Promise<void>) | null} */
+    let push = null;
+    const answer = await this.#enqueue(async () => {
+      const before = this.entry(recipeId);
+      const result = await request(storeId);
+      this.#publish(result.basket);
+      push = this.sync.register(result.changes ?? [], { after: result.basket, rollback: inverse(before) });
+      return result;
+    });
+    if (push) void (/** @type {() => Promise<void>} */ (push))();
+    return answer;
+  }
+
+  /**
+   * A write that is not pushed to the retailer cart (a rollback).
+   * @param {(storeId: string) => Promise<BasketAnswer>} request
+   */
+  #apply(request) {
+    return this.#enqueue(async () => {
+      const storeId = this.#pos.storeId$.value;
+      if (!storeId) return null;
+      const result = await request(storeId);
+      this.#publish(result.basket);
+      return result;
+    });
+  }
+
+  /** @param {string} id @param {number} guests */
+  #patchGuests(id, guests) {
+    return this.#apply((storeId) => this.#patchGuestsRequest(id, guests, storeId));
+  }
+
+  /** @param {string} id */
+  #delete(id) {
+    return this.#apply((storeId) => this.#deleteRequest(id, storeId));
+  }
+
+  /** Puts a removed entry back: the recipe for its guests, then its lines as they were. */
+  async #restoreEntry(/** @type {BasketEntry} */ entry) {
+    const added = await this.#apply((storeId) => this.#client.request("POST", "/basket/recipes", {
+      json: { recipe_id: entry.recipe_id, guests: entry.guests, store_id: storeId },
+    }));
+    const now = added?.basket?.recipes?.find((/** @type {BasketEntry} */ e) => e.recipe_id === entry.recipe_id);
+    if (!now) return;
+    const wanted = new Map(entry.lines.map((line) => [line.ingredient_id, line]));
+    for (const line of now.lines) {
+      const before = wanted.get(line.ingredient_id);
+      if (!before) {
+        await this.#apply((storeId) => this.#putLine(entry.recipe_id, line.ingredient_id, line.product_id, 0, storeId));
+      } else if (before.product_id !== line.product_id || before.quantity !== line.quantity) {
+        await this.#apply((storeId) => this.#putLine(entry.recipe_id, before.ingredient_id, before.product_id, before.quantity, storeId));
+      }
+    }
+  }
+
+  /** @param {string} id @param {number} guests @param {string} storeId */
+  #patchGuestsRequest(id, guests, storeId) {
+    return this.#client.request("PATCH", `/basket/recipes/${encodeURIComponent(id)}`, { json: { guests, store_id: storeId } });
+  }
+
+  /** @param {string} id @param {string} storeId */
+  #deleteRequest(id, storeId) {
+    return this.#client.request("DELETE", `/basket/recipes/${encodeURIComponent(id)}`, { query: { store_id: storeId } });
+  }
+
+  /** @param {string} id @param {string} ingredientId @param {string} productId @param {number} quantity @param {string} storeId */
+  #putLine(id, ingredientId, productId, quantity, storeId) {
+    return this.#client.request("PUT", `/basket/recipes/${encodeURIComponent(id)}/ingredients/${encodeURIComponent(ingredientId)}`, {
+      json: { product_id: productId, quantity, store_id: storeId },
+    });
+  }
+
+  /** POST /basket/reconcile with the retailer's cart; no store: nothing to reconcile. */
+  #reconcile(/** @type {{ id: string, quantity: number }[]} */ cart) {
+    return this.#enqueue(async () => {
+      const storeId = this.#pos.storeId$.value;
+      if (!storeId) return this.basket$.value ?? emptyBasket(null);
+      const answer = await this.#client.request("POST", "/basket/reconcile", { json: { store_id: storeId, cart } });
+      this.#publish(answer.basket);
+      return answer.basket;
+    });
+  }
+
+  /** @param {Basket} basket */
+  #publish(basket) {
+    if (!basket || !Array.isArray(basket.recipes)) return;
+    basket.recipes = basket.recipes.map((entry) => ({ ...entry, recipe_id: String(entry.recipe_id), lines: entry.lines ?? [] }));
+    this.basket$.next(basket);
+  }
+
+  /**
+   * Runs `task` after every queued one (failed ones included).
+   * @template T
+   * @param {() => Promise<T>} task
+   * @returns {Promise<T>}
+   */
+  #enqueue(task) {
+    const run = this.#queue.then(task, task);
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+}

@@ -1,0 +1,130 @@
+// Likes (the heart) of the connected user: one state for the page, so every heart of a recipe changes at
+// once. Optimistic: the state changes at the click and goes back when the service refuses.
+const search = new URL(import.meta.url).search;
+const { State } = await import(new URL(`./stream.js${search}`, import.meta.url).href);
+const { localProblem } = await import(new URL(`./http.js${search}`, import.meta.url).href);
+
+const MAX_IDS_PER_CALL = 100;
+
+export class Likes {
+  /** @type {State<ReadonlyMap<string, boolean>>} recipe id -> liked, for the recipes known on the page */
+  liked$ = new State(new Map());
+  #client;
+  #session;
+  /** @type {Set<string>} ids to ask the service about at the next microtask */
+  #toFetch = new Set();
+  #fetchScheduled = false;
+  /** @type {Map<string, number>} recipe id -> write generation (a newer click wins over an older answer) */
+  #generation = new Map();
+
+  /**
+   * @param {object} deps
+   * @param {import("./http.js").ApiClient} deps.client
+   * @param {import("./session.js").Session} deps.session
+   * @param {(name: string, props: Record<string, unknown>) => void} deps.track analytics
+   */
+  constructor({ client, session, track }) {
+    this.#client = client;
+    this.#session = session;
+    this.track = track;
+    // Another identity: what we knew is someone else's.
+    let identityKey = "";
+    session.identity$.subscribe((identity) => {
+      const key = `${identity.kind}:${identity.id}`;
+      if (identityKey && key !== identityKey) this.liked$.next(new Map());
+      identityKey = key;
+    });
+  }
+
+  /**
+   * Liked state of one recipe, as a stream (undefined while unknown).
+   * @param {string} recipeId
+   */
+  likedOf(recipeId) {
+    const id = String(recipeId);
+    return this.liked$.map((map) => map.get(id));
+  }
+
+  /**
+   * What the server rendered (`aria-pressed` of a heart): taken when nothing newer is known.
+   * @param {string} recipeId @param {boolean} liked
+   */
+  seed(recipeId, liked) {
+    const id = String(recipeId);
+    if (this.liked$.value?.has(id)) return;
+    this.#set(id, liked);
+  }
+
+  /**
+   * Asks the service which of these recipes the connected user likes (batched per microtask).
+   * @param {string[]} recipeIds
+   */
+  load(recipeIds) {
+    if (!this.#session.isConnected) return;
+    for (const id of recipeIds) this.#toFetch.add(String(id));
+    if (this.#fetchScheduled) return;
+    this.#fetchScheduled = true;
+    queueMicrotask(() => {
+      this.#fetchScheduled = false;
+      const ids = [...this.#toFetch];
+      this.#toFetch.clear();
+      for (let i = 0; i < ids.length; i += MAX_IDS_PER_CALL) void this.#fetch(ids.slice(i, i + MAX_IDS_PER_CALL));
+    });
+  }
+
+  /** @param {string} recipeId */
+  like(recipeId) {
+    return this.#write(String(recipeId), true);
+  }
+
+  /** @param {string} recipeId */
+  unlike(recipeId) {
+    return this.#write(String(recipeId), false);
+  }
+
+  /** @param {string} recipeId */
+  toggle(recipeId) {
+    const id = String(recipeId);
+    return this.#write(id, !this.liked$.value?.get(id));
+  }
+
+  /** @param {string[]} ids */
+  async #fetch(ids) {
+    try {
+      const answer = await this.#client.request("GET", "/likes", { query: { recipe_ids: ids.join(",") } });
+      const liked = new Set((answer?.data ?? []).map(String));
+      const map = new Map(this.liked$.value);
+      for (const id of ids) if (!this.#generation.has(id)) map.set(id, liked.has(id));
+      this.liked$.next(map);
+    } catch (error) {
+      console.error(`[${this.#session.prefix}] could not read likes`, error);
+    }
+  }
+
+  /**
+   * @param {string} id @param {boolean} liked
+   * @returns {Promise<boolean>} the liked state the service accepted
+   */
+  async #write(id, liked) {
+    if (!this.#session.isConnected) throw localProblem("not-connected", "Likes are for connected users");
+    const previous = this.liked$.value?.get(id) ?? !liked;
+    const generation = (this.#generation.get(id) ?? 0) + 1;
+    this.#generation.set(id, generation);
+    this.#set(id, liked);
+    try {
+      await this.#client.request(liked ? "PUT" : "DELETE", `/likes/${encodeURIComponent(id)}`);
+      this.track(liked ? "recipe.like" : "recipe.unlike", { recipe_id: id });
+      return liked;
+    } catch (error) {
+      if (this.#generation.get(id) === generation) this.#set(id, previous);
+      throw error;
+    }
+  }
+
+  /** @param {string} id @param {boolean} liked */
+  #set(id, liked) {
+    const map = new Map(this.liked$.value);
+    map.set(id, liked);
+    this.liked$.next(map);
+  }
+}

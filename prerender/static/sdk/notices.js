@@ -1,0 +1,95 @@
+// Short, non-blocking messages for the user (an action failed, a change was undone). The open drawer shows
+// them; when no drawer is open they are announced to assistive technology through a visually hidden live
+// region, the visible feedback being the control itself going back to its previous state.
+const search = new URL(import.meta.url).search;
+const { Stream } = await import(new URL(`./stream.js${search}`, import.meta.url).href);
+const { translator } = await import(new URL(`./texts.js${search}`, import.meta.url).href);
+const { ApiError } = await import(new URL(`./http.js${search}`, import.meta.url).href);
+
+/**
+ * @typedef {object} Notice
+ * @property {"info" | "error"} kind
+ * @property {string} text
+ * @property {import("./http.js").Problem} [problem]
+ */
+
+export class Notices {
+  /** @type {Stream<Notice>} every message, as it is shown */
+  messages$ = new Stream();
+  /** @type {((notice: Notice) => boolean) | null} */
+  #presenter = null;
+  /** @type {HTMLElement | null} */
+  #liveRegion = null;
+  #session;
+
+  /** @param {import("./session.js").Session} session */
+  constructor(session) {
+    this.#session = session;
+  }
+
+  /**
+   * A text of the SDK in the session's language.
+   * @param {string} key
+   * @param {Record<string, string | number>} [params]
+   */
+  t(key, params) {
+    return translator(this.#session.language)(key, params);
+  }
+
+  /**
+   * The open drawer shows the messages while it is open (returns false to decline one).
+   * @param {((notice: Notice) => boolean) | null} presenter
+   */
+  setPresenter(presenter) {
+    this.#presenter = presenter;
+  }
+
+  /** @param {string} text  @param {"info" | "error"} [kind] */
+  show(text, kind = "info") {
+    this.#emit({ kind, text });
+  }
+
+  /**
+   * Tells the user that an action failed. An ApiError is an expected failure (the service answered a
+   * problem, the network is down); anything else is a bug of ours and is logged.
+   * @param {unknown} error
+   * @param {string} [fallbackKey] text key when the problem has no more specific text
+   */
+  error(error, fallbackKey = "error.generic") {
+    if (error instanceof DOMException && error.name === "AbortError") return;
+    let key = fallbackKey;
+    if (error instanceof ApiError) {
+      const type = String(error.problem.type ?? "");
+      if (type.endsWith("#no-store")) key = "error.no-store";
+      else if (error.status === 0) key = "error.network";
+      console.error(`[${this.#session.prefix}] ${error.problem.title} (${error.status})`, error.problem);
+    } else {
+      console.error(`[${this.#session.prefix}]`, error);
+    }
+    this.#emit({ kind: "error", text: this.t(key), problem: error instanceof ApiError ? error.problem : undefined });
+  }
+
+  /** @param {Notice} notice */
+  #emit(notice) {
+    this.messages$.next(notice);
+    if (this.#presenter?.(notice)) return;
+    this.#announce(notice.text);
+  }
+
+  /** @param {string} text */
+  #announce(text) {
+    if (!this.#liveRegion?.isConnected) {
+      this.#liveRegion = document.createElement("div");
+      this.#liveRegion.className = "svc-ds-visually-hidden";
+      this.#liveRegion.setAttribute("role", "status");
+      this.#liveRegion.setAttribute(`data-${this.#session.prefix}-live`, "");
+      document.body.append(this.#liveRegion);
+    }
+    const region = this.#liveRegion;
+    region.textContent = "";
+    // A new text node after the clear, so screen readers announce a repeated message again.
+    setTimeout(() => {
+      region.textContent = text;
+    }, 50);
+  }
+}

@@ -1,0 +1,123 @@
+// `recipe.show`: a card is shown when at least 80 % of it is on screen for one continuous second; a recipe
+// is counted once per 5 minutes (localStorage `_<prefix>/shown/<recipe id>` holds the last time), whatever
+// the number of its cards. One IntersectionObserver watches every card of the page.
+
+const VISIBLE_RATIO = 0.8;
+const VISIBLE_MS = 1000;
+const ONCE_PER_MS = 5 * 60 * 1000;
+
+/**
+ * @typedef {object} Tracked
+ * @property {HTMLElement} element
+ * @property {string} recipeId
+ * @property {ReturnType<typeof setTimeout> | undefined} timer
+ */
+
+export class ShowTracker {
+  /** @type {IntersectionObserver | null} */
+  #observer = null;
+  /** @type {Map<Element, Set<Tracked>>} */
+  #tracked = new Map();
+  #storage;
+  #key;
+  #emit;
+
+  /**
+   * @param {object} deps
+   * @param {import("./storage.js").SafeStorage} deps.storage localStorage
+   * @param {(name: string) => string} deps.key storage key of the SDK
+   * @param {(recipeId: string) => void} deps.emit sends recipe.show
+   */
+  constructor({ storage, key, emit }) {
+    this.#storage = storage;
+    this.#key = key;
+    this.#emit = emit;
+  }
+
+  /**
+   * Watches one card root. Returns the handle to call when the node is removed.
+   * @param {{ element: HTMLElement, recipeId: string | number }} options
+   * @returns {{ disconnect(): void }}
+   */
+  attach({ element, recipeId } = /** @type {any} */ ({})) {
+    if (!(element instanceof Element)) throw new TypeError("attachRecipeCardShowTracking expects {element, recipeId}");
+    const id = String(recipeId ?? "").trim();
+    if (!id) throw new TypeError("attachRecipeCardShowTracking expects a recipeId");
+    /** @type {Tracked} */
+    const tracked = { element: /** @type {HTMLElement} */ (element), recipeId: id, timer: undefined };
+    let records = this.#tracked.get(element);
+    if (!records) {
+      records = new Set();
+      this.#tracked.set(element, records);
+      this.#observerFor().observe(element);
+    }
+    records.add(tracked);
+    let connected = true;
+    return {
+      disconnect: () => {
+        if (!connected) return;
+        connected = false;
+        clearTimeout(tracked.timer);
+        const set = this.#tracked.get(element);
+        set?.delete(tracked);
+        if (set && set.size === 0) {
+          this.#tracked.delete(element);
+          this.#observer?.unobserve(element);
+        }
+        if (this.#tracked.size === 0) {
+          this.#observer?.disconnect();
+          this.#observer = null;
+        }
+      },
+    };
+  }
+
+  /** Number of watched elements (tests, leak checks). */
+  get size() {
+    return this.#tracked.size;
+  }
+
+  /** Drops the timestamps older than 5 minutes (run once per page). */
+  prune() {
+    const prefix = this.#key("shown/");
+    const now = Date.now();
+    for (const name of this.#storage.keys()) {
+      if (!name.startsWith(prefix)) continue;
+      const at = Number(this.#storage.get(name));
+      if (!Number.isFinite(at) || now - at >= ONCE_PER_MS || at > now + ONCE_PER_MS) this.#storage.remove(name);
+    }
+  }
+
+  #observerFor() {
+    this.#observer ??= new IntersectionObserver((entries) => this.#onIntersections(entries), {
+      threshold: [0, VISIBLE_RATIO],
+    });
+    return this.#observer;
+  }
+
+  /** @param {IntersectionObserverEntry[]} entries */
+  #onIntersections(entries) {
+    for (const entry of entries) {
+      const visible = entry.isIntersecting && entry.intersectionRatio >= VISIBLE_RATIO - 0.001;
+      for (const tracked of this.#tracked.get(entry.target) ?? []) {
+        if (visible && tracked.timer === undefined) {
+          tracked.timer = setTimeout(() => this.#shown(tracked), VISIBLE_MS);
+        } else if (!visible && tracked.timer !== undefined) {
+          clearTimeout(tracked.timer);
+          tracked.timer = undefined;
+        }
+      }
+    }
+  }
+
+  /** @param {Tracked} tracked */
+  #shown(tracked) {
+    tracked.timer = undefined;
+    const key = this.#key(`shown/${tracked.recipeId}`);
+    const last = Number(this.#storage.get(key));
+    const now = Date.now();
+    if (Number.isFinite(last) && now - last < ONCE_PER_MS && last <= now) return;
+    this.#storage.set(key, String(now));
+    this.#emit(tracked.recipeId);
+  }
+}

@@ -1,0 +1,77 @@
+// Browser storage that never throws (Safari private mode, storage disabled by the page's policy, quota):
+// when the real storage is unusable, values live in memory for the life of the page.
+
+/**
+ * @typedef {object} SafeStorage
+ * @property {(key: string) => string | null} get
+ * @property {(key: string, value: string) => void} set
+ * @property {(key: string) => void} remove
+ * @property {() => string[]} keys
+ */
+
+/**
+ * @param {"localStorage" | "sessionStorage"} kind
+ * @returns {SafeStorage}
+ */
+export function safeStorage(kind) {
+  /** @type {Map<string, string>} */
+  const memory = new Map();
+  /** @returns {Storage | null} */
+  const real = () => {
+    try {
+      return window[kind];
+    } catch {
+      return null;
+    }
+  };
+  return {
+    get(key) {
+      try {
+        const storage = real();
+        if (storage) return storage.getItem(key) ?? memory.get(key) ?? null;
+      } catch {
+        // fall through to memory
+      }
+      return memory.get(key) ?? null;
+    },
+    set(key, value) {
+      memory.set(key, value);
+      try {
+        real()?.setItem(key, value);
+      } catch {
+        // memory keeps it
+      }
+    },
+    remove(key) {
+      memory.delete(key);
+      try {
+        real()?.removeItem(key);
+      } catch {
+        // nothing to do
+      }
+    },
+    keys() {
+      const names = new Set(memory.keys());
+      try {
+        const storage = real();
+        for (let i = 0; storage && i < storage.length; i += 1) {
+          const name = storage.key(i);
+          if (name !== null) names.add(name);
+        }
+      } catch {
+        // memory only
+      }
+      return [...names];
+    },
+  };
+}
+
+/** A random identifier (UUID v4 form), also outside secure contexts where randomUUID is missing. */
+export function randomId() {
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

@@ -1,0 +1,67 @@
+// The few texts the browser runtime writes itself (messages, controls it creates). Texts that the server
+// renders (card, recipe details) come from the server's i18n files; these are the fallbacks of the SDK,
+// per base language of `language-id`. The recipe-details JSON may override any key with a "texts" object.
+
+/** @typedef {Record<string, string>} Texts */
+
+/** @type {Record<string, Texts>} */
+const TEXTS = {
+  fr: {
+    "error.generic": "Une erreur est survenue. Réessayez dans un instant.",
+    "error.network": "Connexion impossible. Vérifiez votre réseau et réessayez.",
+    "error.no-store": "Choisissez un magasin pour ajouter des produits.",
+    "error.like": "Vos favoris n'ont pas pu être mis à jour.",
+    "error.details": "La recette n'a pas pu être chargée.",
+    "error.not-found": "Cette recette n'est plus disponible.",
+    "basket.rollback": "Le panier du magasin n'a pas suivi : la modification a été annulée.",
+    "drawer.close": "Fermer",
+    "drawer.loading": "Chargement…",
+    "drawer.retry": "Réessayer",
+    "drawer.dismiss": "Masquer le message",
+    "details.add": "Ajouter",
+    "details.add-aria": "Ajouter {name} au panier",
+    "details.decrease": "Retirer un {name}",
+    "details.increase": "Ajouter un {name}",
+    "details.quantity": "{count} dans le panier",
+    "details.replace-title": "Remplacer {name} par",
+    "details.choose": "Choisir",
+    "details.cancel": "Annuler",
+    "details.removed": "Retiré du panier",
+  },
+  en: {
+    "error.generic": "Something went wrong. Please try again in a moment.",
+    "error.network": "No connection. Check your network and try again.",
+    "error.no-store": "Choose a store to add products.",
+    "error.like": "Your favorites could not be updated.",
+    "error.details": "The recipe could not be loaded.",
+    "error.not-found": "This recipe is no longer available.",
+    "basket.rollback": "The shop's cart did not follow: the change was undone.",
+    "drawer.close": "Close",
+    "drawer.loading": "Loading…",
+    "drawer.retry": "Try again",
+    "drawer.dismiss": "Dismiss the message",
+    "details.add": "Add",
+    "details.add-aria": "Add {name} to the basket",
+    "details.decrease": "One {name} fewer",
+    "details.increase": "One more {name}",
+    "details.quantity": "{count} in the basket",
+    "details.replace-title": "Replace {name} with",
+    "details.choose": "Choose",
+    "details.cancel": "Cancel",
+    "details.removed": "Removed from the basket",
+  },
+};
+
+/**
+ * A translator for a `language-id` (`fr`, `en`, `fr-<retailer>`), with optional overrides.
+ * @param {string} languageId
+ * @param {Texts} [overrides]
+ * @returns {(key: string, params?: Record<string, string | number>) => string}
+ */
+export function translator(languageId, overrides = {}) {
+  const base = TEXTS[String(languageId).slice(0, 2)] ?? TEXTS.fr;
+  return (key, params = {}) => {
+    const template = overrides[key] ?? base[key] ?? TEXTS.en[key] ?? key;
+    return template.replace(/\{(\w+)\}/g, (match, name) => (name in params ? String(params[name]) : match));
+  };
+}

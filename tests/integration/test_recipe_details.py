@@ -1,0 +1,103 @@
+"""GET /{v}/recipe-details (the drawer's content) against the real coreapi."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from bs4 import BeautifulSoup
+
+from prerender import create_app
+from tests.conftest import closed_port
+
+from .conftest import headers
+
+
+def details(client, **query):
+    return client.get("/v1/recipe-details", query_string=query, headers=headers())
+
+
+def parsed(response):
+    assert response.status_code == 200 and response.mimetype == "text/html"
+    return BeautifulSoup(response.get_data(as_text=True), "html5lib").find("svc-recipe-details")
+
+
+def test_shopping_tab_lists_each_ingredient_with_its_first_available_product(client, upstream):
+    expected = upstream.recipe("5", store_id="1001")
+    root = parsed(details(client, recipe_id="5", store_id="1001"))
+    rows = root.select('[data-panel="shopping"] .svc-recipe-details__ingredient')
+    assert [row["data-ingredient-id"] for row in rows] == [i["id"] for i in expected["ingredients"]]
+    for row, ingredient in zip(rows, expected["ingredients"]):
+        first_available = next(p for p in ingredient["products"] if p["available"])
+        assert row["data-product-id"] == first_available["id"]
+        others = [b["data-product-id"] for b in row.select('[data-action="choose-product"]')]
+        assert others == [p["id"] for p in ingredient["products"] if p["available"] and p is not first_available]
+
+
+def test_guests_scale_quantities(client, upstream):
+    four = parsed(details(client, recipe_id="5", store_id="1001", guests="4"))
+    eight = parsed(details(client, recipe_id="5", store_id="1001", guests="8"))
+    assert (four["guests"], eight["guests"]) == ("4", "8")
+    quantity = lambda root: root.select_one(".svc-recipe-details__ingredient-quantity").get_text(strip=True)
+    assert quantity(four) == upstream.recipe("5", serves=4)["ingredients"][0]["display"]
+    assert quantity(eight) == upstream.recipe("5", serves=8)["ingredients"][0]["display"]
+    assert quantity(four) != quantity(eight)
+
+
+def test_without_a_store_the_shopping_tab_asks_for_one(client):
+    root = parsed(details(client, recipe_id="5"))
+    shopping = root.select_one('[data-panel="shopping"]')
+    assert shopping.select_one('[data-role="choose-store"]') is not None
+    assert not shopping.select(".svc-recipe-details__ingredient")
+    assert root.select_one(".svc-recipe-details__add-all") is None
+
+
+def test_cooking_tab_has_the_steps(client, upstream):
+    expected = upstream.recipe("5")
+    root = parsed(details(client, recipe_id="5"))
+    steps = [s.get_text(strip=True) for s in root.select(".svc-recipe-details__step-text")]
+    assert steps == [s["text"] for s in expected["steps"]]
+    assert root.select_one('[data-panel="cooking"]').has_attr("hidden")
+
+
+def test_tabs_are_accessible(client):
+    root = parsed(details(client, recipe_id="5", store_id="1001"))
+    tabs = root.select('[role="tab"]')
+    for tab in tabs:
+        panel = root.find(id=tab["aria-controls"])
+        assert panel["role"] == "tabpanel" and panel["aria-labelledby"] == tab["id"]
+    assert [t["aria-selected"] for t in tabs] == ["true", "false"]
+
+
+def test_browser_data_matches_the_markup(client):
+    root = parsed(details(client, recipe_id="5", store_id="1001"))
+    data = json.loads(root.select_one("script.svc-recipe-details__data").string)
+    rows = root.select('[data-panel="shopping"] .svc-recipe-details__ingredient')
+    assert [i["chosen"] for i in data["ingredients"]] == [row.get("data-product-id") for row in rows]
+    assert data["store_id"] == "1001" and data["recipe_id"] == "5"
+
+
+def test_add_all_counts_the_chosen_products(client):
+    root = parsed(details(client, recipe_id="5", store_id="1001"))
+    rows = root.select('[data-panel="shopping"] .svc-recipe-details__ingredient[data-product-id]')
+    assert str(len(rows)) in root.select_one(".svc-recipe-details__add-all").get_text()
+
+
+def test_unavailable_ingredient_at_store_1002(client, upstream):
+    recipe_id = next(r["id"] for r in upstream.all_recipes()
+                     if upstream.recipe(r["id"], store_id="1002")["available"] is False)
+    root = parsed(details(client, recipe_id=recipe_id, store_id="1002"))
+    assert root.select(".svc-recipe-details__ingredient--unavailable")
+
+
+@pytest.mark.parametrize("query,status", [({"recipe_id": "999999"}, 404), ({"recipe_id": "5", "store_id": "424242"}, 400),
+                                          ({"recipe_id": "5", "guests": "0"}, 400), ({}, 400)])
+def test_errors(client, query, status):
+    response = details(client, **query)
+    assert response.status_code == status and response.mimetype == "application/problem+json"
+
+
+def test_upstream_down_is_a_503_problem(app_config):
+    app = create_app({**app_config, "UPSTREAM_URL": f"http://127.0.0.1:{closed_port()}", "UPSTREAM_RETRIES": 0})
+    response = app.test_client().get("/v1/recipe-details?recipe_id=5", headers=headers(token=None))
+    assert response.status_code == 503 and response.mimetype == "application/problem+json"
+    assert "unreachable" in response.get_json()["detail"]
