@@ -1,4 +1,5 @@
-"""coreapi: the reference upstream of prerender (catalog, pricing, suggestions, likes)."""
+"""coreapi: the reference upstream of prerender (catalog, pricing, suggestions, likes, baskets,
+events)."""
 
 from __future__ import annotations
 

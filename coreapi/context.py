@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 from flask import g
 
 from coreapi.errors import Forbidden, Unauthorized
@@ -10,7 +14,9 @@ from coreapi.models import Supplier
 from coreapi.schemas.headers import RequestHeadersSchema
 from coreapi.schemas.parsing import parser
 from coreapi.services.catalog import find_supplier
-from coreapi.services.identity import IdentityKind, RequestContext
+from coreapi.services.identity import Identity, IdentityKind, RequestContext
+
+View = TypeVar("View", bound=Callable[..., Any])
 
 
 def load_request_context() -> None:
@@ -32,12 +38,34 @@ def current() -> RequestContext:
     return ctx
 
 
+def calling_supplier() -> Supplier | None:
+    """The supplier of the ``Supplier-Token`` header, if the request carries one."""
+    supplier: Supplier | None = g.supplier
+    return supplier
+
+
 def current_supplier() -> Supplier:
     """The calling supplier; ``401`` when the request carries no ``Supplier-Token``."""
     if g.supplier is None:
         raise Unauthorized("This route needs a Supplier-Token header.")
     supplier: Supplier = g.supplier
     return supplier
+
+
+def current_identity() -> Identity:
+    """The caller, connected or not: ``401`` without an ``Authorization`` header."""
+    identity = current().identity
+    if identity is None:
+        raise Unauthorized(
+            "This route needs an 'Authorization: user_id <ID>' or 'authless_id <ID>' header.",
+            headers={"WWW-Authenticate": "user_id, authless_id"},
+        )
+    return identity
+
+
+def require_identity() -> None:
+    """``before_request`` of the routes for any identity (see ``current_identity``)."""
+    current_identity()
 
 
 def connected_user_id() -> str:
@@ -56,3 +84,14 @@ def connected_user_id() -> str:
 def require_connected_user() -> None:
     """``before_request`` of the routes for connected users only (see ``connected_user_id``)."""
     connected_user_id()
+
+
+def connected_users_only(view: View) -> View:
+    """Decorate a view so that ``401``/``403`` come before any validation of its arguments."""
+
+    @functools.wraps(view)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        connected_user_id()
+        return view(*args, **kwargs)
+
+    return guarded  # type: ignore[return-value]

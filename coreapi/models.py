@@ -1,4 +1,5 @@
-"""The catalog of the demo retailer: recipes, ingredients, products, stores, suppliers and likes.
+"""The catalog of the demo retailer (recipes, ingredients, products, stores, suppliers), the
+users' likes and baskets, and analytics events.
 
 Identifiers of recipes, products, stores and suppliers are integers in the database and strings
 in the JSON contract; categories and ingredients are keyed by their slug.
@@ -12,19 +13,23 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     CheckConstraint,
     DateTime,
     ForeignKey,
     Index,
+    Integer,
     Numeric,
     String,
     Text,
+    UniqueConstraint,
     func,
     text,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from coreapi.extensions import db
+from coreapi.services.identity import MAX_ID_LENGTH, IdentityKind
 
 RECIPE_TYPES = ("starter", "main-dish", "dessert", "drink")
 UNITS = ("g", "ml", "piece")
@@ -258,3 +263,130 @@ class Like(db.Model):
     created_at: Mapped[dt.datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now()
     )
+
+
+BASKET_STATUSES = ("open", "confirmed")
+IDENTITY_KINDS = tuple(kind.value for kind in IdentityKind)
+
+
+def _utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+class Basket(db.Model):
+    """An identity's basket, priced at one store: ``open`` while shopping, then ``confirmed``.
+
+    An identity has at most one open basket; an order id confirms at most one basket per identity.
+    """
+
+    __tablename__ = "baskets"
+    __table_args__ = (
+        CheckConstraint(_one_of("identity_kind", IDENTITY_KINDS), name="identity_kind"),
+        CheckConstraint(_one_of("status", BASKET_STATUSES), name="status"),
+        CheckConstraint("total IS NULL OR total >= 0", name="total_positive"),
+        Index(
+            "uq_baskets_open_identity",
+            "identity_kind",
+            "identity_id",
+            unique=True,
+            sqlite_where=text("status = 'open'"),
+            postgresql_where=text("status = 'open'"),
+        ),
+        # NULL order ids never collide: confirmations without an order id are not limited.
+        UniqueConstraint("identity_kind", "identity_id", "order_id", name="uq_baskets_order"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    identity_kind: Mapped[str] = mapped_column(String(16))
+    identity_id: Mapped[str] = mapped_column(String(MAX_ID_LENGTH))
+    store_id: Mapped[int] = mapped_column(ForeignKey("stores.id"), index=True)
+    status: Mapped[str] = mapped_column(String(16), default="open")
+    # Set on confirmation: what the retailer says the user paid, and its order id.
+    total: Mapped[Decimal | None] = mapped_column(Money)
+    order_id: Mapped[str | None] = mapped_column(String(MAX_ID_LENGTH))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow)
+    updated_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), default=_utcnow, onupdate=_utcnow
+    )
+    confirmed_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+
+    entries: Mapped[list[BasketEntry]] = relationship(
+        back_populates="basket",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+        order_by=lambda: BasketEntry.position,
+    )
+
+
+class BasketEntry(db.Model):
+    """A recipe in a basket, for a number of guests; ``position`` grows with each addition."""
+
+    __tablename__ = "basket_entries"
+    __table_args__ = (
+        CheckConstraint("guests >= 1", name="guests_positive"),
+        UniqueConstraint("basket_id", "recipe_id", name="uq_basket_entries_recipe"),
+        # The order of addition is strict: two writers that were not serialised would collide.
+        UniqueConstraint("basket_id", "position", name="uq_basket_entries_position"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    basket_id: Mapped[int] = mapped_column(ForeignKey("baskets.id", ondelete="CASCADE"))
+    recipe_id: Mapped[int] = mapped_column(ForeignKey("recipes.id"), index=True)
+    guests: Mapped[int]
+    position: Mapped[int]
+    added_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow)
+
+    basket: Mapped[Basket] = relationship(back_populates="entries")
+    recipe: Mapped[Recipe] = relationship()
+    lines: Mapped[list[BasketLine]] = relationship(
+        back_populates="entry",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+        order_by=lambda: BasketLine.ingredient_id,
+    )
+
+
+class BasketLine(db.Model):
+    """The product a basket entry buys for one of its recipe's ingredients, in packages."""
+
+    __tablename__ = "basket_lines"
+    __table_args__ = (CheckConstraint("quantity > 0", name="quantity_positive"),)
+
+    entry_id: Mapped[int] = mapped_column(
+        ForeignKey("basket_entries.id", ondelete="CASCADE"), primary_key=True
+    )
+    ingredient_id: Mapped[str] = mapped_column(ForeignKey("ingredients.id"), primary_key=True)
+    product_id: Mapped[int] = mapped_column(ForeignKey("products.id"), index=True)
+    quantity: Mapped[int]
+
+    entry: Mapped[BasketEntry] = relationship(back_populates="lines")
+    product: Mapped[Product] = relationship()
+
+
+class Event(db.Model):
+    """An analytics event sent by a browser, with the session, supplier and identity of its call."""
+
+    __tablename__ = "events"
+    __table_args__ = (
+        CheckConstraint(
+            "identity_kind IS NULL OR " + _one_of("identity_kind", IDENTITY_KINDS),
+            name="identity_kind",
+        ),
+        Index("ix_events_session_timestamp", "session_id", "timestamp", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer(), "sqlite"), primary_key=True
+    )
+    name: Mapped[str] = mapped_column(String(64))
+    path: Mapped[str | None] = mapped_column(String(512))
+    props: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    # When it happened (the browser's clock), and when coreapi stored it.
+    timestamp: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+    received_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow)
+    session_id: Mapped[str | None] = mapped_column(String(MAX_ID_LENGTH))
+    supplier_id: Mapped[int | None] = mapped_column(
+        ForeignKey("suppliers.id", ondelete="SET NULL"), index=True
+    )
+    identity_kind: Mapped[str | None] = mapped_column(String(16))
+    identity_id: Mapped[str | None] = mapped_column(String(MAX_ID_LENGTH))

@@ -3,7 +3,9 @@
 from flask import Blueprint
 
 from coreapi.blueprints import (
+    baskets,
     categories,
+    events,
     likes,
     products,
     recipes,
@@ -23,3 +25,5 @@ bp.register_blueprint(products.bp)
 bp.register_blueprint(recipes.bp)
 bp.register_blueprint(suggestions.bp)
 bp.register_blueprint(likes.bp)
+bp.register_blueprint(baskets.bp)
+bp.register_blueprint(events.bp)

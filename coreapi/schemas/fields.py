@@ -48,7 +48,8 @@ class PictureUrl(fields.Field):
     """The absolute URL of an object's picture, under ``PUBLIC_URL`` when it is configured."""
 
     def __init__(self, endpoint: str, id_argument: str, **kwargs: Any) -> None:
-        super().__init__(attribute="id", dump_only=True, **kwargs)
+        kwargs.setdefault("attribute", "id")
+        super().__init__(dump_only=True, **kwargs)
         self.endpoint = endpoint
         self.id_argument = id_argument
 
@@ -74,4 +75,17 @@ class StoreField(fields.String):
         store = find_store(db.session, store_id)
         if store is None:
             raise self.make_error("unknown")
+        return store
+
+
+class RequiredStoreField(StoreField):
+    """A ``store_id`` that must name a store: missing or empty is ``400``, unknown too."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(required=True, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Store:
+        store = super()._deserialize(value, attr, data, **kwargs)
+        if store is None:
+            raise self.make_error("required")
         return store

@@ -48,6 +48,15 @@ class StepSchema(Schema):
     text = fields.String()
 
 
+class CandidateSchema(ProductSchema):
+    """A product of an ingredient: the packages the ingredient needs of it for these guests."""
+
+    class Meta:
+        exclude = ("ingredient_ids",)
+
+    packages = fields.Integer()
+
+
 class IngredientSchema(Schema):
     id = Id()
     name = fields.String()
@@ -55,7 +64,7 @@ class IngredientSchema(Schema):
     unit = fields.String()
     display = fields.String()
     primary = fields.Boolean()
-    products = fields.List(fields.Nested(ProductSchema(exclude=("ingredient_ids",))))
+    products = fields.List(fields.Nested(CandidateSchema))
 
 
 class PricingSchema(Schema):

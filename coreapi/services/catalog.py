@@ -74,6 +74,13 @@ class ProductView:
     ingredient_ids: list[str]
 
 
+@dataclass(frozen=True)
+class CandidateView(ProductView):
+    """A product standing for a recipe ingredient, with the packages the ingredient needs of it."""
+
+    packages: int
+
+
 def load_offers(
     session: Session, store: Store | None, product_ids: Iterable[int]
 ) -> dict[int, StoreProduct]:

@@ -8,6 +8,8 @@ from enum import StrEnum
 from coreapi.services.text import DEFAULT_LANGUAGE
 
 LANGUAGES = ("fr", "en")
+# Identities are stored (likes, baskets, events): an ID is at most this long.
+MAX_ID_LENGTH = 200
 
 
 class IdentityKind(StrEnum):
@@ -49,6 +51,8 @@ def parse_authorization(value: str) -> Identity:
         raise ValueError("Expected 'user_id <ID>' or 'authless_id <ID>'.") from None
     if not credential or any(char.isspace() for char in credential):
         raise ValueError(f"Expected '{kind.value} <ID>' with a non-empty ID.")
+    if len(credential) > MAX_ID_LENGTH:
+        raise ValueError(f"The ID is longer than {MAX_ID_LENGTH} characters.")
     return Identity(kind, credential)
 
 

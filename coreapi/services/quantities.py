@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
 from functools import lru_cache
 
 HALF = Decimal("0.5")
@@ -33,6 +35,15 @@ def scale(quantity: Decimal, guests: int, serves: int) -> Decimal:
     if serves == guests:
         return quantity
     return quantity * serves / guests
+
+
+def packages(quantity: Decimal, guests: int, serves: int, size: Decimal) -> int:
+    """The packages of ``size`` that hold ``quantity`` (written for ``guests``) for ``serves``.
+
+    ``ceil(needed / size)``, computed on exact fractions: a recipe needing exactly two packages
+    never buys a third through a rounding error.
+    """
+    return math.ceil(Fraction(quantity) * serves / (guests * Fraction(size)))
 
 
 def round_to(value: Decimal, places: int) -> Decimal:

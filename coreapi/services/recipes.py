@@ -19,7 +19,7 @@ from coreapi.models import (
     StoreProduct,
 )
 from coreapi.services.catalog import (
-    ProductView,
+    CandidateView,
     database_id,
     database_ids,
     load_offers,
@@ -28,7 +28,7 @@ from coreapi.services.catalog import (
 )
 from coreapi.services.pagination import Page, paginate
 from coreapi.services.pricing import Line, Pricing, is_promoted, price_recipe
-from coreapi.services.quantities import format_quantity, scale
+from coreapi.services.quantities import format_quantity, packages, scale
 from coreapi.services.text import DEFAULT_LANGUAGE, localized, search_key
 
 DETAIL_LOADING = (
@@ -70,7 +70,7 @@ class IngredientView:
     unit: str
     display: str
     primary: bool
-    products: list[ProductView]
+    products: list[CandidateView]
 
 
 @dataclass(frozen=True)
@@ -250,7 +250,10 @@ def _detail(
                 display=format_quantity(quantity, ingredient.unit, language, item.display_unit),
                 primary=item.is_primary,
                 products=[
-                    product_view(product, offer if store is not None else None, language)
+                    CandidateView(
+                        **vars(product_view(product, offer if store is not None else None, language)),
+                        packages=packages(item.quantity, recipe.guests, guests, product.size_value),
+                    )
                     for product, offer in zip(products, line.offers, strict=True)
                 ],
             )

@@ -5,10 +5,10 @@ from __future__ import annotations
 import time
 
 from flask import Flask
-from sqlalchemy import func, select
+from sqlalchemy import func, inspect, select
 
 from coreapi.extensions import db
-from coreapi.models import Like, Product, Recipe
+from coreapi.models import Basket, Like, Product, Recipe
 
 
 def counts(app: Flask) -> tuple[int, int]:
@@ -56,3 +56,23 @@ def test_init_db_reset_drops_and_seeds_again(empty_app: Flask, seed) -> None:
     assert counts(empty_app) == (len(seed.recipes), len(seed.products))
     with empty_app.app_context():
         assert db.session.scalar(select(func.count()).select_from(Like)) == 0
+
+
+def test_init_db_creates_the_basket_and_event_tables(empty_app: Flask) -> None:
+    runner = empty_app.test_cli_runner()
+    assert runner.invoke(args=["init-db"]).exit_code == 0
+    with empty_app.app_context():
+        tables = set(inspect(db.engine).get_table_names())
+    assert {"baskets", "basket_entries", "basket_lines", "events"} <= tables
+
+    client = empty_app.test_client()
+    response = client.post(
+        "/api/v1/basket/recipes",
+        json={"recipe_id": "1", "guests": 4, "store_id": "1001"},
+        headers={"Authorization": "user_id cli"},
+    )
+    assert response.status_code == 200
+    result = runner.invoke(args=["init-db", "--reset"])
+    assert result.exit_code == 0, result.output
+    with empty_app.app_context():
+        assert db.session.scalar(select(func.count()).select_from(Basket)) == 0

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -341,3 +343,18 @@ def test_batch_costs_a_fixed_number_of_queries(client: FlaskClient, seed, count_
         response = client.get(f"/api/v1/recipes/batch?store_id=1001&ids={','.join(ids)}")
     assert len(response.json["data"]) == len(ids)
     assert len(many) == len(one) <= 10
+
+
+@pytest.mark.parametrize("serves", [None, 1, 9])
+def test_candidate_products_carry_the_packages_the_ingredient_needs(client: FlaskClient, seed, serves) -> None:
+    """packages = ceil(quantity for the guests / product size), from the seed JSON alone."""
+    query = f"?store_id=1001&serves={serves}" if serves else "?store_id=1001"
+    for recipe_id in ("1", "5", "30"):
+        detail = client.get(f"/api/v1/recipes/{recipe_id}{query}").get_json()
+        recipe = seed.recipes[recipe_id]
+        guests = serves or recipe["guests"]
+        for item, ingredient in zip(recipe["ingredients"], detail["ingredients"], strict=True):
+            needed = Fraction(str(item["quantity"])) * guests / recipe["guests"]
+            for product in ingredient["products"]:
+                size = Fraction(str(seed.products[product["id"]]["size_value"]))
+                assert product["packages"] == max(1, math.ceil(needed / size))

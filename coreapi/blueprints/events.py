@@ -1,0 +1,46 @@
+"""Analytics events sent by browsers."""
+
+from typing import Any
+
+from flask import Blueprint
+
+from coreapi.context import calling_supplier, current
+from coreapi.errors import BadRequest, field_error
+from coreapi.extensions import db
+from coreapi.schemas.events import EventsArgs, SessionEventsArgs, StoredEventSchema
+from coreapi.schemas.parsing import use_args
+from coreapi.services import events
+from coreapi.services.identity import MAX_ID_LENGTH
+
+bp = Blueprint("events", __name__, url_prefix="/events")
+
+
+def _session_id() -> str | None:
+    session_id = current().session_id or None
+    if session_id is not None and len(session_id) > MAX_ID_LENGTH:
+        message = f"Longer than {MAX_ID_LENGTH} characters."
+        raise BadRequest(message, errors=field_error("headers", "Session-Id", message))
+    return session_id
+
+
+@bp.post("")
+@use_args(EventsArgs(), location="json")
+def create(args: dict[str, Any]) -> tuple[dict[str, int], int]:
+    """Store events with the session, supplier and identity of the headers."""
+    supplier = calling_supplier()
+    stored = events.store_events(
+        db.session,
+        args["events"],
+        session_id=_session_id(),
+        supplier_id=supplier.id if supplier is not None else None,
+        identity=current().identity,
+    )
+    return {"stored": stored}, 202
+
+
+@bp.get("")
+@use_args(SessionEventsArgs(), location="query")
+def index(args: dict[str, Any]) -> dict[str, Any]:
+    """A session's events, oldest first (for tests and the demo)."""
+    stored = events.session_events(db.session, args["session_id"])
+    return {"data": StoredEventSchema(many=True).dump(stored)}

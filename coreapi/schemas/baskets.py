@@ -1,0 +1,136 @@
+"""Baskets: the arguments of the basket routes, the basket and its changes."""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from marshmallow import EXCLUDE, Schema, fields, post_dump, validate
+
+from coreapi.schemas.fields import Id, Money, PictureUrl, RequiredStoreField
+from coreapi.schemas.recipes import MAX_SERVES
+from coreapi.services.identity import MAX_ID_LENGTH
+
+# Packages of one product in one line, and in the retailer cart.
+MAX_LINE_QUANTITY = 99
+MAX_CART_QUANTITY = 9999
+MAX_CART_LINES = 500
+MAX_TOTAL = Decimal("99999999.99")
+
+
+class BasketArgs(Schema):
+    """``store_id`` is required on every basket route."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    store = RequiredStoreField(data_key="store_id")
+
+
+def guests_field() -> fields.Integer:
+    return fields.Integer(
+        required=True, strict=True, validate=validate.Range(min=1, max=MAX_SERVES)
+    )
+
+
+class AddRecipeArgs(BasketArgs):
+    recipe_id = Id(required=True, validate=validate.Length(min=1, max=MAX_ID_LENGTH))
+    guests = guests_field()
+
+
+class GuestsArgs(BasketArgs):
+    guests = guests_field()
+
+
+class IngredientLineArgs(BasketArgs):
+    product_id = Id(required=True, validate=validate.Length(min=1, max=MAX_ID_LENGTH))
+    quantity = fields.Integer(
+        required=True, strict=True, validate=validate.Range(min=0, max=MAX_LINE_QUANTITY)
+    )
+
+
+class CartLineSchema(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+    id = Id(required=True, validate=validate.Length(min=1, max=MAX_ID_LENGTH))
+    quantity = fields.Integer(
+        required=True, strict=True, validate=validate.Range(min=0, max=MAX_CART_QUANTITY)
+    )
+
+
+class ReconcileArgs(BasketArgs):
+    cart = fields.List(
+        fields.Nested(CartLineSchema), required=True, validate=validate.Length(max=MAX_CART_LINES)
+    )
+
+
+class ConfirmArgs(BasketArgs):
+    total = fields.Decimal(
+        required=True,
+        places=2,
+        rounding=ROUND_HALF_UP,
+        allow_nan=False,
+        validate=validate.Range(min=0, max=MAX_TOTAL),
+    )
+    order_id = fields.String(
+        load_default=None, allow_none=True, validate=validate.Length(min=1, max=MAX_ID_LENGTH)
+    )
+
+
+class MergeArgs(BasketArgs):
+    authless_id = fields.String(
+        required=True, validate=validate.Length(min=1, max=MAX_ID_LENGTH)
+    )
+
+
+class ProductQuantitySchema(Schema):
+    id = Id()
+    quantity = fields.Integer()
+
+
+class BasketLineSchema(Schema):
+    ingredient_id = Id()
+    product_id = Id()
+    quantity = fields.Integer()
+    name = fields.String()
+    brand = fields.String(allow_none=True)
+    size = fields.String()
+    picture_url = PictureUrl("media.product_picture", "product_id", attribute="product_id")
+    unit_price = Money(allow_none=True)
+    price = Money(allow_none=True)
+    available = fields.Boolean()
+
+
+class BasketEntrySchema(Schema):
+    recipe_id = Id()
+    guests = fields.Integer()
+    title = fields.String()
+    picture_url = PictureUrl("media.recipe_picture", "recipe_id", attribute="recipe_id")
+    lines = fields.List(fields.Nested(BasketLineSchema))
+
+
+class BasketSchema(Schema):
+    store_id = Id()
+    recipes = fields.List(fields.Nested(BasketEntrySchema))
+    products = fields.List(fields.Nested(ProductQuantitySchema))
+    recipe_count = fields.Integer()
+    total = Money()
+    currency = fields.String()
+
+
+class BasketUpdateSchema(Schema):
+    basket = fields.Nested(BasketSchema)
+    changes = fields.List(fields.Nested(ProductQuantitySchema))
+
+
+class ConfirmationSchema(Schema):
+    """``{"confirmed": true, "basket_id"}`` or ``{"confirmed": false, "reason"}``."""
+
+    confirmed = fields.Boolean()
+    basket_id = Id(allow_none=True)
+    reason = fields.String(allow_none=True)
+
+    @post_dump
+    def drop_absent(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        return {key: value for key, value in data.items() if value is not None}

@@ -1,0 +1,613 @@
+"""Baskets: recipe entries, the product line of each ingredient, the retailer cart's view of them.
+
+An identity has one open basket at a time. Every write runs in one transaction on that basket,
+locked first, so that concurrent writes to one basket are serialised and a failed write changes
+nothing: ``SELECT ... FOR UPDATE`` on PostgreSQL; on SQLite, whose driver begins a transaction
+only at its first write, a write on the basket table comes first and takes the database's write
+lock before anything is read. Each write answers the basket and the ``changes`` the retailer cart
+must make to follow it: per product, the difference of the quantities before and after.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+
+from sqlalchemy import ColumnElement, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.sql.base import ExecutableOption
+
+from coreapi.models import (
+    Basket,
+    BasketEntry,
+    BasketLine,
+    Ingredient,
+    Product,
+    ProductIngredient,
+    Recipe,
+    RecipeIngredient,
+    Store,
+    StoreProduct,
+)
+from coreapi.services.catalog import database_id, load_offers, make_offer
+from coreapi.services.identity import Identity, IdentityKind
+from coreapi.services.pricing import CURRENCY, Line, to_cents
+from coreapi.services.quantities import format_size, packages
+from coreapi.services.text import DEFAULT_LANGUAGE, localized
+
+OPEN = "open"
+CONFIRMED = "confirmed"
+
+# INSERT ... ON CONFLICT DO NOTHING, spelled the same by both dialects.
+_INSERTS = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
+
+# What the answers and the writes read of a basket, in a fixed number of queries.
+_BASKET_LOADING = (
+    selectinload(Basket.entries).selectinload(BasketEntry.lines).selectinload(BasketLine.product),
+    selectinload(Basket.entries).selectinload(BasketEntry.recipe).selectinload(Recipe.ingredients),
+)
+# What adding a recipe reads: every ingredient's candidate products, best ranked first.
+_RECIPE_LOADING = (
+    selectinload(Recipe.ingredients)
+    .selectinload(RecipeIngredient.ingredient)
+    .selectinload(Ingredient.product_links)
+    .selectinload(ProductIngredient.product),
+)
+
+
+# --- errors --------------------------------------------------------------------------------
+
+
+class BasketError(Exception):
+    """A write the basket refuses; nothing was changed."""
+
+
+class UnknownRecipe(BasketError):
+    pass
+
+
+class NotInBasket(BasketError):
+    pass
+
+
+class UnknownIngredient(BasketError):
+    """The ingredient is not one of the recipe's."""
+
+
+class NotACandidate(BasketError):
+    """The product cannot stand for the ingredient."""
+
+
+# --- answers -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProductQuantity:
+    """A product and a number of packages (a quantity held, or a change: negative removes)."""
+
+    id: int
+    quantity: int
+
+
+@dataclass(frozen=True)
+class LineView:
+    """An ingredient's product at the store; unit price and price are ``None`` when unavailable."""
+
+    ingredient_id: str
+    product_id: int
+    quantity: int
+    name: str
+    brand: str | None
+    size: str
+    unit_price: Decimal | None
+    price: Decimal | None
+    available: bool
+
+
+@dataclass(frozen=True)
+class EntryView:
+    recipe_id: int
+    guests: int
+    title: str
+    lines: list[LineView]
+
+
+@dataclass(frozen=True)
+class BasketView:
+    """A basket priced at a store; ``total`` sums the prices of the available lines."""
+
+    store_id: int
+    recipes: list[EntryView]
+    products: list[ProductQuantity]
+    total: Decimal
+    currency: str = CURRENCY
+
+    @property
+    def recipe_count(self) -> int:
+        return len(self.recipes)
+
+
+@dataclass(frozen=True)
+class BasketUpdate:
+    basket: BasketView
+    changes: list[ProductQuantity]
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """Confirmed with the basket's id, or not with the reason: ``empty``, ``already-confirmed``."""
+
+    confirmed: bool
+    basket_id: int | None = None
+    reason: str | None = None
+
+
+# --- reads ---------------------------------------------------------------------------------
+
+
+def get_basket(
+    session: Session, owner: Identity, store: Store, language: str = DEFAULT_LANGUAGE
+) -> BasketView:
+    """The identity's open basket at ``store`` (moved there first); empty when it has none."""
+    basket = session.scalars(
+        select(Basket).where(*_open_basket_of(owner)).options(*_BASKET_LOADING)
+    ).one_or_none()
+    if basket is not None and basket.store_id != store.id:
+        return _write(session, owner, store, language, lambda basket: None).basket
+    return _view(session, basket, store, language)
+
+
+# --- writes --------------------------------------------------------------------------------
+
+
+def add_recipe(
+    session: Session,
+    owner: Identity,
+    store: Store,
+    recipe_id: str,
+    guests: int,
+    language: str = DEFAULT_LANGUAGE,
+) -> BasketUpdate:
+    """Add a recipe for ``guests``: each ingredient's first available product at the store, as
+    many packages as the recipe needs. A recipe already in the basket is re-scaled instead."""
+    recipe = _find_recipe(session, recipe_id, _RECIPE_LOADING)
+    offers = load_offers(
+        session,
+        store,
+        (link.product_id for item in recipe.ingredients for link in item.ingredient.product_links),
+    )
+
+    def apply(basket: Basket) -> None:
+        entry = _entry_of(basket, recipe.id)
+        if entry is not None:
+            _rescale(entry, guests)
+            return
+        entry = _new_entry(basket, recipe, guests)
+        for item in recipe.ingredients:
+            candidates = [link.product for link in item.ingredient.product_links]
+            line = Line(item.quantity, [make_offer(p, offers.get(p.id)) for p in candidates])
+            chosen = line.chosen
+            if chosen is None:
+                continue  # nothing to buy for it at this store
+            product = next(p for p in candidates if p.id == chosen.product_id)
+            entry.lines.append(
+                BasketLine(
+                    ingredient_id=item.ingredient_id,
+                    product=product,
+                    quantity=packages(item.quantity, recipe.guests, guests, product.size_value),
+                )
+            )
+
+    return _write(session, owner, store, language, apply)
+
+
+def rescale_recipe(
+    session: Session,
+    owner: Identity,
+    store: Store,
+    recipe_id: str,
+    guests: int,
+    language: str = DEFAULT_LANGUAGE,
+) -> BasketUpdate:
+    """Re-scale a recipe's lines to ``guests``, keeping their products."""
+    recipe = _find_recipe(session, recipe_id)
+
+    def apply(basket: Basket) -> None:
+        _rescale(_entry_in(basket, recipe), guests)
+
+    return _write(session, owner, store, language, apply)
+
+
+def remove_recipe(
+    session: Session,
+    owner: Identity,
+    store: Store,
+    recipe_id: str,
+    language: str = DEFAULT_LANGUAGE,
+) -> BasketUpdate:
+    """Remove a recipe and its lines."""
+    recipe = _find_recipe(session, recipe_id)
+
+    def apply(basket: Basket) -> None:
+        basket.entries.remove(_entry_in(basket, recipe))
+
+    return _write(session, owner, store, language, apply)
+
+
+def set_ingredient(
+    session: Session,
+    owner: Identity,
+    store: Store,
+    recipe_id: str,
+    ingredient_id: str,
+    product_id: str,
+    quantity: int,
+    language: str = DEFAULT_LANGUAGE,
+) -> BasketUpdate:
+    """Set the line of one ingredient of a recipe: product and number of packages.
+
+    ``quantity`` 0 removes the line, and the entry with it when that was its last line (on a
+    recipe not in the basket it changes nothing). Otherwise the line gets this product, one of
+    the ingredient's candidates, and this quantity; a recipe not in the basket yet is added
+    (for its own number of guests) with this line only.
+    """
+    recipe = _find_recipe(session, recipe_id, _RECIPE_LOADING)
+    item = next((i for i in recipe.ingredients if i.ingredient_id == ingredient_id), None)
+    if item is None:
+        raise UnknownIngredient(f"Recipe {recipe_id!r} has no ingredient {ingredient_id!r}.")
+    key = database_id(product_id)
+    product = next(
+        (link.product for link in item.ingredient.product_links if link.product_id == key), None
+    )
+    if product is None:
+        raise NotACandidate(f"Product {product_id!r} cannot stand for {ingredient_id!r}.")
+
+    def apply(basket: Basket) -> None:
+        entry = _entry_of(basket, recipe.id)
+        line = _line_of(entry, ingredient_id) if entry is not None else None
+        if quantity == 0:
+            if entry is not None and line is not None:
+                entry.lines.remove(line)
+                if not entry.lines:
+                    basket.entries.remove(entry)
+            return
+        if entry is None:
+            entry = _new_entry(basket, recipe, recipe.guests)
+        if line is None:
+            entry.lines.append(
+                BasketLine(ingredient_id=ingredient_id, product=product, quantity=quantity)
+            )
+        else:
+            line.product = product
+            line.quantity = quantity
+
+    return _write(session, owner, store, language, apply)
+
+
+def reconcile(
+    session: Session,
+    owner: Identity,
+    store: Store,
+    cart: Iterable[tuple[str, int]],
+    language: str = DEFAULT_LANGUAGE,
+) -> BasketUpdate:
+    """Follow the retailer cart ``(product id, quantity)``: every product the basket holds more of
+    than the cart is reduced to the cart's quantity (none when absent), from the most recently
+    added entries first; entries this leaves without lines are removed. ``changes`` is empty:
+    the cart already is that way."""
+    in_cart: Counter[int] = Counter()
+    for product_id, quantity in cart:
+        key = database_id(product_id)
+        if key is not None:  # not a product id: not one the basket holds
+            in_cart[key] += quantity
+
+    def apply(basket: Basket) -> None:
+        excess = {
+            product_id: held - in_cart[product_id]
+            for product_id, held in _product_quantities(basket).items()
+            if held > in_cart[product_id]
+        }
+        for entry in sorted(basket.entries, key=lambda entry: entry.position, reverse=True):
+            had_lines = bool(entry.lines)
+            for line in reversed(_ordered_lines(entry)):
+                taken = min(excess.get(line.product.id, 0), line.quantity)
+                if taken == 0:
+                    continue
+                excess[line.product.id] -= taken
+                line.quantity -= taken
+                if line.quantity == 0:
+                    entry.lines.remove(line)
+            if had_lines and not entry.lines:
+                basket.entries.remove(entry)
+
+    return _write(session, owner, store, language, apply, cart_follows=False)
+
+
+def confirm(
+    session: Session, owner: Identity, store: Store, total: Decimal, order_id: str | None
+) -> Confirmation:
+    """The user paid: store the basket as confirmed (the identity starts an empty one).
+
+    An ``order_id`` the identity already confirmed changes nothing, so repeated calls never
+    confirm twice; a basket without products is not confirmed.
+    """
+    try:
+        basket = _lock_open_basket(session, owner)
+        if order_id is not None and _order_confirmed(session, owner, order_id):
+            session.rollback()
+            return Confirmation(False, reason="already-confirmed")
+        if basket is None or not _product_quantities(basket):
+            session.rollback()
+            return Confirmation(False, reason="empty")
+        basket.status = CONFIRMED
+        basket.store_id = store.id
+        basket.total = to_cents(total)
+        basket.order_id = order_id
+        basket.confirmed_at = dt.datetime.now(dt.UTC)
+        basket_id = basket.id
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    return Confirmation(True, basket_id=basket_id)
+
+
+def merge_authless(
+    session: Session,
+    user: Identity,
+    authless_id: str,
+    store: Store,
+    language: str = DEFAULT_LANGUAGE,
+) -> BasketUpdate:
+    """Move a logged-out visitor's entries into the connected user's basket, and empty the
+    visitor's. A recipe both baskets hold keeps the visitor's entry. ``changes`` are those of
+    the user's basket."""
+    authless = Identity(IdentityKind.AUTHLESS, authless_id)
+    try:
+        # Always the visitor's basket first, then the user's: no two writers wait on each other.
+        source = _lock_open_basket(session, authless)
+        target = _lock_open_basket(session, user, create_at=store)
+        assert target is not None
+        before = _product_quantities(target)
+        target.store_id = store.id
+        moving = sorted(source.entries, key=lambda entry: entry.position) if source else []
+        replaced = {entry.recipe_id for entry in moving}
+        for entry in [e for e in target.entries if e.recipe_id in replaced]:
+            target.entries.remove(entry)
+        session.flush()  # the replaced entries go before the moved ones take their recipe
+        for entry in moving:
+            entry.position = _next_position(target)
+            entry.basket = target
+        session.flush()
+        result = BasketUpdate(_view(session, target, store, language), _changes(before, target))
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    return result
+
+
+# --- the write transaction -----------------------------------------------------------------
+
+
+def _write(
+    session: Session,
+    owner: Identity,
+    store: Store,
+    language: str,
+    apply: Callable[[Basket], None],
+    *,
+    cart_follows: bool = True,
+) -> BasketUpdate:
+    """Run ``apply`` on the identity's locked open basket (created when missing), moved to
+    ``store``, and commit; roll everything back when anything fails."""
+    try:
+        basket = _lock_open_basket(session, owner, create_at=store)
+        assert basket is not None
+        before = _product_quantities(basket)
+        basket.store_id = store.id
+        apply(basket)
+        session.flush()
+        changes = _changes(before, basket) if cart_follows else []
+        result = BasketUpdate(_view(session, basket, store, language), changes)
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    return result
+
+
+def _open_basket_of(owner: Identity) -> list[ColumnElement[bool]]:
+    return [
+        Basket.identity_kind == owner.kind.value,
+        Basket.identity_id == owner.value,
+        Basket.status == OPEN,
+    ]
+
+
+def _lock_open_basket(
+    session: Session, owner: Identity, *, create_at: Store | None = None
+) -> Basket | None:
+    """The identity's open basket, locked for this transaction; when it has none, a new one at
+    ``create_at`` (``None``: no basket)."""
+    dialect = session.get_bind().dialect.name
+    if dialect == "sqlite":
+        # pysqlite opens the transaction at its first write: writing first takes SQLite's write
+        # lock now (waiting for a concurrent writer to finish), so what follows reads fresh rows.
+        session.execute(
+            update(Basket)
+            .where(*_open_basket_of(owner))
+            .values(updated_at=dt.datetime.now(dt.UTC))
+            .execution_options(synchronize_session=False)
+        )
+    basket = _select_locked(session, owner)
+    if basket is None and create_at is not None:
+        # A concurrent first write may insert it too: one insert wins, the other does nothing.
+        session.execute(
+            _INSERTS[dialect](Basket)
+            .values(
+                identity_kind=owner.kind.value,
+                identity_id=owner.value,
+                status=OPEN,
+                store_id=create_at.id,
+            )
+            .on_conflict_do_nothing()
+        )
+        basket = _select_locked(session, owner)
+    return basket
+
+
+def _select_locked(session: Session, owner: Identity) -> Basket | None:
+    return session.scalars(
+        select(Basket)
+        .where(*_open_basket_of(owner))
+        .options(*_BASKET_LOADING)
+        .with_for_update(of=Basket)
+        .execution_options(populate_existing=True)
+    ).one_or_none()
+
+
+def _order_confirmed(session: Session, owner: Identity, order_id: str) -> bool:
+    return (
+        session.scalar(
+            select(Basket.id).where(
+                Basket.identity_kind == owner.kind.value,
+                Basket.identity_id == owner.value,
+                Basket.order_id == order_id,
+            )
+        )
+        is not None
+    )
+
+
+# --- entries and lines ---------------------------------------------------------------------
+
+
+def _find_recipe(
+    session: Session, recipe_id: str, loading: Iterable[ExecutableOption] = ()
+) -> Recipe:
+    key = database_id(recipe_id)
+    recipe = (
+        session.scalars(select(Recipe).where(Recipe.id == key).options(*loading)).one_or_none()
+        if key is not None
+        else None
+    )
+    if recipe is None:
+        raise UnknownRecipe(f"No recipe {recipe_id!r}.")
+    return recipe
+
+
+def _entry_of(basket: Basket, recipe_id: int) -> BasketEntry | None:
+    return next((entry for entry in basket.entries if entry.recipe_id == recipe_id), None)
+
+
+def _entry_in(basket: Basket, recipe: Recipe) -> BasketEntry:
+    entry = _entry_of(basket, recipe.id)
+    if entry is None:
+        raise NotInBasket(f"Recipe {str(recipe.id)!r} is not in the basket.")
+    return entry
+
+
+def _line_of(entry: BasketEntry, ingredient_id: str) -> BasketLine | None:
+    return next((line for line in entry.lines if line.ingredient_id == ingredient_id), None)
+
+
+def _next_position(basket: Basket) -> int:
+    return max((entry.position for entry in basket.entries), default=0) + 1
+
+
+def _new_entry(basket: Basket, recipe: Recipe, guests: int) -> BasketEntry:
+    entry = BasketEntry(recipe=recipe, guests=guests, position=_next_position(basket))
+    basket.entries.append(entry)
+    return entry
+
+
+def _rescale(entry: BasketEntry, guests: int) -> None:
+    """Each line's packages for ``guests`` of the recipe, with the line's own product."""
+    recipe = entry.recipe
+    needed = {item.ingredient_id: item.quantity for item in recipe.ingredients}
+    entry.guests = guests
+    for line in entry.lines:
+        if line.ingredient_id in needed:
+            line.quantity = packages(
+                needed[line.ingredient_id], recipe.guests, guests, line.product.size_value
+            )
+
+
+def _ordered_lines(entry: BasketEntry) -> list[BasketLine]:
+    """The entry's lines in the order of the recipe's ingredients."""
+    positions = {item.ingredient_id: item.position for item in entry.recipe.ingredients}
+    return sorted(
+        entry.lines, key=lambda line: (positions.get(line.ingredient_id, 0), line.ingredient_id)
+    )
+
+
+# --- quantities, changes and the answer ----------------------------------------------------
+
+
+def _product_quantities(basket: Basket | None) -> dict[int, int]:
+    """Packages of each product, summed over the basket's entries."""
+    held: Counter[int] = Counter()
+    for entry in basket.entries if basket is not None else ():
+        for line in entry.lines:
+            held[line.product.id] += line.quantity
+    return dict(held)
+
+
+def _changes(before: Mapping[int, int], basket: Basket) -> list[ProductQuantity]:
+    """What the retailer cart must do to follow: per product, non-zero, in id order."""
+    after = _product_quantities(basket)
+    return [
+        ProductQuantity(product_id, after.get(product_id, 0) - before.get(product_id, 0))
+        for product_id in sorted(before.keys() | after.keys())
+        if after.get(product_id, 0) != before.get(product_id, 0)
+    ]
+
+
+def _view(session: Session, basket: Basket | None, store: Store, language: str) -> BasketView:
+    entries = sorted(basket.entries, key=lambda e: e.position) if basket is not None else []
+    offers = load_offers(session, store, (line.product.id for e in entries for line in e.lines))
+    recipes = [
+        EntryView(
+            recipe_id=entry.recipe.id,
+            guests=entry.guests,
+            title=localized(entry.recipe.title, entry.recipe.title_en, language),
+            lines=[
+                _line_view(line, offers.get(line.product.id), language)
+                for line in _ordered_lines(entry)
+            ],
+        )
+        for entry in entries
+    ]
+    held = _product_quantities(basket)
+    return BasketView(
+        store_id=store.id,
+        recipes=recipes,
+        products=[ProductQuantity(key, held[key]) for key in sorted(held)],
+        total=sum(
+            (line.price for entry in recipes for line in entry.lines if line.price is not None),
+            Decimal(0),
+        ),
+    )
+
+
+def _line_view(line: BasketLine, stocked: StoreProduct | None, language: str) -> LineView:
+    product: Product = line.product
+    offer = make_offer(product, stocked)
+    unit_price = offer.price if offer.purchasable else None
+    return LineView(
+        ingredient_id=line.ingredient_id,
+        product_id=product.id,
+        quantity=line.quantity,
+        name=product.name,
+        brand=product.brand,
+        size=format_size(product.size_value, product.size_unit, language),
+        unit_price=unit_price,
+        price=to_cents(unit_price * line.quantity) if unit_price is not None else None,
+        available=offer.purchasable,
+    )
+

@@ -1,0 +1,859 @@
+"""Baskets: recipe entries, product lines, changes for the retailer cart, reconcile, confirm, merge.
+
+Expected quantities and prices are computed from the seed JSON alone (``seed``), never through
+coreapi's own code.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import uuid
+from collections import Counter
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from werkzeug.test import TestResponse
+
+from coreapi.services import baskets
+
+BASKET_FIELDS = {"store_id", "recipes", "products", "recipe_count", "total", "currency"}
+ENTRY_FIELDS = {"recipe_id", "guests", "title", "picture_url", "lines"}
+LINE_FIELDS = {
+    "ingredient_id", "product_id", "quantity", "name", "brand", "size", "picture_url",
+    "unit_price", "price", "available",
+}  # fmt: skip
+
+
+# --- expectations from the seed ------------------------------------------------------------
+
+
+def packages(seed, recipe_id: str, ingredient_id: str, product_id: str, guests: int) -> int:
+    """ceil(needed / size), on exact fractions of the seed's numbers."""
+    recipe = seed.recipes[recipe_id]
+    (item,) = [i for i in recipe["ingredients"] if i["id"] == ingredient_id]
+    needed = Fraction(str(item["quantity"])) * guests / recipe["guests"]
+    return math.ceil(needed / Fraction(str(seed.products[product_id]["size_value"])))
+
+
+Lines = list[tuple[str, str, int]]  # (ingredient, product, packages)
+
+
+def expected_lines(seed, recipe_id: str, store_id: str, guests: int) -> Lines:
+    """``(ingredient, product, packages)`` per ingredient with an available product, in order."""
+    lines = []
+    for item in seed.recipes[recipe_id]["ingredients"]:
+        product_id = seed.first_available(store_id, item["id"])
+        if product_id is not None:
+            lines.append(
+                (item["id"], product_id, packages(seed, recipe_id, item["id"], product_id, guests))
+            )
+    return lines
+
+
+def products_of(lines: Lines) -> Counter[str]:
+    held: Counter[str] = Counter()
+    for _, product_id, quantity in lines:
+        held[product_id] += quantity
+    return held
+
+
+def as_changes(diff: Counter[str] | dict[str, int]) -> list[dict[str, Any]]:
+    return [
+        {"id": product_id, "quantity": quantity}
+        for product_id, quantity in sorted(diff.items(), key=lambda item: int(item[0]))
+        if quantity != 0
+    ]
+
+
+def basket_products(basket: dict[str, Any]) -> Counter[str]:
+    return Counter({p["id"]: p["quantity"] for p in basket["products"]})
+
+
+def line_tuples(entry: dict[str, Any]) -> Lines:
+    return [(ln["ingredient_id"], ln["product_id"], ln["quantity"]) for ln in entry["lines"]]
+
+
+def entry(basket: dict[str, Any], recipe_id: str) -> dict[str, Any]:
+    (found,) = [e for e in basket["recipes"] if e["recipe_id"] == recipe_id]
+    return found
+
+
+def diff(after: Counter[str], before: Counter[str]) -> dict[str, int]:
+    return {key: after[key] - before[key] for key in after.keys() | before.keys()}
+
+
+def recipe_sharing_products(seed, store_id: str) -> tuple[str, str, str]:
+    """Two recipes whose lines share a product at the store, and that product."""
+    ids = sorted(seed.recipes, key=int)
+    for index, first in enumerate(ids):
+        mine = products_of(expected_lines(seed, first, store_id, 4))
+        for second in ids[index + 1 :]:
+            theirs = products_of(expected_lines(seed, second, store_id, 4))
+            shared = sorted(mine.keys() & theirs.keys(), key=int)
+            if shared and len(theirs) > 1:
+                return first, second, shared[0]
+    raise AssertionError("the seed must have two recipes sharing a product")
+
+
+def replaceable(seed, store_id: str) -> tuple[str, str, str, str]:
+    """A recipe, an ingredient of it, its first available product and another available one."""
+    for recipe_id in sorted(seed.recipes, key=int):
+        for item in seed.recipes[recipe_id]["ingredients"]:
+            available = [
+                p for p in seed.ranked_products(item["id"]) if seed.is_available(store_id, p)
+            ]
+            if len(available) >= 2:
+                return recipe_id, item["id"], available[0], available[1]
+    raise AssertionError("the seed must have an ingredient with two available products")
+
+
+# --- a shopper: one identity's calls -------------------------------------------------------
+
+
+class Shopper:
+    def __init__(self, client: FlaskClient, authorization: str, store_id: str = "1001") -> None:
+        self.client = client
+        self.headers = {"Authorization": authorization}
+        self.store_id = store_id
+
+    def basket(self, store_id: str | None = None, **headers: str) -> dict[str, Any]:
+        response = self.client.get(
+            f"/api/v1/basket?store_id={store_id or self.store_id}",
+            headers={**self.headers, **headers},
+        )
+        assert response.status_code == 200, response.json
+        return response.json
+
+    def add(self, recipe_id: str, guests: int, store_id: str | None = None) -> TestResponse:
+        body = {"recipe_id": recipe_id, "guests": guests, "store_id": store_id or self.store_id}
+        return self.client.post("/api/v1/basket/recipes", json=body, headers=self.headers)
+
+    def rescale(self, recipe_id: str, guests: int) -> TestResponse:
+        return self.client.patch(
+            f"/api/v1/basket/recipes/{recipe_id}",
+            json={"guests": guests, "store_id": self.store_id},
+            headers=self.headers,
+        )
+
+    def remove(self, recipe_id: str) -> TestResponse:
+        return self.client.delete(
+            f"/api/v1/basket/recipes/{recipe_id}?store_id={self.store_id}", headers=self.headers
+        )
+
+    def set_line(
+        self, recipe_id: str, ingredient_id: str, product_id: str, quantity: int
+    ) -> TestResponse:
+        return self.client.put(
+            f"/api/v1/basket/recipes/{recipe_id}/ingredients/{ingredient_id}",
+            json={"product_id": product_id, "quantity": quantity, "store_id": self.store_id},
+            headers=self.headers,
+        )
+
+    def reconcile(self, cart: dict[str, int]) -> TestResponse:
+        body = {
+            "store_id": self.store_id,
+            "cart": [{"id": product_id, "quantity": q} for product_id, q in cart.items()],
+        }
+        return self.client.post("/api/v1/basket/reconcile", json=body, headers=self.headers)
+
+    def confirm(self, total: float = 10.0, order_id: str | None = None) -> TestResponse:
+        body: dict[str, Any] = {"store_id": self.store_id, "total": total}
+        if order_id is not None:
+            body["order_id"] = order_id
+        return self.client.post("/api/v1/basket/confirm", json=body, headers=self.headers)
+
+    def merge(self, authless_id: str) -> TestResponse:
+        return self.client.get(
+            f"/api/v1/basket/merge-authless-basket?authless_id={authless_id}"
+            f"&store_id={self.store_id}",
+            headers=self.headers,
+        )
+
+
+def ok(response: TestResponse) -> dict[str, Any]:
+    assert response.status_code == 200, response.json
+    return response.json
+
+
+@pytest.fixture
+def authless_id() -> str:
+    return f"visitor-{uuid.uuid4().hex}"
+
+
+@pytest.fixture
+def visitor(client: FlaskClient, authless_id: str) -> Shopper:
+    return Shopper(client, f"authless_id {authless_id}")
+
+
+@pytest.fixture
+def user(client: FlaskClient, user_id: str) -> Shopper:
+    return Shopper(client, f"user_id {user_id}")
+
+
+# --- identity and arguments ----------------------------------------------------------------
+
+ROUTES = [
+    ("get", "/api/v1/basket?store_id=1001", None),
+    ("post", "/api/v1/basket/recipes", {"recipe_id": "1", "guests": 4, "store_id": "1001"}),
+    ("patch", "/api/v1/basket/recipes/1", {"guests": 4, "store_id": "1001"}),
+    ("delete", "/api/v1/basket/recipes/1?store_id=1001", None),
+    (
+        "put",
+        "/api/v1/basket/recipes/1/ingredients/thon",
+        {"product_id": "100153", "quantity": 1, "store_id": "1001"},
+    ),
+    ("post", "/api/v1/basket/reconcile", {"store_id": "1001", "cart": []}),
+    ("post", "/api/v1/basket/confirm", {"store_id": "1001", "total": 1}),
+    ("get", "/api/v1/basket/merge-authless-basket?authless_id=a&store_id=1001", None),
+]
+
+
+def call(client: FlaskClient, method: str, path: str, body: Any, **headers: str) -> TestResponse:
+    kwargs: dict[str, Any] = {"headers": headers}
+    if body is not None:
+        kwargs["json"] = body
+    return getattr(client, method)(path, **kwargs)
+
+
+def without_store(path: str, body: Any) -> tuple[str, Any, str]:
+    """The route's call without ``store_id``, and where the store is read from."""
+    if body is None:
+        path = path.replace("store_id=1001", "").replace("?&", "?").rstrip("?&")
+        return path, None, "query"
+    return path, {k: v for k, v in body.items() if k != "store_id"}, "json"
+
+
+def with_store(path: str, body: Any, store_id: str) -> tuple[str, Any]:
+    if body is None:
+        return path.replace("store_id=1001", f"store_id={store_id}"), None
+    return path, {**body, "store_id": store_id}
+
+
+@pytest.mark.parametrize(("method", "path", "body"), ROUTES)
+def test_every_route_needs_an_identity(
+    client: FlaskClient, method: str, path: str, body: Any
+) -> None:
+    response = call(client, method, path, body)
+    assert response.status_code == 401
+    assert response.mimetype == "application/problem+json"
+    # Identity first: a call without store is 401 too, not 400.
+    assert call(client, method, *without_store(path, body)[:2]).status_code == 401
+
+
+@pytest.mark.parametrize(("method", "path", "body"), ROUTES)
+def test_store_id_is_required(client: FlaskClient, method: str, path: str, body: Any) -> None:
+    path, body, location = without_store(path, body)
+    response = call(client, method, path, body, Authorization="user_id u-store")
+    assert response.status_code == 400
+    assert response.mimetype == "application/problem+json"
+    assert response.json["errors"] == {location: {"store_id": ["Missing data for required field."]}}
+
+
+@pytest.mark.parametrize(("method", "path", "body"), ROUTES)
+@pytest.mark.parametrize("store_id", ["999", "nope", ""])
+def test_unknown_or_empty_store_is_400(
+    client: FlaskClient, method: str, path: str, body: Any, store_id: str
+) -> None:
+    location = "query" if body is None else "json"
+    response = call(
+        client, method, *with_store(path, body, store_id), Authorization="user_id u-store"
+    )
+    assert response.status_code == 400
+    expected = ["Unknown store."] if store_id else ["Missing data for required field."]
+    assert response.json["errors"] == {location: {"store_id": expected}}
+
+
+def test_merge_is_for_connected_users_only(client: FlaskClient) -> None:
+    path = "/api/v1/basket/merge-authless-basket"
+    assert client.get(path).status_code == 401
+    response = client.get(path, headers={"Authorization": "authless_id v-1"})
+    assert response.status_code == 403
+    assert response.mimetype == "application/problem+json"
+    response = client.get(f"{path}?store_id=1001", headers={"Authorization": "user_id u-1"})
+    assert response.status_code == 400
+    missing = ["Missing data for required field."]
+    assert response.json["errors"] == {"query": {"authless_id": missing}}
+
+
+@pytest.mark.parametrize("guests", [0, 51, "4", 2.5, None, True])
+def test_guests_are_1_to_50(visitor: Shopper, guests: Any) -> None:
+    response = visitor.add("1", guests)
+    assert response.status_code == 400
+    assert "guests" in response.json["errors"]["json"]
+    ok(visitor.add("1", 4))
+    assert "guests" in visitor.rescale("1", guests).json["errors"]["json"]
+
+
+@pytest.mark.parametrize("quantity", [-1, 100, "1", 1.5])
+def test_line_quantity_is_0_to_99(visitor: Shopper, quantity: Any) -> None:
+    response = visitor.set_line("1", "thon", "100153", quantity)
+    assert response.status_code == 400
+    assert "quantity" in response.json["errors"]["json"]
+
+
+def test_too_long_identity_is_400(client: FlaskClient) -> None:
+    response = client.get(
+        "/api/v1/basket?store_id=1001", headers={"Authorization": "user_id " + "u" * 201}
+    )
+    assert response.status_code == 400
+    assert "Authorization" in response.json["errors"]["headers"]
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def test_an_identity_without_basket_has_an_empty_one(visitor: Shopper) -> None:
+    assert visitor.basket() == {
+        "store_id": "1001", "recipes": [], "products": [], "recipe_count": 0, "total": 0.0,
+        "currency": "EUR",
+    }  # fmt: skip
+
+
+def test_answer_fields(visitor: Shopper, seed) -> None:
+    body = ok(visitor.add("1", 4))
+    assert set(body) == {"basket", "changes"}
+    basket = body["basket"]
+    assert set(basket) == BASKET_FIELDS and basket == visitor.basket()
+    (recipe,) = basket["recipes"]
+    assert set(recipe) == ENTRY_FIELDS
+    assert recipe["title"] == seed.recipes["1"]["title"]
+    assert recipe["picture_url"].endswith("/media/recipes/1.svg")
+    for line in recipe["lines"]:
+        assert set(line) == LINE_FIELDS
+        product = seed.products[line["product_id"]]
+        assert (line["name"], line["brand"]) == (product["name"], product["brand"])
+        assert line["picture_url"].endswith(f"/media/products/{line['product_id']}.svg")
+        assert isinstance(line["quantity"], int)
+    english = visitor.basket(**{"Language-Id": "en"})
+    assert english["recipes"][0]["title"] == seed.recipes["1"]["title_en"]
+
+
+# --- adding --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("store_id", ["1001", "1002"])
+def test_adding_every_recipe(client: FlaskClient, seed, store_id: str) -> None:
+    """First available product per ingredient, ceil(needed / size) packages, prices at the store.
+
+    Every recipe of the seed, ten to a basket, each for its own number of guests.
+    """
+    ids = sorted(seed.recipes, key=int)
+    for start in range(0, len(ids), 10):
+        shopper = Shopper(client, f"authless_id every-{uuid.uuid4().hex}", store_id)
+        held: Counter[str] = Counter()
+        for number, recipe_id in enumerate(ids[start : start + 10], start=start):
+            guests = 1 + number % 7
+            lines = expected_lines(seed, recipe_id, store_id, guests)
+            body = ok(shopper.add(recipe_id, guests))
+            assert body["changes"] == as_changes(products_of(lines)), recipe_id
+            held += products_of(lines)
+            added = entry(body["basket"], recipe_id)
+            assert added["guests"] == guests
+            assert line_tuples(added) == lines, recipe_id
+
+        basket = shopper.basket()
+        assert [e["recipe_id"] for e in basket["recipes"]] == ids[start : start + 10]
+        assert basket["recipe_count"] == len(basket["recipes"])
+        assert basket_products(basket) == held
+        assert [p["id"] for p in basket["products"]] == sorted(held, key=int)
+        total = Decimal(0)
+        for recipe in basket["recipes"]:
+            for line in recipe["lines"]:
+                price = seed.shelf_price(store_id, line["product_id"])
+                assert line["available"] is True
+                assert line["unit_price"] == float(price)
+                assert line["price"] == float(price * line["quantity"])
+                total += price * line["quantity"]
+        assert basket["total"] == float(total)
+
+
+def test_adding_a_recipe_again_rescales_it(visitor: Shopper, seed) -> None:
+    ok(visitor.add("1", 2))
+    body = ok(visitor.add("1", 8))
+    assert body["basket"]["recipe_count"] == 1
+    before = products_of(expected_lines(seed, "1", "1001", 2))
+    after = products_of(expected_lines(seed, "1", "1001", 8))
+    assert body["changes"] == as_changes(diff(after, before))
+    assert all(change["quantity"] > 0 for change in body["changes"])
+    assert line_tuples(entry(body["basket"], "1")) == expected_lines(seed, "1", "1001", 8)
+
+
+@pytest.mark.parametrize("recipe_id", ["999999", "nope"])
+def test_adding_an_unknown_recipe_is_404(visitor: Shopper, recipe_id: str) -> None:
+    response = visitor.add(recipe_id, 4)
+    assert response.status_code == 404
+    assert response.mimetype == "application/problem+json"
+    assert visitor.basket()["recipes"] == []
+
+
+# --- re-scaling and removing ---------------------------------------------------------------
+
+
+def test_rescaling_changes_signs(visitor: Shopper, seed) -> None:
+    ok(visitor.add("1", 4))
+    up = ok(visitor.rescale("1", 12))
+    four = products_of(expected_lines(seed, "1", "1001", 4))
+    twelve = products_of(expected_lines(seed, "1", "1001", 12))
+    assert up["changes"] == as_changes(diff(twelve, four))
+    assert up["changes"] and all(c["quantity"] > 0 for c in up["changes"])
+    down = ok(visitor.rescale("1", 1))
+    one = products_of(expected_lines(seed, "1", "1001", 1))
+    assert down["changes"] == as_changes(diff(one, twelve))
+    assert down["changes"] and all(c["quantity"] < 0 for c in down["changes"])
+    assert entry(down["basket"], "1")["guests"] == 1
+    assert ok(visitor.rescale("1", 1))["changes"] == []
+
+
+def test_rescaling_keeps_the_chosen_products(visitor: Shopper, seed) -> None:
+    recipe_id, ingredient_id, _, other = replaceable(seed, "1001")
+    ok(visitor.add(recipe_id, 4))
+    ok(visitor.set_line(recipe_id, ingredient_id, other, 1))
+    body = ok(visitor.rescale(recipe_id, 10))
+    (line,) = [l for l in entry(body["basket"], recipe_id)["lines"]
+               if l["ingredient_id"] == ingredient_id]  # fmt: skip
+    assert line["product_id"] == other
+    assert line["quantity"] == packages(seed, recipe_id, ingredient_id, other, 10)
+
+
+def test_rescaling_or_removing_a_recipe_not_in_the_basket_is_404(visitor: Shopper) -> None:
+    ok(visitor.add("1", 4))
+    for response in (visitor.rescale("2", 4), visitor.remove("2"),
+                     visitor.rescale("999999", 4), visitor.remove("x")):  # fmt: skip
+        assert response.status_code == 404
+        assert response.mimetype == "application/problem+json"
+
+
+def test_removing_a_recipe(visitor: Shopper, seed) -> None:
+    first, second, shared = recipe_sharing_products(seed, "1001")
+    ok(visitor.add(first, 4))
+    ok(visitor.add(second, 4))
+    body = ok(visitor.remove(second))
+    removed = products_of(expected_lines(seed, second, "1001", 4))
+    assert body["changes"] == as_changes({k: -v for k, v in removed.items()})
+    assert [e["recipe_id"] for e in body["basket"]["recipes"]] == [first]
+    kept = products_of(expected_lines(seed, first, "1001", 4))
+    assert basket_products(body["basket"]) == kept and kept[shared] > 0
+    assert visitor.remove(second).status_code == 404
+
+
+# --- one ingredient's line -----------------------------------------------------------------
+
+
+def test_replacing_a_product_is_a_removal_and_an_addition(visitor: Shopper, seed) -> None:
+    recipe_id, ingredient_id, first, other = replaceable(seed, "1001")
+    ok(visitor.add(recipe_id, 4))
+    had = packages(seed, recipe_id, ingredient_id, first, 4)
+    body = ok(visitor.set_line(recipe_id, ingredient_id, other, 3))
+    expected = [{"id": first, "quantity": -had}, {"id": other, "quantity": 3}]
+    assert body["changes"] == sorted(expected, key=lambda change: int(change["id"]))
+    lines = {l["ingredient_id"]: l for l in entry(body["basket"], recipe_id)["lines"]}
+    assert (lines[ingredient_id]["product_id"], lines[ingredient_id]["quantity"]) == (other, 3)
+    # Same product, new quantity: only the difference.
+    assert ok(visitor.set_line(recipe_id, ingredient_id, other, 5))["changes"] == [
+        {"id": other, "quantity": 2}
+    ]
+
+
+def test_quantity_zero_removes_the_line_then_the_entry(visitor: Shopper, seed) -> None:
+    lines = expected_lines(seed, "1", "1001", 4)
+    ok(visitor.add("1", 4))
+    ok(visitor.add("2", 4))
+    for index, (ingredient_id, product_id, quantity) in enumerate(lines):
+        body = ok(visitor.set_line("1", ingredient_id, product_id, 0))
+        assert body["changes"] == [{"id": product_id, "quantity": -quantity}]
+        recipes = [e["recipe_id"] for e in body["basket"]["recipes"]]
+        if index < len(lines) - 1:
+            assert recipes == ["1", "2"]
+            assert len(entry(body["basket"], "1")["lines"]) == len(lines) - index - 1
+        else:  # its last line gone, the entry goes too
+            assert recipes == ["2"]
+    assert ok(visitor.set_line("1", lines[0][0], lines[0][1], 0))["changes"] == []
+
+
+def test_setting_a_line_adds_the_recipe_with_this_line_only(visitor: Shopper, seed) -> None:
+    recipe_id, ingredient_id, _, other = replaceable(seed, "1001")
+    body = ok(visitor.set_line(recipe_id, ingredient_id, other, 2))
+    assert body["changes"] == [{"id": other, "quantity": 2}]
+    added = entry(body["basket"], recipe_id)
+    assert added["guests"] == seed.recipes[recipe_id]["guests"]
+    assert line_tuples(added) == [(ingredient_id, other, 2)]
+
+
+def test_quantity_zero_on_a_recipe_not_in_the_basket_changes_nothing(visitor: Shopper) -> None:
+    body = ok(visitor.set_line("1", "thon", "100153", 0))
+    assert body["changes"] == [] and body["basket"]["recipes"] == []
+
+
+def test_a_product_that_is_not_a_candidate_is_400(visitor: Shopper, seed) -> None:
+    ok(visitor.add("1", 4))
+    not_candidate = next(p for p in seed.products if p not in seed.ranked_products("thon"))
+    for product_id in (not_candidate, "999999", "x"):
+        response = visitor.set_line("1", "thon", product_id, 1)
+        assert response.status_code == 400
+        assert list(response.json["errors"]) == ["json"]
+        assert list(response.json["errors"]["json"]) == ["product_id"]
+    assert line_tuples(visitor.basket()["recipes"][0]) == expected_lines(seed, "1", "1001", 4)
+
+
+def test_an_ingredient_or_recipe_that_does_not_exist_is_404(visitor: Shopper, seed) -> None:
+    not_in_recipe = next(
+        i for i in seed.ingredients if i not in {x["id"] for x in seed.recipes["1"]["ingredients"]}
+    )
+    for recipe_id, ingredient_id in (("1", not_in_recipe), ("1", "nope"), ("999999", "thon")):
+        response = visitor.set_line(recipe_id, ingredient_id, "100153", 1)
+        assert response.status_code == 404
+        assert response.mimetype == "application/problem+json"
+
+
+# --- reconcile -----------------------------------------------------------------------------
+
+
+def test_reconcile_reduces_the_newest_entries_first(visitor: Shopper, seed) -> None:
+    older, newer, shared = recipe_sharing_products(seed, "1001")
+    ok(visitor.add(older, 4))
+    ok(visitor.add(newer, 4))
+    old_lines = expected_lines(seed, older, "1001", 4)
+    new_lines = expected_lines(seed, newer, "1001", 4)
+    basket = visitor.basket()
+    held = basket_products(basket)
+    in_old, in_new = products_of(old_lines)[shared], products_of(new_lines)[shared]
+
+    # One package less of the shared product: taken from the newer entry.
+    cart = {**held, shared: held[shared] - 1, "999999": 3, "x": 1}
+    body = ok(visitor.reconcile(cart))
+    assert body["changes"] == []
+    assert basket_products(body["basket"]) == held - Counter({shared: 1})
+    old_entry, new_entry = entry(body["basket"], older), entry(body["basket"], newer)
+    assert line_tuples(old_entry) == old_lines
+    assert products_of(line_tuples(new_entry))[shared] == in_new - 1
+
+    # More than the newer entry holds: the newer one loses its line, the older one the rest.
+    cart[shared] = in_old - 1
+    body = ok(visitor.reconcile(cart))
+    assert shared not in products_of(line_tuples(entry(body["basket"], newer)))
+    assert products_of(line_tuples(entry(body["basket"], older)))[shared] == in_old - 1
+    assert basket_products(body["basket"])[shared] == in_old - 1
+
+
+def test_reconcile_removes_entries_left_without_lines(visitor: Shopper, seed) -> None:
+    older, newer, _ = recipe_sharing_products(seed, "1001")
+    ok(visitor.add(older, 4))
+    ok(visitor.add(newer, 4))
+    old_products = products_of(expected_lines(seed, older, "1001", 4))
+    # A cart holding just what the older recipe needs (the shared product included).
+    cart = dict(old_products)
+    body = ok(visitor.reconcile(cart))
+    assert body["changes"] == []
+    assert [e["recipe_id"] for e in body["basket"]["recipes"]] == [older]
+    assert basket_products(body["basket"]) == old_products
+    body = ok(visitor.reconcile({}))
+    assert body["basket"]["recipes"] == [] and body["basket"]["products"] == []
+
+
+def test_reconcile_validation(visitor: Shopper) -> None:
+    response = visitor.client.post(
+        "/api/v1/basket/reconcile",
+        json={"store_id": "1001", "cart": [{"id": "1", "quantity": -1}, {"quantity": 1}]},
+        headers=visitor.headers,
+    )
+    assert response.status_code == 400
+    assert set(response.json["errors"]["json"]) == {"cart.0.quantity", "cart.1.id"}
+
+
+# --- confirm -------------------------------------------------------------------------------
+
+
+def test_an_empty_basket_is_not_confirmed(visitor: Shopper, seed) -> None:
+    assert ok(visitor.confirm()) == {"confirmed": False, "reason": "empty"}
+    ok(visitor.add("1", 4))
+    ok(visitor.reconcile({}))
+    assert ok(visitor.confirm(order_id="o-empty")) == {"confirmed": False, "reason": "empty"}
+    # Nothing was confirmed under that order id.
+    ok(visitor.add("1", 4))
+    assert ok(visitor.confirm(order_id="o-empty"))["confirmed"] is True
+
+
+def test_confirm_once_per_order_id(user: Shopper, seed) -> None:
+    ok(user.add("1", 4))
+    first = ok(user.confirm(total=23.456, order_id="order-1"))
+    assert first["confirmed"] is True and set(first) == {"confirmed", "basket_id"}
+    assert isinstance(first["basket_id"], str)
+    assert user.basket()["recipes"] == []  # the identity starts an empty basket
+
+    ok(user.add("2", 4))
+    before = user.basket()
+    for _ in range(2):
+        assert ok(user.confirm(order_id="order-1")) == {
+            "confirmed": False, "reason": "already-confirmed",
+        }  # fmt: skip
+    assert user.basket() == before  # nothing changed
+
+    second = ok(user.confirm(order_id="order-2"))
+    assert second["confirmed"] is True and second["basket_id"] != first["basket_id"]
+    ok(user.add("3", 4))
+    third = ok(user.confirm())  # without an order id
+    assert third["confirmed"] is True and third["basket_id"] != second["basket_id"]
+
+
+def test_order_ids_are_per_identity(client: FlaskClient, user: Shopper, visitor: Shopper) -> None:
+    for shopper in (user, visitor):
+        ok(shopper.add("1", 4))
+        assert ok(shopper.confirm(order_id="shared-order"))["confirmed"] is True
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [({"total": -1}, "total"), ({}, "total"), ({"total": "x"}, "total"),
+     ({"total": 1, "order_id": ""}, "order_id"), ({"total": 1, "order_id": 5}, "order_id")],
+)  # fmt: skip
+def test_confirm_validation(visitor: Shopper, body: dict[str, Any], field: str) -> None:
+    response = visitor.client.post(
+        "/api/v1/basket/confirm", json={"store_id": "1001", **body}, headers=visitor.headers
+    )
+    assert response.status_code == 400
+    assert field in response.json["errors"]["json"]
+
+
+# --- merge ---------------------------------------------------------------------------------
+
+
+def test_merge_moves_the_authless_entries_and_theirs_win(
+    client: FlaskClient, seed, user: Shopper, visitor: Shopper, authless_id: str
+) -> None:
+    ok(user.add("1", 2))
+    ok(user.add("3", 4))
+    ok(visitor.add("1", 6))
+    ok(visitor.add("2", 4))
+    before = basket_products(user.basket())
+
+    body = ok(user.merge(authless_id))
+    basket = body["basket"]
+    assert [(e["recipe_id"], e["guests"]) for e in basket["recipes"]] == [
+        ("3", 4), ("1", 6), ("2", 4),
+    ]  # fmt: skip
+    expected = Counter()
+    for recipe_id, guests in (("3", 4), ("1", 6), ("2", 4)):
+        expected += products_of(expected_lines(seed, recipe_id, "1001", guests))
+    assert basket_products(basket) == expected
+    assert body["changes"] == as_changes(diff(expected, before))
+    assert visitor.basket()["recipes"] == []
+    assert user.basket() == basket
+    # The visitor's basket is empty now: merging again changes nothing.
+    assert ok(user.merge(authless_id))["changes"] == []
+    # The most recently added entries are the merged ones.
+    assert ok(user.add("4", 4))["basket"]["recipes"][-1]["recipe_id"] == "4"
+
+
+def test_merge_without_an_authless_basket(user: Shopper, seed) -> None:
+    body = ok(user.merge("nobody-" + uuid.uuid4().hex))
+    assert body == {"basket": user.basket(), "changes": []}
+    ok(user.add("1", 4))
+    assert ok(user.merge("nobody"))["changes"] == []
+
+
+def test_authless_and_user_baskets_are_separate(client: FlaskClient) -> None:
+    same = f"same-{uuid.uuid4().hex}"
+    user, visitor = Shopper(client, f"user_id {same}"), Shopper(client, f"authless_id {same}")
+    ok(user.add("1", 4))
+    assert visitor.basket()["recipes"] == []
+    ok(visitor.add("2", 4))
+    assert [e["recipe_id"] for e in user.basket()["recipes"]] == ["1"]
+    assert [e["recipe_id"] for e in visitor.basket()["recipes"]] == ["2"]
+
+
+# --- stores --------------------------------------------------------------------------------
+
+
+def test_a_basket_asked_at_another_store_moves_there_repriced(visitor: Shopper, seed) -> None:
+    unavailable = set(seed.stores["1002"]["unavailable_product_ids"])
+    recipe_id = next(
+        r for r in sorted(seed.recipes, key=int)
+        if products_of(expected_lines(seed, r, "1001", 4)).keys() & unavailable
+    )  # fmt: skip
+    lines = expected_lines(seed, recipe_id, "1001", 4)
+    ok(visitor.add(recipe_id, 4))
+
+    moved = visitor.basket("1002")
+    assert moved["store_id"] == "1002"
+    (recipe,) = moved["recipes"]
+    assert line_tuples(recipe) == lines  # same products
+    total = Decimal(0)
+    for line in recipe["lines"]:
+        if line["product_id"] in unavailable:
+            assert (line["available"], line["unit_price"], line["price"]) == (False, None, None)
+        else:
+            price = seed.shelf_price("1002", line["product_id"])
+            assert (line["available"], line["unit_price"]) == (True, float(price))
+            total += price * line["quantity"]
+    assert moved["total"] == float(total)
+    # Writes at a store move the basket there too; changes are about products only.
+    body = ok(visitor.add(recipe_id, 4, store_id="1001"))
+    assert body["changes"] == [] and body["basket"]["store_id"] == "1001"
+    assert all(line["available"] for line in body["basket"]["recipes"][0]["lines"])
+
+
+def test_queries_do_not_grow_with_the_basket(visitor: Shopper, count_queries: Any) -> None:
+    counts = []
+    for recipe_id in ("1", "2", "3", "4", "5"):
+        with count_queries() as adding:
+            ok(visitor.add(recipe_id, 4))
+        with count_queries() as reading:
+            visitor.basket()
+        counts.append((len(adding), len(reading)))
+    assert len(set(counts[1:])) == 1, counts
+
+
+# --- atomicity and concurrency -------------------------------------------------------------
+
+
+def test_a_failed_write_changes_nothing(
+    visitor: Shopper, seed, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ok(visitor.add("1", 4))
+    before = visitor.basket()
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the answer could not be built")
+
+    monkeypatch.setattr(baskets, "_view", broken)
+    for response in (visitor.add("2", 4), visitor.remove("1"), visitor.reconcile({}),
+                     visitor.set_line("1", "thon", "100153", 9)):  # fmt: skip
+        assert response.status_code == 500
+        assert response.mimetype == "application/problem+json"
+    monkeypatch.undo()
+    assert visitor.basket() == before
+
+
+@pytest.mark.parametrize("existing", [False, True], ids=["new-basket", "existing-basket"])
+def test_concurrent_adds_lose_nothing(
+    app: Flask, seed, monkeypatch: pytest.MonkeyPatch, existing: bool
+) -> None:
+    """Two tabs add different recipes at the same moment: both end up in the basket.
+
+    A barrier holds both requests just before they lock the basket, so both transactions are
+    open at once whatever the scheduling; the lock (or the one-open-basket constraint, for a
+    basket both create) serialises them.
+    """
+    authorization = f"authless_id tabs-{uuid.uuid4().hex}"
+    if existing:
+        ok(Shopper(app.test_client(), authorization).add("3", 4))
+    barrier = threading.Barrier(2, timeout=30)
+    lock_open_basket = baskets._lock_open_basket
+
+    def meet_then_lock(*args: Any, **kwargs: Any) -> Any:
+        barrier.wait()
+        return lock_open_basket(*args, **kwargs)
+
+    monkeypatch.setattr(baskets, "_lock_open_basket", meet_then_lock)
+    answers: dict[str, TestResponse] = {}
+    failures: list[BaseException] = []
+
+    def tab(recipe_id: str) -> None:
+        try:  # a client (and so a session and a connection) per tab
+            answers[recipe_id] = Shopper(app.test_client(), authorization).add(recipe_id, 4)
+        except BaseException as error:  # reported below, not lost in the thread
+            failures.append(error)
+
+    threads = [threading.Thread(target=tab, args=(recipe_id,)) for recipe_id in ("1", "2")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    monkeypatch.undo()
+    assert not failures and not any(thread.is_alive() for thread in threads)
+    assert {recipe_id: r.status_code for recipe_id, r in answers.items()} == {"1": 200, "2": 200}
+
+    basket = Shopper(app.test_client(), authorization).basket()
+    expected = {"1", "2", "3"} if existing else {"1", "2"}
+    assert {e["recipe_id"] for e in basket["recipes"]} == expected
+    held: Counter[str] = Counter()
+    for recipe_id in expected:
+        held += products_of(expected_lines(seed, recipe_id, "1001", 4))
+    assert basket_products(basket) == held
+    # Each answer's changes are exactly its own recipe's products.
+    for recipe_id, response in answers.items():
+        assert response.json["changes"] == as_changes(
+            products_of(expected_lines(seed, recipe_id, "1001", 4))
+        )
+
+
+@pytest.mark.parametrize("existing", [False, True], ids=["new-basket", "existing-basket"])
+def test_a_second_writer_waits_for_the_first(
+    app: Flask, backend: Any, seed, monkeypatch: pytest.MonkeyPatch, existing: bool
+) -> None:
+    """On PostgreSQL, a write to a basket another transaction holds waits for it (row lock).
+
+    Tab A takes the lock and holds it until told; tab B then asks for it. The test waits until
+    PostgreSQL reports B's backend as waiting on a lock, then lets A finish: both additions land.
+    """
+    if backend.name != "postgresql":
+        pytest.skip("row locks are PostgreSQL's; SQLite serialises writers itself")
+    from sqlalchemy import text
+
+    authorization = f"authless_id wait-{uuid.uuid4().hex}"
+    if existing:
+        ok(Shopper(app.test_client(), authorization).add("3", 4))
+    a_locked, release, b_pid = threading.Event(), threading.Event(), []
+    lock_open_basket = baskets._lock_open_basket
+
+    def instrumented(session: Any, *args: Any, **kwargs: Any) -> Any:
+        if threading.current_thread().name == "tab-a":
+            basket = lock_open_basket(session, *args, **kwargs)
+            a_locked.set()
+            assert release.wait(timeout=30)
+            return basket
+        assert a_locked.wait(timeout=30)
+        b_pid.append(session.scalar(text("SELECT pg_backend_pid()")))
+        return lock_open_basket(session, *args, **kwargs)
+
+    monkeypatch.setattr(baskets, "_lock_open_basket", instrumented)
+    answers: dict[str, TestResponse] = {}
+
+    def tab(recipe_id: str) -> None:
+        answers[recipe_id] = Shopper(app.test_client(), authorization).add(recipe_id, 4)
+
+    threads = [
+        threading.Thread(target=tab, args=("1",), name="tab-a"),
+        threading.Thread(target=tab, args=("2",), name="tab-b"),
+    ]
+    for thread in threads:
+        thread.start()
+    try:
+        with backend.engine.connect() as monitor:
+            for _ in range(3000):  # until B waits on A's lock (at most ~30 s, normally at once)
+                waiting = b_pid and monitor.scalar(
+                    text("SELECT wait_event_type FROM pg_stat_activity WHERE pid = :pid"),
+                    {"pid": b_pid[0]},
+                ) == "Lock"
+                if waiting:
+                    break
+                threading.Event().wait(0.01)
+        assert waiting, "tab B never waited for tab A's lock"
+        assert "2" not in answers  # B cannot have finished while A holds the basket
+    finally:
+        release.set()
+        for thread in threads:
+            thread.join(timeout=60)
+        monkeypatch.undo()
+    assert {recipe_id: r.status_code for recipe_id, r in answers.items()} == {"1": 200, "2": 200}
+    basket = Shopper(app.test_client(), authorization).basket()
+    assert [e["recipe_id"] for e in basket["recipes"]] == (["3"] if existing else []) + ["1", "2"]
+
+
+# --- the pure part -------------------------------------------------------------------------
+
+
+def test_packages_are_ceiled_on_exact_fractions() -> None:
+    from coreapi.services.quantities import packages as count
+
+    assert count(Decimal(600), 4, 4, Decimal(500)) == 2
+    assert count(Decimal(500), 4, 4, Decimal(500)) == 1
+    assert count(Decimal(1000), 3, 3, Decimal("333.333")) == 4
+    assert count(Decimal(100), 3, 1, Decimal("33.333")) == 2  # 33.33... needs two
+    assert count(Decimal(90), 3, 1, Decimal(30)) == 1  # exactly one, not 1.0000001
+    assert count(Decimal("0.5"), 4, 50, Decimal(6)) == 2

@@ -1,0 +1,167 @@
+"""Analytics events: validation limits, storage with the headers' context, listing by session."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+EVENT_FIELDS = {"name", "path", "props", "timestamp", "session_id", "supplier_id", "identity"}
+
+
+@pytest.fixture
+def session_id() -> str:
+    return f"session-{uuid.uuid4().hex}"
+
+
+def post(client: FlaskClient, body: Any, **headers: str) -> Any:
+    return client.post("/api/v1/events", json=body, headers=headers)
+
+
+def listed(client: FlaskClient, session_id: str) -> list[dict[str, Any]]:
+    response = client.get(f"/api/v1/events?session_id={session_id}")
+    assert response.status_code == 200, response.json
+    return response.json["data"]
+
+
+def test_events_are_stored_with_the_session_supplier_and_identity(
+    client: FlaskClient, seed, session_id: str
+) -> None:
+    events = [
+        {"name": "recipe.show", "path": "/", "props": {"recipe_id": "12"},
+         "timestamp": "2026-11-21T10:00:00Z"},
+        {"name": "pageview", "path": "/recettes", "props": {"n": 3, "ratio": 0.5, "on": True},
+         "timestamp": "2026-11-21T12:00:01+02:00"},
+    ]  # fmt: skip
+    response = post(
+        client,
+        {"events": events},
+        **{"Session-Id": session_id, "Supplier-Token": "demo-retailer-token",
+           "Authorization": "user_id u-events"},
+    )  # fmt: skip
+    assert response.status_code == 202
+    assert response.json == {"stored": 2}
+
+    (retailer,) = [s for s in seed.suppliers if s["token"] == "demo-retailer-token"]
+    stored = listed(client, session_id)
+    assert [set(event) for event in stored] == [EVENT_FIELDS, EVENT_FIELDS]
+    assert [event["name"] for event in stored] == ["recipe.show", "pageview"]
+    assert stored[0]["props"] == {"recipe_id": "12"}
+    assert stored[1]["props"] == {"n": 3, "ratio": 0.5, "on": True}
+    assert [dt.datetime.fromisoformat(e["timestamp"]) for e in stored] == [
+        dt.datetime(2026, 11, 21, 10, 0, 0, tzinfo=dt.UTC),
+        dt.datetime(2026, 11, 21, 10, 0, 1, tzinfo=dt.UTC),
+    ]
+    for event in stored:
+        assert event["session_id"] == session_id
+        assert event["supplier_id"] == retailer["id"]
+        assert event["identity"] == {"kind": "user_id", "id": "u-events"}
+
+
+def test_a_sessions_events_oldest_first_and_only_its_own(
+    client: FlaskClient, session_id: str
+) -> None:
+    def event(name: str, hour: int) -> dict[str, Any]:
+        return {"name": name, "timestamp": f"2026-11-21T{hour:02}:00:00Z"}
+
+    headers = {"Session-Id": session_id, "Authorization": "authless_id v-events"}
+    assert post(client, {"events": [event("b", 11), event("c", 12)]}, **headers).status_code == 202
+    assert post(client, {"events": [event("a", 9)]}, **headers).status_code == 202
+    other = {"Session-Id": f"{session_id}-other"}
+    assert post(client, {"events": [event("z", 10)]}, **other).status_code == 202
+
+    stored = listed(client, session_id)
+    assert [e["name"] for e in stored] == ["a", "b", "c"]
+    assert {e["identity"]["kind"] for e in stored} == {"authless_id"}
+    assert [e["name"] for e in listed(client, f"{session_id}-other")] == ["z"]
+    assert listed(client, f"{session_id}-none") == []
+
+
+def test_defaults_without_headers_or_optional_fields(client: FlaskClient, session_id: str) -> None:
+    before = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    body = {"events": [{"name": "category.display"}]}
+    response = post(client, body, **{"Session-Id": session_id})
+    assert response.status_code == 202
+    after = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=1)
+    (event,) = listed(client, session_id)
+    assert (event["path"], event["props"], event["supplier_id"], event["identity"]) == (
+        None, {}, None, None,
+    )  # fmt: skip
+    assert before <= dt.datetime.fromisoformat(event["timestamp"]) <= after
+
+
+def test_limits_are_accepted(client: FlaskClient, session_id: str) -> None:
+    largest = {
+        "name": "a" * 64,
+        "path": "/" * 512,
+        "props": {f"p{n}": "x" * 512 for n in range(20)},
+    }
+    response = post(client, {"events": [largest] * 100}, **{"Session-Id": session_id})
+    assert response.status_code == 202
+    assert response.json == {"stored": 100}
+    assert len(listed(client, session_id)) == 100
+
+
+def one(**fields: Any) -> dict[str, Any]:
+    return {"events": [{"name": "recipe.show", **fields}]}
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({}, "events"),
+        ({"events": []}, "events"),
+        ({"events": [{"name": "a"}] * 101}, "events"),
+        ({"events": {"name": "a"}}, "events"),
+        ({"events": [{}]}, "events.0.name"),
+        (one(name=""), "events.0.name"),
+        (one(name="a" * 65), "events.0.name"),
+        (one(name="Recipe.Show"), "events.0.name"),
+        (one(name="recipe_show"), "events.0.name"),
+        (one(name="recipe.show\n"), "events.0.name"),
+        (one(name=12), "events.0.name"),
+        (one(path="/" * 513), "events.0.path"),
+        (one(props=[]), "events.0.props"),
+        (one(props={f"p{n}": 1 for n in range(21)}), "events.0.props"),
+        (one(props={"a": {"b": 1}}), "events.0.props.a.value"),
+        (one(props={"a": [1]}), "events.0.props.a.value"),
+        (one(props={"a": None}), "events.0.props.a.value"),
+        (one(props={"a": "x" * 513}), "events.0.props.a.value"),
+        (one(props={"a": float("nan")}), "events.0.props.a.value"),
+        (one(props={"": 1}), "events.0.props..key"),  # the empty key's own name
+        (one(timestamp="yesterday"), "events.0.timestamp"),
+    ],
+)
+def test_validation(client: FlaskClient, session_id: str, body: Any, field: str) -> None:
+    response = post(client, body, **{"Session-Id": session_id})
+    assert response.status_code == 400
+    assert response.mimetype == "application/problem+json"
+    errors = response.json["errors"]["json"]
+    assert field in errors or any(name.startswith(field) for name in errors), errors
+    assert listed(client, session_id) == []
+
+
+def test_one_bad_event_stores_none(client: FlaskClient, session_id: str) -> None:
+    body = {"events": [{"name": "pageview"}, {"name": "BAD"}]}
+    response = post(client, body, **{"Session-Id": session_id})
+    assert response.status_code == 400
+    assert list(response.json["errors"]["json"]) == ["events.1.name"]
+    assert listed(client, session_id) == []
+
+
+def test_headers_are_checked(client: FlaskClient) -> None:
+    body = one()
+    assert post(client, body, **{"Supplier-Token": "no-such-token"}).status_code == 401
+    response = post(client, body, **{"Session-Id": "s" * 201})
+    assert response.status_code == 400
+    assert list(response.json["errors"]["headers"]) == ["Session-Id"]
+
+
+def test_listing_needs_a_session_id(client: FlaskClient) -> None:
+    for query in ("", "?session_id="):
+        response = client.get(f"/api/v1/events{query}")
+        assert response.status_code == 400
+        assert "session_id" in response.json["errors"]["query"]

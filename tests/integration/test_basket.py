@@ -1,0 +1,127 @@
+"""The browser's basket routes through prerender, against the real coreapi basket."""
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+from bs4 import BeautifulSoup
+
+from .conftest import headers
+
+_users = itertools.count()
+
+
+@pytest.fixture
+def user() -> dict[str, str]:
+    """A fresh connected user per test: baskets never leak between tests."""
+    return headers(user=f"basket-user-{next(_users)}")
+
+
+def add(client, user, recipe_id="5", guests=4, store_id="1001"):
+    return client.post("/v1/basket/recipes", json={"recipe_id": recipe_id, "guests": guests, "store_id": store_id},
+                       headers=user)
+
+
+def drawer_data(client, recipe_id="5", guests=4, store_id="1001") -> dict:
+    html = client.get("/v1/recipe-details", query_string={"recipe_id": recipe_id, "guests": guests,
+                                                           "store_id": store_id}, headers=headers()).get_data(as_text=True)
+    return json.loads(BeautifulSoup(html, "html5lib").select_one("script.svc-recipe-details__data").string)
+
+
+def test_add_recipe_pushes_what_the_drawer_showed(client, user):
+    answer = add(client, user).get_json()
+    shown = drawer_data(client)
+    expected = {}
+    for ingredient in shown["ingredients"]:
+        if ingredient["chosen"]:
+            packages = next(p["packages"] for p in ingredient["products"] if p["id"] == ingredient["chosen"])
+            expected[ingredient["chosen"]] = expected.get(ingredient["chosen"], 0) + packages
+    assert {c["id"]: c["quantity"] for c in answer["changes"]} == expected
+    assert answer["basket"]["recipe_count"] == 1
+    assert [r["recipe_id"] for r in answer["basket"]["recipes"]] == ["5"]
+
+
+def test_replace_is_a_removal_and_an_addition(client, user):
+    add(client, user)
+    shown = drawer_data(client)
+    ingredient = next(i for i in shown["ingredients"] if len(i["products"]) > 1 and i["chosen"])
+    other = next(p for p in ingredient["products"] if p["id"] != ingredient["chosen"])
+    answer = client.put(f"/v1/basket/recipes/5/ingredients/{ingredient['id']}", headers=user,
+                        json={"product_id": other["id"], "quantity": other["packages"], "store_id": "1001"}).get_json()
+    changes = {c["id"]: c["quantity"] for c in answer["changes"]}
+    assert changes[other["id"]] == other["packages"] and changes[ingredient["chosen"]] < 0
+
+
+def test_remove_recipe_takes_its_products_back(client, user):
+    added = add(client, user).get_json()["changes"]
+    removed = client.delete("/v1/basket/recipes/5?store_id=1001", headers=user).get_json()
+    assert {c["id"]: -c["quantity"] for c in removed["changes"]} == {c["id"]: c["quantity"] for c in added}
+    assert removed["basket"]["recipe_count"] == 0
+
+
+def test_rescale(client, user):
+    add(client, user, guests=2)
+    answer = client.patch("/v1/basket/recipes/5", json={"guests": 8, "store_id": "1001"}, headers=user).get_json()
+    assert answer["basket"]["recipes"][0]["guests"] == 8
+    assert all(c["quantity"] > 0 for c in answer["changes"])
+
+
+def test_reconcile_follows_the_retailer_cart(client, user):
+    products = add(client, user).get_json()["basket"]["products"]
+    kept = products[1:]
+    answer = client.post("/v1/basket/reconcile", headers=user,
+                         json={"store_id": "1001", "cart": [{"id": p["id"], "quantity": p["quantity"]} for p in kept]})
+    assert answer.status_code == 200
+    remaining = {p["id"] for p in answer.get_json()["basket"]["products"]}
+    assert products[0]["id"] not in remaining and answer.get_json()["changes"] == []
+
+
+def test_confirm_once_per_order_and_never_empty(client, user):
+    empty = client.post("/v1/basket/confirm", json={"store_id": "1001", "total": 0}, headers=user).get_json()
+    assert empty["confirmed"] is False
+    add(client, user)
+    first = client.post("/v1/basket/confirm", json={"store_id": "1001", "total": 42.5, "order_id": "o-1"},
+                        headers=user).get_json()
+    add(client, user)
+    again = client.post("/v1/basket/confirm", json={"store_id": "1001", "total": 42.5, "order_id": "o-1"},
+                        headers=user).get_json()
+    assert first["confirmed"] is True and again["confirmed"] is False
+
+
+def test_authless_and_user_baskets_are_separate(client, user):
+    add(client, user)
+    anonymous = {**headers(user=None), "authless-id": "basket-anon-separate"}
+    assert client.get("/v1/basket?store_id=1001", headers=anonymous).get_json()["recipe_count"] == 0
+    assert client.get("/v1/basket?store_id=1001", headers=user).get_json()["recipe_count"] == 1
+
+
+def test_basket_lookup_at_an_unknown_store_is_an_empty_basket(client, user):
+    """Spec, errors: upstream 400 for an unknown point of sale during basket lookup -> empty basket."""
+    response = client.get("/v1/basket?store_id=424242", headers=user)
+    assert response.status_code == 200 and response.get_json()["recipes"] == []
+
+
+def test_basket_without_store_is_empty(client, user):
+    assert client.get("/v1/basket", headers=user).get_json()["recipe_count"] == 0
+
+
+@pytest.mark.parametrize("body,field", [
+    ({"recipe_id": "5", "guests": 0, "store_id": "1001"}, "guests"),
+    ({"recipe_id": "5", "guests": 4}, "store_id"),
+    ({"recipe_id": "5", "guests": "4", "store_id": "1001"}, "guests"),
+    ({"recipe_id": "5", "guests": 4, "store_id": "1001", "extra": 1}, "extra"),
+])
+def test_write_validation(client, user, body, field):
+    response = client.post("/v1/basket/recipes", json=body, headers=user)
+    assert response.status_code == 400 and field in response.get_json()["errors"]["json"]
+
+
+def test_unknown_store_on_write_is_a_400(client, user):
+    response = add(client, user, store_id="424242")
+    assert response.status_code == 400 and "store_id" in response.get_json()["errors"]["json"]
+
+
+def test_unknown_recipe_is_a_404(client, user):
+    response = add(client, user, recipe_id="999999")
+    assert response.status_code == 404 and response.mimetype == "application/problem+json"

@@ -1,0 +1,57 @@
+"""Analytics events through prerender, stored by the real coreapi with session, supplier and user."""
+from __future__ import annotations
+
+import json
+
+import requests
+
+from .conftest import RETAILER, headers
+
+EVENT = {"name": "recipe.show", "path": "/rayon/legumes", "props": {"recipe_id": "12"}}
+
+
+def stored(upstream, session_id: str) -> list[dict]:
+    response = requests.get(f"{upstream.base_url}/api/v1/events", params={"session_id": session_id}, timeout=5)
+    return response.json()["data"]
+
+
+def test_events_are_stored_with_the_request_identity(client, upstream):
+    response = client.post("/v1/events", json={"events": [EVENT, {**EVENT, "name": "recipe.display"}]},
+                           headers=headers(user="events-user", session="events-session-1"))
+    assert response.status_code == 202 and response.get_json() == {"stored": 2}
+    events = stored(upstream, "events-session-1")
+    assert [e["name"] for e in events] == ["recipe.show", "recipe.display"]
+    assert events[0]["props"] == {"recipe_id": "12"} and events[0]["path"] == "/rayon/legumes"
+    assert events[0]["identity"] == {"kind": "user_id", "id": "events-user"}
+    assert events[0]["supplier_id"] is not None
+
+
+def test_send_beacon_form(client, upstream):
+    body = {"headers": {"authless-id": "beacon-anon", "language-id": "fr", "session-id": "events-beacon",
+                        "supplier-token": RETAILER}, "events": [EVENT]}
+    response = client.post("/v1/events", data=json.dumps(body), content_type="text/plain;charset=UTF-8")
+    assert response.status_code == 202
+    assert stored(upstream, "events-beacon")[0]["identity"] == {"kind": "authless_id", "id": "beacon-anon"}
+
+
+def test_beacon_headers_only_on_the_events_route(client):
+    body = {"headers": {"authless-id": "x", "language-id": "fr", "session-id": "s"}, "events": [EVENT]}
+    response = client.post("/v1/basket/recipes", data=json.dumps(body), content_type="application/json")
+    assert response.status_code == 400 and "headers" in response.get_json()["errors"]
+
+
+def test_beacon_without_headers_is_a_400(client):
+    response = client.post("/v1/events", data=json.dumps({"events": [EVENT]}), content_type="text/plain")
+    assert response.status_code == 400 and "session-id" in response.get_json()["errors"]["headers"]
+
+
+def test_event_validation(client):
+    for events in ([], [{**EVENT, "name": "Recipe Show!"}], [EVENT] * 51, [{**EVENT, "props": {"a": {"b": 1}}}]):
+        response = client.post("/v1/events", json={"events": events}, headers=headers())
+        assert response.status_code == 400, events
+
+
+def test_other_content_types_are_415(client):
+    response = client.post("/v1/events", data="events", content_type="application/x-www-form-urlencoded",
+                           headers=headers())
+    assert response.status_code == 415
