@@ -52,6 +52,11 @@ def current_supplier() -> Supplier:
     return supplier
 
 
+def require_supplier() -> None:
+    """``before_request`` of the routes for a known supplier only (see ``current_supplier``)."""
+    current_supplier()
+
+
 def current_identity() -> Identity:
     """The caller, connected or not: ``401`` without an ``Authorization`` header."""
     identity = current().identity

@@ -252,11 +252,17 @@ class Supplier(db.Model):
 
 
 class Like(db.Model):
-    """A connected user's favourite recipe."""
+    """A connected user's favourite recipe, under the supplier the user belongs to.
+
+    Retailer user ids are per supplier: the same id under two suppliers is two users.
+    """
 
     __tablename__ = "likes"
 
-    user_id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    supplier_id: Mapped[int] = mapped_column(
+        ForeignKey("suppliers.id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[str] = mapped_column(String(MAX_ID_LENGTH), primary_key=True)
     recipe_id: Mapped[int] = mapped_column(
         ForeignKey("recipes.id", ondelete="CASCADE"), primary_key=True, index=True
     )

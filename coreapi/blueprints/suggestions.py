@@ -4,7 +4,7 @@ from typing import Any
 
 from flask import Blueprint
 
-from coreapi.context import current
+from coreapi.context import calling_supplier, current
 from coreapi.extensions import db
 from coreapi.schemas.parsing import use_args
 from coreapi.schemas.suggestions import SuggestionSchema, SuggestionsRequestSchema
@@ -18,11 +18,13 @@ bp = Blueprint("suggestions", __name__, url_prefix="/suggestions")
 def create(args: dict[str, Any]) -> dict[str, Any]:
     """One recipe (or null) per context, in the order of the contexts; read-only."""
     ctx = current()
+    supplier = calling_supplier()
     suggestions = suggest(
         db.session,
         args["contexts"],
         session_id=ctx.session_id,
         user_id=ctx.user_id,
+        supplier_id=supplier.id if supplier is not None else None,
         profiling=ctx.profiling,
         store=args["store"],
         category_id=args["category_id"],

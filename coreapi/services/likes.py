@@ -1,4 +1,4 @@
-"""A connected user's liked recipes."""
+"""A connected user's liked recipes, kept per supplier: user ids are the supplier's own."""
 
 from __future__ import annotations
 
@@ -15,14 +15,20 @@ from coreapi.services.catalog import database_id, database_ids
 _INSERTS = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
 
 
-def liked_among(session: Session, user_id: str, recipe_ids: Sequence[str]) -> list[int]:
-    """The recipes among ``recipe_ids`` the user likes, in the order asked."""
+def liked_among(
+    session: Session, supplier_id: int, user_id: str, recipe_ids: Sequence[str]
+) -> list[int]:
+    """The recipes among ``recipe_ids`` the supplier's user likes, in the order asked."""
     keys = database_ids(recipe_ids)
     if not keys:
         return []
     liked = set(
         session.scalars(
-            select(Like.recipe_id).where(Like.user_id == user_id, Like.recipe_id.in_(keys))
+            select(Like.recipe_id).where(
+                Like.supplier_id == supplier_id,
+                Like.user_id == user_id,
+                Like.recipe_id.in_(keys),
+            )
         )
     )
     return [key for key in keys if key in liked]
@@ -33,26 +39,30 @@ def recipe_exists(session: Session, recipe_id: str) -> bool:
     return key is not None and session.get(Recipe, key) is not None
 
 
-def like(session: Session, user_id: str, recipe_id: str) -> bool:
+def like(session: Session, supplier_id: int, user_id: str, recipe_id: str) -> bool:
     """Like a recipe (idempotent, safe against concurrent requests); ``False`` if it is unknown."""
     if not recipe_exists(session, recipe_id):
         return False
     insert = _INSERTS[session.get_bind().dialect.name]
     session.execute(
         insert(Like)
-        .values(user_id=user_id, recipe_id=database_id(recipe_id))
+        .values(supplier_id=supplier_id, user_id=user_id, recipe_id=database_id(recipe_id))
         .on_conflict_do_nothing()
     )
     session.commit()
     return True
 
 
-def unlike(session: Session, user_id: str, recipe_id: str) -> bool:
+def unlike(session: Session, supplier_id: int, user_id: str, recipe_id: str) -> bool:
     """Forget a like (idempotent); ``False`` if the recipe is unknown."""
     if not recipe_exists(session, recipe_id):
         return False
     session.execute(
-        delete(Like).where(Like.user_id == user_id, Like.recipe_id == database_id(recipe_id))
+        delete(Like).where(
+            Like.supplier_id == supplier_id,
+            Like.user_id == user_id,
+            Like.recipe_id == database_id(recipe_id),
+        )
     )
     session.commit()
     return True

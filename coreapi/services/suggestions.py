@@ -146,11 +146,16 @@ def load_candidates(
     return {product_id: frozenset(recipes) for product_id, recipes in mapping.items()}
 
 
-def liked_recipes(session: Session, user_id: str, recipe_ids: Iterable[int]) -> set[int]:
+def liked_recipes(
+    session: Session, supplier_id: int, user_id: str, recipe_ids: Iterable[int]
+) -> set[int]:
+    """The recipes among ``recipe_ids`` the supplier's user likes."""
     ids = set(recipe_ids)
     if not ids:
         return set()
-    statement = select(Like.recipe_id).where(Like.user_id == user_id, Like.recipe_id.in_(ids))
+    statement = select(Like.recipe_id).where(
+        Like.supplier_id == supplier_id, Like.user_id == user_id, Like.recipe_id.in_(ids)
+    )
     return set(session.scalars(statement))
 
 
@@ -160,12 +165,17 @@ def suggest(
     *,
     session_id: str,
     user_id: str | None = None,
+    supplier_id: int | None = None,
     profiling: bool = True,
     store: Store | None = None,
     category_id: str | None = None,
     keyword: str | None = None,
 ) -> list[Suggestion]:
-    """Suggestions for a batch of contexts; the user's likes count only with profiling on."""
+    """Suggestions for a batch of contexts.
+
+    The user's likes count only with profiling on, for a connected user of a known supplier (user
+    ids are the supplier's own: without a supplier there is no user to read likes for).
+    """
     product_ids = database_ids(
         product_id
         for context in contexts
@@ -175,6 +185,6 @@ def suggest(
         session, product_ids, store=store, category_id=category_id, keyword=keyword
     )
     liked: set[int] = set()
-    if profiling and user_id is not None:
-        liked = liked_recipes(session, user_id, set().union(*candidates.values()))
+    if profiling and user_id is not None and supplier_id is not None:
+        liked = liked_recipes(session, supplier_id, user_id, set().union(*candidates.values()))
     return choose_recipes(contexts, candidates, session_id, liked)

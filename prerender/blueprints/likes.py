@@ -17,19 +17,23 @@ bp = Blueprint("likes", __name__, url_prefix="/likes")
 RECIPE_ID = {"recipe_id": Identifier(required=True)}
 
 
-def connected_user() -> RequestContext:
+def liking_user() -> RequestContext:
+    """The request's context when it may like: a connected user of a supplier with personalization on
+    (spec, item 8: with personalization disabled, user preferences are disabled)."""
     ctx = current_context()
     if not ctx.is_connected:
         raise Forbidden("Likes are for connected users (authorization: user_id <USER_ID>).")
+    if not ctx.personalization:
+        raise Forbidden("Likes need a supplier-token of a supplier with personalization enabled.")
     return ctx
 
 
 @bp.get("")
 @use_args(LikesQuery(), location="query")
 def liked(args: dict[str, Any]) -> dict[str, list[str]]:
-    """Which of these recipes the user likes (none for a logged-out user)."""
+    """Which of these recipes the user likes (none for a logged-out user or without personalization)."""
     ctx = current_context()
-    if not ctx.is_connected:
+    if not (ctx.is_connected and ctx.personalization):
         return {"data": []}
     liked_ids = get_gateway().liked_recipe_ids(ctx.upstream, args["recipe_ids"])
     return {"data": [rid for rid in args["recipe_ids"] if rid in liked_ids]}
@@ -39,7 +43,7 @@ def liked(args: dict[str, Any]) -> dict[str, list[str]]:
 @use_kwargs(RECIPE_ID, location="view_args")
 def like(recipe_id: str) -> Response:
     """Like a recipe (idempotent)."""
-    get_gateway().like(connected_user().upstream, recipe_id, liked=True)
+    get_gateway().like(liking_user().upstream, recipe_id, liked=True)
     return Response(status=204)
 
 
@@ -47,5 +51,5 @@ def like(recipe_id: str) -> Response:
 @use_kwargs(RECIPE_ID, location="view_args")
 def unlike(recipe_id: str) -> Response:
     """Unlike a recipe (idempotent)."""
-    get_gateway().like(connected_user().upstream, recipe_id, liked=False)
+    get_gateway().like(liking_user().upstream, recipe_id, liked=False)
     return Response(status=204)

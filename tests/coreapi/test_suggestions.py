@@ -138,14 +138,24 @@ def test_current_products_weigh_more(client: FlaskClient, seed) -> None:
 # --- profiling -------------------------------------------------------------------------------
 
 
-def test_a_liked_recipe_wins_only_with_profiling_and_a_connected_user(
-    client: FlaskClient, seed, user_id: str
-) -> None:
+RETAILER = {"Supplier-Token": "demo-retailer-token"}
+PUBLISHER = {"Supplier-Token": "demo-publisher-token"}
+
+
+def liked_setup(client: FlaskClient, seed) -> tuple[str, str, str, str]:
+    """A product, a session, the recipe it suggests without likes, and another recipe to like."""
     product = popular_products(seed, 2)[0]
     session = "profiling-session"
     baseline = one(client, [product], session=session)
     liked = sorted(seed.recipes_needing(product) - {baseline}, key=int)[0]
-    user = {"Authorization": f"user_id {user_id}"}
+    return product, session, baseline, liked
+
+
+def test_a_liked_recipe_wins_only_with_profiling_and_a_connected_user(
+    client: FlaskClient, seed, user_id: str
+) -> None:
+    product, session, baseline, liked = liked_setup(client, seed)
+    user = {"Authorization": f"user_id {user_id}", **RETAILER}
     assert client.put(f"/api/v1/likes/{liked}", headers=user).status_code == 204
 
     assert one(client, [product], session=session, headers=user) == liked
@@ -153,8 +163,28 @@ def test_a_liked_recipe_wins_only_with_profiling_and_a_connected_user(
     assert (
         one(client, [product], session=session, headers={**user, "Profiling": "false"}) == baseline
     )
-    authless = {"Authorization": f"authless_id {user_id}"}
+    authless = {"Authorization": f"authless_id {user_id}", **RETAILER}
     assert one(client, [product], session=session, headers=authless) == baseline
+
+
+def test_the_liked_bonus_follows_the_supplier(client: FlaskClient, seed, user_id: str) -> None:
+    product, session, baseline, liked = liked_setup(client, seed)
+    user = {"Authorization": f"user_id {user_id}"}
+    assert client.put(f"/api/v1/likes/{liked}", headers={**user, **PUBLISHER}).status_code == 204
+
+    assert one(client, [product], session=session, headers={**user, **PUBLISHER}) == liked
+    # The same user id under another supplier is another user; no supplier, no user to read.
+    assert one(client, [product], session=session, headers={**user, **RETAILER}) == baseline
+    assert one(client, [product], session=session, headers=user) == baseline
+
+
+def test_an_unknown_supplier_token_is_401(client: FlaskClient) -> None:
+    response = client.post(
+        "/api/v1/suggestions",
+        json={"contexts": [context("0", ["1"])]},
+        headers={"Supplier-Token": "no-such-token"},
+    )
+    assert response.status_code == 401
 
 
 # --- batches ---------------------------------------------------------------------------------
@@ -182,7 +212,7 @@ def test_batch_costs_a_fixed_number_of_queries(
     client: FlaskClient, seed, user_id: str, count_queries
 ) -> None:
     products = list(seed.products)
-    headers = {"Session-Id": "s", "Authorization": f"user_id {user_id}"}
+    headers = {"Session-Id": "s", "Authorization": f"user_id {user_id}", **RETAILER}
 
     def body(n: int) -> dict[str, Any]:
         contexts = [

@@ -53,7 +53,7 @@ class Upstream:
 
     def like(self, user: str, recipe_id: str) -> None:
         response = requests.put(f"{self.base_url}/api/v1/likes/{recipe_id}", timeout=5,
-                                headers={"Authorization": f"user_id {user}"})
+                                headers={"Authorization": f"user_id {user}", "Supplier-Token": RETAILER})
         assert response.status_code == 204
 
     def all_recipes(self) -> list[dict]:

@@ -1,6 +1,7 @@
 """Likes through prerender, and the v2 SDK bootstrap fragment."""
 from __future__ import annotations
 
+import pytest
 from bs4 import BeautifulSoup
 
 from .conftest import headers
@@ -41,3 +42,17 @@ def test_bootstrap_is_not_in_v1(client):
 
 def test_bootstrap_needs_the_headers(client):
     assert client.get("/v2/svc-window-bootstrap").status_code == 400
+
+
+@pytest.mark.parametrize("token", [None, "demo-nopers-token"])
+def test_no_likes_without_personalization(client, token):
+    user = headers(user="likes-user-nopers", token=token)
+    response = client.put("/v1/likes/7", headers=user)
+    assert response.status_code == 403 and response.mimetype == "application/problem+json"
+    assert client.get("/v1/likes?recipe_ids=7", headers=user).get_json() == {"data": []}
+
+
+def test_likes_are_per_supplier(client):
+    retailer, publisher = headers(user="shared-1"), headers(user="shared-1", token="demo-publisher-token")
+    assert client.put("/v1/likes/9", headers=retailer).status_code == 204
+    assert client.get("/v1/likes?recipe_ids=9", headers=publisher).get_json() == {"data": []}
