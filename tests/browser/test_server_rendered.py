@@ -1,0 +1,39 @@
+"""What a shopper sees before any script runs, and the module loading rules of the fragments."""
+from __future__ import annotations
+
+from playwright.sync_api import Browser, Page
+
+from examples.shop.visitor import STORE_COOKIE
+
+
+def test_a_card_reads_completely_with_javascript_disabled(browser: Browser, shop_url: str):
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 375, "height": 800})
+    try:
+        context.add_cookies([{"name": STORE_COOKIE, "value": "1001", "url": shop_url}])
+        page = context.new_page()
+        page.goto(f"{shop_url}/")
+        card = page.locator(".svc-recipe-card").first
+        card.scroll_into_view_if_needed()
+        assert card.locator(".svc-recipe-card__title").inner_text().strip()
+        picture = card.locator("img")
+        picture.scroll_into_view_if_needed()
+        page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=picture.element_handle())
+        assert card.locator(".svc-recipe-card__meta").is_visible()
+        assert card.locator(".svc-recipe-pricing__amount").first.inner_text().strip().endswith("€")
+        assert card.locator(".svc-recipe-card__title").is_visible()
+        box = card.bounding_box()
+        assert box and 100 < box["width"] <= 375 and box["height"] > 150
+    finally:
+        context.close()
+
+
+def test_two_fragments_load_the_sdk_module_once(page: Page, shop_url: str):
+    sdk_requests: list[str] = []
+    page.on("request", lambda request: sdk_requests.append(request.url) if "/sdk/svc.js" in request.url else None)
+    page.goto(f"{shop_url}/")
+    page.wait_for_load_state("networkidle")
+    fragments = page.locator(".svc-recipe-card").count()
+    assert fragments >= 2
+    assert len(sdk_requests) == 1
+    assert page.evaluate("Object.keys(window).filter(k => k === 'svc').length") == 1
+    assert page.evaluate("customElements.get('svc-recipe-card') !== undefined")
