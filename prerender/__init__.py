@@ -50,7 +50,7 @@ def register_extensions(app: Flask) -> None:
     cache.init_app(app)
     cors.init_app(app, origins=[LOCAL_ORIGINS, *app.config["CORS_ALLOWED_ORIGINS"]],
                   allow_headers=REQUEST_HEADERS, expose_headers=["X-Request-Id"],
-                  methods=["GET", "POST", "PUT", "DELETE", "OPTIONS"], max_age=600)
+                  methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], max_age=600)
     init_gateway(app)
     init_assets(app)
     init_i18n(app)

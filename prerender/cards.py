@@ -55,6 +55,9 @@ class RecipeCardView:
     show_like: bool
     liked: bool
     show_cta: bool
+    # Personalization disabled for a known supplier: the browser draws the heart and the CTA (spec, 8).
+    client_personalization: bool
+    connected: bool
 
 
 # --- choosing recipes ----------------------------------------------------------------------------
@@ -119,6 +122,8 @@ def build_card(recipe: Recipe, options: CardOptions, ctx: RequestContext, *, lik
         show_like=wants_likes(ctx),
         liked=liked,
         show_cta=ctx.personalization,
+        client_personalization=ctx.supplier is not None and not ctx.supplier.personalization,
+        connected=ctx.is_connected,
     )
 
 

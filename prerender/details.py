@@ -16,6 +16,11 @@ from .context import RequestContext
 from .gateway import Recipe
 from .i18n import Translator
 
+# Text templates the drawer module fills in the browser ({name}, {count} placeholders kept).
+BROWSER_TEXTS = {"details.decrease": "DECREASE", "details.increase": "INCREASE", "details.remove": "REMOVE",
+                 "details.add": "ADD", "details.add-all": "ADD_ALL", "details.in-basket": "IN_BASKET"}
+
+
 @dataclass(frozen=True)
 class ProductView:
     id: str
@@ -59,13 +64,18 @@ class RecipeDetailsView:
     ingredients: tuple[IngredientView, ...]
     steps: tuple[str, ...]
 
-    def browser_data(self) -> dict[str, Any]:
-        """What the drawer module needs to act, put in the page through `tojson`."""
+    def browser_data(self, t: Translator) -> dict[str, Any]:
+        """What the drawer module needs to act, put in the page through `tojson`: every product it may
+        show after a replacement, and the text templates of the controls it draws."""
         return {"recipe_id": self.recipe_id, "guests": self.guests, "store_id": self.store_id,
-                "ingredients": [{"id": i.id, "chosen": i.chosen.id if i.chosen else None,
-                                 "products": [{"id": p.id, "packages": p.packages, "available": p.available}
+                "ingredients": [{"id": i.id, "name": i.name, "chosen": i.chosen.id if i.chosen else None,
+                                 "products": [{"id": p.id, "name": p.name, "brand": p.brand, "size": p.size,
+                                               "picture_url": p.picture_url, "packages": p.packages,
+                                               "unit_price": str(p.unit_price) if p.unit_price is not None else None,
+                                               "unit_price_text": p.unit_price_text, "available": p.available}
                                               for p in ((i.chosen,) if i.chosen else ()) + i.alternatives]}
-                                for i in self.ingredients]}
+                                for i in self.ingredients],
+                "texts": {key: t.texts.get(f"RECIPE_DETAILS.{name}", "") for key, name in BROWSER_TEXTS.items()}}
 
 
 def _product(raw: dict[str, Any], t: Translator) -> ProductView:

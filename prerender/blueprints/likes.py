@@ -18,22 +18,22 @@ RECIPE_ID = {"recipe_id": Identifier(required=True)}
 
 
 def liking_user() -> RequestContext:
-    """The request's context when it may like: a connected user of a supplier with personalization on
-    (spec, item 8: with personalization disabled, user preferences are disabled)."""
+    """The request's context when it may like: a connected user of a known supplier. With personalization
+    disabled the heart is still there, rendered client-side (spec, item 8), so likes keep working."""
     ctx = current_context()
     if not ctx.is_connected:
         raise Forbidden("Likes are for connected users (authorization: user_id <USER_ID>).")
-    if not ctx.personalization:
-        raise Forbidden("Likes need a supplier-token of a supplier with personalization enabled.")
+    if ctx.supplier is None:
+        raise Forbidden("Likes need a valid supplier-token: they belong to a supplier's users.")
     return ctx
 
 
 @bp.get("")
 @use_args(LikesQuery(), location="query")
 def liked(args: dict[str, Any]) -> dict[str, list[str]]:
-    """Which of these recipes the user likes (none for a logged-out user or without personalization)."""
+    """Which of these recipes the user likes (none for a logged-out user or without a known supplier)."""
     ctx = current_context()
-    if not (ctx.is_connected and ctx.personalization):
+    if not (ctx.is_connected and ctx.supplier is not None):
         return {"data": []}
     liked_ids = get_gateway().liked_recipe_ids(ctx.upstream, args["recipe_ids"])
     return {"data": [rid for rid in args["recipe_ids"] if rid in liked_ids]}

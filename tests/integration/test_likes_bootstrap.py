@@ -44,12 +44,19 @@ def test_bootstrap_needs_the_headers(client):
     assert client.get("/v2/svc-window-bootstrap").status_code == 400
 
 
-@pytest.mark.parametrize("token", [None, "demo-nopers-token"])
-def test_no_likes_without_personalization(client, token):
-    user = headers(user="likes-user-nopers", token=token)
+@pytest.mark.parametrize("token", [None, "not-a-token"])
+def test_no_likes_without_a_known_supplier(client, token):
+    user = headers(user="likes-user-nosupplier", token=token)
     response = client.put("/v1/likes/7", headers=user)
     assert response.status_code == 403 and response.mimetype == "application/problem+json"
     assert client.get("/v1/likes?recipe_ids=7", headers=user).get_json() == {"data": []}
+
+
+def test_likes_work_with_personalization_disabled(client):
+    """Spec, item 8: the heart is then rendered client-side; it must still like."""
+    user = headers(user="likes-user-nopers", token="demo-nopers-token")
+    assert client.put("/v1/likes/7", headers=user).status_code == 204
+    assert client.get("/v1/likes?recipe_ids=7", headers=user).get_json() == {"data": ["7"]}
 
 
 def test_likes_are_per_supplier(client):

@@ -140,3 +140,25 @@ def test_hostile_upstream_data_is_escaped(app):
     assert card.find("img") is None  # a javascript: picture is dropped, not inserted
     assert card.find(class_="svc-recipe-card__picture-fallback") is not None
     assert all("onmouseover" not in tag.attrs for tag in card.find_all(True))
+
+
+def test_personalization_disabled_lets_the_browser_draw_heart_and_cta(app):
+    card = host(render(app, supplier=NO_PERSONALIZATION))
+    assert card["personalization"] == "client"
+    assert card["data-not-in-basket-label"] == "Ajouter les ingrédients au panier"
+    assert card["data-in-basket-label"] == "Voir les ingrédients dans le panier"
+    assert card["data-like-label"].startswith("Ajouter Ratatouille")  # a connected user: the heart too
+    anonymous = host(render(app, supplier=NO_PERSONALIZATION, user=None))
+    assert anonymous["personalization"] == "client" and not anonymous.has_attr("data-like-label")
+
+
+def test_no_supplier_means_neither_server_nor_client_heart_and_cta(app):
+    card = host(render(app, supplier=None))
+    assert not card.has_attr("personalization") and not card.has_attr("data-like-label")
+
+
+def test_cta_and_heart_carry_both_labels(app):
+    card = host(render(app))
+    cta, like = card.find(class_="svc-recipe-card-cta"), card.find(class_="svc-like-button")
+    assert cta["data-in-basket-label"] and cta["data-not-in-basket-label"]
+    assert like["data-unlike-label"].startswith("Retirer") and like["data-like-label"].startswith("Ajouter")

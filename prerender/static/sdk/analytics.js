@@ -1,9 +1,8 @@
 // Analytics events `{name, path, props}`: emitted on `eventSent$` when queued, sent in batches to
 // POST {api}/v1/events (every 2 s, or at 20 events), and with navigator.sendBeacon when the page is hidden
 // or left (body with a `headers` object, text/plain: docs/browser-api.md).
-const search = new URL(import.meta.url).search;
-const { Stream } = await import(new URL(`./stream.js${search}`, import.meta.url).href);
-const { ApiError } = await import(new URL(`./http.js${search}`, import.meta.url).href);
+import { Stream } from "./stream.js";
+import { ApiError } from "./http.js";
 
 /**
  * @typedef {object} AnalyticsEvent

@@ -1,10 +1,9 @@
 // The user's basket at the selected store: its state as a stream, and the writes of the drawer. Writes are
 // serialised (one at a time, in order) so that each knows the basket it changes, which is what its
 // rollback restores; each answer updates the stream, then the retailer's cart callbacks get its changes.
-const search = new URL(import.meta.url).search;
-const { State } = await import(new URL(`./stream.js${search}`, import.meta.url).href);
-const { localProblem } = await import(new URL(`./http.js${search}`, import.meta.url).href);
-const { BasketSync } = await import(new URL(`./basket-sync.js${search}`, import.meta.url).href);
+import { State } from "./stream.js";
+import { localProblem } from "./http.js";
+import { BasketSync } from "./basket-sync.js";
 
 /**
  * @typedef {object} BasketLine
@@ -80,7 +79,7 @@ export class BasketService {
     const reload = () => {
       if (!this.#initialized) return;
       this.sync.reset();
-      this.#load().catch((error) => notices.error(error));
+      this.#load().catch(() => {}); // logged by #load; nothing the user asked for failed
     };
     pos.storeId$.subscribe(reload);
     session.identity$.subscribe(reload);
@@ -217,8 +216,9 @@ export class BasketService {
       return basket;
     });
     this.#loading = loading;
-    loading.catch(() => {
+    loading.catch((error) => {
       if (this.#loading === loading) this.#loading = null; // a later call tries again
+      console.error(`[${this.#session.prefix}] could not load the basket`, error);
     });
     return loading;
   }
@@ -313,10 +313,11 @@ export class BasketService {
     });
   }
 
-  /** POST /basket/reconcile with the retailer's cart; no store: nothing to reconcile. */
-  #reconcile(/** @type {{ id: string, quantity: number }[]} */ cart) {
+  /** POST /basket/reconcile with the retailer's cart, once the store is known; no store: nothing to do. */
+  async #reconcile(/** @type {{ id: string, quantity: number }[]} */ cart) {
+    const storeId = await this.#pos.whenLoaded();
+    this.#initialized = true;
     return this.#enqueue(async () => {
-      const storeId = this.#pos.storeId$.value;
       if (!storeId) return this.basket$.value ?? emptyBasket(null);
       const answer = await this.#client.request("POST", "/basket/reconcile", { json: { store_id: storeId, cart } });
       this.#publish(answer.basket);

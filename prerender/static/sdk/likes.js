@@ -1,8 +1,7 @@
 // Likes (the heart) of the connected user: one state for the page, so every heart of a recipe changes at
 // once. Optimistic: the state changes at the click and goes back when the service refuses.
-const search = new URL(import.meta.url).search;
-const { State } = await import(new URL(`./stream.js${search}`, import.meta.url).href);
-const { localProblem } = await import(new URL(`./http.js${search}`, import.meta.url).href);
+import { State } from "./stream.js";
+import { localProblem } from "./http.js";
 
 const MAX_IDS_PER_CALL = 100;
 

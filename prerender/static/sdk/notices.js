@@ -1,10 +1,9 @@
 // Short, non-blocking messages for the user (an action failed, a change was undone). The open drawer shows
 // them; when no drawer is open they are announced to assistive technology through a visually hidden live
 // region, the visible feedback being the control itself going back to its previous state.
-const search = new URL(import.meta.url).search;
-const { Stream } = await import(new URL(`./stream.js${search}`, import.meta.url).href);
-const { translator } = await import(new URL(`./texts.js${search}`, import.meta.url).href);
-const { ApiError } = await import(new URL(`./http.js${search}`, import.meta.url).href);
+import { Stream } from "./stream.js";
+import { translator } from "./texts.js";
+import { ApiError } from "./http.js";
 
 /**
  * @typedef {object} Notice

@@ -1,6 +1,5 @@
 // The point of sale (store) of the page. Features that need a store (prices, basket) wait for `pos.load`.
-const search = new URL(import.meta.url).search;
-const { State } = await import(new URL(`./stream.js${search}`, import.meta.url).href);
+import { State } from "./stream.js";
 
 export class Pos {
   /**

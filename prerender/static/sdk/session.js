@@ -1,8 +1,7 @@
 // Who is calling and where: supplier token, language, API base, identity (user or authless), session id.
 // Everything an API call needs to build the headers of the specification (Authentication).
-const search = new URL(import.meta.url).search;
-const { State } = await import(new URL(`./stream.js${search}`, import.meta.url).href);
-const { safeStorage, randomId } = await import(new URL(`./storage.js${search}`, import.meta.url).href);
+import { State } from "./stream.js";
+import { safeStorage, randomId } from "./storage.js";
 
 /**
  * @typedef {object} Identity

@@ -1,37 +1,148 @@
-// The browser SDK: window.<prefix> (default window.svc). Safe to load any number of times: the first
-// load creates the object, later loads find it and change nothing.
-const prefix = new URL(import.meta.url).searchParams.get("prefix") || "svc";
+// The browser SDK: window.<prefix> (default window.svc). Safe to load any number of times: the first load
+// creates the object, later loads (another fragment, another build) find it and change nothing.
+//
+// Module URL query (the same on every module of a page, docs/sdk.md): `prefix=<p>` when the element prefix
+// is not `svc`; `api=<base URL>` when the modules are served from a CDN. Without `api`, the prerender API
+// is where the modules come from: <base>/static/<build>/sdk/svc.js -> <base>.
+//
+// Inside sdk/, modules import each other statically and without the query: they never read it (svc.js
+// hands them what they need), so each has one URL and one instance, and svc.js runs without awaiting
+// anything: window.<prefix> exists as soon as this module has run, and a customer's module script placed
+// after the fragment's scripts can use it at once. Modules outside sdk/ import svc.js with the query.
+import { Stream, State } from "./stream.js";
+import { Session } from "./session.js";
+import { ApiClient, ApiError } from "./http.js";
+import { Notices } from "./notices.js";
+import { Pos } from "./pos.js";
+import { BasketService } from "./basket.js";
+import { Likes } from "./likes.js";
+import { Analytics } from "./analytics.js";
+import { ShowTracker } from "./show-tracking.js";
+import { translator } from "./texts.js";
 
-/** A minimal multicast stream: subscribe(fn) -> {unsubscribe()}. */
-export class Stream {
-  #listeners = new Set();
+export { Stream, State, ApiError, translator };
 
-  subscribe(listener) {
-    this.#listeners.add(listener);
-    return { unsubscribe: () => this.#listeners.delete(listener) };
+const moduleUrl = new URL(import.meta.url);
+const search = moduleUrl.search;
+const prefix = moduleUrl.searchParams.get("prefix") || "svc";
+const VERSION = "1.0.0";
+/** Key of the SDK's internals, for the components of this package only. */
+export const INTERNAL = Symbol.for("prerender.sdk.internal");
+
+/**
+ * Builds the SDK object; `start()` then does what touches the page (pageview of the meta path, cleanup).
+ * @returns {{ sdk: object, start(): void }}
+ */
+function createSdk() {
+  const apiBase = moduleUrl.searchParams.get("api") || new URL("../../../", import.meta.url).href;
+  const session = new Session({ prefix, apiBase });
+  const client = new ApiClient(session);
+  const notices = new Notices(session);
+  const analytics = new Analytics({ client, session });
+  const track = (/** @type {string} */ name, /** @type {Record<string, unknown>} */ props) => analytics.track(name, props);
+  const pos = new Pos();
+  const basket = new BasketService({ client, pos, session, notices });
+  const likes = new Likes({ client, session, track });
+  const shows = new ShowTracker({
+    storage: session.local,
+    key: (name) => session.key(name),
+    emit: (recipeId) => track("recipe.show", { recipe_id: recipeId }),
+  });
+
+  /**
+   * Opens the drawer with a recipe's details. Resolves once they are shown; rejects with the problem
+   * when they cannot be loaded (the drawer then shows an error state).
+   * @param {string | number} recipeId
+   * @param {number} [guests]
+   * @param {{ opener?: HTMLElement, source?: string, title?: string, storeId?: string }} [options]
+   */
+  async function openDetails(recipeId, guests, options = {}) {
+    const id = String(recipeId ?? "").trim();
+    if (!id) throw new TypeError("openDetails expects a recipe id");
+    const { openRecipeDetails } = await import(new URL(`../components/drawer.js${search}`, import.meta.url).href);
+    return openRecipeDetails({ recipeId: id, guests: validGuests(guests), ...options });
   }
 
-  next(value) {
-    for (const listener of [...this.#listeners]) {
-      try {
-        listener(value);
-      } catch (error) {
-        console.error(`[${prefix}] stream listener failed`, error);
-      }
-    }
-  }
+  const sdk = {
+    prefix,
+    version: VERSION,
+    supplier: Object.freeze({
+      /**
+       * @param {string} token supplier token
+       * @param {import("./session.js").SetupOptions} [options]
+       */
+      setupWithToken: (token, options) => session.setup(token, options),
+    }),
+    pos: Object.freeze({
+      load: (/** @type {string | number | null} */ storeId) => pos.load(storeId),
+      storeId$: pos.storeId$,
+    }),
+    user: Object.freeze({
+      loadWithExternalId: async (/** @type {string} */ id, forbidProfiling = false) => session.loadUser(id, forbidProfiling),
+      loadWithAuthlessId: async (/** @type {string} */ id) => session.loadAuthless(id),
+      reset: async () => session.resetUser(),
+      user$: session.identity$,
+    }),
+    basket: Object.freeze({
+      initialize: () => basket.initialize(),
+      recipeCount: () => basket.recipeCount(),
+      reset: () => basket.reset(),
+      basket$: basket.basket$,
+      inBasket$: (/** @type {string} */ recipeId) => basket.inBasket$(recipeId),
+    }),
+    basketSync: Object.freeze({
+      retailerBasketChanged: async (/** @type {unknown} */ products) => basket.sync.cartChanged(products),
+      handlePayment: async (/** @type {number} */ total, /** @type {string} */ orderId) => basket.confirm(total, orderId),
+      definePushProductsToCart: (/** @type {any} */ callback) => basket.sync.definePush(callback),
+      defineAddProductsToCart: (/** @type {any} */ callback) => basket.sync.defineAdd(callback),
+      defineRemoveProductsFromCart: (/** @type {any} */ callback) => basket.sync.defineRemove(callback),
+    }),
+    recipes: Object.freeze({ openDetails }),
+    likes: Object.freeze({
+      like: async (/** @type {string} */ recipeId) => likes.like(recipeId),
+      unlike: async (/** @type {string} */ recipeId) => likes.unlike(recipeId),
+      liked$: likes.liked$,
+    }),
+    analytics: Object.freeze({
+      eventSent$: analytics.eventSent$,
+      attachRecipeCardShowTracking: (/** @type {any} */ options) => shows.attach(options),
+      pageview: (/** @type {string} */ path) => analytics.pageview(path),
+      flush: () => analytics.flush(),
+    }),
+    ApiError,
+  };
+  Object.defineProperty(sdk, INTERNAL, {
+    value: Object.freeze({ session, client, notices, analytics, basket, likes, pos, track }),
+  });
+  return {
+    sdk: Object.freeze(sdk),
+    start() {
+      // A page that names its analytics path in a meta tag gets its pageview without any code; sent once
+      // the document is parsed, so that the page's own module scripts have subscribed to eventSent$.
+      const autoPageview = () => {
+        if (document.querySelector(`meta[name="${prefix}-analytics-path"]`)) analytics.pageview();
+      };
+      const navigation = /** @type {PerformanceNavigationTiming | undefined} */ (performance.getEntriesByType?.("navigation")[0]);
+      const parsed = document.readyState === "complete" || (navigation?.domContentLoadedEventStart ?? 0) > 0;
+      if (parsed) setTimeout(autoPageview, 0);
+      else document.addEventListener("DOMContentLoaded", autoPageview, { once: true });
+      const idle = window.requestIdleCallback ?? ((/** @type {() => void} */ fn) => setTimeout(fn, 2000));
+      idle(() => shows.prune());
+    },
+  };
 }
 
-function createSdk() {
-  return Object.freeze({
-    prefix,
-    version: "0.1.0",
-    analytics: Object.freeze({ eventSent$: new Stream() }),
-  });
+/** A guest count of 1 to 50, or undefined (the recipe's own). */
+function validGuests(/** @type {unknown} */ guests) {
+  const value = Number.parseInt(String(guests ?? ""), 10);
+  return Number.isInteger(value) && value >= 1 && value <= 50 ? value : undefined;
 }
 
 if (!window[prefix]) {
-  Object.defineProperty(window, prefix, { value: createSdk(), enumerable: true });
+  const created = createSdk();
+  Object.defineProperty(window, prefix, { value: created.sdk, enumerable: true });
+  created.start();
 }
 
+/** The SDK of the page (whichever build installed it first). */
 export const sdk = window[prefix];

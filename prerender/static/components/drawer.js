@@ -1,0 +1,313 @@
+// <svc-drawer>: the right-side dialog showing a recipe's details (docs/styles.md, "drawer.css"). Created once,
+// on demand, in document.body. Accessible modal: role="dialog", aria-modal, labelled by its title; focus
+// moves in, Tab is trapped, Escape / the close button / the backdrop close it, focus returns to the opener;
+// `svc-scroll-lock` on <html> while open. The details come from GET {api}/{v}/recipe-details as HTML.
+const search = new URL(import.meta.url).search;
+const { sdk, internals, icon, h } = await import(new URL(`./ui.js${search}`, import.meta.url).href);
+const { RecipeDetails } = await import(new URL(`./recipe-details.js${search}`, import.meta.url).href);
+
+const tagName = `${sdk.prefix}-drawer`;
+const MESSAGE_MS = 6000;
+const FOCUSABLE = [
+  "a[href]", "button:not([disabled])", "input:not([disabled]):not([type=hidden])", "select:not([disabled])",
+  "textarea:not([disabled])", "[tabindex]:not([tabindex='-1'])", "summary",
+].join(",");
+
+/**
+ * @typedef {object} OpenOptions
+ * @property {string} recipeId
+ * @property {number} [guests]
+ * @property {HTMLElement} [opener] element focused again on close (default: the focused element)
+ * @property {string} [source] "card", "api"... (analytics)
+ * @property {string} [title] shown while the details load
+ * @property {string} [storeId] used when the page has not called pos.load
+ */
+
+export class DrawerElement extends HTMLElement {
+  /** @type {HTMLElement} */ #panel;
+  /** @type {HTMLElement} */ #title;
+  /** @type {HTMLElement} */ #messages;
+  /** @type {HTMLElement} */ #body;
+  /** @type {HTMLElement} */ #footer;
+  /** @type {HTMLElement | null} */ #opener = null;
+  /** @type {RecipeDetails | null} */ #details = null;
+  /** @type {AbortController | null} */ #request = null;
+  /** @type {AbortController | null} */ #whileOpen = null;
+  /** @type {{ recipeId: string, guests?: number, storeId: string | null } | null} */ #current = null;
+
+  connectedCallback() {
+    if (this.#panel) return;
+    const id = this.id || `${tagName}-${Math.random().toString(36).slice(2, 8)}`;
+    this.id = id;
+    this.classList.add("svc-ds-scope", "svc-drawer");
+    this.inert = true;
+    const { notices } = internals();
+    this.#title = h("h2", { class: "svc-drawer__title", id: `${id}-title` });
+    const close = h("button", { type: "button", class: "svc-drawer__close", "aria-label": notices.t("drawer.close"), "data-action": "close" },
+      icon("close", "svc-ds-icon"));
+    this.#messages = h("div", { class: "svc-drawer__messages" });
+    this.#body = h("div", { class: "svc-drawer__body", tabindex: "-1" });
+    // A div, not a footer: the details' own <footer> moves in, and footers do not nest.
+    this.#footer = h("div", { class: "svc-drawer__footer" });
+    this.#panel = h("div", { class: "svc-drawer__panel", role: "dialog", "aria-modal": "true", "aria-labelledby": `${id}-title`, tabindex: "-1" },
+      h("header", { class: "svc-drawer__header" }, this.#title, close), this.#messages, this.#body, this.#footer);
+    this.replaceChildren(h("div", { class: "svc-drawer__backdrop", "data-action": "close" }), this.#panel);
+    this.addEventListener("click", (event) => {
+      const target = event.target instanceof Element ? event.target.closest("[data-action='close']") : null;
+      if (target && this.contains(target)) this.close();
+    });
+  }
+
+  /** Removed while open (a single-page app replacing the body): release the page. */
+  disconnectedCallback() {
+    this.close();
+  }
+
+  get isOpen() {
+    return this.hasAttribute("open");
+  }
+
+  /** The recipe shown (or loading), or null. */
+  get recipeId() {
+    return this.#current?.recipeId ?? null;
+  }
+
+  /**
+   * Opens the drawer on a recipe (or switches to it when already open).
+   * @param {OpenOptions} options
+   */
+  async open({ recipeId, guests, opener, source = "api", title, storeId }) {
+    const { analytics, pos, notices } = internals();
+    if (!this.isOpen) {
+      const active = document.activeElement;
+      this.#opener = opener ?? (active instanceof HTMLElement && active !== document.body ? active : null);
+      this.#show();
+    } else if (this.#current && this.#current.recipeId !== recipeId) {
+      analytics.track("recipe.close", { recipe_id: this.#current.recipeId });
+    }
+    const store = pos.storeId$.hasValue ? pos.storeId$.value : (storeId ?? null);
+    this.#current = { recipeId, guests, storeId: store };
+    this.#title.textContent = title || notices.t("drawer.loading");
+    analytics.track("recipe.display", { recipe_id: recipeId, source, ...(guests ? { guests } : {}) });
+    return this.#load({ preserve: false });
+  }
+
+  /** The guests changed in the details: fetch them again for that number, keeping tab and focus. */
+  reload(/** @type {{ guests: number }} */ { guests }) {
+    if (!this.#current) return Promise.resolve();
+    this.#current = { ...this.#current, guests };
+    return this.#load({ preserve: true });
+  }
+
+  close() {
+    if (!this.isOpen) return;
+    const { analytics, notices } = internals();
+    if (this.#current) analytics.track("recipe.close", { recipe_id: this.#current.recipeId });
+    this.#request?.abort();
+    this.#request = null;
+    this.#details?.destroy();
+    this.#details = null;
+    this.#current = null;
+    this.#whileOpen?.abort();
+    this.#whileOpen = null;
+    notices.setPresenter(null);
+    this.#messages.replaceChildren();
+    this.classList.remove("svc-drawer--open");
+    this.removeAttribute("open");
+    this.inert = true;
+    document.documentElement.classList.remove("svc-scroll-lock");
+    const opener = this.#opener;
+    this.#opener = null;
+    if (opener?.isConnected) opener.focus({ preventScroll: true });
+  }
+
+  #show() {
+    const { notices } = internals();
+    this.inert = false;
+    this.setAttribute("open", "");
+    this.classList.add("svc-drawer--open");
+    document.documentElement.classList.add("svc-scroll-lock");
+    this.#whileOpen = new AbortController();
+    const { signal } = this.#whileOpen;
+    document.addEventListener("keydown", (event) => this.#onKeydown(event), { signal });
+    document.addEventListener("focusin", (event) => this.#onFocusIn(event), { signal });
+    notices.setPresenter((/** @type {{ kind: string, text: string }} */ notice) => this.#present(notice));
+    this.#panel.querySelector(".svc-drawer__close")?.focus({ preventScroll: true });
+  }
+
+  /** @param {{ preserve: boolean }} options */
+  async #load({ preserve }) {
+    const { client, notices } = internals();
+    const current = /** @type {NonNullable<typeof this.#current>} */ (this.#current);
+    this.#request?.abort();
+    const request = new AbortController();
+    this.#request = request;
+    const restore = preserve ? this.#details?.snapshot() : undefined;
+    if (preserve) {
+      this.#body.setAttribute("aria-busy", "true");
+    } else {
+      this.#details?.destroy();
+      this.#details = null;
+      this.#footer.replaceChildren();
+      this.#body.replaceChildren(h("div", { class: "svc-drawer__loading", role: "status" },
+        h("span", { class: "svc-ds-visually-hidden" }, notices.t("drawer.loading"))));
+    }
+    try {
+      const html = await client.request("GET", "/recipe-details", {
+        query: { recipe_id: current.recipeId, store_id: current.storeId, guests: current.guests },
+        as: "text",
+        signal: request.signal,
+      });
+      if (request.signal.aborted || this.#current !== current) return;
+      this.#showDetails(String(html), current, restore);
+    } catch (error) {
+      if (request.signal.aborted || (error instanceof DOMException && error.name === "AbortError")) return;
+      if (this.#current !== current) return;
+      this.#showError(error, preserve);
+      throw error;
+    } finally {
+      if (this.#request === request) this.#request = null;
+      this.#body.removeAttribute("aria-busy");
+    }
+  }
+
+  /**
+   * Inserts the fragment (prerender's own, escaped server-side), moves its footer into the drawer's and
+   * hands it to the details controller.
+   * @param {string} html @param {NonNullable<typeof this.#current>} current @param {any} restore
+   */
+  #showDetails(html, current, restore) {
+    const hadFocus = this.#panel.contains(document.activeElement) && document.activeElement !== this.#panel.querySelector(".svc-drawer__close");
+    const scrollTop = this.#body.scrollTop;
+    this.#details?.destroy();
+    this.#details = null;
+    const template = document.createElement("template");
+    template.innerHTML = html;
+    const root = template.content.querySelector(".svc-recipe-details");
+    const footer = root?.querySelector(".svc-recipe-details__footer") ?? null;
+    this.#body.replaceChildren(template.content);
+    this.#footer.replaceChildren(...(footer ? [footer] : []));
+    const title = root?.querySelector(".svc-recipe-details__title")?.textContent?.trim();
+    if (title) this.#title.textContent = title;
+    if (restore) this.#body.scrollTop = scrollTop;
+    if (root instanceof HTMLElement) {
+      this.#details = new RecipeDetails({
+        root, footer, recipeId: current.recipeId, drawer: this, restore,
+      });
+    }
+    // The focused control was replaced with the old markup: keep focus inside the dialog.
+    if (hadFocus && !this.#panel.contains(document.activeElement)) this.#body.focus({ preventScroll: true });
+  }
+
+  /** @param {unknown} error @param {boolean} preserve */
+  #showError(error, preserve) {
+    const { notices } = internals();
+    const notFound = /** @type {any} */ (error)?.status === 404;
+    const text = notices.t(notFound ? "error.not-found" : "error.details");
+    if (preserve && this.#details) {
+      notices.error(error, notFound ? "error.not-found" : "error.details");
+      return;
+    }
+    console.error(`[${sdk.prefix}] recipe details failed`, error);
+    const retry = notFound ? null : h("button", { type: "button", class: "svc-ds-button svc-ds-button--secondary", "data-action": "retry" },
+      notices.t("drawer.retry"));
+    retry?.addEventListener("click", () => {
+      this.#load({ preserve: false }).catch(() => {});
+    });
+    this.#body.replaceChildren(h("div", { class: "svc-drawer__error", role: "alert" }, h("p", { class: "svc-ds-text" }, text), retry));
+    if (this.#title.textContent === notices.t("drawer.loading")) this.#title.textContent = text;
+    (retry ?? this.#panel.querySelector(".svc-drawer__close"))?.focus({ preventScroll: true });
+  }
+
+  /**
+   * Shows a message at the top of the open drawer; it goes away by itself or with its button.
+   * @param {{ kind: string, text: string }} notice
+   * @returns {boolean}
+   */
+  #present(notice) {
+    const { notices } = internals();
+    const dismiss = h("button", { type: "button", class: "svc-drawer__message-dismiss svc-ds-link", "aria-label": notices.t("drawer.dismiss") }, "×");
+    const message = h("p", {
+      class: `svc-drawer__message svc-drawer__message--${notice.kind}`,
+      role: notice.kind === "error" ? "alert" : "status",
+    }, h("span", { class: "svc-drawer__message-text" }, notice.text), " ", dismiss);
+    const timer = setTimeout(() => message.remove(), MESSAGE_MS);
+    dismiss.addEventListener("click", () => {
+      clearTimeout(timer);
+      const wasFocused = message.contains(document.activeElement);
+      message.remove();
+      if (wasFocused) this.#body.focus({ preventScroll: true });
+    });
+    // One message at a time: the newest replaces the previous one.
+    this.#messages.replaceChildren(message);
+    return true;
+  }
+
+  /** @param {KeyboardEvent} event */
+  #onKeydown(event) {
+    if (event.key === "Escape" && !event.defaultPrevented) {
+      event.preventDefault();
+      this.close();
+      return;
+    }
+    if (event.key !== "Tab") return;
+    const focusables = this.#focusables();
+    if (focusables.length === 0) {
+      event.preventDefault();
+      this.#panel.focus();
+      return;
+    }
+    const active = /** @type {HTMLElement} */ (document.activeElement);
+    const index = focusables.indexOf(active);
+    let next;
+    if (index === -1) {
+      // Focus is on the panel, the scrolling body or outside: the nearest focusable in document order.
+      const inside = this.#panel.contains(active);
+      const after = (/** @type {HTMLElement} */ el) => Boolean(active.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING);
+      next = event.shiftKey
+        ? (inside && focusables.filter((el) => !after(el)).pop()) || focusables[focusables.length - 1]
+        : (inside && focusables.find(after)) || focusables[0];
+    } else if (event.shiftKey && index === 0) {
+      next = focusables[focusables.length - 1];
+    } else if (!event.shiftKey && index === focusables.length - 1) {
+      next = focusables[0];
+    }
+    if (next) {
+      event.preventDefault();
+      next.focus();
+    }
+  }
+
+  /** Focus that leaves the open dialog (a script, a click through) is brought back. */
+  #onFocusIn(/** @type {FocusEvent} */ event) {
+    if (event.target instanceof Node && !this.contains(event.target)) {
+      (this.#focusables()[0] ?? this.#panel).focus({ preventScroll: true });
+    }
+  }
+
+  /** @returns {HTMLElement[]} */
+  #focusables() {
+    return /** @type {HTMLElement[]} */ ([...this.#panel.querySelectorAll(FOCUSABLE)])
+      .filter((element) => !element.closest("[hidden], [inert]") && element.getClientRects().length > 0);
+  }
+}
+
+if (!customElements.get(tagName)) {
+  customElements.define(tagName, DrawerElement);
+}
+
+/** The page's drawer, created in document.body the first time. */
+export function drawer() {
+  // The class registered for the tag may come from another build of this module: use it, not ours.
+  const Drawer = /** @type {typeof DrawerElement} */ (customElements.get(tagName));
+  const existing = document.querySelector(tagName);
+  if (existing instanceof Drawer) return existing;
+  const element = /** @type {DrawerElement} */ (document.createElement(tagName));
+  document.body.append(element);
+  return element;
+}
+
+/** @param {OpenOptions} options */
+export function openRecipeDetails(options) {
+  return drawer().open(options);
+}

@@ -1,0 +1,638 @@
+// The recipe details inside the drawer (fragment of GET /{v}/recipe-details, docs/browser-api.md; classes of
+// docs/styles.md, "recipe-details.css"). A controller, not an element: the drawer creates one per fragment
+// it inserts and destroys it when the fragment goes, so nothing outlives the markup it serves.
+//
+// - tabs shopping / cooking (role=tab, arrows, Home / End);
+// - guests stepper: the details are fetched again for the new number, and the basket entry re-scaled
+//   (PATCH) when the recipe is in the basket;
+// - per ingredient row: add, more / fewer (0 removes), replace by another candidate product;
+// - "add all" (POST .../basket/recipes); every answer updates the basket stream, and the rows follow it.
+const search = new URL(import.meta.url).search;
+const { internals, h, money, bindLikeButton, translator } = await import(new URL(`./ui.js${search}`, import.meta.url).href);
+
+const GUESTS_MIN = 1;
+const GUESTS_MAX = 50;
+const GUESTS_DEBOUNCE_MS = 400;
+const ROW = ".svc-recipe-details__ingredient[data-ingredient-id]";
+
+/**
+ * A candidate product in the fragment's JSON (`products` of an ingredient). The fragment gives `id`,
+ * `packages` and `available`; the descriptive fields are used when present.
+ * @typedef {object} Product
+ * @property {string} id
+ * @property {number} [packages] packages needed for the guests shown
+ * @property {boolean | null} [available]
+ * @property {string} [name]
+ * @property {string} [brand]
+ * @property {string} [size]
+ * @property {string} [picture_url]
+ * @property {number | null} [unit_price]
+ */
+
+/**
+ * @typedef {object} Ingredient
+ * @property {string} id
+ * @property {string | null} [chosen] the product the server shows (first available)
+ * @property {Product[]} [products] candidates, the chosen one first
+ */
+
+/**
+ * @typedef {object} Snapshot what survives a re-fetch of the details (new guests)
+ * @property {number} tab
+ * @property {{ action: string | null, ingredient: string | null } | null} focus
+ * @property {Map<string, string>} choices
+ */
+
+/**
+ * @typedef {object} RowOrigin what the server rendered in a row
+ * @property {string} productId "" when the ingredient has no product at the store
+ * @property {number} packages
+ * @property {string} priceText
+ * @property {string} name product name
+ * @property {string} meta brand · size
+ * @property {string | null} picture
+ * @property {string} addLabel text of the server's "add" button
+ */
+
+/**
+ * What a row shows of a product.
+ * @typedef {object} ProductInfo
+ * @property {string} name
+ * @property {string} meta
+ * @property {string | null} picture
+ * @property {number | null} unitPrice
+ */
+
+export class RecipeDetails {
+  #root;
+  #footer;
+  #recipeId;
+  #drawer;
+  #listeners = new AbortController();
+  /** @type {{ unsubscribe(): void }[]} */
+  #subscriptions = [];
+  /** @type {{ destroy(): void }[]} */
+  #likeBindings = [];
+  /** @type {{ ingredients?: Ingredient[], texts?: Record<string, string> }} */
+  #data;
+  #t;
+  #guests;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  #guestsTimer;
+  /** @type {Map<string, string>} ingredient id -> product chosen while the recipe is not in the basket */
+  #choices;
+  /** @type {Map<HTMLElement, RowOrigin>} */
+  #origins = new Map();
+  /** @type {HTMLElement[]} */
+  #tabs;
+  #totalText = "";
+  #destroyed = false;
+
+  /**
+   * @param {object} options
+   * @param {HTMLElement} options.root the `.svc-recipe-details` element, in the document
+   * @param {HTMLElement | null} options.footer its `__footer`, moved into the drawer's footer
+   * @param {string} options.recipeId
+   * @param {{ reload(options: { guests: number }): Promise<unknown> }} options.drawer
+   * @param {Snapshot} [options.restore]
+   */
+  constructor({ root, footer, recipeId, drawer, restore }) {
+    this.#root = root;
+    this.#footer = footer;
+    this.#recipeId = String(root.getAttribute("recipe-id") || recipeId);
+    this.#drawer = drawer;
+    this.#data = readData(root);
+    const { session, basket } = internals();
+    this.#t = translator(session.language, this.#data.texts ?? {});
+    this.#guests = clampGuests(Number.parseInt(root.getAttribute("guests") ?? "", 10)) ?? 1;
+    this.#choices = new Map(restore?.choices ?? []);
+    this.#tabs = /** @type {HTMLElement[]} */ ([...root.querySelectorAll("[role='tab']")]);
+
+    const { signal } = this.#listeners;
+    root.addEventListener("click", (event) => this.#onClick(event), { signal });
+    root.addEventListener("keydown", (event) => this.#onKeydown(event), { signal });
+    footer?.addEventListener("click", (event) => this.#onClick(event), { signal });
+
+    this.#hydrateTabs(restore?.tab);
+    this.#updateGuestButtons();
+    for (const button of root.querySelectorAll(".svc-like-button")) {
+      if (button instanceof HTMLButtonElement) this.#likeBindings.push(bindLikeButton(button, this.#recipeId));
+    }
+    for (const row of this.#rows()) {
+      const ingredientId = row.dataset.ingredientId ?? "";
+      const productId = row.dataset.productId ?? "";
+      this.#origins.set(row, {
+        productId,
+        packages: positiveInt(row.dataset.packages) ?? positiveInt(this.#product(ingredientId, productId)?.packages) ?? 1,
+        priceText: row.querySelector(".svc-recipe-details__product-price")?.textContent ?? "",
+        name: row.querySelector(".svc-recipe-details__product-name")?.textContent?.trim() ?? "",
+        meta: row.querySelector(".svc-recipe-details__product-meta")?.textContent?.trim() ?? "",
+        picture: row.querySelector(".svc-recipe-details__product-picture")?.getAttribute("src") ?? null,
+        addLabel: row.querySelector(".svc-recipe-details__product-action button")?.textContent?.trim() ?? "",
+      });
+      row.querySelector(".svc-recipe-details__replace")?.setAttribute("aria-expanded", "false");
+    }
+    this.#totalText = footer?.querySelector(".svc-recipe-details__total-amount")?.textContent ?? "";
+
+    this.#render(basket.basket$.value ?? null);
+    this.#subscriptions.push(basket.basket$.subscribe((/** @type {any} */ value) => this.#render(value)));
+    if (restore?.focus) this.#restoreFocus(restore.focus);
+  }
+
+  /** State to carry into the next fragment of the same recipe. @returns {Snapshot} */
+  snapshot() {
+    const active = document.activeElement;
+    let focus = null;
+    if (active instanceof HTMLElement && (this.#root.contains(active) || this.#footer?.contains(active))) {
+      focus = { action: this.#actionOf(active), ingredient: active.closest("[data-ingredient-id]")?.getAttribute("data-ingredient-id") ?? null };
+    }
+    return {
+      tab: this.#tabs.findIndex((tab) => tab.getAttribute("aria-selected") === "true"),
+      focus,
+      choices: new Map(this.#choices),
+    };
+  }
+
+  destroy() {
+    this.#destroyed = true;
+    clearTimeout(this.#guestsTimer);
+    this.#listeners.abort();
+    for (const subscription of this.#subscriptions.splice(0)) subscription.unsubscribe();
+    for (const binding of this.#likeBindings.splice(0)) binding.destroy();
+  }
+
+  // --- events ------------------------------------------------------------------------------------
+
+  /** @param {MouseEvent} event */
+  #onClick(event) {
+    const control = event.target instanceof Element ? event.target.closest("button, [data-action]") : null;
+    if (!(control instanceof HTMLElement)) return;
+    const action = this.#actionOf(control);
+    if (!action) return;
+    event.preventDefault();
+    if (control.getAttribute("aria-disabled") === "true") return;
+    const row = /** @type {HTMLElement | null} */ (control.closest(ROW));
+    switch (action) {
+      case "tab": this.#selectTab(control, false); break;
+      case "guests-decrease": this.#stepGuests(-1); break;
+      case "guests-increase": this.#stepGuests(1); break;
+      case "add-product": if (row) void this.#addProduct(row); break;
+      case "increase-product": if (row) void this.#changeQuantity(row, 1); break;
+      case "decrease-product": if (row) void this.#changeQuantity(row, -1); break;
+      case "replace": if (row) this.#toggleAlternatives(row); break;
+      case "choose-product": if (row) void this.#choose(row, control.dataset.productId ?? ""); break;
+      case "add-all": void this.#addAll(control); break;
+      default: break;
+    }
+  }
+
+  /** @param {KeyboardEvent} event */
+  #onKeydown(event) {
+    const target = event.target instanceof HTMLElement ? event.target : null;
+    if (!target) return;
+    if (event.key === "Escape") {
+      const row = /** @type {HTMLElement | null} */ (target.closest(ROW));
+      if (row?.querySelector(".svc-recipe-details__alternatives:not([hidden])")) {
+        event.preventDefault(); // the drawer stays open: only the list closes
+        this.#closeAlternatives(row, true);
+      }
+      return;
+    }
+    if (target.getAttribute("role") !== "tab") return;
+    const index = this.#tabs.indexOf(target);
+    if (index === -1) return;
+    const last = this.#tabs.length - 1;
+    const next = { ArrowRight: index === last ? 0 : index + 1, ArrowLeft: index === 0 ? last : index - 1, Home: 0, End: last }[event.key];
+    if (next === undefined) return;
+    event.preventDefault();
+    this.#selectTab(this.#tabs[next], true);
+  }
+
+  /**
+   * What a control does: its data-action, else what its class says in the styles contract.
+   * @param {HTMLElement} control
+   * @returns {string | null}
+   */
+  #actionOf(control) {
+    if (control.dataset.action) return control.dataset.action;
+    if (control.getAttribute("role") === "tab") return "tab";
+    if (control.matches(".svc-recipe-details__guests .svc-ds-stepper__button")) {
+      const buttons = [...(control.parentElement?.querySelectorAll(".svc-ds-stepper__button") ?? [])];
+      return buttons.indexOf(control) === 0 ? "guests-decrease" : "guests-increase";
+    }
+    if (control.matches(".svc-recipe-details__replace")) return "replace";
+    if (control.matches(".svc-recipe-details__add-all")) return "add-all";
+    return null;
+  }
+
+  // --- tabs --------------------------------------------------------------------------------------
+
+  /** @param {number} [restoreIndex] */
+  #hydrateTabs(restoreIndex) {
+    if (this.#tabs.length === 0) return;
+    const selected = this.#tabs[restoreIndex ?? -1]
+      ?? this.#tabs.find((tab) => tab.getAttribute("aria-selected") === "true") ?? this.#tabs[0];
+    this.#selectTab(selected, false);
+  }
+
+  /** @param {HTMLElement} tab @param {boolean} focus */
+  #selectTab(tab, focus) {
+    this.#tabs.forEach((other, index) => {
+      const selected = other === tab;
+      other.setAttribute("aria-selected", String(selected));
+      other.tabIndex = selected ? 0 : -1;
+      const panel = this.#panelOf(other, index);
+      if (panel) panel.hidden = !selected;
+    });
+    if (focus) tab.focus();
+  }
+
+  /** @param {HTMLElement} tab @param {number} index */
+  #panelOf(tab, index) {
+    const id = tab.getAttribute("aria-controls");
+    const byId = id ? this.#root.querySelector(`#${CSS.escape(id)}`) : null;
+    return /** @type {HTMLElement | null} */ (byId ?? this.#root.querySelectorAll("[role='tabpanel']")[index] ?? null);
+  }
+
+  // --- guests ------------------------------------------------------------------------------------
+
+  #guestParts() {
+    const stepper = this.#root.querySelector(".svc-recipe-details__guests .svc-ds-stepper");
+    const buttons = /** @type {HTMLElement[]} */ ([...(stepper?.querySelectorAll(".svc-ds-stepper__button") ?? [])]);
+    return { value: stepper?.querySelector(".svc-ds-stepper__value") ?? null, buttons };
+  }
+
+  #updateGuestButtons() {
+    for (const button of this.#guestParts().buttons) {
+      button.removeAttribute("disabled"); // the server's limits; aria-disabled from now on
+      const action = this.#actionOf(button);
+      const atLimit = action === "guests-decrease" ? this.#guests <= GUESTS_MIN : this.#guests >= GUESTS_MAX;
+      // aria-disabled, not disabled: a disabled button would lose the keyboard focus.
+      button.setAttribute("aria-disabled", String(atLimit));
+    }
+  }
+
+  /** @param {number} delta */
+  #stepGuests(delta) {
+    const next = Math.min(GUESTS_MAX, Math.max(GUESTS_MIN, this.#guests + delta));
+    if (next === this.#guests) return;
+    this.#guests = next;
+    const { value } = this.#guestParts();
+    if (value) value.textContent = String(next);
+    this.#updateGuestButtons();
+    clearTimeout(this.#guestsTimer);
+    this.#guestsTimer = setTimeout(() => this.#applyGuests(), GUESTS_DEBOUNCE_MS);
+  }
+
+  #applyGuests() {
+    if (this.#destroyed) return;
+    const { basket, notices, track } = internals();
+    const guests = this.#guests;
+    track("recipe.change-guests", { recipe_id: this.#recipeId, guests });
+    if (basket.entry(this.#recipeId)) {
+      basket.setGuests(this.#recipeId, guests).catch((/** @type {unknown} */ error) => notices.error(error));
+    }
+    this.#drawer.reload({ guests }).catch(() => {}); // the drawer shows the failure
+  }
+
+  // --- rows --------------------------------------------------------------------------------------
+
+  /** @returns {HTMLElement[]} */
+  #rows() {
+    return /** @type {HTMLElement[]} */ ([...this.#root.querySelectorAll(ROW)]);
+  }
+
+  /** @param {string} ingredientId @returns {Ingredient | undefined} */
+  #ingredient(ingredientId) {
+    return this.#data.ingredients?.find((ingredient) => String(ingredient.id) === ingredientId);
+  }
+
+  /** @param {string} ingredientId @param {string} productId @returns {Product | undefined} */
+  #product(ingredientId, productId) {
+    return this.#ingredient(ingredientId)?.products?.find((product) => String(product.id) === productId);
+  }
+
+  /** The ingredient's name as the row shows it. @param {HTMLElement} row */
+  #name(row) {
+    const name = row.querySelector(".svc-recipe-details__ingredient-name");
+    return (name?.firstChild?.textContent ?? name?.textContent ?? "").trim();
+  }
+
+  /** The "choose" button of a product in a row's alternatives. @param {HTMLElement} row @param {string} productId */
+  #alternative(row, productId) {
+    return /** @type {HTMLElement | null} */ (row.querySelector(`[data-action="choose-product"][data-product-id="${CSS.escape(productId)}"]`));
+  }
+
+  /** The basket entry of this recipe in a basket. @param {any} basket */
+  #entryIn(basket) {
+    return basket?.recipes?.find((/** @type {any} */ entry) => entry.recipe_id === this.#recipeId) ?? null;
+  }
+
+  /** Packages to add of a product in a row, for the guests shown. @param {HTMLElement} row @param {string} productId */
+  #packagesFor(row, productId) {
+    const origin = this.#origins.get(row);
+    return positiveInt(this.#product(row.dataset.ingredientId ?? "", productId)?.packages)
+      ?? positiveInt(this.#alternative(row, productId)?.dataset.packages)
+      ?? (origin && origin.productId === productId ? origin.packages : null) ?? 1;
+  }
+
+  /**
+   * What to show of a product: from the basket line, else the fragment's JSON, else what the server
+   * rendered (the row itself, or the label "name · brand · size · price" of its alternative button).
+   * @param {HTMLElement} row @param {string} productId @param {any} [line]
+   * @returns {ProductInfo}
+   */
+  #productInfo(row, productId, line) {
+    if (line && String(line.product_id) === productId && line.name) {
+      return { name: line.name, meta: [line.brand, line.size].filter(Boolean).join(" · "), picture: line.picture_url ?? null,
+        unitPrice: line.unit_price ?? null };
+    }
+    const product = this.#product(row.dataset.ingredientId ?? "", productId);
+    if (product?.name) {
+      return { name: product.name, meta: [product.brand, product.size].filter(Boolean).join(" · "),
+        picture: product.picture_url ?? null, unitPrice: product.unit_price ?? null };
+    }
+    const origin = this.#origins.get(row);
+    if (origin && origin.productId === productId) return { name: origin.name, meta: origin.meta, picture: origin.picture, unitPrice: null };
+    const parts = (this.#alternative(row, productId)?.textContent ?? "").split(" · ").map((part) => part.trim());
+    return { name: parts[0] ?? "", meta: parts.slice(1, 3).join(" · "), picture: null, unitPrice: null };
+  }
+
+  /** Every row, the footer and the root follow the basket. @param {any} basket */
+  #render(basket) {
+    if (this.#destroyed) return;
+    const entry = this.#entryIn(basket);
+    this.#root.setAttribute("in-basket", String(Boolean(entry)));
+    for (const row of this.#rows()) this.#renderRow(row, entry);
+    this.#renderFooter(entry);
+  }
+
+  /**
+   * One ingredient row: the product (the basket's, the one chosen here, or the server's), its price, and
+   * its control ("add", or a stepper with the quantity in the basket). A row whose recipe is in the
+   * basket without that ingredient is marked removed.
+   * @param {HTMLElement} row @param {any} entry
+   */
+  #renderRow(row, entry) {
+    const origin = this.#origins.get(row);
+    const ingredientId = row.dataset.ingredientId ?? "";
+    if (!origin) return;
+    const line = entry?.lines?.find((/** @type {any} */ l) => String(l.ingredient_id) === ingredientId) ?? null;
+    const productId = line ? String(line.product_id) : this.#choices.get(ingredientId) ?? origin.productId;
+    if (!productId) return; // nothing sold for it at this store
+    const state = line ? "in" : entry ? "removed" : "out";
+    if (productId !== (row.dataset.productId ?? "")) {
+      this.#showProduct(row, this.#productInfo(row, productId, line));
+      row.dataset.productId = productId;
+    }
+    row.classList.toggle("svc-recipe-details__ingredient--removed", state === "removed");
+    const price = row.querySelector(".svc-recipe-details__product-price");
+    if (price) {
+      if (line && line.price !== null && line.price !== undefined) price.textContent = money(line.price);
+      else if (productId === origin.productId) price.textContent = origin.priceText;
+      else {
+        const unit = this.#productInfo(row, productId, line).unitPrice;
+        price.textContent = unit === null ? "" : money(unit * this.#packagesFor(row, productId));
+      }
+    }
+    this.#syncAlternatives(row);
+    this.#renderAction(row, state === "in" ? "stepper" : "add", line ? Number(line.quantity) : 0);
+  }
+
+  /** @param {HTMLElement} row @param {ProductInfo} info */
+  #showProduct(row, info) {
+    const picture = row.querySelector(".svc-recipe-details__product-picture");
+    if (picture instanceof HTMLImageElement) {
+      if (info.picture && /^https?:/i.test(info.picture)) {
+        picture.src = info.picture;
+        picture.hidden = false;
+      } else {
+        picture.hidden = true; // better no picture than the previous product's
+      }
+    }
+    const name = row.querySelector(".svc-recipe-details__product-name");
+    if (name) name.textContent = info.name;
+    const meta = row.querySelector(".svc-recipe-details__product-meta");
+    if (meta) meta.textContent = info.meta;
+  }
+
+  /**
+   * The alternatives offered are the ingredient's other products: the one shown is hidden, and the
+   * server's first choice is added back once another product replaced it.
+   * @param {HTMLElement} row
+   */
+  #syncAlternatives(row) {
+    const list = row.querySelector(".svc-recipe-details__alternatives");
+    const origin = this.#origins.get(row);
+    if (!list || !origin?.productId) return;
+    if (!this.#alternative(row, origin.productId) && row.dataset.productId !== origin.productId) {
+      list.prepend(h("li", {}, h("button", {
+        type: "button", class: "svc-ds-link", "data-action": "choose-product",
+        "data-product-id": origin.productId, "data-packages": String(origin.packages),
+      }, [origin.name, origin.meta].filter(Boolean).join(" · "))));
+    }
+    for (const button of list.querySelectorAll("[data-action='choose-product']")) {
+      const item = button.closest("li") ?? button;
+      /** @type {HTMLElement} */ (item).hidden = button.getAttribute("data-product-id") === row.dataset.productId;
+    }
+  }
+
+  /**
+   * The row's control: an "add" button, or a stepper with the quantity in the basket. Rebuilt only when
+   * its kind changes; the keyboard focus moves to the equivalent control of the new kind.
+   * @param {HTMLElement} row @param {"add" | "stepper"} kind @param {number} quantity
+   */
+  #renderAction(row, kind, quantity) {
+    const area = /** @type {HTMLElement | null} */ (row.querySelector(".svc-recipe-details__product-action"));
+    if (!area) return;
+    const name = this.#name(row);
+    if (area.dataset.kind !== kind) {
+      const hadFocus = area.contains(document.activeElement);
+      if (kind === "stepper") {
+        area.replaceChildren(h("div", { class: "svc-ds-stepper svc-ds-stepper--small", role: "group", "aria-label": name },
+          h("button", { type: "button", class: "svc-ds-stepper__button", "data-action": "decrease-product", "aria-label": this.#t("details.decrease", { name }) }, "−"),
+          h("output", { class: "svc-ds-stepper__value", "aria-live": "polite" }, String(quantity)),
+          h("button", { type: "button", class: "svc-ds-stepper__button", "data-action": "increase-product", "aria-label": this.#t("details.increase", { name }) }, "+")));
+      } else {
+        area.replaceChildren(h("button", {
+          type: "button", class: "svc-ds-button svc-ds-button--secondary svc-ds-button--small",
+          "data-action": "add-product", "aria-label": this.#t("details.add-aria", { name }),
+        }, this.#origins.get(row)?.addLabel || this.#t("details.add")));
+      }
+      area.dataset.kind = kind;
+      if (hadFocus) {
+        /** @type {HTMLElement | null} */ (area.querySelector(kind === "stepper" ? "[data-action='increase-product']" : "[data-action='add-product']"))?.focus();
+      }
+    }
+    if (kind === "stepper") {
+      const value = area.querySelector(".svc-ds-stepper__value");
+      if (value && value.textContent !== String(quantity)) value.textContent = String(quantity);
+    }
+  }
+
+  /** @param {any} entry */
+  #renderFooter(entry) {
+    if (!this.#footer) return;
+    const amount = this.#footer.querySelector(".svc-recipe-details__total-amount");
+    if (amount) {
+      const total = entry?.lines?.reduce((/** @type {number} */ sum, /** @type {any} */ line) => sum + (Number(line.price) || 0), 0);
+      amount.textContent = entry ? money(total) : this.#totalText;
+    }
+    const addAll = /** @type {HTMLElement | null} */ (this.#footer.querySelector(".svc-recipe-details__add-all"));
+    const label = entry ? addAll?.dataset.inBasketLabel : addAll?.dataset.notInBasketLabel;
+    if (addAll && label && addAll.textContent !== label) addAll.textContent = label;
+  }
+
+  // --- basket actions ----------------------------------------------------------------------------
+
+  /** @param {HTMLElement} row */
+  #addProduct(row) {
+    const productId = row.dataset.productId ?? "";
+    return this.#setLine(row, productId, this.#packagesFor(row, productId), "entry.add");
+  }
+
+  /** @param {HTMLElement} row @param {number} delta */
+  #changeQuantity(row, delta) {
+    const { basket } = internals();
+    const line = basket.entry(this.#recipeId)?.lines.find((/** @type {any} */ l) => String(l.ingredient_id) === row.dataset.ingredientId);
+    if (!line) return this.#addProduct(row);
+    const quantity = Math.max(0, Number(line.quantity) + delta);
+    return this.#setLine(row, String(line.product_id), quantity, delta > 0 ? "entry.add" : "entry.delete");
+  }
+
+  /**
+   * PUT one line; the row is busy meanwhile (further clicks on it are ignored).
+   * @param {HTMLElement} row @param {string} productId @param {number} quantity @param {string} eventName
+   * @param {Record<string, string>} [props]
+   */
+  async #setLine(row, productId, quantity, eventName, props = {}) {
+    if (row.getAttribute("aria-busy") === "true" || !productId) return;
+    const { basket, notices, track } = internals();
+    const ingredientId = row.dataset.ingredientId ?? "";
+    this.#setBusy(row, true);
+    try {
+      await basket.setIngredient(this.#recipeId, ingredientId, productId, quantity);
+      if (this.#choices.get(ingredientId) === productId) this.#choices.delete(ingredientId);
+      track(eventName, { recipe_id: this.#recipeId, ingredient_id: ingredientId, product_id: productId, quantity, ...props });
+    } catch (error) {
+      notices.error(error);
+    } finally {
+      this.#setBusy(row, false);
+    }
+  }
+
+  /** "Add all": the recipe for the guests shown, then the products chosen here instead of the defaults. */
+  async #addAll(/** @type {HTMLElement} */ control) {
+    if (control.getAttribute("aria-busy") === "true") return;
+    const { basket, notices, track } = internals();
+    control.setAttribute("aria-busy", "true");
+    control.setAttribute("aria-disabled", "true");
+    try {
+      await basket.addRecipe(this.#recipeId, this.#guests);
+      for (const [ingredientId, productId] of [...this.#choices]) {
+        const row = this.#rows().find((r) => r.dataset.ingredientId === ingredientId);
+        if (row && productId !== this.#origins.get(row)?.productId) {
+          await basket.setIngredient(this.#recipeId, ingredientId, productId, this.#packagesFor(row, productId));
+        }
+        this.#choices.delete(ingredientId);
+      }
+      track("entry.add-all", { recipe_id: this.#recipeId, guests: this.#guests });
+    } catch (error) {
+      notices.error(error);
+    } finally {
+      control.removeAttribute("aria-busy");
+      control.removeAttribute("aria-disabled");
+    }
+  }
+
+  /** @param {HTMLElement} row @param {boolean} busy */
+  #setBusy(row, busy) {
+    if (busy) row.setAttribute("aria-busy", "true");
+    else row.removeAttribute("aria-busy");
+    for (const button of row.querySelectorAll(".svc-recipe-details__product-action button")) {
+      if (busy) button.setAttribute("aria-disabled", "true");
+      else button.removeAttribute("aria-disabled");
+    }
+  }
+
+  // --- replace -----------------------------------------------------------------------------------
+
+  /** Shows or hides a row's alternatives (the server's `__alternatives` list). @param {HTMLElement} row */
+  #toggleAlternatives(row) {
+    const list = /** @type {HTMLElement | null} */ (row.querySelector(".svc-recipe-details__alternatives"));
+    if (!list) return;
+    if (!list.hidden) {
+      this.#closeAlternatives(row, false);
+      return;
+    }
+    for (const other of this.#rows()) if (other !== row) this.#closeAlternatives(other, false);
+    this.#syncAlternatives(row);
+    list.hidden = false;
+    row.querySelector(".svc-recipe-details__replace")?.setAttribute("aria-expanded", "true");
+    /** @type {HTMLElement[]} */ ([...list.querySelectorAll("button")]).find((button) => !button.closest("[hidden]"))?.focus();
+  }
+
+  /** @param {HTMLElement} row @param {boolean} focusTrigger */
+  #closeAlternatives(row, focusTrigger) {
+    const list = /** @type {HTMLElement | null} */ (row.querySelector(".svc-recipe-details__alternatives"));
+    if (!list || list.hidden) return;
+    list.hidden = true;
+    const trigger = /** @type {HTMLElement | null} */ (row.querySelector(".svc-recipe-details__replace"));
+    trigger?.setAttribute("aria-expanded", "false");
+    if (focusTrigger) trigger?.focus();
+  }
+
+  /**
+   * Another product for an ingredient: replaced in the basket when the line is there, else remembered
+   * for the row's next "add" (or "add all").
+   * @param {HTMLElement} row @param {string} productId
+   */
+  async #choose(row, productId) {
+    this.#closeAlternatives(row, true);
+    if (!productId) return;
+    const { basket } = internals();
+    const ingredientId = row.dataset.ingredientId ?? "";
+    const line = basket.entry(this.#recipeId)?.lines.find((/** @type {any} */ l) => String(l.ingredient_id) === ingredientId);
+    if (line) {
+      if (String(line.product_id) === productId) return;
+      await this.#setLine(row, productId, this.#packagesFor(row, productId), "entry.replace",
+        { previous_product_id: String(line.product_id) });
+      return;
+    }
+    if (productId === this.#origins.get(row)?.productId) this.#choices.delete(ingredientId);
+    else this.#choices.set(ingredientId, productId);
+    this.#render(basket.basket$.value ?? null);
+  }
+
+  /** @param {{ action: string | null, ingredient: string | null }} focus */
+  #restoreFocus(focus) {
+    const scope = [...this.#root.querySelectorAll("button, [role='tab']"), ...(this.#footer?.querySelectorAll("button") ?? [])];
+    const target = /** @type {HTMLElement[]} */ (scope).find((element) => this.#actionOf(element) === focus.action
+      && (element.closest("[data-ingredient-id]")?.getAttribute("data-ingredient-id") ?? null) === focus.ingredient);
+    target?.focus({ preventScroll: true });
+  }
+}
+
+/** The JSON child of the fragment (`<script type="application/json" class="svc-recipe-details__data">`). */
+function readData(/** @type {HTMLElement} */ root) {
+  const script = root.querySelector("script.svc-recipe-details__data");
+  if (!script?.textContent) return {};
+  try {
+    const data = JSON.parse(script.textContent);
+    return data && typeof data === "object" ? data : {};
+  } catch (error) {
+    console.error("recipe details: unreadable JSON", error);
+    return {};
+  }
+}
+
+/** @param {unknown} value */
+function positiveInt(value) {
+  const number = Number(value);
+  return Number.isInteger(number) && number > 0 ? number : null;
+}
+
+/** @param {number} value */
+function clampGuests(value) {
+  return Number.isInteger(value) ? Math.min(GUESTS_MAX, Math.max(GUESTS_MIN, value)) : null;
+}

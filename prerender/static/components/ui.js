@@ -1,0 +1,129 @@
+// Shared DOM helpers of the components: element builder, icons (the same SVG as templates/macros/icons.html),
+// money formatting, and the like (heart) button binding used by the card and the recipe details.
+const search = new URL(import.meta.url).search;
+const { sdk, INTERNAL, translator } = await import(new URL(`../sdk/svc.js${search}`, import.meta.url).href);
+
+/**
+ * The SDK internals the components use (session, client, notices, analytics, basket, likes, pos, track).
+ * @returns {any}
+ */
+export function internals() {
+  return sdk[INTERNAL];
+}
+
+export { sdk, translator };
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/**
+ * An SVG icon. Paths are constants of this module (never data).
+ * @param {"basket" | "heart" | "close"} name
+ * @param {string} className
+ * @returns {SVGSVGElement}
+ */
+export function icon(name, className) {
+  const svg = document.createElementNS(SVG_NS, "svg");
+  svg.setAttribute("class", className);
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("width", "24");
+  svg.setAttribute("height", "24");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("focusable", "false");
+  const path = document.createElementNS(SVG_NS, "path");
+  if (name === "basket") {
+    path.setAttribute("fill", "none");
+    path.setAttribute("stroke", "currentColor");
+    path.setAttribute("stroke-width", "2");
+    path.setAttribute("stroke-linecap", "round");
+    path.setAttribute("stroke-linejoin", "round");
+    path.setAttribute("d", "M3 9h18l-1.6 9.1a2 2 0 0 1-2 1.9H6.6a2 2 0 0 1-2-1.9L3 9Zm4 0 3-5m7 5-3-5M9 13v3m6-3v3");
+  } else if (name === "heart") {
+    path.setAttribute("fill", "var(--svc-heart-fill, none)");
+    path.setAttribute("stroke", "currentColor");
+    path.setAttribute("stroke-width", "2");
+    path.setAttribute("stroke-linejoin", "round");
+    path.setAttribute("d", "M12 20.5s-7.5-4.6-9.2-9.3C1.6 7.8 3.8 4.5 7.2 4.5c2 0 3.6 1.1 4.8 2.8 1.2-1.7 2.8-2.8 4.8-2.8 3.4 0 5.6 3.3 4.4 6.7-1.7 4.7-9.2 9.3-9.2 9.3Z");
+  } else {
+    path.setAttribute("fill", "none");
+    path.setAttribute("stroke", "currentColor");
+    path.setAttribute("stroke-width", "2");
+    path.setAttribute("stroke-linecap", "round");
+    path.setAttribute("d", "M6 6l12 12M18 6 6 18");
+  }
+  svg.append(path);
+  return svg;
+}
+
+/**
+ * Creates an element: `h("button", {type: "button", class: "x", dataset: {action: "add"}}, "Add")`.
+ * Strings become text nodes (never HTML).
+ * @param {string} tag
+ * @param {Record<string, any>} [attributes]
+ * @param {...(Node | string | null | undefined | false)} children
+ * @returns {HTMLElement}
+ */
+export function h(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name === "dataset") Object.assign(element.dataset, value);
+    else if (name === "class") element.className = value;
+    else element.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+  return element;
+}
+
+/**
+ * A price in the language of the session.
+ * @param {number | null | undefined} amount
+ * @param {string} [currency]
+ * @returns {string}
+ */
+export function money(amount, currency = "EUR") {
+  if (amount === null || amount === undefined || !Number.isFinite(Number(amount))) return "";
+  const language = internals().session.language.slice(0, 2);
+  try {
+    return new Intl.NumberFormat(language, { style: "currency", currency }).format(Number(amount));
+  } catch {
+    return `${Number(amount).toFixed(2)} ${currency}`;
+  }
+}
+
+/**
+ * Makes a server-rendered (or client-made) like button work: reflects the page's like state of the
+ * recipe (`aria-pressed`, and the label from `data-like-label` / `data-unlike-label` when present) and
+ * toggles it on click, optimistic with rollback (the likes service restores the state on error).
+ * @param {HTMLButtonElement} button
+ * @param {string} recipeId
+ * @returns {{ destroy(): void }}
+ */
+export function bindLikeButton(button, recipeId) {
+  const { likes, notices } = internals();
+  likes.seed(recipeId, button.getAttribute("aria-pressed") === "true");
+  const subscription = likes.likedOf(recipeId).subscribe((/** @type {boolean | undefined} */ liked) => {
+    if (liked === undefined) return;
+    button.setAttribute("aria-pressed", String(liked));
+    const label = liked ? button.dataset.unlikeLabel : button.dataset.likeLabel;
+    if (label) button.setAttribute("aria-label", label);
+  });
+  const onClick = (/** @type {Event} */ event) => {
+    event.preventDefault();
+    event.stopPropagation(); // the card must not open the drawer for a click on its heart
+    if (button.getAttribute("aria-busy") === "true") return;
+    button.setAttribute("aria-busy", "true");
+    likes.toggle(recipeId)
+      .catch((/** @type {unknown} */ error) => notices.error(error, "error.like"))
+      .finally(() => button.removeAttribute("aria-busy"));
+  };
+  button.addEventListener("click", onClick);
+  return {
+    destroy() {
+      subscription.unsubscribe();
+      button.removeEventListener("click", onClick);
+    },
+  };
+}
