@@ -16,6 +16,7 @@ from .context import register_request_id
 from .errors import register_errorhandlers
 from .extensions import cache, cors
 from .gateway import init_gateway
+from .http_caching import register_http_caching
 from .i18n import init_i18n
 from .versions import register_versions
 
@@ -59,6 +60,7 @@ def register_extensions(app: Flask) -> None:
 def register_blueprints(app: Flask) -> None:
     """The versioned API (see prerender/versions.py for which route is in which version), assets, health."""
     register_request_id(app)
+    register_http_caching(app)
     register_versions(app)
     app.register_blueprint(assets.bp)
     app.register_blueprint(health.bp)

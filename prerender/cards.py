@@ -55,9 +55,9 @@ class RecipeCardView:
     show_like: bool
     liked: bool
     show_cta: bool
-    # Personalization disabled for a known supplier: the browser draws the heart and the CTA (spec, 8).
+    # Personalization disabled for a known supplier: the browser draws the heart (for the connected user
+    # it knows) and the CTA (spec, 8). The HTML is then the same for every user, hence cacheable.
     client_personalization: bool
-    connected: bool
 
 
 # --- choosing recipes ----------------------------------------------------------------------------
@@ -123,7 +123,6 @@ def build_card(recipe: Recipe, options: CardOptions, ctx: RequestContext, *, lik
         liked=liked,
         show_cta=ctx.personalization,
         client_personalization=ctx.supplier is not None and not ctx.supplier.personalization,
-        connected=ctx.is_connected,
     )
 
 

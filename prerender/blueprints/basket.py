@@ -9,6 +9,7 @@ from flask import Blueprint
 from ..context import current_context
 from ..errors import ValidationProblem
 from ..gateway import UnknownStore, get_gateway, segment
+from ..http_caching import PRIVATE, cache_policy
 from ..schemas.actions import (AddRecipeBody, ConfirmBody, IngredientLineBody, ReconcileBody, RequiredStoreQuery,
                                RescaleBody, StoreQuery)
 from ..schemas.fields import Identifier
@@ -25,6 +26,7 @@ INGREDIENT = {"recipe_id": Identifier(required=True), "ingredient_id": Identifie
 
 
 @bp.get("")
+@cache_policy(PRIVATE)
 @use_args(StoreQuery(), location="query")
 def get_basket(args: dict[str, Any]) -> dict[str, Any]:
     """The user's basket at the store; empty without a store or for a store the upstream does not know."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, render_template
 
 from ..assets import get_assets
+from ..http_caching import CachePolicy, cache_policy
 
 bp = Blueprint("bootstrap", __name__)
 
@@ -11,6 +12,7 @@ SDK_MODULES = ("sdk/svc.js",)
 
 
 @bp.get("/svc-window-bootstrap")
+@cache_policy(CachePolicy(public=True, vary=()))
 def window_bootstrap() -> Response:
     """The SDK module alone, for pages with custom recipe cards."""
     html = render_template("scripts.html", module_urls=get_assets().module_urls(SDK_MODULES))

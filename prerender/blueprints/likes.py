@@ -8,6 +8,7 @@ from werkzeug.exceptions import Forbidden
 
 from ..context import RequestContext, current_context
 from ..gateway import get_gateway
+from ..http_caching import PRIVATE, cache_policy
 from ..schemas.actions import LikesQuery
 from ..schemas.fields import Identifier
 from ..schemas.parsing import use_args, use_kwargs
@@ -29,6 +30,7 @@ def liking_user() -> RequestContext:
 
 
 @bp.get("")
+@cache_policy(PRIVATE)
 @use_args(LikesQuery(), location="query")
 def liked(args: dict[str, Any]) -> dict[str, list[str]]:
     """Which of these recipes the user likes (none for a logged-out user or without a known supplier)."""

@@ -10,6 +10,7 @@ from ..cards import CardOptions, fixed_recipe, render_cards, suggested_recipes
 from ..context import current_context
 from ..errors import ValidationProblem
 from ..gateway import SuggestionContext, UnknownStore, UpstreamError
+from ..http_caching import PRIVATE, PUBLIC, set_policy
 from ..schemas.parsing import use_args
 from ..schemas.recipe_card import card_query
 
@@ -25,8 +26,12 @@ def get_card(args: dict[str, Any]) -> Response:
     ctx = current_context()
     options = CardOptions(display_variant=args["display_variant"], orientation=args["orientation"],
                           store_id=args["store_id"], serves=args["serves"])
+    # Shared caches may keep a fixed recipe's card of a supplier with personalization disabled: it is the
+    # same for every user (spec, item 8). Suggestions depend on the session, hearts on the user.
+    fixed = "recipe_id" in args
+    set_policy(PUBLIC if fixed and ctx.supplier is not None and not ctx.supplier.personalization else PRIVATE)
     try:
-        if "recipe_id" in args:
+        if fixed:
             recipe = fixed_recipe(ctx, args["recipe_id"], options)
         else:
             context = SuggestionContext(key="card", surrounding_product_ids=tuple(args["surrounding_products_ids"]),

@@ -11,6 +11,7 @@ from ..context import current_context
 from ..details import build_details, render_details
 from ..errors import ValidationProblem
 from ..gateway import UnknownStore
+from ..http_caching import PUBLIC, cache_policy
 from ..schemas.actions import DetailsQuery
 from ..schemas.parsing import use_args
 
@@ -18,6 +19,7 @@ bp = Blueprint("recipe_details", __name__)
 
 
 @bp.get("/recipe-details")
+@cache_policy(PUBLIC)
 @use_args(DetailsQuery(), location="query")
 def get_details(args: dict[str, Any]) -> Response:
     """Shopping and cooking tabs of one recipe at a store for a number of guests."""

@@ -6,9 +6,13 @@ from markupsafe import escape
 from werkzeug.exceptions import NotFound
 
 from ..assets import get_assets
+from ..http_caching import CachePolicy, cache_policy
 from ..stylesheets import STYLE_BUNDLES, all_sheets
 
 bp = Blueprint("styles", __name__)
+
+# The links are the same for everyone: they only change with a deploy (new build id).
+SAME_FOR_EVERYONE = CachePolicy(public=True, vary=())
 
 
 def styles_response(sheets: tuple[str, ...]) -> Response:
@@ -19,12 +23,14 @@ def styles_response(sheets: tuple[str, ...]) -> Response:
 
 
 @bp.get("/styles")
+@cache_policy(SAME_FOR_EVERYONE)
 def all_styles() -> Response:
     """Every stylesheet of every component, the design system first."""
     return styles_response(all_sheets())
 
 
 @bp.get("/styles/<path:component>")
+@cache_policy(SAME_FOR_EVERYONE)
 def component_styles(component: str) -> Response:
     """The stylesheets of one component and its sub-components (the table in prerender/stylesheets.py)."""
     if component not in STYLE_BUNDLES:

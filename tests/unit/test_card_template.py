@@ -147,9 +147,9 @@ def test_personalization_disabled_lets_the_browser_draw_heart_and_cta(app):
     assert card["personalization"] == "client"
     assert card["data-not-in-basket-label"] == "Ajouter les ingrédients au panier"
     assert card["data-in-basket-label"] == "Voir les ingrédients dans le panier"
-    assert card["data-like-label"].startswith("Ajouter Ratatouille")  # a connected user: the heart too
+    assert card["data-like-label"].startswith("Ajouter Ratatouille")
     anonymous = host(render(app, supplier=NO_PERSONALIZATION, user=None))
-    assert anonymous["personalization"] == "client" and not anonymous.has_attr("data-like-label")
+    assert str(anonymous) == str(card)  # the same HTML for every user: shared caches may keep it
 
 
 def test_no_supplier_means_neither_server_nor_client_heart_and_cta(app):

@@ -1,0 +1,78 @@
+"""How each GET answer may be cached (DESIGN section 8): a strong ETag with 304 on If-None-Match
+everywhere, and a Cache-Control that says whether the answer depends on the user.
+
+- `private`: the answer depends on who asks (the heart of a connected user, a suggestion seeded by the
+  session, a basket, likes). Browsers may keep it; shared caches must not.
+- `public, max-age, stale-while-revalidate` with `Vary` on the headers that change the output: the
+  same for everyone who sends those headers (stylesheet links, the SDK bootstrap, a fixed recipe's card
+  for a supplier with personalization disabled, the drawer's content), so a CDN or nginx can serve it.
+
+Views declare their policy with `@cache_policy(...)`; an after_request hook applies it.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from flask import Flask, Response, current_app, g, request
+
+View = TypeVar("View", bound=Callable[..., Any])
+
+PUBLIC_MAX_AGE = 60
+STALE_WHILE_REVALIDATE = 300
+# The headers that change a public answer: texts and prices follow the language; features the supplier.
+PUBLIC_VARY = ("language-id", "supplier-token")
+
+
+@dataclass(frozen=True)
+class CachePolicy:
+    """Whether an answer is the same for every user with the same `Vary` headers."""
+
+    public: bool
+    vary: tuple[str, ...] = PUBLIC_VARY
+
+
+PRIVATE = CachePolicy(public=False)
+PUBLIC = CachePolicy(public=True)
+
+
+def cache_policy(policy: CachePolicy | Callable[[], CachePolicy]) -> Callable[[View], View]:
+    """Declare a view's policy, or a function deciding it from the request (e.g. g.ctx)."""
+    def mark(view: View) -> View:
+        view.cache_policy = policy  # type: ignore[attr-defined]
+        return view
+    return mark
+
+
+def set_policy(policy: CachePolicy) -> None:
+    """Decide the policy from inside a view, once the request is understood."""
+    g.cache_policy = policy
+
+
+def apply_cache_policy(response: Response) -> Response:
+    """after_request: ETag and Cache-Control on successful GETs of views that declared a policy."""
+    if request.method not in ("GET", "HEAD") or response.status_code != 200 or response.direct_passthrough:
+        return response
+    policy = g.get("cache_policy")
+    if policy is None:
+        declared = getattr(current_app.view_functions.get(request.endpoint or ""), "cache_policy", None)
+        policy = declared() if callable(declared) else declared
+    if policy is None:
+        return response
+    if policy.public:
+        response.cache_control.public = True
+        response.cache_control.max_age = PUBLIC_MAX_AGE
+        response.cache_control.stale_while_revalidate = STALE_WHILE_REVALIDATE
+        response.vary.update(policy.vary)
+    else:
+        response.cache_control.private = True
+        response.cache_control.max_age = 0
+        response.cache_control.must_revalidate = True
+    response.add_etag()
+    return response.make_conditional(request)
+
+
+def register_http_caching(app: Flask) -> None:
+    """Attach the policy hook to the app."""
+    app.after_request(apply_cache_policy)

@@ -1,0 +1,64 @@
+"""Cache headers: a strong ETag and 304 on every GET, private when the answer depends on the user, public
+with Vary when it does not (DESIGN section 8)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .conftest import get_card, headers
+
+
+def is_public(response) -> bool:
+    cache_control = response.headers["Cache-Control"]
+    return "public" in cache_control and "max-age=60" in cache_control and "stale-while-revalidate" in cache_control
+
+
+def is_private(response) -> bool:
+    return "private" in response.headers["Cache-Control"]
+
+
+@pytest.mark.parametrize("path", ["/v1/styles", "/v1/styles/recipe-card", "/v2/svc-window-bootstrap",
+                                  "/v1/recipe-details?recipe_id=5&store_id=1001",
+                                  "/v1/recipe-card?recipe_id=5&store_id=1001", "/v1/basket?store_id=1001"])
+def test_etag_and_304(client, path):
+    first = client.get(path, headers=headers(user="cache-user"))
+    assert first.status_code == 200 and first.headers["ETag"].startswith('"')
+    again = client.get(path, headers={**headers(user="cache-user"), "If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304 and again.data == b""
+
+
+def test_styles_and_bootstrap_are_public_for_everyone(client):
+    for path in ("/v1/styles/base", "/v2/svc-window-bootstrap"):
+        response = client.get(path, headers=headers())
+        assert is_public(response) and "language-id" not in response.headers.get("Vary", "")
+
+
+def test_fixed_card_without_personalization_is_public_and_varies_on_language_and_supplier(client):
+    response = get_card(client, hdrs=headers(token="demo-nopers-token"), recipe_id="5", store_id="1001")
+    assert is_public(response)
+    assert {"language-id", "supplier-token"} <= {v.strip().lower() for v in response.headers["Vary"].split(",")}
+    anonymous = get_card(client, hdrs=headers(user=None, token="demo-nopers-token"), recipe_id="5", store_id="1001")
+    assert anonymous.data == response.data  # what makes sharing it safe
+
+
+@pytest.mark.parametrize("query", [{"recipe_id": "5", "store_id": "1001"},
+                                   {"surrounding_products_ids": json.dumps(["100001", "100002"])}])
+def test_cards_of_personalized_suppliers_and_suggestions_are_private(client, query):
+    assert is_private(get_card(client, **query))
+
+
+def test_suggested_card_is_private_even_without_personalization(client):
+    response = get_card(client, hdrs=headers(token="demo-nopers-token"),
+                        surrounding_products_ids=json.dumps(["100001", "100002"]))
+    assert is_private(response)  # seeded by the session
+
+
+def test_basket_and_likes_are_private(client):
+    assert is_private(client.get("/v1/basket?store_id=1001", headers=headers()))
+    assert is_private(client.get("/v1/likes?recipe_ids=5", headers=headers()))
+
+
+def test_errors_carry_no_cache_policy(client):
+    response = client.get("/v1/recipe-card", headers=headers())
+    assert response.status_code == 400 and "public" not in response.headers.get("Cache-Control", "")
