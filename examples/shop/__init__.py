@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Flask
 
-from . import views
+from . import cart, ideas, views
 from .config import load_config
 from .services import init_services
 
@@ -24,5 +24,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger(__name__).setLevel(logging.INFO)
     init_services(app)
+    cart.init_cart(app)
     app.register_blueprint(views.bp)
+    app.register_blueprint(cart.bp)
+    app.register_blueprint(ideas.bp)
     return app

@@ -33,6 +33,18 @@ class Store:
 
 
 @dataclass(frozen=True)
+class RecipeSummary:
+    id: str
+    title: str
+    description: str
+    picture_url: str | None
+    type: str
+    difficulty: int | None
+    total_time: int | None
+    guests: int | None
+
+
+@dataclass(frozen=True)
 class Product:
     id: str
     name: str
@@ -68,8 +80,20 @@ def _product(item: dict[str, Any]) -> Product:
                    promoted=bool(item.get("promoted")))
 
 
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _recipe(item: dict[str, Any]) -> RecipeSummary:
+    return RecipeSummary(id=str(item["id"]), title=str(item["title"]),
+                         description=str(item.get("description") or ""),
+                         picture_url=_safe_url(item.get("picture_url")), type=str(item.get("type") or ""),
+                         difficulty=_int(item.get("difficulty")), total_time=_int(item.get("total_time")),
+                         guests=_int(item.get("guests")))
+
+
 class CatalogClient:
-    """GET /api/v1/stores and /api/v1/products. Thread-safe (one Session per thread)."""
+    """GET /api/v1/stores, /api/v1/products and /api/v1/recipes. Thread-safe (one Session per thread)."""
 
     def __init__(self, base_url: str, *, connect_timeout: float = 0.5, read_timeout: float = 3.0) -> None:
         self.base_url = base_url.rstrip("/")
@@ -112,8 +136,10 @@ class CatalogClient:
             raise CatalogUnavailable(str(error)) from error
 
     def products(self, *, store_id: str | None, language: str, per_page: int = 24,
-                 request_id: str | None = None) -> list[Product]:
+                 ids: list[str] | None = None, request_id: str | None = None) -> list[Product]:
         params: dict[str, Any] = {"per_page": per_page}
+        if ids:
+            params["ids"] = ",".join(ids)
         if store_id:
             params["store_id"] = store_id
         response = self._get("/products", language=language, params=params, request_id=request_id)
@@ -124,5 +150,22 @@ class CatalogClient:
             return [_product(item) for item in response.json()["data"]]
         except (requests.HTTPError, ValueError, KeyError, TypeError) as error:
             log.error("coreapi GET /products: unusable answer %s (request %s): %s", response.status_code,
+                      request_id, error)
+            raise CatalogUnavailable(str(error)) from error
+
+    def recipes(self, *, store_id: str | None, language: str, per_page: int = 12,
+                request_id: str | None = None) -> list[RecipeSummary]:
+        """The recipe library (the shop's own recipe pages); the completion filter applies with a store."""
+        params: dict[str, Any] = {"per_page": per_page}
+        if store_id:
+            params["store_id"] = store_id
+        response = self._get("/recipes", language=language, params=params, request_id=request_id)
+        if response.status_code == 400 and store_id:
+            raise UnknownStore(store_id)
+        try:
+            response.raise_for_status()
+            return [_recipe(item) for item in response.json()["data"]]
+        except (requests.HTTPError, ValueError, KeyError, TypeError) as error:
+            log.error("coreapi GET /recipes: unusable answer %s (request %s): %s", response.status_code,
                       request_id, error)
             raise CatalogUnavailable(str(error)) from error

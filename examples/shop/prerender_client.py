@@ -80,9 +80,10 @@ class PrerenderClient:
         return session
 
     def _call(self, method: str, path: str, visitor: Visitor, *, request_id: str | None = None,
-              params: Mapping[str, Any] | None = None, body: Any = None) -> requests.Response | None:
+              params: Mapping[str, Any] | None = None, body: Any = None,
+              version: str | None = None) -> requests.Response | None:
         """One call; None (logged) when prerender is down, late, or answers anything but 200."""
-        url = f"{self.base_url}/{self.api_version}{path}"
+        url = f"{self.base_url}/{version or self.api_version}{path}"
         headers = prerender_headers(visitor, self.supplier_token, request_id)
         try:
             response = self.session.request(method, url, params=params, json=body, headers=headers,
@@ -108,6 +109,22 @@ class PrerenderClient:
         if store_id:
             params["store_id"] = store_id
         response = self._call("GET", "/recipe-card", visitor, params=params, request_id=request_id)
+        return response.text.strip() if response is not None else ""
+
+    def recipe_card_of(self, visitor: Visitor, recipe_id: str, *, store_id: str | None = None,
+                       display_variant: int = 1, orientation: str = "vertical",
+                       request_id: str | None = None) -> str:
+        """GET /recipe-card for a fixed recipe: the card's HTML, or "" (no card)."""
+        params: dict[str, Any] = {"recipe_id": recipe_id, "display_variant": display_variant,
+                                  "orientation": orientation}
+        if store_id:
+            params["store_id"] = store_id
+        response = self._call("GET", "/recipe-card", visitor, params=params, request_id=request_id)
+        return response.text.strip() if response is not None else ""
+
+    def window_bootstrap(self, visitor: Visitor, *, request_id: str | None = None) -> str:
+        """GET /v2/svc-window-bootstrap (v2 only): the SDK's module script tag alone, or "" (no SDK)."""
+        response = self._call("GET", "/svc-window-bootstrap", visitor, request_id=request_id, version="v2")
         return response.text.strip() if response is not None else ""
 
     def recipe_cards(self, visitor: Visitor, contexts: Iterable[CardContext], *, store_id: str | None = None,

@@ -5,11 +5,13 @@ import logging
 import uuid
 from concurrent.futures import Future
 from dataclasses import dataclass
+from typing import Any
 
 from flask import Blueprint, Response, current_app, make_response, redirect, render_template, request, url_for
 
 from .catalog_client import CatalogClient, CatalogUnavailable, Product, Store, UnknownStore
 from .fragments import fetch_shelf_fragments
+from .runtime import shop_context
 from .services import get_services
 from .shelf import assemble
 from .texts import Texts
@@ -28,6 +30,15 @@ class Page:
     visitor: Visitor
     stores: list[Store]
     styles_html: str = ""
+    # The SDK's module scripts for a page without server-rendered fragments (which carry their own).
+    scripts_html: str = ""
+    # <meta name="svc-analytics-path">: the SDK sends a pageview with it.
+    analytics_path: str | None = None
+
+    @property
+    def context(self) -> dict[str, Any]:
+        """What static/svc-setup.js needs (rendered as JSON in the page)."""
+        return shop_context(self.visitor)
 
     @property
     def store(self) -> Store | None:
@@ -60,7 +71,7 @@ def shelf() -> Response:
     fragments = fetch_shelf_fragments(prerender, pool, visitor, products, request_id=request_id,
                                       budget=current_app.config["PRERENDER_PAGE_BUDGET"])
     items = assemble(products, fragments.singles, fragments.band)
-    page = Page(visitor=visitor, stores=stores, styles_html=fragments.styles_html)
+    page = Page(visitor=visitor, stores=stores, styles_html=fragments.styles_html, analytics_path="/")
     response = make_response(render_template("shelf.html", page=page, t=t, items=items, products=products))
     response.headers["Cache-Control"] = "private, no-store"
     persist(visitor, response, secure=current_app.config["COOKIE_SECURE"])
@@ -98,7 +109,11 @@ def _catalog_unavailable(visitor: Visitor, t: Texts) -> Response:
 
 
 def _back_to_shelf() -> Response:
-    return redirect(url_for("shop.shelf"), code=303)
+    """Back to the page the form was on (a local path in the form's `next`), else the shelf."""
+    target = request.form.get("next", "")
+    if not (target.startswith("/") and not target.startswith("//") and "\\" not in target):
+        target = url_for("shop.shelf")
+    return redirect(target, code=303)
 
 
 @bp.post("/connexion")

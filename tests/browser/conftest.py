@@ -20,11 +20,29 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 pytestmark = pytest.mark.browser
 
 
+def _shop(coreapi_url: str, prerender_url: str, **overrides: object) -> LiveServer:
+    return LiveServer(create_shop({"PRERENDER_URL": prerender_url, "COREAPI_URL": coreapi_url,
+                                   "PRERENDER_READ_TIMEOUT": 10.0, "COREAPI_READ_TIMEOUT": 10.0,
+                                   "PRERENDER_PAGE_BUDGET": 30.0, **overrides}))
+
+
 @pytest.fixture(scope="session")
 def shop_url(coreapi_url: str, prerender_url: str) -> Iterator[str]:
-    app = create_shop({"PRERENDER_URL": prerender_url, "COREAPI_URL": coreapi_url, "PRERENDER_READ_TIMEOUT": 10.0,
-                       "COREAPI_READ_TIMEOUT": 10.0, "PRERENDER_PAGE_BUDGET": 30.0})
-    with LiveServer(app) as server:
+    with _shop(coreapi_url, prerender_url) as server:
+        yield server.url
+
+
+@pytest.fixture(scope="session")
+def nopers_shop_url(coreapi_url: str, prerender_url: str) -> Iterator[str]:
+    """The shop of a supplier with personalization disabled (`demo-nopers-token`)."""
+    with _shop(coreapi_url, prerender_url, SUPPLIER_TOKEN="demo-nopers-token") as server:
+        yield server.url
+
+
+@pytest.fixture(scope="session")
+def silent_cart_shop_url(coreapi_url: str, prerender_url: str) -> Iterator[str]:
+    """A shop whose cart applies the basket's pushes but never reports back (the rollback case)."""
+    with _shop(coreapi_url, prerender_url, CART_REPORTS_PUSHES=False) as server:
         yield server.url
 
 
@@ -47,5 +65,10 @@ def context(browser: Browser) -> Iterator[BrowserContext]:
 
 
 @pytest.fixture
-def page(context: BrowserContext) -> Page:
-    return context.new_page()
+def page(context: BrowserContext) -> Iterator[Page]:
+    """A page of the test's context; any uncaught error in it fails the test."""
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    assert not errors, f"uncaught page errors: {errors}"

@@ -15,6 +15,7 @@ import { safeStorage, randomId } from "./storage.js";
  * @property {string} [language] `language-id`: `fr`, `en` or `<lang>-<retailer>`
  * @property {string} [apiUrl] base URL of the prerender service (default: where the modules come from)
  * @property {"v1" | "v2"} [apiVersion] version segment of the browser routes (default v1)
+ * @property {string} [sessionId] the session id the customer's server used for the fragments (default: one per tab)
  */
 
 const LANGUAGE = /^[a-z]{2}(?:-[a-z0-9_]{1,32})?$/;
@@ -104,6 +105,10 @@ export class Session {
     }
     if (options.apiUrl) this.#apiBase = new URL(options.apiUrl, document.baseURI).href.replace(/\/+$/, "");
     if (options.apiVersion === "v1" || options.apiVersion === "v2") this.#apiVersion = options.apiVersion;
+    if (options.sessionId !== undefined) {
+      // A customer that renders fragments with its own session id keeps the browser on the same one.
+      this.#sessionStore.set(this.key("session-id"), this.#checkId(String(options.sessionId)));
+    }
     this.#resolveConfigured();
   }
 

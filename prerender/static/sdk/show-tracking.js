@@ -49,9 +49,13 @@ export class ShowTracker {
     if (!records) {
       records = new Set();
       this.#tracked.set(element, records);
-      this.#observerFor().observe(element);
+    } else {
+      // Already observed: observe again so the observer reports the current visibility to the new tracking
+      // too (it only reports changes, and an element already on screen would otherwise never report).
+      this.#observerFor().unobserve(element);
     }
     records.add(tracked);
+    this.#observerFor().observe(element);
     let connected = true;
     return {
       disconnect: () => {

@@ -1,0 +1,158 @@
+"""The shop's own cart: kept server-side per visitor, fed by prerender's basket (basketSync) and shown on
+its page. In process memory: a demo store, emptied when the shop restarts."""
+from __future__ import annotations
+
+import threading
+import uuid
+from decimal import Decimal
+from typing import Any
+
+from flask import Blueprint, Flask, Response, current_app, jsonify, make_response, render_template, request
+
+from .catalog_client import CatalogUnavailable, UnknownStore
+from .runtime import sdk_and_styles
+from .services import get_services
+from .texts import Texts
+from .views import Page
+from .visitor import Visitor, persist, valid_identifier, visitor_from
+
+bp = Blueprint("cart", __name__, url_prefix="/cart")
+
+EXTENSION = "demo_shop_cart"
+MAX_QUANTITY = 99
+MAX_LINES = 500
+
+
+class CartStore:
+    """Carts by identity key: {product id: quantity}. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._carts: dict[str, dict[str, int]] = {}
+        self._lock = threading.Lock()
+
+    def lines(self, key: str) -> dict[str, int]:
+        with self._lock:
+            return dict(self._carts.get(key, {}))
+
+    def apply(self, key: str, deltas: list[tuple[str, int]]) -> dict[str, int]:
+        """Adds (positive) or removes (negative) quantities; a line at 0 goes away."""
+        with self._lock:
+            cart = self._carts.setdefault(key, {})
+            for product_id, delta in deltas:
+                quantity = min(MAX_QUANTITY, max(0, cart.get(product_id, 0) + delta))
+                if quantity:
+                    cart[product_id] = quantity
+                else:
+                    cart.pop(product_id, None)
+            return dict(cart)
+
+
+def init_cart(app: Flask) -> None:
+    app.extensions[EXTENSION] = CartStore()
+
+
+def cart_key(visitor: Visitor) -> str:
+    """The cart follows the identity the fragments use: the logged-in user, else the authless id."""
+    return f"user:{visitor.user_id}" if visitor.user_id is not None else f"authless:{visitor.authless_id}"
+
+
+def _store() -> CartStore:
+    return current_app.extensions[EXTENSION]
+
+
+def _answer(lines: dict[str, int], visitor: Visitor) -> Response:
+    response = jsonify(lines=[{"id": pid, "quantity": q} for pid, q in lines.items()],
+                       count=sum(lines.values()))
+    response.headers["Cache-Control"] = "no-store"
+    persist(visitor, response, secure=current_app.config["COOKIE_SECURE"])
+    return response
+
+
+def _problem(detail: str, status: int = 400) -> Response:
+    response = jsonify(type="about:blank", title="Bad Request" if status == 400 else "Unsupported Media Type",
+                       status=status, detail=detail)
+    response.status_code = status
+    response.mimetype = "application/problem+json"
+    return response
+
+
+def _deltas(body: Any) -> list[tuple[str, int]] | None:
+    """[{id, quantity}] with product ids and non-zero integer quantities; None when malformed."""
+    if not isinstance(body, list) or len(body) > MAX_LINES:
+        return None
+    deltas = []
+    for item in body:
+        if not isinstance(item, dict):
+            return None
+        product_id, quantity = item.get("id"), item.get("quantity")
+        if isinstance(product_id, int) and not isinstance(product_id, bool):
+            product_id = str(product_id)
+        if not isinstance(product_id, str) or not valid_identifier(product_id) or len(product_id) > 64:
+            return None
+        if not isinstance(quantity, int) or isinstance(quantity, bool) or abs(quantity) > MAX_QUANTITY:
+            return None
+        deltas.append((product_id, quantity))
+    return deltas
+
+
+@bp.app_context_processor
+def cart_counter() -> dict[str, int]:
+    """The number of items in the visitor's cart, for the header of every page."""
+    return {"cart_count": sum(_store().lines(cart_key(visitor_from(request))).values())}
+
+
+@bp.get("/lines")
+def lines() -> Response:
+    """The visitor's cart as JSON: {lines: [{id, quantity}], count}."""
+    visitor = visitor_from(request)
+    return _answer(_store().lines(cart_key(visitor)), visitor)
+
+
+@bp.post("/lines")
+def change_lines() -> Response:
+    """Apply [{id, quantity}] deltas (positive adds, negative removes) and answer the new cart."""
+    if not request.is_json:
+        return _problem("Send the deltas as application/json.", 415)
+    deltas = _deltas(request.get_json(silent=True))
+    if deltas is None:
+        return _problem("Expected a JSON array of {id, quantity} with non-zero integer quantities.")
+    visitor = visitor_from(request)
+    return _answer(_store().apply(cart_key(visitor), deltas), visitor)
+
+
+@bp.get("")
+def page() -> Response:
+    """The cart page: its lines with name and price from the catalog, and the payment button."""
+    services = get_services()
+    visitor = visitor_from(request)
+    request_id = uuid.uuid4().hex
+    t = Texts(visitor.language)
+    quantities = _store().lines(cart_key(visitor))
+    stores_future = services.pool.submit(services.catalog.stores, language=visitor.language,
+                                         request_id=request_id)
+    sdk, styles = sdk_and_styles(services.prerender, services.pool, visitor, request_id=request_id)
+    products = {}
+    catalog_down = False
+    if quantities:
+        try:
+            found = services.catalog.products(store_id=visitor.store_id, language=visitor.language,
+                                              ids=list(quantities), per_page=len(quantities),
+                                              request_id=request_id)
+            products = {p.id: p for p in found}
+        except (CatalogUnavailable, UnknownStore):
+            catalog_down = True
+    lines = [{"id": pid, "quantity": q, "product": products.get(pid),
+              "total": (products[pid].price * q) if pid in products and products[pid].price is not None else None}
+             for pid, q in quantities.items()]
+    total = sum((line["total"] for line in lines if line["total"] is not None), Decimal("0"))
+    try:
+        stores = stores_future.result(timeout=current_app.config["COREAPI_READ_TIMEOUT"] + 1)
+    except (CatalogUnavailable, TimeoutError):
+        stores = []
+    page_ = Page(visitor=visitor, stores=stores, styles_html=styles, scripts_html=sdk,
+                 analytics_path="/cart")
+    response = make_response(render_template("cart.html", page=page_, t=t, lines=lines, total=total,
+                                             catalog_down=catalog_down))
+    response.headers["Cache-Control"] = "private, no-store"
+    persist(visitor, response, secure=current_app.config["COOKIE_SECURE"])
+    return response

@@ -1,0 +1,95 @@
+"""Pages using the browser runtime without server-rendered cards: the shop's own recipe cards tracked like
+native ones ("Idées"), and a page inserting prerender cards at runtime with innerHTML ("Injection")."""
+from __future__ import annotations
+
+import logging
+import uuid
+from concurrent.futures import Future
+
+from flask import Blueprint, Response, current_app, make_response, render_template, request
+
+from .catalog_client import CatalogUnavailable, RecipeSummary, UnknownStore
+from .runtime import module_tags, sdk_and_styles
+from .services import get_services
+from .texts import Texts
+from .views import Page
+from .visitor import Visitor, persist, valid_identifier, visitor_from
+
+log = logging.getLogger(__name__)
+
+bp = Blueprint("ideas", __name__)
+
+
+def _recipes(visitor: Visitor, request_id: str) -> list[RecipeSummary]:
+    catalog = get_services().catalog
+    per_page = current_app.config["IDEAS_SIZE"]
+    try:
+        return catalog.recipes(store_id=visitor.store_id, language=visitor.language, per_page=per_page,
+                               request_id=request_id)
+    except UnknownStore:
+        return catalog.recipes(store_id=None, language=visitor.language, per_page=per_page,
+                               request_id=request_id)
+    except CatalogUnavailable:
+        return []
+
+
+def _stores(visitor: Visitor, request_id: str) -> Future:
+    services = get_services()
+    return services.pool.submit(services.catalog.stores, language=visitor.language, request_id=request_id)
+
+
+def _render(template: str, visitor: Visitor, page: Page, **values: object) -> Response:
+    response = make_response(render_template(template, page=page, t=Texts(visitor.language), **values))
+    response.headers["Cache-Control"] = "private, no-store"
+    persist(visitor, response, secure=current_app.config["COOKIE_SECURE"])
+    return response
+
+
+def _store_list(future: Future) -> list:
+    try:
+        return future.result(timeout=current_app.config["COREAPI_READ_TIMEOUT"] + 1)
+    except (CatalogUnavailable, TimeoutError):
+        return []
+
+
+@bp.get("/idees")
+def ideas() -> Response:
+    """The shop's own recipe cards, tracked with attachRecipeCardShowTracking, and the live event panel."""
+    services = get_services()
+    visitor = visitor_from(request)
+    request_id = uuid.uuid4().hex
+    stores = _stores(visitor, request_id)
+    sdk, styles = sdk_and_styles(services.prerender, services.pool, visitor, request_id=request_id)
+    recipes = _recipes(visitor, request_id)
+    page = Page(visitor=visitor, stores=_store_list(stores), styles_html=styles, scripts_html=sdk,
+                analytics_path="/idees")
+    return _render("ideas.html", visitor, page, recipes=recipes)
+
+
+@bp.get("/injection")
+def injection() -> Response:
+    """A page that inserts prerender cards at runtime: module scripts and stylesheets are already there."""
+    services = get_services()
+    visitor = visitor_from(request)
+    request_id = uuid.uuid4().hex
+    stores = _stores(visitor, request_id)
+    sdk, styles = sdk_and_styles(services.prerender, services.pool, visitor, request_id=request_id)
+    recipes = _recipes(visitor, request_id)
+    page = Page(visitor=visitor, stores=_store_list(stores), styles_html=styles, scripts_html=module_tags(sdk),
+                analytics_path="/injection")
+    return _render("injection.html", visitor, page, recipes=recipes)
+
+
+@bp.get("/injection/card")
+def injection_card() -> Response:
+    """One prerender card for a recipe, asked with the visitor's headers: HTML for innerHTML ("" if none)."""
+    recipe_id = request.args.get("recipe_id", "")
+    if not valid_identifier(recipe_id) or len(recipe_id) > 64:
+        return Response("", status=400, mimetype="text/plain")
+    visitor = visitor_from(request)
+    html = get_services().prerender.recipe_card_of(visitor, recipe_id, store_id=visitor.store_id,
+                                                   display_variant=2, request_id=uuid.uuid4().hex)
+    response = Response(html, mimetype="text/html")
+    response.headers["Cache-Control"] = "private, no-store"
+    persist(visitor, response, secure=current_app.config["COOKIE_SECURE"])
+    return response

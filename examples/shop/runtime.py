@@ -1,0 +1,57 @@
+"""What a page of the shop gives the browser runtime of prerender (`window.svc`, docs/sdk.md).
+
+The SDK must use the identity the shop's server used for the fragments of the page: the server writes it
+in `<script type="application/json" id="shop-context">`, and `static/svc-setup.js` reads it.
+"""
+from __future__ import annotations
+
+import re
+from concurrent.futures import Executor
+from typing import Any
+
+from flask import current_app, url_for
+
+from .fragments import STYLE_COMPONENTS
+from .prerender_client import PrerenderClient
+from .visitor import Visitor
+
+_SDK_SRC = re.compile(r"""<script\b[^>]*\bsrc\s*=\s*["']([^"']+/sdk/svc\.js(?:\?[^"']*)?)["']""", re.IGNORECASE)
+
+
+def shop_context(visitor: Visitor) -> dict[str, Any]:
+    """The identity, store and cart settings of the page, as svc-setup.js expects them."""
+    config = current_app.config
+    return {
+        "supplierToken": config["SUPPLIER_TOKEN"],
+        "language": visitor.language,
+        "storeId": visitor.store_id,
+        "user": ({"kind": "user", "id": visitor.user_id} if visitor.user_id is not None
+                 else {"kind": "authless", "id": visitor.authless_id}),
+        "sessionId": visitor.session_id,
+        "cart": {"linesUrl": url_for("cart.lines"), "pageUrl": url_for("cart.page"),
+                 "reportsPushes": bool(config["CART_REPORTS_PUSHES"])},
+    }
+
+
+def module_tags(bootstrap_html: str) -> str:
+    """The module scripts a card fragment ends with (SDK, then the card element), from the bootstrap's SDK
+    tag: the same build, the same query (docs/sdk.md, "Fragments inserted at runtime"). "" without SDK."""
+    match = _SDK_SRC.search(bootstrap_html)
+    if not match:
+        return ""
+    sdk = match.group(1)
+    card = sdk.replace("/sdk/svc.js", "/components/recipe-card.js", 1)
+    return f'<script type="module" src="{sdk}"></script>\n<script type="module" src="{card}"></script>'
+
+
+def sdk_and_styles(prerender: PrerenderClient, pool: Executor, visitor: Visitor, *,
+                   request_id: str | None = None) -> tuple[str, str]:
+    """(the bootstrap's SDK tag, the stylesheet links) for a page without server-rendered fragments.
+    Either is "" when prerender fails: the page then works without the runtime."""
+    bootstrap = pool.submit(prerender.window_bootstrap, visitor, request_id=request_id)
+    styles = [pool.submit(prerender.styles, visitor, name, request_id=request_id) for name in STYLE_COMPONENTS]
+    timeout = current_app.config["PRERENDER_PAGE_BUDGET"]
+    try:
+        return bootstrap.result(timeout=timeout), "".join(f.result(timeout=timeout) for f in styles)
+    except TimeoutError:
+        return "", ""

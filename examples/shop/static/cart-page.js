@@ -1,0 +1,78 @@
+// Demo Market, cart page: − and remove change the shop's cart and report it to the basket
+// (retailerBasketChanged); "Payer" confirms the basket (handlePayment) and empties the cart.
+import { svc, cart, reportCart, ready } from "./svc-setup.js";
+
+const root = document.querySelector("[data-cart]");
+const language = root?.getAttribute("data-language") === "en" ? "en" : "fr";
+const money = new Intl.NumberFormat(language === "en" ? "en-IE" : "fr-FR", { style: "currency", currency: "EUR" });
+
+function lineTotal(row) {
+  const unit = Number.parseFloat(row.getAttribute("data-unit-price") || "");
+  const quantity = Number(row.getAttribute("data-quantity"));
+  return Number.isFinite(unit) ? unit * quantity : null;
+}
+
+/** Shows the cart's lines as the server now holds them (rows of products no longer there go away). */
+function render(lines) {
+  if (!root) return;
+  const quantities = new Map(lines.map((line) => [String(line.id), line.quantity]));
+  let total = 0;
+  for (const row of root.querySelectorAll("[data-product-id]")) {
+    const quantity = quantities.get(row.getAttribute("data-product-id")) ?? 0;
+    if (quantity <= 0) {
+      row.remove();
+      continue;
+    }
+    row.setAttribute("data-quantity", String(quantity));
+    row.querySelector("[data-cart-quantity]").textContent = String(quantity);
+    const amount = lineTotal(row);
+    if (amount !== null) {
+      row.querySelector("[data-cart-line-total]").textContent = money.format(amount);
+      total += amount;
+    }
+  }
+  const empty = root.querySelectorAll("[data-product-id]").length === 0;
+  root.querySelector("[data-cart-empty]").hidden = !empty;
+  root.querySelector("[data-cart-summary]").hidden = empty;
+  const totalElement = root.querySelector("[data-cart-total]");
+  totalElement.textContent = money.format(total);
+  totalElement.setAttribute("data-total", total.toFixed(2));
+}
+
+async function change(deltas) {
+  const lines = await cart.apply(deltas);
+  render(lines);
+  await reportCart(lines);
+}
+
+root?.addEventListener("click", async (event) => {
+  const button = event.target instanceof Element ? event.target.closest("button") : null;
+  if (!button || button.getAttribute("aria-busy") === "true") return;
+  const row = button.closest("[data-product-id]");
+  const action = button.getAttribute("data-cart-action");
+  button.setAttribute("aria-busy", "true");
+  try {
+    if (row && action === "less") await change([{ id: row.getAttribute("data-product-id"), quantity: -1 }]);
+    else if (row && action === "remove") {
+      await change([{ id: row.getAttribute("data-product-id"), quantity: -Number(row.getAttribute("data-quantity")) }]);
+    } else if (button.hasAttribute("data-cart-pay")) await pay();
+  } catch (error) {
+    console.error("the cart could not be changed", error);
+  } finally {
+    button.removeAttribute("aria-busy");
+  }
+});
+
+async function pay() {
+  const total = Number(root.querySelector("[data-cart-total]").getAttribute("data-total"));
+  const orderId = `order-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  if (svc) await svc.basketSync.handlePayment(total, orderId).catch((problem) => console.warn("payment not confirmed", problem));
+  const lines = cart.lines();
+  const emptied = lines.length ? await cart.apply(lines.map(({ id, quantity }) => ({ id, quantity: -quantity }))) : [];
+  render(emptied);
+  await reportCart(emptied);
+  const status = root.querySelector("[data-cart-status]");
+  status.textContent = status.getAttribute("data-paid-text");
+}
+
+ready.then(render);

@@ -1,0 +1,88 @@
+// Demo Market: prerender's browser SDK (window.svc, docs/sdk.md) set up with the identity the shop's server
+// used for the fragments of this page (read from <script type="application/json" id="shop-context">), and
+// the shop's own cart kept in step with the recipe basket (basketSync). Page scripts import { svc, cart }.
+// Without the SDK (prerender down) the page keeps its cart and header counter.
+const element = document.getElementById("shop-context");
+export const context = JSON.parse(element?.textContent || "{}");
+/** The SDK, or null when prerender did not give the page its module scripts. */
+export const svc = window.svc ?? null;
+
+const listeners = new Set();
+let current = [];
+
+/** Writes the number of items in the header's cart link. */
+function showCount(count) {
+  for (const link of document.querySelectorAll("[data-cart-link]")) {
+    const badge = link.querySelector("[data-cart-count]");
+    if (badge) badge.textContent = String(count);
+    const label = link.getAttribute("data-label");
+    if (label) link.setAttribute("aria-label", label.replace("{count}", String(count)));
+  }
+}
+
+async function call(method, body) {
+  const response = await fetch(context.cart.linesUrl, {
+    method,
+    credentials: "same-origin",
+    cache: "no-store",
+    headers: body ? { "Content-Type": "application/json", Accept: "application/json" } : { Accept: "application/json" },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  if (!response.ok) throw new Error(`the cart answered ${response.status}`);
+  const { lines, count } = await response.json();
+  current = lines;
+  showCount(count);
+  for (const listener of listeners) {
+    try {
+      listener(lines);
+    } catch (error) {
+      console.error(error);
+    }
+  }
+  return lines;
+}
+
+/** The shop's cart (server-side, per visitor): lines are [{id, quantity}]. */
+export const cart = Object.freeze({
+  lines: () => current.map((line) => ({ ...line })),
+  load: () => call("GET"),
+  /** Applies [{id, quantity}] deltas (negative removes); resolves to the new lines. */
+  apply: (deltas) => call("POST", deltas),
+  onChange(listener) {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  },
+});
+
+/** Tells the basket what the cart holds now (docs/sdk.md, retailerBasketChanged). Never rejects. */
+export function reportCart(lines) {
+  if (!svc) return Promise.resolve(null);
+  return svc.basketSync.retailerBasketChanged(lines.map(({ id, quantity }) => ({ id, quantity })))
+    .catch((problem) => {
+      console.warn("basket reconcile failed", problem);
+      return null;
+    });
+}
+
+if (svc) {
+  // The session of the shop's fragments (cookie dm_session) is the SDK's session too.
+  svc.supplier.setupWithToken(context.supplierToken, { language: context.language, sessionId: context.sessionId });
+  if (context.user?.kind === "user") svc.user.loadWithExternalId(context.user.id);
+  else svc.user.loadWithAuthlessId(context.user.id);
+  svc.pos.load(context.storeId ?? null);
+
+  // Our basket drives the cart: apply the changes, then report the new cart (which confirms them).
+  svc.basketSync.definePushProductsToCart(async (changes) => {
+    const lines = await cart.apply(changes);
+    if (context.cart.reportsPushes) reportCart(lines);
+  });
+}
+
+/** The cart at page start, reported once to the basket. */
+export const ready = cart.load().then((lines) => {
+  reportCart(lines);
+  return lines;
+}).catch((error) => {
+  console.warn("the cart could not be loaded", error);
+  return [];
+});

@@ -1,0 +1,231 @@
+"""The hydrated cards of the demo shop against the real stack: the drawer, the basket and the shop's cart
+kept together (docs/sdk.md, basketSync), likes, and cards inserted at runtime."""
+from __future__ import annotations
+
+import datetime as dt
+import re
+from decimal import Decimal
+
+import requests
+from playwright.sync_api import BrowserContext, Page, expect
+
+from examples.shop.visitor import USER_COOKIE
+
+from .helpers import hydrated_cards, new_user, visit
+
+FOCUS_IN_DIALOG = "() => !!document.activeElement && !!document.activeElement.closest('[role=dialog]')"
+
+
+def test_the_drawer_opens_from_the_basket_icon_the_picture_and_the_title_and_gives_focus_back(
+        page: Page, context: BrowserContext, shop_url: str):
+    visit(context, page, shop_url)
+    card = hydrated_cards(page).first
+    cta, title = card.locator(".svc-recipe-card-cta"), card.locator(".svc-recipe-card__title-button")
+    dialog = page.get_by_role("dialog")
+
+    cta.click()
+    expect(dialog).to_be_visible()
+    expect(dialog).to_have_attribute("aria-modal", "true")
+    expect(dialog.locator(".svc-recipe-details__title")).to_have_text(title.inner_text().strip())
+    page.wait_for_function(FOCUS_IN_DIALOG)
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    expect(cta).to_be_focused()
+
+    title.click()
+    expect(dialog).to_be_visible()
+    dialog.locator(".svc-drawer__close").click()
+    expect(dialog).to_be_hidden()
+    expect(title).to_be_focused()
+
+    card.locator(".svc-recipe-card__picture").click()
+    expect(dialog).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    expect(title).to_be_focused()  # the picture is out of the tab order: focus goes to the title
+
+
+def test_at_375_px_the_keyboard_alone_opens_and_closes_the_drawer(browser, shop_url: str):
+    context = browser.new_context(viewport={"width": 375, "height": 740}, locale="fr-FR")
+    try:
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        visit(context, page, shop_url)
+        expect(hydrated_cards(page).first).to_be_visible()
+        for _ in range(80):  # Tab only, up to the first card's title
+            page.keyboard.press("Tab")
+            if page.evaluate("() => document.activeElement?.matches('.svc-recipe-card__title-button')"):
+                break
+        opener = page.locator(":focus")
+        expect(opener).to_have_class(re.compile("svc-recipe-card__title-button"))
+        page.keyboard.press("Enter")
+        dialog = page.get_by_role("dialog")
+        expect(dialog).to_be_visible()
+        page.wait_for_function(FOCUS_IN_DIALOG)
+        box = dialog.bounding_box()
+        assert box is not None and box["width"] <= 375
+        for _ in range(25):  # focus stays in the dialog
+            page.keyboard.press("Tab")
+        assert page.evaluate(FOCUS_IN_DIALOG)
+        page.keyboard.press("Escape")
+        expect(dialog).to_be_hidden()
+        expect(opener).to_be_focused()
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+def test_the_guests_stepper_prices_the_recipe_again(page: Page, context: BrowserContext, shop_url: str):
+    """One more guest: quantities scale and the drawer is priced again for them. (The total itself may stay
+    the same when no ingredient needs one more package, so it is checked against the re-fetched lines.)"""
+    visit(context, page, shop_url)
+    hydrated_cards(page).first.locator(".svc-recipe-card-cta").click()
+    dialog = page.get_by_role("dialog")
+    total = dialog.locator(".svc-recipe-details__total-amount")
+    expect(total).to_have_text(re.compile(r"\d"))
+    guests = dialog.locator("[data-role=guests]")
+    quantity = dialog.locator("[data-panel=shopping] .svc-recipe-details__ingredient-quantity").first
+    before_guests, before_quantity = int(guests.inner_text()), quantity.inner_text()
+    dialog.locator("[data-action=guests-increase]").click()
+    expect(guests).to_have_text(str(before_guests + 1))
+    expect(quantity).not_to_have_text(before_quantity)
+    lines = dialog.locator("[data-panel=shopping] .svc-recipe-details__product-price").all_inner_texts()
+    assert euros(total.inner_text()) == sum(euros(line) for line in lines if line.strip())
+
+
+def euros(text: str) -> Decimal:
+    return Decimal(re.sub(r"[^0-9,]", "", text).replace(",", "."))
+
+
+def test_add_all_reaches_the_cart_and_a_cart_change_reaches_the_basket(page: Page, context: BrowserContext,
+                                                                        shop_url: str):
+    visit(context, page, shop_url)
+    card = hydrated_cards(page).first
+    recipe_id = card.get_attribute("recipe-id")
+    expect(card).to_have_attribute("in-basket", "false")
+    card.locator(".svc-recipe-card-cta").click()
+    dialog = page.get_by_role("dialog")
+    dialog.locator(".svc-recipe-details__add-all").click()
+    for each in page.locator(f"svc-recipe-card[recipe-id='{recipe_id}']").all():
+        expect(each).to_have_attribute("in-basket", "true")
+        expect(each).to_have_class(re.compile(r"\bin-basket\b"))
+    expect(page.locator("[data-cart-count]")).not_to_have_text("0")  # the push reached the shop's cart
+    page.keyboard.press("Escape")
+
+    # Another card of the same recipe, inserted later, starts in the basket too.
+    page.goto(f"{shop_url}/injection")
+    page.locator("#injection-recipe").evaluate("(select, id) => select.add(new Option(id, id, true, true))", recipe_id)
+    page.get_by_role("button", name="Afficher la carte").click()
+    injected = page.locator(f"[data-injection-slot] svc-recipe-card[recipe-id='{recipe_id}'][hydrated]")
+    expect(injected).to_have_attribute("in-basket", "true")
+
+    page.goto(f"{shop_url}/cart")
+    lines = page.locator(".cart-line")
+    expect(lines.first).to_be_visible()
+    count = lines.count()
+    assert count >= 1
+    expect(lines.first.locator(".cart-line__name")).not_to_have_text(re.compile(r"^Produit "))  # named by coreapi
+
+    # The cart drives the basket: a removed product leaves it; an empty cart empties it.
+    removed = lines.first.get_attribute("data-product-id")
+    lines.first.locator("[data-cart-action=remove]").click()
+    expect(lines).to_have_count(count - 1)
+    page.wait_for_function("id => !(window.svc.basket.basket$.value?.products ?? []).some((p) => String(p.id) === id)",
+                           arg=removed)
+    while lines.count():
+        n = lines.count()
+        lines.first.locator("[data-cart-action=remove]").click()
+        expect(lines).to_have_count(n - 1)
+    expect(page.locator("[data-cart-empty]")).to_be_visible()
+    page.wait_for_function("() => (window.svc.basket.basket$.value?.recipe_count ?? -1) === 0")
+    page.goto(f"{shop_url}/")
+    expect(page.locator(f"svc-recipe-card[recipe-id='{recipe_id}']")).to_have_attribute("in-basket", "false")
+
+
+def test_the_minus_button_and_payment(page: Page, context: BrowserContext, shop_url: str):
+    visit(context, page, shop_url)
+    hydrated_cards(page).first.locator(".svc-recipe-card-cta").click()
+    page.get_by_role("dialog").locator(".svc-recipe-details__add-all").click()
+    expect(page.locator("[data-cart-count]")).not_to_have_text("0")
+    page.goto(f"{shop_url}/cart")
+    line = page.locator(".cart-line").first
+    quantity = int(line.get_attribute("data-quantity"))
+    line.locator("[data-cart-action=less]").click()
+    if quantity > 1:
+        expect(line.locator("[data-cart-quantity]")).to_have_text(str(quantity - 1))
+    page.locator("[data-cart-pay]").click()
+    expect(page.locator("[data-cart-status]")).not_to_be_empty()
+    expect(page.locator("[data-cart-empty]")).to_be_visible()
+    expect(page.locator("[data-cart-count]")).to_have_text("0")
+    page.wait_for_function("() => (window.svc.basket.basket$.value?.recipe_count ?? -1) === 0")
+
+
+def test_a_push_the_cart_does_not_confirm_within_5_seconds_is_rolled_back(page: Page, context: BrowserContext,
+                                                                          silent_cart_shop_url: str):
+    start = dt.datetime(2026, 1, 5, 10, 0, 0)
+    page.clock.install(time=start)
+    page.clock.pause_at(start + dt.timedelta(seconds=1))
+    visit(context, page, silent_cart_shop_url)
+    card = hydrated_cards(page).first
+    card.locator(".svc-recipe-card-cta").click()
+    dialog = page.get_by_role("dialog")
+    dialog.locator(".svc-recipe-details__add-all").click()
+    expect(card).to_have_attribute("in-basket", "true")
+    expect(page.locator("[data-cart-count]")).not_to_have_text("0")  # the cart applied it, said nothing
+    page.clock.run_for(4000)
+    expect(card).to_have_attribute("in-basket", "true")
+    page.clock.run_for(1500)
+    expect(card).to_have_attribute("in-basket", "false")
+    expect(dialog.locator(".svc-drawer__message")).to_be_visible()
+
+
+def test_the_like_heart_toggles_and_persists_for_a_logged_in_user(page: Page, context: BrowserContext,
+                                                                  shop_url: str):
+    visit(context, page, shop_url, user=new_user())
+    card = hydrated_cards(page).first
+    recipe_id = card.get_attribute("recipe-id")
+    heart = card.locator(".svc-like-button")
+    expect(heart).to_have_attribute("aria-pressed", "false")
+    with page.expect_response(lambda r: f"/likes/{recipe_id}" in r.url and r.request.method == "PUT"):
+        heart.click()
+    expect(heart).to_have_attribute("aria-pressed", "true")
+    page.reload()
+    heart = page.locator(f"svc-recipe-card[recipe-id='{recipe_id}'][hydrated] .svc-like-button")
+    expect(heart).to_have_attribute("aria-pressed", "true")
+    with page.expect_response(lambda r: f"/likes/{recipe_id}" in r.url and r.request.method == "DELETE"):
+        heart.click()
+    page.reload()
+    expect(page.locator(f"svc-recipe-card[recipe-id='{recipe_id}'][hydrated] .svc-like-button")).to_have_attribute(
+        "aria-pressed", "false")
+
+
+def test_without_personalization_the_browser_draws_heart_and_cta(page: Page, context: BrowserContext,
+                                                                 nopers_shop_url: str):
+    user = new_user()
+    html = requests.get(f"{nopers_shop_url}/", cookies={USER_COOKIE: user, "dm_store": "1001"}, timeout=30).text
+    assert "<svc-recipe-card" in html
+    assert "svc-like-button" not in html and "svc-recipe-card-cta" not in html
+    visit(context, page, nopers_shop_url, user=user)
+    card = hydrated_cards(page).first
+    expect(card).to_have_attribute("personalization", "client")
+    expect(card.locator(".svc-recipe-card-cta")).to_be_visible()
+    expect(card.locator(".svc-like-button")).to_be_visible()
+    card.locator(".svc-recipe-card-cta").click()
+    expect(page.get_by_role("dialog")).to_be_visible()
+
+
+def test_a_card_inserted_with_innerhtml_hydrates_and_opens_the_drawer(page: Page, context: BrowserContext,
+                                                                      shop_url: str):
+    sdk_loads: list[str] = []
+    page.on("request", lambda r: sdk_loads.append(r.url) if "/sdk/svc.js" in r.url else None)
+    visit(context, page, shop_url, "/injection")
+    page.get_by_role("button", name="Afficher la carte").click()
+    card = page.locator("[data-injection-slot] svc-recipe-card[hydrated]")
+    expect(card).to_be_visible()
+    card.locator(".svc-recipe-card-cta").click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    assert len(sdk_loads) == 1

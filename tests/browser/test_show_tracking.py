@@ -1,0 +1,87 @@
+"""recipe.show (docs/sdk.md, analytics): 80 % of a card on screen for one second, once per recipe per five
+minutes; for prerender's cards and for the shop's own cards ("Idées"). Time is Playwright's clock."""
+from __future__ import annotations
+
+import datetime as dt
+
+import requests
+from playwright.sync_api import BrowserContext, Page, expect
+
+from .helpers import hidden, hydrated_cards, record_events, seen, session_id, shows_of, visit
+
+START = dt.datetime(2026, 1, 5, 10, 0, 0)
+
+
+def paused_clock(page: Page) -> None:
+    page.clock.install(time=START)
+    page.clock.pause_at(START + dt.timedelta(seconds=1))
+
+
+def test_a_native_card_is_shown_after_one_second_once_per_five_minutes(page: Page, context: BrowserContext,
+                                                                       shop_url: str, coreapi_url: str):
+    paused_clock(page)
+    visit(context, page, shop_url)
+    card = hydrated_cards(page).first
+    expect(card).to_be_visible()
+    recipe_id = card.get_attribute("recipe-id")
+    record_events(page)
+    seen(page, card)
+    page.clock.run_for(900)
+    assert shows_of(page, recipe_id) == 0
+    page.clock.run_for(200)
+    assert shows_of(page, recipe_id) == 1
+
+    hidden(page, card)
+    seen(page, card)
+    page.clock.run_for(2000)
+    assert shows_of(page, recipe_id) == 1  # not twice within five minutes
+
+    hidden(page, card)
+    page.clock.fast_forward("05:01")
+    seen(page, card)
+    page.clock.run_for(1100)
+    assert shows_of(page, recipe_id) == 2
+
+    with page.expect_response(lambda r: r.url.endswith("/v1/events") and r.request.method == "POST"):
+        page.evaluate("window.svc.analytics.flush()")
+    stored = requests.get(f"{coreapi_url}/api/v1/events", params={"session_id": session_id(context, shop_url)},
+                          timeout=10).json()["data"]
+    shows = [e for e in stored if e["name"] == "recipe.show" and str(e["props"]["recipe_id"]) == recipe_id]
+    assert len(shows) == 2  # the shop's session id is the SDK's: coreapi has them under it
+    assert any(e["name"] == "pageview" and e["path"] == "/" for e in stored)
+
+
+def test_the_shops_own_cards_are_tracked_and_listed_as_sent(page: Page, context: BrowserContext, shop_url: str):
+    paused_clock(page)
+    visit(context, page, shop_url, "/idees")
+    panel = page.locator("[data-events]")
+    expect(panel.locator("[data-event-name=pageview]")).to_have_count(1)
+    card = page.locator("[data-recipe-card]").first
+    recipe_id = card.get_attribute("data-recipe-id")
+    shown = panel.locator(f"[data-event-name='recipe.show'][data-recipe-id='{recipe_id}']")
+    seen(page, card)
+    page.clock.run_for(900)
+    expect(shown).to_have_count(0)
+    page.clock.run_for(200)
+    expect(shown).to_have_count(1)
+    hidden(page, card)
+    seen(page, card)
+    page.clock.run_for(2000)
+    expect(shown).to_have_count(1)
+
+
+def test_disconnect_stops_the_tracking(page: Page, context: BrowserContext, shop_url: str):
+    paused_clock(page)
+    visit(context, page, shop_url, "/idees")
+    card = page.locator("[data-recipe-card]").first
+    expect(card).to_be_visible()
+    record_events(page)
+    hidden(page, card)
+    card.evaluate("""el => {
+        window.__kept = window.svc.analytics.attachRecipeCardShowTracking({ element: el, recipeId: "kept-1" });
+        window.svc.analytics.attachRecipeCardShowTracking({ element: el, recipeId: "gone-1" }).disconnect();
+      }""")
+    seen(page, card)
+    page.clock.run_for(1500)
+    assert shows_of(page, "kept-1") == 1
+    assert shows_of(page, "gone-1") == 0
