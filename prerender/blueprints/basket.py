@@ -4,14 +4,16 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from flask import Blueprint
+from flask import Blueprint, jsonify
+from flask.typing import ResponseReturnValue
+from werkzeug.exceptions import Forbidden
 
 from ..context import current_context
 from ..errors import ValidationProblem
 from ..gateway import UnknownStore, get_gateway, segment
 from ..http_caching import PRIVATE, cache_policy
-from ..schemas.actions import (AddRecipeBody, ConfirmBody, IngredientLineBody, ReconcileBody, RequiredStoreQuery,
-                               RescaleBody, StoreQuery)
+from ..schemas.actions import (AddRecipeBody, ConfirmBody, IngredientLineBody, MergeAuthlessQuery, ReconcileBody,
+                               RequiredStoreQuery, RescaleBody, StoreQuery)
 from ..schemas.fields import Identifier
 from ..schemas.parsing import use_args, use_kwargs
 
@@ -83,6 +85,17 @@ def reconcile(body: dict[str, Any]) -> dict[str, Any]:
 def confirm(body: dict[str, Any]) -> dict[str, Any]:
     """The user paid: confirm the basket (once per order id; never an empty one)."""
     return _change("POST", "/confirm", body={**body, "total": float(body["total"])})
+
+
+@bp.get("/merge-authless-basket")
+@use_args(MergeAuthlessQuery(), location="query")
+def merge_authless_basket(query: dict[str, Any]) -> ResponseReturnValue:
+    """End of the auth flow: the logged-out basket joins the user's (spec: GET, not POST). Never cached."""
+    if not current_context().is_connected:
+        raise Forbidden("Merging needs the logged-in user (authorization: user_id <USER_ID>).")
+    response = jsonify(_change("GET", "/merge-authless-basket", params=query))
+    response.cache_control.no_store = True
+    return response
 
 
 def _change(method: str, path: str, *, body: dict[str, Any] | None = None,

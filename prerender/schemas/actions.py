@@ -80,6 +80,17 @@ class ConfirmBody(_Body):
     order_id = fields.String(load_default=None, allow_none=True, validate=validate.Length(1, MAX_ORDER_ID))
 
 
+class MergeAuthlessQuery(Schema):
+    """`?authless_id=&store_id=` of the merge at the end of the auth flow."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    authless_id = fields.String(required=True, validate=validate.Regexp(
+        r"^[\x21-\x7e]{1,128}$", error="Must be 1 to 128 printable characters without spaces."))
+    store_id = Identifier(required=True)
+
+
 class LikesQuery(Schema):
     """`?recipe_ids=12,13`: the like state of up to 100 recipes."""
 

@@ -125,3 +125,21 @@ def test_unknown_store_on_write_is_a_400(client, user):
 def test_unknown_recipe_is_a_404(client, user):
     response = add(client, user, recipe_id="999999")
     assert response.status_code == 404 and response.mimetype == "application/problem+json"
+
+
+def test_merge_authless_basket_at_the_end_of_the_auth_flow(client, user):
+    anonymous = {**headers(user=None), "authless-id": f"merge-anon-{next(_users)}"}
+    assert add(client, anonymous, recipe_id="7").status_code == 200
+    response = client.get("/v1/basket/merge-authless-basket", headers=user,
+                          query_string={"authless_id": anonymous["authless-id"], "store_id": "1001"})
+    assert response.status_code == 200 and "no-store" in response.headers["Cache-Control"]
+    assert [r["recipe_id"] for r in response.get_json()["basket"]["recipes"]] == ["7"]
+    assert client.get("/v1/basket?store_id=1001", headers=anonymous).get_json()["recipe_count"] == 0
+
+
+def test_merge_needs_a_logged_in_user_and_its_parameters(client, user):
+    anonymous = {**headers(user=None), "authless-id": "merge-anon-x"}
+    query = {"authless_id": "merge-anon-x", "store_id": "1001"}
+    assert client.get("/v1/basket/merge-authless-basket", headers=anonymous, query_string=query).status_code == 403
+    missing = client.get("/v1/basket/merge-authless-basket", headers=user, query_string={"store_id": "1001"})
+    assert missing.status_code == 400 and "authless_id" in missing.get_json()["errors"]["query"]
