@@ -199,6 +199,29 @@ export class BasketService {
     return answer;
   }
 
+  /**
+   * GET /basket/merge-authless-basket: at the end of the auth flow, once `user.loadWithExternalId` ran,
+   * the basket built while logged out joins the user's, and its products are pushed to the retailer cart.
+   * There is nothing to roll back to: an unconfirmed push only shows the usual message.
+   * @param {string} authlessId the id the visitor had while logged out
+   */
+  async mergeAuthless(authlessId) {
+    const id = String(authlessId ?? "").trim();
+    if (!id) throw new TypeError("mergeAuthless expects the logged-out visitor's authless id");
+    const storeId = await this.#requireStore();
+    /** @type {(() => Promise<void>) | null} */
+    let push = null;
+    const answer = await this.#enqueue(async () => {
+      const result = await this.#client.request("GET", "/basket/merge-authless-basket",
+        { query: { authless_id: id, store_id: storeId } });
+      this.#publish(result.basket);
+      push = this.sync.register(result.changes ?? [], { after: result.basket, rollback: async () => {} });
+      return result;
+    });
+    if (push) void (/** @type {() => Promise<void>} */ (push))();
+    return answer;
+  }
+
   // --- internals ---------------------------------------------------------------------------------
 
   /** @returns {Promise<Basket>} */

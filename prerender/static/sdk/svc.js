@@ -89,6 +89,7 @@ function createSdk() {
       reset: () => basket.reset(),
       basket$: basket.basket$,
       inBasket$: (/** @type {string} */ recipeId) => basket.inBasket$(recipeId),
+      mergeAuthless: (/** @type {string} */ authlessId) => basket.mergeAuthless(authlessId),
     }),
     basketSync: Object.freeze({
       retailerBasketChanged: async (/** @type {unknown} */ products) => basket.sync.cartChanged(products),
