@@ -2,6 +2,8 @@
 native ones ("Idées"), and a page inserting prerender cards at runtime with innerHTML ("Injection")."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import logging
 import uuid
 from concurrent.futures import Future
@@ -55,29 +57,25 @@ def _store_list(future: Future) -> list:
 @bp.get("/idees")
 def ideas() -> Response:
     """The shop's own recipe cards, tracked with attachRecipeCardShowTracking, and the live event panel."""
-    services = get_services()
-    visitor = visitor_from(request)
-    request_id = uuid.uuid4().hex
-    stores = _stores(visitor, request_id)
-    sdk, styles = sdk_and_styles(services.prerender, services.pool, visitor, request_id=request_id)
-    recipes = _recipes(visitor, request_id)
-    page = Page(visitor=visitor, stores=_store_list(stores), styles_html=styles, scripts_html=sdk,
-                analytics_path="/idees")
-    return _render("ideas.html", visitor, page, recipes=recipes)
+    return _runtime_page("ideas.html", analytics_path="/idees", scripts=lambda sdk: sdk)
 
 
 @bp.get("/injection")
 def injection() -> Response:
     """A page that inserts prerender cards at runtime: module scripts and stylesheets are already there."""
+    return _runtime_page("injection.html", analytics_path="/injection", scripts=module_tags)
+
+
+def _runtime_page(template: str, *, analytics_path: str, scripts: Callable[[str], str]) -> Response:
+    """A page of recipes running the browser runtime: the SDK tag (made into `scripts`) and the styles."""
     services = get_services()
     visitor = visitor_from(request)
     request_id = uuid.uuid4().hex
     stores = _stores(visitor, request_id)
     sdk, styles = sdk_and_styles(services.prerender, services.pool, visitor, request_id=request_id)
-    recipes = _recipes(visitor, request_id)
-    page = Page(visitor=visitor, stores=_store_list(stores), styles_html=styles, scripts_html=module_tags(sdk),
-                analytics_path="/injection")
-    return _render("injection.html", visitor, page, recipes=recipes)
+    page = Page(visitor=visitor, stores=_store_list(stores), styles_html=styles, scripts_html=scripts(sdk),
+                analytics_path=analytics_path)
+    return _render(template, visitor, page, recipes=_recipes(visitor, request_id))
 
 
 @bp.get("/injection/card")
