@@ -11,7 +11,9 @@ graceful_timeout = 10
 keepalive = 5
 max_requests = 2000
 max_requests_jitter = 200
-accesslog = "-"
+# Each app logs its own requests (prerender: one JSON line with the request id); set GUNICORN_ACCESS_LOG=-
+# to add gunicorn's own access lines.
+accesslog = os.environ.get("GUNICORN_ACCESS_LOG")
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
 # The three processes of `make run` share this file: a shared control socket path would let one server

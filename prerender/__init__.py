@@ -1,7 +1,6 @@
 """prerender: pre-rendered HTML fragments of shoppable-recipe components (see README.md)."""
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,6 +17,7 @@ from .extensions import cache, cors
 from .gateway import init_gateway
 from .http_caching import register_http_caching
 from .i18n import init_i18n
+from .request_log import configure_logging, register_request_log
 from .versions import register_versions
 
 INSTANCE_PATH = Path(__file__).resolve().parent.parent / "instance"
@@ -40,12 +40,6 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     return app
 
 
-def configure_logging(app: Flask) -> None:
-    """Log to stderr at the configured level (gunicorn collects it)."""
-    logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("prerender").setLevel(app.config["LOG_LEVEL"])
-
-
 def register_extensions(app: Flask) -> None:
     """Bind the extensions and the services built from the configuration."""
     cache.init_app(app)
@@ -60,6 +54,7 @@ def register_extensions(app: Flask) -> None:
 def register_blueprints(app: Flask) -> None:
     """The versioned API (see prerender/versions.py for which route is in which version), assets, health."""
     register_request_id(app)
+    register_request_log(app)
     register_http_caching(app)
     register_versions(app)
     app.register_blueprint(assets.bp)

@@ -69,6 +69,10 @@ class UpstreamGateway:
         self.supplier_ttl = supplier_ttl
         self.recipe_ttl = recipe_ttl
 
+    def ping(self) -> None:
+        """The upstream's health check (raises an UpstreamError when it does not answer 200)."""
+        self.http.request("GET", "/healthz", headers={"Accept": "application/json"}, idempotent=False)
+
     # --- suppliers -------------------------------------------------------------------------------
 
     def supplier(self, token: str, *, request_id: str) -> Supplier | None:

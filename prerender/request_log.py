@@ -1,0 +1,82 @@
+"""Logs as JSON lines on stderr, one line per request, each with the request id (issue 4: running it).
+
+Nothing secret is logged in clear: the supplier appears by id (never its token) and users by a short
+hash of their id, enough to follow one user's requests without naming them.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from typing import Any
+
+from flask import Flask, Response, g, has_request_context, request
+
+# Attributes every LogRecord has; anything else on a record was passed in `extra=` and is logged too.
+_STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
+
+
+def pseudonym(value: str) -> str:
+    """A stable, non-reversible stand-in for an identifier in logs."""
+    return hashlib.sha256(value.encode()).hexdigest()[:12]
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time (UTC), level, logger, message, the request id, and any `extra` fields."""
+
+    converter = time.gmtime
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "ts": self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z",
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        if has_request_context() and "request_id" in g:
+            entry["request_id"] = g.request_id
+        entry.update({key: value for key, value in vars(record).items() if key not in _STANDARD})
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return json.dumps(entry, default=str, ensure_ascii=False)
+
+
+def configure_logging(app: Flask) -> None:
+    """The `prerender` loggers write JSON lines to stderr at the configured level (gunicorn collects them)."""
+    logger = logging.getLogger("prerender")
+    logger.setLevel(app.config["LOG_LEVEL"])
+    if not any(isinstance(h.formatter, JsonFormatter) for h in logger.handlers):
+        handler = logging.StreamHandler()
+        handler.setFormatter(JsonFormatter())
+        logger.addHandler(handler)
+    logger.propagate = app.testing  # tests read records through pytest's caplog (root logger)
+
+
+def start_timer() -> None:
+    g.started = time.perf_counter()
+
+
+def log_request(response: Response) -> Response:
+    """after_request: the request's one line."""
+    ctx = g.get("ctx")
+    fields: dict[str, Any] = {
+        "method": request.method,
+        "path": request.path,
+        "endpoint": request.endpoint,
+        "status": response.status_code,
+        "duration_ms": round((time.perf_counter() - g.get("started", time.perf_counter())) * 1000, 1),
+    }
+    if ctx is not None:
+        fields["api_version"] = ctx.api_version
+        fields["supplier_id"] = ctx.supplier.id if ctx.supplier else None
+        identity = ctx.user_id or ctx.authless_id
+        fields["user"] = pseudonym(identity) if identity else None
+    logging.getLogger("prerender.request").info("request", extra=fields)
+    return response
+
+
+def register_request_log(app: Flask) -> None:
+    """Time every request and log it."""
+    app.before_request(start_timer)
+    app.after_request(log_request)

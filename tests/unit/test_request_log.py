@@ -1,0 +1,46 @@
+"""One JSON log line per request, with the request id, and no secret in clear."""
+from __future__ import annotations
+
+import json
+import logging
+
+from prerender.request_log import JsonFormatter, pseudonym
+from tests.conftest import HEADERS
+
+
+def request_records(caplog) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.name == "prerender.request"]
+
+
+def test_one_line_per_request_with_its_fields(client, caplog):
+    caplog.set_level(logging.INFO, logger="prerender")
+    client.get("/v1/styles/base", headers={**HEADERS, "X-Request-Id": "req-42"})
+    [record] = request_records(caplog)
+    line = json.loads(JsonFormatter().format(record))
+    assert line["message"] == "request" and line["status"] == 200 and line["method"] == "GET"
+    assert line["path"] == "/v1/styles/base" and line["endpoint"] == "v1.styles.component_styles"
+    assert line["api_version"] == "v1" and line["duration_ms"] >= 0
+    assert line["user"] == pseudonym("u-1")
+
+
+def test_no_token_and_no_user_id_in_clear(client, caplog):
+    caplog.set_level(logging.DEBUG, logger="prerender")
+    headers = {**HEADERS, "authorization": "user_id alice@example.com", "supplier-token": "very-secret-token"}
+    client.get("/v1/recipe-card?recipe_id=1", headers=headers)
+    text = "\n".join(JsonFormatter().format(r) for r in caplog.records)
+    assert "very-secret-token" not in text and "alice@example.com" not in text
+    assert pseudonym("alice@example.com") in text
+
+
+def test_requests_outside_the_versions_are_logged_too(client, caplog):
+    caplog.set_level(logging.INFO, logger="prerender")
+    client.get("/healthz")
+    [record] = request_records(caplog)
+    assert record.status == 200 and record.path == "/healthz"
+
+
+def test_readyz_says_what_is_not_ready(client):
+    response = client.get("/readyz")  # the unit app's upstream is a closed port
+    body = response.get_json()
+    assert response.status_code == 503 and body["status"] == "unavailable"
+    assert body["checks"]["cache"] == "ok" and body["checks"]["upstream"].startswith("failed")
