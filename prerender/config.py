@@ -22,6 +22,9 @@ class DefaultConfig:
     # Extra attempts for idempotent calls after a connection error or a 502/503/504.
     UPSTREAM_RETRIES = 1
     UPSTREAM_POOL_SIZE = 16
+    # Circuit breaker: this many failed calls in a row stop calls for UPSTREAM_BREAKER_COOLDOWN seconds.
+    UPSTREAM_BREAKER_THRESHOLD = 5
+    UPSTREAM_BREAKER_COOLDOWN = 10.0
 
     # Which routing configuration of the supplier applies (suppliers hold one per environment).
     ENVIRONMENT = "local"

@@ -4,6 +4,7 @@ from __future__ import annotations
 from flask import Flask, current_app
 
 from ..extensions import cache
+from .breaker import CircuitBreaker
 from .read_cache import ReadCache
 from .client import CallerIdentity, SuggestionContext, UpstreamGateway, segment
 from .errors import (UnknownStore, UpstreamBadResponse, UpstreamError, UpstreamStatusError,
@@ -21,7 +22,9 @@ def init_gateway(app: Flask) -> None:
                         connect_timeout=float(config["UPSTREAM_CONNECT_TIMEOUT"]),
                         read_timeout=float(config["UPSTREAM_READ_TIMEOUT"]),
                         retries=int(config["UPSTREAM_RETRIES"]),
-                        pool_size=int(config["UPSTREAM_POOL_SIZE"]))
+                        pool_size=int(config["UPSTREAM_POOL_SIZE"]),
+                        breaker=CircuitBreaker(threshold=int(config["UPSTREAM_BREAKER_THRESHOLD"]),
+                                               cooldown=float(config["UPSTREAM_BREAKER_COOLDOWN"])))
     app.extensions[EXTENSION_KEY] = UpstreamGateway(http=http, cache=ReadCache(cache=cache),
                                                     supplier_ttl=int(config["SUPPLIER_CACHE_SECONDS"]),
                                                     recipe_ttl=int(config["RECIPE_CACHE_SECONDS"]))

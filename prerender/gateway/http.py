@@ -10,7 +10,9 @@ from typing import Any
 import requests
 from requests.adapters import HTTPAdapter
 
-from .errors import UpstreamBadResponse, UpstreamStatusError, UpstreamTimeout, UpstreamUnavailable
+from .breaker import CircuitBreaker
+from .errors import (UpstreamBadResponse, UpstreamError, UpstreamStatusError, UpstreamTimeout,
+                     UpstreamUnavailable)
 
 log = logging.getLogger(__name__)
 
@@ -23,11 +25,12 @@ class UpstreamHttp:
     created lazily, so nothing is shared across a fork either."""
 
     def __init__(self, *, base_url: str, connect_timeout: float, read_timeout: float,
-                 retries: int, pool_size: int) -> None:
+                 retries: int, pool_size: int, breaker: CircuitBreaker) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = (connect_timeout, read_timeout)
         self.retries = retries
         self.pool_size = pool_size
+        self.breaker = breaker
         self._local = threading.local()
 
     @property
@@ -44,10 +47,28 @@ class UpstreamHttp:
     def request(self, method: str, path: str, *, headers: Mapping[str, str],
                 params: Mapping[str, Any] | None = None, json: Any = None,
                 idempotent: bool, expect_body: bool = True) -> Any:
-        """Send one call; return the decoded JSON (None for an empty answer when allowed).
+        """Send one call through the circuit breaker; return the decoded JSON (None for an empty answer
+        when allowed). An upstream 4xx is an answer, so it counts as the upstream being alive."""
+        self.breaker.before_call(f"{method} {path}")
+        try:
+            result = self._send(method, path, headers=headers, params=params, json=json,
+                                idempotent=idempotent, expect_body=expect_body)
+        except UpstreamStatusError as error:
+            if error.status >= 500:
+                self.breaker.record_failure()
+            else:
+                self.breaker.record_success()
+            raise
+        except UpstreamError:
+            self.breaker.record_failure()
+            raise
+        self.breaker.record_success()
+        return result
 
-        Idempotent calls are retried on connection errors and 502/503/504, never on read timeouts
-        (a slow upstream must not cost the caller twice the budget)."""
+    def _send(self, method: str, path: str, *, headers: Mapping[str, str], params: Mapping[str, Any] | None,
+              json: Any, idempotent: bool, expect_body: bool) -> Any:
+        """One call with its retries: idempotent calls are retried on connection errors and 502/503/504,
+        never on read timeouts (a slow upstream must not cost the caller twice the budget)."""
         attempts = 1 + (self.retries if idempotent else 0)
         for attempt in range(1, attempts + 1):
             last = attempt == attempts

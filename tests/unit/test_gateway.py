@@ -7,6 +7,7 @@ import requests
 import responses
 from flask_caching import Cache
 
+from prerender.gateway.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
 from prerender.gateway.read_cache import ReadCache, cache_key
 from prerender.gateway import (CallerIdentity, SuggestionContext, UnknownStore, UpstreamBadResponse,
                                UpstreamGateway, UpstreamHttp, UpstreamStatusError, UpstreamTimeout,
@@ -23,7 +24,8 @@ RECIPE = {"id": "1", "title": "Crêpes", "picture_url": "http://x/1.svg", "type"
 def gateway(app) -> UpstreamGateway:
     with app.app_context():
         cache = Cache(app, config={"CACHE_TYPE": "SimpleCache"})
-        http = UpstreamHttp(base_url=BASE, connect_timeout=0.1, read_timeout=0.2, retries=1, pool_size=2)
+        http = UpstreamHttp(base_url=BASE, connect_timeout=0.1, read_timeout=0.2, retries=1, pool_size=2,
+                            breaker=CircuitBreaker(threshold=100, cooldown=1))
         yield UpstreamGateway(http=http, cache=ReadCache(cache=cache), supplier_ttl=60, recipe_ttl=60)
 
 
@@ -136,7 +138,81 @@ def test_a_broken_cache_backend_is_a_miss_not_an_error(app):
 
     responses.get(f"{BASE}/api/v1/recipes/1", json=RECIPE)
     responses.get(f"{BASE}/api/v1/recipes/batch", json={"data": [RECIPE]})
-    http = UpstreamHttp(base_url=BASE, connect_timeout=0.1, read_timeout=0.2, retries=0, pool_size=1)
+    http = UpstreamHttp(base_url=BASE, connect_timeout=0.1, read_timeout=0.2, retries=0, pool_size=1,
+                        breaker=CircuitBreaker(threshold=100, cooldown=1))
     gateway = UpstreamGateway(http=http, cache=ReadCache(cache=BrokenBackend()), supplier_ttl=1, recipe_ttl=1)
     assert gateway.recipe(IDENTITY, "1", store_id=None, serves=None).title == "Crêpes"
     assert set(gateway.recipes(IDENTITY, ["1"], store_id=None, serves=None)) == {"1"}
+
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def breaker_http(clock: FakeClock) -> UpstreamHttp:
+    return UpstreamHttp(base_url=BASE, connect_timeout=0.1, read_timeout=0.2, retries=0, pool_size=1,
+                        breaker=CircuitBreaker(threshold=3, cooldown=10, clock=clock))
+
+
+def call(http: UpstreamHttp) -> None:
+    http.request("GET", "/api/v1/recipes/1", headers={}, idempotent=True)
+
+
+@responses.activate
+def test_breaker_opens_after_consecutive_failures_and_then_fails_fast():
+    clock = FakeClock()
+    http = breaker_http(clock)
+    responses.get(f"{BASE}/api/v1/recipes/1", body=requests.exceptions.ConnectionError("refused"))
+    for _ in range(3):
+        with pytest.raises(UpstreamUnavailable):
+            call(http)
+    assert http.breaker.state == OPEN and len(responses.calls) == 3
+    with pytest.raises(UpstreamUnavailable, match="circuit open"):
+        call(http)
+    assert len(responses.calls) == 3  # not called
+
+
+@responses.activate
+def test_breaker_probes_after_the_cooldown_and_closes_on_success():
+    clock = FakeClock()
+    http = breaker_http(clock)
+    responses.get(f"{BASE}/api/v1/recipes/1", status=503)
+    for _ in range(3):
+        with pytest.raises(UpstreamStatusError):
+            call(http)
+    clock.now += 10
+    assert http.breaker.state == HALF_OPEN
+    responses.replace(responses.GET, f"{BASE}/api/v1/recipes/1", json=RECIPE)
+    call(http)
+    assert http.breaker.state == CLOSED
+
+
+@responses.activate
+def test_a_failed_probe_opens_the_circuit_again():
+    clock = FakeClock()
+    http = breaker_http(clock)
+    responses.get(f"{BASE}/api/v1/recipes/1", body=requests.exceptions.ConnectTimeout("slow"))
+    for _ in range(3):
+        with pytest.raises(UpstreamTimeout):
+            call(http)
+    clock.now += 10
+    with pytest.raises(UpstreamTimeout):
+        call(http)  # the probe
+    assert http.breaker.state == OPEN
+    with pytest.raises(UpstreamUnavailable, match="circuit open"):
+        call(http)
+
+
+@responses.activate
+def test_client_errors_do_not_open_the_circuit():
+    http = breaker_http(FakeClock())
+    responses.get(f"{BASE}/api/v1/recipes/1", status=404, json={"status": 404})
+    for _ in range(5):
+        with pytest.raises(UpstreamStatusError):
+            call(http)
+    assert http.breaker.state == CLOSED
