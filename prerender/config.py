@@ -36,6 +36,8 @@ class DefaultConfig:
     CACHE_KEY_PREFIX = "prerender:"
     SUPPLIER_CACHE_SECONDS = 60
     RECIPE_CACHE_SECONDS = 60
+    # While the upstream fails, cards use the last good recipes and suggestions up to this old.
+    STALE_IF_ERROR_SECONDS = 24 * 3600
 
     # Public addresses. None: derived from the request (scheme + host).
     PUBLIC_URL: str | None = None

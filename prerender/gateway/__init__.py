@@ -27,7 +27,8 @@ def init_gateway(app: Flask) -> None:
                                                cooldown=float(config["UPSTREAM_BREAKER_COOLDOWN"])))
     app.extensions[EXTENSION_KEY] = UpstreamGateway(http=http, cache=ReadCache(cache=cache),
                                                     supplier_ttl=int(config["SUPPLIER_CACHE_SECONDS"]),
-                                                    recipe_ttl=int(config["RECIPE_CACHE_SECONDS"]))
+                                                    recipe_ttl=int(config["RECIPE_CACHE_SECONDS"]),
+                                                    stale_ttl=int(config["STALE_IF_ERROR_SECONDS"]))
 
 
 def get_gateway() -> UpstreamGateway:

@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 from .read_cache import ReadCache, cache_key
-from .errors import UnknownStore, UpstreamBadResponse, UpstreamStatusError
+from .errors import UnknownStore, UpstreamBadResponse, UpstreamError, UpstreamStatusError
 from .http import UpstreamHttp
 from .models import Recipe, Supplier, data_list, parse_recipe, parse_supplier
 
@@ -63,11 +63,14 @@ class SuggestionContext:
 class UpstreamGateway:
     """Domain calls to the upstream, with read caching."""
 
-    def __init__(self, *, http: UpstreamHttp, cache: ReadCache, supplier_ttl: int, recipe_ttl: int) -> None:
+    def __init__(self, *, http: UpstreamHttp, cache: ReadCache, supplier_ttl: int, recipe_ttl: int,
+                 stale_ttl: int) -> None:
         self.http = http
         self.cache = cache
         self.supplier_ttl = supplier_ttl
         self.recipe_ttl = recipe_ttl
+        # How long the last good answers are kept to serve while the upstream fails (stale-if-error).
+        self.stale_ttl = stale_ttl
 
     def ping(self) -> None:
         """The upstream's health check (raises an UpstreamError when it does not answer 200)."""
@@ -97,7 +100,7 @@ class UpstreamGateway:
     def recipe(self, identity: CallerIdentity, recipe_id: str, *, store_id: str | None,
                serves: int | None) -> Recipe | None:
         """One recipe detail at a store, None for an unknown recipe."""
-        key = self._recipe_key(identity, recipe_id, store_id, serves)
+        key = self.recipe_key(identity, recipe_id, store_id, serves)
         cached = self.cache.get(key)
         if cached is not None:
             return cached[0]
@@ -108,17 +111,21 @@ class UpstreamGateway:
             recipe: Recipe | None = parse_recipe(payload)
         except UpstreamStatusError as error:
             _raise_unknown_store(error)
+            if error.status >= 500:
+                return self._stale_recipe(key, error)
             if error.status != 404:
                 raise
             recipe = None
-        self.cache.set(key, (recipe,), timeout=self.recipe_ttl)
+        except UpstreamError as error:
+            return self._stale_recipe(key, error)
+        self._remember({key: (recipe,)})
         return recipe
 
     def recipes(self, identity: CallerIdentity, recipe_ids: Sequence[str], *, store_id: str | None,
                 serves: int | None) -> dict[str, Recipe]:
         """Many recipe details in at most one upstream call (cache misses only); unknown ids left out."""
         wanted = list(dict.fromkeys(recipe_ids))
-        keys = [self._recipe_key(identity, rid, store_id, serves) for rid in wanted]
+        keys = [self.recipe_key(identity, rid, store_id, serves) for rid in wanted]
         found: dict[str, Recipe] = {}
         missing: list[str] = []
         for rid, cached in zip(wanted, self.cache.get_many(*keys)):
@@ -129,16 +136,20 @@ class UpstreamGateway:
         for start in range(0, len(missing), BATCH_LIMIT):
             chunk = missing[start:start + BATCH_LIMIT]
             params = _params(ids=",".join(chunk), store_id=store_id, serves=serves)
+            chunk_keys = {rid: self.recipe_key(identity, rid, store_id, serves) for rid in chunk}
             try:
                 payload = self.http.request("GET", f"{API}/recipes/batch", params=params,
                                             headers=identity.headers(), idempotent=True)
-            except UpstreamStatusError as error:
-                _raise_unknown_store(error)
-                raise
-            loaded = {recipe.id: recipe for recipe in map(parse_recipe, data_list(payload, "recipes/batch"))}
+                loaded = {recipe.id: recipe for recipe in map(parse_recipe, data_list(payload, "recipes/batch"))}
+            except UpstreamError as error:
+                if isinstance(error, UpstreamStatusError):
+                    _raise_unknown_store(error)
+                    if error.status < 500:
+                        raise
+                found.update(self._stale_recipes(chunk_keys, error))
+                continue
             found.update(loaded)
-            self.cache.set_many({self._recipe_key(identity, rid, store_id, serves): (loaded.get(rid),)
-                                 for rid in chunk}, timeout=self.recipe_ttl)
+            self._remember({key: (loaded.get(rid),) for rid, key in chunk_keys.items()})
         return found
 
     # --- suggestions -----------------------------------------------------------------------------
@@ -154,18 +165,32 @@ class UpstreamGateway:
                           "current_product_ids": list(c.current_product_ids)} for c in contexts],
             "store_id": store_id, "category_id": category_id, "keyword": keyword,
         }
+        # The last good choice for the same products and filters, whatever the session: served while the
+        # upstream fails (a card from another session's draw beats an empty slot).
+        stale_keys = {c.key: cache_key("stale-suggestion", identity.supplier_id, store_id, category_id, keyword,
+                                       sorted(c.surrounding_product_ids), sorted(c.current_product_ids))
+                      for c in contexts}
         try:
             payload = self.http.request("POST", f"{API}/suggestions", json=body,
                                         headers=identity.headers(), idempotent=True)
-        except UpstreamStatusError as error:
-            _raise_unknown_store(error)
-            raise
-        chosen: dict[str, str | None] = {}
-        for item in data_list(payload, "suggestions"):
-            if not isinstance(item, dict) or "key" not in item:
-                raise UpstreamBadResponse("suggestions: item without key")
-            recipe_id = item.get("recipe_id")
-            chosen[str(item["key"])] = None if recipe_id is None else str(recipe_id)
+            chosen: dict[str, str | None] = {}
+            for item in data_list(payload, "suggestions"):
+                if not isinstance(item, dict) or "key" not in item:
+                    raise UpstreamBadResponse("suggestions: item without key")
+                recipe_id = item.get("recipe_id")
+                chosen[str(item["key"])] = None if recipe_id is None else str(recipe_id)
+        except UpstreamError as error:
+            if isinstance(error, UpstreamStatusError):
+                _raise_unknown_store(error)
+                if error.status < 500:
+                    raise
+            stale = dict(zip(stale_keys, self.cache.get_many(*stale_keys.values())))
+            if not any(stale.values()):
+                raise
+            log.warning("upstream failed, serving the last good suggestions: %s", error)
+            return {key: value[0] if value else None for key, value in stale.items()}
+        self.cache.set_many({stale_keys[key]: (rid,) for key, rid in chosen.items() if key in stale_keys and rid},
+                            timeout=self.stale_ttl)
         return chosen
 
     # --- likes -----------------------------------------------------------------------------------
@@ -216,8 +241,29 @@ class UpstreamGateway:
                                             headers=identity.headers(), idempotent=False), "events")
         return int(payload.get("stored", 0))
 
+    def _remember(self, values: dict[str, tuple[Recipe | None]]) -> None:
+        """Cache fresh answers, and keep them longer as the stale copies served while the upstream fails."""
+        self.cache.set_many(values, timeout=self.recipe_ttl)
+        self.cache.set_many({"stale:" + key: value for key, value in values.items()}, timeout=self.stale_ttl)
+
+    def _stale_recipe(self, key: str, error: UpstreamError) -> Recipe | None:
+        """The last good copy of a recipe, or the error when there is none."""
+        stale = self.cache.get("stale:" + key)
+        if stale is None:
+            raise error
+        log.warning("upstream failed, serving the last good recipe: %s", error)
+        return stale[0]
+
+    def _stale_recipes(self, keys: dict[str, str], error: UpstreamError) -> dict[str, Recipe]:
+        """The last good copies of some recipes, or the error when there is none at all."""
+        stale = dict(zip(keys, self.cache.get_many(*("stale:" + key for key in keys.values()))))
+        if not any(stale.values()):
+            raise error
+        log.warning("upstream failed, serving the last good recipes: %s", error)
+        return {rid: value[0] for rid, value in stale.items() if value and value[0] is not None}
+
     @staticmethod
-    def _recipe_key(identity: CallerIdentity, recipe_id: str, store_id: str | None,
+    def recipe_key(identity: CallerIdentity, recipe_id: str, store_id: str | None,
                     serves: int | None) -> str:
         """Per recipe, store, serves and language; per supplier too, since the token goes upstream."""
         return cache_key("recipe", identity.supplier_id, recipe_id, store_id, serves, identity.language)

@@ -8,9 +8,13 @@ import pytest
 import requests
 from bs4 import BeautifulSoup
 
+from flask import g
+
 from prerender import create_app
 from prerender.gateway import UpstreamTimeout
 from prerender.i18n import TextCatalog
+
+from tests.conftest import closed_port
 
 from .conftest import get_card, headers, record_upstream_calls
 
@@ -231,3 +235,27 @@ def test_cdn_modules_know_the_api(app_config):
     soup = BeautifulSoup(get_card(app.test_client(), recipe_id="1").get_data(as_text=True), "html5lib")
     assert all(s["src"].startswith("https://cdn.example/static/") and
                s["src"].endswith("?api=https%3A%2F%2Ffragments.example") for s in soup.find_all("script"))
+
+
+def test_upstream_outage_serves_the_last_good_cards(app, client, upstream, monkeypatch):
+    """stale-if-error: after the recipe cache expires, an upstream outage still shows the last good card,
+    for a fixed recipe and for a suggestion of the same products (from any session)."""
+    pair = json.dumps(products_of(upstream, "3")[:2])
+    fixed = card_of(get_card(client, recipe_id="3", store_id="1001"))
+    suggested = card_of(get_card(client, surrounding_products_ids=pair, store_id="1001"))
+    gateway = app.extensions["prerender.gateway"]
+    with app.app_context():
+        for recipe_id in {"3", suggested["recipe-id"]}:
+            gateway.cache.cache.delete(gateway.recipe_key(ctx_identity(app), recipe_id, "1001", None))
+    monkeypatch.setattr(gateway.http, "base_url", f"http://127.0.0.1:{closed_port()}")  # the outage
+    assert card_of(get_card(client, recipe_id="3", store_id="1001"))["recipe-id"] == fixed["recipe-id"]
+    other_session = headers(session="another-session")
+    again = card_of(get_card(client, hdrs=other_session, surrounding_products_ids=pair, store_id="1001"))
+    assert again["recipe-id"] == suggested["recipe-id"]
+
+
+def ctx_identity(app):
+    """The upstream identity of the default test headers (the recipe cache key depends on its supplier)."""
+    with app.test_request_context("/v1/recipe-card", headers=headers()):
+        app.preprocess_request()
+        return g.ctx.upstream

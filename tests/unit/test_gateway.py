@@ -2,6 +2,8 @@
 tests/integration against a live coreapi)."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 import requests
 import responses
@@ -26,7 +28,7 @@ def gateway(app) -> UpstreamGateway:
         cache = Cache(app, config={"CACHE_TYPE": "SimpleCache"})
         http = UpstreamHttp(base_url=BASE, connect_timeout=0.1, read_timeout=0.2, retries=1, pool_size=2,
                             breaker=CircuitBreaker(threshold=100, cooldown=1))
-        yield UpstreamGateway(http=http, cache=ReadCache(cache=cache), supplier_ttl=60, recipe_ttl=60)
+        yield UpstreamGateway(http=http, cache=ReadCache(cache=cache), supplier_ttl=60, recipe_ttl=60, stale_ttl=3600)
 
 
 @responses.activate
@@ -140,7 +142,8 @@ def test_a_broken_cache_backend_is_a_miss_not_an_error(app):
     responses.get(f"{BASE}/api/v1/recipes/batch", json={"data": [RECIPE]})
     http = UpstreamHttp(base_url=BASE, connect_timeout=0.1, read_timeout=0.2, retries=0, pool_size=1,
                         breaker=CircuitBreaker(threshold=100, cooldown=1))
-    gateway = UpstreamGateway(http=http, cache=ReadCache(cache=BrokenBackend()), supplier_ttl=1, recipe_ttl=1)
+    gateway = UpstreamGateway(http=http, cache=ReadCache(cache=BrokenBackend()), supplier_ttl=1, recipe_ttl=1,
+                              stale_ttl=1)
     assert gateway.recipe(IDENTITY, "1", store_id=None, serves=None).title == "Crêpes"
     assert set(gateway.recipes(IDENTITY, ["1"], store_id=None, serves=None)) == {"1"}
 
@@ -216,3 +219,51 @@ def test_client_errors_do_not_open_the_circuit():
         with pytest.raises(UpstreamStatusError):
             call(http)
     assert http.breaker.state == CLOSED
+
+
+
+def expire_fresh_copy(gateway: UpstreamGateway, recipe_id: str, store_id: str | None = None) -> None:
+    """Drop a recipe's fresh cache entry, keep its stale copy: as if the recipe TTL had passed."""
+    gateway.cache.cache.delete(gateway.recipe_key(IDENTITY, recipe_id, store_id, None))
+
+
+@responses.activate
+def test_stale_recipe_when_the_upstream_fails(gateway):
+    responses.get(f"{BASE}/api/v1/recipes/1", json=RECIPE)
+    gateway.recipe(IDENTITY, "1", store_id=None, serves=None)
+    expire_fresh_copy(gateway, "1")
+    responses.replace(responses.GET, f"{BASE}/api/v1/recipes/1", status=503)
+    assert gateway.recipe(IDENTITY, "1", store_id=None, serves=None).title == "Crêpes"
+
+
+@responses.activate
+def test_no_stale_copy_for_client_errors(gateway):
+    responses.get(f"{BASE}/api/v1/recipes/1", json=RECIPE)
+    gateway.recipe(IDENTITY, "1", store_id=None, serves=None)
+    expire_fresh_copy(gateway, "1")
+    responses.replace(responses.GET, f"{BASE}/api/v1/recipes/1", status=400, json={"status": 400})
+    with pytest.raises(UpstreamStatusError):
+        gateway.recipe(IDENTITY, "1", store_id=None, serves=None)
+
+
+@responses.activate
+def test_without_a_stale_copy_the_error_stands(gateway):
+    responses.get(f"{BASE}/api/v1/recipes/9", status=503)
+    with pytest.raises(UpstreamStatusError):
+        gateway.recipe(IDENTITY, "9", store_id=None, serves=None)
+
+
+@responses.activate
+def test_stale_batch_and_suggestions_when_the_upstream_fails(gateway):
+    responses.post(f"{BASE}/api/v1/suggestions", json={"data": [{"key": "a", "recipe_id": "1"}]})
+    responses.get(f"{BASE}/api/v1/recipes/batch", json={"data": [RECIPE]})
+    context = SuggestionContext("a", ("p2", "p1"))
+    assert gateway.suggest(IDENTITY, [context], store_id="1001") == {"a": "1"}
+    gateway.recipes(IDENTITY, ["1"], store_id="1001", serves=None)
+    expire_fresh_copy(gateway, "1", "1001")
+    responses.replace(responses.POST, f"{BASE}/api/v1/suggestions", body=requests.exceptions.ConnectionError("down"))
+    responses.replace(responses.GET, f"{BASE}/api/v1/recipes/batch", body=requests.exceptions.ConnectionError("down"))
+    other_session = replace(IDENTITY, session_id="another")
+    same_products = SuggestionContext("b", ("p1", "p2"))
+    assert gateway.suggest(other_session, [same_products], store_id="1001") == {"b": "1"}
+    assert set(gateway.recipes(other_session, ["1"], store_id="1001", serves=None)) == {"1"}
