@@ -2,6 +2,8 @@
 import multiprocessing
 import os
 
+from prometheus_client import multiprocess
+
 worker_class = "gthread"
 workers = int(os.environ.get("GUNICORN_WORKERS", min(4, multiprocessing.cpu_count() * 2)))
 threads = int(os.environ.get("GUNICORN_THREADS", 4))
@@ -19,3 +21,9 @@ loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
 # The three processes of `make run` share this file: a shared control socket path would let one server
 # take another's. The stack is managed by signals; no control socket is needed.
 control_socket_disable = True
+
+
+def child_exit(server, worker):
+    """A dead worker's gauges leave prometheus-client's multiprocess files (prerender/metrics.py)."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        multiprocess.mark_process_dead(worker.pid)

@@ -9,6 +9,7 @@ from typing import Any
 from flask import Flask
 
 from .assets import init_assets
+from . import metrics
 from .blueprints import assets, health
 from .config import load_config
 from .context import register_request_id
@@ -52,10 +53,12 @@ def register_extensions(app: Flask) -> None:
 
 
 def register_blueprints(app: Flask) -> None:
-    """The versioned API (see prerender/versions.py for which route is in which version), assets, health."""
+    """The versioned API (see prerender/versions.py for which route is in which version), assets, health,
+    metrics."""
     register_request_id(app)
     register_request_log(app)
     register_http_caching(app)
     register_versions(app)
     app.register_blueprint(assets.bp)
     app.register_blueprint(health.bp)
+    app.register_blueprint(metrics.bp)

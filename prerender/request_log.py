@@ -13,6 +13,8 @@ from typing import Any
 
 from flask import Flask, Response, g, has_request_context, request
 
+from .metrics import REQUEST_SECONDS, REQUESTS
+
 # Attributes every LogRecord has; anything else on a record was passed in `extra=` and is logged too.
 _STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
 
@@ -58,14 +60,20 @@ def start_timer() -> None:
 
 
 def log_request(response: Response) -> Response:
-    """after_request: the request's one line."""
+    """after_request: the request's one line, and its request metrics."""
     ctx = g.get("ctx")
+    seconds = time.perf_counter() - g.get("started", time.perf_counter())
+    # Unmatched URLs share one label: a scanner must not create a series per path.
+    endpoint = request.endpoint or "unmatched"
+    version = ctx.api_version if ctx is not None else (request.blueprints[-1] if request.blueprints else "-")
+    REQUESTS.labels(endpoint, str(response.status_code), version).inc()
+    REQUEST_SECONDS.labels(endpoint, version).observe(seconds)
     fields: dict[str, Any] = {
         "method": request.method,
         "path": request.path,
         "endpoint": request.endpoint,
         "status": response.status_code,
-        "duration_ms": round((time.perf_counter() - g.get("started", time.perf_counter())) * 1000, 1),
+        "duration_ms": round(seconds * 1000, 1),
     }
     if ctx is not None:
         fields["api_version"] = ctx.api_version

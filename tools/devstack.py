@@ -5,6 +5,7 @@ Ports come from COREAPI_PORT (8001), PRERENDER_PORT (8000) and SHOP_PORT (8080).
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -36,6 +37,14 @@ class Service:
                 "--bind", f"127.0.0.1:{self.port}", self.app]
 
 
+def metrics_dir() -> str:
+    """A fresh folder for prerender's multiprocess metrics (samples of a previous run must not count)."""
+    folder = ROOT / ".run" / "metrics"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    return str(folder)
+
+
 def services() -> list[Service]:
     coreapi_port = int(os.environ.get("COREAPI_PORT", "8001"))
     prerender_port = int(os.environ.get("PRERENDER_PORT", "8000"))
@@ -46,7 +55,8 @@ def services() -> list[Service]:
         Service("coreapi", coreapi_port, "coreapi.wsgi:app", "/healthz", {}),
         Service("prerender", prerender_port, "wsgi:app", "/healthz",
                 {"PRERENDER_UPSTREAM_URL": os.environ.get("PRERENDER_UPSTREAM_URL", coreapi_url),
-                 "PRERENDER_PUBLIC_URL": os.environ.get("PRERENDER_PUBLIC_URL", prerender_url)}),
+                 "PRERENDER_PUBLIC_URL": os.environ.get("PRERENDER_PUBLIC_URL", prerender_url),
+                 "PROMETHEUS_MULTIPROC_DIR": metrics_dir()}),
         Service("shop", shop_port, "examples.shop.wsgi:app", "/healthz",
                 {"SHOP_PRERENDER_URL": prerender_url, "SHOP_COREAPI_URL": coreapi_url}),
     ]

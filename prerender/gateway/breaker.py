@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from ..metrics import BREAKER_STATE, BREAKER_VALUES
 from .errors import UpstreamUnavailable
 
 CLOSED, OPEN, HALF_OPEN = "closed", "open", "half-open"
@@ -45,6 +46,7 @@ class CircuitBreaker:
                 return
             if self._due() and not self._probing:
                 self._probing = True  # this call is the probe
+                BREAKER_STATE.set(BREAKER_VALUES[HALF_OPEN])
                 return
         raise UpstreamUnavailable(f"circuit open, upstream not called for {endpoint}")
 
@@ -53,6 +55,7 @@ class CircuitBreaker:
             self._failures = 0
             self._opened_at = None
             self._probing = False
+        BREAKER_STATE.set(BREAKER_VALUES[CLOSED])
 
     def record_failure(self) -> None:
         with self._lock:
@@ -60,6 +63,7 @@ class CircuitBreaker:
             if self._probing or self._failures >= self.threshold:
                 self._opened_at = self.clock()
             self._probing = False
+        BREAKER_STATE.set(BREAKER_VALUES[self.state])
 
     def _due(self) -> bool:
         return self._opened_at is not None and self.clock() - self._opened_at >= self.cooldown

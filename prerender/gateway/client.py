@@ -74,7 +74,7 @@ class UpstreamGateway:
 
     def ping(self) -> None:
         """The upstream's health check (raises an UpstreamError when it does not answer 200)."""
-        self.http.request("GET", "/healthz", headers={"Accept": "application/json"}, idempotent=False)
+        self.http.request("GET", "/healthz", name="healthz", headers={"Accept": "application/json"}, idempotent=False)
 
     # --- suppliers -------------------------------------------------------------------------------
 
@@ -85,7 +85,7 @@ class UpstreamGateway:
         if cached is not None:
             return cached[0]
         try:
-            payload = self.http.request("GET", f"{API}/suppliers/me", idempotent=True,
+            payload = self.http.request("GET", f"{API}/suppliers/me", name="supplier", idempotent=True,
                                         headers={"Supplier-Token": token, "X-Request-Id": request_id})
             supplier: Supplier | None = parse_supplier(payload)
         except UpstreamStatusError as error:
@@ -106,7 +106,7 @@ class UpstreamGateway:
             return cached[0]
         params = _params(store_id=store_id, serves=serves)
         try:
-            payload = self.http.request("GET", f"{API}/recipes/{segment(recipe_id)}", params=params,
+            payload = self.http.request("GET", f"{API}/recipes/{segment(recipe_id)}", name="recipe", params=params,
                                         headers=identity.headers(), idempotent=True)
             recipe: Recipe | None = parse_recipe(payload)
         except UpstreamStatusError as error:
@@ -138,7 +138,7 @@ class UpstreamGateway:
             params = _params(ids=",".join(chunk), store_id=store_id, serves=serves)
             chunk_keys = {rid: self.recipe_key(identity, rid, store_id, serves) for rid in chunk}
             try:
-                payload = self.http.request("GET", f"{API}/recipes/batch", params=params,
+                payload = self.http.request("GET", f"{API}/recipes/batch", name="recipes_batch", params=params,
                                             headers=identity.headers(), idempotent=True)
                 loaded = {recipe.id: recipe for recipe in map(parse_recipe, data_list(payload, "recipes/batch"))}
             except UpstreamError as error:
@@ -171,7 +171,7 @@ class UpstreamGateway:
                                        sorted(c.surrounding_product_ids), sorted(c.current_product_ids))
                       for c in contexts}
         try:
-            payload = self.http.request("POST", f"{API}/suggestions", json=body,
+            payload = self.http.request("POST", f"{API}/suggestions", name="suggestions", json=body,
                                         headers=identity.headers(), idempotent=True)
             chosen: dict[str, str | None] = {}
             for item in data_list(payload, "suggestions"):
@@ -200,13 +200,13 @@ class UpstreamGateway:
         ids = list(dict.fromkeys(recipe_ids))[:BATCH_LIMIT]
         if not ids:
             return set()
-        payload = self.http.request("GET", f"{API}/likes", params={"recipe_ids": ",".join(ids)},
+        payload = self.http.request("GET", f"{API}/likes", name="likes", params={"recipe_ids": ",".join(ids)},
                                     headers=identity.headers(), idempotent=True)
         return {str(rid) for rid in data_list(payload, "likes")}
 
     def like(self, identity: CallerIdentity, recipe_id: str, *, liked: bool) -> None:
         """Like or unlike a recipe for the connected user (idempotent both ways)."""
-        self.http.request("PUT" if liked else "DELETE", f"{API}/likes/{segment(recipe_id)}",
+        self.http.request("PUT" if liked else "DELETE", f"{API}/likes/{segment(recipe_id)}", name="like",
                           headers=identity.headers(), idempotent=True, expect_body=False)
 
     # --- baskets (never cached: they are the user's) --------------------------------------------
@@ -214,7 +214,7 @@ class UpstreamGateway:
     def basket(self, identity: CallerIdentity, *, store_id: str) -> dict[str, Any]:
         """The identity's basket at a store."""
         try:
-            return _object(self.http.request("GET", f"{API}/basket", params={"store_id": store_id},
+            return _object(self.http.request("GET", f"{API}/basket", name="basket", params={"store_id": store_id},
                                              headers=identity.headers(), idempotent=True), "basket")
         except UpstreamStatusError as error:
             _raise_unknown_store(error)
@@ -226,7 +226,7 @@ class UpstreamGateway:
 
         PUT and DELETE are idempotent and may be retried; POST and PATCH are not."""
         try:
-            return _object(self.http.request(method, f"{API}/basket{path}", json=body, params=params,
+            return _object(self.http.request(method, f"{API}/basket{path}", name="basket_change", json=body, params=params,
                                              headers=identity.headers(),
                                              idempotent=method in ("PUT", "DELETE")), "basket change")
         except UpstreamStatusError as error:
@@ -237,7 +237,7 @@ class UpstreamGateway:
 
     def store_events(self, identity: CallerIdentity, events: Sequence[dict[str, Any]]) -> int:
         """Store analytics events upstream; the number stored."""
-        payload = _object(self.http.request("POST", f"{API}/events", json={"events": list(events)},
+        payload = _object(self.http.request("POST", f"{API}/events", name="events", json={"events": list(events)},
                                             headers=identity.headers(), idempotent=False), "events")
         return int(payload.get("stored", 0))
 

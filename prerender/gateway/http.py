@@ -10,6 +10,7 @@ from typing import Any
 import requests
 from requests.adapters import HTTPAdapter
 
+from ..metrics import UPSTREAM_CALLS, UPSTREAM_SECONDS
 from .breaker import CircuitBreaker
 from .errors import (UpstreamBadResponse, UpstreamError, UpstreamStatusError, UpstreamTimeout,
                      UpstreamUnavailable)
@@ -44,24 +45,36 @@ class UpstreamHttp:
             self._local.session = session
         return session
 
-    def request(self, method: str, path: str, *, headers: Mapping[str, str],
+    def request(self, method: str, path: str, *, name: str, headers: Mapping[str, str],
                 params: Mapping[str, Any] | None = None, json: Any = None,
                 idempotent: bool, expect_body: bool = True) -> Any:
         """Send one call through the circuit breaker; return the decoded JSON (None for an empty answer
-        when allowed). An upstream 4xx is an answer, so it counts as the upstream being alive."""
-        self.breaker.before_call(f"{method} {path}")
+        when allowed). An upstream 4xx is an answer, so it counts as the upstream being alive. `name` is
+        the call's label in the metrics (paths carry ids)."""
+        started = time.perf_counter()
+        outcome = "ok"
+        try:
+            self.breaker.before_call(f"{method} {path}")
+        except UpstreamUnavailable:
+            UPSTREAM_CALLS.labels(name, "circuit_open").inc()
+            raise
         try:
             result = self._send(method, path, headers=headers, params=params, json=json,
                                 idempotent=idempotent, expect_body=expect_body)
         except UpstreamStatusError as error:
+            outcome = f"status_{error.status // 100}xx"
             if error.status >= 500:
                 self.breaker.record_failure()
             else:
                 self.breaker.record_success()
             raise
-        except UpstreamError:
+        except UpstreamError as error:
+            outcome = type(error).__name__
             self.breaker.record_failure()
             raise
+        finally:
+            UPSTREAM_CALLS.labels(name, outcome).inc()
+            UPSTREAM_SECONDS.labels(name).observe(time.perf_counter() - started)
         self.breaker.record_success()
         return result
 

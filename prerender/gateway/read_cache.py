@@ -13,6 +13,8 @@ from typing import Any
 
 from flask_caching import Cache
 
+from ..metrics import CACHE_LOOKUPS
+
 log = logging.getLogger(__name__)
 
 # Bumped when the shape of cached values changes, so a rolling deploy never reads the other shape.
@@ -32,20 +34,21 @@ class ReadCache:
         self.cache = cache
 
     def get(self, key: str) -> Any:
-        try:
-            return self.cache.get(key)
-        except Exception as error:  # noqa: BLE001 -- any backend failure is a miss
-            log.error("cache read failed, treated as a miss: %r", error)
-            return None
+        return self.get_many(key)[0]
 
     def get_many(self, *keys: str) -> list[Any]:
         if not keys:
             return []
         try:
-            return list(self.cache.get_many(*keys))
-        except Exception as error:  # noqa: BLE001
+            values = list(self.cache.get_many(*keys))
+        except Exception as error:  # noqa: BLE001 -- any backend failure is a miss
             log.error("cache read failed, treated as misses: %r", error)
+            CACHE_LOOKUPS.labels("error").inc(len(keys))
             return [None] * len(keys)
+        hits = sum(value is not None for value in values)
+        CACHE_LOOKUPS.labels("hit").inc(hits)
+        CACHE_LOOKUPS.labels("miss").inc(len(keys) - hits)
+        return values
 
     def set(self, key: str, value: Any, *, timeout: int) -> None:
         try:

@@ -163,7 +163,7 @@ def breaker_http(clock: FakeClock) -> UpstreamHttp:
 
 
 def call(http: UpstreamHttp) -> None:
-    http.request("GET", "/api/v1/recipes/1", headers={}, idempotent=True)
+    http.request("GET", "/api/v1/recipes/1", name="recipe", headers={}, idempotent=True)
 
 
 @responses.activate

@@ -1,0 +1,40 @@
+"""Prometheus metrics (issue 4: running it), correct across gunicorn workers.
+
+With PROMETHEUS_MULTIPROC_DIR set (gunicorn.conf.py and `make run` set it), every worker writes its
+samples to files in that folder and /metrics adds them up; gunicorn's child_exit hook marks a dead
+worker's gauges. Without it (tests, `flask run`), the process's own registry is served.
+"""
+from __future__ import annotations
+
+import os
+
+from flask import Blueprint, Response
+from prometheus_client import (CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Gauge, Histogram,
+                               generate_latest, multiprocess)
+
+REQUESTS = Counter("prerender_requests_total", "Requests answered, by route, status and API version.",
+                   ["endpoint", "status", "version"])
+REQUEST_SECONDS = Histogram("prerender_request_duration_seconds", "Time to answer a request, by route.",
+                            ["endpoint", "version"],
+                            buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5))
+UPSTREAM_CALLS = Counter("prerender_upstream_calls_total", "Upstream calls, by endpoint and outcome.",
+                         ["endpoint", "outcome"])
+UPSTREAM_SECONDS = Histogram("prerender_upstream_call_duration_seconds", "Upstream call time, by endpoint.",
+                             ["endpoint"], buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 3))
+CACHE_LOOKUPS = Counter("prerender_cache_lookups_total", "Read-cache lookups: hit, miss or error.", ["result"])
+BREAKER_STATE = Gauge("prerender_circuit_breaker_state", "Upstream circuit breaker: 0 closed, 1 half-open, "
+                      "2 open (the worst of the workers).", multiprocess_mode="max")
+BREAKER_VALUES = {"closed": 0, "half-open": 1, "open": 2}
+
+bp = Blueprint("metrics", __name__)
+
+
+@bp.get("/metrics")
+def metrics() -> Response:
+    """Prometheus exposition of every worker's samples."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+    else:
+        registry = REGISTRY
+    return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)

@@ -1,0 +1,89 @@
+"""Prometheus metrics: in-process, and summed over real gunicorn workers."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.conftest import closed_port
+
+from .conftest import headers
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def sample(text: str, name: str, **labels: str) -> float:
+    """The value of one sample of the exposition text (0 when absent)."""
+    for line in text.splitlines():
+        if not line.startswith(name + "{"):
+            continue
+        found = dict(re.findall(r'(\w+)="([^"]*)"', line.split("}")[0]))
+        if all(found.get(k) == v for k, v in labels.items()):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+def test_requests_upstream_calls_and_cache_are_counted(client):
+    before = client.get("/metrics").get_data(as_text=True)
+    client.get("/v1/recipe-card?recipe_id=2&store_id=1001", headers=headers())
+    client.get("/v1/recipe-card?recipe_id=2&store_id=1001", headers=headers())
+    after = client.get("/metrics").get_data(as_text=True)
+    labels = {"endpoint": "v1.recipe_card.get_card", "status": "200", "version": "v1"}
+    assert sample(after, "prerender_requests_total", **labels) - sample(before, "prerender_requests_total", **labels) == 2
+    assert sample(after, "prerender_upstream_calls_total", endpoint="recipe", outcome="ok") > \
+        sample(before, "prerender_upstream_calls_total", endpoint="recipe", outcome="ok")
+    assert sample(after, "prerender_cache_lookups_total", result="hit") > sample(before, "prerender_cache_lookups_total", result="hit")
+    assert "prerender_circuit_breaker_state" in after
+
+
+def test_unmatched_urls_share_one_series(client):
+    client.get("/no/such/path/1")
+    client.get("/no/such/path/2")
+    text = client.get("/metrics").get_data(as_text=True)
+    assert "/no/such" not in text and sample(text, "prerender_requests_total", endpoint="unmatched", status="404") >= 2
+
+
+@pytest.fixture
+def gunicorn_prerender(coreapi_url: str, tmp_path: Path):
+    """prerender under gunicorn with two workers and multiprocess metrics, on a free loopback port."""
+    port = closed_port()
+    metrics_dir = tmp_path / "metrics"
+    metrics_dir.mkdir()
+    env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir), "PRERENDER_UPSTREAM_URL": coreapi_url,
+           "GUNICORN_WORKERS": "2", "GUNICORN_THREADS": "2", "PRERENDER_LOG_LEVEL": "WARNING"}
+    process = subprocess.Popen([str(Path(sys.executable).parent / "gunicorn"), "--config", "gunicorn.conf.py",
+                                "--bind", f"127.0.0.1:{port}", "wsgi:app"], cwd=ROOT, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                requests.get(f"{url}/healthz", timeout=1)
+                break
+            except requests.ConnectionError:
+                time.sleep(0.1)
+        yield url, metrics_dir
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_counts_add_up_over_gunicorn_workers(gunicorn_prerender: tuple[str, Path]):
+    url, metrics_dir = gunicorn_prerender
+
+    def styles(_: int) -> int:
+        return requests.get(f"{url}/v1/styles/base", headers=headers(token=None), timeout=5).status_code
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        assert set(pool.map(styles, range(40))) == {200}
+    assert len(list(metrics_dir.glob("counter_*.db"))) == 2  # both workers wrote samples
+    text = requests.get(f"{url}/metrics", timeout=5).text
+    labels = {"endpoint": "v1.styles.component_styles", "status": "200", "version": "v1"}
+    assert sample(text, "prerender_requests_total", **labels) == 40
