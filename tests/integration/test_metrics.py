@@ -78,12 +78,17 @@ def gunicorn_prerender(coreapi_url: str, tmp_path: Path):
 def test_counts_add_up_over_gunicorn_workers(gunicorn_prerender: tuple[str, Path]):
     url, metrics_dir = gunicorn_prerender
 
-    def styles(_: int) -> int:
-        return requests.get(f"{url}/v1/styles/base", headers=headers(token=None), timeout=5).status_code
+    def get(path: str) -> int:
+        return requests.get(f"{url}{path}", headers=headers(token=None), timeout=5).status_code
 
     with ThreadPoolExecutor(max_workers=8) as pool:
-        assert set(pool.map(styles, range(40))) == {200}
-    assert len(list(metrics_dir.glob("counter_*.db"))) == 2  # both workers wrote samples
+        # Until both workers have booted and answered (bounded): the sum below must span two processes.
+        for _ in range(50):
+            list(pool.map(get, ["/healthz"] * 16))
+            if len(list(metrics_dir.glob("counter_*.db"))) == 2:
+                break
+        assert len(list(metrics_dir.glob("counter_*.db"))) == 2, "the second worker never answered"
+        assert set(pool.map(get, ["/v1/styles/base"] * 40)) == {200}
     text = requests.get(f"{url}/metrics", timeout=5).text
     labels = {"endpoint": "v1.styles.component_styles", "status": "200", "version": "v1"}
     assert sample(text, "prerender_requests_total", **labels) == 40
