@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test test-unit test-integration test-coreapi clean
+.PHONY: install run test test-unit test-integration test-coreapi clean bench
 
 install: $(STAMP)
 
@@ -28,6 +28,9 @@ test-integration: install
 
 test-coreapi: install
 	$(BIN)/python -m pytest tests/coreapi
+
+bench: install
+	$(BIN)/python -m bench
 
 clean:
 	rm -rf $(VENV) *.egg-info instance/coreapi.sqlite .pytest_cache

@@ -1,0 +1,154 @@
+"""`python -m bench`: start a private stack, measure the five figures of docs/performance.md, print a table.
+
+BENCH_SECONDS (default 60) is the mixed load's duration; BENCH_THREADS (default 8) the load's threads.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass
+from types import FrameType
+
+from . import load
+from .load import Call
+from .stack import Stack, rss_mb
+
+CARD = Call("/v1/recipe-card?recipe_id=1&store_id=1001", need_body=True)
+HELLO = Call("/healthz")
+CONNECT_TIMEOUT = 0.5
+DELAY_MS = 20
+
+
+@dataclass(frozen=True)
+class Row:
+    metric: str
+    measured: str
+    target: str
+    met: bool
+
+
+def pair(k: int) -> list[str]:
+    return [str(100001 + 2 * (k % 160)), str(100002 + 2 * (k % 160))]
+
+
+def single(k: int, serves: int) -> Call:
+    ids = json.dumps(pair(k)).replace(" ", "")
+    return Call(f"/v1/recipe-card?store_id=1001&serves={serves}&surrounding_products_ids={ids}")
+
+
+def multiple(contexts: int, serves: int, offset: int = 0) -> Call:
+    body = {"contexts": [{"productIds": pair(offset + k), "position": k} for k in range(contexts)],
+            "keyword": None, "categoryId": None, "display_variant": 2}
+    return Call(f"/v1/recipe-card/multiple?store_id=1001&serves={serves}", "POST", json.dumps(body).encode())
+
+
+def median(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
+
+
+def throughput_ratio(stack: Stack, threads: int) -> Row:
+    load.run(stack.prerender_url, [CARD, HELLO], threads=threads, max_requests=400, max_seconds=10)  # warm
+    hello = load.run(stack.prerender_url, [HELLO], threads=threads, max_requests=50_000, max_seconds=5)
+    card = load.run(stack.prerender_url, [CARD], threads=threads, max_requests=50_000, max_seconds=5)
+    ratio = card.throughput / hello.throughput
+    measured = (f"{ratio:.2f} ({card.throughput:.0f} vs {hello.throughput:.0f} req/s, "
+                f"{card.error_count + hello.error_count} errors)")
+    return Row("1. cached card / hello-world throughput", measured, ">= 0.70",
+               ratio >= 0.7 and not card.error_count)
+
+
+def fan_out_ratio(stack: Stack) -> Row:
+    stack.set_delay(DELAY_MS)
+    singles: list[float] = []
+    multiples: list[float] = []
+    errors = 0
+    for i in range(8):  # a fresh `serves` each round: the recipe cache never answers
+        for calls, out in (([single(i, 2 + i)], singles), ([multiple(24, 20 + i, i)], multiples)):
+            result = load.run(stack.prerender_url, calls, threads=1, max_requests=1, max_seconds=30)
+            out.extend(result.latencies)
+            errors += result.error_count
+    stack.set_delay(0)
+    ratio = median(multiples) / median(singles)
+    measured = (f"{ratio:.2f} ({median(multiples) * 1000:.0f} vs {median(singles) * 1000:.0f} ms median, "
+                f"{errors} errors)")
+    return Row(f"2. 24-context multiple / single card latency, +{DELAY_MS} ms upstream", measured, "<= 1.50",
+               ratio <= 1.5 and not errors)
+
+
+def mixed_load(stack: Stack, seconds: float, threads: int) -> Row:
+    calls = [Call(f"/v1/recipe-card?recipe_id={r}&store_id=1001", need_body=True) for r in (1, 2, 3, 4, 5)]
+    calls += [multiple(4, 4, 7), Call("/v1/styles/recipe-card", need_body=True),
+              Call("/v1/recipe-details?recipe_id=5&store_id=1001&guests=4", need_body=True),
+              Call("/v1/basket?store_id=1001", need_body=True), single(3, 4)]
+    result = load.run(stack.prerender_url, calls, threads=threads, max_requests=10_000_000, max_seconds=seconds)
+    detail = "; ".join(f"{k}: {v}" for k, v in sorted(result.errors.items())[:4])
+    measured = (f"p50 {result.percentile(0.5) * 1000:.1f} ms, p99 {result.percentile(0.99) * 1000:.1f} ms, "
+                f"{result.count} requests in {result.elapsed:.0f} s, {result.error_count} errors"
+                + (f" ({detail})" if detail else ""))
+    return Row("3. mixed load errors (p50/p99)", measured, "0 errors", result.error_count == 0)
+
+
+def memory(stack: Stack) -> Row:
+    sizes = [rss_mb(pid) for pid in stack.prerender_workers()]
+    worst = max(sizes, default=0.0)
+    measured = f"{worst:.0f} MB max ({', '.join(f'{s:.0f}' for s in sizes)} MB, {len(sizes)} workers)"
+    return Row("5. RSS per prerender worker after load", measured, "< 100 MB", bool(sizes) and worst < 100)
+
+
+def upstream_down(stack: Stack) -> Row:
+    stack.stop("coreapi")
+    stack.stop("proxy")  # the upstream address now refuses connections, as a stopped coreapi does
+    latencies: list[float] = []
+    errors = 0
+    for i in range(20):  # fresh cache keys: each card needs the upstream
+        call = Call(f"/v1/recipe-card?recipe_id=1&store_id=1001&serves={30 + i}") if i % 2 else single(i, 30 + i)
+        result = load.run(stack.prerender_url, [call], threads=1, max_requests=1, max_seconds=30)
+        latencies.extend(result.latencies)
+        errors += result.error_count
+    worst = max(latencies)
+    limit = CONNECT_TIMEOUT + 0.05
+    measured = f"max {worst * 1000:.0f} ms, median {median(latencies) * 1000:.0f} ms, {errors} non-2xx"
+    return Row("4. card latency, upstream down", measured, f"<= {limit * 1000:.0f} ms", worst <= limit)
+
+
+def table(rows: list[Row]) -> str:
+    header = ("metric", "measured", "target", "result")
+    lines = [header] + [(r.metric, r.measured, r.target, "met" if r.met else "MISSED") for r in rows]
+    widths = [max(len(line[i]) for line in lines) for i in range(4)]
+    out = [" | ".join(cell.ljust(w) for cell, w in zip(line, widths)) for line in lines]
+    out.insert(1, "-+-".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+def on_term(_signum: int, _frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def main() -> int:
+    signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGINT, on_term)
+    seconds = float(os.environ.get("BENCH_SECONDS", "60"))
+    threads = int(os.environ.get("BENCH_THREADS", "8"))
+    started = time.monotonic()
+    with Stack() as stack:
+        print(f"stack up: prerender {stack.prerender_url}, proxy {stack.proxy_url}, coreapi {stack.coreapi_url}"
+              f" (logs in {stack.tmp})", flush=True)
+        rows = [throughput_ratio(stack, threads)]
+        print(f"measured {rows[-1].metric}: {rows[-1].measured}", flush=True)
+        rows.append(fan_out_ratio(stack))
+        print(f"measured {rows[-1].metric}: {rows[-1].measured}", flush=True)
+        rows.append(mixed_load(stack, seconds, threads))
+        print(f"measured {rows[-1].metric}: {rows[-1].measured}", flush=True)
+        rows.append(memory(stack))
+        rows.append(upstream_down(stack))
+    rows.sort(key=lambda r: r.metric)
+    print(f"\n{table(rows)}\n\n{os.cpu_count()} CPUs, {threads} load threads, {time.monotonic() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""A tiny threaded HTTP forwarder that sleeps before every upstream call (simulated network latency).
+
+Run as `python -m bench.proxy LISTEN_PORT TARGET_URL`. `PUT /__bench/delay?ms=N` changes the delay.
+A refused or failed upstream connection is answered 502.
+"""
+from __future__ import annotations
+
+import http.client
+import sys
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade",
+              "proxy-authorization", "proxy-authenticate", "content-length"}
+
+
+class State:
+    delay_seconds = 0.0
+    target = urllib.parse.urlsplit("http://127.0.0.1:1")
+
+
+_local = threading.local()
+
+
+def _connection() -> http.client.HTTPConnection:
+    conn: http.client.HTTPConnection | None = getattr(_local, "conn", None)
+    if conn is None:
+        conn = http.client.HTTPConnection(State.target.hostname or "127.0.0.1", State.target.port, timeout=10)
+        _local.conn = conn
+    return conn
+
+
+class Forwarder(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms delayed-ACK stall
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 -- quiet
+        pass
+
+    def _forward(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else None
+        if self.path.startswith("/__bench/delay"):
+            query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+            State.delay_seconds = float(query.get("ms", ["0"])[0]) / 1000
+            self._reply(204, [], b"")
+            return
+        time.sleep(State.delay_seconds)
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
+        for attempt in (1, 2):  # a kept-alive connection the upstream closed is retried once
+            conn = _connection()
+            try:
+                conn.request(self.command, self.path, body=body, headers=headers)
+                response = conn.getresponse()
+                payload = response.read()
+                break
+            except (OSError, http.client.HTTPException):
+                conn.close()
+                _local.conn = None
+                if attempt == 2:
+                    self._reply(502, [], b"")
+                    return
+        out = [(k, v) for k, v in response.getheaders() if k.lower() not in HOP_BY_HOP]
+        self._reply(response.status, out, payload)
+
+    def _reply(self, status: int, headers: list[tuple[str, str]], payload: bytes) -> None:
+        self.send_response(status)
+        for key, value in headers:
+            self.send_header(key, value)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = _forward
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256
+
+
+def main(argv: list[str]) -> int:
+    port, target = int(argv[0]), argv[1]
+    State.target = urllib.parse.urlsplit(target)
+    server = Server(("127.0.0.1", port), Forwarder)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
