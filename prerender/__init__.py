@@ -10,7 +10,7 @@ from flask import Flask
 
 from .assets import init_assets
 from . import metrics
-from .blueprints import assets, health
+from .blueprints import assets, health, openapi
 from .config import load_config
 from .context import register_request_id
 from .errors import register_errorhandlers
@@ -54,7 +54,7 @@ def register_extensions(app: Flask) -> None:
 
 def register_blueprints(app: Flask) -> None:
     """The versioned API (see prerender/versions.py for which route is in which version), assets, health,
-    metrics."""
+    metrics, and the OpenAPI document of them all."""
     register_request_id(app)
     register_request_log(app)
     register_http_caching(app)
@@ -62,3 +62,4 @@ def register_blueprints(app: Flask) -> None:
     app.register_blueprint(assets.bp)
     app.register_blueprint(health.bp)
     app.register_blueprint(metrics.bp)
+    app.register_blueprint(openapi.bp)

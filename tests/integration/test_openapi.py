@@ -1,0 +1,103 @@
+"""The OpenAPI document (prerender/openapi.py, GET /openapi.json): valid, complete, and true of the live
+service (schemathesis against `prerender_url`, with the demo headers so requests pass the guard)."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+import schemathesis
+from flask import Flask
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from openapi_spec_validator import validate
+from schemathesis import GenerationMode
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import content_type_conformance, status_code_conformance
+
+from prerender import create_app
+from prerender.openapi import build_spec
+
+DEMO_HEADERS = {"authorization": "user_id openapi-user", "language-id": "fr", "session-id": "openapi-session",
+                "supplier-token": "demo-retailer-token"}
+EXAMPLES_PER_OPERATION = 25
+SEED = 20260101
+
+
+@pytest.fixture
+def document(client) -> dict[str, Any]:
+    response = client.get("/openapi.json")
+    assert response.status_code == 200 and response.mimetype == "application/json"
+    return response.get_json()
+
+
+def test_the_document_is_valid_openapi(document: dict[str, Any]) -> None:
+    validate(document)
+    assert document["openapi"].startswith("3.")
+
+
+def test_the_document_lists_every_rule_but_static_and_itself(app: Flask, document: dict[str, Any]) -> None:
+    expected = set()
+    for rule in app.url_map.iter_rules():
+        if rule.rule.startswith("/static/") or rule.rule == "/openapi.json":
+            continue
+        path = re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", r"{\1}", rule.rule)
+        for method in rule.methods - {"HEAD", "OPTIONS"}:
+            expected.add((path, method.lower()))
+    listed = {(path, method) for path, item in document["paths"].items() for method in item
+              if method in ("get", "post", "put", "patch", "delete")}
+    assert listed == expected
+    assert "/healthz" in document["paths"] and "/v2/svc-window-bootstrap" in document["paths"]
+    assert "/v1/svc-window-bootstrap" not in document["paths"]
+    assert not any(path.startswith("/static") or path == "/openapi.json" for path in document["paths"])
+
+
+def test_versioned_operations_carry_the_headers_and_problem_errors(document: dict[str, Any]) -> None:
+    card = document["paths"]["/v1/recipe-card"]["get"]
+    refs = {p.get("$ref") for p in card["parameters"]}
+    assert "#/components/parameters/LanguageId" in refs and "#/components/parameters/SessionId" in refs
+    assert {p["name"] for p in card["parameters"] if "name" in p} >= {"recipe_id", "surrounding_products_ids",
+                                                                      "store_id", "display_variant"}
+    assert "text/html" in card["responses"]["200"]["content"]
+    assert "application/problem+json" in card["responses"]["400"]["content"]
+    assert "$ref" in document["paths"]["/v2/recipe-card/multiple"]["post"]["requestBody"]["content"][
+        "application/json"]["schema"]
+    v1_variant = next(p for p in card["parameters"] if p.get("name") == "display_variant")
+    v2_card = document["paths"]["/v2/recipe-card"]["get"]
+    v2_variant = next(p for p in v2_card["parameters"] if p.get("name") == "display_variant")
+    assert v1_variant["schema"]["enum"] == [1, 2, 3] and v2_variant["schema"]["enum"] == [1, 2, 3, 4]
+    assert "parameters" not in document["paths"]["/healthz"]["get"]
+    assert set(document["paths"]["/v2/catalog/favorites"]["get"]["responses"]) == {"410"}
+
+
+def test_the_document_needs_no_headers(client) -> None:
+    assert client.get("/openapi.json").status_code == 200
+
+
+# --------------------------------------------------------------------------------------- schemathesis
+# The document of a test app (the same url_map and schemas as the live one); requests go to prerender_url.
+# The Python API rather than schemathesis' pytest plugin, whose lazy fixtures do not run under pytest 9.
+LIVE_SCHEMA = schemathesis.openapi.from_dict(build_spec(create_app({"TESTING": True})))
+OPERATIONS = {operation.label: operation for operation in (result.ok() for result in LIVE_SCHEMA.get_all_operations())}
+CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance]
+# Valid requests for every operation; invalid ones where there is something to get wrong.
+RUNS = [(label, mode) for label in sorted(OPERATIONS) for mode in GenerationMode
+        if mode is GenerationMode.POSITIVE or OPERATIONS[label].definition.raw.get("parameters")
+        or OPERATIONS[label].definition.raw.get("requestBody")]
+
+
+@pytest.mark.parametrize(("label", "mode"), RUNS, ids=[f"{label}-{mode.value}" for label, mode in RUNS])
+def test_the_live_service_keeps_to_the_document(label: str, mode: GenerationMode, prerender_url: str) -> None:
+    """No 5xx; every status code and content type is one the document lists (with the demo headers, so
+    requests get past the guard; generated header values would only test the guard)."""
+
+    @seed(SEED)
+    @settings(max_examples=EXAMPLES_PER_OPERATION, deadline=None, database=None, derandomize=False,
+              suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.generate])
+    @given(case=OPERATIONS[label].as_strategy(generation_mode=mode))
+    def check(case) -> None:
+        case.headers = {name: value for name, value in (case.headers or {}).items()
+                        if name.lower() not in {"authless-id", *DEMO_HEADERS}}
+        response = case.call(base_url=prerender_url, headers=DEMO_HEADERS, timeout=10)
+        case.validate_response(response, checks=CHECKS)
+
+    check()
