@@ -124,11 +124,10 @@ class UpstreamGateway:
     def recipes(self, identity: CallerIdentity, recipe_ids: Sequence[str], *, store_id: str | None,
                 serves: int | None) -> dict[str, Recipe]:
         """Many recipe details in at most one upstream call (cache misses only); unknown ids left out."""
-        wanted = list(dict.fromkeys(recipe_ids))
-        keys = [self.recipe_key(identity, rid, store_id, serves) for rid in wanted]
+        keys = {rid: self.recipe_key(identity, rid, store_id, serves) for rid in dict.fromkeys(recipe_ids)}
         found: dict[str, Recipe] = {}
         missing: list[str] = []
-        for rid, cached in zip(wanted, self.cache.get_many(*keys)):
+        for rid, cached in zip(keys, self.cache.get_many(*keys.values())):
             if cached is None:
                 missing.append(rid)
             elif cached[0] is not None:
@@ -136,7 +135,7 @@ class UpstreamGateway:
         for start in range(0, len(missing), BATCH_LIMIT):
             chunk = missing[start:start + BATCH_LIMIT]
             params = _params(ids=",".join(chunk), store_id=store_id, serves=serves)
-            chunk_keys = {rid: self.recipe_key(identity, rid, store_id, serves) for rid in chunk}
+            chunk_keys = {rid: keys[rid] for rid in chunk}
             try:
                 payload = self.http.request("GET", f"{API}/recipes/batch", name="recipes_batch", params=params,
                                             headers=identity.headers(), idempotent=True)
