@@ -4,23 +4,19 @@ Two pure functions, deterministic (the same data always draws the same picture),
 millisecond), answering a complete SVG document (valid XML, a ``viewBox`` and no fixed pixel size, so
 it scales to any width):
 
-``recipe_picture_svg(recipe=None, /, *, recipe_id=None, recipe_type=None, colors=None) -> str``
+``recipe_picture_svg(*, recipe_id, recipe_type, colors) -> str``
     A 4:3 top-down illustration of the dish (``viewBox="0 0 800 600"``): a tabletop, and a plate
     (``main-dish``), a bowl (``starter``), a cake plate (``dessert``) or a glass (``drink``) filled with
     shapes coloured by the ingredients. ``colors`` are the ingredients' ``#rrggbb`` colours, the primary
     ingredient's first. The variations (table, crockery, layout) are seeded by the recipe id. No text.
 
-``product_picture_svg(product=None, /, *, product_id=None, package=None, brand=None, name=None,
-color=None) -> str``
+``product_picture_svg(*, product_id, package, brand, name, color) -> str``
     A square packshot (``viewBox="0 0 400 400"``) of the package kind (``bag``, ``box``, ``bottle``,
     ``jar``, ``can``, ``tray``, ``loose``, ``carton``, ``pack``; anything else draws a box), coloured by
     the product's ingredient colour, with a label showing the brand and a short name (escaped).
 
-Either pass the keyword data, or pass the catalog object itself as the only positional argument: a
-SQLAlchemy ``Recipe``/``Product`` of ``coreapi.models`` (with its ingredients loaded) or a dict shaped
-like the seed JSON (a recipe dict's ingredients then carry their ``color``, or an ``ingredient`` with
-one; a product dict may carry ``color`` or ``ingredients`` with colours). Keywords given alongside the
-object win over what is read from it.
+They take plain data only; ``coreapi.services.pictures`` reads it from the catalog. Bad colours are
+dropped, an unknown package kind draws a box, and every text is escaped.
 """
 
 from __future__ import annotations
@@ -30,7 +26,7 @@ import functools
 import math
 import random
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 from xml.sax.saxutils import escape as _xml_escape
 
@@ -177,14 +173,6 @@ def _in_disc(rng: random.Random, cx: float, cy: float, r: float) -> tuple[float,
     return cx + math.cos(a) * d, cy + math.sin(a) * d
 
 
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    if obj is None:
-        return default
-    if isinstance(obj, Mapping):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
 # --------------------------------------------------------------------------- recipe pictures
 
 # (base, plank/line colour, accent) of the tabletops.
@@ -206,33 +194,15 @@ _GLAZES = [("#fbfaf6", "#f2efe8"), ("#f7f3ea", "#ece5d6"), ("#e9efe9", "#dce6de"
            ("#6b8a6a", "#f3efe6")]
 
 
-def _recipe_data(recipe: Any, recipe_id: Any, recipe_type: Any, colors: Any) -> tuple[str, str, list[str]]:
-    if recipe is not None:
-        if recipe_id is None:
-            recipe_id = _get(recipe, "id")
-        if recipe_type is None:
-            recipe_type = _get(recipe, "type")
-        if colors is None:
-            colors = _get(recipe, "colors")
-        if colors is None:
-            items = list(_get(recipe, "ingredients", None) or [])
-            items.sort(key=lambda i: not (_get(i, "is_primary") or _get(i, "primary")))
-            colors = []
-            for item in items:
-                color = _get(item, "color")
-                if color is None:
-                    color = _get(_get(item, "ingredient"), "color")
-                colors.append(color)
-    cleaned = [c for c in (_clean(c) for c in (colors or [])) if c]
-    if not cleaned:
-        cleaned = list(_DEFAULT_COLORS)
-    return str(recipe_id if recipe_id is not None else ""), str(recipe_type or "main-dish"), cleaned
+def _palette(colors: Sequence[str | None]) -> list[str]:
+    """The valid colours, in order; the default palette when none is."""
+    cleaned = [c for c in (_clean(c) for c in colors) if c]
+    return cleaned or list(_DEFAULT_COLORS)
 
 
-def recipe_picture_svg(recipe: Any = None, /, *, recipe_id: Any = None, recipe_type: str | None = None,
-                       colors: Sequence[str] | None = None) -> str:
+def recipe_picture_svg(*, recipe_id: str, recipe_type: str, colors: Sequence[str | None]) -> str:
     """The 800x600 top-down illustration of a recipe (see the module docstring)."""
-    rid, rtype, palette = _recipe_data(recipe, recipe_id, recipe_type, colors)
+    rid, rtype, palette = str(recipe_id), recipe_type, _palette(colors)
     rng = random.Random(f"recipe-{rid}")
     uid = "r" + re.sub(r"[^A-Za-z0-9_-]", "", rid)[:24]
     d = _Drawing(rng, uid, palette)
@@ -1065,35 +1035,6 @@ class _Drawing:
 # --------------------------------------------------------------------------- product pictures
 
 
-def _product_data(product: Any, product_id: Any, package: Any, brand: Any, name: Any,
-                  color: Any) -> tuple[str, str, str, str, str]:
-    if product is not None:
-        if product_id is None:
-            product_id = _get(product, "id")
-        if package is None:
-            package = _get(product, "package")
-        if brand is None:
-            brand = _get(product, "brand")
-        if name is None:
-            name = _get(product, "name")
-        if color is None:
-            color = _get(product, "color")
-        if color is None:
-            links = _get(product, "ingredient_links") or _get(product, "ingredients") or []
-            links = sorted(links, key=lambda link: _get(link, "rank") or 99)
-            for link in links:
-                color = _get(link, "color") or _get(_get(link, "ingredient"), "color")
-                if color:
-                    break
-    return (
-        str(product_id if product_id is not None else ""),
-        package if package in PACKAGES else "box",
-        str(brand or ""),
-        str(name or ""),
-        _clean(color) or "#c9a36b",
-    )
-
-
 def _short_name(name: str) -> str:
     """The name as a label reads it: before a comma, without a trailing pack count."""
     short = name.split(",")[0].strip() or name.strip()
@@ -1119,10 +1060,10 @@ def _wrap(text: str, width: int, lines: int) -> list[str]:
     return [line if len(line) <= width else line[: width - 1] + "…" for line in out]
 
 
-def product_picture_svg(product: Any = None, /, *, product_id: Any = None, package: str | None = None,
-                        brand: str | None = None, name: str | None = None, color: str | None = None) -> str:
+def product_picture_svg(*, product_id: str, package: str, brand: str, name: str, color: str | None) -> str:
     """The 400x400 packshot of a product (see the module docstring)."""
-    pid, kind, brand_text, name_text, c = _product_data(product, product_id, package, brand, name, color)
+    pid, kind, brand_text, name_text = str(product_id), package if package in PACKAGES else "box", brand, name
+    c = _clean(color) or "#c9a36b"
     rng = random.Random(f"product-{pid}")
     uid = "p" + re.sub(r"[^A-Za-z0-9_-]", "", pid)[:24]
     p = _Pack(rng, uid, c, brand_text, _short_name(name_text))

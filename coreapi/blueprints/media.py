@@ -1,5 +1,7 @@
 """Pictures of the catalog, drawn as SVG by coreapi itself."""
 
+from dataclasses import asdict
+
 from flask import Blueprint, current_app, request
 from flask.typing import ResponseReturnValue
 
@@ -22,16 +24,16 @@ def _svg_response(svg: str) -> ResponseReturnValue:
 @bp.get("/recipes/<int:recipe_id>.svg")
 def recipe_picture(recipe_id: int) -> ResponseReturnValue:
     """The picture of a recipe."""
-    recipe = pictures.recipe_for_picture(db.session, recipe_id)
-    if recipe is None:
+    picture = pictures.recipe_picture(db.session, recipe_id)
+    if picture is None:
         raise NotFound(f"No recipe {recipe_id}.")
-    return _svg_response(recipe_picture_svg(recipe))
+    return _svg_response(recipe_picture_svg(**asdict(picture)))
 
 
 @bp.get("/products/<int:product_id>.svg")
 def product_picture(product_id: int) -> ResponseReturnValue:
     """The picture of a product."""
-    product = pictures.product_for_picture(db.session, product_id)
-    if product is None:
+    picture = pictures.product_picture(db.session, product_id)
+    if picture is None:
         raise NotFound(f"No product {product_id}.")
-    return _svg_response(product_picture_svg(product))
+    return _svg_response(product_picture_svg(**asdict(picture)))

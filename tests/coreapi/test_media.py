@@ -9,7 +9,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from coreapi import create_app
+from coreapi import create_app, drawing
 from coreapi.extensions import db
 
 
@@ -63,3 +63,19 @@ def test_public_url_overrides_the_request_host(app: Flask, seed) -> None:
     with public.app_context():
         db.engine.dispose()
     assert body["picture_url"] == f"https://media.example/up/media/recipes/{recipe_id}.svg"
+
+
+def test_served_pictures_are_drawn_from_the_catalog_data(client: FlaskClient, seed) -> None:
+    """The route reads the picture's data from the database (coreapi.services.pictures) and draws the same
+    picture as the seed's own data: colours of the ingredients, primary first; a product's best-ranked
+    ingredient colour."""
+    recipe = seed.recipes["1"]
+    colors = [seed.ingredients[i["id"]]["color"]
+              for i in sorted(recipe["ingredients"], key=lambda i: not i["primary"])]
+    expected = drawing.recipe_picture_svg(recipe_id="1", recipe_type=recipe["type"], colors=colors)
+    assert client.get("/media/recipes/1.svg").get_data(as_text=True) == expected
+    product = seed.products["100001"]
+    best = min(product["ingredients"], key=lambda link: link["rank"])
+    expected = drawing.product_picture_svg(product_id="100001", package=product["package"], brand=product["brand"],
+                                           name=product["name"], color=seed.ingredients[best["id"]]["color"])
+    assert client.get("/media/products/100001.svg").get_data(as_text=True) == expected

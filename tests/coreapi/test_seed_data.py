@@ -332,18 +332,3 @@ def test_pictures_tolerate_bad_input():
     svg = drawing.product_picture_svg(product_id="x", package="crate", brand="", name="", color="url(javascript:1)")
     check_svg(svg, 400, 400)
     assert "javascript" not in svg
-
-
-def test_pictures_accept_catalog_objects(recipes, products, ingredients):
-    """The blueprint passes the catalog object itself (a model, or here a dict shaped like one)."""
-    recipe = recipes[0]
-    as_object = dict(recipe, ingredients=[dict(i, ingredient=ingredients[i["id"]]) for i in recipe["ingredients"]])
-    assert drawing.recipe_picture_svg(as_object) == drawing.recipe_picture_svg(
-        recipe_id=recipe["id"], recipe_type=recipe["type"], colors=recipe_colors(recipe, ingredients)
-    )
-    product = products[0]
-    with_links = dict(product, ingredient_links=[dict(link, ingredient=ingredients[link["id"]]) for link in product["ingredients"]])
-    assert drawing.product_picture_svg(with_links) == drawing.product_picture_svg(
-        product_id=product["id"], package=product["package"], brand=product["brand"], name=product["name"],
-        color=ingredients[product["ingredients"][0]["id"]]["color"],
-    )
