@@ -18,14 +18,12 @@ from flask import Flask, Response, current_app, g, request
 from .errors import ValidationProblem
 from .gateway import CallerIdentity, Supplier, UpstreamError, get_gateway
 from .i18n import SUPPORTED_LANGUAGES
+from .schemas.fields import IDENTITY_MESSAGE, IDENTITY_PATTERN
 
 log = logging.getLogger(__name__)
 
 API_VERSIONS = ("v1", "v2")
-# Identifiers of users, authless users and sessions: 1 to 128 printable ASCII characters, no space
-# (emails, base64 session ids). They are forwarded upstream as header values.
-_AUTHORIZATION = re.compile(r"^user_id (?P<id>[\x21-\x7e]{1,128})$")
-_IDENTIFIER = re.compile(r"^[\x21-\x7e]{1,128}$")
+_AUTHORIZATION = re.compile(r"^user_id (?P<id>\S+)$")
 _LANGUAGE = re.compile(r"^(?P<language>[a-z]{2})(?:-(?P<variant>[a-z0-9_]{1,32}))?$")
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 _BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
@@ -117,15 +115,15 @@ def _parse_headers(headers: Mapping[str, str], api_version: str, request_id: str
     authless_id = headers.get("authless-id")
     if authorization is not None:
         match = _AUTHORIZATION.match(authorization.strip())
-        if match:
+        if match and IDENTITY_PATTERN.match(match.group("id")):
             values["user_id"] = match.group("id")
         else:
-            errors["authorization"] = ["Must be 'user_id <USER_ID>'."]
+            errors["authorization"] = [f"Must be 'user_id <USER_ID>'. {IDENTITY_MESSAGE}"]
     if authless_id is not None:
-        if _IDENTIFIER.match(authless_id.strip()):
+        if IDENTITY_PATTERN.match(authless_id.strip()):
             values["authless_id"] = authless_id.strip()
         else:
-            errors["authless-id"] = ["Must be 1 to 128 printable characters without spaces."]
+            errors["authless-id"] = [IDENTITY_MESSAGE]
     if authorization is None and authless_id is None:
         errors["authorization"] = ["Send 'authorization: user_id <USER_ID>' or 'authless-id: <ID>'."]
 
@@ -142,8 +140,8 @@ def _parse_headers(headers: Mapping[str, str], api_version: str, request_id: str
     session_id = (headers.get("session-id") or "").strip()
     if not session_id:
         errors["session-id"] = ["Missing header."]
-    elif not _IDENTIFIER.match(session_id):
-        errors["session-id"] = ["Must be 1 to 128 printable characters without spaces."]
+    elif not IDENTITY_PATTERN.match(session_id):
+        errors["session-id"] = [IDENTITY_MESSAGE]
     else:
         values["session_id"] = session_id
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify
 
-from ..openapi import build_spec
+from ..openapi_spec import build_spec
 
 bp = Blueprint("openapi", __name__)
 

@@ -7,7 +7,7 @@ from typing import Any
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates
 from webargs.fields import DelimitedList
 
-from .fields import ID_MESSAGE, ID_PATTERN, Identifier
+from .fields import ID_MESSAGE, ID_PATTERN, IDENTITY_MESSAGE, IDENTITY_PATTERN, Identifier
 from .limits import (MAX_CART_LINES, MAX_EVENT_PATH, MAX_EVENT_PROPS, MAX_EVENTS, MAX_LIKE_IDS,
                      MAX_LINE_QUANTITY, MAX_ORDER_ID, MAX_SERVES)
 
@@ -86,8 +86,7 @@ class MergeAuthlessQuery(Schema):
     class Meta:
         unknown = EXCLUDE
 
-    authless_id = fields.String(required=True, validate=validate.Regexp(
-        r"^[\x21-\x7e]{1,128}$", error="Must be 1 to 128 printable characters without spaces."))
+    authless_id = fields.String(required=True, validate=validate.Regexp(IDENTITY_PATTERN, error=IDENTITY_MESSAGE))
     store_id = Identifier(required=True)
 
 

@@ -14,6 +14,11 @@ ID_PATTERN = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9._:-]{{0,{MAX_ID_LENGTH - 1}}}$
 ID_MESSAGE = f"Must be 1 to {MAX_ID_LENGTH} letters, digits or ._:- characters, starting with a letter or digit."
 
 
+# Who is asking: user, authless and session ids (emails, base64 session ids). They travel as header values.
+IDENTITY_PATTERN = re.compile(r"^[\x21-\x7e]{1,128}$")
+IDENTITY_MESSAGE = "Must be 1 to 128 printable characters without spaces."
+
+
 def Identifier(**kwargs: Any) -> fields.String:
     """A recipe, product or store id."""
     return fields.String(validate=validate.Regexp(ID_PATTERN, error=ID_MESSAGE), **kwargs)

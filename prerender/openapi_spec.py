@@ -25,7 +25,7 @@ from werkzeug.routing import Rule
 from .context import API_VERSIONS
 from .errors import PROBLEM_MIMETYPE
 from .schemas.actions import EventsBody
-from .schemas.fields import ID_PATTERN, JsonIdList
+from .schemas.fields import ID_PATTERN, IDENTITY_PATTERN, JsonIdList
 from .schemas.recipe_card import multiple_body, multiple_query
 from .stylesheets import STYLE_BUNDLES
 
@@ -248,11 +248,11 @@ def _add_examples(schema: dict[str, Any]) -> None:
 
 
 # ------------------------------------------------------------------------------------------------ headers
-ID_HEADER = r"^[\x21-\x7e]{1,128}$"
+ID_HEADER = IDENTITY_PATTERN.pattern
 HEADER_PARAMETERS: dict[str, dict[str, Any]] = {
     "Authorization": {"name": "authorization", "in": "header", "required": False,
                       "description": "`user_id <USER_ID>` for a logged-in user; send it or `authless-id`.",
-                      "schema": {"type": "string", "pattern": r"^user_id [\x21-\x7e]{1,128}$"}},
+                      "schema": {"type": "string", "pattern": "^user_id " + IDENTITY_PATTERN.pattern[1:]}},
     "AuthlessId": {"name": "authless-id", "in": "header", "required": False,
                    "description": "The id of a logged-out user (instead of `authorization`).",
                    "schema": {"type": "string", "pattern": ID_HEADER}},
