@@ -10,7 +10,7 @@ from flask import Flask
 
 from .assets import init_assets
 from . import metrics
-from .blueprints import assets, health, openapi
+from .blueprints import health, openapi, static_files
 from .config import load_config
 from .context import register_request_id
 from .errors import register_errorhandlers
@@ -59,7 +59,7 @@ def register_blueprints(app: Flask) -> None:
     register_request_log(app)
     register_http_caching(app)
     register_versions(app)
-    app.register_blueprint(assets.bp)
+    app.register_blueprint(static_files.bp)
     app.register_blueprint(health.bp)
     app.register_blueprint(metrics.bp)
     app.register_blueprint(openapi.bp)

@@ -6,7 +6,7 @@ from werkzeug.exceptions import NotFound
 
 from ..assets import get_assets
 
-bp = Blueprint("assets", __name__)
+bp = Blueprint("static_files", __name__)
 
 ONE_YEAR = 365 * 24 * 3600
 
