@@ -276,7 +276,7 @@ def test_display_unit_reads_in_spoons(client: FlaskClient, seed) -> None:
         if i.get("display_unit") == "c. à soupe"
     ]
     if not found:
-        pytest.skip("no ingredient of the seed reads in tablespoons")
+        pytest.fail("the seed must keep an ingredient read in tablespoons for this test; none reads in tablespoons")
     recipe_id, position, item = found[0]
     spoons = Decimal(item["quantity"]) / 15
     french = client.get(f"/api/v1/recipes/{recipe_id}").json["ingredients"][position]

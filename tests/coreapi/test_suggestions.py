@@ -55,7 +55,7 @@ def popular_products(seed, minimum: int) -> list[str]:
         p for p in sorted(counts, key=lambda p: (-counts[p], int(p))) if counts[p] >= minimum
     ]
     if not products:
-        pytest.skip(f"no product of the seed is needed by {minimum} recipes")
+        pytest.fail(f"the seed must keep a product needed by {minimum} recipes for this test")
     return products
 
 
@@ -66,7 +66,7 @@ def disjoint_products(seed) -> tuple[str, str]:
         for b in products:
             if not seed.recipes_needing(a) & seed.recipes_needing(b):
                 return a, b
-    pytest.skip("no two products of the seed are needed by disjoint recipes")
+    pytest.fail("the seed must keep two products needed by disjoint recipes for this test")
 
 
 # --- candidates and randomness ---------------------------------------------------------------
@@ -121,7 +121,7 @@ def test_more_matching_products_score_higher(client: FlaskClient, seed) -> None:
         None,
     )
     if pair is None:
-        pytest.skip("no recipe of the seed needs two products some other recipe does not")
+        pytest.fail("the seed must keep a recipe needing two products no other recipe needs, for this test")
     a, b = pair
     both = seed.recipes_needing(a) & seed.recipes_needing(b)
     for session in SESSIONS[:15]:
@@ -202,7 +202,7 @@ def test_one_batch_does_not_repeat_a_recipe_when_another_fits(client: FlaskClien
 def test_a_batch_repeats_a_recipe_rather_than_answering_nothing(client: FlaskClient, seed) -> None:
     single = [p for p in seed.products if len(seed.recipes_needing(p)) == 1]
     if not single:
-        pytest.skip("every product of the seed is needed by several recipes")
+        pytest.fail("the seed must keep a product needed by one recipe only, for this test")
     (only,) = seed.recipes_needing(single[0])
     data = suggest(client, [context("a", [single[0]]), context("b", [single[0]])])
     assert [item["recipe_id"] for item in data] == [only, only]
