@@ -7,7 +7,6 @@ export const context = JSON.parse(element?.textContent || "{}");
 /** The SDK, or null when prerender did not give the page its module scripts. */
 export const svc = window.svc ?? null;
 
-const listeners = new Set();
 let current = [];
 
 /** Writes the number of items in the header's cart link. */
@@ -32,13 +31,6 @@ async function call(method, body) {
   const { lines, count } = await response.json();
   current = lines;
   showCount(count);
-  for (const listener of listeners) {
-    try {
-      listener(lines);
-    } catch (error) {
-      console.error(error);
-    }
-  }
   return lines;
 }
 
@@ -48,10 +40,6 @@ export const cart = Object.freeze({
   load: () => call("GET"),
   /** Applies [{id, quantity}] deltas (negative removes); resolves to the new lines. */
   apply: (deltas) => call("POST", deltas),
-  onChange(listener) {
-    listeners.add(listener);
-    return () => listeners.delete(listener);
-  },
 });
 
 /** Tells the basket what the cart holds now (docs/sdk.md, retailerBasketChanged). Never rejects. */
@@ -65,17 +53,25 @@ export function reportCart(lines) {
 }
 
 if (svc) {
-  // The session of the shop's fragments (cookie dm_session) is the SDK's session too.
-  svc.supplier.setupWithToken(context.supplierToken, { language: context.language, sessionId: context.sessionId });
-  if (context.user?.kind === "user") svc.user.loadWithExternalId(context.user.id);
-  else svc.user.loadWithAuthlessId(context.user.id);
-  svc.pos.load(context.storeId ?? null);
+  // A setup failure must not take the page down: without the SDK the shop still shows its cart.
+  try {
+    // The session of the shop's fragments (cookie dm_session) is the SDK's session too.
+    svc.supplier.setupWithToken(context.supplierToken, { language: context.language, sessionId: context.sessionId });
+    const identity = context.user?.kind === "user"
+      ? svc.user.loadWithExternalId(context.user.id)
+      : svc.user.loadWithAuthlessId(context.user.id);
+    Promise.resolve(identity).catch((error) => console.warn("the SDK could not load the visitor", error));
+    Promise.resolve(svc.pos.load(context.storeId ?? null))
+      .catch((error) => console.warn("the SDK could not load the store", error));
 
-  // Our basket drives the cart: apply the changes, then report the new cart (which confirms them).
-  svc.basketSync.definePushProductsToCart(async (changes) => {
-    const lines = await cart.apply(changes);
-    if (context.cart.reportsPushes) reportCart(lines);
-  });
+    // Our basket drives the cart: apply the changes, then report the new cart (which confirms them).
+    svc.basketSync.definePushProductsToCart(async (changes) => {
+      const lines = await cart.apply(changes);
+      if (context.cart.reportsPushes) reportCart(lines);
+    });
+  } catch (error) {
+    console.warn("the SDK setup failed; the shop goes on without recipes in its cart", error);
+  }
 }
 
 /** The cart at page start, reported once to the basket. */

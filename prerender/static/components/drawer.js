@@ -67,11 +67,6 @@ export class DrawerElement extends HTMLElement {
     return this.hasAttribute("open");
   }
 
-  /** The recipe shown (or loading), or null. */
-  get recipeId() {
-    return this.#current?.recipeId ?? null;
-  }
-
   /**
    * Opens the drawer on a recipe (or switches to it when already open).
    * @param {OpenOptions} options

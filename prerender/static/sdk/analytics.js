@@ -113,7 +113,7 @@ export class Analytics {
     const url = this.#session.url("/events");
     while (this.#queue.length > 0) {
       const batch = this.#queue.slice(0, MAX_BATCH);
-      const body = JSON.stringify({ headers: this.#session.beaconHeaders(), events: batch });
+      const body = JSON.stringify({ headers: this.#session.headers(), events: batch });
       // A string body is sent as text/plain;charset=UTF-8: no CORS preflight, which a beacon cannot do.
       if (!navigator.sendBeacon(url, body)) break; // over the browser's quota: keep them for later
       this.#queue.splice(0, batch.length);

@@ -83,16 +83,6 @@ export class BasketSync {
     this.#remove = checkCallback(callback);
   }
 
-  /** Whether a retailer cart follows the basket (any callback defined). */
-  get active() {
-    return Boolean(this.#push || this.#add || this.#remove);
-  }
-
-  /** Number of changes waiting for the retailer's cart (tests, diagnostics). */
-  get pendingCount() {
-    return this.#pending.length;
-  }
-
   /**
    * Registers a basket change just answered by the service. Called inside the basket's write queue so
    * that the expected cart follows the order of the writes; returns the function that calls the

@@ -30,7 +30,12 @@ export class Likes {
     let identityKey = "";
     session.identity$.subscribe((identity) => {
       const key = `${identity.kind}:${identity.id}`;
-      if (identityKey && key !== identityKey) this.liked$.next(new Map());
+      if (identityKey && key !== identityKey) {
+        // The clicks of the previous user must not keep the new one's likes from loading.
+        this.#generation.clear();
+        this.#toFetch.clear();
+        this.liked$.next(new Map());
+      }
       identityKey = key;
     });
   }

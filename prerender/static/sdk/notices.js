@@ -1,7 +1,6 @@
 // Short, non-blocking messages for the user (an action failed, a change was undone). The open drawer shows
 // them; when no drawer is open they are announced to assistive technology through a visually hidden live
 // region, the visible feedback being the control itself going back to its previous state.
-import { Stream } from "./stream.js";
 import { translator } from "./texts.js";
 import { ApiError } from "./http.js";
 
@@ -13,8 +12,6 @@ import { ApiError } from "./http.js";
  */
 
 export class Notices {
-  /** @type {Stream<Notice>} every message, as it is shown */
-  messages$ = new Stream();
   /** @type {((notice: Notice) => boolean) | null} */
   #presenter = null;
   /** @type {HTMLElement | null} */
@@ -70,7 +67,6 @@ export class Notices {
 
   /** @param {Notice} notice */
   #emit(notice) {
-    this.messages$.next(notice);
     if (this.#presenter?.(notice)) return;
     this.#announce(notice.text);
   }

@@ -68,14 +68,6 @@ export class Session {
     return this.#language;
   }
 
-  get apiBase() {
-    return this.#apiBase;
-  }
-
-  get apiVersion() {
-    return this.#apiVersion;
-  }
-
   get supplierToken() {
     return this.#token;
   }
@@ -155,22 +147,12 @@ export class Session {
   }
 
   /**
-   * The header object of a `navigator.sendBeacon` body (docs/browser-api.md): the four mandatory headers.
-   * @returns {Record<string, string>}
-   */
-  beaconHeaders() {
-    const { profiling, ...headers } = this.headers();
-    return headers;
-  }
-
-  /**
    * Absolute URL of a route: `{api}/{v}{path}?query`. Null and undefined query values are left out.
    * @param {string} path starting with "/"
    * @param {Record<string, string | number | null | undefined>} [query]
-   * @param {string} [version]
    */
-  url(path, query = {}, version = this.#apiVersion) {
-    const url = new URL(`${this.#apiBase}/${version}${path}`);
+  url(path, query = {}) {
+    const url = new URL(`${this.#apiBase}/${this.#apiVersion}${path}`);
     for (const [name, value] of Object.entries(query)) {
       if (value !== null && value !== undefined && value !== "") url.searchParams.set(name, String(value));
     }

@@ -76,11 +76,6 @@ export class ShowTracker {
     };
   }
 
-  /** Number of watched elements (tests, leak checks). */
-  get size() {
-    return this.#tracked.size;
-  }
-
   /** Drops the timestamps older than 5 minutes (run once per page). */
   prune() {
     const prefix = this.#key("shown/");

@@ -42,11 +42,6 @@ export class Stream {
   next(value) {
     for (const listener of [...this.#listeners]) notify(listener, value);
   }
-
-  /** Number of current subscribers (for tests and leak checks). */
-  get observers() {
-    return this.#listeners.size;
-  }
 }
 
 /**
