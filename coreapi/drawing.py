@@ -1209,7 +1209,7 @@ class _Pack:
         self.add(f'<ellipse cx="200" cy="282" rx="62" ry="38" fill="{_light(self.color, 0.6)}" stroke="#ffffff" stroke-width="3"/>')
         self.contents(200, 284, 44, 22, 7, 14)
         self.label(200, 172, 168, 96)
-        self.add(f'<path d="M128,96 C122,170 122,260 128,330" stroke="#ffffff" stroke-width="7" opacity="0.25" stroke-linecap="round" fill="none"/>')
+        self.add('<path d="M128,96 C122,170 122,260 128,330" stroke="#ffffff" stroke-width="7" opacity="0.25" stroke-linecap="round" fill="none"/>')
 
     def box(self) -> None:
         c = self.pack_color
@@ -1237,7 +1237,7 @@ class _Pack:
         for x in range(180, 224, 6):
             self.add(f'<path d="M{x},34 V60" stroke="{_dark(c, 0.45)}" stroke-width="1" opacity="0.5"/>')
         self.label(200, 248, 116, 118, rx=6)
-        self.add(f'<path d="M152,176 V328" stroke="#ffffff" stroke-width="8" stroke-linecap="round" opacity="0.35"/>')
+        self.add('<path d="M152,176 V328" stroke="#ffffff" stroke-width="8" stroke-linecap="round" opacity="0.35"/>')
 
     def jar(self) -> None:
         c = self.color
@@ -1252,7 +1252,7 @@ class _Pack:
         for x in range(126, 278, 7):
             self.add(f'<path d="M{x},66 V102" stroke="{_dark(lid_c, 0.4)}" stroke-width="1.2" opacity="0.45"/>')
         self.label(200, 232, 150, 104)
-        self.add(f'<path d="M128,120 V322" stroke="#ffffff" stroke-width="9" stroke-linecap="round" opacity="0.3"/>')
+        self.add('<path d="M128,120 V322" stroke="#ffffff" stroke-width="9" stroke-linecap="round" opacity="0.3"/>')
 
     def can(self) -> None:
         c = self.pack_color
@@ -1279,8 +1279,8 @@ class _Pack:
         self.contents(200, 240, 90, 55, 9, 28)
         # the film
         self.add(
-            f'<path d="M84,166 L316,166 L300,320 H100 Z" fill="#ffffff" opacity="0.16"/>'
-            f'<path d="M110,180 L170,300" stroke="#ffffff" stroke-width="6" opacity="0.35" stroke-linecap="round"/>'
+            '<path d="M84,166 L316,166 L300,320 H100 Z" fill="#ffffff" opacity="0.16"/>'
+            '<path d="M110,180 L170,300" stroke="#ffffff" stroke-width="6" opacity="0.35" stroke-linecap="round"/>'
         )
         self.label(268, 112, 180, 86, rx=8)
 

@@ -13,7 +13,7 @@ from .catalog_client import CatalogUnavailable, UnknownStore
 from .runtime import sdk_and_styles
 from .services import get_services
 from .texts import Texts
-from .views import Page
+from .views import Page, personal, stores_of
 from .visitor import Visitor, persist, valid_identifier, visitor_from
 
 bp = Blueprint("cart", __name__, url_prefix="/cart")
@@ -145,14 +145,7 @@ def page() -> Response:
               "total": (products[pid].price * q) if pid in products and products[pid].price is not None else None}
              for pid, q in quantities.items()]
     total = sum((line["total"] for line in lines if line["total"] is not None), Decimal("0"))
-    try:
-        stores = stores_future.result(timeout=current_app.config["COREAPI_READ_TIMEOUT"] + 1)
-    except (CatalogUnavailable, TimeoutError):
-        stores = []
-    page_ = Page(visitor=visitor, stores=stores, styles_html=styles, scripts_html=sdk,
+    page_ = Page(visitor=visitor, stores=stores_of(stores_future), styles_html=styles, scripts_html=sdk,
                  analytics_path="/cart")
-    response = make_response(render_template("cart.html", page=page_, t=t, lines=lines, total=total,
-                                             catalog_down=catalog_down))
-    response.headers["Cache-Control"] = "private, no-store"
-    persist(visitor, response, secure=current_app.config["COOKIE_SECURE"])
-    return response
+    return personal(make_response(render_template("cart.html", page=page_, t=t, lines=lines, total=total,
+                                                  catalog_down=catalog_down)), visitor)

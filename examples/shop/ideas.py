@@ -14,8 +14,8 @@ from .catalog_client import CatalogUnavailable, RecipeSummary, UnknownStore
 from .runtime import module_tags, sdk_and_styles
 from .services import get_services
 from .texts import Texts
-from .views import Page
-from .visitor import Visitor, persist, valid_identifier, visitor_from
+from .views import Page, personal, stores_of
+from .visitor import Visitor, valid_identifier, visitor_from
 
 log = logging.getLogger(__name__)
 
@@ -41,17 +41,8 @@ def _stores(visitor: Visitor, request_id: str) -> Future:
 
 
 def _render(template: str, visitor: Visitor, page: Page, **values: object) -> Response:
-    response = make_response(render_template(template, page=page, t=Texts(visitor.language), **values))
-    response.headers["Cache-Control"] = "private, no-store"
-    persist(visitor, response, secure=current_app.config["COOKIE_SECURE"])
-    return response
-
-
-def _store_list(future: Future) -> list:
-    try:
-        return future.result(timeout=current_app.config["COREAPI_READ_TIMEOUT"] + 1)
-    except (CatalogUnavailable, TimeoutError):
-        return []
+    return personal(make_response(render_template(template, page=page, t=Texts(visitor.language), **values)),
+                    visitor)
 
 
 @bp.get("/idees")
@@ -73,7 +64,7 @@ def _runtime_page(template: str, *, analytics_path: str, scripts: Callable[[str]
     request_id = uuid.uuid4().hex
     stores = _stores(visitor, request_id)
     sdk, styles = sdk_and_styles(services.prerender, services.pool, visitor, request_id=request_id)
-    page = Page(visitor=visitor, stores=_store_list(stores), styles_html=styles, scripts_html=scripts(sdk),
+    page = Page(visitor=visitor, stores=stores_of(stores), styles_html=styles, scripts_html=scripts(sdk),
                 analytics_path=analytics_path)
     return _render(template, visitor, page, recipes=_recipes(visitor, request_id))
 
@@ -87,7 +78,4 @@ def injection_card() -> Response:
     visitor = visitor_from(request)
     html = get_services().prerender.recipe_card_of(visitor, recipe_id, store_id=visitor.store_id,
                                                    display_variant=2, request_id=uuid.uuid4().hex)
-    response = Response(html, mimetype="text/html")
-    response.headers["Cache-Control"] = "private, no-store"
-    persist(visitor, response, secure=current_app.config["COOKIE_SECURE"])
-    return response
+    return personal(Response(html, mimetype="text/html"), visitor)

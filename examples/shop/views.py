@@ -66,13 +66,18 @@ def shelf() -> Response:
     except CatalogUnavailable:
         stores_future.cancel()
         return _catalog_unavailable(visitor, t)
-    stores = _stores(stores_future)
+    stores = stores_of(stores_future)
 
     fragments = fetch_shelf_fragments(prerender, pool, visitor, products, request_id=request_id,
                                       budget=current_app.config["PRERENDER_PAGE_BUDGET"])
     items = assemble(products, fragments.singles, fragments.band)
     page = Page(visitor=visitor, stores=stores, styles_html=fragments.styles_html, analytics_path="/")
-    response = make_response(render_template("shelf.html", page=page, t=t, items=items, products=products))
+    return personal(make_response(render_template("shelf.html", page=page, t=t, items=items, products=products)),
+                    visitor)
+
+
+def personal(response: Response, visitor: Visitor) -> Response:
+    """A page made for this visitor: never cached, and its cookies (identity, store, session) kept."""
     response.headers["Cache-Control"] = "private, no-store"
     persist(visitor, response, secure=current_app.config["COOKIE_SECURE"])
     return response
@@ -92,7 +97,8 @@ def _products(catalog: CatalogClient, visitor: Visitor, request_id: str) -> tupl
                                          request_id=request_id)
 
 
-def _stores(future: Future) -> list[Store]:
+def stores_of(future: Future) -> list[Store]:
+    """The stores of the picker, or none when the catalog is late or down (the page goes on)."""
     try:
         return future.result(timeout=current_app.config["COREAPI_READ_TIMEOUT"] + 1)
     except (CatalogUnavailable, TimeoutError):
