@@ -251,3 +251,16 @@ def test_the_basket_built_logged_out_joins_the_user_at_login(page: Page, context
                           headers={"authorization": f"user_id {user}", "language-id": "fr", "session-id": "check",
                                    "supplier-token": "demo-retailer-token"}).json()
     assert recipe_id in [entry["recipe_id"] for entry in basket["recipes"]]
+
+
+def test_replace_choices_stay_closed_until_asked(page: Page, context: BrowserContext, shop_url: str):
+    visit(context, page, shop_url)
+    hydrated_cards(page).first.locator(".svc-recipe-card-cta").click()
+    dialog = page.get_by_role("dialog")
+    row = dialog.locator("[data-panel=shopping] .svc-recipe-details__ingredient:has([data-action=replace])").first
+    choices = row.locator(".svc-recipe-details__alternatives")
+    expect(choices).to_be_hidden()
+    row.locator("[data-action=replace]").click()
+    expect(choices).to_be_visible()
+    dialog.locator(".svc-recipe-details__add-all").click()
+    expect(dialog.locator("[data-panel=shopping] .svc-recipe-details__alternatives:visible")).to_have_count(1)
