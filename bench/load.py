@@ -19,6 +19,7 @@ class Call:
     method: str = "GET"
     body: bytes | None = None
     need_body: bool = False  # a 200 with an empty body is a failure (cards: empty means upstream failure)
+    headers: tuple[tuple[str, str], ...] = ()  # replace or add to HEADERS
 
 
 @dataclass
@@ -50,7 +51,7 @@ def one(base_url: str, call: Call, conn: http.client.HTTPConnection | None = Non
     if conn is None:
         parts = urllib.parse.urlsplit(base_url)
         conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=timeout)
-    headers = dict(HEADERS)
+    headers = {**HEADERS, **dict(call.headers)}
     if call.body is not None:
         headers["Content-Type"] = "application/json"
     start = time.perf_counter()

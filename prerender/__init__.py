@@ -15,6 +15,7 @@ from .config import load_config
 from .context import register_request_id
 from .errors import register_errorhandlers
 from .extensions import cache, cors
+from .fragments import init_fragments
 from .gateway import init_gateway
 from .http_caching import register_http_caching
 from .i18n import init_i18n
@@ -50,6 +51,7 @@ def register_extensions(app: Flask) -> None:
     init_gateway(app)
     init_assets(app)
     init_i18n(app)
+    init_fragments(app)
 
 
 def register_blueprints(app: Flask) -> None:

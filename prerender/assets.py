@@ -34,11 +34,11 @@ class AssetManifest:
             digest.update((root / name).read_bytes())
         self.build_id = digest.hexdigest()[:12]
 
-    def url(self, name: str) -> str:
+    def url(self, name: str, *, base: str | None = None) -> str:
         """The absolute URL of a static file; a name not in the tree is a programming error."""
         if name not in self.files:
             raise KeyError(f"no static file {name!r}")
-        base = self.static_url or request.host_url.rstrip("/")
+        base = base or self.static_url or request.host_url.rstrip("/")
         return f"{base}/static/{self.build_id}/{name}"
 
     def module_urls(self, names: Iterable[str]) -> list[str]:
@@ -50,7 +50,8 @@ class AssetManifest:
         if self.static_url and self.static_url != self.api_url:
             params["api"] = self.api_url or request.host_url.rstrip("/")
         query = f"?{urlencode(params)}" if params else ""
-        return [self.url(name) + query for name in names]
+        base = self.static_url or request.host_url.rstrip("/")
+        return [self.url(name, base=base) + query for name in names]
 
 
 def init_assets(app: Flask) -> None:

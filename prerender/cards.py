@@ -16,6 +16,7 @@ from flask import current_app, render_template
 
 from .assets import get_assets
 from .context import RequestContext
+from .fragments import get_fragments
 from .gateway import Recipe, SuggestionContext, UpstreamError, get_gateway
 from .i18n import Translator, translator
 from .variants import BADGE_VARIANTS, rendered_variant
@@ -134,10 +135,15 @@ def translator_for(ctx: RequestContext) -> Translator:
 
 
 def render_card(card: RecipeCardView, t: Translator) -> str:
-    """The HTML fragment of one card, ending with the module scripts that upgrade it."""
-    return render_template("recipe_card/fragment.html", card=card, t=t,
-                           prefix=current_app.config["ELEMENT_PREFIX"],
-                           module_urls=get_assets().module_urls(CARD_MODULES))
+    """The HTML fragment of one card, ending with the module scripts that upgrade it (memoized: the
+    fragment depends on nothing but these values and the app's fixed prefix, see fragments.py)."""
+    module_urls = tuple(get_assets().module_urls(CARD_MODULES))
+    # Translators live as long as the app (i18n.TextCatalog), so their identity names their texts. The
+    # price's text is in the key too: Decimal("2.5") == Decimal("2.50"), but they would not print the same.
+    return get_fragments().get_or_render(
+        ("recipe-card", card, str(card.price_per_guest), id(t), module_urls),
+        lambda: render_template("recipe_card/fragment.html", card=card, t=t,
+                                prefix=current_app.config["ELEMENT_PREFIX"], module_urls=module_urls))
 
 
 def render_cards(recipes: Mapping[str, Recipe | None], options: CardOptions,

@@ -11,6 +11,11 @@ from typing import Any
 from flask import Flask
 
 
+# flask-caching backends every worker and node of a deployment reads and writes alike.
+SHARED_CACHE_TYPES = frozenset({"RedisCache", "RedisClusterCache", "RedisSentinelCache", "FileSystemCache",
+                                "MemcachedCache", "SASLMemcachedCache"})
+
+
 class DefaultConfig:
     """The defaults: one machine, no Redis, the reference upstream on loopback."""
 
@@ -36,8 +41,17 @@ class DefaultConfig:
     CACHE_KEY_PREFIX = "prerender:"
     SUPPLIER_CACHE_SECONDS = 60
     RECIPE_CACHE_SECONDS = 60
+    # A user's like states. Our like/unlike routes update the cached state, so this only bounds how long
+    # a change made outside this service (the retailer's app calling the upstream) takes to show. None:
+    # 30 with a cache shared by every worker (Redis), 0 (never cached) with a per-process cache, where a
+    # like made through one worker could not update another's copy (docs/decisions.md, caching).
+    LIKES_CACHE_SECONDS: int | None = None
+    SHARED_LIKES_CACHE_SECONDS = 30
     # While the upstream fails, cards use the last good recipes and suggestions up to this old.
     STALE_IF_ERROR_SECONDS = 24 * 3600
+
+    # Rendered card fragments kept per worker process, keyed by their whole view model (prerender/fragments.py).
+    FRAGMENT_MEMO_SIZE = 2048
 
     # Public addresses. None: derived from the request (scheme + host).
     PUBLIC_URL: str | None = None
@@ -69,3 +83,6 @@ def load_config(app: Flask, test_config: Mapping[str, Any] | None) -> None:
         app.config.from_mapping(test_config)
     if app.config["CACHE_REDIS_URL"] and app.config["CACHE_TYPE"] == DefaultConfig.CACHE_TYPE:
         app.config["CACHE_TYPE"] = "RedisCache"
+    if app.config["LIKES_CACHE_SECONDS"] is None:
+        shared = app.config["CACHE_TYPE"] in SHARED_CACHE_TYPES
+        app.config["LIKES_CACHE_SECONDS"] = DefaultConfig.SHARED_LIKES_CACHE_SECONDS if shared else 0

@@ -70,7 +70,10 @@ def apply_cache_policy(response: Response) -> Response:
         response.cache_control.max_age = 0
         response.cache_control.must_revalidate = True
     response.add_etag()
-    return response.make_conditional(request)
+    # Only a conditional request can turn into a 304 (this service serves no byte ranges).
+    if "If-None-Match" in request.headers or "If-Modified-Since" in request.headers:
+        return response.make_conditional(request)
+    return response
 
 
 def register_http_caching(app: Flask) -> None:

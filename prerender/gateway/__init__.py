@@ -28,6 +28,7 @@ def init_gateway(app: Flask) -> None:
     app.extensions[EXTENSION_KEY] = UpstreamGateway(http=http, cache=ReadCache(cache=cache),
                                                     supplier_ttl=int(config["SUPPLIER_CACHE_SECONDS"]),
                                                     recipe_ttl=int(config["RECIPE_CACHE_SECONDS"]),
+                                                    likes_ttl=int(config["LIKES_CACHE_SECONDS"]),
                                                     stale_ttl=int(config["STALE_IF_ERROR_SECONDS"]))
 
 

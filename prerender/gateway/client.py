@@ -64,11 +64,14 @@ class UpstreamGateway:
     """Domain calls to the upstream, with read caching."""
 
     def __init__(self, *, http: UpstreamHttp, cache: ReadCache, supplier_ttl: int, recipe_ttl: int,
-                 stale_ttl: int) -> None:
+                 likes_ttl: int, stale_ttl: int) -> None:
         self.http = http
         self.cache = cache
         self.supplier_ttl = supplier_ttl
         self.recipe_ttl = recipe_ttl
+        # Like states are the user's: cached per (supplier, user, recipe) when likes_ttl > 0, updated by our
+        # own like and unlike calls, and re-read after likes_ttl seconds for changes made elsewhere.
+        self.likes_ttl = likes_ttl
         # How long the last good answers are kept to serve while the upstream fails (stale-if-error).
         self.stale_ttl = stale_ttl
 
@@ -195,18 +198,40 @@ class UpstreamGateway:
     # --- likes -----------------------------------------------------------------------------------
 
     def liked_recipe_ids(self, identity: CallerIdentity, recipe_ids: Iterable[str]) -> set[str]:
-        """Which of these recipes the connected user likes (one call, never cached: it is the user's)."""
+        """Which of these recipes the connected user likes: cached states, then one call for the rest."""
         ids = list(dict.fromkeys(recipe_ids))[:BATCH_LIMIT]
-        if not ids:
-            return set()
-        payload = self.http.request("GET", f"{API}/likes", name="likes", params={"recipe_ids": ",".join(ids)},
-                                    headers=identity.headers(), idempotent=True)
-        return {str(rid) for rid in data_list(payload, "likes")}
+        keys = {rid: self.like_key(identity, rid) for rid in ids} if self.likes_ttl > 0 else {}
+        liked: set[str] = set()
+        missing: list[str] = []
+        for rid, cached in zip(ids, self.cache.get_many(*keys.values()) if keys else [None] * len(ids)):
+            if cached is None:
+                missing.append(rid)
+            elif cached[0]:
+                liked.add(rid)
+        if missing:
+            payload = self.http.request("GET", f"{API}/likes", name="likes", params={"recipe_ids": ",".join(missing)},
+                                        headers=identity.headers(), idempotent=True)
+            answered = {str(rid) for rid in data_list(payload, "likes")} & set(missing)
+            if keys:
+                self.cache.set_many({keys[rid]: (rid in answered,) for rid in missing}, timeout=self.likes_ttl)
+            liked |= answered
+        return liked
 
     def like(self, identity: CallerIdentity, recipe_id: str, *, liked: bool) -> None:
-        """Like or unlike a recipe for the connected user (idempotent both ways)."""
-        self.http.request("PUT" if liked else "DELETE", f"{API}/likes/{segment(recipe_id)}", name="like",
-                          headers=identity.headers(), idempotent=True, expect_body=False)
+        """Like or unlike a recipe for the connected user (idempotent both ways); a cached state follows.
+
+        When the call fails, the upstream may or may not have applied it: the cached state is dropped so
+        the next card asks the upstream."""
+        key = self.like_key(identity, recipe_id)
+        try:
+            self.http.request("PUT" if liked else "DELETE", f"{API}/likes/{segment(recipe_id)}", name="like",
+                              headers=identity.headers(), idempotent=True, expect_body=False)
+        except UpstreamError:
+            if self.likes_ttl > 0:
+                self.cache.delete(key)
+            raise
+        if self.likes_ttl > 0:
+            self.cache.set(key, (liked,), timeout=self.likes_ttl)
 
     # --- baskets (never cached: they are the user's) --------------------------------------------
 
@@ -260,6 +285,11 @@ class UpstreamGateway:
             raise error
         log.warning("upstream failed, serving the last good recipes: %s", error)
         return {rid: value[0] for rid, value in stale.items() if value and value[0] is not None}
+
+    @staticmethod
+    def like_key(identity: CallerIdentity, recipe_id: str) -> str:
+        """Per supplier (likes are kept per supplier), user and recipe; hashed, so no user id in clear."""
+        return cache_key("like", identity.supplier_id, identity.authorization, recipe_id)
 
     @staticmethod
     def recipe_key(identity: CallerIdentity, recipe_id: str, store_id: str | None,

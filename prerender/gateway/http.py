@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Mapping
@@ -32,6 +33,10 @@ class UpstreamHttp:
         self.retries = retries
         self.pool_size = pool_size
         self.breaker = breaker
+        # Proxy settings (HTTP_PROXY, NO_PROXY...) are read once: requests would read the environment
+        # again on every call, which costs more than a loopback round trip.
+        self.proxies = requests.utils.get_environ_proxies(self.base_url)
+        self.verify: str | bool = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE") or True
         self._local = threading.local()
 
     @property
@@ -39,6 +44,9 @@ class UpstreamHttp:
         session = getattr(self._local, "session", None)
         if session is None:
             session = requests.Session()
+            session.trust_env = False
+            session.proxies.update(self.proxies)
+            session.verify = self.verify
             adapter = HTTPAdapter(pool_connections=1, pool_maxsize=self.pool_size, max_retries=0)
             session.mount("http://", adapter)
             session.mount("https://", adapter)

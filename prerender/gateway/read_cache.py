@@ -62,5 +62,11 @@ class ReadCache:
         except Exception as error:  # noqa: BLE001
             log.error("cache write failed, skipped: %r", error)
 
+    def delete(self, key: str) -> None:
+        try:
+            self.cache.delete(key)
+        except Exception as error:  # noqa: BLE001
+            log.error("cache delete failed, the entry expires on its own: %r", error)
+
     def clear(self) -> None:
         self.cache.clear()

@@ -109,19 +109,26 @@ class MultipleBodyV2(_MultipleBodyMixin, MultipleQueryV2):
     pass
 
 
+# One instance per schema, shared by every request (as the other routes' `use_args(Schema())` do):
+# building a marshmallow schema deep-copies its fields, which cost more than parsing a query.
+CARD_QUERIES: dict[str, Schema] = {"v1": CardQueryV1(), "v2": CardQueryV2()}
+MULTIPLE_QUERIES: dict[str, Schema] = {"v1": MultipleQueryV1(), "v2": MultipleQueryV2()}
+MULTIPLE_BODIES: dict[str, Schema] = {"v1": MultipleBodyV1(), "v2": MultipleBodyV2()}
+
+
 def card_query(_request: Request) -> Schema:
     """The single card's query schema for the request's API version."""
-    return {"v1": CardQueryV1, "v2": CardQueryV2}[current_context().api_version]()
+    return CARD_QUERIES[current_context().api_version]
 
 
 def multiple_query(_request: Request) -> Schema:
     """The multiple route's query schema for the request's API version."""
-    return {"v1": MultipleQueryV1, "v2": MultipleQueryV2}[current_context().api_version]()
+    return MULTIPLE_QUERIES[current_context().api_version]
 
 
 def multiple_body(_request: Request) -> Schema:
     """The multiple route's body schema for the request's API version."""
-    return {"v1": MultipleBodyV1, "v2": MultipleBodyV2}[current_context().api_version]()
+    return MULTIPLE_BODIES[current_context().api_version]
 
 
 MULTIPLE_OPTION_DEFAULTS: dict[str, Any] = {"store_id": None, "display_variant": 1, "orientation": "vertical",

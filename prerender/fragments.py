@@ -1,0 +1,59 @@
+"""A per-process memo of rendered fragments, keyed by everything a fragment is rendered from.
+
+A card's HTML is a pure function of its view model (`cards.RecipeCardView`, which already holds the recipe
+data, the options and the user's like state), its texts and its script URLs. Keying on those values, not on
+the request, makes the memo correct by construction: a changed price, title or heart is a new key, never a
+stale hit. It saves the template rendering (most of a cached card's time); old keys fall out of the LRU.
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+
+from flask import Flask, current_app
+
+from .metrics import FRAGMENT_MEMO_LOOKUPS
+
+EXTENSION_KEY = "prerender.fragments"
+
+
+class FragmentMemo:
+    """A thread-safe LRU of rendered fragments (gthread workers share one per process)."""
+
+    def __init__(self, *, size: int) -> None:
+        self.size = size
+        self._fragments: OrderedDict[Hashable, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get_or_render(self, key: Hashable, render: Callable[[], str]) -> str:
+        """The fragment of `key`, rendered (outside the lock) on a miss."""
+        with self._lock:
+            html = self._fragments.get(key)
+            if html is not None:
+                self._fragments.move_to_end(key)
+        if html is not None:
+            FRAGMENT_MEMO_LOOKUPS.labels("hit").inc()
+            return html
+        FRAGMENT_MEMO_LOOKUPS.labels("miss").inc()
+        html = render()
+        if self.size > 0:
+            with self._lock:
+                self._fragments[key] = html
+                self._fragments.move_to_end(key)
+                while len(self._fragments) > self.size:
+                    self._fragments.popitem(last=False)
+        return html
+
+    def __len__(self) -> int:
+        return len(self._fragments)
+
+
+def init_fragments(app: Flask) -> None:
+    """One memo per application (called by the factory); FRAGMENT_MEMO_SIZE 0 turns it off."""
+    app.extensions[EXTENSION_KEY] = FragmentMemo(size=int(app.config["FRAGMENT_MEMO_SIZE"]))
+
+
+def get_fragments() -> FragmentMemo:
+    """The fragment memo of the current app."""
+    return current_app.extensions[EXTENSION_KEY]

@@ -1,0 +1,27 @@
+"""The rendered-fragment memo gives exactly the HTML a fresh rendering gives."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from prerender import create_app
+
+from .conftest import get_card, headers
+
+
+@pytest.mark.parametrize("query", [
+    {"recipe_id": "1", "store_id": "1001"},
+    {"recipe_id": "2", "store_id": "1001", "serves": "6", "display_variant": "2"},
+    {"recipe_id": "3", "orientation": "horizontal"},
+    {"surrounding_products_ids": json.dumps(["100001", "100002"]), "store_id": "1001"},
+])
+@pytest.mark.parametrize("hdrs", [headers(), headers(user=None), headers(token="demo-nopers-token"),
+                                  headers(language="en")], ids=["user", "anonymous", "nopers", "english"])
+def test_memoized_cards_equal_fresh_ones(app_config, query, hdrs):
+    memoized, fresh = create_app(app_config), create_app({**app_config, "FRAGMENT_MEMO_SIZE": 0})
+    first = get_card(memoized.test_client(), hdrs=hdrs, **query).get_data(as_text=True)
+    again = get_card(memoized.test_client(), hdrs=hdrs, **query).get_data(as_text=True)
+    assert first and first == again == get_card(fresh.test_client(), hdrs=hdrs, **query).get_data(as_text=True)
+    assert len(memoized.extensions["prerender.fragments"]) == 1
+    assert len(fresh.extensions["prerender.fragments"]) == 0
