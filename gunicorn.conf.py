@@ -13,6 +13,11 @@ graceful_timeout = 10
 keepalive = 5
 max_requests = 2000
 max_requests_jitter = 200
+# Roomier than prerender's own URL and header limits (prerender/config.py), which answer a problem+json
+# naming what is too large; these only stop absurd requests before Python reads them.
+limit_request_line = 8190
+limit_request_fields = 200
+limit_request_field_size = 16380
 # Each app logs its own requests (prerender: one JSON line with the request id); set GUNICORN_ACCESS_LOG=-
 # to add gunicorn's own access lines.
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG")

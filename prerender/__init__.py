@@ -19,6 +19,7 @@ from .fragments import init_fragments
 from .gateway import init_gateway
 from .http_caching import register_http_caching
 from .i18n import init_i18n
+from .request_limits import register_request_limits
 from .request_log import configure_logging, register_request_log
 from .versions import register_versions
 
@@ -58,6 +59,7 @@ def register_blueprints(app: Flask) -> None:
     """The versioned API (see prerender/versions.py for which route is in which version), assets, health,
     metrics, and the OpenAPI document of them all."""
     register_request_id(app)
+    register_request_limits(app)
     register_request_log(app)
     register_http_caching(app)
     register_versions(app)

@@ -66,6 +66,13 @@ class DefaultConfig:
 
     # Largest request body accepted (413 beyond). Other limits are in prerender/schemas/limits.py.
     MAX_CONTENT_LENGTH = 64 * 1024
+    # URL and header sizes (414 and 431 beyond; prerender/request_limits.py). Kept under gunicorn's own
+    # limits (gunicorn.conf.py) so clients get a problem+json. Fragments are called server to server with a
+    # handful of short headers; the browser SDK's calls may carry a page's cookies, hence room for those.
+    MAX_URL_BYTES = 4096
+    MAX_HEADER_FIELD_BYTES = 8192
+    MAX_HEADER_FIELDS = 100
+    MAX_HEADER_BYTES = 32 * 1024
 
     # Extra folder of `<lang>-<retailer>.json` text overrides (default: instance/i18n).
     I18N_OVERRIDES_DIR: str | None = None

@@ -371,6 +371,8 @@ class _Builder:
         if body_types:
             all_responses["413"] = problem("The body is larger than the limit (64 KiB).")
             all_responses["415"] = problem("The body's Content-Type is not accepted.")
+        all_responses["414"] = problem("The URL is longer than the limit (prerender/request_limits.py).")
+        all_responses["431"] = problem("A header, the number of headers or their total size is over the limit.")
         all_responses["500"] = problem("The service failed to answer this request.")
         result: dict[str, Any] = {"operationId": operation_id, "tags": [version or "service"],
                                   "responses": dict(sorted(all_responses.items()))}
