@@ -48,7 +48,11 @@ def register_extensions(app: Flask) -> None:
     cache.init_app(app)
     cors.init_app(app, origins=[LOCAL_ORIGINS, *app.config["CORS_ALLOWED_ORIGINS"]],
                   allow_headers=REQUEST_HEADERS, expose_headers=["X-Request-Id"],
-                  methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], max_age=600)
+                  methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], max_age=600,
+                  # No CORS headers on a request without Origin (it is not a CORS request, and they would
+                  # name a customer's origin). Vary: Origin is added by http_caching.vary_on_origin, to every
+                  # answer and in one line.
+                  always_send=False, vary_header=False)
     init_gateway(app)
     init_assets(app)
     init_i18n(app)

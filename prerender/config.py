@@ -27,6 +27,9 @@ class DefaultConfig:
     # Extra attempts for idempotent calls after a connection error or a 502/503/504.
     UPSTREAM_RETRIES = 1
     UPSTREAM_POOL_SIZE = 16
+    # Threads per worker process for upstream calls made alongside a request's own (a card's like states
+    # load while its recipes do).
+    UPSTREAM_CONCURRENT_CALLS = 8
     # Circuit breaker: this many failed calls in a row stop calls for UPSTREAM_BREAKER_COOLDOWN seconds.
     UPSTREAM_BREAKER_THRESHOLD = 5
     UPSTREAM_BREAKER_COOLDOWN = 10.0
@@ -68,8 +71,8 @@ class DefaultConfig:
     MAX_CONTENT_LENGTH = 64 * 1024
     # URL and header sizes (414 and 431 beyond; prerender/request_limits.py). Kept under gunicorn's own
     # limits (gunicorn.conf.py) so clients get a problem+json. Fragments are called server to server with a
-    # handful of short headers; the browser SDK's calls may carry a page's cookies, hence room for those.
-    MAX_URL_BYTES = 4096
+    # handful of short headers (the longest valid card query, every id escaped, is about 6 KiB); the browser SDK's calls may carry a page's cookies, hence room for those.
+    MAX_URL_BYTES = 8000
     MAX_HEADER_FIELD_BYTES = 8192
     MAX_HEADER_FIELDS = 100
     MAX_HEADER_BYTES = 32 * 1024

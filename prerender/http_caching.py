@@ -76,6 +76,16 @@ def apply_cache_policy(response: Response) -> Response:
     return response
 
 
+def vary_on_origin(response: Response) -> Response:
+    """after_request: whether CORS headers are sent depends on the Origin, allowed or not (even absent), so
+    every answer varies on it, in the same Vary line as the others (caches before nginx 1.23 read only the
+    last line). Static files, open to every origin with `*`, do not."""
+    if response.headers.get("Access-Control-Allow-Origin") != "*":
+        response.vary.add("Origin")
+    return response
+
+
 def register_http_caching(app: Flask) -> None:
-    """Attach the policy hook to the app."""
+    """Attach the policy and Vary hooks to the app."""
     app.after_request(apply_cache_policy)
+    app.after_request(vary_on_origin)

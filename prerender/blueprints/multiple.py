@@ -6,7 +6,7 @@ import logging
 from flask import Blueprint, Response, jsonify, request
 from werkzeug.exceptions import UnsupportedMediaType
 
-from ..cards import CardOptions, render_cards, suggested_recipes
+from ..cards import CardOptions, suggested_cards
 from ..context import current_context
 from ..errors import ValidationProblem
 from ..gateway import SuggestionContext, UnknownStore, UpstreamError
@@ -30,9 +30,7 @@ def post_multiple() -> Response:
     contexts = [SuggestionContext(key=str(c["position"]), surrounding_product_ids=tuple(c["productIds"]))
                 for c in body["contexts"]]
     try:
-        recipes = suggested_recipes(ctx, contexts, options, category_id=body["categoryId"],
-                                    keyword=body["keyword"])
-        html = render_cards(recipes, options, ctx)
+        html = suggested_cards(ctx, contexts, options, category_id=body["categoryId"], keyword=body["keyword"])
     except UnknownStore as error:
         raise ValidationProblem({sources["store_id"]: {"store_id": ["Unknown store."]}}) from error
     except UpstreamError as error:

@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Blueprint, Response
 
-from ..cards import CardOptions, fixed_recipe, render_cards, suggested_recipes
+from ..cards import CardOptions, fixed_card, suggested_cards
 from ..context import current_context
 from ..errors import ValidationProblem
 from ..gateway import SuggestionContext, UnknownStore, UpstreamError
@@ -32,15 +32,15 @@ def get_card(args: dict[str, Any]) -> Response:
     set_policy(PUBLIC if fixed and ctx.supplier is not None and not ctx.supplier.personalization else PRIVATE)
     try:
         if fixed:
-            recipe = fixed_recipe(ctx, args["recipe_id"], options)
+            html = fixed_card(ctx, args["recipe_id"], options)
         else:
             context = SuggestionContext(key="card", surrounding_product_ids=tuple(args["surrounding_products_ids"]),
                                         current_product_ids=tuple(args["current_products_ids"]))
-            recipe = suggested_recipes(ctx, [context], options)["card"]
-        html = render_cards({"card": recipe}, options, ctx)["card"]
+            html = suggested_cards(ctx, [context], options)["card"]
     except UnknownStore as error:
         raise ValidationProblem({"query": {"store_id": ["Unknown store."]}}) from error
     except UpstreamError as error:
         log.error("recipe card rendered empty, request %s: %s", ctx.request_id, error)
+        set_policy(PRIVATE)  # an outage's empty card must not be shared by caches as the answer
         html = ""
     return Response(html, mimetype="text/html")

@@ -1,6 +1,8 @@
 """The upstream gateway (DESIGN section 5): sessions, timeouts, retries, typed errors, read caching."""
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 from flask import Flask, current_app
 
 from ..extensions import cache
@@ -25,7 +27,10 @@ def init_gateway(app: Flask) -> None:
                         pool_size=int(config["UPSTREAM_POOL_SIZE"]),
                         breaker=CircuitBreaker(threshold=int(config["UPSTREAM_BREAKER_THRESHOLD"]),
                                                cooldown=float(config["UPSTREAM_BREAKER_COOLDOWN"])))
-    app.extensions[EXTENSION_KEY] = UpstreamGateway(http=http, cache=ReadCache(cache=cache),
+    # Threads start on first use, in each gunicorn worker (never before the fork).
+    pool = ThreadPoolExecutor(max_workers=int(config["UPSTREAM_CONCURRENT_CALLS"]),
+                              thread_name_prefix="prerender-upstream")
+    app.extensions[EXTENSION_KEY] = UpstreamGateway(http=http, cache=ReadCache(cache=cache), pool=pool,
                                                     supplier_ttl=int(config["SUPPLIER_CACHE_SECONDS"]),
                                                     recipe_ttl=int(config["RECIPE_CACHE_SECONDS"]),
                                                     likes_ttl=int(config["LIKES_CACHE_SECONDS"]),

@@ -6,9 +6,10 @@ language); writes never are. Failures surface as the typed errors of `errors.py`
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 from .read_cache import ReadCache, cache_key
@@ -17,6 +18,8 @@ from .http import UpstreamHttp
 from .models import Recipe, Supplier, data_list, parse_recipe, parse_supplier
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 API = "/api/v1"
 BATCH_LIMIT = 100
@@ -63,10 +66,12 @@ class SuggestionContext:
 class UpstreamGateway:
     """Domain calls to the upstream, with read caching."""
 
-    def __init__(self, *, http: UpstreamHttp, cache: ReadCache, supplier_ttl: int, recipe_ttl: int,
-                 likes_ttl: int, stale_ttl: int) -> None:
+    def __init__(self, *, http: UpstreamHttp, cache: ReadCache, pool: Executor, supplier_ttl: int,
+                 recipe_ttl: int, likes_ttl: int, stale_ttl: int) -> None:
         self.http = http
         self.cache = cache
+        # Runs a call concurrently with the request thread's next one (`start`).
+        self.pool = pool
         self.supplier_ttl = supplier_ttl
         self.recipe_ttl = recipe_ttl
         # Like states are the user's: cached per (supplier, user, recipe) when likes_ttl > 0, updated by our
@@ -74,6 +79,10 @@ class UpstreamGateway:
         self.likes_ttl = likes_ttl
         # How long the last good answers are kept to serve while the upstream fails (stale-if-error).
         self.stale_ttl = stale_ttl
+
+    def start(self, call: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        """Run one of this gateway's calls on its pool; the caller goes on and collects the result later."""
+        return self.pool.submit(call, *args, **kwargs)
 
     def ping(self) -> None:
         """The upstream's health check (raises an UpstreamError when it does not answer 200)."""

@@ -6,6 +6,7 @@ from dataclasses import replace
 import pytest
 from flask import g
 
+from prerender import create_app
 from prerender.gateway import Supplier
 
 from prerender.context import load_request_context
@@ -118,7 +119,6 @@ def test_cors_allows_every_localhost_origin_and_nothing_else(client, origin, all
 
 
 def test_configured_cors_origin(app_config):
-    from prerender import create_app
     app = create_app({**app_config, "CORS_ALLOWED_ORIGINS": ["https://shop.example"]})
     response = app.test_client().get("/v1/styles/base", headers={**HEADERS, "Origin": "https://shop.example"})
     assert response.headers.get("Access-Control-Allow-Origin") == "https://shop.example"
@@ -139,3 +139,17 @@ def test_guard_is_the_one_shared_function(app):
 def test_healthz_needs_no_headers_and_no_upstream(client):
     response = client.get("/healthz")
     assert response.status_code == 200 and response.get_json() == {"status": "ok"}
+
+
+def test_no_cors_headers_without_an_origin(app_config):
+    """A request without Origin is not a CORS request: nothing names the configured origins."""
+    app = create_app({**app_config, "CORS_ALLOWED_ORIGINS": ["https://shop.example"]})
+    response = app.test_client().get("/v1/styles/base", headers=HEADERS)
+    assert not [name for name in response.headers.keys() if name.lower().startswith("access-control-")]
+
+
+@pytest.mark.parametrize("origin", [None, "https://evil.example", "http://localhost:3000"])
+def test_every_answer_varies_on_origin_in_one_line(client, origin):
+    response = client.get("/v1/styles/base", headers={**HEADERS, **({"Origin": origin} if origin else {})})
+    assert len(response.headers.getlist("Vary")) == 1
+    assert "origin" in {value.strip().lower() for value in response.headers["Vary"].split(",")}

@@ -2,6 +2,7 @@
 tests/integration against a live coreapi)."""
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import pytest
@@ -28,7 +29,7 @@ def gateway(app) -> UpstreamGateway:
         cache = Cache(app, config={"CACHE_TYPE": "SimpleCache"})
         http = UpstreamHttp(base_url=BASE, connect_timeout=0.1, read_timeout=0.2, retries=1, pool_size=2,
                             breaker=CircuitBreaker(threshold=100, cooldown=1))
-        yield UpstreamGateway(http=http, cache=ReadCache(cache=cache), supplier_ttl=60, recipe_ttl=60, likes_ttl=0, stale_ttl=3600)
+        yield UpstreamGateway(http=http, cache=ReadCache(cache=cache), pool=ThreadPoolExecutor(2), supplier_ttl=60, recipe_ttl=60, likes_ttl=0, stale_ttl=3600)
 
 
 @responses.activate
@@ -142,7 +143,7 @@ def test_a_broken_cache_backend_is_a_miss_not_an_error(app):
     responses.get(f"{BASE}/api/v1/recipes/batch", json={"data": [RECIPE]})
     http = UpstreamHttp(base_url=BASE, connect_timeout=0.1, read_timeout=0.2, retries=0, pool_size=1,
                         breaker=CircuitBreaker(threshold=100, cooldown=1))
-    gateway = UpstreamGateway(http=http, cache=ReadCache(cache=BrokenBackend()), supplier_ttl=1, recipe_ttl=1, likes_ttl=1,
+    gateway = UpstreamGateway(http=http, cache=ReadCache(cache=BrokenBackend()), pool=ThreadPoolExecutor(1), supplier_ttl=1, recipe_ttl=1, likes_ttl=1,
                               stale_ttl=1)
     assert gateway.recipe(IDENTITY, "1", store_id=None, serves=None).title == "Crêpes"
     assert set(gateway.recipes(IDENTITY, ["1"], store_id=None, serves=None)) == {"1"}

@@ -14,9 +14,9 @@ def test_an_ordinary_request_passes(client):
 
 
 def test_a_long_url_is_a_414(client):
-    response = client.get("/v1/recipe-card?recipe_id=1&pad=" + "x" * 4100, headers=HEADERS)
+    response = client.get("/v1/recipe-card?recipe_id=1&pad=" + "x" * 8100, headers=HEADERS)
     assert response.status_code == 414 and response.mimetype == PROBLEM
-    assert "4096 bytes" in response.get_json()["detail"]
+    assert "8000 bytes" in response.get_json()["detail"]
 
 
 def test_a_long_header_is_a_431_that_names_it_but_not_its_value(client):
