@@ -1,4 +1,5 @@
-"""Command-line commands: ``flask --app coreapi init-db [--reset]``."""
+"""Command-line commands: ``flask --app coreapi init-db [--reset]``, ``db-upgrade``,
+``db-revision``."""
 
 from __future__ import annotations
 
@@ -6,31 +7,91 @@ import time
 from pathlib import Path
 
 import click
+from alembic.util import CommandError
 from flask import Flask, current_app
 from flask.cli import with_appcontext
+from sqlalchemy.engine import Connection
+from sqlalchemy.orm import Session
 
+from coreapi import migrate
 from coreapi.extensions import db
 from coreapi.seed import is_seeded, load_catalog
 
 
 @click.command("init-db")
-@click.option("--reset", is_flag=True, help="Drop every table first, then seed again.")
+@click.option(
+    "--reset", is_flag=True, help="Drop every table first (alembic_version too), then seed again."
+)
 @with_appcontext
 def init_db_command(reset: bool) -> None:
-    """Create the tables and seed the demo catalog into an empty database."""
-    if reset:
-        db.drop_all()
-        click.echo("Dropped every table.")
-    db.create_all()
-    if is_seeded(db.session):
-        click.echo("The database already holds the catalog; nothing to do (--reset to reseed).")
-        return
-    started = time.perf_counter()
-    counts = load_catalog(db.session, Path(current_app.config["SEED_DATA_DIR"]))
-    db.session.commit()
+    """Migrate the database to the newest revision and seed the demo catalog if it is empty."""
+    with migrate.schema_transaction(db.engine) as connection:
+        if reset:
+            dropped = migrate.drop_everything(connection)
+            click.echo(f"Dropped every table ({len(dropped)}).")
+        _upgrade(connection, "head")
+        with Session(bind=connection) as session:
+            if is_seeded(session):
+                click.echo(
+                    "The database already holds the catalog; nothing to do (--reset to reseed)."
+                )
+                return
+            started = time.perf_counter()
+            counts = load_catalog(session, Path(current_app.config["SEED_DATA_DIR"]))
+            session.commit()
     summary = ", ".join(f"{count} {table}" for table, count in counts.items())
     click.echo(f"Seeded the catalog in {time.perf_counter() - started:.2f}s: {summary}.")
 
 
+@click.command("db-upgrade")
+@click.argument("revision", default="head")
+@with_appcontext
+def db_upgrade_command(revision: str) -> None:
+    """Migrate the database's schema to REVISION (default: the newest), seeding nothing."""
+    with migrate.schema_transaction(db.engine) as connection:
+        _upgrade(connection, revision)
+
+
+@click.command("db-revision")
+@click.option("-m", "--message", required=True, help="What the revision changes, in a few words.")
+@click.option("--empty", is_flag=True, help="An empty script to write by hand (no autogenerate).")
+@with_appcontext
+def db_revision_command(message: str, empty: bool) -> None:
+    """Write a new migration from the models' differences with the (up to date) database."""
+    try:
+        with migrate.schema_transaction(db.engine) as connection:
+            script = migrate.new_revision(connection, message, autogenerate=not empty)
+    except CommandError as error:  # e.g. the database is not at the newest revision
+        raise click.ClickException(f"{error} (run `flask --app coreapi db-upgrade` first?)")
+    if script is None:
+        click.echo("The models and the database agree: no revision written.")
+        return
+    click.echo(f"Wrote {script.path}; review it (CHECK constraints are not compared) and test it.")
+
+
+def _upgrade(connection: Connection, revision: str) -> None:
+    """Upgrade, saying what happened; what Alembic or the legacy check refuse is an error."""
+    try:
+        result = migrate.upgrade(connection, revision)
+    except migrate.SchemaMismatch as error:
+        raise click.ClickException(str(error)) from error
+    except CommandError as error:  # e.g. a revision these scripts do not know
+        raise click.ClickException(
+            f"{error}. Nothing was changed; a database of another version of coreapi can be "
+            "started again with `flask --app coreapi init-db --reset` (drops every table)."
+        ) from error
+    if result.adopted:
+        click.echo(
+            "The tables predate migrations (no alembic_version) and match the models: "
+            f"stamped as revision {result.after} without changing them."
+        )
+    elif result.before != result.after:
+        click.echo(f"Migrated the database from {result.before or 'empty'} to {result.after}.")
+    else:
+        click.echo(f"The database is at revision {result.after}.")
+
+
 def register_commands(app: Flask) -> None:
     app.cli.add_command(init_db_command)
+    app.cli.add_command(db_upgrade_command)
+    app.cli.add_command(db_revision_command)

@@ -1,9 +1,10 @@
 """Fixtures of the coreapi suite: every test runs on SQLite and again on PostgreSQL.
 
-The seeded application is built once per backend and per session. Tests that write (likes)
-use their own user ids, so no test depends on another. PostgreSQL tests run in a schema of
-their own (``search_path``), created here and dropped at the end, so concurrent runs and other
-suites sharing the server never collide; they are skipped when the server is unreachable.
+The seeded application is built once per backend and per session, its schema by the migrations.
+Tests that write (likes) use their own user ids, so no test depends on another. PostgreSQL tests
+run in a schema of their own (``search_path``; ``alembic_version`` too), created here and dropped
+at the end, so concurrent runs and other suites sharing the server never collide; they are
+skipped when the server is unreachable.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
-from coreapi import create_app
+from coreapi import create_app, migrate
 from coreapi.config import SEED_DATA_DIR
 from coreapi.extensions import db
 from coreapi.seed import load_catalog
@@ -110,10 +111,11 @@ def make_app(backend: Any, **config: Any) -> Flask:
 
 @pytest.fixture(scope="session")
 def app(backend: Any) -> Iterator[Flask]:
-    """The application on a database seeded with the demo catalog (once per backend)."""
+    """The application on a migrated database seeded with the demo catalog (once per backend)."""
     app = make_app(backend)
     with app.app_context():
-        db.create_all()
+        with migrate.schema_transaction(db.engine) as connection:
+            migrate.upgrade(connection)
         load_catalog(db.session, SEED_DATA_DIR)
         db.session.commit()
     yield app

@@ -1,0 +1,186 @@
+"""The database schema under Alembic: upgrades, adopting a database made before migrations,
+reset, and new revisions.
+
+Every schema change runs in one transaction on a connection of its own, so a failed upgrade
+leaves nothing behind (both backends have transactional DDL), and two processes upgrading at once
+run one after the other: on PostgreSQL the transaction holds an advisory lock; on SQLite it begins
+IMMEDIATE, taking the database's write lock at once. On SQLite, foreign keys are off while the
+schema changes (batch migrations copy and drop tables, which would otherwise cascade), then
+checked before the commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.config import Config
+from alembic.operations.ops import MigrationScript
+from alembic.runtime.migration import MigrationContext
+from alembic.script import Script, ScriptDirectory
+from sqlalchemy import Engine, MetaData, inspect, text
+from sqlalchemy.engine import Connection
+
+import coreapi.models  # noqa: F401  (every table on the metadata)
+from coreapi.extensions import db
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+VERSION_TABLE = "alembic_version"
+# Key of the PostgreSQL advisory lock that serialises schema changes ("coreapi" in ASCII, 63 bits).
+_SCHEMA_LOCK_KEY = 0x636F7265617069
+
+
+class SchemaMismatch(Exception):
+    """A database made before migrations whose tables differ from the models: not adopted."""
+
+    def __init__(self, differences: Sequence[Any]) -> None:
+        self.differences = list(differences)
+        listing = "\n".join(f"  {difference}" for difference in self.differences)
+        super().__init__(
+            "The database has coreapi tables but no migration history (alembic_version), and "
+            f"they differ from the models:\n{listing}\nBack it up and run "
+            "`flask --app coreapi init-db --reset` (drops every table), or bring it in line "
+            "with the models by hand and run the upgrade again."
+        )
+
+
+class BrokenForeignKeys(Exception):
+    """SQLite rows whose foreign keys point nowhere after a schema change (rolled back)."""
+
+
+@dataclass(frozen=True)
+class Upgrade:
+    """The revision before and after; ``adopted``: a pre-migration database stamped as head."""
+
+    before: str | None
+    after: str | None
+    adopted: bool = False
+
+
+def alembic_config(connection: Connection | None = None) -> Config:
+    """Alembic's configuration, built in code: the package's scripts, on ``connection``."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    config.set_main_option("file_template", "%%(rev)s_%%(slug)s")
+    config.attributes["connection"] = connection
+    return config
+
+
+@contextmanager
+def schema_transaction(engine: Engine) -> Iterator[Connection]:
+    """A connection in one transaction that may change the schema (see the module's doc)."""
+    sqlite = engine.dialect.name == "sqlite"
+    with engine.connect() as connection:
+        if sqlite:
+            _set_foreign_keys(connection, False)
+        try:
+            with connection.begin():
+                if sqlite:  # the driver would begin only at the first INSERT, DEFERRED
+                    connection.exec_driver_sql("BEGIN IMMEDIATE")
+                elif engine.dialect.name == "postgresql":
+                    connection.execute(
+                        text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK_KEY}
+                    )
+                yield connection
+                if sqlite:
+                    _check_foreign_keys(connection)
+        finally:
+            if sqlite:
+                _set_foreign_keys(connection, True)
+
+
+def _set_foreign_keys(connection: Connection, enforced: bool) -> None:
+    """SQLite ignores this pragma inside a transaction: run and end one of its own."""
+    connection.exec_driver_sql(f"PRAGMA foreign_keys = {'ON' if enforced else 'OFF'}")
+    connection.commit()
+
+
+def _check_foreign_keys(connection: Connection) -> None:
+    violations = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+    if violations:
+        raise BrokenForeignKeys(f"PRAGMA foreign_key_check: {violations[:10]}")
+
+
+def current_revision(connection: Connection) -> str | None:
+    """The database's revision; ``None`` when it has no migration history."""
+    return MigrationContext.configure(connection).get_current_revision()
+
+
+def head_revision() -> str | None:
+    """The newest revision of the package's scripts."""
+    return ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+def model_tables() -> set[str]:
+    return set(db.metadata.tables)
+
+
+def differences(connection: Connection) -> list[Any]:
+    """What separates the database's coreapi tables from the models (Alembic's autogenerate
+    comparison: tables, columns, types, nullability, keys, indexes; not CHECK constraints)."""
+    ours = model_tables()
+
+    def include_name(name: str | None, type_: str, parent_names: Any) -> bool:
+        return type_ != "table" or name in ours
+
+    context = MigrationContext.configure(
+        connection, opts={"compare_type": True, "include_name": include_name}
+    )
+    return list(compare_metadata(context, db.metadata))
+
+
+def upgrade(connection: Connection, revision: str = "head") -> Upgrade:
+    """Upgrade to ``revision``; a database whose coreapi tables predate migrations is first
+    stamped as head when they match the models, and refused (``SchemaMismatch``) otherwise."""
+    tables = set(inspect(connection).get_table_names())
+    adopted = False
+    if VERSION_TABLE not in tables and tables & model_tables():
+        found = differences(connection)
+        if found:
+            raise SchemaMismatch(found)
+        command.stamp(alembic_config(connection), "head")
+        adopted = True
+    before = None if adopted else current_revision(connection)
+    command.upgrade(alembic_config(connection), revision)
+    return Upgrade(before, current_revision(connection), adopted)
+
+
+def drop_everything(connection: Connection) -> list[str]:
+    """Drop every table of the database's default schema, ``alembic_version`` included."""
+    tables = MetaData()
+    tables.reflect(connection)
+    tables.drop_all(connection)
+    return sorted(tables.tables)
+
+
+def next_revision_id() -> str:
+    """``0002`` after ``0001``: revisions are numbered in the order they were written."""
+    script = ScriptDirectory.from_config(alembic_config())
+    numbers = [int(r.revision) for r in script.walk_revisions() if r.revision.isdigit()]
+    return f"{max(numbers, default=0) + 1:04d}"
+
+
+def new_revision(
+    connection: Connection, message: str, autogenerate: bool = True
+) -> Script | None:
+    """Write ``versions/NNNN_<message>.py``; autogenerated from the models' differences with the
+    database (which must be at head). ``None``: autogenerate found nothing to do."""
+
+    def skip_empty(context: MigrationContext, revision: Any, scripts: list[Any]) -> None:
+        script: MigrationScript = scripts[0]
+        if autogenerate and all(ops.is_empty() for ops in script.upgrade_ops_list):
+            scripts[:] = []
+
+    written = command.revision(
+        alembic_config(connection),
+        message=message,
+        autogenerate=autogenerate,
+        rev_id=next_revision_id(),
+        process_revision_directives=skip_empty,
+    )
+    return written if isinstance(written, Script) else None

@@ -1,0 +1,312 @@
+"""Alembic migrations: the schema they build, upgrades, databases from before migrations, reset,
+new revisions."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from flask import Flask
+from sqlalchemy import Connection, func, inspect, select, text
+from sqlalchemy.sql import ClauseElement
+
+from coreapi import migrate
+from coreapi.config import SEED_DATA_DIR
+from coreapi.extensions import db
+from coreapi.models import Like, Recipe
+from coreapi.seed import load_catalog
+
+from .conftest import make_app
+
+HEAD = "0001"
+
+
+def upgrade(app: Flask, revision: str = "head") -> migrate.Upgrade:
+    with app.app_context(), migrate.schema_transaction(db.engine) as connection:
+        return migrate.upgrade(connection, revision)
+
+
+def create_all(app: Flask) -> None:
+    """The schema as ``flask init-db`` made it before migrations."""
+    with app.app_context():
+        db.create_all()
+
+
+def inspected(app: Flask, check: Any) -> Any:
+    """``check(connection)`` on a connection of the app's database."""
+    with app.app_context(), db.engine.connect() as connection:
+        return check(connection)
+
+
+def tables(connection: Connection) -> set[str]:
+    return set(inspect(connection).get_table_names())
+
+
+def version(connection: Connection) -> list[str]:
+    return list(connection.scalars(text("SELECT version_num FROM alembic_version")))
+
+
+def model_differences(connection: Connection) -> list[Any]:
+    """Alembic's autogenerate comparison of the whole database with the models."""
+    context = MigrationContext.configure(connection, opts={"compare_type": True})
+    return list(compare_metadata(context, db.metadata))
+
+
+def described(connection: Connection) -> dict[str, Any]:
+    """Everything reflection tells of each table, CHECK constraints and partial indexes too."""
+    inspector = inspect(connection)
+
+    def plain(value: Any) -> Any:
+        """Dictionaries sorted, SQL expressions (partial indexes' WHERE) as their text."""
+        if isinstance(value, dict):
+            return sorted((key, plain(item)) for key, item in value.items())
+        return str(value) if isinstance(value, ClauseElement) else value
+
+    def rows(items: list[dict[str, Any]]) -> list[str]:
+        return sorted(repr(plain(item)) for item in items)
+
+    return {
+        table: {
+            "columns": rows(inspector.get_columns(table)),
+            "primary key": inspector.get_pk_constraint(table),
+            "foreign keys": rows(inspector.get_foreign_keys(table)),
+            "indexes": rows(inspector.get_indexes(table)),
+            "unique": rows(inspector.get_unique_constraints(table)),
+            "checks": rows(inspector.get_check_constraints(table)),
+        }
+        for table in sorted(inspector.get_table_names())
+        if table != migrate.VERSION_TABLE
+    }
+
+
+@pytest.fixture
+def other_app(backend: Any) -> Any:
+    """A second application on a database of its own."""
+    app = make_app(backend)
+    yield app
+    with app.app_context():
+        db.engine.dispose()
+
+
+# --- the schema ----------------------------------------------------------------------------
+
+
+def test_the_newest_revision_is_the_head() -> None:
+    assert migrate.head_revision() == HEAD
+
+
+def test_migrations_build_the_models_schema(empty_app: Flask) -> None:
+    result = upgrade(empty_app)
+    assert result == migrate.Upgrade(before=None, after=HEAD, adopted=False)
+    assert inspected(empty_app, model_differences) == []
+    assert inspected(empty_app, tables) == set(db.metadata.tables) | {"alembic_version"}
+
+
+def test_migrations_build_exactly_what_create_all_builds(
+    empty_app: Flask, other_app: Flask
+) -> None:
+    """Reflected in full (CHECK constraints and partial indexes, which autogenerate does not
+    compare), the migrated schema is the one ``create_all`` makes from the models."""
+    upgrade(empty_app)
+    create_all(other_app)
+    migrated = inspected(empty_app, described)
+    assert migrated == inspected(other_app, described)
+    assert migrated["recipes"]["checks"] and migrated["baskets"]["indexes"]  # reflected at all
+
+
+def test_upgrade_is_idempotent(empty_app: Flask) -> None:
+    runner = empty_app.test_cli_runner()
+    first = runner.invoke(args=["db-upgrade"])
+    assert first.exit_code == 0, first.output
+    assert f"from empty to {HEAD}" in first.output
+    before = inspected(empty_app, described)
+    second = runner.invoke(args=["db-upgrade"])
+    assert second.exit_code == 0, second.output
+    assert f"is at revision {HEAD}" in second.output
+    assert inspected(empty_app, described) == before
+    assert inspected(empty_app, version) == [HEAD]
+    assert upgrade(empty_app) == migrate.Upgrade(before=HEAD, after=HEAD)
+
+
+def test_the_version_table_is_in_the_database_schema(empty_app: Flask, backend: Any) -> None:
+    """On PostgreSQL, in the schema of the ``search_path`` (the test's own), not in public."""
+    upgrade(empty_app)
+    assert "alembic_version" in inspected(empty_app, tables)
+    if backend.name == "postgresql":
+        schema = inspected(
+            empty_app,
+            lambda connection: connection.scalar(
+                text(
+                    "SELECT relnamespace::regnamespace::text FROM pg_class "
+                    "WHERE oid = to_regclass('alembic_version')"
+                )
+            ),
+        )
+        assert schema == backend.schemas[-1]
+
+
+def test_downgrade_to_base_and_upgrade_again(empty_app: Flask) -> None:
+    upgrade(empty_app)
+    with empty_app.app_context(), migrate.schema_transaction(db.engine) as connection:
+        command.downgrade(migrate.alembic_config(connection), "base")
+    assert inspected(empty_app, tables) == {"alembic_version"}
+    assert upgrade(empty_app).after == HEAD
+    assert inspected(empty_app, model_differences) == []
+
+
+def test_concurrent_upgrades_run_one_after_the_other(empty_app: Flask) -> None:
+    """An advisory lock (PostgreSQL) or the write lock (SQLite) serialises them: one migrates,
+    the others find it done."""
+    results: list[migrate.Upgrade] = []
+    failures: list[BaseException] = []
+    barrier = threading.Barrier(4, timeout=30)
+
+    def run() -> None:
+        try:
+            barrier.wait()
+            results.append(upgrade(empty_app))
+        except BaseException as error:  # reported below, not lost in the thread
+            failures.append(error)
+
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not failures
+    assert sorted(results, key=lambda r: r.before or "") == [
+        migrate.Upgrade(before=None, after=HEAD),
+        *[migrate.Upgrade(before=HEAD, after=HEAD)] * 3,
+    ]
+    assert inspected(empty_app, version) == [HEAD]
+
+
+def test_a_failed_init_db_leaves_the_database_as_it_was(
+    empty_app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Migration and seed are one transaction (DDL included, on both backends)."""
+    from coreapi import cli
+
+    def broken(*args: Any) -> None:
+        raise RuntimeError("the seed could not be read")
+
+    monkeypatch.setattr(cli, "load_catalog", broken)
+    result = empty_app.test_cli_runner().invoke(args=["init-db"])
+    assert isinstance(result.exception, RuntimeError)
+    assert inspected(empty_app, tables) == set()
+
+
+# --- databases made by create_all, before migrations ----------------------------------------
+
+
+def test_a_create_all_database_that_matches_is_stamped_and_kept(empty_app: Flask, seed) -> None:
+    create_all(empty_app)
+    with empty_app.app_context():
+        load_catalog(db.session, SEED_DATA_DIR)
+        recipe_id = int(next(iter(seed.recipes)))
+        db.session.add(Like(supplier_id=1, user_id="legacy", recipe_id=recipe_id))
+        db.session.commit()
+
+    result = empty_app.test_cli_runner().invoke(args=["init-db"])
+    assert result.exit_code == 0, result.output
+    assert "predate migrations" in result.output
+    assert f"stamped as revision {HEAD}" in result.output
+    assert "nothing to do" in result.output
+    assert inspected(empty_app, version) == [HEAD]
+    assert inspected(empty_app, model_differences) == []
+    with empty_app.app_context():
+        assert db.session.scalar(select(func.count()).select_from(Like)) == 1
+        assert db.session.scalar(select(func.count()).select_from(Recipe)) == len(seed.recipes)
+
+
+def test_a_create_all_database_that_differs_is_refused_untouched(empty_app: Flask) -> None:
+    create_all(empty_app)
+    with empty_app.app_context(), db.engine.begin() as connection:
+        connection.execute(text("DROP INDEX ix_likes_recipe_id"))
+    for command_line in (["db-upgrade"], ["init-db"]):
+        result = empty_app.test_cli_runner().invoke(args=command_line)
+        assert result.exit_code == 1, result.output
+        assert "differ from the models" in result.output
+        assert "ix_likes_recipe_id" in result.output
+        assert "init-db --reset" in result.output
+        assert "alembic_version" not in inspected(empty_app, tables)
+        with empty_app.app_context():
+            assert db.session.scalar(select(func.count()).select_from(Recipe)) == 0
+
+
+def test_other_tables_do_not_make_a_database_legacy(empty_app: Flask) -> None:
+    """Tables that are not coreapi's are neither compared nor touched by an upgrade."""
+    with empty_app.app_context(), db.engine.begin() as connection:
+        connection.execute(text("CREATE TABLE someone_elses (id INTEGER PRIMARY KEY)"))
+    assert upgrade(empty_app) == migrate.Upgrade(before=None, after=HEAD)
+    assert "someone_elses" in inspected(empty_app, tables)
+
+
+def test_a_revision_the_scripts_do_not_know_is_refused(empty_app: Flask) -> None:
+    upgrade(empty_app)
+    with empty_app.app_context(), db.engine.begin() as connection:
+        connection.execute(text("UPDATE alembic_version SET version_num = 'from-elsewhere'"))
+    result = empty_app.test_cli_runner().invoke(args=["init-db"])
+    assert result.exit_code == 1, result.output
+    assert "Can't locate revision identified by 'from-elsewhere'" in result.output
+    assert "init-db --reset" in result.output
+    assert inspected(empty_app, version) == ["from-elsewhere"]
+
+
+# --- reset and new revisions ---------------------------------------------------------------
+
+
+def test_reset_drops_every_table_then_migrates_and_seeds(empty_app: Flask, seed) -> None:
+    runner = empty_app.test_cli_runner()
+    assert runner.invoke(args=["init-db"]).exit_code == 0
+    with empty_app.app_context(), db.engine.begin() as connection:
+        connection.execute(text("CREATE TABLE left_behind (id INTEGER PRIMARY KEY)"))
+        connection.execute(text("UPDATE alembic_version SET version_num = 'gone'"))
+    result = runner.invoke(args=["init-db", "--reset"])
+    assert result.exit_code == 0, result.output
+    assert "Dropped every table" in result.output
+    assert "Seeded" in result.output
+    assert inspected(empty_app, tables) == set(db.metadata.tables) | {"alembic_version"}
+    assert inspected(empty_app, version) == [HEAD]
+    with empty_app.app_context():
+        assert db.session.scalar(select(func.count()).select_from(Recipe)) == len(seed.recipes)
+
+
+def test_db_revision_writes_nothing_when_the_models_match(empty_app: Flask) -> None:
+    versions = sorted(path.name for path in (migrate.MIGRATIONS_DIR / "versions").glob("*.py"))
+    upgrade(empty_app)
+    result = empty_app.test_cli_runner().invoke(args=["db-revision", "-m", "nothing"])
+    assert result.exit_code == 0, result.output
+    assert "no revision written" in result.output
+    assert sorted(p.name for p in (migrate.MIGRATIONS_DIR / "versions").glob("*.py")) == versions
+
+
+def test_db_revision_autogenerates_the_next_numbered_script(
+    empty_app: Flask, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Against a copy of the scripts: a database missing an index gets a 0002 that adds it."""
+    copy = tmp_path / "migrations"
+    shutil.copytree(migrate.MIGRATIONS_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(migrate, "MIGRATIONS_DIR", copy)
+    upgrade(empty_app)
+    with empty_app.app_context(), db.engine.begin() as connection:
+        connection.execute(text("DROP INDEX ix_likes_recipe_id"))
+
+    result = empty_app.test_cli_runner().invoke(
+        args=["db-revision", "-m", "Index likes by recipe"]
+    )
+    assert result.exit_code == 0, result.output
+    (written,) = (copy / "versions").glob("0002_*.py")
+    assert written.name == "0002_index_likes_by_recipe.py"
+    script = written.read_text("utf-8")
+    assert "down_revision: str | Sequence[str] | None = '0001'" in script
+    assert "ix_likes_recipe_id" in script
+    assert migrate.head_revision() == "0002"
+    assert upgrade(empty_app) == migrate.Upgrade(before=HEAD, after="0002")
+    assert inspected(empty_app, model_differences) == []
