@@ -12,9 +12,9 @@ from coreapi.schemas.parsing import use_args
 from coreapi.schemas.recipes import (
     BatchArgs,
     DetailArgs,
-    RecipeDetailSchema,
     RecipesArgs,
     RecipeSummarySchema,
+    detail_pictures,
 )
 from coreapi.services import recipes
 
@@ -45,11 +45,12 @@ def batch(args: dict[str, Any]) -> dict[str, Any]:
     details = recipes.recipe_details(
         db.session,
         args["ids"],
+        pictures=detail_pictures(),
         store=args["store"],
         serves=args["serves"],
         language=current().language,
     )
-    return {"data": RecipeDetailSchema(many=True).dump(details)}
+    return {"data": details}
 
 
 @bp.get("/by-external-id/<external_id>")
@@ -68,10 +69,11 @@ def detail(args: dict[str, Any], recipe_id: str) -> dict[str, Any]:
     detail = recipes.find_detail(
         db.session,
         recipe_id,
+        pictures=detail_pictures(),
         store=args["store"],
         serves=args["serves"],
         language=current().language,
     )
     if detail is None:
         raise NotFound(f"No recipe {recipe_id!r}.")
-    return RecipeDetailSchema().dump(detail)
+    return detail

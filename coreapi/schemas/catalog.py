@@ -5,7 +5,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from coreapi.schemas.common import MAX_PER_PAGE, PaginationArgs
-from coreapi.schemas.fields import Id, Money, PictureUrl, StoreField, id_list
+from coreapi.schemas.fields import PRODUCT_PICTURE, Id, Money, PictureUrl, StoreField, id_list
 
 
 class StoreSchema(Schema):
@@ -33,7 +33,7 @@ class ProductSchema(Schema):
     name = fields.String()
     brand = fields.String(allow_none=True)
     size = fields.String()
-    picture_url = PictureUrl("media.product_picture", "product_id")
+    picture_url = PictureUrl(*PRODUCT_PICTURE)
     price = Money(allow_none=True)
     available = fields.Boolean(allow_none=True)
     promoted = fields.Boolean(allow_none=True)

@@ -1,13 +1,26 @@
-"""Recipe summaries and details, and the arguments of the recipe routes."""
+"""Recipe summaries and details, and the arguments of the recipe routes.
+
+Details are built as JSON by ``coreapi.services.recipes.recipe_details`` itself (a batch of them
+holds thousands of values: a marshmallow dump of them cost most of the batch's time); this module
+gives it the picture URLs of the request.
+"""
 
 from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
 from coreapi.models import RECIPE_TYPES
-from coreapi.schemas.catalog import ProductSchema
 from coreapi.schemas.common import PaginationArgs
-from coreapi.schemas.fields import Id, Money, PictureUrl, Quantity, StoreField, id_list
+from coreapi.schemas.fields import (
+    PRODUCT_PICTURE,
+    RECIPE_PICTURE,
+    Id,
+    PictureUrl,
+    StoreField,
+    id_list,
+    picture_urls,
+)
+from coreapi.services.recipes import PictureUrls
 
 MAX_SERVES = 50
 
@@ -33,7 +46,7 @@ class RecipeSummarySchema(Schema):
     external_id = fields.String()
     title = fields.String()
     description = fields.String()
-    picture_url = PictureUrl("media.recipe_picture", "recipe_id")
+    picture_url = PictureUrl(*RECIPE_PICTURE)
     type = fields.String()
     categories = fields.List(Id())
     difficulty = fields.Integer()
@@ -43,40 +56,7 @@ class RecipeSummarySchema(Schema):
     guests = fields.Integer()
 
 
-class StepSchema(Schema):
-    position = fields.Integer()
-    text = fields.String()
-
-
-class CandidateSchema(ProductSchema):
-    """A product of an ingredient: the packages the ingredient needs of it for these guests."""
-
-    class Meta:
-        exclude = ("ingredient_ids",)
-
-    packages = fields.Integer()
-
-
-class IngredientSchema(Schema):
-    id = Id()
-    name = fields.String()
-    quantity = Quantity()
-    unit = fields.String()
-    display = fields.String()
-    primary = fields.Boolean()
-    products = fields.List(fields.Nested(CandidateSchema))
-
-
-class PricingSchema(Schema):
-    guests = fields.Integer()
-    total = Money()
-    price_per_guest = Money()
-    currency = fields.String()
-
-
-class RecipeDetailSchema(RecipeSummarySchema):
-    steps = fields.List(fields.Nested(StepSchema))
-    ingredients = fields.List(fields.Nested(IngredientSchema))
-    available = fields.Boolean(allow_none=True)
-    promoted = fields.Boolean(allow_none=True)
-    pricing = fields.Nested(PricingSchema, allow_none=True)
+def detail_pictures() -> PictureUrls:
+    """The picture URLs of recipe details, the same as ``RecipeSummarySchema``'s and
+    ``ProductSchema``'s, for the current request."""
+    return PictureUrls(recipe=picture_urls(*RECIPE_PICTURE), product=picture_urls(*PRODUCT_PICTURE))

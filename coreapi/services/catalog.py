@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session, selectinload
 
 from coreapi.models import Category, Product, Store, StoreProduct, Supplier
@@ -46,7 +46,11 @@ def find_store(session: Session, store_id: str) -> Store | None:
 
 
 def find_supplier(session: Session, token: str) -> Supplier | None:
-    return session.scalars(select(Supplier).where(Supplier.token == token)).one_or_none()
+    return session.scalars(_SUPPLIER_BY_TOKEN, {"token": token}).one_or_none()
+
+
+# Every API request with a Supplier-Token looks its supplier up: the statement is built once.
+_SUPPLIER_BY_TOKEN = select(Supplier).where(Supplier.token == bindparam("token"))
 
 
 @dataclass(frozen=True)
@@ -72,13 +76,6 @@ class ProductView:
     available: bool | None
     promoted: bool | None
     ingredient_ids: list[str]
-
-
-@dataclass(frozen=True)
-class CandidateView(ProductView):
-    """A product standing for a recipe ingredient, with the packages the ingredient needs of it."""
-
-    packages: int
 
 
 def load_offers(

@@ -15,6 +15,11 @@ def to_cents(amount: Decimal) -> Decimal:
     return amount.quantize(CENT, rounding=ROUND_HALF_UP)
 
 
+def money_number(amount: Decimal | None) -> float | None:
+    """An amount as a JSON number, rounded to the cent."""
+    return None if amount is None else float(to_cents(amount))
+
+
 def shelf_price(base_price: Decimal, price_factor: Decimal) -> Decimal:
     """The price of a product at a store applying ``price_factor`` to the base price."""
     return to_cents(base_price * price_factor)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
@@ -43,11 +42,30 @@ def packages(quantity: Decimal, guests: int, serves: int, size: Decimal) -> int:
     ``ceil(needed / size)``, computed on exact fractions: a recipe needing exactly two packages
     never buys a third through a rounding error.
     """
-    return math.ceil(Fraction(quantity) * serves / (guests * Fraction(size)))
+    quantity_num, quantity_den = _ratio(quantity)
+    size_num, size_den = _ratio(size)
+    # needed / size = (qn / qd) * serves / (guests * sn / sd), ceiled with integer division.
+    return -(-(quantity_num * serves * size_den) // (quantity_den * guests * size_num))
+
+
+def _ratio(value: Decimal) -> tuple[int, int]:
+    """``value`` as an exact ``(numerator, denominator)``, like ``Fraction(value)`` but cheaper."""
+    try:
+        return value.as_integer_ratio()
+    except AttributeError:
+        return Fraction(value).as_integer_ratio()
 
 
 def round_to(value: Decimal, places: int) -> Decimal:
     return value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+
+
+def quantity_number(value: Decimal | None) -> int | float | None:
+    """A quantity as a JSON number: an integer when whole, else rounded to three decimals."""
+    if value is None:
+        return None
+    rounded = round_to(value, 3)
+    return int(rounded) if rounded == rounded.to_integral_value() else float(rounded)
 
 
 def round_to_half(value: Decimal) -> Decimal:
@@ -68,6 +86,7 @@ def _plural(names: tuple[str, str], count: Decimal) -> str:
     return names[1] if count > 1 else names[0]
 
 
+@lru_cache(maxsize=8192, typed=True)  # a few hundred quantities, for a few numbers of guests
 def format_quantity(
     quantity: Decimal, unit: str, language: str, display_unit: str | None = None
 ) -> str:

@@ -16,13 +16,15 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Connection, Select, bindparam, select
 from sqlalchemy.orm import Session
 
 from coreapi.models import Like, ProductIngredient, Recipe, RecipeIngredient, Store
 from coreapi.services.catalog import database_ids
-from coreapi.services.recipes import recipe_filters
+from coreapi.services.recipes import completed_at, in_category, recipe_filters
 
 SURROUNDING_WEIGHT = 1.0
 CURRENT_WEIGHT = 2.0
@@ -132,18 +134,40 @@ def load_candidates(
     ids = set(product_ids)
     if not ids:
         return {}
+    statement = _candidates_statement(store is not None, bool(category_id))
+    if keyword:
+        statement = statement.where(*recipe_filters(query=keyword))
+    parameters: dict[str, Any] = {"product_ids": sorted(ids)}
+    if store is not None:
+        parameters["store_id"] = store.id
+    if category_id:
+        parameters["category_id"] = category_id
+    mapping: dict[int, set[int]] = defaultdict(set)
+    for product_id, recipe_id in _connection(session).execute(statement, parameters).all():
+        mapping[product_id].add(recipe_id)
+    return {product_id: frozenset(recipes) for product_id, recipes in mapping.items()}
+
+
+@lru_cache(maxsize=None)
+def _candidates_statement(at_store: bool, in_a_category: bool) -> Select[tuple[int, int]]:
+    """load_candidates' statement, built once per combination of filters.
+
+    The store's and the category's ids are parameters; a keyword is added per call, by
+    ``recipe_filters``, which escapes its pattern.
+    """
     statement = (
         select(ProductIngredient.product_id, RecipeIngredient.recipe_id)
         .join(RecipeIngredient, RecipeIngredient.ingredient_id == ProductIngredient.ingredient_id)
         .join(Recipe, Recipe.id == RecipeIngredient.recipe_id)
-        .where(ProductIngredient.product_id.in_(ids))
-        .where(*recipe_filters(store=store, category_id=category_id, query=keyword))
+        .where(ProductIngredient.product_id.in_(bindparam("product_ids", expanding=True)))
         .distinct()
     )
-    mapping: dict[int, set[int]] = defaultdict(set)
-    for product_id, recipe_id in session.execute(statement):
-        mapping[product_id].add(recipe_id)
-    return {product_id: frozenset(recipes) for product_id, recipes in mapping.items()}
+    # The same conditions as recipe_filters(store=..., category_id=...).
+    if in_a_category:
+        statement = statement.where(in_category(bindparam("category_id"), Recipe.id))
+    if at_store:
+        statement = statement.where(completed_at(bindparam("store_id"), Recipe.id))
+    return statement
 
 
 def liked_recipes(
@@ -153,10 +177,22 @@ def liked_recipes(
     ids = set(recipe_ids)
     if not ids:
         return set()
-    statement = select(Like.recipe_id).where(
-        Like.supplier_id == supplier_id, Like.user_id == user_id, Like.recipe_id.in_(ids)
-    )
-    return set(session.scalars(statement))
+    parameters = {"supplier_id": supplier_id, "user_id": user_id, "recipe_ids": sorted(ids)}
+    # Through the session, which flushes pending changes first: likes are written at runtime.
+    return set(session.scalars(_LIKED, parameters).all())
+
+
+_LIKED = select(Like.recipe_id).where(
+    Like.supplier_id == bindparam("supplier_id"),
+    Like.user_id == bindparam("user_id"),
+    Like.recipe_id.in_(bindparam("recipe_ids", expanding=True)),
+)
+
+
+def _connection(session: Session) -> Connection:
+    """The session's connection, for reads of the catalog (only ``init-db`` writes it): rows of
+    plain columns need none of the ORM's loading."""
+    return session.connection(bind_arguments={"mapper": Recipe})
 
 
 def suggest(
