@@ -64,15 +64,18 @@ class RecipeCardView:
 
 # --- choosing recipes ----------------------------------------------------------------------------
 
-def fixed_recipe(ctx: RequestContext, recipe_id: str, options: CardOptions) -> Recipe | None:
-    """The recipe of a recipe_id at the options' store, None when unknown."""
-    return get_gateway().recipe(ctx.upstream, recipe_id, store_id=options.store_id, serves=options.serves)
+def fixed_recipe(ctx: RequestContext, recipe_id: str, options: CardOptions, *,
+                 summary: bool = False) -> Recipe | None:
+    """The recipe of a recipe_id at the options' store, None when unknown (`summary`: without its
+    ingredients and steps, all a card needs)."""
+    return get_gateway().recipe(ctx.upstream, recipe_id, store_id=options.store_id, serves=options.serves,
+                                summary=summary)
 
 
 def fixed_card(ctx: RequestContext, recipe_id: str, options: CardOptions) -> str:
     """The fragment of a fixed recipe ("" when unknown or hidden); its like state loads meanwhile."""
     liked = start_liked_ids(ctx, [recipe_id])
-    return render_cards({"card": fixed_recipe(ctx, recipe_id, options)}, options, ctx, liked)["card"]
+    return render_cards({"card": fixed_recipe(ctx, recipe_id, options, summary=True)}, options, ctx, liked)["card"]
 
 
 def suggested_cards(ctx: RequestContext, contexts: Sequence[SuggestionContext], options: CardOptions, *,
@@ -84,7 +87,8 @@ def suggested_cards(ctx: RequestContext, contexts: Sequence[SuggestionContext], 
                              keyword=keyword)
     recipe_ids = [rid for rid in chosen.values() if rid]
     liked = start_liked_ids(ctx, recipe_ids)
-    recipes = gateway.recipes(ctx.upstream, recipe_ids, store_id=options.store_id, serves=options.serves)
+    recipes = gateway.recipes(ctx.upstream, recipe_ids, store_id=options.store_id, serves=options.serves,
+                              summary=True)
     return render_cards({context.key: recipes.get(chosen.get(context.key) or "") for context in contexts},
                         options, ctx, liked)
 

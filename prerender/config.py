@@ -11,9 +11,10 @@ from typing import Any
 from flask import Flask
 
 
+# A CACHE_REDIS_URL switches any other backend to RedisCache (README: "every cache in Redis").
+REDIS_CACHE_TYPES = frozenset({"RedisCache", "RedisClusterCache", "RedisSentinelCache"})
 # flask-caching backends every worker and node of a deployment reads and writes alike.
-SHARED_CACHE_TYPES = frozenset({"RedisCache", "RedisClusterCache", "RedisSentinelCache", "FileSystemCache",
-                                "MemcachedCache", "SASLMemcachedCache"})
+SHARED_CACHE_TYPES = REDIS_CACHE_TYPES | {"FileSystemCache", "MemcachedCache", "SASLMemcachedCache"}
 
 
 class DefaultConfig:
@@ -38,7 +39,9 @@ class DefaultConfig:
     ENVIRONMENT = "local"
 
     # flask-caching. `CACHE_REDIS_URL` switches every cache to Redis (shared by workers and nodes).
-    CACHE_TYPE = "SimpleCache"
+    # The default: a bounded in-process LRU per worker (prerender/memory_cache.py, CACHE_THRESHOLD entries).
+    CACHE_TYPE = "prerender.memory_cache.LruCache"
+    CACHE_THRESHOLD = 5000
     CACHE_DEFAULT_TIMEOUT = 60
     CACHE_REDIS_URL: str | None = None
     CACHE_KEY_PREFIX = "prerender:"
@@ -91,7 +94,7 @@ def load_config(app: Flask, test_config: Mapping[str, Any] | None) -> None:
     app.config.from_prefixed_env("PRERENDER")
     if test_config is not None:
         app.config.from_mapping(test_config)
-    if app.config["CACHE_REDIS_URL"] and app.config["CACHE_TYPE"] == DefaultConfig.CACHE_TYPE:
+    if app.config["CACHE_REDIS_URL"] and app.config["CACHE_TYPE"] not in REDIS_CACHE_TYPES:
         app.config["CACHE_TYPE"] = "RedisCache"
     if app.config["LIKES_CACHE_SECONDS"] is None:
         shared = app.config["CACHE_TYPE"] in SHARED_CACHE_TYPES

@@ -41,7 +41,8 @@ def index(args: dict[str, Any]) -> dict[str, Any]:
 @bp.get("/batch")
 @use_args(BatchArgs(), location="query")
 def batch(args: dict[str, Any]) -> dict[str, Any]:
-    """Details of up to 100 recipes, in the order asked, unknown ids left out."""
+    """Details of up to 100 recipes, in the order asked, unknown ids left out (``view=summary``: without
+    ingredients and steps)."""
     details = recipes.recipe_details(
         db.session,
         args["ids"],
@@ -49,6 +50,7 @@ def batch(args: dict[str, Any]) -> dict[str, Any]:
         store=args["store"],
         serves=args["serves"],
         language=current().language,
+        summary=args["view"] == "summary",
     )
     return {"data": details}
 
@@ -65,7 +67,8 @@ def by_external_id(external_id: str) -> dict[str, Any]:
 @bp.get("/<recipe_id>")
 @use_args(DetailArgs(), location="query")
 def detail(args: dict[str, Any], recipe_id: str) -> dict[str, Any]:
-    """One recipe's details, priced at ``store_id``, for ``serves`` guests."""
+    """One recipe's details, priced at ``store_id``, for ``serves`` guests (``view=summary``: without
+    ingredients and steps)."""
     detail = recipes.find_detail(
         db.session,
         recipe_id,
@@ -73,6 +76,7 @@ def detail(args: dict[str, Any], recipe_id: str) -> dict[str, Any]:
         store=args["store"],
         serves=args["serves"],
         language=current().language,
+        summary=args["view"] == "summary",
     )
     if detail is None:
         raise NotFound(f"No recipe {recipe_id!r}.")

@@ -35,6 +35,8 @@ class RecipesArgs(PaginationArgs):
 class DetailArgs(Schema):
     store = StoreField(data_key="store_id", load_default=None)
     serves = fields.Integer(load_default=None, validate=validate.Range(min=1, max=MAX_SERVES))
+    # `summary`: the detail without its ingredients and steps (what a recipe card shows).
+    view = fields.String(load_default="detail", validate=validate.OneOf(["detail", "summary"]))
 
 
 class BatchArgs(DetailArgs):

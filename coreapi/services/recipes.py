@@ -177,8 +177,11 @@ def recipe_details(
     store: Store | None = None,
     serves: int | None = None,
     language: str = DEFAULT_LANGUAGE,
+    summary: bool = False,
 ) -> list[RecipeDetail]:
-    """Details of the known recipes among ``ids``, in the order asked, in a fixed number of queries.
+    """Details of the known recipes among ``ids``, in the order asked, in a fixed number of queries;
+    with ``summary``, without their ``ingredients`` and ``steps`` (price, availability and promotion are
+    still computed from the ingredients: a card needs them, not the lists).
 
     Unknown ids are left out. A page of cards asks for 24 recipes of about 20 candidate products
     each, so every table is read once for the whole batch, only the columns the answer needs, as
@@ -200,16 +203,17 @@ def recipe_details(
 
     steps: dict[tuple[int, str], list[str]] = defaultdict(list)
     languages = sorted({language, DEFAULT_LANGUAGE})
-    for recipe_id, step_language, text in connection.execute(
-        _STEPS, {"keys": found, "languages": languages}
-    ).all():
-        steps[recipe_id, step_language].append(text)
+    if not summary:
+        for recipe_id, step_language, text in connection.execute(
+            _STEPS, {"keys": found, "languages": languages}
+        ).all():
+            steps[recipe_id, step_language].append(text)
 
     items: dict[int, list[Row[Any]]] = defaultdict(list)
     for item in connection.execute(_ITEMS, {"keys": found}).all():
         items[item[0]].append(item)
 
-    builder = _DetailBuilder(pictures, store is not None, serves, language)
+    builder = _DetailBuilder(pictures, store is not None, serves, language, summary=summary)
     ingredient_ids = sorted({item[1] for rows in items.values() for item in rows})
     if ingredient_ids:
         if store is None:
@@ -239,12 +243,19 @@ def find_detail(
     store: Store | None = None,
     serves: int | None = None,
     language: str = DEFAULT_LANGUAGE,
+    summary: bool = False,
 ) -> RecipeDetail | None:
     key = database_id(recipe_id)
     if key is None:
         return None
     details = recipe_details(
-        session, [str(key)], pictures=pictures, store=store, serves=serves, language=language
+        session,
+        [str(key)],
+        pictures=pictures,
+        store=store,
+        serves=serves,
+        language=language,
+        summary=summary,
     )
     return details[0] if details else None
 
@@ -330,12 +341,19 @@ class _DetailBuilder:
     """The details of one call: each product's part of the answer is built once per call."""
 
     def __init__(
-        self, pictures: PictureUrls, has_store: bool, serves: int | None, language: str
+        self,
+        pictures: PictureUrls,
+        has_store: bool,
+        serves: int | None,
+        language: str,
+        *,
+        summary: bool = False,
     ) -> None:
         self.pictures = pictures
         self.has_store = has_store
         self.serves = serves
         self.language = language
+        self.summary = summary  # no ingredient lists: only what pricing needs
         self.candidates: dict[str, list[_Candidate]] = defaultdict(list)
 
     def add_candidates(self, rows: Iterable[Row[Any]]) -> None:
@@ -357,6 +375,8 @@ class _DetailBuilder:
                 offer = Offer(product_id, size, None, available=False, promoted=False)
             else:
                 offer = Offer(product_id, size, price, available, promoted)
+        if self.summary:
+            return _Candidate(size, {}, offer)
         view = {
             "id": str(product_id),
             "name": name,
@@ -395,14 +415,19 @@ class _DetailBuilder:
             products = []
             chosen: Offer | None = None
             for size, view, offer in self.candidates.get(ingredient_id, ()):
-                products.append({**view, "packages": packages(written, written_for, guests, size)})
+                if not self.summary:
+                    products.append({**view, "packages": packages(written, written_for, guests, size)})
                 if chosen is None and offer is not None and offer.purchasable:
                     chosen = offer
+                    if self.summary:
+                        break
             # Pricing only looks at the first purchasable offer of each line (Line.chosen).
             line = Line(quantity, (chosen,) if chosen is not None else ())
             lines.append(line)
             if is_primary:
                 primary_line = line
+            if self.summary:
+                continue
             ingredients.append(
                 {
                     "id": ingredient_id,
@@ -428,7 +453,7 @@ class _DetailBuilder:
                 }
         else:
             available = promoted = None
-        return {
+        detail: RecipeDetail = {
             "id": str(recipe_id),
             "external_id": external_id,
             "title": localized(title, title_en, language),
@@ -450,3 +475,6 @@ class _DetailBuilder:
             "promoted": promoted,
             "pricing": pricing,
         }
+        if self.summary:
+            del detail["steps"], detail["ingredients"]
+        return detail

@@ -110,13 +110,14 @@ class UpstreamGateway:
     # --- recipes ---------------------------------------------------------------------------------
 
     def recipe(self, identity: CallerIdentity, recipe_id: str, *, store_id: str | None,
-               serves: int | None) -> Recipe | None:
-        """One recipe detail at a store, None for an unknown recipe."""
-        key = self.recipe_key(identity, recipe_id, store_id, serves)
+               serves: int | None, summary: bool = False) -> Recipe | None:
+        """One recipe detail at a store, None for an unknown recipe; with `summary`, without its
+        ingredients and steps (a card's needs, a fraction of the size)."""
+        key = self.recipe_key(identity, recipe_id, store_id, serves, summary=summary)
         cached = self.cache.get(key)
         if cached is not None:
             return cached[0]
-        params = _params(store_id=store_id, serves=serves)
+        params = _params(store_id=store_id, serves=serves, view="summary" if summary else None)
         try:
             payload = self.http.request("GET", f"{API}/recipes/{segment(recipe_id)}", name="recipe", params=params,
                                         headers=identity.headers(), idempotent=True)
@@ -134,9 +135,11 @@ class UpstreamGateway:
         return recipe
 
     def recipes(self, identity: CallerIdentity, recipe_ids: Sequence[str], *, store_id: str | None,
-                serves: int | None) -> dict[str, Recipe]:
-        """Many recipe details in at most one upstream call (cache misses only); unknown ids left out."""
-        keys = {rid: self.recipe_key(identity, rid, store_id, serves) for rid in dict.fromkeys(recipe_ids)}
+                serves: int | None, summary: bool = False) -> dict[str, Recipe]:
+        """Many recipe details in at most one upstream call (cache misses only); unknown ids left out;
+        `summary` as for `recipe`."""
+        keys = {rid: self.recipe_key(identity, rid, store_id, serves, summary=summary)
+                for rid in dict.fromkeys(recipe_ids)}
         found: dict[str, Recipe] = {}
         missing: list[str] = []
         for rid, cached in zip(keys, self.cache.get_many(*keys.values())):
@@ -146,7 +149,8 @@ class UpstreamGateway:
                 found[rid] = cached[0]
         for start in range(0, len(missing), BATCH_LIMIT):
             chunk = missing[start:start + BATCH_LIMIT]
-            params = _params(ids=",".join(chunk), store_id=store_id, serves=serves)
+            params = _params(ids=",".join(chunk), store_id=store_id, serves=serves,
+                             view="summary" if summary else None)
             chunk_keys = {rid: keys[rid] for rid in chunk}
             try:
                 payload = self.http.request("GET", f"{API}/recipes/batch", name="recipes_batch", params=params,
@@ -302,9 +306,10 @@ class UpstreamGateway:
 
     @staticmethod
     def recipe_key(identity: CallerIdentity, recipe_id: str, store_id: str | None,
-                    serves: int | None) -> str:
+                   serves: int | None, *, summary: bool = False) -> str:
         """Per recipe, store, serves and language; per supplier too, since the token goes upstream."""
-        return cache_key("recipe", identity.supplier_id, recipe_id, store_id, serves, identity.language)
+        kind = "recipe-summary" if summary else "recipe"
+        return cache_key(kind, identity.supplier_id, recipe_id, store_id, serves, identity.language)
 
 
 def _object(payload: Any, what: str) -> dict[str, Any]:

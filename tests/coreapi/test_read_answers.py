@@ -345,3 +345,20 @@ def test_suggestions_count_the_likes_of_the_user(client: FlaskClient, seed, user
     unprofiled = {**headers, "Profiling": "false"}
     answer = client.post("/api/v1/suggestions", json=body, headers=unprofiled).json
     assert answer == {"data": without}
+
+
+@pytest.mark.parametrize("params", [{}, {"store_id": "1001"}, {"store_id": "1002", "serves": "3"}])
+def test_summary_view_is_the_detail_without_its_lists(client, params):
+    """`view=summary` (cards) leaves out ingredients and steps, and nothing else."""
+    ids = ",".join(str(n) for n in range(1, 70))
+    full = client.get("/api/v1/recipes/batch", query_string={"ids": ids, **params}).get_json()["data"]
+    summary = client.get("/api/v1/recipes/batch",
+                         query_string={"ids": ids, "view": "summary", **params}).get_json()["data"]
+    assert summary == [{k: v for k, v in d.items() if k not in ("ingredients", "steps")} for d in full]
+    one = client.get("/api/v1/recipes/5", query_string={"view": "summary", **params}).get_json()
+    assert one == summary[4]
+
+
+def test_an_unknown_view_is_a_400(client):
+    response = client.get("/api/v1/recipes/5", query_string={"view": "everything"})
+    assert response.status_code == 400 and "view" in response.get_json()["errors"]["query"]

@@ -1,0 +1,94 @@
+"""The default cache backend (prerender/memory_cache.py)."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from prerender import create_app
+from prerender.extensions import cache
+from prerender.memory_cache import LruCache
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    clock = Clock()
+    monkeypatch.setattr("prerender.memory_cache.time.monotonic", clock)
+    return clock
+
+
+def test_values_come_back_as_copies():
+    lru = LruCache(threshold=10)
+    value = {"ids": [1, 2]}
+    assert lru.set("k", value) is True
+    value["ids"].append(3)  # the caller's object, not the cached one
+    got = lru.get("k")
+    assert got == {"ids": [1, 2]}
+    got["ids"].append(4)
+    assert lru.get("k") == {"ids": [1, 2]}
+
+
+def test_entries_expire_on_their_own_timeout(clock):
+    lru = LruCache(threshold=10, default_timeout=300)
+    lru.set("short", 1, timeout=5)
+    lru.set("default", 2)
+    lru.set("forever", 3, timeout=0)
+    clock.now += 6
+    assert (lru.get("short"), lru.get("default"), lru.get("forever")) == (None, 2, 3)
+    clock.now += 300
+    assert (lru.get("default"), lru.get("forever")) == (None, 3)
+    assert len(lru) == 1  # expired entries are dropped when met
+
+
+def test_the_least_recently_used_entry_goes_first():
+    lru = LruCache(threshold=3)
+    for key in "abc":
+        lru.set(key, key)
+    assert lru.get("a") == "a"  # b is now the oldest
+    lru.set("d", "d")
+    assert lru.get("b") is None and [lru.get(key) for key in "acd"] == ["a", "c", "d"] and len(lru) == 3
+
+
+def test_add_has_delete_clear_and_many():
+    lru = LruCache(threshold=10)
+    assert lru.add("k", 1) is True and lru.add("k", 2) is False and lru.get("k") == 1
+    assert lru.has("k") and not lru.has("other")
+    assert lru.set_many({"x": 1, "y": None}) == ["x", "y"]
+    assert lru.get_many("x", "y", "z") == [1, None, None]
+    assert lru.delete("k") is True and lru.delete("k") is False
+    assert lru.clear() is True and len(lru) == 0
+
+
+def test_threads_never_exceed_the_threshold():
+    lru = LruCache(threshold=50)
+    barrier = threading.Barrier(8)
+
+    def work(n: int) -> None:
+        barrier.wait()
+        for i in range(500):
+            lru.set(f"{n}-{i}", i)
+            lru.get(f"{n}-{i - 1}")
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(lru) == 50
+
+
+def test_it_is_the_default_backend(app_config):
+    config = {key: value for key, value in app_config.items() if key != "CACHE_TYPE"}
+    app = create_app({**config, "CACHE_THRESHOLD": 123})
+    with app.app_context():
+        backend = cache.cache
+        assert isinstance(backend, LruCache) and backend.threshold == 123
+    assert app.config["LIKES_CACHE_SECONDS"] == 0  # per process: likes are not cached
