@@ -26,7 +26,7 @@ def closed_port() -> int:
 def app_config() -> dict:
     """The test configuration; integration tests override UPSTREAM_URL with a live coreapi."""
     return {"TESTING": True, "UPSTREAM_URL": f"http://127.0.0.1:{closed_port()}", "UPSTREAM_RETRIES": 0,
-            "CACHE_TYPE": "SimpleCache", "I18N_OVERRIDES_DIR": None}
+            "I18N_OVERRIDES_DIR": None}
 
 
 @pytest.fixture

@@ -1,14 +1,50 @@
 """Live servers for integration tests (a pytest plugin loaded by tests/conftest.py).
 
-`coreapi_url`: the real coreapi, seeded on a fresh SQLite file, served on a free loopback port.
-`prerender_url`: prerender pointed at it, also on a free loopback port. Both last the whole session;
-tests must not depend on each other's writes (use distinct user ids).
+Every test that uses these fixtures runs twice, once per *stack* (the session fixture `stack`):
+
+- ``sqlite-simplecache``, the default configuration: coreapi on a fresh SQLite file, prerender with its
+  default in-process cache (``DefaultConfig.CACHE_TYPE`` of prerender/config.py, SimpleCache or its bounded
+  replacement: the id names the kind, the product's default decides the class). Needs nothing but Python;
+  always runs.
+- ``postgresql-redis``, the scaled configuration: coreapi on PostgreSQL (a schema of this session, through
+  ``search_path``; ``COREAPI_TEST_POSTGRES_URL``, default ``postgresql+psycopg://postgres@127.0.0.1:5432/test``)
+  and every prerender cache in Redis (``CACHE_REDIS_URL``; ``PRERENDER_TEST_REDIS_URL``, default
+  ``redis://127.0.0.1:6379/15``), under a key prefix of this session. Skipped, with the reason, where either
+  server does not answer; marked ``postgres`` (``-m "not postgres"`` leaves it out).
+
+pytest orders the tests by stack, so each stack is set up once (`--setup-show`: one SETUP of each). At its
+teardown the schema is dropped and the session's Redis keys deleted (tests/databases.py): parallel runs and
+other suites on the same servers never collide.
+
+Fixtures: `stack` (the configuration; `stack.cache_config()` is the CACHE_* of a new, empty prerender
+cache: an in-process one, or a Redis sub-prefix of its own, so each app starts cold on both stacks;
+`stack.environ()` is the same for a subprocess, whose workers then share it), `coreapi_url` (the real
+coreapi, seeded, on a free loopback port) and `prerender_url` (prerender pointed at it, with a cache of its
+own). All last the stack's whole session; tests must not depend on each other's writes (use distinct user
+ids).
+
+What runs where:
+- tests/integration: on both stacks (the in-process `app` of tests/integration/conftest.py gets the stack's
+  cache; the gunicorn metrics test gives its two workers one shared Redis prefix; test_health.py checks that
+  each stack is what its id says). Tests that build their own cache configuration (Redis down; two apps on
+  one Redis prefix, through the `redis_namespace` fixture) run on both too: only coreapi differs. Pinned to
+  sqlite-simplecache: test_cors_matrix.py (CORS headers do not depend on the backends).
+- tests/shop: on both (the shop is a client of the live servers; a few seconds per stack).
+- tests/browser: on ``sqlite-simplecache`` only (tests/browser/conftest.py): each test drives a real
+  Chromium (about 45 s for the suite, the slowest of `make test`) for client-side behaviour that does not
+  depend on the backends, which tests/integration and tests/shop cover on both.
+- tests/ops: on ``sqlite-simplecache`` only (tests/ops/conftest.py: nginx in front does not depend on the
+  backends).
+- tests/unit and tests/coreapi do not use these fixtures (tests/coreapi has its own SQLite/PostgreSQL pair).
+
+`@pytest.mark.only_stack("<id>", reason="...")` pins a test to one stack: its other variants are deselected.
 """
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -16,6 +52,12 @@ from werkzeug.serving import BaseWSGIServer, make_server
 
 import coreapi
 import prerender
+from coreapi.extensions import db
+from prerender.config import DefaultConfig
+from tests.databases import PostgresSchemas, RedisNamespace, Unreachable
+
+DEFAULT_STACK = "sqlite-simplecache"
+SCALED_STACK = "postgresql-redis"
 
 
 class LiveServer:
@@ -38,23 +80,162 @@ class LiveServer:
         self.thread.join(timeout=5)
 
 
-def seeded_coreapi(database_url: str) -> Flask:
-    """A coreapi app on that database, tables created and the demo catalog loaded."""
-    app = coreapi.create_app({"TESTING": True, "DATABASE_URL": database_url, "LOG_LEVEL": "WARNING"})
+def seeded_coreapi(database_url: str, **config: Any) -> Flask:
+    """A coreapi app on that database (config: e.g. SQLALCHEMY_ENGINE_OPTIONS), migrated and seeded."""
+    app = coreapi.create_app({"TESTING": True, "DATABASE_URL": database_url, "LOG_LEVEL": "WARNING", **config})
     result = app.test_cli_runner().invoke(args=["init-db", "--reset"])
     assert result.exit_code == 0, result.output
     return app
 
 
-@pytest.fixture(scope="session")
-def coreapi_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    database = Path(tmp_path_factory.mktemp("coreapi")) / "coreapi.sqlite"
-    with LiveServer(seeded_coreapi(f"sqlite:///{database}")) as server:
-        yield server.url
+class Stack:
+    """One configuration of the live services: coreapi's database and prerender's caches."""
+
+    name: str
+
+    def database(self) -> dict[str, Any]:
+        """coreapi's configuration of a new, empty database (DATABASE_URL and any engine options)."""
+        raise NotImplementedError
+
+    def cache_config(self, name: str | None = None) -> dict[str, Any]:
+        """prerender's CACHE_* configuration of a new, empty cache."""
+        raise NotImplementedError
+
+    def environ(self, name: str | None = None) -> dict[str, str]:
+        """The same, as PRERENDER_* environment variables for a prerender subprocess (one cache for all its
+        workers)."""
+        return {f"PRERENDER_{key}": str(value) for key, value in self.cache_config(name).items()}
+
+    def close(self) -> None:
+        """Drop what the stack created on shared servers."""
+
+
+class SqliteSimpleCache(Stack):
+    name = DEFAULT_STACK
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._databases = 0
+
+    def database(self) -> dict[str, Any]:
+        self._databases += 1
+        return {"DATABASE_URL": f"sqlite:///{self.directory / f'coreapi-{self._databases}.sqlite'}"}
+
+    def cache_config(self, name: str | None = None) -> dict[str, Any]:
+        # The default in-process cache; no URL: a PRERENDER_CACHE_REDIS_URL of the developer's shell must not
+        # switch it to Redis.
+        return {"CACHE_TYPE": DefaultConfig.CACHE_TYPE, "CACHE_REDIS_URL": None}
+
+    def environ(self, name: str | None = None) -> dict[str, str]:
+        # One in-process cache per worker; an empty URL for the same reason as above.
+        return {"PRERENDER_CACHE_TYPE": DefaultConfig.CACHE_TYPE, "PRERENDER_CACHE_REDIS_URL": ""}
+
+
+class PostgresqlRedis(Stack):
+    name = SCALED_STACK
+
+    def __init__(self, postgres: PostgresSchemas, redis: RedisNamespace) -> None:
+        self.postgres = postgres
+        self.redis = redis
+
+    def database(self) -> dict[str, Any]:
+        return self.postgres.new_database()
+
+    def cache_config(self, name: str | None = None) -> dict[str, Any]:
+        return self.redis.cache_config(name)
+
+    def close(self) -> None:
+        try:
+            self.redis.close()
+        finally:
+            self.postgres.close()
+
+
+def open_scaled_stack() -> PostgresqlRedis:
+    """Both servers, or a skip saying which one does not answer (nothing is left open)."""
+    try:
+        postgres = PostgresSchemas(prefix="live_test_")
+    except Unreachable as error:
+        pytest.skip(f"{SCALED_STACK}: {error}")
+    try:
+        redis = RedisNamespace()
+    except Unreachable as error:
+        postgres.close()
+        pytest.skip(f"{SCALED_STACK}: {error}")
+    return PostgresqlRedis(postgres, redis)
+
+
+@pytest.fixture(scope="session", params=[DEFAULT_STACK, pytest.param(SCALED_STACK, marks=pytest.mark.postgres)])
+def stack(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """The configuration the live fixtures run on (see the module docstring)."""
+    if request.param == DEFAULT_STACK:
+        stack: Stack = SqliteSimpleCache(tmp_path_factory.mktemp("coreapi"))
+    else:
+        stack = open_scaled_stack()
+    try:
+        yield stack
+    finally:
+        stack.close()
 
 
 @pytest.fixture(scope="session")
-def prerender_url(coreapi_url: str) -> Iterator[str]:
-    app = prerender.create_app({"UPSTREAM_URL": coreapi_url, "LOG_LEVEL": "WARNING"})
+def redis_namespace() -> Iterator[RedisNamespace]:
+    """A Redis prefix of this session, whatever the stack (tests of the Redis cache itself); skipped when
+    Redis does not answer."""
+    try:
+        namespace = RedisNamespace()
+    except Unreachable as error:
+        pytest.skip(str(error))
+    yield namespace
+    namespace.close()
+
+
+@pytest.fixture(scope="session")
+def coreapi_url(stack: Stack) -> Iterator[str]:
+    database = stack.database()
+    app = seeded_coreapi(database.pop("DATABASE_URL"), **database)
     with LiveServer(app) as server:
         yield server.url
+    with app.app_context():
+        db.engine.dispose()  # before the stack drops the schema
+
+
+@pytest.fixture(scope="session")
+def prerender_url(stack: Stack, coreapi_url: str) -> Iterator[str]:
+    app = prerender.create_app({"UPSTREAM_URL": coreapi_url, "LOG_LEVEL": "WARNING", **stack.cache_config("live")})
+    with LiveServer(app) as server:
+        yield server.url
+
+
+# ------------------------------------------------------------------------------------ pinning to a stack
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "only_stack(name, reason): run this test on that live stack only "
+                                       "(tests/live.py); its other variants are deselected")
+
+
+def stack_of(item: pytest.Item) -> str | None:
+    callspec = getattr(item, "callspec", None)
+    return callspec.params.get("stack") if callspec is not None else None
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Deselect the variants of `only_stack` tests on the other stacks (after conftests added the marks)."""
+    kept, dropped = [], []
+    for item in items:
+        marker = item.get_closest_marker("only_stack")
+        if marker is not None and not marker.kwargs.get("reason"):
+            raise pytest.UsageError(f"{item.nodeid}: only_stack needs a reason=")
+        current = stack_of(item)
+        (dropped if marker is not None and current is not None and current != marker.args[0] else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+def only_stack_under(directory: Path, items: list[pytest.Item], name: str, reason: str) -> None:
+    """Pin every test under directory to one stack (for a conftest's pytest_collection_modifyitems)."""
+    for item in items:
+        if directory in item.path.parents:
+            item.add_marker(pytest.mark.only_stack(name, reason=reason))

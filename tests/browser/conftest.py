@@ -10,14 +10,25 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 from examples.shop import create_app as create_shop
-from tests.live import LiveServer
+from tests.live import DEFAULT_STACK, LiveServer, only_stack_under
 
 CHROMIUM = Path(os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
 # The machine's network is closed: keep Chromium from calling home (DESIGN section 10, env notes).
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-quic"]
 
-pytestmark = pytest.mark.browser
+BROWSER_TESTS = Path(__file__).parent
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # `pytestmark` in a conftest marks nothing: mark this folder's tests here (`-m "not browser"` works).
+    for item in items:
+        if BROWSER_TESTS in item.path.parents:
+            item.add_marker(pytest.mark.browser)
+    only_stack_under(BROWSER_TESTS, items, DEFAULT_STACK,
+                     reason="client-side behaviour in a real Chromium, the slowest tests: the backends it does "
+                            "not depend on are covered on both stacks by tests/integration and tests/shop")
 
 
 def _shop(coreapi_url: str, prerender_url: str, **overrides: object) -> LiveServer:

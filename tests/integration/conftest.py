@@ -1,4 +1,5 @@
-"""prerender against the real coreapi on a loopback port (tests/live.py)."""
+"""prerender against the real coreapi on a loopback port (tests/live.py), on both stacks: coreapi on
+SQLite with prerender's default in-process cache, and coreapi on PostgreSQL with every prerender cache in Redis."""
 from __future__ import annotations
 
 from typing import Any
@@ -9,13 +10,15 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from prerender import create_app
+from tests.live import Stack
 
 RETAILER = "demo-retailer-token"
 
 
 @pytest.fixture
-def app_config(coreapi_url: str) -> dict:
-    return {"TESTING": True, "UPSTREAM_URL": coreapi_url, "CACHE_TYPE": "SimpleCache"}
+def app_config(coreapi_url: str, stack: Stack) -> dict:
+    """A test's prerender on the live coreapi, with a new, empty cache of the stack's kind."""
+    return {"TESTING": True, "UPSTREAM_URL": coreapi_url, **stack.cache_config()}
 
 
 @pytest.fixture

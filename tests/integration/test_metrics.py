@@ -13,6 +13,7 @@ import pytest
 import requests
 
 from tests.conftest import closed_port
+from tests.live import Stack
 
 from .conftest import headers
 
@@ -51,23 +52,30 @@ def test_unmatched_urls_share_one_series(client):
 
 
 @pytest.fixture
-def gunicorn_prerender(coreapi_url: str, tmp_path: Path):
-    """prerender under gunicorn with two workers and multiprocess metrics, on a free loopback port."""
+def gunicorn_prerender(coreapi_url: str, stack: Stack, tmp_path: Path):
+    """prerender under gunicorn with two workers and multiprocess metrics, on a free loopback port; on the
+    postgresql-redis stack both workers share one Redis cache, as in production."""
     port = closed_port()
     metrics_dir = tmp_path / "metrics"
     metrics_dir.mkdir()
-    env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir), "PRERENDER_UPSTREAM_URL": coreapi_url,
-           "GUNICORN_WORKERS": "2", "GUNICORN_THREADS": "2", "PRERENDER_LOG_LEVEL": "WARNING"}
+    env = {**os.environ, **stack.environ(), "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
+           "PRERENDER_UPSTREAM_URL": coreapi_url, "GUNICORN_WORKERS": "2", "GUNICORN_THREADS": "2",
+           "PRERENDER_LOG_LEVEL": "WARNING"}
     process = subprocess.Popen([str(Path(sys.executable).parent / "gunicorn"), "--config", "gunicorn.conf.py",
                                 "--bind", f"127.0.0.1:{port}", "wsgi:app"], cwd=ROOT, env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(100):
+        # The socket is bound before a worker has booted: until one answers, connections are refused or
+        # wait in the backlog (a read timeout), so both mean "not yet".
+        deadline = time.monotonic() + 30
+        while True:
             try:
-                requests.get(f"{url}/healthz", timeout=1)
+                requests.get(f"{url}/healthz", timeout=1).raise_for_status()
                 break
-            except requests.ConnectionError:
+            except requests.RequestException:
+                assert process.poll() is None, f"gunicorn exited with {process.returncode}"
+                assert time.monotonic() < deadline, "gunicorn did not answer /healthz within 30s"
                 time.sleep(0.1)
         yield url, metrics_dir
     finally:
@@ -92,3 +100,5 @@ def test_counts_add_up_over_gunicorn_workers(gunicorn_prerender: tuple[str, Path
     text = requests.get(f"{url}/metrics", timeout=5).text
     labels = {"endpoint": "v1.styles.component_styles", "status": "200", "version": "v1"}
     assert sample(text, "prerender_requests_total", **labels) == 40
+    # The workers' cache (their shared Redis on the postgresql-redis stack) answers them.
+    assert requests.get(f"{url}/readyz", timeout=5).json()["checks"] == {"upstream": "ok", "cache": "ok"}

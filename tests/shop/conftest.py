@@ -1,5 +1,6 @@
 """The demo shop (examples/shop) through its Flask test client, against the live seeded stack of
-tests/live.py (`coreapi_url`, `prerender_url`), or against closed ports to play a service that is down."""
+tests/live.py (`coreapi_url`, `prerender_url`: so on both stacks, sqlite-simplecache and postgresql-redis),
+or against closed ports to play a service that is down."""
 from __future__ import annotations
 
 from collections.abc import Callable
