@@ -1,0 +1,198 @@
+"""CORS, route by route and origin by origin (flask-cors as configured in prerender/__init__.py).
+
+The policy: every http(s) origin on localhost, 127.0.0.1 or [::1] (any port) plus the exact origins of
+CORS_ALLOWED_ORIGINS get their Origin echoed in Access-Control-Allow-Origin, with `Vary: Origin`; nothing
+else gets any CORS header. No credentials: callers identify with headers, and the SDK fetches with
+`credentials: "omit"` (prerender/static/sdk/http.js), so Access-Control-Allow-Credentials is never sent.
+Preflights (which skip the header guard) allow the spec's headers and the methods of every browser route.
+"""
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from prerender import create_app
+from tests.live import DEFAULT_STACK, Stack
+
+from .conftest import headers
+
+pytestmark = pytest.mark.only_stack(DEFAULT_STACK, reason="CORS headers do not depend on the backends")
+
+CONFIGURED = "https://shop.example.com"
+OTHER_CONFIGURED = "https://recipes.example.org"
+
+ORIGINS: dict[str, tuple[str, bool]] = {
+    "configured": (CONFIGURED, True),
+    "other-configured": (OTHER_CONFIGURED, True),
+    "localhost-port": ("http://localhost:3000", True),
+    "localhost-https": ("https://localhost", True),
+    "127.0.0.1": ("http://127.0.0.1:8080", True),
+    "ipv6-loopback": ("http://[::1]:5173", True),
+    "disallowed": ("https://evil.test", False),
+    "look-alike-suffix": ("https://shop.example.com.evil.test", False),
+    "look-alike-prefix": ("https://evilshop.example.com", False),
+    "configured-host-other-scheme": ("http://shop.example.com", False),
+    "localhost-look-alike": ("http://localhost.evil.test", False),
+    "127.0.0.2": ("http://127.0.0.2", False),
+    "null": ("null", False),
+}
+
+ROUTES_ADD_RECIPE = {"recipe_id": "5", "guests": 4, "store_id": "1001"}
+# Every method of every route the browser (or a page inserting fragments at runtime) may call.
+ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
+    ("GET", "/v1/recipe-card?recipe_id=5&store_id=1001", None),
+    ("GET", "/v2/recipe-card?recipe_id=5&store_id=1001&display_variant=4", None),
+    ("GET", "/v1/styles/recipe-card", None),
+    ("GET", "/v2/svc-window-bootstrap", None),
+    ("GET", "/v1/recipe-details?recipe_id=5&store_id=1001&guests=4", None),
+    ("GET", "/v1/basket?store_id=1001", None),
+    ("GET", "/v1/likes?recipe_ids=5", None),
+    ("POST", "/v1/recipe-card/multiple?store_id=1001",
+     {"contexts": [{"productIds": ["100001", "100002"], "position": 1}]}),
+    ("POST", "/v1/basket/recipes", ROUTES_ADD_RECIPE),
+    ("PATCH", "/v1/basket/recipes/5", {"guests": 2, "store_id": "1001"}),
+    ("DELETE", "/v1/basket/recipes/5?store_id=1001", None),
+    ("PUT", "/v1/likes/5", None),
+    ("DELETE", "/v1/likes/5", None),
+    ("POST", "/v1/events", {"events": [{"name": "recipe.show", "path": "/", "props": {"recipe_id": "5"}}]}),
+]
+
+# The request headers of the specification, as a browser lists them in a preflight (lower case, sorted).
+SPEC_HEADERS = ["authless-id", "authorization", "content-type", "language-id", "profiling", "session-id",
+                "supplier-token", "x-request-id"]
+
+CORS_RESPONSE_HEADERS = ("Access-Control-Allow-Origin", "Access-Control-Allow-Credentials",
+                         "Access-Control-Expose-Headers", "Access-Control-Allow-Methods",
+                         "Access-Control-Allow-Headers", "Access-Control-Max-Age")
+
+
+@pytest.fixture(scope="module")
+def cors_app(coreapi_url: str, stack: Stack) -> Flask:
+    return create_app({"TESTING": True, "UPSTREAM_URL": coreapi_url, **stack.cache_config(),
+                       "CORS_ALLOWED_ORIGINS": [CONFIGURED, OTHER_CONFIGURED]})
+
+
+@pytest.fixture
+def cors_client(cors_app: Flask) -> FlaskClient:
+    return cors_app.test_client()
+
+
+def listed(response, name: str) -> set[str]:
+    """The values of a list header over all its field lines (prerender's Vary and flask-cors's `Vary: Origin`
+    are two lines, which HTTP reads as one list)."""
+    return {part.strip().lower() for line in response.headers.getlist(name) for part in line.split(",")
+            if part.strip()}
+
+
+def route_id(route: tuple[str, str, Any]) -> str:
+    return f"{route[0]} {route[1].split('?')[0]}"
+
+
+def send(client: FlaskClient, method: str, path: str, body: dict | None, **extra: str):
+    """The route called as the SDK would, by a user of its own (routes write per user); a basket recipe is
+    added first when the route changes it."""
+    user = headers(user=f"cors-{uuid.uuid4().hex[:10]}")
+    if path.startswith("/v1/basket/recipes/"):
+        added = client.post("/v1/basket/recipes", headers=user, json=ROUTES_ADD_RECIPE)
+        assert added.status_code == 200, added.get_data(as_text=True)
+    return client.open(path, method=method, headers={**user, **extra}, json=body)
+
+
+@pytest.mark.parametrize("origin_name", ORIGINS)
+@pytest.mark.parametrize("route", ROUTES, ids=route_id)
+def test_actual_requests(cors_client, route, origin_name):
+    method, path, body = route
+    origin, allowed = ORIGINS[origin_name]
+    response = send(cors_client, method, path, body, Origin=origin)
+    assert response.status_code < 400, response.get_data(as_text=True)  # the route serves this method
+    if allowed:
+        assert response.headers.getlist("Access-Control-Allow-Origin") == [origin]  # echoed, never `*`
+        assert "origin" in listed(response, "Vary")
+        assert "x-request-id" in listed(response, "Access-Control-Expose-Headers")
+        assert "Access-Control-Allow-Credentials" not in response.headers
+    else:
+        assert not [name for name in CORS_RESPONSE_HEADERS if name in response.headers]
+
+
+@pytest.mark.parametrize("origin_name", ORIGINS)
+@pytest.mark.parametrize("route", ROUTES, ids=route_id)
+def test_preflights(cors_client, route, origin_name):
+    method, path, _ = route
+    origin, allowed = ORIGINS[origin_name]
+    response = cors_client.options(path, headers={"Origin": origin, "Access-Control-Request-Method": method,
+                                                  "Access-Control-Request-Headers": ", ".join(SPEC_HEADERS)})
+    assert response.status_code == 200  # no header guard on a preflight: it carries no credentials
+    if allowed:
+        assert response.headers["Access-Control-Allow-Origin"] == origin
+        assert method.lower() in listed(response, "Access-Control-Allow-Methods")
+        assert set(SPEC_HEADERS) <= listed(response, "Access-Control-Allow-Headers")
+        assert int(response.headers["Access-Control-Max-Age"]) > 0
+        assert "origin" in listed(response, "Vary")
+        assert "Access-Control-Allow-Credentials" not in response.headers
+    else:
+        assert not [name for name in CORS_RESPONSE_HEADERS if name in response.headers]
+
+
+def test_a_preflight_allows_only_the_spec_headers(cors_client):
+    response = cors_client.options("/v1/basket", headers={
+        "Origin": CONFIGURED, "Access-Control-Request-Method": "GET",
+        "Access-Control-Request-Headers": "authorization, x-evil"})
+    assert listed(response, "Access-Control-Allow-Headers") == {"authorization"}
+
+
+@pytest.mark.parametrize("method", ["TRACE", "CONNECT"])
+def test_a_preflight_for_another_method_is_not_allowed(cors_client, method):
+    response = cors_client.options("/v1/basket", headers={"Origin": CONFIGURED,
+                                                          "Access-Control-Request-Method": method})
+    assert "Access-Control-Allow-Methods" not in response.headers
+
+
+@pytest.mark.parametrize("origin_name", ["configured", "localhost-port"])
+def test_errors_carry_cors_headers_so_the_sdk_can_read_the_problem(cors_client, origin_name):
+    origin, _ = ORIGINS[origin_name]
+    missing_headers = cors_client.get("/v1/basket", headers={"Origin": origin})
+    invalid_body = send(cors_client, "POST", "/v1/basket/recipes", {"recipe_id": "5"}, Origin=origin)
+    for response in (missing_headers, invalid_body):
+        assert response.status_code == 400 and response.mimetype == "application/problem+json"
+        assert response.headers["Access-Control-Allow-Origin"] == origin
+
+
+def test_a_beacon_post_gets_cors_headers_too(cors_client):
+    """navigator.sendBeacon posts text/plain (no preflight) with the headers in the body."""
+    body = '{"headers": {"authless-id": "cors-beacon", "language-id": "fr", "session-id": "s-1", ' \
+           '"supplier-token": "demo-retailer-token"}, "events": [{"name": "recipe.show", "props": {}}]}'
+    response = cors_client.post("/v1/events", data=body, content_type="text/plain;charset=UTF-8",
+                                headers={"Origin": "http://localhost:3000"})
+    assert response.status_code == 202
+    assert response.headers["Access-Control-Allow-Origin"] == "http://localhost:3000"
+
+
+@pytest.mark.parametrize("origin", [CONFIGURED, "https://evil.test", None])
+def test_static_files_are_open_to_every_origin(cors_client, origin):
+    """ES modules and stylesheets: no credentials, the same bytes for everyone, `*`."""
+    link = send(cors_client, "GET", "/v1/styles/recipe-card", None).get_json()["links"][0]
+    path = link.split("://", 1)[1].split("/", 1)[1]
+    response = cors_client.get(f"/{path}", headers={"Origin": origin} if origin else {})
+    assert response.status_code == 200 and response.headers["Access-Control-Allow-Origin"] == "*"
+
+
+def test_a_request_without_origin_gets_no_cors_headers(cors_client):
+    response = send(cors_client, "GET", "/v1/styles/recipe-card", None)
+    assert response.status_code == 200
+    assert not [name for name in CORS_RESPONSE_HEADERS if name in response.headers]
+
+
+@pytest.mark.parametrize("origin", [
+    pytest.param(CONFIGURED, id="allowed"),
+    pytest.param("https://evil.test", id="disallowed"),
+    pytest.param(None, id="no-origin"),
+])
+def test_public_answers_always_vary_on_origin(cors_client, origin):
+    for route in ("/v1/styles/recipe-card", "/v1/recipe-details?recipe_id=5&store_id=1001"):
+        response = send(cors_client, "GET", route, None, **({"Origin": origin} if origin else {}))
+        assert "public" in response.headers["Cache-Control"]
+        assert "origin" in listed(response, "Vary")

@@ -1,0 +1,363 @@
+"""deploy/nginx/prerender.conf for real: Debian's nginx in front of a live prerender (tests/live.py).
+
+What nginx may share is decided by prerender's Cache-Control (prerender/http_caching.py); these tests check
+that nginx keeps to it: public answers MISS then HIT and identical, private ones never HIT and never cross
+users, 304s, request ids, immutable static files, stale answers while prerender is down, body limits.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+import requests
+from bs4 import BeautifulSoup
+from flask import Flask
+
+import prerender
+from tests.integration.conftest import headers
+from tests.live import LiveServer, Stack
+
+from .conftest import SHIPPED_CONFIG, NginxFront
+
+pytestmark = pytest.mark.nginx
+
+NOPERS = "demo-nopers-token"  # a retailer with personalization disabled: its fixed cards are public
+TIMEOUT = 10
+
+
+def unique() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+def get(front: NginxFront, path: str, hdrs: dict[str, str] | None = None, **kwargs) -> requests.Response:
+    return requests.get(front.url + path, headers=hdrs or {}, timeout=TIMEOUT, **kwargs)
+
+
+def cache_control(response: requests.Response) -> set[str]:
+    return {part.strip().lower() for part in response.headers.get("Cache-Control", "").split(",") if part.strip()}
+
+
+def is_public(response: requests.Response) -> bool:
+    return "public" in cache_control(response)
+
+
+def like_pressed(html: str) -> str:
+    """aria-pressed of the card's like button."""
+    button = BeautifulSoup(html, "html5lib").select_one("button.svc-like-button")
+    assert button is not None, "the card has no like button"
+    return button["aria-pressed"]
+
+
+# Public answers: the path and the options of tests/integration's headers() that make the answer public.
+# Tests add a throwaway query parameter (prerender ignores unknown ones) so that the URL is new to the cache.
+PUBLIC = {
+    "styles": ("/v1/styles/recipe-card", {}),
+    "bootstrap": ("/v2/svc-window-bootstrap", {}),
+    "nopers-card": ("/v1/recipe-card?recipe_id=5&store_id=1001&display_variant=2", {"token": NOPERS}),
+    "recipe-details": ("/v1/recipe-details?recipe_id=5&store_id=1001&guests=4", {}),
+}
+
+
+def with_marker(path: str) -> str:
+    return f"{path}{'&' if '?' in path else '?'}ops={unique()}"
+
+
+def test_the_shipped_config_passes_nginx_t(nginx_front):
+    checked = nginx_front.check()
+    assert checked.returncode == 0 and "test is successful" in checked.stderr
+
+
+@pytest.mark.parametrize("name", PUBLIC)
+def test_public_answers_are_a_miss_then_a_hit_for_another_visitor(nginx_front, name):
+    path, options = PUBLIC[name]
+    path = with_marker(path)
+    first = get(nginx_front, path, headers(user="ops-first", session="ops-s1", **options))
+    assert first.status_code == 200 and first.content and is_public(first)
+    assert first.headers["X-Cache-Status"] == "MISS"
+    # Another visitor (logged out, another session) with the same language and supplier gets the copy.
+    second = get(nginx_front, path, headers(user=None, session="ops-s2", **options))
+    assert second.headers["X-Cache-Status"] == "HIT"
+    assert second.content == first.content and second.headers["ETag"] == first.headers["ETag"]
+
+
+def key_headers() -> set[str]:
+    """The request headers in the cache key of the shipped config's API location."""
+    text = SHIPPED_CONFIG.read_text()
+    location = text[text.index("location / {"):]
+    key = re.search(r"proxy_cache_key\s+\"([^\"]+)\"", location).group(1)
+    return {name.replace("_", "-") for name in re.findall(r"\$http_([a-z_]+)", key)}
+
+
+@pytest.mark.parametrize("name", PUBLIC)
+def test_the_cache_key_holds_every_header_prerender_varies_on(nginx_front, name):
+    path, options = PUBLIC[name]
+    response = get(nginx_front, with_marker(path), {**headers(**options), "Origin": "http://localhost:3000"})
+    varies = {part.strip().lower() for line in response.raw.headers.getlist("Vary") for part in line.split(",")}
+    assert "origin" in varies
+    assert varies - {"accept-encoding"} <= key_headers()  # accept-encoding: nginx compresses on the way out
+
+
+# With an Origin, prerender's answer carries two Vary lines, of which nginx 1.22 caches by the last only.
+@pytest.mark.parametrize("origin", [None, "http://localhost:3000"])
+def test_the_cache_key_holds_the_language_and_the_supplier(nginx_front, origin):
+    path = with_marker(PUBLIC["nopers-card"][0])
+    extra = {"Origin": origin} if origin else {}
+    french = get(nginx_front, path, {**headers(token=NOPERS), **extra})
+    english = get(nginx_front, path, {**headers(token=NOPERS, language="en"), **extra})
+    assert [french.headers["X-Cache-Status"], english.headers["X-Cache-Status"]] == ["MISS", "MISS"]
+    assert english.content != french.content
+    assert get(nginx_front, path, {**headers(token=NOPERS), **extra}).content == french.content
+    # The same URL for a personalized supplier: its own, private answer with the like button.
+    retailer = get(nginx_front, path, {**headers(user="ops-key-user"), **extra})
+    assert retailer.headers["X-Cache-Status"] != "HIT" and not is_public(retailer)
+    assert like_pressed(retailer.text) == "false"
+
+
+def test_the_cache_key_holds_the_origin(nginx_front):
+    """Access-Control-Allow-Origin echoes the Origin (every localhost origin is allowed): an answer cached
+    for one origin, or for a disallowed one (no CORS headers), is never served to another."""
+    path = with_marker(PUBLIC["nopers-card"][0])
+    answers = {}
+    for origin in ("https://evil.test", "http://localhost:3000", "http://localhost:4000"):
+        response = get(nginx_front, path, {**headers(token=NOPERS), "Origin": origin})
+        assert response.headers["X-Cache-Status"] == "MISS"
+        answers[origin] = response.headers.get("Access-Control-Allow-Origin")
+    assert answers == {"https://evil.test": None, "http://localhost:3000": "http://localhost:3000",
+                       "http://localhost:4000": "http://localhost:4000"}
+    again = get(nginx_front, path, {**headers(token=NOPERS), "Origin": "http://localhost:3000"})
+    assert again.headers["X-Cache-Status"] == "HIT"
+    assert again.headers["Access-Control-Allow-Origin"] == "http://localhost:3000"
+
+
+def test_links_follow_the_host_nginx_was_asked_for(nginx_front):
+    links = get(nginx_front, with_marker("/v1/styles/recipe-card"), headers()).json()["links"]
+    assert links and all(link.startswith(f"{nginx_front.url}/static/") for link in links)
+
+
+def test_a_connected_users_card_is_never_cached_nor_shared(nginx_front):
+    alice, bob = f"ops-alice-{unique()}", f"ops-bob-{unique()}"
+    liked = requests.put(f"{nginx_front.url}/v1/likes/5", headers=headers(user=alice), timeout=TIMEOUT)
+    assert liked.status_code == 204
+    path = "/v1/recipe-card?recipe_id=5&store_id=1001&display_variant=2"
+    statuses = []
+    for user, pressed in [(alice, "true"), (bob, "false"), (alice, "true"), (bob, "false")]:
+        response = get(nginx_front, path, headers(user=user))
+        assert response.status_code == 200 and "private" in cache_control(response)
+        assert like_pressed(response.text) == pressed  # each user sees their own heart, every time
+        statuses.append(response.headers.get("X-Cache-Status"))
+    assert set(statuses) <= {"MISS", "BYPASS"}, statuses
+
+
+def test_per_user_routes_never_touch_the_cache(nginx_front):
+    for path in ("/v1/basket?store_id=1001", "/v1/likes?recipe_ids=5"):
+        for _ in range(2):
+            response = get(nginx_front, path, headers(user="ops-basket"))
+            assert response.status_code == 200 and "private" in cache_control(response)
+            assert "X-Cache-Status" not in response.headers
+
+
+@pytest.mark.parametrize("path,options", [
+    (with_marker(PUBLIC["nopers-card"][0]), {"token": NOPERS}),   # answered by nginx from its cache
+    ("/v1/basket?store_id=1001", {"user": "ops-etag"}),           # cache off: prerender's own 304
+])
+def test_if_none_match_gives_304_through_nginx(nginx_front, path, options):
+    first = get(nginx_front, path, headers(**options))
+    assert first.status_code == 200 and first.headers.get("ETag")
+    again = get(nginx_front, path, {**headers(**options), "If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304 and again.content == b""
+
+
+def test_a_private_card_answers_in_full_to_a_conditional_request(nginx_front):
+    """Where the cache is on, nginx does not pass If-None-Match upstream (prerender's 304 could otherwise
+    be stored) and makes no 304 of an answer it cannot store: a private card comes back whole, and right.
+    (docs/operations.md; the browser's per-user routes are in a location without cache, with 304s.)"""
+    path = "/v1/recipe-card?recipe_id=5&store_id=1001"
+    first = get(nginx_front, path, headers(user="ops-etag"))
+    again = get(nginx_front, path, {**headers(user="ops-etag"), "If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 200 and again.content == first.content
+
+
+def test_the_clients_request_id_comes_back_on_a_miss_and_on_a_hit(nginx_front):
+    path = with_marker("/v1/styles/recipe-card")
+    for request_id, status in (("ops-rid-1", "MISS"), ("ops-rid-2", "HIT")):
+        response = get(nginx_front, path, {**headers(), "X-Request-Id": request_id})
+        assert response.headers["X-Cache-Status"] == status
+        assert response.headers["X-Request-Id"] == request_id  # one header, this request's id
+    made = get(nginx_front, path, {**headers(), "X-Request-Id": "not a valid id!"})
+    assert re.fullmatch(r"[0-9a-f]{32}", made.headers["X-Request-Id"])
+
+
+def test_static_files_are_immutable_and_cached(nginx_front):
+    link = get(nginx_front, with_marker("/v1/styles/recipe-card"), headers()).json()["links"][0]
+    first = requests.get(link, timeout=TIMEOUT)
+    assert first.status_code == 200 and first.headers["Content-Type"].startswith("text/css")
+    assert {"public", "immutable", "max-age=31536000"} <= cache_control(first)
+    second = requests.get(link, timeout=TIMEOUT)
+    assert second.headers["X-Cache-Status"] == "HIT" and second.content == first.content
+    compressed = requests.get(link, headers={"Accept-Encoding": "gzip"}, timeout=TIMEOUT, stream=True)
+    assert compressed.headers["Content-Encoding"] == "gzip"
+    assert gzip.decompress(compressed.raw.read()) == first.content
+
+
+def test_requests_without_identity_headers_get_prerenders_400_not_the_cache(nginx_front):
+    path = with_marker("/v1/styles/recipe-card")
+    get(nginx_front, path, headers())
+    assert get(nginx_front, path, headers()).headers["X-Cache-Status"] == "HIT"
+    response = get(nginx_front, path, {"language-id": "fr", "session-id": "ops-s"})
+    assert response.status_code == 400 and response.headers["Content-Type"] == "application/problem+json"
+    assert response.headers["X-Cache-Status"] == "BYPASS"
+
+
+def test_a_body_over_64_kib_is_refused_in_prerenders_error_shape(nginx_front):
+    url = f"{nginx_front.url}/v1/recipe-card/multiple"
+    hdrs = {**headers(), "Content-Type": "application/json"}
+    refused = requests.post(url, data=b" " * (64 * 1024 + 1), headers=hdrs, timeout=TIMEOUT)
+    assert refused.status_code == 413 and refused.headers["Content-Type"] == "application/problem+json"
+    assert refused.json()["status"] == 413 and refused.headers["X-Request-Id"]
+    # 64 KiB exactly reaches prerender, which judges it (blank JSON: 400).
+    judged = requests.post(url, data=b" " * (64 * 1024), headers=hdrs, timeout=TIMEOUT)
+    assert judged.status_code == 400
+
+
+def test_health_and_metrics_reach_prerender_uncached(nginx_front):
+    for path in ("/healthz", "/readyz", "/metrics"):
+        response = get(nginx_front, path)
+        assert response.status_code == 200 and "X-Cache-Status" not in response.headers
+
+
+def test_html_is_compressed(nginx_front):
+    response = get(nginx_front, with_marker(PUBLIC["nopers-card"][0]), headers(token=NOPERS), stream=True)
+    assert response.headers["Content-Encoding"] == "gzip" and "Accept-Encoding" in response.headers["Vary"]
+
+
+def test_the_access_log_is_json_with_the_request_id(nginx_front):
+    get(nginx_front, with_marker("/v1/styles/recipe-card"), {**headers(), "X-Request-Id": "ops-log-line"})
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        lines = [json.loads(line) for line in nginx_front.access_log.read_text().splitlines()]
+        logged = [line for line in lines if line["request_id"] == "ops-log-line"]
+        if logged:
+            break
+        time.sleep(0.05)
+    assert logged and logged[0]["cache"] == "MISS" and logged[0]["status"] == 200
+
+
+# nginx in front of other upstreams: a header echo, and a prerender that can be stopped.
+
+class Echo(BaseHTTPRequestHandler):
+    """Answers what it received: the headers nginx sends upstream and the client port of the connection.
+    HTTP/1.1 with keep-alive (werkzeug's server closes every connection, so it cannot show reuse)."""
+
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self) -> None:  # noqa: N802 -- http.server's naming
+        body = json.dumps({"headers": {k.lower(): v for k, v in self.headers.items()},
+                           "port": self.client_address[1]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+
+@pytest.fixture
+def echo_url() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Echo)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    server.server_close()
+    thread.join(timeout=5)
+
+
+def test_nginx_forwards_host_client_scheme_and_request_id_on_kept_alive_connections(nginx_binary, echo_url, tmp_path):
+    with NginxFront(nginx_binary, tmp_path, echo_url) as front:
+        first = get(front, "/echo", {"X-Request-Id": "ops-fwd-1", "X-Forwarded-For": "203.0.113.9"}).json()
+        second = get(front, "/echo").json()
+    sent = first["headers"]
+    assert sent["host"] == f"127.0.0.1:{front.port}"
+    assert sent["x-forwarded-for"] == "203.0.113.9, 127.0.0.1"
+    assert sent["x-forwarded-proto"] == "http"
+    assert sent["x-request-id"] == "ops-fwd-1"
+    assert re.fullmatch(r"[0-9a-f]{32}", second["headers"]["x-request-id"])
+    assert "connection" not in sent  # HTTP/1.1 without `Connection: close`
+    assert first["port"] == second["port"]  # the second request came on the same upstream connection
+
+
+class ShortLived:
+    """prerender whose public answers live 2 s instead of 60, so a test sees them expire."""
+
+    MAX_AGE = 2
+
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+
+    def __call__(self, environ: dict, start_response: Callable):
+        def short_lived(status: str, response_headers: list, exc_info=None):
+            response_headers = [(name, re.sub(r"max-age=\d+", f"max-age={self.MAX_AGE}", value)
+                                 if name.lower() == "cache-control" and "public" in value else value)
+                                for name, value in response_headers]
+            return start_response(status, response_headers, exc_info)
+
+        return self.app(environ, short_lived)
+
+
+# nginx counts in whole seconds: an entry of max-age N expires between N and N + 1 s after it was stored.
+EXPIRY = ShortLived.MAX_AGE + 1.2
+
+
+@pytest.fixture
+def short_lived_prerender(coreapi_url: str, stack: Stack) -> Iterator[LiveServer]:
+    app = prerender.create_app({"UPSTREAM_URL": coreapi_url, "LOG_LEVEL": "WARNING", **stack.cache_config()})
+    server = LiveServer(ShortLived(app))  # type: ignore[arg-type]  -- any WSGI callable
+    with server:
+        yield server
+    server.server.server_close()
+
+
+def wait_for_status(front: NginxFront, path: str, hdrs: dict, wanted: str, seconds: float = 1.5) -> str | None:
+    deadline = time.monotonic() + seconds
+    while True:
+        status = get(front, path, hdrs).headers.get("X-Cache-Status")
+        if status == wanted or time.monotonic() > deadline:
+            return status
+        time.sleep(0.05)
+
+
+def test_stale_public_answers_are_served_while_prerender_is_down(nginx_binary, short_lived_prerender, tmp_path):
+    server = short_lived_prerender
+    path = PUBLIC["nopers-card"][0]
+    hdrs = headers(token=NOPERS)
+    with NginxFront(nginx_binary, tmp_path, server.url) as front:
+        first = get(front, path, hdrs)
+        assert first.status_code == 200 and first.content and first.headers["X-Cache-Status"] == "MISS"
+        assert get(front, path, hdrs).headers["X-Cache-Status"] == "HIT"
+
+        # Expired while prerender is up: answered stale once and refreshed in the background (a
+        # conditional request: prerender's 304), then fresh again.
+        time.sleep(EXPIRY)
+        assert get(front, path, hdrs).headers["X-Cache-Status"] == "STALE"
+        assert wait_for_status(front, path, hdrs, "HIT") == "HIT"
+
+        # prerender stops (connections refused); once the entry has expired, nginx keeps answering with it.
+        server.server.shutdown()
+        server.server.server_close()
+        time.sleep(EXPIRY)
+        for _ in range(3):
+            stale = get(front, path, hdrs)
+            assert stale.status_code == 200 and stale.headers["X-Cache-Status"] in {"STALE", "UPDATING"}
+            assert stale.content == first.content
+        # Nothing cached for another URL: the failure shows.
+        assert get(front, with_marker(path), hdrs).status_code == 502
