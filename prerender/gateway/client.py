@@ -67,13 +67,15 @@ class UpstreamGateway:
     """Domain calls to the upstream, with read caching."""
 
     def __init__(self, *, http: UpstreamHttp, cache: ReadCache, pool: Executor, supplier_ttl: int,
-                 recipe_ttl: int, likes_ttl: int, stale_ttl: int) -> None:
+                 recipe_ttl: int, likes_ttl: int, stale_ttl: int, external_id_ttl: int = 5) -> None:
         self.http = http
         self.cache = cache
         # Runs a call concurrently with the request thread's next one (`start`).
         self.pool = pool
         self.supplier_ttl = supplier_ttl
         self.recipe_ttl = recipe_ttl
+        # Spec, limits: the lookup of a recipe by external id is cached 5 seconds, "no match" included.
+        self.external_id_ttl = external_id_ttl
         # Like states are the user's: cached per (supplier, user, recipe) when likes_ttl > 0, updated by our
         # own like and unlike calls, and re-read after likes_ttl seconds for changes made elsewhere.
         self.likes_ttl = likes_ttl
@@ -165,6 +167,28 @@ class UpstreamGateway:
                 continue
             found.update(loaded)
             self._remember({key: (loaded.get(rid),) for rid, key in chunk_keys.items()})
+        return found
+
+    def recipe_id_by_external_id(self, identity: CallerIdentity, external_id: str) -> str | None:
+        """The internal id of the recipe a publisher knows by `external_id`, None when none matches
+        (cached, the None included: a publisher's page asks for the same ids again and again)."""
+        key = cache_key("external-id", identity.supplier_id, external_id)
+        cached = self.cache.get(key)
+        if cached is not None:
+            return cached[0]
+        try:
+            payload = _object(self.http.request("GET", f"{API}/recipes/by-external-id/{segment(external_id)}",
+                                                name="recipe_by_external_id", headers=identity.headers(),
+                                                idempotent=True), "recipe by external id")
+        except UpstreamStatusError as error:
+            if error.status != 404:
+                raise
+            found: str | None = None
+        else:
+            if not isinstance(payload.get("id"), (str, int)) or isinstance(payload.get("id"), bool):
+                raise UpstreamBadResponse("recipe by external id: no id")
+            found = str(payload["id"])
+        self.cache.set(key, (found,), timeout=self.external_id_ttl)
         return found
 
     # --- suggestions -----------------------------------------------------------------------------
