@@ -7,6 +7,7 @@ names, and lets every file be cached for a year as immutable: a change in any fi
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Iterable
 from pathlib import Path
@@ -38,20 +39,32 @@ class AssetManifest:
         """The absolute URL of a static file; a name not in the tree is a programming error."""
         if name not in self.files:
             raise KeyError(f"no static file {name!r}")
-        base = base or self.static_url or request.host_url.rstrip("/")
+        base = base or self.static_url or request_base_url()
         return f"{base}/static/{self.build_id}/{name}"
 
     def module_urls(self, names: Iterable[str]) -> list[str]:
         """URLs of ES modules, all with the same query (docs/sdk.md): `prefix` when the element prefix is
         not the default, `api` when the modules are not served by this service, whose routes they call."""
+        host_url = None if self.static_url and self.api_url else request_base_url()
+        return list(self._module_urls(tuple(names), host_url))
+
+    @functools.lru_cache(maxsize=64)  # noqa: B019 -- one manifest per app, alive as long as the app
+    def _module_urls(self, names: tuple[str, ...], host_url: str | None) -> tuple[str, ...]:
+        """module_urls for one request host (fragments link back to the host they were asked from)."""
         params = {}
         if self.element_prefix != "svc":
             params["prefix"] = self.element_prefix
         if self.static_url and self.static_url != self.api_url:
-            params["api"] = self.api_url or request.host_url.rstrip("/")
+            params["api"] = self.api_url or host_url
         query = f"?{urlencode(params)}" if params else ""
-        base = self.static_url or request.host_url.rstrip("/")
-        return [self.url(name, base=base) + query for name in names]
+        base = self.static_url or host_url
+        return tuple(self.url(name, base=base) + query for name in names)
+
+
+def request_base_url() -> str:
+    """`scheme://host[:port]` of the current request (the host as sent: werkzeug's host_url would also
+    convert it to an IRI, at several times the cost, for links that must stay ASCII anyway)."""
+    return f"{request.scheme}://{request.host}"
 
 
 def init_assets(app: Flask) -> None:

@@ -21,6 +21,8 @@ View = TypeVar("View", bound=Callable[..., Any])
 
 PUBLIC_MAX_AGE = 60
 STALE_WHILE_REVALIDATE = 300
+PUBLIC_CACHE_CONTROL = f"public, max-age={PUBLIC_MAX_AGE}, stale-while-revalidate={STALE_WHILE_REVALIDATE}"
+PRIVATE_CACHE_CONTROL = "private, max-age=0, must-revalidate"
 # The headers that change a public answer: texts and prices follow the language; features the supplier.
 PUBLIC_VARY = ("language-id", "supplier-token")
 
@@ -60,15 +62,12 @@ def apply_cache_policy(response: Response) -> Response:
         policy = declared() if callable(declared) else declared
     if policy is None:
         return response
+    # Whole header values, written once: werkzeug's cache_control object re-serializes on every attribute.
     if policy.public:
-        response.cache_control.public = True
-        response.cache_control.max_age = PUBLIC_MAX_AGE
-        response.cache_control.stale_while_revalidate = STALE_WHILE_REVALIDATE
+        response.headers["Cache-Control"] = PUBLIC_CACHE_CONTROL
         response.vary.update(policy.vary)
     else:
-        response.cache_control.private = True
-        response.cache_control.max_age = 0
-        response.cache_control.must_revalidate = True
+        response.headers["Cache-Control"] = PRIVATE_CACHE_CONTROL
     response.add_etag()
     # Only a conditional request can turn into a 304 (this service serves no byte ranges).
     if "If-None-Match" in request.headers or "If-Modified-Since" in request.headers:
