@@ -15,6 +15,9 @@ from flask import Flask, current_app
 
 from .metrics import FRAGMENT_MEMO_LOOKUPS
 
+MEMO_HITS = FRAGMENT_MEMO_LOOKUPS.labels("hit")
+MEMO_MISSES = FRAGMENT_MEMO_LOOKUPS.labels("miss")
+
 EXTENSION_KEY = "prerender.fragments"
 
 
@@ -33,9 +36,9 @@ class FragmentMemo:
             if html is not None:
                 self._fragments.move_to_end(key)
         if html is not None:
-            FRAGMENT_MEMO_LOOKUPS.labels("hit").inc()
+            MEMO_HITS.inc()
             return html
-        FRAGMENT_MEMO_LOOKUPS.labels("miss").inc()
+        MEMO_MISSES.inc()
         html = render()
         if self.size > 0:
             with self._lock:

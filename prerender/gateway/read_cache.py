@@ -15,6 +15,10 @@ from flask_caching import Cache
 
 from ..metrics import CACHE_LOOKUPS
 
+# The labelled series, looked up once (labels() takes a lock and validates on every call).
+CACHE_HITS = CACHE_LOOKUPS.labels("hit")
+CACHE_MISSES = CACHE_LOOKUPS.labels("miss")
+
 log = logging.getLogger(__name__)
 
 # Bumped when the shape of cached values changes, so a rolling deploy never reads the other shape.
@@ -46,8 +50,10 @@ class ReadCache:
             CACHE_LOOKUPS.labels("error").inc(len(keys))
             return [None] * len(keys)
         hits = sum(value is not None for value in values)
-        CACHE_LOOKUPS.labels("hit").inc(hits)
-        CACHE_LOOKUPS.labels("miss").inc(len(keys) - hits)
+        if hits:
+            CACHE_HITS.inc(hits)
+        if hits < len(keys):
+            CACHE_MISSES.inc(len(keys) - hits)
         return values
 
     def set(self, key: str, value: Any, *, timeout: int) -> None:
