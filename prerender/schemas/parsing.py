@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
+from collections import OrderedDict
 from typing import Any, NoReturn
 
 from flask import Request
@@ -15,11 +17,69 @@ from ..errors import ValidationProblem
 log = logging.getLogger(__name__)
 
 
+def _fresh(value: Any) -> Any:
+    """A copy of parsed arguments that shares nothing mutable: dicts, lists and sets are copied, the rest
+    (strings, numbers, None, Decimal: what query fields load) is immutable."""
+    if isinstance(value, dict):
+        return {key: _fresh(item) for key, item in value.items()}
+    if isinstance(value, (list, set)):
+        return type(value)(_fresh(item) for item in value)
+    return value
+
+
+class ParsedQueries:
+    """An LRU of query strings already parsed by a schema: (schema, raw query string) -> arguments.
+
+    Parsing is a pure function of the two (our schemas read no request or app state), and a page asks for
+    the same fragments with the same query strings over and over, where marshmallow's load was a fifth of a
+    cached card's time. Only successes are kept; every caller gets its own deep copy."""
+
+    def __init__(self, *, size: int) -> None:
+        self.size = size
+        # Keyed by the schema object itself (hashed by identity): an entry keeps its schema alive, so a
+        # schema made for one call can never share an address, hence a key, with a later one.
+        self._parsed: OrderedDict[tuple[Schema, bytes], Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, schema: Schema, query: bytes) -> Any:
+        with self._lock:
+            found = self._parsed.get((schema, query))
+            if found is not None:
+                self._parsed.move_to_end((schema, query))
+        return None if found is None else _fresh(found)
+
+    def put(self, schema: Schema, query: bytes, arguments: Any) -> None:
+        with self._lock:
+            self._parsed[(schema, query)] = _fresh(arguments)
+            while len(self._parsed) > self.size:
+                self._parsed.popitem(last=False)
+
+
 class ProblemParser(FlaskParser):
     """A FlaskParser whose errors are problem+json 400s (not webargs' default 422), with one more
-    location: `beacon`, a JSON body whatever its declared type (navigator.sendBeacon sends text/plain)."""
+    location: `beacon`, a JSON body whatever its declared type (navigator.sendBeacon sends text/plain).
+    Query strings parsed by a long-lived schema instance are remembered (ParsedQueries)."""
 
     __location_map__ = dict(beacon="load_beacon", **FlaskParser.__location_map__)
+
+    def __init__(self, *args: Any, parsed_queries: int = 2048, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.parsed_queries = ParsedQueries(size=parsed_queries)
+
+    def parse(self, argmap: Any, req: Request | None = None, *, location: str | None = None,
+              **kwargs: Any) -> Any:
+        """webargs' parse; for the query string with a schema instance that outlives the request (a
+        `use_args(Schema())` or a per-version factory returning one of those), from the memo when known.
+        A Schema class or a dict of fields makes a new schema per call: not memoized."""
+        if location != "query" or kwargs.get("validate") or isinstance(argmap, (type, dict)):
+            return super().parse(argmap, req, location=location, **kwargs)
+        req = req or self.get_default_request()
+        schema = self._get_schema(argmap, req)
+        arguments = self.parsed_queries.get(schema, req.query_string)
+        if arguments is None:
+            arguments = super().parse(schema, req, location=location, **kwargs)
+            self.parsed_queries.put(schema, req.query_string, arguments)
+        return arguments
 
     def handle_error(self, error: ValidationError, req: Request, schema: Schema, *,
                      error_status_code: int | None, error_headers: Any) -> NoReturn:
