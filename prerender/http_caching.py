@@ -65,7 +65,7 @@ def apply_cache_policy(response: Response) -> Response:
     # Whole header values, written once: werkzeug's cache_control object re-serializes on every attribute.
     if policy.public:
         response.headers["Cache-Control"] = PUBLIC_CACHE_CONTROL
-        response.vary.update(policy.vary)
+        add_vary(response, policy.vary)
     else:
         response.headers["Cache-Control"] = PRIVATE_CACHE_CONTROL
     response.add_etag()
@@ -75,12 +75,25 @@ def apply_cache_policy(response: Response) -> Response:
     return response
 
 
+def add_vary(response: Response, names: tuple[str, ...]) -> None:
+    """Add header names to the response's one Vary line (as a string: werkzeug's `vary` set re-parses and
+    re-serializes the header on every change)."""
+    current = response.headers.get("Vary")
+    if not current:
+        response.headers["Vary"] = ", ".join(names)
+        return
+    present = {name.strip().lower() for name in current.split(",")}
+    missing = [name for name in names if name.lower() not in present]
+    if missing:
+        response.headers["Vary"] = ", ".join([current, *missing])
+
+
 def vary_on_origin(response: Response) -> Response:
     """after_request: whether CORS headers are sent depends on the Origin, allowed or not (even absent), so
     every answer varies on it, in the same Vary line as the others (caches before nginx 1.23 read only the
     last line). Static files, open to every origin with `*`, do not."""
     if response.headers.get("Access-Control-Allow-Origin") != "*":
-        response.vary.add("Origin")
+        add_vary(response, ("Origin",))
     return response
 
 

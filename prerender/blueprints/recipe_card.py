@@ -9,6 +9,7 @@ from flask import Blueprint, Response
 from ..cards import CardOptions, fixed_card, suggested_cards
 from ..context import current_context
 from ..errors import ValidationProblem
+from ..fragments import fragment_etag
 from ..gateway import SuggestionContext, UnknownStore, UpstreamError
 from ..http_caching import PRIVATE, PUBLIC, set_policy
 from ..schemas.parsing import use_args
@@ -43,4 +44,6 @@ def get_card(args: dict[str, Any]) -> Response:
         log.error("recipe card rendered empty, request %s: %s", ctx.request_id, error)
         set_policy(PRIVATE)  # an outage's empty card must not be shared by caches as the answer
         html = ""
-    return Response(html, mimetype="text/html")
+    response = Response(html, mimetype="text/html")
+    response.set_etag(fragment_etag(html))  # what http_caching would compute, without hashing a known card
+    return response

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from werkzeug.http import generate_etag
 
 from prerender import create_app
 
@@ -25,3 +26,13 @@ def test_memoized_cards_equal_fresh_ones(app_config, query, hdrs):
     assert first and first == again == get_card(fresh.test_client(), hdrs=hdrs, **query).get_data(as_text=True)
     assert len(memoized.extensions["prerender.fragments"]) == 1
     assert len(fresh.extensions["prerender.fragments"]) == 0
+
+
+def test_a_card_etag_is_the_hash_of_its_body(client):
+    """The card route sets its ETag from a memo (fragments.fragment_etag): it must be werkzeug's own."""
+    for _ in range(2):
+        response = get_card(client, recipe_id="4", store_id="1001")
+        assert response.headers["ETag"] == f'"{generate_etag(response.get_data())}"'
+        again = get_card(client, hdrs={**headers(), "If-None-Match": response.headers["ETag"]},
+                         recipe_id="4", store_id="1001")
+        assert again.status_code == 304
