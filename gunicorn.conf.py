@@ -27,6 +27,9 @@ limit_request_field_size = 16380
 # Each app logs its own requests (prerender: one JSON line with the request id); set GUNICORN_ACCESS_LOG=-
 # to add gunicorn's own access lines.
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG")
+# The apps' logs (prerender's JSON lines) and the access log go to stdout; gunicorn's own lifecycle messages
+# to stderr ("-"). Pointing errorlog at /dev/stdout would open a second file description on stdout, and
+# under a shell's `> file` the two offsets overwrite each other's lines.
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
 # The three processes of `make run` share this file: a shared control socket path would let one server

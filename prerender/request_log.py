@@ -1,4 +1,4 @@
-"""Logs as JSON lines on stderr, one line per request, each with the request id (issue 4: running it).
+"""Logs as JSON lines on stdout, one line per request, each with the request id (issue 4: running it).
 
 Nothing secret is logged in clear: the supplier appears by id (never its token) and users by a short
 hash of their id, enough to follow one user's requests without naming them.
@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import sys
 import time
 from typing import Any
 
@@ -45,11 +46,11 @@ class JsonFormatter(logging.Formatter):
 
 
 def configure_logging(app: Flask) -> None:
-    """The `prerender` loggers write JSON lines to stderr at the configured level (gunicorn collects them)."""
+    """The `prerender` loggers write JSON lines to stdout at the configured level (a container's log)."""
     logger = logging.getLogger("prerender")
     logger.setLevel(app.config["LOG_LEVEL"])
     if not any(isinstance(h.formatter, JsonFormatter) for h in logger.handlers):
-        handler = logging.StreamHandler()
+        handler = logging.StreamHandler(sys.stdout)
         handler.setFormatter(JsonFormatter())
         logger.addHandler(handler)
     logger.propagate = app.testing  # tests read records through pytest's caplog (root logger)
