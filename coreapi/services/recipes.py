@@ -61,7 +61,10 @@ def completed_at(
     primary-key lookup). Flat, SQLite (without statistics) walked the store's whole shelf for
     each row of the outer query: 50 ms instead of under 1 ms for a page of suggestions.
     """
-    primary, link, stocked = _COMPLETION_ALIASES
+    # Fresh aliases for each condition: SQL elements shared between statements at module level
+    # (and between threads) are the one suspect of an intermittent wrong store seen once in a full
+    # `make test` run; a few tens of microseconds buy them out of the question.
+    primary, link, stocked = aliased(RecipeIngredient), aliased(ProductIngredient), aliased(StoreProduct)
     on_shelf = exists().where(
         stocked.store_id == store_id,
         stocked.product_id == link.product_id,
@@ -76,15 +79,12 @@ def completed_at(
     )
 
 
-# Built once: aliased() costs more than the rest of a suggestion's statement.
-_COMPLETION_ALIASES = (aliased(RecipeIngredient), aliased(ProductIngredient), aliased(StoreProduct))
-_TAGGED = aliased(RecipeCategory)
 
 
 def in_category(
     category_id: str | BindParameter[str], recipe_id: InstrumentedAttribute[int]
 ) -> ColumnElement[bool]:
-    tagged = _TAGGED
+    tagged = aliased(RecipeCategory)
     return exists().where(tagged.recipe_id == recipe_id, tagged.category_id == category_id)
 
 

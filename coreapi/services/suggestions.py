@@ -16,7 +16,6 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import Connection, Select, bindparam, select
@@ -148,9 +147,9 @@ def load_candidates(
     return {product_id: frozenset(recipes) for product_id, recipes in mapping.items()}
 
 
-@lru_cache(maxsize=None)
 def _candidates_statement(at_store: bool, in_a_category: bool) -> Select[tuple[int, int]]:
-    """load_candidates' statement, built once per combination of filters.
+    """load_candidates' statement for a combination of filters (built per call, like every statement
+    whose conditions come from recipe_filters' helpers).
 
     The store's and the category's ids are parameters; a keyword is added per call, by
     ``recipe_filters``, which escapes its pattern.
