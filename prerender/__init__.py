@@ -8,20 +8,18 @@ from typing import Any
 
 from flask import Flask
 
-from .assets import init_assets
-from . import metrics
-from .blueprints import health, openapi, static_files
-from .config import load_config
-from .context import register_request_id
-from .errors import register_errorhandlers
-from .extensions import cache, cors
-from .fragments import init_fragments
-from .gateway import init_gateway
-from .http_caching import register_http_caching
-from .i18n import init_i18n
-from .request_limits import register_request_limits
-from .request_log import configure_logging, register_request_log
-from .versions import register_versions
+from prerender.blueprints import register_blueprints
+from prerender.config import load_config
+from prerender.extensions import cache, cors
+from prerender.gateway import init_gateway
+from prerender.rendering.assets import init_assets
+from prerender.rendering.fragments import init_fragments
+from prerender.rendering.i18n import init_i18n
+from prerender.web.context import register_request_id
+from prerender.web.errors import register_errorhandlers
+from prerender.web.http_caching import register_http_caching
+from prerender.web.request_limits import register_request_limits
+from prerender.web.request_log import configure_logging, register_request_log
 
 INSTANCE_PATH = Path(__file__).resolve().parent.parent / "instance"
 # Spec, authentication 6: every localhost origin, on any port, over http or https.
@@ -38,6 +36,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     load_config(app, test_config)
     configure_logging(app)
     register_extensions(app)
+    register_request_hooks(app)
     register_blueprints(app)
     register_errorhandlers(app)
     return app
@@ -59,15 +58,10 @@ def register_extensions(app: Flask) -> None:
     init_fragments(app)
 
 
-def register_blueprints(app: Flask) -> None:
-    """The versioned API (see prerender/versions.py for which route is in which version), assets, health,
-    metrics, and the OpenAPI document of them all."""
+def register_request_hooks(app: Flask) -> None:
+    """The hooks every request goes through, in order: its id, the size limits, the request log, HTTP caching
+    (the header guard is the versioned blueprints' own, prerender/blueprints/__init__.py)."""
     register_request_id(app)
     register_request_limits(app)
     register_request_log(app)
     register_http_caching(app)
-    register_versions(app)
-    app.register_blueprint(static_files.bp)
-    app.register_blueprint(health.bp)
-    app.register_blueprint(metrics.bp)
-    app.register_blueprint(openapi.bp)

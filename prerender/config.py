@@ -56,7 +56,7 @@ class DefaultConfig:
     # While the upstream fails, cards use the last good recipes and suggestions up to this old.
     STALE_IF_ERROR_SECONDS = 24 * 3600
 
-    # Rendered card fragments kept per worker process, keyed by their whole view model (prerender/fragments.py).
+    # Rendered card fragments kept per worker process, keyed by their whole view model (prerender/rendering/fragments.py).
     FRAGMENT_MEMO_SIZE = 2048
 
     # Public addresses. None: derived from the request (scheme + host).
@@ -72,7 +72,7 @@ class DefaultConfig:
 
     # Largest request body accepted (413 beyond). Other limits are in prerender/schemas/limits.py.
     MAX_CONTENT_LENGTH = 64 * 1024
-    # URL and header sizes (414 and 431 beyond; prerender/request_limits.py). Kept under gunicorn's own
+    # URL and header sizes (414 and 431 beyond; prerender/web/request_limits.py). Kept under gunicorn's own
     # limits (gunicorn.conf.py) so clients get a problem+json. Fragments are called server to server with a
     # handful of short headers (the longest valid card query, every id escaped, is about 6 KiB); the browser SDK's calls may carry a page's cookies, hence room for those.
     MAX_URL_BYTES = 8000

@@ -1,16 +1,11 @@
-"""Prometheus metrics (issue 4: running it), correct across gunicorn workers.
+"""The Prometheus series every layer records into (served by prerender/blueprints/metrics.py).
 
-With PROMETHEUS_MULTIPROC_DIR set (gunicorn.conf.py and `make run` set it), every worker writes its
-samples to files in that folder and /metrics adds them up; gunicorn's child_exit hook marks a dead
-worker's gauges. Without it (tests, `flask run`), the process's own registry is served.
+Under gunicorn with PROMETHEUS_MULTIPROC_DIR set, each worker writes its samples to files that /metrics
+adds up; gunicorn's child_exit hook marks a dead worker's gauges.
 """
 from __future__ import annotations
 
-import os
-
-from flask import Blueprint, Response
-from prometheus_client import (CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Gauge, Histogram,
-                               generate_latest, multiprocess)
+from prometheus_client import Counter, Gauge, Histogram
 
 REQUESTS = Counter("prerender_requests_total", "Requests answered, by route, status and API version.",
                    ["endpoint", "status", "version"])
@@ -27,16 +22,3 @@ FRAGMENT_MEMO_LOOKUPS = Counter("prerender_fragment_memo_lookups_total",
 BREAKER_STATE = Gauge("prerender_circuit_breaker_state", "Upstream circuit breaker: 0 closed, 1 half-open, "
                       "2 open (the worst of the workers).", multiprocess_mode="max")
 BREAKER_VALUES = {"closed": 0, "half-open": 1, "open": 2}
-
-bp = Blueprint("metrics", __name__)
-
-
-@bp.get("/metrics")
-def metrics() -> Response:
-    """Prometheus exposition of every worker's samples."""
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
-    else:
-        registry = REGISTRY
-    return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)

@@ -1,1 +1,47 @@
-"""Blueprints: routes only. Each parses with a schema, asks the gateway, renders a template."""
+"""Every route of the service, one blueprint per module, each named `bp`.
+
+`register_blueprints` is the one table of which route lives in which API version: each version is a
+parent blueprint (`/v1`, `/v2`) carrying the shared header guard (prerender/web/context.py), and the
+component blueprints are registered under the versions listed here. Routes outside the versions (static
+files, health, metrics, the OpenAPI document) need no headers.
+"""
+from __future__ import annotations
+
+from flask import Blueprint, Flask
+
+from prerender.blueprints import (basket, bootstrap, events, health, likes, metrics, multiple, openapi, recipe_card,
+                                  recipe_details, removed, static_files, styles)
+from prerender.web.context import load_request_context
+from prerender.web.versions import API_VERSIONS
+
+# Blueprint -> the API versions that serve it.
+VERSIONED_BLUEPRINTS: tuple[tuple[Blueprint, tuple[str, ...]], ...] = (
+    (recipe_card.bp, ("v1", "v2")),
+    (multiple.bp, ("v1", "v2")),
+    (styles.bp, ("v1", "v2")),
+    (recipe_details.bp, ("v1", "v2")),
+    (basket.bp, ("v1", "v2")),
+    (likes.bp, ("v1", "v2")),
+    (events.bp, ("v1", "v2")),
+    (bootstrap.bp, ("v2",)),
+)
+UNVERSIONED_BLUEPRINTS: tuple[Blueprint, ...] = (removed.bp, static_files.bp, health.bp, metrics.bp, openapi.bp)
+
+
+def version_blueprint(version: str) -> Blueprint:
+    """The parent blueprint of one API version: the header guard and the version's children."""
+    parent = Blueprint(version, __name__, url_prefix=f"/{version}")
+    parent.before_request(load_request_context)
+    for child, versions in VERSIONED_BLUEPRINTS:
+        if version in versions:
+            parent.register_blueprint(child)
+    return parent
+
+
+def register_blueprints(app: Flask) -> None:
+    """Serve every API version side by side, then the routes outside them (removed paths answer 410
+    before any header check: they are not under the versions' guard)."""
+    for version in API_VERSIONS:
+        app.register_blueprint(version_blueprint(version))
+    for blueprint in UNVERSIONED_BLUEPRINTS:
+        app.register_blueprint(blueprint)

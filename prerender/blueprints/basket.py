@@ -8,14 +8,14 @@ from flask import Blueprint, jsonify
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import Forbidden
 
-from ..context import current_context
-from ..errors import ValidationProblem
-from ..gateway import UnknownStore, get_gateway, segment
-from ..http_caching import PRIVATE, cache_policy
-from ..schemas.actions import (AddRecipeBody, ConfirmBody, IngredientLineBody, MergeAuthlessQuery, ReconcileBody,
+from prerender.web.context import current_context
+from prerender.web.errors import ValidationProblem
+from prerender.gateway import UnknownStore, get_gateway, segment
+from prerender.web.http_caching import PRIVATE, cache_policy
+from prerender.schemas.actions import (AddRecipeBody, ConfirmBody, IngredientLineBody, MergeAuthlessQuery, ReconcileBody,
                                RequiredStoreQuery, RescaleBody, StoreQuery)
-from ..schemas.fields import Identifier
-from ..schemas.parsing import use_args, use_kwargs
+from prerender.schemas.fields import Identifier
+from prerender.web.parsing import use_args, use_kwargs
 
 log = logging.getLogger(__name__)
 

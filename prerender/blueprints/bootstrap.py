@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, render_template
 
-from ..assets import get_assets
-from ..http_caching import CachePolicy, cache_policy
+from prerender.rendering.assets import get_assets
+from prerender.web.http_caching import CachePolicy, cache_policy
 
 bp = Blueprint("bootstrap", __name__)
 

@@ -6,10 +6,10 @@ from typing import Any
 from flask import Blueprint, jsonify, request
 from werkzeug.exceptions import UnsupportedMediaType
 
-from ..context import accepts_beacon_headers, current_context
-from ..gateway import get_gateway
-from ..schemas.actions import EventsBody
-from ..schemas.parsing import parser
+from prerender.web.context import accepts_beacon_headers, current_context
+from prerender.gateway import get_gateway
+from prerender.schemas.actions import EventsBody
+from prerender.web.parsing import parser
 
 bp = Blueprint("events", __name__)
 

@@ -10,8 +10,8 @@ import uuid
 from flask import Blueprint, jsonify
 from flask.typing import ResponseReturnValue
 
-from ..extensions import cache
-from ..gateway import UpstreamError, get_gateway
+from prerender.extensions import cache
+from prerender.gateway import UpstreamError, get_gateway
 
 log = logging.getLogger(__name__)
 

@@ -6,12 +6,12 @@ from typing import Any
 from flask import Blueprint, Response
 from werkzeug.exceptions import Forbidden
 
-from ..context import RequestContext, current_context
-from ..gateway import get_gateway
-from ..http_caching import PRIVATE, cache_policy
-from ..schemas.actions import LikesQuery
-from ..schemas.fields import Identifier
-from ..schemas.parsing import use_args, use_kwargs
+from prerender.web.context import RequestContext, current_context
+from prerender.gateway import get_gateway
+from prerender.web.http_caching import PRIVATE, cache_policy
+from prerender.schemas.actions import LikesQuery
+from prerender.schemas.fields import Identifier
+from prerender.web.parsing import use_args, use_kwargs
 
 bp = Blueprint("likes", __name__, url_prefix="/likes")
 

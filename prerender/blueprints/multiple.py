@@ -6,12 +6,12 @@ import logging
 from flask import Blueprint, Response, jsonify, request
 from werkzeug.exceptions import UnsupportedMediaType
 
-from ..cards import CardOptions, suggested_cards
-from ..context import current_context
-from ..errors import ValidationProblem
-from ..gateway import SuggestionContext, UnknownStore, UpstreamError
-from ..schemas.parsing import parser
-from ..schemas.recipe_card import merge_multiple_options, multiple_body, multiple_query
+from prerender.rendering.cards import CardOptions, suggested_cards
+from prerender.web.context import current_context
+from prerender.web.errors import ValidationProblem
+from prerender.gateway import SuggestionContext, UnknownStore, UpstreamError
+from prerender.web.parsing import parser
+from prerender.schemas.recipe_card import merge_multiple_options, multiple_body, multiple_query
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""GET /openapi.json: the OpenAPI document of every route (prerender/openapi.py). Outside the API versions,
+"""GET /openapi.json: the OpenAPI document of every route (prerender/web/openapi.py). Outside the API versions,
 no headers needed."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify
 
-from ..openapi_spec import build_spec
+from prerender.web.openapi import build_spec
 
 bp = Blueprint("openapi", __name__)
 

@@ -6,14 +6,14 @@ from typing import Any
 
 from flask import Blueprint, Response
 
-from ..cards import CardOptions, fixed_card, suggested_cards
-from ..context import current_context
-from ..errors import ValidationProblem
-from ..fragments import fragment_etag
-from ..gateway import SuggestionContext, UnknownStore, UpstreamError
-from ..http_caching import PRIVATE, PUBLIC, set_policy
-from ..schemas.parsing import use_args
-from ..schemas.recipe_card import card_query
+from prerender.rendering.cards import CardOptions, fixed_card, suggested_cards
+from prerender.web.context import current_context
+from prerender.web.errors import ValidationProblem
+from prerender.rendering.fragments import fragment_etag
+from prerender.gateway import SuggestionContext, UnknownStore, UpstreamError
+from prerender.web.http_caching import PRIVATE, PUBLIC, set_policy
+from prerender.web.parsing import use_args
+from prerender.schemas.recipe_card import card_query
 
 log = logging.getLogger(__name__)
 

@@ -6,14 +6,14 @@ from typing import Any
 from flask import Blueprint, Response
 from werkzeug.exceptions import NotFound
 
-from ..cards import CardOptions, fixed_recipe, translator_for
-from ..context import current_context
-from ..details import build_details, render_details
-from ..errors import ValidationProblem
-from ..gateway import UnknownStore
-from ..http_caching import PUBLIC, cache_policy
-from ..schemas.actions import DetailsQuery
-from ..schemas.parsing import use_args
+from prerender.rendering.cards import CardOptions, fixed_recipe, translator_for
+from prerender.web.context import current_context
+from prerender.rendering.details import build_details, render_details
+from prerender.web.errors import ValidationProblem
+from prerender.gateway import UnknownStore
+from prerender.web.http_caching import PUBLIC, cache_policy
+from prerender.schemas.actions import DetailsQuery
+from prerender.web.parsing import use_args
 
 bp = Blueprint("recipe_details", __name__)
 

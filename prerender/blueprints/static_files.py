@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, send_from_directory
 from werkzeug.exceptions import NotFound
 
-from ..assets import get_assets
+from prerender.rendering.assets import get_assets
 
 bp = Blueprint("static_files", __name__)
 

@@ -5,9 +5,9 @@ from flask import Blueprint, Response, jsonify
 from markupsafe import escape
 from werkzeug.exceptions import NotFound
 
-from ..assets import get_assets
-from ..http_caching import CachePolicy, cache_policy
-from ..stylesheets import STYLE_BUNDLES, all_sheets
+from prerender.rendering.assets import get_assets
+from prerender.web.http_caching import CachePolicy, cache_policy
+from prerender.rendering.stylesheets import STYLE_BUNDLES, all_sheets
 
 bp = Blueprint("styles", __name__)
 
@@ -32,7 +32,7 @@ def all_styles() -> Response:
 @bp.get("/styles/<path:component>")
 @cache_policy(SAME_FOR_EVERYONE)
 def component_styles(component: str) -> Response:
-    """The stylesheets of one component and its sub-components (the table in prerender/stylesheets.py)."""
+    """The stylesheets of one component and its sub-components (the table in prerender/rendering/stylesheets.py)."""
     if component not in STYLE_BUNDLES:
         raise NotFound(f"No styles route for {component!r}.")
     return styles_response(STYLE_BUNDLES[component])

@@ -5,14 +5,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 from flask import Flask, current_app
 
-from ..extensions import cache
-from .breaker import CircuitBreaker
-from .read_cache import ReadCache
-from .client import CallerIdentity, SuggestionContext, UpstreamGateway, segment
-from .errors import (UnknownStore, UpstreamBadResponse, UpstreamError, UpstreamStatusError,
+from prerender.extensions import cache
+from prerender.gateway.breaker import CircuitBreaker
+from prerender.gateway.read_cache import ReadCache
+from prerender.gateway.client import CallerIdentity, SuggestionContext, UpstreamGateway, segment
+from prerender.gateway.errors import (UnknownStore, UpstreamBadResponse, UpstreamError, UpstreamStatusError,
                      UpstreamTimeout, UpstreamUnavailable)
-from .http import UpstreamHttp
-from .models import Pricing, Recipe, Routing, Supplier
+from prerender.gateway.http import UpstreamHttp
+from prerender.gateway.models import Pricing, Recipe, Routing, Supplier
 
 EXTENSION_KEY = "prerender.gateway"
 

@@ -14,8 +14,8 @@ import threading
 import time
 from collections.abc import Callable
 
-from ..metrics import BREAKER_STATE, BREAKER_VALUES
-from .errors import UpstreamUnavailable
+from prerender.metrics import BREAKER_STATE, BREAKER_VALUES
+from prerender.gateway.errors import UpstreamUnavailable
 
 CLOSED, OPEN, HALF_OPEN = "closed", "open", "half-open"
 

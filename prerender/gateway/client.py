@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from urllib.parse import quote
 
-from .read_cache import ReadCache, cache_key
-from .errors import UnknownStore, UpstreamBadResponse, UpstreamError, UpstreamStatusError
-from .http import UpstreamHttp
-from .models import Recipe, Supplier, data_list, parse_recipe, parse_supplier
+from prerender.gateway.read_cache import ReadCache, cache_key
+from prerender.gateway.errors import UnknownStore, UpstreamBadResponse, UpstreamError, UpstreamStatusError
+from prerender.gateway.http import UpstreamHttp
+from prerender.gateway.models import Recipe, Supplier, data_list, parse_recipe, parse_supplier
 
 log = logging.getLogger(__name__)
 

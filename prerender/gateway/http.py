@@ -11,9 +11,9 @@ from typing import Any
 import requests
 from requests.adapters import HTTPAdapter
 
-from ..metrics import UPSTREAM_CALLS, UPSTREAM_SECONDS
-from .breaker import CircuitBreaker
-from .errors import (UpstreamBadResponse, UpstreamError, UpstreamStatusError, UpstreamTimeout,
+from prerender.metrics import UPSTREAM_CALLS, UPSTREAM_SECONDS
+from prerender.gateway.breaker import CircuitBreaker
+from prerender.gateway.errors import (UpstreamBadResponse, UpstreamError, UpstreamStatusError, UpstreamTimeout,
                      UpstreamUnavailable)
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ from typing import Any
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_load, validate
 
-from .errors import UpstreamBadResponse
+from prerender.gateway.errors import UpstreamBadResponse
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import Any
 
 from flask_caching import Cache
 
-from ..metrics import CACHE_LOOKUPS
+from prerender.metrics import CACHE_LOOKUPS
 
 # The labelled series, looked up once (labels() takes a lock and validates on every call).
 CACHE_HITS = CACHE_LOOKUPS.labels("hit")

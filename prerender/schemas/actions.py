@@ -7,8 +7,8 @@ from typing import Any
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates
 from webargs.fields import DelimitedList
 
-from .fields import ID_MESSAGE, ID_PATTERN, IDENTITY_MESSAGE, IDENTITY_PATTERN, Identifier
-from .limits import (MAX_CART_LINES, MAX_EVENT_PATH, MAX_EVENT_PROPS, MAX_EVENTS, MAX_LIKE_IDS,
+from prerender.schemas.fields import ID_MESSAGE, ID_PATTERN, IDENTITY_MESSAGE, IDENTITY_PATTERN, Identifier
+from prerender.schemas.limits import (MAX_CART_LINES, MAX_EVENT_PATH, MAX_EVENT_PROPS, MAX_EVENTS, MAX_LIKE_IDS,
                      MAX_LINE_QUANTITY, MAX_ORDER_ID, MAX_SERVES)
 
 EVENT_NAME = re.compile(r"^[a-z][a-z.-]{0,63}$")

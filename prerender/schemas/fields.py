@@ -7,7 +7,7 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, validate
 
-from .limits import MAX_ID_LENGTH
+from prerender.schemas.limits import MAX_ID_LENGTH
 
 # Starts with a letter or digit: ids also go into upstream URL paths, where "." and ".." are special.
 ID_PATTERN = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9._:-]{{0,{MAX_ID_LENGTH - 1}}}$")

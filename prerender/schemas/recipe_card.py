@@ -6,11 +6,11 @@ from typing import Any
 from flask import Request
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from ..context import current_context
-from ..errors import ValidationProblem
-from ..variants import accepted_variants
-from .fields import Identifier, JsonIdList
-from .limits import (MAX_CONTEXTS, MAX_CURRENT_PRODUCT_IDS, MAX_KEYWORD_LENGTH, MAX_POSITION, MAX_SERVES,
+from prerender.web.context import current_context
+from prerender.web.errors import ValidationProblem
+from prerender.schemas.variants import accepted_variants
+from prerender.schemas.fields import Identifier, JsonIdList
+from prerender.schemas.limits import (MAX_CONTEXTS, MAX_CURRENT_PRODUCT_IDS, MAX_KEYWORD_LENGTH, MAX_POSITION, MAX_SERVES,
                      MAX_SURROUNDING_PRODUCT_IDS)
 
 ORIENTATIONS = ("vertical", "horizontal")

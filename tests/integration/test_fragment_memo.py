@@ -24,8 +24,8 @@ def test_memoized_cards_equal_fresh_ones(app_config, query, hdrs):
     first = get_card(memoized.test_client(), hdrs=hdrs, **query).get_data(as_text=True)
     again = get_card(memoized.test_client(), hdrs=hdrs, **query).get_data(as_text=True)
     assert first and first == again == get_card(fresh.test_client(), hdrs=hdrs, **query).get_data(as_text=True)
-    assert len(memoized.extensions["prerender.fragments"]) == 1
-    assert len(fresh.extensions["prerender.fragments"]) == 0
+    assert len(memoized.extensions["prerender.rendering.fragments"]) == 1
+    assert len(fresh.extensions["prerender.rendering.fragments"]) == 0
 
 
 def test_a_card_etag_is_the_hash_of_its_body(client):

@@ -1,4 +1,4 @@
-"""The OpenAPI document (prerender/openapi.py, GET /openapi.json): valid, complete, and true of the live
+"""The OpenAPI document (prerender/web/openapi.py, GET /openapi.json): valid, complete, and true of the live
 service (schemathesis against `prerender_url`, with the demo headers so requests pass the guard)."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import content_type_conformance, status_code_conformance
 
 from prerender import create_app
-from prerender.openapi_spec import build_spec
+from prerender.web.openapi import build_spec
 
 DEMO_HEADERS = {"authorization": "user_id openapi-user", "language-id": "fr", "session-id": "openapi-session",
                 "supplier-token": "demo-retailer-token"}

@@ -12,7 +12,7 @@ from flask import g
 
 from prerender import create_app
 from prerender.gateway import UpstreamTimeout
-from prerender.i18n import TextCatalog
+from prerender.rendering.i18n import TextCatalog
 
 from tests.conftest import closed_port
 

@@ -6,7 +6,7 @@ from urllib.parse import urlsplit
 import pytest
 from bs4 import BeautifulSoup
 
-from prerender.stylesheets import STYLE_BUNDLES
+from prerender.rendering.stylesheets import STYLE_BUNDLES
 
 from .conftest import headers
 
@@ -54,7 +54,7 @@ def test_component_routes_include_their_sub_components(client):
 
 def test_links_change_with_the_content(client, app):
     link = client.get("/v1/styles/base", headers=headers()).get_json()["links"][0]
-    build = app.extensions["prerender.assets"].build_id
+    build = app.extensions["prerender.rendering.assets"].build_id
     assert f"/static/{build}/css/base.css" in link
     assert client.get(urlsplit(link).path.replace(build, "000000000000")).status_code == 404
 

@@ -1,6 +1,6 @@
 """deploy/nginx/prerender.conf for real: Debian's nginx in front of a live prerender (tests/live.py).
 
-What nginx may share is decided by prerender's Cache-Control (prerender/http_caching.py); these tests check
+What nginx may share is decided by prerender's Cache-Control (prerender/web/http_caching.py); these tests check
 that nginx keeps to it: public answers MISS then HIT and identical, private ones never HIT and never cross
 users, 304s, request ids, immutable static files, stale answers while prerender is down, body limits.
 """

@@ -7,8 +7,8 @@ from decimal import Decimal
 import pytest
 from bs4 import BeautifulSoup
 
-from prerender.cards import CardOptions, build_card, render_card, translator_for
-from prerender.context import RequestContext
+from prerender.rendering.cards import CardOptions, build_card, render_card, translator_for
+from prerender.web.context import RequestContext
 from prerender.gateway import Pricing, Recipe, Supplier
 
 RECIPE = Recipe(id="12", title="Ratatouille provençale", picture_url="http://up/media/recipes/12.svg",

@@ -9,7 +9,7 @@ from flask import g
 from prerender import create_app
 from prerender.gateway import Supplier
 
-from prerender.context import load_request_context
+from prerender.web.context import load_request_context
 from tests.conftest import HEADERS
 
 

@@ -1,4 +1,4 @@
-"""The rendered-fragment memo (prerender/fragments.py) and the cache settings that go with it."""
+"""The rendered-fragment memo (prerender/rendering/fragments.py) and the cache settings that go with it."""
 from __future__ import annotations
 
 import threading
@@ -6,7 +6,7 @@ import threading
 import pytest
 
 from prerender import create_app
-from prerender.fragments import FragmentMemo
+from prerender.rendering.fragments import FragmentMemo
 
 
 def renderer(text: str, calls: list[str]):

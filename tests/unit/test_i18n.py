@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from prerender.i18n import SUPPORTED_LANGUAGES, TextCatalog
+from prerender.rendering.i18n import SUPPORTED_LANGUAGES, TextCatalog
 
 SPEC_KEYS = {
     "RECIPE_PRICING": ["PER_GUESTS"],

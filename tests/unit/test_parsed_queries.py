@@ -1,12 +1,12 @@
-"""The memo of parsed query strings (prerender/schemas/parsing.py): the same answers as parsing, never
+"""The memo of parsed query strings (prerender/web/parsing.py): the same answers as parsing, never
 shared, never an error remembered."""
 from __future__ import annotations
 
 from flask import Flask
 from marshmallow import Schema, fields, validate
 
-from prerender.errors import ValidationProblem
-from prerender.schemas.parsing import ParsedQueries, ProblemParser
+from prerender.web.errors import ValidationProblem
+from prerender.web.parsing import ParsedQueries, ProblemParser
 
 
 class Query(Schema):

@@ -1,4 +1,4 @@
-"""URL and header size limits (prerender/request_limits.py): a clear 414/431 problem, never the value."""
+"""URL and header size limits (prerender/web/request_limits.py): a clear 414/431 problem, never the value."""
 from __future__ import annotations
 
 import pytest

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import logging
 
-from prerender.request_log import JsonFormatter, pseudonym
+from prerender.web.request_log import JsonFormatter, pseudonym
 from tests.conftest import HEADERS
 
 

@@ -6,7 +6,7 @@ import json
 import pytest
 from flask import g
 
-from prerender.context import RequestContext
+from prerender.web.context import RequestContext
 from prerender.schemas.limits import MAX_CONTEXTS
 from tests.conftest import HEADERS
 

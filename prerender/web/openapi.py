@@ -3,7 +3,7 @@
 `build_spec(app)` walks `app.url_map`: each rule's view function gives its request schemas (the marshmallow
 schemas of its webargs decorators, read from the decorators' closures; the few views that call the parser
 themselves are listed in `MANUAL_ARGS`), and `RESPONSES` says what each view answers. Versioned routes carry
-the mandatory headers of the guard (prerender/context.py) as reusable `components.parameters`; every error
+the mandatory headers of the guard (prerender/web/context.py) as reusable `components.parameters`; every error
 is an `application/problem+json` `Problem`. `/static` and the document itself are left out.
 """
 from __future__ import annotations
@@ -22,12 +22,12 @@ from marshmallow import Schema, fields
 from webargs.fields import DelimitedList
 from werkzeug.routing import Rule
 
-from .context import API_VERSIONS
-from .errors import PROBLEM_MIMETYPE
-from .schemas.actions import EventsBody
-from .schemas.fields import ID_PATTERN, IDENTITY_PATTERN, JsonIdList
-from .schemas.recipe_card import multiple_body, multiple_query
-from .stylesheets import STYLE_BUNDLES
+from prerender.web.versions import API_VERSIONS
+from prerender.web.errors import PROBLEM_MIMETYPE
+from prerender.schemas.actions import EventsBody
+from prerender.schemas.fields import ID_PATTERN, IDENTITY_PATTERN, JsonIdList
+from prerender.schemas.recipe_card import multiple_body, multiple_query
+from prerender.rendering.stylesheets import STYLE_BUNDLES
 
 OPENAPI_VERSION = "3.1.0"
 TITLE = "prerender"
@@ -130,7 +130,7 @@ UPSTREAM_FAILURES = {
     "503": problem("The recipe service is unreachable."),
     "504": problem("The recipe service did not answer in time."),
 }
-# Upstream 4xx a browser can act on are passed through (prerender/errors.py).
+# Upstream 4xx a browser can act on are passed through (prerender/web/errors.py).
 PASSED_THROUGH = {
     "403": problem("Refused by the recipe service."),
     "404": problem("Unknown recipe, ingredient or product."),
@@ -371,7 +371,7 @@ class _Builder:
         if body_types:
             all_responses["413"] = problem("The body is larger than the limit (64 KiB).")
             all_responses["415"] = problem("The body's Content-Type is not accepted.")
-        all_responses["414"] = problem("The URL is longer than the limit (prerender/request_limits.py).")
+        all_responses["414"] = problem("The URL is longer than the limit (prerender/web/request_limits.py).")
         all_responses["431"] = problem("A header, the number of headers or their total size is over the limit.")
         all_responses["500"] = problem("The service failed to answer this request.")
         result: dict[str, Any] = {"operationId": operation_id, "tags": [version or "service"],

@@ -11,10 +11,10 @@ from typing import Any
 
 from flask import current_app, render_template
 
-from .cards import safe_picture_url, translator_for
-from .context import RequestContext
-from .gateway import Recipe
-from .i18n import Translator
+from prerender.rendering.cards import safe_picture_url, translator_for
+from prerender.web.context import RequestContext
+from prerender.gateway import Recipe
+from prerender.rendering.i18n import Translator
 
 # Text templates the drawer module fills in the browser ({name}, {count} placeholders kept).
 BROWSER_TEXTS = {"details.decrease": "DECREASE", "details.increase": "INCREASE", "details.remove": "REMOVE",

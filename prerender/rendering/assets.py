@@ -15,8 +15,8 @@ from urllib.parse import urlencode
 
 from flask import Flask, current_app, request
 
-STATIC_DIR = Path(__file__).parent / "static"
-EXTENSION_KEY = "prerender.assets"
+STATIC_DIR = Path(__file__).parent.parent / "static"
+EXTENSION_KEY = "prerender.rendering.assets"
 
 
 class AssetManifest:

@@ -15,12 +15,12 @@ from collections.abc import Callable, Hashable
 from flask import Flask, current_app
 from werkzeug.http import generate_etag
 
-from .metrics import FRAGMENT_MEMO_LOOKUPS
+from prerender.metrics import FRAGMENT_MEMO_LOOKUPS
 
 MEMO_HITS = FRAGMENT_MEMO_LOOKUPS.labels("hit")
 MEMO_MISSES = FRAGMENT_MEMO_LOOKUPS.labels("miss")
 
-EXTENSION_KEY = "prerender.fragments"
+EXTENSION_KEY = "prerender.rendering.fragments"
 
 
 class FragmentMemo:

@@ -15,12 +15,12 @@ from urllib.parse import urlsplit
 
 from flask import current_app, render_template
 
-from .assets import get_assets
-from .context import RequestContext
-from .fragments import get_fragments
-from .gateway import Recipe, SuggestionContext, UpstreamError, get_gateway
-from .i18n import Translator, translator
-from .variants import BADGE_VARIANTS, rendered_variant
+from prerender.rendering.assets import get_assets
+from prerender.web.context import RequestContext
+from prerender.rendering.fragments import get_fragments
+from prerender.gateway import Recipe, SuggestionContext, UpstreamError, get_gateway
+from prerender.rendering.i18n import Translator, translator
+from prerender.schemas.variants import BADGE_VARIANTS, rendered_variant
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from typing import Any
 from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException
 
-from .gateway import UpstreamError, UpstreamStatusError, UpstreamTimeout, UpstreamUnavailable
+from prerender.gateway import UpstreamError, UpstreamStatusError, UpstreamTimeout, UpstreamUnavailable
 
 log = logging.getLogger(__name__)
 

@@ -15,14 +15,13 @@ from typing import Any, TypeVar
 
 from flask import Flask, Response, current_app, g, request
 
-from .errors import ValidationProblem
-from .gateway import CallerIdentity, Supplier, UpstreamError, get_gateway
-from .i18n import SUPPORTED_LANGUAGES
-from .schemas.fields import IDENTITY_MESSAGE, IDENTITY_PATTERN
+from prerender.web.errors import ValidationProblem
+from prerender.gateway import CallerIdentity, Supplier, UpstreamError, get_gateway
+from prerender.rendering.i18n import SUPPORTED_LANGUAGES
+from prerender.schemas.fields import IDENTITY_MESSAGE, IDENTITY_PATTERN
 
 log = logging.getLogger(__name__)
 
-API_VERSIONS = ("v1", "v2")
 _AUTHORIZATION = re.compile(r"^user_id (?P<id>\S+)$")
 _LANGUAGE = re.compile(r"^(?P<language>[a-z]{2})(?:-(?P<variant>[a-z0-9_]{1,32}))?$")
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")

@@ -18,8 +18,8 @@ from flask import Flask, current_app
 log = logging.getLogger(__name__)
 
 SUPPORTED_LANGUAGES = ("fr", "en")
-BASE_DIR = Path(__file__).parent / "i18n"
-EXTENSION_KEY = "prerender.i18n"
+BASE_DIR = Path(__file__).parent.parent / "i18n"
+EXTENSION_KEY = "prerender.rendering.i18n"
 
 
 def _flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, str]:

@@ -12,7 +12,7 @@ from marshmallow import Schema, ValidationError
 from webargs import core
 from webargs.flaskparser import FlaskParser
 
-from ..errors import ValidationProblem
+from prerender.web.errors import ValidationProblem
 
 log = logging.getLogger(__name__)
 

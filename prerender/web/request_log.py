@@ -14,7 +14,8 @@ from typing import Any
 
 from flask import Flask, Response, g, has_request_context, request
 
-from .metrics import REQUEST_SECONDS, REQUESTS
+from prerender.metrics import REQUEST_SECONDS, REQUESTS
+from prerender.web.versions import API_VERSIONS
 
 # Attributes every LogRecord has; anything else on a record was passed in `extra=` and is logged too.
 _STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
@@ -66,7 +67,8 @@ def log_request(response: Response) -> Response:
     seconds = time.perf_counter() - g.get("started", time.perf_counter())
     # Unmatched URLs share one label: a scanner must not create a series per path.
     endpoint = request.endpoint or "unmatched"
-    version = ctx.api_version if ctx is not None else (request.blueprints[-1] if request.blueprints else "-")
+    outer = request.blueprints[-1] if request.blueprints else "-"
+    version = ctx.api_version if ctx is not None else (outer if outer in API_VERSIONS else "-")
     REQUESTS.labels(endpoint, str(response.status_code), version).inc()
     REQUEST_SECONDS.labels(endpoint, version).observe(seconds)
     fields: dict[str, Any] = {

@@ -1,0 +1,27 @@
+"""GET /metrics: the Prometheus exposition (the series are defined in prerender/metrics.py). Outside the API
+versions, no headers needed.
+
+With PROMETHEUS_MULTIPROC_DIR set (gunicorn.conf.py and `make run` set it), every worker writes its samples
+to files in that folder and this route adds them up; without it (tests, `flask run`), the process's own
+registry is served.
+"""
+from __future__ import annotations
+
+import os
+
+from flask import Blueprint, Response
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest, multiprocess
+
+bp = Blueprint("metrics", __name__)
+
+
+
+@bp.get("/metrics")
+def metrics() -> Response:
+    """Prometheus exposition of every worker's samples."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+    else:
+        registry = REGISTRY
+    return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)

@@ -1,0 +1,23 @@
+"""Routes the specification removed: each answers 410 Gone (not 404), before any header check."""
+from __future__ import annotations
+
+from flask import Blueprint
+from werkzeug.exceptions import Gone
+
+bp = Blueprint("removed", __name__)
+
+# Removed paths, per API version (v1 keeps its catalog favorites page; v2 lost it).
+REMOVED_PATHS: dict[str, tuple[str, ...]] = {
+    "v1": ("/planner-card-link", "/planner-banner-link", "/planner/dashboard"),
+    "v2": ("/catalog/favorites", "/planner-card-link", "/planner-banner-link", "/planner/dashboard"),
+}
+
+
+def gone() -> None:
+    """A route the specification removed."""
+    raise Gone("This route was removed from the service.")
+
+
+for _version, _paths in REMOVED_PATHS.items():
+    for _path in _paths:
+        bp.add_url_rule(f"/{_version}{_path}", endpoint=f"{_version}{_path}", view_func=gone, methods=["GET", "POST"])

@@ -1,0 +1,1 @@
+"""Turning upstream data into HTML: view models, templates, texts, static asset URLs (docs/architecture.md)."""
