@@ -3,8 +3,10 @@
 // moves in, Tab is trapped, Escape / the close button / the backdrop close it, focus returns to the opener;
 // `svc-scroll-lock` on <html> while open. The details come from GET {api}/{v}/recipe-details as HTML.
 const search = new URL(import.meta.url).search;
-const { sdk, internals, icon, h } = await import(new URL(`./ui.js${search}`, import.meta.url).href);
-const { RecipeDetails } = await import(new URL(`./recipe-details.js${search}`, import.meta.url).href);
+const { sdk, internals, icon, h } = /** @type {typeof import("./ui.js")} */ (
+  await import(new URL(`./ui.js${search}`, import.meta.url).href));
+const { RecipeDetails } = /** @type {typeof import("./recipe-details.js")} */ (
+  await import(new URL(`./recipe-details.js${search}`, import.meta.url).href));
 
 const tagName = `${sdk.prefix}-drawer`;
 const MESSAGE_MS = 6000;
@@ -23,6 +25,11 @@ const FOCUSABLE = [
  * @property {string} [storeId] used when the page has not called pos.load
  */
 
+/**
+ * The recipe the open drawer shows.
+ * @typedef {{ recipeId: string, guests?: number, storeId: string | null }} Current
+ */
+
 export class DrawerElement extends HTMLElement {
   /** @type {HTMLElement} */ #panel;
   /** @type {HTMLElement} */ #title;
@@ -30,14 +37,16 @@ export class DrawerElement extends HTMLElement {
   /** @type {HTMLElement} */ #body;
   /** @type {HTMLElement} */ #footer;
   /** @type {HTMLElement | null} */ #opener = null;
-  /** @type {RecipeDetails | null} */ #details = null;
+  /** @type {import("./recipe-details.js").RecipeDetails | null} */ #details = null;
   /** @type {AbortController | null} */ #request = null;
   /** @type {AbortController | null} */ #whileOpen = null;
-  /** @type {{ recipeId: string, guests?: number, storeId: string | null } | null} */ #current = null;
+  /** @type {Current | null} */ #current = null;
 
   connectedCallback() {
     if (this.#panel) return;
-    const id = this.id || `${tagName}-${Math.random().toString(36).slice(2, 8)}`;
+    // Read as HTMLElement's id: the checker takes `this.id = id` below for a declaration of this class's own
+    // `id` and would report this read as coming before it.
+    const id = /** @type {HTMLElement} */ (this).id || `${tagName}-${Math.random().toString(36).slice(2, 8)}`;
     this.id = id;
     this.classList.add("svc-ds-scope", "svc-drawer");
     this.inert = true;
@@ -80,7 +89,7 @@ export class DrawerElement extends HTMLElement {
     } else if (this.#current && this.#current.recipeId !== recipeId) {
       analytics.track("recipe.close", { recipe_id: this.#current.recipeId });
     }
-    const store = pos.storeId$.hasValue ? pos.storeId$.value : (storeId ?? null);
+    const store = pos.storeId$.hasValue ? /** @type {string | null} */ (pos.storeId$.value) : (storeId ?? null);
     this.#current = { recipeId, guests, storeId: store };
     this.#title.textContent = title || notices.t("drawer.loading");
     analytics.track("recipe.display", { recipe_id: recipeId, source, ...(guests ? { guests } : {}) });
@@ -127,13 +136,13 @@ export class DrawerElement extends HTMLElement {
     document.addEventListener("keydown", (event) => this.#onKeydown(event), { signal });
     document.addEventListener("focusin", (event) => this.#onFocusIn(event), { signal });
     notices.setPresenter((/** @type {{ kind: string, text: string }} */ notice) => this.#present(notice));
-    this.#panel.querySelector(".svc-drawer__close")?.focus({ preventScroll: true });
+    /** @type {HTMLElement | null} */ (this.#panel.querySelector(".svc-drawer__close"))?.focus({ preventScroll: true });
   }
 
   /** @param {{ preserve: boolean }} options */
   async #load({ preserve }) {
     const { client, notices } = internals();
-    const current = /** @type {NonNullable<typeof this.#current>} */ (this.#current);
+    const current = /** @type {Current} */ (this.#current);
     this.#request?.abort();
     const request = new AbortController();
     this.#request = request;
@@ -169,7 +178,8 @@ export class DrawerElement extends HTMLElement {
   /**
    * Inserts the fragment (prerender's own, escaped server-side), moves its footer into the drawer's and
    * hands it to the details controller.
-   * @param {string} html @param {NonNullable<typeof this.#current>} current @param {any} restore
+   * @param {string} html @param {Current} current
+   * @param {import("./recipe-details.js").Snapshot | undefined} restore
    */
   #showDetails(html, current, restore) {
     const hadFocus = this.#panel.contains(document.activeElement) && document.activeElement !== this.#panel.querySelector(".svc-drawer__close");
@@ -179,7 +189,7 @@ export class DrawerElement extends HTMLElement {
     const template = document.createElement("template");
     template.innerHTML = html;
     const root = template.content.querySelector(".svc-recipe-details");
-    const footer = root?.querySelector(".svc-recipe-details__footer") ?? null;
+    const footer = /** @type {HTMLElement | null} */ (root?.querySelector(".svc-recipe-details__footer") ?? null);
     this.#body.replaceChildren(template.content);
     this.#footer.replaceChildren(...(footer ? [footer] : []));
     const title = root?.querySelector(".svc-recipe-details__title")?.textContent?.trim();

@@ -10,7 +10,8 @@
 //   the heart only for a connected user;
 // - recipe.show is tracked while the card is on the page.
 const search = new URL(import.meta.url).search;
-const { sdk, internals, icon, h, bindLikeButton } = await import(new URL(`./ui.js${search}`, import.meta.url).href);
+const { sdk, internals, icon, h, bindLikeButton } = /** @type {typeof import("./ui.js")} */ (
+  await import(new URL(`./ui.js${search}`, import.meta.url).href));
 
 const tagName = `${sdk.prefix}-recipe-card`;
 const CLIENT_MADE = "clientRendered";

@@ -8,7 +8,8 @@
 // - per ingredient row: add, more / fewer (0 removes), replace by another candidate product;
 // - "add all" (POST .../basket/recipes); every answer updates the basket stream, and the rows follow it.
 const search = new URL(import.meta.url).search;
-const { internals, h, money, bindLikeButton, translator } = await import(new URL(`./ui.js${search}`, import.meta.url).href);
+const { internals, h, money, bindLikeButton, translator } = /** @type {typeof import("./ui.js")} */ (
+  await import(new URL(`./ui.js${search}`, import.meta.url).href));
 
 const GUESTS_MIN = 1;
 const GUESTS_MAX = 50;

@@ -1,14 +1,15 @@
 // Shared DOM helpers of the components: element builder, icons (the same SVG as templates/macros/icons.html),
 // money formatting, and the like (heart) button binding used by the card and the recipe details.
 const search = new URL(import.meta.url).search;
-const { sdk, INTERNAL, translator } = await import(new URL(`../sdk/svc.js${search}`, import.meta.url).href);
+const { sdk, INTERNAL, translator } = /** @type {typeof import("../sdk/svc.js")} */ (
+  await import(new URL(`../sdk/svc.js${search}`, import.meta.url).href));
 
 /**
  * The SDK internals the components use (session, client, notices, analytics, basket, likes, pos, track).
- * @returns {any}
+ * @returns {import("../sdk/svc.js").SdkInternals}
  */
 export function internals() {
-  return sdk[INTERNAL];
+  return /** @type {any} */ (sdk)[INTERNAL];
 }
 
 export { sdk, translator };

@@ -62,7 +62,7 @@ export class ApiClient {
       response = await fetch(this.session.url(path, query), init);
     } catch (error) {
       if (error instanceof DOMException && error.name === "AbortError") throw error;
-      throw localProblem("network", "Network error", String(error?.message ?? error));
+      throw localProblem("network", "Network error", String(/** @type {{ message?: unknown } | null | undefined} */ (error)?.message ?? error));
     }
     if (!response.ok) throw new ApiError(await readProblem(response));
     if (response.status === 204) return null;

@@ -7,7 +7,7 @@ const MAX_IDS_PER_CALL = 100;
 
 export class Likes {
   /** @type {State<ReadonlyMap<string, boolean>>} recipe id -> liked, for the recipes known on the page */
-  liked$ = new State(new Map());
+  liked$ = new State(/** @type {ReadonlyMap<string, boolean>} */ (new Map()));
   #client;
   #session;
   /** @type {Set<string>} ids to ask the service about at the next microtask */

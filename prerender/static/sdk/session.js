@@ -29,7 +29,7 @@ function pageLanguage() {
 export class Session {
   /** @type {State<Identity>} */
   identity$;
-  /** Resolves once `supplier.setupWithToken` has been called: API calls wait for it. */
+  /** @type {Promise<void>} resolves once `supplier.setupWithToken` has been called: API calls wait for it. */
   configured;
   #resolveConfigured = () => {};
   #token = "";
@@ -52,7 +52,7 @@ export class Session {
     this.configured = new Promise((resolve) => {
       this.#resolveConfigured = resolve;
     });
-    this.identity$ = new State({ kind: "authless", id: this.#storedAuthlessId(), forbidProfiling: false });
+    this.identity$ = new State(/** @type {Identity} */ ({ kind: "authless", id: this.#storedAuthlessId(), forbidProfiling: false }));
   }
 
   /** Storage key of the SDK: `_<prefix>/<name>` (`_svc/authless-id`). */

@@ -29,10 +29,25 @@ const VERSION = "1.0.0";
 /** Key of the SDK's internals, for the components of this package only. */
 export const INTERNAL = Symbol.for("prerender.sdk.internal");
 
+/** @typedef {ReturnType<typeof createSdk>["sdk"]} Sdk the object installed as window.<prefix> */
+
 /**
- * Builds the SDK object; `start()` then does what touches the page (pageview of the meta path, cleanup).
- * @returns {{ sdk: object, start(): void }}
+ * What `sdk[INTERNAL]` holds: the SDK's services, for the components of this package only.
+ * @typedef {object} SdkInternals
+ * @property {Session} session
+ * @property {ApiClient} client
+ * @property {Notices} notices
+ * @property {Analytics} analytics
+ * @property {BasketService} basket
+ * @property {Likes} likes
+ * @property {Pos} pos
+ * @property {(name: string, props: Record<string, unknown>) => import("./analytics.js").AnalyticsEvent} track
  */
+
+/** The page's window seen as a map of SDKs by prefix: window.<prefix>. */
+const sdks = /** @type {Record<string, Sdk | undefined>} */ (/** @type {unknown} */ (window));
+
+/** Builds the SDK object; `start()` then does what touches the page (pageview of the meta path, cleanup). */
 function createSdk() {
   const apiBase = moduleUrl.searchParams.get("api") || new URL("../../../", import.meta.url).href;
   const session = new Session({ prefix, apiBase });
@@ -59,7 +74,8 @@ function createSdk() {
   async function openDetails(recipeId, guests, options = {}) {
     const id = String(recipeId ?? "").trim();
     if (!id) throw new TypeError("openDetails expects a recipe id");
-    const { openRecipeDetails } = await import(new URL(`../components/drawer.js${search}`, import.meta.url).href);
+    const { openRecipeDetails } = /** @type {typeof import("../components/drawer.js")} */ (
+      await import(new URL(`../components/drawer.js${search}`, import.meta.url).href));
     return openRecipeDetails({ recipeId: id, guests: validGuests(guests), ...options });
   }
 
@@ -112,9 +128,9 @@ function createSdk() {
     }),
     ApiError,
   };
-  Object.defineProperty(sdk, INTERNAL, {
-    value: Object.freeze({ session, client, notices, analytics, basket, likes, pos, track }),
-  });
+  /** @type {SdkInternals} */
+  const internals = { session, client, notices, analytics, basket, likes, pos, track };
+  Object.defineProperty(sdk, INTERNAL, { value: Object.freeze(internals) });
   return {
     sdk: Object.freeze(sdk),
     start() {
@@ -139,11 +155,11 @@ function validGuests(/** @type {unknown} */ guests) {
   return Number.isInteger(value) && value >= 1 && value <= 50 ? value : undefined;
 }
 
-if (!window[prefix]) {
+if (!sdks[prefix]) {
   const created = createSdk();
   Object.defineProperty(window, prefix, { value: created.sdk, enumerable: true });
   created.start();
 }
 
 /** The SDK of the page (whichever build installed it first). */
-export const sdk = window[prefix];
+export const sdk = /** @type {Sdk} */ (sdks[prefix]);
