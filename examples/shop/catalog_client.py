@@ -5,14 +5,14 @@ Unlike prerender, the catalog is essential: when it fails the shelf cannot be sh
 from __future__ import annotations
 
 import logging
-import threading
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import urlsplit
 
 import requests
-from requests.adapters import HTTPAdapter
+
+from .sessions import ThreadLocalSessions, pooled_session
 
 log = logging.getLogger(__name__)
 
@@ -98,18 +98,12 @@ class CatalogClient:
     def __init__(self, base_url: str, *, connect_timeout: float = 0.5, read_timeout: float = 3.0) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = (connect_timeout, read_timeout)
-        self._local = threading.local()
+        self._sessions = ThreadLocalSessions(factory=lambda: pooled_session(pool_size=4))
 
     @property
     def session(self) -> requests.Session:
-        session = getattr(self._local, "session", None)
-        if session is None:
-            session = requests.Session()
-            adapter = HTTPAdapter(pool_connections=1, pool_maxsize=4, max_retries=0)
-            session.mount("http://", adapter)
-            session.mount("https://", adapter)
-            self._local.session = session
-        return session
+        """This thread's session, created on first use (so never shared across a fork either)."""
+        return self._sessions.get()
 
     def _get(self, path: str, *, language: str, params: dict[str, Any] | None = None,
              request_id: str | None = None) -> requests.Response:

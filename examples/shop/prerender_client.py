@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import requests
-from requests.adapters import HTTPAdapter
 
+from .sessions import ThreadLocalSessions, pooled_session
 from .visitor import Visitor
 
 log = logging.getLogger(__name__)
@@ -61,7 +61,7 @@ class PrerenderClient:
         self.styles_ttl = styles_ttl
         self.pool_size = pool_size
         self._clock = clock
-        self._local = threading.local()
+        self._sessions = ThreadLocalSessions(factory=lambda: pooled_session(pool_size=self.pool_size))
         self._styles: dict[str, tuple[float, str]] = {}
         self._styles_lock = threading.Lock()
 
@@ -70,14 +70,7 @@ class PrerenderClient:
     @property
     def session(self) -> requests.Session:
         """This thread's session, created on first use (so never shared across a fork either)."""
-        session = getattr(self._local, "session", None)
-        if session is None:
-            session = requests.Session()
-            adapter = HTTPAdapter(pool_connections=1, pool_maxsize=self.pool_size, max_retries=0)
-            session.mount("http://", adapter)
-            session.mount("https://", adapter)
-            self._local.session = session
-        return session
+        return self._sessions.get()
 
     def _call(self, method: str, path: str, visitor: Visitor, *, request_id: str | None = None,
               params: Mapping[str, Any] | None = None, body: Any = None,

@@ -8,7 +8,7 @@ from flask import Flask, current_app
 from prerender.extensions import cache
 from prerender.gateway.breaker import CircuitBreaker
 from prerender.gateway.read_cache import ReadCache
-from prerender.gateway.client import CallerIdentity, SuggestionContext, UpstreamGateway, segment
+from prerender.gateway.client import CallerIdentity, SuggestionContext, UpstreamGateway
 from prerender.gateway.errors import (UnknownStore, UpstreamBadResponse, UpstreamError, UpstreamStatusError,
                      UpstreamTimeout, UpstreamUnavailable)
 from prerender.gateway.http import UpstreamHttp
@@ -44,5 +44,4 @@ def get_gateway() -> UpstreamGateway:
 
 __all__ = ["CallerIdentity", "Pricing", "Recipe", "Routing", "Supplier", "SuggestionContext",
            "UnknownStore", "UpstreamBadResponse", "UpstreamError", "UpstreamGateway", "UpstreamHttp",
-           "UpstreamStatusError", "UpstreamTimeout", "UpstreamUnavailable", "get_gateway", "init_gateway",
-           "segment"]
+           "UpstreamStatusError", "UpstreamTimeout", "UpstreamUnavailable", "get_gateway", "init_gateway"]

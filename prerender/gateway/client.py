@@ -281,15 +281,49 @@ class UpstreamGateway:
             _raise_unknown_store(error)
             raise
 
-    def change_basket(self, identity: CallerIdentity, method: str, path: str, *,
-                      body: dict[str, Any] | None = None, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    def add_recipe_to_basket(self, identity: CallerIdentity, *, body: dict[str, Any]) -> dict[str, Any]:
+        """POST /basket/recipes: add a recipe's ingredients, or re-scale it when already there (not retried)."""
+        return self._change_basket(identity, "POST", "/recipes", idempotent=False, body=body)
+
+    def rescale_basket_recipe(self, identity: CallerIdentity, recipe_id: str, *,
+                              body: dict[str, Any]) -> dict[str, Any]:
+        """PATCH /basket/recipes/<recipe_id>: re-scale a recipe of the basket (not retried)."""
+        return self._change_basket(identity, "PATCH", f"/recipes/{segment(recipe_id)}", idempotent=False, body=body)
+
+    def remove_basket_recipe(self, identity: CallerIdentity, recipe_id: str, *,
+                             params: dict[str, Any]) -> dict[str, Any]:
+        """DELETE /basket/recipes/<recipe_id>: remove a recipe and its products (idempotent, retried)."""
+        return self._change_basket(identity, "DELETE", f"/recipes/{segment(recipe_id)}", idempotent=True,
+                                   params=params)
+
+    def set_basket_ingredient(self, identity: CallerIdentity, recipe_id: str, ingredient_id: str, *,
+                              body: dict[str, Any]) -> dict[str, Any]:
+        """PUT /basket/recipes/<recipe_id>/ingredients/<ingredient_id>: one ingredient's line (idempotent, retried)."""
+        return self._change_basket(identity, "PUT",
+                                   f"/recipes/{segment(recipe_id)}/ingredients/{segment(ingredient_id)}",
+                                   idempotent=True, body=body)
+
+    def reconcile_basket(self, identity: CallerIdentity, *, body: dict[str, Any]) -> dict[str, Any]:
+        """POST /basket/reconcile: follow the retailer cart (not retried)."""
+        return self._change_basket(identity, "POST", "/reconcile", idempotent=False, body=body)
+
+    def confirm_basket(self, identity: CallerIdentity, *, body: dict[str, Any]) -> dict[str, Any]:
+        """POST /basket/confirm: the user paid (not retried)."""
+        return self._change_basket(identity, "POST", "/confirm", idempotent=False, body=body)
+
+    def merge_authless_basket(self, identity: CallerIdentity, *, params: dict[str, Any]) -> dict[str, Any]:
+        """GET /basket/merge-authless-basket: the logged-out basket joins the user's (a write: not retried)."""
+        return self._change_basket(identity, "GET", "/merge-authless-basket", idempotent=False, params=params)
+
+    def _change_basket(self, identity: CallerIdentity, method: str, path: str, *, idempotent: bool,
+                       body: dict[str, Any] | None = None, params: dict[str, Any] | None = None) -> dict[str, Any]:
         """One basket write (`path` below /basket); answers {basket, changes} or the route's object.
 
-        PUT and DELETE are idempotent and may be retried; POST and PATCH are not."""
+        Only the idempotent ones (PUT and DELETE) may be retried; POST, PATCH and the merge's GET (a write) not."""
         try:
             return _object(self.http.request(method, f"{API}/basket{path}", name="basket_change", json=body, params=params,
                                              headers=identity.headers(),
-                                             idempotent=method in ("PUT", "DELETE")), "basket change")
+                                             idempotent=idempotent), "basket change")
         except UpstreamStatusError as error:
             _raise_unknown_store(error)
             raise

@@ -1,20 +1,27 @@
-"""HTTP to the upstream: one requests.Session per thread, timeouts and retries set in one place."""
+"""HTTP to the upstream: requests Sessions per thread, timeouts and retries set in one place."""
 from __future__ import annotations
 
 import logging
 import os
-import threading
 import time
 from collections.abc import Mapping
-from typing import Any
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Self
 
 import requests
 from requests.adapters import HTTPAdapter
+from urllib3.exceptions import ReadTimeoutError
+from urllib3.util.retry import Retry
 
 from prerender.metrics import UPSTREAM_CALLS, UPSTREAM_SECONDS
 from prerender.gateway.breaker import CircuitBreaker
 from prerender.gateway.errors import (UpstreamBadResponse, UpstreamError, UpstreamStatusError, UpstreamTimeout,
                      UpstreamUnavailable)
+from prerender.gateway.sessions import ThreadLocalSessions
+
+if TYPE_CHECKING:
+    from urllib3.connectionpool import ConnectionPool
+    from urllib3.response import BaseHTTPResponse
 
 log = logging.getLogger(__name__)
 
@@ -22,8 +29,34 @@ RETRYABLE_STATUSES = frozenset({502, 503, 504})
 RETRY_PAUSE_SECONDS = 0.05
 
 
+class UpstreamRetry(Retry):
+    """urllib3's Retry with two changes: a read timeout is never retried, and attempts are a fixed pause apart."""
+
+    def increment(self, method: str | None = None, url: str | None = None,
+                  response: BaseHTTPResponse | None = None, error: Exception | None = None,
+                  _pool: ConnectionPool | None = None, _stacktrace: TracebackType | None = None) -> Self:
+        """The next state, or the read timeout raised as is (requests makes it a ReadTimeout)."""
+        # Not `read=False`: that would also end the retries of urllib3's other read errors, such as a pooled
+        # keep-alive connection the upstream had closed ("Connection aborted"), a requests ConnectionError.
+        if isinstance(error, ReadTimeoutError):
+            raise error.with_traceback(_stacktrace or error.__traceback__)
+        return super().increment(method, url, response, error, _pool, _stacktrace)
+
+    def get_backoff_time(self) -> float:
+        """The same pause before every retry (urllib3's backoff makes the first one immediate)."""
+        return RETRY_PAUSE_SECONDS
+
+
+def upstream_retry(retries: int) -> UpstreamRetry:
+    """`retries` extra attempts of any verb after a connection error, a connect timeout or a 502/503/504."""
+    # raise_on_status=False: once retries are spent, the last 5xx comes back as a response (decoded into an
+    # UpstreamStatusError), never a requests RetryError. Retry-After is not waited for: the caller's budget is.
+    return UpstreamRetry(total=retries, allowed_methods=None, status_forcelist=RETRYABLE_STATUSES,
+                         raise_on_status=False, respect_retry_after_header=False)
+
+
 class UpstreamHttp:
-    """JSON over HTTP to one base URL. Thread-safe: each thread (gthread worker) gets its own Session,
+    """JSON over HTTP to one base URL. Thread-safe: each thread (gthread worker) gets its own Sessions,
     created lazily, so nothing is shared across a fork either."""
 
     def __init__(self, *, base_url: str, connect_timeout: float, read_timeout: float,
@@ -37,20 +70,25 @@ class UpstreamHttp:
         # again on every call, which costs more than a loopback round trip.
         self.proxies = requests.utils.get_environ_proxies(self.base_url)
         self.verify: str | bool = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE") or True
-        self._local = threading.local()
+        # Idempotency is per call, not per verb (the suggestion POST may be retried, a basket POST may not):
+        # one session whose adapter retries, one whose adapter never does.
+        retry = upstream_retry(retries)
+        self._retrying = ThreadLocalSessions(factory=lambda: self._new_session(max_retries=retry))
+        self._single_attempt = ThreadLocalSessions(factory=lambda: self._new_session(max_retries=0))
 
-    @property
-    def session(self) -> requests.Session:
-        session = getattr(self._local, "session", None)
-        if session is None:
-            session = requests.Session()
-            session.trust_env = False
-            session.proxies.update(self.proxies)
-            session.verify = self.verify
-            adapter = HTTPAdapter(pool_connections=1, pool_maxsize=self.pool_size, max_retries=0)
-            session.mount("http://", adapter)
-            session.mount("https://", adapter)
-            self._local.session = session
+    def session(self, *, idempotent: bool) -> requests.Session:
+        """This thread's session for an idempotent call (retried by its adapter) or another one (never)."""
+        return (self._retrying if idempotent else self._single_attempt).get()
+
+    def _new_session(self, *, max_retries: Retry | int) -> requests.Session:
+        """A session with this upstream's proxies, CA bundle and pool, its adapter retrying as told."""
+        session = requests.Session()
+        session.trust_env = False
+        session.proxies.update(self.proxies)
+        session.verify = self.verify
+        adapter = HTTPAdapter(pool_connections=1, pool_maxsize=self.pool_size, max_retries=max_retries)
+        session.mount("http://", adapter)
+        session.mount("https://", adapter)
         return session
 
     def request(self, method: str, path: str, *, name: str, headers: Mapping[str, str],
@@ -88,34 +126,24 @@ class UpstreamHttp:
 
     def _send(self, method: str, path: str, *, headers: Mapping[str, str], params: Mapping[str, Any] | None,
               json: Any, idempotent: bool, expect_body: bool) -> Any:
-        """One call with its retries: idempotent calls are retried on connection errors and 502/503/504,
-        never on read timeouts (a slow upstream must not cost the caller twice the budget)."""
-        attempts = 1 + (self.retries if idempotent else 0)
-        for attempt in range(1, attempts + 1):
-            last = attempt == attempts
-            try:
-                response = self.session.request(method, f"{self.base_url}{path}", headers=dict(headers),
-                                                params=params, json=json, timeout=self.timeout)
-            except requests.exceptions.ConnectTimeout as error:
-                if not last:
-                    time.sleep(RETRY_PAUSE_SECONDS)
-                    continue
-                raise UpstreamTimeout(f"connect timeout on {method} {path}") from error
-            except requests.exceptions.Timeout as error:
-                raise UpstreamTimeout(f"read timeout on {method} {path}") from error
-            except requests.exceptions.ConnectionError as error:
-                if not last:
-                    time.sleep(RETRY_PAUSE_SECONDS)
-                    continue
-                raise UpstreamUnavailable(f"cannot reach upstream for {method} {path}") from error
-            except requests.exceptions.RequestException as error:
-                # Broken chunked bodies, bad encodings, redirect loops: the answer is unusable.
-                raise UpstreamBadResponse(f"unusable answer to {method} {path}: {error!r}") from error
-            if response.status_code in RETRYABLE_STATUSES and not last:
-                time.sleep(RETRY_PAUSE_SECONDS)
-                continue
-            return self._decode(response, f"{method} {path}", expect_body)
-        raise AssertionError("unreachable")  # the loop always returns or raises on its last attempt
+        """One call, its retries made by the session's adapter (`upstream_retry`), its failures typed."""
+        endpoint = f"{method} {path}"
+        try:
+            response = self.session(idempotent=idempotent).request(
+                method, f"{self.base_url}{path}", headers=dict(headers), params=params, json=json,
+                timeout=self.timeout)
+        except requests.exceptions.ConnectTimeout as error:
+            # Before requests.exceptions.ConnectionError, a base class of ConnectTimeout.
+            raise UpstreamTimeout(f"connect timeout on {endpoint}") from error
+        except requests.exceptions.Timeout as error:
+            raise UpstreamTimeout(f"read timeout on {endpoint}") from error
+        except requests.exceptions.ConnectionError as error:
+            # Refused, reset or TLS failures, retries exhausted or not (urllib3's MaxRetryError inside).
+            raise UpstreamUnavailable(f"cannot reach upstream for {endpoint}") from error
+        except requests.exceptions.RequestException as error:
+            # Broken chunked bodies, bad encodings, redirect loops: the answer is unusable.
+            raise UpstreamBadResponse(f"unusable answer to {endpoint}: {error!r}") from error
+        return self._decode(response, endpoint, expect_body)
 
     @staticmethod
     def _decode(response: requests.Response, endpoint: str, expect_body: bool) -> Any:

@@ -2,8 +2,10 @@
 tests/integration against a live coreapi)."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from typing import Any
 
 import pytest
 import requests
@@ -42,14 +44,17 @@ def test_idempotent_calls_retry_once_on_503(gateway):
 
 @responses.activate
 def test_connection_errors_become_upstream_unavailable(gateway):
+    # Only the typing: urllib3 retries connection errors below the adapter's send, which `responses`
+    # replaces; the attempts are counted in tests/unit/test_gateway_retries.py.
     responses.get(f"{BASE}/api/v1/recipes/1", body=requests.exceptions.ConnectionError("refused"))
-    with pytest.raises(UpstreamUnavailable):
+    with pytest.raises(UpstreamUnavailable) as raised:
         gateway.recipe(IDENTITY, "1", store_id=None, serves=None)
-    assert len(responses.calls) == 2
+    assert isinstance(raised.value.__cause__, requests.exceptions.ConnectionError)
 
 
 @responses.activate
 def test_read_timeouts_are_not_retried(gateway):
+    # With a real socket, against the adapter's retries: tests/unit/test_gateway_retries.py.
     responses.get(f"{BASE}/api/v1/recipes/1", body=requests.exceptions.ReadTimeout("slow"))
     with pytest.raises(UpstreamTimeout):
         gateway.recipe(IDENTITY, "1", store_id=None, serves=None)
@@ -268,3 +273,44 @@ def test_stale_batch_and_suggestions_when_the_upstream_fails(gateway):
     same_products = SuggestionContext("b", ("p1", "p2"))
     assert gateway.suggest(other_session, [same_products], store_id="1001") == {"b": "1"}
     assert set(gateway.recipes(other_session, ["1"], store_id="1001", serves=None)) == {"1"}
+
+
+BASKET_ANSWER = {"basket": {"recipes": []}, "changes": []}
+BASKET_WRITES = [
+    # (call, upstream method, upstream path below /api/v1/basket, retried)
+    (lambda g: g.add_recipe_to_basket(IDENTITY, body={"recipe_id": "1"}), "POST", "/recipes", False),
+    (lambda g: g.rescale_basket_recipe(IDENTITY, "a/b", body={"guests": 2}), "PATCH", "/recipes/a%2Fb", False),
+    (lambda g: g.remove_basket_recipe(IDENTITY, "a/b", params={"store_id": "1001"}), "DELETE", "/recipes/a%2Fb",
+     True),
+    (lambda g: g.set_basket_ingredient(IDENTITY, "a/b", "i?1", body={"quantity": 0}), "PUT",
+     "/recipes/a%2Fb/ingredients/i%3F1", True),
+    (lambda g: g.reconcile_basket(IDENTITY, body={"store_id": "1001"}), "POST", "/reconcile", False),
+    (lambda g: g.confirm_basket(IDENTITY, body={"order_id": "o"}), "POST", "/confirm", False),
+    (lambda g: g.merge_authless_basket(IDENTITY, params={"authless_id": "a"}), "GET", "/merge-authless-basket",
+     False),
+]
+
+
+@responses.activate
+@pytest.mark.parametrize("write, method, path, retried", BASKET_WRITES)
+def test_basket_writes_know_their_route_and_only_idempotent_ones_retry(
+        gateway: UpstreamGateway, write: Callable[[UpstreamGateway], dict[str, Any]], method: str, path: str,
+        retried: bool) -> None:
+    url = f"{BASE}/api/v1/basket{path}"
+    responses.add(method, url, status=503)
+    responses.add(method, url, json=BASKET_ANSWER)
+    if retried:
+        assert write(gateway) == BASKET_ANSWER
+    else:
+        with pytest.raises(UpstreamStatusError):
+            write(gateway)
+    assert [(c.request.method, c.request.url.split("?")[0]) for c in responses.calls] == [(method, url)] * (
+        2 if retried else 1)
+
+
+@responses.activate
+def test_basket_writes_turn_an_unknown_store_into_unknown_store(gateway: UpstreamGateway) -> None:
+    responses.post(f"{BASE}/api/v1/basket/recipes", status=400,
+                   json={"status": 400, "errors": {"json": {"store_id": ["Unknown store."]}}})
+    with pytest.raises(UnknownStore):
+        gateway.add_recipe_to_basket(IDENTITY, body={"recipe_id": "1", "store_id": "9"})
