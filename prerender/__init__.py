@@ -15,14 +15,14 @@ from prerender.gateway import init_gateway
 from prerender.rendering.assets import init_assets
 from prerender.rendering.fragments import init_fragments
 from prerender.rendering.i18n import init_i18n
-from prerender.web.context import register_request_id
+from prerender.web.request_id import register_request_id
 from prerender.web.errors import register_errorhandlers
 from prerender.web.http_caching import register_http_caching
 from prerender.web.request_limits import register_request_limits
 from prerender.web.request_log import configure_logging, register_request_log
 
 INSTANCE_PATH = Path(__file__).resolve().parent.parent / "instance"
-# Spec, authentication 6: every localhost origin, on any port, over http or https.
+# Every localhost origin, on any port, over http or https, is allowed (docs/decisions.md, CORS).
 LOCAL_ORIGINS = re.compile(r"^https?://(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$")
 REQUEST_HEADERS = ["authorization", "authless-id", "language-id", "supplier-token", "session-id",
                    "profiling", "content-type", "x-request-id"]

@@ -61,9 +61,9 @@ class DefaultConfig:
 
     # Public addresses. None: derived from the request (scheme + host).
     PUBLIC_URL: str | None = None
-    # Script host for static assets (spec: {cdn_url}); None serves them from this service.
+    # Script host for static assets (README.md, PRERENDER_CDN_URL); None serves them from this service.
     CDN_URL: str | None = None
-    # Stands for the maker's name in element names and window.<prefix> (spec: naming).
+    # Stands for the maker's name in element names and window.<prefix>.
     ELEMENT_PREFIX = "svc"
 
     # CORS: any http(s) localhost / 127.0.0.1 / [::1] origin on any port is always allowed;

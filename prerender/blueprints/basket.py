@@ -1,4 +1,4 @@
-"""The browser's basket routes (docs/browser-api.md): thin, validated forwards to the upstream basket."""
+"""The browser's basket routes (docs/browser-api.md): validated forwards to the upstream basket."""
 from __future__ import annotations
 
 import logging
@@ -8,14 +8,14 @@ from flask import Blueprint, jsonify
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import Forbidden
 
+from prerender.gateway import UnknownStore, get_gateway
+from prerender.schemas.actions import (AddRecipeBody, ConfirmBody, IngredientLineBody, IngredientPath,
+                                       MergeAuthlessQuery, ReconcileBody, RecipePath, RequiredStoreQuery, RescaleBody,
+                                       StoreQuery)
+from prerender.schemas.responses import BasketChangeSchema, BasketSchema, ConfirmationSchema
 from prerender.web.context import current_context
-from prerender.web.errors import ValidationProblem
-from prerender.gateway import UnknownStore, get_gateway, segment
+from prerender.web.contract import NOT_MODIFIED, PASSED_THROUGH, UPSTREAM_FAILURES, declare, json_answer, problem
 from prerender.web.http_caching import PRIVATE, cache_policy
-from prerender.schemas.actions import (AddRecipeBody, ConfirmBody, IngredientLineBody, MergeAuthlessQuery, ReconcileBody,
-                               RequiredStoreQuery, RescaleBody, StoreQuery)
-from prerender.schemas.fields import Identifier
-from prerender.web.parsing import use_args, use_kwargs
 
 log = logging.getLogger(__name__)
 
@@ -23,86 +23,82 @@ bp = Blueprint("basket", __name__, url_prefix="/basket")
 
 EMPTY_BASKET: dict[str, Any] = {"store_id": None, "recipes": [], "products": [], "recipe_count": 0,
                                 "total": 0, "currency": "EUR"}
-RECIPE_ID = {"recipe_id": Identifier(required=True)}
-INGREDIENT = {"recipe_id": Identifier(required=True), "ingredient_id": Identifier(required=True)}
+CHANGE_ANSWERS = {200: json_answer(BasketChangeSchema, "The basket and what the retailer cart must do."),
+                  **PASSED_THROUGH, **UPSTREAM_FAILURES}
 
 
 @bp.get("")
 @cache_policy(PRIVATE)
-@use_args(StoreQuery(), location="query")
-def get_basket(args: dict[str, Any]) -> dict[str, Any]:
+@declare(summary="The user's basket at a store", query=StoreQuery(), answers={
+    200: json_answer(BasketSchema), 304: NOT_MODIFIED, **UPSTREAM_FAILURES})
+def get_basket(query: dict[str, Any]) -> dict[str, Any]:
     """The user's basket at the store; empty without a store or for a store the upstream does not know."""
-    if args["store_id"] is None:
+    if query["store_id"] is None:
         return EMPTY_BASKET
-    ctx = current_context()
     try:
-        return get_gateway().basket(ctx.upstream, store_id=args["store_id"])
+        return get_gateway().basket(current_context().upstream, store_id=query["store_id"])
     except UnknownStore:
-        log.warning("basket asked at an unknown store %s, answered empty", args["store_id"])
-        return {**EMPTY_BASKET, "store_id": args["store_id"]}
+        log.warning("basket asked at an unknown store %s, answered empty", query["store_id"])
+        return {**EMPTY_BASKET, "store_id": query["store_id"]}
 
 
 @bp.post("/recipes")
-@use_args(AddRecipeBody(), location="json")
+@declare(summary="Add a recipe to the basket", body=AddRecipeBody(), answers=CHANGE_ANSWERS,
+         body_example={"recipe_id": "5", "guests": 4, "store_id": "1001"})
 def add_recipe(body: dict[str, Any]) -> dict[str, Any]:
     """Add a recipe's ingredients (or re-scale it when already there)."""
-    return _change("POST", "/recipes", body=body)
+    return get_gateway().add_recipe_to_basket(current_context().upstream, body=body)
 
 
 @bp.patch("/recipes/<recipe_id>")
-@use_kwargs(RECIPE_ID, location="view_args")
-@use_args(RescaleBody(), location="json")
-def rescale_recipe(body: dict[str, Any], recipe_id: str) -> dict[str, Any]:
+@declare(summary="Re-scale a recipe of the basket", path=RecipePath(), body=RescaleBody(), answers=CHANGE_ANSWERS,
+         body_example={"guests": 6, "store_id": "1001"})
+def rescale_recipe(recipe_id: str, body: dict[str, Any]) -> dict[str, Any]:
     """Re-scale a recipe of the basket to a number of guests."""
-    return _change("PATCH", f"/recipes/{segment(recipe_id)}", body=body)
+    return get_gateway().rescale_basket_recipe(current_context().upstream, recipe_id, body=body)
 
 
 @bp.delete("/recipes/<recipe_id>")
-@use_kwargs(RECIPE_ID, location="view_args")
-@use_args(RequiredStoreQuery(), location="query")
-def remove_recipe(query: dict[str, Any], recipe_id: str) -> dict[str, Any]:
+@declare(summary="Remove a recipe from the basket", path=RecipePath(), query=RequiredStoreQuery(),
+         answers=CHANGE_ANSWERS)
+def remove_recipe(recipe_id: str, query: dict[str, Any]) -> dict[str, Any]:
     """Remove a recipe and its products from the basket."""
-    return _change("DELETE", f"/recipes/{segment(recipe_id)}", params=query)
+    return get_gateway().remove_basket_recipe(current_context().upstream, recipe_id, params=query)
 
 
 @bp.put("/recipes/<recipe_id>/ingredients/<ingredient_id>")
-@use_kwargs(INGREDIENT, location="view_args")
-@use_args(IngredientLineBody(), location="json")
-def set_ingredient(body: dict[str, Any], recipe_id: str, ingredient_id: str) -> dict[str, Any]:
+@declare(summary="Set the product of one ingredient", path=IngredientPath(), body=IngredientLineBody(),
+         answers=CHANGE_ANSWERS, body_example={"product_id": "100001", "quantity": 1, "store_id": "1001"})
+def set_ingredient(recipe_id: str, ingredient_id: str, body: dict[str, Any]) -> dict[str, Any]:
     """Add, remove (quantity 0) or replace the product of one ingredient."""
-    return _change("PUT", f"/recipes/{segment(recipe_id)}/ingredients/{segment(ingredient_id)}", body=body)
+    return get_gateway().set_basket_ingredient(current_context().upstream, recipe_id, ingredient_id, body=body)
 
 
 @bp.post("/reconcile")
-@use_args(ReconcileBody(), location="json")
+@declare(summary="Follow the retailer cart", body=ReconcileBody(), answers=CHANGE_ANSWERS,
+         body_example={"store_id": "1001", "cart": [{"id": "100001", "quantity": 1}]})
 def reconcile(body: dict[str, Any]) -> dict[str, Any]:
     """Follow the retailer cart: what it removed or reduced leaves the basket."""
-    return _change("POST", "/reconcile", body=body)
+    return get_gateway().reconcile_basket(current_context().upstream, body=body)
 
 
 @bp.post("/confirm")
-@use_args(ConfirmBody(), location="json")
+@declare(summary="Confirm the basket after payment", body=ConfirmBody(),
+         body_example={"store_id": "1001", "total": 12.5, "order_id": "order-1"},
+         answers={200: json_answer(ConfirmationSchema, "The confirmation."), **PASSED_THROUGH, **UPSTREAM_FAILURES})
 def confirm(body: dict[str, Any]) -> dict[str, Any]:
     """The user paid: confirm the basket (once per order id; never an empty one)."""
-    return _change("POST", "/confirm", body={**body, "total": float(body["total"])})
+    return get_gateway().confirm_basket(current_context().upstream, body={**body, "total": float(body["total"])})
 
 
 @bp.get("/merge-authless-basket")
-@use_args(MergeAuthlessQuery(), location="query")
+@declare(summary="Merge the logged-out basket into the user's", query=MergeAuthlessQuery(), answers={
+    **CHANGE_ANSWERS, 403: problem("Not a connected user, or refused by the recipe service.")})
 def merge_authless_basket(query: dict[str, Any]) -> ResponseReturnValue:
-    """End of the auth flow: the logged-out basket joins the user's (spec: GET, not POST). Never cached."""
-    if not current_context().is_connected:
+    """End of the auth flow: the logged-out basket joins the user's (a GET, as integrations call it). Never cached."""
+    ctx = current_context()
+    if not ctx.is_connected:
         raise Forbidden("Merging needs the logged-in user (authorization: user_id <USER_ID>).")
-    response = jsonify(_change("GET", "/merge-authless-basket", params=query))
+    response = jsonify(get_gateway().merge_authless_basket(ctx.upstream, params=query))
     response.cache_control.no_store = True
     return response
-
-
-def _change(method: str, path: str, *, body: dict[str, Any] | None = None,
-            params: dict[str, Any] | None = None) -> dict[str, Any]:
-    ctx = current_context()
-    try:
-        return get_gateway().change_basket(ctx.upstream, method, path, body=body, params=params)
-    except UnknownStore as error:
-        location = "query" if params and "store_id" in params else "json"
-        raise ValidationProblem({location: {"store_id": ["Unknown store."]}}) from error

@@ -12,6 +12,8 @@ from flask.typing import ResponseReturnValue
 
 from prerender.extensions import cache
 from prerender.gateway import UpstreamError, get_gateway
+from prerender.schemas.responses import HealthSchema
+from prerender.web.contract import declare, json_answer
 
 log = logging.getLogger(__name__)
 
@@ -19,12 +21,15 @@ bp = Blueprint("health", __name__)
 
 
 @bp.get("/healthz")
+@declare(summary="Liveness", answers={200: json_answer(HealthSchema)})
 def healthz() -> dict[str, str]:
     """Liveness: answers as long as the worker can serve a request."""
     return {"status": "ok"}
 
 
 @bp.get("/readyz")
+@declare(summary="Readiness", answers={200: json_answer(HealthSchema),
+                                      503: json_answer(HealthSchema, "Not ready: a check failed.")})
 def readyz() -> ResponseReturnValue:
     """Readiness: the upstream answers its health check and the cache stores and reads a value."""
     checks = {"upstream": _upstream_check(), "cache": _cache_check()}

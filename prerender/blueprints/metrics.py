@@ -12,11 +12,14 @@ import os
 from flask import Blueprint, Response
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest, multiprocess
 
+from prerender.web.contract import Answer, declare
+
 bp = Blueprint("metrics", __name__)
 
 
 
 @bp.get("/metrics")
+@declare(summary="Prometheus metrics", answers={200: Answer("The Prometheus text exposition format.", "text/plain")})
 def metrics() -> Response:
     """Prometheus exposition of every worker's samples."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):

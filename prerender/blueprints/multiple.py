@@ -1,40 +1,58 @@
-"""POST /{v}/recipe-card/multiple: many cards as JSON, one per product context (spec: multiple route)."""
+"""POST /{v}/recipe-card/multiple: many cards as JSON, one per product context."""
 from __future__ import annotations
 
 import logging
+from typing import Any
 
-from flask import Blueprint, Response, jsonify, request
-from werkzeug.exceptions import UnsupportedMediaType
+from flask import Blueprint, Response, jsonify
 
-from prerender.rendering.cards import CardOptions, suggested_cards
-from prerender.web.context import current_context
-from prerender.web.errors import ValidationProblem
 from prerender.gateway import SuggestionContext, UnknownStore, UpstreamError
-from prerender.web.parsing import parser
-from prerender.schemas.recipe_card import merge_multiple_options, multiple_body, multiple_query
+from prerender.rendering.cards import CardOptions, suggested_cards
+from prerender.schemas.recipe_card import MULTIPLE_BODIES, MULTIPLE_OPTION_DEFAULTS, MULTIPLE_QUERIES
+from prerender.schemas.responses import CardsSchema
+from prerender.web.context import current_context
+from prerender.web.contract import declare, json_answer, problem
+from prerender.web.errors import ValidationProblem
 
 log = logging.getLogger(__name__)
 
 bp = Blueprint("multiple", __name__)
 
+DEMO_BODY = {"contexts": [{"productIds": ["100001", "100002"], "position": 4},
+                          {"productIds": ["100010", "100011"], "position": 1}],
+             "keyword": None, "categoryId": None, "display_variant": 2, "store_id": "1001"}
+
 
 @bp.post("/recipe-card/multiple")
-def post_multiple() -> Response:
+@declare(summary="Many recipe cards in one call", query=MULTIPLE_QUERIES, body=MULTIPLE_BODIES,
+         body_example=DEMO_BODY, answers={
+             200: json_answer(CardsSchema, "One card per context, sorted by position."),
+             400: problem("Invalid parameters or headers, an option given twice, or an unknown store.")})
+def post_multiple(query: dict[str, Any], body: dict[str, Any]) -> Response:
     """Cards for many contexts in a fixed number of upstream calls, sorted by position."""
-    if not request.is_json:
-        raise UnsupportedMediaType("Send the body as JSON with 'Content-Type: application/json'.")
-    body = parser.parse(multiple_body, request, location="json")
-    options, sources = merge_multiple_options(parser.parse(multiple_query, request, location="query"), body)
-    options = CardOptions(**options)
+    options = CardOptions(**merge_options(query, body))
     ctx = current_context()
     contexts = [SuggestionContext(key=str(c["position"]), surrounding_product_ids=tuple(c["productIds"]))
                 for c in body["contexts"]]
     try:
         html = suggested_cards(ctx, contexts, options, category_id=body["categoryId"], keyword=body["keyword"])
-    except UnknownStore as error:
-        raise ValidationProblem({sources["store_id"]: {"store_id": ["Unknown store."]}}) from error
+    except UnknownStore:
+        raise  # the customer's integration has a bug it should see: 400 (prerender/web/errors.py)
     except UpstreamError as error:
         log.error("multiple cards rendered empty, request %s: %s", ctx.request_id, error)
         html = {context.key: "" for context in contexts}
     positions = sorted(c["position"] for c in body["contexts"])
     return jsonify(data=[{"html": html[str(p)], "position": p} for p in positions])
+
+
+def merge_options(query: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+    """The display options, from the query or the body (either may carry them, docs/decisions.md); the
+    same option with different values in both is a 400 rather than a silent choice."""
+    options: dict[str, Any] = {}
+    conflict = ["Given in the query and in the body with different values."]
+    for name, default in MULTIPLE_OPTION_DEFAULTS.items():
+        in_query, in_body = query.get(name), body.get(name)
+        if in_query is not None and in_body is not None and in_query != in_body:
+            raise ValidationProblem({"query": {name: conflict}, "json": {name: conflict}})
+        options[name] = in_body if in_body is not None else in_query if in_query is not None else default
+    return options

@@ -4,6 +4,8 @@ from __future__ import annotations
 from flask import Blueprint
 from werkzeug.exceptions import Gone
 
+from prerender.web.contract import declare, problem
+
 bp = Blueprint("removed", __name__)
 
 # Removed paths, per API version (v1 keeps its catalog favorites page; v2 lost it).
@@ -13,6 +15,8 @@ REMOVED_PATHS: dict[str, tuple[str, ...]] = {
 }
 
 
+@declare(summary="Removed by the specification", deprecated=True,
+         answers={410: problem("This route was removed from the service.")})
 def gone() -> None:
     """A route the specification removed."""
     raise Gone("This route was removed from the service.")

@@ -1,6 +1,6 @@
 """Recipe cards: choosing the recipes, deciding what each card shows, rendering the fragments.
 
-Shared by the single and the multiple route, which must return the same HTML (spec: card result).
+Shared by the single and the multiple route, which must return the same HTML (README.md).
 Upstream failures propagate as gateway errors; the blueprints decide what the customer sees. The like
 state is the one exception: it only decorates a card, so a failure to read it renders an empty heart. It is
 read on the gateway's pool while the recipes load, so it adds no round trip to a card's time.
@@ -11,7 +11,6 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from urllib.parse import urlsplit
 
 from flask import current_app, render_template
 
@@ -19,7 +18,8 @@ from prerender.rendering.assets import get_assets
 from prerender.web.context import RequestContext
 from prerender.rendering.fragments import get_fragments
 from prerender.gateway import Recipe, SuggestionContext, UpstreamError, get_gateway
-from prerender.rendering.i18n import Translator, translator
+from prerender.rendering.i18n import Translator, translator_for
+from prerender.rendering.pictures import safe_picture_url
 from prerender.schemas.variants import BADGE_VARIANTS, rendered_variant
 
 log = logging.getLogger(__name__)
@@ -58,24 +58,19 @@ class RecipeCardView:
     liked: bool
     show_cta: bool
     # Personalization disabled for a known supplier: the browser draws the heart (for the connected user
-    # it knows) and the CTA (spec, 8). The HTML is then the same for every user, hence cacheable.
+    # it knows) and the CTA. The HTML is then the same for every user, hence cacheable.
     client_personalization: bool
 
 
 # --- choosing recipes ----------------------------------------------------------------------------
 
-def fixed_recipe(ctx: RequestContext, recipe_id: str, options: CardOptions, *,
-                 summary: bool = False) -> Recipe | None:
-    """The recipe of a recipe_id at the options' store, None when unknown (`summary`: without its
-    ingredients and steps, all a card needs)."""
-    return get_gateway().recipe(ctx.upstream, recipe_id, store_id=options.store_id, serves=options.serves,
-                                summary=summary)
-
-
 def fixed_card(ctx: RequestContext, recipe_id: str, options: CardOptions) -> str:
-    """The fragment of a fixed recipe ("" when unknown or hidden); its like state loads meanwhile."""
+    """The fragment of a fixed recipe ("" when unknown or hidden); its like state loads meanwhile. The
+    recipe is read as a summary: without its ingredients and steps, all a card needs."""
     liked = start_liked_ids(ctx, [recipe_id])
-    return render_cards({"card": fixed_recipe(ctx, recipe_id, options, summary=True)}, options, ctx, liked)["card"]
+    recipe = get_gateway().recipe(ctx.upstream, recipe_id, store_id=options.store_id, serves=options.serves,
+                                  summary=True)
+    return render_cards({"card": recipe}, options, ctx, liked)["card"]
 
 
 def suggested_cards(ctx: RequestContext, contexts: Sequence[SuggestionContext], options: CardOptions, *,
@@ -95,19 +90,13 @@ def suggested_cards(ctx: RequestContext, contexts: Sequence[SuggestionContext], 
 
 # --- deciding what a card shows --------------------------------------------------------------------
 
-def safe_picture_url(url: str) -> str | None:
-    """Upstream URLs go into src attributes: only absolute http(s) URLs, never javascript: or data:."""
-    parts = urlsplit(url.strip())
-    return url.strip() if parts.scheme in ("http", "https") and parts.netloc else None
-
-
 def is_displayable(recipe: Recipe | None, options: CardOptions) -> bool:
-    """Completion filter (spec, item 9): no card when the primary ingredient is unavailable at the store."""
+    """Completion filter: no card when the primary ingredient is unavailable at the store."""
     return recipe is not None and not (options.store_id and recipe.available is False)
 
 
 def wants_likes(ctx: RequestContext) -> bool:
-    """The heart shows for connected users of suppliers with personalization on (spec, items 2 and 8)."""
+    """The heart shows for connected users of suppliers with personalization on."""
     return ctx.is_connected and ctx.personalization
 
 
@@ -142,11 +131,6 @@ def build_card(recipe: Recipe, options: CardOptions, ctx: RequestContext, *, lik
 
 
 # --- rendering -------------------------------------------------------------------------------------
-
-def translator_for(ctx: RequestContext) -> Translator:
-    """The texts of the request's language-id."""
-    return translator(ctx.language, ctx.i18n_variant)
-
 
 def render_card(card: RecipeCardView, t: Translator) -> str:
     """The HTML fragment of one card, ending with the module scripts that upgrade it (memoized: the

@@ -11,10 +11,10 @@ from typing import Any
 
 from flask import current_app, render_template
 
-from prerender.rendering.cards import safe_picture_url, translator_for
 from prerender.web.context import RequestContext
-from prerender.gateway import Recipe
-from prerender.rendering.i18n import Translator
+from prerender.gateway import Recipe, get_gateway
+from prerender.rendering.i18n import Translator, translator_for
+from prerender.rendering.pictures import safe_picture_url
 
 # Text templates the drawer module fills in the browser ({name}, {count} placeholders kept).
 BROWSER_TEXTS = {"details.decrease": "DECREASE", "details.increase": "INCREASE", "details.remove": "REMOVE",
@@ -114,6 +114,16 @@ def build_details(recipe: Recipe, ctx: RequestContext, *, store_id: str | None, 
         price_per_guest_text=t.money(pricing.price_per_guest) if pricing and pricing.price_per_guest > 0 else None,
         total_text=t.money(total) if chosen else None, product_count=len(chosen),
         ingredients=ingredients, steps=steps)
+
+
+def load_details(ctx: RequestContext, recipe_id: str, *, store_id: str | None,
+                 guests: int | None) -> RecipeDetailsView | None:
+    """The drawer's view model of a recipe at a store for a number of guests (None: unknown recipe). The
+    full recipe detail is read: the drawer lists every ingredient and step."""
+    recipe = get_gateway().recipe(ctx.upstream, recipe_id, store_id=store_id, serves=guests)
+    if recipe is None:
+        return None
+    return build_details(recipe, ctx, store_id=store_id, guests=guests, t=translator_for(ctx))
 
 
 def render_details(details: RecipeDetailsView, ctx: RequestContext) -> str:

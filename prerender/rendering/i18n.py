@@ -1,4 +1,4 @@
-"""Texts by language (spec: overridable text keys; DESIGN section 4).
+"""Texts by language, with per-retailer overrides of any key.
 
 Base texts live in `prerender/i18n/<lang>.json`. A retailer's `<lang>-<retailer>.json` (chosen by a
 `language-id: fr-<retailer>` header) replaces only the keys it names. Override files are looked up in the
@@ -15,9 +15,11 @@ from typing import Any
 
 from flask import Flask, current_app
 
+from prerender.schemas.headers import SUPPORTED_LANGUAGES
+from prerender.web.context import RequestContext
+
 log = logging.getLogger(__name__)
 
-SUPPORTED_LANGUAGES = ("fr", "en")
 BASE_DIR = Path(__file__).parent.parent / "i18n"
 EXTENSION_KEY = "prerender.rendering.i18n"
 
@@ -113,3 +115,8 @@ def translator(language: str, variant: str | None) -> Translator:
     """The texts of a language-id for the current app."""
     catalog: TextCatalog = current_app.extensions[EXTENSION_KEY]
     return catalog.translator(language, variant)
+
+
+def translator_for(ctx: RequestContext) -> Translator:
+    """The texts of the request's language-id."""
+    return translator(ctx.language, ctx.i18n_variant)

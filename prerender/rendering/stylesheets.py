@@ -1,7 +1,7 @@
-"""Which stylesheets each styles route of the spec combines (docs/styles.md).
+"""Which stylesheets each styles route combines (docs/styles.md).
 
 A route that mirrors a component includes its sub-components' sheets. Component routes never include
-`base`: the spec makes the design system a separate sheet needed whenever any component is on a page.
+`base`: the design system is a separate sheet, needed whenever any component is on a page.
 """
 from __future__ import annotations
 

@@ -23,6 +23,18 @@ def _guests(**kwargs: Any) -> fields.Integer:
     return fields.Integer(strict=True, validate=validate.Range(1, MAX_SERVES), **kwargs)
 
 
+class RecipePath(Schema):
+    """`/<recipe_id>` of the basket and likes routes."""
+
+    recipe_id = Identifier(required=True)
+
+
+class IngredientPath(RecipePath):
+    """`/recipes/<recipe_id>/ingredients/<ingredient_id>` of the basket."""
+
+    ingredient_id = Identifier(required=True)
+
+
 class StoreQuery(Schema):
     """`?store_id=` of the basket reads and deletes."""
 

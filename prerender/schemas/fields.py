@@ -15,7 +15,8 @@ ID_MESSAGE = f"Must be 1 to {MAX_ID_LENGTH} letters, digits or ._:- characters, 
 
 
 # Who is asking: user, authless and session ids (emails, base64 session ids). They travel as header values.
-IDENTITY_PATTERN = re.compile(r"^[\x21-\x7e]{1,128}$")
+IDENTITY_CHARACTERS = r"[\x21-\x7e]{1,128}"
+IDENTITY_PATTERN = re.compile(rf"^{IDENTITY_CHARACTERS}$")
 IDENTITY_MESSAGE = "Must be 1 to 128 printable characters without spaces."
 
 
@@ -25,7 +26,7 @@ def Identifier(**kwargs: Any) -> fields.String:
 
 
 class JsonIdList(fields.Field):
-    """A list of ids written as a JSON array in the query string: `["123","456"]` (spec: string[])."""
+    """A list of ids written as a JSON array in the query string: `["123","456"]`."""
 
     def __init__(self, *, min_items: int, max_items: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)

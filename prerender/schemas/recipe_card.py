@@ -1,13 +1,10 @@
-"""Query strings and bodies of the recipe-card routes (spec: GET recipe-card, POST recipe-card/multiple)."""
+"""Query strings and bodies of the recipe-card routes (GET recipe-card, POST recipe-card/multiple)."""
 from __future__ import annotations
 
 from typing import Any
 
-from flask import Request
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from prerender.web.context import current_context
-from prerender.web.errors import ValidationProblem
 from prerender.schemas.variants import accepted_variants
 from prerender.schemas.fields import Identifier, JsonIdList
 from prerender.schemas.limits import (MAX_CONTEXTS, MAX_CURRENT_PRODUCT_IDS, MAX_KEYWORD_LENGTH, MAX_POSITION, MAX_SERVES,
@@ -68,7 +65,7 @@ class _ContextSchema(Schema):
 
 
 class _MultipleOptions(Schema):
-    """The parameters of the multiple route that may be in the query or in the body (spec: not shown)."""
+    """The parameters of the multiple route that may be in the query or in the body (docs/decisions.md)."""
 
     class Meta:
         unknown = EXCLUDE
@@ -109,42 +106,13 @@ class MultipleBodyV2(_MultipleBodyMixin, MultipleQueryV2):
     pass
 
 
-# One instance per schema, shared by every request (as the other routes' `use_args(Schema())` do):
-# building a marshmallow schema deep-copies its fields, which cost more than parsing a query.
+# One instance per schema and API version, shared by every request: building a marshmallow schema
+# deep-copies its fields, which costs more than parsing a query (and parsed queries are remembered per
+# schema instance, prerender/web/parsing.py).
 CARD_QUERIES: dict[str, Schema] = {"v1": CardQueryV1(), "v2": CardQueryV2()}
 MULTIPLE_QUERIES: dict[str, Schema] = {"v1": MultipleQueryV1(), "v2": MultipleQueryV2()}
 MULTIPLE_BODIES: dict[str, Schema] = {"v1": MultipleBodyV1(), "v2": MultipleBodyV2()}
 
-
-def card_query(_request: Request) -> Schema:
-    """The single card's query schema for the request's API version."""
-    return CARD_QUERIES[current_context().api_version]
-
-
-def multiple_query(_request: Request) -> Schema:
-    """The multiple route's query schema for the request's API version."""
-    return MULTIPLE_QUERIES[current_context().api_version]
-
-
-def multiple_body(_request: Request) -> Schema:
-    """The multiple route's body schema for the request's API version."""
-    return MULTIPLE_BODIES[current_context().api_version]
-
-
+# The multiple route's options that may be in the query or the body, and their defaults.
 MULTIPLE_OPTION_DEFAULTS: dict[str, Any] = {"store_id": None, "display_variant": 1, "orientation": "vertical",
                                             "serves": None}
-
-
-def merge_multiple_options(query: dict[str, Any], body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
-    """The multiple route's display options, from the query or the body (spec: placement not shown), and
-    where each came from ("query" or "json"), for error messages. Different values in both: 400."""
-    options: dict[str, Any] = {}
-    sources: dict[str, str] = {}
-    conflict = ["Given in the query and in the body with different values."]
-    for name, default in MULTIPLE_OPTION_DEFAULTS.items():
-        in_query, in_body = query.get(name), body.get(name)
-        if in_query is not None and in_body is not None and in_query != in_body:
-            raise ValidationProblem({"query": {name: conflict}, "json": {name: conflict}})
-        options[name] = in_body if in_body is not None else in_query if in_query is not None else default
-        sources[name] = "json" if in_body is not None else "query"
-    return options, sources

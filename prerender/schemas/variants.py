@@ -1,5 +1,5 @@
-"""Card display variants per API version: what each version accepts and what it renders (spec:
-display_variant; v2 normalizes 1 to 4). The one place both the schemas and the renderer read.
+"""Card display variants per API version: what each version accepts and what it renders (v2 accepts 1 to 4
+and normalizes them, README.md). The one place both the schemas and the renderer read.
 """
 from __future__ import annotations
 

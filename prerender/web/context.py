@@ -1,34 +1,29 @@
 """The shared before_request header guard: headers in, a frozen RequestContext on `g.ctx` out.
 
-Spec, Authentication; DESIGN section 3. Every versioned route goes through it; OPTIONS preflights do not
-(they carry no credentials).
+Every versioned route goes through it (prerender/blueprints/__init__.py); OPTIONS preflights do not (they
+carry no credentials). The headers' rules are the schema prerender/schemas/headers.py, which the OpenAPI
+document publishes too.
 """
 from __future__ import annotations
 
 import json
 import logging
-import re
-import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
 
-from flask import Flask, Response, current_app, g, request
+from flask import current_app, g, request
+from marshmallow import ValidationError
 
-from prerender.web.errors import ValidationProblem
 from prerender.gateway import CallerIdentity, Supplier, UpstreamError, get_gateway
-from prerender.rendering.i18n import SUPPORTED_LANGUAGES
-from prerender.schemas.fields import IDENTITY_MESSAGE, IDENTITY_PATTERN
+from prerender.schemas.headers import RequestHeaders
+from prerender.web.contract import contract_of
+from prerender.web.errors import ValidationProblem
 
 log = logging.getLogger(__name__)
 
-_AUTHORIZATION = re.compile(r"^user_id (?P<id>\S+)$")
-_LANGUAGE = re.compile(r"^(?P<language>[a-z]{2})(?:-(?P<variant>[a-z0-9_]{1,32}))?$")
-_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
-_BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
-# The headers a sendBeacon body may carry in its `headers` object.
-BEACON_HEADERS = frozenset({"authorization", "authless-id", "language-id", "session-id", "supplier-token",
-                            "profiling"})
+REQUEST_HEADERS = RequestHeaders()
+# The headers a sendBeacon body may carry in its `headers` object: the schema's.
+BEACON_HEADERS = frozenset(field.data_key or name for name, field in REQUEST_HEADERS.fields.items())
 
 
 @dataclass(frozen=True)
@@ -54,7 +49,7 @@ class RequestContext:
 
     @property
     def upstream_authorization(self) -> str:
-        """The upstream `Authorization`: the spec turns `authless-id` into it for logged-out users."""
+        """The upstream `Authorization`: `authless-id` becomes `authless_id <ID>` for logged-out users."""
         if self.user_id is not None:
             return f"user_id {self.user_id}"
         return f"authless_id {self.authless_id}"
@@ -69,8 +64,8 @@ class RequestContext:
 
     @property
     def upstream_profiling(self) -> bool:
-        """Profiling upstream: off when asked, and off when personalization is (spec, item 8: user
-        preferences disabled), so the cards of such a supplier do not depend on who is asking."""
+        """Profiling upstream: off when asked, and off when personalization is (a supplier without
+        personalization has user preferences disabled), so such a supplier's cards do not depend on who asks."""
         return self.profiling and self.personalization
 
     @property
@@ -79,21 +74,11 @@ class RequestContext:
         return self.supplier is not None and self.supplier.personalization
 
 
-View = TypeVar("View", bound=Callable[..., Any])
-
-
-def accepts_beacon_headers(view: View) -> View:
-    """Mark a view whose caller may be navigator.sendBeacon, which cannot set headers: the mandatory
-    headers may then come in the JSON body's `headers` object (docs/browser-api.md)."""
-    view.accepts_beacon_headers = True  # type: ignore[attr-defined]
-    return view
-
-
 def _request_headers() -> Mapping[str, str]:
-    """The request's headers, lower-cased; for a beacon view, completed by the body's `headers` object."""
+    """The request's headers, lower-cased; for a beacon route, completed by the body's `headers` object."""
     headers = {name.lower(): value for name, value in request.headers.items()}
-    view = current_app.view_functions.get(request.endpoint or "")
-    if getattr(view, "accepts_beacon_headers", False) and "session-id" not in headers:
+    contract = contract_of(current_app.view_functions.get(request.endpoint or ""))
+    if contract is not None and contract.beacon and "session-id" not in headers:
         try:
             body = json.loads(request.get_data(cache=True) or b"{}")
         except (ValueError, RecursionError):
@@ -104,57 +89,8 @@ def _request_headers() -> Mapping[str, str]:
     return headers
 
 
-
-def _parse_headers(headers: Mapping[str, str], api_version: str, request_id: str) -> tuple[dict, dict[str, list[str]]]:
-    """Read the mandatory and optional headers; return the values and the per-header errors."""
-    values: dict = {"api_version": api_version, "request_id": request_id}
-    errors: dict[str, list[str]] = {}
-
-    authorization = headers.get("authorization")
-    authless_id = headers.get("authless-id")
-    if authorization is not None:
-        match = _AUTHORIZATION.match(authorization.strip())
-        if match and IDENTITY_PATTERN.match(match.group("id")):
-            values["user_id"] = match.group("id")
-        else:
-            errors["authorization"] = [f"Must be 'user_id <USER_ID>'. {IDENTITY_MESSAGE}"]
-    if authless_id is not None:
-        if IDENTITY_PATTERN.match(authless_id.strip()):
-            values["authless_id"] = authless_id.strip()
-        else:
-            errors["authless-id"] = [IDENTITY_MESSAGE]
-    if authorization is None and authless_id is None:
-        errors["authorization"] = ["Send 'authorization: user_id <USER_ID>' or 'authless-id: <ID>'."]
-
-    language = (headers.get("language-id") or "").strip().lower()
-    match = _LANGUAGE.match(language)
-    if not language:
-        errors["language-id"] = ["Missing header."]
-    elif not match or match.group("language") not in SUPPORTED_LANGUAGES:
-        errors["language-id"] = [f"Must be one of {', '.join(SUPPORTED_LANGUAGES)}, optionally followed by -<retailer>."]
-    else:
-        values["language"] = match.group("language")
-        values["i18n_variant"] = match.group("variant")
-
-    session_id = (headers.get("session-id") or "").strip()
-    if not session_id:
-        errors["session-id"] = ["Missing header."]
-    elif not IDENTITY_PATTERN.match(session_id):
-        errors["session-id"] = [IDENTITY_MESSAGE]
-    else:
-        values["session_id"] = session_id
-
-    profiling = headers.get("profiling")
-    if profiling is not None:
-        if profiling.strip().lower() in _BOOLEANS:
-            values["profiling"] = _BOOLEANS[profiling.strip().lower()]
-        else:
-            errors["profiling"] = ["Must be 'true' or 'false'."]
-    return values, errors
-
-
 def _resolve_supplier(token: str | None) -> Supplier | None:
-    """The supplier of the token, or None (spec: a missing or invalid token is logged, not an error)."""
+    """The supplier of the token, or None (a missing or invalid token is logged, not an error)."""
     if not token:
         log.warning("request without supplier-token on %s", request.path)
         return None
@@ -168,48 +104,22 @@ def _resolve_supplier(token: str | None) -> Supplier | None:
     return supplier
 
 
-def request_id() -> str:
-    """The caller's X-Request-Id when it is sane, else a new one."""
-    given = request.headers.get("x-request-id", "")
-    return given if _REQUEST_ID.match(given) else uuid.uuid4().hex
-
-
 def load_request_context() -> None:
     """before_request guard of the versioned blueprints: headers -> g.ctx, or a 400 problem."""
     if request.method == "OPTIONS":
         return
-    headers = _request_headers()
-    values, errors = _parse_headers(headers, request.blueprints[-1], g.request_id)
-    if errors:
-        raise ValidationProblem({"headers": errors}, "Missing or malformed request headers.")
-    token = headers.get("supplier-token", "").strip() or None
+    try:
+        values = REQUEST_HEADERS.load(_request_headers())
+    except ValidationError as error:
+        raise ValidationProblem({"headers": error.normalized_messages()},
+                                "Missing or malformed request headers.") from error
+    token = values.pop("supplier_token")
     supplier = _resolve_supplier(token)
-    if supplier is not None:
-        values["supplier"] = supplier
-        values["supplier_token"] = token
-    g.ctx = RequestContext(**values)
-
-
-def assign_request_id() -> None:
-    """First before_request of the app: every request, versioned or not, gets an id for logs and upstream."""
-    g.request_id = request_id()
-
-
-def echo_request_id(response: Response) -> Response:
-    """Return the request id so a customer can quote it."""
-    if "request_id" in g:
-        response.headers["X-Request-Id"] = g.request_id
-    return response
-
-
-def register_request_id(app: Flask) -> None:
-    """Attach the request-id hooks to the app."""
-    app.before_request(assign_request_id)
-    app.after_request(echo_request_id)
+    g.ctx = RequestContext(api_version=request.blueprints[-1], request_id=g.request_id, supplier=supplier,
+                           supplier_token=token if supplier is not None else None, **values)
 
 
 def current_context() -> RequestContext:
     """The RequestContext of the current request (set by the guard)."""
-    return g.ctx
-
-
+    ctx: RequestContext = g.ctx
+    return ctx

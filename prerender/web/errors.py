@@ -1,4 +1,5 @@
-"""One error body for every 4xx and 5xx: RFC 9457 application/problem+json (DESIGN section 6)."""
+"""One error body for every 4xx and 5xx: RFC 9457 application/problem+json, with `errors` keyed by where each
+bad field was (`headers`, `query`, `json`), as README.md shows customers."""
 from __future__ import annotations
 
 import logging
@@ -6,10 +7,10 @@ from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
 
-from flask import Flask, Response, json
+from flask import Flask, Response, json, request
 from werkzeug.exceptions import HTTPException
 
-from prerender.gateway import UpstreamError, UpstreamStatusError, UpstreamTimeout, UpstreamUnavailable
+from prerender.gateway import UnknownStore, UpstreamError, UpstreamStatusError, UpstreamTimeout, UpstreamUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +87,15 @@ def handle_upstream_error(error: UpstreamError) -> Response:
     return problem_response(502, f"The recipe service failed ({error}).")
 
 
+def handle_unknown_store(error: UnknownStore) -> Response:
+    """A store_id the upstream does not know: a 400 naming it where it was sent (the JSON body when the body
+    names a store, else the query). A bug in the customer's integration it should see, unlike "no
+    suggestion"; a route that answers otherwise (the basket: empty) catches it itself."""
+    body = request.get_json(silent=True) if request.is_json else None
+    location = "json" if isinstance(body, dict) and body.get("store_id") is not None else "query"
+    return problem_response(400, "The request has invalid parameters.", errors={location: {"store_id": ["Unknown store."]}})
+
+
 def handle_unexpected(error: Exception) -> Response:
     """Log the bug, never show a trace to a customer."""
     log.exception("unhandled error")
@@ -95,6 +105,7 @@ def handle_unexpected(error: Exception) -> Response:
 def register_errorhandlers(app: Flask) -> None:
     """Route every error to a problem+json body."""
     app.register_error_handler(Problem, handle_problem)
+    app.register_error_handler(UnknownStore, handle_unknown_store)
     app.register_error_handler(UpstreamError, handle_upstream_error)
     app.register_error_handler(HTTPException, handle_http_exception)
     app.register_error_handler(Exception, handle_unexpected)

@@ -1,4 +1,4 @@
-"""How each GET answer may be cached (DESIGN section 8): a strong ETag with 304 on If-None-Match
+"""How each GET answer may be cached (docs/operations.md): a strong ETag with 304 on If-None-Match
 everywhere, and a Cache-Control that says whether the answer depends on the user.
 
 - `private`: the answer depends on who asks (the heart of a connected user, a suggestion seeded by the

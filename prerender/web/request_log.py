@@ -1,4 +1,4 @@
-"""Logs as JSON lines on stdout, one line per request, each with the request id (issue 4: running it).
+"""Logs as JSON lines on stdout, one line per request, each with the request id.
 
 Nothing secret is logged in clear: the supplier appears by id (never its token) and users by a short
 hash of their id, enough to follow one user's requests without naming them.

@@ -28,7 +28,7 @@ def app(app_config: dict) -> Flask:
 
 def headers(*, user: str | None = "it-user", token: str | None = RETAILER, language: str = "fr",
             session: str = "it-session", **extra: str) -> dict[str, str]:
-    """The mandatory headers of the spec, for a connected user unless user is None."""
+    """The mandatory headers (README.md), for a connected user unless user is None."""
     result = {"language-id": language, "session-id": session, **extra}
     if user:
         result["authorization"] = f"user_id {user}"

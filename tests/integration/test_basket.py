@@ -97,7 +97,7 @@ def test_authless_and_user_baskets_are_separate(client, user):
 
 
 def test_basket_lookup_at_an_unknown_store_is_an_empty_basket(client, user):
-    """Spec, errors: upstream 400 for an unknown point of sale during basket lookup -> empty basket."""
+    """Upstream 400 for an unknown point of sale during basket lookup -> empty basket."""
     response = client.get("/v1/basket?store_id=424242", headers=user)
     assert response.status_code == 200 and response.get_json()["recipes"] == []
 

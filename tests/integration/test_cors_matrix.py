@@ -4,7 +4,7 @@ The policy: every http(s) origin on localhost, 127.0.0.1 or [::1] (any port) plu
 CORS_ALLOWED_ORIGINS get their Origin echoed in Access-Control-Allow-Origin, with `Vary: Origin`; nothing
 else gets any CORS header. No credentials: callers identify with headers, and the SDK fetches with
 `credentials: "omit"` (prerender/static/sdk/http.js), so Access-Control-Allow-Credentials is never sent.
-Preflights (which skip the header guard) allow the spec's headers and the methods of every browser route.
+Preflights (which skip the header guard) allow the mandatory headers and the methods of every browser route.
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Cache headers: a strong ETag and 304 on every GET, private when the answer depends on the user, public
-with Vary when it does not (DESIGN section 8)."""
+with Vary when it does not (prerender/web/http_caching.py)."""
 from __future__ import annotations
 
 import json

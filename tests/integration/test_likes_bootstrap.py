@@ -53,7 +53,7 @@ def test_no_likes_without_a_known_supplier(client, token):
 
 
 def test_likes_work_with_personalization_disabled(client):
-    """Spec, item 8: the heart is then rendered client-side; it must still like."""
+    """With personalization disabled the heart is rendered client-side; it must still like."""
     user = headers(user="likes-user-nopers", token="demo-nopers-token")
     assert client.put("/v1/likes/7", headers=user).status_code == 204
     assert client.get("/v1/likes?recipe_ids=7", headers=user).get_json() == {"data": ["7"]}

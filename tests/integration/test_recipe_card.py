@@ -1,4 +1,4 @@
-"""GET /{v}/recipe-card against the real coreapi: every rule of the spec for the single card."""
+"""GET /{v}/recipe-card against the real coreapi: every rule of README.md for the single card."""
 from __future__ import annotations
 
 import json

@@ -7,7 +7,8 @@ from decimal import Decimal
 import pytest
 from bs4 import BeautifulSoup
 
-from prerender.rendering.cards import CardOptions, build_card, render_card, translator_for
+from prerender.rendering.cards import CardOptions, build_card, render_card
+from prerender.rendering.i18n import translator_for
 from prerender.web.context import RequestContext
 from prerender.gateway import Pricing, Recipe, Supplier
 

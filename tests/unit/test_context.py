@@ -1,4 +1,4 @@
-"""The header guard: mandatory headers, identities, profiling, request ids (spec: Authentication)."""
+"""The header guard: mandatory headers, identities, profiling, request ids."""
 from __future__ import annotations
 
 from dataclasses import replace

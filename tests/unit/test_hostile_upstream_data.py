@@ -9,7 +9,8 @@ from bs4 import BeautifulSoup
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prerender.rendering.cards import CardOptions, build_card, render_card, translator_for
+from prerender.rendering.cards import CardOptions, build_card, render_card
+from prerender.rendering.i18n import translator_for
 from prerender.rendering.details import build_details, render_details
 from prerender.gateway import Pricing, Recipe
 

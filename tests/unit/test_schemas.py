@@ -22,7 +22,7 @@ def test_card_without_selector_is_400_naming_both(client, version, caplog):
     response = client.get(f"/{version}/recipe-card", headers=HEADERS)
     errors = field_errors(response, "query")
     assert set(errors) == {"recipe_id", "surrounding_products_ids"}
-    assert "surrounding_products_ids" in caplog.text  # the missing parameter is logged (spec: errors)
+    assert "surrounding_products_ids" in caplog.text  # the missing parameter is logged (README.md)
 
 
 @pytest.mark.parametrize("value", ["[1,2", '{"a":1}', '"x"', "[]", json.dumps([str(i) for i in range(11)]),

@@ -1,0 +1,101 @@
+"""The request headers every versioned route takes, as marshmallow schemas.
+
+`RequestHeaders` is what the shared header guard (prerender/web/context.py) loads into the request
+context, and what the OpenAPI document (prerender/web/openapi.py) lists as each versioned operation's
+header parameters: one declaration for both. Header names are the field's `data_key`.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_load, pre_load, validate, validates_schema
+
+from prerender.schemas.fields import IDENTITY_CHARACTERS, IDENTITY_MESSAGE, IDENTITY_PATTERN
+
+SUPPORTED_LANGUAGES = ("fr", "en")
+# `user_id <USER_ID>`: the only authorization a customer's server sends.
+AUTHORIZATION_PATTERN = re.compile(rf"^user_id ({IDENTITY_CHARACTERS})$")
+# `fr`, `en`, optionally `-<retailer>` naming a text override file (prerender/rendering/i18n.py).
+# Plain groups (1: language, 2: variant): the pattern is also published in /openapi.json, as ECMA-262.
+LANGUAGE_PATTERN = re.compile(rf"^({'|'.join(SUPPORTED_LANGUAGES)})(?:-([a-z0-9_]{{1,32}}))?$")
+PROFILING_VALUES = {"true": True, "1": True, "false": False, "0": False}
+# An X-Request-Id that is kept as given (anything else is replaced by a new id, never refused).
+REQUEST_ID_PATTERN = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+
+MISSING = "Missing header."
+
+
+class HeaderValue(fields.String):
+    """A header value, surrounding blanks removed (and lower-cased with `lower=True`)."""
+
+    def __init__(self, *, lower: bool = False, **kwargs: Any) -> None:
+        kwargs.setdefault("error_messages", {"required": MISSING})
+        super().__init__(**kwargs)
+        self.lower = lower
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        text = super()._deserialize(value, attr, data, **kwargs).strip()
+        return text.lower() if self.lower else text
+
+
+class RequestHeaders(Schema):
+    """The identity, language, session and supplier of a request. Empty headers count as absent."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    authorization = HeaderValue(
+        validate=validate.Regexp(AUTHORIZATION_PATTERN, error=f"Must be 'user_id <USER_ID>'. {IDENTITY_MESSAGE}"),
+        metadata={"description": "`user_id <USER_ID>` for a logged-in user; send it or `authless-id`."})
+    authless_id = HeaderValue(
+        data_key="authless-id", validate=validate.Regexp(IDENTITY_PATTERN, error=IDENTITY_MESSAGE),
+        metadata={"description": "The id of a logged-out user (instead of `authorization`)."})
+    language_id = HeaderValue(
+        data_key="language-id", required=True, lower=True,
+        validate=validate.Regexp(LANGUAGE_PATTERN, error=f"Must be one of {', '.join(SUPPORTED_LANGUAGES)}, "
+                                                         "optionally followed by -<retailer>."),
+        metadata={"description": "`fr` or `en`, optionally `-<retailer>` for text overrides."})
+    session_id = HeaderValue(
+        data_key="session-id", required=True, validate=validate.Regexp(IDENTITY_PATTERN, error=IDENTITY_MESSAGE),
+        metadata={"description": "The browsing session."})
+    supplier_token = HeaderValue(
+        data_key="supplier-token",
+        metadata={"description": "The supplier's token; without a valid one, cards have no supplier features "
+                                 "(logged, not refused)."})
+    profiling = HeaderValue(
+        lower=True, validate=validate.OneOf(PROFILING_VALUES, error="Must be 'true' or 'false'."),
+        metadata={"description": "`false` keeps the user's history out of suggestions.", "default": "true"})
+
+    @pre_load
+    def drop_empty_values(self, headers: dict[str, Any], **_: Any) -> dict[str, Any]:
+        """An empty header counts as absent."""
+        return {name: value for name, value in headers.items() if not isinstance(value, str) or value.strip()}
+
+    @validates_schema(skip_on_field_errors=False, pass_original=True)
+    def needs_an_identity(self, data: dict[str, Any], original: dict[str, Any], **_: Any) -> None:
+        """A user (`authorization`) or a logged-out visitor (`authless-id`), well-formed or not."""
+        if not any(str(original.get(name) or "").strip() for name in ("authorization", "authless-id")):
+            raise ValidationError({"authorization": ["Send 'authorization: user_id <USER_ID>' or 'authless-id: <ID>'."]})
+
+    @post_load
+    def identity(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        """The request context's values: user or authless id, language and text variant, profiling."""
+        language = LANGUAGE_PATTERN.match(data["language_id"])
+        user = AUTHORIZATION_PATTERN.match(data["authorization"]) if "authorization" in data else None
+        return {"user_id": user.group(1) if user else None, "authless_id": data.get("authless_id"),
+                "language": language.group(1) if language else "",
+                "i18n_variant": language.group(2) if language else None, "session_id": data["session_id"],
+                "supplier_token": data.get("supplier_token"),
+                "profiling": PROFILING_VALUES[data.get("profiling", "true")]}
+
+
+class CorrelationHeaders(Schema):
+    """The optional correlation id of any request (prerender/web/request_id.py)."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    request_id = fields.String(
+        data_key="X-Request-Id", validate=validate.Regexp(REQUEST_ID_PATTERN),
+        metadata={"description": "Echoed back and passed upstream; a new one is made when absent or malformed."})

@@ -1,0 +1,88 @@
+"""The JSON bodies the service answers, as marshmallow schemas: routes name them in their declarations
+(prerender/web/contract.py) and the OpenAPI document publishes them."""
+from __future__ import annotations
+
+from marshmallow import Schema, fields
+
+
+class ProblemSchema(Schema):
+    """RFC 9457 problem details: the body of every 4xx and 5xx."""
+
+    type = fields.String(required=True, metadata={"example": "about:blank"})
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    errors = fields.Dict(keys=fields.String(), values=fields.Raw(),
+                         metadata={"description": "The bad fields, keyed by where they were: headers, query, json."})
+
+
+class CardHtmlSchema(Schema):
+    """One card of the multiple route."""
+
+    html = fields.String(required=True, metadata={"description": "The card fragment, or \"\" where no recipe fits."})
+    position = fields.Integer(required=True)
+
+
+class CardsSchema(Schema):
+    """The multiple route's answer, sorted by position."""
+
+    data = fields.List(fields.Nested(CardHtmlSchema), required=True)
+
+
+class StylesSchema(Schema):
+    """A styles route's answer."""
+
+    links = fields.List(fields.String(), required=True)
+    html = fields.String(required=True, metadata={"description": "The <link rel=stylesheet> tags."})
+
+
+class BasketSchema(Schema):
+    """The upstream basket (docs/upstream.md)."""
+
+    store_id = fields.String(allow_none=True)
+    recipes = fields.List(fields.Dict())
+    products = fields.List(fields.Dict())
+    recipe_count = fields.Integer()
+    total = fields.Float()
+    currency = fields.String()
+
+
+class CartChangeSchema(Schema):
+    """What the retailer cart must do for one product."""
+
+    id = fields.String(required=True)
+    quantity = fields.Integer(required=True, metadata={"description": "Negative to remove."})
+
+
+class BasketChangeSchema(Schema):
+    """A basket write's answer: the basket and what the retailer cart must do."""
+
+    basket = fields.Nested(BasketSchema, required=True)
+    changes = fields.List(fields.Nested(CartChangeSchema), required=True)
+
+
+class ConfirmationSchema(Schema):
+    """The upstream's confirmation of a paid basket (docs/upstream.md): confirmed once per order id."""
+
+    confirmed = fields.Boolean(required=True)
+    basket_id = fields.String(metadata={"description": "The confirmed basket, when `confirmed`."})
+    reason = fields.String(metadata={"description": "Why not, when not `confirmed`: `empty` or `already-confirmed`."})
+
+
+class LikedSchema(Schema):
+    """The liked recipes among those asked."""
+
+    data = fields.List(fields.String(), required=True)
+
+
+class StoredSchema(Schema):
+    """How many events were stored."""
+
+    stored = fields.Integer(required=True)
+
+
+class HealthSchema(Schema):
+    """Liveness and readiness answers."""
+
+    status = fields.String(required=True)
+    checks = fields.Dict(keys=fields.String(), values=fields.String())

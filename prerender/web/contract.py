@@ -1,0 +1,141 @@
+"""One declaration per route: what it takes and what it answers, written once, next to the view.
+
+`@declare(...)`, under a blueprint's route decorator, states the view's arguments (path segments, query
+string, JSON body: each a marshmallow schema, or one per API version) and its answers (status -> Answer).
+The same declaration parses every request, through the webargs parser of prerender/web/parsing.py, and
+writes the route's operation in /openapi.json (prerender/web/openapi.py). The view receives the parsed
+path segments as keyword arguments, and `query=` and `body=` when it declares them.
+"""
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from flask import request
+from marshmallow import Schema
+from werkzeug.exceptions import UnsupportedMediaType
+
+from prerender.schemas.responses import ProblemSchema
+from prerender.web.errors import PROBLEM_MIMETYPE
+from prerender.web.parsing import parser
+from prerender.web.versions import API_VERSIONS
+
+View = TypeVar("View", bound=Callable[..., Any])
+# One schema for every API version, or one per version (the card's display_variant differs).
+SchemaChoice = Schema | Mapping[str, Schema]
+
+# navigator.sendBeacon sends a string body as text/plain; fetch sends JSON.
+BEACON_MIMETYPES = frozenset({"application/json", "text/plain"})
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One documented answer: its description, and its body's media type and schema when it has one."""
+
+    description: str
+    media_type: str | None = None
+    schema: type[Schema] | None = None
+
+
+def html(description: str) -> Answer:
+    """An HTML fragment."""
+    return Answer(description, "text/html")
+
+
+def json_answer(schema: type[Schema] | None, description: str = "OK") -> Answer:
+    """A JSON body of `schema` (any JSON object when None)."""
+    return Answer(description, "application/json", schema)
+
+
+def problem(description: str) -> Answer:
+    """An RFC 9457 problem (prerender/web/errors.py)."""
+    return Answer(description, PROBLEM_MIMETYPE, ProblemSchema)
+
+
+NO_CONTENT = Answer("Done.")
+NOT_MODIFIED = Answer("Not modified (If-None-Match matched the ETag).")
+UPSTREAM_FAILURES: Mapping[int, Answer] = {
+    502: problem("The recipe service failed or answered something malformed."),
+    503: problem("The recipe service is unreachable."),
+    504: problem("The recipe service did not answer in time."),
+}
+# Upstream 4xx a browser can act on are passed through (prerender/web/errors.py).
+PASSED_THROUGH: Mapping[int, Answer] = {
+    403: problem("Refused by the recipe service."),
+    404: problem("Unknown recipe, ingredient or product."),
+    409: problem("Conflict (e.g. an order confirmed twice)."),
+    422: problem("Refused by the recipe service."),
+}
+
+
+@dataclass(frozen=True)
+class RouteContract:
+    """What a route takes and answers. `beacon`: the body may come from navigator.sendBeacon, as text/plain,
+    with the mandatory headers in its `headers` object (the header guard reads them there)."""
+
+    summary: str
+    answers: Mapping[int, Answer]
+    path: Schema | None = None
+    query: SchemaChoice | None = None
+    body: SchemaChoice | None = None
+    beacon: bool = False
+    body_example: Mapping[str, Any] | None = field(default=None, compare=False)
+    deprecated: bool = False
+
+    @staticmethod
+    def for_version(choice: SchemaChoice, version: str | None) -> Schema:
+        """The schema of a choice for an API version (None: a route outside the versions)."""
+        if isinstance(choice, Schema):
+            return choice
+        if version is None:
+            raise LookupError("a per-version schema on a route outside the API versions")
+        return choice[version]
+
+    def parse(self, view_args: Mapping[str, Any]) -> dict[str, Any]:
+        """The view's keyword arguments for the current request, or a 400/415 problem."""
+        version = request_api_version()
+        arguments = dict(view_args)
+        if self.path is not None:
+            arguments.update(parser.parse(self.path, request, location="view_args"))
+        if self.query is not None:
+            arguments["query"] = parser.parse(self.for_version(self.query, version), request, location="query")
+        if self.body is not None:
+            if self.beacon and request.mimetype not in BEACON_MIMETYPES:
+                raise UnsupportedMediaType("Send the body as JSON (application/json, or text/plain from sendBeacon).")
+            if not self.beacon and not request.is_json:
+                raise UnsupportedMediaType("Send the body as JSON with 'Content-Type: application/json'.")
+            arguments["body"] = parser.parse(self.for_version(self.body, version), request,
+                                             location="beacon" if self.beacon else "json")
+        return arguments
+
+
+def declare(*, summary: str, answers: Mapping[int, Answer], path: Schema | None = None,
+            query: SchemaChoice | None = None, body: SchemaChoice | None = None, beacon: bool = False,
+            body_example: Mapping[str, Any] | None = None, deprecated: bool = False) -> Callable[[View], View]:
+    """Declare a view's arguments and answers; the view is then called with them parsed."""
+    contract = RouteContract(summary=summary, answers=answers, path=path, query=query, body=body, beacon=beacon,
+                             body_example=body_example, deprecated=deprecated)
+
+    def decorate(view: View) -> View:
+        @functools.wraps(view)
+        def parse_then_call(**view_args: Any) -> Any:
+            return view(**contract.parse(view_args))
+
+        vars(parse_then_call)["contract"] = contract
+        return parse_then_call  # type: ignore[return-value]  # same signature as seen by Flask: **view_args
+
+    return decorate
+
+
+def contract_of(view: Callable[..., Any] | None) -> RouteContract | None:
+    """The declaration of a view function, None for an undeclared one."""
+    contract = getattr(view, "contract", None)
+    return contract if isinstance(contract, RouteContract) else None
+
+
+def request_api_version() -> str | None:
+    """The API version of the current request's route, None outside the versions."""
+    outer = request.blueprints[-1] if request.blueprints else None
+    return outer if outer in API_VERSIONS else None

@@ -1,0 +1,77 @@
+"""The layers of docs/architecture.md: which package of prerender may import which.
+
+Each module's imports are read with `ast` (top-level and inside functions alike) and mapped to their layer;
+an import a layer may not make fails with the module and the line.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "prerender"
+
+# Layer -> the layers it may import (its own included). Lower layers never import higher ones.
+FOUNDATION = "foundation"  # prerender.config, extensions, metrics, memory_cache: no prerender imports
+ALLOWED: dict[str, set[str]] = {
+    FOUNDATION: {FOUNDATION},
+    "gateway": {"gateway", FOUNDATION},
+    "schemas": {"schemas"},
+    "web": {"web", "gateway", "schemas", FOUNDATION},
+    "rendering": {"rendering", "web", "gateway", "schemas", FOUNDATION},
+    "blueprints": {"blueprints", "rendering", "web", "gateway", "schemas", FOUNDATION},
+    "factory": {"blueprints", "rendering", "web", "gateway", "schemas", FOUNDATION},
+}
+SUBPACKAGES = {"gateway", "schemas", "web", "rendering", "blueprints"}
+
+
+def module_name(path: Path) -> str:
+    parts = ["prerender", *path.relative_to(PACKAGE).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def layer_of(module: str) -> str:
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "factory"  # prerender/__init__.py: create_app
+    return parts[1] if parts[1] in SUBPACKAGES else FOUNDATION
+
+
+def imported_modules(path: Path) -> list[tuple[int, str]]:
+    """(line, absolute module) of every prerender import of a file, relative ones resolved."""
+    package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            targets = [target] if node.module else [f"{target}.{alias.name}" for alias in node.names]
+            found += [(node.lineno, name) for name in targets]
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+    return [(line, name) for line, name in found if name == "prerender" or name.startswith("prerender.")]
+
+
+MODULES = sorted(PACKAGE.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[str(p.relative_to(PACKAGE)) for p in MODULES])
+def test_each_layer_imports_only_the_layers_below_it(path: Path) -> None:
+    layer = layer_of(module_name(path))
+    wrong = [f"line {line}: {name} ({layer_of(name)})" for line, name in imported_modules(path)
+             if layer_of(name) not in ALLOWED[layer] or name == "prerender"]
+    assert not wrong, f"{layer} may import {sorted(ALLOWED[layer])} only"
+
+
+def test_every_subpackage_has_its_layer() -> None:
+    assert {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()} == SUBPACKAGES
+
+
+def test_the_rules_see_imports() -> None:
+    """A guard against a checker that passes because it reads nothing."""
+    imports = dict(imported_modules(PACKAGE / "blueprints" / "recipe_card.py"))
+    assert "prerender.rendering.cards" in imports.values()
