@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
-from collections import OrderedDict
 from typing import Any, NoReturn
 
 from flask import Request
@@ -12,6 +10,7 @@ from marshmallow import Schema, ValidationError
 from webargs import core
 from webargs.flaskparser import FlaskParser
 
+from prerender.memory_cache import LockedLru
 from prerender.web.errors import ValidationProblem
 
 log = logging.getLogger(__name__)
@@ -38,21 +37,16 @@ class ParsedQueries:
         self.size = size
         # Keyed by the schema object itself (hashed by identity): an entry keeps its schema alive, so a
         # schema made for one call can never share an address, hence a key, with a later one.
-        self._parsed: OrderedDict[tuple[Schema, bytes], Any] = OrderedDict()
-        self._lock = threading.Lock()
+        self._parsed: LockedLru[tuple[Schema, bytes], Any] = LockedLru(size)
 
     def get(self, schema: Schema, query: bytes) -> Any:
-        with self._lock:
-            found = self._parsed.get((schema, query))
-            if found is not None:
-                self._parsed.move_to_end((schema, query))
+        """A copy of the arguments parsed from `query` by `schema`, or None if not known."""
+        found = self._parsed.get((schema, query))
         return None if found is None else _fresh(found)
 
     def put(self, schema: Schema, query: bytes, arguments: Any) -> None:
-        with self._lock:
-            self._parsed[(schema, query)] = _fresh(arguments)
-            while len(self._parsed) > self.size:
-                self._parsed.popitem(last=False)
+        """Remember a copy of the arguments `schema` parsed from `query`."""
+        self._parsed.put((schema, query), _fresh(arguments))
 
 
 class ProblemParser(FlaskParser):

@@ -1,4 +1,4 @@
-"""The default cache backend (prerender/memory_cache.py)."""
+"""The default cache backend and the locked LRU under it (prerender/memory_cache.py)."""
 from __future__ import annotations
 
 import threading
@@ -7,7 +7,7 @@ import pytest
 
 from prerender import create_app
 from prerender.extensions import cache
-from prerender.memory_cache import LruCache
+from prerender.memory_cache import LockedLru, LruCache
 
 
 class Clock:
@@ -65,6 +65,40 @@ def test_add_has_delete_clear_and_many():
     assert lru.get_many("x", "y", "z") == [1, None, None]
     assert lru.delete("k") is True and lru.delete("k") is False
     assert lru.clear() is True and len(lru) == 0
+
+
+def test_an_expired_entry_is_dropped_but_not_a_newer_one(clock):
+    lru = LruCache(threshold=10)
+    lru.set("k", 1, timeout=5)
+    expired = lru._entries.get("k")
+    assert expired is not None
+    clock.now += 6
+    lru.set("k", 2, timeout=5)  # stored between another thread's read and its drop of the expired entry
+    lru._entries.discard("k", expired)
+    assert lru.get("k") == 2
+    clock.now += 6
+    assert lru.delete("k") is True and len(lru) == 0  # an expired entry is still there to delete
+
+
+def test_threshold_zero_keeps_nothing():
+    lru = LruCache(threshold=0)
+    assert lru.set("k", 1) is True and lru.get("k") is None and len(lru) == 0
+
+
+def test_the_locked_lru_is_bounded_and_size_zero_keeps_nothing():
+    memo: LockedLru[str, int] = LockedLru(2)
+    for n, key in enumerate("abc"):
+        memo.put(key, n)
+    assert (memo.get("a"), memo.get("b"), memo.get("c"), len(memo)) == (None, 1, 2, 2)
+    assert memo.pop("b") == 1 and memo.pop("b") is None
+    memo.clear()
+    assert len(memo) == 0 and memo.get("c") is None
+    for n, key in enumerate("xyz"):
+        memo.put(key, n)
+    assert len(memo) == 2 and memo.get("x") is None  # still bounded after a clear
+    off: LockedLru[str, int] = LockedLru(0)
+    off.put("a", 1)
+    assert off.get("a") is None and len(off) == 0
 
 
 def test_threads_never_exceed_the_threshold():

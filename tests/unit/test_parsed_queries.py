@@ -63,3 +63,8 @@ def test_the_memo_is_bounded():
         memo.put(QUERY, str(n).encode(), {"n": n})
     assert memo.get(QUERY, b"0") is None and memo.get(QUERY, b"4") == {"n": 4}
 
+
+def test_size_zero_keeps_nothing():
+    memo = ParsedQueries(size=0)
+    memo.put(QUERY, b"n=1", {"n": 1})
+    assert memo.get(QUERY, b"n=1") is None and len(memo._parsed) == 0
