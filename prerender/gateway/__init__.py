@@ -39,7 +39,8 @@ def init_gateway(app: Flask) -> None:
 
 def get_gateway() -> UpstreamGateway:
     """The gateway of the current app."""
-    return current_app.extensions[EXTENSION_KEY]
+    gateway: UpstreamGateway = current_app.extensions[EXTENSION_KEY]
+    return gateway
 
 
 __all__ = ["CallerIdentity", "Pricing", "Recipe", "Routing", "Supplier", "SuggestionContext",

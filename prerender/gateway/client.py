@@ -97,7 +97,8 @@ class UpstreamGateway:
         key = cache_key("supplier", token)
         cached = self.cache.get(key)
         if cached is not None:
-            return cached[0]
+            known: Supplier | None = cached[0]
+            return known
         try:
             payload = self.http.request("GET", f"{API}/suppliers/me", name="supplier", idempotent=True,
                                         headers={"Supplier-Token": token, "X-Request-Id": request_id})
@@ -118,7 +119,8 @@ class UpstreamGateway:
         key = self.recipe_key(identity, recipe_id, store_id, serves, summary=summary)
         cached = self.cache.get(key)
         if cached is not None:
-            return cached[0]
+            remembered: Recipe | None = cached[0]
+            return remembered
         params = _params(store_id=store_id, serves=serves, view="summary" if summary else None)
         try:
             payload = self.http.request("GET", f"{API}/recipes/{segment(recipe_id)}", name="recipe", params=params,
@@ -175,7 +177,8 @@ class UpstreamGateway:
         key = cache_key("external-id", identity.supplier_id, external_id)
         cached = self.cache.get(key)
         if cached is not None:
-            return cached[0]
+            matched: str | None = cached[0]
+            return matched
         try:
             payload = _object(self.http.request("GET", f"{API}/recipes/by-external-id/{segment(external_id)}",
                                                 name="recipe_by_external_id", headers=identity.headers(),
@@ -347,7 +350,8 @@ class UpstreamGateway:
         if stale is None:
             raise error
         log.warning("upstream failed, serving the last good recipe: %s", error)
-        return stale[0]
+        recipe: Recipe | None = stale[0]
+        return recipe
 
     def _stale_recipes(self, keys: dict[str, str], error: UpstreamError) -> dict[str, Recipe]:
         """The last good copies of some recipes, or the error when there is none at all."""

@@ -138,12 +138,14 @@ _RECIPE = RecipeSchema()
 
 def parse_supplier(payload: Any) -> Supplier:
     """Validate /suppliers/me."""
-    return _load(_SUPPLIER, payload, "supplier")
+    supplier: Supplier = _load(_SUPPLIER, payload, "supplier")
+    return supplier
 
 
 def parse_recipe(payload: Any) -> Recipe:
     """Validate one recipe detail."""
-    return _load(_RECIPE, payload, "recipe")
+    recipe: Recipe = _load(_RECIPE, payload, "recipe")
+    return recipe
 
 
 def _load(schema: Schema, payload: Any, what: str) -> Any:
@@ -159,4 +161,5 @@ def data_list(payload: Any, what: str) -> list[Any]:
     """The `data` array of a list answer."""
     if not isinstance(payload, dict) or not isinstance(payload.get("data"), list):
         raise UpstreamBadResponse(f"{what}: expected {{data: [...]}}")
-    return payload["data"]
+    items: list[Any] = payload["data"]
+    return items

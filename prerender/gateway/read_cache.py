@@ -25,7 +25,10 @@ log = logging.getLogger(__name__)
 CACHE_SCHEMA_VERSION = 2
 
 
-def cache_key(kind: str, *parts: str | int | None) -> str:
+CacheKeyPart = str | int | None | list[str]
+
+
+def cache_key(kind: str, *parts: CacheKeyPart) -> str:
     """An unambiguous key: the parts are hashed as a JSON list (ids may hold ':' or '-')."""
     digest = hashlib.sha256(json.dumps(parts).encode()).hexdigest()
     return f"{kind}:v{CACHE_SCHEMA_VERSION}:{digest}"

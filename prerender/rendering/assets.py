@@ -51,11 +51,12 @@ class AssetManifest:
     @functools.lru_cache(maxsize=64)  # noqa: B019 -- one manifest per app, alive as long as the app
     def _module_urls(self, names: tuple[str, ...], host_url: str | None) -> tuple[str, ...]:
         """module_urls for one request host (fragments link back to the host they were asked from)."""
-        params = {}
+        params: dict[str, str] = {}
         if self.element_prefix != "svc":
             params["prefix"] = self.element_prefix
-        if self.static_url and self.static_url != self.api_url:
-            params["api"] = self.api_url or host_url
+        api_url = self.api_url or host_url  # host_url is None only when api_url is set
+        if self.static_url and self.static_url != self.api_url and api_url:
+            params["api"] = api_url
         query = f"?{urlencode(params)}" if params else ""
         base = self.static_url or host_url
         return tuple(self.url(name, base=base) + query for name in names)
@@ -78,4 +79,5 @@ def init_assets(app: Flask) -> None:
 
 def get_assets() -> AssetManifest:
     """The asset manifest of the current app."""
-    return current_app.extensions[EXTENSION_KEY]
+    assets: AssetManifest = current_app.extensions[EXTENSION_KEY]
+    return assets

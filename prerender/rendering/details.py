@@ -103,8 +103,9 @@ def build_details(recipe: Recipe, ctx: RequestContext, *, store_id: str | None, 
     ingredients = tuple(_ingredient(i, with_store=store_id is not None, t=t)
                         for i in recipe.ingredients if isinstance(i, dict) and "id" in i)
     pricing = recipe.pricing if store_id else None
-    chosen = [i.chosen for i in ingredients if i.chosen and i.chosen.unit_price is not None]
-    total = sum((p.unit_price * p.packages for p in chosen), Decimal(0))
+    priced = [(i.chosen, i.chosen.unit_price) for i in ingredients if i.chosen and i.chosen.unit_price is not None]
+    chosen = [product for product, _ in priced]
+    total = sum((price * product.packages for product, price in priced), Decimal(0))
     steps = tuple(str(s.get("text", "")) for s in sorted(recipe.steps, key=lambda s: s.get("position", 0)))
     return RecipeDetailsView(
         recipe_id=recipe.id, title=recipe.title, description=recipe.description,

@@ -41,7 +41,7 @@ def _read(path: Path) -> dict[str, str]:
         return _flatten(json.load(handle))
 
 
-class _KeepUnknown(dict):
+class _KeepUnknown(dict[str, Any]):
     """format_map mapping that leaves an unknown {name} as written (a retailer override's typo must not
     break a page)."""
 

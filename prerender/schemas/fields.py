@@ -25,7 +25,7 @@ def Identifier(**kwargs: Any) -> fields.String:
     return fields.String(validate=validate.Regexp(ID_PATTERN, error=ID_MESSAGE), **kwargs)
 
 
-class JsonIdList(fields.Field):
+class JsonIdList(fields.Field[list[str]]):
     """A list of ids written as a JSON array in the query string: `["123","456"]`."""
 
     def __init__(self, *, min_items: int, max_items: int, **kwargs: Any) -> None:

@@ -111,7 +111,7 @@ def load_request_context() -> None:
     try:
         values = REQUEST_HEADERS.load(_request_headers())
     except ValidationError as error:
-        raise ValidationProblem({"headers": error.normalized_messages()},
+        raise ValidationProblem({"headers": dict(error.normalized_messages())},
                                 "Missing or malformed request headers.") from error
     token = values.pop("supplier_token")
     supplier = _resolve_supplier(token)

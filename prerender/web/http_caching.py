@@ -71,7 +71,7 @@ def apply_cache_policy(response: Response) -> Response:
     response.add_etag()
     # Only a conditional request can turn into a 304 (this service serves no byte ranges).
     if "If-None-Match" in request.headers or "If-Modified-Since" in request.headers:
-        return response.make_conditional(request)
+        response.make_conditional(request)  # in place: a 304 keeps this response object
     return response
 
 

@@ -15,7 +15,8 @@ from decimal import Decimal
 from typing import Any
 
 from apispec import APISpec
-from apispec.ext.marshmallow import MarshmallowPlugin, OpenAPIConverter
+from apispec.ext.marshmallow import MarshmallowPlugin
+from apispec.ext.marshmallow.openapi import OpenAPIConverter
 from flask import Flask
 from marshmallow import Schema, fields
 from webargs.fields import DelimitedList
@@ -89,7 +90,8 @@ class DocumentBuilder:
 
     def __init__(self, app: Flask) -> None:
         self.app = app
-        self.plugin = MarshmallowPlugin(schema_name_resolver=schema_name)
+        # apispec inlines a schema whose resolved name is None (webargs' generated ones); its annotation says str.
+        self.plugin = MarshmallowPlugin(schema_name_resolver=schema_name)  # type: ignore[arg-type]
         self.spec = APISpec(title=TITLE, version=app.config.get("API_DOCUMENT_VERSION", "1.0.0"),
                             openapi_version=OPENAPI_VERSION, plugins=[self.plugin],
                             info={"description": "Pre-rendered HTML fragments of shoppable-recipe components "
@@ -130,7 +132,8 @@ class DocumentBuilder:
         document = self.spec.to_dict()
         for schema in document["components"]["schemas"].values():
             add_examples(schema)
-        return plain_json(document)
+        plain: dict[str, Any] = plain_json(document)
+        return plain
 
     def operation(self, rule: Rule, method: str) -> dict[str, Any]:
         """One operation of a rule, from its view's declaration."""
@@ -203,7 +206,7 @@ class DocumentBuilder:
 
     def schema_parameters(self, schema: Schema, location: str) -> list[dict[str, Any]]:
         """The parameters of a path or query schema, with demo examples and plain (non-null) types."""
-        parameters = self.converter.schema2parameters(schema, location=location)
+        parameters: list[dict[str, Any]] = self.converter.schema2parameters(schema, location=location)
         fields_by_name = {field.data_key or name: field for name, field in schema.fields.items()}
         for parameter in parameters:
             field = fields_by_name.get(parameter["name"])
@@ -224,7 +227,7 @@ class DocumentBuilder:
         return parameters
 
 
-def json_id_list_property(self: Any, field: fields.Field, **_: Any) -> dict[str, Any]:
+def json_id_list_property(self: Any, field: fields.Field[Any], **_: Any) -> dict[str, Any]:
     """A JsonIdList is one query value holding a JSON array of ids: `["100001","100002"]`."""
     if not isinstance(field, JsonIdList):
         return {}

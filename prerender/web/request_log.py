@@ -29,7 +29,7 @@ def pseudonym(value: str) -> str:
 class JsonFormatter(logging.Formatter):
     """One JSON object per line: time (UTC), level, logger, message, the request id, and any `extra` fields."""
 
-    converter = time.gmtime
+    converter = staticmethod(time.gmtime)
 
     def format(self, record: logging.LogRecord) -> str:
         entry: dict[str, Any] = {
