@@ -62,7 +62,7 @@ def db_revision_command(message: str, empty: bool) -> None:
         with migrate.schema_transaction(db.engine) as connection:
             script = migrate.new_revision(connection, message, autogenerate=not empty)
     except CommandError as error:  # e.g. the database is not at the newest revision
-        raise click.ClickException(f"{error} (run `flask --app coreapi db-upgrade` first?)")
+        raise click.ClickException(f"{error} (run `flask --app coreapi db-upgrade` first?)") from error
     if script is None:
         click.echo("The models and the database agree: no revision written.")
         return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import ParamSpec, TypeVar
 
 from flask import g
 
@@ -16,7 +16,8 @@ from coreapi.schemas.parsing import parser
 from coreapi.services.catalog import find_supplier
 from coreapi.services.identity import Identity, IdentityKind, RequestContext
 
-View = TypeVar("View", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def load_request_context() -> None:
@@ -28,7 +29,7 @@ def load_request_context() -> None:
     g.ctx = ctx
     g.supplier = None
     if ctx.supplier_token is not None:
-        g.supplier = find_supplier(db.session, ctx.supplier_token)
+        g.supplier = find_supplier(db.session(), ctx.supplier_token)
         if g.supplier is None:
             raise Unauthorized("Unknown Supplier-Token.")
 
@@ -91,12 +92,12 @@ def require_connected_user() -> None:
     connected_user_id()
 
 
-def connected_users_only(view: View) -> View:
+def connected_users_only(view: Callable[P, R]) -> Callable[P, R]:
     """Decorate a view so that ``401``/``403`` come before any validation of its arguments."""
 
     @functools.wraps(view)
-    def guarded(*args: Any, **kwargs: Any) -> Any:
+    def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
         connected_user_id()
         return view(*args, **kwargs)
 
-    return guarded  # type: ignore[return-value]
+    return guarded

@@ -19,6 +19,8 @@ They take plain data only; ``coreapi.services.pictures`` reads it from the catal
 dropped, an unknown package kind draws a box, and every text is escaped.
 """
 
+# ruff: noqa: E501  (SVG markup: an element per line reads better than its attributes wrapped)
+
 from __future__ import annotations
 
 import colorsys
@@ -47,7 +49,10 @@ _FONT = "'Helvetica Neue', Helvetica, Arial, sans-serif"
 @functools.lru_cache(maxsize=1024)
 def _rgb(color: str) -> tuple[float, float, float]:
     """``#rrggbb`` (or ``#rgb``) as floats in [0, 1]."""
-    h = _HEX.match(color.strip()).group(1)  # type: ignore[union-attr]
+    match = _HEX.match(color.strip())
+    if match is None:  # never: the colours drawn with are constants or went through _clean
+        raise ValueError(f"Not a #rrggbb or #rgb colour: {color!r}")
+    h = match.group(1)
     if len(h) == 3:
         h = "".join(c * 2 for c in h)
     return int(h[0:2], 16) / 255, int(h[2:4], 16) / 255, int(h[4:6], 16) / 255
@@ -69,11 +74,7 @@ def _mix(a: str, b: str, t: float) -> str:
     """``a`` moved towards ``b`` by ``t`` (0: a, 1: b)."""
     t = round(t, 2)
     (r1, g1, b1), (r2, g2, b2) = _rgb(a), _rgb(b)
-    return "#%02x%02x%02x" % (
-        max(0, min(255, round((r1 + (r2 - r1) * t) * 255))),
-        max(0, min(255, round((g1 + (g2 - g1) * t) * 255))),
-        max(0, min(255, round((b1 + (b2 - b1) * t) * 255))),
-    )
+    return _hex((r1 + (r2 - r1) * t, g1 + (g2 - g1) * t, b1 + (b2 - b1) * t))
 
 
 def _light(color: str, t: float) -> str:
@@ -94,8 +95,8 @@ def _hls(color: str) -> tuple[float, float, float]:
 
 
 def _is_green(color: str) -> bool:
-    h, l, s = _hls(color)
-    return 0.17 <= h <= 0.45 and s > 0.2 and 0.15 < l < 0.75
+    h, light, s = _hls(color)
+    return 0.17 <= h <= 0.45 and s > 0.2 and 0.15 < light < 0.75
 
 
 def _is_pale(color: str) -> bool:
@@ -107,8 +108,8 @@ def _is_dark(color: str) -> bool:
 
 
 def _saturate(color: str, factor: float) -> str:
-    h, l, s = _hls(color)
-    return _hex(colorsys.hls_to_rgb(h, l, max(0.0, min(1.0, s * factor))))
+    h, light, s = _hls(color)
+    return _hex(colorsys.hls_to_rgb(h, light, max(0.0, min(1.0, s * factor))))
 
 
 # --------------------------------------------------------------------------- svg helpers
@@ -116,7 +117,7 @@ def _saturate(color: str, factor: float) -> str:
 
 def _f(x: float) -> str:
     """A number with one decimal: plenty for a 800-unit drawing."""
-    return "%.1f" % x
+    return f"{x:.1f}"
 
 
 def _attr(value: str) -> str:
@@ -908,8 +909,8 @@ class _Drawing:
     def citrus_color(self) -> str | None:
         """The colour of a citrus-like ingredient (lemon, lime, orange), if any."""
         for c in self.palette:
-            h, l, s = _hls(c)
-            if 0.06 <= h <= 0.28 and s > 0.55 and 0.4 < l < 0.75:
+            h, light, s = _hls(c)
+            if 0.06 <= h <= 0.28 and s > 0.55 and 0.4 < light < 0.75:
                 return c
         return None
 
@@ -1087,9 +1088,9 @@ class _Pack:
         self.uid = uid
         self.color = color
         # a package colour that reads well: the ingredient's when it is lively enough, else the brand's
-        h, l, sat = _hls(color)
+        _, light, sat = _hls(color)
         brand_tone = _BRAND_TONES[sum(map(ord, brand)) % len(_BRAND_TONES)]
-        base = color if (sat > 0.3 and 0.2 < l < 0.78) else brand_tone
+        base = color if (sat > 0.3 and 0.2 < light < 0.78) else brand_tone
         self.brand_color = _saturate(_dark(base, 0.3), 1.1) if base == color else brand_tone
         self.pack_color = base
         self.organic = "bio" in brand.lower().split() or " bio" in f" {name.lower()}"

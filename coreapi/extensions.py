@@ -18,11 +18,19 @@ NAMING_CONVENTION = {
 
 
 class Base(DeclarativeBase):
-    """Declarative base of every coreapi model."""
+    """Declarative base of every coreapi model.
+
+    The models subclass it directly, which type checkers understand, rather than ``db.Model``:
+    Flask-SQLAlchemy builds ``db.Model`` as a copy of this class with the same registry and
+    metadata (``db.metadata`` is ``Base.metadata``), adding ``Model.query``, automatic table names
+    and bind keys, none of which coreapi uses.
+    """
 
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 
+# The services take a ``sqlalchemy.orm.Session``: the routes pass ``db.session()``, the session of
+# the current application context that the ``db.session`` proxy stands for.
 db = SQLAlchemy(model_class=Base)
 
 

@@ -28,7 +28,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from coreapi.extensions import db
+from coreapi.extensions import Base
 from coreapi.services.identity import MAX_ID_LENGTH, IdentityKind
 
 RECIPE_TYPES = ("starter", "main-dish", "dessert", "drink")
@@ -45,7 +45,7 @@ def _one_of(column: str, values: tuple[str, ...]) -> str:
     return f"{column} IN ({quoted})"
 
 
-class Category(db.Model):
+class Category(Base):
     __tablename__ = "categories"
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
@@ -54,7 +54,7 @@ class Category(db.Model):
     position: Mapped[int] = mapped_column(index=True)
 
 
-class RecipeCategory(db.Model):
+class RecipeCategory(Base):
     __tablename__ = "recipe_categories"
 
     recipe_id: Mapped[int] = mapped_column(
@@ -66,7 +66,7 @@ class RecipeCategory(db.Model):
     position: Mapped[int]  # the recipe's own order of its categories
 
 
-class Ingredient(db.Model):
+class Ingredient(Base):
     __tablename__ = "ingredients"
     __table_args__ = (CheckConstraint(_one_of("unit", UNITS), name="unit"),)
 
@@ -83,7 +83,7 @@ class Ingredient(db.Model):
     )
 
 
-class Product(db.Model):
+class Product(Base):
     __tablename__ = "products"
     __table_args__ = (
         CheckConstraint("size_value > 0", name="size_positive"),
@@ -109,7 +109,7 @@ class Product(db.Model):
     )
 
 
-class ProductIngredient(db.Model):
+class ProductIngredient(Base):
     """A product that can stand for an ingredient; rank 1 is the best match."""
 
     __tablename__ = "product_ingredients"
@@ -130,7 +130,7 @@ class ProductIngredient(db.Model):
     ingredient: Mapped[Ingredient] = relationship(back_populates="product_links")
 
 
-class Store(db.Model):
+class Store(Base):
     __tablename__ = "stores"
     __table_args__ = (CheckConstraint("price_factor > 0", name="price_factor_positive"),)
 
@@ -140,7 +140,7 @@ class Store(db.Model):
     price_factor: Mapped[Decimal] = mapped_column(Numeric(6, 4), default=Decimal(1))
 
 
-class StoreProduct(db.Model):
+class StoreProduct(Base):
     """A product's shelf price, availability and promotion at one store."""
 
     __tablename__ = "store_products"
@@ -157,7 +157,7 @@ class StoreProduct(db.Model):
     promoted: Mapped[bool] = mapped_column(default=False)
 
 
-class Recipe(db.Model):
+class Recipe(Base):
     __tablename__ = "recipes"
     __table_args__ = (
         CheckConstraint(_one_of("type", RECIPE_TYPES), name="type"),
@@ -195,7 +195,7 @@ class Recipe(db.Model):
         return self.preparation_time + self.cooking_time
 
 
-class RecipeIngredient(db.Model):
+class RecipeIngredient(Base):
     """An ingredient of a recipe, its quantity in the ingredient's unit for ``Recipe.guests``."""
 
     __tablename__ = "recipe_ingredients"
@@ -225,7 +225,7 @@ class RecipeIngredient(db.Model):
     ingredient: Mapped[Ingredient] = relationship(viewonly=True)
 
 
-class RecipeStep(db.Model):
+class RecipeStep(Base):
     __tablename__ = "recipe_steps"
     __table_args__ = (CheckConstraint(_one_of("language", LANGUAGES), name="language"),)
 
@@ -237,7 +237,7 @@ class RecipeStep(db.Model):
     text: Mapped[str] = mapped_column(Text)
 
 
-class Supplier(db.Model):
+class Supplier(Base):
     __tablename__ = "suppliers"
     __table_args__ = (CheckConstraint(_one_of("kind", SUPPLIER_KINDS), name="kind"),)
 
@@ -251,7 +251,7 @@ class Supplier(db.Model):
     routing: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
 
 
-class Like(db.Model):
+class Like(Base):
     """A connected user's favourite recipe, under the supplier the user belongs to.
 
     Retailer user ids are per supplier: the same id under two suppliers is two users.
@@ -279,7 +279,7 @@ def _utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-class Basket(db.Model):
+class Basket(Base):
     """An identity's basket, priced at one store: ``open`` while shopping, then ``confirmed``.
 
     An identity has at most one open basket; an order id confirms at most one basket per identity.
@@ -324,7 +324,7 @@ class Basket(db.Model):
     )
 
 
-class BasketEntry(db.Model):
+class BasketEntry(Base):
     """A recipe in a basket, for a number of guests; ``position`` grows with each addition."""
 
     __tablename__ = "basket_entries"
@@ -352,7 +352,7 @@ class BasketEntry(db.Model):
     )
 
 
-class BasketLine(db.Model):
+class BasketLine(Base):
     """The product a basket entry buys for one of its recipe's ingredients, in packages."""
 
     __tablename__ = "basket_lines"
@@ -369,7 +369,7 @@ class BasketLine(db.Model):
     product: Mapped[Product] = relationship()
 
 
-class Event(db.Model):
+class Event(Base):
     """An analytics event sent by a browser, with the session, supplier and identity of its call."""
 
     __tablename__ = "events"

@@ -20,6 +20,7 @@ from coreapi.schemas.baskets import (
     MergeArgs,
     ReconcileArgs,
 )
+from coreapi.schemas.common import dump_one
 from coreapi.schemas.parsing import use_args
 from coreapi.services import baskets
 
@@ -39,15 +40,15 @@ def refused(error: baskets.BasketError) -> ResponseReturnValue:
 
 
 def _update(update: baskets.BasketUpdate) -> dict[str, Any]:
-    return BasketUpdateSchema().dump(update)
+    return dump_one(BasketUpdateSchema(), update)
 
 
 @bp.get("")
 @use_args(BasketArgs(), location="query")
 def show(args: dict[str, Any]) -> dict[str, Any]:
     """The basket at ``store_id`` (an empty one when the identity has none)."""
-    basket = baskets.get_basket(db.session, current_identity(), args["store"], current().language)
-    return BasketSchema().dump(basket)
+    basket = baskets.get_basket(db.session(), current_identity(), args["store"], current().language)
+    return dump_one(BasketSchema(), basket)
 
 
 @bp.post("/recipes")
@@ -56,7 +57,7 @@ def add_recipe(args: dict[str, Any]) -> dict[str, Any]:
     """Add a recipe for ``guests`` (re-scale it when it is already in the basket)."""
     return _update(
         baskets.add_recipe(
-            db.session,
+            db.session(),
             current_identity(),
             args["store"],
             args["recipe_id"],
@@ -72,7 +73,7 @@ def rescale_recipe(args: dict[str, Any], recipe_id: str) -> dict[str, Any]:
     """Re-scale a recipe of the basket to ``guests``, keeping its products."""
     return _update(
         baskets.rescale_recipe(
-            db.session,
+            db.session(),
             current_identity(),
             args["store"],
             recipe_id,
@@ -88,7 +89,7 @@ def remove_recipe(args: dict[str, Any], recipe_id: str) -> dict[str, Any]:
     """Remove a recipe and its lines."""
     return _update(
         baskets.remove_recipe(
-            db.session, current_identity(), args["store"], recipe_id, current().language
+            db.session(), current_identity(), args["store"], recipe_id, current().language
         )
     )
 
@@ -99,7 +100,7 @@ def set_ingredient(args: dict[str, Any], recipe_id: str, ingredient_id: str) -> 
     """Set one ingredient's line: its product and quantity (0 removes it)."""
     return _update(
         baskets.set_ingredient(
-            db.session,
+            db.session(),
             current_identity(),
             args["store"],
             recipe_id,
@@ -117,7 +118,7 @@ def reconcile(args: dict[str, Any]) -> dict[str, Any]:
     """Follow the retailer cart: reduce what it holds less of, newest entries first."""
     cart = [(line["id"], line["quantity"]) for line in args["cart"]]
     return _update(
-        baskets.reconcile(db.session, current_identity(), args["store"], cart, current().language)
+        baskets.reconcile(db.session(), current_identity(), args["store"], cart, current().language)
     )
 
 
@@ -126,9 +127,9 @@ def reconcile(args: dict[str, Any]) -> dict[str, Any]:
 def confirm(args: dict[str, Any]) -> dict[str, Any]:
     """The user paid: confirm the basket once per order id; an empty one is not confirmed."""
     confirmation = baskets.confirm(
-        db.session, current_identity(), args["store"], args["total"], args["order_id"]
+        db.session(), current_identity(), args["store"], args["total"], args["order_id"]
     )
-    return ConfirmationSchema().dump(confirmation)
+    return dump_one(ConfirmationSchema(), confirmation)
 
 
 @bp.get("/merge-authless-basket")
@@ -138,6 +139,6 @@ def merge_authless_basket(args: dict[str, Any]) -> dict[str, Any]:
     """Move a logged-out visitor's entries into the connected user's basket."""
     return _update(
         baskets.merge_authless(
-            db.session, current_identity(), args["authless_id"], args["store"], current().language
+            db.session(), current_identity(), args["authless_id"], args["store"], current().language
         )
     )

@@ -15,5 +15,5 @@ bp = Blueprint("categories", __name__, url_prefix="/categories")
 @bp.get("")
 def index() -> dict[str, Any]:
     """Every category, names in the request's language."""
-    categories = catalog.list_categories(db.session, current().language)
+    categories = catalog.list_categories(db.session(), current().language)
     return {"data": CategorySchema(many=True).dump(categories)}

@@ -29,7 +29,7 @@ def create(args: dict[str, Any]) -> tuple[dict[str, int], int]:
     """Store events with the session, supplier and identity of the headers."""
     supplier = calling_supplier()
     stored = events.store_events(
-        db.session,
+        db.session(),
         args["events"],
         session_id=_session_id(),
         supplier_id=supplier.id if supplier is not None else None,
@@ -42,5 +42,5 @@ def create(args: dict[str, Any]) -> tuple[dict[str, int], int]:
 @use_args(SessionEventsArgs(), location="query")
 def index(args: dict[str, Any]) -> dict[str, Any]:
     """A session's events, oldest first (for tests and the demo)."""
-    stored = events.session_events(db.session, args["session_id"])
+    stored = events.session_events(db.session(), args["session_id"])
     return {"data": StoredEventSchema(many=True).dump(stored)}

@@ -12,6 +12,6 @@ bp = Blueprint("health", __name__)
 @bp.get("/healthz")
 def healthz() -> dict[str, str]:
     """``{"status": "ok"}`` when the database answers."""
-    if not database_answers(db.session):
+    if not database_answers(db.session()):
         raise ServiceUnavailable("The database does not answer.")
     return {"status": "ok"}

@@ -12,6 +12,7 @@ from coreapi.context import (
 )
 from coreapi.errors import NotFound
 from coreapi.extensions import db
+from coreapi.schemas.common import dump_one
 from coreapi.schemas.likes import LikedRecipesSchema, LikesArgs
 from coreapi.schemas.parsing import use_args
 from coreapi.services import likes
@@ -27,15 +28,15 @@ bp.before_request(require_connected_user)
 def index(args: dict[str, Any]) -> dict[str, Any]:
     """The asked recipe ids the user likes."""
     liked = likes.liked_among(
-        db.session, current_supplier().id, connected_user_id(), args["recipe_ids"]
+        db.session(), current_supplier().id, connected_user_id(), args["recipe_ids"]
     )
-    return LikedRecipesSchema().dump({"data": liked})
+    return dump_one(LikedRecipesSchema(), {"data": liked})
 
 
 @bp.put("/<recipe_id>")
 def like(recipe_id: str) -> tuple[str, int]:
     """Like a recipe (idempotent)."""
-    if not likes.like(db.session, current_supplier().id, connected_user_id(), recipe_id):
+    if not likes.like(db.session(), current_supplier().id, connected_user_id(), recipe_id):
         raise NotFound(f"No recipe {recipe_id!r}.")
     return "", 204
 
@@ -43,6 +44,6 @@ def like(recipe_id: str) -> tuple[str, int]:
 @bp.delete("/<recipe_id>")
 def unlike(recipe_id: str) -> tuple[str, int]:
     """Forget a like (idempotent)."""
-    if not likes.unlike(db.session, current_supplier().id, connected_user_id(), recipe_id):
+    if not likes.unlike(db.session(), current_supplier().id, connected_user_id(), recipe_id):
         raise NotFound(f"No recipe {recipe_id!r}.")
     return "", 204

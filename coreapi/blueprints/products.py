@@ -19,7 +19,7 @@ bp = Blueprint("products", __name__, url_prefix="/products")
 def index(args: dict[str, Any]) -> dict[str, Any]:
     """A page of products, with their price at ``store_id`` when given."""
     products = catalog.list_products(
-        db.session,
+        db.session(),
         store=args["store"],
         query=args["q"],
         ids=args["ids"],

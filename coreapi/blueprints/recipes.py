@@ -7,7 +7,7 @@ from flask import Blueprint
 from coreapi.context import current
 from coreapi.errors import NotFound
 from coreapi.extensions import db
-from coreapi.schemas.common import dump_page
+from coreapi.schemas.common import dump_one, dump_page
 from coreapi.schemas.parsing import use_args
 from coreapi.schemas.recipes import (
     BatchArgs,
@@ -26,7 +26,7 @@ bp = Blueprint("recipes", __name__, url_prefix="/recipes")
 def index(args: dict[str, Any]) -> dict[str, Any]:
     """A page of recipe summaries, filtered; the completion filter applies with ``store_id``."""
     page = recipes.list_recipes(
-        db.session,
+        db.session(),
         page=args["page"],
         per_page=args["per_page"],
         store=args["store"],
@@ -44,7 +44,7 @@ def batch(args: dict[str, Any]) -> dict[str, Any]:
     """Details of up to 100 recipes, in the order asked, unknown ids left out (``view=summary``: without
     ingredients and steps)."""
     details = recipes.recipe_details(
-        db.session,
+        db.session(),
         args["ids"],
         pictures=detail_pictures(),
         store=args["store"],
@@ -58,10 +58,10 @@ def batch(args: dict[str, Any]) -> dict[str, Any]:
 @bp.get("/by-external-id/<external_id>")
 def by_external_id(external_id: str) -> dict[str, Any]:
     """The summary of the recipe a publisher knows by ``external_id``."""
-    summary = recipes.find_summary_by_external_id(db.session, external_id, current().language)
+    summary = recipes.find_summary_by_external_id(db.session(), external_id, current().language)
     if summary is None:
         raise NotFound(f"No recipe with external id {external_id!r}.")
-    return RecipeSummarySchema().dump(summary)
+    return dump_one(RecipeSummarySchema(), summary)
 
 
 @bp.get("/<recipe_id>")
@@ -70,7 +70,7 @@ def detail(args: dict[str, Any], recipe_id: str) -> dict[str, Any]:
     """One recipe's details, priced at ``store_id``, for ``serves`` guests (``view=summary``: without
     ingredients and steps)."""
     detail = recipes.find_detail(
-        db.session,
+        db.session(),
         recipe_id,
         pictures=detail_pictures(),
         store=args["store"],

@@ -20,7 +20,7 @@ def create(args: dict[str, Any]) -> dict[str, Any]:
     ctx = current()
     supplier = calling_supplier()
     suggestions = suggest(
-        db.session,
+        db.session(),
         args["contexts"],
         session_id=ctx.session_id,
         user_id=ctx.user_id,

@@ -6,6 +6,7 @@ from flask import Blueprint
 
 from coreapi.context import current_supplier
 from coreapi.schemas.catalog import SupplierSchema
+from coreapi.schemas.common import dump_one
 
 bp = Blueprint("suppliers", __name__, url_prefix="/suppliers")
 
@@ -13,4 +14,4 @@ bp = Blueprint("suppliers", __name__, url_prefix="/suppliers")
 @bp.get("/me")
 def me() -> dict[str, Any]:
     """The supplier of the ``Supplier-Token`` header (401 without one)."""
-    return SupplierSchema().dump(current_supplier())
+    return dump_one(SupplierSchema(), current_supplier())

@@ -24,3 +24,9 @@ def dump_page(schema: Schema, page: Page[Any]) -> dict[str, Any]:
         "per_page": page.per_page,
         "total": page.total,
     }
+
+
+def dump_one(schema: Schema, obj: Any) -> dict[str, Any]:
+    """The JSON object of one object (marshmallow types what ``dump`` returns as ``Any``)."""
+    data: dict[str, Any] = schema.dump(obj)
+    return data

@@ -20,15 +20,17 @@ MAX_PROP_NAME_LENGTH = 64
 MAX_PROP_TEXT_LENGTH = 512
 
 
-class PropValue(fields.Field):
+class PropValue(fields.Field[str | int | float | bool]):
     """A property's value: a string, a finite number or a boolean (nothing nested, no null)."""
 
-    default_error_messages = {
+    default_error_messages = {  # noqa: RUF012  (marshmallow's messages per class, never mutated)
         "invalid": "Must be a string, a number or a boolean.",
         "too_long": f"Longer than {MAX_PROP_TEXT_LENGTH} characters.",
     }
 
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+    def _deserialize(
+        self, value: Any, attr: str | None, data: Any, **kwargs: Any
+    ) -> str | int | float | bool:
         if isinstance(value, bool | int):
             return value
         if isinstance(value, float) and math.isfinite(value):

@@ -30,7 +30,7 @@ def id_list(**kwargs: Any) -> DelimitedList:
     return DelimitedList(fields.String(), validate=validate.Length(max=MAX_IDS), **kwargs)
 
 
-class Money(fields.Field):
+class Money(fields.Field[Decimal]):
     """A ``Decimal`` amount as a JSON number with two decimals."""
 
     def _serialize(self, value: Decimal | None, attr: str | None, obj: Any, **kwargs: Any) -> Any:
@@ -42,7 +42,7 @@ RECIPE_PICTURE = ("media.recipe_picture", "recipe_id")
 PRODUCT_PICTURE = ("media.product_picture", "product_id")
 
 
-class PictureUrl(fields.Field):
+class PictureUrl(fields.Field[int]):
     """The absolute URL of an object's picture, under ``PUBLIC_URL`` when it is configured."""
 
     def __init__(self, endpoint: str, id_argument: str, **kwargs: Any) -> None:
@@ -57,7 +57,7 @@ class PictureUrl(fields.Field):
 
 def picture_url(endpoint: str, id_argument: str, value: Any) -> str:
     """``PictureUrl``'s URL of one object (the routes take an integer id)."""
-    public_url = current_app.config["PUBLIC_URL"]
+    public_url: str | None = current_app.config["PUBLIC_URL"]
     if public_url:
         return public_url + url_for(endpoint, **{id_argument: value})
     return url_for(endpoint, _external=True, **{id_argument: value})
@@ -81,19 +81,23 @@ def picture_urls(endpoint: str, id_argument: str) -> Callable[[int], str]:
     return lambda value: f"{head}{int(value)}{tail}"
 
 
-class StoreField(fields.String):
+class StoreField(fields.Field[Store | None]):
     """A ``store_id`` parameter, loaded as the ``Store`` it names; an unknown store is invalid.
 
     An empty value means no store, like a missing one.
     """
 
-    default_error_messages = {"unknown": "Unknown store."}
+    default_error_messages = {  # noqa: RUF012  (marshmallow's messages per class, never mutated)
+        "unknown": "Unknown store.",
+    }
+    # The id is text, read (or refused, with its messages) by a String field.
+    _store_id = fields.String()
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Store | None:
-        store_id = super()._deserialize(value, attr, data, **kwargs).strip()
+        store_id = self._store_id._deserialize(value, attr, data, **kwargs).strip()
         if not store_id:
             return None
-        store = find_store(db.session, store_id)
+        store = find_store(db.session(), store_id)
         if store is None:
             raise self.make_error("unknown")
         return store

@@ -18,7 +18,9 @@ from coreapi.services.text import DEFAULT_LANGUAGE
 class Header(fields.String):
     """A header read by ``parse`` (a ``ValueError`` makes it invalid); empty reads as absent."""
 
-    default_error_messages = {"malformed": "{message}"}
+    default_error_messages = {  # noqa: RUF012  (marshmallow's messages per class, never mutated)
+        "malformed": "{message}",
+    }
 
     def __init__(self, parse: Callable[[str], Any] = str, **kwargs: Any) -> None:
         super().__init__(**kwargs)

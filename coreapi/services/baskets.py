@@ -21,6 +21,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, selectinload
 from sqlalchemy.sql.base import ExecutableOption
 
+from coreapi.extensions import Base
 from coreapi.models import (
     Basket,
     BasketEntry,
@@ -43,7 +44,10 @@ OPEN = "open"
 CONFIRMED = "confirmed"
 
 # INSERT ... ON CONFLICT DO NOTHING, spelled the same by both dialects.
-_INSERTS = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
+_INSERTS: dict[str, Callable[[type[Base]], postgresql.Insert | sqlite.Insert]] = {
+    "postgresql": postgresql.insert,
+    "sqlite": sqlite.insert,
+}
 
 # What the answers and the writes read of a basket, in a fixed number of queries.
 _BASKET_LOADING = (

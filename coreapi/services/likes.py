@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from sqlalchemy import delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from coreapi.extensions import Base
 from coreapi.models import Like, Recipe
 from coreapi.services.catalog import database_id, database_ids
 
 # INSERT ... ON CONFLICT DO NOTHING, spelled the same by both dialects.
-_INSERTS = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
+_INSERTS: dict[str, Callable[[type[Base]], postgresql.Insert | sqlite.Insert]] = {
+    "postgresql": postgresql.insert,
+    "sqlite": sqlite.insert,
+}
 
 
 def liked_among(

@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sqlalchemy import BindParameter, ColumnElement, Row, and_, bindparam, exists, select
 from sqlalchemy.orm import InstrumentedAttribute, Session, aliased, selectinload
@@ -192,7 +192,9 @@ def recipe_details(
     if not keys:
         return []
     connection = session.connection(bind_arguments={"mapper": Recipe})
-    recipes = {row[0]: row for row in connection.execute(_RECIPES, {"keys": keys}).all()}
+    recipes: dict[int, _RecipeRow] = {
+        row[0]: row for row in connection.execute(_RECIPES, {"keys": keys}).all()
+    }
     if not recipes:
         return []
     found = list(recipes)
@@ -209,13 +211,14 @@ def recipe_details(
         ).all():
             steps[recipe_id, step_language].append(text)
 
-    items: dict[int, list[Row[Any]]] = defaultdict(list)
+    items: dict[int, list[_ItemRow]] = defaultdict(list)
     for item in connection.execute(_ITEMS, {"keys": found}).all():
         items[item[0]].append(item)
 
     builder = _DetailBuilder(pictures, store is not None, serves, language, summary=summary)
     ingredient_ids = sorted({item[1] for rows in items.values() for item in rows})
     if ingredient_ids:
+        rows: Sequence[_CandidateRow]
         if store is None:
             rows = connection.execute(_CANDIDATES, {"ingredients": ingredient_ids}).all()
         else:
@@ -330,6 +333,14 @@ _CANDIDATES_AT_STORE = _CANDIDATES.add_columns(
     ),
 )
 
+if TYPE_CHECKING:
+    # The rows of those statements, one type per column (Row's parameters since SQLAlchemy 2.1,
+    # hence only for the type checker). A candidate at a store has the store's three columns after
+    # the product's: price, available, promoted (all None when the store does not stock it).
+    _RecipeRow = Row[int, str, str, str | None, str, str | None, str, int, int, int, int]
+    _ItemRow = Row[int, str, Decimal, bool, str | None, str, str | None, str]
+    _CandidateRow = Row[str, int, str, str | None, Decimal, str, *tuple[Any, ...]]
+
 
 class _Candidate(NamedTuple):
     size: Decimal
@@ -356,7 +367,7 @@ class _DetailBuilder:
         self.summary = summary  # no ingredient lists: only what pricing needs
         self.candidates: dict[str, list[_Candidate]] = defaultdict(list)
 
-    def add_candidates(self, rows: Iterable[Row[Any]]) -> None:
+    def add_candidates(self, rows: Iterable[_CandidateRow]) -> None:
         """The ingredients' candidates, best ranked first (rows of _CANDIDATES[_AT_STORE])."""
         products: dict[int, _Candidate] = {}
         for row in rows:
@@ -366,14 +377,17 @@ class _DetailBuilder:
                 products[product_id] = candidate = self._candidate(row)
             self.candidates[ingredient_id].append(candidate)
 
-    def _candidate(self, row: Row[Any]) -> _Candidate:
+    def _candidate(self, row: _CandidateRow) -> _Candidate:
         product_id, name, brand, size, size_unit = row[1:6]
         offer: Offer | None = None
         if self.has_store:
-            price, available, promoted = row[6:9]
+            # The store's columns (see _CandidateRow), read one by one to give them their types.
+            price: Decimal | None = row[6]
+            available: bool | None = row[7]
             if available is None:  # the store does not stock it
                 offer = Offer(product_id, size, None, available=False, promoted=False)
             else:
+                promoted: bool = row[8]
                 offer = Offer(product_id, size, price, available, promoted)
         if self.summary:
             return _Candidate(size, {}, offer)
@@ -390,7 +404,7 @@ class _DetailBuilder:
         return _Candidate(size, view, offer)
 
     def detail(
-        self, recipe: Row[Any], categories: list[str], steps: list[str], items: list[Row[Any]]
+        self, recipe: _RecipeRow, categories: list[str], steps: list[str], items: list[_ItemRow]
     ) -> RecipeDetail:
         (
             recipe_id,
@@ -440,6 +454,8 @@ class _DetailBuilder:
                 }
             )
         pricing = None
+        available: bool | None
+        promoted: bool | None
         if self.has_store:
             available = primary_line is not None and primary_line.chosen is not None
             promoted = is_promoted(lines)

@@ -147,7 +147,7 @@ def load_candidates(
     return {product_id: frozenset(recipes) for product_id, recipes in mapping.items()}
 
 
-def _candidates_statement(at_store: bool, in_a_category: bool) -> Select[tuple[int, int]]:
+def _candidates_statement(at_store: bool, in_a_category: bool) -> Select[int, int]:
     """load_candidates' statement for a combination of filters (built per call, like every statement
     whose conditions come from recipe_filters' helpers).
 
