@@ -3,16 +3,37 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Three projects, each with its own metadata: prerender (setup.py, setup.cfg), coreapi
+# (coreapi/pyproject.toml) and the demo shop (examples/pyproject.toml). requirements/dev.txt pins
+# every package the three and prerender's [dev] extra need; requirements/prerender.txt pins
+# prerender's runtime alone, at the same versions, for production images.
+METADATA := setup.py setup.cfg coreapi/pyproject.toml examples/pyproject.toml
+LOCK := requirements/dev.txt
+RUNTIME_LOCK := requirements/prerender.txt
+# `make lock` keeps the pins that still fit the metadata; `make lock LOCK_FLAGS=--upgrade` moves
+# every pin to the newest allowed version, `LOCK_FLAGS='-P flask'` one package.
+LOCK_FLAGS ?=
+PIP_COMPILE := CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --allow-unsafe \
+	--strip-extras --no-emit-index-url --no-emit-find-links --no-emit-trusted-host $(LOCK_FLAGS)
 
-.PHONY: install run test test-unit test-integration test-coreapi clean bench
+.PHONY: install lock run test test-unit test-integration test-coreapi clean bench
 
 install: $(STAMP)
 
-$(STAMP): setup.py setup.cfg
+# The lock first (pip itself too), then the three local projects without their dependencies, so
+# nothing moves a pin; built by the lock's setuptools, without build isolation (no download).
+$(STAMP): $(LOCK) $(METADATA)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet "$$(grep -E '^pip==' $(LOCK))"
+	$(BIN)/python -m pip install --quiet -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e . -e ./coreapi -e ./examples
 	touch $(STAMP)
+
+# Re-resolves both lock files from the metadata (needs the package index), then installs them.
+lock: $(STAMP)
+	$(PIP_COMPILE) --extra dev -o $(LOCK) setup.cfg coreapi/pyproject.toml examples/pyproject.toml
+	$(PIP_COMPILE) --constraint $(LOCK) -o $(RUNTIME_LOCK) setup.cfg
+	$(MAKE) install
 
 run: install
 	$(BIN)/python tools/devstack.py
@@ -33,4 +54,6 @@ bench: install
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) *.egg-info instance/coreapi.sqlite .pytest_cache
+	rm -rf $(VENV) *.egg-info build dist coreapi/*.egg-info coreapi/build coreapi/dist \
+		examples/*.egg-info examples/build examples/dist instance/coreapi.sqlite .pytest_cache \
+		.mypy_cache .ruff_cache

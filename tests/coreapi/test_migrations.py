@@ -3,8 +3,12 @@ new revisions."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 import threading
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -310,3 +314,51 @@ def test_db_revision_autogenerates_the_next_numbered_script(
     assert migrate.head_revision() == "0002"
     assert upgrade(empty_app) == migrate.Upgrade(before=HEAD, after="0002")
     assert inspected(empty_app, model_differences) == []
+
+
+# --- the distribution ----------------------------------------------------------------------
+
+
+def test_the_wheel_carries_the_migration_scripts_and_finds_them_installed(tmp_path: Path) -> None:
+    """coreapi's own distribution (coreapi/pyproject.toml), built offline from a copy of coreapi/ with the
+    lock's setuptools and build: every subpackage, the Alembic scripts and the seed catalog; installed
+    alone, it finds its migrations beside its modules."""
+    source = Path(migrate.__file__).resolve().parent
+    project = tmp_path / "coreapi"
+    shutil.copytree(source, project, ignore=shutil.ignore_patterns(
+        "__pycache__", "*.py[cod]", "*.egg-info", "build", "dist"))
+
+    def packaged(paths: Any) -> set[str]:
+        return {f"coreapi/{path.relative_to(project).as_posix()}" for path in paths if path.is_file()}
+
+    scripts = packaged((project / "migrations").rglob("*"))
+    packages = packaged(project.rglob("__init__.py"))
+    catalog = packaged((project / "seed" / "data").glob("*.json"))
+    built = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir",
+                            str(tmp_path / "dist"), str(project)], capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stdout + built.stderr
+    (wheel,) = (tmp_path / "dist").glob("prerender_coreapi-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+
+    assert {name.split("/")[0] for name in names} == {"coreapi", "prerender_coreapi-0.1.0.dist-info"}
+    assert scripts >= {"coreapi/migrations/env.py", "coreapi/migrations/script.py.mako",
+                       f"coreapi/migrations/versions/{HEAD}_initial.py"}
+    assert scripts <= names
+    assert packages <= names  # a subpackage missing from [tool.setuptools] packages fails here
+    assert catalog and catalog <= names
+
+    target = tmp_path / "installed"
+    installed = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+                                "--target", str(target), str(wheel)], capture_output=True, text=True, timeout=300)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    elsewhere = tmp_path / "elsewhere"  # neither the repository nor the copy on sys.path
+    elsewhere.mkdir()
+    probe = subprocess.run(
+        [sys.executable, "-c", "from coreapi import migrate, config; "
+         "print(migrate.head_revision(), migrate.MIGRATIONS_DIR, config.SEED_DATA_DIR, sep='\\n')"],
+        cwd=elsewhere, env={**os.environ, "PYTHONPATH": str(target)}, capture_output=True, text=True, timeout=120)
+    assert probe.returncode == 0, probe.stderr
+    head, migrations_dir, seed_dir = probe.stdout.split()
+    assert head == HEAD
+    assert Path(migrations_dir).is_relative_to(target) and Path(seed_dir).is_relative_to(target)
