@@ -16,7 +16,11 @@ LOCK_FLAGS ?=
 PIP_COMPILE := CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --allow-unsafe \
 	--strip-extras --no-emit-index-url --no-emit-find-links --no-emit-trusted-host $(LOCK_FLAGS)
 
-.PHONY: install lock run test test-unit test-integration test-coreapi clean bench
+# The browser modules' tools (package.json, package-lock.json: TypeScript's checker, axe-core for the
+# browser tests): npm ci only when the lock changes.
+NODE_STAMP := node_modules/.package-lock.json
+
+.PHONY: install lock run test test-unit test-integration test-coreapi lint format typecheck clean bench
 
 install: $(STAMP)
 
@@ -35,11 +39,32 @@ lock: $(STAMP)
 	$(PIP_COMPILE) --constraint $(LOCK) -o $(RUNTIME_LOCK) setup.cfg
 	$(MAKE) install
 
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $(NODE_STAMP)
+
 run: install
 	$(BIN)/python tools/devstack.py
 
-test: install
+# The checks first (seconds), then every test.
+test: lint typecheck
 	$(BIN)/python -m pytest
+
+# ruff (ruff.toml): the linter, and the formatter's check of every Python file.
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+# Rewrites the files as the linter and the formatter want them.
+format: install
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+# mypy --strict on prerender/ and coreapi/ (setup.cfg [mypy]), and TypeScript's checker on the browser
+# modules' JSDoc (tsconfig.json).
+typecheck: install $(NODE_STAMP)
+	$(BIN)/mypy
+	npx --no-install tsc -p tsconfig.json
 
 test-unit: install
 	$(BIN)/python -m pytest tests/unit
@@ -56,4 +81,4 @@ bench: install
 clean:
 	rm -rf $(VENV) *.egg-info build dist coreapi/*.egg-info coreapi/build coreapi/dist \
 		examples/*.egg-info examples/build examples/dist instance/coreapi.sqlite .pytest_cache \
-		.mypy_cache .ruff_cache
+		.mypy_cache .ruff_cache node_modules

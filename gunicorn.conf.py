@@ -1,4 +1,5 @@
 """gunicorn settings for every process of the stack (prerender, coreapi, the demo shop)."""
+
 import multiprocessing
 import os
 

@@ -1,4 +1,5 @@
 """WSGI entry point: `gunicorn wsgi:app`."""
+
 from prerender import create_app
 
 app = create_app()

@@ -2,6 +2,7 @@
 
 BENCH_SECONDS (default 60) is the mixed load's duration; BENCH_THREADS (default 8) the load's threads.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,9 @@ from .stack import Stack, rss_mb
 # The cached card: a fixed recipe of a supplier with personalization disabled, the same for every user,
 # so everything it shows is cached (supplier, recipe, rendered fragment). The logged-in card of a
 # personalized supplier also reads the user's likes from the upstream (cached only with Redis).
-CARD = Call("/v1/recipe-card?recipe_id=1&store_id=1001", need_body=True,
-            headers=(("supplier-token", "demo-nopers-token"),))
+CARD = Call(
+    "/v1/recipe-card?recipe_id=1&store_id=1001", need_body=True, headers=(("supplier-token", "demo-nopers-token"),)
+)
 LOGGED_IN_CARD = Call("/v1/recipe-card?recipe_id=1&store_id=1001", need_body=True)
 HELLO = Call("/healthz")
 CONNECT_TIMEOUT = 0.5
@@ -45,8 +47,12 @@ def single(k: int, serves: int) -> Call:
 
 
 def multiple(contexts: int, serves: int, offset: int = 0) -> Call:
-    body = {"contexts": [{"productIds": pair(offset + k), "position": k} for k in range(contexts)],
-            "keyword": None, "categoryId": None, "display_variant": 2}
+    body = {
+        "contexts": [{"productIds": pair(offset + k), "position": k} for k in range(contexts)],
+        "keyword": None,
+        "categoryId": None,
+        "display_variant": 2,
+    }
     return Call(f"/v1/recipe-card/multiple?store_id=1001&serves={serves}", "POST", json.dumps(body).encode())
 
 
@@ -65,18 +71,26 @@ def throughput_ratio(stack: Stack, threads: int, rounds: int = 5, seconds: float
     logged_in_ratios: list[float] = []
     errors = 0
     for _ in range(rounds):
-        hello, card, logged_in = (load.run(stack.prerender_url, [call], threads=threads, max_requests=10**6,
-                                           max_seconds=seconds) for call in (HELLO, CARD, LOGGED_IN_CARD))
+        hello, card, logged_in = (
+            load.run(stack.prerender_url, [call], threads=threads, max_requests=10**6, max_seconds=seconds)
+            for call in (HELLO, CARD, LOGGED_IN_CARD)
+        )
         ratios.append(card.throughput / hello.throughput)
         logged_in_ratios.append(logged_in.throughput / hello.throughput)
         errors += hello.error_count + card.error_count + logged_in.error_count
     ratio = median(ratios)
-    measured = (f"{ratio:.2f} (median of {rounds} rounds, {min(ratios):.2f} to {max(ratios):.2f}; last round "
-                f"{card.throughput:.0f} vs {hello.throughput:.0f} req/s; {errors} errors)")
-    logged_in_measured = (f"{median(logged_in_ratios):.2f} ({min(logged_in_ratios):.2f} to "
-                          f"{max(logged_in_ratios):.2f}; last round {logged_in.throughput:.0f} req/s)")
-    return [Row("1. cached card / hello-world throughput", measured, ">= 0.70", ratio >= 0.7 and not errors),
-            Row("1b. logged-in card (likes read upstream) / hello-world", logged_in_measured, "(info)", None)]
+    measured = (
+        f"{ratio:.2f} (median of {rounds} rounds, {min(ratios):.2f} to {max(ratios):.2f}; last round "
+        f"{card.throughput:.0f} vs {hello.throughput:.0f} req/s; {errors} errors)"
+    )
+    logged_in_measured = (
+        f"{median(logged_in_ratios):.2f} ({min(logged_in_ratios):.2f} to "
+        f"{max(logged_in_ratios):.2f}; last round {logged_in.throughput:.0f} req/s)"
+    )
+    return [
+        Row("1. cached card / hello-world throughput", measured, ">= 0.70", ratio >= 0.7 and not errors),
+        Row("1b. logged-in card (likes read upstream) / hello-world", logged_in_measured, "(info)", None),
+    ]
 
 
 def fan_out_ratio(stack: Stack) -> Row:
@@ -91,22 +105,33 @@ def fan_out_ratio(stack: Stack) -> Row:
             errors += result.error_count
     stack.set_delay(0)
     ratio = median(multiples) / median(singles)
-    measured = (f"{ratio:.2f} ({median(multiples) * 1000:.0f} vs {median(singles) * 1000:.0f} ms median, "
-                f"{errors} errors)")
-    return Row(f"2. 24-context multiple / single card latency, +{DELAY_MS} ms upstream", measured, "<= 1.50",
-               ratio <= 1.5 and not errors)
+    measured = (
+        f"{ratio:.2f} ({median(multiples) * 1000:.0f} vs {median(singles) * 1000:.0f} ms median, {errors} errors)"
+    )
+    return Row(
+        f"2. 24-context multiple / single card latency, +{DELAY_MS} ms upstream",
+        measured,
+        "<= 1.50",
+        ratio <= 1.5 and not errors,
+    )
 
 
 def mixed_load(stack: Stack, seconds: float, threads: int) -> Row:
     calls = [Call(f"/v1/recipe-card?recipe_id={r}&store_id=1001", need_body=True) for r in (1, 2, 3, 4, 5)]
-    calls += [multiple(4, 4, 7), Call("/v1/styles/recipe-card", need_body=True),
-              Call("/v1/recipe-details?recipe_id=5&store_id=1001&guests=4", need_body=True),
-              Call("/v1/basket?store_id=1001", need_body=True), single(3, 4)]
+    calls += [
+        multiple(4, 4, 7),
+        Call("/v1/styles/recipe-card", need_body=True),
+        Call("/v1/recipe-details?recipe_id=5&store_id=1001&guests=4", need_body=True),
+        Call("/v1/basket?store_id=1001", need_body=True),
+        single(3, 4),
+    ]
     result = load.run(stack.prerender_url, calls, threads=threads, max_requests=10_000_000, max_seconds=seconds)
     detail = "; ".join(f"{k}: {v}" for k, v in sorted(result.errors.items())[:4])
-    measured = (f"p50 {result.percentile(0.5) * 1000:.1f} ms, p99 {result.percentile(0.99) * 1000:.1f} ms, "
-                f"{result.count} requests in {result.elapsed:.0f} s, {result.error_count} errors"
-                + (f" ({detail})" if detail else ""))
+    measured = (
+        f"p50 {result.percentile(0.5) * 1000:.1f} ms, p99 {result.percentile(0.99) * 1000:.1f} ms, "
+        f"{result.count} requests in {result.elapsed:.0f} s, {result.error_count} errors"
+        + (f" ({detail})" if detail else "")
+    )
     return Row("3. mixed load errors (p50/p99)", measured, "0 errors", result.error_count == 0)
 
 
@@ -138,7 +163,7 @@ def table(rows: list[Row]) -> str:
     verdicts = {True: "met", False: "MISSED", None: "-"}
     lines = [header] + [(r.metric, r.measured, r.target, verdicts[r.met]) for r in rows]
     widths = [max(len(line[i]) for line in lines) for i in range(4)]
-    out = [" | ".join(cell.ljust(w) for cell, w in zip(line, widths)) for line in lines]
+    out = [" | ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)) for line in lines]
     out.insert(1, "-+-".join("-" * w for w in widths))
     return "\n".join(out)
 
@@ -154,8 +179,11 @@ def main() -> int:
     threads = int(os.environ.get("BENCH_THREADS", "8"))
     started = time.monotonic()
     with Stack() as stack:
-        print(f"stack up: prerender {stack.prerender_url}, proxy {stack.proxy_url}, coreapi {stack.coreapi_url}"
-              f" (logs in {stack.tmp})", flush=True)
+        print(
+            f"stack up: prerender {stack.prerender_url}, proxy {stack.proxy_url}, coreapi {stack.coreapi_url}"
+            f" (logs in {stack.tmp})",
+            flush=True,
+        )
         rows = throughput_ratio(stack, threads)
         print(f"measured {rows[-1].metric}: {rows[-1].measured}", flush=True)
         rows.append(fan_out_ratio(stack))

@@ -1,4 +1,5 @@
 """The load generator: threads, one kept-alive http.client connection each, bounded by count and time."""
+
 from __future__ import annotations
 
 import http.client
@@ -9,8 +10,12 @@ import urllib.parse
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-HEADERS = {"authorization": "user_id demo-user", "language-id": "fr", "session-id": "s-123",
-           "supplier-token": "demo-retailer-token"}
+HEADERS = {
+    "authorization": "user_id demo-user",
+    "language-id": "fr",
+    "session-id": "s-123",
+    "supplier-token": "demo-retailer-token",
+}
 
 
 @dataclass(frozen=True)
@@ -45,8 +50,9 @@ class Result:
         return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
 
 
-def one(base_url: str, call: Call, conn: http.client.HTTPConnection | None = None,
-        timeout: float = 10.0) -> tuple[float, str | None, http.client.HTTPConnection]:
+def one(
+    base_url: str, call: Call, conn: http.client.HTTPConnection | None = None, timeout: float = 10.0
+) -> tuple[float, str | None, http.client.HTTPConnection]:
     """Send one call; (seconds, error or None, the connection to reuse)."""
     if conn is None:
         parts = urllib.parse.urlsplit(base_url)
@@ -72,8 +78,9 @@ def one(base_url: str, call: Call, conn: http.client.HTTPConnection | None = Non
     return seconds, None, conn
 
 
-def run(base_url: str, calls: Sequence[Call] | Callable[[int], Call], *, threads: int, max_requests: int,
-        max_seconds: float) -> Result:
+def run(
+    base_url: str, calls: Sequence[Call] | Callable[[int], Call], *, threads: int, max_requests: int, max_seconds: float
+) -> Result:
     """Send calls round-robin (or calls(i)) from `threads` threads until max_requests or max_seconds."""
     pick: Callable[[int], Call] = calls if callable(calls) else (lambda i: calls[i % len(calls)])
     counter = itertools.count()

@@ -3,8 +3,10 @@
 Run as `python -m bench.proxy LISTEN_PORT TARGET_URL`. `PUT /__bench/delay?ms=N` changes the delay.
 A refused or failed upstream connection is answered 502.
 """
+
 from __future__ import annotations
 
+import contextlib
 import http.client
 import sys
 import threading
@@ -12,8 +14,17 @@ import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade",
-              "proxy-authorization", "proxy-authenticate", "content-length"}
+HOP_BY_HOP = {
+    "connection",
+    "keep-alive",
+    "transfer-encoding",
+    "te",
+    "trailer",
+    "upgrade",
+    "proxy-authorization",
+    "proxy-authenticate",
+    "content-length",
+}
 
 
 class State:
@@ -36,7 +47,7 @@ class Forwarder(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms delayed-ACK stall
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 -- quiet
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
     def _forward(self) -> None:
@@ -85,10 +96,8 @@ def main(argv: list[str]) -> int:
     port, target = int(argv[0]), argv[1]
     State.target = urllib.parse.urlsplit(target)
     server = Server(("127.0.0.1", port), Forwarder)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
     return 0
 
 

@@ -2,8 +2,10 @@
 
 Every process is started in its own session and stopped (SIGTERM, then SIGKILL) when the Stack closes.
 """
+
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -71,20 +73,35 @@ class Stack:
 
     def _start(self, name: str, command: list[str], env: dict[str, str], ready_url: str) -> None:
         log = (self.tmp / f"{name}.log").open("ab")
-        self.processes[name] = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env}, stdout=log,
-                                                stderr=subprocess.STDOUT, start_new_session=True)
+        self.processes[name] = subprocess.Popen(
+            command, cwd=ROOT, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         wait_ready(ready_url, self.processes[name], name)
 
     def start(self) -> Stack:
         db = {"COREAPI_DATABASE_URL": f"sqlite:///{self.tmp / 'coreapi.sqlite'}"}
-        subprocess.run([str(BIN / "flask"), "--app", "coreapi", "init-db"], cwd=ROOT, check=True,
-                       env={**os.environ, **db}, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [str(BIN / "flask"), "--app", "coreapi", "init-db"],
+            cwd=ROOT,
+            check=True,
+            env={**os.environ, **db},
+            stdout=subprocess.DEVNULL,
+        )
         coreapi = Service("coreapi", self.coreapi_port, "coreapi.wsgi:app", "/healthz", db)
         self._start("coreapi", coreapi.command(), coreapi.env, coreapi.url + "/healthz")
-        self._start("proxy", [sys.executable, "-m", "bench.proxy", str(self.proxy_port), self.coreapi_url], {},
-                    self.proxy_url + "/healthz")
-        prerender = Service("prerender", self.prerender_port, "wsgi:app", "/healthz",
-                            {"PRERENDER_UPSTREAM_URL": self.proxy_url, "PRERENDER_PUBLIC_URL": self.prerender_url})
+        self._start(
+            "proxy",
+            [sys.executable, "-m", "bench.proxy", str(self.proxy_port), self.coreapi_url],
+            {},
+            self.proxy_url + "/healthz",
+        )
+        prerender = Service(
+            "prerender",
+            self.prerender_port,
+            "wsgi:app",
+            "/healthz",
+            {"PRERENDER_UPSTREAM_URL": self.proxy_url, "PRERENDER_PUBLIC_URL": self.prerender_url},
+        )
         self._start("prerender", prerender.command(), prerender.env, prerender.url + "/healthz")
         return self
 
@@ -109,10 +126,8 @@ class Stack:
 
     def close(self) -> None:
         for name in reversed(list(self.processes)):
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 self.stop(name)
-            except ProcessLookupError:
-                pass
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def __enter__(self) -> Stack:
@@ -122,6 +137,7 @@ class Stack:
             self.close()
             raise
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
         self.close()

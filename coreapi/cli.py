@@ -19,9 +19,7 @@ from coreapi.seed import is_seeded, load_catalog
 
 
 @click.command("init-db")
-@click.option(
-    "--reset", is_flag=True, help="Drop every table first (alembic_version too), then seed again."
-)
+@click.option("--reset", is_flag=True, help="Drop every table first (alembic_version too), then seed again.")
 @with_appcontext
 def init_db_command(reset: bool) -> None:
     """Migrate the database to the newest revision and seed the demo catalog if it is empty."""
@@ -32,9 +30,7 @@ def init_db_command(reset: bool) -> None:
         _upgrade(connection, "head")
         with Session(bind=connection) as session:
             if is_seeded(session):
-                click.echo(
-                    "The database already holds the catalog; nothing to do (--reset to reseed)."
-                )
+                click.echo("The database already holds the catalog; nothing to do (--reset to reseed).")
                 return
             started = time.perf_counter()
             counts = load_catalog(session, Path(current_app.config["SEED_DATA_DIR"]))

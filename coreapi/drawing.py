@@ -128,8 +128,16 @@ def _text(value: str) -> str:
     return _xml_escape(value, {'"': "&quot;", "'": "&apos;"})
 
 
-def _blob_path(rng: random.Random, cx: float, cy: float, r: float, points: int = 7,
-               jitter: float = 0.22, squash: float = 1.0, angle: float = 0.0) -> str:
+def _blob_path(
+    rng: random.Random,
+    cx: float,
+    cy: float,
+    r: float,
+    points: int = 7,
+    jitter: float = 0.22,
+    squash: float = 1.0,
+    angle: float = 0.0,
+) -> str:
     """A closed organic shape around (cx, cy): a smooth Catmull-Rom loop through jittered points."""
     pts = []
     ca, sa = math.cos(angle), math.sin(angle)
@@ -153,8 +161,7 @@ def _smooth_loop(pts: Sequence[tuple[float, float]]) -> str:
     return "".join(out)
 
 
-def _leaf(cx: float, cy: float, length: float, width: float, angle: float, color: str,
-          opacity: float = 1.0) -> str:
+def _leaf(cx: float, cy: float, length: float, width: float, angle: float, color: str, opacity: float = 1.0) -> str:
     """A leaf with its midrib, pointing at ``angle`` degrees."""
     h = length / 2
     w = width / 2
@@ -178,21 +185,32 @@ def _in_disc(rng: random.Random, cx: float, cy: float, r: float) -> tuple[float,
 
 # (base, plank/line colour, accent) of the tabletops.
 _TABLES = [
-    ("#d8b48a", "#c39a6b", "wood"),     # light oak
-    ("#8a5c3c", "#754b2f", "wood"),     # walnut
-    ("#5d6670", "#4f5862", "stone"),    # slate
-    ("#ece2d0", "#ddd0b8", "linen"),    # cream linen
-    ("#a9bba3", "#98ab92", "linen"),    # sage cloth
-    ("#c98462", "#b87355", "stone"),    # terracotta tiles
-    ("#e7e3dc", "#d6d0c6", "stone"),    # marble
+    ("#d8b48a", "#c39a6b", "wood"),  # light oak
+    ("#8a5c3c", "#754b2f", "wood"),  # walnut
+    ("#5d6670", "#4f5862", "stone"),  # slate
+    ("#ece2d0", "#ddd0b8", "linen"),  # cream linen
+    ("#a9bba3", "#98ab92", "linen"),  # sage cloth
+    ("#c98462", "#b87355", "stone"),  # terracotta tiles
+    ("#e7e3dc", "#d6d0c6", "stone"),  # marble
 ]
 # (napkin base, napkin stripe) — bistro cloths.
-_NAPKINS = [("#f4efe6", "#c8423a"), ("#f4efe6", "#3d6b9e"), ("#f2e8d5", "#6f8f4e"),
-            ("#e9d7b9", "#a8582f"), ("#f6f2ea", "#2f4858")]
+_NAPKINS = [
+    ("#f4efe6", "#c8423a"),
+    ("#f4efe6", "#3d6b9e"),
+    ("#f2e8d5", "#6f8f4e"),
+    ("#e9d7b9", "#a8582f"),
+    ("#f6f2ea", "#2f4858"),
+]
 # Crockery glazes: rim, inner.
-_GLAZES = [("#fbfaf6", "#f2efe8"), ("#f7f3ea", "#ece5d6"), ("#e9efe9", "#dce6de"),
-           ("#2f4a63", "#f3efe6"), ("#d9e4ea", "#f1f4f5"), ("#f1e4cf", "#f8f1e4"),
-           ("#6b8a6a", "#f3efe6")]
+_GLAZES = [
+    ("#fbfaf6", "#f2efe8"),
+    ("#f7f3ea", "#ece5d6"),
+    ("#e9efe9", "#dce6de"),
+    ("#2f4a63", "#f3efe6"),
+    ("#d9e4ea", "#f1f4f5"),
+    ("#f1e4cf", "#f8f1e4"),
+    ("#6b8a6a", "#f3efe6"),
+]
 
 
 def _palette(colors: Sequence[str | None]) -> list[str]:
@@ -259,8 +277,16 @@ class _Drawing:
         )
         return fid
 
-    def radial(self, name: str, stops: Sequence[tuple[float, str, float]], cx: float = 0.5, cy: float = 0.5,
-               r: float = 0.5, fx: float | None = None, fy: float | None = None) -> str:
+    def radial(
+        self,
+        name: str,
+        stops: Sequence[tuple[float, str, float]],
+        cx: float = 0.5,
+        cy: float = 0.5,
+        r: float = 0.5,
+        fx: float | None = None,
+        fy: float | None = None,
+    ) -> str:
         gid = self.id(name)
         focus = ""
         if fx is not None:
@@ -269,7 +295,9 @@ class _Drawing:
             f'<stop offset="{_f(o)}" stop-color="{c}"' + (f' stop-opacity="{_f(a)}"' if a < 1 else "") + "/>"
             for o, c, a in stops
         )
-        self.defs.append(f'<radialGradient id="{gid}" cx="{_f(cx)}" cy="{_f(cy)}" r="{_f(r)}"{focus}>{s}</radialGradient>')
+        self.defs.append(
+            f'<radialGradient id="{gid}" cx="{_f(cx)}" cy="{_f(cy)}" r="{_f(r)}"{focus}>{s}</radialGradient>'
+        )
         return gid
 
     def linear(self, name: str, stops: Sequence[tuple[float, str, float]], x2: float = 0, y2: float = 1) -> str:
@@ -302,7 +330,9 @@ class _Drawing:
                         f'<path d="M-10,{_f(gy)} C200,{_f(gy - amp)} 420,{_f(gy + amp)} 810,{_f(gy + rng.uniform(-4, 4))}" '
                         f'stroke="{line}" stroke-width="{_f(rng.uniform(1, 2.2))}" fill="none" opacity="0.55"/>'
                     )
-                self.add(f'<rect y="{_f(y + hgt - 2)}" width="800" height="3" fill="{_dark(base, 0.25)}" opacity="0.45"/>')
+                self.add(
+                    f'<rect y="{_f(y + hgt - 2)}" width="800" height="3" fill="{_dark(base, 0.25)}" opacity="0.45"/>'
+                )
                 y += hgt
         elif kind == "linen":
             pid = self.id("weave")
@@ -326,8 +356,9 @@ class _Drawing:
                         f'stroke="#bdb6aa" stroke-width="{_f(rng.uniform(1, 2.5))}" fill="none" opacity="0.5"/>'
                     )
         # light falling from the top left
-        vg = self.radial("light", [(0, "#ffffff", 0.18), (0.6, "#ffffff", 0), (1, "#000000", 0.22)],
-                         cx=0.35, cy=0.3, r=0.85)
+        vg = self.radial(
+            "light", [(0, "#ffffff", 0.18), (0.6, "#ffffff", 0), (1, "#000000", 0.22)], cx=0.35, cy=0.3, r=0.85
+        )
         self.add(f'<rect width="800" height="600" fill="url(#{vg})"/>')
 
     def napkin_and_cutlery(self, x: float, drink: bool = False) -> None:
@@ -401,17 +432,29 @@ class _Drawing:
     def plate(self, cx: float, cy: float, r: float, well: float, glaze: tuple[str, str], deep: bool = False) -> None:
         sh = self.shadow_filter("pshadow", 12)
         rim, inner = glaze
-        self.add(f'<circle cx="{_f(cx + 10)}" cy="{_f(cy + 16)}" r="{_f(r)}" fill="#1c130c" opacity="0.35" filter="url(#{sh})"/>')
-        g = self.radial("rim", [(0, _light(rim, 0.35), 1), (0.85, rim, 1), (1, _dark(rim, 0.12), 1)],
-                        cx=0.42, cy=0.38, r=0.7)
+        self.add(
+            f'<circle cx="{_f(cx + 10)}" cy="{_f(cy + 16)}" r="{_f(r)}" fill="#1c130c" opacity="0.35" filter="url(#{sh})"/>'
+        )
+        g = self.radial(
+            "rim", [(0, _light(rim, 0.35), 1), (0.85, rim, 1), (1, _dark(rim, 0.12), 1)], cx=0.42, cy=0.38, r=0.7
+        )
         self.add(f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="{_f(r)}" fill="url(#{g})"/>')
-        self.add(f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="{_f(r - 3)}" fill="none" stroke="#ffffff" stroke-width="2" opacity="0.5"/>')
+        self.add(
+            f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="{_f(r - 3)}" fill="none" stroke="#ffffff" stroke-width="2" opacity="0.5"/>'
+        )
         # the well
         if deep:
-            gw = self.radial("well", [(0, inner, 1), (0.8, inner, 1), (1, _dark(inner, 0.25), 1)], cx=0.55, cy=0.58, r=0.55)
+            gw = self.radial(
+                "well", [(0, inner, 1), (0.8, inner, 1), (1, _dark(inner, 0.25), 1)], cx=0.55, cy=0.58, r=0.55
+            )
         else:
-            gw = self.radial("well", [(0, _light(inner, 0.3), 1), (0.9, inner, 1), (1, _dark(inner, 0.08), 1)],
-                             cx=0.45, cy=0.42, r=0.6)
+            gw = self.radial(
+                "well",
+                [(0, _light(inner, 0.3), 1), (0.9, inner, 1), (1, _dark(inner, 0.08), 1)],
+                cx=0.45,
+                cy=0.42,
+                r=0.6,
+            )
         self.add(f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="{_f(well)}" fill="url(#{gw})"/>')
         self.add(
             f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="{_f(well)}" fill="none" stroke="{_dark(inner, 0.12)}" '
@@ -464,8 +507,13 @@ class _Drawing:
         """A generous piece of the primary ingredient, seared and glazed."""
         rng = self.rng
         path = _blob_path(rng, x, y, r, 8, 0.16, squash=rng.uniform(0.7, 0.95), angle=rng.uniform(0, math.pi))
-        g = self.radial(f"main{len(self.defs)}", [(0, _light(color, 0.18), 1), (0.7, color, 1), (1, _dark(color, 0.3), 1)],
-                        cx=0.42, cy=0.38, r=0.65)
+        g = self.radial(
+            f"main{len(self.defs)}",
+            [(0, _light(color, 0.18), 1), (0.7, color, 1), (1, _dark(color, 0.3), 1)],
+            cx=0.42,
+            cy=0.38,
+            r=0.65,
+        )
         self.add(
             f'<path d="{path}" transform="translate(4,6)" fill="#1c130c" opacity="0.28"/>'
             f'<path d="{path}" fill="url(#{g})" stroke="{_dark(color, 0.35)}" stroke-width="1.5"/>'
@@ -480,7 +528,9 @@ class _Drawing:
         else:
             for _ in range(5):
                 px, py = _in_disc(rng, x, y, r * 0.6)
-                self.add(f'<circle cx="{_f(px)}" cy="{_f(py)}" r="{_f(r * 0.05)}" fill="{_dark(color, 0.2)}" opacity="0.45"/>')
+                self.add(
+                    f'<circle cx="{_f(px)}" cy="{_f(py)}" r="{_f(r * 0.05)}" fill="{_dark(color, 0.2)}" opacity="0.45"/>'
+                )
         self.add(
             f'<ellipse cx="{_f(x - r * 0.28)}" cy="{_f(y - r * 0.3)}" rx="{_f(r * 0.3)}" ry="{_f(r * 0.12)}" '
             f'fill="#ffffff" opacity="0.28" transform="rotate(-25 {_f(x)} {_f(y)})"/>'
@@ -504,8 +554,15 @@ class _Drawing:
             x, y = _in_disc(rng, cx, cy, r)
             self.add(f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(rng.uniform(1.2, 2.6))}" fill="{dark}" opacity="0.8"/>')
 
-    def scatter_pieces(self, cx: float, cy: float, r: float, colors: Sequence[str], per_color: tuple[int, int],
-                       size: tuple[float, float]) -> None:
+    def scatter_pieces(
+        self,
+        cx: float,
+        cy: float,
+        r: float,
+        colors: Sequence[str],
+        per_color: tuple[int, int],
+        size: tuple[float, float],
+    ) -> None:
         rng = self.rng
         kinds = ["dice", "round", "sliver", "chunk"]
         for c in colors:
@@ -607,16 +664,24 @@ class _Drawing:
         dish = ["#f3ede2", "#2f4a63", "#b8322a", "#e9e1cf", "#3d5a48"][rng.randrange(5)]
         sh = self.shadow_filter("dshadow", 12)
         rx, ry = 250, 190
-        self.add(f'<ellipse cx="{_f(cx + 10)}" cy="{_f(cy + 16)}" rx="{rx + 20}" ry="{ry}" fill="#1c130c" opacity="0.35" filter="url(#{sh})"/>')
+        self.add(
+            f'<ellipse cx="{_f(cx + 10)}" cy="{_f(cy + 16)}" rx="{rx + 20}" ry="{ry}" fill="#1c130c" opacity="0.35" filter="url(#{sh})"/>'
+        )
         # the ears
         for sx in (-1, 1):
-            self.add(f'<ellipse cx="{_f(cx + sx * (rx + 8))}" cy="{_f(cy)}" rx="34" ry="52" fill="{_dark(dish, 0.08)}" stroke="{_dark(dish, 0.25)}" stroke-width="1.5"/>')
-        g = self.radial("dish", [(0, _light(dish, 0.3), 1), (0.8, dish, 1), (1, _dark(dish, 0.2), 1)], cx=0.42, cy=0.38, r=0.7)
+            self.add(
+                f'<ellipse cx="{_f(cx + sx * (rx + 8))}" cy="{_f(cy)}" rx="34" ry="52" fill="{_dark(dish, 0.08)}" stroke="{_dark(dish, 0.25)}" stroke-width="1.5"/>'
+            )
+        g = self.radial(
+            "dish", [(0, _light(dish, 0.3), 1), (0.8, dish, 1), (1, _dark(dish, 0.2), 1)], cx=0.42, cy=0.38, r=0.7
+        )
         self.add(f'<ellipse cx="{_f(cx)}" cy="{_f(cy)}" rx="{rx}" ry="{ry}" fill="url(#{g})"/>')
         self.add(f'<ellipse cx="{_f(cx)}" cy="{_f(cy)}" rx="{rx - 26}" ry="{ry - 24}" fill="{_dark(dish, 0.3)}"/>')
         # the browned top
         top = _mix(self.primary if not _is_pale(self.primary) else "#e8c872", "#e3a543", 0.45)
-        gt = self.radial("gratin", [(0, _light(top, 0.2), 1), (0.75, top, 1), (1, _dark(top, 0.35), 1)], cx=0.45, cy=0.42, r=0.55)
+        gt = self.radial(
+            "gratin", [(0, _light(top, 0.2), 1), (0.75, top, 1), (1, _dark(top, 0.35), 1)], cx=0.45, cy=0.42, r=0.55
+        )
         self.add(f'<ellipse cx="{_f(cx)}" cy="{_f(cy)}" rx="{rx - 32}" ry="{ry - 30}" fill="url(#{gt})"/>')
         for _ in range(26):  # browned patches
             a = rng.uniform(0, 2 * math.pi)
@@ -630,13 +695,17 @@ class _Drawing:
             a = rng.uniform(0, 2 * math.pi)
             d = math.sqrt(rng.random())
             x, y = cx + math.cos(a) * (rx - 60) * d, cy + math.sin(a) * (ry - 55) * d
-            self.add(f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(rng.uniform(3, 7))}" fill="{_light(top, 0.45)}" opacity="0.7"/>')
+            self.add(
+                f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(rng.uniform(3, 7))}" fill="{_light(top, 0.45)}" opacity="0.7"/>'
+            )
         # a few pieces of the other ingredients peeking out
         for c in (self.pieces or [])[:3]:
             for _ in range(rng.randint(2, 4)):
                 a = rng.uniform(0, 2 * math.pi)
                 d = math.sqrt(rng.random()) * 0.8
-                self.piece(cx + math.cos(a) * (rx - 70) * d, cy + math.sin(a) * (ry - 65) * d, rng.uniform(14, 20), c, "chunk")
+                self.piece(
+                    cx + math.cos(a) * (rx - 70) * d, cy + math.sin(a) * (ry - 65) * d, rng.uniform(14, 20), c, "chunk"
+                )
         self.garnish(cx, cy, 110, rng.randint(3, 6), rng.randint(10, 16))
         self.herbs(cx, cy, 140, rng.randint(20, 30))
 
@@ -646,17 +715,23 @@ class _Drawing:
         enamel = ["#b8322a", "#2f4a6b", "#2b2b2b", "#4f6e55", "#d8732c"][rng.randrange(5)]
         sh = self.shadow_filter("cshadow2", 12)
         r = 205
-        self.add(f'<circle cx="{_f(cx + 12)}" cy="{_f(cy + 18)}" r="{r + 10}" fill="#1c130c" opacity="0.4" filter="url(#{sh})"/>')
+        self.add(
+            f'<circle cx="{_f(cx + 12)}" cy="{_f(cy + 18)}" r="{r + 10}" fill="#1c130c" opacity="0.4" filter="url(#{sh})"/>'
+        )
         for sx in (-1, 1):  # handles
             self.add(
                 f'<rect x="{_f(cx + sx * (r - 6) - (0 if sx > 0 else 40))}" y="{_f(cy - 34)}" width="46" height="68" rx="20" '
                 f'fill="{_dark(enamel, 0.15)}" stroke="{_dark(enamel, 0.45)}" stroke-width="2"/>'
             )
-        g = self.radial("pot", [(0, _light(enamel, 0.35), 1), (0.8, enamel, 1), (1, _dark(enamel, 0.35), 1)], cx=0.4, cy=0.36, r=0.7)
+        g = self.radial(
+            "pot", [(0, _light(enamel, 0.35), 1), (0.8, enamel, 1), (1, _dark(enamel, 0.35), 1)], cx=0.4, cy=0.36, r=0.7
+        )
         self.add(f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="{r}" fill="url(#{g})"/>')
         self.add(f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="{r - 16}" fill="#2a2320"/>')
         stew = _dark(_mix(self.primary, "#7a3b1c", 0.3), 0.15)
-        gs = self.radial("stew", [(0, _light(stew, 0.2), 1), (0.85, stew, 1), (1, _dark(stew, 0.4), 1)], cx=0.45, cy=0.42, r=0.55)
+        gs = self.radial(
+            "stew", [(0, _light(stew, 0.2), 1), (0.85, stew, 1), (1, _dark(stew, 0.4), 1)], cx=0.45, cy=0.42, r=0.55
+        )
         self.add(f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="{r - 24}" fill="url(#{gs})"/>')
         self.food(cx, cy, r - 45, (34, 44), (7, 9))
         self.garnish(cx, cy, r - 70, rng.randint(4, 7), rng.randint(8, 14))
@@ -683,7 +758,9 @@ class _Drawing:
     def soup(self, cx: float, cy: float, r: float) -> None:
         rng = self.rng
         c = self.primary
-        g = self.radial("soup", [(0, _light(c, 0.22), 1), (0.75, c, 1), (1, _dark(c, 0.25), 1)], cx=0.45, cy=0.42, r=0.55)
+        g = self.radial(
+            "soup", [(0, _light(c, 0.22), 1), (0.75, c, 1), (1, _dark(c, 0.25), 1)], cx=0.45, cy=0.42, r=0.55
+        )
         self.add(f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="{_f(r - 2)}" fill="url(#{g})"/>')
         # a swirl of cream
         cream = self.pales[0] if self.pales else "#fbf6ea"
@@ -712,7 +789,9 @@ class _Drawing:
     def salad(self, cx: float, cy: float, r: float) -> None:
         rng = self.rng
         greens = self.greens or ["#7fb24a", "#5f9a3c"]
-        self.add(f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="{_f(r * 0.92)}" fill="{_dark(greens[0], 0.2)}" opacity="0.8"/>')
+        self.add(
+            f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="{_f(r * 0.92)}" fill="{_dark(greens[0], 0.2)}" opacity="0.8"/>'
+        )
         for k in range(34):
             ring = 1 - k / 34
             x, y = _in_disc(rng, cx, cy, r * (0.35 + 0.55 * ring))
@@ -751,11 +830,20 @@ class _Drawing:
             rr = 240 if i % 2 == 0 else 232
             pts.append((cx + math.cos(a) * rr, cy + math.sin(a) * rr))
         outline = _smooth_loop(pts)
-        self.add(f'<path d="{outline}" transform="translate(10,16)" fill="#1c130c" opacity="0.35" filter="url(#{sh})"/>')
-        g = self.radial("cake", [(0, _light(glaze[0], 0.4), 1), (0.85, glaze[0], 1), (1, _dark(glaze[0], 0.1), 1)],
-                        cx=0.42, cy=0.38, r=0.7)
+        self.add(
+            f'<path d="{outline}" transform="translate(10,16)" fill="#1c130c" opacity="0.35" filter="url(#{sh})"/>'
+        )
+        g = self.radial(
+            "cake",
+            [(0, _light(glaze[0], 0.4), 1), (0.85, glaze[0], 1), (1, _dark(glaze[0], 0.1), 1)],
+            cx=0.42,
+            cy=0.38,
+            r=0.7,
+        )
         self.add(f'<path d="{outline}" fill="url(#{g})"/>')
-        self.add(f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="200" fill="none" stroke="{_dark(glaze[0], 0.1)}" stroke-width="1.5" opacity="0.6"/>')
+        self.add(
+            f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="200" fill="none" stroke="{_dark(glaze[0], 0.1)}" stroke-width="1.5" opacity="0.6"/>'
+        )
         # the tart: a fluted golden crust
         crust = "#d9a35b"
         pts = []
@@ -768,8 +856,13 @@ class _Drawing:
         gc = self.radial("crust", [(0, _light(crust, 0.2), 1), (1, _dark(crust, 0.25), 1)], r=0.55)
         self.add(f'<path d="{_smooth_loop(pts)}" fill="url(#{gc})" stroke="{_dark(crust, 0.3)}" stroke-width="1.2"/>')
         filling = self.primary if not _is_pale(self.primary) else _mix(self.primary, "#eec46a", 0.45)
-        gf = self.radial("filling", [(0, _light(filling, 0.25), 1), (0.85, filling, 1), (1, _dark(filling, 0.2), 1)],
-                         cx=0.45, cy=0.42, r=0.55)
+        gf = self.radial(
+            "filling",
+            [(0, _light(filling, 0.25), 1), (0.85, filling, 1), (1, _dark(filling, 0.2), 1)],
+            cx=0.45,
+            cy=0.42,
+            r=0.55,
+        )
         self.add(f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="158" fill="url(#{gf})"/>')
         # topping: rings of slices, or berries and a dusting
         tops = [c for c in self.palette[1:] if not _is_pale(c) and not _is_green(c)]
@@ -789,10 +882,10 @@ class _Drawing:
                         f'<path d="M{_f(-s_ / 4)},{_f(-s_ / 7)} Q0,{_f(-s_ / 5)} {_f(s_ / 5)},{_f(-s_ / 7)}" fill="none" '
                         f'stroke="#ffffff" stroke-width="2" opacity="0.5"/></g>'
                     )
-            self.add(f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="26" fill="{_light(fruit, 0.1)}" stroke="{_dark(fruit, 0.3)}"/>')
             self.add(
-                f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="150" fill="#f5c77a" opacity="0.12"/>'
+                f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="26" fill="{_light(fruit, 0.1)}" stroke="{_dark(fruit, 0.3)}"/>'
             )
+            self.add(f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="150" fill="#f5c77a" opacity="0.12"/>')
         else:
             # glossy surface with berries/pieces and sugar dust
             self.add(
@@ -807,7 +900,9 @@ class _Drawing:
                 self.piece(x, y, rng.uniform(20, 26), c, "chunk")
             for _ in range(60):
                 x, y = _in_disc(rng, cx, cy, 100)
-                self.add(f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(rng.uniform(0.8, 1.8))}" fill="#ffffff" opacity="0.75"/>')
+                self.add(
+                    f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(rng.uniform(0.8, 1.8))}" fill="#ffffff" opacity="0.75"/>'
+                )
         self._tart_end = len(self.body)
         # a slice cut and pulled away: the plate shows through the gap
         a0 = rng.uniform(0, 2 * math.pi)
@@ -823,7 +918,7 @@ class _Drawing:
         dx, dy = math.cos(mid) * 58, math.sin(mid) * 58
         cid = self.id("slice")
         self.defs.append(f'<clipPath id="{cid}"><path d="{wedge}"/></clipPath>')
-        inner = "".join(self.body[self._tart_start:self._tart_end])
+        inner = "".join(self.body[self._tart_start : self._tart_end])
         self.add(
             f'<path d="{wedge}" transform="translate({_f(dx + 5)},{_f(dy + 8)})" fill="#1c130c" opacity="0.3"/>'
             f'<g transform="translate({_f(dx)},{_f(dy)})"><g clip-path="url(#{cid})">{inner}</g>'
@@ -843,21 +938,28 @@ class _Drawing:
         for i, (x, y) in enumerate(spots):
             r = 82
             sh = self.shadow_filter(f"rshadow{i}", 6)
-            self.add(f'<circle cx="{_f(x + 6)}" cy="{_f(y + 9)}" r="{r}" fill="#000" opacity="0.3" filter="url(#{sh})"/>')
+            self.add(
+                f'<circle cx="{_f(x + 6)}" cy="{_f(y + 9)}" r="{r}" fill="#000" opacity="0.3" filter="url(#{sh})"/>'
+            )
             # fluted ramekin wall
             pts = []
             for k in range(40):
                 a = 2 * math.pi * k / 40
                 rr = r if k % 2 == 0 else r - 4
                 pts.append((x + math.cos(a) * rr, y + math.sin(a) * rr))
-            self.add(f'<path d="{_smooth_loop(pts)}" fill="{ramekin}" stroke="{_dark(ramekin, 0.15)}" stroke-width="1.2"/>')
-            g = self.radial(f"cream{i}", [(0, _light(top, 0.3), 1), (0.8, top, 1), (1, _dark(top, 0.3), 1)],
-                            cx=0.45, cy=0.42, r=0.55)
+            self.add(
+                f'<path d="{_smooth_loop(pts)}" fill="{ramekin}" stroke="{_dark(ramekin, 0.15)}" stroke-width="1.2"/>'
+            )
+            g = self.radial(
+                f"cream{i}",
+                [(0, _light(top, 0.3), 1), (0.8, top, 1), (1, _dark(top, 0.3), 1)],
+                cx=0.45,
+                cy=0.42,
+                r=0.55,
+            )
             self.add(f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{r - 14}" fill="url(#{g})"/>')
             if _is_pale(top) or _lum(top) > 0.6:  # caramelised sugar crust
-                self.add(
-                    f'<path d="{_blob_path(rng, x, y, r - 26, 8, 0.15)}" fill="#c8822e" opacity="0.55"/>'
-                )
+                self.add(f'<path d="{_blob_path(rng, x, y, r - 26, 8, 0.15)}" fill="#c8822e" opacity="0.55"/>')
             self.add(
                 f'<ellipse cx="{_f(x - 20)}" cy="{_f(y - 24)}" rx="24" ry="9" fill="#ffffff" opacity="0.3" '
                 f'transform="rotate(-30 {_f(x)} {_f(y)})"/>'
@@ -876,12 +978,16 @@ class _Drawing:
         cx, cy = rng.uniform(320, 350), rng.uniform(290, 310)
         # a wooden board as a tray
         sh = self.shadow_filter("bshadow", 10)
-        self.add(f'<circle cx="{_f(cx + 10)}" cy="{_f(cy + 14)}" r="230" fill="#1c130c" opacity="0.3" filter="url(#{sh})"/>')
+        self.add(
+            f'<circle cx="{_f(cx + 10)}" cy="{_f(cy + 14)}" r="230" fill="#1c130c" opacity="0.3" filter="url(#{sh})"/>'
+        )
         board = "#c08a5a" if self.table_kind != "wood" else "#e3d3bb"
         gb = self.radial("board", [(0, _light(board, 0.15), 1), (1, _dark(board, 0.15), 1)], r=0.6)
         self.add(f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="230" fill="url(#{gb})"/>')
         for rr in (200, 150, 95):
-            self.add(f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="{rr}" fill="none" stroke="{_dark(board, 0.2)}" stroke-width="1" opacity="0.35"/>')
+            self.add(
+                f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="{rr}" fill="none" stroke="{_dark(board, 0.2)}" stroke-width="1" opacity="0.35"/>'
+            )
         hot = _lum(self.primary) < 0.2
         if hot:
             self.mug(cx - 20, cy + 10, 120)
@@ -903,8 +1009,16 @@ class _Drawing:
         greens = self.greens or ["#3f9b5a"]
         for _ in range(rng.randint(3, 5)):
             a = rng.uniform(math.radians(60), math.radians(160))
-            self.add(_leaf(cx + math.cos(a) * 190, cy + math.sin(a) * 180, rng.uniform(22, 30), rng.uniform(11, 15),
-                           rng.uniform(0, 360), greens[rng.randrange(len(greens))]))
+            self.add(
+                _leaf(
+                    cx + math.cos(a) * 190,
+                    cy + math.sin(a) * 180,
+                    rng.uniform(22, 30),
+                    rng.uniform(11, 15),
+                    rng.uniform(0, 360),
+                    greens[rng.randrange(len(greens))],
+                )
+            )
 
     def citrus_color(self) -> str | None:
         """The colour of a citrus-like ingredient (lemon, lime, orange), if any."""
@@ -920,9 +1034,15 @@ class _Drawing:
         name = "sm" if small else "m"
         cup = ["#f6f1e7", "#e9dccb", "#2f4a63", "#b8322a", "#f0e2c4"][rng.randrange(5)]
         sh = self.shadow_filter(f"{name}shadow", 8)
-        self.add(f'<circle cx="{_f(x + 10)}" cy="{_f(y + 14)}" r="{_f(r * 1.35)}" fill="#1c130c" opacity="0.3" filter="url(#{sh})"/>')
-        self.add(f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r * 1.35)}" fill="#fbf8f2" stroke="#d9d2c5" stroke-width="2"/>')
-        self.add(f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r * 1.12)}" fill="none" stroke="#e6dfd2" stroke-width="2"/>')
+        self.add(
+            f'<circle cx="{_f(x + 10)}" cy="{_f(y + 14)}" r="{_f(r * 1.35)}" fill="#1c130c" opacity="0.3" filter="url(#{sh})"/>'
+        )
+        self.add(
+            f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r * 1.35)}" fill="#fbf8f2" stroke="#d9d2c5" stroke-width="2"/>'
+        )
+        self.add(
+            f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r * 1.12)}" fill="none" stroke="#e6dfd2" stroke-width="2"/>'
+        )
         # the handle
         self.add(
             f'<path d="M{_f(x + r * 0.9)},{_f(y - r * 0.3)} q{_f(r * 0.55)},{_f(r * 0.02)} {_f(r * 0.55)},{_f(r * 0.3)} '
@@ -930,9 +1050,13 @@ class _Drawing:
             f'stroke-width="{_f(r * 0.16)}" stroke-linecap="round"/>'
         )
         g = self.radial(f"{name}cup", [(0, _light(cup, 0.3), 1), (1, _dark(cup, 0.15), 1)], cx=0.4, cy=0.35, r=0.7)
-        self.add(f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r)}" fill="url(#{g})" stroke="{_dark(cup, 0.25)}" stroke-width="1.5"/>')
+        self.add(
+            f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r)}" fill="url(#{g})" stroke="{_dark(cup, 0.25)}" stroke-width="1.5"/>'
+        )
         c = self.primary
-        gl = self.radial(f"{name}drink", [(0, _light(c, 0.25), 1), (0.8, c, 1), (1, _dark(c, 0.35), 1)], cx=0.45, cy=0.42, r=0.55)
+        gl = self.radial(
+            f"{name}drink", [(0, _light(c, 0.25), 1), (0.8, c, 1), (1, _dark(c, 0.35), 1)], cx=0.45, cy=0.42, r=0.55
+        )
         self.add(f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r * 0.84)}" fill="url(#{gl})"/>')
         # foam and a swirl when there is milk, a floating slice otherwise, a dusting of spice
         citrus = self.citrus_color()
@@ -948,7 +1072,9 @@ class _Drawing:
         )
         for _ in range(14 if not small else 6):
             px, py = _in_disc(rng, x, y, r * 0.45)
-            self.add(f'<circle cx="{_f(px)}" cy="{_f(py)}" r="{_f(rng.uniform(0.8, 1.8))}" fill="{_dark(c, 0.2)}" opacity="0.7"/>')
+            self.add(
+                f'<circle cx="{_f(px)}" cy="{_f(py)}" r="{_f(rng.uniform(0.8, 1.8))}" fill="{_dark(c, 0.2)}" opacity="0.7"/>'
+            )
         self.add(
             f'<path d="M{_f(x - r * 0.7)},{_f(y - r * 0.5)} A{_f(r * 0.9)},{_f(r * 0.9)} 0 0 1 {_f(x + r * 0.1)},{_f(y - r * 0.88)}" '
             f'fill="none" stroke="#ffffff" stroke-width="{_f(r * 0.05)}" stroke-linecap="round" opacity="0.6"/>'
@@ -982,18 +1108,29 @@ class _Drawing:
         c = self.primary
         name = "sg" if small else "g"
         sh = self.shadow_filter(f"{name}shadow", 8)
-        self.add(f'<circle cx="{_f(x + 12)}" cy="{_f(y + 16)}" r="{_f(r)}" fill="{_dark(c, 0.5)}" opacity="0.35" filter="url(#{sh})"/>')
+        self.add(
+            f'<circle cx="{_f(x + 12)}" cy="{_f(y + 16)}" r="{_f(r)}" fill="{_dark(c, 0.5)}" opacity="0.35" filter="url(#{sh})"/>'
+        )
         # the glass wall
-        self.add(f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r)}" fill="#eef6f8" opacity="0.55" stroke="#ffffff" stroke-width="3"/>')
+        self.add(
+            f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r)}" fill="#eef6f8" opacity="0.55" stroke="#ffffff" stroke-width="3"/>'
+        )
         liquid = c if not _is_pale(c) else _mix(c, "#e9d6a8", 0.2)
-        g = self.radial(f"{name}liquid", [(0, _light(liquid, 0.35), 0.95), (0.7, liquid, 0.95), (1, _dark(liquid, 0.3), 1)],
-                        cx=0.45, cy=0.42, r=0.55)
+        g = self.radial(
+            f"{name}liquid",
+            [(0, _light(liquid, 0.35), 0.95), (0.7, liquid, 0.95), (1, _dark(liquid, 0.3), 1)],
+            cx=0.45,
+            cy=0.42,
+            r=0.55,
+        )
         self.add(f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r * 0.88)}" fill="url(#{g})"/>')
         if not small:
             # bubbles, ice cubes, a citrus wheel, mint, a straw
             for _ in range(18):
                 bx, by = _in_disc(rng, x, y, r * 0.8)
-                self.add(f'<circle cx="{_f(bx)}" cy="{_f(by)}" r="{_f(rng.uniform(1.5, 3.5))}" fill="none" stroke="#ffffff" stroke-width="1" opacity="0.6"/>')
+                self.add(
+                    f'<circle cx="{_f(bx)}" cy="{_f(by)}" r="{_f(rng.uniform(1.5, 3.5))}" fill="none" stroke="#ffffff" stroke-width="1" opacity="0.6"/>'
+                )
             for _ in range(rng.randint(3, 4)):
                 ix, iy = _in_disc(rng, x, y, r * 0.5)
                 s = rng.uniform(36, 48)
@@ -1013,7 +1150,11 @@ class _Drawing:
                     self.piece(x + r * 0.3 + k * 14, y - r * 0.35 + (k % 2) * 14, 24, fruit, "chunk")
             greens = self.greens or ["#3f9b5a"]
             for k in range(3):
-                self.add(_leaf(x - r * 0.3 + k * 12, y + r * 0.3 - k * 8, 30, 15, rng.uniform(0, 360), greens[k % len(greens)]))
+                self.add(
+                    _leaf(
+                        x - r * 0.3 + k * 12, y + r * 0.3 - k * 8, 30, 15, rng.uniform(0, 360), greens[k % len(greens)]
+                    )
+                )
             straw = ["#e4533d", "#3d7fb8", "#2f9a63", "#f2b134"][rng.randrange(4)]
             a = rng.uniform(-0.9, -0.4)
             x2, y2 = x + math.cos(a) * r * 1.9, y + math.sin(a) * r * 1.9
@@ -1076,8 +1217,18 @@ def product_picture_svg(*, product_id: str, package: str, brand: str, name: str,
     return p.svg()
 
 
-_BRAND_TONES = ["#2f5d8a", "#b8322a", "#3d7a4a", "#7a2438", "#d9732c", "#2a7a78", "#243b5a", "#c99a2e",
-                "#5b3a7a", "#8a4b2a"]
+_BRAND_TONES = [
+    "#2f5d8a",
+    "#b8322a",
+    "#3d7a4a",
+    "#7a2438",
+    "#d9732c",
+    "#2a7a78",
+    "#243b5a",
+    "#c99a2e",
+    "#5b3a7a",
+    "#8a4b2a",
+]
 
 
 class _Pack:
@@ -1108,7 +1259,7 @@ class _Pack:
     def svg(self) -> str:
         return (
             f'<svg xmlns="{SVG_NS}" viewBox="0 0 400 400" role="img">'
-            f'<defs>{"".join(self.defs)}</defs>{"".join(self.body)}</svg>'
+            f"<defs>{''.join(self.defs)}</defs>{''.join(self.body)}</svg>"
         )
 
     def linear(self, name: str, stops: Sequence[tuple[float, str]], horizontal: bool = True) -> str:
@@ -1120,18 +1271,37 @@ class _Pack:
 
     def cylinder(self, name: str, color: str) -> str:
         """A horizontal shading that makes a flat shape look round."""
-        return self.linear(name, [(0, _dark(color, 0.3)), (0.22, _light(color, 0.25)), (0.5, color),
-                                  (0.85, _dark(color, 0.2)), (1, _dark(color, 0.4))])
+        return self.linear(
+            name,
+            [
+                (0, _dark(color, 0.3)),
+                (0.22, _light(color, 0.25)),
+                (0.5, color),
+                (0.85, _dark(color, 0.2)),
+                (1, _dark(color, 0.4)),
+            ],
+        )
 
     def backdrop(self) -> None:
         bg = self.linear("bg", [(0, _light(self.color, 0.9)), (1, _light(self.color, 0.72))], horizontal=False)
         self.add(f'<rect width="400" height="400" fill="url(#{bg})"/>')
         fid = self.id("shadow")
-        self.defs.append(f'<filter id="{fid}" x="-30%" y="-30%" width="160%" height="160%"><feGaussianBlur stdDeviation="9"/></filter>')
+        self.defs.append(
+            f'<filter id="{fid}" x="-30%" y="-30%" width="160%" height="160%"><feGaussianBlur stdDeviation="9"/></filter>'
+        )
         self.add(f'<ellipse cx="200" cy="352" rx="140" ry="16" fill="#2a1d12" opacity="0.28" filter="url(#{fid})"/>')
 
-    def label(self, cx: float, cy: float, w: float, h: float, rx: float = 10, fill: str = "#fffdf7",
-              border: str | None = None, max_lines: int = 2) -> None:
+    def label(
+        self,
+        cx: float,
+        cy: float,
+        w: float,
+        h: float,
+        rx: float = 10,
+        fill: str = "#fffdf7",
+        border: str | None = None,
+        max_lines: int = 2,
+    ) -> None:
         """The label: brand on top, the short name below, both escaped, sized to fit."""
         border = border or self.brand_color
         self.add(
@@ -1157,7 +1327,9 @@ class _Pack:
             f'font-weight="700" letter-spacing="0.6" fill="{self.brand_color}">{_text(brand.upper())}</text>'
         )
         y += brand_size * 0.2 + 4
-        self.add(f'<rect x="{_f(cx - w * 0.16)}" y="{_f(y)}" width="{_f(w * 0.32)}" height="1.5" fill="{self.brand_color}" opacity="0.5"/>')
+        self.add(
+            f'<rect x="{_f(cx - w * 0.16)}" y="{_f(y)}" width="{_f(w * 0.32)}" height="1.5" fill="{self.brand_color}" opacity="0.5"/>'
+        )
         y += 4 + name_size * 0.95
         for line in lines:
             self.add(
@@ -1207,10 +1379,14 @@ class _Pack:
             f'<path d="M112,74 H288" stroke="{_light(c, 0.3)}" stroke-width="2" stroke-dasharray="3 3"/>'
         )
         # a window onto the contents
-        self.add(f'<ellipse cx="200" cy="282" rx="62" ry="38" fill="{_light(self.color, 0.6)}" stroke="#ffffff" stroke-width="3"/>')
+        self.add(
+            f'<ellipse cx="200" cy="282" rx="62" ry="38" fill="{_light(self.color, 0.6)}" stroke="#ffffff" stroke-width="3"/>'
+        )
         self.contents(200, 284, 44, 22, 7, 14)
         self.label(200, 172, 168, 96)
-        self.add('<path d="M128,96 C122,170 122,260 128,330" stroke="#ffffff" stroke-width="7" opacity="0.25" stroke-linecap="round" fill="none"/>')
+        self.add(
+            '<path d="M128,96 C122,170 122,260 128,330" stroke="#ffffff" stroke-width="7" opacity="0.25" stroke-linecap="round" fill="none"/>'
+        )
 
     def box(self) -> None:
         c = self.pack_color
@@ -1222,7 +1398,9 @@ class _Pack:
             f'<rect x="110" y="90" width="170" height="252" fill="url(#{front})" stroke="{_dark(c, 0.35)}" stroke-width="2"/>'
         )
         self.add(f'<rect x="110" y="90" width="170" height="34" fill="{_dark(c, 0.2)}"/>')
-        self.add(f'<circle cx="195" cy="266" r="46" fill="{_light(self.color, 0.55)}" stroke="#ffffff" stroke-width="4"/>')
+        self.add(
+            f'<circle cx="195" cy="266" r="46" fill="{_light(self.color, 0.55)}" stroke="#ffffff" stroke-width="4"/>'
+        )
         self.contents(195, 268, 28, 26, 6, 12)
         self.label(195, 180, 150, 92)
 
@@ -1234,7 +1412,9 @@ class _Pack:
             f'C138,132 178,120 178,96 Z" fill="url(#{glass})" stroke="{_dark(self.color, 0.4)}" stroke-width="2"/>'
         )
         cap = self.cylinder("cap", _dark(c, 0.2))
-        self.add(f'<rect x="174" y="30" width="52" height="34" rx="5" fill="url(#{cap})" stroke="{_dark(c, 0.45)}" stroke-width="2"/>')
+        self.add(
+            f'<rect x="174" y="30" width="52" height="34" rx="5" fill="url(#{cap})" stroke="{_dark(c, 0.45)}" stroke-width="2"/>'
+        )
         for x in range(180, 224, 6):
             self.add(f'<path d="M{x},34 V60" stroke="{_dark(c, 0.45)}" stroke-width="1" opacity="0.5"/>')
         self.label(200, 248, 116, 118, rx=6)
@@ -1249,7 +1429,9 @@ class _Pack:
         )
         lid_c = _dark(self.pack_color, 0.1)
         lid = self.cylinder("lid", lid_c)
-        self.add(f'<rect x="118" y="62" width="164" height="44" rx="8" fill="url(#{lid})" stroke="{_dark(lid_c, 0.4)}" stroke-width="2"/>')
+        self.add(
+            f'<rect x="118" y="62" width="164" height="44" rx="8" fill="url(#{lid})" stroke="{_dark(lid_c, 0.4)}" stroke-width="2"/>'
+        )
         for x in range(126, 278, 7):
             self.add(f'<path d="M{x},66 V102" stroke="{_dark(lid_c, 0.4)}" stroke-width="1.2" opacity="0.45"/>')
         self.label(200, 232, 150, 104)
@@ -1267,7 +1449,9 @@ class _Pack:
             f'<path d="M186,88 h28 a6,6 0 0 1 0,12 h-28 a6,6 0 0 1 0,-12 Z" fill="#b8bdc3" stroke="#7d838a"/>'
         )
         for y in (130, 290):
-            self.add(f'<path d="M120,{y} A80,20 0 0 0 280,{y}" fill="none" stroke="{_dark(c, 0.35)}" stroke-width="1.5" opacity="0.6"/>')
+            self.add(
+                f'<path d="M120,{y} A80,20 0 0 0 280,{y}" fill="none" stroke="{_dark(c, 0.35)}" stroke-width="1.5" opacity="0.6"/>'
+            )
         self.label(200, 214, 140, 104)
 
     def tray(self) -> None:
@@ -1299,7 +1483,9 @@ class _Pack:
             )
             path = _blob_path(rng, x, y, r, 7, 0.08, squash=rng.uniform(0.85, 1.0), angle=rng.uniform(0, 3))
             self.add(f'<path d="{path}" fill="url(#{g})" stroke="{_dark(c, 0.4)}" stroke-width="1.5"/>')
-            self.add(f'<path d="M{_f(x - 4)},{_f(y - r * 0.85)} q6,-12 14,-14" stroke="#6b8a3a" stroke-width="4" fill="none" stroke-linecap="round"/>')
+            self.add(
+                f'<path d="M{_f(x - 4)},{_f(y - r * 0.85)} q6,-12 14,-14" stroke="#6b8a3a" stroke-width="4" fill="none" stroke-linecap="round"/>'
+            )
         self.label(200, 98, 200, 74, rx=8)
 
     def carton(self) -> None:
@@ -1325,6 +1511,8 @@ class _Pack:
             f'<rect x="70" y="120" width="260" height="22" rx="10" fill="{_dark(c, 0.18)}"/>'
             f'<path d="M82,131 H318" stroke="{_light(c, 0.3)}" stroke-width="2" stroke-dasharray="4 4"/>'
         )
-        self.add(f'<rect x="214" y="164" width="96" height="118" rx="12" fill="{_light(self.color, 0.55)}" stroke="#ffffff" stroke-width="3"/>')
+        self.add(
+            f'<rect x="214" y="164" width="96" height="118" rx="12" fill="{_light(self.color, 0.55)}" stroke="#ffffff" stroke-width="3"/>'
+        )
         self.contents(262, 223, 30, 40, 5, 13)
         self.label(144, 222, 128, 112, rx=8)

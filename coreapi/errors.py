@@ -76,9 +76,7 @@ def problem_response(
     }
     if errors is not None:
         body["errors"] = errors
-    response = current_app.response_class(
-        json.dumps(body), status=status, mimetype=PROBLEM_MIMETYPE
-    )
+    response = current_app.response_class(json.dumps(body), status=status, mimetype=PROBLEM_MIMETYPE)
     response.headers.update(headers or {})
     return response
 
@@ -90,18 +88,14 @@ def handle_problem(error: Problem) -> Response:
 def handle_http_exception(error: HTTPException) -> Response:
     status = error.code or HTTPStatus.INTERNAL_SERVER_ERROR
     headers = {
-        name: value
-        for name, value in error.get_headers()
-        if name.lower() not in ("content-type", "content-length")
+        name: value for name, value in error.get_headers() if name.lower() not in ("content-type", "content-length")
     }
     return problem_response(status, error.description or "", headers=headers)
 
 
 def handle_unexpected_error(error: Exception) -> Response:
     log.exception("Unhandled error", exc_info=error)
-    return problem_response(
-        HTTPStatus.INTERNAL_SERVER_ERROR, "The server could not complete the request."
-    )
+    return problem_response(HTTPStatus.INTERNAL_SERVER_ERROR, "The server could not complete the request.")
 
 
 def register_errorhandlers(app: Flask) -> None:

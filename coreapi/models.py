@@ -57,9 +57,7 @@ class Category(Base):
 class RecipeCategory(Base):
     __tablename__ = "recipe_categories"
 
-    recipe_id: Mapped[int] = mapped_column(
-        ForeignKey("recipes.id", ondelete="CASCADE"), primary_key=True
-    )
+    recipe_id: Mapped[int] = mapped_column(ForeignKey("recipes.id", ondelete="CASCADE"), primary_key=True)
     category_id: Mapped[str] = mapped_column(
         ForeignKey("categories.id", ondelete="CASCADE"), primary_key=True, index=True
     )
@@ -118,12 +116,8 @@ class ProductIngredient(Base):
         Index("ix_product_ingredients_ingredient_rank", "ingredient_id", "rank"),
     )
 
-    product_id: Mapped[int] = mapped_column(
-        ForeignKey("products.id", ondelete="CASCADE"), primary_key=True
-    )
-    ingredient_id: Mapped[str] = mapped_column(
-        ForeignKey("ingredients.id", ondelete="CASCADE"), primary_key=True
-    )
+    product_id: Mapped[int] = mapped_column(ForeignKey("products.id", ondelete="CASCADE"), primary_key=True)
+    ingredient_id: Mapped[str] = mapped_column(ForeignKey("ingredients.id", ondelete="CASCADE"), primary_key=True)
     rank: Mapped[int]
 
     product: Mapped[Product] = relationship(back_populates="ingredient_links")
@@ -146,12 +140,8 @@ class StoreProduct(Base):
     __tablename__ = "store_products"
     __table_args__ = (CheckConstraint("price >= 0", name="price_positive"),)
 
-    store_id: Mapped[int] = mapped_column(
-        ForeignKey("stores.id", ondelete="CASCADE"), primary_key=True
-    )
-    product_id: Mapped[int] = mapped_column(
-        ForeignKey("products.id", ondelete="CASCADE"), primary_key=True, index=True
-    )
+    store_id: Mapped[int] = mapped_column(ForeignKey("stores.id", ondelete="CASCADE"), primary_key=True)
+    product_id: Mapped[int] = mapped_column(ForeignKey("products.id", ondelete="CASCADE"), primary_key=True, index=True)
     price: Mapped[Decimal | None] = mapped_column(Money)
     available: Mapped[bool] = mapped_column(default=True)
     promoted: Mapped[bool] = mapped_column(default=False)
@@ -211,12 +201,8 @@ class RecipeIngredient(Base):
         ),
     )
 
-    recipe_id: Mapped[int] = mapped_column(
-        ForeignKey("recipes.id", ondelete="CASCADE"), primary_key=True
-    )
-    ingredient_id: Mapped[str] = mapped_column(
-        ForeignKey("ingredients.id"), primary_key=True, index=True
-    )
+    recipe_id: Mapped[int] = mapped_column(ForeignKey("recipes.id", ondelete="CASCADE"), primary_key=True)
+    ingredient_id: Mapped[str] = mapped_column(ForeignKey("ingredients.id"), primary_key=True, index=True)
     position: Mapped[int]
     quantity: Mapped[Decimal] = mapped_column(Quantity)
     is_primary: Mapped[bool] = mapped_column(default=False)
@@ -229,9 +215,7 @@ class RecipeStep(Base):
     __tablename__ = "recipe_steps"
     __table_args__ = (CheckConstraint(_one_of("language", LANGUAGES), name="language"),)
 
-    recipe_id: Mapped[int] = mapped_column(
-        ForeignKey("recipes.id", ondelete="CASCADE"), primary_key=True
-    )
+    recipe_id: Mapped[int] = mapped_column(ForeignKey("recipes.id", ondelete="CASCADE"), primary_key=True)
     language: Mapped[str] = mapped_column(String(2), primary_key=True)
     position: Mapped[int] = mapped_column(primary_key=True)
     text: Mapped[str] = mapped_column(Text)
@@ -259,16 +243,10 @@ class Like(Base):
 
     __tablename__ = "likes"
 
-    supplier_id: Mapped[int] = mapped_column(
-        ForeignKey("suppliers.id", ondelete="CASCADE"), primary_key=True
-    )
+    supplier_id: Mapped[int] = mapped_column(ForeignKey("suppliers.id", ondelete="CASCADE"), primary_key=True)
     user_id: Mapped[str] = mapped_column(String(MAX_ID_LENGTH), primary_key=True)
-    recipe_id: Mapped[int] = mapped_column(
-        ForeignKey("recipes.id", ondelete="CASCADE"), primary_key=True, index=True
-    )
-    created_at: Mapped[dt.datetime] = mapped_column(
-        DateTime(timezone=True), server_default=func.now()
-    )
+    recipe_id: Mapped[int] = mapped_column(ForeignKey("recipes.id", ondelete="CASCADE"), primary_key=True, index=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
 BASKET_STATUSES = ("open", "confirmed")
@@ -311,9 +289,7 @@ class Basket(Base):
     total: Mapped[Decimal | None] = mapped_column(Money)
     order_id: Mapped[str | None] = mapped_column(String(MAX_ID_LENGTH))
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow)
-    updated_at: Mapped[dt.datetime] = mapped_column(
-        DateTime(timezone=True), default=_utcnow, onupdate=_utcnow
-    )
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow, onupdate=_utcnow)
     confirmed_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
 
     entries: Mapped[list[BasketEntry]] = relationship(
@@ -358,9 +334,7 @@ class BasketLine(Base):
     __tablename__ = "basket_lines"
     __table_args__ = (CheckConstraint("quantity > 0", name="quantity_positive"),)
 
-    entry_id: Mapped[int] = mapped_column(
-        ForeignKey("basket_entries.id", ondelete="CASCADE"), primary_key=True
-    )
+    entry_id: Mapped[int] = mapped_column(ForeignKey("basket_entries.id", ondelete="CASCADE"), primary_key=True)
     ingredient_id: Mapped[str] = mapped_column(ForeignKey("ingredients.id"), primary_key=True)
     product_id: Mapped[int] = mapped_column(ForeignKey("products.id"), index=True)
     quantity: Mapped[int]
@@ -381,9 +355,7 @@ class Event(Base):
         Index("ix_events_session_timestamp", "session_id", "timestamp", "id"),
     )
 
-    id: Mapped[int] = mapped_column(
-        BigInteger().with_variant(Integer(), "sqlite"), primary_key=True
-    )
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer(), "sqlite"), primary_key=True)
     name: Mapped[str] = mapped_column(String(64))
     path: Mapped[str | None] = mapped_column(String(512))
     props: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
@@ -391,8 +363,6 @@ class Event(Base):
     timestamp: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
     received_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow)
     session_id: Mapped[str | None] = mapped_column(String(MAX_ID_LENGTH))
-    supplier_id: Mapped[int | None] = mapped_column(
-        ForeignKey("suppliers.id", ondelete="SET NULL"), index=True
-    )
+    supplier_id: Mapped[int | None] = mapped_column(ForeignKey("suppliers.id", ondelete="SET NULL"), index=True)
     identity_kind: Mapped[str | None] = mapped_column(String(16))
     identity_id: Mapped[str | None] = mapped_column(String(MAX_ID_LENGTH))

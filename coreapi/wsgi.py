@@ -1,4 +1,5 @@
 """WSGI entry point: `gunicorn coreapi.wsgi:app`."""
+
 from coreapi import create_app
 
 app = create_app()

@@ -1,4 +1,5 @@
 """prerender: pre-rendered HTML fragments of shoppable-recipe components (see README.md)."""
+
 from __future__ import annotations
 
 import re
@@ -15,23 +16,30 @@ from prerender.gateway import init_gateway
 from prerender.rendering.assets import init_assets
 from prerender.rendering.fragments import init_fragments
 from prerender.rendering.i18n import init_i18n
-from prerender.web.request_id import register_request_id
 from prerender.web.errors import register_errorhandlers
 from prerender.web.http_caching import register_http_caching
+from prerender.web.request_id import register_request_id
 from prerender.web.request_limits import register_request_limits
 from prerender.web.request_log import configure_logging, register_request_log
 
 INSTANCE_PATH = Path(__file__).resolve().parent.parent / "instance"
 # Every localhost origin, on any port, over http or https, is allowed (docs/decisions.md, CORS).
 LOCAL_ORIGINS = re.compile(r"^https?://(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$")
-REQUEST_HEADERS = ["authorization", "authless-id", "language-id", "supplier-token", "session-id",
-                   "profiling", "content-type", "x-request-id"]
+REQUEST_HEADERS = [
+    "authorization",
+    "authless-id",
+    "language-id",
+    "supplier-token",
+    "session-id",
+    "profiling",
+    "content-type",
+    "x-request-id",
+]
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     """Build the prerender application."""
-    app = Flask(__name__, instance_path=str(INSTANCE_PATH), instance_relative_config=True,
-                static_folder=None)
+    app = Flask(__name__, instance_path=str(INSTANCE_PATH), instance_relative_config=True, static_folder=None)
     app.jinja_options = {**app.jinja_options, "trim_blocks": True, "lstrip_blocks": True}
     load_config(app, test_config)
     configure_logging(app)
@@ -45,13 +53,19 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 def register_extensions(app: Flask) -> None:
     """Bind the extensions and the services built from the configuration."""
     cache.init_app(app)
-    cors.init_app(app, origins=[LOCAL_ORIGINS, *app.config["CORS_ALLOWED_ORIGINS"]],
-                  allow_headers=REQUEST_HEADERS, expose_headers=["X-Request-Id"],
-                  methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], max_age=600,
-                  # No CORS headers on a request without Origin (it is not a CORS request, and they would
-                  # name a customer's origin). Vary: Origin is added by http_caching.vary_on_origin, to every
-                  # answer and in one line.
-                  always_send=False, vary_header=False)
+    cors.init_app(
+        app,
+        origins=[LOCAL_ORIGINS, *app.config["CORS_ALLOWED_ORIGINS"]],
+        allow_headers=REQUEST_HEADERS,
+        expose_headers=["X-Request-Id"],
+        methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+        max_age=600,
+        # No CORS headers on a request without Origin (it is not a CORS request, and they would
+        # name a customer's origin). Vary: Origin is added by http_caching.vary_on_origin, to every
+        # answer and in one line.
+        always_send=False,
+        vary_header=False,
+    )
     init_gateway(app)
     init_assets(app)
     init_i18n(app)

@@ -3,13 +3,13 @@ variable named `PRERENDER_<KEY>` (values are parsed as JSON when they parse, so 
 
 Nothing here is read at import time: `load_config` is called by the application factory.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from flask import Flask
-
 
 # A CACHE_REDIS_URL switches any other backend to RedisCache (README: "every cache in Redis").
 REDIS_CACHE_TYPES = frozenset({"RedisCache", "RedisClusterCache", "RedisSentinelCache"})
@@ -56,7 +56,8 @@ class DefaultConfig:
     # While the upstream fails, cards use the last good recipes and suggestions up to this old.
     STALE_IF_ERROR_SECONDS = 24 * 3600
 
-    # Rendered card fragments kept per worker process, keyed by their whole view model (prerender/rendering/fragments.py).
+    # Rendered card fragments kept per worker process, keyed by their whole view model
+    # (prerender/rendering/fragments.py).
     FRAGMENT_MEMO_SIZE = 2048
 
     # Public addresses. None: derived from the request (scheme + host).
@@ -68,13 +69,14 @@ class DefaultConfig:
 
     # CORS: any http(s) localhost / 127.0.0.1 / [::1] origin on any port is always allowed;
     # this list adds exact origins (e.g. ["https://shop.example"]).
-    CORS_ALLOWED_ORIGINS: list[str] = []
+    CORS_ALLOWED_ORIGINS: ClassVar[list[str]] = []
 
     # Largest request body accepted (413 beyond). Other limits are in prerender/schemas/limits.py.
     MAX_CONTENT_LENGTH = 64 * 1024
     # URL and header sizes (414 and 431 beyond; prerender/web/request_limits.py). Kept under gunicorn's own
     # limits (gunicorn.conf.py) so clients get a problem+json. Fragments are called server to server with a
-    # handful of short headers (the longest valid card query, every id escaped, is about 6 KiB); the browser SDK's calls may carry a page's cookies, hence room for those.
+    # handful of short headers (the longest valid card query, every id escaped, is about 6 KiB); the browser
+    # SDK's calls may carry a page's cookies, hence room for those.
     MAX_URL_BYTES = 8000
     MAX_HEADER_FIELD_BYTES = 8192
     MAX_HEADER_FIELDS = 100

@@ -14,6 +14,7 @@ lock around one LRUCache. Expiry is an (expires, blob) pair checked on read, as 
 `cachetools.TLRUCache`: the same behaviour, and the TLRUCache (a heap of expiry times, a timer context
 per call) measured about twice the time per get and set on this path, which every card takes.
 """
+
 from __future__ import annotations
 
 import pickle

@@ -3,22 +3,40 @@
 Under gunicorn with PROMETHEUS_MULTIPROC_DIR set, each worker writes its samples to files that /metrics
 adds up; gunicorn's child_exit hook marks a dead worker's gauges.
 """
+
 from __future__ import annotations
 
 from prometheus_client import Counter, Gauge, Histogram
 
-REQUESTS = Counter("prerender_requests_total", "Requests answered, by route, status and API version.",
-                   ["endpoint", "status", "version"])
-REQUEST_SECONDS = Histogram("prerender_request_duration_seconds", "Time to answer a request, by route.",
-                            ["endpoint", "version"],
-                            buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5))
-UPSTREAM_CALLS = Counter("prerender_upstream_calls_total", "Upstream calls, by endpoint and outcome.",
-                         ["endpoint", "outcome"])
-UPSTREAM_SECONDS = Histogram("prerender_upstream_call_duration_seconds", "Upstream call time, by endpoint.",
-                             ["endpoint"], buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 3))
+REQUESTS = Counter(
+    "prerender_requests_total",
+    "Requests answered, by route, status and API version.",
+    ["endpoint", "status", "version"],
+)
+REQUEST_SECONDS = Histogram(
+    "prerender_request_duration_seconds",
+    "Time to answer a request, by route.",
+    ["endpoint", "version"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5),
+)
+UPSTREAM_CALLS = Counter(
+    "prerender_upstream_calls_total", "Upstream calls, by endpoint and outcome.", ["endpoint", "outcome"]
+)
+UPSTREAM_SECONDS = Histogram(
+    "prerender_upstream_call_duration_seconds",
+    "Upstream call time, by endpoint.",
+    ["endpoint"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 3),
+)
 CACHE_LOOKUPS = Counter("prerender_cache_lookups_total", "Read-cache lookups: hit, miss or error.", ["result"])
-FRAGMENT_MEMO_LOOKUPS = Counter("prerender_fragment_memo_lookups_total",
-                                "Rendered-fragment memo lookups (per worker process): hit or miss.", ["result"])
-BREAKER_STATE = Gauge("prerender_circuit_breaker_state", "Upstream circuit breaker: 0 closed, 1 half-open, "
-                      "2 open (the worst of the workers).", multiprocess_mode="max")
+FRAGMENT_MEMO_LOOKUPS = Counter(
+    "prerender_fragment_memo_lookups_total",
+    "Rendered-fragment memo lookups (per worker process): hit or miss.",
+    ["result"],
+)
+BREAKER_STATE = Gauge(
+    "prerender_circuit_breaker_state",
+    "Upstream circuit breaker: 0 closed, 1 half-open, 2 open (the worst of the workers).",
+    multiprocess_mode="max",
+)
 BREAKER_VALUES = {"closed": 0, "half-open": 1, "open": 2}

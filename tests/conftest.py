@@ -1,4 +1,5 @@
 """Fixtures shared by every level: a prerender app built from create_app with a test configuration."""
+
 from __future__ import annotations
 
 import socket
@@ -25,8 +26,12 @@ def closed_port() -> int:
 @pytest.fixture
 def app_config() -> dict:
     """The test configuration; integration tests override UPSTREAM_URL with a live coreapi."""
-    return {"TESTING": True, "UPSTREAM_URL": f"http://127.0.0.1:{closed_port()}", "UPSTREAM_RETRIES": 0,
-            "I18N_OVERRIDES_DIR": None}
+    return {
+        "TESTING": True,
+        "UPSTREAM_URL": f"http://127.0.0.1:{closed_port()}",
+        "UPSTREAM_RETRIES": 0,
+        "I18N_OVERRIDES_DIR": None,
+    }
 
 
 @pytest.fixture

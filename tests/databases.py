@@ -7,6 +7,7 @@ reason naming the environment variable to set) when the server does not answer; 
 `PostgresSchemas` has the interface of tests/coreapi/conftest.py's `PostgresBackend` (`name`, `url`,
 `new_database()`, `close()`), so that suite can import it from here instead of keeping its own copy.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -44,8 +45,10 @@ class PostgresSchemas:
         except OperationalError as error:
             self.engine.dispose()
             where = make_url(url).render_as_string(hide_password=True)
-            raise Unreachable(f"PostgreSQL is not reachable at {where} (set COREAPI_TEST_POSTGRES_URL): "
-                              f"{str(error.orig).strip().splitlines()[0]}") from error
+            raise Unreachable(
+                f"PostgreSQL is not reachable at {where} (set COREAPI_TEST_POSTGRES_URL): "
+                f"{str(error.orig).strip().splitlines()[0]}"
+            ) from error
 
     def new_database(self) -> dict[str, Any]:
         """The coreapi configuration of a new, empty schema (DATABASE_URL and the engine's search_path)."""
@@ -53,9 +56,13 @@ class PostgresSchemas:
         with self.engine.connect() as connection:
             connection.execute(text(f'CREATE SCHEMA "{schema}"'))
         self.schemas.append(schema)
-        return {"DATABASE_URL": self.url,
-                "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True,
-                                              "connect_args": {"options": f"-csearch_path={schema}"}}}
+        return {
+            "DATABASE_URL": self.url,
+            "SQLALCHEMY_ENGINE_OPTIONS": {
+                "pool_pre_ping": True,
+                "connect_args": {"options": f"-csearch_path={schema}"},
+            },
+        }
 
     def close(self) -> None:
         with self.engine.connect() as connection:
@@ -80,8 +87,11 @@ class RedisNamespace:
 
     def cache_config(self, name: str | None = None) -> dict[str, Any]:
         """prerender's configuration of a new, empty cache in Redis (a sub-prefix of this session's)."""
-        return {"CACHE_TYPE": "RedisCache", "CACHE_REDIS_URL": self.url,
-                "CACHE_KEY_PREFIX": f"{self.prefix}{name or next(self._caches)}:"}
+        return {
+            "CACHE_TYPE": "RedisCache",
+            "CACHE_REDIS_URL": self.url,
+            "CACHE_KEY_PREFIX": f"{self.prefix}{name or next(self._caches)}:",
+        }
 
     def keys(self) -> list[bytes]:
         return list(self.client.scan_iter(match=f"{self.prefix}*", count=1000))
@@ -90,5 +100,5 @@ class RedisNamespace:
         """Delete every key of the session (prerender's entries expire anyway, but not before hours)."""
         keys = self.keys()
         for start in range(0, len(keys), 1000):
-            self.client.delete(*keys[start:start + 1000])
+            self.client.delete(*keys[start : start + 1000])
         self.client.close()

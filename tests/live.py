@@ -39,6 +39,7 @@ What runs where:
 
 `@pytest.mark.only_stack("<id>", reason="...")` pins a test to one stack: its other variants are deselected.
 """
+
 from __future__ import annotations
 
 import threading
@@ -209,9 +210,13 @@ def prerender_url(stack: Stack, coreapi_url: str) -> Iterator[str]:
 
 # ------------------------------------------------------------------------------------ pinning to a stack
 
+
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "only_stack(name, reason): run this test on that live stack only "
-                                       "(tests/live.py); its other variants are deselected")
+    config.addinivalue_line(
+        "markers",
+        "only_stack(name, reason): run this test on that live stack only "
+        "(tests/live.py); its other variants are deselected",
+    )
 
 
 def stack_of(item: pytest.Item) -> str | None:

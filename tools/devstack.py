@@ -2,6 +2,7 @@
 
 Ports come from COREAPI_PORT (8001), PRERENDER_PORT (8000) and SHOP_PORT (8080).
 """
+
 from __future__ import annotations
 
 import os
@@ -33,8 +34,14 @@ class Service:
         return f"http://127.0.0.1:{self.port}"
 
     def command(self) -> list[str]:
-        return [str(BIN / "gunicorn"), "--config", str(ROOT / "gunicorn.conf.py"),
-                "--bind", f"127.0.0.1:{self.port}", self.app]
+        return [
+            str(BIN / "gunicorn"),
+            "--config",
+            str(ROOT / "gunicorn.conf.py"),
+            "--bind",
+            f"127.0.0.1:{self.port}",
+            self.app,
+        ]
 
 
 def metrics_dir() -> str:
@@ -53,12 +60,24 @@ def services() -> list[Service]:
     prerender_url = f"http://127.0.0.1:{prerender_port}"
     return [
         Service("coreapi", coreapi_port, "coreapi.wsgi:app", "/healthz", {}),
-        Service("prerender", prerender_port, "wsgi:app", "/healthz",
-                {"PRERENDER_UPSTREAM_URL": os.environ.get("PRERENDER_UPSTREAM_URL", coreapi_url),
-                 "PRERENDER_PUBLIC_URL": os.environ.get("PRERENDER_PUBLIC_URL", prerender_url),
-                 "PROMETHEUS_MULTIPROC_DIR": metrics_dir()}),
-        Service("shop", shop_port, "examples.shop.wsgi:app", "/healthz",
-                {"SHOP_PRERENDER_URL": prerender_url, "SHOP_COREAPI_URL": coreapi_url}),
+        Service(
+            "prerender",
+            prerender_port,
+            "wsgi:app",
+            "/healthz",
+            {
+                "PRERENDER_UPSTREAM_URL": os.environ.get("PRERENDER_UPSTREAM_URL", coreapi_url),
+                "PRERENDER_PUBLIC_URL": os.environ.get("PRERENDER_PUBLIC_URL", prerender_url),
+                "PROMETHEUS_MULTIPROC_DIR": metrics_dir(),
+            },
+        ),
+        Service(
+            "shop",
+            shop_port,
+            "examples.shop.wsgi:app",
+            "/healthz",
+            {"SHOP_PRERENDER_URL": prerender_url, "SHOP_COREAPI_URL": coreapi_url},
+        ),
     ]
 
 

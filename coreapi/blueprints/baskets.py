@@ -33,9 +33,7 @@ bp.before_request(require_identity)
 def refused(error: baskets.BasketError) -> ResponseReturnValue:
     """Unknown recipe or ingredient, recipe not in the basket: 404; not a candidate: 400."""
     if isinstance(error, baskets.NotACandidate):
-        return handle_problem(
-            BadRequest(str(error), errors=field_error("json", "product_id", str(error)))
-        )
+        return handle_problem(BadRequest(str(error), errors=field_error("json", "product_id", str(error))))
     return handle_problem(NotFound(str(error)))
 
 
@@ -88,9 +86,7 @@ def rescale_recipe(args: dict[str, Any], recipe_id: str) -> dict[str, Any]:
 def remove_recipe(args: dict[str, Any], recipe_id: str) -> dict[str, Any]:
     """Remove a recipe and its lines."""
     return _update(
-        baskets.remove_recipe(
-            db.session(), current_identity(), args["store"], recipe_id, current().language
-        )
+        baskets.remove_recipe(db.session(), current_identity(), args["store"], recipe_id, current().language)
     )
 
 
@@ -117,18 +113,14 @@ def set_ingredient(args: dict[str, Any], recipe_id: str, ingredient_id: str) -> 
 def reconcile(args: dict[str, Any]) -> dict[str, Any]:
     """Follow the retailer cart: reduce what it holds less of, newest entries first."""
     cart = [(line["id"], line["quantity"]) for line in args["cart"]]
-    return _update(
-        baskets.reconcile(db.session(), current_identity(), args["store"], cart, current().language)
-    )
+    return _update(baskets.reconcile(db.session(), current_identity(), args["store"], cart, current().language))
 
 
 @bp.post("/confirm")
 @use_args(ConfirmArgs(), location="json")
 def confirm(args: dict[str, Any]) -> dict[str, Any]:
     """The user paid: confirm the basket once per order id; an empty one is not confirmed."""
-    confirmation = baskets.confirm(
-        db.session(), current_identity(), args["store"], args["total"], args["order_id"]
-    )
+    confirmation = baskets.confirm(db.session(), current_identity(), args["store"], args["total"], args["order_id"])
     return dump_one(ConfirmationSchema(), confirmation)
 
 
@@ -138,7 +130,5 @@ def confirm(args: dict[str, Any]) -> dict[str, Any]:
 def merge_authless_basket(args: dict[str, Any]) -> dict[str, Any]:
     """Move a logged-out visitor's entries into the connected user's basket."""
     return _update(
-        baskets.merge_authless(
-            db.session(), current_identity(), args["authless_id"], args["store"], current().language
-        )
+        baskets.merge_authless(db.session(), current_identity(), args["authless_id"], args["store"], current().language)
     )

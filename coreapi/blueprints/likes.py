@@ -27,9 +27,7 @@ bp.before_request(require_connected_user)
 @use_args(LikesArgs(), location="query")
 def index(args: dict[str, Any]) -> dict[str, Any]:
     """The asked recipe ids the user likes."""
-    liked = likes.liked_among(
-        db.session(), current_supplier().id, connected_user_id(), args["recipe_ids"]
-    )
+    liked = likes.liked_among(db.session(), current_supplier().id, connected_user_id(), args["recipe_ids"])
     return dump_one(LikedRecipesSchema(), {"data": liked})
 
 

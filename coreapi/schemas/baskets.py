@@ -28,9 +28,7 @@ class BasketArgs(Schema):
 
 
 def guests_field() -> fields.Integer:
-    return fields.Integer(
-        required=True, strict=True, validate=validate.Range(min=1, max=MAX_SERVES)
-    )
+    return fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=MAX_SERVES))
 
 
 class AddRecipeArgs(BasketArgs):
@@ -44,9 +42,7 @@ class GuestsArgs(BasketArgs):
 
 class IngredientLineArgs(BasketArgs):
     product_id = Id(required=True, validate=validate.Length(min=1, max=MAX_ID_LENGTH))
-    quantity = fields.Integer(
-        required=True, strict=True, validate=validate.Range(min=0, max=MAX_LINE_QUANTITY)
-    )
+    quantity = fields.Integer(required=True, strict=True, validate=validate.Range(min=0, max=MAX_LINE_QUANTITY))
 
 
 class CartLineSchema(Schema):
@@ -54,15 +50,11 @@ class CartLineSchema(Schema):
         unknown = EXCLUDE
 
     id = Id(required=True, validate=validate.Length(min=1, max=MAX_ID_LENGTH))
-    quantity = fields.Integer(
-        required=True, strict=True, validate=validate.Range(min=0, max=MAX_CART_QUANTITY)
-    )
+    quantity = fields.Integer(required=True, strict=True, validate=validate.Range(min=0, max=MAX_CART_QUANTITY))
 
 
 class ReconcileArgs(BasketArgs):
-    cart = fields.List(
-        fields.Nested(CartLineSchema), required=True, validate=validate.Length(max=MAX_CART_LINES)
-    )
+    cart = fields.List(fields.Nested(CartLineSchema), required=True, validate=validate.Length(max=MAX_CART_LINES))
 
 
 class ConfirmArgs(BasketArgs):
@@ -73,15 +65,11 @@ class ConfirmArgs(BasketArgs):
         allow_nan=False,
         validate=validate.Range(min=0, max=MAX_TOTAL),
     )
-    order_id = fields.String(
-        load_default=None, allow_none=True, validate=validate.Length(min=1, max=MAX_ID_LENGTH)
-    )
+    order_id = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=MAX_ID_LENGTH))
 
 
 class MergeArgs(BasketArgs):
-    authless_id = fields.String(
-        required=True, validate=validate.Length(min=1, max=MAX_ID_LENGTH)
-    )
+    authless_id = fields.String(required=True, validate=validate.Length(min=1, max=MAX_ID_LENGTH))
 
 
 class ProductQuantitySchema(Schema):

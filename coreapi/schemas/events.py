@@ -28,9 +28,7 @@ class PropValue(fields.Field[str | int | float | bool]):
         "too_long": f"Longer than {MAX_PROP_TEXT_LENGTH} characters.",
     }
 
-    def _deserialize(
-        self, value: Any, attr: str | None, data: Any, **kwargs: Any
-    ) -> str | int | float | bool:
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str | int | float | bool:
         if isinstance(value, bool | int):
             return value
         if isinstance(value, float) and math.isfinite(value):
@@ -53,9 +51,7 @@ class EventSchema(Schema):
             error=f"1 to {MAX_NAME_LENGTH} characters among a-z, '.' and '-'.",
         ),
     )
-    path = fields.String(
-        load_default=None, allow_none=True, validate=validate.Length(max=MAX_PATH_LENGTH)
-    )
+    path = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=MAX_PATH_LENGTH))
     props = fields.Dict(
         keys=fields.String(validate=validate.Length(min=1, max=MAX_PROP_NAME_LENGTH)),
         values=PropValue(),
@@ -63,9 +59,7 @@ class EventSchema(Schema):
         validate=validate.Length(max=MAX_PROPS),
     )
     # When the browser saw it; the time coreapi receives it when absent. Naive times are UTC.
-    timestamp = fields.AwareDateTime(
-        load_default=None, allow_none=True, default_timezone=dt.UTC
-    )
+    timestamp = fields.AwareDateTime(load_default=None, allow_none=True, default_timezone=dt.UTC)
 
     @post_load
     def make_event(self, data: dict[str, Any], **kwargs: Any) -> NewEvent:
@@ -84,9 +78,7 @@ class EventsArgs(Schema):
 
 
 class SessionEventsArgs(Schema):
-    session_id = fields.String(
-        required=True, validate=validate.Length(min=1, max=MAX_ID_LENGTH)
-    )
+    session_id = fields.String(required=True, validate=validate.Length(min=1, max=MAX_ID_LENGTH))
 
 
 class IdentitySchema(Schema):

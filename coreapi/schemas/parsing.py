@@ -38,9 +38,7 @@ class Parser(FlaskParser):
         error_headers: Mapping[str, str] | None,
     ) -> NoReturn:
         assert isinstance(error.messages, dict)  # keyed by location, see webargs
-        errors: FieldErrors = {
-            location: flatten_messages(messages) for location, messages in error.messages.items()
-        }
+        errors: FieldErrors = {location: flatten_messages(messages) for location, messages in error.messages.items()}
         raise BadRequest("The request has invalid fields.", errors=errors)
 
     def _handle_invalid_json_error(
@@ -50,9 +48,7 @@ class Parser(FlaskParser):
         *args: Any,
         **kwargs: Any,
     ) -> NoReturn:
-        raise BadRequest(
-            "The request body is not valid JSON.", errors={"json": {"_schema": [str(error)]}}
-        )
+        raise BadRequest("The request body is not valid JSON.", errors={"json": {"_schema": [str(error)]}})
 
 
 parser = Parser()

@@ -19,12 +19,8 @@ class ContextSchema(Schema):
         unknown = EXCLUDE
 
     key = fields.String(required=True, validate=validate.Length(max=100))
-    surrounding_product_ids = fields.List(
-        Id(), required=True, validate=validate.Length(min=1, max=MAX_SURROUNDING)
-    )
-    current_product_ids = fields.List(
-        Id(), load_default=list, validate=validate.Length(max=MAX_CURRENT)
-    )
+    surrounding_product_ids = fields.List(Id(), required=True, validate=validate.Length(min=1, max=MAX_SURROUNDING))
+    current_product_ids = fields.List(Id(), load_default=list, validate=validate.Length(max=MAX_CURRENT))
 
     @post_load
     def make_context(self, data: dict[str, Any], **kwargs: Any) -> ProductContext:
@@ -39,9 +35,7 @@ class SuggestionsRequestSchema(Schema):
     class Meta:
         unknown = EXCLUDE
 
-    contexts = fields.List(
-        fields.Nested(ContextSchema), required=True, validate=validate.Length(max=MAX_CONTEXTS)
-    )
+    contexts = fields.List(fields.Nested(ContextSchema), required=True, validate=validate.Length(max=MAX_CONTEXTS))
     store = StoreField(data_key="store_id", load_default=None, allow_none=True)
     category_id = fields.String(load_default=None, allow_none=True)
     keyword = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200))

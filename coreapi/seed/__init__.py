@@ -160,9 +160,7 @@ def _recipe(row: Row) -> Row:
         "preparation_time": int(row["preparation_time"]),
         "cooking_time": int(row["cooking_time"]),
         "guests": int(row["guests"]),
-        "search_text": search_key(
-            row["title"], row.get("title_en"), row.get("description"), row.get("description_en")
-        ),
+        "search_text": search_key(row["title"], row.get("title_en"), row.get("description"), row.get("description_en")),
     }
 
 

@@ -153,13 +153,9 @@ class Confirmation:
 # --- reads ---------------------------------------------------------------------------------
 
 
-def get_basket(
-    session: Session, owner: Identity, store: Store, language: str = DEFAULT_LANGUAGE
-) -> BasketView:
+def get_basket(session: Session, owner: Identity, store: Store, language: str = DEFAULT_LANGUAGE) -> BasketView:
     """The identity's open basket at ``store`` (moved there first); empty when it has none."""
-    basket = session.scalars(
-        select(Basket).where(*_open_basket_of(owner)).options(*_BASKET_LOADING)
-    ).one_or_none()
+    basket = session.scalars(select(Basket).where(*_open_basket_of(owner)).options(*_BASKET_LOADING)).one_or_none()
     if basket is not None and basket.store_id != store.id:
         return _write(session, owner, store, language, lambda basket: None).basket
     return _view(session, basket, store, language)
@@ -264,9 +260,7 @@ def set_ingredient(
     if item is None:
         raise UnknownIngredient(f"Recipe {recipe_id!r} has no ingredient {ingredient_id!r}.")
     key = database_id(product_id)
-    product = next(
-        (link.product for link in item.ingredient.product_links if link.product_id == key), None
-    )
+    product = next((link.product for link in item.ingredient.product_links if link.product_id == key), None)
     if product is None:
         raise NotACandidate(f"Product {product_id!r} cannot stand for {ingredient_id!r}.")
 
@@ -282,9 +276,7 @@ def set_ingredient(
         if entry is None:
             entry = _new_entry(basket, recipe, recipe.guests)
         if line is None:
-            entry.lines.append(
-                BasketLine(ingredient_id=ingredient_id, product=product, quantity=quantity)
-            )
+            entry.lines.append(BasketLine(ingredient_id=ingredient_id, product=product, quantity=quantity))
         else:
             line.product = product
             line.quantity = quantity
@@ -331,9 +323,7 @@ def reconcile(
     return _write(session, owner, store, language, apply, cart_follows=False)
 
 
-def confirm(
-    session: Session, owner: Identity, store: Store, total: Decimal, order_id: str | None
-) -> Confirmation:
+def confirm(session: Session, owner: Identity, store: Store, total: Decimal, order_id: str | None) -> Confirmation:
     """The user paid: store the basket as confirmed (the identity starts an empty one).
 
     An ``order_id`` the identity already confirmed changes nothing, so repeated calls never
@@ -433,9 +423,7 @@ def _open_basket_of(owner: Identity) -> list[ColumnElement[bool]]:
     ]
 
 
-def _lock_open_basket(
-    session: Session, owner: Identity, *, create_at: Store | None = None
-) -> Basket | None:
+def _lock_open_basket(session: Session, owner: Identity, *, create_at: Store | None = None) -> Basket | None:
     """The identity's open basket, locked for this transaction; when it has none, a new one at
     ``create_at`` (``None``: no basket)."""
     dialect = session.get_bind().dialect.name
@@ -491,9 +479,7 @@ def _order_confirmed(session: Session, owner: Identity, order_id: str) -> bool:
 # --- entries and lines ---------------------------------------------------------------------
 
 
-def _find_recipe(
-    session: Session, recipe_id: str, loading: Iterable[ExecutableOption] = ()
-) -> Recipe:
+def _find_recipe(session: Session, recipe_id: str, loading: Iterable[ExecutableOption] = ()) -> Recipe:
     key = database_id(recipe_id)
     recipe = (
         session.scalars(select(Recipe).where(Recipe.id == key).options(*loading)).one_or_none()
@@ -537,17 +523,13 @@ def _rescale(entry: BasketEntry, guests: int) -> None:
     entry.guests = guests
     for line in entry.lines:
         if line.ingredient_id in needed:
-            line.quantity = packages(
-                needed[line.ingredient_id], recipe.guests, guests, line.product.size_value
-            )
+            line.quantity = packages(needed[line.ingredient_id], recipe.guests, guests, line.product.size_value)
 
 
 def _ordered_lines(entry: BasketEntry) -> list[BasketLine]:
     """The entry's lines in the order of the recipe's ingredients."""
     positions = {item.ingredient_id: item.position for item in entry.recipe.ingredients}
-    return sorted(
-        entry.lines, key=lambda line: (positions.get(line.ingredient_id, 0), line.ingredient_id)
-    )
+    return sorted(entry.lines, key=lambda line: (positions.get(line.ingredient_id, 0), line.ingredient_id))
 
 
 # --- quantities, changes and the answer ----------------------------------------------------
@@ -580,10 +562,7 @@ def _view(session: Session, basket: Basket | None, store: Store, language: str) 
             recipe_id=entry.recipe.id,
             guests=entry.guests,
             title=localized(entry.recipe.title, entry.recipe.title_en, language),
-            lines=[
-                _line_view(line, offers.get(line.product.id), language)
-                for line in _ordered_lines(entry)
-            ],
+            lines=[_line_view(line, offers.get(line.product.id), language) for line in _ordered_lines(entry)],
         )
         for entry in entries
     ]
@@ -614,4 +593,3 @@ def _line_view(line: BasketLine, stocked: StoreProduct | None, language: str) ->
         price=to_cents(unit_price * line.quantity) if unit_price is not None else None,
         available=offer.purchasable,
     )
-

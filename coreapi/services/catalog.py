@@ -78,17 +78,13 @@ class ProductView:
     ingredient_ids: list[str]
 
 
-def load_offers(
-    session: Session, store: Store | None, product_ids: Iterable[int]
-) -> dict[int, StoreProduct]:
+def load_offers(session: Session, store: Store | None, product_ids: Iterable[int]) -> dict[int, StoreProduct]:
     """The store's prices of the given products (none without a store), in one query."""
     ids = set(product_ids)
     if store is None or not ids:
         return {}
     rows = session.scalars(
-        select(StoreProduct).where(
-            StoreProduct.store_id == store.id, StoreProduct.product_id.in_(ids)
-        )
+        select(StoreProduct).where(StoreProduct.store_id == store.id, StoreProduct.product_id.in_(ids))
     )
     return {row.product_id: row for row in rows}
 
@@ -128,9 +124,7 @@ def list_products(
     """A page of the catalog, optionally searched by name or brand, or restricted to ``ids``."""
     statement = select(Product).options(selectinload(Product.ingredient_links)).order_by(Product.id)
     if query:
-        statement = statement.where(
-            Product.search_text.contains(search_key(query), autoescape=True)
-        )
+        statement = statement.where(Product.search_text.contains(search_key(query), autoescape=True))
     if ids is not None:
         statement = statement.where(Product.id.in_(database_ids(ids)))
     products = paginate(session, statement, page, per_page)

@@ -68,9 +68,7 @@ def store_events(
 
 def session_events(session: Session, session_id: str) -> list[StoredEvent]:
     """A session's events, oldest first (ties in the order they were stored)."""
-    rows = session.scalars(
-        select(Event).where(Event.session_id == session_id).order_by(Event.timestamp, Event.id)
-    )
+    rows = session.scalars(select(Event).where(Event.session_id == session_id).order_by(Event.timestamp, Event.id))
     return [
         StoredEvent(
             name=row.name,

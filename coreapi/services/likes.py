@@ -19,9 +19,7 @@ _INSERTS: dict[str, Callable[[type[Base]], postgresql.Insert | sqlite.Insert]] =
 }
 
 
-def liked_among(
-    session: Session, supplier_id: int, user_id: str, recipe_ids: Sequence[str]
-) -> list[int]:
+def liked_among(session: Session, supplier_id: int, user_id: str, recipe_ids: Sequence[str]) -> list[int]:
     """The recipes among ``recipe_ids`` the supplier's user likes, in the order asked."""
     keys = database_ids(recipe_ids)
     if not keys:

@@ -42,8 +42,9 @@ def recipe_picture(session: Session, recipe_id: int) -> RecipePicture | None:
     if recipe is None:
         return None
     items = sorted(recipe.ingredients, key=lambda item: not item.is_primary)
-    return RecipePicture(recipe_id=str(recipe.id), recipe_type=recipe.type,
-                         colors=[item.ingredient.color for item in items])
+    return RecipePicture(
+        recipe_id=str(recipe.id), recipe_type=recipe.type, colors=[item.ingredient.color for item in items]
+    )
 
 
 def product_picture(session: Session, product_id: int) -> ProductPicture | None:
@@ -57,5 +58,10 @@ def product_picture(session: Session, product_id: int) -> ProductPicture | None:
     if product is None:
         return None
     colors = [link.ingredient.color for link in product.ingredient_links if link.ingredient.color]
-    return ProductPicture(product_id=str(product.id), package=product.package or "box", brand=product.brand or "",
-                          name=product.name, color=colors[0] if colors else None)
+    return ProductPicture(
+        product_id=str(product.id),
+        package=product.package or "box",
+        brand=product.brand or "",
+        name=product.name,
+        color=colors[0] if colors else None,
+    )

@@ -19,9 +19,7 @@ class DisplayUnit:
 
 
 DISPLAY_UNITS: dict[str, DisplayUnit] = {
-    "c. à soupe": DisplayUnit(
-        Decimal(15), {"fr": ("c. à soupe", "c. à soupe"), "en": ("tbsp", "tbsp")}
-    ),
+    "c. à soupe": DisplayUnit(Decimal(15), {"fr": ("c. à soupe", "c. à soupe"), "en": ("tbsp", "tbsp")}),
     "c. à café": DisplayUnit(Decimal(5), {"fr": ("c. à café", "c. à café"), "en": ("tsp", "tsp")}),
     "pincée": DisplayUnit(Decimal(1), {"fr": ("pincée", "pincées"), "en": ("pinch", "pinches")}),
 }
@@ -87,9 +85,7 @@ def _plural(names: tuple[str, str], count: Decimal) -> str:
 
 
 @lru_cache(maxsize=8192, typed=True)  # a few hundred quantities, for a few numbers of guests
-def format_quantity(
-    quantity: Decimal, unit: str, language: str, display_unit: str | None = None
-) -> str:
+def format_quantity(quantity: Decimal, unit: str, language: str, display_unit: str | None = None) -> str:
     """How a recipe's quantity reads: "600 g", "1,5 kg", "25 ml", "2 c. à soupe", "3"."""
     measure = DISPLAY_UNITS.get(display_unit or "")
     if measure is not None:
@@ -105,9 +101,7 @@ def format_quantity(
 def format_size(value: Decimal, unit: str, language: str) -> str:
     """A product's size or a metric quantity: "500 g", "1 kg", "750 ml", "1,5 l", "6 pièces"."""
     if unit == "piece":
-        return (
-            f"{format_number(value, language)} {_plural(PIECES.get(language, PIECES['fr']), value)}"
-        )
+        return f"{format_number(value, language)} {_plural(PIECES.get(language, PIECES['fr']), value)}"
     large = {"g": "kg", "ml": "l"}.get(unit)
     if large is not None and value >= 1000:
         return f"{format_number(value / 1000, language)} {large}"

@@ -51,9 +51,7 @@ class RecipeSummary:
     guests: int
 
 
-def completed_at(
-    store_id: int | BindParameter[int], recipe_id: InstrumentedAttribute[int]
-) -> ColumnElement[bool]:
+def completed_at(store_id: int | BindParameter[int], recipe_id: InstrumentedAttribute[int]) -> ColumnElement[bool]:
     """SQL condition of the completion filter: the recipe's primary ingredient can be bought.
 
     The store's shelf is an EXISTS nested in the one on the primary ingredient's products, so
@@ -79,11 +77,7 @@ def completed_at(
     )
 
 
-
-
-def in_category(
-    category_id: str | BindParameter[str], recipe_id: InstrumentedAttribute[int]
-) -> ColumnElement[bool]:
+def in_category(category_id: str | BindParameter[str], recipe_id: InstrumentedAttribute[int]) -> ColumnElement[bool]:
     tagged = aliased(RecipeCategory)
     return exists().where(tagged.recipe_id == recipe_id, tagged.category_id == category_id)
 
@@ -142,18 +136,14 @@ def list_recipes(
         .options(selectinload(Recipe.categories))
         .order_by(Recipe.id)
     )
-    return paginate(session, statement, page, per_page).map(
-        lambda recipe: summary(recipe, language)
-    )
+    return paginate(session, statement, page, per_page).map(lambda recipe: summary(recipe, language))
 
 
 def find_summary_by_external_id(
     session: Session, external_id: str, language: str = DEFAULT_LANGUAGE
 ) -> RecipeSummary | None:
     recipe = session.scalars(
-        select(Recipe)
-        .where(Recipe.external_id == external_id)
-        .options(selectinload(Recipe.categories))
+        select(Recipe).where(Recipe.external_id == external_id).options(selectinload(Recipe.categories))
     ).one_or_none()
     return summary(recipe, language) if recipe is not None else None
 
@@ -192,9 +182,7 @@ def recipe_details(
     if not keys:
         return []
     connection = session.connection(bind_arguments={"mapper": Recipe})
-    recipes: dict[int, _RecipeRow] = {
-        row[0]: row for row in connection.execute(_RECIPES, {"keys": keys}).all()
-    }
+    recipes: dict[int, _RecipeRow] = {row[0]: row for row in connection.execute(_RECIPES, {"keys": keys}).all()}
     if not recipes:
         return []
     found = list(recipes)
@@ -206,9 +194,7 @@ def recipe_details(
     steps: dict[tuple[int, str], list[str]] = defaultdict(list)
     languages = sorted({language, DEFAULT_LANGUAGE})
     if not summary:
-        for recipe_id, step_language, text in connection.execute(
-            _STEPS, {"keys": found, "languages": languages}
-        ).all():
+        for recipe_id, step_language, text in connection.execute(_STEPS, {"keys": found, "languages": languages}).all():
             steps[recipe_id, step_language].append(text)
 
     items: dict[int, list[_ItemRow]] = defaultdict(list)
@@ -222,9 +208,7 @@ def recipe_details(
         if store is None:
             rows = connection.execute(_CANDIDATES, {"ingredients": ingredient_ids}).all()
         else:
-            rows = connection.execute(
-                _CANDIDATES_AT_STORE, {"ingredients": ingredient_ids, "store_id": store.id}
-            ).all()
+            rows = connection.execute(_CANDIDATES_AT_STORE, {"ingredients": ingredient_ids, "store_id": store.id}).all()
         builder.add_candidates(rows)
     return [
         builder.detail(
@@ -482,10 +466,7 @@ class _DetailBuilder:
             "cooking_time": cooking_time,
             "total_time": preparation_time + cooking_time,
             "guests": guests,
-            "steps": [
-                {"position": position, "text": text}
-                for position, text in enumerate(steps, start=1)
-            ],
+            "steps": [{"position": position, "text": text} for position, text in enumerate(steps, start=1)],
             "ingredients": ingredients,
             "available": available,
             "promoted": promoted,

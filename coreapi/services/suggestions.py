@@ -49,9 +49,7 @@ class Suggestion:
     recipe_id: int | None
 
 
-def score_candidates(
-    context: ProductContext, candidates: CandidateMap, liked: Iterable[int] = ()
-) -> dict[int, float]:
+def score_candidates(context: ProductContext, candidates: CandidateMap, liked: Iterable[int] = ()) -> dict[int, float]:
     """Score every recipe needing one of the context's products."""
     weights: dict[int, float] = {}
     for product_id in database_ids(context.surrounding_product_ids):
@@ -169,9 +167,7 @@ def _candidates_statement(at_store: bool, in_a_category: bool) -> Select[int, in
     return statement
 
 
-def liked_recipes(
-    session: Session, supplier_id: int, user_id: str, recipe_ids: Iterable[int]
-) -> set[int]:
+def liked_recipes(session: Session, supplier_id: int, user_id: str, recipe_ids: Iterable[int]) -> set[int]:
     """The recipes among ``recipe_ids`` the supplier's user likes."""
     ids = set(recipe_ids)
     if not ids:
@@ -216,9 +212,7 @@ def suggest(
         for context in contexts
         for product_id in (*context.surrounding_product_ids, *context.current_product_ids)
     )
-    candidates = load_candidates(
-        session, product_ids, store=store, category_id=category_id, keyword=keyword
-    )
+    candidates = load_candidates(session, product_ids, store=store, category_id=category_id, keyword=keyword)
     liked: set[int] = set()
     if profiling and user_id is not None and supplier_id is not None:
         liked = liked_recipes(session, supplier_id, user_id, set().union(*candidates.values()))

@@ -4,6 +4,7 @@ Its server calls prerender exactly as a customer's PHP or Java server would (man
 stylesheet links in <head>, fragments inserted between its own products) and keeps working, without
 cards, when prerender is down.
 """
+
 from __future__ import annotations
 
 import logging

@@ -1,5 +1,6 @@
 """The shop's own cart: kept server-side per visitor, fed by prerender's basket (basketSync) and shown on
 its page. In process memory: a demo store, emptied when the shop restarts."""
+
 from __future__ import annotations
 
 import threading
@@ -61,16 +62,19 @@ def _store() -> CartStore:
 
 
 def _answer(lines: dict[str, int], visitor: Visitor) -> Response:
-    response = jsonify(lines=[{"id": pid, "quantity": q} for pid, q in lines.items()],
-                       count=sum(lines.values()))
+    response = jsonify(lines=[{"id": pid, "quantity": q} for pid, q in lines.items()], count=sum(lines.values()))
     response.headers["Cache-Control"] = "no-store"
     persist(visitor, response, secure=current_app.config["COOKIE_SECURE"])
     return response
 
 
 def _problem(detail: str, status: int = 400) -> Response:
-    response = jsonify(type="about:blank", title="Bad Request" if status == 400 else "Unsupported Media Type",
-                       status=status, detail=detail)
+    response = jsonify(
+        type="about:blank",
+        title="Bad Request" if status == 400 else "Unsupported Media Type",
+        status=status,
+        detail=detail,
+    )
     response.status_code = status
     response.mimetype = "application/problem+json"
     return response
@@ -128,24 +132,38 @@ def page() -> Response:
     request_id = uuid.uuid4().hex
     t = Texts(visitor.language)
     quantities = _store().lines(cart_key(visitor))
-    stores_future = services.pool.submit(services.catalog.stores, language=visitor.language,
-                                         request_id=request_id)
+    stores_future = services.pool.submit(services.catalog.stores, language=visitor.language, request_id=request_id)
     sdk, styles = sdk_and_styles(services.prerender, services.pool, visitor, request_id=request_id)
     products = {}
     catalog_down = False
     if quantities:
         try:
-            found = services.catalog.products(store_id=visitor.store_id, language=visitor.language,
-                                              ids=list(quantities), per_page=len(quantities),
-                                              request_id=request_id)
+            found = services.catalog.products(
+                store_id=visitor.store_id,
+                language=visitor.language,
+                ids=list(quantities),
+                per_page=len(quantities),
+                request_id=request_id,
+            )
             products = {p.id: p for p in found}
         except (CatalogUnavailable, UnknownStore):
             catalog_down = True
-    lines = [{"id": pid, "quantity": q, "product": products.get(pid),
-              "total": (products[pid].price * q) if pid in products and products[pid].price is not None else None}
-             for pid, q in quantities.items()]
+    lines = [
+        {
+            "id": pid,
+            "quantity": q,
+            "product": products.get(pid),
+            "total": (products[pid].price * q) if pid in products and products[pid].price is not None else None,
+        }
+        for pid, q in quantities.items()
+    ]
     total = sum((line["total"] for line in lines if line["total"] is not None), Decimal("0"))
-    page_ = Page(visitor=visitor, stores=stores_of(stores_future), styles_html=styles, scripts_html=sdk,
-                 analytics_path="/cart")
-    return personal(make_response(render_template("cart.html", page=page_, t=t, lines=lines, total=total,
-                                                  catalog_down=catalog_down)), visitor)
+    page_ = Page(
+        visitor=visitor, stores=stores_of(stores_future), styles_html=styles, scripts_html=sdk, analytics_path="/cart"
+    )
+    return personal(
+        make_response(
+            render_template("cart.html", page=page_, t=t, lines=lines, total=total, catalog_down=catalog_down)
+        ),
+        visitor,
+    )

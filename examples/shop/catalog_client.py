@@ -2,6 +2,7 @@
 
 Unlike prerender, the catalog is essential: when it fails the shelf cannot be shown (CatalogUnavailable).
 """
+
 from __future__ import annotations
 
 import logging
@@ -74,10 +75,16 @@ def _price(value: Any) -> Decimal | None:
 
 
 def _product(item: dict[str, Any]) -> Product:
-    return Product(id=str(item["id"]), name=str(item["name"]), brand=str(item.get("brand") or ""),
-                   size=str(item.get("size") or ""), picture_url=_safe_url(item.get("picture_url")),
-                   price=_price(item.get("price")), available=item.get("available"),
-                   promoted=bool(item.get("promoted")))
+    return Product(
+        id=str(item["id"]),
+        name=str(item["name"]),
+        brand=str(item.get("brand") or ""),
+        size=str(item.get("size") or ""),
+        picture_url=_safe_url(item.get("picture_url")),
+        price=_price(item.get("price")),
+        available=item.get("available"),
+        promoted=bool(item.get("promoted")),
+    )
 
 
 def _int(value: Any) -> int | None:
@@ -85,11 +92,16 @@ def _int(value: Any) -> int | None:
 
 
 def _recipe(item: dict[str, Any]) -> RecipeSummary:
-    return RecipeSummary(id=str(item["id"]), title=str(item["title"]),
-                         description=str(item.get("description") or ""),
-                         picture_url=_safe_url(item.get("picture_url")), type=str(item.get("type") or ""),
-                         difficulty=_int(item.get("difficulty")), total_time=_int(item.get("total_time")),
-                         guests=_int(item.get("guests")))
+    return RecipeSummary(
+        id=str(item["id"]),
+        title=str(item["title"]),
+        description=str(item.get("description") or ""),
+        picture_url=_safe_url(item.get("picture_url")),
+        type=str(item.get("type") or ""),
+        difficulty=_int(item.get("difficulty")),
+        total_time=_int(item.get("total_time")),
+        guests=_int(item.get("guests")),
+    )
 
 
 class CatalogClient:
@@ -105,14 +117,16 @@ class CatalogClient:
         """This thread's session, created on first use (so never shared across a fork either)."""
         return self._sessions.get()
 
-    def _get(self, path: str, *, language: str, params: dict[str, Any] | None = None,
-             request_id: str | None = None) -> requests.Response:
+    def _get(
+        self, path: str, *, language: str, params: dict[str, Any] | None = None, request_id: str | None = None
+    ) -> requests.Response:
         headers = {"Language-Id": language}
         if request_id:
             headers["X-Request-Id"] = request_id
         try:
-            response = self.session.get(f"{self.base_url}/api/v1{path}", params=params, headers=headers,
-                                        timeout=self.timeout)
+            response = self.session.get(
+                f"{self.base_url}/api/v1{path}", params=params, headers=headers, timeout=self.timeout
+            )
         except requests.RequestException as error:
             log.error("coreapi GET %s failed (request %s): %s", path, request_id, error)
             raise CatalogUnavailable(str(error)) from error
@@ -122,15 +136,25 @@ class CatalogClient:
         response = self._get("/stores", language=language, request_id=request_id)
         try:
             response.raise_for_status()
-            return [Store(id=str(s["id"]), name=str(s["name"]), city=str(s.get("city") or ""))
-                    for s in response.json()["data"]]
+            return [
+                Store(id=str(s["id"]), name=str(s["name"]), city=str(s.get("city") or ""))
+                for s in response.json()["data"]
+            ]
         except (requests.HTTPError, ValueError, KeyError, TypeError) as error:
-            log.error("coreapi GET /stores: unusable answer %s (request %s): %s", response.status_code,
-                      request_id, error)
+            log.error(
+                "coreapi GET /stores: unusable answer %s (request %s): %s", response.status_code, request_id, error
+            )
             raise CatalogUnavailable(str(error)) from error
 
-    def products(self, *, store_id: str | None, language: str, per_page: int = 24,
-                 ids: list[str] | None = None, request_id: str | None = None) -> list[Product]:
+    def products(
+        self,
+        *,
+        store_id: str | None,
+        language: str,
+        per_page: int = 24,
+        ids: list[str] | None = None,
+        request_id: str | None = None,
+    ) -> list[Product]:
         params: dict[str, Any] = {"per_page": per_page}
         if ids:
             params["ids"] = ",".join(ids)
@@ -143,12 +167,14 @@ class CatalogClient:
             response.raise_for_status()
             return [_product(item) for item in response.json()["data"]]
         except (requests.HTTPError, ValueError, KeyError, TypeError) as error:
-            log.error("coreapi GET /products: unusable answer %s (request %s): %s", response.status_code,
-                      request_id, error)
+            log.error(
+                "coreapi GET /products: unusable answer %s (request %s): %s", response.status_code, request_id, error
+            )
             raise CatalogUnavailable(str(error)) from error
 
-    def recipes(self, *, store_id: str | None, language: str, per_page: int = 12,
-                request_id: str | None = None) -> list[RecipeSummary]:
+    def recipes(
+        self, *, store_id: str | None, language: str, per_page: int = 12, request_id: str | None = None
+    ) -> list[RecipeSummary]:
         """The recipe library (the shop's own recipe pages); the completion filter applies with a store."""
         params: dict[str, Any] = {"per_page": per_page}
         if store_id:
@@ -160,6 +186,7 @@ class CatalogClient:
             response.raise_for_status()
             return [_recipe(item) for item in response.json()["data"]]
         except (requests.HTTPError, ValueError, KeyError, TypeError) as error:
-            log.error("coreapi GET /recipes: unusable answer %s (request %s): %s", response.status_code,
-                      request_id, error)
+            log.error(
+                "coreapi GET /recipes: unusable answer %s (request %s): %s", response.status_code, request_id, error
+            )
             raise CatalogUnavailable(str(error)) from error

@@ -2,6 +2,7 @@
 
 Read by the application factory only (nothing at import time).
 """
+
 from __future__ import annotations
 
 import secrets

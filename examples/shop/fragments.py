@@ -6,6 +6,7 @@ whose recipe is already on the page (the band's, or another card's) is asked aga
 of nearby products at once (wave 2); the first new recipe wins, else the slot stays empty. Two cards of one recipe
 would also give two elements the same id (`svc-recipe-card-<recipe_id>`).
 """
+
 from __future__ import annotations
 
 import logging
@@ -17,8 +18,7 @@ from typing import Any
 
 from .catalog_client import Product
 from .prerender_client import PrerenderClient
-from .shelf import (BAND_DISPLAY_VARIANT, CardSlot, alternative_pairs, band_contexts, recipe_id_of,
-                    single_requests)
+from .shelf import BAND_DISPLAY_VARIANT, CardSlot, alternative_pairs, band_contexts, recipe_id_of, single_requests
 from .visitor import Visitor
 
 log = logging.getLogger(__name__)
@@ -48,25 +48,41 @@ def _result(future: Future, default: Any) -> Any:
     return future.result()
 
 
-def fetch_shelf_fragments(prerender: PrerenderClient, pool: Executor, visitor: Visitor,
-                          products: Sequence[Product], *, budget: float,
-                          request_id: str | None = None) -> ShelfFragments:
+def fetch_shelf_fragments(
+    prerender: PrerenderClient,
+    pool: Executor,
+    visitor: Visitor,
+    products: Sequence[Product],
+    *,
+    budget: float,
+    request_id: str | None = None,
+) -> ShelfFragments:
     deadline = time.monotonic() + budget
 
     def remaining() -> float:
         return max(0.0, deadline - time.monotonic())
 
     def ask(slot: CardSlot, ids: tuple[str, str]) -> Future:
-        return pool.submit(prerender.recipe_card, visitor, ids, store_id=visitor.store_id,
-                           display_variant=slot.display_variant, orientation=slot.orientation,
-                           request_id=request_id)
+        return pool.submit(
+            prerender.recipe_card,
+            visitor,
+            ids,
+            store_id=visitor.store_id,
+            display_variant=slot.display_variant,
+            orientation=slot.orientation,
+            request_id=request_id,
+        )
 
     singles = {slot: (ids, ask(slot, ids)) for slot, ids in single_requests(products)}
-    band_future = pool.submit(prerender.recipe_cards, visitor, band_contexts(products),
-                              store_id=visitor.store_id, display_variant=BAND_DISPLAY_VARIANT,
-                              request_id=request_id)
-    style_futures = [pool.submit(prerender.styles, visitor, name, request_id=request_id)
-                     for name in STYLE_COMPONENTS]
+    band_future = pool.submit(
+        prerender.recipe_cards,
+        visitor,
+        band_contexts(products),
+        store_id=visitor.store_id,
+        display_variant=BAND_DISPLAY_VARIANT,
+        request_id=request_id,
+    )
+    style_futures = [pool.submit(prerender.styles, visitor, name, request_id=request_id) for name in STYLE_COMPONENTS]
     wait([f for _, f in singles.values()] + [band_future, *style_futures], timeout=remaining())
 
     band: dict[int, str] = _result(band_future, {})
@@ -95,5 +111,8 @@ def fetch_shelf_fragments(prerender: PrerenderClient, pool: Executor, visitor: V
             if not any((html := _result(f, "")) and keep(slot, ids, html) for ids, f in attempts):
                 log.info("no other recipe for the card after product %d: slot left empty", slot.after)
 
-    return ShelfFragments(singles={slot: chosen[slot] for slot in singles if slot in chosen}, band=band,
-                          styles_html="".join(_result(f, "") for f in style_futures))
+    return ShelfFragments(
+        singles={slot: chosen[slot] for slot in singles if slot in chosen},
+        band=band,
+        styles_html="".join(_result(f, "") for f in style_futures),
+    )

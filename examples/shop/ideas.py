@@ -1,11 +1,11 @@
 """Pages using the browser runtime without server-rendered cards: the shop's own recipe cards tracked like
 native ones ("Idées"), and a page inserting prerender cards at runtime with innerHTML ("Injection")."""
-from __future__ import annotations
 
-from collections.abc import Callable
+from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Callable
 from concurrent.futures import Future
 
 from flask import Blueprint, Response, current_app, make_response, render_template, request
@@ -26,11 +26,11 @@ def _recipes(visitor: Visitor, request_id: str) -> list[RecipeSummary]:
     catalog = get_services().catalog
     per_page = current_app.config["IDEAS_SIZE"]
     try:
-        return catalog.recipes(store_id=visitor.store_id, language=visitor.language, per_page=per_page,
-                               request_id=request_id)
+        return catalog.recipes(
+            store_id=visitor.store_id, language=visitor.language, per_page=per_page, request_id=request_id
+        )
     except UnknownStore:
-        return catalog.recipes(store_id=None, language=visitor.language, per_page=per_page,
-                               request_id=request_id)
+        return catalog.recipes(store_id=None, language=visitor.language, per_page=per_page, request_id=request_id)
     except CatalogUnavailable:
         return []
 
@@ -41,8 +41,7 @@ def _stores(visitor: Visitor, request_id: str) -> Future:
 
 
 def _render(template: str, visitor: Visitor, page: Page, **values: object) -> Response:
-    return personal(make_response(render_template(template, page=page, t=Texts(visitor.language), **values)),
-                    visitor)
+    return personal(make_response(render_template(template, page=page, t=Texts(visitor.language), **values)), visitor)
 
 
 @bp.get("/idees")
@@ -64,8 +63,13 @@ def _runtime_page(template: str, *, analytics_path: str, scripts: Callable[[str]
     request_id = uuid.uuid4().hex
     stores = _stores(visitor, request_id)
     sdk, styles = sdk_and_styles(services.prerender, services.pool, visitor, request_id=request_id)
-    page = Page(visitor=visitor, stores=stores_of(stores), styles_html=styles, scripts_html=scripts(sdk),
-                analytics_path=analytics_path)
+    page = Page(
+        visitor=visitor,
+        stores=stores_of(stores),
+        styles_html=styles,
+        scripts_html=scripts(sdk),
+        analytics_path=analytics_path,
+    )
     return _render(template, visitor, page, recipes=_recipes(visitor, request_id))
 
 
@@ -76,6 +80,7 @@ def injection_card() -> Response:
     if not valid_identifier(recipe_id) or len(recipe_id) > 64:
         return Response("", status=400, mimetype="text/plain")
     visitor = visitor_from(request)
-    html = get_services().prerender.recipe_card_of(visitor, recipe_id, store_id=visitor.store_id,
-                                                   display_variant=2, request_id=uuid.uuid4().hex)
+    html = get_services().prerender.recipe_card_of(
+        visitor, recipe_id, store_id=visitor.store_id, display_variant=2, request_id=uuid.uuid4().hex
+    )
     return personal(Response(html, mimetype="text/html"), visitor)

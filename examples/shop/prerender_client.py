@@ -5,6 +5,7 @@
   page. Every public method returns an empty answer on failure instead of raising.
 - The mandatory headers of the spec on every call (see `prerender_headers`).
 """
+
 from __future__ import annotations
 
 import json
@@ -29,8 +30,7 @@ def prerender_headers(visitor: Visitor, supplier_token: str, request_id: str | N
     A logged-in visitor is `authorization: user_id <id>`; a logged-out one is `authless-id: <id>` (never
     both: prerender turns the authless id into its upstream authorization itself).
     """
-    headers = {"language-id": visitor.language, "supplier-token": supplier_token,
-               "session-id": visitor.session_id}
+    headers = {"language-id": visitor.language, "supplier-token": supplier_token, "session-id": visitor.session_id}
     if visitor.user_id is not None:
         headers["authorization"] = f"user_id {visitor.user_id}"
     else:
@@ -51,9 +51,18 @@ class CardContext:
 class PrerenderClient:
     """Calls prerender's card and styles routes. Thread-safe."""
 
-    def __init__(self, base_url: str, supplier_token: str, *, api_version: str = "v1",
-                 connect_timeout: float = 0.5, read_timeout: float = 3.0, styles_ttl: float = 60.0,
-                 pool_size: int = 16, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        supplier_token: str,
+        *,
+        api_version: str = "v1",
+        connect_timeout: float = 0.5,
+        read_timeout: float = 3.0,
+        styles_ttl: float = 60.0,
+        pool_size: int = 16,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self.supplier_token = supplier_token
         self.api_version = api_version
@@ -72,44 +81,80 @@ class PrerenderClient:
         """This thread's session, created on first use (so never shared across a fork either)."""
         return self._sessions.get()
 
-    def _call(self, method: str, path: str, visitor: Visitor, *, request_id: str | None = None,
-              params: Mapping[str, Any] | None = None, body: Any = None,
-              version: str | None = None) -> requests.Response | None:
+    def _call(
+        self,
+        method: str,
+        path: str,
+        visitor: Visitor,
+        *,
+        request_id: str | None = None,
+        params: Mapping[str, Any] | None = None,
+        body: Any = None,
+        version: str | None = None,
+    ) -> requests.Response | None:
         """One call; None (logged) when prerender is down, late, or answers anything but 200."""
         url = f"{self.base_url}/{version or self.api_version}{path}"
         headers = prerender_headers(visitor, self.supplier_token, request_id)
         try:
-            response = self.session.request(method, url, params=params, json=body, headers=headers,
-                                            timeout=self.timeout)
+            response = self.session.request(
+                method, url, params=params, json=body, headers=headers, timeout=self.timeout
+            )
         except requests.RequestException as error:
             log.warning("prerender %s %s failed (request %s): %s", method, path, request_id, error)
             return None
         if response.status_code != 200:
             level = logging.ERROR if 400 <= response.status_code < 500 else logging.WARNING
-            log.log(level, "prerender %s %s answered %s (request %s): %.300s", method, path,
-                    response.status_code, request_id, response.text)
+            log.log(
+                level,
+                "prerender %s %s answered %s (request %s): %.300s",
+                method,
+                path,
+                response.status_code,
+                request_id,
+                response.text,
+            )
             return None
         return response
 
     # ------------------------------------------------------------------ routes
 
-    def recipe_card(self, visitor: Visitor, surrounding_product_ids: Sequence[str], *,
-                    store_id: str | None = None, display_variant: int = 1, orientation: str = "vertical",
-                    request_id: str | None = None) -> str:
+    def recipe_card(
+        self,
+        visitor: Visitor,
+        surrounding_product_ids: Sequence[str],
+        *,
+        store_id: str | None = None,
+        display_variant: int = 1,
+        orientation: str = "vertical",
+        request_id: str | None = None,
+    ) -> str:
         """GET /recipe-card for the products around a slot: the card's HTML, or "" (no card here)."""
-        params: dict[str, Any] = {"surrounding_products_ids": json.dumps(list(surrounding_product_ids)),
-                                  "display_variant": display_variant, "orientation": orientation}
+        params: dict[str, Any] = {
+            "surrounding_products_ids": json.dumps(list(surrounding_product_ids)),
+            "display_variant": display_variant,
+            "orientation": orientation,
+        }
         if store_id:
             params["store_id"] = store_id
         response = self._call("GET", "/recipe-card", visitor, params=params, request_id=request_id)
         return response.text.strip() if response is not None else ""
 
-    def recipe_card_of(self, visitor: Visitor, recipe_id: str, *, store_id: str | None = None,
-                       display_variant: int = 1, orientation: str = "vertical",
-                       request_id: str | None = None) -> str:
+    def recipe_card_of(
+        self,
+        visitor: Visitor,
+        recipe_id: str,
+        *,
+        store_id: str | None = None,
+        display_variant: int = 1,
+        orientation: str = "vertical",
+        request_id: str | None = None,
+    ) -> str:
         """GET /recipe-card for a fixed recipe: the card's HTML, or "" (no card)."""
-        params: dict[str, Any] = {"recipe_id": recipe_id, "display_variant": display_variant,
-                                  "orientation": orientation}
+        params: dict[str, Any] = {
+            "recipe_id": recipe_id,
+            "display_variant": display_variant,
+            "orientation": orientation,
+        }
         if store_id:
             params["store_id"] = store_id
         response = self._call("GET", "/recipe-card", visitor, params=params, request_id=request_id)
@@ -120,8 +165,15 @@ class PrerenderClient:
         response = self._call("GET", "/svc-window-bootstrap", visitor, request_id=request_id, version="v2")
         return response.text.strip() if response is not None else ""
 
-    def recipe_cards(self, visitor: Visitor, contexts: Iterable[CardContext], *, store_id: str | None = None,
-                     display_variant: int = 1, request_id: str | None = None) -> dict[int, str]:
+    def recipe_cards(
+        self,
+        visitor: Visitor,
+        contexts: Iterable[CardContext],
+        *,
+        store_id: str | None = None,
+        display_variant: int = 1,
+        request_id: str | None = None,
+    ) -> dict[int, str]:
         """POST /recipe-card/multiple: {position: html} for the positions that got a card (maybe none)."""
         contexts = list(contexts)
         if not contexts:
@@ -130,8 +182,7 @@ class PrerenderClient:
         if store_id:
             params["store_id"] = store_id
         body = {"contexts": [{"productIds": list(c.product_ids), "position": c.position} for c in contexts]}
-        response = self._call("POST", "/recipe-card/multiple", visitor, params=params, body=body,
-                              request_id=request_id)
+        response = self._call("POST", "/recipe-card/multiple", visitor, params=params, body=body, request_id=request_id)
         if response is None:
             return {}
         asked = {c.position for c in contexts}

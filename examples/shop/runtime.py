@@ -3,6 +3,7 @@
 The SDK must use the identity the shop's server used for the fragments of the page: the server writes it
 in `<script type="application/json" id="shop-context">`, and `static/svc-setup.js` reads it.
 """
+
 from __future__ import annotations
 
 import re
@@ -25,11 +26,17 @@ def shop_context(visitor: Visitor) -> dict[str, Any]:
         "supplierToken": config["SUPPLIER_TOKEN"],
         "language": visitor.language,
         "storeId": visitor.store_id,
-        "user": ({"kind": "user", "id": visitor.user_id} if visitor.user_id is not None
-                 else {"kind": "authless", "id": visitor.authless_id}),
+        "user": (
+            {"kind": "user", "id": visitor.user_id}
+            if visitor.user_id is not None
+            else {"kind": "authless", "id": visitor.authless_id}
+        ),
         "sessionId": visitor.session_id,
-        "cart": {"linesUrl": url_for("cart.lines"), "pageUrl": url_for("cart.page"),
-                 "reportsPushes": bool(config["CART_REPORTS_PUSHES"])},
+        "cart": {
+            "linesUrl": url_for("cart.lines"),
+            "pageUrl": url_for("cart.page"),
+            "reportsPushes": bool(config["CART_REPORTS_PUSHES"]),
+        },
     }
 
 
@@ -44,8 +51,9 @@ def module_tags(bootstrap_html: str) -> str:
     return f'<script type="module" src="{sdk}"></script>\n<script type="module" src="{card}"></script>'
 
 
-def sdk_and_styles(prerender: PrerenderClient, pool: Executor, visitor: Visitor, *,
-                   request_id: str | None = None) -> tuple[str, str]:
+def sdk_and_styles(
+    prerender: PrerenderClient, pool: Executor, visitor: Visitor, *, request_id: str | None = None
+) -> tuple[str, str]:
     """(the bootstrap's SDK tag, the stylesheet links) for a page without server-rendered fragments.
     Either is "" when prerender fails: the page then works without the runtime."""
     bootstrap = pool.submit(prerender.window_bootstrap, visitor, request_id=request_id)

@@ -1,4 +1,5 @@
 """The shop's clients and thread pool, built once per application from its configuration."""
+
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
@@ -23,14 +24,20 @@ class Services:
 def init_services(app: Flask) -> None:
     config = app.config
     app.extensions[EXTENSION] = Services(
-        catalog=CatalogClient(config["COREAPI_URL"], connect_timeout=config["COREAPI_CONNECT_TIMEOUT"],
-                              read_timeout=config["COREAPI_READ_TIMEOUT"]),
-        prerender=PrerenderClient(config["PRERENDER_URL"], config["SUPPLIER_TOKEN"],
-                                  api_version=config["PRERENDER_API_VERSION"],
-                                  connect_timeout=config["PRERENDER_CONNECT_TIMEOUT"],
-                                  read_timeout=config["PRERENDER_READ_TIMEOUT"],
-                                  styles_ttl=config["STYLES_CACHE_SECONDS"],
-                                  pool_size=config["PRERENDER_POOL_SIZE"]),
+        catalog=CatalogClient(
+            config["COREAPI_URL"],
+            connect_timeout=config["COREAPI_CONNECT_TIMEOUT"],
+            read_timeout=config["COREAPI_READ_TIMEOUT"],
+        ),
+        prerender=PrerenderClient(
+            config["PRERENDER_URL"],
+            config["SUPPLIER_TOKEN"],
+            api_version=config["PRERENDER_API_VERSION"],
+            connect_timeout=config["PRERENDER_CONNECT_TIMEOUT"],
+            read_timeout=config["PRERENDER_READ_TIMEOUT"],
+            styles_ttl=config["STYLES_CACHE_SECONDS"],
+            pool_size=config["PRERENDER_POOL_SIZE"],
+        ),
         pool=ThreadPoolExecutor(max_workers=config["PRERENDER_POOL_SIZE"], thread_name_prefix="shop-fragments"),
     )
 

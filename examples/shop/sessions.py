@@ -1,5 +1,6 @@
 """One requests.Session per thread for the shop's HTTP clients (prerender and the catalog), made on the thread's
 first call: page threads never share one, and a worker never uses a session made before it was forked."""
+
 from __future__ import annotations
 
 import os

@@ -4,6 +4,7 @@ The grid is 2 columns on phones and 4 or 5 on desktops. The slots below are chos
 the horizontal card (2 cells wide) starts on a row with room for it, and the "Idées recettes" band starts
 on a fresh row at 4 and at 5 columns (20 cells before it); the CSS grid fills any remaining hole.
 """
+
 from __future__ import annotations
 
 import re
@@ -68,8 +69,11 @@ ShelfItem = ProductItem | CardItem | BandItem
 
 def single_requests(products: Sequence[Product]) -> list[tuple[CardSlot, tuple[str, str]]]:
     """The single-route cards to ask for: each slot with the ids of the products on its left and right."""
-    return [(slot, (products[slot.after - 1].id, products[slot.after].id))
-            for slot in SINGLE_SLOTS if 0 < slot.after < len(products)]
+    return [
+        (slot, (products[slot.after - 1].id, products[slot.after].id))
+        for slot in SINGLE_SLOTS
+        if 0 < slot.after < len(products)
+    ]
 
 
 def alternative_pairs(products: Sequence[Product], slot: CardSlot) -> list[tuple[str, str]]:
@@ -99,11 +103,14 @@ def band_contexts(products: Sequence[Product]) -> list[CardContext]:
         return []
     starts = [*range(BAND_AFTER, len(products) - 1, 2), *range(0, BAND_AFTER - 1, 2)]
     pairs = [(products[i].id, products[i + 1].id) for i in starts][:BAND_SIZE]
-    return [CardContext(product_ids=pair, position=position) for pair, position in zip(pairs, BAND_POSITIONS)]
+    return [
+        CardContext(product_ids=pair, position=position) for pair, position in zip(pairs, BAND_POSITIONS, strict=False)
+    ]
 
 
-def assemble(products: Sequence[Product], singles: Mapping[CardSlot, tuple[tuple[str, str], str]],
-             band: Mapping[int, str]) -> list[ShelfItem]:
+def assemble(
+    products: Sequence[Product], singles: Mapping[CardSlot, tuple[tuple[str, str], str]], band: Mapping[int, str]
+) -> list[ShelfItem]:
     """The shelf in display order. Slots without a card (no suggestion, prerender down) are left out;
     the band keeps its cards in ascending `position`, whatever order they arrived in."""
     by_after = {slot.after: (slot, ids, html) for slot, (ids, html) in singles.items() if html}

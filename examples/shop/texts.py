@@ -1,4 +1,5 @@
 """The shop's own texts (its chrome; the cards bring theirs) and price formatting, in French and English."""
+
 from __future__ import annotations
 
 from decimal import Decimal
@@ -29,7 +30,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "ideas": "Idées recettes",
         "ideas_intro": "Des recettes pour cuisiner les produits de ce rayon.",
         "catalog_down_title": "Catalogue indisponible",
-        "catalog_down_text": "Notre catalogue est momentanément indisponible. Merci de réessayer dans quelques instants.",
+        "catalog_down_text": (
+            "Notre catalogue est momentanément indisponible. Merci de réessayer dans quelques instants."
+        ),
         "retry": "Réessayer",
         "footer": "Demo Market · boutique de démonstration · les recettes sont fournies par notre partenaire.",
         "nav_shelf": "Le marché frais",

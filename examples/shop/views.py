@@ -1,4 +1,5 @@
 """The shop's pages: the shelf, the identity and preference forms, the health check."""
+
 from __future__ import annotations
 
 import logging
@@ -15,8 +16,18 @@ from .runtime import shop_context
 from .services import get_services
 from .shelf import assemble
 from .texts import Texts
-from .visitor import (DEMO_USER_ID, LANGUAGE_COOKIE, LANGUAGES, STORE_COOKIE, USER_COOKIE, Visitor, persist,
-                      set_cookie, valid_store_id, visitor_from)
+from .visitor import (
+    DEMO_USER_ID,
+    LANGUAGE_COOKIE,
+    LANGUAGES,
+    STORE_COOKIE,
+    USER_COOKIE,
+    Visitor,
+    persist,
+    set_cookie,
+    valid_store_id,
+    visitor_from,
+)
 
 log = logging.getLogger(__name__)
 
@@ -68,12 +79,14 @@ def shelf() -> Response:
         return _catalog_unavailable(visitor, t)
     stores = stores_of(stores_future)
 
-    fragments = fetch_shelf_fragments(prerender, pool, visitor, products, request_id=request_id,
-                                      budget=current_app.config["PRERENDER_PAGE_BUDGET"])
+    fragments = fetch_shelf_fragments(
+        prerender, pool, visitor, products, request_id=request_id, budget=current_app.config["PRERENDER_PAGE_BUDGET"]
+    )
     items = assemble(products, fragments.singles, fragments.band)
     page = Page(visitor=visitor, stores=stores, styles_html=fragments.styles_html, analytics_path="/")
-    return personal(make_response(render_template("shelf.html", page=page, t=t, items=items, products=products)),
-                    visitor)
+    return personal(
+        make_response(render_template("shelf.html", page=page, t=t, items=items, products=products)), visitor
+    )
 
 
 def personal(response: Response, visitor: Visitor) -> Response:
@@ -87,14 +100,15 @@ def _products(catalog: CatalogClient, visitor: Visitor, request_id: str) -> tupl
     """The shelf's products; a store coreapi does not know (a stale cookie) is dropped."""
     per_page = current_app.config["SHELF_SIZE"]
     try:
-        return visitor, catalog.products(store_id=visitor.store_id, language=visitor.language,
-                                         per_page=per_page, request_id=request_id)
+        return visitor, catalog.products(
+            store_id=visitor.store_id, language=visitor.language, per_page=per_page, request_id=request_id
+        )
     except UnknownStore:
-        log.info("unknown store %s in the visitor's cookie: showing the shelf without a store",
-                 visitor.store_id)
+        log.info("unknown store %s in the visitor's cookie: showing the shelf without a store", visitor.store_id)
         visitor = visitor.without_store()
-        return visitor, catalog.products(store_id=None, language=visitor.language, per_page=per_page,
-                                         request_id=request_id)
+        return visitor, catalog.products(
+            store_id=None, language=visitor.language, per_page=per_page, request_id=request_id
+        )
 
 
 def stores_of(future: Future) -> list[Store]:

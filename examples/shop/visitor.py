@@ -1,4 +1,5 @@
 """Who is browsing: identity, store, language and browsing session, all kept in cookies."""
+
 from __future__ import annotations
 
 import re
@@ -82,8 +83,14 @@ def visitor_from(request: Request) -> Visitor:
     if store_id is not None and not valid_store_id(store_id):
         store_id = None
         fresh.append(STORE_COOKIE)
-    return Visitor(session_id=session_id, authless_id=authless_id, language=language, user_id=user_id,
-                   store_id=store_id, new_cookies=tuple(fresh))
+    return Visitor(
+        session_id=session_id,
+        authless_id=authless_id,
+        language=language,
+        user_id=user_id,
+        store_id=store_id,
+        new_cookies=tuple(fresh),
+    )
 
 
 def set_cookie(response: Response, name: str, value: str | None, *, secure: bool) -> None:
@@ -97,7 +104,11 @@ def set_cookie(response: Response, name: str, value: str | None, *, secure: bool
 
 def persist(visitor: Visitor, response: Response, *, secure: bool) -> None:
     """Write the cookies the visitor was given fresh values for during this request."""
-    values = {SESSION_COOKIE: visitor.session_id, AUTHLESS_COOKIE: visitor.authless_id,
-              USER_COOKIE: visitor.user_id, STORE_COOKIE: visitor.store_id}
+    values = {
+        SESSION_COOKIE: visitor.session_id,
+        AUTHLESS_COOKIE: visitor.authless_id,
+        USER_COOKIE: visitor.user_id,
+        STORE_COOKIE: visitor.store_id,
+    }
     for name in dict.fromkeys(visitor.new_cookies):
         set_cookie(response, name, values[name], secure=secure)

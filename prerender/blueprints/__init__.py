@@ -5,12 +5,26 @@ parent blueprint (`/v1`, `/v2`) carrying the shared header guard (prerender/web/
 component blueprints are registered under the versions listed here. Routes outside the versions (static
 files, health, metrics, the OpenAPI document) need no headers.
 """
+
 from __future__ import annotations
 
 from flask import Blueprint, Flask
 
-from prerender.blueprints import (basket, bootstrap, events, health, likes, metrics, multiple, openapi, recipe_card,
-                                  recipe_details, removed, static_files, styles)
+from prerender.blueprints import (
+    basket,
+    bootstrap,
+    events,
+    health,
+    likes,
+    metrics,
+    multiple,
+    openapi,
+    recipe_card,
+    recipe_details,
+    removed,
+    static_files,
+    styles,
+)
 from prerender.web.context import load_request_context
 from prerender.web.versions import API_VERSIONS
 

@@ -1,4 +1,5 @@
 """The browser's basket routes (docs/browser-api.md): validated forwards to the upstream basket."""
+
 from __future__ import annotations
 
 import logging
@@ -9,9 +10,18 @@ from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import Forbidden
 
 from prerender.gateway import UnknownStore, get_gateway
-from prerender.schemas.actions import (AddRecipeBody, ConfirmBody, IngredientLineBody, IngredientPath,
-                                       MergeAuthlessQuery, ReconcileBody, RecipePath, RequiredStoreQuery, RescaleBody,
-                                       StoreQuery)
+from prerender.schemas.actions import (
+    AddRecipeBody,
+    ConfirmBody,
+    IngredientLineBody,
+    IngredientPath,
+    MergeAuthlessQuery,
+    RecipePath,
+    ReconcileBody,
+    RequiredStoreQuery,
+    RescaleBody,
+    StoreQuery,
+)
 from prerender.schemas.responses import BasketChangeSchema, BasketSchema, ConfirmationSchema
 from prerender.web.context import current_context
 from prerender.web.contract import NOT_MODIFIED, PASSED_THROUGH, UPSTREAM_FAILURES, declare, json_answer, problem
@@ -21,16 +31,28 @@ log = logging.getLogger(__name__)
 
 bp = Blueprint("basket", __name__, url_prefix="/basket")
 
-EMPTY_BASKET: dict[str, Any] = {"store_id": None, "recipes": [], "products": [], "recipe_count": 0,
-                                "total": 0, "currency": "EUR"}
-CHANGE_ANSWERS = {200: json_answer(BasketChangeSchema, "The basket and what the retailer cart must do."),
-                  **PASSED_THROUGH, **UPSTREAM_FAILURES}
+EMPTY_BASKET: dict[str, Any] = {
+    "store_id": None,
+    "recipes": [],
+    "products": [],
+    "recipe_count": 0,
+    "total": 0,
+    "currency": "EUR",
+}
+CHANGE_ANSWERS = {
+    200: json_answer(BasketChangeSchema, "The basket and what the retailer cart must do."),
+    **PASSED_THROUGH,
+    **UPSTREAM_FAILURES,
+}
 
 
 @bp.get("")
 @cache_policy(PRIVATE)
-@declare(summary="The user's basket at a store", query=StoreQuery(), answers={
-    200: json_answer(BasketSchema), 304: NOT_MODIFIED, **UPSTREAM_FAILURES})
+@declare(
+    summary="The user's basket at a store",
+    query=StoreQuery(),
+    answers={200: json_answer(BasketSchema), 304: NOT_MODIFIED, **UPSTREAM_FAILURES},
+)
 def get_basket(query: dict[str, Any]) -> dict[str, Any]:
     """The user's basket at the store; empty without a store or for a store the upstream does not know."""
     if query["store_id"] is None:
@@ -43,57 +65,82 @@ def get_basket(query: dict[str, Any]) -> dict[str, Any]:
 
 
 @bp.post("/recipes")
-@declare(summary="Add a recipe to the basket", body=AddRecipeBody(), answers=CHANGE_ANSWERS,
-         body_example={"recipe_id": "5", "guests": 4, "store_id": "1001"})
+@declare(
+    summary="Add a recipe to the basket",
+    body=AddRecipeBody(),
+    answers=CHANGE_ANSWERS,
+    body_example={"recipe_id": "5", "guests": 4, "store_id": "1001"},
+)
 def add_recipe(body: dict[str, Any]) -> dict[str, Any]:
     """Add a recipe's ingredients (or re-scale it when already there)."""
     return get_gateway().add_recipe_to_basket(current_context().upstream, body=body)
 
 
 @bp.patch("/recipes/<recipe_id>")
-@declare(summary="Re-scale a recipe of the basket", path=RecipePath(), body=RescaleBody(), answers=CHANGE_ANSWERS,
-         body_example={"guests": 6, "store_id": "1001"})
+@declare(
+    summary="Re-scale a recipe of the basket",
+    path=RecipePath(),
+    body=RescaleBody(),
+    answers=CHANGE_ANSWERS,
+    body_example={"guests": 6, "store_id": "1001"},
+)
 def rescale_recipe(recipe_id: str, body: dict[str, Any]) -> dict[str, Any]:
     """Re-scale a recipe of the basket to a number of guests."""
     return get_gateway().rescale_basket_recipe(current_context().upstream, recipe_id, body=body)
 
 
 @bp.delete("/recipes/<recipe_id>")
-@declare(summary="Remove a recipe from the basket", path=RecipePath(), query=RequiredStoreQuery(),
-         answers=CHANGE_ANSWERS)
+@declare(
+    summary="Remove a recipe from the basket", path=RecipePath(), query=RequiredStoreQuery(), answers=CHANGE_ANSWERS
+)
 def remove_recipe(recipe_id: str, query: dict[str, Any]) -> dict[str, Any]:
     """Remove a recipe and its products from the basket."""
     return get_gateway().remove_basket_recipe(current_context().upstream, recipe_id, params=query)
 
 
 @bp.put("/recipes/<recipe_id>/ingredients/<ingredient_id>")
-@declare(summary="Set the product of one ingredient", path=IngredientPath(), body=IngredientLineBody(),
-         answers=CHANGE_ANSWERS, body_example={"product_id": "100001", "quantity": 1, "store_id": "1001"})
+@declare(
+    summary="Set the product of one ingredient",
+    path=IngredientPath(),
+    body=IngredientLineBody(),
+    answers=CHANGE_ANSWERS,
+    body_example={"product_id": "100001", "quantity": 1, "store_id": "1001"},
+)
 def set_ingredient(recipe_id: str, ingredient_id: str, body: dict[str, Any]) -> dict[str, Any]:
     """Add, remove (quantity 0) or replace the product of one ingredient."""
     return get_gateway().set_basket_ingredient(current_context().upstream, recipe_id, ingredient_id, body=body)
 
 
 @bp.post("/reconcile")
-@declare(summary="Follow the retailer cart", body=ReconcileBody(), answers=CHANGE_ANSWERS,
-         body_example={"store_id": "1001", "cart": [{"id": "100001", "quantity": 1}]})
+@declare(
+    summary="Follow the retailer cart",
+    body=ReconcileBody(),
+    answers=CHANGE_ANSWERS,
+    body_example={"store_id": "1001", "cart": [{"id": "100001", "quantity": 1}]},
+)
 def reconcile(body: dict[str, Any]) -> dict[str, Any]:
     """Follow the retailer cart: what it removed or reduced leaves the basket."""
     return get_gateway().reconcile_basket(current_context().upstream, body=body)
 
 
 @bp.post("/confirm")
-@declare(summary="Confirm the basket after payment", body=ConfirmBody(),
-         body_example={"store_id": "1001", "total": 12.5, "order_id": "order-1"},
-         answers={200: json_answer(ConfirmationSchema, "The confirmation."), **PASSED_THROUGH, **UPSTREAM_FAILURES})
+@declare(
+    summary="Confirm the basket after payment",
+    body=ConfirmBody(),
+    body_example={"store_id": "1001", "total": 12.5, "order_id": "order-1"},
+    answers={200: json_answer(ConfirmationSchema, "The confirmation."), **PASSED_THROUGH, **UPSTREAM_FAILURES},
+)
 def confirm(body: dict[str, Any]) -> dict[str, Any]:
     """The user paid: confirm the basket (once per order id; never an empty one)."""
     return get_gateway().confirm_basket(current_context().upstream, body={**body, "total": float(body["total"])})
 
 
 @bp.get("/merge-authless-basket")
-@declare(summary="Merge the logged-out basket into the user's", query=MergeAuthlessQuery(), answers={
-    **CHANGE_ANSWERS, 403: problem("Not a connected user, or refused by the recipe service.")})
+@declare(
+    summary="Merge the logged-out basket into the user's",
+    query=MergeAuthlessQuery(),
+    answers={**CHANGE_ANSWERS, 403: problem("Not a connected user, or refused by the recipe service.")},
+)
 def merge_authless_basket(query: dict[str, Any]) -> ResponseReturnValue:
     """End of the auth flow: the logged-out basket joins the user's (a GET, as integrations call it). Never cached."""
     ctx = current_context()

@@ -1,4 +1,5 @@
 """GET /v2/svc-window-bootstrap: a fragment that loads only the browser SDK (v2 only)."""
+
 from __future__ import annotations
 
 from flask import Blueprint, Response, render_template

@@ -1,4 +1,5 @@
 """POST /{v}/events: analytics events from the browser SDK, stored upstream."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -16,9 +17,13 @@ bp = Blueprint("events", __name__)
 
 
 @bp.post("/events")
-@declare(summary="Store analytics events", body=EventsBody(), beacon=True,
-         body_example={"events": [{"name": "recipe.show", "path": "/", "props": {"recipe_id": "5"}}]},
-         answers={202: json_answer(StoredSchema, "Accepted."), **PASSED_THROUGH, **UPSTREAM_FAILURES})
+@declare(
+    summary="Store analytics events",
+    body=EventsBody(),
+    beacon=True,
+    body_example={"events": [{"name": "recipe.show", "path": "/", "props": {"recipe_id": "5"}}]},
+    answers={202: json_answer(StoredSchema, "Accepted."), **PASSED_THROUGH, **UPSTREAM_FAILURES},
+)
 def post_events(body: dict[str, Any]) -> ResponseReturnValue:
     """Store a batch of events with the session, supplier and user of the request."""
     stored = get_gateway().store_events(current_context().upstream, body["events"])

@@ -2,6 +2,7 @@
 
 Outside the API versions, no headers needed: for load balancers and orchestrators.
 """
+
 from __future__ import annotations
 
 import logging
@@ -28,8 +29,10 @@ def healthz() -> dict[str, str]:
 
 
 @bp.get("/readyz")
-@declare(summary="Readiness", answers={200: json_answer(HealthSchema),
-                                      503: json_answer(HealthSchema, "Not ready: a check failed.")})
+@declare(
+    summary="Readiness",
+    answers={200: json_answer(HealthSchema), 503: json_answer(HealthSchema, "Not ready: a check failed.")},
+)
 def readyz() -> ResponseReturnValue:
     """Readiness: the upstream answers its health check and the cache stores and reads a value."""
     checks = {"upstream": _upstream_check(), "cache": _cache_check()}
@@ -51,7 +54,7 @@ def _cache_check() -> str:
         cache.set("readyz-probe", probe, timeout=10)
         if cache.get("readyz-probe") != probe:
             return "failed: the value read back differs"
-    except Exception as error:  # noqa: BLE001 -- any backend failure means not ready
+    except Exception as error:
         log.error("cache check failed: %r", error)
         return f"failed: {error.__class__.__name__}"
     return "ok"

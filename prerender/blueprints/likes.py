@@ -1,4 +1,5 @@
 """The heart: like, unlike and read likes, for connected users only."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -10,14 +11,25 @@ from prerender.gateway import get_gateway
 from prerender.schemas.actions import LikesQuery, RecipePath
 from prerender.schemas.responses import LikedSchema
 from prerender.web.context import RequestContext, current_context
-from prerender.web.contract import (NO_CONTENT, NOT_MODIFIED, PASSED_THROUGH, UPSTREAM_FAILURES, declare, json_answer,
-                                    problem)
+from prerender.web.contract import (
+    NO_CONTENT,
+    NOT_MODIFIED,
+    PASSED_THROUGH,
+    UPSTREAM_FAILURES,
+    declare,
+    json_answer,
+    problem,
+)
 from prerender.web.http_caching import PRIVATE, cache_policy
 
 bp = Blueprint("likes", __name__, url_prefix="/likes")
 
-LIKE_ANSWERS = {204: NO_CONTENT, **PASSED_THROUGH, **UPSTREAM_FAILURES,
-                403: problem("Not a connected user of a known supplier.")}
+LIKE_ANSWERS = {
+    204: NO_CONTENT,
+    **PASSED_THROUGH,
+    **UPSTREAM_FAILURES,
+    403: problem("Not a connected user of a known supplier."),
+}
 
 
 def liking_user() -> RequestContext:
@@ -33,8 +45,11 @@ def liking_user() -> RequestContext:
 
 @bp.get("")
 @cache_policy(PRIVATE)
-@declare(summary="Which of these recipes the user likes", query=LikesQuery(), answers={
-    200: json_answer(LikedSchema), 304: NOT_MODIFIED, **UPSTREAM_FAILURES})
+@declare(
+    summary="Which of these recipes the user likes",
+    query=LikesQuery(),
+    answers={200: json_answer(LikedSchema), 304: NOT_MODIFIED, **UPSTREAM_FAILURES},
+)
 def liked(query: dict[str, Any]) -> dict[str, list[str]]:
     """Which of these recipes the user likes (none for a logged-out user or without a known supplier)."""
     ctx = current_context()

@@ -5,6 +5,7 @@ With PROMETHEUS_MULTIPROC_DIR set (gunicorn.conf.py and `make run` set it), ever
 to files in that folder and this route adds them up; without it (tests, `flask run`), the process's own
 registry is served.
 """
+
 from __future__ import annotations
 
 import os
@@ -15,7 +16,6 @@ from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, 
 from prerender.web.contract import Answer, declare
 
 bp = Blueprint("metrics", __name__)
-
 
 
 @bp.get("/metrics")

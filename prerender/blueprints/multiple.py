@@ -1,4 +1,5 @@
 """POST /{v}/recipe-card/multiple: many cards as JSON, one per product context."""
+
 from __future__ import annotations
 
 import logging
@@ -18,22 +19,37 @@ log = logging.getLogger(__name__)
 
 bp = Blueprint("multiple", __name__)
 
-DEMO_BODY = {"contexts": [{"productIds": ["100001", "100002"], "position": 4},
-                          {"productIds": ["100010", "100011"], "position": 1}],
-             "keyword": None, "categoryId": None, "display_variant": 2, "store_id": "1001"}
+DEMO_BODY = {
+    "contexts": [
+        {"productIds": ["100001", "100002"], "position": 4},
+        {"productIds": ["100010", "100011"], "position": 1},
+    ],
+    "keyword": None,
+    "categoryId": None,
+    "display_variant": 2,
+    "store_id": "1001",
+}
 
 
 @bp.post("/recipe-card/multiple")
-@declare(summary="Many recipe cards in one call", query=MULTIPLE_QUERIES, body=MULTIPLE_BODIES,
-         body_example=DEMO_BODY, answers={
-             200: json_answer(CardsSchema, "One card per context, sorted by position."),
-             400: problem("Invalid parameters or headers, an option given twice, or an unknown store.")})
+@declare(
+    summary="Many recipe cards in one call",
+    query=MULTIPLE_QUERIES,
+    body=MULTIPLE_BODIES,
+    body_example=DEMO_BODY,
+    answers={
+        200: json_answer(CardsSchema, "One card per context, sorted by position."),
+        400: problem("Invalid parameters or headers, an option given twice, or an unknown store."),
+    },
+)
 def post_multiple(query: dict[str, Any], body: dict[str, Any]) -> Response:
     """Cards for many contexts in a fixed number of upstream calls, sorted by position."""
     options = CardOptions(**merge_options(query, body))
     ctx = current_context()
-    contexts = [SuggestionContext(key=str(c["position"]), surrounding_product_ids=tuple(c["productIds"]))
-                for c in body["contexts"]]
+    contexts = [
+        SuggestionContext(key=str(c["position"]), surrounding_product_ids=tuple(c["productIds"]))
+        for c in body["contexts"]
+    ]
     try:
         html = suggested_cards(ctx, contexts, options, category_id=body["categoryId"], keyword=body["keyword"])
     except UnknownStore:

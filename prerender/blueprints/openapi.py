@@ -1,5 +1,6 @@
 """GET /openapi.json: the OpenAPI document of every route (prerender/web/openapi.py). Outside the API versions,
 no headers needed."""
+
 from __future__ import annotations
 
 from typing import Any

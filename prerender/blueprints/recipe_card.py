@@ -1,4 +1,5 @@
 """GET /{v}/recipe-card: one recipe card as HTML."""
+
 from __future__ import annotations
 
 import logging
@@ -20,14 +21,24 @@ bp = Blueprint("recipe_card", __name__)
 
 
 @bp.get("/recipe-card")
-@declare(summary="One recipe card", query=CARD_QUERIES, answers={
-    200: html("The card fragment; an empty body when no recipe fits or the upstream failed."),
-    304: NOT_MODIFIED, 400: problem("Invalid parameters or headers, neither selector, or an unknown store.")})
+@declare(
+    summary="One recipe card",
+    query=CARD_QUERIES,
+    answers={
+        200: html("The card fragment; an empty body when no recipe fits or the upstream failed."),
+        304: NOT_MODIFIED,
+        400: problem("Invalid parameters or headers, neither selector, or an unknown store."),
+    },
+)
 def get_card(query: dict[str, Any]) -> Response:
     """One card: a fixed recipe (recipe_id wins when both are sent) or one suggested for the products."""
     ctx = current_context()
-    options = CardOptions(display_variant=query["display_variant"], orientation=query["orientation"],
-                          store_id=query["store_id"], serves=query["serves"])
+    options = CardOptions(
+        display_variant=query["display_variant"],
+        orientation=query["orientation"],
+        store_id=query["store_id"],
+        serves=query["serves"],
+    )
     # Shared caches may keep a fixed recipe's card of a supplier with personalization disabled: it is the
     # same for every user. Suggestions depend on the session, hearts on the user.
     fixed = "recipe_id" in query
@@ -36,8 +47,11 @@ def get_card(query: dict[str, Any]) -> Response:
         if fixed:
             fragment = fixed_card(ctx, query["recipe_id"], options)
         else:
-            context = SuggestionContext(key="card", surrounding_product_ids=tuple(query["surrounding_products_ids"]),
-                                        current_product_ids=tuple(query["current_products_ids"]))
+            context = SuggestionContext(
+                key="card",
+                surrounding_product_ids=tuple(query["surrounding_products_ids"]),
+                current_product_ids=tuple(query["current_products_ids"]),
+            )
             fragment = suggested_cards(ctx, [context], options)["card"]
     except UnknownStore:
         raise  # the customer's integration has a bug it should see: 400 (prerender/web/errors.py)

@@ -1,4 +1,5 @@
 """GET /{v}/recipe-details: the drawer's content for a recipe (docs/browser-api.md)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -17,9 +18,16 @@ bp = Blueprint("recipe_details", __name__)
 
 @bp.get("/recipe-details")
 @cache_policy(PUBLIC)
-@declare(summary="The recipe drawer's content", query=DetailsQuery(), answers={
-    200: html("The <svc-recipe-details> fragment."), 304: NOT_MODIFIED, 404: problem("Unknown recipe."),
-    **UPSTREAM_FAILURES})
+@declare(
+    summary="The recipe drawer's content",
+    query=DetailsQuery(),
+    answers={
+        200: html("The <svc-recipe-details> fragment."),
+        304: NOT_MODIFIED,
+        404: problem("Unknown recipe."),
+        **UPSTREAM_FAILURES,
+    },
+)
 def get_details(query: dict[str, Any]) -> Response:
     """Shopping and cooking tabs of one recipe at a store for a number of guests."""
     ctx = current_context()

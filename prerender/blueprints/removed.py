@@ -1,4 +1,5 @@
 """Routes the specification removed: each answers 410 Gone (not 404), before any header check."""
+
 from __future__ import annotations
 
 from typing import NoReturn
@@ -17,8 +18,11 @@ REMOVED_PATHS: dict[str, tuple[str, ...]] = {
 }
 
 
-@declare(summary="Removed by the specification", deprecated=True,
-         answers={410: problem("This route was removed from the service.")})
+@declare(
+    summary="Removed by the specification",
+    deprecated=True,
+    answers={410: problem("This route was removed from the service.")},
+)
 def gone() -> NoReturn:
     """A route the specification removed."""
     raise Gone("This route was removed from the service.")

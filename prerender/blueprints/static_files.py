@@ -1,4 +1,5 @@
 """GET /static/<build_id>/<path>: stylesheets and ES modules, immutable for a year."""
+
 from __future__ import annotations
 
 from flask import Blueprint, Response, send_from_directory

@@ -1,9 +1,10 @@
 """GET /{v}/styles and /{v}/styles/<component>: stylesheet links as {links, html}."""
+
 from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify
-from marshmallow import Schema, fields
 from markupsafe import escape
+from marshmallow import Schema, fields
 from werkzeug.exceptions import NotFound
 
 from prerender.rendering.assets import get_assets
@@ -43,8 +44,11 @@ def all_styles() -> Response:
 
 @bp.get("/styles/<path:component>")
 @cache_policy(SAME_FOR_EVERYONE)
-@declare(summary="The stylesheets of one component", path=ComponentPath(), answers={
-    200: json_answer(StylesSchema), 304: NOT_MODIFIED, 404: problem("No such component.")})
+@declare(
+    summary="The stylesheets of one component",
+    path=ComponentPath(),
+    answers={200: json_answer(StylesSchema), 304: NOT_MODIFIED, 404: problem("No such component.")},
+)
 def component_styles(component: str) -> Response:
     """The stylesheets of one component and its sub-components."""
     if component not in STYLE_BUNDLES:

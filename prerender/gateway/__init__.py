@@ -1,4 +1,5 @@
 """The upstream gateway (DESIGN section 5): sessions, timeouts, retries, typed errors, read caching."""
+
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
@@ -7,12 +8,18 @@ from flask import Flask, current_app
 
 from prerender.extensions import cache
 from prerender.gateway.breaker import CircuitBreaker
-from prerender.gateway.read_cache import ReadCache
 from prerender.gateway.client import CallerIdentity, SuggestionContext, UpstreamGateway
-from prerender.gateway.errors import (UnknownStore, UpstreamBadResponse, UpstreamError, UpstreamStatusError,
-                     UpstreamTimeout, UpstreamUnavailable)
+from prerender.gateway.errors import (
+    UnknownStore,
+    UpstreamBadResponse,
+    UpstreamError,
+    UpstreamStatusError,
+    UpstreamTimeout,
+    UpstreamUnavailable,
+)
 from prerender.gateway.http import UpstreamHttp
 from prerender.gateway.models import Pricing, Recipe, Routing, Supplier
+from prerender.gateway.read_cache import ReadCache
 
 EXTENSION_KEY = "prerender.gateway"
 
@@ -20,21 +27,29 @@ EXTENSION_KEY = "prerender.gateway"
 def init_gateway(app: Flask) -> None:
     """Build the app's gateway from its configuration (called by the factory)."""
     config = app.config
-    http = UpstreamHttp(base_url=config["UPSTREAM_URL"],
-                        connect_timeout=float(config["UPSTREAM_CONNECT_TIMEOUT"]),
-                        read_timeout=float(config["UPSTREAM_READ_TIMEOUT"]),
-                        retries=int(config["UPSTREAM_RETRIES"]),
-                        pool_size=int(config["UPSTREAM_POOL_SIZE"]),
-                        breaker=CircuitBreaker(threshold=int(config["UPSTREAM_BREAKER_THRESHOLD"]),
-                                               cooldown=float(config["UPSTREAM_BREAKER_COOLDOWN"])))
+    http = UpstreamHttp(
+        base_url=config["UPSTREAM_URL"],
+        connect_timeout=float(config["UPSTREAM_CONNECT_TIMEOUT"]),
+        read_timeout=float(config["UPSTREAM_READ_TIMEOUT"]),
+        retries=int(config["UPSTREAM_RETRIES"]),
+        pool_size=int(config["UPSTREAM_POOL_SIZE"]),
+        breaker=CircuitBreaker(
+            threshold=int(config["UPSTREAM_BREAKER_THRESHOLD"]), cooldown=float(config["UPSTREAM_BREAKER_COOLDOWN"])
+        ),
+    )
     # Threads start on first use, in each gunicorn worker (never before the fork).
-    pool = ThreadPoolExecutor(max_workers=int(config["UPSTREAM_CONCURRENT_CALLS"]),
-                              thread_name_prefix="prerender-upstream")
-    app.extensions[EXTENSION_KEY] = UpstreamGateway(http=http, cache=ReadCache(cache=cache), pool=pool,
-                                                    supplier_ttl=int(config["SUPPLIER_CACHE_SECONDS"]),
-                                                    recipe_ttl=int(config["RECIPE_CACHE_SECONDS"]),
-                                                    likes_ttl=int(config["LIKES_CACHE_SECONDS"]),
-                                                    stale_ttl=int(config["STALE_IF_ERROR_SECONDS"]))
+    pool = ThreadPoolExecutor(
+        max_workers=int(config["UPSTREAM_CONCURRENT_CALLS"]), thread_name_prefix="prerender-upstream"
+    )
+    app.extensions[EXTENSION_KEY] = UpstreamGateway(
+        http=http,
+        cache=ReadCache(cache=cache),
+        pool=pool,
+        supplier_ttl=int(config["SUPPLIER_CACHE_SECONDS"]),
+        recipe_ttl=int(config["RECIPE_CACHE_SECONDS"]),
+        likes_ttl=int(config["LIKES_CACHE_SECONDS"]),
+        stale_ttl=int(config["STALE_IF_ERROR_SECONDS"]),
+    )
 
 
 def get_gateway() -> UpstreamGateway:
@@ -43,6 +58,21 @@ def get_gateway() -> UpstreamGateway:
     return gateway
 
 
-__all__ = ["CallerIdentity", "Pricing", "Recipe", "Routing", "Supplier", "SuggestionContext",
-           "UnknownStore", "UpstreamBadResponse", "UpstreamError", "UpstreamGateway", "UpstreamHttp",
-           "UpstreamStatusError", "UpstreamTimeout", "UpstreamUnavailable", "get_gateway", "init_gateway"]
+__all__ = [
+    "CallerIdentity",
+    "Pricing",
+    "Recipe",
+    "Routing",
+    "SuggestionContext",
+    "Supplier",
+    "UnknownStore",
+    "UpstreamBadResponse",
+    "UpstreamError",
+    "UpstreamGateway",
+    "UpstreamHttp",
+    "UpstreamStatusError",
+    "UpstreamTimeout",
+    "UpstreamUnavailable",
+    "get_gateway",
+    "init_gateway",
+]

@@ -8,14 +8,15 @@ half-open one call (the probe) goes through, the others still fail fast: its suc
 
 Per process: each gunicorn worker learns on its own, which needs no shared state and errs on the safe side.
 """
+
 from __future__ import annotations
 
 import threading
 import time
 from collections.abc import Callable
 
-from prerender.metrics import BREAKER_STATE, BREAKER_VALUES
 from prerender.gateway.errors import UpstreamUnavailable
+from prerender.metrics import BREAKER_STATE, BREAKER_VALUES
 
 CLOSED, OPEN, HALF_OPEN = "closed", "open", "half-open"
 

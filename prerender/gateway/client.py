@@ -3,6 +3,7 @@
 Reads are cached through flask-caching (supplier settings, recipe details per recipe, store, serves and
 language); writes never are. Failures surface as the typed errors of `errors.py`.
 """
+
 from __future__ import annotations
 
 import logging
@@ -12,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from urllib.parse import quote
 
-from prerender.gateway.read_cache import ReadCache, cache_key
 from prerender.gateway.errors import UnknownStore, UpstreamBadResponse, UpstreamError, UpstreamStatusError
 from prerender.gateway.http import UpstreamHttp
 from prerender.gateway.models import Recipe, Supplier, data_list, parse_recipe, parse_supplier
+from prerender.gateway.read_cache import ReadCache, cache_key
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +44,12 @@ class CallerIdentity:
     request_id: str
 
     def headers(self) -> dict[str, str]:
-        headers = {"Language-Id": self.language, "Profiling": "true" if self.profiling else "false",
-                   "X-Request-Id": self.request_id, "Accept": "application/json"}
+        headers = {
+            "Language-Id": self.language,
+            "Profiling": "true" if self.profiling else "false",
+            "X-Request-Id": self.request_id,
+            "Accept": "application/json",
+        }
         if self.authorization:
             headers["Authorization"] = self.authorization
         if self.supplier_token:
@@ -66,8 +71,18 @@ class SuggestionContext:
 class UpstreamGateway:
     """Domain calls to the upstream, with read caching."""
 
-    def __init__(self, *, http: UpstreamHttp, cache: ReadCache, pool: Executor, supplier_ttl: int,
-                 recipe_ttl: int, likes_ttl: int, stale_ttl: int, external_id_ttl: int = 5) -> None:
+    def __init__(
+        self,
+        *,
+        http: UpstreamHttp,
+        cache: ReadCache,
+        pool: Executor,
+        supplier_ttl: int,
+        recipe_ttl: int,
+        likes_ttl: int,
+        stale_ttl: int,
+        external_id_ttl: int = 5,
+    ) -> None:
         self.http = http
         self.cache = cache
         # Runs a call concurrently with the request thread's next one (`start`).
@@ -100,8 +115,13 @@ class UpstreamGateway:
             known: Supplier | None = cached[0]
             return known
         try:
-            payload = self.http.request("GET", f"{API}/suppliers/me", name="supplier", idempotent=True,
-                                        headers={"Supplier-Token": token, "X-Request-Id": request_id})
+            payload = self.http.request(
+                "GET",
+                f"{API}/suppliers/me",
+                name="supplier",
+                idempotent=True,
+                headers={"Supplier-Token": token, "X-Request-Id": request_id},
+            )
             supplier: Supplier | None = parse_supplier(payload)
         except UpstreamStatusError as error:
             if error.status != 401:
@@ -112,8 +132,15 @@ class UpstreamGateway:
 
     # --- recipes ---------------------------------------------------------------------------------
 
-    def recipe(self, identity: CallerIdentity, recipe_id: str, *, store_id: str | None,
-               serves: int | None, summary: bool = False) -> Recipe | None:
+    def recipe(
+        self,
+        identity: CallerIdentity,
+        recipe_id: str,
+        *,
+        store_id: str | None,
+        serves: int | None,
+        summary: bool = False,
+    ) -> Recipe | None:
         """One recipe detail at a store, None for an unknown recipe; with `summary`, without its
         ingredients and steps (a card's needs, a fraction of the size)."""
         key = self.recipe_key(identity, recipe_id, store_id, serves, summary=summary)
@@ -123,8 +150,14 @@ class UpstreamGateway:
             return remembered
         params = _params(store_id=store_id, serves=serves, view="summary" if summary else None)
         try:
-            payload = self.http.request("GET", f"{API}/recipes/{segment(recipe_id)}", name="recipe", params=params,
-                                        headers=identity.headers(), idempotent=True)
+            payload = self.http.request(
+                "GET",
+                f"{API}/recipes/{segment(recipe_id)}",
+                name="recipe",
+                params=params,
+                headers=identity.headers(),
+                idempotent=True,
+            )
             recipe: Recipe | None = parse_recipe(payload)
         except UpstreamStatusError as error:
             _raise_unknown_store(error)
@@ -138,27 +171,40 @@ class UpstreamGateway:
         self._remember({key: (recipe,)})
         return recipe
 
-    def recipes(self, identity: CallerIdentity, recipe_ids: Sequence[str], *, store_id: str | None,
-                serves: int | None, summary: bool = False) -> dict[str, Recipe]:
+    def recipes(
+        self,
+        identity: CallerIdentity,
+        recipe_ids: Sequence[str],
+        *,
+        store_id: str | None,
+        serves: int | None,
+        summary: bool = False,
+    ) -> dict[str, Recipe]:
         """Many recipe details in at most one upstream call (cache misses only); unknown ids left out;
         `summary` as for `recipe`."""
-        keys = {rid: self.recipe_key(identity, rid, store_id, serves, summary=summary)
-                for rid in dict.fromkeys(recipe_ids)}
+        keys = {
+            rid: self.recipe_key(identity, rid, store_id, serves, summary=summary) for rid in dict.fromkeys(recipe_ids)
+        }
         found: dict[str, Recipe] = {}
         missing: list[str] = []
-        for rid, cached in zip(keys, self.cache.get_many(*keys.values())):
+        for rid, cached in zip(keys, self.cache.get_many(*keys.values()), strict=True):
             if cached is None:
                 missing.append(rid)
             elif cached[0] is not None:
                 found[rid] = cached[0]
         for start in range(0, len(missing), BATCH_LIMIT):
-            chunk = missing[start:start + BATCH_LIMIT]
-            params = _params(ids=",".join(chunk), store_id=store_id, serves=serves,
-                             view="summary" if summary else None)
+            chunk = missing[start : start + BATCH_LIMIT]
+            params = _params(ids=",".join(chunk), store_id=store_id, serves=serves, view="summary" if summary else None)
             chunk_keys = {rid: keys[rid] for rid in chunk}
             try:
-                payload = self.http.request("GET", f"{API}/recipes/batch", name="recipes_batch", params=params,
-                                            headers=identity.headers(), idempotent=True)
+                payload = self.http.request(
+                    "GET",
+                    f"{API}/recipes/batch",
+                    name="recipes_batch",
+                    params=params,
+                    headers=identity.headers(),
+                    idempotent=True,
+                )
                 loaded = {recipe.id: recipe for recipe in map(parse_recipe, data_list(payload, "recipes/batch"))}
             except UpstreamError as error:
                 if isinstance(error, UpstreamStatusError):
@@ -180,9 +226,16 @@ class UpstreamGateway:
             matched: str | None = cached[0]
             return matched
         try:
-            payload = _object(self.http.request("GET", f"{API}/recipes/by-external-id/{segment(external_id)}",
-                                                name="recipe_by_external_id", headers=identity.headers(),
-                                                idempotent=True), "recipe by external id")
+            payload = _object(
+                self.http.request(
+                    "GET",
+                    f"{API}/recipes/by-external-id/{segment(external_id)}",
+                    name="recipe_by_external_id",
+                    headers=identity.headers(),
+                    idempotent=True,
+                ),
+                "recipe by external id",
+            )
         except UpstreamStatusError as error:
             if error.status != 404:
                 raise
@@ -196,25 +249,49 @@ class UpstreamGateway:
 
     # --- suggestions -----------------------------------------------------------------------------
 
-    def suggest(self, identity: CallerIdentity, contexts: Sequence[SuggestionContext], *,
-                store_id: str | None, category_id: str | None = None,
-                keyword: str | None = None) -> dict[str, str | None]:
+    def suggest(
+        self,
+        identity: CallerIdentity,
+        contexts: Sequence[SuggestionContext],
+        *,
+        store_id: str | None,
+        category_id: str | None = None,
+        keyword: str | None = None,
+    ) -> dict[str, str | None]:
         """The recipe id chosen for each context key (None where nothing fits), in one call."""
         if not contexts:
             return {}
         body = {
-            "contexts": [{"key": c.key, "surrounding_product_ids": list(c.surrounding_product_ids),
-                          "current_product_ids": list(c.current_product_ids)} for c in contexts],
-            "store_id": store_id, "category_id": category_id, "keyword": keyword,
+            "contexts": [
+                {
+                    "key": c.key,
+                    "surrounding_product_ids": list(c.surrounding_product_ids),
+                    "current_product_ids": list(c.current_product_ids),
+                }
+                for c in contexts
+            ],
+            "store_id": store_id,
+            "category_id": category_id,
+            "keyword": keyword,
         }
         # The last good choice for the same products and filters, whatever the session: served while the
         # upstream fails (a card from another session's draw beats an empty slot).
-        stale_keys = {c.key: cache_key("stale-suggestion", identity.supplier_id, store_id, category_id, keyword,
-                                       sorted(c.surrounding_product_ids), sorted(c.current_product_ids))
-                      for c in contexts}
+        stale_keys = {
+            c.key: cache_key(
+                "stale-suggestion",
+                identity.supplier_id,
+                store_id,
+                category_id,
+                keyword,
+                sorted(c.surrounding_product_ids),
+                sorted(c.current_product_ids),
+            )
+            for c in contexts
+        }
         try:
-            payload = self.http.request("POST", f"{API}/suggestions", name="suggestions", json=body,
-                                        headers=identity.headers(), idempotent=True)
+            payload = self.http.request(
+                "POST", f"{API}/suggestions", name="suggestions", json=body, headers=identity.headers(), idempotent=True
+            )
             chosen: dict[str, str | None] = {}
             for item in data_list(payload, "suggestions"):
                 if not isinstance(item, dict) or "key" not in item:
@@ -226,13 +303,15 @@ class UpstreamGateway:
                 _raise_unknown_store(error)
                 if error.status < 500:
                     raise
-            stale = dict(zip(stale_keys, self.cache.get_many(*stale_keys.values())))
+            stale = dict(zip(stale_keys, self.cache.get_many(*stale_keys.values()), strict=True))
             if not any(stale.values()):
                 raise
             log.warning("upstream failed, serving the last good suggestions: %s", error)
             return {key: value[0] if value else None for key, value in stale.items()}
-        self.cache.set_many({stale_keys[key]: (rid,) for key, rid in chosen.items() if key in stale_keys and rid},
-                            timeout=self.stale_ttl)
+        self.cache.set_many(
+            {stale_keys[key]: (rid,) for key, rid in chosen.items() if key in stale_keys and rid},
+            timeout=self.stale_ttl,
+        )
         return chosen
 
     # --- likes -----------------------------------------------------------------------------------
@@ -243,14 +322,20 @@ class UpstreamGateway:
         keys = {rid: self.like_key(identity, rid) for rid in ids} if self.likes_ttl > 0 else {}
         liked: set[str] = set()
         missing: list[str] = []
-        for rid, cached in zip(ids, self.cache.get_many(*keys.values()) if keys else [None] * len(ids)):
+        for rid, cached in zip(ids, self.cache.get_many(*keys.values()) if keys else [None] * len(ids), strict=True):
             if cached is None:
                 missing.append(rid)
             elif cached[0]:
                 liked.add(rid)
         if missing:
-            payload = self.http.request("GET", f"{API}/likes", name="likes", params={"recipe_ids": ",".join(missing)},
-                                        headers=identity.headers(), idempotent=True)
+            payload = self.http.request(
+                "GET",
+                f"{API}/likes",
+                name="likes",
+                params={"recipe_ids": ",".join(missing)},
+                headers=identity.headers(),
+                idempotent=True,
+            )
             answered = {str(rid) for rid in data_list(payload, "likes")} & set(missing)
             if keys:
                 self.cache.set_many({keys[rid]: (rid in answered,) for rid in missing}, timeout=self.likes_ttl)
@@ -264,8 +349,14 @@ class UpstreamGateway:
         the next card asks the upstream."""
         key = self.like_key(identity, recipe_id)
         try:
-            self.http.request("PUT" if liked else "DELETE", f"{API}/likes/{segment(recipe_id)}", name="like",
-                              headers=identity.headers(), idempotent=True, expect_body=False)
+            self.http.request(
+                "PUT" if liked else "DELETE",
+                f"{API}/likes/{segment(recipe_id)}",
+                name="like",
+                headers=identity.headers(),
+                idempotent=True,
+                expect_body=False,
+            )
         except UpstreamError:
             if self.likes_ttl > 0:
                 self.cache.delete(key)
@@ -278,8 +369,17 @@ class UpstreamGateway:
     def basket(self, identity: CallerIdentity, *, store_id: str) -> dict[str, Any]:
         """The identity's basket at a store."""
         try:
-            return _object(self.http.request("GET", f"{API}/basket", name="basket", params={"store_id": store_id},
-                                             headers=identity.headers(), idempotent=True), "basket")
+            return _object(
+                self.http.request(
+                    "GET",
+                    f"{API}/basket",
+                    name="basket",
+                    params={"store_id": store_id},
+                    headers=identity.headers(),
+                    idempotent=True,
+                ),
+                "basket",
+            )
         except UpstreamStatusError as error:
             _raise_unknown_store(error)
             raise
@@ -288,23 +388,29 @@ class UpstreamGateway:
         """POST /basket/recipes: add a recipe's ingredients, or re-scale it when already there (not retried)."""
         return self._change_basket(identity, "POST", "/recipes", idempotent=False, body=body)
 
-    def rescale_basket_recipe(self, identity: CallerIdentity, recipe_id: str, *,
-                              body: dict[str, Any]) -> dict[str, Any]:
+    def rescale_basket_recipe(
+        self, identity: CallerIdentity, recipe_id: str, *, body: dict[str, Any]
+    ) -> dict[str, Any]:
         """PATCH /basket/recipes/<recipe_id>: re-scale a recipe of the basket (not retried)."""
         return self._change_basket(identity, "PATCH", f"/recipes/{segment(recipe_id)}", idempotent=False, body=body)
 
-    def remove_basket_recipe(self, identity: CallerIdentity, recipe_id: str, *,
-                             params: dict[str, Any]) -> dict[str, Any]:
+    def remove_basket_recipe(
+        self, identity: CallerIdentity, recipe_id: str, *, params: dict[str, Any]
+    ) -> dict[str, Any]:
         """DELETE /basket/recipes/<recipe_id>: remove a recipe and its products (idempotent, retried)."""
-        return self._change_basket(identity, "DELETE", f"/recipes/{segment(recipe_id)}", idempotent=True,
-                                   params=params)
+        return self._change_basket(identity, "DELETE", f"/recipes/{segment(recipe_id)}", idempotent=True, params=params)
 
-    def set_basket_ingredient(self, identity: CallerIdentity, recipe_id: str, ingredient_id: str, *,
-                              body: dict[str, Any]) -> dict[str, Any]:
+    def set_basket_ingredient(
+        self, identity: CallerIdentity, recipe_id: str, ingredient_id: str, *, body: dict[str, Any]
+    ) -> dict[str, Any]:
         """PUT /basket/recipes/<recipe_id>/ingredients/<ingredient_id>: one ingredient's line (idempotent, retried)."""
-        return self._change_basket(identity, "PUT",
-                                   f"/recipes/{segment(recipe_id)}/ingredients/{segment(ingredient_id)}",
-                                   idempotent=True, body=body)
+        return self._change_basket(
+            identity,
+            "PUT",
+            f"/recipes/{segment(recipe_id)}/ingredients/{segment(ingredient_id)}",
+            idempotent=True,
+            body=body,
+        )
 
     def reconcile_basket(self, identity: CallerIdentity, *, body: dict[str, Any]) -> dict[str, Any]:
         """POST /basket/reconcile: follow the retailer cart (not retried)."""
@@ -318,15 +424,32 @@ class UpstreamGateway:
         """GET /basket/merge-authless-basket: the logged-out basket joins the user's (a write: not retried)."""
         return self._change_basket(identity, "GET", "/merge-authless-basket", idempotent=False, params=params)
 
-    def _change_basket(self, identity: CallerIdentity, method: str, path: str, *, idempotent: bool,
-                       body: dict[str, Any] | None = None, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    def _change_basket(
+        self,
+        identity: CallerIdentity,
+        method: str,
+        path: str,
+        *,
+        idempotent: bool,
+        body: dict[str, Any] | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """One basket write (`path` below /basket); answers {basket, changes} or the route's object.
 
         Only the idempotent ones (PUT and DELETE) may be retried; POST, PATCH and the merge's GET (a write) not."""
         try:
-            return _object(self.http.request(method, f"{API}/basket{path}", name="basket_change", json=body, params=params,
-                                             headers=identity.headers(),
-                                             idempotent=idempotent), "basket change")
+            return _object(
+                self.http.request(
+                    method,
+                    f"{API}/basket{path}",
+                    name="basket_change",
+                    json=body,
+                    params=params,
+                    headers=identity.headers(),
+                    idempotent=idempotent,
+                ),
+                "basket change",
+            )
         except UpstreamStatusError as error:
             _raise_unknown_store(error)
             raise
@@ -335,8 +458,17 @@ class UpstreamGateway:
 
     def store_events(self, identity: CallerIdentity, events: Sequence[dict[str, Any]]) -> int:
         """Store analytics events upstream; the number stored."""
-        payload = _object(self.http.request("POST", f"{API}/events", name="events", json={"events": list(events)},
-                                            headers=identity.headers(), idempotent=False), "events")
+        payload = _object(
+            self.http.request(
+                "POST",
+                f"{API}/events",
+                name="events",
+                json={"events": list(events)},
+                headers=identity.headers(),
+                idempotent=False,
+            ),
+            "events",
+        )
         return int(payload.get("stored", 0))
 
     def _remember(self, values: dict[str, tuple[Recipe | None]]) -> None:
@@ -355,7 +487,7 @@ class UpstreamGateway:
 
     def _stale_recipes(self, keys: dict[str, str], error: UpstreamError) -> dict[str, Recipe]:
         """The last good copies of some recipes, or the error when there is none at all."""
-        stale = dict(zip(keys, self.cache.get_many(*("stale:" + key for key in keys.values()))))
+        stale = dict(zip(keys, self.cache.get_many(*("stale:" + key for key in keys.values())), strict=True))
         if not any(stale.values()):
             raise error
         log.warning("upstream failed, serving the last good recipes: %s", error)
@@ -367,8 +499,9 @@ class UpstreamGateway:
         return cache_key("like", identity.supplier_id, identity.authorization, recipe_id)
 
     @staticmethod
-    def recipe_key(identity: CallerIdentity, recipe_id: str, store_id: str | None,
-                   serves: int | None, *, summary: bool = False) -> str:
+    def recipe_key(
+        identity: CallerIdentity, recipe_id: str, store_id: str | None, serves: int | None, *, summary: bool = False
+    ) -> str:
         """Per recipe, store, serves and language; per supplier too, since the token goes upstream."""
         kind = "recipe-summary" if summary else "recipe"
         return cache_key(kind, identity.supplier_id, recipe_id, store_id, serves, identity.language)

@@ -1,4 +1,5 @@
 """Typed upstream failures. A blueprint decides what the customer sees (DESIGN section 5)."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,4 +1,5 @@
 """HTTP to the upstream: requests Sessions per thread, timeouts and retries set in one place."""
+
 from __future__ import annotations
 
 import logging
@@ -13,11 +14,16 @@ from requests.adapters import HTTPAdapter
 from urllib3.exceptions import ReadTimeoutError
 from urllib3.util.retry import Retry
 
-from prerender.metrics import UPSTREAM_CALLS, UPSTREAM_SECONDS
 from prerender.gateway.breaker import CircuitBreaker
-from prerender.gateway.errors import (UpstreamBadResponse, UpstreamError, UpstreamStatusError, UpstreamTimeout,
-                     UpstreamUnavailable)
+from prerender.gateway.errors import (
+    UpstreamBadResponse,
+    UpstreamError,
+    UpstreamStatusError,
+    UpstreamTimeout,
+    UpstreamUnavailable,
+)
 from prerender.gateway.sessions import ThreadLocalSessions
+from prerender.metrics import UPSTREAM_CALLS, UPSTREAM_SECONDS
 
 if TYPE_CHECKING:
     from urllib3.connectionpool import ConnectionPool
@@ -32,9 +38,15 @@ RETRY_PAUSE_SECONDS = 0.05
 class UpstreamRetry(Retry):
     """urllib3's Retry with two changes: a read timeout is never retried, and attempts are a fixed pause apart."""
 
-    def increment(self, method: str | None = None, url: str | None = None,
-                  response: BaseHTTPResponse | None = None, error: Exception | None = None,
-                  _pool: ConnectionPool | None = None, _stacktrace: TracebackType | None = None) -> Self:
+    def increment(
+        self,
+        method: str | None = None,
+        url: str | None = None,
+        response: BaseHTTPResponse | None = None,
+        error: Exception | None = None,
+        _pool: ConnectionPool | None = None,
+        _stacktrace: TracebackType | None = None,
+    ) -> Self:
         """The next state, or the read timeout raised as is (requests makes it a ReadTimeout)."""
         # Not `read=False`: that would also end the retries of urllib3's other read errors, such as a pooled
         # keep-alive connection the upstream had closed ("Connection aborted"), a requests ConnectionError.
@@ -51,16 +63,29 @@ def upstream_retry(retries: int) -> UpstreamRetry:
     """`retries` extra attempts of any verb after a connection error, a connect timeout or a 502/503/504."""
     # raise_on_status=False: once retries are spent, the last 5xx comes back as a response (decoded into an
     # UpstreamStatusError), never a requests RetryError. Retry-After is not waited for: the caller's budget is.
-    return UpstreamRetry(total=retries, allowed_methods=None, status_forcelist=RETRYABLE_STATUSES,
-                         raise_on_status=False, respect_retry_after_header=False)
+    return UpstreamRetry(
+        total=retries,
+        allowed_methods=None,
+        status_forcelist=RETRYABLE_STATUSES,
+        raise_on_status=False,
+        respect_retry_after_header=False,
+    )
 
 
 class UpstreamHttp:
     """JSON over HTTP to one base URL. Thread-safe: each thread (gthread worker) gets its own Sessions,
     created lazily, so nothing is shared across a fork either."""
 
-    def __init__(self, *, base_url: str, connect_timeout: float, read_timeout: float,
-                 retries: int, pool_size: int, breaker: CircuitBreaker) -> None:
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        connect_timeout: float,
+        read_timeout: float,
+        retries: int,
+        pool_size: int,
+        breaker: CircuitBreaker,
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = (connect_timeout, read_timeout)
         self.retries = retries
@@ -91,9 +116,18 @@ class UpstreamHttp:
         session.mount("https://", adapter)
         return session
 
-    def request(self, method: str, path: str, *, name: str, headers: Mapping[str, str],
-                params: Mapping[str, Any] | None = None, json: Any = None,
-                idempotent: bool, expect_body: bool = True) -> Any:
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        name: str,
+        headers: Mapping[str, str],
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
+        idempotent: bool,
+        expect_body: bool = True,
+    ) -> Any:
         """Send one call through the circuit breaker; return the decoded JSON (None for an empty answer
         when allowed). An upstream 4xx is an answer, so it counts as the upstream being alive. `name` is
         the call's label in the metrics (paths carry ids)."""
@@ -105,8 +139,9 @@ class UpstreamHttp:
             UPSTREAM_CALLS.labels(name, "circuit_open").inc()
             raise
         try:
-            result = self._send(method, path, headers=headers, params=params, json=json,
-                                idempotent=idempotent, expect_body=expect_body)
+            result = self._send(
+                method, path, headers=headers, params=params, json=json, idempotent=idempotent, expect_body=expect_body
+            )
         except UpstreamStatusError as error:
             outcome = f"status_{error.status // 100}xx"
             if error.status >= 500:
@@ -124,14 +159,23 @@ class UpstreamHttp:
         self.breaker.record_success()
         return result
 
-    def _send(self, method: str, path: str, *, headers: Mapping[str, str], params: Mapping[str, Any] | None,
-              json: Any, idempotent: bool, expect_body: bool) -> Any:
+    def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        headers: Mapping[str, str],
+        params: Mapping[str, Any] | None,
+        json: Any,
+        idempotent: bool,
+        expect_body: bool,
+    ) -> Any:
         """One call, its retries made by the session's adapter (`upstream_retry`), its failures typed."""
         endpoint = f"{method} {path}"
         try:
             response = self.session(idempotent=idempotent).request(
-                method, f"{self.base_url}{path}", headers=dict(headers), params=params, json=json,
-                timeout=self.timeout)
+                method, f"{self.base_url}{path}", headers=dict(headers), params=params, json=json, timeout=self.timeout
+            )
         except requests.exceptions.ConnectTimeout as error:
             # Before requests.exceptions.ConnectionError, a base class of ConnectTimeout.
             raise UpstreamTimeout(f"connect timeout on {endpoint}") from error
@@ -152,8 +196,7 @@ class UpstreamHttp:
                 problem = response.json()
             except ValueError:
                 problem = None
-            raise UpstreamStatusError(response.status_code, problem if isinstance(problem, dict) else None,
-                                      endpoint)
+            raise UpstreamStatusError(response.status_code, problem if isinstance(problem, dict) else None, endpoint)
         if not response.content:
             if expect_body:
                 raise UpstreamBadResponse(f"empty answer from {endpoint}")

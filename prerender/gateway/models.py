@@ -2,6 +2,7 @@
 
 An answer that does not match becomes UpstreamBadResponse instead of a KeyError deep in a template.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -77,9 +78,12 @@ class RoutingSchema(_Lenient):
 
     @post_load
     def make(self, data: dict[str, Any], **_: Any) -> Routing:
-        return Routing(base_url=data["baseUrl"], planner_path=data["features"].get("planner"),
-                       current_menu_path=data["planner"].get("current"),
-                       retailer_cart=data["retailerCart"])
+        return Routing(
+            base_url=data["baseUrl"],
+            planner_path=data["features"].get("planner"),
+            current_menu_path=data["planner"].get("current"),
+            retailer_cart=data["retailerCart"],
+        )
 
 
 class SupplierSchema(_Lenient):

@@ -3,6 +3,7 @@
 A cache is an optimisation: when its backend (Redis) is down, reads are misses and writes are skipped,
 logged, and the request goes on to the upstream.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -48,7 +49,7 @@ class ReadCache:
             return []
         try:
             values = list(self.cache.get_many(*keys))
-        except Exception as error:  # noqa: BLE001 -- any backend failure is a miss
+        except Exception as error:
             log.error("cache read failed, treated as misses: %r", error)
             CACHE_LOOKUPS.labels("error").inc(len(keys))
             return [None] * len(keys)
@@ -62,19 +63,19 @@ class ReadCache:
     def set(self, key: str, value: Any, *, timeout: int) -> None:
         try:
             self.cache.set(key, value, timeout=timeout)
-        except Exception as error:  # noqa: BLE001 -- the answer is still good without the cache
+        except Exception as error:
             log.error("cache write failed, skipped: %r", error)
 
     def set_many(self, values: Mapping[str, Any], *, timeout: int) -> None:
         try:
             self.cache.set_many(dict(values), timeout=timeout)
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             log.error("cache write failed, skipped: %r", error)
 
     def delete(self, key: str) -> None:
         try:
             self.cache.delete(key)
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             log.error("cache delete failed, the entry expires on its own: %r", error)
 
     def clear(self) -> None:

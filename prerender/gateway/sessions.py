@@ -1,5 +1,6 @@
 """One requests.Session per thread, made on the thread's first call: gthread workers never share one, and a
 process never uses a session made before it was forked."""
+
 from __future__ import annotations
 
 import os

@@ -5,6 +5,7 @@ Every URL carries the build id, a hash of the whole static tree, as a path segme
 `import` statements between modules on the same hashed URLs, so a module is never loaded twice under two
 names, and lets every file be cached for a year as immutable: a change in any file is a new build id.
 """
+
 from __future__ import annotations
 
 import functools
@@ -71,10 +72,12 @@ def request_base_url() -> str:
 def init_assets(app: Flask) -> None:
     """Hash the static tree once, at application start (called by the factory)."""
     config = app.config
-    app.extensions[EXTENSION_KEY] = AssetManifest(root=STATIC_DIR,
-                                                  static_url=config["CDN_URL"] or config["PUBLIC_URL"],
-                                                  api_url=config["PUBLIC_URL"],
-                                                  element_prefix=config["ELEMENT_PREFIX"])
+    app.extensions[EXTENSION_KEY] = AssetManifest(
+        root=STATIC_DIR,
+        static_url=config["CDN_URL"] or config["PUBLIC_URL"],
+        api_url=config["PUBLIC_URL"],
+        element_prefix=config["ELEMENT_PREFIX"],
+    )
 
 
 def get_assets() -> AssetManifest:

@@ -5,6 +5,7 @@ Upstream failures propagate as gateway errors; the blueprints decide what the cu
 state is the one exception: it only decorates a card, so a failure to read it renders an empty heart. It is
 read on the gateway's pool while the recipes load, so it adds no round trip to a card's time.
 """
+
 from __future__ import annotations
 
 import logging
@@ -14,13 +15,13 @@ from decimal import Decimal
 
 from flask import current_app, render_template
 
-from prerender.rendering.assets import get_assets
-from prerender.web.context import RequestContext
-from prerender.rendering.fragments import get_fragments
 from prerender.gateway import Recipe, SuggestionContext, UpstreamError, get_gateway
+from prerender.rendering.assets import get_assets
+from prerender.rendering.fragments import get_fragments
 from prerender.rendering.i18n import Translator, translator_for
 from prerender.rendering.pictures import safe_picture_url
 from prerender.schemas.variants import BADGE_VARIANTS, rendered_variant
+from prerender.web.context import RequestContext
 
 log = logging.getLogger(__name__)
 
@@ -64,31 +65,41 @@ class RecipeCardView:
 
 # --- choosing recipes ----------------------------------------------------------------------------
 
+
 def fixed_card(ctx: RequestContext, recipe_id: str, options: CardOptions) -> str:
     """The fragment of a fixed recipe ("" when unknown or hidden); its like state loads meanwhile. The
     recipe is read as a summary: without its ingredients and steps, all a card needs."""
     liked = start_liked_ids(ctx, [recipe_id])
-    recipe = get_gateway().recipe(ctx.upstream, recipe_id, store_id=options.store_id, serves=options.serves,
-                                  summary=True)
+    recipe = get_gateway().recipe(
+        ctx.upstream, recipe_id, store_id=options.store_id, serves=options.serves, summary=True
+    )
     return render_cards({"card": recipe}, options, ctx, liked)["card"]
 
 
-def suggested_cards(ctx: RequestContext, contexts: Sequence[SuggestionContext], options: CardOptions, *,
-                    category_id: str | None = None, keyword: str | None = None) -> dict[str, str]:
+def suggested_cards(
+    ctx: RequestContext,
+    contexts: Sequence[SuggestionContext],
+    options: CardOptions,
+    *,
+    category_id: str | None = None,
+    keyword: str | None = None,
+) -> dict[str, str]:
     """The fragment suggested for each context key, in two sequential upstream calls whatever the number of
     contexts (the suggestions, then the recipes while the like states load)."""
     gateway = get_gateway()
-    chosen = gateway.suggest(ctx.upstream, contexts, store_id=options.store_id, category_id=category_id,
-                             keyword=keyword)
+    chosen = gateway.suggest(
+        ctx.upstream, contexts, store_id=options.store_id, category_id=category_id, keyword=keyword
+    )
     recipe_ids = [rid for rid in chosen.values() if rid]
     liked = start_liked_ids(ctx, recipe_ids)
-    recipes = gateway.recipes(ctx.upstream, recipe_ids, store_id=options.store_id, serves=options.serves,
-                              summary=True)
-    return render_cards({context.key: recipes.get(chosen.get(context.key) or "") for context in contexts},
-                        options, ctx, liked)
+    recipes = gateway.recipes(ctx.upstream, recipe_ids, store_id=options.store_id, serves=options.serves, summary=True)
+    return render_cards(
+        {context.key: recipes.get(chosen.get(context.key) or "") for context in contexts}, options, ctx, liked
+    )
 
 
 # --- deciding what a card shows --------------------------------------------------------------------
+
 
 def is_displayable(recipe: Recipe | None, options: CardOptions) -> bool:
     """Completion filter: no card when the primary ingredient is unavailable at the store."""
@@ -100,8 +111,9 @@ def wants_likes(ctx: RequestContext) -> bool:
     return ctx.is_connected and ctx.personalization
 
 
-def build_card(recipe: Recipe, options: CardOptions, ctx: RequestContext, *, liked: bool,
-               t: Translator) -> RecipeCardView:
+def build_card(
+    recipe: Recipe, options: CardOptions, ctx: RequestContext, *, liked: bool, t: Translator
+) -> RecipeCardView:
     """The view model of one card."""
     variant = rendered_variant(ctx.api_version, options.display_variant)
     pricing = recipe.pricing if options.store_id else None
@@ -132,6 +144,7 @@ def build_card(recipe: Recipe, options: CardOptions, ctx: RequestContext, *, lik
 
 # --- rendering -------------------------------------------------------------------------------------
 
+
 def render_card(card: RecipeCardView, t: Translator) -> str:
     """The HTML fragment of one card, ending with the module scripts that upgrade it (memoized: the
     fragment depends on nothing but these values and the app's fixed prefix, see fragments.py)."""
@@ -140,18 +153,29 @@ def render_card(card: RecipeCardView, t: Translator) -> str:
     # price's text is in the key too: Decimal("2.5") == Decimal("2.50"), but they would not print the same.
     return get_fragments().get_or_render(
         ("recipe-card", card, str(card.price_per_guest), id(t), module_urls),
-        lambda: render_template("recipe_card/fragment.html", card=card, t=t,
-                                prefix=current_app.config["ELEMENT_PREFIX"], module_urls=module_urls))
+        lambda: render_template(
+            "recipe_card/fragment.html",
+            card=card,
+            t=t,
+            prefix=current_app.config["ELEMENT_PREFIX"],
+            module_urls=module_urls,
+        ),
+    )
 
 
-def render_cards(recipes: Mapping[str, Recipe | None], options: CardOptions, ctx: RequestContext,
-                 liked: Callable[[], set[str]]) -> dict[str, str]:
+def render_cards(
+    recipes: Mapping[str, Recipe | None], options: CardOptions, ctx: RequestContext, liked: Callable[[], set[str]]
+) -> dict[str, str]:
     """The fragment of each key's recipe; "" where there is none or the completion filter hides it."""
     shown = {key: recipe for key, recipe in recipes.items() if recipe is not None and is_displayable(recipe, options)}
     liked_ids = liked() if shown else set()
     t = translator_for(ctx)
-    return {key: render_card(build_card(shown[key], options, ctx, liked=shown[key].id in liked_ids, t=t), t)
-            if key in shown else "" for key in recipes}
+    return {
+        key: render_card(build_card(shown[key], options, ctx, liked=shown[key].id in liked_ids, t=t), t)
+        if key in shown
+        else ""
+        for key in recipes
+    }
 
 
 def start_liked_ids(ctx: RequestContext, recipe_ids: list[str]) -> Callable[[], set[str]]:
@@ -168,4 +192,5 @@ def start_liked_ids(ctx: RequestContext, recipe_ids: list[str]) -> Callable[[], 
         except UpstreamError as error:
             log.error("like state unavailable, hearts rendered empty, request %s: %s", ctx.request_id, error)
             return set()
+
     return result

@@ -6,6 +6,7 @@ the request, makes the memo correct by construction: a changed price, title or h
 stale hit. It saves the template rendering (most of a cached card's time); old keys fall out of the LRU, a
 `memory_cache.LockedLru` (a cachetools LRUCache behind a lock: gthread workers share the memo).
 """
+
 from __future__ import annotations
 
 import functools

@@ -4,6 +4,7 @@ Base texts live in `prerender/i18n/<lang>.json`. A retailer's `<lang>-<retailer>
 `language-id: fr-<retailer>` header) replaces only the keys it names. Override files are looked up in the
 configured overrides folder, then beside the base texts.
 """
+
 from __future__ import annotations
 
 import json
@@ -86,7 +87,8 @@ class TextCatalog:
     def __init__(self, *, overrides_dir: Path | None) -> None:
         base = {lang: _read(BASE_DIR / f"{lang}.json") for lang in SUPPORTED_LANGUAGES}
         self._translators: dict[tuple[str, str | None], Translator] = {
-            (lang, None): Translator(lang, texts) for lang, texts in base.items()}
+            (lang, None): Translator(lang, texts) for lang, texts in base.items()
+        }
         # Overrides beside the base texts first, so the operator's folder wins.
         for folder in (BASE_DIR, overrides_dir):
             if folder is None or not folder.is_dir():

@@ -1,4 +1,5 @@
 """Upstream picture URLs made safe for `src` attributes, for every component that shows one."""
+
 from __future__ import annotations
 
 from urllib.parse import urlsplit

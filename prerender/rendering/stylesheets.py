@@ -3,6 +3,7 @@
 A route that mirrors a component includes its sub-components' sheets. Component routes never include
 `base`: the design system is a separate sheet, needed whenever any component is on a page.
 """
+
 from __future__ import annotations
 
 _RECIPE_CARD = ("recipe-card", "like-button", "drawer", "recipe-details")
@@ -17,8 +18,7 @@ STYLE_BUNDLES: dict[str, tuple[str, ...]] = {
     "catalog/catalog-favorites": (*_RECIPE_CARD, "catalog", "catalog-favorites"),
     "catalog/catalog-list": (*_RECIPE_CARD, "catalog", "catalog-list"),
     "catalog/my-space": (*_RECIPE_CARD, "catalog", "my-space"),
-    "planner": (*_RECIPE_CARD, "catalog", "catalog-list", "breadcrumb", "planner-entry", "quick-menu",
-                "planner"),
+    "planner": (*_RECIPE_CARD, "catalog", "catalog-list", "breadcrumb", "planner-entry", "quick-menu", "planner"),
     "planner/planner-entry": ("planner-entry",),
 }
 

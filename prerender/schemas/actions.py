@@ -1,4 +1,5 @@
 """Bodies and queries of the browser's JSON routes (docs/browser-api.md): basket, likes, events, details."""
+
 from __future__ import annotations
 
 import re
@@ -8,8 +9,16 @@ from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validat
 from webargs.fields import DelimitedList
 
 from prerender.schemas.fields import ID_MESSAGE, ID_PATTERN, IDENTITY_MESSAGE, IDENTITY_PATTERN, Identifier
-from prerender.schemas.limits import (MAX_CART_LINES, MAX_EVENT_PATH, MAX_EVENT_PROPS, MAX_EVENTS, MAX_LIKE_IDS,
-                     MAX_LINE_QUANTITY, MAX_ORDER_ID, MAX_SERVES)
+from prerender.schemas.limits import (
+    MAX_CART_LINES,
+    MAX_EVENT_PATH,
+    MAX_EVENT_PROPS,
+    MAX_EVENTS,
+    MAX_LIKE_IDS,
+    MAX_LINE_QUANTITY,
+    MAX_ORDER_ID,
+    MAX_SERVES,
+)
 
 EVENT_NAME = re.compile(r"^[a-z][a-z.-]{0,63}$")
 
@@ -108,8 +117,11 @@ class LikesQuery(Schema):
     class Meta:
         unknown = EXCLUDE
 
-    recipe_ids = DelimitedList(fields.String(validate=validate.Regexp(ID_PATTERN, error=ID_MESSAGE)),
-                                      required=True, validate=validate.Length(1, MAX_LIKE_IDS))
+    recipe_ids = DelimitedList(
+        fields.String(validate=validate.Regexp(ID_PATTERN, error=ID_MESSAGE)),
+        required=True,
+        validate=validate.Length(1, MAX_LIKE_IDS),
+    )
 
 
 class _Event(_Body):
@@ -122,7 +134,7 @@ class _Event(_Body):
         if len(props) > MAX_EVENT_PROPS:
             raise ValidationError(f"At most {MAX_EVENT_PROPS} properties.")
         for value in props.values():
-            if isinstance(value, str) and len(value) > 256 or not isinstance(value, (str, int, float, bool)):
+            if (isinstance(value, str) and len(value) > 256) or not isinstance(value, (str, int, float, bool)):
                 raise ValidationError("Values are strings (up to 256 characters), numbers or booleans.")
 
 

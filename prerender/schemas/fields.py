@@ -1,4 +1,5 @@
 """Fields shared by the schemas."""
+
 from __future__ import annotations
 
 import json

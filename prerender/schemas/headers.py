@@ -4,6 +4,7 @@
 context, and what the OpenAPI document (prerender/web/openapi.py) lists as each versioned operation's
 header parameters: one declaration for both. Header names are the field's `data_key`.
 """
+
 from __future__ import annotations
 
 import re
@@ -47,25 +48,41 @@ class RequestHeaders(Schema):
 
     authorization = HeaderValue(
         validate=validate.Regexp(AUTHORIZATION_PATTERN, error=f"Must be 'user_id <USER_ID>'. {IDENTITY_MESSAGE}"),
-        metadata={"description": "`user_id <USER_ID>` for a logged-in user; send it or `authless-id`."})
+        metadata={"description": "`user_id <USER_ID>` for a logged-in user; send it or `authless-id`."},
+    )
     authless_id = HeaderValue(
-        data_key="authless-id", validate=validate.Regexp(IDENTITY_PATTERN, error=IDENTITY_MESSAGE),
-        metadata={"description": "The id of a logged-out user (instead of `authorization`)."})
+        data_key="authless-id",
+        validate=validate.Regexp(IDENTITY_PATTERN, error=IDENTITY_MESSAGE),
+        metadata={"description": "The id of a logged-out user (instead of `authorization`)."},
+    )
     language_id = HeaderValue(
-        data_key="language-id", required=True, lower=True,
-        validate=validate.Regexp(LANGUAGE_PATTERN, error=f"Must be one of {', '.join(SUPPORTED_LANGUAGES)}, "
-                                                         "optionally followed by -<retailer>."),
-        metadata={"description": "`fr` or `en`, optionally `-<retailer>` for text overrides."})
+        data_key="language-id",
+        required=True,
+        lower=True,
+        validate=validate.Regexp(
+            LANGUAGE_PATTERN,
+            error=f"Must be one of {', '.join(SUPPORTED_LANGUAGES)}, optionally followed by -<retailer>.",
+        ),
+        metadata={"description": "`fr` or `en`, optionally `-<retailer>` for text overrides."},
+    )
     session_id = HeaderValue(
-        data_key="session-id", required=True, validate=validate.Regexp(IDENTITY_PATTERN, error=IDENTITY_MESSAGE),
-        metadata={"description": "The browsing session."})
+        data_key="session-id",
+        required=True,
+        validate=validate.Regexp(IDENTITY_PATTERN, error=IDENTITY_MESSAGE),
+        metadata={"description": "The browsing session."},
+    )
     supplier_token = HeaderValue(
         data_key="supplier-token",
-        metadata={"description": "The supplier's token; without a valid one, cards have no supplier features "
-                                 "(logged, not refused)."})
+        metadata={
+            "description": "The supplier's token; without a valid one, cards have no supplier features "
+            "(logged, not refused)."
+        },
+    )
     profiling = HeaderValue(
-        lower=True, validate=validate.OneOf(PROFILING_VALUES, error="Must be 'true' or 'false'."),
-        metadata={"description": "`false` keeps the user's history out of suggestions.", "default": "true"})
+        lower=True,
+        validate=validate.OneOf(PROFILING_VALUES, error="Must be 'true' or 'false'."),
+        metadata={"description": "`false` keeps the user's history out of suggestions.", "default": "true"},
+    )
 
     @pre_load
     def drop_empty_values(self, headers: dict[str, Any], **_: Any) -> dict[str, Any]:
@@ -76,18 +93,24 @@ class RequestHeaders(Schema):
     def needs_an_identity(self, data: dict[str, Any], original: dict[str, Any], **_: Any) -> None:
         """A user (`authorization`) or a logged-out visitor (`authless-id`), well-formed or not."""
         if not any(str(original.get(name) or "").strip() for name in ("authorization", "authless-id")):
-            raise ValidationError({"authorization": ["Send 'authorization: user_id <USER_ID>' or 'authless-id: <ID>'."]})
+            raise ValidationError(
+                {"authorization": ["Send 'authorization: user_id <USER_ID>' or 'authless-id: <ID>'."]}
+            )
 
     @post_load
     def identity(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
         """The request context's values: user or authless id, language and text variant, profiling."""
         language = LANGUAGE_PATTERN.match(data["language_id"])
         user = AUTHORIZATION_PATTERN.match(data["authorization"]) if "authorization" in data else None
-        return {"user_id": user.group(1) if user else None, "authless_id": data.get("authless_id"),
-                "language": language.group(1) if language else "",
-                "i18n_variant": language.group(2) if language else None, "session_id": data["session_id"],
-                "supplier_token": data.get("supplier_token"),
-                "profiling": PROFILING_VALUES[data.get("profiling", "true")]}
+        return {
+            "user_id": user.group(1) if user else None,
+            "authless_id": data.get("authless_id"),
+            "language": language.group(1) if language else "",
+            "i18n_variant": language.group(2) if language else None,
+            "session_id": data["session_id"],
+            "supplier_token": data.get("supplier_token"),
+            "profiling": PROFILING_VALUES[data.get("profiling", "true")],
+        }
 
 
 class CorrelationHeaders(Schema):
@@ -97,5 +120,7 @@ class CorrelationHeaders(Schema):
         unknown = EXCLUDE
 
     request_id = fields.String(
-        data_key="X-Request-Id", validate=validate.Regexp(REQUEST_ID_PATTERN),
-        metadata={"description": "Echoed back and passed upstream; a new one is made when absent or malformed."})
+        data_key="X-Request-Id",
+        validate=validate.Regexp(REQUEST_ID_PATTERN),
+        metadata={"description": "Echoed back and passed upstream; a new one is made when absent or malformed."},
+    )

@@ -1,22 +1,28 @@
 """Query strings and bodies of the recipe-card routes (GET recipe-card, POST recipe-card/multiple)."""
+
 from __future__ import annotations
 
 from typing import Any
 
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from prerender.schemas.variants import accepted_variants
 from prerender.schemas.fields import Identifier, JsonIdList
-from prerender.schemas.limits import (MAX_CONTEXTS, MAX_CURRENT_PRODUCT_IDS, MAX_KEYWORD_LENGTH, MAX_POSITION, MAX_SERVES,
-                     MAX_SURROUNDING_PRODUCT_IDS)
+from prerender.schemas.limits import (
+    MAX_CONTEXTS,
+    MAX_CURRENT_PRODUCT_IDS,
+    MAX_KEYWORD_LENGTH,
+    MAX_POSITION,
+    MAX_SERVES,
+    MAX_SURROUNDING_PRODUCT_IDS,
+)
+from prerender.schemas.variants import accepted_variants
 
 ORIENTATIONS = ("vertical", "horizontal")
 
 
 def _display_variant(version: str, **kwargs: Any) -> fields.Integer:
     allowed = accepted_variants(version)
-    return fields.Integer(strict=False, validate=validate.OneOf(allowed, error=f"Must be one of {allowed}."),
-                          **kwargs)
+    return fields.Integer(strict=False, validate=validate.OneOf(allowed, error=f"Must be one of {allowed}."), **kwargs)
 
 
 def _serves(**kwargs: Any) -> fields.Integer:
@@ -59,8 +65,9 @@ class _ContextSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    productIds = fields.List(Identifier(), required=True,
-                             validate=validate.Length(equal=2, error="Must hold exactly 2 product ids."))
+    productIds = fields.List(
+        Identifier(), required=True, validate=validate.Length(equal=2, error="Must hold exactly 2 product ids.")
+    )
     position = fields.Integer(required=True, strict=True, validate=validate.Range(-MAX_POSITION, MAX_POSITION))
 
 
@@ -84,12 +91,13 @@ class MultipleQueryV2(_MultipleOptions):
 
 
 class _MultipleBodyMixin:
-    contexts = fields.List(fields.Nested(_ContextSchema), required=True,
-                           validate=validate.Length(1, MAX_CONTEXTS,
-                                                    error=f"Must hold 1 to {MAX_CONTEXTS} contexts."))
+    contexts = fields.List(
+        fields.Nested(_ContextSchema),
+        required=True,
+        validate=validate.Length(1, MAX_CONTEXTS, error=f"Must hold 1 to {MAX_CONTEXTS} contexts."),
+    )
     categoryId = Identifier(load_default=None, allow_none=True)
-    keyword = fields.String(load_default=None, allow_none=True,
-                            validate=validate.Length(1, MAX_KEYWORD_LENGTH))
+    keyword = fields.String(load_default=None, allow_none=True, validate=validate.Length(1, MAX_KEYWORD_LENGTH))
 
     @validates_schema
     def positions_are_unique(self, data: dict[str, Any], **_: Any) -> None:
@@ -114,5 +122,9 @@ MULTIPLE_QUERIES: dict[str, Schema] = {"v1": MultipleQueryV1(), "v2": MultipleQu
 MULTIPLE_BODIES: dict[str, Schema] = {"v1": MultipleBodyV1(), "v2": MultipleBodyV2()}
 
 # The multiple route's options that may be in the query or the body, and their defaults.
-MULTIPLE_OPTION_DEFAULTS: dict[str, Any] = {"store_id": None, "display_variant": 1, "orientation": "vertical",
-                                            "serves": None}
+MULTIPLE_OPTION_DEFAULTS: dict[str, Any] = {
+    "store_id": None,
+    "display_variant": 1,
+    "orientation": "vertical",
+    "serves": None,
+}

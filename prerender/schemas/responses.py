@@ -1,5 +1,6 @@
 """The JSON bodies the service answers, as marshmallow schemas: routes name them in their declarations
 (prerender/web/contract.py) and the OpenAPI document publishes them."""
+
 from __future__ import annotations
 
 from marshmallow import Schema, fields
@@ -12,14 +13,17 @@ class ProblemSchema(Schema):
     title = fields.String(required=True)
     status = fields.Integer(required=True)
     detail = fields.String(required=True)
-    errors = fields.Dict(keys=fields.String(), values=fields.Raw(),
-                         metadata={"description": "The bad fields, keyed by where they were: headers, query, json."})
+    errors = fields.Dict(
+        keys=fields.String(),
+        values=fields.Raw(),
+        metadata={"description": "The bad fields, keyed by where they were: headers, query, json."},
+    )
 
 
 class CardHtmlSchema(Schema):
     """One card of the multiple route."""
 
-    html = fields.String(required=True, metadata={"description": "The card fragment, or \"\" where no recipe fits."})
+    html = fields.String(required=True, metadata={"description": 'The card fragment, or "" where no recipe fits.'})
     position = fields.Integer(required=True)
 
 

@@ -1,6 +1,7 @@
 """Card display variants per API version: what each version accepts and what it renders (v2 accepts 1 to 4
 and normalizes them, README.md). The one place both the schemas and the renderer read.
 """
+
 from __future__ import annotations
 
 # Version -> requested display_variant -> the layout rendered (1: no badge, catalogs; 2: badge;

@@ -4,6 +4,7 @@ Every versioned route goes through it (prerender/blueprints/__init__.py); OPTION
 carry no credentials). The headers' rules are the schema prerender/schemas/headers.py, which the OpenAPI
 document publishes too.
 """
+
 from __future__ import annotations
 
 import json
@@ -57,10 +58,15 @@ class RequestContext:
     @property
     def upstream(self) -> CallerIdentity:
         """The identity upstream calls are made with."""
-        return CallerIdentity(authorization=self.upstream_authorization, supplier_token=self.supplier_token,
-                              supplier_id=self.supplier.id if self.supplier else None,
-                              language=self.language, session_id=self.session_id,
-                              profiling=self.upstream_profiling, request_id=self.request_id)
+        return CallerIdentity(
+            authorization=self.upstream_authorization,
+            supplier_token=self.supplier_token,
+            supplier_id=self.supplier.id if self.supplier else None,
+            language=self.language,
+            session_id=self.session_id,
+            profiling=self.upstream_profiling,
+            request_id=self.request_id,
+        )
 
     @property
     def upstream_profiling(self) -> bool:
@@ -111,12 +117,18 @@ def load_request_context() -> None:
     try:
         values = REQUEST_HEADERS.load(_request_headers())
     except ValidationError as error:
-        raise ValidationProblem({"headers": dict(error.normalized_messages())},
-                                "Missing or malformed request headers.") from error
+        raise ValidationProblem(
+            {"headers": dict(error.normalized_messages())}, "Missing or malformed request headers."
+        ) from error
     token = values.pop("supplier_token")
     supplier = _resolve_supplier(token)
-    g.ctx = RequestContext(api_version=request.blueprints[-1], request_id=g.request_id, supplier=supplier,
-                           supplier_token=token if supplier is not None else None, **values)
+    g.ctx = RequestContext(
+        api_version=request.blueprints[-1],
+        request_id=g.request_id,
+        supplier=supplier,
+        supplier_token=token if supplier is not None else None,
+        **values,
+    )
 
 
 def current_context() -> RequestContext:

@@ -6,6 +6,7 @@ The same declaration parses every request, through the webargs parser of prerend
 writes the route's operation in /openapi.json (prerender/web/openapi.py). The view receives the parsed
 path segments as keyword arguments, and `query=` and `body=` when it declares them.
 """
+
 from __future__ import annotations
 
 import functools
@@ -106,17 +107,34 @@ class RouteContract:
                 raise UnsupportedMediaType("Send the body as JSON (application/json, or text/plain from sendBeacon).")
             if not self.beacon and not request.is_json:
                 raise UnsupportedMediaType("Send the body as JSON with 'Content-Type: application/json'.")
-            arguments["body"] = parser.parse(self.for_version(self.body, version), request,
-                                             location="beacon" if self.beacon else "json")
+            arguments["body"] = parser.parse(
+                self.for_version(self.body, version), request, location="beacon" if self.beacon else "json"
+            )
         return arguments
 
 
-def declare(*, summary: str, answers: Mapping[int, Answer], path: Schema | None = None,
-            query: SchemaChoice | None = None, body: SchemaChoice | None = None, beacon: bool = False,
-            body_example: Mapping[str, Any] | None = None, deprecated: bool = False) -> Callable[[View], View]:
+def declare(
+    *,
+    summary: str,
+    answers: Mapping[int, Answer],
+    path: Schema | None = None,
+    query: SchemaChoice | None = None,
+    body: SchemaChoice | None = None,
+    beacon: bool = False,
+    body_example: Mapping[str, Any] | None = None,
+    deprecated: bool = False,
+) -> Callable[[View], View]:
     """Declare a view's arguments and answers; the view is then called with them parsed."""
-    contract = RouteContract(summary=summary, answers=answers, path=path, query=query, body=body, beacon=beacon,
-                             body_example=body_example, deprecated=deprecated)
+    contract = RouteContract(
+        summary=summary,
+        answers=answers,
+        path=path,
+        query=query,
+        body=body,
+        beacon=beacon,
+        body_example=body_example,
+        deprecated=deprecated,
+    )
 
     def decorate(view: View) -> View:
         @functools.wraps(view)

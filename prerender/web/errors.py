@@ -1,5 +1,6 @@
 """One error body for every 4xx and 5xx: RFC 9457 application/problem+json, with `errors` keyed by where each
 bad field was (`headers`, `query`, `json`), as README.md shows customers."""
+
 from __future__ import annotations
 
 import logging
@@ -22,8 +23,9 @@ FieldErrors = Mapping[str, Mapping[str, Any]]
 class Problem(Exception):
     """An error a view raises to answer with a problem body."""
 
-    def __init__(self, status: int, detail: str, *, errors: FieldErrors | None = None,
-                 title: str | None = None) -> None:
+    def __init__(
+        self, status: int, detail: str, *, errors: FieldErrors | None = None, title: str | None = None
+    ) -> None:
         super().__init__(detail)
         self.status = status
         self.detail = detail
@@ -38,8 +40,9 @@ class ValidationProblem(Problem):
         super().__init__(400, detail, errors=errors)
 
 
-def problem_response(status: int, detail: str, *, title: str | None = None,
-                     errors: FieldErrors | None = None) -> Response:
+def problem_response(
+    status: int, detail: str, *, title: str | None = None, errors: FieldErrors | None = None
+) -> Response:
     """Build the problem+json response."""
     body: dict[str, Any] = {
         "type": "about:blank",
@@ -93,7 +96,9 @@ def handle_unknown_store(error: UnknownStore) -> Response:
     suggestion"; a route that answers otherwise (the basket: empty) catches it itself."""
     body = request.get_json(silent=True) if request.is_json else None
     location = "json" if isinstance(body, dict) and body.get("store_id") is not None else "query"
-    return problem_response(400, "The request has invalid parameters.", errors={location: {"store_id": ["Unknown store."]}})
+    return problem_response(
+        400, "The request has invalid parameters.", errors={location: {"store_id": ["Unknown store."]}}
+    )
 
 
 def handle_unexpected(error: Exception) -> Response:

@@ -9,6 +9,7 @@ everywhere, and a Cache-Control that says whether the answer depends on the user
 
 Views declare their policy with `@cache_policy(...)`; an after_request hook applies it.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -41,9 +42,11 @@ PUBLIC = CachePolicy(public=True)
 
 def cache_policy(policy: CachePolicy | Callable[[], CachePolicy]) -> Callable[[View], View]:
     """Declare a view's policy, or a function deciding it from the request (e.g. g.ctx)."""
+
     def mark(view: View) -> View:
         view.cache_policy = policy  # type: ignore[attr-defined]
         return view
+
     return mark
 
 

@@ -6,6 +6,7 @@ prerender/schemas/headers.py, published once as `components.parameters`; every r
 (a guard's 400, 413/415 for bodies, 414, 431, 500) are added by the rules below. `/static` and the
 document itself are left out.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -37,10 +38,18 @@ BODY_LOCATIONS = ("json", "beacon")
 
 # Examples from the demo catalog (README.md), by field name: explicit examples lead tools past "unknown store".
 EXAMPLES: dict[str, Any] = {
-    "store_id": "1001", "recipe_id": "5", "product_id": "100001", "ingredient_id": "1", "guests": 4,
-    "serves": 4, "authless_id": "anon-1", "recipe_ids": "5,12",
-    "surrounding_products_ids": '["100001","100002"]', "current_products_ids": '["100010"]',
-    "productIds": ["100001", "100002"], "position": 1,
+    "store_id": "1001",
+    "recipe_id": "5",
+    "product_id": "100001",
+    "ingredient_id": "1",
+    "guests": 4,
+    "serves": 4,
+    "authless_id": "anon-1",
+    "recipe_ids": "5,12",
+    "surrounding_products_ids": '["100001","100002"]',
+    "current_products_ids": '["100010"]',
+    "productIds": ["100001", "100002"],
+    "position": 1,
 }
 GUARD_ERROR = problem("Invalid parameters or missing or malformed headers (`errors` names each field).")
 GENERIC_ANSWERS: Mapping[int, Answer] = {
@@ -61,8 +70,11 @@ def openapi_path(rule: Rule) -> str:
 
 def documented_rules(app: Flask) -> list[Rule]:
     """Every rule of the described API: all but /static and the document itself."""
-    return [rule for rule in app.url_map.iter_rules()
-            if not rule.rule.startswith(EXCLUDED_PREFIXES) and rule.rule not in EXCLUDED_PATHS]
+    return [
+        rule
+        for rule in app.url_map.iter_rules()
+        if not rule.rule.startswith(EXCLUDED_PREFIXES) and rule.rule not in EXCLUDED_PATHS
+    ]
 
 
 def version_of(rule: Rule) -> str | None:
@@ -92,10 +104,16 @@ class DocumentBuilder:
         self.app = app
         # apispec inlines a schema whose resolved name is None (webargs' generated ones); its annotation says str.
         self.plugin = MarshmallowPlugin(schema_name_resolver=schema_name)  # type: ignore[arg-type]
-        self.spec = APISpec(title=TITLE, version=app.config.get("API_DOCUMENT_VERSION", "1.0.0"),
-                            openapi_version=OPENAPI_VERSION, plugins=[self.plugin],
-                            info={"description": "Pre-rendered HTML fragments of shoppable-recipe components "
-                                                 "(README.md, docs/browser-api.md)."})
+        self.spec = APISpec(
+            title=TITLE,
+            version=app.config.get("API_DOCUMENT_VERSION", "1.0.0"),
+            openapi_version=OPENAPI_VERSION,
+            plugins=[self.plugin],
+            info={
+                "description": "Pre-rendered HTML fragments of shoppable-recipe components "
+                "(README.md, docs/browser-api.md)."
+            },
+        )
         self.converter.add_attribute_function(json_id_list_property)
         self.headers = self.header_parameters()
 
@@ -155,8 +173,11 @@ class DocumentBuilder:
         if not contract.deprecated:  # a removed route documents only that it is gone
             answers.update({status: answer for status, answer in GENERIC_ANSWERS.items() if status not in answers})
         result: dict[str, Any] = {
-            "operationId": operation_id, "tags": [version_of(rule) or "service"], "summary": contract.summary,
-            "responses": {str(status): self.answer(answer) for status, answer in sorted(answers.items())}}
+            "operationId": operation_id,
+            "tags": [version_of(rule) or "service"],
+            "summary": contract.summary,
+            "responses": {str(status): self.answer(answer) for status, answer in sorted(answers.items())},
+        }
         description = inspect.getdoc(inspect.unwrap(view))
         if description:
             result["description"] = description
@@ -190,17 +211,24 @@ class DocumentBuilder:
         if contract.body_example is not None:
             content["application/json"]["example"] = dict(contract.body_example)
         if contract.beacon:
-            content["text/plain"] = {"schema": {
-                "type": "string", "description": "The same JSON object, as navigator.sendBeacon sends it; it may "
-                                                 "carry the mandatory headers in `headers`."}}
+            content["text/plain"] = {
+                "schema": {
+                    "type": "string",
+                    "description": "The same JSON object, as navigator.sendBeacon sends it; it may "
+                    "carry the mandatory headers in `headers`.",
+                }
+            }
         return {"required": True, "content": content}
 
     def answer(self, answer: Answer) -> dict[str, Any]:
         """A response object; apispec turns a schema class into a $ref to its component."""
         result: dict[str, Any] = {"description": answer.description}
         if answer.media_type is not None:
-            body: Any = answer.schema if answer.schema is not None else (
-                {"type": "string"} if answer.media_type.startswith("text/") else {})
+            body: Any = (
+                answer.schema
+                if answer.schema is not None
+                else ({"type": "string"} if answer.media_type.startswith("text/") else {})
+            )
             result["content"] = {answer.media_type: {"schema": body}}
         return result
 
@@ -231,10 +259,17 @@ def json_id_list_property(self: Any, field: fields.Field[Any], **_: Any) -> dict
     """A JsonIdList is one query value holding a JSON array of ids: `["100001","100002"]`."""
     if not isinstance(field, JsonIdList):
         return {}
-    return {"type": "string", "contentMediaType": "application/json",
-            "description": f"A JSON array of {field.min_items} to {field.max_items} ids, e.g. [\"100001\",\"100002\"].",
-            "contentSchema": {"type": "array", "minItems": field.min_items, "maxItems": field.max_items,
-                              "items": {"type": "string", "pattern": ID_PATTERN.pattern}}}
+    return {
+        "type": "string",
+        "contentMediaType": "application/json",
+        "description": f'A JSON array of {field.min_items} to {field.max_items} ids, e.g. ["100001","100002"].',
+        "contentSchema": {
+            "type": "array",
+            "minItems": field.min_items,
+            "maxItems": field.max_items,
+            "items": {"type": "string", "pattern": ID_PATTERN.pattern},
+        },
+    }
 
 
 def add_examples(schema: dict[str, Any]) -> None:

@@ -1,4 +1,5 @@
 """The webargs parser of every route: validation errors become one 400 problem, keyed by location."""
+
 from __future__ import annotations
 
 import json
@@ -54,14 +55,15 @@ class ProblemParser(FlaskParser):
     location: `beacon`, a JSON body whatever its declared type (navigator.sendBeacon sends text/plain).
     Query strings parsed by a long-lived schema instance are remembered (ParsedQueries)."""
 
-    __location_map__ = dict(beacon="load_beacon", **FlaskParser.__location_map__)
+    # Class-level by design, as in webargs (location_loader adds to it). Not ClassVar: webargs declares it as a
+    # plain attribute and mypy refuses a ClassVar override of that.
+    __location_map__ = dict(beacon="load_beacon", **FlaskParser.__location_map__)  # noqa: RUF012
 
     def __init__(self, *args: Any, parsed_queries: int = 2048, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.parsed_queries = ParsedQueries(size=parsed_queries)
 
-    def parse(self, argmap: Any, req: Request | None = None, *, location: str | None = None,
-              **kwargs: Any) -> Any:
+    def parse(self, argmap: Any, req: Request | None = None, *, location: str | None = None, **kwargs: Any) -> Any:
         """webargs' parse; for the query string with a schema instance that outlives the request (a
         `use_args(Schema())` or a per-version factory returning one of those), from the memo when known.
         A Schema class or a dict of fields makes a new schema per call: not memoized."""
@@ -75,8 +77,9 @@ class ProblemParser(FlaskParser):
             self.parsed_queries.put(schema, req.query_string, arguments)
         return arguments
 
-    def handle_error(self, error: ValidationError, req: Request, schema: Schema, *,
-                     error_status_code: int | None, error_headers: Any) -> NoReturn:
+    def handle_error(
+        self, error: ValidationError, req: Request, schema: Schema, *, error_status_code: int | None, error_headers: Any
+    ) -> NoReturn:
         messages = error.normalized_messages()
         log.warning("rejected %s %s: %s", req.method, req.path, messages)
         raise ValidationProblem(messages) from error

@@ -1,5 +1,6 @@
 """Every request's id: the caller's X-Request-Id when it is sane, else a new one. It goes into the logs,
 upstream and back to the caller, so a customer can quote it."""
+
 from __future__ import annotations
 
 import uuid

@@ -4,6 +4,7 @@ The body's limit is Flask's MAX_CONTENT_LENGTH (413). These are stricter than gu
 (gunicorn.conf.py), so a client over them gets a problem+json that names what is too large, never
 gunicorn's plain-text 400; header values are never echoed back.
 """
+
 from __future__ import annotations
 
 from flask import Flask, current_app, request
@@ -22,7 +23,8 @@ def check_request_size() -> None:
         size = len(name) + len(value.encode("latin-1", "replace"))
         if size > config["MAX_HEADER_FIELD_BYTES"]:
             raise RequestHeaderFieldsTooLarge(
-                f"Header {name.lower()!r} is larger than {config['MAX_HEADER_FIELD_BYTES']} bytes.")
+                f"Header {name.lower()!r} is larger than {config['MAX_HEADER_FIELD_BYTES']} bytes."
+            )
         fields += 1
         total += size
     if fields > config["MAX_HEADER_FIELDS"]:

@@ -3,6 +3,7 @@
 Nothing secret is logged in clear: the supplier appears by id (never its token) and users by a short
 hash of their id, enough to follow one user's requests without naming them.
 """
+
 from __future__ import annotations
 
 import hashlib

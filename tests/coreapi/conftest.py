@@ -30,9 +30,7 @@ from coreapi.config import SEED_DATA_DIR
 from coreapi.extensions import db
 from coreapi.seed import load_catalog
 
-POSTGRES_URL = os.environ.get(
-    "COREAPI_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-)
+POSTGRES_URL = os.environ.get("COREAPI_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
 
 class SqliteBackend:
@@ -96,9 +94,7 @@ def _open_backend(name: str, tmp_path_factory: pytest.TempPathFactory) -> Any:
     scope="session",
     params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)],
 )
-def backend(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Any]:
+def backend(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     backend = _open_backend(request.param, tmp_path_factory)
     yield backend
     backend.close()

@@ -83,9 +83,7 @@ def test_request_id_is_echoed_on_errors_too(client: FlaskClient) -> None:
         ("get", "/api/v1/recipes?per_page=0", 400),
     ],
 )
-def test_every_error_is_a_problem_document(
-    client: FlaskClient, method: str, path: str, status: int
-) -> None:
+def test_every_error_is_a_problem_document(client: FlaskClient, method: str, path: str, status: int) -> None:
     response = getattr(client, method)(path)
     assert response.status_code == status
     assert response.mimetype == PROBLEM

@@ -49,9 +49,7 @@ def expected_lines(seed, recipe_id: str, store_id: str, guests: int) -> Lines:
     for item in seed.recipes[recipe_id]["ingredients"]:
         product_id = seed.first_available(store_id, item["id"])
         if product_id is not None:
-            lines.append(
-                (item["id"], product_id, packages(seed, recipe_id, item["id"], product_id, guests))
-            )
+            lines.append((item["id"], product_id, packages(seed, recipe_id, item["id"], product_id, guests)))
     return lines
 
 
@@ -104,9 +102,7 @@ def replaceable(seed, store_id: str) -> tuple[str, str, str, str]:
     """A recipe, an ingredient of it, its first available product and another available one."""
     for recipe_id in sorted(seed.recipes, key=int):
         for item in seed.recipes[recipe_id]["ingredients"]:
-            available = [
-                p for p in seed.ranked_products(item["id"]) if seed.is_available(store_id, p)
-            ]
+            available = [p for p in seed.ranked_products(item["id"]) if seed.is_available(store_id, p)]
             if len(available) >= 2:
                 return recipe_id, item["id"], available[0], available[1]
     raise AssertionError("the seed must have an ingredient with two available products")
@@ -141,13 +137,9 @@ class Shopper:
         )
 
     def remove(self, recipe_id: str) -> TestResponse:
-        return self.client.delete(
-            f"/api/v1/basket/recipes/{recipe_id}?store_id={self.store_id}", headers=self.headers
-        )
+        return self.client.delete(f"/api/v1/basket/recipes/{recipe_id}?store_id={self.store_id}", headers=self.headers)
 
-    def set_line(
-        self, recipe_id: str, ingredient_id: str, product_id: str, quantity: int
-    ) -> TestResponse:
+    def set_line(self, recipe_id: str, ingredient_id: str, product_id: str, quantity: int) -> TestResponse:
         return self.client.put(
             f"/api/v1/basket/recipes/{recipe_id}/ingredients/{ingredient_id}",
             json={"product_id": product_id, "quantity": quantity, "store_id": self.store_id},
@@ -169,8 +161,7 @@ class Shopper:
 
     def merge(self, authless_id: str) -> TestResponse:
         return self.client.get(
-            f"/api/v1/basket/merge-authless-basket?authless_id={authless_id}"
-            f"&store_id={self.store_id}",
+            f"/api/v1/basket/merge-authless-basket?authless_id={authless_id}&store_id={self.store_id}",
             headers=self.headers,
         )
 
@@ -235,9 +226,7 @@ def with_store(path: str, body: Any, store_id: str) -> tuple[str, Any]:
 
 
 @pytest.mark.parametrize(("method", "path", "body"), ROUTES)
-def test_every_route_needs_an_identity(
-    client: FlaskClient, method: str, path: str, body: Any
-) -> None:
+def test_every_route_needs_an_identity(client: FlaskClient, method: str, path: str, body: Any) -> None:
     response = call(client, method, path, body)
     assert response.status_code == 401
     assert response.mimetype == "application/problem+json"
@@ -256,13 +245,9 @@ def test_store_id_is_required(client: FlaskClient, method: str, path: str, body:
 
 @pytest.mark.parametrize(("method", "path", "body"), ROUTES)
 @pytest.mark.parametrize("store_id", ["999", "nope", ""])
-def test_unknown_or_empty_store_is_400(
-    client: FlaskClient, method: str, path: str, body: Any, store_id: str
-) -> None:
+def test_unknown_or_empty_store_is_400(client: FlaskClient, method: str, path: str, body: Any, store_id: str) -> None:
     location = "query" if body is None else "json"
-    response = call(
-        client, method, *with_store(path, body, store_id), Authorization="user_id u-store"
-    )
+    response = call(client, method, *with_store(path, body, store_id), Authorization="user_id u-store")
     assert response.status_code == 400
     expected = ["Unknown store."] if store_id else ["Missing data for required field."]
     assert response.json["errors"] == {location: {"store_id": expected}}
@@ -297,9 +282,7 @@ def test_line_quantity_is_0_to_99(visitor: Shopper, quantity: Any) -> None:
 
 
 def test_too_long_identity_is_400(client: FlaskClient) -> None:
-    response = client.get(
-        "/api/v1/basket?store_id=1001", headers={"Authorization": "user_id " + "u" * 201}
-    )
+    response = client.get("/api/v1/basket?store_id=1001", headers={"Authorization": "user_id " + "u" * 201})
     assert response.status_code == 400
     assert "Authorization" in response.json["errors"]["headers"]
 
@@ -414,8 +397,8 @@ def test_rescaling_keeps_the_chosen_products(visitor: Shopper, seed) -> None:
     ok(visitor.add(recipe_id, 4))
     ok(visitor.set_line(recipe_id, ingredient_id, other, 1))
     body = ok(visitor.rescale(recipe_id, 10))
-    (line,) = [l for l in entry(body["basket"], recipe_id)["lines"]
-               if l["ingredient_id"] == ingredient_id]  # fmt: skip
+    (line,) = [item for item in entry(body["basket"], recipe_id)["lines"]
+               if item["ingredient_id"] == ingredient_id]  # fmt: skip
     assert line["product_id"] == other
     assert line["quantity"] == packages(seed, recipe_id, ingredient_id, other, 10)
 
@@ -451,12 +434,10 @@ def test_replacing_a_product_is_a_removal_and_an_addition(visitor: Shopper, seed
     body = ok(visitor.set_line(recipe_id, ingredient_id, other, 3))
     expected = [{"id": first, "quantity": -had}, {"id": other, "quantity": 3}]
     assert body["changes"] == sorted(expected, key=lambda change: int(change["id"]))
-    lines = {l["ingredient_id"]: l for l in entry(body["basket"], recipe_id)["lines"]}
+    lines = {item["ingredient_id"]: item for item in entry(body["basket"], recipe_id)["lines"]}
     assert (lines[ingredient_id]["product_id"], lines[ingredient_id]["quantity"]) == (other, 3)
     # Same product, new quantity: only the difference.
-    assert ok(visitor.set_line(recipe_id, ingredient_id, other, 5))["changes"] == [
-        {"id": other, "quantity": 2}
-    ]
+    assert ok(visitor.set_line(recipe_id, ingredient_id, other, 5))["changes"] == [{"id": other, "quantity": 2}]
 
 
 def test_quantity_zero_removes_the_line_then_the_entry(visitor: Shopper, seed) -> None:
@@ -501,9 +482,7 @@ def test_a_product_that_is_not_a_candidate_is_400(visitor: Shopper, seed) -> Non
 
 
 def test_an_ingredient_or_recipe_that_does_not_exist_is_404(visitor: Shopper, seed) -> None:
-    not_in_recipe = next(
-        i for i in seed.ingredients if i not in {x["id"] for x in seed.recipes["1"]["ingredients"]}
-    )
+    not_in_recipe = next(i for i in seed.ingredients if i not in {x["id"] for x in seed.recipes["1"]["ingredients"]})
     for recipe_id, ingredient_id in (("1", not_in_recipe), ("1", "nope"), ("999999", "thon")):
         response = visitor.set_line(recipe_id, ingredient_id, "100153", 1)
         assert response.status_code == 404
@@ -612,9 +591,7 @@ def test_order_ids_are_per_identity(client: FlaskClient, user: Shopper, visitor:
      ({"total": 1, "order_id": ""}, "order_id"), ({"total": 1, "order_id": 5}, "order_id")],
 )  # fmt: skip
 def test_confirm_validation(visitor: Shopper, body: dict[str, Any], field: str) -> None:
-    response = visitor.client.post(
-        "/api/v1/basket/confirm", json={"store_id": "1001", **body}, headers=visitor.headers
-    )
+    response = visitor.client.post("/api/v1/basket/confirm", json={"store_id": "1001", **body}, headers=visitor.headers)
     assert response.status_code == 400
     assert field in response.json["errors"]["json"]
 
@@ -711,9 +688,7 @@ def test_queries_do_not_grow_with_the_basket(visitor: Shopper, count_queries: An
 # --- atomicity and concurrency -------------------------------------------------------------
 
 
-def test_a_failed_write_changes_nothing(
-    visitor: Shopper, seed, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_failed_write_changes_nothing(visitor: Shopper, seed, monkeypatch: pytest.MonkeyPatch) -> None:
     ok(visitor.add("1", 4))
     before = visitor.basket()
 
@@ -730,9 +705,7 @@ def test_a_failed_write_changes_nothing(
 
 
 @pytest.mark.parametrize("existing", [False, True], ids=["new-basket", "existing-basket"])
-def test_concurrent_adds_lose_nothing(
-    app: Flask, seed, monkeypatch: pytest.MonkeyPatch, existing: bool
-) -> None:
+def test_concurrent_adds_lose_nothing(app: Flask, seed, monkeypatch: pytest.MonkeyPatch, existing: bool) -> None:
     """Two tabs add different recipes at the same moment: both end up in the basket.
 
     A barrier holds both requests just before they lock the basket, so both transactions are
@@ -777,9 +750,7 @@ def test_concurrent_adds_lose_nothing(
     assert basket_products(basket) == held
     # Each answer's changes are exactly its own recipe's products.
     for recipe_id, response in answers.items():
-        assert response.json["changes"] == as_changes(
-            products_of(expected_lines(seed, recipe_id, "1001", 4))
-        )
+        assert response.json["changes"] == as_changes(products_of(expected_lines(seed, recipe_id, "1001", 4)))
 
 
 @pytest.mark.parametrize("existing", [False, True], ids=["new-basket", "existing-basket"])
@@ -826,10 +797,14 @@ def test_a_second_writer_waits_for_the_first(
     try:
         with backend.engine.connect() as monitor:
             for _ in range(3000):  # until B waits on A's lock (at most ~30 s, normally at once)
-                waiting = b_pid and monitor.scalar(
-                    text("SELECT wait_event_type FROM pg_stat_activity WHERE pid = :pid"),
-                    {"pid": b_pid[0]},
-                ) == "Lock"
+                waiting = (
+                    b_pid
+                    and monitor.scalar(
+                        text("SELECT wait_event_type FROM pg_stat_activity WHERE pid = :pid"),
+                        {"pid": b_pid[0]},
+                    )
+                    == "Lock"
+                )
                 if waiting:
                     break
                 threading.Event().wait(0.01)

@@ -27,9 +27,7 @@ def test_categories_in_seed_order_and_localised(client: FlaskClient, seed) -> No
     french = client.get("/api/v1/categories").json["data"]
     english = client.get("/api/v1/categories", headers={"Language-Id": "en"}).json["data"]
     assert french == [{"id": c["id"], "name": c["name"]} for c in seed.categories]
-    assert english == [
-        {"id": c["id"], "name": c.get("name_en") or c["name"]} for c in seed.categories
-    ]
+    assert english == [{"id": c["id"], "name": c.get("name_en") or c["name"]} for c in seed.categories]
 
 
 def test_products_without_store_have_null_store_fields(client: FlaskClient, seed) -> None:

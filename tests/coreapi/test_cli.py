@@ -34,9 +34,7 @@ def test_init_db_twice_does_nothing_the_second_time(empty_app: Flask, seed) -> N
     runner = empty_app.test_cli_runner()
     runner.invoke(args=["init-db"])
     with empty_app.app_context():
-        db.session.add(
-            Like(supplier_id=1, user_id="keep-me", recipe_id=int(next(iter(seed.recipes))))
-        )
+        db.session.add(Like(supplier_id=1, user_id="keep-me", recipe_id=int(next(iter(seed.recipes)))))
         db.session.commit()
     result = runner.invoke(args=["init-db"])
     assert result.exit_code == 0, result.output
@@ -50,9 +48,7 @@ def test_init_db_reset_drops_and_seeds_again(empty_app: Flask, seed) -> None:
     runner = empty_app.test_cli_runner()
     runner.invoke(args=["init-db"])
     with empty_app.app_context():
-        db.session.add(
-            Like(supplier_id=1, user_id="forget-me", recipe_id=int(next(iter(seed.recipes))))
-        )
+        db.session.add(Like(supplier_id=1, user_id="forget-me", recipe_id=int(next(iter(seed.recipes)))))
         db.session.commit()
     result = runner.invoke(args=["init-db", "--reset"])
     assert result.exit_code == 0, result.output

@@ -100,9 +100,7 @@ def test_eight_tabs_adding_one_recipe_leave_one_entry(
         ok(Shopper(app.test_client(), authorization).add("2", 4))
     meet_before(monkeypatch, baskets, "_lock_open_basket")
     guests = list(range(2, 2 + THREADS))
-    answers = at_once(
-        [lambda g=g: Shopper(app.test_client(), authorization).add("1", g) for g in guests]
-    )
+    answers = at_once([lambda g=g: Shopper(app.test_client(), authorization).add("1", g) for g in guests])
     monkeypatch.undo()
 
     assert [answer.status_code for answer in answers] == [200] * THREADS
@@ -121,16 +119,12 @@ def test_eight_tabs_adding_one_recipe_leave_one_entry(
     assert count(app, entries, of=BasketEntry) == (2 if existing else 1)
 
 
-def test_eight_recipes_added_at_once_all_land(
-    app: Flask, seed, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_eight_recipes_added_at_once_all_land(app: Flask, seed, monkeypatch: pytest.MonkeyPatch) -> None:
     """Eight writers add eight recipes to one new basket: none lost, each at its own position."""
     authorization = f"user_id tabs-{uuid.uuid4().hex}"
     recipe_ids = sorted(seed.recipes, key=int)[:THREADS]
     meet_before(monkeypatch, baskets, "_lock_open_basket")
-    answers = at_once(
-        [lambda r=r: Shopper(app.test_client(), authorization).add(r, 4) for r in recipe_ids]
-    )
+    answers = at_once([lambda r=r: Shopper(app.test_client(), authorization).add(r, 4) for r in recipe_ids])
     monkeypatch.undo()
 
     assert [answer.status_code for answer in answers] == [200] * THREADS
@@ -145,9 +139,7 @@ def test_eight_recipes_added_at_once_all_land(
     assert sorted(ok(a)["basket"]["recipe_count"] for a in answers) == list(range(1, 9))
 
 
-def test_concurrent_confirmations_confirm_once(
-    app: Flask, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_concurrent_confirmations_confirm_once(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
     """Eight confirmations of one basket under one order id: one confirms, the others see it
     done; eight without an order id: one confirms, the others find no basket left."""
     for order_id, refusal in (("order-at-once", "already-confirmed"), (None, "empty")):
@@ -157,7 +149,7 @@ def test_concurrent_confirmations_confirm_once(
         meet_before(monkeypatch, baskets, "_lock_open_basket")
         answers = at_once(
             [
-                lambda: Shopper(app.test_client(), f"user_id {identity}").confirm(
+                lambda identity=identity, order_id=order_id: Shopper(app.test_client(), f"user_id {identity}").confirm(
                     order_id=order_id
                 )
                 for _ in range(THREADS)
@@ -168,17 +160,15 @@ def test_concurrent_confirmations_confirm_once(
         confirmations = [ok(answer) for answer in answers]
         confirmed = [c for c in confirmations if c["confirmed"]]
         assert len(confirmed) == 1, confirmations
-        assert [c for c in confirmations if not c["confirmed"]] == [
-            {"confirmed": False, "reason": refusal}
-        ] * (THREADS - 1)
+        assert [c for c in confirmations if not c["confirmed"]] == [{"confirmed": False, "reason": refusal}] * (
+            THREADS - 1
+        )
         mine = Basket.identity_id == identity
         assert count(app, mine, Basket.status == "confirmed", of=Basket) == 1
         assert count(app, mine, Basket.status == "open", of=Basket) == 0
 
 
-def test_concurrent_merges_move_the_visitors_entries_once(
-    app: Flask, seed, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_concurrent_merges_move_the_visitors_entries_once(app: Flask, seed, monkeypatch: pytest.MonkeyPatch) -> None:
     authless_id = f"visitor-{uuid.uuid4().hex}"
     visitor = Shopper(app.test_client(), f"authless_id {authless_id}")
     ok(visitor.add("1", 4))
@@ -186,18 +176,13 @@ def test_concurrent_merges_move_the_visitors_entries_once(
     user_id = f"member-{uuid.uuid4().hex}"
     meet_before(monkeypatch, baskets, "_lock_open_basket")
     answers = at_once(
-        [
-            lambda: Shopper(app.test_client(), f"user_id {user_id}").merge(authless_id)
-            for _ in range(THREADS)
-        ]
+        [lambda: Shopper(app.test_client(), f"user_id {user_id}").merge(authless_id) for _ in range(THREADS)]
     )
     monkeypatch.undo()
 
     basket = Shopper(app.test_client(), f"user_id {user_id}").basket()
     assert [e["recipe_id"] for e in basket["recipes"]] == ["1", "2"]
-    held = products_of(expected_lines(seed, "1", "1001", 4)) + products_of(
-        expected_lines(seed, "2", "1001", 2)
-    )
+    held = products_of(expected_lines(seed, "1", "1001", 4)) + products_of(expected_lines(seed, "2", "1001", 2))
     assert basket_products(basket) == held
     assert summed_changes(answers) == held
     assert visitor.basket()["recipes"] == []
@@ -216,9 +201,7 @@ def test_concurrent_likes_then_unlikes_keep_one_row_then_none(
         meet_before(monkeypatch, likes, "recipe_exists")
         answers = at_once(
             [
-                lambda: getattr(app.test_client(), method)(
-                    f"/api/v1/likes/{recipe_id}", headers=headers
-                )
+                lambda method=method: getattr(app.test_client(), method)(f"/api/v1/likes/{recipe_id}", headers=headers)
                 for _ in range(THREADS)
             ]
         )
@@ -233,17 +216,10 @@ def test_concurrent_likes_of_different_recipes_all_land(
     headers = {"Authorization": f"user_id {user_id}", **RETAILER}
     recipe_ids = sorted(seed.recipes, key=int)[:THREADS]
     meet_before(monkeypatch, likes, "recipe_exists")
-    answers = at_once(
-        [
-            lambda r=r: app.test_client().put(f"/api/v1/likes/{r}", headers=headers)
-            for r in recipe_ids
-        ]
-    )
+    answers = at_once([lambda r=r: app.test_client().put(f"/api/v1/likes/{r}", headers=headers) for r in recipe_ids])
     monkeypatch.undo()
     assert [answer.status_code for answer in answers] == [204] * THREADS
-    listed = app.test_client().get(
-        f"/api/v1/likes?recipe_ids={','.join(recipe_ids)}", headers=headers
-    )
+    listed = app.test_client().get(f"/api/v1/likes?recipe_ids={','.join(recipe_ids)}", headers=headers)
     assert listed.json == {"data": recipe_ids}
 
 

@@ -27,9 +27,7 @@ def listed(client: FlaskClient, session_id: str) -> list[dict[str, Any]]:
     return response.json["data"]
 
 
-def test_events_are_stored_with_the_session_supplier_and_identity(
-    client: FlaskClient, seed, session_id: str
-) -> None:
+def test_events_are_stored_with_the_session_supplier_and_identity(client: FlaskClient, seed, session_id: str) -> None:
     events = [
         {"name": "recipe.show", "path": "/", "props": {"recipe_id": "12"},
          "timestamp": "2026-11-21T10:00:00Z"},
@@ -61,9 +59,7 @@ def test_events_are_stored_with_the_session_supplier_and_identity(
         assert event["identity"] == {"kind": "user_id", "id": "u-events"}
 
 
-def test_a_sessions_events_oldest_first_and_only_its_own(
-    client: FlaskClient, session_id: str
-) -> None:
+def test_a_sessions_events_oldest_first_and_only_its_own(client: FlaskClient, session_id: str) -> None:
     def event(name: str, hour: int) -> dict[str, Any]:
         return {"name": name, "timestamp": f"2026-11-21T{hour:02}:00:00Z"}
 

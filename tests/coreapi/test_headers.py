@@ -53,9 +53,7 @@ def test_suppliers_me_needs_a_token(client: FlaskClient) -> None:
         ("demo-publisher-token", "publisher", True),
     ],
 )
-def test_suppliers_me(
-    client: FlaskClient, seed, token: str, kind: str, personalization: bool
-) -> None:
+def test_suppliers_me(client: FlaskClient, seed, token: str, kind: str, personalization: bool) -> None:
     response = client.get("/api/v1/suppliers/me", headers={"Supplier-Token": token})
     assert response.status_code == 200
     body = response.json
@@ -71,16 +69,12 @@ def test_suppliers_me(
 
 def test_publisher_is_affiliated_to_the_demo_retailer(client: FlaskClient) -> None:
     retailer = client.get("/api/v1/suppliers/me", headers={"Supplier-Token": "demo-retailer-token"})
-    publisher = client.get(
-        "/api/v1/suppliers/me", headers={"Supplier-Token": "demo-publisher-token"}
-    )
+    publisher = client.get("/api/v1/suppliers/me", headers={"Supplier-Token": "demo-publisher-token"})
     assert retailer.json["affiliated_supplier_id"] is None
     assert publisher.json["affiliated_supplier_id"] == retailer.json["id"]
 
 
-@pytest.mark.parametrize(
-    "authorization", ["Bearer abc", "user_id", "user_id ", "authless_id a b", "token x"]
-)
+@pytest.mark.parametrize("authorization", ["Bearer abc", "user_id", "user_id ", "authless_id a b", "token x"])
 def test_malformed_authorization_is_400(client: FlaskClient, authorization: str) -> None:
     response = client.get("/api/v1/stores", headers={"Authorization": authorization})
     assert response.status_code == 400

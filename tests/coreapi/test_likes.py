@@ -27,9 +27,7 @@ def test_likes_need_an_identity(client: FlaskClient, method: str, path: str) -> 
 
 
 @pytest.mark.parametrize(("method", "path"), ROUTES)
-@pytest.mark.parametrize(
-    "supplier", [{}, {"Supplier-Token": "no-such-token"}], ids=["missing", "unknown"]
-)
+@pytest.mark.parametrize("supplier", [{}, {"Supplier-Token": "no-such-token"}], ids=["missing", "unknown"])
 def test_likes_need_a_known_supplier_token(
     client: FlaskClient, user_id: str, method: str, path: str, supplier: dict[str, str]
 ) -> None:
@@ -86,9 +84,7 @@ def test_likes_belong_to_their_user(client: FlaskClient, seed, user_id: str) -> 
     assert client.get(f"/api/v1/likes?recipe_ids={recipe_id}", headers=other).json == {"data": []}
 
 
-def test_the_same_user_id_under_two_suppliers_has_separate_likes(
-    client: FlaskClient, seed, user_id: str
-) -> None:
+def test_the_same_user_id_under_two_suppliers_has_separate_likes(client: FlaskClient, seed, user_id: str) -> None:
     a, b = sorted(seed.recipes, key=int)[:2]
     retailer, publisher = as_user(user_id, RETAILER), as_user(user_id, PUBLISHER)
     query = f"/api/v1/likes?recipe_ids={a},{b}"

@@ -39,9 +39,7 @@ def test_picture_urls_resolve(client: FlaskClient, seed) -> None:
     recipe_id = next(iter(seed.recipes))
     detail = client.get(f"/api/v1/recipes/{recipe_id}").json
     urls = [detail["picture_url"]] + [
-        product["picture_url"]
-        for ingredient in detail["ingredients"]
-        for product in ingredient["products"]
+        product["picture_url"] for ingredient in detail["ingredients"] for product in ingredient["products"]
     ]
     for url in urls[:5]:
         parts = urlsplit(url)
@@ -70,12 +68,16 @@ def test_served_pictures_are_drawn_from_the_catalog_data(client: FlaskClient, se
     picture as the seed's own data: colours of the ingredients, primary first; a product's best-ranked
     ingredient colour."""
     recipe = seed.recipes["1"]
-    colors = [seed.ingredients[i["id"]]["color"]
-              for i in sorted(recipe["ingredients"], key=lambda i: not i["primary"])]
+    colors = [seed.ingredients[i["id"]]["color"] for i in sorted(recipe["ingredients"], key=lambda i: not i["primary"])]
     expected = drawing.recipe_picture_svg(recipe_id="1", recipe_type=recipe["type"], colors=colors)
     assert client.get("/media/recipes/1.svg").get_data(as_text=True) == expected
     product = seed.products["100001"]
     best = min(product["ingredients"], key=lambda link: link["rank"])
-    expected = drawing.product_picture_svg(product_id="100001", package=product["package"], brand=product["brand"],
-                                           name=product["name"], color=seed.ingredients[best["id"]]["color"])
+    expected = drawing.product_picture_svg(
+        product_id="100001",
+        package=product["package"],
+        brand=product["brand"],
+        name=product["name"],
+        color=seed.ingredients[best["id"]]["color"],
+    )
     assert client.get("/media/products/100001.svg").get_data(as_text=True) == expected

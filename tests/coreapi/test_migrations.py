@@ -112,9 +112,7 @@ def test_migrations_build_the_models_schema(empty_app: Flask) -> None:
     assert inspected(empty_app, tables) == set(db.metadata.tables) | {"alembic_version"}
 
 
-def test_migrations_build_exactly_what_create_all_builds(
-    empty_app: Flask, other_app: Flask
-) -> None:
+def test_migrations_build_exactly_what_create_all_builds(empty_app: Flask, other_app: Flask) -> None:
     """Reflected in full (CHECK constraints and partial indexes, which autogenerate does not
     compare), the migrated schema is the one ``create_all`` makes from the models."""
     upgrade(empty_app)
@@ -146,10 +144,7 @@ def test_the_version_table_is_in_the_database_schema(empty_app: Flask, backend: 
         schema = inspected(
             empty_app,
             lambda connection: connection.scalar(
-                text(
-                    "SELECT relnamespace::regnamespace::text FROM pg_class "
-                    "WHERE oid = to_regclass('alembic_version')"
-                )
+                text("SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = to_regclass('alembic_version')")
             ),
         )
         assert schema == backend.schemas[-1]
@@ -191,9 +186,7 @@ def test_concurrent_upgrades_run_one_after_the_other(empty_app: Flask) -> None:
     assert inspected(empty_app, version) == [HEAD]
 
 
-def test_a_failed_init_db_leaves_the_database_as_it_was(
-    empty_app: Flask, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_failed_init_db_leaves_the_database_as_it_was(empty_app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
     """Migration and seed are one transaction (DDL included, on both backends)."""
     from coreapi import cli
 
@@ -302,9 +295,7 @@ def test_db_revision_autogenerates_the_next_numbered_script(
     with empty_app.app_context(), db.engine.begin() as connection:
         connection.execute(text("DROP INDEX ix_likes_recipe_id"))
 
-    result = empty_app.test_cli_runner().invoke(
-        args=["db-revision", "-m", "Index likes by recipe"]
-    )
+    result = empty_app.test_cli_runner().invoke(args=["db-revision", "-m", "Index likes by recipe"])
     assert result.exit_code == 0, result.output
     (written,) = (copy / "versions").glob("0002_*.py")
     assert written.name == "0002_index_likes_by_recipe.py"
@@ -325,8 +316,9 @@ def test_the_wheel_carries_the_migration_scripts_and_finds_them_installed(tmp_pa
     alone, it finds its migrations beside its modules."""
     source = Path(migrate.__file__).resolve().parent
     project = tmp_path / "coreapi"
-    shutil.copytree(source, project, ignore=shutil.ignore_patterns(
-        "__pycache__", "*.py[cod]", "*.egg-info", "build", "dist"))
+    shutil.copytree(
+        source, project, ignore=shutil.ignore_patterns("__pycache__", "*.py[cod]", "*.egg-info", "build", "dist")
+    )
 
     def packaged(paths: Any) -> set[str]:
         return {f"coreapi/{path.relative_to(project).as_posix()}" for path in paths if path.is_file()}
@@ -334,30 +326,61 @@ def test_the_wheel_carries_the_migration_scripts_and_finds_them_installed(tmp_pa
     scripts = packaged((project / "migrations").rglob("*"))
     packages = packaged(project.rglob("__init__.py"))
     catalog = packaged((project / "seed" / "data").glob("*.json"))
-    built = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir",
-                            str(tmp_path / "dist"), str(project)], capture_output=True, text=True, timeout=300)
+    built = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(tmp_path / "dist"), str(project)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert built.returncode == 0, built.stdout + built.stderr
     (wheel,) = (tmp_path / "dist").glob("prerender_coreapi-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
 
     assert {name.split("/")[0] for name in names} == {"coreapi", "prerender_coreapi-0.1.0.dist-info"}
-    assert scripts >= {"coreapi/migrations/env.py", "coreapi/migrations/script.py.mako",
-                       f"coreapi/migrations/versions/{HEAD}_initial.py"}
+    assert scripts >= {
+        "coreapi/migrations/env.py",
+        "coreapi/migrations/script.py.mako",
+        f"coreapi/migrations/versions/{HEAD}_initial.py",
+    }
     assert scripts <= names
     assert packages <= names  # a subpackage missing from [tool.setuptools] packages fails here
     assert catalog and catalog <= names
 
     target = tmp_path / "installed"
-    installed = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
-                                "--target", str(target), str(wheel)], capture_output=True, text=True, timeout=300)
+    installed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-index",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert installed.returncode == 0, installed.stdout + installed.stderr
     elsewhere = tmp_path / "elsewhere"  # neither the repository nor the copy on sys.path
     elsewhere.mkdir()
     probe = subprocess.run(
-        [sys.executable, "-c", "from coreapi import migrate, config; "
-         "print(migrate.head_revision(), migrate.MIGRATIONS_DIR, config.SEED_DATA_DIR, sep='\\n')"],
-        cwd=elsewhere, env={**os.environ, "PYTHONPATH": str(target)}, capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-c",
+            "from coreapi import migrate, config; "
+            "print(migrate.head_revision(), migrate.MIGRATIONS_DIR, config.SEED_DATA_DIR, sep='\\n')",
+        ],
+        cwd=elsewhere,
+        env={**os.environ, "PYTHONPATH": str(target)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert probe.returncode == 0, probe.stderr
     head, migrations_dir, seed_dir = probe.stdout.split()
     assert head == HEAD

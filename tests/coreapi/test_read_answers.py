@@ -20,7 +20,6 @@ from flask.testing import FlaskClient
 
 from coreapi import create_app
 from coreapi.schemas.fields import picture_url, picture_urls
-
 from tests.coreapi.test_recipes import expected_pricing
 
 BASE = "http://localhost"
@@ -78,9 +77,7 @@ def text(row: dict[str, Any], key: str, language: str) -> Any:
     return (row.get(f"{key}_en") or row[key]) if language == "en" else row[key]
 
 
-def expected_detail(
-    seed, recipe_id: str, store_id: str | None, serves: int | None, language: str
-) -> dict[str, Any]:
+def expected_detail(seed, recipe_id: str, store_id: str | None, serves: int | None, language: str) -> dict[str, Any]:
     recipe = seed.recipes[recipe_id]
     guests = serves or recipe["guests"]
     ingredients = []
@@ -102,9 +99,7 @@ def expected_detail(
                     "picture_url": f"{BASE}/media/products/{product_id}.svg",
                     "price": float(seed.shelf_price(store_id, product_id)) if at_store else None,
                     "available": seed.is_available(store_id, product_id) if at_store else None,
-                    "promoted": product_id in seed.stores[store_id]["promoted_product_ids"]
-                    if at_store
-                    else None,
+                    "promoted": product_id in seed.stores[store_id]["promoted_product_ids"] if at_store else None,
                     "packages": math.ceil(needed / Fraction(str(product["size_value"]))),
                 }
             )
@@ -169,9 +164,7 @@ def expected_suggestions(
 
     def passes(recipe_id: str) -> bool:
         recipe = seed.recipes[recipe_id]
-        searchable = " ".join(
-            recipe.get(k) or "" for k in ("title", "title_en", "description", "description_en")
-        )
+        searchable = " ".join(recipe.get(k) or "" for k in ("title", "title_en", "description", "description_en"))
         return (
             (store_id is None or seed.is_complete_at(store_id, recipe_id))
             and (not category_id or category_id in recipe["categories"])
@@ -195,7 +188,7 @@ def expected_suggestions(
         if pool:
             best = max(pool.values())
 
-            def draw(candidate: str) -> bytes:
+            def draw(candidate: str, ctx: dict[str, Any] = ctx) -> bytes:
                 material = "\x1f".join(
                     (
                         session,
@@ -236,9 +229,7 @@ def test_every_detail_is_the_documented_one(
 ) -> None:
     headers = {"Language-Id": language}
     ids = sorted(seed.recipes, key=int)
-    batch = client.get(
-        f"/api/v1/recipes/batch?ids={','.join(ids)}&{query(store_id, serves)}", headers=headers
-    )
+    batch = client.get(f"/api/v1/recipes/batch?ids={','.join(ids)}&{query(store_id, serves)}", headers=headers)
     assert batch.status_code == 200
     expected = [expected_detail(seed, r, store_id, serves, language) for r in ids]
     assert batch.json == {"data": expected}
@@ -262,8 +253,11 @@ def test_a_batch_of_unknown_ids_is_empty(client: FlaskClient) -> None:
 @pytest.mark.parametrize("public_url", [None, "https://cdn.example/shop"])
 def test_picture_urls_of_details_are_those_of_url_for(tmp_path, public_url: str | None) -> None:
     app = create_app(
-        {"TESTING": True, "DATABASE_URL": f"sqlite:///{tmp_path / 'none.sqlite'}",
-         "PUBLIC_URL": public_url}  # fmt: skip
+        {
+            "TESTING": True,
+            "DATABASE_URL": f"sqlite:///{tmp_path / 'none.sqlite'}",
+            "PUBLIC_URL": public_url,
+        }
     )
     for base in ("http://localhost", "https://shop.example:8443/prefix"):
         with app.test_request_context("/api/v1/recipes/batch", base_url=base):
@@ -292,9 +286,7 @@ def page(seed, n: int, offset: int = 0, current: bool = False) -> list[dict[str,
             {
                 "key": str(k),
                 "surrounding_product_ids": surrounding,
-                "current_product_ids": [products[(7 * k + offset) % len(products)]]
-                if current
-                else [],
+                "current_product_ids": [products[(7 * k + offset) % len(products)]] if current else [],
             }
         )
     return contexts
@@ -352,8 +344,9 @@ def test_summary_view_is_the_detail_without_its_lists(client, params):
     """`view=summary` (cards) leaves out ingredients and steps, and nothing else."""
     ids = ",".join(str(n) for n in range(1, 70))
     full = client.get("/api/v1/recipes/batch", query_string={"ids": ids, **params}).get_json()["data"]
-    summary = client.get("/api/v1/recipes/batch",
-                         query_string={"ids": ids, "view": "summary", **params}).get_json()["data"]
+    summary = client.get("/api/v1/recipes/batch", query_string={"ids": ids, "view": "summary", **params}).get_json()[
+        "data"
+    ]
     assert summary == [{k: v for k, v in d.items() if k not in ("ingredients", "steps")} for d in full]
     one = client.get("/api/v1/recipes/5", query_string={"view": "summary", **params}).get_json()
     assert one == summary[4]

@@ -93,18 +93,14 @@ def test_type_filter(client: FlaskClient, seed, recipe_type: str) -> None:
 def test_category_filter(client: FlaskClient, seed) -> None:
     for category in seed.categories:
         ids = {s["id"] for s in all_pages(client, f"/api/v1/recipes?category={category['id']}")}
-        expected = {
-            r for r, recipe in seed.recipes.items() if category["id"] in recipe["categories"]
-        }
+        expected = {r for r, recipe in seed.recipes.items() if category["id"] in recipe["categories"]}
         assert ids == expected
     assert client.get("/api/v1/recipes?category=no-such-category").json["total"] == 0
 
 
 def test_search_in_titles_ignores_case_and_accents(client: FlaskClient, seed) -> None:
     recipe_id, recipe = next(
-        (r, recipe)
-        for r, recipe in seed.recipes.items()
-        if any(c in recipe["title"] for c in "éèçô")
+        (r, recipe) for r, recipe in seed.recipes.items() if any(c in recipe["title"] for c in "éèçô")
     )
     plain = recipe["title"].upper().translate(str.maketrans("ÉÈÇÔ", "EECO"))
     ids = {s["id"] for s in all_pages(client, f"/api/v1/recipes?q={plain}")}
@@ -244,26 +240,20 @@ def test_display_text_of_quantities(client: FlaskClient, seed) -> None:
         (r, recipe)
         for r, recipe in seed.recipes.items()
         if any(
-            seed.ingredients[i["id"]]["unit"] == "g"
-            and not i.get("display_unit")
-            and i["quantity"] >= 100
+            seed.ingredients[i["id"]]["unit"] == "g" and not i.get("display_unit") and i["quantity"] >= 100
             for i in recipe["ingredients"]
         )
     )
     item = next(
         i
         for i in recipe["ingredients"]
-        if seed.ingredients[i["id"]]["unit"] == "g"
-        and not i.get("display_unit")
-        and i["quantity"] >= 100
+        if seed.ingredients[i["id"]]["unit"] == "g" and not i.get("display_unit") and i["quantity"] >= 100
     )
     position = recipe["ingredients"].index(item)
     serves = 50  # large enough to read in kilograms
     for language, mark in (("fr", ","), ("en", ".")):
         for guests in (recipe["guests"], serves):
-            body = client.get(
-                f"/api/v1/recipes/{recipe_id}?serves={guests}", headers={"Language-Id": language}
-            ).json
+            body = client.get(f"/api/v1/recipes/{recipe_id}?serves={guests}", headers={"Language-Id": language}).json
             grams = Decimal(item["quantity"]) * guests / recipe["guests"]
             assert body["ingredients"][position]["display"] == _gram_text(grams, mark)
 
@@ -280,9 +270,7 @@ def test_display_unit_reads_in_spoons(client: FlaskClient, seed) -> None:
     recipe_id, position, item = found[0]
     spoons = Decimal(item["quantity"]) / 15
     french = client.get(f"/api/v1/recipes/{recipe_id}").json["ingredients"][position]
-    english = client.get(f"/api/v1/recipes/{recipe_id}", headers={"Language-Id": "en"}).json[
-        "ingredients"
-    ][position]
+    english = client.get(f"/api/v1/recipes/{recipe_id}", headers={"Language-Id": "en"}).json["ingredients"][position]
     halves = max((spoons * 2).quantize(Decimal(1), rounding=ROUND_HALF_UP), Decimal(1))
     number = f"{halves / 2:.1f}".removesuffix(".0")
     assert french["display"] == f"{number.replace('.', ',')} c. à soupe"

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-DATA = Path(__file__).resolve().parents[2] / "coreapi" / "seed" / "data"
 from coreapi import drawing
 
+DATA = Path(__file__).resolve().parents[2] / "coreapi" / "seed" / "data"
 UNITS = {"g", "ml", "piece"}
 TYPES = {"starter", "main-dish", "dessert", "drink"}
 PACKAGES = {"bag", "box", "bottle", "jar", "can", "tray", "loose", "carton", "pack"}
@@ -139,8 +139,12 @@ def test_product_names_are_real(products):
 def test_every_ingredient_has_a_rank_1_product_and_at_most_4(ingredients, products):
     by_ingredient = products_of(products)
     for ingredient_id in ingredients:
-        ranks = sorted(link["rank"] for p in by_ingredient.get(ingredient_id, []) for link in p["ingredients"]
-                       if link["id"] == ingredient_id)
+        ranks = sorted(
+            link["rank"]
+            for p in by_ingredient.get(ingredient_id, [])
+            for link in p["ingredients"]
+            if link["id"] == ingredient_id
+        )
         assert ranks[:1] == [1], ingredient_id
         assert ranks == list(range(1, len(ranks) + 1)), (ingredient_id, ranks)
         assert len(ranks) <= 4
@@ -242,7 +246,9 @@ def test_store_1002_makes_recipes_incomplete(stores, recipes, products):
 def test_suppliers(suppliers):
     by_token = {s["token"]: s for s in suppliers}
     assert set(by_token) == {"demo-retailer-token", "demo-nopers-token", "demo-publisher-token"}
-    retailer, nopers, publisher = (by_token[t] for t in ("demo-retailer-token", "demo-nopers-token", "demo-publisher-token"))
+    retailer, nopers, publisher = (
+        by_token[t] for t in ("demo-retailer-token", "demo-nopers-token", "demo-publisher-token")
+    )
     assert (retailer["id"], retailer["kind"], retailer["personalization"]) == ("1", "retailer", True)
     assert (nopers["id"], nopers["kind"], nopers["personalization"]) == ("2", "retailer", False)
     assert (publisher["id"], publisher["kind"], publisher["personalization"]) == ("3", "publisher", True)
@@ -313,7 +319,7 @@ def test_pictures_are_deterministic_and_vary(recipes, ingredients):
 
 def test_product_text_is_escaped():
     brand = 'Evil <script>alert("x")</script> & Co\'s'
-    name = "Tomates <b>grappe</b> & \"cerises\""
+    name = 'Tomates <b>grappe</b> & "cerises"'
     svg = drawing.product_picture_svg(product_id="1", package="jar", brand=brand, name=name, color="#d7392b")
     root = check_svg(svg, 400, 400)
     assert "<script" not in svg and "<b>" not in svg

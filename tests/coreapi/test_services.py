@@ -35,9 +35,7 @@ from coreapi.services.text import localized, search_key
 D = Decimal
 
 
-def offer(
-    product_id: int, size: str, price: str | None, available: bool = True, promoted: bool = False
-) -> Offer:
+def offer(product_id: int, size: str, price: str | None, available: bool = True, promoted: bool = False) -> Offer:
     return Offer(product_id, D(size), D(price) if price is not None else None, available, promoted)
 
 
@@ -102,9 +100,7 @@ def test_promoted_looks_at_the_chosen_products_only() -> None:
         ("45", "ml", "fr", "unknown measure", "45 ml"),
     ],
 )
-def test_format_quantity(
-    quantity: str, unit: str, language: str, display_unit: str | None, text: str
-) -> None:
+def test_format_quantity(quantity: str, unit: str, language: str, display_unit: str | None, text: str) -> None:
     assert format_quantity(D(quantity), unit, language, display_unit) == text
 
 
@@ -193,19 +189,14 @@ def test_choose_recipes_prefers_fresh_recipes_within_a_batch() -> None:
     chosen = [s.recipe_id for s in choose_recipes(contexts, CANDIDATES, "s")]
     assert sorted(chosen[:2]) == [10, 11]
     assert chosen[2] in {10, 11}
-    assert (
-        choose_recipes([ProductContext("x", ("404", "abc"))], CANDIDATES, "s")[0].recipe_id is None
-    )
+    assert choose_recipes([ProductContext("x", ("404", "abc"))], CANDIDATES, "s")[0].recipe_id is None
 
 
 # --- text and ids --------------------------------------------------------------------------
 
 
 def test_search_key() -> None:
-    assert (
-        search_key("Tomates CŒUR de bœuf", None, "Crème brûlée")
-        == "tomates coeur de boeuf creme brulee"
-    )
+    assert search_key("Tomates CŒUR de bœuf", None, "Crème brûlée") == "tomates coeur de boeuf creme brulee"
 
 
 def test_localized() -> None:

@@ -36,9 +36,7 @@ def context(key: str, surrounding: list[str], current: list[str] | None = None) 
     }
 
 
-def one(
-    client: FlaskClient, surrounding: list[str], current: list[str] | None = None, **kw: Any
-) -> Any:
+def one(client: FlaskClient, surrounding: list[str], current: list[str] | None = None, **kw: Any) -> Any:
     return suggest(client, [context("0", surrounding, current)], **kw)[0]["recipe_id"]
 
 
@@ -51,9 +49,7 @@ def plain(text: str) -> str:
 def popular_products(seed, minimum: int) -> list[str]:
     """Products that at least ``minimum`` recipes need, most needed first."""
     counts = {p: len(seed.recipes_needing(p)) for p in seed.products}
-    products = [
-        p for p in sorted(counts, key=lambda p: (-counts[p], int(p))) if counts[p] >= minimum
-    ]
+    products = [p for p in sorted(counts, key=lambda p: (-counts[p], int(p))) if counts[p] >= minimum]
     if not products:
         pytest.fail(f"the seed must keep a product needed by {minimum} recipes for this test")
     return products
@@ -151,18 +147,14 @@ def liked_setup(client: FlaskClient, seed) -> tuple[str, str, str, str]:
     return product, session, baseline, liked
 
 
-def test_a_liked_recipe_wins_only_with_profiling_and_a_connected_user(
-    client: FlaskClient, seed, user_id: str
-) -> None:
+def test_a_liked_recipe_wins_only_with_profiling_and_a_connected_user(client: FlaskClient, seed, user_id: str) -> None:
     product, session, baseline, liked = liked_setup(client, seed)
     user = {"Authorization": f"user_id {user_id}", **RETAILER}
     assert client.put(f"/api/v1/likes/{liked}", headers=user).status_code == 204
 
     assert one(client, [product], session=session, headers=user) == liked
     assert one(client, [product], session=session, headers={**user, "Profiling": "true"}) == liked
-    assert (
-        one(client, [product], session=session, headers={**user, "Profiling": "false"}) == baseline
-    )
+    assert one(client, [product], session=session, headers={**user, "Profiling": "false"}) == baseline
     authless = {"Authorization": f"authless_id {user_id}", **RETAILER}
     assert one(client, [product], session=session, headers=authless) == baseline
 
@@ -208,16 +200,13 @@ def test_a_batch_repeats_a_recipe_rather_than_answering_nothing(client: FlaskCli
     assert [item["recipe_id"] for item in data] == [only, only]
 
 
-def test_batch_costs_a_fixed_number_of_queries(
-    client: FlaskClient, seed, user_id: str, count_queries
-) -> None:
+def test_batch_costs_a_fixed_number_of_queries(client: FlaskClient, seed, user_id: str, count_queries) -> None:
     products = list(seed.products)
     headers = {"Session-Id": "s", "Authorization": f"user_id {user_id}", **RETAILER}
 
     def body(n: int) -> dict[str, Any]:
         contexts = [
-            context(str(k), products[k % len(products) : k % len(products) + 2], products[:3])
-            for k in range(n)
+            context(str(k), products[k % len(products) : k % len(products) + 2], products[:3]) for k in range(n)
         ]
         return {"contexts": contexts, "store_id": "1002", "category_id": None, "keyword": None}
 
@@ -249,11 +238,7 @@ def test_completion_filter_at_the_store(client: FlaskClient, seed) -> None:
 def test_category_filter(client: FlaskClient, seed) -> None:
     product = popular_products(seed, 3)[0]
     for category in seed.categories:
-        expected = {
-            r
-            for r in seed.recipes_needing(product)
-            if category["id"] in seed.recipes[r]["categories"]
-        }
+        expected = {r for r in seed.recipes_needing(product) if category["id"] in seed.recipes[r]["categories"]}
         chosen = one(client, [product], category_id=category["id"])
         assert (chosen in expected) if expected else chosen is None
 
@@ -266,9 +251,7 @@ def test_keyword_filter(client: FlaskClient, seed) -> None:
         chosen = one(client, [product], session=session, keyword=keyword.upper())
         assert chosen in seed.recipes_needing(product)
         recipe = seed.recipes[chosen]
-        text = " ".join(
-            recipe.get(k) or "" for k in ("title", "title_en", "description", "description_en")
-        )
+        text = " ".join(recipe.get(k) or "" for k in ("title", "title_en", "description", "description_en"))
         assert plain(keyword) in plain(text)
 
 

@@ -1,5 +1,6 @@
 """prerender against the real coreapi on a loopback port (tests/live.py), on both stacks: coreapi on
 SQLite with prerender's default in-process cache, and coreapi on PostgreSQL with every prerender cache in Redis."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -26,8 +27,14 @@ def app(app_config: dict) -> Flask:
     return create_app(app_config)
 
 
-def headers(*, user: str | None = "it-user", token: str | None = RETAILER, language: str = "fr",
-            session: str = "it-session", **extra: str) -> dict[str, str]:
+def headers(
+    *,
+    user: str | None = "it-user",
+    token: str | None = RETAILER,
+    language: str = "fr",
+    session: str = "it-session",
+    **extra: str,
+) -> dict[str, str]:
     """The mandatory headers (README.md), for a connected user unless user is None."""
     result = {"language-id": language, "session-id": session, **extra}
     if user:
@@ -55,8 +62,11 @@ class Upstream:
         return self.get(f"/recipes/{recipe_id}", **params)
 
     def like(self, user: str, recipe_id: str) -> None:
-        response = requests.put(f"{self.base_url}/api/v1/likes/{recipe_id}", timeout=5,
-                                headers={"Authorization": f"user_id {user}", "Supplier-Token": RETAILER})
+        response = requests.put(
+            f"{self.base_url}/api/v1/likes/{recipe_id}",
+            timeout=5,
+            headers={"Authorization": f"user_id {user}", "Supplier-Token": RETAILER},
+        )
         assert response.status_code == 204
 
     def all_recipes(self) -> list[dict]:

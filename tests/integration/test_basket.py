@@ -1,4 +1,5 @@
 """The browser's basket routes through prerender, against the real coreapi basket."""
+
 from __future__ import annotations
 
 import itertools
@@ -19,13 +20,17 @@ def user() -> dict[str, str]:
 
 
 def add(client, user, recipe_id="5", guests=4, store_id="1001"):
-    return client.post("/v1/basket/recipes", json={"recipe_id": recipe_id, "guests": guests, "store_id": store_id},
-                       headers=user)
+    return client.post(
+        "/v1/basket/recipes", json={"recipe_id": recipe_id, "guests": guests, "store_id": store_id}, headers=user
+    )
 
 
 def drawer_data(client, recipe_id="5", guests=4, store_id="1001") -> dict:
-    html = client.get("/v1/recipe-details", query_string={"recipe_id": recipe_id, "guests": guests,
-                                                           "store_id": store_id}, headers=headers()).get_data(as_text=True)
+    html = client.get(
+        "/v1/recipe-details",
+        query_string={"recipe_id": recipe_id, "guests": guests, "store_id": store_id},
+        headers=headers(),
+    ).get_data(as_text=True)
     return json.loads(BeautifulSoup(html, "html5lib").select_one("script.svc-recipe-details__data").string)
 
 
@@ -47,8 +52,11 @@ def test_replace_is_a_removal_and_an_addition(client, user):
     shown = drawer_data(client)
     ingredient = next(i for i in shown["ingredients"] if len(i["products"]) > 1 and i["chosen"])
     other = next(p for p in ingredient["products"] if p["id"] != ingredient["chosen"])
-    answer = client.put(f"/v1/basket/recipes/5/ingredients/{ingredient['id']}", headers=user,
-                        json={"product_id": other["id"], "quantity": other["packages"], "store_id": "1001"}).get_json()
+    answer = client.put(
+        f"/v1/basket/recipes/5/ingredients/{ingredient['id']}",
+        headers=user,
+        json={"product_id": other["id"], "quantity": other["packages"], "store_id": "1001"},
+    ).get_json()
     changes = {c["id"]: c["quantity"] for c in answer["changes"]}
     assert changes[other["id"]] == other["packages"] and changes[ingredient["chosen"]] < 0
 
@@ -70,8 +78,11 @@ def test_rescale(client, user):
 def test_reconcile_follows_the_retailer_cart(client, user):
     products = add(client, user).get_json()["basket"]["products"]
     kept = products[1:]
-    answer = client.post("/v1/basket/reconcile", headers=user,
-                         json={"store_id": "1001", "cart": [{"id": p["id"], "quantity": p["quantity"]} for p in kept]})
+    answer = client.post(
+        "/v1/basket/reconcile",
+        headers=user,
+        json={"store_id": "1001", "cart": [{"id": p["id"], "quantity": p["quantity"]} for p in kept]},
+    )
     assert answer.status_code == 200
     remaining = {p["id"] for p in answer.get_json()["basket"]["products"]}
     assert products[0]["id"] not in remaining and answer.get_json()["changes"] == []
@@ -81,11 +92,13 @@ def test_confirm_once_per_order_and_never_empty(client, user):
     empty = client.post("/v1/basket/confirm", json={"store_id": "1001", "total": 0}, headers=user).get_json()
     assert empty["confirmed"] is False
     add(client, user)
-    first = client.post("/v1/basket/confirm", json={"store_id": "1001", "total": 42.5, "order_id": "o-1"},
-                        headers=user).get_json()
+    first = client.post(
+        "/v1/basket/confirm", json={"store_id": "1001", "total": 42.5, "order_id": "o-1"}, headers=user
+    ).get_json()
     add(client, user)
-    again = client.post("/v1/basket/confirm", json={"store_id": "1001", "total": 42.5, "order_id": "o-1"},
-                        headers=user).get_json()
+    again = client.post(
+        "/v1/basket/confirm", json={"store_id": "1001", "total": 42.5, "order_id": "o-1"}, headers=user
+    ).get_json()
     assert first["confirmed"] is True and again["confirmed"] is False
 
 
@@ -106,12 +119,15 @@ def test_basket_without_store_is_empty(client, user):
     assert client.get("/v1/basket", headers=user).get_json()["recipe_count"] == 0
 
 
-@pytest.mark.parametrize("body,field", [
-    ({"recipe_id": "5", "guests": 0, "store_id": "1001"}, "guests"),
-    ({"recipe_id": "5", "guests": 4}, "store_id"),
-    ({"recipe_id": "5", "guests": "4", "store_id": "1001"}, "guests"),
-    ({"recipe_id": "5", "guests": 4, "store_id": "1001", "extra": 1}, "extra"),
-])
+@pytest.mark.parametrize(
+    "body,field",
+    [
+        ({"recipe_id": "5", "guests": 0, "store_id": "1001"}, "guests"),
+        ({"recipe_id": "5", "guests": 4}, "store_id"),
+        ({"recipe_id": "5", "guests": "4", "store_id": "1001"}, "guests"),
+        ({"recipe_id": "5", "guests": 4, "store_id": "1001", "extra": 1}, "extra"),
+    ],
+)
 def test_write_validation(client, user, body, field):
     response = client.post("/v1/basket/recipes", json=body, headers=user)
     assert response.status_code == 400 and field in response.get_json()["errors"]["json"]
@@ -130,8 +146,11 @@ def test_unknown_recipe_is_a_404(client, user):
 def test_merge_authless_basket_at_the_end_of_the_auth_flow(client, user):
     anonymous = {**headers(user=None), "authless-id": f"merge-anon-{next(_users)}"}
     assert add(client, anonymous, recipe_id="7").status_code == 200
-    response = client.get("/v1/basket/merge-authless-basket", headers=user,
-                          query_string={"authless_id": anonymous["authless-id"], "store_id": "1001"})
+    response = client.get(
+        "/v1/basket/merge-authless-basket",
+        headers=user,
+        query_string={"authless_id": anonymous["authless-id"], "store_id": "1001"},
+    )
     assert response.status_code == 200 and "no-store" in response.headers["Cache-Control"]
     assert [r["recipe_id"] for r in response.get_json()["basket"]["recipes"]] == ["7"]
     assert client.get("/v1/basket?store_id=1001", headers=anonymous).get_json()["recipe_count"] == 0

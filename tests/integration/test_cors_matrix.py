@@ -6,6 +6,7 @@ else gets any CORS header. No credentials: callers identify with headers, and th
 `credentials: "omit"` (prerender/static/sdk/http.js), so Access-Control-Allow-Credentials is never sent.
 Preflights (which skip the header guard) allow the mandatory headers and the methods of every browser route.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -51,8 +52,11 @@ ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
     ("GET", "/v1/recipe-details?recipe_id=5&store_id=1001&guests=4", None),
     ("GET", "/v1/basket?store_id=1001", None),
     ("GET", "/v1/likes?recipe_ids=5", None),
-    ("POST", "/v1/recipe-card/multiple?store_id=1001",
-     {"contexts": [{"productIds": ["100001", "100002"], "position": 1}]}),
+    (
+        "POST",
+        "/v1/recipe-card/multiple?store_id=1001",
+        {"contexts": [{"productIds": ["100001", "100002"], "position": 1}]},
+    ),
     ("POST", "/v1/basket/recipes", ROUTES_ADD_RECIPE),
     ("PATCH", "/v1/basket/recipes/5", {"guests": 2, "store_id": "1001"}),
     ("DELETE", "/v1/basket/recipes/5?store_id=1001", None),
@@ -62,18 +66,37 @@ ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
 ]
 
 # The request headers of the specification, as a browser lists them in a preflight (lower case, sorted).
-SPEC_HEADERS = ["authless-id", "authorization", "content-type", "language-id", "profiling", "session-id",
-                "supplier-token", "x-request-id"]
+SPEC_HEADERS = [
+    "authless-id",
+    "authorization",
+    "content-type",
+    "language-id",
+    "profiling",
+    "session-id",
+    "supplier-token",
+    "x-request-id",
+]
 
-CORS_RESPONSE_HEADERS = ("Access-Control-Allow-Origin", "Access-Control-Allow-Credentials",
-                         "Access-Control-Expose-Headers", "Access-Control-Allow-Methods",
-                         "Access-Control-Allow-Headers", "Access-Control-Max-Age")
+CORS_RESPONSE_HEADERS = (
+    "Access-Control-Allow-Origin",
+    "Access-Control-Allow-Credentials",
+    "Access-Control-Expose-Headers",
+    "Access-Control-Allow-Methods",
+    "Access-Control-Allow-Headers",
+    "Access-Control-Max-Age",
+)
 
 
 @pytest.fixture(scope="module")
 def cors_app(coreapi_url: str, stack: Stack) -> Flask:
-    return create_app({"TESTING": True, "UPSTREAM_URL": coreapi_url, **stack.cache_config(),
-                       "CORS_ALLOWED_ORIGINS": [CONFIGURED, OTHER_CONFIGURED]})
+    return create_app(
+        {
+            "TESTING": True,
+            "UPSTREAM_URL": coreapi_url,
+            **stack.cache_config(),
+            "CORS_ALLOWED_ORIGINS": [CONFIGURED, OTHER_CONFIGURED],
+        }
+    )
 
 
 @pytest.fixture
@@ -84,8 +107,7 @@ def cors_client(cors_app: Flask) -> FlaskClient:
 def listed(response, name: str) -> set[str]:
     """The values of a list header over all its field lines (prerender's Vary and flask-cors's `Vary: Origin`
     are two lines, which HTTP reads as one list)."""
-    return {part.strip().lower() for line in response.headers.getlist(name) for part in line.split(",")
-            if part.strip()}
+    return {part.strip().lower() for line in response.headers.getlist(name) for part in line.split(",") if part.strip()}
 
 
 def route_id(route: tuple[str, str, Any]) -> str:
@@ -123,8 +145,14 @@ def test_actual_requests(cors_client, route, origin_name):
 def test_preflights(cors_client, route, origin_name):
     method, path, _ = route
     origin, allowed = ORIGINS[origin_name]
-    response = cors_client.options(path, headers={"Origin": origin, "Access-Control-Request-Method": method,
-                                                  "Access-Control-Request-Headers": ", ".join(SPEC_HEADERS)})
+    response = cors_client.options(
+        path,
+        headers={
+            "Origin": origin,
+            "Access-Control-Request-Method": method,
+            "Access-Control-Request-Headers": ", ".join(SPEC_HEADERS),
+        },
+    )
     assert response.status_code == 200  # no header guard on a preflight: it carries no credentials
     if allowed:
         assert response.headers["Access-Control-Allow-Origin"] == origin
@@ -138,16 +166,22 @@ def test_preflights(cors_client, route, origin_name):
 
 
 def test_a_preflight_allows_only_the_spec_headers(cors_client):
-    response = cors_client.options("/v1/basket", headers={
-        "Origin": CONFIGURED, "Access-Control-Request-Method": "GET",
-        "Access-Control-Request-Headers": "authorization, x-evil"})
+    response = cors_client.options(
+        "/v1/basket",
+        headers={
+            "Origin": CONFIGURED,
+            "Access-Control-Request-Method": "GET",
+            "Access-Control-Request-Headers": "authorization, x-evil",
+        },
+    )
     assert listed(response, "Access-Control-Allow-Headers") == {"authorization"}
 
 
 @pytest.mark.parametrize("method", ["TRACE", "CONNECT"])
 def test_a_preflight_for_another_method_is_not_allowed(cors_client, method):
-    response = cors_client.options("/v1/basket", headers={"Origin": CONFIGURED,
-                                                          "Access-Control-Request-Method": method})
+    response = cors_client.options(
+        "/v1/basket", headers={"Origin": CONFIGURED, "Access-Control-Request-Method": method}
+    )
     assert "Access-Control-Allow-Methods" not in response.headers
 
 
@@ -163,10 +197,13 @@ def test_errors_carry_cors_headers_so_the_sdk_can_read_the_problem(cors_client, 
 
 def test_a_beacon_post_gets_cors_headers_too(cors_client):
     """navigator.sendBeacon posts text/plain (no preflight) with the headers in the body."""
-    body = '{"headers": {"authless-id": "cors-beacon", "language-id": "fr", "session-id": "s-1", ' \
-           '"supplier-token": "demo-retailer-token"}, "events": [{"name": "recipe.show", "props": {}}]}'
-    response = cors_client.post("/v1/events", data=body, content_type="text/plain;charset=UTF-8",
-                                headers={"Origin": "http://localhost:3000"})
+    body = (
+        '{"headers": {"authless-id": "cors-beacon", "language-id": "fr", "session-id": "s-1", '
+        '"supplier-token": "demo-retailer-token"}, "events": [{"name": "recipe.show", "props": {}}]}'
+    )
+    response = cors_client.post(
+        "/v1/events", data=body, content_type="text/plain;charset=UTF-8", headers={"Origin": "http://localhost:3000"}
+    )
     assert response.status_code == 202
     assert response.headers["Access-Control-Allow-Origin"] == "http://localhost:3000"
 
@@ -186,11 +223,14 @@ def test_a_request_without_origin_gets_no_cors_headers(cors_client):
     assert not [name for name in CORS_RESPONSE_HEADERS if name in response.headers]
 
 
-@pytest.mark.parametrize("origin", [
-    pytest.param(CONFIGURED, id="allowed"),
-    pytest.param("https://evil.test", id="disallowed"),
-    pytest.param(None, id="no-origin"),
-])
+@pytest.mark.parametrize(
+    "origin",
+    [
+        pytest.param(CONFIGURED, id="allowed"),
+        pytest.param("https://evil.test", id="disallowed"),
+        pytest.param(None, id="no-origin"),
+    ],
+)
 def test_public_answers_always_vary_on_origin(cors_client, origin):
     for route in ("/v1/styles/recipe-card", "/v1/recipe-details?recipe_id=5&store_id=1001"):
         response = send(cors_client, "GET", route, None, **({"Origin": origin} if origin else {}))

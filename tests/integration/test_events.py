@@ -1,4 +1,5 @@
 """Analytics events through prerender, stored by the real coreapi with session, supplier and user."""
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,11 @@ def stored(upstream, session_id: str) -> list[dict]:
 
 
 def test_events_are_stored_with_the_request_identity(client, upstream):
-    response = client.post("/v1/events", json={"events": [EVENT, {**EVENT, "name": "recipe.display"}]},
-                           headers=headers(user="events-user", session="events-session-1"))
+    response = client.post(
+        "/v1/events",
+        json={"events": [EVENT, {**EVENT, "name": "recipe.display"}]},
+        headers=headers(user="events-user", session="events-session-1"),
+    )
     assert response.status_code == 202 and response.get_json() == {"stored": 2}
     events = stored(upstream, "events-session-1")
     assert [e["name"] for e in events] == ["recipe.show", "recipe.display"]
@@ -27,8 +31,15 @@ def test_events_are_stored_with_the_request_identity(client, upstream):
 
 
 def test_send_beacon_form(client, upstream):
-    body = {"headers": {"authless-id": "beacon-anon", "language-id": "fr", "session-id": "events-beacon",
-                        "supplier-token": RETAILER}, "events": [EVENT]}
+    body = {
+        "headers": {
+            "authless-id": "beacon-anon",
+            "language-id": "fr",
+            "session-id": "events-beacon",
+            "supplier-token": RETAILER,
+        },
+        "events": [EVENT],
+    }
     response = client.post("/v1/events", data=json.dumps(body), content_type="text/plain;charset=UTF-8")
     assert response.status_code == 202
     assert stored(upstream, "events-beacon")[0]["identity"] == {"kind": "authless_id", "id": "beacon-anon"}
@@ -52,6 +63,7 @@ def test_event_validation(client):
 
 
 def test_other_content_types_are_415(client):
-    response = client.post("/v1/events", data="events", content_type="application/x-www-form-urlencoded",
-                           headers=headers())
+    response = client.post(
+        "/v1/events", data="events", content_type="application/x-www-form-urlencoded", headers=headers()
+    )
     assert response.status_code == 415

@@ -1,4 +1,5 @@
 """The lookup of a recipe by the id a publisher uses (README.md, Limits: cached 5 seconds, "no match" too)."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
 """The rendered-fragment memo gives exactly the HTML a fresh rendering gives."""
+
 from __future__ import annotations
 
 import json
@@ -11,14 +12,20 @@ from prerender import create_app
 from .conftest import get_card, headers
 
 
-@pytest.mark.parametrize("query", [
-    {"recipe_id": "1", "store_id": "1001"},
-    {"recipe_id": "2", "store_id": "1001", "serves": "6", "display_variant": "2"},
-    {"recipe_id": "3", "orientation": "horizontal"},
-    {"surrounding_products_ids": json.dumps(["100001", "100002"]), "store_id": "1001"},
-])
-@pytest.mark.parametrize("hdrs", [headers(), headers(user=None), headers(token="demo-nopers-token"),
-                                  headers(language="en")], ids=["user", "anonymous", "nopers", "english"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"recipe_id": "1", "store_id": "1001"},
+        {"recipe_id": "2", "store_id": "1001", "serves": "6", "display_variant": "2"},
+        {"recipe_id": "3", "orientation": "horizontal"},
+        {"surrounding_products_ids": json.dumps(["100001", "100002"]), "store_id": "1001"},
+    ],
+)
+@pytest.mark.parametrize(
+    "hdrs",
+    [headers(), headers(user=None), headers(token="demo-nopers-token"), headers(language="en")],
+    ids=["user", "anonymous", "nopers", "english"],
+)
 def test_memoized_cards_equal_fresh_ones(app_config, query, hdrs):
     memoized, fresh = create_app(app_config), create_app({**app_config, "FRAGMENT_MEMO_SIZE": 0})
     first = get_card(memoized.test_client(), hdrs=hdrs, **query).get_data(as_text=True)
@@ -33,6 +40,7 @@ def test_a_card_etag_is_the_hash_of_its_body(client):
     for _ in range(2):
         response = get_card(client, recipe_id="4", store_id="1001")
         assert response.headers["ETag"] == f'"{generate_etag(response.get_data())}"'
-        again = get_card(client, hdrs={**headers(), "If-None-Match": response.headers["ETag"]},
-                         recipe_id="4", store_id="1001")
+        again = get_card(
+            client, hdrs={**headers(), "If-None-Match": response.headers["ETag"]}, recipe_id="4", store_id="1001"
+        )
         assert again.status_code == 304

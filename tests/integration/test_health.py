@@ -1,4 +1,5 @@
 """Readiness against the real upstream, and the stack (tests/live.py) being the one its id names."""
+
 from __future__ import annotations
 
 import sqlite3

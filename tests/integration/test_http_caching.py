@@ -1,5 +1,6 @@
 """Cache headers: a strong ETag and 304 on every GET, private when the answer depends on the user, public
 with Vary when it does not (prerender/web/http_caching.py)."""
+
 from __future__ import annotations
 
 import json
@@ -18,9 +19,17 @@ def is_private(response) -> bool:
     return "private" in response.headers["Cache-Control"]
 
 
-@pytest.mark.parametrize("path", ["/v1/styles", "/v1/styles/recipe-card", "/v2/svc-window-bootstrap",
-                                  "/v1/recipe-details?recipe_id=5&store_id=1001",
-                                  "/v1/recipe-card?recipe_id=5&store_id=1001", "/v1/basket?store_id=1001"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/styles",
+        "/v1/styles/recipe-card",
+        "/v2/svc-window-bootstrap",
+        "/v1/recipe-details?recipe_id=5&store_id=1001",
+        "/v1/recipe-card?recipe_id=5&store_id=1001",
+        "/v1/basket?store_id=1001",
+    ],
+)
 def test_etag_and_304(client, path):
     first = client.get(path, headers=headers(user="cache-user"))
     assert first.status_code == 200 and first.headers["ETag"].startswith('"')
@@ -42,15 +51,17 @@ def test_fixed_card_without_personalization_is_public_and_varies_on_language_and
     assert anonymous.data == response.data  # what makes sharing it safe
 
 
-@pytest.mark.parametrize("query", [{"recipe_id": "5", "store_id": "1001"},
-                                   {"surrounding_products_ids": json.dumps(["100001", "100002"])}])
+@pytest.mark.parametrize(
+    "query", [{"recipe_id": "5", "store_id": "1001"}, {"surrounding_products_ids": json.dumps(["100001", "100002"])}]
+)
 def test_cards_of_personalized_suppliers_and_suggestions_are_private(client, query):
     assert is_private(get_card(client, **query))
 
 
 def test_suggested_card_is_private_even_without_personalization(client):
-    response = get_card(client, hdrs=headers(token="demo-nopers-token"),
-                        surrounding_products_ids=json.dumps(["100001", "100002"]))
+    response = get_card(
+        client, hdrs=headers(token="demo-nopers-token"), surrounding_products_ids=json.dumps(["100001", "100002"])
+    )
     assert is_private(response)  # seeded by the session
 
 

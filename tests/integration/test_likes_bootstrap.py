@@ -1,4 +1,5 @@
 """Likes through prerender, and the v2 SDK bootstrap fragment."""
+
 from __future__ import annotations
 
 import pytest

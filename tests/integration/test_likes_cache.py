@@ -1,11 +1,11 @@
 """The like-state cache (docs/decisions.md, caching): on with a cache every worker shares, off with the
 per-process default, and our own like/unlike calls keep it right."""
+
 from __future__ import annotations
 
 from bs4 import BeautifulSoup
 
 from prerender import create_app
-
 from tests.conftest import closed_port
 
 from .conftest import get_card, headers, record_upstream_calls
@@ -63,4 +63,3 @@ def test_a_failed_like_forgets_the_cached_state(app_config, upstream, monkeypatc
     calls = record_upstream_calls(app, monkeypatch)
     assert heart(get_card(client, hdrs=user, recipe_id="8")) == "true"
     assert len(likes_calls(calls)) == 1
-

@@ -1,4 +1,5 @@
 """Prometheus metrics: in-process, and summed over real gunicorn workers."""
+
 from __future__ import annotations
 
 import os
@@ -37,10 +38,15 @@ def test_requests_upstream_calls_and_cache_are_counted(client):
     client.get("/v1/recipe-card?recipe_id=2&store_id=1001", headers=headers())
     after = client.get("/metrics").get_data(as_text=True)
     labels = {"endpoint": "v1.recipe_card.get_card", "status": "200", "version": "v1"}
-    assert sample(after, "prerender_requests_total", **labels) - sample(before, "prerender_requests_total", **labels) == 2
-    assert sample(after, "prerender_upstream_calls_total", endpoint="recipe", outcome="ok") > \
-        sample(before, "prerender_upstream_calls_total", endpoint="recipe", outcome="ok")
-    assert sample(after, "prerender_cache_lookups_total", result="hit") > sample(before, "prerender_cache_lookups_total", result="hit")
+    assert (
+        sample(after, "prerender_requests_total", **labels) - sample(before, "prerender_requests_total", **labels) == 2
+    )
+    assert sample(after, "prerender_upstream_calls_total", endpoint="recipe", outcome="ok") > sample(
+        before, "prerender_upstream_calls_total", endpoint="recipe", outcome="ok"
+    )
+    assert sample(after, "prerender_cache_lookups_total", result="hit") > sample(
+        before, "prerender_cache_lookups_total", result="hit"
+    )
     assert "prerender_circuit_breaker_state" in after
 
 
@@ -58,12 +64,29 @@ def gunicorn_prerender(coreapi_url: str, stack: Stack, tmp_path: Path):
     port = closed_port()
     metrics_dir = tmp_path / "metrics"
     metrics_dir.mkdir()
-    env = {**os.environ, **stack.environ(), "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
-           "PRERENDER_UPSTREAM_URL": coreapi_url, "GUNICORN_WORKERS": "2", "GUNICORN_THREADS": "2",
-           "PRERENDER_LOG_LEVEL": "WARNING"}
-    process = subprocess.Popen([str(Path(sys.executable).parent / "gunicorn"), "--config", "gunicorn.conf.py",
-                                "--bind", f"127.0.0.1:{port}", "wsgi:app"], cwd=ROOT, env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {
+        **os.environ,
+        **stack.environ(),
+        "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
+        "PRERENDER_UPSTREAM_URL": coreapi_url,
+        "GUNICORN_WORKERS": "2",
+        "GUNICORN_THREADS": "2",
+        "PRERENDER_LOG_LEVEL": "WARNING",
+    }
+    process = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "gunicorn"),
+            "--config",
+            "gunicorn.conf.py",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "wsgi:app",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         # The socket is bound before a worker has booted: until one answers, connections are refused or

@@ -1,4 +1,5 @@
 """POST /{v}/recipe-card/multiple against the real coreapi."""
+
 from __future__ import annotations
 
 import json
@@ -20,14 +21,13 @@ def product_pairs(upstream, count: int) -> list[list[str]]:
 
 
 def post(client, body, query=None, hdrs=None):
-    return client.post("/v1/recipe-card/multiple", json=body, query_string=query or {},
-                       headers=hdrs or headers())
+    return client.post("/v1/recipe-card/multiple", json=body, query_string=query or {}, headers=hdrs or headers())
 
 
 def test_sorted_by_position_and_positions_kept(client, upstream):
     pairs = product_pairs(upstream, 4)
     positions = [12, 3, 40, 7]
-    body = {"contexts": [{"productIds": p, "position": n} for p, n in zip(pairs, positions)]}
+    body = {"contexts": [{"productIds": p, "position": n} for p, n in zip(pairs, positions, strict=True)]}
     data = post(client, body, {"store_id": "1001"}).get_json()["data"]
     assert [item["position"] for item in data] == sorted(positions)
     assert all(BeautifulSoup(item["html"], "html5lib").find("svc-recipe-card") for item in data)
@@ -37,14 +37,19 @@ def test_html_is_the_single_route_html(client, upstream):
     pair = product_pairs(upstream, 1)[0]
     body = {"contexts": [{"productIds": pair, "position": 1}], "display_variant": 2}
     multiple = post(client, body, {"store_id": "1001"}).get_json()["data"][0]["html"]
-    single = get_card(client, surrounding_products_ids=json.dumps(pair), store_id="1001",
-                      display_variant="2").get_data(as_text=True)
+    single = get_card(client, surrounding_products_ids=json.dumps(pair), store_id="1001", display_variant="2").get_data(
+        as_text=True
+    )
     assert multiple == single
 
 
 def test_unmatched_context_keeps_its_position_with_empty_html(client, upstream):
-    body = {"contexts": [{"productIds": ["nope-1", "nope-2"], "position": 5},
-                         {"productIds": product_pairs(upstream, 1)[0], "position": 9}]}
+    body = {
+        "contexts": [
+            {"productIds": ["nope-1", "nope-2"], "position": 5},
+            {"productIds": product_pairs(upstream, 1)[0], "position": 9},
+        ]
+    }
     data = post(client, body).get_json()["data"]
     assert data[0] == {"html": "", "position": 5}
     assert data[1]["html"]
@@ -71,8 +76,12 @@ def test_unknown_store_is_a_400(client, upstream):
 
 
 def test_options_from_the_body(client, upstream):
-    body = {"contexts": [{"productIds": product_pairs(upstream, 1)[0], "position": 1}],
-            "orientation": "horizontal", "serves": 3, "display_variant": 3}
+    body = {
+        "contexts": [{"productIds": product_pairs(upstream, 1)[0], "position": 1}],
+        "orientation": "horizontal",
+        "serves": 3,
+        "display_variant": 3,
+    }
     html = post(client, body).get_json()["data"][0]["html"]
     card = BeautifulSoup(html, "html5lib").find("svc-recipe-card")
     assert (card["orientation"], card["guests"], card["display-variant"]) == ("horizontal", "3", "3")

@@ -1,5 +1,6 @@
 """The OpenAPI document (prerender/web/openapi.py, GET /openapi.json): valid, complete, and true of the live
 service (schemathesis against `prerender_url`, with the demo headers so requests pass the guard)."""
+
 from __future__ import annotations
 
 import re
@@ -17,8 +18,12 @@ from schemathesis.specs.openapi.checks import content_type_conformance, status_c
 from prerender import create_app
 from prerender.web.openapi import build_spec
 
-DEMO_HEADERS = {"authorization": "user_id openapi-user", "language-id": "fr", "session-id": "openapi-session",
-                "supplier-token": "demo-retailer-token"}
+DEMO_HEADERS = {
+    "authorization": "user_id openapi-user",
+    "language-id": "fr",
+    "session-id": "openapi-session",
+    "supplier-token": "demo-retailer-token",
+}
 EXAMPLES_PER_OPERATION = 25
 SEED = 20260101
 
@@ -43,8 +48,12 @@ def test_the_document_lists_every_rule_but_static_and_itself(app: Flask, documen
         path = re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", r"{\1}", rule.rule)
         for method in rule.methods - {"HEAD", "OPTIONS"}:
             expected.add((path, method.lower()))
-    listed = {(path, method) for path, item in document["paths"].items() for method in item
-              if method in ("get", "post", "put", "patch", "delete")}
+    listed = {
+        (path, method)
+        for path, item in document["paths"].items()
+        for method in item
+        if method in ("get", "post", "put", "patch", "delete")
+    }
     assert listed == expected
     assert "/healthz" in document["paths"] and "/v2/svc-window-bootstrap" in document["paths"]
     assert "/v1/svc-window-bootstrap" not in document["paths"]
@@ -55,12 +64,18 @@ def test_versioned_operations_carry_the_headers_and_problem_errors(document: dic
     card = document["paths"]["/v1/recipe-card"]["get"]
     refs = {p.get("$ref") for p in card["parameters"]}
     assert "#/components/parameters/LanguageId" in refs and "#/components/parameters/SessionId" in refs
-    assert {p["name"] for p in card["parameters"] if "name" in p} >= {"recipe_id", "surrounding_products_ids",
-                                                                      "store_id", "display_variant"}
+    assert {p["name"] for p in card["parameters"] if "name" in p} >= {
+        "recipe_id",
+        "surrounding_products_ids",
+        "store_id",
+        "display_variant",
+    }
     assert "text/html" in card["responses"]["200"]["content"]
     assert "application/problem+json" in card["responses"]["400"]["content"]
-    assert "$ref" in document["paths"]["/v2/recipe-card/multiple"]["post"]["requestBody"]["content"][
-        "application/json"]["schema"]
+    assert (
+        "$ref"
+        in document["paths"]["/v2/recipe-card/multiple"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    )
     v1_variant = next(p for p in card["parameters"] if p.get("name") == "display_variant")
     v2_card = document["paths"]["/v2/recipe-card"]["get"]
     v2_variant = next(p for p in v2_card["parameters"] if p.get("name") == "display_variant")
@@ -80,9 +95,14 @@ LIVE_SCHEMA = schemathesis.openapi.from_dict(build_spec(create_app({"TESTING": T
 OPERATIONS = {operation.label: operation for operation in (result.ok() for result in LIVE_SCHEMA.get_all_operations())}
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance]
 # Valid requests for every operation; invalid ones where there is something to get wrong.
-RUNS = [(label, mode) for label in sorted(OPERATIONS) for mode in GenerationMode
-        if mode is GenerationMode.POSITIVE or OPERATIONS[label].definition.raw.get("parameters")
-        or OPERATIONS[label].definition.raw.get("requestBody")]
+RUNS = [
+    (label, mode)
+    for label in sorted(OPERATIONS)
+    for mode in GenerationMode
+    if mode is GenerationMode.POSITIVE
+    or OPERATIONS[label].definition.raw.get("parameters")
+    or OPERATIONS[label].definition.raw.get("requestBody")
+]
 
 
 @pytest.mark.parametrize(("label", "mode"), RUNS, ids=[f"{label}-{mode.value}" for label, mode in RUNS])
@@ -91,12 +111,21 @@ def test_the_live_service_keeps_to_the_document(label: str, mode: GenerationMode
     requests get past the guard; generated header values would only test the guard)."""
 
     @seed(SEED)
-    @settings(max_examples=EXAMPLES_PER_OPERATION, deadline=None, database=None, derandomize=False,
-              suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.generate])
+    @settings(
+        max_examples=EXAMPLES_PER_OPERATION,
+        deadline=None,
+        database=None,
+        derandomize=False,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.explicit, Phase.generate],
+    )
     @given(case=OPERATIONS[label].as_strategy(generation_mode=mode))
     def check(case) -> None:
-        case.headers = {name: value for name, value in (case.headers or {}).items()
-                        if name.lower() not in {"authless-id", *DEMO_HEADERS}}
+        case.headers = {
+            name: value
+            for name, value in (case.headers or {}).items()
+            if name.lower() not in {"authless-id", *DEMO_HEADERS}
+        }
         response = case.call(base_url=prerender_url, headers=DEMO_HEADERS, timeout=10)
         case.validate_response(response, checks=CHECKS)
 

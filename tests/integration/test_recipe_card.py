@@ -1,4 +1,5 @@
 """GET /{v}/recipe-card against the real coreapi: every rule of README.md for the single card."""
+
 from __future__ import annotations
 
 import json
@@ -7,13 +8,11 @@ from decimal import Decimal
 import pytest
 import requests
 from bs4 import BeautifulSoup
-
 from flask import g
 
 from prerender import create_app
 from prerender.gateway import UpstreamTimeout
 from prerender.rendering.i18n import TextCatalog
-
 from tests.conftest import closed_port
 
 from .conftest import get_card, headers, record_upstream_calls
@@ -48,15 +47,19 @@ def test_serves_overrides_guests(client):
 
 
 def title_in(upstream, recipe_id: str, language: str) -> str:
-    response = requests.get(f"{upstream.base_url}/api/v1/recipes/{recipe_id}",
-                            headers={"Language-Id": language}, timeout=5)
+    response = requests.get(
+        f"{upstream.base_url}/api/v1/recipes/{recipe_id}", headers={"Language-Id": language}, timeout=5
+    )
     return response.json()["title"]
 
 
 def test_language_reaches_the_upstream_and_the_cache_key(client, upstream):
     """French then English in one app: a cache key without the language would serve French twice."""
-    recipe_id = next(r["id"] for r in upstream.all_recipes()
-                     if title_in(upstream, r["id"], "fr") != title_in(upstream, r["id"], "en"))
+    recipe_id = next(
+        r["id"]
+        for r in upstream.all_recipes()
+        if title_in(upstream, r["id"], "fr") != title_in(upstream, r["id"], "en")
+    )
     french = card_of(get_card(client, recipe_id=recipe_id))
     english = card_of(get_card(client, hdrs=headers(language="en"), recipe_id=recipe_id))
     assert french.find(class_="svc-recipe-card__title").get_text(strip=True) == title_in(upstream, recipe_id, "fr")
@@ -221,8 +224,10 @@ def test_public_url_wins_over_the_host_header(app_config):
 def test_cdn_modules_know_the_api(app_config):
     app = create_app({**app_config, "PUBLIC_URL": "https://fragments.example", "CDN_URL": "https://cdn.example"})
     soup = BeautifulSoup(get_card(app.test_client(), recipe_id="1").get_data(as_text=True), "html5lib")
-    assert all(s["src"].startswith("https://cdn.example/static/") and
-               s["src"].endswith("?api=https%3A%2F%2Ffragments.example") for s in soup.find_all("script"))
+    assert all(
+        s["src"].startswith("https://cdn.example/static/") and s["src"].endswith("?api=https%3A%2F%2Ffragments.example")
+        for s in soup.find_all("script")
+    )
 
 
 def test_upstream_outage_serves_the_last_good_cards(app, client, upstream, monkeypatch):

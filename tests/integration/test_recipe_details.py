@@ -1,4 +1,5 @@
 """GET /{v}/recipe-details (the drawer's content) against the real coreapi."""
+
 from __future__ import annotations
 
 import json
@@ -26,7 +27,7 @@ def test_shopping_tab_lists_each_ingredient_with_its_first_available_product(cli
     root = parsed(details(client, recipe_id="5", store_id="1001"))
     rows = root.select('[data-panel="shopping"] .svc-recipe-details__ingredient')
     assert [row["data-ingredient-id"] for row in rows] == [i["id"] for i in expected["ingredients"]]
-    for row, ingredient in zip(rows, expected["ingredients"]):
+    for row, ingredient in zip(rows, expected["ingredients"], strict=True):
         first_available = next(p for p in ingredient["products"] if p["available"])
         assert row["data-product-id"] == first_available["id"]
         others = [b["data-product-id"] for b in row.select('[data-action="choose-product"]')]
@@ -37,7 +38,10 @@ def test_guests_scale_quantities(client, upstream):
     four = parsed(details(client, recipe_id="5", store_id="1001", guests="4"))
     eight = parsed(details(client, recipe_id="5", store_id="1001", guests="8"))
     assert (four["guests"], eight["guests"]) == ("4", "8")
-    quantity = lambda root: root.select_one(".svc-recipe-details__ingredient-quantity").get_text(strip=True)
+
+    def quantity(root):
+        return root.select_one(".svc-recipe-details__ingredient-quantity").get_text(strip=True)
+
     assert quantity(four) == upstream.recipe("5", serves=4)["ingredients"][0]["display"]
     assert quantity(eight) == upstream.recipe("5", serves=8)["ingredients"][0]["display"]
     assert quantity(four) != quantity(eight)
@@ -83,14 +87,22 @@ def test_add_all_counts_the_chosen_products(client):
 
 
 def test_unavailable_ingredient_at_store_1002(client, upstream):
-    recipe_id = next(r["id"] for r in upstream.all_recipes()
-                     if upstream.recipe(r["id"], store_id="1002")["available"] is False)
+    recipe_id = next(
+        r["id"] for r in upstream.all_recipes() if upstream.recipe(r["id"], store_id="1002")["available"] is False
+    )
     root = parsed(details(client, recipe_id=recipe_id, store_id="1002"))
     assert root.select(".svc-recipe-details__ingredient--unavailable")
 
 
-@pytest.mark.parametrize("query,status", [({"recipe_id": "999999"}, 404), ({"recipe_id": "5", "store_id": "424242"}, 400),
-                                          ({"recipe_id": "5", "guests": "0"}, 400), ({}, 400)])
+@pytest.mark.parametrize(
+    "query,status",
+    [
+        ({"recipe_id": "999999"}, 404),
+        ({"recipe_id": "5", "store_id": "424242"}, 400),
+        ({"recipe_id": "5", "guests": "0"}, 400),
+        ({}, 400),
+    ],
+)
 def test_errors(client, query, status):
     response = details(client, **query)
     assert response.status_code == status and response.mimetype == "application/problem+json"

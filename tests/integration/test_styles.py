@@ -1,4 +1,5 @@
 """The eleven styles routes: {links, html}, absolute hashed links that serve text/css."""
+
 from __future__ import annotations
 
 from urllib.parse import urlsplit
@@ -10,9 +11,19 @@ from prerender.rendering.stylesheets import STYLE_BUNDLES
 
 from .conftest import headers
 
-SPEC_ROUTES = ["", "/base", "/recipe-card", "/catalog", "/catalog/catalog-home", "/catalog/catalog-category",
-               "/catalog/catalog-favorites", "/catalog/catalog-list", "/catalog/my-space", "/planner",
-               "/planner/planner-entry"]
+SPEC_ROUTES = [
+    "",
+    "/base",
+    "/recipe-card",
+    "/catalog",
+    "/catalog/catalog-home",
+    "/catalog/catalog-category",
+    "/catalog/catalog-favorites",
+    "/catalog/catalog-list",
+    "/catalog/my-space",
+    "/planner",
+    "/planner/planner-entry",
+]
 
 
 def test_the_table_covers_exactly_the_spec_routes():
@@ -66,6 +77,7 @@ def test_unknown_component_is_a_404_problem(client):
 
 def test_cdn_url_moves_the_links(app_config):
     from prerender import create_app
+
     app = create_app({**app_config, "CDN_URL": "https://cdn.example/prerender"})
     links = app.test_client().get("/v1/styles/base", headers=headers()).get_json()["links"]
     assert links[0].startswith("https://cdn.example/prerender/static/")

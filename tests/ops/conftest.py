@@ -1,5 +1,6 @@
 """Operations tests: the shipped deploy/ files run for real. nginx is Debian's package (.ci/run installs
 it), run as the current user with a temporary prefix, in front of the live servers of tests/live.py."""
+
 from __future__ import annotations
 
 import os
@@ -73,8 +74,11 @@ class NginxFront:
         for name in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
             (temp / name).mkdir(parents=True, exist_ok=True)
         site = self.prefix / "prerender.conf"
-        site.write_text(render_site(upstream=self.upstream, port=self.port, cache_dir=self.prefix / "cache",
-                                    access_log=self.access_log))
+        site.write_text(
+            render_site(
+                upstream=self.upstream, port=self.port, cache_dir=self.prefix / "cache", access_log=self.access_log
+            )
+        )
         # Run as whoever runs the tests: as root, workers would otherwise drop to `nobody`, who cannot read
         # pytest's private temporary folders. (For another user nginx ignores `user`, with a warning.)
         user = f"user {pwd.getpwuid(os.geteuid()).pw_name};" if os.geteuid() == 0 else ""
@@ -107,8 +111,7 @@ http {{
         checked = self.check()
         assert checked.returncode == 0, checked.stderr
         with open(self.prefix / "stderr.log", "wb") as stderr:
-            self.process = subprocess.Popen(self.command("-g", "daemon off;"), stdout=subprocess.DEVNULL,
-                                            stderr=stderr)
+            self.process = subprocess.Popen(self.command("-g", "daemon off;"), stdout=subprocess.DEVNULL, stderr=stderr)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -147,9 +150,13 @@ http {{
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    only_stack_under(Path(__file__).parent, items, DEFAULT_STACK,
-                     reason="what nginx caches and forwards does not depend on prerender's backends, which "
-                            "tests/integration covers on both stacks")
+    only_stack_under(
+        Path(__file__).parent,
+        items,
+        DEFAULT_STACK,
+        reason="what nginx caches and forwards does not depend on prerender's backends, which "
+        "tests/integration covers on both stacks",
+    )
 
 
 @pytest.fixture(scope="session")
@@ -161,7 +168,9 @@ def nginx_binary() -> str:
 
 
 @pytest.fixture(scope="module")
-def nginx_front(nginx_binary: str, prerender_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[NginxFront]:
+def nginx_front(
+    nginx_binary: str, prerender_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[NginxFront]:
     """The shipped nginx config in front of the session's live prerender."""
     with NginxFront(nginx_binary, tmp_path_factory.mktemp("nginx"), prerender_url) as front:
         yield front

@@ -4,6 +4,7 @@ What nginx may share is decided by prerender's Cache-Control (prerender/web/http
 that nginx keeps to it: public answers MISS then HIT and identical, private ones never HIT and never cross
 users, 304s, request ids, immutable static files, stale answers while prerender is down, body limits.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -90,7 +91,7 @@ def test_public_answers_are_a_miss_then_a_hit_for_another_visitor(nginx_front, n
 def key_headers() -> set[str]:
     """The request headers in the cache key of the shipped config's API location."""
     text = SHIPPED_CONFIG.read_text()
-    location = text[text.index("location / {"):]
+    location = text[text.index("location / {") :]
     key = re.search(r"proxy_cache_key\s+\"([^\"]+)\"", location).group(1)
     return {name.replace("_", "-") for name in re.findall(r"\$http_([a-z_]+)", key)}
 
@@ -129,8 +130,11 @@ def test_the_cache_key_holds_the_origin(nginx_front):
         response = get(nginx_front, path, {**headers(token=NOPERS), "Origin": origin})
         assert response.headers["X-Cache-Status"] == "MISS"
         answers[origin] = response.headers.get("Access-Control-Allow-Origin")
-    assert answers == {"https://evil.test": None, "http://localhost:3000": "http://localhost:3000",
-                       "http://localhost:4000": "http://localhost:4000"}
+    assert answers == {
+        "https://evil.test": None,
+        "http://localhost:3000": "http://localhost:3000",
+        "http://localhost:4000": "http://localhost:4000",
+    }
     again = get(nginx_front, path, {**headers(token=NOPERS), "Origin": "http://localhost:3000"})
     assert again.headers["X-Cache-Status"] == "HIT"
     assert again.headers["Access-Control-Allow-Origin"] == "http://localhost:3000"
@@ -163,10 +167,13 @@ def test_per_user_routes_never_touch_the_cache(nginx_front):
             assert "X-Cache-Status" not in response.headers
 
 
-@pytest.mark.parametrize("path,options", [
-    (with_marker(PUBLIC["nopers-card"][0]), {"token": NOPERS}),   # answered by nginx from its cache
-    ("/v1/basket?store_id=1001", {"user": "ops-etag"}),           # cache off: prerender's own 304
-])
+@pytest.mark.parametrize(
+    "path,options",
+    [
+        (with_marker(PUBLIC["nopers-card"][0]), {"token": NOPERS}),  # answered by nginx from its cache
+        ("/v1/basket?store_id=1001", {"user": "ops-etag"}),  # cache off: prerender's own 304
+    ],
+)
 def test_if_none_match_gives_304_through_nginx(nginx_front, path, options):
     first = get(nginx_front, path, headers(**options))
     assert first.status_code == 200 and first.headers.get("ETag")
@@ -251,15 +258,17 @@ def test_the_access_log_is_json_with_the_request_id(nginx_front):
 
 # nginx in front of other upstreams: a header echo, and a prerender that can be stopped.
 
+
 class Echo(BaseHTTPRequestHandler):
     """Answers what it received: the headers nginx sends upstream and the client port of the connection.
     HTTP/1.1 with keep-alive (werkzeug's server closes every connection, so it cannot show reuse)."""
 
     protocol_version = "HTTP/1.1"
 
-    def do_GET(self) -> None:  # noqa: N802 -- http.server's naming
-        body = json.dumps({"headers": {k.lower(): v for k, v in self.headers.items()},
-                           "port": self.client_address[1]}).encode()
+    def do_GET(self) -> None:
+        body = json.dumps(
+            {"headers": {k.lower(): v for k, v in self.headers.items()}, "port": self.client_address[1]}
+        ).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -306,9 +315,15 @@ class ShortLived:
 
     def __call__(self, environ: dict, start_response: Callable):
         def short_lived(status: str, response_headers: list, exc_info=None):
-            response_headers = [(name, re.sub(r"max-age=\d+", f"max-age={self.MAX_AGE}", value)
-                                 if name.lower() == "cache-control" and "public" in value else value)
-                                for name, value in response_headers]
+            response_headers = [
+                (
+                    name,
+                    re.sub(r"max-age=\d+", f"max-age={self.MAX_AGE}", value)
+                    if name.lower() == "cache-control" and "public" in value
+                    else value,
+                )
+                for name, value in response_headers
+            ]
             return start_response(status, response_headers, exc_info)
 
         return self.app(environ, short_lived)

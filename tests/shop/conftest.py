@@ -1,6 +1,7 @@
 """The demo shop (examples/shop) through its Flask test client, against the live seeded stack of
 tests/live.py (`coreapi_url`, `prerender_url`: so on both stacks, sqlite-simplecache and postgresql-redis),
 or against closed ports to play a service that is down."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -16,16 +17,22 @@ from tests.conftest import closed_port
 
 def shop_config(**overrides: object) -> dict:
     # Generous timeouts: the live servers of the test session are single processes.
-    return {"TESTING": True, "PRERENDER_READ_TIMEOUT": 10.0, "COREAPI_READ_TIMEOUT": 10.0,
-            "PRERENDER_PAGE_BUDGET": 30.0, **overrides}
+    return {
+        "TESTING": True,
+        "PRERENDER_READ_TIMEOUT": 10.0,
+        "COREAPI_READ_TIMEOUT": 10.0,
+        "PRERENDER_PAGE_BUDGET": 30.0,
+        **overrides,
+    }
 
 
 @pytest.fixture
 def make_shop(coreapi_url: str, prerender_url: str) -> Callable[..., Flask]:
     """A shop on the live stack; keyword arguments override its configuration."""
+
     def make(**overrides: object) -> Flask:
-        return create_app(shop_config(**{"PRERENDER_URL": prerender_url, "COREAPI_URL": coreapi_url,
-                                         **overrides}))
+        return create_app(shop_config(**{"PRERENDER_URL": prerender_url, "COREAPI_URL": coreapi_url, **overrides}))
+
     return make
 
 

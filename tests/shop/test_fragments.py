@@ -1,4 +1,5 @@
 """Unit tests of how a shelf page gathers its fragments: concurrently, and never the same recipe twice."""
+
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
@@ -21,8 +22,9 @@ def card(recipe_id: str) -> str:
 class FakePrerender:
     """Answers a card per pair of surrounding products from a table (default: a recipe named after them)."""
 
-    def __init__(self, singles: dict[tuple[str, str], str] | None = None,
-                 band: dict[int, str] | None = None, fail: bool = False) -> None:
+    def __init__(
+        self, singles: dict[tuple[str, str], str] | None = None, band: dict[int, str] | None = None, fail: bool = False
+    ) -> None:
         self.singles = singles or {}
         self.band = band or {}
         self.fail = fail
@@ -56,7 +58,8 @@ def test_every_slot_and_the_styles_are_fetched(pool):
     assert sorted(result.band) == [10, 20, 30, 40]
     assert result.styles_html == "<link base><link recipe-card>"
     assert {(variant, orientation) for _, store, variant, orientation in fake.asked} == {
-        (s.display_variant, s.orientation) for s in SINGLE_SLOTS}
+        (s.display_variant, s.orientation) for s in SINGLE_SLOTS
+    }
     assert all(store == "1001" for _, store, _, _ in fake.asked)
 
 

@@ -1,5 +1,6 @@
 """Unit tests of the shop's prerender client: the headers it sends, the requests it builds, and that a
 failure is always "no card" (never an exception). HTTP is faked with `responses` except for the closed port."""
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,7 @@ from tests.conftest import closed_port
 
 BASE = "http://prerender.test"
 ANONYMOUS = Visitor(session_id="sess-1", authless_id="anon-1", language="fr")
-CONNECTED = Visitor(session_id="sess-2", authless_id="anon-2", language="en", user_id="demo-user",
-                    store_id="1001")
+CONNECTED = Visitor(session_id="sess-2", authless_id="anon-2", language="en", user_id="demo-user", store_id="1001")
 
 
 def client(**kwargs) -> PrerenderClient:
@@ -29,10 +29,10 @@ def query_of(call) -> dict[str, list[str]]:
 
 # ---------------------------------------------------------------- headers
 
+
 def test_logged_out_visitor_sends_authless_id_and_no_authorization():
     headers = prerender_headers(ANONYMOUS, "tok")
-    assert headers == {"authless-id": "anon-1", "language-id": "fr", "supplier-token": "tok",
-                       "session-id": "sess-1"}
+    assert headers == {"authless-id": "anon-1", "language-id": "fr", "supplier-token": "tok", "session-id": "sess-1"}
 
 
 def test_logged_in_visitor_sends_user_id_authorization_and_no_authless_id():
@@ -68,11 +68,13 @@ def test_every_route_carries_the_mandatory_headers():
 
 # ---------------------------------------------------------------- single card
 
+
 @responses.activate
 def test_single_card_sends_surrounding_products_as_a_json_array():
     responses.get(f"{BASE}/v1/recipe-card", body=" <svc-recipe-card id='svc-recipe-card-7'></svc-recipe-card>\n")
-    html = client().recipe_card(ANONYMOUS, ["100001", "100002"], store_id="1002", display_variant=3,
-                                orientation="horizontal")
+    html = client().recipe_card(
+        ANONYMOUS, ["100001", "100002"], store_id="1002", display_variant=3, orientation="horizontal"
+    )
     assert html == "<svc-recipe-card id='svc-recipe-card-7'></svc-recipe-card>"
     query = query_of(responses.calls[0])
     assert json.loads(query["surrounding_products_ids"][0]) == ["100001", "100002"]
@@ -88,14 +90,17 @@ def test_single_card_without_a_store_omits_store_id():
     assert "store_id" not in query_of(responses.calls[0])
 
 
-@pytest.mark.parametrize("failure", [
-    {"status": 500, "body": "boom"},
-    {"status": 503, "body": ""},
-    {"status": 400, "json": {"title": "Bad Request"}},
-    {"body": requests.exceptions.ConnectTimeout("slow")},
-    {"body": requests.exceptions.ReadTimeout("slow")},
-    {"body": requests.exceptions.ConnectionError("refused")},
-])
+@pytest.mark.parametrize(
+    "failure",
+    [
+        {"status": 500, "body": "boom"},
+        {"status": 503, "body": ""},
+        {"status": 400, "json": {"title": "Bad Request"}},
+        {"body": requests.exceptions.ConnectTimeout("slow")},
+        {"body": requests.exceptions.ReadTimeout("slow")},
+        {"body": requests.exceptions.ConnectionError("refused")},
+    ],
+)
 @responses.activate
 def test_single_card_failure_is_no_card(failure, caplog):
     responses.get(f"{BASE}/v1/recipe-card", **failure)
@@ -116,18 +121,31 @@ def test_timeouts_are_short():
 
 # ---------------------------------------------------------------- multiple cards
 
+
 @responses.activate
 def test_multiple_cards_body_query_and_result_by_position():
-    responses.post(f"{BASE}/v1/recipe-card/multiple", json={"data": [
-        {"html": "<p>a</p>", "position": 5}, {"html": "", "position": 7}, {"html": "<p>c</p>", "position": 9}]})
+    responses.post(
+        f"{BASE}/v1/recipe-card/multiple",
+        json={
+            "data": [
+                {"html": "<p>a</p>", "position": 5},
+                {"html": "", "position": 7},
+                {"html": "<p>c</p>", "position": 9},
+            ]
+        },
+    )
     contexts = [CardContext(("1", "2"), 9), CardContext(("3", "4"), 5), CardContext(("5", "6"), 7)]
     cards = client().recipe_cards(CONNECTED, contexts, store_id="1001", display_variant=2)
     assert cards == {5: "<p>a</p>", 9: "<p>c</p>"}
     call = responses.calls[0]
     assert call.request.headers["content-type"] == "application/json"
-    assert json.loads(call.request.body) == {"contexts": [
-        {"productIds": ["1", "2"], "position": 9}, {"productIds": ["3", "4"], "position": 5},
-        {"productIds": ["5", "6"], "position": 7}]}
+    assert json.loads(call.request.body) == {
+        "contexts": [
+            {"productIds": ["1", "2"], "position": 9},
+            {"productIds": ["3", "4"], "position": 5},
+            {"productIds": ["5", "6"], "position": 7},
+        ]
+    }
     assert query_of(call) == {"store_id": ["1001"], "display_variant": ["2"]}
 
 
@@ -149,6 +167,7 @@ def test_multiple_cards_ignores_positions_it_did_not_ask_for():
 
 
 # ---------------------------------------------------------------- styles
+
 
 class FakeClock:
     def __init__(self) -> None:

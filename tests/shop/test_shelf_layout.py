@@ -1,14 +1,37 @@
 """Unit tests of the shelf layout: where cards go, which products surround them, the band's order."""
+
 from __future__ import annotations
 
 from examples.shop.catalog_client import Product
-from examples.shop.shelf import (BAND_AFTER, BAND_POSITIONS, SINGLE_SLOTS, BandItem, CardItem, ProductItem,
-                                 alternative_pairs, assemble, band_contexts, recipe_id_of, single_requests)
+from examples.shop.shelf import (
+    BAND_AFTER,
+    BAND_POSITIONS,
+    SINGLE_SLOTS,
+    BandItem,
+    CardItem,
+    ProductItem,
+    alternative_pairs,
+    assemble,
+    band_contexts,
+    recipe_id_of,
+    single_requests,
+)
 
 
 def products(count: int) -> list[Product]:
-    return [Product(id=str(100001 + i), name=f"P{i}", brand="B", size="1 kg", picture_url=None, price=None,
-                    available=None, promoted=False) for i in range(count)]
+    return [
+        Product(
+            id=str(100001 + i),
+            name=f"P{i}",
+            brand="B",
+            size="1 kg",
+            picture_url=None,
+            price=None,
+            available=None,
+            promoted=False,
+        )
+        for i in range(count)
+    ]
 
 
 def test_single_cards_ask_for_their_left_and_right_products():
@@ -62,8 +85,10 @@ def test_assemble_leaves_out_empty_slots_and_an_empty_band():
 
 
 def test_recipe_id_of_reads_the_id_attribute_of_the_card():
-    html = ('<svc-recipe-card id="svc-recipe-card-42" class="svc-recipe-card" recipe-id="42">'
-            '<button data-recipe-id="42"></button></svc-recipe-card><script type="module" src="x"></script>')
+    html = (
+        '<svc-recipe-card id="svc-recipe-card-42" class="svc-recipe-card" recipe-id="42">'
+        '<button data-recipe-id="42"></button></svc-recipe-card><script type="module" src="x"></script>'
+    )
     assert recipe_id_of(html) == "42"
     assert recipe_id_of('<acme-recipe-card id="acme-recipe-card-a-7">') == "a-7"
     assert recipe_id_of("<p>no card</p>") is None

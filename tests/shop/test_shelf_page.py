@@ -1,6 +1,7 @@
 """The shelf page of the demo shop against the live seeded stack (tests/live.py): products, recipe cards
 between them, the multiple-route band, the stylesheets, and how the visitor's cookies change what
 prerender renders. Each test builds its own shop and client: no test depends on another."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -40,6 +41,7 @@ def visit(client: FlaskClient) -> BeautifulSoup:
 
 def test_healthz_needs_no_other_service(unreachable_url: str):
     from examples.shop import create_app
+
     app = create_app({"TESTING": True, "PRERENDER_URL": unreachable_url, "COREAPI_URL": unreachable_url})
     response = app.test_client().get("/healthz")
     assert response.status_code == 200
@@ -175,8 +177,7 @@ def test_unknown_store_is_ignored(shop_client: FlaskClient):
     assert shop_client.get_cookie(STORE_COOKIE) is None
 
 
-def test_shelf_without_prerender_shows_products_and_no_card(make_shop: Callable[..., Flask],
-                                                            unreachable_url: str):
+def test_shelf_without_prerender_shows_products_and_no_card(make_shop: Callable[..., Flask], unreachable_url: str):
     client = make_shop(PRERENDER_URL=unreachable_url).test_client()
     soup = visit(client)
     assert len(soup.select("ul.shelf article.product")) >= 12

@@ -3,6 +3,7 @@
 Each module's imports are read with `ast` (top-level and inside functions alike) and mapped to their layer;
 an import a layer may not make fails with the module and the line.
 """
+
 from __future__ import annotations
 
 import ast
@@ -62,8 +63,11 @@ MODULES = sorted(PACKAGE.rglob("*.py"))
 @pytest.mark.parametrize("path", MODULES, ids=[str(p.relative_to(PACKAGE)) for p in MODULES])
 def test_each_layer_imports_only_the_layers_below_it(path: Path) -> None:
     layer = layer_of(module_name(path))
-    wrong = [f"line {line}: {name} ({layer_of(name)})" for line, name in imported_modules(path)
-             if layer_of(name) not in ALLOWED[layer] or name == "prerender"]
+    wrong = [
+        f"line {line}: {name} ({layer_of(name)})"
+        for line, name in imported_modules(path)
+        if layer_of(name) not in ALLOWED[layer] or name == "prerender"
+    ]
     assert not wrong, f"{layer} may import {sorted(ALLOWED[layer])} only"
 
 

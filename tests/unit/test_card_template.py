@@ -1,4 +1,5 @@
 """The card fragment, read with an HTML parser: ids, attributes, variants, pricing, like, CTA, escaping."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -7,26 +8,43 @@ from decimal import Decimal
 import pytest
 from bs4 import BeautifulSoup
 
+from prerender.gateway import Pricing, Recipe, Supplier
 from prerender.rendering.cards import CardOptions, build_card, render_card
 from prerender.rendering.i18n import translator_for
 from prerender.web.context import RequestContext
-from prerender.gateway import Pricing, Recipe, Supplier
 
-RECIPE = Recipe(id="12", title="Ratatouille provençale", picture_url="http://up/media/recipes/12.svg",
-                type="main-dish", difficulty=1, total_time=70, guests=4, available=True, promoted=False,
-                pricing=Pricing(guests=4, total=Decimal("9.88"), price_per_guest=Decimal("2.47")))
+RECIPE = Recipe(
+    id="12",
+    title="Ratatouille provençale",
+    picture_url="http://up/media/recipes/12.svg",
+    type="main-dish",
+    difficulty=1,
+    total_time=70,
+    guests=4,
+    available=True,
+    promoted=False,
+    pricing=Pricing(guests=4, total=Decimal("9.88"), price_per_guest=Decimal("2.47")),
+)
 RETAILER = Supplier(id="1", name="Demo", kind="retailer", personalization=True, affiliated_supplier_id=None)
 NO_PERSONALIZATION = replace(RETAILER, personalization=False)
 
 
 def ctx(*, version="v1", user="u-1", supplier=RETAILER, language="fr") -> RequestContext:
-    return RequestContext(api_version=version, request_id="r", session_id="s", language=language,
-                          i18n_variant=None, user_id=user, authless_id=None if user else "anon",
-                          supplier=supplier)
+    return RequestContext(
+        api_version=version,
+        request_id="r",
+        session_id="s",
+        language=language,
+        i18n_variant=None,
+        user_id=user,
+        authless_id=None if user else "anon",
+        supplier=supplier,
+    )
 
 
-def render(app, recipe=RECIPE, *, variant=1, orientation="vertical", store="1001", serves=None,
-           liked=False, **ctx_args) -> BeautifulSoup:
+def render(
+    app, recipe=RECIPE, *, variant=1, orientation="vertical", store="1001", serves=None, liked=False, **ctx_args
+) -> BeautifulSoup:
     context = ctx(**ctx_args)
     options = CardOptions(display_variant=variant, orientation=orientation, store_id=store, serves=serves)
     with app.test_request_context("/"):
@@ -69,8 +87,9 @@ def test_promoted_recipe_badge(app):
     assert badge.get_text(strip=True) == "Promo" and "svc-ds-badge--promo" in badge["class"]
 
 
-@pytest.mark.parametrize("variant,place", [(1, "svc-recipe-card__media"), (2, "svc-recipe-card__media"),
-                                           (3, "svc-recipe-card__footer")])
+@pytest.mark.parametrize(
+    "variant,place", [(1, "svc-recipe-card__media"), (2, "svc-recipe-card__media"), (3, "svc-recipe-card__footer")]
+)
 def test_like_button_placement(app, variant, place):
     like = host(render(app, variant=variant)).find(class_="svc-like-button")
     assert like.find_parent(class_=place) is not None
@@ -90,8 +109,14 @@ def test_price_per_guest_with_store(app):
     assert pricing.find(class_="svc-recipe-pricing__per-guest").get_text(strip=True) == "/ pers."
 
 
-@pytest.mark.parametrize("recipe,store", [(RECIPE, None), (replace(RECIPE, pricing=None), "1001"),
-                                          (replace(RECIPE, pricing=Pricing(4, Decimal(0), Decimal(0))), "1001")])
+@pytest.mark.parametrize(
+    "recipe,store",
+    [
+        (RECIPE, None),
+        (replace(RECIPE, pricing=None), "1001"),
+        (replace(RECIPE, pricing=Pricing(4, Decimal(0), Decimal(0))), "1001"),
+    ],
+)
 def test_no_pricing_wrapper_without_price_per_serve(app, recipe, store):
     assert host(render(app, recipe, store=store)).find(class_="svc-recipe-pricing") is None
 
@@ -132,8 +157,12 @@ def test_english_texts(app):
 
 
 def test_hostile_upstream_data_is_escaped(app):
-    hostile = replace(RECIPE, id="12", title='<script>alert(1)</script>" onmouseover="x',
-                      picture_url='javascript:alert(1)" onerror="x')
+    hostile = replace(
+        RECIPE,
+        id="12",
+        title='<script>alert(1)</script>" onmouseover="x',
+        picture_url='javascript:alert(1)" onerror="x',
+    )
     soup = render(app, hostile)
     assert soup.find("script", string=True) is None  # only the two module scripts, no inline script
     card = host(soup)

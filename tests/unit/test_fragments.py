@@ -1,4 +1,5 @@
 """The rendered-fragment memo (prerender/rendering/fragments.py) and the cache settings that go with it."""
+
 from __future__ import annotations
 
 import threading
@@ -13,6 +14,7 @@ def renderer(text: str, calls: list[str]):
     def render() -> str:
         calls.append(text)
         return text
+
     return render
 
 
@@ -59,11 +61,14 @@ def test_threads_share_one_memo():
     assert len(memo) == 32 and set(calls) == {str(key) for key in range(32)}
 
 
-@pytest.mark.parametrize(("settings", "expected"), [
-    ({"CACHE_TYPE": "SimpleCache", "CACHE_REDIS_URL": None}, 0),
-    ({"CACHE_TYPE": "RedisCache", "CACHE_REDIS_URL": "redis://127.0.0.1:6379/0"}, 30),
-    ({"CACHE_TYPE": "SimpleCache", "LIKES_CACHE_SECONDS": 5}, 5),  # an explicit value wins
-])
+@pytest.mark.parametrize(
+    ("settings", "expected"),
+    [
+        ({"CACHE_TYPE": "SimpleCache", "CACHE_REDIS_URL": None}, 0),
+        ({"CACHE_TYPE": "RedisCache", "CACHE_REDIS_URL": "redis://127.0.0.1:6379/0"}, 30),
+        ({"CACHE_TYPE": "SimpleCache", "LIKES_CACHE_SECONDS": 5}, 5),  # an explicit value wins
+    ],
+)
 def test_likes_are_cached_only_in_a_shared_cache(app_config, settings, expected):
     assert create_app({**app_config, **settings}).config["LIKES_CACHE_SECONDS"] == expected
 

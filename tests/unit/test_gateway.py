@@ -1,5 +1,6 @@
 """The gateway's fault handling, with HTTP-level fakes (fault injection only; real behaviour is in
 tests/integration against a live coreapi)."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -12,26 +13,65 @@ import requests
 import responses
 from flask_caching import Cache
 
+from prerender.gateway import (
+    CallerIdentity,
+    SuggestionContext,
+    UnknownStore,
+    UpstreamBadResponse,
+    UpstreamGateway,
+    UpstreamHttp,
+    UpstreamStatusError,
+    UpstreamTimeout,
+    UpstreamUnavailable,
+)
 from prerender.gateway.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
 from prerender.gateway.read_cache import ReadCache, cache_key
-from prerender.gateway import (CallerIdentity, SuggestionContext, UnknownStore, UpstreamBadResponse,
-                               UpstreamGateway, UpstreamHttp, UpstreamStatusError, UpstreamTimeout,
-                               UpstreamUnavailable)
 
 BASE = "http://upstream.test"
-IDENTITY = CallerIdentity(authorization="authless_id a", supplier_token="tok", supplier_id="1", language="fr",
-                          session_id="s", profiling=False, request_id="r1")
-RECIPE = {"id": "1", "title": "Crêpes", "picture_url": "http://x/1.svg", "type": "dessert", "difficulty": 1,
-          "total_time": 30, "guests": 4, "available": True, "promoted": False, "pricing": None}
+IDENTITY = CallerIdentity(
+    authorization="authless_id a",
+    supplier_token="tok",
+    supplier_id="1",
+    language="fr",
+    session_id="s",
+    profiling=False,
+    request_id="r1",
+)
+RECIPE = {
+    "id": "1",
+    "title": "Crêpes",
+    "picture_url": "http://x/1.svg",
+    "type": "dessert",
+    "difficulty": 1,
+    "total_time": 30,
+    "guests": 4,
+    "available": True,
+    "promoted": False,
+    "pricing": None,
+}
 
 
 @pytest.fixture
 def gateway(app) -> UpstreamGateway:
     with app.app_context():
         cache = Cache(app, config={"CACHE_TYPE": "SimpleCache"})
-        http = UpstreamHttp(base_url=BASE, connect_timeout=0.1, read_timeout=0.2, retries=1, pool_size=2,
-                            breaker=CircuitBreaker(threshold=100, cooldown=1))
-        yield UpstreamGateway(http=http, cache=ReadCache(cache=cache), pool=ThreadPoolExecutor(2), supplier_ttl=60, recipe_ttl=60, likes_ttl=0, stale_ttl=3600)
+        http = UpstreamHttp(
+            base_url=BASE,
+            connect_timeout=0.1,
+            read_timeout=0.2,
+            retries=1,
+            pool_size=2,
+            breaker=CircuitBreaker(threshold=100, cooldown=1),
+        )
+        yield UpstreamGateway(
+            http=http,
+            cache=ReadCache(cache=cache),
+            pool=ThreadPoolExecutor(2),
+            supplier_ttl=60,
+            recipe_ttl=60,
+            likes_ttl=0,
+            stale_ttl=3600,
+        )
 
 
 @responses.activate
@@ -80,8 +120,11 @@ def test_500_is_a_status_error_and_404_is_none(gateway):
 
 @responses.activate
 def test_unknown_store_is_typed(gateway):
-    responses.get(f"{BASE}/api/v1/recipes/1", status=400,
-                  json={"status": 400, "errors": {"query": {"store_id": ["Unknown store."]}}})
+    responses.get(
+        f"{BASE}/api/v1/recipes/1",
+        status=400,
+        json={"status": 400, "errors": {"query": {"store_id": ["Unknown store."]}}},
+    )
     with pytest.raises(UnknownStore):
         gateway.recipe(IDENTITY, "1", store_id="9", serves=None)
 
@@ -92,8 +135,14 @@ def test_identity_headers_are_sent(gateway):
     chosen = gateway.suggest(IDENTITY, [SuggestionContext("a", ("1", "2"))], store_id=None)
     assert chosen == {"a": None}
     sent = responses.calls[0].request.headers
-    assert (sent["Authorization"], sent["Supplier-Token"], sent["Profiling"], sent["Session-Id"],
-            sent["Language-Id"], sent["X-Request-Id"]) == ("authless_id a", "tok", "false", "s", "fr", "r1")
+    assert (
+        sent["Authorization"],
+        sent["Supplier-Token"],
+        sent["Profiling"],
+        sent["Session-Id"],
+        sent["Language-Id"],
+        sent["X-Request-Id"],
+    ) == ("authless_id a", "tok", "false", "s", "fr", "r1")
 
 
 @responses.activate
@@ -139,20 +188,39 @@ def test_cache_keys_are_unambiguous():
 @responses.activate
 def test_a_broken_cache_backend_is_a_miss_not_an_error(app):
     class BrokenBackend:
-        def get(self, key): raise ConnectionError("redis down")
-        def get_many(self, *keys): raise ConnectionError("redis down")
-        def set(self, *args, **kwargs): raise ConnectionError("redis down")
-        def set_many(self, *args, **kwargs): raise ConnectionError("redis down")
+        def get(self, key):
+            raise ConnectionError("redis down")
+
+        def get_many(self, *keys):
+            raise ConnectionError("redis down")
+
+        def set(self, *args, **kwargs):
+            raise ConnectionError("redis down")
+
+        def set_many(self, *args, **kwargs):
+            raise ConnectionError("redis down")
 
     responses.get(f"{BASE}/api/v1/recipes/1", json=RECIPE)
     responses.get(f"{BASE}/api/v1/recipes/batch", json={"data": [RECIPE]})
-    http = UpstreamHttp(base_url=BASE, connect_timeout=0.1, read_timeout=0.2, retries=0, pool_size=1,
-                        breaker=CircuitBreaker(threshold=100, cooldown=1))
-    gateway = UpstreamGateway(http=http, cache=ReadCache(cache=BrokenBackend()), pool=ThreadPoolExecutor(1), supplier_ttl=1, recipe_ttl=1, likes_ttl=1,
-                              stale_ttl=1)
+    http = UpstreamHttp(
+        base_url=BASE,
+        connect_timeout=0.1,
+        read_timeout=0.2,
+        retries=0,
+        pool_size=1,
+        breaker=CircuitBreaker(threshold=100, cooldown=1),
+    )
+    gateway = UpstreamGateway(
+        http=http,
+        cache=ReadCache(cache=BrokenBackend()),
+        pool=ThreadPoolExecutor(1),
+        supplier_ttl=1,
+        recipe_ttl=1,
+        likes_ttl=1,
+        stale_ttl=1,
+    )
     assert gateway.recipe(IDENTITY, "1", store_id=None, serves=None).title == "Crêpes"
     assert set(gateway.recipes(IDENTITY, ["1"], store_id=None, serves=None)) == {"1"}
-
 
 
 class FakeClock:
@@ -164,8 +232,14 @@ class FakeClock:
 
 
 def breaker_http(clock: FakeClock) -> UpstreamHttp:
-    return UpstreamHttp(base_url=BASE, connect_timeout=0.1, read_timeout=0.2, retries=0, pool_size=1,
-                        breaker=CircuitBreaker(threshold=3, cooldown=10, clock=clock))
+    return UpstreamHttp(
+        base_url=BASE,
+        connect_timeout=0.1,
+        read_timeout=0.2,
+        retries=0,
+        pool_size=1,
+        breaker=CircuitBreaker(threshold=3, cooldown=10, clock=clock),
+    )
 
 
 def call(http: UpstreamHttp) -> None:
@@ -227,7 +301,6 @@ def test_client_errors_do_not_open_the_circuit():
     assert http.breaker.state == CLOSED
 
 
-
 def expire_fresh_copy(gateway: UpstreamGateway, recipe_id: str, store_id: str | None = None) -> None:
     """Drop a recipe's fresh cache entry, keep its stale copy: as if the recipe TTL had passed."""
     gateway.cache.cache.delete(gateway.recipe_key(IDENTITY, recipe_id, store_id, None))
@@ -280,22 +353,24 @@ BASKET_WRITES = [
     # (call, upstream method, upstream path below /api/v1/basket, retried)
     (lambda g: g.add_recipe_to_basket(IDENTITY, body={"recipe_id": "1"}), "POST", "/recipes", False),
     (lambda g: g.rescale_basket_recipe(IDENTITY, "a/b", body={"guests": 2}), "PATCH", "/recipes/a%2Fb", False),
-    (lambda g: g.remove_basket_recipe(IDENTITY, "a/b", params={"store_id": "1001"}), "DELETE", "/recipes/a%2Fb",
-     True),
-    (lambda g: g.set_basket_ingredient(IDENTITY, "a/b", "i?1", body={"quantity": 0}), "PUT",
-     "/recipes/a%2Fb/ingredients/i%3F1", True),
+    (lambda g: g.remove_basket_recipe(IDENTITY, "a/b", params={"store_id": "1001"}), "DELETE", "/recipes/a%2Fb", True),
+    (
+        lambda g: g.set_basket_ingredient(IDENTITY, "a/b", "i?1", body={"quantity": 0}),
+        "PUT",
+        "/recipes/a%2Fb/ingredients/i%3F1",
+        True,
+    ),
     (lambda g: g.reconcile_basket(IDENTITY, body={"store_id": "1001"}), "POST", "/reconcile", False),
     (lambda g: g.confirm_basket(IDENTITY, body={"order_id": "o"}), "POST", "/confirm", False),
-    (lambda g: g.merge_authless_basket(IDENTITY, params={"authless_id": "a"}), "GET", "/merge-authless-basket",
-     False),
+    (lambda g: g.merge_authless_basket(IDENTITY, params={"authless_id": "a"}), "GET", "/merge-authless-basket", False),
 ]
 
 
 @responses.activate
 @pytest.mark.parametrize("write, method, path, retried", BASKET_WRITES)
 def test_basket_writes_know_their_route_and_only_idempotent_ones_retry(
-        gateway: UpstreamGateway, write: Callable[[UpstreamGateway], dict[str, Any]], method: str, path: str,
-        retried: bool) -> None:
+    gateway: UpstreamGateway, write: Callable[[UpstreamGateway], dict[str, Any]], method: str, path: str, retried: bool
+) -> None:
     url = f"{BASE}/api/v1/basket{path}"
     responses.add(method, url, status=503)
     responses.add(method, url, json=BASKET_ANSWER)
@@ -305,12 +380,16 @@ def test_basket_writes_know_their_route_and_only_idempotent_ones_retry(
         with pytest.raises(UpstreamStatusError):
             write(gateway)
     assert [(c.request.method, c.request.url.split("?")[0]) for c in responses.calls] == [(method, url)] * (
-        2 if retried else 1)
+        2 if retried else 1
+    )
 
 
 @responses.activate
 def test_basket_writes_turn_an_unknown_store_into_unknown_store(gateway: UpstreamGateway) -> None:
-    responses.post(f"{BASE}/api/v1/basket/recipes", status=400,
-                   json={"status": 400, "errors": {"json": {"store_id": ["Unknown store."]}}})
+    responses.post(
+        f"{BASE}/api/v1/basket/recipes",
+        status=400,
+        json={"status": 400, "errors": {"json": {"store_id": ["Unknown store."]}}},
+    )
     with pytest.raises(UnknownStore):
         gateway.add_recipe_to_basket(IDENTITY, body={"recipe_id": "1", "store_id": "9"})

@@ -1,6 +1,7 @@
 """The gateway's retries, made by urllib3 below requests' adapter: faults come from a loopback server or from
 the socket layer, never from `responses`, which replaces the adapter's send and so only replays status
 retries (connection errors and timeouts are retried inside urllib3's pool, below it)."""
+
 from __future__ import annotations
 
 import json
@@ -102,13 +103,20 @@ def serve() -> Iterator[Serve]:
 
 
 def upstream(base_url: str, *, retries: int = 1) -> UpstreamHttp:
-    return UpstreamHttp(base_url=base_url, connect_timeout=0.2, read_timeout=READ_TIMEOUT, retries=retries,
-                        pool_size=2, breaker=CircuitBreaker(threshold=100, cooldown=1))
+    return UpstreamHttp(
+        base_url=base_url,
+        connect_timeout=0.2,
+        read_timeout=READ_TIMEOUT,
+        retries=retries,
+        pool_size=2,
+        breaker=CircuitBreaker(threshold=100, cooldown=1),
+    )
 
 
 def call(http: UpstreamHttp, method: str = "GET", *, idempotent: bool = True) -> Any:
-    return http.request(method, "/thing", name="thing", headers={}, json={} if method != "GET" else None,
-                        idempotent=idempotent)
+    return http.request(
+        method, "/thing", name="thing", headers={}, json={} if method != "GET" else None, idempotent=idempotent
+    )
 
 
 OK: Action = ("status", 200, {})
@@ -116,8 +124,7 @@ OK: Action = ("status", 200, {})
 
 @pytest.mark.parametrize("status", [502, 503, 504])
 @pytest.mark.parametrize("method", ["GET", "POST", "PUT", "DELETE"])
-def test_idempotent_calls_of_any_verb_are_retried_on_gateway_errors(serve: Serve, status: int,
-                                                                     method: str) -> None:
+def test_idempotent_calls_of_any_verb_are_retried_on_gateway_errors(serve: Serve, status: int, method: str) -> None:
     server = serve([("status", status, {}), OK])
     assert call(upstream(server.url), method) == {"id": "1"}
     assert server.received == [f"{method} /thing"] * 2
@@ -194,8 +201,9 @@ class Connects:
 
 
 @pytest.mark.parametrize("idempotent, attempts", [(True, 3), (False, 1)])
-def test_refused_connections_become_upstream_unavailable(monkeypatch: pytest.MonkeyPatch, idempotent: bool,
-                                                         attempts: int) -> None:
+def test_refused_connections_become_upstream_unavailable(
+    monkeypatch: pytest.MonkeyPatch, idempotent: bool, attempts: int
+) -> None:
     connects = Connects()  # a real refusal: nothing listens on the port
     monkeypatch.setattr(urllib3.util.connection, "create_connection", connects)
     with pytest.raises(UpstreamUnavailable) as raised:
@@ -205,9 +213,10 @@ def test_refused_connections_become_upstream_unavailable(monkeypatch: pytest.Mon
 
 
 @pytest.mark.parametrize("idempotent, attempts", [(True, 3), (False, 1)])
-def test_connect_timeouts_become_upstream_timeouts(monkeypatch: pytest.MonkeyPatch, idempotent: bool,
-                                                   attempts: int) -> None:
-    connects = Connects(socket.timeout("timed out"))
+def test_connect_timeouts_become_upstream_timeouts(
+    monkeypatch: pytest.MonkeyPatch, idempotent: bool, attempts: int
+) -> None:
+    connects = Connects(TimeoutError("timed out"))
     monkeypatch.setattr(urllib3.util.connection, "create_connection", connects)
     with pytest.raises(UpstreamTimeout, match="connect timeout") as raised:
         call(upstream(f"http://127.0.0.1:{closed_port()}", retries=2), idempotent=idempotent)
@@ -217,7 +226,7 @@ def test_connect_timeouts_become_upstream_timeouts(monkeypatch: pytest.MonkeyPat
 
 def test_a_connect_timeout_is_retried_on_a_new_connection(monkeypatch: pytest.MonkeyPatch, serve: Serve) -> None:
     server = serve([OK])
-    connects = Connects(socket.timeout("timed out"), failures=1)
+    connects = Connects(TimeoutError("timed out"), failures=1)
     monkeypatch.setattr(urllib3.util.connection, "create_connection", connects)
     assert call(upstream(server.url)) == {"id": "1"}
     assert connects.attempts == 2 and len(server.received) == 1

@@ -1,4 +1,5 @@
 """The gateway's per-thread sessions (prerender/gateway/sessions.py)."""
+
 from __future__ import annotations
 
 import os

@@ -1,5 +1,6 @@
 """Property test over every template: whatever the upstream sends in its text and URL fields (markup,
 quotes, javascript: URLs, 10 kB descriptions), the fragments stay harmless and show the text as text."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -9,32 +10,76 @@ from bs4 import BeautifulSoup
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prerender.rendering.cards import CardOptions, build_card, render_card
-from prerender.rendering.i18n import translator_for
-from prerender.rendering.details import build_details, render_details
 from prerender.gateway import Pricing, Recipe
+from prerender.rendering.cards import CardOptions, build_card, render_card
+from prerender.rendering.details import build_details, render_details
+from prerender.rendering.i18n import translator_for
 
 from .test_card_template import RETAILER, ctx
 
-HOSTILE = ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', "' onmouseover='x", "javascript:alert(1)",
-           "</svc-recipe-card><script>x</script>", "{{ 7*7 }}", "&lt;b&gt;", "\u202e\u0000é€"]
-texts = st.one_of(st.sampled_from(HOSTILE), st.text(min_size=1, max_size=200),
-                  st.just("x" * 10_000)).filter(lambda t: t.strip())
-urls = st.one_of(st.sampled_from(["javascript:alert(1)", "data:text/html,<script>x</script>", "//evil.example/x",
-                                  'http://up/a.svg" onerror="x', "http://up/ok.svg"]), st.text(max_size=50))
+HOSTILE = [
+    "<script>alert(1)</script>",
+    '"><img src=x onerror=alert(1)>',
+    "' onmouseover='x",
+    "javascript:alert(1)",
+    "</svc-recipe-card><script>x</script>",
+    "{{ 7*7 }}",
+    "&lt;b&gt;",
+    "\u202e\u0000é€",
+]
+texts = st.one_of(st.sampled_from(HOSTILE), st.text(min_size=1, max_size=200), st.just("x" * 10_000)).filter(
+    lambda t: t.strip()
+)
+urls = st.one_of(
+    st.sampled_from(
+        [
+            "javascript:alert(1)",
+            "data:text/html,<script>x</script>",
+            "//evil.example/x",
+            'http://up/a.svg" onerror="x',
+            "http://up/ok.svg",
+        ]
+    ),
+    st.text(max_size=50),
+)
 
 
 @st.composite
 def recipes(draw) -> Recipe:
-    product = {"id": "p1", "name": draw(texts), "brand": draw(texts), "size": draw(texts), "picture_url": draw(urls),
-               "price": 2.5, "available": True, "promoted": draw(st.booleans()), "packages": 2}
+    product = {
+        "id": "p1",
+        "name": draw(texts),
+        "brand": draw(texts),
+        "size": draw(texts),
+        "picture_url": draw(urls),
+        "price": 2.5,
+        "available": True,
+        "promoted": draw(st.booleans()),
+        "packages": 2,
+    }
     alternative = {**product, "id": "p2", "name": draw(texts)}
-    ingredient = {"id": "i1", "name": draw(texts), "display": draw(texts), "primary": True,
-                  "products": [product, alternative]}
-    return Recipe(id="12", title=draw(texts), picture_url=draw(urls), type=draw(st.sampled_from(["main-dish", "x<y"])),
-                  difficulty=2, total_time=30, guests=4, available=True, promoted=draw(st.booleans()),
-                  pricing=Pricing(4, Decimal("10"), Decimal("2.5")), description=draw(texts),
-                  ingredients=(ingredient,), steps=({"position": 1, "text": draw(texts)},))
+    ingredient = {
+        "id": "i1",
+        "name": draw(texts),
+        "display": draw(texts),
+        "primary": True,
+        "products": [product, alternative],
+    }
+    return Recipe(
+        id="12",
+        title=draw(texts),
+        picture_url=draw(urls),
+        type=draw(st.sampled_from(["main-dish", "x<y"])),
+        difficulty=2,
+        total_time=30,
+        guests=4,
+        available=True,
+        promoted=draw(st.booleans()),
+        pricing=Pricing(4, Decimal("10"), Decimal("2.5")),
+        description=draw(texts),
+        ingredients=(ingredient,),
+        steps=({"position": 1, "text": draw(texts)},),
+    )
 
 
 def words(text: str) -> list[str]:

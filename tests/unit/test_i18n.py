@@ -1,4 +1,5 @@
 """Texts: the spec's overridable keys exist in every language; a retailer file replaces only its keys."""
+
 from __future__ import annotations
 
 import json
@@ -14,8 +15,7 @@ SPEC_KEYS = {
     "PLANNER_ENTRY": ["TITLE", "HOW_IT_WORKS", "DECREASE_GUESTS", "INCREASE_GUESTS"],
     "PLANNER_MENU_OPTION": ["SELECTION", "SELECTION_SUBTITLE", "CUSTOM", "CUSTOM_SUBTITLE", "CANCEL"],
     "PLANNER_CURRENT_MENU": ["ADD_MENU"],
-    "PLANNER_RECIPE_LIST": ["SELECTION_TITLE", "MEAL_SINGULAR", "MEAL_PLURAL", "CHOOSE_FROM_RECIPES",
-                            "SUGGESTIONS"],
+    "PLANNER_RECIPE_LIST": ["SELECTION_TITLE", "MEAL_SINGULAR", "MEAL_PLURAL", "CHOOSE_FROM_RECIPES", "SUGGESTIONS"],
     "PLANNER_RECIPE_SUGGESTION": ["ADD", "OUR_SUGGESTIONS", "SEE_RECIPE", "SWAP"],
     "PLANNER_QUICK_MENU": ["SEE_MENU", "ADD_RECIPE_ARIA", "MENU_PREVIEW_ARIA"],
 }

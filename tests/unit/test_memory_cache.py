@@ -1,4 +1,5 @@
 """The default cache backend and the locked LRU under it (prerender/memory_cache.py)."""
+
 from __future__ import annotations
 
 import threading

@@ -7,6 +7,7 @@ Built offline from a copy of the working tree (nothing is written into it), with
 of requirements/dev.txt: `python -m build --no-isolation --sdist --wheel`, both from the tree, as `pip
 install .` builds its wheel; the sdist is checked to hold the same package files.
 """
+
 from __future__ import annotations
 
 import ast
@@ -28,9 +29,21 @@ from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[2]
 # Not sources: never copied into the build folder.
-NOT_SOURCES = shutil.ignore_patterns(".git", ".venv", "node_modules", ".hypothesis", ".pytest_cache",
-                                     ".mypy_cache", ".ruff_cache", "__pycache__", "*.py[cod]", "build",
-                                     "dist", ".run", "*.sqlite*")
+NOT_SOURCES = shutil.ignore_patterns(
+    ".git",
+    ".venv",
+    "node_modules",
+    ".hypothesis",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    "__pycache__",
+    "*.py[cod]",
+    "build",
+    "dist",
+    ".run",
+    "*.sqlite*",
+)
 # Declared but never imported: servers, and backends a library loads by name.
 USED_WITHOUT_IMPORT = {
     "prerender": {"gunicorn", "redis"},  # redis: flask-caching's RedisCache (CACHE_REDIS_URL)
@@ -49,14 +62,17 @@ class Distributions:
 
 def build(project: Path, out: Path) -> Distributions:
     """The sdist and the wheel of ``project``, both built from its folder."""
-    result = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--sdist", "--wheel", "--outdir",
-                             str(out), str(project)], capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--sdist", "--wheel", "--outdir", str(out), str(project)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     (sdist,) = out.glob("*.tar.gz")
     (wheel,) = out.glob("*.whl")
     with tarfile.open(sdist) as archive:
-        sdist_names = [member.name.split("/", 1)[1] for member in archive.getmembers()
-                       if member.isfile()]
+        sdist_names = [member.name.split("/", 1)[1] for member in archive.getmembers() if member.isfile()]
     with zipfile.ZipFile(wheel) as archive:
         wheel_names = archive.namelist()
         (metadata,) = [name for name in wheel_names if name.endswith(".dist-info/METADATA")]
@@ -65,16 +81,23 @@ def build(project: Path, out: Path) -> Distributions:
 
 def requirements(metadata: str) -> set[str]:
     """The distributions a wheel's METADATA requires outside any extra."""
-    return {canonicalize_name(Requirement(line.partition(":")[2].strip()).name)
-            for line in metadata.splitlines()
-            if line.startswith("Requires-Dist:") and "extra ==" not in line}
+    return {
+        canonicalize_name(Requirement(line.partition(":")[2].strip()).name)
+        for line in metadata.splitlines()
+        if line.startswith("Requires-Dist:") and "extra ==" not in line
+    }
 
 
 def files_under(folder: Path) -> set[str]:
     """Every file of a package folder, relative to its parent, as a distribution names them."""
-    return {path.relative_to(folder.parent).as_posix() for path in folder.rglob("*")
-            if path.is_file() and not path.name.startswith(".") and path.suffix not in {".pyc", ".pyo"}
-            and not any(part == "__pycache__" or part.endswith(".egg-info") for part in path.parts)}
+    return {
+        path.relative_to(folder.parent).as_posix()
+        for path in folder.rglob("*")
+        if path.is_file()
+        and not path.name.startswith(".")
+        and path.suffix not in {".pyc", ".pyo"}
+        and not any(part == "__pycache__" or part.endswith(".egg-info") for part in path.parts)
+    }
 
 
 def top_level(names: Iterable[str]) -> set[str]:
@@ -154,19 +177,33 @@ def test_the_wheel_holds_the_prerender_package_only(prerender_dists: Distributio
 
 
 def test_the_wheel_carries_every_module_templates_static_files_and_translations(
-        prerender_dists: Distributions, copied_prerender: Path) -> None:
+    prerender_dists: Distributions, copied_prerender: Path
+) -> None:
     packaged = {name for name in prerender_dists.wheel if name.startswith("prerender/")}
     assert packaged == files_under(copied_prerender), "a data file missing? name its folder in MANIFEST.in"
-    for expected in ("prerender/__init__.py", "prerender/templates/recipe_card/card.html",
-                     "prerender/static/css/recipe-card.css", "prerender/static/sdk/svc.js",
-                     "prerender/i18n/en.json", "prerender/i18n/fr.json"):
+    for expected in (
+        "prerender/__init__.py",
+        "prerender/templates/recipe_card/card.html",
+        "prerender/static/css/recipe-card.css",
+        "prerender/static/sdk/svc.js",
+        "prerender/i18n/en.json",
+        "prerender/i18n/fr.json",
+    ):
         assert expected in packaged
 
 
-def test_the_sdist_holds_prerender_and_its_metadata_only(prerender_dists: Distributions,
-                                                         copied_prerender: Path) -> None:
-    assert top_level(prerender_dists.sdist) <= {"prerender", "prerender.egg-info", "PKG-INFO", "README.md",
-                                                "MANIFEST.in", "setup.py", "setup.cfg"}
+def test_the_sdist_holds_prerender_and_its_metadata_only(
+    prerender_dists: Distributions, copied_prerender: Path
+) -> None:
+    assert top_level(prerender_dists.sdist) <= {
+        "prerender",
+        "prerender.egg-info",
+        "PKG-INFO",
+        "README.md",
+        "MANIFEST.in",
+        "setup.py",
+        "setup.cfg",
+    }
     assert {name for name in prerender_dists.sdist if name.startswith("prerender/")} == files_under(copied_prerender)
 
 
@@ -179,22 +216,30 @@ def test_prerender_requires_what_it_imports_and_nothing_of_coreapi(prerender_dis
 def setup_cfg_requirements(option: str, section: str = "options") -> list[Requirement]:
     config = ConfigParser()
     config.read(ROOT / "setup.cfg")
-    return [Requirement(line.strip()) for line in config[section][option].splitlines()
-            if line.strip() and not line.strip().startswith("#")]
+    return [
+        Requirement(line.strip())
+        for line in config[section][option].splitlines()
+        if line.strip() and not line.strip().startswith("#")
+    ]
 
 
 def pins(lock: str) -> dict[str, str]:
     """``name==version`` lines of a lock file of requirements/."""
-    return {canonicalize_name(name): version
-            for name, _, version in (line.partition("==") for line in (ROOT / "requirements" / lock).read_text(
-                "utf-8").splitlines() if "==" in line and not line.startswith(("#", " ")))}
+    return {
+        canonicalize_name(name): version
+        for name, _, version in (
+            line.partition("==")
+            for line in (ROOT / "requirements" / lock).read_text("utf-8").splitlines()
+            if "==" in line and not line.startswith(("#", " "))
+        )
+    }
 
 
 def test_the_dev_extra_lists_the_test_and_lint_tools() -> None:
-    dev = {canonicalize_name(requirement.name)
-           for requirement in setup_cfg_requirements("dev", "options.extras_require")}
-    assert {"pytest", "ruff", "mypy", "types-requests", "types-cachetools", "pip-tools", "setuptools",
-            "build"} <= dev
+    dev = {
+        canonicalize_name(requirement.name) for requirement in setup_cfg_requirements("dev", "options.extras_require")
+    }
+    assert {"pytest", "ruff", "mypy", "types-requests", "types-cachetools", "pip-tools", "setuptools", "build"} <= dev
 
 
 def test_the_locks_pin_every_declared_requirement_within_its_bounds() -> None:
@@ -204,9 +249,12 @@ def test_the_locks_pin_every_declared_requirement_within_its_bounds() -> None:
         document = tomllib.loads((ROOT / project / "pyproject.toml").read_text("utf-8"))
         declared += [Requirement(line) for line in document["project"]["dependencies"]]
     locked = pins("dev.txt")
-    stale = [str(requirement) for requirement in declared
-             if canonicalize_name(requirement.name) not in locked
-             or not requirement.specifier.contains(locked[canonicalize_name(requirement.name)], prereleases=True)]
+    stale = [
+        str(requirement)
+        for requirement in declared
+        if canonicalize_name(requirement.name) not in locked
+        or not requirement.specifier.contains(locked[canonicalize_name(requirement.name)], prereleases=True)
+    ]
     assert not stale, f"not pinned in requirements/dev.txt within these bounds (run `make lock`): {stale}"
     runtime = pins("prerender.txt")
     assert {canonicalize_name(r.name) for r in setup_cfg_requirements("install_requires")} <= set(runtime)
@@ -216,15 +264,15 @@ def test_the_locks_pin_every_declared_requirement_within_its_bounds() -> None:
 # --- the demo shop and coreapi ----------------------------------------------------------------------
 
 
-def test_the_shop_wheel_holds_the_examples_package_with_its_templates_and_static_files(
-        tmp_path: Path) -> None:
+def test_the_shop_wheel_holds_the_examples_package_with_its_templates_and_static_files(tmp_path: Path) -> None:
     project = tmp_path / "examples"
     shutil.copytree(ROOT / "examples", project, ignore=NOT_SOURCES)
     expected = files_under(project) - {"examples/pyproject.toml"}
     dists = build(project, tmp_path / "dist")
     assert top_level(dists.wheel) == {"examples", "prerender_demo_shop-0.1.0.dist-info"}
     assert set(dists.wheel) - {name for name in dists.wheel if ".dist-info/" in name} == expected, (
-        "a data file missing? add its pattern to [tool.setuptools.package-data] of examples/pyproject.toml")
+        "a data file missing? add its pattern to [tool.setuptools.package-data] of examples/pyproject.toml"
+    )
     assert "examples/shop/templates/shelf.html" in expected and "examples/shop/static/shop.js" in expected
     check_requirements("examples", requirements(dists.metadata))
 

@@ -1,5 +1,6 @@
 """The memo of parsed query strings (prerender/web/parsing.py): the same answers as parsing, never
 shared, never an error remembered."""
+
 from __future__ import annotations
 
 from flask import Flask
@@ -44,7 +45,9 @@ def test_errors_are_never_remembered():
         try:
             parse(parser, "n=9")
         except ValidationProblem as problem:
-            assert problem.errors == {"query": {"n": ["Must be greater than or equal to 1 and less than or equal to 5."]}}
+            assert problem.errors == {
+                "query": {"n": ["Must be greater than or equal to 1 and less than or equal to 5."]}
+            }
         else:
             raise AssertionError("n=9 must be rejected every time")
     assert len(parser.parsed_queries._parsed) == 0

@@ -1,4 +1,5 @@
 """One JSON log line per request, with the request id, and no secret in clear."""
+
 from __future__ import annotations
 
 import json

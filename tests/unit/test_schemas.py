@@ -1,4 +1,5 @@
 """Query and body validation of the card routes: every bad parameter is a 400 naming it."""
+
 from __future__ import annotations
 
 import json
@@ -6,8 +7,8 @@ import json
 import pytest
 from flask import g
 
-from prerender.web.context import RequestContext
 from prerender.schemas.limits import MAX_CONTEXTS
+from prerender.web.context import RequestContext
 from tests.conftest import HEADERS
 
 
@@ -25,30 +26,61 @@ def test_card_without_selector_is_400_naming_both(client, version, caplog):
     assert "surrounding_products_ids" in caplog.text  # the missing parameter is logged (README.md)
 
 
-@pytest.mark.parametrize("value", ["[1,2", '{"a":1}', '"x"', "[]", json.dumps([str(i) for i in range(11)]),
-                                   '[true]', '["a b"]', json.dumps(["x" * 65])])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "[1,2",
+        '{"a":1}',
+        '"x"',
+        "[]",
+        json.dumps([str(i) for i in range(11)]),
+        "[true]",
+        '["a b"]',
+        json.dumps(["x" * 65]),
+    ],
+)
 def test_surrounding_ids_must_be_a_json_array_of_ids(client, value):
     response = client.get("/v1/recipe-card", query_string={"surrounding_products_ids": value}, headers=HEADERS)
     assert "surrounding_products_ids" in field_errors(response, "query")
 
 
-@pytest.mark.parametrize("version,variant,ok", [
-    ("v1", "1", True), ("v1", "3", True), ("v1", "4", False), ("v1", "0", False), ("v1", "x", False),
-    ("v2", "4", True), ("v2", "5", False),
-])
+@pytest.mark.parametrize(
+    "version,variant,ok",
+    [
+        ("v1", "1", True),
+        ("v1", "3", True),
+        ("v1", "4", False),
+        ("v1", "0", False),
+        ("v1", "x", False),
+        ("v2", "4", True),
+        ("v2", "5", False),
+    ],
+)
 def test_display_variant_allowed_values_per_version(client, version, variant, ok):
-    response = client.get(f"/{version}/recipe-card", headers=HEADERS,
-                          query_string={"recipe_id": "1", "display_variant": variant})
+    response = client.get(
+        f"/{version}/recipe-card", headers=HEADERS, query_string={"recipe_id": "1", "display_variant": variant}
+    )
     if ok:
         assert response.status_code == 200  # upstream is down here: the empty answer, not a 400
     else:
         assert "display_variant" in field_errors(response, "query")
 
 
-@pytest.mark.parametrize("name,value", [("orientation", "diagonal"), ("serves", "0"), ("serves", "51"),
-                                        ("serves", "two"), ("store_id", "a/b"), ("recipe_id", "<x>"),
-                                        ("recipe_id", "."), ("recipe_id", ".."), ("store_id", "-1"),
-                                        ("surrounding_products_ids", "[" * 5000)])
+@pytest.mark.parametrize(
+    "name,value",
+    [
+        ("orientation", "diagonal"),
+        ("serves", "0"),
+        ("serves", "51"),
+        ("serves", "two"),
+        ("store_id", "a/b"),
+        ("recipe_id", "<x>"),
+        ("recipe_id", "."),
+        ("recipe_id", ".."),
+        ("store_id", "-1"),
+        ("surrounding_products_ids", "[" * 5000),
+    ],
+)
 def test_bad_card_parameters(client, name, value):
     query = {"recipe_id": "1", name: value}
     response = client.get("/v1/recipe-card", headers=HEADERS, query_string=query)
@@ -58,16 +90,20 @@ def test_bad_card_parameters(client, name, value):
 def test_removed_profiling_query_parameter_is_ignored(app, client):
     seen: list[RequestContext] = []
     app.before_request_funcs.setdefault("v1", []).append(lambda: seen.append(g.ctx))
-    response = client.get("/v1/recipe-card", headers=HEADERS,
-                          query_string={"recipe_id": "1", "profiling": "false"})
+    response = client.get("/v1/recipe-card", headers=HEADERS, query_string={"recipe_id": "1", "profiling": "false"})
     assert response.status_code == 200
     assert seen[0].profiling is True  # only the header turns profiling off
 
 
 def multiple(client, body, *, version="v1", query=None, content_type="application/json"):
     data = body if isinstance(body, (str, bytes)) else json.dumps(body)
-    return client.post(f"/{version}/recipe-card/multiple", data=data, headers=HEADERS,
-                       content_type=content_type, query_string=query or {})
+    return client.post(
+        f"/{version}/recipe-card/multiple",
+        data=data,
+        headers=HEADERS,
+        content_type=content_type,
+        query_string=query or {},
+    )
 
 
 def test_multiple_requires_json(client):
@@ -82,21 +118,26 @@ def test_multiple_rejects_malformed_json(client):
     assert response.mimetype == "application/problem+json"
 
 
-@pytest.mark.parametrize("body,field", [
-    ({}, "contexts"),
-    ({"contexts": []}, "contexts"),
-    ({"contexts": [{"productIds": ["1"], "position": 1}]}, "contexts"),
-    ({"contexts": [{"productIds": ["1", "2", "3"], "position": 1}]}, "contexts"),
-    ({"contexts": [{"productIds": ["1", "2"], "position": "first"}]}, "contexts"),
-    ({"contexts": [{"productIds": ["1", "2"], "position": 1.5}]}, "contexts"),
-    ({"contexts": [{"productIds": ["1", "2"], "position": 1}, {"productIds": ["3", "4"], "position": 1}]},
-     "contexts"),
-    ({"contexts": [{"productIds": ["1", "2"], "position": p} for p in range(MAX_CONTEXTS + 1)]}, "contexts"),
-    ({"contexts": [{"productIds": ["1", "2"], "position": 1}], "keyword": "x" * 101}, "keyword"),
-    ({"contexts": [{"productIds": ["1", "2"], "position": 1}], "display_variant": 4}, "display_variant"),
-    ({"contexts": [{"productIds": ["1", "2"], "position": 2**53}]}, "contexts"),
-    ({"contexts": [{"productIds": ["1", "2"], "position": 1, "extra": True}]}, "contexts"),
-])
+@pytest.mark.parametrize(
+    "body,field",
+    [
+        ({}, "contexts"),
+        ({"contexts": []}, "contexts"),
+        ({"contexts": [{"productIds": ["1"], "position": 1}]}, "contexts"),
+        ({"contexts": [{"productIds": ["1", "2", "3"], "position": 1}]}, "contexts"),
+        ({"contexts": [{"productIds": ["1", "2"], "position": "first"}]}, "contexts"),
+        ({"contexts": [{"productIds": ["1", "2"], "position": 1.5}]}, "contexts"),
+        (
+            {"contexts": [{"productIds": ["1", "2"], "position": 1}, {"productIds": ["3", "4"], "position": 1}]},
+            "contexts",
+        ),
+        ({"contexts": [{"productIds": ["1", "2"], "position": p} for p in range(MAX_CONTEXTS + 1)]}, "contexts"),
+        ({"contexts": [{"productIds": ["1", "2"], "position": 1}], "keyword": "x" * 101}, "keyword"),
+        ({"contexts": [{"productIds": ["1", "2"], "position": 1}], "display_variant": 4}, "display_variant"),
+        ({"contexts": [{"productIds": ["1", "2"], "position": 2**53}]}, "contexts"),
+        ({"contexts": [{"productIds": ["1", "2"], "position": 1, "extra": True}]}, "contexts"),
+    ],
+)
 def test_multiple_body_validation(client, body, field):
     assert field in field_errors(multiple(client, body), "json")
 

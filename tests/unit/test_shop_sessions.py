@@ -1,4 +1,5 @@
 """The demo shop's per-thread sessions (examples/shop/sessions.py)."""
+
 from __future__ import annotations
 
 import os
@@ -58,7 +59,7 @@ def test_the_shop_clients_have_one_session_per_thread() -> None:
     for client in (CatalogClient("http://catalog.test"), PrerenderClient("http://prerender.test", "token")):
         mine = client.session
         theirs: list[requests.Session] = []
-        worker = threading.Thread(target=lambda c=client: theirs.append(c.session))
+        worker = threading.Thread(target=lambda c=client, found=theirs: found.append(c.session))
         worker.start()
         worker.join()
         assert client.session is mine and theirs[0] is not mine

@@ -63,9 +63,7 @@ def upgrade() -> None:
         sa.Column("search_text", sa.Text(), nullable=False),
         sa.CheckConstraint("size_value > 0", name=op.f("ck_products_size_positive")),
         sa.CheckConstraint("price >= 0", name=op.f("ck_products_price_positive")),
-        sa.CheckConstraint(
-            "size_unit IN ('g', 'ml', 'piece')", name=op.f("ck_products_size_unit")
-        ),
+        sa.CheckConstraint("size_unit IN ('g', 'ml', 'piece')", name=op.f("ck_products_size_unit")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_products")),
     )
 
@@ -83,14 +81,10 @@ def upgrade() -> None:
         sa.Column("cooking_time", sa.Integer(), nullable=False),
         sa.Column("guests", sa.Integer(), nullable=False),
         sa.Column("search_text", sa.Text(), nullable=False),
-        sa.CheckConstraint(
-            "type IN ('starter', 'main-dish', 'dessert', 'drink')", name=op.f("ck_recipes_type")
-        ),
+        sa.CheckConstraint("type IN ('starter', 'main-dish', 'dessert', 'drink')", name=op.f("ck_recipes_type")),
         sa.CheckConstraint("difficulty BETWEEN 1 AND 3", name=op.f("ck_recipes_difficulty")),
         sa.CheckConstraint("guests >= 1", name=op.f("ck_recipes_guests_positive")),
-        sa.CheckConstraint(
-            "preparation_time >= 0 AND cooking_time >= 0", name=op.f("ck_recipes_times")
-        ),
+        sa.CheckConstraint("preparation_time >= 0 AND cooking_time >= 0", name=op.f("ck_recipes_times")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_recipes")),
         sa.UniqueConstraint("external_id", name=op.f("uq_recipes_external_id")),
     )
@@ -144,9 +138,7 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("recipe_id", "category_id", name=op.f("pk_recipe_categories")),
     )
-    op.create_index(
-        op.f("ix_recipe_categories_category_id"), "recipe_categories", ["category_id"]
-    )
+    op.create_index(op.f("ix_recipe_categories_category_id"), "recipe_categories", ["category_id"])
 
     op.create_table(
         "product_ingredients",
@@ -166,9 +158,7 @@ def upgrade() -> None:
             name=op.f("fk_product_ingredients_ingredient_id_ingredients"),
             ondelete="CASCADE",
         ),
-        sa.PrimaryKeyConstraint(
-            "product_id", "ingredient_id", name=op.f("pk_product_ingredients")
-        ),
+        sa.PrimaryKeyConstraint("product_id", "ingredient_id", name=op.f("pk_product_ingredients")),
     )
     op.create_index(
         "ix_product_ingredients_ingredient_rank",
@@ -220,13 +210,9 @@ def upgrade() -> None:
             ["ingredients.id"],
             name=op.f("fk_recipe_ingredients_ingredient_id_ingredients"),
         ),
-        sa.PrimaryKeyConstraint(
-            "recipe_id", "ingredient_id", name=op.f("pk_recipe_ingredients")
-        ),
+        sa.PrimaryKeyConstraint("recipe_id", "ingredient_id", name=op.f("pk_recipe_ingredients")),
     )
-    op.create_index(
-        op.f("ix_recipe_ingredients_ingredient_id"), "recipe_ingredients", ["ingredient_id"]
-    )
+    op.create_index(op.f("ix_recipe_ingredients_ingredient_id"), "recipe_ingredients", ["ingredient_id"])
     # Exactly one primary ingredient per recipe.
     op.create_index(
         "uq_recipe_ingredients_primary",
@@ -250,9 +236,7 @@ def upgrade() -> None:
             name=op.f("fk_recipe_steps_recipe_id_recipes"),
             ondelete="CASCADE",
         ),
-        sa.PrimaryKeyConstraint(
-            "recipe_id", "language", "position", name=op.f("pk_recipe_steps")
-        ),
+        sa.PrimaryKeyConstraint("recipe_id", "language", "position", name=op.f("pk_recipe_steps")),
     )
 
     op.create_table(
@@ -260,9 +244,7 @@ def upgrade() -> None:
         sa.Column("supplier_id", sa.Integer(), nullable=False),
         sa.Column("user_id", IDENTITY_ID, nullable=False),
         sa.Column("recipe_id", sa.Integer(), nullable=False),
-        sa.Column(
-            "created_at", sa.DateTime(timezone=True), server_default=sa.func.now(), nullable=False
-        ),
+        sa.Column("created_at", sa.DateTime(timezone=True), server_default=sa.func.now(), nullable=False),
         sa.ForeignKeyConstraint(
             ["supplier_id"],
             ["suppliers.id"],
@@ -291,21 +273,13 @@ def upgrade() -> None:
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("confirmed_at", sa.DateTime(timezone=True), nullable=True),
-        sa.CheckConstraint(
-            f"identity_kind IN {IDENTITY_KINDS}", name=op.f("ck_baskets_identity_kind")
-        ),
+        sa.CheckConstraint(f"identity_kind IN {IDENTITY_KINDS}", name=op.f("ck_baskets_identity_kind")),
         sa.CheckConstraint("status IN ('open', 'confirmed')", name=op.f("ck_baskets_status")),
-        sa.CheckConstraint(
-            "total IS NULL OR total >= 0", name=op.f("ck_baskets_total_positive")
-        ),
-        sa.ForeignKeyConstraint(
-            ["store_id"], ["stores.id"], name=op.f("fk_baskets_store_id_stores")
-        ),
+        sa.CheckConstraint("total IS NULL OR total >= 0", name=op.f("ck_baskets_total_positive")),
+        sa.ForeignKeyConstraint(["store_id"], ["stores.id"], name=op.f("fk_baskets_store_id_stores")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_baskets")),
         # NULL order ids never collide: confirmations without an order id are not limited.
-        sa.UniqueConstraint(
-            "identity_kind", "identity_id", "order_id", name=op.f("uq_baskets_order")
-        ),
+        sa.UniqueConstraint("identity_kind", "identity_id", "order_id", name=op.f("uq_baskets_order")),
     )
     op.create_index(op.f("ix_baskets_store_id"), "baskets", ["store_id"])
     # At most one open basket per identity.
@@ -333,9 +307,7 @@ def upgrade() -> None:
             name=op.f("fk_basket_entries_basket_id_baskets"),
             ondelete="CASCADE",
         ),
-        sa.ForeignKeyConstraint(
-            ["recipe_id"], ["recipes.id"], name=op.f("fk_basket_entries_recipe_id_recipes")
-        ),
+        sa.ForeignKeyConstraint(["recipe_id"], ["recipes.id"], name=op.f("fk_basket_entries_recipe_id_recipes")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_basket_entries")),
         sa.UniqueConstraint("basket_id", "recipe_id", name=op.f("uq_basket_entries_recipe")),
         sa.UniqueConstraint("basket_id", "position", name=op.f("uq_basket_entries_position")),
@@ -360,9 +332,7 @@ def upgrade() -> None:
             ["ingredients.id"],
             name=op.f("fk_basket_lines_ingredient_id_ingredients"),
         ),
-        sa.ForeignKeyConstraint(
-            ["product_id"], ["products.id"], name=op.f("fk_basket_lines_product_id_products")
-        ),
+        sa.ForeignKeyConstraint(["product_id"], ["products.id"], name=op.f("fk_basket_lines_product_id_products")),
         sa.PrimaryKeyConstraint("entry_id", "ingredient_id", name=op.f("pk_basket_lines")),
     )
     op.create_index(op.f("ix_basket_lines_product_id"), "basket_lines", ["product_id"])
@@ -370,9 +340,7 @@ def upgrade() -> None:
     op.create_table(
         "events",
         # BIGSERIAL on PostgreSQL; SQLite's rowid alias must be spelled INTEGER.
-        sa.Column(
-            "id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False
-        ),
+        sa.Column("id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False),
         sa.Column("name", sa.String(length=64), nullable=False),
         sa.Column("path", sa.String(length=512), nullable=True),
         sa.Column("props", sa.JSON(), nullable=False),
@@ -394,9 +362,7 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_events")),
     )
-    op.create_index(
-        "ix_events_session_timestamp", "events", ["session_id", "timestamp", "id"]
-    )
+    op.create_index("ix_events_session_timestamp", "events", ["session_id", "timestamp", "id"])
     op.create_index(op.f("ix_events_supplier_id"), "events", ["supplier_id"])
 
 
