@@ -3,7 +3,7 @@
 - One `requests.Session` per thread (the page fetches its fragments from a small thread pool).
 - Short timeouts: a fragment that is late, refused or broken is "no card here", logged, never an error
   page. Every public method returns an empty answer on failure instead of raising.
-- The mandatory headers of the spec on every call (see `prerender_headers`).
+- The mandatory headers (README.md) on every call (see `prerender_headers`).
 """
 
 from __future__ import annotations

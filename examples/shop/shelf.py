@@ -34,7 +34,7 @@ SINGLE_SLOTS: tuple[CardSlot, ...] = (
 BAND_AFTER = 15
 BAND_SIZE = 4
 BAND_DISPLAY_VARIANT = 1
-# ...and these are the slot numbers of its cards (the `position` of the spec: any unique numbers).
+# ...and these are the slot numbers of its cards (the `position` of the multiple route: any unique numbers).
 BAND_POSITIONS: tuple[int, ...] = (10, 20, 30, 40)
 
 
@@ -92,7 +92,7 @@ _CARD_ID = re.compile(r"""\bid\s*=\s*["']?[a-z0-9_-]*?-recipe-card-([^"'\s>]+)""
 
 
 def recipe_id_of(html: str) -> str | None:
-    """The recipe of a card fragment, from the id attribute the spec guarantees (`svc-recipe-card-<id>`)."""
+    """The recipe of a card fragment, from the id attribute every card carries (`svc-recipe-card-<id>`, README.md)."""
     match = _CARD_ID.search(html)
     return match.group(1) if match else None
 

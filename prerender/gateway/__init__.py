@@ -1,4 +1,4 @@
-"""The upstream gateway (DESIGN section 5): sessions, timeouts, retries, typed errors, read caching."""
+"""The upstream gateway (docs/architecture.md): sessions, timeouts, retries, typed errors, read caching."""
 
 from __future__ import annotations
 

@@ -89,7 +89,7 @@ class UpstreamGateway:
         self.pool = pool
         self.supplier_ttl = supplier_ttl
         self.recipe_ttl = recipe_ttl
-        # Spec, limits: the lookup of a recipe by external id is cached 5 seconds, "no match" included.
+        # The lookup of a recipe by external id is cached 5 seconds, "no match" included (README.md, Limits).
         self.external_id_ttl = external_id_ttl
         # Like states are the user's: cached per (supplier, user, recipe) when likes_ttl > 0, updated by our
         # own like and unlike calls, and re-read after likes_ttl seconds for changes made elsewhere.

@@ -1,4 +1,4 @@
-"""Typed upstream failures. A blueprint decides what the customer sees (DESIGN section 5)."""
+"""Typed upstream failures. A blueprint decides what the customer sees (docs/architecture.md)."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from prerender.gateway.errors import UpstreamBadResponse
 
 @dataclass(frozen=True)
 class Routing:
-    """The supplier's routing configuration for one environment (spec: routing configuration)."""
+    """The supplier's routing configuration for one environment."""
 
     base_url: str
     planner_path: str | None

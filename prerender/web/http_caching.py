@@ -44,7 +44,7 @@ def cache_policy(policy: CachePolicy | Callable[[], CachePolicy]) -> Callable[[V
     """Declare a view's policy, or a function deciding it from the request (e.g. g.ctx)."""
 
     def mark(view: View) -> View:
-        view.cache_policy = policy  # type: ignore[attr-defined]
+        vars(view)["cache_policy"] = policy
         return view
 
     return mark

@@ -103,7 +103,7 @@ class DocumentBuilder:
     def __init__(self, app: Flask) -> None:
         self.app = app
         # apispec inlines a schema whose resolved name is None (webargs' generated ones); its annotation says str.
-        self.plugin = MarshmallowPlugin(schema_name_resolver=schema_name)  # type: ignore[arg-type]
+        self.plugin = MarshmallowPlugin(schema_name_resolver=schema_name)  # type: ignore[arg-type]  # None inlines
         self.spec = APISpec(
             title=TITLE,
             version=app.config.get("API_DOCUMENT_VERSION", "1.0.0"),

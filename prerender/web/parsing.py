@@ -57,7 +57,7 @@ class ProblemParser(FlaskParser):
 
     # Class-level by design, as in webargs (location_loader adds to it). Not ClassVar: webargs declares it as a
     # plain attribute and mypy refuses a ClassVar override of that.
-    __location_map__ = dict(beacon="load_beacon", **FlaskParser.__location_map__)  # noqa: RUF012
+    __location_map__ = dict(beacon="load_beacon", **FlaskParser.__location_map__)  # noqa: RUF012 (see above)
 
     def __init__(self, *args: Any, parsed_queries: int = 2048, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

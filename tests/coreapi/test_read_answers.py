@@ -155,7 +155,7 @@ def expected_suggestions(
     contexts: list[dict[str, Any]],
     session: str,
     *,
-    liked: set[str] = frozenset(),  # type: ignore[assignment]
+    liked: frozenset[str] = frozenset(),
     store_id: str | None = None,
     category_id: str | None = None,
     keyword: str | None = None,

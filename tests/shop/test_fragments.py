@@ -66,7 +66,10 @@ def test_every_slot_and_the_styles_are_fetched(pool):
 def test_a_repeated_recipe_is_asked_again_with_other_products(pool):
     shelf = products(24)
     first, second = SINGLE_SLOTS[0], SINGLE_SLOTS[1]
-    pair = lambda slot: (shelf[slot.after - 1].id, shelf[slot.after].id)  # noqa: E731
+
+    def pair(slot):
+        return (shelf[slot.after - 1].id, shelf[slot.after].id)
+
     fake = FakePrerender(singles={pair(first): card("7"), pair(second): card("7")})
     result = fetch_shelf_fragments(fake, pool, VISITOR, shelf, budget=5)
     ids, html = result.singles[second]

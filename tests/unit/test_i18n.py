@@ -1,4 +1,5 @@
-"""Texts: the spec's overridable keys exist in every language; a retailer file replaces only its keys."""
+"""Texts: the overridable keys exist in every language (prerender/i18n/*.json); a retailer file replaces only
+its keys."""
 
 from __future__ import annotations
 
