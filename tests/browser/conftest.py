@@ -1,5 +1,6 @@
 """Browser tests: Playwright driving Debian's Chromium (/usr/bin/chromium) against the demo shop, which
 calls a live prerender and coreapi (tests/live.py), all on loopback."""
+
 from __future__ import annotations
 
 import os
@@ -13,9 +14,16 @@ from examples.shop import create_app as create_shop
 from tests.live import DEFAULT_STACK, LiveServer, only_stack_under
 
 CHROMIUM = Path(os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
-# The machine's network is closed: keep Chromium from calling home (DESIGN section 10, env notes).
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-quic"]
+# The machine's network is closed: keep Chromium from calling home (only loopback is reachable in tests).
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 
 BROWSER_TESTS = Path(__file__).parent
 
@@ -26,15 +34,28 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if BROWSER_TESTS in item.path.parents:
             item.add_marker(pytest.mark.browser)
-    only_stack_under(BROWSER_TESTS, items, DEFAULT_STACK,
-                     reason="client-side behaviour in a real Chromium, the slowest tests: the backends it does "
-                            "not depend on are covered on both stacks by tests/integration and tests/shop")
+    only_stack_under(
+        BROWSER_TESTS,
+        items,
+        DEFAULT_STACK,
+        reason="client-side behaviour in a real Chromium, the slowest tests: the backends it does "
+        "not depend on are covered on both stacks by tests/integration and tests/shop",
+    )
 
 
 def _shop(coreapi_url: str, prerender_url: str, **overrides: object) -> LiveServer:
-    return LiveServer(create_shop({"PRERENDER_URL": prerender_url, "COREAPI_URL": coreapi_url,
-                                   "PRERENDER_READ_TIMEOUT": 10.0, "COREAPI_READ_TIMEOUT": 10.0,
-                                   "PRERENDER_PAGE_BUDGET": 30.0, **overrides}))
+    return LiveServer(
+        create_shop(
+            {
+                "PRERENDER_URL": prerender_url,
+                "COREAPI_URL": coreapi_url,
+                "PRERENDER_READ_TIMEOUT": 10.0,
+                "COREAPI_READ_TIMEOUT": 10.0,
+                "PRERENDER_PAGE_BUDGET": 30.0,
+                **overrides,
+            }
+        )
+    )
 
 
 @pytest.fixture(scope="session")

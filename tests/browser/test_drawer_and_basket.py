@@ -1,5 +1,6 @@
 """The hydrated cards of the demo shop against the real stack: the drawer, the basket and the shop's cart
 kept together (docs/sdk.md, basketSync), likes, and cards inserted at runtime."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -17,7 +18,8 @@ FOCUS_IN_DIALOG = "() => !!document.activeElement && !!document.activeElement.cl
 
 
 def test_the_drawer_opens_from_the_basket_icon_the_picture_and_the_title_and_gives_focus_back(
-        page: Page, context: BrowserContext, shop_url: str):
+    page: Page, context: BrowserContext, shop_url: str
+):
     visit(context, page, shop_url)
     card = hydrated_cards(page).first
     cta, title = card.locator(".svc-recipe-card-cta"), card.locator(".svc-recipe-card__title-button")
@@ -98,8 +100,9 @@ def euros(text: str) -> Decimal:
     return Decimal(re.sub(r"[^0-9,]", "", text).replace(",", "."))
 
 
-def test_add_all_reaches_the_cart_and_a_cart_change_reaches_the_basket(page: Page, context: BrowserContext,
-                                                                        shop_url: str):
+def test_add_all_reaches_the_cart_and_a_cart_change_reaches_the_basket(
+    page: Page, context: BrowserContext, shop_url: str
+):
     visit(context, page, shop_url)
     card = hydrated_cards(page).first
     recipe_id = card.get_attribute("recipe-id")
@@ -131,8 +134,9 @@ def test_add_all_reaches_the_cart_and_a_cart_change_reaches_the_basket(page: Pag
     removed = lines.first.get_attribute("data-product-id")
     lines.first.locator("[data-cart-action=remove]").click()
     expect(lines).to_have_count(count - 1)
-    page.wait_for_function("id => !(window.svc.basket.basket$.value?.products ?? []).some((p) => String(p.id) === id)",
-                           arg=removed)
+    page.wait_for_function(
+        "id => !(window.svc.basket.basket$.value?.products ?? []).some((p) => String(p.id) === id)", arg=removed
+    )
     while lines.count():
         n = lines.count()
         lines.first.locator("[data-cart-action=remove]").click()
@@ -161,8 +165,9 @@ def test_the_minus_button_and_payment(page: Page, context: BrowserContext, shop_
     page.wait_for_function("() => (window.svc.basket.basket$.value?.recipe_count ?? -1) === 0")
 
 
-def test_a_push_the_cart_does_not_confirm_within_5_seconds_is_rolled_back(page: Page, context: BrowserContext,
-                                                                          silent_cart_shop_url: str):
+def test_a_push_the_cart_does_not_confirm_within_5_seconds_is_rolled_back(
+    page: Page, context: BrowserContext, silent_cart_shop_url: str
+):
     start = dt.datetime(2026, 1, 5, 10, 0, 0)
     page.clock.install(time=start)
     page.clock.pause_at(start + dt.timedelta(seconds=1))
@@ -180,8 +185,7 @@ def test_a_push_the_cart_does_not_confirm_within_5_seconds_is_rolled_back(page: 
     expect(dialog.locator(".svc-drawer__message")).to_be_visible()
 
 
-def test_the_like_heart_toggles_and_persists_for_a_logged_in_user(page: Page, context: BrowserContext,
-                                                                  shop_url: str):
+def test_the_like_heart_toggles_and_persists_for_a_logged_in_user(page: Page, context: BrowserContext, shop_url: str):
     visit(context, page, shop_url, user=new_user())
     card = hydrated_cards(page).first
     recipe_id = card.get_attribute("recipe-id")
@@ -197,11 +201,13 @@ def test_the_like_heart_toggles_and_persists_for_a_logged_in_user(page: Page, co
         heart.click()
     page.reload()
     expect(page.locator(f"svc-recipe-card[recipe-id='{recipe_id}'][hydrated] .svc-like-button")).to_have_attribute(
-        "aria-pressed", "false")
+        "aria-pressed", "false"
+    )
 
 
-def test_without_personalization_the_browser_draws_heart_and_cta(page: Page, context: BrowserContext,
-                                                                 nopers_shop_url: str):
+def test_without_personalization_the_browser_draws_heart_and_cta(
+    page: Page, context: BrowserContext, nopers_shop_url: str
+):
     user = new_user()
     html = requests.get(f"{nopers_shop_url}/", cookies={USER_COOKIE: user, "dm_store": "1001"}, timeout=30).text
     assert "<svc-recipe-card" in html
@@ -215,8 +221,9 @@ def test_without_personalization_the_browser_draws_heart_and_cta(page: Page, con
     expect(page.get_by_role("dialog")).to_be_visible()
 
 
-def test_a_card_inserted_with_innerhtml_hydrates_and_opens_the_drawer(page: Page, context: BrowserContext,
-                                                                      shop_url: str):
+def test_a_card_inserted_with_innerhtml_hydrates_and_opens_the_drawer(
+    page: Page, context: BrowserContext, shop_url: str
+):
     sdk_loads: list[str] = []
     page.on("request", lambda r: sdk_loads.append(r.url) if "/sdk/svc.js" in r.url else None)
     visit(context, page, shop_url, "/injection")
@@ -231,8 +238,9 @@ def test_a_card_inserted_with_innerhtml_hydrates_and_opens_the_drawer(page: Page
     assert len(sdk_loads) == 1
 
 
-def test_the_basket_built_logged_out_joins_the_user_at_login(page: Page, context: BrowserContext, shop_url: str,
-                                                             prerender_url: str):
+def test_the_basket_built_logged_out_joins_the_user_at_login(
+    page: Page, context: BrowserContext, shop_url: str, prerender_url: str
+):
     visit(context, page, shop_url)  # logged out: the shop's authless id
     card = hydrated_cards(page).first
     recipe_id = card.get_attribute("recipe-id")
@@ -241,15 +249,26 @@ def test_the_basket_built_logged_out_joins_the_user_at_login(page: Page, context
     expect(card).to_have_attribute("in-basket", "true")
     authless_id = next(c["value"] for c in context.cookies(shop_url) if c["name"] == AUTHLESS_COOKIE)
     user = new_user()
-    merged = page.evaluate("""async ([user, authlessId]) => {
+    merged = page.evaluate(
+        """async ([user, authlessId]) => {
         await window.svc.user.loadWithExternalId(user);
         const answer = await window.svc.basket.mergeAuthless(authlessId);
         return answer.basket.recipes.map((entry) => entry.recipe_id);
-    }""", [user, authless_id])
+    }""",
+        [user, authless_id],
+    )
     assert recipe_id in merged
-    basket = requests.get(f"{prerender_url}/v1/basket", params={"store_id": "1001"}, timeout=5,
-                          headers={"authorization": f"user_id {user}", "language-id": "fr", "session-id": "check",
-                                   "supplier-token": "demo-retailer-token"}).json()
+    basket = requests.get(
+        f"{prerender_url}/v1/basket",
+        params={"store_id": "1001"},
+        timeout=5,
+        headers={
+            "authorization": f"user_id {user}",
+            "language-id": "fr",
+            "session-id": "check",
+            "supplier-token": "demo-retailer-token",
+        },
+    ).json()
     assert recipe_id in [entry["recipe_id"] for entry in basket["recipes"]]
 
 

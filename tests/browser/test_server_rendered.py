@@ -1,4 +1,5 @@
 """What a shopper sees before any script runs, and the module loading rules of the fragments."""
+
 from __future__ import annotations
 
 from playwright.sync_api import Browser, Page

@@ -1,5 +1,6 @@
 """recipe.show (docs/sdk.md, analytics): 80 % of a card on screen for one second, once per recipe per five
 minutes; for prerender's cards and for the shop's own cards ("Idées"). Time is Playwright's clock."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -17,8 +18,9 @@ def paused_clock(page: Page) -> None:
     page.clock.pause_at(START + dt.timedelta(seconds=1))
 
 
-def test_a_native_card_is_shown_after_one_second_once_per_five_minutes(page: Page, context: BrowserContext,
-                                                                       shop_url: str, coreapi_url: str):
+def test_a_native_card_is_shown_after_one_second_once_per_five_minutes(
+    page: Page, context: BrowserContext, shop_url: str, coreapi_url: str
+):
     paused_clock(page)
     visit(context, page, shop_url)
     card = hydrated_cards(page).first
@@ -44,8 +46,9 @@ def test_a_native_card_is_shown_after_one_second_once_per_five_minutes(page: Pag
 
     with page.expect_response(lambda r: r.url.endswith("/v1/events") and r.request.method == "POST"):
         page.evaluate("window.svc.analytics.flush()")
-    stored = requests.get(f"{coreapi_url}/api/v1/events", params={"session_id": session_id(context, shop_url)},
-                          timeout=10).json()["data"]
+    stored = requests.get(
+        f"{coreapi_url}/api/v1/events", params={"session_id": session_id(context, shop_url)}, timeout=10
+    ).json()["data"]
     shows = [e for e in stored if e["name"] == "recipe.show" and str(e["props"]["recipe_id"]) == recipe_id]
     assert len(shows) == 2  # the shop's session id is the SDK's: coreapi has them under it
     assert any(e["name"] == "pageview" and e["path"] == "/" for e in stored)

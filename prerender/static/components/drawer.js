@@ -56,10 +56,11 @@ export class DrawerElement extends HTMLElement {
       icon("close", "svc-ds-icon"));
     this.#messages = h("div", { class: "svc-drawer__messages" });
     this.#body = h("div", { class: "svc-drawer__body", tabindex: "-1" });
-    // A div, not a footer: the details' own <footer> moves in, and footers do not nest.
+    // Divs, not header and footer: outside sectioning content these would be the page's banner and
+    // contentinfo landmarks, which the retailer's page has already (axe: landmark-no-duplicate-*).
     this.#footer = h("div", { class: "svc-drawer__footer" });
     this.#panel = h("div", { class: "svc-drawer__panel", role: "dialog", "aria-modal": "true", "aria-labelledby": `${id}-title`, tabindex: "-1" },
-      h("header", { class: "svc-drawer__header" }, this.#title, close), this.#messages, this.#body, this.#footer);
+      h("div", { class: "svc-drawer__header" }, this.#title, close), this.#messages, this.#body, this.#footer);
     this.replaceChildren(h("div", { class: "svc-drawer__backdrop", "data-action": "close" }), this.#panel);
     this.addEventListener("click", (event) => {
       const target = event.target instanceof Element ? event.target.closest("[data-action='close']") : null;
