@@ -16,6 +16,7 @@ from prerender.gateway import init_gateway
 from prerender.rendering.assets import init_assets
 from prerender.rendering.fragments import init_fragments
 from prerender.rendering.i18n import init_i18n
+from prerender.schemas.headers import request_header_names
 from prerender.web.errors import register_errorhandlers
 from prerender.web.http_caching import register_http_caching
 from prerender.web.request_id import register_request_id
@@ -25,16 +26,6 @@ from prerender.web.request_log import configure_logging, register_request_log
 INSTANCE_PATH = Path(__file__).resolve().parent.parent / "instance"
 # Every localhost origin, on any port, over http or https, is allowed (docs/decisions.md, CORS).
 LOCAL_ORIGINS = re.compile(r"^https?://(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$")
-REQUEST_HEADERS = [
-    "authorization",
-    "authless-id",
-    "language-id",
-    "supplier-token",
-    "session-id",
-    "profiling",
-    "content-type",
-    "x-request-id",
-]
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
@@ -56,7 +47,7 @@ def register_extensions(app: Flask) -> None:
     cors.init_app(
         app,
         origins=[LOCAL_ORIGINS, *app.config["CORS_ALLOWED_ORIGINS"]],
-        allow_headers=REQUEST_HEADERS,
+        allow_headers=[*request_header_names(), "content-type"],
         expose_headers=["X-Request-Id"],
         methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
         max_age=600,

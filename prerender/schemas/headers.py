@@ -124,3 +124,12 @@ class CorrelationHeaders(Schema):
         validate=validate.Regexp(REQUEST_ID_PATTERN),
         metadata={"description": "Echoed back and passed upstream; a new one is made when absent or malformed."},
     )
+
+
+def request_header_names() -> list[str]:
+    """Every request header the service reads, as sent (CORS preflights must allow them)."""
+    return [
+        field.data_key or name
+        for schema in (RequestHeaders(), CorrelationHeaders())
+        for name, field in schema.fields.items()
+    ]

@@ -64,17 +64,16 @@ class ProblemParser(FlaskParser):
         self.parsed_queries = ParsedQueries(size=parsed_queries)
 
     def parse(self, argmap: Any, req: Request | None = None, *, location: str | None = None, **kwargs: Any) -> Any:
-        """webargs' parse; for the query string with a schema instance that outlives the request (a
-        `use_args(Schema())` or a per-version factory returning one of those), from the memo when known.
-        A Schema class or a dict of fields makes a new schema per call: not memoized."""
-        if location != "query" or kwargs.get("validate") or isinstance(argmap, (type, dict)):
+        """webargs' parse; a query string parsed by a schema instance (the routes' declarations hold them for
+        the app's life) comes from the memo when known. A Schema class or a dict of fields makes a new
+        schema per call: not memoized."""
+        if location != "query" or kwargs.get("validate") or not isinstance(argmap, Schema):
             return super().parse(argmap, req, location=location, **kwargs)
         req = req or self.get_default_request()
-        schema = self._get_schema(argmap, req)
-        arguments = self.parsed_queries.get(schema, req.query_string)
+        arguments = self.parsed_queries.get(argmap, req.query_string)
         if arguments is None:
-            arguments = super().parse(schema, req, location=location, **kwargs)
-            self.parsed_queries.put(schema, req.query_string, arguments)
+            arguments = super().parse(argmap, req, location=location, **kwargs)
+            self.parsed_queries.put(argmap, req.query_string, arguments)
         return arguments
 
     def handle_error(
@@ -99,6 +98,5 @@ class ProblemParser(FlaskParser):
             raise ValidationProblem({"json": {"_schema": ["Invalid JSON body."]}}) from error
 
 
+# The one parser of every route (prerender/web/contract.py).
 parser = ProblemParser()
-use_args = parser.use_args
-use_kwargs = parser.use_kwargs
