@@ -7,10 +7,12 @@ document publishes too.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from flask import current_app, g, request
 from marshmallow import ValidationError
@@ -23,8 +25,18 @@ from prerender.web.errors import ValidationProblem
 log = logging.getLogger(__name__)
 
 REQUEST_HEADERS = RequestHeaders()
-# The headers a sendBeacon body may carry in its `headers` object: the schema's.
-BEACON_HEADERS = frozenset(field.data_key or name for name, field in REQUEST_HEADERS.fields.items())
+# The headers the schema reads, as sent (lower case); a sendBeacon body may carry them in its `headers`.
+HEADER_NAMES = tuple(field.data_key or name for name, field in REQUEST_HEADERS.fields.items())
+BEACON_HEADERS = frozenset(HEADER_NAMES)
+
+
+@functools.lru_cache(maxsize=4096)
+def load_headers(values: tuple[str | None, ...]) -> tuple[tuple[str, Any], ...]:
+    """The context's values for the values of HEADER_NAMES (None: absent). Loading is a pure function of
+    them, and a page's requests repeat them: remembered, as marshmallow's load is ten times the cost of a
+    lookup. A ValidationError is raised, never remembered."""
+    given = {name: value for name, value in zip(HEADER_NAMES, values, strict=True) if value is not None}
+    return tuple(REQUEST_HEADERS.load(given).items())
 
 
 @dataclass(frozen=True)
@@ -114,8 +126,9 @@ def load_request_context() -> None:
     """before_request guard of the versioned blueprints: headers -> g.ctx, or a 400 problem."""
     if request.method == "OPTIONS":
         return
+    headers = _request_headers()
     try:
-        values = REQUEST_HEADERS.load(_request_headers())
+        values = dict(load_headers(tuple(headers.get(name) for name in HEADER_NAMES)))
     except ValidationError as error:
         raise ValidationProblem(
             {"headers": dict(error.normalized_messages())}, "Missing or malformed request headers."

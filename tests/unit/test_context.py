@@ -9,7 +9,7 @@ from flask import g
 
 from prerender import create_app
 from prerender.gateway import Supplier
-from prerender.web.context import load_request_context
+from prerender.web.context import load_headers, load_request_context
 from tests.conftest import HEADERS
 
 RETAILER = Supplier(id="1", name="Demo", kind="retailer", personalization=True, affiliated_supplier_id=None)
@@ -171,3 +171,12 @@ def test_every_answer_varies_on_origin_in_one_line(client, origin):
     response = client.get("/v1/styles/base", headers={**HEADERS, **({"Origin": origin} if origin else {})})
     assert len(response.headers.getlist("Vary")) == 1
     assert "origin" in {value.strip().lower() for value in response.headers["Vary"].split(",")}
+
+
+def test_loaded_headers_are_remembered_and_errors_never_are(client):
+    load_headers.cache_clear()
+    for _ in range(2):
+        assert "language-id" in header_errors(client.get("/v1/styles/base", headers={**HEADERS, "language-id": "de"}))
+        assert client.get("/v1/styles/base", headers=HEADERS).status_code == 200
+    info = load_headers.cache_info()
+    assert (info.hits, info.currsize) == (1, 1)
