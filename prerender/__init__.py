@@ -17,6 +17,7 @@ from prerender.rendering.assets import init_assets
 from prerender.rendering.fragments import init_fragments
 from prerender.rendering.i18n import init_i18n
 from prerender.schemas.headers import request_header_names
+from prerender.web.credentials import init_credentials
 from prerender.web.errors import register_errorhandlers
 from prerender.web.http_caching import register_http_caching
 from prerender.web.request_id import register_request_id
@@ -61,6 +62,7 @@ def register_extensions(app: Flask) -> None:
     init_assets(app)
     init_i18n(app)
     init_fragments(app)
+    init_credentials(app)
 
 
 def register_request_hooks(app: Flask) -> None:

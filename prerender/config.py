@@ -6,7 +6,10 @@ Nothing here is read at import time: `load_config` is called by the application 
 
 from __future__ import annotations
 
+import os
+import secrets
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, ClassVar
 
 from flask import Flask
@@ -15,6 +18,10 @@ from flask import Flask
 REDIS_CACHE_TYPES = frozenset({"RedisCache", "RedisClusterCache", "RedisSentinelCache"})
 # flask-caching backends every worker and node of a deployment reads and writes alike.
 SHARED_CACHE_TYPES = REDIS_CACHE_TYPES | {"FileSystemCache", "MemcachedCache", "SASLMemcachedCache"}
+
+
+SECRET_KEY_FILE = "secret-key"
+MIN_SECRET_KEY_LENGTH = 32
 
 
 class DefaultConfig:
@@ -60,6 +67,14 @@ class DefaultConfig:
     # (prerender/rendering/fragments.py).
     FRAGMENT_MEMO_SIZE = 2048
 
+    # Keys signing the shoppers' credentials (prerender/web/credentials.py, docs/security.md): the last one
+    # signs, every one verifies, so a new key is appended and an old one removed once the credentials it
+    # signed have expired. None: one key kept in instance/secret-key (made on first start, readable by its
+    # owner only), shared by the workers of one machine. Several machines: set PRERENDER_SECRET_KEYS.
+    SECRET_KEYS: ClassVar[list[str] | None] = None
+    # How long a shopper's credential is valid; the browser gets a fresh one with every private fragment.
+    SHOPPER_CREDENTIAL_SECONDS = 12 * 3600
+
     # Public addresses. None: derived from the request (scheme + host).
     PUBLIC_URL: str | None = None
     # Script host for static assets (README.md, PRERENDER_CDN_URL); None serves them from this service.
@@ -101,3 +116,28 @@ def load_config(app: Flask, test_config: Mapping[str, Any] | None) -> None:
     if app.config["LIKES_CACHE_SECONDS"] is None:
         shared = app.config["CACHE_TYPE"] in SHARED_CACHE_TYPES
         app.config["LIKES_CACHE_SECONDS"] = DefaultConfig.SHARED_LIKES_CACHE_SECONDS if shared else 0
+    if not app.config["SECRET_KEYS"]:
+        app.config["SECRET_KEYS"] = [instance_secret_key(Path(app.instance_path) / SECRET_KEY_FILE)]
+    if isinstance(app.config["SECRET_KEYS"], str):
+        app.config["SECRET_KEYS"] = [app.config["SECRET_KEYS"]]
+    short = [key for key in app.config["SECRET_KEYS"] if len(key) < MIN_SECRET_KEY_LENGTH]
+    if short:
+        raise ValueError(f"PRERENDER_SECRET_KEYS: every key needs {MIN_SECRET_KEY_LENGTH} characters at least")
+
+
+def instance_secret_key(path: Path) -> str:
+    """The machine's own signing key: read from `path`, or made there (0600) on first start. Workers racing to
+    make it all end up reading the one file that won."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass
+        else:
+            with os.fdopen(descriptor, "w") as handle:
+                handle.write(secrets.token_urlsafe(48))
+    key = path.read_text().strip()
+    if len(key) < MIN_SECRET_KEY_LENGTH:
+        raise ValueError(f"{path}: the signing key is shorter than {MIN_SECRET_KEY_LENGTH} characters")
+    return key

@@ -13,6 +13,7 @@ from prerender import create_app
 
 pytest_plugins = ["tests.live"]
 
+TEST_SECRET_KEY = "test-signing-key-" + "k" * 32
 HEADERS = {"authorization": "user_id u-1", "language-id": "fr", "session-id": "session-1"}
 
 
@@ -31,6 +32,7 @@ def app_config() -> dict:
         "UPSTREAM_URL": f"http://127.0.0.1:{closed_port()}",
         "UPSTREAM_RETRIES": 0,
         "I18N_OVERRIDES_DIR": None,
+        "SECRET_KEYS": [TEST_SECRET_KEY],
     }
 
 

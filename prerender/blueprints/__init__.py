@@ -11,6 +11,7 @@ from __future__ import annotations
 from flask import Blueprint, Flask
 
 from prerender.blueprints import (
+    authless,
     basket,
     bootstrap,
     events,
@@ -37,6 +38,7 @@ VERSIONED_BLUEPRINTS: tuple[tuple[Blueprint, tuple[str, ...]], ...] = (
     (basket.bp, ("v1", "v2")),
     (likes.bp, ("v1", "v2")),
     (events.bp, ("v1", "v2")),
+    (authless.bp, ("v1", "v2")),
     (bootstrap.bp, ("v2",)),
 )
 UNVERSIONED_BLUEPRINTS: tuple[Blueprint, ...] = (removed.bp, static_files.bp, health.bp, metrics.bp, openapi.bp)

@@ -113,6 +113,14 @@ class RequestHeaders(Schema):
         }
 
 
+class VisitorHeaders(RequestHeaders):
+    """The headers of a route a visitor calls before having an identity (the authless-token route): the
+    same rules, with neither `authorization` nor `authless-id` required."""
+
+    def needs_an_identity(self, data: dict[str, Any], original: dict[str, Any], **_: Any) -> None:
+        """No identity needed here (this override is not a validator)."""
+
+
 class CorrelationHeaders(Schema):
     """The optional correlation id of any request (prerender/web/request_id.py)."""
 

@@ -90,3 +90,9 @@ class HealthSchema(Schema):
 
     status = fields.String(required=True)
     checks = fields.Dict(keys=fields.String(), values=fields.String())
+
+
+class AuthlessTokenSchema(Schema):
+    """A new authless identity (POST /{v}/generate-authless-token)."""
+
+    authless_id = fields.String(required=True, metadata={"description": "43 URL-safe characters, unguessable."})

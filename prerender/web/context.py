@@ -18,25 +18,27 @@ from flask import current_app, g, request
 from marshmallow import ValidationError
 
 from prerender.gateway import CallerIdentity, Supplier, UpstreamError, get_gateway
-from prerender.schemas.headers import RequestHeaders
+from prerender.schemas.headers import RequestHeaders, VisitorHeaders
 from prerender.web.contract import contract_of
 from prerender.web.errors import ValidationProblem
 
 log = logging.getLogger(__name__)
 
 REQUEST_HEADERS = RequestHeaders()
+# Routes declared with `identity=False` (prerender/web/contract.py) take the same headers, identity optional.
+VISITOR_HEADERS = VisitorHeaders()
 # The headers the schema reads, as sent (lower case); a sendBeacon body may carry them in its `headers`.
 HEADER_NAMES = tuple(field.data_key or name for name, field in REQUEST_HEADERS.fields.items())
 BEACON_HEADERS = frozenset(HEADER_NAMES)
 
 
 @functools.lru_cache(maxsize=4096)
-def load_headers(values: tuple[str | None, ...]) -> tuple[tuple[str, Any], ...]:
+def load_headers(values: tuple[str | None, ...], *, identity: bool = True) -> tuple[tuple[str, Any], ...]:
     """The context's values for the values of HEADER_NAMES (None: absent). Loading is a pure function of
     them, and a page's requests repeat them: remembered, as marshmallow's load is ten times the cost of a
     lookup. A ValidationError is raised, never remembered."""
     given = {name: value for name, value in zip(HEADER_NAMES, values, strict=True) if value is not None}
-    return tuple(REQUEST_HEADERS.load(given).items())
+    return tuple((REQUEST_HEADERS if identity else VISITOR_HEADERS).load(given).items())
 
 
 @dataclass(frozen=True)
@@ -127,8 +129,10 @@ def load_request_context() -> None:
     if request.method == "OPTIONS":
         return
     headers = _request_headers()
+    contract = contract_of(current_app.view_functions.get(request.endpoint or ""))
+    identity = contract is None or contract.identity
     try:
-        values = dict(load_headers(tuple(headers.get(name) for name in HEADER_NAMES)))
+        values = dict(load_headers(tuple(headers.get(name) for name in HEADER_NAMES), identity=identity))
     except ValidationError as error:
         raise ValidationProblem(
             {"headers": dict(error.normalized_messages())}, "Missing or malformed request headers."

@@ -84,6 +84,8 @@ class RouteContract:
     beacon: bool = False
     body_example: Mapping[str, Any] | None = field(default=None, compare=False)
     deprecated: bool = False
+    # False: the route is for a visitor without an identity yet (no `authorization` nor `authless-id`).
+    identity: bool = True
 
     @staticmethod
     def for_version(choice: SchemaChoice, version: str | None) -> Schema:
@@ -123,6 +125,7 @@ def declare(
     beacon: bool = False,
     body_example: Mapping[str, Any] | None = None,
     deprecated: bool = False,
+    identity: bool = True,
 ) -> Callable[[View], View]:
     """Declare a view's arguments and answers; the view is then called with them parsed."""
     contract = RouteContract(
@@ -134,6 +137,7 @@ def declare(
         beacon=beacon,
         body_example=body_example,
         deprecated=deprecated,
+        identity=identity,
     )
 
     def decorate(view: View) -> View:

@@ -1,0 +1,46 @@
+"""POST /{v}/generate-authless-token against the live coreapi: identities issued to suppliers only."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.integration.conftest import RETAILER
+
+VISITOR = {"language-id": "fr", "session-id": "s-visitor"}
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_a_supplier_gets_a_new_unguessable_authless_id_for_a_visitor(client, version: str) -> None:
+    answers = [
+        client.post(f"/{version}/generate-authless-token", headers={**VISITOR, "supplier-token": RETAILER})
+        for _ in range(3)
+    ]
+    assert {answer.status_code for answer in answers} == {200}
+    ids = {answer.get_json()["authless_id"] for answer in answers}
+    assert len(ids) == 3 and all(len(i) == 43 for i in ids)
+    assert all(answer.headers["Cache-Control"] == "no-store" for answer in answers)
+
+
+@pytest.mark.parametrize("token", [None, "", "not-a-supplier-token"])
+def test_without_a_valid_supplier_token_it_is_a_401_problem(client, token: str | None) -> None:
+    headers = dict(VISITOR) if token is None else {**VISITOR, "supplier-token": token}
+    answer = client.post("/v1/generate-authless-token", headers=headers)
+    assert answer.status_code == 401 and answer.mimetype == "application/problem+json"
+    assert "supplier-token" in answer.get_json()["detail"]
+
+
+def test_the_other_headers_are_still_checked(client) -> None:
+    answer = client.post("/v1/generate-authless-token", headers={"supplier-token": RETAILER})
+    assert answer.status_code == 400
+    assert set(answer.get_json()["errors"]["headers"]) == {"language-id", "session-id"}
+
+
+def test_the_id_works_as_authless_id_on_fragment_routes(client) -> None:
+    authless_id = client.post(
+        "/v1/generate-authless-token", headers={**VISITOR, "supplier-token": RETAILER}
+    ).get_json()["authless_id"]
+    card = client.get(
+        "/v1/recipe-card?recipe_id=5&store_id=1001",
+        headers={**VISITOR, "supplier-token": RETAILER, "authless-id": authless_id},
+    )
+    assert card.status_code == 200 and "svc-recipe-card-5" in card.get_data(as_text=True)

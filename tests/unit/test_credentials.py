@@ -1,0 +1,84 @@
+"""Shoppers' credentials (prerender/web/credentials.py) and the signing keys (prerender/config.py)."""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from pathlib import Path
+
+import pytest
+
+from prerender import create_app
+from prerender.config import instance_secret_key
+from prerender.web.credentials import CredentialSigner, InvalidCredential, Shopper, new_authless_id
+
+OLD, NEW = "o" * 40, "n" * 40
+ALICE = Shopper(supplier_id="1", user_id="alice-42")
+
+
+def test_a_credential_names_its_shopper() -> None:
+    signer = CredentialSigner(keys=[NEW], max_age=60)
+    assert signer.verify(signer.issue(ALICE)) == ALICE
+    visitor = Shopper(supplier_id="1", authless_id=new_authless_id())
+    assert signer.verify(signer.issue(visitor)) == visitor
+
+
+@pytest.mark.parametrize(
+    "change", [lambda c: c[:-2] + ("AA" if c[-2:] != "AA" else "BB"), lambda c: "x" + c, lambda c: ""]
+)
+def test_an_altered_credential_is_refused(change) -> None:
+    signer = CredentialSigner(keys=[NEW], max_age=60)
+    with pytest.raises(InvalidCredential):
+        signer.verify(change(signer.issue(ALICE)))
+
+
+def test_a_credential_of_another_key_is_refused() -> None:
+    theirs = CredentialSigner(keys=["t" * 40], max_age=60).issue(ALICE)
+    with pytest.raises(InvalidCredential, match="not one this service issued"):
+        CredentialSigner(keys=[NEW], max_age=60).verify(theirs)
+
+
+def test_an_expired_credential_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    signer = CredentialSigner(keys=[NEW], max_age=60)
+    credential = signer.issue(ALICE)
+    now = time.time()
+    monkeypatch.setattr(time, "time", lambda: now + 61)
+    with pytest.raises(InvalidCredential, match="expired"):
+        signer.verify(credential)
+
+
+def test_rotation_the_last_key_signs_and_every_key_verifies() -> None:
+    old = CredentialSigner(keys=[OLD], max_age=60).issue(ALICE)
+    rotating = CredentialSigner(keys=[OLD, NEW], max_age=60)
+    assert rotating.verify(old) == ALICE
+    new = rotating.issue(ALICE)
+    assert CredentialSigner(keys=[NEW], max_age=60).verify(new) == ALICE
+    with pytest.raises(InvalidCredential):
+        CredentialSigner(keys=[NEW], max_age=60).verify(old)  # the old key retired
+
+
+def test_a_shopper_is_one_identity() -> None:
+    with pytest.raises(ValueError):
+        Shopper(supplier_id="1")
+    with pytest.raises(ValueError):
+        Shopper(supplier_id="1", user_id="u", authless_id="a")
+
+
+def test_authless_ids_are_unguessable() -> None:
+    ids = {new_authless_id() for _ in range(1000)}
+    assert len(ids) == 1000 and all(len(i) == 43 for i in ids)
+
+
+def test_without_configured_keys_the_machine_keeps_one_in_its_instance_folder(tmp_path: Path) -> None:
+    path = tmp_path / "instance" / "secret-key"
+    key = instance_secret_key(path)
+    assert len(key) >= 32 and instance_secret_key(path) == key
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+
+
+def test_configured_keys_win_and_short_ones_are_refused(app_config: dict) -> None:
+    app = create_app({**app_config, "SECRET_KEYS": OLD})
+    assert app.config["SECRET_KEYS"] == [OLD]
+    with pytest.raises(ValueError, match="32 characters"):
+        create_app({**app_config, "SECRET_KEYS": ["short"]})
