@@ -22,6 +22,7 @@ from prerender.schemas.actions import (
     RescaleBody,
     StoreQuery,
 )
+from prerender.schemas.headers import WriteHeaders
 from prerender.schemas.responses import BasketChangeSchema, BasketSchema, ConfirmationSchema
 from prerender.web.context import current_context
 from prerender.web.contract import NOT_MODIFIED, PASSED_THROUGH, UPSTREAM_FAILURES, declare, json_answer, problem
@@ -39,6 +40,8 @@ EMPTY_BASKET: dict[str, Any] = {
     "total": 0,
     "currency": "EUR",
 }
+# Every write takes an optional Idempotency-Key, passed upstream (docs/browser-api.md: retrying a write).
+WRITE_HEADERS = WriteHeaders()
 CHANGE_ANSWERS = {
     200: json_answer(BasketChangeSchema, "The basket and what the retailer cart must do."),
     **PASSED_THROUGH,
@@ -67,85 +70,103 @@ def get_basket(query: dict[str, Any]) -> dict[str, Any]:
 @bp.post("/recipes")
 @declare(
     summary="Add a recipe to the basket",
+    headers=WRITE_HEADERS,
     body=AddRecipeBody(),
     answers=CHANGE_ANSWERS,
     body_example={"recipe_id": "5", "guests": 4, "store_id": "1001"},
 )
-def add_recipe(body: dict[str, Any]) -> dict[str, Any]:
+def add_recipe(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
     """Add a recipe's ingredients (or re-scale it when already there)."""
-    return get_gateway().add_recipe_to_basket(current_context().upstream, body=body)
+    return get_gateway().add_recipe_to_basket(current_context().upstream, body=body, key=headers["idempotency_key"])
 
 
 @bp.patch("/recipes/<recipe_id>")
 @declare(
     summary="Re-scale a recipe of the basket",
+    headers=WRITE_HEADERS,
     path=RecipePath(),
     body=RescaleBody(),
     answers=CHANGE_ANSWERS,
     body_example={"guests": 6, "store_id": "1001"},
 )
-def rescale_recipe(recipe_id: str, body: dict[str, Any]) -> dict[str, Any]:
+def rescale_recipe(recipe_id: str, body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
     """Re-scale a recipe of the basket to a number of guests."""
-    return get_gateway().rescale_basket_recipe(current_context().upstream, recipe_id, body=body)
+    return get_gateway().rescale_basket_recipe(
+        current_context().upstream, recipe_id, body=body, key=headers["idempotency_key"]
+    )
 
 
 @bp.delete("/recipes/<recipe_id>")
 @declare(
-    summary="Remove a recipe from the basket", path=RecipePath(), query=RequiredStoreQuery(), answers=CHANGE_ANSWERS
+    summary="Remove a recipe from the basket",
+    headers=WRITE_HEADERS,
+    path=RecipePath(),
+    query=RequiredStoreQuery(),
+    answers=CHANGE_ANSWERS,
 )
-def remove_recipe(recipe_id: str, query: dict[str, Any]) -> dict[str, Any]:
+def remove_recipe(recipe_id: str, query: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
     """Remove a recipe and its products from the basket."""
-    return get_gateway().remove_basket_recipe(current_context().upstream, recipe_id, params=query)
+    return get_gateway().remove_basket_recipe(
+        current_context().upstream, recipe_id, params=query, key=headers["idempotency_key"]
+    )
 
 
 @bp.put("/recipes/<recipe_id>/ingredients/<ingredient_id>")
 @declare(
     summary="Set the product of one ingredient",
+    headers=WRITE_HEADERS,
     path=IngredientPath(),
     body=IngredientLineBody(),
     answers=CHANGE_ANSWERS,
     body_example={"product_id": "100001", "quantity": 1, "store_id": "1001"},
 )
-def set_ingredient(recipe_id: str, ingredient_id: str, body: dict[str, Any]) -> dict[str, Any]:
+def set_ingredient(recipe_id: str, ingredient_id: str, body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
     """Add, remove (quantity 0) or replace the product of one ingredient."""
-    return get_gateway().set_basket_ingredient(current_context().upstream, recipe_id, ingredient_id, body=body)
+    return get_gateway().set_basket_ingredient(
+        current_context().upstream, recipe_id, ingredient_id, body=body, key=headers["idempotency_key"]
+    )
 
 
 @bp.post("/reconcile")
 @declare(
     summary="Follow the retailer cart",
+    headers=WRITE_HEADERS,
     body=ReconcileBody(),
     answers=CHANGE_ANSWERS,
     body_example={"store_id": "1001", "cart": [{"id": "100001", "quantity": 1}]},
 )
-def reconcile(body: dict[str, Any]) -> dict[str, Any]:
+def reconcile(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
     """Follow the retailer cart: what it removed or reduced leaves the basket."""
-    return get_gateway().reconcile_basket(current_context().upstream, body=body)
+    return get_gateway().reconcile_basket(current_context().upstream, body=body, key=headers["idempotency_key"])
 
 
 @bp.post("/confirm")
 @declare(
     summary="Confirm the basket after payment",
+    headers=WRITE_HEADERS,
     body=ConfirmBody(),
     body_example={"store_id": "1001", "total": 12.5, "order_id": "order-1"},
     answers={200: json_answer(ConfirmationSchema, "The confirmation."), **PASSED_THROUGH, **UPSTREAM_FAILURES},
 )
-def confirm(body: dict[str, Any]) -> dict[str, Any]:
+def confirm(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
     """The user paid: confirm the basket (once per order id; never an empty one)."""
-    return get_gateway().confirm_basket(current_context().upstream, body={**body, "total": float(body["total"])})
+    return get_gateway().confirm_basket(
+        current_context().upstream, body={**body, "total": float(body["total"])}, key=headers["idempotency_key"]
+    )
 
 
 @bp.get("/merge-authless-basket")
 @declare(
     summary="Merge the logged-out basket into the user's",
+    headers=WRITE_HEADERS,
     query=MergeAuthlessQuery(),
     answers={**CHANGE_ANSWERS, 403: problem("Not a connected user, or refused by the recipe service.")},
 )
-def merge_authless_basket(query: dict[str, Any]) -> ResponseReturnValue:
+def merge_authless_basket(query: dict[str, Any], headers: dict[str, Any]) -> ResponseReturnValue:
     """End of the auth flow: the logged-out basket joins the user's (a GET, as integrations call it). Never cached."""
     ctx = current_context()
     if not ctx.is_connected:
         raise Forbidden("Merging needs the logged-in user (authorization: user_id <USER_ID>).")
-    response = jsonify(get_gateway().merge_authless_basket(ctx.upstream, params=query))
+    response = jsonify(get_gateway().merge_authless_basket(ctx.upstream, params=query, key=headers["idempotency_key"]))
     response.cache_control.no_store = True
     return response

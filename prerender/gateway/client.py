@@ -384,24 +384,36 @@ class UpstreamGateway:
             _raise_unknown_store(error)
             raise
 
-    def add_recipe_to_basket(self, identity: CallerIdentity, *, body: dict[str, Any]) -> dict[str, Any]:
-        """POST /basket/recipes: add a recipe's ingredients, or re-scale it when already there (not retried)."""
-        return self._change_basket(identity, "POST", "/recipes", idempotent=False, body=body)
+    def add_recipe_to_basket(
+        self, identity: CallerIdentity, *, body: dict[str, Any], key: str | None = None
+    ) -> dict[str, Any]:
+        """POST /basket/recipes: add a recipe, or re-scale it when already there (retried only with a key)."""
+        return self._change_basket(identity, "POST", "/recipes", idempotent=False, key=key, body=body)
 
     def rescale_basket_recipe(
-        self, identity: CallerIdentity, recipe_id: str, *, body: dict[str, Any]
+        self, identity: CallerIdentity, recipe_id: str, *, body: dict[str, Any], key: str | None = None
     ) -> dict[str, Any]:
-        """PATCH /basket/recipes/<recipe_id>: re-scale a recipe of the basket (not retried)."""
-        return self._change_basket(identity, "PATCH", f"/recipes/{segment(recipe_id)}", idempotent=False, body=body)
+        """PATCH /basket/recipes/<recipe_id>: re-scale a recipe of the basket (retried only with an idempotency key)."""
+        return self._change_basket(
+            identity, "PATCH", f"/recipes/{segment(recipe_id)}", idempotent=False, key=key, body=body
+        )
 
     def remove_basket_recipe(
-        self, identity: CallerIdentity, recipe_id: str, *, params: dict[str, Any]
+        self, identity: CallerIdentity, recipe_id: str, *, params: dict[str, Any], key: str | None = None
     ) -> dict[str, Any]:
         """DELETE /basket/recipes/<recipe_id>: remove a recipe and its products (idempotent, retried)."""
-        return self._change_basket(identity, "DELETE", f"/recipes/{segment(recipe_id)}", idempotent=True, params=params)
+        return self._change_basket(
+            identity, "DELETE", f"/recipes/{segment(recipe_id)}", idempotent=True, key=key, params=params
+        )
 
     def set_basket_ingredient(
-        self, identity: CallerIdentity, recipe_id: str, ingredient_id: str, *, body: dict[str, Any]
+        self,
+        identity: CallerIdentity,
+        recipe_id: str,
+        ingredient_id: str,
+        *,
+        body: dict[str, Any],
+        key: str | None = None,
     ) -> dict[str, Any]:
         """PUT /basket/recipes/<recipe_id>/ingredients/<ingredient_id>: one ingredient's line (idempotent, retried)."""
         return self._change_basket(
@@ -409,20 +421,27 @@ class UpstreamGateway:
             "PUT",
             f"/recipes/{segment(recipe_id)}/ingredients/{segment(ingredient_id)}",
             idempotent=True,
+            key=key,
             body=body,
         )
 
-    def reconcile_basket(self, identity: CallerIdentity, *, body: dict[str, Any]) -> dict[str, Any]:
-        """POST /basket/reconcile: follow the retailer cart (not retried)."""
-        return self._change_basket(identity, "POST", "/reconcile", idempotent=False, body=body)
+    def reconcile_basket(
+        self, identity: CallerIdentity, *, body: dict[str, Any], key: str | None = None
+    ) -> dict[str, Any]:
+        """POST /basket/reconcile: follow the retailer cart (retried only with an idempotency key)."""
+        return self._change_basket(identity, "POST", "/reconcile", idempotent=False, key=key, body=body)
 
-    def confirm_basket(self, identity: CallerIdentity, *, body: dict[str, Any]) -> dict[str, Any]:
-        """POST /basket/confirm: the user paid (not retried)."""
-        return self._change_basket(identity, "POST", "/confirm", idempotent=False, body=body)
+    def confirm_basket(
+        self, identity: CallerIdentity, *, body: dict[str, Any], key: str | None = None
+    ) -> dict[str, Any]:
+        """POST /basket/confirm: the user paid (retried only with an idempotency key)."""
+        return self._change_basket(identity, "POST", "/confirm", idempotent=False, key=key, body=body)
 
-    def merge_authless_basket(self, identity: CallerIdentity, *, params: dict[str, Any]) -> dict[str, Any]:
-        """GET /basket/merge-authless-basket: the logged-out basket joins the user's (a write: not retried)."""
-        return self._change_basket(identity, "GET", "/merge-authless-basket", idempotent=False, params=params)
+    def merge_authless_basket(
+        self, identity: CallerIdentity, *, params: dict[str, Any], key: str | None = None
+    ) -> dict[str, Any]:
+        """GET /basket/merge-authless-basket: the authless basket joins the user's (a write: retried with a key)."""
+        return self._change_basket(identity, "GET", "/merge-authless-basket", idempotent=False, key=key, params=params)
 
     def _change_basket(
         self,
@@ -431,12 +450,17 @@ class UpstreamGateway:
         path: str,
         *,
         idempotent: bool,
+        key: str | None = None,
         body: dict[str, Any] | None = None,
         params: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """One basket write (`path` below /basket); answers {basket, changes} or the route's object.
 
-        Only the idempotent ones (PUT and DELETE) may be retried; POST, PATCH and the merge's GET (a write) not."""
+        PUT and DELETE are idempotent and may be retried; POST, PATCH and the merge's GET (a write) only with an
+        idempotency `key`, which the upstream uses to answer a repeated write with its first outcome."""
+        headers = identity.headers()
+        if key is not None:
+            headers["Idempotency-Key"] = key
         try:
             return _object(
                 self.http.request(
@@ -445,8 +469,8 @@ class UpstreamGateway:
                     name="basket_change",
                     json=body,
                     params=params,
-                    headers=identity.headers(),
-                    idempotent=idempotent,
+                    headers=headers,
+                    idempotent=idempotent or key is not None,
                 ),
                 "basket change",
             )

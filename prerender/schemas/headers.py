@@ -121,6 +121,21 @@ class VisitorHeaders(RequestHeaders):
         """No identity needed here (this override is not a validator)."""
 
 
+class WriteHeaders(Schema):
+    """The optional idempotency key of a basket write: the same key again returns the first outcome
+    instead of applying the write twice, so a browser may retry a write whose outcome it does not know."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    idempotency_key = HeaderValue(
+        data_key="idempotency-key",
+        load_default=None,
+        validate=validate.Regexp(IDENTITY_PATTERN, error=IDENTITY_MESSAGE),
+        metadata={"description": "A key the client keeps across retries of one write (e.g. a UUID)."},
+    )
+
+
 class CorrelationHeaders(Schema):
     """The optional correlation id of any request (prerender/web/request_id.py)."""
 
@@ -138,6 +153,6 @@ def request_header_names() -> list[str]:
     """Every request header the service reads, as sent (CORS preflights must allow them)."""
     return [
         field.data_key or name
-        for schema in (RequestHeaders(), CorrelationHeaders())
+        for schema in (RequestHeaders(), WriteHeaders(), CorrelationHeaders())
         for name, field in schema.fields.items()
     ]

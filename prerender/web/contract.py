@@ -4,7 +4,7 @@
 string, JSON body: each a marshmallow schema, or one per API version) and its answers (status -> Answer).
 The same declaration parses every request, through the webargs parser of prerender/web/parsing.py, and
 writes the route's operation in /openapi.json (prerender/web/openapi.py). The view receives the parsed
-path segments as keyword arguments, and `query=` and `body=` when it declares them.
+path segments as keyword arguments, and `headers=`, `query=` and `body=` when it declares them.
 """
 
 from __future__ import annotations
@@ -81,6 +81,8 @@ class RouteContract:
     path: Schema | None = None
     query: SchemaChoice | None = None
     body: SchemaChoice | None = None
+    # Headers of this route besides the mandatory ones of every versioned route (prerender/schemas/headers.py).
+    headers: Schema | None = None
     beacon: bool = False
     body_example: Mapping[str, Any] | None = field(default=None, compare=False)
     deprecated: bool = False
@@ -102,6 +104,8 @@ class RouteContract:
         arguments = dict(view_args)
         if self.path is not None:
             arguments.update(parser.parse(self.path, request, location="view_args"))
+        if self.headers is not None:
+            arguments["headers"] = parser.parse(self.headers, request, location="headers")
         if self.query is not None:
             arguments["query"] = parser.parse(self.for_version(self.query, version), request, location="query")
         if self.body is not None:
@@ -122,6 +126,7 @@ def declare(
     path: Schema | None = None,
     query: SchemaChoice | None = None,
     body: SchemaChoice | None = None,
+    headers: Schema | None = None,
     beacon: bool = False,
     body_example: Mapping[str, Any] | None = None,
     deprecated: bool = False,
@@ -134,6 +139,7 @@ def declare(
         path=path,
         query=query,
         body=body,
+        headers=headers,
         beacon=beacon,
         body_example=body_example,
         deprecated=deprecated,

@@ -199,6 +199,8 @@ class DocumentBuilder:
             raise LookupError(f"{rule.rule}: path segments {sorted(undeclared)} are not declared")
         if contract.query is not None:
             parameters += self.schema_parameters(RouteContract.for_version(contract.query, version), "query")
+        if contract.headers is not None:
+            parameters += self.schema_parameters(contract.headers, "header")
         if version:
             parameters += self.headers  # apispec turns component names into $refs
         return parameters

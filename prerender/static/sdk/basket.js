@@ -135,7 +135,7 @@ export class BasketService {
   addRecipe(/** @type {string} */ recipeId, /** @type {number} */ guests) {
     const id = String(recipeId);
     return this.#write(
-      (storeId) => this.#client.request("POST", "/basket/recipes", { json: { recipe_id: id, guests, store_id: storeId } }),
+      (storeId) => this.#client.request("POST", "/basket/recipes", { json: { recipe_id: id, guests, store_id: storeId }, write: true }),
       (before) => (before ? () => this.#patchGuests(id, before.guests) : () => this.#delete(id)),
       id,
     );
@@ -190,7 +190,7 @@ export class BasketService {
     if (!Number.isFinite(amount) || amount < 0) throw new TypeError("handlePayment expects a total >= 0");
     const storeId = await this.#requireStore();
     const answer = await this.#enqueue(() => this.#client.request("POST", "/basket/confirm", {
-      json: { store_id: storeId, total: amount, ...(orderId ? { order_id: String(orderId) } : {}) },
+      json: { store_id: storeId, total: amount, ...(orderId ? { order_id: String(orderId) } : {}) }, write: true,
     }));
     if (answer?.confirmed) {
       this.sync.reset();
@@ -213,7 +213,7 @@ export class BasketService {
     let push = null;
     const answer = await this.#enqueue(async () => {
       const result = await this.#client.request("GET", "/basket/merge-authless-basket",
-        { query: { authless_id: id, store_id: storeId } });
+        { query: { authless_id: id, store_id: storeId }, write: true });
       this.#publish(result.basket);
       push = this.sync.register(result.changes ?? [], { after: result.basket, rollback: async () => {} });
       return result;
@@ -304,7 +304,7 @@ export class BasketService {
   /** Puts a removed entry back: the recipe for its guests, then its lines as they were. */
   async #restoreEntry(/** @type {BasketEntry} */ entry) {
     const added = await this.#apply((storeId) => this.#client.request("POST", "/basket/recipes", {
-      json: { recipe_id: entry.recipe_id, guests: entry.guests, store_id: storeId },
+      json: { recipe_id: entry.recipe_id, guests: entry.guests, store_id: storeId }, write: true,
     }));
     const now = added?.basket?.recipes?.find((/** @type {BasketEntry} */ e) => e.recipe_id === entry.recipe_id);
     if (!now) return;
@@ -321,18 +321,18 @@ export class BasketService {
 
   /** @param {string} id @param {number} guests @param {string} storeId */
   #patchGuestsRequest(id, guests, storeId) {
-    return this.#client.request("PATCH", `/basket/recipes/${encodeURIComponent(id)}`, { json: { guests, store_id: storeId } });
+    return this.#client.request("PATCH", `/basket/recipes/${encodeURIComponent(id)}`, { json: { guests, store_id: storeId }, write: true });
   }
 
   /** @param {string} id @param {string} storeId */
   #deleteRequest(id, storeId) {
-    return this.#client.request("DELETE", `/basket/recipes/${encodeURIComponent(id)}`, { query: { store_id: storeId } });
+    return this.#client.request("DELETE", `/basket/recipes/${encodeURIComponent(id)}`, { query: { store_id: storeId }, write: true });
   }
 
   /** @param {string} id @param {string} ingredientId @param {string} productId @param {number} quantity @param {string} storeId */
   #putLine(id, ingredientId, productId, quantity, storeId) {
     return this.#client.request("PUT", `/basket/recipes/${encodeURIComponent(id)}/ingredients/${encodeURIComponent(ingredientId)}`, {
-      json: { product_id: productId, quantity, store_id: storeId },
+      json: { product_id: productId, quantity, store_id: storeId }, write: true,
     });
   }
 
@@ -342,7 +342,7 @@ export class BasketService {
     this.#initialized = true;
     return this.#enqueue(async () => {
       if (!storeId) return this.basket$.value ?? emptyBasket(null);
-      const answer = await this.#client.request("POST", "/basket/reconcile", { json: { store_id: storeId, cart } });
+      const answer = await this.#client.request("POST", "/basket/reconcile", { json: { store_id: storeId, cart }, write: true });
       this.#publish(answer.basket);
       return answer.basket;
     });

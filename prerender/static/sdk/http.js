@@ -33,7 +33,41 @@ export function localProblem(/** @type {string} */ type, /** @type {string} */ t
  * @property {unknown} [json] body sent as application/json
  * @property {"json" | "text"} [as] how to read a successful answer (default json)
  * @property {AbortSignal} [signal]
+ * @property {boolean} [write] a basket write: it carries an idempotency key, kept across its retries
  */
+
+// A write whose outcome is unknown (network failure, 502, 503, 504: the service may have applied it) is sent
+// again with the same Idempotency-Key, so the service answers a write it already applied with its first
+// outcome instead of applying it twice (docs/browser-api.md).
+const OUTCOME_UNKNOWN = new Set([0, 502, 503, 504]);
+const RETRY_DELAYS_MS = [300, 1200];
+
+/** A key for one write, the same for all its attempts. */
+export function newIdempotencyKey() {
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();  // secure contexts only
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Wait, or reject at once when the signal aborts.
+ * @param {number} ms
+ * @param {AbortSignal | undefined} signal
+ * @returns {Promise<void>}
+ */
+function pause(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }, { once: true });
+  });
+}
 
 export class ApiClient {
   /** @param {import("./session.js").Session} session */
@@ -47,9 +81,32 @@ export class ApiClient {
    * @param {RequestOptions} [options]
    * @returns {Promise<any>}
    */
-  async request(method, path, { query, json, as = "json", signal } = {}) {
+  async request(method, path, { query, json, as = "json", signal, write = false } = {}) {
+    if (!write) return this.#send(method, path, { query, json, as, signal });
+    const key = newIdempotencyKey();
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.#send(method, path, { query, json, as, signal }, key);
+      } catch (error) {
+        const retry = error instanceof ApiError && OUTCOME_UNKNOWN.has(error.status) && attempt < RETRY_DELAYS_MS.length;
+        if (!retry) throw error;
+        await pause(RETRY_DELAYS_MS[attempt], signal);
+      }
+    }
+  }
+
+  /**
+   * One attempt.
+   * @param {string} method
+   * @param {string} path
+   * @param {RequestOptions} options
+   * @param {string} [idempotencyKey]
+   * @returns {Promise<any>}
+   */
+  async #send(method, path, { query, json, as = "json", signal }, idempotencyKey) {
     await this.session.configured;
     const headers = this.session.headers();
+    if (idempotencyKey) headers["idempotency-key"] = idempotencyKey;
     headers.accept = as === "json" ? "application/json" : "text/html";
     /** @type {RequestInit} */
     const init = { method, headers, signal, credentials: "omit", mode: "cors" };
