@@ -11,11 +11,16 @@ from __future__ import annotations
 import os
 
 from flask import Blueprint, Response
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest, multiprocess
+from prometheus_client import REGISTRY, CollectorRegistry, generate_latest, multiprocess
 
 from prerender.web.contract import Answer, declare
 
 bp = Blueprint("metrics", __name__)
+
+# The format generate_latest writes (Prometheus text 0.0.4, names escaped to underscores), which
+# prometheus-client's own exposition also labels so unless a scraper asks for a newer one. Passed whole as
+# `content_type`: as a `mimetype`, werkzeug would append a second charset.
+EXPOSITION_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 
 @bp.get("/metrics")
@@ -27,4 +32,4 @@ def metrics() -> Response:
         multiprocess.MultiProcessCollector(registry)
     else:
         registry = REGISTRY
-    return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
+    return Response(generate_latest(registry), content_type=EXPOSITION_CONTENT_TYPE)

@@ -8,7 +8,7 @@ from typing import Any
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates
 from webargs.fields import DelimitedList
 
-from prerender.schemas.fields import ID_MESSAGE, ID_PATTERN, IDENTITY_MESSAGE, IDENTITY_PATTERN, Identifier
+from prerender.schemas.fields import ID_MESSAGE, ID_PATTERN, IDENTITY_MESSAGE, IDENTITY_PATTERN, Identifier, Integer
 from prerender.schemas.limits import (
     MAX_CART_LINES,
     MAX_EVENT_PATH,
@@ -28,8 +28,9 @@ class _Body(Schema):
         unknown = RAISE
 
 
-def _guests(**kwargs: Any) -> fields.Integer:
-    return fields.Integer(strict=True, validate=validate.Range(1, MAX_SERVES), **kwargs)
+def _guests(*, strict: bool, **kwargs: Any) -> Integer:
+    """Guests in a JSON body (strict: JSON integers only) or a query string (digits), prerender/schemas/fields.py."""
+    return Integer(strict=strict, validate=validate.Range(1, MAX_SERVES), **kwargs)
 
 
 class RecipePath(Schema):
@@ -65,29 +66,29 @@ class DetailsQuery(Schema):
 
     recipe_id = Identifier(required=True)
     store_id = Identifier(load_default=None)
-    guests = fields.Integer(load_default=None, validate=validate.Range(1, MAX_SERVES))
+    guests = _guests(strict=False, load_default=None)
 
 
 class AddRecipeBody(_Body):
     recipe_id = Identifier(required=True)
-    guests = _guests(required=True)
+    guests = _guests(strict=True, required=True)
     store_id = Identifier(required=True)
 
 
 class RescaleBody(_Body):
-    guests = _guests(required=True)
+    guests = _guests(strict=True, required=True)
     store_id = Identifier(required=True)
 
 
 class IngredientLineBody(_Body):
     product_id = Identifier(required=True)
-    quantity = fields.Integer(strict=True, required=True, validate=validate.Range(0, MAX_LINE_QUANTITY))
+    quantity = Integer(strict=True, required=True, validate=validate.Range(0, MAX_LINE_QUANTITY))
     store_id = Identifier(required=True)
 
 
 class _CartLine(_Body):
     id = Identifier(required=True)
-    quantity = fields.Integer(strict=True, required=True, validate=validate.Range(0, 10_000))
+    quantity = Integer(strict=True, required=True, validate=validate.Range(0, 10_000))
 
 
 class ReconcileBody(_Body):

@@ -20,10 +20,35 @@ IDENTITY_CHARACTERS = r"[\x21-\x7e]{1,128}"
 IDENTITY_PATTERN = re.compile(rf"^{IDENTITY_CHARACTERS}$")
 IDENTITY_MESSAGE = "Must be 1 to 128 printable characters without spaces."
 
+# An integer as a query string writes it: ASCII digits, an optional minus sign, nothing else (Python's int()
+# would also take " 2", "+2", "2_0" and other scripts' digits).
+DECIMAL_INTEGER = re.compile(r"-?[0-9]+")
+
 
 def Identifier(**kwargs: Any) -> fields.String:
     """A recipe, product or store id."""
     return fields.String(validate=validate.Regexp(ID_PATTERN, error=ID_MESSAGE), **kwargs)
+
+
+class Integer(fields.Integer):
+    """An integer, never truncated nor converted from another type.
+
+    `strict=True`, in a JSON body: a JSON integer and nothing else (`2.9`, `2.0`, `"2"`, `true` are invalid).
+    `strict=False`, in a query string, whose values are all strings: a string of decimal digits (`"2.9"`,
+    `"2_0"`, `" 2"` are invalid). Every integer field of a schema is one of these, with `strict` saying which
+    (tests/unit/test_integer_fields.py checks every declared body and query)."""
+
+    def __init__(self, *, strict: bool, **kwargs: Any) -> None:
+        super().__init__(strict=strict, **kwargs)
+
+    def _validated(self, value: Any) -> int:
+        if isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        if not self.strict and not (
+            isinstance(value, int) or (isinstance(value, str) and DECIMAL_INTEGER.fullmatch(value))
+        ):
+            raise self.make_error("invalid", input=value)
+        return super()._validated(value)  # strict: refuses anything but an int
 
 
 class JsonIdList(fields.Field[list[str]]):

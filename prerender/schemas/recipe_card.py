@@ -6,7 +6,7 @@ from typing import Any
 
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from prerender.schemas.fields import Identifier, JsonIdList
+from prerender.schemas.fields import Identifier, Integer, JsonIdList
 from prerender.schemas.limits import (
     MAX_CONTEXTS,
     MAX_CURRENT_PRODUCT_IDS,
@@ -20,13 +20,15 @@ from prerender.schemas.variants import accepted_variants
 ORIENTATIONS = ("vertical", "horizontal")
 
 
-def _display_variant(version: str, **kwargs: Any) -> fields.Integer:
+# The integer options, for a query string (strict=False: digits) or a JSON body (strict=True: JSON integers
+# only), with the same allowed values (prerender/schemas/fields.py).
+def _display_variant(version: str, *, strict: bool, **kwargs: Any) -> Integer:
     allowed = accepted_variants(version)
-    return fields.Integer(strict=False, validate=validate.OneOf(allowed, error=f"Must be one of {allowed}."), **kwargs)
+    return Integer(strict=strict, validate=validate.OneOf(allowed, error=f"Must be one of {allowed}."), **kwargs)
 
 
-def _serves(**kwargs: Any) -> fields.Integer:
-    return fields.Integer(validate=validate.Range(1, MAX_SERVES), **kwargs)
+def _serves(*, strict: bool, **kwargs: Any) -> Integer:
+    return Integer(strict=strict, validate=validate.Range(1, MAX_SERVES), **kwargs)
 
 
 def _orientation(**kwargs: Any) -> fields.String:
@@ -44,7 +46,7 @@ class _CardQuery(Schema):
     recipe_id = Identifier()
     store_id = Identifier(load_default=None)
     orientation = _orientation(load_default="vertical")
-    serves = _serves(load_default=None)
+    serves = _serves(strict=False, load_default=None)
 
     @validates_schema
     def needs_a_selector(self, data: dict[str, Any], **_: Any) -> None:
@@ -54,11 +56,11 @@ class _CardQuery(Schema):
 
 
 class CardQueryV1(_CardQuery):
-    display_variant = _display_variant("v1", load_default=1)
+    display_variant = _display_variant("v1", strict=False, load_default=1)
 
 
 class CardQueryV2(_CardQuery):
-    display_variant = _display_variant("v2", load_default=1)
+    display_variant = _display_variant("v2", strict=False, load_default=1)
 
 
 class _ContextSchema(Schema):
@@ -68,29 +70,34 @@ class _ContextSchema(Schema):
     productIds = fields.List(
         Identifier(), required=True, validate=validate.Length(equal=2, error="Must hold exactly 2 product ids.")
     )
-    position = fields.Integer(required=True, strict=True, validate=validate.Range(-MAX_POSITION, MAX_POSITION))
+    position = Integer(strict=True, required=True, validate=validate.Range(-MAX_POSITION, MAX_POSITION))
 
 
 class _MultipleOptions(Schema):
-    """The parameters of the multiple route that may be in the query or in the body (docs/decisions.md)."""
+    """The parameters of the multiple route that may be in the query or in the body (docs/decisions.md); the
+    integer ones are declared by the query and the body schemas below, each with its own strictness."""
 
     class Meta:
         unknown = EXCLUDE
 
     store_id = Identifier()
     orientation = _orientation()
-    serves = _serves()
 
 
-class MultipleQueryV1(_MultipleOptions):
-    display_variant = _display_variant("v1")
+class _MultipleQuery(_MultipleOptions):
+    serves = _serves(strict=False)
 
 
-class MultipleQueryV2(_MultipleOptions):
-    display_variant = _display_variant("v2")
+class MultipleQueryV1(_MultipleQuery):
+    display_variant = _display_variant("v1", strict=False)
 
 
-class _MultipleBodyMixin:
+class MultipleQueryV2(_MultipleQuery):
+    display_variant = _display_variant("v2", strict=False)
+
+
+class _MultipleBody(_MultipleOptions):
+    serves = _serves(strict=True)
     contexts = fields.List(
         fields.Nested(_ContextSchema),
         required=True,
@@ -106,12 +113,12 @@ class _MultipleBodyMixin:
             raise ValidationError({"contexts": ["Every context needs its own position."]})
 
 
-class MultipleBodyV1(_MultipleBodyMixin, MultipleQueryV1):
-    pass
+class MultipleBodyV1(_MultipleBody):
+    display_variant = _display_variant("v1", strict=True)
 
 
-class MultipleBodyV2(_MultipleBodyMixin, MultipleQueryV2):
-    pass
+class MultipleBodyV2(_MultipleBody):
+    display_variant = _display_variant("v2", strict=True)
 
 
 # One instance per schema and API version, shared by every request: building a marshmallow schema

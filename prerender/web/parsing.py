@@ -16,6 +16,8 @@ from prerender.web.errors import ValidationProblem
 
 log = logging.getLogger(__name__)
 
+INVALID_JSON = {"json": {"_schema": ["Invalid JSON body."]}}
+
 
 def _fresh(value: Any) -> Any:
     """A copy of parsed arguments that shares nothing mutable: dicts, lists and sets are copied, the rest
@@ -84,18 +86,31 @@ class ProblemParser(FlaskParser):
         raise ValidationProblem(messages) from error
 
     def _raw_load_json(self, req: Request) -> Any:
-        """JSON nested deeper than the interpreter can parse is bad input, not a server error."""
+        """JSON the interpreter cannot load is bad input, not a server error: nested too deeply, or with an
+        integer of more digits than Python converts (a ValueError that is no JSONDecodeError, which webargs'
+        load_json would let through). A JSONDecodeError goes on to webargs (an empty body is a missing one)."""
         try:
             return super()._raw_load_json(req)
         except RecursionError as error:
             raise ValidationProblem({"json": {"_schema": ["The JSON body is nested too deeply."]}}) from error
+        except json.JSONDecodeError:
+            raise
+        except ValueError as error:
+            raise ValidationProblem(INVALID_JSON) from error
+
+    def _handle_invalid_json_error(
+        self, error: json.JSONDecodeError | UnicodeDecodeError, req: Request, *args: Any, **kwargs: Any
+    ) -> NoReturn:
+        """Malformed JSON: the beacon's 400 naming the body (webargs' FlaskParser would abort with a bare 400)."""
+        raise ValidationProblem(INVALID_JSON) from error
 
     def load_beacon(self, req: Request, schema: Schema) -> Any:
-        """The body parsed as JSON, whatever its Content-Type."""
+        """The body parsed as JSON, whatever its Content-Type (ValueError: malformed, undecodable, or an
+        integer Python does not convert)."""
         try:
             return core.parse_json(req.get_data(cache=True))
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
-            raise ValidationProblem({"json": {"_schema": ["Invalid JSON body."]}}) from error
+        except (ValueError, RecursionError) as error:
+            raise ValidationProblem(INVALID_JSON) from error
 
 
 # The one parser of every route (prerender/web/contract.py).

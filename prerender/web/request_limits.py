@@ -1,14 +1,15 @@
-"""Limits on the size of a request's URL and headers, checked before anything reads them.
+"""Limits on the size of a request's URL, headers and body, checked before anything reads them.
 
-The body's limit is Flask's MAX_CONTENT_LENGTH (413). These are stricter than gunicorn's own
-(gunicorn.conf.py), so a client over them gets a problem+json that names what is too large, never
-gunicorn's plain-text 400; header values are never echoed back.
+The URL and header limits are stricter than gunicorn's own (gunicorn.conf.py), so a client over them gets a
+problem+json that names what is too large (414, 431), never gunicorn's plain-text 400; header values are
+never echoed back. The body's limit is Flask's MAX_CONTENT_LENGTH (413), whether the body has a
+Content-Length or is streamed (Transfer-Encoding: chunked).
 """
 
 from __future__ import annotations
 
 from flask import Flask, current_app, request
-from werkzeug.exceptions import RequestHeaderFieldsTooLarge, RequestURITooLarge
+from werkzeug.exceptions import RequestEntityTooLarge, RequestHeaderFieldsTooLarge, RequestURITooLarge
 
 
 def check_request_size() -> None:
@@ -33,6 +34,31 @@ def check_request_size() -> None:
         raise RequestHeaderFieldsTooLarge(f"The headers are larger than {config['MAX_HEADER_BYTES']} bytes in all.")
 
 
+def check_body_size() -> None:
+    """before_request: 413 for a body larger than MAX_CONTENT_LENGTH, sent with a Content-Length or not.
+
+    werkzeug refuses a Content-Length over the limit when the body is first read, but holds a streamed body
+    (no Content-Length; the server ends the stream, `wsgi.input_terminated`, as gunicorn and werkzeug's
+    server do for a chunked one) to it by stopping there: reading it whole returns its first
+    MAX_CONTENT_LENGTH bytes without an error, so every reader of the body (the webargs parser,
+    prerender/web/parsing.py; a beacon's headers, prerender/web/context.py) would get a cut body and answer
+    "invalid JSON". So such a body is read here, once, before them (they get the same bytes,
+    `get_data(cache=True)`); a body that fills the limit and has one more byte on the connection is a 413."""
+    limit = request.max_content_length
+    if limit is None:
+        return
+    if request.content_length is not None:
+        if request.content_length > limit:
+            raise RequestEntityTooLarge(f"The body is larger than {limit} bytes.")
+        return
+    if "Transfer-Encoding" not in request.headers or "wsgi.input_terminated" not in request.environ:
+        return  # no body; or a server that does not end the stream, where werkzeug reads none
+    body = request.get_data(cache=True)  # at most `limit` bytes (werkzeug's LimitedStream)
+    if len(body) >= limit and request.environ["wsgi.input"].read(1):
+        raise RequestEntityTooLarge(f"The body is larger than {limit} bytes.")
+
+
 def register_request_limits(app: Flask) -> None:
     """Check sizes before any other request hook (the request id hook only reads its own header)."""
     app.before_request(check_request_size)
+    app.before_request(check_body_size)

@@ -1,0 +1,159 @@
+"""Chunked request bodies (Transfer-Encoding: chunked, no Content-Length) on real servers, sent over a raw
+socket: over MAX_CONTENT_LENGTH, a 413 problem+json as for a Content-Length over it, never a 400 "invalid
+JSON" on a cut body (prerender/web/request_limits.py); under it, parsed as usual. Under gunicorn with the
+production settings (gunicorn.conf.py) and under werkzeug's server (`prerender_url`, tests/live.py)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+import requests
+
+from tests.conftest import closed_port
+from tests.live import Stack
+
+from .conftest import headers
+
+ROOT = Path(__file__).resolve().parents[2]
+LIMIT = 64 * 1024
+PROBLEM = "application/problem+json"
+CONTEXTS = [{"productIds": ["100001", "100002"], "position": 1}]
+EVENTS = [{"name": "recipe.show", "path": "/", "props": {"recipe_id": "1"}}]
+
+
+@pytest.fixture(scope="module")
+def gunicorn_url(coreapi_url: str, stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """prerender under gunicorn (gunicorn.conf.py, one worker), on a free loopback port."""
+    port = closed_port()
+    env = {
+        **os.environ,
+        **stack.environ("chunked"),
+        "PROMETHEUS_MULTIPROC_DIR": str(tmp_path_factory.mktemp("chunked-metrics")),
+        "PRERENDER_UPSTREAM_URL": coreapi_url,
+        "GUNICORN_WORKERS": "1",
+        "GUNICORN_THREADS": "4",
+        "PRERENDER_LOG_LEVEL": "WARNING",
+    }
+    gunicorn = str(Path(sys.executable).parent / "gunicorn")
+    process = subprocess.Popen(
+        [gunicorn, "--config", "gunicorn.conf.py", "--bind", f"127.0.0.1:{port}", "wsgi:app"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:  # bound before a worker answers: refused or waiting both mean "not yet"
+            try:
+                requests.get(f"{url}/healthz", timeout=1).raise_for_status()
+                break
+            except requests.RequestException:
+                assert process.poll() is None, f"gunicorn exited with {process.returncode}"
+                assert time.monotonic() < deadline, "gunicorn did not answer /healthz within 30s"
+                time.sleep(0.1)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.fixture(params=["gunicorn", "werkzeug"])
+def server_url(request: pytest.FixtureRequest, stack: Stack) -> str:
+    """Each server in turn (`stack` named here so the live fixtures get each stack's parameter)."""
+    return request.getfixturevalue("gunicorn_url" if request.param == "gunicorn" else "prerender_url")
+
+
+class Answer:
+    def __init__(self, response: http.client.HTTPResponse) -> None:
+        self.status = response.status
+        self.content_type = response.getheader("Content-Type", "")
+        self.body = response.read()
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+def send_chunked(url: str, path: str, body: bytes, *, content_type: str, chunk: int = 4096) -> Answer:
+    """POST `body` in chunks of `chunk` bytes over a raw socket, then read the answer."""
+    parts = urlsplit(url)
+    head = [
+        f"POST {path} HTTP/1.1",
+        f"Host: {parts.netloc}",
+        f"Content-Type: {content_type}",
+        "Transfer-Encoding: chunked",
+        "Connection: close",
+        *(f"{name}: {value}" for name, value in headers(token=None).items()),
+    ]
+    with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
+        try:
+            sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode())
+            for start in range(0, len(body), chunk):
+                piece = body[start : start + chunk]
+                sock.sendall(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+            sock.sendall(b"0\r\n\r\n")
+        except OSError:
+            pass  # the server may answer (and stop reading) before the last chunk: its answer is still there
+        response = http.client.HTTPResponse(sock, method="POST")
+        response.begin()
+        return Answer(response)
+
+
+def padded(body: dict[str, Any], size: int) -> bytes:
+    """The body as JSON, padded with spaces (still valid JSON) to `size` bytes."""
+    data = json.dumps(body).encode()
+    return data + b" " * (size - len(data))
+
+
+ROUTES = [
+    ("/v1/recipe-card/multiple", {"contexts": CONTEXTS}, "application/json"),
+    ("/v1/events", {"events": EVENTS}, "application/json"),
+    ("/v1/events", {"events": EVENTS}, "text/plain;charset=UTF-8"),  # navigator.sendBeacon
+]
+IDS = ["multiple", "events", "events-beacon"]
+
+
+@pytest.mark.parametrize(("path", "body", "content_type"), ROUTES, ids=IDS)
+@pytest.mark.parametrize("size", [70 * 1024, LIMIT + 1])
+def test_a_chunked_body_over_the_limit_is_a_413_problem(server_url, path, body, content_type, size):
+    answer = send_chunked(server_url, path, padded(body, size), content_type=content_type)
+    assert answer.status == 413 and answer.content_type == PROBLEM, answer.body[:300]
+    assert answer.json()["status"] == 413 and f"{LIMIT} bytes" in answer.json()["detail"]
+
+
+def test_a_keyword_over_the_limit_in_one_large_chunk_is_a_413(server_url):
+    body = json.dumps({"contexts": CONTEXTS, "keyword": "x" * 70 * 1024}).encode()
+    answer = send_chunked(
+        server_url, "/v1/recipe-card/multiple", body, content_type="application/json", chunk=len(body)
+    )
+    assert answer.status == 413 and answer.content_type == PROBLEM
+
+
+def test_chunked_bodies_within_the_limit_are_read_whole(server_url):
+    cards = send_chunked(
+        server_url, "/v1/recipe-card/multiple", padded({"contexts": CONTEXTS}, LIMIT), content_type="application/json"
+    )
+    assert cards.status == 200 and [card["position"] for card in cards.json()["data"]] == [1]
+    events = send_chunked(server_url, "/v1/events", json.dumps({"events": EVENTS}).encode(), content_type="text/plain")
+    assert events.status == 202 and events.json() == {"stored": 1}
+
+
+def test_a_small_chunked_body_is_validated_as_usual(server_url):
+    body = {"contexts": CONTEXTS, "display_variant": 2.9}
+    answer = send_chunked(
+        server_url, "/v1/recipe-card/multiple", json.dumps(body).encode(), content_type="application/json"
+    )
+    assert answer.status == 400 and answer.content_type == PROBLEM
+    assert "display_variant" in answer.json()["errors"]["json"]
