@@ -30,6 +30,15 @@ def default_config(instance_path: str) -> dict[str, Any]:
         "SEED_DATA_DIR": str(SEED_DATA_DIR),
         "MEDIA_MAX_AGE": 86400,
         "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
+        # Idempotency-Key outcomes of basket writes: kept at least this long, pruned at most this
+        # often per process; a retry finding its key's first request still running waits this long
+        # for it (PostgreSQL), then answers 409.
+        "IDEMPOTENCY_RETENTION_SECONDS": 86400,
+        "IDEMPOTENCY_PRUNE_INTERVAL_SECONDS": 600,
+        "IDEMPOTENCY_WAIT_SECONDS": 2.0,
+        # The HMAC key of the pseudonyms that stand for identities in the logs (coreapi.log); None:
+        # a random key per process (pseudonyms then differ between processes and restarts).
+        "LOG_PSEUDONYM_KEY": None,
     }
 
 
@@ -43,5 +52,11 @@ def load_config(app: Flask, test_config: dict[str, Any] | None = None) -> None:
 
     app.config["SQLALCHEMY_DATABASE_URI"] = app.config["DATABASE_URL"]
     app.config["SQLALCHEMY_ECHO"] = bool(app.config["SQL_ECHO"])
+    # SQL errors are logged with their message, which would carry the statement's parameters
+    # (identities among them): left out unless the configuration asks for them.
+    app.config["SQLALCHEMY_ENGINE_OPTIONS"] = {
+        "hide_parameters": True,
+        **(app.config.get("SQLALCHEMY_ENGINE_OPTIONS") or {}),
+    }
     if app.config["PUBLIC_URL"]:
         app.config["PUBLIC_URL"] = str(app.config["PUBLIC_URL"]).rstrip("/")

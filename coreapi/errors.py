@@ -18,7 +18,10 @@ FieldErrors = dict[str, dict[str, list[str]]]
 
 
 class Problem(Exception):
-    """An error the API answers with a problem document; subclasses set the status."""
+    """An error the API answers with a problem document; subclasses set the status.
+
+    ``extensions``: more members of the document (RFC 9457 section 3.2), e.g. ``expected_total``.
+    """
 
     status: int = HTTPStatus.INTERNAL_SERVER_ERROR
 
@@ -28,11 +31,13 @@ class Problem(Exception):
         *,
         errors: FieldErrors | None = None,
         headers: dict[str, str] | None = None,
+        extensions: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(detail)
         self.detail = detail
         self.errors = errors
         self.headers = headers or {}
+        self.extensions = extensions or {}
 
 
 class BadRequest(Problem):
@@ -51,6 +56,14 @@ class NotFound(Problem):
     status = HTTPStatus.NOT_FOUND
 
 
+class Conflict(Problem):
+    status = HTTPStatus.CONFLICT
+
+
+class UnprocessableContent(Problem):
+    status = HTTPStatus.UNPROCESSABLE_ENTITY
+
+
 class ServiceUnavailable(Problem):
     status = HTTPStatus.SERVICE_UNAVAILABLE
 
@@ -66,9 +79,11 @@ def problem_response(
     *,
     errors: FieldErrors | None = None,
     headers: dict[str, str] | None = None,
+    extensions: dict[str, Any] | None = None,
 ) -> Response:
     """A ``problem+json`` response; ``type`` is ``about:blank``: ``title`` is the status phrase."""
     body: dict[str, Any] = {
+        **(extensions or {}),
         "type": "about:blank",
         "title": HTTPStatus(status).phrase,
         "status": status,
@@ -82,7 +97,9 @@ def problem_response(
 
 
 def handle_problem(error: Problem) -> Response:
-    return problem_response(error.status, error.detail, errors=error.errors, headers=error.headers)
+    return problem_response(
+        error.status, error.detail, errors=error.errors, headers=error.headers, extensions=error.extensions
+    )
 
 
 def handle_http_exception(error: HTTPException) -> Response:

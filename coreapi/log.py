@@ -1,20 +1,106 @@
-"""Logging to stdout, with the request id of every line, and the ``X-Request-Id`` header."""
+"""Logging to stdout, with the request id of every line, and the ``X-Request-Id`` header.
+
+The logs name no shopper: an identity (an ``authless_id`` or ``user_id`` query parameter of the
+request log, or any identity a message needs) is written as its pseudonym, ``~`` and the first 16
+hex digits of its HMAC-SHA256 under ``LOG_PSEUDONYM_KEY`` (``COREAPI_LOG_PSEUDONYM_KEY``): the
+same identity reads the same in every line, and cannot be read back without the key. Without a
+configured key, a random one per process (and a warning, once). The request lines of werkzeug's
+server (``flask run``, the test suites' live servers), when it serves coreapi, are pseudonymized
+the same way.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 import re
+import secrets
 import sys
 import time
 import uuid
+from urllib.parse import unquote_plus
 
-from flask import Flask, Response, g, has_request_context, request
+from flask import Flask, Response, current_app, g, has_request_context, request
 
 log = logging.getLogger(__name__)
 
 REQUEST_ID_HEADER = "X-Request-Id"
 _VALID_REQUEST_ID = re.compile(r"^[\w.:@/+=-]{1,200}$")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"
+# Query parameters that carry an identity (compared without case), pseudonymized in the request log.
+IDENTITY_PARAMETERS = frozenset({"authless_id", "user_id"})
+# A query parameter with a value, at the start of a query string or after its "?" or "&".
+_QUERY_PARAMETER = re.compile(r"(^|[?&])([^=&?#\s]+)=([^&#\s]*)")
+PSEUDONYM_LENGTH = 16
+_PSEUDONYM_KEY = "coreapi.log.pseudonym_key"  # app.extensions
+# The key of the processes without a configured one, and whether they were warned.
+_process_key = secrets.token_bytes(32)
+_warned_about_the_random_key = False
+# The key of the application configured last, for werkzeug's request lines (no app context there).
+_server_key = _process_key
+
+
+def _configured_key(app: Flask) -> bytes:
+    """``LOG_PSEUDONYM_KEY``, or the process's random key (with a warning, once per process)."""
+    global _warned_about_the_random_key
+    configured = app.config.get("LOG_PSEUDONYM_KEY")
+    if configured is not None and str(configured) != "":
+        return str(configured).encode()
+    if not _warned_about_the_random_key:
+        _warned_about_the_random_key = True
+        log.warning(
+            "COREAPI_LOG_PSEUDONYM_KEY is not set: identities in the logs are pseudonymized with a "
+            "random key of this process, so the same identity reads differently in another process "
+            "or after a restart. Set it (a long random secret) to follow one across the logs."
+        )
+    return _process_key
+
+
+def _keyed_pseudonym(key: bytes, identity: str) -> str:
+    return hmac.new(key, identity.encode(), hashlib.sha256).hexdigest()[:PSEUDONYM_LENGTH]
+
+
+def pseudonym(identity: str) -> str:
+    """What the logs write for ``identity`` (in an application context): 16 hex digits of its
+    HMAC-SHA256 (the ``~`` that marks it in the request log is not part of it)."""
+    return _keyed_pseudonym(current_app.extensions.get(_PSEUDONYM_KEY, _process_key), identity)
+
+
+def pseudonymize_query(text: str, key: bytes) -> str:
+    """``text`` (a query string, or a request line holding a URL) with the value of every identity
+    parameter replaced by ``~`` and its pseudonym; names and values are compared decoded."""
+
+    def replace(match: re.Match[str]) -> str:
+        start, name, value = match.groups()
+        if unquote_plus(name).lower() not in IDENTITY_PARAMETERS:
+            return match.group(0)
+        return f"{start}{name}=~{_keyed_pseudonym(key, unquote_plus(value))}"
+
+    return _QUERY_PARAMETER.sub(replace, text)
+
+
+def loggable_path() -> str:
+    """The request's path and query as they were sent, but for the identity parameters' values:
+    their pseudonyms."""
+    query = request.query_string.decode("utf-8", "replace")
+    if not query:
+        return request.path
+    key = current_app.extensions.get(_PSEUDONYM_KEY, _process_key)
+    return f"{request.path}?{pseudonymize_query(query, key)}"
+
+
+class ServerLinePseudonymFilter(logging.Filter):
+    """Pseudonymizes the identities in werkzeug's request lines (``"GET /...?authless_id=..."``)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(
+                pseudonymize_query(arg, _server_key) if isinstance(arg, str) else arg for arg in record.args
+            )
+        if isinstance(record.msg, str):
+            record.msg = pseudonymize_query(record.msg, _server_key)
+        return True
 
 
 class RequestIdFilter(logging.Filter):
@@ -26,7 +112,8 @@ class RequestIdFilter(logging.Filter):
 
 
 def configure_logging(app: Flask) -> None:
-    """Send the ``coreapi`` loggers to stdout at ``LOG_LEVEL`` (once per process)."""
+    """Send the ``coreapi`` loggers to stdout at ``LOG_LEVEL`` (once per process); set the
+    pseudonyms' key."""
     logger = logging.getLogger("coreapi")
     logger.setLevel(str(app.config["LOG_LEVEL"]).upper())
     if not any(isinstance(f, RequestIdFilter) for h in logger.handlers for f in h.filters):
@@ -34,6 +121,11 @@ def configure_logging(app: Flask) -> None:
         handler.addFilter(RequestIdFilter())
         handler.setFormatter(logging.Formatter(LOG_FORMAT))
         logger.addHandler(handler)
+    global _server_key
+    _server_key = app.extensions[_PSEUDONYM_KEY] = _configured_key(app)
+    server = logging.getLogger("werkzeug")
+    if not any(isinstance(f, ServerLinePseudonymFilter) for f in server.filters):
+        server.addFilter(ServerLinePseudonymFilter())
 
 
 def assign_request_id() -> None:
@@ -44,7 +136,7 @@ def assign_request_id() -> None:
 
 
 def echo_request_id(response: Response) -> Response:
-    """Return the request id and log the request."""
+    """Return the request id and log the request (identities pseudonymized)."""
     request_id = g.get("request_id")
     if request_id:
         response.headers[REQUEST_ID_HEADER] = request_id
@@ -52,7 +144,7 @@ def echo_request_id(response: Response) -> Response:
     log.info(
         "%s %s %s %.1fms",
         request.method,
-        request.full_path.rstrip("?"),
+        loggable_path(),
         response.status_code,
         elapsed,
     )

@@ -1,5 +1,6 @@
 """The catalog of the demo retailer (recipes, ingredients, products, stores, suppliers), the
-users' likes and baskets, and analytics events.
+users' likes and baskets (per supplier), the outcomes of idempotent basket writes, and analytics
+events.
 
 Identifiers of recipes, products, stores and suppliers are integers in the database and strings
 in the JSON contract; categories and ingredients are keyed by their slug.
@@ -250,6 +251,8 @@ class Like(Base):
 
 
 BASKET_STATUSES = ("open", "confirmed")
+MAX_IDEMPOTENCY_KEY_LENGTH = 128
+MAX_IDEMPOTENCY_PATH_LENGTH = 512
 IDENTITY_KINDS = tuple(kind.value for kind in IdentityKind)
 
 
@@ -258,9 +261,11 @@ def _utcnow() -> dt.datetime:
 
 
 class Basket(Base):
-    """An identity's basket, priced at one store: ``open`` while shopping, then ``confirmed``.
+    """A shopper's basket, priced at one store: ``open`` while shopping, then ``confirmed``.
 
-    An identity has at most one open basket; an order id confirms at most one basket per identity.
+    A basket belongs to an identity under the supplier it shops with, like a like: the same
+    identity under two suppliers is two shoppers with two baskets. A shopper has at most one open
+    basket; an order id confirms at most one basket per shopper.
     """
 
     __tablename__ = "baskets"
@@ -270,6 +275,7 @@ class Basket(Base):
         CheckConstraint("total IS NULL OR total >= 0", name="total_positive"),
         Index(
             "uq_baskets_open_identity",
+            "supplier_id",
             "identity_kind",
             "identity_id",
             unique=True,
@@ -277,15 +283,18 @@ class Basket(Base):
             postgresql_where=text("status = 'open'"),
         ),
         # NULL order ids never collide: confirmations without an order id are not limited.
-        UniqueConstraint("identity_kind", "identity_id", "order_id", name="uq_baskets_order"),
+        # Also the index of the supplier's foreign key (it leads with supplier_id).
+        UniqueConstraint("supplier_id", "identity_kind", "identity_id", "order_id", name="uq_baskets_order"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
+    supplier_id: Mapped[int] = mapped_column(ForeignKey("suppliers.id", ondelete="CASCADE"))
     identity_kind: Mapped[str] = mapped_column(String(16))
     identity_id: Mapped[str] = mapped_column(String(MAX_ID_LENGTH))
     store_id: Mapped[int] = mapped_column(ForeignKey("stores.id"), index=True)
     status: Mapped[str] = mapped_column(String(16), default="open")
-    # Set on confirmation: what the retailer says the user paid, and its order id.
+    # Set on confirmation: the basket's total at the store (checked against what the retailer
+    # says the user paid), and the retailer's order id.
     total: Mapped[Decimal | None] = mapped_column(Money)
     order_id: Mapped[str | None] = mapped_column(String(MAX_ID_LENGTH))
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow)
@@ -341,6 +350,34 @@ class BasketLine(Base):
 
     entry: Mapped[BasketEntry] = relationship(back_populates="lines")
     product: Mapped[Product] = relationship()
+
+
+class IdempotencyKey(Base):
+    """The outcome of a basket write sent with an ``Idempotency-Key``, kept so that a retry of it
+    answers the same without applying it again (``coreapi.services.idempotency``).
+
+    Keys belong to a shopper (supplier and identity, like baskets). ``fingerprint`` is the
+    SHA-256 of the request (method, path, query, body) the key was first used for. A row is only
+    ever committed with its outcome, in the transaction of its write.
+    """
+
+    __tablename__ = "idempotency_keys"
+    __table_args__ = (
+        CheckConstraint(_one_of("identity_kind", IDENTITY_KINDS), name="identity_kind"),
+        CheckConstraint("status BETWEEN 100 AND 599", name="status"),
+    )
+
+    supplier_id: Mapped[int] = mapped_column(ForeignKey("suppliers.id", ondelete="CASCADE"), primary_key=True)
+    identity_kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    identity_id: Mapped[str] = mapped_column(String(MAX_ID_LENGTH), primary_key=True)
+    key: Mapped[str] = mapped_column(String(MAX_IDEMPOTENCY_KEY_LENGTH), primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(String(64))
+    # What the key was first used for, for the 422 of a reuse ("POST /api/v1/basket/recipes").
+    method: Mapped[str] = mapped_column(String(16))
+    path: Mapped[str] = mapped_column(String(MAX_IDEMPOTENCY_PATH_LENGTH))
+    status: Mapped[int]
+    body: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow, index=True)
 
 
 class Event(Base):

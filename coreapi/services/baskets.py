@@ -1,11 +1,15 @@
 """Baskets: recipe entries, the product line of each ingredient, the retailer cart's view of them.
 
-An identity has one open basket at a time. Every write runs in one transaction on that basket,
-locked first, so that concurrent writes to one basket are serialised and a failed write changes
-nothing: ``SELECT ... FOR UPDATE`` on PostgreSQL; on SQLite, whose driver begins a transaction
+A basket belongs to a shopper: an identity under the supplier it shops with (``BasketOwner``), as
+likes do: the same identity under two suppliers is two shoppers. A shopper has one open basket at
+a time. Every write works on that basket locked first, so that concurrent writes to one basket are
+serialised: ``SELECT ... FOR UPDATE`` on PostgreSQL; on SQLite, whose driver begins a transaction
 only at its first write, a write on the basket table comes first and takes the database's write
-lock before anything is read. Each write answers the basket and the ``changes`` the retailer cart
-must make to follow it: per product, the difference of the quantities before and after.
+lock before anything is read. The writes flush but never commit: the caller's transaction holds
+the write (``coreapi.blueprints.baskets`` commits it with the outcome of its idempotency key, or
+rolls it back), so a failed write changes nothing. Each write answers the basket and the
+``changes`` the retailer cart must make to follow it: per product, the difference of the
+quantities before and after.
 """
 
 from __future__ import annotations
@@ -86,6 +90,33 @@ class NotACandidate(BasketError):
     """The product cannot stand for the ingredient."""
 
 
+class TotalMismatch(BasketError):
+    """A confirmation whose total does not cover the basket's (by more than ``TOTAL_TOLERANCE``)."""
+
+    def __init__(self, expected: Decimal) -> None:
+        super().__init__(
+            f"The total paid does not cover the basket's: {expected:.2f} {CURRENCY} at this store. "
+            "Nothing was confirmed."
+        )
+        self.expected = expected
+
+
+# How far below the basket's total the total paid may be (rounding on the retailer's side). It may be any
+# amount above: the retailer's cart, whose total it is, also holds products of no recipe.
+TOTAL_TOLERANCE = Decimal("0.01")
+
+
+# --- whose basket --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BasketOwner:
+    """A shopper: an identity under the supplier it shops with (ids are the supplier's own)."""
+
+    supplier_id: int
+    identity: Identity
+
+
 # --- answers -------------------------------------------------------------------------------
 
 
@@ -153,8 +184,9 @@ class Confirmation:
 # --- reads ---------------------------------------------------------------------------------
 
 
-def get_basket(session: Session, owner: Identity, store: Store, language: str = DEFAULT_LANGUAGE) -> BasketView:
-    """The identity's open basket at ``store`` (moved there first); empty when it has none."""
+def get_basket(session: Session, owner: BasketOwner, store: Store, language: str = DEFAULT_LANGUAGE) -> BasketView:
+    """The shopper's open basket at ``store`` (moved there first: a write, for the caller to
+    commit); empty when it has none."""
     basket = session.scalars(select(Basket).where(*_open_basket_of(owner)).options(*_BASKET_LOADING)).one_or_none()
     if basket is not None and basket.store_id != store.id:
         return _write(session, owner, store, language, lambda basket: None).basket
@@ -166,7 +198,7 @@ def get_basket(session: Session, owner: Identity, store: Store, language: str = 
 
 def add_recipe(
     session: Session,
-    owner: Identity,
+    owner: BasketOwner,
     store: Store,
     recipe_id: str,
     guests: int,
@@ -207,7 +239,7 @@ def add_recipe(
 
 def rescale_recipe(
     session: Session,
-    owner: Identity,
+    owner: BasketOwner,
     store: Store,
     recipe_id: str,
     guests: int,
@@ -224,7 +256,7 @@ def rescale_recipe(
 
 def remove_recipe(
     session: Session,
-    owner: Identity,
+    owner: BasketOwner,
     store: Store,
     recipe_id: str,
     language: str = DEFAULT_LANGUAGE,
@@ -240,7 +272,7 @@ def remove_recipe(
 
 def set_ingredient(
     session: Session,
-    owner: Identity,
+    owner: BasketOwner,
     store: Store,
     recipe_id: str,
     ingredient_id: str,
@@ -286,7 +318,7 @@ def set_ingredient(
 
 def reconcile(
     session: Session,
-    owner: Identity,
+    owner: BasketOwner,
     store: Store,
     cart: Iterable[tuple[str, int]],
     language: str = DEFAULT_LANGUAGE,
@@ -323,66 +355,65 @@ def reconcile(
     return _write(session, owner, store, language, apply, cart_follows=False)
 
 
-def confirm(session: Session, owner: Identity, store: Store, total: Decimal, order_id: str | None) -> Confirmation:
-    """The user paid: store the basket as confirmed (the identity starts an empty one).
+def confirm(session: Session, owner: BasketOwner, store: Store, total: Decimal, order_id: str | None) -> Confirmation:
+    """The user paid ``total``: store the basket as confirmed (the shopper starts an empty one).
 
-    An ``order_id`` the identity already confirmed changes nothing, so repeated calls never
-    confirm twice; a basket without products is not confirmed.
+    The stored total is the basket's own at ``store``, computed as ``GET /basket`` computes it;
+    ``total``, what the retailer says the user paid for the whole cart, only checks it: less than the
+    basket's by more than ``TOTAL_TOLERANCE`` is ``TotalMismatch`` and nothing is confirmed. An ``order_id`` the
+    shopper already confirmed changes nothing, so repeated calls never confirm twice; a basket
+    without products is not confirmed (both answered before the total is checked).
     """
-    try:
-        basket = _lock_open_basket(session, owner)
-        if order_id is not None and _order_confirmed(session, owner, order_id):
-            session.rollback()
-            return Confirmation(False, reason="already-confirmed")
-        if basket is None or not _product_quantities(basket):
-            session.rollback()
-            return Confirmation(False, reason="empty")
-        basket.status = CONFIRMED
-        basket.store_id = store.id
-        basket.total = to_cents(total)
-        basket.order_id = order_id
-        basket.confirmed_at = dt.datetime.now(dt.UTC)
-        basket_id = basket.id
-        session.commit()
-    except BaseException:
-        session.rollback()
-        raise
-    return Confirmation(True, basket_id=basket_id)
+    basket = _lock_open_basket(session, owner)
+    if order_id is not None and _order_confirmed(session, owner, order_id):
+        return Confirmation(False, reason="already-confirmed")
+    if basket is None or not _product_quantities(basket):
+        return Confirmation(False, reason="empty")
+    expected = _view(session, basket, store, DEFAULT_LANGUAGE).total
+    if to_cents(total) < expected - TOTAL_TOLERANCE:
+        raise TotalMismatch(expected)
+    basket.status = CONFIRMED
+    basket.store_id = store.id
+    basket.total = expected
+    basket.order_id = order_id
+    basket.confirmed_at = dt.datetime.now(dt.UTC)
+    session.flush()
+    return Confirmation(True, basket_id=basket.id)
 
 
 def merge_authless(
     session: Session,
-    user: Identity,
+    user: BasketOwner,
     authless_id: str,
     store: Store,
     language: str = DEFAULT_LANGUAGE,
 ) -> BasketUpdate:
     """Move a logged-out visitor's entries into the connected user's basket, and empty the
-    visitor's. A recipe both baskets hold keeps the visitor's entry. ``changes`` are those of
-    the user's basket."""
-    authless = Identity(IdentityKind.AUTHLESS, authless_id)
-    try:
-        # Always the visitor's basket first, then the user's: no two writers wait on each other.
-        source = _lock_open_basket(session, authless)
-        target = _lock_open_basket(session, user, create_at=store)
-        assert target is not None
-        before = _product_quantities(target)
-        target.store_id = store.id
-        moving = sorted(source.entries, key=lambda entry: entry.position) if source else []
-        replaced = {entry.recipe_id for entry in moving}
-        for entry in [e for e in target.entries if e.recipe_id in replaced]:
-            target.entries.remove(entry)
-        session.flush()  # the replaced entries go before the moved ones take their recipe
-        for entry in moving:
-            entry.position = _next_position(target)
-            entry.basket = target
-        session.flush()
-        result = BasketUpdate(_view(session, target, store, language), _changes(before, target))
-        session.commit()
-    except BaseException:
-        session.rollback()
-        raise
-    return result
+    visitor's: the visitor's basket under the user's supplier only. A recipe both baskets hold
+    keeps the visitor's entry. ``changes`` are those of the user's basket.
+
+    coreapi cannot tell who holds ``authless_id``: its caller (prerender) vouches for it, having
+    checked the browser's proof of that identity before calling."""
+    authless = BasketOwner(user.supplier_id, Identity(IdentityKind.AUTHLESS, authless_id))
+    # Always the visitor's basket first, then the user's: no two writers wait on each other.
+    source = _lock_open_basket(session, authless)
+    target = _lock_open_basket(session, user, create_at=store)
+    assert target is not None
+    before = _product_quantities(target)
+    target.store_id = store.id
+    moving = sorted(source.entries, key=lambda entry: entry.position) if source else []
+    replaced = {entry.recipe_id for entry in moving}
+    for entry in [e for e in target.entries if e.recipe_id in replaced]:
+        target.entries.remove(entry)
+    session.flush()  # the replaced entries go before the moved ones take their recipe
+    for entry in moving:
+        entry.position = _next_position(target)
+        entry.basket = target
+    target.updated_at = dt.datetime.now(dt.UTC)
+    if source is not None and moving:
+        source.updated_at = target.updated_at
+    session.flush()
+    return BasketUpdate(_view(session, target, store, language), _changes(before, target))
 
 
 # --- the write transaction -----------------------------------------------------------------
@@ -390,50 +421,50 @@ def merge_authless(
 
 def _write(
     session: Session,
-    owner: Identity,
+    owner: BasketOwner,
     store: Store,
     language: str,
     apply: Callable[[Basket], None],
     *,
     cart_follows: bool = True,
 ) -> BasketUpdate:
-    """Run ``apply`` on the identity's locked open basket (created when missing), moved to
-    ``store``, and commit; roll everything back when anything fails."""
-    try:
-        basket = _lock_open_basket(session, owner, create_at=store)
-        assert basket is not None
-        before = _product_quantities(basket)
-        basket.store_id = store.id
-        apply(basket)
-        session.flush()
-        changes = _changes(before, basket) if cart_follows else []
-        result = BasketUpdate(_view(session, basket, store, language), changes)
-        session.commit()
-    except BaseException:
-        session.rollback()
-        raise
-    return result
+    """Run ``apply`` on the shopper's locked open basket (created when missing), moved to
+    ``store``, and flush (the caller commits, or rolls back when anything fails)."""
+    basket = _lock_open_basket(session, owner, create_at=store)
+    assert basket is not None
+    before = _product_quantities(basket)
+    basket.store_id = store.id
+    basket.updated_at = dt.datetime.now(dt.UTC)
+    apply(basket)
+    session.flush()
+    changes = _changes(before, basket) if cart_follows else []
+    return BasketUpdate(_view(session, basket, store, language), changes)
 
 
-def _open_basket_of(owner: Identity) -> list[ColumnElement[bool]]:
+def _of(owner: BasketOwner) -> list[ColumnElement[bool]]:
     return [
-        Basket.identity_kind == owner.kind.value,
-        Basket.identity_id == owner.value,
-        Basket.status == OPEN,
+        Basket.supplier_id == owner.supplier_id,
+        Basket.identity_kind == owner.identity.kind.value,
+        Basket.identity_id == owner.identity.value,
     ]
 
 
-def _lock_open_basket(session: Session, owner: Identity, *, create_at: Store | None = None) -> Basket | None:
-    """The identity's open basket, locked for this transaction; when it has none, a new one at
+def _open_basket_of(owner: BasketOwner) -> list[ColumnElement[bool]]:
+    return [*_of(owner), Basket.status == OPEN]
+
+
+def _lock_open_basket(session: Session, owner: BasketOwner, *, create_at: Store | None = None) -> Basket | None:
+    """The shopper's open basket, locked for this transaction; when it has none, a new one at
     ``create_at`` (``None``: no basket)."""
     dialect = session.get_bind().dialect.name
     if dialect == "sqlite":
         # pysqlite opens the transaction at its first write: writing first takes SQLite's write
         # lock now (waiting for a concurrent writer to finish), so what follows reads fresh rows.
+        # The write changes nothing (a refused write may be committed with its idempotency key).
         session.execute(
             update(Basket)
             .where(*_open_basket_of(owner))
-            .values(updated_at=dt.datetime.now(dt.UTC))
+            .values(updated_at=Basket.updated_at)
             .execution_options(synchronize_session=False)
         )
     basket = _select_locked(session, owner)
@@ -442,8 +473,9 @@ def _lock_open_basket(session: Session, owner: Identity, *, create_at: Store | N
         session.execute(
             _INSERTS[dialect](Basket)
             .values(
-                identity_kind=owner.kind.value,
-                identity_id=owner.value,
+                supplier_id=owner.supplier_id,
+                identity_kind=owner.identity.kind.value,
+                identity_id=owner.identity.value,
                 status=OPEN,
                 store_id=create_at.id,
             )
@@ -453,7 +485,7 @@ def _lock_open_basket(session: Session, owner: Identity, *, create_at: Store | N
     return basket
 
 
-def _select_locked(session: Session, owner: Identity) -> Basket | None:
+def _select_locked(session: Session, owner: BasketOwner) -> Basket | None:
     return session.scalars(
         select(Basket)
         .where(*_open_basket_of(owner))
@@ -463,17 +495,8 @@ def _select_locked(session: Session, owner: Identity) -> Basket | None:
     ).one_or_none()
 
 
-def _order_confirmed(session: Session, owner: Identity, order_id: str) -> bool:
-    return (
-        session.scalar(
-            select(Basket.id).where(
-                Basket.identity_kind == owner.kind.value,
-                Basket.identity_id == owner.value,
-                Basket.order_id == order_id,
-            )
-        )
-        is not None
-    )
+def _order_confirmed(session: Session, owner: BasketOwner, order_id: str) -> bool:
+    return session.scalar(select(Basket.id).where(*_of(owner), Basket.order_id == order_id)) is not None
 
 
 # --- entries and lines ---------------------------------------------------------------------

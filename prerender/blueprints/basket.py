@@ -24,13 +24,23 @@ from prerender.schemas.actions import (
 )
 from prerender.schemas.headers import WriteHeaders
 from prerender.schemas.responses import BasketChangeSchema, BasketSchema, ConfirmationSchema
-from prerender.web.context import current_context
+from prerender.web.context import RequestContext, current_context
 from prerender.web.contract import NOT_MODIFIED, PASSED_THROUGH, UPSTREAM_FAILURES, declare, json_answer, problem
 from prerender.web.http_caching import PRIVATE, cache_policy
 
 log = logging.getLogger(__name__)
 
 bp = Blueprint("basket", __name__, url_prefix="/basket")
+
+
+def basket_owner() -> RequestContext:
+    """The request's context when it has a basket: a basket belongs to a supplier's shopper
+    (docs/security.md), so without a known supplier there is none (checked once the request is valid)."""
+    ctx = current_context()
+    if ctx.supplier is None:
+        raise Forbidden("Baskets need a valid supplier-token: they belong to a supplier's shoppers.")
+    return ctx
+
 
 EMPTY_BASKET: dict[str, Any] = {
     "store_id": None,
@@ -42,9 +52,11 @@ EMPTY_BASKET: dict[str, Any] = {
 }
 # Every write takes an optional Idempotency-Key, passed upstream (docs/browser-api.md: retrying a write).
 WRITE_HEADERS = WriteHeaders()
+NO_SUPPLIER = {403: problem("No known supplier (supplier-token), or refused by the recipe service.")}
 CHANGE_ANSWERS = {
     200: json_answer(BasketChangeSchema, "The basket and what the retailer cart must do."),
     **PASSED_THROUGH,
+    **NO_SUPPLIER,
     **UPSTREAM_FAILURES,
 }
 
@@ -54,14 +66,14 @@ CHANGE_ANSWERS = {
 @declare(
     summary="The user's basket at a store",
     query=StoreQuery(),
-    answers={200: json_answer(BasketSchema), 304: NOT_MODIFIED, **UPSTREAM_FAILURES},
+    answers={200: json_answer(BasketSchema), 304: NOT_MODIFIED, **NO_SUPPLIER, **UPSTREAM_FAILURES},
 )
 def get_basket(query: dict[str, Any]) -> dict[str, Any]:
     """The user's basket at the store; empty without a store or for a store the upstream does not know."""
     if query["store_id"] is None:
         return EMPTY_BASKET
     try:
-        return get_gateway().basket(current_context().upstream, store_id=query["store_id"])
+        return get_gateway().basket(basket_owner().upstream, store_id=query["store_id"])
     except UnknownStore:
         log.warning("basket asked at an unknown store %s, answered empty", query["store_id"])
         return {**EMPTY_BASKET, "store_id": query["store_id"]}
@@ -77,7 +89,7 @@ def get_basket(query: dict[str, Any]) -> dict[str, Any]:
 )
 def add_recipe(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
     """Add a recipe's ingredients (or re-scale it when already there)."""
-    return get_gateway().add_recipe_to_basket(current_context().upstream, body=body, key=headers["idempotency_key"])
+    return get_gateway().add_recipe_to_basket(basket_owner().upstream, body=body, key=headers["idempotency_key"])
 
 
 @bp.patch("/recipes/<recipe_id>")
@@ -92,7 +104,7 @@ def add_recipe(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
 def rescale_recipe(recipe_id: str, body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
     """Re-scale a recipe of the basket to a number of guests."""
     return get_gateway().rescale_basket_recipe(
-        current_context().upstream, recipe_id, body=body, key=headers["idempotency_key"]
+        basket_owner().upstream, recipe_id, body=body, key=headers["idempotency_key"]
     )
 
 
@@ -107,7 +119,7 @@ def rescale_recipe(recipe_id: str, body: dict[str, Any], headers: dict[str, Any]
 def remove_recipe(recipe_id: str, query: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
     """Remove a recipe and its products from the basket."""
     return get_gateway().remove_basket_recipe(
-        current_context().upstream, recipe_id, params=query, key=headers["idempotency_key"]
+        basket_owner().upstream, recipe_id, params=query, key=headers["idempotency_key"]
     )
 
 
@@ -123,7 +135,7 @@ def remove_recipe(recipe_id: str, query: dict[str, Any], headers: dict[str, Any]
 def set_ingredient(recipe_id: str, ingredient_id: str, body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
     """Add, remove (quantity 0) or replace the product of one ingredient."""
     return get_gateway().set_basket_ingredient(
-        current_context().upstream, recipe_id, ingredient_id, body=body, key=headers["idempotency_key"]
+        basket_owner().upstream, recipe_id, ingredient_id, body=body, key=headers["idempotency_key"]
     )
 
 
@@ -137,7 +149,7 @@ def set_ingredient(recipe_id: str, ingredient_id: str, body: dict[str, Any], hea
 )
 def reconcile(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
     """Follow the retailer cart: what it removed or reduced leaves the basket."""
-    return get_gateway().reconcile_basket(current_context().upstream, body=body, key=headers["idempotency_key"])
+    return get_gateway().reconcile_basket(basket_owner().upstream, body=body, key=headers["idempotency_key"])
 
 
 @bp.post("/confirm")
@@ -146,12 +158,18 @@ def reconcile(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
     headers=WRITE_HEADERS,
     body=ConfirmBody(),
     body_example={"store_id": "1001", "total": 12.5, "order_id": "order-1"},
-    answers={200: json_answer(ConfirmationSchema, "The confirmation."), **PASSED_THROUGH, **UPSTREAM_FAILURES},
+    answers={
+        200: json_answer(ConfirmationSchema, "The confirmation."),
+        **PASSED_THROUGH,
+        **NO_SUPPLIER,
+        409: problem("The total paid does not cover the basket's (`expected_total`), or the order is being confirmed."),
+        **UPSTREAM_FAILURES,
+    },
 )
 def confirm(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
     """The user paid: confirm the basket (once per order id; never an empty one)."""
     return get_gateway().confirm_basket(
-        current_context().upstream, body={**body, "total": float(body["total"])}, key=headers["idempotency_key"]
+        basket_owner().upstream, body={**body, "total": float(body["total"])}, key=headers["idempotency_key"]
     )
 
 
@@ -164,7 +182,7 @@ def confirm(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
 )
 def merge_authless_basket(query: dict[str, Any], headers: dict[str, Any]) -> ResponseReturnValue:
     """End of the auth flow: the logged-out basket joins the user's (a GET, as integrations call it). Never cached."""
-    ctx = current_context()
+    ctx = basket_owner()
     if not ctx.is_connected:
         raise Forbidden("Merging needs the logged-in user (authorization: user_id <USER_ID>).")
     response = jsonify(get_gateway().merge_authless_basket(ctx.upstream, params=query, key=headers["idempotency_key"]))

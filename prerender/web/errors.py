@@ -41,15 +41,16 @@ class ValidationProblem(Problem):
 
 
 def problem_response(
-    status: int, detail: str, *, title: str | None = None, errors: FieldErrors | None = None
+    status: int,
+    detail: str,
+    *,
+    title: str | None = None,
+    errors: FieldErrors | None = None,
+    extensions: Mapping[str, Any] | None = None,
 ) -> Response:
-    """Build the problem+json response."""
-    body: dict[str, Any] = {
-        "type": "about:blank",
-        "title": title or HTTPStatus(status).phrase,
-        "status": status,
-        "detail": detail,
-    }
+    """Build the problem+json response; `extensions` are more members (RFC 9457 section 3.2)."""
+    body: dict[str, Any] = {**(extensions or {})}
+    body.update(type="about:blank", title=title or HTTPStatus(status).phrase, status=status, detail=detail)
     if errors:
         body["errors"] = errors
     return Response(json.dumps(body), status=status, mimetype=PROBLEM_MIMETYPE)
@@ -71,6 +72,8 @@ def handle_http_exception(error: HTTPException) -> Response:
 
 # Upstream 4xx a browser can act on pass through with the upstream's own explanation.
 PASSED_THROUGH_STATUSES = frozenset({400, 403, 404, 409, 422})
+# The members every problem has, written by prerender itself; an upstream's others pass through.
+PROBLEM_MEMBERS = frozenset({"type", "title", "status", "detail", "errors", "instance"})
 
 
 def handle_upstream_error(error: UpstreamError) -> Response:
@@ -82,7 +85,9 @@ def handle_upstream_error(error: UpstreamError) -> Response:
     if isinstance(error, UpstreamStatusError) and error.status in PASSED_THROUGH_STATUSES:
         problem = error.problem
         errors = problem.get("errors") if isinstance(problem.get("errors"), dict) else None
-        return problem_response(error.status, str(problem.get("detail") or error), errors=errors)
+        # The upstream's own members, such as a refused confirmation's expected_total (docs/upstream.md).
+        extensions = {key: value for key, value in problem.items() if key not in PROBLEM_MEMBERS}
+        return problem_response(error.status, str(problem.get("detail") or error), errors=errors, extensions=extensions)
     if isinstance(error, UpstreamUnavailable):
         return problem_response(503, f"The recipe service is unreachable ({error}).")
     if isinstance(error, UpstreamTimeout):

@@ -6,6 +6,7 @@ coreapi's own code.
 
 from __future__ import annotations
 
+import copy
 import math
 import threading
 import uuid
@@ -111,11 +112,31 @@ def replaceable(seed, store_id: str) -> tuple[str, str, str, str]:
 # --- a shopper: one identity's calls -------------------------------------------------------
 
 
+RETAILER_TOKEN = "demo-retailer-token"
+NOPERS_TOKEN = "demo-nopers-token"  # another retailer
+
+
 class Shopper:
-    def __init__(self, client: FlaskClient, authorization: str, store_id: str = "1001") -> None:
+    """One identity's calls under one supplier (the demo retailer unless told)."""
+
+    def __init__(
+        self,
+        client: FlaskClient,
+        authorization: str,
+        store_id: str = "1001",
+        supplier_token: str | None = RETAILER_TOKEN,
+    ) -> None:
         self.client = client
         self.headers = {"Authorization": authorization}
+        if supplier_token is not None:
+            self.headers["Supplier-Token"] = supplier_token
         self.store_id = store_id
+
+    def with_headers(self, headers: dict[str, str]) -> Shopper:
+        """The same shopper sending ``headers`` too (``Idempotency-Key``...)."""
+        other = copy.copy(self)
+        other.headers = {**self.headers, **headers}
+        return other
 
     def basket(self, store_id: str | None = None, **headers: str) -> dict[str, Any]:
         response = self.client.get(
@@ -153,7 +174,10 @@ class Shopper:
         }
         return self.client.post("/api/v1/basket/reconcile", json=body, headers=self.headers)
 
-    def confirm(self, total: float = 10.0, order_id: str | None = None) -> TestResponse:
+    def confirm(self, total: float | None = None, order_id: str | None = None) -> TestResponse:
+        """Confirm with ``total``, by default the basket's own total (what the user paid)."""
+        if total is None:
+            total = self.basket()["total"]
         body: dict[str, Any] = {"store_id": self.store_id, "total": total}
         if order_id is not None:
             body["order_id"] = order_id
@@ -225,19 +249,37 @@ def with_store(path: str, body: Any, store_id: str) -> tuple[str, Any]:
     return path, {**body, "store_id": store_id}
 
 
+RETAILER = {"Supplier-Token": RETAILER_TOKEN}
+
+
 @pytest.mark.parametrize(("method", "path", "body"), ROUTES)
 def test_every_route_needs_an_identity(client: FlaskClient, method: str, path: str, body: Any) -> None:
-    response = call(client, method, path, body)
+    response = call(client, method, path, body, **RETAILER)
     assert response.status_code == 401
     assert response.mimetype == "application/problem+json"
+    assert "Authorization" in response.json["detail"]
     # Identity first: a call without store is 401 too, not 400.
-    assert call(client, method, *without_store(path, body)[:2]).status_code == 401
+    assert call(client, method, *without_store(path, body)[:2], **RETAILER).status_code == 401
+
+
+@pytest.mark.parametrize(("method", "path", "body"), ROUTES)
+def test_every_route_needs_a_known_supplier_token(client: FlaskClient, method: str, path: str, body: Any) -> None:
+    """A basket belongs to a supplier's shopper: no Supplier-Token, no basket (before anything else)."""
+    for headers in ({"Authorization": "user_id u-token"}, {}):
+        response = call(client, method, path, body, **headers)
+        assert response.status_code == 401
+        assert response.mimetype == "application/problem+json"
+        assert "Supplier-Token" in response.json["detail"]
+        assert call(client, method, *without_store(path, body)[:2], **headers).status_code == 401
+    unknown = call(client, method, path, body, Authorization="user_id u-token", **{"Supplier-Token": "nope"})
+    assert unknown.status_code == 401
+    assert "Supplier-Token" in unknown.json["detail"]
 
 
 @pytest.mark.parametrize(("method", "path", "body"), ROUTES)
 def test_store_id_is_required(client: FlaskClient, method: str, path: str, body: Any) -> None:
     path, body, location = without_store(path, body)
-    response = call(client, method, path, body, Authorization="user_id u-store")
+    response = call(client, method, path, body, Authorization="user_id u-store", **RETAILER)
     assert response.status_code == 400
     assert response.mimetype == "application/problem+json"
     assert response.json["errors"] == {location: {"store_id": ["Missing data for required field."]}}
@@ -247,7 +289,7 @@ def test_store_id_is_required(client: FlaskClient, method: str, path: str, body:
 @pytest.mark.parametrize("store_id", ["999", "nope", ""])
 def test_unknown_or_empty_store_is_400(client: FlaskClient, method: str, path: str, body: Any, store_id: str) -> None:
     location = "query" if body is None else "json"
-    response = call(client, method, *with_store(path, body, store_id), Authorization="user_id u-store")
+    response = call(client, method, *with_store(path, body, store_id), Authorization="user_id u-store", **RETAILER)
     assert response.status_code == 400
     expected = ["Unknown store."] if store_id else ["Missing data for required field."]
     assert response.json["errors"] == {location: {"store_id": expected}}
@@ -255,11 +297,11 @@ def test_unknown_or_empty_store_is_400(client: FlaskClient, method: str, path: s
 
 def test_merge_is_for_connected_users_only(client: FlaskClient) -> None:
     path = "/api/v1/basket/merge-authless-basket"
-    assert client.get(path).status_code == 401
-    response = client.get(path, headers={"Authorization": "authless_id v-1"})
+    assert client.get(path, headers=RETAILER).status_code == 401
+    response = client.get(path, headers={"Authorization": "authless_id v-1", **RETAILER})
     assert response.status_code == 403
     assert response.mimetype == "application/problem+json"
-    response = client.get(f"{path}?store_id=1001", headers={"Authorization": "user_id u-1"})
+    response = client.get(f"{path}?store_id=1001", headers={"Authorization": "user_id u-1", **RETAILER})
     assert response.status_code == 400
     missing = ["Missing data for required field."]
     assert response.json["errors"] == {"query": {"authless_id": missing}}
@@ -282,7 +324,7 @@ def test_line_quantity_is_0_to_99(visitor: Shopper, quantity: Any) -> None:
 
 
 def test_too_long_identity_is_400(client: FlaskClient) -> None:
-    response = client.get("/api/v1/basket?store_id=1001", headers={"Authorization": "user_id " + "u" * 201})
+    response = client.get("/api/v1/basket?store_id=1001", headers={"Authorization": "user_id " + "u" * 201, **RETAILER})
     assert response.status_code == 400
     assert "Authorization" in response.json["errors"]["headers"]
 
@@ -559,7 +601,7 @@ def test_an_empty_basket_is_not_confirmed(visitor: Shopper, seed) -> None:
 
 def test_confirm_once_per_order_id(user: Shopper, seed) -> None:
     ok(user.add("1", 4))
-    first = ok(user.confirm(total=23.456, order_id="order-1"))
+    first = ok(user.confirm(order_id="order-1"))
     assert first["confirmed"] is True and set(first) == {"confirmed", "basket_id"}
     assert isinstance(first["basket_id"], str)
     assert user.basket()["recipes"] == []  # the identity starts an empty basket

@@ -69,7 +69,7 @@ def test_init_db_creates_the_basket_and_event_tables(empty_app: Flask) -> None:
     response = client.post(
         "/api/v1/basket/recipes",
         json={"recipe_id": "1", "guests": 4, "store_id": "1001"},
-        headers={"Authorization": "user_id cli"},
+        headers={"Authorization": "user_id cli", "Supplier-Token": "demo-retailer-token"},
     )
     assert response.status_code == 200
     result = runner.invoke(args=["init-db", "--reset"])

@@ -23,8 +23,8 @@ from flask import Flask
 from sqlalchemy import func, select
 
 from coreapi.extensions import db
-from coreapi.models import Basket, BasketEntry, Like
-from coreapi.services import baskets, likes
+from coreapi.models import Basket, BasketEntry, IdempotencyKey, Like
+from coreapi.services import baskets, idempotency, likes
 
 from .test_baskets import Shopper, basket_products, entry, expected_lines, ok, products_of
 
@@ -145,13 +145,13 @@ def test_concurrent_confirmations_confirm_once(app: Flask, monkeypatch: pytest.M
     for order_id, refusal in (("order-at-once", "already-confirmed"), (None, "empty")):
         identity = f"buyer-{uuid.uuid4().hex}"
         shopper = Shopper(app.test_client(), f"user_id {identity}")
-        ok(shopper.add("1", 4))
+        total = ok(shopper.add("1", 4))["basket"]["total"]
         meet_before(monkeypatch, baskets, "_lock_open_basket")
         answers = at_once(
             [
-                lambda identity=identity, order_id=order_id: Shopper(app.test_client(), f"user_id {identity}").confirm(
-                    order_id=order_id
-                )
+                lambda identity=identity, order_id=order_id, total=total: Shopper(
+                    app.test_client(), f"user_id {identity}"
+                ).confirm(total, order_id=order_id)
                 for _ in range(THREADS)
             ]
         )
@@ -186,6 +186,68 @@ def test_concurrent_merges_move_the_visitors_entries_once(app: Flask, seed, monk
     assert basket_products(basket) == held
     assert summed_changes(answers) == held
     assert visitor.basket()["recipes"] == []
+
+
+# --- one idempotency key, many requests ---------------------------------------------------
+
+
+@pytest.mark.parametrize("order_id", [None, "order-keyed"], ids=["without-order-id", "with-order-id"])
+def test_concurrent_requests_with_one_key_apply_once(
+    app: Flask, monkeypatch: pytest.MonkeyPatch, order_id: str | None
+) -> None:
+    """Eight retries of one confirmation, with one Idempotency-Key, all at once: one confirms, the
+    others answer its outcome (never "empty" or "already-confirmed": the write is the same one),
+    or 409 while it is still in progress. The key's row is claimed first, and the database's unique
+    key settles who claims it."""
+    identity = f"keyed-{uuid.uuid4().hex}"
+    authorization = f"user_id {identity}"
+    total = ok(Shopper(app.test_client(), authorization).add("1", 4))["basket"]["total"]
+    key = f"key-{uuid.uuid4().hex}"
+    meet_before(monkeypatch, idempotency, "claim")
+    answers = at_once(
+        [
+            lambda: (
+                Shopper(app.test_client(), authorization)
+                .with_headers({"Idempotency-Key": key})
+                .confirm(total, order_id=order_id)
+            )
+            for _ in range(THREADS)
+        ]
+    )
+    monkeypatch.undo()
+
+    done = [answer for answer in answers if answer.status_code == 200]
+    in_progress = [answer for answer in answers if answer.status_code == 409]
+    assert len(done) + len(in_progress) == THREADS, [(a.status_code, a.json) for a in answers]
+    assert all("in progress" in answer.json["detail"] for answer in in_progress)
+    assert [answer.headers.get("Idempotent-Replayed") for answer in done].count(None) == 1
+    (outcome,) = {tuple(sorted(answer.json.items())) for answer in done}
+    assert dict(outcome)["confirmed"] is True
+    mine = Basket.identity_id == identity
+    assert count(app, mine, Basket.status == "confirmed", of=Basket) == 1
+    assert count(app, mine, Basket.status == "open", of=Basket) == 0
+    assert count(app, IdempotencyKey.key == key, of=IdempotencyKey) == 1
+
+
+def test_concurrent_additions_with_one_key_add_once(app: Flask, seed, monkeypatch: pytest.MonkeyPatch) -> None:
+    authorization = f"authless_id keyed-{uuid.uuid4().hex}"
+    key = f"key-{uuid.uuid4().hex}"
+    meet_before(monkeypatch, idempotency, "claim")
+    answers = at_once(
+        [
+            lambda: Shopper(app.test_client(), authorization).with_headers({"Idempotency-Key": key}).add("1", 4)
+            for _ in range(THREADS)
+        ]
+    )
+    monkeypatch.undo()
+    done = [answer for answer in answers if answer.status_code == 200]
+    assert len(done) + sum(answer.status_code == 409 for answer in answers) == THREADS
+    assert all(answer.json == done[0].json for answer in done)
+    assert [answer.headers.get("Idempotent-Replayed") for answer in done].count(None) == 1
+    lines = expected_lines(seed, "1", "1001", 4)
+    assert basket_products(done[0].json["basket"]) == products_of(lines)
+    basket = Shopper(app.test_client(), authorization).basket()
+    assert basket_products(basket) == products_of(lines)
 
 
 # --- likes and events ----------------------------------------------------------------------

@@ -3,6 +3,7 @@ new revisions."""
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shutil
 import subprocess
@@ -28,7 +29,8 @@ from coreapi.seed import load_catalog
 
 from .conftest import make_app
 
-HEAD = "0001"
+HEAD = "0002"
+NEXT = f"{int(HEAD) + 1:04d}"
 
 
 def upgrade(app: Flask, revision: str = "head") -> migrate.Upgrade:
@@ -199,6 +201,179 @@ def test_a_failed_init_db_leaves_the_database_as_it_was(empty_app: Flask, monkey
     assert inspected(empty_app, tables) == set()
 
 
+# --- 0002: baskets per supplier, idempotency keys -------------------------------------------
+
+NOW = dt.datetime(2026, 11, 21, 10, 0, tzinfo=dt.UTC)
+
+
+def seeded_at(app: Flask, revision: str) -> None:
+    """The database at ``revision``, with the demo catalog (suppliers included)."""
+    upgrade(app, revision)
+    with app.app_context():
+        load_catalog(db.session, SEED_DATA_DIR)
+        db.session.commit()
+
+
+def sql(app: Flask, statement: str, **params: Any) -> Any:
+    with app.app_context(), db.engine.begin() as connection:
+        return connection.execute(text(statement), params)
+
+
+def legacy_basket(
+    app: Flask,
+    identity: str,
+    *,
+    kind: str = "authless_id",
+    status: str = "open",
+    order_id: str | None = None,
+    total: str | None = None,
+    with_entry: bool = True,
+) -> int:
+    """A basket as revision 0001 stored it (no supplier), with an entry and a line."""
+    with app.app_context(), db.engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO baskets (identity_kind, identity_id, store_id, status, total, order_id, "
+                "created_at, updated_at) VALUES (:kind, :identity, 1001, :status, :total, :order_id, :now, :now)"
+            ),
+            {"kind": kind, "identity": identity, "status": status, "total": total, "order_id": order_id, "now": NOW},
+        )
+        basket_id: int = connection.scalar(text("SELECT max(id) FROM baskets"))
+        if with_entry:
+            connection.execute(
+                text(
+                    "INSERT INTO basket_entries (basket_id, recipe_id, guests, position, added_at) "
+                    "VALUES (:basket, 1, 4, 1, :now)"
+                ),
+                {"basket": basket_id, "now": NOW},
+            )
+            entry_id = connection.scalar(text("SELECT max(id) FROM basket_entries"))
+            connection.execute(
+                text(
+                    "INSERT INTO basket_lines (entry_id, ingredient_id, product_id, quantity) "
+                    "VALUES (:entry, 'thon', 100153, 2)"
+                ),
+                {"entry": entry_id},
+            )
+        return basket_id
+
+
+def basket_suppliers(app: Flask) -> dict[int, int]:
+    return dict(sql(app, "SELECT id, supplier_id FROM baskets").all())
+
+
+def row_counts(app: Flask) -> tuple[int, int, int]:
+    return tuple(  # type: ignore[return-value]
+        sql(app, f"SELECT count(*) FROM {table}").scalar() for table in ("baskets", "basket_entries", "basket_lines")
+    )
+
+
+def downgrade(app: Flask, revision: str) -> None:
+    with app.app_context(), migrate.schema_transaction(db.engine) as connection:
+        command.downgrade(migrate.alembic_config(connection), revision)
+
+
+def test_0002_gives_the_existing_baskets_to_the_demo_retailer(empty_app: Flask) -> None:
+    seeded_at(empty_app, "0001")
+    visitor = legacy_basket(empty_app, "legacy-visitor")
+    paid = legacy_basket(empty_app, "legacy-user", kind="user_id", status="confirmed", order_id="o-1", total="9.99")
+    bare = legacy_basket(empty_app, "legacy-bare", with_entry=False)
+    assert upgrade(empty_app) == migrate.Upgrade(before="0001", after=HEAD)
+
+    assert basket_suppliers(empty_app) == {visitor: 1, paid: 1, bare: 1}
+    assert row_counts(empty_app) == (3, 2, 2)
+    client = empty_app.test_client()
+    basket = client.get(
+        "/api/v1/basket?store_id=1001",
+        headers={"Authorization": "authless_id legacy-visitor", "Supplier-Token": "demo-retailer-token"},
+    ).json
+    assert [(e["recipe_id"], [ln["product_id"] for ln in e["lines"]]) for e in basket["recipes"]] == [("1", ["100153"])]
+    other = client.get(
+        "/api/v1/basket?store_id=1001",
+        headers={"Authorization": "authless_id legacy-visitor", "Supplier-Token": "demo-nopers-token"},
+    ).json
+    assert other["recipes"] == []
+    assert inspected(empty_app, model_differences) == []
+
+
+def test_0002_without_the_demo_retailer_takes_the_first_retailer(empty_app: Flask) -> None:
+    seeded_at(empty_app, "0001")
+    sql(empty_app, "UPDATE suppliers SET token = 'renamed', kind = 'publisher' WHERE id = 1")
+    basket = legacy_basket(empty_app, "legacy-visitor")
+    upgrade(empty_app)
+    assert basket_suppliers(empty_app) == {basket: 2}
+
+
+def test_0002_without_any_retailer_takes_the_first_supplier(empty_app: Flask) -> None:
+    seeded_at(empty_app, "0001")
+    sql(empty_app, "UPDATE suppliers SET token = 'renamed-' || token, kind = 'publisher'")
+    basket = legacy_basket(empty_app, "legacy-visitor")
+    upgrade(empty_app)
+    assert basket_suppliers(empty_app) == {basket: 1}
+
+
+def test_0002_without_any_supplier_deletes_the_baskets(empty_app: Flask) -> None:
+    """No supplier could ever reach them again (every basket route needs a Supplier-Token)."""
+    seeded_at(empty_app, "0001")
+    sql(empty_app, "DELETE FROM suppliers")
+    legacy_basket(empty_app, "legacy-visitor")
+    legacy_basket(empty_app, "legacy-user", kind="user_id", status="confirmed", order_id="o-1", total="1.00")
+    upgrade(empty_app)
+    assert row_counts(empty_app) == (0, 0, 0)
+    assert inspected(empty_app, model_differences) == []
+
+
+def test_0002_on_an_empty_database_adds_the_column_and_the_table(empty_app: Flask) -> None:
+    upgrade(empty_app, "0001")
+    upgrade(empty_app)
+    assert "idempotency_keys" in inspected(empty_app, tables)
+    assert inspected(empty_app, model_differences) == []
+
+
+def test_0002_downgrades_to_one_open_basket_per_identity(empty_app: Flask) -> None:
+    """Going back to 0001 (one open basket per identity, one order id per identity): of an
+    identity's open baskets under several suppliers, the most recently updated stays, the
+    others go with their entries; a confirmed basket whose order id another supplier's basket of
+    the identity has too keeps its row and loses the order id (the oldest keeps it)."""
+    seeded_at(empty_app, "0002")
+    client = empty_app.test_client()
+
+    def write(token: str, authorization: str, path: str, body: dict[str, Any], **more: str) -> Any:
+        headers = {"Authorization": authorization, "Supplier-Token": token, **more}
+        response = client.post(f"/api/v1/basket{path}", json={"store_id": "1001", **body}, headers=headers)
+        assert response.status_code == 200, response.json
+        return response.json
+
+    for token, recipe_id in (("demo-retailer-token", "1"), ("demo-nopers-token", "2")):
+        write(token, "authless_id twice", "/recipes", {"recipe_id": recipe_id, "guests": 4})
+        total = write(token, "user_id payer", "/recipes", {"recipe_id": recipe_id, "guests": 4})["basket"]["total"]
+        write(token, "user_id payer", "/confirm", {"total": total, "order_id": "o-twice"})
+    sql(empty_app, "UPDATE baskets SET updated_at = :then WHERE supplier_id = 2", then=NOW)  # the older one
+    key = {"Idempotency-Key": "k-1"}
+    write("demo-retailer-token", "user_id key-holder", "/recipes", {"recipe_id": "3", "guests": 4}, **key)
+    assert sql(empty_app, "SELECT count(*) FROM idempotency_keys").scalar() == 1
+
+    downgrade(empty_app, "0001")
+    assert "idempotency_keys" not in inspected(empty_app, tables)
+    open_baskets = sql(
+        empty_app, "SELECT identity_id, id FROM baskets WHERE status = 'open' ORDER BY identity_id"
+    ).all()
+    assert [identity for identity, _ in open_baskets] == ["key-holder", "twice"]
+    recipes = sql(
+        empty_app,
+        "SELECT recipe_id FROM basket_entries WHERE basket_id = :basket",
+        basket=dict(open_baskets)["twice"],
+    ).all()
+    assert recipes == [(1,)]
+    orders = sql(empty_app, "SELECT order_id FROM baskets WHERE identity_id = 'payer' ORDER BY id").all()
+    assert orders == [("o-twice",), (None,)]
+    assert sql(empty_app, "SELECT count(*) FROM basket_entries").scalar() == 4  # twice, payer x2, key-holder
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0001", after=HEAD)
+    assert set(basket_suppliers(empty_app).values()) == {1}
+    assert inspected(empty_app, model_differences) == []
+
+
 # --- databases made by create_all, before migrations ----------------------------------------
 
 
@@ -287,7 +462,7 @@ def test_db_revision_writes_nothing_when_the_models_match(empty_app: Flask) -> N
 def test_db_revision_autogenerates_the_next_numbered_script(
     empty_app: Flask, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Against a copy of the scripts: a database missing an index gets a 0002 that adds it."""
+    """Against a copy of the scripts: a database missing an index gets the next revision, adding it."""
     copy = tmp_path / "migrations"
     shutil.copytree(migrate.MIGRATIONS_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setattr(migrate, "MIGRATIONS_DIR", copy)
@@ -297,13 +472,13 @@ def test_db_revision_autogenerates_the_next_numbered_script(
 
     result = empty_app.test_cli_runner().invoke(args=["db-revision", "-m", "Index likes by recipe"])
     assert result.exit_code == 0, result.output
-    (written,) = (copy / "versions").glob("0002_*.py")
-    assert written.name == "0002_index_likes_by_recipe.py"
+    (written,) = (copy / "versions").glob(f"{NEXT}_*.py")
+    assert written.name == f"{NEXT}_index_likes_by_recipe.py"
     script = written.read_text("utf-8")
-    assert "down_revision: str | Sequence[str] | None = '0001'" in script
+    assert f"down_revision: str | Sequence[str] | None = '{HEAD}'" in script
     assert "ix_likes_recipe_id" in script
-    assert migrate.head_revision() == "0002"
-    assert upgrade(empty_app) == migrate.Upgrade(before=HEAD, after="0002")
+    assert migrate.head_revision() == NEXT
+    assert upgrade(empty_app) == migrate.Upgrade(before=HEAD, after=NEXT)
     assert inspected(empty_app, model_differences) == []
 
 
@@ -341,7 +516,8 @@ def test_the_wheel_carries_the_migration_scripts_and_finds_them_installed(tmp_pa
     assert scripts >= {
         "coreapi/migrations/env.py",
         "coreapi/migrations/script.py.mako",
-        f"coreapi/migrations/versions/{HEAD}_initial.py",
+        "coreapi/migrations/versions/0001_initial.py",
+        "coreapi/migrations/versions/0002_baskets_per_supplier_idempotency_keys.py",
     }
     assert scripts <= names
     assert packages <= names  # a subpackage missing from [tool.setuptools] packages fails here

@@ -75,7 +75,7 @@ def test_an_unexpected_error_says_nosniff(app: Flask):
 
 
 def test_json_actions_and_their_upstream_failures_say_nosniff(client):
-    response = client.get("/v1/basket?store_id=1001", headers=HEADERS)
+    response = client.post("/v1/events", json={"events": [{"name": "recipe.show"}]}, headers=HEADERS)
     assert response.status_code in (502, 503) and response.mimetype == "application/problem+json"
     assert_nosniff(response)
 

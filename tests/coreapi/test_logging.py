@@ -1,0 +1,125 @@
+"""coreapi's logs name no shopper: identities in the access log are pseudonyms (HMAC-SHA256 under
+``COREAPI_LOG_PSEUDONYM_KEY``), and SQL errors leave their parameters out."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import uuid
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from coreapi import log as coreapi_log
+from coreapi.extensions import db
+
+from .conftest import make_app
+
+RETAILER = {"Supplier-Token": "demo-retailer-token"}
+
+
+def logged(caplog: pytest.LogCaptureFixture) -> str:
+    return "\n".join(record.getMessage() for record in caplog.records)
+
+
+def expected_pseudonym(key: str, value: str) -> str:
+    return hmac.new(key.encode(), value.encode(), hashlib.sha256).hexdigest()[:16]
+
+
+def test_the_access_log_writes_no_authless_id(client: FlaskClient, caplog: pytest.LogCaptureFixture) -> None:
+    authless_id = f"visitor-{uuid.uuid4().hex}"
+    user_id = f"member-{uuid.uuid4().hex}"
+    with caplog.at_level(logging.INFO, logger="coreapi"):
+        response = client.get(
+            f"/api/v1/basket/merge-authless-basket?authless_id={authless_id}&store_id=1001",
+            headers={"Authorization": f"user_id {user_id}", **RETAILER},
+        )
+    assert response.status_code == 200
+    text = logged(caplog)
+    assert authless_id not in text and user_id not in text
+    (line,) = [record.getMessage() for record in caplog.records if "merge-authless-basket" in record.getMessage()]
+    with client.application.app_context():
+        pseudonym = coreapi_log.pseudonym(authless_id)
+    assert len(pseudonym) == 16 and int(pseudonym, 16) >= 0
+    assert f"/api/v1/basket/merge-authless-basket?authless_id=~{pseudonym}&store_id=1001 200" in line
+
+
+@pytest.mark.parametrize("name", ["authless_id", "user_id", "AUTHLESS_ID"])
+def test_every_identity_parameter_is_pseudonymized(
+    client: FlaskClient, caplog: pytest.LogCaptureFixture, name: str
+) -> None:
+    """Whatever the route (even one that ignores it) and however it is encoded."""
+    secret = f"secret {uuid.uuid4().hex}"
+    encoded = secret.replace(" ", "%20")
+    with caplog.at_level(logging.INFO, logger="coreapi"):
+        client.get(f"/api/v1/stores?q=1&{name}={encoded}&{name}=&x=%C3%A9")
+    text = logged(caplog)
+    assert secret.split()[1] not in text
+    with client.application.app_context():
+        pseudonym = coreapi_log.pseudonym(secret)
+        empty = coreapi_log.pseudonym("")
+    assert f"/api/v1/stores?q=1&{name}=~{pseudonym}&{name}=~{empty}&x=%C3%A9 200" in text
+
+
+def test_werkzeugs_request_lines_are_pseudonymized_too(backend: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """``flask run`` and the test suites' live servers log each request line themselves."""
+    app = make_app(backend, LOG_PSEUDONYM_KEY="server-key")
+    secret = f"visitor-{uuid.uuid4().hex}"
+    line = f"GET /api/v1/basket/merge-authless-basket?store_id=1001&authless_id={secret} HTTP/1.1"
+    try:
+        with caplog.at_level(logging.INFO, logger="werkzeug"):
+            logging.getLogger("werkzeug").info('127.0.0.1 - - [date] "%s" %s %s', f"\x1b[1m{line}\x1b[0m", "200", "-")
+        text = logged(caplog)
+        assert secret not in text
+        pseudonym = expected_pseudonym("server-key", secret)
+        assert f"?store_id=1001&authless_id=~{pseudonym} HTTP/1.1" in text
+    finally:
+        with app.app_context():
+            db.engine.dispose()
+
+
+def test_pseudonyms_are_keyed_by_the_configuration(backend: Any) -> None:
+    """The same key gives the same pseudonyms in every process (to follow one shopper across
+    the logs of several workers); another key, others."""
+    apps = [make_app(backend, LOG_PSEUDONYM_KEY=key) for key in ("key-one", "key-one", "key-two")]
+    try:
+        names = []
+        for app in apps:
+            with app.app_context():
+                names.append(coreapi_log.pseudonym("visitor-1"))
+        assert names[0] == names[1] == expected_pseudonym("key-one", "visitor-1")
+        assert names[2] == expected_pseudonym("key-two", "visitor-1")
+    finally:
+        for app in apps:
+            with app.app_context():
+                db.engine.dispose()
+
+
+def test_without_a_key_a_random_one_per_process_and_one_warning(
+    backend: Any, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(coreapi_log, "_warned_about_the_random_key", False)
+    with caplog.at_level(logging.WARNING, logger="coreapi"):
+        apps = [make_app(backend, LOG_PSEUDONYM_KEY=None) for _ in range(2)]
+    try:
+        warnings = [r for r in caplog.records if "COREAPI_LOG_PSEUDONYM_KEY" in r.getMessage()]
+        assert len(warnings) == 1 and warnings[0].levelno == logging.WARNING
+        names = []
+        for app in apps:
+            with app.app_context():
+                names.append(coreapi_log.pseudonym("visitor-1"))
+        assert names[0] == names[1] != expected_pseudonym("", "visitor-1")
+    finally:
+        for app in apps:
+            with app.app_context():
+                db.engine.dispose()
+
+
+def test_sql_errors_do_not_carry_their_parameters(app: Flask) -> None:
+    """An unexpected database error is logged with its traceback: its message must not hold the
+    identities bound to the statement."""
+    with app.app_context():
+        assert db.engine.hide_parameters is True

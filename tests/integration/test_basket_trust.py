@@ -1,0 +1,88 @@
+"""Baskets belong to a supplier's shopper, a payment confirms the basket's own total, and a write retried
+with its Idempotency-Key applies once: the attacker's and the unlucky browser's requests, through
+prerender, against the real coreapi (docs/security.md, docs/browser-api.md)."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from .conftest import RETAILER, headers
+
+NOPERS = "demo-nopers-token"
+_shoppers = itertools.count()
+
+
+@pytest.fixture
+def shopper() -> str:
+    return f"trust-user-{next(_shoppers)}"
+
+
+def add(client, hdrs: dict[str, str], **extra: str):
+    body = {"recipe_id": "5", "guests": 4, "store_id": "1001"}
+    return client.post("/v1/basket/recipes", json=body, headers={**hdrs, **extra})
+
+
+def test_another_suppliers_token_sees_another_basket(client, shopper: str) -> None:
+    assert add(client, headers(user=shopper, token=RETAILER)).status_code == 200
+    theirs = client.get("/v1/basket?store_id=1001", headers=headers(user=shopper, token=NOPERS))
+    assert theirs.status_code == 200 and theirs.get_json()["recipe_count"] == 0
+    mine = client.get("/v1/basket?store_id=1001", headers=headers(user=shopper, token=RETAILER))
+    assert mine.get_json()["recipe_count"] == 1
+
+
+@pytest.mark.parametrize("token", [None, "not-a-supplier-token"])
+def test_without_a_known_supplier_there_is_no_basket_to_read_or_change(client, shopper: str, token) -> None:
+    add(client, headers(user=shopper, token=RETAILER))
+    for answer in (
+        client.get("/v1/basket?store_id=1001", headers=headers(user=shopper, token=token)),
+        add(client, headers(user=shopper, token=token)),
+        client.delete("/v1/basket/recipes/5?store_id=1001", headers=headers(user=shopper, token=token)),
+    ):
+        assert answer.status_code == 403 and answer.mimetype == "application/problem+json"
+    mine = client.get("/v1/basket?store_id=1001", headers=headers(user=shopper, token=RETAILER))
+    assert mine.get_json()["recipe_count"] == 1
+
+
+def test_a_payment_below_the_baskets_total_is_refused_and_confirms_nothing(client, shopper: str) -> None:
+    user = headers(user=shopper)
+    total = add(client, user).get_json()["basket"]["total"]
+    cheap = client.post(
+        "/v1/basket/confirm", json={"store_id": "1001", "total": 0, "order_id": "o-cheap"}, headers=user
+    )
+    assert cheap.status_code == 409 and cheap.mimetype == "application/problem+json"
+    assert cheap.get_json()["expected_total"] == total and "total" in cheap.get_json()["errors"]["json"]
+    assert client.get("/v1/basket?store_id=1001", headers=user).get_json()["recipe_count"] == 1
+    paid = client.post(
+        "/v1/basket/confirm", json={"store_id": "1001", "total": total + 3.5, "order_id": "o-cheap"}, headers=user
+    )
+    assert paid.get_json()["confirmed"] is True  # a cart may hold more than the basket
+
+
+def test_a_confirmation_retried_with_its_key_is_answered_once(client, shopper: str) -> None:
+    user = headers(user=shopper)
+    total = add(client, user).get_json()["basket"]["total"]
+    body = {"store_id": "1001", "total": total}
+    first = client.post("/v1/basket/confirm", json=body, headers={**user, "Idempotency-Key": "pay-1"})
+    again = client.post("/v1/basket/confirm", json=body, headers={**user, "Idempotency-Key": "pay-1"})
+    assert first.status_code == again.status_code == 200
+    assert first.get_json()["confirmed"] is True and again.get_json() == first.get_json()
+    fresh = client.post("/v1/basket/confirm", json=body, headers={**user, "Idempotency-Key": "pay-2"})
+    assert fresh.get_json() == {"confirmed": False, "reason": "empty"}  # a new key: a new write
+
+
+def test_a_key_reused_for_another_write_is_refused(client, shopper: str) -> None:
+    user = headers(user=shopper)
+    assert add(client, user, **{"Idempotency-Key": "k-1"}).status_code == 200
+    other = client.post(
+        "/v1/basket/recipes",
+        json={"recipe_id": "12", "guests": 2, "store_id": "1001"},
+        headers={**user, "Idempotency-Key": "k-1"},
+    )
+    assert other.status_code == 422 and "Idempotency-Key" in str(other.get_json()["errors"])
+
+
+def test_a_malformed_key_is_a_400_naming_it(client, shopper: str) -> None:
+    answer = add(client, headers(user=shopper), **{"Idempotency-Key": "has spaces"})
+    assert answer.status_code == 400 and "idempotency-key" in answer.get_json()["errors"]["headers"]
