@@ -7,13 +7,14 @@ hash of their id, enough to follow one user's requests without naming them.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import logging
 import sys
 import time
 from typing import Any
 
-from flask import Flask, Response, g, has_request_context, request
+from flask import Flask, Response, current_app, g, has_request_context, request
 
 from prerender.metrics import REQUEST_SECONDS, REQUESTS
 from prerender.web.versions import API_VERSIONS
@@ -22,9 +23,14 @@ from prerender.web.versions import API_VERSIONS
 _STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
 
 
+PSEUDONYM_KEY = "prerender.log-pseudonym-key"
+
+
 def pseudonym(value: str) -> str:
-    """A stable, non-reversible stand-in for an identifier in logs."""
-    return hashlib.sha256(value.encode()).hexdigest()[:12]
+    """A stable stand-in for an identifier in logs: an HMAC under a key derived from the app's signing key, so
+    a guessable id (an email, a sequence number) cannot be found again by hashing candidates."""
+    key: bytes = current_app.extensions[PSEUDONYM_KEY]
+    return hmac.new(key, value.encode(), hashlib.sha256).hexdigest()[:16]
 
 
 class JsonFormatter(logging.Formatter):
@@ -48,7 +54,10 @@ class JsonFormatter(logging.Formatter):
 
 
 def configure_logging(app: Flask) -> None:
-    """The `prerender` loggers write JSON lines to stdout at the configured level (a container's log)."""
+    """The `prerender` loggers write JSON lines to stdout at the configured level (a container's log); users
+    appear as pseudonyms keyed by the first signing key (the same on every node of a deployment)."""
+    first_key = str(app.config["SECRET_KEYS"][0]).encode()
+    app.extensions[PSEUDONYM_KEY] = hmac.new(first_key, b"prerender request log pseudonyms", hashlib.sha256).digest()
     logger = logging.getLogger("prerender")
     logger.setLevel(app.config["LOG_LEVEL"])
     if not any(isinstance(h.formatter, JsonFormatter) for h in logger.handlers):

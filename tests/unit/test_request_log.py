@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 
+from prerender import create_app
 from prerender.web.request_log import JsonFormatter, pseudonym
 from tests.conftest import HEADERS
 
@@ -13,7 +15,7 @@ def request_records(caplog) -> list[logging.LogRecord]:
     return [r for r in caplog.records if r.name == "prerender.request"]
 
 
-def test_one_line_per_request_with_its_fields(client, caplog):
+def test_one_line_per_request_with_its_fields(app, client, caplog):
     caplog.set_level(logging.INFO, logger="prerender")
     client.get("/v1/styles/base", headers={**HEADERS, "X-Request-Id": "req-42"})
     [record] = request_records(caplog)
@@ -21,16 +23,28 @@ def test_one_line_per_request_with_its_fields(client, caplog):
     assert line["message"] == "request" and line["status"] == 200 and line["method"] == "GET"
     assert line["path"] == "/v1/styles/base" and line["endpoint"] == "v1.styles.component_styles"
     assert line["api_version"] == "v1" and line["duration_ms"] >= 0
-    assert line["user"] == pseudonym("u-1")
+    with app.app_context():
+        assert line["user"] == pseudonym("u-1")
 
 
-def test_no_token_and_no_user_id_in_clear(client, caplog):
+def test_no_token_and_no_user_id_in_clear(app, client, caplog):
     caplog.set_level(logging.DEBUG, logger="prerender")
     headers = {**HEADERS, "authorization": "user_id alice@example.com", "supplier-token": "very-secret-token"}
     client.get("/v1/recipe-card?recipe_id=1", headers=headers)
     text = "\n".join(JsonFormatter().format(r) for r in caplog.records)
     assert "very-secret-token" not in text and "alice@example.com" not in text
-    assert pseudonym("alice@example.com") in text
+    with app.app_context():
+        assert pseudonym("alice@example.com") in text
+
+
+def test_pseudonyms_are_keyed_so_a_guessable_id_cannot_be_found_by_hashing(app_config):
+    """An unkeyed hash of a guessable id (an email, a sequence number) is found by hashing candidates."""
+    one, other = (create_app({**app_config, "SECRET_KEYS": [key * 40]}) for key in "ab")
+    with one.app_context():
+        mine = pseudonym("user-42")
+    with other.app_context():
+        theirs = pseudonym("user-42")
+    assert mine != theirs and hashlib.sha256(b"user-42").hexdigest()[: len(mine)] != mine
 
 
 def test_requests_outside_the_versions_are_logged_too(client, caplog):
