@@ -5,23 +5,41 @@ import os
 
 from prometheus_client import multiprocess
 
-worker_class = "gthread"
-# One process per CPU (at least two, so a worker's restart never leaves none), eight threads each: rendering
-# holds the GIL, so more processes than CPUs only add contention, while threads cover the waits on the
-# upstream. Measured with `make bench` against 4 x 4, 3 x 4, 4 x 2 and 2 x 4 (docs/performance.md).
+# gevent workers: each connection is a greenlet, so a client that sends its request slowly costs a few KiB,
+# not one of a fixed pool of threads. With gthread (2 workers x 8 threads), 16 connections sending their
+# headers a byte at a time left /healthz unanswered; with gevent, 64 such connections (and 64 sending their
+# bodies slowly) leave it answering (tests/ops/test_slow_clients.py). gevent's worker also drops a request
+# head not complete within `keepalive` seconds. The app stays sync Flask: gevent's patched sockets, locks and
+# threads serve requests, redis and the upstream pool (a ThreadPoolExecutor) unchanged, and the circuit
+# breaker and multiprocess metrics stay per process (tests/ops/test_worker_class.py). nginx in front is
+# still the production setup, and what stops slow clients there (docs/operations.md, "Slow clients").
+# GUNICORN_WORKER_CLASS=gthread goes back to threads (GUNICORN_THREADS each).
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gevent")
+# One process per CPU (at least two, so a worker's restart never leaves none): rendering holds the GIL, so
+# more processes than CPUs only add contention, while greenlets (threads, with gthread) cover the waits on
+# the upstream. Chosen with gthread workers in `make bench` (docs/performance.md: against 4 x 4, 3 x 4, 4 x 2
+# and 2 x 4); gevent's runs are in docs/operations.md, "Slow clients".
 workers = int(os.environ.get("GUNICORN_WORKERS", max(2, multiprocessing.cpu_count())))
+# Connections each worker holds at once (gevent: greenlets, each a request in progress or an idle
+# kept-alive connection); beyond, new connections wait in the listen backlog.
+worker_connections = int(os.environ.get("GUNICORN_WORKER_CONNECTIONS", 1000))
+# gthread only: threads per worker.
 threads = int(os.environ.get("GUNICORN_THREADS", 8))
 # Longer than the upstream timeouts (prerender/config.py), so a slow upstream never kills a worker.
 timeout = 30
 graceful_timeout = 10
+# Also, with gevent, the time a request head may take to arrive, from the connection or the previous answer.
 keepalive = 5
 # Recycle workers now and then (a guard against slow leaks), rarely enough that a worker's boot (~0.5 s of
 # CPU) and its cold caches stay out of the figures: at ~1000 cached cards/s per node, 2000 restarted a
 # worker every few seconds and halved the cached-card throughput in `make bench` (docs/performance.md).
 max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", 20000))
 max_requests_jitter = max_requests // 10
-# Roomier than prerender's own URL and header limits (prerender/config.py), which answer a problem+json
-# naming what is too large; these only stop absurd requests before Python reads them.
+# Roomier than prerender's own URL and header limits (prerender/config.py: 8000 bytes of path and query,
+# 100 headers of at most 8192 bytes), which answer a problem+json naming what is too large; these only stop
+# absurd requests before Python reads them, with gunicorn's own HTML error page, which the app cannot
+# change: nginx in front (deploy/nginx/prerender.conf) refuses them first, as problem+json. 8190 is the
+# largest request line gunicorn accepts, and as long a line as nginx's 8 KiB buffer holds.
 limit_request_line = 8190
 limit_request_fields = 200
 limit_request_field_size = 16380

@@ -1,24 +1,28 @@
 """Operations tests: the shipped deploy/ files run for real. nginx is Debian's package (.ci/run installs
-it), run as the current user with a temporary prefix, in front of the live servers of tests/live.py."""
+it), run as the current user with a temporary prefix, in front of the live servers of tests/live.py or of
+prerender under gunicorn with gunicorn.conf.py (`make run`'s command, tools/devstack.py)."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import pwd
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.live import DEFAULT_STACK, only_stack_under
+from tests.live import DEFAULT_STACK, Stack, only_stack_under
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED_CONFIG = ROOT / "deploy" / "nginx" / "prerender.conf"
+READY_SECONDS = 30
 
 
 def find_nginx() -> str | None:
@@ -82,12 +86,13 @@ class NginxFront:
         # Run as whoever runs the tests: as root, workers would otherwise drop to `nobody`, who cannot read
         # pytest's private temporary folders. (For another user nginx ignores `user`, with a warning.)
         user = f"user {pwd.getpwuid(os.geteuid()).pw_name};" if os.geteuid() == 0 else ""
+        # worker_connections: Debian's nginx.conf (one worker here; Debian runs one per CPU).
         self.conf.write_text(f"""
 {user}
 worker_processes 1;
 pid {self.prefix}/nginx.pid;
 error_log {self.error_log} notice;
-events {{ worker_connections 256; }}
+events {{ worker_connections 768; }}
 http {{
     default_type application/octet-stream;
     client_body_temp_path {temp}/body;
@@ -148,6 +153,89 @@ http {{
         self.stop()
 
 
+def load_devstack():
+    """tools/devstack.py (not a package): its Service builds `make run`'s gunicorn command."""
+    spec = importlib.util.spec_from_file_location("devstack", ROOT / "tools" / "devstack.py")
+    assert spec is not None and spec.loader is not None
+    module = sys.modules.get(spec.name) or importlib.util.module_from_spec(spec)
+    if spec.name not in sys.modules:
+        sys.modules[spec.name] = module  # its dataclass looks its module up there
+        spec.loader.exec_module(module)
+    return module
+
+
+class GunicornPrerender:
+    """prerender under gunicorn with gunicorn.conf.py, the command of `make run` (tools/devstack.py), on a free
+    loopback port, as a child process stopped by its pid. Two workers, as `make run` starts on a 2-CPU machine,
+    whatever the machine and the developer's GUNICORN_* variables; `worker_class` overrides the file's choice
+    through GUNICORN_WORKER_CLASS. Multiprocess metrics in `metrics_dir`, as `make run` sets them."""
+
+    def __init__(
+        self, prefix: Path, upstream_url: str, stack: Stack, worker_class: str | None = None, workers: int = 2
+    ) -> None:
+        self.prefix = prefix
+        self.port = free_port()
+        service = load_devstack().Service("prerender", self.port, "wsgi:app", "/healthz", {})
+        self.command = service.command()
+        self.metrics_dir = metrics = prefix / "metrics"
+        metrics.mkdir(parents=True, exist_ok=True)
+        self.env = {
+            **{name: value for name, value in os.environ.items() if not name.startswith("GUNICORN_")},
+            **stack.environ(),
+            "PRERENDER_UPSTREAM_URL": upstream_url,
+            "PRERENDER_LOG_LEVEL": "WARNING",
+            "PROMETHEUS_MULTIPROC_DIR": str(metrics),
+            "GUNICORN_WORKERS": str(workers),
+            **({"GUNICORN_WORKER_CLASS": worker_class} if worker_class else {}),
+        }
+        self.log = prefix / "gunicorn.log"
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        with open(self.log, "wb") as log:
+            self.process = subprocess.Popen(self.command, cwd=ROOT, env=self.env, stdout=log, stderr=log)
+        deadline = time.monotonic() + READY_SECONDS
+        while True:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"gunicorn exited with {self.process.returncode}: {self.logs()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock:
+                    sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: ready\r\nConnection: close\r\n\r\n")
+                    if sock.recv(64).startswith(b"HTTP/1.1 200"):
+                        return
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"gunicorn did not answer /healthz within {READY_SECONDS}s: {self.logs()}")
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        """Graceful stop (SIGTERM) of the master we started, then SIGKILL if it lingers."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=5)
+
+    def logs(self) -> str:
+        return self.log.read_text(errors="replace")[-4000:] if self.log.exists() else ""
+
+    def __enter__(self) -> GunicornPrerender:
+        self.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     only_stack_under(
@@ -173,4 +261,33 @@ def nginx_front(
 ) -> Iterator[NginxFront]:
     """The shipped nginx config in front of the session's live prerender."""
     with NginxFront(nginx_binary, tmp_path_factory.mktemp("nginx"), prerender_url) as front:
+        yield front
+
+
+@pytest.fixture(scope="session")
+def gunicorn_prerender(
+    coreapi_url: str, stack: Stack, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[GunicornPrerender]:
+    """prerender as `make run` serves it (gunicorn.conf.py as shipped), on the session's live coreapi."""
+    with GunicornPrerender(tmp_path_factory.mktemp("gunicorn"), coreapi_url, stack) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def nginx_before_gunicorn(
+    nginx_binary: str, gunicorn_prerender: GunicornPrerender, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[NginxFront]:
+    """The documented deployment: the shipped nginx config in front of prerender under gunicorn."""
+    with NginxFront(nginx_binary, tmp_path_factory.mktemp("nginx"), gunicorn_prerender.url) as front:
+        yield front
+
+
+@pytest.fixture(scope="module")
+def nginx_before_gthread(
+    nginx_binary: str, coreapi_url: str, stack: Stack, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[NginxFront]:
+    """The shipped nginx config in front of prerender on gunicorn's gthread workers (a fixed pool of threads,
+    which slow clients reaching it would fill): what nginx itself protects, whatever gunicorn runs."""
+    gunicorn = GunicornPrerender(tmp_path_factory.mktemp("gthread"), coreapi_url, stack, worker_class="gthread")
+    with gunicorn, NginxFront(nginx_binary, tmp_path_factory.mktemp("nginx"), gunicorn.url) as front:
         yield front

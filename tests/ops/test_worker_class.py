@@ -1,0 +1,83 @@
+"""prerender under gunicorn's shipped worker class (gunicorn.conf.py: gevent) keeps what it relies on per
+process: the upstream pool reads a user's likes while the recipe loads (prerender/rendering/cards.py), the
+circuit breaker opens on a dead upstream (prerender/gateway/breaker.py), and /metrics adds up every worker's
+samples (PROMETHEUS_MULTIPROC_DIR, prerender/metrics.py)."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+
+from bench import proxy
+from tests.conftest import closed_port
+from tests.live import Stack
+
+from .conftest import GunicornPrerender
+from .slow_clients import DEMO_HEADERS
+
+DELAY = 0.4  # seconds the forwarder waits before each upstream call
+
+
+@pytest.fixture(scope="module")
+def delayed_upstream(coreapi_url: str) -> Iterator[str]:
+    """coreapi behind bench/proxy.py's forwarder, which waits DELAY before every call."""
+    proxy.State.target = urllib.parse.urlsplit(coreapi_url)
+    proxy.State.delay_seconds = DELAY
+    server = proxy.Server(("127.0.0.1", 0), proxy.Forwarder)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    server.server_close()
+    thread.join(timeout=5)
+    proxy.State.delay_seconds = 0.0
+
+
+def card(url: str, serves: int) -> requests.Response:
+    """README.md's card for a connected user; a new `serves` misses prerender's recipe cache."""
+    path = f"/v1/recipe-card?recipe_id=5&store_id=1001&serves={serves}"
+    return requests.get(url + path, headers=DEMO_HEADERS, timeout=10)
+
+
+def test_likes_load_while_the_recipe_loads(delayed_upstream: str, stack: Stack, tmp_path: Path):
+    """Each card makes two upstream calls of DELAY each (the recipe, the user's likes): one after the other
+    would take twice DELAY. One worker: its cache then holds the supplier after the first card."""
+    with GunicornPrerender(tmp_path, delayed_upstream, stack, workers=1) as server:
+        assert card(server.url, 2).status_code == 200  # the supplier, now cached
+        for serves in (3, 4, 5):
+            started = time.monotonic()
+            response = card(server.url, serves)
+            elapsed = time.monotonic() - started
+            assert response.status_code == 200 and response.content.strip()
+            assert elapsed < 1.6 * DELAY, f"{elapsed:.2f} s: the likes waited for the recipe"
+
+
+def metric(text: str, name: str, **labels: str) -> float:
+    """The sum of a metric's samples whose labels include these."""
+    total = 0.0
+    for line in text.splitlines():
+        match = re.fullmatch(rf"{name}(?:\{{(.*)\}})? (\S+)", line)
+        if match and all(f'{key}="{value}"' in (match.group(1) or "") for key, value in labels.items()):
+            total += float(match.group(2))
+    return total
+
+
+def test_the_breaker_opens_and_metrics_add_up_over_workers(stack: Stack, tmp_path: Path):
+    dead = f"http://127.0.0.1:{closed_port()}"
+    with GunicornPrerender(tmp_path, dead, stack) as server:
+        answers = [card(server.url, serves) for serves in range(2, 42)]
+        assert all(answer.status_code == 200 and not answer.content.strip() for answer in answers)
+        text = requests.get(server.url + "/metrics", timeout=10).text
+        workers_counted = {path.name for path in server.metrics_dir.glob("counter_*.db")}
+    assert metric(text, "prerender_circuit_breaker_state") == 2  # open (the worst of the workers)
+    assert metric(text, "prerender_upstream_calls_total", outcome="circuit_open") > 0
+    # Each worker writes its own samples; every card was counted, whichever worker answered it.
+    assert len(workers_counted) == 2, workers_counted
+    assert metric(text, "prerender_requests_total", endpoint="v1.recipe_card.get_card") == len(answers)
