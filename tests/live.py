@@ -42,12 +42,17 @@ What runs where:
 
 from __future__ import annotations
 
+import contextlib
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import requests
 from flask import Flask
 from werkzeug.serving import BaseWSGIServer, make_server
 
@@ -55,7 +60,10 @@ import coreapi
 import prerender
 from coreapi.extensions import db
 from prerender.config import DefaultConfig
+from tests.conftest import closed_port
 from tests.databases import PostgresSchemas, RedisNamespace, Unreachable
+
+ROOT = Path(__file__).resolve().parent.parent
 
 DEFAULT_STACK = "sqlite-simplecache"
 SCALED_STACK = "postgresql-redis"
@@ -164,6 +172,44 @@ def open_scaled_stack() -> PostgresqlRedis:
         postgres.close()
         pytest.skip(f"{SCALED_STACK}: {error}")
     return PostgresqlRedis(postgres, redis)
+
+
+@contextlib.contextmanager
+def running_prerender(env: dict[str, str]) -> Iterator[str]:
+    """prerender under gunicorn (gunicorn.conf.py, `make run`'s command) on a free loopback port, with `env`
+    as its environment; its URL once a worker answers /healthz, stopped on exit."""
+    port = closed_port()
+    process = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "gunicorn"),
+            "--config",
+            "gunicorn.conf.py",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "wsgi:app",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        # The socket is bound before a worker has booted: until one answers, connections are refused or
+        # wait in the backlog (a read timeout), so both mean "not yet".
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                requests.get(f"{url}/healthz", timeout=1).raise_for_status()
+                break
+            except requests.RequestException:
+                assert process.poll() is None, f"gunicorn exited with {process.returncode}"
+                assert time.monotonic() < deadline, "gunicorn did not answer /healthz within 30s"
+                time.sleep(0.1)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
 
 
 @pytest.fixture(scope="session", params=[DEFAULT_STACK, pytest.param(SCALED_STACK, marks=pytest.mark.postgres)])

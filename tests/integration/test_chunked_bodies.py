@@ -9,19 +9,14 @@ import http.client
 import json
 import os
 import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-import requests
 
-from tests.conftest import closed_port
-from tests.live import Stack
+from tests.live import Stack, running_prerender
 
 from .conftest import headers
 
@@ -35,7 +30,6 @@ EVENTS = [{"name": "recipe.show", "path": "/", "props": {"recipe_id": "1"}}]
 @pytest.fixture(scope="module")
 def gunicorn_url(coreapi_url: str, stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """prerender under gunicorn (gunicorn.conf.py, one worker), on a free loopback port."""
-    port = closed_port()
     env = {
         **os.environ,
         **stack.environ("chunked"),
@@ -45,29 +39,8 @@ def gunicorn_url(coreapi_url: str, stack: Stack, tmp_path_factory: pytest.TempPa
         "GUNICORN_THREADS": "4",
         "PRERENDER_LOG_LEVEL": "WARNING",
     }
-    gunicorn = str(Path(sys.executable).parent / "gunicorn")
-    process = subprocess.Popen(
-        [gunicorn, "--config", "gunicorn.conf.py", "--bind", f"127.0.0.1:{port}", "wsgi:app"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:  # bound before a worker answers: refused or waiting both mean "not yet"
-            try:
-                requests.get(f"{url}/healthz", timeout=1).raise_for_status()
-                break
-            except requests.RequestException:
-                assert process.poll() is None, f"gunicorn exited with {process.returncode}"
-                assert time.monotonic() < deadline, "gunicorn did not answer /healthz within 30s"
-                time.sleep(0.1)
+    with running_prerender(env) as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 @pytest.fixture(params=["gunicorn", "werkzeug"])

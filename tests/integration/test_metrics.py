@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 import requests
 
-from tests.conftest import closed_port
-from tests.live import Stack
+from tests.live import Stack, running_prerender
 
 from .conftest import headers
 
@@ -61,7 +57,6 @@ def test_unmatched_urls_share_one_series(client):
 def gunicorn_prerender(coreapi_url: str, stack: Stack, tmp_path: Path):
     """prerender under gunicorn with two workers and multiprocess metrics, on a free loopback port; on the
     postgresql-redis stack both workers share one Redis cache, as in production."""
-    port = closed_port()
     metrics_dir = tmp_path / "metrics"
     metrics_dir.mkdir()
     env = {
@@ -73,37 +68,8 @@ def gunicorn_prerender(coreapi_url: str, stack: Stack, tmp_path: Path):
         "GUNICORN_THREADS": "2",
         "PRERENDER_LOG_LEVEL": "WARNING",
     }
-    process = subprocess.Popen(
-        [
-            str(Path(sys.executable).parent / "gunicorn"),
-            "--config",
-            "gunicorn.conf.py",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "wsgi:app",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        # The socket is bound before a worker has booted: until one answers, connections are refused or
-        # wait in the backlog (a read timeout), so both mean "not yet".
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                requests.get(f"{url}/healthz", timeout=1).raise_for_status()
-                break
-            except requests.RequestException:
-                assert process.poll() is None, f"gunicorn exited with {process.returncode}"
-                assert time.monotonic() < deadline, "gunicorn did not answer /healthz within 30s"
-                time.sleep(0.1)
+    with running_prerender(env) as url:
         yield url, metrics_dir
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def test_counts_add_up_over_gunicorn_workers(gunicorn_prerender: tuple[str, Path]):
