@@ -19,7 +19,7 @@ from marshmallow import ValidationError
 
 from prerender.gateway import CallerIdentity, Supplier, UpstreamError, get_gateway
 from prerender.schemas.headers import RequestHeaders, VisitorHeaders
-from prerender.web.contract import contract_of
+from prerender.web.contract import RouteContract, contract_of
 from prerender.web.errors import ValidationProblem
 
 log = logging.getLogger(__name__)
@@ -94,10 +94,9 @@ class RequestContext:
         return self.supplier is not None and self.supplier.personalization
 
 
-def _request_headers() -> Mapping[str, str]:
+def _request_headers(contract: RouteContract | None) -> Mapping[str, str]:
     """The request's headers, lower-cased; for a beacon route, completed by the body's `headers` object."""
     headers = {name.lower(): value for name, value in request.headers.items()}
-    contract = contract_of(current_app.view_functions.get(request.endpoint or ""))
     if contract is not None and contract.beacon and "session-id" not in headers:
         try:
             body = json.loads(request.get_data(cache=True) or b"{}")
@@ -128,8 +127,8 @@ def load_request_context() -> None:
     """before_request guard of the versioned blueprints: headers -> g.ctx, or a 400 problem."""
     if request.method == "OPTIONS":
         return
-    headers = _request_headers()
     contract = contract_of(current_app.view_functions.get(request.endpoint or ""))
+    headers = _request_headers(contract)
     identity = contract is None or contract.identity
     try:
         values = dict(load_headers(tuple(headers.get(name) for name in HEADER_NAMES), identity=identity))
