@@ -7,6 +7,9 @@ are read as JSON when they parse as JSON (``COREAPI_SQL_ECHO=true``), as plain s
 
 from __future__ import annotations
 
+import os
+import secrets
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +19,11 @@ ENV_PREFIX = "COREAPI"
 # Python file in the instance folder, beside prerender's own instance/config.py.
 INSTANCE_FILE = "coreapi.cfg"
 SEED_DATA_DIR = Path(__file__).resolve().parent / "seed" / "data"
+# The service key's file in the instance folder (shared with prerender, which reads it by default).
+SERVICE_KEY_FILE = "upstream-service-key"
+MIN_SERVICE_KEY_LENGTH = 32
+# How long a process that finds the key file empty (another process made it and is writing it) waits.
+SERVICE_KEY_FILE_WAIT_SECONDS = 1.0
 
 
 def default_config(instance_path: str) -> dict[str, Any]:
@@ -39,6 +47,12 @@ def default_config(instance_path: str) -> dict[str, Any]:
         # The HMAC key of the pseudonyms that stand for identities in the logs (coreapi.log); None:
         # a random key per process (pseudonyms then differ between processes and restarts).
         "LOG_PSEUDONYM_KEY": None,
+        # The keys of the services allowed to act for any supplier (X-Service-Key with Supplier-Id,
+        # docs/upstream.md): every listed key is accepted, so a new key is added, the callers moved to
+        # it, then the old one removed. A string is one key. None: one key kept in
+        # instance/upstream-service-key (made on first start, readable by its owner only), which
+        # prerender reads by default on the same machine. Several machines: set COREAPI_SERVICE_KEYS.
+        "SERVICE_KEYS": None,
     }
 
 
@@ -60,3 +74,44 @@ def load_config(app: Flask, test_config: dict[str, Any] | None = None) -> None:
     }
     if app.config["PUBLIC_URL"]:
         app.config["PUBLIC_URL"] = str(app.config["PUBLIC_URL"]).rstrip("/")
+    app.config["SERVICE_KEYS"] = service_keys(app.config["SERVICE_KEYS"], Path(app.instance_path))
+
+
+def service_keys(configured: Any, instance_path: Path) -> list[str]:
+    """``SERVICE_KEYS`` as a list: one string is one key; none: the instance file's key.
+
+    ``ValueError`` when a key is not a string or shorter than ``MIN_SERVICE_KEY_LENGTH``.
+    """
+    if not configured:
+        return [instance_service_key(instance_path / SERVICE_KEY_FILE)]
+    keys = [configured] if isinstance(configured, str) else configured
+    if not isinstance(keys, list | tuple) or not all(isinstance(key, str) for key in keys):
+        raise ValueError("COREAPI_SERVICE_KEYS: expected a string or a JSON list of strings")
+    if any(len(key) < MIN_SERVICE_KEY_LENGTH for key in keys):
+        raise ValueError(f"COREAPI_SERVICE_KEYS: every key needs {MIN_SERVICE_KEY_LENGTH} characters at least")
+    return list(keys)
+
+
+def instance_service_key(path: Path) -> str:
+    """The machine's service key: read from ``path``, or made there (0600) on first start.
+
+    Processes racing to make it all end up reading the one file that won (one that finds it still
+    empty, just created by another, waits a moment for its content).
+    """
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass
+        else:
+            with os.fdopen(descriptor, "w") as handle:
+                handle.write(secrets.token_urlsafe(48))
+    deadline = time.monotonic() + SERVICE_KEY_FILE_WAIT_SECONDS
+    key = path.read_text().strip()
+    while not key and time.monotonic() < deadline:
+        time.sleep(0.02)
+        key = path.read_text().strip()
+    if len(key) < MIN_SERVICE_KEY_LENGTH:
+        raise ValueError(f"{path}: the service key is shorter than {MIN_SERVICE_KEY_LENGTH} characters")
+    return key

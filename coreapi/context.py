@@ -3,35 +3,64 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import hmac
+import logging
+from collections.abc import Callable, Iterable
 from typing import ParamSpec, TypeVar
 
-from flask import g
+from flask import current_app, g
 
-from coreapi.errors import Forbidden, Unauthorized
+from coreapi.errors import BadRequest, Forbidden, Unauthorized
 from coreapi.extensions import db
 from coreapi.models import Supplier
 from coreapi.schemas.headers import RequestHeadersSchema
 from coreapi.schemas.parsing import parser
-from coreapi.services.catalog import find_supplier
+from coreapi.services.catalog import find_supplier, find_supplier_by_id
 from coreapi.services.identity import Identity, IdentityKind, RequestContext
+
+log = logging.getLogger(__name__)
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
 
 def load_request_context() -> None:
-    """``before_request`` of the API: parse the headers, resolve the supplier token.
+    """``before_request`` of the API: parse the headers, resolve the calling supplier.
 
-    Malformed headers are ``400``; a ``Supplier-Token`` that is present but unknown is ``401``.
+    The supplier is named by its ``Supplier-Token``, or, for a service holding one of the
+    ``SERVICE_KEYS`` (``X-Service-Key``), by its id (``Supplier-Id``). Malformed headers are ``400``,
+    and so are ``Supplier-Token`` and ``X-Service-Key`` together; a ``Supplier-Token``, an
+    ``X-Service-Key`` or a ``Supplier-Id`` that is present but unknown is ``401``, and so is a
+    ``Supplier-Id`` without ``X-Service-Key``. The service key is never logged nor echoed.
     """
     ctx: RequestContext = parser.parse(RequestHeadersSchema(), location="headers")
     g.ctx = ctx
     g.supplier = None
-    if ctx.supplier_token is not None:
+    g.service = False
+    if ctx.supplier_token is not None and ctx.service_key is not None:
+        raise BadRequest("Send either a Supplier-Token or an X-Service-Key (with a Supplier-Id), not both.")
+    if ctx.service_key is not None:
+        if not is_service_key(ctx.service_key, current_app.config["SERVICE_KEYS"]):
+            log.warning("Refused a request whose X-Service-Key matches no configured key.")
+            raise Unauthorized("Invalid X-Service-Key.")
+        g.service = True
+    if ctx.supplier_id is not None:
+        if not g.service:
+            raise Unauthorized("Supplier-Id needs X-Service-Key.")
+        g.supplier = find_supplier_by_id(db.session(), ctx.supplier_id)
+        if g.supplier is None:
+            raise Unauthorized("Unknown Supplier-Id.")
+    elif ctx.supplier_token is not None:
         g.supplier = find_supplier(db.session(), ctx.supplier_token)
         if g.supplier is None:
             raise Unauthorized("Unknown Supplier-Token.")
+
+
+def is_service_key(candidate: str, keys: Iterable[str]) -> bool:
+    """Whether ``candidate`` is one of ``keys``, compared in constant time with each of them."""
+    given = candidate.encode()
+    matches = [hmac.compare_digest(given, key.encode()) for key in keys]
+    return any(matches)
 
 
 def current() -> RequestContext:
@@ -40,14 +69,17 @@ def current() -> RequestContext:
 
 
 def calling_supplier() -> Supplier | None:
-    """The supplier of the ``Supplier-Token`` header, if the request carries one."""
+    """The supplier of the ``Supplier-Token`` header (or of the service's ``Supplier-Id``), if any."""
     supplier: Supplier | None = g.supplier
     return supplier
 
 
 def current_supplier() -> Supplier:
-    """The calling supplier; ``401`` when the request carries no ``Supplier-Token``."""
+    """The calling supplier; ``401`` when the request names none (``Supplier-Token``, or
+    ``X-Service-Key`` with ``Supplier-Id``)."""
     if g.supplier is None:
+        if g.get("service", False):
+            raise Unauthorized("This route needs a Supplier-Id header.")
         raise Unauthorized("This route needs a Supplier-Token header.")
     supplier: Supplier = g.supplier
     return supplier

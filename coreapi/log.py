@@ -7,6 +7,9 @@ same identity reads the same in every line, and cannot be read back without the 
 configured key, a random one per process (and a warning, once). The request lines of werkzeug's
 server (``flask run``, the test suites' live servers), when it serves coreapi, are pseudonymized
 the same way.
+
+No header is logged: not ``Authorization``, nor the secrets ``Supplier-Token`` and ``X-Service-Key``
+(a refused service key is logged as refused, never written).
 """
 
 from __future__ import annotations

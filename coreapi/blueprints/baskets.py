@@ -1,8 +1,9 @@
 """The shopper's basket: recipe entries, their product lines, the retailer cart's changes.
 
-A basket belongs to the identity of ``Authorization`` under the supplier of ``Supplier-Token``
-(both required). Each route is one transaction, committed once its answer is built; the writes
-take an optional ``Idempotency-Key`` (``idempotent_write``).
+A basket belongs to the identity of ``Authorization`` under the calling supplier (both required):
+that of ``Supplier-Token``, or the ``Supplier-Id`` of a service (``X-Service-Key``). Each route is
+one transaction, committed once its answer is built; the writes take an optional ``Idempotency-Key``
+(``idempotent_write``).
 """
 
 from __future__ import annotations

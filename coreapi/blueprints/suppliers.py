@@ -13,5 +13,6 @@ bp = Blueprint("suppliers", __name__, url_prefix="/suppliers")
 
 @bp.get("/me")
 def me() -> dict[str, Any]:
-    """The supplier of the ``Supplier-Token`` header (401 without one)."""
+    """The calling supplier: that of the ``Supplier-Token`` header, or the ``Supplier-Id`` of a
+    service (``X-Service-Key``); 401 without one."""
     return dump_one(SupplierSchema(), current_supplier())

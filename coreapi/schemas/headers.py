@@ -39,6 +39,8 @@ class Header(fields.String):
 class RequestHeadersSchema(Schema):
     identity = Header(parse_authorization, data_key="Authorization", load_default=None)
     supplier_token = Header(data_key="Supplier-Token", load_default=None)
+    supplier_id = Header(data_key="Supplier-Id", load_default=None)
+    service_key = Header(data_key="X-Service-Key", load_default=None)
     language = Header(parse_language, data_key="Language-Id", load_default=DEFAULT_LANGUAGE)
     session_id = Header(data_key="Session-Id", load_default="")
     profiling = fields.Boolean(data_key="Profiling", load_default=True)

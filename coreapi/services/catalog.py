@@ -53,6 +53,12 @@ def find_supplier(session: Session, token: str) -> Supplier | None:
 _SUPPLIER_BY_TOKEN = select(Supplier).where(Supplier.token == bindparam("token"))
 
 
+def find_supplier_by_id(session: Session, supplier_id: str) -> Supplier | None:
+    """The supplier of a contract id (by primary key); ``None`` for an id that names none."""
+    key = database_id(supplier_id)
+    return session.get(Supplier, key) if key is not None else None
+
+
 @dataclass(frozen=True)
 class CategoryView:
     id: str

@@ -1,8 +1,8 @@
-"""The caller, as the request headers describe it: identity, language, session, profiling."""
+"""The caller, as the request headers describe it: identity, supplier, language, session, profiling."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from coreapi.services.text import DEFAULT_LANGUAGE
@@ -29,6 +29,10 @@ class RequestContext:
 
     identity: Identity | None = None
     supplier_token: str | None = None
+    # A service acting for a supplier (coreapi.context): the supplier's id, and the service's key
+    # (a secret: out of the repr, so that no log of the context writes it).
+    supplier_id: str | None = None
+    service_key: str | None = field(default=None, repr=False)
     language: str = DEFAULT_LANGUAGE
     session_id: str = ""
     profiling: bool = True

@@ -31,6 +31,15 @@ from coreapi.extensions import db
 from coreapi.seed import load_catalog
 
 POSTGRES_URL = os.environ.get("COREAPI_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+# The service key of the test applications (SERVICE_KEYS), so that no test writes the default one
+# into the repository's instance folder.
+SERVICE_KEY = "test-service-key-" + "k" * 32
+
+
+@pytest.fixture(autouse=True)
+def _service_keys_of_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The applications a test builds itself (``create_app``) get the test key too."""
+    monkeypatch.setenv("COREAPI_SERVICE_KEYS", json.dumps([SERVICE_KEY]))
 
 
 class SqliteBackend:
@@ -102,7 +111,7 @@ def backend(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
 
 def make_app(backend: Any, **config: Any) -> Flask:
     """An application on a new, empty database of ``backend``."""
-    return create_app({"TESTING": True, **backend.new_database(), **config})
+    return create_app({"TESTING": True, "SERVICE_KEYS": [SERVICE_KEY], **backend.new_database(), **config})
 
 
 @pytest.fixture(scope="session")
