@@ -22,7 +22,7 @@ from prerender.gateway.errors import (
     UpstreamTimeout,
     UpstreamUnavailable,
 )
-from prerender.gateway.sessions import ThreadLocalSessions
+from prerender.gateway.sessions import SessionPool
 from prerender.metrics import UPSTREAM_CALLS, UPSTREAM_SECONDS
 
 if TYPE_CHECKING:
@@ -98,12 +98,12 @@ class UpstreamHttp:
         # Idempotency is per call, not per verb (the suggestion POST may be retried, a basket POST may not):
         # one session whose adapter retries, one whose adapter never does.
         retry = upstream_retry(retries)
-        self._retrying = ThreadLocalSessions(factory=lambda: self._new_session(max_retries=retry))
-        self._single_attempt = ThreadLocalSessions(factory=lambda: self._new_session(max_retries=0))
+        self._retrying = SessionPool(factory=lambda: self._new_session(max_retries=retry))
+        self._single_attempt = SessionPool(factory=lambda: self._new_session(max_retries=0))
 
-    def session(self, *, idempotent: bool) -> requests.Session:
-        """This thread's session for an idempotent call (retried by its adapter) or another one (never)."""
-        return (self._retrying if idempotent else self._single_attempt).get()
+    def sessions(self, *, idempotent: bool) -> SessionPool:
+        """The sessions for an idempotent call (retried by their adapter) or another one (never)."""
+        return self._retrying if idempotent else self._single_attempt
 
     def _new_session(self, *, max_retries: Retry | int) -> requests.Session:
         """A session with this upstream's proxies, CA bundle and pool, its adapter retrying as told."""
@@ -173,9 +173,15 @@ class UpstreamHttp:
         """One call, its retries made by the session's adapter (`upstream_retry`), its failures typed."""
         endpoint = f"{method} {path}"
         try:
-            response = self.session(idempotent=idempotent).request(
-                method, f"{self.base_url}{path}", headers=dict(headers), params=params, json=json, timeout=self.timeout
-            )
+            with self.sessions(idempotent=idempotent).borrow() as session:
+                response = session.request(
+                    method,
+                    f"{self.base_url}{path}",
+                    headers=dict(headers),
+                    params=params,
+                    json=json,
+                    timeout=self.timeout,
+                )
         except requests.exceptions.ConnectTimeout as error:
             # Before requests.exceptions.ConnectionError, a base class of ConnectTimeout.
             raise UpstreamTimeout(f"connect timeout on {endpoint}") from error

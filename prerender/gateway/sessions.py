@@ -1,29 +1,52 @@
-"""One requests.Session per thread, made on the thread's first call: gthread workers never share one, and a
-process never uses a session made before it was forked."""
+"""A pool of requests.Sessions: each call borrows one and gives it back, so a session (and its kept-alive
+connections) serves one call at a time and is reused by the next, whatever runs the calls.
+
+One session per thread (`threading.local`) would do with gthread workers, but under gevent workers
+(gunicorn.conf.py) `threading.local` is patched to be per greenlet, and every request, a new greenlet, would
+make a new session and a new upstream connection. Borrowing works the same for threads and greenlets: the
+pool holds as many sessions as calls ever ran at once. A process never uses a session made before it was
+forked (the parent still uses their sockets)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import requests
 
 
-class ThreadLocalSessions:
-    """The calling thread's session, made by `factory` on first use in each thread (and again after a fork)."""
+class SessionPool:
+    """Sessions made by `factory` when none is free, lent to one call at a time."""
 
     def __init__(self, *, factory: Callable[[], requests.Session]) -> None:
         self._factory = factory
-        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._free: list[requests.Session] = []
+        self._pid = os.getpid()
 
-    def get(self) -> requests.Session:
-        """This thread's session, created on its first call."""
-        # A forked child keeps the forking thread's locals: the pid tells a session made before the fork
-        # (whose pooled sockets the parent still uses) from one of this process.
+    @contextlib.contextmanager
+    def borrow(self) -> Iterator[requests.Session]:
+        """A session for one call, back in the pool when the call is over."""
+        session = self._take()
+        try:
+            yield session
+        finally:
+            with self._lock:
+                if self._pid == os.getpid():
+                    self._free.append(session)
+
+    def _take(self) -> requests.Session:
         pid = os.getpid()
-        if getattr(self._local, "pid", None) != pid:
-            self._local.session = self._factory()
-            self._local.pid = pid
-        session: requests.Session = self._local.session
-        return session
+        with self._lock:
+            if self._pid != pid:  # a forked child: the parent's sessions are not ours
+                self._free = []
+                self._pid = pid
+            if self._free:
+                return self._free.pop()  # the most recently used: its connections are the likeliest alive
+        return self._factory()
+
+    def __len__(self) -> int:
+        """The free sessions."""
+        return len(self._free)

@@ -247,15 +247,12 @@ def test_every_retry_waits_the_same_pause() -> None:
         assert retry.get_backoff_time() == RETRY_PAUSE_SECONDS
 
 
-def test_each_thread_has_its_own_sessions_per_idempotency() -> None:
+def test_each_call_borrows_a_session_of_its_idempotency() -> None:
     http = upstream("http://127.0.0.1:1")
-    mine = http.session(idempotent=True), http.session(idempotent=False)
-    assert mine[0] is not mine[1] and mine == (http.session(idempotent=True), http.session(idempotent=False))
-    theirs: list[requests.Session] = []
-    worker = threading.Thread(target=lambda: theirs.append(http.session(idempotent=True)))
-    worker.start()
-    worker.join()
-    assert theirs[0] is not mine[0]
-    assert mine[0].get_adapter("http://x").max_retries.total == 1
-    assert mine[1].get_adapter("http://x").max_retries.total == 0
-    assert mine[0].trust_env is False and mine[1].trust_env is False
+    with http.sessions(idempotent=True).borrow() as retrying, http.sessions(idempotent=False).borrow() as single:
+        assert retrying is not single
+    assert retrying.get_adapter("http://x").max_retries.total == 1
+    assert single.get_adapter("http://x").max_retries.total == 0
+    assert retrying.trust_env is False and single.trust_env is False
+    with http.sessions(idempotent=True).borrow() as again:
+        assert again is retrying  # given back, then lent to the next call

@@ -1,6 +1,6 @@
-"""The per-thread sessions of the gateway (prerender/gateway/sessions.py) and of the demo shop
-(examples/shop/sessions.py, its own copy: the shop imports nothing from prerender). Both keep the same
-promises, so the same tests run on both."""
+"""The gateway's session pool (prerender/gateway/sessions.py): a session serves one call at a time and is
+reused by the next, whether calls run on threads (gthread workers) or greenlets (gevent workers); a forked
+process never uses its parent's. Also the demo shop's own per-thread sessions (examples/shop/sessions.py)."""
 
 from __future__ import annotations
 
@@ -13,48 +13,80 @@ import requests
 from examples.shop import sessions as shop_sessions
 from examples.shop.catalog_client import CatalogClient
 from examples.shop.prerender_client import PrerenderClient
-from prerender.gateway import sessions as gateway_sessions
-
-HELPERS = [gateway_sessions.ThreadLocalSessions, shop_sessions.ThreadLocalSessions]
-Sessions = gateway_sessions.ThreadLocalSessions | shop_sessions.ThreadLocalSessions
+from prerender.gateway.sessions import SessionPool
 
 
-@pytest.fixture(params=HELPERS, ids=["gateway", "shop"])
-def counting(request: pytest.FixtureRequest) -> tuple[list[requests.Session], Sessions]:
-    """A helper whose factory counts the sessions it makes."""
+@pytest.fixture
+def counting() -> tuple[list[requests.Session], SessionPool]:
+    """A pool whose factory counts the sessions it makes."""
     made: list[requests.Session] = []
 
     def factory() -> requests.Session:
         made.append(requests.Session())
         return made[-1]
 
-    return made, request.param(factory=factory)
+    return made, SessionPool(factory=factory)
 
 
-def test_a_session_is_made_on_first_use_and_kept_for_the_thread(counting) -> None:
-    made, sessions = counting
+def test_a_session_is_made_on_first_use_and_reused_by_the_next_call(counting) -> None:
+    made, pool = counting
     assert made == []
-    assert sessions.get() is sessions.get() is made[0]
-    assert len(made) == 1
+    with pool.borrow() as first:
+        pass
+    with pool.borrow() as second:
+        pass
+    assert first is second is made[0] and len(made) == 1 and len(pool) == 1
 
 
-def test_each_thread_gets_its_own_session(counting) -> None:
-    made, sessions = counting
-    mine = sessions.get()
+def test_calls_at_the_same_time_never_share_a_session(counting) -> None:
+    made, pool = counting
+    with pool.borrow() as outer, pool.borrow() as inner:
+        assert outer is not inner
+    assert len(made) == 2 and len(pool) == 2
+
+
+def test_threads_borrow_from_the_same_pool(counting) -> None:
+    made, pool = counting
+    with pool.borrow() as mine:
+        pass
     theirs: list[requests.Session] = []
-    worker = threading.Thread(target=lambda: theirs.append(sessions.get()))
+
+    def call() -> None:
+        with pool.borrow() as session:
+            theirs.append(session)
+
+    worker = threading.Thread(target=call)
     worker.start()
     worker.join()
-    assert theirs[0] is not mine and len(made) == 2
+    assert theirs == [mine] and len(made) == 1
+
+
+def test_greenlets_reuse_sessions_across_requests(counting) -> None:
+    """Under gevent, each request is a new greenlet: a per-greenlet session would be a new connection per
+    request. Calls made one after another in distinct greenlets share one session."""
+    gevent = pytest.importorskip("gevent")
+    made, pool = counting
+
+    def call() -> None:
+        with pool.borrow():
+            gevent.sleep(0)
+
+    for _ in range(5):
+        gevent.spawn(call).join()
+    assert len(made) == 1
+    gevent.joinall([gevent.spawn(call) for _ in range(3)])  # three at once: three sessions
+    assert len(made) == 3
 
 
 def test_a_forked_process_makes_its_own_session(counting, monkeypatch: pytest.MonkeyPatch) -> None:
-    made, sessions = counting
-    before = sessions.get()
+    made, pool = counting
+    with pool.borrow() as before:
+        pass
     parent = os.getpid()
-    monkeypatch.setattr(os, "getpid", lambda: parent + 1)  # the forking thread's locals survive in the child
-    after = sessions.get()
-    assert after is not before and sessions.get() is after and len(made) == 2
+    monkeypatch.setattr(os, "getpid", lambda: parent + 1)  # the pool as a forked child finds it
+    with pool.borrow() as after:
+        pass
+    assert after is not before and len(made) == 2 and len(pool) == 1
 
 
 def test_the_shops_pooled_sessions_never_retry() -> None:
