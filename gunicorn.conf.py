@@ -1,8 +1,10 @@
 """gunicorn settings for every process of the stack (prerender, coreapi, the demo shop)."""
 
+import json
 import multiprocessing
 import os
 
+from gunicorn import util as gunicorn_util
 from prometheus_client import multiprocess
 
 # gevent workers: each connection is a greenlet, so a client that sends its request slowly costs a few KiB,
@@ -37,9 +39,9 @@ max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", 20000))
 max_requests_jitter = max_requests // 10
 # Roomier than prerender's own URL and header limits (prerender/config.py: 8000 bytes of path and query,
 # 100 headers of at most 8192 bytes), which answer a problem+json naming what is too large; these only stop
-# absurd requests before Python reads them, with gunicorn's own HTML error page, which the app cannot
-# change: nginx in front (deploy/nginx/prerender.conf) refuses them first, as problem+json. 8190 is the
-# largest request line gunicorn accepts, and as long a line as nginx's 8 KiB buffer holds.
+# absurd requests before Python reads them (with `write_problem` below; nginx in front,
+# deploy/nginx/prerender.conf, refuses them first). 8190 is the largest request line gunicorn accepts, and as
+# long a line as nginx's 8 KiB buffer holds.
 limit_request_line = 8190
 limit_request_fields = 200
 limit_request_field_size = 16380
@@ -54,6 +56,30 @@ loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
 # The three processes of `make run` share this file: a shared control socket path would let one server
 # take another's. The stack is managed by signals; no control socket is needed.
 control_socket_disable = True
+
+
+# What gunicorn says itself, before any app runs (a control character, Content-Length with
+# Transfer-Encoding, a request line over limit_request_line...), in the apps' error shape rather than
+# gunicorn's HTML page: RFC 9457 problem+json (prerender/web/errors.py). gunicorn's workers write those
+# answers with gunicorn.util.write_error(sock, status, reason, message); this replaces it in every process
+# that loads this file (the master, before it forks its workers). tests/ops/test_edge_errors.py checks it.
+MAX_DETAIL = 200
+
+
+def write_problem(sock, status_int, reason, mesg):
+    """gunicorn's refusal of a malformed request, as problem+json; its message shortened, JSON-escaped."""
+    detail = " ".join(str(mesg or reason).split())[:MAX_DETAIL]
+    body = json.dumps(
+        {"type": "about:blank", "title": reason, "status": status_int, "detail": f"Malformed request: {detail}"}
+    ).encode()
+    head = (
+        f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: application/problem+json\r\n"
+        f"X-Content-Type-Options: nosniff\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode("latin-1")
+    gunicorn_util.write_nonblock(sock, head + body)
+
+
+gunicorn_util.write_error = write_problem
 
 
 def child_exit(server, worker):

@@ -3,10 +3,10 @@ deploy/nginx/prerender.conf in front of prerender under gunicorn with gunicorn.c
 application/problem+json, prerender's error shape (prerender/web/errors.py), never an HTML page of nginx or
 gunicorn. Sent over raw sockets: HTTP clients refuse to send most of them.
 
-Without nginx, gunicorn's own errors (control characters, both Content-Length and Transfer-Encoding, a
-request line over 8190 bytes) are plain text or HTML that the app cannot change: gunicorn.conf.py sets its
-limits above prerender's, so only absurd requests meet them (the last tests), and docs/operations.md asks for
-nginx in front.
+Without nginx, gunicorn's own refusals (control characters, both Content-Length and Transfer-Encoding, a
+request line over 8190 bytes) are problem+json too (gunicorn.conf.py, `write_problem`;
+tests/ops/test_gunicorn_refusals.py), and gunicorn.conf.py sets its limits above prerender's, so only absurd
+requests meet them (the last tests).
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def test_prerenders_own_errors_pass_through_unchanged(nginx_before_gunicorn: Ngi
 
 
 # gunicorn alone (`make run`): its limits sit above prerender's, so requests over prerender's limits get
-# prerender's problem+json; only absurd ones meet gunicorn's.
+# prerender's own problem+json, naming what is too large; only absurd ones meet gunicorn's.
 
 
 @pytest.mark.parametrize(
