@@ -8,7 +8,15 @@ from typing import Any
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates
 from webargs.fields import DelimitedList
 
-from prerender.schemas.fields import ID_MESSAGE, ID_PATTERN, IDENTITY_MESSAGE, IDENTITY_PATTERN, Identifier, Integer
+from prerender.schemas.fields import (
+    ID_MESSAGE,
+    ID_PATTERN,
+    IDENTITY_MESSAGE,
+    IDENTITY_PATTERN,
+    Amount,
+    Identifier,
+    Integer,
+)
 from prerender.schemas.limits import (
     MAX_CART_LINES,
     MAX_EVENT_PATH,
@@ -98,7 +106,7 @@ class ReconcileBody(_Body):
 
 class ConfirmBody(_Body):
     store_id = Identifier(required=True)
-    total = fields.Decimal(required=True, places=2, as_string=False, validate=validate.Range(0, 100_000))
+    total = Amount(required=True, validate=validate.Range(0, 100_000))
     order_id = fields.String(load_default=None, allow_none=True, validate=validate.Length(1, MAX_ORDER_ID))
 
 
