@@ -10,8 +10,11 @@ import os
 import signal
 import sys
 import time
+import urllib.request
 from dataclasses import dataclass
 from types import FrameType
+
+from bs4 import BeautifulSoup
 
 from . import load
 from .load import Call
@@ -116,13 +119,25 @@ def fan_out_ratio(stack: Stack) -> Row:
     )
 
 
+def shopper_credential(prerender_url: str) -> str:
+    """The credential of the bench's shopper, as a browser gets it: from the bootstrap's `<svc-shopper>`."""
+    request = urllib.request.Request(f"{prerender_url}/v2/svc-window-bootstrap", headers=load.HEADERS)
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        element = BeautifulSoup(answer.read().decode(), "html.parser").find("svc-shopper")
+    if element is None:
+        raise RuntimeError("the bootstrap carries no credential: is the supplier token valid?")
+    return str(element["credential"])
+
+
 def mixed_load(stack: Stack, seconds: float, threads: int) -> Row:
+    # The browser routes take the shopper's credential, not the fragments' headers (docs/security.md).
+    browser = (("authorization", f"Bearer {shopper_credential(stack.prerender_url)}"),)
     calls = [Call(f"/v1/recipe-card?recipe_id={r}&store_id=1001", need_body=True) for r in (1, 2, 3, 4, 5)]
     calls += [
         multiple(4, 4, 7),
         Call("/v1/styles/recipe-card", need_body=True),
-        Call("/v1/recipe-details?recipe_id=5&store_id=1001&guests=4", need_body=True),
-        Call("/v1/basket?store_id=1001", need_body=True),
+        Call("/v1/recipe-details?recipe_id=5&store_id=1001&guests=4", need_body=True, headers=browser),
+        Call("/v1/basket?store_id=1001", need_body=True, headers=browser),
         single(3, 4),
     ]
     result = load.run(stack.prerender_url, calls, threads=threads, max_requests=10_000_000, max_seconds=seconds)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -21,6 +22,8 @@ SHARED_CACHE_TYPES = REDIS_CACHE_TYPES | {"FileSystemCache", "MemcachedCache", "
 
 
 SECRET_KEY_FILE = "secret-key"
+# The key prerender and the reference upstream share by default (coreapi reads the same file).
+UPSTREAM_SERVICE_KEY_FILE = "upstream-service-key"
 MIN_SECRET_KEY_LENGTH = 32
 
 
@@ -41,6 +44,11 @@ class DefaultConfig:
     # Circuit breaker: this many failed calls in a row stop calls for UPSTREAM_BREAKER_COOLDOWN seconds.
     UPSTREAM_BREAKER_THRESHOLD = 5
     UPSTREAM_BREAKER_COOLDOWN = 10.0
+    # The key prerender authenticates with as a service (`X-Service-Key`, docs/upstream.md) when it calls the
+    # upstream for a browser's credential, which names its supplier by id: the browser never holds the
+    # supplier's token (docs/security.md). None: the key in instance/upstream-service-key (made on first
+    # start, 0600), which coreapi on the same machine reads too.
+    UPSTREAM_SERVICE_KEY: str | None = None
 
     # Which routing configuration of the supplier applies (suppliers hold one per environment).
     ENVIRONMENT = "local"
@@ -123,6 +131,10 @@ def load_config(app: Flask, test_config: Mapping[str, Any] | None) -> None:
     short = [key for key in app.config["SECRET_KEYS"] if len(key) < MIN_SECRET_KEY_LENGTH]
     if short:
         raise ValueError(f"PRERENDER_SECRET_KEYS: every key needs {MIN_SECRET_KEY_LENGTH} characters at least")
+    if not app.config["UPSTREAM_SERVICE_KEY"]:
+        app.config["UPSTREAM_SERVICE_KEY"] = instance_secret_key(Path(app.instance_path) / UPSTREAM_SERVICE_KEY_FILE)
+    if len(app.config["UPSTREAM_SERVICE_KEY"]) < MIN_SECRET_KEY_LENGTH:
+        raise ValueError(f"PRERENDER_UPSTREAM_SERVICE_KEY needs {MIN_SECRET_KEY_LENGTH} characters at least")
 
 
 def instance_secret_key(path: Path) -> str:
@@ -138,6 +150,11 @@ def instance_secret_key(path: Path) -> str:
             with os.fdopen(descriptor, "w") as handle:
                 handle.write(secrets.token_urlsafe(48))
     key = path.read_text().strip()
+    for _ in range(50):  # another process made the file and is writing it: wait for its key
+        if key:
+            break
+        time.sleep(0.01)
+        key = path.read_text().strip()
     if len(key) < MIN_SECRET_KEY_LENGTH:
-        raise ValueError(f"{path}: the signing key is shorter than {MIN_SECRET_KEY_LENGTH} characters")
+        raise ValueError(f"{path}: the key is shorter than {MIN_SECRET_KEY_LENGTH} characters")
     return key

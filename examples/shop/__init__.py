@@ -13,7 +13,7 @@ from typing import Any
 
 from flask import Flask
 
-from . import cart, ideas, views
+from . import cart, carts, ideas, views
 from .config import load_config
 from .services import init_services
 
@@ -25,7 +25,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger(__name__).setLevel(logging.INFO)
     init_services(app)
-    cart.init_cart(app)
+    carts.init_carts(app)
     app.register_blueprint(views.bp)
     app.register_blueprint(cart.bp)
     app.register_blueprint(ideas.bp)

@@ -1,15 +1,15 @@
-"""The shop's own cart: kept server-side per visitor, fed by prerender's basket (basketSync) and shown on
-its page. In process memory: a demo store, emptied when the shop restarts."""
+"""The shop's own cart: kept server-side per visitor (carts.py), fed by prerender's basket (basketSync) and
+shown on its page."""
 
 from __future__ import annotations
 
-import threading
 import uuid
 from decimal import Decimal
 from typing import Any
 
-from flask import Blueprint, Flask, Response, current_app, jsonify, make_response, render_template, request
+from flask import Blueprint, Response, current_app, jsonify, make_response, render_template, request
 
+from .carts import MAX_QUANTITY, cart_key, carts
 from .catalog_client import CatalogUnavailable, UnknownStore
 from .runtime import sdk_and_styles
 from .services import get_services
@@ -19,46 +19,7 @@ from .visitor import Visitor, persist, valid_identifier, visitor_from
 
 bp = Blueprint("cart", __name__, url_prefix="/cart")
 
-EXTENSION = "demo_shop_cart"
-MAX_QUANTITY = 99
 MAX_LINES = 500
-
-
-class CartStore:
-    """Carts by identity key: {product id: quantity}. Thread-safe."""
-
-    def __init__(self) -> None:
-        self._carts: dict[str, dict[str, int]] = {}
-        self._lock = threading.Lock()
-
-    def lines(self, key: str) -> dict[str, int]:
-        with self._lock:
-            return dict(self._carts.get(key, {}))
-
-    def apply(self, key: str, deltas: list[tuple[str, int]]) -> dict[str, int]:
-        """Adds (positive) or removes (negative) quantities; a line at 0 goes away."""
-        with self._lock:
-            cart = self._carts.setdefault(key, {})
-            for product_id, delta in deltas:
-                quantity = min(MAX_QUANTITY, max(0, cart.get(product_id, 0) + delta))
-                if quantity:
-                    cart[product_id] = quantity
-                else:
-                    cart.pop(product_id, None)
-            return dict(cart)
-
-
-def init_cart(app: Flask) -> None:
-    app.extensions[EXTENSION] = CartStore()
-
-
-def cart_key(visitor: Visitor) -> str:
-    """The cart follows the identity the fragments use: the logged-in user, else the authless id."""
-    return f"user:{visitor.user_id}" if visitor.user_id is not None else f"authless:{visitor.authless_id}"
-
-
-def _store() -> CartStore:
-    return current_app.extensions[EXTENSION]
 
 
 def _answer(lines: dict[str, int], visitor: Visitor) -> Response:
@@ -102,14 +63,14 @@ def _deltas(body: Any) -> list[tuple[str, int]] | None:
 @bp.app_context_processor
 def cart_counter() -> dict[str, int]:
     """The number of items in the visitor's cart, for the header of every page."""
-    return {"cart_count": sum(_store().lines(cart_key(visitor_from(request))).values())}
+    return {"cart_count": sum(carts().lines(cart_key(visitor_from(request))).values())}
 
 
 @bp.get("/lines")
 def lines() -> Response:
     """The visitor's cart as JSON: {lines: [{id, quantity}], count}."""
     visitor = visitor_from(request)
-    return _answer(_store().lines(cart_key(visitor)), visitor)
+    return _answer(carts().lines(cart_key(visitor)), visitor)
 
 
 @bp.post("/lines")
@@ -121,7 +82,7 @@ def change_lines() -> Response:
     if deltas is None:
         return _problem("Expected a JSON array of {id, quantity} with non-zero integer quantities.")
     visitor = visitor_from(request)
-    return _answer(_store().apply(cart_key(visitor), deltas), visitor)
+    return _answer(carts().apply(cart_key(visitor), deltas), visitor)
 
 
 @bp.get("")
@@ -131,7 +92,7 @@ def page() -> Response:
     visitor = visitor_from(request)
     request_id = uuid.uuid4().hex
     t = Texts(visitor.language)
-    quantities = _store().lines(cart_key(visitor))
+    quantities = carts().lines(cart_key(visitor))
     stores_future = services.pool.submit(services.catalog.stores, language=visitor.language, request_id=request_id)
     sdk, styles = sdk_and_styles(services.prerender, services.pool, visitor, request_id=request_id)
     products = {}

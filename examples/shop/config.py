@@ -19,8 +19,12 @@ class DefaultConfig:
     PRERENDER_URL = "http://127.0.0.1:8000"
     PRERENDER_API_VERSION = "v1"
     COREAPI_URL = "http://127.0.0.1:8001"
-    # The token the vendor gave this retailer (sent as `supplier-token` on every prerender call).
+    # The token the vendor gave this retailer (sent as `supplier-token` on every prerender call). A secret of
+    # the shop's server: it never goes into a page or a browser's request (browsers act with the credential
+    # prerender puts in fragments and the bootstrap).
     SUPPLIER_TOKEN = "demo-retailer-token"
+    # Who the "Log in" button logs in (no password: it is a demo).
+    DEMO_USER_ID = "demo-user"
     # Seconds. Short on purpose: a slow vendor must never make the shelf slow (no card instead).
     PRERENDER_CONNECT_TIMEOUT = 0.5
     PRERENDER_READ_TIMEOUT = 3.0

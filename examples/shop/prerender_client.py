@@ -3,7 +3,9 @@
 - One `requests.Session` per thread (the page fetches its fragments from a small thread pool).
 - Short timeouts: a fragment that is late, refused or broken is "no card here", logged, never an error
   page. Every public method returns an empty answer on failure instead of raising.
-- The mandatory headers (README.md) on every call (see `prerender_headers`).
+- The mandatory headers (README.md) on every call (see `prerender_headers`). The supplier token travels only
+  here, from the shop's server to prerender: never in a page or a browser's request. Browsers act with the
+  credential prerender puts in private fragments and the bootstrap (`<svc-shopper>`).
 """
 
 from __future__ import annotations
@@ -12,16 +14,29 @@ import json
 import logging
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import requests
 
 from .sessions import ThreadLocalSessions, pooled_session
-from .visitor import Visitor
+
+if TYPE_CHECKING:
+    from .visitor import Visitor
 
 log = logging.getLogger(__name__)
+
+
+def visitor_headers(
+    *, language: str, session_id: str, supplier_token: str, request_id: str | None = None
+) -> dict[str, str]:
+    """The headers of a call made before the visitor has an identity (the authless id's issuing)."""
+    headers = {"language-id": language, "supplier-token": supplier_token, "session-id": session_id}
+    if request_id:
+        headers["x-request-id"] = request_id
+    return headers
 
 
 def prerender_headers(visitor: Visitor, supplier_token: str, request_id: str | None = None) -> dict[str, str]:
@@ -30,13 +45,13 @@ def prerender_headers(visitor: Visitor, supplier_token: str, request_id: str | N
     A logged-in visitor is `authorization: user_id <id>`; a logged-out one is `authless-id: <id>` (never
     both: prerender turns the authless id into its upstream authorization itself).
     """
-    headers = {"language-id": visitor.language, "supplier-token": supplier_token, "session-id": visitor.session_id}
+    headers = visitor_headers(
+        language=visitor.language, session_id=visitor.session_id, supplier_token=supplier_token, request_id=request_id
+    )
     if visitor.user_id is not None:
         headers["authorization"] = f"user_id {visitor.user_id}"
     else:
         headers["authless-id"] = visitor.authless_id
-    if request_id:
-        headers["x-request-id"] = request_id
     return headers
 
 
@@ -49,7 +64,8 @@ class CardContext:
 
 
 class PrerenderClient:
-    """Calls prerender's card and styles routes. Thread-safe."""
+    """Calls prerender's card and styles routes, and the identity routes of the shop's server (the authless
+    id of a new visitor, the merge of its basket at login). Thread-safe."""
 
     def __init__(
         self,
@@ -85,19 +101,22 @@ class PrerenderClient:
         self,
         method: str,
         path: str,
-        visitor: Visitor,
+        visitor: Visitor | None,
         *,
         request_id: str | None = None,
         params: Mapping[str, Any] | None = None,
         body: Any = None,
         version: str | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> requests.Response | None:
-        """One call; None (logged) when prerender is down, late, or answers anything but 200."""
+        """One call, with the visitor's headers (or `headers`, for a call without visitor); None (logged) when
+        prerender is down, late, or answers anything but 200."""
         url = f"{self.base_url}/{version or self.api_version}{path}"
-        headers = prerender_headers(visitor, self.supplier_token, request_id)
+        if visitor is not None:
+            headers = {**prerender_headers(visitor, self.supplier_token, request_id), **(headers or {})}
         try:
             response = self.session.request(
-                method, url, params=params, json=body, headers=headers, timeout=self.timeout
+                method, url, params=params, json=body, headers=dict(headers or {}), timeout=self.timeout
             )
         except requests.RequestException as error:
             log.warning("prerender %s %s failed (request %s): %s", method, path, request_id, error)
@@ -161,7 +180,8 @@ class PrerenderClient:
         return response.text.strip() if response is not None else ""
 
     def window_bootstrap(self, visitor: Visitor, *, request_id: str | None = None) -> str:
-        """GET /v2/svc-window-bootstrap (v2 only): the SDK's module script tag alone, or "" (no SDK)."""
+        """GET /v2/svc-window-bootstrap (v2 only): the visitor's credential element (`<svc-shopper>`) and the
+        SDK's module script tag, or "" (no SDK)."""
         response = self._call("GET", "/svc-window-bootstrap", visitor, request_id=request_id, version="v2")
         return response.text.strip() if response is not None else ""
 
@@ -212,3 +232,53 @@ class PrerenderClient:
         with self._styles_lock:
             self._styles[component] = (now + self.styles_ttl, html)
         return html
+
+    # ------------------------------------------------------------------ identity (server to server)
+
+    def generate_authless_id(self, *, language: str, session_id: str, request_id: str | None = None) -> str | None:
+        """GET /generate-authless-token: a new visitor's authless id, issued by prerender to the shop's server
+        (spec headers without identity). None (logged) when prerender is down or refuses the supplier-token."""
+        headers = visitor_headers(
+            language=language, session_id=session_id, supplier_token=self.supplier_token, request_id=request_id
+        )
+        response = self._call("GET", "/generate-authless-token", None, headers=headers, request_id=request_id)
+        if response is None:
+            return None
+        try:
+            authless_id = response.json()["authless_id"]
+        except (ValueError, KeyError, TypeError) as error:
+            log.error("prerender authless id: unexpected body (request %s): %s", request_id, error)
+            return None
+        if not isinstance(authless_id, str) or not authless_id:
+            log.error("prerender authless id: not a string (request %s)", request_id)
+            return None
+        return authless_id
+
+    def merge_authless_basket(
+        self, user: Visitor, authless_id: str, *, store_id: str, request_id: str | None = None
+    ) -> dict[str, Any] | None:
+        """GET /basket/merge-authless-basket at login: the recipe basket of the logged-out visitor
+        `authless_id` joins the logged-in `user`'s, at the store. The supplier-token vouches for both
+        identities (the shop issued the one and logged the other in). Answers prerender's {basket, changes},
+        or None (logged) on any failure. An idempotency key lets prerender retry the write upstream."""
+        if user.user_id is None:
+            raise ValueError("merging an authless basket needs the logged-in user")
+        response = self._call(
+            "GET",
+            "/basket/merge-authless-basket",
+            user,
+            params={"authless_id": authless_id, "store_id": store_id},
+            headers={"idempotency-key": f"shop-merge-{uuid.uuid4().hex}"},
+            request_id=request_id,
+        )
+        if response is None:
+            return None
+        try:
+            merged = response.json()
+        except ValueError as error:
+            log.error("prerender basket merge: unexpected body (request %s): %s", request_id, error)
+            return None
+        if not isinstance(merged, dict):
+            log.error("prerender basket merge: unexpected body (request %s)", request_id)
+            return None
+        return merged

@@ -1,7 +1,10 @@
 """What a page of the shop gives the browser runtime of prerender (`window.svc`, docs/sdk.md).
 
-The SDK must use the identity the shop's server used for the fragments of the page: the server writes it
-in `<script type="application/json" id="shop-context">`, and `static/svc-setup.js` reads it.
+The SDK acts for the shopper of the credential prerender gave the shop's server for this page: the hidden
+`<svc-shopper>` element that private fragments and the bootstrap carry, put in the page as received. The page
+also says which identity, language, session and store the server used (`<script type="application/json"
+id="shop-context">`, read by `static/svc-setup.js`). The supplier token is never in a page: it stays on the
+shop's server, which sends it to prerender only.
 """
 
 from __future__ import annotations
@@ -17,13 +20,15 @@ from .prerender_client import PrerenderClient
 from .visitor import Visitor
 
 _SDK_SRC = re.compile(r"""<script\b[^>]*\bsrc\s*=\s*["']([^"']+/sdk/svc\.js(?:\?[^"']*)?)["']""", re.IGNORECASE)
+# The visitor's credential element of the bootstrap (`<svc-shopper hidden credential="..." ...></svc-shopper>`;
+# its prefix is prerender's element prefix).
+_SHOPPER = re.compile(r"<([a-z][a-z0-9]*)-shopper\b[^>]*>\s*</\1-shopper>", re.IGNORECASE)
 
 
 def shop_context(visitor: Visitor) -> dict[str, Any]:
     """The identity, store and cart settings of the page, as svc-setup.js expects them."""
     config = current_app.config
     return {
-        "supplierToken": config["SUPPLIER_TOKEN"],
         "language": visitor.language,
         "storeId": visitor.store_id,
         "user": (
@@ -42,20 +47,23 @@ def shop_context(visitor: Visitor) -> dict[str, Any]:
 
 def module_tags(bootstrap_html: str) -> str:
     """The module scripts a card fragment ends with (SDK, then the card element), from the bootstrap's SDK
-    tag: the same build, the same query (docs/sdk.md, "Fragments inserted at runtime"). "" without SDK."""
+    tag: the same build, the same query (docs/sdk.md, "Fragments inserted at runtime"), after the bootstrap's
+    credential element as received (the SDK acts for its shopper). "" without SDK."""
     match = _SDK_SRC.search(bootstrap_html)
     if not match:
         return ""
     sdk = match.group(1)
     card = sdk.replace("/sdk/svc.js", "/components/recipe-card.js", 1)
-    return f'<script type="module" src="{sdk}"></script>\n<script type="module" src="{card}"></script>'
+    credential = "".join(element.group(0) for element in _SHOPPER.finditer(bootstrap_html))
+    return f'{credential}<script type="module" src="{sdk}"></script>\n<script type="module" src="{card}"></script>'
 
 
 def sdk_and_styles(
     prerender: PrerenderClient, pool: Executor, visitor: Visitor, *, request_id: str | None = None
 ) -> tuple[str, str]:
-    """(the bootstrap's SDK tag, the stylesheet links) for a page without server-rendered fragments.
-    Either is "" when prerender fails: the page then works without the runtime."""
+    """(the bootstrap: the visitor's credential element and the SDK tag; the stylesheet links) for a page
+    without server-rendered fragments. Either is "" when prerender fails: the page then works without the
+    runtime."""
     bootstrap = pool.submit(prerender.window_bootstrap, visitor, request_id=request_id)
     styles = [pool.submit(prerender.styles, visitor, name, request_id=request_id) for name in STYLE_COMPONENTS]
     timeout = current_app.config["PRERENDER_PAGE_BUDGET"]

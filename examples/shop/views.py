@@ -10,6 +10,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, make_response, redirect, render_template, request, url_for
 
+from .carts import cart_key, carts
 from .catalog_client import CatalogClient, CatalogUnavailable, Product, Store, UnknownStore
 from .fragments import fetch_shelf_fragments
 from .runtime import shop_context
@@ -17,12 +18,12 @@ from .services import get_services
 from .shelf import assemble
 from .texts import Texts
 from .visitor import (
-    DEMO_USER_ID,
+    AUTHLESS_COOKIE,
     LANGUAGE_COOKIE,
     LANGUAGES,
     STORE_COOKIE,
-    USER_COOKIE,
     Visitor,
+    new_authless_id,
     persist,
     set_cookie,
     valid_store_id,
@@ -138,17 +139,57 @@ def _back_to_shelf() -> Response:
 
 @bp.post("/connexion")
 def login() -> Response:
-    """Log in as the demo user (no password: it is a demo)."""
+    """Log in as the demo user (no password: it is a demo). What the visitor gathered while logged out, its
+    recipe basket and its cart, becomes the user's (`_join_authless_history`)."""
+    config = current_app.config
+    visitor = visitor_from(request)
+    user = visitor.logged_in_as(config["DEMO_USER_ID"])
+    # A visitor with an authless history: logged out until now, with an authless id from an earlier page.
+    if not visitor.logged_in and AUTHLESS_COOKIE not in visitor.new_cookies:
+        _join_authless_history(visitor, user, request_id=uuid.uuid4().hex)
     response = _back_to_shelf()
-    set_cookie(response, USER_COOKIE, DEMO_USER_ID, secure=current_app.config["COOKIE_SECURE"])
+    persist(user, response, secure=config["COOKIE_SECURE"])
     return response
+
+
+def _join_authless_history(visitor: Visitor, user: Visitor, *, request_id: str) -> None:
+    """At login, the logged-out visitor's recipe basket and cart become the user's.
+
+    - The recipe basket, at the visitor's store (baskets are per store): the shop's server asks prerender to
+      merge it into the user's (prerender's `merge-authless-basket`, its supplier-token vouching for both
+      identities). Without a store there is no basket to merge. A failure is logged; the login goes on.
+    - The shop's cart: every line of the authless cart is added to the user's cart (quantities add up) and
+      the authless cart is emptied, whatever the merge's outcome. The basket never holds more than the cart
+      (the SDK reports the cart and the basket follows it), so the user's cart then holds at least the merged
+      basket's products: the report of the next page leaves the merged recipes in place, and nothing the
+      visitor put in the cart is lost.
+    """
+    if visitor.store_id:
+        merged = get_services().prerender.merge_authless_basket(
+            user, visitor.authless_id, store_id=visitor.store_id, request_id=request_id
+        )
+        if merged is None:
+            log.warning(
+                "login: the recipe basket of the logged-out visitor was not merged into the user's (request %s)",
+                request_id,
+            )
+    carts().move(cart_key(visitor), cart_key(user))
 
 
 @bp.post("/deconnexion")
 def logout() -> Response:
-    """Log out: back to the authless id the visitor already has."""
+    """Log out: the browser becomes a new logged-out visitor, with a new authless id from prerender (its
+    basket and cart start empty; the user's stay the user's)."""
+    config = current_app.config
+    visitor = visitor_from(request)
     response = _back_to_shelf()
-    set_cookie(response, USER_COOKIE, None, secure=current_app.config["COOKIE_SECURE"])
+    if visitor.logged_in:
+        authless_id = new_authless_id(
+            language=visitor.language, session_id=visitor.session_id, request_id=uuid.uuid4().hex
+        )
+        persist(visitor.logged_out(authless_id), response, secure=config["COOKIE_SECURE"])
+    else:
+        persist(visitor, response, secure=config["COOKIE_SECURE"])
     return response
 
 

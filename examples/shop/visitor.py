@@ -1,14 +1,23 @@
-"""Who is browsing: identity, store, language and browsing session, all kept in cookies."""
+"""Who is browsing: identity, store, language and browsing session, all kept in cookies.
+
+A new visitor's authless id is issued by prerender (`GET /v1/generate-authless-token`, asked by the shop's
+server with its supplier-token): an identity nobody can guess. Only when prerender cannot issue one does the
+shop make its own (logged), so that the page still works.
+"""
 
 from __future__ import annotations
 
+import logging
 import re
 import uuid
 from dataclasses import dataclass, replace
 
-from flask import Request, Response
+from flask import Request, Response, g
 
-DEMO_USER_ID = "demo-user"
+from .services import get_services
+
+log = logging.getLogger(__name__)
+
 LANGUAGES = ("fr", "en")
 DEFAULT_LANGUAGE = "fr"
 
@@ -19,9 +28,13 @@ STORE_COOKIE = "dm_store"
 LANGUAGE_COOKIE = "dm_lang"
 ONE_YEAR = 365 * 24 * 3600
 
-# The identifier format prerender accepts in its headers.
+# The identifier format the shop keeps in its cookies (prerender accepts any of them in its headers). It holds
+# the URL-safe alphabet of the authless ids prerender issues.
 _IDENTIFIER = re.compile(r"^[A-Za-z0-9._:@-]{1,128}$")
 _STORE_ID = re.compile(r"^[0-9]{1,12}$")
+# Where the visitor of the current request is kept (flask.g), so that it is read (and a new visitor's
+# authless id asked for) once per request.
+_CURRENT = "shop_visitor"
 
 
 def valid_identifier(value: str | None) -> bool:
@@ -51,9 +64,33 @@ class Visitor:
     def without_store(self) -> Visitor:
         return replace(self, store_id=None, new_cookies=(*self.new_cookies, STORE_COOKIE))
 
+    def logged_in_as(self, user_id: str) -> Visitor:
+        """The same browser once the user logged in (its user cookie to write)."""
+        return replace(self, user_id=user_id, new_cookies=(*self.new_cookies, USER_COOKIE))
 
-def new_authless_id() -> str:
+    def logged_out(self, authless_id: str) -> Visitor:
+        """The same browser after logout, under a new authless identity (its cookies to write)."""
+        return replace(
+            self, user_id=None, authless_id=authless_id, new_cookies=(*self.new_cookies, USER_COOKIE, AUTHLESS_COOKIE)
+        )
+
+
+def local_authless_id() -> str:
+    """The shop's own authless id, for when prerender cannot issue one."""
     return f"anon-{uuid.uuid4().hex}"
+
+
+def new_authless_id(*, language: str, session_id: str, request_id: str | None = None) -> str:
+    """A new authless id, issued by prerender; the shop's own when prerender is down or refuses (logged)."""
+    issued = get_services().prerender.generate_authless_id(
+        language=language, session_id=session_id, request_id=request_id
+    )
+    if issued is not None and valid_identifier(issued):
+        return issued
+    if issued is not None:
+        log.error("prerender issued an authless id the shop cannot keep in a cookie (request %s)", request_id)
+    log.warning("no authless id from prerender (request %s): the visitor gets one made by the shop", request_id)
+    return local_authless_id()
 
 
 def new_session_id() -> str:
@@ -61,24 +98,33 @@ def new_session_id() -> str:
 
 
 def visitor_from(request: Request) -> Visitor:
-    """The visitor of the request's cookies; missing or malformed values are replaced by fresh ones."""
+    """The visitor of the request's cookies; missing or malformed values are replaced by fresh ones (a new
+    visitor's authless id comes from prerender). Read once per request: later calls answer the same visitor."""
+    visitor: Visitor | None = g.get(_CURRENT)
+    if visitor is None:
+        visitor = _read(request)
+        setattr(g, _CURRENT, visitor)
+    return visitor
+
+
+def _read(request: Request) -> Visitor:
     cookies = request.cookies
     fresh: list[str] = []
     session_id = cookies.get(SESSION_COOKIE)
     if not valid_identifier(session_id):
         session_id = new_session_id()
         fresh.append(SESSION_COOKIE)
+    language = cookies.get(LANGUAGE_COOKIE)
+    if language not in LANGUAGES:
+        language = DEFAULT_LANGUAGE
     authless_id = cookies.get(AUTHLESS_COOKIE)
     if not valid_identifier(authless_id):
-        authless_id = new_authless_id()
+        authless_id = new_authless_id(language=language, session_id=session_id)
         fresh.append(AUTHLESS_COOKIE)
     user_id = cookies.get(USER_COOKIE)
     if user_id is not None and not valid_identifier(user_id):
         user_id = None
         fresh.append(USER_COOKIE)
-    language = cookies.get(LANGUAGE_COOKIE)
-    if language not in LANGUAGES:
-        language = DEFAULT_LANGUAGE
     store_id = cookies.get(STORE_COOKIE) or None
     if store_id is not None and not valid_store_id(store_id):
         store_id = None

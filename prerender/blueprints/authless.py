@@ -1,4 +1,7 @@
-"""POST /{v}/generate-authless-token: an authless identity for a logged-out visitor (docs/security.md)."""
+"""GET or POST /{v}/generate-authless-token: an authless identity for a logged-out visitor (docs/security.md).
+
+GET is the method the maker's integrations call; POST stays for callers that treat issuing as a write.
+Either way nothing is stored: the identity is random, and the answer is never cached."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from prerender.web.errors import Problem
 bp = Blueprint("authless", __name__)
 
 
-@bp.post("/generate-authless-token")
+@bp.route("/generate-authless-token", methods=["GET", "POST"])
 @declare(
     summary="A new authless identity",
     identity=False,

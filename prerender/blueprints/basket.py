@@ -1,13 +1,14 @@
-"""The browser's basket routes (docs/browser-api.md): validated forwards to the upstream basket."""
+"""The browser's basket routes (docs/browser-api.md): validated forwards to the upstream basket, for the
+shopper of the browser's credential only (docs/security.md); the merge is also the customer's server's."""
 
 from __future__ import annotations
 
 import logging
 from typing import Any
 
-from flask import Blueprint, jsonify
+from flask import Blueprint, jsonify, request
 from flask.typing import ResponseReturnValue
-from werkzeug.exceptions import Forbidden
+from werkzeug.exceptions import Forbidden, MethodNotAllowed
 
 from prerender.gateway import UnknownStore, get_gateway
 from prerender.schemas.actions import (
@@ -22,10 +23,20 @@ from prerender.schemas.actions import (
     RescaleBody,
     StoreQuery,
 )
-from prerender.schemas.headers import WriteHeaders
+from prerender.schemas.headers import AuthlessCredentialHeaders, WriteHeaders
 from prerender.schemas.responses import BasketChangeSchema, BasketSchema, ConfirmationSchema
 from prerender.web.context import RequestContext, current_context
-from prerender.web.contract import NOT_MODIFIED, PASSED_THROUGH, UPSTREAM_FAILURES, declare, json_answer, problem
+from prerender.web.contract import (
+    NOT_MODIFIED,
+    PASSED_THROUGH,
+    UPSTREAM_FAILURES,
+    Callers,
+    declare,
+    json_answer,
+    problem,
+)
+from prerender.web.credentials import InvalidCredential, get_signer
+from prerender.web.errors import CredentialProblem
 from prerender.web.http_caching import PRIVATE, cache_policy
 
 log = logging.getLogger(__name__)
@@ -52,6 +63,16 @@ EMPTY_BASKET: dict[str, Any] = {
 }
 # Every write takes an optional Idempotency-Key, passed upstream (docs/browser-api.md: retrying a write).
 WRITE_HEADERS = WriteHeaders()
+
+
+class MergeHeaders(WriteHeaders, AuthlessCredentialHeaders):
+    """A merge's idempotency key, and from a browser the authless visitor's credential."""
+
+    class Meta(WriteHeaders.Meta):
+        pass
+
+
+MERGE_HEADERS = MergeHeaders()
 NO_SUPPLIER = {403: problem("No known supplier (supplier-token), or refused by the recipe service.")}
 CHANGE_ANSWERS = {
     200: json_answer(BasketChangeSchema, "The basket and what the retailer cart must do."),
@@ -64,6 +85,7 @@ CHANGE_ANSWERS = {
 @bp.get("")
 @cache_policy(PRIVATE)
 @declare(
+    callers=Callers.BROWSER,
     summary="The user's basket at a store",
     query=StoreQuery(),
     answers={200: json_answer(BasketSchema), 304: NOT_MODIFIED, **NO_SUPPLIER, **UPSTREAM_FAILURES},
@@ -81,6 +103,7 @@ def get_basket(query: dict[str, Any]) -> dict[str, Any]:
 
 @bp.post("/recipes")
 @declare(
+    callers=Callers.BROWSER,
     summary="Add a recipe to the basket",
     headers=WRITE_HEADERS,
     body=AddRecipeBody(),
@@ -94,6 +117,7 @@ def add_recipe(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
 
 @bp.patch("/recipes/<recipe_id>")
 @declare(
+    callers=Callers.BROWSER,
     summary="Re-scale a recipe of the basket",
     headers=WRITE_HEADERS,
     path=RecipePath(),
@@ -110,6 +134,7 @@ def rescale_recipe(recipe_id: str, body: dict[str, Any], headers: dict[str, Any]
 
 @bp.delete("/recipes/<recipe_id>")
 @declare(
+    callers=Callers.BROWSER,
     summary="Remove a recipe from the basket",
     headers=WRITE_HEADERS,
     path=RecipePath(),
@@ -125,6 +150,7 @@ def remove_recipe(recipe_id: str, query: dict[str, Any], headers: dict[str, Any]
 
 @bp.put("/recipes/<recipe_id>/ingredients/<ingredient_id>")
 @declare(
+    callers=Callers.BROWSER,
     summary="Set the product of one ingredient",
     headers=WRITE_HEADERS,
     path=IngredientPath(),
@@ -141,6 +167,7 @@ def set_ingredient(recipe_id: str, ingredient_id: str, body: dict[str, Any], hea
 
 @bp.post("/reconcile")
 @declare(
+    callers=Callers.BROWSER,
     summary="Follow the retailer cart",
     headers=WRITE_HEADERS,
     body=ReconcileBody(),
@@ -154,6 +181,7 @@ def reconcile(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
 
 @bp.post("/confirm")
 @declare(
+    callers=Callers.BROWSER,
     summary="Confirm the basket after payment",
     headers=WRITE_HEADERS,
     body=ConfirmBody(),
@@ -175,16 +203,51 @@ def confirm(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
 
 @bp.get("/merge-authless-basket")
 @declare(
+    callers=Callers.SERVER_OR_BROWSER,
     summary="Merge the logged-out basket into the user's",
-    headers=WRITE_HEADERS,
+    headers=MERGE_HEADERS,
     query=MergeAuthlessQuery(),
-    answers={**CHANGE_ANSWERS, 403: problem("Not a connected user, or refused by the recipe service.")},
+    answers={
+        **CHANGE_ANSWERS,
+        401: problem(
+            "No proof of both identities: from a server, a valid supplier-token; from a browser, the user's "
+            "credential and the authless visitor's (`authless-credential`)."
+        ),
+        403: problem("Not a logged-in user, or refused by the recipe service."),
+    },
 )
 def merge_authless_basket(query: dict[str, Any], headers: dict[str, Any]) -> ResponseReturnValue:
     """End of the auth flow: the logged-out basket joins the user's (a GET, as integrations call it). Never cached."""
-    ctx = basket_owner()
-    if not ctx.is_connected:
-        raise Forbidden("Merging needs the logged-in user (authorization: user_id <USER_ID>).")
+    if request.method == "HEAD":  # Flask serves HEAD with every GET; a HEAD must not move a basket
+        raise MethodNotAllowed(valid_methods=["GET"], description="The merge is a GET; HEAD would merge too.")
+    ctx = current_context()
+    check_merge_proof(ctx, query["authless_id"], headers["authless_credential"])
     response = jsonify(get_gateway().merge_authless_basket(ctx.upstream, params=query, key=headers["idempotency_key"]))
     response.cache_control.no_store = True
     return response
+
+
+def check_merge_proof(ctx: RequestContext, authless_id: str, authless_credential: str | None) -> None:
+    """Merging moves one shopper's basket to another: it needs proof of both identities (docs/security.md).
+    The customer's server vouches for both with its supplier-token (it issued the authless id and logged the
+    user in); a browser shows the user's credential and the authless visitor's, both of this supplier."""
+    if ctx.shopper is None:  # the customer's server, with the specification's headers
+        if ctx.supplier is None:
+            raise CredentialProblem("Merging needs your valid supplier-token, or a browser's two credentials.")
+        if not ctx.is_connected:
+            raise Forbidden("Merging needs the logged-in user (authorization: user_id <USER_ID>).")
+        return
+    if not ctx.is_connected:
+        raise Forbidden("Merging needs the logged-in user's credential.")
+    if authless_credential is None:
+        raise CredentialProblem(
+            "Merging from a browser needs the logged-out visitor's credential too: send it as authless-credential."
+        )
+    try:
+        visitor = get_signer().verify(authless_credential)
+    except InvalidCredential as error:
+        raise CredentialProblem(f"Invalid authless-credential: {error}.", invalid=True) from error
+    if visitor.authless_id is None or visitor.supplier_id != ctx.shopper.supplier_id:
+        raise CredentialProblem("The authless-credential is not a logged-out visitor's of this supplier.", invalid=True)
+    if visitor.authless_id != authless_id:
+        raise Forbidden("authless_id is not the visitor of the authless-credential.")

@@ -5,18 +5,32 @@ from __future__ import annotations
 from flask import Blueprint, Response, render_template
 
 from prerender.rendering.assets import get_assets
+from prerender.rendering.shopper import shopper_element
+from prerender.web.context import current_context
 from prerender.web.contract import NOT_MODIFIED, declare, html
-from prerender.web.http_caching import CachePolicy, cache_policy
+from prerender.web.http_caching import PRIVATE, CachePolicy, set_policy
 
 bp = Blueprint("bootstrap", __name__)
 
 SDK_MODULES = ("sdk/svc.js",)
+# Without a shopper (no valid supplier-token) the bootstrap is the same for everyone.
+ANONYMOUS = CachePolicy(public=True, vary=())
 
 
 @bp.get("/svc-window-bootstrap")
-@cache_policy(CachePolicy(public=True, vary=()))
-@declare(summary="The browser SDK alone", answers={200: html("The SDK's module script tag."), 304: NOT_MODIFIED})
+@declare(
+    summary="The browser SDK alone",
+    answers={
+        200: html(
+            "The SDK's module script tag, and, when a valid supplier-token names the shopper, the shopper's "
+            "credential element (then private)."
+        ),
+        304: NOT_MODIFIED,
+    },
+)
 def window_bootstrap() -> Response:
-    """The SDK module alone, for pages with custom recipe cards."""
+    """The SDK module and the shopper's credential, for pages with custom or public recipe cards."""
+    element = shopper_element(current_context())
+    set_policy(PRIVATE if element else ANONYMOUS)
     fragment = render_template("scripts.html", module_urls=get_assets().module_urls(SDK_MODULES))
-    return Response(fragment, mimetype="text/html")
+    return Response(element + fragment, mimetype="text/html")

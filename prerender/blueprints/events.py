@@ -11,13 +11,14 @@ from prerender.gateway import get_gateway
 from prerender.schemas.actions import EventsBody
 from prerender.schemas.responses import StoredSchema
 from prerender.web.context import current_context
-from prerender.web.contract import PASSED_THROUGH, UPSTREAM_FAILURES, declare, json_answer
+from prerender.web.contract import PASSED_THROUGH, UPSTREAM_FAILURES, Callers, declare, json_answer
 
 bp = Blueprint("events", __name__)
 
 
 @bp.post("/events")
 @declare(
+    callers=Callers.BROWSER,
     summary="Store analytics events",
     body=EventsBody(),
     beacon=True,

@@ -16,6 +16,7 @@ from prerender.web.contract import (
     NOT_MODIFIED,
     PASSED_THROUGH,
     UPSTREAM_FAILURES,
+    Callers,
     declare,
     json_answer,
     problem,
@@ -46,6 +47,7 @@ def liking_user() -> RequestContext:
 @bp.get("")
 @cache_policy(PRIVATE)
 @declare(
+    callers=Callers.BROWSER,
     summary="Which of these recipes the user likes",
     query=LikesQuery(),
     answers={200: json_answer(LikedSchema), 304: NOT_MODIFIED, **UPSTREAM_FAILURES},
@@ -60,7 +62,7 @@ def liked(query: dict[str, Any]) -> dict[str, list[str]]:
 
 
 @bp.put("/<recipe_id>")
-@declare(summary="Like a recipe", path=RecipePath(), answers=LIKE_ANSWERS)
+@declare(callers=Callers.BROWSER, summary="Like a recipe", path=RecipePath(), answers=LIKE_ANSWERS)
 def like(recipe_id: str) -> Response:
     """Like a recipe (idempotent)."""
     get_gateway().like(liking_user().upstream, recipe_id, liked=True)
@@ -68,7 +70,7 @@ def like(recipe_id: str) -> Response:
 
 
 @bp.delete("/<recipe_id>")
-@declare(summary="Unlike a recipe", path=RecipePath(), answers=LIKE_ANSWERS)
+@declare(callers=Callers.BROWSER, summary="Unlike a recipe", path=RecipePath(), answers=LIKE_ANSWERS)
 def unlike(recipe_id: str) -> Response:
     """Unlike a recipe (idempotent)."""
     get_gateway().like(liking_user().upstream, recipe_id, liked=False)

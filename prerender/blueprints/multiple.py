@@ -9,6 +9,7 @@ from flask import Blueprint, Response, jsonify
 
 from prerender.gateway import SuggestionContext, UnknownStore, UpstreamError
 from prerender.rendering.cards import CardOptions, suggested_cards
+from prerender.rendering.shopper import shopper_element
 from prerender.schemas.recipe_card import MULTIPLE_BODIES, MULTIPLE_OPTION_DEFAULTS, MULTIPLE_QUERIES
 from prerender.schemas.responses import CardsSchema
 from prerender.web.context import current_context
@@ -58,7 +59,9 @@ def post_multiple(query: dict[str, Any], body: dict[str, Any]) -> Response:
         log.error("multiple cards rendered empty, request %s: %s", ctx.request_id, error)
         html = {context.key: "" for context in contexts}
     positions = sorted(c["position"] for c in body["contexts"])
-    return jsonify(data=[{"html": html[str(p)], "position": p} for p in positions])
+    # Each card brings the shopper's credential (the page may insert any of them): suggestions are private.
+    element = shopper_element(ctx)
+    return jsonify(data=[{"html": html[str(p)] + element if html[str(p)] else "", "position": p} for p in positions])
 
 
 def merge_options(query: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:

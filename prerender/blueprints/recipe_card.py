@@ -10,6 +10,7 @@ from flask import Blueprint, Response
 from prerender.gateway import SuggestionContext, UnknownStore, UpstreamError
 from prerender.rendering.cards import CardOptions, fixed_card, suggested_cards
 from prerender.rendering.fragments import fragment_etag
+from prerender.rendering.shopper import with_shopper
 from prerender.schemas.recipe_card import CARD_QUERIES
 from prerender.web.context import current_context
 from prerender.web.contract import NOT_MODIFIED, declare, html, problem
@@ -42,7 +43,8 @@ def get_card(query: dict[str, Any]) -> Response:
     # Shared caches may keep a fixed recipe's card of a supplier with personalization disabled: it is the
     # same for every user. Suggestions depend on the session, hearts on the user.
     fixed = "recipe_id" in query
-    set_policy(PUBLIC if fixed and ctx.supplier is not None and not ctx.supplier.personalization else PRIVATE)
+    public = fixed and ctx.supplier is not None and not ctx.supplier.personalization
+    set_policy(PUBLIC if public else PRIVATE)
     try:
         if fixed:
             fragment = fixed_card(ctx, query["recipe_id"], options)
@@ -59,6 +61,9 @@ def get_card(query: dict[str, Any]) -> Response:
         log.error("recipe card rendered empty, request %s: %s", ctx.request_id, error)
         set_policy(PRIVATE)  # an outage's empty card must not be shared by caches as the answer
         fragment = ""
+    etag = fragment_etag(fragment)  # what http_caching would compute, without hashing a known card
+    if fragment and not public:  # a private card brings the browser its shopper's credential
+        fragment, etag = with_shopper(fragment, etag, ctx)
     response = Response(fragment, mimetype="text/html")
-    response.set_etag(fragment_etag(fragment))  # what http_caching would compute, without hashing a known card
+    response.set_etag(etag)
     return response

@@ -10,7 +10,7 @@ from werkzeug.exceptions import NotFound
 from prerender.rendering.details import load_details, render_details
 from prerender.schemas.actions import DetailsQuery
 from prerender.web.context import current_context
-from prerender.web.contract import NOT_MODIFIED, UPSTREAM_FAILURES, declare, html, problem
+from prerender.web.contract import NOT_MODIFIED, UPSTREAM_FAILURES, Callers, declare, html, problem
 from prerender.web.http_caching import PUBLIC, cache_policy
 
 bp = Blueprint("recipe_details", __name__)
@@ -19,6 +19,7 @@ bp = Blueprint("recipe_details", __name__)
 @bp.get("/recipe-details")
 @cache_policy(PUBLIC)
 @declare(
+    callers=Callers.SERVER_OR_BROWSER,
     summary="The recipe drawer's content",
     query=DetailsQuery(),
     answers={

@@ -23,12 +23,19 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 API = "/api/v1"
+# The upstream's detail when a service call names a supplier it does not know (docs/upstream.md).
+UNKNOWN_SUPPLIER_ID = "Unknown Supplier-Id"
 BATCH_LIMIT = 100
 
 
 def segment(value: str) -> str:
     """An id made safe as one URL path segment."""
     return quote(value, safe="")
+
+
+def service_headers(service_key: str, supplier_id: str) -> dict[str, str]:
+    """How prerender calls the upstream for a supplier it knows by id only (a browser's credential)."""
+    return {"X-Service-Key": service_key, "Supplier-Id": supplier_id}
 
 
 @dataclass(frozen=True)
@@ -42,6 +49,8 @@ class CallerIdentity:
     session_id: str | None
     profiling: bool
     request_id: str
+    # For a browser's credential: prerender calls as a service, naming the supplier by id (docs/upstream.md).
+    service_key: str | None = field(default=None, repr=False)
 
     def headers(self) -> dict[str, str]:
         headers = {
@@ -54,6 +63,8 @@ class CallerIdentity:
             headers["Authorization"] = self.authorization
         if self.supplier_token:
             headers["Supplier-Token"] = self.supplier_token
+        elif self.service_key and self.supplier_id:
+            headers.update(service_headers(self.service_key, self.supplier_id))
         if self.session_id:
             headers["Session-Id"] = self.session_id
         return headers
@@ -109,22 +120,36 @@ class UpstreamGateway:
 
     def supplier(self, token: str, *, request_id: str) -> Supplier | None:
         """The supplier of a token, None when the upstream does not know it (cached, None included)."""
-        key = cache_key("supplier", token)
+        return self._supplier_lookup(
+            cache_key("supplier", token),
+            {"Supplier-Token": token, "X-Request-Id": request_id},
+            unknown=lambda error: error.status == 401,
+        )
+
+    def supplier_by_id(self, supplier_id: str, *, service_key: str, request_id: str) -> Supplier | None:
+        """The supplier a credential names, None when the upstream no longer knows it (cached, None included).
+        Only "no such supplier" is an answer; a refused service key is this deployment's mistake
+        (UPSTREAM_SERVICE_KEY differs from the upstream's), raised and never cached."""
+        return self._supplier_lookup(
+            cache_key("supplier-id", supplier_id),
+            {**service_headers(service_key, supplier_id), "X-Request-Id": request_id},
+            unknown=lambda error: error.status == 401 and UNKNOWN_SUPPLIER_ID in str(error.problem.get("detail", "")),
+        )
+
+    def _supplier_lookup(
+        self, key: str, headers: dict[str, str], *, unknown: Callable[[UpstreamStatusError], bool]
+    ) -> Supplier | None:
+        """GET /suppliers/me with these headers, cached under `key`; None (cached too) when `unknown` says the
+        upstream's refusal means it knows no such supplier."""
         cached = self.cache.get(key)
         if cached is not None:
             known: Supplier | None = cached[0]
             return known
         try:
-            payload = self.http.request(
-                "GET",
-                f"{API}/suppliers/me",
-                name="supplier",
-                idempotent=True,
-                headers={"Supplier-Token": token, "X-Request-Id": request_id},
-            )
+            payload = self.http.request("GET", f"{API}/suppliers/me", name="supplier", idempotent=True, headers=headers)
             supplier: Supplier | None = parse_supplier(payload)
         except UpstreamStatusError as error:
-            if error.status != 401:
+            if not unknown(error):
                 raise
             supplier = None
         self.cache.set(key, (supplier,), timeout=self.supplier_ttl)

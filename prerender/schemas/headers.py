@@ -20,6 +20,8 @@ AUTHORIZATION_PATTERN = re.compile(rf"^user_id ({IDENTITY_CHARACTERS})$")
 # `fr`, `en`, optionally `-<retailer>` naming a text override file (prerender/rendering/i18n.py).
 # Plain groups (1: language, 2: variant): the pattern is also published in /openapi.json, as ECMA-262.
 LANGUAGE_PATTERN = re.compile(rf"^({'|'.join(SUPPORTED_LANGUAGES)})(?:-([a-z0-9_]{{1,32}}))?$")
+# `Bearer <credential>` (RFC 6750's b64token characters): how a browser route names its shopper.
+BEARER_PATTERN = re.compile(r"^Bearer ([A-Za-z0-9._~+/-]+=*)$")
 PROFILING_VALUES = {"true": True, "1": True, "false": False, "0": False}
 # An X-Request-Id that is kept as given (anything else is replaced by a new id, never refused).
 REQUEST_ID_PATTERN = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
@@ -40,6 +42,39 @@ class HeaderValue(fields.String):
         return text.lower() if self.lower else text
 
 
+def language_header() -> HeaderValue:
+    """`language-id`: a supported language, optionally `-<retailer>`."""
+    return HeaderValue(
+        data_key="language-id",
+        required=True,
+        lower=True,
+        validate=validate.Regexp(
+            LANGUAGE_PATTERN,
+            error=f"Must be one of {', '.join(SUPPORTED_LANGUAGES)}, optionally followed by -<retailer>.",
+        ),
+        metadata={"description": "`fr` or `en`, optionally `-<retailer>` for text overrides."},
+    )
+
+
+def session_header() -> HeaderValue:
+    """`session-id`: the browsing session."""
+    return HeaderValue(
+        data_key="session-id",
+        required=True,
+        validate=validate.Regexp(IDENTITY_PATTERN, error=IDENTITY_MESSAGE),
+        metadata={"description": "The browsing session."},
+    )
+
+
+def profiling_header() -> HeaderValue:
+    """`profiling`: `false` turns profiling off upstream."""
+    return HeaderValue(
+        lower=True,
+        validate=validate.OneOf(PROFILING_VALUES, error="Must be 'true' or 'false'."),
+        metadata={"description": "`false` keeps the user's history out of suggestions.", "default": "true"},
+    )
+
+
 class RequestHeaders(Schema):
     """The identity, language, session and supplier of a request. Empty headers count as absent."""
 
@@ -55,22 +90,8 @@ class RequestHeaders(Schema):
         validate=validate.Regexp(IDENTITY_PATTERN, error=IDENTITY_MESSAGE),
         metadata={"description": "The id of a logged-out user (instead of `authorization`)."},
     )
-    language_id = HeaderValue(
-        data_key="language-id",
-        required=True,
-        lower=True,
-        validate=validate.Regexp(
-            LANGUAGE_PATTERN,
-            error=f"Must be one of {', '.join(SUPPORTED_LANGUAGES)}, optionally followed by -<retailer>.",
-        ),
-        metadata={"description": "`fr` or `en`, optionally `-<retailer>` for text overrides."},
-    )
-    session_id = HeaderValue(
-        data_key="session-id",
-        required=True,
-        validate=validate.Regexp(IDENTITY_PATTERN, error=IDENTITY_MESSAGE),
-        metadata={"description": "The browsing session."},
-    )
+    language_id = language_header()
+    session_id = session_header()
     supplier_token = HeaderValue(
         data_key="supplier-token",
         metadata={
@@ -78,11 +99,7 @@ class RequestHeaders(Schema):
             "(logged, not refused)."
         },
     )
-    profiling = HeaderValue(
-        lower=True,
-        validate=validate.OneOf(PROFILING_VALUES, error="Must be 'true' or 'false'."),
-        metadata={"description": "`false` keeps the user's history out of suggestions.", "default": "true"},
-    )
+    profiling = profiling_header()
 
     @pre_load
     def drop_empty_values(self, headers: dict[str, Any], **_: Any) -> dict[str, Any]:
@@ -121,6 +138,39 @@ class VisitorHeaders(RequestHeaders):
         """No identity needed here (this override is not a validator)."""
 
 
+class BrowserHeaders(Schema):
+    """The headers of the browser routes (docs/security.md): who the shopper is comes from the credential
+    prerender issued (`authorization: Bearer <credential>`, checked by the header guard), never from a claim;
+    `supplier-token`, `authless-id` and `user_id` authorizations have no place here."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    authorization = HeaderValue(
+        validate=validate.Regexp(BEARER_PATTERN, error="Must be 'Bearer <credential>'."),
+        metadata={"description": "`Bearer <credential>`: the shopper's credential from a fragment or the bootstrap."},
+    )
+    language_id = language_header()
+    session_id = session_header()
+    profiling = profiling_header()
+
+    @pre_load
+    def drop_empty_values(self, headers: dict[str, Any], **_: Any) -> dict[str, Any]:
+        """An empty header counts as absent."""
+        return {name: value for name, value in headers.items() if not isinstance(value, str) or value.strip()}
+
+    @post_load
+    def context_values(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        """The request context's values besides the shopper: language and text variant, session, profiling."""
+        language = LANGUAGE_PATTERN.match(data["language_id"])
+        return {
+            "language": language.group(1) if language else "",
+            "i18n_variant": language.group(2) if language else None,
+            "session_id": data["session_id"],
+            "profiling": PROFILING_VALUES[data.get("profiling", "true")],
+        }
+
+
 class WriteHeaders(Schema):
     """The optional idempotency key of a basket write: the same key again returns the first outcome
     instead of applying the write twice, so a browser may retry a write whose outcome it does not know."""
@@ -133,6 +183,21 @@ class WriteHeaders(Schema):
         load_default=None,
         validate=validate.Regexp(IDENTITY_PATTERN, error=IDENTITY_MESSAGE),
         metadata={"description": "A key the client keeps across retries of one write (e.g. a UUID)."},
+    )
+
+
+class AuthlessCredentialHeaders(Schema):
+    """The second proof a browser's merge of an authless basket needs: the credential of the authless visitor
+    whose basket joins the user's (docs/security.md)."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    authless_credential = HeaderValue(
+        data_key="authless-credential",
+        load_default=None,
+        validate=validate.Regexp(re.compile(r"^[A-Za-z0-9._~+/-]+=*$"), error="Must be a credential."),
+        metadata={"description": "From a browser: the logged-out visitor's credential (proof of that identity)."},
     )
 
 
@@ -153,6 +218,6 @@ def request_header_names() -> list[str]:
     """Every request header the service reads, as sent (CORS preflights must allow them)."""
     return [
         field.data_key or name
-        for schema in (RequestHeaders(), WriteHeaders(), CorrelationHeaders())
+        for schema in (RequestHeaders(), WriteHeaders(), CorrelationHeaders(), AuthlessCredentialHeaders())
         for name, field in schema.fields.items()
     ]

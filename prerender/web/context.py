@@ -1,8 +1,11 @@
 """The shared before_request header guard: headers in, a frozen RequestContext on `g.ctx` out.
 
 Every versioned route goes through it (prerender/blueprints/__init__.py); OPTIONS preflights do not (they
-carry no credentials). The headers' rules are the schema prerender/schemas/headers.py, which the OpenAPI
-document publishes too.
+carry no credentials). The headers' rules are the schemas of prerender/schemas/headers.py, which the OpenAPI
+document publishes too. Who the shopper is depends on who calls the route (`Callers` of its declaration,
+docs/security.md): the customer's server names the shopper in the specification's headers, trusted with its
+supplier-token; a browser proves it with the credential prerender issued (`Authorization: Bearer`), and the
+supplier is the credential's.
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ from flask import current_app, g, request
 from marshmallow import ValidationError
 
 from prerender.gateway import CallerIdentity, Supplier, UpstreamError, get_gateway
-from prerender.schemas.headers import RequestHeaders, VisitorHeaders
-from prerender.web.contract import RouteContract, contract_of
-from prerender.web.errors import ValidationProblem
+from prerender.schemas.headers import BEARER_PATTERN, BrowserHeaders, RequestHeaders, VisitorHeaders
+from prerender.web.contract import Callers, RouteContract, contract_of
+from prerender.web.credentials import InvalidCredential, Shopper, get_signer
+from prerender.web.errors import CredentialProblem, ValidationProblem
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +33,8 @@ REQUEST_HEADERS = RequestHeaders()
 VISITOR_HEADERS = VisitorHeaders()
 # The headers the schema reads, as sent (lower case); a sendBeacon body may carry them in its `headers`.
 HEADER_NAMES = tuple(field.data_key or name for name, field in REQUEST_HEADERS.fields.items())
+BROWSER_HEADERS = BrowserHeaders()
+BROWSER_HEADER_NAMES = tuple(field.data_key or name for name, field in BROWSER_HEADERS.fields.items())
 BEACON_HEADERS = frozenset(HEADER_NAMES)
 
 
@@ -39,6 +45,13 @@ def load_headers(values: tuple[str | None, ...], *, identity: bool = True) -> tu
     lookup. A ValidationError is raised, never remembered."""
     given = {name: value for name, value in zip(HEADER_NAMES, values, strict=True) if value is not None}
     return tuple((REQUEST_HEADERS if identity else VISITOR_HEADERS).load(given).items())
+
+
+@functools.lru_cache(maxsize=1024)
+def load_browser_headers(values: tuple[str | None, ...]) -> tuple[tuple[str, Any], ...]:
+    """The context's values for the values of BROWSER_HEADER_NAMES (remembered, like load_headers)."""
+    given = {name: value for name, value in zip(BROWSER_HEADER_NAMES, values, strict=True) if value is not None}
+    return tuple(BROWSER_HEADERS.load(given).items())
 
 
 @dataclass(frozen=True)
@@ -56,6 +69,10 @@ class RequestContext:
     # Forwarded upstream only when it resolved to a supplier; kept out of reprs (and so of logs).
     supplier_token: str | None = field(default=None, repr=False)
     profiling: bool = True
+    # A browser's request: the shopper of its credential; the upstream is then called as a service with
+    # this key, for the credential's supplier (docs/upstream.md).
+    shopper: Shopper | None = None
+    service_key: str | None = field(default=None, repr=False)
 
     @property
     def is_connected(self) -> bool:
@@ -75,6 +92,7 @@ class RequestContext:
         return CallerIdentity(
             authorization=self.upstream_authorization,
             supplier_token=self.supplier_token,
+            service_key=self.service_key,
             supplier_id=self.supplier.id if self.supplier else None,
             language=self.language,
             session_id=self.session_id,
@@ -92,6 +110,14 @@ class RequestContext:
     def personalization(self) -> bool:
         """Supplier features that depend on the user (like, cart CTA); off without a known supplier."""
         return self.supplier is not None and self.supplier.personalization
+
+    @property
+    def vouched_shopper(self) -> Shopper | None:
+        """The shopper this request may get a credential for: the one a customer's server named with a valid
+        supplier-token (None without a known supplier: nobody vouched)."""
+        if self.supplier is None or self.supplier_token is None:
+            return None
+        return Shopper(supplier_id=self.supplier.id, user_id=self.user_id, authless_id=self.authless_id)
 
 
 def _request_headers(contract: RouteContract | None) -> Mapping[str, str]:
@@ -124,12 +150,21 @@ def _resolve_supplier(token: str | None) -> Supplier | None:
 
 
 def load_request_context() -> None:
-    """before_request guard of the versioned blueprints: headers -> g.ctx, or a 400 problem."""
+    """before_request guard of the versioned blueprints: headers -> g.ctx, or a 400 or 401 problem."""
     if request.method == "OPTIONS":
         return
     contract = contract_of(current_app.view_functions.get(request.endpoint or ""))
     headers = _request_headers(contract)
-    identity = contract is None or contract.identity
+    callers = contract.callers if contract is not None else Callers.SERVER
+    bearer = BEARER_PATTERN.match(headers.get("authorization", "").strip())
+    if callers is Callers.BROWSER or (callers is Callers.SERVER_OR_BROWSER and bearer is not None):
+        g.ctx = _browser_context(headers, bearer.group(1) if bearer else None)
+    else:
+        g.ctx = _server_context(headers, identity=contract is None or contract.identity)
+
+
+def _server_context(headers: Mapping[str, str], *, identity: bool) -> RequestContext:
+    """A customer's server's request: the specification's headers."""
     try:
         values = dict(load_headers(tuple(headers.get(name) for name in HEADER_NAMES), identity=identity))
     except ValidationError as error:
@@ -138,11 +173,45 @@ def load_request_context() -> None:
         ) from error
     token = values.pop("supplier_token")
     supplier = _resolve_supplier(token)
-    g.ctx = RequestContext(
+    return RequestContext(
         api_version=request.blueprints[-1],
         request_id=g.request_id,
         supplier=supplier,
         supplier_token=token if supplier is not None else None,
+        **values,
+    )
+
+
+def _browser_context(headers: Mapping[str, str], credential: str | None) -> RequestContext:
+    """A browser's request: the shopper of a valid credential, for the credential's supplier; a 401 problem
+    without one (a claim in the specification's headers proves nothing here)."""
+    if credential is None:
+        raise CredentialProblem(
+            "This route acts for the shopper of a credential: send 'Authorization: Bearer <credential>', "
+            "the credential a fragment or the bootstrap gave the page (docs/security.md)."
+        )
+    try:
+        shopper = get_signer().verify(credential)
+    except InvalidCredential as error:
+        raise CredentialProblem(f"Invalid credential: {error}.", invalid=True) from error
+    try:
+        values = dict(load_browser_headers(tuple(headers.get(name) for name in BROWSER_HEADER_NAMES)))
+    except ValidationError as error:
+        raise ValidationProblem(
+            {"headers": dict(error.normalized_messages())}, "Missing or malformed request headers."
+        ) from error
+    service_key = current_app.config["UPSTREAM_SERVICE_KEY"]
+    supplier = get_gateway().supplier_by_id(shopper.supplier_id, service_key=service_key, request_id=g.request_id)
+    if supplier is None:
+        raise CredentialProblem("Invalid credential: its supplier is no longer known.", invalid=True)
+    return RequestContext(
+        api_version=request.blueprints[-1],
+        request_id=g.request_id,
+        user_id=shopper.user_id,
+        authless_id=shopper.authless_id,
+        supplier=supplier,
+        shopper=shopper,
+        service_key=service_key,
         **values,
     )
 

@@ -9,6 +9,7 @@ path segments as keyword arguments, and `headers=`, `query=` and `body=` when it
 
 from __future__ import annotations
 
+import enum
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -71,6 +72,17 @@ PASSED_THROUGH: Mapping[int, Answer] = {
 }
 
 
+class Callers(enum.Enum):
+    """Who calls a route, and so what proves the shopper's identity there (docs/security.md)."""
+
+    # The customer's server: the specification's headers, trusted with a valid supplier-token.
+    SERVER = "server"
+    # The shopper's browser: a credential prerender issued (`Authorization: Bearer`), nothing else.
+    BROWSER = "browser"
+    # Either: a Bearer credential when the request has one, else the specification's headers.
+    SERVER_OR_BROWSER = "server-or-browser"
+
+
 @dataclass(frozen=True)
 class RouteContract:
     """What a route takes and answers. `beacon`: the body may come from navigator.sendBeacon, as text/plain,
@@ -88,6 +100,7 @@ class RouteContract:
     deprecated: bool = False
     # False: the route is for a visitor without an identity yet (no `authorization` nor `authless-id`).
     identity: bool = True
+    callers: Callers = Callers.SERVER
 
     @staticmethod
     def for_version(choice: SchemaChoice, version: str | None) -> Schema:
@@ -131,6 +144,7 @@ def declare(
     body_example: Mapping[str, Any] | None = None,
     deprecated: bool = False,
     identity: bool = True,
+    callers: Callers = Callers.SERVER,
 ) -> Callable[[View], View]:
     """Declare a view's arguments and answers; the view is then called with them parsed."""
     contract = RouteContract(
@@ -144,6 +158,7 @@ def declare(
         body_example=body_example,
         deprecated=deprecated,
         identity=identity,
+        callers=callers,
     )
 
     def decorate(view: View) -> View:

@@ -11,17 +11,30 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Flask, current_app
-from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
+from itsdangerous import BadSignature, TimestampSigner, URLSafeTimedSerializer
 
 EXTENSION_KEY = "prerender.credentials"
 # Distinguishes these signatures from any other use of the same keys.
 SALT = "prerender.shopper-credential.v1"
 # An authless id the service issues: 32 random bytes, URL-safe (43 characters).
 AUTHLESS_ID_BYTES = 32
+# Credentials are time-stamped to this many seconds: the same shopper gets the same credential for that
+# long, so private fragments keep their ETags (and revalidate to 304) instead of changing on every call.
+TIMESTAMP_STEP = 600
+MIN_LIFETIME = 2 * TIMESTAMP_STEP
+
+
+class SteppedTimestampSigner(TimestampSigner):
+    """itsdangerous' timestamp signer with time stamps rounded down to TIMESTAMP_STEP seconds."""
+
+    def get_timestamp(self) -> int:
+        now = int(time.time())
+        return now - now % TIMESTAMP_STEP
 
 
 class InvalidCredential(Exception):
@@ -40,6 +53,25 @@ class Shopper:
         if (self.user_id is None) == (self.authless_id is None):
             raise ValueError("a shopper is a user or an authless visitor, exactly one of the two")
 
+    @property
+    def kind(self) -> str:
+        """`user` or `authless`."""
+        return "user" if self.user_id is not None else "authless"
+
+    @property
+    def identity(self) -> str:
+        """The user id or the authless id."""
+        return self.user_id if self.user_id is not None else str(self.authless_id)
+
+
+@dataclass(frozen=True)
+class IssuedCredential:
+    """A credential and when it stops being valid (epoch seconds)."""
+
+    token: str = field(repr=False)
+    shopper: Shopper
+    expires_at: int
+
 
 class CredentialSigner:
     """Issues and verifies shoppers' credentials with a list of keys (the last one signs)."""
@@ -47,11 +79,17 @@ class CredentialSigner:
     def __init__(self, *, keys: list[str], max_age: int) -> None:
         if not keys:
             raise ValueError("no signing key")
+        if max_age < MIN_LIFETIME:
+            # Time stamps are rounded down a step: a shorter life could end before the credential is used.
+            raise ValueError(f"SHOPPER_CREDENTIAL_SECONDS must be {MIN_LIFETIME} at least (two time steps)")
         self.max_age = max_age
-        self._serializer = URLSafeTimedSerializer(keys, salt=SALT, signer_kwargs={"digest_method": hashlib.sha256})
+        self._serializer = URLSafeTimedSerializer(
+            keys, salt=SALT, signer=SteppedTimestampSigner, signer_kwargs={"digest_method": hashlib.sha256}
+        )
 
     def issue(self, shopper: Shopper) -> str:
-        """A credential for the shopper, valid for max_age seconds from now."""
+        """A credential for the shopper, valid for max_age seconds from its time stamp (now, rounded down to
+        TIMESTAMP_STEP: the same credential for the same shopper during one step)."""
         payload: dict[str, Any] = {"s": shopper.supplier_id}
         if shopper.user_id is not None:
             payload["u"] = shopper.user_id
@@ -59,14 +97,23 @@ class CredentialSigner:
             payload["a"] = shopper.authless_id
         return str(self._serializer.dumps(payload))
 
+    def issue_with_expiry(self, shopper: Shopper) -> IssuedCredential:
+        """The credential of `issue`, with the time it expires."""
+        now = int(time.time())
+        return IssuedCredential(
+            token=self.issue(shopper), shopper=shopper, expires_at=now - now % TIMESTAMP_STEP + self.max_age
+        )
+
     def verify(self, credential: str) -> Shopper:
         """The shopper of a valid credential, or InvalidCredential saying why not."""
         try:
-            payload = self._serializer.loads(credential, max_age=self.max_age)
-        except SignatureExpired as error:
-            raise InvalidCredential("the credential has expired") from error
+            payload, issued_at = self._serializer.loads(credential, return_timestamp=True)
         except BadSignature as error:
             raise InvalidCredential("the credential is not one this service issued") from error
+        # The age is checked here, against the clock: itsdangerous would read "now" through the stepped
+        # signer, rounded down, and let a credential live up to a step longer than max_age.
+        if time.time() - issued_at.timestamp() > self.max_age:
+            raise InvalidCredential("the credential has expired")
         try:
             return Shopper(supplier_id=str(payload["s"]), user_id=payload.get("u"), authless_id=payload.get("a"))
         except (KeyError, TypeError, ValueError) as error:

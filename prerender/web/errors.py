@@ -24,13 +24,29 @@ class Problem(Exception):
     """An error a view raises to answer with a problem body."""
 
     def __init__(
-        self, status: int, detail: str, *, errors: FieldErrors | None = None, title: str | None = None
+        self,
+        status: int,
+        detail: str,
+        *,
+        errors: FieldErrors | None = None,
+        title: str | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(detail)
         self.status = status
         self.detail = detail
         self.errors = errors
         self.title = title or HTTPStatus(status).phrase
+        self.headers = dict(headers or {})
+
+
+class CredentialProblem(Problem):
+    """A browser route called without a valid shopper's credential: 401, with the Bearer challenge
+    (RFC 6750; docs/security.md)."""
+
+    def __init__(self, detail: str, *, invalid: bool = False) -> None:
+        challenge = 'Bearer realm="prerender"' + (', error="invalid_token"' if invalid else "")
+        super().__init__(401, detail, headers={"WWW-Authenticate": challenge})
 
 
 class ValidationProblem(Problem):
@@ -58,7 +74,9 @@ def problem_response(
 
 def handle_problem(error: Problem) -> Response:
     """Answer a Problem raised by a view or the header guard."""
-    return problem_response(error.status, error.detail, title=error.title, errors=error.errors)
+    response = problem_response(error.status, error.detail, title=error.title, errors=error.errors)
+    response.headers.update(error.headers)
+    return response
 
 
 def handle_http_exception(error: HTTPException) -> Response:

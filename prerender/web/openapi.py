@@ -25,7 +25,7 @@ from werkzeug.routing import Rule
 
 from prerender.schemas.fields import ID_PATTERN, JsonIdList
 from prerender.schemas.headers import CorrelationHeaders, RequestHeaders
-from prerender.web.contract import Answer, RouteContract, contract_of, problem
+from prerender.web.contract import Answer, Callers, RouteContract, contract_of, problem
 from prerender.web.versions import API_VERSIONS
 
 OPENAPI_VERSION = "3.1.0"
@@ -51,6 +51,16 @@ EXAMPLES: dict[str, Any] = {
     "productIds": ["100001", "100002"],
     "position": 1,
 }
+CREDENTIAL_SCHEME = "shopperCredential"
+CREDENTIAL_SECURITY = {
+    "type": "http",
+    "scheme": "bearer",
+    "description": "The shopper's credential prerender put in a private fragment or the bootstrap "
+    "(docs/security.md): browser routes act for its shopper only.",
+}
+CREDENTIAL_REFUSED = problem("No valid shopper's credential (`Authorization: Bearer <credential>`).")
+# The versioned routes' header fields a browser route takes (prerender/schemas/headers.py, BrowserHeaders).
+BROWSER_HEADER_FIELDS = ("language_id", "session_id", "profiling", "request_id")
 GUARD_ERROR = problem("Invalid parameters or missing or malformed headers (`errors` names each field).")
 GENERIC_ANSWERS: Mapping[int, Answer] = {
     414: problem("The URL is longer than the limit (prerender/web/request_limits.py)."),
@@ -116,6 +126,9 @@ class DocumentBuilder:
         )
         self.converter.add_attribute_function(json_id_list_property)
         self.headers = self.header_parameters()
+        # A browser route's headers besides its credential: the shopper is the credential's.
+        self.browser_headers = [component_name(name) for name in BROWSER_HEADER_FIELDS]
+        self.spec.components.security_scheme(CREDENTIAL_SCHEME, CREDENTIAL_SECURITY)
 
     @property
     def converter(self) -> OpenAPIConverter:
@@ -165,6 +178,8 @@ class DocumentBuilder:
         answers = dict(contract.answers)
         if version:
             answers.setdefault(400, GUARD_ERROR)
+        if contract.callers is not Callers.SERVER:
+            answers.setdefault(401, CREDENTIAL_REFUSED)
         if contract.path is not None or contract.query is not None:
             answers.setdefault(400, problem("Invalid parameters (`errors` names each field)."))
         if contract.body is not None:
@@ -187,6 +202,10 @@ class DocumentBuilder:
             result["parameters"] = parameters
         if contract.body is not None:
             result["requestBody"] = self.request_body(contract, version)
+        if contract.callers is Callers.BROWSER:
+            result["security"] = [{CREDENTIAL_SCHEME: []}]
+        elif contract.callers is Callers.SERVER_OR_BROWSER:  # the specification's headers, or a credential
+            result["security"] = [{}, {CREDENTIAL_SCHEME: []}]
         return result
 
     def parameters(self, contract: RouteContract, version: str | None, rule: Rule) -> list[Any]:
@@ -201,8 +220,8 @@ class DocumentBuilder:
             parameters += self.schema_parameters(RouteContract.for_version(contract.query, version), "query")
         if contract.headers is not None:
             parameters += self.schema_parameters(contract.headers, "header")
-        if version:
-            parameters += self.headers  # apispec turns component names into $refs
+        if version:  # apispec turns component names into $refs
+            parameters += self.browser_headers if contract.callers is Callers.BROWSER else self.headers
         return parameters
 
     def request_body(self, contract: RouteContract, version: str | None) -> dict[str, Any]:

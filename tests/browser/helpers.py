@@ -1,11 +1,17 @@
-"""Shared steps of the browser tests: a visitor's cookies, the cards of a page, the moment a card is seen."""
+"""Shared steps of the browser tests: a visitor's cookies, the cards of a page, the moment a card is seen, the
+shoppers' credentials and the requests the SDK sends."""
 
 from __future__ import annotations
 
+import json
+import re
 import uuid
+from dataclasses import dataclass, field
+from typing import Any
 
 import requests
-from playwright.sync_api import BrowserContext, Locator, Page
+from bs4 import BeautifulSoup
+from playwright.sync_api import BrowserContext, Locator, Page, Request
 
 from examples.shop.visitor import AUTHLESS_COOKIE, SESSION_COOKIE, STORE_COOKIE, USER_COOKIE
 
@@ -122,3 +128,94 @@ def shows_of(page: Page, recipe_id: str) -> int:
         "id => window.__events.filter((e) => e.name === 'recipe.show' && String(e.props.recipe_id) === id).length",
         recipe_id,
     )
+
+
+# --- shoppers' credentials (docs/security.md) -------------------------------------------------------------
+
+RETAILER_TOKEN = "demo-retailer-token"
+# The browser routes: what the SDK calls with the shopper's credential (docs/browser-api.md).
+BROWSER_ROUTE = re.compile(r"/v[12]/(basket|likes|events|recipe-details)(/|\?|$)")
+# What a browser must never send there: the supplier's secret, and identity claims.
+CLAIMS = ("supplier-token", "authless-id")
+
+
+def shopper_credential(
+    prerender_url: str, *, user: str | None = None, authless: str | None = None, token: str = RETAILER_TOKEN
+) -> str:
+    """The credential prerender issues for a shopper, as a customer's server gets it: the `<svc-shopper>` element
+    of the v2 bootstrap asked for with the supplier-token and the shopper (a user, else an authless visitor)."""
+    anonymous = authless or f"t-anon-{uuid.uuid4().hex}"
+    identity = {"authorization": f"user_id {user}"} if user else {"authless-id": anonymous}
+    response = requests.get(
+        f"{prerender_url}/v2/svc-window-bootstrap",
+        timeout=10,
+        headers={**identity, "language-id": "fr", "session-id": "browser-tests", "supplier-token": token},
+    )
+    assert response.status_code == 200, response.text
+    element = BeautifulSoup(response.text, "html.parser").find("svc-shopper")
+    assert element is not None, "the bootstrap carries no credential"
+    return str(element["credential"])
+
+
+def basket_of(prerender_url: str, credential: str, store: str = "1001") -> dict[str, Any]:
+    """A shopper's basket as prerender answers the browser routes for that credential."""
+    response = requests.get(
+        f"{prerender_url}/v1/basket",
+        params={"store_id": store},
+        timeout=10,
+        headers={"authorization": f"Bearer {credential}", "language-id": "fr", "session-id": "browser-tests"},
+    )
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def recipes_in(basket: dict[str, Any]) -> list[str]:
+    return [str(entry["recipe_id"]) for entry in basket["recipes"]]
+
+
+def page_credential(page: Page, kind: str | None = None) -> str:
+    """The credential of the page's last `<svc-shopper>` element (of that kind when given)."""
+    selector = f"svc-shopper[kind='{kind}']" if kind else "svc-shopper"
+    return page.locator(selector).last.get_attribute("credential") or ""
+
+
+@dataclass
+class Sent:
+    """A request the page sent to a browser route: method, URL, all its headers and body."""
+
+    method: str
+    url: str
+    headers: dict[str, str]
+    body: str | None = None
+    beacon_headers: dict[str, str] = field(default_factory=dict)
+
+
+class BrowserCalls:
+    """Records the requests the page sends to prerender's browser routes (CORS preflights left out)."""
+
+    def __init__(self, page: Page, prerender_url: str) -> None:
+        self._requests: list[Request] = []
+        self._prerender = prerender_url
+
+        def keep(request: Request) -> None:
+            ours = request.url.startswith(self._prerender) and BROWSER_ROUTE.search(request.url)
+            if ours and request.method != "OPTIONS":
+                self._requests.append(request)
+
+        page.on("request", keep)
+
+    def sent(self, since: int = 0) -> list[Sent]:
+        calls = []
+        for request in self._requests[since:]:
+            body = request.post_data
+            beacon: dict[str, str] = {}
+            if body and request.url.split("?")[0].endswith("/events"):
+                try:
+                    beacon = {str(k).lower(): str(v) for k, v in (json.loads(body).get("headers") or {}).items()}
+                except (ValueError, AttributeError):
+                    beacon = {}
+            calls.append(Sent(request.method, request.url, request.all_headers(), body, beacon))
+        return calls
+
+    def __len__(self) -> int:
+        return len(self._requests)

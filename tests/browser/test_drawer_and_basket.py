@@ -1,5 +1,6 @@
 """The hydrated cards of the demo shop against the real stack: the drawer, the basket and the shop's cart
-kept together (docs/sdk.md, basketSync), likes, and cards inserted at runtime."""
+kept together (docs/sdk.md, basketSync), likes, and cards inserted at runtime. The merge of the logged-out
+basket at login: test_shopper_credential.py."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from decimal import Decimal
 import requests
 from playwright.sync_api import BrowserContext, Page, expect
 
-from examples.shop.visitor import AUTHLESS_COOKIE, USER_COOKIE
+from examples.shop.visitor import USER_COOKIE
 
 from .helpers import hydrated_cards, new_user, visit
 
@@ -236,40 +237,6 @@ def test_a_card_inserted_with_innerhtml_hydrates_and_opens_the_drawer(
     page.keyboard.press("Escape")
     expect(dialog).to_be_hidden()
     assert len(sdk_loads) == 1
-
-
-def test_the_basket_built_logged_out_joins_the_user_at_login(
-    page: Page, context: BrowserContext, shop_url: str, prerender_url: str
-):
-    visit(context, page, shop_url)  # logged out: the shop's authless id
-    card = hydrated_cards(page).first
-    recipe_id = card.get_attribute("recipe-id")
-    card.locator(".svc-recipe-card-cta").click()
-    page.get_by_role("dialog").locator(".svc-recipe-details__add-all").click()
-    expect(card).to_have_attribute("in-basket", "true")
-    authless_id = next(c["value"] for c in context.cookies(shop_url) if c["name"] == AUTHLESS_COOKIE)
-    user = new_user()
-    merged = page.evaluate(
-        """async ([user, authlessId]) => {
-        await window.svc.user.loadWithExternalId(user);
-        const answer = await window.svc.basket.mergeAuthless(authlessId);
-        return answer.basket.recipes.map((entry) => entry.recipe_id);
-    }""",
-        [user, authless_id],
-    )
-    assert recipe_id in merged
-    basket = requests.get(
-        f"{prerender_url}/v1/basket",
-        params={"store_id": "1001"},
-        timeout=5,
-        headers={
-            "authorization": f"user_id {user}",
-            "language-id": "fr",
-            "session-id": "check",
-            "supplier-token": "demo-retailer-token",
-        },
-    ).json()
-    assert recipe_id in [entry["recipe_id"] for entry in basket["recipes"]]
 
 
 def test_replace_choices_stay_closed_until_asked(page: Page, context: BrowserContext, shop_url: str):

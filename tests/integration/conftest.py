@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 import requests
+from bs4 import BeautifulSoup
 from flask import Flask
 from flask.testing import FlaskClient
 
@@ -45,6 +46,77 @@ def headers(
     if token:
         result["supplier-token"] = token
     return result
+
+
+def fragment_headers(user: str | None, token: str, authless: str) -> dict[str, str]:
+    """The headers a customer's server asks for its shopper's fragments with."""
+    hdrs = headers(user=user, token=token)
+    if user is None:
+        hdrs["authless-id"] = authless
+    return hdrs
+
+
+def credential_in(html: str) -> str:
+    """The credential of a fragment's `<svc-shopper>` element (docs/security.md)."""
+    element = BeautifulSoup(html, "html.parser").find("svc-shopper")
+    assert element is not None, "the fragment carries no credential"
+    return str(element["credential"])
+
+
+def as_browser(credential: str, language: str, session: str, extra: dict[str, str]) -> dict[str, str]:
+    """The headers the browser SDK sends on the browser routes: the credential, language, session."""
+    return {"authorization": f"Bearer {credential}", "language-id": language, "session-id": session, **extra}
+
+
+def shopper_credential(
+    client: FlaskClient, *, user: str | None = "it-user", token: str = RETAILER, authless: str = "it-anonymous"
+) -> str:
+    """The credential a customer's server gets for its shopper, as a browser gets it: from the `<svc-shopper>`
+    element of the bootstrap the server asked for with its supplier-token (docs/security.md)."""
+    answer = client.get("/v2/svc-window-bootstrap", headers=fragment_headers(user, token, authless))
+    assert answer.status_code == 200, answer.get_data(as_text=True)
+    return credential_in(answer.get_data(as_text=True))
+
+
+def browser_headers(
+    client: FlaskClient,
+    *,
+    user: str | None = "it-user",
+    token: str = RETAILER,
+    authless: str = "it-anonymous",
+    language: str = "fr",
+    session: str = "it-session",
+    **extra: str,
+) -> dict[str, str]:
+    """The headers the browser SDK sends, with a credential of the app behind `client`."""
+    return as_browser(shopper_credential(client, user=user, token=token, authless=authless), language, session, extra)
+
+
+def live_shopper_credential(
+    base_url: str, *, user: str | None = "it-user", token: str = RETAILER, authless: str = "it-anonymous"
+) -> str:
+    """shopper_credential for a prerender served on `base_url` (a live server, gunicorn): its own credential,
+    since a credential is only valid for the server whose key signed it."""
+    answer = requests.get(
+        f"{base_url}/v2/svc-window-bootstrap", headers=fragment_headers(user, token, authless), timeout=10
+    )
+    assert answer.status_code == 200, answer.text
+    return credential_in(answer.text)
+
+
+def live_browser_headers(
+    base_url: str,
+    *,
+    user: str | None = "it-user",
+    token: str = RETAILER,
+    authless: str = "it-anonymous",
+    language: str = "fr",
+    session: str = "it-session",
+    **extra: str,
+) -> dict[str, str]:
+    """browser_headers for a prerender served on `base_url`, with a credential of that server."""
+    credential = live_shopper_credential(base_url, user=user, token=token, authless=authless)
+    return as_browser(credential, language, session, extra)
 
 
 class Upstream:

@@ -1,18 +1,22 @@
-"""POST /{v}/generate-authless-token against the live coreapi: identities issued to suppliers only."""
+"""GET or POST /{v}/generate-authless-token against the live coreapi: identities issued to suppliers only."""
 
 from __future__ import annotations
 
 import pytest
+from bs4 import BeautifulSoup
 
 from tests.integration.conftest import RETAILER
 
 VISITOR = {"language-id": "fr", "session-id": "s-visitor"}
 
 
+@pytest.mark.parametrize("method", ["GET", "POST"])
 @pytest.mark.parametrize("version", ["v1", "v2"])
-def test_a_supplier_gets_a_new_unguessable_authless_id_for_a_visitor(client, version: str) -> None:
+def test_a_supplier_gets_a_new_unguessable_authless_id_for_a_visitor(client, version: str, method: str) -> None:
     answers = [
-        client.post(f"/{version}/generate-authless-token", headers={**VISITOR, "supplier-token": RETAILER})
+        client.open(
+            f"/{version}/generate-authless-token", method=method, headers={**VISITOR, "supplier-token": RETAILER}
+        )
         for _ in range(3)
     ]
     assert {answer.status_code for answer in answers} == {200}
@@ -21,10 +25,11 @@ def test_a_supplier_gets_a_new_unguessable_authless_id_for_a_visitor(client, ver
     assert all(answer.headers["Cache-Control"] == "no-store" for answer in answers)
 
 
+@pytest.mark.parametrize("method", ["GET", "POST"])
 @pytest.mark.parametrize("token", [None, "", "not-a-supplier-token"])
-def test_without_a_valid_supplier_token_it_is_a_401_problem(client, token: str | None) -> None:
+def test_without_a_valid_supplier_token_it_is_a_401_problem(client, token: str | None, method: str) -> None:
     headers = dict(VISITOR) if token is None else {**VISITOR, "supplier-token": token}
-    answer = client.post("/v1/generate-authless-token", headers=headers)
+    answer = client.open("/v1/generate-authless-token", method=method, headers=headers)
     assert answer.status_code == 401 and answer.mimetype == "application/problem+json"
     assert "supplier-token" in answer.get_json()["detail"]
 
@@ -44,3 +49,8 @@ def test_the_id_works_as_authless_id_on_fragment_routes(client) -> None:
         headers={**VISITOR, "supplier-token": RETAILER, "authless-id": authless_id},
     )
     assert card.status_code == 200 and "svc-recipe-card-5" in card.get_data(as_text=True)
+    # The private card brings the visitor's credential, for the browser routes.
+    element = BeautifulSoup(card.get_data(as_text=True), "html.parser").find("svc-shopper")
+    assert element is not None and element["kind"] == "authless" and element["shopper-id"] == authless_id
+    browser = {"authorization": f"Bearer {element['credential']}", **VISITOR}
+    assert client.get("/v1/basket?store_id=1001", headers=browser).get_json()["recipe_count"] == 0

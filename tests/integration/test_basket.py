@@ -8,15 +8,21 @@ import json
 import pytest
 from bs4 import BeautifulSoup
 
-from .conftest import headers
+from .conftest import browser_headers, headers
 
 _users = itertools.count()
 
 
 @pytest.fixture
-def user() -> dict[str, str]:
+def user_id() -> str:
     """A fresh connected user per test: baskets never leak between tests."""
-    return headers(user=f"basket-user-{next(_users)}")
+    return f"basket-user-{next(_users)}"
+
+
+@pytest.fixture
+def user(client, user_id: str) -> dict[str, str]:
+    """That user's browser: the headers with the credential the bootstrap gave the page."""
+    return browser_headers(client, user=user_id)
 
 
 def add(client, user, recipe_id="5", guests=4, store_id="1001"):
@@ -104,7 +110,7 @@ def test_confirm_once_per_order_and_never_empty(client, user):
 
 def test_authless_and_user_baskets_are_separate(client, user):
     add(client, user)
-    anonymous = {**headers(user=None), "authless-id": "basket-anon-separate"}
+    anonymous = browser_headers(client, user=None, authless="basket-anon-separate")
     assert client.get("/v1/basket?store_id=1001", headers=anonymous).get_json()["recipe_count"] == 0
     assert client.get("/v1/basket?store_id=1001", headers=user).get_json()["recipe_count"] == 1
 
@@ -143,22 +149,27 @@ def test_unknown_recipe_is_a_404(client, user):
     assert response.status_code == 404 and response.mimetype == "application/problem+json"
 
 
-def test_merge_authless_basket_at_the_end_of_the_auth_flow(client, user):
-    anonymous = {**headers(user=None), "authless-id": f"merge-anon-{next(_users)}"}
+def test_merge_authless_basket_at_the_end_of_the_auth_flow(client, user, user_id):
+    """The customer's server merges when its user logs in: the specification's headers, its supplier-token."""
+    authless_id = f"merge-anon-{next(_users)}"
+    anonymous = browser_headers(client, user=None, authless=authless_id)
     assert add(client, anonymous, recipe_id="7").status_code == 200
     response = client.get(
         "/v1/basket/merge-authless-basket",
-        headers=user,
-        query_string={"authless_id": anonymous["authless-id"], "store_id": "1001"},
+        headers=headers(user=user_id),
+        query_string={"authless_id": authless_id, "store_id": "1001"},
     )
     assert response.status_code == 200 and "no-store" in response.headers["Cache-Control"]
     assert [r["recipe_id"] for r in response.get_json()["basket"]["recipes"]] == ["7"]
     assert client.get("/v1/basket?store_id=1001", headers=anonymous).get_json()["recipe_count"] == 0
+    assert client.get("/v1/basket?store_id=1001", headers=user).get_json()["recipe_count"] == 1
 
 
-def test_merge_needs_a_logged_in_user_and_its_parameters(client, user):
-    anonymous = {**headers(user=None), "authless-id": "merge-anon-x"}
+def test_merge_needs_a_logged_in_user_and_its_parameters(client, user_id):
     query = {"authless_id": "merge-anon-x", "store_id": "1001"}
+    anonymous = headers(user=None)
     assert client.get("/v1/basket/merge-authless-basket", headers=anonymous, query_string=query).status_code == 403
-    missing = client.get("/v1/basket/merge-authless-basket", headers=user, query_string={"store_id": "1001"})
+    missing = client.get(
+        "/v1/basket/merge-authless-basket", headers=headers(user=user_id), query_string={"store_id": "1001"}
+    )
     assert missing.status_code == 400 and "authless_id" in missing.get_json()["errors"]["query"]

@@ -18,7 +18,7 @@ import pytest
 
 from tests.live import Stack, running_prerender
 
-from .conftest import headers
+from .conftest import headers, live_browser_headers
 
 ROOT = Path(__file__).resolve().parents[2]
 LIMIT = 64 * 1024
@@ -59,6 +59,14 @@ class Answer:
         return json.loads(self.body)
 
 
+def route_headers(url: str, path: str) -> dict[str, str]:
+    """The headers of the route: a browser's, with a credential of that server, on the events route (a browser
+    route); the customer's server's elsewhere."""
+    if path.startswith("/v1/events"):
+        return live_browser_headers(url, user=None, authless="chunked-visitor")
+    return headers(token=None)
+
+
 def send_chunked(url: str, path: str, body: bytes, *, content_type: str, chunk: int = 4096) -> Answer:
     """POST `body` in chunks of `chunk` bytes over a raw socket, then read the answer."""
     parts = urlsplit(url)
@@ -68,7 +76,7 @@ def send_chunked(url: str, path: str, body: bytes, *, content_type: str, chunk: 
         f"Content-Type: {content_type}",
         "Transfer-Encoding: chunked",
         "Connection: close",
-        *(f"{name}: {value}" for name, value in headers(token=None).items()),
+        *(f"{name}: {value}" for name, value in route_headers(url, path).items()),
     ]
     with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
         try:

@@ -5,10 +5,13 @@ CORS_ALLOWED_ORIGINS get their Origin echoed in Access-Control-Allow-Origin, wit
 else gets any CORS header. No credentials: callers identify with headers, and the SDK fetches with
 `credentials: "omit"` (prerender/static/sdk/http.js), so Access-Control-Allow-Credentials is never sent.
 Preflights (which skip the header guard) allow the mandatory headers and the methods of every browser route.
+Actual requests to the browser routes carry the shopper's credential (`Authorization: Bearer`, docs/security.md),
+obtained from the bootstrap of the app under test: the matrix is about CORS headers, on answers that succeed.
 """
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -17,9 +20,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from prerender import create_app
+from tests.conftest import TEST_SECRET_KEY
 from tests.live import DEFAULT_STACK, Stack
 
-from .conftest import headers
+from .conftest import browser_headers, headers
 
 pytestmark = pytest.mark.only_stack(DEFAULT_STACK, reason="CORS headers do not depend on the backends")
 
@@ -65,8 +69,13 @@ ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
     ("POST", "/v1/events", {"events": [{"name": "recipe.show", "path": "/", "props": {"recipe_id": "5"}}]}),
 ]
 
-# The request headers of the specification, as a browser lists them in a preflight (lower case, sorted).
+# The browser routes: they act for the shopper of a credential, never for the specification's headers.
+BROWSER_ROUTES = ("/v1/basket", "/v1/likes", "/v1/events")
+
+# The request headers of the specification, and the authless visitor's credential a browser's merge sends, as
+# a browser lists them in a preflight (lower case, sorted).
 SPEC_HEADERS = [
+    "authless-credential",
     "authless-id",
     "authorization",
     "content-type",
@@ -94,6 +103,7 @@ def cors_app(coreapi_url: str, stack: Stack) -> Flask:
             "TESTING": True,
             "UPSTREAM_URL": coreapi_url,
             **stack.cache_config(),
+            "SECRET_KEYS": [TEST_SECRET_KEY],
             "CORS_ALLOWED_ORIGINS": [CONFIGURED, OTHER_CONFIGURED],
         }
     )
@@ -115,9 +125,11 @@ def route_id(route: tuple[str, str, Any]) -> str:
 
 
 def send(client: FlaskClient, method: str, path: str, body: dict | None, **extra: str):
-    """The route called as the SDK would, by a user of its own (routes write per user); a basket recipe is
-    added first when the route changes it."""
-    user = headers(user=f"cors-{uuid.uuid4().hex[:10]}")
+    """The route called as the SDK would, by a user of its own (routes write per user): with the user's
+    credential on a browser route, else with the specification's headers; a basket recipe is added first when
+    the route changes it."""
+    user_id = f"cors-{uuid.uuid4().hex[:10]}"
+    user = browser_headers(client, user=user_id) if path.startswith(BROWSER_ROUTES) else headers(user=user_id)
     if path.startswith("/v1/basket/recipes/"):
         added = client.post("/v1/basket/recipes", headers=user, json=ROUTES_ADD_RECIPE)
         assert added.status_code == 200, added.get_data(as_text=True)
@@ -188,21 +200,28 @@ def test_a_preflight_for_another_method_is_not_allowed(cors_client, method):
 @pytest.mark.parametrize("origin_name", ["configured", "localhost-port"])
 def test_errors_carry_cors_headers_so_the_sdk_can_read_the_problem(cors_client, origin_name):
     origin, _ = ORIGINS[origin_name]
-    missing_headers = cors_client.get("/v1/basket", headers={"Origin": origin})
+    no_credential = cors_client.get("/v1/basket", headers={"Origin": origin})
+    assert no_credential.status_code == 401 and no_credential.headers["WWW-Authenticate"].startswith("Bearer")
+    credential_only = {"authorization": browser_headers(cors_client)["authorization"]}
+    missing_headers = cors_client.get("/v1/basket", headers={**credential_only, "Origin": origin})
     invalid_body = send(cors_client, "POST", "/v1/basket/recipes", {"recipe_id": "5"}, Origin=origin)
-    for response in (missing_headers, invalid_body):
-        assert response.status_code == 400 and response.mimetype == "application/problem+json"
+    assert missing_headers.status_code == invalid_body.status_code == 400
+    for response in (no_credential, missing_headers, invalid_body):
+        assert response.mimetype == "application/problem+json"
         assert response.headers["Access-Control-Allow-Origin"] == origin
 
 
 def test_a_beacon_post_gets_cors_headers_too(cors_client):
-    """navigator.sendBeacon posts text/plain (no preflight) with the headers in the body."""
-    body = (
-        '{"headers": {"authless-id": "cors-beacon", "language-id": "fr", "session-id": "s-1", '
-        '"supplier-token": "demo-retailer-token"}, "events": [{"name": "recipe.show", "props": {}}]}'
-    )
+    """navigator.sendBeacon posts text/plain (no preflight) with the headers, credential included, in the body."""
+    body = {
+        "headers": browser_headers(cors_client, user=None, authless="cors-beacon", session="s-1"),
+        "events": [{"name": "recipe.show", "props": {}}],
+    }
     response = cors_client.post(
-        "/v1/events", data=body, content_type="text/plain;charset=UTF-8", headers={"Origin": "http://localhost:3000"}
+        "/v1/events",
+        data=json.dumps(body),
+        content_type="text/plain;charset=UTF-8",
+        headers={"Origin": "http://localhost:3000"},
     )
     assert response.status_code == 202
     assert response.headers["Access-Control-Allow-Origin"] == "http://localhost:3000"

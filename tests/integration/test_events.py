@@ -6,7 +6,7 @@ import json
 
 import requests
 
-from .conftest import RETAILER, headers
+from .conftest import browser_headers
 
 EVENT = {"name": "recipe.show", "path": "/rayon/legumes", "props": {"recipe_id": "12"}}
 
@@ -20,7 +20,7 @@ def test_events_are_stored_with_the_request_identity(client, upstream):
     response = client.post(
         "/v1/events",
         json={"events": [EVENT, {**EVENT, "name": "recipe.display"}]},
-        headers=headers(user="events-user", session="events-session-1"),
+        headers=browser_headers(client, user="events-user", session="events-session-1"),
     )
     assert response.status_code == 202 and response.get_json() == {"stored": 2}
     events = stored(upstream, "events-session-1")
@@ -31,13 +31,9 @@ def test_events_are_stored_with_the_request_identity(client, upstream):
 
 
 def test_send_beacon_form(client, upstream):
+    # What the SDK's beacon sends: the headers a fetch would send, credential included.
     body = {
-        "headers": {
-            "authless-id": "beacon-anon",
-            "language-id": "fr",
-            "session-id": "events-beacon",
-            "supplier-token": RETAILER,
-        },
+        "headers": browser_headers(client, user=None, authless="beacon-anon", session="events-beacon"),
         "events": [EVENT],
     }
     response = client.post("/v1/events", data=json.dumps(body), content_type="text/plain;charset=UTF-8")
@@ -46,24 +42,39 @@ def test_send_beacon_form(client, upstream):
 
 
 def test_beacon_headers_only_on_the_events_route(client):
-    body = {"headers": {"authless-id": "x", "language-id": "fr", "session-id": "s"}, "events": [EVENT]}
+    browser = browser_headers(client, user=None, authless="x", session="s")
+    body = {"headers": browser, "recipe_id": "5", "guests": 4, "store_id": "1001"}
+    # Another route reads no header from the body: not the credential...
     response = client.post("/v1/basket/recipes", data=json.dumps(body), content_type="application/json")
-    assert response.status_code == 400 and "headers" in response.get_json()["errors"]
+    assert response.status_code == 401 and response.mimetype == "application/problem+json"
+    # ...nor the language and session.
+    response = client.post(
+        "/v1/basket/recipes",
+        data=json.dumps(body),
+        content_type="application/json",
+        headers={"authorization": browser["authorization"]},
+    )
+    assert response.status_code == 400 and "session-id" in response.get_json()["errors"]["headers"]
 
 
-def test_beacon_without_headers_is_a_400(client):
+def test_beacon_without_headers_is_refused(client):
     response = client.post("/v1/events", data=json.dumps({"events": [EVENT]}), content_type="text/plain")
+    assert response.status_code == 401 and response.headers["WWW-Authenticate"].startswith("Bearer")
+    credential_only = {"authorization": browser_headers(client)["authorization"]}
+    body = {"headers": credential_only, "events": [EVENT]}
+    response = client.post("/v1/events", data=json.dumps(body), content_type="text/plain")
     assert response.status_code == 400 and "session-id" in response.get_json()["errors"]["headers"]
 
 
 def test_event_validation(client):
+    browser = browser_headers(client)
     for events in ([], [{**EVENT, "name": "Recipe Show!"}], [EVENT] * 51, [{**EVENT, "props": {"a": {"b": 1}}}]):
-        response = client.post("/v1/events", json={"events": events}, headers=headers())
+        response = client.post("/v1/events", json={"events": events}, headers=browser)
         assert response.status_code == 400, events
 
 
 def test_other_content_types_are_415(client):
     response = client.post(
-        "/v1/events", data="events", content_type="application/x-www-form-urlencoded", headers=headers()
+        "/v1/events", data="events", content_type="application/x-www-form-urlencoded", headers=browser_headers(client)
     )
     assert response.status_code == 415

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from .conftest import get_card, headers
+from .conftest import browser_headers, get_card, headers
 
 
 def is_public(response) -> bool:
@@ -31,16 +31,29 @@ def is_private(response) -> bool:
     ],
 )
 def test_etag_and_304(client, path):
-    first = client.get(path, headers=headers(user="cache-user"))
+    # The basket is a browser route: the shopper's credential; the others are asked for by the customer's server.
+    hdrs = browser_headers(client, user="cache-user") if path.startswith("/v1/basket") else headers(user="cache-user")
+    first = client.get(path, headers=hdrs)
     assert first.status_code == 200 and first.headers["ETag"].startswith('"')
-    again = client.get(path, headers={**headers(user="cache-user"), "If-None-Match": first.headers["ETag"]})
+    again = client.get(path, headers={**hdrs, "If-None-Match": first.headers["ETag"]})
     assert again.status_code == 304 and again.data == b""
 
 
-def test_styles_and_bootstrap_are_public_for_everyone(client):
-    for path in ("/v1/styles/base", "/v2/svc-window-bootstrap"):
-        response = client.get(path, headers=headers())
-        assert is_public(response) and "language-id" not in response.headers.get("Vary", "")
+def test_styles_and_the_anonymous_bootstrap_are_public_for_everyone(client):
+    for path, hdrs in (
+        ("/v1/styles/base", headers()),
+        ("/v1/styles/base", headers(user=None, token=None)),
+        ("/v2/svc-window-bootstrap", headers(token=None)),
+        ("/v2/svc-window-bootstrap", headers(token="not-a-supplier-token")),
+    ):
+        response = client.get(path, headers=hdrs)
+        assert is_public(response) and "language-id" not in response.headers.get("Vary", ""), (path, hdrs)
+
+
+def test_the_bootstrap_with_a_shoppers_credential_is_private(client):
+    """A valid supplier-token names a shopper: the bootstrap carries that shopper's credential, for nobody else."""
+    response = client.get("/v2/svc-window-bootstrap", headers=headers(user="bootstrap-cache-user"))
+    assert is_private(response) and "public" not in response.headers["Cache-Control"]
 
 
 def test_fixed_card_without_personalization_is_public_and_varies_on_language_and_supplier(client):
@@ -66,8 +79,9 @@ def test_suggested_card_is_private_even_without_personalization(client):
 
 
 def test_basket_and_likes_are_private(client):
-    assert is_private(client.get("/v1/basket?store_id=1001", headers=headers()))
-    assert is_private(client.get("/v1/likes?recipe_ids=5", headers=headers()))
+    browser = browser_headers(client)
+    assert is_private(client.get("/v1/basket?store_id=1001", headers=browser))
+    assert is_private(client.get("/v1/likes?recipe_ids=5", headers=browser))
 
 
 def test_errors_carry_no_cache_policy(client):

@@ -1,5 +1,6 @@
 """The OpenAPI document (prerender/web/openapi.py, GET /openapi.json): valid, complete, and true of the live
-service (schemathesis against `prerender_url`, with the demo headers so requests pass the guard)."""
+service (schemathesis against `prerender_url`, with the demo headers, or on browser routes a shopper's
+credential of that server, so requests pass the guard)."""
 
 from __future__ import annotations
 
@@ -18,12 +19,21 @@ from schemathesis.specs.openapi.checks import content_type_conformance, status_c
 from prerender import create_app
 from prerender.web.openapi import build_spec
 
+from .conftest import live_browser_headers
+
 DEMO_HEADERS = {
     "authorization": "user_id openapi-user",
     "language-id": "fr",
     "session-id": "openapi-session",
     "supplier-token": "demo-retailer-token",
 }
+# The headers of the specification a browser route takes none of (docs/security.md).
+CLAIMS = {
+    "#/components/parameters/Authorization",
+    "#/components/parameters/AuthlessId",
+    "#/components/parameters/SupplierToken",
+}
+BROWSER_SECURITY = [{"shopperCredential": []}]
 EXAMPLES_PER_OPERATION = 25
 SEED = 20260101
 
@@ -84,6 +94,74 @@ def test_versioned_operations_carry_the_headers_and_problem_errors(document: dic
     assert set(document["paths"]["/v2/catalog/favorites"]["get"]["responses"]) == {"410"}
 
 
+def operations(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """`METHOD /path` -> operation, for every versioned operation."""
+    return {
+        f"{method.upper()} {path}": operation
+        for path, item in document["paths"].items()
+        if path.startswith(("/v1/", "/v2/"))
+        for method, operation in item.items()
+        if method in ("get", "post", "put", "patch", "delete")
+    }
+
+
+BROWSER_OPERATIONS = [
+    f"{method} /{version}{path}"
+    for version in ("v1", "v2")
+    for method, path in [
+        ("GET", "/basket"),
+        ("POST", "/basket/recipes"),
+        ("PATCH", "/basket/recipes/{recipe_id}"),
+        ("DELETE", "/basket/recipes/{recipe_id}"),
+        ("PUT", "/basket/recipes/{recipe_id}/ingredients/{ingredient_id}"),
+        ("POST", "/basket/reconcile"),
+        ("POST", "/basket/confirm"),
+        ("GET", "/likes"),
+        ("PUT", "/likes/{recipe_id}"),
+        ("DELETE", "/likes/{recipe_id}"),
+        ("POST", "/events"),
+    ]
+]
+SERVER_OR_BROWSER_OPERATIONS = [
+    f"GET /{version}{path}" for version in ("v1", "v2") for path in ("/basket/merge-authless-basket", "/recipe-details")
+]
+
+
+def test_the_credential_is_an_http_bearer_scheme(document: dict[str, Any]) -> None:
+    scheme = document["components"]["securitySchemes"]["shopperCredential"]
+    assert scheme["type"] == "http" and scheme["scheme"] == "bearer"
+
+
+def test_browser_routes_take_the_credential_and_no_claimed_identity(document: dict[str, Any]) -> None:
+    listed = operations(document)
+    for label in BROWSER_OPERATIONS:
+        operation = listed[label]
+        assert operation["security"] == BROWSER_SECURITY, label
+        refs = {p["$ref"] for p in operation["parameters"] if "$ref" in p}
+        assert refs == {
+            "#/components/parameters/LanguageId",
+            "#/components/parameters/SessionId",
+            "#/components/parameters/Profiling",
+            "#/components/parameters/RequestId",
+        }, label
+        assert "application/problem+json" in operation["responses"]["401"]["content"], label
+    browser_or_server = set(BROWSER_OPERATIONS) | set(SERVER_OR_BROWSER_OPERATIONS)
+    for label, operation in listed.items():  # nobody else takes a credential; fragments keep their headers
+        if label not in browser_or_server:
+            assert "security" not in operation, label
+
+
+def test_server_or_browser_routes_take_either(document: dict[str, Any]) -> None:
+    listed = operations(document)
+    for label in SERVER_OR_BROWSER_OPERATIONS:
+        operation = listed[label]
+        assert operation["security"] == [{}, *BROWSER_SECURITY], label
+        assert {p.get("$ref") for p in operation["parameters"]} >= CLAIMS, label  # the server's way
+        assert "401" in operation["responses"], label
+    merge = listed["GET /v1/basket/merge-authless-basket"]
+    assert "authless-credential" in {p.get("name") for p in merge["parameters"]}
+
+
 def test_the_document_needs_no_headers(client) -> None:
     assert client.get("/openapi.json").status_code == 200
 
@@ -107,8 +185,13 @@ RUNS = [
 
 @pytest.mark.parametrize(("label", "mode"), RUNS, ids=[f"{label}-{mode.value}" for label, mode in RUNS])
 def test_the_live_service_keeps_to_the_document(label: str, mode: GenerationMode, prerender_url: str) -> None:
-    """No 5xx; every status code and content type is one the document lists (with the demo headers, so
-    requests get past the guard; generated header values would only test the guard)."""
+    """No 5xx; every status code and content type is one the document lists (with the demo headers, or on a
+    browser route a shopper's credential from the live server's bootstrap, so requests get past the guard;
+    generated header values, a generated Bearer credential included, would only test the guard)."""
+    browser = OPERATIONS[label].definition.raw.get("security") == BROWSER_SECURITY
+    hdrs = (
+        live_browser_headers(prerender_url, user="openapi-user", session="openapi-session") if browser else DEMO_HEADERS
+    )
 
     @seed(SEED)
     @settings(
@@ -126,7 +209,7 @@ def test_the_live_service_keeps_to_the_document(label: str, mode: GenerationMode
             for name, value in (case.headers or {}).items()
             if name.lower() not in {"authless-id", *DEMO_HEADERS}
         }
-        response = case.call(base_url=prerender_url, headers=DEMO_HEADERS, timeout=10)
+        response = case.call(base_url=prerender_url, headers=hdrs, timeout=10)
         case.validate_response(response, checks=CHECKS)
 
     check()

@@ -10,7 +10,7 @@ from bs4 import BeautifulSoup
 from prerender import create_app
 from tests.conftest import closed_port
 
-from .conftest import headers
+from .conftest import browser_headers, headers
 
 
 def details(client, **query):
@@ -92,6 +92,24 @@ def test_unavailable_ingredient_at_store_1002(client, upstream):
     )
     root = parsed(details(client, recipe_id=recipe_id, store_id="1002"))
     assert root.select(".svc-recipe-details__ingredient--unavailable")
+
+
+def test_a_browser_gets_the_same_drawer_with_its_credential(client):
+    """The SDK asks for the drawer itself: the shopper's credential stands for the specification's headers."""
+    query = {"recipe_id": "5", "store_id": "1001", "guests": "4"}
+    from_server = client.get("/v1/recipe-details", query_string=query, headers=headers(user="drawer-user"))
+    from_browser = client.get(
+        "/v1/recipe-details", query_string=query, headers=browser_headers(client, user="drawer-user")
+    )
+    drawer = parsed(from_browser)
+    assert drawer is not None and drawer == parsed(from_server)
+
+
+def test_a_browser_with_an_invalid_credential_is_refused(client):
+    forged = {**browser_headers(client), "authorization": "Bearer made.up.credential"}
+    response = client.get("/v1/recipe-details?recipe_id=5", headers=forged)
+    assert response.status_code == 401 and response.mimetype == "application/problem+json"
+    assert 'error="invalid_token"' in response.headers["WWW-Authenticate"]
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ from bs4 import BeautifulSoup
 from flask import Flask
 
 import prerender
-from tests.integration.conftest import headers
+from tests.integration.conftest import headers, live_browser_headers
 from tests.live import LiveServer, Stack
 
 from .conftest import SHIPPED_CONFIG, NginxFront
@@ -60,7 +60,8 @@ def like_pressed(html: str) -> str:
 # Tests add a throwaway query parameter (prerender ignores unknown ones) so that the URL is new to the cache.
 PUBLIC = {
     "styles": ("/v1/styles/recipe-card", {}),
-    "bootstrap": ("/v2/svc-window-bootstrap", {}),
+    # Without a supplier-token: no shopper's credential in it (with one it is private, see below).
+    "bootstrap": ("/v2/svc-window-bootstrap", {"token": None}),
     "nopers-card": ("/v1/recipe-card?recipe_id=5&store_id=1001&display_variant=2", {"token": NOPERS}),
     "recipe-details": ("/v1/recipe-details?recipe_id=5&store_id=1001&guests=4", {}),
 }
@@ -147,7 +148,8 @@ def test_links_follow_the_host_nginx_was_asked_for(nginx_front):
 
 def test_a_connected_users_card_is_never_cached_nor_shared(nginx_front):
     alice, bob = f"ops-alice-{unique()}", f"ops-bob-{unique()}"
-    liked = requests.put(f"{nginx_front.url}/v1/likes/5", headers=headers(user=alice), timeout=TIMEOUT)
+    alices_browser = live_browser_headers(nginx_front.url, user=alice)
+    liked = requests.put(f"{nginx_front.url}/v1/likes/5", headers=alices_browser, timeout=TIMEOUT)
     assert liked.status_code == 204
     path = "/v1/recipe-card?recipe_id=5&store_id=1001&display_variant=2"
     statuses = []
@@ -159,10 +161,26 @@ def test_a_connected_users_card_is_never_cached_nor_shared(nginx_front):
     assert set(statuses) <= {"MISS", "BYPASS"}, statuses
 
 
+def test_a_bootstrap_with_a_shoppers_credential_is_never_cached_nor_shared(nginx_front):
+    """With a valid supplier-token the bootstrap carries the shopper's credential: shared, it would let the next
+    visitor act as the previous one."""
+    path = with_marker("/v2/svc-window-bootstrap")
+    alice, bob = f"ops-alice-{unique()}", f"ops-bob-{unique()}"
+    statuses = []
+    for user in (alice, bob, alice, bob):
+        response = get(nginx_front, path, headers(user=user))
+        assert response.status_code == 200 and "private" in cache_control(response)
+        element = BeautifulSoup(response.text, "html.parser").find("svc-shopper")
+        assert element is not None and element["shopper-id"] == user
+        statuses.append(response.headers.get("X-Cache-Status"))
+    assert set(statuses) <= {"MISS", "BYPASS"}, statuses
+
+
 def test_per_user_routes_never_touch_the_cache(nginx_front):
+    browser = live_browser_headers(nginx_front.url, user="ops-basket")
     for path in ("/v1/basket?store_id=1001", "/v1/likes?recipe_ids=5"):
         for _ in range(2):
-            response = get(nginx_front, path, headers(user="ops-basket"))
+            response = get(nginx_front, path, browser)
             assert response.status_code == 200 and "private" in cache_control(response)
             assert "X-Cache-Status" not in response.headers
 
@@ -175,9 +193,11 @@ def test_per_user_routes_never_touch_the_cache(nginx_front):
     ],
 )
 def test_if_none_match_gives_304_through_nginx(nginx_front, path, options):
-    first = get(nginx_front, path, headers(**options))
+    # The basket is a browser route: the shopper's credential, from this deployment's bootstrap.
+    hdrs = live_browser_headers(nginx_front.url, **options) if path.startswith("/v1/basket") else headers(**options)
+    first = get(nginx_front, path, hdrs)
     assert first.status_code == 200 and first.headers.get("ETag")
-    again = get(nginx_front, path, {**headers(**options), "If-None-Match": first.headers["ETag"]})
+    again = get(nginx_front, path, {**hdrs, "If-None-Match": first.headers["ETag"]})
     assert again.status_code == 304 and again.content == b""
 
 

@@ -10,7 +10,7 @@ import pytest
 import requests
 import responses
 
-from examples.shop.prerender_client import CardContext, PrerenderClient, prerender_headers
+from examples.shop.prerender_client import CardContext, PrerenderClient, prerender_headers, visitor_headers
 from examples.shop.visitor import Visitor
 from tests.conftest import closed_port
 
@@ -198,3 +198,85 @@ def test_failed_styles_are_not_cached():
     assert shop.styles(ANONYMOUS, "base") == ""
     responses.replace(responses.GET, f"{BASE}/v1/styles/base", json={"links": [], "html": "<link>"})
     assert shop.styles(ANONYMOUS, "base") == "<link>"
+
+
+# ---------------------------------------------------------------- identity routes (server to server)
+
+
+def test_headers_without_identity_have_neither_authorization_nor_authless_id():
+    assert visitor_headers(language="en", session_id="s-1", supplier_token="tok") == {
+        "language-id": "en",
+        "session-id": "s-1",
+        "supplier-token": "tok",
+    }
+
+
+@responses.activate
+def test_authless_id_is_asked_with_the_headers_without_identity():
+    issued = "A" * 21 + "_" + "b-" * 10 + "9"
+    responses.get(f"{BASE}/v1/generate-authless-token", json={"authless_id": issued})
+    assert client().generate_authless_id(language="fr", session_id="sess-9", request_id="req-9") == issued
+    headers = responses.calls[0].request.headers
+    assert headers["supplier-token"] == "demo-retailer-token"
+    assert headers["language-id"] == "fr"
+    assert headers["session-id"] == "sess-9"
+    assert headers["x-request-id"] == "req-9"
+    assert "authorization" not in headers and "authless-id" not in headers
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        {"status": 401, "json": {"title": "Unauthorized", "detail": "Unknown supplier-token."}},
+        {"status": 503, "body": ""},
+        {"json": {"unexpected": True}},
+        {"json": {"authless_id": 42}},
+        {"json": {"authless_id": ""}},
+        {"body": "not json"},
+        {"body": requests.exceptions.ConnectionError("refused")},
+    ],
+)
+@responses.activate
+def test_no_authless_id_on_failure(failure, caplog):
+    responses.get(f"{BASE}/v1/generate-authless-token", **failure)
+    assert client().generate_authless_id(language="fr", session_id="s") is None
+    assert any("prerender" in record.getMessage() for record in caplog.records)
+
+
+@responses.activate
+def test_merge_is_asked_for_the_logged_in_user_with_the_authless_id_and_store():
+    answer = {"basket": {"recipe_count": 1}, "changes": [{"id": "100001", "quantity": 1}]}
+    responses.get(f"{BASE}/v1/basket/merge-authless-basket", json=answer)
+    merged = client().merge_authless_basket(CONNECTED, "anon-before", store_id="1001", request_id="req-3")
+    assert merged == answer
+    call = responses.calls[0]
+    assert query_of(call) == {"authless_id": ["anon-before"], "store_id": ["1001"]}
+    assert call.request.headers["authorization"] == "user_id demo-user"
+    assert call.request.headers["supplier-token"] == "demo-retailer-token"
+    assert call.request.headers["language-id"] == "en"
+    assert call.request.headers["session-id"] == "sess-2"
+    assert "authless-id" not in call.request.headers
+    assert call.request.headers["idempotency-key"]
+
+
+def test_merge_needs_a_logged_in_user():
+    with pytest.raises(ValueError):
+        client().merge_authless_basket(ANONYMOUS, "anon-1", store_id="1001")  # no HTTP mock: nothing is sent
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        {"status": 401, "json": {"title": "Unauthorized"}},
+        {"status": 403, "json": {"title": "Forbidden"}},
+        {"status": 502, "body": ""},
+        {"body": "not json"},
+        {"json": ["a list"]},
+        {"body": requests.exceptions.ReadTimeout("slow")},
+    ],
+)
+@responses.activate
+def test_merge_failure_is_none(failure, caplog):
+    responses.get(f"{BASE}/v1/basket/merge-authless-basket", **failure)
+    assert client().merge_authless_basket(CONNECTED, "anon-1", store_id="1001") is None
+    assert any("prerender" in record.getMessage() for record in caplog.records)

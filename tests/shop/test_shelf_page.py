@@ -160,11 +160,17 @@ def test_visitor_gets_a_session_and_an_authless_id_that_stay(shop_client: FlaskC
     session = shop_client.get_cookie(SESSION_COOKIE)
     authless = shop_client.get_cookie(AUTHLESS_COOKIE)
     assert session and authless
+    shop_client.get("/cart")
+    assert shop_client.get_cookie(AUTHLESS_COOKIE).value == authless.value
     shop_client.post("/connexion")
+    shop_client.get("/")
+    assert shop_client.get_cookie(AUTHLESS_COOKIE).value == authless.value
+    # Logging out makes the browser a new logged-out visitor (tests/shop/test_shopper_trust.py); the
+    # browsing session goes on.
     shop_client.post("/deconnexion")
     shop_client.get("/")
     assert shop_client.get_cookie(SESSION_COOKIE).value == session.value
-    assert shop_client.get_cookie(AUTHLESS_COOKIE).value == authless.value
+    assert shop_client.get_cookie(AUTHLESS_COOKIE).value != authless.value
 
 
 def test_unknown_store_is_ignored(shop_client: FlaskClient):

@@ -11,14 +11,17 @@ import pytest
 
 from prerender import create_app
 from prerender.config import instance_secret_key
-from prerender.web.credentials import CredentialSigner, InvalidCredential, Shopper, new_authless_id
+from prerender.web.credentials import TIMESTAMP_STEP, CredentialSigner, InvalidCredential, Shopper, new_authless_id
 
 OLD, NEW = "o" * 40, "n" * 40
 ALICE = Shopper(supplier_id="1", user_id="alice-42")
+# Longer than a time step: a credential is stamped at its step's start (tests/unit/test_credential_steps.py),
+# so a shorter lifetime could be over as soon as it is issued.
+MAX_AGE = 2 * TIMESTAMP_STEP
 
 
 def test_a_credential_names_its_shopper() -> None:
-    signer = CredentialSigner(keys=[NEW], max_age=60)
+    signer = CredentialSigner(keys=[NEW], max_age=MAX_AGE)
     assert signer.verify(signer.issue(ALICE)) == ALICE
     visitor = Shopper(supplier_id="1", authless_id=new_authless_id())
     assert signer.verify(signer.issue(visitor)) == visitor
@@ -28,34 +31,34 @@ def test_a_credential_names_its_shopper() -> None:
     "change", [lambda c: c[:-2] + ("AA" if c[-2:] != "AA" else "BB"), lambda c: "x" + c, lambda c: ""]
 )
 def test_an_altered_credential_is_refused(change) -> None:
-    signer = CredentialSigner(keys=[NEW], max_age=60)
+    signer = CredentialSigner(keys=[NEW], max_age=MAX_AGE)
     with pytest.raises(InvalidCredential):
         signer.verify(change(signer.issue(ALICE)))
 
 
 def test_a_credential_of_another_key_is_refused() -> None:
-    theirs = CredentialSigner(keys=["t" * 40], max_age=60).issue(ALICE)
+    theirs = CredentialSigner(keys=["t" * 40], max_age=MAX_AGE).issue(ALICE)
     with pytest.raises(InvalidCredential, match="not one this service issued"):
-        CredentialSigner(keys=[NEW], max_age=60).verify(theirs)
+        CredentialSigner(keys=[NEW], max_age=MAX_AGE).verify(theirs)
 
 
 def test_an_expired_credential_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    signer = CredentialSigner(keys=[NEW], max_age=60)
+    signer = CredentialSigner(keys=[NEW], max_age=MAX_AGE)
     credential = signer.issue(ALICE)
     now = time.time()
-    monkeypatch.setattr(time, "time", lambda: now + 61)
+    monkeypatch.setattr(time, "time", lambda: now + MAX_AGE + 1)
     with pytest.raises(InvalidCredential, match="expired"):
         signer.verify(credential)
 
 
 def test_rotation_the_last_key_signs_and_every_key_verifies() -> None:
-    old = CredentialSigner(keys=[OLD], max_age=60).issue(ALICE)
-    rotating = CredentialSigner(keys=[OLD, NEW], max_age=60)
+    old = CredentialSigner(keys=[OLD], max_age=MAX_AGE).issue(ALICE)
+    rotating = CredentialSigner(keys=[OLD, NEW], max_age=MAX_AGE)
     assert rotating.verify(old) == ALICE
     new = rotating.issue(ALICE)
-    assert CredentialSigner(keys=[NEW], max_age=60).verify(new) == ALICE
+    assert CredentialSigner(keys=[NEW], max_age=MAX_AGE).verify(new) == ALICE
     with pytest.raises(InvalidCredential):
-        CredentialSigner(keys=[NEW], max_age=60).verify(old)  # the old key retired
+        CredentialSigner(keys=[NEW], max_age=MAX_AGE).verify(old)  # the old key retired
 
 
 def test_a_shopper_is_one_identity() -> None:

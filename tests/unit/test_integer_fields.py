@@ -119,14 +119,14 @@ def routes_with(app: Flask, path: str, method: str) -> bool:
 
 @pytest.mark.parametrize(("path", "body", "where", "method"), BASKET_BODIES, ids=[b[0] for b in BASKET_BODIES])
 @pytest.mark.parametrize("value", [2.9, "2", True], ids=repr)
-def test_basket_bodies_take_json_integers_only(app, client, path, body, where, method, value):
+def test_basket_bodies_take_json_integers_only(app, client, shopper_headers, path, body, where, method, value):
     assert routes_with(app, path, method), f"{method.upper()} {path} is not a route"
     bad = json.loads(json.dumps(body))
     target = bad
     for key in where[:-1]:
         target = target[int(key)] if isinstance(target, list) else target[key]
     target[where[-1]] = value
-    response = client.open(path, method=method.upper(), json=bad, headers=HEADERS)
+    response = client.open(path, method=method.upper(), json=bad, headers=shopper_headers)
     found = errors_of(response, "json")
     for key in where:
         found = found[key]

@@ -46,6 +46,12 @@ def test_a_guard_400_says_nosniff(client):
     assert_nosniff(response)
 
 
+def test_a_credential_401_says_nosniff(client):
+    response = client.get("/v1/basket", headers=HEADERS)  # a browser route: a claimed user is no credential
+    assert response.status_code == 401 and response.mimetype == "application/problem+json"
+    assert_nosniff(response)
+
+
 def test_a_431_405_413_and_415_say_nosniff(client):
     answers = [
         client.get("/healthz", headers={f"X-Extra-{i}": "1" for i in range(101)}),
@@ -74,8 +80,8 @@ def test_an_unexpected_error_says_nosniff(app: Flask):
     assert_nosniff(response)
 
 
-def test_json_actions_and_their_upstream_failures_say_nosniff(client):
-    response = client.post("/v1/events", json={"events": [{"name": "recipe.show"}]}, headers=HEADERS)
+def test_json_actions_and_their_upstream_failures_say_nosniff(client, shopper_headers):
+    response = client.post("/v1/events", json={"events": [{"name": "recipe.show"}]}, headers=shopper_headers)
     assert response.status_code in (502, 503) and response.mimetype == "application/problem+json"
     assert_nosniff(response)
 

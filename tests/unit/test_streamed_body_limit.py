@@ -29,11 +29,19 @@ def padded(body: dict[str, Any], size: int) -> bytes:
     return data + b" " * (size - len(data))
 
 
-def chunked(client: FlaskClient, path: str, data: bytes, *, content_type: str = "application/json", **headers: str):
+def chunked(
+    client: FlaskClient,
+    path: str,
+    data: bytes,
+    *,
+    content_type: str = "application/json",
+    base: dict[str, str] = HEADERS,
+    **headers: str,
+):
     return client.post(
         path,
         input_stream=io.BytesIO(data),
-        headers={**HEADERS, **headers, "Content-Type": content_type, "Transfer-Encoding": "chunked"},
+        headers={**base, **headers, "Content-Type": content_type, "Transfer-Encoding": "chunked"},
         environ_base={"wsgi.input_terminated": True},
     )
 
@@ -45,31 +53,39 @@ ROUTES = [MULTIPLE, EVENTS_JSON, EVENTS_BEACON]
 IDS = ["multiple", "events-json", "events-beacon"]
 
 
+@pytest.fixture
+def route_headers(shopper_headers: dict[str, str]):
+    """The headers of a route: the events route is a browser route (the shopper's credential)."""
+    return lambda path: shopper_headers if path == "/v1/events" else HEADERS
+
+
 @pytest.mark.parametrize(("path", "body", "content_type"), ROUTES, ids=IDS)
 @pytest.mark.parametrize("size", [LIMIT + 1, 70 * 1024, 10 * LIMIT])
-def test_a_chunked_body_over_the_limit_is_a_413(client, path, body, content_type, size):
-    response = chunked(client, path, padded(body, size), content_type=content_type)
+def test_a_chunked_body_over_the_limit_is_a_413(client, route_headers, path, body, content_type, size):
+    response = chunked(client, path, padded(body, size), content_type=content_type, base=route_headers(path))
     assert response.status_code == 413 and response.mimetype == PROBLEM
     assert response.get_json()["status"] == 413
     assert str(LIMIT) in response.get_json()["detail"]
 
 
 @pytest.mark.parametrize(("path", "body", "content_type"), ROUTES, ids=IDS)
-def test_a_body_with_a_content_length_over_the_limit_is_the_same_413(client, path, body, content_type):
-    over = chunked(client, path, padded(body, 70 * 1024), content_type=content_type).get_json()
-    response = client.post(path, data=padded(body, 70 * 1024), headers={**HEADERS, "Content-Type": content_type})
+def test_a_body_with_a_content_length_over_the_limit_is_the_same_413(client, route_headers, path, body, content_type):
+    base = route_headers(path)
+    over = chunked(client, path, padded(body, 70 * 1024), content_type=content_type, base=base).get_json()
+    response = client.post(path, data=padded(body, 70 * 1024), headers={**base, "Content-Type": content_type})
     assert response.status_code == 413 and response.mimetype == PROBLEM
     assert response.get_json() == over
 
 
-def test_a_beacon_with_its_headers_in_a_chunked_body_over_the_limit_is_a_413(client):
-    """The header guard reads a beacon's headers from its body (prerender/web/context.py): it must not see a
-    cut body either (it would answer 400 for the missing headers)."""
-    body = {"events": [{"name": "recipe.show"}], "headers": {"session-id": "s-1", "language-id": "fr"}}
+def test_a_beacon_with_its_headers_in_a_chunked_body_over_the_limit_is_a_413(client, shopper_headers):
+    """The header guard reads a beacon's headers, its credential included, from its body
+    (prerender/web/context.py): it must not see a cut body either (it would answer 401 or 400 for the missing
+    headers)."""
+    body = {"events": [{"name": "recipe.show"}], "headers": shopper_headers}
     response = client.post(
         "/v1/events",
         input_stream=io.BytesIO(padded(body, 70 * 1024)),
-        headers={"Content-Type": "text/plain", "Transfer-Encoding": "chunked", "authless-id": "a-1"},
+        headers={"Content-Type": "text/plain", "Transfer-Encoding": "chunked"},
         environ_base={"wsgi.input_terminated": True},
     )
     assert response.status_code == 413 and response.mimetype == PROBLEM

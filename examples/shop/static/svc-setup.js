@@ -1,7 +1,9 @@
-// Demo Market: prerender's browser SDK (window.svc, docs/sdk.md) set up with the identity the shop's server
-// used for the fragments of this page (read from <script type="application/json" id="shop-context">), and
-// the shop's own cart kept in step with the recipe basket (basketSync). Page scripts import { svc, cart }.
-// Without the SDK (prerender down) the page keeps its cart and header counter.
+// Demo Market: prerender's browser SDK (window.svc, docs/sdk.md) set up with the language, session and identity
+// the shop's server used for the fragments of this page (read from <script type="application/json"
+// id="shop-context">), and the shop's own cart kept in step with the recipe basket (basketSync). Page scripts
+// import { svc, cart }. Without the SDK (prerender down) the page keeps its cart and header counter.
+// The SDK acts for the shopper of the credential prerender put in the page (the hidden <svc-shopper> element
+// of the fragments or the bootstrap): the supplier token stays on the shop's server, never in the page.
 const element = document.getElementById("shop-context");
 export const context = JSON.parse(element?.textContent || "{}");
 /** The SDK, or null when prerender did not give the page its module scripts. */
@@ -56,7 +58,10 @@ if (svc) {
   // A setup failure must not take the page down: without the SDK the shop still shows its cart.
   try {
     // The session of the shop's fragments (cookie dm_session) is the SDK's session too.
-    svc.supplier.setupWithToken(context.supplierToken, { language: context.language, sessionId: context.sessionId });
+    const options = { language: context.language, sessionId: context.sessionId };
+    if (typeof svc.supplier.setup === "function") svc.supplier.setup(options);
+    else svc.supplier.setupWithToken("", options); // an SDK without setup(): its setupWithToken ignores the token
+    // The identity the page was made for: the SDK checks it against its credential's.
     const identity = context.user?.kind === "user"
       ? svc.user.loadWithExternalId(context.user.id)
       : svc.user.loadWithAuthlessId(context.user.id);

@@ -205,17 +205,25 @@ export class DrawerElement extends HTMLElement {
     if (hadFocus && !this.#panel.contains(document.activeElement)) this.#body.focus({ preventScroll: true });
   }
 
-  /** @param {unknown} error @param {boolean} preserve */
+  /**
+   * The details could not be loaded. A 404 is final; a refused credential (401, or a 400 while the page
+   * has no credential at all: the request then lacked an identity) needs a reload or a new sign-in, not a
+   * retry; anything else offers "try again".
+   * @param {unknown} error @param {boolean} preserve
+   */
   #showError(error, preserve) {
-    const { notices } = internals();
-    const notFound = /** @type {any} */ (error)?.status === 404;
-    const text = notices.t(notFound ? "error.not-found" : "error.details");
+    const { notices, session } = internals();
+    const status = /** @type {any} */ (error)?.status;
+    const notFound = status === 404;
+    const credential = status === 401 || (status === 400 && !session.credential);
+    const key = notFound ? "error.not-found" : credential ? "error.credential" : "error.details";
+    const text = notices.t(key);
     if (preserve && this.#details) {
-      notices.error(error, notFound ? "error.not-found" : "error.details");
+      notices.error(error, key);
       return;
     }
     console.error(`[${sdk.prefix}] recipe details failed`, error);
-    const retry = notFound ? null : h("button", { type: "button", class: "svc-ds-button svc-ds-button--secondary", "data-action": "retry" },
+    const retry = notFound || credential ? null : h("button", { type: "button", class: "svc-ds-button svc-ds-button--secondary", "data-action": "retry" },
       notices.t("drawer.retry"));
     retry?.addEventListener("click", () => {
       this.#load({ preserve: false }).catch(() => {});

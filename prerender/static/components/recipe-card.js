@@ -7,7 +7,7 @@
 //   (data-in-basket-label / data-not-in-basket-label), event inBasketStatus (detail: boolean) on change;
 // - the heart toggles the like (optimistic, rolled back on error);
 // - personalization="client": the server left out heart and CTA (cacheable fragment); they are made here,
-//   the heart only for a connected user;
+//   the heart only for a logged-in user (the session's credential is a user's);
 // - recipe.show is tracked while the card is on the page.
 const search = new URL(import.meta.url).search;
 const { sdk, internals, icon, h, bindLikeButton } = /** @type {typeof import("./ui.js")} */ (
@@ -47,7 +47,7 @@ export class RecipeCardElement extends HTMLElement {
     if (this.getAttribute("personalization") === "client") {
       this.#ensureCta();
       this.#subscriptions.push(internals().session.identity$.subscribe(
-        (/** @type {{ kind: string }} */ identity) => this.#showHeart(identity.kind === "user"),
+        (/** @type {{ kind: string } | null} */ identity) => this.#showHeart(identity?.kind === "user"),
       ));
     } else {
       this.#bindHeart();

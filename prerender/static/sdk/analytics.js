@@ -1,6 +1,8 @@
 // Analytics events `{name, path, props}`: emitted on `eventSent$` when queued, sent in batches to
 // POST {api}/v1/events (every 2 s, or at 20 events), and with navigator.sendBeacon when the page is hidden
-// or left (body with a `headers` object, text/plain: docs/browser-api.md).
+// or left (body with a `headers` object, text/plain: docs/browser-api.md). Events are the shopper's of the
+// session's credential: while the SDK has none they wait in the queue (sent once one arrives), and the
+// events queued for a shopper are handed to a beacon before the SDK switches to another (or logs out).
 import { Stream } from "./stream.js";
 import { ApiError } from "./http.js";
 
@@ -43,6 +45,10 @@ export class Analytics {
     };
     document.addEventListener("visibilitychange", onHidden);
     window.addEventListener("pagehide", () => this.beacon());
+    session.leaving$.subscribe(() => this.beacon());
+    session.identity$.subscribe((identity) => {
+      if (identity && this.#queue.length > 0) this.#schedule();
+    });
   }
 
   /** The page's analytics path: the last `pageview(path)`, else `<meta name="<prefix>-analytics-path">`,
@@ -80,14 +86,14 @@ export class Analytics {
     return event;
   }
 
-  /** Sends the queued events now (up to 50 per call). */
+  /** Sends the queued events now (up to 50 per call); without a credential they stay queued. */
   async flush() {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#sending || this.#queue.length === 0) return;
+    if (this.#sending || this.#queue.length === 0 || !this.#session.credential) return;
     this.#sending = true;
     try {
-      while (this.#queue.length > 0) {
+      while (this.#queue.length > 0 && this.#session.credential) {
         const batch = this.#queue.splice(0, MAX_BATCH);
         try {
           await this.#client.request("POST", "/events", { json: { events: batch } });
@@ -107,12 +113,14 @@ export class Analytics {
 
   /** The page is hidden or left: hand the queue to the browser, which sends it even after unload. */
   beacon() {
-    if (this.#queue.length === 0 || !this.#session.supplierToken || typeof navigator.sendBeacon !== "function") return;
+    if (this.#queue.length === 0 || !this.#session.isConfigured || !this.#session.credential
+        || typeof navigator.sendBeacon !== "function") return;
     clearTimeout(this.#timer);
     this.#timer = undefined;
     const url = this.#session.url("/events");
     while (this.#queue.length > 0) {
       const batch = this.#queue.slice(0, MAX_BATCH);
+      // `headers`: authorization (Bearer), language-id, session-id, profiling, as a fetch would send them.
       const body = JSON.stringify({ headers: this.#session.headers(), events: batch });
       // A string body is sent as text/plain;charset=UTF-8: no CORS preflight, which a beacon cannot do.
       if (!navigator.sendBeacon(url, body)) break; // over the browser's quota: keep them for later
@@ -121,7 +129,7 @@ export class Analytics {
   }
 
   #schedule() {
-    if (this.#timer === undefined && !this.#sending) {
+    if (this.#timer === undefined && !this.#sending && this.#session.credential) {
       this.#timer = setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
     }
   }

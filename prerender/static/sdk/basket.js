@@ -1,4 +1,6 @@
-// The user's basket at the selected store: its state as a stream, and the writes of the drawer. Writes are
+// The shopper's basket at the selected store: its state as a stream, and the writes of the drawer. The
+// shopper is the one of the session's credential; without a credential the basket is empty (nothing is
+// asked), and a new credential's shopper gets their basket loaded. Writes are
 // serialised (one at a time, in order) so that each knows the basket it changes, which is what its
 // rollback restores; each answer updates the stream, then the retailer's cart callbacks get its changes.
 import { State } from "./stream.js";
@@ -52,7 +54,7 @@ export class BasketService {
   #session;
   /** @type {Promise<unknown>} tail of the write queue */
   #queue = Promise.resolve();
-  /** @type {string | null} store and identity the loaded basket belongs to */
+  /** @type {string | null} store and shopper the loaded basket belongs to */
   #loadedKey = null;
   /** @type {Promise<Basket> | null} */
   #loading = null;
@@ -82,7 +84,9 @@ export class BasketService {
       this.#load().catch(() => {}); // logged by #load; nothing the user asked for failed
     };
     pos.storeId$.subscribe(reload);
-    session.identity$.subscribe(reload);
+    // Another shopper (a new credential, or none after logout): the basket we knew is someone else's. The
+    // same shopper with another profiling choice keeps it.
+    session.identity$.map((identity) => (identity ? `${identity.kind}:${identity.id}` : "")).subscribe(reload);
   }
 
   /**
@@ -200,20 +204,29 @@ export class BasketService {
   }
 
   /**
-   * GET /basket/merge-authless-basket: at the end of the auth flow, once `user.loadWithExternalId` ran,
-   * the basket built while logged out joins the user's, and its products are pushed to the retailer cart.
-   * There is nothing to roll back to: an unconfirmed push only shows the usual message.
+   * GET /basket/merge-authless-basket: at the end of the auth flow, on a page whose credential is the
+   * logged-in user's, the basket built while logged out joins the user's, and its products are pushed to
+   * the retailer cart. The logged-out visitor's identity is proven with the authless credential the SDK
+   * remembered (`authless-credential` header); without one for that id, a local problem
+   * (`#no-authless-credential`) and nothing is sent. There is nothing to roll back to: an unconfirmed push
+   * only shows the usual message.
    * @param {string} authlessId the id the visitor had while logged out
    */
   async mergeAuthless(authlessId) {
     const id = String(authlessId ?? "").trim();
     if (!id) throw new TypeError("mergeAuthless expects the logged-out visitor's authless id");
+    const proof = this.#session.authlessCredentialOf(id);
+    if (!proof) {
+      throw localProblem("no-authless-credential", "No credential of that logged-out visitor",
+        `This browser holds no valid credential of the authless visitor ${id}: it is remembered when a page of that visitor carries one.`);
+    }
     const storeId = await this.#requireStore();
+    this.#initialized = true;
     /** @type {(() => Promise<void>) | null} */
     let push = null;
     const answer = await this.#enqueue(async () => {
       const result = await this.#client.request("GET", "/basket/merge-authless-basket",
-        { query: { authless_id: id, store_id: storeId }, write: true });
+        { query: { authless_id: id, store_id: storeId }, write: true, headers: { "authless-credential": proof } });
       this.#publish(result.basket);
       push = this.sync.register(result.changes ?? [], { after: result.basket, rollback: async () => {} });
       return result;
@@ -228,12 +241,13 @@ export class BasketService {
   async #load() {
     const storeId = await this.#pos.whenLoaded();
     const identity = this.#session.identity$.value;
-    const key = `${storeId}|${identity?.kind}:${identity?.id}`;
+    const key = `${storeId}|${identity ? `${identity.kind}:${identity.id}` : "-"}`;
     if (this.#loadedKey === key && this.#loading) return this.#loading;
     this.#loadedKey = key;
     const loading = this.#enqueue(async () => {
-      const basket = storeId === null
-        ? emptyBasket(null)
+      // No store, or no credential (nobody to load a basket for): empty, without asking.
+      const basket = storeId === null || !identity
+        ? emptyBasket(storeId)
         : await this.#client.request("GET", "/basket", { query: { store_id: storeId } });
       if (this.#loadedKey === key) this.#publish(basket);
       return basket;
@@ -341,7 +355,8 @@ export class BasketService {
     const storeId = await this.#pos.whenLoaded();
     this.#initialized = true;
     return this.#enqueue(async () => {
-      if (!storeId) return this.basket$.value ?? emptyBasket(null);
+      // No store, or no credential: there is no basket of ours to reconcile.
+      if (!storeId || !this.#session.credential) return this.basket$.value ?? emptyBasket(storeId);
       const answer = await this.#client.request("POST", "/basket/reconcile", { json: { store_id: storeId, cart }, write: true });
       this.#publish(answer.basket);
       return answer.basket;

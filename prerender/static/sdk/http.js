@@ -1,4 +1,6 @@
-// Calls to prerender's browser routes (docs/browser-api.md) with the headers of the specification.
+// Calls to prerender's browser routes (docs/browser-api.md) with the session's headers: the shopper's
+// credential (`authorization: Bearer`), language, session. A 401 means the credential is missing, expired or
+// invalid: the notices tell the user to reload the page or sign in again (sdk/notices.js).
 // Failures become ApiError, whose `problem` is the RFC 9457 body the service answered (or one made here
 // for network failures), so callers get a rejected promise with the problem, never a raw exception.
 
@@ -34,6 +36,7 @@ export function localProblem(/** @type {string} */ type, /** @type {string} */ t
  * @property {"json" | "text"} [as] how to read a successful answer (default json)
  * @property {AbortSignal} [signal]
  * @property {boolean} [write] a basket write: it carries an idempotency key, kept across its retries
+ * @property {Record<string, string>} [headers] more headers (the merge's `authless-credential`)
  */
 
 // A write whose outcome is unknown (network failure, 502, 503, 504: the service may have applied it) is sent
@@ -81,12 +84,12 @@ export class ApiClient {
    * @param {RequestOptions} [options]
    * @returns {Promise<any>}
    */
-  async request(method, path, { query, json, as = "json", signal, write = false } = {}) {
-    if (!write) return this.#send(method, path, { query, json, as, signal });
+  async request(method, path, { query, json, as = "json", signal, write = false, headers } = {}) {
+    if (!write) return this.#send(method, path, { query, json, as, signal, headers });
     const key = newIdempotencyKey();
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return await this.#send(method, path, { query, json, as, signal }, key);
+        return await this.#send(method, path, { query, json, as, signal, headers }, key);
       } catch (error) {
         const retry = error instanceof ApiError && OUTCOME_UNKNOWN.has(error.status) && attempt < RETRY_DELAYS_MS.length;
         if (!retry) throw error;
@@ -103,9 +106,9 @@ export class ApiClient {
    * @param {string} [idempotencyKey]
    * @returns {Promise<any>}
    */
-  async #send(method, path, { query, json, as = "json", signal }, idempotencyKey) {
+  async #send(method, path, { query, json, as = "json", signal, headers: extra }, idempotencyKey) {
     await this.session.configured;
-    const headers = this.session.headers();
+    const headers = { ...extra, ...this.session.headers() };
     if (idempotencyKey) headers["idempotency-key"] = idempotencyKey;
     headers.accept = as === "json" ? "application/json" : "text/html";
     /** @type {RequestInit} */

@@ -1,5 +1,6 @@
-// Likes (the heart) of the connected user: one state for the page, so every heart of a recipe changes at
-// once. Optimistic: the state changes at the click and goes back when the service refuses.
+// Likes (the heart) of the logged-in user of the session's credential: one state for the page, so every
+// heart of a recipe changes at once. Optimistic: the state changes at the click and goes back when the
+// service refuses. Without a user credential nothing is asked, and a click is a local `#not-connected` problem.
 import { State } from "./stream.js";
 import { localProblem } from "./http.js";
 
@@ -26,10 +27,11 @@ export class Likes {
     this.#client = client;
     this.#session = session;
     this.track = track;
-    // Another identity: what we knew is someone else's.
+    // Another identity (or none after logout): what we knew is someone else's. The first credential of the
+    // page keeps what the server rendered (its fragments were the credential's shopper's).
     let identityKey = "";
     session.identity$.subscribe((identity) => {
-      const key = `${identity.kind}:${identity.id}`;
+      const key = identity ? `${identity.kind}:${identity.id}` : "";
       if (identityKey && key !== identityKey) {
         // The clicks of the previous user must not keep the new one's likes from loading.
         this.#generation.clear();
@@ -110,7 +112,9 @@ export class Likes {
    * @returns {Promise<boolean>} the liked state the service accepted
    */
   async #write(id, liked) {
-    if (!this.#session.isConnected) throw localProblem("not-connected", "Likes are for connected users");
+    if (!this.#session.isConnected) {
+      throw localProblem("not-connected", "Likes are for logged-in users", "The page's credential is not a logged-in user's.");
+    }
     const previous = this.liked$.value?.get(id) ?? !liked;
     const generation = (this.#generation.get(id) ?? 0) + 1;
     this.#generation.set(id, generation);

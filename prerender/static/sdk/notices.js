@@ -1,6 +1,7 @@
-// Short, non-blocking messages for the user (an action failed, a change was undone). The open drawer shows
-// them; when no drawer is open they are announced to assistive technology through a visually hidden live
-// region, the visible feedback being the control itself going back to its previous state.
+// Short, non-blocking messages for the user (an action failed, a change was undone, the shopper's credential
+// was refused: reload the page or sign in again). The open drawer shows them; when no drawer is open they are
+// announced to assistive technology through a visually hidden live region, the visible feedback being the
+// control itself going back to its previous state.
 import { translator } from "./texts.js";
 import { ApiError } from "./http.js";
 
@@ -55,9 +56,7 @@ export class Notices {
     if (error instanceof DOMException && error.name === "AbortError") return;
     let key = fallbackKey;
     if (error instanceof ApiError) {
-      const type = String(error.problem.type ?? "");
-      if (type.endsWith("#no-store")) key = "error.no-store";
-      else if (error.status === 0) key = "error.network";
+      key = textKeyOf(error) ?? fallbackKey;
       console.error(`[${this.#session.prefix}] ${error.problem.title} (${error.status})`, error.problem);
     } else {
       console.error(`[${this.#session.prefix}]`, error);
@@ -87,4 +86,22 @@ export class Notices {
       region.textContent = text;
     }, 50);
   }
+}
+
+/**
+ * The text key of a problem that has its own message, else null.
+ * - a 401: the shopper's credential is missing, expired or invalid: reload the page or sign in again;
+ * - `#not-connected`: a like without a logged-in user's credential: sign in;
+ * - `#no-store`, and network failures (status 0).
+ * @param {ApiError} error
+ * @returns {string | null}
+ */
+function textKeyOf(error) {
+  const type = String(error.problem.type ?? "");
+  if (error.status === 401) return "error.credential";
+  if (type.endsWith("#no-store")) return "error.no-store";
+  if (type.endsWith("#not-connected")) return "error.sign-in";
+  if (type.endsWith("#no-authless-credential")) return null;
+  if (error.status === 0) return "error.network";
+  return null;
 }

@@ -1,13 +1,27 @@
-// Who is calling and where: supplier token, language, API base, identity (user or authless), session id.
-// Everything an API call needs to build the headers of the specification (Authentication).
-import { State } from "./stream.js";
+// Who the SDK acts for and where: the shopper's credential (from the `<prefix>-shopper` element a private
+// fragment or the bootstrap carries, sdk/shopper.js), language, API base, session id. Everything an API call
+// needs to build the headers of the browser routes (docs/browser-api.md): `authorization: Bearer
+// <credential>`, `language-id`, `session-id`, `profiling`. The browser never holds the supplier token and
+// never claims an identity: the identity is the one the page's server vouched for (docs/security.md).
+import { State, Stream } from "./stream.js";
 import { safeStorage, randomId } from "./storage.js";
 
 /**
+ * Who the SDK acts for: the shopper of its credential. `user$` / `identity$` is `null` while the SDK has no
+ * credential (none on the page yet, or after `user.reset()`).
  * @typedef {object} Identity
  * @property {"user" | "authless"} kind
+ * @property {string} id the user id or the authless id the credential names
+ * @property {boolean} forbidProfiling recorded by `user.loadWithExternalId(id, true)`: `profiling: false`
+ */
+
+/**
+ * A shopper's credential as a `<prefix>-shopper` element gives it.
+ * @typedef {object} Credential
+ * @property {string} token the opaque credential, sent as `Bearer <token>`
+ * @property {"user" | "authless"} kind
  * @property {string} id
- * @property {boolean} forbidProfiling
+ * @property {number} expiresAt epoch seconds
  */
 
 /**
@@ -19,6 +33,11 @@ import { safeStorage, randomId } from "./storage.js";
  */
 
 const LANGUAGE = /^[a-z]{2}(?:-[a-z0-9_]{1,32})?$/;
+// RFC 6750's b64token: what prerender issues, and what a header value may carry.
+const TOKEN = /^[A-Za-z0-9._~+/-]+=*$/;
+// Ids become header values or query parameters: 1 to 128 printable ASCII characters, no space.
+const ID = /^[\x21-\x7e]{1,128}$/;
+const MAX_TOKEN_LENGTH = 4096;
 
 /** The page's language when it is one the service speaks, else French. */
 function pageLanguage() {
@@ -26,13 +45,37 @@ function pageLanguage() {
   return lang === "en" ? "en" : "fr";
 }
 
+/**
+ * A credential from raw values (attributes of an element, or storage), or the reason it is unusable.
+ * @param {{ token: unknown, kind: unknown, id: unknown, expiresAt: unknown }} raw
+ * @returns {{ credential: Credential } | { reason: string }}
+ */
+export function readCredential({ token, kind, id, expiresAt }) {
+  const value = String(token ?? "").trim();
+  if (!value || value.length > MAX_TOKEN_LENGTH || !TOKEN.test(value)) return { reason: "no usable credential" };
+  if (kind !== "user" && kind !== "authless") return { reason: `unknown kind ${String(kind)}` };
+  const shopperId = String(id ?? "").trim();
+  if (!ID.test(shopperId)) return { reason: "no usable shopper-id" };
+  const expiry = Number(String(expiresAt ?? "").trim() || Number.NaN);
+  if (!Number.isInteger(expiry)) return { reason: "no usable expires-at" };
+  if (expiry * 1000 <= Date.now()) return { reason: "expired" };
+  return { credential: { token: value, kind, id: shopperId, expiresAt: expiry } };
+}
+
 export class Session {
-  /** @type {State<Identity>} */
-  identity$;
-  /** @type {Promise<void>} resolves once `supplier.setupWithToken` has been called: API calls wait for it. */
+  /** @type {State<Identity | null>} the shopper of the credential; null without one */
+  identity$ = new State(/** @type {Identity | null} */ (null));
+  /** @type {Stream<Identity>} the identity about to be left (another credential, or `user.reset()`) */
+  leaving$ = new Stream();
+  /** @type {Promise<void>} resolves once `supplier.setup` (or `setupWithToken`) has been called: API calls wait for it. */
   configured;
   #resolveConfigured = () => {};
-  #token = "";
+  #isConfigured = false;
+  /** @type {Credential | null} */
+  #credential = null;
+  /** @type {Set<string>} credentials given up by `user.reset()`: an element still carrying one is ignored */
+  #forgotten = new Set();
+  #forbidProfiling = false;
   #language = pageLanguage();
   #apiBase;
   #apiVersion = "v1";
@@ -52,10 +95,11 @@ export class Session {
     this.configured = new Promise((resolve) => {
       this.#resolveConfigured = resolve;
     });
-    this.identity$ = new State(/** @type {Identity} */ ({ kind: "authless", id: this.#storedAuthlessId(), forbidProfiling: false }));
+    // Earlier versions made an authless id of their own here: the identity is now the credential's.
+    this.#local.remove(this.key("authless-id"));
   }
 
-  /** Storage key of the SDK: `_<prefix>/<name>` (`_svc/authless-id`). */
+  /** Storage key of the SDK: `_<prefix>/<name>` (`_svc/session-id`). */
   key(/** @type {string} */ name) {
     return `${this.#keyPrefix}${name}`;
   }
@@ -68,8 +112,13 @@ export class Session {
     return this.#language;
   }
 
-  get supplierToken() {
-    return this.#token;
+  get isConfigured() {
+    return this.#isConfigured;
+  }
+
+  /** The credential the SDK acts with, or null. */
+  get credential() {
+    return this.#credential;
   }
 
   /** The session id of this tab: sessionStorage `_<prefix>/session-id`, made when absent. */
@@ -83,13 +132,9 @@ export class Session {
     return id;
   }
 
-  /**
-   * @param {string} token
-   * @param {SetupOptions} [options]
-   */
-  setup(token, options = {}) {
-    if (typeof token !== "string" || !token.trim()) throw new TypeError("setupWithToken expects a token");
-    this.#token = token.trim();
+  /** @param {SetupOptions} [options] */
+  setup(options = {}) {
+    if (options === null || typeof options !== "object") throw new TypeError("supplier.setup expects an options object");
     if (options.language !== undefined) {
       const language = String(options.language).trim().toLowerCase();
       if (!LANGUAGE.test(language)) throw new TypeError(`unsupported language ${options.language}`);
@@ -99,29 +144,64 @@ export class Session {
     if (options.apiVersion === "v1" || options.apiVersion === "v2") this.#apiVersion = options.apiVersion;
     if (options.sessionId !== undefined) {
       // A customer that renders fragments with its own session id keeps the browser on the same one.
-      this.#sessionStore.set(this.key("session-id"), this.#checkId(String(options.sessionId)));
+      this.#sessionStore.set(this.key("session-id"), checkId(options.sessionId, "sessionId"));
     }
+    this.#isConfigured = true;
     this.#resolveConfigured();
   }
 
-  /** @param {string} id  @param {boolean} forbidProfiling */
-  loadUser(id, forbidProfiling) {
-    this.#switchTo({ kind: "user", id: this.#checkId(id), forbidProfiling: Boolean(forbidProfiling) });
+  /**
+   * A credential element was connected: the most recent valid one wins. An authless credential is also
+   * remembered in localStorage (`_<prefix>/authless-credential`) for `basket.mergeAuthless` after login.
+   * @param {{ token: unknown, kind: unknown, id: unknown, expiresAt: unknown }} raw
+   * @returns {boolean} whether it was taken
+   */
+  receiveCredential(raw) {
+    const read = readCredential(raw);
+    if (!("credential" in read)) {
+      console.warn(`[${this.prefix}] a ${this.prefix}-shopper element was ignored: ${read.reason}`);
+      return false;
+    }
+    const { credential } = read;
+    if (this.#forgotten.has(credential.token)) return false;
+    if (credential.kind === "authless") this.#rememberAuthless(credential);
+    this.#switchTo(credential, { kind: credential.kind, id: credential.id, forbidProfiling: this.#forbidProfiling });
+    return true;
   }
 
-  /** @param {string} id */
-  loadAuthless(id) {
-    const value = this.#checkId(id);
-    this.#local.set(this.key("authless-id"), value);
-    this.#switchTo({ kind: "authless", id: value, forbidProfiling: false });
+  /**
+   * The page says who it believes its shopper is (`user.loadWithExternalId` / `loadWithAuthlessId`). Only
+   * the credential decides whom the SDK acts for: a claim that differs changes nothing and is reported.
+   * `forbidProfiling` is recorded (until `reset`).
+   * @param {"user" | "authless"} kind @param {unknown} id @param {boolean} [forbidProfiling]
+   */
+  claim(kind, id, forbidProfiling) {
+    const claimed = checkId(id, "id");
+    if (forbidProfiling !== undefined) this.#forbidProfiling = Boolean(forbidProfiling);
+    const credential = this.#credential;
+    const call = kind === "user" ? "loadWithExternalId" : "loadWithAuthlessId";
+    if (!credential) {
+      console.warn(`[${this.prefix}] user.${call}(${JSON.stringify(claimed)}): the page has no shopper credential yet; `
+        + `the SDK acts only for the shopper a ${this.prefix}-shopper element (from a fragment or the bootstrap) names.`);
+    } else if (credential.kind !== kind || credential.id !== claimed) {
+      const vouched = credential.kind === "user" ? `user ${JSON.stringify(credential.id)}` : "a logged-out visitor";
+      console.warn(`[${this.prefix}] user.${call}(${JSON.stringify(claimed)}) does not match the identity the page's `
+        + `server vouched for (${vouched}): the SDK keeps acting for the credential's shopper.`);
+    }
+    const identity = this.identity$.value;
+    if (identity) this.#switchTo(credential, { ...identity, forbidProfiling: this.#forbidProfiling });
   }
 
-  /** A new authless identity (logout): stored in localStorage `_<prefix>/authless-id`. */
-  resetUser() {
-    const id = randomId();
-    this.#local.set(this.key("authless-id"), id);
-    this.identity$.next({ kind: "authless", id, forbidProfiling: false });
-    return id;
+  /**
+   * Logout: forgets the credentials (the user's, and the remembered authless one) and `forbidProfiling`.
+   * The SDK has no identity until a new credential element arrives; an element still carrying a forgotten
+   * credential is ignored.
+   */
+  reset() {
+    if (this.#credential) this.#forgotten.add(this.#credential.token);
+    this.#local.remove(this.key("authless-credential"));
+    this.#switchTo(null, null);
+    this.#forbidProfiling = false;
   }
 
   get isConnected() {
@@ -129,20 +209,44 @@ export class Session {
   }
 
   /**
-   * The headers of the specification for the current identity.
+   * The credential of an authless visitor, when the SDK has one that has not expired: the current one, or
+   * the one remembered in localStorage.
+   * @param {string} authlessId
+   * @returns {string | null}
+   */
+  authlessCredentialOf(authlessId) {
+    const current = this.#credential;
+    if (current?.kind === "authless" && current.id === authlessId && current.expiresAt * 1000 > Date.now()) return current.token;
+    const key = this.key("authless-credential");
+    let stored = null;
+    try {
+      stored = JSON.parse(this.#local.get(key) ?? "null");
+    } catch {
+      // unreadable: treated as none
+    }
+    if (!stored || typeof stored !== "object") return null;
+    const read = readCredential({ token: stored.credential, kind: "authless", id: stored.id, expiresAt: stored.expiresAt });
+    if (!("credential" in read)) {
+      this.#local.remove(key);
+      return null;
+    }
+    return read.credential.id === authlessId ? read.credential.token : null;
+  }
+
+  /**
+   * The headers of the browser routes: `authorization: Bearer <credential>` (left out without one),
+   * `language-id`, `session-id`, `profiling: false` when forbidden. Never `supplier-token`, `authless-id`
+   * or a `user_id` authorization.
    * @returns {Record<string, string>}
    */
   headers() {
-    const identity = /** @type {Identity} */ (this.identity$.value);
     /** @type {Record<string, string>} */
     const headers = {
       "language-id": this.#language,
       "session-id": this.sessionId,
-      "supplier-token": this.#token,
     };
-    if (identity.kind === "user") headers.authorization = `user_id ${identity.id}`;
-    else headers["authless-id"] = identity.id;
-    if (identity.forbidProfiling) headers.profiling = "false";
+    if (this.#credential) headers.authorization = `Bearer ${this.#credential.token}`;
+    if (this.#forbidProfiling) headers.profiling = "false";
     return headers;
   }
 
@@ -159,28 +263,31 @@ export class Session {
     return url.href;
   }
 
-  /** Emits a new identity only when it differs: loading the same user twice reloads nothing. */
-  #switchTo(/** @type {Identity} */ identity) {
-    const current = this.identity$.value;
-    if (current && current.kind === identity.kind && current.id === identity.id
-        && current.forbidProfiling === identity.forbidProfiling) return;
+  /** Keeps the latest authless credential for a merge after login. @param {Credential} credential */
+  #rememberAuthless(credential) {
+    this.#local.set(this.key("authless-credential"),
+      JSON.stringify({ credential: credential.token, id: credential.id, expiresAt: credential.expiresAt }));
+  }
+
+  /**
+   * Takes a credential and its identity. `leaving$` is told first, while the previous credential is still
+   * the one `headers()` gives (what was queued for that shopper goes out as theirs); a new identity is
+   * emitted only when it differs: the same shopper again (a newer credential) reloads nothing.
+   * @param {Credential | null} credential @param {Identity | null} identity
+   */
+  #switchTo(credential, identity) {
+    const current = this.identity$.value ?? null;
+    const sameShopper = current && identity ? current.kind === identity.kind && current.id === identity.id : current === identity;
+    if (current && !sameShopper) this.leaving$.next(current);
+    this.#credential = credential;
+    if (sameShopper && current?.forbidProfiling === identity?.forbidProfiling) return;
     this.identity$.next(identity);
   }
+}
 
-  #storedAuthlessId() {
-    const key = this.key("authless-id");
-    let id = this.#local.get(key);
-    if (!id || !/^[\x21-\x7e]{1,128}$/.test(id)) {
-      id = randomId();
-      this.#local.set(key, id);
-    }
-    return id;
-  }
-
-  /** Ids become header values: 1 to 128 printable ASCII characters, no space (prerender's guard). */
-  #checkId(/** @type {unknown} */ id) {
-    const value = String(id ?? "").trim();
-    if (!/^[\x21-\x7e]{1,128}$/.test(value)) throw new TypeError("an id is 1 to 128 printable characters");
-    return value;
-  }
+/** An id given by the page: 1 to 128 printable ASCII characters, no space (prerender's guard). */
+function checkId(/** @type {unknown} */ id, /** @type {string} */ what) {
+  const value = String(id ?? "").trim();
+  if (!ID.test(value)) throw new TypeError(`${what}: 1 to 128 printable characters without spaces`);
+  return value;
 }

@@ -18,6 +18,7 @@ import { BasketService } from "./basket.js";
 import { Likes } from "./likes.js";
 import { Analytics } from "./analytics.js";
 import { ShowTracker } from "./show-tracking.js";
+import { defineShopperElement } from "./shopper.js";
 import { translator } from "./texts.js";
 
 export { Stream, State, ApiError, translator };
@@ -47,7 +48,8 @@ export const INTERNAL = Symbol.for("prerender.sdk.internal");
 /** The page's window seen as a map of SDKs by prefix: window.<prefix>. */
 const sdks = /** @type {Record<string, Sdk | undefined>} */ (/** @type {unknown} */ (window));
 
-/** Builds the SDK object; `start()` then does what touches the page (pageview of the meta path, cleanup). */
+/** Builds the SDK object; `start()` then does what touches the page (the credential element, pageview of the
+ * meta path, cleanup). */
 function createSdk() {
   const apiBase = moduleUrl.searchParams.get("api") || new URL("../../../", import.meta.url).href;
   const session = new Session({ prefix, apiBase });
@@ -79,24 +81,40 @@ function createSdk() {
     return openRecipeDetails({ recipeId: id, guests: validGuests(guests), ...options });
   }
 
+  let tokenWarned = false;
   const sdk = {
     prefix,
     version: VERSION,
     supplier: Object.freeze({
       /**
-       * @param {string} token supplier token
+       * Language, API base and version, session id. API calls wait for it (or setupWithToken).
        * @param {import("./session.js").SetupOptions} [options]
        */
-      setupWithToken: (token, options) => session.setup(token, options),
+      setup: (options) => session.setup(options),
+      /**
+       * Kept for existing pages: the token is ignored (never sent, never stored); does what `setup` does.
+       * @param {unknown} token no longer used: remove the supplier token from the page
+       * @param {import("./session.js").SetupOptions} [options]
+       */
+      setupWithToken: (token, options) => {
+        if (typeof token === "string" && token.trim() && !tokenWarned) {
+          tokenWarned = true;
+          console.warn(`[${prefix}] supplier.setupWithToken: the supplier token is ignored and should not be in `
+            + "the page (the browser acts with the shopper's credential): call supplier.setup(options).");
+        }
+        session.setup(options);
+      },
     }),
     pos: Object.freeze({
       load: (/** @type {string | number | null} */ storeId) => pos.load(storeId),
       storeId$: pos.storeId$,
     }),
     user: Object.freeze({
-      loadWithExternalId: async (/** @type {string} */ id, forbidProfiling = false) => session.loadUser(id, forbidProfiling),
-      loadWithAuthlessId: async (/** @type {string} */ id) => session.loadAuthless(id),
-      reset: async () => session.resetUser(),
+      // The page's claims: only the credential of the page decides whom the SDK acts for (session.claim).
+      loadWithExternalId: async (/** @type {string} */ id, forbidProfiling = false) => session.claim("user", id, forbidProfiling),
+      loadWithAuthlessId: async (/** @type {string} */ id) => session.claim("authless", id),
+      /** Logout: the SDK forgets its credentials, and has no identity until a new credential element arrives. */
+      reset: async () => session.reset(),
       user$: session.identity$,
     }),
     basket: Object.freeze({
@@ -134,6 +152,8 @@ function createSdk() {
   return {
     sdk: Object.freeze(sdk),
     start() {
+      // The credential elements already parsed are upgraded now, before any component asks for anything.
+      defineShopperElement({ prefix, session });
       // A page that names its analytics path in a meta tag gets its pageview without any code; sent once
       // the document is parsed, so that the page's own module scripts have subscribed to eventSent$.
       const autoPageview = () => {

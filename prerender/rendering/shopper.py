@@ -1,0 +1,49 @@
+"""The shopper's credential in a fragment: how a browser gets the credential it calls the browser routes with.
+
+A private fragment (and the bootstrap) that a customer's server asked for with a valid supplier-token ends
+with one hidden `<svc-shopper>` element (the element prefix of prerender/config.py) carrying the credential
+prerender issued for that request's shopper (prerender/web/credentials.py, docs/security.md). The browser
+SDK (prerender/static/sdk/session.js) reads it. Publicly cacheable fragments never carry one: a shared cache
+would hand one shopper's credential to the next. It is appended after the card memo (a memoized card is
+shared by every shopper who sees it), and is the same for one shopper during a time step, so ETags hold.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+
+from flask import current_app
+from markupsafe import escape
+from werkzeug.http import generate_etag
+
+from prerender.web.context import RequestContext
+from prerender.web.credentials import TIMESTAMP_STEP, CredentialSigner, Shopper, get_signer
+
+
+def shopper_element(ctx: RequestContext) -> str:
+    """The credential element of the request's shopper, or "" when no supplier vouched for one."""
+    shopper = ctx.vouched_shopper
+    if shopper is None:
+        return ""
+    now = int(time.time())
+    return _element(get_signer(), current_app.config["ELEMENT_PREFIX"], shopper, now - now % TIMESTAMP_STEP)
+
+
+@functools.lru_cache(maxsize=4096)
+def _element(signer: CredentialSigner, prefix: str, shopper: Shopper, step: int) -> str:
+    """The element for one shopper during one time step (the credential is the same all along it)."""
+    issued = signer.issue_with_expiry(shopper)
+    return (
+        f'<{prefix}-shopper hidden credential="{escape(issued.token)}" kind="{shopper.kind}" '
+        f'shopper-id="{escape(shopper.identity)}" expires-at="{issued.expires_at}"></{prefix}-shopper>'
+    )
+
+
+def with_shopper(fragment: str, etag: str, ctx: RequestContext) -> tuple[str, str]:
+    """A private fragment and its ETag, with the shopper's credential element appended (unchanged when no
+    supplier vouched for a shopper). The ETag combines the fragment's with the element, without rehashing."""
+    element = shopper_element(ctx)
+    if not element:
+        return fragment, etag
+    return fragment + element, generate_etag(f"{etag}{element}".encode())
