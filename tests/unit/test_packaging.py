@@ -44,11 +44,12 @@ NOT_SOURCES = shutil.ignore_patterns(
     ".run",
     "*.sqlite*",
 )
-# Declared but never imported: servers, and backends a library loads by name.
+# Declared but never imported: servers, and backends a library loads by name. coreapi and the shop are served
+# with the repository's gunicorn.conf.py, which imports prometheus-client (its multiprocess cleanup hook).
 USED_WITHOUT_IMPORT = {
     "prerender": {"gunicorn", "redis"},  # redis: flask-caching's RedisCache (CACHE_REDIS_URL)
-    "coreapi": {"gunicorn", "psycopg"},  # psycopg: SQLAlchemy's driver for postgresql+psycopg:// URLs
-    "examples": {"gunicorn"},
+    "coreapi": {"gunicorn", "psycopg", "prometheus-client"},  # psycopg: SQLAlchemy's driver (postgresql+psycopg)
+    "examples": {"gunicorn", "prometheus-client"},
 }
 CORE_API_ONLY = {"flask-sqlalchemy", "sqlalchemy", "alembic", "psycopg", "psycopg-binary"}
 
