@@ -1,5 +1,5 @@
 """coreapi: the reference upstream of prerender (catalog, pricing, suggestions, likes, baskets,
-events)."""
+planner menus, events)."""
 
 from __future__ import annotations
 

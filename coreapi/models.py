@@ -1,6 +1,6 @@
 """The catalog of the demo retailer (recipes, ingredients, products, stores, suppliers), the
-users' likes and baskets (per supplier), the outcomes of idempotent basket writes, and analytics
-events.
+users' likes, baskets and planner menus (per supplier), the outcomes of idempotent writes, and
+analytics events.
 
 Identifiers of recipes, products, stores and suppliers are integers in the database and strings
 in the JSON contract; categories and ingredients are keyed by their slug.
@@ -352,11 +352,92 @@ class BasketLine(Base):
     product: Mapped[Product] = relationship()
 
 
+class Menu(Base):
+    """A shopper's meal plan (the planner's current menu): recipes for a number of guests, priced at
+    a point of sale when it has one, with a budget.
+
+    A menu belongs to an identity under a supplier, like a basket: the same identity under two
+    suppliers is two menus. A shopper has at most one menu; finalizing it moves its selected
+    products into the basket and deletes it (``coreapi.services.menus``).
+    """
+
+    __tablename__ = "menus"
+    __table_args__ = (
+        CheckConstraint(_one_of("identity_kind", IDENTITY_KINDS), name="identity_kind"),
+        CheckConstraint("guests >= 1", name="guests_positive"),
+        CheckConstraint("budget IS NULL OR budget >= 0", name="budget_positive"),
+        # One menu per shopper; also the index of the supplier's foreign key (it leads with it).
+        UniqueConstraint("supplier_id", "identity_kind", "identity_id", name="uq_menus_owner"),
+        # A finalized menu's id is never given to the next one (SQLite would reuse the highest).
+        {"sqlite_autoincrement": True},
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    supplier_id: Mapped[int] = mapped_column(ForeignKey("suppliers.id", ondelete="CASCADE"))
+    identity_kind: Mapped[str] = mapped_column(String(16))
+    identity_id: Mapped[str] = mapped_column(String(MAX_ID_LENGTH))
+    # The point of sale; None: no prices, no products, no budget.
+    store_id: Mapped[int | None] = mapped_column(ForeignKey("stores.id"), index=True)
+    guests: Mapped[int]
+    budget: Mapped[Decimal | None] = mapped_column(Money)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow)
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow, onupdate=_utcnow)
+
+    recipes: Mapped[list[MenuRecipe]] = relationship(
+        back_populates="menu",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+        order_by=lambda: (MenuRecipe.position, MenuRecipe.id),
+    )
+
+
+class MenuRecipe(Base):
+    """A recipe of a menu, for its own number of guests; the menu lists them by ``position``."""
+
+    __tablename__ = "menu_recipes"
+    __table_args__ = (
+        CheckConstraint("guests >= 1", name="guests_positive"),
+        UniqueConstraint("menu_id", "recipe_id", name="uq_menu_recipes_recipe"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    menu_id: Mapped[int] = mapped_column(ForeignKey("menus.id", ondelete="CASCADE"))
+    recipe_id: Mapped[int] = mapped_column(ForeignKey("recipes.id"), index=True)
+    guests: Mapped[int]
+    position: Mapped[int]
+
+    menu: Mapped[Menu] = relationship(back_populates="recipes")
+    choices: Mapped[list[MenuChoice]] = relationship(
+        back_populates="menu_recipe",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+        order_by=lambda: MenuChoice.ingredient_id,
+    )
+
+
+class MenuChoice(Base):
+    """What the shopper changed of an ingredient's product in a menu recipe.
+
+    Without a row, the ingredient's product is its first available one at the menu's store, and it
+    is selected. ``product_id``: a candidate the shopper chose instead (used while it is available
+    at the store); ``selected`` false: the product is left out of the total and of the basket.
+    """
+
+    __tablename__ = "menu_choices"
+
+    menu_recipe_id: Mapped[int] = mapped_column(ForeignKey("menu_recipes.id", ondelete="CASCADE"), primary_key=True)
+    ingredient_id: Mapped[str] = mapped_column(ForeignKey("ingredients.id"), primary_key=True)
+    product_id: Mapped[int | None] = mapped_column(ForeignKey("products.id"), index=True)
+    selected: Mapped[bool] = mapped_column(default=True)
+
+    menu_recipe: Mapped[MenuRecipe] = relationship(back_populates="choices")
+
+
 class IdempotencyKey(Base):
-    """The outcome of a basket write sent with an ``Idempotency-Key``, kept so that a retry of it
+    """The outcome of a basket or menu write sent with an ``Idempotency-Key``, kept so that a retry of it
     answers the same without applying it again (``coreapi.services.idempotency``).
 
-    Keys belong to a shopper (supplier and identity, like baskets). ``fingerprint`` is the
+    Keys belong to a shopper (supplier and identity, like baskets and menus). ``fingerprint`` is the
     SHA-256 of the request (method, path, query, body) the key was first used for. A row is only
     ever committed with its outcome, in the transaction of its write.
     """

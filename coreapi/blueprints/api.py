@@ -7,6 +7,7 @@ from coreapi.blueprints import (
     categories,
     events,
     likes,
+    menus,
     products,
     recipes,
     stores,
@@ -26,4 +27,5 @@ bp.register_blueprint(recipes.bp)
 bp.register_blueprint(suggestions.bp)
 bp.register_blueprint(likes.bp)
 bp.register_blueprint(baskets.bp)
+bp.register_blueprint(menus.bp)
 bp.register_blueprint(events.bp)

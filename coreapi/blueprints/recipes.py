@@ -17,6 +17,7 @@ from coreapi.schemas.recipes import (
     detail_pictures,
 )
 from coreapi.services import recipes
+from coreapi.services.catalog import database_ids
 
 bp = Blueprint("recipes", __name__, url_prefix="/recipes")
 
@@ -24,7 +25,8 @@ bp = Blueprint("recipes", __name__, url_prefix="/recipes")
 @bp.get("")
 @use_args(RecipesArgs(), location="query")
 def index(args: dict[str, Any]) -> dict[str, Any]:
-    """A page of recipe summaries, filtered; the completion filter applies with ``store_id``."""
+    """A page of recipe summaries, filtered (``type``: one or several; ``exclude_ids``: recipes left
+    out); the completion filter applies with ``store_id``."""
     page = recipes.list_recipes(
         db.session(),
         page=args["page"],
@@ -33,6 +35,7 @@ def index(args: dict[str, Any]) -> dict[str, Any]:
         type=args["type"],
         category_id=args["category"],
         query=args["q"],
+        exclude_ids=database_ids(args["exclude_ids"]),
         language=current().language,
     )
     return dump_page(RecipeSummarySchema(), page)

@@ -8,6 +8,7 @@ gives it the picture URLs of the request.
 from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
+from webargs.fields import DelimitedList
 
 from coreapi.models import RECIPE_TYPES
 from coreapi.schemas.common import PaginationArgs
@@ -26,7 +27,10 @@ MAX_SERVES = 50
 
 
 class RecipesArgs(PaginationArgs):
-    type = fields.String(load_default=None, validate=validate.OneOf(RECIPE_TYPES))
+    # One type, or several separated by commas (any of them).
+    type = DelimitedList(fields.String(), load_default=list, validate=validate.ContainsOnly(RECIPE_TYPES))
+    # Recipes to leave out (the planner's catalog panel: those already in the menu).
+    exclude_ids = id_list(load_default=list)
     category = fields.String(load_default=None, validate=validate.Length(max=64))
     q = fields.String(load_default=None, validate=validate.Length(max=200))
     store = StoreField(data_key="store_id", load_default=None)

@@ -6,8 +6,9 @@ write lock, taken by the write's first statement), so writes to one basket run o
 and none is lost; two first writes that both create the basket are settled by the one-open-basket
 unique index (``INSERT ... ON CONFLICT DO NOTHING``). A write with an idempotency key claims the
 key's row before anything else, in the same way (``idempotency``): of two requests with one key,
-the second waits for the first and answers its outcome. Likes are ``INSERT ... ON CONFLICT DO NOTHING`` and
-``DELETE``, idempotent in any interleaving; events are plain inserts. PostgreSQL (READ COMMITTED)
-runs writes to different baskets in parallel; SQLite has one writer at a time, the others waiting
-up to the driver's busy timeout (5 s).
+the second waits for the first and answers its outcome. Menu writes lock the shopper's menu the
+same way (``menus``); finalizing one locks the menu, then the basket. Likes are
+``INSERT ... ON CONFLICT DO NOTHING`` and ``DELETE``, idempotent in any interleaving; events are
+plain inserts. PostgreSQL (READ COMMITTED) runs writes to different baskets in parallel; SQLite has
+one writer at a time, the others waiting up to the driver's busy timeout (5 s).
 """

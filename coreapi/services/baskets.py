@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -312,6 +312,73 @@ def set_ingredient(
         else:
             line.product = product
             line.quantity = quantity
+
+    return _write(session, owner, store, language, apply)
+
+
+@dataclass(frozen=True)
+class RecipeProducts:
+    """A recipe for a number of guests with the product each kept ingredient gets (ingredient id ->
+    product id; the product must be one of the ingredient's candidates)."""
+
+    recipe_id: int
+    guests: int
+    products: Mapping[str, int]
+
+
+def put_recipes(
+    session: Session,
+    owner: BasketOwner,
+    store: Store,
+    recipes: Sequence[RecipeProducts],
+    language: str = DEFAULT_LANGUAGE,
+) -> BasketUpdate:
+    """Put recipes in the basket with the given products (a finalized menu): per recipe, one line
+    per listed ingredient with ``ceil(needed / size)`` packages of its product for ``guests``, as
+    ``add_recipe`` makes them. A recipe the basket already holds gets these guests and lines instead
+    of its own (its lines of other ingredients are removed) and keeps its place; the others are
+    added after the basket's entries, in the order given. In a fixed number of queries."""
+    keys = [item.recipe_id for item in recipes]
+    found = {
+        recipe.id: recipe
+        for recipe in session.scalars(select(Recipe).where(Recipe.id.in_(keys)).options(*_RECIPE_LOADING))
+    }
+    for key in keys:
+        if key not in found:
+            raise UnknownRecipe(f"No recipe {str(key)!r}.")
+
+    def apply(basket: Basket) -> None:
+        for item in recipes:
+            recipe = found[item.recipe_id]
+            entry = _entry_of(basket, recipe.id)
+            if entry is None:
+                entry = _new_entry(basket, recipe, item.guests)
+            entry.guests = item.guests
+            wanted: dict[str, tuple[Product, int]] = {}
+            for ingredient in recipe.ingredients:
+                product_id = item.products.get(ingredient.ingredient_id)
+                if product_id is None:
+                    continue
+                product = next(
+                    (link.product for link in ingredient.ingredient.product_links if link.product_id == product_id),
+                    None,
+                )
+                if product is None:
+                    raise NotACandidate(f"Product {str(product_id)!r} cannot stand for {ingredient.ingredient_id!r}.")
+                quantity = packages(ingredient.quantity, recipe.guests, item.guests, product.size_value)
+                wanted[ingredient.ingredient_id] = (product, quantity)
+            # Lines are changed in place (their key is the entry and the ingredient): no line is
+            # deleted and inserted again in one flush.
+            for line in list(entry.lines):
+                if line.ingredient_id not in wanted:
+                    entry.lines.remove(line)
+            for ingredient_id, (product, quantity) in wanted.items():
+                kept = _line_of(entry, ingredient_id)
+                if kept is None:
+                    entry.lines.append(BasketLine(ingredient_id=ingredient_id, product=product, quantity=quantity))
+                else:
+                    kept.product = product
+                    kept.quantity = quantity
 
     return _write(session, owner, store, language, apply)
 

@@ -85,14 +85,21 @@ def in_category(category_id: str | BindParameter[str], recipe_id: InstrumentedAt
 def recipe_filters(
     *,
     store: Store | None = None,
-    type: str | None = None,
+    type: str | Sequence[str] | None = None,
     category_id: str | None = None,
     query: str | None = None,
+    exclude_ids: Sequence[int] = (),
 ) -> list[ColumnElement[bool]]:
-    """The WHERE conditions on ``Recipe`` shared by the recipe list and the suggestions."""
+    """The WHERE conditions on ``Recipe`` shared by the recipe list and the suggestions; ``type``
+    is one type or any of several."""
     conditions: list[ColumnElement[bool]] = []
-    if type:
-        conditions.append(Recipe.type == type)
+    types = [type] if isinstance(type, str) else sorted(set(type or ()))
+    if len(types) == 1:
+        conditions.append(Recipe.type == types[0])
+    elif types:
+        conditions.append(Recipe.type.in_(types))
+    if exclude_ids:
+        conditions.append(Recipe.id.not_in(sorted(set(exclude_ids))))
     if category_id:
         conditions.append(in_category(category_id, Recipe.id))
     if query:
@@ -124,15 +131,16 @@ def list_recipes(
     page: int,
     per_page: int,
     store: Store | None = None,
-    type: str | None = None,
+    type: str | Sequence[str] | None = None,
     category_id: str | None = None,
     query: str | None = None,
+    exclude_ids: Sequence[int] = (),
     language: str = DEFAULT_LANGUAGE,
 ) -> Page[RecipeSummary]:
     """A page of recipe summaries, filtered, in id order."""
     statement = (
         select(Recipe)
-        .where(*recipe_filters(store=store, type=type, category_id=category_id, query=query))
+        .where(*recipe_filters(store=store, type=type, category_id=category_id, query=query, exclude_ids=exclude_ids))
         .options(selectinload(Recipe.categories))
         .order_by(Recipe.id)
     )
@@ -475,3 +483,17 @@ class _DetailBuilder:
         if self.summary:
             del detail["steps"], detail["ingredients"]
         return detail
+
+
+def summaries(session: Session, ids: Sequence[int], language: str = DEFAULT_LANGUAGE) -> list[RecipeSummary]:
+    """The summaries of the known recipes among ``ids``, in that order, in two queries."""
+    keys = list(dict.fromkeys(ids))
+    if not keys:
+        return []
+    found = {
+        recipe.id: recipe
+        for recipe in session.scalars(
+            select(Recipe).where(Recipe.id.in_(keys)).options(selectinload(Recipe.categories))
+        )
+    }
+    return [summary(found[key], language) for key in keys if key in found]

@@ -8,6 +8,10 @@ session always sees the same recipe for the same products while different sessio
 
 A whole batch costs a fixed number of queries: the candidate mapping of every product of every
 context is loaded at once, then the choice is pure computation.
+
+Menus (``suggest_for_menu``) have no product context: the planner's "current suggestions" are
+recipes passing the completion filter, main dishes first (a menu plans meals), the ones the user
+liked first among them, the rest in an order drawn per session and identity.
 """
 
 from __future__ import annotations
@@ -217,3 +221,48 @@ def suggest(
     if profiling and user_id is not None and supplier_id is not None:
         liked = liked_recipes(session, supplier_id, user_id, set().union(*candidates.values()))
     return choose_recipes(contexts, candidates, session_id, liked)
+
+
+# The type of the recipes a menu is first filled with: the meals.
+MENU_MAIN_TYPE = "main-dish"
+
+
+def menu_draw_key(session_id: str, seed: str, recipe_id: int) -> bytes:
+    """The stable pseudo-random rank of a recipe among a menu's suggestions (see ``draw_key``)."""
+    return hashlib.sha256("\x1f".join((session_id, seed, str(recipe_id))).encode()).digest()
+
+
+def suggest_for_menu(
+    session: Session,
+    *,
+    limit: int,
+    session_id: str,
+    seed: str,
+    user_id: str | None = None,
+    supplier_id: int | None = None,
+    profiling: bool = True,
+    store: Store | None = None,
+    types: Sequence[str] = (),
+    exclude: Iterable[int] = (),
+) -> list[int]:
+    """Up to ``limit`` recipe ids for a planner menu, in the order to show them, in two queries.
+
+    Candidates pass the completion filter at ``store`` (when given), are of one of ``types`` (all
+    types when empty) and not in ``exclude`` (the menu's own recipes). Main dishes come first, then
+    the other types; within each, the recipes the user liked (profiling on, a connected user of a
+    known supplier, as for ``suggest``), then the others in an order drawn from ``session_id`` and
+    ``seed`` (the identity): the same session sees the same suggestions.
+    """
+    statement = select(Recipe.id, Recipe.type).where(
+        *recipe_filters(store=store, type=types, exclude_ids=list(exclude))
+    )
+    rows = session.execute(statement).all()
+    liked: set[int] = set()
+    if profiling and user_id is not None and supplier_id is not None:
+        liked = liked_recipes(session, supplier_id, user_id, (row[0] for row in rows))
+
+    def rank(row: Any) -> tuple[bool, bool, bytes]:
+        recipe_id, recipe_type = row[0], row[1]
+        return (recipe_type != MENU_MAIN_TYPE, recipe_id not in liked, menu_draw_key(session_id, seed, recipe_id))
+
+    return [row[0] for row in sorted(rows, key=rank)[: max(limit, 0)]]

@@ -29,7 +29,7 @@ from coreapi.seed import load_catalog
 
 from .conftest import make_app
 
-HEAD = "0002"
+HEAD = "0003"
 NEXT = f"{int(HEAD) + 1:04d}"
 
 
@@ -374,6 +374,53 @@ def test_0002_downgrades_to_one_open_basket_per_identity(empty_app: Flask) -> No
     assert inspected(empty_app, model_differences) == []
 
 
+# --- 0003: menus ---------------------------------------------------------------------------
+
+MENU_TABLES = {"menus", "menu_recipes", "menu_choices"}
+
+
+def test_0003_adds_the_menu_tables_and_keeps_the_baskets(empty_app: Flask) -> None:
+    seeded_at(empty_app, "0002")
+    client = empty_app.test_client()
+    headers = {"Authorization": "user_id before-menus", "Supplier-Token": "demo-retailer-token"}
+    added = client.post(
+        "/api/v1/basket/recipes", json={"recipe_id": "1", "guests": 4, "store_id": "1001"}, headers=headers
+    )
+    assert added.status_code == 200, added.json
+    assert not MENU_TABLES & inspected(empty_app, tables)
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0002", after=HEAD)
+    assert inspected(empty_app, tables) >= MENU_TABLES
+    assert inspected(empty_app, model_differences) == []
+    assert client.get("/api/v1/basket?store_id=1001", headers=headers).json == added.json["basket"]
+    menu = client.get("/api/v1/menus/current?store_id=1001", headers=headers)
+    assert menu.status_code == 200, menu.json
+    assert menu.json["recipe_count"] == 6
+
+
+def test_0003_downgrade_drops_the_menus_only(empty_app: Flask) -> None:
+    seeded_at(empty_app, HEAD)
+    client = empty_app.test_client()
+    headers = {"Authorization": "user_id planner", "Supplier-Token": "demo-retailer-token"}
+    assert client.get("/api/v1/menus/current?store_id=1001", headers=headers).status_code == 200
+    recipe_id = client.get("/api/v1/menus/current", headers=headers).json["recipes"][0]["id"]
+    product_id = client.get("/api/v1/menus/current", headers=headers).json["recipes"][0]["products"][0]["id"]
+    unselected = client.delete(f"/api/v1/menus/current/recipes/{recipe_id}/products/{product_id}", headers=headers)
+    assert unselected.status_code == 200, unselected.json
+    assert client.post("/api/v1/menus/current/finalize", headers=headers).status_code == 200
+    assert client.get("/api/v1/menus/current?store_id=1001", headers=headers).status_code == 200
+    assert sql(empty_app, "SELECT count(*) FROM menu_recipes").scalar() == 6
+
+    downgrade(empty_app, "0002")
+    assert not MENU_TABLES & inspected(empty_app, tables)
+    assert inspected(empty_app, version) == ["0002"]
+    assert sql(empty_app, "SELECT count(*) FROM basket_entries").scalar() == 6  # the finalized menu's basket
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0002", after=HEAD)
+    assert sql(empty_app, "SELECT count(*) FROM menus").scalar() == 0
+    assert inspected(empty_app, model_differences) == []
+
+
 # --- databases made by create_all, before migrations ----------------------------------------
 
 
@@ -518,6 +565,7 @@ def test_the_wheel_carries_the_migration_scripts_and_finds_them_installed(tmp_pa
         "coreapi/migrations/script.py.mako",
         "coreapi/migrations/versions/0001_initial.py",
         "coreapi/migrations/versions/0002_baskets_per_supplier_idempotency_keys.py",
+        "coreapi/migrations/versions/0003_menus.py",
     }
     assert scripts <= names
     assert packages <= names  # a subpackage missing from [tool.setuptools] packages fails here
