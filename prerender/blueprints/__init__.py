@@ -17,6 +17,7 @@ from prerender.blueprints import (
     events,
     health,
     likes,
+    menu,
     metrics,
     multiple,
     openapi,
@@ -40,6 +41,7 @@ VERSIONED_BLUEPRINTS: tuple[tuple[Blueprint, tuple[str, ...]], ...] = (
     (events.bp, ("v1", "v2")),
     (authless.bp, ("v1", "v2")),
     (bootstrap.bp, ("v2",)),
+    (menu.bp, ("v2",)),
 )
 UNVERSIONED_BLUEPRINTS: tuple[Blueprint, ...] = (removed.bp, static_files.bp, health.bp, metrics.bp, openapi.bp)
 

@@ -23,7 +23,7 @@ from prerender.schemas.actions import (
     RescaleBody,
     StoreQuery,
 )
-from prerender.schemas.headers import AuthlessCredentialHeaders, WriteHeaders
+from prerender.schemas.headers import MergeHeaders, WriteHeaders
 from prerender.schemas.responses import BasketChangeSchema, BasketSchema, ConfirmationSchema
 from prerender.web.context import RequestContext, current_context
 from prerender.web.contract import (
@@ -35,9 +35,8 @@ from prerender.web.contract import (
     json_answer,
     problem,
 )
-from prerender.web.credentials import InvalidCredential, get_signer
-from prerender.web.errors import CredentialProblem
 from prerender.web.http_caching import PRIVATE, cache_policy
+from prerender.web.merge_proof import check_merge_proof
 
 log = logging.getLogger(__name__)
 
@@ -63,13 +62,6 @@ EMPTY_BASKET: dict[str, Any] = {
 }
 # Every write takes an optional Idempotency-Key, passed upstream (docs/browser-api.md: retrying a write).
 WRITE_HEADERS = WriteHeaders()
-
-
-class MergeHeaders(WriteHeaders, AuthlessCredentialHeaders):
-    """A merge's idempotency key, and from a browser the authless visitor's credential."""
-
-    class Meta(WriteHeaders.Meta):
-        pass
 
 
 MERGE_HEADERS = MergeHeaders()
@@ -225,29 +217,3 @@ def merge_authless_basket(query: dict[str, Any], headers: dict[str, Any]) -> Res
     response = jsonify(get_gateway().merge_authless_basket(ctx.upstream, params=query, key=headers["idempotency_key"]))
     response.cache_control.no_store = True
     return response
-
-
-def check_merge_proof(ctx: RequestContext, authless_id: str, authless_credential: str | None) -> None:
-    """Merging moves one shopper's basket to another: it needs proof of both identities (docs/security.md).
-    The customer's server vouches for both with its supplier-token (it issued the authless id and logged the
-    user in); a browser shows the user's credential and the authless visitor's, both of this supplier."""
-    if ctx.shopper is None:  # the customer's server, with the specification's headers
-        if ctx.supplier is None:
-            raise CredentialProblem("Merging needs your valid supplier-token, or a browser's two credentials.")
-        if not ctx.is_connected:
-            raise Forbidden("Merging needs the logged-in user (authorization: user_id <USER_ID>).")
-        return
-    if not ctx.is_connected:
-        raise Forbidden("Merging needs the logged-in user's credential.")
-    if authless_credential is None:
-        raise CredentialProblem(
-            "Merging from a browser needs the logged-out visitor's credential too: send it as authless-credential."
-        )
-    try:
-        visitor = get_signer().verify(authless_credential)
-    except InvalidCredential as error:
-        raise CredentialProblem(f"Invalid authless-credential: {error}.", invalid=True) from error
-    if visitor.authless_id is None or visitor.supplier_id != ctx.shopper.supplier_id:
-        raise CredentialProblem("The authless-credential is not a logged-out visitor's of this supplier.", invalid=True)
-    if visitor.authless_id != authless_id:
-        raise Forbidden("authless_id is not the visitor of the authless-credential.")

@@ -18,10 +18,12 @@ from prerender.gateway.errors import (
     UpstreamUnavailable,
 )
 from prerender.gateway.http import UpstreamHttp
+from prerender.gateway.menus import MenuGateway
 from prerender.gateway.models import Pricing, Recipe, Routing, Supplier
 from prerender.gateway.read_cache import ReadCache
 
 EXTENSION_KEY = "prerender.gateway"
+MENUS_KEY = "prerender.gateway.menus"
 
 
 def init_gateway(app: Flask) -> None:
@@ -50,6 +52,7 @@ def init_gateway(app: Flask) -> None:
         likes_ttl=int(config["LIKES_CACHE_SECONDS"]),
         stale_ttl=int(config["STALE_IF_ERROR_SECONDS"]),
     )
+    app.extensions[MENUS_KEY] = MenuGateway(http=http)
 
 
 def get_gateway() -> UpstreamGateway:
@@ -58,8 +61,15 @@ def get_gateway() -> UpstreamGateway:
     return gateway
 
 
+def get_menus() -> MenuGateway:
+    """The menu calls of the current app."""
+    menus: MenuGateway = current_app.extensions[MENUS_KEY]
+    return menus
+
+
 __all__ = [
     "CallerIdentity",
+    "MenuGateway",
     "Pricing",
     "Recipe",
     "Routing",
@@ -74,5 +84,6 @@ __all__ = [
     "UpstreamTimeout",
     "UpstreamUnavailable",
     "get_gateway",
+    "get_menus",
     "init_gateway",
 ]

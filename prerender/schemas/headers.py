@@ -201,6 +201,13 @@ class AuthlessCredentialHeaders(Schema):
     )
 
 
+class MergeHeaders(WriteHeaders, AuthlessCredentialHeaders):
+    """A merge's idempotency key, and from a browser the authless visitor's credential."""
+
+    class Meta(WriteHeaders.Meta):
+        pass
+
+
 class CorrelationHeaders(Schema):
     """The optional correlation id of any request (prerender/web/request_id.py)."""
 

@@ -121,10 +121,24 @@ BROWSER_OPERATIONS = [
         ("DELETE", "/likes/{recipe_id}"),
         ("POST", "/events"),
     ]
+] + [
+    f"{method} /v2/menu{path}"
+    for method, path in [
+        ("GET", "/current"),
+        ("PATCH", "/current"),
+        ("GET", "/current/suggestions"),
+        ("POST", "/current/recipes"),
+        ("PATCH", "/current/recipes/{recipe_id}"),
+        ("DELETE", "/current/recipes/{recipe_id}"),
+        ("POST", "/current/recipes/{recipe_id}/swap"),
+        ("PUT", "/current/recipes/{recipe_id}/products/{product_id}"),
+        ("DELETE", "/current/recipes/{recipe_id}/products/{product_id}"),
+        ("POST", "/current/finalize"),
+    ]
 ]
 SERVER_OR_BROWSER_OPERATIONS = [
     f"GET /{version}{path}" for version in ("v1", "v2") for path in ("/basket/merge-authless-basket", "/recipe-details")
-]
+] + ["GET /v2/menu/merge-authless-menu"]
 
 
 def test_the_credential_is_an_http_bearer_scheme(document: dict[str, Any]) -> None:

@@ -1,0 +1,136 @@
+"""Bodies, queries and answers of the planner's menu routes (docs/browser-api.md, "Menus"): the browser's
+calls for the current-menu page, forwarded to the upstream's menus (docs/upstream.md, "Menus")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
+from webargs.fields import DelimitedList
+
+from prerender.schemas.fields import IDENTITY_MESSAGE, IDENTITY_PATTERN, Amount, Identifier, Integer
+from prerender.schemas.limits import MAX_SERVES
+
+RECIPE_TYPES = ("starter", "main-dish", "dessert", "drink")
+# How a menu starts when the shopper has none: from the current suggestions, or empty.
+MENU_ORIGINS = ("suggestions", "scratch")
+MAX_BUDGET = 100_000
+MAX_MENU_SUGGESTIONS = 20
+
+
+def _guests(*, strict: bool, **kwargs: Any) -> Integer:
+    return Integer(strict=strict, validate=validate.Range(1, MAX_SERVES), **kwargs)
+
+
+class _Body(Schema):
+    class Meta:
+        unknown = RAISE
+
+
+class _Query(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+
+class CurrentMenuQuery(_Query):
+    """`GET /v2/menu/current`: the store to price at (the menu moves to it), and how a new menu starts."""
+
+    store_id = Identifier(load_default=None)
+    origin = fields.String(data_key="from", load_default="suggestions", validate=validate.OneOf(MENU_ORIGINS))
+    guests = _guests(strict=False, load_default=None)
+
+
+class MenuPatchBody(_Body):
+    """`PATCH /v2/menu/current`: any of the store (null: none), the guests of every recipe, the budget."""
+
+    store_id = Identifier(allow_none=True)
+    guests = _guests(strict=True)
+    budget = Amount(allow_none=True, validate=validate.Range(0, MAX_BUDGET))
+
+    @validates_schema
+    def not_empty(self, data: dict[str, Any], **_: Any) -> None:
+        if not data:
+            raise ValidationError("Send store_id, guests or budget.", field_name="_schema")
+
+
+class MenuRecipeBody(_Body):
+    """`POST /v2/menu/current/recipes`: a recipe to add (re-scaled when already there)."""
+
+    recipe_id = Identifier(required=True)
+    guests = _guests(strict=True)
+
+
+class MenuGuestsBody(_Body):
+    """`PATCH /v2/menu/current/recipes/<recipe_id>`."""
+
+    guests = _guests(strict=True, required=True)
+
+
+class SwapBody(_Body):
+    """`POST /v2/menu/current/recipes/<recipe_id>/swap`: the recipe taking its place."""
+
+    recipe_id = Identifier(required=True)
+
+
+class MenuRecipePath(Schema):
+    recipe_id = Identifier(required=True)
+
+
+class MenuProductPath(MenuRecipePath):
+    product_id = Identifier(required=True)
+
+
+class MenuSuggestionsQuery(_Query):
+    """`GET /v2/menu/current/suggestions`: recipes to add, not already in the menu."""
+
+    store_id = Identifier(load_default=None)
+    type = DelimitedList(fields.String(validate=validate.OneOf(RECIPE_TYPES)), load_default=list)
+    limit = Integer(strict=False, load_default=6, validate=validate.Range(1, MAX_MENU_SUGGESTIONS))
+
+
+class MergeAuthlessMenuQuery(_Query):
+    """`?authless_id=&store_id=` of the merge at the end of the auth flow."""
+
+    authless_id = fields.String(required=True, validate=validate.Regexp(IDENTITY_PATTERN, error=IDENTITY_MESSAGE))
+    store_id = Identifier(load_default=None)
+
+
+class MenuProductSchema(Schema):
+    id = fields.String()
+    ingredient_id = fields.String()
+    name = fields.String()
+    selected = fields.Boolean()
+    quantity = fields.Integer()
+    unit_price = fields.Float(allow_none=True)
+    price = fields.Float(allow_none=True)
+
+
+class MenuRecipeSchema(Schema):
+    id = fields.String()
+    title = fields.String()
+    picture_url = fields.String()
+    type = fields.String()
+    guests = fields.Integer()
+    position = fields.Integer()
+    pricing = fields.Dict(allow_none=True)
+    products = fields.List(fields.Nested(MenuProductSchema))
+
+
+class MenuSchema(Schema):
+    """The shopper's menu (docs/upstream.md, "Menus"): no products nor prices without a store."""
+
+    id = fields.String()
+    store_id = fields.String(allow_none=True)
+    guests = fields.Integer()
+    budget = fields.Float(allow_none=True)
+    recipes = fields.List(fields.Nested(MenuRecipeSchema))
+    recipe_count = fields.Integer()
+    total = fields.Float(allow_none=True)
+    currency = fields.String()
+    removed_recipe_ids = fields.List(
+        fields.String(), metadata={"description": "Recipes the completion filter removed on a move to this store."}
+    )
+
+
+class MenuSuggestionsSchema(Schema):
+    data = fields.List(fields.Dict())

@@ -1,0 +1,37 @@
+"""Proof that a request may move what an authless visitor owns to a logged-in user (the merges of baskets and
+menus at the end of the auth flow, docs/security.md)."""
+
+from __future__ import annotations
+
+from werkzeug.exceptions import Forbidden
+
+from prerender.web.context import RequestContext
+from prerender.web.credentials import InvalidCredential, get_signer
+from prerender.web.errors import CredentialProblem
+
+
+def check_merge_proof(ctx: RequestContext, authless_id: str, authless_credential: str | None) -> None:
+    """Merging moves what a visitor owns (a basket, a menu) to a user: it needs proof of both identities
+    (docs/security.md).
+    The customer's server vouches for both with its supplier-token (it issued the authless id and logged the
+    user in); a browser shows the user's credential and the authless visitor's, both of this supplier."""
+    if ctx.shopper is None:  # the customer's server, with the specification's headers
+        if ctx.supplier is None:
+            raise CredentialProblem("Merging needs your valid supplier-token, or a browser's two credentials.")
+        if not ctx.is_connected:
+            raise Forbidden("Merging needs the logged-in user (authorization: user_id <USER_ID>).")
+        return
+    if not ctx.is_connected:
+        raise Forbidden("Merging needs the logged-in user's credential.")
+    if authless_credential is None:
+        raise CredentialProblem(
+            "Merging from a browser needs the logged-out visitor's credential too: send it as authless-credential."
+        )
+    try:
+        visitor = get_signer().verify(authless_credential)
+    except InvalidCredential as error:
+        raise CredentialProblem(f"Invalid authless-credential: {error}.", invalid=True) from error
+    if visitor.authless_id is None or visitor.supplier_id != ctx.shopper.supplier_id:
+        raise CredentialProblem("The authless-credential is not a logged-out visitor's of this supplier.", invalid=True)
+    if visitor.authless_id != authless_id:
+        raise Forbidden("authless_id is not the visitor of the authless-credential.")
