@@ -21,6 +21,7 @@ from prerender.blueprints import (
     metrics,
     multiple,
     openapi,
+    planner,
     recipe_card,
     recipe_details,
     removed,
@@ -41,6 +42,7 @@ VERSIONED_BLUEPRINTS: tuple[tuple[Blueprint, tuple[str, ...]], ...] = (
     (events.bp, ("v1", "v2")),
     (authless.bp, ("v1", "v2")),
     (bootstrap.bp, ("v2",)),
+    (planner.bp, ("v2",)),
     (menu.bp, ("v2",)),
 )
 UNVERSIONED_BLUEPRINTS: tuple[Blueprint, ...] = (removed.bp, static_files.bp, health.bp, metrics.bp, openapi.bp)

@@ -7,19 +7,21 @@ A route that mirrors a component includes its sub-components' sheets. Component 
 from __future__ import annotations
 
 _RECIPE_CARD = ("recipe-card", "like-button", "drawer", "recipe-details")
+# The entry block and its onboarding modal (also the current-menu page's).
+_PLANNER_ENTRY = ("planner-entry", "planner-onboarding")
 
 # Route path below /{api_version}/styles/ -> sheet names (files static/css/<name>.css), in link order.
 STYLE_BUNDLES: dict[str, tuple[str, ...]] = {
     "base": ("base",),
     "recipe-card": _RECIPE_CARD,
     "catalog": (*_RECIPE_CARD, "catalog"),
-    "catalog/catalog-home": (*_RECIPE_CARD, "planner-entry", "catalog", "catalog-home"),
+    "catalog/catalog-home": (*_RECIPE_CARD, *_PLANNER_ENTRY, "catalog", "catalog-home"),
     "catalog/catalog-category": (*_RECIPE_CARD, "catalog", "catalog-category"),
     "catalog/catalog-favorites": (*_RECIPE_CARD, "catalog", "catalog-favorites"),
     "catalog/catalog-list": (*_RECIPE_CARD, "catalog", "catalog-list"),
     "catalog/my-space": (*_RECIPE_CARD, "catalog", "my-space"),
-    "planner": (*_RECIPE_CARD, "catalog", "catalog-list", "breadcrumb", "planner-entry", "quick-menu", "planner"),
-    "planner/planner-entry": ("planner-entry",),
+    "planner": (*_RECIPE_CARD, "catalog", "catalog-list", "breadcrumb", *_PLANNER_ENTRY, "quick-menu", "planner"),
+    "planner/planner-entry": _PLANNER_ENTRY,
 }
 
 

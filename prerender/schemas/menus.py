@@ -1,5 +1,6 @@
-"""Bodies, queries and answers of the planner's menu routes (docs/browser-api.md, "Menus"): the browser's
-calls for the current-menu page, forwarded to the upstream's menus (docs/upstream.md, "Menus")."""
+"""Queries, bodies and answers of the planner's routes: the entry block's query, and the menu routes the
+current-menu page calls from the browser (docs/browser-api.md, "Menus"), forwarded to the upstream's menus
+(docs/upstream.md, "Menus")."""
 
 from __future__ import annotations
 
@@ -30,6 +31,12 @@ class _Body(Schema):
 class _Query(Schema):
     class Meta:
         unknown = EXCLUDE
+
+
+class PlannerEntryQuery(_Query):
+    """`GET /v2/planner/entry`: the store is recommended (the planner prices with it) and optional."""
+
+    store_id = Identifier(load_default=None)
 
 
 class CurrentMenuQuery(_Query):

@@ -1,0 +1,152 @@
+"""The planner entry block (GET /v2/planner/entry): where each mode leads, what the entry shows, its fragment.
+
+The entry sends the shopper to the customer's current-menu page, which the customer hosts at its own URL:
+the supplier's routing for the configured environment (`ENVIRONMENT`, prerender/config.py) gives it,
+`baseUrl` + `planner.current`, or `baseUrl` + `features.planner` when `planner.current` is empty or
+missing. Each mode carries that URL with `mode=selection|custom` (and `store_id` when given), for the
+current-menu page to read; the guest count travels in localStorage (`_<prefix>/planner/guests`), which the
+entry's module writes. Without a known supplier, or without usable routing for the environment, the entry
+renders with its modes disabled and says the planner is not available: never an error.
+
+The fragment needs no upstream call: the supplier is the request's (resolved by the header guard).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from flask import current_app, render_template
+
+from prerender.gateway import Supplier
+from prerender.rendering.assets import get_assets
+from prerender.rendering.i18n import translator_for
+from prerender.web.context import RequestContext
+
+log = logging.getLogger(__name__)
+
+# Guests the stepper offers (docs/browser-api.md); the default until the browser reads the stored count.
+GUESTS_MIN = 1
+GUESTS_MAX = 12
+GUESTS_DEFAULT = 4
+# The two ways into the planner, in the order they are shown: the first is the primary action.
+MODES = ("selection", "custom")
+# Text keys of each mode (PLANNER_MENU_OPTION of the specification).
+MODE_TEXTS = {
+    "selection": ("PLANNER_MENU_OPTION.SELECTION", "PLANNER_MENU_OPTION.SELECTION_SUBTITLE"),
+    "custom": ("PLANNER_MENU_OPTION.CUSTOM", "PLANNER_MENU_OPTION.CUSTOM_SUBTITLE"),
+}
+# Steps of the onboarding modal (PLANNER_ONBOARDING.STEP_<n>_TITLE / _TEXT).
+ONBOARDING_STEPS = 3
+# The SDK first, then the modal the entry opens, then the entry (each module is idempotent).
+ENTRY_MODULES = ("sdk/svc.js", "components/planner-onboarding.js", "components/planner-entry.js")
+
+
+@dataclass(frozen=True)
+class ModeView:
+    """One mode button: its name, texts, and the URL it leads to (None: the mode is disabled)."""
+
+    name: str
+    title: str
+    subtitle: str
+    href: str | None
+
+
+@dataclass(frozen=True)
+class PlannerEntryView:
+    """Everything the entry template shows, already decided."""
+
+    store_id: str | None
+    guests: int
+    guests_min: int
+    guests_max: int
+    modes: tuple[ModeView, ...]
+    # The current-menu page without the mode (None: the planner is not available for this supplier here).
+    destination: str | None
+    onboarding_id: str
+
+    @property
+    def available(self) -> bool:
+        return self.destination is not None
+
+
+def planner_destination(supplier: Supplier | None, environment: str) -> str | None:
+    """The customer's current-menu page for an environment, or None (no supplier, no routing for the
+    environment, no path, or a base URL that is not an absolute http(s) URL: a `javascript:` one must never
+    reach a page)."""
+    if supplier is None:
+        return None
+    routing = supplier.routing.get(environment)
+    if routing is None:
+        return None
+    path = routing.current_menu_path or routing.planner_path
+    if not path:
+        return None
+    base = urlsplit(routing.base_url.strip())
+    if base.scheme not in ("http", "https") or not base.netloc or base.query or base.fragment:
+        log.warning("supplier %s: unusable planner base URL %r for %s", supplier.id, routing.base_url, environment)
+        return None
+    if urlsplit(path).scheme or path.startswith("//"):
+        log.warning("supplier %s: planner path %r for %s is not a path", supplier.id, path, environment)
+        return None
+    return f"{routing.base_url.strip().rstrip('/')}/{path.lstrip('/')}"
+
+
+def mode_url(destination: str, mode: str, store_id: str | None) -> str:
+    """The destination with `mode` (and `store_id`) in its query, its own other parameters kept."""
+    parts = urlsplit(destination)
+    query = [
+        (name, value)
+        for name, value in parse_qsl(parts.query, keep_blank_values=True)
+        if name not in ("mode", "store_id")
+    ]
+    query.append(("mode", mode))
+    if store_id:
+        query.append(("store_id", store_id))
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+def build_entry(ctx: RequestContext, *, store_id: str | None, environment: str) -> PlannerEntryView:
+    """The entry's view model for the request's supplier in an environment."""
+    t = translator_for(ctx)
+    destination = planner_destination(ctx.supplier, environment)
+    if destination is None:
+        supplier = ctx.supplier.id if ctx.supplier else "none (no valid supplier-token)"
+        log.info("planner entry without a destination: supplier %s, environment %s", supplier, environment)
+    modes = tuple(
+        ModeView(
+            name=mode,
+            title=t(MODE_TEXTS[mode][0]),
+            subtitle=t(MODE_TEXTS[mode][1]),
+            href=mode_url(destination, mode, store_id) if destination else None,
+        )
+        for mode in MODES
+    )
+    return PlannerEntryView(
+        store_id=store_id,
+        guests=GUESTS_DEFAULT,
+        guests_min=GUESTS_MIN,
+        guests_max=GUESTS_MAX,
+        modes=modes,
+        destination=destination,
+        onboarding_id=f"{current_app.config['ELEMENT_PREFIX']}-planner-onboarding",
+    )
+
+
+def render_entry(entry: PlannerEntryView, ctx: RequestContext) -> str:
+    """The entry fragment: the entry, its onboarding modal (hidden), then the module scripts."""
+    return render_template(
+        "planner/entry_fragment.html",
+        entry=entry,
+        t=translator_for(ctx),
+        prefix=current_app.config["ELEMENT_PREFIX"],
+        steps=ONBOARDING_STEPS,
+        module_urls=get_assets().module_urls(ENTRY_MODULES),
+    )
+
+
+def planner_entry(ctx: RequestContext, *, store_id: str | None) -> str:
+    """The entry fragment for the request (without the shopper's credential element)."""
+    entry = build_entry(ctx, store_id=store_id, environment=str(current_app.config["ENVIRONMENT"]))
+    return render_entry(entry, ctx)
