@@ -108,9 +108,11 @@ class PrerenderClient:
         body: Any = None,
         version: str | None = None,
         headers: Mapping[str, str] | None = None,
+        expected: frozenset[int] = frozenset(),
     ) -> requests.Response | None:
         """One call, with the visitor's headers (or `headers`, for a call without visitor); None (logged) when
-        prerender is down, late, or answers anything but 200."""
+        prerender is down, late, or answers anything but 200; None, logged at INFO only, for an `expected`
+        status (an answer that is no failure, such as "no menu to merge")."""
         url = f"{self.base_url}/{version or self.api_version}{path}"
         if visitor is not None:
             headers = {**prerender_headers(visitor, self.supplier_token, request_id), **(headers or {})}
@@ -120,6 +122,9 @@ class PrerenderClient:
             )
         except requests.RequestException as error:
             log.warning("prerender %s %s failed (request %s): %s", method, path, request_id, error)
+            return None
+        if response.status_code in expected:
+            log.info("prerender %s %s answered %s (request %s)", method, path, response.status_code, request_id)
             return None
         if response.status_code != 200:
             level = logging.ERROR if 400 <= response.status_code < 500 else logging.WARNING
@@ -253,6 +258,24 @@ class PrerenderClient:
             log.error("prerender authless id: not a string (request %s)", request_id)
             return None
         return authless_id
+
+    def merge_authless_menu(self, user: Visitor, authless_id: str, *, request_id: str | None = None) -> bool:
+        """GET /v2/menu/merge-authless-menu at login: the planner menu the logged-out visitor `authless_id`
+        built replaces the logged-in `user`'s (the supplier-token vouches for both identities). True when a
+        menu was moved; False when there was none to move (prerender's 404) or on a failure (logged)."""
+        if user.user_id is None:
+            raise ValueError("merging an authless menu needs the logged-in user")
+        response = self._call(
+            "GET",
+            "/menu/merge-authless-menu",
+            user,
+            params={"authless_id": authless_id},
+            headers={"idempotency-key": f"shop-menu-merge-{uuid.uuid4().hex}"},
+            request_id=request_id,
+            version="v2",
+            expected=frozenset({404}),
+        )
+        return response is not None
 
     def merge_authless_basket(
         self, user: Visitor, authless_id: str, *, store_id: str, request_id: str | None = None

@@ -155,6 +155,8 @@ def login() -> Response:
 def _join_authless_history(visitor: Visitor, user: Visitor, *, request_id: str) -> None:
     """At login, the logged-out visitor's recipe basket and cart become the user's.
 
+    - The planner menu: the one the visitor built replaces the user's (prerender's `merge-authless-menu`,
+      as the spec's menu lifecycle says: replaced, not merged); nothing happens when the visitor built none.
     - The recipe basket, at the visitor's store (baskets are per store): the shop's server asks prerender to
       merge it into the user's (prerender's `merge-authless-basket`, its supplier-token vouching for both
       identities). Without a store there is no basket to merge. A failure is logged; the login goes on.
@@ -164,6 +166,7 @@ def _join_authless_history(visitor: Visitor, user: Visitor, *, request_id: str) 
       basket's products: the report of the next page leaves the merged recipes in place, and nothing the
       visitor put in the cart is lost.
     """
+    get_services().prerender.merge_authless_menu(user, visitor.authless_id, request_id=request_id)
     if visitor.store_id:
         merged = get_services().prerender.merge_authless_basket(
             user, visitor.authless_id, store_id=visitor.store_id, request_id=request_id

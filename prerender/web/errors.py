@@ -99,13 +99,15 @@ def handle_upstream_error(error: UpstreamError) -> Response:
 
     Card routes handle their own (an empty card); here the caller is the browser SDK, which needs to know
     whether to retry (503, 504), give up (502), or fix its request (the upstream's 4xx)."""
-    log.error("upstream failure: %s", error)
     if isinstance(error, UpstreamStatusError) and error.status in PASSED_THROUGH_STATUSES:
+        # The upstream's answer to this request (an unknown recipe, no menu to merge...), not a failure.
+        log.info("upstream refused: %s", error)
         problem = error.problem
         errors = problem.get("errors") if isinstance(problem.get("errors"), dict) else None
         # The upstream's own members, such as a refused confirmation's expected_total (docs/upstream.md).
         extensions = {key: value for key, value in problem.items() if key not in PROBLEM_MEMBERS}
         return problem_response(error.status, str(problem.get("detail") or error), errors=errors, extensions=extensions)
+    log.error("upstream failure: %s", error)
     if isinstance(error, UpstreamUnavailable):
         return problem_response(503, f"The recipe service is unreachable ({error}).")
     if isinstance(error, UpstreamTimeout):

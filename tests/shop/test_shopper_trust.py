@@ -333,3 +333,38 @@ def test_a_failed_merge_does_not_break_the_login(
     assert cookie(client, USER_COOKIE) == user_id
     assert any("not merged" in r.getMessage() for r in caplog.records if r.levelno == logging.WARNING)
     assert client.get("/cart/lines").get_json()["lines"] == [{"id": "100001", "quantity": 1}]
+
+
+def menu_of(prerender_url: str, credential: str, client: FlaskClient) -> dict[str, Any]:
+    answer = requests.get(
+        f"{prerender_url}/v2/menu/current?from=scratch", headers=browser_headers(credential, client), timeout=30
+    )
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def test_the_menu_built_while_logged_out_replaces_the_users_at_login(
+    client: FlaskClient, user_id: str, prerender_url: str
+):
+    visitor = page_credential(soup_of(client.get("/idees")))
+    menu_of(prerender_url, visitor["credential"], client)
+    added = requests.post(
+        f"{prerender_url}/v2/menu/current/recipes",
+        json={"recipe_id": "3"},
+        headers=browser_headers(visitor["credential"], client),
+        timeout=30,
+    )
+    assert added.status_code == 200, added.text
+
+    assert client.post("/connexion").status_code == 303
+    user = page_credential(soup_of(client.get("/idees")))
+    assert user["kind"] == "user"
+    assert [recipe["id"] for recipe in menu_of(prerender_url, user["credential"], client)["recipes"]] == ["3"]
+
+
+def test_a_login_without_any_menu_logs_no_error(client: FlaskClient, caplog: pytest.LogCaptureFixture):
+    client.get("/idees")
+    with caplog.at_level(logging.INFO, logger="examples.shop"):
+        assert client.post("/connexion").status_code == 303
+    errors = [r for r in caplog.records if r.levelno >= logging.WARNING and "menu" in r.getMessage()]
+    assert not errors, [r.getMessage() for r in errors]  # no menu to merge is no failure, for the shop nor prerender
