@@ -6,9 +6,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint
 from flask.typing import ResponseReturnValue
-from werkzeug.exceptions import Forbidden, MethodNotAllowed
+from werkzeug.exceptions import Forbidden
 
 from prerender.gateway import UnknownStore, get_gateway
 from prerender.schemas.actions import (
@@ -36,7 +36,7 @@ from prerender.web.contract import (
     problem,
 )
 from prerender.web.http_caching import PRIVATE, cache_policy
-from prerender.web.merge_proof import check_merge_proof
+from prerender.web.merge_proof import MERGE_REFUSALS, merge_response
 
 log = logging.getLogger(__name__)
 
@@ -201,19 +201,13 @@ def confirm(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
     query=MergeAuthlessQuery(),
     answers={
         **CHANGE_ANSWERS,
-        401: problem(
-            "No proof of both identities: from a server, a valid supplier-token; from a browser, the user's "
-            "credential and the authless visitor's (`authless-credential`)."
-        ),
-        403: problem("Not a logged-in user, or refused by the recipe service."),
+        **{status: problem(description) for status, description in MERGE_REFUSALS.items()},
     },
 )
 def merge_authless_basket(query: dict[str, Any], headers: dict[str, Any]) -> ResponseReturnValue:
     """End of the auth flow: the logged-out basket joins the user's (a GET, as integrations call it). Never cached."""
-    if request.method == "HEAD":  # Flask serves HEAD with every GET; a HEAD must not move a basket
-        raise MethodNotAllowed(valid_methods=["GET"], description="The merge is a GET; HEAD would merge too.")
-    ctx = current_context()
-    check_merge_proof(ctx, query["authless_id"], headers["authless_credential"])
-    response = jsonify(get_gateway().merge_authless_basket(ctx.upstream, params=query, key=headers["idempotency_key"]))
-    response.cache_control.no_store = True
-    return response
+    return merge_response(
+        query,
+        headers,
+        lambda caller, params, key: get_gateway().merge_authless_basket(caller, params=params, key=key),
+    )

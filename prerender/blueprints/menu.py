@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint
 from flask.typing import ResponseReturnValue
-from werkzeug.exceptions import MethodNotAllowed
 
 from prerender.gateway import get_menus
 from prerender.schemas.headers import MergeHeaders, WriteHeaders
@@ -36,7 +35,7 @@ from prerender.web.contract import (
     problem,
 )
 from prerender.web.http_caching import PRIVATE, cache_policy
-from prerender.web.merge_proof import check_merge_proof
+from prerender.web.merge_proof import MERGE_REFUSALS, merge_response
 
 bp = Blueprint("menu", __name__, url_prefix="/menu")
 
@@ -205,21 +204,12 @@ def finalize(headers: dict[str, Any]) -> dict[str, Any]:
     answers={
         200: MENU,
         **PASSED_THROUGH,
-        401: problem(
-            "No proof of both identities: from a server, a valid supplier-token; from a browser, the user's "
-            "credential and the authless visitor's (`authless-credential`)."
-        ),
-        403: problem("Not a logged-in user, or refused by the recipe service."),
+        **{status: problem(description) for status, description in MERGE_REFUSALS.items()},
         **UPSTREAM_FAILURES,
     },
 )
 def merge_authless_menu(query: dict[str, Any], headers: dict[str, Any]) -> ResponseReturnValue:
     """End of the auth flow: the visitor's menu replaces the user's (no merge of their recipes). Never cached."""
-    if request.method == "HEAD":  # Flask serves HEAD with every GET; a HEAD must not move a menu
-        raise MethodNotAllowed(valid_methods=["GET"], description="The merge is a GET; HEAD would merge too.")
-    ctx = current_context()
-    check_merge_proof(ctx, query["authless_id"], headers["authless_credential"])
-    params = {k: v for k, v in query.items() if v is not None}
-    response = jsonify(get_menus().merge_authless(ctx.upstream, params=params, key=headers["idempotency_key"]))
-    response.cache_control.no_store = True
-    return response
+    return merge_response(
+        query, headers, lambda caller, params, key: get_menus().merge_authless(caller, params=params, key=key)
+    )

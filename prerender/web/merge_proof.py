@@ -3,11 +3,39 @@ menus at the end of the auth flow, docs/security.md)."""
 
 from __future__ import annotations
 
-from werkzeug.exceptions import Forbidden
+from collections.abc import Callable
+from typing import Any
 
-from prerender.web.context import RequestContext
+from flask import Response, jsonify, request
+from werkzeug.exceptions import Forbidden, MethodNotAllowed
+
+from prerender.gateway import CallerIdentity
+from prerender.web.context import RequestContext, current_context
 from prerender.web.credentials import InvalidCredential, get_signer
 from prerender.web.errors import CredentialProblem
+
+# The upstream call of one merge: the caller's identity, the route's query, its idempotency key -> its answer.
+MergeCall = Callable[[CallerIdentity, dict[str, Any], str | None], dict[str, Any]]
+
+# The answers a merge route declares besides its own (prerender/blueprints/basket.py, menu.py).
+MERGE_REFUSALS = {
+    401: "No proof of both identities: from a server, a valid supplier-token; from a browser, the user's "
+    "credential and the authless visitor's (`authless-credential`).",
+    403: "Not a logged-in user, or refused by the recipe service.",
+}
+
+
+def merge_response(query: dict[str, Any], headers: dict[str, Any], merge: MergeCall) -> Response:
+    """A merge route's answer: refused for HEAD (Flask serves HEAD with every GET, and a HEAD must not move
+    anything), refused without proof of both identities, else the upstream's answer, never cached."""
+    if request.method == "HEAD":
+        raise MethodNotAllowed(valid_methods=["GET"], description="The merge is a GET; HEAD would merge too.")
+    ctx = current_context()
+    check_merge_proof(ctx, query["authless_id"], headers["authless_credential"])
+    params = {name: value for name, value in query.items() if value is not None}
+    response = jsonify(merge(ctx.upstream, params, headers["idempotency_key"]))
+    response.cache_control.no_store = True
+    return response
 
 
 def check_merge_proof(ctx: RequestContext, authless_id: str, authless_credential: str | None) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import threading
 
+import gevent
 import pytest
 import requests
 
@@ -64,7 +65,6 @@ def test_threads_borrow_from_the_same_pool(counting) -> None:
 def test_greenlets_reuse_sessions_across_requests(counting) -> None:
     """Under gevent, each request is a new greenlet: a per-greenlet session would be a new connection per
     request. Calls made one after another in distinct greenlets share one session."""
-    gevent = pytest.importorskip("gevent")
     made, pool = counting
 
     def call() -> None:
