@@ -50,7 +50,7 @@ def register_extensions(app: Flask) -> None:
         app,
         origins=[LOCAL_ORIGINS, *app.config["CORS_ALLOWED_ORIGINS"]],
         allow_headers=[*request_header_names(), "content-type"],
-        expose_headers=["X-Request-Id"],
+        expose_headers=["X-Request-Id", "X-Has-More"],
         methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
         max_age=600,
         # No CORS headers on a request without Origin (it is not a CORS request, and they would

@@ -27,6 +27,15 @@ class MenuGateway:
         """GET /menus/current/suggestions: recipes to add, not already in the menu."""
         return self._call(identity, "GET", "/current/suggestions", params=params, idempotent=True)
 
+    def search_recipes(self, identity: CallerIdentity, *, params: dict[str, Any]) -> dict[str, Any]:
+        """GET /recipes: the planner's catalog panel (types, keyword, completion filter at the store, pages)."""
+        payload = self.http.request(
+            "GET", f"{API}/recipes", name="recipes_search", params=params, headers=identity.headers(), idempotent=True
+        )
+        if not isinstance(payload, dict) or not isinstance(payload.get("data"), list):
+            raise UpstreamBadResponse("GET /recipes: expected {data: [...]}")
+        return payload
+
     def update(self, identity: CallerIdentity, *, body: dict[str, Any], key: str | None) -> dict[str, Any]:
         """PATCH /menus/current: store, guests, budget."""
         return self._call(identity, "PATCH", "/current", body=body, key=key)

@@ -22,6 +22,8 @@ class Routing:
     planner_path: str | None
     current_menu_path: str | None
     retailer_cart: str | None
+    # features.catalog: the catalog home, where finalize leads without a retailer cart.
+    catalog_path: str | None = None
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,7 @@ class RoutingSchema(_Lenient):
             planner_path=data["features"].get("planner"),
             current_menu_path=data["planner"].get("current"),
             retailer_cart=data["retailerCart"],
+            catalog_path=data["features"].get("catalog") if isinstance(data["features"].get("catalog"), str) else None,
         )
 
 

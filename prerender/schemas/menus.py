@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
 from webargs.fields import DelimitedList
 
 from prerender.schemas.fields import IDENTITY_MESSAGE, IDENTITY_PATTERN, Amount, Identifier, Integer
@@ -37,6 +37,57 @@ class PlannerEntryQuery(_Query):
     """`GET /v2/planner/entry`: the store is recommended (the planner prices with it) and optional."""
 
     store_id = Identifier(load_default=None)
+
+
+PAGE_VIEWS = ("recipe", "menu")
+MAX_SEARCH_LENGTH = 100
+MAX_PANEL_PAGE = 50
+
+
+class _PanelQuery(_Query):
+    """The left panel's catalog: recipe types (the four filters) and a keyword; neither: the suggestions."""
+
+    recipe_type_id = DelimitedList(
+        fields.String(validate=validate.OneOf(RECIPE_TYPES)),
+        load_default=list,
+        metadata={"description": "Comma-separated recipe types: starter, main-dish, dessert, drink."},
+    )
+    search = fields.String(
+        load_default="", validate=validate.Length(max=MAX_SEARCH_LENGTH), metadata={"description": "A keyword."}
+    )
+    page = Integer(strict=False, load_default=1, validate=validate.Range(1, MAX_PANEL_PAGE))
+
+    @post_load
+    def strip_search(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        return {**data, "search": data["search"].strip(), "recipe_type_id": list(dict.fromkeys(data["recipe_type_id"]))}
+
+
+class CurrentMenuPageQuery(_PanelQuery):
+    """`GET /v2/planner/current-menu` and `GET /v2/planner`: the store (recommended), the mode the entry chose
+    (`custom`: a new menu starts empty), the guest count of a new menu, the phone view, the panel's filters."""
+
+    store_id = Identifier(load_default=None)
+    mode = fields.String(load_default=None, validate=validate.OneOf(("selection", "custom")))
+    guests = _guests(strict=False, load_default=None)
+    view = fields.String(load_default=None, validate=validate.OneOf(PAGE_VIEWS))
+    panel = fields.Boolean(
+        load_default=True,
+        metadata={"description": "false: the page without its panel's recipes (the module's refresh of the menu)."},
+    )
+
+
+class PlannerRecipesQuery(_PanelQuery):
+    """`GET /v2/planner/recipes`: a page of the catalog panel, priced at the store for the guests, without the
+    menu's recipes."""
+
+    store_id = Identifier(load_default=None)
+    guests = _guests(strict=False, load_default=4)
+    exclude_ids = DelimitedList(Identifier(), load_default=list, validate=validate.Length(max=100))
+
+    @validates_schema
+    def needs_a_filter(self, data: dict[str, Any], **_: Any) -> None:
+        if not data.get("recipe_type_id") and not (data.get("search") or "").strip():
+            raise ValidationError("Send recipe_type_id or search.", field_name="_schema")
 
 
 class CurrentMenuQuery(_Query):

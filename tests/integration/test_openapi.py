@@ -136,9 +136,10 @@ BROWSER_OPERATIONS = [
         ("POST", "/current/finalize"),
     ]
 ]
+BROWSER_OPERATIONS += ["GET /v2/planner/recipes"]  # the current-menu page's catalog panel
 SERVER_OR_BROWSER_OPERATIONS = [
     f"GET /{version}{path}" for version in ("v1", "v2") for path in ("/basket/merge-authless-basket", "/recipe-details")
-] + ["GET /v2/menu/merge-authless-menu"]
+] + ["GET /v2/menu/merge-authless-menu", "GET /v2/planner/current-menu", "GET /v2/planner"]
 
 
 def test_the_credential_is_an_http_bearer_scheme(document: dict[str, Any]) -> None:

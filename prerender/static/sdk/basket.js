@@ -235,6 +235,34 @@ export class BasketService {
     return answer;
   }
 
+  /**
+   * POST /v2/menu/current/finalize: the planner's menu goes into the user's basket at the menu's store
+   * (docs/browser-api.md, "Menus"), then its products are pushed to the retailer cart through the same
+   * callbacks as every basket change. Resolves once the callbacks are done, with `cartFollowed` false when
+   * one of them failed (the basket keeps the products: there is nothing to roll back to, the menu is gone).
+   * Rejects with the service's problem (403 for a logged-out visitor, 409 `no-store` / `empty`).
+   * @returns {Promise<{ basket: Basket, changes: { id: string, quantity: number }[], cartFollowed: boolean }>}
+   */
+  async finalizeMenu() {
+    this.#initialized = true;
+    let cartFollowed = true;
+    /** @type {(() => Promise<void>) | null} */
+    let push = null;
+    const answer = await this.#enqueue(async () => {
+      const result = await this.#client.request("POST", "/menu/current/finalize", { write: true, version: "v2" });
+      this.#publish(result.basket);
+      push = this.sync.register(result.changes ?? [], {
+        after: result.basket,
+        rollback: async () => {
+          cartFollowed = false;
+        },
+      });
+      return result;
+    });
+    if (push) await /** @type {() => Promise<void>} */ (push)();
+    return { ...answer, cartFollowed };
+  }
+
   // --- internals ---------------------------------------------------------------------------------
 
   /** @returns {Promise<Basket>} */

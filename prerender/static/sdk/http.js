@@ -33,10 +33,13 @@ export function localProblem(/** @type {string} */ type, /** @type {string} */ t
  * @typedef {object} RequestOptions
  * @property {Record<string, string | number | null | undefined>} [query]
  * @property {unknown} [json] body sent as application/json
- * @property {"json" | "text"} [as] how to read a successful answer (default json)
+ * @property {"json" | "text" | "page"} [as] how to read a successful answer (default json; page: HTML with its
+ *   response headers, `{body, headers}`)
  * @property {AbortSignal} [signal]
  * @property {boolean} [write] a basket write: it carries an idempotency key, kept across its retries
  * @property {Record<string, string>} [headers] more headers (the merge's `authless-credential`)
+ * @property {"v1" | "v2"} [version] the version segment, for routes of one version only (the planner's, v2);
+ *   default: the one `supplier.setup` chose
  */
 
 // A write whose outcome is unknown (network failure, 502, 503, 504: the service may have applied it) is sent
@@ -84,12 +87,12 @@ export class ApiClient {
    * @param {RequestOptions} [options]
    * @returns {Promise<any>}
    */
-  async request(method, path, { query, json, as = "json", signal, write = false, headers } = {}) {
-    if (!write) return this.#send(method, path, { query, json, as, signal, headers });
+  async request(method, path, { query, json, as = "json", signal, write = false, headers, version } = {}) {
+    if (!write) return this.#send(method, path, { query, json, as, signal, headers, version });
     const key = newIdempotencyKey();
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return await this.#send(method, path, { query, json, as, signal, headers }, key);
+        return await this.#send(method, path, { query, json, as, signal, headers, version }, key);
       } catch (error) {
         const retry = error instanceof ApiError && OUTCOME_UNKNOWN.has(error.status) && attempt < RETRY_DELAYS_MS.length;
         if (!retry) throw error;
@@ -106,7 +109,7 @@ export class ApiClient {
    * @param {string} [idempotencyKey]
    * @returns {Promise<any>}
    */
-  async #send(method, path, { query, json, as = "json", signal, headers: extra }, idempotencyKey) {
+  async #send(method, path, { query, json, as = "json", signal, headers: extra, version }, idempotencyKey) {
     await this.session.configured;
     const headers = { ...extra, ...this.session.headers() };
     if (idempotencyKey) headers["idempotency-key"] = idempotencyKey;
@@ -119,7 +122,7 @@ export class ApiClient {
     }
     let response;
     try {
-      response = await fetch(this.session.url(path, query), init);
+      response = await fetch(this.session.url(path, query, version), init);
     } catch (error) {
       if (error instanceof DOMException && error.name === "AbortError") throw error;
       throw localProblem("network", "Network error", String(/** @type {{ message?: unknown } | null | undefined} */ (error)?.message ?? error));
@@ -127,6 +130,7 @@ export class ApiClient {
     if (!response.ok) throw new ApiError(await readProblem(response));
     if (response.status === 204) return null;
     try {
+      if (as === "page") return { body: await response.text(), headers: response.headers };
       return as === "json" ? await response.json() : await response.text();
     } catch (error) {
       if (error instanceof DOMException && error.name === "AbortError") throw error;

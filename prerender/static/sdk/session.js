@@ -254,9 +254,10 @@ export class Session {
    * Absolute URL of a route: `{api}/{v}{path}?query`. Null and undefined query values are left out.
    * @param {string} path starting with "/"
    * @param {Record<string, string | number | null | undefined>} [query]
+   * @param {"v1" | "v2"} [version] default: the one `setup` chose
    */
-  url(path, query = {}) {
-    const url = new URL(`${this.#apiBase}/${this.#apiVersion}${path}`);
+  url(path, query = {}, version = undefined) {
+    const url = new URL(`${this.#apiBase}/${version ?? this.#apiVersion}${path}`);
     for (const [name, value] of Object.entries(query)) {
       if (value !== null && value !== undefined && value !== "") url.searchParams.set(name, String(value));
     }

@@ -42,6 +42,11 @@ export class Stream {
   next(value) {
     for (const listener of [...this.#listeners]) notify(listener, value);
   }
+
+  /** Whether anything subscribes now. */
+  get observed() {
+    return this.#listeners.size > 0;
+  }
 }
 
 /**

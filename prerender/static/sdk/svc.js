@@ -18,6 +18,7 @@ import { BasketService } from "./basket.js";
 import { Likes } from "./likes.js";
 import { Analytics } from "./analytics.js";
 import { ShowTracker } from "./show-tracking.js";
+import { Planner } from "./planner.js";
 import { defineShopperElement } from "./shopper.js";
 import { translator } from "./texts.js";
 
@@ -42,6 +43,7 @@ export const INTERNAL = Symbol.for("prerender.sdk.internal");
  * @property {BasketService} basket
  * @property {Likes} likes
  * @property {Pos} pos
+ * @property {Planner} planner
  * @property {(name: string, props: Record<string, unknown>) => import("./analytics.js").AnalyticsEvent} track
  */
 
@@ -60,6 +62,7 @@ function createSdk() {
   const pos = new Pos();
   const basket = new BasketService({ client, pos, session, notices });
   const likes = new Likes({ client, session, track });
+  const planner = new Planner({ session });
   const shows = new ShowTracker({
     storage: session.local,
     key: (name) => session.key(name),
@@ -144,10 +147,17 @@ function createSdk() {
       pageview: (/** @type {string} */ path) => analytics.pageview(path),
       flush: () => analytics.flush(),
     }),
+    planner: Object.freeze({
+      defineLoginRequired: (/** @type {any} */ callback) => planner.defineLoginRequired(callback),
+      defineStoreRequired: (/** @type {any} */ callback) => planner.defineStoreRequired(callback),
+      loginRequired$: planner.loginRequired$,
+      storeRequired$: planner.storeRequired$,
+      resumeFinalize: () => planner.resumeFinalize(),
+    }),
     ApiError,
   };
   /** @type {SdkInternals} */
-  const internals = { session, client, notices, analytics, basket, likes, pos, track };
+  const internals = { session, client, notices, analytics, basket, likes, pos, planner, track };
   Object.defineProperty(sdk, INTERNAL, { value: Object.freeze(internals) });
   return {
     sdk: Object.freeze(sdk),
@@ -163,6 +173,14 @@ function createSdk() {
       const parsed = document.readyState === "complete" || (navigation?.domContentLoadedEventStart ?? 0) > 0;
       if (parsed) setTimeout(autoPageview, 0);
       else document.addEventListener("DOMContentLoaded", autoPageview, { once: true });
+      // The finalize flow of the planner resumes once its user has logged in or a store is chosen, when that
+      // happened on another page (sdk/planner.js).
+      session.identity$.subscribe((identity) => {
+        if (identity?.kind === "user") planner.resumeFinalize("login");
+      });
+      pos.storeId$.subscribe((storeId) => {
+        if (storeId) planner.resumeFinalize("store");
+      });
       const idle = window.requestIdleCallback ?? ((/** @type {() => void} */ fn) => setTimeout(fn, 2000));
       idle(() => shows.prune());
     },

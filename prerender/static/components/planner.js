@@ -1,0 +1,624 @@
+// <svc-planner>: the planner's current-menu page (templates/planner/current_menu.html), made interactive.
+// Idempotent: defined once whatever the number of fragments loading this module.
+//
+// The server renders the whole page; this module never draws a menu itself. Each action calls a menu route
+// (docs/browser-api.md, "Menus"), then takes the menu's parts ([data-part]: the budget, the menu panel, the
+// quick menu) again from the page's own route (`GET /v2/planner/current-menu?panel=false`, with the shopper's
+// credential) and puts them in place, focus kept where it was. Actions run one at a time.
+//
+// - the left panel: suggestions as rendered; a type chip or a search loads the catalog
+//   (`GET /v2/planner/recipes`, the menu's recipes left out), "more" its next page, "suggestions" restores
+//   them; "add" puts a recipe in the menu, "see the recipe" opens the drawer (svc.recipes.openDetails);
+// - the menu: guests (every recipe's), swap (for the shopper's first suggestion of the same type), remove,
+//   select / unselect a product, the budget;
+// - finalize: without a store or a logged-in user, the host is asked (svc.planner, sdk/planner.js) and the
+//   page's URL cached to resume; otherwise the menu goes to the basket, the retailer cart receives its
+//   products through the basket sync callbacks, and the browser goes to the retailer cart (`cart-url`);
+// - phone views: `view` (recipe | menu) follows the buttons, in the class and the URL's ?view= (no reload);
+// - the onboarding modal opens on a first visit (localStorage `_<prefix>/planner/onboarded`) and from help;
+// - coming from the entry (`mode` present), the guests it stored (`_<prefix>/planner/guests`) apply to the
+//   menu; without usable localStorage the page says the planner needs it;
+// - analytics: a pageview (path `analytics-path`) unless the host's page has its meta path, `planner.open`
+//   once, then `planner.add`, `planner.remove`, `planner.swap`, `planner.finalize`.
+const search = new URL(import.meta.url).search;
+const { sdk, internals } = /** @type {typeof import("./ui.js")} */ (
+  await import(new URL(`./ui.js${search}`, import.meta.url).href));
+const { findOnboarding, ONBOARDED_KEY } = /** @type {typeof import("./planner-onboarding.js")} */ (
+  await import(new URL(`./planner-onboarding.js${search}`, import.meta.url).href));
+
+const tagName = `${sdk.prefix}-planner`;
+const GUESTS_KEY = "planner/guests";
+// The menu's guests (the stepper's data-min / data-max say the same: templates/planner/menu_panel.html).
+const GUESTS_MIN = 1;
+const GUESTS_MAX = 50;
+const VIEWS = ["recipe", "menu"];
+const MESSAGE_MS = 8000;
+
+/** Whether localStorage can be written (the SDK's storage would fall back to memory, silently). */
+function localStorageUsable() {
+  try {
+    const probe = internals().session.key("planner/probe");
+    window.localStorage.setItem(probe, "1");
+    window.localStorage.removeItem(probe);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** @param {string | null | undefined} value */
+function guestsOf(value) {
+  const text = String(value ?? "").trim();
+  const number = /^\d{1,2}$/.test(text) ? Number(text) : NaN;
+  return number >= GUESTS_MIN && number <= GUESTS_MAX ? number : null;
+}
+
+/** @param {unknown} error */
+function problemOf(error) {
+  return /** @type {{ status?: number, problem?: { reason?: string, detail?: string, type?: string } }} */ (error ?? {});
+}
+
+export class PlannerElement extends HTMLElement {
+  /** @type {AbortController | null} */ #listeners = null;
+  /** @type {Promise<unknown>} */ #queue = Promise.resolve();
+  #busy = 0;
+  /** @type {string} the suggestions as rendered, to come back to after the catalog */
+  #suggestionsHtml = "";
+  /** @type {number | undefined} */ #messageTimer;
+  /** @type {Record<string, string>} */ #texts = {};
+
+  connectedCallback() {
+    if (this.#listeners) return;
+    this.#listeners = new AbortController();
+    const { signal } = this.#listeners;
+    try {
+      this.#texts = JSON.parse(this.dataset.texts ?? "{}");
+    } catch {
+      this.#texts = {};
+    }
+    this.addEventListener("click", (event) => this.#onClick(event), { signal });
+    this.addEventListener("change", (event) => this.#onChange(event), { signal });
+    this.addEventListener("submit", (event) => this.#onSubmit(/** @type {SubmitEvent} */ (event)), { signal });
+    if (this.hasAttribute("unavailable")) return;
+    this.#suggestionsHtml = this.#panelItems()?.innerHTML ?? "";
+    // The page's own ?view= wins over the rendered one (a host that did not forward it).
+    const asked = new URL(window.location.href).searchParams.get("view");
+    this.#setView((asked ?? this.getAttribute("view")) === "menu" ? "menu" : "recipe", { history: false });
+    const storage = localStorageUsable();
+    if (!storage) this.querySelector("[data-role='storage-required']")?.removeAttribute("hidden");
+    this.#startAnalytics();
+    internals().planner.clearFinalizeUrl();
+    if (storage) {
+      this.#applyEntryGuests();
+      this.#firstVisitOnboarding();
+    }
+    this.setAttribute("hydrated", "");
+  }
+
+  disconnectedCallback() {
+    this.#listeners?.abort();
+    this.#listeners = null;
+    clearTimeout(this.#messageTimer);
+  }
+
+  /** @returns {"v1" | "v2"} */
+  get apiVersion() {
+    return this.getAttribute("api-version") === "v1" ? "v1" : "v2";
+  }
+
+  get storeId() {
+    return this.getAttribute("store-id");
+  }
+
+  get view() {
+    return this.getAttribute("view") === "menu" ? "menu" : "recipe";
+  }
+
+  // --- events ----------------------------------------------------------------------------------------
+
+  /** @param {MouseEvent} event */
+  #onClick(event) {
+    const target = /** @type {Element | null} */ (event.target);
+    const control = /** @type {HTMLElement | null} */ (target?.closest("[data-action]"));
+    if (!control || !this.contains(control) || control.matches("input, [type='submit']")) return;
+    const action = control.dataset.action;
+    const row = /** @type {HTMLElement | null} */ (control.closest("[data-recipe-id]"));
+    const recipeId = row?.dataset.recipeId ?? "";
+    switch (action) {
+      case "see-recipe": {
+        if (control.closest(".svc-recipe-card")) return; // the card's own title opens the drawer (recipe-card.js)
+        event.preventDefault();
+        const guests = Number(row?.dataset.guests ?? this.getAttribute("guests")) || undefined;
+        void sdk.recipes.openDetails(recipeId, guests, { opener: control }).catch(() => {});
+        break;
+      }
+      case "add": this.#run(() => this.#add(recipeId, control)); break;
+      case "remove": this.#run(() => this.#remove(recipeId, row)); break;
+      case "swap": this.#run(() => this.#swap(recipeId, row?.dataset.recipeType ?? "")); break;
+      case "guests-decrease": this.#run(() => this.#setGuests(-1)); break;
+      case "guests-increase": this.#run(() => this.#setGuests(+1)); break;
+      case "see-menu": this.#setView("menu", { focus: true }); break;
+      case "see-recipes": this.#setView("recipe", { focus: true }); break;
+      case "add-recipe":
+        this.#setView("recipe");
+        /** @type {HTMLInputElement | null} */ (this.querySelector(".svc-planner__search-input"))?.focus();
+        break;
+      case "more": this.#run(() => this.#loadCatalog({ more: true })); break;
+      case "suggestions": this.#showSuggestions(); break;
+      case "help": this.#openOnboarding(control); break;
+      case "finalize": this.#run(() => this.#finalize(/** @type {HTMLButtonElement} */ (control))); break;
+      default: break;
+    }
+  }
+
+  /** @param {Event} event */
+  #onChange(event) {
+    const input = /** @type {HTMLInputElement} */ (event.target);
+    if (input.dataset?.action !== "toggle-product") return;
+    const recipeId = /** @type {HTMLElement | null} */ (input.closest("[data-recipe-id]"))?.dataset.recipeId ?? "";
+    const productId = input.dataset.productId ?? "";
+    const selected = input.checked;
+    this.#run(async () => {
+      try {
+        await this.#write(selected ? "PUT" : "DELETE", `/menu/current/recipes/${enc(recipeId)}/products/${enc(productId)}`);
+      } catch (error) {
+        input.checked = !selected;
+        throw error;
+      }
+      await this.#refresh();
+    });
+  }
+
+  /** @param {SubmitEvent} event */
+  #onSubmit(event) {
+    const form = /** @type {HTMLFormElement} */ (event.target);
+    if (form.dataset.role === "budget-form") {
+      event.preventDefault();
+      const input = /** @type {HTMLInputElement | null} */ (form.elements.namedItem("budget"));
+      if (!input || !input.checkValidity()) {
+        input?.reportValidity();
+        return;
+      }
+      const value = input.value.trim() === "" ? null : Number(input.value);
+      this.#run(async () => {
+        await this.#write("PATCH", "/menu/current", { budget: value });
+        await this.#refresh();
+        this.#status(this.#text("BUDGET_SAVED"));
+      });
+    } else if (form.dataset.role === "catalog-form") {
+      event.preventDefault();
+      const submitter = /** @type {HTMLElement | null} */ (event.submitter);
+      if (submitter?.dataset.action === "filter") {
+        submitter.setAttribute("aria-pressed", submitter.getAttribute("aria-pressed") === "true" ? "false" : "true");
+      }
+      this.#run(() => this.#loadCatalog({ more: false }));
+    }
+  }
+
+  // --- the menu's actions --------------------------------------------------------------------------------
+
+  /** @param {string} recipeId @param {HTMLElement} button */
+  async #add(recipeId, button) {
+    const item = button.closest(".svc-planner__suggestion");
+    const title = item?.querySelector(".svc-recipe-card__title-text")?.textContent?.trim() ?? "";
+    await this.#write("POST", "/menu/current/recipes", { recipe_id: recipeId });
+    internals().track("planner.add", { recipe_id: recipeId, source: this.#catalogTypes().length || this.#searchText() ? "catalog" : "suggestions" });
+    item?.classList.add("svc-planner__suggestion--added");
+    if (button instanceof HTMLButtonElement) {
+      button.disabled = true;
+      setLabel(button, this.#text("IN_MENU"));
+    }
+    await this.#refresh();
+    this.#status(this.#text("ADDED", { title }));
+  }
+
+  /** @param {string} recipeId @param {HTMLElement | null} row */
+  async #remove(recipeId, row) {
+    const title = row?.querySelector(".svc-planner__menu-item-title")?.textContent?.trim() ?? "";
+    const next = /** @type {HTMLElement | null} */ (row?.nextElementSibling ?? null)?.dataset?.recipeId ?? null;
+    await this.#write("DELETE", `/menu/current/recipes/${enc(recipeId)}`);
+    internals().track("planner.remove", { recipe_id: recipeId });
+    this.#unmarkAdded(recipeId);
+    await this.#refresh({ focus: next ? `[data-recipe-id="${CSS.escape(next)}"] [data-action='remove']` : ".svc-planner__menu-slot-button" });
+    this.#status(this.#text("REMOVED", { title }));
+  }
+
+  /** The menu recipe for the shopper's first suggestion of its type. @param {string} recipeId @param {string} type */
+  async #swap(recipeId, type) {
+    const client = internals().client;
+    const query = { limit: 1, store_id: this.storeId, ...(type ? { type } : {}) };
+    const answer = await client.request("GET", "/menu/current/suggestions", { query, version: "v2" });
+    const next = answer?.data?.[0];
+    if (!next?.id) {
+      this.#message(this.#text("NO_SWAP"));
+      return;
+    }
+    const row = this.querySelector(`.svc-planner__menu-item[data-recipe-id="${CSS.escape(recipeId)}"]`);
+    const title = row?.querySelector(".svc-planner__menu-item-title")?.textContent?.trim() ?? "";
+    await this.#write("POST", `/menu/current/recipes/${enc(recipeId)}/swap`, { recipe_id: String(next.id) });
+    internals().track("planner.swap", { recipe_id: recipeId, new_recipe_id: String(next.id) });
+    this.#unmarkAdded(recipeId);
+    await this.#refresh({ focus: `[data-recipe-id="${CSS.escape(String(next.id))}"] [data-action='swap']` });
+    this.#status(this.#text("SWAPPED", { title, other: String(next.title ?? "") }));
+  }
+
+  /** @param {number} delta */
+  async #setGuests(delta) {
+    const guests = Math.min(GUESTS_MAX, Math.max(GUESTS_MIN, (guestsOf(this.getAttribute("guests")) ?? 4) + delta));
+    if (String(guests) === this.getAttribute("guests")) return;
+    await this.#write("PATCH", "/menu/current", { guests });
+    await this.#refresh();
+  }
+
+  /** @param {HTMLButtonElement} button */
+  async #finalize(button) {
+    const planner = internals().planner;
+    const resumeUrl = window.location.href;
+    if (!this.storeId) {
+      this.#askHost(planner.require("store", resumeUrl), "STORE_REQUIRED");
+      return;
+    }
+    if (internals().session.identity$.value?.kind !== "user") {
+      this.#askHost(planner.require("login", resumeUrl), "LOGIN_REQUIRED");
+      return;
+    }
+    button.setAttribute("aria-busy", "true");
+    this.#status(this.#text("FINALIZING"));
+    try {
+      const count = this.querySelectorAll(".svc-planner__menu-item").length;
+      let result;
+      try {
+        result = await internals().basket.finalizeMenu();
+      } catch (error) {
+        const { status, problem } = problemOf(error);
+        if (status === 403) return this.#askHost(planner.require("login", resumeUrl), "LOGIN_REQUIRED");
+        if (status === 409 && problem?.reason === "no-store") return this.#askHost(planner.require("store", resumeUrl), "STORE_REQUIRED");
+        throw error;
+      }
+      internals().track("planner.finalize", { recipe_count: count, product_count: result.changes?.length ?? 0 });
+      await internals().analytics.flush();
+      if (!result.cartFollowed) {
+        this.#message(this.#text("CART_FAILED"));
+        return;
+      }
+      const destination = this.getAttribute("cart-url");
+      if (destination && /^https?:/.test(new URL(destination, window.location.href).protocol)) {
+        window.location.assign(new URL(destination, window.location.href).href);
+      } else {
+        await this.#refresh();
+      }
+    } finally {
+      button.removeAttribute("aria-busy");
+    }
+  }
+
+  /** @param {boolean} handled whether the host listens @param {string} key the page's message */
+  #askHost(handled, key) {
+    // The host may navigate to its login page; the message stays for a host that does nothing visible.
+    this.#message(this.#text(key), { alert: !handled });
+  }
+
+  // --- the catalog panel -------------------------------------------------------------------------------
+
+  /** @param {{ more: boolean }} options */
+  async #loadCatalog({ more }) {
+    const types = this.#catalogTypes();
+    const searchText = this.#searchText();
+    if (types.length === 0 && !searchText) {
+      this.#showSuggestions();
+      return;
+    }
+    const moreButton = /** @type {HTMLButtonElement | null} */ (this.querySelector("[data-action='more']"));
+    const page = more ? Number(moreButton?.dataset.page ?? "1") + 1 : 1;
+    const exclude = [...this.querySelectorAll(".svc-planner__menu-item")].map((row) => /** @type {HTMLElement} */ (row).dataset.recipeId);
+    const query = {
+      recipe_type_id: types.join(","),
+      search: searchText,
+      page,
+      store_id: this.storeId,
+      guests: this.getAttribute("guests"),
+      exclude_ids: exclude.join(","),
+    };
+    const grid = this.#panelItems();
+    grid?.closest(".svc-catalog-list")?.classList.add("svc-catalog-list--loading");
+    try {
+      const html = await this.#fetchText("/planner/recipes", query);
+      if (!grid) return;
+      const items = parse(html);
+      const firstNew = items.firstElementChild;
+      if (more) grid.append(...items.childNodes);
+      else grid.replaceChildren(...items.childNodes);
+      if (moreButton) {
+        moreButton.dataset.page = String(page);
+        moreButton.hidden = this.#lastHasMore !== true;
+      }
+      this.#setPanelTitle(true);
+      const empty = this.querySelector("[data-role='panel-empty']");
+      if (empty) {
+        empty.textContent = this.#text("NO_RESULTS");
+        empty.toggleAttribute("hidden", grid.children.length > 0);
+      }
+      if (more && firstNew instanceof HTMLElement) firstNew.querySelector("button")?.focus();
+      this.#status(`${grid.children.length}`);
+    } finally {
+      grid?.closest(".svc-catalog-list")?.classList.remove("svc-catalog-list--loading");
+    }
+  }
+
+  #showSuggestions() {
+    for (const chip of this.querySelectorAll("[data-action='filter']")) chip.setAttribute("aria-pressed", "false");
+    const input = /** @type {HTMLInputElement | null} */ (this.querySelector(".svc-planner__search-input"));
+    if (input) input.value = "";
+    const grid = this.#panelItems();
+    if (grid) grid.innerHTML = this.#suggestionsHtml;
+    for (const row of this.querySelectorAll(".svc-planner__menu-item")) this.#markAdded(/** @type {HTMLElement} */ (row).dataset.recipeId ?? "");
+    const moreButton = /** @type {HTMLElement | null} */ (this.querySelector("[data-action='more']"));
+    if (moreButton) moreButton.hidden = true;
+    const empty = this.querySelector("[data-role='panel-empty']");
+    if (empty) empty.toggleAttribute("hidden", (grid?.children.length ?? 0) > 0);
+    this.#setPanelTitle(false);
+  }
+
+  /** @param {boolean} catalog */
+  #setPanelTitle(catalog) {
+    const title = /** @type {HTMLElement | null} */ (this.querySelector("[data-role='panel-title']"));
+    if (title) title.textContent = (catalog ? title.dataset.catalog : title.dataset.suggestions) ?? title.textContent;
+    this.querySelector("[data-action='suggestions']")?.toggleAttribute("hidden", !catalog);
+  }
+
+  #catalogTypes() {
+    return [...this.querySelectorAll("[data-action='filter'][aria-pressed='true']")]
+      .map((chip) => /** @type {HTMLButtonElement} */ (chip).value);
+  }
+
+  #searchText() {
+    return (/** @type {HTMLInputElement | null} */ (this.querySelector(".svc-planner__search-input"))?.value ?? "").trim();
+  }
+
+  #panelItems() {
+    return this.querySelector("[data-role='panel-items']");
+  }
+
+  /** @param {string} recipeId */
+  #markAdded(recipeId) {
+    const item = this.querySelector(`.svc-planner__suggestion[data-recipe-id="${CSS.escape(recipeId)}"]`);
+    if (!item) return;
+    item.classList.add("svc-planner__suggestion--added");
+    const button = /** @type {HTMLButtonElement | null} */ (item.querySelector("[data-action='add']"));
+    if (button) {
+      button.disabled = true;
+      setLabel(button, this.#text("IN_MENU"));
+    }
+  }
+
+  /** @param {string} recipeId */
+  #unmarkAdded(recipeId) {
+    const item = this.querySelector(`.svc-planner__suggestion[data-recipe-id="${CSS.escape(recipeId)}"]`);
+    if (!item) return;
+    item.classList.remove("svc-planner__suggestion--added");
+    const button = /** @type {HTMLButtonElement | null} */ (item.querySelector("[data-action='add']"));
+    if (button) {
+      button.disabled = false;
+      setLabel(button, this.#text("ADD"));
+    }
+  }
+
+  // --- the page's parts ----------------------------------------------------------------------------------
+
+  /**
+   * Takes the menu's parts again from the page's route and puts them in place. The focus goes back to the
+   * same control of the new markup (by its action and recipe), or to `focus` when given.
+   * @param {{ focus?: string }} [options]
+   */
+  async #refresh({ focus } = {}) {
+    const active = /** @type {HTMLElement | null} */ (document.activeElement);
+    const wasInside = active && this.contains(active) && active.closest("[data-part]");
+    const again = focus ?? (wasInside ? selectorOf(active) : null);
+    const query = { store_id: this.storeId, panel: "false", view: this.view };
+    const page = parse(await this.#fetchText("/planner/current-menu", query));
+    const fresh = page.querySelector(`.svc-planner`);
+    if (!fresh) return;
+    // The product lists the shopper opened stay open.
+    const opened = [...this.querySelectorAll(".svc-planner__menu-item .svc-planner__products[open]")]
+      .map((details) => /** @type {HTMLElement | null} */ (details.closest("[data-recipe-id]"))?.dataset.recipeId);
+    for (const recipeId of opened) {
+      if (recipeId) fresh.querySelector(`.svc-planner__menu-item[data-recipe-id="${CSS.escape(recipeId)}"] .svc-planner__products`)?.setAttribute("open", "");
+    }
+    for (const part of [...this.querySelectorAll("[data-part]")]) {
+      const name = /** @type {HTMLElement} */ (part).dataset.part;
+      const replacement = fresh.querySelector(`[data-part="${name}"]`);
+      if (replacement) part.replaceWith(replacement);
+    }
+    for (const name of ["guests", "store-id", "menu-id"]) {
+      const value = fresh.getAttribute(name);
+      if (value === null) this.removeAttribute(name);
+      else this.setAttribute(name, value);
+    }
+    if (again) {
+      const target = /** @type {HTMLElement | null} */ (this.querySelector(again))
+        ?? /** @type {HTMLElement | null} */ (this.querySelector(".svc-planner__menu .svc-planner__panel-title"));
+      if (target && !target.hasAttribute("tabindex") && !target.matches("button, input, a")) target.setAttribute("tabindex", "-1");
+      target?.focus({ preventScroll: false });
+    }
+  }
+
+  /** @type {boolean | null} whether the catalog's last page has a next one (its X-Has-More header) */
+  #lastHasMore = null;
+
+  /** @param {string} path @param {Record<string, string | number | null | undefined>} query */
+  async #fetchText(path, query) {
+    const { body, headers } = await internals().client.request("GET", path, { query, as: "page", version: this.apiVersion });
+    this.#lastHasMore = headers.get("x-has-more") === "true";
+    return /** @type {string} */ (body);
+  }
+
+  /**
+   * A menu write (an idempotency key, retried when its outcome is unknown).
+   * @param {string} method @param {string} path @param {unknown} [json]
+   */
+  async #write(method, path, json) {
+    return internals().client.request(method, path, { json, write: true, version: "v2" });
+  }
+
+  /**
+   * Runs actions one at a time; a failure is shown on the page (never thrown to the browser's console only).
+   * @param {() => Promise<unknown>} action
+   */
+  #run(action) {
+    this.#busy += 1;
+    this.setAttribute("aria-busy", "true");
+    this.#queue = this.#queue.then(action).catch((error) => this.#failed(error)).finally(() => {
+      this.#busy -= 1;
+      if (this.#busy === 0) this.removeAttribute("aria-busy");
+    });
+  }
+
+  /** @param {unknown} error */
+  #failed(error) {
+    const { status, problem } = problemOf(error);
+    if (status === 401) {
+      internals().notices.error(error);
+      this.#message(internals().notices.t("error.credential"));
+      return;
+    }
+    console.warn(`[${sdk.prefix}] planner:`, error);
+    this.#message(problem?.detail && status && status >= 400 && status < 500 ? problem.detail : this.#text("FAILED"));
+    void this.#refresh().catch(() => {});
+  }
+
+  // --- views, onboarding, analytics -----------------------------------------------------------------
+
+  /**
+   * @param {"recipe" | "menu"} view
+   * @param {{ history?: boolean, focus?: boolean }} [options]
+   */
+  #setView(view, { history = true, focus = false } = {}) {
+    for (const name of VIEWS) this.classList.toggle(`svc-planner--view-${name}`, name === view);
+    this.setAttribute("view", view);
+    if (history) {
+      const url = new URL(window.location.href);
+      url.searchParams.set("view", view);
+      window.history.replaceState(window.history.state, "", url.href);
+    }
+    if (focus) {
+      const heading = /** @type {HTMLElement | null} */ (this.querySelector(
+        view === "menu" ? ".svc-planner__menu .svc-planner__panel-title" : "[data-role='panel-title']"));
+      if (heading) {
+        heading.setAttribute("tabindex", "-1");
+        heading.focus();
+      }
+    }
+  }
+
+  /** Coming from the entry: its guest count applies to the menu, once (the mode leaves the URL). */
+  #applyEntryGuests() {
+    const url = new URL(window.location.href);
+    if (!url.searchParams.has("mode")) return;
+    const stored = guestsOf(internals().session.local.get(internals().session.key(GUESTS_KEY)));
+    url.searchParams.delete("mode");
+    window.history.replaceState(window.history.state, "", url.href);
+    const current = guestsOf(this.getAttribute("guests"));
+    if (stored === null || stored === current) return;
+    this.#run(async () => {
+      await this.#write("PATCH", "/menu/current", { guests: stored });
+      await this.#refresh();
+    });
+  }
+
+  #firstVisitOnboarding() {
+    const session = internals().session;
+    const key = session.key(ONBOARDED_KEY);
+    if (session.local.get(key)) return;
+    const onboarding = this.#onboarding();
+    if (!onboarding) return;
+    session.local.set(key, "shown");
+    onboarding.open({ opener: /** @type {HTMLElement | undefined} */ (this.querySelector("[data-action='help']") ?? undefined) });
+  }
+
+  /** @param {HTMLElement} help */
+  #openOnboarding(help) {
+    this.#onboarding()?.open({ opener: help });
+  }
+
+  #onboarding() {
+    const help = this.querySelector("[data-action='help']");
+    const onboarding = findOnboarding({ id: this.getAttribute("onboarding"), near: this });
+    if (onboarding && help) help.setAttribute("aria-controls", onboarding.ensureUniqueId());
+    return onboarding;
+  }
+
+  #startAnalytics() {
+    if (!document.querySelector(`meta[name="${sdk.prefix}-analytics-path"]`)) {
+      sdk.analytics.pageview(this.getAttribute("analytics-path") ?? "/planner/current-menu");
+    }
+    internals().track("planner.open", {
+      menu_id: this.getAttribute("menu-id") ?? "",
+      recipe_count: this.querySelectorAll(".svc-planner__menu-item").length,
+      view: this.view,
+    });
+  }
+
+  // --- messages ------------------------------------------------------------------------------------------
+
+  /** @param {string} key @param {Record<string, string>} [params] */
+  #text(key, params = {}) {
+    let text = this.#texts[key] ?? key;
+    for (const [name, value] of Object.entries(params)) text = text.replaceAll(`{${name}}`, value);
+    return text;
+  }
+
+  /** A polite announcement. @param {string} text */
+  #status(text) {
+    const status = this.querySelector("[data-role='status']");
+    if (status) status.textContent = text;
+  }
+
+  /** A visible message (role=alert). @param {string} text @param {{ alert?: boolean }} [options] */
+  #message(text, { alert = true } = {}) {
+    const message = /** @type {HTMLElement | null} */ (this.querySelector("[data-role='message']"));
+    if (!message) return;
+    message.textContent = text;
+    message.hidden = false;
+    if (!alert) message.removeAttribute("role");
+    else message.setAttribute("role", "alert");
+    clearTimeout(this.#messageTimer);
+    this.#messageTimer = window.setTimeout(() => {
+      message.hidden = true;
+    }, MESSAGE_MS);
+  }
+}
+
+/** The visible label of a button (its [data-role=label]; the hidden recipe title stays). @param {HTMLElement} button @param {string} text */
+function setLabel(button, text) {
+  const label = button.querySelector("[data-role='label']");
+  if (label) label.textContent = text;
+  else button.textContent = text;
+}
+
+/** @param {string} value */
+function enc(value) {
+  return encodeURIComponent(value);
+}
+
+/** Markup from the service, parsed inert (no script runs). @param {string} html */
+function parse(html) {
+  const template = document.createElement("template");
+  template.innerHTML = html;
+  for (const script of template.content.querySelectorAll("script")) script.remove();
+  return template.content;
+}
+
+/** A selector finding the same control in new markup: its action, within its recipe. @param {HTMLElement} element */
+function selectorOf(element) {
+  const action = element.dataset.action ?? element.closest("[data-action]")?.getAttribute("data-action");
+  const recipe = /** @type {HTMLElement | null} */ (element.closest("[data-recipe-id]"))?.dataset.recipeId;
+  const product = element.dataset.productId;
+  if (element.id) return `#${CSS.escape(element.id)}`;
+  if (!action) return null;
+  const own = product ? `[data-action="${action}"][data-product-id="${CSS.escape(product)}"]` : `[data-action="${action}"]`;
+  return recipe ? `[data-recipe-id="${CSS.escape(recipe)}"] ${own}` : own;
+}
+
+if (!customElements.get(tagName)) {
+  customElements.define(tagName, PlannerElement);
+}

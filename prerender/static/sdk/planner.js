@@ -1,0 +1,120 @@
+// The planner's part of the SDK: what the current-menu page asks of the host page, and the finalize flow's
+// resume URL (docs/sdk.md, `svc.planner`).
+//
+// Finalizing a menu needs a logged-in user and a store. When one is missing, the page caches where to come
+// back (localStorage `_<prefix>/cachedFinalizeMenuUrl`: `{url, needs}`, the current-menu page's URL and what
+// was missing) and asks the host: the `loginRequired$` / `storeRequired$` events, and the callback given to
+// `defineLoginRequired` / `defineStoreRequired`. Once what was missing arrives on another page (a user's
+// credential after a login, or a store given to `pos.load`), the SDK takes the cached URL out and goes back.
+import { Stream } from "./stream.js";
+
+/** Storage name (under `_<prefix>/`) of the URL the finalize flow resumes at. */
+export const FINALIZE_URL_KEY = "cachedFinalizeMenuUrl";
+
+/**
+ * @typedef {object} PlannerRequest what the planner asks the host
+ * @property {string} resumeUrl the current-menu page to come back to (also cached)
+ */
+/** @typedef {(request: PlannerRequest) => unknown} PlannerCallback */
+
+export class Planner {
+  /** @type {Stream<PlannerRequest>} finalize needs a logged-in user: the host logs the user in */
+  loginRequired$ = new Stream();
+  /** @type {Stream<PlannerRequest>} finalize needs a store: the host lets the user choose one */
+  storeRequired$ = new Stream();
+  /** @type {PlannerCallback | null} */ #onLoginRequired = null;
+  /** @type {PlannerCallback | null} */ #onStoreRequired = null;
+  #session;
+
+  /** @param {{ session: import("./session.js").Session }} services */
+  constructor({ session }) {
+    this.#session = session;
+  }
+
+  /** @param {PlannerCallback | null} callback */
+  defineLoginRequired(callback) {
+    this.#onLoginRequired = checkCallback(callback);
+  }
+
+  /** @param {PlannerCallback | null} callback */
+  defineStoreRequired(callback) {
+    this.#onStoreRequired = checkCallback(callback);
+  }
+
+  /**
+   * The planner cannot finalize: caches the resume URL, then tells the host. Returns whether the host
+   * handles it (a callback, or a subscriber to the event), so that the page can say what to do otherwise.
+   * @param {"login" | "store"} what
+   * @param {string} resumeUrl
+   */
+  require(what, resumeUrl) {
+    this.#session.local.set(this.#session.key(FINALIZE_URL_KEY), JSON.stringify({ url: resumeUrl, needs: what }));
+    const request = { resumeUrl };
+    const stream = what === "login" ? this.loginRequired$ : this.storeRequired$;
+    const callback = what === "login" ? this.#onLoginRequired : this.#onStoreRequired;
+    const listened = stream.observed;
+    stream.next(request);
+    if (callback) {
+      try {
+        void Promise.resolve(callback(request)).catch((error) => console.error(error));
+      } catch (error) {
+        console.error(error);
+      }
+    }
+    return Boolean(callback) || listened;
+  }
+
+  /**
+   * The cached resume URL and what it waits for, or null.
+   * @returns {{ url: string, needs: "login" | "store" } | null}
+   */
+  cachedFinalize() {
+    const raw = this.#session.local.get(this.#session.key(FINALIZE_URL_KEY));
+    if (!raw) return null;
+    try {
+      const { url, needs } = JSON.parse(raw);
+      if (typeof url === "string" && (needs === "login" || needs === "store")) return { url, needs };
+    } catch {
+      // not ours: dropped below
+    }
+    this.clearFinalizeUrl();
+    return null;
+  }
+
+  /** Forgets the resume URL (the current-menu page does once it is shown again). */
+  clearFinalizeUrl() {
+    this.#session.local.remove(this.#session.key(FINALIZE_URL_KEY));
+  }
+
+  /**
+   * Goes back to the cached current-menu page, when there is one, this page is not it, and what it waited
+   * for (`needs`, when given) is what just arrived. Returns whether the browser is leaving. Only same-origin
+   * http(s) URLs are followed.
+   * @param {"login" | "store"} [arrived] what the page now has (none: resume whatever the cache waits for)
+   */
+  resumeFinalize(arrived) {
+    const cached = this.cachedFinalize();
+    if (!cached || (arrived && cached.needs !== arrived)) return false;
+    let url;
+    try {
+      url = new URL(cached.url, window.location.href);
+    } catch {
+      this.clearFinalizeUrl();
+      return false;
+    }
+    if (url.origin !== window.location.origin || !/^https?:$/.test(url.protocol)) {
+      this.clearFinalizeUrl();
+      return false;
+    }
+    if (url.pathname === window.location.pathname) return false;
+    this.clearFinalizeUrl();
+    window.location.assign(url.href);
+    return true;
+  }
+}
+
+/** @param {unknown} callback */
+function checkCallback(callback) {
+  if (callback !== null && typeof callback !== "function") throw new TypeError("expected a function or null");
+  return /** @type {PlannerCallback | null} */ (callback);
+}

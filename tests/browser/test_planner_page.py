@@ -1,0 +1,403 @@
+"""The planner's current-menu page in Chromium (GET /v2/planner/current-menu, components/planner.js): the catalog
+filter, adding and removing recipes, swapping, selecting products, the budget and its gauge, the guests, finalize
+(logged out: the host is asked to log the user in and the resume URL cached; logged in: the basket, the cart's
+callback, the retailer cart), the phone views and the URL, the onboarding modal on a first visit only, the page
+without localStorage, and axe-core on all of it, at 1280px and 375px.
+
+The host page is the customer's, on a loopback server (tests/browser/test_planner_entry.py says why), holding
+the fragment its server got from the live prerender. The retailer cart the page leads to is the seed supplier's
+`local` routing (http://127.0.0.1:8080/cart), answered by Playwright. The whole journey through the demo shop is
+tests/browser/test_planner_journey.py."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import pytest
+import requests
+from playwright.sync_api import Locator, Page, Route, expect
+
+from .axe import assert_no_axe_violations
+from .test_planner_entry import NO_LOCAL_STORAGE, WIDTHS, HostPages
+
+CUSTOMER = "http://127.0.0.1:8080"  # baseUrl of the seed routing for ENVIRONMENT "local"
+RETAILER_CART = f"{CUSTOMER}/cart"
+HOST_PATH = "/shop/planner/current-menu"
+RETAILER_TOKEN = "demo-retailer-token"
+STORE = "1001"
+FINALIZE_KEY = "_svc/cachedFinalizeMenuUrl"
+ONBOARDED_KEY = "_svc/planner/onboarded"
+GUESTS_KEY = "_svc/planner/guests"
+PRODUCT = ["svc-planner", "svc-planner-onboarding[open]", "svc-drawer[open]", "[data-svc-live]"]
+
+
+@pytest.fixture(scope="module")
+def host_pages() -> Iterator[HostPages]:
+    pages = HostPages()
+    with pages.server:
+        yield pages
+
+
+@pytest.fixture(params=list(WIDTHS), ids=list(WIDTHS))
+def width(request: pytest.FixtureRequest, page: Page) -> str:
+    page.set_viewport_size(WIDTHS[request.param])
+    return str(request.param)
+
+
+def server_headers(*, user: str | None, authless: str) -> dict[str, str]:
+    """What the customer's server sends for its shopper."""
+    hdrs = {"supplier-token": RETAILER_TOKEN, "language-id": "fr", "session-id": "planner-page"}
+    if user:
+        hdrs["authorization"] = f"user_id {user}"
+    else:
+        hdrs["authless-id"] = authless
+    return hdrs
+
+
+def host_page(prerender_url: str, fragment: str, hdrs: dict[str, str]) -> str:
+    styles = "".join(
+        requests.get(f"{prerender_url}/v2/styles{route}", headers=hdrs, timeout=10).json()["html"]
+        for route in ("/base", "/planner")
+    )
+    return f"""<!doctype html>
+<html lang="fr">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Mon menu</title>
+{styles}
+</head>
+<body>
+<main>
+<h1>Planificateur de repas</h1>
+{fragment}
+</main>
+<script type="module">
+const svc = window.svc;
+svc.supplier.setup({{ language: "fr" }});
+svc.pos.load("{STORE}");
+const cart = new Map();
+svc.basketSync.definePushProductsToCart(async (changes) => {{
+  for (const {{ id, quantity }} of changes) cart.set(id, (cart.get(id) ?? 0) + quantity);
+  if (window.testCart) await window.testCart([...cart]);
+  await svc.basketSync.retailerBasketChanged([...cart].map(([id, quantity]) => ({{ id, quantity }})));
+}});
+svc.planner.defineLoginRequired((request) => {{
+  sessionStorage.setItem("test-login", JSON.stringify(request));
+}});
+svc.analytics.eventSent$.subscribe((e) => {{
+  const events = JSON.parse(sessionStorage.getItem("test-events") || "[]");
+  events.push({{ name: e.name, props: e.props }});
+  sessionStorage.setItem("test-events", JSON.stringify(events));
+  window.testEvent?.(e.name);
+}});
+</script>
+</body>
+</html>"""
+
+
+@dataclass
+class Customer:
+    """The customer's current-menu page, and its retailer cart (answered by Playwright, visits recorded)."""
+
+    page: Page
+    url: str
+    visits: list[str] = field(default_factory=list)
+
+    def handle(self, route: Route) -> None:
+        self.visits.append(route.request.url)
+        route.fulfill(
+            status=200,
+            content_type="text/html; charset=utf-8",
+            body='<!doctype html><html lang="fr"><head><title>Panier</title></head><body><h1>Panier</h1></body></html>',
+        )
+
+    def open(self, query: str = "") -> Locator:
+        self.page.goto(f"{self.url}{query}")
+        planner = self.page.locator("svc-planner")
+        expect(planner).to_have_attribute("hydrated", "")
+        return planner
+
+    def events(self) -> list[dict[str, object]]:
+        return json.loads(self.page.evaluate("() => sessionStorage.getItem('test-events') || '[]'"))
+
+    def local(self, key: str) -> str | None:
+        return self.page.evaluate("(key) => localStorage.getItem(key)", key)
+
+
+@pytest.fixture
+def site(page: Page, prerender_url: str, host_pages: HostPages) -> Iterator[Callable[..., Customer]]:
+    """The customer's current-menu page for a new shopper (a visitor unless `user`), onboarding already seen
+    unless `first_visit`."""
+
+    def make(*, user: str | None = None, first_visit: bool = False, **params: str) -> Customer:
+        hdrs = server_headers(user=user, authless=f"t-planner-{uuid.uuid4().hex}")
+        query = {"store_id": STORE, **params}
+        response = requests.get(f"{prerender_url}/v2/planner/current-menu", params=query, headers=hdrs, timeout=10)
+        assert response.status_code == 200, response.text
+        host_pages.pages[HOST_PATH] = host_page(prerender_url, response.text, hdrs)
+        if not first_visit:
+            page.add_init_script(f"localStorage.setItem({json.dumps(ONBOARDED_KEY)}, 'true')")
+        customer = Customer(page, f"{host_pages.url}{HOST_PATH}")
+        page.route(re.compile(rf"^{re.escape(CUSTOMER)}/"), customer.handle)
+        return customer
+
+    yield make
+    host_pages.pages.clear()
+
+
+def product(page: Page) -> list[str]:
+    """The product's elements on the page now (axe checks only them, and each must match)."""
+    return [selector for selector in PRODUCT if page.locator(selector).count() > 0]
+
+
+def menu_ids(planner: Locator) -> list[str]:
+    return planner.locator(".svc-planner__menu-item").evaluate_all("(rows) => rows.map((r) => r.dataset.recipeId)")
+
+
+def idle(planner: Locator) -> None:
+    """The page's action queue is done (aria-busy leaves the root)."""
+    expect(planner).not_to_have_attribute("aria-busy", "true")
+
+
+def show_menu(page: Page, planner: Locator, width: str) -> None:
+    """The menu panel on screen: always on desktop, through the quick menu on a phone."""
+    if width == "phone" and "svc-planner--view-menu" not in (planner.get_attribute("class") or ""):
+        planner.locator(".svc-quick-menu__see-menu").click()
+    expect(planner.locator(".svc-planner__menu")).to_be_visible()
+
+
+# --- building the menu --------------------------------------------------------------------------------
+
+
+def test_a_dessert_from_the_catalog_filter_joins_the_menu(
+    site: Callable[..., Customer], page: Page, width: str
+) -> None:
+    customer = site()
+    planner = customer.open()
+    before = menu_ids(planner)
+    assert 1 <= len(before) <= 6
+    planner.locator("[data-action=filter][value=dessert]").click()
+    idle(planner)
+    expect(planner.locator("[data-action=filter][value=dessert]")).to_have_attribute("aria-pressed", "true")
+    items = planner.locator("[data-role=panel-items] > li")
+    expect(items.first).to_be_visible()
+    types = items.evaluate_all("(items) => items.map((i) => i.dataset.recipeType)")
+    assert types and set(types) == {"dessert"}
+    assert not set(items.evaluate_all("(items) => items.map((i) => i.dataset.recipeId)")) & set(before)
+    expect(planner.locator("[data-role=panel-title]")).to_have_text("Choisir parmi les recettes")
+
+    dessert = items.first
+    dessert_id = dessert.get_attribute("data-recipe-id")
+    dessert.locator("[data-action=add]").click()
+    idle(planner)
+    expect(dessert).to_have_class(re.compile("svc-planner__suggestion--added"))
+    expect(dessert.locator("[data-action=add]")).to_be_disabled()
+    assert menu_ids(planner) == [*before, dessert_id]
+    expect(planner.locator("[data-role=status]")).to_contain_text("ajoutée au menu")
+    added = [e for e in customer.events() if e["name"] == "planner.add"]
+    assert added == [{"name": "planner.add", "props": {"recipe_id": dessert_id, "source": "catalog"}}]
+    assert_no_axe_violations(page, product(page), what=f"the page with the dessert filter ({width})")
+
+
+def test_remove_and_swap_a_recipe(site: Callable[..., Customer], page: Page, width: str) -> None:
+    customer = site()
+    planner = customer.open()
+    show_menu(page, planner, width)
+    first, second, *_ = menu_ids(planner)
+    planner.locator(f"[data-recipe-id='{first}'] [data-action=remove]").click()
+    idle(planner)
+    assert first not in menu_ids(planner)
+    # The focus moves to the next recipe's remove button, never lost on <body>.
+    assert page.evaluate("() => document.activeElement.closest('[data-recipe-id]')?.dataset.recipeId") == second
+    slots = planner.locator(".svc-planner__menu-list > li")
+    expect(slots).to_have_count(max(6, len(menu_ids(planner))))
+
+    before_swap = menu_ids(planner)
+    planner.locator(f".svc-planner__menu-item[data-recipe-id='{second}'] [data-action=swap]").click()
+    idle(planner)
+    after = menu_ids(planner)
+    # The new recipe takes the swapped one's place.
+    assert second not in after and len(after) == len(before_swap)
+    assert after.index(next(rid for rid in after if rid not in before_swap)) == before_swap.index(second)
+    swapped = [e for e in customer.events() if e["name"] == "planner.swap"]
+    assert len(swapped) == 1 and swapped[0]["props"]["recipe_id"] == second  # type: ignore[index]
+    assert swapped[0]["props"]["new_recipe_id"] in after  # type: ignore[index]
+    assert [e["name"] for e in customer.events() if e["name"] == "planner.remove"] == ["planner.remove"]
+
+
+def test_unselecting_a_product_lowers_the_total(site: Callable[..., Customer], page: Page, width: str) -> None:
+    customer = site()
+    planner = customer.open()
+    show_menu(page, planner, width)
+    total = planner.locator(".svc-planner__total-amount")
+    before = total.inner_text()
+    row = planner.locator(".svc-planner__menu-item").first
+    row.locator(".svc-planner__products-toggle").click()
+    check = row.locator(".svc-planner__product-check").first
+    product_id = check.get_attribute("data-product-id")
+    check.uncheck()
+    idle(planner)
+    product = planner.locator(f".svc-planner__menu-item >> nth=0 >> [data-product-id='{product_id}']")
+    expect(product).not_to_be_checked()
+    expect(planner.locator(".svc-planner__product--unselected")).to_have_count(1)
+    expect(total).not_to_have_text(before)
+    # The focus stays on the product's checkbox of the new markup.
+    assert page.evaluate("() => document.activeElement.dataset.productId") == product_id
+
+
+def test_the_budget_shows_its_gauge(site: Callable[..., Customer], page: Page, width: str) -> None:
+    customer = site()
+    planner = customer.open()
+    expect(planner.locator("[data-role=budget-gauge]")).to_have_count(0)
+    planner.locator(".svc-planner__budget-input").fill("20")
+    planner.locator(".svc-planner__budget-edit").click()
+    idle(planner)
+    gauge = planner.locator("[data-role=budget-gauge]")
+    expect(gauge).to_be_visible()
+    expect(gauge).to_contain_text("20,00")
+    budget = planner.locator(".svc-planner__budget")
+    ratio = float(re.search(r"--svc-budget-ratio:\s*([\d.]+)", budget.get_attribute("style") or "").group(1))  # type: ignore[union-attr]
+    assert ratio > 1
+    expect(budget).to_have_class(re.compile("svc-planner__budget--over"))
+    assert_no_axe_violations(page, product(page), what=f"the page with a budget ({width})")
+    planner.locator(".svc-planner__budget-input").fill("0")
+    planner.locator(".svc-planner__budget-edit").click()
+    idle(planner)
+    expect(planner.locator("[data-role=budget-gauge]")).to_have_count(0)
+
+
+def test_the_guests_apply_to_every_recipe(site: Callable[..., Customer], page: Page, width: str) -> None:
+    customer = site()
+    planner = customer.open()
+    show_menu(page, planner, width)
+    planner.locator(".svc-planner__menu [data-action=guests-increase]").click()
+    idle(planner)
+    expect(planner.locator(".svc-planner__guests [data-role=guests]")).to_have_text("5")
+    guests = planner.locator(".svc-planner__menu-item").evaluate_all("(rows) => rows.map((r) => r.dataset.guests)")
+    assert set(guests) == {"5"}
+
+
+def test_the_entrys_guests_apply_once(site: Callable[..., Customer], page: Page) -> None:
+    page.add_init_script(f"localStorage.setItem({json.dumps(GUESTS_KEY)}, '6')")
+    customer = site(mode="selection")
+    planner = customer.open("?mode=selection&store_id=1001")
+    idle(planner)
+    expect(planner).to_have_attribute("guests", "6")
+    assert "mode=" not in page.url
+    guests = planner.locator(".svc-planner__menu-item").evaluate_all("(rows) => rows.map((r) => r.dataset.guests)")
+    assert guests and set(guests) == {"6"}
+
+
+# --- finalize -----------------------------------------------------------------------------------------
+
+
+def test_finalize_while_logged_out_asks_the_host_to_log_in(
+    site: Callable[..., Customer], page: Page, width: str
+) -> None:
+    customer = site()
+    planner = customer.open("?view=menu")
+    before = menu_ids(planner)
+    planner.locator("[data-action=finalize]").click()
+    idle(planner)
+    login = json.loads(page.evaluate("() => sessionStorage.getItem('test-login')"))
+    assert login == {"resumeUrl": page.url}
+    assert json.loads(customer.local(FINALIZE_KEY) or "{}") == {"url": page.url, "needs": "login"}
+    expect(planner.locator("[data-role=message]")).to_contain_text("Connectez-vous")
+    assert menu_ids(planner) == before
+    assert customer.visits == []
+
+
+def test_finalize_fills_the_cart_and_goes_to_it(site: Callable[..., Customer], page: Page, width: str) -> None:
+    customer = site(user=f"t-planner-user-{uuid.uuid4().hex}")
+    planner = customer.open()
+    show_menu(page, planner, width)
+    selected = planner.locator(".svc-planner__product-check:checked").evaluate_all(
+        "(checks) => checks.map((c) => c.dataset.productId)"
+    )
+    assert selected
+    carts: list[list[list[object]]] = []
+    names: list[str] = []
+    page.expose_function("testCart", lambda cart: carts.append(cart))
+    page.expose_function("testEvent", lambda name: names.append(name))
+    with page.expect_navigation(url=RETAILER_CART):
+        planner.locator("[data-action=finalize]").click()
+    assert customer.visits == [RETAILER_CART]
+    # The cart's callback had the products before the browser left for the cart.
+    cart = {str(pid): int(quantity) for pid, quantity in carts[-1]}  # type: ignore[call-overload]
+    assert set(selected) <= set(cart) and all(quantity > 0 for quantity in cart.values())
+    assert len(carts) == 1
+    assert "planner.finalize" in names
+
+
+# --- views, onboarding, storage -----------------------------------------------------------------------
+
+
+def test_the_phone_views_follow_the_url(site: Callable[..., Customer], page: Page) -> None:
+    page.set_viewport_size(WIDTHS["phone"])
+    customer = site()
+    planner = customer.open()
+    expect(planner).to_have_class(re.compile("svc-planner--view-recipe"))
+    expect(planner.locator(".svc-planner__suggestions")).to_be_visible()
+    expect(planner.locator(".svc-planner__menu")).to_be_hidden()
+    quick = planner.locator(".svc-quick-menu")
+    expect(quick).to_be_visible()
+    expect(quick.locator(".svc-quick-menu__slot")).to_have_count(6)
+
+    quick.locator(".svc-quick-menu__see-menu").click()
+    expect(planner).to_have_class(re.compile("svc-planner--view-menu"))
+    assert page.url.endswith("?view=menu")
+    expect(planner.locator(".svc-planner__menu")).to_be_visible()
+    expect(planner.locator(".svc-planner__suggestions")).to_be_hidden()
+    expect(planner.locator("[data-action=finalize]")).to_be_visible()
+    assert_no_axe_violations(page, product(page), what="the phone's menu view")
+
+    planner.locator("[data-action=see-recipes]").click()
+    expect(planner).to_have_class(re.compile("svc-planner--view-recipe"))
+    assert page.url.endswith("?view=recipe")
+    no_overflow = page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    assert no_overflow
+    assert_no_axe_violations(page, product(page), what="the phone's recipe view")
+
+
+def test_the_onboarding_opens_on_the_first_visit_only(site: Callable[..., Customer], page: Page, width: str) -> None:
+    customer = site(first_visit=True)
+    customer.open()
+    dialog = page.locator("svc-planner-onboarding[open] [role=dialog]")
+    expect(dialog).to_be_visible()
+    assert_no_axe_violations(page, product(page), what=f"the onboarding on the page ({width})")
+    page.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+    assert customer.local(ONBOARDED_KEY)
+
+    page.reload()
+    expect(page.locator("svc-planner")).to_have_attribute("hydrated", "")
+    page.wait_for_timeout(300)
+    expect(page.locator("svc-planner-onboarding[open]")).to_have_count(0)
+    help_button = page.locator("svc-planner [data-action=help]")
+    help_button.click()
+    expect(dialog).to_be_visible()
+    page.locator("svc-planner-onboarding [data-action=next]").click()
+    page.locator("svc-planner-onboarding [data-action=next]").click()
+    page.locator("svc-planner-onboarding [data-action=done]").click()
+    expect(dialog).to_have_count(0)
+    expect(help_button).to_be_focused()
+
+
+def test_without_local_storage_the_page_says_so(site: Callable[..., Customer], page: Page) -> None:
+    page.add_init_script(NO_LOCAL_STORAGE)
+    customer = site(first_visit=True)
+    planner = customer.open()
+    expect(planner.locator("[data-role=storage-required]")).to_be_visible()
+    expect(planner.locator(".svc-planner__menu-item").first).to_be_attached()
+    assert_no_axe_violations(page, product(page), what="the page without localStorage")
+
+
+def test_the_page_passes_axe(site: Callable[..., Customer], page: Page, width: str) -> None:
+    customer = site()
+    customer.open()
+    assert_no_axe_violations(page, product(page), what=f"the current-menu page ({width})")
