@@ -13,7 +13,7 @@ from typing import Any
 
 from flask import Flask
 
-from . import cart, carts, ideas, views
+from . import cart, carts, ideas, planner, views
 from .config import load_config
 from .services import init_services
 
@@ -29,4 +29,5 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(views.bp)
     app.register_blueprint(cart.bp)
     app.register_blueprint(ideas.bp)
+    app.register_blueprint(planner.bp)
     return app

@@ -1,5 +1,6 @@
 """Pages using the browser runtime without server-rendered cards: the shop's own recipe cards tracked like
-native ones ("Idées"), and a page inserting prerender cards at runtime with innerHTML ("Injection")."""
+native ones, with the planner's entry block ("Idées"), and a page inserting prerender cards at runtime with
+innerHTML ("Injection")."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ from .visitor import Visitor, valid_identifier, visitor_from
 log = logging.getLogger(__name__)
 
 bp = Blueprint("ideas", __name__)
+
+# prerender's stylesheet of the planner entry block (v2, the planner's API version), besides the page's.
+PLANNER_ENTRY_STYLES = "planner/planner-entry"
 
 
 def _recipes(visitor: Visitor, request_id: str) -> list[RecipeSummary]:
@@ -46,8 +50,9 @@ def _render(template: str, visitor: Visitor, page: Page, **values: object) -> Re
 
 @bp.get("/idees")
 def ideas() -> Response:
-    """The shop's own recipe cards, tracked with attachRecipeCardShowTracking, and the live event panel."""
-    return _runtime_page("ideas.html", analytics_path="/idees", scripts=lambda sdk: sdk)
+    """The shop's own recipe cards, tracked with attachRecipeCardShowTracking, the planner entry block and the
+    live event panel."""
+    return _runtime_page("ideas.html", analytics_path="/idees", scripts=lambda sdk: sdk, planner_entry=True)
 
 
 @bp.get("/injection")
@@ -56,21 +61,49 @@ def injection() -> Response:
     return _runtime_page("injection.html", analytics_path="/injection", scripts=module_tags)
 
 
-def _runtime_page(template: str, *, analytics_path: str, scripts: Callable[[str], str]) -> Response:
-    """A page of recipes running the browser runtime: the SDK tag (made into `scripts`) and the styles."""
+def _runtime_page(
+    template: str, *, analytics_path: str, scripts: Callable[[str], str], planner_entry: bool = False
+) -> Response:
+    """A page of recipes running the browser runtime: the SDK tag (made into `scripts`) and the styles, and with
+    `planner_entry` the planner's entry block (`entry_html`, "" when prerender gives none)."""
     services = get_services()
     visitor = visitor_from(request)
     request_id = uuid.uuid4().hex
     stores = _stores(visitor, request_id)
+    entry = _planner_entry(visitor, request_id) if planner_entry else None
     sdk, styles = sdk_and_styles(services.prerender, services.pool, visitor, request_id=request_id)
+    entry_html, entry_styles = _entry_of(entry)
     page = Page(
         visitor=visitor,
         stores=stores_of(stores),
-        styles_html=styles,
+        styles_html=styles + entry_styles,
         scripts_html=scripts(sdk),
         analytics_path=analytics_path,
     )
-    return _render(template, visitor, page, recipes=_recipes(visitor, request_id))
+    return _render(template, visitor, page, recipes=_recipes(visitor, request_id), entry_html=entry_html)
+
+
+def _planner_entry(visitor: Visitor, request_id: str) -> tuple[Future[str], Future[str]]:
+    """The planner entry block at the visitor's store and its stylesheet links, asked at once."""
+    services = get_services()
+    prerender, pool = services.prerender, services.pool
+    return (
+        pool.submit(prerender.planner_entry, visitor, store_id=visitor.store_id, request_id=request_id),
+        pool.submit(prerender.styles, visitor, PLANNER_ENTRY_STYLES, request_id=request_id, version="v2"),
+    )
+
+
+def _entry_of(entry: tuple[Future[str], Future[str]] | None) -> tuple[str, str]:
+    """(the entry block, its stylesheet links), or ("", "") when it failed or is late: the page goes on without."""
+    if entry is None:
+        return "", ""
+    timeout = current_app.config["PRERENDER_PAGE_BUDGET"]
+    try:
+        html, styles = entry[0].result(timeout=timeout), entry[1].result(timeout=timeout)
+    except TimeoutError:
+        log.warning("the planner entry block missed the page budget; left out")
+        return "", ""
+    return (html, styles) if html else ("", "")
 
 
 @bp.get("/injection/card")

@@ -16,7 +16,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import requests
@@ -55,6 +55,30 @@ def prerender_headers(visitor: Visitor, supplier_token: str, request_id: str | N
     return headers
 
 
+# The answers of the planner page that say its query was refused (not that prerender failed).
+REFUSED_PAGE_STATUSES = frozenset({400, 414})
+
+
+@dataclass(frozen=True)
+class PlannerPage:
+    """The current-menu page fragment of prerender, or why there is none: `status` is prerender's answer when it
+    refused or failed (a problem+json, whose field errors are `errors`), None when it did not answer at all."""
+
+    html: str = ""
+    status: int | None = None
+    errors: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def refused(self) -> bool:
+        """prerender refused what the page asked (its query: 400, or 414 for a URL too long)."""
+        return self.status in REFUSED_PAGE_STATUSES
+
+    def names(self, location: str, name: str) -> bool:
+        """Whether the problem names the field `name` at `location` ("query", "headers")."""
+        fields = self.errors.get(location)
+        return isinstance(fields, Mapping) and name in fields
+
+
 @dataclass(frozen=True)
 class CardContext:
     """One slot of the multiple route: the two products around it and the shop's own slot number."""
@@ -64,8 +88,8 @@ class CardContext:
 
 
 class PrerenderClient:
-    """Calls prerender's card and styles routes, and the identity routes of the shop's server (the authless
-    id of a new visitor, the merge of its basket at login). Thread-safe."""
+    """Calls prerender's card, styles and planner routes, and the identity routes of the shop's server (the
+    authless id of a new visitor, the merge of its basket and menu at login). Thread-safe."""
 
     def __init__(
         self,
@@ -109,10 +133,12 @@ class PrerenderClient:
         version: str | None = None,
         headers: Mapping[str, str] | None = None,
         expected: frozenset[int] = frozenset(),
+        problems: bool = False,
     ) -> requests.Response | None:
         """One call, with the visitor's headers (or `headers`, for a call without visitor); None (logged) when
         prerender is down, late, or answers anything but 200; None, logged at INFO only, for an `expected`
-        status (an answer that is no failure, such as "no menu to merge")."""
+        status (an answer that is no failure, such as "no menu to merge"). With `problems`, an answer other
+        than 200 is returned (logged the same) instead of None, for the caller to tell why."""
         url = f"{self.base_url}/{version or self.api_version}{path}"
         if visitor is not None:
             headers = {**prerender_headers(visitor, self.supplier_token, request_id), **(headers or {})}
@@ -125,7 +151,7 @@ class PrerenderClient:
             return None
         if response.status_code in expected:
             log.info("prerender %s %s answered %s (request %s)", method, path, response.status_code, request_id)
-            return None
+            return response if problems else None
         if response.status_code != 200:
             level = logging.ERROR if 400 <= response.status_code < 500 else logging.WARNING
             log.log(
@@ -137,7 +163,7 @@ class PrerenderClient:
                 request_id,
                 response.text,
             )
-            return None
+            return response if problems else None
         return response
 
     # ------------------------------------------------------------------ routes
@@ -219,14 +245,18 @@ class PrerenderClient:
             return {}
         return {position: html for position, html in found.items() if html and position in asked}
 
-    def styles(self, visitor: Visitor, component: str, *, request_id: str | None = None) -> str:
-        """GET /styles/<component>: the `<link>` tags to put in <head>, kept `styles_ttl` seconds."""
+    def styles(
+        self, visitor: Visitor, component: str, *, request_id: str | None = None, version: str | None = None
+    ) -> str:
+        """GET /styles/<component> (of the client's API version, or `version`): the `<link>` tags to put in
+        <head>, kept `styles_ttl` seconds."""
         now = self._clock()
+        key = f"{version or self.api_version}/{component}"
         with self._styles_lock:
-            cached = self._styles.get(component)
+            cached = self._styles.get(key)
         if cached is not None and cached[0] > now:
             return cached[1]
-        response = self._call("GET", f"/styles/{component}", visitor, request_id=request_id)
+        response = self._call("GET", f"/styles/{component}", visitor, request_id=request_id, version=version)
         if response is None:
             return ""  # not cached: the next page tries again
         try:
@@ -235,8 +265,49 @@ class PrerenderClient:
             log.error("prerender styles %s: unexpected body (request %s): %s", component, request_id, error)
             return ""
         with self._styles_lock:
-            self._styles[component] = (now + self.styles_ttl, html)
+            self._styles[key] = (now + self.styles_ttl, html)
         return html
+
+    # ------------------------------------------------------------------ planner (v2 only)
+
+    def planner_entry(self, visitor: Visitor, *, store_id: str | None = None, request_id: str | None = None) -> str:
+        """GET /v2/planner/entry: the planner's entry block (its modes lead to the shop's current-menu page),
+        its module scripts and the visitor's credential element, or "" (no entry block)."""
+        params = {"store_id": store_id} if store_id else None
+        response = self._call("GET", "/planner/entry", visitor, params=params, request_id=request_id, version="v2")
+        return response.text.strip() if response is not None and _is_html(response) else ""
+
+    def planner_page(
+        self,
+        visitor: Visitor,
+        *,
+        landing: bool = False,
+        params: Mapping[str, str] | None = None,
+        request_id: str | None = None,
+    ) -> PlannerPage:
+        """GET /v2/planner/current-menu (or /v2/planner, the shareable landing route, with `landing`) with the
+        page's `params`: the page fragment (its module scripts and the visitor's credential element at the end),
+        or a PlannerPage without html saying why. A refused query (400) is logged at INFO only: the page's
+        query string is the visitor's."""
+        response = self._call(
+            "GET",
+            "/planner" if landing else "/planner/current-menu",
+            visitor,
+            params=params,
+            request_id=request_id,
+            version="v2",
+            expected=REFUSED_PAGE_STATUSES,
+            problems=True,
+        )
+        if response is None:
+            return PlannerPage()
+        if response.status_code != 200:
+            return PlannerPage(status=response.status_code, errors=_problem_errors(response))
+        html = response.text.strip()
+        if not html or not _is_html(response):
+            log.error("prerender planner page: not an HTML fragment (request %s)", request_id)
+            return PlannerPage()
+        return PlannerPage(html=html)
 
     # ------------------------------------------------------------------ identity (server to server)
 
@@ -305,3 +376,17 @@ class PrerenderClient:
             log.error("prerender basket merge: unexpected body (request %s)", request_id)
             return None
         return merged
+
+
+def _is_html(response: requests.Response) -> bool:
+    return response.headers.get("Content-Type", "").split(";")[0].strip().lower() == "text/html"
+
+
+def _problem_errors(response: requests.Response) -> Mapping[str, Any]:
+    """The field errors of a problem+json answer ({"query": {"mode": [...]}}), or {} for any other body."""
+    try:
+        body = response.json()
+    except ValueError:
+        return {}
+    errors = body.get("errors") if isinstance(body, dict) else None
+    return errors if isinstance(errors, dict) else {}

@@ -38,6 +38,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "nav_shelf": "Le marché frais",
         "nav_ideas": "Idées recettes",
         "nav_injection": "Cartes à la demande",
+        "nav_planner": "Menu de la semaine",
         "cart": "Panier",
         "cart_items": "{count} article(s) dans le panier",
         "cart_title": "Mon panier",
@@ -71,6 +72,14 @@ TEXTS: dict[str, dict[str, str]] = {
         "injection_empty": "Choisissez une recette puis affichez sa carte.",
         "injection_none": "Pas de carte pour cette recette dans votre magasin.",
         "injection_failed": "La carte n’a pas pu être chargée.",
+        "planner_title": "Planificateur de repas",
+        "planner_down_title": "Planificateur momentanément indisponible",
+        "planner_down_text": (
+            "Votre menu de la semaine ne peut pas s’afficher pour le moment. Merci de réessayer dans quelques instants."
+        ),
+        "planner_refused_title": "Ce lien vers le planificateur n’est pas valide",
+        "planner_refused_text": "L’adresse de cette page contient un réglage que le planificateur ne reconnaît pas.",
+        "planner_open": "Ouvrir mon menu de la semaine",
     },
     "en": {
         "title": "Demo Market – Online grocery",
@@ -103,6 +112,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "nav_shelf": "Fresh market",
         "nav_ideas": "Recipe ideas",
         "nav_injection": "Cards on demand",
+        "nav_planner": "Weekly menu",
         "cart": "Cart",
         "cart_items": "{count} item(s) in the cart",
         "cart_title": "My cart",
@@ -136,6 +146,12 @@ TEXTS: dict[str, dict[str, str]] = {
         "injection_empty": "Pick a recipe, then show its card.",
         "injection_none": "No card for this recipe at your store.",
         "injection_failed": "The card could not be loaded.",
+        "planner_title": "Meal planner",
+        "planner_down_title": "Planner temporarily unavailable",
+        "planner_down_text": "Your weekly menu cannot be shown right now. Please try again in a few moments.",
+        "planner_refused_title": "This planner link is not valid",
+        "planner_refused_text": "This page's address holds a setting the planner does not recognise.",
+        "planner_open": "Open my weekly menu",
     },
 }
 

@@ -7,6 +7,7 @@ import uuid
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, current_app, make_response, redirect, render_template, request, url_for
 
@@ -129,11 +130,21 @@ def _catalog_unavailable(visitor: Visitor, t: Texts) -> Response:
     return response
 
 
+def local_path(target: str) -> str | None:
+    """`target` when it is a path of this site (its query too), else None: no scheme nor host, no backslash, no
+    whitespace nor control character (browsers drop tabs and newlines from a URL: `/<tab>/host` is `//host`)."""
+    if not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return None
+    if any(char.isspace() or not char.isprintable() for char in target):
+        return None
+    parts = urlsplit(target)
+    return target if not parts.scheme and not parts.netloc else None
+
+
 def _back_to_shelf() -> Response:
-    """Back to the page the form was on (a local path in the form's `next`), else the shelf."""
-    target = request.form.get("next", "")
-    if not (target.startswith("/") and not target.startswith("//") and "\\" not in target):
-        target = url_for("shop.shelf")
+    """Back to the page the form was on (a local path in the form's `next`, such as the planner's page the
+    login was asked from), else the shelf."""
+    target = local_path(request.form.get("next", "")) or url_for("shop.shelf")
     return redirect(target, code=303)
 
 

@@ -4,6 +4,7 @@ failure is always "no card" (never an exception). HTTP is faked with `responses`
 from __future__ import annotations
 
 import json
+import logging
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -280,3 +281,51 @@ def test_merge_failure_is_none(failure, caplog):
     responses.get(f"{BASE}/v1/basket/merge-authless-basket", **failure)
     assert client().merge_authless_basket(CONNECTED, "anon-1", store_id="1001") is None
     assert any("prerender" in record.getMessage() for record in caplog.records)
+
+
+# ---------------------------------------------------------------- planner (v2 only): faults
+
+
+@pytest.mark.parametrize(
+    ("failure", "status", "refused"),
+    [
+        ({"status": 400, "json": {"status": 400, "errors": {"query": {"mode": ["Must be one of..."]}}}}, 400, True),
+        ({"status": 414, "body": ""}, 414, True),
+        ({"status": 500, "json": {"status": 500, "title": "Internal Server Error"}}, 500, False),
+        ({"status": 504, "body": "<html>gateway</html>"}, 504, False),
+        ({"json": {"html": "<p>not a fragment</p>"}}, None, False),
+        ({"body": "", "content_type": "text/html"}, None, False),
+        ({"body": requests.exceptions.ReadTimeout("slow")}, None, False),
+        ({"body": requests.exceptions.ConnectionError("refused")}, None, False),
+    ],
+)
+@responses.activate
+def test_a_planner_page_failure_says_why_and_never_raises(failure, status, refused):
+    responses.get(f"{BASE}/v2/planner/current-menu", **failure)
+    page = client().planner_page(ANONYMOUS, params={"mode": "x"})
+    assert (page.html, page.status, page.refused) == ("", status, refused)
+    assert page.names("query", "mode") is (status == 400)
+
+
+@responses.activate
+def test_a_refused_planner_page_is_logged_at_info(caplog):
+    responses.get(f"{BASE}/v2/planner", status=400, json={"errors": {"query": {"store_id": ["Unknown store."]}}})
+    with caplog.at_level(logging.INFO, logger="examples.shop"):
+        page = client().planner_page(CONNECTED, landing=True, params={"store_id": "9"})
+    assert page.refused and page.names("query", "store_id") and not page.names("headers", "store_id")
+    assert [r.levelname for r in caplog.records if "prerender" in r.getMessage()] == ["INFO"]
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        {"status": 400, "json": {"title": "Bad Request"}},
+        {"status": 503, "body": ""},
+        {"json": {"html": "<p>json</p>"}},
+        {"body": requests.exceptions.ConnectTimeout("slow")},
+    ],
+)
+@responses.activate
+def test_a_planner_entry_failure_is_no_entry(failure):
+    responses.get(f"{BASE}/v2/planner/entry", **failure)
+    assert client().planner_entry(ANONYMOUS, store_id="1001") == ""

@@ -32,9 +32,9 @@ from .conftest import soup_of
 
 STORE = "1001"
 ADD = {"recipe_id": "5", "guests": 4, "store_id": STORE}
-# The pages of the shop that load prerender's SDK (the shelf through its cards, the others through the
-# bootstrap): all of them, cards or not.
-SDK_PAGES = ("/", "/idees", "/injection", "/cart")
+# The pages of the shop that load prerender's SDK (the shelf through its cards, the planner's page through its
+# fragment, the others through the bootstrap): all of them, cards or not.
+SDK_PAGES = ("/", "/idees", "/injection", "/cart", "/planner/current-menu")
 # prerender's authless ids: 32 random bytes, URL-safe base64 without padding.
 ISSUED_AUTHLESS_ID = re.compile(r"^[A-Za-z0-9_-]{43}$")
 _users = itertools.count()
@@ -160,7 +160,7 @@ def test_no_page_of_the_shop_holds_the_supplier_token(shop: Flask, client: Flask
     visit_all()
     client.post("/deconnexion")
     visit_all()
-    for script in ("cart-page.js", "ideas.js", "injection.js", "shop.js"):
+    for script in ("cart-page.js", "ideas.js", "injection.js", "shop.js", "planner-host.js"):
         assert token not in client.get(f"/static/{script}").get_data(as_text=True)
 
 
