@@ -1,4 +1,4 @@
-"""`python -m bench`: start a private stack, measure the five figures of docs/performance.md, print a table.
+"""`python -m bench`: start a private stack, measure the figures of docs/performance.md, print a table.
 
 BENCH_SECONDS (default 60) is the mixed load's duration; BENCH_THREADS (default 8) the load's threads.
 """
@@ -10,6 +10,7 @@ import os
 import signal
 import sys
 import time
+import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from types import FrameType
@@ -29,6 +30,8 @@ CARD = Call(
 LOGGED_IN_CARD = Call("/v1/recipe-card?recipe_id=1&store_id=1001", need_body=True)
 HELLO = Call("/healthz")
 CONNECT_TIMEOUT = 0.5
+# The current-menu page's upstream calls (prerender/rendering/current_menu.py): menu, panel, prices.
+PAGE_CALLS = 3
 DELAY_MS = 20
 
 
@@ -129,6 +132,74 @@ def shopper_credential(prerender_url: str) -> str:
     return str(element["credential"])
 
 
+def menu_of(stack: Stack, user: str, recipes: int) -> None:
+    """A logged-in user's menu of `recipes` recipes at store 1001, built as the page's module does."""
+    headers = {**load.HEADERS, "authorization": f"user_id {user}"}
+    url = f"{stack.prerender_url}/v2/planner/current-menu?store_id=1001&mode=custom"
+    with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=30) as answer:
+        element = BeautifulSoup(answer.read().decode(), "html.parser").find("svc-shopper")
+    if element is None:
+        raise RuntimeError("the current-menu page carries no credential")
+    browser = {"authorization": f"Bearer {element['credential']}", "language-id": "fr", "session-id": "s-123"}
+    added, candidate = 0, 1
+    while added < recipes and candidate <= 60:
+        body = json.dumps({"recipe_id": str(candidate)}).encode()
+        request = urllib.request.Request(
+            f"{stack.prerender_url}/v2/menu/current/recipes",
+            data=body,
+            method="POST",
+            headers={**browser, "content-type": "application/json", "idempotency-key": f"{user}-{candidate}"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30):
+                added += 1
+        except urllib.error.HTTPError as error:  # 409: not available at the store; try the next recipe
+            if error.code != 409:
+                raise
+        candidate += 1
+    if added < recipes:
+        raise RuntimeError(f"only {added} recipes could join the bench's menu")
+
+
+def planner_page(stack: Stack) -> Row:
+    """The current-menu page of a logged-in user (the README's first case: a personalized retailer) costs a
+    bounded number of upstream calls whatever its menu holds (the menu, the panel's recipes, their prices,
+    which are often cached): 1 recipe against 12, with +20 ms per upstream call."""
+    run = f"{time.time_ns()}"
+    small, large = f"bench-planner-1-{run}", f"bench-planner-12-{run}"
+    menu_of(stack, small, 1)
+    menu_of(stack, large, 12)
+    stack.set_delay(DELAY_MS)
+    calls: dict[str, list[int]] = {small: [], large: []}
+    latencies: dict[str, list[float]] = {small: [], large: []}
+    errors = 0
+    for _ in range(5):
+        for user in (small, large):
+            call = Call(
+                "/v2/planner/current-menu?store_id=1001",
+                need_body=True,
+                headers=(("authorization", f"user_id {user}"),),
+            )
+            before = stack.forwarded()
+            result = load.run(stack.prerender_url, [call], threads=1, max_requests=1, max_seconds=30)
+            calls[user].append(stack.forwarded() - before)
+            latencies[user].extend(result.latencies)
+            errors += result.error_count
+    stack.set_delay(0)
+    few, many = max(calls[small]), max(calls[large])
+    ratio = median(latencies[large]) / median(latencies[small])
+    measured = (
+        f"at most {many} vs {few} upstream calls, latency ratio {ratio:.2f} "
+        f"({median(latencies[large]) * 1000:.0f} vs {median(latencies[small]) * 1000:.0f} ms median, {errors} errors)"
+    )
+    return Row(
+        f"6. current-menu page, 12-recipe / 1-recipe menu, +{DELAY_MS} ms upstream",
+        measured,
+        f"<= {PAGE_CALLS} calls each, ratio <= 1.50",
+        max(many, few) <= PAGE_CALLS and ratio <= 1.5 and not errors,
+    )
+
+
 def mixed_load(stack: Stack, seconds: float, threads: int) -> Row:
     # The browser routes take the shopper's credential, not the fragments' headers (docs/security.md).
     browser = (("authorization", f"Bearer {shopper_credential(stack.prerender_url)}"),)
@@ -202,6 +273,8 @@ def main() -> int:
         rows = throughput_ratio(stack, threads)
         print(f"measured {rows[-1].metric}: {rows[-1].measured}", flush=True)
         rows.append(fan_out_ratio(stack))
+        print(f"measured {rows[-1].metric}: {rows[-1].measured}", flush=True)
+        rows.append(planner_page(stack))
         print(f"measured {rows[-1].metric}: {rows[-1].measured}", flush=True)
         rows.append(mixed_load(stack, seconds, threads))
         print(f"measured {rows[-1].metric}: {rows[-1].measured}", flush=True)

@@ -1,6 +1,7 @@
 """A tiny threaded HTTP forwarder that sleeps before every upstream call (simulated network latency).
 
-Run as `python -m bench.proxy LISTEN_PORT TARGET_URL`. `PUT /__bench/delay?ms=N` changes the delay.
+Run as `python -m bench.proxy LISTEN_PORT TARGET_URL`. `PUT /__bench/delay?ms=N` changes the delay;
+`GET /__bench/count` answers how many requests were forwarded so far (a page's upstream calls).
 A refused or failed upstream connection is answered 502.
 """
 
@@ -30,6 +31,8 @@ HOP_BY_HOP = {
 class State:
     delay_seconds = 0.0
     target = urllib.parse.urlsplit("http://127.0.0.1:1")
+    forwarded = 0
+    lock = threading.Lock()
 
 
 _local = threading.local()
@@ -58,6 +61,11 @@ class Forwarder(BaseHTTPRequestHandler):
             State.delay_seconds = float(query.get("ms", ["0"])[0]) / 1000
             self._reply(204, [], b"")
             return
+        if self.path.startswith("/__bench/count"):
+            self._reply(200, [("Content-Type", "text/plain")], str(State.forwarded).encode())
+            return
+        with State.lock:
+            State.forwarded += 1
         time.sleep(State.delay_seconds)
         headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
         for attempt in (1, 2):  # a kept-alive connection the upstream closed is retried once

@@ -110,6 +110,11 @@ class Stack:
         with urllib.request.urlopen(request, timeout=5):
             pass
 
+    def forwarded(self) -> int:
+        """How many upstream requests prerender has made so far (counted by the proxy)."""
+        with urllib.request.urlopen(f"{self.proxy_url}/__bench/count", timeout=5) as answer:
+            return int(answer.read())
+
     def stop(self, name: str) -> None:
         process = self.processes.get(name)
         if process is None or process.poll() is not None:
