@@ -76,7 +76,9 @@ def services() -> list[Service]:
             shop_port,
             "examples.shop.wsgi:app",
             "/healthz",
-            {"SHOP_PRERENDER_URL": prerender_url, "SHOP_COREAPI_URL": coreapi_url},
+            # One worker: the demo shop keeps its carts in process memory (examples/shop/carts.py), and two
+            # workers would each hold half of them. Its gevent worker serves the demo's concurrency.
+            {"SHOP_PRERENDER_URL": prerender_url, "SHOP_COREAPI_URL": coreapi_url, "GUNICORN_WORKERS": "1"},
         ),
     ]
 
