@@ -165,7 +165,8 @@ def reconcile(args: dict[str, Any]) -> dict[str, Any]:
 def confirm(args: dict[str, Any]) -> dict[str, Any]:
     """The user paid: confirm the basket once per order id, at its own total (the one sent must
     match it); an empty one is not confirmed."""
-    confirmation = baskets.confirm(db.session(), _owner(), args["store"], args["total"], args["order_id"])
+    cart = None if args["cart"] is None else [(line["id"], line["quantity"]) for line in args["cart"]]
+    confirmation = baskets.confirm(db.session(), _owner(), args["store"], args["total"], args["order_id"], cart)
     return dump_one(ConfirmationSchema(), confirmation)
 
 

@@ -66,6 +66,10 @@ class ConfirmArgs(BasketArgs):
         validate=validate.Range(min=0, max=MAX_TOTAL),
     )
     order_id = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=MAX_ID_LENGTH))
+    # The paid retailer cart, when the caller has it: the basket follows it before it is confirmed.
+    cart = fields.List(
+        fields.Nested(CartLineSchema), load_default=None, allow_none=True, validate=validate.Length(max=MAX_CART_LINES)
+    )
 
 
 class MergeArgs(BasketArgs):

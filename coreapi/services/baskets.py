@@ -394,36 +394,55 @@ def reconcile(
     than the cart is reduced to the cart's quantity (none when absent), from the most recently
     added entries first; entries this leaves without lines are removed. ``changes`` is empty:
     the cart already is that way."""
+    in_cart = _cart_quantities(cart)
+    return _write(session, owner, store, language, lambda basket: _follow_cart(basket, in_cart), cart_follows=False)
+
+
+def _cart_quantities(cart: Iterable[tuple[str, int]]) -> Counter[int]:
+    """The retailer cart's quantity of each product the basket may hold (other ids are no product of ours)."""
     in_cart: Counter[int] = Counter()
     for product_id, quantity in cart:
         key = database_id(product_id)
         if key is not None:  # not a product id: not one the basket holds
             in_cart[key] += quantity
-
-    def apply(basket: Basket) -> None:
-        excess = {
-            product_id: held - in_cart[product_id]
-            for product_id, held in _product_quantities(basket).items()
-            if held > in_cart[product_id]
-        }
-        for entry in sorted(basket.entries, key=lambda entry: entry.position, reverse=True):
-            had_lines = bool(entry.lines)
-            for line in reversed(_ordered_lines(entry)):
-                taken = min(excess.get(line.product.id, 0), line.quantity)
-                if taken == 0:
-                    continue
-                excess[line.product.id] -= taken
-                line.quantity -= taken
-                if line.quantity == 0:
-                    entry.lines.remove(line)
-            if had_lines and not entry.lines:
-                basket.entries.remove(entry)
-
-    return _write(session, owner, store, language, apply, cart_follows=False)
+    return in_cart
 
 
-def confirm(session: Session, owner: BasketOwner, store: Store, total: Decimal, order_id: str | None) -> Confirmation:
+def _follow_cart(basket: Basket, in_cart: Counter[int]) -> None:
+    """Reduce every product the basket holds more of than the cart to the cart's quantity, newest entries
+    first; entries left without lines are removed."""
+    excess = {
+        product_id: held - in_cart[product_id]
+        for product_id, held in _product_quantities(basket).items()
+        if held > in_cart[product_id]
+    }
+    for entry in sorted(basket.entries, key=lambda entry: entry.position, reverse=True):
+        had_lines = bool(entry.lines)
+        for line in reversed(_ordered_lines(entry)):
+            taken = min(excess.get(line.product.id, 0), line.quantity)
+            if taken == 0:
+                continue
+            excess[line.product.id] -= taken
+            line.quantity -= taken
+            if line.quantity == 0:
+                entry.lines.remove(line)
+        if had_lines and not entry.lines:
+            basket.entries.remove(entry)
+
+
+def confirm(
+    session: Session,
+    owner: BasketOwner,
+    store: Store,
+    total: Decimal,
+    order_id: str | None,
+    cart: Iterable[tuple[str, int]] | None = None,
+) -> Confirmation:
     """The user paid ``total``: store the basket as confirmed (the shopper starts an empty one).
+
+    With the paid retailer ``cart``, the basket first follows it, as ``reconcile`` does, in the same
+    transaction and after the order check: what is confirmed is what was paid, and a repeated call for a
+    confirmed order touches no basket.
 
     The stored total is the basket's own at ``store``, computed as ``GET /basket`` computes it;
     ``total``, what the retailer says the user paid for the whole cart, only checks it: less than the
@@ -434,6 +453,9 @@ def confirm(session: Session, owner: BasketOwner, store: Store, total: Decimal, 
     basket = _lock_open_basket(session, owner)
     if order_id is not None and _order_confirmed(session, owner, order_id):
         return Confirmation(False, reason="already-confirmed")
+    if basket is not None and cart is not None:
+        _follow_cart(basket, _cart_quantities(cart))
+        session.flush()
     if basket is None or not _product_quantities(basket):
         return Confirmation(False, reason="empty")
     expected = _view(session, basket, store, DEFAULT_LANGUAGE).total

@@ -8,7 +8,6 @@ from typing import Any
 
 from flask import Blueprint
 from flask.typing import ResponseReturnValue
-from werkzeug.exceptions import Forbidden
 
 from prerender.gateway import UnknownStore, get_gateway
 from prerender.schemas.actions import (
@@ -25,7 +24,7 @@ from prerender.schemas.actions import (
 )
 from prerender.schemas.headers import MergeHeaders, WriteHeaders
 from prerender.schemas.responses import BasketChangeSchema, BasketSchema, ConfirmationSchema
-from prerender.web.context import RequestContext, current_context
+from prerender.web.context import basket_owner
 from prerender.web.contract import (
     NOT_MODIFIED,
     PASSED_THROUGH,
@@ -41,15 +40,6 @@ from prerender.web.merge_proof import MERGE_REFUSALS, merge_response
 log = logging.getLogger(__name__)
 
 bp = Blueprint("basket", __name__, url_prefix="/basket")
-
-
-def basket_owner() -> RequestContext:
-    """The request's context when it has a basket: a basket belongs to a supplier's shopper
-    (docs/security.md), so without a known supplier there is none (checked once the request is valid)."""
-    ctx = current_context()
-    if ctx.supplier is None:
-        raise Forbidden("Baskets need a valid supplier-token: they belong to a supplier's shoppers.")
-    return ctx
 
 
 EMPTY_BASKET: dict[str, Any] = {

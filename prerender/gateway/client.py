@@ -462,6 +462,13 @@ class UpstreamGateway:
         """POST /basket/confirm: the user paid (retried only with an idempotency key)."""
         return self._change_basket(identity, "POST", "/confirm", idempotent=False, key=key, body=body)
 
+    def handle_payment(
+        self, identity: CallerIdentity, *, body: dict[str, Any], key: str | None = None
+    ) -> dict[str, Any]:
+        """POST /basket/confirm with the paid `cart`: the basket follows the cart and is confirmed in one
+        upstream transaction, after its order check (retried only with an idempotency key)."""
+        return self._change_basket(identity, "POST", "/confirm", idempotent=False, key=key, body=body)
+
     def merge_authless_basket(
         self, identity: CallerIdentity, *, params: dict[str, Any], key: str | None = None
     ) -> dict[str, Any]:

@@ -110,6 +110,35 @@ class ConfirmBody(_Body):
     order_id = fields.String(load_default=None, allow_none=True, validate=validate.Length(1, MAX_ORDER_ID))
 
 
+class HandlePaymentBody(_Body):
+    """`POST /{v}/baskets/handle-payment`: the paid retailer cart (its products and total) at a store."""
+
+    store_id = Identifier(required=True)
+    totalPrice = Amount(  # the integrations' name (docs/browser-api.md)
+        required=True, validate=validate.Range(0, 100_000), metadata={"description": "What the user paid."}
+    )
+    products = fields.List(
+        fields.Nested(_CartLine),
+        required=True,
+        validate=validate.Length(max=MAX_CART_LINES),
+        metadata={"description": "The retailer cart as paid: `{id, quantity}` of every product."},
+    )
+
+
+class HandlePaymentQuery(Schema):
+    """`?order-id=`: one confirmation per order."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    order_id = fields.String(
+        data_key="order-id",
+        load_default=None,
+        validate=validate.Length(1, MAX_ORDER_ID),
+        metadata={"description": "The retailer's order: a repeated call for it confirms nothing more."},
+    )
+
+
 class MergeAuthlessQuery(Schema):
     """`?authless_id=&store_id=` of the merge at the end of the auth flow."""
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields
+from marshmallow import Schema, fields, validate
 
 
 class ProblemSchema(Schema):
@@ -71,6 +71,21 @@ class ConfirmationSchema(Schema):
     confirmed = fields.Boolean(required=True)
     basket_id = fields.String(metadata={"description": "The confirmed basket, when `confirmed`."})
     reason = fields.String(metadata={"description": "Why not, when not `confirmed`: `empty` or `already-confirmed`."})
+
+
+class PaymentOutcomeSchema(Schema):
+    """What a payment did to the basket (`POST /{v}/baskets/handle-payment`)."""
+
+    outcome = fields.String(
+        required=True,
+        validate=validate.OneOf(("confirmed", "already_confirmed", "empty")),
+        metadata={
+            "description": "`confirmed`: the basket, as the paid cart has it, is confirmed (the shopper starts an "
+            "empty one); `already_confirmed`: this order-id was, nothing changed; `empty`: no product to confirm."
+        },
+    )
+    confirmed = fields.Boolean(required=True)
+    basket_id = fields.String(metadata={"description": "The confirmed basket, when `confirmed`."})
 
 
 class LikedSchema(Schema):

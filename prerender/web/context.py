@@ -19,6 +19,7 @@ from typing import Any
 
 from flask import current_app, g, request
 from marshmallow import ValidationError
+from werkzeug.exceptions import Forbidden
 
 from prerender.gateway import CallerIdentity, Supplier, UpstreamError, get_gateway
 from prerender.schemas.headers import BEARER_PATTERN, BrowserHeaders, RequestHeaders, VisitorHeaders
@@ -219,4 +220,13 @@ def _browser_context(headers: Mapping[str, str], credential: str | None) -> Requ
 def current_context() -> RequestContext:
     """The RequestContext of the current request (set by the guard)."""
     ctx: RequestContext = g.ctx
+    return ctx
+
+
+def basket_owner() -> RequestContext:
+    """The request's context when it has a basket: a basket belongs to a supplier's shopper
+    (docs/security.md), so without a known supplier there is none (checked once the request is valid)."""
+    ctx = current_context()
+    if ctx.supplier is None:
+        raise Forbidden("Baskets need a valid supplier-token: they belong to a supplier's shoppers.")
     return ctx

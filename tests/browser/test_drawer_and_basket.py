@@ -159,7 +159,13 @@ def test_the_minus_button_and_payment(page: Page, context: BrowserContext, shop_
     line.locator("[data-cart-action=less]").click()
     if quantity > 1:
         expect(line.locator("[data-cart-quantity]")).to_have_text(str(quantity - 1))
-    page.locator("[data-cart-pay]").click()
+    # The SDK confirms the basket with the paid cart (POST /baskets/handle-payment) before the cart empties.
+    with page.expect_response(lambda r: "/baskets/handle-payment?order-id=" in r.url) as paid:
+        page.locator("[data-cart-pay]").click()
+    assert paid.value.status == 200
+    assert paid.value.json()["outcome"] == "confirmed"
+    sent = paid.value.request.post_data_json
+    assert sent["products"] and all(line["quantity"] > 0 for line in sent["products"])
     expect(page.locator("[data-cart-status]")).not_to_be_empty()
     expect(page.locator("[data-cart-empty]")).to_be_visible()
     expect(page.locator("[data-cart-count]")).to_have_text("0")

@@ -116,6 +116,7 @@ BROWSER_OPERATIONS = [
         ("PUT", "/basket/recipes/{recipe_id}/ingredients/{ingredient_id}"),
         ("POST", "/basket/reconcile"),
         ("POST", "/basket/confirm"),
+        ("POST", "/baskets/handle-payment"),
         ("GET", "/likes"),
         ("PUT", "/likes/{recipe_id}"),
         ("DELETE", "/likes/{recipe_id}"),

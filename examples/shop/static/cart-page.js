@@ -66,8 +66,10 @@ root?.addEventListener("click", async (event) => {
 async function pay() {
   const total = Number(root.querySelector("[data-cart-total]").getAttribute("data-total"));
   const orderId = `order-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-  if (svc) await svc.basketSync.handlePayment(total, orderId).catch((problem) => console.warn("payment not confirmed", problem));
   const lines = cart.lines();
+  // The paid cart itself: the service confirms the basket as this cart has it (docs/sdk.md, handlePayment).
+  const paid = lines.map(({ id, quantity }) => ({ id, quantity }));
+  if (svc) await svc.basketSync.handlePayment(total, orderId, paid).catch((problem) => console.warn("payment not confirmed", problem));
   const emptied = lines.length ? await cart.apply(lines.map(({ id, quantity }) => ({ id, quantity: -quantity }))) : [];
   render(emptied);
   await reportCart(emptied);

@@ -55,6 +55,8 @@ export class BasketSync {
   #reconcile;
   #onRollback;
   #timeoutMs;
+  /** @type {ProductQuantity[] | null} */
+  #lastCart = null;
 
   /**
    * @param {object} options
@@ -134,6 +136,7 @@ export class BasketSync {
    */
   cartChanged(products) {
     const cart = normalizeCart(products);
+    this.#lastCart = toList(cart);
     for (const pending of [...this.#pending]) {
       if (isShownBy(pending, cart)) this.#settle(pending);
     }
@@ -150,8 +153,14 @@ export class BasketSync {
     return reconciled;
   }
 
+  /** The cart the retailer reported last (`retailerBasketChanged`), or null before any. */
+  get lastCart() {
+    return this.#lastCart ? this.#lastCart.map((line) => ({ ...line })) : null;
+  }
+
   /** Forgets every waiting change and what the cart was (after a payment, a basket reset). */
   reset() {
+    this.#lastCart = null;
     for (const pending of this.#pending) {
       pending.settled = true;
       clearTimeout(pending.timer);

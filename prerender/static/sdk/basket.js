@@ -186,15 +186,25 @@ export class BasketService {
   }
 
   /**
-   * POST /basket/confirm: the user paid. The identity then starts an empty basket.
-   * @param {number} total @param {string} [orderId]
+   * POST /baskets/handle-payment: the user paid the retailer cart. The basket follows that cart and is
+   * confirmed (once per order id, never empty); the identity then starts an empty basket. `cart` defaults to
+   * the last one `retailerBasketChanged` reported; without any, a local `#no-cart` problem and nothing sent.
+   * @param {number} total @param {string} [orderId] @param {unknown} [cart] `[{id, quantity}]`
+   * @returns {Promise<{ outcome: "confirmed" | "already_confirmed" | "empty", confirmed: boolean, basket_id?: string }>}
    */
-  async confirm(total, orderId) {
+  async confirm(total, orderId, cart) {
     const amount = Number(total);
     if (!Number.isFinite(amount) || amount < 0) throw new TypeError("handlePayment expects a total >= 0");
+    const products = cart === undefined ? this.sync.lastCart : normalizeLines(cart);
+    if (!products) {
+      throw localProblem("no-cart", "No retailer cart to confirm",
+        "Report the cart with basketSync.retailerBasketChanged(cart), or pass it to handlePayment(total, orderId, cart).");
+    }
     const storeId = await this.#requireStore();
-    const answer = await this.#enqueue(() => this.#client.request("POST", "/basket/confirm", {
-      json: { store_id: storeId, total: amount, ...(orderId ? { order_id: String(orderId) } : {}) }, write: true,
+    const answer = await this.#enqueue(() => this.#client.request("POST", "/baskets/handle-payment", {
+      query: orderId ? { "order-id": String(orderId) } : {},
+      json: { store_id: storeId, totalPrice: amount, products },
+      write: true,
     }));
     if (answer?.confirmed) {
       this.sync.reset();
@@ -409,4 +419,18 @@ export class BasketService {
     this.#queue = run.catch(() => {});
     return run;
   }
+}
+
+/**
+ * A cart given to handlePayment: `[{id, quantity}]` lines with a product id and a whole quantity >= 0.
+ * @param {unknown} cart
+ */
+function normalizeLines(cart) {
+  if (!Array.isArray(cart)) throw new TypeError("handlePayment expects the cart as [{id, quantity}]");
+  return cart.map((line) => {
+    const id = String(line?.id ?? "").trim();
+    const quantity = Number(line?.quantity);
+    if (!id || !Number.isInteger(quantity) || quantity < 0) throw new TypeError("handlePayment: a cart line needs an id and a quantity >= 0");
+    return { id, quantity };
+  });
 }

@@ -130,7 +130,8 @@ function createSdk() {
     }),
     basketSync: Object.freeze({
       retailerBasketChanged: async (/** @type {unknown} */ products) => basket.sync.cartChanged(products),
-      handlePayment: async (/** @type {number} */ total, /** @type {string} */ orderId) => basket.confirm(total, orderId),
+      handlePayment: async (/** @type {number} */ total, /** @type {string} */ orderId, /** @type {unknown} */ cart) =>
+        basket.confirm(total, orderId, cart),
       definePushProductsToCart: (/** @type {any} */ callback) => basket.sync.definePush(callback),
       defineAddProductsToCart: (/** @type {any} */ callback) => basket.sync.defineAdd(callback),
       defineRemoveProductsFromCart: (/** @type {any} */ callback) => basket.sync.defineRemove(callback),

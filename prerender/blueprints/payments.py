@@ -1,0 +1,65 @@
+"""POST /{v}/baskets/handle-payment: the retailer cart was paid; the basket is confirmed as that cart has it
+(docs/browser-api.md, "Payment")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint
+
+from prerender.gateway import UpstreamBadResponse, UpstreamStatusError, get_gateway
+from prerender.schemas.actions import HandlePaymentBody, HandlePaymentQuery
+from prerender.schemas.headers import WriteHeaders
+from prerender.schemas.responses import PaymentOutcomeSchema
+from prerender.web.context import basket_owner
+from prerender.web.contract import PASSED_THROUGH, UPSTREAM_FAILURES, Callers, declare, json_answer, problem
+
+bp = Blueprint("payments", __name__, url_prefix="/baskets")
+
+# The upstream's refusal reasons, as this route names its outcomes.
+OUTCOMES = {"already-confirmed": "already_confirmed", "empty": "empty"}
+
+
+@bp.post("/handle-payment")
+@declare(
+    callers=Callers.BROWSER,
+    summary="Confirm the basket with the paid retailer cart",
+    headers=WriteHeaders(),
+    query=HandlePaymentQuery(),
+    body=HandlePaymentBody(),
+    body_example={"store_id": "1001", "totalPrice": 42.5, "products": [{"id": "100001", "quantity": 2}]},
+    answers={
+        200: json_answer(PaymentOutcomeSchema, "What happened: `outcome` (`confirmed`, `already_confirmed`, `empty`)."),
+        **PASSED_THROUGH,
+        403: problem("No known supplier (supplier-token), or refused by the recipe service."),
+        409: problem(
+            "The total paid does not cover the basket's once it follows the cart (`expected_total`), or the same "
+            "request is being confirmed."
+        ),
+        **UPSTREAM_FAILURES,
+    },
+)
+def handle_payment(body: dict[str, Any], query: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
+    """The basket follows the paid cart, then is confirmed once per order-id (never an empty one)."""
+    upstream_body: dict[str, Any] = {
+        "store_id": body["store_id"],
+        "total": float(body["totalPrice"]),
+        "cart": body["products"],
+    }
+    if query["order_id"] is not None:
+        upstream_body["order_id"] = query["order_id"]
+    try:
+        answer = get_gateway().handle_payment(
+            basket_owner().upstream, body=upstream_body, key=headers["idempotency_key"]
+        )
+    except UpstreamStatusError as error:
+        if error.status == 409 and "total" in (error.problem.get("errors") or {}).get("json", {}):
+            # The upstream checks its own field, `total`: name the one this route was sent.
+            error.problem["errors"] = {"json": {"totalPrice": error.problem["errors"]["json"]["total"]}}
+        raise
+    if answer.get("confirmed"):
+        return {"outcome": "confirmed", "confirmed": True, "basket_id": str(answer.get("basket_id", ""))}
+    reason = str(answer.get("reason"))
+    if reason not in OUTCOMES:
+        raise UpstreamBadResponse(f"POST /basket/confirm: unknown refusal {reason!r}")
+    return {"outcome": OUTCOMES[reason], "confirmed": False}
