@@ -1,0 +1,41 @@
+"""Customer integrations (examples/php, examples/java): a customer's page builder, run for real against the live
+prerender and coreapi of tests/live.py, on the default stack only."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.live import DEFAULT_STACK, only_stack_under
+
+CUSTOMER_TESTS = Path(__file__).parent
+
+# The seed's retailer (coreapi/seed/data/suppliers.json) and its store with the full assortment.
+SUPPLIER_TOKEN = "demo-retailer-token"
+STORE_ID = "1001"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    only_stack_under(
+        CUSTOMER_TESTS,
+        items,
+        DEFAULT_STACK,
+        reason="a customer's client of prerender's HTTP routes: the backends behind them are covered on both "
+        "stacks by tests/integration and tests/shop",
+    )
+
+
+@dataclass(frozen=True)
+class LivePrerender:
+    """What a customer's server is configured with: prerender's address, its supplier token, a store."""
+
+    url: str
+    supplier_token: str = SUPPLIER_TOKEN
+    store_id: str = STORE_ID
+
+
+@pytest.fixture(scope="session")
+def live_prerender(prerender_url: str) -> LivePrerender:
+    return LivePrerender(prerender_url)
