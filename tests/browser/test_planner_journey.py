@@ -66,7 +66,7 @@ def menu_ids(planner: Locator) -> list[str]:
 
 
 def idle(planner: Locator) -> None:
-    expect(planner).not_to_have_attribute("aria-busy", "true")
+    expect(planner).not_to_have_attribute("busy", "")
 
 
 def view(planner: Locator, name: str) -> None:
@@ -165,6 +165,10 @@ def test_from_the_entry_to_a_filled_cart(shop: str, page: Page, width: str) -> N
         planner.locator("[data-action=finalize]").click()
     lines = page.locator("[data-cart-lines] .cart-line")
     expect(lines.first).to_be_visible()
+    # Finalize went on: nothing is left to resume, and the cart page stays the cart page.
+    assert page.evaluate("() => localStorage.getItem('_svc/cachedFinalizeMenuUrl')") is None
+    page.wait_for_timeout(500)
+    assert page.url == f"{shop}/cart"
     in_cart = set(lines.evaluate_all("(lines) => lines.map((l) => l.dataset.productId)"))
     assert set(selected) <= in_cart
 

@@ -160,8 +160,8 @@ def menu_ids(planner: Locator) -> list[str]:
 
 
 def idle(planner: Locator) -> None:
-    """The page's action queue is done (aria-busy leaves the root)."""
-    expect(planner).not_to_have_attribute("aria-busy", "true")
+    """The page's action queue is done (`busy` leaves the root)."""
+    expect(planner).not_to_have_attribute("busy", "")
 
 
 def show_menu(page: Page, planner: Locator, width: str) -> None:
@@ -202,6 +202,20 @@ def test_a_dessert_from_the_catalog_filter_joins_the_menu(
     added = [e for e in customer.events() if e["name"] == "planner.add"]
     assert added == [{"name": "planner.add", "props": {"recipe_id": dessert_id, "source": "catalog"}}]
     assert_no_axe_violations(page, product(page), what=f"the page with the dessert filter ({width})")
+
+
+def test_enter_in_the_search_searches_every_type(site: Callable[..., Customer], page: Page) -> None:
+    customer = site()
+    planner = customer.open()
+    planner.locator(".svc-planner__search-input").fill("chocolat")
+    planner.locator(".svc-planner__search-input").press("Enter")
+    idle(planner)
+    expect(planner.locator("[data-action=filter][aria-pressed=true]")).to_have_count(0)
+    expect(planner.locator("[data-role=panel-title]")).to_have_text("Choisir parmi les recettes")
+    items = planner.locator("[data-role=panel-items] > li")
+    types = items.evaluate_all("(items) => items.map((i) => i.dataset.recipeType)")
+    assert "dessert" in types
+    assert page.url == customer.url  # the form did not leave the page
 
 
 def test_remove_and_swap_a_recipe(site: Callable[..., Customer], page: Page, width: str) -> None:
@@ -306,7 +320,8 @@ def test_finalize_while_logged_out_asks_the_host_to_log_in(
     idle(planner)
     login = json.loads(page.evaluate("() => sessionStorage.getItem('test-login')"))
     assert login == {"resumeUrl": page.url}
-    assert json.loads(customer.local(FINALIZE_KEY) or "{}") == {"url": page.url, "needs": "login"}
+    cached = json.loads(customer.local(FINALIZE_KEY) or "{}")
+    assert cached["url"] == page.url and cached["needs"] == "login" and isinstance(cached["at"], int)
     expect(planner.locator("[data-role=message]")).to_contain_text("Connectez-vous")
     assert menu_ids(planner) == before
     assert customer.visits == []

@@ -144,7 +144,7 @@ export class PlannerElement extends HTMLElement {
         /** @type {HTMLInputElement | null} */ (this.querySelector(".svc-planner__search-input"))?.focus();
         break;
       case "more": this.#run(() => this.#loadCatalog({ more: true })); break;
-      case "suggestions": this.#showSuggestions(); break;
+      case "suggestions": this.#run(async () => this.#showSuggestions()); break;
       case "help": this.#openOnboarding(control); break;
       case "finalize": this.#run(() => this.#finalize(/** @type {HTMLButtonElement} */ (control))); break;
       default: break;
@@ -254,15 +254,19 @@ export class PlannerElement extends HTMLElement {
   async #finalize(button) {
     const planner = internals().planner;
     const resumeUrl = window.location.href;
+    const posStore = internals().pos.storeId$.hasValue ? internals().pos.storeId$.value : null;
     if (!this.storeId) {
-      this.#askHost(planner.require("store", resumeUrl), "STORE_REQUIRED");
+      this.#askHost(planner.require("store", resumeUrl, posStore), "STORE_REQUIRED");
       return;
     }
     if (internals().session.identity$.value?.kind !== "user") {
       this.#askHost(planner.require("login", resumeUrl), "LOGIN_REQUIRED");
       return;
     }
+    // Past the checks: whatever happens now, the page need not be resumed later.
+    planner.clearFinalizeUrl();
     button.setAttribute("aria-busy", "true");
+    button.disabled = true;
     this.#status(this.#text("FINALIZING"));
     try {
       const count = this.querySelectorAll(".svc-planner__menu-item").length;
@@ -272,13 +276,17 @@ export class PlannerElement extends HTMLElement {
       } catch (error) {
         const { status, problem } = problemOf(error);
         if (status === 403) return this.#askHost(planner.require("login", resumeUrl), "LOGIN_REQUIRED");
-        if (status === 409 && problem?.reason === "no-store") return this.#askHost(planner.require("store", resumeUrl), "STORE_REQUIRED");
+        if (status === 409 && problem?.reason === "no-store") {
+          return this.#askHost(planner.require("store", resumeUrl, posStore), "STORE_REQUIRED");
+        }
         throw error;
       }
       internals().track("planner.finalize", { recipe_count: count, product_count: result.changes?.length ?? 0 });
       await internals().analytics.flush();
       if (!result.cartFollowed) {
-        this.#message(this.#text("CART_FAILED"));
+        // The menu is in the basket and gone from the planner: show that, and keep the message up.
+        await this.#refresh();
+        this.#message(this.#text("CART_FAILED"), { persistent: true });
         return;
       }
       const destination = this.getAttribute("cart-url");
@@ -289,6 +297,7 @@ export class PlannerElement extends HTMLElement {
       }
     } finally {
       button.removeAttribute("aria-busy");
+      if (button.isConnected) button.disabled = false;
     }
   }
 
@@ -435,8 +444,12 @@ export class PlannerElement extends HTMLElement {
       else this.setAttribute(name, value);
     }
     if (again) {
-      const target = /** @type {HTMLElement | null} */ (this.querySelector(again))
-        ?? /** @type {HTMLElement | null} */ (this.querySelector(".svc-planner__menu .svc-planner__panel-title"));
+      let target = /** @type {HTMLElement | null} */ (this.querySelector(again));
+      if (target instanceof HTMLButtonElement && target.disabled) {
+        // A stepper's bound reached: its other button (the same group) keeps the focus.
+        target = /** @type {HTMLElement | null} */ (target.parentElement?.querySelector("button:not([disabled])") ?? null);
+      }
+      target ??= /** @type {HTMLElement | null} */ (this.querySelector(".svc-planner__menu .svc-planner__panel-title"));
       if (target && !target.hasAttribute("tabindex") && !target.matches("button, input, a")) target.setAttribute("tabindex", "-1");
       target?.focus({ preventScroll: false });
     }
@@ -466,14 +479,15 @@ export class PlannerElement extends HTMLElement {
    */
   #run(action) {
     this.#busy += 1;
-    this.setAttribute("aria-busy", "true");
+    // Not aria-busy: the page's live regions are inside, and screen readers hold back what changes under it.
+    this.setAttribute("busy", "");
     this.#queue = this.#queue.then(action).catch((error) => this.#failed(error)).finally(() => {
       this.#busy -= 1;
-      if (this.#busy === 0) this.removeAttribute("aria-busy");
+      if (this.#busy === 0) this.removeAttribute("busy");
     });
   }
 
-  /** @param {unknown} error */
+  /** @param {unknown} error @returns {Promise<void> | void} */
   #failed(error) {
     const { status, problem } = problemOf(error);
     if (status === 401) {
@@ -483,7 +497,8 @@ export class PlannerElement extends HTMLElement {
     }
     console.warn(`[${sdk.prefix}] planner:`, error);
     this.#message(problem?.detail && status && status >= 400 && status < 500 ? problem.detail : this.#text("FAILED"));
-    void this.#refresh().catch(() => {});
+    // Still in the queue: the next action's refresh cannot be overwritten by this older one.
+    return this.#refresh().catch(() => {});
   }
 
   // --- views, onboarding, analytics -----------------------------------------------------------------
@@ -573,8 +588,11 @@ export class PlannerElement extends HTMLElement {
     if (status) status.textContent = text;
   }
 
-  /** A visible message (role=alert). @param {string} text @param {{ alert?: boolean }} [options] */
-  #message(text, { alert = true } = {}) {
+  /**
+   * A visible message (role=alert), hidden after a while unless `persistent`.
+   * @param {string} text @param {{ alert?: boolean, persistent?: boolean }} [options]
+   */
+  #message(text, { alert = true, persistent = false } = {}) {
     const message = /** @type {HTMLElement | null} */ (this.querySelector("[data-role='message']"));
     if (!message) return;
     message.textContent = text;
@@ -582,6 +600,7 @@ export class PlannerElement extends HTMLElement {
     if (!alert) message.removeAttribute("role");
     else message.setAttribute("role", "alert");
     clearTimeout(this.#messageTimer);
+    if (persistent) return;
     this.#messageTimer = window.setTimeout(() => {
       message.hidden = true;
     }, MESSAGE_MS);

@@ -195,7 +195,7 @@ export class BasketService {
   async confirm(total, orderId, cart) {
     const amount = Number(total);
     if (!Number.isFinite(amount) || amount < 0) throw new TypeError("handlePayment expects a total >= 0");
-    const products = cart === undefined ? this.sync.lastCart : normalizeLines(cart);
+    const products = paidLines(cart === undefined ? this.sync.lastCart : cart);
     if (!products) {
       throw localProblem("no-cart", "No retailer cart to confirm",
         "Report the cart with basketSync.retailerBasketChanged(cart), or pass it to handlePayment(total, orderId, cart).");
@@ -209,6 +209,9 @@ export class BasketService {
     if (answer?.confirmed) {
       this.sync.reset();
       this.#publish(emptyBasket(storeId));
+    } else if (answer?.outcome === "empty") {
+      // The basket followed the paid cart before it was found empty: show it as the service has it.
+      void this.reset().catch(() => {});
     }
     return answer;
   }
@@ -408,6 +411,11 @@ export class BasketService {
     this.basket$.next(basket);
   }
 
+  /** Resolves once the basket calls queued so far are done (whatever their outcome). */
+  whenIdle() {
+    return this.#queue;
+  }
+
   /**
    * Runs `task` after every queued one (failed ones included).
    * @template T
@@ -421,16 +429,25 @@ export class BasketService {
   }
 }
 
+// What the payment route accepts of a cart line (prerender/schemas/fields.py, Identifier; schemas/limits.py).
+const PRODUCT_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+const MAX_PAID_LINES = 500;
+const MAX_LINE_QUANTITY = 10_000;
+
 /**
- * A cart given to handlePayment: `[{id, quantity}]` lines with a product id and a whole quantity >= 0.
+ * The paid cart as the payment route takes it: `[{id, quantity}]`, or null without a cart. Lines whose id
+ * cannot be one of the service's products (a retailer's own SKU with spaces...) are left out: the basket
+ * holds none of them; a quantity is made whole (rounded up: the basket only ever follows the cart down)
+ * and kept within the route's bounds, and at most 500 lines go.
  * @param {unknown} cart
+ * @returns {{ id: string, quantity: number }[] | null}
  */
-function normalizeLines(cart) {
+function paidLines(cart) {
+  if (cart === null || cart === undefined) return null;
   if (!Array.isArray(cart)) throw new TypeError("handlePayment expects the cart as [{id, quantity}]");
-  return cart.map((line) => {
-    const id = String(line?.id ?? "").trim();
-    const quantity = Number(line?.quantity);
-    if (!id || !Number.isInteger(quantity) || quantity < 0) throw new TypeError("handlePayment: a cart line needs an id and a quantity >= 0");
-    return { id, quantity };
-  });
+  return cart
+    .map((line) => ({ id: String(line?.id ?? "").trim(), quantity: Math.ceil(Number(line?.quantity)) }))
+    .filter((line) => PRODUCT_ID.test(line.id) && Number.isFinite(line.quantity))
+    .map((line) => ({ id: line.id, quantity: Math.min(MAX_LINE_QUANTITY, Math.max(0, line.quantity)) }))
+    .slice(0, MAX_PAID_LINES);
 }

@@ -10,6 +10,8 @@ import { Stream } from "./stream.js";
 
 /** Storage name (under `_<prefix>/`) of the URL the finalize flow resumes at. */
 export const FINALIZE_URL_KEY = "cachedFinalizeMenuUrl";
+/** A resume older than this is forgotten: the shopper went on with something else. */
+export const FINALIZE_URL_MAX_AGE_MS = 30 * 60 * 1000;
 
 /**
  * @typedef {object} PlannerRequest what the planner asks the host
@@ -46,9 +48,11 @@ export class Planner {
    * handles it (a callback, or a subscriber to the event), so that the page can say what to do otherwise.
    * @param {"login" | "store"} what
    * @param {string} resumeUrl
+   * @param {string | null} [storeId] the page's store now (`pos`): only another one resumes a `store` need
    */
-  require(what, resumeUrl) {
-    this.#session.local.set(this.#session.key(FINALIZE_URL_KEY), JSON.stringify({ url: resumeUrl, needs: what }));
+  require(what, resumeUrl, storeId = null) {
+    const entry = { url: resumeUrl, needs: what, at: Date.now(), store: storeId };
+    this.#session.local.set(this.#session.key(FINALIZE_URL_KEY), JSON.stringify(entry));
     const request = { resumeUrl };
     const stream = what === "login" ? this.loginRequired$ : this.storeRequired$;
     const callback = what === "login" ? this.#onLoginRequired : this.#onStoreRequired;
@@ -65,15 +69,18 @@ export class Planner {
   }
 
   /**
-   * The cached resume URL and what it waits for, or null.
-   * @returns {{ url: string, needs: "login" | "store" } | null}
+   * The cached resume URL and what it waits for, or null (none, not ours, or older than 30 minutes).
+   * @returns {{ url: string, needs: "login" | "store", store: string | null } | null}
    */
   cachedFinalize() {
     const raw = this.#session.local.get(this.#session.key(FINALIZE_URL_KEY));
     if (!raw) return null;
     try {
-      const { url, needs } = JSON.parse(raw);
-      if (typeof url === "string" && (needs === "login" || needs === "store")) return { url, needs };
+      const { url, needs, at, store } = JSON.parse(raw);
+      const fresh = typeof at === "number" && Date.now() - at < FINALIZE_URL_MAX_AGE_MS;
+      if (typeof url === "string" && (needs === "login" || needs === "store") && fresh) {
+        return { url, needs, store: typeof store === "string" ? store : null };
+      }
     } catch {
       // not ours: dropped below
     }
@@ -88,13 +95,16 @@ export class Planner {
 
   /**
    * Goes back to the cached current-menu page, when there is one, this page is not it, and what it waited
-   * for (`needs`, when given) is what just arrived. Returns whether the browser is leaving. Only same-origin
-   * http(s) URLs are followed.
+   * for (`needs`, when given) is what just arrived: a login, or a store other than the one in force when
+   * the page asked. Returns whether the browser is leaving. Only same-origin http(s) URLs are followed; on
+   * the cached page itself the cache is cleared.
    * @param {"login" | "store"} [arrived] what the page now has (none: resume whatever the cache waits for)
+   * @param {string | null} [storeId] with `store`: the store now in force
    */
-  resumeFinalize(arrived) {
+  resumeFinalize(arrived, storeId = null) {
     const cached = this.cachedFinalize();
     if (!cached || (arrived && cached.needs !== arrived)) return false;
+    if (arrived === "store" && storeId === cached.store) return false;
     let url;
     try {
       url = new URL(cached.url, window.location.href);
@@ -106,8 +116,8 @@ export class Planner {
       this.clearFinalizeUrl();
       return false;
     }
-    if (url.pathname === window.location.pathname) return false;
     this.clearFinalizeUrl();
+    if (url.pathname === window.location.pathname) return false;
     window.location.assign(url.href);
     return true;
   }

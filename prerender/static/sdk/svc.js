@@ -175,12 +175,21 @@ function createSdk() {
       if (parsed) setTimeout(autoPageview, 0);
       else document.addEventListener("DOMContentLoaded", autoPageview, { once: true });
       // The finalize flow of the planner resumes once its user has logged in or a store is chosen, when that
-      // happened on another page (sdk/planner.js).
+      // happened on another page (sdk/planner.js): once the page has loaded and its basket calls are done
+      // (the first logged-in page merges the visitor's basket: leaving earlier would cut that short).
+      const whenSettled = () => new Promise((resolve) => {
+        if (document.readyState === "complete") resolve(undefined);
+        else window.addEventListener("load", () => resolve(undefined), { once: true });
+      }).then(() => basket.whenIdle());
       session.identity$.subscribe((identity) => {
-        if (identity?.kind === "user") planner.resumeFinalize("login");
+        if (identity?.kind === "user" && planner.cachedFinalize()?.needs === "login") {
+          void whenSettled().then(() => planner.resumeFinalize("login"));
+        }
       });
       pos.storeId$.subscribe((storeId) => {
-        if (storeId) planner.resumeFinalize("store");
+        if (storeId && planner.cachedFinalize()?.needs === "store") {
+          void whenSettled().then(() => planner.resumeFinalize("store", storeId));
+        }
       });
       const idle = window.requestIdleCallback ?? ((/** @type {() => void} */ fn) => setTimeout(fn, 2000));
       idle(() => shows.prune());
