@@ -21,6 +21,9 @@ import pytest
 import requests
 from playwright.sync_api import Locator, Page, Route, expect
 
+import prerender
+from tests.live import LiveServer
+
 from .axe import assert_no_axe_violations
 from .test_planner_entry import NO_LOCAL_STORAGE, WIDTHS, HostPages
 
@@ -347,6 +350,36 @@ def test_finalize_fills_the_cart_and_goes_to_it(site: Callable[..., Customer], p
     assert set(selected) <= set(cart) and all(quantity > 0 for quantity in cart.values())
     assert len(carts) == 1
     assert "planner.finalize" in names
+
+
+@pytest.fixture(scope="module")
+def staging_prerender_url(coreapi_url: str) -> Iterator[str]:
+    """prerender for an environment the seed suppliers have no routing for (coreapi/seed/data/suppliers.json)."""
+    app = prerender.create_app({"UPSTREAM_URL": coreapi_url, "LOG_LEVEL": "WARNING", "ENVIRONMENT": "staging"})
+    with LiveServer(app) as server:
+        yield server.url
+
+
+def test_finalize_without_a_retailer_cart_stays_and_says_so(
+    page: Page, host_pages: HostPages, staging_prerender_url: str
+) -> None:
+    hdrs = server_headers(user=f"t-planner-staging-{uuid.uuid4().hex}", authless="unused")
+    fragment = requests.get(
+        f"{staging_prerender_url}/v2/planner/current-menu", params={"store_id": STORE}, headers=hdrs, timeout=10
+    ).text
+    host_pages.pages[HOST_PATH] = host_page(staging_prerender_url, fragment, hdrs)
+    page.add_init_script(f"localStorage.setItem({json.dumps(ONBOARDED_KEY)}, 'true')")
+    customer = Customer(page, f"{host_pages.url}{HOST_PATH}")
+    planner = customer.open()
+    assert planner.get_attribute("cart-url") is None
+    menu_id = planner.get_attribute("menu-id")
+    assert menu_ids(planner)
+    planner.locator("[data-action=finalize]").click()
+    idle(planner)
+    expect(planner.locator("[data-role=message]")).to_have_text("Votre menu est dans votre panier.")
+    assert page.url == customer.url
+    # The menu went to the basket: the page shows the shopper's next one.
+    expect(planner).not_to_have_attribute("menu-id", menu_id or "")
 
 
 # --- views, onboarding, storage -----------------------------------------------------------------------

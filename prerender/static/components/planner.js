@@ -293,7 +293,10 @@ export class PlannerElement extends HTMLElement {
       if (destination && /^https?:/.test(new URL(destination, window.location.href).protocol)) {
         window.location.assign(new URL(destination, window.location.href).href);
       } else {
+        // No retailer cart nor catalog home for this environment: the page says where the menu went.
         await this.#refresh();
+        this.#status(this.#text("FINALIZED"));
+        this.#message(this.#text("FINALIZED"), { alert: false, persistent: true });
       }
     } finally {
       button.removeAttribute("aria-busy");
