@@ -3,7 +3,7 @@
 // moves in, Tab is trapped, Escape / the close button / the backdrop close it, focus returns to the opener;
 // `svc-scroll-lock` on <html> while open. The details come from GET {api}/{v}/recipe-details as HTML.
 const search = new URL(import.meta.url).search;
-const { sdk, internals, icon, h } = /** @type {typeof import("./ui.js")} */ (
+const { sdk, internals, icon, h, trapTab } = /** @type {typeof import("./ui.js")} */ (
   await import(new URL(`./ui.js${search}`, import.meta.url).href));
 const { RecipeDetails } = /** @type {typeof import("./recipe-details.js")} */ (
   await import(new URL(`./recipe-details.js${search}`, import.meta.url).href));
@@ -266,30 +266,15 @@ export class DrawerElement extends HTMLElement {
     }
     if (event.key !== "Tab") return;
     const focusables = this.#focusables();
-    if (focusables.length === 0) {
-      event.preventDefault();
-      this.#panel.focus();
-      return;
-    }
-    const active = /** @type {HTMLElement} */ (document.activeElement);
-    const index = focusables.indexOf(active);
-    let next;
-    if (index === -1) {
+    trapTab(event, focusables, this.#panel, (active) => {
       // Focus is on the panel, the scrolling body or outside: the nearest focusable in document order.
-      const inside = this.#panel.contains(active);
-      const after = (/** @type {HTMLElement} */ el) => Boolean(active.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING);
-      next = event.shiftKey
+      const inside = active !== null && this.#panel.contains(active);
+      const after = (/** @type {HTMLElement} */ el) =>
+        Boolean(active && active.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING);
+      return event.shiftKey
         ? (inside && focusables.filter((el) => !after(el)).pop()) || focusables[focusables.length - 1]
         : (inside && focusables.find(after)) || focusables[0];
-    } else if (event.shiftKey && index === 0) {
-      next = focusables[focusables.length - 1];
-    } else if (!event.shiftKey && index === focusables.length - 1) {
-      next = focusables[0];
-    }
-    if (next) {
-      event.preventDefault();
-      next.focus();
-    }
+    });
   }
 
   /** Focus that leaves the open dialog (a script, a click through) is brought back. */

@@ -12,7 +12,7 @@
 // `svc-scroll-lock` on <html> while open. Events (bubbling from the element): `open`, and `close` with
 // `detail: {done}` (true when closed with "I understood").
 const search = new URL(import.meta.url).search;
-const { sdk, internals } = /** @type {typeof import("./ui.js")} */ (
+const { sdk, internals, trapTab } = /** @type {typeof import("./ui.js")} */ (
   await import(new URL(`./ui.js${search}`, import.meta.url).href));
 
 const tagName = `${sdk.prefix}-planner-onboarding`;
@@ -201,26 +201,8 @@ export class PlannerOnboardingElement extends HTMLElement {
     }
     if (event.key !== "Tab") return;
     const focusables = this.#focusables();
-    const dialog = this.#dialog();
-    if (focusables.length === 0) {
-      event.preventDefault();
-      dialog?.focus();
-      return;
-    }
-    const active = document.activeElement;
-    const index = active instanceof HTMLElement ? focusables.indexOf(active) : -1;
-    let next;
-    if (index === -1) {
-      next = event.shiftKey ? focusables[focusables.length - 1] : focusables[0];
-    } else if (event.shiftKey && index === 0) {
-      next = focusables[focusables.length - 1];
-    } else if (!event.shiftKey && index === focusables.length - 1) {
-      next = focusables[0];
-    }
-    if (next) {
-      event.preventDefault();
-      next.focus();
-    }
+    trapTab(event, focusables, this.#dialog(),
+      () => (event.shiftKey ? focusables[focusables.length - 1] : focusables[0]));
   }
 
   /** Focus that leaves the open dialog (a script, a click through) is brought back. */

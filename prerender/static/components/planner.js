@@ -334,7 +334,7 @@ export class PlannerElement extends HTMLElement {
     const grid = this.#panelItems();
     grid?.closest(".svc-catalog-list")?.classList.add("svc-catalog-list--loading");
     try {
-      const html = await this.#fetchText("/planner/recipes", query);
+      const { html, hasMore } = await this.#fetchHtml("/planner/recipes", query);
       if (!grid) return;
       const items = parse(html);
       const firstNew = items.firstElementChild;
@@ -342,7 +342,7 @@ export class PlannerElement extends HTMLElement {
       else grid.replaceChildren(...items.childNodes);
       if (moreButton) {
         moreButton.dataset.page = String(page);
-        moreButton.hidden = this.#lastHasMore !== true;
+        moreButton.hidden = !hasMore;
       }
       this.#setPanelTitle(true);
       const empty = this.querySelector("[data-role='panel-empty']");
@@ -427,7 +427,7 @@ export class PlannerElement extends HTMLElement {
     const wasInside = active && this.contains(active) && active.closest("[data-part]");
     const again = focus ?? (wasInside ? selectorOf(active) : null);
     const query = { store_id: this.storeId, panel: "false", view: this.view };
-    const page = parse(await this.#fetchText("/planner/current-menu", query));
+    const page = parse((await this.#fetchHtml("/planner/current-menu", query)).html);
     const fresh = page.querySelector(`.svc-planner`);
     if (!fresh) return;
     // The product lists the shopper opened stay open.
@@ -458,14 +458,15 @@ export class PlannerElement extends HTMLElement {
     }
   }
 
-  /** @type {boolean | null} whether the catalog's last page has a next one (its X-Has-More header) */
-  #lastHasMore = null;
-
-  /** @param {string} path @param {Record<string, string | number | null | undefined>} query */
-  async #fetchText(path, query) {
+  /**
+   * One of the page's HTML routes, with the shopper's credential; `hasMore`: its X-Has-More header (the
+   * catalog panel has a next page).
+   * @param {string} path @param {Record<string, string | number | null | undefined>} query
+   * @returns {Promise<{ html: string, hasMore: boolean }>}
+   */
+  async #fetchHtml(path, query) {
     const { body, headers } = await internals().client.request("GET", path, { query, as: "page", version: this.apiVersion });
-    this.#lastHasMore = headers.get("x-has-more") === "true";
-    return /** @type {string} */ (body);
+    return { html: String(body), hasMore: headers.get("x-has-more") === "true" };
   }
 
   /**

@@ -17,6 +17,37 @@ export { sdk, translator };
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 /**
+ * A modal dialog's Tab key: at either end of `focusables` (the dialog's, in order) focus wraps to the other
+ * end; from none of them (the dialog itself, or outside), `fromElsewhere` says where it goes. Without any
+ * focusable element, focus stays on `container`.
+ * @param {KeyboardEvent} event a Tab keydown
+ * @param {HTMLElement[]} focusables
+ * @param {HTMLElement | null} container
+ * @param {(active: Element | null) => HTMLElement | undefined} fromElsewhere
+ */
+export function trapTab(event, focusables, container, fromElsewhere) {
+  if (focusables.length === 0) {
+    event.preventDefault();
+    container?.focus();
+    return;
+  }
+  const active = document.activeElement;
+  const index = active instanceof HTMLElement ? focusables.indexOf(active) : -1;
+  let next;
+  if (index === -1) {
+    next = fromElsewhere(active);
+  } else if (event.shiftKey && index === 0) {
+    next = focusables[focusables.length - 1];
+  } else if (!event.shiftKey && index === focusables.length - 1) {
+    next = focusables[0];
+  }
+  if (next) {
+    event.preventDefault();
+    next.focus();
+  }
+}
+
+/**
  * An SVG icon. Paths are constants of this module (never data).
  * @param {"basket" | "heart" | "close"} name
  * @param {string} className
