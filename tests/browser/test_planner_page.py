@@ -221,6 +221,18 @@ def test_enter_in_the_search_searches_every_type(site: Callable[..., Customer], 
     assert page.url == customer.url  # the form did not leave the page
 
 
+def test_a_search_without_results_says_so(site: Callable[..., Customer], page: Page) -> None:
+    customer = site()
+    planner = customer.open()
+    planner.locator(".svc-planner__search-input").fill("zzzzqqq")
+    planner.locator(".svc-planner__search-input").press("Enter")
+    idle(planner)
+    expect(planner.locator("[data-role=panel-items] > li")).to_have_count(0)
+    empty = planner.locator("[data-role=panel-empty]")
+    expect(empty).to_be_visible()
+    expect(empty).to_have_text("Aucune recette ne correspond : essayez un autre type ou un autre mot.")
+
+
 def test_remove_and_swap_a_recipe(site: Callable[..., Customer], page: Page, width: str) -> None:
     customer = site()
     planner = customer.open()
