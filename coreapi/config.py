@@ -44,6 +44,8 @@ def default_config(instance_path: str) -> dict[str, Any]:
         "IDEMPOTENCY_RETENTION_SECONDS": 86400,
         "IDEMPOTENCY_PRUNE_INTERVAL_SECONDS": 600,
         "IDEMPOTENCY_WAIT_SECONDS": 2.0,
+        # How long the token of a basket transfer (POST /basket/transfers) can be redeemed.
+        "TRANSFER_TTL_SECONDS": 900,
         # The HMAC key of the pseudonyms that stand for identities in the logs (coreapi.log); None:
         # a random key per process (pseudonyms then differ between processes and restarts).
         "LOG_PSEUDONYM_KEY": None,

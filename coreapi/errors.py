@@ -60,6 +60,10 @@ class Conflict(Problem):
     status = HTTPStatus.CONFLICT
 
 
+class Gone(Problem):
+    status = HTTPStatus.GONE
+
+
 class UnprocessableContent(Problem):
     status = HTTPStatus.UNPROCESSABLE_ENTITY
 

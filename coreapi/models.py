@@ -1,6 +1,6 @@
 """The catalog of the demo retailer (recipes, ingredients, products, stores, suppliers), the
-users' likes, baskets and planner menus (per supplier), the outcomes of idempotent writes, and
-analytics events.
+users' likes, baskets, basket transfers and planner menus (per supplier), the outcomes of idempotent
+writes, and analytics events.
 
 Identifiers of recipes, products, stores and suppliers are integers in the database and strings
 in the JSON contract; categories and ingredients are keyed by their slug.
@@ -350,6 +350,51 @@ class BasketLine(Base):
 
     entry: Mapped[BasketEntry] = relationship(back_populates="lines")
     product: Mapped[Product] = relationship()
+
+
+# A transfer no redeem or newer transfer has ended yet (it may have expired): one per shopper at most.
+_PENDING_TRANSFER = "redeemed_at IS NULL AND revoked_at IS NULL"
+
+
+class BasketTransfer(Base):
+    """A shopper's basket handed over to the supplier's affiliated retailer through a one-time token
+    (``coreapi.services.transfers``).
+
+    The source shopper is (``supplier_id``, identity), as for a basket; ``target_supplier_id`` the only
+    supplier that may redeem it. Only the SHA-256 of the token is kept (``token_hash``, hex). A transfer
+    can be redeemed until ``expires_at``, once (``redeemed_at``), unless the shopper's next transfer
+    revoked it first (``revoked_at``): a shopper has at most one transfer neither redeemed nor revoked.
+    """
+
+    __tablename__ = "basket_transfers"
+    __table_args__ = (
+        CheckConstraint(_one_of("identity_kind", IDENTITY_KINDS), name="identity_kind"),
+        CheckConstraint("redeemed_at IS NULL OR revoked_at IS NULL", name="redeemed_or_revoked"),
+        # The index of the source supplier's foreign key, and of a shopper's transfers.
+        Index("ix_basket_transfers_source", "supplier_id", "identity_kind", "identity_id"),
+        Index(
+            "uq_basket_transfers_pending",
+            "supplier_id",
+            "identity_kind",
+            "identity_id",
+            unique=True,
+            sqlite_where=text(_PENDING_TRANSFER),
+            postgresql_where=text(_PENDING_TRANSFER),
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    supplier_id: Mapped[int] = mapped_column(ForeignKey("suppliers.id", ondelete="CASCADE"))
+    identity_kind: Mapped[str] = mapped_column(String(16))
+    identity_id: Mapped[str] = mapped_column(String(MAX_ID_LENGTH))
+    target_supplier_id: Mapped[int] = mapped_column(ForeignKey("suppliers.id", ondelete="CASCADE"), index=True)
+    # The store the source basket was at when handed over.
+    store_id: Mapped[int] = mapped_column(ForeignKey("stores.id"), index=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow)
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+    redeemed_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    revoked_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class Menu(Base):

@@ -3,14 +3,17 @@
 A basket belongs to the identity of ``Authorization`` under the calling supplier (both required):
 that of ``Supplier-Token``, or the ``Supplier-Id`` of a service (``X-Service-Key``). Each route is
 one transaction, committed once its answer is built; the writes take an optional ``Idempotency-Key``
-(``coreapi.blueprints.writes``).
+(``coreapi.blueprints.writes``). Transfers hand a basket over to the calling supplier's affiliated
+retailer, whose shopper redeems it (``coreapi.services.transfers``).
 """
 
 from __future__ import annotations
 
+import datetime as dt
+from http import HTTPStatus
 from typing import Any
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, current_app
 
 from coreapi.blueprints import writes
 from coreapi.context import (
@@ -21,7 +24,7 @@ from coreapi.context import (
     require_identity,
     require_supplier,
 )
-from coreapi.errors import BadRequest, Conflict, NotFound, Problem, field_error, handle_problem
+from coreapi.errors import BadRequest, Conflict, Gone, NotFound, Problem, field_error, handle_problem
 from coreapi.extensions import db
 from coreapi.schemas.baskets import (
     AddRecipeArgs,
@@ -34,10 +37,15 @@ from coreapi.schemas.baskets import (
     IngredientLineArgs,
     MergeArgs,
     ReconcileArgs,
+    RedeemArgs,
+    RedeemedSchema,
+    ShowArgs,
+    TransferArgs,
+    TransferSchema,
 )
 from coreapi.schemas.common import dump_one
 from coreapi.schemas.parsing import use_args
-from coreapi.services import baskets
+from coreapi.services import baskets, transfers
 from coreapi.services.pricing import money_number
 
 bp = Blueprint("baskets", __name__, url_prefix="/basket")
@@ -51,8 +59,14 @@ def _owner() -> baskets.BasketOwner:
 
 
 def _problem(error: baskets.BasketError) -> Problem:
-    """Unknown recipe or ingredient, recipe not in the basket: 404; not a candidate: 400; a
-    confirmation's total that is not the basket's: 409."""
+    """Unknown recipe or ingredient, recipe not in the basket, no transfer of that token for the
+    supplier: 404; not a candidate: 400; a confirmation's total that is not the basket's: 409; a
+    transfer the supplier or the basket cannot make: 409 with a ``reason``; a transfer's token that
+    no longer redeems: 410 with a ``reason``."""
+    if isinstance(error, transfers.TransferConflict):
+        return Conflict(str(error), extensions={"reason": error.reason})
+    if isinstance(error, transfers.TransferGone):
+        return Gone(str(error), extensions={"reason": error.reason})
     if isinstance(error, baskets.TotalMismatch):
         return Conflict(
             str(error),
@@ -70,6 +84,7 @@ def refused(error: baskets.BasketError) -> Response:
 
 
 idempotent_write = writes.idempotent_writes(baskets.BasketError, refused)
+idempotent_creation = writes.idempotent_writes(baskets.BasketError, refused, status=HTTPStatus.CREATED)
 transactional = writes.transactional
 
 
@@ -81,10 +96,11 @@ def _update(update: baskets.BasketUpdate) -> dict[str, Any]:
 
 
 @bp.get("")
-@use_args(BasketArgs(), location="query")
+@use_args(ShowArgs(), location="query")
 @transactional
 def show(args: dict[str, Any]) -> dict[str, Any]:
-    """The basket at ``store_id`` (an empty one when the shopper has none)."""
+    """The basket at ``store_id`` (an empty one when the shopper has none); without ``store_id``, at
+    its own store (an empty one at no store when the shopper has none)."""
     basket = baskets.get_basket(db.session(), _owner(), args["store"], current().language)
     return dump_one(BasketSchema(), basket)
 
@@ -180,3 +196,29 @@ def merge_authless_basket(args: dict[str, Any]) -> dict[str, Any]:
     return _update(
         baskets.merge_authless(db.session(), _owner(), args["authless_id"], args["store"], current().language)
     )
+
+
+@bp.post("/transfers")
+@idempotent_creation
+@use_args(TransferArgs(), location="json")
+def create_transfer(args: dict[str, Any]) -> dict[str, Any]:
+    """Hand the basket, moved to ``store_id``, over to the supplier's affiliated retailer: a one-time
+    token (``201``), redeemable for ``TRANSFER_TTL_SECONDS``."""
+    created = transfers.create(
+        db.session(), _owner(), current_supplier().affiliated_supplier_id, args["store"], _transfer_ttl()
+    )
+    return dump_one(TransferSchema(), created)
+
+
+@bp.post("/transfers/redeem")
+@idempotent_write
+@use_args(RedeemArgs(), location="json")
+def redeem_transfer(args: dict[str, Any]) -> dict[str, Any]:
+    """Redeem a transfer's token for the calling shopper of its retailer: the handed-over entries join
+    the shopper's basket at ``store_id``."""
+    redeemed = transfers.redeem(db.session(), _owner(), args["token"], args["store"], current().language)
+    return dump_one(RedeemedSchema(), redeemed)
+
+
+def _transfer_ttl() -> dt.timedelta:
+    return dt.timedelta(seconds=float(current_app.config["TRANSFER_TTL_SECONDS"]))

@@ -3,7 +3,8 @@
 Each write route is one transaction, committed once its answer is built. With an
 ``Idempotency-Key`` it is applied once per key: ``idempotent_writes`` makes the decorator of an
 area's writes, given the exception its service raises for a refused write and the problem answer of
-that refusal (a refusal is stored with the key, like a success).
+that refusal (a refusal is stored with the key, like a success), and the status of a success (``200``,
+or ``201`` for a write that creates something).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
+from http import HTTPStatus
 from typing import Any, ParamSpec, TypeVar
 
 from flask import Response, current_app, json, request
@@ -67,13 +69,13 @@ def idempotency_key() -> str | None:
 
 
 def idempotent_writes(
-    refusal: type[E], refused: Callable[[E], Response]
+    refusal: type[E], refused: Callable[[E], Response], *, status: int = HTTPStatus.OK
 ) -> Callable[[Callable[P, dict[str, Any]]], Callable[P, ResponseReturnValue]]:
-    """The decorator of an area's writes: each in one transaction; with an ``Idempotency-Key``,
-    applied once per key.
+    """The decorator of an area's writes: each in one transaction, answering ``status`` when it
+    succeeds; with an ``Idempotency-Key``, applied once per key.
 
     The key's outcome (``coreapi.services.idempotency``) is stored in the transaction of the
-    write: a 200, or a ``refusal`` of the service, answered by ``refused`` (stored in a transaction
+    write: a success, or a ``refusal`` of the service, answered by ``refused`` (stored in a transaction
     of its own after the write's rollback). The same key again answers the stored outcome with
     ``Idempotent-Replayed: true``, whatever the shopper's data became meanwhile; for another request
     (method, path, query, body) it is 422; while its first request is still running (past
@@ -86,7 +88,7 @@ def idempotent_writes(
         def write(*args: P.args, **kwargs: P.kwargs) -> ResponseReturnValue:
             key = idempotency_key()
             if key is None:
-                return in_transaction(lambda: view(*args, **kwargs))
+                return in_transaction(lambda: view(*args, **kwargs)), int(status)
             scope = idempotency.Scope(current_supplier().id, current_identity(), key)
             fingerprint = idempotency.Fingerprint.of(
                 request.method, request.path, request.args.items(multi=True), request.get_data()
@@ -94,7 +96,9 @@ def idempotent_writes(
             session = db.session()
             try:
                 try:
-                    answer = _apply_once(scope, fingerprint, lambda: view(*args, **kwargs), refusal, refused)
+                    answer = _apply_once(
+                        scope, fingerprint, lambda: view(*args, **kwargs), refusal, refused, int(status)
+                    )
                 except idempotency.KeyReused as error:
                     raise UnprocessableContent(
                         f"This Idempotency-Key was used for another request ({error.method} {error.path}, or "
@@ -123,6 +127,7 @@ def _apply_once(
     work: Callable[[], dict[str, Any]],
     refusal: type[E],
     refused: Callable[[E], Response],
+    status: int,
 ) -> ResponseReturnValue:
     session = db.session()
     wait = float(current_app.config["IDEMPOTENCY_WAIT_SECONDS"])
@@ -142,9 +147,9 @@ def _apply_once(
         idempotency.record(session, scope, idempotency.Outcome(answer.status_code, answer.get_json()))
         session.commit()
         return answer
-    idempotency.record(session, scope, idempotency.Outcome(200, body))
+    idempotency.record(session, scope, idempotency.Outcome(status, body))
     session.commit()
-    return body
+    return body, status
 
 
 def _replay(outcome: idempotency.Outcome) -> Response:

@@ -7,7 +7,7 @@ from typing import Any
 
 from marshmallow import EXCLUDE, Schema, fields, post_dump, validate
 
-from coreapi.schemas.fields import Id, Money, PictureUrl, RequiredStoreField
+from coreapi.schemas.fields import Id, Money, PictureUrl, RequiredStoreField, StoreField
 from coreapi.schemas.recipes import MAX_SERVES
 from coreapi.services.identity import MAX_ID_LENGTH
 
@@ -19,12 +19,21 @@ MAX_TOTAL = Decimal("99999999.99")
 
 
 class BasketArgs(Schema):
-    """``store_id`` is required on every basket route."""
+    """``store_id`` is required on every basket route but ``GET /basket``."""
 
     class Meta:
         unknown = EXCLUDE
 
     store = RequiredStoreField(data_key="store_id")
+
+
+class ShowArgs(Schema):
+    """``GET /basket``: without ``store_id`` (or with an empty one), the basket at its own store."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    store = StoreField(data_key="store_id", load_default=None)
 
 
 def guests_field() -> fields.Integer:
@@ -74,6 +83,16 @@ class ConfirmArgs(BasketArgs):
 
 class MergeArgs(BasketArgs):
     authless_id = fields.String(required=True, validate=validate.Length(min=1, max=MAX_ID_LENGTH))
+
+
+class TransferArgs(BasketArgs):
+    """``POST /basket/transfers``: the store the basket is handed over at."""
+
+
+class RedeemArgs(BasketArgs):
+    """``POST /basket/transfers/redeem``: a transfer's token (any text: one that is no token is unknown)."""
+
+    token = fields.String(required=True, validate=validate.Length(min=1, max=MAX_ID_LENGTH))
 
 
 class ProductQuantitySchema(Schema):
@@ -126,3 +145,25 @@ class ConfirmationSchema(Schema):
     @post_dump
     def drop_absent(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         return {key: value for key, value in data.items() if value is not None}
+
+
+class TransferSchema(Schema):
+    """A new transfer: ``expires_at`` in ISO 8601, UTC."""
+
+    token = fields.String()
+    expires_at = fields.DateTime()
+    store_id = Id()
+    target_supplier_id = Id()
+    recipe_count = fields.Integer()
+
+
+class TransferSourceSchema(Schema):
+    source_supplier_id = Id()
+    source_supplier_name = fields.String()
+    recipe_count = fields.Integer()
+
+
+class RedeemedSchema(BasketUpdateSchema):
+    """A redeemed transfer: the basket write's ``{"basket", "changes"}``, and where it came from."""
+
+    transfer = fields.Nested(TransferSourceSchema)

@@ -9,7 +9,8 @@ lock before anything is read. The writes flush but never commit: the caller's tr
 the write (``coreapi.blueprints.baskets`` commits it with the outcome of its idempotency key, or
 rolls it back), so a failed write changes nothing. Each write answers the basket and the
 ``changes`` the retailer cart must make to follow it: per product, the difference of the
-quantities before and after.
+quantities before and after. ``move_entries`` moves one shopper's entries into another's basket: the
+merge of a logged-out visitor's basket, and basket transfers (``coreapi.services.transfers``).
 """
 
 from __future__ import annotations
@@ -153,9 +154,10 @@ class EntryView:
 
 @dataclass(frozen=True)
 class BasketView:
-    """A basket priced at a store; ``total`` sums the prices of the available lines."""
+    """A basket priced at a store; ``total`` sums the prices of the available lines. ``store_id`` is
+    ``None`` only for a shopper without basket asked without a store (``get_basket``)."""
 
-    store_id: int
+    store_id: int | None
     recipes: list[EntryView]
     products: list[ProductQuantity]
     total: Decimal
@@ -173,6 +175,22 @@ class BasketUpdate:
 
 
 @dataclass(frozen=True)
+class Moved:
+    """Entries moved from a shopper's basket into another's: the target's update, how many moved."""
+
+    update: BasketUpdate
+    recipe_count: int
+
+
+@dataclass(frozen=True)
+class Held:
+    """What a shopper's open basket holds: its recipes (entries), and its products' packages."""
+
+    recipe_count: int
+    packages: int
+
+
+@dataclass(frozen=True)
 class Confirmation:
     """Confirmed with the basket's id, or not with the reason: ``empty``, ``already-confirmed``."""
 
@@ -184,10 +202,17 @@ class Confirmation:
 # --- reads ---------------------------------------------------------------------------------
 
 
-def get_basket(session: Session, owner: BasketOwner, store: Store, language: str = DEFAULT_LANGUAGE) -> BasketView:
+def get_basket(
+    session: Session, owner: BasketOwner, store: Store | None, language: str = DEFAULT_LANGUAGE
+) -> BasketView:
     """The shopper's open basket at ``store`` (moved there first: a write, for the caller to
-    commit); empty when it has none."""
+    commit); empty when it has none. Without ``store``: at its own store, not moved (a read only);
+    empty and at no store when the shopper has none."""
     basket = session.scalars(select(Basket).where(*_open_basket_of(owner)).options(*_BASKET_LOADING)).one_or_none()
+    if store is None:
+        if basket is None:
+            return BasketView(store_id=None, recipes=[], products=[], total=Decimal(0))
+        return _view(session, basket, session.get_one(Store, basket.store_id), language)
     if basket is not None and basket.store_id != store.id:
         return _write(session, owner, store, language, lambda basket: None).basket
     return _view(session, basket, store, language)
@@ -478,31 +503,65 @@ def merge_authless(
     language: str = DEFAULT_LANGUAGE,
 ) -> BasketUpdate:
     """Move a logged-out visitor's entries into the connected user's basket, and empty the
-    visitor's: the visitor's basket under the user's supplier only. A recipe both baskets hold
-    keeps the visitor's entry. ``changes`` are those of the user's basket.
+    visitor's: the visitor's basket under the user's supplier only (``move_entries``). A recipe
+    both baskets hold keeps the visitor's entry. ``changes`` are those of the user's basket.
 
     coreapi cannot tell who holds ``authless_id``: its caller (prerender) vouches for it, having
     checked the browser's proof of that identity before calling."""
     authless = BasketOwner(user.supplier_id, Identity(IdentityKind.AUTHLESS, authless_id))
-    # Always the visitor's basket first, then the user's: no two writers wait on each other.
-    source = _lock_open_basket(session, authless)
-    target = _lock_open_basket(session, user, create_at=store)
-    assert target is not None
-    before = _product_quantities(target)
-    target.store_id = store.id
-    moving = sorted(source.entries, key=lambda entry: entry.position) if source else []
+    return move_entries(session, authless, user, store, language).update
+
+
+def move_entries(
+    session: Session,
+    source: BasketOwner,
+    target: BasketOwner,
+    store: Store,
+    language: str = DEFAULT_LANGUAGE,
+) -> Moved:
+    """Move the entries of the ``source`` shopper's open basket, each recipe with its guests and its
+    lines, into the ``target`` shopper's (created when missing), moved to ``store``; the source
+    basket stays open, empty. A recipe both baskets hold keeps the source's entry; the moved entries
+    count as the most recently added, in their order. ``changes`` are those of the target basket.
+
+    Always the source basket locked first, then the target's: no two writers wait on each other."""
+    source_basket = _lock_open_basket(session, source)
+    target_basket = _lock_open_basket(session, target, create_at=store)
+    assert target_basket is not None
+    before = _product_quantities(target_basket)
+    target_basket.store_id = store.id
+    moving = (
+        sorted(source_basket.entries, key=lambda entry: entry.position)
+        if source_basket is not None and source_basket is not target_basket
+        else []
+    )
     replaced = {entry.recipe_id for entry in moving}
-    for entry in [e for e in target.entries if e.recipe_id in replaced]:
-        target.entries.remove(entry)
+    for entry in [e for e in target_basket.entries if e.recipe_id in replaced]:
+        target_basket.entries.remove(entry)
     session.flush()  # the replaced entries go before the moved ones take their recipe
     for entry in moving:
-        entry.position = _next_position(target)
-        entry.basket = target
-    target.updated_at = dt.datetime.now(dt.UTC)
-    if source is not None and moving:
-        source.updated_at = target.updated_at
+        entry.position = _next_position(target_basket)
+        entry.basket = target_basket
+    target_basket.updated_at = dt.datetime.now(dt.UTC)
+    if source_basket is not None and moving:
+        source_basket.updated_at = target_basket.updated_at
     session.flush()
-    return BasketUpdate(_view(session, target, store, language), _changes(before, target))
+    answer = BasketUpdate(_view(session, target_basket, store, language), _changes(before, target_basket))
+    return Moved(answer, len(moving))
+
+
+def lock(session: Session, owner: BasketOwner, *, move_to: Store | None = None) -> Held:
+    """Lock the shopper's open basket for the rest of the transaction (a write that depends on it
+    takes it first, in the order writers take their locks), and move it to ``move_to`` when given
+    (a write, for the caller to commit): what it holds, nothing when the shopper has none."""
+    basket = _lock_open_basket(session, owner)
+    if basket is None:
+        return Held(recipe_count=0, packages=0)
+    if move_to is not None and basket.store_id != move_to.id:
+        basket.store_id = move_to.id
+        basket.updated_at = dt.datetime.now(dt.UTC)
+        session.flush()
+    return Held(recipe_count=len(basket.entries), packages=sum(_product_quantities(basket).values()))
 
 
 # --- the write transaction -----------------------------------------------------------------

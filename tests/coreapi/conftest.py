@@ -109,20 +109,29 @@ def backend(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     backend.close()
 
 
-def make_app(backend: Any, **config: Any) -> Flask:
-    """An application on a new, empty database of ``backend``."""
-    return create_app({"TESTING": True, "SERVICE_KEYS": [SERVICE_KEY], **backend.new_database(), **config})
+def make_app(backend: Any, engine_options: dict[str, Any] | None = None, **config: Any) -> Flask:
+    """An application on a new, empty database of ``backend``; ``engine_options``: more
+    ``SQLALCHEMY_ENGINE_OPTIONS`` (a bigger pool...), beside the backend's own."""
+    database = backend.new_database()
+    if engine_options:
+        database["SQLALCHEMY_ENGINE_OPTIONS"] = {**database.get("SQLALCHEMY_ENGINE_OPTIONS", {}), **engine_options}
+    return create_app({"TESTING": True, "SERVICE_KEYS": [SERVICE_KEY], **database, **config})
 
 
-@pytest.fixture(scope="session")
-def app(backend: Any) -> Iterator[Flask]:
-    """The application on a migrated database seeded with the demo catalog (once per backend)."""
-    app = make_app(backend)
+def migrate_and_seed(app: Flask) -> Flask:
+    """The app's database migrated, then seeded with the demo catalog."""
     with app.app_context():
         with migrate.schema_transaction(db.engine) as connection:
             migrate.upgrade(connection)
         load_catalog(db.session, SEED_DATA_DIR)
         db.session.commit()
+    return app
+
+
+@pytest.fixture(scope="session")
+def app(backend: Any) -> Iterator[Flask]:
+    """The application on a migrated database seeded with the demo catalog (once per backend)."""
+    app = migrate_and_seed(make_app(backend))
     yield app
     with app.app_context():
         db.engine.dispose()

@@ -18,8 +18,11 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from sqlalchemy import func, select
 from werkzeug.test import TestResponse
 
+from coreapi.extensions import db
+from coreapi.models import Basket
 from coreapi.services import baskets
 
 BASKET_FIELDS = {"store_id", "recipes", "products", "recipe_count", "total", "currency"}
@@ -225,7 +228,12 @@ ROUTES = [
     ("post", "/api/v1/basket/reconcile", {"store_id": "1001", "cart": []}),
     ("post", "/api/v1/basket/confirm", {"store_id": "1001", "total": 1}),
     ("get", "/api/v1/basket/merge-authless-basket?authless_id=a&store_id=1001", None),
+    ("post", "/api/v1/basket/transfers", {"store_id": "1001"}),
+    ("post", "/api/v1/basket/transfers/redeem", {"token": "t", "store_id": "1001"}),
 ]
+SHOW = ("get", "/api/v1/basket?store_id=1001", None)
+# store_id is optional on GET /basket only.
+STORE_REQUIRED = [route for route in ROUTES if route != SHOW]
 
 
 def call(client: FlaskClient, method: str, path: str, body: Any, **headers: str) -> TestResponse:
@@ -276,7 +284,7 @@ def test_every_route_needs_a_known_supplier_token(client: FlaskClient, method: s
     assert "Supplier-Token" in unknown.json["detail"]
 
 
-@pytest.mark.parametrize(("method", "path", "body"), ROUTES)
+@pytest.mark.parametrize(("method", "path", "body"), STORE_REQUIRED)
 def test_store_id_is_required(client: FlaskClient, method: str, path: str, body: Any) -> None:
     path, body, location = without_store(path, body)
     response = call(client, method, path, body, Authorization="user_id u-store", **RETAILER)
@@ -285,8 +293,15 @@ def test_store_id_is_required(client: FlaskClient, method: str, path: str, body:
     assert response.json["errors"] == {location: {"store_id": ["Missing data for required field."]}}
 
 
-@pytest.mark.parametrize(("method", "path", "body"), ROUTES)
-@pytest.mark.parametrize("store_id", ["999", "nope", ""])
+@pytest.mark.parametrize(
+    ("method", "path", "body", "store_id"),
+    [
+        (*route, store_id)
+        for route in ROUTES
+        for store_id in ("999", "nope", "")
+        if route in STORE_REQUIRED or store_id  # an empty one is no store on GET /basket (below)
+    ],
+)
 def test_unknown_or_empty_store_is_400(client: FlaskClient, method: str, path: str, body: Any, store_id: str) -> None:
     location = "query" if body is None else "json"
     response = call(client, method, *with_store(path, body, store_id), Authorization="user_id u-store", **RETAILER)
@@ -337,6 +352,65 @@ def test_an_identity_without_basket_has_an_empty_one(visitor: Shopper) -> None:
         "store_id": "1001", "recipes": [], "products": [], "recipe_count": 0, "total": 0.0,
         "currency": "EUR",
     }  # fmt: skip
+
+
+EMPTY_AT_NO_STORE = {
+    "store_id": None, "recipes": [], "products": [], "recipe_count": 0, "total": 0.0, "currency": "EUR",
+}  # fmt: skip
+
+
+def own_store_basket(shopper: Shopper, query: str = "") -> dict[str, Any]:
+    """``GET /basket`` without a store (``query``: ``?store_id=``, empty, if given)."""
+    response = shopper.client.get(f"/api/v1/basket{query}", headers=shopper.headers)
+    assert response.status_code == 200, response.json
+    return response.json
+
+
+@pytest.mark.parametrize("kind", ["user_id", "authless_id"])
+def test_without_a_store_a_shopper_without_basket_has_an_empty_one_at_no_store(
+    app: Flask, client: FlaskClient, kind: str
+) -> None:
+    identity = f"nobody-{uuid.uuid4().hex}"
+    shopper = Shopper(client, f"{kind} {identity}")
+    for query in ("", "?store_id=", "?store_id=%20"):
+        assert own_store_basket(shopper, query) == EMPTY_AT_NO_STORE
+    with app.app_context():  # nothing was created
+        assert db.session.scalar(select(func.count()).select_from(Basket).where(Basket.identity_id == identity)) == 0
+
+
+def test_without_a_store_the_basket_answers_at_its_own_store_without_moving(
+    visitor: Shopper, seed, count_queries: Any
+) -> None:
+    """The publisher's page asks whether a recipe is in the basket without knowing any store: the
+    basket is answered where it is, priced there, and stays there."""
+    at_1002 = Shopper(visitor.client, visitor.headers["Authorization"], store_id="1002")
+    ok(at_1002.add("1", 4))
+    ok(at_1002.add("2", 2))
+    expected = at_1002.basket()
+    assert expected["store_id"] == "1002"
+    with count_queries() as reading:
+        assert own_store_basket(visitor) == expected
+    assert not [statement for statement in reading if not statement.lstrip().upper().startswith("SELECT")]
+    assert own_store_basket(visitor, "?store_id=") == expected
+    # Its own store still: a write elsewhere moves it, as always, and a read without store follows it.
+    ok(visitor.add("3", 4))
+    moved = own_store_basket(visitor)
+    assert moved["store_id"] == "1001" and moved == visitor.basket()
+    assert [e["recipe_id"] for e in moved["recipes"]] == ["1", "2", "3"]
+
+
+def test_without_a_store_an_emptied_basket_keeps_its_store(visitor: Shopper) -> None:
+    ok(visitor.add("1", 4))
+    ok(visitor.remove("1"))
+    assert own_store_basket(visitor) == {**EMPTY_AT_NO_STORE, "store_id": "1001"}
+
+
+def test_without_a_store_the_basket_is_the_shoppers_own(client: FlaskClient, visitor: Shopper) -> None:
+    """Another supplier's basket of the same identity is not answered."""
+    ok(visitor.add("1", 4))
+    other_supplier = Shopper(client, visitor.headers["Authorization"], supplier_token=NOPERS_TOKEN)
+    assert own_store_basket(other_supplier) == EMPTY_AT_NO_STORE
+    assert own_store_basket(visitor)["recipe_count"] == 1
 
 
 def test_answer_fields(visitor: Shopper, seed) -> None:

@@ -56,10 +56,10 @@ def at_once(calls: list[Callable[[], T]]) -> list[T]:
     return results
 
 
-def meet_before(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> None:
-    """``module.name`` waits, the first time a thread calls it, until all THREADS have come."""
+def meet_before(monkeypatch: pytest.MonkeyPatch, module: Any, name: str, parties: int = THREADS) -> None:
+    """``module.name`` waits, the first time a thread calls it, until all ``parties`` threads have come."""
     original = getattr(module, name)
-    barrier = threading.Barrier(THREADS, timeout=30)
+    barrier = threading.Barrier(parties, timeout=30)
     met = threading.local()
 
     def meet_then_call(*args: Any, **kwargs: Any) -> Any:

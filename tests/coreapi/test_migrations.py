@@ -29,7 +29,7 @@ from coreapi.seed import load_catalog
 
 from .conftest import make_app
 
-HEAD = "0003"
+HEAD = "0004"
 NEXT = f"{int(HEAD) + 1:04d}"
 
 
@@ -421,6 +421,48 @@ def test_0003_downgrade_drops_the_menus_only(empty_app: Flask) -> None:
     assert inspected(empty_app, model_differences) == []
 
 
+# --- 0004: basket transfers ----------------------------------------------------------------
+
+
+def test_0004_adds_the_transfer_table_and_keeps_the_baskets_and_menus(empty_app: Flask) -> None:
+    seeded_at(empty_app, "0003")
+    client = empty_app.test_client()
+    headers = {"Authorization": "authless_id before-transfers", "Supplier-Token": "demo-publisher-token"}
+    added = client.post(
+        "/api/v1/basket/recipes", json={"recipe_id": "1", "guests": 4, "store_id": "1001"}, headers=headers
+    )
+    assert added.status_code == 200, added.json
+    assert client.get("/api/v1/menus/current?store_id=1001", headers=headers).status_code == 200
+    assert "basket_transfers" not in inspected(empty_app, tables)
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0003", after=HEAD)
+    assert "basket_transfers" in inspected(empty_app, tables)
+    assert inspected(empty_app, model_differences) == []
+    assert client.get("/api/v1/basket?store_id=1001", headers=headers).json == added.json["basket"]
+    assert sql(empty_app, "SELECT count(*) FROM menus").scalar() == 1
+    handed = client.post("/api/v1/basket/transfers", json={"store_id": "1001"}, headers=headers)
+    assert handed.status_code == 201, handed.json
+
+
+def test_0004_downgrade_drops_the_transfers_only(empty_app: Flask) -> None:
+    seeded_at(empty_app, HEAD)
+    client = empty_app.test_client()
+    headers = {"Authorization": "user_id handing-over", "Supplier-Token": "demo-publisher-token"}
+    body = {"recipe_id": "1", "guests": 4, "store_id": "1001"}
+    assert client.post("/api/v1/basket/recipes", json=body, headers=headers).status_code == 200
+    assert client.post("/api/v1/basket/transfers", json={"store_id": "1001"}, headers=headers).status_code == 201
+    assert sql(empty_app, "SELECT count(*) FROM basket_transfers").scalar() == 1
+
+    downgrade(empty_app, "0003")
+    assert "basket_transfers" not in inspected(empty_app, tables)
+    assert inspected(empty_app, version) == ["0003"]
+    assert sql(empty_app, "SELECT count(*) FROM basket_entries").scalar() == 1
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0003", after=HEAD)
+    assert sql(empty_app, "SELECT count(*) FROM basket_transfers").scalar() == 0
+    assert inspected(empty_app, model_differences) == []
+
+
 # --- databases made by create_all, before migrations ----------------------------------------
 
 
@@ -566,6 +608,7 @@ def test_the_wheel_carries_the_migration_scripts_and_finds_them_installed(tmp_pa
         "coreapi/migrations/versions/0001_initial.py",
         "coreapi/migrations/versions/0002_baskets_per_supplier_idempotency_keys.py",
         "coreapi/migrations/versions/0003_menus.py",
+        "coreapi/migrations/versions/0004_basket_transfers.py",
     }
     assert scripts <= names
     assert packages <= names  # a subpackage missing from [tool.setuptools] packages fails here

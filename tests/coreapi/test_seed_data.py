@@ -254,7 +254,11 @@ def test_suppliers(suppliers):
     assert (publisher["id"], publisher["kind"], publisher["personalization"]) == ("3", "publisher", True)
     assert publisher["affiliated_supplier_id"] == retailer["id"]
     assert retailer["affiliated_supplier_id"] is None and nopers["affiliated_supplier_id"] is None
-    assert publisher["routing"]["local"]["baseUrl"] == "http://127.0.0.1:8080/magazine"
+    # The demo publisher's blog (examples/publisher) is a site of its own.
+    assert publisher["routing"]["local"]["baseUrl"] == "http://127.0.0.1:8090"
+    # The demo retailer's catalog home: where the planner leads without a retailer cart.
+    assert retailer["routing"]["local"]["features"]["catalog"] == "/idees"
+    assert retailer["routing"]["production"]["features"]["catalog"] == "/recettes"
     for supplier in suppliers:
         local, production = supplier["routing"]["local"], supplier["routing"]["production"]
         assert supplier["name"]

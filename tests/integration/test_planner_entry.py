@@ -274,7 +274,7 @@ def test_each_supplier_has_its_own_routing(client) -> None:
     soup = soup_of(get_entry(client, headers(token="demo-publisher-token"), store_id="1001"))
     assert (
         modes(soup)["custom"]["data-href"]
-        == "http://127.0.0.1:8080/magazine/planner/current-menu?mode=custom&store_id=1001"
+        == "http://127.0.0.1:8090/planner/current-menu?mode=custom&store_id=1001"
     )
 
 

@@ -295,7 +295,7 @@ def test_the_page_and_the_catalog_are_v2_only(client) -> None:
     ("environment", "token", "cart"),
     [
         ("local", RETAILER, "http://127.0.0.1:8080/cart"),
-        ("local", "demo-publisher-token", "http://127.0.0.1:8080/magazine/cart"),
+        ("local", "demo-publisher-token", "http://127.0.0.1:8090/cart"),
         ("production", RETAILER, "https://shop.example/panier"),
         # No retailer cart nor catalog home in that routing: the customer's base URL.
         ("production", "demo-nopers-token", "https://shop.example/"),
