@@ -14,6 +14,7 @@ from prerender.blueprints import (
     authless,
     basket,
     bootstrap,
+    cta,
     events,
     health,
     likes,
@@ -28,6 +29,7 @@ from prerender.blueprints import (
     removed,
     static_files,
     styles,
+    transfers,
 )
 from prerender.web.context import load_request_context
 from prerender.web.versions import API_VERSIONS
@@ -38,8 +40,10 @@ VERSIONED_BLUEPRINTS: tuple[tuple[Blueprint, tuple[str, ...]], ...] = (
     (multiple.bp, ("v1", "v2")),
     (styles.bp, ("v1", "v2")),
     (recipe_details.bp, ("v1", "v2")),
+    (cta.bp, ("v1", "v2")),
     (basket.bp, ("v1", "v2")),
     (payments.bp, ("v1", "v2")),
+    (transfers.bp, ("v1", "v2")),
     (likes.bp, ("v1", "v2")),
     (events.bp, ("v1", "v2")),
     (authless.bp, ("v1", "v2")),

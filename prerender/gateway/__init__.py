@@ -19,7 +19,7 @@ from prerender.gateway.errors import (
 )
 from prerender.gateway.http import UpstreamHttp
 from prerender.gateway.menus import MenuGateway
-from prerender.gateway.models import Pricing, Recipe, Routing, Supplier
+from prerender.gateway.models import Pricing, Recipe, Routing, Store, Supplier
 from prerender.gateway.read_cache import ReadCache
 
 EXTENSION_KEY = "prerender.gateway"
@@ -73,6 +73,7 @@ __all__ = [
     "Pricing",
     "Recipe",
     "Routing",
+    "Store",
     "SuggestionContext",
     "Supplier",
     "UnknownStore",

@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from prerender.gateway.errors import UnknownStore, UpstreamBadResponse, UpstreamError, UpstreamStatusError
 from prerender.gateway.http import UpstreamHttp
-from prerender.gateway.models import Recipe, Supplier, data_list, parse_recipe, parse_supplier
+from prerender.gateway.models import Recipe, Store, Supplier, data_list, parse_recipe, parse_stores, parse_supplier
 from prerender.gateway.read_cache import ReadCache, cache_key
 
 log = logging.getLogger(__name__)
@@ -154,6 +154,32 @@ class UpstreamGateway:
             supplier = None
         self.cache.set(key, (supplier,), timeout=self.supplier_ttl)
         return supplier
+
+    # --- stores ----------------------------------------------------------------------------------
+
+    def stores(self, identity: CallerIdentity) -> tuple[Store, ...]:
+        """Every store of the upstream, for the publisher's store picker (cached like a recipe; the last good
+        list is served while the upstream fails)."""
+        key = cache_key("stores", identity.language)
+        cached = self.cache.get(key)
+        if cached is not None:
+            remembered: tuple[Store, ...] = cached[0]
+            return remembered
+        try:
+            payload = self.http.request(
+                "GET", f"{API}/stores", name="stores", headers=identity.headers(), idempotent=True
+            )
+            stores = parse_stores(data_list(payload, "stores"))
+        except UpstreamError as error:
+            stale = self.cache.get("stale:" + key)
+            if stale is None:
+                raise
+            log.warning("upstream failed, serving the last good store list: %s", error)
+            last: tuple[Store, ...] = stale[0]
+            return last
+        self.cache.set(key, (stores,), timeout=self.recipe_ttl)
+        self.cache.set("stale:" + key, (stores,), timeout=self.stale_ttl)
+        return stores
 
     # --- recipes ---------------------------------------------------------------------------------
 
@@ -408,6 +434,28 @@ class UpstreamGateway:
         except UpstreamStatusError as error:
             _raise_unknown_store(error)
             raise
+
+    def basket_anywhere(self, identity: CallerIdentity) -> dict[str, Any]:
+        """The identity's open basket at its own store, without moving it (`store_id` null when there is none):
+        what a publisher's page, which knows no store, asks to show whether a recipe is in the basket."""
+        return _object(
+            self.http.request("GET", f"{API}/basket", name="basket", headers=identity.headers(), idempotent=True),
+            "basket",
+        )
+
+    def create_basket_transfer(
+        self, identity: CallerIdentity, *, body: dict[str, Any], key: str | None = None
+    ) -> dict[str, Any]:
+        """POST /basket/transfers: a one-time token handing the publisher's basket to its affiliated retailer
+        (retried only with an idempotency key)."""
+        return self._change_basket(identity, "POST", "/transfers", idempotent=False, key=key, body=body)
+
+    def redeem_basket_transfer(
+        self, identity: CallerIdentity, *, body: dict[str, Any], key: str | None = None
+    ) -> dict[str, Any]:
+        """POST /basket/transfers/redeem: the retailer's shopper receives a transferred basket (retried only with an
+        idempotency key)."""
+        return self._change_basket(identity, "POST", "/transfers/redeem", idempotent=False, key=key, body=body)
 
     def add_recipe_to_basket(
         self, identity: CallerIdentity, *, body: dict[str, Any], key: str | None = None

@@ -39,6 +39,15 @@ class Supplier:
 
 
 @dataclass(frozen=True)
+class Store:
+    """A point of sale: where a basket is priced."""
+
+    id: str
+    name: str
+    city: str
+
+
+@dataclass(frozen=True)
 class Pricing:
     guests: int
     total: Decimal
@@ -139,7 +148,18 @@ class RecipeSchema(_Lenient):
         return Recipe(**data)
 
 
+class StoreSchema(_Lenient):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    city = fields.String(load_default="", allow_none=True)
+
+    @post_load
+    def make(self, data: dict[str, Any], **_: Any) -> Store:
+        return Store(id=data["id"], name=data["name"], city=data["city"] or "")
+
+
 _SUPPLIER = SupplierSchema()
+_STORE = StoreSchema()
 _RECIPE = RecipeSchema()
 
 
@@ -147,6 +167,11 @@ def parse_supplier(payload: Any) -> Supplier:
     """Validate /suppliers/me."""
     supplier: Supplier = _load(_SUPPLIER, payload, "supplier")
     return supplier
+
+
+def parse_stores(items: list[Any]) -> tuple[Store, ...]:
+    """Validate the items of /stores."""
+    return tuple(_load(_STORE, item, "store") for item in items)
 
 
 def parse_recipe(payload: Any) -> Recipe:

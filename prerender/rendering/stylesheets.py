@@ -6,7 +6,8 @@ A route that mirrors a component includes its sub-components' sheets. Component 
 
 from __future__ import annotations
 
-_RECIPE_CARD = ("recipe-card", "like-button", "drawer", "recipe-details")
+# The card, its drawer, and the recipe publisher's CTA that opens the same drawer.
+_RECIPE_CARD = ("recipe-card", "like-button", "drawer", "recipe-details", "no-supplier-cta")
 # The entry block and its onboarding modal (also the current-menu page's).
 _PLANNER_ENTRY = ("planner-entry", "planner-onboarding")
 

@@ -29,6 +29,8 @@ from prerender.schemas.limits import (
 )
 
 EVENT_NAME = re.compile(r"^[a-z][a-z.-]{0,63}$")
+# A basket transfer token as the upstream issues them: URL-safe base64 (docs/upstream.md, "Basket transfers").
+TRANSFER_TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,128}$")
 
 
 class _Body(Schema):
@@ -137,6 +139,23 @@ class HandlePaymentQuery(Schema):
         validate=validate.Length(1, MAX_ORDER_ID),
         metadata={"description": "The retailer's order: a repeated call for it confirms nothing more."},
     )
+
+
+class TransferBody(_Body):
+    """`POST /{v}/basket/transfers`: the store of the affiliated retailer the basket goes to."""
+
+    store_id = Identifier(required=True, metadata={"description": "One of the affiliated retailer's stores."})
+
+
+class RedeemTransferBody(_Body):
+    """`POST /{v}/basket/transfers/redeem`: the token of the transfer link, at the retailer page's store."""
+
+    token = fields.String(
+        required=True,
+        validate=validate.Regexp(TRANSFER_TOKEN, error="Must be the transfer link's token (URL-safe characters)."),
+        metadata={"description": "`transferred_basket_token` of the transfer link."},
+    )
+    store_id = Identifier(required=True)
 
 
 class MergeAuthlessQuery(Schema):

@@ -1,6 +1,8 @@
 """The documented limits of request parameters (README, "Limits")."""
 
 MAX_ID_LENGTH = 64
+# A publisher's own recipe id (the upstream's external ids are at most 120 characters).
+MAX_EXTERNAL_ID_LENGTH = 120
 MAX_SURROUNDING_PRODUCT_IDS = 10
 MAX_CURRENT_PRODUCT_IDS = 20
 MAX_CONTEXTS = 50

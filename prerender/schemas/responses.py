@@ -65,6 +65,32 @@ class BasketChangeSchema(Schema):
     changes = fields.List(fields.Nested(CartChangeSchema), required=True)
 
 
+class TransferLinkSchema(Schema):
+    """A basket transfer to the affiliated retailer: where to send the browser."""
+
+    url = fields.String(
+        required=True,
+        metadata={
+            "description": "The retailer's page with `affiliate`, `transferred_basket_token` (one use) and "
+            "`point_of_sale_ext_id`."
+        },
+    )
+    expires_at = fields.String(required=True, metadata={"description": "When the link stops working (ISO 8601)."})
+    store_id = fields.String(required=True)
+    retailer = fields.String(required=True, metadata={"description": "The affiliated retailer's name."})
+
+
+class TransferSourceSchema(Schema):
+    source_supplier_name = fields.String(required=True)
+    recipe_count = fields.Integer(required=True)
+
+
+class TransferReceivedSchema(BasketChangeSchema):
+    """A transferred basket joined the shopper's: the basket, the cart's changes and where it came from."""
+
+    transfer = fields.Nested(TransferSourceSchema, required=True)
+
+
 class ConfirmationSchema(Schema):
     """The upstream's confirmation of a paid basket (docs/upstream.md): confirmed once per order id."""
 

@@ -31,11 +31,13 @@ class Problem(Exception):
         errors: FieldErrors | None = None,
         title: str | None = None,
         headers: Mapping[str, str] | None = None,
+        extensions: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__(detail)
         self.status = status
         self.detail = detail
         self.errors = errors
+        self.extensions = dict(extensions or {})
         self.title = title or HTTPStatus(status).phrase
         self.headers = dict(headers or {})
 
@@ -74,7 +76,9 @@ def problem_response(
 
 def handle_problem(error: Problem) -> Response:
     """Answer a Problem raised by a view or the header guard."""
-    response = problem_response(error.status, error.detail, title=error.title, errors=error.errors)
+    response = problem_response(
+        error.status, error.detail, title=error.title, errors=error.errors, extensions=error.extensions
+    )
     response.headers.update(error.headers)
     return response
 
@@ -88,8 +92,9 @@ def handle_http_exception(error: HTTPException) -> Response:
     return response
 
 
-# Upstream 4xx a browser can act on pass through with the upstream's own explanation.
-PASSED_THROUGH_STATUSES = frozenset({400, 403, 404, 409, 422})
+# Upstream 4xx a browser can act on pass through with the upstream's own explanation (410: a used or expired
+# basket transfer link).
+PASSED_THROUGH_STATUSES = frozenset({400, 403, 404, 409, 410, 422})
 # The members every problem has, written by prerender itself; an upstream's others pass through.
 PROBLEM_MEMBERS = frozenset({"type", "title", "status", "detail", "errors", "instance"})
 

@@ -117,6 +117,8 @@ BROWSER_OPERATIONS = [
         ("POST", "/basket/reconcile"),
         ("POST", "/basket/confirm"),
         ("POST", "/baskets/handle-payment"),
+        ("POST", "/basket/transfers"),
+        ("POST", "/basket/transfers/redeem"),
         ("GET", "/likes"),
         ("PUT", "/likes/{recipe_id}"),
         ("DELETE", "/likes/{recipe_id}"),

@@ -272,10 +272,7 @@ def test_without_a_store_the_destination_has_none(client) -> None:
 
 def test_each_supplier_has_its_own_routing(client) -> None:
     soup = soup_of(get_entry(client, headers(token="demo-publisher-token"), store_id="1001"))
-    assert (
-        modes(soup)["custom"]["data-href"]
-        == "http://127.0.0.1:8090/planner/current-menu?mode=custom&store_id=1001"
-    )
+    assert modes(soup)["custom"]["data-href"] == "http://127.0.0.1:8090/planner/current-menu?mode=custom&store_id=1001"
 
 
 def test_an_empty_current_menu_path_falls_back_to_the_planner_page(app_config: dict) -> None:

@@ -23,6 +23,8 @@ const FOCUSABLE = [
  * @property {string} [source] "card", "api"... (analytics)
  * @property {string} [title] shown while the details load
  * @property {string} [storeId] used when the page has not called pos.load
+ * @property {import("./basket-transfer.js").TransferOffer} [transfer] a publisher's CTA: the affiliated
+ *   retailer's store picker and the transfer (components/basket-transfer.js)
  */
 
 /**
@@ -41,6 +43,7 @@ export class DrawerElement extends HTMLElement {
   /** @type {AbortController | null} */ #request = null;
   /** @type {AbortController | null} */ #whileOpen = null;
   /** @type {Current | null} */ #current = null;
+  /** @type {import("./basket-transfer.js").TransferPanel | null} */ #transfer = null;
 
   connectedCallback() {
     if (this.#panel) return;
@@ -81,7 +84,7 @@ export class DrawerElement extends HTMLElement {
    * Opens the drawer on a recipe (or switches to it when already open).
    * @param {OpenOptions} options
    */
-  async open({ recipeId, guests, opener, source = "api", title, storeId }) {
+  async open({ recipeId, guests, opener, source = "api", title, storeId, transfer }) {
     const { analytics, pos, notices } = internals();
     if (!this.isOpen) {
       const active = document.activeElement;
@@ -92,6 +95,7 @@ export class DrawerElement extends HTMLElement {
     }
     const store = pos.storeId$.hasValue ? /** @type {string | null} */ (pos.storeId$.value) : (storeId ?? null);
     this.#current = { recipeId, guests, storeId: store };
+    await this.#showTransfer(transfer);
     this.#title.textContent = title || notices.t("drawer.loading");
     analytics.track("recipe.display", { recipe_id: recipeId, source, ...(guests ? { guests } : {}) });
     return this.#load({ preserve: false });
@@ -113,6 +117,8 @@ export class DrawerElement extends HTMLElement {
     this.#details?.destroy();
     this.#details = null;
     this.#current = null;
+    this.#transfer?.destroy();
+    this.#transfer = null;
     this.#whileOpen?.abort();
     this.#whileOpen = null;
     notices.setPresenter(null);
@@ -138,6 +144,37 @@ export class DrawerElement extends HTMLElement {
     document.addEventListener("focusin", (event) => this.#onFocusIn(event), { signal });
     notices.setPresenter((/** @type {{ kind: string, text: string }} */ notice) => this.#present(notice));
     /** @type {HTMLElement | null} */ (this.#panel.querySelector(".svc-drawer__close"))?.focus({ preventScroll: true });
+  }
+
+  /**
+   * A publisher's drawer: the retailer's store (picked here) and the transfer, above the recipe and in the
+   * footer; none for a retailer's card.
+   * @param {import("./basket-transfer.js").TransferOffer | undefined} offer
+   */
+  async #showTransfer(offer) {
+    this.#transfer?.destroy();
+    this.#transfer = null;
+    if (!offer) return;
+    const current = this.#current;
+    /** @type {typeof import("./basket-transfer.js")} */
+    let module;
+    try {
+      module = await import(new URL(`./basket-transfer.js${search}`, import.meta.url).href);
+    } catch (error) {
+      console.error(`[${sdk.prefix}] the store picker could not be loaded`, error); // the recipe shows all the same
+      return;
+    }
+    // Closed, or opened on another recipe, while the module loaded: that call shows its own panel.
+    if (!this.isOpen || this.#current !== current) return;
+    this.#transfer = new module.TransferPanel(offer, (storeId) => {
+      const { pos } = internals();
+      void pos.load(storeId);
+      if (!this.#current) return;
+      this.#current = { ...this.#current, storeId };
+      this.#load({ preserve: false }).catch(() => {}); // the drawer shows the failure
+    });
+    this.#messages.after(this.#transfer.top);
+    this.#transfer.render();
   }
 
   /** @param {{ preserve: boolean }} options */
@@ -192,7 +229,7 @@ export class DrawerElement extends HTMLElement {
     const root = template.content.querySelector(".svc-recipe-details");
     const footer = /** @type {HTMLElement | null} */ (root?.querySelector(".svc-recipe-details__footer") ?? null);
     this.#body.replaceChildren(template.content);
-    this.#footer.replaceChildren(...(footer ? [footer] : []));
+    this.#footer.replaceChildren(...(footer ? [footer] : []), ...(this.#transfer ? [this.#transfer.action] : []));
     const title = root?.querySelector(".svc-recipe-details__title")?.textContent?.trim();
     if (title) this.#title.textContent = title;
     if (restore) this.#body.scrollTop = scrollTop;

@@ -290,8 +290,12 @@ export class RecipeDetails {
     const { basket, notices, track } = internals();
     const guests = this.#guests;
     track("recipe.change-guests", { recipe_id: this.#recipeId, guests });
+    // The page's other controls of this recipe (a publisher's CTA) follow once the basket has the new count.
+    const share = () => internals().guests.set(this.#recipeId, guests);
     if (basket.entry(this.#recipeId)) {
-      basket.setGuests(this.#recipeId, guests).catch((/** @type {unknown} */ error) => notices.error(error));
+      basket.setGuests(this.#recipeId, guests).then(share, (/** @type {unknown} */ error) => notices.error(error));
+    } else {
+      share();
     }
     this.#drawer.reload({ guests }).catch(() => {}); // the drawer shows the failure
   }

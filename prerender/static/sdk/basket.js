@@ -256,13 +256,56 @@ export class BasketService {
    * Rejects with the service's problem (403 for a logged-out visitor, 409 `no-store` / `empty`).
    * @returns {Promise<{ basket: Basket, changes: { id: string, quantity: number }[], cartFollowed: boolean }>}
    */
-  async finalizeMenu() {
+  finalizeMenu() {
+    return this.#arrive(() => this.#client.request("POST", "/menu/current/finalize", { write: true, version: "v2" }));
+  }
+
+  /**
+   * POST /basket/transfers: a recipe publisher's basket, at one of its affiliated retailer's stores, handed to
+   * that retailer through a one-time link (docs/browser-api.md, "Basket transfers"). The store becomes the
+   * page's (the basket is priced there). Resolves with `{url, expires_at, store_id, retailer}`; the caller
+   * sends the browser to `url`. Rejects with the service's problem (409 `empty` or `no-affiliate`).
+   * @param {string} storeId
+   * @returns {Promise<{ url: string, expires_at: string, store_id: string, retailer: string }>}
+   */
+  async transfer(storeId) {
+    const id = String(storeId ?? "").trim();
+    if (!id) throw new TypeError("transfer expects one of the retailer's store ids");
+    await this.#pos.load(id);
+    return this.#enqueue(() => this.#client.request("POST", "/basket/transfers", { json: { store_id: id }, write: true }));
+  }
+
+  /**
+   * POST /basket/transfers/redeem, on the retailer's site: the transferred recipes join the shopper's basket at
+   * the page's store, and their products are pushed to the retailer cart through the usual callbacks (awaited).
+   * Rejects with the service's problem (404 unknown, 410 expired or used). `idempotencyKey`: the same on a retry
+   * after a reload, so that a redeem whose answer was lost is answered again rather than refused as used.
+   * @param {string} token @param {string} storeId @param {string} [idempotencyKey]
+   * @returns {Promise<{ basket: Basket, changes: { id: string, quantity: number }[],
+   *   transfer: { source_supplier_name: string, recipe_count: number }, cartFollowed: boolean }>}
+   */
+  receiveTransfer(token, storeId, idempotencyKey) {
+    return this.#arrive(() => this.#client.request("POST", "/basket/transfers/redeem",
+      { json: { token: String(token), store_id: String(storeId) }, write: true, idempotencyKey }));
+  }
+
+  // --- internals ---------------------------------------------------------------------------------
+
+  /**
+   * Products arriving in the basket from elsewhere (a finalized menu, a transferred basket): the write's answer
+   * is published, then its changes are pushed to the retailer cart, awaited. There is nothing to roll back to
+   * (the menu or the other basket is gone): a cart that does not follow only sets `cartFollowed` to false.
+   * @template {BasketAnswer} A
+   * @param {() => Promise<A>} request
+   * @returns {Promise<A & { cartFollowed: boolean }>}
+   */
+  async #arrive(request) {
     this.#initialized = true;
     let cartFollowed = true;
     /** @type {(() => Promise<void>) | null} */
     let push = null;
     const answer = await this.#enqueue(async () => {
-      const result = await this.#client.request("POST", "/menu/current/finalize", { write: true, version: "v2" });
+      const result = await request();
       this.#publish(result.basket);
       push = this.sync.register(result.changes ?? [], {
         after: result.basket,
@@ -275,8 +318,6 @@ export class BasketService {
     if (push) await /** @type {() => Promise<void>} */ (push)();
     return { ...answer, cartFollowed };
   }
-
-  // --- internals ---------------------------------------------------------------------------------
 
   /** @returns {Promise<Basket>} */
   async #load() {

@@ -37,6 +37,8 @@ export function localProblem(/** @type {string} */ type, /** @type {string} */ t
  *   response headers, `{body, headers}`)
  * @property {AbortSignal} [signal]
  * @property {boolean} [write] a basket write: it carries an idempotency key, kept across its retries
+ * @property {string} [idempotencyKey] the write's key when the caller keeps it beyond this call (a retry after a
+ *   reload: the service answers the first attempt's outcome); default: a new one
  * @property {Record<string, string>} [headers] more headers (the merge's `authless-credential`)
  * @property {"v1" | "v2"} [version] the version segment, for routes of one version only (the planner's, v2);
  *   default: the one `supplier.setup` chose
@@ -87,9 +89,9 @@ export class ApiClient {
    * @param {RequestOptions} [options]
    * @returns {Promise<any>}
    */
-  async request(method, path, { query, json, as = "json", signal, write = false, headers, version } = {}) {
+  async request(method, path, { query, json, as = "json", signal, write = false, headers, version, idempotencyKey } = {}) {
     if (!write) return this.#send(method, path, { query, json, as, signal, headers, version });
-    const key = newIdempotencyKey();
+    const key = idempotencyKey ?? newIdempotencyKey();
     for (let attempt = 0; ; attempt += 1) {
       try {
         return await this.#send(method, path, { query, json, as, signal, headers, version }, key);

@@ -19,6 +19,8 @@ import { Likes } from "./likes.js";
 import { Analytics } from "./analytics.js";
 import { ShowTracker } from "./show-tracking.js";
 import { Planner } from "./planner.js";
+import { GuestCounts } from "./guests.js";
+import { TransferArrivals } from "./transfer.js";
 import { defineShopperElement } from "./shopper.js";
 import { translator } from "./texts.js";
 
@@ -44,6 +46,8 @@ export const INTERNAL = Symbol.for("prerender.sdk.internal");
  * @property {Likes} likes
  * @property {Pos} pos
  * @property {Planner} planner
+ * @property {GuestCounts} guests
+ * @property {TransferArrivals} transfers
  * @property {(name: string, props: Record<string, unknown>) => import("./analytics.js").AnalyticsEvent} track
  */
 
@@ -63,6 +67,15 @@ function createSdk() {
   const basket = new BasketService({ client, pos, session, notices });
   const likes = new Likes({ client, session, track });
   const planner = new Planner({ session });
+  const guests = new GuestCounts();
+  // The page has loaded and its basket calls are done: what resumes a flow that leaves the page (the planner's
+  // finalize) or changes the basket (a transferred basket) waits for it, so as not to cut short the page's own
+  // calls (the first logged-in page merges the visitor's basket).
+  const whenSettled = () => new Promise((resolve) => {
+    if (document.readyState === "complete") resolve(undefined);
+    else window.addEventListener("load", () => resolve(undefined), { once: true });
+  }).then(() => basket.whenIdle());
+  const transfers = new TransferArrivals({ session, pos, basket, notices, track, settled: whenSettled });
   const shows = new ShowTracker({
     storage: session.local,
     key: (name) => session.key(name),
@@ -74,7 +87,8 @@ function createSdk() {
    * when they cannot be loaded (the drawer then shows an error state).
    * @param {string | number} recipeId
    * @param {number} [guests]
-   * @param {{ opener?: HTMLElement, source?: string, title?: string, storeId?: string }} [options]
+   * @param {{ opener?: HTMLElement, source?: string, title?: string, storeId?: string,
+   *   transfer?: import("../components/basket-transfer.js").TransferOffer }} [options]
    */
   async function openDetails(recipeId, guests, options = {}) {
     const id = String(recipeId ?? "").trim();
@@ -127,6 +141,10 @@ function createSdk() {
       basket$: basket.basket$,
       inBasket$: (/** @type {string} */ recipeId) => basket.inBasket$(recipeId),
       mergeAuthless: (/** @type {string} */ authlessId) => basket.mergeAuthless(authlessId),
+      /** A publisher's basket to its affiliated retailer: resolves with the link to send the browser to. */
+      transfer: (/** @type {string} */ storeId) => basket.transfer(storeId),
+      /** Emits `{affiliate, recipeCount, changes, cartFollowed}` when a basket from an affiliated site arrived. */
+      transferReceived$: transfers.received$,
     }),
     basketSync: Object.freeze({
       retailerBasketChanged: async (/** @type {unknown} */ products) => basket.sync.cartChanged(products),
@@ -136,7 +154,23 @@ function createSdk() {
       defineAddProductsToCart: (/** @type {any} */ callback) => basket.sync.defineAdd(callback),
       defineRemoveProductsFromCart: (/** @type {any} */ callback) => basket.sync.defineRemove(callback),
     }),
-    recipes: Object.freeze({ openDetails }),
+    recipes: Object.freeze({
+      openDetails,
+      /**
+       * The guest count of a recipe for every control of the page that follows it (a publisher's CTA, by the
+       * service's id or the publisher's own). Not 1 to 50: ignored, false.
+       */
+      setGuests: (/** @type {string | number} */ recipeId, /** @type {unknown} */ count) => guests.set(recipeId, count),
+      /** The guest count chosen on the page for a recipe, as a stream. */
+      guests$: (/** @type {string | number} */ recipeId) => guests.of(recipeId),
+    }),
+    hook: Object.freeze({
+      /**
+       * How the page switches to a store (a basket arriving from an affiliated site was built at another one):
+       * `(storeId) => boolean | Promise<boolean>`, true once the page is at that store.
+       */
+      setForcePosCallback: (/** @type {unknown} */ callback) => transfers.setForcePosCallback(callback),
+    }),
     likes: Object.freeze({
       like: async (/** @type {string} */ recipeId) => likes.like(recipeId),
       unlike: async (/** @type {string} */ recipeId) => likes.unlike(recipeId),
@@ -158,7 +192,7 @@ function createSdk() {
     ApiError,
   };
   /** @type {SdkInternals} */
-  const internals = { session, client, notices, analytics, basket, likes, pos, planner, track };
+  const internals = { session, client, notices, analytics, basket, likes, pos, planner, guests, transfers, track };
   Object.defineProperty(sdk, INTERNAL, { value: Object.freeze(internals) });
   return {
     sdk: Object.freeze(sdk),
@@ -175,12 +209,7 @@ function createSdk() {
       if (parsed) setTimeout(autoPageview, 0);
       else document.addEventListener("DOMContentLoaded", autoPageview, { once: true });
       // The finalize flow of the planner resumes once its user has logged in or a store is chosen, when that
-      // happened on another page (sdk/planner.js): once the page has loaded and its basket calls are done
-      // (the first logged-in page merges the visitor's basket: leaving earlier would cut that short).
-      const whenSettled = () => new Promise((resolve) => {
-        if (document.readyState === "complete") resolve(undefined);
-        else window.addEventListener("load", () => resolve(undefined), { once: true });
-      }).then(() => basket.whenIdle());
+      // happened on another page (sdk/planner.js), once the page has settled.
       session.identity$.subscribe((identity) => {
         if (identity?.kind === "user" && planner.cachedFinalize()?.needs === "login") {
           void whenSettled().then(() => planner.resumeFinalize("login"));
@@ -191,6 +220,9 @@ function createSdk() {
           void whenSettled().then(() => planner.resumeFinalize("store", storeId));
         }
       });
+      // A basket sent by an affiliated publisher: out of the address bar now, redeemed once the page is ready.
+      transfers.catchArrival();
+      if (transfers.pending()) void whenSettled().then(() => transfers.resume());
       const idle = window.requestIdleCallback ?? ((/** @type {() => void} */ fn) => setTimeout(fn, 2000));
       idle(() => shows.prune());
     },

@@ -24,6 +24,9 @@ const TEXTS = {
     "details.add-aria": "Ajouter {name} au panier",
     "details.decrease": "Un {name} de moins",
     "details.increase": "Un {name} de plus",
+    "transfer.received": "Les ingrédients de votre panier {affiliate} ont été ajoutés à votre panier.",
+    "transfer.expired": "Ce lien de panier a expiré ou a déjà été utilisé : ajoutez à nouveau les recettes depuis le site d'origine.",
+    "transfer.failed": "Le panier transféré n'a pas pu être ajouté. Réessayez depuis le site d'origine.",
   },
   en: {
     "error.generic": "Something went wrong. Please try again in a moment.",
@@ -43,6 +46,9 @@ const TEXTS = {
     "details.add-aria": "Add {name} to the basket",
     "details.decrease": "One {name} fewer",
     "details.increase": "One {name} more",
+    "transfer.received": "The ingredients of your {affiliate} basket were added to your cart.",
+    "transfer.expired": "This basket link has expired or was already used: add the recipes again from the original site.",
+    "transfer.failed": "The transferred basket could not be added. Please try again from the original site.",
   },
 };
 

@@ -1,0 +1,52 @@
+"""GET /{v}/no-supplier-add-to-cart-cta: a recipe publisher's add-to-cart button (README.md, "Recipe publishers")."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Blueprint, Response
+
+from prerender.gateway import UpstreamError
+from prerender.rendering.cta import build_cta, render_cta
+from prerender.rendering.fragments import fragment_etag
+from prerender.rendering.shopper import with_shopper
+from prerender.schemas.cta import CtaQuery
+from prerender.web.context import current_context
+from prerender.web.contract import NOT_MODIFIED, declare, html, problem
+from prerender.web.http_caching import PRIVATE, cache_policy
+
+log = logging.getLogger(__name__)
+
+bp = Blueprint("cta", __name__)
+
+
+@bp.get("/no-supplier-add-to-cart-cta")
+@cache_policy(PRIVATE)
+@declare(
+    summary="A recipe publisher's add-to-cart CTA",
+    query=CtaQuery(),
+    answers={
+        200: html(
+            "The <svc-no-supplier-add-to-cart-cta> fragment, its `in-basket` state the user's; an empty body when "
+            "no recipe has that external id or id, or the upstream failed."
+        ),
+        304: NOT_MODIFIED,
+        400: problem("Invalid headers, or no `recipe_id`."),
+    },
+)
+def get_cta(query: dict[str, Any]) -> Response:
+    """The CTA of the publisher's recipe (its own id), in or out of the user's basket."""
+    ctx = current_context()
+    try:
+        cta = build_cta(ctx, query["recipe_id"], query["guests"])
+        fragment = render_cta(cta, ctx) if cta is not None else ""
+    except UpstreamError as error:
+        log.error("no-supplier CTA rendered empty, request %s: %s", ctx.request_id, error)
+        fragment = ""
+    etag = fragment_etag(fragment)
+    if fragment:  # the browser acts for the shopper the publisher's server named (prerender/rendering/shopper.py)
+        fragment, etag = with_shopper(fragment, etag, ctx)
+    response = Response(fragment, mimetype="text/html")
+    response.set_etag(etag)
+    return response

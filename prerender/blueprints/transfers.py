@@ -1,0 +1,94 @@
+"""POST /{v}/basket/transfers and /redeem: a recipe publisher's basket handed to its affiliated retailer through a
+one-time, expiring link (docs/browser-api.md, "Basket transfers")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, current_app
+
+from prerender.gateway import UpstreamBadResponse, get_gateway
+from prerender.rendering.cta import affiliated_retailer, has_site, transfer_url
+from prerender.schemas.actions import RedeemTransferBody, TransferBody
+from prerender.schemas.headers import WriteHeaders
+from prerender.schemas.responses import TransferLinkSchema, TransferReceivedSchema
+from prerender.web.context import basket_owner
+from prerender.web.contract import PASSED_THROUGH, UPSTREAM_FAILURES, Callers, declare, json_answer, problem
+from prerender.web.errors import Problem
+
+bp = Blueprint("transfers", __name__, url_prefix="/basket/transfers")
+
+WRITE_HEADERS = WriteHeaders()
+
+
+def no_affiliate() -> Problem:
+    """The refusal of a supplier that has no affiliated retailer with a site in this environment."""
+    detail = "This site has no affiliated retailer to hand the basket to."
+    return Problem(409, detail, extensions={"reason": "no-affiliate"})
+
+
+@bp.post("")
+@declare(
+    callers=Callers.BROWSER,
+    summary="Hand the publisher's basket to its affiliated retailer",
+    headers=WRITE_HEADERS,
+    body=TransferBody(),
+    body_example={"store_id": "1001"},
+    answers={
+        201: json_answer(TransferLinkSchema, "The retailer's page to send the browser to (a one-time link)."),
+        **PASSED_THROUGH,
+        403: problem("No known supplier, or refused by the recipe service."),
+        409: problem(
+            "Nothing to hand over: the basket is empty (`reason` `empty`), or the publisher has no affiliated "
+            "retailer with a site for this environment (`reason` `no-affiliate`)."
+        ),
+        **UPSTREAM_FAILURES,
+    },
+)
+def create_transfer(body: dict[str, Any], headers: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """A one-time link to the affiliated retailer's site, where the basket (at the chosen store) lands in the cart."""
+    ctx = basket_owner()
+    environment = current_app.config["ENVIRONMENT"]
+    retailer = affiliated_retailer(ctx)
+    if ctx.supplier is None or retailer is None or not has_site(retailer, environment):
+        raise no_affiliate()
+    answer = get_gateway().create_basket_transfer(
+        ctx.upstream, body={"store_id": body["store_id"]}, key=headers["idempotency_key"]
+    )
+    token, expires_at = answer.get("token"), answer.get("expires_at")
+    if not isinstance(token, str) or not token or not isinstance(expires_at, str):
+        raise UpstreamBadResponse("POST /basket/transfers: no token or expiry")
+    url = transfer_url(ctx.supplier, retailer, environment=environment, token=token, store_id=body["store_id"])
+    return {"url": url, "expires_at": expires_at, "store_id": body["store_id"], "retailer": retailer.name}, 201
+
+
+@bp.post("/redeem")
+@declare(
+    callers=Callers.BROWSER,
+    summary="Receive a basket transferred from an affiliated publisher",
+    headers=WRITE_HEADERS,
+    body=RedeemTransferBody(),
+    body_example={"token": "Zk3v0hN9bq1mX2pL8sT4uW6yA0cE2gI4kM6oQ8sU0wY", "store_id": "1001"},
+    answers={
+        200: json_answer(TransferReceivedSchema, "The basket with the transferred recipes, and the cart's changes."),
+        **PASSED_THROUGH,
+        404: problem("No such transfer for this retailer."),
+        410: problem("The link expired or was already used (`reason` `expired` or `redeemed`)."),
+        **UPSTREAM_FAILURES,
+    },
+)
+def redeem_transfer(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
+    """The transferred recipes join the shopper's basket at the store; the cart follows through the SDK."""
+    answer = get_gateway().redeem_basket_transfer(basket_owner().upstream, body=body, key=headers["idempotency_key"])
+    basket, changes, transfer = answer.get("basket"), answer.get("changes"), answer.get("transfer")
+    if not isinstance(basket, dict) or not isinstance(changes, list) or not isinstance(transfer, dict):
+        raise UpstreamBadResponse("POST /basket/transfers/redeem: no basket, changes or transfer")
+    count = transfer.get("recipe_count")
+    return {
+        "basket": basket,
+        "changes": changes,
+        "transfer": {
+            "source_supplier_name": str(transfer.get("source_supplier_name") or ""),
+            "recipe_count": count if isinstance(count, int) and not isinstance(count, bool) else 0,
+        },
+    }

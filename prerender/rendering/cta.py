@@ -1,0 +1,218 @@
+"""The no-supplier add-to-cart CTA of a recipe publisher, and the transfer of its basket to the publisher's
+affiliated retailer (README.md, "Recipe publishers").
+
+The CTA names the recipe by the publisher's own id: the upstream's external-id lookup resolves it, else the
+value is taken as the service's recipe id, else there is no CTA. Whether the recipe is in the user's basket
+is decided here, from the basket wherever it is priced (a publisher's page knows no store). The basket
+is read on the gateway's pool while the (cached) external-id lookup and recipe are read, so a CTA costs one
+upstream round trip once those, the affiliated retailer and its stores are cached.
+"""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+from flask import current_app, render_template
+
+from prerender.gateway import Store, Supplier, UpstreamError, get_gateway
+from prerender.rendering.assets import get_assets
+from prerender.rendering.i18n import Translator, translator_for
+from prerender.schemas.fields import ID_PATTERN
+from prerender.web.context import RequestContext
+
+log = logging.getLogger(__name__)
+
+CTA_MODULES = ("sdk/svc.js", "components/no-supplier-cta.js")
+# The query parameters the retailer's SDK reads on arrival (prerender/static/sdk/transfer.js).
+TRANSFER_PARAMS = ("affiliate", "transferred_basket_token", "point_of_sale_ext_id")
+
+
+@dataclass(frozen=True)
+class TransferOffer:
+    """The affiliated retailer the basket can go to, and its stores for the drawer's picker."""
+
+    retailer: str
+    stores: tuple[Store, ...]
+    # False when the store list could not be read: the drawer says so instead of a picker.
+    stores_loaded: bool
+    # False for a publisher without an affiliated retailer that has a site here: the drawer says so.
+    available: bool = True
+
+
+@dataclass(frozen=True)
+class CtaView:
+    """Everything the CTA fragment shows, already decided."""
+
+    recipe_id: str
+    external_id: str
+    title: str
+    guests: int
+    in_basket: bool
+    # The store the user's basket is priced at (the one picked in the drawer earlier), if any.
+    store_id: str | None
+    offer: TransferOffer | None
+
+    def browser_data(self, t: Translator) -> dict[str, Any]:
+        """What the element and the drawer's store picker need, put in the page through `tojson`."""
+        retailer = self.offer.retailer if self.offer else ""
+        texts = {
+            # {store} stays for the browser to fill with the store it shows.
+            key.lower(): t(f"NO_SUPPLIER_CTA.{key}", retailer=retailer, store="{store}")
+            for key in (
+                "BUY_INGREDIENTS",
+                "SEE_INGREDIENTS",
+                "STORE_TITLE",
+                "STORE_LABEL",
+                "STORE_PLACEHOLDER",
+                "STORE_SUBMIT",
+                "STORE_CHANGE",
+                "STORE_CURRENT",
+                "STORES_UNAVAILABLE",
+                "TRANSFER",
+                "TRANSFER_HINT",
+                "TRANSFER_EMPTY",
+                "TRANSFER_PENDING",
+                "TRANSFER_FAILED",
+                "NO_RETAILER",
+            )
+        }
+        texts["in_basket_icon_alt"] = t("RECIPE_CARD_CTA.IN_BASKET_ICON_ALT")
+        texts["not_in_basket_icon_alt"] = t("RECIPE_CARD_CTA.NOT_IN_BASKET_ICON_ALT")
+        offer = None
+        if self.offer is not None:
+            offer = {
+                "available": self.offer.available,
+                "retailer": self.offer.retailer,
+                "stores_loaded": self.offer.stores_loaded,
+                "stores": [{"id": s.id, "name": s.name, "city": s.city} for s in self.offer.stores],
+            }
+        return {"recipe_id": self.recipe_id, "title": self.title, "texts": texts, "transfer": offer}
+
+
+def resolve_recipe_id(ctx: RequestContext, publisher_id: str) -> str | None:
+    """The service's id of the publisher's recipe: its external id's match, else the value itself when it can be a
+    recipe id (None when it cannot: the CTA is then empty)."""
+    matched = get_gateway().recipe_id_by_external_id(ctx.upstream, publisher_id)
+    if matched is not None:
+        return matched
+    return publisher_id if ID_PATTERN.fullmatch(publisher_id) else None
+
+
+def build_cta(ctx: RequestContext, publisher_id: str, guests: int | None) -> CtaView | None:
+    """The CTA of a publisher's recipe, None when neither its external id nor its value names a recipe.
+    Upstream failures of the recipe propagate (the blueprint answers an empty CTA); the basket and the store
+    list only decorate it, so their failures render "not in the basket" and no store picker. A recipe in the
+    basket shows the basket's guest count (what the drawer re-scales from), else `guests` or the recipe's."""
+    gateway = get_gateway()
+    basket = gateway.start(gateway.basket_anywhere, ctx.upstream)
+    recipe_id = resolve_recipe_id(ctx, publisher_id)
+    recipe = gateway.recipe(ctx.upstream, recipe_id, store_id=None, serves=None, summary=True) if recipe_id else None
+    if recipe is None:
+        return None
+    offer = transfer_offer(ctx)
+    in_basket, store_id = _basket_state(basket, ctx)
+    return CtaView(
+        recipe_id=recipe.id,
+        external_id=publisher_id,
+        title=recipe.title,
+        guests=in_basket.get(recipe.id) or guests or recipe.guests,
+        in_basket=recipe.id in in_basket,
+        store_id=store_id,
+        offer=offer,
+    )
+
+
+def _basket_state(basket: Future[dict[str, Any]], ctx: RequestContext) -> tuple[dict[str, int], str | None]:
+    """The guests of each recipe of the user's basket, and the store it is priced at; none when it cannot be
+    read."""
+    try:
+        answer = basket.result()
+    except UpstreamError as error:
+        log.error("basket unavailable, CTA rendered as not in the basket, request %s: %s", ctx.request_id, error)
+        return {}, None
+    entries = answer.get("recipes")
+    if not isinstance(entries, list):
+        entries = []
+    in_basket = {
+        str(entry.get("recipe_id")): _guest_count(entry.get("guests")) for entry in entries if isinstance(entry, dict)
+    }
+    store_id = answer.get("store_id")
+    return in_basket, str(store_id) if store_id not in (None, "") and in_basket else None
+
+
+def _guest_count(value: Any) -> int:
+    """An entry's guests when the upstream gave a count of 1 to 50, else 0 (the other counts apply)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 50 else 0
+
+
+def affiliated_retailer(ctx: RequestContext) -> Supplier | None:
+    """The publisher's affiliated retailer, None when it has none or the upstream no longer knows it."""
+    supplier = ctx.supplier
+    if supplier is None or supplier.affiliated_supplier_id is None:
+        return None
+    return get_gateway().supplier_by_id(
+        supplier.affiliated_supplier_id,
+        service_key=current_app.config["UPSTREAM_SERVICE_KEY"],
+        request_id=ctx.request_id,
+    )
+
+
+def transfer_offer(ctx: RequestContext) -> TransferOffer | None:
+    """What the drawer offers a publisher's reader: the affiliated retailer and its stores (without stores when
+    the list cannot be read right now; unavailable when the retailer has no site here). None for a supplier
+    that is not a publisher."""
+    supplier = ctx.supplier
+    if supplier is None or supplier.kind != "publisher":
+        return None
+    unavailable = TransferOffer(retailer="", stores=(), stores_loaded=False, available=False)
+    try:
+        retailer = affiliated_retailer(ctx)
+    except UpstreamError as error:
+        log.error("affiliated retailer unavailable, CTA without transfer, request %s: %s", ctx.request_id, error)
+        return unavailable
+    if retailer is None or not has_site(retailer, current_app.config["ENVIRONMENT"]):
+        return unavailable
+    try:
+        stores = get_gateway().stores(ctx.upstream)
+    except UpstreamError as error:
+        log.error("store list unavailable, CTA without store picker, request %s: %s", ctx.request_id, error)
+        return TransferOffer(retailer=retailer.name, stores=(), stores_loaded=False)
+    return TransferOffer(retailer=retailer.name, stores=stores, stores_loaded=True)
+
+
+def render_cta(cta: CtaView, ctx: RequestContext) -> str:
+    """The CTA fragment, ending with the module scripts that upgrade it."""
+    t = translator_for(ctx)
+    return render_template(
+        "cta/fragment.html",
+        cta=cta,
+        t=t,
+        prefix=current_app.config["ELEMENT_PREFIX"],
+        module_urls=get_assets().module_urls(CTA_MODULES),
+    )
+
+
+# --- the transfer link --------------------------------------------------------------------------------
+
+
+def has_site(retailer: Supplier, environment: str) -> bool:
+    """Whether the retailer's routing gives its site's address (http or https) in this environment."""
+    routing = retailer.routing.get(environment)
+    return routing is not None and urlsplit(routing.base_url.strip()).scheme in ("http", "https")
+
+
+def transfer_url(publisher: Supplier, retailer: Supplier, *, environment: str, token: str, store_id: str) -> str:
+    """The retailer page the browser goes to with the transfer's token: the retailer's routing `baseUrl` plus its
+    catalog home (`features.catalog`, else `/`), with the parameters its SDK reads (needs `has_site`)."""
+    routing = retailer.routing[environment]
+    base = routing.base_url.strip().rstrip("/")
+    path = routing.catalog_path or "/"
+    if urlsplit(path).scheme or path.startswith("//"):
+        path = "/"
+    query = urlencode(dict(zip(TRANSFER_PARAMS, (publisher.name, token, store_id), strict=True)))
+    separator = "&" if "?" in path else "?"
+    return f"{base}/{path.lstrip('/')}{separator}{query}"

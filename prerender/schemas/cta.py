@@ -1,0 +1,52 @@
+"""Query string of the no-supplier add-to-cart CTA (`GET /{v}/no-supplier-add-to-cart-cta`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, pre_load, validate
+
+from prerender.schemas.fields import Integer
+from prerender.schemas.limits import MAX_EXTERNAL_ID_LENGTH, MAX_SERVES
+
+# The publisher's own id: anything printable (its database's ids are its business), without control characters.
+EXTERNAL_ID_PATTERN = re.compile(r"^[^\x00-\x1f\x7f]+$")
+
+
+class CtaQuery(Schema):
+    """`?recipe_id=&guests=`. Unknown parameters are ignored."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    recipe_id = fields.String(
+        required=True,
+        validate=[
+            validate.Length(1, MAX_EXTERNAL_ID_LENGTH),
+            validate.Regexp(EXTERNAL_ID_PATTERN, error="Must not contain control characters."),
+        ],
+        metadata={
+            "description": "The publisher's own id of the recipe (its external id); when none matches, the value "
+            "is used as the service's recipe id."
+        },
+    )
+    guests = Integer(
+        strict=False,
+        validate=validate.Range(1, MAX_SERVES),
+        load_default=None,
+        metadata={"description": "Initial guest count, 1 to 50; any other value is ignored (the recipe's applies)."},
+    )
+
+    @pre_load
+    def ignore_bad_guests(self, data: Mapping[str, Any], **_: Any) -> dict[str, Any]:
+        """A `guests` that is not 1 to 50 in decimal digits is ignored, never refused: the recipe's own count
+        applies (the host element's `guests` rule, README.md)."""
+        loaded = {name: data.get(name) for name in self.fields if name in data}
+        if "guests" in loaded:
+            try:
+                self.fields["guests"].deserialize(loaded["guests"])
+            except ValidationError:
+                del loaded["guests"]
+        return loaded

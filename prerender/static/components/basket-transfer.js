@@ -1,0 +1,188 @@
+// The drawer's part for a recipe publisher (opened by its CTA, components/no-supplier-cta.js): the store of the
+// affiliated retailer the basket is priced at (a picker while there is none), and the transfer that sends the
+// visitor to that retailer's site with the basket (docs/browser-api.md, "Basket transfers"). Styles:
+// no-supplier-cta.css (.svc-basket-transfer). Texts come from the CTA's fragment, so retailer overrides apply.
+const search = new URL(import.meta.url).search;
+const { internals, h } = /** @type {typeof import("./ui.js")} */ (
+  await import(new URL(`./ui.js${search}`, import.meta.url).href));
+const { PUBLISHER_STORE_KEY } = /** @type {typeof import("./no-supplier-cta.js")} */ (
+  await import(new URL(`./no-supplier-cta.js${search}`, import.meta.url).href));
+
+/**
+ * @typedef {object} TransferOffer
+ * @property {boolean} available false when the publisher has no affiliated retailer with a site to go to
+ * @property {string} retailer the affiliated retailer's name
+ * @property {boolean} stores_loaded false when the store list could not be read
+ * @property {{ id: string, name: string, city: string }[]} stores
+ * @property {Record<string, string>} [texts]
+ */
+
+export class TransferPanel {
+  /** The store line or picker, shown above the recipe. */
+  top = h("div", { class: "svc-basket-transfer", "data-role": "basket-transfer" });
+  /** The transfer button, shown in the drawer's footer. */
+  action = h("div", { class: "svc-basket-transfer__action" });
+  #offer;
+  #texts;
+  #onStore;
+  #picking = false;
+  #sending = false;
+  /** @type {{ unsubscribe(): void }[]} */
+  #subscriptions = [];
+
+  /**
+   * @param {TransferOffer} offer
+   * @param {(storeId: string) => void} onStore called when the user picked a store (the drawer reloads)
+   */
+  constructor(offer, onStore) {
+    this.#offer = offer;
+    this.#texts = offer.texts ?? {};
+    this.#onStore = onStore;
+    const { basket, pos } = internals();
+    this.#subscriptions.push(pos.storeId$.subscribe(() => this.render()));
+    this.#subscriptions.push(basket.basket$.subscribe(() => this.#renderAction()));
+    // Back from the retailer's site through the back-forward cache: the page is as it was left, mid-transfer,
+    // while the basket has moved. Start again from the service's basket.
+    window.addEventListener("pageshow", this.#onPageShow);
+  }
+
+  #onPageShow = (/** @type {PageTransitionEvent} */ event) => {
+    if (!event.persisted) return;
+    this.#sending = false;
+    internals().basket.reset().catch(() => {});
+    this.#renderAction();
+  };
+
+  destroy() {
+    window.removeEventListener("pageshow", this.#onPageShow);
+    for (const subscription of this.#subscriptions.splice(0)) subscription.unsubscribe();
+    this.top.remove();
+    this.action.remove();
+  }
+
+  /** @param {string} key @param {Record<string, string>} [params] */
+  #t(key, params = {}) {
+    const template = this.#texts[key] ?? "";
+    return template.replace(/\{(\w+)\}/g, (match, name) => (name in params ? params[name] : match));
+  }
+
+  #storeId() {
+    const { pos } = internals();
+    return pos.storeId$.hasValue ? /** @type {string | null} */ (pos.storeId$.value) : null;
+  }
+
+  render() {
+    const storeId = this.#storeId();
+    const store = this.#offer.stores.find((s) => s.id === storeId);
+    if (this.#offer.available === false) {
+      this.top.replaceChildren(h("p", { class: "svc-basket-transfer__notice" }, this.#t("no_retailer")));
+    } else if (!this.#offer.stores_loaded && !storeId) {
+      this.top.replaceChildren(h("p", { class: "svc-basket-transfer__notice svc-basket-transfer__notice--error", role: "alert" },
+        this.#t("stores_unavailable")));
+    } else if (storeId && !this.#picking) {
+      const change = h("button", { type: "button", class: "svc-ds-link", "data-action": "change-store" }, this.#t("store_change"));
+      change.addEventListener("click", () => {
+        this.#picking = true;
+        this.render();
+        /** @type {HTMLElement | null} */ (this.top.querySelector("select"))?.focus();
+      });
+      this.top.replaceChildren(
+        h("p", { class: "svc-basket-transfer__current", tabindex: "-1" },
+          h("span", {}, this.#t("store_current", { store: store ? storeLabel(store) : storeId })),
+          this.#offer.stores_loaded ? change : null),
+      );
+    } else {
+      this.top.replaceChildren(this.#picker(storeId));
+    }
+    this.#renderAction();
+  }
+
+  /** The store form: a native select and a submit button (works with the keyboard and screen readers as is). */
+  #picker(/** @type {string | null} */ current) {
+    const id = `svc-basket-transfer-store-${Math.random().toString(36).slice(2, 8)}`;
+    const select = /** @type {HTMLSelectElement} */ (h("select", { id, name: "store_id", class: "svc-basket-transfer__select", required: "" },
+      h("option", { value: "" }, this.#t("store_placeholder")),
+      ...this.#offer.stores.map((store) => {
+        const option = h("option", { value: store.id }, storeLabel(store));
+        if (store.id === current) option.setAttribute("selected", "");
+        return option;
+      })));
+    const form = h("form", { class: "svc-basket-transfer__form", "data-role": "store-form" },
+      h("label", { class: "svc-basket-transfer__field", for: id }, this.#t("store_label"), select),
+      h("button", { type: "submit", class: "svc-ds-button svc-ds-button--secondary" }, this.#t("store_submit")));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const storeId = select.value;
+      if (!storeId) {
+        select.focus();
+        return;
+      }
+      const { session } = internals();
+      session.local.set(session.key(PUBLISHER_STORE_KEY), storeId);
+      this.#picking = false;
+      this.#onStore(storeId);
+      this.render(); // the same store again changes nothing else: the picker closes all the same
+      // The form is gone: focus goes to the store line that replaced it, not to the page behind the dialog.
+      /** @type {HTMLElement | null} */ (this.top.querySelector(".svc-basket-transfer__current"))?.focus({ preventScroll: true });
+    });
+    return h("div", {}, h("h3", { class: "svc-basket-transfer__title" }, this.#t("store_title")), form);
+  }
+
+  /** The transfer button once the basket has products at a store, else the sentence saying what is missing. */
+  #renderAction() {
+    const { basket } = internals();
+    const storeId = this.#storeId();
+    const current = basket.basket$.value;
+    const ready = Boolean(storeId) && (current?.recipes?.length ?? 0) > 0;
+    if (!storeId || this.#offer.available === false) {
+      this.action.replaceChildren();
+      return;
+    }
+    if (!ready) {
+      this.action.replaceChildren(h("p", { class: "svc-basket-transfer__hint" }, this.#t("transfer_empty")));
+      return;
+    }
+    const button = h("button", {
+      type: "button",
+      class: "svc-basket-transfer__submit svc-ds-button svc-ds-button--primary svc-ds-button--large",
+      "data-action": "transfer",
+    }, this.#t(this.#sending ? "transfer_pending" : "transfer"));
+    if (this.#sending) button.setAttribute("aria-disabled", "true");
+    // Rebuilt while sending (the basket emitted), the button keeps the focus it had.
+    const hadFocus = this.action.contains(document.activeElement);
+    button.addEventListener("click", () => {
+      void this.#send(/** @type {string} */ (storeId));
+    });
+    this.action.replaceChildren(button, h("p", { class: "svc-basket-transfer__hint" }, this.#t("transfer_hint")));
+    if (hadFocus) button.focus({ preventScroll: true });
+  }
+
+  /** The basket goes to the retailer: the link is made once the basket's pending writes are done, then followed.
+   * The button stays in place (focus with it) and says that it is sending. */
+  async #send(/** @type {string} */ storeId) {
+    if (this.#sending) return;
+    const { basket, notices, track } = internals();
+    this.#sending = true;
+    const button = this.action.querySelector("[data-action='transfer']");
+    button?.setAttribute("aria-disabled", "true");
+    if (button) button.textContent = this.#t("transfer_pending");
+    try {
+      await basket.whenIdle();
+      const link = await basket.transfer(storeId);
+      track("basket.transfer", { store_id: storeId, recipe_count: basket.basket$.value?.recipes.length ?? 0 });
+      window.location.assign(link.url);
+    } catch (error) {
+      this.#sending = false;
+      button?.removeAttribute("aria-disabled");
+      if (button) button.textContent = this.#t("transfer");
+      console.error("[basket transfer] failed", error);
+      const empty = /** @type {any} */ (error)?.problem?.reason === "empty";
+      notices.show(this.#t(empty ? "transfer_empty" : "transfer_failed"), "error");
+    }
+  }
+}
+
+/** @param {{ name: string, city: string }} store */
+function storeLabel(store) {
+  return store.city && !store.name.includes(store.city) ? `${store.name} (${store.city})` : store.name;
+}

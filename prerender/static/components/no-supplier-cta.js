@@ -1,0 +1,214 @@
+// <svc-no-supplier-add-to-cart-cta>: a recipe publisher's add-to-cart button (templates/cta/fragment.html,
+// README.md "Recipe publishers"). Idempotent: defined once whatever the number of fragments loading it. The
+// server rendered both buttons and the in-basket state; this module only keeps them in step:
+//
+// - a click on either button opens the drawer on the recipe's ingredients, with the publisher's affiliated
+//   retailer's store picker and the transfer to that retailer (components/basket-transfer.js);
+// - the basket state: attribute in-basket="true|false", class in-basket, the buttons' look, label and icon
+//   text, and the event inBasketStatus (detail: boolean) on each change;
+// - the fixed twin shows (animated) while the static button is scrolled out of view above the viewport;
+// - guests: the attribute is settable at any time (a non-numeric value is ignored); the count is shared with
+//   the page's other controls (the drawer's stepper, `recipes.setGuests`), and re-scales the recipe in the
+//   basket when it is there;
+// - the page's store, when the page did not choose one: the store the user's basket is priced at (the
+//   store-id attribute), else the one the user picked in an earlier drawer.
+const search = new URL(import.meta.url).search;
+const { sdk, internals } = /** @type {typeof import("./ui.js")} */ (
+  await import(new URL(`./ui.js${search}`, import.meta.url).href));
+
+const tagName = `${sdk.prefix}-no-supplier-add-to-cart-cta`;
+const HIDE_AFTER_MS = 400; // the twin's slide-out (no-supplier-cta.css), then it leaves the layout
+const RESCALE_DEBOUNCE_MS = 400;
+/** localStorage (`_<prefix>/publisher-store`): the store the user picked in a publisher's drawer. */
+export const PUBLISHER_STORE_KEY = "publisher-store";
+
+/**
+ * @typedef {object} CtaData what the server put in the fragment (rendering/cta.py, CtaView.browser_data)
+ * @property {string} recipe_id
+ * @property {string} title
+ * @property {Record<string, string>} texts
+ * @property {import("./basket-transfer.js").TransferOffer | null} transfer
+ */
+
+export class NoSupplierCtaElement extends HTMLElement {
+  static observedAttributes = ["guests"];
+
+  /** @type {AbortController | null} */
+  #listeners = null;
+  /** @type {{ unsubscribe(): void }[]} */
+  #subscriptions = [];
+  /** @type {IntersectionObserver | null} */
+  #observer = null;
+  /** @type {boolean | null} the state shown (the server's until the basket loads) */
+  #inBasket = null;
+  /** @type {CtaData | null} */
+  #data = null;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  #hideTimer;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  #rescaleTimer;
+
+  get recipeId() {
+    return (this.getAttribute("recipe-id") ?? "").trim();
+  }
+
+  get externalId() {
+    return (this.getAttribute("external-id") ?? "").trim();
+  }
+
+  /** The guest count, or null when the attribute is not 1 to 50. */
+  get guests() {
+    const text = (this.getAttribute("guests") ?? "").trim();
+    const value = /^[0-9]{1,2}$/.test(text) ? Number(text) : Number.NaN;
+    return value >= 1 && value <= 50 ? value : null;
+  }
+
+  connectedCallback() {
+    const recipeId = this.recipeId;
+    if (!recipeId || this.#listeners) return;
+    const { basket, guests, pos, session } = internals();
+    this.#listeners = new AbortController();
+    this.#data = readData(this);
+    this.#inBasket = this.getAttribute("in-basket") === "true";
+    this.addEventListener("click", (event) => this.#onClick(event), { signal: this.#listeners.signal });
+
+    // The page's count wins when a control set it (under either id) before this element arrived; else this
+    // one's is the page's.
+    const ids = [...new Set([recipeId, this.externalId].filter(Boolean))];
+    const known = ids.map((id) => guests.of(id)).find((state) => state.hasValue);
+    const initial = known ? known.value : this.guests;
+    if (initial !== null && initial !== undefined) for (const id of ids) guests.set(id, initial);
+    for (const id of ids) {
+      this.#subscriptions.push(guests.of(id).subscribe((/** @type {number} */ count) => this.#followGuests(id, count)));
+    }
+
+    if (!pos.storeId$.hasValue) {
+      const remembered = session.local.get(session.key(PUBLISHER_STORE_KEY));
+      void pos.load(this.getAttribute("store-id") || remembered || null);
+    }
+    this.#subscriptions.push(basket.inBasket$(recipeId).subscribe((/** @type {boolean} */ inBasket) => this.#reflect(inBasket)));
+    basket.initialize().catch(() => {}); // logged by the basket; the CTA keeps the server's state
+    this.#watchScroll();
+    this.toggleAttribute("hydrated", true);
+  }
+
+  disconnectedCallback() {
+    this.#listeners?.abort();
+    this.#listeners = null;
+    for (const subscription of this.#subscriptions.splice(0)) subscription.unsubscribe();
+    this.#observer?.disconnect();
+    this.#observer = null;
+    clearTimeout(this.#hideTimer);
+    clearTimeout(this.#rescaleTimer);
+  }
+
+  /** `guests` set by the page: shared with the other controls; a non-numeric value is ignored. */
+  attributeChangedCallback(/** @type {string} */ _name, /** @type {string | null} */ before, /** @type {string | null} */ after) {
+    if (!this.#listeners || before === after) return;
+    const count = this.guests;
+    if (count === null) return;
+    internals().guests.set(this.recipeId, count);
+    if (this.externalId) internals().guests.set(this.externalId, count);
+    this.#rescaleLater(count);
+  }
+
+  /** Another control chose a count for this recipe (by either id): show it, and share it under the other id. */
+  #followGuests(/** @type {string} */ id, /** @type {number} */ count) {
+    const { guests } = internals();
+    for (const other of [this.recipeId, this.externalId]) if (other && other !== id) guests.set(other, count);
+    if (this.guests !== count) this.setAttribute("guests", String(count));
+  }
+
+  /** The recipe in the basket follows the count (after a pause: a stepper sends many). */
+  #rescaleLater(/** @type {number} */ count) {
+    clearTimeout(this.#rescaleTimer);
+    this.#rescaleTimer = setTimeout(() => {
+      const { basket, notices } = internals();
+      const entry = basket.entry(this.recipeId);
+      if (!entry || entry.guests === count) return;
+      basket.setGuests(this.recipeId, count).catch((/** @type {unknown} */ error) => notices.error(error));
+    }, RESCALE_DEBOUNCE_MS);
+  }
+
+  /** @param {MouseEvent} event */
+  #onClick(event) {
+    const trigger = event.target instanceof Element ? event.target.closest("[data-action='open-details']") : null;
+    if (!trigger || !this.contains(trigger)) return;
+    event.preventDefault();
+    const staticButton = /** @type {HTMLElement | null} */ (this.querySelector(".svc-no-supplier-cta__static [data-action]"));
+    // An ignored (non-numeric) attribute leaves the last valid count in force.
+    const count = this.guests ?? internals().guests.of(this.recipeId).value;
+    sdk.recipes.openDetails(this.recipeId, count ?? undefined, {
+      opener: staticButton ?? /** @type {HTMLElement} */ (trigger),
+      source: "no-supplier-cta",
+      title: this.#data?.title,
+      transfer: this.#data?.transfer ? { ...this.#data.transfer, texts: this.#data.texts } : undefined,
+    }).catch(() => {}); // the drawer shows the failure
+  }
+
+  /** @param {boolean} inBasket */
+  #reflect(inBasket) {
+    const texts = this.#data?.texts ?? {};
+    this.setAttribute("in-basket", String(inBasket));
+    this.classList.toggle("in-basket", inBasket);
+    for (const button of this.querySelectorAll(".svc-no-supplier-cta__button")) {
+      button.classList.toggle("svc-ds-button--secondary", inBasket);
+      button.classList.toggle("svc-ds-button--primary", !inBasket);
+      const label = button.querySelector(".svc-no-supplier-cta__label");
+      const text = inBasket ? texts.see_ingredients : texts.buy_ingredients;
+      if (label && text && label.textContent !== text) label.textContent = text;
+      const alt = inBasket ? texts.in_basket_icon_alt : texts.not_in_basket_icon_alt;
+      if (alt) button.querySelector(".svc-no-supplier-cta__icon")?.setAttribute("aria-label", alt);
+    }
+    const changed = this.#inBasket !== inBasket;
+    this.#inBasket = inBasket;
+    if (changed) this.dispatchEvent(new CustomEvent("inBasketStatus", { detail: inBasket, bubbles: true }));
+  }
+
+  /** The fixed twin follows the static button: shown while it is scrolled out of view above the viewport. */
+  #watchScroll() {
+    const anchor = this.querySelector(".svc-no-supplier-cta__static");
+    const twin = /** @type {HTMLElement | null} */ (this.querySelector("[data-role='fixed']"));
+    if (!anchor || !twin || typeof IntersectionObserver !== "function") return;
+    this.#observer = new IntersectionObserver((entries) => {
+      const entry = entries[entries.length - 1];
+      this.#showTwin(twin, !entry.isIntersecting && entry.boundingClientRect.bottom <= 0);
+    });
+    this.#observer.observe(anchor);
+  }
+
+  /** @param {HTMLElement} twin @param {boolean} show */
+  #showTwin(twin, show) {
+    clearTimeout(this.#hideTimer);
+    const visible = "svc-no-supplier-cta__fixed--visible";
+    if (show) {
+      twin.hidden = false;
+      // One frame in the layout before the class, so that the slide-in transition runs.
+      requestAnimationFrame(() => requestAnimationFrame(() => {
+        if (this.hasAttribute("twin-shown")) twin.classList.add(visible); // not hidden again meanwhile
+      }));
+      this.toggleAttribute("twin-shown", true);
+    } else if (!twin.hidden) {
+      twin.classList.remove(visible);
+      this.toggleAttribute("twin-shown", false);
+      this.#hideTimer = setTimeout(() => {
+        twin.hidden = true;
+      }, HIDE_AFTER_MS);
+    }
+  }
+}
+
+/** The fragment's data (an empty one when absent or unreadable: the CTA still opens the drawer). */
+function readData(/** @type {HTMLElement} */ element) {
+  const script = element.querySelector("script.svc-no-supplier-cta__data");
+  try {
+    return /** @type {CtaData} */ (JSON.parse(script?.textContent || "null"));
+  } catch (error) {
+    console.error(`[${sdk.prefix}] unreadable CTA data`, error);
+    return null;
+  }
+}
+
+if (!customElements.get(tagName)) {
+  customElements.define(tagName, NoSupplierCtaElement);
+}

@@ -1,0 +1,182 @@
+// Baskets arriving from an affiliated recipe publisher (docs/sdk.md, "Baskets from affiliated sites"). The
+// publisher's drawer sends the visitor to this retailer's site with
+//   ?affiliate=<publisher>&transferred_basket_token=<one-time token>&point_of_sale_ext_id=<store id>
+// On any page with the SDK, the parameters are taken out of the address bar at once (the token is single-use:
+// a bookmark or a shared link must not carry it) and kept in sessionStorage until the basket has arrived, so
+// that a reload on the way (a login, a store change) does not lose it. Then, once the page has its shopper
+// and its store: when the page's store differs from the one the visitor chose, the retailer's force-POS
+// callback (`hook.setForcePosCallback`) is asked to switch (false: not now, asked again on the next page, twice
+// at most: then the basket arrives at the page's store);
+// the basket is redeemed at the page's store and its products pushed to the cart by the basket-sync
+// callbacks, as if the visitor had added them here.
+import { State, Stream } from "./stream.js";
+import { ApiError, newIdempotencyKey } from "./http.js";
+import { safeStorage } from "./storage.js";
+
+export const TRANSFER_PARAMS = Object.freeze({
+  affiliate: "affiliate",
+  token: "transferred_basket_token",
+  store: "point_of_sale_ext_id",
+});
+/** A pending transfer is dropped after this long (the service's links expire sooner). */
+const PENDING_MAX_AGE_MS = 60 * 60 * 1000;
+const TOKEN = /^[A-Za-z0-9_-]{20,128}$/;
+/** After this many "not now" answers of the force-POS callback, the basket arrives at the page's store. */
+const MAX_FORCE_ATTEMPTS = 2;
+
+/**
+ * A transfer waiting to arrive. `key`: the redeem's idempotency key, kept until the answer is known, so that a
+ * redeem cut short by a reload is answered again (not refused as used); `forced`: the force-POS attempts.
+ * @typedef {{ token: string, storeId: string, affiliate: string, at: number, key: string, forced: number }} PendingTransfer
+ */
+/** @typedef {(storeId: string) => boolean | Promise<boolean>} ForcePosCallback */
+
+export class TransferArrivals {
+  /** Emits `{affiliate, recipeCount, changes, cartFollowed}` each time a basket has arrived. */
+  received$ = new Stream();
+  /** True while an arrived basket is being redeemed and pushed to the cart. */
+  busy$ = new State();
+  /** @type {ForcePosCallback | null} */
+  #forcePos = null;
+  #store = safeStorage("sessionStorage");
+  #running = false;
+  #deps;
+
+  /**
+   * @param {object} deps
+   * @param {import("./session.js").Session} deps.session
+   * @param {import("./pos.js").Pos} deps.pos
+   * @param {import("./basket.js").BasketService} deps.basket
+   * @param {import("./notices.js").Notices} deps.notices
+   * @param {(name: string, props: Record<string, unknown>) => unknown} deps.track
+   * @param {() => Promise<unknown>} deps.settled resolves once the page has loaded and its basket calls are done
+   */
+  constructor(deps) {
+    this.#deps = deps;
+    this.busy$.next(false);
+  }
+
+  get #key() {
+    return this.#deps.session.key("transferredBasket");
+  }
+
+  /** `hook.setForcePosCallback`: how the retailer's page switches to the store the visitor chose. */
+  setForcePosCallback(/** @type {unknown} */ callback) {
+    if (callback !== null && typeof callback !== "function") throw new TypeError("setForcePosCallback expects a function");
+    this.#forcePos = /** @type {ForcePosCallback | null} */ (callback);
+    if (callback && this.pending()) void this.#deps.settled().then(() => this.resume());
+  }
+
+  /** Takes the transfer parameters out of the address, keeping them until the basket has arrived. */
+  catchArrival() {
+    const url = new URL(window.location.href);
+    const token = url.searchParams.get(TRANSFER_PARAMS.token);
+    if (token === null) return;
+    const storeId = (url.searchParams.get(TRANSFER_PARAMS.store) ?? "").trim();
+    const affiliate = (url.searchParams.get(TRANSFER_PARAMS.affiliate) ?? "").trim().slice(0, 200);
+    for (const name of Object.values(TRANSFER_PARAMS)) url.searchParams.delete(name);
+    try {
+      window.history.replaceState(window.history.state, "", url.href);
+    } catch (error) {
+      console.warn(`[${this.#deps.session.prefix}] could not clean the transfer link out of the address`, error);
+    }
+    if (!TOKEN.test(token) || !storeId) {
+      console.warn(`[${this.#deps.session.prefix}] ignored a malformed basket transfer link`);
+      return;
+    }
+    /** @type {PendingTransfer} */
+    const pending = { token, storeId, affiliate, at: Date.now(), key: newIdempotencyKey(), forced: 0 };
+    this.#save(pending);
+  }
+
+  /** @param {PendingTransfer} pending */
+  #save(pending) {
+    this.#store.set(this.#key, JSON.stringify(pending));
+  }
+
+  /** The transfer waiting to arrive, or null. @returns {PendingTransfer | null} */
+  pending() {
+    try {
+      const value = JSON.parse(this.#store.get(this.#key) ?? "null");
+      if (!value || typeof value.token !== "string" || typeof value.storeId !== "string") return null;
+      if (!(Date.now() - Number(value.at) < PENDING_MAX_AGE_MS)) {
+        this.#store.remove(this.#key);
+        return null;
+      }
+      return /** @type {PendingTransfer} */ ({ key: newIdempotencyKey(), forced: 0, ...value });
+    } catch {
+      this.#store.remove(this.#key);
+      return null;
+    }
+  }
+
+  /**
+   * Brings a pending basket in once the page has a shopper and a store (at most one attempt at a time).
+   * @returns {Promise<void>}
+   */
+  async resume() {
+    const pending = this.pending();
+    if (!pending || this.#running) return;
+    this.#running = true;
+    const { session, pos, basket, notices, track } = this.#deps;
+    try {
+      await firstMatching(session.identity$, Boolean);
+      const pageStore = await pos.whenLoaded();
+      let storeId = pageStore ?? pending.storeId;
+      if (pageStore !== pending.storeId && this.#forcePos && pending.forced < MAX_FORCE_ATTEMPTS) {
+        // Counted before the call: a callback that reloads the page never returns here.
+        this.#save({ ...pending, forced: pending.forced + 1 });
+        const switched = await Promise.resolve(this.#forcePos(pending.storeId)).catch((error) => {
+          console.error(`[${session.prefix}] the force-POS callback failed`, error);
+          return false;
+        });
+        if (!switched) return; // not now: the basket waits in this tab for the next page
+        storeId = pending.storeId;
+        await pos.load(storeId);
+      } else if (pageStore === null) {
+        await pos.load(storeId);
+      }
+      const current = this.pending();
+      if (current?.token !== pending.token) return; // another page of this tab took it meanwhile
+      this.busy$.next(true);
+      const answer = await basket.receiveTransfer(current.token, storeId, current.key);
+      this.#store.remove(this.#key);
+      const recipeCount = Number(answer.transfer?.recipe_count ?? 0);
+      const affiliate = answer.transfer?.source_supplier_name || pending.affiliate;
+      track("basket.transfer-received", { store_id: storeId, recipe_count: recipeCount });
+      notices.show(notices.t("transfer.received", { affiliate, count: recipeCount }));
+      this.received$.next({ affiliate, recipeCount, changes: answer.changes, cartFollowed: answer.cartFollowed });
+    } catch (error) {
+      // An answer (unknown, expired or used link; a refusal) is final; a network failure keeps the token and
+      // its key for the next page, where the service answers the first attempt's outcome if it got it.
+      const final = error instanceof ApiError && error.status >= 400 && error.status < 500;
+      if (final) this.#store.remove(this.#key);
+      const expired = error instanceof ApiError && (error.status === 404 || error.status === 410);
+      notices.error(error, expired ? "transfer.expired" : "transfer.failed");
+    } finally {
+      this.busy$.next(false);
+      this.#running = false;
+    }
+  }
+}
+
+/**
+ * The first value of a state that passes `test` (the current one included).
+ * @template T
+ * @param {State<T>} state @param {(value: T) => boolean} test
+ * @returns {Promise<T>}
+ */
+function firstMatching(state, test) {
+  return new Promise((resolve) => {
+    /** @type {{ unsubscribe(): void } | null} */
+    let subscription = null;
+    let done = false;
+    subscription = state.subscribe((value) => {
+      if (done || !test(value)) return;
+      done = true;
+      subscription?.unsubscribe(); // null when the current value passed, during subscribe: see below
+      resolve(value);
+    });
+    if (done) subscription.unsubscribe();
+  });
+}

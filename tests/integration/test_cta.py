@@ -1,0 +1,173 @@
+"""GET /{v}/no-supplier-add-to-cart-cta against the real coreapi: the publisher's own id resolved through the
+external-id lookup (else taken as is), the guest count, and the in-basket state decided while rendering."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import uuid
+
+import pytest
+from bs4 import BeautifulSoup, Tag
+
+from prerender.gateway import UpstreamStatusError
+
+from .conftest import browser_headers, headers
+
+PUBLISHER = "demo-publisher-token"
+TAG = "svc-no-supplier-add-to-cart-cta"
+STORE = "1001"
+_visitors = itertools.count()
+
+
+@pytest.fixture
+def visitor() -> str:
+    """A new logged-out visitor of the publisher."""
+    return f"pub-visitor-{next(_visitors)}-{uuid.uuid4().hex[:8]}"
+
+
+def publisher_headers(visitor: str) -> dict[str, str]:
+    """The headers the publisher's server sends for a logged-out visitor."""
+    return {**headers(user=None, token=PUBLISHER), "authless-id": visitor}
+
+
+def get_cta(client, visitor: str, version: str = "v1", **query: str):
+    return client.get(f"/{version}/no-supplier-add-to-cart-cta", query_string=query, headers=publisher_headers(visitor))
+
+
+def element_of(answer) -> Tag:
+    assert answer.status_code == 200, answer.get_data(as_text=True)
+    assert answer.mimetype == "text/html"
+    found = BeautifulSoup(answer.get_data(as_text=True), "html.parser").find(TAG)
+    assert isinstance(found, Tag), answer.get_data(as_text=True)
+    return found
+
+
+def data_of(element: Tag) -> dict:
+    script = element.find("script", class_="svc-no-supplier-cta__data")
+    assert isinstance(script, Tag)
+    return json.loads(script.get_text())
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_the_publishers_id_is_resolved_through_the_external_id(client, visitor, version):
+    element = element_of(get_cta(client, visitor, version, recipe_id="pub-ratatouille-provencale"))
+    assert element["recipe-id"] == "3"
+    assert element["external-id"] == "pub-ratatouille-provencale"
+    assert element["in-basket"] == "false"
+    assert "in-basket" not in element.get("class", [])
+    assert data_of(element)["title"] == "Ratatouille provençale"
+
+
+def test_without_a_match_the_value_is_the_recipe_id(client, visitor):
+    element = element_of(get_cta(client, visitor, recipe_id="10"))
+    assert element["recipe-id"] == "10"
+    assert data_of(element)["title"] == "Mousse au chocolat"
+
+
+@pytest.mark.parametrize("recipe_id", ["no-such-recipe", "999999", "une recette à moi", "../5"])
+def test_an_unknown_recipe_is_an_empty_answer(client, visitor, recipe_id):
+    answer = get_cta(client, visitor, recipe_id=recipe_id)
+    assert answer.status_code == 200
+    assert answer.get_data(as_text=True) == ""
+
+
+def test_recipe_id_is_required(client, visitor):
+    answer = client.get("/v1/no-supplier-add-to-cart-cta", headers=publisher_headers(visitor))
+    assert answer.status_code == 400
+    assert answer.mimetype == "application/problem+json"
+    assert "recipe_id" in answer.get_json()["errors"]["query"]
+
+
+def test_the_guest_count_applies(client, visitor):
+    element = element_of(get_cta(client, visitor, recipe_id="pub-crepes", guests="3"))
+    assert element["guests"] == "3"
+
+
+@pytest.mark.parametrize("guests", ["abc", "0", "51", "2.5", "", " 4", "-3", "1e1", "4,5"])
+def test_a_bad_guest_count_is_ignored_never_refused(client, visitor, guests):
+    element = element_of(get_cta(client, visitor, recipe_id="pub-crepes", guests=guests))
+    assert element["guests"] == "6"  # the recipe's own (the seed's crêpes serve 6)
+
+
+def test_the_fragment_is_private_and_brings_the_visitors_credential(client, visitor):
+    answer = get_cta(client, visitor, recipe_id="pub-crepes")
+    assert "private" in answer.headers["Cache-Control"]
+    assert BeautifulSoup(answer.get_data(as_text=True), "html.parser").find("svc-shopper") is not None
+
+
+def test_two_identical_buttons_with_the_buy_label_and_the_icon_text(client, visitor):
+    element = element_of(get_cta(client, visitor, recipe_id="pub-crepes"))
+    buttons = element.find_all("button")
+    assert len(buttons) == 2
+    assert [b.get_text(strip=True) for b in buttons] == ["Acheter les ingrédients"] * 2
+    assert all("svc-ds-button--primary" in b["class"] for b in buttons)
+    assert [b.find("svg")["aria-label"] for b in buttons] == ["Ajouter les ingrédients au panier"] * 2
+    fixed = element.find(class_="svc-no-supplier-cta__fixed")
+    assert fixed.has_attr("hidden") and fixed["aria-hidden"] == "true"
+
+
+def test_the_transfer_offer_names_the_affiliated_retailer_and_its_stores(client, visitor):
+    transfer = data_of(element_of(get_cta(client, visitor, recipe_id="pub-crepes")))["transfer"]
+    assert transfer["retailer"] == "Demo Retailer"
+    assert transfer["stores_loaded"] is True
+    assert {"id": STORE, "name": "Demo Market Paris Bastille", "city": "Paris"} in transfer["stores"]
+
+
+def test_a_retailer_calling_the_cta_gets_no_transfer(client):
+    answer = client.get("/v1/no-supplier-add-to-cart-cta?recipe_id=5", headers=headers())
+    assert data_of(element_of(answer))["transfer"] is None
+
+
+def test_in_basket_is_decided_while_rendering(client, visitor):
+    browser = browser_headers(client, user=None, token=PUBLISHER, authless=visitor)
+    added = client.post("/v1/basket/recipes", json={"recipe_id": "3", "guests": 4, "store_id": STORE}, headers=browser)
+    assert added.status_code == 200, added.get_json()
+
+    element = element_of(get_cta(client, visitor, recipe_id="pub-ratatouille-provencale"))
+    assert element["in-basket"] == "true"
+    assert "in-basket" in element["class"]
+    assert element["store-id"] == STORE  # the store the basket is priced at: the page's store once hydrated
+    buttons = element.find_all("button")
+    assert [b.get_text(strip=True) for b in buttons] == ["Voir les ingrédients"] * 2
+    assert all("svc-ds-button--secondary" in b["class"] for b in buttons)
+    assert [b.find("svg")["aria-label"] for b in buttons] == ["Voir les ingrédients dans le panier"] * 2
+
+    # Another recipe of the same visitor, and the same recipe of another visitor: not in the basket.
+    assert element_of(get_cta(client, visitor, recipe_id="pub-crepes"))["in-basket"] == "false"
+    other = element_of(get_cta(client, f"{visitor}-other", recipe_id="pub-ratatouille-provencale"))
+    assert other["in-basket"] == "false"
+
+
+def test_an_upstream_failure_is_an_empty_cta_not_an_error(app, client, visitor, monkeypatch):
+    http = app.extensions["prerender.gateway"].http
+    real = http.request
+
+    def failing(method, path, **kwargs):
+        if "/recipes/" in path:
+            raise UpstreamStatusError(500, None, path)  # fault injection
+        return real(method, path, **kwargs)
+
+    monkeypatch.setattr(http, "request", failing)
+    answer = get_cta(client, visitor, recipe_id="pub-quiche-lorraine")
+    assert answer.status_code == 200
+    assert answer.get_data(as_text=True) == ""
+
+
+def test_a_basket_failure_renders_not_in_basket(app, client, visitor, monkeypatch):
+    http = app.extensions["prerender.gateway"].http
+    real = http.request
+
+    def failing(method, path, **kwargs):
+        if path.endswith("/basket"):
+            raise UpstreamStatusError(503, None, path)  # fault injection
+        return real(method, path, **kwargs)
+
+    monkeypatch.setattr(http, "request", failing)
+    element = element_of(get_cta(client, visitor, recipe_id="pub-quiche-lorraine"))
+    assert element["in-basket"] == "false"
+
+
+def test_the_recipe_card_styles_include_the_cta(client):
+    answer = client.get("/v1/styles/recipe-card", headers=headers())
+    assert "no-supplier-cta" in answer.get_data(as_text=True)
