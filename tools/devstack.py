@@ -1,6 +1,7 @@
-"""`make run`: start coreapi, prerender and the demo shop on loopback; Ctrl-C (or SIGTERM) stops all three.
+"""`make run`: start coreapi, prerender, the demo shop and the demo recipe blog on loopback; Ctrl-C (or SIGTERM)
+stops them all.
 
-Ports come from COREAPI_PORT (8001), PRERENDER_PORT (8000) and SHOP_PORT (8080).
+Ports come from COREAPI_PORT (8001), PRERENDER_PORT (8000), SHOP_PORT (8080) and PUBLISHER_PORT (8090).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ def services() -> list[Service]:
     coreapi_port = int(os.environ.get("COREAPI_PORT", "8001"))
     prerender_port = int(os.environ.get("PRERENDER_PORT", "8000"))
     shop_port = int(os.environ.get("SHOP_PORT", "8080"))
+    publisher_port = int(os.environ.get("PUBLISHER_PORT", "8090"))
     coreapi_url = f"http://127.0.0.1:{coreapi_port}"
     prerender_url = f"http://127.0.0.1:{prerender_port}"
     return [
@@ -79,6 +81,14 @@ def services() -> list[Service]:
             # One worker: the demo shop keeps its carts in process memory (examples/shop/carts.py), and two
             # workers would each hold half of them. Its gevent worker serves the demo's concurrency.
             {"SHOP_PRERENDER_URL": prerender_url, "SHOP_COREAPI_URL": coreapi_url, "GUNICORN_WORKERS": "1"},
+        ),
+        # The recipe blog (a publisher): prerender's add-to-cart button on its recipes sends readers to the shop.
+        Service(
+            "publisher",
+            publisher_port,
+            "examples.publisher.wsgi:app",
+            "/healthz",
+            {"PUBLISHER_PRERENDER_URL": prerender_url},
         ),
     ]
 
@@ -121,7 +131,7 @@ def main() -> int:
         print("\nprerender is running:", flush=True)
         for service, _process in running:
             print(f"  {service.name:<10} {service.url}", flush=True)
-        print("\nOpen the demo shop at the last address. Ctrl-C stops all three.\n", flush=True)
+        print("\nOpen the demo shop (shop) or the recipe blog (publisher). Ctrl-C stops them all.\n", flush=True)
         while all(process.poll() is None for _service, process in running):
             time.sleep(0.5)
         failed = [service.name for service, process in running if process.poll() is not None]

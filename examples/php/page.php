@@ -6,7 +6,7 @@ declare(strict_types=1);
  * A retailer's product page built in PHP with prerender's fragments (README.md beside this file).
  *
  *   php examples/php/page.php > page.html             # prints the page
- *   php -S 127.0.0.1:8090 -t examples/php              # serves it (index.php includes this script)
+ *   php -S 127.0.0.1:8095 -t examples/php              # serves it (index.php includes this script)
  *
  * Configuration, from the environment only: PRERENDER_URL, SUPPLIER_TOKEN, STORE_ID, and the shopper: USER_ID
  * (logged in) or AUTHLESS_ID (logged out); LANGUAGE_ID (default fr) is optional.

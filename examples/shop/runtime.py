@@ -37,6 +37,8 @@ def shop_context(visitor: Visitor) -> dict[str, Any]:
             else {"kind": "authless", "id": visitor.authless_id}
         ),
         "sessionId": visitor.session_id,
+        # Where the page's script moves the visitor to another store (the store picker's form, answering JSON).
+        "preferencesUrl": url_for("shop.preferences"),
         "cart": {
             "linesUrl": url_for("cart.lines"),
             "pageUrl": url_for("cart.page"),

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Blueprint, Response, current_app, make_response, redirect, render_template, request, url_for
+from flask import Blueprint, Response, current_app, jsonify, make_response, redirect, render_template, request, url_for
 
 from .carts import cart_key, carts
 from .catalog_client import CatalogClient, CatalogUnavailable, Product, Store, UnknownStore
@@ -209,19 +209,42 @@ def logout() -> Response:
 
 @bp.post("/preferences")
 def preferences() -> Response:
-    """Store and/or language pickers. Unknown values are ignored."""
+    """Store and/or language pickers. Unknown values are ignored.
+
+    A form goes back to its page (303). A page's script may post the same form with fetch and `Accept:
+    application/json` (static/svc-setup.js, when prerender's SDK asks the page to move to a store): the answer is
+    then `{"storeId": ...}`, the visitor's store from now on (null: none), 200 when what was asked is done, 422
+    when the store asked for was refused (malformed, or unknown to the catalog) and nothing changed.
+    """
     secure = current_app.config["COOKIE_SECURE"]
-    response = _back_to_shelf()
     language = request.form.get("language")
+    current = request.cookies.get(STORE_COOKIE)
+    store_id: str | None = current if valid_store_id(current) else None
+    store_changed = refused = False
+    if "store_id" in request.form:
+        asked = request.form["store_id"].strip()
+        if not asked:
+            store_id, store_changed = None, True
+        elif valid_store_id(asked) and _known_store(asked):
+            store_id, store_changed = asked, True
+        else:
+            refused = True
+    if _wants_json():
+        response = jsonify(storeId=store_id)
+        response.status_code = 422 if refused else 200
+        response.headers["Cache-Control"] = "no-store"
+    else:
+        response = _back_to_shelf()
     if language in LANGUAGES:
         set_cookie(response, LANGUAGE_COOKIE, language, secure=secure)
-    if "store_id" in request.form:
-        store_id = request.form["store_id"].strip()
-        if not store_id:
-            set_cookie(response, STORE_COOKIE, None, secure=secure)
-        elif valid_store_id(store_id) and _known_store(store_id):
-            set_cookie(response, STORE_COOKIE, store_id, secure=secure)
+    if store_changed:
+        set_cookie(response, STORE_COOKIE, store_id, secure=secure)
     return response
+
+
+def _wants_json() -> bool:
+    """Whether the request prefers a JSON answer to the HTML page (a script's fetch, not a form)."""
+    return request.accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json"
 
 
 def _known_store(store_id: str) -> bool:

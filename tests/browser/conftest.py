@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
+from examples.publisher import create_app as create_publisher
 from examples.shop import create_app as create_shop
 from tests.live import DEFAULT_STACK, LiveServer, only_stack_under
 
@@ -79,6 +80,20 @@ def nopers_shop_url(coreapi_url: str, prerender_url: str) -> Iterator[str]:
 def silent_cart_shop_url(coreapi_url: str, prerender_url: str) -> Iterator[str]:
     """A shop whose cart applies the basket's pushes but never reports back (the rollback case)."""
     with _shop(coreapi_url, prerender_url, CART_REPORTS_PUSHES=False) as server:
+        yield server.url
+
+
+@pytest.fixture(scope="session")
+def publisher_url(coreapi_url: str, prerender_url: str) -> Iterator[str]:
+    """The demo recipe blog (examples/publisher, the publisher `demo-publisher-token`) on the live prerender (the
+    blog calls prerender only; coreapi is behind it). Its recipe pages carry prerender's no-supplier add-to-cart
+    button, its readers are logged out (an authless id from prerender, in a cookie). Its transfer goes where the
+    retailer's routing says (the seed's http://127.0.0.1:8080), not to `shop_url`'s port: a test of the
+    transfer routes that origin to the test shop."""
+    blog = create_publisher(
+        {"PRERENDER_URL": prerender_url, "PRERENDER_READ_TIMEOUT": 10.0, "PRERENDER_PAGE_BUDGET": 30.0}
+    )
+    with LiveServer(blog) as server:
         yield server.url
 
 

@@ -3,15 +3,19 @@ shoppers' credentials and the requests the SDK sends."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urljoin
 
 import requests
 from bs4 import BeautifulSoup
-from playwright.sync_api import BrowserContext, Locator, Page, Request
+from playwright.sync_api import BrowserContext, Locator, Page, Request, Route
 
 from examples.shop.visitor import AUTHLESS_COOKIE, SESSION_COOKIE, STORE_COOKIE, USER_COOKIE
 
@@ -219,3 +223,29 @@ class BrowserCalls:
 
     def __len__(self) -> int:
         return len(self._requests)
+
+
+@contextmanager
+def origin_served_by(page: Page, origin: str, server_url: str) -> Iterator[str]:
+    """Every request of `page` for `origin` (a customer site the seed routing names, such as the shop's
+    http://127.0.0.1:8080) answered by the test's server on `server_url` (cookies are per host, not per port:
+    the server's cookies hold). Redirects become a page that asks for the target, so it is routed too."""
+
+    def forward(route: Route) -> None:
+        response = route.fetch(url=route.request.url.replace(origin, server_url, 1), max_redirects=0)
+        location = response.headers.get("location")
+        if 300 <= response.status < 400 and location:
+            # Chromium follows a fulfilled redirect without routing the next request: the page asks for it.
+            target = html.escape(urljoin(route.request.url, location))
+            body = f'<!doctype html><meta http-equiv="refresh" content="0;url={target}"><title>…</title>'
+            cookies = {"set-cookie": response.headers["set-cookie"]} if "set-cookie" in response.headers else {}
+            route.fulfill(status=200, content_type="text/html", body=body, headers=cookies)
+            return
+        route.fulfill(response=response)
+
+    pattern = re.compile(rf"^{re.escape(origin)}/")
+    page.route(pattern, forward)
+    try:
+        yield origin
+    finally:
+        page.unroute(pattern)

@@ -11,15 +11,14 @@ tests/browser/conftest.py says why Chromium's Local Network Access checks are of
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Iterator
-from urllib.parse import urljoin
 
 import pytest
-from playwright.sync_api import Locator, Page, Route, expect
+from playwright.sync_api import Locator, Page, expect
 
 from .axe import assert_no_axe_violations
+from .helpers import origin_served_by
 from .test_planner_entry import WIDTHS
 
 SHOP = "http://127.0.0.1:8080"  # baseUrl of the seed routing for ENVIRONMENT "local"
@@ -30,29 +29,11 @@ def product(page: Page) -> list[str]:
     return [selector for selector in PRODUCT if page.locator(selector).count() > 0]
 
 
-def cookies_of(headers: dict[str, str]) -> dict[str, str]:
-    """The Set-Cookie header of a response (Playwright joins several with newlines)."""
-    return {"set-cookie": headers["set-cookie"]} if "set-cookie" in headers else {}
-
-
 @pytest.fixture
 def shop(page: Page, shop_url: str) -> Iterator[str]:
     """The shop, reached at the origin its routing names."""
-
-    def forward(route: Route) -> None:
-        response = route.fetch(url=route.request.url.replace(SHOP, shop_url, 1), max_redirects=0)
-        location = response.headers.get("location")
-        if 300 <= response.status < 400 and location:
-            # Chromium follows a fulfilled redirect without routing the next request: the page asks for it.
-            target = html.escape(urljoin(route.request.url, location))
-            body = f'<!doctype html><meta http-equiv="refresh" content="0;url={target}"><title>…</title>'
-            route.fulfill(status=200, content_type="text/html", body=body, headers=cookies_of(response.headers))
-            return
-        route.fulfill(response=response)
-
-    page.route(re.compile(rf"^{re.escape(SHOP)}/"), forward)
-    yield SHOP
-    page.unroute(re.compile(rf"^{re.escape(SHOP)}/"))
+    with origin_served_by(page, SHOP, shop_url) as origin:
+        yield origin
 
 
 @pytest.fixture(params=list(WIDTHS), ids=list(WIDTHS))

@@ -44,6 +44,78 @@ export const cart = Object.freeze({
   apply: (deltas) => call("POST", deltas),
 });
 
+// A store move asked by the SDK and the reload it made, remembered for this tab a minute: after the reload the page
+// must be at that store, else (the shop refused it meanwhile) the SDK is told "not now" instead of reloading again.
+const FORCED_STORE_KEY = "dm/forced-store";
+const FORCED_STORE_MS = 60 * 1000;
+const STORE_ID = /^[0-9]{1,12}$/;
+
+/** The store of a recent move and reload, or null. */
+function forcedStore() {
+  try {
+    const { storeId, at } = JSON.parse(sessionStorage.getItem(FORCED_STORE_KEY) || "null") ?? {};
+    return typeof storeId === "string" && Date.now() - Number(at) < FORCED_STORE_MS ? storeId : null;
+  } catch {
+    return null;
+  }
+}
+
+function rememberForcedStore(storeId) {
+  try {
+    if (storeId === null) sessionStorage.removeItem(FORCED_STORE_KEY);
+    else sessionStorage.setItem(FORCED_STORE_KEY, JSON.stringify({ storeId, at: Date.now() }));
+  } catch {
+    // no sessionStorage: the move still happens, only its loop guard is lost
+  }
+}
+
+// The move is done once a page is at that store.
+if (forcedStore() === String(context.storeId ?? "")) rememberForcedStore(null);
+
+/**
+ * The SDK's force-pos callback (docs/sdk.md, svc.hook.setForcePosCallback): a basket transferred from a recipe
+ * site arrives for the store the reader chose there. True when the page is already at that store (the SDK goes
+ * on); otherwise the visitor's store is changed the way the store picker does (POST /preferences) and the page
+ * reloads at the new store, and the answer is false (the SDK resumes the transfer after the reload). An unknown or
+ * refused store is false, logged, and the page stays.
+ */
+export async function forcePos(storeId) {
+  const wanted = String(storeId ?? "");
+  if (wanted && wanted === String(context.storeId ?? "")) {
+    rememberForcedStore(null);
+    return true;
+  }
+  if (!STORE_ID.test(wanted)) {
+    console.warn(`the SDK asked for a store the shop cannot have: ${JSON.stringify(storeId)}`);
+    return false;
+  }
+  if (forcedStore() === wanted) {
+    // Already moved there and reloaded, yet the page is elsewhere: the shop did not keep the store.
+    rememberForcedStore(null);
+    console.warn(`the shop did not stay at store ${wanted}; the transferred basket waits`);
+    return false;
+  }
+  try {
+    const response = await fetch(context.preferencesUrl, {
+      method: "POST",
+      credentials: "same-origin",
+      cache: "no-store",
+      headers: { Accept: "application/json" },
+      body: new URLSearchParams({ store_id: wanted }),
+    });
+    if (!response.ok) {
+      console.warn(`the shop refused store ${wanted} (${response.status}); the transferred basket waits`);
+      return false;
+    }
+  } catch (error) {
+    console.warn(`the shop could not move to store ${wanted}`, error);
+    return false;
+  }
+  rememberForcedStore(wanted);
+  location.reload();
+  return false;
+}
+
 /** Tells the basket what the cart holds now (docs/sdk.md, retailerBasketChanged). Never rejects. */
 export function reportCart(lines) {
   if (!svc) return Promise.resolve(null);
@@ -66,6 +138,8 @@ if (svc) {
       ? svc.user.loadWithExternalId(context.user.id)
       : svc.user.loadWithAuthlessId(context.user.id);
     Promise.resolve(identity).catch((error) => console.warn("the SDK could not load the visitor", error));
+    // A basket transferred from a recipe site may be for another store: the SDK asks the page to move there.
+    if (typeof svc.hook?.setForcePosCallback === "function") svc.hook.setForcePosCallback(forcePos);
     Promise.resolve(svc.pos.load(context.storeId ?? null))
       .catch((error) => console.warn("the SDK could not load the store", error));
 

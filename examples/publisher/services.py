@@ -1,0 +1,39 @@
+"""The blog's prerender client and thread pool, built once per application from its configuration."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from flask import Flask, current_app
+
+from .prerender_client import PrerenderClient
+
+EXTENSION = "demo_publisher"
+
+
+@dataclass(frozen=True)
+class Services:
+    prerender: PrerenderClient
+    # Fetches the fragments of a page concurrently. Its threads start on first use (after a fork).
+    pool: ThreadPoolExecutor
+
+
+def init_services(app: Flask) -> None:
+    config = app.config
+    app.extensions[EXTENSION] = Services(
+        prerender=PrerenderClient(
+            config["PRERENDER_URL"],
+            config["SUPPLIER_TOKEN"],
+            api_version=config["PRERENDER_API_VERSION"],
+            connect_timeout=config["PRERENDER_CONNECT_TIMEOUT"],
+            read_timeout=config["PRERENDER_READ_TIMEOUT"],
+            styles_ttl=config["STYLES_CACHE_SECONDS"],
+            pool_size=config["PRERENDER_POOL_SIZE"],
+        ),
+        pool=ThreadPoolExecutor(max_workers=config["PRERENDER_POOL_SIZE"], thread_name_prefix="publisher-fragments"),
+    )
+
+
+def get_services() -> Services:
+    return current_app.extensions[EXTENSION]

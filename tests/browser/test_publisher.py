@@ -1,0 +1,162 @@
+"""A recipe publisher's add-to-cart CTA in Chromium, on the demo blog (examples/publisher): the CTA opens the
+drawer, the reader picks a store of the affiliated retailer and adds the recipe, which flips `in-basket` (the
+attribute, the class, the labels and `inBasketStatus`) and survives a reload (decided by the server); the guest
+count follows the blog's own stepper and the drawer's; the fixed twin appears when the button is scrolled past
+at 375px; the transfer sends the reader to the retailer's site, where the products land in the shop's cart; and
+axe-core passes on the CTA and the drawer.
+
+The transfer link goes to the seed retailer's routing (`local`: http://127.0.0.1:8080/idees), which Playwright
+answers with the test shop, as tests/browser/test_planner_journey.py does."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from .axe import assert_no_axe_violations
+from .helpers import origin_served_by
+
+SHOP = "http://127.0.0.1:8080"  # baseUrl of the seed retailer's routing for ENVIRONMENT "local"
+RECIPE = "pub-ratatouille-provencale"  # the blog's own id; the service's recipe 3
+CTA = "svc-no-supplier-add-to-cart-cta"
+PRODUCT = [CTA, "svc-drawer[open]", "[data-svc-live]"]
+WIDTHS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 375, "height": 740}}
+
+
+def product(page: Page) -> list[str]:
+    return [selector for selector in PRODUCT if page.locator(selector).count() > 0]
+
+
+@pytest.fixture(params=list(WIDTHS), ids=list(WIDTHS))
+def width(request: pytest.FixtureRequest, page: Page) -> str:
+    page.set_viewport_size(WIDTHS[request.param])
+    return str(request.param)
+
+
+@pytest.fixture
+def shop(page: Page, shop_url: str) -> Iterator[str]:
+    """The shop, reached at the origin the retailer's routing names."""
+    with origin_served_by(page, SHOP, shop_url) as origin:
+        yield origin
+
+
+def open_recipe(page: Page, publisher_url: str, recipe: str = RECIPE) -> Locator:
+    page.goto(f"{publisher_url}/recettes/{recipe}")
+    cta = page.locator(f"{CTA}[hydrated]")
+    expect(cta).to_have_count(1)
+    page.evaluate(
+        """(tag) => {
+            window.__statuses = [];
+            document.querySelector(tag).addEventListener("inBasketStatus", (e) => window.__statuses.push(e.detail));
+        }""",
+        CTA,
+    )
+    return cta
+
+
+def static_button(cta: Locator) -> Locator:
+    return cta.locator(".svc-no-supplier-cta__static button")
+
+
+def fill_basket(page: Page, cta: Locator) -> Locator:
+    """Opens the drawer from the CTA, picks store 1001, adds the whole recipe; the open drawer."""
+    static_button(cta).click()
+    drawer = page.locator("svc-drawer[open]")
+    expect(drawer).to_be_visible()
+    picker = drawer.locator("[data-role='store-form']")
+    expect(picker).to_be_visible()
+    picker.locator("select").select_option("1001")
+    picker.locator("button[type='submit']").click()
+    add_all = drawer.locator("[data-action='add-all']")
+    expect(add_all).to_be_enabled()
+    add_all.click()
+    expect(cta).to_have_attribute("in-basket", "true")
+    return drawer
+
+
+def test_the_cta_opens_the_drawer_and_adding_flips_it_in_the_basket(page: Page, publisher_url: str, width: str):
+    cta = open_recipe(page, publisher_url)
+    expect(cta).to_have_attribute("in-basket", "false")
+    expect(static_button(cta)).to_have_text("Acheter les ingrédients")
+    assert_no_axe_violations(page, include=product(page))
+
+    drawer = fill_basket(page, cta)
+    expect(cta).to_have_class(re.compile(r"\bin-basket\b"))
+    expect(static_button(cta)).to_have_text("Voir les ingrédients")
+    expect(static_button(cta)).to_have_class(re.compile(r"svc-ds-button--secondary"))
+    assert page.evaluate("window.__statuses") == [True]
+    # The store is shown, and the transfer offered, in the drawer.
+    expect(drawer.locator(".svc-basket-transfer__current")).to_contain_text("Demo Market Paris Bastille")
+    expect(drawer.locator("[data-action='transfer']")).to_contain_text("Demo Retailer")
+    assert_no_axe_violations(page, include=product(page))
+
+    # Decided by the server on the next page: no flash of the wrong state.
+    page.keyboard.press("Escape")
+    page.reload()
+    rendered = page.locator(CTA)
+    expect(rendered).to_have_attribute("in-basket", "true")
+    expect(rendered).to_have_attribute("store-id", "1001")
+
+
+def test_the_guest_count_follows_the_page_and_the_drawer(page: Page, publisher_url: str):
+    page.set_viewport_size(WIDTHS["desktop"])
+    cta = open_recipe(page, publisher_url, "pub-quiche-lorraine")
+    expect(cta).to_have_attribute("guests", "6")
+    page.locator("[data-servings-step='1']").click()
+    expect(cta).to_have_attribute("guests", "7")
+    # Set by the page: a non-numeric value is ignored, a number applies.
+    page.evaluate("(tag) => document.querySelector(tag).setAttribute('guests', 'beaucoup')", CTA)
+    assert page.evaluate("() => window.svc.recipes.guests$('pub-quiche-lorraine').value") == 7
+    page.evaluate("() => window.svc.recipes.setGuests('pub-quiche-lorraine', 3)")
+    expect(cta).to_have_attribute("guests", "3")
+    expect(page.locator("[data-servings-output]")).to_have_text("3")
+    # The drawer opens for that count, and its stepper moves the CTA and the blog's stepper.
+    static_button(cta).click()
+    drawer = page.locator("svc-drawer[open]")
+    expect(drawer.locator(".svc-recipe-details__guests [data-role='guests']")).to_have_text("3")
+    drawer.locator("[data-action='guests-increase']").click()
+    expect(cta).to_have_attribute("guests", "4")
+    expect(page.locator("[data-servings-output]")).to_have_text("4")
+
+
+def test_the_fixed_twin_appears_when_the_button_is_scrolled_past(page: Page, publisher_url: str):
+    page.set_viewport_size(WIDTHS["phone"])
+    cta = open_recipe(page, publisher_url)
+    twin = cta.locator("[data-role='fixed']")
+    expect(twin).to_be_hidden()
+    page.mouse.wheel(0, 2500)
+    expect(twin).to_be_visible()
+    expect(twin).to_have_class(re.compile(r"svc-no-supplier-cta__fixed--visible"))
+    page.wait_for_function("() => document.getAnimations().every((a) => a.playState !== 'running')")  # slid in
+    box = twin.bounding_box()
+    assert box is not None and abs(box["y"] + box["height"] - WIDTHS["phone"]["height"]) < 2  # at the bottom
+    # Identical to the static one, and it opens the same drawer.
+    expect(twin.locator("button")).to_have_text("Acheter les ingrédients")
+    assert_no_axe_violations(page, include=product(page))
+    page.evaluate("window.scrollTo(0, 0)")
+    expect(twin).to_be_hidden()
+    page.mouse.wheel(0, 2500)
+    twin.locator("button").click()
+    expect(page.locator("svc-drawer[open]")).to_be_visible()
+    expect(twin).to_be_hidden()  # under the open drawer it would cover the footer
+
+
+def test_the_transfer_lands_the_products_in_the_shops_cart(page: Page, publisher_url: str, shop: str):
+    page.set_viewport_size(WIDTHS["phone"])
+    cta = open_recipe(page, publisher_url)
+    drawer = fill_basket(page, cta)
+    drawer.locator("[data-action='transfer']").click()
+    # The retailer's catalog page, the token out of the address bar at once.
+    page.wait_for_url(re.compile(rf"^{re.escape(shop)}/idees"))
+    expect(page).not_to_have_url(re.compile("transferred_basket_token"))
+    counter = page.locator("[data-cart-count]").first
+    expect(counter).not_to_have_text("0", timeout=15_000)
+    assert int(counter.inner_text()) > 0
+    page.goto(f"{shop}/cart")
+    expect(page.locator("main")).to_contain_text("Aubergine", ignore_case=True)
+    # The blog's basket was handed over: back there, the recipe is no longer in it.
+    page.goto(f"{publisher_url}/recettes/{RECIPE}")
+    expect(page.locator(CTA)).to_have_attribute("in-basket", "false")
