@@ -30,6 +30,9 @@ CARD = Call(
 LOGGED_IN_CARD = Call("/v1/recipe-card?recipe_id=1&store_id=1001", need_body=True)
 HELLO = Call("/healthz")
 CONNECT_TIMEOUT = 0.5
+# prerender's default upstream budget of a fragment route (UPSTREAM_FRAGMENT_BUDGET, prerender/config.py).
+FRAGMENT_BUDGET = 0.8
+HUNG_MS = 60_000  # the proxy holds every call this long: an upstream that answers nothing
 # The current-menu page's upstream calls (prerender/rendering/current_menu.py): menu, panel, prices.
 PAGE_CALLS = 3
 DELAY_MS = 20
@@ -228,6 +231,36 @@ def memory(stack: Stack) -> Row:
     return Row("5. RSS per prerender worker after load", measured, "< 100 MB", bool(sizes) and worst < 100)
 
 
+def upstream_hung(stack: Stack) -> list[Row]:
+    """Cards while the upstream answers nothing: each within the budget (+100 ms) while the circuit breakers
+    are closed, then within 50 ms once every worker's breaker has opened. Fresh cache keys: each card needs
+    the upstream (no stale copy), so the documented empty card is the answer."""
+    stack.set_delay(HUNG_MS)
+    calls = lambda i: Call(f"/v1/recipe-card?recipe_id={1 + i % 40}&store_id=1001&serves={2 + i // 40}")  # noqa: E731
+    workers = max(1, len(stack.prerender_workers()))
+    # Enough cards at once that every worker meets its breaker's threshold (5 timeouts in a row).
+    first = load.run(stack.prerender_url, calls, threads=8, max_requests=8 * workers, max_seconds=60)
+    later = load.run(stack.prerender_url, lambda i: calls(1000 + i), threads=1, max_requests=40, max_seconds=30)
+    stack.set_delay(0)
+    limit = FRAGMENT_BUDGET + 0.1
+    worst = max(first.latencies, default=0.0)
+    closed = Row(
+        "4. card latency, upstream hung (breakers closed)",
+        f"max {worst * 1000:.0f} ms, median {median(first.latencies) * 1000:.0f} ms over {len(first.latencies)} cards",
+        f"<= {limit * 1000:.0f} ms",
+        bool(first.latencies) and worst <= limit,
+    )
+    fast = later.latencies[len(later.latencies) // 2 :]  # one thread: in time order; the breakers are open by then
+    worst_open = max(fast, default=0.0)
+    opened = Row(
+        "4. card latency, upstream hung (breakers open)",
+        f"max {worst_open * 1000:.0f} ms over the last {len(fast)} cards",
+        "<= 50 ms",
+        bool(fast) and worst_open <= 0.05,
+    )
+    return [closed, opened]
+
+
 def upstream_down(stack: Stack) -> Row:
     stack.stop("coreapi")
     stack.stop("proxy")  # the upstream address now refuses connections, as a stopped coreapi does
@@ -279,6 +312,7 @@ def main() -> int:
         rows.append(mixed_load(stack, seconds, threads))
         print(f"measured {rows[-1].metric}: {rows[-1].measured}", flush=True)
         rows.append(memory(stack))
+        rows.extend(upstream_hung(stack))
         rows.append(upstream_down(stack))
     rows.sort(key=lambda r: r.metric)
     print(f"\n{table(rows)}\n\n{os.cpu_count()} CPUs, {threads} load threads, {time.monotonic() - started:.0f} s")

@@ -24,6 +24,7 @@ from prerender.web.request_id import register_request_id
 from prerender.web.request_limits import register_request_limits
 from prerender.web.request_log import configure_logging, register_request_log
 from prerender.web.security_headers import register_security_headers
+from prerender.web.upstream_budget import register_upstream_budget
 
 INSTANCE_PATH = Path(__file__).resolve().parent.parent / "instance"
 # Every localhost origin, on any port, over http or https, is allowed (docs/decisions.md, CORS).
@@ -67,10 +68,12 @@ def register_extensions(app: Flask) -> None:
 
 
 def register_request_hooks(app: Flask) -> None:
-    """The hooks every request goes through, in order: its id, the size limits, the request log, HTTP caching,
-    the security headers (the header guard is the versioned blueprints' own, prerender/blueprints/__init__.py)."""
+    """The hooks every request goes through, in order: its id, the size limits, its upstream time budget, the
+    request log, HTTP caching, the security headers (the header guard is the versioned blueprints' own,
+    prerender/blueprints/__init__.py)."""
     register_request_id(app)
     register_request_limits(app)
+    register_upstream_budget(app)
     register_request_log(app)
     register_http_caching(app)
     register_security_headers(app)

@@ -41,6 +41,12 @@ class DefaultConfig:
     # Threads per worker process for upstream calls made alongside a request's own (a card's like states
     # load while its recipes do).
     UPSTREAM_CONCURRENT_CALLS = 8
+    # Seconds for all the upstream calls of one request together (connects, reads, retries), from the request's
+    # start (prerender/gateway/deadline.py). Fragment routes (HTML, and the multiple cards a customer's server
+    # asks for) answer without what did not arrive in time (a stale copy, else the documented empty answer);
+    # the browser's JSON routes answer 504.
+    UPSTREAM_FRAGMENT_BUDGET = 0.8
+    UPSTREAM_JSON_BUDGET = 4.0
     # Circuit breaker: this many failed calls in a row stop calls for UPSTREAM_BREAKER_COOLDOWN seconds.
     UPSTREAM_BREAKER_THRESHOLD = 5
     UPSTREAM_BREAKER_COOLDOWN = 10.0

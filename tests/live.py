@@ -63,6 +63,11 @@ from prerender.config import DefaultConfig
 from tests.conftest import closed_port
 from tests.databases import PostgresSchemas, RedisNamespace, Unreachable
 
+# The live prerender's upstream budgets: roomy, so that a loaded CI machine never turns a test of something
+# else into an empty fragment. The budget itself is tested with its own small values (tests/unit/
+# test_upstream_budget.py) and measured at its default by `make bench`.
+TEST_BUDGETS = {"UPSTREAM_FRAGMENT_BUDGET": 10.0, "UPSTREAM_JSON_BUDGET": 10.0}
+
 ROOT = Path(__file__).resolve().parent.parent
 
 DEFAULT_STACK = "sqlite-simplecache"
@@ -249,7 +254,9 @@ def coreapi_url(stack: Stack) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def prerender_url(stack: Stack, coreapi_url: str) -> Iterator[str]:
-    app = prerender.create_app({"UPSTREAM_URL": coreapi_url, "LOG_LEVEL": "WARNING", **stack.cache_config("live")})
+    app = prerender.create_app(
+        {"UPSTREAM_URL": coreapi_url, "LOG_LEVEL": "WARNING", **TEST_BUDGETS, **stack.cache_config("live")}
+    )
     with LiveServer(app) as server:
         yield server.url
 

@@ -6,6 +6,7 @@ language); writes never are. Failures surface as the typed errors of `errors.py`
 
 from __future__ import annotations
 
+import contextvars
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor, Future
@@ -109,8 +110,9 @@ class UpstreamGateway:
         self.stale_ttl = stale_ttl
 
     def start(self, call: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
-        """Run one of this gateway's calls on its pool; the caller goes on and collects the result later."""
-        return self.pool.submit(call, *args, **kwargs)
+        """Run one of this gateway's calls on its pool; the caller goes on and collects the result later. The call
+        runs in a copy of the caller's context, so the request's upstream budget (deadline.py) applies to it."""
+        return self.pool.submit(contextvars.copy_context().run, call, *args, **kwargs)
 
     def ping(self) -> None:
         """The upstream's health check (raises an UpstreamError when it does not answer 200)."""

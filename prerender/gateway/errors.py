@@ -17,6 +17,11 @@ class UpstreamTimeout(UpstreamError):
     """The upstream did not answer within the configured timeouts."""
 
 
+class BudgetSpent(UpstreamTimeout):
+    """The request's time budget for upstream calls was spent before this call could be made (nothing was sent:
+    the upstream is not to blame, so the circuit breaker does not count it)."""
+
+
 class UpstreamBadResponse(UpstreamError):
     """The upstream answered something that is not the contract (not JSON, missing fields)."""
 

@@ -14,8 +14,10 @@ from requests.adapters import HTTPAdapter
 from urllib3.exceptions import ReadTimeoutError
 from urllib3.util.retry import Retry
 
+from prerender.gateway import deadline
 from prerender.gateway.breaker import CircuitBreaker
 from prerender.gateway.errors import (
+    BudgetSpent,
     UpstreamBadResponse,
     UpstreamError,
     UpstreamStatusError,
@@ -33,6 +35,18 @@ log = logging.getLogger(__name__)
 
 RETRYABLE_STATUSES = frozenset({502, 503, 504})
 RETRY_PAUSE_SECONDS = 0.05
+# A call is not sent with less than this left of the request's budget: it could not get an answer anyway.
+MIN_CALL_SECONDS = 0.01
+
+
+def _time_for_retry() -> bool:
+    """Whether the request's budget leaves time for the pause and another attempt."""
+    left = deadline.remaining()
+    return left is None or left >= RETRY_PAUSE_SECONDS + MIN_CALL_SECONDS
+
+
+class _ConnectTimeout(UpstreamTimeout):
+    """A connect timeout: nothing reached the upstream, so even a write may be tried again."""
 
 
 class UpstreamRetry(Retry):
@@ -149,6 +163,9 @@ class UpstreamHttp:
             else:
                 self.breaker.record_success()
             raise
+        except BudgetSpent:
+            outcome = "budget_spent"  # nothing was sent: not the upstream's failure
+            raise
         except UpstreamError as error:
             outcome = type(error).__name__
             self.breaker.record_failure()
@@ -170,21 +187,65 @@ class UpstreamHttp:
         idempotent: bool,
         expect_body: bool,
     ) -> Any:
-        """One call, its retries made by the session's adapter (`upstream_retry`), its failures typed."""
+        """One call and its retries, its failures typed. Without a request budget the session's adapter retries
+        (`upstream_retry`); within one (prerender/gateway/deadline.py) the attempts are made here, each with the
+        timeouts cut to what is left, and a retry only when time is left for it."""
         endpoint = f"{method} {path}"
+        if deadline.remaining() is None:
+            response = self._attempt(
+                self.sessions(idempotent=idempotent), method, path, headers, params, json, self.timeout, endpoint
+            )
+            return self._decode(response, endpoint, expect_body)
+        attempts = 1 + (self.retries if idempotent else 0)
+        attempt = 1
+        while True:
+            timeout = self._timeout_within_budget(endpoint)
+            try:
+                response = self._attempt(self._single_attempt, method, path, headers, params, json, timeout, endpoint)
+            except (UpstreamUnavailable, _ConnectTimeout):
+                if attempt == attempts or not _time_for_retry():
+                    raise
+            else:
+                if response.status_code not in RETRYABLE_STATUSES or attempt == attempts or not _time_for_retry():
+                    return self._decode(response, endpoint, expect_body)
+            attempt += 1
+            time.sleep(RETRY_PAUSE_SECONDS)
+
+    def _timeout_within_budget(self, endpoint: str) -> tuple[float, float]:
+        """The (connect, read) timeouts of an attempt, cut to what is left of the request's budget."""
+        left = deadline.remaining()
+        if left is None:
+            return self.timeout
+        if left < MIN_CALL_SECONDS:
+            raise BudgetSpent(f"request budget spent before {endpoint}")
+        connect, read = self.timeout
+        return min(connect, left), min(read, left)
+
+    def _attempt(
+        self,
+        sessions: SessionPool,
+        method: str,
+        path: str,
+        headers: Mapping[str, str],
+        params: Mapping[str, Any] | None,
+        json: Any,
+        timeout: tuple[float, float],
+        endpoint: str,
+    ) -> requests.Response:
+        """One request through a session of `sessions`, its transport failures typed."""
         try:
-            with self.sessions(idempotent=idempotent).borrow() as session:
-                response = session.request(
+            with sessions.borrow() as session:
+                return session.request(
                     method,
                     f"{self.base_url}{path}",
                     headers=dict(headers),
                     params=params,
                     json=json,
-                    timeout=self.timeout,
+                    timeout=timeout,
                 )
         except requests.exceptions.ConnectTimeout as error:
             # Before requests.exceptions.ConnectionError, a base class of ConnectTimeout.
-            raise UpstreamTimeout(f"connect timeout on {endpoint}") from error
+            raise _ConnectTimeout(f"connect timeout on {endpoint}") from error
         except requests.exceptions.Timeout as error:
             raise UpstreamTimeout(f"read timeout on {endpoint}") from error
         except requests.exceptions.ConnectionError as error:
@@ -193,7 +254,6 @@ class UpstreamHttp:
         except requests.exceptions.RequestException as error:
             # Broken chunked bodies, bad encodings, redirect loops: the answer is unusable.
             raise UpstreamBadResponse(f"unusable answer to {endpoint}: {error!r}") from error
-        return self._decode(response, endpoint, expect_body)
 
     @staticmethod
     def _decode(response: requests.Response, endpoint: str, expect_body: bool) -> Any:

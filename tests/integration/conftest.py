@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 
 from prerender import create_app
 from tests.conftest import TEST_SECRET_KEY
-from tests.live import Stack
+from tests.live import TEST_BUDGETS, Stack
 
 RETAILER = "demo-retailer-token"
 
@@ -21,7 +21,13 @@ RETAILER = "demo-retailer-token"
 @pytest.fixture
 def app_config(coreapi_url: str, stack: Stack) -> dict:
     """A test's prerender on the live coreapi, with a new, empty cache of the stack's kind."""
-    return {"TESTING": True, "UPSTREAM_URL": coreapi_url, "SECRET_KEYS": [TEST_SECRET_KEY], **stack.cache_config()}
+    return {
+        "TESTING": True,
+        "UPSTREAM_URL": coreapi_url,
+        "SECRET_KEYS": [TEST_SECRET_KEY],
+        **TEST_BUDGETS,
+        **stack.cache_config(),
+    }
 
 
 @pytest.fixture

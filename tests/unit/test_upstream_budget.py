@@ -1,0 +1,182 @@
+"""The request's upstream time budget (prerender/gateway/deadline.py, prerender/web/upstream_budget.py): every
+call is cut to what is left, a call is not sent once the budget is spent, retries need time left, the gateway's
+pool inherits the budget, and each route gets the budget of its kind. No timing is asserted: what is checked is
+what the calls are given and what the routes answer. A hung upstream is a real socket that accepts and never
+answers (fault injection)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import requests
+import responses
+
+from prerender import create_app
+from prerender.gateway import UpstreamHttp, UpstreamStatusError, UpstreamTimeout, deadline
+from prerender.gateway.breaker import CLOSED, CircuitBreaker
+from prerender.gateway.errors import BudgetSpent
+from prerender.web.contract import contract_of
+from prerender.web.upstream_budget import budget_of
+from tests.conftest import HEADERS, TEST_SECRET_KEY
+
+BASE = "http://upstream.test"
+
+
+@pytest.fixture
+def hung_upstream() -> Iterator[str]:
+    """An upstream that accepts connections and never answers (a stuck load balancer)."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(64)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.getsockname()[1]}"
+    stop.set()
+    thread.join()
+    for connection in held:
+        connection.close()
+    server.close()
+
+
+def http_to(base_url: str, *, read_timeout: float = 3.0, retries: int = 1) -> UpstreamHttp:
+    return UpstreamHttp(
+        base_url=base_url,
+        connect_timeout=0.5,
+        read_timeout=read_timeout,
+        retries=retries,
+        pool_size=2,
+        breaker=CircuitBreaker(threshold=5, cooldown=10),
+    )
+
+
+def record_timeouts(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The `timeout` of every request the upstream sessions send."""
+    seen: list[Any] = []
+    real = requests.Session.request
+
+    def recording(self: requests.Session, method: str, url: str, **kwargs: Any) -> Any:
+        seen.append(kwargs.get("timeout"))
+        return real(self, method, url, **kwargs)
+
+    monkeypatch.setattr(requests.Session, "request", recording)
+    return seen
+
+
+def test_a_timeout_counts_as_a_failure_for_the_breaker(hung_upstream):
+    http = http_to(hung_upstream)
+    http.breaker = CircuitBreaker(threshold=1, cooldown=10)
+    with deadline.budget(0.1), pytest.raises(UpstreamTimeout):
+        http.request("GET", "/x", name="x", headers={}, idempotent=True)
+    assert http.breaker.state != CLOSED
+
+
+def test_a_call_waits_at_most_what_is_left_of_the_budget(hung_upstream, monkeypatch):
+    timeouts = record_timeouts(monkeypatch)
+    http = http_to(hung_upstream)
+    with deadline.budget(0.2), pytest.raises(UpstreamTimeout):
+        http.request("GET", "/api/v1/recipes/1", name="recipe", headers={}, idempotent=True)
+    assert len(timeouts) == 1  # a read timeout is never retried, and no time is left anyway
+    connect, read = timeouts[0]
+    assert connect <= 0.2 and read <= 0.2
+
+
+def test_without_a_budget_the_configured_timeouts_apply(monkeypatch):
+    timeouts = record_timeouts(monkeypatch)
+    with responses.RequestsMock() as mocked:
+        mocked.get(f"{BASE}/x", json={})
+        http_to(BASE).request("GET", "/x", name="x", headers={}, idempotent=True)
+    assert timeouts == [(0.5, 3.0)]
+
+
+def test_nothing_is_sent_once_the_budget_is_spent_and_the_breaker_does_not_count_it(monkeypatch):
+    timeouts = record_timeouts(monkeypatch)
+    http = http_to(BASE)
+    http.breaker = CircuitBreaker(threshold=1, cooldown=10)  # one counted failure would open it
+    with deadline.budget(0), pytest.raises(BudgetSpent):
+        http.request("GET", "/x", name="x", headers={}, idempotent=True)
+    assert timeouts == []
+    assert http.breaker.state == CLOSED
+
+
+def test_retries_happen_within_the_budget():
+    with responses.RequestsMock() as mocked:
+        mocked.get(f"{BASE}/x", status=503)
+        mocked.get(f"{BASE}/x", json={"ok": True})
+        with deadline.budget(5):
+            assert http_to(BASE).request("GET", "/x", name="x", headers={}, idempotent=True) == {"ok": True}
+        assert len(mocked.calls) == 2
+
+
+def test_no_retry_without_time_for_it():
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as mocked:
+        mocked.get(f"{BASE}/x", status=503)
+        mocked.get(f"{BASE}/x", json={"ok": True})
+        with deadline.budget(0.03), pytest.raises(UpstreamStatusError):
+            http_to(BASE).request("GET", "/x", name="x", headers={}, idempotent=True)
+        assert len(mocked.calls) == 1
+
+
+def test_writes_are_not_retried_within_a_budget():
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as mocked:
+        mocked.post(f"{BASE}/x", status=503)
+        with deadline.budget(5), pytest.raises(UpstreamStatusError):
+            http_to(BASE).request("POST", "/x", name="x", headers={}, json={}, idempotent=False)
+        assert len(mocked.calls) == 1
+
+
+def test_the_gateways_pool_runs_calls_under_the_callers_budget(app):
+    gateway = app.extensions["prerender.gateway"]
+    with deadline.budget(5):
+        left = gateway.start(deadline.remaining).result()
+    assert left is not None and 0 < left <= 5
+    assert gateway.start(deadline.remaining).result() is None
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "kind"),
+    [
+        ("v1.recipe_card.get_card", "UPSTREAM_FRAGMENT_BUDGET"),
+        ("v1.multiple.post_multiple", "UPSTREAM_FRAGMENT_BUDGET"),
+        ("v1.cta.get_cta", "UPSTREAM_FRAGMENT_BUDGET"),
+        ("v1.recipe_details.get_details", "UPSTREAM_FRAGMENT_BUDGET"),
+        ("v2.planner.current_menu_page", "UPSTREAM_FRAGMENT_BUDGET"),
+        ("v1.basket.add_recipe", "UPSTREAM_JSON_BUDGET"),
+        ("v1.likes.like", "UPSTREAM_JSON_BUDGET"),
+        ("v1.payments.handle_payment", "UPSTREAM_JSON_BUDGET"),
+    ],
+)
+def test_each_route_gets_the_budget_of_its_kind(app, endpoint, kind):
+    with app.app_context():
+        contract = contract_of(app.view_functions[endpoint])
+        assert contract is not None
+        assert budget_of(contract) == app.config[kind]
+
+
+def test_a_card_from_a_hung_upstream_is_the_documented_empty_answer(hung_upstream):
+    app = create_app(
+        {
+            "TESTING": True,
+            "SECRET_KEYS": [TEST_SECRET_KEY],
+            "UPSTREAM_URL": hung_upstream,
+            "UPSTREAM_FRAGMENT_BUDGET": 0.3,
+        }
+    )
+    answer = app.test_client().get("/v1/recipe-card?recipe_id=5&store_id=1001", headers=HEADERS)
+    assert answer.status_code == 200
+    assert answer.get_data(as_text=True) == ""
+    assert "private" in answer.headers["Cache-Control"]
