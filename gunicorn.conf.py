@@ -32,11 +32,15 @@ timeout = 30
 graceful_timeout = 10
 # Also, with gevent, the time a request head may take to arrive, from the connection or the previous answer.
 keepalive = 5
-# Recycle workers now and then (a guard against slow leaks), rarely enough that a worker's boot (~0.5 s of
-# CPU) and its cold caches stay out of the figures: at ~1000 cached cards/s per node, 2000 restarted a
-# worker every few seconds and halved the cached-card throughput in `make bench` (docs/performance.md).
-max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", 20000))
+# Workers are recycled on memory growth (a guard against slow leaks), not on a request count: a count is a
+# rate that follows throughput (at wrk's 2,000 to 7,000 requests per second, 20,000 restarted each worker every
+# few seconds, with ~0.5 s of boot and cold per-worker caches each time). `post_request` below checks the
+# worker's RSS every RSS_CHECK_EVERY requests and retires it, gracefully, beyond GUNICORN_MAX_WORKER_RSS_MB.
+# GUNICORN_MAX_REQUESTS still adds a count when an operator wants one (0, the default: none).
+max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", 0))
 max_requests_jitter = max_requests // 10
+MAX_WORKER_RSS_MB = float(os.environ.get("GUNICORN_MAX_WORKER_RSS_MB", 300))
+RSS_CHECK_EVERY = int(os.environ.get("GUNICORN_RSS_CHECK_EVERY", 1000))
 # Roomier than prerender's own URL and header limits (prerender/config.py: 8000 bytes of path and query,
 # 100 headers of at most 8192 bytes), which answer a problem+json naming what is too large; these only stop
 # absurd requests before Python reads them (with `write_problem` below; nginx in front,
@@ -86,3 +90,25 @@ def child_exit(server, worker):
     """A dead worker's gauges leave prometheus-client's multiprocess files (prerender/metrics.py)."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         multiprocess.mark_process_dead(worker.pid)
+
+
+def rss_mb() -> float:
+    """This process's resident memory in MB (Linux /proc; 0 elsewhere: never recycled then)."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / (1024 * 1024)
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def post_request(worker, req, environ, resp):
+    """Every RSS_CHECK_EVERY requests, a worker grown beyond MAX_WORKER_RSS_MB finishes its requests and is
+    replaced (gunicorn starts a new one): recycling that follows memory, not throughput."""
+    worker.served_since_check = getattr(worker, "served_since_check", 0) + 1
+    if worker.served_since_check < RSS_CHECK_EVERY:
+        return
+    worker.served_since_check = 0
+    size = rss_mb()
+    if size > MAX_WORKER_RSS_MB and worker.alive:
+        worker.log.info("worker %s uses %.0f MB (> %.0f MB): recycling it", worker.pid, size, MAX_WORKER_RSS_MB)
+        worker.alive = False

@@ -13,7 +13,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -171,7 +171,13 @@ class GunicornPrerender:
     through GUNICORN_WORKER_CLASS. Multiprocess metrics in `metrics_dir`, as `make run` sets them."""
 
     def __init__(
-        self, prefix: Path, upstream_url: str, stack: Stack, worker_class: str | None = None, workers: int = 2
+        self,
+        prefix: Path,
+        upstream_url: str,
+        stack: Stack,
+        worker_class: str | None = None,
+        workers: int = 2,
+        environ: Mapping[str, str] | None = None,
     ) -> None:
         self.prefix = prefix
         self.port = free_port()
@@ -187,6 +193,7 @@ class GunicornPrerender:
             "PROMETHEUS_MULTIPROC_DIR": str(metrics),
             "GUNICORN_WORKERS": str(workers),
             **({"GUNICORN_WORKER_CLASS": worker_class} if worker_class else {}),
+            **(environ or {}),
         }
         self.log = prefix / "gunicorn.log"
         self.process: subprocess.Popen | None = None
