@@ -1,29 +1,27 @@
 """Recipe cards: choosing the recipes, deciding what each card shows, rendering the fragments.
 
 Shared by the single and the multiple route, which must return the same HTML (README.md).
-Upstream failures propagate as gateway errors; the blueprints decide what the customer sees. The like
-state is the one exception: it only decorates a card, so a failure to read it renders an empty heart. It is
-read on the gateway's pool while the recipes load, so it adds no round trip to a card's time.
+Upstream failures propagate as gateway errors; the blueprints decide what the customer sees. A card's HTML
+does not depend on who asks beyond connected or not: the heart is rendered unpressed, and the browser fills
+in the like states of all the page's hearts with one batched call (`GET /{v}/likes`, sdk/likes.js), so the
+card of a logged-in user is rendered once per worker and read from the memo after (docs/decisions.md).
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
 from flask import current_app, render_template
 
-from prerender.gateway import Recipe, SuggestionContext, UpstreamError, get_gateway
+from prerender.gateway import Recipe, SuggestionContext, get_gateway
 from prerender.rendering.assets import get_assets
 from prerender.rendering.fragments import get_fragments
 from prerender.rendering.i18n import Translator, translator_for
 from prerender.rendering.pictures import safe_picture_url
 from prerender.schemas.variants import BADGE_VARIANTS, rendered_variant
 from prerender.web.context import RequestContext
-
-log = logging.getLogger(__name__)
 
 CARD_MODULES = ("sdk/svc.js", "components/recipe-card.js")
 
@@ -55,8 +53,8 @@ class RecipeCardView:
     price_per_guest_text: str | None
     badge: str | None
     badge_promoted: bool
+    # The heart, unpressed: the browser loads the user's like states (sdk/likes.js).
     show_like: bool
-    liked: bool
     show_cta: bool
     # Personalization disabled for a known supplier: the browser draws the heart (for the connected user
     # it knows) and the CTA. The HTML is then the same for every user, hence cacheable.
@@ -67,13 +65,12 @@ class RecipeCardView:
 
 
 def fixed_card(ctx: RequestContext, recipe_id: str, options: CardOptions) -> str:
-    """The fragment of a fixed recipe ("" when unknown or hidden); its like state loads meanwhile. The
-    recipe is read as a summary: without its ingredients and steps, all a card needs."""
-    liked = start_liked_ids(ctx, [recipe_id])
+    """The fragment of a fixed recipe ("" when unknown or hidden). The recipe is read as a summary: without its
+    ingredients and steps, all a card needs."""
     recipe = get_gateway().recipe(
         ctx.upstream, recipe_id, store_id=options.store_id, serves=options.serves, summary=True
     )
-    return render_cards({"card": recipe}, options, ctx, liked)["card"]
+    return render_cards({"card": recipe}, options, ctx)["card"]
 
 
 def suggested_cards(
@@ -85,17 +82,14 @@ def suggested_cards(
     keyword: str | None = None,
 ) -> dict[str, str]:
     """The fragment suggested for each context key, in two sequential upstream calls whatever the number of
-    contexts (the suggestions, then the recipes while the like states load)."""
+    contexts (the suggestions, then the recipes)."""
     gateway = get_gateway()
     chosen = gateway.suggest(
         ctx.upstream, contexts, store_id=options.store_id, category_id=category_id, keyword=keyword
     )
     recipe_ids = [rid for rid in chosen.values() if rid]
-    liked = start_liked_ids(ctx, recipe_ids)
     recipes = gateway.recipes(ctx.upstream, recipe_ids, store_id=options.store_id, serves=options.serves, summary=True)
-    return render_cards(
-        {context.key: recipes.get(chosen.get(context.key) or "") for context in contexts}, options, ctx, liked
-    )
+    return render_cards({context.key: recipes.get(chosen.get(context.key) or "") for context in contexts}, options, ctx)
 
 
 # --- deciding what a card shows --------------------------------------------------------------------
@@ -111,9 +105,7 @@ def wants_likes(ctx: RequestContext) -> bool:
     return ctx.is_connected and ctx.personalization
 
 
-def build_card(
-    recipe: Recipe, options: CardOptions, ctx: RequestContext, *, liked: bool, t: Translator
-) -> RecipeCardView:
+def build_card(recipe: Recipe, options: CardOptions, ctx: RequestContext, *, t: Translator) -> RecipeCardView:
     """The view model of one card."""
     variant = rendered_variant(ctx.api_version, options.display_variant)
     pricing = recipe.pricing if options.store_id else None
@@ -136,7 +128,6 @@ def build_card(
         badge=badge,
         badge_promoted=badge is not None and recipe.promoted,
         show_like=wants_likes(ctx),
-        liked=liked,
         show_cta=ctx.personalization,
         client_personalization=ctx.supplier is not None and not ctx.supplier.personalization,
     )
@@ -163,34 +154,12 @@ def render_card(card: RecipeCardView, t: Translator) -> str:
     )
 
 
-def render_cards(
-    recipes: Mapping[str, Recipe | None], options: CardOptions, ctx: RequestContext, liked: Callable[[], set[str]]
-) -> dict[str, str]:
+def render_cards(recipes: Mapping[str, Recipe | None], options: CardOptions, ctx: RequestContext) -> dict[str, str]:
     """The fragment of each key's recipe; "" where there is none or the completion filter hides it."""
-    shown = {key: recipe for key, recipe in recipes.items() if recipe is not None and is_displayable(recipe, options)}
-    liked_ids = liked() if shown else set()
     t = translator_for(ctx)
     return {
-        key: render_card(build_card(shown[key], options, ctx, liked=shown[key].id in liked_ids, t=t), t)
-        if key in shown
+        key: render_card(build_card(recipe, options, ctx, t=t), t)
+        if recipe is not None and is_displayable(recipe, options)
         else ""
-        for key in recipes
+        for key, recipe in recipes.items()
     }
-
-
-def start_liked_ids(ctx: RequestContext, recipe_ids: list[str]) -> Callable[[], set[str]]:
-    """Start reading which of these recipes the user likes, on the gateway's pool; the returned function
-    waits for the answer. A failure only costs the hearts: they render empty."""
-    if not recipe_ids or not wants_likes(ctx):
-        return set
-    gateway = get_gateway()
-    future = gateway.start(gateway.liked_recipe_ids, ctx.upstream, recipe_ids)
-
-    def result() -> set[str]:
-        try:
-            return future.result()
-        except UpstreamError as error:
-            log.error("like state unavailable, hearts rendered empty, request %s: %s", ctx.request_id, error)
-            return set()
-
-    return result

@@ -260,7 +260,7 @@ def panel_cards(
         recipe = recipes.get(rid)
         if recipe is None or not is_displayable(recipe, options):
             continue
-        card = build_card(recipe, options, ctx, liked=False, t=t)
+        card = build_card(recipe, options, ctx, t=t)
         # The planner adds recipes to the menu, not to the basket: no basket button, no heart.
         card = dataclasses.replace(card, show_cta=False, show_like=False, client_personalization=False)
         items.append(SuggestionView(card=card, type=recipe.type))

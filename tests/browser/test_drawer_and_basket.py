@@ -207,9 +207,33 @@ def test_the_like_heart_toggles_and_persists_for_a_logged_in_user(page: Page, co
     with page.expect_response(lambda r: f"/likes/{recipe_id}" in r.url and r.request.method == "DELETE"):
         heart.click()
     page.reload()
-    expect(page.locator(f"svc-recipe-card[recipe-id='{recipe_id}'][hydrated] .svc-like-button")).to_have_attribute(
-        "aria-pressed", "false"
+    heart = page.locator(f"svc-recipe-card[recipe-id='{recipe_id}'][hydrated] .svc-like-button")
+    expect(heart).not_to_have_attribute("data-like-state", "unknown")  # the browser's read has answered
+    expect(heart).to_have_attribute("aria-pressed", "false")
+
+
+def test_a_pages_hearts_are_filled_in_by_one_batched_call(page: Page, context: BrowserContext, shop_url: str):
+    """Cards carry no like state (the same HTML for every connected user): one GET /likes per page asks for
+    all of them."""
+    visit(context, page, shop_url, user=new_user())
+    cards = hydrated_cards(page)
+    expect(cards.first).to_be_visible()
+    liked_id = cards.first.get_attribute("recipe-id")
+    with page.expect_response(lambda r: f"/likes/{liked_id}" in r.url and r.request.method == "PUT"):
+        cards.first.locator(".svc-like-button").click()
+    reads: list[str] = []
+    page.on("request", lambda r: reads.append(r.url) if "/likes?" in r.url and r.method == "GET" else None)
+    page.reload()
+    hearts = page.locator("svc-recipe-card[hydrated] .svc-like-button")
+    expect(hearts.first).to_be_visible()
+    expect(page.locator(".svc-like-button[data-like-state='unknown']")).to_have_count(0)
+    expect(page.locator(f"svc-recipe-card[recipe-id='{liked_id}'] .svc-like-button").first).to_have_attribute(
+        "aria-pressed", "true"
     )
+    assert len(reads) == 1, reads
+    asked = set(reads[0].split("recipe_ids=", 1)[1].split("&", 1)[0].replace("%2C", ",").split(","))
+    on_page = {card.get_attribute("recipe-id") for card in page.locator("svc-recipe-card[hydrated]").all()}
+    assert on_page <= asked
 
 
 def test_without_personalization_the_browser_draws_heart_and_cta(

@@ -43,13 +43,13 @@ def ctx(*, version="v1", user="u-1", supplier=RETAILER, language="fr") -> Reques
 
 
 def render(
-    app, recipe=RECIPE, *, variant=1, orientation="vertical", store="1001", serves=None, liked=False, **ctx_args
+    app, recipe=RECIPE, *, variant=1, orientation="vertical", store="1001", serves=None, **ctx_args
 ) -> BeautifulSoup:
     context = ctx(**ctx_args)
     options = CardOptions(display_variant=variant, orientation=orientation, store_id=store, serves=serves)
     with app.test_request_context("/"):
         t = translator_for(context)
-        html = render_card(build_card(recipe, options, context, liked=liked, t=t), t)
+        html = render_card(build_card(recipe, options, context, t=t), t)
     return BeautifulSoup(html, "html5lib")
 
 
@@ -126,10 +126,12 @@ def test_heart_only_for_connected_users(app):
     assert host(render(app, user="u-1")).find(class_="svc-like-button") is not None
 
 
-def test_liked_state(app):
-    like = host(render(app, liked=True)).find(class_="svc-like-button")
-    assert like["aria-pressed"] == "true"
-    assert like["aria-label"].startswith("Retirer")
+def test_the_heart_waits_for_the_browsers_like_states(app):
+    """The same HTML for every connected user: unpressed, marked for the browser's batched read."""
+    like = host(render(app)).find(class_="svc-like-button")
+    assert like["aria-pressed"] == "false" and like["data-like-state"] == "unknown"
+    assert like["aria-label"].startswith("Ajouter")
+    assert like["data-unlike-label"].startswith("Retirer")
 
 
 @pytest.mark.parametrize("supplier", [NO_PERSONALIZATION, None])

@@ -135,9 +135,13 @@ export function money(amount, currency = "EUR") {
  */
 export function bindLikeButton(button, recipeId) {
   const { likes, notices } = internals();
-  likes.seed(recipeId, button.getAttribute("aria-pressed") === "true");
+  // A card's heart comes unpressed with data-like-state="unknown" (its HTML is the same for every connected
+  // user): the page's hearts are filled in by one batched call. Others carry the state the server knew.
+  if (button.dataset.likeState === "unknown") likes.load([recipeId]);
+  else likes.seed(recipeId, button.getAttribute("aria-pressed") === "true");
   const subscription = likes.likedOf(recipeId).subscribe((/** @type {boolean | undefined} */ liked) => {
     if (liked === undefined) return;
+    delete button.dataset.likeState;
     button.setAttribute("aria-pressed", String(liked));
     const label = liked ? button.dataset.unlikeLabel : button.dataset.likeLabel;
     if (label) button.setAttribute("aria-label", label);

@@ -13,6 +13,8 @@ export class Likes {
   #session;
   /** @type {Set<string>} ids to ask the service about at the next microtask */
   #toFetch = new Set();
+  /** @type {Set<string>} ids asked for before the page's credential arrived: loaded once a user's does */
+  #waiting = new Set();
   #fetchScheduled = false;
   /** @type {Map<string, number>} recipe id -> write generation (a newer click wins over an older answer) */
   #generation = new Map();
@@ -39,6 +41,11 @@ export class Likes {
         this.liked$.next(new Map());
       }
       identityKey = key;
+      if (identity?.kind === "user" && this.#waiting.size) {
+        const ids = [...this.#waiting];
+        this.#waiting.clear();
+        this.load(ids);
+      }
     });
   }
 
@@ -66,7 +73,11 @@ export class Likes {
    * @param {string[]} recipeIds
    */
   load(recipeIds) {
-    if (!this.#session.isConnected) return;
+    if (!this.#session.isConnected) {
+      // A fragment inserted at runtime may connect its cards before its credential element: wait for it.
+      for (const id of recipeIds) this.#waiting.add(String(id));
+      return;
+    }
     for (const id of recipeIds) this.#toFetch.add(String(id));
     if (this.#fetchScheduled) return;
     this.#fetchScheduled = true;
