@@ -1,6 +1,7 @@
 """`python -m bench`: start a private stack, measure the figures of docs/performance.md, print a table.
 
-BENCH_SECONDS (default 60) is the mixed load's duration; BENCH_THREADS (default 8) the load's threads.
+BENCH_SECONDS (default 60) is the mixed load's duration; BENCH_THREADS (default 8) the load's threads;
+BENCH_FIGURES (e.g. "1,4") measures only those figures.
 """
 
 from __future__ import annotations
@@ -242,6 +243,13 @@ def mixed_load(stack: Stack, seconds: float, threads: int) -> Row:
         Call("/v1/recipe-details?recipe_id=5&store_id=1001&guests=4", need_body=True, headers=browser),
         Call("/v1/basket?store_id=1001", need_body=True, headers=browser),
         single(3, 4),
+        # The logged-in user's current-menu page (its menu made by the first call) and a publisher's CTA.
+        Call("/v2/planner/current-menu?store_id=1001", need_body=True),
+        Call(
+            "/v1/no-supplier-add-to-cart-cta?recipe_id=pub-quiche-lorraine&guests=4",
+            need_body=True,
+            headers=(("supplier-token", "demo-publisher-token"),),
+        ),
     ]
     result = load.run(stack.prerender_url, calls, threads=threads, max_requests=10_000_000, max_seconds=seconds)
     detail = "; ".join(f"{k}: {v}" for k, v in sorted(result.errors.items())[:4])
@@ -320,11 +328,32 @@ def on_term(_signum: int, _frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+# The figures `make bench` measures, in order; BENCH_FIGURES (e.g. "1,4") runs some of them alone.
+FIGURES = ("1", "2", "6", "3", "5", "4")
+
+
+def selected_figures() -> tuple[str, ...]:
+    wanted = {part.strip() for part in os.environ.get("BENCH_FIGURES", "").split(",") if part.strip()}
+    unknown = wanted - set(FIGURES)
+    if unknown:
+        known = ", ".join(sorted(FIGURES))
+        raise SystemExit(f"BENCH_FIGURES: no figure {', '.join(sorted(unknown))} (figures: {known})")
+    return tuple(figure for figure in FIGURES if not wanted or figure in wanted)
+
+
+def reproduce(rows: list[Row]) -> str:
+    """The command that measures each figure of the table again, alone."""
+    figures = sorted({row.metric.split(".", 1)[0].rstrip("abc") for row in rows})
+    lines = [f"  figure {f}: BENCH_FIGURES={f} make bench" for f in figures]
+    return "reproduce a figure alone (BENCH_SECONDS, BENCH_THREADS apply to figure 3):\n" + "\n".join(lines)
+
+
 def main() -> int:
     signal.signal(signal.SIGTERM, on_term)
     signal.signal(signal.SIGINT, on_term)
     seconds = float(os.environ.get("BENCH_SECONDS", "60"))
     threads = int(os.environ.get("BENCH_THREADS", "8"))
+    figures = selected_figures()
     started = time.monotonic()
     with Stack() as stack:
         print(
@@ -332,19 +361,23 @@ def main() -> int:
             f" (logs in {stack.tmp})",
             flush=True,
         )
-        rows = throughput_ratio(stack, threads)
-        print(f"measured {rows[-1].metric}: {rows[-1].measured}", flush=True)
-        rows.append(fan_out_ratio(stack))
-        print(f"measured {rows[-1].metric}: {rows[-1].measured}", flush=True)
-        rows.append(planner_page(stack))
-        print(f"measured {rows[-1].metric}: {rows[-1].measured}", flush=True)
-        rows.append(mixed_load(stack, seconds, threads))
-        print(f"measured {rows[-1].metric}: {rows[-1].measured}", flush=True)
-        rows.append(memory(stack))
-        rows.extend(upstream_hung(stack))
-        rows.append(upstream_down(stack))
+        measures = {
+            "1": lambda: throughput_ratio(stack, threads),
+            "2": lambda: [fan_out_ratio(stack)],
+            "6": lambda: [planner_page(stack)],
+            "3": lambda: [mixed_load(stack, seconds, threads)],
+            "5": lambda: [memory(stack)],
+            "4": lambda: [*upstream_hung(stack), upstream_down(stack)],
+        }
+        rows: list[Row] = []
+        for figure in figures:
+            measured = measures[figure]()
+            rows.extend(measured)
+            for row in measured:
+                print(f"measured {row.metric}: {row.measured}", flush=True)
     rows.sort(key=lambda r: r.metric)
-    print(f"\n{table(rows)}\n\n{os.cpu_count()} CPUs, {threads} load threads, {time.monotonic() - started:.0f} s")
+    print(f"\n{table(rows)}\n\n{reproduce(rows)}")
+    print(f"\n{os.cpu_count()} CPUs, {threads} load threads, {time.monotonic() - started:.0f} s")
     return 0
 
 
