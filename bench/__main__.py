@@ -21,6 +21,7 @@ from bs4 import BeautifulSoup
 
 from . import load
 from .load import Call
+from .nginx import NginxFront, find_nginx, free_port
 from .stack import Stack, rss_mb
 
 # The README's first case: the card of a logged-in user at a personalized retailer (`demo-retailer-token`,
@@ -328,8 +329,49 @@ def on_term(_signum: int, _frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+def cache_in_front(stack: Stack, threads: int, rounds: int = 5, seconds: float = 2.0) -> Row:
+    """The public card served from the cache of nginx with the shipped config, against a static file of the same
+    size from the same nginx (another server block), in alternating rounds: what the cache in front costs."""
+    metric = "7. public card from nginx's cache / same-size static file"
+    binary = find_nginx()
+    if binary is None:
+        return Row(metric, "nginx is not installed (Debian's nginx: apt-get install nginx)", ">= 0.50", None)
+    prefix, static = stack.tmp / "nginx", stack.tmp / "static"
+    prefix.mkdir()
+    static.mkdir()
+    static_port = free_port()
+    server = f"server {{ listen 127.0.0.1:{static_port}; root {static}; default_type text/html; }}"
+    with NginxFront(binary, prefix, stack.prerender_url, extra_http=server) as front:
+        headers = {**load.HEADERS, **dict(CARD.headers)}
+        body, status = b"", ""
+        for _ in range(20):  # until nginx answers from its cache
+            request = urllib.request.Request(front.url + CARD.path, headers=headers)
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                body, status = answer.read(), answer.headers.get("X-Cache-Status", "")
+            if status == "HIT":
+                break
+            time.sleep(0.2)
+        if status != "HIT" or not body:
+            return Row(metric, f"the card never came from the cache (X-Cache-Status {status!r})", ">= 0.50", False)
+        (static / "card.html").write_bytes(body)
+        static_url, file = f"http://127.0.0.1:{static_port}", Call("/card.html", need_body=True)
+        ratios: list[float] = []
+        errors = 0
+        for _ in range(rounds):
+            plain = load.run(static_url, [file], threads=threads, max_requests=10**6, max_seconds=seconds)
+            cached = load.run(front.url, [CARD], threads=threads, max_requests=10**6, max_seconds=seconds)
+            ratios.append(cached.throughput / plain.throughput)
+            errors += plain.error_count + cached.error_count
+    ratio = median(ratios)
+    measured = (
+        f"{ratio:.2f} (median of {rounds} rounds, {min(ratios):.2f} to {max(ratios):.2f}; last round "
+        f"{cached.throughput:.0f} vs {plain.throughput:.0f} req/s, {len(body)} bytes; {errors} errors)"
+    )
+    return Row(metric, measured, ">= 0.50", ratio >= 0.5 and not errors)
+
+
 # The figures `make bench` measures, in order; BENCH_FIGURES (e.g. "1,4") runs some of them alone.
-FIGURES = ("1", "2", "6", "3", "5", "4")
+FIGURES = ("1", "7", "2", "6", "3", "5", "4")
 
 
 def selected_figures() -> tuple[str, ...]:
@@ -363,6 +405,7 @@ def main() -> int:
         )
         measures = {
             "1": lambda: throughput_ratio(stack, threads),
+            "7": lambda: [cache_in_front(stack, threads)],
             "2": lambda: [fan_out_ratio(stack)],
             "6": lambda: [planner_page(stack)],
             "3": lambda: [mixed_load(stack, seconds, threads)],

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from .conftest import GunicornPrerender, NginxFront
+from bench.nginx import NginxFront
+
+from .conftest import GunicornPrerender
 
 PROBLEM = "application/problem+json"
 

@@ -22,10 +22,9 @@ from bs4 import BeautifulSoup
 from flask import Flask
 
 import prerender
+from bench.nginx import SHIPPED_CONFIG, NginxFront
 from tests.integration.conftest import headers, live_browser_headers
 from tests.live import LiveServer, Stack
-
-from .conftest import SHIPPED_CONFIG, NginxFront
 
 pytestmark = pytest.mark.nginx
 
