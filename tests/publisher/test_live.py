@@ -1,9 +1,6 @@
 """The blog against the live seeded stack (tests/live.py: on both stacks): prerender issues its readers' authless
 ids and renders the no-supplier add-to-cart button of its recipes, found by the blog's own ids (the recipes'
 external ids in coreapi's seed).
-
-The button's route is new: while the prerender under test answers it 404, the tests that need the button skip,
-saying so; the others (the blog without the button) run.
 """
 
 from __future__ import annotations
@@ -27,7 +24,7 @@ TOKEN = "demo-publisher-token"
 
 @pytest.fixture(scope="session")
 def button_route(prerender_url: str) -> str:
-    """The button's URL on the live prerender, or a skip while prerender does not have the route."""
+    """The button's URL on the live prerender, checked to answer the blog's recipe."""
     session = {"supplier-token": TOKEN, "language-id": "fr", "session-id": "live-probe"}
     issued = requests.get(f"{prerender_url}/v1/generate-authless-token", headers=session, timeout=10)
     issued.raise_for_status()
@@ -38,9 +35,8 @@ def button_route(prerender_url: str) -> str:
         headers={**session, "authless-id": issued.json()["authless_id"]},
         timeout=10,
     )
-    if probe.status_code == 404:
-        pytest.skip("prerender has no /v1/no-supplier-add-to-cart-cta route yet (404): the button is being built")
-    probe.raise_for_status()
+    assert probe.status_code == 200, probe.text
+    assert ELEMENT in probe.text
     return url
 
 
