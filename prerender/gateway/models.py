@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
+from urllib.parse import urlsplit
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_load, validate
 
@@ -24,6 +25,16 @@ class Routing:
     retailer_cart: str | None
     # features.catalog: the catalog home, where finalize leads without a retailer cart.
     catalog_path: str | None = None
+
+    def url_of(self, path: str) -> str | None:
+        """`baseUrl` joined with a path of the customer's site, or None: a base that is not an absolute http(s)
+        URL (a `javascript:` one must never reach a page), or a `path` that is not a path (a scheme, `//host`)."""
+        base = urlsplit(self.base_url.strip())
+        if base.scheme not in ("http", "https") or not base.netloc or base.query or base.fragment:
+            return None
+        if urlsplit(path).scheme or path.startswith("//"):
+            return None
+        return f"{self.base_url.strip().rstrip('/')}/{path.lstrip('/')}"
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import logging
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
 from flask import current_app, render_template
 
@@ -202,17 +202,13 @@ def render_cta(cta: CtaView, ctx: RequestContext) -> str:
 def has_site(retailer: Supplier, environment: str) -> bool:
     """Whether the retailer's routing gives its site's address (http or https) in this environment."""
     routing = retailer.routing.get(environment)
-    return routing is not None and urlsplit(routing.base_url.strip()).scheme in ("http", "https")
+    return routing is not None and routing.url_of("/") is not None
 
 
 def transfer_url(publisher: Supplier, retailer: Supplier, *, environment: str, token: str, store_id: str) -> str:
-    """The retailer page the browser goes to with the transfer's token: the retailer's routing `baseUrl` plus its
-    catalog home (`features.catalog`, else `/`), with the parameters its SDK reads (needs `has_site`)."""
+    """The retailer page the browser goes to with the transfer's token: the retailer's catalog home (routing
+    `baseUrl` + `features.catalog`, else `/`), with the parameters its SDK reads (needs `has_site`)."""
     routing = retailer.routing[environment]
-    base = routing.base_url.strip().rstrip("/")
-    path = routing.catalog_path or "/"
-    if urlsplit(path).scheme or path.startswith("//"):
-        path = "/"
+    page = (routing.url_of(routing.catalog_path) if routing.catalog_path else None) or routing.url_of("/") or ""
     query = urlencode(dict(zip(TRANSFER_PARAMS, (publisher.name, token, store_id), strict=True)))
-    separator = "&" if "?" in path else "?"
-    return f"{base}/{path.lstrip('/')}{separator}{query}"
+    return f"{page}{'&' if '?' in page else '?'}{query}"

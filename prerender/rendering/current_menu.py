@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
-from urllib.parse import urlsplit
 
 from flask import current_app, render_template
 
@@ -317,11 +316,11 @@ def cart_destination(supplier: Supplier | None, environment: str) -> str | None:
     if supplier is None or destination is None:
         return None
     routing = supplier.routing[environment]
-    base = routing.base_url.strip().rstrip("/")
     for path in (routing.retailer_cart, routing.catalog_path):
-        if path and not urlsplit(path).scheme and not path.startswith("//"):
-            return f"{base}/{path.lstrip('/')}"
-    return f"{base}/"
+        url = routing.url_of(path) if path else None
+        if url is not None:
+            return url
+    return routing.url_of("/")
 
 
 def build_page(

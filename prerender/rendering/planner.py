@@ -83,14 +83,16 @@ def planner_destination(supplier: Supplier | None, environment: str) -> str | No
     path = routing.current_menu_path or routing.planner_path
     if not path:
         return None
-    base = urlsplit(routing.base_url.strip())
-    if base.scheme not in ("http", "https") or not base.netloc or base.query or base.fragment:
-        log.warning("supplier %s: unusable planner base URL %r for %s", supplier.id, routing.base_url, environment)
-        return None
-    if urlsplit(path).scheme or path.startswith("//"):
-        log.warning("supplier %s: planner path %r for %s is not a path", supplier.id, path, environment)
-        return None
-    return f"{routing.base_url.strip().rstrip('/')}/{path.lstrip('/')}"
+    url = routing.url_of(path)
+    if url is None:
+        log.warning(
+            "supplier %s: unusable planner URL (base %r, path %r) for %s",
+            supplier.id,
+            routing.base_url,
+            path,
+            environment,
+        )
+    return url
 
 
 def mode_url(destination: str, mode: str, store_id: str | None) -> str:
