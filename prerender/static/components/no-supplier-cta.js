@@ -13,7 +13,7 @@
 // - the page's store, when the page did not choose one: the store the user's basket is priced at (the
 //   store-id attribute), else the one the user picked in an earlier drawer.
 const search = new URL(import.meta.url).search;
-const { sdk, internals } = /** @type {typeof import("./ui.js")} */ (
+const { sdk, internals, validGuestCount } = /** @type {typeof import("./ui.js")} */ (
   await import(new URL(`./ui.js${search}`, import.meta.url).href));
 
 const tagName = `${sdk.prefix}-no-supplier-add-to-cart-cta`;
@@ -58,9 +58,7 @@ export class NoSupplierCtaElement extends HTMLElement {
 
   /** The guest count, or null when the attribute is not 1 to 50. */
   get guests() {
-    const text = (this.getAttribute("guests") ?? "").trim();
-    const value = /^[0-9]{1,2}$/.test(text) ? Number(text) : Number.NaN;
-    return value >= 1 && value <= 50 ? value : null;
+    return validGuestCount(this.getAttribute("guests"));
   }
 
   connectedCallback() {

@@ -19,12 +19,12 @@ import { Likes } from "./likes.js";
 import { Analytics } from "./analytics.js";
 import { ShowTracker } from "./show-tracking.js";
 import { Planner } from "./planner.js";
-import { GuestCounts } from "./guests.js";
+import { GuestCounts, validGuestCount } from "./guests.js";
 import { TransferArrivals } from "./transfer.js";
 import { defineShopperElement } from "./shopper.js";
 import { translator } from "./texts.js";
 
-export { Stream, State, ApiError, translator };
+export { Stream, State, ApiError, translator, validGuestCount };
 
 const moduleUrl = new URL(import.meta.url);
 const search = moduleUrl.search;

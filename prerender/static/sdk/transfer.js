@@ -34,8 +34,6 @@ const MAX_FORCE_ATTEMPTS = 2;
 export class TransferArrivals {
   /** Emits `{affiliate, recipeCount, changes, cartFollowed}` each time a basket has arrived. */
   received$ = new Stream();
-  /** True while an arrived basket is being redeemed and pushed to the cart. */
-  busy$ = new State();
   /** @type {ForcePosCallback | null} */
   #forcePos = null;
   #store = safeStorage("sessionStorage");
@@ -53,7 +51,6 @@ export class TransferArrivals {
    */
   constructor(deps) {
     this.#deps = deps;
-    this.busy$.next(false);
   }
 
   get #key() {
@@ -138,7 +135,6 @@ export class TransferArrivals {
       }
       const current = this.pending();
       if (current?.token !== pending.token) return; // another page of this tab took it meanwhile
-      this.busy$.next(true);
       const answer = await basket.receiveTransfer(current.token, storeId, current.key);
       this.#store.remove(this.#key);
       const recipeCount = Number(answer.transfer?.recipe_count ?? 0);
@@ -154,7 +150,6 @@ export class TransferArrivals {
       const expired = error instanceof ApiError && (error.status === 404 || error.status === 410);
       notices.error(error, expired ? "transfer.expired" : "transfer.failed");
     } finally {
-      this.busy$.next(false);
       this.#running = false;
     }
   }
