@@ -44,6 +44,11 @@ class Reader:
     # Cookies that were missing or invalid and must be written on the response.
     new_cookies: tuple[str, ...] = ()
 
+    @property
+    def user_id(self) -> None:
+        """Never logged in (the blog has no accounts): prerender's headers carry the authless id."""
+        return None
+
 
 def reader_from(
     request: Request, prerender: PrerenderClient, *, language: str, request_id: str | None = None

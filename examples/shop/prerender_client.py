@@ -275,7 +275,7 @@ class PrerenderClient:
         its module scripts and the visitor's credential element, or "" (no entry block)."""
         params = {"store_id": store_id} if store_id else None
         response = self._call("GET", "/planner/entry", visitor, params=params, request_id=request_id, version="v2")
-        return response.text.strip() if response is not None and _is_html(response) else ""
+        return response.text.strip() if response is not None and is_html(response) else ""
 
     def planner_page(
         self,
@@ -304,7 +304,7 @@ class PrerenderClient:
         if response.status_code != 200:
             return PlannerPage(status=response.status_code, errors=_problem_errors(response))
         html = response.text.strip()
-        if not html or not _is_html(response):
+        if not html or not is_html(response):
             log.error("prerender planner page: not an HTML fragment (request %s)", request_id)
             return PlannerPage()
         return PlannerPage(html=html)
@@ -378,7 +378,8 @@ class PrerenderClient:
         return merged
 
 
-def _is_html(response: requests.Response) -> bool:
+def is_html(response: requests.Response) -> bool:
+    """Whether an answer is an HTML fragment (its media type, whatever its charset)."""
     return response.headers.get("Content-Type", "").split(";")[0].strip().lower() == "text/html"
 
 
