@@ -1,5 +1,5 @@
 """Command-line commands: ``flask --app coreapi init-db [--reset]``, ``db-upgrade``,
-``db-revision``."""
+``db-revision``, ``set-personalization``."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from sqlalchemy.orm import Session
 from coreapi import migrate
 from coreapi.extensions import db
 from coreapi.seed import is_seeded, load_catalog
+from coreapi.services import preferences
+from coreapi.services.catalog import find_supplier_by_id
 
 
 @click.command("init-db")
@@ -65,6 +67,23 @@ def db_revision_command(message: str, empty: bool) -> None:
     click.echo(f"Wrote {script.path}; review it (CHECK constraints are not compared) and test it.")
 
 
+@click.command("set-personalization")
+@click.argument("supplier_id")
+@click.argument("state", type=click.Choice(["on", "off"]))
+@with_appcontext
+def set_personalization_command(supplier_id: str, state: str) -> None:
+    """Turn a supplier's personalization on or off; off also deletes every preference its shoppers
+    stored (in the same transaction)."""
+    session = db.session()
+    supplier = find_supplier_by_id(session, supplier_id)
+    if supplier is None:
+        raise click.ClickException(f"No supplier {supplier_id!r}.")
+    deleted = preferences.set_personalization(session, supplier, state == "on")
+    session.commit()
+    message = f"Personalization is {state} for supplier {supplier.id} ({supplier.name})"
+    click.echo(f"{message}; deleted the preferences of {deleted} shopper(s)." if state == "off" else f"{message}.")
+
+
 def _upgrade(connection: Connection, revision: str) -> None:
     """Upgrade, saying what happened; what Alembic or the legacy check refuse is an error."""
     try:
@@ -91,3 +110,4 @@ def register_commands(app: Flask) -> None:
     app.cli.add_command(init_db_command)
     app.cli.add_command(db_upgrade_command)
     app.cli.add_command(db_revision_command)
+    app.cli.add_command(set_personalization_command)

@@ -1,9 +1,9 @@
-"""The catalog of the demo retailer (recipes, ingredients, products, stores, suppliers), the
-users' likes, baskets, basket transfers and planner menus (per supplier), the outcomes of idempotent
-writes, and analytics events.
+"""The catalog of the demo retailer (recipes, ingredients, kitchen equipment, products, stores,
+suppliers), the users' likes, baskets, basket transfers, planner menus and preferences (per supplier),
+the outcomes of idempotent writes, and analytics events.
 
 Identifiers of recipes, products, stores and suppliers are integers in the database and strings
-in the JSON contract; categories and ingredients are keyed by their slug.
+in the JSON contract; categories, ingredients and equipment are keyed by their slug.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
     func,
     text,
 )
@@ -53,6 +54,8 @@ class Category(Base):
     name: Mapped[str] = mapped_column(String(120))
     name_en: Mapped[str | None] = mapped_column(String(120))
     position: Mapped[int] = mapped_column(index=True)
+    # A diet a shopper can require (preferences): every recipe kept must be in the category.
+    diet: Mapped[bool] = mapped_column(default=False, server_default=false())
 
 
 class RecipeCategory(Base):
@@ -63,6 +66,24 @@ class RecipeCategory(Base):
         ForeignKey("categories.id", ondelete="CASCADE"), primary_key=True, index=True
     )
     position: Mapped[int]  # the recipe's own order of its categories
+
+
+class Equipment(Base):
+    """Kitchen equipment a recipe may need beyond a hob and pans (an oven, a blender...)."""
+
+    __tablename__ = "equipment"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(120))
+    name_en: Mapped[str | None] = mapped_column(String(120))
+    position: Mapped[int]
+
+
+class RecipeEquipment(Base):
+    __tablename__ = "recipe_equipment"
+
+    recipe_id: Mapped[int] = mapped_column(ForeignKey("recipes.id", ondelete="CASCADE"), primary_key=True)
+    equipment_id: Mapped[str] = mapped_column(ForeignKey("equipment.id"), primary_key=True, index=True)
 
 
 class Ingredient(Base):
@@ -179,6 +200,9 @@ class Recipe(Base):
     )
     steps: Mapped[list[RecipeStep]] = relationship(
         order_by=lambda: (RecipeStep.language, RecipeStep.position), viewonly=True
+    )
+    equipment: Mapped[list[Equipment]] = relationship(
+        secondary="recipe_equipment", order_by=lambda: Equipment.position, viewonly=True
     )
 
     @property
@@ -478,9 +502,40 @@ class MenuChoice(Base):
     menu_recipe: Mapped[MenuRecipe] = relationship(back_populates="choices")
 
 
+# The number of guests a shopper may prefer (preferences; prerender pre-fills its guest counts with it).
+MIN_PREFERRED_GUESTS = 1
+MAX_PREFERRED_GUESTS = 12
+
+
+class Preferences(Base):
+    """A shopper's preferences, kept for the supplier it shops with (``coreapi.services.preferences``).
+
+    One row per shopper, (supplier, identity) like a basket or a menu. The lists hold catalog ids:
+    ``diets`` categories whose ``diet`` is true, ``avoided_ingredients`` ingredients,
+    ``missing_equipment`` equipment; applied to the recipe filters on request (``preferences=apply``).
+    """
+
+    __tablename__ = "preferences"
+    __table_args__ = (
+        CheckConstraint(_one_of("identity_kind", IDENTITY_KINDS), name="identity_kind"),
+        CheckConstraint(
+            f"guests IS NULL OR guests BETWEEN {MIN_PREFERRED_GUESTS} AND {MAX_PREFERRED_GUESTS}", name="guests"
+        ),
+    )
+
+    supplier_id: Mapped[int] = mapped_column(ForeignKey("suppliers.id", ondelete="CASCADE"), primary_key=True)
+    identity_kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    identity_id: Mapped[str] = mapped_column(String(MAX_ID_LENGTH), primary_key=True)
+    diets: Mapped[list[str]] = mapped_column(JSON, default=list)
+    avoided_ingredients: Mapped[list[str]] = mapped_column(JSON, default=list)
+    missing_equipment: Mapped[list[str]] = mapped_column(JSON, default=list)
+    guests: Mapped[int | None]
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow, onupdate=_utcnow)
+
+
 class IdempotencyKey(Base):
-    """The outcome of a basket or menu write sent with an ``Idempotency-Key``, kept so that a retry of it
-    answers the same without applying it again (``coreapi.services.idempotency``).
+    """The outcome of a basket, menu or preferences write sent with an ``Idempotency-Key``, kept so that a
+    retry of it answers the same without applying it again (``coreapi.services.idempotency``).
 
     Keys belong to a shopper (supplier and identity, like baskets and menus). ``fingerprint`` is the
     SHA-256 of the request (method, path, query, body) the key was first used for. A row is only

@@ -6,8 +6,10 @@ from coreapi.blueprints import (
     baskets,
     categories,
     events,
+    history,
     likes,
     menus,
+    preferences,
     products,
     recipes,
     stores,
@@ -28,4 +30,7 @@ bp.register_blueprint(suggestions.bp)
 bp.register_blueprint(likes.bp)
 bp.register_blueprint(baskets.bp)
 bp.register_blueprint(menus.bp)
+bp.register_blueprint(history.bp)
+bp.register_blueprint(preferences.options_bp)
+bp.register_blueprint(preferences.bp)
 bp.register_blueprint(events.bp)

@@ -13,6 +13,7 @@ from typing import Any
 from flask import Blueprint, Response
 
 from coreapi.blueprints import writes
+from coreapi.blueprints.preferences import applied
 from coreapi.context import (
     connected_users_only,
     current,
@@ -41,6 +42,7 @@ from coreapi.schemas.parsing import use_args
 from coreapi.schemas.recipes import RecipeSummarySchema
 from coreapi.services import menus, recipes
 from coreapi.services.baskets import BasketOwner
+from coreapi.services.recipes import RecipePreferences
 from coreapi.services.suggestions import suggest_for_menu
 
 bp = Blueprint("menus", __name__, url_prefix="/menus")
@@ -75,9 +77,15 @@ def _menu(view: menus.MenuView) -> dict[str, Any]:
 
 
 def _suggest(
-    store: Store | None, limit: int, *, types: tuple[str, ...] = (), exclude: tuple[int, ...] = ()
+    store: Store | None,
+    limit: int,
+    *,
+    types: tuple[str, ...] = (),
+    exclude: tuple[int, ...] = (),
+    preferences: RecipePreferences | None = None,
 ) -> list[int]:
-    """The calling shopper's menu suggestions (``coreapi.services.suggestions.suggest_for_menu``)."""
+    """The calling shopper's menu suggestions (``coreapi.services.suggestions.suggest_for_menu``),
+    among the recipes its ``preferences`` keep when they apply."""
     ctx = current()
     identity = current_identity()
     return suggest_for_menu(
@@ -91,6 +99,7 @@ def _suggest(
         store=store,
         types=types,
         exclude=exclude,
+        preferences=preferences,
     )
 
 
@@ -102,13 +111,20 @@ def _suggest(
 @writes.transactional
 def show(args: dict[str, Any]) -> dict[str, Any]:
     """The shopper's menu (moved to ``store_id`` when given); created when it has none, from the
-    shopper's suggestions (``from=suggestions``, the default) or empty (``from=scratch``)."""
+    shopper's suggestions (``from=suggestions``, the default; kept by its preferences with
+    ``preferences=apply``) or empty (``from=scratch``)."""
+    suggester: menus.Suggester | None = None
+    if args["origin"] == FROM_SUGGESTIONS:
+
+        def suggester(store: Store | None, limit: int) -> list[int]:
+            return _suggest(store, limit, preferences=applied(args["preferences"]))
+
     view = menus.current_menu(
         db.session(),
         _owner(),
         store=args["store"],
         guests=args["guests"],
-        suggester=_suggest if args["origin"] == FROM_SUGGESTIONS else None,
+        suggester=suggester,
         language=current().language,
     )
     return _menu(view)
@@ -126,13 +142,16 @@ def update(args: dict[str, Any]) -> dict[str, Any]:
 @use_args(SuggestionsArgs(), location="query")
 def suggestions(args: dict[str, Any]) -> dict[str, Any]:
     """Recipes to add: the shopper's suggestions that are not in the menu, at ``store_id`` (the
-    menu's store by default); read-only, no menu is created."""
+    menu's store by default), kept by its preferences with ``preferences=apply``; read-only, no menu
+    is created."""
     menu = menus.find_menu(db.session(), _owner())
     store = args["store"]
     if store is None and menu is not None and menu.store_id is not None:
         store = db.session.get(Store, menu.store_id)
     exclude = tuple(entry.recipe_id for entry in menu.recipes) if menu is not None else ()
-    ids = _suggest(store, args["limit"], types=tuple(args["type"]), exclude=exclude)
+    ids = _suggest(
+        store, args["limit"], types=tuple(args["type"]), exclude=exclude, preferences=applied(args["preferences"])
+    )
     summaries = recipes.summaries(db.session(), ids, current().language)
     return {"data": RecipeSummarySchema(many=True).dump(summaries)}
 

@@ -4,6 +4,7 @@ from typing import Any
 
 from flask import Blueprint
 
+from coreapi.blueprints.preferences import applied
 from coreapi.context import current
 from coreapi.errors import NotFound
 from coreapi.extensions import db
@@ -26,7 +27,8 @@ bp = Blueprint("recipes", __name__, url_prefix="/recipes")
 @use_args(RecipesArgs(), location="query")
 def index(args: dict[str, Any]) -> dict[str, Any]:
     """A page of recipe summaries, filtered (``type``: one or several; ``exclude_ids``: recipes left
-    out); the completion filter applies with ``store_id``."""
+    out); the completion filter applies with ``store_id``, the shopper's preferences with
+    ``preferences=apply``."""
     page = recipes.list_recipes(
         db.session(),
         page=args["page"],
@@ -36,6 +38,7 @@ def index(args: dict[str, Any]) -> dict[str, Any]:
         category_id=args["category"],
         query=args["q"],
         exclude_ids=database_ids(args["exclude_ids"]),
+        preferences=applied(args["preferences"]),
         language=current().language,
     )
     return dump_page(RecipeSummarySchema(), page)

@@ -4,9 +4,11 @@ from typing import Any
 
 from flask import Blueprint
 
+from coreapi.blueprints.preferences import applied
 from coreapi.context import calling_supplier, current
 from coreapi.extensions import db
 from coreapi.schemas.parsing import use_args
+from coreapi.schemas.preferences import ApplyPreferencesArgs
 from coreapi.schemas.suggestions import SuggestionSchema, SuggestionsRequestSchema
 from coreapi.services.suggestions import suggest
 
@@ -15,8 +17,10 @@ bp = Blueprint("suggestions", __name__, url_prefix="/suggestions")
 
 @bp.post("")
 @use_args(SuggestionsRequestSchema(), location="json")
-def create(args: dict[str, Any]) -> dict[str, Any]:
-    """One recipe (or null) per context, in the order of the contexts; read-only."""
+@use_args(ApplyPreferencesArgs(), location="query")
+def create(args: dict[str, Any], query: dict[str, Any]) -> dict[str, Any]:
+    """One recipe (or null) per context, in the order of the contexts, among the recipes the shopper's
+    preferences keep with ``?preferences=apply``; read-only."""
     ctx = current()
     supplier = calling_supplier()
     suggestions = suggest(
@@ -29,5 +33,6 @@ def create(args: dict[str, Any]) -> dict[str, Any]:
         store=args["store"],
         category_id=args["category_id"],
         keyword=args["keyword"],
+        preferences=applied(query["preferences"]),
     )
     return {"data": SuggestionSchema(many=True).dump(suggestions)}

@@ -1,4 +1,4 @@
-"""The transactions of the shopper's writes (baskets, menus), and their ``Idempotency-Key``.
+"""The transactions of the shopper's writes (baskets, menus, preferences), and their ``Idempotency-Key``.
 
 Each write route is one transaction, committed once its answer is built. With an
 ``Idempotency-Key`` it is applied once per key: ``idempotent_writes`` makes the decorator of an

@@ -1,4 +1,4 @@
-"""Baskets: the arguments of the basket routes, the basket and its changes."""
+"""Baskets: the arguments of the basket routes, the basket and its changes, the confirmed baskets."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from typing import Any
 
 from marshmallow import EXCLUDE, Schema, fields, post_dump, validate
 
-from coreapi.schemas.fields import Id, Money, PictureUrl, RequiredStoreField, StoreField
+from coreapi.schemas.common import PaginationArgs
+from coreapi.schemas.fields import Id, Money, PictureUrl, RequiredStoreField, StoreField, UtcDateTime
 from coreapi.schemas.recipes import MAX_SERVES
 from coreapi.services.identity import MAX_ID_LENGTH
 
@@ -167,3 +168,32 @@ class RedeemedSchema(BasketUpdateSchema):
     """A redeemed transfer: the basket write's ``{"basket", "changes"}``, and where it came from."""
 
     transfer = fields.Nested(TransferSourceSchema)
+
+
+# --- the shopper's history -----------------------------------------------------------------
+
+MAX_HISTORY_PER_PAGE = 50
+
+
+class HistoryArgs(PaginationArgs):
+    per_page = fields.Integer(load_default=10, validate=validate.Range(min=1, max=MAX_HISTORY_PER_PAGE))
+
+
+class PastRecipeSchema(Schema):
+    recipe_id = Id()
+    title = fields.String()
+    picture_url = PictureUrl("media.recipe_picture", "recipe_id", attribute="recipe_id")
+    guests = fields.Integer()
+    total_time = fields.Integer()
+    difficulty = fields.Integer()
+    price = Money()
+
+
+class ConfirmedBasketSchema(Schema):
+    id = Id()
+    confirmed_at = UtcDateTime()
+    store_id = Id()
+    total = Money()
+    currency = fields.String()
+    recipe_count = fields.Integer()
+    recipes = fields.List(fields.Nested(PastRecipeSchema))

@@ -1,10 +1,11 @@
-"""Fields shared by the schemas: ids, money, picture URLs, the store of a request.
+"""Fields shared by the schemas: ids, money, times in UTC, picture URLs, the store of a request.
 
 (Recipe details build their quantities themselves: ``coreapi.services.quantities.quantity_number``.)
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -35,6 +36,16 @@ class Money(fields.Field[Decimal]):
 
     def _serialize(self, value: Decimal | None, attr: str | None, obj: Any, **kwargs: Any) -> Any:
         return money_number(value)
+
+
+class UtcDateTime(fields.DateTime):
+    """A stored time in ISO 8601, in UTC (``+00:00``); SQLite gives it back without its zone: UTC."""
+
+    def _serialize(self, value: dt.datetime | None, attr: str | None, obj: Any, **kwargs: Any) -> str | float | None:
+        if value is None:
+            return None
+        zoned = value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
+        return super()._serialize(zoned, attr, obj, **kwargs)
 
 
 # The media routes of the pictures, and the name of their id argument.

@@ -10,6 +10,7 @@ from webargs.fields import DelimitedList
 
 from coreapi.models import RECIPE_TYPES
 from coreapi.schemas.fields import Id, Money, PictureUrl, StoreField
+from coreapi.schemas.preferences import apply_preferences
 from coreapi.services.identity import MAX_ID_LENGTH
 from coreapi.services.menus import DEFAULT_GUESTS, MAX_BUDGET, MAX_GUESTS, MAX_RECIPES, MIN_GUESTS, SUGGESTED_RECIPES
 
@@ -37,6 +38,8 @@ class CurrentMenuArgs(Schema):
         data_key="from", load_default=FROM_SUGGESTIONS, validate=validate.OneOf([FROM_SUGGESTIONS, FROM_SCRATCH])
     )
     guests = _guests(load_default=DEFAULT_GUESTS)
+    # Only counts at creation, as ``from``: the suggestions the menu is filled with.
+    preferences = apply_preferences()
 
 
 class MenuPatchArgs(Schema):
@@ -94,6 +97,7 @@ class SuggestionsArgs(Schema):
     store = StoreField(data_key="store_id", load_default=None)
     type = DelimitedList(fields.String(), load_default=list, validate=validate.ContainsOnly(RECIPE_TYPES))
     limit = fields.Integer(load_default=SUGGESTED_RECIPES, validate=validate.Range(min=1, max=MAX_RECIPES))
+    preferences = apply_preferences()
 
 
 class PricingSchema(Schema):

@@ -21,6 +21,7 @@ from coreapi.schemas.fields import (
     id_list,
     picture_urls,
 )
+from coreapi.schemas.preferences import apply_preferences
 from coreapi.services.recipes import PictureUrls
 
 MAX_SERVES = 50
@@ -34,6 +35,7 @@ class RecipesArgs(PaginationArgs):
     category = fields.String(load_default=None, validate=validate.Length(max=64))
     q = fields.String(load_default=None, validate=validate.Length(max=200))
     store = StoreField(data_key="store_id", load_default=None)
+    preferences = apply_preferences()
 
 
 class DetailArgs(Schema):
@@ -55,6 +57,7 @@ class RecipeSummarySchema(Schema):
     picture_url = PictureUrl(*RECIPE_PICTURE)
     type = fields.String()
     categories = fields.List(Id())
+    equipment = fields.List(Id())
     difficulty = fields.Integer()
     preparation_time = fields.Integer()
     cooking_time = fields.Integer()

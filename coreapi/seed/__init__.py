@@ -18,11 +18,13 @@ from sqlalchemy.orm import Session
 from coreapi.extensions import Base
 from coreapi.models import (
     Category,
+    Equipment,
     Ingredient,
     Product,
     ProductIngredient,
     Recipe,
     RecipeCategory,
+    RecipeEquipment,
     RecipeIngredient,
     RecipeStep,
     Store,
@@ -51,7 +53,19 @@ def load_catalog(session: Session, data_dir: Path) -> dict[str, int]:
 
     The caller commits.
     """
+    counts = {}
+    for model, rows in catalog_rows(data_dir):
+        if rows:
+            session.execute(insert(model), rows)
+        counts[model.__tablename__] = len(rows)
+    return counts
+
+
+def catalog_rows(data_dir: Path) -> list[tuple[type[Base], list[Row]]]:
+    """The rows of every catalog table, from ``data_dir``, in an order that inserts them (referred
+    rows first)."""
     categories = read_json(data_dir, "categories.json")
+    equipment = read_json(data_dir, "equipment.json")
     ingredients = read_json(data_dir, "ingredients.json")
     products = read_json(data_dir, "products.json")
     stores = read_json(data_dir, "stores.json")
@@ -60,6 +74,7 @@ def load_catalog(session: Session, data_dir: Path) -> dict[str, int]:
 
     tables: list[tuple[type[Base], list[Row]]] = [
         (Category, [_category(row, position) for position, row in enumerate(categories)]),
+        (Equipment, [_equipment(row, position) for position, row in enumerate(equipment)]),
         (Ingredient, [_ingredient(row) for row in ingredients]),
         (Product, [_product(row) for row in products]),
         (ProductIngredient, list(_product_ingredients(products))),
@@ -69,17 +84,23 @@ def load_catalog(session: Session, data_dir: Path) -> dict[str, int]:
         (RecipeCategory, list(_recipe_categories(recipes))),
         (RecipeIngredient, list(_recipe_ingredients(recipes))),
         (RecipeStep, list(_recipe_steps(recipes))),
+        (RecipeEquipment, list(_recipe_equipment(recipes))),
         (Supplier, [_supplier(row) for row in _affiliated_last(suppliers)]),
     ]
-    counts = {}
-    for model, rows in tables:
-        if rows:
-            session.execute(insert(model), rows)
-        counts[model.__tablename__] = len(rows)
-    return counts
+    return tables
 
 
 def _category(row: Row, position: int) -> Row:
+    return {
+        "id": row["id"],
+        "name": row["name"],
+        "name_en": row.get("name_en"),
+        "position": position,
+        "diet": bool(row.get("diet", False)),
+    }
+
+
+def _equipment(row: Row, position: int) -> Row:
     return {
         "id": row["id"],
         "name": row["name"],
@@ -197,6 +218,12 @@ def _recipe_steps(recipes: Iterable[Row]) -> Iterable[Row]:
                     "position": position,
                     "text": text,
                 }
+
+
+def _recipe_equipment(recipes: Iterable[Row]) -> Iterable[Row]:
+    for recipe in recipes:
+        for equipment_id in dict.fromkeys(recipe.get("equipment", [])):
+            yield {"recipe_id": int(recipe["id"]), "equipment_id": equipment_id}
 
 
 def _affiliated_last(suppliers: list[Row]) -> list[Row]:

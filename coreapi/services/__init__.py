@@ -12,7 +12,8 @@ same way (``menus``); finalizing one locks the menu, then the basket. A basket t
 transfers revoked; a redeem locks the source basket, then claims the transfer (a conditional
 ``UPDATE``: of two redeems of one token, the second waits for the first and finds it redeemed), then
 locks the target basket: no two writers wait on each other in a cycle. Likes are
-``INSERT ... ON CONFLICT DO NOTHING`` and ``DELETE``, idempotent in any interleaving; events are
-plain inserts. PostgreSQL (READ COMMITTED) runs writes to different baskets in parallel; SQLite has
+``INSERT ... ON CONFLICT DO NOTHING`` and ``DELETE``, idempotent in any interleaving; a shopper's
+preferences are one ``INSERT ... ON CONFLICT DO UPDATE`` (the last write wins, whole) or a ``DELETE``;
+events are plain inserts. PostgreSQL (READ COMMITTED) runs writes to different baskets in parallel; SQLite has
 one writer at a time, the others waiting up to the driver's busy timeout (5 s).
 """

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
 from collections.abc import Callable, Sequence
 
 from sqlalchemy import delete, select
@@ -9,8 +11,11 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from coreapi.extensions import Base
-from coreapi.models import Like, Recipe
+from coreapi.models import Like, Recipe, Store
 from coreapi.services.catalog import database_id, database_ids
+from coreapi.services.pagination import Page, paginate
+from coreapi.services.recipes import RecipeSummary, recipe_filters, summaries
+from coreapi.services.text import DEFAULT_LANGUAGE
 
 # INSERT ... ON CONFLICT DO NOTHING, spelled the same by both dialects.
 _INSERTS: dict[str, Callable[[type[Base]], postgresql.Insert | sqlite.Insert]] = {
@@ -36,6 +41,40 @@ def liked_among(session: Session, supplier_id: int, user_id: str, recipe_ids: Se
     return [key for key in keys if key in liked]
 
 
+@dataclasses.dataclass(frozen=True)
+class LikedRecipe(RecipeSummary):
+    """A recipe's summary, and when the user liked it (first: liking it again changes nothing)."""
+
+    liked_at: dt.datetime
+
+
+def favorites(
+    session: Session,
+    supplier_id: int,
+    user_id: str,
+    *,
+    page: int,
+    per_page: int,
+    store: Store | None = None,
+    language: str = DEFAULT_LANGUAGE,
+) -> Page[LikedRecipe]:
+    """A page of the recipes the supplier's user likes, the most recently liked first (then by recipe
+    id); with ``store``, those the completion filter keeps there."""
+    statement = (
+        select(Like)
+        .join(Recipe, Recipe.id == Like.recipe_id)
+        .where(Like.supplier_id == supplier_id, Like.user_id == user_id, *recipe_filters(store=store))
+        .order_by(Like.created_at.desc(), Like.recipe_id)
+    )
+    found = paginate(session, statement, page, per_page)
+    liked_at = {like.recipe_id: like.created_at for like in found.items}
+    items = [
+        LikedRecipe(**vars(summary), liked_at=liked_at[summary.id])
+        for summary in summaries(session, list(liked_at), language)
+    ]
+    return Page(items, found.page, found.per_page, found.total)
+
+
 def recipe_exists(session: Session, recipe_id: str) -> bool:
     key = database_id(recipe_id)
     return key is not None and session.get(Recipe, key) is not None
@@ -46,9 +85,16 @@ def like(session: Session, supplier_id: int, user_id: str, recipe_id: str) -> bo
     if not recipe_exists(session, recipe_id):
         return False
     insert = _INSERTS[session.get_bind().dialect.name]
+    # The time from here rather than the database's: SQLite's CURRENT_TIMESTAMP has whole seconds only,
+    # and favorites list the most recent likes first.
     session.execute(
         insert(Like)
-        .values(supplier_id=supplier_id, user_id=user_id, recipe_id=database_id(recipe_id))
+        .values(
+            supplier_id=supplier_id,
+            user_id=user_id,
+            recipe_id=database_id(recipe_id),
+            created_at=dt.datetime.now(dt.UTC),
+        )
         .on_conflict_do_nothing()
     )
     session.commit()

@@ -1,4 +1,5 @@
-"""Recipe reads: summaries, details priced at a store, and the completion filter."""
+"""Recipe reads: summaries, details priced at a store, the completion filter and a shopper's
+preferences."""
 
 from __future__ import annotations
 
@@ -10,14 +11,17 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sqlalchemy import BindParameter, ColumnElement, Row, and_, bindparam, exists, select
 from sqlalchemy.orm import InstrumentedAttribute, Session, aliased, selectinload
+from sqlalchemy.sql.base import ExecutableOption
 
 from coreapi.models import (
     Category,
+    Equipment,
     Ingredient,
     Product,
     ProductIngredient,
     Recipe,
     RecipeCategory,
+    RecipeEquipment,
     RecipeIngredient,
     RecipeStep,
     Store,
@@ -49,6 +53,18 @@ class RecipeSummary:
     cooking_time: int
     total_time: int
     guests: int
+    equipment: list[str]
+
+
+@dataclass(frozen=True)
+class RecipePreferences:
+    """What a shopper's stored preferences ask of recipes (``coreapi.services.preferences``): in
+    every category of ``diets``, using none of ``avoided_ingredients``, needing none of
+    ``missing_equipment``."""
+
+    diets: tuple[str, ...] = ()
+    avoided_ingredients: tuple[str, ...] = ()
+    missing_equipment: tuple[str, ...] = ()
 
 
 def completed_at(store_id: int | BindParameter[int], recipe_id: InstrumentedAttribute[int]) -> ColumnElement[bool]:
@@ -82,6 +98,26 @@ def in_category(category_id: str | BindParameter[str], recipe_id: InstrumentedAt
     return exists().where(tagged.recipe_id == recipe_id, tagged.category_id == category_id)
 
 
+def using_none_of(ingredient_ids: Sequence[str], recipe_id: InstrumentedAttribute[int]) -> ColumnElement[bool]:
+    used = aliased(RecipeIngredient)
+    return ~exists().where(used.recipe_id == recipe_id, used.ingredient_id.in_(sorted(set(ingredient_ids))))
+
+
+def needing_none_of(equipment_ids: Sequence[str], recipe_id: InstrumentedAttribute[int]) -> ColumnElement[bool]:
+    needed = aliased(RecipeEquipment)
+    return ~exists().where(needed.recipe_id == recipe_id, needed.equipment_id.in_(sorted(set(equipment_ids))))
+
+
+def preferred(preferences: RecipePreferences, recipe_id: InstrumentedAttribute[int]) -> list[ColumnElement[bool]]:
+    """The conditions of a shopper's preferences on a recipe: none when it has none."""
+    conditions = [in_category(diet, recipe_id) for diet in sorted(set(preferences.diets))]
+    if preferences.avoided_ingredients:
+        conditions.append(using_none_of(preferences.avoided_ingredients, recipe_id))
+    if preferences.missing_equipment:
+        conditions.append(needing_none_of(preferences.missing_equipment, recipe_id))
+    return conditions
+
+
 def recipe_filters(
     *,
     store: Store | None = None,
@@ -89,9 +125,10 @@ def recipe_filters(
     category_id: str | None = None,
     query: str | None = None,
     exclude_ids: Sequence[int] = (),
+    preferences: RecipePreferences | None = None,
 ) -> list[ColumnElement[bool]]:
     """The WHERE conditions on ``Recipe`` shared by the recipe list and the suggestions; ``type``
-    is one type or any of several."""
+    is one type or any of several; ``preferences``: a shopper's, applied (``preferences=apply``)."""
     conditions: list[ColumnElement[bool]] = []
     types = [type] if isinstance(type, str) else sorted(set(type or ()))
     if len(types) == 1:
@@ -106,7 +143,15 @@ def recipe_filters(
         conditions.append(Recipe.search_text.contains(search_key(query), autoescape=True))
     if store is not None:
         conditions.append(completed_at(store.id, Recipe.id))
+    if preferences is not None:
+        conditions.extend(preferred(preferences, Recipe.id))
     return conditions
+
+
+def summary_loading() -> tuple[ExecutableOption, ...]:
+    """What a summary reads of a recipe besides its columns (fresh options for each statement, like
+    ``completed_at``'s conditions)."""
+    return selectinload(Recipe.categories), selectinload(Recipe.equipment)
 
 
 def summary(recipe: Recipe, language: str, guests: int | None = None) -> RecipeSummary:
@@ -122,6 +167,7 @@ def summary(recipe: Recipe, language: str, guests: int | None = None) -> RecipeS
         cooking_time=recipe.cooking_time,
         total_time=recipe.total_time,
         guests=guests or recipe.guests,
+        equipment=[equipment.id for equipment in recipe.equipment],
     )
 
 
@@ -135,15 +181,14 @@ def list_recipes(
     category_id: str | None = None,
     query: str | None = None,
     exclude_ids: Sequence[int] = (),
+    preferences: RecipePreferences | None = None,
     language: str = DEFAULT_LANGUAGE,
 ) -> Page[RecipeSummary]:
     """A page of recipe summaries, filtered, in id order."""
-    statement = (
-        select(Recipe)
-        .where(*recipe_filters(store=store, type=type, category_id=category_id, query=query, exclude_ids=exclude_ids))
-        .options(selectinload(Recipe.categories))
-        .order_by(Recipe.id)
+    conditions = recipe_filters(
+        store=store, type=type, category_id=category_id, query=query, exclude_ids=exclude_ids, preferences=preferences
     )
+    statement = select(Recipe).where(*conditions).options(*summary_loading()).order_by(Recipe.id)
     return paginate(session, statement, page, per_page).map(lambda recipe: summary(recipe, language))
 
 
@@ -151,7 +196,7 @@ def find_summary_by_external_id(
     session: Session, external_id: str, language: str = DEFAULT_LANGUAGE
 ) -> RecipeSummary | None:
     recipe = session.scalars(
-        select(Recipe).where(Recipe.external_id == external_id).options(selectinload(Recipe.categories))
+        select(Recipe).where(Recipe.external_id == external_id).options(*summary_loading())
     ).one_or_none()
     return summary(recipe, language) if recipe is not None else None
 
@@ -198,6 +243,9 @@ def recipe_details(
     categories: dict[int, list[str]] = defaultdict(list)
     for recipe_id, category_id in connection.execute(_CATEGORIES, {"keys": found}).all():
         categories[recipe_id].append(category_id)
+    equipment: dict[int, list[str]] = defaultdict(list)
+    for recipe_id, equipment_id in connection.execute(_EQUIPMENT, {"keys": found}).all():
+        equipment[recipe_id].append(equipment_id)
 
     steps: dict[tuple[int, str], list[str]] = defaultdict(list)
     languages = sorted({language, DEFAULT_LANGUAGE})
@@ -222,6 +270,7 @@ def recipe_details(
         builder.detail(
             recipes[key],
             categories[key],
+            equipment[key],
             steps[key, language] or steps[key, DEFAULT_LANGUAGE],
             items[key],
         )
@@ -260,7 +309,7 @@ def _keys(name: str) -> BindParameter[Any]:
 
 
 # The statements of recipe_details. Their rows keep the orders of the relationships they stand
-# for (Recipe.categories, Recipe.steps, Recipe.ingredients, Ingredient.product_links) within each
+# for (Recipe.categories, Recipe.equipment, Recipe.steps, Recipe.ingredients, Ingredient.product_links) within each
 # recipe or ingredient.
 _RECIPES = select(
     Recipe.id,
@@ -280,6 +329,12 @@ _CATEGORIES = (
     .join(Category, Category.id == RecipeCategory.category_id)
     .where(RecipeCategory.recipe_id.in_(_keys("keys")))
     .order_by(RecipeCategory.position)
+)
+_EQUIPMENT = (
+    select(RecipeEquipment.recipe_id, Equipment.id)
+    .join(Equipment, Equipment.id == RecipeEquipment.equipment_id)
+    .where(RecipeEquipment.recipe_id.in_(_keys("keys")))
+    .order_by(Equipment.position)
 )
 _STEPS = (
     select(RecipeStep.recipe_id, RecipeStep.language, RecipeStep.text)
@@ -396,7 +451,7 @@ class _DetailBuilder:
         return _Candidate(size, view, offer)
 
     def detail(
-        self, recipe: _RecipeRow, categories: list[str], steps: list[str], items: list[_ItemRow]
+        self, recipe: _RecipeRow, categories: list[str], equipment: list[str], steps: list[str], items: list[_ItemRow]
     ) -> RecipeDetail:
         (
             recipe_id,
@@ -469,6 +524,7 @@ class _DetailBuilder:
             "picture_url": self.pictures.recipe(recipe_id),
             "type": recipe_type,
             "categories": categories,
+            "equipment": equipment,
             "difficulty": difficulty,
             "preparation_time": preparation_time,
             "cooking_time": cooking_time,
@@ -492,8 +548,6 @@ def summaries(session: Session, ids: Sequence[int], language: str = DEFAULT_LANG
         return []
     found = {
         recipe.id: recipe
-        for recipe in session.scalars(
-            select(Recipe).where(Recipe.id.in_(keys)).options(selectinload(Recipe.categories))
-        )
+        for recipe in session.scalars(select(Recipe).where(Recipe.id.in_(keys)).options(*summary_loading()))
     }
     return [summary(found[key], language) for key in keys if key in found]

@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 
 from coreapi.models import Like, ProductIngredient, Recipe, RecipeIngredient, Store
 from coreapi.services.catalog import database_ids
-from coreapi.services.recipes import completed_at, in_category, recipe_filters
+from coreapi.services.recipes import RecipePreferences, completed_at, in_category, recipe_filters
 
 SURROUNDING_WEIGHT = 1.0
 CURRENT_WEIGHT = 2.0
@@ -130,14 +130,16 @@ def load_candidates(
     store: Store | None = None,
     category_id: str | None = None,
     keyword: str | None = None,
+    preferences: RecipePreferences | None = None,
 ) -> dict[int, frozenset[int]]:
-    """For each product, the recipes needing it that pass the filters, in one query."""
+    """For each product, the recipes needing it that pass the filters (a shopper's ``preferences``
+    among them), in one query."""
     ids = set(product_ids)
     if not ids:
         return {}
     statement = _candidates_statement(store is not None, bool(category_id))
-    if keyword:
-        statement = statement.where(*recipe_filters(query=keyword))
+    if keyword or preferences is not None:
+        statement = statement.where(*recipe_filters(query=keyword, preferences=preferences))
     parameters: dict[str, Any] = {"product_ids": sorted(ids)}
     if store is not None:
         parameters["store_id"] = store.id
@@ -153,8 +155,8 @@ def _candidates_statement(at_store: bool, in_a_category: bool) -> Select[int, in
     """load_candidates' statement for a combination of filters (built per call, like every statement
     whose conditions come from recipe_filters' helpers).
 
-    The store's and the category's ids are parameters; a keyword is added per call, by
-    ``recipe_filters``, which escapes its pattern.
+    The store's and the category's ids are parameters; a keyword and a shopper's preferences are
+    added per call, by ``recipe_filters``, which escapes the keyword's pattern.
     """
     statement = (
         select(ProductIngredient.product_id, RecipeIngredient.recipe_id)
@@ -205,8 +207,10 @@ def suggest(
     store: Store | None = None,
     category_id: str | None = None,
     keyword: str | None = None,
+    preferences: RecipePreferences | None = None,
 ) -> list[Suggestion]:
-    """Suggestions for a batch of contexts.
+    """Suggestions for a batch of contexts; with ``preferences`` (a shopper's, applied), only among
+    the recipes they keep.
 
     The user's likes count only with profiling on, for a connected user of a known supplier (user
     ids are the supplier's own: without a supplier there is no user to read likes for).
@@ -216,7 +220,9 @@ def suggest(
         for context in contexts
         for product_id in (*context.surrounding_product_ids, *context.current_product_ids)
     )
-    candidates = load_candidates(session, product_ids, store=store, category_id=category_id, keyword=keyword)
+    candidates = load_candidates(
+        session, product_ids, store=store, category_id=category_id, keyword=keyword, preferences=preferences
+    )
     liked: set[int] = set()
     if profiling and user_id is not None and supplier_id is not None:
         liked = liked_recipes(session, supplier_id, user_id, set().union(*candidates.values()))
@@ -244,17 +250,19 @@ def suggest_for_menu(
     store: Store | None = None,
     types: Sequence[str] = (),
     exclude: Iterable[int] = (),
+    preferences: RecipePreferences | None = None,
 ) -> list[int]:
     """Up to ``limit`` recipe ids for a planner menu, in the order to show them, in two queries.
 
     Candidates pass the completion filter at ``store`` (when given), are of one of ``types`` (all
-    types when empty) and not in ``exclude`` (the menu's own recipes). Main dishes come first, then
+    types when empty), not in ``exclude`` (the menu's own recipes) and kept by ``preferences`` (a
+    shopper's, applied). Main dishes come first, then
     the other types; within each, the recipes the user liked (profiling on, a connected user of a
     known supplier, as for ``suggest``), then the others in an order drawn from ``session_id`` and
     ``seed`` (the identity): the same session sees the same suggestions.
     """
     statement = select(Recipe.id, Recipe.type).where(
-        *recipe_filters(store=store, type=types, exclude_ids=list(exclude))
+        *recipe_filters(store=store, type=types, exclude_ids=list(exclude), preferences=preferences)
     )
     rows = session.execute(statement).all()
     liked: set[int] = set()

@@ -196,6 +196,7 @@ class SeedCatalog:
         self.ingredients = {row["id"]: row for row in read("ingredients.json")}
         self.stores = {row["id"]: row for row in read("stores.json")}
         self.categories = read("categories.json")
+        self.equipment = read("equipment.json")
         self.suppliers = read("suppliers.json")
         self.products_of: dict[str, list[tuple[int, str]]] = {}
         for product in self.products.values():
@@ -203,6 +204,11 @@ class SeedCatalog:
                 self.products_of.setdefault(link["id"], []).append((link["rank"], product["id"]))
         for candidates in self.products_of.values():
             candidates.sort(key=lambda rank_id: (rank_id[0], int(rank_id[1])))
+
+    def equipment_of(self, recipe_id: str) -> list[str]:
+        """The equipment the recipe needs, in the equipment's order."""
+        needed = set(self.recipes[recipe_id]["equipment"])
+        return [row["id"] for row in self.equipment if row["id"] in needed]
 
     def ranked_products(self, ingredient_id: str) -> list[str]:
         return [product_id for _, product_id in self.products_of.get(ingredient_id, [])]

@@ -1,4 +1,4 @@
-"""flask --app coreapi init-db [--reset]."""
+"""flask --app coreapi init-db [--reset], set-personalization."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from flask import Flask
 from sqlalchemy import func, inspect, select
 
 from coreapi.extensions import db
-from coreapi.models import Basket, Like, Product, Recipe
+from coreapi.models import Basket, Like, Preferences, Product, Recipe
 
 
 def counts(app: Flask) -> tuple[int, int]:
@@ -76,3 +76,74 @@ def test_init_db_creates_the_basket_and_event_tables(empty_app: Flask) -> None:
     assert result.exit_code == 0, result.output
     with empty_app.app_context():
         assert db.session.scalar(select(func.count()).select_from(Basket)) == 0
+
+
+# --- set-personalization -------------------------------------------------------------------
+
+PREFERENCES = "/api/v1/preferences"
+
+
+def personalization(app: Flask, token: str) -> bool:
+    response = app.test_client().get("/api/v1/suppliers/me", headers={"Supplier-Token": token})
+    enabled: bool = response.json["personalization"]
+    return enabled
+
+
+def test_set_personalization_off_deletes_the_supplier_s_preferences(empty_app: Flask) -> None:
+    runner = empty_app.test_cli_runner()
+    assert runner.invoke(args=["init-db"]).exit_code == 0
+    client = empty_app.test_client()
+    body = {"diets": ["vegetarien"], "guests": 2}
+    retailer = [
+        {"Authorization": f"{kind} shopper", "Supplier-Token": "demo-retailer-token"}
+        for kind in ("user_id", "authless_id")
+    ]
+    publisher = {"Authorization": "user_id shopper", "Supplier-Token": "demo-publisher-token"}
+    for headers in (*retailer, publisher):
+        assert client.put(PREFERENCES, json=body, headers=headers).status_code == 200
+
+    result = runner.invoke(args=["set-personalization", "1", "off"])
+    assert result.exit_code == 0, result.output
+    assert "Personalization is off for supplier 1 (Demo Retailer)" in result.output
+    assert "deleted the preferences of 2 shopper(s)" in result.output
+    assert personalization(empty_app, "demo-retailer-token") is False
+    with empty_app.app_context():
+        left = db.session.scalars(select(Preferences.supplier_id)).all()
+    assert left == [3]  # the other supplier's shopper keeps its own
+    for headers in retailer:
+        assert client.get(PREFERENCES, headers=headers).json["enabled"] is False
+        assert client.put(PREFERENCES, json=body, headers=headers).status_code == 409
+    assert client.get(PREFERENCES, headers=publisher).json["diets"] == ["vegetarien"]
+
+    result = runner.invoke(args=["set-personalization", "1", "on"])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == "Personalization is on for supplier 1 (Demo Retailer)."
+    assert personalization(empty_app, "demo-retailer-token") is True
+    # Nothing comes back: they were deleted, not hidden.
+    assert client.get(PREFERENCES, headers=retailer[0]).json == {
+        "diets": [], "avoided_ingredients": [], "missing_equipment": [], "guests": None,
+        "enabled": True, "updated_at": None,
+    }  # fmt: skip
+    assert client.put(PREFERENCES, json=body, headers=retailer[0]).status_code == 200
+
+
+def test_set_personalization_on_a_disabled_supplier(empty_app: Flask) -> None:
+    runner = empty_app.test_cli_runner()
+    assert runner.invoke(args=["init-db"]).exit_code == 0
+    assert personalization(empty_app, "demo-nopers-token") is False
+    assert runner.invoke(args=["set-personalization", "2", "on"]).exit_code == 0
+    assert personalization(empty_app, "demo-nopers-token") is True
+    headers = {"Authorization": "user_id now-on", "Supplier-Token": "demo-nopers-token"}
+    assert empty_app.test_client().put(PREFERENCES, json={}, headers=headers).status_code == 200
+
+
+def test_set_personalization_refuses_what_it_does_not_know(empty_app: Flask) -> None:
+    runner = empty_app.test_cli_runner()
+    assert runner.invoke(args=["init-db"]).exit_code == 0
+    for supplier in ("999", "nope"):
+        result = runner.invoke(args=["set-personalization", supplier, "off"])
+        assert result.exit_code == 1
+        assert f"No supplier {supplier!r}." in result.output
+    result = runner.invoke(args=["set-personalization", "1", "maybe"])
+    assert result.exit_code == 2
+    assert personalization(empty_app, "demo-retailer-token") is True

@@ -18,18 +18,18 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from flask import Flask
-from sqlalchemy import Connection, func, inspect, select, text
+from sqlalchemy import Connection, MetaData, func, inspect, select, text
 from sqlalchemy.sql import ClauseElement
 
 from coreapi import migrate
 from coreapi.config import SEED_DATA_DIR
 from coreapi.extensions import db
 from coreapi.models import Like, Recipe
-from coreapi.seed import load_catalog
+from coreapi.seed import catalog_rows, load_catalog
 
 from .conftest import make_app
 
-HEAD = "0004"
+HEAD = "0005"
 NEXT = f"{int(HEAD) + 1:04d}"
 
 
@@ -207,11 +207,16 @@ NOW = dt.datetime(2026, 11, 21, 10, 0, tzinfo=dt.UTC)
 
 
 def seeded_at(app: Flask, revision: str) -> None:
-    """The database at ``revision``, with the demo catalog (suppliers included)."""
+    """The database at ``revision``, with the demo catalog (suppliers included) as far as that revision's
+    tables and columns hold it (``init-db`` of that revision seeded no more)."""
     upgrade(app, revision)
-    with app.app_context():
-        load_catalog(db.session, SEED_DATA_DIR)
-        db.session.commit()
+    with app.app_context(), db.engine.begin() as connection:
+        existing = MetaData()
+        existing.reflect(connection)
+        for model, rows in catalog_rows(SEED_DATA_DIR):
+            table = existing.tables.get(model.__tablename__)
+            if table is not None and rows:
+                connection.execute(table.insert(), [{k: v for k, v in row.items() if k in table.c} for row in rows])
 
 
 def sql(app: Flask, statement: str, **params: Any) -> Any:
@@ -463,6 +468,92 @@ def test_0004_downgrade_drops_the_transfers_only(empty_app: Flask) -> None:
     assert inspected(empty_app, model_differences) == []
 
 
+# --- 0005: preferences, equipment, diets ----------------------------------------------------
+
+PREFERENCE_TABLES = {"equipment", "recipe_equipment", "preferences"}
+
+
+def catalog_extras(app: Flask) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[str]]:
+    """The equipment rows, the recipes' equipment (by external id) and the diets of the database."""
+    equipment = sql(app, "SELECT id, name, name_en, position FROM equipment ORDER BY position").all()
+    links = sql(
+        app,
+        "SELECT r.external_id, l.equipment_id FROM recipe_equipment l JOIN recipes r ON r.id = l.recipe_id "
+        "ORDER BY r.external_id, l.equipment_id",
+    ).all()
+    diets = sql(app, "SELECT id FROM categories WHERE diet ORDER BY position").scalars().all()
+    return [tuple(row) for row in equipment], [tuple(row) for row in links], list(diets)
+
+
+def test_0005_gives_a_seeded_database_the_catalog_s_equipment_and_diets(
+    empty_app: Flask, other_app: Flask, seed: Any
+) -> None:
+    """What the migration fills in is what init-db seeds today."""
+    seeded_at(empty_app, "0004")
+    client = empty_app.test_client()
+    headers = {"Authorization": "user_id before-preferences", "Supplier-Token": "demo-retailer-token"}
+    added = client.post(
+        "/api/v1/basket/recipes", json={"recipe_id": "4", "guests": 4, "store_id": "1001"}, headers=headers
+    )
+    assert added.status_code == 200, added.json
+    assert not PREFERENCE_TABLES & inspected(empty_app, tables)
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0004", after=HEAD)
+    assert inspected(empty_app, tables) >= PREFERENCE_TABLES
+    assert inspected(empty_app, model_differences) == []
+    seeded_at(other_app, HEAD)
+    migrated = catalog_extras(empty_app)
+    assert migrated == catalog_extras(other_app)
+    equipment, links, diets = migrated
+    assert [row[0] for row in equipment] == [row["id"] for row in seed.equipment]
+    assert diets == ["vegetarien", "sans-gluten"]
+    assert len(links) == sum(len(recipe["equipment"]) for recipe in seed.recipes.values())
+
+    assert client.get("/api/v1/basket?store_id=1001", headers=headers).json == added.json["basket"]
+    assert client.get("/api/v1/recipes/4").json["equipment"] == ["four"]
+    options = client.get("/api/v1/preferences/options").json
+    assert [diet["id"] for diet in options["diets"]] == ["vegetarien", "sans-gluten"]
+    assert client.put("/api/v1/preferences", json={"diets": ["vegetarien"]}, headers=headers).status_code == 200
+    assert "4" not in {
+        r["id"] for r in client.get("/api/v1/recipes?per_page=100&preferences=apply", headers=headers).json["data"]
+    }
+
+
+def test_0005_on_a_database_without_catalog_leaves_the_seeding_to_init_db(empty_app: Flask, seed: Any) -> None:
+    upgrade(empty_app, "0004")
+    upgrade(empty_app)
+    assert sql(empty_app, "SELECT count(*) FROM equipment").scalar() == 0
+    result = empty_app.test_cli_runner().invoke(args=["init-db"])
+    assert result.exit_code == 0, result.output
+    assert "Seeded" in result.output
+    equipment, links, diets = catalog_extras(empty_app)
+    assert len(equipment) == len(seed.equipment) and diets == ["vegetarien", "sans-gluten"]
+    assert len(links) == sum(len(recipe["equipment"]) for recipe in seed.recipes.values())
+
+
+def test_0005_downgrade_drops_the_preferences_and_the_equipment(empty_app: Flask) -> None:
+    seeded_at(empty_app, HEAD)
+    client = empty_app.test_client()
+    headers = {"Authorization": "user_id with-preferences", "Supplier-Token": "demo-retailer-token"}
+    response = client.put("/api/v1/preferences", json={"missing_equipment": ["four"], "guests": 3}, headers=headers)
+    assert response.status_code == 200, response.json
+    assert client.put("/api/v1/likes/4", headers=headers).status_code == 204
+
+    downgrade(empty_app, "0004")
+    assert not PREFERENCE_TABLES & inspected(empty_app, tables)
+    assert "diet" not in {
+        column["name"] for column in inspected(empty_app, lambda c: inspect(c).get_columns("categories"))
+    }
+    assert inspected(empty_app, version) == ["0004"]
+    assert sql(empty_app, "SELECT count(*) FROM likes").scalar() == 1
+    assert sql(empty_app, "SELECT count(*) FROM categories").scalar() > 0
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0004", after=HEAD)
+    assert sql(empty_app, "SELECT count(*) FROM preferences").scalar() == 0
+    assert catalog_extras(empty_app)[2] == ["vegetarien", "sans-gluten"]  # filled again
+    assert inspected(empty_app, model_differences) == []
+
+
 # --- databases made by create_all, before migrations ----------------------------------------
 
 
@@ -609,6 +700,7 @@ def test_the_wheel_carries_the_migration_scripts_and_finds_them_installed(tmp_pa
         "coreapi/migrations/versions/0002_baskets_per_supplier_idempotency_keys.py",
         "coreapi/migrations/versions/0003_menus.py",
         "coreapi/migrations/versions/0004_basket_transfers.py",
+        "coreapi/migrations/versions/0005_preferences_equipment.py",
     }
     assert scripts <= names
     assert packages <= names  # a subpackage missing from [tool.setuptools] packages fails here

@@ -129,6 +129,7 @@ def expected_detail(seed, recipe_id: str, store_id: str | None, serves: int | No
         "picture_url": f"{BASE}/media/recipes/{recipe_id}.svg",
         "type": recipe["type"],
         "categories": list(dict.fromkeys(recipe["categories"])),
+        "equipment": seed.equipment_of(recipe_id),
         "difficulty": recipe["difficulty"],
         "preparation_time": recipe["preparation_time"],
         "cooking_time": recipe["cooking_time"],

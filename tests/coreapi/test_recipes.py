@@ -12,7 +12,7 @@ from flask.testing import FlaskClient
 
 CENT = Decimal("0.01")
 SUMMARY_FIELDS = {
-    "id", "external_id", "title", "description", "picture_url", "type", "categories",
+    "id", "external_id", "title", "description", "picture_url", "type", "categories", "equipment",
     "difficulty", "preparation_time", "cooking_time", "total_time", "guests",
 }  # fmt: skip
 DETAIL_FIELDS = SUMMARY_FIELDS | {"steps", "ingredients", "available", "promoted", "pricing"}
@@ -63,6 +63,7 @@ def test_summaries(client: FlaskClient, seed) -> None:
         assert summary["title"] == expected["title"]
         assert summary["external_id"] == expected["external_id"]
         assert summary["categories"] == expected["categories"]
+        assert summary["equipment"] == seed.equipment_of(summary["id"])
         assert summary["total_time"] == expected["preparation_time"] + expected["cooking_time"]
         assert summary["guests"] == expected["guests"]
         assert summary["picture_url"].endswith(f"/media/recipes/{summary['id']}.svg")

@@ -31,6 +31,11 @@ def categories() -> list[dict]:
 
 
 @pytest.fixture(scope="module")
+def equipment() -> list[dict]:
+    return load("equipment")
+
+
+@pytest.fixture(scope="module")
 def ingredients() -> dict[str, dict]:
     return {i["id"]: i for i in load("ingredients")}
 
@@ -103,6 +108,18 @@ def test_ids_are_unique_strings(recipes, products, categories, stores, suppliers
 def test_categories_are_named_in_both_languages(categories):
     for category in categories:
         assert category["name"] and category["name_en"]
+
+
+def test_the_diets_are_vegetarien_and_sans_gluten(categories):
+    assert all(isinstance(category["diet"], bool) for category in categories)
+    assert [category["id"] for category in categories if category["diet"]] == ["vegetarien", "sans-gluten"]
+
+
+def test_equipment(equipment):
+    assert [row["id"] for row in equipment] == ["four", "mixeur", "cocotte"]
+    for row in equipment:
+        assert set(row) == {"id", "name", "name_en"}
+        assert row["name"] and row["name_en"]
 
 
 def test_ingredients(ingredients):
@@ -197,6 +214,33 @@ def test_recipe_ingredients_resolve_and_one_is_primary(recipes, ingredients):
             assert item["display_unit"] in (None, "c. à soupe", "c. à café")
             assert isinstance(item["primary"], bool)
         assert sum(i["primary"] for i in recipe["ingredients"]) == 1, recipe["id"]
+
+
+# What the French steps say when a recipe needs each piece of equipment (coreapi/seed/README.md).
+EQUIPMENT_WORDS = {
+    "four": re.compile(r"\bfour\b|enfourn", re.I),
+    "mixeur": re.compile(r"\bmix", re.I),
+    "cocotte": re.compile(r"\bcocotte\b", re.I),
+}
+
+
+def test_recipe_equipment_resolves(recipes, equipment):
+    known = {row["id"] for row in equipment}
+    for recipe in recipes:
+        assert isinstance(recipe["equipment"], list), recipe["id"]
+        assert unique(recipe["equipment"]), recipe["id"]
+        assert set(recipe["equipment"]) <= known, recipe["id"]
+    needing = Counter(equipment_id for recipe in recipes for equipment_id in recipe["equipment"])
+    assert set(needing) == known  # no equipment that nothing needs
+    assert needing["four"] >= 12
+
+
+def test_recipe_equipment_is_what_the_steps_say(recipes):
+    """A recipe needs a piece of equipment exactly when one of its French steps uses it."""
+    for recipe in recipes:
+        steps = " ".join(recipe["steps"])
+        said = {equipment_id for equipment_id, words in EQUIPMENT_WORDS.items() if words.search(steps)}
+        assert set(recipe["equipment"]) == said, (recipe["id"], recipe["title"])
 
 
 def test_every_ingredient_is_used_by_a_recipe(recipes, ingredients):
