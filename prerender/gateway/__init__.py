@@ -8,6 +8,17 @@ from flask import Flask, current_app
 
 from prerender.extensions import cache
 from prerender.gateway.breaker import CircuitBreaker
+from prerender.gateway.catalog import (
+    CatalogGateway,
+    Category,
+    Choice,
+    HistoryPage,
+    HistoryRecipe,
+    Order,
+    PreferenceOptions,
+    Preferences,
+    RecipePage,
+)
 from prerender.gateway.client import CallerIdentity, SuggestionContext, UpstreamGateway
 from prerender.gateway.errors import (
     UnknownStore,
@@ -24,6 +35,7 @@ from prerender.gateway.read_cache import ReadCache
 
 EXTENSION_KEY = "prerender.gateway"
 MENUS_KEY = "prerender.gateway.menus"
+CATALOG_KEY = "prerender.gateway.catalog"
 
 
 def init_gateway(app: Flask) -> None:
@@ -53,6 +65,12 @@ def init_gateway(app: Flask) -> None:
         stale_ttl=int(config["STALE_IF_ERROR_SECONDS"]),
     )
     app.extensions[MENUS_KEY] = MenuGateway(http=http)
+    app.extensions[CATALOG_KEY] = CatalogGateway(
+        http=http,
+        cache=ReadCache(cache=cache),
+        ttl=int(config["RECIPE_CACHE_SECONDS"]),
+        stale_ttl=int(config["STALE_IF_ERROR_SECONDS"]),
+    )
 
 
 def get_gateway() -> UpstreamGateway:
@@ -67,11 +85,26 @@ def get_menus() -> MenuGateway:
     return menus
 
 
+def get_catalog() -> CatalogGateway:
+    """The catalog calls of the current app."""
+    catalog: CatalogGateway = current_app.extensions[CATALOG_KEY]
+    return catalog
+
+
 __all__ = [
     "CallerIdentity",
+    "CatalogGateway",
+    "Category",
+    "Choice",
+    "HistoryPage",
+    "HistoryRecipe",
     "MenuGateway",
+    "Order",
+    "PreferenceOptions",
+    "Preferences",
     "Pricing",
     "Recipe",
+    "RecipePage",
     "Routing",
     "Store",
     "SuggestionContext",
@@ -84,6 +117,7 @@ __all__ = [
     "UpstreamStatusError",
     "UpstreamTimeout",
     "UpstreamUnavailable",
+    "get_catalog",
     "get_gateway",
     "get_menus",
     "init_gateway",

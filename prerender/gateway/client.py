@@ -213,7 +213,7 @@ class UpstreamGateway:
             )
             recipe: Recipe | None = parse_recipe(payload)
         except UpstreamStatusError as error:
-            _raise_unknown_store(error)
+            raise_unknown_store(error)
             if error.status >= 500:
                 return self._stale_recipe(key, error)
             if error.status != 404:
@@ -261,7 +261,7 @@ class UpstreamGateway:
                 loaded = {recipe.id: recipe for recipe in map(parse_recipe, data_list(payload, "recipes/batch"))}
             except UpstreamError as error:
                 if isinstance(error, UpstreamStatusError):
-                    _raise_unknown_store(error)
+                    raise_unknown_store(error)
                     if error.status < 500:
                         raise
                 found.update(self._stale_recipes(chunk_keys, error))
@@ -310,8 +310,10 @@ class UpstreamGateway:
         store_id: str | None,
         category_id: str | None = None,
         keyword: str | None = None,
+        apply_preferences: bool = False,
     ) -> dict[str, str | None]:
-        """The recipe id chosen for each context key (None where nothing fits), in one call."""
+        """The recipe id chosen for each context key (None where nothing fits), in one call; with
+        `apply_preferences`, the upstream applies the shopper's stored preferences (docs/upstream.md)."""
         if not contexts:
             return {}
         body = {
@@ -343,7 +345,13 @@ class UpstreamGateway:
         }
         try:
             payload = self.http.request(
-                "POST", f"{API}/suggestions", name="suggestions", json=body, headers=identity.headers(), idempotent=True
+                "POST",
+                f"{API}/suggestions",
+                name="suggestions",
+                json=body,
+                params={"preferences": "apply"} if apply_preferences else None,
+                headers=identity.headers(),
+                idempotent=True,
             )
             chosen: dict[str, str | None] = {}
             for item in data_list(payload, "suggestions"):
@@ -353,7 +361,7 @@ class UpstreamGateway:
                 chosen[str(item["key"])] = None if recipe_id is None else str(recipe_id)
         except UpstreamError as error:
             if isinstance(error, UpstreamStatusError):
-                _raise_unknown_store(error)
+                raise_unknown_store(error)
                 if error.status < 500:
                     raise
             stale = dict(zip(stale_keys, self.cache.get_many(*stale_keys.values()), strict=True))
@@ -434,7 +442,7 @@ class UpstreamGateway:
                 "basket",
             )
         except UpstreamStatusError as error:
-            _raise_unknown_store(error)
+            raise_unknown_store(error)
             raise
 
     def basket_anywhere(self, identity: CallerIdentity) -> dict[str, Any]:
@@ -557,7 +565,7 @@ class UpstreamGateway:
                 "basket change",
             )
         except UpstreamStatusError as error:
-            _raise_unknown_store(error)
+            raise_unknown_store(error)
             raise
 
     # --- analytics -------------------------------------------------------------------------------
@@ -623,6 +631,7 @@ def _params(**values: Any) -> dict[str, Any]:
     return {name: value for name, value in values.items() if value is not None}
 
 
-def _raise_unknown_store(error: UpstreamStatusError) -> None:
+def raise_unknown_store(error: UpstreamStatusError) -> None:
+    """An upstream 400 on `store_id` as the UnknownStore it is (the customer sees a 400); else nothing."""
     if error.status == 400 and (error.field_errors("query", "store_id") or error.field_errors("json", "store_id")):
         raise UnknownStore(error.status, error.problem, error.endpoint) from error

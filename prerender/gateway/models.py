@@ -14,6 +14,9 @@ from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_load, val
 
 from prerender.gateway.errors import UpstreamBadResponse
 
+# The catalog pages a customer hosts besides the home (`features.catalog`), as named in a routing's `catalog`.
+CATALOG_PAGES = ("category", "list", "favorites", "mySpace", "basketPreview")
+
 
 @dataclass(frozen=True)
 class Routing:
@@ -25,6 +28,14 @@ class Routing:
     retailer_cart: str | None
     # features.catalog: the catalog home, where finalize leads without a retailer cart.
     catalog_path: str | None = None
+    # `catalog`: the paths of the other catalog pages the customer hosts (CATALOG_PAGES), by name.
+    catalog_pages: dict[str, str] = field(default_factory=dict)
+
+    def page_url(self, page: str) -> str | None:
+        """The URL of one of the customer's catalog pages (`home` or a CATALOG_PAGES name), or None when the
+        routing does not name it."""
+        path = self.catalog_path if page == "home" else self.catalog_pages.get(page)
+        return self.url_of(path) if path else None
 
     def url_of(self, path: str) -> str | None:
         """`baseUrl` joined with a path of the customer's site, or None: a base that is not an absolute http(s)
@@ -97,15 +108,20 @@ class RoutingSchema(_Lenient):
     features = fields.Dict(load_default=dict)
     planner = fields.Dict(load_default=dict)
     retailerCart = fields.String(load_default=None, allow_none=True)
+    catalog = fields.Dict(load_default=dict)
 
     @post_load
     def make(self, data: dict[str, Any], **_: Any) -> Routing:
+        pages = {
+            name: path for name, path in data["catalog"].items() if name in CATALOG_PAGES and isinstance(path, str)
+        }
         return Routing(
             base_url=data["baseUrl"],
             planner_path=data["features"].get("planner"),
             current_menu_path=data["planner"].get("current"),
             retailer_cart=data["retailerCart"],
             catalog_path=data["features"].get("catalog") if isinstance(data["features"].get("catalog"), str) else None,
+            catalog_pages=pages,
         )
 
 

@@ -23,7 +23,7 @@ CACHE_MISSES = CACHE_LOOKUPS.labels("miss")
 log = logging.getLogger(__name__)
 
 # Bumped when the shape of cached values changes, so a rolling deploy never reads the other shape.
-CACHE_SCHEMA_VERSION = 2
+CACHE_SCHEMA_VERSION = 3
 
 
 CacheKeyPart = str | int | None | list[str]

@@ -20,6 +20,7 @@ from prerender.rendering.assets import get_assets
 from prerender.rendering.fragments import get_fragments
 from prerender.rendering.i18n import Translator, translator_for
 from prerender.rendering.pictures import safe_picture_url
+from prerender.rendering.preferences import has_preferences
 from prerender.schemas.variants import BADGE_VARIANTS, rendered_variant
 from prerender.web.context import RequestContext
 
@@ -59,6 +60,8 @@ class RecipeCardView:
     # Personalization disabled for a known supplier: the browser draws the heart (for the connected user
     # it knows) and the CTA. The HTML is then the same for every user, hence cacheable.
     client_personalization: bool
+    # The time, difficulty and guests line (catalog pages leave it out unless `display_infos`).
+    show_infos: bool = True
 
 
 # --- choosing recipes ----------------------------------------------------------------------------
@@ -85,7 +88,12 @@ def suggested_cards(
     contexts (the suggestions, then the recipes)."""
     gateway = get_gateway()
     chosen = gateway.suggest(
-        ctx.upstream, contexts, store_id=options.store_id, category_id=category_id, keyword=keyword
+        ctx.upstream,
+        contexts,
+        store_id=options.store_id,
+        category_id=category_id,
+        keyword=keyword,
+        apply_preferences=has_preferences(ctx),
     )
     recipe_ids = [rid for rid in chosen.values() if rid]
     recipes = gateway.recipes(ctx.upstream, recipe_ids, store_id=options.store_id, serves=options.serves, summary=True)

@@ -31,6 +31,7 @@ from prerender.rendering.cards import CardOptions, RecipeCardView, build_card, i
 from prerender.rendering.i18n import Translator, translator_for
 from prerender.rendering.pictures import safe_picture_url
 from prerender.rendering.planner import ONBOARDING_STEPS, planner_destination
+from prerender.rendering.preferences import has_preferences
 from prerender.web.context import RequestContext
 
 log = logging.getLogger(__name__)
@@ -288,6 +289,8 @@ def load_panel(
             params["store_id"] = store_id
         if exclude_ids:
             params["exclude_ids"] = ",".join(exclude_ids[:100])
+        if has_preferences(ctx):
+            params["preferences"] = "apply"
         answer = menus.search_recipes(ctx.upstream, params=params)
         summaries = answer.get("data") or []
         has_more = page * PANEL_SIZE < int(answer.get("total") or 0)
@@ -295,6 +298,8 @@ def load_panel(
         params = {"limit": PANEL_SIZE}
         if store_id:
             params["store_id"] = store_id
+        if has_preferences(ctx):
+            params["preferences"] = "apply"
         summaries = menus.suggestions(ctx.upstream, params=params).get("data") or []
         has_more = False
     return PanelView(
@@ -342,6 +347,8 @@ def build_page(
         params["store_id"] = store_id
     if query["guests"]:
         params["guests"] = query["guests"]
+    if has_preferences(ctx):
+        params["preferences"] = "apply"
     menu = get_menus().current(ctx.upstream, params=params)
     recipes = tuple(menu_recipe(r, t) for r in menu.get("recipes") or [] if isinstance(r, dict) and "id" in r)
     menu_store = menu.get("store_id") or None

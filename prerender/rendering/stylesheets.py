@@ -10,17 +10,21 @@ from __future__ import annotations
 _RECIPE_CARD = ("recipe-card", "like-button", "drawer", "recipe-details", "no-supplier-cta")
 # The entry block and its onboarding modal (also the current-menu page's).
 _PLANNER_ENTRY = ("planner-entry", "planner-onboarding")
+# The catalog shell and the preferences panel its toolbar opens (every catalog page with a toolbar).
+_CATALOG = ("catalog", "preferences")
 
 # Route path below /{api_version}/styles/ -> sheet names (files static/css/<name>.css), in link order.
 STYLE_BUNDLES: dict[str, tuple[str, ...]] = {
     "base": ("base",),
     "recipe-card": _RECIPE_CARD,
-    "catalog": (*_RECIPE_CARD, "catalog"),
-    "catalog/catalog-home": (*_RECIPE_CARD, *_PLANNER_ENTRY, "catalog", "catalog-home"),
-    "catalog/catalog-category": (*_RECIPE_CARD, "catalog", "catalog-category"),
-    "catalog/catalog-favorites": (*_RECIPE_CARD, "catalog", "catalog-favorites"),
-    "catalog/catalog-list": (*_RECIPE_CARD, "catalog", "catalog-list"),
-    "catalog/my-space": (*_RECIPE_CARD, "catalog", "my-space"),
+    "catalog": (*_RECIPE_CARD, *_CATALOG),
+    "catalog/catalog-home": (*_RECIPE_CARD, *_PLANNER_ENTRY, *_CATALOG, "catalog-home"),
+    # A category page has the list page's recipe-type chips (catalog-list.css).
+    "catalog/catalog-category": (*_RECIPE_CARD, *_CATALOG, "catalog-list", "catalog-category"),
+    "catalog/catalog-favorites": (*_RECIPE_CARD, *_CATALOG, "catalog-favorites"),
+    "catalog/catalog-list": (*_RECIPE_CARD, *_CATALOG, "catalog-list"),
+    # my-space's page set includes the basket preview (GET /v2/catalog/my-space/basket-preview).
+    "catalog/my-space": (*_RECIPE_CARD, *_CATALOG, "my-space", "basket-preview"),
     "planner": (*_RECIPE_CARD, "catalog", "catalog-list", "breadcrumb", *_PLANNER_ENTRY, "quick-menu", "planner"),
     "planner/planner-entry": _PLANNER_ENTRY,
 }

@@ -137,3 +137,13 @@ class AuthlessTokenSchema(Schema):
     """A new authless identity (POST /{v}/generate-authless-token)."""
 
     authless_id = fields.String(required=True, metadata={"description": "43 URL-safe characters, unguessable."})
+
+
+class PreferencesSchema(Schema):
+    """A shopper's preferences (`enabled` false: their supplier disabled personalization)."""
+
+    diets = fields.List(fields.String(), required=True)
+    avoided_ingredients = fields.List(fields.String(), required=True)
+    missing_equipment = fields.List(fields.String(), required=True)
+    guests = fields.Integer(allow_none=True, required=True)
+    enabled = fields.Boolean(required=True)

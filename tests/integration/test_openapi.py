@@ -143,6 +143,18 @@ BROWSER_OPERATIONS += ["GET /v2/planner/recipes"]  # the current-menu page's cat
 SERVER_OR_BROWSER_OPERATIONS = [
     f"GET /{version}{path}" for version in ("v1", "v2") for path in ("/basket/merge-authless-basket", "/recipe-details")
 ] + ["GET /v2/menu/merge-authless-menu", "GET /v2/planner/current-menu", "GET /v2/planner"]
+# The catalog pages the browser asks again (their "more"), and the preferences (the panel saves them).
+SERVER_OR_BROWSER_OPERATIONS += [
+    f"{method} /{version}{path}"
+    for version in ("v1", "v2")
+    for method, path in [
+        ("GET", "/catalog/category"),
+        ("GET", "/catalog/list"),
+        ("GET", "/preferences"),
+        ("PUT", "/preferences"),
+        ("DELETE", "/preferences"),
+    ]
+] + ["GET /v1/catalog/favorites", "GET /v2/catalog/my-space", "GET /v2/catalog/my-space/basket-preview"]
 
 
 def test_the_credential_is_an_http_bearer_scheme(document: dict[str, Any]) -> None:

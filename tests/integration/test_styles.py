@@ -1,7 +1,11 @@
-"""The eleven styles routes: {links, html}, absolute hashed links that serve text/css."""
+"""The eleven styles routes: {links, html}, absolute hashed links that serve text/css; what the catalog routes
+combine; the catalog templates' classes against the sheets and the contract (docs/styles.md); the conventions
+every sheet follows (docs/styles.md, section 2)."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -10,6 +14,11 @@ from bs4 import BeautifulSoup
 from prerender.rendering.stylesheets import STYLE_BUNDLES
 
 from .conftest import headers
+
+ROOT = Path(__file__).resolve().parents[2]
+CSS_DIR = ROOT / "prerender" / "static" / "css"
+CATALOG_TEMPLATES = ROOT / "prerender" / "templates" / "catalog"
+STYLES_DOC = (ROOT / "docs" / "styles.md").read_text(encoding="utf-8")
 
 SPEC_ROUTES = [
     "",
@@ -81,3 +90,143 @@ def test_cdn_url_moves_the_links(app_config):
     app = create_app({**app_config, "CDN_URL": "https://cdn.example/prerender"})
     links = app.test_client().get("/v1/styles/base", headers=headers()).get_json()["links"]
     assert links[0].startswith("https://cdn.example/prerender/static/")
+
+
+# The catalog routes whose pages have the toolbar, hence the preferences panel it opens.
+TOOLBAR_ROUTES = [
+    "/catalog",
+    "/catalog/catalog-home",
+    "/catalog/catalog-category",
+    "/catalog/catalog-favorites",
+    "/catalog/catalog-list",
+    "/catalog/my-space",
+]
+
+
+@pytest.mark.parametrize("route", TOOLBAR_ROUTES)
+def test_catalog_routes_serve_the_preferences_panel_after_the_shell(client, route):
+    names = sheet_names(client, route)
+    assert names.index("preferences") == names.index("catalog") + 1  # before the page's sheet, which may adapt it
+
+
+def test_catalog_routes_serve_the_sheets_of_their_pages(client):
+    my_space = sheet_names(client, "/catalog/my-space")
+    assert my_space.index("basket-preview") == my_space.index("my-space") + 1
+    category = sheet_names(client, "/catalog/catalog-category")
+    assert category.index("catalog-list") < category.index("catalog-category")  # its recipe-type chips
+    assert not {"preferences", "basket-preview"} & set(sheet_names(client, "/planner"))
+    combined = sheet_names(client, "")
+    assert {"preferences", "basket-preview"} <= set(combined) and len(combined) == len(set(combined))
+
+
+# --- the catalog templates against the sheets and the contract ------------------------------------------
+
+# Classes on purpose without a rule of their own (docs/styles.md says so): the page name of the category root,
+# and the modifiers that mirror the my-space tab for the retailer.
+CATALOG_HOOKS = {
+    "svc-catalog-category",
+    "svc-my-space--favorites",
+    "svc-my-space--history",
+    "svc-my-space__panel--favorites",
+}
+
+
+def template_classes(text: str) -> set[str]:
+    """The `svc-` classes a template can write: its class attributes, with the values of the Jinja expressions
+    and variables that build them (quoted literals, `svc-my-space--{{ page.tab }}` for both tabs)."""
+    names: set[str] = set()
+    for value in re.findall(r'class="([^"]*)"', text):
+        literal = re.sub(r"\{[{%].*?[%}]\}", " ", value)
+        names.update(name for name in literal.split() if name.startswith("svc-") and not name.endswith(("-", "_")))
+        for prefix in re.findall(r"(svc-[\w-]+)\{\{ page\.tab \}\}", value):
+            names.update(f"{prefix}{tab}" for tab in ("favorites", "history"))
+    for literal in re.findall(r"['\"](svc-[\w-]+(?: svc-[\w-]+)*)['\"]", text):
+        names.update(literal.split())
+    return names
+
+
+def catalog_css() -> str:
+    routes = [names for route, names in STYLE_BUNDLES.items() if route.startswith("catalog")]
+    sheets = {"base"} | {name for names in routes for name in names}
+    return "".join((CSS_DIR / f"{name}.css").read_text(encoding="utf-8") for name in sorted(sheets))
+
+
+def documented(name: str) -> bool:
+    """By its full name, or by its BEM part after the block (`__x`, `--x`), the tables' shorthand."""
+    if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", STYLES_DOC):
+        return True
+    cut = name.find("__") if "__" in name else name.find("--")
+    return cut > 0 and f"`{name[cut:]}`" in STYLES_DOC
+
+
+@pytest.mark.parametrize("template", sorted(path.name for path in CATALOG_TEMPLATES.glob("*.html")))
+def test_every_class_of_the_catalog_templates_is_styled_and_documented(template):
+    classes = template_classes((CATALOG_TEMPLATES / template).read_text(encoding="utf-8"))
+    css = catalog_css()
+    unstyled = sorted(name for name in classes - CATALOG_HOOKS if not re.search(rf"\.{re.escape(name)}(?![\w-])", css))
+    assert not unstyled, f"classes without a rule in the catalog routes' sheets: {unstyled}"
+    undocumented = sorted(name for name in classes if not documented(name))
+    assert not undocumented, f"classes missing from docs/styles.md: {undocumented}"
+
+
+# --- conventions (docs/styles.md, section 2) --------------------------------------------------------------
+
+SHEETS = sorted(CSS_DIR.glob("*.css"))
+
+
+def css_blocks(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """Each block's prelude (a selector list or an at-rule) with the preludes it is nested in."""
+    blocks, stack, prelude = [], [], ""
+    for char in re.sub(r"/\*.*?\*/", "", text, flags=re.S):
+        if char == "{":
+            blocks.append((prelude.strip(), tuple(stack)))
+            stack.append(prelude.strip())
+            prelude = ""
+        elif char == "}":
+            stack.pop()
+            prelude = ""
+        elif char == ";":
+            if prelude.strip().startswith("@"):
+                blocks.append((prelude.strip(), tuple(stack)))
+            prelude = ""
+        else:
+            prelude += char
+    return blocks
+
+
+def selectors(prelude: str) -> list[str]:
+    """A selector list split on its top-level commas (not those inside :is(), :not(), :has()…)."""
+    parts, depth, current = [], 0, ""
+    for char in prelude:
+        depth += char in "(["
+        depth -= char in ")]"
+        if char == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += char
+    return [*parts, current.strip()]
+
+
+@pytest.mark.parametrize("sheet", SHEETS, ids=lambda path: path.name)
+def test_every_sheet_follows_the_conventions(sheet):
+    text = sheet.read_text(encoding="utf-8")
+    code = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    for prelude, parents in css_blocks(text):
+        assert not prelude.startswith("@import"), prelude
+        if prelude.startswith("@keyframes"):
+            assert prelude.split()[1].startswith("svc-"), prelude
+        if prelude.startswith("@") or any(parent.startswith("@keyframes") for parent in parents):
+            continue
+        for selector in selectors(prelude):
+            assert selector.startswith(".svc-") or (sheet.name == "base.css" and selector == ":root"), selector
+    assert "url(" not in code and not re.search(r"\d(?:\.\d+)?rem\b", code)
+    if sheet.name == "base.css":  # only .svc-ds-visually-hidden
+        important = code[code.index(".svc-ds-visually-hidden {") :]
+        assert "!important" not in code.replace(important[: important.index("}")], "")
+    else:
+        assert "!important" not in code
+    if re.search(r"\b(?:transition|animation)\s*:", code):
+        assert "prefers-reduced-motion: reduce" in code
+    viewport = re.findall(r"@media[^{]*\((?:min|max)-(?:width|height)", code)
+    assert not viewport or sheet.name in {"drawer.css", "planner-onboarding.css", "preferences.css"}, viewport

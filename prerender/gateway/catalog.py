@@ -1,0 +1,384 @@
+"""The catalog side of the upstream (docs/upstream.md): categories, recipe pages, the shopper's favorites, the
+history of their confirmed baskets, and their preferences.
+
+Categories and the preference options are the same for every shopper of a language: cached like recipes, the
+last good answer served while the upstream fails. Pages, favorites, history and preferences are the shopper's
+own and never cached. Every answer is validated on the way in (gateway/models.py does the same for recipes).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_load, validate
+
+from prerender.gateway.client import API, CallerIdentity, raise_unknown_store
+from prerender.gateway.errors import UpstreamBadResponse, UpstreamError, UpstreamStatusError
+from prerender.gateway.http import UpstreamHttp
+from prerender.gateway.read_cache import ReadCache, cache_key
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Category:
+    id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One option of the preferences panel: a diet, an ingredient or a piece of equipment."""
+
+    id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class PreferenceOptions:
+    diets: tuple[Choice, ...]
+    ingredients: tuple[Choice, ...]
+    equipment: tuple[Choice, ...]
+    guests_min: int
+    guests_max: int
+
+
+@dataclass(frozen=True)
+class Preferences:
+    """A shopper's preferences; `enabled` is False when their supplier disabled personalization."""
+
+    diets: tuple[str, ...] = ()
+    avoided_ingredients: tuple[str, ...] = ()
+    missing_equipment: tuple[str, ...] = ()
+    guests: int | None = None
+    enabled: bool = True
+
+    @property
+    def filters(self) -> bool:
+        """Whether they narrow the recipes (the guests do not)."""
+        return bool(self.enabled and (self.diets or self.avoided_ingredients or self.missing_equipment))
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "diets": list(self.diets),
+            "avoided_ingredients": list(self.avoided_ingredients),
+            "missing_equipment": list(self.missing_equipment),
+            "guests": self.guests,
+            "enabled": self.enabled,
+        }
+
+
+@dataclass(frozen=True)
+class RecipeSummary:
+    id: str
+    type: str
+
+
+@dataclass(frozen=True)
+class RecipePage:
+    """A page of recipe ids (with their type) and the total the filters match."""
+
+    items: tuple[RecipeSummary, ...]
+    page: int
+    per_page: int
+    total: int
+
+    @property
+    def has_more(self) -> bool:
+        return self.page * self.per_page < self.total
+
+
+@dataclass(frozen=True)
+class HistoryRecipe:
+    recipe_id: str
+    title: str
+    picture_url: str | None
+    guests: int
+    total_time: int | None
+    difficulty: int | None
+    price: Decimal | None
+
+
+@dataclass(frozen=True)
+class Order:
+    """A confirmed basket."""
+
+    id: str
+    confirmed_at: str
+    store_id: str | None
+    total: Decimal | None
+    recipe_count: int
+    recipes: tuple[HistoryRecipe, ...]
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    orders: tuple[Order, ...]
+    page: int
+    per_page: int
+    total: int
+
+    @property
+    def has_more(self) -> bool:
+        return self.page * self.per_page < self.total
+
+
+# --- validation of the answers ----------------------------------------------------------------------
+
+
+class _Lenient(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+
+class _ChoiceSchema(_Lenient):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+
+    @post_load
+    def make(self, data: dict[str, Any], **_: Any) -> Choice:
+        return Choice(**data)
+
+
+class _GuestsRange(_Lenient):
+    min = fields.Integer(required=True)
+    max = fields.Integer(required=True)
+
+
+class _OptionsSchema(_Lenient):
+    diets = fields.List(fields.Nested(_ChoiceSchema), required=True)
+    ingredients = fields.List(fields.Nested(_ChoiceSchema), required=True)
+    equipment = fields.List(fields.Nested(_ChoiceSchema), required=True)
+    guests = fields.Nested(_GuestsRange, required=True)
+
+    @post_load
+    def make(self, data: dict[str, Any], **_: Any) -> PreferenceOptions:
+        return PreferenceOptions(
+            diets=tuple(data["diets"]),
+            ingredients=tuple(data["ingredients"]),
+            equipment=tuple(data["equipment"]),
+            guests_min=data["guests"]["min"],
+            guests_max=data["guests"]["max"],
+        )
+
+
+class _PreferencesSchema(_Lenient):
+    diets = fields.List(fields.String(), load_default=list)
+    avoided_ingredients = fields.List(fields.String(), load_default=list)
+    missing_equipment = fields.List(fields.String(), load_default=list)
+    guests = fields.Integer(load_default=None, allow_none=True)
+    enabled = fields.Boolean(load_default=True)
+
+    @post_load
+    def make(self, data: dict[str, Any], **_: Any) -> Preferences:
+        return Preferences(
+            diets=tuple(data["diets"]),
+            avoided_ingredients=tuple(data["avoided_ingredients"]),
+            missing_equipment=tuple(data["missing_equipment"]),
+            guests=data["guests"],
+            enabled=data["enabled"],
+        )
+
+
+class _SummarySchema(_Lenient):
+    id = fields.String(required=True)
+    type = fields.String(load_default="")
+
+    @post_load
+    def make(self, data: dict[str, Any], **_: Any) -> RecipeSummary:
+        return RecipeSummary(**data)
+
+
+class _PageSchema(_Lenient):
+    data = fields.List(fields.Nested(_SummarySchema), required=True)
+    page = fields.Integer(load_default=1)
+    per_page = fields.Integer(load_default=20, validate=validate.Range(min=1))
+    total = fields.Integer(load_default=0)
+
+    @post_load
+    def make(self, data: dict[str, Any], **_: Any) -> RecipePage:
+        return RecipePage(items=tuple(data["data"]), page=data["page"], per_page=data["per_page"], total=data["total"])
+
+
+class _HistoryRecipeSchema(_Lenient):
+    recipe_id = fields.String(required=True)
+    title = fields.String(required=True)
+    picture_url = fields.String(load_default=None, allow_none=True)
+    guests = fields.Integer(required=True)
+    total_time = fields.Integer(load_default=None, allow_none=True)
+    difficulty = fields.Integer(load_default=None, allow_none=True)
+    price = fields.Decimal(load_default=None, allow_none=True)
+
+    @post_load
+    def make(self, data: dict[str, Any], **_: Any) -> HistoryRecipe:
+        return HistoryRecipe(**data)
+
+
+class _OrderSchema(_Lenient):
+    id = fields.String(required=True)
+    confirmed_at = fields.String(required=True)
+    store_id = fields.String(load_default=None, allow_none=True)
+    total = fields.Decimal(load_default=None, allow_none=True)
+    recipe_count = fields.Integer(load_default=0)
+    recipes = fields.List(fields.Nested(_HistoryRecipeSchema), load_default=list)
+
+    @post_load
+    def make(self, data: dict[str, Any], **_: Any) -> Order:
+        return Order(**{**data, "recipes": tuple(data["recipes"])})
+
+
+class _HistorySchema(_Lenient):
+    data = fields.List(fields.Nested(_OrderSchema), required=True)
+    page = fields.Integer(load_default=1)
+    per_page = fields.Integer(load_default=10, validate=validate.Range(min=1))
+    total = fields.Integer(load_default=0)
+
+    @post_load
+    def make(self, data: dict[str, Any], **_: Any) -> HistoryPage:
+        return HistoryPage(
+            orders=tuple(data["data"]), page=data["page"], per_page=data["per_page"], total=data["total"]
+        )
+
+
+_OPTIONS = _OptionsSchema()
+_PREFERENCES = _PreferencesSchema()
+_PAGE = _PageSchema()
+_HISTORY = _HistorySchema()
+_CATEGORY = _ChoiceSchema()
+
+
+def _load(schema: Schema, payload: Any, what: str) -> Any:
+    if not isinstance(payload, dict):
+        raise UpstreamBadResponse(f"{what}: expected an object")
+    try:
+        return schema.load(payload)
+    except ValidationError as error:
+        raise UpstreamBadResponse(f"{what}: {error.messages}") from error
+
+
+# --- the calls --------------------------------------------------------------------------------------
+
+
+class CatalogGateway:
+    """Calls for the catalog pages and the preferences. Reads are retried after connection errors, and so is
+    PUT (it replaces); the upstream's 4xx pass through to the caller (prerender/web/errors.py)."""
+
+    def __init__(self, *, http: UpstreamHttp, cache: ReadCache, ttl: int, stale_ttl: int) -> None:
+        self.http = http
+        self.cache = cache
+        self.ttl = ttl
+        self.stale_ttl = stale_ttl
+
+    def categories(self, identity: CallerIdentity) -> tuple[Category, ...]:
+        """Every category, in the upstream's order, named in the caller's language."""
+
+        def parse(payload: Any) -> tuple[Category, ...]:
+            if not isinstance(payload, dict) or not isinstance(payload.get("data"), list):
+                raise UpstreamBadResponse("categories: expected {data: [...]}")
+            return tuple(
+                Category(id=c.id, name=c.name) for c in (_load(_CATEGORY, i, "category") for i in payload["data"])
+            )
+
+        categories: tuple[Category, ...] = self._shared_read(identity, "categories", f"{API}/categories", parse)
+        return categories
+
+    def preference_options(self, identity: CallerIdentity) -> PreferenceOptions:
+        """What the preferences panel offers: diets, ingredients, equipment, the guests' range."""
+        options: PreferenceOptions = self._shared_read(
+            identity,
+            "preference_options",
+            f"{API}/preferences/options",
+            lambda payload: _load(_OPTIONS, payload, "preference options"),
+        )
+        return options
+
+    def recipes(self, identity: CallerIdentity, *, params: dict[str, Any]) -> RecipePage:
+        """GET /recipes: a page of the catalog (types, category, keyword, completion filter at `store_id`, the
+        shopper's preferences with `preferences=apply`)."""
+        page: RecipePage = _load(_PAGE, self._read(identity, "/recipes", "catalog_recipes", params), "recipes")
+        return page
+
+    def favorites(self, identity: CallerIdentity, *, params: dict[str, Any]) -> RecipePage:
+        """GET /likes/recipes: the connected user's liked recipes, most recent first."""
+        page: RecipePage = _load(_PAGE, self._read(identity, "/likes/recipes", "favorites", params), "favorites")
+        return page
+
+    def _read(self, identity: CallerIdentity, path: str, name: str, params: dict[str, Any]) -> Any:
+        """A read that takes `store_id`: an unknown store is UnknownStore (the customer's bug: a 400)."""
+        try:
+            return self.http.request(
+                "GET", f"{API}{path}", name=name, params=params, headers=identity.headers(), idempotent=True
+            )
+        except UpstreamStatusError as error:
+            raise_unknown_store(error)
+            raise
+
+    def history(self, identity: CallerIdentity, *, page: int, per_page: int) -> HistoryPage:
+        """GET /baskets/history: the shopper's confirmed baskets, newest first."""
+        payload = self.http.request(
+            "GET",
+            f"{API}/baskets/history",
+            name="history",
+            params={"page": page, "per_page": per_page},
+            headers=identity.headers(),
+            idempotent=True,
+        )
+        history: HistoryPage = _load(_HISTORY, payload, "history")
+        return history
+
+    def preferences(self, identity: CallerIdentity) -> Preferences:
+        """GET /preferences: the shopper's (the defaults when none are stored)."""
+        payload = self.http.request(
+            "GET", f"{API}/preferences", name="preferences", headers=identity.headers(), idempotent=True
+        )
+        preferences: Preferences = _load(_PREFERENCES, payload, "preferences")
+        return preferences
+
+    def save_preferences(self, identity: CallerIdentity, body: dict[str, Any]) -> Preferences:
+        """PUT /preferences: replaces them whole (so a retry is harmless)."""
+        payload = self.http.request(
+            "PUT",
+            f"{API}/preferences",
+            name="preferences_change",
+            json=body,
+            headers=identity.headers(),
+            idempotent=True,
+        )
+        preferences: Preferences = _load(_PREFERENCES, payload, "preferences")
+        return preferences
+
+    def clear_preferences(self, identity: CallerIdentity) -> None:
+        """DELETE /preferences (idempotent)."""
+        self.http.request(
+            "DELETE",
+            f"{API}/preferences",
+            name="preferences_change",
+            headers=identity.headers(),
+            idempotent=True,
+            expect_body=False,
+        )
+
+    def _shared_read(self, identity: CallerIdentity, kind: str, url: str, parse: Any) -> Any:
+        """A read the same for every shopper of a language: cached, the last good answer served on failure."""
+        key = cache_key(kind, identity.language)
+        cached = self.cache.get(key)
+        if cached is not None:
+            return cached[0]
+        try:
+            value = parse(self.http.request("GET", url, name=kind, headers=identity.headers(), idempotent=True))
+        except UpstreamError as error:
+            stale = (
+                None
+                if isinstance(error, UpstreamStatusError) and error.status < 500
+                else self.cache.get("stale:" + key)
+            )
+            if stale is None:
+                raise
+            log.warning("upstream failed, serving the last good %s: %s", kind, error)
+            return stale[0]
+        self.cache.set(key, (value,), timeout=self.ttl)
+        self.cache.set("stale:" + key, (value,), timeout=self.stale_ttl)
+        return value

@@ -1,0 +1,418 @@
+"""The shopper's own pages: the favorites page (GET /v1/catalog/favorites), my-space with its Favorites and
+History tabs (GET /v2/catalog/my-space) and the basket preview (GET /v2/catalog/my-space/basket-preview).
+
+Favorites need a connected user (likes are a user's); history and the basket also work for an authless
+visitor. A logged-out shopper gets a prompt to log in (the SDK asks the customer's page through
+`svc.planner.defineLoginRequired`), never an error page. Upstream calls: the favorites (`GET /likes/recipes`)
+then one batch for their cards; the history (`GET /baskets/history`, its recipes carried in the answer); the
+basket (`GET /basket`). Preferences never apply here.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from flask import current_app
+
+from prerender.gateway import HistoryPage, RecipePage, UnknownStore, UpstreamError, get_catalog, get_gateway
+from prerender.rendering.catalog import (
+    ANALYTICS_PATHS,
+    CardLook,
+    CatalogLinks,
+    ListView,
+    catalog_cards,
+    catalog_links,
+    link_params,
+    page_link,
+    render_catalog,
+    with_query,
+)
+from prerender.rendering.i18n import Translator, translator_for
+from prerender.rendering.pictures import safe_picture_url
+from prerender.web.context import RequestContext
+
+log = logging.getLogger(__name__)
+
+FAVORITES_SIZE = 20
+HISTORY_SIZE = 10
+MY_SPACE_TABS = ("favorites", "history")
+
+
+def _environment() -> str:
+    return str(current_app.config["ENVIRONMENT"])
+
+
+def _money(value: Any, t: Translator) -> str | None:
+    try:
+        return t.money(Decimal(str(value))) if value is not None else None
+    except InvalidOperation:
+        return None
+
+
+# --- favorites ----------------------------------------------------------------------------------------
+
+
+def favorites_list(ctx: RequestContext, query: dict[str, Any], *, t: Translator) -> ListView:
+    """A page of the connected user's liked recipes as cards (an empty, failed list when the upstream fails)."""
+    params = link_params(query)
+    look = CardLook(
+        display_variant=query["display_recipe_variant"],
+        display_infos=query["display_infos"],
+        store_id=query["store_id"],
+    )
+    upstream: dict[str, Any] = {"page": query["page"], "per_page": FAVORITES_SIZE}
+    if query["store_id"]:
+        upstream["store_id"] = query["store_id"]
+    answer: RecipePage
+    try:
+        answer = get_catalog().favorites(ctx.upstream, params=upstream)
+        cards = catalog_cards(ctx, [item.id for item in answer.items], look, t=t)
+    except UnknownStore:
+        raise
+    except UpstreamError as error:
+        log.error("favorites unavailable, request %s: %s", ctx.request_id, error)
+        return ListView((), 0, query["page"], None, None, (), (), None, failed=True)
+    page = query["page"]
+    return ListView(
+        cards=cards,
+        total=answer.total,
+        page=page,
+        next_url=page_link(params, page=page + 1) if answer.has_more else None,
+        previous_url=page_link(params, page=page - 1) if page > 1 else None,
+        type_filters=(),
+        active_filters=(),
+        unfiltered_url=None,
+    )
+
+
+@dataclass(frozen=True)
+class FavoritesPageView:
+    connected: bool
+    results: ListView
+    links: CatalogLinks
+    analytics_path: str
+    route: str
+    link_params: dict[str, Any]
+    store_id: str | None
+
+
+def favorites_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
+    """GET /v1/catalog/favorites."""
+    t = translator_for(ctx)
+    connected = ctx.is_connected and ctx.supplier is not None
+    results = favorites_list(ctx, query, t=t) if connected else ListView((), 0, 1, None, None, (), (), None)
+    page = FavoritesPageView(
+        connected=connected,
+        results=results,
+        links=catalog_links(ctx.supplier, _environment()),
+        analytics_path=query["analytics_path"] or ANALYTICS_PATHS["favorites"],
+        route=f"/{ctx.api_version}/catalog/favorites",
+        link_params=link_params(query),
+        store_id=query["store_id"],
+    )
+    return render_catalog("catalog/favorites_fragment.html", ctx, page=page)
+
+
+# --- history ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HistoryItemView:
+    recipe_id: str
+    title: str
+    picture_url: str | None
+    guests: int
+    total_time: int | None
+    difficulty: int | None
+    price_text: str | None
+
+
+@dataclass(frozen=True)
+class OrderView:
+    id: str
+    date: str  # YYYY-MM-DD, for <time datetime>
+    date_text: str
+    total_text: str | None
+    items: tuple[HistoryItemView, ...]
+
+
+@dataclass(frozen=True)
+class HistoryView:
+    orders: tuple[OrderView, ...]
+    total: int
+    next_url: str | None
+    previous_url: str | None
+    failed: bool = False
+
+
+MONTHS = {
+    "fr": (
+        "janvier",
+        "février",
+        "mars",
+        "avril",
+        "mai",
+        "juin",
+        "juillet",
+        "août",
+        "septembre",
+        "octobre",
+        "novembre",
+        "décembre",
+    ),
+    "en": (
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ),
+}
+
+
+def date_text(iso: str, language: str) -> tuple[str, str]:
+    """The day of an ISO 8601 timestamp, for `datetime` and as the language writes it ("20 novembre 2026")."""
+    day = iso[:10]
+    try:
+        year, month, date = (int(part) for part in day.split("-"))
+        names = MONTHS.get(language, MONTHS["en"])
+        text = f"{date} {names[month - 1]} {year}" if language == "fr" else f"{names[month - 1]} {date}, {year}"
+    except (ValueError, IndexError):
+        return day, day
+    return day, text
+
+
+def history_view(answer: HistoryPage, query: dict[str, Any], *, t: Translator) -> HistoryView:
+    params = link_params(query)
+    orders = []
+    for order in answer.orders:
+        day, text = date_text(order.confirmed_at, t.language)
+        items = tuple(
+            HistoryItemView(
+                recipe_id=r.recipe_id,
+                title=r.title,
+                picture_url=safe_picture_url(r.picture_url) if r.picture_url else None,
+                guests=r.guests,
+                total_time=r.total_time,
+                difficulty=r.difficulty if r.difficulty in (1, 2, 3) else None,
+                price_text=_money(r.price, t),
+            )
+            for r in order.recipes
+        )
+        orders.append(OrderView(id=order.id, date=day, date_text=text, total_text=_money(order.total, t), items=items))
+    page = query["page"]
+    return HistoryView(
+        orders=tuple(orders),
+        total=answer.total,
+        next_url=page_link(params, page=page + 1) if answer.has_more else None,
+        previous_url=page_link(params, page=page - 1) if page > 1 else None,
+    )
+
+
+# --- my-space -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TabView:
+    name: str
+    label: str
+    url: str
+    active: bool
+    count: int | None = None
+
+
+@dataclass(frozen=True)
+class MySpaceView:
+    tab: str
+    title: str
+    show_tabs: bool
+    tabs: tuple[TabView, ...]
+    history_style: str
+    style_links: tuple[TabView, ...]
+    # Favorites need a connected user; history needs a named shopper.
+    needs_login: bool
+    favorites: ListView | None
+    history: HistoryView | None
+    analytics_path: str
+    route: str
+    link_params: dict[str, Any]
+    store_id: str | None
+
+
+def my_space_tabs(params: dict[str, Any], tab: str, t: Translator, *, count: int | None = None) -> tuple[TabView, ...]:
+    """The Favorites and History tabs: links to the same page with `tab` (and the page reset)."""
+    return tuple(
+        TabView(
+            name=name,
+            label=t(f"CATALOG_MY_SPACE.TAB_{name.upper()}"),
+            url=page_link(params, tab=name, page=1),
+            active=name == tab,
+            count=count if name == tab else None,
+        )
+        for name in MY_SPACE_TABS
+    )
+
+
+def my_space_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
+    """GET /v2/catalog/my-space."""
+    t = translator_for(ctx)
+    tab = query["tab"]
+    params = link_params(query)
+    favorites: ListView | None = None
+    history: HistoryView | None = None
+    if tab == "favorites":
+        needs_login = not (ctx.is_connected and ctx.supplier is not None)
+        if not needs_login:
+            favorites = favorites_list(ctx, query, t=t)
+    else:
+        needs_login = ctx.supplier is None or not (ctx.is_connected or ctx.authless_id is not None)
+        if not needs_login:
+            try:
+                history = history_view(
+                    get_catalog().history(ctx.upstream, page=query["page"], per_page=HISTORY_SIZE), query, t=t
+                )
+            except UpstreamError as error:
+                log.error("history unavailable, request %s: %s", ctx.request_id, error)
+                history = HistoryView((), 0, None, None, failed=True)
+    count = (
+        favorites.total
+        if favorites and not favorites.failed
+        else history.total
+        if history and not history.failed
+        else None
+    )
+    view = MySpaceView(
+        tab=tab,
+        title=t(f"CATALOG_MY_SPACE.TAB_{tab.upper()}")
+        if not query["show_tab_selector"]
+        else t("CATALOG_MY_SPACE.TITLE"),
+        show_tabs=query["show_tab_selector"],
+        tabs=my_space_tabs(params, tab, t, count=count),
+        history_style=query["history_style"],
+        style_links=tuple(
+            TabView(
+                name=style,
+                label=t(f"CATALOG_MY_SPACE.STYLE_{style.upper()}"),
+                url=page_link(params, history_style=style),
+                active=style == query["history_style"],
+            )
+            for style in ("list", "grid")
+        ),
+        needs_login=needs_login,
+        favorites=favorites,
+        history=history,
+        analytics_path=query["analytics_path"] or ANALYTICS_PATHS["my-space"],
+        route=f"/{ctx.api_version}/catalog/my-space",
+        link_params=params,
+        store_id=query["store_id"],
+    )
+    return render_catalog("catalog/my_space_fragment.html", ctx, page=view)
+
+
+# --- basket preview -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PreviewRecipeView:
+    recipe_id: str
+    title: str
+    picture_url: str | None
+    guests: int
+    product_count: int
+    price_text: str | None
+
+
+@dataclass(frozen=True)
+class BasketPreviewView:
+    title: str
+    embed: bool
+    show_tabs: bool
+    tabs: tuple[TabView, ...]
+    store_id: str | None
+    recipes: tuple[PreviewRecipeView, ...]
+    product_count: int
+    total_text: str | None
+    cart_url: str | None
+    # No named shopper (nothing to show), or the upstream failed.
+    needs_login: bool
+    failed: bool
+    analytics_path: str
+
+
+def _preview_recipe(raw: dict[str, Any], t: Translator) -> PreviewRecipeView | None:
+    if not isinstance(raw, dict) or "recipe_id" not in raw:
+        return None
+    lines = [line for line in raw.get("lines") or [] if isinstance(line, dict)]
+    total = sum((Decimal(str(line.get("price") or 0)) for line in lines), Decimal(0))
+    picture = raw.get("picture_url")
+    return PreviewRecipeView(
+        recipe_id=str(raw["recipe_id"]),
+        title=str(raw.get("title") or ""),
+        picture_url=safe_picture_url(picture) if isinstance(picture, str) and picture else None,
+        guests=int(raw.get("guests") or 0),
+        product_count=len(lines),
+        price_text=t.money(total) if lines else None,
+    )
+
+
+def basket_preview_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
+    """GET /v2/catalog/my-space/basket-preview."""
+    t = translator_for(ctx)
+    links = catalog_links(ctx.supplier, _environment())
+    store_id = query["store_id"]
+    needs_login = ctx.supplier is None or not (ctx.is_connected or ctx.authless_id is not None)
+    basket: dict[str, Any] = {}
+    failed = False
+    if not needs_login:
+        gateway = get_gateway()
+        try:
+            basket = (
+                gateway.basket(ctx.upstream, store_id=store_id) if store_id else gateway.basket_anywhere(ctx.upstream)
+            )
+        except UnknownStore:
+            raise
+        except UpstreamError as error:
+            log.error("basket preview unavailable, request %s: %s", ctx.request_id, error)
+            failed = True
+    recipes = tuple(
+        view for view in (_preview_recipe(raw, t) for raw in basket.get("recipes") or []) if view is not None
+    )
+    products = basket.get("products") or []
+    # The my-space tabs lead to the customer's my-space page; the basket's own tab is this page.
+    tabs: tuple[TabView, ...] = ()
+    if links.my_space is not None:
+        tabs = tuple(
+            TabView(
+                name=name,
+                label=t(f"CATALOG_MY_SPACE.TAB_{name.upper()}"),
+                url=with_query(links.my_space, tab=name),
+                active=False,
+            )
+            for name in MY_SPACE_TABS
+        )
+    tabs += (TabView(name="basket", label=t("CATALOG_MY_SPACE.TAB_BASKET"), url="", active=True),)
+    view = BasketPreviewView(
+        title=query["title"] or t("CATALOG_BASKET_PREVIEW.TITLE"),
+        embed=query["embed"],
+        show_tabs=query["show_tab_selector"],
+        tabs=tabs,
+        store_id=basket.get("store_id") or store_id,
+        recipes=recipes,
+        product_count=sum(1 for p in products if isinstance(p, dict)),
+        total_text=_money(basket.get("total"), t) if recipes else None,
+        cart_url=links.cart,
+        needs_login=needs_login,
+        failed=failed,
+        analytics_path=ANALYTICS_PATHS["basket-preview"],
+    )
+    return render_catalog("catalog/basket_preview_fragment.html", ctx, page=view)

@@ -1,0 +1,448 @@
+// <svc-catalog>: the catalog pages (templates/catalog/*.html: header, home, category, list, favorites,
+// my-space, basket preview), made interactive. Idempotent: defined once whatever the number of fragments
+// loading this module. The server renders every page whole and every link works without this module; it adds:
+//
+// - analytics: the page's `pageview` (its `analytics-path`) unless the host's page has its meta path (the SDK
+//   sends that one), `category.display` the first time a home row is half on screen, `preferences.display`
+//   when the panel opens, `liked.display` on the favorites link;
+// - "more": the next page of the list from the page's own route (`route` + `data-params`, the shopper's
+//   credential), its cards appended in place, focus on the first new card;
+// - the preferences panel: a modal dialog; saving (PUT /{v}/preferences) or clearing (DELETE) reloads the
+//   customer's page, whose lists then follow the new preferences; `personalization="off"` drops the copy the
+//   SDK keeps (`_<prefix>/preferences`);
+// - favorites: a heart unpressed takes its card out of the list;
+// - planner mode: "add to my menu" (POST /v2/menu/current/recipes), the host asked to log in when needed;
+// - history and basket preview: "see the recipe" opens the drawer; the basket preview's remove button takes a
+//   recipe out of the basket (the retailer cart follows through the basket sync) and the preview follows the
+//   basket;
+// - a logged-out shopper's "log in" asks the host (svc.planner.defineLoginRequired), which brings the shopper
+//   back here after the login.
+const search = new URL(import.meta.url).search;
+const { sdk, internals, money } = /** @type {typeof import("./ui.js")} */ (
+  await import(new URL(`./ui.js${search}`, import.meta.url).href));
+
+const tagName = `${sdk.prefix}-catalog`;
+const PREFERENCES_KEY = "preferences";
+const REMOVING_MS = 300;
+/** Analytics paths already sent a pageview on this document (a header and a home on one page: one pageview). */
+const sentPageviews = new Set();
+
+/** @param {unknown} error */
+function statusOf(error) {
+  return /** @type {{ status?: number }} */ (error ?? {}).status;
+}
+
+/** A text for comparisons: lower case, without accents. @param {string} text */
+function folded(text) {
+  return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase().trim();
+}
+
+export class CatalogElement extends HTMLElement {
+  /** @type {AbortController | null} */
+  #listeners = null;
+  /** @type {{ unsubscribe(): void }[]} */
+  #subscriptions = [];
+  /** @type {IntersectionObserver | null} */
+  #rows = null;
+  /** @type {Record<string, string>} */
+  #texts = {};
+  #busy = false;
+
+  get page() {
+    return this.getAttribute("page") ?? "";
+  }
+
+  get apiVersion() {
+    return this.getAttribute("api-version") === "v1" ? "v1" : "v2";
+  }
+
+  connectedCallback() {
+    if (this.#listeners) return;
+    this.#listeners = new AbortController();
+    const { signal } = this.#listeners;
+    try {
+      this.#texts = JSON.parse(this.dataset.texts ?? "{}");
+    } catch {
+      this.#texts = {};
+    }
+    this.addEventListener("click", (event) => this.#onClick(event), { signal });
+    this.addEventListener("submit", (event) => this.#onSubmit(event), { signal });
+    this.addEventListener("input", (event) => this.#onInput(event), { signal });
+
+    if (this.getAttribute("personalization") === "off") {
+      internals().session.local.remove(internals().session.key(PREFERENCES_KEY));
+    }
+    this.#pageview();
+    if (this.page === "home") this.#watchRows();
+    if (this.page === "favorites" || (this.page === "my-space" && this.getAttribute("tab") === "favorites")) {
+      this.#followLikes();
+    }
+    if (this.page === "basket-preview") this.#followBasket();
+    this.toggleAttribute("hydrated", true);
+  }
+
+  disconnectedCallback() {
+    this.#listeners?.abort();
+    this.#listeners = null;
+    for (const subscription of this.#subscriptions.splice(0)) subscription.unsubscribe();
+    this.#rows?.disconnect();
+    this.#rows = null;
+  }
+
+  /** @param {string} key @param {Record<string, string | number>} [params] */
+  #text(key, params = {}) {
+    const template = this.#texts[key] ?? "";
+    return template.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+  }
+
+  /** @param {string} text @param {"info" | "error"} [kind] */
+  #notify(text, kind = "info") {
+    if (text) internals().notices.show(text, kind);
+  }
+
+  // --- analytics -------------------------------------------------------------------------------------
+
+  #pageview() {
+    const path = this.getAttribute("analytics-path");
+    if (!path || sentPageviews.has(path)) return;
+    if (document.querySelector(`meta[name="${sdk.prefix}-analytics-path"]`)) return; // the SDK sends that one
+    sentPageviews.add(path);
+    sdk.analytics.pageview(path);
+  }
+
+  #watchRows() {
+    const rows = this.querySelectorAll(".svc-catalog__section[data-category-id]");
+    if (rows.length === 0 || typeof IntersectionObserver !== "function") return;
+    this.#rows = new IntersectionObserver((entries) => {
+      for (const entry of entries) {
+        if (!entry.isIntersecting) continue;
+        const row = /** @type {HTMLElement} */ (entry.target);
+        this.#rows?.unobserve(row);
+        internals().track("category.display", {
+          category_id: row.dataset.categoryId ?? "",
+          recipe_count: row.querySelectorAll("[data-recipe-id]").length,
+        });
+      }
+    }, { threshold: 0.5 });
+    for (const row of rows) this.#rows.observe(row);
+  }
+
+  // --- clicks ----------------------------------------------------------------------------------------
+
+  /** @param {MouseEvent} event */
+  #onClick(event) {
+    const trigger = event.target instanceof Element ? event.target.closest("[data-action]") : null;
+    if (!(trigger instanceof HTMLElement) || !this.contains(trigger)) return;
+    // The cards handle their own actions (open-details, like): only those outside a card are ours.
+    if (trigger.closest(`${sdk.prefix}-recipe-card`)) return;
+    const action = trigger.dataset.action;
+    const recipeId = trigger.dataset.recipeId ?? "";
+    switch (action) {
+      case "preferences":
+        event.preventDefault();
+        this.#openPreferences(trigger);
+        break;
+      case "close":
+        trigger.closest("dialog")?.close();
+        break;
+      case "reset":
+        event.preventDefault();
+        void this.#clearPreferences(/** @type {HTMLButtonElement} */ (trigger));
+        break;
+      case "favorites":
+        internals().track("liked.display", {});
+        break;
+      case "load-more":
+        event.preventDefault();
+        void this.#loadMore(/** @type {HTMLAnchorElement} */ (trigger));
+        break;
+      case "add-to-menu":
+        event.preventDefault();
+        void this.#addToMenu(recipeId, /** @type {HTMLButtonElement} */ (trigger));
+        break;
+      case "open-details":
+        event.preventDefault();
+        sdk.recipes.openDetails(recipeId, undefined, {
+          opener: trigger,
+          source: "catalog",
+          storeId: this.getAttribute("store-id") ?? undefined,
+        }).catch(() => {}); // the drawer shows the failure
+        break;
+      case "remove-recipe":
+        event.preventDefault();
+        void this.#removeFromBasket(recipeId, /** @type {HTMLButtonElement} */ (trigger));
+        break;
+      case "login":
+        event.preventDefault();
+        if (!internals().planner.require("login", window.location.href)) {
+          this.#notify(this.querySelector('[data-role="login-required"] .svc-catalog__empty-text')?.textContent ?? "");
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  // --- more ------------------------------------------------------------------------------------------
+
+  /** The page's route and parameters, for asking it again (null: the page has none). */
+  #route() {
+    const route = this.getAttribute("route");
+    if (!route) return null;
+    /** @type {Record<string, string | number | boolean>} */
+    let params = {};
+    try {
+      params = JSON.parse(this.dataset.params ?? "{}");
+    } catch {
+      params = {};
+    }
+    const storeId = this.getAttribute("store-id");
+    if (storeId) params.store_id = storeId;
+    const [, version, ...rest] = route.split("/");
+    /** @type {"v1" | "v2"} */
+    const apiVersion = version === "v1" ? "v1" : "v2";
+    return { version: apiVersion, path: `/${rest.join("/")}`, params };
+  }
+
+  /** @param {HTMLAnchorElement} link */
+  async #loadMore(link) {
+    const route = this.#route();
+    const page = Number.parseInt(link.dataset.page ?? "", 10);
+    const list = this.querySelector('[data-role="results"]');
+    if (!route || !Number.isInteger(page) || !list || this.#busy) {
+      window.location.assign(link.href);
+      return;
+    }
+    this.#busy = true;
+    link.setAttribute("aria-busy", "true");
+    list.classList.add("svc-catalog-list--loading");
+    try {
+      /** @type {Record<string, string>} */
+      const query = {};
+      for (const [name, value] of Object.entries({ ...route.params, page })) query[name] = String(value);
+      const { body } = await internals().client.request("GET", route.path, { query, as: "page", version: route.version });
+      const next = new DOMParser().parseFromString(String(body), "text/html");
+      const items = [...next.querySelectorAll('[data-role="results"] > li')];
+      const known = new Set([...list.querySelectorAll(":scope > li[data-recipe-id]")].map((li) => li.getAttribute("data-recipe-id")));
+      const added = items.filter((li) => !known.has(li.getAttribute("data-recipe-id")));
+      for (const item of added) list.append(document.importNode(item, true));
+      const pagination = this.querySelector('[data-role="pagination"]');
+      const nextPagination = next.querySelector('[data-role="pagination"] [data-action="load-more"]');
+      if (nextPagination instanceof HTMLAnchorElement) {
+        link.href = nextPagination.getAttribute("href") ?? link.href;
+        link.dataset.page = nextPagination.dataset.page ?? String(page + 1);
+      } else {
+        pagination?.querySelector(".svc-catalog__load-more")?.remove();
+      }
+      const first = /** @type {HTMLElement | null} */ (
+        added.length ? list.querySelector(`:scope > li[data-recipe-id="${CSS.escape(added[0].getAttribute("data-recipe-id") ?? "")}"] .svc-recipe-card__title-button`) : null);
+      first?.focus();
+    } catch (error) {
+      console.error(error);
+      this.#notify(this.#text("CATALOG.LOAD_FAILED"), "error");
+    } finally {
+      this.#busy = false;
+      link.removeAttribute("aria-busy");
+      list.classList.remove("svc-catalog-list--loading");
+    }
+  }
+
+  // --- preferences -----------------------------------------------------------------------------------
+
+  /** @param {HTMLElement} opener */
+  #openPreferences(opener) {
+    const dialog = this.querySelector("dialog.svc-preferences");
+    if (!(dialog instanceof HTMLDialogElement)) return;
+    internals().track("preferences.display", {});
+    const root = document.documentElement;
+    opener.setAttribute("aria-expanded", "true");
+    dialog.addEventListener("close", () => {
+      opener.setAttribute("aria-expanded", "false");
+      root.classList.remove("svc-scroll-lock");
+      opener.focus();
+    }, { once: true });
+    if (!dialog.open) {
+      dialog.showModal();
+      root.classList.add("svc-scroll-lock");
+    }
+  }
+
+  /** @param {SubmitEvent} event */
+  #onSubmit(event) {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement) || form.dataset.role !== "preferences-form") return;
+    event.preventDefault();
+    void this.#savePreferences(form);
+  }
+
+  /** @param {HTMLFormElement} form */
+  async #savePreferences(form) {
+    const data = new FormData(form);
+    const guests = Number.parseInt(String(data.get("guests") ?? ""), 10);
+    const preferences = {
+      diets: data.getAll("diets").map(String),
+      avoided_ingredients: data.getAll("avoided_ingredients").map(String),
+      missing_equipment: data.getAll("missing_equipment").map(String),
+      guests: Number.isInteger(guests) ? guests : null,
+    };
+    await this.#changePreferences(form, "PUT", preferences);
+  }
+
+  /** @param {HTMLButtonElement} button */
+  async #clearPreferences(button) {
+    const form = button.form;
+    if (!form) return;
+    await this.#changePreferences(form, "DELETE", undefined);
+  }
+
+  /**
+   * Saves or clears, keeps the SDK's copy, then reloads the page: the customer's server renders the lists
+   * again with the new preferences.
+   * @param {HTMLFormElement} form @param {"PUT" | "DELETE"} method @param {unknown} json
+   */
+  async #changePreferences(form, method, json) {
+    const status = form.querySelector('[data-role="status"]');
+    const buttons = [...form.querySelectorAll("button")];
+    for (const button of buttons) button.disabled = true;
+    try {
+      const saved = await internals().client.request(method, "/preferences", { json, write: true, version: this.apiVersion });
+      const session = internals().session;
+      if (method === "PUT") session.local.set(session.key(PREFERENCES_KEY), JSON.stringify(saved));
+      else session.local.remove(session.key(PREFERENCES_KEY));
+      internals().track("preferences.saved", { cleared: method === "DELETE" });
+      if (status) status.textContent = this.#text("CATALOG_PREFERENCES.SAVED");
+      this.dispatchEvent(new CustomEvent("preferencesChanged", { detail: saved ?? null, bubbles: true }));
+      await internals().analytics.flush();
+      window.location.reload();
+    } catch (error) {
+      console.error(error);
+      if (status) status.textContent = this.#text("CATALOG_PREFERENCES.FAILED");
+      status?.classList.add("svc-preferences__status--error");
+      for (const button of buttons) button.disabled = false;
+    }
+  }
+
+  /** The panel's ingredient filter. @param {Event} event */
+  #onInput(event) {
+    const input = event.target;
+    if (!(input instanceof HTMLInputElement) || input.dataset.role !== "ingredient-filter") return;
+    const wanted = folded(input.value);
+    const list = input.closest("fieldset")?.querySelector('[data-role="ingredients"]');
+    for (const option of list?.querySelectorAll("label") ?? []) {
+      /** @type {HTMLElement} */ (option).hidden = wanted !== "" && !folded(option.textContent ?? "").includes(wanted);
+    }
+  }
+
+  // --- favorites -------------------------------------------------------------------------------------
+
+  /** A heart unpressed on the favorites page takes its card out (the server lists what is liked). */
+  #followLikes() {
+    this.#subscriptions.push(internals().likes.liked$.subscribe((/** @type {ReadonlyMap<string, boolean>} */ states) => {
+      for (const [recipeId, liked] of states) {
+        if (liked) continue;
+        const cell = this.querySelector(`[data-role="results"] > li[data-recipe-id="${CSS.escape(recipeId)}"]`);
+        if (!(cell instanceof HTMLElement) || cell.classList.contains("svc-catalog-favorites__item--removing")) continue;
+        const title = cell.querySelector(".svc-recipe-card__title-text")?.textContent?.trim() ?? "";
+        cell.classList.add("svc-catalog-favorites__item--removing");
+        setTimeout(() => {
+          const next = /** @type {HTMLElement | null} */ (cell.nextElementSibling ?? cell.previousElementSibling);
+          const hadFocus = cell.contains(document.activeElement);
+          cell.remove();
+          this.#countChanged(-1);
+          if (hadFocus) (/** @type {HTMLElement | null} */ (next?.querySelector(".svc-recipe-card__title-button")) ?? this).focus();
+        }, REMOVING_MS);
+        this.#notify(this.#text("CATALOG_MY_SPACE.REMOVED", { title }));
+      }
+    }));
+  }
+
+  /** @param {number} delta */
+  #countChanged(delta) {
+    for (const count of this.querySelectorAll(".svc-catalog-favorites__count, .svc-my-space__tab--active .svc-my-space__tab-count")) {
+      const node = count.firstChild;
+      const value = Number.parseInt(node?.textContent ?? "", 10);
+      if (node && Number.isInteger(value)) node.textContent = String(Math.max(0, value + delta));
+    }
+    const list = this.querySelector('[data-role="results"]');
+    if (list && list.querySelectorAll(":scope > li").length === 0) {
+      /** @type {HTMLElement} */ (list).hidden = true;
+      const empty = this.querySelector('[data-role="empty"]');
+      if (empty instanceof HTMLElement) empty.hidden = false;
+    }
+  }
+
+  // --- planner mode ----------------------------------------------------------------------------------
+
+  /** @param {string} recipeId @param {HTMLButtonElement} button */
+  async #addToMenu(recipeId, button) {
+    if (!recipeId || button.disabled) return;
+    button.disabled = true;
+    const title = button.closest("li")?.querySelector(".svc-recipe-card__title-text")?.textContent?.trim() ?? "";
+    try {
+      await internals().client.request("POST", "/menu/current/recipes", { json: { recipe_id: recipeId }, write: true, version: "v2" });
+      internals().track("planner.add", { recipe_id: recipeId, source: "catalog" });
+      const label = button.querySelector('[data-role="label"]');
+      if (label) label.textContent = this.#text("PLANNER_PAGE.IN_MENU");
+      button.closest("li")?.classList.add("svc-catalog__item--added");
+      this.#notify(this.#text("PLANNER_PAGE.ADDED", { title }));
+    } catch (error) {
+      button.disabled = false;
+      if (statusOf(error) === 403 && internals().planner.require("login", window.location.href)) return;
+      console.error(error);
+      this.#notify(this.#text("PLANNER_PAGE.FAILED"), "error");
+    }
+  }
+
+  // --- basket preview --------------------------------------------------------------------------------
+
+  /** The preview follows the basket: a recipe removed elsewhere leaves, the total follows. */
+  #followBasket() {
+    sdk.basket.initialize().catch(() => {}); // the page stays as the server made it
+    this.#subscriptions.push(sdk.basket.basket$.subscribe((/** @type {any} */ basket) => {
+      if (!basket || !Array.isArray(basket.recipes)) return;
+      const present = new Set(basket.recipes.map((/** @type {any} */ r) => String(r.recipe_id)));
+      for (const item of this.querySelectorAll('[data-role="results"] > li[data-recipe-id]')) {
+        if (!present.has(item.getAttribute("data-recipe-id") ?? "")) item.remove();
+      }
+      const total = this.querySelector('[data-role="total"]');
+      if (total && typeof basket.total === "number") total.textContent = money(basket.total, basket.currency ?? "EUR");
+      const remaining = this.querySelectorAll('[data-role="results"] > li').length;
+      const summary = this.querySelector('[data-role="summary"]');
+      const products = Array.isArray(basket.products) ? basket.products.length : 0;
+      if (summary && remaining > 0) summary.textContent = this.#text("CATALOG_BASKET_PREVIEW.SUMMARY", { recipes: remaining, products });
+      if (remaining === 0) {
+        for (const part of this.querySelectorAll('[data-role="results"], [data-role="footer"], [data-role="summary"]')) {
+          /** @type {HTMLElement} */ (part).hidden = true;
+        }
+        const empty = this.querySelector('[data-role="empty"]');
+        if (empty instanceof HTMLElement) empty.hidden = false;
+      }
+    }));
+  }
+
+  /** @param {string} recipeId @param {HTMLButtonElement} button */
+  async #removeFromBasket(recipeId, button) {
+    if (!recipeId || button.disabled) return;
+    const item = button.closest("li");
+    const title = item?.querySelector(".svc-basket-preview__recipe-title")?.textContent?.trim() ?? "";
+    button.disabled = true;
+    item?.setAttribute("aria-busy", "true");
+    try {
+      await internals().basket.removeRecipe(recipeId);
+      const next = /** @type {HTMLElement | null} */ (item?.nextElementSibling ?? item?.previousElementSibling ?? null);
+      item?.remove();
+      const status = this.querySelector('[data-role="status"]');
+      if (status) status.textContent = this.#text("CATALOG_BASKET_PREVIEW.REMOVED", { title });
+      const heading = /** @type {HTMLElement | null} */ (this.querySelector("h2"));
+      heading?.setAttribute("tabindex", "-1");
+      (/** @type {HTMLElement | null} */ (next?.querySelector('[data-action="remove-recipe"]')) ?? heading)?.focus();
+    } catch (error) {
+      console.error(error);
+      button.disabled = false;
+      item?.removeAttribute("aria-busy");
+      this.#notify(this.#text("CATALOG_BASKET_PREVIEW.REMOVE_FAILED"), "error");
+    }
+  }
+}
+
+if (!customElements.get(tagName)) customElements.define(tagName, CatalogElement);

@@ -1,0 +1,264 @@
+"""The shopper's own catalog pages against the real coreapi: favorites (GET /v1/catalog/favorites), my-space
+with its tabs (GET /v2/catalog/my-space) and the basket preview (GET /v2/catalog/my-space/basket-preview):
+their markup (the 2.8.0 container and tab classes, list vs grid, hidden tabs), every parameter and its bad
+values, the login prompt, and history from really confirmed baskets."""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+
+import pytest
+from bs4 import BeautifulSoup, Tag
+
+from .conftest import browser_headers, headers
+
+SHOP = "http://127.0.0.1:8080"
+STORE = "1001"
+_users = itertools.count()
+
+
+@pytest.fixture
+def user() -> str:
+    return f"space-user-{next(_users)}-{uuid.uuid4().hex[:6]}"
+
+
+def page(client, path: str, *, hdrs: dict, **query) -> Tag:
+    answer = client.get(path, query_string=query, headers=hdrs)
+    assert answer.status_code == 200, answer.get_data(as_text=True)
+    root = BeautifulSoup(answer.get_data(as_text=True), "html.parser").find("svc-catalog")
+    assert isinstance(root, Tag)
+    return root
+
+
+def card_ids(scope: Tag) -> list[str]:
+    return [str(card["recipe-id"]) for card in scope.find_all("svc-recipe-card")]
+
+
+def like(client, user: str, *recipe_ids: str) -> None:
+    hdrs = browser_headers(client, user=user)
+    for recipe_id in recipe_ids:
+        assert client.put(f"/v1/likes/{recipe_id}", headers=hdrs).status_code == 204
+
+
+def confirm_basket(client, hdrs: dict, *recipe_ids: str, order_id: str) -> dict:
+    """Recipes into the basket, then the retailer's paid cart confirms it (as a real checkout does)."""
+    basket: dict = {}
+    for recipe_id in recipe_ids:
+        answer = client.post(
+            "/v1/basket/recipes", json={"recipe_id": recipe_id, "guests": 4, "store_id": STORE}, headers=hdrs
+        )
+        assert answer.status_code == 200, answer.get_json()
+        basket = answer.get_json()["basket"]
+    cart = [{"id": p["id"], "quantity": p["quantity"]} for p in basket["products"]]
+    paid = client.post(
+        f"/v1/baskets/handle-payment?order-id={order_id}",
+        json={"store_id": STORE, "totalPrice": basket["total"], "products": cart},
+        headers=hdrs,
+    )
+    assert paid.status_code == 200 and paid.get_json()["confirmed"] is True, paid.get_json()
+    return basket
+
+
+# --- favorites (v1) ---------------------------------------------------------------------------------------
+
+
+def test_favorites_are_the_users_liked_recipes_most_recent_first(client, user):
+    like(client, user, "3", "12", "5")
+    root = page(client, "/v1/catalog/favorites", hdrs=headers(user=user), store_id=STORE)
+    assert root["page"] == "favorites"
+    assert {"svc-ds-scope", "svc-catalog", "svc-catalog-favorites"} <= set(root["class"])
+    assert card_ids(root.find("ul", class_="svc-catalog__grid")) == ["5", "12", "3"]
+    assert root.find(class_="svc-catalog-favorites__count").contents[0].strip() == "3"
+    # Liked: the hearts are there for the connected user.
+    assert len(root.select(".svc-like-button")) == 3
+
+
+def test_favorites_apply_the_completion_filter_at_1002(client, user, upstream):
+    everywhere = {str(r["id"]) for r in upstream.get("/recipes", per_page=100)["data"]}
+    at_store = {str(r["id"]) for r in upstream.get("/recipes", per_page=100, store_id="1002")["data"]}
+    hidden = sorted(everywhere - at_store)[0]
+    shown = sorted(at_store)[0]
+    like(client, user, hidden, shown)
+    assert card_ids(page(client, "/v1/catalog/favorites", hdrs=headers(user=user), store_id="1002")) == [shown]
+    assert set(card_ids(page(client, "/v1/catalog/favorites", hdrs=headers(user=user), store_id=STORE))) == {
+        hidden,
+        shown,
+    }
+
+
+def test_a_logged_out_shopper_is_asked_to_log_in_not_shown_an_error(client):
+    root = page(client, "/v1/catalog/favorites", hdrs=headers(user=None))
+    prompt = root.find(attrs={"data-role": "login-required"})
+    assert prompt is not None and prompt.find("button", attrs={"data-action": "login"}) is not None
+    assert root.find("svc-recipe-card") is None
+
+
+def test_no_favorites_yet_says_so(client, user):
+    root = page(client, "/v1/catalog/favorites", hdrs=headers(user=user))
+    assert root.find(attrs={"data-role": "empty"}) is not None
+
+
+def test_the_v2_favorites_page_is_gone_and_my_space_is_v2_only(client):
+    assert client.get("/v2/catalog/favorites", headers=headers()).status_code == 410
+    assert client.get("/v1/catalog/my-space", headers=headers()).status_code == 404
+    assert client.get("/v1/catalog/my-space/basket-preview", headers=headers()).status_code == 404
+
+
+# --- my-space ---------------------------------------------------------------------------------------------
+
+
+def test_my_space_has_the_container_class_and_tab_classes(client, user):
+    like(client, user, "7")
+    root = page(client, "/v2/catalog/my-space", hdrs=headers(user=user))
+    assert {"svc-ds-scope", "svc-catalog", "svc-my-space", "svc-my-space--favorites"} <= set(root["class"])
+    tabs = root.find("nav", class_="svc-my-space__tabs")
+    assert tabs["role"] == "tablist"
+    favorites, history = tabs.find_all("a", class_="svc-my-space__tab")
+    assert "svc-my-space__tab--active" in favorites["class"] and favorites["aria-selected"] == "true"
+    assert favorites["role"] == "tab" and history["aria-selected"] == "false"
+    assert "svc-my-space__tab--active" not in history["class"]
+    assert history["href"] == "?tab=history"
+    panel = root.find("section", class_="svc-my-space__panel")
+    assert panel["role"] == "tabpanel" and favorites["aria-controls"] == panel["id"]
+    assert card_ids(panel) == ["7"]
+    assert root.find(class_="svc-my-space__title").get_text(strip=True) == "Mon espace"
+
+
+@pytest.mark.parametrize("hidden", ["false", "0"])
+def test_without_the_tab_selector_the_title_names_the_section(client, user, hidden):
+    root = page(client, "/v2/catalog/my-space", hdrs=headers(user=user), tab="history", show_tab_selector=hidden)
+    assert root.find(class_="svc-my-space__tabs") is None
+    assert root.find(class_="svc-my-space__title").get_text(strip=True) == "Historique"
+    assert "role" not in root.find("section", class_="svc-my-space__panel").attrs
+
+
+def test_history_is_the_recipes_of_confirmed_baskets_newest_first(client, user):
+    hdrs = browser_headers(client, user=user)
+    confirm_basket(client, hdrs, "5", order_id=f"order-{user}-1")
+    confirm_basket(client, hdrs, "12", "3", order_id=f"order-{user}-2")
+    # An open basket is not history.
+    client.post("/v1/basket/recipes", json={"recipe_id": "7", "guests": 2, "store_id": STORE}, headers=hdrs)
+
+    root = page(client, "/v2/catalog/my-space", hdrs=headers(user=user), tab="history")
+    assert "svc-my-space--history" in root["class"]
+    history = root.find("ul", class_="svc-my-space__history")
+    assert {"svc-my-space__history", "svc-my-space__history--list"} <= set(history["class"])
+    groups = history.find_all("li", class_="svc-my-space__history-group", recursive=False)
+    assert len(groups) == 2
+    newest, oldest = ([item["data-recipe-id"] for item in g.select(".svc-my-space__history-item")] for g in groups)
+    assert sorted(newest) == ["12", "3"] and oldest == ["5"]
+    item = groups[1].find("li", class_="svc-my-space__history-item")
+    assert item.find(class_="svc-my-space__history-title").get_text(strip=True)
+    assert item.find(class_="svc-my-space__history-price").get_text(strip=True).endswith("€")
+    assert item.find("button", attrs={"data-action": "open-details"})["data-recipe-id"] == "5"
+    assert groups[0].find("time")["datetime"]
+    # The history tab counts its orders.
+    active = root.find("a", class_="svc-my-space__tab--active")
+    assert active["data-tab"] == "history" and active.find(class_="svc-my-space__tab-count").get_text() == "2"
+
+
+def test_history_as_a_grid(client, user):
+    hdrs = browser_headers(client, user=user)
+    confirm_basket(client, hdrs, "5", order_id=f"order-{user}-grid")
+    root = page(client, "/v2/catalog/my-space", hdrs=headers(user=user), tab="history", history_style="grid")
+    history = root.find("ul", class_="svc-my-space__history")
+    assert {"svc-my-space__history--grid", "svc-ds-grid"} <= set(history["class"])
+    assert "svc-my-space__history--list" not in history["class"]
+    assert [li["data-recipe-id"] for li in history.find_all("li", recursive=False)] == ["5"]
+    switch = {a.get_text(strip=True): a for a in root.select(".svc-my-space__history-style")}
+    assert switch["Grille"].get("aria-current") == "true" and switch["Liste"]["href"] == "?tab=history"
+
+
+def test_history_works_for_an_authless_visitor_and_starts_empty(client):
+    visitor = f"space-visitor-{uuid.uuid4().hex[:8]}"
+    hdrs = headers(user=None)
+    hdrs["authless-id"] = visitor
+    root = page(client, "/v2/catalog/my-space", hdrs=hdrs, tab="history")
+    assert root.find(attrs={"data-role": "empty"}) is not None
+    # Favorites need a user: the visitor is asked to log in.
+    favorites = page(client, "/v2/catalog/my-space", hdrs=hdrs)
+    assert favorites.find(attrs={"data-role": "login-required"}) is not None
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ({"history_style": "table"}, "history_style"),
+        ({"history_style": "table", "tab": "favorites"}, "history_style"),
+        ({"tab": "orders"}, "tab"),
+        ({"show_tab_selector": "nope"}, "show_tab_selector"),
+        ({"page": "-1"}, "page"),
+    ],
+)
+def test_bad_my_space_parameters_are_400_problems(client, query, field):
+    answer = client.get("/v2/catalog/my-space", query_string=query, headers=headers())
+    assert answer.status_code == 400
+    assert answer.mimetype == "application/problem+json"
+    assert field in answer.get_json()["errors"]["query"]
+
+
+# --- basket preview ---------------------------------------------------------------------------------------
+
+
+def test_the_basket_preview_lists_the_recipes_in_the_basket(client, user):
+    hdrs = browser_headers(client, user=user)
+    for recipe_id, guests in (("5", 4), ("12", 2)):
+        answer = client.post(
+            "/v1/basket/recipes", json={"recipe_id": recipe_id, "guests": guests, "store_id": STORE}, headers=hdrs
+        )
+        assert answer.status_code == 200
+    basket = answer.get_json()["basket"]
+    root = page(client, "/v2/catalog/my-space/basket-preview", hdrs=headers(user=user), store_id=STORE)
+    assert root["page"] == "basket-preview"
+    assert {"svc-my-space", "svc-basket-preview"} <= set(root["class"]) and "svc-basket-preview--embed" not in root[
+        "class"
+    ]
+    items = root.select("ul.svc-basket-preview__list > li")
+    assert [li["data-recipe-id"] for li in items] == [r["recipe_id"] for r in basket["recipes"]]
+    by_id = {r["recipe_id"]: r for r in basket["recipes"]}
+    for item in items:
+        recipe = by_id[item["data-recipe-id"]]
+        meta = item.find(class_="svc-basket-preview__meta").get_text(" ", strip=True)
+        assert f"{recipe['guests']} pers." in meta and f"{len(recipe['lines'])} produit" in meta
+        assert item.find("button", attrs={"data-action": "remove-recipe"})["aria-label"].startswith("Retirer")
+    assert root.find(attrs={"data-role": "total"}).get_text(strip=True).endswith("€")
+    assert root.find("a", class_="svc-basket-preview__cart")["href"] == f"{SHOP}/cart"
+    assert root.find(class_="svc-basket-preview__title").get_text(strip=True) == "Mes repas"
+
+
+def test_the_basket_preview_options(client, user):
+    root = page(
+        client,
+        "/v2/catalog/my-space/basket-preview",
+        hdrs=headers(user=user),
+        title="Mes courses",
+        show_tab_selector="true",
+    )
+    assert root.find(class_="svc-basket-preview__title").get_text(strip=True) == "Mes courses"
+    tabs = root.find("nav", class_="svc-my-space__tabs")
+    assert [a["href"] for a in tabs.find_all("a")] == [
+        f"{SHOP}/idees/mon-espace?tab=favorites",
+        f"{SHOP}/idees/mon-espace?tab=history",
+    ]
+    assert tabs.find(attrs={"aria-current": "page"}).get_text(strip=True) == "Mon panier"
+    assert root.find(attrs={"data-role": "empty"}) is not None
+    embedded = page(
+        client, "/v2/catalog/my-space/basket-preview", hdrs=headers(user=user), embed="1", show_tab_selector="true"
+    )
+    assert "svc-basket-preview--embed" in embedded["class"]
+    assert embedded.find(class_="svc-my-space__tabs") is None
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ({"embed": "sometimes"}, "embed"),
+        ({"title": "x" * 121}, "title"),
+        ({"show_tab_selector": "2"}, "show_tab_selector"),
+    ],
+)
+def test_bad_basket_preview_parameters_are_400(client, query, field):
+    answer = client.get("/v2/catalog/my-space/basket-preview", query_string=query, headers=headers())
+    assert answer.status_code == 400
+    assert field in answer.get_json()["errors"]["query"]
