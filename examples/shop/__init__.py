@@ -13,7 +13,7 @@ from typing import Any
 
 from flask import Flask
 
-from . import cart, carts, ideas, planner, views
+from . import cart, carts, ideas, planner, recipe_catalog, views
 from .config import load_config
 from .services import init_services
 
@@ -30,4 +30,5 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(cart.bp)
     app.register_blueprint(ideas.bp)
     app.register_blueprint(planner.bp)
+    app.register_blueprint(recipe_catalog.bp)
     return app

@@ -38,7 +38,7 @@ class DefaultConfig:
     STYLES_CACHE_SECONDS = 60.0
     # Products on the shelf.
     SHELF_SIZE = 24
-    # Recipes on the "Idées" page (the shop's own cards) and in the injection page's picker.
+    # Recipes on "Nos fiches maison" (/idees/fiches, the shop's own cards) and in the injection page's picker.
     IDEAS_SIZE = 12
     # The cart reports itself to prerender's basket after applying a push (docs/sdk.md, basketSync). False
     # only to demonstrate (and test) the rollback of a change the cart did not confirm within 5 seconds.

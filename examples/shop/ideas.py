@@ -1,6 +1,7 @@
 """Pages using the browser runtime without server-rendered cards: the shop's own recipe cards tracked like
-native ones, with the planner's entry block ("Idées"), and a page inserting prerender cards at runtime with
-innerHTML ("Injection")."""
+native ones, with the planner's entry block ("Nos fiches maison", in the recipe section whose other pages are
+prerender's catalog, recipe_catalog.py), and a page inserting prerender cards at runtime with innerHTML
+("Injection")."""
 
 from __future__ import annotations
 
@@ -48,11 +49,11 @@ def _render(template: str, visitor: Visitor, page: Page, **values: object) -> Re
     return personal(make_response(render_template(template, page=page, t=Texts(visitor.language), **values)), visitor)
 
 
-@bp.get("/idees")
-def ideas() -> Response:
-    """The shop's own recipe cards, tracked with attachRecipeCardShowTracking, the planner entry block and the
-    live event panel."""
-    return _runtime_page("ideas.html", analytics_path="/idees", scripts=lambda sdk: sdk, planner_entry=True)
+@bp.get("/idees/fiches")
+def sheets() -> Response:
+    """The shop's own recipe cards ("Nos fiches maison"), tracked with attachRecipeCardShowTracking, the planner
+    entry block and the live event panel."""
+    return _runtime_page("ideas.html", analytics_path="/idees/fiches", scripts=lambda sdk: sdk, planner_entry=True)
 
 
 @bp.get("/injection")

@@ -10,14 +10,13 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Mapping
-from concurrent.futures import Future
 
-from flask import Blueprint, Response, current_app, make_response, render_template, request, url_for
+from flask import Blueprint, Response, make_response, render_template, request, url_for
 
 from .prerender_client import PlannerPage
 from .services import get_services
 from .texts import Texts
-from .views import Page, personal, stores_of
+from .views import Page, personal, stores_of, styles_of
 from .visitor import Visitor, visitor_from
 
 log = logging.getLogger(__name__)
@@ -71,7 +70,7 @@ def _planner_page(*, landing: bool) -> Response:
     page = Page(
         visitor=visitor,
         stores=stores_of(stores),
-        styles_html=_links(styles),
+        styles_html=styles_of(styles),
         analytics_path=request.path,
     )
     t = Texts(visitor.language)
@@ -103,15 +102,3 @@ def _menu(visitor: Visitor, *, landing: bool, request_id: str) -> tuple[Visitor,
     if not fragment.html and not fragment.refused:
         log.warning("planner page without prerender's menu (status %s, request %s)", fragment.status, request_id)
     return visitor, fragment
-
-
-def _links(futures: list[Future[str]]) -> str:
-    """The stylesheet links fetched within the page's budget (a late or failed one is left out)."""
-    timeout = current_app.config["PRERENDER_PAGE_BUDGET"]
-    links = []
-    for future in futures:
-        try:
-            links.append(future.result(timeout=timeout))
-        except TimeoutError:
-            log.warning("prerender stylesheets missed the page budget; left out")
-    return "".join(links)

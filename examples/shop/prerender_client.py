@@ -55,14 +55,15 @@ def prerender_headers(visitor: Visitor, supplier_token: str, request_id: str | N
     return headers
 
 
-# The answers of the planner page that say its query was refused (not that prerender failed).
+# The answers of a page route that say its query was refused (not that prerender failed).
 REFUSED_PAGE_STATUSES = frozenset({400, 414})
 
 
 @dataclass(frozen=True)
-class PlannerPage:
-    """The current-menu page fragment of prerender, or why there is none: `status` is prerender's answer when it
-    refused or failed (a problem+json, whose field errors are `errors`), None when it did not answer at all."""
+class PageFragment:
+    """A page fragment of prerender (the planner's current-menu page, a catalog page), or why there is none:
+    `status` is prerender's answer when it refused or failed (a problem+json, whose field errors are `errors`),
+    None when it did not answer at all."""
 
     html: str = ""
     status: int | None = None
@@ -73,10 +74,19 @@ class PlannerPage:
         """prerender refused what the page asked (its query: 400, or 414 for a URL too long)."""
         return self.status in REFUSED_PAGE_STATUSES
 
+    @property
+    def not_found(self) -> bool:
+        """prerender answered 404 (for a catalog category: no such category)."""
+        return self.status == 404
+
     def names(self, location: str, name: str) -> bool:
         """Whether the problem names the field `name` at `location` ("query", "headers")."""
         fields = self.errors.get(location)
         return isinstance(fields, Mapping) and name in fields
+
+
+# The planner's current-menu page is one of prerender's page fragments.
+PlannerPage = PageFragment
 
 
 @dataclass(frozen=True)
@@ -88,8 +98,8 @@ class CardContext:
 
 
 class PrerenderClient:
-    """Calls prerender's card, styles and planner routes, and the identity routes of the shop's server (the
-    authless id of a new visitor, the merge of its basket and menu at login). Thread-safe."""
+    """Calls prerender's card, styles, planner and catalog routes, and the identity routes of the shop's server
+    (the authless id of a new visitor, the merge of its basket and menu at login). Thread-safe."""
 
     def __init__(
         self,
@@ -286,28 +296,47 @@ class PrerenderClient:
         request_id: str | None = None,
     ) -> PlannerPage:
         """GET /v2/planner/current-menu (or /v2/planner, the shareable landing route, with `landing`) with the
-        page's `params`: the page fragment (its module scripts and the visitor's credential element at the end),
-        or a PlannerPage without html saying why. A refused query (400) is logged at INFO only: the page's
-        query string is the visitor's."""
+        page's `params`: see `page_fragment`."""
+        path = "/planner" if landing else "/planner/current-menu"
+        return self.page_fragment(visitor, path, version="v2", params=params, request_id=request_id)
+
+    # ------------------------------------------------------------------ pages (the planner's, the catalog's)
+
+    def page_fragment(
+        self,
+        visitor: Visitor,
+        path: str,
+        *,
+        version: str,
+        params: Mapping[str, str] | None = None,
+        not_found: bool = False,
+        request_id: str | None = None,
+    ) -> PageFragment:
+        """GET /<version><path>, a page route (the planner's, the catalog's), with the page's `params`: the page
+        fragment (its module scripts and the visitor's credential element at the end), or a PageFragment without
+        html saying why. A refused query (400, 414) is logged at INFO only: the page's query string is the
+        visitor's; so is a 404 with `not_found`, for a page whose 404 says that what it names does not exist
+        (an unknown category), not that the route is missing."""
+        expected = REFUSED_PAGE_STATUSES | {404} if not_found else REFUSED_PAGE_STATUSES
         response = self._call(
             "GET",
-            "/planner" if landing else "/planner/current-menu",
+            path,
             visitor,
             params=params,
             request_id=request_id,
-            version="v2",
-            expected=REFUSED_PAGE_STATUSES,
+            version=version,
+            expected=frozenset(expected),
             problems=True,
         )
         if response is None:
-            return PlannerPage()
+            return PageFragment()
         if response.status_code != 200:
-            return PlannerPage(status=response.status_code, errors=_problem_errors(response))
+            return PageFragment(status=response.status_code, errors=_problem_errors(response))
         html = response.text.strip()
         if not html or not is_html(response):
-            log.error("prerender planner page: not an HTML fragment (request %s)", request_id)
-            return PlannerPage()
-        return PlannerPage(html=html)
+            log.error("prerender page %s: not an HTML fragment (request %s)", path, request_id)
+            return PageFragment()
+        return PageFragment(html=html)
 
     # ------------------------------------------------------------------ identity (server to server)
 

@@ -121,6 +121,25 @@ def stores_of(future: Future) -> list[Store]:
         return []
 
 
+def styles_of(futures: list[Future[str]]) -> str:
+    """prerender's stylesheet links fetched within the page's budget (a late or failed one is left out)."""
+    timeout = current_app.config["PRERENDER_PAGE_BUDGET"]
+    links = []
+    for future in futures:
+        try:
+            links.append(future.result(timeout=timeout))
+        except TimeoutError:
+            log.warning("prerender stylesheets missed the page budget; left out")
+    return "".join(links)
+
+
+def not_found_page(visitor: Visitor, stores: Future) -> Response:
+    """The shop's 404 page, for an address that names what does not exist (an unknown recipe category)."""
+    page = Page(visitor=visitor, stores=stores_of(stores))
+    html = render_template("not_found.html", page=page, t=Texts(visitor.language))
+    return personal(make_response(html, 404), visitor)
+
+
 def _catalog_unavailable(visitor: Visitor, t: Texts) -> Response:
     page = Page(visitor=visitor, stores=[])
     response = make_response(render_template("unavailable.html", page=page, t=t), 503)

@@ -68,7 +68,7 @@ def test_from_the_entry_to_a_filled_cart(shop: str, page: Page, width: str) -> N
     page.goto(f"{shop}/")
     with page.expect_navigation():
         page.locator("select#store-picker").select_option("1001")
-    page.goto(f"{shop}/idees")
+    page.goto(f"{shop}/idees/fiches")
     entry = page.locator("[data-planner-entry] svc-planner-entry")
     expect(entry).to_have_attribute("hydrated", "")
     entry.locator("[data-action=guests-increase]").click()

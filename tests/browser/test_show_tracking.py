@@ -1,5 +1,6 @@
 """recipe.show (docs/sdk.md, analytics): 80 % of a card on screen for one second, once per recipe per five
-minutes; for prerender's cards and for the shop's own cards ("Idées"). Time is Playwright's clock."""
+minutes; for prerender's cards and for the shop's own cards ("Nos fiches maison", /idees/fiches). Time is
+Playwright's clock."""
 
 from __future__ import annotations
 
@@ -56,7 +57,7 @@ def test_a_native_card_is_shown_after_one_second_once_per_five_minutes(
 
 def test_the_shops_own_cards_are_tracked_and_listed_as_sent(page: Page, context: BrowserContext, shop_url: str):
     paused_clock(page)
-    visit(context, page, shop_url, "/idees")
+    visit(context, page, shop_url, "/idees/fiches")
     panel = page.locator("[data-events]")
     expect(panel.locator("[data-event-name=pageview]")).to_have_count(1)
     card = page.locator("[data-recipe-card]").first
@@ -75,7 +76,7 @@ def test_the_shops_own_cards_are_tracked_and_listed_as_sent(page: Page, context:
 
 def test_disconnect_stops_the_tracking(page: Page, context: BrowserContext, shop_url: str):
     paused_clock(page)
-    visit(context, page, shop_url, "/idees")
+    visit(context, page, shop_url, "/idees/fiches")
     card = page.locator("[data-recipe-card]").first
     expect(card).to_be_visible()
     record_events(page)

@@ -1,6 +1,6 @@
 """The demo shop hosts the planner, against the live seeded stack (tests/live.py): its current-menu page
-(`/planner/current-menu`, `/planner`) is prerender's fragment in the shop's layout, the "Idées" page holds the
-planner entry block, and a login asked by the planner comes back to the planner's page.
+(`/planner/current-menu`, `/planner`) is prerender's fragment in the shop's layout, the "Nos fiches maison" page
+(`/idees/fiches`) holds the planner entry block, and a login asked by the planner comes back to the planner's page.
 
 prerender's faults (a problem answer, a late or unusable answer, one fragment failing) are injected by a proxy
 in front of the live prerender (`FaultyPrerender`): every request it does not fail goes through unchanged."""
@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import itertools
 import json
-import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import requests
 from bs4 import BeautifulSoup, Tag
-from flask import Flask, Response, request
+from flask import Flask, Response
 from flask.testing import FlaskClient
 from werkzeug.datastructures import MultiDict
 
@@ -25,13 +24,14 @@ from examples.shop.planner import FORWARDED, planner_query, store_of
 from examples.shop.prerender_client import PrerenderClient
 from examples.shop.views import local_path
 from examples.shop.visitor import STORE_COOKIE, Visitor
-from tests.live import LiveServer
 
-from .conftest import soup_of
+from .conftest import FaultyPrerender, problem_answer, soup_of
 
 STORE = "1001"
 OTHER_STORE = "1002"
 PAGE = "/planner/current-menu"
+# The shop's own recipe sheets, with the planner entry block.
+SHEETS = "/idees/fiches"
 MENU_ITEM = "svc-planner .svc-planner__menu-item"
 _users = itertools.count()
 
@@ -85,79 +85,6 @@ def query_of(href: str) -> dict[str, list[str]]:
     return parse_qs(urlsplit(href).query)
 
 
-class FaultyPrerender:
-    """A proxy in front of the live prerender that fails the paths of `faults` (path -> a view answering the
-    fault); everything else goes to prerender as it is. `release` ends the slow faults' wait."""
-
-    def __init__(self, prerender_url: str, faults: dict[str, Callable[[], Response]]) -> None:
-        self.prerender_url = prerender_url
-        self.faults = faults
-        self.release = threading.Event()
-        app = Flask(__name__)
-        app.add_url_rule("/<path:path>", "proxy", self._answer, methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
-        self.server = LiveServer(app)
-
-    def _answer(self, path: str) -> Response:
-        fault = self.faults.get(f"/{path}")
-        if fault is not None:
-            return fault()
-        upstream = requests.request(
-            request.method,
-            f"{self.prerender_url}/{path}",
-            params=request.args,
-            data=request.get_data(),
-            headers={k: v for k, v in request.headers if k.lower() not in ("host", "content-length")},
-            timeout=30,
-        )
-        response = Response(upstream.content, status=upstream.status_code)
-        for name in ("Content-Type", "Cache-Control", "ETag"):
-            if name in upstream.headers:
-                response.headers[name] = upstream.headers[name]
-        return response
-
-    def slow(self) -> Response:
-        """An answer that comes too late (once `release` is set, or after 10 s)."""
-        self.release.wait(timeout=10)
-        return Response("<p>too late</p>", mimetype="text/html")
-
-    def __enter__(self) -> FaultyPrerender:
-        self.server.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release.set()
-        self.server.__exit__(*exc)
-
-    @property
-    def url(self) -> str:
-        return self.server.url
-
-
-def problem_answer(status: int, errors: dict | None = None) -> Callable[[], Response]:
-    def answer() -> Response:
-        body = {"type": "about:blank", "title": "Failure", "status": status, "detail": "Injected."}
-        if errors:
-            body["errors"] = errors
-        return Response(json.dumps(body), status=status, mimetype="application/problem+json")
-
-    return answer
-
-
-@pytest.fixture
-def faulty(prerender_url: str) -> Iterator[Callable[..., FaultyPrerender]]:
-    """Proxies in front of the live prerender, failing the paths given (path -> fault), stopped after the test."""
-    proxies: list[FaultyPrerender] = []
-
-    def make(faults: dict[str, Callable[[], Response]] | None = None) -> FaultyPrerender:
-        proxy = FaultyPrerender(prerender_url, dict(faults or {}))
-        proxies.append(proxy.__enter__())
-        return proxy
-
-    yield make
-    for proxy in proxies:
-        proxy.__exit__(None, None, None)
-
-
 # ----------------------------------------------------------------------------------- the current-menu page
 
 
@@ -192,7 +119,15 @@ def test_the_planner_page_is_prerenders_menu_in_the_shops_layout(
 
 
 def test_the_nav_of_every_page_links_the_planner(shop_client: FlaskClient):
-    for path, current in [("/", False), ("/idees", False), ("/cart", False), (PAGE, True), ("/planner", True)]:
+    pages = [
+        ("/", False),
+        ("/idees", False),
+        ("/idees/fiches", False),
+        ("/cart", False),
+        (PAGE, True),
+        ("/planner", True),
+    ]
+    for path, current in pages:
         soup = soup_of(shop_client.get(path))
         link = soup.select_one(f'nav.site-nav a[href="{PAGE}"]')
         assert link is not None and link.get_text(strip=True) == "Menu de la semaine", path
@@ -340,12 +275,12 @@ def test_a_late_answer_of_prerender_is_a_friendly_message(
     assert problem_of(response)["data-planner-problem"] == "unavailable"
 
 
-# ------------------------------------------------------------------------------------ the entry on "Idées"
+# ------------------------------------------------------------------------- the entry on "Nos fiches maison"
 
 
 def test_the_ideas_page_holds_the_planner_entry(shop_client: FlaskClient, prerender_url: str):
     shop_client.post("/preferences", data={"store_id": STORE})
-    soup = soup_of(shop_client.get("/idees"))
+    soup = soup_of(shop_client.get(SHEETS))
     entry = soup.select_one("main#content [data-planner-entry] > svc-planner-entry")
     assert entry is not None
     assert entry.get("unavailable") is None
@@ -364,7 +299,7 @@ def test_the_ideas_page_goes_on_without_the_entry(
     make_shop: Callable[..., Flask], faulty: Callable[..., FaultyPrerender]
 ):
     proxy = faulty({"/v2/planner/entry": problem_answer(503)})
-    soup = soup_of(make_shop(PRERENDER_URL=proxy.url).test_client().get("/idees"))
+    soup = soup_of(make_shop(PRERENDER_URL=proxy.url).test_client().get(SHEETS))
     assert soup.select_one("[data-planner-entry]") is None and soup.find("svc-planner-entry") is None
     assert not any(href.endswith("/planner-entry.css") for href in stylesheets(soup))
     assert soup.select("[data-recipe-card]")
@@ -372,7 +307,7 @@ def test_the_ideas_page_goes_on_without_the_entry(
 
 
 def test_the_ideas_page_without_prerender(make_shop: Callable[..., Flask], unreachable_url: str):
-    soup = soup_of(make_shop(PRERENDER_URL=unreachable_url).test_client().get("/idees"))
+    soup = soup_of(make_shop(PRERENDER_URL=unreachable_url).test_client().get(SHEETS))
     assert soup.select_one("[data-planner-entry]") is None
     assert soup.select("[data-recipe-card]")
 
@@ -391,7 +326,7 @@ def test_the_pages_forms_the_planner_asks_for(shop_client: FlaskClient):
     assert store["action"] == "/preferences"
     assert store.select_one("select#store-picker[name=store_id]") is not None
     assert store.select_one("input[name=next]")["value"] == PAGE
-    for path in ("/", "/idees", "/cart", PAGE):
+    for path in ("/", "/idees", SHEETS, "/cart", PAGE):
         scripts = [s.get("src", "") for s in soup_of(shop_client.get(path)).find_all("script")]
         assert "/static/planner-host.js" in scripts, path
     script = shop_client.get("/static/planner-host.js").get_data(as_text=True)

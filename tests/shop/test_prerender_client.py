@@ -329,3 +329,38 @@ def test_a_refused_planner_page_is_logged_at_info(caplog):
 def test_a_planner_entry_failure_is_no_entry(failure):
     responses.get(f"{BASE}/v2/planner/entry", **failure)
     assert client().planner_entry(ANONYMOUS, store_id="1001") == ""
+
+
+# ---------------------------------------------------------------- catalog pages
+
+
+@responses.activate
+def test_a_catalog_page_is_asked_with_the_visitors_headers_and_the_pages_query():
+    responses.get(
+        f"{BASE}/v1/catalog/favorites", body=" <svc-catalog page='favorites'></svc-catalog>\n", content_type="text/html"
+    )
+    page = client().page_fragment(
+        CONNECTED, "/catalog/favorites", version="v1", params={"page": "2", "store_id": "1001"}
+    )
+    assert (page.html, page.status, page.refused, page.not_found) == (
+        "<svc-catalog page='favorites'></svc-catalog>",
+        None,
+        False,
+        False,
+    )
+    call = responses.calls[0]
+    assert query_of(call) == {"page": ["2"], "store_id": ["1001"]}
+    assert call.request.headers["authorization"] == "user_id demo-user"
+    assert call.request.headers["supplier-token"] == "demo-retailer-token"
+
+
+@pytest.mark.parametrize(("not_found", "level"), [(True, "INFO"), (False, "ERROR")])
+@responses.activate
+def test_a_404_of_a_page_that_names_what_does_not_exist_is_logged_at_info(caplog, not_found: bool, level: str):
+    responses.get(f"{BASE}/v2/catalog/category", status=404, json={"status": 404, "title": "Not Found"})
+    with caplog.at_level(logging.INFO, logger="examples.shop"):
+        page = client().page_fragment(
+            ANONYMOUS, "/catalog/category", version="v2", params={"category_id": "x"}, not_found=not_found
+        )
+    assert (page.html, page.status, page.not_found, page.refused) == ("", 404, True, False)
+    assert [r.levelname for r in caplog.records if "prerender" in r.getMessage()] == [level]

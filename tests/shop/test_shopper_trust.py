@@ -32,9 +32,19 @@ from .conftest import soup_of
 
 STORE = "1001"
 ADD = {"recipe_id": "5", "guests": 4, "store_id": STORE}
-# The pages of the shop that load prerender's SDK (the shelf through its cards, the planner's page through its
-# fragment, the others through the bootstrap): all of them, cards or not.
-SDK_PAGES = ("/", "/idees", "/injection", "/cart", "/planner/current-menu")
+# The pages of the shop that load prerender's SDK (the shelf through its cards, the planner's page and the recipe
+# section's catalog pages through their fragments, the others through the bootstrap): all of them, cards or not.
+SDK_PAGES = (
+    "/",
+    "/idees",
+    "/idees/recherche?search=tarte",
+    "/idees/mon-espace",
+    "/idees/panier",
+    "/idees/fiches",
+    "/injection",
+    "/cart",
+    "/planner/current-menu",
+)
 # prerender's authless ids: 32 random bytes, URL-safe base64 without padding.
 ISSUED_AUTHLESS_ID = re.compile(r"^[A-Za-z0-9_-]{43}$")
 _users = itertools.count()

@@ -1,0 +1,194 @@
+"""The catalog pages in the demo shop's recipe section, in Chromium at 1280px and 375px, as a shopper uses them:
+the home and a category, the list's "more" loading the next page in place, a recipe liked and found in the
+favorites and my-space (and unliked there), a basket paid and its recipes in the history, the basket preview's
+remove, a preference set in the panel changing the suggested recipes; axe-core on the catalog's own markup.
+
+The seed supplier's routing (`local`) names the shop at http://127.0.0.1:8080 (coreapi/seed/data/suppliers.json):
+the pages link each other there, so Playwright forwards that origin to the test's shop (helpers.origin_served_by).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+import requests
+from playwright.sync_api import BrowserContext, Locator, Page, expect
+
+from .axe import assert_no_axe_violations
+from .helpers import new_user, origin_served_by, visit
+from .test_planner_entry import WIDTHS
+
+SHOP = "http://127.0.0.1:8080"
+CATALOG = "svc-catalog"
+
+
+@pytest.fixture
+def shop(page: Page, shop_url: str) -> Iterator[str]:
+    with origin_served_by(page, SHOP, shop_url) as origin:
+        yield origin
+
+
+@pytest.fixture(params=list(WIDTHS), ids=list(WIDTHS))
+def width(request: pytest.FixtureRequest, page: Page) -> str:
+    page.set_viewport_size(WIDTHS[request.param])
+    return str(request.param)
+
+
+def catalog(page: Page) -> Locator:
+    root = page.locator(f"{CATALOG}[hydrated]").first
+    expect(root).to_be_visible()
+    return root
+
+
+def card_ids(scope: Locator) -> list[str]:
+    return scope.locator("svc-recipe-card").evaluate_all("(cards) => cards.map((c) => c.getAttribute('recipe-id'))")
+
+
+def vegetarian_ids(coreapi_url: str) -> set[str]:
+    answer = requests.get(
+        f"{coreapi_url}/api/v1/recipes", params={"category": "vegetarien", "per_page": 100}, timeout=5
+    )
+    answer.raise_for_status()
+    return {str(r["id"]) for r in answer.json()["data"]}
+
+
+def test_browse_a_category_and_load_more(shop: str, context: BrowserContext, page: Page, width: str) -> None:
+    visit(context, page, shop, "/idees", user=new_user())
+    home = catalog(page)
+    rows = home.locator(".svc-catalog__section")
+    expect(rows.first).to_be_visible()
+    assert_no_axe_violations(page, [CATALOG], what=f"the catalog home ({width})")
+
+    # "See all" of the first row: the category page, through the routing's link.
+    row = rows.first
+    name = row.locator(".svc-catalog__section-title").inner_text()
+    with page.expect_navigation(url=re.compile(rf"^{re.escape(shop)}/idees/categorie\?category_id=")):
+        row.locator(".svc-catalog__section-link").click()
+    category = catalog(page)
+    expect(category.locator(".svc-catalog-category__title")).to_have_text(name)
+    assert card_ids(category)
+    assert_no_axe_violations(page, [CATALOG], what=f"a category page ({width})")
+
+    # The list of every recipe: 20, then 20 more loaded in place (the address stays), focus on the first new one.
+    page.goto(f"{shop}/idees/recherche?all_recipes=true")
+    results = catalog(page).locator("[data-role=results]")
+    expect(results.locator(":scope > li")).to_have_count(20)
+    first_page = card_ids(results)
+    address = page.url
+    catalog(page).locator("[data-action=load-more]").click()
+    expect(results.locator(":scope > li")).to_have_count(40)
+    assert page.url == address
+    ids = card_ids(results)
+    assert ids[:20] == first_page and len(set(ids)) == 40
+    focused = page.evaluate("() => document.activeElement.closest('svc-recipe-card')?.getAttribute('recipe-id')")
+    assert focused == ids[20]
+    # The new cards are live: one opens the drawer.
+    results.locator(":scope > li").nth(25).locator(".svc-recipe-card__title-button").click()
+    expect(page.get_by_role("dialog")).to_be_visible()
+    page.keyboard.press("Escape")
+    assert_no_axe_violations(page, [CATALOG], what=f"the list page ({width})")
+
+
+def test_a_liked_recipe_is_in_the_favorites_and_my_space(
+    shop: str, context: BrowserContext, page: Page, width: str
+) -> None:
+    visit(context, page, shop, "/idees/recherche?all_recipes=true", user=new_user())
+    card = catalog(page).locator("svc-recipe-card[hydrated]").nth(2)
+    recipe_id = card.get_attribute("recipe-id")
+    heart = card.locator(".svc-like-button")
+    with page.expect_response(lambda r: f"/likes/{recipe_id}" in r.url and r.request.method == "PUT"):
+        heart.click()
+
+    page.goto(f"{shop}/idees/favoris")
+    favorites = catalog(page)
+    assert card_ids(favorites) == [recipe_id]
+    expect(favorites.locator(".svc-catalog-favorites__count")).to_contain_text("1")
+    assert_no_axe_violations(page, [CATALOG], what=f"the favorites page ({width})")
+
+    page.goto(f"{shop}/idees/mon-espace")
+    space = catalog(page)
+    expect(space.locator(".svc-my-space__tab--active")).to_have_attribute("aria-selected", "true")
+    assert card_ids(space) == [recipe_id]
+    assert_no_axe_violations(page, [CATALOG], what=f"my-space's favorites ({width})")
+    # Unliked here: the card leaves the list, which then says it is empty.
+    with page.expect_response(lambda r: f"/likes/{recipe_id}" in r.url and r.request.method == "DELETE"):
+        space.locator(".svc-like-button").click()
+    expect(space.locator("svc-recipe-card")).to_have_count(0)
+    expect(space.locator("[data-role=empty]")).to_be_visible()
+
+
+def test_a_paid_basket_is_in_the_history_and_the_preview_removes(
+    shop: str, context: BrowserContext, page: Page, width: str
+) -> None:
+    visit(context, page, shop, "/idees/recherche?all_recipes=true", user=new_user())
+    cards = catalog(page).locator("svc-recipe-card[hydrated]")
+    paid_id = cards.nth(0).get_attribute("recipe-id")
+    cards.nth(0).locator(".svc-recipe-card-cta").click()
+    page.get_by_role("dialog").locator(".svc-recipe-details__add-all").click()
+    expect(page.locator("[data-cart-count]")).not_to_have_text("0")
+    page.keyboard.press("Escape")
+
+    page.goto(f"{shop}/cart")
+    with page.expect_response(lambda r: "/baskets/handle-payment" in r.url) as paid:
+        page.locator("[data-cart-pay]").click()
+    assert paid.value.json()["outcome"] == "confirmed"
+
+    page.goto(f"{shop}/idees/mon-espace?tab=history")
+    space = catalog(page)
+    history = space.locator(".svc-my-space__history--list")
+    expect(
+        history.locator(".svc-my-space__history-group").first.locator(".svc-my-space__history-item")
+    ).to_have_attribute("data-recipe-id", paid_id or "")
+    assert_no_axe_violations(page, [CATALOG], what=f"my-space's history ({width})")
+    space.locator(".svc-my-space__history-style", has_text="Grille").click()
+    expect(catalog(page).locator(".svc-my-space__history--grid")).to_be_visible()
+    assert_no_axe_violations(page, [CATALOG], what=f"the history grid ({width})")
+
+    # Two recipes in the new basket; the preview removes one, and the shop's cart follows.
+    page.goto(f"{shop}/idees/recherche?all_recipes=true")
+    for index in (3, 4):
+        catalog(page).locator("svc-recipe-card[hydrated]").nth(index).locator(".svc-recipe-card-cta").click()
+        page.get_by_role("dialog").locator(".svc-recipe-details__add-all").click()
+        expect(page.get_by_role("dialog").locator(".svc-recipe-details__add-all")).to_be_enabled()
+        page.keyboard.press("Escape")
+    page.goto(f"{shop}/idees/panier")
+    preview = catalog(page)
+    items = preview.locator(".svc-basket-preview__item")
+    expect(items).to_have_count(2)
+    assert_no_axe_violations(page, [CATALOG], what=f"the basket preview ({width})")
+    count_before = page.locator("[data-cart-count]").inner_text()
+    removed = items.first.get_attribute("data-recipe-id")
+    items.first.locator("[data-action=remove-recipe]").click()
+    expect(items).to_have_count(1)
+    assert items.first.get_attribute("data-recipe-id") != removed
+    expect(page.locator("[data-cart-count]")).not_to_have_text(count_before)
+
+
+def test_a_preference_changes_the_suggested_recipes(
+    shop: str, context: BrowserContext, page: Page, width: str, coreapi_url: str
+) -> None:
+    visit(context, page, shop, "/idees", user=new_user())
+    vegetarian = vegetarian_ids(coreapi_url)
+    before = set(card_ids(catalog(page)))
+    assert before - vegetarian, "the home suggests recipes that are not vegetarian"
+
+    catalog(page).locator(".svc-catalog__toolbar [data-action=preferences]").click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_be_visible()
+    assert_no_axe_violations(page, [CATALOG], what=f"the preferences panel ({width})")
+    dialog.get_by_label("Végétarien").check()
+    with page.expect_navigation():
+        dialog.get_by_role("button", name="Voir les recettes").click()
+
+    home = catalog(page)
+    after = set(card_ids(home))
+    assert after and after <= vegetarian
+    expect(home.locator(".svc-catalog__active-filter")).to_have_text(["Végétarien"])
+    expect(home.locator(".svc-catalog__preferences-count")).to_contain_text("1")
+    # Cleared from the panel: every recipe again.
+    home.locator(".svc-catalog__toolbar [data-action=preferences]").click()
+    with page.expect_navigation():
+        page.get_by_role("dialog").get_by_role("button", name="Tout effacer").click()
+    assert set(card_ids(catalog(page))) == before
