@@ -7,7 +7,6 @@ from typing import Any
 from flask import Blueprint, Response
 
 from prerender.rendering.catalog_pages import category_fragment, header_fragment, home_fragment, list_fragment
-from prerender.rendering.shopper import shopper_element
 from prerender.schemas.catalog import CATEGORY_QUERIES, HOME_QUERIES, LIST_QUERIES, HeaderQuery
 from prerender.web.context import current_context
 from prerender.web.contract import NOT_MODIFIED, Callers, declare, html, problem
@@ -16,11 +15,6 @@ from prerender.web.http_caching import PRIVATE, cache_policy
 bp = Blueprint("catalog", __name__, url_prefix="/catalog")
 
 BAD_REQUEST = {400: problem("Invalid parameters or headers, or an unknown store.")}
-
-
-def _page(fragment: str) -> Response:
-    """A catalog page for the request's shopper: it ends with their credential (its modules act for them)."""
-    return Response(fragment + shopper_element(current_context()), mimetype="text/html")
 
 
 @bp.get("/header")
@@ -39,7 +33,7 @@ def _page(fragment: str) -> Response:
 )
 def header(query: dict[str, Any]) -> Response:
     """The catalog home's header alone."""
-    return _page(header_fragment(current_context(), query))
+    return Response(header_fragment(current_context(), query), mimetype="text/html")
 
 
 @bp.get("")
@@ -59,7 +53,7 @@ def header(query: dict[str, Any]) -> Response:
 )
 def home(query: dict[str, Any]) -> Response:
     """Rows of categories with their first recipes."""
-    return _page(home_fragment(current_context(), query))
+    return Response(home_fragment(current_context(), query), mimetype="text/html")
 
 
 @bp.get("/category")
@@ -77,7 +71,7 @@ def home(query: dict[str, Any]) -> Response:
 )
 def category(query: dict[str, Any]) -> Response:
     """One category's recipes, a page at a time."""
-    return _page(category_fragment(current_context(), query))
+    return Response(category_fragment(current_context(), query), mimetype="text/html")
 
 
 @bp.get("/list")
@@ -97,4 +91,4 @@ def category(query: dict[str, Any]) -> Response:
 )
 def recipe_list(query: dict[str, Any]) -> Response:
     """Search results, recipe types or every recipe, a page at a time."""
-    return _page(list_fragment(current_context(), query))
+    return Response(list_fragment(current_context(), query), mimetype="text/html")

@@ -8,7 +8,6 @@ from typing import Any
 from flask import Blueprint, Response
 
 from prerender.rendering.my_space import favorites_fragment
-from prerender.rendering.shopper import shopper_element
 from prerender.schemas.catalog import FavoritesQuery
 from prerender.web.context import current_context
 from prerender.web.contract import NOT_MODIFIED, Callers, declare, html, problem
@@ -36,6 +35,4 @@ BAD_REQUEST = {400: problem("Invalid parameters or headers, or an unknown store.
 )
 def favorites(query: dict[str, Any]) -> Response:
     """The connected user's liked recipes."""
-    return Response(
-        favorites_fragment(current_context(), query) + shopper_element(current_context()), mimetype="text/html"
-    )
+    return Response(favorites_fragment(current_context(), query), mimetype="text/html")

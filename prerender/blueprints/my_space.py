@@ -7,7 +7,6 @@ from typing import Any
 from flask import Blueprint, Response
 
 from prerender.rendering.my_space import basket_preview_fragment, my_space_fragment
-from prerender.rendering.shopper import shopper_element
 from prerender.schemas.catalog import BasketPreviewQuery, MySpaceQuery
 from prerender.web.context import current_context
 from prerender.web.contract import NOT_MODIFIED, Callers, declare, html, problem
@@ -16,10 +15,6 @@ from prerender.web.http_caching import PRIVATE, cache_policy
 bp = Blueprint("my_space", __name__, url_prefix="/catalog")
 
 BAD_REQUEST = {400: problem("Invalid parameters or headers, or an unknown store.")}
-
-
-def _page(fragment: str) -> Response:
-    return Response(fragment + shopper_element(current_context()), mimetype="text/html")
 
 
 @bp.get("/my-space")
@@ -40,7 +35,7 @@ def _page(fragment: str) -> Response:
 )
 def my_space(query: dict[str, Any]) -> Response:
     """The shopper's favorites or history."""
-    return _page(my_space_fragment(current_context(), query))
+    return Response(my_space_fragment(current_context(), query), mimetype="text/html")
 
 
 @bp.get("/my-space/basket-preview")
@@ -60,4 +55,4 @@ def my_space(query: dict[str, Any]) -> Response:
 )
 def basket_preview(query: dict[str, Any]) -> Response:
     """The shopper's basket, recipe by recipe."""
-    return _page(basket_preview_fragment(current_context(), query))
+    return Response(basket_preview_fragment(current_context(), query), mimetype="text/html")

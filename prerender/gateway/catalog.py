@@ -9,18 +9,22 @@ own and never cached. Every answer is validated on the way in (gateway/models.py
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
-from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_load, validate
+from marshmallow import fields, post_load, validate
 
 from prerender.gateway.client import API, CallerIdentity, raise_unknown_store
-from prerender.gateway.errors import UpstreamBadResponse, UpstreamError, UpstreamStatusError
+from prerender.gateway.errors import UpstreamBadResponse, UpstreamStatusError
 from prerender.gateway.http import UpstreamHttp
+from prerender.gateway.models import LenientSchema, load_answer
 from prerender.gateway.read_cache import ReadCache, cache_key
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -77,11 +81,10 @@ class RecipeSummary:
     type: str
 
 
-@dataclass(frozen=True)
-class RecipePage:
-    """A page of recipe ids (with their type) and the total the filters match."""
+@dataclass(frozen=True, kw_only=True)
+class Paged:
+    """Where a page stands among the `total` items its query matches."""
 
-    items: tuple[RecipeSummary, ...]
     page: int
     per_page: int
     total: int
@@ -89,6 +92,13 @@ class RecipePage:
     @property
     def has_more(self) -> bool:
         return self.page * self.per_page < self.total
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecipePage(Paged):
+    """A page of recipe ids (with their type)."""
+
+    items: tuple[RecipeSummary, ...]
 
 
 @dataclass(frozen=True)
@@ -114,27 +124,17 @@ class Order:
     recipes: tuple[HistoryRecipe, ...]
 
 
-@dataclass(frozen=True)
-class HistoryPage:
-    orders: tuple[Order, ...]
-    page: int
-    per_page: int
-    total: int
+@dataclass(frozen=True, kw_only=True)
+class HistoryPage(Paged):
+    """A page of the shopper's orders."""
 
-    @property
-    def has_more(self) -> bool:
-        return self.page * self.per_page < self.total
+    orders: tuple[Order, ...]
 
 
 # --- validation of the answers ----------------------------------------------------------------------
 
 
-class _Lenient(Schema):
-    class Meta:
-        unknown = EXCLUDE
-
-
-class _ChoiceSchema(_Lenient):
+class _ChoiceSchema(LenientSchema):
     id = fields.String(required=True)
     name = fields.String(required=True)
 
@@ -143,12 +143,12 @@ class _ChoiceSchema(_Lenient):
         return Choice(**data)
 
 
-class _GuestsRange(_Lenient):
+class _GuestsRange(LenientSchema):
     min = fields.Integer(required=True)
     max = fields.Integer(required=True)
 
 
-class _OptionsSchema(_Lenient):
+class _OptionsSchema(LenientSchema):
     diets = fields.List(fields.Nested(_ChoiceSchema), required=True)
     ingredients = fields.List(fields.Nested(_ChoiceSchema), required=True)
     equipment = fields.List(fields.Nested(_ChoiceSchema), required=True)
@@ -165,7 +165,7 @@ class _OptionsSchema(_Lenient):
         )
 
 
-class _PreferencesSchema(_Lenient):
+class _PreferencesSchema(LenientSchema):
     diets = fields.List(fields.String(), load_default=list)
     avoided_ingredients = fields.List(fields.String(), load_default=list)
     missing_equipment = fields.List(fields.String(), load_default=list)
@@ -183,7 +183,7 @@ class _PreferencesSchema(_Lenient):
         )
 
 
-class _SummarySchema(_Lenient):
+class _SummarySchema(LenientSchema):
     id = fields.String(required=True)
     type = fields.String(load_default="")
 
@@ -192,7 +192,7 @@ class _SummarySchema(_Lenient):
         return RecipeSummary(**data)
 
 
-class _PageSchema(_Lenient):
+class _PageSchema(LenientSchema):
     data = fields.List(fields.Nested(_SummarySchema), required=True)
     page = fields.Integer(load_default=1)
     per_page = fields.Integer(load_default=20, validate=validate.Range(min=1))
@@ -203,7 +203,7 @@ class _PageSchema(_Lenient):
         return RecipePage(items=tuple(data["data"]), page=data["page"], per_page=data["per_page"], total=data["total"])
 
 
-class _HistoryRecipeSchema(_Lenient):
+class _HistoryRecipeSchema(LenientSchema):
     recipe_id = fields.String(required=True)
     title = fields.String(required=True)
     picture_url = fields.String(load_default=None, allow_none=True)
@@ -217,7 +217,7 @@ class _HistoryRecipeSchema(_Lenient):
         return HistoryRecipe(**data)
 
 
-class _OrderSchema(_Lenient):
+class _OrderSchema(LenientSchema):
     id = fields.String(required=True)
     confirmed_at = fields.String(required=True)
     store_id = fields.String(load_default=None, allow_none=True)
@@ -230,7 +230,7 @@ class _OrderSchema(_Lenient):
         return Order(**{**data, "recipes": tuple(data["recipes"])})
 
 
-class _HistorySchema(_Lenient):
+class _HistorySchema(LenientSchema):
     data = fields.List(fields.Nested(_OrderSchema), required=True)
     page = fields.Integer(load_default=1)
     per_page = fields.Integer(load_default=10, validate=validate.Range(min=1))
@@ -248,15 +248,6 @@ _PREFERENCES = _PreferencesSchema()
 _PAGE = _PageSchema()
 _HISTORY = _HistorySchema()
 _CATEGORY = _ChoiceSchema()
-
-
-def _load(schema: Schema, payload: Any, what: str) -> Any:
-    if not isinstance(payload, dict):
-        raise UpstreamBadResponse(f"{what}: expected an object")
-    try:
-        return schema.load(payload)
-    except ValidationError as error:
-        raise UpstreamBadResponse(f"{what}: {error.messages}") from error
 
 
 # --- the calls --------------------------------------------------------------------------------------
@@ -279,7 +270,7 @@ class CatalogGateway:
             if not isinstance(payload, dict) or not isinstance(payload.get("data"), list):
                 raise UpstreamBadResponse("categories: expected {data: [...]}")
             return tuple(
-                Category(id=c.id, name=c.name) for c in (_load(_CATEGORY, i, "category") for i in payload["data"])
+                Category(id=c.id, name=c.name) for c in (load_answer(_CATEGORY, i, "category") for i in payload["data"])
             )
 
         categories: tuple[Category, ...] = self._shared_read(identity, "categories", f"{API}/categories", parse)
@@ -291,19 +282,19 @@ class CatalogGateway:
             identity,
             "preference_options",
             f"{API}/preferences/options",
-            lambda payload: _load(_OPTIONS, payload, "preference options"),
+            lambda payload: load_answer(_OPTIONS, payload, "preference options"),
         )
         return options
 
     def recipes(self, identity: CallerIdentity, *, params: dict[str, Any]) -> RecipePage:
         """GET /recipes: a page of the catalog (types, category, keyword, completion filter at `store_id`, the
         shopper's preferences with `preferences=apply`)."""
-        page: RecipePage = _load(_PAGE, self._read(identity, "/recipes", "catalog_recipes", params), "recipes")
+        page: RecipePage = load_answer(_PAGE, self._read(identity, "/recipes", "catalog_recipes", params), "recipes")
         return page
 
     def favorites(self, identity: CallerIdentity, *, params: dict[str, Any]) -> RecipePage:
         """GET /likes/recipes: the connected user's liked recipes, most recent first."""
-        page: RecipePage = _load(_PAGE, self._read(identity, "/likes/recipes", "favorites", params), "favorites")
+        page: RecipePage = load_answer(_PAGE, self._read(identity, "/likes/recipes", "favorites", params), "favorites")
         return page
 
     def _read(self, identity: CallerIdentity, path: str, name: str, params: dict[str, Any]) -> Any:
@@ -326,7 +317,7 @@ class CatalogGateway:
             headers=identity.headers(),
             idempotent=True,
         )
-        history: HistoryPage = _load(_HISTORY, payload, "history")
+        history: HistoryPage = load_answer(_HISTORY, payload, "history")
         return history
 
     def preferences(self, identity: CallerIdentity) -> Preferences:
@@ -334,7 +325,7 @@ class CatalogGateway:
         payload = self.http.request(
             "GET", f"{API}/preferences", name="preferences", headers=identity.headers(), idempotent=True
         )
-        preferences: Preferences = _load(_PREFERENCES, payload, "preferences")
+        preferences: Preferences = load_answer(_PREFERENCES, payload, "preferences")
         return preferences
 
     def save_preferences(self, identity: CallerIdentity, body: dict[str, Any]) -> Preferences:
@@ -347,7 +338,7 @@ class CatalogGateway:
             headers=identity.headers(),
             idempotent=True,
         )
-        preferences: Preferences = _load(_PREFERENCES, payload, "preferences")
+        preferences: Preferences = load_answer(_PREFERENCES, payload, "preferences")
         return preferences
 
     def clear_preferences(self, identity: CallerIdentity) -> None:
@@ -361,24 +352,12 @@ class CatalogGateway:
             expect_body=False,
         )
 
-    def _shared_read(self, identity: CallerIdentity, kind: str, url: str, parse: Any) -> Any:
-        """A read the same for every shopper of a language: cached, the last good answer served on failure."""
-        key = cache_key(kind, identity.language)
-        cached = self.cache.get(key)
-        if cached is not None:
-            return cached[0]
-        try:
-            value = parse(self.http.request("GET", url, name=kind, headers=identity.headers(), idempotent=True))
-        except UpstreamError as error:
-            stale = (
-                None
-                if isinstance(error, UpstreamStatusError) and error.status < 500
-                else self.cache.get("stale:" + key)
-            )
-            if stale is None:
-                raise
-            log.warning("upstream failed, serving the last good %s: %s", kind, error)
-            return stale[0]
-        self.cache.set(key, (value,), timeout=self.ttl)
-        self.cache.set("stale:" + key, (value,), timeout=self.stale_ttl)
-        return value
+    def _shared_read(self, identity: CallerIdentity, kind: str, url: str, parse: Callable[[Any], T]) -> T:
+        """A read the same for every shopper of a language (gateway/read_cache.py `read_through`)."""
+        return self.cache.read_through(
+            cache_key(kind, identity.language),
+            lambda: parse(self.http.request("GET", url, name=kind, headers=identity.headers(), idempotent=True)),
+            ttl=self.ttl,
+            stale_ttl=self.stale_ttl,
+            what=kind,
+        )

@@ -162,26 +162,20 @@ class UpstreamGateway:
     def stores(self, identity: CallerIdentity) -> tuple[Store, ...]:
         """Every store of the upstream, for the publisher's store picker (cached like a recipe; the last good
         list is served while the upstream fails)."""
-        key = cache_key("stores", identity.language)
-        cached = self.cache.get(key)
-        if cached is not None:
-            remembered: tuple[Store, ...] = cached[0]
-            return remembered
-        try:
+
+        def read() -> tuple[Store, ...]:
             payload = self.http.request(
                 "GET", f"{API}/stores", name="stores", headers=identity.headers(), idempotent=True
             )
-            stores = parse_stores(data_list(payload, "stores"))
-        except UpstreamError as error:
-            stale = self.cache.get("stale:" + key)
-            if stale is None:
-                raise
-            log.warning("upstream failed, serving the last good store list: %s", error)
-            last: tuple[Store, ...] = stale[0]
-            return last
-        self.cache.set(key, (stores,), timeout=self.recipe_ttl)
-        self.cache.set("stale:" + key, (stores,), timeout=self.stale_ttl)
-        return stores
+            return parse_stores(data_list(payload, "stores"))
+
+        return self.cache.read_through(
+            cache_key("stores", identity.language),
+            read,
+            ttl=self.recipe_ttl,
+            stale_ttl=self.stale_ttl,
+            what="store list",
+        )
 
     # --- recipes ---------------------------------------------------------------------------------
 

@@ -98,12 +98,14 @@ class Recipe:
     steps: tuple[dict[str, Any], ...] = ()
 
 
-class _Lenient(Schema):
+class LenientSchema(Schema):
+    """An upstream answer's schema: fields it does not know are ignored (the upstream may add some)."""
+
     class Meta:
         unknown = EXCLUDE
 
 
-class RoutingSchema(_Lenient):
+class RoutingSchema(LenientSchema):
     baseUrl = fields.String(required=True)
     features = fields.Dict(load_default=dict)
     planner = fields.Dict(load_default=dict)
@@ -125,7 +127,7 @@ class RoutingSchema(_Lenient):
         )
 
 
-class SupplierSchema(_Lenient):
+class SupplierSchema(LenientSchema):
     id = fields.String(required=True)
     name = fields.String(required=True)
     kind = fields.String(required=True, validate=validate.OneOf(["retailer", "publisher"]))
@@ -138,7 +140,7 @@ class SupplierSchema(_Lenient):
         return Supplier(**data)
 
 
-class PricingSchema(_Lenient):
+class PricingSchema(LenientSchema):
     guests = fields.Integer(required=True)
     total = fields.Decimal(required=True)
     price_per_guest = fields.Decimal(required=True)
@@ -148,7 +150,7 @@ class PricingSchema(_Lenient):
         return Pricing(**data)
 
 
-class RecipeSchema(_Lenient):
+class RecipeSchema(LenientSchema):
     id = fields.String(required=True)
     external_id = fields.String(load_default=None, allow_none=True)
     title = fields.String(required=True)
@@ -175,7 +177,7 @@ class RecipeSchema(_Lenient):
         return Recipe(**data)
 
 
-class StoreSchema(_Lenient):
+class StoreSchema(LenientSchema):
     id = fields.String(required=True)
     name = fields.String(required=True)
     city = fields.String(load_default="", allow_none=True)
@@ -192,22 +194,23 @@ _RECIPE = RecipeSchema()
 
 def parse_supplier(payload: Any) -> Supplier:
     """Validate /suppliers/me."""
-    supplier: Supplier = _load(_SUPPLIER, payload, "supplier")
+    supplier: Supplier = load_answer(_SUPPLIER, payload, "supplier")
     return supplier
 
 
 def parse_stores(items: list[Any]) -> tuple[Store, ...]:
     """Validate the items of /stores."""
-    return tuple(_load(_STORE, item, "store") for item in items)
+    return tuple(load_answer(_STORE, item, "store") for item in items)
 
 
 def parse_recipe(payload: Any) -> Recipe:
     """Validate one recipe detail."""
-    recipe: Recipe = _load(_RECIPE, payload, "recipe")
+    recipe: Recipe = load_answer(_RECIPE, payload, "recipe")
     return recipe
 
 
-def _load(schema: Schema, payload: Any, what: str) -> Any:
+def load_answer(schema: Schema, payload: Any, what: str) -> Any:
+    """An upstream object validated by `schema`, or UpstreamBadResponse naming `what`."""
     if not isinstance(payload, dict):
         raise UpstreamBadResponse(f"{what}: expected an object")
     try:

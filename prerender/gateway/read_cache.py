@@ -9,12 +9,15 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from flask_caching import Cache
 
+from prerender.gateway.errors import UpstreamError
 from prerender.metrics import CACHE_LOOKUPS
+
+T = TypeVar("T")
 
 # The labelled series, looked up once (labels() takes a lock and validates on every call).
 CACHE_HITS = CACHE_LOOKUPS.labels("hit")
@@ -80,3 +83,23 @@ class ReadCache:
 
     def clear(self) -> None:
         self.cache.clear()
+
+    def read_through(self, key: str, read: Callable[[], T], *, ttl: int, stale_ttl: int, what: str) -> T:
+        """A read the same for every caller of `key`: cached for `ttl`, and the last good answer (kept for
+        `stale_ttl`) served while the upstream fails."""
+        cached = self.get(key)
+        if cached is not None:
+            remembered: T = cached[0]
+            return remembered
+        try:
+            value = read()
+        except UpstreamError as error:
+            stale = self.get("stale:" + key)
+            if stale is None:
+                raise
+            log.warning("upstream failed, serving the last good %s: %s", what, error)
+            last: T = stale[0]
+            return last
+        self.set(key, (value,), timeout=ttl)
+        self.set("stale:" + key, (value,), timeout=stale_ttl)
+        return value

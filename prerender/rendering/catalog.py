@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import urlencode
 
 from flask import current_app, render_template
 from markupsafe import Markup
@@ -48,6 +48,8 @@ from prerender.rendering.preferences import (
     has_preferences,
     panel_view,
 )
+from prerender.rendering.shopper import shopper_element
+from prerender.rendering.urls import with_query
 from prerender.schemas.menus import RECIPE_TYPES
 from prerender.web.context import RequestContext
 
@@ -82,14 +84,6 @@ BROWSER_TEXTS = (
 
 
 # --- links ------------------------------------------------------------------------------------------
-
-
-def with_query(url: str, **params: Any) -> str:
-    """`url` with these parameters set (None or False: removed), its other parameters kept."""
-    parts = urlsplit(url)
-    kept = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k not in params]
-    added = [(k, "true" if v is True else str(v)) for k, v in params.items() if v is not None and v is not False]
-    return urlunsplit(parts._replace(query=urlencode(kept + added)))
 
 
 # The page parameters links carry, with their defaults (a parameter at its default is left out of a link).
@@ -377,6 +371,13 @@ class ListView:
     unfiltered_url: str | None
     failed: bool = False
 
+    @classmethod
+    def unavailable(
+        cls, page: int, type_filters: tuple[TypeFilterView, ...] = (), active: tuple[str, ...] = ()
+    ) -> ListView:
+        """The list when the upstream could not give it: the page says so."""
+        return cls((), 0, page, None, None, type_filters, active, None, failed=True)
+
 
 def recipe_params(
     *,
@@ -437,12 +438,12 @@ def list_view(
     """The view of one page of a list (`page_answer` None: the upstream failed)."""
     chips = type_filters(query, params, t) if "recipe_type_filter" in query else ()
     if page_answer is None:
-        return ListView((), 0, query["page"], None, None, chips, filters, None, failed=True)
+        return ListView.unavailable(query["page"], chips, filters)
     try:
         cards = catalog_cards(ctx, [item.id for item in page_answer.items], look, t=t)
     except UpstreamError as error:
         log.error("catalog cards unavailable, request %s: %s", ctx.request_id, error)
-        return ListView((), 0, query["page"], None, None, chips, filters, None, failed=True)
+        return ListView.unavailable(query["page"], chips, filters)
     page = query["page"]
     return ListView(
         cards=cards,
@@ -475,22 +476,29 @@ def collect(future: Future[RecipePage], ctx: RequestContext) -> RecipePage | Non
 
 
 def render_catalog(template: str, ctx: RequestContext, **values: Any) -> str:
-    """A catalog page's fragment: the page, then the modules that upgrade it."""
+    """A catalog page's fragment: the page, the modules that upgrade it, then the shopper's credential (the
+    modules act for them; every catalog page is private)."""
+    t = translator_for(ctx)
     return render_template(
         template,
-        t=translator_for(ctx),
+        t=t,
         prefix=current_app.config["ELEMENT_PREFIX"],
         api_version=ctx.api_version,
-        browser_texts={key: translator_for(ctx)(key) for key in BROWSER_TEXTS},
+        browser_texts={key: t(key) for key in BROWSER_TEXTS},
         module_urls=get_assets().module_urls(CATALOG_MODULES),
         **values,
-    )
+    ) + shopper_element(ctx)
+
+
+def environment() -> str:
+    """The deployment's environment, whose routing the pages link with (prerender/config.py)."""
+    return str(current_app.config["ENVIRONMENT"])
 
 
 def planner_entry_html(ctx: RequestContext, store_id: str | None) -> Markup | None:
     """The planner entry block of the home (v2, when the supplier's routing has a planner)."""
     if ctx.api_version != "v2" or ctx.supplier is None:
         return None
-    if planner_destination(ctx.supplier, str(current_app.config["ENVIRONMENT"])) is None:
+    if planner_destination(ctx.supplier, environment()) is None:
         return None
     return Markup(planner_entry(ctx, store_id=store_id))

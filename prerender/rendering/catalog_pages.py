@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from flask import current_app
 from markupsafe import Markup
 from werkzeug.exceptions import NotFound
 
@@ -21,6 +20,7 @@ from prerender.rendering.catalog import (
     catalog_cards,
     catalog_links,
     collect,
+    environment,
     finish_preferences,
     header_view,
     link_params,
@@ -37,11 +37,6 @@ from prerender.rendering.catalog import (
 from prerender.rendering.i18n import translator_for
 from prerender.web.context import RequestContext
 
-
-def _environment() -> str:
-    return str(current_app.config["ENVIRONMENT"])
-
-
 # --- header -----------------------------------------------------------------------------------------
 
 
@@ -49,7 +44,7 @@ def header_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
     """GET /{v}/catalog/header: the home's header alone."""
     future = start_preferences(ctx)
     categories = read_categories(ctx)
-    links = catalog_links(ctx.supplier, _environment())
+    links = catalog_links(ctx.supplier, environment())
     header = header_view(ctx, links, finish_preferences(future), categories)
     return render_catalog("catalog/header_fragment.html", ctx, header=header)
 
@@ -82,7 +77,7 @@ def home_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
     """GET /{v}/catalog: the header, then a row of cards per category that has any."""
     t = translator_for(ctx)
     prefs_future = start_preferences(ctx)
-    links = catalog_links(ctx.supplier, _environment())
+    links = catalog_links(ctx.supplier, environment())
     categories = read_categories(ctx)
     apply = prefs_future is not None
     futures = {
@@ -159,7 +154,7 @@ class ListPageView:
 def _list_page(ctx: RequestContext, query: dict[str, Any], *, kind: str, category_id: str | None) -> ListPageView:
     t = translator_for(ctx)
     prefs_future = start_preferences(ctx)
-    links = catalog_links(ctx.supplier, _environment())
+    links = catalog_links(ctx.supplier, environment())
     apply = prefs_future is not None and not query.get("all_recipes", False)
     future = read_page(
         ctx,

@@ -15,23 +15,22 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from flask import current_app
-
-from prerender.gateway import HistoryPage, RecipePage, UnknownStore, UpstreamError, get_catalog, get_gateway
+from prerender.gateway import HistoryPage, UnknownStore, UpstreamError, get_catalog, get_gateway
 from prerender.rendering.catalog import (
     ANALYTICS_PATHS,
     CardLook,
     CatalogLinks,
     ListView,
-    catalog_cards,
     catalog_links,
+    environment,
     link_params,
+    list_view,
     page_link,
     render_catalog,
-    with_query,
 )
 from prerender.rendering.i18n import Translator, translator_for
 from prerender.rendering.pictures import safe_picture_url
+from prerender.rendering.urls import with_query
 from prerender.web.context import RequestContext
 
 log = logging.getLogger(__name__)
@@ -39,10 +38,6 @@ log = logging.getLogger(__name__)
 FAVORITES_SIZE = 20
 HISTORY_SIZE = 10
 MY_SPACE_TABS = ("favorites", "history")
-
-
-def _environment() -> str:
-    return str(current_app.config["ENVIRONMENT"])
 
 
 def _money(value: Any, t: Translator) -> str | None:
@@ -57,7 +52,6 @@ def _money(value: Any, t: Translator) -> str | None:
 
 def favorites_list(ctx: RequestContext, query: dict[str, Any], *, t: Translator) -> ListView:
     """A page of the connected user's liked recipes as cards (an empty, failed list when the upstream fails)."""
-    params = link_params(query)
     look = CardLook(
         display_variant=query["display_recipe_variant"],
         display_infos=query["display_infos"],
@@ -66,26 +60,14 @@ def favorites_list(ctx: RequestContext, query: dict[str, Any], *, t: Translator)
     upstream: dict[str, Any] = {"page": query["page"], "per_page": FAVORITES_SIZE}
     if query["store_id"]:
         upstream["store_id"] = query["store_id"]
-    answer: RecipePage
     try:
         answer = get_catalog().favorites(ctx.upstream, params=upstream)
-        cards = catalog_cards(ctx, [item.id for item in answer.items], look, t=t)
     except UnknownStore:
         raise
     except UpstreamError as error:
         log.error("favorites unavailable, request %s: %s", ctx.request_id, error)
-        return ListView((), 0, query["page"], None, None, (), (), None, failed=True)
-    page = query["page"]
-    return ListView(
-        cards=cards,
-        total=answer.total,
-        page=page,
-        next_url=page_link(params, page=page + 1) if answer.has_more else None,
-        previous_url=page_link(params, page=page - 1) if page > 1 else None,
-        type_filters=(),
-        active_filters=(),
-        unfiltered_url=None,
-    )
+        return ListView.unavailable(query["page"])
+    return list_view(ctx, answer, query, link_params(query), look, t=t)
 
 
 @dataclass(frozen=True)
@@ -107,7 +89,7 @@ def favorites_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
     page = FavoritesPageView(
         connected=connected,
         results=results,
-        links=catalog_links(ctx.supplier, _environment()),
+        links=catalog_links(ctx.supplier, environment()),
         analytics_path=query["analytics_path"] or ANALYTICS_PATHS["favorites"],
         route=f"/{ctx.api_version}/catalog/favorites",
         link_params=link_params(query),
@@ -368,7 +350,7 @@ def _preview_recipe(raw: dict[str, Any], t: Translator) -> PreviewRecipeView | N
 def basket_preview_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
     """GET /v2/catalog/my-space/basket-preview."""
     t = translator_for(ctx)
-    links = catalog_links(ctx.supplier, _environment())
+    links = catalog_links(ctx.supplier, environment())
     store_id = query["store_id"]
     needs_login = ctx.supplier is None or not (ctx.is_connected or ctx.authless_id is not None)
     basket: dict[str, Any] = {}

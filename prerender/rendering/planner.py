@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from flask import current_app, render_template
 
 from prerender.gateway import Supplier
 from prerender.rendering.assets import get_assets
 from prerender.rendering.i18n import translator_for
+from prerender.rendering.urls import with_query
 from prerender.web.context import RequestContext
 
 log = logging.getLogger(__name__)
@@ -97,16 +97,7 @@ def planner_destination(supplier: Supplier | None, environment: str) -> str | No
 
 def mode_url(destination: str, mode: str, store_id: str | None) -> str:
     """The destination with `mode` (and `store_id`) in its query, its own other parameters kept."""
-    parts = urlsplit(destination)
-    query = [
-        (name, value)
-        for name, value in parse_qsl(parts.query, keep_blank_values=True)
-        if name not in ("mode", "store_id")
-    ]
-    query.append(("mode", mode))
-    if store_id:
-        query.append(("store_id", store_id))
-    return urlunsplit(parts._replace(query=urlencode(query)))
+    return with_query(destination, mode=mode, store_id=store_id or None)
 
 
 def build_entry(ctx: RequestContext, *, store_id: str | None, environment: str) -> PlannerEntryView:

@@ -18,7 +18,7 @@
 // - a logged-out shopper's "log in" asks the host (svc.planner.defineLoginRequired), which brings the shopper
 //   back here after the login.
 const search = new URL(import.meta.url).search;
-const { sdk, internals, money } = /** @type {typeof import("./ui.js")} */ (
+const { sdk, internals, money, translator } = /** @type {typeof import("./ui.js")} */ (
   await import(new URL(`./ui.js${search}`, import.meta.url).href));
 
 const tagName = `${sdk.prefix}-catalog`;
@@ -44,8 +44,8 @@ export class CatalogElement extends HTMLElement {
   #subscriptions = [];
   /** @type {IntersectionObserver | null} */
   #rows = null;
-  /** @type {Record<string, string>} */
-  #texts = {};
+  /** The page's texts (its `data-texts`, filled by the server in the page's language). */
+  #text = translator("fr");
   #busy = false;
 
   get page() {
@@ -60,11 +60,14 @@ export class CatalogElement extends HTMLElement {
     if (this.#listeners) return;
     this.#listeners = new AbortController();
     const { signal } = this.#listeners;
+    /** @type {Record<string, string>} */
+    let texts = {};
     try {
-      this.#texts = JSON.parse(this.dataset.texts ?? "{}");
+      texts = JSON.parse(this.dataset.texts ?? "{}");
     } catch {
-      this.#texts = {};
+      texts = {};
     }
+    this.#text = translator(this.getAttribute("lang") ?? "fr", texts);
     this.addEventListener("click", (event) => this.#onClick(event), { signal });
     this.addEventListener("submit", (event) => this.#onSubmit(event), { signal });
     this.addEventListener("input", (event) => this.#onInput(event), { signal });
@@ -87,12 +90,6 @@ export class CatalogElement extends HTMLElement {
     for (const subscription of this.#subscriptions.splice(0)) subscription.unsubscribe();
     this.#rows?.disconnect();
     this.#rows = null;
-  }
-
-  /** @param {string} key @param {Record<string, string | number>} [params] */
-  #text(key, params = {}) {
-    const template = this.#texts[key] ?? "";
-    return template.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
   }
 
   /** @param {string} text @param {"info" | "error"} [kind] */
