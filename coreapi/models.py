@@ -1,6 +1,6 @@
 """The catalog of the demo retailer (recipes, ingredients, kitchen equipment, products, stores,
-suppliers), the users' likes, baskets, basket transfers, planner menus and preferences (per supplier),
-the outcomes of idempotent writes, and analytics events.
+suppliers), the users' likes, baskets, basket transfers, planner menus, preferences and favorite products
+(per supplier), the outcomes of idempotent writes, and analytics events.
 
 Identifiers of recipes, products, stores and suppliers are integers in the database and strings
 in the JSON contract; categories, ingredients and equipment are keyed by their slug.
@@ -40,6 +40,10 @@ LANGUAGES = ("fr", "en")
 
 Money = Numeric(10, 2)
 Quantity = Numeric(12, 3)
+# Degrees of latitude or longitude: six decimals place a point within some 10 cm.
+Coordinate = Numeric(9, 6)
+# The deferred group of a store's coordinates (``undefer_group`` loads them with the store).
+STORE_COORDINATES = "coordinates"
 
 
 def _one_of(column: str, values: tuple[str, ...]) -> str:
@@ -147,13 +151,27 @@ class ProductIngredient(Base):
 
 
 class Store(Base):
+    """A point of sale. ``latitude`` and ``longitude`` (WGS 84 degrees, both or neither) place it on a map, so
+    that a shopper's location can list the nearest stores first; ``None`` when unknown.
+
+    The coordinates are loaded only where a store is shown (``STORE_COORDINATES``, the ``/stores`` answers):
+    pricing, baskets and menus load a store for its price factor and never read them.
+    """
+
     __tablename__ = "stores"
-    __table_args__ = (CheckConstraint("price_factor > 0", name="price_factor_positive"),)
+    __table_args__ = (
+        CheckConstraint("price_factor > 0", name="price_factor_positive"),
+        CheckConstraint("latitude IS NULL OR latitude BETWEEN -90 AND 90", name="latitude"),
+        CheckConstraint("longitude IS NULL OR longitude BETWEEN -180 AND 180", name="longitude"),
+        CheckConstraint("(latitude IS NULL) = (longitude IS NULL)", name="coordinates_paired"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
     name: Mapped[str] = mapped_column(String(200))
     city: Mapped[str] = mapped_column(String(120))
     price_factor: Mapped[Decimal] = mapped_column(Numeric(6, 4), default=Decimal(1))
+    latitude: Mapped[Decimal | None] = mapped_column(Coordinate, deferred=True, deferred_group=STORE_COORDINATES)
+    longitude: Mapped[Decimal | None] = mapped_column(Coordinate, deferred=True, deferred_group=STORE_COORDINATES)
 
 
 class StoreProduct(Base):
@@ -487,9 +505,10 @@ class MenuRecipe(Base):
 class MenuChoice(Base):
     """What the shopper changed of an ingredient's product in a menu recipe.
 
-    Without a row, the ingredient's product is its first available one at the menu's store, and it
-    is selected. ``product_id``: a candidate the shopper chose instead (used while it is available
-    at the store); ``selected`` false: the product is left out of the total and of the basket.
+    Without a row, the ingredient's product is the one a basket line would get at the menu's store (its first
+    available one, or the shopper's favorite: ``coreapi.services.pricing.choose``), and it is selected.
+    ``product_id``: a candidate the shopper chose instead (used while it is available at the store);
+    ``selected`` false: the product is left out of the total and of the basket.
     """
 
     __tablename__ = "menu_choices"
@@ -530,6 +549,29 @@ class Preferences(Base):
     avoided_ingredients: Mapped[list[str]] = mapped_column(JSON, default=list)
     missing_equipment: Mapped[list[str]] = mapped_column(JSON, default=list)
     guests: Mapped[int | None]
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow, onupdate=_utcnow)
+
+
+# At most this many favorite products per shopper (docs/upstream.md, "Favorite products").
+MAX_FAVORITE_ITEMS = 500
+
+
+class FavoriteItems(Base):
+    """The products a shopper marked as favorites at its retailer (``coreapi.services.favorite_items``):
+    wherever coreapi picks the product of an ingredient for that shopper, a favorite candidate comes first.
+
+    One row per shopper, (supplier, identity) like a basket or preferences: ``product_ids`` holds the
+    products' keys in the order the shopper's list gave them, without duplicates, each a product of the
+    catalog when it was stored. A write replaces the whole list (the last one wins, whole).
+    """
+
+    __tablename__ = "favorite_items"
+    __table_args__ = (CheckConstraint(_one_of("identity_kind", IDENTITY_KINDS), name="identity_kind"),)
+
+    supplier_id: Mapped[int] = mapped_column(ForeignKey("suppliers.id", ondelete="CASCADE"), primary_key=True)
+    identity_kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    identity_id: Mapped[str] = mapped_column(String(MAX_ID_LENGTH), primary_key=True)
+    product_ids: Mapped[list[int]] = mapped_column(JSON, default=list)
     updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow, onupdate=_utcnow)
 
 

@@ -6,6 +6,7 @@ from coreapi.blueprints import (
     baskets,
     categories,
     events,
+    favorite_items,
     history,
     likes,
     menus,
@@ -33,4 +34,5 @@ bp.register_blueprint(menus.bp)
 bp.register_blueprint(history.bp)
 bp.register_blueprint(preferences.options_bp)
 bp.register_blueprint(preferences.bp)
+bp.register_blueprint(favorite_items.bp)
 bp.register_blueprint(events.bp)

@@ -22,7 +22,7 @@ def index() -> dict[str, Any]:
 @bp.get("/<store_id>")
 def detail(store_id: str) -> dict[str, Any]:
     """One store, or 404."""
-    store = catalog.find_store(db.session(), store_id)
+    store = catalog.find_store(db.session(), store_id, with_coordinates=True)
     if store is None:
         raise NotFound(f"No store {store_id!r}.")
     return dump_one(StoreSchema(), store)

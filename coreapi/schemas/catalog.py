@@ -12,6 +12,9 @@ class StoreSchema(Schema):
     id = Id()
     name = fields.String()
     city = fields.String()
+    # WGS 84 degrees, null when unknown (both or neither).
+    latitude = fields.Float(allow_none=True)
+    longitude = fields.Float(allow_none=True)
 
 
 class CategorySchema(Schema):

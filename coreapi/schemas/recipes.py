@@ -57,6 +57,7 @@ class RecipeSummarySchema(Schema):
     picture_url = PictureUrl(*RECIPE_PICTURE)
     type = fields.String()
     categories = fields.List(Id())
+    tags = fields.List(fields.String())
     equipment = fields.List(Id())
     difficulty = fields.Integer()
     preparation_time = fields.Integer()

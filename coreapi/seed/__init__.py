@@ -149,7 +149,14 @@ def _store(row: Row) -> Row:
         "name": row["name"],
         "city": row["city"],
         "price_factor": Decimal(row.get("price_factor", 1)),
+        "latitude": _coordinate(row.get("latitude")),
+        "longitude": _coordinate(row.get("longitude")),
     }
+
+
+def _coordinate(value: Any) -> Decimal | None:
+    """A store's latitude or longitude in degrees (read as a ``Decimal``), ``None`` when unknown."""
+    return None if value is None else Decimal(value)
 
 
 def _store_products(stores: Iterable[Row], products: list[Row]) -> Iterable[Row]:

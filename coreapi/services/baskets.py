@@ -39,6 +39,7 @@ from coreapi.models import (
     Store,
     StoreProduct,
 )
+from coreapi.services import favorite_items
 from coreapi.services.catalog import database_id, load_offers, make_offer
 from coreapi.services.identity import Identity, IdentityKind
 from coreapi.services.pricing import CURRENCY, Line, to_cents
@@ -229,9 +230,11 @@ def add_recipe(
     guests: int,
     language: str = DEFAULT_LANGUAGE,
 ) -> BasketUpdate:
-    """Add a recipe for ``guests``: each ingredient's first available product at the store, as
-    many packages as the recipe needs. A recipe already in the basket is re-scaled instead."""
+    """Add a recipe for ``guests``: each ingredient's product at the store (``Line.chosen``: its first
+    available one, or the first available one of the shopper's favorite products), as many packages as the
+    recipe needs. A recipe already in the basket is re-scaled instead (its lines keep their products)."""
     recipe = _find_recipe(session, recipe_id, _RECIPE_LOADING)
+    favorites = favorite_items.preferred(session, owner.supplier_id, owner.identity)
     offers = load_offers(
         session,
         store,
@@ -246,7 +249,7 @@ def add_recipe(
         entry = _new_entry(basket, recipe, guests)
         for item in recipe.ingredients:
             candidates = [link.product for link in item.ingredient.product_links]
-            line = Line(item.quantity, [make_offer(p, offers.get(p.id)) for p in candidates])
+            line = Line(item.quantity, [make_offer(p, offers.get(p.id)) for p in candidates], favorites)
             chosen = line.chosen
             if chosen is None:
                 continue  # nothing to buy for it at this store
@@ -507,9 +510,12 @@ def merge_authless(
     both baskets hold keeps the visitor's entry. ``changes`` are those of the user's basket.
 
     coreapi cannot tell who holds ``authless_id``: its caller (prerender) vouches for it, having
-    checked the browser's proof of that identity before calling."""
+    checked the browser's proof of that identity before calling. The visitor's favorite products join the
+    user's too (``favorite_items.merge_authless``)."""
     authless = BasketOwner(user.supplier_id, Identity(IdentityKind.AUTHLESS, authless_id))
-    return move_entries(session, authless, user, store, language).update
+    moved = move_entries(session, authless, user, store, language).update
+    favorite_items.merge_authless(session, user.supplier_id, user.identity, authless_id)
+    return moved
 
 
 def move_entries(

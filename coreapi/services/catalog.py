@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from sqlalchemy import bindparam, select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session, selectinload, undefer_group
 
-from coreapi.models import Category, Product, Store, StoreProduct, Supplier
+from coreapi.models import STORE_COORDINATES, Category, Product, Store, StoreProduct, Supplier
 from coreapi.services.pagination import Page, paginate
 from coreapi.services.pricing import Offer
 from coreapi.services.quantities import format_size
@@ -37,12 +37,17 @@ def database_id(value: str) -> int | None:
 
 
 def list_stores(session: Session) -> Sequence[Store]:
-    return session.scalars(select(Store).order_by(Store.id)).all()
+    """Every store, with its coordinates."""
+    return session.scalars(select(Store).options(undefer_group(STORE_COORDINATES)).order_by(Store.id)).all()
 
 
-def find_store(session: Session, store_id: str) -> Store | None:
+def find_store(session: Session, store_id: str, *, with_coordinates: bool = False) -> Store | None:
+    """The store of an id, or None. Its coordinates are loaded with it when asked (to show the store), else
+    on first access (pricing never reads them)."""
     key = database_id(store_id)
-    return session.get(Store, key) if key is not None else None
+    if key is None:
+        return None
+    return session.get(Store, key, options=[undefer_group(STORE_COORDINATES)] if with_coordinates else None)
 
 
 def find_supplier(session: Session, token: str) -> Supplier | None:

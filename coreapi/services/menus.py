@@ -8,8 +8,9 @@ finalized: its selected products go into the shopper's basket (``finalize``), an
 creates a new one.
 
 Products are not stored, only what the shopper changed (``MenuChoice``): at the menu's store, each
-ingredient of a recipe gets its first available product (the one a basket line would get), or the
-candidate the shopper chose while it is available there, selected unless the shopper unselected it.
+ingredient of a recipe gets the product a basket line would get (its first available one, or the first
+available one of the shopper's favorite products: ``pricing.choose``), or the candidate the shopper chose
+while it is available there, selected unless the shopper unselected it.
 So prices and products follow the store. A menu without a store has neither products nor prices, nor
 a budget (the planner without a point of sale). At a store, a menu only holds recipes the completion
 filter keeps there: moving it to another store removes the others and says which.
@@ -46,11 +47,11 @@ from coreapi.models import (
     Store,
     StoreProduct,
 )
-from coreapi.services import baskets
+from coreapi.services import baskets, favorite_items
 from coreapi.services.baskets import BasketOwner
 from coreapi.services.catalog import database_id
 from coreapi.services.identity import Identity, IdentityKind
-from coreapi.services.pricing import CURRENCY, Line, Offer, Pricing, price_recipe, to_cents
+from coreapi.services.pricing import CURRENCY, NO_FAVORITES, Line, Offer, Pricing, choose, price_recipe, to_cents
 from coreapi.services.quantities import format_size, packages, scale
 from coreapi.services.recipes import completed_at
 from coreapi.services.text import DEFAULT_LANGUAGE, localized
@@ -239,11 +240,14 @@ _CANDIDATES = (
 
 
 class _Catalog:
-    """What a menu's answer needs of its recipes, in three queries: the recipes, their ingredients
-    and, at a store, every ingredient's candidates, best ranked first, with their offer there."""
+    """What a menu's answer needs of its recipes, in four queries: the recipes, their ingredients
+    and, at a store, every ingredient's candidates, best ranked first, with their offer there, and the
+    favorite products of the menu's shopper."""
 
-    def __init__(self, session: Session, recipe_ids: Iterable[int], store_id: int | None) -> None:
+    def __init__(self, session: Session, menu: Menu, recipe_ids: Iterable[int]) -> None:
         keys = sorted(set(recipe_ids))
+        store_id = menu.store_id
+        self.favorites = NO_FAVORITES
         self.recipes: dict[int, _RecipeRow] = {}
         self.items: dict[int, list[_Item]] = defaultdict(list)
         self.candidates: dict[str, list[_Candidate]] = defaultdict(list)
@@ -257,6 +261,9 @@ class _Catalog:
         if store_id is None or not ingredients:
             return
         rows = session.execute(_CANDIDATES, {"ingredients": ingredients, "store_id": store_id}).all()
+        self.favorites = favorite_items.preferred(
+            session, menu.supplier_id, Identity(IdentityKind(menu.identity_kind), menu.identity_id)
+        )
         for ingredient_id, product_id, name, brand, size, size_unit, price, available, promoted in rows:
             if available is None:  # the store does not stock it
                 offer = Offer(product_id, size, None, available=False, promoted=False)
@@ -266,13 +273,15 @@ class _Catalog:
 
     def chosen(self, ingredient_id: str, choice: MenuChoice | None) -> _Candidate | None:
         """The ingredient's product at the store: the shopper's choice while it is available
-        there, else its first available product; ``None`` when none is."""
+        there, else the product a basket line would get (``pricing.choose``, the shopper's favorites
+        first); ``None`` when none is available."""
         candidates = self.candidates.get(ingredient_id, [])
         if choice is not None and choice.product_id is not None:
             for candidate in candidates:
                 if candidate.product_id == choice.product_id and candidate.offer.purchasable:
                     return candidate
-        return next((candidate for candidate in candidates if candidate.offer.purchasable), None)
+        offer = choose((candidate.offer for candidate in candidates), self.favorites)
+        return next((candidate for candidate in candidates if candidate.offer is offer), None)
 
 
 def complete_at(session: Session, store_id: int, recipe_ids: Iterable[int]) -> set[int]:
@@ -454,7 +463,7 @@ def select_product(
         entry = _entry_in(menu, recipe_id)
         if menu.store_id is None:
             raise NoStore("The menu has no store: its recipes have no products until it has one.")
-        catalog = _Catalog(session, [entry.recipe_id], menu.store_id)
+        catalog = _Catalog(session, menu, [entry.recipe_id])
         choices = {choice.ingredient_id: choice for choice in entry.choices}
         items = catalog.items[entry.recipe_id]
         current = [
@@ -533,7 +542,7 @@ def finalize(session: Session, owner: BasketOwner, language: str = DEFAULT_LANGU
         raise NoStore("The menu has no store: choose a point of sale before finalizing it.")
     store = session.get(Store, menu.store_id)
     assert store is not None
-    catalog = _Catalog(session, (entry.recipe_id for entry in menu.recipes), store.id)
+    catalog = _Catalog(session, menu, (entry.recipe_id for entry in menu.recipes))
     moving = []
     for entry in _ordered(menu):
         choices = {choice.ingredient_id: choice for choice in entry.choices}
@@ -677,8 +686,8 @@ def _choose(
     selected: bool,
     product_id: int | None = _UNSET,
 ) -> None:
-    """Record the shopper's choice for an ingredient; no row when it is the default (the first
-    available product, selected)."""
+    """Record the shopper's choice for an ingredient; no row when it is the default (the product a basket
+    line would get, selected)."""
     choice = choices.get(ingredient_id)
     if choice is None:
         choice = MenuChoice(ingredient_id=ingredient_id, product_id=None, selected=True)
@@ -696,10 +705,10 @@ def _choose(
 
 
 def _view(session: Session, menu: Menu, language: str, removed: Sequence[int] = ()) -> MenuView:
-    """The whole menu priced at its store, in three queries (``_Catalog``) whatever its size."""
+    """The whole menu priced at its store, in four queries (``_Catalog``) whatever its size."""
     entries = _ordered(menu)
     store_id = menu.store_id
-    catalog = _Catalog(session, (entry.recipe_id for entry in entries), store_id)
+    catalog = _Catalog(session, menu, (entry.recipe_id for entry in entries))
     recipes = []
     total = Decimal(0)
     for position, entry in enumerate(entries, start=1):

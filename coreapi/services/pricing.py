@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
 CENT = Decimal("0.01")
@@ -45,17 +45,42 @@ class Offer:
         return self.available and self.price is not None
 
 
+NO_FAVORITES: frozenset[int] = frozenset()
+
+
+def choose(offers: Iterable[Offer], favorites: Collection[int] = NO_FAVORITES) -> Offer | None:
+    """The offer an ingredient is bought with, among its candidates best ranked first: the first available,
+    priced one that is among the shopper's ``favorites`` (product keys), else the first available, priced one.
+
+    The one place that picks a product for an ingredient: basket lines, menus and recipe details all ask it.
+    Reads ``offers`` lazily and stops at the first purchasable one when there are no favorites.
+    """
+    first: Offer | None = None
+    for offer in offers:
+        if not offer.purchasable:
+            continue
+        if offer.product_id in favorites:
+            return offer
+        if first is None:
+            first = offer
+            if not favorites:
+                break
+    return first
+
+
 @dataclass(frozen=True)
 class Line:
-    """An ingredient of a recipe: the quantity used and its candidate offers, best ranked first."""
+    """An ingredient of a recipe: the quantity used and its candidate offers, best ranked first, and the
+    shopper's favorite products (keys) when the product is picked for a shopper."""
 
     quantity: Decimal
     offers: Sequence[Offer]
+    favorites: Collection[int] = field(default=NO_FAVORITES)
 
     @property
     def chosen(self) -> Offer | None:
-        """The first available, priced offer: the product the recipe is priced with."""
-        return next((offer for offer in self.offers if offer.purchasable), None)
+        """The product the recipe is priced with (``choose``)."""
+        return choose(self.offers, self.favorites)
 
 
 @dataclass(frozen=True)
@@ -69,7 +94,7 @@ class Pricing:
 def price_recipe(lines: Iterable[Line], guests: int) -> Pricing | None:
     """Total and price per guest of a recipe, or ``None`` when an ingredient cannot be bought.
 
-    Each ingredient is priced with its first available product, prorated to the quantity used;
+    Each ingredient is priced with its chosen product (``Line.chosen``), prorated to the quantity used;
     the sum is rounded to the cent, then divided by the guests and rounded again.
     """
     total = Decimal(0)

@@ -29,7 +29,7 @@ from coreapi.models import (
 )
 from coreapi.services.catalog import database_id, database_ids
 from coreapi.services.pagination import Page, paginate
-from coreapi.services.pricing import Line, Offer, is_promoted, money_number, price_recipe
+from coreapi.services.pricing import Line, Offer, choose, is_promoted, money_number, price_recipe
 from coreapi.services.quantities import (
     format_quantity,
     format_size,
@@ -54,6 +54,37 @@ class RecipeSummary:
     total_time: int
     guests: int
     equipment: list[str]
+    tags: list[str]
+
+
+# The label of each recipe type (French, English), a recipe's first tag.
+TYPE_LABELS: dict[str, tuple[str, str]] = {
+    "starter": ("Entrée", "Starter"),
+    "main-dish": ("Plat principal", "Main course"),
+    "dessert": ("Dessert", "Dessert"),
+    "drink": ("Boisson", "Drink"),
+}
+MAX_TAGS = 6
+# The product pictures a detail or summary lists for its ingredients (a recipe card shows them, at most 4).
+MAX_INGREDIENT_PICTURES = 4
+
+
+class TagSource(NamedTuple):
+    """A category of a recipe, as its tags read it."""
+
+    name: str
+    name_en: str | None
+    diet: bool
+
+
+def recipe_tags(recipe_type: str, categories: Iterable[TagSource], language: str) -> list[str]:
+    """What a recipe page shows as the recipe's tags: the label of its type, then the names of its categories
+    that are diets, then of its others (themes), each in the recipe's order; at most ``MAX_TAGS``."""
+    label = TYPE_LABELS.get(recipe_type)
+    tags = [localized(*label, language)] if label is not None else []
+    ordered = sorted(categories, key=lambda category: not category.diet)  # stable: the recipe's order kept
+    tags += [localized(category.name, category.name_en, language) for category in ordered]
+    return list(dict.fromkeys(tags))[:MAX_TAGS]
 
 
 @dataclass(frozen=True)
@@ -168,6 +199,7 @@ def summary(recipe: Recipe, language: str, guests: int | None = None) -> RecipeS
         total_time=recipe.total_time,
         guests=guests or recipe.guests,
         equipment=[equipment.id for equipment in recipe.equipment],
+        tags=recipe_tags(recipe.type, (TagSource(c.name, c.name_en, c.diet) for c in recipe.categories), language),
     )
 
 
@@ -241,8 +273,10 @@ def recipe_details(
     found = list(recipes)
 
     categories: dict[int, list[str]] = defaultdict(list)
-    for recipe_id, category_id in connection.execute(_CATEGORIES, {"keys": found}).all():
+    tag_sources: dict[int, list[TagSource]] = defaultdict(list)
+    for recipe_id, category_id, name, name_en, diet in connection.execute(_CATEGORIES, {"keys": found}).all():
         categories[recipe_id].append(category_id)
+        tag_sources[recipe_id].append(TagSource(name, name_en, diet))
     equipment: dict[int, list[str]] = defaultdict(list)
     for recipe_id, equipment_id in connection.execute(_EQUIPMENT, {"keys": found}).all():
         equipment[recipe_id].append(equipment_id)
@@ -270,6 +304,7 @@ def recipe_details(
         builder.detail(
             recipes[key],
             categories[key],
+            tag_sources[key],
             equipment[key],
             steps[key, language] or steps[key, DEFAULT_LANGUAGE],
             items[key],
@@ -325,7 +360,7 @@ _RECIPES = select(
     Recipe.guests,
 ).where(Recipe.id.in_(_keys("keys")))
 _CATEGORIES = (
-    select(RecipeCategory.recipe_id, Category.id)
+    select(RecipeCategory.recipe_id, Category.id, Category.name, Category.name_en, Category.diet)
     .join(Category, Category.id == RecipeCategory.category_id)
     .where(RecipeCategory.recipe_id.in_(_keys("keys")))
     .order_by(RecipeCategory.position)
@@ -437,7 +472,7 @@ class _DetailBuilder:
                 promoted: bool = row[8]
                 offer = Offer(product_id, size, price, available, promoted)
         if self.summary:
-            return _Candidate(size, {}, offer)
+            return _Candidate(size, {"id": product_id}, offer)
         view = {
             "id": str(product_id),
             "name": name,
@@ -451,7 +486,13 @@ class _DetailBuilder:
         return _Candidate(size, view, offer)
 
     def detail(
-        self, recipe: _RecipeRow, categories: list[str], equipment: list[str], steps: list[str], items: list[_ItemRow]
+        self,
+        recipe: _RecipeRow,
+        categories: list[str],
+        tag_sources: list[TagSource],
+        equipment: list[str],
+        steps: list[str],
+        items: list[_ItemRow],
     ) -> RecipeDetail:
         (
             recipe_id,
@@ -471,24 +512,25 @@ class _DetailBuilder:
         ingredients = []
         lines: list[Line] = []
         primary_line: Line | None = None
+        # The products a card may show the pictures of: each ingredient's chosen one (else its first candidate).
+        pictured: dict[int, None] = {}
         for _, ingredient_id, written, is_primary, display_unit, name, name_en, unit in items:
             quantity = scale(written, written_for, guests)
-            products = []
-            chosen: Offer | None = None
-            for size, view, offer in self.candidates.get(ingredient_id, ()):
-                if not self.summary:
-                    products.append({**view, "packages": packages(written, written_for, guests, size)})
-                if chosen is None and offer is not None and offer.purchasable:
-                    chosen = offer
-                    if self.summary:
-                        break
-            # Pricing only looks at the first purchasable offer of each line (Line.chosen).
+            candidates = self.candidates.get(ingredient_id, ())
+            # A detail is the same for every shopper (prerender caches it per store): no shopper's favorites.
+            chosen = choose(offer for _, _, offer in candidates if offer is not None)
+            if len(pictured) < MAX_INGREDIENT_PICTURES and candidates:
+                pictured[chosen.product_id if chosen is not None else int(candidates[0][1]["id"])] = None
+            # Pricing only looks at the chosen offer of each line (Line.chosen).
             line = Line(quantity, (chosen,) if chosen is not None else ())
             lines.append(line)
             if is_primary:
                 primary_line = line
             if self.summary:
                 continue
+            products = [
+                {**view, "packages": packages(written, written_for, guests, size)} for size, view, _ in candidates
+            ]
             ingredients.append(
                 {
                     "id": ingredient_id,
@@ -524,6 +566,8 @@ class _DetailBuilder:
             "picture_url": self.pictures.recipe(recipe_id),
             "type": recipe_type,
             "categories": categories,
+            "tags": recipe_tags(recipe_type, tag_sources, language),
+            "ingredient_pictures": [self.pictures.product(product_id) for product_id in pictured],
             "equipment": equipment,
             "difficulty": difficulty,
             "preparation_time": preparation_time,

@@ -80,7 +80,7 @@ def get_basket(query: dict[str, Any]) -> dict[str, Any]:
         return get_gateway().basket(basket_owner().upstream, store_id=query["store_id"])
     except UnknownStore:
         log.warning("basket asked at an unknown store %s, answered empty", query["store_id"])
-        return {**EMPTY_BASKET, "store_id": query["store_id"]}
+        return {**EMPTY_BASKET, "store_id": query["store_id"], "unknown_store": True}
 
 
 @bp.post("/recipes")

@@ -1,9 +1,10 @@
 """The catalog side of the upstream (docs/upstream.md): categories, recipe pages, the shopper's favorites, the
-history of their confirmed baskets, and their preferences.
+history of their confirmed baskets, their preferences and their favorite products.
 
 Categories and the preference options are the same for every shopper of a language: cached like recipes, the
-last good answer served while the upstream fails. Pages, favorites, history and preferences are the shopper's
-own and never cached. Every answer is validated on the way in (gateway/models.py does the same for recipes).
+last good answer served while the upstream fails. Pages, favorites, history, preferences and favorite products
+are the shopper's own and never cached. Every answer is validated on the way in (gateway/models.py does the same
+for recipes).
 """
 
 from __future__ import annotations
@@ -183,6 +184,14 @@ class _PreferencesSchema(LenientSchema):
         )
 
 
+class _FavoriteItemsSchema(LenientSchema):
+    product_ids = fields.List(fields.String(), required=True)
+
+    @post_load
+    def make(self, data: dict[str, Any], **_: Any) -> tuple[str, ...]:
+        return tuple(data["product_ids"])
+
+
 class _SummarySchema(LenientSchema):
     id = fields.String(required=True)
     type = fields.String(load_default="")
@@ -245,6 +254,7 @@ class _HistorySchema(LenientSchema):
 
 _OPTIONS = _OptionsSchema()
 _PREFERENCES = _PreferencesSchema()
+_FAVORITE_ITEMS = _FavoriteItemsSchema()
 _PAGE = _PageSchema()
 _HISTORY = _HistorySchema()
 _CATEGORY = _ChoiceSchema()
@@ -351,6 +361,27 @@ class CatalogGateway:
             idempotent=True,
             expect_body=False,
         )
+
+    def favorite_items(self, identity: CallerIdentity) -> tuple[str, ...]:
+        """GET /favorite-items: the shopper's favorite products, in the order stored."""
+        payload = self.http.request(
+            "GET", f"{API}/favorite-items", name="favorite_items", headers=identity.headers(), idempotent=True
+        )
+        product_ids: tuple[str, ...] = load_answer(_FAVORITE_ITEMS, payload, "favorite items")
+        return product_ids
+
+    def save_favorite_items(self, identity: CallerIdentity, product_ids: list[str]) -> tuple[str, ...]:
+        """PUT /favorite-items: replaces the list whole (so a retry is harmless); the products stored."""
+        payload = self.http.request(
+            "PUT",
+            f"{API}/favorite-items",
+            name="favorite_items_change",
+            json={"product_ids": product_ids},
+            headers=identity.headers(),
+            idempotent=True,
+        )
+        stored: tuple[str, ...] = load_answer(_FAVORITE_ITEMS, payload, "favorite items")
+        return stored
 
     def _shared_read(self, identity: CallerIdentity, kind: str, url: str, parse: Callable[[Any], T]) -> T:
         """A read the same for every shopper of a language (gateway/read_cache.py `read_through`)."""

@@ -5,6 +5,7 @@ An answer that does not match becomes UpstreamBadResponse instead of a KeyError 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -62,11 +63,14 @@ class Supplier:
 
 @dataclass(frozen=True)
 class Store:
-    """A point of sale: where a basket is priced."""
+    """A point of sale: where a basket is priced. `latitude` and `longitude` (WGS 84 degrees) place it for the
+    store pickers' "nearest first"; both None when the upstream does not know them."""
 
     id: str
     name: str
     city: str
+    latitude: float | None = None
+    longitude: float | None = None
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,10 @@ class Recipe:
     cooking_time: int = 0
     ingredients: tuple[dict[str, Any], ...] = ()
     steps: tuple[dict[str, Any], ...] = ()
+    # What the recipe page shows as its tags: its type's label, its diets, its themes (docs/upstream.md).
+    tags: tuple[str, ...] = ()
+    # Pictures of its ingredients' products, in the recipe's order, at most 4: a card may show them.
+    ingredient_pictures: tuple[str, ...] = ()
 
 
 class LenientSchema(Schema):
@@ -167,6 +175,8 @@ class RecipeSchema(LenientSchema):
     pricing = fields.Nested(PricingSchema, load_default=None, allow_none=True)
     ingredients = fields.List(fields.Dict(), load_default=list)
     steps = fields.List(fields.Dict(), load_default=list)
+    tags = fields.List(fields.String(), load_default=list)
+    ingredient_pictures = fields.List(fields.String(), load_default=list)
 
     @post_load
     def make(self, data: dict[str, Any], **_: Any) -> Recipe:
@@ -174,17 +184,39 @@ class RecipeSchema(LenientSchema):
         data["promoted"] = bool(data["promoted"])
         data["ingredients"] = tuple(data["ingredients"])
         data["steps"] = tuple(data["steps"])
+        data["tags"] = tuple(data["tags"])
+        data["ingredient_pictures"] = tuple(data["ingredient_pictures"])
         return Recipe(**data)
+
+
+class CoordinateField(fields.Field[float | None]):
+    """A degree of latitude or longitude within `limit`, leniently: anything else (missing, null, a string, a
+    boolean, out of range, not finite) is None, never a bad answer (a store is still a store without a place)."""
+
+    def __init__(self, limit: float, **kwargs: Any) -> None:
+        super().__init__(load_default=None, allow_none=True, **kwargs)
+        self.limit = limit
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> float | None:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        number = float(value)
+        return number if math.isfinite(number) and -self.limit <= number <= self.limit else None
 
 
 class StoreSchema(LenientSchema):
     id = fields.String(required=True)
     name = fields.String(required=True)
     city = fields.String(load_default="", allow_none=True)
+    latitude = CoordinateField(90)
+    longitude = CoordinateField(180)
 
     @post_load
     def make(self, data: dict[str, Any], **_: Any) -> Store:
-        return Store(id=data["id"], name=data["name"], city=data["city"] or "")
+        latitude, longitude = data["latitude"], data["longitude"]
+        if latitude is None or longitude is None:  # half a place is no place
+            latitude = longitude = None
+        return Store(id=data["id"], name=data["name"], city=data["city"] or "", latitude=latitude, longitude=longitude)
 
 
 _SUPPLIER = SupplierSchema()

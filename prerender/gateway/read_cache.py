@@ -25,8 +25,9 @@ CACHE_MISSES = CACHE_LOOKUPS.labels("miss")
 
 log = logging.getLogger(__name__)
 
-# Bumped when the shape of cached values changes, so a rolling deploy never reads the other shape.
-CACHE_SCHEMA_VERSION = 3
+# Bumped when the shape of cached values changes, so a rolling deploy never reads the other shape
+# (4: recipes carry their tags; 5: stores carry their coordinates; 6: recipes carry their ingredients' pictures).
+CACHE_SCHEMA_VERSION = 6
 
 
 CacheKeyPart = str | int | None | list[str]

@@ -88,9 +88,19 @@ class CtaView:
                 "available": self.offer.available,
                 "retailer": self.offer.retailer,
                 "stores_loaded": self.offer.stores_loaded,
-                "stores": [{"id": s.id, "name": s.name, "city": s.city} for s in self.offer.stores],
+                "stores": [store_data(store) for store in self.offer.stores],
             }
         return {"recipe_id": self.recipe_id, "title": self.title, "texts": texts, "transfer": offer}
+
+
+def store_data(store: Store) -> dict[str, Any]:
+    """A store of the drawer's picker: `latitude` and `longitude` only when the upstream knows where it is (the
+    picker lists the nearest first once the page gave the shopper's location, `user.setLocation`)."""
+    data: dict[str, Any] = {"id": store.id, "name": store.name, "city": store.city}
+    if store.latitude is not None and store.longitude is not None:
+        data["latitude"] = store.latitude
+        data["longitude"] = store.longitude
+    return data
 
 
 def resolve_recipe_id(ctx: RequestContext, publisher_id: str) -> str | None:

@@ -49,6 +49,9 @@ class BasketSchema(Schema):
     recipe_count = fields.Integer()
     total = fields.Float()
     currency = fields.String()
+    unknown_store = fields.Boolean(
+        metadata={"description": "Only on `GET /basket`: true when the service does not know the store (empty basket)."}
+    )
 
 
 class CartChangeSchema(Schema):
@@ -147,3 +150,9 @@ class PreferencesSchema(Schema):
     missing_equipment = fields.List(fields.String(), required=True)
     guests = fields.Integer(allow_none=True, required=True)
     enabled = fields.Boolean(required=True)
+
+
+class FavoriteItemsSchema(Schema):
+    """A shopper's favorite products, as stored: the known ones of the list sent, in its order."""
+
+    product_ids = fields.List(fields.String(), required=True)

@@ -19,6 +19,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from flask import Flask
 from sqlalchemy import Connection, MetaData, func, inspect, select, text
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql import ClauseElement
 
 from coreapi import migrate
@@ -26,10 +27,11 @@ from coreapi.config import SEED_DATA_DIR
 from coreapi.extensions import db
 from coreapi.models import Like, Recipe
 from coreapi.seed import catalog_rows, load_catalog
+from coreapi.services import favorite_items
 
 from .conftest import make_app
 
-HEAD = "0005"
+HEAD = "0007"
 NEXT = f"{int(HEAD) + 1:04d}"
 
 
@@ -278,6 +280,12 @@ def downgrade(app: Flask, revision: str) -> None:
         command.downgrade(migrate.alembic_config(connection), revision)
 
 
+def before_favorites(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Today's basket writes on a database before 0006: no shopper has favorite products there (their table,
+    which adding a recipe reads, does not exist yet)."""
+    monkeypatch.setattr(favorite_items, "preferred", lambda *_: frozenset())
+
+
 def test_0002_gives_the_existing_baskets_to_the_demo_retailer(empty_app: Flask) -> None:
     seeded_at(empty_app, "0001")
     visitor = legacy_basket(empty_app, "legacy-visitor")
@@ -335,12 +343,13 @@ def test_0002_on_an_empty_database_adds_the_column_and_the_table(empty_app: Flas
     assert inspected(empty_app, model_differences) == []
 
 
-def test_0002_downgrades_to_one_open_basket_per_identity(empty_app: Flask) -> None:
+def test_0002_downgrades_to_one_open_basket_per_identity(empty_app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
     """Going back to 0001 (one open basket per identity, one order id per identity): of an
     identity's open baskets under several suppliers, the most recently updated stays, the
     others go with their entries; a confirmed basket whose order id another supplier's basket of
     the identity has too keeps its row and loses the order id (the oldest keeps it)."""
     seeded_at(empty_app, "0002")
+    before_favorites(monkeypatch)
     client = empty_app.test_client()
 
     def write(token: str, authorization: str, path: str, body: dict[str, Any], **more: str) -> Any:
@@ -384,8 +393,9 @@ def test_0002_downgrades_to_one_open_basket_per_identity(empty_app: Flask) -> No
 MENU_TABLES = {"menus", "menu_recipes", "menu_choices"}
 
 
-def test_0003_adds_the_menu_tables_and_keeps_the_baskets(empty_app: Flask) -> None:
+def test_0003_adds_the_menu_tables_and_keeps_the_baskets(empty_app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
     seeded_at(empty_app, "0002")
+    before_favorites(monkeypatch)
     client = empty_app.test_client()
     headers = {"Authorization": "user_id before-menus", "Supplier-Token": "demo-retailer-token"}
     added = client.post(
@@ -429,8 +439,11 @@ def test_0003_downgrade_drops_the_menus_only(empty_app: Flask) -> None:
 # --- 0004: basket transfers ----------------------------------------------------------------
 
 
-def test_0004_adds_the_transfer_table_and_keeps_the_baskets_and_menus(empty_app: Flask) -> None:
+def test_0004_adds_the_transfer_table_and_keeps_the_baskets_and_menus(
+    empty_app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
     seeded_at(empty_app, "0003")
+    before_favorites(monkeypatch)
     client = empty_app.test_client()
     headers = {"Authorization": "authless_id before-transfers", "Supplier-Token": "demo-publisher-token"}
     added = client.post(
@@ -486,10 +499,11 @@ def catalog_extras(app: Flask) -> tuple[list[tuple[Any, ...]], list[tuple[Any, .
 
 
 def test_0005_gives_a_seeded_database_the_catalog_s_equipment_and_diets(
-    empty_app: Flask, other_app: Flask, seed: Any
+    empty_app: Flask, other_app: Flask, seed: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What the migration fills in is what init-db seeds today."""
     seeded_at(empty_app, "0004")
+    before_favorites(monkeypatch)
     client = empty_app.test_client()
     headers = {"Authorization": "user_id before-preferences", "Supplier-Token": "demo-retailer-token"}
     added = client.post(
@@ -551,6 +565,164 @@ def test_0005_downgrade_drops_the_preferences_and_the_equipment(empty_app: Flask
     assert upgrade(empty_app) == migrate.Upgrade(before="0004", after=HEAD)
     assert sql(empty_app, "SELECT count(*) FROM preferences").scalar() == 0
     assert catalog_extras(empty_app)[2] == ["vegetarien", "sans-gluten"]  # filled again
+    assert inspected(empty_app, model_differences) == []
+
+
+# --- 0006: favorite products ---------------------------------------------------------------
+
+
+def test_0006_adds_the_favorite_items_and_keeps_the_rest(empty_app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
+    seeded_at(empty_app, "0005")
+    before_favorites(monkeypatch)
+    client = empty_app.test_client()
+    headers = {"Authorization": "user_id before-favorites", "Supplier-Token": "demo-retailer-token"}
+    assert client.put("/api/v1/preferences", json={"guests": 3}, headers=headers).status_code == 200
+    added = client.post(
+        "/api/v1/basket/recipes", json={"recipe_id": "5", "guests": 4, "store_id": "1001"}, headers=headers
+    )
+    assert added.status_code == 200, added.json
+    assert "favorite_items" not in inspected(empty_app, tables)
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0005", after=HEAD)
+    assert "favorite_items" in inspected(empty_app, tables)
+    assert inspected(empty_app, model_differences) == []
+    assert client.get("/api/v1/basket?store_id=1001", headers=headers).json == added.json["basket"]
+    assert client.get("/api/v1/preferences", headers=headers).json["guests"] == 3
+    assert client.get("/api/v1/favorite-items", headers=headers).json == {"product_ids": []}
+    stored = client.put("/api/v1/favorite-items", json={"product_ids": ["100041"]}, headers=headers)
+    assert stored.status_code == 200 and stored.json == {"product_ids": ["100041"]}
+
+
+def test_0006_downgrade_drops_the_favorite_items_only(empty_app: Flask) -> None:
+    seeded_at(empty_app, HEAD)
+    client = empty_app.test_client()
+    headers = {"Authorization": "authless_id with-favorites", "Supplier-Token": "demo-retailer-token"}
+    assert client.put("/api/v1/favorite-items", json={"product_ids": ["100041"]}, headers=headers).status_code == 200
+    assert client.put("/api/v1/preferences", json={"guests": 2}, headers=headers).status_code == 200
+
+    downgrade(empty_app, "0005")
+    assert "favorite_items" not in inspected(empty_app, tables)
+    assert inspected(empty_app, version) == ["0005"]
+    assert sql(empty_app, "SELECT count(*) FROM preferences").scalar() == 1
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0005", after=HEAD)
+    assert sql(empty_app, "SELECT count(*) FROM favorite_items").scalar() == 0
+    assert inspected(empty_app, model_differences) == []
+
+
+# --- 0007: stores' coordinates ---------------------------------------------------------------
+
+COORDINATE_CHECKS = {"ck_stores_latitude", "ck_stores_longitude", "ck_stores_coordinates_paired"}
+
+
+def store_places(app: Flask) -> dict[str, tuple[Any, Any]]:
+    """Each store's (latitude, longitude), as floats (None when unknown), by id."""
+    rows = sql(app, "SELECT id, latitude, longitude FROM stores ORDER BY id").all()
+    return {
+        str(store_id): tuple(None if value is None else float(value) for value in (latitude, longitude))
+        for store_id, latitude, longitude in rows
+    }
+
+
+def store_columns(app: Flask) -> set[str]:
+    return {column["name"] for column in inspected(app, lambda c: inspect(c).get_columns("stores"))}
+
+
+def store_checks(app: Flask) -> set[str]:
+    return {check["name"] for check in inspected(app, lambda c: inspect(c).get_check_constraints("stores"))}
+
+
+def test_0007_places_the_demo_stores_and_keeps_the_rest(empty_app: Flask, other_app: Flask, seed: Any) -> None:
+    """What the migration fills in is what init-db seeds today; the stores keep their rows, keys and checks
+    (SQLite copies the table), the baskets at them too."""
+    seeded_at(empty_app, "0006")
+    client = empty_app.test_client()
+    headers = {"Authorization": "user_id before-coordinates", "Supplier-Token": "demo-retailer-token"}
+    added = client.post(
+        "/api/v1/basket/recipes", json={"recipe_id": "5", "guests": 4, "store_id": "1002"}, headers=headers
+    )
+    assert added.status_code == 200, added.json
+    assert not {"latitude", "longitude"} & store_columns(empty_app)
+    store_products = sql(empty_app, "SELECT count(*) FROM store_products").scalar()
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0006", after=HEAD)
+    assert inspected(empty_app, model_differences) == []
+    assert store_checks(empty_app) == COORDINATE_CHECKS | {"ck_stores_price_factor_positive"}
+    seeded_at(other_app, HEAD)
+    placed = store_places(empty_app)
+    assert placed == store_places(other_app)
+    assert placed == {
+        store_id: (float(store["latitude"]), float(store["longitude"])) for store_id, store in seed.stores.items()
+    }
+    assert placed["1001"] == (48.8533, 2.3692) and placed["1002"] == (45.7606, 4.8594)
+
+    assert sql(empty_app, "SELECT count(*) FROM store_products").scalar() == store_products
+    assert client.get("/api/v1/basket?store_id=1002", headers=headers).json == added.json["basket"]
+    assert client.get("/api/v1/stores/1001").json == {
+        "id": "1001",
+        "name": "Demo Market Paris Bastille",
+        "city": "Paris",
+        "latitude": 48.8533,
+        "longitude": 2.3692,
+    }
+
+
+def test_0007_places_only_the_demo_stores(empty_app: Flask) -> None:
+    """A store is matched by its id and its name: an operator's store of the same id, or of another, stays
+    unknown (null in the answers)."""
+    seeded_at(empty_app, "0006")
+    sql(empty_app, "UPDATE stores SET name = 'Marché de Villeurbanne' WHERE id = 1002")
+    sql(empty_app, "INSERT INTO stores (id, name, city, price_factor) VALUES (2001, 'Marché de Nantes', 'Nantes', 1)")
+    upgrade(empty_app)
+
+    assert store_places(empty_app) == {"1001": (48.8533, 2.3692), "1002": (None, None), "2001": (None, None)}
+    stores = {store["id"]: store for store in empty_app.test_client().get("/api/v1/stores").json["data"]}
+    assert stores["2001"] == {
+        "id": "2001",
+        "name": "Marché de Nantes",
+        "city": "Nantes",
+        "latitude": None,
+        "longitude": None,
+    }
+    assert (stores["1001"]["latitude"], stores["1001"]["longitude"]) == (48.8533, 2.3692)
+
+
+@pytest.mark.parametrize(
+    "latitude, longitude",
+    [(90.5, 2), (-91, 2), (48, 180.5), (48, -181), (48, None), (None, 2)],
+    ids=["north", "south", "east", "west", "latitude-only", "longitude-only"],
+)
+def test_0007_checks_the_coordinates(empty_app: Flask, latitude: Any, longitude: Any) -> None:
+    upgrade(empty_app)
+    insert = (
+        "INSERT INTO stores (id, name, city, price_factor, latitude, longitude) VALUES (:id, 'S', 'C', 1, :la, :lo)"
+    )
+    sql(empty_app, insert, id=1, la=-90, lo=-180)  # the bounds are coordinates
+    sql(empty_app, insert, id=2, la=None, lo=None)  # unknown
+    with pytest.raises(IntegrityError):
+        sql(empty_app, insert, id=3, la=latitude, lo=longitude)
+
+
+def test_0007_downgrade_drops_the_coordinates_only(empty_app: Flask) -> None:
+    seeded_at(empty_app, HEAD)
+    client = empty_app.test_client()
+    headers = {"Authorization": "authless_id with-coordinates", "Supplier-Token": "demo-retailer-token"}
+    body = {"recipe_id": "5", "guests": 4, "store_id": "1001"}
+    assert client.post("/api/v1/basket/recipes", json=body, headers=headers).status_code == 200
+    counts = [sql(empty_app, f"SELECT count(*) FROM {table}").scalar() for table in ("stores", "store_products")]
+
+    downgrade(empty_app, "0006")
+    assert not {"latitude", "longitude"} & store_columns(empty_app)
+    assert store_checks(empty_app) == {"ck_stores_price_factor_positive"}
+    assert inspected(empty_app, version) == ["0006"]
+    assert [
+        sql(empty_app, f"SELECT count(*) FROM {table}").scalar() for table in ("stores", "store_products")
+    ] == counts
+    assert sql(empty_app, "SELECT count(*) FROM basket_entries").scalar() == 1
+    assert client.get("/api/v1/basket?store_id=1001", headers=headers).json["recipe_count"] == 1
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0006", after=HEAD)
+    assert store_places(empty_app)["1001"] == (48.8533, 2.3692)  # placed again
     assert inspected(empty_app, model_differences) == []
 
 
@@ -701,6 +873,8 @@ def test_the_wheel_carries_the_migration_scripts_and_finds_them_installed(tmp_pa
         "coreapi/migrations/versions/0003_menus.py",
         "coreapi/migrations/versions/0004_basket_transfers.py",
         "coreapi/migrations/versions/0005_preferences_equipment.py",
+        "coreapi/migrations/versions/0006_favorite_items.py",
+        "coreapi/migrations/versions/0007_store_coordinates.py",
     }
     assert scripts <= names
     assert packages <= names  # a subpackage missing from [tool.setuptools] packages fails here

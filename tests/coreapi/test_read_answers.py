@@ -20,7 +20,7 @@ from flask.testing import FlaskClient
 
 from coreapi import create_app
 from coreapi.schemas.fields import picture_url, picture_urls
-from tests.coreapi.test_recipes import expected_pricing
+from tests.coreapi.test_recipes import expected_pricing, expected_tags
 
 BASE = "http://localhost"
 MEASURES = {
@@ -77,6 +77,19 @@ def text(row: dict[str, Any], key: str, language: str) -> Any:
     return (row.get(f"{key}_en") or row[key]) if language == "en" else row[key]
 
 
+def expected_ingredient_pictures(seed, recipe_id: str, store_id: str | None) -> list[str]:
+    """The first 4 distinct products of the recipe's ingredients, in its order: the one priced at the store,
+    else the first ranked."""
+    products: dict[str, None] = {}
+    for item in seed.recipes[recipe_id]["ingredients"]:
+        ranked = seed.ranked_products(item["id"])
+        if len(products) == 4 or not ranked:
+            continue
+        chosen = seed.first_available(store_id, item["id"]) if store_id else None
+        products[chosen or ranked[0]] = None
+    return [f"{BASE}/media/products/{product_id}.svg" for product_id in products]
+
+
 def expected_detail(seed, recipe_id: str, store_id: str | None, serves: int | None, language: str) -> dict[str, Any]:
     recipe = seed.recipes[recipe_id]
     guests = serves or recipe["guests"]
@@ -129,6 +142,8 @@ def expected_detail(seed, recipe_id: str, store_id: str | None, serves: int | No
         "picture_url": f"{BASE}/media/recipes/{recipe_id}.svg",
         "type": recipe["type"],
         "categories": list(dict.fromkeys(recipe["categories"])),
+        "tags": expected_tags(seed, recipe_id, language),
+        "ingredient_pictures": expected_ingredient_pictures(seed, recipe_id, store_id),
         "equipment": seed.equipment_of(recipe_id),
         "difficulty": recipe["difficulty"],
         "preparation_time": recipe["preparation_time"],

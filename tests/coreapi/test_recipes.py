@@ -12,10 +12,10 @@ from flask.testing import FlaskClient
 
 CENT = Decimal("0.01")
 SUMMARY_FIELDS = {
-    "id", "external_id", "title", "description", "picture_url", "type", "categories", "equipment",
+    "id", "external_id", "title", "description", "picture_url", "type", "categories", "tags", "equipment",
     "difficulty", "preparation_time", "cooking_time", "total_time", "guests",
 }  # fmt: skip
-DETAIL_FIELDS = SUMMARY_FIELDS | {"steps", "ingredients", "available", "promoted", "pricing"}
+DETAIL_FIELDS = SUMMARY_FIELDS | {"steps", "ingredients", "ingredient_pictures", "available", "promoted", "pricing"}
 
 
 def all_pages(client: FlaskClient, path: str) -> list[dict[str, Any]]:
@@ -67,6 +67,42 @@ def test_summaries(client: FlaskClient, seed) -> None:
         assert summary["total_time"] == expected["preparation_time"] + expected["cooking_time"]
         assert summary["guests"] == expected["guests"]
         assert summary["picture_url"].endswith(f"/media/recipes/{summary['id']}.svg")
+
+
+TYPE_LABELS = {
+    "fr": {"starter": "Entrée", "main-dish": "Plat principal", "dessert": "Dessert", "drink": "Boisson"},
+    "en": {"starter": "Starter", "main-dish": "Main course", "dessert": "Dessert", "drink": "Drink"},
+}
+
+
+def expected_tags(seed, recipe_id: str, language: str) -> list[str]:
+    """The type's label, then the recipe's diet categories, then its other ones, named in the language."""
+    recipe = seed.recipes[recipe_id]
+    categories = {category["id"]: category for category in seed.categories}
+    ordered = [categories[c] for c in recipe["categories"] if categories[c]["diet"]]
+    ordered += [categories[c] for c in recipe["categories"] if not categories[c]["diet"]]
+    names = [(c["name_en"] or c["name"]) if language == "en" else c["name"] for c in ordered]
+    return [TYPE_LABELS[language][recipe["type"]], *names][:6]
+
+
+@pytest.mark.parametrize("language", ["fr", "en"])
+def test_tags_are_the_type_then_the_diets_then_the_themes(client: FlaskClient, seed, language: str) -> None:
+    headers = {"Language-Id": language}
+    ids = sorted(seed.recipes, key=int)
+    summaries = all_pages(client, "/api/v1/recipes?")
+    assert {s["id"]: s["tags"] for s in summaries} == {r: expected_tags(seed, r, "fr") for r in ids}
+    for view in ("detail", "summary"):
+        batch = client.get(
+            "/api/v1/recipes/batch", query_string={"ids": ",".join(ids[:100]), "view": view}, headers=headers
+        ).json["data"]
+        assert {d["id"]: d["tags"] for d in batch} == {r: expected_tags(seed, r, language) for r in ids[:100]}
+    listed = client.get("/api/v1/recipes?per_page=100", headers=headers).json["data"]
+    assert all(s["tags"] == expected_tags(seed, s["id"], language) for s in listed)
+    # A diet listed after a theme still comes first after the type.
+    late_diet = next(r for r in ids if seed.recipes[r]["categories"][-1] == "vegetarien")
+    assert client.get(f"/api/v1/recipes/{late_diet}", headers=headers).json["tags"][1] == (
+        "Végétarien" if language == "fr" else "Vegetarian"
+    )
 
 
 def test_pagination_covers_every_recipe_once(client: FlaskClient, seed) -> None:

@@ -257,6 +257,8 @@ def test_stores(stores, products):
     for store in stores.values():
         assert store["name"] and store["city"]
         assert store["price_factor"] > 0
+        assert -90 <= store["latitude"] <= 90 and -180 <= store["longitude"] <= 180
+        assert all(round(store[axis], 4) == store[axis] for axis in ("latitude", "longitude"))  # 4 decimals
         assert set(store["unavailable_product_ids"]) <= product_ids
         assert set(store["promoted_product_ids"]) <= product_ids
         assert unique(store["unavailable_product_ids"]) and unique(store["promoted_product_ids"])
@@ -268,6 +270,9 @@ def test_stores(stores, products):
     lyon = stores["1002"]
     assert lyon["name"] == "Demo Market Lyon Part-Dieu" and lyon["price_factor"] > 1
     assert lyon["promoted_product_ids"]
+    # Where their names say: Place de la Bastille in Paris, La Part-Dieu in Lyon.
+    assert (paris["latitude"], paris["longitude"]) == (48.8533, 2.3692)
+    assert (lyon["latitude"], lyon["longitude"]) == (45.7606, 4.8594)
 
 
 def test_store_1002_makes_recipes_incomplete(stores, recipes, products):

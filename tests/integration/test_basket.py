@@ -119,6 +119,9 @@ def test_basket_lookup_at_an_unknown_store_is_an_empty_basket(client, user):
     """Upstream 400 for an unknown point of sale during basket lookup -> empty basket."""
     response = client.get("/v1/basket?store_id=424242", headers=user)
     assert response.status_code == 200 and response.get_json()["recipes"] == []
+    assert response.get_json()["unknown_store"] is True  # what the SDK's hook callback gets as isPosValid
+    known = client.get("/v1/basket?store_id=1001", headers=user).get_json()
+    assert "unknown_store" not in known
 
 
 def test_basket_without_store_is_empty(client, user):

@@ -111,7 +111,46 @@ def test_the_transfer_offer_names_the_affiliated_retailer_and_its_stores(client,
     transfer = data_of(element_of(get_cta(client, visitor, recipe_id="pub-crepes")))["transfer"]
     assert transfer["retailer"] == "Demo Retailer"
     assert transfer["stores_loaded"] is True
-    assert {"id": STORE, "name": "Demo Market Paris Bastille", "city": "Paris"} in transfer["stores"]
+    paris = {
+        "id": STORE,
+        "name": "Demo Market Paris Bastille",
+        "city": "Paris",
+        "latitude": 48.8533,
+        "longitude": 2.3692,
+    }
+    assert paris in transfer["stores"]
+
+
+def test_the_offers_stores_carry_the_upstreams_coordinates(client, visitor, upstream):
+    """What the drawer's picker sorts by distance once the page gave the shopper's location (user.setLocation)."""
+    stores = data_of(element_of(get_cta(client, visitor, recipe_id="pub-crepes")))["transfer"]["stores"]
+    assert stores == [
+        {key: store[key] for key in ("id", "name", "city", "latitude", "longitude")}
+        for store in upstream.get("/stores")["data"]
+    ]
+    places = {store["id"]: (store["latitude"], store["longitude"]) for store in stores}
+    assert places.items() >= {"1001": (48.8533, 2.3692), "1002": (45.7606, 4.8594)}.items()
+
+
+def test_a_store_the_upstream_does_not_place_has_no_coordinates(app, client, visitor, monkeypatch):
+    http = app.extensions["prerender.gateway"].http
+    real = http.request
+
+    def unplaced(method, path, **kwargs):
+        payload = real(method, path, **kwargs)
+        if path.endswith("/stores"):  # the upstream does not know where 1002 is, nor half of 1001
+            for store in payload["data"]:
+                if store["id"] == "1002":
+                    store["latitude"] = store["longitude"] = None
+                elif store["id"] == STORE:
+                    del store["longitude"]
+        return payload
+
+    monkeypatch.setattr(http, "request", unplaced)
+    stores = data_of(element_of(get_cta(client, visitor, recipe_id="pub-crepes")))["transfer"]["stores"]
+    by_id = {store["id"]: store for store in stores}
+    assert by_id["1002"] == {"id": "1002", "name": "Demo Market Lyon Part-Dieu", "city": "Lyon"}
+    assert by_id[STORE] == {"id": STORE, "name": "Demo Market Paris Bastille", "city": "Paris"}
 
 
 def test_a_retailer_calling_the_cta_gets_no_transfer(client):

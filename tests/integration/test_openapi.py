@@ -143,7 +143,8 @@ BROWSER_OPERATIONS += ["GET /v2/planner/recipes"]  # the current-menu page's cat
 SERVER_OR_BROWSER_OPERATIONS = [
     f"GET /{version}{path}" for version in ("v1", "v2") for path in ("/basket/merge-authless-basket", "/recipe-details")
 ] + ["GET /v2/menu/merge-authless-menu", "GET /v2/planner/current-menu", "GET /v2/planner"]
-# The catalog pages the browser asks again (their "more"), and the preferences (the panel saves them).
+# The catalog pages the browser asks again (their "more"), the preferences (the panel saves them) and the
+# favorite products (the page or its server keeps them in step).
 SERVER_OR_BROWSER_OPERATIONS += [
     f"{method} /{version}{path}"
     for version in ("v1", "v2")
@@ -153,6 +154,8 @@ SERVER_OR_BROWSER_OPERATIONS += [
         ("GET", "/preferences"),
         ("PUT", "/preferences"),
         ("DELETE", "/preferences"),
+        ("GET", "/favorite-items"),
+        ("PUT", "/favorite-items"),
     ]
 ] + ["GET /v1/catalog/favorites", "GET /v2/catalog/my-space", "GET /v2/catalog/my-space/basket-preview"]
 

@@ -119,6 +119,39 @@ def test_500_is_a_status_error_and_404_is_none(gateway):
 
 
 @responses.activate
+def test_stores_carry_their_coordinates_leniently(gateway):
+    """Coordinates within their range are kept; anything else, or half a place, is None, never a bad answer."""
+
+    def store(store_id: str, **place: Any) -> dict[str, Any]:
+        return {"id": store_id, "name": f"Store {store_id}", "city": "Paris", **place}
+
+    responses.get(
+        f"{BASE}/api/v1/stores",
+        json={
+            "data": [
+                store("1", latitude=48.8533, longitude=2.3692),
+                store("2", latitude=-90, longitude=180),
+                store("3"),
+                store("4", latitude=None, longitude=None),
+                store("5", latitude="48.85", longitude="2.36"),
+                store("6", latitude=91.0, longitude=2.0),
+                store("7", latitude=48.0, longitude=-180.5),
+                store("8", latitude=True, longitude=False),
+                store("9", latitude=48.0),
+                store("10", latitude={"deg": 48}, longitude=[2]),
+            ]
+        },
+    )
+    places = {s.id: (s.latitude, s.longitude) for s in gateway.stores(IDENTITY)}
+    assert places == {
+        "1": (48.8533, 2.3692),
+        "2": (-90.0, 180.0),
+        **{str(n): (None, None) for n in range(3, 11)},
+    }
+    assert all(isinstance(value, float) for value in places["2"])
+
+
+@responses.activate
 def test_unknown_store_is_typed(gateway):
     responses.get(
         f"{BASE}/api/v1/recipes/1",
