@@ -19,7 +19,7 @@ from prerender.gateway import Recipe, SuggestionContext, get_gateway
 from prerender.rendering.assets import get_assets
 from prerender.rendering.fragments import get_fragments
 from prerender.rendering.i18n import Translator, translator_for
-from prerender.rendering.pictures import safe_picture_url
+from prerender.rendering.pictures import card_ingredient_pictures, safe_picture_url
 from prerender.rendering.preferences import has_preferences
 from prerender.schemas.variants import BADGE_VARIANTS, rendered_variant
 from prerender.web.context import RequestContext
@@ -62,6 +62,8 @@ class RecipeCardView:
     client_personalization: bool
     # The time, difficulty and guests line (catalog pages leave it out unless `display_infos`).
     show_infos: bool = True
+    # Pictures of the recipe's products, shown under the title when the page asks for them (recipe-card.js).
+    ingredient_pictures: tuple[str, ...] = ()
 
 
 # --- choosing recipes ----------------------------------------------------------------------------
@@ -138,6 +140,7 @@ def build_card(recipe: Recipe, options: CardOptions, ctx: RequestContext, *, t: 
         show_like=wants_likes(ctx),
         show_cta=ctx.personalization,
         client_personalization=ctx.supplier is not None and not ctx.supplier.personalization,
+        ingredient_pictures=card_ingredient_pictures(recipe),
     )
 
 

@@ -70,6 +70,9 @@ class RecipeDetailsView:
     product_count: int
     ingredients: tuple[IngredientView, ...]
     steps: tuple[str, ...]
+    # The recipe's diets and themes (shown once the page calls `features.enableTagsOnRecipes()`).
+    tags: tuple[str, ...] = ()
+    # The customer's catalog home, from the supplier's routing (None: the link waits for the page's route).
 
     def browser_data(self, t: Translator) -> dict[str, Any]:
         """What the drawer module needs to act, put in the page through `tojson`: every product it may
@@ -166,6 +169,7 @@ def build_details(
         product_count=len(chosen),
         ingredients=ingredients,
         steps=steps,
+        tags=tuple(tag for tag in recipe.tags if tag.strip()),
     )
 
 

@@ -138,7 +138,7 @@ def shows_of(page: Page, recipe_id: str) -> int:
 
 RETAILER_TOKEN = "demo-retailer-token"
 # The browser routes: what the SDK calls with the shopper's credential (docs/browser-api.md).
-BROWSER_ROUTE = re.compile(r"/v[12]/(basket|likes|events|recipe-details)(/|\?|$)")
+BROWSER_ROUTE = re.compile(r"/v[12]/(basket|likes|events|recipe-details|favorite-items)(/|\?|$)")
 # What a browser must never send there: the supplier's secret, and identity claims.
 CLAIMS = ("supplier-token", "authless-id")
 

@@ -107,7 +107,7 @@ def test_every_browser_call_carries_the_pages_credential_and_never_the_supplier_
     page.evaluate(f"window.svc.user.loadWithExternalId({user!r}, true)")
     page.wait_for_function("() => window.svc.user.user$.value.forbidProfiling === true")
     with page.expect_response(lambda r: "/v1/basket?" in r.url and r.request.method == "GET") as reloaded:
-        page.evaluate("window.svc.basket.reset()")
+        page.evaluate("window.svc.basket.reload()")
     assert reloaded.value.status == 200
 
     sent = calls.sent()
@@ -155,7 +155,7 @@ def test_a_credential_element_inserted_with_innerhtml_is_taken_and_the_last_vali
 
     since = len(calls)
     with page.expect_response(lambda r: "/v1/basket?" in r.url and r.request.method == "GET") as loaded:
-        page.evaluate("window.svc.basket.reset()")
+        page.evaluate("window.svc.basket.reload()")
     assert loaded.value.status == 200
     assert [c.headers.get("authorization") for c in calls.sent(since) if route_of(c) == "/basket"] == [
         f"Bearer {credential}"
@@ -221,7 +221,7 @@ def test_after_reset_the_sdk_has_no_identity_and_sends_no_authorization(
     since = len(calls)
 
     # The basket is empty without a credential: nothing is asked.
-    page.evaluate("() => window.svc.basket.reset()")
+    page.evaluate("() => window.svc.basket.reload()")
     # The page's old element, connected again, is not taken back.
     page.evaluate("() => document.body.append(document.querySelector('svc-shopper'))")
     assert page.evaluate(USER) is None

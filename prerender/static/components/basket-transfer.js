@@ -2,6 +2,8 @@
 // affiliated retailer the basket is priced at (a picker while there is none), and the transfer that sends the
 // visitor to that retailer's site with the basket (docs/browser-api.md, "Basket transfers"). Styles:
 // no-supplier-cta.css (.svc-basket-transfer). Texts come from the CTA's fragment, so retailer overrides apply.
+// The SDK's `storeLocator$` says whether the store picker is shown (true when it appears, false when the store
+// line replaces it or the drawer closes).
 const search = new URL(import.meta.url).search;
 const { internals, h } = /** @type {typeof import("./ui.js")} */ (
   await import(new URL(`./ui.js${search}`, import.meta.url).href));
@@ -13,7 +15,8 @@ const { PUBLISHER_STORE_KEY } = /** @type {typeof import("./no-supplier-cta.js")
  * @property {boolean} available false when the publisher has no affiliated retailer with a site to go to
  * @property {string} retailer the affiliated retailer's name
  * @property {boolean} stores_loaded false when the store list could not be read
- * @property {{ id: string, name: string, city: string }[]} stores
+ * @property {{ id: string, name: string, city: string, latitude?: number, longitude?: number }[]} stores
+ *   (coordinates when the service knows them: `user.setLocation` lists the nearest first)
  * @property {Record<string, string>} [texts]
  */
 
@@ -27,6 +30,8 @@ export class TransferPanel {
   #onStore;
   #picking = false;
   #sending = false;
+  /** Whether the store picker is shown (what `storeLocator$` was last told). */
+  #locating = false;
   /** @type {{ unsubscribe(): void }[]} */
   #subscriptions = [];
 
@@ -40,6 +45,16 @@ export class TransferPanel {
     this.#onStore = onStore;
     const { basket, pos } = internals();
     this.#subscriptions.push(pos.storeId$.subscribe(() => this.render()));
+    // The shopper's position (`user.setLocation`) orders the picker: drawn again when it arrives, unless the
+    // shopper is using it (a select being read must not move).
+    let first = true;
+    this.#subscriptions.push(internals().customization.location$.subscribe(() => {
+      if (first) {
+        first = false;
+        return;
+      }
+      if (!this.top.contains(document.activeElement)) this.render();
+    }));
     this.#subscriptions.push(basket.basket$.subscribe(() => this.#renderAction()));
     // Back from the retailer's site through the back-forward cache: the page is as it was left, mid-transfer,
     // while the basket has moved. Start again from the service's basket.
@@ -49,7 +64,7 @@ export class TransferPanel {
   #onPageShow = (/** @type {PageTransitionEvent} */ event) => {
     if (!event.persisted) return;
     this.#sending = false;
-    internals().basket.reset().catch(() => {});
+    internals().basket.reload().catch(() => {});
     this.#renderAction();
   };
 
@@ -58,6 +73,14 @@ export class TransferPanel {
     for (const subscription of this.#subscriptions.splice(0)) subscription.unsubscribe();
     this.top.remove();
     this.action.remove();
+    this.#locator(false);
+  }
+
+  /** Tells the SDK when the store picker appears or goes. @param {boolean} shown */
+  #locator(shown) {
+    if (this.#locating === shown) return;
+    this.#locating = shown;
+    internals().storeLocator$.next(shown);
   }
 
   /** @param {string} key @param {Record<string, string>} [params] */
@@ -94,6 +117,7 @@ export class TransferPanel {
     } else {
       this.top.replaceChildren(this.#picker(storeId));
     }
+    this.#locator(this.top.querySelector("[data-role='store-form']") !== null);
     this.#renderAction();
   }
 
@@ -102,7 +126,7 @@ export class TransferPanel {
     const id = `svc-basket-transfer-store-${Math.random().toString(36).slice(2, 8)}`;
     const select = /** @type {HTMLSelectElement} */ (h("select", { id, name: "store_id", class: "svc-basket-transfer__select", required: "" },
       h("option", { value: "" }, this.#t("store_placeholder")),
-      ...this.#offer.stores.map((store) => {
+      ...nearestFirst(this.#offer.stores, internals().customization.location$.value ?? null).map((store) => {
         const option = h("option", { value: store.id }, storeLabel(store));
         if (store.id === current) option.setAttribute("selected", "");
         return option;
@@ -185,4 +209,31 @@ export class TransferPanel {
 /** @param {{ name: string, city: string }} store */
 function storeLabel(store) {
   return store.city && !store.name.includes(store.city) ? `${store.name} (${store.city})` : store.name;
+}
+
+/**
+ * The stores, nearest to `location` first (great-circle distance) when there is one; stores without
+ * coordinates keep their order after the others. Without a location: the service's order.
+ * @template {{ latitude?: number, longitude?: number }} S
+ * @param {S[]} stores @param {{ latitude: number, longitude: number } | null} location
+ * @returns {S[]}
+ */
+export function nearestFirst(stores, location) {
+  if (!location) return stores;
+  const distance = (/** @type {S} */ store) => (
+    typeof store.latitude === "number" && typeof store.longitude === "number"
+      ? haversineKm(location, { latitude: store.latitude, longitude: store.longitude })
+      : Number.POSITIVE_INFINITY);
+  return stores.map((store, index) => ({ store, index, km: distance(store) }))
+    .sort((a, b) => a.km - b.km || a.index - b.index)
+    .map(({ store }) => store);
+}
+
+/** @param {{ latitude: number, longitude: number }} a @param {{ latitude: number, longitude: number }} b */
+function haversineKm(a, b) {
+  const rad = (/** @type {number} */ deg) => (deg * Math.PI) / 180;
+  const dLat = rad(b.latitude - a.latitude);
+  const dLon = rad(b.longitude - a.longitude);
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(rad(a.latitude)) * Math.cos(rad(b.latitude)) * Math.sin(dLon / 2) ** 2;
+  return 2 * 6371 * Math.asin(Math.min(1, Math.sqrt(h)));
 }

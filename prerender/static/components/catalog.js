@@ -16,7 +16,9 @@
 //   recipe out of the basket (the retailer cart follows through the basket sync) and the preview follows the
 //   basket;
 // - a logged-out shopper's "log in" asks the host (svc.planner.defineLoginRequired), which brings the shopper
-//   back here after the login.
+//   back here after the login;
+// - the toolbar's height while it sticks (catalog.css), on the root as --svc-catalog-toolbar-height: the list's
+//   filter bar sticks under it, and focused controls scroll clear of it.
 const search = new URL(import.meta.url).search;
 const { sdk, internals, money, translator } = /** @type {typeof import("./ui.js")} */ (
   await import(new URL(`./ui.js${search}`, import.meta.url).href));
@@ -44,6 +46,8 @@ export class CatalogElement extends HTMLElement {
   #subscriptions = [];
   /** @type {IntersectionObserver | null} */
   #rows = null;
+  /** @type {ResizeObserver | null} */
+  #toolbar = null;
   /** The page's texts (its `data-texts`, filled by the server in the page's language). */
   #text = translator("fr");
   #busy = false;
@@ -81,6 +85,8 @@ export class CatalogElement extends HTMLElement {
       this.#followLikes();
     }
     if (this.page === "basket-preview") this.#followBasket();
+    this.#watchToolbar();
+    this.#askPreferences();
     this.toggleAttribute("hydrated", true);
   }
 
@@ -90,6 +96,19 @@ export class CatalogElement extends HTMLElement {
     for (const subscription of this.#subscriptions.splice(0)) subscription.unsubscribe();
     this.#rows?.disconnect();
     this.#rows = null;
+    this.#toolbar?.disconnect();
+    this.#toolbar = null;
+  }
+
+  /** While the toolbar sticks (from 600px, catalog.css), its height on the root; 0 while it scrolls away. */
+  #watchToolbar() {
+    const toolbar = this.querySelector(".svc-catalog__toolbar");
+    if (!(toolbar instanceof HTMLElement) || typeof ResizeObserver !== "function") return;
+    this.#toolbar = new ResizeObserver(() => {
+      const height = getComputedStyle(toolbar).position === "sticky" ? toolbar.offsetHeight : 0;
+      this.style.setProperty("--svc-catalog-toolbar-height", `${height}px`);
+    });
+    this.#toolbar.observe(toolbar);
   }
 
   /** @param {string} text @param {"info" | "error"} [kind] */
@@ -246,22 +265,39 @@ export class CatalogElement extends HTMLElement {
 
   // --- preferences -----------------------------------------------------------------------------------
 
+  /**
+   * `features.enableUserPreferences()`: a shopper without preferences is asked for theirs once, by the panel
+   * opening by itself on the first catalog page that has it (`_<prefix>/preferences-asked` remembers it).
+   */
+  #askPreferences() {
+    const { customization, session } = internals();
+    this.#subscriptions.push(customization.userPreferences$.subscribe((enabled) => {
+      const button = this.querySelector(".svc-catalog__preferences-button");
+      if (!enabled || !(button instanceof HTMLElement) || button.closest("[hidden]")) return;
+      const asked = session.key("preferences-asked");
+      const hasPreferences = Boolean(button.querySelector(".svc-catalog__preferences-count"))
+        || Boolean(session.local.get(session.key(PREFERENCES_KEY)));
+      if (hasPreferences || session.local.get(asked)) return;
+      session.local.set(asked, new Date().toISOString());
+      this.#openPreferences(button);
+    }));
+  }
+
   /** @param {HTMLElement} opener */
   #openPreferences(opener) {
     const dialog = this.querySelector("dialog.svc-preferences");
     if (!(dialog instanceof HTMLDialogElement)) return;
+    if (dialog.open) return;
     internals().track("preferences.display", {});
-    const root = document.documentElement;
+    const { scrollLock } = internals().customization;
     opener.setAttribute("aria-expanded", "true");
     dialog.addEventListener("close", () => {
       opener.setAttribute("aria-expanded", "false");
-      root.classList.remove("svc-scroll-lock");
+      scrollLock.release();
       opener.focus();
     }, { once: true });
-    if (!dialog.open) {
-      dialog.showModal();
-      root.classList.add("svc-scroll-lock");
-    }
+    dialog.showModal();
+    scrollLock.acquire();
   }
 
   /** @param {SubmitEvent} event */

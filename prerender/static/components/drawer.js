@@ -1,7 +1,10 @@
-// <svc-drawer>: the right-side dialog showing a recipe's details (docs/styles.md, "drawer.css"). Created once,
-// on demand, in document.body. Accessible modal: role="dialog", aria-modal, labelled by its title; focus
-// moves in, Tab is trapped, Escape / the close button / the backdrop close it, focus returns to the opener;
-// `svc-scroll-lock` on <html> while open. The details come from GET {api}/{v}/recipe-details as HTML.
+// <svc-drawer>: the right-side dialog showing a recipe's details, or the shopper's basket preview (docs/styles.md,
+// "drawer.css"). Created once, on demand, in document.body. Accessible modal: role="dialog", aria-modal,
+// labelled by its title; focus moves in, Tab is trapped, Escape / the close button / the backdrop close it,
+// focus returns to the opener; the page's scroll is locked while open (the SDK's scroll lock:
+// `svc-scroll-lock` on <html>, or the page's own scroll element). Closing it emits `recipes.hidden`. The
+// details come from GET {api}/{v}/recipe-details as HTML, the preview from GET {api}/v2/catalog/my-space/
+// basket-preview?embed=true (its <svc-catalog> root wired by components/catalog.js).
 const search = new URL(import.meta.url).search;
 const { sdk, internals, icon, h, trapTab } = /** @type {typeof import("./ui.js")} */ (
   await import(new URL(`./ui.js${search}`, import.meta.url).href));
@@ -10,6 +13,10 @@ const { RecipeDetails } = /** @type {typeof import("./recipe-details.js")} */ (
 
 const tagName = `${sdk.prefix}-drawer`;
 const MESSAGE_MS = 6000;
+// The sheets the basket preview needs besides the drawer's (docs/styles.md, "basket-preview.css"): linked by the
+// drawer when the page has not linked them itself (a page of cards only links the recipe card's).
+const PREVIEW_SHEETS = ["catalog", "my-space", "basket-preview"];
+const SHEET_WAIT_MS = 3000;
 const FOCUSABLE = [
   "a[href]", "button:not([disabled])", "input:not([disabled]):not([type=hidden])", "select:not([disabled])",
   "textarea:not([disabled])", "[tabindex]:not([tabindex='-1'])", "summary",
@@ -44,6 +51,7 @@ export class DrawerElement extends HTMLElement {
   /** @type {AbortController | null} */ #whileOpen = null;
   /** @type {Current | null} */ #current = null;
   /** @type {import("./basket-transfer.js").TransferPanel | null} */ #transfer = null;
+  /** Whether the drawer shows (or loads) the basket preview rather than a recipe. */ #preview = false;
 
   connectedCallback() {
     if (this.#panel) return;
@@ -87,12 +95,12 @@ export class DrawerElement extends HTMLElement {
   async open({ recipeId, guests, opener, source = "api", title, storeId, transfer }) {
     const { analytics, pos, notices } = internals();
     if (!this.isOpen) {
-      const active = document.activeElement;
-      this.#opener = opener ?? (active instanceof HTMLElement && active !== document.body ? active : null);
+      this.#opener = opener ?? focusedElement();
       this.#show();
     } else if (this.#current && this.#current.recipeId !== recipeId) {
       analytics.track("recipe.close", { recipe_id: this.#current.recipeId });
     }
+    this.#preview = false;
     const store = pos.storeId$.hasValue ? /** @type {string | null} */ (pos.storeId$.value) : (storeId ?? null);
     this.#current = { recipeId, guests, storeId: store };
     await this.#showTransfer(transfer);
@@ -108,10 +116,27 @@ export class DrawerElement extends HTMLElement {
     return this.#load({ preserve: true });
   }
 
-  close() {
-    if (!this.isOpen) return;
+  /**
+   * Opens the drawer on the shopper's basket preview (or switches to it when open). Resolves once it is shown;
+   * rejects with the problem when it cannot be loaded (the drawer then shows its error state).
+   * @param {{ opener?: HTMLElement }} [options] opener: focused again on close (default: the focused element)
+   */
+  async openPreview({ opener } = {}) {
     const { analytics, notices } = internals();
-    if (this.#current) analytics.track("recipe.close", { recipe_id: this.#current.recipeId });
+    if (!this.isOpen) {
+      this.#opener = opener ?? focusedElement();
+      this.#show();
+    } else if (this.#current) {
+      analytics.track("recipe.close", { recipe_id: this.#current.recipeId });
+    }
+    this.#leaveRecipe();
+    this.#preview = true;
+    this.#title.textContent = notices.t("drawer.preview");
+    return this.#loadPreview();
+  }
+
+  /** The recipe shown goes (closed, or the preview replaces it): its request, controller and publisher's panel. */
+  #leaveRecipe() {
     this.#request?.abort();
     this.#request = null;
     this.#details?.destroy();
@@ -119,6 +144,16 @@ export class DrawerElement extends HTMLElement {
     this.#current = null;
     this.#transfer?.destroy();
     this.#transfer = null;
+  }
+
+  close() {
+    if (!this.isOpen) return;
+    const { analytics, notices, customization, recipeEvents } = internals();
+    if (this.#current) analytics.track("recipe.close", { recipe_id: this.#current.recipeId });
+    this.#leaveRecipe();
+    // The preview's <svc-catalog> follows the basket while connected: it goes with the drawer.
+    if (this.#preview) this.#body.replaceChildren();
+    this.#preview = false;
     this.#whileOpen?.abort();
     this.#whileOpen = null;
     notices.setPresenter(null);
@@ -126,18 +161,19 @@ export class DrawerElement extends HTMLElement {
     this.classList.remove("svc-drawer--open");
     this.removeAttribute("open");
     this.inert = true;
-    document.documentElement.classList.remove("svc-scroll-lock");
+    customization.scrollLock.release();
     const opener = this.#opener;
     this.#opener = null;
     if (opener?.isConnected) opener.focus({ preventScroll: true });
+    recipeEvents.hidden.next(true);
   }
 
   #show() {
-    const { notices } = internals();
+    const { notices, customization } = internals();
     this.inert = false;
     this.setAttribute("open", "");
     this.classList.add("svc-drawer--open");
-    document.documentElement.classList.add("svc-scroll-lock");
+    customization.scrollLock.acquire();
     this.#whileOpen = new AbortController();
     const { signal } = this.#whileOpen;
     document.addEventListener("keydown", (event) => this.#onKeydown(event), { signal });
@@ -190,9 +226,7 @@ export class DrawerElement extends HTMLElement {
     } else {
       this.#details?.destroy();
       this.#details = null;
-      this.#footer.replaceChildren();
-      this.#body.replaceChildren(h("div", { class: "svc-drawer__loading", role: "status" },
-        h("span", { class: "svc-ds-visually-hidden" }, notices.t("drawer.loading"))));
+      this.#showLoading();
     }
     try {
       const html = await client.request("GET", "/recipe-details", {
@@ -205,7 +239,7 @@ export class DrawerElement extends HTMLElement {
     } catch (error) {
       if (request.signal.aborted || (error instanceof DOMException && error.name === "AbortError")) return;
       if (this.#current !== current) return;
-      this.#showError(error, preserve);
+      this.#showError(error, { preserve, retry: () => this.#load({ preserve: false }) });
       throw error;
     } finally {
       if (this.#request === request) this.#request = null;
@@ -242,32 +276,92 @@ export class DrawerElement extends HTMLElement {
     if (hadFocus && !this.#panel.contains(document.activeElement)) this.#body.focus({ preventScroll: true });
   }
 
+  /** The loading state: the body's content (focus kept in the dialog) and the footer go. */
+  #showLoading() {
+    const { notices } = internals();
+    if (this.#body.contains(document.activeElement)) this.#body.focus({ preventScroll: true });
+    this.#footer.replaceChildren();
+    this.#body.replaceChildren(h("div", { class: "svc-drawer__loading", role: "status" },
+      h("span", { class: "svc-ds-visually-hidden" }, notices.t("drawer.loading"))));
+  }
+
   /**
-   * The details could not be loaded. A 404 is final; a refused credential (401, or a 400 while the page
-   * has no credential at all: the request then lacked an identity) needs a reload or a new sign-in, not a
-   * retry; anything else offers "try again".
-   * @param {unknown} error @param {boolean} preserve
+   * The details (or the preview) could not be loaded. A 404 of the details is final; a refused credential (401,
+   * or a 400 while the page has no credential at all: the request then lacked an identity) needs a reload or a
+   * new sign-in, not a retry; anything else offers "try again".
+   * @param {unknown} error
+   * @param {{ preserve?: boolean, retry: () => Promise<unknown>, failedKey?: string, finalNotFound?: boolean }} options
+   *   preserve: details already shown stay (a message instead); failedKey: the text of any other failure
    */
-  #showError(error, preserve) {
+  #showError(error, { preserve = false, retry, failedKey = "error.details", finalNotFound = true }) {
     const { notices, session } = internals();
     const status = /** @type {any} */ (error)?.status;
-    const notFound = status === 404;
+    const notFound = finalNotFound && status === 404;
     const credential = status === 401 || (status === 400 && !session.credential);
-    const key = notFound ? "error.not-found" : credential ? "error.credential" : "error.details";
+    const key = notFound ? "error.not-found" : credential ? "error.credential" : failedKey;
     const text = notices.t(key);
     if (preserve && this.#details) {
       notices.error(error, key);
       return;
     }
-    console.error(`[${sdk.prefix}] recipe details failed`, error);
-    const retry = notFound || credential ? null : h("button", { type: "button", class: "svc-ds-button svc-ds-button--secondary", "data-action": "retry" },
+    console.error(`[${sdk.prefix}] the drawer's content failed`, error);
+    const button = notFound || credential ? null : h("button", { type: "button", class: "svc-ds-button svc-ds-button--secondary", "data-action": "retry" },
       notices.t("drawer.retry"));
-    retry?.addEventListener("click", () => {
-      this.#load({ preserve: false }).catch(() => {});
+    button?.addEventListener("click", () => {
+      retry().catch(() => {});
     });
-    this.#body.replaceChildren(h("div", { class: "svc-drawer__error", role: "alert" }, h("p", { class: "svc-ds-text" }, text), retry));
+    this.#body.replaceChildren(h("div", { class: "svc-drawer__error", role: "alert" }, h("p", { class: "svc-ds-text" }, text), button));
     if (this.#title.textContent === notices.t("drawer.loading")) this.#title.textContent = text;
-    (retry ?? this.#panel.querySelector(".svc-drawer__close"))?.focus({ preventScroll: true });
+    (button ?? this.#panel.querySelector(".svc-drawer__close"))?.focus({ preventScroll: true });
+  }
+
+  // --- the basket preview ----------------------------------------------------------------------------
+
+  async #loadPreview() {
+    const { client } = internals();
+    this.#request?.abort();
+    const request = new AbortController();
+    this.#request = request;
+    this.#showLoading();
+    try {
+      const [html] = await Promise.all([
+        client.request("GET", "/catalog/my-space/basket-preview", {
+          query: { embed: "true" }, as: "text", version: "v2", signal: request.signal,
+        }),
+        previewReady(),
+      ]);
+      if (request.signal.aborted || !this.#preview) return;
+      this.#showPreview(String(html));
+    } catch (error) {
+      if (request.signal.aborted || (error instanceof DOMException && error.name === "AbortError")) return;
+      if (!this.#preview) return;
+      this.#showError(error, { retry: () => this.#loadPreview(), failedKey: "error.generic", finalNotFound: false });
+      throw error;
+    } finally {
+      if (this.#request === request) this.#request = null;
+    }
+  }
+
+  /**
+   * Inserts the preview fragment (prerender's own, escaped server-side): its <svc-catalog> root upgrades
+   * (components/catalog.js is loaded) and does the rest: remove buttons, "see the recipe" (the details then
+   * replace the preview in this drawer), following the basket. Its module scripts would not run here and
+   * are left out; its ids get a suffix (the page may show the same fragment); opening it is no pageview.
+   * @param {string} html
+   */
+  #showPreview(html) {
+    const { notices } = internals();
+    const template = document.createElement("template");
+    template.innerHTML = html;
+    for (const script of template.content.querySelectorAll("script")) script.remove();
+    const root = template.content.querySelector(`${sdk.prefix}-catalog`);
+    root?.removeAttribute("analytics-path");
+    suffixIds(template.content, `-${this.id}`);
+    this.#footer.replaceChildren();
+    this.#body.replaceChildren(template.content);
+    this.#body.scrollTop = 0;
+    const title = root?.querySelector(".svc-basket-preview__title")?.textContent?.trim();
+    this.#title.textContent = title || notices.t("drawer.preview");
   }
 
   /**
@@ -328,6 +422,69 @@ export class DrawerElement extends HTMLElement {
   }
 }
 
+/** The focused element, to focus again on close (none: the body). */
+function focusedElement() {
+  const active = document.activeElement;
+  return active instanceof HTMLElement && active !== document.body ? active : null;
+}
+
+/** @type {Promise<unknown> | null} */
+let previewLoading = null;
+
+/** What the basket preview needs on the page: the catalog module (its root element) and its sheets. */
+function previewReady() {
+  previewLoading ??= Promise.all([
+    import(new URL(`./catalog.js${search}`, import.meta.url).href),
+    ...PREVIEW_SHEETS.map(linkSheet),
+  ]).catch((error) => {
+    previewLoading = null; // tried again next time
+    throw error;
+  });
+  return previewLoading;
+}
+
+/**
+ * Links a sheet of this build unless the page has one of that name (any build); resolves once it applies (or
+ * failed, or after a while: the preview shows all the same).
+ * @param {string} name
+ * @returns {Promise<void>}
+ */
+function linkSheet(name) {
+  const file = `/css/${name}.css`;
+  const linked = [...document.querySelectorAll("link[rel~='stylesheet']")]
+    .some((link) => link instanceof HTMLLinkElement && new URL(link.href, document.baseURI).pathname.endsWith(file));
+  if (linked) return Promise.resolve();
+  const link = document.createElement("link");
+  link.rel = "stylesheet";
+  link.href = new URL(`..${file}`, import.meta.url).href;
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, SHEET_WAIT_MS);
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    link.addEventListener("load", done, { once: true });
+    link.addEventListener("error", done, { once: true });
+    document.head.append(link);
+  });
+}
+
+/**
+ * Gives every id of a fragment a suffix, and the references to them (labels, ARIA) the same.
+ * @param {DocumentFragment} fragment @param {string} suffix
+ */
+function suffixIds(fragment, suffix) {
+  const ids = new Set([...fragment.querySelectorAll("[id]")].map((element) => element.id));
+  if (ids.size === 0) return;
+  for (const element of fragment.querySelectorAll("[id]")) element.id += suffix;
+  for (const name of ["for", "aria-labelledby", "aria-describedby", "aria-controls"]) {
+    for (const element of fragment.querySelectorAll(`[${name}]`)) {
+      const value = (element.getAttribute(name) ?? "").split(/\s+/).map((id) => (ids.has(id) ? `${id}${suffix}` : id));
+      element.setAttribute(name, value.join(" "));
+    }
+  }
+}
+
 if (!customElements.get(tagName)) {
   customElements.define(tagName, DrawerElement);
 }
@@ -346,4 +503,12 @@ export function drawer() {
 /** @param {OpenOptions} options */
 export function openRecipeDetails(options) {
   return drawer().open(options);
+}
+
+/**
+ * Opens the drawer on the shopper's basket preview (`basket.openPreview()`, sdk/basket.js).
+ * @param {{ opener?: HTMLElement }} [options]
+ */
+export function openBasketPreview({ opener } = {}) {
+  return drawer().openPreview({ opener });
 }

@@ -9,8 +9,9 @@
 // container), focus moves into the dialog, Tab is trapped, Escape / the close button / the backdrop close
 // it, and focus returns to the opener. Previous / next change the step (the dots and a polite status follow);
 // "I understood" on the last step closes it and records `_<prefix>/planner/onboarded` in localStorage.
-// `svc-scroll-lock` on <html> while open. Events (bubbling from the element): `open`, and `close` with
-// `detail: {done}` (true when closed with "I understood").
+// The page's scroll is locked while open (the SDK's scroll lock: `svc-scroll-lock` on <html> by default).
+// Events (bubbling from the element): `open`, and `close` with `detail: {done}` (true when closed with "I
+// understood").
 const search = new URL(import.meta.url).search;
 const { sdk, internals, trapTab } = /** @type {typeof import("./ui.js")} */ (
   await import(new URL(`./ui.js${search}`, import.meta.url).href));
@@ -97,7 +98,7 @@ export class PlannerOnboardingElement extends HTMLElement {
     this.removeAttribute("hidden");
     this.setAttribute("open", "");
     this.classList.add("svc-planner-onboarding--open");
-    document.documentElement.classList.add("svc-scroll-lock");
+    internals().customization.scrollLock.acquire();
     if (this.#opener?.hasAttribute("aria-expanded")) this.#opener.setAttribute("aria-expanded", "true");
     this.#whileOpen = new AbortController();
     const { signal } = this.#whileOpen;
@@ -118,7 +119,7 @@ export class PlannerOnboardingElement extends HTMLElement {
     this.classList.remove("svc-planner-onboarding--open");
     this.removeAttribute("open");
     this.setAttribute("hidden", "");
-    document.documentElement.classList.remove("svc-scroll-lock");
+    internals().customization.scrollLock.release();
     if (done) internals().session.local.set(internals().session.key(ONBOARDED_KEY), "true");
     const opener = this.#opener;
     this.#opener = null;

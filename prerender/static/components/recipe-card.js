@@ -8,6 +8,8 @@
 // - the heart toggles the like (optimistic, rolled back on error);
 // - personalization="client": the server left out heart and CTA (cacheable fragment); they are made here,
 //   the heart only for a logged-in user (the session's credential is a user's);
+// - `recipes.shouldDisplayIngredientPicturesOnRecipeCard(true)`: a row of the pictures the server listed in
+//   `data-ingredient-pictures` (up to 4) under the title, removed again with `false`;
 // - recipe.show is tracked while the card is on the page.
 const search = new URL(import.meta.url).search;
 const { sdk, internals, icon, h, bindLikeButton } = /** @type {typeof import("./ui.js")} */ (
@@ -15,6 +17,7 @@ const { sdk, internals, icon, h, bindLikeButton } = /** @type {typeof import("./
 
 const tagName = `${sdk.prefix}-recipe-card`;
 const CLIENT_MADE = "clientRendered";
+const INGREDIENT_PICTURES = 4;
 
 export class RecipeCardElement extends HTMLElement {
   /** @type {AbortController | null} */
@@ -53,6 +56,12 @@ export class RecipeCardElement extends HTMLElement {
       this.#bindHeart();
     }
 
+    const pictures = this.#ingredientPictures();
+    if (pictures.length > 0) {
+      this.#subscriptions.push(internals().customization.ingredientPicturesOnCard$.subscribe(
+        (/** @type {boolean} */ shown) => this.#showIngredientPictures(shown ? pictures : []),
+      ));
+    }
     this.#subscriptions.push(sdk.basket.inBasket$(recipeId).subscribe((/** @type {boolean} */ inBasket) => this.#reflect(inBasket)));
     sdk.basket.initialize().catch(() => {}); // logged by the basket; the card stays as the server made it
     this.#tracking = sdk.analytics.attachRecipeCardShowTracking({ element: this, recipeId });
@@ -107,6 +116,35 @@ export class RecipeCardElement extends HTMLElement {
   #ctaLabel(/** @type {HTMLElement} */ cta, /** @type {boolean} */ inBasket) {
     const name = inBasket ? "inBasketLabel" : "notInBasketLabel";
     return cta.dataset[name] || this.dataset[name] || "";
+  }
+
+  /** The ingredient pictures the server listed (`data-ingredient-pictures`, a JSON array of http(s) URLs). */
+  #ingredientPictures() {
+    try {
+      const urls = JSON.parse(this.dataset.ingredientPictures ?? "[]");
+      return Array.isArray(urls)
+        ? urls.filter((url) => typeof url === "string" && /^https?:\/\//i.test(url)).slice(0, INGREDIENT_PICTURES)
+        : [];
+    } catch {
+      return [];
+    }
+  }
+
+  /**
+   * The row of ingredient pictures under the title (decorative: the drawer lists the ingredients), or none.
+   * @param {string[]} urls
+   */
+  #showIngredientPictures(urls) {
+    const current = this.querySelector(".svc-recipe-card__ingredient-pictures");
+    if (urls.length === 0) {
+      current?.remove();
+      return;
+    }
+    if (current) return;
+    const row = h("ul", { class: "svc-recipe-card__ingredient-pictures", "aria-hidden": "true" },
+      ...urls.map((src) => h("li", { class: "svc-recipe-card__ingredient-picture" },
+        h("img", { src, alt: "", width: "40", height: "40", loading: "lazy", decoding: "async", "data-svc-picture": "ingredient" }))));
+    this.querySelector(".svc-recipe-card__title")?.after(row);
   }
 
   /** The heart the server rendered, if any. */

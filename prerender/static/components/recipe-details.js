@@ -6,7 +6,10 @@
 // - guests stepper: the details are fetched again for the new number, and the basket entry re-scaled
 //   (PATCH) when the recipe is in the basket;
 // - per ingredient row: add, more / fewer (0 removes), replace by another candidate product;
-// - "add all" (POST .../basket/recipes); every answer updates the basket stream, and the rows follow it.
+// - "add all" (POST .../basket/recipes), then `recipes.addAllIngredientsCTAWasClicked` with how many of the
+//   recipe's ingredients the basket entry has; every answer updates the basket stream, and the rows follow it;
+// - `features.collapseUnavailableProductsByDefault()`: the ingredients unavailable at the store move to a list
+//   of their own, hidden behind a toggle button after the shopping list.
 const search = new URL(import.meta.url).search;
 const { internals, h, money, bindLikeButton, translator } = /** @type {typeof import("./ui.js")} */ (
   await import(new URL(`./ui.js${search}`, import.meta.url).href));
@@ -15,6 +18,7 @@ const GUESTS_MIN = 1;
 const GUESTS_MAX = 50;
 const GUESTS_DEBOUNCE_MS = 400;
 const ROW = ".svc-recipe-details__ingredient[data-ingredient-id]";
+const UNAVAILABLE = ".svc-recipe-details__ingredient--unavailable";
 
 /**
  * A candidate product in the fragment's JSON (`products` of an ingredient). The fragment gives `id`,
@@ -42,6 +46,7 @@ const ROW = ".svc-recipe-details__ingredient[data-ingredient-id]";
  * @property {number} tab
  * @property {{ action: string | null, ingredient: string | null } | null} focus
  * @property {Map<string, string>} choices
+ * @property {boolean} [unavailableShown] the collapsed unavailable ingredients were shown
  */
 
 /**
@@ -88,6 +93,8 @@ export class RecipeDetails {
   #tabs;
   #totalText = "";
   #destroyed = false;
+  /** The toggle of the collapsed unavailable ingredients, when they are collapsed. @type {HTMLButtonElement | null} */
+  #unavailableToggle = null;
 
   /**
    * @param {object} options
@@ -134,6 +141,7 @@ export class RecipeDetails {
       row.querySelector(".svc-recipe-details__replace")?.setAttribute("aria-expanded", "false");
     }
     this.#totalText = footer?.querySelector(".svc-recipe-details__total-amount")?.textContent ?? "";
+    this.#collapseUnavailable(restore?.unavailableShown ?? false);
 
     this.#render(basket.basket$.value ?? null);
     this.#subscriptions.push(basket.basket$.subscribe((/** @type {any} */ value) => this.#render(value)));
@@ -151,6 +159,7 @@ export class RecipeDetails {
       tab: this.#tabs.findIndex((tab) => tab.getAttribute("aria-selected") === "true"),
       focus,
       choices: new Map(this.#choices),
+      unavailableShown: this.#unavailableToggle?.getAttribute("aria-expanded") === "true",
     };
   }
 
@@ -183,6 +192,7 @@ export class RecipeDetails {
       case "replace": if (row) this.#toggleAlternatives(row); break;
       case "choose-product": if (row) void this.#choose(row, control.dataset.productId ?? ""); break;
       case "add-all": void this.#addAll(control); break;
+      case "toggle-unavailable": this.#toggleUnavailable(); break;
       default: break;
     }
   }
@@ -407,13 +417,20 @@ export class RecipeDetails {
   /** @param {HTMLElement} row @param {ProductInfo} info */
   #showProduct(row, info) {
     const picture = row.querySelector(".svc-recipe-details__product-picture");
+    const url = info.picture && /^https?:/i.test(info.picture) ? info.picture : null;
     if (picture instanceof HTMLImageElement) {
-      if (info.picture && /^https?:/i.test(info.picture)) {
-        picture.src = info.picture;
+      if (url) {
+        picture.src = url;
         picture.hidden = false;
       } else {
         picture.hidden = true; // better no picture than the previous product's
       }
+    } else if (picture && url) {
+      // The server's placeholder (the first product had no picture): the new product's takes its place.
+      picture.replaceWith(h("img", {
+        class: "svc-recipe-details__product-picture", src: url, alt: "", width: "64", height: "64",
+        loading: "lazy", "data-svc-picture": "ingredient",
+      }));
     }
     const name = row.querySelector(".svc-recipe-details__product-name");
     if (name) name.textContent = info.name;
@@ -542,12 +559,25 @@ export class RecipeDetails {
         this.#choices.delete(ingredientId);
       }
       track("entry.add-all", { recipe_id: this.#recipeId, guests: this.#guests });
+      this.#reportAddAll();
     } catch (error) {
       notices.error(error);
     } finally {
       control.removeAttribute("aria-busy");
       control.removeAttribute("aria-disabled");
     }
+  }
+
+  /** After "add all": how many of the shopping list's ingredients (unavailable ones included) the entry has. */
+  #reportAddAll() {
+    const { basket, recipeEvents } = internals();
+    const lines = basket.entry(this.#recipeId)?.lines ?? [];
+    const inBasket = new Set(lines.map((/** @type {any} */ line) => String(line.ingredient_id)));
+    const rows = this.#rows();
+    recipeEvents.addAllClicked.next({
+      ingredientsAdded: rows.filter((row) => inBasket.has(row.dataset.ingredientId ?? "")).length,
+      ingredientsTotal: rows.length,
+    });
   }
 
   /** @param {HTMLElement} row @param {boolean} busy */
@@ -558,6 +588,51 @@ export class RecipeDetails {
       if (busy) button.setAttribute("aria-disabled", "true");
       else button.removeAttribute("aria-disabled");
     }
+  }
+
+  // --- unavailable ingredients -------------------------------------------------------------------
+
+  /**
+   * When the page asked for it (`features.collapseUnavailableProductsByDefault()`), the shopping list's
+   * unavailable ingredients move to a list of their own after it, hidden behind a toggle button.
+   * @param {boolean} shown the list starts shown (the shopper had opened it before a re-fetch)
+   */
+  #collapseUnavailable(shown) {
+    if (!internals().customization.collapseUnavailable$.value) return;
+    const rows = /** @type {HTMLElement[]} */ ([...this.#root.querySelectorAll(`${ROW}${UNAVAILABLE}`)]);
+    const list = rows[0]?.closest("ul");
+    if (!list) return;
+    const id = `${list.closest("[id]")?.id || `svc-recipe-details-${this.#recipeId}`}-unavailable`;
+    const hidden = /** @type {HTMLElement} */ (h("ul", {
+      class: "svc-recipe-details__ingredients svc-recipe-details__ingredients--unavailable", id,
+    }));
+    hidden.append(...rows);
+    hidden.hidden = !shown;
+    this.#unavailableToggle = /** @type {HTMLButtonElement} */ (h("button", {
+      type: "button", class: "svc-recipe-details__unavailable-toggle svc-ds-link", "data-action": "toggle-unavailable",
+      "aria-controls": id, "aria-expanded": String(shown),
+    }));
+    list.after(this.#unavailableToggle, hidden);
+    this.#labelUnavailableToggle();
+  }
+
+  #labelUnavailableToggle() {
+    const toggle = this.#unavailableToggle;
+    if (!toggle) return;
+    const count = this.#root.querySelectorAll(`${ROW}${UNAVAILABLE}`).length;
+    toggle.textContent = toggle.getAttribute("aria-expanded") === "true"
+      ? this.#t("details.unavailable-hide")
+      : this.#t("details.unavailable-show", { count });
+  }
+
+  #toggleUnavailable() {
+    const toggle = this.#unavailableToggle;
+    const list = toggle ? this.#root.querySelector(`#${CSS.escape(toggle.getAttribute("aria-controls") ?? "")}`) : null;
+    if (!toggle || !(list instanceof HTMLElement)) return;
+    const shown = toggle.getAttribute("aria-expanded") !== "true";
+    toggle.setAttribute("aria-expanded", String(shown));
+    list.hidden = !shown;
+    this.#labelUnavailableToggle();
   }
 
   // --- replace -----------------------------------------------------------------------------------

@@ -19,6 +19,11 @@ const MAX_BATCH = 50; // the route takes 1 to 50 events
 const MAX_QUEUE = 500; // events kept while the service is unreachable; older ones are dropped
 const NAME = /^[a-z.-]{1,64}$/;
 
+/** The event's JSON, `{"name","path","props"}`: what `String(event)` and `JSON.parse(event)` read. @this {AnalyticsEvent} */
+function eventJson() {
+  return JSON.stringify({ name: this.name, path: this.path, props: this.props });
+}
+
 export class Analytics {
   /** @type {Stream<AnalyticsEvent>} every event, as it is queued for sending */
   eventSent$ = new Stream();
@@ -77,7 +82,11 @@ export class Analytics {
   track(name, props = {}) {
     if (!NAME.test(name)) throw new TypeError(`bad event name ${name}`);
     /** @type {AnalyticsEvent} */
-    const event = Object.freeze({ name, path: this.path.slice(0, 512), props: Object.freeze(cleanProps(props)) });
+    const event = Object.freeze(Object.defineProperty(
+      { name, path: this.path.slice(0, 512), props: Object.freeze(cleanProps(props)) },
+      // The maker's SDK emits each event as its JSON text: `JSON.parse(event)` and `String(event)` give it.
+      "toString", { value: eventJson },
+    ));
     this.#queue.push(event);
     if (this.#queue.length > MAX_QUEUE) this.#queue.splice(0, this.#queue.length - MAX_QUEUE);
     this.eventSent$.next(event);

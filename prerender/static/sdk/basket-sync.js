@@ -88,10 +88,11 @@ export class BasketSync {
   /**
    * Registers a basket change just answered by the service. Called inside the basket's write queue so
    * that the expected cart follows the order of the writes; returns the function that calls the
-   * retailer's callbacks, to be run outside the queue (a callback may call retailerBasketChanged).
+   * retailer's callbacks, to be run outside the queue (a callback may call retailerBasketChanged), and
+   * resolving to whether they all went through.
    * @param {ProductQuantity[]} changes
    * @param {{ after: any, rollback: () => Promise<unknown> }} context
-   * @returns {(() => Promise<void>) | null}
+   * @returns {(() => Promise<boolean>) | null}
    */
   register(changes, { after, rollback }) {
     const pushed = (changes ?? [])
@@ -121,9 +122,11 @@ export class BasketSync {
     return async () => {
       try {
         await this.#callCallbacks(pushed);
+        return true;
       } catch (error) {
         if (pending.targets.size > 0) this.#fail(pending, error);
         else this.#onRollback(error);
+        return false;
       }
     };
   }

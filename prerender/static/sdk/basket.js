@@ -41,12 +41,17 @@ import { BasketSync } from "./basket-sync.js";
 
 /** @typedef {{ basket: Basket, changes: { id: string, quantity: number }[] }} BasketAnswer */
 
+const PAYMENT_STARTED = "payment-started";
+const PAYMENT_STARTED_MS = 24 * 3600 * 1000;
+
 /** @param {string | null} storeId @returns {Basket} */
 export const emptyBasket = (storeId) => ({ store_id: storeId, recipes: [], products: [], recipe_count: 0, total: 0 });
 
 export class BasketService {
   /** @type {State<Basket>} the current basket, once loaded */
   basket$ = new State();
+  /** @type {State<boolean>} `true` once the basket was loaded the first time (then never again) */
+  ready$ = new State();
   /** @type {BasketSync} */
   sync;
   #client;
@@ -59,6 +64,10 @@ export class BasketService {
   /** @type {Promise<Basket> | null} */
   #loading = null;
   #initialized = false;
+  /** @type {string | null} a store the service said it does not know (the basket's load was refused for it) */
+  #unknownStore = null;
+  #hooks;
+  #onAdded;
 
   /**
    * @param {object} deps
@@ -66,9 +75,13 @@ export class BasketService {
    * @param {import("./pos.js").Pos} deps.pos
    * @param {import("./session.js").Session} deps.session
    * @param {import("./notices.js").Notices} deps.notices
+   * @param {import("./hooks.js").Hooks} deps.hooks asked before a write that adds products
+   * @param {(productCount: number) => void} deps.onAdded products were added to the shopper's cart
    */
-  constructor({ client, pos, session, notices }) {
+  constructor({ client, pos, session, notices, hooks, onAdded }) {
     this.#client = client;
+    this.#hooks = hooks;
+    this.#onAdded = onAdded;
     this.#pos = pos;
     this.#session = session;
     this.sync = new BasketSync({
@@ -122,12 +135,27 @@ export class BasketService {
   }
 
   /**
-   * Drops the SDK's basket state (changes waiting for the retailer's cart included) and loads the basket
-   * again. The basket itself is unchanged: to empty it, empty the retailer cart and call
-   * `basketSync.retailerBasketChanged([])`.
+   * Empties the basket (the maker's `basket.reset()`): every recipe is taken out, then the basket is loaded
+   * again. Meant for a retailer cart the shopper emptied: nothing is pushed to the cart (it is the page's
+   * own action) and nothing waits for it. Changes still waiting for the cart are dropped first.
    * @returns {Promise<Basket>}
    */
-  reset() {
+  async reset() {
+    this.sync.reset();
+    this.#initialized = true;
+    const basket = await this.#load().catch(() => null);
+    for (const entry of basket?.recipes ?? []) {
+      await this.#delete(entry.recipe_id);
+    }
+    return this.reload();
+  }
+
+  /**
+   * Drops the SDK's basket state (changes waiting for the retailer's cart included) and loads the basket
+   * again; the basket itself is unchanged.
+   * @returns {Promise<Basket>}
+   */
+  reload() {
     this.sync.reset();
     this.#loadedKey = null;
     this.#loading = null;
@@ -139,6 +167,7 @@ export class BasketService {
   addRecipe(/** @type {string} */ recipeId, /** @type {number} */ guests) {
     const id = String(recipeId);
     return this.#write(
+      "adds",
       (storeId) => this.#client.request("POST", "/basket/recipes", { json: { recipe_id: id, guests, store_id: storeId }, write: true }),
       (before) => (before ? () => this.#patchGuests(id, before.guests) : () => this.#delete(id)),
       id,
@@ -149,6 +178,7 @@ export class BasketService {
   setGuests(/** @type {string} */ recipeId, /** @type {number} */ guests) {
     const id = String(recipeId);
     return this.#write(
+      "adds",
       (storeId) => this.#patchGuestsRequest(id, guests, storeId),
       (before) => (before ? () => this.#patchGuests(id, before.guests) : () => this.#delete(id)),
       id,
@@ -159,6 +189,7 @@ export class BasketService {
   removeRecipe(/** @type {string} */ recipeId) {
     const id = String(recipeId);
     return this.#write(
+      "removes",
       (storeId) => this.#deleteRequest(id, storeId),
       (before) => (before ? () => this.#restoreEntry(before) : () => Promise.resolve()),
       id,
@@ -173,6 +204,7 @@ export class BasketService {
   setIngredient(recipeId, ingredientId, productId, quantity) {
     const id = String(recipeId);
     return this.#write(
+      quantity > 0 ? "adds" : "removes",
       (storeId) => this.#putLine(id, String(ingredientId), String(productId), quantity, storeId),
       (before) => {
         if (!before) return () => this.#delete(id);
@@ -195,7 +227,11 @@ export class BasketService {
   async confirm(total, orderId, cart) {
     const amount = Number(total);
     if (!Number.isFinite(amount) || amount < 0) throw new TypeError("handlePayment expects a total >= 0");
-    const products = paidLines(cart === undefined ? this.sync.lastCart : cart);
+    const started = cart === undefined ? this.#paymentStartedCart() : null;
+    const last = this.sync.lastCart;
+    // The cart reported on this page is gone (emptied by the payment, or never reported on the confirmation
+    // page): the one `paymentStarted` kept is the cart that was paid.
+    const products = paidLines(cart !== undefined ? cart : (started && (!last || last.length === 0) ? started : last));
     if (!products) {
       throw localProblem("no-cart", "No retailer cart to confirm",
         "Report the cart with basketSync.retailerBasketChanged(cart), or pass it to handlePayment(total, orderId, cart).");
@@ -206,14 +242,45 @@ export class BasketService {
       json: { store_id: storeId, totalPrice: amount, products },
       write: true,
     }));
+    if (answer?.confirmed || answer?.outcome === "already_confirmed") this.#session.local.remove(this.#session.key(PAYMENT_STARTED));
     if (answer?.confirmed) {
       this.sync.reset();
       this.#publish(emptyBasket(storeId));
     } else if (answer?.outcome === "empty") {
       // The basket followed the paid cart before it was found empty: show it as the service has it.
-      void this.reset().catch(() => {});
+      void this.reload().catch(() => {});
     }
     return answer;
+  }
+
+  /**
+   * The shopper starts paying (the maker's `paymentStarted(total)`): the cart reported last is kept in
+   * localStorage (`_<prefix>/payment-started`, for a day) so that `handlePayment(total)` on the confirmation
+   * page, where the cart is already empty, confirms the cart that was paid.
+   * @param {number} total
+   * @returns {{ total: number, lines: number }}
+   */
+  paymentStarted(total) {
+    const amount = Number(total);
+    if (!Number.isFinite(amount) || amount < 0) throw new TypeError("paymentStarted expects a total >= 0");
+    const cart = paidLines(this.sync.lastCart) ?? [];
+    if (cart.length > 0) {
+      this.#session.local.set(this.#session.key(PAYMENT_STARTED), JSON.stringify({ total: amount, cart, at: Date.now() }));
+    }
+    return { total: amount, lines: cart.length };
+  }
+
+  /** The cart `paymentStarted` kept, when it is less than a day old. @returns {unknown[] | null} */
+  #paymentStartedCart() {
+    const key = this.#session.key(PAYMENT_STARTED);
+    try {
+      const kept = JSON.parse(this.#session.local.get(key) ?? "null");
+      if (kept && Array.isArray(kept.cart) && Date.now() - Number(kept.at) < PAYMENT_STARTED_MS) return kept.cart;
+    } catch {
+      // unreadable: none
+    }
+    this.#session.local.remove(key);
+    return null;
   }
 
   /**
@@ -235,7 +302,7 @@ export class BasketService {
     }
     const storeId = await this.#requireStore();
     this.#initialized = true;
-    /** @type {(() => Promise<void>) | null} */
+    /** @type {(() => Promise<boolean>) | null} */
     let push = null;
     const answer = await this.#enqueue(async () => {
       const result = await this.#client.request("GET", "/basket/merge-authless-basket",
@@ -244,7 +311,7 @@ export class BasketService {
       push = this.sync.register(result.changes ?? [], { after: result.basket, rollback: async () => {} });
       return result;
     });
-    if (push) void (/** @type {() => Promise<void>} */ (push))();
+    if (push) void (/** @type {() => Promise<boolean>} */ (push))();
     return answer;
   }
 
@@ -256,7 +323,8 @@ export class BasketService {
    * Rejects with the service's problem (403 for a logged-out visitor, 409 `no-store` / `empty`).
    * @returns {Promise<{ basket: Basket, changes: { id: string, quantity: number }[], cartFollowed: boolean }>}
    */
-  finalizeMenu() {
+  async finalizeMenu() {
+    await this.#askHook();
     return this.#arrive(() => this.#client.request("POST", "/menu/current/finalize", { write: true, version: "v2" }));
   }
 
@@ -302,7 +370,7 @@ export class BasketService {
   async #arrive(request) {
     this.#initialized = true;
     let cartFollowed = true;
-    /** @type {(() => Promise<void>) | null} */
+    /** @type {(() => Promise<boolean>) | null} */
     let push = null;
     const answer = await this.#enqueue(async () => {
       const result = await request();
@@ -315,7 +383,8 @@ export class BasketService {
       });
       return result;
     });
-    if (push) await /** @type {() => Promise<void>} */ (push)();
+    if (push) await /** @type {() => Promise<boolean>} */ (push)();
+    if (cartFollowed) this.#announceAdded(answer.changes);
     return { ...answer, cartFollowed };
   }
 
@@ -332,6 +401,9 @@ export class BasketService {
         ? emptyBasket(storeId)
         : await this.#client.request("GET", "/basket", { query: { store_id: storeId } });
       if (this.#loadedKey === key) this.#publish(basket);
+      // The service does not know that store (the basket is then empty): the hook is told (isPosValid).
+      if (storeId !== null && /** @type {any} */ (basket)?.unknown_store === true) this.#unknownStore = storeId;
+      else if (this.#unknownStore === storeId) this.#unknownStore = null;
       return basket;
     });
     this.#loading = loading;
@@ -340,6 +412,23 @@ export class BasketService {
       console.error(`[${this.#session.prefix}] could not load the basket`, error);
     });
     return loading;
+  }
+
+  /**
+   * The page's hook callback, before a write that adds products: whether the shopper is logged in, and
+   * whether the page chose a store the service knows (as far as the basket's load told). Rejects with a
+   * `#stopped-by-hook` problem when the page says no.
+   */
+  async #askHook() {
+    const storeId = this.#pos.storeId$.hasValue ? this.#pos.storeId$.value : null;
+    if (storeId) await this.initialize().catch(() => {}); // its answer says whether the service knows the store
+    await this.#hooks.proceed(this.#session.isConnected, Boolean(storeId) && storeId !== this.#unknownStore);
+  }
+
+  /** Products the last write added to the shopper's cart: `onAdded` with how many. @param {{ quantity: number }[] | undefined} changes */
+  #announceAdded(changes) {
+    const added = (changes ?? []).filter((change) => change.quantity > 0).length;
+    if (added > 0) this.#onAdded(added);
   }
 
   /** The store for a write: waits for pos.load; "no store" is a problem, not a silent no-op. */
@@ -351,16 +440,18 @@ export class BasketService {
 
   /**
    * One write: queued, answered, published, registered for the cart sync; the retailer's callbacks run
-   * once the queue is free again.
+   * once the queue is free again. A write that adds products asks the page's hook callback first.
+   * @param {"adds" | "removes"} kind
    * @param {(storeId: string) => Promise<BasketAnswer>} request
    * @param {(before: BasketEntry | undefined) => () => Promise<unknown>} inverse the rollback, from the entry before
    * @param {string} recipeId
    * @returns {Promise<BasketAnswer>}
    */
-  async #write(request, inverse, recipeId) {
+  async #write(kind, request, inverse, recipeId) {
+    if (kind === "adds") await this.#askHook();
     const storeId = await this.#requireStore();
     await this.initialize().catch(() => {}); // the rollback needs the basket before the change
-    /** @type {(() => Promise<void>) | null} */
+    /** @type {(() => Promise<boolean>) | null} */
     let push = null;
     const answer = await this.#enqueue(async () => {
       const before = this.entry(recipeId);
@@ -369,7 +460,10 @@ export class BasketService {
       push = this.sync.register(result.changes ?? [], { after: result.basket, rollback: inverse(before) });
       return result;
     });
-    if (push) void (/** @type {() => Promise<void>} */ (push))();
+    const pushed = push ? /** @type {() => Promise<boolean>} */ (push)() : Promise.resolve(true);
+    void pushed.then((followed) => {
+      if (followed) this.#announceAdded(answer.changes);
+    });
     return answer;
   }
 
@@ -450,6 +544,7 @@ export class BasketService {
     if (!basket || !Array.isArray(basket.recipes)) return;
     basket.recipes = basket.recipes.map((entry) => ({ ...entry, recipe_id: String(entry.recipe_id), lines: entry.lines ?? [] }));
     this.basket$.next(basket);
+    if (!this.ready$.hasValue) this.ready$.next(true);
   }
 
   /** Resolves once the basket calls queued so far are done (whatever their outcome). */

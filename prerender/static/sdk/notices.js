@@ -54,6 +54,8 @@ export class Notices {
    */
   error(error, fallbackKey = "error.generic") {
     if (error instanceof DOMException && error.name === "AbortError") return;
+    // The page's hook callback stopped the action: the page is showing its own way on (login, store picker).
+    if (error instanceof ApiError && String(error.problem.type ?? "").endsWith("#stopped-by-hook")) return;
     let key = fallbackKey;
     if (error instanceof ApiError) {
       key = textKeyOf(error) ?? fallbackKey;

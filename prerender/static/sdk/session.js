@@ -193,6 +193,63 @@ export class Session {
   }
 
   /**
+   * Resolves with the identity once the SDK acts for `kind`/`id`: at once when the credential is that
+   * shopper's, else when a credential of that shopper arrives (a fragment or the bootstrap the page inserts
+   * after its login). Rejects when, after the claim, a credential of another shopper arrives or the SDK is
+   * reset: the page's server vouched for someone else. A page that never brings a matching credential keeps
+   * it pending (the warning of `claim` says why).
+   * @param {"user" | "authless"} kind @param {unknown} id
+   * @returns {Promise<Identity>}
+   */
+  whenActingFor(kind, id) {
+    const claimed = checkId(id, "id");
+    const matches = (/** @type {Identity | null | undefined} */ identity) => identity?.kind === kind && identity.id === claimed;
+    const shopperOf = (/** @type {Identity | null | undefined} */ identity) => (identity ? `${identity.kind}:${identity.id}` : "");
+    const atClaim = shopperOf(this.identity$.value);
+    return new Promise((resolve, reject) => {
+      const subscription = this.identity$.subscribe((identity) => {
+        if (matches(identity)) {
+          queueMicrotask(() => subscription.unsubscribe());
+          resolve(/** @type {Identity} */ (identity));
+        } else if (shopperOf(identity) !== atClaim) {
+          queueMicrotask(() => subscription.unsubscribe());
+          reject(new Error(identity
+            ? `the page's credential is of another shopper (${identity.kind} ${JSON.stringify(identity.id)}), not ${kind} ${JSON.stringify(claimed)}`
+            : `user.reset() was called before a credential of ${kind} ${JSON.stringify(claimed)} arrived`));
+        }
+      });
+    });
+  }
+
+  /**
+   * The language of the requests from now on (`user.setLanguage`): `fr`, `en` or `<lang>-<retailer>`.
+   * @param {unknown} language
+   */
+  setLanguage(language) {
+    const value = String(language ?? "").trim().toLowerCase();
+    if (!LANGUAGE.test(value)) throw new TypeError(`unsupported language ${String(language)}`);
+    this.#language = value;
+  }
+
+  /**
+   * The shopper's profiling choice changed (`user.updateForbidProfiling`): recorded for the requests of this
+   * page, whatever `id` says (it only affects what this browser sends with its own credential); an `id` that
+   * is not the credential's shopper is reported, as a claim is.
+   * @param {boolean} forbid @param {"user" | "authless"} kind @param {unknown} id
+   */
+  updateForbidProfiling(forbid, kind, id) {
+    const claimed = checkId(id, "userId");
+    const credential = this.#credential;
+    if (credential && (credential.kind !== kind || credential.id !== claimed)) {
+      console.warn(`[${this.prefix}] user.updateForbidProfiling(${forbid}, ${JSON.stringify(claimed)}): not the shopper the `
+        + "page's server vouched for; the choice is recorded for this page's requests all the same.");
+    }
+    this.#forbidProfiling = Boolean(forbid);
+    const identity = this.identity$.value;
+    if (identity) this.#switchTo(credential, { ...identity, forbidProfiling: this.#forbidProfiling });
+  }
+
+  /**
    * Logout: forgets the credentials (the user's, and the remembered authless one) and `forbidProfiling`.
    * The SDK has no identity until a new credential element arrives; an element still carrying a forgotten
    * credential is ignored.

@@ -1,4 +1,5 @@
-// Streams of the SDK: `subscribe(fn)` -> `{unsubscribe()}`. No dependency, no global state.
+// Streams of the SDK: `subscribe(fn)` (or `subscribe({next})`, the observer shape of the maker's SDK, which
+// integrations written for it use) -> `{unsubscribe()}`. No dependency, no global state.
 
 /**
  * @template T
@@ -19,6 +20,22 @@ function notify(listener, value) {
 }
 
 /**
+ * The function to call for a subscriber given as a function or as an observer object (`{next}`; streams never
+ * end, so `error` and `complete` are never called).
+ * @template T
+ * @param {((value: T) => void) | { next?: (value: T) => void }} listener
+ * @returns {(value: T) => void}
+ */
+function toListener(listener) {
+  if (typeof listener === "function") return listener;
+  if (listener && typeof listener === "object") {
+    const next = listener.next;
+    return typeof next === "function" ? (value) => next.call(listener, value) : () => {};
+  }
+  throw new TypeError("subscribe expects a function or an observer object");
+}
+
+/**
  * A multicast stream of values. Late subscribers only see later values.
  * @template T
  */
@@ -27,13 +44,13 @@ export class Stream {
   #listeners = new Set();
 
   /**
-   * @param {(value: T) => void} listener
+   * @param {((value: T) => void) | { next?: (value: T) => void }} listener a function, or an observer object
    * @returns {Subscription<T>}
    */
   subscribe(listener) {
-    if (typeof listener !== "function") throw new TypeError("subscribe expects a function");
+    const next = toListener(listener);
     // A wrapper per subscription: subscribing the same function twice gives two independent subscriptions.
-    const entry = (/** @type {T} */ value) => listener(value);
+    const entry = (/** @type {T} */ value) => next(value);
     this.#listeners.add(entry);
     return { unsubscribe: () => void this.#listeners.delete(entry) };
   }
@@ -79,12 +96,12 @@ export class State extends Stream {
   }
 
   /**
-   * @param {(value: T) => void} listener
+   * @param {((value: T) => void) | { next?: (value: T) => void }} listener a function, or an observer object
    * @returns {Subscription<T>}
    */
   subscribe(listener) {
     const subscription = super.subscribe(listener);
-    if (this.#hasValue) notify(listener, this.#value);
+    if (this.#hasValue) notify(toListener(listener), this.#value);
     return subscription;
   }
 
@@ -99,12 +116,13 @@ export class State extends Stream {
    * A read-only state derived from this one; it emits only when the projected value changes.
    * @template U
    * @param {(value: T) => U} project
-   * @returns {{ subscribe(listener: (value: U) => void): Subscription<U>, readonly value: U | undefined }}
+   * @returns {{ subscribe(listener: ((value: U) => void) | { next?: (value: U) => void }): Subscription<U>, readonly value: U | undefined }}
    */
   map(project) {
     const source = this;
     return {
-      subscribe(listener) {
+      subscribe(subscriber) {
+        const listener = toListener(subscriber);
         let first = true;
         /** @type {U | undefined} */
         let last;

@@ -23,8 +23,12 @@ import { GuestCounts, validGuestCount } from "./guests.js";
 import { TransferArrivals } from "./transfer.js";
 import { defineShopperElement } from "./shopper.js";
 import { translator } from "./texts.js";
+import { Customization } from "./customization.js";
+import { Hooks } from "./hooks.js";
+import { Toaster } from "./toaster.js";
+import { Observable, single } from "./observable.js";
 
-export { Stream, State, ApiError, translator, validGuestCount };
+export { Stream, State, ApiError, Observable, translator, validGuestCount };
 
 const moduleUrl = new URL(import.meta.url);
 const search = moduleUrl.search;
@@ -48,6 +52,11 @@ export const INTERNAL = Symbol.for("prerender.sdk.internal");
  * @property {Planner} planner
  * @property {GuestCounts} guests
  * @property {TransferArrivals} transfers
+ * @property {Customization} customization the page's settings through the maker's setters (sdk/customization.js)
+ * @property {Customization["scrollLock"]} scrollLock the page's scroll, locked while a dialog of ours is open
+ * @property {{ hidden: Stream<boolean>, addAllClicked: Stream<{ ingredientsAdded: number, ingredientsTotal: number }> }} recipeEvents
+ *   what the drawer tells the page (`recipes.hidden`, `recipes.addAllIngredientsCTAWasClicked`)
+ * @property {State<boolean>} storeLocator$ a store picker of ours is open (`events.storeLocatorOpened()`)
  * @property {(name: string, props: Record<string, unknown>) => import("./analytics.js").AnalyticsEvent} track
  */
 
@@ -64,7 +73,17 @@ function createSdk() {
   const analytics = new Analytics({ client, session });
   const track = (/** @type {string} */ name, /** @type {Record<string, unknown>} */ props) => analytics.track(name, props);
   const pos = new Pos();
-  const basket = new BasketService({ client, pos, session, notices });
+  const customization = new Customization();
+  const hooks = new Hooks({ prefix });
+  const toaster = new Toaster({ prefix });
+  const onAdded = (/** @type {number} */ count) => {
+    if (customization.confirmationToaster$.value) toaster.show(notices.t(count === 1 ? "toaster.added-one" : "toaster.added-many", { count }));
+  };
+  const basket = new BasketService({ client, pos, session, notices, hooks, onAdded });
+  /** @type {SdkInternals["recipeEvents"]} */
+  const recipeEvents = { hidden: new Stream(), addAllClicked: new Stream() };
+  /** @type {State<boolean>} */
+  const storeLocator$ = new State(false);
   const likes = new Likes({ client, session, track });
   const planner = new Planner({ session });
   const guests = new GuestCounts();
@@ -98,6 +117,48 @@ function createSdk() {
     return openRecipeDetails({ recipeId: id, guests: validGuests(guests), ...options });
   }
 
+  /** Opens the drawer on the basket's recipes (the v2 basket preview). @param {{ opener?: HTMLElement }} [options] */
+  async function openPreview(options = {}) {
+    const { openBasketPreview } = /** @type {typeof import("../components/drawer.js")} */ (
+      await import(new URL(`../components/drawer.js${search}`, import.meta.url).href));
+    return openBasketPreview(options);
+  }
+
+  /**
+   * The maker's login call: records `forbidProfiling`, checks the claim against the credential (sdk/session.js)
+   * and returns an observable that emits the identity once the SDK acts for that shopper, which is also a
+   * promise resolved once the call is recorded (as before).
+   * @param {"user" | "authless"} kind @param {unknown} id @param {unknown} forbidProfiling
+   */
+  function load(kind, id, forbidProfiling) {
+    try {
+      session.claim(kind, /** @type {string} */ (id), forbidProfiling === undefined ? undefined : Boolean(forbidProfiling));
+      return single(session.whenActingFor(kind, id), Promise.resolve(undefined));
+    } catch (error) {
+      return single(Promise.reject(error));
+    }
+  }
+
+  /**
+   * The retailer's favorite products (`user.setFavoriteItems`): PUT /favorite-items, preferred when the
+   * basket picks a product for an ingredient. An observable of the stored list that is also a promise.
+   * @param {unknown} ids product ids, strings (numbers are accepted)
+   */
+  function setFavoriteItems(ids) {
+    const request = (async () => {
+      if (!Array.isArray(ids)) throw new TypeError("setFavoriteItems expects an array of product ids");
+      const productIds = ids.map((id) => String(id ?? "").trim());
+      if (productIds.some((id) => !id)) throw new TypeError("setFavoriteItems: empty product id");
+      return client.request("PUT", "/favorite-items", { json: { product_ids: productIds } });
+    })();
+    return single(request);
+  }
+
+  /** A setter of the maker's surface that takes no argument and switches a feature on. @param {State<boolean>} state */
+  const enable = (state) => () => {
+    state.next(true);
+  };
+
   let tokenWarned = false;
   const sdk = {
     prefix,
@@ -128,16 +189,29 @@ function createSdk() {
     }),
     user: Object.freeze({
       // The page's claims: only the credential of the page decides whom the SDK acts for (session.claim).
-      loadWithExternalId: async (/** @type {string} */ id, forbidProfiling = false) => session.claim("user", id, forbidProfiling),
-      loadWithAuthlessId: async (/** @type {string} */ id) => session.claim("authless", id),
+      loadWithExternalId: (/** @type {string} */ id, forbidProfiling = false) => load("user", id, forbidProfiling),
+      loadWithExtId: (/** @type {string} */ id, forbidProfiling = false) => load("user", id, forbidProfiling),
+      loadWithAuthlessId: (/** @type {string} */ id, /** @type {boolean | undefined} */ forbidProfiling) => load("authless", id, forbidProfiling),
       /** Logout: the SDK forgets its credentials, and has no identity until a new credential element arrives. */
       reset: async () => session.reset(),
+      setLanguage: (/** @type {string} */ language) => session.setLanguage(language),
+      setFavoriteItems,
+      /** The shopper's position, for the store pickers (nearest stores first). */
+      setLocation: (/** @type {unknown} */ position) => customization.setLocation(position),
+      updateForbidProfiling: (/** @type {boolean} */ forbid, /** @type {string} */ userId, isAuthless = false) =>
+        session.updateForbidProfiling(Boolean(forbid), isAuthless ? "authless" : "user", userId),
       user$: session.identity$,
     }),
     basket: Object.freeze({
+      /** Emits `true` once the basket has loaded the first time (at once for a later subscriber). */
+      basketIsReady$: basket.ready$,
       initialize: () => basket.initialize(),
       recipeCount: () => basket.recipeCount(),
+      /** Empties the basket (every recipe out), then loads it again. */
       reset: () => basket.reset(),
+      /** Loads the basket again without changing it. */
+      reload: () => basket.reload(),
+      openPreview: (/** @type {{ opener?: HTMLElement }} */ options) => openPreview(options),
       basket$: basket.basket$,
       inBasket$: (/** @type {string} */ recipeId) => basket.inBasket$(recipeId),
       mergeAuthless: (/** @type {string} */ authlessId) => basket.mergeAuthless(authlessId),
@@ -150,6 +224,7 @@ function createSdk() {
       retailerBasketChanged: async (/** @type {unknown} */ products) => basket.sync.cartChanged(products),
       handlePayment: async (/** @type {number} */ total, /** @type {string} */ orderId, /** @type {unknown} */ cart) =>
         basket.confirm(total, orderId, cart),
+      paymentStarted: (/** @type {number} */ total) => basket.paymentStarted(total),
       definePushProductsToCart: (/** @type {any} */ callback) => basket.sync.definePush(callback),
       defineAddProductsToCart: (/** @type {any} */ callback) => basket.sync.defineAdd(callback),
       defineRemoveProductsFromCart: (/** @type {any} */ callback) => basket.sync.defineRemove(callback),
@@ -163,8 +238,40 @@ function createSdk() {
       setGuests: (/** @type {string | number} */ recipeId, /** @type {unknown} */ count) => guests.set(recipeId, count),
       /** The guest count chosen on the page for a recipe, as a stream. */
       guests$: (/** @type {string | number} */ recipeId) => guests.of(recipeId),
+      /** Emits `true` each time the drawer closes. */
+      hidden: recipeEvents.hidden,
+      /** Emits `{ingredientsAdded, ingredientsTotal}` after "add all" in the drawer. */
+      addAllIngredientsCTAWasClicked: recipeEvents.addAllClicked,
+      setDefaultRecipePicture: (/** @type {string} */ url) => customization.setDefaultPicture("recipe", url),
+      setDefaultIngredientPicture: (/** @type {string} */ url) => customization.setDefaultPicture("ingredient", url),
+      setDifficultyLevels: (/** @type {{ value: number, label: string }[]} */ levels) => customization.setDifficultyLevels(levels),
+      showConfirmationToaster: enable(customization.confirmationToaster$),
+      shouldDisplayIngredientPicturesOnRecipeCard: (/** @type {boolean} */ should) =>
+        customization.ingredientPicturesOnCard$.next(Boolean(should)),
+    }),
+    features: Object.freeze({
+      enableUserPreferences: enable(customization.userPreferences$),
+      enableTagsOnRecipes: enable(customization.tagsOnRecipes$),
+      enableMealsPlanner: (/** @type {string} */ url) => customization.enableMealsPlanner(url),
+      collapseUnavailableProductsByDefault: enable(customization.collapseUnavailable$),
+      enableVideoRecipes: enable(customization.videoRecipes$),
+    }),
+    router: Object.freeze({
+      setRecipeCatalogUrl: (/** @type {string} */ url) => customization.setRoute("catalog", url),
+      setRecipeInfoLink: (/** @type {string} */ url) => customization.setRoute("recipeInfo", url),
+      setRetailerCartUrl: (/** @type {string} */ url) => customization.setRoute("cart", url),
+      setPromotionsUrl: (/** @type {string} */ url) => customization.setRoute("promotions", url),
+    }),
+    events: Object.freeze({
+      /** Emits `true` when a store picker of ours opens, `false` when it closes (the current state at once). */
+      storeLocatorOpened: () => storeLocator$,
     }),
     hook: Object.freeze({
+      /**
+       * `(isLogged, isPosValid) => boolean`, asked before an action that adds products to the basket: the
+       * action goes on only when it returns true (sdk/hooks.js).
+       */
+      setHookCallback: (/** @type {unknown} */ callback) => hooks.setHookCallback(callback),
       /**
        * How the page switches to a store (a basket arriving from an affiliated site was built at another one):
        * `(storeId) => boolean | Promise<boolean>`, true once the page is at that store.
@@ -189,16 +296,25 @@ function createSdk() {
       storeRequired$: planner.storeRequired$,
       resumeFinalize: () => planner.resumeFinalize(),
     }),
+    /** The maker's top-level setters (docs/sdk.md, "Migrating from the maker's SDK"). */
+    paymentStarted: (/** @type {number} */ total) => basket.paymentStarted(total),
+    setStickyHeaderHeight: (/** @type {number} */ height) => customization.setStickyHeaderHeight(height),
+    setDefaultScrollElementGetter: (/** @type {unknown} */ getter) => customization.setScrollElementGetter(getter),
     ApiError,
   };
   /** @type {SdkInternals} */
-  const internals = { session, client, notices, analytics, basket, likes, pos, planner, guests, transfers, track };
+  const internals = {
+    session, client, notices, analytics, basket, likes, pos, planner, guests, transfers, track,
+    customization, scrollLock: customization.scrollLock, recipeEvents, storeLocator$,
+  };
   Object.defineProperty(sdk, INTERNAL, { value: Object.freeze(internals) });
   return {
     sdk: Object.freeze(sdk),
     start() {
       // The credential elements already parsed are upgraded now, before any component asks for anything.
       defineShopperElement({ prefix, session });
+      // The page's settings follow every fragment, there now or inserted later.
+      customization.watch();
       // A page that names its analytics path in a meta tag gets its pageview without any code; sent once
       // the document is parsed, so that the page's own module scripts have subscribed to eventSent$.
       const autoPageview = () => {

@@ -27,6 +27,11 @@ const TEXTS = {
     "transfer.received": "Les ingrédients de votre panier {affiliate} ont été ajoutés à votre panier.",
     "transfer.expired": "Ce lien de panier a expiré ou a déjà été utilisé : ajoutez à nouveau les recettes depuis le site d'origine.",
     "transfer.failed": "Le panier transféré n'a pas pu être ajouté. Réessayez depuis le site d'origine.",
+    "details.unavailable-show": "Voir les produits indisponibles ({count})",
+    "details.unavailable-hide": "Masquer les produits indisponibles",
+    "drawer.preview": "Mon panier",
+    "toaster.added-one": "1 produit ajouté à votre panier",
+    "toaster.added-many": "{count} produits ajoutés à votre panier",
   },
   en: {
     "error.generic": "Something went wrong. Please try again in a moment.",
@@ -49,6 +54,11 @@ const TEXTS = {
     "transfer.received": "The ingredients of your {affiliate} basket were added to your cart.",
     "transfer.expired": "This basket link has expired or was already used: add the recipes again from the original site.",
     "transfer.failed": "The transferred basket could not be added. Please try again from the original site.",
+    "details.unavailable-show": "Show the unavailable products ({count})",
+    "details.unavailable-hide": "Hide the unavailable products",
+    "drawer.preview": "My basket",
+    "toaster.added-one": "1 product added to your cart",
+    "toaster.added-many": "{count} products added to your cart",
   },
 };
 
