@@ -253,6 +253,17 @@ def test_the_customization_members_change_what_the_shopper_sees(
     kept = json.loads(page.evaluate("() => localStorage.getItem('_svc/payment-started')") or "null")
     assert kept and kept["total"] == 12.5 and kept["cart"]
 
+    # basket.reset() empties the basket, as the maker documents it (a second recipe added since the page loaded).
+    second = hydrated_cards(page).nth(1)
+    second.locator(".svc-recipe-card-cta").click()
+    page.get_by_role("dialog").locator(".svc-recipe-details__add-all").click()
+    expect(second).to_have_attribute("in-basket", "true")
+    page.keyboard.press("Escape")
+    assert page.evaluate("() => window.svc.basket.reset().then((basket) => basket.recipe_count)") == 0
+    expect(card).to_have_attribute("in-basket", "false")
+    expect(second).to_have_attribute("in-basket", "false")
+    assert page.evaluate("() => window.svc.basket.reload().then((basket) => basket.recipe_count)") == 0
+
 
 def test_the_shoppers_location_puts_the_nearest_store_first(page: Page, publisher_url: str) -> None:
     """`user.setLocation(position)` on a recipe publisher's page: its drawer's store picker (the stores of the

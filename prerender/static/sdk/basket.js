@@ -135,19 +135,19 @@ export class BasketService {
   }
 
   /**
-   * Empties the basket (the maker's `basket.reset()`): every recipe is taken out, then the basket is loaded
-   * again. Meant for a retailer cart the shopper emptied: nothing is pushed to the cart (it is the page's
-   * own action) and nothing waits for it. Changes still waiting for the cart are dropped first.
+   * Empties the basket (the maker's `basket.reset()`): the basket is loaded again, then every recipe it holds
+   * is taken out. Meant for a retailer cart the shopper emptied: nothing is pushed to the cart (it is the
+   * page's own action) and nothing waits for it. Changes still waiting for the cart are dropped first. Rejects
+   * when a removal fails (what was removed until then stays removed).
    * @returns {Promise<Basket>}
    */
   async reset() {
-    this.sync.reset();
-    this.#initialized = true;
-    const basket = await this.#load().catch(() => null);
-    for (const entry of basket?.recipes ?? []) {
+    // The service's basket now (not the state of the page's first load): every recipe it holds goes.
+    const basket = await this.reload();
+    for (const entry of basket.recipes ?? []) {
       await this.#delete(entry.recipe_id);
     }
-    return this.reload();
+    return this.basket$.value ?? basket;
   }
 
   /**
