@@ -44,6 +44,8 @@ export class CatalogElement extends HTMLElement {
   #listeners = null;
   /** @type {{ unsubscribe(): void }[]} */
   #subscriptions = [];
+  /** Whether the open preferences dialog holds the page's scroll lock. */
+  #holdsScroll = false;
   /** @type {IntersectionObserver | null} */
   #rows = null;
   /** @type {ResizeObserver | null} */
@@ -94,6 +96,7 @@ export class CatalogElement extends HTMLElement {
     this.#listeners?.abort();
     this.#listeners = null;
     for (const subscription of this.#subscriptions.splice(0)) subscription.unsubscribe();
+    this.#releaseScroll();
     this.#rows?.disconnect();
     this.#rows = null;
     this.#toolbar?.disconnect();
@@ -283,21 +286,28 @@ export class CatalogElement extends HTMLElement {
     }));
   }
 
+  /** The page's scroll lock, given back once (the dialog closed, or the page removed us while it was open). */
+  #releaseScroll() {
+    if (!this.#holdsScroll) return;
+    this.#holdsScroll = false;
+    internals().customization.scrollLock.release();
+  }
+
   /** @param {HTMLElement} opener */
   #openPreferences(opener) {
     const dialog = this.querySelector("dialog.svc-preferences");
     if (!(dialog instanceof HTMLDialogElement)) return;
     if (dialog.open) return;
     internals().track("preferences.display", {});
-    const { scrollLock } = internals().customization;
     opener.setAttribute("aria-expanded", "true");
     dialog.addEventListener("close", () => {
       opener.setAttribute("aria-expanded", "false");
-      scrollLock.release();
+      this.#releaseScroll();
       opener.focus();
     }, { once: true });
     dialog.showModal();
-    scrollLock.acquire();
+    internals().customization.scrollLock.acquire();
+    this.#holdsScroll = true;
   }
 
   /** @param {SubmitEvent} event */

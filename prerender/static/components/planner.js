@@ -279,6 +279,11 @@ export class PlannerElement extends HTMLElement {
         if (status === 409 && problem?.reason === "no-store") {
           return this.#askHost(planner.require("store", resumeUrl, posStore), "STORE_REQUIRED");
         }
+        // The page's hook callback said no (svc.hook.setHookCallback): it shows its own way on.
+        if (String(problem?.type ?? "").endsWith("#stopped-by-hook")) {
+          this.#status("");
+          return undefined;
+        }
         throw error;
       }
       internals().track("planner.finalize", { recipe_count: count, product_count: result.changes?.length ?? 0 });

@@ -203,8 +203,10 @@ export class BasketService {
    */
   setIngredient(recipeId, ingredientId, productId, quantity) {
     const id = String(recipeId);
+    const line = this.entry(id)?.lines.find((l) => l.ingredient_id === String(ingredientId));
+    const held = line && line.product_id === String(productId) ? line.quantity : 0;
     return this.#write(
-      quantity > 0 ? "adds" : "removes",
+      quantity > held ? "adds" : "removes",
       (storeId) => this.#putLine(id, String(ingredientId), String(productId), quantity, storeId),
       (before) => {
         if (!before) return () => this.#delete(id);
@@ -261,8 +263,12 @@ export class BasketService {
    * @returns {{ total: number, lines: number }}
    */
   paymentStarted(total) {
-    const amount = Number(total);
-    if (!Number.isFinite(amount) || amount < 0) throw new TypeError("paymentStarted expects a total >= 0");
+    // Called from the retailer's checkout button: a total it cannot read is reported, never thrown.
+    let amount = Number(total);
+    if (!Number.isFinite(amount) || amount < 0) {
+      console.warn(`[${this.#session.prefix}] paymentStarted(${JSON.stringify(total)}): not a total >= 0; the cart is kept all the same`);
+      amount = 0;
+    }
     const cart = paidLines(this.sync.lastCart) ?? [];
     if (cart.length > 0) {
       this.#session.local.set(this.#session.key(PAYMENT_STARTED), JSON.stringify({ total: amount, cart, at: Date.now() }));
@@ -383,7 +389,7 @@ export class BasketService {
       });
       return result;
     });
-    if (push) await /** @type {() => Promise<boolean>} */ (push)();
+    if (push && !(await /** @type {() => Promise<boolean>} */ (push)())) cartFollowed = false;
     if (cartFollowed) this.#announceAdded(answer.changes);
     return { ...answer, cartFollowed };
   }

@@ -192,33 +192,38 @@ export class Session {
     if (identity) this.#switchTo(credential, { ...identity, forbidProfiling: this.#forbidProfiling });
   }
 
+  /** The shopper the SDK acts for now, as `kind:id` ("" without a credential). */
+  get shopperKey() {
+    const identity = this.identity$.value;
+    return identity ? `${identity.kind}:${identity.id}` : "";
+  }
+
   /**
-   * Resolves with the identity once the SDK acts for `kind`/`id`: at once when the credential is that
-   * shopper's, else when a credential of that shopper arrives (a fragment or the bootstrap the page inserts
-   * after its login). Rejects when, after the claim, a credential of another shopper arrives or the SDK is
-   * reset: the page's server vouched for someone else. A page that never brings a matching credential keeps
-   * it pending (the warning of `claim` says why).
-   * @param {"user" | "authless"} kind @param {unknown} id
-   * @returns {Promise<Identity>}
+   * Watches a claim (`user.loadWithExternalId` / `loadWithAuthlessId`): `sink.next(identity)` then
+   * `complete()` once the SDK acts for `kind`/`id` (at once when the credential is that shopper's, else when a
+   * credential of that shopper arrives: a single-page app's login); `sink.error` when a credential of another
+   * shopper than the one of `atClaim` arrives first, or `user.reset()`. Returns the teardown.
+   * @param {"user" | "authless"} kind @param {string} id checked by `claim`
+   * @param {string} atClaim `shopperKey` when the page made the claim
+   * @param {{ next(identity: Identity): void, error(error: unknown): void, complete(): void }} sink
    */
-  whenActingFor(kind, id) {
-    const claimed = checkId(id, "id");
-    const matches = (/** @type {Identity | null | undefined} */ identity) => identity?.kind === kind && identity.id === claimed;
-    const shopperOf = (/** @type {Identity | null | undefined} */ identity) => (identity ? `${identity.kind}:${identity.id}` : "");
-    const atClaim = shopperOf(this.identity$.value);
-    return new Promise((resolve, reject) => {
-      const subscription = this.identity$.subscribe((identity) => {
-        if (matches(identity)) {
-          queueMicrotask(() => subscription.unsubscribe());
-          resolve(/** @type {Identity} */ (identity));
-        } else if (shopperOf(identity) !== atClaim) {
-          queueMicrotask(() => subscription.unsubscribe());
-          reject(new Error(identity
-            ? `the page's credential is of another shopper (${identity.kind} ${JSON.stringify(identity.id)}), not ${kind} ${JSON.stringify(claimed)}`
-            : `user.reset() was called before a credential of ${kind} ${JSON.stringify(claimed)} arrived`));
-        }
-      });
+  watchClaim(kind, id, atClaim, sink) {
+    let done = false;
+    const subscription = this.identity$.subscribe((identity) => {
+      if (done) return;
+      const key = identity ? `${identity.kind}:${identity.id}` : "";
+      if (key === `${kind}:${id}`) {
+        done = true;
+        sink.next(/** @type {Identity} */ (identity));
+        sink.complete();
+      } else if (key !== atClaim) {
+        done = true;
+        sink.error(new Error(identity
+          ? `the page's credential is of another shopper (${identity.kind} ${JSON.stringify(identity.id)}), not ${kind} ${JSON.stringify(id)}`
+          : `user.reset() was called before a credential of ${kind} ${JSON.stringify(id)} arrived`));
+      }
     });
+    return () => subscription.unsubscribe();
   }
 
   /**
@@ -233,12 +238,12 @@ export class Session {
 
   /**
    * The shopper's profiling choice changed (`user.updateForbidProfiling`): recorded for the requests of this
-   * page, whatever `id` says (it only affects what this browser sends with its own credential); an `id` that
-   * is not the credential's shopper is reported, as a claim is.
+   * page, whatever `id` says (it only affects what this browser sends with its own credential, and a refusal
+   * must never be lost to a bad id); an `id` that is not the credential's shopper is reported, as a claim is.
    * @param {boolean} forbid @param {"user" | "authless"} kind @param {unknown} id
    */
   updateForbidProfiling(forbid, kind, id) {
-    const claimed = checkId(id, "userId");
+    const claimed = String(id ?? "").trim();
     const credential = this.#credential;
     if (credential && (credential.kind !== kind || credential.id !== claimed)) {
       console.warn(`[${this.prefix}] user.updateForbidProfiling(${forbid}, ${JSON.stringify(claimed)}): not the shopper the `

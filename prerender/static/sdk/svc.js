@@ -132,9 +132,17 @@ function createSdk() {
    */
   function load(kind, id, forbidProfiling) {
     try {
+      const atClaim = session.shopperKey;
       session.claim(kind, /** @type {string} */ (id), forbidProfiling === undefined ? undefined : Boolean(forbidProfiling));
-      return single(session.whenActingFor(kind, id), Promise.resolve(undefined));
+      const claimed = String(id).trim();
+      const login = new Observable((/** @type {any} */ sink) => session.watchClaim(kind, claimed, atClaim, sink));
+      const recorded = Promise.resolve(undefined);
+      return Object.assign(login, {
+        then: recorded.then.bind(recorded), catch: recorded.catch.bind(recorded), finally: recorded.finally.bind(recorded),
+      });
     } catch (error) {
+      // A bad id is the page's bug: said in the console even when nobody subscribes or awaits.
+      console.error(`[${prefix}] user.${kind === "user" ? "loadWithExternalId" : "loadWithAuthlessId"}:`, error);
       return single(Promise.reject(error));
     }
   }
@@ -198,8 +206,14 @@ function createSdk() {
       setFavoriteItems,
       /** The shopper's position, for the store pickers (nearest stores first). */
       setLocation: (/** @type {unknown} */ position) => customization.setLocation(position),
-      updateForbidProfiling: (/** @type {boolean} */ forbid, /** @type {string} */ userId, isAuthless = false) =>
-        session.updateForbidProfiling(Boolean(forbid), isAuthless ? "authless" : "user", userId),
+      updateForbidProfiling: (/** @type {boolean} */ forbid, /** @type {string} */ userId, isAuthless = false) => {
+        try {
+          session.updateForbidProfiling(Boolean(forbid), isAuthless ? "authless" : "user", userId);
+        } catch (error) {
+          // Called from the page's cookie banner: a bad id is reported, never thrown into it.
+          console.warn(`[${prefix}] user.updateForbidProfiling:`, error);
+        }
+      },
       user$: session.identity$,
     }),
     basket: Object.freeze({
@@ -245,7 +259,10 @@ function createSdk() {
       setDefaultRecipePicture: (/** @type {string} */ url) => customization.setDefaultPicture("recipe", url),
       setDefaultIngredientPicture: (/** @type {string} */ url) => customization.setDefaultPicture("ingredient", url),
       setDifficultyLevels: (/** @type {{ value: number, label: string }[]} */ levels) => customization.setDifficultyLevels(levels),
-      showConfirmationToaster: enable(customization.confirmationToaster$),
+      showConfirmationToaster: () => {
+        customization.confirmationToaster$.next(true);
+        toaster.prepare();
+      },
       shouldDisplayIngredientPicturesOnRecipeCard: (/** @type {boolean} */ should) =>
         customization.ingredientPicturesOnCard$.next(Boolean(should)),
     }),
