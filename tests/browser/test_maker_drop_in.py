@@ -20,6 +20,7 @@ from .helpers import BrowserCalls, hydrated_cards, new_user, origin_served_by, v
 
 SETUP_CLASS = "maker-integration.js"
 SHOP = "http://127.0.0.1:8080"
+INTERNAL = "window.svc[Symbol.for('prerender.sdk.internal')]"
 ALERT = "User logged in on Svc!"
 RECIPE_PICTURES = re.compile(r"/media/recipes/\d+\.svg(\?.*)?$")
 
@@ -202,9 +203,7 @@ def test_the_customization_members_change_what_the_shopper_sees(
     # ingredients added and the toaster.
     card, dialog = open_first_recipe(page)
     expect(dialog.locator("[data-difficulty]").first).to_have_text(re.compile(r"^(Débutant|Cuisinier|Chef)$"))
-    tags = dialog.locator("[data-svc-feature='tags']")
-    if tags.count():
-        expect(tags).to_be_visible()
+    expect(dialog.locator("[data-svc-feature='tags']")).to_be_visible()
     assert "svc-scroll-lock" not in (page.evaluate("() => document.documentElement.className") or "")
     total = dialog.locator(".svc-recipe-details__panel[data-panel='shopping'] .svc-recipe-details__ingredient").count()
     dialog.locator(".svc-recipe-details__add-all").click()
@@ -212,10 +211,20 @@ def test_the_customization_members_change_what_the_shopper_sees(
     page.wait_for_function("() => window.seen.added.length === 1")
     added = page.evaluate("() => window.seen.added[0]")
     assert added["ingredientsTotal"] == total and 0 < added["ingredientsAdded"] <= total
-    expect(page.locator(".svc-toaster")).to_have_text(re.compile(r"produits? ajoutés? à votre panier"))
+    # The confirmation, in the drawer the addition was made in (inside its modal dialog).
+    expect(dialog.locator(".svc-drawer__message")).to_have_text(re.compile(r"produits? ajoutés? à votre panier"))
     page.keyboard.press("Escape")
     page.wait_for_function("() => window.seen.hidden.length === 1")
     assert page.evaluate("() => window.seen.hidden") == [True]
+
+    # An addition made with no dialog open (through the SDK's basket, as the planner's finalize or a transferred
+    # basket add): the toaster, a status message at the top of the viewport.
+    third = hydrated_cards(page).nth(2)
+    page.evaluate(f"(id) => {INTERNAL}.basket.addRecipe(id, 4)", third.get_attribute("recipe-id"))
+    toaster = page.locator(".svc-toaster")
+    expect(toaster).to_have_text(re.compile(r"produits? ajoutés? à votre panier"))
+    expect(toaster).to_have_attribute("role", "status")
+    expect(third).to_have_attribute("in-basket", "true")
 
     # eventSent$: each event is the object and the maker's JSON text at once.
     events = page.evaluate("() => window.seen.events")

@@ -303,7 +303,12 @@ export class RecipeDetails {
     // The page's other controls of this recipe (a publisher's CTA) follow once the basket has the new count.
     const share = () => internals().guests.set(this.#recipeId, guests);
     if (basket.entry(this.#recipeId)) {
-      basket.setGuests(this.#recipeId, guests).then(share, (/** @type {unknown} */ error) => notices.error(error));
+      basket.setGuests(this.#recipeId, guests).then(share, (/** @type {unknown} */ error) => {
+        notices.error(error);
+        // The page's hook said no: the recipe stays in the basket for its guests, and the drawer shows those.
+        const before = basket.entry(this.#recipeId)?.guests;
+        if (isStoppedByHook(error) && before) this.#drawer.reload({ guests: before }).catch(() => {});
+      });
     } else {
       share();
     }
@@ -715,4 +720,9 @@ function positiveInt(value) {
 /** @param {number} value */
 function clampGuests(value) {
   return Number.isInteger(value) ? Math.min(GUESTS_MAX, Math.max(GUESTS_MIN, value)) : null;
+}
+
+/** A basket write the page's hook callback stopped (svc.hook.setHookCallback). @param {unknown} error */
+function isStoppedByHook(error) {
+  return String(/** @type {any} */ (error)?.problem?.type ?? "").endsWith("#stopped-by-hook");
 }

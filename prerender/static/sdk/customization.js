@@ -169,24 +169,30 @@ export class Customization {
   watch() {
     if (this.#watching) return;
     this.#watching = true;
+    // Until the page sets something, the markup is as the server made it: nothing to apply, nothing to watch
+    // (a page that never calls a setter pays nothing for its own DOM changes). The first change applies
+    // everything and starts watching the fragments inserted from then on.
     let started = false;
+    /** @type {MutationObserver | null} */
+    let observer = null;
     const applyAll = () => {
-      if (started) this.apply(document);
+      if (!started) return;
+      this.apply(document);
+      observer ??= new MutationObserver((records) => {
+        for (const record of records) {
+          for (const node of record.addedNodes) if (node instanceof Element) this.apply(node);
+        }
+      });
+      observer.observe(document.documentElement, { childList: true, subtree: true });
     };
     for (const state of [this.defaultRecipePicture$, this.defaultIngredientPicture$, this.difficultyLabels$,
       this.routes$, this.tagsOnRecipes$]) {
-      state.subscribe(applyAll); // a change re-applies everything; the current values are applied once, below
+      state.subscribe(applyAll); // the current (default) values change nothing
     }
     started = true;
-    this.apply(document);
     this.stickyHeaderHeight$.subscribe((px) => {
       document.documentElement.style.setProperty("--svc-sticky-header-height", `${px}px`);
     });
-    new MutationObserver((records) => {
-      for (const record of records) {
-        for (const node of record.addedNodes) if (node instanceof Element) this.apply(node);
-      }
-    }).observe(document.documentElement, { childList: true, subtree: true });
     // A picture that fails to load (error events do not bubble: captured on the document).
     document.addEventListener("error", (event) => {
       if (event.target instanceof HTMLImageElement && event.target.dataset.svcPicture) this.#repairPicture(event.target, true);

@@ -41,6 +41,14 @@ export class Notices {
     this.#presenter = presenter;
   }
 
+  /**
+   * Shows `text` in the open dialog (the drawer) when there is one; false when none took it.
+   * @param {string} text @param {"info" | "error"} [kind]
+   */
+  presentInDialog(text, kind = "info") {
+    return this.#presenter?.({ kind, text }) ?? false;
+  }
+
   /** @param {string} text  @param {"info" | "error"} [kind] */
   show(text, kind = "info") {
     this.#emit({ kind, text });

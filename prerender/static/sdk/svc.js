@@ -76,8 +76,12 @@ function createSdk() {
   const customization = new Customization();
   const hooks = new Hooks({ prefix });
   const toaster = new Toaster({ prefix });
+  // The confirmation of `recipes.showConfirmationToaster()`: in the open drawer's messages when the addition was
+  // made there (inside its modal dialog, where assistive technology reads it), else the toaster.
   const onAdded = (/** @type {number} */ count) => {
-    if (customization.confirmationToaster$.value) toaster.show(notices.t(count === 1 ? "toaster.added-one" : "toaster.added-many", { count }));
+    if (!customization.confirmationToaster$.value) return;
+    const text = notices.t(count === 1 ? "toaster.added-one" : "toaster.added-many", { count });
+    if (!notices.presentInDialog(text)) toaster.show(text);
   };
   const basket = new BasketService({ client, pos, session, notices, hooks, onAdded });
   /** @type {SdkInternals["recipeEvents"]} */
