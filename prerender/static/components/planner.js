@@ -21,7 +21,7 @@
 // - analytics: a pageview (path `analytics-path`) unless the host's page has its meta path, `planner.open`
 //   once, then `planner.add`, `planner.remove`, `planner.swap`, `planner.finalize`.
 const search = new URL(import.meta.url).search;
-const { sdk, internals } = /** @type {typeof import("./ui.js")} */ (
+const { sdk, internals, isStoppedByHook } = /** @type {typeof import("./ui.js")} */ (
   await import(new URL(`./ui.js${search}`, import.meta.url).href));
 const { findOnboarding, ONBOARDED_KEY } = /** @type {typeof import("./planner-onboarding.js")} */ (
   await import(new URL(`./planner-onboarding.js${search}`, import.meta.url).href));
@@ -280,7 +280,7 @@ export class PlannerElement extends HTMLElement {
           return this.#askHost(planner.require("store", resumeUrl, posStore), "STORE_REQUIRED");
         }
         // The page's hook callback said no (svc.hook.setHookCallback): it shows its own way on.
-        if (String(problem?.type ?? "").endsWith("#stopped-by-hook")) {
+        if (isStoppedByHook(error)) {
           this.#status("");
           return undefined;
         }

@@ -11,7 +11,7 @@
 // - `features.collapseUnavailableProductsByDefault()`: the ingredients unavailable at the store move to a list
 //   of their own, hidden behind a toggle button after the shopping list.
 const search = new URL(import.meta.url).search;
-const { internals, h, money, bindLikeButton, translator } = /** @type {typeof import("./ui.js")} */ (
+const { internals, h, money, bindLikeButton, translator, isStoppedByHook } = /** @type {typeof import("./ui.js")} */ (
   await import(new URL(`./ui.js${search}`, import.meta.url).href));
 
 const GUESTS_MIN = 1;
@@ -720,9 +720,4 @@ function positiveInt(value) {
 /** @param {number} value */
 function clampGuests(value) {
   return Number.isInteger(value) ? Math.min(GUESTS_MAX, Math.max(GUESTS_MIN, value)) : null;
-}
-
-/** A basket write the page's hook callback stopped (svc.hook.setHookCallback). @param {unknown} error */
-function isStoppedByHook(error) {
-  return String(/** @type {any} */ (error)?.problem?.type ?? "").endsWith("#stopped-by-hook");
 }

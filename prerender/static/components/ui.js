@@ -1,7 +1,7 @@
 // Shared DOM helpers of the components: element builder, icons (the same SVG as templates/macros/icons.html),
 // money formatting, and the like (heart) button binding used by the card and the recipe details.
 const search = new URL(import.meta.url).search;
-const { sdk, INTERNAL, translator, validGuestCount } = /** @type {typeof import("../sdk/svc.js")} */ (
+const { sdk, INTERNAL, translator, validGuestCount, isStoppedByHook } = /** @type {typeof import("../sdk/svc.js")} */ (
   await import(new URL(`../sdk/svc.js${search}`, import.meta.url).href));
 
 /**
@@ -12,7 +12,7 @@ export function internals() {
   return /** @type {any} */ (sdk)[INTERNAL];
 }
 
-export { sdk, translator, validGuestCount };
+export { sdk, translator, validGuestCount, isStoppedByHook };
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 

@@ -12,7 +12,7 @@
 // - `[data-svc-feature="tags"]`: shown only once `features.enableTagsOnRecipes()` was called.
 //
 // Components read the other settings (collapse unavailable products, ingredient pictures on cards, the
-// planner URL...) from here, and lock the page's scroll through `scrollLock`.
+// shopper's location...) from here, and lock the page's scroll through `scrollLock`.
 import { State } from "./stream.js";
 
 /** @typedef {"recipe" | "ingredient"} PictureKind */
@@ -52,7 +52,6 @@ export class Customization {
   /** @type {State<boolean>} */ videoRecipes$ = new State(false);
   /** @type {State<boolean>} */ userPreferences$ = new State(false);
   /** @type {State<boolean>} */ confirmationToaster$ = new State(false);
-  /** @type {State<string | null>} */ mealsPlannerUrl$ = new State(/** @type {string | null} */ (null));
   /** @type {State<Routes>} */ routes$ = new State(/** @type {Routes} */ ({}));
   /** @type {State<number>} */ stickyHeaderHeight$ = new State(0);
   /** @type {State<Location | null>} */ location$ = new State(/** @type {Location | null} */ (null));
@@ -89,11 +88,9 @@ export class Customization {
     this.routes$.next({ ...this.routes$.value, [route]: pageUrl(url, `${route} URL`) });
   }
 
-  /** @param {unknown} url the page of the meals planner */
+  /** @param {unknown} url the page of the meals planner (the catalog's planner links) */
   enableMealsPlanner(url) {
-    const href = pageUrl(url, "enableMealsPlanner URL");
-    this.mealsPlannerUrl$.next(href);
-    this.routes$.next({ ...this.routes$.value, planner: href });
+    this.setRoute("planner", url);
   }
 
   /** @param {unknown} height px of the page's sticky header (0: none) */

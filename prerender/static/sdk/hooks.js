@@ -6,6 +6,11 @@ import { localProblem } from "./http.js";
 
 /** @typedef {(isLogged: boolean, isPosValid: boolean) => unknown} HookCallback */
 
+/** Whether `error` is an action the page's hook callback stopped (a `#stopped-by-hook` problem). @param {unknown} error */
+export function isStoppedByHook(error) {
+  return String(/** @type {any} */ (error)?.problem?.type ?? "").endsWith("#stopped-by-hook");
+}
+
 export class Hooks {
   /** @type {HookCallback | null} */
   #callback = null;

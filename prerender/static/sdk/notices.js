@@ -4,6 +4,7 @@
 // control itself going back to its previous state.
 import { translator } from "./texts.js";
 import { ApiError } from "./http.js";
+import { isStoppedByHook } from "./hooks.js";
 
 /**
  * @typedef {object} Notice
@@ -63,7 +64,7 @@ export class Notices {
   error(error, fallbackKey = "error.generic") {
     if (error instanceof DOMException && error.name === "AbortError") return;
     // The page's hook callback stopped the action: the page is showing its own way on (login, store picker).
-    if (error instanceof ApiError && String(error.problem.type ?? "").endsWith("#stopped-by-hook")) return;
+    if (isStoppedByHook(error)) return;
     let key = fallbackKey;
     if (error instanceof ApiError) {
       key = textKeyOf(error) ?? fallbackKey;

@@ -99,19 +99,29 @@ export class Observable {
 }
 
 /**
- * An observable of one asynchronous result that is also a promise: it emits the value and completes (or
- * errors), and `then`/`catch`/`finally` follow `thenable` (by default the same result). The members that
- * return a promise in this SDK keep doing so; the maker's observable-returning members get `subscribe` too.
- * @template T
- * @template [P=T]
- * @param {Promise<T>} result what the observable emits
- * @param {Promise<P>} [thenable] what `then` resolves with, when it differs (default: `result`)
+ * `observable` that is also `promise`: `then`/`catch`/`finally` follow the promise. The members that returned a
+ * promise in this SDK keep doing so; the maker's observable-returning members get `subscribe` too.
+ * @template T, P
+ * @param {Observable<T>} observable @param {Promise<P>} promise
  * @returns {Observable<T> & PromiseLike<P> & { catch: Promise<P>["catch"], finally: Promise<P>["finally"] }}
  */
-export function single(result, thenable) {
+export function withThen(observable, promise) {
+  return Object.assign(observable, {
+    then: promise.then.bind(promise),
+    catch: promise.catch.bind(promise),
+    finally: promise.finally.bind(promise),
+  });
+}
+
+/**
+ * An observable of one asynchronous result that is also that promise: it emits the value and completes (or
+ * errors).
+ * @template T
+ * @param {Promise<T>} result
+ */
+export function single(result) {
   // Nobody may subscribe: a rejection is then reported through `then` or the console, not as unhandled.
   result.catch(() => {});
-  const promise = thenable ?? /** @type {Promise<any>} */ (result);
   const observable = new Observable((/** @type {any} */ sink) => {
     let active = true;
     result.then(
@@ -128,9 +138,5 @@ export function single(result, thenable) {
       active = false;
     };
   });
-  return Object.assign(observable, {
-    then: promise.then.bind(promise),
-    catch: promise.catch.bind(promise),
-    finally: promise.finally.bind(promise),
-  });
+  return withThen(observable, result);
 }

@@ -174,6 +174,7 @@ export class Session {
    * the credential decides whom the SDK acts for: a claim that differs changes nothing and is reported.
    * `forbidProfiling` is recorded (until `reset`).
    * @param {"user" | "authless"} kind @param {unknown} id @param {boolean} [forbidProfiling]
+   * @returns {string} the claimed id, checked
    */
   claim(kind, id, forbidProfiling) {
     const claimed = checkId(id, "id");
@@ -190,6 +191,7 @@ export class Session {
     }
     const identity = this.identity$.value;
     if (identity) this.#switchTo(credential, { ...identity, forbidProfiling: this.#forbidProfiling });
+    return claimed;
   }
 
   /** The shopper the SDK acts for now, as `kind:id` ("" without a credential). */

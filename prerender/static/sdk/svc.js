@@ -24,11 +24,11 @@ import { TransferArrivals } from "./transfer.js";
 import { defineShopperElement } from "./shopper.js";
 import { translator } from "./texts.js";
 import { Customization } from "./customization.js";
-import { Hooks } from "./hooks.js";
+import { Hooks, isStoppedByHook } from "./hooks.js";
 import { Toaster } from "./toaster.js";
-import { Observable, single } from "./observable.js";
+import { Observable, single, withThen } from "./observable.js";
 
-export { Stream, State, ApiError, Observable, translator, validGuestCount };
+export { Stream, State, ApiError, Observable, translator, validGuestCount, isStoppedByHook };
 
 const moduleUrl = new URL(import.meta.url);
 const search = moduleUrl.search;
@@ -53,7 +53,6 @@ export const INTERNAL = Symbol.for("prerender.sdk.internal");
  * @property {GuestCounts} guests
  * @property {TransferArrivals} transfers
  * @property {Customization} customization the page's settings through the maker's setters (sdk/customization.js)
- * @property {Customization["scrollLock"]} scrollLock the page's scroll, locked while a dialog of ours is open
  * @property {{ hidden: Stream<boolean>, addAllClicked: Stream<{ ingredientsAdded: number, ingredientsTotal: number }> }} recipeEvents
  *   what the drawer tells the page (`recipes.hidden`, `recipes.addAllIngredientsCTAWasClicked`)
  * @property {State<boolean>} storeLocator$ a store picker of ours is open (`events.storeLocatorOpened()`)
@@ -137,13 +136,9 @@ function createSdk() {
   function load(kind, id, forbidProfiling) {
     try {
       const atClaim = session.shopperKey;
-      session.claim(kind, /** @type {string} */ (id), forbidProfiling === undefined ? undefined : Boolean(forbidProfiling));
-      const claimed = String(id).trim();
+      const claimed = session.claim(kind, id, forbidProfiling === undefined ? undefined : Boolean(forbidProfiling));
       const login = new Observable((/** @type {any} */ sink) => session.watchClaim(kind, claimed, atClaim, sink));
-      const recorded = Promise.resolve(undefined);
-      return Object.assign(login, {
-        then: recorded.then.bind(recorded), catch: recorded.catch.bind(recorded), finally: recorded.finally.bind(recorded),
-      });
+      return withThen(login, Promise.resolve(undefined));
     } catch (error) {
       // A bad id is the page's bug: said in the console even when nobody subscribes or awaits.
       console.error(`[${prefix}] user.${kind === "user" ? "loadWithExternalId" : "loadWithAuthlessId"}:`, error);
@@ -326,7 +321,7 @@ function createSdk() {
   /** @type {SdkInternals} */
   const internals = {
     session, client, notices, analytics, basket, likes, pos, planner, guests, transfers, track,
-    customization, scrollLock: customization.scrollLock, recipeEvents, storeLocator$,
+    customization, recipeEvents, storeLocator$,
   };
   Object.defineProperty(sdk, INTERNAL, { value: Object.freeze(internals) });
   return {
