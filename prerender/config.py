@@ -47,9 +47,21 @@ class DefaultConfig:
     # the browser's JSON routes answer 504.
     UPSTREAM_FRAGMENT_BUDGET = 0.8
     UPSTREAM_JSON_BUDGET = 4.0
-    # Circuit breaker: this many failed calls in a row stop calls for UPSTREAM_BREAKER_COOLDOWN seconds.
-    UPSTREAM_BREAKER_THRESHOLD = 5
-    UPSTREAM_BREAKER_COOLDOWN = 10.0
+    # Circuit breakers, one per upstream resource and worker (prerender/gateway/breaker.py): one opens when at
+    # least FAILURE_RATE of the calls of the last WINDOW seconds failed, once MINIMUM_CALLS are known; it stays
+    # open COOLDOWN seconds, then lets PROBES calls through, which close it when they all succeed. A timeout
+    # counts as a failure when the call had SLOW_CALL seconds at least (a call its own request's budget cut
+    # sooner is no evidence against the upstream).
+    UPSTREAM_BREAKER_FAILURE_RATE = 0.5
+    UPSTREAM_BREAKER_WINDOW = 10.0
+    UPSTREAM_BREAKER_MINIMUM_CALLS = 20
+    UPSTREAM_BREAKER_COOLDOWN = 5.0
+    UPSTREAM_BREAKER_PROBES = 3
+    UPSTREAM_BREAKER_SLOW_CALL = 0.5
+    # Bulkheads, one per upstream resource and worker (prerender/gateway/bulkhead.py): at most this many calls
+    # in flight, and this many more waiting (within their request's budget) before calls are shed.
+    UPSTREAM_CALLS_IN_FLIGHT = 16
+    UPSTREAM_QUEUED_CALLS = 16
     # The key prerender authenticates with as a service (`X-Service-Key`, docs/upstream.md) when it calls the
     # upstream for a browser's credential, which names its supplier by id: the browser never holds the
     # supplier's token (docs/security.md). None: the key in instance/upstream-service-key (made on first

@@ -36,7 +36,7 @@ FRAGMENT_MEMO_LOOKUPS = Counter(
 )
 BREAKER_STATE = Gauge(
     "prerender_circuit_breaker_state",
-    "Upstream circuit breaker: 0 closed, 1 half-open, 2 open (the worst of the workers).",
+    "Upstream circuit breaker of each resource: 0 closed, 1 half-open, 2 open (the worst of the workers).",
+    ["resource"],
     multiprocess_mode="max",
 )
-BREAKER_VALUES = {"closed": 0, "half-open": 1, "open": 2}

@@ -1,6 +1,10 @@
-"""GET /healthz (the process is alive) and GET /readyz (it can serve: upstream and cache answer).
+"""GET /healthz (the process is alive) and GET /readyz (this node can serve).
 
-Outside the API versions, no headers needed: for load balancers and orchestrators.
+Outside the API versions, no headers needed: for load balancers and orchestrators. Neither calls the upstream:
+readiness follows what is the node's own, never a dependency every node shares (the upstream, Redis), whose outage
+would take every node out of the load balancer at once, precisely when the nodes could still serve stale and empty
+fragments (docs/decisions.md, "Readiness"). What this worker knows of the upstream, its breakers' states, is in
+both answers and in /metrics.
 """
 
 from __future__ import annotations
@@ -8,11 +12,11 @@ from __future__ import annotations
 import logging
 import uuid
 
-from flask import Blueprint, jsonify
+from flask import Blueprint
 from flask.typing import ResponseReturnValue
 
 from prerender.extensions import cache
-from prerender.gateway import UpstreamError, get_gateway
+from prerender.gateway import get_gateway
 from prerender.schemas.responses import HealthSchema
 from prerender.web.contract import declare, json_answer
 
@@ -22,30 +26,23 @@ bp = Blueprint("health", __name__)
 
 
 @bp.get("/healthz")
-@declare(summary="Liveness", answers={200: json_answer(HealthSchema)})
-def healthz() -> dict[str, str]:
+@declare(summary="Liveness, with this worker's view of the upstream", answers={200: json_answer(HealthSchema)})
+def healthz() -> ResponseReturnValue:
     """Liveness: answers as long as the worker can serve a request."""
-    return {"status": "ok"}
+    return {"status": "ok", "upstream": get_gateway().http.guards.states()}
 
 
 @bp.get("/readyz")
 @declare(
     summary="Readiness",
-    answers={200: json_answer(HealthSchema), 503: json_answer(HealthSchema, "Not ready: a check failed.")},
+    answers={200: json_answer(HealthSchema, "Ready; `degraded` when a shared dependency fails (still serving).")},
 )
 def readyz() -> ResponseReturnValue:
-    """Readiness: the upstream answers its health check and the cache stores and reads a value."""
-    checks = {"upstream": _upstream_check(), "cache": _cache_check()}
-    ready = all(result == "ok" for result in checks.values())
-    return jsonify(status="ready" if ready else "unavailable", checks=checks), 200 if ready else 503
-
-
-def _upstream_check() -> str:
-    try:
-        get_gateway().ping()
-    except UpstreamError as error:
-        return f"failed: {error}"
-    return "ok"
+    """Readiness: the node serves; a failing shared cache makes it `degraded` (reads go to the upstream), not
+    unready."""
+    checks = {"cache": _cache_check()}
+    status = "ready" if all(result == "ok" for result in checks.values()) else "degraded"
+    return {"status": status, "checks": checks, "upstream": get_gateway().http.guards.states()}
 
 
 def _cache_check() -> str:

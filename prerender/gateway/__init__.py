@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from flask import Flask, current_app
 
 from prerender.extensions import cache
-from prerender.gateway.breaker import CircuitBreaker
+from prerender.gateway.breaker import BreakerPolicy
 from prerender.gateway.catalog import (
     CatalogGateway,
     Category,
@@ -21,6 +21,9 @@ from prerender.gateway.catalog import (
 )
 from prerender.gateway.client import CallerIdentity, SuggestionContext, UpstreamGateway
 from prerender.gateway.errors import (
+    CircuitOpen,
+    Refused,
+    Shed,
     UnknownStore,
     UpstreamBadResponse,
     UpstreamError,
@@ -28,6 +31,7 @@ from prerender.gateway.errors import (
     UpstreamTimeout,
     UpstreamUnavailable,
 )
+from prerender.gateway.guards import Resource, ResourceGuards
 from prerender.gateway.http import UpstreamHttp
 from prerender.gateway.menus import MenuGateway
 from prerender.gateway.models import Pricing, Recipe, Routing, Store, Supplier
@@ -47,8 +51,17 @@ def init_gateway(app: Flask) -> None:
         read_timeout=float(config["UPSTREAM_READ_TIMEOUT"]),
         retries=int(config["UPSTREAM_RETRIES"]),
         pool_size=int(config["UPSTREAM_POOL_SIZE"]),
-        breaker=CircuitBreaker(
-            threshold=int(config["UPSTREAM_BREAKER_THRESHOLD"]), cooldown=float(config["UPSTREAM_BREAKER_COOLDOWN"])
+        guards=ResourceGuards(
+            policy=BreakerPolicy(
+                failure_rate=float(config["UPSTREAM_BREAKER_FAILURE_RATE"]),
+                window=float(config["UPSTREAM_BREAKER_WINDOW"]),
+                minimum_calls=int(config["UPSTREAM_BREAKER_MINIMUM_CALLS"]),
+                cooldown=float(config["UPSTREAM_BREAKER_COOLDOWN"]),
+                probes=int(config["UPSTREAM_BREAKER_PROBES"]),
+                slow_call_seconds=float(config["UPSTREAM_BREAKER_SLOW_CALL"]),
+            ),
+            calls_in_flight=int(config["UPSTREAM_CALLS_IN_FLIGHT"]),
+            queued_calls=int(config["UPSTREAM_QUEUED_CALLS"]),
         ),
     )
     # Threads start on first use, in each gunicorn worker (never before the fork).
@@ -96,6 +109,7 @@ __all__ = [
     "CatalogGateway",
     "Category",
     "Choice",
+    "CircuitOpen",
     "HistoryPage",
     "HistoryRecipe",
     "MenuGateway",
@@ -105,7 +119,11 @@ __all__ = [
     "Pricing",
     "Recipe",
     "RecipePage",
+    "Refused",
+    "Resource",
+    "ResourceGuards",
     "Routing",
+    "Shed",
     "Store",
     "SuggestionContext",
     "Supplier",

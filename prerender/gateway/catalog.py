@@ -19,6 +19,7 @@ from marshmallow import fields, post_load, validate
 
 from prerender.gateway.client import API, CallerIdentity, raise_unknown_store
 from prerender.gateway.errors import UpstreamBadResponse, UpstreamStatusError
+from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
 from prerender.gateway.models import LenientSchema, load_answer
 from prerender.gateway.read_cache import ReadCache, cache_key
@@ -311,7 +312,13 @@ class CatalogGateway:
         """A read that takes `store_id`: an unknown store is UnknownStore (the customer's bug: a 400)."""
         try:
             return self.http.request(
-                "GET", f"{API}{path}", name=name, params=params, headers=identity.headers(), idempotent=True
+                "GET",
+                f"{API}{path}",
+                resource=Resource.CATALOG,
+                name=name,
+                params=params,
+                headers=identity.headers(),
+                idempotent=True,
             )
         except UpstreamStatusError as error:
             raise_unknown_store(error)
@@ -322,6 +329,7 @@ class CatalogGateway:
         payload = self.http.request(
             "GET",
             f"{API}/baskets/history",
+            resource=Resource.CATALOG,
             name="history",
             params={"page": page, "per_page": per_page},
             headers=identity.headers(),
@@ -333,7 +341,12 @@ class CatalogGateway:
     def preferences(self, identity: CallerIdentity) -> Preferences:
         """GET /preferences: the shopper's (the defaults when none are stored)."""
         payload = self.http.request(
-            "GET", f"{API}/preferences", name="preferences", headers=identity.headers(), idempotent=True
+            "GET",
+            f"{API}/preferences",
+            resource=Resource.SHOPPER,
+            name="preferences",
+            headers=identity.headers(),
+            idempotent=True,
         )
         preferences: Preferences = load_answer(_PREFERENCES, payload, "preferences")
         return preferences
@@ -343,6 +356,7 @@ class CatalogGateway:
         payload = self.http.request(
             "PUT",
             f"{API}/preferences",
+            resource=Resource.SHOPPER,
             name="preferences_change",
             json=body,
             headers=identity.headers(),
@@ -356,6 +370,7 @@ class CatalogGateway:
         self.http.request(
             "DELETE",
             f"{API}/preferences",
+            resource=Resource.SHOPPER,
             name="preferences_change",
             headers=identity.headers(),
             idempotent=True,
@@ -365,7 +380,12 @@ class CatalogGateway:
     def favorite_items(self, identity: CallerIdentity) -> tuple[str, ...]:
         """GET /favorite-items: the shopper's favorite products, in the order stored."""
         payload = self.http.request(
-            "GET", f"{API}/favorite-items", name="favorite_items", headers=identity.headers(), idempotent=True
+            "GET",
+            f"{API}/favorite-items",
+            resource=Resource.SHOPPER,
+            name="favorite_items",
+            headers=identity.headers(),
+            idempotent=True,
         )
         product_ids: tuple[str, ...] = load_answer(_FAVORITE_ITEMS, payload, "favorite items")
         return product_ids
@@ -375,6 +395,7 @@ class CatalogGateway:
         payload = self.http.request(
             "PUT",
             f"{API}/favorite-items",
+            resource=Resource.SHOPPER,
             name="favorite_items_change",
             json={"product_ids": product_ids},
             headers=identity.headers(),
@@ -387,7 +408,11 @@ class CatalogGateway:
         """A read the same for every shopper of a language (gateway/read_cache.py `read_through`)."""
         return self.cache.read_through(
             cache_key(kind, identity.language),
-            lambda: parse(self.http.request("GET", url, name=kind, headers=identity.headers(), idempotent=True)),
+            lambda: parse(
+                self.http.request(
+                    "GET", url, resource=Resource.CATALOG, name=kind, headers=identity.headers(), idempotent=True
+                )
+            ),
             ttl=self.ttl,
             stale_ttl=self.stale_ttl,
             what=kind,

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 from prerender.gateway.errors import UnknownStore, UpstreamBadResponse, UpstreamError, UpstreamStatusError
+from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
 from prerender.gateway.models import Recipe, Store, Supplier, data_list, parse_recipe, parse_stores, parse_supplier
 from prerender.gateway.read_cache import ReadCache, cache_key
@@ -116,7 +117,14 @@ class UpstreamGateway:
 
     def ping(self) -> None:
         """The upstream's health check (raises an UpstreamError when it does not answer 200)."""
-        self.http.request("GET", "/healthz", name="healthz", headers={"Accept": "application/json"}, idempotent=False)
+        self.http.request(
+            "GET",
+            "/healthz",
+            resource=Resource.HEALTH,
+            name="healthz",
+            headers={"Accept": "application/json"},
+            idempotent=False,
+        )
 
     # --- suppliers -------------------------------------------------------------------------------
 
@@ -142,19 +150,43 @@ class UpstreamGateway:
         self, key: str, headers: dict[str, str], *, unknown: Callable[[UpstreamStatusError], bool]
     ) -> Supplier | None:
         """GET /suppliers/me with these headers, cached under `key`; None (cached too) when `unknown` says the
-        upstream's refusal means it knows no such supplier."""
+        upstream's refusal means it knows no such supplier. While the upstream fails (unreachable, timeout, 5xx,
+        refused by a guard), the last good answer is served for up to STALE_IF_ERROR_SECONDS: every request
+        needs its supplier, so without it an outage would turn every fragment into a supplier-less one."""
         cached = self.cache.get(key)
         if cached is not None:
             known: Supplier | None = cached[0]
             return known
         try:
-            payload = self.http.request("GET", f"{API}/suppliers/me", name="supplier", idempotent=True, headers=headers)
+            payload = self.http.request(
+                "GET",
+                f"{API}/suppliers/me",
+                resource=Resource.SUPPLIERS,
+                name="supplier",
+                idempotent=True,
+                headers=headers,
+            )
             supplier: Supplier | None = parse_supplier(payload)
         except UpstreamStatusError as error:
-            if not unknown(error):
+            if unknown(error):
+                supplier = None
+            elif error.status >= 500:
+                return self._stale_supplier(key, error)
+            else:
                 raise
-            supplier = None
+        except UpstreamError as error:
+            return self._stale_supplier(key, error)
         self.cache.set(key, (supplier,), timeout=self.supplier_ttl)
+        self.cache.set("stale:" + key, (supplier,), timeout=self.stale_ttl)
+        return supplier
+
+    def _stale_supplier(self, key: str, error: UpstreamError) -> Supplier | None:
+        """The last good answer of a supplier lookup, or the error when there is none."""
+        stale = self.cache.get("stale:" + key)
+        if stale is None:
+            raise error
+        log.warning("upstream failed, serving the last good supplier: %s", error)
+        supplier: Supplier | None = stale[0]
         return supplier
 
     # --- stores ----------------------------------------------------------------------------------
@@ -165,7 +197,12 @@ class UpstreamGateway:
 
         def read() -> tuple[Store, ...]:
             payload = self.http.request(
-                "GET", f"{API}/stores", name="stores", headers=identity.headers(), idempotent=True
+                "GET",
+                f"{API}/stores",
+                resource=Resource.STORES,
+                name="stores",
+                headers=identity.headers(),
+                idempotent=True,
             )
             return parse_stores(data_list(payload, "stores"))
 
@@ -200,6 +237,7 @@ class UpstreamGateway:
             payload = self.http.request(
                 "GET",
                 f"{API}/recipes/{segment(recipe_id)}",
+                resource=Resource.RECIPES,
                 name="recipe",
                 params=params,
                 headers=identity.headers(),
@@ -247,6 +285,7 @@ class UpstreamGateway:
                 payload = self.http.request(
                     "GET",
                     f"{API}/recipes/batch",
+                    resource=Resource.RECIPES,
                     name="recipes_batch",
                     params=params,
                     headers=identity.headers(),
@@ -277,6 +316,7 @@ class UpstreamGateway:
                 self.http.request(
                     "GET",
                     f"{API}/recipes/by-external-id/{segment(external_id)}",
+                    resource=Resource.RECIPES,
                     name="recipe_by_external_id",
                     headers=identity.headers(),
                     idempotent=True,
@@ -341,6 +381,7 @@ class UpstreamGateway:
             payload = self.http.request(
                 "POST",
                 f"{API}/suggestions",
+                resource=Resource.SUGGESTIONS,
                 name="suggestions",
                 json=body,
                 params={"preferences": "apply"} if apply_preferences else None,
@@ -386,6 +427,7 @@ class UpstreamGateway:
             payload = self.http.request(
                 "GET",
                 f"{API}/likes",
+                resource=Resource.LIKES,
                 name="likes",
                 params={"recipe_ids": ",".join(missing)},
                 headers=identity.headers(),
@@ -407,6 +449,7 @@ class UpstreamGateway:
             self.http.request(
                 "PUT" if liked else "DELETE",
                 f"{API}/likes/{segment(recipe_id)}",
+                resource=Resource.LIKES,
                 name="like",
                 headers=identity.headers(),
                 idempotent=True,
@@ -428,6 +471,7 @@ class UpstreamGateway:
                 self.http.request(
                     "GET",
                     f"{API}/basket",
+                    resource=Resource.BASKETS,
                     name="basket",
                     params={"store_id": store_id},
                     headers=identity.headers(),
@@ -443,7 +487,14 @@ class UpstreamGateway:
         """The identity's open basket at its own store, without moving it (`store_id` null when there is none):
         what a publisher's page, which knows no store, asks to show whether a recipe is in the basket."""
         return _object(
-            self.http.request("GET", f"{API}/basket", name="basket", headers=identity.headers(), idempotent=True),
+            self.http.request(
+                "GET",
+                f"{API}/basket",
+                resource=Resource.BASKETS,
+                name="basket",
+                headers=identity.headers(),
+                idempotent=True,
+            ),
             "basket",
         )
 
@@ -550,6 +601,7 @@ class UpstreamGateway:
                 self.http.request(
                     method,
                     f"{API}/basket{path}",
+                    resource=Resource.BASKETS,
                     name="basket_change",
                     json=body,
                     params=params,
@@ -570,6 +622,7 @@ class UpstreamGateway:
             self.http.request(
                 "POST",
                 f"{API}/events",
+                resource=Resource.EVENTS,
                 name="events",
                 json={"events": list(events)},
                 headers=identity.headers(),

@@ -13,8 +13,45 @@ class UpstreamUnavailable(UpstreamError):
     """The upstream could not be reached (connection refused, DNS, reset)."""
 
 
+class Refused(UpstreamUnavailable):
+    """prerender did not call the upstream, to protect it or this worker (prerender/gateway/guards.py): nothing
+    was sent, so a write was not applied; `retry_after` is when trying again makes sense (seconds)."""
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class CircuitOpen(Refused):
+    """The breaker of the call's upstream resource is open (prerender/gateway/breaker.py)."""
+
+    def __init__(self, resource: str, *, retry_after: int) -> None:
+        super().__init__(f"circuit open for {resource}, upstream not called", retry_after=retry_after)
+        self.resource = resource
+
+
+class Shed(Refused):
+    """The resource's bulkhead was full and no place freed within the request's budget
+    (prerender/gateway/bulkhead.py): the call was shed rather than queued."""
+
+    def __init__(self, resource: str, *, retry_after: int = 1) -> None:
+        super().__init__(f"too many calls in flight to {resource}, upstream not called", retry_after=retry_after)
+        self.resource = resource
+
+
 class UpstreamTimeout(UpstreamError):
-    """The upstream did not answer within the configured timeouts."""
+    """The upstream did not answer within the configured timeouts. `given` is the time the attempt had (the
+    configured timeout, or less when the request's budget cut it: `configured`)."""
+
+    def __init__(self, message: str, *, given: float = 0.0, configured: float = 0.0) -> None:
+        super().__init__(message)
+        self.given = given
+        self.configured = configured
+
+    @property
+    def cut_by_budget(self) -> bool:
+        """Whether the request's own budget gave the attempt less than its configured timeout."""
+        return self.given < self.configured
 
 
 class BudgetSpent(UpstreamTimeout):

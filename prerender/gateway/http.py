@@ -15,15 +15,17 @@ from urllib3.exceptions import ReadTimeoutError
 from urllib3.util.retry import Retry
 
 from prerender.gateway import deadline
-from prerender.gateway.breaker import CircuitBreaker
 from prerender.gateway.errors import (
     BudgetSpent,
+    CircuitOpen,
+    Shed,
     UpstreamBadResponse,
     UpstreamError,
     UpstreamStatusError,
     UpstreamTimeout,
     UpstreamUnavailable,
 )
+from prerender.gateway.guards import Resource, ResourceGuards
 from prerender.gateway.sessions import SessionPool
 from prerender.metrics import UPSTREAM_CALLS, UPSTREAM_SECONDS
 
@@ -98,13 +100,13 @@ class UpstreamHttp:
         read_timeout: float,
         retries: int,
         pool_size: int,
-        breaker: CircuitBreaker,
+        guards: ResourceGuards,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = (connect_timeout, read_timeout)
         self.retries = retries
         self.pool_size = pool_size
-        self.breaker = breaker
+        self.guards = guards
         # Proxy settings (HTTP_PROXY, NO_PROXY...) are read once: requests would read the environment
         # again on every call, which costs more than a loopback round trip.
         self.proxies = requests.utils.get_environ_proxies(self.base_url)
@@ -135,6 +137,7 @@ class UpstreamHttp:
         method: str,
         path: str,
         *,
+        resource: Resource,
         name: str,
         headers: Mapping[str, str],
         params: Mapping[str, Any] | None = None,
@@ -142,39 +145,70 @@ class UpstreamHttp:
         idempotent: bool,
         expect_body: bool = True,
     ) -> Any:
-        """Send one call through the circuit breaker; return the decoded JSON (None for an empty answer
-        when allowed). An upstream 4xx is an answer, so it counts as the upstream being alive. `name` is
-        the call's label in the metrics (paths carry ids)."""
-        started = time.perf_counter()
-        outcome = "ok"
+        """Send one call through the breaker and the bulkhead of its `resource` (prerender/gateway/guards.py);
+        return the decoded JSON (None for an empty answer when allowed). An upstream 4xx is an answer, so it counts
+        as the upstream being alive. `name` is the call's label in the metrics (paths carry ids)."""
+        guard = self.guards[resource]
         try:
-            self.breaker.before_call(f"{method} {path}")
-        except UpstreamUnavailable:
+            probe = guard.breaker.allow()
+        except CircuitOpen:
             UPSTREAM_CALLS.labels(name, "circuit_open").inc()
             raise
+        started = time.perf_counter()
+        outcome = "error"
+        evidence: bool | None = None  # True: the upstream answered; False: it failed; None: no evidence either way
         try:
-            result = self._send(
-                method, path, headers=headers, params=params, json=json, idempotent=idempotent, expect_body=expect_body
-            )
+            with guard.bulkhead.place(wait=self._wait_for_place()):
+                result = self._send(
+                    method,
+                    path,
+                    headers=headers,
+                    params=params,
+                    json=json,
+                    idempotent=idempotent,
+                    expect_body=expect_body,
+                )
+            outcome, evidence = "ok", True
+            return result
+        except Shed:
+            outcome, evidence = "shed", None  # nothing was sent: this worker's overload, not the upstream's failure
+            raise
         except UpstreamStatusError as error:
             outcome = f"status_{error.status // 100}xx"
-            if error.status >= 500:
-                self.breaker.record_failure()
-            else:
-                self.breaker.record_success()
+            evidence = error.status < 500
             raise
         except BudgetSpent:
-            outcome = "budget_spent"  # nothing was sent: not the upstream's failure
+            outcome, evidence = "budget_spent", None  # nothing was sent: not the upstream's failure
+            raise
+        except UpstreamTimeout as error:
+            outcome = type(error).__name__
+            # Cut short by this request's own budget before a fair wait: the caller's impatience, no evidence.
+            fair = not error.cut_by_budget or error.given >= guard.breaker.policy.slow_call_seconds
+            evidence = False if fair else None
+            if not fair:
+                outcome = "budget_cut"
             raise
         except UpstreamError as error:
-            outcome = type(error).__name__
-            self.breaker.record_failure()
+            outcome, evidence = type(error).__name__, False
             raise
         finally:
+            if evidence is None:
+                guard.breaker.record_ignored(probe)
+            elif evidence:
+                guard.breaker.record_success(probe)
+            else:
+                guard.breaker.record_failure(probe)
             UPSTREAM_CALLS.labels(name, outcome).inc()
-            UPSTREAM_SECONDS.labels(name).observe(time.perf_counter() - started)
-        self.breaker.record_success()
-        return result
+            if outcome != "shed":
+                UPSTREAM_SECONDS.labels(name).observe(time.perf_counter() - started)
+
+    def _wait_for_place(self) -> float:
+        """How long a call may wait for a place in its bulkhead: what its request's budget leaves for the wait and
+        a call after it; without a budget, the connect timeout."""
+        left = deadline.remaining()
+        if left is None:
+            return self.timeout[0]
+        return left - MIN_CALL_SECONDS
 
     def _send(
         self,
@@ -245,9 +279,13 @@ class UpstreamHttp:
                 )
         except requests.exceptions.ConnectTimeout as error:
             # Before requests.exceptions.ConnectionError, a base class of ConnectTimeout.
-            raise _ConnectTimeout(f"connect timeout on {endpoint}") from error
+            raise _ConnectTimeout(
+                f"connect timeout on {endpoint}", given=timeout[0], configured=self.timeout[0]
+            ) from error
         except requests.exceptions.Timeout as error:
-            raise UpstreamTimeout(f"read timeout on {endpoint}") from error
+            raise UpstreamTimeout(
+                f"read timeout on {endpoint}", given=timeout[1], configured=self.timeout[1]
+            ) from error
         except requests.exceptions.ConnectionError as error:
             # Refused, reset or TLS failures, retries exhausted or not (urllib3's MaxRetryError inside).
             raise UpstreamUnavailable(f"cannot reach upstream for {endpoint}") from error

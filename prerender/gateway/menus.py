@@ -7,6 +7,7 @@ from typing import Any
 
 from prerender.gateway.client import API, CallerIdentity, segment
 from prerender.gateway.errors import UpstreamBadResponse
+from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
 
 
@@ -30,7 +31,13 @@ class MenuGateway:
     def search_recipes(self, identity: CallerIdentity, *, params: dict[str, Any]) -> dict[str, Any]:
         """GET /recipes: the planner's catalog panel (types, keyword, completion filter at the store, pages)."""
         payload = self.http.request(
-            "GET", f"{API}/recipes", name="recipes_search", params=params, headers=identity.headers(), idempotent=True
+            "GET",
+            f"{API}/recipes",
+            resource=Resource.CATALOG,
+            name="recipes_search",
+            params=params,
+            headers=identity.headers(),
+            idempotent=True,
         )
         if not isinstance(payload, dict) or not isinstance(payload.get("data"), list):
             raise UpstreamBadResponse("GET /recipes: expected {data: [...]}")
@@ -94,6 +101,7 @@ class MenuGateway:
         payload = self.http.request(
             method,
             f"{API}/menus{path}",
+            resource=Resource.MENUS,
             name="menu" if method == "GET" else "menu_change",
             json=body,
             params=params,

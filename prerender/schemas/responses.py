@@ -132,8 +132,13 @@ class StoredSchema(Schema):
 class HealthSchema(Schema):
     """Liveness and readiness answers."""
 
-    status = fields.String(required=True)
+    status = fields.String(required=True, metadata={"description": "`ok` (liveness); `ready` or `degraded`."})
     checks = fields.Dict(keys=fields.String(), values=fields.String())
+    upstream = fields.Dict(
+        keys=fields.String(),
+        values=fields.String(),
+        metadata={"description": "This worker's circuit breaker of each upstream resource: closed, half-open or open."},
+    )
 
 
 class AuthlessTokenSchema(Schema):

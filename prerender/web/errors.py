@@ -11,7 +11,14 @@ from typing import Any
 from flask import Flask, Response, json, request
 from werkzeug.exceptions import HTTPException
 
-from prerender.gateway import UnknownStore, UpstreamError, UpstreamStatusError, UpstreamTimeout, UpstreamUnavailable
+from prerender.gateway import (
+    Refused,
+    UnknownStore,
+    UpstreamError,
+    UpstreamStatusError,
+    UpstreamTimeout,
+    UpstreamUnavailable,
+)
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +119,12 @@ def handle_upstream_error(error: UpstreamError) -> Response:
         # The upstream's own members, such as a refused confirmation's expected_total (docs/upstream.md).
         extensions = {key: value for key, value in problem.items() if key not in PROBLEM_MEMBERS}
         return problem_response(error.status, str(problem.get("detail") or error), errors=errors, extensions=extensions)
+    if isinstance(error, Refused):
+        # Not sent (an open circuit, a full bulkhead): a write was not applied, and the SDK may try again later.
+        log.warning("upstream call refused: %s", error)
+        response = problem_response(503, f"The recipe service is not being called for now ({error}); try again later.")
+        response.headers["Retry-After"] = str(error.retry_after)
+        return response
     log.error("upstream failure: %s", error)
     if isinstance(error, UpstreamUnavailable):
         return problem_response(503, f"The recipe service is unreachable ({error}).")

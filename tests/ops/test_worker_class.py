@@ -40,9 +40,9 @@ def delayed_upstream(coreapi_url: str) -> Iterator[str]:
     proxy.State.delay_seconds = 0.0
 
 
-def card(url: str, serves: int) -> requests.Response:
+def card(url: str, serves: int, recipe_id: int = 5) -> requests.Response:
     """README.md's card for a connected user; a new `serves` misses prerender's recipe cache."""
-    path = f"/v1/recipe-card?recipe_id=5&store_id=1001&serves={serves}"
+    path = f"/v1/recipe-card?recipe_id={recipe_id}&store_id=1001&serves={serves}"
     return requests.get(url + path, headers=DEMO_HEADERS, timeout=10)
 
 
@@ -72,11 +72,14 @@ def metric(text: str, name: str, **labels: str) -> float:
 def test_the_breaker_opens_and_metrics_add_up_over_workers(stack: Stack, tmp_path: Path):
     dead = f"http://127.0.0.1:{closed_port()}"
     with GunicornPrerender(tmp_path, dead, stack) as server:
-        answers = [card(server.url, serves) for serves in range(2, 42)]
+        # 80 cards: each worker's breakers judge once they know 20 calls (PRERENDER_UPSTREAM_BREAKER_MINIMUM_CALLS).
+        answers = [card(server.url, serves, recipe_id) for recipe_id in (5, 6) for serves in range(2, 42)]
         assert all(answer.status_code == 200 and not answer.content.strip() for answer in answers)
         text = requests.get(server.url + "/metrics", timeout=10).text
         workers_counted = {path.name for path in server.metrics_dir.glob("counter_*.db")}
-    assert metric(text, "prerender_circuit_breaker_state") == 2  # open (the worst of the workers)
+    # The recipes' breaker open (the worst of the workers); the baskets', never called, closed.
+    assert metric(text, "prerender_circuit_breaker_state", resource="recipes") == 2
+    assert metric(text, "prerender_circuit_breaker_state", resource="baskets") == 0
     assert metric(text, "prerender_upstream_calls_total", outcome="circuit_open") > 0
     # Each worker writes its own samples; every card was counted, whichever worker answered it.
     assert len(workers_counted) == 2, workers_counted

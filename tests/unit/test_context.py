@@ -155,8 +155,8 @@ def test_guard_is_the_one_shared_function(app):
 
 
 def test_healthz_needs_no_headers_and_no_upstream(client):
-    response = client.get("/healthz")
-    assert response.status_code == 200 and response.get_json() == {"status": "ok"}
+    response = client.get("/healthz")  # the unit app's upstream is a closed port
+    assert response.status_code == 200 and response.get_json()["status"] == "ok"
 
 
 def test_no_cors_headers_without_an_origin(app_config):

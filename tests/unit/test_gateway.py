@@ -15,6 +15,8 @@ from flask_caching import Cache
 
 from prerender.gateway import (
     CallerIdentity,
+    CircuitOpen,
+    Resource,
     SuggestionContext,
     UnknownStore,
     UpstreamBadResponse,
@@ -26,6 +28,7 @@ from prerender.gateway import (
 )
 from prerender.gateway.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
 from prerender.gateway.read_cache import ReadCache, cache_key
+from tests.unit.guards import guards
 
 BASE = "http://upstream.test"
 IDENTITY = CallerIdentity(
@@ -61,7 +64,7 @@ def gateway(app) -> UpstreamGateway:
             read_timeout=0.2,
             retries=1,
             pool_size=2,
-            breaker=CircuitBreaker(threshold=100, cooldown=1),
+            guards=guards(),
         )
         yield UpstreamGateway(
             http=http,
@@ -186,6 +189,27 @@ def test_unknown_supplier_is_none_and_cached(gateway):
     assert len(responses.calls) == 1
 
 
+SUPPLIER_ANSWER = {"id": "1", "name": "Demo", "kind": "retailer", "personalization": True}
+
+
+@responses.activate
+@pytest.mark.parametrize("failure", [{"status": 503}, {"body": requests.exceptions.ConnectionError("refused")}])
+def test_a_supplier_is_served_from_its_last_good_answer_while_the_upstream_fails(gateway, failure):
+    """Every request needs its supplier: past its TTL, an outage serves the last good answer (stale-if-error)."""
+    responses.get(f"{BASE}/api/v1/suppliers/me", json=SUPPLIER_ANSWER)
+    assert gateway.supplier("tok", request_id="r").name == "Demo"
+    gateway.cache.delete(cache_key("supplier", "tok"))  # the fresh copy's TTL has passed
+    responses.replace(responses.GET, f"{BASE}/api/v1/suppliers/me", **failure)
+    assert gateway.supplier("tok", request_id="r").name == "Demo"
+
+
+@responses.activate
+def test_a_supplier_never_seen_is_an_error_while_the_upstream_fails(gateway):
+    responses.get(f"{BASE}/api/v1/suppliers/me", status=503)
+    with pytest.raises(UpstreamStatusError):
+        gateway.supplier("tok", request_id="r")
+
+
 @responses.activate
 def test_batch_fetches_only_cache_misses_in_one_call(gateway):
     responses.get(f"{BASE}/api/v1/recipes/1", json=RECIPE)
@@ -241,7 +265,7 @@ def test_a_broken_cache_backend_is_a_miss_not_an_error(app):
         read_timeout=0.2,
         retries=0,
         pool_size=1,
-        breaker=CircuitBreaker(threshold=100, cooldown=1),
+        guards=guards(),
     )
     gateway = UpstreamGateway(
         http=http,
@@ -264,74 +288,155 @@ class FakeClock:
         return self.now
 
 
-def breaker_http(clock: FakeClock) -> UpstreamHttp:
+RECIPE_URL = f"{BASE}/api/v1/recipes/1"
+
+
+def breaker_http(clock: FakeClock, **policy: Any) -> UpstreamHttp:
+    """Breakers opening at 50 % of failures once 4 calls are known in 10 s; open 10 s, then 2 probes."""
+    settings = {"minimum_calls": 4, "window": 10, "cooldown": 10, "probes": 2, **policy}
     return UpstreamHttp(
         base_url=BASE,
         connect_timeout=0.1,
         read_timeout=0.2,
         retries=0,
         pool_size=1,
-        breaker=CircuitBreaker(threshold=3, cooldown=10, clock=clock),
+        guards=guards(clock=clock, **settings),
     )
 
 
-def call(http: UpstreamHttp) -> None:
-    http.request("GET", "/api/v1/recipes/1", name="recipe", headers={}, idempotent=True)
+def call(http: UpstreamHttp, resource: Resource = Resource.RECIPES) -> None:
+    http.request("GET", "/api/v1/recipes/1", resource=resource, name="recipe", headers={}, idempotent=True)
+
+
+def calls(http: UpstreamHttp, outcomes: str) -> None:
+    """One call per letter: `o` answered, `f` failed (503)."""
+    for outcome in outcomes:
+        if outcome == "o":
+            responses.replace(responses.GET, RECIPE_URL, json=RECIPE)
+            call(http)
+        else:
+            responses.replace(responses.GET, RECIPE_URL, status=503)
+            with pytest.raises(UpstreamStatusError):
+                call(http)
+
+
+def breaker(http: UpstreamHttp, resource: Resource = Resource.RECIPES) -> CircuitBreaker:
+    return http.guards[resource].breaker
 
 
 @responses.activate
-def test_breaker_opens_after_consecutive_failures_and_then_fails_fast():
+def test_breaker_opens_on_the_failure_rate_once_enough_calls_are_known_and_then_fails_fast():
     clock = FakeClock()
     http = breaker_http(clock)
-    responses.get(f"{BASE}/api/v1/recipes/1", body=requests.exceptions.ConnectionError("refused"))
-    for _ in range(3):
-        with pytest.raises(UpstreamUnavailable):
-            call(http)
-    assert http.breaker.state == OPEN and len(responses.calls) == 3
-    with pytest.raises(UpstreamUnavailable, match="circuit open"):
+    responses.get(RECIPE_URL, json=RECIPE)
+    calls(http, "off")  # 2 failures of 3 calls: fewer than the minimum of 4, no verdict yet
+    assert breaker(http).state == CLOSED
+    calls(http, "o")  # 2 of 4: 50 %
+    assert breaker(http).state == OPEN and len(responses.calls) == 4
+    with pytest.raises(CircuitOpen, match="circuit open for recipes") as refused:
         call(http)
-    assert len(responses.calls) == 3  # not called
+    assert len(responses.calls) == 4  # not called
+    assert refused.value.retry_after == 10
+    clock.now += 6.5
+    assert breaker(http).retry_after() == pytest.approx(3.5)
 
 
 @responses.activate
-def test_breaker_probes_after_the_cooldown_and_closes_on_success():
+def test_failures_below_the_rate_never_open_it_even_in_a_row():
+    """Five failures in a row among fifteen calls: a third of them, under the 50 % that opens the circuit."""
+    http = breaker_http(FakeClock())
+    responses.get(RECIPE_URL, json=RECIPE)
+    calls(http, "oooooooooofffff")
+    assert breaker(http).state == CLOSED and breaker(http).counts() == (15, 5)
+
+
+@responses.activate
+def test_the_window_forgets_what_is_older_than_it():
     clock = FakeClock()
     http = breaker_http(clock)
-    responses.get(f"{BASE}/api/v1/recipes/1", status=503)
-    for _ in range(3):
-        with pytest.raises(UpstreamStatusError):
-            call(http)
+    responses.get(RECIPE_URL, json=RECIPE)
+    calls(http, "fff")
+    clock.now += 10  # those three leave the window
+    calls(http, "foo")
+    assert breaker(http).counts() == (3, 1)
+    calls(http, "f")  # 2 of 4
+    assert breaker(http).state == OPEN
+
+
+@responses.activate
+def test_after_the_cooldown_a_few_probes_go_through_and_close_it_when_they_all_succeed():
+    clock = FakeClock()
+    http = breaker_http(clock)
+    responses.get(RECIPE_URL, json=RECIPE)
+    calls(http, "ffff")
     clock.now += 10
-    assert http.breaker.state == HALF_OPEN
-    responses.replace(responses.GET, f"{BASE}/api/v1/recipes/1", json=RECIPE)
-    call(http)
-    assert http.breaker.state == CLOSED
+    assert breaker(http).state == HALF_OPEN
+    b = breaker(http)
+    # Two probes out at once (probes=2): a third caller still fails fast.
+    assert b.allow() is True and b.allow() is True
+    with pytest.raises(CircuitOpen):
+        b.allow()
+    b.record_success(True)
+    assert b.state == HALF_OPEN  # one of two
+    b.record_success(True)
+    assert b.state == CLOSED and b.counts() == (0, 0)  # closed with an empty window
+    calls(http, "o")
+    assert b.state == CLOSED
 
 
 @responses.activate
 def test_a_failed_probe_opens_the_circuit_again():
     clock = FakeClock()
     http = breaker_http(clock)
-    responses.get(f"{BASE}/api/v1/recipes/1", body=requests.exceptions.ConnectTimeout("slow"))
-    for _ in range(3):
+    responses.get(RECIPE_URL, body=requests.exceptions.ConnectTimeout("slow"))
+    for _ in range(4):
         with pytest.raises(UpstreamTimeout):
             call(http)
     clock.now += 10
     with pytest.raises(UpstreamTimeout):
         call(http)  # the probe
-    assert http.breaker.state == OPEN
+    assert breaker(http).state == OPEN
     with pytest.raises(UpstreamUnavailable, match="circuit open"):
         call(http)
+
+
+def test_a_probe_that_says_nothing_leaves_its_place_to_the_next_caller():
+    clock = FakeClock()
+    b = breaker_http(clock, probes=1).guards[Resource.RECIPES].breaker
+    for _ in range(4):
+        b.record_failure(False)
+    clock.now += 10
+    assert b.allow() is True
+    with pytest.raises(CircuitOpen):
+        b.allow()
+    b.record_ignored(True)  # e.g. shed, or cut short by its own request's budget
+    assert b.allow() is True
 
 
 @responses.activate
 def test_client_errors_do_not_open_the_circuit():
     http = breaker_http(FakeClock())
-    responses.get(f"{BASE}/api/v1/recipes/1", status=404, json={"status": 404})
-    for _ in range(5):
+    responses.get(RECIPE_URL, status=404, json={"status": 404})
+    for _ in range(8):
         with pytest.raises(UpstreamStatusError):
             call(http)
-    assert http.breaker.state == CLOSED
+    assert breaker(http).state == CLOSED and breaker(http).counts() == (8, 0)
+
+
+@responses.activate
+def test_each_resource_has_its_own_breaker():
+    """A catalog that keeps failing opens the catalog's circuit; the baskets' calls still go through."""
+    http = breaker_http(FakeClock())
+    responses.get(RECIPE_URL, status=503)
+    for _ in range(4):
+        with pytest.raises(UpstreamStatusError):
+            call(http, Resource.CATALOG)
+    assert breaker(http, Resource.CATALOG).state == OPEN
+    with pytest.raises(CircuitOpen):
+        call(http, Resource.CATALOG)
+    responses.replace(responses.GET, RECIPE_URL, json=RECIPE)
+    call(http, Resource.BASKETS)
+    assert {resource: state for resource, state in http.guards.states().items() if state != CLOSED} == {"catalog": OPEN}
 
 
 def expire_fresh_copy(gateway: UpstreamGateway, recipe_id: str, store_id: str | None = None) -> None:

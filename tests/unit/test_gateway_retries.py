@@ -18,9 +18,9 @@ import urllib3.util.connection
 from urllib3.exceptions import NewConnectionError
 
 from prerender.gateway import UpstreamHttp, UpstreamStatusError, UpstreamTimeout, UpstreamUnavailable
-from prerender.gateway.breaker import CircuitBreaker
 from prerender.gateway.http import RETRY_PAUSE_SECONDS, UpstreamRetry, upstream_retry
 from tests.conftest import closed_port
+from tests.unit.guards import RESOURCE, guards
 
 READ_TIMEOUT = 0.3
 Action = tuple[Any, ...]
@@ -109,13 +109,19 @@ def upstream(base_url: str, *, retries: int = 1) -> UpstreamHttp:
         read_timeout=READ_TIMEOUT,
         retries=retries,
         pool_size=2,
-        breaker=CircuitBreaker(threshold=100, cooldown=1),
+        guards=guards(),
     )
 
 
 def call(http: UpstreamHttp, method: str = "GET", *, idempotent: bool = True) -> Any:
     return http.request(
-        method, "/thing", name="thing", headers={}, json={} if method != "GET" else None, idempotent=idempotent
+        method,
+        "/thing",
+        resource=RESOURCE,
+        name="thing",
+        headers={},
+        json={} if method != "GET" else None,
+        idempotent=idempotent,
     )
 
 

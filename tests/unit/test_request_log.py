@@ -54,8 +54,8 @@ def test_requests_outside_the_versions_are_logged_too(client, caplog):
     assert record.status == 200 and record.path == "/healthz"
 
 
-def test_readyz_says_what_is_not_ready(client):
-    response = client.get("/readyz")  # the unit app's upstream is a closed port
+def test_readyz_does_not_follow_the_upstream(client):
+    response = client.get("/readyz")  # the unit app's upstream is a closed port: the node still serves
     body = response.get_json()
-    assert response.status_code == 503 and body["status"] == "unavailable"
-    assert body["checks"]["cache"] == "ok" and body["checks"]["upstream"].startswith("failed")
+    assert response.status_code == 200 and body["status"] == "ready"
+    assert body["checks"] == {"cache": "ok"}

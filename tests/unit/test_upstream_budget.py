@@ -17,11 +17,12 @@ import responses
 
 from prerender import create_app
 from prerender.gateway import UpstreamHttp, UpstreamStatusError, UpstreamTimeout, deadline
-from prerender.gateway.breaker import CLOSED, CircuitBreaker
+from prerender.gateway.breaker import CLOSED, OPEN
 from prerender.gateway.errors import BudgetSpent
 from prerender.web.contract import contract_of
 from prerender.web.upstream_budget import budget_of
 from tests.conftest import HEADERS, TEST_SECRET_KEY
+from tests.unit.guards import RESOURCE, guards
 
 BASE = "http://upstream.test"
 
@@ -60,7 +61,7 @@ def http_to(base_url: str, *, read_timeout: float = 3.0, retries: int = 1) -> Up
         read_timeout=read_timeout,
         retries=retries,
         pool_size=2,
-        breaker=CircuitBreaker(threshold=5, cooldown=10),
+        guards=guards(),
     )
 
 
@@ -77,19 +78,30 @@ def record_timeouts(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     return seen
 
 
-def test_a_timeout_counts_as_a_failure_for_the_breaker(hung_upstream):
+def test_a_timeout_after_a_fair_wait_counts_as_a_failure_for_the_breaker(hung_upstream):
     http = http_to(hung_upstream)
-    http.breaker = CircuitBreaker(threshold=1, cooldown=10)
+    http.guards = guards(minimum_calls=1, slow_call_seconds=0.05)  # one counted failure opens it
     with deadline.budget(0.1), pytest.raises(UpstreamTimeout):
-        http.request("GET", "/x", name="x", headers={}, idempotent=True)
-    assert http.breaker.state != CLOSED
+        http.request("GET", "/x", resource=RESOURCE, name="x", headers={}, idempotent=True)
+    assert http.guards[RESOURCE].breaker.state == OPEN
+
+
+def test_a_call_its_own_budget_cut_short_is_no_evidence_against_the_upstream(hung_upstream):
+    """A call left 0.1 s by its request's budget (read timeout 3 s, fair wait 0.5 s) that times out says nothing of
+    the upstream: the window stays empty."""
+    http = http_to(hung_upstream)
+    http.guards = guards(minimum_calls=1, slow_call_seconds=0.5)
+    with deadline.budget(0.1), pytest.raises(UpstreamTimeout):
+        http.request("GET", "/x", resource=RESOURCE, name="x", headers={}, idempotent=True)
+    breaker = http.guards[RESOURCE].breaker
+    assert breaker.state == CLOSED and breaker.counts() == (0, 0)
 
 
 def test_a_call_waits_at_most_what_is_left_of_the_budget(hung_upstream, monkeypatch):
     timeouts = record_timeouts(monkeypatch)
     http = http_to(hung_upstream)
     with deadline.budget(0.2), pytest.raises(UpstreamTimeout):
-        http.request("GET", "/api/v1/recipes/1", name="recipe", headers={}, idempotent=True)
+        http.request("GET", "/api/v1/recipes/1", resource=RESOURCE, name="recipe", headers={}, idempotent=True)
     assert len(timeouts) == 1  # a read timeout is never retried, and no time is left anyway
     connect, read = timeouts[0]
     assert connect <= 0.2 and read <= 0.2
@@ -99,18 +111,18 @@ def test_without_a_budget_the_configured_timeouts_apply(monkeypatch):
     timeouts = record_timeouts(monkeypatch)
     with responses.RequestsMock() as mocked:
         mocked.get(f"{BASE}/x", json={})
-        http_to(BASE).request("GET", "/x", name="x", headers={}, idempotent=True)
+        http_to(BASE).request("GET", "/x", resource=RESOURCE, name="x", headers={}, idempotent=True)
     assert timeouts == [(0.5, 3.0)]
 
 
 def test_nothing_is_sent_once_the_budget_is_spent_and_the_breaker_does_not_count_it(monkeypatch):
     timeouts = record_timeouts(monkeypatch)
     http = http_to(BASE)
-    http.breaker = CircuitBreaker(threshold=1, cooldown=10)  # one counted failure would open it
+    http.guards = guards(minimum_calls=1)  # one counted failure would open it
     with deadline.budget(0), pytest.raises(BudgetSpent):
-        http.request("GET", "/x", name="x", headers={}, idempotent=True)
+        http.request("GET", "/x", resource=RESOURCE, name="x", headers={}, idempotent=True)
     assert timeouts == []
-    assert http.breaker.state == CLOSED
+    assert http.guards[RESOURCE].breaker.counts() == (0, 0)
 
 
 def test_retries_happen_within_the_budget():
@@ -118,7 +130,9 @@ def test_retries_happen_within_the_budget():
         mocked.get(f"{BASE}/x", status=503)
         mocked.get(f"{BASE}/x", json={"ok": True})
         with deadline.budget(5):
-            assert http_to(BASE).request("GET", "/x", name="x", headers={}, idempotent=True) == {"ok": True}
+            assert http_to(BASE).request("GET", "/x", resource=RESOURCE, name="x", headers={}, idempotent=True) == {
+                "ok": True
+            }
         assert len(mocked.calls) == 2
 
 
@@ -127,7 +141,7 @@ def test_no_retry_without_time_for_it():
         mocked.get(f"{BASE}/x", status=503)
         mocked.get(f"{BASE}/x", json={"ok": True})
         with deadline.budget(0.03), pytest.raises(UpstreamStatusError):
-            http_to(BASE).request("GET", "/x", name="x", headers={}, idempotent=True)
+            http_to(BASE).request("GET", "/x", resource=RESOURCE, name="x", headers={}, idempotent=True)
         assert len(mocked.calls) == 1
 
 
@@ -135,7 +149,7 @@ def test_writes_are_not_retried_within_a_budget():
     with responses.RequestsMock(assert_all_requests_are_fired=False) as mocked:
         mocked.post(f"{BASE}/x", status=503)
         with deadline.budget(5), pytest.raises(UpstreamStatusError):
-            http_to(BASE).request("POST", "/x", name="x", headers={}, json={}, idempotent=False)
+            http_to(BASE).request("POST", "/x", resource=RESOURCE, name="x", headers={}, json={}, idempotent=False)
         assert len(mocked.calls) == 1
 
 

@@ -1,0 +1,76 @@
+"""The upstream's resources, and for each one its own circuit breaker and bulkhead (per worker process).
+
+Every upstream call names the resource it touches (`UpstreamHttp.request(resource=...)`), so failures stay where
+they happen: a catalog slowed to a crawl opens the catalog's breaker and fills the catalog's bulkhead, while the
+cards' recipe reads and the basket writes go on (docs/decisions.md, "Circuit breakers per resource").
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from prerender.gateway.breaker import STATE_VALUES, BreakerPolicy, CircuitBreaker
+from prerender.gateway.bulkhead import Bulkhead
+from prerender.metrics import BREAKER_STATE
+
+
+class Resource(enum.StrEnum):
+    """What an upstream call touches (docs/upstream.md), the unit of failure isolation."""
+
+    HEALTH = "health"  # /healthz
+    SUPPLIERS = "suppliers"  # /suppliers/me
+    STORES = "stores"  # /stores
+    RECIPES = "recipes"  # /recipes/<id>, /recipes/batch, /recipes/by-external-id: what cards and the drawer show
+    SUGGESTIONS = "suggestions"  # /suggestions
+    LIKES = "likes"  # /likes
+    BASKETS = "baskets"  # /basket..., payments, transfers
+    MENUS = "menus"  # /menus...
+    CATALOG = "catalog"  # /categories, /recipes (search pages), /favorites, /baskets/history, preference options
+    SHOPPER = "shopper"  # /preferences, /favorite-items: the shopper's settings
+    EVENTS = "events"  # /events
+
+
+@dataclass(frozen=True)
+class Guard:
+    """The breaker and the bulkhead of one resource."""
+
+    breaker: CircuitBreaker
+    bulkhead: Bulkhead
+
+
+def report_state(resource: str, state: str) -> None:
+    """A breaker's new state, as the worker's gauge of that resource."""
+    BREAKER_STATE.labels(resource).set(STATE_VALUES[state])
+
+
+class ResourceGuards:
+    """One Guard per Resource, built up front (their gauges start at closed)."""
+
+    def __init__(
+        self,
+        *,
+        policy: BreakerPolicy,
+        calls_in_flight: int,
+        queued_calls: int,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.policy = policy
+        self._guards = {
+            resource: Guard(
+                breaker=CircuitBreaker(name=resource.value, policy=policy, clock=clock, on_change=report_state),
+                bulkhead=Bulkhead(name=resource.value, limit=calls_in_flight, queue=queued_calls),
+            )
+            for resource in Resource
+        }
+        for resource in Resource:
+            report_state(resource.value, "closed")
+
+    def __getitem__(self, resource: Resource) -> Guard:
+        return self._guards[resource]
+
+    def states(self) -> dict[str, str]:
+        """Each resource's breaker state."""
+        return {resource.value: guard.breaker.state for resource, guard in self._guards.items()}

@@ -1,0 +1,101 @@
+"""The per-resource bulkhead: a bounded number of upstream calls in flight, a bounded wait, then shedding."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+import responses
+
+from prerender.gateway import Resource, Shed, UpstreamHttp, deadline
+from prerender.gateway.bulkhead import Bulkhead
+from tests.unit.guards import guards
+
+BASE = "http://upstream.test"
+
+
+@pytest.fixture
+def held() -> Iterator[tuple[Bulkhead, threading.Event]]:
+    """A bulkhead of one place, taken by a thread until the event is set."""
+    bulkhead = Bulkhead(name="recipes", limit=1, queue=1)
+    taken, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with bulkhead.place(wait=0):
+            taken.set()
+            release.wait(5)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    assert taken.wait(5)
+    yield bulkhead, release
+    release.set()
+    thread.join()
+
+
+def test_a_call_without_time_to_wait_is_shed_at_once(held):
+    bulkhead, _ = held
+    with pytest.raises(Shed, match="too many calls in flight to recipes"), bulkhead.place(wait=0):
+        pytest.fail("no place was free")
+    assert bulkhead.in_flight == 1 and bulkhead.waiting == 0
+
+
+def test_a_waiting_call_gets_the_place_once_it_is_freed(held):
+    bulkhead, release = held
+    threading.Timer(0.05, release.set).start()
+    with bulkhead.place(wait=5):
+        assert bulkhead.in_flight == 1
+    assert bulkhead.in_flight == 0
+
+
+def test_calls_beyond_the_queue_are_shed_without_waiting(held):
+    bulkhead, release = held
+    waiting = threading.Event()
+    outcome: list[str] = []
+
+    def wait_in_queue() -> None:
+        waiting.set()
+        with bulkhead.place(wait=5):
+            outcome.append("served")
+
+    queued = threading.Thread(target=wait_in_queue)
+    queued.start()
+    assert waiting.wait(5)
+    for _ in range(100):  # until the queued call is counted as waiting (bounded)
+        if bulkhead.waiting == 1:
+            break
+        threading.Event().wait(0.01)
+    with pytest.raises(Shed), bulkhead.place(wait=5):  # the queue (1) is full: no wait at all
+        pytest.fail("no place was free")
+    release.set()
+    queued.join(5)
+    assert outcome == ["served"]
+
+
+def test_a_wait_ends_with_a_shed_when_no_place_frees_in_time(held):
+    bulkhead, _ = held
+    with pytest.raises(Shed), bulkhead.place(wait=0.05):
+        pytest.fail("no place was free")
+    assert bulkhead.waiting == 0
+
+
+@responses.activate
+def test_a_shed_call_is_not_sent_and_is_no_evidence_for_the_breaker():
+    http = UpstreamHttp(
+        base_url=BASE,
+        connect_timeout=0.1,
+        read_timeout=0.2,
+        retries=0,
+        pool_size=1,
+        guards=guards(calls_in_flight=1, queued_calls=0, minimum_calls=1),
+    )
+    responses.get(f"{BASE}/api/v1/basket", json={})
+    guard = http.guards[Resource.BASKETS]
+    with guard.bulkhead.place(wait=0), deadline.budget(0.5), pytest.raises(Shed):
+        http.request("GET", "/api/v1/basket", resource=Resource.BASKETS, name="basket", headers={}, idempotent=True)
+    assert len(responses.calls) == 0
+    assert guard.breaker.counts() == (0, 0)
+    # Another resource's bulkhead is its own.
+    http.request("GET", "/api/v1/basket", resource=Resource.RECIPES, name="x", headers={}, idempotent=True)
+    assert len(responses.calls) == 1
