@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from marshmallow import fields, post_load, validate
 
 from prerender.gateway.client import API, CallerIdentity, raise_unknown_store
-from prerender.gateway.errors import UpstreamBadResponse, UpstreamStatusError
+from prerender.gateway.errors import UpstreamBadResponse, UpstreamError, UpstreamStatusError
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
 from prerender.gateway.models import LenientSchema, load_answer
@@ -299,13 +299,34 @@ class CatalogGateway:
 
     def recipes(self, identity: CallerIdentity, *, params: dict[str, Any]) -> RecipePage:
         """GET /recipes: a page of the catalog (types, category, keyword, completion filter at `store_id`, the
-        shopper's preferences with `preferences=apply`)."""
-        page: RecipePage = load_answer(_PAGE, self._read(identity, "/recipes", "catalog_recipes", params), "recipes")
-        return page
+        shopper's preferences with `preferences=apply`); its last good copy while the upstream fails."""
+        return self._page(identity, "/recipes", "catalog_recipes", params)
 
     def favorites(self, identity: CallerIdentity, *, params: dict[str, Any]) -> RecipePage:
-        """GET /likes/recipes: the connected user's liked recipes, most recent first."""
-        page: RecipePage = load_answer(_PAGE, self._read(identity, "/likes/recipes", "favorites", params), "favorites")
+        """GET /likes/recipes: the connected user's liked recipes, most recent first; their last good copy while the
+        upstream fails."""
+        return self._page(identity, "/likes/recipes", "favorites", params)
+
+    def _page(self, identity: CallerIdentity, path: str, name: str, params: dict[str, Any]) -> RecipePage:
+        """A page of recipe ids, never cached fresh (a shopper's likes and preferences change it), but kept as the
+        stale copy served while the upstream fails, so a shopper sees yesterday's catalog rather than "unavailable".
+        Per supplier, language and query; per shopper too, since their likes or preferences may shape it (the key
+        is hashed: no id in clear)."""
+        stale_key = "stale:" + cache_key(
+            "catalog-page", identity.supplier_id, identity.language, identity.authorization, path, _sorted_items(params)
+        )
+        try:
+            page: RecipePage = load_answer(_PAGE, self._read(identity, path, name, params), name)
+        except UpstreamError as error:
+            if isinstance(error, UpstreamStatusError) and error.status < 500:
+                raise
+            stale = self.cache.get(stale_key)
+            if stale is None:
+                raise
+            log.warning("upstream failed, serving the last good %s page: %s", name, error)
+            last: RecipePage = stale[0]
+            return last
+        self.cache.set(stale_key, (page,), timeout=self.stale_ttl)
         return page
 
     def _read(self, identity: CallerIdentity, path: str, name: str, params: dict[str, Any]) -> Any:
@@ -417,3 +438,8 @@ class CatalogGateway:
             stale_ttl=self.stale_ttl,
             what=kind,
         )
+
+
+def _sorted_items(params: dict[str, Any]) -> list[str]:
+    """A query's parameters in a stable order, as parts of a cache key."""
+    return [f"{name}={value}" for name, value in sorted(params.items())]

@@ -1,0 +1,79 @@
+"""Catalog pages while the upstream fails: the last good page, per shopper and query (stale-if-error), so a shopper
+sees yesterday's catalog rather than "unavailable". HTTP-level fakes (fault injection)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import requests
+import responses
+from flask import Flask
+from flask_caching import Cache
+
+from prerender.gateway import CallerIdentity, CatalogGateway, UpstreamHttp, UpstreamStatusError, UpstreamUnavailable
+from prerender.gateway.read_cache import ReadCache
+from tests.unit.guards import guards
+
+BASE = "http://upstream.test"
+PAGES = f"{BASE}/api/v1/recipes"
+PAGE = {"data": [{"id": "3", "type": "dessert"}, {"id": "7", "type": "starter"}], "page": 1, "per_page": 20, "total": 2}
+
+
+def identity(user: str) -> CallerIdentity:
+    return CallerIdentity(
+        authorization=f"user_id {user}",
+        supplier_token="tok",
+        supplier_id="1",
+        language="fr",
+        session_id="s",
+        profiling=True,
+        request_id="r",
+    )
+
+
+@pytest.fixture
+def catalog(app: Flask) -> Iterator[CatalogGateway]:
+    with app.app_context():
+        http = UpstreamHttp(
+            base_url=BASE, connect_timeout=0.1, read_timeout=0.2, retries=0, pool_size=1, guards=guards()
+        )
+        cache = ReadCache(cache=Cache(app, config={"CACHE_TYPE": "SimpleCache"}))
+        yield CatalogGateway(http=http, cache=cache, ttl=60, stale_ttl=3600)
+
+
+@responses.activate
+@pytest.mark.parametrize("failure", [{"status": 503}, {"body": requests.exceptions.ConnectionError("refused")}])
+def test_a_page_seen_before_is_served_while_the_upstream_fails(catalog, failure):
+    responses.get(PAGES, json=PAGE)
+    params = {"store_id": "1001", "recipe_type_id": "dessert"}
+    assert [r.id for r in catalog.recipes(identity("u-1"), params=params).items] == ["3", "7"]
+    responses.replace(responses.GET, PAGES, **failure)
+    assert [r.id for r in catalog.recipes(identity("u-1"), params=dict(reversed(params.items()))).items] == ["3", "7"]
+
+
+@responses.activate
+def test_the_stale_page_is_the_shoppers_own_and_the_querys_own(catalog):
+    responses.get(PAGES, json=PAGE)
+    catalog.recipes(identity("u-1"), params={"store_id": "1001"})
+    responses.replace(responses.GET, PAGES, status=503)
+    with pytest.raises(UpstreamStatusError):
+        catalog.recipes(identity("u-2"), params={"store_id": "1001"})  # another shopper: their likes, preferences
+    with pytest.raises(UpstreamStatusError):
+        catalog.recipes(identity("u-1"), params={"store_id": "1002"})  # another query
+
+
+@responses.activate
+def test_a_refusal_is_not_hidden_behind_a_stale_page(catalog):
+    responses.get(PAGES, json=PAGE)
+    catalog.recipes(identity("u-1"), params={"page": 1})
+    responses.replace(responses.GET, PAGES, status=422, json={"status": 422, "detail": "no"})
+    with pytest.raises(UpstreamStatusError):
+        catalog.recipes(identity("u-1"), params={"page": 1})
+
+
+@responses.activate
+def test_without_a_stale_page_the_failure_is_raised(catalog):
+    responses.get(PAGES, body=requests.exceptions.ConnectionError("refused"))
+    with pytest.raises(UpstreamUnavailable):
+        catalog.recipes(identity("u-1"), params={})
