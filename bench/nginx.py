@@ -30,12 +30,20 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def render_site(*, upstream: str, port: int, cache_dir: Path, access_log: Path) -> str:
-    """The shipped file with its EDIT values replaced; each must be there exactly once, so a change to the
-    file that the test would silently miss fails here instead."""
+NODE_LINES = (
+    "    server 127.0.0.1:8000 max_fails=1 fail_timeout=10s;   # EDIT: node 1\n"
+    "    server 127.0.0.1:8010 max_fails=1 fail_timeout=10s;   # EDIT: node 2\n"
+)
+
+
+def render_site(*, upstreams: list[str], port: int, cache_dir: Path, access_log: Path) -> str:
+    """The shipped file with its EDIT values replaced (the two nodes' lines by one line per upstream, with the
+    same settings); each must be there exactly once, so a change to the file that the test would silently miss
+    fails here instead."""
     text = SHIPPED_CONFIG.read_text()
+    nodes = "".join(f"    server {upstream} max_fails=1 fail_timeout=10s;\n" for upstream in upstreams)
     replacements = [
-        ("server 127.0.0.1:8000;", f"server {upstream};"),
+        (NODE_LINES, nodes),
         ("proxy_cache_path /var/cache/nginx/prerender ", f"proxy_cache_path {cache_dir} "),
         ("listen 80;", f"listen 127.0.0.1:{port};"),
         ("listen [::]:80;", ""),
@@ -51,12 +59,13 @@ def render_site(*, upstream: str, port: int, cache_dir: Path, access_log: Path) 
 class NginxFront:
     """nginx with the shipped site config, in the foreground as a child process, stopped by its pid."""
 
-    def __init__(self, binary: str, prefix: Path, upstream_url: str, *, extra_http: str = "") -> None:
+    def __init__(self, binary: str, prefix: Path, *upstream_urls: str, extra_http: str = "") -> None:
         self.binary = binary
         # More configuration in the http block (the bench's static file server).
         self.extra_http = extra_http
         self.prefix = prefix
-        self.upstream = upstream_url.removeprefix("http://").rstrip("/")
+        # The prerender nodes (one or more).
+        self.upstreams = [url.removeprefix("http://").rstrip("/") for url in upstream_urls]
         self.port = free_port()
         self.conf = prefix / "nginx.conf"
         self.error_log = prefix / "error.log"
@@ -74,7 +83,7 @@ class NginxFront:
         site = self.prefix / "prerender.conf"
         site.write_text(
             render_site(
-                upstream=self.upstream, port=self.port, cache_dir=self.prefix / "cache", access_log=self.access_log
+                upstreams=self.upstreams, port=self.port, cache_dir=self.prefix / "cache", access_log=self.access_log
             )
         )
         # Run as whoever runs the tests: as root, workers would otherwise drop to `nobody`, who cannot read
