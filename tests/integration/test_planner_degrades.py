@@ -23,6 +23,7 @@ from tests.faulty_upstream import MENUS, FaultyUpstream, malformed, status
 
 from .conftest import RETAILER, as_browser, credential_in, fragment_headers
 from .test_metrics import sample
+from .test_planner_entry import documented, sheets_of
 
 FR = TextCatalog(overrides_dir=None).translator("fr")
 EN = TextCatalog(overrides_dir=None).translator("en")
@@ -161,6 +162,28 @@ def test_the_upstream_down_before_the_supplier_is_known_is_the_try_again_state_w
     root = try_again(response)
     assert root["retry"] == "reload"
     assert BeautifulSoup(response.get_data(as_text=True), "html.parser").find("svc-shopper") is None
+
+
+def test_every_class_of_the_try_again_state_is_documented_and_styled(
+    make_app: Callable[..., Flask], proxy: FaultyUpstream
+) -> None:
+    """The state is styled by /styles/base + /styles/planner (the routes a page of the planner links) and its
+    classes are in the class contract (docs/styles.md, "planner.css")."""
+    client = make_app().test_client()
+    hdrs = visitor()
+    get_page(client, hdrs)
+    proxy.faults[MENUS] = status(503)
+    response = get_page(client, hdrs)
+    try_again(response)
+    soup = BeautifulSoup(response.get_data(as_text=True), "html.parser")
+    classes = {name for tag in soup.find_all(class_=True) for name in tag["class"]}
+    css = sheets_of(client, "/base") + sheets_of(client, "/planner")
+    # The state's modifier is a hook for the retailer's own rules (docs/styles.md): the default look needs none.
+    unstyled = sorted(
+        name for name in classes - {"svc-planner--retry"} if not re.search(rf"\.{re.escape(name)}(?![\w-])", css)
+    )
+    assert not unstyled, f"classes without a rule in the base + planner routes: {unstyled}"
+    assert not sorted(name for name in classes if not documented(name))
 
 
 # --- what stays an error -----------------------------------------------------------------------------------------
