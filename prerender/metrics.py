@@ -28,6 +28,13 @@ UPSTREAM_SECONDS = Histogram(
     ["endpoint"],
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 3),
 )
+# Answers rendered without the upstream (a "try again" state instead of the content), by route and cause: an
+# operator's alert, since these answers are 200 (prerender/web/degraded.py).
+DEGRADED_ANSWERS = Counter(
+    "prerender_degraded_answers_total",
+    "Answers rendered without their upstream content (200, X-Degraded), by route and reason.",
+    ["endpoint", "reason"],
+)
 CACHE_LOOKUPS = Counter("prerender_cache_lookups_total", "Read-cache lookups: hit, miss or error.", ["result"])
 FRAGMENT_MEMO_LOOKUPS = Counter(
     "prerender_fragment_memo_lookups_total",

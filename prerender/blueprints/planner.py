@@ -1,13 +1,27 @@
 """The planner's pages as HTML (v2 only): the entry block, the current-menu page (and its shareable landing
-route), and the page's catalog panel."""
+route), and the page's catalog panel.
+
+The current-menu page never answers an upstream failure with a 5xx: a customer's server includes it in its
+own page, so the page degrades to its "try again" state (prerender/web/degraded.py). The catalog panel's
+route is the page module's alone (Callers.BROWSER): it keeps its 502/503/504 problems, which the module turns
+into a message (docs/decisions.md, "Issue 22")."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from flask import Blueprint, Response, current_app
 
-from prerender.rendering.current_menu import build_page, load_panel, render_page, render_panel_items
+from prerender.gateway import UpstreamError
+from prerender.rendering.current_menu import (
+    CurrentMenuView,
+    build_page,
+    load_panel,
+    render_page,
+    render_panel_items,
+    retry_page,
+)
 from prerender.rendering.planner import planner_entry
 from prerender.rendering.shopper import shopper_element
 from prerender.schemas.menus import CurrentMenuPageQuery, PlannerEntryQuery, PlannerRecipesQuery
@@ -21,7 +35,10 @@ from prerender.web.contract import (
     html,
     problem,
 )
+from prerender.web.degraded import is_refusal, mark_degraded
 from prerender.web.http_caching import PRIVATE, cache_policy, set_policy
+
+log = logging.getLogger(__name__)
 
 bp = Blueprint("planner", __name__)
 
@@ -54,12 +71,20 @@ PAGE_ANSWERS = {
     200: html(
         "The <svc-planner> fragment (header with help and budget, the suggestions or catalog panel, the menu "
         "with its 6 plate slots, the quick menu), its hidden onboarding modal, module scripts, then the "
-        "shopper's credential element. Without a known supplier it says the planner is not available."
+        "shopper's credential element. Without a known supplier it says the planner is not available. When "
+        "the recipe service fails (unreachable, too slow, a 5xx, a malformed answer), the same element in its "
+        "try-again state (`retry` attribute: a message and a retry button; the module asks again by itself), "
+        "marked `X-Degraded: upstream` and `Cache-Control: private, no-store`."
     ),
     304: NOT_MODIFIED,
     400: problem("Invalid parameters or headers, or an unknown store."),
     **PASSED_THROUGH,
-    **UPSTREAM_FAILURES,
+    # A browser's call is checked before the view runs: its credential's supplier is read from the recipe
+    # service (prerender/web/context.py), and a failure there is the guard's problem, not a page.
+    **{
+        status: problem(f"A browser's call only (a credential), while checking its supplier: {answer.description}")
+        for status, answer in UPSTREAM_FAILURES.items()
+    },
 }
 
 
@@ -90,11 +115,21 @@ def landing_page(query: dict[str, Any]) -> Response:
 
 
 def _page(query: dict[str, Any]) -> Response:
-    """The page for the request's shopper, ending with the shopper's credential (the page acts for them)."""
+    """The page for the request's shopper, ending with the shopper's credential (the page acts for them). An
+    upstream failure is the page's try-again state, never a 5xx; the upstream's refusals (an unknown store)
+    stay the caller's problem."""
     ctx = current_context()
-    page = build_page(ctx, query, environment=str(current_app.config["ENVIRONMENT"]))
+    page: CurrentMenuView
+    try:
+        page = build_page(ctx, query, environment=str(current_app.config["ENVIRONMENT"]))
+    except UpstreamError as error:
+        if is_refusal(error):
+            raise
+        log.error("planner page degraded, request %s: %s", ctx.request_id, error)
+        page = retry_page(ctx, query)
     fragment = render_page(page, ctx, api_version=ctx.api_version) + shopper_element(ctx)
-    return Response(fragment, mimetype="text/html")
+    response = Response(fragment, mimetype="text/html")
+    return mark_degraded(response) if page.retry else response
 
 
 @bp.get("/planner/recipes")

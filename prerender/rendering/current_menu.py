@@ -12,6 +12,11 @@ The catalog panel's browser route (`GET /v2/planner/recipes`) makes calls 2 and 
 Without a known supplier (no valid supplier-token, or a browser credential of a supplier the upstream no
 longer knows) the page says the planner is not available, and calls nothing. Without a store, the menu has
 no products, prices nor budget (docs/upstream.md, "Menus").
+
+When the upstream fails (the menu cannot be read, or the supplier-token could not be checked) the page is its
+"try again" state (`retry_page`): the same element, a message and a retry button, and the page's module asks
+the page again by itself (components/planner.js); prerender/blueprints/planner.py marks the answer degraded.
+Never a stale copy of the menu: docs/decisions.md, "Issue 22", says why.
 """
 
 from __future__ import annotations
@@ -68,6 +73,7 @@ BROWSER_TEXTS = (
     "PLANNER_PAGE.NO_RESULTS",
     "PLANNER_RECIPE_SUGGESTION.ADD",
     "PLANNER_PAGE.IN_MENU",
+    "PLANNER_PAGE.RETRY_FAILED",
 )
 
 
@@ -183,6 +189,12 @@ class CurrentMenuView:
     cart_url: str | None
     onboarding_id: str
     mode: str | None
+    # The "try again" state (the upstream failed): how the browser retries, "fetch" (the page again from
+    # prerender's route, with the shopper's credential the answer carries) or "reload" (no credential could
+    # be issued: the host page again, on the button only); None: the page itself.
+    retry: str | None = None
+    # The query to ask the page again with (the route's own parameters, as they were sent).
+    retry_query: dict[str, str] = dataclasses.field(default_factory=dict)
 
     @property
     def meal_count(self) -> int:
@@ -340,6 +352,8 @@ def build_page(
     view = query["view"] or "recipe"
     onboarding_id = f"{current_app.config['ELEMENT_PREFIX']}-planner-onboarding"
     cart_url = cart_destination(ctx.supplier, environment)
+    if ctx.supplier is None and ctx.supplier_lookup_failed:
+        return retry_page(ctx, query)
     if ctx.supplier is None:
         return unavailable_page(view=view, onboarding_id=onboarding_id)
     params: dict[str, Any] = {"from": "scratch" if query["mode"] == "custom" else "suggestions"}
@@ -408,6 +422,36 @@ def unavailable_page(*, view: str, onboarding_id: str) -> CurrentMenuView:
         cart_url=None,
         onboarding_id=onboarding_id,
         mode=None,
+    )
+
+
+def retry_query(query: dict[str, Any]) -> dict[str, str]:
+    """The page's parameters as sent (the defaults left out), for the browser's retry of the same page."""
+    wanted = {
+        "store_id": query["store_id"],
+        "mode": query["mode"],
+        "guests": query["guests"],
+        "view": query["view"],
+        "recipe_type_id": ",".join(query["recipe_type_id"]),
+        "search": query["search"],
+        "page": query["page"] if query["page"] != 1 else None,
+    }
+    return {name: str(value) for name, value in wanted.items() if value not in (None, "")}
+
+
+def retry_page(ctx: RequestContext, query: dict[str, Any]) -> CurrentMenuView:
+    """The page while the upstream fails: its header, a message and a retry button; nothing of the menu (no
+    upstream call). The browser retries with the credential when one can be issued (a known supplier)."""
+    page = unavailable_page(
+        view=query["view"] or "recipe", onboarding_id=f"{current_app.config['ELEMENT_PREFIX']}-planner-onboarding"
+    )
+    return dataclasses.replace(
+        page,
+        available=True,
+        store_id=query["store_id"],
+        mode=query["mode"],
+        retry="fetch" if ctx.supplier is not None else "reload",
+        retry_query=retry_query(query),
     )
 
 

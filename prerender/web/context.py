@@ -74,6 +74,9 @@ class RequestContext:
     # this key, for the credential's supplier (docs/upstream.md).
     shopper: Shopper | None = None
     service_key: str | None = field(default=None, repr=False)
+    # The supplier-token could not be checked (the upstream failed): no supplier, but not an unknown token
+    # either. A page may say "try again" rather than "not available here" (prerender/web/degraded.py).
+    supplier_lookup_failed: bool = False
 
     @property
     def is_connected(self) -> bool:
@@ -135,19 +138,20 @@ def _request_headers(contract: RouteContract | None) -> Mapping[str, str]:
     return headers
 
 
-def _resolve_supplier(token: str | None) -> Supplier | None:
-    """The supplier of the token, or None (a missing or invalid token is logged, not an error)."""
+def _resolve_supplier(token: str | None) -> tuple[Supplier | None, bool]:
+    """The supplier of the token, or None (a missing or invalid token is logged, not an error); and whether
+    the lookup failed (the upstream did not answer it)."""
     if not token:
         log.warning("request without supplier-token on %s", request.path)
-        return None
+        return None, False
     try:
         supplier = get_gateway().supplier(token, request_id=g.request_id)
     except UpstreamError as error:
         log.error("supplier lookup failed, rendering without supplier features: %s", error)
-        return None
+        return None, True
     if supplier is None:
         log.warning("invalid supplier-token on %s", request.path)
-    return supplier
+    return supplier, False
 
 
 def load_request_context() -> None:
@@ -173,12 +177,13 @@ def _server_context(headers: Mapping[str, str], *, identity: bool) -> RequestCon
             {"headers": dict(error.normalized_messages())}, "Missing or malformed request headers."
         ) from error
     token = values.pop("supplier_token")
-    supplier = _resolve_supplier(token)
+    supplier, lookup_failed = _resolve_supplier(token)
     return RequestContext(
         api_version=request.blueprints[-1],
         request_id=g.request_id,
         supplier=supplier,
         supplier_token=token if supplier is not None else None,
+        supplier_lookup_failed=lookup_failed,
         **values,
     )
 

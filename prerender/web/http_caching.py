@@ -6,6 +6,8 @@ everywhere, and a Cache-Control that says whether the answer depends on the user
 - `public, max-age, stale-while-revalidate` with `Vary` on the headers that change the output: the
   same for everyone who sends those headers (stylesheet links, the SDK bootstrap, a fixed recipe's card
   for a supplier with personalization disabled, the drawer's content), so a CDN or nginx can serve it.
+- `private, no-store` without an ETag: an answer no cache may keep (a degraded page's "try again" state,
+  prerender/web/degraded.py), so the next request asks again.
 
 Views declare their policy with `@cache_policy(...)`; an after_request hook applies it.
 """
@@ -34,10 +36,14 @@ class CachePolicy:
 
     public: bool
     vary: tuple[str, ...] = PUBLIC_VARY
+    # False: no cache may keep the answer at all, nor revalidate it (no ETag): a degraded answer.
+    store: bool = True
 
 
 PRIVATE = CachePolicy(public=False)
 PUBLIC = CachePolicy(public=True)
+NO_STORE = CachePolicy(public=False, store=False)
+NO_STORE_CACHE_CONTROL = "private, no-store"
 
 
 def cache_policy(policy: CachePolicy | Callable[[], CachePolicy]) -> Callable[[View], View]:
@@ -64,6 +70,9 @@ def apply_cache_policy(response: Response) -> Response:
         declared = getattr(current_app.view_functions.get(request.endpoint or ""), "cache_policy", None)
         policy = declared() if callable(declared) else declared
     if policy is None:
+        return response
+    if not policy.store:
+        response.headers["Cache-Control"] = NO_STORE_CACHE_CONTROL
         return response
     # Whole header values, written once: werkzeug's cache_control object re-serializes on every attribute.
     if policy.public:

@@ -20,9 +20,7 @@ from flask.testing import FlaskClient
 
 from prerender import create_app
 from prerender.gateway import get_gateway
-from prerender.gateway.errors import UpstreamUnavailable
 from prerender.rendering.i18n import TextCatalog
-from tests.conftest import closed_port
 
 from .conftest import (
     RETAILER,
@@ -514,26 +512,7 @@ def test_without_a_known_supplier_the_page_says_the_planner_is_unavailable(
     )
 
 
-def test_an_unreachable_upstream_renders_the_unavailable_page(app_config: dict) -> None:
-    """The supplier cannot be resolved: the page still renders (never a 5xx), saying the planner is unavailable."""
-    client = create_app({**app_config, "UPSTREAM_URL": f"http://127.0.0.1:{closed_port()}", "UPSTREAM_RETRIES": 0})
-    unavailable(page_of(client.test_client(), visitor_headers(unique("visitor")), store_id=STORE))
-
-
-def test_a_failing_menu_call_is_a_problem(app: Flask, client, monkeypatch) -> None:
-    """The supplier is known but the menu cannot be read: the declared upstream failure (503 problem)."""
-    hdrs = visitor_headers(unique("visitor"))
-    page_of(client, hdrs, store_id=STORE)  # the supplier is cached now
-    http = app.extensions["prerender.gateway"].http
-    real = http.request
-
-    def failing(method: str, path: str, **kwargs):
-        if "/menus" in path:
-            raise UpstreamUnavailable("down")
-        return real(method, path, **kwargs)
-
-    monkeypatch.setattr(http, "request", failing)
-    assert_problem(get_page(client, hdrs, store_id=STORE), 503)
+# An upstream that fails (down, hung, 5xx, malformed, circuit open): tests/integration/test_planner_degrades.py.
 
 
 def test_the_page_revalidates(client) -> None:

@@ -20,10 +20,13 @@ from flask import Flask, Response
 from flask.testing import FlaskClient
 from werkzeug.datastructures import MultiDict
 
+import prerender
 from examples.shop.planner import FORWARDED, planner_query, store_of
 from examples.shop.prerender_client import PrerenderClient
 from examples.shop.views import local_path
 from examples.shop.visitor import STORE_COOKIE, Visitor
+from tests.faulty_upstream import MENUS, FaultyUpstream, status
+from tests.live import TEST_BUDGETS, LiveServer, Stack
 
 from .conftest import FaultyPrerender, problem_answer, soup_of
 
@@ -261,6 +264,25 @@ def test_a_failed_answer_of_prerender_is_a_friendly_message(
     response = client.get(PAGE)
     assert response.status_code == status
     assert problem_of(response)["data-planner-problem"] == ("refused" if status == 400 else "unavailable")
+
+
+def test_prerenders_upstream_failing_is_prerenders_try_again_state_in_the_shops_page(
+    make_shop: Callable[..., Flask], coreapi_url: str, stack: Stack
+):
+    """prerender itself answers, but its upstream fails the menu: the shop includes prerender's try-again state
+    (a 200 fragment, issue 22) like any page of prerender's, with the visitor's credential for its retries."""
+    with FaultyUpstream(coreapi_url, {MENUS: status(503)}) as upstream:
+        app = prerender.create_app(
+            {"UPSTREAM_URL": upstream.url, "LOG_LEVEL": "ERROR", **TEST_BUDGETS, **stack.cache_config()}
+        )
+        with LiveServer(app) as degraded:
+            response = make_shop(PRERENDER_URL=degraded.url).test_client().get(f"{PAGE}?mode=selection")
+    soup = soup_of(response)
+    planner = planner_of(soup)
+    assert planner["retry"] == "fetch" and planner.select_one("[data-role=retry] button[data-action=retry]")
+    assert credential_of(soup)["kind"] == "authless"
+    assert any(s.get("src", "").endswith("/components/planner.js") for s in soup.find_all("script"))
+    assert soup.select_one("[data-planner-problem]") is None
 
 
 def test_a_late_answer_of_prerender_is_a_friendly_message(

@@ -4,6 +4,7 @@ rendered from a view model (escaping, plates, overflow, budget gauge, the unavai
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from decimal import Decimal
 from typing import Any
@@ -23,6 +24,7 @@ from prerender.rendering.current_menu import (
     cart_destination,
     menu_recipe,
     render_page,
+    retry_page,
     unavailable_page,
 )
 from prerender.rendering.i18n import TextCatalog
@@ -321,3 +323,41 @@ def test_the_unavailable_page_has_no_menu(app: Flask) -> None:
     assert one(soup, "[data-role=unavailable]").get_text(strip=True) == FR("PLANNER_ENTRY.UNAVAILABLE")
     assert not soup.select(".svc-planner__menu, .svc-quick-menu, .svc-planner__budget, [data-role=no-store]")
     assert soup.find("svc-planner-onboarding") is not None
+
+
+def retry_view(app: Flask, ctx: RequestContext, **query: Any) -> CurrentMenuView:
+    parsed = {
+        "store_id": None,
+        "mode": None,
+        "guests": None,
+        "view": None,
+        "recipe_type_id": [],
+        "search": "",
+        "page": 1,
+        **query,
+    }
+    with app.test_request_context("/v2/planner/current-menu"):
+        return retry_page(ctx, parsed)
+
+
+def test_the_try_again_page_keeps_the_query_it_retries_with(app: Flask) -> None:
+    view = retry_view(app, CTX, store_id="1001", view="menu", search='"><script>x</script>', page=2, guests=6)
+    assert view.retry == "fetch" and view.available
+    soup = rendered(app, view)
+    root = soup.find("svc-planner")
+    assert isinstance(root, Tag) and root["retry"] == "fetch" and "svc-planner--view-menu" in root["class"]
+    assert root.find("script") is None  # the search is an attribute value, escaped
+    assert json.loads(root["data-retry-query"]) == {
+        "store_id": "1001",
+        "view": "menu",
+        "search": '"><script>x</script>',
+        "page": "2",
+        "guests": "6",
+    }
+    assert one(soup, "[data-role=retry] h3").get_text(strip=True) == FR("PLANNER_PAGE.RETRY_TITLE")
+    assert not soup.select(".svc-planner__budget, [data-role=no-store], [data-role=unavailable], .svc-planner__menu")
+
+
+def test_without_a_supplier_the_try_again_page_reloads(app: Flask) -> None:
+    view = retry_view(app, replace(CTX, supplier=None, supplier_lookup_failed=True))
+    assert view.retry == "reload" and view.retry_query == {}

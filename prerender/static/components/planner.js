@@ -19,7 +19,12 @@
 // - coming from the entry (`mode` present), the guests it stored (`_<prefix>/planner/guests`) apply to the
 //   menu; without usable localStorage the page says the planner needs it;
 // - analytics: a pageview (path `analytics-path`) unless the host's page has its meta path, `planner.open`
-//   once, then `planner.add`, `planner.remove`, `planner.swap`, `planner.finalize`.
+//   once, then `planner.add`, `planner.remove`, `planner.swap`, `planner.finalize`;
+// - the try-again state (`retry`: the upstream failed while the server rendered the page): `retry="fetch"`
+//   asks the page again from its route (`data-retry-query`, with the shopper's credential) after 2, 4, 8 and
+//   16 s, then stops on the message; the retry button asks at once. The first real page replaces this
+//   element (its own hydration then runs: analytics, onboarding...). `retry="reload"` (no credential could
+//   be issued): the button reloads the host page, nothing retries by itself.
 const search = new URL(import.meta.url).search;
 const { sdk, internals, isStoppedByHook } = /** @type {typeof import("./ui.js")} */ (
   await import(new URL(`./ui.js${search}`, import.meta.url).href));
@@ -33,6 +38,8 @@ const GUESTS_MIN = 1;
 const GUESTS_MAX = 50;
 const VIEWS = ["recipe", "menu"];
 const MESSAGE_MS = 8000;
+// The try-again state's automatic tries: the wait before each (bounded: then only the button asks again).
+const RETRY_DELAYS_MS = [2000, 4000, 8000, 16000];
 
 /** Whether localStorage can be written (the SDK's storage would fall back to memory, silently). */
 function localStorageUsable() {
@@ -66,6 +73,9 @@ export class PlannerElement extends HTMLElement {
   #suggestionsHtml = "";
   /** @type {number | undefined} */ #messageTimer;
   /** @type {Record<string, string>} */ #texts = {};
+  /** @type {number | undefined} */ #retryTimer;
+  #retries = 0;
+  #retrying = false;
 
   connectedCallback() {
     if (this.#listeners) return;
@@ -80,6 +90,11 @@ export class PlannerElement extends HTMLElement {
     this.addEventListener("change", (event) => this.#onChange(event), { signal });
     this.addEventListener("submit", (event) => this.#onSubmit(/** @type {SubmitEvent} */ (event)), { signal });
     if (this.hasAttribute("unavailable")) return;
+    if (this.hasAttribute("retry")) {
+      this.#scheduleRetry();
+      this.setAttribute("hydrated", "");
+      return;
+    }
     this.#suggestionsHtml = this.#panelItems()?.innerHTML ?? "";
     // The page's own ?view= wins over the rendered one (a host that did not forward it).
     const asked = new URL(window.location.href).searchParams.get("view");
@@ -99,6 +114,7 @@ export class PlannerElement extends HTMLElement {
     this.#listeners?.abort();
     this.#listeners = null;
     clearTimeout(this.#messageTimer);
+    clearTimeout(this.#retryTimer);
   }
 
   /** @returns {"v1" | "v2"} */
@@ -147,6 +163,7 @@ export class PlannerElement extends HTMLElement {
       case "suggestions": this.#run(async () => this.#showSuggestions()); break;
       case "help": this.#openOnboarding(control); break;
       case "finalize": this.#run(() => this.#finalize(/** @type {HTMLButtonElement} */ (control))); break;
+      case "retry": void this.#retry({ manual: true }); break;
       default: break;
     }
   }
@@ -420,6 +437,70 @@ export class PlannerElement extends HTMLElement {
     }
   }
 
+  // --- the try-again state ------------------------------------------------------------------------------
+
+  /** The next automatic try, while some are left (only where the page can be asked again). */
+  #scheduleRetry() {
+    clearTimeout(this.#retryTimer);
+    if (this.getAttribute("retry") !== "fetch" || this.#retries >= RETRY_DELAYS_MS.length) return;
+    const delay = RETRY_DELAYS_MS[this.#retries];
+    this.#retries += 1;
+    this.#retryTimer = window.setTimeout(() => void this.#retry({ manual: false }), delay);
+  }
+
+  /**
+   * Asks the page again; its real state replaces this element. A try that fails (an error, or the try-again
+   * state again) leaves the message up and waits for the next try; the button's own try says it failed.
+   * @param {{ manual: boolean }} options
+   */
+  async #retry({ manual }) {
+    if (this.getAttribute("retry") === "reload") {
+      window.location.reload();
+      return;
+    }
+    if (this.#retrying || !this.isConnected) return;
+    this.#retrying = true;
+    clearTimeout(this.#retryTimer);
+    this.setAttribute("busy", "");
+    /** @type {Element | null} */
+    let fresh = null;
+    try {
+      /** @type {Record<string, string>} */
+      let query = {};
+      try {
+        query = JSON.parse(this.dataset.retryQuery ?? "{}");
+      } catch {
+        query = {};
+      }
+      const page = parse((await this.#fetchHtml("/planner/current-menu", query)).html);
+      fresh = page.querySelector(tagName);
+    } catch (error) {
+      console.warn(`[${sdk.prefix}] planner: still unavailable`, error);
+    } finally {
+      this.#retrying = false;
+      this.removeAttribute("busy");
+    }
+    if (!this.isConnected) return;
+    if (fresh && !fresh.hasAttribute("retry")) {
+      this.#replaceWith(fresh);
+      return;
+    }
+    if (manual) this.#message(this.#text("RETRY_FAILED"));
+    this.#scheduleRetry();
+  }
+
+  /** This try-again state gives way to the real page; the focus, when it was here, goes to its title. @param {Element} fresh */
+  #replaceWith(fresh) {
+    const hadFocus = this.contains(document.activeElement);
+    this.replaceWith(fresh);
+    if (!hadFocus) return;
+    const title = /** @type {HTMLElement | null} */ (fresh.querySelector(".svc-planner__title"));
+    if (title) {
+      title.setAttribute("tabindex", "-1");
+      title.focus();
+    }
+  }
+
   // --- the page's parts ----------------------------------------------------------------------------------
 
   /**
@@ -435,6 +516,8 @@ export class PlannerElement extends HTMLElement {
     const page = parse((await this.#fetchHtml("/planner/current-menu", query)).html);
     const fresh = page.querySelector(`.svc-planner`);
     if (!fresh) return;
+    // The page could not be read (the upstream failed): nothing to put in place, the action's failure says so.
+    if (fresh.hasAttribute("retry")) throw new Error("the planner page is in its try-again state");
     // The product lists the shopper opened stay open.
     const opened = [...this.querySelectorAll(".svc-planner__menu-item .svc-planner__products[open]")]
       .map((details) => /** @type {HTMLElement | null} */ (details.closest("[data-recipe-id]"))?.dataset.recipeId);

@@ -1,0 +1,38 @@
+"""Degraded answers: a page rendered without its upstream content, still a 200 the customer's page can include.
+
+A page route that cannot read the upstream (unreachable, too slow, a 5xx, a malformed answer, the circuit
+open) answers its "try again" state instead of a 5xx problem (docs/decisions.md, "Issue 22"). Such an answer
+is marked so operators can see it though its status is 200: the `X-Degraded` header names the cause, the
+Prometheus series `prerender_degraded_answers_total` counts it by route, and no cache may keep it
+(`private, no-store`, no ETag: the next request asks the upstream again).
+
+The upstream's 4xx that pass through (prerender/web/errors.py) are answers, not failures: an unknown store
+stays the customer's 400.
+"""
+
+from __future__ import annotations
+
+from flask import Response, request
+
+from prerender.gateway import UpstreamError, UpstreamStatusError
+from prerender.metrics import DEGRADED_ANSWERS
+from prerender.web.errors import PASSED_THROUGH_STATUSES
+from prerender.web.http_caching import NO_STORE, set_policy
+
+DEGRADED_HEADER = "X-Degraded"
+# The only cause today: the upstream failed. The header's value and the metric's `reason` label.
+UPSTREAM = "upstream"
+
+
+def is_refusal(error: UpstreamError) -> bool:
+    """Whether the upstream answered this request with a 4xx passed through to the caller (an unknown store,
+    a refused identity...): the caller's mistake to see, never degraded into a page."""
+    return isinstance(error, UpstreamStatusError) and error.status in PASSED_THROUGH_STATUSES
+
+
+def mark_degraded(response: Response, *, reason: str = UPSTREAM) -> Response:
+    """Mark a degraded answer: the header, the count by route, and no cache keeps it."""
+    response.headers[DEGRADED_HEADER] = reason
+    DEGRADED_ANSWERS.labels(request.endpoint or "unmatched", reason).inc()
+    set_policy(NO_STORE)
+    return response
