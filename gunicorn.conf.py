@@ -86,6 +86,17 @@ def write_problem(sock, status_int, reason, mesg):
 gunicorn_util.write_error = write_problem
 
 
+# gevent schedules greenlets unfairly under load: a greenlet whose client sends its next request at once on a
+# kept-alive connection reads it without going back to the hub, so a few connections are served again and again
+# while the others wait. wrk at 64 connections on the README's card: p50 2 ms but p99 2.1 s and client timeouts
+# over 5 s, for a server-side p99 under 5 ms. After every request a gevent worker now waits until its loop is idle
+# (gevent.idle: every other greenlet with something to do goes first), which serves the connections in turn:
+# p99 45 to 180 ms in the same run (gevent.sleep(0) kept a p99 of 0.5 to 1 s; docs/performance.md, issue 22).
+YIELD = None
+if worker_class == "gevent":
+    from gevent import idle as YIELD  # noqa: N812 -- gevent is only there for gevent workers
+
+
 def child_exit(server, worker):
     """A dead worker's gauges leave prometheus-client's multiprocess files (prerender/metrics.py)."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
@@ -102,8 +113,10 @@ def rss_mb() -> float:
 
 
 def post_request(worker, req, environ, resp):
-    """Every RSS_CHECK_EVERY requests, a worker grown beyond MAX_WORKER_RSS_MB finishes its requests and is
+    """After each request, a gevent worker lets its other greenlets run first (YIELD). Every RSS_CHECK_EVERY requests, a worker grown beyond MAX_WORKER_RSS_MB finishes its requests and is
     replaced (gunicorn starts a new one): recycling that follows memory, not throughput."""
+    if YIELD is not None:
+        YIELD()
     worker.served_since_check = getattr(worker, "served_since_check", 0) + 1
     if worker.served_since_check < RSS_CHECK_EVERY:
         return

@@ -1,7 +1,9 @@
 """A tiny threaded HTTP forwarder that sleeps before every upstream call (simulated network latency).
 
-Run as `python -m bench.proxy LISTEN_PORT TARGET_URL`. `PUT /__bench/delay?ms=N` changes the delay;
-`GET /__bench/count` answers how many requests were forwarded so far (a page's upstream calls).
+Run as `python -m bench.proxy LISTEN_PORT TARGET_URL`. `PUT /__bench/delay?ms=N` changes the delay of every call;
+`PUT /__bench/delay?ms=N&paths=/api/v1/categories,/api/v1/recipes` that of the calls to those paths only (the query
+aside: one slow resource), `ms=0` with the same paths lifts it. `GET /__bench/count` answers how many requests were
+forwarded so far (a page's upstream calls).
 A refused or failed upstream connection is answered 502.
 """
 
@@ -30,6 +32,7 @@ HOP_BY_HOP = {
 
 class State:
     delay_seconds = 0.0
+    path_delays: dict[str, float] = {}  # noqa: RUF012 -- the process's one mutable state, as the others
     target = urllib.parse.urlsplit("http://127.0.0.1:1")
     forwarded = 0
     lock = threading.Lock()
@@ -58,7 +61,12 @@ class Forwarder(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else None
         if self.path.startswith("/__bench/delay"):
             query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
-            State.delay_seconds = float(query.get("ms", ["0"])[0]) / 1000
+            seconds = float(query.get("ms", ["0"])[0]) / 1000
+            paths = [p for p in query.get("paths", [""])[0].split(",") if p]
+            if not paths:
+                State.delay_seconds = seconds
+            for path in paths:
+                State.path_delays[path] = seconds
             self._reply(204, [], b"")
             return
         if self.path.startswith("/__bench/count"):
@@ -66,7 +74,7 @@ class Forwarder(BaseHTTPRequestHandler):
             return
         with State.lock:
             State.forwarded += 1
-        time.sleep(State.delay_seconds)
+        time.sleep(State.path_delays.get(self.path.split("?", 1)[0]) or State.delay_seconds)
         headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
         for attempt in (1, 2):  # a kept-alive connection the upstream closed is retried once
             conn = _connection()

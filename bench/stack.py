@@ -105,8 +105,10 @@ class Stack:
         self._start("prerender", prerender.command(), prerender.env, prerender.url + "/healthz")
         return self
 
-    def set_delay(self, milliseconds: int) -> None:
-        request = urllib.request.Request(f"{self.proxy_url}/__bench/delay?ms={milliseconds}", method="PUT")
+    def set_delay(self, milliseconds: int, paths: tuple[str, ...] = ()) -> None:
+        """Delay every upstream call, or only the calls to `paths` (the query aside)."""
+        query = f"ms={milliseconds}" + (f"&paths={','.join(paths)}" if paths else "")
+        request = urllib.request.Request(f"{self.proxy_url}/__bench/delay?{query}", method="PUT")
         with urllib.request.urlopen(request, timeout=5):
             pass
 

@@ -17,6 +17,7 @@ from prerender.rendering.assets import init_assets
 from prerender.rendering.fragments import init_fragments
 from prerender.rendering.i18n import init_i18n
 from prerender.schemas.headers import request_header_names
+from prerender.web.admission import register_admission
 from prerender.web.credentials import init_credentials
 from prerender.web.errors import register_errorhandlers
 from prerender.web.http_caching import register_http_caching
@@ -68,11 +69,12 @@ def register_extensions(app: Flask) -> None:
 
 
 def register_request_hooks(app: Flask) -> None:
-    """The hooks every request goes through, in order: its id, the size limits, its upstream time budget, the
-    request log, HTTP caching, the security headers (the header guard is the versioned blueprints' own,
-    prerender/blueprints/__init__.py)."""
+    """The hooks every request goes through, in order: its id, the size limits, admission (overload shed at the door),
+    its upstream time budget, the request log, HTTP caching, the security headers (the header guard is the versioned
+    blueprints' own, prerender/blueprints/__init__.py)."""
     register_request_id(app)
     register_request_limits(app)
+    register_admission(app)
     register_upstream_budget(app)
     register_request_log(app)
     register_http_caching(app)

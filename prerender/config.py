@@ -62,6 +62,9 @@ class DefaultConfig:
     # in flight, and this many more waiting (within their request's budget) before calls are shed.
     UPSTREAM_CALLS_IN_FLIGHT = 16
     UPSTREAM_QUEUED_CALLS = 16
+    # Requests of the API routes in progress per worker (prerender/web/admission.py); beyond, a request is answered
+    # at once in its degraded form (a fragment from what is cached, else empty; a JSON route 503 + Retry-After).
+    MAX_REQUESTS_IN_PROGRESS = 16
     # The key prerender authenticates with as a service (`X-Service-Key`, docs/upstream.md) when it calls the
     # upstream for a browser's credential, which names its supplier by id: the browser never holds the
     # supplier's token (docs/security.md). None: the key in instance/upstream-service-key (made on first

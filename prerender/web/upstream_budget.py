@@ -3,7 +3,8 @@
 A fragment route (its answer is HTML, or it is a customer server's route, as the multiple cards are) gets
 `UPSTREAM_FRAGMENT_BUDGET`: a retailer's page waits for it, so it answers without what is late. The browser's
 JSON routes get `UPSTREAM_JSON_BUDGET` and answer a 504 problem when it is spent (prerender/web/errors.py).
-Routes without a declaration (health, metrics, static files) get none.
+Routes without a declaration (health, metrics, static files) get none. A fragment request shed at the door
+(prerender/web/admission.py) gets nothing: it answers from what is cached, or its empty answer.
 """
 
 from __future__ import annotations
@@ -14,11 +15,16 @@ from prerender.gateway import deadline
 from prerender.web.contract import Callers, RouteContract, contract_of
 
 
+def is_fragment_route(contract: RouteContract) -> bool:
+    """Whether a route answers a fragment (HTML, or a customer server's call such as the multiple cards): it degrades
+    rather than fails."""
+    ok = contract.answers.get(200)
+    return contract.callers is Callers.SERVER or (ok is not None and ok.media_type == "text/html")
+
+
 def budget_of(contract: RouteContract) -> float:
     """The seconds a route's upstream calls get together."""
-    ok = contract.answers.get(200)
-    fragment = contract.callers is Callers.SERVER or (ok is not None and ok.media_type == "text/html")
-    key = "UPSTREAM_FRAGMENT_BUDGET" if fragment else "UPSTREAM_JSON_BUDGET"
+    key = "UPSTREAM_FRAGMENT_BUDGET" if is_fragment_route(contract) else "UPSTREAM_JSON_BUDGET"
     return float(current_app.config[key])
 
 
@@ -26,7 +32,7 @@ def start_upstream_budget() -> None:
     """Before anything calls the upstream (the header guard resolves the supplier): start the route's budget."""
     contract = contract_of(current_app.view_functions.get(request.endpoint or ""))
     if contract is not None:
-        g.upstream_budget = deadline.start(budget_of(contract))
+        g.upstream_budget = deadline.start(0.0 if g.get("shed") else budget_of(contract))
 
 
 def end_upstream_budget(_error: BaseException | None = None) -> None:

@@ -1,0 +1,338 @@
+"""The busy-day figures of `make bench` (docs/performance.md): a spike at twice the saturating concurrency, one
+slow upstream resource, a hung upstream. Fragments are loaded by wrk (bench/wrk.py); the browser's writes by a
+Python client that behaves as the SDK does (prerender/static/sdk/http.js): one Idempotency-Key per write, resent
+after a network failure or a 502/503/504, after the answer's Retry-After when it gives one.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import statistics
+import threading
+import time
+import urllib.parse
+import urllib.request
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+
+from bs4 import BeautifulSoup
+
+from . import load, wrk
+from .load import Call
+from .stack import Stack
+
+# prerender's default upstream budget of a fragment route (UPSTREAM_FRAGMENT_BUDGET, prerender/config.py).
+FRAGMENT_BUDGET = 0.8
+HUNG_MS = 60_000  # the proxy holds every call this long: an upstream that answers nothing
+# The calls of the catalog's pages at the upstream (prerender/gateway/catalog.py): slowed alone in figure 9.
+CATALOG_PATHS = ("/api/v1/recipes", "/api/v1/categories", "/api/v1/preferences/options")
+SLOW_CATALOG_MS = 2000
+# The SDK's unknown outcomes, resent with the same key.
+OUTCOME_UNKNOWN = {0, 502, 503, 504}
+
+
+@dataclass(frozen=True)
+class Row:
+    metric: str
+    measured: str
+    target: str
+    met: bool | None
+
+
+def pair(k: int) -> str:
+    return json.dumps([str(100001 + 2 * (k % 160)), str(100002 + 2 * (k % 160))]).replace(" ", "")
+
+
+def multiple_body(offset: int) -> bytes:
+    contexts = [{"productIds": json.loads(pair(offset + k)), "position": k} for k in range(4)]
+    return json.dumps({"contexts": contexts, "keyword": None, "categoryId": None, "display_variant": 2}).encode()
+
+
+def fragment_mix() -> list[Call]:
+    """What customers' servers ask on a busy day: the README's logged-in cards, cards by products, a multiple, the
+    current-menu page, the catalog home, a publisher's CTA."""
+    calls = [Call(f"/v1/recipe-card?recipe_id={r}&store_id=1001") for r in (1, 2, 3, 4, 5)]
+    calls += [Call(f"/v1/recipe-card?store_id=1001&surrounding_products_ids={pair(k)}") for k in (3, 9)]
+    calls += [
+        Call("/v1/recipe-card/multiple?store_id=1001", "POST", multiple_body(7)),
+        Call("/v2/planner/current-menu?store_id=1001"),
+        Call("/v2/catalog?store_id=1001"),
+        Call(
+            "/v1/no-supplier-add-to-cart-cta?recipe_id=pub-quiche-lorraine&guests=4",
+            headers=(("supplier-token", "demo-publisher-token"),),
+        ),
+    ]
+    return calls
+
+
+def card_mix() -> list[Call]:
+    return [Call(f"/v1/recipe-card?recipe_id={r}&store_id=1001", need_body=True) for r in (1, 2, 3, 4, 5)]
+
+
+def browser_reads(credential: str) -> list[Call]:
+    browser = (("authorization", f"Bearer {credential}"),)
+    return [
+        Call("/v1/basket?store_id=1001", headers=browser),
+        Call("/v1/recipe-details?recipe_id=5&store_id=1001&guests=4", headers=browser),
+    ]
+
+
+def credential_of(stack: Stack) -> str:
+    """A shopper's credential, as a page gets it from the bootstrap."""
+    request = urllib.request.Request(f"{stack.prerender_url}/v2/svc-window-bootstrap", headers=load.HEADERS)
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        element = BeautifulSoup(answer.read().decode(), "html.parser").find("svc-shopper")
+    if element is None:
+        raise RuntimeError("the bootstrap carries no credential")
+    return str(element["credential"])
+
+
+@dataclass
+class Writes:
+    """The outcomes of the browser's basket writes: each write's final status, and every 503's Retry-After."""
+
+    finals: Counter[str] = field(default_factory=Counter)
+    refusals_without_retry_after: int = 0
+    attempts: int = 0
+
+
+class BasketWriter(threading.Thread):
+    """POST /v1/basket/recipes, one write after the other until stopped (bounded), each with its own key and resent
+    as the SDK does (at most 4 attempts)."""
+
+    def __init__(self, base_url: str, credential: str, *, max_seconds: float) -> None:
+        super().__init__(daemon=True)
+        self.base = urllib.parse.urlsplit(base_url)
+        self.headers = {
+            "authorization": f"Bearer {credential}",
+            "language-id": "fr",
+            "session-id": "s-bench",
+            "content-type": "application/json",
+        }
+        self.max_seconds = max_seconds
+        self.stop = threading.Event()
+        self.writes = Writes()
+
+    def _send(self, conn: http.client.HTTPConnection, body: bytes, key: str) -> tuple[int, str | None]:
+        try:
+            conn.request("POST", "/v1/basket/recipes", body=body, headers={**self.headers, "idempotency-key": key})
+            response = conn.getresponse()
+            response.read()
+            return response.status, response.getheader("Retry-After")
+        except (OSError, http.client.HTTPException):
+            conn.close()
+            return 0, None
+
+    def run(self) -> None:
+        conn = http.client.HTTPConnection(self.base.hostname or "127.0.0.1", self.base.port, timeout=10)
+        started = time.monotonic()
+        i = 0
+        while not self.stop.is_set() and time.monotonic() - started < self.max_seconds and i < 100_000:
+            i += 1
+            body = json.dumps({"recipe_id": str(1 + i % 20), "store_id": "1001", "guests": 2 + i % 6}).encode()
+            key = uuid.uuid4().hex
+            status, retry_after = 0, None
+            for attempt in range(4):
+                status, retry_after = self._send(conn, body, key)
+                self.writes.attempts += 1
+                if status == 503 and retry_after is None:
+                    self.writes.refusals_without_retry_after += 1
+                if status not in OUTCOME_UNKNOWN or attempt == 3:
+                    break
+                time.sleep(min(2.0, float(retry_after)) if retry_after else 0.3)
+            if 200 <= status < 300:
+                self.writes.finals["done"] += 1
+            elif status == 503 and retry_after is not None:
+                self.writes.finals["refused (503 + Retry-After)"] += 1
+            else:
+                self.writes.finals[f"failed ({status})"] += 1
+
+
+def fragments_failed(result: wrk.WrkResult) -> int:
+    return result.statuses["5xx"] + result.socket_errors
+
+
+def saturating_connections(stack: Stack, calls: list[Call], binary: str) -> tuple[int, dict[int, float]]:
+    """The smallest concurrency within 10 % of the best throughput of the fragment mix (3 s per step)."""
+    seen: dict[int, float] = {}
+    for connections in (2, 4, 8, 16, 32):
+        seen[connections] = wrk.run(
+            stack.prerender_url, calls, seconds=3, connections=connections, binary=binary
+        ).throughput
+    best = max(seen.values())
+    return min(c for c, rate in seen.items() if rate >= 0.9 * best), seen
+
+
+def full_service(stack: Stack, credential: str, deadline_seconds: float = 10.0) -> float:
+    """Seconds until a card that needs the upstream (a fresh `serves`) renders and the basket answers 200."""
+    started = time.monotonic()
+    probe = 0
+    while time.monotonic() - started < deadline_seconds:
+        probe += 1
+        card = Call(f"/v1/recipe-card?recipe_id=3&store_id=1001&serves={1 + probe % 50}", need_body=True)
+        basket = Call("/v1/basket?store_id=1001", need_body=True, headers=(("authorization", f"Bearer {credential}"),))
+        first = load.run(stack.prerender_url, [card], threads=1, max_requests=1, max_seconds=5)
+        second = load.run(stack.prerender_url, [basket], threads=1, max_requests=1, max_seconds=5)
+        if not first.error_count and not second.error_count:
+            return time.monotonic() - started
+        time.sleep(0.05)
+    return float("inf")
+
+
+def spike(stack: Stack, seconds: float) -> list[Row]:
+    """Twice the concurrency that saturates the server, for `seconds`: fragments (wrk), the browser's reads (wrk)
+    and its basket writes (the SDK's way), all at once."""
+    binary = wrk.find_wrk()
+    metric = "8. spike at 2x the saturating concurrency"
+    if binary is None:
+        return [Row(metric, "wrk is not installed (Debian's wrk: apt-get install wrk)", "", None)]
+    calls = fragment_mix()
+    credential = credential_of(stack)
+    quiet = wrk.run(stack.prerender_url, calls, seconds=3, connections=1, binary=binary)
+    saturating, steps = saturating_connections(stack, calls, binary)
+    connections = 2 * saturating
+    writer = BasketWriter(stack.prerender_url, credential, max_seconds=seconds + 30)
+    browser: dict[str, wrk.WrkResult] = {}
+
+    def browser_load() -> None:
+        browser["result"] = wrk.run(
+            stack.prerender_url, browser_reads(credential), seconds=seconds, connections=4, binary=binary
+        )
+
+    reader = threading.Thread(target=browser_load, daemon=True)
+    writer.start()
+    reader.start()
+    loaded = wrk.run(stack.prerender_url, calls, seconds=seconds, connections=connections, binary=binary)
+    reader.join(seconds + 60)
+    writer.stop.set()
+    writer.join(60)
+    recovery = full_service(stack, credential)
+    limit = 3 * quiet.p99 + FRAGMENT_BUDGET
+    reads = browser.get("result")
+    steps_text = ", ".join(f"c{c}: {rate:.0f}/s" for c, rate in steps.items())
+    writes = writer.writes
+    bad_writes = sum(n for outcome, n in writes.finals.items() if outcome.startswith("failed"))
+    return [
+        Row(
+            f"{metric}: fragment answers >= 500",
+            f"{fragments_failed(loaded)} of {loaded.requests} ({loaded.statuses['5xx']} 5xx, {loaded.socket_errors} "
+            f"socket errors; {loaded.empty} empty, degraded) at c{connections} for {loaded.seconds:.0f} s "
+            f"(saturates at c{saturating}: {steps_text})",
+            "0",
+            fragments_failed(loaded) == 0,
+        ),
+        Row(
+            "8b. spike: client-side p99 of fragments",
+            f"{loaded.p99 * 1000:.0f} ms (p50 {loaded.p50 * 1000:.0f} ms; unloaded p99 {quiet.p99 * 1000:.0f} ms)",
+            f"<= 3 x unloaded p99 + budget = {limit * 1000:.0f} ms",
+            loaded.p99 <= limit,
+        ),
+        Row(
+            "8c. spike: browser writes (resent with their key)",
+            f"{dict(writes.finals)} in {writes.attempts} attempts; {writes.refusals_without_retry_after} 503 without "
+            f"Retry-After; reads: {reads.statuses if reads else 'none'}",
+            "each done or 503 + Retry-After",
+            bad_writes == 0 and writes.refusals_without_retry_after == 0 and bool(writes.finals),
+        ),
+        Row(
+            "8d. spike: full service again after its end",
+            f"{recovery:.2f} s",
+            "<= 1 s",
+            recovery <= 1.0,
+        ),
+    ]
+
+
+def slow_resource(stack: Stack, seconds: float) -> list[Row]:
+    """The catalog's upstream calls slowed to 2 s while the catalog home, cards and basket writes run: the
+    catalog degrades alone; no basket write is refused and the cards answer as before."""
+    binary = wrk.find_wrk()
+    metric = "9. catalog upstream slowed to 2 s"
+    if binary is None:
+        return [Row(metric, "wrk is not installed (Debian's wrk: apt-get install wrk)", "", None)]
+    credential = credential_of(stack)
+    cards = card_mix()
+    before = wrk.run(stack.prerender_url, cards, seconds=5, connections=4, binary=binary)
+    stack.set_delay(SLOW_CATALOG_MS, CATALOG_PATHS)
+    catalog: dict[str, wrk.WrkResult] = {}
+
+    def catalog_load() -> None:
+        catalog["result"] = wrk.run(
+            stack.prerender_url,
+            [Call("/v2/catalog?store_id=1001"), Call("/v1/catalog/list?store_id=1001&all_recipes=true")],
+            seconds=seconds,
+            connections=8,
+            binary=binary,
+        )
+
+    slow = threading.Thread(target=catalog_load, daemon=True)
+    writer = BasketWriter(stack.prerender_url, credential, max_seconds=seconds)
+    slow.start()
+    writer.start()
+    time.sleep(min(3.0, seconds / 4))  # the catalog's calls pile up first
+    during = wrk.run(stack.prerender_url, cards, seconds=max(1.0, seconds - 6), connections=4, binary=binary)
+    slow.join(seconds + 60)
+    writer.stop.set()
+    writer.join(60)
+    stack.set_delay(0, CATALOG_PATHS)
+    writes = writer.writes
+    refused = sum(n for outcome, n in writes.finals.items() if not outcome.startswith("done"))
+    degraded = catalog.get("result")
+    card_failures = fragments_failed(during) + during.empty + during.statuses["4xx"]
+    return [
+        Row(
+            f"{metric}: basket writes refused",
+            f"{refused} of {sum(writes.finals.values())} ({dict(writes.finals)}); catalog pages meanwhile: "
+            f"{degraded.statuses if degraded else 'none'}, p50 {degraded.p50 * 1000 if degraded else 0:.0f} ms",
+            "0",
+            refused == 0 and bool(writes.finals),
+        ),
+        Row(
+            "9b. catalog slowed: cards",
+            f"p50 {during.p50 * 1000:.1f} / p99 {during.p99 * 1000:.0f} ms, {during.throughput:.0f}/s, {card_failures} "
+            f"failed or empty (before: p50 {before.p50 * 1000:.1f} / p99 {before.p99 * 1000:.0f} ms, "
+            f"{before.throughput:.0f}/s)",
+            "0 failed or empty",
+            card_failures == 0,
+        ),
+    ]
+
+
+def readiness(stack: Stack) -> int:
+    with urllib.request.urlopen(f"{stack.prerender_url}/readyz", timeout=5) as answer:
+        return int(answer.status)
+
+
+def upstream_hung(stack: Stack) -> list[Row]:
+    """Cards while the upstream answers nothing: each within the budget (+100 ms); once the breakers have opened
+    (or the bulkheads shed), a median within 50 ms; /readyz 200 throughout. Fresh cache keys: each card needs the
+    upstream (no stale copy), so the documented empty card is the answer."""
+    stack.set_delay(HUNG_MS)
+    calls = lambda i: Call(f"/v1/recipe-card?recipe_id={1 + i % 40}&store_id=1001&serves={2 + i // 40}")  # noqa: E731
+    workers = max(1, len(stack.prerender_workers()))
+    # Enough cards at once that every worker's recipes breaker knows its minimum of calls (20).
+    first = load.run(stack.prerender_url, calls, threads=8, max_requests=24 * workers, max_seconds=60)
+    ready_during = readiness(stack)
+    later = load.run(stack.prerender_url, lambda i: calls(1000 + i), threads=1, max_requests=40, max_seconds=30)
+    stack.set_delay(0)
+    limit = FRAGMENT_BUDGET + 0.1
+    worst = max([*first.latencies, *later.latencies], default=0.0)
+    fast = later.latencies[len(later.latencies) // 2 :]  # one thread: in time order; the breakers are open by then
+    middle = statistics.median(fast) if fast else float("inf")
+    return [
+        Row(
+            "4. card latency, upstream hung: worst",
+            f"max {worst * 1000:.0f} ms over {first.count + later.count} cards",
+            f"<= {limit * 1000:.0f} ms",
+            worst <= limit,
+        ),
+        Row(
+            "4b. upstream hung, once open or shed: median",
+            f"{middle * 1000:.1f} ms over the last {len(fast)} cards (max {max(fast, default=0) * 1000:.0f} ms); "
+            f"/readyz {ready_during}",
+            "<= 50 ms, /readyz 200",
+            middle <= 0.05 and ready_during == 200,
+        ),
+    ]

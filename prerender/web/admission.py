@@ -1,0 +1,92 @@
+"""Overload shed at the door: at most MAX_REQUESTS_IN_PROGRESS requests of the API routes in progress per worker.
+
+Beyond it a request is not queued behind the others (its client would wait for the whole queue, then for its own
+work, and time out): it is answered at once, in its route's degraded form.
+
+- A browser's JSON route: `503` with `Retry-After: 1`, before any work (nothing was done: the SDK resends a write
+  with its Idempotency-Key).
+- A fragment route: rendered with an upstream budget of nothing (prerender/web/upstream_budget.py), so it makes no
+  upstream call and answers from what is cached (a card from the read cache and the fragment memo, a stale copy)
+  or its documented empty answer. The answer is marked `X-Degraded: shed` and kept by no cache.
+
+Routes outside the API versions (health, metrics, static files) are never shed: a load balancer's check must see
+the process alive. The count is per process: gevent's greenlets (or gthread's threads) of one worker share it.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from flask import Flask, Response, current_app, g, request
+
+from prerender.metrics import DEGRADED_ANSWERS
+from prerender.web.contract import contract_of
+from prerender.web.errors import Problem
+from prerender.web.upstream_budget import is_fragment_route
+
+EXTENSION_KEY = "prerender.admission"
+SHED = "shed"
+RETRY_AFTER_SECONDS = 1
+
+
+class Admission:
+    """The requests in progress in this worker, against a limit."""
+
+    def __init__(self, *, limit: int) -> None:
+        self.limit = limit
+        self.in_progress = 0
+        self._lock = threading.Lock()
+
+    def enter(self) -> bool:
+        """Count one more request in progress, or say it is over the limit (not counted)."""
+        with self._lock:
+            if self.in_progress >= self.limit:
+                return False
+            self.in_progress += 1
+            return True
+
+    def leave(self) -> None:
+        with self._lock:
+            self.in_progress -= 1
+
+
+def admit() -> None:
+    """before_request: let the request in, or shed it (a JSON route's 503 here; a fragment's degraded answer)."""
+    contract = contract_of(current_app.view_functions.get(request.endpoint or ""))
+    if contract is None or request.method == "OPTIONS":
+        return
+    admission: Admission = current_app.extensions[EXTENSION_KEY]
+    if admission.enter():
+        g.admitted = True
+        return
+    DEGRADED_ANSWERS.labels(request.endpoint or "unmatched", SHED).inc()
+    if not is_fragment_route(contract):
+        raise Problem(
+            503,
+            "The service is answering more requests than it can right now; try again in a second.",
+            headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+        )
+    g.shed = True
+
+
+def mark_shed(response: Response) -> Response:
+    """after_request: a shed fragment says so, and no cache keeps it."""
+    if g.get("shed"):
+        response.headers["X-Degraded"] = SHED
+        response.headers["Cache-Control"] = "private, no-store"
+        response.headers.pop("ETag", None)
+    return response
+
+
+def release(_error: BaseException | None = None) -> None:
+    """teardown: the request is no longer in progress."""
+    if g.pop("admitted", False):
+        current_app.extensions[EXTENSION_KEY].leave()
+
+
+def register_admission(app: Flask) -> None:
+    """The worker's admission, and its hooks."""
+    app.extensions[EXTENSION_KEY] = Admission(limit=int(app.config["MAX_REQUESTS_IN_PROGRESS"]))
+    app.before_request(admit)
+    app.after_request(mark_shed)
+    app.teardown_request(release)
