@@ -113,8 +113,9 @@ def rss_mb() -> float:
 
 
 def post_request(worker, req, environ, resp):
-    """After each request, a gevent worker lets its other greenlets run first (YIELD). Every RSS_CHECK_EVERY requests, a worker grown beyond MAX_WORKER_RSS_MB finishes its requests and is
-    replaced (gunicorn starts a new one): recycling that follows memory, not throughput."""
+    """After each request, a gevent worker lets its other greenlets run first (YIELD). Every RSS_CHECK_EVERY
+    requests, a worker grown beyond MAX_WORKER_RSS_MB finishes its requests and is replaced (gunicorn starts a new
+    one): recycling that follows memory, not throughput."""
     if YIELD is not None:
         YIELD()
     worker.served_since_check = getattr(worker, "served_since_check", 0) + 1
