@@ -47,6 +47,8 @@ PRIVATE = CachePolicy(public=False)
 PUBLIC = CachePolicy(public=True)
 NO_STORE = CachePolicy(public=False, store=False)
 NO_STORE_CACHE_CONTROL = "private, no-store"
+# The same for everyone whatever their headers (stylesheet links, the anonymous bootstrap, /openapi.json).
+SAME_FOR_EVERYONE = CachePolicy(public=True, vary=())
 
 
 def cache_policy(policy: CachePolicy | Callable[[], CachePolicy]) -> Callable[[View], View]:
