@@ -183,6 +183,12 @@ class LikesQuery(Schema):
 
 
 class _Event(_Body):
+    # The SDK's id of the event (a UUID), passed upstream, which stores each id once per supplier: a batch sent
+    # again after a timeout is not counted twice. Optional: older SDKs send none.
+    id = fields.String(
+        validate=FullMatch(ID_PATTERN, error=ID_MESSAGE),
+        metadata={"description": "The event's id, the same on every retry (a UUID); stored once."},
+    )
     name = fields.String(required=True, validate=FullMatch(EVENT_NAME, error="Must be like 'recipe.show'."))
     path = fields.String(load_default="/", validate=validate.Length(1, MAX_EVENT_PATH))
     props = fields.Dict(keys=fields.String(validate=validate.Length(1, 64)), load_default=dict)
