@@ -97,6 +97,57 @@ if worker_class == "gevent":
     from gevent import idle as YIELD  # noqa: N812 -- gevent is only there for gevent workers
 
 
+# Expect: 100-continue. gunicorn writes "100 Continue" as soon as it has read a request's head, before the app
+# runs, so a client sends a body the app then refuses anyway: a Content-Length over prerender's
+# MAX_CONTENT_LENGTH got "100 Continue", then the 413 (prerender/web/request_limits.py answers it before
+# anything reads the body). Here, as gevent's own WSGI server does, the interim answer is written when the app
+# first reads the body; an app that answers without reading it (a 413, a 401...) sends its final answer only,
+# and the connection is closed after it, since the client may still send the body it announced (RFC 9110,
+# section 10.1.1). tests/ops/test_gunicorn_refusals.py reads the bytes on the socket.
+CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+
+
+class ContinueOnFirstRead:
+    """A request's body (gunicorn's Body: read, readline, readlines, iteration) that writes `100 Continue` to
+    the client when it is first read, then lets the connection be kept alive again."""
+
+    def __init__(self, body, sock, req):
+        self.body, self.sock, self.req = body, sock, req
+        self.sent = False
+
+    def _continue(self):
+        if not self.sent:
+            self.sent = True
+            self.sock.sendall(CONTINUE)
+            self.req.must_close = False  # the body will be read whole: the connection can serve another request
+
+    def read(self, size=None):
+        self._continue()
+        return self.body.read(size)
+
+    def readline(self, size=None):
+        self._continue()
+        return self.body.readline(size)
+
+    def readlines(self, size=None):
+        self._continue()
+        return self.body.readlines(size)
+
+    def __iter__(self):
+        self._continue()
+        return iter(self.body)
+
+
+def pre_request(worker, req):
+    """gunicorn's default (a debug line), and its early `100 Continue` put off to the app's first read."""
+    worker.log.debug("%s %s", req.method, req.path)
+    sock = getattr(getattr(req, "unreader", None), "sock", None)
+    if getattr(req, "_expected_100_continue", False) and sock is not None:
+        req._expected_100_continue = False  # what gunicorn's wsgi.create reads to write it at once
+        req.must_close = True  # until the body is read
+        req.body = ContinueOnFirstRead(req.body, sock, req)
+
+
 def child_exit(server, worker):
     """A dead worker's gauges leave prometheus-client's multiprocess files (prerender/metrics.py)."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):

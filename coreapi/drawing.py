@@ -49,7 +49,7 @@ _FONT = "'Helvetica Neue', Helvetica, Arial, sans-serif"
 @functools.lru_cache(maxsize=1024)
 def _rgb(color: str) -> tuple[float, float, float]:
     """``#rrggbb`` (or ``#rgb``) as floats in [0, 1]."""
-    match = _HEX.match(color.strip())
+    match = _HEX.fullmatch(color.strip())
     if match is None:  # never: the colours drawn with are constants or went through _clean
         raise ValueError(f"Not a #rrggbb or #rgb colour: {color!r}")
     h = match.group(1)
@@ -64,7 +64,7 @@ def _hex(rgb: Iterable[float]) -> str:
 
 def _clean(color: Any) -> str | None:
     """A safe ``#rrggbb`` colour, or None."""
-    if isinstance(color, str) and _HEX.match(color.strip()):
+    if isinstance(color, str) and _HEX.fullmatch(color.strip()):
         return _hex(_rgb(color))
     return None
 

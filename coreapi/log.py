@@ -134,7 +134,7 @@ def configure_logging(app: Flask) -> None:
 def assign_request_id() -> None:
     """Adopt the caller's ``X-Request-Id`` when it is sane, make one up otherwise."""
     incoming = request.headers.get(REQUEST_ID_HEADER, "")
-    g.request_id = incoming if _VALID_REQUEST_ID.match(incoming) else uuid.uuid4().hex
+    g.request_id = incoming if _VALID_REQUEST_ID.fullmatch(incoming) else uuid.uuid4().hex
     g.request_started = time.perf_counter()
 
 

@@ -603,6 +603,9 @@ class IdempotencyKey(Base):
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow, index=True)
 
 
+MAX_EVENT_ID_LENGTH = 64
+
+
 class Event(Base):
     """An analytics event sent by a browser, with the session, supplier and identity of its call."""
 
@@ -613,9 +616,13 @@ class Event(Base):
             name="identity_kind",
         ),
         Index("ix_events_session_timestamp", "session_id", "timestamp", "id"),
+        # A browser's id for the event, unique per supplier: a batch sent again (a retry after a timeout whose
+        # first attempt was stored) adds nothing. Events without one (older SDKs) are never compared (NULL).
+        UniqueConstraint("supplier_id", "event_id", name="uq_events_supplier_event"),
     )
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer(), "sqlite"), primary_key=True)
+    event_id: Mapped[str | None] = mapped_column(String(MAX_EVENT_ID_LENGTH))
     name: Mapped[str] = mapped_column(String(64))
     path: Mapped[str | None] = mapped_column(String(512))
     props: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)

@@ -28,8 +28,11 @@ from prerender.web.security_headers import register_security_headers
 from prerender.web.upstream_budget import register_upstream_budget
 
 INSTANCE_PATH = Path(__file__).resolve().parent.parent / "instance"
-# Every localhost origin, on any port, over http or https, is allowed (docs/decisions.md, CORS).
-LOCAL_ORIGINS = re.compile(r"^https?://(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$")
+# Every localhost origin, on any port (1 to 65535, written without leading zeros, as browsers serialize an
+# origin), over http or https, is allowed (docs/decisions.md, CORS). flask-cors tries it with re.match: `\Z`,
+# not `$`, which would also take a final newline.
+PORT = r"(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})"
+LOCAL_ORIGINS = re.compile(rf"https?://(localhost|127\.0\.0\.1|\[::1\])(:{PORT})?\Z")
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:

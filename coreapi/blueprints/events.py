@@ -26,16 +26,17 @@ def _session_id() -> str | None:
 @bp.post("")
 @use_args(EventsArgs(), location="json")
 def create(args: dict[str, Any]) -> tuple[dict[str, int], int]:
-    """Store events with the session, supplier and identity of the headers."""
+    """Store events with the session, supplier and identity of the headers, each id once per supplier."""
     supplier = calling_supplier()
-    stored = events.store_events(
+    count = events.store_events(
         db.session(),
         args["events"],
         session_id=_session_id(),
         supplier_id=supplier.id if supplier is not None else None,
         identity=current().identity,
     )
-    return {"stored": stored}, 202
+    # Every event of the batch is stored, now or by an earlier call with its id; `duplicates`: those earlier.
+    return {"stored": count.stored + count.duplicates, "duplicates": count.duplicates}, 202
 
 
 @bp.get("")

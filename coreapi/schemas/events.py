@@ -8,6 +8,7 @@ from typing import Any
 
 from marshmallow import EXCLUDE, Schema, fields, post_load, validate
 
+from coreapi.models import MAX_EVENT_ID_LENGTH
 from coreapi.schemas.fields import Id
 from coreapi.services.events import NewEvent
 from coreapi.services.identity import MAX_ID_LENGTH
@@ -44,6 +45,18 @@ class EventSchema(Schema):
     class Meta:
         unknown = EXCLUDE
 
+    # The browser's id of the event (prerender's SDK: a UUID): stored once per supplier, however many times
+    # it is sent. Optional: events without one are all stored.
+    id = fields.String(
+        load_default=None,
+        allow_none=True,
+        data_key="id",
+        attribute="event_id",
+        validate=validate.Regexp(
+            rf"[A-Za-z0-9][A-Za-z0-9._:-]{{0,{MAX_EVENT_ID_LENGTH - 1}}}\Z",
+            error=f"1 to {MAX_EVENT_ID_LENGTH} letters, digits or ._:- characters, starting with a letter or digit.",
+        ),
+    )
     name = fields.String(
         required=True,
         validate=validate.Regexp(
@@ -87,6 +100,7 @@ class IdentitySchema(Schema):
 
 
 class StoredEventSchema(Schema):
+    id = fields.String(attribute="event_id", allow_none=True)
     name = fields.String()
     path = fields.String(allow_none=True)
     props = fields.Dict(keys=fields.String())

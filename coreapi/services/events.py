@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from coreapi.extensions import Base
 from coreapi.models import Event
 from coreapi.services.identity import Identity, IdentityKind
+
+# INSERT ... ON CONFLICT DO NOTHING, spelled the same by both dialects.
+_INSERTS: dict[str, Callable[[type[Base]], postgresql.Insert | sqlite.Insert]] = {
+    "postgresql": postgresql.insert,
+    "sqlite": sqlite.insert,
+}
 
 
 @dataclass(frozen=True)
@@ -22,10 +30,21 @@ class NewEvent:
     path: str | None = None
     props: dict[str, Any] | None = None
     timestamp: dt.datetime | None = None
+    # The browser's id: the same id again, for the same supplier, is the same event (stored once).
+    event_id: str | None = None
+
+
+@dataclass(frozen=True)
+class StoredCount:
+    """What a batch did: events newly stored, and events already stored under the same id (not again)."""
+
+    stored: int
+    duplicates: int
 
 
 @dataclass(frozen=True)
 class StoredEvent:
+    event_id: str | None
     name: str
     path: str | None
     props: dict[str, Any]
@@ -42,13 +61,21 @@ def store_events(
     session_id: str | None,
     supplier_id: int | None,
     identity: Identity | None,
-) -> int:
-    """Store ``events`` in one statement; how many were stored."""
+) -> StoredCount:
+    """Store ``events`` in one statement, each id once per supplier (``INSERT ... ON CONFLICT DO NOTHING``
+    on ``uq_events_supplier_event``, both dialects): a batch sent again stores nothing twice, and concurrent
+    retries of it neither."""
     now = dt.datetime.now(dt.UTC)
-    session.execute(
-        insert(Event),
-        [
+    rows: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for event in events:
+        if event.event_id is not None:
+            if event.event_id in seen:
+                continue  # the same event twice in one batch
+            seen.add(event.event_id)
+        rows.append(
             {
+                "event_id": event.event_id,
                 "name": event.name,
                 "path": event.path,
                 "props": event.props or {},
@@ -59,11 +86,11 @@ def store_events(
                 "identity_kind": identity.kind.value if identity else None,
                 "identity_id": identity.value if identity else None,
             }
-            for event in events
-        ],
-    )
+        )
+    statement = _INSERTS[session.get_bind().dialect.name](Event).on_conflict_do_nothing().returning(Event.id)
+    stored = len(session.execute(statement, rows).all())
     session.commit()
-    return len(events)
+    return StoredCount(stored=stored, duplicates=len(events) - stored)
 
 
 def session_events(session: Session, session_id: str) -> list[StoredEvent]:
@@ -71,6 +98,7 @@ def session_events(session: Session, session_id: str) -> list[StoredEvent]:
     rows = session.scalars(select(Event).where(Event.session_id == session_id).order_by(Event.timestamp, Event.id))
     return [
         StoredEvent(
+            event_id=row.event_id,
             name=row.name,
             path=row.path,
             props=row.props,

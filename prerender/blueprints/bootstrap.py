@@ -8,13 +8,11 @@ from prerender.rendering.assets import get_assets
 from prerender.rendering.shopper import shopper_element
 from prerender.web.context import current_context
 from prerender.web.contract import NOT_MODIFIED, declare, html
-from prerender.web.http_caching import PRIVATE, CachePolicy, set_policy
+from prerender.web.http_caching import PRIVATE, SAME_FOR_EVERYONE, set_policy
 
 bp = Blueprint("bootstrap", __name__)
 
 SDK_MODULES = ("sdk/svc.js",)
-# Without a shopper (no valid supplier-token) the bootstrap is the same for everyone.
-ANONYMOUS = CachePolicy(public=True, vary=())
 
 
 @bp.get("/svc-window-bootstrap")
@@ -31,6 +29,6 @@ ANONYMOUS = CachePolicy(public=True, vary=())
 def window_bootstrap() -> Response:
     """The SDK module and the shopper's credential, for pages with custom or public recipe cards."""
     element = shopper_element(current_context())
-    set_policy(PRIVATE if element else ANONYMOUS)
+    set_policy(PRIVATE if element else SAME_FOR_EVERYONE)  # without a shopper, the same for everyone
     fragment = render_template("scripts.html", module_urls=get_assets().module_urls(SDK_MODULES))
     return Response(element + fragment, mimetype="text/html")

@@ -15,6 +15,7 @@ from prerender.schemas.responses import CardsSchema
 from prerender.web.context import current_context
 from prerender.web.contract import declare, json_answer, problem
 from prerender.web.errors import ValidationProblem
+from prerender.web.http_caching import PRIVATE, cache_policy
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,7 @@ DEMO_BODY = {
 
 
 @bp.post("/recipe-card/multiple")
+@cache_policy(PRIVATE)  # each card carries the shopper's credential
 @declare(
     summary="Many recipe cards in one call",
     query=MULTIPLE_QUERIES,

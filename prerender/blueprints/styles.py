@@ -11,14 +11,12 @@ from prerender.rendering.assets import get_assets
 from prerender.rendering.stylesheets import STYLE_BUNDLES, all_sheets
 from prerender.schemas.responses import StylesSchema
 from prerender.web.contract import NOT_MODIFIED, declare, json_answer, problem
-from prerender.web.http_caching import CachePolicy, cache_policy
+from prerender.web.http_caching import SAME_FOR_EVERYONE, cache_policy
 
 bp = Blueprint("styles", __name__)
 
+
 # The links are the same for everyone: they only change with a deploy (new build id).
-SAME_FOR_EVERYONE = CachePolicy(public=True, vary=())
-
-
 class ComponentPath(Schema):
     """`/styles/<component>`: a route of the table in prerender/rendering/stylesheets.py (another is a 404,
     a URL naming no styles route, not a malformed request)."""

@@ -19,13 +19,16 @@ from werkzeug.http import generate_etag
 
 from prerender.web.context import RequestContext
 from prerender.web.credentials import TIMESTAMP_STEP, CredentialSigner, Shopper, get_signer
+from prerender.web.http_caching import never_public
 
 
 def shopper_element(ctx: RequestContext) -> str:
-    """The credential element of the request's shopper, or "" when no supplier vouched for one."""
+    """The credential element of the request's shopper, or "" when no supplier vouched for one. The answer
+    that carries it is never public, whatever its view declared (prerender/web/http_caching.py)."""
     shopper = ctx.vouched_shopper
     if shopper is None:
         return ""
+    never_public()
     now = int(time.time())
     return _element(get_signer(), current_app.config["ELEMENT_PREFIX"], shopper, now - now % TIMESTAMP_STEP)
 

@@ -14,6 +14,7 @@ from prerender.schemas.fields import (
     IDENTITY_MESSAGE,
     IDENTITY_PATTERN,
     Amount,
+    FullMatch,
     Identifier,
     Integer,
 )
@@ -152,7 +153,7 @@ class RedeemTransferBody(_Body):
 
     token = fields.String(
         required=True,
-        validate=validate.Regexp(TRANSFER_TOKEN, error="Must be the transfer link's token (URL-safe characters)."),
+        validate=FullMatch(TRANSFER_TOKEN, error="Must be the transfer link's token (URL-safe characters)."),
         metadata={"description": "`transferred_basket_token` of the transfer link."},
     )
     store_id = Identifier(required=True)
@@ -164,7 +165,7 @@ class MergeAuthlessQuery(Schema):
     class Meta:
         unknown = EXCLUDE
 
-    authless_id = fields.String(required=True, validate=validate.Regexp(IDENTITY_PATTERN, error=IDENTITY_MESSAGE))
+    authless_id = fields.String(required=True, validate=FullMatch(IDENTITY_PATTERN, error=IDENTITY_MESSAGE))
     store_id = Identifier(required=True)
 
 
@@ -175,14 +176,20 @@ class LikesQuery(Schema):
         unknown = EXCLUDE
 
     recipe_ids = DelimitedList(
-        fields.String(validate=validate.Regexp(ID_PATTERN, error=ID_MESSAGE)),
+        fields.String(validate=FullMatch(ID_PATTERN, error=ID_MESSAGE)),
         required=True,
         validate=validate.Length(1, MAX_LIKE_IDS),
     )
 
 
 class _Event(_Body):
-    name = fields.String(required=True, validate=validate.Regexp(EVENT_NAME, error="Must be like 'recipe.show'."))
+    # The SDK's id of the event (a UUID), passed upstream, which stores each id once per supplier: a batch sent
+    # again after a timeout is not counted twice. Optional: older SDKs send none.
+    id = fields.String(
+        validate=FullMatch(ID_PATTERN, error=ID_MESSAGE),
+        metadata={"description": "The event's id, the same on every retry (a UUID); stored once."},
+    )
+    name = fields.String(required=True, validate=FullMatch(EVENT_NAME, error="Must be like 'recipe.show'."))
     path = fields.String(load_default="/", validate=validate.Length(1, MAX_EVENT_PATH))
     props = fields.Dict(keys=fields.String(validate=validate.Length(1, 64)), load_default=dict)
 

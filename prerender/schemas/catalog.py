@@ -12,7 +12,7 @@ from typing import Any
 from marshmallow import EXCLUDE, RAISE, Schema, fields, post_load, validate
 from webargs.fields import DelimitedList
 
-from prerender.schemas.fields import Identifier, Integer
+from prerender.schemas.fields import FullMatch, Identifier, Integer
 from prerender.schemas.menus import RECIPE_TYPES
 from prerender.schemas.variants import accepted_variants
 
@@ -64,7 +64,7 @@ class _PageQuery(_Query):
     )
     analytics_path = fields.String(
         load_default=None,
-        validate=[validate.Length(max=MAX_ANALYTICS_PATH), validate.Regexp(ANALYTICS_PATH, error="Must be a path.")],
+        validate=[validate.Length(max=MAX_ANALYTICS_PATH), FullMatch(ANALYTICS_PATH, error="Must be a path.")],
         metadata={"description": "The page's analytics path (pageview); default the page's own name."},
     )
 

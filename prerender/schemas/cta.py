@@ -8,7 +8,7 @@ from typing import Any
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, pre_load, validate
 
-from prerender.schemas.fields import Integer
+from prerender.schemas.fields import FullMatch, Integer
 from prerender.schemas.limits import MAX_EXTERNAL_ID_LENGTH, MAX_SERVES
 
 # The publisher's own id: anything printable (its database's ids are its business), without control characters.
@@ -25,7 +25,7 @@ class CtaQuery(Schema):
         required=True,
         validate=[
             validate.Length(1, MAX_EXTERNAL_ID_LENGTH),
-            validate.Regexp(EXTERNAL_ID_PATTERN, error="Must not contain control characters."),
+            FullMatch(EXTERNAL_ID_PATTERN, error="Must not contain control characters."),
         ],
         metadata={
             "description": "The publisher's own id of the recipe (its external id); when none matches, the value "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import decimal
 import json
 import re
-from typing import Any
+from typing import Any, overload
 
 from marshmallow import ValidationError, fields, validate
 
@@ -26,9 +26,26 @@ IDENTITY_MESSAGE = "Must be 1 to 128 printable characters without spaces."
 DECIMAL_INTEGER = re.compile(r"-?[0-9]+")
 
 
+class FullMatch(validate.Regexp):
+    """marshmallow's Regexp, matched against the whole value: Regexp uses `re.match`, where `$` also matches
+    before a final newline (`^[0-9]+$` takes "5" followed by a newline). The patterns keep their `^...$`: the OpenAPI
+    document publishes them as ECMA-262, where a pattern matches anywhere unless anchored and `$` is the end."""
+
+    @overload
+    def __call__(self, value: str) -> str: ...
+
+    @overload
+    def __call__(self, value: bytes) -> bytes: ...
+
+    def __call__(self, value: str | bytes) -> str | bytes:
+        if self.regex.fullmatch(value) is None:  # type: ignore[arg-type]
+            raise ValidationError(self._format_error(value))
+        return value
+
+
 def Identifier(**kwargs: Any) -> fields.String:
     """A recipe, product or store id."""
-    return fields.String(validate=validate.Regexp(ID_PATTERN, error=ID_MESSAGE), **kwargs)
+    return fields.String(validate=FullMatch(ID_PATTERN, error=ID_MESSAGE), **kwargs)
 
 
 class Integer(fields.Integer):
@@ -87,7 +104,7 @@ class JsonIdList(fields.Field[list[str]]):
             if isinstance(item, bool) or not isinstance(item, (str, int)):
                 raise ValidationError("Every id must be a string.")
             text = str(item)
-            if not ID_PATTERN.match(text):
+            if not ID_PATTERN.fullmatch(text):
                 raise ValidationError(ID_MESSAGE)
             ids.append(text)
         return ids

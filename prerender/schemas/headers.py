@@ -12,7 +12,7 @@ from typing import Any
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_load, pre_load, validate, validates_schema
 
-from prerender.schemas.fields import IDENTITY_CHARACTERS, IDENTITY_MESSAGE, IDENTITY_PATTERN
+from prerender.schemas.fields import IDENTITY_CHARACTERS, IDENTITY_MESSAGE, IDENTITY_PATTERN, FullMatch
 
 SUPPORTED_LANGUAGES = ("fr", "en")
 # `user_id <USER_ID>`: the only authorization a customer's server sends.
@@ -27,10 +27,13 @@ PROFILING_VALUES = {"true": True, "1": True, "false": False, "0": False}
 REQUEST_ID_PATTERN = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 
 MISSING = "Missing header."
+# The blanks around a header value (RFC 9110's optional whitespace): spaces and tabs. str.strip() would also
+# drop a newline, making "abc" of "abc" and a newline, where a value with a newline is malformed.
+OWS = " \t"
 
 
 class HeaderValue(fields.String):
-    """A header value, surrounding blanks removed (and lower-cased with `lower=True`)."""
+    """A header value, surrounding spaces and tabs removed (and lower-cased with `lower=True`)."""
 
     def __init__(self, *, lower: bool = False, **kwargs: Any) -> None:
         kwargs.setdefault("error_messages", {"required": MISSING})
@@ -38,7 +41,7 @@ class HeaderValue(fields.String):
         self.lower = lower
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
-        text = super()._deserialize(value, attr, data, **kwargs).strip()
+        text = super()._deserialize(value, attr, data, **kwargs).strip(OWS)
         return text.lower() if self.lower else text
 
 
@@ -48,7 +51,7 @@ def language_header() -> HeaderValue:
         data_key="language-id",
         required=True,
         lower=True,
-        validate=validate.Regexp(
+        validate=FullMatch(
             LANGUAGE_PATTERN,
             error=f"Must be one of {', '.join(SUPPORTED_LANGUAGES)}, optionally followed by -<retailer>.",
         ),
@@ -61,7 +64,7 @@ def session_header() -> HeaderValue:
     return HeaderValue(
         data_key="session-id",
         required=True,
-        validate=validate.Regexp(IDENTITY_PATTERN, error=IDENTITY_MESSAGE),
+        validate=FullMatch(IDENTITY_PATTERN, error=IDENTITY_MESSAGE),
         metadata={"description": "The browsing session."},
     )
 
@@ -82,12 +85,12 @@ class RequestHeaders(Schema):
         unknown = EXCLUDE
 
     authorization = HeaderValue(
-        validate=validate.Regexp(AUTHORIZATION_PATTERN, error=f"Must be 'user_id <USER_ID>'. {IDENTITY_MESSAGE}"),
+        validate=FullMatch(AUTHORIZATION_PATTERN, error=f"Must be 'user_id <USER_ID>'. {IDENTITY_MESSAGE}"),
         metadata={"description": "`user_id <USER_ID>` for a logged-in user; send it or `authless-id`."},
     )
     authless_id = HeaderValue(
         data_key="authless-id",
-        validate=validate.Regexp(IDENTITY_PATTERN, error=IDENTITY_MESSAGE),
+        validate=FullMatch(IDENTITY_PATTERN, error=IDENTITY_MESSAGE),
         metadata={"description": "The id of a logged-out user (instead of `authorization`)."},
     )
     language_id = language_header()
@@ -104,12 +107,12 @@ class RequestHeaders(Schema):
     @pre_load
     def drop_empty_values(self, headers: dict[str, Any], **_: Any) -> dict[str, Any]:
         """An empty header counts as absent."""
-        return {name: value for name, value in headers.items() if not isinstance(value, str) or value.strip()}
+        return {name: value for name, value in headers.items() if not isinstance(value, str) or value.strip(OWS)}
 
     @validates_schema(skip_on_field_errors=False, pass_original=True)
     def needs_an_identity(self, data: dict[str, Any], original: dict[str, Any], **_: Any) -> None:
         """A user (`authorization`) or a logged-out visitor (`authless-id`), well-formed or not."""
-        if not any(str(original.get(name) or "").strip() for name in ("authorization", "authless-id")):
+        if not any(str(original.get(name) or "").strip(OWS) for name in ("authorization", "authless-id")):
             raise ValidationError(
                 {"authorization": ["Send 'authorization: user_id <USER_ID>' or 'authless-id: <ID>'."]}
             )
@@ -117,8 +120,8 @@ class RequestHeaders(Schema):
     @post_load
     def identity(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
         """The request context's values: user or authless id, language and text variant, profiling."""
-        language = LANGUAGE_PATTERN.match(data["language_id"])
-        user = AUTHORIZATION_PATTERN.match(data["authorization"]) if "authorization" in data else None
+        language = LANGUAGE_PATTERN.fullmatch(data["language_id"])
+        user = AUTHORIZATION_PATTERN.fullmatch(data["authorization"]) if "authorization" in data else None
         return {
             "user_id": user.group(1) if user else None,
             "authless_id": data.get("authless_id"),
@@ -147,7 +150,7 @@ class BrowserHeaders(Schema):
         unknown = EXCLUDE
 
     authorization = HeaderValue(
-        validate=validate.Regexp(BEARER_PATTERN, error="Must be 'Bearer <credential>'."),
+        validate=FullMatch(BEARER_PATTERN, error="Must be 'Bearer <credential>'."),
         metadata={"description": "`Bearer <credential>`: the shopper's credential from a fragment or the bootstrap."},
     )
     language_id = language_header()
@@ -157,12 +160,12 @@ class BrowserHeaders(Schema):
     @pre_load
     def drop_empty_values(self, headers: dict[str, Any], **_: Any) -> dict[str, Any]:
         """An empty header counts as absent."""
-        return {name: value for name, value in headers.items() if not isinstance(value, str) or value.strip()}
+        return {name: value for name, value in headers.items() if not isinstance(value, str) or value.strip(OWS)}
 
     @post_load
     def context_values(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
         """The request context's values besides the shopper: language and text variant, session, profiling."""
-        language = LANGUAGE_PATTERN.match(data["language_id"])
+        language = LANGUAGE_PATTERN.fullmatch(data["language_id"])
         return {
             "language": language.group(1) if language else "",
             "i18n_variant": language.group(2) if language else None,
@@ -181,7 +184,7 @@ class WriteHeaders(Schema):
     idempotency_key = HeaderValue(
         data_key="idempotency-key",
         load_default=None,
-        validate=validate.Regexp(IDENTITY_PATTERN, error=IDENTITY_MESSAGE),
+        validate=FullMatch(IDENTITY_PATTERN, error=IDENTITY_MESSAGE),
         metadata={"description": "A key the client keeps across retries of one write (e.g. a UUID)."},
     )
 
@@ -196,7 +199,7 @@ class AuthlessCredentialHeaders(Schema):
     authless_credential = HeaderValue(
         data_key="authless-credential",
         load_default=None,
-        validate=validate.Regexp(re.compile(r"^[A-Za-z0-9._~+/-]+=*$"), error="Must be a credential."),
+        validate=FullMatch(re.compile(r"^[A-Za-z0-9._~+/-]+=*$"), error="Must be a credential."),
         metadata={"description": "From a browser: the logged-out visitor's credential (proof of that identity)."},
     )
 
@@ -216,7 +219,7 @@ class CorrelationHeaders(Schema):
 
     request_id = fields.String(
         data_key="X-Request-Id",
-        validate=validate.Regexp(REQUEST_ID_PATTERN),
+        validate=FullMatch(REQUEST_ID_PATTERN),
         metadata={"description": "Echoed back and passed upstream; a new one is made when absent or malformed."},
     )
 

@@ -9,7 +9,7 @@ from typing import Any
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
 from webargs.fields import DelimitedList
 
-from prerender.schemas.fields import IDENTITY_MESSAGE, IDENTITY_PATTERN, Amount, Identifier, Integer
+from prerender.schemas.fields import IDENTITY_MESSAGE, IDENTITY_PATTERN, Amount, FullMatch, Identifier, Integer
 from prerender.schemas.limits import MAX_SERVES
 
 RECIPE_TYPES = ("starter", "main-dish", "dessert", "drink")
@@ -149,7 +149,7 @@ class MenuSuggestionsQuery(_Query):
 class MergeAuthlessMenuQuery(_Query):
     """`?authless_id=&store_id=` of the merge at the end of the auth flow."""
 
-    authless_id = fields.String(required=True, validate=validate.Regexp(IDENTITY_PATTERN, error=IDENTITY_MESSAGE))
+    authless_id = fields.String(required=True, validate=FullMatch(IDENTITY_PATTERN, error=IDENTITY_MESSAGE))
     store_id = Identifier(load_default=None)
 
 

@@ -22,7 +22,7 @@ from marshmallow import ValidationError
 from werkzeug.exceptions import Forbidden
 
 from prerender.gateway import CallerIdentity, Supplier, UpstreamError, get_gateway
-from prerender.schemas.headers import BEARER_PATTERN, BrowserHeaders, RequestHeaders, VisitorHeaders
+from prerender.schemas.headers import BEARER_PATTERN, OWS, BrowserHeaders, RequestHeaders, VisitorHeaders
 from prerender.web.contract import Callers, RouteContract, contract_of
 from prerender.web.credentials import InvalidCredential, Shopper, get_signer
 from prerender.web.errors import CredentialProblem, ValidationProblem
@@ -161,7 +161,7 @@ def load_request_context() -> None:
     contract = contract_of(current_app.view_functions.get(request.endpoint or ""))
     headers = _request_headers(contract)
     callers = contract.callers if contract is not None else Callers.SERVER
-    bearer = BEARER_PATTERN.match(headers.get("authorization", "").strip())
+    bearer = BEARER_PATTERN.fullmatch(headers.get("authorization", "").strip(OWS))
     if callers is Callers.BROWSER or (callers is Callers.SERVER_OR_BROWSER and bearer is not None):
         g.ctx = _browser_context(headers, bearer.group(1) if bearer else None)
     else:

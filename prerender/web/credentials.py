@@ -114,10 +114,23 @@ class CredentialSigner:
         # signer, rounded down, and let a credential live up to a step longer than max_age.
         if time.time() - issued_at.timestamp() > self.max_age:
             raise InvalidCredential("the credential has expired")
-        try:
-            return Shopper(supplier_id=str(payload["s"]), user_id=payload.get("u"), authless_id=payload.get("a"))
-        except (KeyError, TypeError, ValueError) as error:
-            raise InvalidCredential("the credential does not name one shopper") from error
+        return shopper_of(payload)
+
+
+def shopper_of(payload: Any) -> Shopper:
+    """The shopper a credential's payload names: an object whose supplier (`s`) and one identity (`u` or `a`)
+    are non-empty strings. A validly signed payload of any other shape (a number for a user, a list) is
+    InvalidCredential, never a shopper whose id is not a string."""
+    if not isinstance(payload, dict):
+        raise InvalidCredential("the credential does not name one shopper")
+    supplier_id, user_id, authless_id = (payload.get(key) for key in ("s", "u", "a"))
+    identities = (user_id, authless_id)
+    if not isinstance(supplier_id, str) or not supplier_id or any(not isinstance(v, str | None) for v in identities):
+        raise InvalidCredential("the credential does not name one shopper")
+    try:
+        return Shopper(supplier_id=supplier_id, user_id=user_id or None, authless_id=authless_id or None)
+    except ValueError as error:
+        raise InvalidCredential("the credential does not name one shopper") from error
 
 
 def new_authless_id() -> str:

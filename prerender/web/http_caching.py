@@ -9,7 +9,10 @@ everywhere, and a Cache-Control that says whether the answer depends on the user
 - `private, no-store` without an ETag: an answer no cache may keep (a degraded page's "try again" state,
   prerender/web/degraded.py), so the next request asks again.
 
-Views declare their policy with `@cache_policy(...)`; an after_request hook applies it.
+Views declare their policy with `@cache_policy(...)`; an after_request hook applies it. An answer to another
+method (POST) gets no ETag, but a private policy's Cache-Control all the same: the cards of
+`recipe-card/multiple` carry the shopper's credential (prerender/rendering/shopper.py), which no cache may
+keep for someone else.
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ PRIVATE = CachePolicy(public=False)
 PUBLIC = CachePolicy(public=True)
 NO_STORE = CachePolicy(public=False, store=False)
 NO_STORE_CACHE_CONTROL = "private, no-store"
+# The same for everyone whatever their headers (stylesheet links, the anonymous bootstrap, /openapi.json).
+SAME_FOR_EVERYONE = CachePolicy(public=True, vary=())
 
 
 def cache_policy(policy: CachePolicy | Callable[[], CachePolicy]) -> Callable[[View], View]:
@@ -61,18 +66,37 @@ def set_policy(policy: CachePolicy) -> None:
     g.cache_policy = policy
 
 
-def apply_cache_policy(response: Response) -> Response:
-    """after_request: ETag and Cache-Control on successful GETs of views that declared a policy."""
-    if request.method not in ("GET", "HEAD") or response.status_code != 200 or response.direct_passthrough:
-        return response
-    policy = g.get("cache_policy")
+def request_policy() -> CachePolicy | None:
+    """The request's policy: the one its view set (set_policy), else the one declared on the view."""
+    policy: CachePolicy | None = g.get("cache_policy")
     if policy is None:
         declared = getattr(current_app.view_functions.get(request.endpoint or ""), "cache_policy", None)
         policy = declared() if callable(declared) else declared
+    return policy
+
+
+def never_public() -> None:
+    """The answer carries something for one shopper only (a credential): whatever the view declared, not
+    public; a stricter policy (NO_STORE) stays."""
+    policy = request_policy()
+    if policy is None or policy.public:
+        g.cache_policy = PRIVATE
+
+
+def apply_cache_policy(response: Response) -> Response:
+    """after_request: ETag and Cache-Control on successful GETs of views that declared a policy; the private
+    Cache-Control alone on successful answers to other methods."""
+    if response.status_code != 200 or response.direct_passthrough:
+        return response
+    policy = request_policy()
     if policy is None:
         return response
     if not policy.store:
         response.headers["Cache-Control"] = NO_STORE_CACHE_CONTROL
+        return response
+    if request.method not in ("GET", "HEAD"):
+        if not policy.public:  # a POST is never revalidated, and a public one would mean nothing to caches
+            response.headers["Cache-Control"] = PRIVATE_CACHE_CONTROL
         return response
     # Whole header values, written once: werkzeug's cache_control object re-serializes on every attribute.
     if policy.public:

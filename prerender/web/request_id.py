@@ -13,7 +13,7 @@ from prerender.schemas.headers import REQUEST_ID_PATTERN
 def request_id() -> str:
     """The caller's X-Request-Id when it is sane, else a new one."""
     given = request.headers.get("x-request-id", "")
-    return given if REQUEST_ID_PATTERN.match(given) else uuid.uuid4().hex
+    return given if REQUEST_ID_PATTERN.fullmatch(given) else uuid.uuid4().hex
 
 
 def assign_request_id() -> None:

@@ -3,13 +3,24 @@
 The URL and header limits are stricter than gunicorn's own (gunicorn.conf.py), so a client over them gets a
 problem+json that names what is too large (414, 431), never gunicorn's plain-text 400; header values are
 never echoed back. The body's limit is Flask's MAX_CONTENT_LENGTH (413), whether the body has a
-Content-Length or is streamed (Transfer-Encoding: chunked).
+Content-Length or is streamed (Transfer-Encoding: chunked); a streamed body that is not valid chunked coding
+is a 400, on every route.
 """
 
 from __future__ import annotations
 
+import logging
+
 from flask import Flask, current_app, request
-from werkzeug.exceptions import RequestEntityTooLarge, RequestHeaderFieldsTooLarge, RequestURITooLarge
+from werkzeug.exceptions import (
+    BadRequest,
+    HTTPException,
+    RequestEntityTooLarge,
+    RequestHeaderFieldsTooLarge,
+    RequestURITooLarge,
+)
+
+log = logging.getLogger(__name__)
 
 
 def check_request_size() -> None:
@@ -43,7 +54,8 @@ def check_body_size() -> None:
     MAX_CONTENT_LENGTH bytes without an error, so every reader of the body (the webargs parser,
     prerender/web/parsing.py; a beacon's headers, prerender/web/context.py) would get a cut body and answer
     "invalid JSON". So such a body is read here, once, before them (they get the same bytes,
-    `get_data(cache=True)`); a body that fills the limit and has one more byte on the connection is a 413."""
+    `get_data(cache=True)`); a body that fills the limit and has one more byte on the connection is a 413, and
+    one the server's reader refuses (not chunked coding, or cut short) a 400 rather than a trace."""
     limit = request.max_content_length
     if limit is None:
         return
@@ -53,8 +65,18 @@ def check_body_size() -> None:
         return
     if "Transfer-Encoding" not in request.headers or "wsgi.input_terminated" not in request.environ:
         return  # no body; or a server that does not end the stream, where werkzeug reads none
-    body = request.get_data(cache=True)  # at most `limit` bytes (werkzeug's LimitedStream)
-    if len(body) >= limit and request.environ["wsgi.input"].read(1):
+    try:
+        body = request.get_data(cache=True)  # at most `limit` bytes (werkzeug's LimitedStream)
+        more = len(body) >= limit and request.environ["wsgi.input"].read(1)
+    except HTTPException:
+        raise  # werkzeug's own answers about the body (a client that disconnected: 400)
+    except Exception as error:
+        # What the server's chunked reader raises on bytes that are not chunked coding (gunicorn:
+        # InvalidChunkSize, ChunkMissingTerminator..., exceptions of its own; werkzeug's server: OSError) or
+        # on a stream cut short. Nothing but that reader runs here, so it is the client's body, not a bug.
+        log.info("malformed chunked body: %s", error)
+        raise BadRequest("The body is not valid chunked transfer coding, or ends before its last chunk.") from error
+    if more:
         raise RequestEntityTooLarge(f"The body is larger than {limit} bytes.")
 
 

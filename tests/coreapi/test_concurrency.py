@@ -301,3 +301,16 @@ def test_concurrent_events_are_all_stored(app: Flask) -> None:
     listed = app.test_client().get(f"/api/v1/events?session_id={session_id}")
     names = [event["name"] for event in listed.json["data"]]
     assert sorted(names) == sorted(name(t, n) for t in range(THREADS) for n in range(5))
+
+
+def test_concurrent_retries_of_one_batch_store_it_once(app: Flask) -> None:
+    """A batch whose answer was lost, sent again by several retries at once: each id stored once, each
+    retry answered 202 (the unique constraint settles the race, not a read before the insert)."""
+    session_id = f"session-{uuid.uuid4().hex}"
+    headers = {"Session-Id": session_id, "Supplier-Token": "demo-retailer-token"}
+    batch = {"events": [{"id": f"retried-{session_id}-{n}", "name": "recipe.show"} for n in range(5)]}
+    answers = at_once([lambda: app.test_client().post("/api/v1/events", json=batch, headers=headers)] * THREADS)
+    assert [answer.status_code for answer in answers] == [202] * THREADS
+    assert sum(answer.json["stored"] - answer.json["duplicates"] for answer in answers) == 5
+    listed = app.test_client().get(f"/api/v1/events?session_id={session_id}")
+    assert sorted(event["id"] for event in listed.json["data"]) == sorted(e["id"] for e in batch["events"])

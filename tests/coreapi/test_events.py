@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-EVENT_FIELDS = {"name", "path", "props", "timestamp", "session_id", "supplier_id", "identity"}
+EVENT_FIELDS = {"id", "name", "path", "props", "timestamp", "session_id", "supplier_id", "identity"}
 
 
 @pytest.fixture
@@ -41,7 +41,7 @@ def test_events_are_stored_with_the_session_supplier_and_identity(client: FlaskC
            "Authorization": "user_id u-events"},
     )  # fmt: skip
     assert response.status_code == 202
-    assert response.json == {"stored": 2}
+    assert response.json == {"stored": 2, "duplicates": 0}
 
     (retailer,) = [s for s in seed.suppliers if s["token"] == "demo-retailer-token"]
     stored = listed(client, session_id)
@@ -97,7 +97,7 @@ def test_limits_are_accepted(client: FlaskClient, session_id: str) -> None:
     }
     response = post(client, {"events": [largest] * 100}, **{"Session-Id": session_id})
     assert response.status_code == 202
-    assert response.json == {"stored": 100}
+    assert response.json == {"stored": 100, "duplicates": 0}
     assert len(listed(client, session_id)) == 100
 
 
@@ -129,6 +129,12 @@ def one(**fields: Any) -> dict[str, Any]:
         (one(props={"a": float("nan")}), "events.0.props.a.value"),
         (one(props={"": 1}), "events.0.props..key"),  # the empty key's own name
         (one(timestamp="yesterday"), "events.0.timestamp"),
+        (one(id=""), "events.0.id"),
+        (one(id="a" * 65), "events.0.id"),
+        (one(id="-starts-with-a-dash"), "events.0.id"),
+        (one(id="with space"), "events.0.id"),
+        (one(id="trailing-newline\n"), "events.0.id"),
+        (one(id=12), "events.0.id"),
     ],
 )
 def test_validation(client: FlaskClient, session_id: str, body: Any, field: str) -> None:
@@ -154,6 +160,45 @@ def test_headers_are_checked(client: FlaskClient) -> None:
     response = post(client, body, **{"Session-Id": "s" * 201})
     assert response.status_code == 400
     assert list(response.json["errors"]["headers"]) == ["Session-Id"]
+
+
+RETAILER = {"Supplier-Token": "demo-retailer-token"}
+PUBLISHER = {"Supplier-Token": "demo-publisher-token"}
+
+
+def test_a_repeated_event_id_is_stored_once(client: FlaskClient, session_id: str) -> None:
+    """A beacon retried after a timeout whose first attempt was stored: the second adds nothing."""
+    event_id = str(uuid.uuid4())
+    body = {"events": [{"id": event_id, "name": "recipe.show", "props": {"recipe_id": "5"}}, {"name": "pageview"}]}
+    headers = {"Session-Id": session_id, **RETAILER}
+    assert post(client, body, **headers).json == {"stored": 2, "duplicates": 0}
+    again = post(client, body, **headers)
+    assert again.status_code == 202 and again.json == {"stored": 2, "duplicates": 1}
+    stored = listed(client, session_id)
+    assert sorted(event["name"] for event in stored) == ["pageview", "pageview", "recipe.show"]  # no id: twice
+    assert [event["id"] for event in stored if event["name"] == "recipe.show"] == [event_id]
+
+
+def test_an_id_twice_in_one_batch_is_stored_once(client: FlaskClient, session_id: str) -> None:
+    event = {"id": "same-event-1", "name": "recipe.show"}
+    response = post(client, {"events": [event, event]}, **{"Session-Id": session_id, **RETAILER})
+    assert response.json == {"stored": 2, "duplicates": 1}
+    assert [e["id"] for e in listed(client, session_id)] == ["same-event-1"]
+
+
+def test_an_id_is_unique_per_supplier(client: FlaskClient, session_id: str) -> None:
+    """Ids are the browsers': the same id at two suppliers is two events."""
+    body = one(id="shared-event-id")
+    assert post(client, body, **{"Session-Id": session_id, **RETAILER}).json["duplicates"] == 0
+    assert post(client, body, **{"Session-Id": session_id, **PUBLISHER}).json["duplicates"] == 0
+    assert len(listed(client, session_id)) == 2
+
+
+def test_events_without_ids_are_all_stored(client: FlaskClient, session_id: str) -> None:
+    """Older SDKs send none: each call stores its events, as before."""
+    for _ in range(2):
+        assert post(client, one(), **{"Session-Id": session_id, **RETAILER}).json == {"stored": 1, "duplicates": 0}
+    assert [event["id"] for event in listed(client, session_id)] == [None, None]
 
 
 def test_listing_needs_a_session_id(client: FlaskClient) -> None:

@@ -123,3 +123,10 @@ def test_sql_errors_do_not_carry_their_parameters(app: Flask) -> None:
     identities bound to the statement."""
     with app.app_context():
         assert db.engine.hide_parameters is True
+
+
+def test_a_request_id_with_a_trailing_newline_is_replaced(client: FlaskClient) -> None:
+    """`$` matches before a final newline: such an id was adopted, then could not be echoed as a header."""
+    response = client.get("/healthz", environ_overrides={"HTTP_X_REQUEST_ID": "abc-123\n"})
+    assert response.status_code == 200
+    assert response.headers["X-Request-Id"] != "abc-123" and len(response.headers["X-Request-Id"]) == 32

@@ -31,7 +31,7 @@ from coreapi.services import favorite_items
 
 from .conftest import make_app
 
-HEAD = "0007"
+HEAD = "0008"
 NEXT = f"{int(HEAD) + 1:04d}"
 
 
@@ -724,6 +724,53 @@ def test_0007_downgrade_drops_the_coordinates_only(empty_app: Flask) -> None:
     assert upgrade(empty_app) == migrate.Upgrade(before="0006", after=HEAD)
     assert store_places(empty_app)["1001"] == (48.8533, 2.3692)  # placed again
     assert inspected(empty_app, model_differences) == []
+
+
+# --- 0008: events' ids --------------------------------------------------------------------
+
+
+def event_columns(app: Flask) -> set[str]:
+    return {column["name"] for column in inspected(app, lambda c: inspect(c).get_columns("events"))}
+
+
+def test_0008_gives_events_an_id_unique_per_supplier_and_keeps_them(empty_app: Flask) -> None:
+    seeded_at(empty_app, "0007")
+    moment = dt.datetime(2026, 11, 27, 12, 0, tzinfo=dt.UTC)
+    sql(
+        empty_app,
+        "INSERT INTO events (name, props, timestamp, received_at, session_id) "
+        "VALUES ('pageview', '{}', :moment, :moment, 'before-ids')",
+        moment=moment,
+    )
+    assert "event_id" not in event_columns(empty_app)
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0007", after=HEAD)
+    assert "event_id" in event_columns(empty_app)
+    assert inspected(empty_app, model_differences) == []
+    client = empty_app.test_client()
+    headers = {"Session-Id": "before-ids", "Supplier-Token": "demo-retailer-token"}
+    body = {"events": [{"id": "after-0008", "name": "recipe.show"}]}
+    assert client.post("/api/v1/events", json=body, headers=headers).json == {"stored": 1, "duplicates": 0}
+    assert client.post("/api/v1/events", json=body, headers=headers).json == {"stored": 1, "duplicates": 1}
+    listed = client.get("/api/v1/events?session_id=before-ids").json["data"]
+    assert [(event["id"], event["name"]) for event in listed] == [(None, "pageview"), ("after-0008", "recipe.show")]
+
+
+def test_0008_downgrade_drops_the_ids_only(empty_app: Flask) -> None:
+    seeded_at(empty_app, HEAD)
+    client = empty_app.test_client()
+    headers = {"Session-Id": "with-ids", "Supplier-Token": "demo-retailer-token"}
+    body = {"events": [{"id": "kept-event", "name": "recipe.show"}, {"name": "pageview"}]}
+    assert client.post("/api/v1/events", json=body, headers=headers).status_code == 202
+
+    downgrade(empty_app, "0007")
+    assert "event_id" not in event_columns(empty_app)
+    assert inspected(empty_app, version) == ["0007"]
+    assert sql(empty_app, "SELECT count(*) FROM events WHERE session_id = 'with-ids'").scalar() == 2
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0007", after=HEAD)
+    assert inspected(empty_app, model_differences) == []
+    assert sql(empty_app, "SELECT count(*) FROM events WHERE event_id IS NOT NULL").scalar() == 0
 
 
 # --- databases made by create_all, before migrations ----------------------------------------

@@ -1,7 +1,8 @@
 """Chunked request bodies (Transfer-Encoding: chunked, no Content-Length) on real servers, sent over a raw
 socket: over MAX_CONTENT_LENGTH, a 413 problem+json as for a Content-Length over it, never a 400 "invalid
 JSON" on a cut body (prerender/web/request_limits.py); under it, parsed as usual. Under gunicorn with the
-production settings (gunicorn.conf.py) and under werkzeug's server (`prerender_url`, tests/live.py)."""
+production settings (gunicorn.conf.py) and under werkzeug's server (`prerender_url`, tests/live.py). Bytes
+that are not chunked coding are a 400 problem on any route."""
 
 from __future__ import annotations
 
@@ -138,3 +139,34 @@ def test_a_small_chunked_body_is_validated_as_usual(server_url):
     )
     assert answer.status == 400 and answer.content_type == PROBLEM
     assert "display_variant" in answer.json()["errors"]["json"]
+
+
+def send_raw(url: str, request: bytes) -> Answer:
+    """Raw bytes on a new connection; the answer as http.client reads it."""
+    parts = urlsplit(url)
+    with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
+        sock.sendall(request)
+        response = http.client.HTTPResponse(sock, method=request.split(b" ", 1)[0].decode())
+        response.begin()
+        return Answer(response)
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("GET", "/healthz"), ("POST", "/healthz"), ("GET", "/openapi.json"), ("POST", "/v1/recipe-card/multiple")],
+)
+@pytest.mark.parametrize("chunk", [b"zz\r\n", b"5\r\nabcdeXX", b"-1\r\n"], ids=["not-hex", "no-crlf", "negative"])
+def test_a_malformed_chunked_body_is_a_400_problem_on_any_route(server_url, method, path, chunk):
+    """Bytes that are not chunked coding after `Transfer-Encoding: chunked`: a 400 problem, not a 500 with a
+    trace in the log (prerender/web/request_limits.py)."""
+    head = [
+        f"{method} {path} HTTP/1.1",
+        f"Host: {urlsplit(server_url).netloc}",
+        "Content-Type: application/json",
+        "Transfer-Encoding: chunked",
+        "Connection: close",
+        *(f"{name}: {value}" for name, value in headers(token=None).items()),
+    ]
+    answer = send_raw(server_url, ("\r\n".join(head) + "\r\n\r\n").encode() + chunk)
+    assert answer.status == 400 and answer.content_type == PROBLEM, answer.body[:300]
+    assert answer.json()["status"] == 400 and answer.json()["type"] == "about:blank"

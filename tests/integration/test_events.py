@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import uuid
 
+import pytest
 import requests
 
 from .conftest import browser_headers
@@ -39,6 +41,37 @@ def test_send_beacon_form(client, upstream):
     response = client.post("/v1/events", data=json.dumps(body), content_type="text/plain;charset=UTF-8")
     assert response.status_code == 202
     assert stored(upstream, "events-beacon")[0]["identity"] == {"kind": "authless_id", "id": "beacon-anon"}
+
+
+def test_a_batch_sent_again_is_stored_once(client, upstream):
+    """The beacon retried after a 504 whose first attempt was stored: each event has its id (the SDK's
+    analytics.js), passed to coreapi, which stores an id once per supplier."""
+    session = f"events-retry-{uuid.uuid4().hex}"
+    batch = {"events": [{**EVENT, "id": str(uuid.uuid4())}, {**EVENT, "name": "pageview", "id": str(uuid.uuid4())}]}
+    browser = browser_headers(client, user="events-retry-user", session=session)
+    assert client.post("/v1/events", json=batch, headers=browser).status_code == 202
+    beacon = {"headers": browser, **batch}  # the retry, as a beacon this time
+    response = client.post("/v1/events", data=json.dumps(beacon), content_type="text/plain;charset=UTF-8")
+    assert response.status_code == 202 and response.get_json() == {"stored": 2}
+    events = stored(upstream, session)
+    assert sorted(e["id"] for e in events) == sorted(e["id"] for e in batch["events"])
+    assert [e["name"] for e in events] == ["recipe.show", "pageview"]
+
+
+def test_events_without_ids_are_still_accepted(client, upstream):
+    """Older SDKs send no id: each batch is stored, as before."""
+    session = f"events-no-id-{uuid.uuid4().hex}"
+    browser = browser_headers(client, user="events-old-sdk", session=session)
+    for _ in range(2):
+        assert client.post("/v1/events", json={"events": [EVENT]}, headers=browser).status_code == 202
+    assert [e["id"] for e in stored(upstream, session)] == [None, None]
+
+
+@pytest.mark.parametrize("event_id", ["", "x" * 65, "-dash-first", "has space", "newline\n", 12])
+def test_a_malformed_event_id_is_a_400(client, event_id):
+    response = client.post("/v1/events", json={"events": [{**EVENT, "id": event_id}]}, headers=browser_headers(client))
+    assert response.status_code == 400, response.get_data(as_text=True)
+    assert response.get_json()["errors"]["beacon"]["events"]["0"]["id"]  # the events route reads JSON and beacons alike
 
 
 def test_beacon_headers_only_on_the_events_route(client):

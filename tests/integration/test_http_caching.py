@@ -87,3 +87,48 @@ def test_basket_and_likes_are_private(client):
 def test_errors_carry_no_cache_policy(client):
     response = client.get("/v1/recipe-card", headers=headers())
     assert response.status_code == 400 and "public" not in response.headers.get("Cache-Control", "")
+
+
+# Every answer that may carry a shopper's credential (prerender/rendering/shopper.py), from each route that
+# appends one, asked for by a customer's server with a valid supplier-token.
+CREDENTIAL_ANSWERS = [
+    ("GET", "/v1/recipe-card?recipe_id=5&store_id=1001", None, "demo-retailer-token"),
+    (
+        "GET",
+        f"/v1/recipe-card?surrounding_products_ids={json.dumps(['100001', '100002'])}",
+        None,
+        "demo-retailer-token",
+    ),
+    ("GET", "/v2/svc-window-bootstrap", None, "demo-retailer-token"),
+    ("GET", "/v1/no-supplier-add-to-cart-cta?recipe_id=5", None, "demo-publisher-token"),
+    ("GET", "/v2/catalog", None, "demo-retailer-token"),
+    ("GET", "/v2/catalog/my-space", None, "demo-retailer-token"),
+    ("GET", "/v2/planner/entry?store_id=1001", None, "demo-retailer-token"),
+    (
+        "POST",
+        "/v1/recipe-card/multiple?store_id=1001",
+        {"contexts": [{"productIds": ["100001", "100002"], "position": 1}], "keyword": None, "categoryId": None},
+        "demo-retailer-token",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "token"),
+    CREDENTIAL_ANSWERS,
+    ids=[f"{m} {p.split('?')[0]}" for m, p, _, _ in CREDENTIAL_ANSWERS],
+)
+def test_every_answer_carrying_a_credential_is_private(client, method, path, body, token):
+    """A shared cache that kept one of these would hand one shopper's credential to the next."""
+    response = client.open(path, method=method, json=body, headers=headers(user="credential-cache", token=token))
+    assert response.status_code == 200
+    assert "-shopper" in response.get_data(as_text=True) and "credential=" in response.get_data(as_text=True)
+    assert response.headers.get("Cache-Control") == "private, max-age=0, must-revalidate", path
+
+
+def test_the_multiple_routes_answer_is_private_and_carries_no_etag(client):
+    """A POST is never revalidated: the private Cache-Control alone."""
+    body = {"contexts": [{"productIds": ["100001", "100002"], "position": 1}], "keyword": None, "categoryId": None}
+    response = client.post("/v1/recipe-card/multiple?store_id=1001", json=body, headers=headers(user="multi-cache"))
+    assert response.status_code == 200 and response.get_json()["data"][0]["html"]
+    assert is_private(response) and "ETag" not in response.headers

@@ -28,6 +28,15 @@ def test_unknown_recipe_like_is_a_404(client):
     assert response.status_code == 404 and response.mimetype == "application/problem+json"
 
 
+def test_a_recipe_id_with_a_trailing_newline_likes_nothing(client):
+    """`$` of a Python pattern matches before a final newline: `5%0A` was liked as recipe 5 (204)."""
+    user = browser_headers(client, user="likes-newline-user")
+    response = client.put("/v1/likes/5%0A", headers=user)
+    assert response.status_code == 400 and response.mimetype == "application/problem+json"
+    assert "recipe_id" in response.get_json()["errors"]["view_args"]
+    assert client.get("/v1/likes?recipe_ids=5", headers=user).get_json() == {"data": []}
+
+
 @pytest.mark.parametrize("token", [None, "not-a-token"])
 def test_bootstrap_loads_only_the_sdk_in_v2(client, token):
     response = client.get("/v2/svc-window-bootstrap", headers=headers(token=token))

@@ -7,6 +7,7 @@ request merely claims (`authorization: user_id`, `authless-id`, a supplier-token
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import time
@@ -87,6 +88,35 @@ def test_a_credential_signed_with_another_key_is_refused(client, victim: str) ->
     assert_refused(
         client.get("/v1/basket?store_id=1001", headers={**browser_headers(client), "authorization": f"Bearer {forged}"})
     )
+
+
+BROWSER_ROUTES = [
+    ("GET", "/v1/basket?store_id=1001", None),
+    ("POST", "/v1/basket/recipes", ADD),
+    ("PUT", "/v1/likes/5", None),
+    ("GET", "/v1/likes?recipe_ids=5", None),
+    ("POST", "/v1/events", {"events": [{"name": "recipe.show", "path": "/"}]}),
+    ("GET", "/v1/recipe-details?recipe_id=5&store_id=1001&guests=4", None),
+    ("GET", "/v2/menu/current", None),
+]
+
+
+@pytest.mark.parametrize("payload", [{"s": RETAILER_ID, "u": 5}, {"s": RETAILER_ID, "u": ["a"]}, [RETAILER_ID, "a"]])
+def test_a_validly_signed_credential_naming_no_string_shopper_is_refused_everywhere(client, payload) -> None:
+    """Signed with the app's own key, so only its payload is wrong: a 401 invalid credential on every browser
+    route, never a 500 from a user id that is a number or a list (prerender/web/credentials.py)."""
+    serializer = credentials.URLSafeTimedSerializer(
+        [TEST_SECRET_KEY],
+        salt=credentials.SALT,
+        signer=credentials.SteppedTimestampSigner,
+        signer_kwargs={"digest_method": hashlib.sha256},
+    )
+    browser = {**browser_headers(client), "authorization": f"Bearer {serializer.dumps(payload)}"}
+    for method, path, body in BROWSER_ROUTES:
+        answer = client.open(path, method=method, json=body, headers=browser)
+        assert_refused(answer)
+        assert 'error="invalid_token"' in answer.headers["WWW-Authenticate"], path
+        assert "does not name one shopper" in answer.get_json()["detail"], path
 
 
 def test_an_expired_credential_is_refused(client, app, monkeypatch, victim: str) -> None:

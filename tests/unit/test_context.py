@@ -129,6 +129,15 @@ def test_preflight_skips_the_guard(client):
         ("http://localhost.evil.com", False),
         ("https://evil.com", False),
         ("http://127.0.0.2", False),
+        # A port is 1 to 65535 (RFC 6335), as a browser writes it.
+        ("http://localhost:8080", True),
+        ("http://localhost:65535", True),
+        ("http://localhost:1", True),
+        ("http://localhost:99999", False),
+        ("http://localhost:65536", False),
+        ("http://localhost:0", False),
+        ("http://localhost:08080", False),
+        ("http://localhost:", False),
     ],
 )
 def test_cors_allows_every_localhost_origin_and_nothing_else(client, origin, allowed):

@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import time
 from pathlib import Path
 
 import pytest
+from itsdangerous import URLSafeTimedSerializer
 
 from prerender import create_app
 from prerender.config import instance_secret_key
-from prerender.web.credentials import TIMESTAMP_STEP, CredentialSigner, InvalidCredential, Shopper, new_authless_id
+from prerender.web.credentials import (
+    SALT,
+    TIMESTAMP_STEP,
+    CredentialSigner,
+    InvalidCredential,
+    Shopper,
+    SteppedTimestampSigner,
+    new_authless_id,
+)
 
 OLD, NEW = "o" * 40, "n" * 40
 ALICE = Shopper(supplier_id="1", user_id="alice-42")
@@ -66,6 +76,38 @@ def test_a_shopper_is_one_identity() -> None:
         Shopper(supplier_id="1")
     with pytest.raises(ValueError):
         Shopper(supplier_id="1", user_id="u", authless_id="a")
+
+
+def signed(payload: object, key: str = NEW) -> str:
+    """Any payload, signed as the service signs credentials (its key, salt and time step)."""
+    serializer = URLSafeTimedSerializer(
+        [key], salt=SALT, signer=SteppedTimestampSigner, signer_kwargs={"digest_method": hashlib.sha256}
+    )
+    return str(serializer.dumps(payload))
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"s": "1", "u": 5},
+        {"s": "1", "u": ["alice-42"]},
+        {"s": "1", "a": {"id": "x"}},
+        {"s": 1, "u": "alice-42"},
+        {"s": "1", "u": True},
+        {"s": "", "u": "alice-42"},
+        {"s": "1", "u": ""},
+        {"s": "1"},
+        {"s": "1", "u": "alice-42", "a": "visitor"},
+        ["1", "alice-42"],
+        "alice-42",
+        None,
+    ],
+)
+def test_a_signed_payload_that_does_not_name_one_shopper_is_refused(payload: object) -> None:
+    """A credential with this service's signature whose payload is not one supplier and one identity, all
+    strings, is invalid: no shopper with an id that is not a string reaches a route."""
+    with pytest.raises(InvalidCredential, match="does not name one shopper"):
+        CredentialSigner(keys=[NEW], max_age=MAX_AGE).verify(signed(payload))
 
 
 def test_authless_ids_are_unguessable() -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
+from gunicorn.http.errors import ChunkMissingTerminator, InvalidChunkExtension, InvalidChunkSize
 
 from prerender import create_app
 from tests.conftest import HEADERS
@@ -115,3 +116,41 @@ def test_the_limit_follows_the_configuration(app_config):
 def test_a_413_keeps_the_request_id(client):
     response = chunked(client, MULTIPLE[0], padded(MULTIPLE[1], 70 * 1024), **{"X-Request-Id": "chunked-1"})
     assert response.status_code == 413 and response.headers["X-Request-Id"] == "chunked-1"
+
+
+class BrokenChunks:
+    """gunicorn's reader of a chunked body (`read` only, as its Body): `good` bytes, then `error` (the test
+    client also measures the stream with tell and seek)."""
+
+    def __init__(self, error: Exception, good: bytes) -> None:
+        self.error = error
+        self.buffer = io.BytesIO(good)
+        self.tell, self.seek = self.buffer.tell, self.buffer.seek
+
+    def read(self, size: int | None = -1) -> bytes:
+        data = self.buffer.read(size)
+        if not data:
+            raise self.error
+        return data
+
+
+@pytest.mark.parametrize(
+    "error",
+    [InvalidChunkSize(b"zz"), ChunkMissingTerminator(b"xx"), InvalidChunkExtension("a bare CR")],
+    ids=["size", "terminator", "extension"],
+)
+@pytest.mark.parametrize(
+    ("method", "path"), [("GET", "/healthz"), ("POST", "/healthz"), ("GET", "/openapi.json"), ("POST", MULTIPLE[0])]
+)
+def test_a_malformed_chunked_body_is_a_400_problem_on_any_route(client, error, method, path) -> None:
+    response = client.open(
+        path,
+        method=method,
+        input_stream=BrokenChunks(error, good=b'{"contexts"'),
+        headers={**HEADERS, "Content-Type": "application/json", "Transfer-Encoding": "chunked"},
+        environ_base={"wsgi.input_terminated": True},
+    )
+    assert response.status_code == 400 and response.mimetype == PROBLEM
+    problem = response.get_json()
+    assert problem["status"] == 400 and "chunked" in problem["detail"]
+    assert "zz" not in problem["detail"] and "xx" not in problem["detail"]  # logged, not echoed

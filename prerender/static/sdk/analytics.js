@@ -1,6 +1,8 @@
-// Analytics events `{name, path, props}`: emitted on `eventSent$` when queued, sent in batches to
+// Analytics events `{id, name, path, props}`: emitted on `eventSent$` when queued, sent in batches to
 // POST {api}/v1/events (every 2 s, or at 20 events), and with navigator.sendBeacon when the page is hidden
-// or left (body with a `headers` object, text/plain: docs/browser-api.md). Events are the shopper's of the
+// or left (body with a `headers` object, text/plain: docs/browser-api.md). Each event has its own id, made
+// once and sent with it on every attempt: the service stores an id once, so a batch retried after an
+// answer that was lost (a 504 whose request went through) is not counted twice. Events are the shopper's of the
 // session's credential: while the SDK has none they wait in the queue (sent once one arrives), and the
 // events queued for a shopper are handed to a beacon before the SDK switches to another (or logs out).
 import { Stream } from "./stream.js";
@@ -8,6 +10,7 @@ import { ApiError } from "./http.js";
 
 /**
  * @typedef {object} AnalyticsEvent
+ * @property {string} [id] a random UUID (absent only where the browser has no `crypto`)
  * @property {string} name `[a-z.-]`, e.g. `recipe.show`
  * @property {string} path the page's analytics path
  * @property {Record<string, string | number | boolean>} props
@@ -83,7 +86,7 @@ export class Analytics {
     if (!NAME.test(name)) throw new TypeError(`bad event name ${name}`);
     /** @type {AnalyticsEvent} */
     const event = Object.freeze(Object.defineProperty(
-      { name, path: this.path.slice(0, 512), props: Object.freeze(cleanProps(props)) },
+      { ...eventId(), name, path: this.path.slice(0, 512), props: Object.freeze(cleanProps(props)) },
       // The maker's SDK emits each event as its JSON text: `JSON.parse(event)` and `String(event)` give it.
       "toString", { value: eventJson },
     ));
@@ -142,6 +145,22 @@ export class Analytics {
       this.#timer = setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
     }
   }
+}
+
+/**
+ * A new event's id: `crypto.randomUUID()` (secure contexts), else a version 4 UUID from
+ * `crypto.getRandomValues` (any page), else none (the service then stores each copy it receives).
+ * @returns {{id?: string}}
+ */
+function eventId() {
+  const cryptography = globalThis.crypto;
+  if (typeof cryptography?.randomUUID === "function") return { id: cryptography.randomUUID() };
+  if (typeof cryptography?.getRandomValues !== "function") return {};
+  const bytes = cryptography.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40; // version 4
+  bytes[8] = (bytes[8] & 0x3f) | 0x80; // RFC 9562 variant
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return { id: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}` };
 }
 
 /**

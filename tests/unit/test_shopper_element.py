@@ -1,0 +1,36 @@
+"""The shopper's credential element makes its answer private (prerender/rendering/shopper.py): whatever a
+view declared, a shared cache must never keep one shopper's credential for the next."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from flask import g
+
+from prerender.rendering.shopper import shopper_element
+from prerender.web.http_caching import NO_STORE, PRIVATE, PUBLIC, set_policy
+
+from .test_card_template import RETAILER, ctx
+
+
+def test_an_answer_with_a_credential_is_private_whatever_the_view_declared(app) -> None:
+    with app.test_request_context("/"):
+        set_policy(PUBLIC)
+        element = shopper_element(replace(ctx(user="u-1", supplier=RETAILER), supplier_token="vouching-token"))
+        assert "credential=" in element
+        assert g.cache_policy is PRIVATE
+
+
+def test_a_stricter_policy_stays(app) -> None:
+    """A degraded page (no-store) that carries the credential is still kept by no cache at all."""
+    with app.test_request_context("/"):
+        set_policy(NO_STORE)
+        assert shopper_element(replace(ctx(user="u-1", supplier=RETAILER), supplier_token="vouching-token"))
+        assert g.cache_policy is NO_STORE
+
+
+def test_no_credential_leaves_the_policy_alone(app) -> None:
+    with app.test_request_context("/"):
+        set_policy(PUBLIC)
+        assert shopper_element(ctx(user="u-1", supplier=None)) == ""
+        assert g.cache_policy is PUBLIC
