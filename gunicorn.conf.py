@@ -94,7 +94,7 @@ gunicorn_util.write_error = write_problem
 # p99 45 to 180 ms in the same run (gevent.sleep(0) kept a p99 of 0.5 to 1 s; docs/performance.md, issue 22).
 YIELD = None
 if worker_class == "gevent":
-    from gevent import idle as YIELD  # noqa: N812 -- gevent is only there for gevent workers
+    from gevent import idle as YIELD  # only gevent workers have gevent loaded
 
 
 # Expect: 100-continue. gunicorn writes "100 Continue" as soon as it has read a request's head, before the app
