@@ -350,7 +350,7 @@ def cache_in_front(stack: Stack, threads: int, rounds: int = 5, seconds: float =
 
 
 # The figures `make bench` measures, in order; BENCH_FIGURES (e.g. "1,4") runs some of them alone.
-FIGURES = ("1", "7", "2", "6", "3", "5", "9", "8", "4")
+FIGURES = ("1", "7", "2", "6", "3", "5", "9", "8", "10", "4")
 
 
 def selected_figures() -> tuple[str, ...]:
@@ -393,6 +393,7 @@ def main() -> int:
             "5": lambda: [memory(stack)],
             "9": lambda: resilience.slow_resource(stack, spike_seconds),
             "8": lambda: resilience.spike(stack, spike_seconds),
+            "10": lambda: resilience.node_killed(stack, 15),
             "4": lambda: [*resilience.upstream_hung(stack), upstream_down(stack)],
         }
         rows: list[Row] = []

@@ -6,8 +6,10 @@ after a network failure or a 502/503/504, after the answer's Retry-After when it
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
+import os
 import statistics
 import threading
 import time
@@ -17,11 +19,13 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 
+import redis
 from bs4 import BeautifulSoup
 
 from . import load, wrk
 from .load import Call
-from .stack import Stack
+from .nginx import NginxFront, find_nginx
+from .stack import Stack, free_port
 
 # prerender's default upstream budget of a fragment route (UPSTREAM_FRAGMENT_BUDGET, prerender/config.py).
 FRAGMENT_BUDGET = 0.8
@@ -81,7 +85,12 @@ def browser_reads(credential: str) -> list[Call]:
 
 def credential_of(stack: Stack) -> str:
     """A shopper's credential, as a page gets it from the bootstrap."""
-    request = urllib.request.Request(f"{stack.prerender_url}/v2/svc-window-bootstrap", headers=load.HEADERS)
+    return credential_of_url(stack.prerender_url)
+
+
+def credential_of_url(url: str) -> str:
+    """The credential of the bootstrap that `url` answers."""
+    request = urllib.request.Request(f"{url}/v2/svc-window-bootstrap", headers=load.HEADERS)
     with urllib.request.urlopen(request, timeout=10) as answer:
         element = BeautifulSoup(answer.read().decode(), "html.parser").find("svc-shopper")
     if element is None:
@@ -335,4 +344,76 @@ def upstream_hung(stack: Stack) -> list[Row]:
             "<= 50 ms, /readyz 200",
             middle <= 0.05 and ready_during == 200,
         ),
+    ]
+
+
+class SharedRedis:
+    """A key prefix of this run on the test Redis (PRERENDER_TEST_REDIS_URL, else 127.0.0.1:6379/15) for the nodes
+    of figure 10, its keys deleted at the end; `environ` is empty when no Redis answers (each node its own cache)."""
+
+    def __init__(self) -> None:
+        self.url = os.environ.get("PRERENDER_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+        self.prefix = f"prerender-bench-{uuid.uuid4().hex[:8]}:"
+        self.client: redis.Redis | None = redis.Redis.from_url(self.url, socket_connect_timeout=1)
+        try:
+            self.client.ping()
+        except redis.RedisError:
+            self.client = None
+
+    @property
+    def environ(self) -> dict[str, str]:
+        if self.client is None:
+            return {}
+        return {"PRERENDER_CACHE_REDIS_URL": self.url, "PRERENDER_CACHE_KEY_PREFIX": self.prefix}
+
+    def close(self) -> None:
+        if self.client is not None:
+            with contextlib.suppress(redis.RedisError):
+                for key in self.client.scan_iter(match=f"{self.prefix}*", count=1000):
+                    self.client.delete(key)
+
+
+def node_killed(stack: Stack, seconds: float) -> list[Row]:
+    """Two prerender nodes behind nginx with deploy/nginx/prerender.conf, sharing Redis when one answers: GETs
+    (logged-in cards, the shopper's basket) through nginx by wrk, and one node SIGKILLed a third of the way in."""
+    metric = "10. two nodes behind nginx, one killed under load: failed GETs"
+    binary, nginx = wrk.find_wrk(), find_nginx()
+    if binary is None or nginx is None:
+        return [Row(metric, "needs Debian's wrk and nginx (apt-get install wrk nginx)", "0", None)]
+    shared = SharedRedis()
+    try:
+        second = stack.start_prerender("prerender-b", free_port(), shared.environ)
+        prefix = stack.tmp / "nginx-nodes"
+        prefix.mkdir()
+        with NginxFront(nginx, prefix, stack.prerender_url, second) as front:
+            credential = credential_of_url(front.url)
+            calls = [
+                *card_mix(),
+                Call("/v1/basket?store_id=1001", headers=(("authorization", f"Bearer {credential}"),)),
+            ]
+            wrk.run(front.url, calls, seconds=2, connections=8, binary=binary)
+            outcome: dict[str, wrk.WrkResult] = {}
+            loader = threading.Thread(
+                target=lambda: outcome.setdefault(
+                    "result", wrk.run(front.url, calls, seconds=seconds, connections=16, binary=binary)
+                ),
+                daemon=True,
+            )
+            loader.start()
+            time.sleep(seconds / 3)
+            stack.kill("prerender-b")
+            loader.join(seconds + 60)
+    finally:
+        shared.close()
+    result = outcome["result"]
+    failed = result.socket_errors + result.statuses["4xx"] + result.statuses["5xx"]
+    cache = "sharing Redis" if shared.environ else "each its own cache (no Redis answered)"
+    return [
+        Row(
+            metric,
+            f"{failed} of {result.requests} in {result.seconds:.0f} s ({result.statuses}, {result.socket_errors} "
+            f"socket errors; {cache})",
+            "0",
+            failed == 0,
+        )
     ]

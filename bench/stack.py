@@ -95,15 +95,22 @@ class Stack:
             {},
             self.proxy_url + "/healthz",
         )
-        prerender = Service(
-            "prerender",
-            self.prerender_port,
-            "wsgi:app",
-            "/healthz",
-            {"PRERENDER_UPSTREAM_URL": self.proxy_url, "PRERENDER_PUBLIC_URL": self.prerender_url},
-        )
-        self._start("prerender", prerender.command(), prerender.env, prerender.url + "/healthz")
+        self.start_prerender("prerender", self.prerender_port, {"PRERENDER_PUBLIC_URL": self.prerender_url})
         return self
+
+    def start_prerender(self, name: str, port: int, env: dict[str, str] | None = None) -> str:
+        """A prerender node on `port` (the bench starts one; figure 10 a second one), upstream the proxy; its URL.
+        The nodes of one machine share instance/secret-key: a credential one issued verifies on the others."""
+        url = f"http://127.0.0.1:{port}"
+        service = Service(name, port, "wsgi:app", "/healthz", {"PRERENDER_UPSTREAM_URL": self.proxy_url, **(env or {})})
+        self._start(name, service.command(), service.env, url + "/healthz")
+        return url
+
+    def kill(self, name: str) -> None:
+        """A process and its children (gunicorn's workers) SIGKILLed: a node that dies, nothing graceful."""
+        process = self.processes[name]
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=15)
 
     def set_delay(self, milliseconds: int, paths: tuple[str, ...] = ()) -> None:
         """Delay every upstream call, or only the calls to `paths` (the query aside)."""

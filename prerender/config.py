@@ -64,7 +64,9 @@ class DefaultConfig:
     UPSTREAM_QUEUED_CALLS = 16
     # Requests of the API routes in progress per worker (prerender/web/admission.py); beyond, a request is answered
     # at once in its degraded form (a fragment from what is cached, else empty; a JSON route 503 + Retry-After).
-    MAX_REQUESTS_IN_PROGRESS = 16
+    # Under gevent a request holds its place mostly while it waits for the upstream: this bounds the pile-up when
+    # the upstream slows, with room for a page's bursts (30 concurrent payment calls of one order, for instance).
+    MAX_REQUESTS_IN_PROGRESS = 64
     # The key prerender authenticates with as a service (`X-Service-Key`, docs/upstream.md) when it calls the
     # upstream for a browser's credential, which names its supplier by id: the browser never holds the
     # supplier's token (docs/security.md). None: the key in instance/upstream-service-key (made on first

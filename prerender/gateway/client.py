@@ -617,7 +617,8 @@ class UpstreamGateway:
     # --- analytics -------------------------------------------------------------------------------
 
     def store_events(self, identity: CallerIdentity, events: Sequence[dict[str, Any]]) -> int:
-        """Store analytics events upstream; the number stored."""
+        """Store analytics events upstream; the number stored. Retried like a read when every event carries its id
+        (the upstream stores an id once per supplier, docs/upstream.md); never otherwise."""
         payload = _object(
             self.http.request(
                 "POST",
@@ -626,7 +627,7 @@ class UpstreamGateway:
                 name="events",
                 json={"events": list(events)},
                 headers=identity.headers(),
-                idempotent=False,
+                idempotent=all(event.get("id") for event in events),
             ),
             "events",
         )

@@ -62,8 +62,10 @@ def node_environ(redis: RedisNamespace) -> dict[str, str]:
 
 
 def credential_from(url: str) -> str:
-    """A shopper's credential as a page gets it: the bootstrap's <svc-shopper>, asked with the supplier token."""
-    answer = requests.get(f"{url}/v2/svc-window-bootstrap", headers=DEMO_HEADERS, timeout=TIMEOUT)
+    """A new shopper's credential as a page gets it: the bootstrap's <svc-shopper>, asked with the supplier token
+    (a user of this test alone: the live coreapi's baskets are shared by the session's tests)."""
+    shopper = {**DEMO_HEADERS, "authorization": f"user_id two-nodes-{uuid.uuid4().hex[:12]}"}
+    answer = requests.get(f"{url}/v2/svc-window-bootstrap", headers=shopper, timeout=TIMEOUT)
     answer.raise_for_status()
     element = BeautifulSoup(answer.text, "html.parser").find("svc-shopper")
     assert element is not None, "the bootstrap carries no credential"

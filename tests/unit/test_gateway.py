@@ -531,3 +531,16 @@ def test_basket_writes_turn_an_unknown_store_into_unknown_store(gateway: Upstrea
     )
     with pytest.raises(UnknownStore):
         gateway.add_recipe_to_basket(IDENTITY, body={"recipe_id": "1", "store_id": "9"})
+
+
+@responses.activate
+def test_events_with_ids_are_retried_after_a_gateway_error_and_events_without_are_not(gateway):
+    """The upstream stores an event id once per supplier: a batch whose every event has its id may be sent again."""
+    responses.post(f"{BASE}/api/v1/events", status=503)
+    responses.post(f"{BASE}/api/v1/events", json={"stored": 1, "duplicates": 0})
+    assert gateway.store_events(IDENTITY, [{"id": "e-1", "name": "recipe.show", "path": "/", "props": {}}]) == 1
+    assert len(responses.calls) == 2
+    responses.replace(responses.POST, f"{BASE}/api/v1/events", status=503)
+    with pytest.raises(UpstreamStatusError):
+        gateway.store_events(IDENTITY, [{"name": "recipe.show", "path": "/", "props": {}}])
+    assert len(responses.calls) == 3  # sent once
