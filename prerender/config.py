@@ -84,6 +84,11 @@ class DefaultConfig:
     CACHE_REDIS_URL: str | None = None
     CACHE_KEY_PREFIX = "prerender:"
     SUPPLIER_CACHE_SECONDS = 60
+    # The decoded suppliers and recipes every card reads, kept per worker this long in front of the cache
+    # (prerender/gateway/read_cache.py, NearCache): no unpickling, and with Redis no round trip, per card. A
+    # change upstream shows up to this much later than the cache's own TTL says. 0 turns it off.
+    NEAR_CACHE_SECONDS = 5.0
+    NEAR_CACHE_SIZE = 2048
     RECIPE_CACHE_SECONDS = 60
     # A user's like states. Our like/unlike routes update the cached state, so this only bounds how long
     # a change made outside this service (the retailer's app calling the upstream) takes to show. None:

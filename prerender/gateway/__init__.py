@@ -35,7 +35,7 @@ from prerender.gateway.guards import Resource, ResourceGuards
 from prerender.gateway.http import UpstreamHttp
 from prerender.gateway.menus import MenuGateway
 from prerender.gateway.models import Pricing, Recipe, Routing, Store, Supplier
-from prerender.gateway.read_cache import ReadCache
+from prerender.gateway.read_cache import NearCache, ReadCache
 
 EXTENSION_KEY = "prerender.gateway"
 MENUS_KEY = "prerender.gateway.menus"
@@ -68,9 +68,10 @@ def init_gateway(app: Flask) -> None:
     pool = ThreadPoolExecutor(
         max_workers=int(config["UPSTREAM_CONCURRENT_CALLS"]), thread_name_prefix="prerender-upstream"
     )
+    near = NearCache(size=int(config["NEAR_CACHE_SIZE"]), seconds=float(config["NEAR_CACHE_SECONDS"]))
     app.extensions[EXTENSION_KEY] = UpstreamGateway(
         http=http,
-        cache=ReadCache(cache=cache),
+        cache=ReadCache(cache=cache, near=near),
         pool=pool,
         supplier_ttl=int(config["SUPPLIER_CACHE_SECONDS"]),
         recipe_ttl=int(config["RECIPE_CACHE_SECONDS"]),

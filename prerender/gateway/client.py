@@ -153,7 +153,7 @@ class UpstreamGateway:
         upstream's refusal means it knows no such supplier. While the upstream fails (unreachable, timeout, 5xx,
         refused by a guard), the last good answer is served for up to STALE_IF_ERROR_SECONDS: every request
         needs its supplier, so without it an outage would turn every fragment into a supplier-less one."""
-        cached = self.cache.get(key)
+        cached = self.cache.near_get(key)
         if cached is not None:
             known: Supplier | None = cached[0]
             return known
@@ -176,7 +176,7 @@ class UpstreamGateway:
                 raise
         except UpstreamError as error:
             return self._stale_supplier(key, error)
-        self.cache.set(key, (supplier,), timeout=self.supplier_ttl)
+        self.cache.near_put(key, (supplier,), timeout=self.supplier_ttl)
         self.cache.set("stale:" + key, (supplier,), timeout=self.stale_ttl)
         return supplier
 
@@ -228,7 +228,7 @@ class UpstreamGateway:
         """One recipe detail at a store, None for an unknown recipe; with `summary`, without its
         ingredients and steps (a card's needs, a fraction of the size)."""
         key = self.recipe_key(identity, recipe_id, store_id, serves, summary=summary)
-        cached = self.cache.get(key)
+        cached = self.cache.near_get(key)
         if cached is not None:
             remembered: Recipe | None = cached[0]
             return remembered

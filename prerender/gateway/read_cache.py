@@ -2,6 +2,11 @@
 
 A cache is an optimisation: when its backend (Redis) is down, reads are misses and writes are skipped,
 logged, and the request goes on to the upstream.
+
+The reads every card makes (its supplier, its recipe) also go through a near cache (`NearCache`): the decoded
+values, per worker, for a few seconds, so a card neither unpickles them nor, with Redis, asks Redis for them on
+every request. Only immutable values (frozen dataclasses) go there, and only the answers of reads, never a value
+our own writes change (like states).
 """
 
 from __future__ import annotations
@@ -9,12 +14,14 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from flask_caching import Cache
 
 from prerender.gateway.errors import UpstreamError
+from prerender.memory_cache import LockedLru
 from prerender.metrics import CACHE_LOOKUPS
 
 T = TypeVar("T")
@@ -39,11 +46,53 @@ def cache_key(kind: str, *parts: CacheKeyPart) -> str:
     return f"{kind}:v{CACHE_SCHEMA_VERSION}:{digest}"
 
 
-class ReadCache:
-    """get/set/get_many/set_many that log backend failures instead of raising them."""
+class NearCache:
+    """Decoded values kept per worker for `seconds` at most (`size` entries, least recently used out first)."""
 
-    def __init__(self, *, cache: Cache) -> None:
+    def __init__(self, *, size: int, seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.seconds = seconds
+        self.clock = clock
+        self._entries: LockedLru[str, tuple[float, Any]] = LockedLru(size if seconds > 0 else 0)
+
+    def get(self, key: str) -> Any:
+        entry = self._entries.get(key)
+        if entry is None or entry[0] <= self.clock():
+            return None
+        return entry[1]
+
+    def put(self, key: str, value: Any) -> None:
+        if value is not None:
+            self._entries.put(key, (self.clock() + self.seconds, value))
+
+    def drop(self, key: str) -> None:
+        self._entries.pop(key)
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+
+class ReadCache:
+    """get/set/get_many/set_many that log backend failures instead of raising them; `near_get` and `near_put`
+    add the worker's near cache in front (NearCache) for the reads every card makes."""
+
+    def __init__(self, *, cache: Cache, near: NearCache | None = None) -> None:
         self.cache = cache
+        self.near = near or NearCache(size=0, seconds=0)
+
+    def near_get(self, key: str) -> Any:
+        """The near cache's value, else the shared cache's (then kept near)."""
+        value = self.near.get(key)
+        if value is not None:
+            CACHE_HITS.inc()
+            return value
+        value = self.get(key)
+        self.near.put(key, value)
+        return value
+
+    def near_put(self, key: str, value: Any, *, timeout: int) -> None:
+        """Store a fresh value in the shared cache and near."""
+        self.set(key, value, timeout=timeout)
+        self.near.put(key, value)
 
     def get(self, key: str) -> Any:
         return self.get_many(key)[0]
@@ -77,12 +126,14 @@ class ReadCache:
             log.error("cache write failed, skipped: %r", error)
 
     def delete(self, key: str) -> None:
+        self.near.drop(key)
         try:
             self.cache.delete(key)
         except Exception as error:
             log.error("cache delete failed, the entry expires on its own: %r", error)
 
     def clear(self) -> None:
+        self.near.clear()
         self.cache.clear()
 
     def read_through(self, key: str, read: Callable[[], T], *, ttl: int, stale_ttl: int, what: str) -> T:

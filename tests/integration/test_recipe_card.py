@@ -241,7 +241,7 @@ def test_upstream_outage_serves_the_last_good_cards(app, client, upstream, monke
     gateway = app.extensions["prerender.gateway"]
     with app.app_context():
         for recipe_id in {"3", suggested["recipe-id"]}:
-            gateway.cache.cache.delete(gateway.recipe_key(ctx_identity(app), recipe_id, "1001", None, summary=True))
+            gateway.cache.delete(gateway.recipe_key(ctx_identity(app), recipe_id, "1001", None, summary=True))
     monkeypatch.setattr(gateway.http, "base_url", f"http://127.0.0.1:{closed_port()}")  # the outage
     assert card_of(get_card(client, recipe_id="3", store_id="1001"))["recipe-id"] == fixed["recipe-id"]
     other_session = headers(session="another-session")

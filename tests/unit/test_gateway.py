@@ -27,7 +27,7 @@ from prerender.gateway import (
     UpstreamUnavailable,
 )
 from prerender.gateway.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
-from prerender.gateway.read_cache import ReadCache, cache_key
+from prerender.gateway.read_cache import NearCache, ReadCache, cache_key
 from tests.unit.guards import guards
 
 BASE = "http://upstream.test"
@@ -544,3 +544,30 @@ def test_events_with_ids_are_retried_after_a_gateway_error_and_events_without_ar
     with pytest.raises(UpstreamStatusError):
         gateway.store_events(IDENTITY, [{"name": "recipe.show", "path": "/", "props": {}}])
     assert len(responses.calls) == 3  # sent once
+
+
+def test_the_near_cache_keeps_decoded_values_for_its_seconds_only():
+    clock = FakeClock()
+    near = NearCache(size=2, seconds=5, clock=clock)
+    value = (object(),)
+    near.put("k", value)
+    assert near.get("k") is value  # the same object: nothing unpickled
+    clock.now += 5
+    assert near.get("k") is None
+    near.put("k", value)
+    near.drop("k")
+    assert near.get("k") is None
+    assert NearCache(size=2, seconds=0).get("k") is None  # off
+
+
+def test_a_supplier_is_read_near_then_from_the_cache_then_upstream(app):
+    """near_get: the worker's copy, else the shared cache's (kept near); delete drops both."""
+    with app.app_context():
+        shared = ReadCache(cache=Cache(app, config={"CACHE_TYPE": "SimpleCache"}), near=NearCache(size=8, seconds=5))
+        shared.set("k", ("v",), timeout=60)
+        first = shared.near_get("k")
+        assert first == ("v",) and shared.near.get("k") is first
+        shared.cache.delete("k")
+        assert shared.near_get("k") is first  # still near, for its few seconds
+        shared.delete("k")
+        assert shared.near_get("k") is None
