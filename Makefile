@@ -75,7 +75,16 @@ test-integration: install
 test-coreapi: install
 	$(BIN)/python -m pytest tests/coreapi
 
+# wrk (the load generator of the throughput and busy-day figures) and nginx (figures 7 and 10), Debian's
+# packages, installed when missing (root, as on the project's machines); without them those figures say so.
+BENCH_TOOLS := $(if $(shell command -v wrk),,wrk) $(if $(shell command -v nginx || test -x /usr/sbin/nginx && echo y),,nginx)
+
 bench: install
+	@if [ -n "$(strip $(BENCH_TOOLS))" ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BENCH_TOOLS) >/dev/null \
+		&& { /usr/sbin/nginx -s stop >/dev/null 2>&1 || true; } \
+		|| echo "could not install $(BENCH_TOOLS): the figures that need them say so"; \
+	fi
 	$(BIN)/python -m bench
 
 clean:

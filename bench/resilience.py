@@ -13,6 +13,7 @@ import os
 import statistics
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
@@ -313,8 +314,12 @@ def slow_resource(stack: Stack, seconds: float) -> list[Row]:
 
 
 def readiness(stack: Stack) -> int:
-    with urllib.request.urlopen(f"{stack.prerender_url}/readyz", timeout=5) as answer:
-        return int(answer.status)
+    """/readyz's status."""
+    try:
+        with urllib.request.urlopen(f"{stack.prerender_url}/readyz", timeout=5) as answer:
+            return int(answer.status)
+    except urllib.error.HTTPError as error:
+        return int(error.code)
 
 
 def upstream_hung(stack: Stack) -> list[Row]:
