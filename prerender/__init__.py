@@ -72,13 +72,14 @@ def register_extensions(app: Flask) -> None:
 
 
 def register_request_hooks(app: Flask) -> None:
-    """The hooks every request goes through, in order: its id, the size limits, admission (overload shed at the door),
-    its upstream time budget, the request log, HTTP caching, the security headers (the header guard is the versioned
-    blueprints' own, prerender/blueprints/__init__.py)."""
+    """The hooks every request goes through, in order: its id, the request log (its timer starts before anything
+    may refuse the request), the size limits, admission (overload shed at the door), its upstream time budget, HTTP
+    caching, the security headers (the header guard is the versioned blueprints' own,
+    prerender/blueprints/__init__.py)."""
     register_request_id(app)
+    register_request_log(app)
     register_request_limits(app)
     register_admission(app)
     register_upstream_budget(app)
-    register_request_log(app)
     register_http_caching(app)
     register_security_headers(app)

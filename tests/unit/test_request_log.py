@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 
 from prerender import create_app
 from prerender.web.request_log import JsonFormatter, pseudonym
@@ -59,3 +60,12 @@ def test_readyz_does_not_follow_the_upstream(client):
     body = response.get_json()
     assert response.status_code == 200 and body["status"] == "ready"
     assert body["checks"] == {"cache": "ok"}
+
+
+def test_a_request_refused_before_its_view_is_timed_from_its_start(client, caplog):
+    """The timer starts before the size limits and admission may refuse a request: its duration is measured, never
+    the -0.0 of a timer that never started."""
+    caplog.set_level(logging.INFO, logger="prerender")
+    assert client.get("/v1/styles/base?" + "x" * 9000, headers=HEADERS).status_code == 414
+    [record] = request_records(caplog)
+    assert record.status == 414 and math.copysign(1.0, record.duration_ms) == 1.0
