@@ -362,9 +362,16 @@ def selected_figures() -> tuple[str, ...]:
     return tuple(figure for figure in FIGURES if not wanted or figure in wanted)
 
 
+def figure_order(row: Row) -> tuple[int, str]:
+    """Figure 2 before figure 10: by number, then by the rest of the name."""
+    number = row.metric.split(".", 1)[0]
+    digits = number.rstrip("abcdefgh")
+    return int(digits) if digits.isdigit() else 0, row.metric
+
+
 def reproduce(rows: list[Row]) -> str:
     """The command that measures each figure of the table again, alone."""
-    figures = sorted({row.metric.split(".", 1)[0].rstrip("abcdefgh") for row in rows})
+    figures = sorted({row.metric.split(".", 1)[0].rstrip("abcdefgh") for row in rows}, key=lambda f: (len(f), f))
     lines = [f"  figure {f}: BENCH_FIGURES={f} make bench" for f in figures]
     return "reproduce a figure alone (BENCH_SECONDS, BENCH_THREADS apply to figure 3):\n" + "\n".join(lines)
 
@@ -402,7 +409,7 @@ def main() -> int:
             rows.extend(measured)
             for row in measured:
                 print(f"measured {row.metric}: {row.measured}", flush=True)
-    rows.sort(key=lambda r: r.metric)
+    rows.sort(key=figure_order)
     print(f"\n{table(rows)}\n\n{reproduce(rows)}")
     print(
         f"\n{os.cpu_count()} CPUs, {threads} load threads ({processes} processes for figure 1), "
