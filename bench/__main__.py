@@ -167,12 +167,7 @@ def fan_out_ratio(stack: Stack) -> Row:
 
 def shopper_credential(prerender_url: str) -> str:
     """The credential of the bench's shopper, as a browser gets it: from the bootstrap's `<svc-shopper>`."""
-    request = urllib.request.Request(f"{prerender_url}/v2/svc-window-bootstrap", headers=load.HEADERS)
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        element = BeautifulSoup(answer.read().decode(), "html.parser").find("svc-shopper")
-    if element is None:
-        raise RuntimeError("the bootstrap carries no credential: is the supplier token valid?")
-    return str(element["credential"])
+    return resilience.credential_of_url(prerender_url)
 
 
 def menu_of(stack: Stack, user: str, recipes: int) -> None:

@@ -9,7 +9,6 @@ for recipes).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -23,8 +22,6 @@ from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
 from prerender.gateway.models import LenientSchema, load_answer
 from prerender.gateway.read_cache import ReadCache, cache_key
-
-log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -312,7 +309,7 @@ class CatalogGateway:
         stale copy served while the upstream fails, so a shopper sees yesterday's catalog rather than "unavailable".
         Per supplier, language and query; per shopper too, since their likes or preferences may shape it (the key
         is hashed: no id in clear)."""
-        stale_key = "stale:" + cache_key(
+        key = cache_key(
             "catalog-page", identity.supplier_id, identity.language, identity.authorization, path, _sorted_items(params)
         )
         try:
@@ -320,13 +317,9 @@ class CatalogGateway:
         except UpstreamError as error:
             if isinstance(error, UpstreamStatusError) and error.status < 500:
                 raise
-            stale = self.cache.get(stale_key)
-            if stale is None:
-                raise
-            log.warning("upstream failed, serving the last good %s page: %s", name, error)
-            last: RecipePage = stale[0]
+            last: RecipePage = self.cache.stale(key, error, what=f"{name} page")
             return last
-        self.cache.set(stale_key, (page,), timeout=self.stale_ttl)
+        self.cache.set("stale:" + key, (page,), timeout=self.stale_ttl)
         return page
 
     def _read(self, identity: CallerIdentity, path: str, name: str, params: dict[str, Any]) -> Any:

@@ -182,11 +182,7 @@ class UpstreamGateway:
 
     def _stale_supplier(self, key: str, error: UpstreamError) -> Supplier | None:
         """The last good answer of a supplier lookup, or the error when there is none."""
-        stale = self.cache.get("stale:" + key)
-        if stale is None:
-            raise error
-        log.warning("upstream failed, serving the last good supplier: %s", error)
-        supplier: Supplier | None = stale[0]
+        supplier: Supplier | None = self.cache.stale(key, error, what="supplier")
         return supplier
 
     # --- stores ----------------------------------------------------------------------------------
@@ -640,11 +636,7 @@ class UpstreamGateway:
 
     def _stale_recipe(self, key: str, error: UpstreamError) -> Recipe | None:
         """The last good copy of a recipe, or the error when there is none."""
-        stale = self.cache.get("stale:" + key)
-        if stale is None:
-            raise error
-        log.warning("upstream failed, serving the last good recipe: %s", error)
-        recipe: Recipe | None = stale[0]
+        recipe: Recipe | None = self.cache.stale(key, error, what="recipe")
         return recipe
 
     def _stale_recipes(self, keys: dict[str, str], error: UpstreamError) -> dict[str, Recipe]:

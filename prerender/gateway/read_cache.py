@@ -136,6 +136,15 @@ class ReadCache:
         self.near.clear()
         self.cache.clear()
 
+    def stale(self, key: str, error: UpstreamError, *, what: str) -> Any:
+        """The last good answer kept under "stale:" + `key` while the upstream fails (logged), or `error` raised
+        when there is none."""
+        kept = self.get("stale:" + key)
+        if kept is None:
+            raise error
+        log.warning("upstream failed, serving the last good %s: %s", what, error)
+        return kept[0]
+
     def read_through(self, key: str, read: Callable[[], T], *, ttl: int, stale_ttl: int, what: str) -> T:
         """A read the same for every caller of `key`: cached for `ttl`, and the last good answer (kept for
         `stale_ttl`) served while the upstream fails."""
@@ -146,11 +155,7 @@ class ReadCache:
         try:
             value = read()
         except UpstreamError as error:
-            stale = self.get("stale:" + key)
-            if stale is None:
-                raise
-            log.warning("upstream failed, serving the last good %s: %s", what, error)
-            last: T = stale[0]
+            last: T = self.stale(key, error, what=what)
             return last
         self.set(key, (value,), timeout=ttl)
         self.set("stale:" + key, (value,), timeout=stale_ttl)
