@@ -201,7 +201,8 @@ def spike(stack: Stack, seconds: float) -> list[Row]:
         return [Row(metric, "wrk is not installed (Debian's wrk: apt-get install wrk)", "", None)]
     calls = fragment_mix()
     credential = credential_of(stack)
-    quiet = wrk.run(stack.prerender_url, calls, seconds=3, connections=1, binary=binary)
+    # The unloaded p99: 10 s at one connection (some 600 answers; 3 s gave too few for a steady p99).
+    quiet = wrk.run(stack.prerender_url, calls, seconds=10, connections=1, binary=binary)
     saturating, steps = saturating_connections(stack, calls, binary)
     # Twice the saturating concurrency, and 64 connections at least: the upstream is this mix's bottleneck here,
     # so its throughput is flat from a few connections on, and twice "a few" is no spike.

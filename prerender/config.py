@@ -61,7 +61,7 @@ class DefaultConfig:
     # Bulkheads, one per upstream resource and worker (prerender/gateway/bulkhead.py): at most this many calls
     # in flight, and this many more waiting (within their request's budget) before calls are shed.
     UPSTREAM_CALLS_IN_FLIGHT = 16
-    UPSTREAM_QUEUED_CALLS = 16
+    UPSTREAM_QUEUED_CALLS = 64
     # Requests of the API routes in progress per worker (prerender/web/admission.py); beyond, a request is answered
     # at once in its degraded form (a fragment from what is cached, else empty; a JSON route 503 + Retry-After).
     # Under gevent a request holds its place mostly while it waits for the upstream: this bounds the pile-up when
