@@ -1,16 +1,15 @@
-"""A fault-injecting upstream: a proxy in front of the live coreapi (tests/live.py) that fails the upstream paths
-starting with one of its `faults` (path prefix -> a view answering the fault) and passes everything else
-through unchanged. Tests change `faults` while it runs (the upstream fails, then recovers); `release` ends the
-hung faults' wait. A stopped upstream is a closed port instead (tests/conftest.py, `closed_port`).
-
-Used by the planner's degraded pages (tests/integration/test_planner_degrades.py and the browser's
-tests/browser/test_planner_degrades.py)."""
+"""Fault-injecting proxies in front of the live services of tests/live.py: `FaultyUpstream` before coreapi (the
+upstream paths starting with one of its `faults` fail), `FaultyPrerender` before prerender (the demo shop's tests:
+those exact paths fail). Everything else passes through unchanged. Tests change `faults` while a proxy runs (the
+service fails, then recovers); `release` ends the slow faults' wait. A stopped service is a closed port instead
+(tests/conftest.py, `closed_port`)."""
 
 from __future__ import annotations
 
 import json
 import threading
 from collections.abc import Callable
+from typing import Self
 
 import requests
 from flask import Flask, Response, request
@@ -21,14 +20,20 @@ Fault = Callable[[], Response]
 MENUS = "/api/v1/menus"
 
 
-class FaultyUpstream:
-    """The proxy; `url` is what prerender's UPSTREAM_URL points at."""
+class FaultyProxy:
+    """A proxy in front of a live service (`target_url`) that answers the paths of `faults` with their fault and
+    passes everything else through unchanged; `url` is where its clients point. With `prefix`, a fault's key
+    fails every path that starts with it; without, that path only."""
 
-    def __init__(self, upstream_url: str, faults: dict[str, Fault] | None = None) -> None:
-        self.upstream_url = upstream_url
+    # The answer headers passed back: what a client of either service reads (prerender's caching ones too).
+    PASSED_HEADERS = ("Content-Type", "Cache-Control", "ETag")
+
+    def __init__(self, target_url: str, faults: dict[str, Fault] | None = None, *, prefix: bool) -> None:
+        self.target_url = target_url
         self.faults: dict[str, Fault] = dict(faults or {})
+        self.prefix = prefix
         self.release = threading.Event()
-        # The paths the proxy failed, in order (what prerender asked while the upstream failed).
+        # The paths the proxy failed, in order (what its client asked while the service failed).
         self.failed: list[str] = []
         app = Flask(__name__)
         app.add_url_rule("/<path:path>", "proxy", self._answer, methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
@@ -38,36 +43,63 @@ class FaultyUpstream:
     def url(self) -> str:
         return self.server.url
 
+    def _fault(self, path: str) -> Fault | None:
+        if not self.prefix:
+            return self.faults.get(path)
+        return next((fault for start, fault in list(self.faults.items()) if path.startswith(start)), None)
+
     def _answer(self, path: str) -> Response:
-        for prefix, fault in list(self.faults.items()):
-            if f"/{path}".startswith(prefix):
-                self.failed.append(f"/{path}")
-                return fault()
-        upstream = requests.request(
+        fault = self._fault(f"/{path}")
+        if fault is not None:
+            self.failed.append(f"/{path}")
+            return fault()
+        answer = requests.request(
             request.method,
-            f"{self.upstream_url}/{path}",
+            f"{self.target_url}/{path}",
             params=request.args,
             data=request.get_data(),
             headers={k: v for k, v in request.headers if k.lower() not in ("host", "content-length")},
             timeout=30,
         )
-        response = Response(upstream.content, status=upstream.status_code)
-        if "Content-Type" in upstream.headers:
-            response.headers["Content-Type"] = upstream.headers["Content-Type"]
+        response = Response(answer.content, status=answer.status_code)
+        for name in self.PASSED_HEADERS:
+            if name in answer.headers:
+                response.headers[name] = answer.headers[name]
         return response
 
-    def hung(self) -> Response:
-        """An answer that never comes in time (held until `release`, or 30 s)."""
-        self.release.wait(timeout=30)
-        return status(503)()
-
-    def __enter__(self) -> FaultyUpstream:
+    def __enter__(self) -> Self:
         self.server.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.release.set()
         self.server.__exit__(*exc)
+
+
+class FaultyUpstream(FaultyProxy):
+    """In front of the live coreapi, failing the upstream paths that start with a fault's key; `url` is what
+    prerender's UPSTREAM_URL points at."""
+
+    def __init__(self, upstream_url: str, faults: dict[str, Fault] | None = None) -> None:
+        super().__init__(upstream_url, faults, prefix=True)
+
+    def hung(self) -> Response:
+        """An answer that never comes in time (held until `release`, or 30 s)."""
+        self.release.wait(timeout=30)
+        return status(503)()
+
+
+class FaultyPrerender(FaultyProxy):
+    """In front of the live prerender, failing exactly the paths of `faults` (the demo shop's view of prerender's
+    routes)."""
+
+    def __init__(self, prerender_url: str, faults: dict[str, Fault] | None = None) -> None:
+        super().__init__(prerender_url, faults, prefix=False)
+
+    def slow(self) -> Response:
+        """An answer that comes too late (once `release` is set, or after 10 s)."""
+        self.release.wait(timeout=10)
+        return Response("<p>too late</p>", mimetype="text/html")
 
 
 def status(code: int, errors: dict[str, object] | None = None) -> Fault:

@@ -5,19 +5,16 @@ routes (`faulty`)."""
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Callable, Iterator
 
 import pytest
-import requests
 from bs4 import BeautifulSoup
-from flask import Flask, Response, request
+from flask import Flask, Response
 from flask.testing import FlaskClient
 
 from examples.shop import create_app
 from tests.conftest import closed_port
-from tests.live import LiveServer
+from tests.faulty_upstream import FaultyPrerender, status
 
 
 def shop_config(**overrides: object) -> dict:
@@ -57,62 +54,8 @@ def soup_of(response) -> BeautifulSoup:
     return BeautifulSoup(response.get_data(as_text=True), "html5lib")
 
 
-class FaultyPrerender:
-    """A proxy in front of the live prerender that fails the paths of `faults` (path -> a view answering the
-    fault); everything else goes to prerender as it is. `release` ends the slow faults' wait."""
-
-    def __init__(self, prerender_url: str, faults: dict[str, Callable[[], Response]]) -> None:
-        self.prerender_url = prerender_url
-        self.faults = faults
-        self.release = threading.Event()
-        app = Flask(__name__)
-        app.add_url_rule("/<path:path>", "proxy", self._answer, methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
-        self.server = LiveServer(app)
-
-    def _answer(self, path: str) -> Response:
-        fault = self.faults.get(f"/{path}")
-        if fault is not None:
-            return fault()
-        upstream = requests.request(
-            request.method,
-            f"{self.prerender_url}/{path}",
-            params=request.args,
-            data=request.get_data(),
-            headers={k: v for k, v in request.headers if k.lower() not in ("host", "content-length")},
-            timeout=30,
-        )
-        response = Response(upstream.content, status=upstream.status_code)
-        for name in ("Content-Type", "Cache-Control", "ETag"):
-            if name in upstream.headers:
-                response.headers[name] = upstream.headers[name]
-        return response
-
-    def slow(self) -> Response:
-        """An answer that comes too late (once `release` is set, or after 10 s)."""
-        self.release.wait(timeout=10)
-        return Response("<p>too late</p>", mimetype="text/html")
-
-    def __enter__(self) -> FaultyPrerender:
-        self.server.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release.set()
-        self.server.__exit__(*exc)
-
-    @property
-    def url(self) -> str:
-        return self.server.url
-
-
-def problem_answer(status: int, errors: dict | None = None) -> Callable[[], Response]:
-    def answer() -> Response:
-        body = {"type": "about:blank", "title": "Failure", "status": status, "detail": "Injected."}
-        if errors:
-            body["errors"] = errors
-        return Response(json.dumps(body), status=status, mimetype="application/problem+json")
-
-    return answer
+# A fault: prerender's problem answer of a status (tests that also name a parameter `status` import it so).
+problem_answer = status
 
 
 @pytest.fixture
