@@ -16,7 +16,6 @@ from prerender.web.http_caching import SAME_FOR_EVERYONE, cache_policy
 bp = Blueprint("styles", __name__)
 
 
-# The links are the same for everyone: they only change with a deploy (new build id).
 class ComponentPath(Schema):
     """`/styles/<component>`: a route of the table in prerender/rendering/stylesheets.py (another is a 404,
     a URL naming no styles route, not a malformed request)."""
@@ -33,7 +32,7 @@ def styles_response(sheets: tuple[str, ...]) -> Response:
 
 
 @bp.get("/styles")
-@cache_policy(SAME_FOR_EVERYONE)
+@cache_policy(SAME_FOR_EVERYONE)  # the links change with a deploy only (a new build id)
 @declare(summary="Every stylesheet", answers={200: json_answer(StylesSchema), 304: NOT_MODIFIED})
 def all_styles() -> Response:
     """Every stylesheet of every component, the design system first."""

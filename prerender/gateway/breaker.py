@@ -40,7 +40,7 @@ class BreakerPolicy:
     failure_rate: float = 0.5
     window: float = 10.0
     minimum_calls: int = 20
-    cooldown: float = 10.0
+    cooldown: float = 5.0
     probes: int = 3
     # A timeout counts as a failure only when the call was given at least this long to answer.
     slow_call_seconds: float = 0.5
@@ -90,9 +90,7 @@ class CircuitBreaker:
     def retry_after(self) -> float:
         """Seconds until the circuit lets a probe through (0 when it is not open)."""
         with self._lock:
-            if self._opened_at is None:
-                return 0.0
-            return max(0.0, self._opened_at + self.policy.cooldown - self.clock())
+            return self._cooldown_left()
 
     def counts(self) -> tuple[int, int]:
         """(calls, failures) in the window now."""
@@ -110,7 +108,7 @@ class CircuitBreaker:
                 probe = True
             else:
                 probe = False
-                wait = max(0.0, self._opened_at + self.policy.cooldown - self.clock())
+                wait = self._cooldown_left()
         if probe:
             self._report()
             return True
@@ -133,11 +131,6 @@ class CircuitBreaker:
                 self._open()
             elif self._opened_at is None:
                 self._count(failed=True)
-                if (
-                    self._calls >= self.policy.minimum_calls
-                    and self._failures >= self.policy.failure_rate * self._calls
-                ):
-                    self._open()
         self._report()
 
     def record_ignored(self, probe: bool) -> None:
@@ -181,8 +174,14 @@ class CircuitBreaker:
         self._buckets.clear()
         self._calls = self._failures = 0
 
+    def _cooldown_left(self) -> float:
+        """Seconds until the open circuit lets probes through (0 when closed or due)."""
+        if self._opened_at is None:
+            return 0.0
+        return max(0.0, self._opened_at + self.policy.cooldown - self.clock())
+
     def _due(self) -> bool:
-        return self._opened_at is not None and self.clock() - self._opened_at >= self.policy.cooldown
+        return self._opened_at is not None and self._cooldown_left() == 0.0
 
     def _state(self) -> str:
         if self._opened_at is None:

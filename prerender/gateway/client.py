@@ -115,17 +115,6 @@ class UpstreamGateway:
         runs in a copy of the caller's context, so the request's upstream budget (deadline.py) applies to it."""
         return self.pool.submit(contextvars.copy_context().run, call, *args, **kwargs)
 
-    def ping(self) -> None:
-        """The upstream's health check (raises an UpstreamError when it does not answer 200)."""
-        self.http.request(
-            "GET",
-            "/healthz",
-            resource=Resource.HEALTH,
-            name="healthz",
-            headers={"Accept": "application/json"},
-            idempotent=False,
-        )
-
     # --- suppliers -------------------------------------------------------------------------------
 
     def supplier(self, token: str, *, request_id: str) -> Supplier | None:

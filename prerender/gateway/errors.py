@@ -14,29 +14,29 @@ class UpstreamUnavailable(UpstreamError):
 
 
 class Refused(UpstreamUnavailable):
-    """prerender did not call the upstream, to protect it or this worker (prerender/gateway/guards.py): nothing
-    was sent, so a write was not applied; `retry_after` is when trying again makes sense (seconds)."""
+    """prerender did not call the upstream about `resource`, to protect it or this worker
+    (prerender/gateway/guards.py): nothing was sent, so a write was not applied; `retry_after` is when trying
+    again makes sense (seconds)."""
 
-    def __init__(self, message: str, *, retry_after: int) -> None:
-        super().__init__(message)
+    message = "refused for {resource}, upstream not called"
+
+    def __init__(self, resource: str, *, retry_after: int = 1) -> None:
+        super().__init__(self.message.format(resource=resource))
+        self.resource = resource
         self.retry_after = retry_after
 
 
 class CircuitOpen(Refused):
     """The breaker of the call's upstream resource is open (prerender/gateway/breaker.py)."""
 
-    def __init__(self, resource: str, *, retry_after: int) -> None:
-        super().__init__(f"circuit open for {resource}, upstream not called", retry_after=retry_after)
-        self.resource = resource
+    message = "circuit open for {resource}, upstream not called"
 
 
 class Shed(Refused):
     """The resource's bulkhead was full and no place freed within the request's budget
     (prerender/gateway/bulkhead.py): the call was shed rather than queued."""
 
-    def __init__(self, resource: str, *, retry_after: int = 1) -> None:
-        super().__init__(f"too many calls in flight to {resource}, upstream not called", retry_after=retry_after)
-        self.resource = resource
+    message = "too many calls in flight to {resource}, upstream not called"
 
 
 class UpstreamTimeout(UpstreamError):

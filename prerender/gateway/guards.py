@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from prerender.gateway.breaker import STATE_VALUES, BreakerPolicy, CircuitBreaker
+from prerender.gateway.breaker import CLOSED, STATE_VALUES, BreakerPolicy, CircuitBreaker
 from prerender.gateway.bulkhead import Bulkhead
 from prerender.metrics import BREAKER_STATE
 
@@ -20,7 +20,6 @@ from prerender.metrics import BREAKER_STATE
 class Resource(enum.StrEnum):
     """What an upstream call touches (docs/upstream.md), the unit of failure isolation."""
 
-    HEALTH = "health"  # /healthz
     SUPPLIERS = "suppliers"  # /suppliers/me
     STORES = "stores"  # /stores
     RECIPES = "recipes"  # /recipes/<id>, /recipes/batch, /recipes/by-external-id: what cards and the drawer show
@@ -57,7 +56,6 @@ class ResourceGuards:
         queued_calls: int,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.policy = policy
         self._guards = {
             resource: Guard(
                 breaker=CircuitBreaker(name=resource.value, policy=policy, clock=clock, on_change=report_state),
@@ -65,8 +63,8 @@ class ResourceGuards:
             )
             for resource in Resource
         }
-        for resource in Resource:
-            report_state(resource.value, "closed")
+        for resource in self._guards:
+            report_state(resource.value, CLOSED)
 
     def __getitem__(self, resource: Resource) -> Guard:
         return self._guards[resource]

@@ -21,7 +21,9 @@ from flask import Flask, Response, current_app, g, request
 
 from prerender.metrics import DEGRADED_ANSWERS
 from prerender.web.contract import contract_of
+from prerender.web.degraded import DEGRADED_HEADER
 from prerender.web.errors import Problem
+from prerender.web.http_caching import NO_STORE, set_policy
 from prerender.web.upstream_budget import is_fragment_route
 
 EXTENSION_KEY = "prerender.admission"
@@ -67,14 +69,13 @@ def admit() -> None:
             headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
         )
     g.shed = True
+    set_policy(NO_STORE)  # no cache keeps it, whatever the view decides (http_caching.set_policy)
 
 
 def mark_shed(response: Response) -> Response:
-    """after_request: a shed fragment says so, and no cache keeps it."""
+    """after_request: a shed fragment says so."""
     if g.get("shed"):
-        response.headers["X-Degraded"] = SHED
-        response.headers["Cache-Control"] = "private, no-store"
-        response.headers.pop("ETag", None)
+        response.headers[DEGRADED_HEADER] = SHED
     return response
 
 

@@ -62,8 +62,11 @@ def cache_policy(policy: CachePolicy | Callable[[], CachePolicy]) -> Callable[[V
 
 
 def set_policy(policy: CachePolicy) -> None:
-    """Decide the policy from inside a view, once the request is understood."""
-    g.cache_policy = policy
+    """Decide the policy from inside a view, once the request is understood. An answer already marked NO_STORE (a
+    degraded one: shed at the door, prerender/web/admission.py) stays so."""
+    current: CachePolicy | None = g.get("cache_policy")
+    if current is None or current.store:
+        g.cache_policy = policy
 
 
 def request_policy() -> CachePolicy | None:
@@ -93,6 +96,7 @@ def apply_cache_policy(response: Response) -> Response:
         return response
     if not policy.store:
         response.headers["Cache-Control"] = NO_STORE_CACHE_CONTROL
+        response.headers.pop("ETag", None)  # a view's own (a card's), which nothing may revalidate
         return response
     if request.method not in ("GET", "HEAD"):
         if not policy.public:  # a POST is never revalidated, and a public one would mean nothing to caches
