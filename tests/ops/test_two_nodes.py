@@ -42,23 +42,27 @@ CARD = "/v1/recipe-card?recipe_id={recipe}&store_id=1001"
 
 
 @pytest.fixture
-def shared_redis() -> Iterator[RedisNamespace]:
+def two_nodes(coreapi_url: str, stack: Stack, tmp_path: Path) -> Iterator[tuple[GunicornPrerender, GunicornPrerender]]:
+    """Two prerender nodes of one deployment, one worker each: the same cache in Redis, the same signing keys."""
     try:
-        namespace = RedisNamespace()
+        redis = RedisNamespace()
     except Unreachable as error:
-        pytest.skip(str(error))
-    yield namespace
-    namespace.close()
-
-
-def node_environ(redis: RedisNamespace) -> dict[str, str]:
-    """What every node of one deployment shares: the cache in Redis and the signing keys."""
+        # The test Redis is one of the machine's services (README.md, .ci/run); without it there is no shared cache.
+        pytest.skip(f"two nodes share one Redis, as in production, and none answers: {error}")
     cache = redis.cache_config("nodes")
-    return {
+    environ = {
         "PRERENDER_CACHE_REDIS_URL": cache["CACHE_REDIS_URL"],
         "PRERENDER_CACHE_KEY_PREFIX": cache["CACHE_KEY_PREFIX"],
         "PRERENDER_SECRET_KEYS": json.dumps([SIGNING_KEY]),
     }
+    try:
+        with (
+            GunicornPrerender(tmp_path / "a", coreapi_url, stack, workers=1, environ=environ) as node_a,
+            GunicornPrerender(tmp_path / "b", coreapi_url, stack, workers=1, environ=environ) as node_b,
+        ):
+            yield node_a, node_b
+    finally:
+        redis.close()
 
 
 def credential_from(url: str) -> str:
@@ -157,30 +161,20 @@ def write_as_the_sdk_does(url: str, headers: dict[str, str], recipe_id: str) -> 
 
 
 def test_a_credential_one_node_issued_verifies_on_the_other(
-    nginx_binary: str, coreapi_url: str, stack: Stack, tmp_path: Path, shared_redis: RedisNamespace
+    two_nodes: tuple[GunicornPrerender, GunicornPrerender],
 ) -> None:
-    environ = node_environ(shared_redis)
-    with (
-        GunicornPrerender(tmp_path / "a", coreapi_url, stack, workers=1, environ=environ) as node_a,
-        GunicornPrerender(tmp_path / "b", coreapi_url, stack, workers=1, environ=environ) as node_b,
-    ):
-        credential = credential_from(node_a.url)
-        answer = requests.get(
-            f"{node_b.url}/v1/basket?store_id=1001", headers=browser_headers(credential), timeout=TIMEOUT
-        )
-        assert answer.status_code == 200, answer.text
-        assert answer.json()["store_id"] == "1001"
+    node_a, node_b = two_nodes
+    credential = credential_from(node_a.url)
+    answer = requests.get(f"{node_b.url}/v1/basket?store_id=1001", headers=browser_headers(credential), timeout=TIMEOUT)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["store_id"] == "1001"
 
 
 def test_killing_a_node_under_load_loses_no_get_and_applies_every_write_once(
-    nginx_binary: str, coreapi_url: str, stack: Stack, tmp_path: Path, shared_redis: RedisNamespace
+    nginx_binary: str, tmp_path: Path, two_nodes: tuple[GunicornPrerender, GunicornPrerender]
 ) -> None:
-    environ = node_environ(shared_redis)
-    with (
-        GunicornPrerender(tmp_path / "a", coreapi_url, stack, workers=1, environ=environ) as node_a,
-        GunicornPrerender(tmp_path / "b", coreapi_url, stack, workers=1, environ=environ) as node_b,
-        NginxFront(nginx_binary, tmp_path / "nginx", node_a.url, node_b.url) as front,
-    ):
+    node_a, node_b = two_nodes
+    with NginxFront(nginx_binary, tmp_path / "nginx", node_a.url, node_b.url) as front:
         credential = credential_from(front.url)
         browser = browser_headers(credential)
         recipes = [str(r) for r in range(1, 9)]
@@ -202,13 +196,12 @@ def test_killing_a_node_under_load_loses_no_get_and_applies_every_write_once(
 
 
 def test_a_graceful_reload_under_load_loses_no_request(
-    nginx_binary: str, coreapi_url: str, stack: Stack, tmp_path: Path, shared_redis: RedisNamespace
+    nginx_binary: str, coreapi_url: str, stack: Stack, tmp_path: Path
 ) -> None:
-    """`kill -HUP` of gunicorn's master (docs/operations.md, "Deploying a new version"): new workers start, the
-    old ones finish what they serve; with nginx in front, no request of the load fails."""
-    environ = node_environ(shared_redis)
+    """`kill -HUP` of gunicorn's master (docs/operations.md, "Several nodes, deploys and a node that dies"): new
+    workers start, the old ones finish what they serve; with nginx in front, no request of the load fails."""
     with (
-        GunicornPrerender(tmp_path / "a", coreapi_url, stack, workers=2, environ=environ) as node,
+        GunicornPrerender(tmp_path / "a", coreapi_url, stack, workers=2) as node,
         NginxFront(nginx_binary, tmp_path / "nginx", node.url) as front,
     ):
         assert node.process is not None

@@ -1,4 +1,5 @@
-"""Resource guards for gateway tests: the production breakers and bulkheads, with a policy and clock of the test's."""
+"""Resource guards for gateway tests: the production breakers and bulkheads, with a policy and clock of the test's,
+and the HTTP client to a fake upstream that uses them."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from prerender.gateway import Resource, ResourceGuards
+from prerender.gateway import Resource, ResourceGuards, UpstreamHttp
 from prerender.gateway.breaker import BreakerPolicy
 
 # The resource the tests' generic upstream calls are made for.
@@ -19,4 +20,17 @@ def guards(
     """Guards whose breakers follow BreakerPolicy(**policy) (its defaults otherwise)."""
     return ResourceGuards(
         policy=BreakerPolicy(**policy), calls_in_flight=calls_in_flight, queued_calls=queued_calls, clock=clock
+    )
+
+
+def upstream_http(base_url: str, *, retries: int = 0, pool_size: int = 1, **guard_settings: Any) -> UpstreamHttp:
+    """The gateway's HTTP client to `base_url` with short timeouts (0.1 s connect, 0.2 s read) and
+    guards(**guard_settings)."""
+    return UpstreamHttp(
+        base_url=base_url,
+        connect_timeout=0.1,
+        read_timeout=0.2,
+        retries=retries,
+        pool_size=pool_size,
+        guards=guards(**guard_settings),
     )

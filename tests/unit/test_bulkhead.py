@@ -8,9 +8,9 @@ from collections.abc import Iterator
 import pytest
 import responses
 
-from prerender.gateway import Resource, Shed, UpstreamHttp, deadline
+from prerender.gateway import Resource, Shed, deadline
 from prerender.gateway.bulkhead import Bulkhead
-from tests.unit.guards import guards
+from tests.unit.guards import upstream_http
 
 BASE = "http://upstream.test"
 
@@ -82,14 +82,7 @@ def test_a_wait_ends_with_a_shed_when_no_place_frees_in_time(held):
 
 @responses.activate
 def test_a_shed_call_is_not_sent_and_is_no_evidence_for_the_breaker():
-    http = UpstreamHttp(
-        base_url=BASE,
-        connect_timeout=0.1,
-        read_timeout=0.2,
-        retries=0,
-        pool_size=1,
-        guards=guards(calls_in_flight=1, queued_calls=0, minimum_calls=1),
-    )
+    http = upstream_http(BASE, calls_in_flight=1, queued_calls=0, minimum_calls=1)
     responses.get(f"{BASE}/api/v1/basket", json={})
     guard = http.guards[Resource.BASKETS]
     with guard.bulkhead.place(wait=0), deadline.budget(0.5), pytest.raises(Shed):

@@ -11,9 +11,9 @@ import responses
 from flask import Flask
 from flask_caching import Cache
 
-from prerender.gateway import CallerIdentity, CatalogGateway, UpstreamHttp, UpstreamStatusError, UpstreamUnavailable
+from prerender.gateway import CallerIdentity, CatalogGateway, UpstreamStatusError, UpstreamUnavailable
 from prerender.gateway.read_cache import ReadCache
-from tests.unit.guards import guards
+from tests.unit.guards import upstream_http
 
 BASE = "http://upstream.test"
 PAGES = f"{BASE}/api/v1/recipes"
@@ -35,9 +35,7 @@ def identity(user: str) -> CallerIdentity:
 @pytest.fixture
 def catalog(app: Flask) -> Iterator[CatalogGateway]:
     with app.app_context():
-        http = UpstreamHttp(
-            base_url=BASE, connect_timeout=0.1, read_timeout=0.2, retries=0, pool_size=1, guards=guards()
-        )
+        http = upstream_http(BASE)
         cache = ReadCache(cache=Cache(app, config={"CACHE_TYPE": "SimpleCache"}))
         yield CatalogGateway(http=http, cache=cache, ttl=60, stale_ttl=3600)
 

@@ -28,7 +28,7 @@ from prerender.gateway import (
 )
 from prerender.gateway.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
 from prerender.gateway.read_cache import NearCache, ReadCache, cache_key
-from tests.unit.guards import guards
+from tests.unit.guards import upstream_http
 
 BASE = "http://upstream.test"
 IDENTITY = CallerIdentity(
@@ -58,14 +58,7 @@ RECIPE = {
 def gateway(app) -> UpstreamGateway:
     with app.app_context():
         cache = Cache(app, config={"CACHE_TYPE": "SimpleCache"})
-        http = UpstreamHttp(
-            base_url=BASE,
-            connect_timeout=0.1,
-            read_timeout=0.2,
-            retries=1,
-            pool_size=2,
-            guards=guards(),
-        )
+        http = upstream_http(BASE, retries=1, pool_size=2)
         yield UpstreamGateway(
             http=http,
             cache=ReadCache(cache=cache),
@@ -259,14 +252,7 @@ def test_a_broken_cache_backend_is_a_miss_not_an_error(app):
 
     responses.get(f"{BASE}/api/v1/recipes/1", json=RECIPE)
     responses.get(f"{BASE}/api/v1/recipes/batch", json={"data": [RECIPE]})
-    http = UpstreamHttp(
-        base_url=BASE,
-        connect_timeout=0.1,
-        read_timeout=0.2,
-        retries=0,
-        pool_size=1,
-        guards=guards(),
-    )
+    http = upstream_http(BASE)
     gateway = UpstreamGateway(
         http=http,
         cache=ReadCache(cache=BrokenBackend()),
@@ -294,14 +280,7 @@ RECIPE_URL = f"{BASE}/api/v1/recipes/1"
 def breaker_http(clock: FakeClock, **policy: Any) -> UpstreamHttp:
     """Breakers opening at 50 % of failures once 4 calls are known in 10 s; open 10 s, then 2 probes."""
     settings = {"minimum_calls": 4, "window": 10, "cooldown": 10, "probes": 2, **policy}
-    return UpstreamHttp(
-        base_url=BASE,
-        connect_timeout=0.1,
-        read_timeout=0.2,
-        retries=0,
-        pool_size=1,
-        guards=guards(clock=clock, **settings),
-    )
+    return upstream_http(BASE, clock=clock, **settings)
 
 
 def call(http: UpstreamHttp, resource: Resource = Resource.RECIPES) -> None:
