@@ -85,11 +85,6 @@ def browser_reads(credential: str) -> list[Call]:
     ]
 
 
-def credential_of(stack: Stack) -> str:
-    """A shopper's credential, as a page gets it from the bootstrap."""
-    return credential_of_url(stack.prerender_url)
-
-
 def credential_of_url(url: str) -> str:
     """The credential of the bootstrap that `url` answers."""
     request = urllib.request.Request(f"{url}/v2/svc-window-bootstrap", headers=load.HEADERS)
@@ -200,7 +195,7 @@ def spike(stack: Stack, seconds: float) -> list[Row]:
     if binary is None:
         return [Row(metric, "wrk is not installed (Debian's wrk: apt-get install wrk)", "", None)]
     calls = fragment_mix()
-    credential = credential_of(stack)
+    credential = credential_of_url(stack.prerender_url)
     # The unloaded p99: 10 s at one connection (some 600 answers; 3 s gave too few for a steady p99).
     quiet = wrk.run(stack.prerender_url, calls, seconds=10, connections=1, binary=binary)
     saturating, steps = saturating_connections(stack, calls, binary)
@@ -266,7 +261,7 @@ def slow_resource(stack: Stack, seconds: float) -> list[Row]:
     metric = "9. catalog upstream slowed to 2 s"
     if binary is None:
         return [Row(metric, "wrk is not installed (Debian's wrk: apt-get install wrk)", "", None)]
-    credential = credential_of(stack)
+    credential = credential_of_url(stack.prerender_url)
     cards = card_mix()
     before = wrk.run(stack.prerender_url, cards, seconds=5, connections=4, binary=binary)
     stack.set_delay(SLOW_CATALOG_MS, CATALOG_PATHS)

@@ -20,7 +20,7 @@ import threading
 from flask import Flask, Response, current_app, g, request
 
 from prerender.metrics import DEGRADED_ANSWERS
-from prerender.web.contract import contract_of
+from prerender.web.contract import request_contract
 from prerender.web.degraded import DEGRADED_HEADER
 from prerender.web.errors import Problem
 from prerender.web.http_caching import NO_STORE, set_policy
@@ -54,7 +54,7 @@ class Admission:
 
 def admit() -> None:
     """before_request: let the request in, or shed it (a JSON route's 503 here; a fragment's degraded answer)."""
-    contract = contract_of(current_app.view_functions.get(request.endpoint or ""))
+    contract = request_contract()
     if contract is None or request.method == "OPTIONS":
         return
     admission: Admission = current_app.extensions[EXTENSION_KEY]

@@ -23,7 +23,7 @@ from werkzeug.exceptions import Forbidden
 
 from prerender.gateway import CallerIdentity, Supplier, UpstreamError, get_gateway
 from prerender.schemas.headers import BEARER_PATTERN, OWS, BrowserHeaders, RequestHeaders, VisitorHeaders
-from prerender.web.contract import Callers, RouteContract, contract_of
+from prerender.web.contract import Callers, RouteContract, request_contract
 from prerender.web.credentials import InvalidCredential, Shopper, get_signer
 from prerender.web.errors import CredentialProblem, ValidationProblem
 
@@ -158,7 +158,7 @@ def load_request_context() -> None:
     """before_request guard of the versioned blueprints: headers -> g.ctx, or a 400 or 401 problem."""
     if request.method == "OPTIONS":
         return
-    contract = contract_of(current_app.view_functions.get(request.endpoint or ""))
+    contract = request_contract()
     headers = _request_headers(contract)
     callers = contract.callers if contract is not None else Callers.SERVER
     bearer = BEARER_PATTERN.fullmatch(headers.get("authorization", "").strip(OWS))

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from flask import request
+from flask import current_app, g, request
 from marshmallow import Schema
 from werkzeug.exceptions import UnsupportedMediaType
 
@@ -176,6 +176,15 @@ def contract_of(view: Callable[..., Any] | None) -> RouteContract | None:
     """The declaration of a view function, None for an undeclared one."""
     contract = getattr(view, "contract", None)
     return contract if isinstance(contract, RouteContract) else None
+
+
+def request_contract() -> RouteContract | None:
+    """The declaration of the current request's route (None for an undeclared one), looked up once per request:
+    the admission, the upstream budget and the header guard each need it."""
+    if "route_contract" not in g:
+        g.route_contract = contract_of(current_app.view_functions.get(request.endpoint or ""))
+    contract: RouteContract | None = g.route_contract
+    return contract
 
 
 def request_api_version() -> str | None:

@@ -9,10 +9,10 @@ Routes without a declaration (health, metrics, static files) get none. A fragmen
 
 from __future__ import annotations
 
-from flask import Flask, current_app, g, request
+from flask import Flask, current_app, g
 
 from prerender.gateway import deadline
-from prerender.web.contract import Callers, RouteContract, contract_of
+from prerender.web.contract import Callers, RouteContract, request_contract
 
 
 def is_fragment_route(contract: RouteContract) -> bool:
@@ -30,7 +30,7 @@ def budget_of(contract: RouteContract) -> float:
 
 def start_upstream_budget() -> None:
     """Before anything calls the upstream (the header guard resolves the supplier): start the route's budget."""
-    contract = contract_of(current_app.view_functions.get(request.endpoint or ""))
+    contract = request_contract()
     if contract is not None:
         g.upstream_budget = deadline.start(0.0 if g.get("shed") else budget_of(contract))
 
