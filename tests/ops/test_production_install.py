@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import configparser
+import json
 import os
 import re
 import shlex
@@ -299,7 +300,7 @@ def installed(
     set_variable(prerender_env, "GUNICORN_BIND", f"127.0.0.1:{prerender_port}")
     set_variable(prerender_env, "PRERENDER_UPSTREAM_URL", f"http://127.0.0.1:{coreapi_port}")
     set_variable(prerender_env, "PRERENDER_PUBLIC_URL", front.url)
-    set_variable(prerender_env, "PRERENDER_CORS_ALLOWED_ORIGINS", '["https://shop.example"]')
+    set_variable(prerender_env, "PRERENDER_CORS_ALLOWED_ORIGINS", '["https://shop.example"]')  # as the example
     set_variable(prerender_env, "PRERENDER_CACHE_REDIS_URL", redis_url[0] if redis_url else None)
     if redis_url:
         add_variable(prerender_env, "PRERENDER_CACHE_KEY_PREFIX", redis_url[1])
@@ -348,17 +349,22 @@ def test_the_readme_card_comes_through_nginx_from_the_installed_services(install
     for src in scripts:
         asset = requests.get(src, timeout=10)
         assert asset.status_code == 200 and "javascript" in asset.headers["Content-Type"], src
+    # The JSON list of the environment file (single-quoted, as systemd reads it) reached prerender's CORS.
+    shop = requests.get(installed.nginx.url + path, headers={**headers, "Origin": "https://shop.example"}, timeout=10)
+    assert shop.headers.get("Access-Control-Allow-Origin") == "https://shop.example"
 
 
-def test_the_english_card_uses_the_wheel_s_english_texts(installed: Installed) -> None:
+def test_the_cards_speak_the_languages_of_the_wheel_s_translations(installed: Installed) -> None:
+    """The difficulty of the card, in the words of the installed wheel's prerender/i18n/<language>.json."""
     path, headers = readme_card_request()
-    french = requests.get(installed.nginx.url + path, headers=headers, timeout=10)
-    english = requests.get(installed.nginx.url + path, headers={**headers, "language-id": "en"}, timeout=10)
-    assert french.status_code == english.status_code == 200
-    french_card = BeautifulSoup(french.text, "html5lib").find("svc-recipe-card")
-    english_card = BeautifulSoup(english.text, "html5lib").find("svc-recipe-card")
-    assert french_card is not None and english_card is not None
-    assert english_card.get_text(" ", strip=True) != french_card.get_text(" ", strip=True)
+    (i18n,) = installed.machine.path("/opt/prerender/lib").glob("python3*/site-packages/prerender/i18n")
+    for language in ("fr", "en"):
+        answer = requests.get(installed.nginx.url + path, headers={**headers, "language-id": language}, timeout=10)
+        assert answer.status_code == 200, answer.text
+        difficulty = BeautifulSoup(answer.text, "html5lib").select_one("svc-recipe-card [data-difficulty]")
+        assert difficulty is not None, answer.text[:500]
+        texts = json.loads((i18n / f"{language}.json").read_text())["RECIPE_CARD"]
+        assert difficulty.get_text(strip=True) == texts[f"DIFFICULTY_{difficulty['data-difficulty']}"]
 
 
 def test_the_services_run_the_installed_wheels_with_their_instance_folders(installed: Installed) -> None:
