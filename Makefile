@@ -5,11 +5,13 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Three projects, each with its own metadata: prerender (setup.py, setup.cfg), coreapi
 # (coreapi/pyproject.toml) and the demo shop (examples/pyproject.toml). requirements/dev.txt pins
-# every package the three and prerender's [dev] extra need; requirements/prerender.txt pins
-# prerender's runtime alone, at the same versions, for production images.
+# every package the three and prerender's [dev] extra need; requirements/prerender.txt and
+# requirements/coreapi.txt pin each service's runtime alone, at the same versions, for production
+# (docs/operations.md, "Production install").
 METADATA := setup.py setup.cfg coreapi/pyproject.toml examples/pyproject.toml
 LOCK := requirements/dev.txt
 RUNTIME_LOCK := requirements/prerender.txt
+COREAPI_LOCK := requirements/coreapi.txt
 # `make lock` keeps the pins that still fit the metadata; `make lock LOCK_FLAGS=--upgrade` moves
 # every pin to the newest allowed version, `LOCK_FLAGS='-P flask'` one package.
 LOCK_FLAGS ?=
@@ -33,10 +35,11 @@ $(STAMP): $(LOCK) $(METADATA)
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e . -e ./coreapi -e ./examples
 	touch $(STAMP)
 
-# Re-resolves both lock files from the metadata (needs the package index), then installs them.
+# Re-resolves the three lock files from the metadata (needs the package index), then installs them.
 lock: $(STAMP)
 	$(PIP_COMPILE) --extra dev -o $(LOCK) setup.cfg coreapi/pyproject.toml examples/pyproject.toml
 	$(PIP_COMPILE) --constraint $(LOCK) -o $(RUNTIME_LOCK) setup.cfg
+	$(PIP_COMPILE) --constraint $(LOCK) -o $(COREAPI_LOCK) coreapi/pyproject.toml
 	$(MAKE) install
 
 $(NODE_STAMP): package.json package-lock.json

@@ -3,6 +3,7 @@ planner menus, events)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -15,19 +16,16 @@ from coreapi.errors import register_errorhandlers
 from coreapi.extensions import db, enforce_sqlite_foreign_keys
 from coreapi.log import configure_logging, register_request_logging
 
-# The repository's instance/ folder, wherever the app is started from.
+# The repository's instance/ folder, wherever the app is started from; an installed coreapi names its own with
+# COREAPI_INSTANCE_PATH (docs/operations.md, "Production install").
 INSTANCE_PATH = Path(__file__).resolve().parent.parent / "instance"
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the application: configuration, extensions, routes, error handlers, commands."""
-    app = Flask(
-        __name__,
-        instance_path=str(INSTANCE_PATH),
-        instance_relative_config=True,
-        static_folder=None,
-    )
-    INSTANCE_PATH.mkdir(exist_ok=True)
+    folder = instance_path()
+    app = Flask(__name__, instance_path=str(folder), instance_relative_config=True, static_folder=None)
+    folder.mkdir(parents=True, exist_ok=True)
     load_config(app, test_config)
     configure_logging(app)
     register_extensions(app)
@@ -36,6 +34,14 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     register_request_logging(app)
     register_commands(app)
     return app
+
+
+def instance_path() -> Path:
+    """The instance folder (coreapi.cfg, the service key, the default SQLite file): the folder
+    COREAPI_INSTANCE_PATH names, else the repository's instance/ (an installed wheel would put it in
+    site-packages)."""
+    configured = os.environ.get("COREAPI_INSTANCE_PATH")
+    return Path(configured) if configured else INSTANCE_PATH
 
 
 def register_extensions(app: Flask) -> None:

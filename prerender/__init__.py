@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -27,6 +28,8 @@ from prerender.web.request_log import configure_logging, register_request_log
 from prerender.web.security_headers import register_security_headers
 from prerender.web.upstream_budget import register_upstream_budget
 
+# The instance folder of a checkout (development, `make run`); an installed prerender names its own with
+# PRERENDER_INSTANCE_PATH (docs/operations.md, "Production install").
 INSTANCE_PATH = Path(__file__).resolve().parent.parent / "instance"
 # Every localhost origin, on any port (1 to 65535, written without leading zeros, as browsers serialize an
 # origin), over http or https, is allowed (docs/decisions.md, CORS). flask-cors tries it with re.match: `\Z`,
@@ -37,7 +40,7 @@ LOCAL_ORIGINS = re.compile(rf"https?://(localhost|127\.0\.0\.1|\[::1\])(:{PORT})
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     """Build the prerender application."""
-    app = Flask(__name__, instance_path=str(INSTANCE_PATH), instance_relative_config=True, static_folder=None)
+    app = Flask(__name__, instance_path=str(instance_path()), instance_relative_config=True, static_folder=None)
     app.jinja_options = {**app.jinja_options, "trim_blocks": True, "lstrip_blocks": True}
     load_config(app, test_config)
     configure_logging(app)
@@ -46,6 +49,14 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     register_blueprints(app)
     register_errorhandlers(app)
     return app
+
+
+def instance_path() -> Path:
+    """The instance folder (instance/config.py, the signing and service keys, text overrides): the folder
+    PRERENDER_INSTANCE_PATH names, else the checkout's instance/ (beside the package, which an installed wheel
+    would put in site-packages)."""
+    configured = os.environ.get("PRERENDER_INSTANCE_PATH")
+    return Path(configured) if configured else INSTANCE_PATH
 
 
 def register_extensions(app: Flask) -> None:

@@ -18,10 +18,29 @@ def test_instance_folder_is_the_repository_one_wherever_the_app_starts(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("COREAPI_DATABASE_URL", raising=False)
+    monkeypatch.delenv("COREAPI_INSTANCE_PATH", raising=False)
     app = create_app({"TESTING": True})
     assert Path(app.instance_path) == INSTANCE_PATH
     assert Path(__file__).resolve().parents[2] / "instance" == INSTANCE_PATH
     assert app.config["SQLALCHEMY_DATABASE_URI"] == f"sqlite:///{INSTANCE_PATH / 'coreapi.sqlite'}"
+
+
+def test_an_installed_coreapi_keeps_its_files_in_the_folder_coreapi_instance_path_names(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A wheel installed in a virtual environment has no repository around it: its instance folder (made if
+    missing, as systemd's StateDirectory would) holds coreapi.cfg, the service key and the default SQLite
+    file (docs/operations.md, "Production install")."""
+    folder = tmp_path / "var" / "lib" / "coreapi"
+    monkeypatch.setenv("COREAPI_INSTANCE_PATH", str(folder))
+    monkeypatch.delenv("COREAPI_DATABASE_URL", raising=False)
+    monkeypatch.delenv("COREAPI_SERVICE_KEYS", raising=False)
+    app = create_app({"TESTING": True})
+    assert Path(app.instance_path) == folder
+    assert app.config["SQLALCHEMY_DATABASE_URI"] == f"sqlite:///{folder / 'coreapi.sqlite'}"
+    assert app.config["SERVICE_KEYS"] == [(folder / "upstream-service-key").read_text()]
+    (folder / "coreapi.cfg").write_text("LOG_LEVEL = 'ERROR'\n")
+    assert create_app({"TESTING": True}).config["LOG_LEVEL"] == "ERROR"
 
 
 def test_environment_overrides_defaults_and_test_config_overrides_environment(

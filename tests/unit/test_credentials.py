@@ -127,3 +127,21 @@ def test_configured_keys_win_and_short_ones_are_refused(app_config: dict) -> Non
     assert app.config["SECRET_KEYS"] == [OLD]
     with pytest.raises(ValueError, match="32 characters"):
         create_app({**app_config, "SECRET_KEYS": ["short"]})
+
+
+def test_an_installed_prerender_keeps_its_keys_in_the_folder_prerender_instance_path_names(
+    app_config: dict, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A wheel installed in a virtual environment has no checkout around it: its instance folder (keys,
+    instance/config.py, text overrides) is the one the environment file names (docs/operations.md)."""
+    folder = tmp_path / "var" / "lib" / "prerender"
+    (folder / "i18n").mkdir(parents=True)
+    (folder / "config.py").write_text("ELEMENT_PREFIX = 'acme'\n")
+    monkeypatch.setenv("PRERENDER_INSTANCE_PATH", str(folder))
+    config = {key: value for key, value in app_config.items() if key not in {"SECRET_KEYS", "I18N_OVERRIDES_DIR"}}
+    app = create_app(config)
+    assert Path(app.instance_path) == folder
+    assert app.config["ELEMENT_PREFIX"] == "acme"
+    assert app.config["SECRET_KEYS"] == [(folder / "secret-key").read_text()]
+    assert app.config["UPSTREAM_SERVICE_KEY"] == (folder / "upstream-service-key").read_text()
+    assert stat.S_IMODE(os.stat(folder / "secret-key").st_mode) == 0o600

@@ -260,6 +260,10 @@ def test_the_locks_pin_every_declared_requirement_within_its_bounds() -> None:
     runtime = pins("prerender.txt")
     assert {canonicalize_name(r.name) for r in setup_cfg_requirements("install_requires")} <= set(runtime)
     assert all(locked[name] == version for name, version in runtime.items())  # the versions tested
+    # coreapi's own lock (its production install, docs/operations.md): its requirements, at the tested versions.
+    coreapi_runtime = pins("coreapi.txt")
+    assert pyproject_requirements(ROOT / "coreapi" / "pyproject.toml") <= set(coreapi_runtime)
+    assert all(locked[name] == version for name, version in coreapi_runtime.items())
 
 
 # --- the demo shop and coreapi ----------------------------------------------------------------------
