@@ -1,20 +1,24 @@
 """Command-line commands: ``flask --app coreapi init-db [--reset]``, ``db-upgrade``,
-``db-revision``, ``set-personalization``."""
+``db-revision``, ``set-personalization``, ``set-site-urls``."""
 
 from __future__ import annotations
 
+import copy
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import click
 from alembic.util import CommandError
 from flask import Flask, current_app
 from flask.cli import with_appcontext
+from sqlalchemy import select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from coreapi import migrate
 from coreapi.extensions import db
+from coreapi.models import Supplier
 from coreapi.seed import is_seeded, load_catalog
 from coreapi.services import preferences
 from coreapi.services.catalog import find_supplier_by_id
@@ -84,6 +88,50 @@ def set_personalization_command(supplier_id: str, state: str) -> None:
     click.echo(f"{message}; deleted the preferences of {deleted} shopper(s)." if state == "off" else f"{message}.")
 
 
+def _site_url(_context: click.Context, _parameter: click.Parameter, value: str | None) -> str | None:
+    """An absolute http(s) URL without query or fragment, its trailing slash dropped (a routing base URL)."""
+    if value is None:
+        return None
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise click.BadParameter(f"{value!r} is not an absolute http(s) URL without query or fragment.")
+    return value.rstrip("/")
+
+
+@click.command("set-site-urls")
+@click.option(
+    "--retailer-url", callback=_site_url, help="The retailers' site (the demo shop), e.g. http://127.0.0.1:8080."
+)
+@click.option(
+    "--publisher-url", callback=_site_url, help="The publishers' site (the demo blog), e.g. http://127.0.0.1:8090."
+)
+@click.option("--environment", default="local", show_default=True, help="The routing environment to change.")
+@with_appcontext
+def set_site_urls_command(retailer_url: str | None, publisher_url: str | None, environment: str) -> None:
+    """Point the routing of an environment at the sites where the suppliers are served: the base URL of every
+    retailer's routing becomes RETAILER_URL, every publisher's PUBLISHER_URL. Suppliers without a routing for
+    the environment are left alone; the paths of the routing are kept."""
+    if retailer_url is None and publisher_url is None:
+        raise click.UsageError("Give --retailer-url, --publisher-url or both.")
+    urls = {"retailer": retailer_url, "publisher": publisher_url}
+    session = db.session()
+    changed = 0
+    for supplier in session.scalars(select(Supplier).order_by(Supplier.id)):
+        url = urls.get(supplier.kind)
+        routing = supplier.routing.get(environment) if isinstance(supplier.routing, dict) else None
+        if url is None or not isinstance(routing, dict) or routing.get("baseUrl") == url:
+            continue
+        # A new value for the JSON column: SQLAlchemy does not see changes made inside the one it loaded.
+        updated = copy.deepcopy(supplier.routing)
+        updated[environment]["baseUrl"] = url
+        supplier.routing = updated
+        changed += 1
+        click.echo(f"Supplier {supplier.id} ({supplier.name}): {environment} routing at {url}.")
+    session.commit()
+    if not changed:
+        click.echo(f"The {environment} routing already names these sites; nothing to do.")
+
+
 def _upgrade(connection: Connection, revision: str) -> None:
     """Upgrade, saying what happened; what Alembic or the legacy check refuse is an error."""
     try:
@@ -111,3 +159,4 @@ def register_commands(app: Flask) -> None:
     app.cli.add_command(db_upgrade_command)
     app.cli.add_command(db_revision_command)
     app.cli.add_command(set_personalization_command)
+    app.cli.add_command(set_site_urls_command)

@@ -7,6 +7,7 @@ from typing import Any
 
 from flask import Blueprint
 from flask.typing import ResponseReturnValue
+from werkzeug.exceptions import Forbidden
 
 from prerender.gateway import get_menus
 from prerender.schemas.headers import MergeHeaders, WriteHeaders
@@ -43,6 +44,14 @@ WRITE_HEADERS = WriteHeaders()
 MERGE_HEADERS = MergeHeaders()
 MENU = json_answer(MenuSchema, "The whole menu.")
 MENU_ANSWERS = {200: MENU, **PASSED_THROUGH, **UPSTREAM_FAILURES}
+# What a logged-out visitor's finalize is told: what its caller must do, in the terms of this route (a browser
+# credential), not the upstream's (`Authorization: user_id`, which prerender's browser routes refuse).
+LOGIN_REQUIRED = (
+    "Finalizing a menu needs a logged-in user, and this credential is a logged-out visitor's. Log the shopper in "
+    "on your site, then give the page the credential of the user: the one your server's fragments carry when it "
+    "asks them with `authorization: user_id <USER_ID>`, and call `merge-authless-menu` so the visitor's menu "
+    "follows (svc.planner.defineLoginRequired is told when this happens on the current-menu page)."
+)
 
 
 @bp.get("/current")
@@ -186,13 +195,17 @@ def unselect_product(recipe_id: str, product_id: str, headers: dict[str, Any]) -
     answers={
         200: json_answer(BasketChangeSchema, "The basket and what the retailer cart must do."),
         **PASSED_THROUGH,
-        403: problem("A logged-out visitor: the page asks the host to log the user in."),
+        403: problem("A logged-out visitor's credential: the shopper must log in (the page asks the host)."),
         **UPSTREAM_FAILURES,
     },
 )
 def finalize(headers: dict[str, Any]) -> dict[str, Any]:
-    """The selected products go to the user's basket at the menu's store; the menu is done."""
-    return get_menus().finalize(current_context().upstream, key=headers["idempotency_key"])
+    """The selected products go to the user's basket at the menu's store; the menu is done. A logged-out visitor
+    is refused here, in this route's terms (LOGIN_REQUIRED), without asking the upstream."""
+    ctx = current_context()
+    if not ctx.is_connected:
+        raise Forbidden(LOGIN_REQUIRED)
+    return get_menus().finalize(ctx.upstream, key=headers["idempotency_key"])
 
 
 @bp.get("/merge-authless-menu")

@@ -22,7 +22,7 @@ from prerender.rendering.current_menu import (
     render_panel_items,
     retry_page,
 )
-from prerender.rendering.planner import planner_entry
+from prerender.rendering.planner import check_store, planner_entry
 from prerender.rendering.shopper import shopper_element
 from prerender.schemas.menus import CurrentMenuPageQuery, PlannerEntryQuery, PlannerRecipesQuery
 from prerender.web.context import current_context
@@ -55,7 +55,7 @@ bp = Blueprint("planner", __name__)
             "supplier or routing for the environment, the modes are disabled with a notice."
         ),
         304: NOT_MODIFIED,
-        400: problem("Invalid parameters or headers."),
+        400: problem("Invalid parameters or headers, or an unknown store."),
     },
 )
 def get_entry(query: dict[str, Any]) -> Response:
@@ -63,6 +63,7 @@ def get_entry(query: dict[str, Any]) -> Response:
     credential (the current-menu page acts for that shopper), so it is private."""
     ctx = current_context()
     set_policy(PRIVATE)
+    check_store(ctx, query["store_id"])
     fragment = planner_entry(ctx, store_id=query["store_id"]) + shopper_element(ctx)
     return Response(fragment, mimetype="text/html")
 

@@ -11,8 +11,10 @@ from prerender.web.contract import declare, problem
 
 bp = Blueprint("removed", __name__)
 
-# Removed paths, per API version (v1 keeps its catalog favorites page; v2 lost it).
+# Removed paths, per API version (v1 keeps its catalog favorites page; v2 lost it). "": without a version
+# prefix, as the specification names the planner's two link routes (`GET /planner-card-link`).
 REMOVED_PATHS: dict[str, tuple[str, ...]] = {
+    "": ("/planner-card-link", "/planner-banner-link"),
     "v1": ("/planner-card-link", "/planner-banner-link", "/planner/dashboard"),
     "v2": ("/catalog/favorites", "/planner-card-link", "/planner-banner-link", "/planner/dashboard"),
 }
@@ -30,4 +32,6 @@ def gone() -> NoReturn:
 
 for _version, _paths in REMOVED_PATHS.items():
     for _path in _paths:
-        bp.add_url_rule(f"/{_version}{_path}", endpoint=f"{_version}{_path}", view_func=gone, methods=["GET", "POST"])
+        _prefix = f"/{_version}" if _version else ""
+        _endpoint = f"{_version or 'unversioned'}{_path}"
+        bp.add_url_rule(f"{_prefix}{_path}", endpoint=_endpoint, view_func=gone, methods=["GET", "POST"])

@@ -136,6 +136,8 @@ class CatalogLinks:
     favorites: str | None = None
     my_space: str | None = None
     basket_preview: str | None = None
+    # The way into the planner: the planner entry on the catalog home (v2 renders it there, `planner_entry_html`),
+    # never the current-menu page it leads to (the specification's only entry point is the entry component).
     planner: str | None = None
     # The retailer's cart page (routing `retailerCart`).
     cart: str | None = None
@@ -154,19 +156,27 @@ class CatalogLinks:
         return my_space or self.favorites
 
 
+def planner_entry_anchor() -> str:
+    """The id of the catalog home's planner entry block (catalog/home_fragment.html), the toolbar's planner link's
+    fragment."""
+    return f"{current_app.config['ELEMENT_PREFIX']}-catalog-home-planner-entry"
+
+
 def catalog_links(supplier: Supplier | None, environment: str) -> CatalogLinks:
     """The links the catalog pages use, from the supplier's routing for the environment."""
     if supplier is None or environment not in supplier.routing:
         return CatalogLinks()
     routing = supplier.routing[environment]
+    home = routing.page_url("home")
+    has_planner = planner_destination(supplier, environment) is not None
     return CatalogLinks(
-        home=routing.page_url("home"),
+        home=home,
         category=routing.page_url("category"),
         list=routing.page_url("list"),
         favorites=routing.page_url("favorites"),
         my_space=routing.page_url("mySpace"),
         basket_preview=routing.page_url("basketPreview"),
-        planner=planner_destination(supplier, environment),
+        planner=f"{home}#{planner_entry_anchor()}" if home and has_planner else None,
         cart=routing.url_of(routing.retailer_cart) if routing.retailer_cart else None,
     )
 
@@ -312,7 +322,8 @@ def toolbar_view(
         search=search,
         search_action=links.list or "",
         favorites_url=links.favorites_url(ctx.api_version),
-        planner_url=links.planner,
+        # v1 has no planner entry (a v2 component): its catalog home cannot lead into the planner.
+        planner_url=links.planner if ctx.api_version == "v2" else None,
         preferences=prefs.panel(),
         personalization_off=ctx.supplier is not None and not ctx.supplier.personalization,
     )

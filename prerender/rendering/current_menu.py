@@ -366,6 +366,11 @@ def build_page(
     menu = get_menus().current(ctx.upstream, params=params)
     recipes = tuple(menu_recipe(r, t) for r in menu.get("recipes") or [] if isinstance(r, dict) and "id" in r)
     menu_store = menu.get("store_id") or None
+    if not store_id:
+        # No point of sale on this page: no budget, no products, no prices (the specification's planner limits),
+        # even when the menu keeps the store it was last priced at.
+        menu_store = None
+        recipes = tuple(dataclasses.replace(recipe, products=(), price_text=None) for recipe in recipes)
     guests = int(menu.get("guests") or 4)
     panel = EMPTY_PANEL
     if query["panel"]:
@@ -393,7 +398,7 @@ def build_page(
         recipes=recipes,
         empty_slots=max(0, PLATE_SLOTS - len(recipes)),
         quick_menu=QuickMenuView.of(recipes),
-        budget=budget_view(menu, t),
+        budget=budget_view(menu, t) if menu_store else None,
         total_text=_money(menu.get("total"), t) if menu_store else None,
         panel=panel,
         view=view,

@@ -8,7 +8,10 @@ current-menu page to read; the guest count travels in localStorage (`_<prefix>/p
 entry's module writes. Without a known supplier, or without usable routing for the environment, the entry
 renders with its modes disabled and says the planner is not available: never an error.
 
-The fragment needs no upstream call: the supplier is the request's (resolved by the header guard).
+The fragment needs one upstream read, often cached: the store list, to refuse a `store_id` the upstream does not
+know (a 400, as on the other routes, rather than modes leading to a current-menu page that refuses it). When
+that list cannot be read, the entry renders anyway (the current-menu page checks the store again). The supplier
+is the request's (resolved by the header guard).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from dataclasses import dataclass
 
 from flask import current_app, render_template
 
-from prerender.gateway import Supplier
+from prerender.gateway import Supplier, UnknownStore, UpstreamError, get_gateway
 from prerender.rendering.assets import get_assets
 from prerender.rendering.i18n import translator_for
 from prerender.rendering.urls import with_query
@@ -137,6 +140,23 @@ def render_entry(entry: PlannerEntryView, ctx: RequestContext) -> str:
         steps=ONBOARDING_STEPS,
         module_urls=get_assets().module_urls(ENTRY_MODULES),
     )
+
+
+def check_store(ctx: RequestContext, store_id: str | None) -> None:
+    """Raise UnknownStore (the caller's 400) for a `store_id` the upstream's store list does not hold. Nothing to
+    check without a store or a supplier (the modes are disabled then); an unreadable list checks nothing."""
+    if not store_id or ctx.supplier is None:
+        return
+    try:
+        stores = get_gateway().stores(ctx.upstream)
+    except UpstreamError as error:
+        log.warning(
+            "planner entry: store list unavailable, %s not checked, request %s: %s", store_id, ctx.request_id, error
+        )
+        return
+    if all(store.id != store_id for store in stores):
+        problem = {"status": 400, "errors": {"query": {"store_id": ["Unknown store."]}}}
+        raise UnknownStore(400, problem, "stores")
 
 
 def planner_entry(ctx: RequestContext, *, store_id: str | None) -> str:

@@ -1,4 +1,4 @@
-"""flask --app coreapi init-db [--reset], set-personalization."""
+"""flask --app coreapi init-db [--reset], set-personalization, set-site-urls."""
 
 from __future__ import annotations
 
@@ -147,3 +147,59 @@ def test_set_personalization_refuses_what_it_does_not_know(empty_app: Flask) -> 
     result = runner.invoke(args=["set-personalization", "1", "maybe"])
     assert result.exit_code == 2
     assert personalization(empty_app, "demo-retailer-token") is True
+
+
+# --- set-site-urls -----------------------------------------------------------------------------------
+
+
+def routings(app: Flask) -> dict[str, dict[str, str]]:
+    """Each seed supplier's routing as the API answers it (`GET /suppliers/me`), by token."""
+    tokens = ("demo-retailer-token", "demo-nopers-token", "demo-publisher-token")
+    client = app.test_client()
+    return {
+        token: client.get("/api/v1/suppliers/me", headers={"Supplier-Token": token}).json["routing"] for token in tokens
+    }
+
+
+def test_set_site_urls_moves_the_local_routing_to_the_sites_of_the_stack(empty_app: Flask) -> None:
+    """`make run` with other ports (tools/devstack.py): every retailer's local routing names the shop's URL, every
+    publisher's the blog's; the paths and the production routing stay."""
+    runner = empty_app.test_cli_runner()
+    assert runner.invoke(args=["init-db"]).exit_code == 0
+    before = routings(empty_app)
+    result = runner.invoke(
+        args=["set-site-urls", "--retailer-url", "http://127.0.0.1:9280/", "--publisher-url", "http://127.0.0.1:9290"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "Supplier 1 (Demo Retailer): local routing at http://127.0.0.1:9280." in result.output
+    after = routings(empty_app)
+    for token, base in (
+        ("demo-retailer-token", "http://127.0.0.1:9280"),
+        ("demo-nopers-token", "http://127.0.0.1:9280"),
+        ("demo-publisher-token", "http://127.0.0.1:9290"),
+    ):
+        assert after[token]["local"] == {**before[token]["local"], "baseUrl": base}
+        assert after[token]["production"] == before[token]["production"]
+
+    # Run again at each start: nothing to change the second time; a database seeded for other ports is moved back.
+    again = runner.invoke(
+        args=["set-site-urls", "--retailer-url", "http://127.0.0.1:9280", "--publisher-url", "http://127.0.0.1:9290"]
+    )
+    assert again.exit_code == 0, again.output
+    assert "nothing to do" in again.output
+    assert runner.invoke(args=["set-site-urls", "--retailer-url", "http://127.0.0.1:8080"]).exit_code == 0
+    moved = routings(empty_app)
+    assert moved["demo-retailer-token"]["local"]["baseUrl"] == "http://127.0.0.1:8080"
+    assert moved["demo-publisher-token"]["local"]["baseUrl"] == "http://127.0.0.1:9290"
+
+
+def test_set_site_urls_refuses_what_is_not_a_site(empty_app: Flask) -> None:
+    runner = empty_app.test_cli_runner()
+    assert runner.invoke(args=["init-db"]).exit_code == 0
+    before = routings(empty_app)
+    for url in ("javascript:alert(1)", "127.0.0.1:9280", "http://127.0.0.1:9280/?a=1"):
+        result = runner.invoke(args=["set-site-urls", "--retailer-url", url])
+        assert result.exit_code == 2, result.output
+        assert "is not an absolute http(s) URL" in result.output
+    assert runner.invoke(args=["set-site-urls"]).exit_code == 2
+    assert routings(empty_app) == before

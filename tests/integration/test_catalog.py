@@ -77,7 +77,12 @@ def test_the_header_links_the_customers_pages_from_its_routing(client, version):
     favorites = root.find("a", attrs={"data-action": "favorites"})
     expected = f"{SHOP}/idees/favoris" if version == "v1" else f"{SHOP}/idees/mon-espace?tab=favorites"
     assert favorites["href"] == expected
-    assert root.find("a", attrs={"data-action": "planner"})["href"] == f"{SHOP}/planner/current-menu"
+    planner = root.find("a", attrs={"data-action": "planner"})
+    if version == "v2":
+        # Into the planner through its entry (on the catalog home), never straight to the current-menu page.
+        assert planner["href"] == f"{SHOP}/idees#svc-catalog-home-planner-entry" and not planner.has_attr("hidden")
+    else:  # v1 has no planner entry: the link waits for the page to name one (features.enableMealsPlanner)
+        assert planner.has_attr("hidden") and not planner.has_attr("href")
     # A connected shopper of a supplier with personalization: the preferences button and its panel.
     button = root.find("button", attrs={"data-action": "preferences"})
     dialog = root.find("dialog", class_="svc-preferences")
@@ -120,8 +125,14 @@ def test_the_home_shows_a_row_per_category_with_variant_1_cards(client, version)
             assert card.find(class_="svc-recipe-card__meta") is None  # display_infos defaults to false
         link = row.find("a", class_="svc-catalog__section-link")
         assert parse_qs(urlsplit(link["href"]).query)["category_id"] == [row["data-category-id"]]
-    # The planner entry is a v2 component.
-    assert (root.find(class_="svc-catalog-home__planner-entry") is not None) == (version == "v2")
+    # The planner entry is a v2 component, where the toolbar's planner link leads.
+    entry = root.find(class_="svc-catalog-home__planner-entry")
+    assert (entry is not None) == (version == "v2")
+    if entry is not None:
+        assert entry["id"] == "svc-catalog-home-planner-entry"
+        assert entry.find("svc-planner-entry") is not None
+        planner = root.find("a", attrs={"data-action": "planner"})
+        assert urlsplit(planner["href"]).fragment == entry["id"]
 
 
 def test_the_home_cards_show_their_details_on_demand(client):

@@ -138,7 +138,11 @@ def test_two_suppliers_two_menus(client, shopper: str) -> None:
 def test_finalize_needs_a_user_and_fills_the_basket(client, shopper: str) -> None:
     visitor = browser_headers(client, user=None, authless=f"{shopper}-visitor")
     menu(client, visitor, "?store_id=1001")
-    assert_problem(client.post("/v2/menu/current/finalize", headers=visitor), 403)
+    refused = assert_problem(client.post("/v2/menu/current/finalize", headers=visitor), 403)
+    # What the caller must do, in this route's terms (a user's credential), not the upstream's header.
+    assert "needs a logged-in user" in refused["detail"] and "Log the shopper in" in refused["detail"]
+    assert "credential of the user" in refused["detail"]
+    assert "Authorization: user_id" not in refused["detail"] and "connected users only" not in refused["detail"]
 
     me = browser_headers(client, user=shopper)
     built = menu(client, me, "?store_id=1001&from=scratch")

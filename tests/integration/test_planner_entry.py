@@ -18,6 +18,7 @@ from prerender import create_app
 from prerender.gateway import Routing, Supplier
 from prerender.rendering.i18n import TextCatalog
 from prerender.rendering.planner import GUESTS_DEFAULT, GUESTS_MAX, GUESTS_MIN, mode_url, planner_destination
+from tests.faulty_upstream import FaultyUpstream, status
 
 from .conftest import as_browser, credential_in, headers, record_upstream_calls
 
@@ -212,10 +213,10 @@ def test_the_fragment_ends_with_its_module_scripts(client) -> None:
         assert module.status_code == 200 and "javascript" in module.mimetype
 
 
-def test_the_entry_asks_the_upstream_for_nothing_but_the_supplier(app, client, monkeypatch) -> None:
+def test_the_entry_asks_the_upstream_for_nothing_but_the_supplier_and_the_stores(app, client, monkeypatch) -> None:
     calls = record_upstream_calls(app, monkeypatch)
     soup_of(get_entry(client, store_id="1001"))
-    assert {path for _, path, _ in calls} <= {"/api/v1/suppliers/me"}
+    assert {path for _, path, _ in calls} <= {"/api/v1/suppliers/me", "/api/v1/stores"}
 
 
 # --- texts ----------------------------------------------------------------------------------------
@@ -383,6 +384,34 @@ def test_a_malformed_store_id_is_a_400_problem(client) -> None:
     response = get_entry(client, store_id="../1001")
     assert response.status_code == 400 and response.mimetype == "application/problem+json"
     assert "store_id" in response.get_json()["errors"]["query"]
+
+
+def test_an_unknown_store_is_a_400_problem(client) -> None:
+    """The entry used to answer 200 with modes leading to `current-menu?store_id=9999`, which refuses it: the
+    refusal comes first, in the shape of the other routes' unknown store."""
+    response = get_entry(client, store_id="9999")
+    assert response.status_code == 400 and response.mimetype == "application/problem+json"
+    assert response.get_json()["errors"] == {"query": {"store_id": ["Unknown store."]}}
+    # The page the modes lead to refuses it too (the entry and its target agree).
+    page = client.get("/v2/planner/current-menu", query_string={"store_id": "9999"}, headers=headers())
+    assert page.status_code == 400
+    # Both seed stores are known.
+    for store in ("1001", "1002"):
+        assert get_entry(client, store_id=store).status_code == 200
+
+
+def test_an_unreadable_store_list_does_not_stop_the_entry(app_config: dict, coreapi_url: str) -> None:
+    """The store cannot be checked (the upstream's store list fails): the entry renders with its modes, and the
+    current-menu page checks the store when the shopper gets there."""
+    with FaultyUpstream(coreapi_url, {"/api/v1/stores": status(503)}) as proxy:
+        client = app_with(app_config, UPSTREAM_URL=proxy.url, UPSTREAM_RETRIES=0).test_client()
+        soup = soup_of(get_entry(client, store_id="9999"))
+        assert proxy.failed == ["/api/v1/stores"]
+    modes = entry_of(soup).select("[data-mode]")
+    assert [urlsplit(str(mode["data-href"])).query for mode in modes] == [
+        "mode=selection&store_id=9999",
+        "mode=custom&store_id=9999",
+    ]
 
 
 def test_missing_headers_are_a_400_problem(client) -> None:

@@ -346,6 +346,31 @@ def test_without_a_store_no_products_prices_nor_budget(client) -> None:
     )
 
 
+def test_without_a_store_a_menu_priced_elsewhere_shows_no_products_prices_nor_budget(client) -> None:
+    """The menu keeps the store it was last priced at (with a budget): a page asked without `store_id` used to
+    show that store's products, prices and budget; without a point of sale it shows none."""
+    user = unique("user")
+    browser = custom_menu(client, user, ["3", "4"])
+    assert client.patch("/v2/menu/current", json={"budget": 80}, headers=browser).status_code == 200
+    priced = menu_json(client, browser)
+    assert priced["store_id"] == STORE and priced["total"] and priced["budget"] == 80
+    at_store = page_of(client, user_headers(user), store_id=STORE)
+    assert at_store.select(".svc-planner__product") and at_store.select(".svc-planner__budget")
+
+    soup = page_of(client, user_headers(user))
+    root = root_of(soup)
+    assert menu_ids(soup) == ["3", "4"], "the recipes stay"
+    assert not root.has_attr("store-id") and soup.select("input[name=store_id]") == []
+    assert soup.select(".svc-planner__product, .svc-planner__products, .svc-planner__product-price") == []
+    assert soup.select(".svc-planner__total, .svc-planner__total-amount, .svc-planner__menu-item-price") == []
+    assert soup.select(".svc-planner__budget, [data-role=budget-form], [data-role=budget-gauge]") == []
+    assert text(one(root, "[data-role=no-store]")) == FR("PLANNER_PAGE.NO_STORE")
+    assert "€" not in root.get_text(), "no price anywhere on the page"
+    assert soup.select("li.svc-planner__suggestion") and not soup.select(
+        "li.svc-planner__suggestion .svc-recipe-pricing"
+    )
+
+
 def test_an_unknown_store_is_a_400_problem(client) -> None:
     response = get_page(client, visitor_headers(unique("visitor")), store_id="424242")
     assert_problem(response, 400)

@@ -2,14 +2,17 @@
 // resume URL (docs/sdk.md, `svc.planner`).
 //
 // Finalizing a menu needs a logged-in user and a store. When one is missing, the page caches where to come
-// back (localStorage `_<prefix>/cachedFinalizeMenuUrl`: `{url, needs}`, the current-menu page's URL and what
-// was missing) and asks the host: the `loginRequired$` / `storeRequired$` events, and the callback given to
+// back (localStorage `_<prefix>/cachedFinalizeMenuUrl`: the current-menu page's URL alone, as the
+// specification has it, for a host's login page to read; `_<prefix>/planner/finalizeNeeds`: `{needs, at,
+// store}`, what was missing, when, and the store then) and asks the host: the `loginRequired$` / `storeRequired$` events, and the callback given to
 // `defineLoginRequired` / `defineStoreRequired`. Once what was missing arrives on another page (a user's
 // credential after a login, or a store given to `pos.load`), the SDK takes the cached URL out and goes back.
 import { Stream } from "./stream.js";
 
-/** Storage name (under `_<prefix>/`) of the URL the finalize flow resumes at. */
+/** Storage name (under `_<prefix>/`) of the URL the finalize flow resumes at: the URL alone. */
 export const FINALIZE_URL_KEY = "cachedFinalizeMenuUrl";
+/** Storage name (under `_<prefix>/`) of what that resume waits for: `{needs, at, store}` as JSON. */
+export const FINALIZE_NEEDS_KEY = "planner/finalizeNeeds";
 /** A resume older than this is forgotten: the shopper went on with something else. */
 export const FINALIZE_URL_MAX_AGE_MS = 30 * 60 * 1000;
 
@@ -51,8 +54,9 @@ export class Planner {
    * @param {string | null} [storeId] the page's store now (`pos`): only another one resumes a `store` need
    */
   require(what, resumeUrl, storeId = null) {
-    const entry = { url: resumeUrl, needs: what, at: Date.now(), store: storeId };
-    this.#session.local.set(this.#session.key(FINALIZE_URL_KEY), JSON.stringify(entry));
+    this.#session.local.set(this.#session.key(FINALIZE_URL_KEY), resumeUrl);
+    const needs = { needs: what, at: Date.now(), store: storeId };
+    this.#session.local.set(this.#session.key(FINALIZE_NEEDS_KEY), JSON.stringify(needs));
     const request = { resumeUrl };
     const stream = what === "login" ? this.loginRequired$ : this.storeRequired$;
     const callback = what === "login" ? this.#onLoginRequired : this.#onStoreRequired;
@@ -69,16 +73,18 @@ export class Planner {
   }
 
   /**
-   * The cached resume URL and what it waits for, or null (none, not ours, or older than 30 minutes).
+   * The cached resume URL and what it waits for, or null (none, without what it waits for, not ours, or older
+   * than 30 minutes).
    * @returns {{ url: string, needs: "login" | "store", store: string | null } | null}
    */
   cachedFinalize() {
-    const raw = this.#session.local.get(this.#session.key(FINALIZE_URL_KEY));
-    if (!raw) return null;
+    const url = this.#session.local.get(this.#session.key(FINALIZE_URL_KEY));
+    const raw = this.#session.local.get(this.#session.key(FINALIZE_NEEDS_KEY));
+    if (!url && !raw) return null;
     try {
-      const { url, needs, at, store } = JSON.parse(raw);
+      const { needs, at, store } = JSON.parse(raw ?? "null") ?? {};
       const fresh = typeof at === "number" && Date.now() - at < FINALIZE_URL_MAX_AGE_MS;
-      if (typeof url === "string" && (needs === "login" || needs === "store") && fresh) {
+      if (url && (needs === "login" || needs === "store") && fresh) {
         return { url, needs, store: typeof store === "string" ? store : null };
       }
     } catch {
@@ -88,9 +94,10 @@ export class Planner {
     return null;
   }
 
-  /** Forgets the resume URL (the current-menu page does once it is shown again). */
+  /** Forgets the resume URL and what it waited for (the current-menu page does once it is shown again). */
   clearFinalizeUrl() {
     this.#session.local.remove(this.#session.key(FINALIZE_URL_KEY));
+    this.#session.local.remove(this.#session.key(FINALIZE_NEEDS_KEY));
   }
 
   /**
