@@ -33,12 +33,19 @@ LIKE_ANSWERS = {
 }
 
 
+LOGIN_REQUIRED = (
+    "Likes are for logged-in users, and this credential is a logged-out visitor's. Log the shopper in on your "
+    "site, then give the page the credential of the user: the one your server's fragments carry when it asks them "
+    "with `authorization: user_id <USER_ID>`."
+)
+
+
 def liking_user() -> RequestContext:
     """The request's context when it may like: a connected user of a known supplier. With personalization
     disabled the heart is still there, drawn by the browser, so likes keep working."""
     ctx = current_context()
     if not ctx.is_connected:
-        raise Forbidden("Likes are for connected users (authorization: user_id <USER_ID>).")
+        raise Forbidden(LOGIN_REQUIRED)
     if ctx.supplier is None:
         raise Forbidden("Likes need a valid supplier-token: they belong to a supplier's users.")
     return ctx

@@ -20,6 +20,11 @@ def test_likes_are_for_connected_users(client):
     anonymous = browser_headers(client, user=None)
     response = client.put("/v1/likes/7", headers=anonymous)
     assert response.status_code == 403 and response.mimetype == "application/problem+json"
+    # The route takes the browser's Bearer credential: the problem says what the caller must do, not which
+    # header a server would send.
+    detail = response.get_json()["detail"]
+    assert "logged-out visitor" in detail and "Log the shopper in" in detail
+    assert not detail.startswith("Likes are for connected users (authorization")
     assert client.get("/v1/likes?recipe_ids=7", headers=anonymous).get_json() == {"data": []}
 
 
