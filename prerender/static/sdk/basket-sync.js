@@ -207,6 +207,7 @@ export class BasketSync {
     this.#pending = [];
     this.#expected = null;
     this.#deferredCart = null;
+    this.#lastReconcile = Promise.resolve(null);
     for (const resolve of this.#deferredWaiters.splice(0)) resolve(Promise.resolve(null));
   }
 
