@@ -9,6 +9,8 @@ from flask import Blueprint, current_app
 
 from prerender.gateway import UpstreamBadResponse, get_gateway
 from prerender.rendering.cta import affiliated_retailer, has_site, transfer_url
+from prerender.rendering.i18n import translator_for
+from prerender.rendering.transfer import added_products, received_message
 from prerender.schemas.actions import RedeemTransferBody, TransferBody
 from prerender.schemas.headers import WriteHeaders
 from prerender.schemas.responses import TransferLinkSchema, TransferReceivedSchema
@@ -78,17 +80,24 @@ def create_transfer(body: dict[str, Any], headers: dict[str, Any]) -> tuple[dict
     },
 )
 def redeem_transfer(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
-    """The transferred recipes join the shopper's basket at the store; the cart follows through the SDK."""
-    answer = get_gateway().redeem_basket_transfer(basket_owner().upstream, body=body, key=headers["idempotency_key"])
+    """The transferred recipes join the shopper's basket at the store; the cart follows through the SDK, which
+    tells the shopper what arrived (`transfer.message`)."""
+    ctx = basket_owner()
+    answer = get_gateway().redeem_basket_transfer(ctx.upstream, body=body, key=headers["idempotency_key"])
     basket, changes, transfer = answer.get("basket"), answer.get("changes"), answer.get("transfer")
     if not isinstance(basket, dict) or not isinstance(changes, list) or not isinstance(transfer, dict):
         raise UpstreamBadResponse("POST /basket/transfers/redeem: no basket, changes or transfer")
     count = transfer.get("recipe_count")
+    recipes = count if isinstance(count, int) and not isinstance(count, bool) else 0
+    products = added_products(changes)
+    source = str(transfer.get("source_supplier_name") or "")
     return {
         "basket": basket,
         "changes": changes,
         "transfer": {
-            "source_supplier_name": str(transfer.get("source_supplier_name") or ""),
-            "recipe_count": count if isinstance(count, int) and not isinstance(count, bool) else 0,
+            "source_supplier_name": source,
+            "recipe_count": recipes,
+            "product_count": products,
+            "message": received_message(translator_for(ctx), source, recipes=recipes, products=products),
         },
     }

@@ -2,7 +2,9 @@
 
 Base texts live in `prerender/i18n/<lang>.json`. A retailer's `<lang>-<retailer>.json` (chosen by a
 `language-id: fr-<retailer>` header) replaces only the keys it names. Override files are looked up in the
-configured overrides folder, then beside the base texts.
+configured overrides folder, then beside the base texts. A text may hold plural arguments,
+`{count, plural, one {# recette} other {# recettes}}` (`prerender/rendering/plurals.py`), in base and
+override files alike.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 from flask import Flask, current_app
 
+from prerender.rendering.plurals import format_plurals
 from prerender.schemas.headers import SUPPORTED_LANGUAGES
 from prerender.web.context import RequestContext
 
@@ -66,11 +69,16 @@ class Translator:
         return text
 
     def get(self, key: str, **params: Any) -> str | None:
-        """The text of a key, or None when no language file has it (for optional texts)."""
+        """The text of a key, or None when no language file has it (for optional texts); its plural arguments
+        take the message of their parameter's number in the language."""
         text = self.texts.get(key)
         if text is None or not params:
             return text
-        return text.format_map(_KeepUnknown(params))
+        try:
+            return format_plurals(text, params, self.language).format_map(_KeepUnknown(params))
+        except ValueError:  # unbalanced braces (a retailer override's typo must not break a page)
+            log.warning("text %s for %s is malformed: shown as written", key, self.language)
+            return text
 
     def money(self, amount: Decimal) -> str:
         """A price in euros as the language writes it: 2,47 € in French, €2.47 in English."""

@@ -86,6 +86,16 @@ class TransferLinkSchema(Schema):
 class TransferSourceSchema(Schema):
     source_supplier_name = fields.String(required=True)
     recipe_count = fields.Integer(required=True)
+    product_count = fields.Integer(
+        required=True, metadata={"description": "The products the cart gets (`changes` that add), counted once each."}
+    )
+    message = fields.String(
+        required=True,
+        metadata={
+            "description": "What arrived, for the shopper, in the `language-id`'s texts (`BASKET_TRANSFER.RECEIVED`): "
+            '"Votre panier de Demo Magazine Cuisine : 1 recette, 6 produits".'
+        },
+    )
 
 
 class TransferReceivedSchema(BasketChangeSchema):

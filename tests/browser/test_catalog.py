@@ -163,6 +163,8 @@ def test_a_paid_basket_is_in_the_history_and_the_preview_removes(
     items.first.locator("[data-action=remove-recipe]").click()
     expect(items).to_have_count(1)
     assert items.first.get_attribute("data-recipe-id") != removed
+    # Written again in the browser from the server's plural text (sdk/texts.js reads it as the server does).
+    expect(preview.locator("[data-role=summary]")).to_have_text(re.compile(r"^1 recette · \d+ produits?$"))
     expect(page.locator("[data-cart-count]")).not_to_have_text(count_before)
 
 

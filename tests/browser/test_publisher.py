@@ -2,8 +2,9 @@
 drawer, the reader picks a store of the affiliated retailer and adds the recipe, which flips `in-basket` (the
 attribute, the class, the labels and `inBasketStatus`) and survives a reload (decided by the server); the guest
 count follows the blog's own stepper and the drawer's; the fixed twin appears when the button is scrolled past
-at 375px; the transfer sends the reader to the retailer's site, where the products land in the shop's cart; and
-axe-core passes on the CTA and the drawer.
+at 375px; the transfer sends the reader to the retailer's site, where the products land in the shop's cart and the
+recipes in the shopper's basket (the preview, the cards, a removal as a recipe, the merge at login), with a notice
+of what arrived; and axe-core passes on the CTA, the drawer and the notice.
 
 The transfer link goes to the seed retailer's routing (`local`: http://127.0.0.1:8080/idees), which Playwright
 answers with the test shop, as tests/browser/test_planner_journey.py does."""
@@ -21,6 +22,7 @@ from .helpers import origin_served_by
 
 SHOP = "http://127.0.0.1:8080"  # baseUrl of the seed retailer's routing for ENVIRONMENT "local"
 RECIPE = "pub-ratatouille-provencale"  # the blog's own id; the service's recipe 3
+QUICHE, QUICHE_ID = "pub-quiche-lorraine", "4"  # 6 products at store 1001 for its 6 guests
 CTA = "svc-no-supplier-add-to-cart-cta"
 PRODUCT = [CTA, "svc-drawer[open]", "[data-svc-live]"]
 WIDTHS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 375, "height": 740}}
@@ -160,3 +162,50 @@ def test_the_transfer_lands_the_products_in_the_shops_cart(page: Page, publisher
     # The blog's basket was handed over: back there, the recipe is no longer in it.
     page.goto(f"{publisher_url}/recettes/{RECIPE}")
     expect(page.locator(CTA)).to_have_attribute("in-basket", "false")
+
+
+def test_the_transferred_recipes_arrive_in_the_shoppers_basket(page: Page, publisher_url: str, shop: str):
+    page.set_viewport_size(WIDTHS["desktop"])
+    cta = open_recipe(page, publisher_url, QUICHE)
+    fill_basket(page, cta).locator("[data-action='transfer']").click()
+    page.wait_for_url(re.compile(rf"^{re.escape(shop)}/idees"))
+
+    # The shopper is told what arrived: the publisher, the recipe and its products (French plurals).
+    toaster = page.locator(".svc-toaster")
+    expect(toaster).to_have_text("Votre panier de Demo Magazine Cuisine : 1 recette, 6 produits")
+    expect(toaster).to_have_attribute("role", "status")
+    assert_no_axe_violations(page, include=[".svc-toaster"], what="the notice of a transferred basket")
+    expect(page.locator("[data-cart-count]").first).to_have_text("6")
+
+    # The recipe is in the shopper's basket: the preview lists it, the shop's card says so.
+    preview = open_preview(page, shop)
+    expect(preview.locator(".svc-basket-preview__summary")).to_have_text("1 recette · 6 produits")
+    expect(preview.locator(".svc-basket-preview__item")).to_have_count(1)
+    expect(preview.locator(".svc-basket-preview__item")).to_have_attribute("data-recipe-id", QUICHE_ID)
+    page.goto(f"{shop}/idees/recherche?search=quiche")
+    card = page.locator(f"svc-recipe-card[recipe-id='{QUICHE_ID}'][hydrated]").first
+    expect(card).to_have_attribute("in-basket", "true")
+
+    # Logging in merges it into the user's basket, where it can be removed as a recipe (the cart follows).
+    with page.expect_navigation():
+        page.locator("[data-account=login]").click()
+    preview = open_preview(page, shop)
+    item = preview.locator(f".svc-basket-preview__item[data-recipe-id='{QUICHE_ID}']")
+    expect(item).to_have_count(1)
+    count = int(page.locator("[data-cart-count]").first.inner_text())
+    assert count >= 6
+    item.locator("[data-action=remove-recipe]").click()
+    expect(item).to_have_count(0)
+    expect(page.locator("[data-cart-count]").first).to_have_text(str(count - 6))
+    page.goto(f"{shop}/idees/recherche?search=quiche")
+    expect(page.locator(f"svc-recipe-card[recipe-id='{QUICHE_ID}'][hydrated]").first).to_have_attribute(
+        "in-basket", "false"
+    )
+
+
+def open_preview(page: Page, shop: str) -> Locator:
+    """The shop's basket preview page (its "Mes repas"), hydrated."""
+    page.goto(f"{shop}/idees/panier")
+    preview = page.locator("svc-catalog[hydrated]").first
+    expect(preview).to_be_visible()
+    return preview

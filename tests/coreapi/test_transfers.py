@@ -310,6 +310,29 @@ def test_redeem_moves_the_entries_with_their_guests_and_lines_repriced_at_the_st
     assert ok(redeemer.add("3", 4))["basket"]["recipes"][-1]["recipe_id"] == "3"
 
 
+def test_the_transferred_recipes_are_the_shoppers_own_until_the_merge_at_login(client: FlaskClient) -> None:
+    """The retailer's logged-out visitor holds the transferred recipes as recipes (not only their products): its
+    basket lists them with their guests and lines, its cart's report (the products) keeps them, the merge at
+    login hands them to the user, who can remove one as a recipe (its products leave the cart)."""
+    shopper = reader(client)
+    ok(shopper.add("4", 6))
+    handed = own_basket(shopper)
+    visitor_id = f"customer-{uuid.uuid4().hex}"
+    visitor = Shopper(client, f"authless_id {visitor_id}", "1001", supplier_token=RETAILER_TOKEN)
+    ok(redeem(visitor, new_token(shopper)))
+    assert contents(visitor.basket()) == contents(handed)
+    assert contents(ok(visitor.reconcile(basket_products(handed)))["basket"]) == contents(handed)
+
+    user = customer(client, "user_id")
+    ok(user.add("3", 2))
+    merged = ok(user.merge(visitor_id))["basket"]
+    assert [(e["recipe_id"], e["guests"]) for e in merged["recipes"]] == [("3", 2), ("4", 6)]
+    assert contents(merged)[1] == contents(handed)[0]
+    removed = ok(user.remove("4"))
+    assert [e["recipe_id"] for e in removed["basket"]["recipes"]] == ["3"]
+    assert removed["changes"] == as_changes({p: -q for p, q in basket_products(handed).items()})
+
+
 def test_a_recipe_both_baskets_hold_takes_the_transferred_entry(client: FlaskClient, seed, source: Shopper) -> None:
     """As a merge of an authless basket: the transferred entry replaces the retailer's, and the moved
     entries come after the others."""

@@ -80,9 +80,37 @@ def test_the_basket_arrives_in_the_retailer_shoppers_basket_with_the_carts_chang
     assert sorted((c["id"], c["quantity"]) for c in body["changes"]) == sorted(
         (p["id"], p["quantity"]) for p in sent["products"]
     )
-    assert body["transfer"] == {"source_supplier_name": "Demo Magazine Cuisine", "recipe_count": 1}
+    # What arrived, for the shopper: the publisher, one recipe and its products (plural texts, docs/browser-api.md).
+    products = len(sent["products"])
+    assert body["transfer"] == {
+        "source_supplier_name": "Demo Magazine Cuisine",
+        "recipe_count": 1,
+        "product_count": products,
+        "message": f"Votre panier de Demo Magazine Cuisine : 1 recette, {products} produits",
+    }
     # The publisher's basket was handed over: it is empty now.
     assert client.get(f"/v1/basket?store_id={STORE}", headers=reader).get_json()["recipe_count"] == 0
+
+
+def test_the_message_is_in_the_shoppers_language_and_counts_two_recipes(client, reader):
+    add(client, reader, "3")
+    add(client, reader, "4")
+    english = browser_headers(client, user=None, token=RETAILER, authless=someone("shopper"), language="en")
+    transfer = redeem(client, english, token_of(create(client, reader))).get_json()["transfer"]
+    assert transfer["recipe_count"] == 2 and transfer["product_count"] > 1
+    assert (
+        transfer["message"]
+        == f"Your basket from Demo Magazine Cuisine: 2 recipes, {transfer['product_count']} products"
+    )
+
+
+def test_a_basket_emptied_before_its_redeem_says_it_arrived_empty(client, reader, shopper):
+    add(client, reader)
+    token = token_of(create(client, reader))
+    client.delete(f"/v1/basket/recipes/3?store_id={STORE}", headers=reader)
+    transfer = redeem(client, shopper, token).get_json()["transfer"]
+    assert transfer["recipe_count"] == 0 and transfer["product_count"] == 0
+    assert transfer["message"] == "Votre panier de Demo Magazine Cuisine est arrivé vide : rien n'a été ajouté."
 
 
 def test_a_link_works_once(client, reader, shopper):

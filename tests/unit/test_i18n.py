@@ -62,3 +62,99 @@ def test_parameters_and_money():
     assert fr("RECIPE_CARD.GUESTS", count=4) == "4 pers."
     assert fr.money(Decimal("2.475")) == "2,48\u00a0€"
     assert en.money(Decimal("12.5")) == "€12.50"
+
+
+# --- plural messages (prerender/rendering/plurals.py) ----------------------------------------------------------
+
+# French "one" is every number below 2 (0, 1, 1,5); English "one" is exactly 1. The number as the language writes it.
+PLURALS = {
+    ("fr", 0): "0 recette · 0 produit",
+    ("fr", 1): "1 recette · 1 produit",
+    ("fr", 2): "2 recettes · 2 produits",
+    ("fr", 1.5): "1,5 recette · 1,5 produit",
+    ("en", 0): "0 recipes · 0 products",
+    ("en", 1): "1 recipe · 1 product",
+    ("en", 2): "2 recipes · 2 products",
+    ("en", 1.5): "1.5 recipes · 1.5 products",
+}
+
+
+@pytest.mark.parametrize(("language", "count"), list(PLURALS), ids=[f"{lang}-{n}" for lang, n in PLURALS])
+def test_a_plural_text_takes_the_languages_cldr_category(language, count):
+    t = TextCatalog(overrides_dir=None).translator(language)
+    assert t("CATALOG_BASKET_PREVIEW.SUMMARY", recipes=count, products=count) == PLURALS[(language, count)]
+
+
+@pytest.mark.parametrize("language", SUPPORTED_LANGUAGES)
+def test_no_base_text_writes_a_plural_with_parentheses(language):
+    catalog = TextCatalog(overrides_dir=None)
+    texts = {key: catalog.translator(language)(key) for key in catalog.keys(language)}
+    assert [key for key, text in texts.items() if "(s)" in text] == []
+
+
+def test_each_count_of_a_text_has_its_own_plural():
+    t = TextCatalog(overrides_dir=None).translator("fr")
+    assert t("CATALOG_BASKET_PREVIEW.SUMMARY", recipes=1, products=29) == "1 recette · 29 produits"
+    assert t("PLANNER_PAGE.REMOVED_AT_STORE", count=2) == (
+        "2 recettes retirées du menu : indisponibles dans ce magasin."
+    )
+    assert t("BASKET_TRANSFER.RECEIVED", affiliate="Le Magazine Cuisine", recipes=1, products=6) == (
+        "Votre panier de Le Magazine Cuisine : 1 recette, 6 produits"
+    )
+    assert TextCatalog(overrides_dir=None).translator("en")("PLANNER_PAGE.REMOVED_AT_STORE", count=1) == (
+        "1 recipe left the menu: it is not available at this store."
+    )
+
+
+def test_an_exact_value_wins_and_the_number_is_written_as_the_language_does(tmp_path):
+    (tmp_path / "fr-demo.json").write_text(
+        json.dumps(
+            {
+                "CATALOG_BASKET_PREVIEW": {
+                    "PRODUCTS": "{count, plural, =0 {aucun produit} one {# produit} other {# produits}}"
+                }
+            }
+        )
+    )
+    t = TextCatalog(overrides_dir=tmp_path).translator("fr", "demo")
+    assert [t("CATALOG_BASKET_PREVIEW.PRODUCTS", count=n) for n in (0, 1, 1000)] == [
+        "aucun produit",
+        "1 produit",
+        "1\u202f000 produits",
+    ]
+
+
+def test_a_retailer_override_may_be_plural_or_plain_and_replaces_the_whole_message(tmp_path):
+    (tmp_path / "fr-demo.json").write_text(
+        json.dumps(
+            {
+                "CATALOG_BASKET_PREVIEW": {
+                    "PRODUCTS": "{count, plural, one {# article} other {# articles}}",
+                    "SUMMARY": "{recipes} plats",
+                }
+            }
+        )
+    )
+    t = TextCatalog(overrides_dir=tmp_path).translator("fr", "demo")
+    assert t("CATALOG_BASKET_PREVIEW.PRODUCTS", count=1) == "1 article"
+    assert t("CATALOG_BASKET_PREVIEW.PRODUCTS", count=3) == "3 articles"
+    assert t("CATALOG_BASKET_PREVIEW.SUMMARY", recipes=2, products=5) == "2 plats"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{count, plural, one {# recette}}",  # no `other`
+        "{count, plural, one {# recette} other {# recettes}",  # not closed
+        "{count, plural, one # recette other # recettes}",  # no braces around the messages
+    ],
+)
+def test_a_malformed_plural_override_is_shown_as_written(tmp_path, text):
+    (tmp_path / "fr-typo.json").write_text(json.dumps({"CATALOG_BASKET_PREVIEW": {"PRODUCTS": text}}))
+    t = TextCatalog(overrides_dir=tmp_path).translator("fr", "typo")
+    assert t("CATALOG_BASKET_PREVIEW.PRODUCTS", count=2) == text
+
+
+def test_a_plural_of_a_parameter_that_is_no_number_takes_other():
+    t = TextCatalog(overrides_dir=None).translator("fr")
+    assert t("CATALOG_BASKET_PREVIEW.PRODUCTS", count="beaucoup") == "beaucoup produits"

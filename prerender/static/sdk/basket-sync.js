@@ -4,10 +4,18 @@
 // `retailerBasketChanged(cart)` to show the pushed quantities; when no call does within the time limit
 // (5 s), the change is rolled back with the inverse basket operation and the user is told. While a change
 // waits, a cart that does not show it yet is not reconciled (that would undo the change on our side before
-// the retailer had a chance to apply it): the latest such cart is reconciled once nothing waits any more.
+// the retailer had a chance to apply it): the latest such cart is reconciled once nothing waits any more. A
+// cart whose reconcile reaches the service only after a newer change was registered (it waited its turn behind
+// that write: a transferred basket arriving as the page reports its cart at load) is older than that change:
+// it waits again, for the cart that shows the change.
 
 /** @typedef {{ id: string, quantity: number }} ProductQuantity */
 /** @typedef {(products: ProductQuantity[]) => unknown} CartCallback */
+/**
+ * What a reconcile asks when its turn comes: whether no change was registered since its cart was taken, else
+ * the reconcile of a cart that shows it (this cart waits again, or a newer one reported meanwhile answers).
+ * @typedef {{ current: () => boolean, later: () => Promise<unknown> }} StaleGuard
+ */
 
 /**
  * @typedef {object} Pending
@@ -57,10 +65,18 @@ export class BasketSync {
   #timeoutMs;
   /** @type {ProductQuantity[] | null} */
   #lastCart = null;
+  /** How many changes the cart was asked to follow so far: a reconcile is stale once it grew. */
+  #registered = 0;
+  /** How many carts the retailer reported so far, and which of them `#deferredCart` is. */
+  #reported = 0;
+  #deferredReport = 0;
+  /** @type {Promise<unknown>} the reconcile started last */
+  #lastReconcile = Promise.resolve(null);
 
   /**
    * @param {object} options
-   * @param {(cart: ProductQuantity[]) => Promise<unknown>} options.reconcile POST /basket/reconcile
+   * @param {(cart: ProductQuantity[], guard: StaleGuard) => Promise<unknown>} options.reconcile POST
+   *   /basket/reconcile, unless `guard.current()` is false when its turn comes (then `guard.later()` answers)
    * @param {(error?: unknown) => void} options.onRollback tells the user a change was undone
    * @param {number} [options.timeoutMs]
    */
@@ -100,6 +116,7 @@ export class BasketSync {
       .filter((change) => Number.isFinite(change.quantity) && change.quantity !== 0)
       .filter((change) => this.#push || (change.quantity > 0 ? this.#add : this.#remove));
     if (pushed.length === 0) return null;
+    this.#registered += 1;
 
     /** @type {Pending} */
     const pending = { targets: new Map(), rollback, timer: undefined, settled: false };
@@ -139,6 +156,7 @@ export class BasketSync {
    */
   cartChanged(products) {
     const cart = normalizeCart(products);
+    this.#reported += 1;
     this.#lastCart = toList(cart);
     for (const pending of [...this.#pending]) {
       if (isShownBy(pending, cart)) this.#settle(pending);
@@ -151,6 +169,24 @@ export class BasketSync {
     }
     // The newest cart wins; callers still waiting on an older one get the same reconciled basket.
     this.#deferredCart = cart;
+    this.#deferredReport = this.#reported;
+    const reconciled = new Promise((resolve) => this.#deferredWaiters.push(resolve));
+    this.#flushDeferred();
+    return reconciled;
+  }
+
+  /**
+   * A cart whose reconcile came after a newer change: it waits again (the reconcile of the cart that shows the
+   * change answers), unless a newer cart was reported meanwhile, whose reconcile answers.
+   * @param {Map<string, number>} cart @param {number} report which reported cart it is
+   * @returns {Promise<unknown>} the reconciled basket
+   */
+  #later(cart, report) {
+    if (report < this.#reported && !this.#deferredCart) return this.#lastReconcile;
+    if (report === this.#reported) {
+      this.#deferredCart = cart;
+      this.#deferredReport = report;
+    }
     const reconciled = new Promise((resolve) => this.#deferredWaiters.push(resolve));
     this.#flushDeferred();
     return reconciled;
@@ -171,6 +207,7 @@ export class BasketSync {
     this.#pending = [];
     this.#expected = null;
     this.#deferredCart = null;
+    this.#lastReconcile = Promise.resolve(null);
     for (const resolve of this.#deferredWaiters.splice(0)) resolve(Promise.resolve(null));
   }
 
@@ -217,8 +254,14 @@ export class BasketSync {
   #flushDeferred() {
     if (this.#pending.length > 0 || !this.#deferredCart) return;
     const cart = this.#deferredCart;
+    const report = this.#deferredReport;
     this.#deferredCart = null;
-    const reconciled = this.#reconcile(toList(cart));
+    const registered = this.#registered;
+    const reconciled = this.#reconcile(toList(cart), {
+      current: () => this.#registered === registered,
+      later: () => this.#later(cart, report),
+    });
+    this.#lastReconcile = reconciled;
     for (const resolve of this.#deferredWaiters.splice(0)) resolve(reconciled);
   }
 }

@@ -85,7 +85,7 @@ export class BasketService {
     this.#pos = pos;
     this.#session = session;
     this.sync = new BasketSync({
-      reconcile: (cart) => this.#reconcile(cart),
+      reconcile: (cart, guard) => this.#reconcile(cart, guard),
       onRollback: (error) => {
         if (error) notices.error(error, "basket.rollback");
         else notices.show(notices.t("basket.rollback"), "error");
@@ -356,7 +356,8 @@ export class BasketService {
    * after a reload, so that a redeem whose answer was lost is answered again rather than refused as used.
    * @param {string} token @param {string} storeId @param {string} [idempotencyKey]
    * @returns {Promise<{ basket: Basket, changes: { id: string, quantity: number }[],
-   *   transfer: { source_supplier_name: string, recipe_count: number }, cartFollowed: boolean }>}
+   *   transfer: { source_supplier_name: string, recipe_count: number, product_count?: number, message?: string },
+   *   cartFollowed: boolean }>}
    */
   receiveTransfer(token, storeId, idempotencyKey) {
     return this.#arrive(() => this.#client.request("POST", "/basket/transfers/redeem",
@@ -532,17 +533,28 @@ export class BasketService {
     });
   }
 
-  /** POST /basket/reconcile with the retailer's cart, once the store is known; no store: nothing to do. */
-  async #reconcile(/** @type {{ id: string, quantity: number }[]} */ cart) {
+  /**
+   * POST /basket/reconcile with the retailer's cart, once the store is known; no store: nothing to do. A cart
+   * that is no longer `current` when its turn comes (a write queued before it registered a change the cart has
+   * not shown yet) is not sent: it would take that change back out of the basket; it waits for a newer cart.
+   * @param {{ id: string, quantity: number }[]} cart @param {import("./basket-sync.js").StaleGuard} guard
+   */
+  async #reconcile(cart, guard) {
     const storeId = await this.#pos.whenLoaded();
     this.#initialized = true;
-    return this.#enqueue(async () => {
+    let stale = false;
+    const basket = await this.#enqueue(async () => {
       // No store, or no credential: there is no basket of ours to reconcile.
       if (!storeId || !this.#session.credential) return this.basket$.value ?? emptyBasket(storeId);
+      if (!guard.current()) {
+        stale = true;
+        return null;
+      }
       const answer = await this.#client.request("POST", "/basket/reconcile", { json: { store_id: storeId, cart }, write: true });
       this.#publish(answer.basket);
       return answer.basket;
     });
+    return stale ? guard.later() : basket;
   }
 
   /** @param {Basket} basket */

@@ -79,7 +79,7 @@ function createSdk() {
   // made there (inside its modal dialog, where assistive technology reads it), else the toaster.
   const onAdded = (/** @type {number} */ count) => {
     if (!customization.confirmationToaster$.value) return;
-    const text = notices.t(count === 1 ? "toaster.added-one" : "toaster.added-many", { count });
+    const text = notices.t("toaster.added", { count });
     if (!notices.presentInDialog(text)) toaster.show(text);
   };
   const basket = new BasketService({ client, pos, session, notices, hooks, onAdded });
@@ -97,7 +97,7 @@ function createSdk() {
     if (document.readyState === "complete") resolve(undefined);
     else window.addEventListener("load", () => resolve(undefined), { once: true });
   }).then(() => basket.whenIdle());
-  const transfers = new TransferArrivals({ session, pos, basket, notices, track, settled: whenSettled });
+  const transfers = new TransferArrivals({ session, pos, basket, notices, toaster, track, settled: whenSettled });
   const shows = new ShowTracker({
     storage: session.local,
     key: (name) => session.key(name),

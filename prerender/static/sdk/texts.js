@@ -1,6 +1,9 @@
 // The few texts the browser runtime writes itself (messages, controls it creates). Texts that the server
 // renders (card, recipe details) come from the server's i18n files; these are the fallbacks of the SDK,
 // per base language of `language-id`. The recipe-details JSON may override any key with a "texts" object.
+// A text may hold plural arguments, read as the server reads those of its i18n files
+// (prerender/rendering/plurals.py): `{count, plural, =0 {…} one {# produit} other {# produits}}`, the category
+// being the language's CLDR rule (`Intl.PluralRules`) and `#` the number as the language writes it.
 
 /** @typedef {Record<string, string>} Texts */
 
@@ -24,14 +27,13 @@ const TEXTS = {
     "details.add-aria": "Ajouter {name} au panier",
     "details.decrease": "Un {name} de moins",
     "details.increase": "Un {name} de plus",
-    "transfer.received": "Les ingrédients de votre panier {affiliate} ont été ajoutés à votre panier.",
+    "transfer.received": "Votre panier de {affiliate} : {recipes, plural, one {# recette} other {# recettes}}, {products, plural, one {# produit} other {# produits}}",
     "transfer.expired": "Ce lien de panier a expiré ou a déjà été utilisé : ajoutez à nouveau les recettes depuis le site d'origine.",
     "transfer.failed": "Le panier transféré n'a pas pu être ajouté. Réessayez depuis le site d'origine.",
     "details.unavailable-show": "Voir les produits indisponibles ({count})",
     "details.unavailable-hide": "Masquer les produits indisponibles",
     "drawer.preview": "Mon panier",
-    "toaster.added-one": "1 produit ajouté à votre panier",
-    "toaster.added-many": "{count} produits ajoutés à votre panier",
+    "toaster.added": "{count, plural, one {# produit ajouté} other {# produits ajoutés}} à votre panier",
   },
   en: {
     "error.generic": "Something went wrong. Please try again in a moment.",
@@ -51,14 +53,13 @@ const TEXTS = {
     "details.add-aria": "Add {name} to the basket",
     "details.decrease": "One {name} fewer",
     "details.increase": "One {name} more",
-    "transfer.received": "The ingredients of your {affiliate} basket were added to your cart.",
+    "transfer.received": "Your basket from {affiliate}: {recipes, plural, one {# recipe} other {# recipes}}, {products, plural, one {# product} other {# products}}",
     "transfer.expired": "This basket link has expired or was already used: add the recipes again from the original site.",
     "transfer.failed": "The transferred basket could not be added. Please try again from the original site.",
     "details.unavailable-show": "Show the unavailable products ({count})",
     "details.unavailable-hide": "Hide the unavailable products",
     "drawer.preview": "My basket",
-    "toaster.added-one": "1 product added to your cart",
-    "toaster.added-many": "{count} products added to your cart",
+    "toaster.added": "{count, plural, one {# product} other {# products}} added to your cart",
   },
 };
 
@@ -69,9 +70,86 @@ const TEXTS = {
  * @returns {(key: string, params?: Record<string, string | number>) => string}
  */
 export function translator(languageId, overrides = {}) {
-  const base = TEXTS[String(languageId).slice(0, 2)] ?? TEXTS.fr;
-  return (key, params = {}) => {
-    const template = overrides[key] ?? base[key] ?? TEXTS.en[key] ?? key;
-    return template.replace(/\{(\w+)\}/g, (match, name) => (name in params ? String(params[name]) : match));
-  };
+  const language = String(languageId).slice(0, 2);
+  const base = TEXTS[language] ?? TEXTS.fr;
+  const locale = TEXTS[language] ? language : "fr";
+  return (key, params = {}) => formatText(overrides[key] ?? base[key] ?? TEXTS.en[key] ?? key, params, locale);
+}
+
+/**
+ * A text with its plural arguments and `{parameters}` filled in; a parameter it does not get stays as written,
+ * and so does a malformed plural argument (with a warning in the console).
+ * @param {string} template @param {Record<string, string | number>} params @param {string} language `fr`, `en`
+ * @returns {string}
+ */
+export function formatText(template, params, language) {
+  let text = template;
+  if (text.includes("plural")) {
+    try {
+      text = expandPlurals(text, params, language);
+    } catch (error) {
+      console.warn(`the text ${JSON.stringify(template)} is malformed (${String(error)}): shown as written`);
+    }
+  }
+  return text.replace(/\{(\w+)\}/g, (match, name) => (name in params ? String(params[name]) : match));
+}
+
+const PLURAL_START = /\{\s*(\w+)\s*,\s*plural\s*,/g;
+const SELECTOR = /\s*(=\s*-?\d+(?:\.\d+)?|zero|one|two|few|many|other)\s*\{/y;
+const END = /\s*\}/y;
+
+/** @param {string} text @param {Record<string, string | number>} params @param {string} language */
+function expandPlurals(text, params, language) {
+  let out = "";
+  let position = 0;
+  const start = new RegExp(PLURAL_START);
+  for (let match = start.exec(text); match; match = start.exec(text)) {
+    out += text.slice(position, match.index);
+    const [branches, end] = pluralBranches(text, start.lastIndex);
+    out += choose(match[1], branches, params, language);
+    position = end;
+    start.lastIndex = end;
+  }
+  return out + text.slice(position);
+}
+
+/** @param {string} text @param {number} position @returns {[Map<string, string>, number]} */
+function pluralBranches(text, position) {
+  /** @type {Map<string, string>} */
+  const branches = new Map();
+  for (;;) {
+    END.lastIndex = position;
+    if (END.exec(text)) break;
+    SELECTOR.lastIndex = position;
+    const selector = SELECTOR.exec(text);
+    if (!selector) throw new SyntaxError(`no selector at ${position}`);
+    const bodyStart = SELECTOR.lastIndex;
+    const bodyEnd = closingBrace(text, bodyStart);
+    branches.set(selector[1].replace(/\s+/g, ""), text.slice(bodyStart, bodyEnd));
+    position = bodyEnd + 1;
+  }
+  if (!branches.has("other")) throw new SyntaxError("no `other` message");
+  return [branches, END.lastIndex];
+}
+
+/** @param {string} text @param {number} position */
+function closingBrace(text, position) {
+  let depth = 1;
+  for (let index = position; index < text.length; index += 1) {
+    if (text[index] === "{") depth += 1;
+    else if (text[index] === "}" && --depth === 0) return index;
+  }
+  throw new SyntaxError("unbalanced braces");
+}
+
+/** @param {string} name @param {Map<string, string>} branches @param {Record<string, string | number>} params @param {string} language */
+function choose(name, branches, params, language) {
+  const value = params[name];
+  const number = typeof value === "number" || (typeof value === "string" && value.trim() !== "") ? Number(value) : NaN;
+  const other = /** @type {string} */ (branches.get("other"));
+  if (!Number.isFinite(number)) return expandPlurals(other, params, language).replaceAll("#", String(value ?? "#"));
+  const exact = [...branches].find(([key]) => key.startsWith("=") && Number(key.slice(1)) === number)?.[1];
+  const body = exact ?? branches.get(new Intl.PluralRules(language).select(number)) ?? other;
+  // The message's own plural arguments first: a `#` of theirs is their number.
+  return expandPlurals(body, params, language).replaceAll("#", new Intl.NumberFormat(language).format(number));
 }

@@ -19,7 +19,6 @@ export class Toaster {
     this.#prefix = prefix;
   }
 
-  /** Shows `text` (replacing what is shown). @param {string} text */
   /** Creates the (empty) live region ahead of its first message: a region filled as it appears may not be read. */
   prepare() {
     if (this.#element?.isConnected) return this.#element;
@@ -32,8 +31,11 @@ export class Toaster {
     return element;
   }
 
-  /** Shows `text` (replacing what is shown). @param {string} text */
-  show(text) {
+  /**
+   * Shows `text` (replacing what is shown), for `shownMs` (4 s by default).
+   * @param {string} text @param {number} [shownMs]
+   */
+  show(text, shownMs = SHOWN_MS) {
     const element = this.prepare();
     clearTimeout(this.#timer);
     if (this.#frame !== undefined) cancelAnimationFrame(this.#frame);
@@ -48,7 +50,7 @@ export class Toaster {
       this.#timer = setTimeout(() => {
         element.classList.remove("svc-toaster--visible");
         element.textContent = "";
-      }, SHOWN_MS);
+      }, shownMs);
     });
   }
 }

@@ -8,7 +8,8 @@
 // callback (`hook.setForcePosCallback`) is asked to switch (false: not now, asked again on the next page, twice
 // at most: then the basket arrives at the page's store);
 // the basket is redeemed at the page's store and its products pushed to the cart by the basket-sync
-// callbacks, as if the visitor had added them here.
+// callbacks, as if the visitor had added them here. The visitor is told what arrived ("Votre panier de Le
+// Magazine Cuisine : 1 recette, 6 produits", the service's message in the page's texts) in the toaster.
 import { State, Stream } from "./stream.js";
 import { ApiError, newIdempotencyKey } from "./http.js";
 import { safeStorage } from "./storage.js";
@@ -23,6 +24,8 @@ const PENDING_MAX_AGE_MS = 60 * 60 * 1000;
 const TOKEN = /^[A-Za-z0-9_-]{20,128}$/;
 /** After this many "not now" answers of the force-POS callback, the basket arrives at the page's store. */
 const MAX_FORCE_ATTEMPTS = 2;
+/** How long the message of what arrived stays (longer than the toaster's "added" confirmations: it says more). */
+const RECEIVED_SHOWN_MS = 10_000;
 
 /**
  * A transfer waiting to arrive. `key`: the redeem's idempotency key, kept until the answer is known, so that a
@@ -46,6 +49,7 @@ export class TransferArrivals {
    * @param {import("./pos.js").Pos} deps.pos
    * @param {import("./basket.js").BasketService} deps.basket
    * @param {import("./notices.js").Notices} deps.notices
+   * @param {import("./toaster.js").Toaster} deps.toaster where the visitor is told what arrived
    * @param {(name: string, props: Record<string, unknown>) => unknown} deps.track
    * @param {() => Promise<unknown>} deps.settled resolves once the page has loaded and its basket calls are done
    */
@@ -115,7 +119,8 @@ export class TransferArrivals {
     const pending = this.pending();
     if (!pending || this.#running) return;
     this.#running = true;
-    const { session, pos, basket, notices, track } = this.#deps;
+    const { session, pos, basket, notices, toaster, track } = this.#deps;
+    toaster.prepare(); // the live region exists before its message: one filled as it appears may not be read
     try {
       await firstMatching(session.identity$, Boolean);
       const pageStore = await pos.whenLoaded();
@@ -140,7 +145,10 @@ export class TransferArrivals {
       const recipeCount = Number(answer.transfer?.recipe_count ?? 0);
       const affiliate = answer.transfer?.source_supplier_name || pending.affiliate;
       track("basket.transfer-received", { store_id: storeId, recipe_count: recipeCount });
-      notices.show(notices.t("transfer.received", { affiliate, count: recipeCount }));
+      const message = typeof answer.transfer?.message === "string" && answer.transfer.message
+        ? answer.transfer.message
+        : notices.t("transfer.received", { affiliate, recipes: recipeCount, products: addedProducts(answer.changes) });
+      if (!notices.presentInDialog(message)) toaster.show(message, RECEIVED_SHOWN_MS);
       this.received$.next({ affiliate, recipeCount, changes: answer.changes, cartFollowed: answer.cartFollowed });
     } catch (error) {
       // An answer (unknown, expired or used link; a refusal) is final; a network failure keeps the token and
@@ -153,6 +161,14 @@ export class TransferArrivals {
       this.#running = false;
     }
   }
+}
+
+/**
+ * The products a basket write adds to the cart (its changes of a positive quantity), each counted once.
+ * @param {{ quantity: number }[] | undefined} changes
+ */
+function addedProducts(changes) {
+  return (changes ?? []).filter((change) => Number(change.quantity) > 0).length;
 }
 
 /**
