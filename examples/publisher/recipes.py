@@ -1,7 +1,7 @@
 """The blog's own recipes: its texts, times, ingredients in prose, steps, authors and pictures.
 
 Keyed by the blog's own ids, the ones it gave its partner: prerender looks each up as a recipe's
-`external_id` (coreapi/seed/data/recipes.json, the "Demo Magazine Cuisine" supplier), so their titles and
+`external_id` (coreapi/seed/data/recipes.json, the "Le Magazine Cuisine" supplier), so their titles and
 servings agree with the seed. One recipe, the gâteau basque, is not in the partner's catalog yet: its page
 has no add-to-cart button (prerender answers an empty body), and must read as well as the others.
 """

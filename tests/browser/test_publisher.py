@@ -172,7 +172,7 @@ def test_the_transferred_recipes_arrive_in_the_shoppers_basket(page: Page, publi
 
     # The shopper is told what arrived: the publisher, the recipe and its products (French plurals).
     toaster = page.locator(".svc-toaster")
-    expect(toaster).to_have_text("Votre panier de Demo Magazine Cuisine : 1 recette, 6 produits")
+    expect(toaster).to_have_text("Votre panier de Le Magazine Cuisine : 1 recette, 6 produits")
     expect(toaster).to_have_attribute("role", "status")
     assert_no_axe_violations(page, include=[".svc-toaster"], what="the notice of a transferred basket")
     expect(page.locator("[data-cart-count]").first).to_have_text("6")

@@ -47,7 +47,7 @@ from .test_concurrency import at_once, meet_before
 
 PUBLISHER_TOKEN = "demo-publisher-token"
 TRANSFER_FIELDS = {"token", "expires_at", "store_id", "target_supplier_id", "recipe_count"}
-SOURCE = {"source_supplier_id": "3", "source_supplier_name": "Demo Magazine Cuisine"}
+SOURCE = {"source_supplier_id": "3", "source_supplier_name": "Le Magazine Cuisine"}
 NO_SUCH_TRANSFER = "No such basket transfer."
 
 

@@ -64,7 +64,7 @@ def test_the_link_leads_to_the_retailers_catalog_with_a_one_time_token(client, r
     url = urlsplit(body["url"])
     assert f"{url.scheme}://{url.netloc}{url.path}" == "http://127.0.0.1:8080/idees"  # supplier 1's local routing
     params = parse_qs(url.query)
-    assert params["affiliate"] == ["Demo Magazine Cuisine"]
+    assert params["affiliate"] == ["Le Magazine Cuisine"]
     assert params["point_of_sale_ext_id"] == [STORE]
     assert len(params["transferred_basket_token"][0]) >= 40
     assert body["retailer"] == "Demo Retailer" and body["store_id"] == STORE and body["expires_at"]
@@ -83,10 +83,10 @@ def test_the_basket_arrives_in_the_retailer_shoppers_basket_with_the_carts_chang
     # What arrived, for the shopper: the publisher, one recipe and its products (plural texts, docs/browser-api.md).
     products = len(sent["products"])
     assert body["transfer"] == {
-        "source_supplier_name": "Demo Magazine Cuisine",
+        "source_supplier_name": "Le Magazine Cuisine",
         "recipe_count": 1,
         "product_count": products,
-        "message": f"Votre panier de Demo Magazine Cuisine : 1 recette, {products} produits",
+        "message": f"Votre panier de Le Magazine Cuisine : 1 recette, {products} produits",
     }
     # The publisher's basket was handed over: it is empty now.
     assert client.get(f"/v1/basket?store_id={STORE}", headers=reader).get_json()["recipe_count"] == 0
@@ -100,7 +100,7 @@ def test_the_message_is_in_the_shoppers_language_and_counts_two_recipes(client, 
     assert transfer["recipe_count"] == 2 and transfer["product_count"] > 1
     assert (
         transfer["message"]
-        == f"Your basket from Demo Magazine Cuisine: 2 recipes, {transfer['product_count']} products"
+        == f"Your basket from Le Magazine Cuisine: 2 recipes, {transfer['product_count']} products"
     )
 
 
@@ -110,7 +110,7 @@ def test_a_basket_emptied_before_its_redeem_says_it_arrived_empty(client, reader
     client.delete(f"/v1/basket/recipes/3?store_id={STORE}", headers=reader)
     transfer = redeem(client, shopper, token).get_json()["transfer"]
     assert transfer["recipe_count"] == 0 and transfer["product_count"] == 0
-    assert transfer["message"] == "Votre panier de Demo Magazine Cuisine est arrivé vide : rien n'a été ajouté."
+    assert transfer["message"] == "Votre panier de Le Magazine Cuisine est arrivé vide : rien n'a été ajouté."
 
 
 def test_a_link_works_once(client, reader, shopper):
