@@ -1,5 +1,5 @@
 """The demo shop's own controls, as a retailer judging the demo sees them at 1280 and 375 px: the shelf's
-"Ajouter" (to the cart with a store, disabled with its reason without), the cart's + and −, the confirmation
+"Ajouter" (to the cart with a store, disabled with its reason without), the cart's plus and minus, the confirmation
 after "Payer", the header of a logged-in visitor on a phone. axe checks the shop's markup of each."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
 from .axe import assert_no_axe_violations
-from .helpers import new_user, visit
+from .helpers import visit
 from .test_planner_entry import WIDTHS
 
 
