@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
 from .axe import assert_no_axe_violations
-from .helpers import visit
+from .helpers import new_user, visit
 from .test_planner_entry import WIDTHS
 
 
@@ -89,3 +89,32 @@ def test_after_payment_the_confirmation_is_the_pages_main_message(
     heading_bottom = page.locator("h1").bounding_box()
     assert heading_bottom["y"] + heading_bottom["height"] <= paid_top
     assert_no_axe_violations(page, [".cart"], what=f"the cart after payment ({width})")
+
+
+HEADER_WIDTHS = (320, 375, 414, 480, 560, 640, 768, 1024, 1280)
+
+
+@pytest.mark.parametrize("logged_in", [False, True], ids=["logged-out", "logged-in"])
+def test_the_header_shows_the_whole_logo_at_every_width(page: Page, context: BrowserContext, shop_url: str, logged_in):
+    visit(context, page, shop_url, user=new_user() if logged_in else None)
+    expect(page.get_by_role("link", name="Demo Market", exact=True)).to_be_visible()
+    account = page.locator(f"[data-account={'logout' if logged_in else 'login'}]")
+    expect(account).to_have_accessible_name("Se déconnecter" if logged_in else "Se connecter (utilisateur démo)")
+    for width in HEADER_WIDTHS:
+        page.set_viewport_size({"width": width, "height": 740})
+        logo = page.locator(".logo__text").bounding_box()
+        expect(page.locator(".logo__text")).to_have_text("Demo Market")
+        # Nothing of the account's row covers the logo, nothing sticks out of the page.
+        first = page.locator(".account > *:visible").first.bounding_box()
+        assert logo["x"] + logo["width"] <= first["x"], (width, logo, first)
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= width, width
+        assert page.evaluate(
+            "(el) => { const r = el.getBoundingClientRect(); return el.scrollWidth <= Math.ceil(r.width); }",
+            page.locator(".logo__text").element_handle(),
+        ), width
+        # The store picker keeps its label readable where the header is one row.
+        if width >= 1024:
+            picker = page.locator(".picker").first.bounding_box()
+            assert picker["width"] >= 200, (width, picker)
+    page.set_viewport_size({"width": 375, "height": 740})
+    assert_no_axe_violations(page, [".site-header"], what=f"the header at 375 px ({'in' if logged_in else 'out'})")
