@@ -4,11 +4,14 @@ Two pure functions, deterministic (the same data always draws the same picture),
 millisecond), answering a complete SVG document (valid XML, a ``viewBox`` and no fixed pixel size, so
 it scales to any width):
 
-``recipe_picture_svg(*, recipe_id, recipe_type, colors) -> str``
-    A 4:3 top-down illustration of the dish (``viewBox="0 0 800 600"``): a tabletop, and a plate
-    (``main-dish``), a bowl (``starter``), a cake plate (``dessert``) or a glass (``drink``) filled with
-    shapes coloured by the ingredients. ``colors`` are the ingredients' ``#rrggbb`` colours, the primary
-    ingredient's first. The variations (table, crockery, layout) are seeded by the recipe id. No text.
+``recipe_picture_svg(*, recipe_id, recipe_type, colors, dish=None) -> str``
+    A 4:3 top-down illustration of the dish (``viewBox="0 0 800 600"``): a tabletop, and the dish drawn as
+    what it is (``dish``, one of ``DISHES``, as ``dish_of`` reads it from the recipe's title: a salad bowl,
+    a soup, verrines, a tart, a gratin, a stew, pasta, a burger, crêpes...), filled with shapes coloured by
+    the ingredients. Without a known ``dish``, the recipe type chooses: a plate (``main-dish``), a bowl
+    (``starter``), a cake plate (``dessert``) or a glass (``drink``). ``colors`` are the ingredients'
+    ``#rrggbb`` colours, the primary ingredient's first. The variations (table, crockery, layout) are seeded
+    by the recipe id. No text.
 
 ``product_picture_svg(*, product_id, package, brand, name, color) -> str``
     A square packshot (``viewBox="0 0 400 400"``) of the package kind (``bag``, ``box``, ``bottle``,
@@ -32,7 +35,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 from xml.sax.saxutils import escape as _xml_escape
 
-__all__ = ["product_picture_svg", "recipe_picture_svg"]
+__all__ = ["DISHES", "dish_of", "product_picture_svg", "recipe_picture_svg"]
 
 SVG_NS = "http://www.w3.org/2000/svg"
 RECIPE_TYPES = ("starter", "main-dish", "dessert", "drink")
@@ -219,14 +222,90 @@ def _palette(colors: Sequence[str | None]) -> list[str]:
     return cleaned or list(_DEFAULT_COLORS)
 
 
-def recipe_picture_svg(*, recipe_id: str, recipe_type: str, colors: Sequence[str | None]) -> str:
+DISHES = (
+    "soup",
+    "salad",
+    "fruit-salad",
+    "dip",
+    "eggs",
+    "verrines",
+    "tart",
+    "savory-tart",
+    "gratin",
+    "stew",
+    "plated",
+    "pasta",
+    "bowl",
+    "burger",
+    "toast",
+    "crepes",
+    "galette",
+    "ramekins",
+    "drink",
+)
+
+# What a recipe's title says it is: the first rule whose word the title holds (lower case, accents kept).
+_DISH_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("verrines", ("verrine", "mousse au chocolat")),
+    ("soup", ("velouté", "soupe", "gaspacho", "potage")),
+    ("fruit-salad", ("salade de fruits",)),
+    ("salad", ("salade", "taboulé", "carottes râpées", "vinaigrette")),
+    ("eggs", ("œufs mimosa", "oeufs mimosa")),
+    ("dip", ("houmous", "rillettes", "tapenade")),
+    ("savory-tart", ("quiche", "tarte fine", "pissaladière")),
+    ("tart", ("tarte", "far breton", "clafoutis", "gâteau", "fondant", "cake")),
+    ("gratin", ("gratin", "parmentier", "lasagne", "tartiflette", "tiramisu", "moussaka")),
+    ("pasta", ("spaghetti", "penne", "pâtes", "tagliatelle", "linguine")),
+    ("bowl", ("bowl",)),
+    ("burger", ("burger",)),
+    ("toast", ("croque", "pain perdu", "tartine", "bruschetta")),
+    ("crepes", ("crêpe",)),
+    ("galette", ("galette",)),
+    ("ramekins", ("crème brûlée", "île flottante", "riz au lait", "crème caramel", "poires", "panna cotta")),
+    (
+        "stew",
+        (
+            "bourguignon",
+            "blanquette",
+            "basquaise",
+            "navarin",
+            "pot-au-feu",
+            "chili",
+            "curry",
+            "dahl",
+            "ratatouille",
+            "moules",
+            "tajine",
+            "daube",
+        ),
+    ),
+)
+
+
+def dish_of(title: str, recipe_type: str) -> str | None:
+    """The dish a recipe's (French) title names (one of ``DISHES``), or None when it names none this module
+    draws: a drink is a drink, a main dish without a known word is plated, anything else is left to its type."""
+    if recipe_type == "drink":
+        return "drink"
+    lowered = title.lower()
+    for dish, words in _DISH_RULES:
+        if any(word in lowered for word in words):
+            return dish
+    return "plated" if recipe_type == "main-dish" else None
+
+
+def recipe_picture_svg(
+    *, recipe_id: str, recipe_type: str, colors: Sequence[str | None], dish: str | None = None
+) -> str:
     """The 800x600 top-down illustration of a recipe (see the module docstring)."""
     rid, rtype, palette = str(recipe_id), recipe_type, _palette(colors)
     rng = random.Random(f"recipe-{rid}")
     uid = "r" + re.sub(r"[^A-Za-z0-9_-]", "", rid)[:24]
     d = _Drawing(rng, uid, palette)
     d.table()
-    if rtype == "drink":
+    if dish is not None and dish in DISHES and dish != "drink" and rtype != "drink":
+        d.dish(dish)
+    elif rtype == "drink" or dish == "drink":
         d.drink()
     elif rtype == "dessert":
         d.dessert()
@@ -254,6 +333,7 @@ class _Drawing:
         self.defs: list[str] = []
         self.body: list[str] = []
         self.table_kind = ""
+        self.drawn = ""
 
     # -- plumbing
 
@@ -264,9 +344,11 @@ class _Drawing:
         return f"{self.uid}-{name}"
 
     def svg(self, w: int, h: int) -> str:
+        # What was drawn, for whoever reads the file (a dish of DISHES, or the recipe type's picture).
+        drawn = f' data-dish="{self.drawn}"' if self.drawn else ""
         return (
             f'<svg xmlns="{SVG_NS}" viewBox="0 0 {w} {h}" preserveAspectRatio="xMidYMid slice" '
-            f'role="img"><defs>{"".join(self.defs)}</defs>{"".join(self.body)}</svg>'
+            f'role="img"{drawn}><defs>{"".join(self.defs)}</defs>{"".join(self.body)}</svg>'
         )
 
     def shadow_filter(self, name: str, blur: float) -> str:
@@ -741,6 +823,302 @@ class _Drawing:
             f'fill="none" stroke="#ffffff" stroke-width="5" stroke-linecap="round" opacity="0.35"/>'
         )
 
+    # -- the dish a recipe's title names (``dish_of``)
+
+    def dish(self, kind: str) -> None:
+        """The table's dish of a kind of ``DISHES`` (but ``drink``), in its crockery."""
+        self.drawn = kind
+        rng = self.rng
+        cx, cy = rng.uniform(330, 370), rng.uniform(290, 310)
+        self.napkin_and_cutlery(rng.uniform(625, 640))
+        glaze = _GLAZES[rng.randrange(len(_GLAZES))]
+        if kind in ("tart", "savory-tart"):
+            self.tart(cx, cy, _GLAZES[rng.choice((0, 1, 4, 5))], savory=kind == "savory-tart")
+            return
+        if kind == "ramekins":
+            self.ramekins(cx, cy, glaze)
+            return
+        if kind == "verrines":
+            self.scatter_on_table((cx, cy, 230), rng.randint(3, 5))
+            self.verrines(cx, cy)
+            return
+        self.scatter_on_table((cx, cy, 245), rng.randint(3, 6))
+        if kind == "stew":
+            self.cocotte(cx, cy)
+        elif kind == "gratin":
+            self.gratin_dish(cx, cy)
+        elif kind in ("soup", "salad", "fruit-salad", "dip", "bowl"):
+            # an under-plate, then a deep bowl
+            self.plate(cx, cy, 236, 205, (glaze[1], glaze[1]))
+            self.plate(cx, cy, 182, 150, glaze, deep=True)
+            {
+                "soup": self.soup,
+                "salad": self.salad,
+                "fruit-salad": self.fruit_salad,
+                "dip": self.dip,
+                "bowl": self.sections,
+            }[kind](cx, cy, 150)
+        else:
+            self.plate(cx, cy, 238, 172, glaze)
+            {
+                "plated": lambda: self.plated(cx, cy, glaze),
+                "pasta": lambda: self.pasta(cx, cy),
+                "eggs": lambda: self.eggs(cx, cy),
+                "burger": lambda: self.burger(cx, cy),
+                "toast": lambda: self.toasts(cx, cy),
+                "crepes": lambda: self.crepes(cx, cy),
+                "galette": lambda: self.galette(cx, cy),
+            }.get(kind, lambda: self.plated(cx, cy, glaze))()
+
+    def fruit_salad(self, cx: float, cy: float, r: float) -> None:
+        """Pieces of fruit in their juice, a few mint leaves."""
+        rng = self.rng
+        juice = _light(self.primary, 0.45)
+        self.add(f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="{_f(r - 4)}" fill="{juice}"/>')
+        fruits = [c for c in self.palette if not _is_green(c)] or [self.primary]
+        for k in range(44):
+            x, y = _in_disc(rng, cx, cy, r * 0.8)
+            self.piece(x, y, rng.uniform(22, 32), fruits[k % len(fruits)], ["dice", "round", "chunk"][k % 3])
+        self.garnish(cx, cy, r * 0.5, rng.randint(3, 5), 0)
+
+    def dip(self, cx: float, cy: float, r: float) -> None:
+        """A smooth spread with a swirl and a drizzle, and toasts around the bowl."""
+        rng = self.rng
+        spread = self.primary if not _is_green(self.primary) else _mix(self.primary, "#e9d9b0", 0.5)
+        g = self.radial("dip", [(0, _light(spread, 0.25), 1), (1, _dark(spread, 0.12), 1)], r=0.55)
+        self.add(f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="{_f(r - 4)}" fill="url(#{g})"/>')
+        for k in range(3):  # the spoon's swirl
+            self.add(
+                f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="{_f(r * (0.3 + 0.2 * k))}" fill="none" '
+                f'stroke="{_dark(spread, 0.15)}" stroke-width="5" opacity="0.45" stroke-dasharray="{_f(60 + 40 * k)} 30"/>'
+            )
+        self.add(
+            f'<path d="M{_f(cx - 40)},{_f(cy - 10)} q30,-30 60,0 t60,0" fill="none" stroke="#c9a227" '
+            f'stroke-width="6" stroke-linecap="round" opacity="0.8"/>'
+        )
+        self.garnish(cx, cy, r * 0.4, 2, rng.randint(10, 16))
+        for k in range(5):  # toasts on the under-plate
+            a = math.radians(200 + k * 28)
+            x, y = cx + math.cos(a) * 212, cy + math.sin(a) * 212
+            self.add(
+                f'<g transform="translate({_f(x)},{_f(y)}) rotate({_f(math.degrees(a) + 90)})">'
+                f'<rect x="-26" y="-12" width="52" height="24" rx="7" fill="#d9a55b" stroke="#9c6a2f" stroke-width="1.5"/>'
+                f'<rect x="-20" y="-7" width="40" height="14" rx="5" fill="#ecc98a"/></g>'
+            )
+
+    def sections(self, cx: float, cy: float, r: float) -> None:
+        """A bowl of side-by-side sections over grains: one an ingredient."""
+        rng = self.rng
+        base = _mix(self.pales[0] if self.pales else "#efe6cf", "#d8c08a", 0.35)
+        self.bed(cx, cy, r - 6, base)
+        colors = [c for c in self.palette if not _is_pale(c)][:5] or [self.primary]
+        n = max(3, len(colors))
+        start = rng.uniform(0, 2 * math.pi)
+        for i in range(n):
+            c = colors[i % len(colors)]
+            a = start + 2 * math.pi * (i + 0.5) / n
+            x, y = cx + math.cos(a) * r * 0.52, cy + math.sin(a) * r * 0.52
+            kind = "leaf" if _is_green(c) else ("dice" if i % 2 else "chunk")
+            for _ in range(16):
+                px, py = _in_disc(rng, x, y, r * 0.3)
+                self.piece(px, py, rng.uniform(22, 32), c, kind)
+        self.add(f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="{_f(r * 0.18)}" fill="{_light(base, 0.3)}"/>')
+        self.herbs(cx, cy, r * 0.8, rng.randint(15, 25))
+
+    def verrines(self, cx: float, cy: float) -> None:
+        """Three glasses seen from above at an angle: layers of the ingredients, a topping, a spoon."""
+        rng = self.rng
+        layers = [c for c in self.palette if not _is_dark(c)][:3] or [self.primary]
+        layers = layers if len(layers) > 1 else [layers[0], _light(layers[0], 0.4)]
+        tops = self.pieces[:2] or [self.primary]
+        spots = [(cx - 150, cy + 20), (cx, cy - 40), (cx + 150, cy + 20)]
+        for i, (x, y) in enumerate(spots):
+            w, h = 118, 190
+            sh = self.shadow_filter(f"vshadow{i}", 8)
+            self.add(
+                f'<ellipse cx="{_f(x + 10)}" cy="{_f(y + h / 2 + 8)}" rx="{_f(w * 0.6)}" ry="22" fill="#000" opacity="0.3" filter="url(#{sh})"/>'
+            )
+            top, bottom = y - h / 2, y + h / 2
+            body = f"M{_f(x - w / 2)},{_f(top)} L{_f(x - w / 2 + 8)},{_f(bottom)} L{_f(x + w / 2 - 8)},{_f(bottom)} L{_f(x + w / 2)},{_f(top)} Z"
+            cid = self.id(f"glass{i}")
+            self.defs.append(f'<clipPath id="{cid}"><path d="{body}"/></clipPath>')
+            parts = [f'<g clip-path="url(#{cid})">']
+            y0 = bottom
+            depth = h * 0.86
+            for k, c in enumerate(layers):
+                t = depth / len(layers)
+                parts.append(
+                    f'<rect x="{_f(x - w / 2)}" y="{_f(y0 - t)}" width="{_f(w)}" height="{_f(t + 1)}" fill="{_light(c, 0.05 * k)}"/>'
+                )
+                parts.append(
+                    f'<path d="M{_f(x - w / 2)},{_f(y0 - t)} q{_f(w / 4)},{_f(-8)} {_f(w / 2)},0 t{_f(w / 2)},0" fill="none" stroke="{_dark(c, 0.2)}" stroke-width="2" opacity="0.6"/>'
+                )
+                y0 -= t
+            parts.append("</g>")
+            self.add("".join(parts))
+            self.add(
+                f'<ellipse cx="{_f(x)}" cy="{_f(top)}" rx="{_f(w / 2)}" ry="14" fill="{_light(layers[-1], 0.15)}" stroke="#ffffff" stroke-width="3" opacity="0.95"/>'
+            )
+            for _ in range(rng.randint(2, 3)):
+                self.piece(
+                    x + rng.uniform(-24, 24),
+                    top + rng.uniform(-6, 4),
+                    rng.uniform(18, 24),
+                    tops[i % len(tops)],
+                    "chunk",
+                )
+            greens = self.greens or ["#3f9b5a"]
+            self.add(_leaf(x + 16, top - 4, 26, 12, rng.uniform(0, 360), greens[0]))
+            self.add(f'<path d="{body}" fill="#ffffff" opacity="0.12" stroke="#ffffff" stroke-width="4"/>')
+            self.add(
+                f'<path d="M{_f(x - w / 2 + 14)},{_f(top + 18)} L{_f(x - w / 2 + 20)},{_f(bottom - 14)}" stroke="#ffffff" stroke-width="6" stroke-linecap="round" opacity="0.45"/>'
+            )
+
+    def eggs(self, cx: float, cy: float) -> None:
+        """Halved eggs, yolk side up, on a bed of leaves."""
+        rng = self.rng
+        greens = self.greens or ["#6fae4a", "#4f8f3a"]
+        for _ in range(14):
+            x, y = _in_disc(rng, cx, cy, 120)
+            self.add(
+                _leaf(
+                    x,
+                    y,
+                    rng.uniform(60, 80),
+                    rng.uniform(30, 40),
+                    rng.uniform(0, 360),
+                    greens[rng.randrange(len(greens))],
+                )
+            )
+        for k in range(6):
+            a = 2 * math.pi * k / 6 + rng.uniform(-0.1, 0.1)
+            x, y = cx + math.cos(a) * 92, cy + math.sin(a) * 92
+            ang = math.degrees(a) + 90
+            self.add(
+                f'<g transform="translate({_f(x)},{_f(y)}) rotate({_f(ang)})">'
+                f'<ellipse cx="3" cy="5" rx="40" ry="52" fill="#000" opacity="0.2"/>'
+                f'<ellipse rx="40" ry="52" fill="#fbfaf4" stroke="#d9d3c3" stroke-width="1.5"/>'
+                f'<circle cy="4" r="24" fill="#f2b632"/>'
+                f'<circle cy="4" r="24" fill="none" stroke="#d9951f" stroke-width="2"/></g>'
+            )
+            for _ in range(10):  # the mimosa: crumbled yolk
+                px, py = _in_disc(rng, x, y, 16)
+                self.add(f'<circle cx="{_f(px)}" cy="{_f(py)}" r="{_f(rng.uniform(2, 4))}" fill="#f8d25a"/>')
+        self.herbs(cx, cy, 130, rng.randint(12, 20))
+
+    def pasta(self, cx: float, cy: float) -> None:
+        """A nest of long pasta (or short ones for penne), its sauce and toppings."""
+        rng = self.rng
+        noodle = "#efc867"
+        sauce = next((c for c in self.palette if not _is_pale(c)), self.primary)
+        self.sauce(cx, cy, 150, _light(sauce, 0.1), 0.85)
+        for k in range(44):
+            r0 = rng.uniform(15, 135)
+            a0 = rng.uniform(0, 2 * math.pi)
+            sweep = rng.uniform(1.4, 3.2)
+            pts = []
+            for j in range(14):
+                a = a0 + sweep * j / 13
+                rr = r0 + math.sin(j / 2 + k) * 10
+                pts.append(f"{_f(cx + math.cos(a) * rr)},{_f(cy + math.sin(a) * rr)}")
+            c = _dark(noodle, 0.12) if k % 3 == 0 else noodle
+            self.add(
+                f'<polyline points="{" ".join(pts)}" fill="none" stroke="{c}" stroke-width="8" stroke-linecap="round" stroke-linejoin="round"/>'
+            )
+        others = [c for c in self.palette if not _is_pale(c)][:4]
+        self.scatter_pieces(cx, cy, 110, others, (4, 6), (14, 20))
+        self.garnish(cx, cy, 100, rng.randint(3, 6), rng.randint(15, 25))
+        for _ in range(40):  # grated cheese
+            x, y = _in_disc(rng, cx, cy, 90)
+            self.add(f'<rect x="{_f(x)}" y="{_f(y)}" width="6" height="2.5" rx="1" fill="#fff6d8" opacity="0.9"/>')
+
+    def burger(self, cx: float, cy: float) -> None:
+        """A burger seen from above: its sesame bun, the filling showing at the edge; fries beside it."""
+        rng = self.rng
+        x, y = cx - 30, cy
+        edge = next((c for c in self.palette if _is_green(c)), "#6fae4a")
+        self.add(f'<path d="{_blob_path(rng, x, y, 118, 10, 0.08)}" fill="{edge}"/>')
+        self.add(f'<circle cx="{_f(x + 4)}" cy="{_f(y + 6)}" r="112" fill="#f2b632"/>')
+        bun = self.radial("bun", [(0, "#f2c27a", 1), (0.7, "#d9913f", 1), (1, "#a8642a", 1)], cx=0.4, cy=0.38, r=0.65)
+        self.add(f'<circle cx="{_f(x)}" cy="{_f(y)}" r="104" fill="url(#{bun})" stroke="#8c5222" stroke-width="1.5"/>')
+        for _ in range(40):
+            px, py = _in_disc(rng, x, y, 80)
+            self.add(
+                f'<ellipse cx="{_f(px)}" cy="{_f(py)}" rx="4.5" ry="2.4" fill="#fbf1d8" '
+                f'transform="rotate({_f(rng.uniform(0, 180))} {_f(px)} {_f(py)})"/>'
+            )
+        for _ in range(14):  # fries
+            fx, fy = cx + 150 + rng.uniform(-30, 30), cy + rng.uniform(-110, 110)
+            self.add(
+                f'<rect x="{_f(fx)}" y="{_f(fy)}" width="13" height="{_f(rng.uniform(50, 80))}" rx="4" fill="#f4c451" '
+                f'stroke="#c88d22" stroke-width="1" transform="rotate({_f(rng.uniform(-40, 40))} {_f(fx)} {_f(fy)})"/>'
+            )
+
+    def toasts(self, cx: float, cy: float) -> None:
+        """Two golden slices of bread (a croque, a pain perdu), browned, with their topping."""
+        rng = self.rng
+        top = _mix(self.primary if not _is_pale(self.primary) else "#f0c95a", "#e3a543", 0.5)
+        for dx, dy, a in ((-60, -30, -12), (60, 40, 10)):
+            x, y = cx + dx, cy + dy
+            self.add(
+                f'<g transform="translate({_f(x)},{_f(y)}) rotate({_f(a + rng.uniform(-4, 4))})">'
+                f'<rect x="-88" y="-80" width="180" height="170" rx="36" fill="#000" opacity="0.22"/>'
+                f'<rect x="-90" y="-84" width="180" height="170" rx="36" fill="#b8743a"/>'
+                f'<rect x="-78" y="-72" width="156" height="146" rx="28" fill="{top}"/></g>'
+            )
+            for _ in range(14):
+                px, py = _in_disc(rng, x, y, 60)
+                self.add(
+                    f'<path d="{_blob_path(rng, px, py, rng.uniform(6, 14), 6, 0.3)}" fill="{_dark(top, 0.35)}" opacity="0.55"/>'
+                )
+        if len(self.pales) > 0:
+            self.add(f'<circle cx="{_f(cx + 150)}" cy="{_f(cy - 110)}" r="22" fill="{self.pales[0]}" opacity="0.9"/>')
+        self.herbs(cx, cy, 140, rng.randint(10, 18))
+
+    def crepes(self, cx: float, cy: float) -> None:
+        """Crêpes folded in four, overlapping, sugar and a filling beside."""
+        rng = self.rng
+        crepe = "#eec27a"
+        for k in range(3):
+            a = rng.uniform(0, 360) if k == 0 else 120 * k + rng.uniform(-10, 10)
+            x, y = cx + math.cos(math.radians(a)) * 40, cy + math.sin(math.radians(a)) * 40
+            R = 150
+            wedge = f"M0,0 L{R},0 A{R},{R} 0 0 1 0,{R} Z"
+            self.add(
+                f'<g transform="translate({_f(x)},{_f(y)}) rotate({_f(a + 135)})">'
+                f'<path d="{wedge}" transform="translate(4,6)" fill="#000" opacity="0.2"/>'
+                f'<path d="{wedge}" fill="{crepe}" stroke="#c98f3e" stroke-width="2"/>'
+                f'<path d="M{_f(R * 0.7)},0 A{_f(R * 0.7)},{_f(R * 0.7)} 0 0 1 0,{_f(R * 0.7)}" fill="none" stroke="#d9a04c" stroke-width="2" opacity="0.6"/>'
+                f'<circle cx="{_f(R * 0.45)}" cy="{_f(R * 0.3)}" r="9" fill="#c98236" opacity="0.4"/>'
+                f'<circle cx="{_f(R * 0.25)}" cy="{_f(R * 0.6)}" r="6" fill="#c98236" opacity="0.35"/></g>'
+            )
+        for _ in range(70):
+            x, y = _in_disc(rng, cx, cy, 120)
+            self.add(f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(rng.uniform(0.8, 2))}" fill="#ffffff" opacity="0.85"/>')
+        fill = next((c for c in self.palette if not _is_pale(c)), "#b8324b")
+        self.add(
+            f'<circle cx="{_f(cx + 150)}" cy="{_f(cy - 120)}" r="38" fill="#fbfaf6" stroke="#d9d3c3" stroke-width="2"/>'
+        )
+        self.add(f'<circle cx="{_f(cx + 150)}" cy="{_f(cy - 120)}" r="28" fill="{_dark(fill, 0.1)}"/>')
+
+    def galette(self, cx: float, cy: float) -> None:
+        """A buckwheat galette folded square, its egg in the middle and its filling at the edges."""
+        rng = self.rng
+        s = 230
+        self.add(
+            f'<g transform="rotate({_f(rng.uniform(-8, 8))} {_f(cx)} {_f(cy)})">'
+            f'<rect x="{_f(cx - s / 2 + 5)}" y="{_f(cy - s / 2 + 7)}" width="{s}" height="{s}" rx="18" fill="#000" opacity="0.22"/>'
+            f'<rect x="{_f(cx - s / 2)}" y="{_f(cy - s / 2)}" width="{s}" height="{s}" rx="18" fill="#9c6232" stroke="#6f4220" stroke-width="2"/>'
+            f'<rect x="{_f(cx - s / 2 + 30)}" y="{_f(cy - s / 2 + 30)}" width="{s - 60}" height="{s - 60}" rx="10" fill="#f3e0b5"/></g>'
+        )
+        for c in [c for c in self.palette if not _is_pale(c)][:3]:
+            for _ in range(3):
+                x, y = _in_disc(rng, cx, cy, 70)
+                self.piece(x, y, rng.uniform(18, 24), c, "chunk")
+        self.add(f'<path d="{_blob_path(rng, cx, cy, 52, 8, 0.12)}" fill="#fbfaf4"/>')
+        self.add(f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="24" fill="#f2b632" stroke="#d9951f" stroke-width="2"/>')
+        self.herbs(cx, cy, 90, rng.randint(10, 16))
+
     def starter(self) -> None:
         rng = self.rng
         cx, cy = rng.uniform(330, 370), rng.uniform(290, 310)
@@ -820,7 +1198,7 @@ class _Drawing:
         else:
             self.ramekins(cx, cy, glaze)
 
-    def tart(self, cx: float, cy: float, glaze: tuple[str, str]) -> None:
+    def tart(self, cx: float, cy: float, glaze: tuple[str, str], savory: bool = False) -> None:
         rng = self.rng
         # a scalloped cake plate
         sh = self.shadow_filter("pshadow", 12)
@@ -855,7 +1233,10 @@ class _Drawing:
         self._tart_start = len(self.body)
         gc = self.radial("crust", [(0, _light(crust, 0.2), 1), (1, _dark(crust, 0.25), 1)], r=0.55)
         self.add(f'<path d="{_smooth_loop(pts)}" fill="url(#{gc})" stroke="{_dark(crust, 0.3)}" stroke-width="1.2"/>')
-        filling = self.primary if not _is_pale(self.primary) else _mix(self.primary, "#eec46a", 0.45)
+        if savory:  # a golden custard, what the recipe is made of on it
+            filling = _mix("#f2cf73", self.primary, 0.12)
+        else:
+            filling = self.primary if not _is_pale(self.primary) else _mix(self.primary, "#eec46a", 0.45)
         gf = self.radial(
             "filling",
             [(0, _light(filling, 0.25), 1), (0.85, filling, 1), (1, _dark(filling, 0.2), 1)],
@@ -866,7 +1247,19 @@ class _Drawing:
         self.add(f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="158" fill="url(#{gf})"/>')
         # topping: rings of slices, or berries and a dusting
         tops = [c for c in self.palette[1:] if not _is_pale(c) and not _is_green(c)]
-        if not _is_dark(self.primary) and not _is_pale(self.primary) and rng.random() < 0.7:
+        if savory:
+            shown = [c for c in self.palette if not _is_pale(c)][:3] or [self.primary]
+            for k, c in enumerate(shown):
+                kind = "round" if k == 0 and not _is_dark(c) else ("leaf" if _is_green(c) else "dice")
+                for _ in range(9 if k == 0 else 5):
+                    x, y = _in_disc(rng, cx, cy, 130)
+                    self.piece(x, y, rng.uniform(26, 34) if k == 0 else rng.uniform(14, 20), c, kind)
+            for _ in range(14):  # browned spots of the custard
+                x, y = _in_disc(rng, cx, cy, 140)
+                self.add(
+                    f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(rng.uniform(5, 12))}" fill="#c98a3a" opacity="0.35"/>'
+                )
+        elif not _is_dark(self.primary) and not _is_pale(self.primary) and rng.random() < 0.7:
             fruit = self.primary
             for ring, (rr, n, s_) in enumerate(((122, 16, 58), (62, 9, 50))):
                 for i in range(n):

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
+from coreapi.drawing import dish_of
 from coreapi.models import Product, ProductIngredient, Recipe, RecipeIngredient
 from coreapi.services.catalog import MAX_DATABASE_ID
 
@@ -18,6 +19,8 @@ class RecipePicture:
     recipe_id: str
     recipe_type: str
     colors: list[str | None]
+    # What the title says the dish is (``coreapi.drawing.dish_of``): a salad is drawn as a salad.
+    dish: str | None
 
 
 @dataclass(frozen=True)
@@ -43,7 +46,10 @@ def recipe_picture(session: Session, recipe_id: int) -> RecipePicture | None:
         return None
     items = sorted(recipe.ingredients, key=lambda item: not item.is_primary)
     return RecipePicture(
-        recipe_id=str(recipe.id), recipe_type=recipe.type, colors=[item.ingredient.color for item in items]
+        recipe_id=str(recipe.id),
+        recipe_type=recipe.type,
+        colors=[item.ingredient.color for item in items],
+        dish=dish_of(recipe.title, recipe.type),
     )
 
 

@@ -7,14 +7,14 @@ import uuid
 from decimal import Decimal
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, make_response, render_template, request
+from flask import Blueprint, Response, current_app, jsonify, make_response, redirect, render_template, request, url_for
 
 from .carts import MAX_QUANTITY, cart_key, carts
 from .catalog_client import CatalogUnavailable, UnknownStore
 from .runtime import sdk_and_styles
 from .services import get_services
 from .texts import Texts
-from .views import Page, personal, stores_of
+from .views import Page, local_path, personal, stores_of
 from .visitor import Visitor, persist, valid_identifier, visitor_from
 
 bp = Blueprint("cart", __name__, url_prefix="/cart")
@@ -85,6 +85,19 @@ def change_lines() -> Response:
     return _answer(carts().apply(cart_key(visitor), deltas), visitor)
 
 
+@bp.post("/add")
+def add() -> Response:
+    """The shelf's "Ajouter" without JavaScript (static/shelf.js posts to /cart/lines instead): one more of
+    the form's product, then back to the form's page (303). A malformed product id changes nothing."""
+    product_id = request.form.get("product_id", "")
+    visitor = visitor_from(request)
+    if valid_identifier(product_id) and len(product_id) <= 64:
+        carts().apply(cart_key(visitor), [(product_id, 1)])
+    response = redirect(local_path(request.form.get("next", "")) or url_for("shop.shelf"), code=303)
+    persist(visitor, response, secure=current_app.config["COOKIE_SECURE"])
+    return response
+
+
 @bp.get("")
 def page() -> Response:
     """The cart page: its lines with name and price from the catalog, and the payment button."""
@@ -124,7 +137,15 @@ def page() -> Response:
     )
     return personal(
         make_response(
-            render_template("cart.html", page=page_, t=t, lines=lines, total=total, catalog_down=catalog_down)
+            render_template(
+                "cart.html",
+                page=page_,
+                t=t,
+                lines=lines,
+                total=total,
+                catalog_down=catalog_down,
+                max_quantity=MAX_QUANTITY,
+            )
         ),
         visitor,
     )

@@ -25,7 +25,7 @@ import dataclasses
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from flask import current_app, render_template
@@ -131,6 +131,9 @@ class BudgetView:
 
     amount: Decimal | None
     amount_text: str | None
+    # The field's value, written as the page's language writes the amount beside it ("40,00" in French); "" for
+    # no budget (components/planner.js reads either decimal separator back).
+    input_text: str
     # The total's share of the budget, for `--svc-budget-ratio` (None: no gauge).
     ratio: Decimal | None
     over: bool
@@ -246,11 +249,21 @@ def budget_view(menu: dict[str, Any], t: Translator) -> BudgetView | None:
         return None
     raw = menu.get("budget")
     amount = Decimal(str(raw)) if raw is not None else None
+    field = budget_input_text(amount, t.language)
     if amount is None or amount <= 0:
-        return BudgetView(amount=amount, amount_text=None, ratio=None, over=False)
+        return BudgetView(amount=amount, amount_text=None, input_text=field, ratio=None, over=False)
     total = Decimal(str(menu.get("total") or 0))
     ratio = (total / amount).quantize(Decimal("0.001"))
-    return BudgetView(amount=amount, amount_text=t.money(amount), ratio=ratio, over=total > amount)
+    return BudgetView(amount=amount, amount_text=t.money(amount), input_text=field, ratio=ratio, over=total > amount)
+
+
+def budget_input_text(amount: Decimal | None, language: str) -> str:
+    """The budget field's value in the language's decimals, as `Translator.money` writes the amount without its
+    currency: 40,00 in French, 40.00 in English; "" for no budget or a budget of 0."""
+    if amount is None or amount <= 0:
+        return ""
+    cents = f"{amount.quantize(Decimal('0.01'), rounding=ROUND_HALF_UP):.2f}"
+    return cents.replace(".", ",") if language == "fr" else cents
 
 
 # --- the left panel ---------------------------------------------------------------------------------

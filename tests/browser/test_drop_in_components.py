@@ -91,7 +91,7 @@ def test_the_basket_preview_opens_in_the_drawer(page: Page, context: BrowserCont
     # "See the products": the recipe's details in the same drawer; Escape gives focus back to the host's button.
     items.first.locator(".svc-basket-preview__see").focus()
     page.keyboard.press("Enter")
-    expect(dialog.locator(".svc-recipe-details__title")).to_be_visible()
+    expect(dialog.locator(".svc-recipe-details__hero")).to_be_visible()  # the title is the header's (drawer.css)
     assert page.locator("svc-drawer").count() == 1
     page.wait_for_function(FOCUS_IN_DIALOG)
     page.keyboard.press("Escape")
@@ -158,7 +158,7 @@ def collapsible(coreapi_url: str) -> str:
 def open_details(page: Page, recipe_id: str) -> Locator:
     page.evaluate("(id) => window.svc.recipes.openDetails(id)", recipe_id)
     dialog = page.get_by_role("dialog")
-    expect(dialog.locator(".svc-recipe-details__title")).to_be_visible()
+    expect(dialog.locator(".svc-recipe-details__hero")).to_be_visible()  # the title is the header's (drawer.css)
     return dialog
 
 

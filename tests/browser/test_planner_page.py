@@ -290,6 +290,13 @@ def test_the_budget_shows_its_gauge(site: Callable[..., Customer], page: Page, w
     gauge = planner.locator("[data-role=budget-gauge]")
     expect(gauge).to_be_visible()
     expect(gauge).to_contain_text("20,00")
+    # The field writes the amount as the page does ("20,00", not the browser's "20.00"), and reads it back so.
+    expect(planner.locator(".svc-planner__budget-input")).to_have_value("20,00")
+    planner.locator(".svc-planner__budget-input").fill("20,5")
+    planner.locator(".svc-planner__budget-edit").click()
+    idle(planner)
+    expect(gauge).to_contain_text("20,50")
+    expect(planner.locator(".svc-planner__budget-input")).to_have_value("20,50")
     budget = planner.locator(".svc-planner__budget")
     ratio = float(re.search(r"--svc-budget-ratio:\s*([\d.]+)", budget.get_attribute("style") or "").group(1))  # type: ignore[union-attr]
     assert ratio > 1

@@ -66,10 +66,12 @@ def test_public_url_overrides_the_request_host(app: Flask, seed) -> None:
 def test_served_pictures_are_drawn_from_the_catalog_data(client: FlaskClient, seed) -> None:
     """The route reads the picture's data from the database (coreapi.services.pictures) and draws the same
     picture as the seed's own data: colours of the ingredients, primary first; a product's best-ranked
-    ingredient colour."""
+    ingredient colour; the dish its title names."""
     recipe = seed.recipes["1"]
     colors = [seed.ingredients[i["id"]]["color"] for i in sorted(recipe["ingredients"], key=lambda i: not i["primary"])]
-    expected = drawing.recipe_picture_svg(recipe_id="1", recipe_type=recipe["type"], colors=colors)
+    expected = drawing.recipe_picture_svg(
+        recipe_id="1", recipe_type=recipe["type"], colors=colors, dish=drawing.dish_of(recipe["title"], recipe["type"])
+    )
     assert client.get("/media/recipes/1.svg").get_data(as_text=True) == expected
     product = seed.products["100001"]
     best = min(product["ingredients"], key=lambda link: link["rank"])
@@ -81,3 +83,11 @@ def test_served_pictures_are_drawn_from_the_catalog_data(client: FlaskClient, se
         color=seed.ingredients[best["id"]]["color"],
     )
     assert client.get("/media/products/100001.svg").get_data(as_text=True) == expected
+
+
+@pytest.mark.parametrize(("title", "dish"), [("Salade niçoise", "salad"), ("Verrines avocat et crevettes", "verrines")])
+def test_a_recipe_picture_is_the_dish_its_title_names(client: FlaskClient, seed, title: str, dish: str) -> None:
+    """The starters that were drawn as soup bowls: a salad bowl, and glasses."""
+    recipe_id = next(rid for rid, recipe in seed.recipes.items() if recipe["title"] == title)
+    root = ET.fromstring(client.get(f"/media/recipes/{recipe_id}.svg").data)
+    assert root.get("data-dish") == dish

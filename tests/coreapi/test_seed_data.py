@@ -391,3 +391,54 @@ def test_pictures_tolerate_bad_input():
     svg = drawing.product_picture_svg(product_id="x", package="crate", brand="", name="", color="url(javascript:1)")
     check_svg(svg, 400, 400)
     assert "javascript" not in svg
+
+
+# What each seed recipe is drawn as: what its title says it is (coreapi.drawing.dish_of).
+DRAWN_AS = {
+    "Salade niçoise": "salad",
+    "Verrines avocat et crevettes": "verrines",
+    "Mousse au chocolat": "verrines",
+    "Velouté de potiron": "soup",
+    "Quiche lorraine": "savory-tart",
+    "Tarte fine tomates et moutarde": "savory-tart",
+    "Tarte Tatin": "tart",
+    "Crêpes de la Chandeleur": "crepes",
+    "Galettes bretonnes complètes": "galette",
+    "Croque-monsieur": "toast",
+    "Burger maison au cheddar": "burger",
+    "Spaghetti à la carbonara": "pasta",
+    "Poke bowl au saumon": "bowl",
+    "Œufs mimosa": "eggs",
+    "Houmous maison": "dip",
+    "Salade de fruits frais à la menthe": "fruit-salad",
+    "Hachis parmentier": "gratin",
+    "Bœuf bourguignon": "stew",
+    "Crème brûlée à la vanille": "ramekins",
+    "Pavé de saumon au citron et riz basmati": "plated",
+    "Virgin mojito": "drink",
+}
+
+
+def test_every_seed_recipe_is_drawn_as_the_dish_its_title_names(recipes, ingredients):
+    titles = {recipe["title"]: recipe for recipe in recipes}
+    assert set(DRAWN_AS) <= set(titles)
+    for recipe in recipes:
+        dish = drawing.dish_of(recipe["title"], recipe["type"])
+        assert dish in drawing.DISHES, recipe["title"]  # no seed recipe left to a random bowl or plate
+        assert dish == DRAWN_AS.get(recipe["title"], dish), recipe["title"]
+        svg = drawing.recipe_picture_svg(
+            recipe_id=recipe["id"], recipe_type=recipe["type"], colors=recipe_colors(recipe, ingredients), dish=dish
+        )
+        root = check_svg(svg, 800, 600)
+        assert root.get("data-dish") == (None if dish == "drink" else dish), recipe["title"]
+
+
+def test_a_dish_changes_the_drawing_not_its_validity(recipes, ingredients):
+    recipe = recipes[0]
+    args = dict(recipe_id=recipe["id"], recipe_type=recipe["type"], colors=recipe_colors(recipe, ingredients))
+    drawn = {dish: drawing.recipe_picture_svg(**args, dish=dish) for dish in drawing.DISHES if dish != "drink"}
+    assert len(set(drawn.values())) == len(drawn)
+    for svg in drawn.values():
+        check_svg(svg, 800, 600)
+    # An unknown dish is the recipe type's picture, as before.
+    assert drawing.recipe_picture_svg(**args, dish="unknown") == drawing.recipe_picture_svg(**args)

@@ -401,7 +401,11 @@ def test_a_budget_shows_its_gauge(client) -> None:
     assert text(one(gauge, ".svc-planner__budget-value")) == FR(
         "PLANNER_PAGE.BUDGET_OF", total=money(total), budget=money(above)
     )
-    assert one(budget, "input.svc-planner__budget-input")["value"] == str(float(above))
+    # The field writes the amount as the page's language does, as the gauge beside it does (no "40.00" there).
+    field = one(budget, "input.svc-planner__budget-input")
+    assert field["value"] == f"{above:.2f}".replace(".", ",")
+    assert field["type"] == "text" and field["inputmode"] == "decimal"
+    assert money(above).startswith(field["value"])
 
     below = (total / 2).quantize(Decimal("0.01"))
     client.patch("/v2/menu/current", json={"budget": float(below)}, headers=browser)

@@ -35,8 +35,8 @@ PAGE_CASES = [
     (f"/idees/categorie?category_id={CATEGORY_ID}", "category", "catalog-category.css", "Recettes par catégorie"),
     ("/idees/recherche", "list", "catalog-list.css", "Rechercher une recette"),
     ("/idees/favoris", "favorites", "catalog-favorites.css", "Mes recettes favorites"),
-    ("/idees/mon-espace", "my-space", "my-space.css", "Mon espace"),
-    ("/idees/panier", "basket-preview", "my-space.css", "Mes repas"),
+    ("/idees/mon-espace", "my-space", "my-space.css", "Favoris et historique"),
+    ("/idees/panier", "basket-preview", "my-space.css", "Recettes du panier"),
 ]
 PAGE_IDS = [case[1] for case in PAGE_CASES]
 _users = itertools.count()
@@ -97,7 +97,6 @@ def problem_of(response, title: str) -> Tag:
         "/idees",
         "/idees/mon-espace",
         "/idees/panier",
-        "/idees/favoris",
         "/idees/fiches",
     ]
     section = soup.select_one("main#content [data-catalog-problem]")
@@ -146,8 +145,8 @@ def test_the_pages_in_english(shop_client: FlaskClient):
     shop_client.post("/preferences", data={"language": "en"})
     soup = soup_of(shop_client.get("/idees/mon-espace"))
     assert catalog_of(soup)["lang"] == "en"
-    assert soup.select_one("main#content h1").get_text(strip=True) == "My space"
-    assert soup.select_one('[data-account-link="my-meals"]').get_text(strip=True) == "My meals"
+    assert soup.select_one("main#content h1").get_text(strip=True) == "Favourites and history"
+    assert soup.select_one('[data-account-link="my-meals"]').get_text(strip=True) == "Recipes in the cart"
 
 
 def test_the_nav_and_the_account_menu_lead_to_the_section(shop_client: FlaskClient):
@@ -162,12 +161,33 @@ def test_the_nav_and_the_account_menu_lead_to_the_section(shop_client: FlaskClie
             "my-space": "/idees/mon-espace",
             "my-meals": "/idees/panier",
         }, path
-        assert [a.get_text(strip=True) for a in links.values()] == ["Mon espace", "Mes repas"]
+        assert [a.get_text(strip=True) for a in links.values()] == ["Favoris et historique", "Recettes du panier"]
         current = [name for name, a in links.items() if a.get("aria-current") == "page"]
         assert current == {"/idees/mon-espace": ["my-space"], "/idees/panier": ["my-meals"]}.get(path, []), path
     # Logged in too.
     shop_client.post("/connexion")
     assert len(soup_of(shop_client.get("/")).select(".account a[data-account-link]")) == 2
+
+
+def test_each_navigation_label_names_one_page_and_each_page_has_one_label(shop_client: FlaskClient):
+    for language in ("fr", "en"):
+        shop_client.post("/preferences", data={"language": language})
+        soup = soup_of(shop_client.get("/idees"))
+        links = soup.select(".account a[data-account-link], main#content nav.section-nav a")
+        pages: dict[str, set[str]] = {}
+        for a in links:
+            pages.setdefault(urlsplit(a["href"]).path, set()).add(a.get_text(strip=True))
+        labels = [label for names in pages.values() for label in names]
+        assert all(len(names) == 1 for names in pages.values()), pages
+        assert len(labels) == len(set(labels)) == 4, pages
+        # The menu's own name is no page's, and the words the pages used to share are gone.
+        toggle = soup.select_one(".account-menu__label").get_text(strip=True)
+        assert toggle not in labels
+        assert not {"Mes recettes", "Mes repas", "Mes recettes favorites", "My recipes", "My meals"} & {*labels, toggle}
+        # prerender's own favorites link leads to the page the shop names after its tabs.
+        favorites = catalog_of(soup).select_one("a[data-action=favorites]")
+        if favorites is not None:
+            assert urlsplit(favorites["href"]).path == "/idees/mon-espace"
 
 
 def test_the_shops_own_sheets_moved_to_fiches(shop_client: FlaskClient):
@@ -373,12 +393,12 @@ def test_an_unknown_category_is_the_shops_404_page(shop_client: FlaskClient, cap
 @pytest.mark.parametrize(
     ("path", "title", "afresh"),
     [
-        ("/idees/mon-espace?history_style=table", "Mon espace", "/idees/mon-espace"),
-        ("/idees/mon-espace?tab=orders&page=1", "Mon espace", "/idees/mon-espace"),
+        ("/idees/mon-espace?history_style=table", "Favoris et historique", "/idees/mon-espace"),
+        ("/idees/mon-espace?tab=orders&page=1", "Favoris et historique", "/idees/mon-espace"),
         ("/idees/recherche?search=tarte&page=0", "Rechercher une recette", "/idees/recherche"),
         ("/idees/favoris?page=abc", "Mes recettes favorites", "/idees/favoris"),
         ("/idees?max_recipes_per_category=99", "Idées recettes", "/idees"),
-        ("/idees/panier?embed=maybe", "Mes repas", "/idees/panier"),
+        ("/idees/panier?embed=maybe", "Recettes du panier", "/idees/panier"),
         # A category page keeps its category when it is not what was refused; without one, the section's home.
         (
             f"/idees/categorie?category_id={CATEGORY_ID}&page=abc",
@@ -466,7 +486,7 @@ def test_a_failed_answer_of_prerender_is_the_shops_message(
     client = make_shop(PRERENDER_URL=proxy.url).test_client()
     response = client.get("/idees/mon-espace")
     assert response.status_code == status
-    section = problem_of(response, "Mon espace")
+    section = problem_of(response, "Favoris et historique")
     assert section["data-catalog-problem"] == ("refused" if status == 400 else "unavailable")
 
 

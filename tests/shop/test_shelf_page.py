@@ -200,3 +200,47 @@ def test_catalogue_down_is_a_friendly_503(make_shop: Callable[..., Flask], unrea
     soup = BeautifulSoup(response.get_data(as_text=True), "html5lib")
     assert soup.select_one("h1").get_text(strip=True) == "Catalogue indisponible"
     assert soup.select("article.product") == []
+
+
+def test_add_buttons_work_with_a_store_and_say_why_they_are_disabled_without(shop_client: FlaskClient):
+    soup = visit(shop_client)
+    buttons = soup.select("article.product form[data-add-form] button[data-add-product]")
+    assert len(buttons) == len(soup.select("article.product")) >= 12
+    notice = soup.select_one("#choose-store-notice")
+    assert notice is not None and "magasin" in notice.get_text()
+    for button in buttons:
+        assert button.has_attr("disabled")
+        assert button["aria-describedby"] == "choose-store-notice"
+        assert button["title"] == notice.get_text().strip()
+
+    shop_client.post("/preferences", data={"store_id": "1001"})
+    soup = visit(shop_client)
+    assert soup.select_one("#choose-store-notice") is None
+    tiles = soup.select("article.product")
+    enabled = [tile for tile in tiles if not tile.select_one("button[data-add-product]").has_attr("disabled")]
+    assert len(enabled) >= 12
+    for tile in tiles:
+        button = tile.select_one("button[data-add-product]")
+        name = tile.select_one(".product__name").get_text().strip()
+        assert button["aria-label"] == f"Ajouter {name} au panier"
+        if button.has_attr("disabled"):  # a product the store does not sell: the reason is named
+            assert soup.select_one(f"#{button['aria-describedby']}").get_text().strip()
+
+
+def test_add_without_javascript_puts_one_in_the_cart_and_goes_back(shop_client: FlaskClient):
+    shop_client.post("/preferences", data={"store_id": "1001"})
+    form = visit(shop_client).select_one("article.product form[data-add-form]")
+    fields = {field["name"]: field["value"] for field in form.select("input[type=hidden]")}
+    for _ in range(2):
+        response = shop_client.post(form["action"], data=fields)
+        assert response.status_code == 303
+        assert response.headers["Location"] == "/"
+    lines = shop_client.get("/cart/lines").get_json()
+    assert lines["lines"] == [{"id": fields["product_id"], "quantity": 2}]
+    soup = visit(shop_client)
+    assert soup.select_one("[data-cart-count]").get_text() == "2"
+
+    # Another site as `next`, or a malformed product id: the cart does not change and the shop stays the target.
+    response = shop_client.post(form["action"], data={"product_id": "<x>", "next": "//elsewhere.example/"})
+    assert response.status_code == 303 and response.headers["Location"] == "/"
+    assert shop_client.get("/cart/lines").get_json()["count"] == 2

@@ -20,6 +20,7 @@ from prerender.rendering.current_menu import (
     CurrentMenuView,
     MenuRecipeView,
     QuickMenuView,
+    budget_input_text,
     budget_view,
     cart_destination,
     menu_recipe,
@@ -82,6 +83,27 @@ def test_no_gauge_while_the_budget_is_null_or_zero(budget: float | None) -> None
     view = budget_view({"store_id": "1001", "budget": budget, "total": 42.5}, FR)
     assert view is not None
     assert not view.gauge and view.ratio is None and not view.over and view.amount_text is None
+
+
+@pytest.mark.parametrize(
+    ("amount", "french", "english"),
+    [
+        (Decimal("40"), "40,00", "40.00"),
+        (Decimal("12.345"), "12,35", "12.35"),
+        (Decimal("100000"), "100000,00", "100000.00"),
+        (Decimal("0"), "", ""),
+        (None, "", ""),
+    ],
+)
+def test_the_budget_field_writes_the_amount_as_the_language_does(
+    amount: Decimal | None, french: str, english: str
+) -> None:
+    assert budget_input_text(amount, "fr") == french
+    assert budget_input_text(amount, "en") == english
+    view = budget_view({"store_id": "1001", "budget": amount, "total": 10}, FR)
+    assert view is not None and view.input_text == french
+    if amount:
+        assert view.amount_text == f"{french}\u00a0€"
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,8 @@
 //   (<svc-no-supplier-add-to-cart-cta>), which follows it, and follows the button in turn: the drawer has its
 //   own stepper, which changes that attribute. The ingredient list follows the count.
 // - The button's `inBasketStatus` event (detail: boolean) shows a status line under the stepper.
+// - The button's `picture-url` is the blog's own picture of the dish (`data-picture` of the shopping box): the
+//   drawer shows it rather than the retailer's.
 // - Without the button (a recipe the retailer does not know, prerender down) the stepper still scales the
 //   ingredients; without JavaScript the servings are plain text.
 // Nothing here may break the page: every part catches its own errors.
@@ -135,9 +137,21 @@ function setUpServings() {
   show(current);
 }
 
+/** The blog's picture of the dish, for the drawer prerender's button opens. */
+function sharePicture() {
+  const picture = document.querySelector("[data-shopping]")?.getAttribute("data-picture");
+  const cta = document.querySelector(CTA);
+  if (cta && picture) cta.setAttribute("picture-url", new URL(picture, document.baseURI).href);
+}
+
 try {
   setUpServings();
 } catch (error) {
   console.warn("the servings stepper failed; the recipe reads as it is", error);
+}
+try {
+  sharePicture();
+} catch (error) {
+  console.warn("the recipe's picture could not be given to the drawer; it shows the retailer's", error);
 }
 setUpSdk();

@@ -1,9 +1,11 @@
-// Demo Market, cart page: − and remove change the shop's cart and report it to the basket
-// (retailerBasketChanged); "Payer" confirms the basket (handlePayment) and empties the cart.
+// Demo Market, cart page: +, − and remove change the shop's cart and report it to the basket
+// (retailerBasketChanged); "Payer" confirms the basket (handlePayment), empties the cart and shows the
+// confirmation in place of the empty cart.
 import { svc, cart, reportCart, ready } from "./svc-setup.js";
 
 const root = document.querySelector("[data-cart]");
 const language = root?.getAttribute("data-language") === "en" ? "en" : "fr";
+const maxQuantity = Number(root?.getAttribute("data-max-quantity")) || 99;
 const money = new Intl.NumberFormat(language === "en" ? "en-IE" : "fr-FR", { style: "currency", currency: "EUR" });
 
 function lineTotal(row) {
@@ -25,6 +27,8 @@ function render(lines) {
     }
     row.setAttribute("data-quantity", String(quantity));
     row.querySelector("[data-cart-quantity]").textContent = String(quantity);
+    const more = row.querySelector("[data-cart-action=more]");
+    if (more) more.disabled = quantity >= maxQuantity;
     const amount = lineTotal(row);
     if (amount !== null) {
       row.querySelector("[data-cart-line-total]").textContent = money.format(amount);
@@ -32,7 +36,8 @@ function render(lines) {
     }
   }
   const empty = root.querySelectorAll("[data-product-id]").length === 0;
-  root.querySelector("[data-cart-empty]").hidden = !empty;
+  // Once paid, the confirmation stands where the empty cart would.
+  root.querySelector("[data-cart-empty]").hidden = !empty || !root.querySelector("[data-cart-paid]").hidden;
   root.querySelector("[data-cart-summary]").hidden = empty;
   const totalElement = root.querySelector("[data-cart-total]");
   totalElement.textContent = money.format(total);
@@ -52,7 +57,8 @@ root?.addEventListener("click", async (event) => {
   const action = button.getAttribute("data-cart-action");
   button.setAttribute("aria-busy", "true");
   try {
-    if (row && action === "less") await change([{ id: row.getAttribute("data-product-id"), quantity: -1 }]);
+    if (row && action === "more") await change([{ id: row.getAttribute("data-product-id"), quantity: 1 }]);
+    else if (row && action === "less") await change([{ id: row.getAttribute("data-product-id"), quantity: -1 }]);
     else if (row && action === "remove") {
       await change([{ id: row.getAttribute("data-product-id"), quantity: -Number(row.getAttribute("data-quantity")) }]);
     } else if (button.hasAttribute("data-cart-pay")) await pay();
@@ -71,7 +77,9 @@ async function pay() {
   const paid = lines.map(({ id, quantity }) => ({ id, quantity }));
   if (svc) await svc.basketSync.handlePayment(total, orderId, paid).catch((problem) => console.warn("payment not confirmed", problem));
   const emptied = lines.length ? await cart.apply(lines.map(({ id, quantity }) => ({ id, quantity: -quantity }))) : [];
+  root.querySelector("[data-cart-paid]").hidden = false;
   render(emptied);
+  root.querySelector("[data-cart-paid-title]").focus();
   await reportCart(emptied);
   const status = root.querySelector("[data-cart-status]");
   status.textContent = status.getAttribute("data-paid-text");

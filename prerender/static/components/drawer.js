@@ -32,11 +32,13 @@ const FOCUSABLE = [
  * @property {string} [storeId] used when the page has not called pos.load
  * @property {import("./basket-transfer.js").TransferOffer} [transfer] a publisher's CTA: the affiliated
  *   retailer's store picker and the transfer (components/basket-transfer.js)
+ * @property {string} [picture] a publisher's own picture of the dish (its CTA's `picture-url`, an http(s) URL),
+ *   shown in place of the service's
  */
 
 /**
  * The recipe the open drawer shows.
- * @typedef {{ recipeId: string, guests?: number, storeId: string | null }} Current
+ * @typedef {{ recipeId: string, guests?: number, storeId: string | null, picture?: string }} Current
  */
 
 export class DrawerElement extends HTMLElement {
@@ -92,7 +94,7 @@ export class DrawerElement extends HTMLElement {
    * Opens the drawer on a recipe (or switches to it when already open).
    * @param {OpenOptions} options
    */
-  async open({ recipeId, guests, opener, source = "api", title, storeId, transfer }) {
+  async open({ recipeId, guests, opener, source = "api", title, storeId, transfer, picture }) {
     const { analytics, pos, notices } = internals();
     if (!this.isOpen) {
       this.#opener = opener ?? focusedElement();
@@ -102,7 +104,7 @@ export class DrawerElement extends HTMLElement {
     }
     this.#preview = false;
     const store = pos.storeId$.hasValue ? /** @type {string | null} */ (pos.storeId$.value) : (storeId ?? null);
-    this.#current = { recipeId, guests, storeId: store };
+    this.#current = { recipeId, guests, storeId: store, ...(picture ? { picture } : {}) };
     await this.#showTransfer(transfer);
     this.#title.textContent = title || notices.t("drawer.loading");
     analytics.track("recipe.display", { recipe_id: recipeId, source, ...(guests ? { guests } : {}) });
@@ -262,8 +264,11 @@ export class DrawerElement extends HTMLElement {
     template.innerHTML = html;
     const root = template.content.querySelector(".svc-recipe-details");
     const footer = /** @type {HTMLElement | null} */ (root?.querySelector(".svc-recipe-details__footer") ?? null);
+    if (root && current.picture) usePicture(root, current.picture);
     this.#body.replaceChildren(template.content);
     this.#footer.replaceChildren(...(footer ? [footer] : []), ...(this.#transfer ? [this.#transfer.action] : []));
+    this.#footer.classList.toggle("svc-drawer__footer--transfer", Boolean(this.#transfer));
+    // The recipe's title is the dialog's, in its header (drawer.css hides the fragment's own, shown once).
     const title = root?.querySelector(".svc-recipe-details__title")?.textContent?.trim();
     if (title) this.#title.textContent = title;
     if (restore) this.#body.scrollTop = scrollTop;
@@ -420,6 +425,18 @@ export class DrawerElement extends HTMLElement {
     return /** @type {HTMLElement[]} */ ([...this.#panel.querySelectorAll(FOCUSABLE)])
       .filter((element) => !element.closest("[hidden], [inert]") && element.getClientRects().length > 0);
   }
+}
+
+/**
+ * The publisher's picture of the dish in place of the service's (or of its placeholder), in the details' hero.
+ * @param {Element} root the details fragment @param {string} url an http(s) URL
+ */
+function usePicture(root, url) {
+  const current = root.querySelector(".svc-recipe-details__hero > .svc-recipe-details__hero-img, .svc-recipe-details__hero > .svc-recipe-details__hero-fallback");
+  current?.replaceWith(h("img", {
+    class: "svc-recipe-details__hero-img", src: url, alt: "", width: "800", height: "600", decoding: "async",
+    "data-svc-picture": "recipe", "data-picture-source": "publisher",
+  }));
 }
 
 /** The focused element, to focus again on close (none: the body). */

@@ -10,6 +10,8 @@
 // - guests: the attribute is settable at any time (a non-numeric value is ignored); the count is shared with
 //   the page's other controls (the drawer's stepper, `recipes.setGuests`), and re-scales the recipe in the
 //   basket when it is there;
+// - picture-url: the publisher's own picture of the dish (an http(s) URL, or a path of the page's site), shown by
+//   the drawer in place of the service's; settable at any time, read when the drawer opens;
 // - the page's store, when the page did not choose one: the store the user's basket is priced at (the
 //   store-id attribute), else the one the user picked in an earlier drawer.
 const search = new URL(import.meta.url).search;
@@ -54,6 +56,18 @@ export class NoSupplierCtaElement extends HTMLElement {
 
   get externalId() {
     return (this.getAttribute("external-id") ?? "").trim();
+  }
+
+  /** The publisher's picture (`picture-url` resolved against the page), or null when absent or not http(s). */
+  get pictureUrl() {
+    const value = (this.getAttribute("picture-url") ?? "").trim();
+    if (!value) return null;
+    try {
+      const url = new URL(value, document.baseURI);
+      return url.protocol === "https:" || url.protocol === "http:" ? url.href : null;
+    } catch {
+      return null;
+    }
   }
 
   /** The guest count, or null when the attribute is not 1 to 50. */
@@ -141,6 +155,7 @@ export class NoSupplierCtaElement extends HTMLElement {
       source: "no-supplier-cta",
       title: this.#data?.title,
       transfer: this.#data?.transfer ? { ...this.#data.transfer, texts: this.#data.texts } : undefined,
+      picture: this.pictureUrl ?? undefined,
     }).catch(() => {}); // the drawer shows the failure
   }
 

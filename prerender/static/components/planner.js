@@ -196,7 +196,9 @@ export class PlannerElement extends HTMLElement {
         input?.reportValidity();
         return;
       }
-      const value = input.value.trim() === "" ? null : Number(input.value);
+      // The field is text in the page's decimals (templates/planner/budget.html): "40,00" or "40.00".
+      const written = input.value.replace(/\s/g, "").replace(",", ".");
+      const value = written === "" ? null : Number(written);
       this.#run(async () => {
         await this.#write("PATCH", "/menu/current", { budget: value });
         await this.#refresh();

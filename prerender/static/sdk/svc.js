@@ -110,7 +110,7 @@ function createSdk() {
    * @param {string | number} recipeId
    * @param {number} [guests]
    * @param {{ opener?: HTMLElement, source?: string, title?: string, storeId?: string,
-   *   transfer?: import("../components/basket-transfer.js").TransferOffer }} [options]
+   *   transfer?: import("../components/basket-transfer.js").TransferOffer, picture?: string }} [options]
    */
   async function openDetails(recipeId, guests, options = {}) {
     const id = String(recipeId ?? "").trim();

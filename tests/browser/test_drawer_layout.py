@@ -1,0 +1,118 @@
+"""The drawer as a shopper reads it, at 1280 and 375 px: the recipe's title once (the dialog's name), the cooking
+tab's ingredients without an empty picture column, both prices named (the recipe's per person, the chosen
+products' for the guests), and in the blog a compact footer and the blog's own picture of the dish."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import BrowserContext, Locator, Page, expect
+
+from .axe import assert_no_axe_violations
+from .helpers import hydrated_cards, visit
+from .test_publisher import CTA, fill_basket, open_recipe, product
+
+WIDTHS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 375, "height": 740}}
+# The blog's ratatouille (tests/browser/test_publisher.py, RECIPE) and its picture (examples/publisher/recipes.py).
+BLOG_PICTURE = "/static/illustrations/ratatouille.svg"
+
+
+@pytest.fixture(params=list(WIDTHS), ids=list(WIDTHS))
+def width(request: pytest.FixtureRequest, page: Page) -> str:
+    page.set_viewport_size(WIDTHS[request.param])
+    return str(request.param)
+
+
+def open_first_card(page: Page, context: BrowserContext, shop_url: str) -> tuple[Locator, str]:
+    visit(context, page, shop_url)
+    card = hydrated_cards(page).first
+    title = card.locator(".svc-recipe-card__title").inner_text().strip()
+    card.locator(".svc-recipe-card-cta").click()
+    dialog = page.get_by_role("dialog", name=title)
+    expect(dialog.locator(".svc-recipe-details__footer")).to_be_visible()
+    return dialog, title
+
+
+def visible_texts(dialog: Locator, text: str) -> int:
+    """How many visible elements of the dialog say exactly `text` (their own text, not their children's)."""
+    return dialog.evaluate(
+        """(root, text) => [...root.querySelectorAll("*")].filter((el) => {
+            const texts = [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE);
+            const own = texts.map((n) => n.textContent).join("");
+            return own.trim() === text && el.checkVisibility();
+        }).length""",
+        text,
+    )
+
+
+def test_the_title_shows_once_and_names_the_dialog(page: Page, context: BrowserContext, shop_url: str, width: str):
+    dialog, title = open_first_card(page, context, shop_url)
+    expect(dialog.locator(".svc-drawer__title")).to_have_text(title)
+    expect(dialog.locator(".svc-drawer__title")).to_be_visible()
+    assert visible_texts(dialog, title) == 1
+    assert dialog.get_by_role("heading", name=title).count() == 1
+    assert_no_axe_violations(page, ["svc-drawer[open]"], what=f"the drawer ({width})")
+
+
+def test_the_cooking_tab_lists_the_ingredients_from_the_edge(
+    page: Page, context: BrowserContext, shop_url: str, width: str
+):
+    dialog, _ = open_first_card(page, context, shop_url)
+    dialog.get_by_role("tab", name="Cuisine").click()
+    panel = dialog.locator("[data-panel=cooking]")
+    heading = panel.locator(".svc-recipe-details__section-title").first
+    names = panel.locator(".svc-recipe-details__ingredient-name")
+    expect(names.first).to_be_visible()
+    left = heading.bounding_box()["x"]
+    for name in names.all():
+        assert abs(name.bounding_box()["x"] - left) <= 1, "an ingredient's name is indented past an empty column"
+    assert_no_axe_violations(page, ["svc-drawer[open]"], what=f"the cooking tab ({width})")
+
+
+def test_both_prices_say_what_they_are(page: Page, context: BrowserContext, shop_url: str, width: str):
+    dialog, _ = open_first_card(page, context, shop_url)
+    guests = dialog.locator("[data-role=guests]").inner_text().strip()
+    recipe_price = dialog.locator(".svc-recipe-details__recipe-price")
+    expect(recipe_price).to_contain_text("Prix de la recette")
+    expect(recipe_price).to_contain_text("/ pers.")
+    expect(dialog.locator(".svc-recipe-details__total-label")).to_have_text(f"Vos produits pour {guests} pers.")
+    dialog.locator("[data-action=guests-increase]").click()
+    expect(dialog.locator(".svc-recipe-details__total-label")).to_have_text(
+        f"Vos produits pour {int(guests) + 1} pers."
+    )
+    # Each label is beside its figure: the recipe's above its price, the products' above their total.
+    for label, amount in (
+        (recipe_price.locator(".svc-recipe-details__price-label"), recipe_price.locator(".svc-recipe-pricing__amount")),
+        (dialog.locator(".svc-recipe-details__total-label"), dialog.locator(".svc-recipe-details__total-amount")),
+    ):
+        above, below = label.bounding_box(), amount.bounding_box()
+        assert above["y"] + above["height"] <= below["y"] + 1
+        assert abs((above["x"] + above["width"]) - (below["x"] + below["width"])) < above["width"] + below["width"]
+
+
+def test_in_the_blog_the_footer_is_compact_and_the_picture_is_the_blogs(page: Page, publisher_url: str, width: str):
+    cta = open_recipe(page, publisher_url)
+    expect(cta).to_have_attribute("picture-url", f"{publisher_url}{BLOG_PICTURE}")
+    drawer = fill_basket(page, cta)
+    expect(drawer.locator("[data-action='transfer']")).to_be_visible()
+    hero = drawer.locator(".svc-recipe-details__hero img")
+    expect(hero).to_have_attribute("src", f"{publisher_url}{BLOG_PICTURE}")
+    assert hero.evaluate("(img) => img.complete && img.naturalWidth > 0")
+    # The footer (total, the recipe's button, the transfer and its hint) leaves the recipe most of the drawer.
+    footer = drawer.locator(".svc-drawer__footer").bounding_box()
+    panel = drawer.locator(".svc-drawer__panel").bounding_box()
+    assert footer["height"] <= {"desktop": 150, "phone": 160}[width], footer  # 210 px at 1280x800 before
+    assert footer["height"] <= panel["height"] * 0.21, (footer, panel)
+    # The guests changed: the details come again, with the blog's picture still.
+    drawer.locator("[data-action=guests-increase]").click()
+    expect(drawer.locator(".svc-recipe-details__hero img")).to_have_attribute("src", f"{publisher_url}{BLOG_PICTURE}")
+    assert_no_axe_violations(page, include=product(page), what=f"the blog's drawer ({width})")
+
+
+def test_a_picture_url_that_is_not_http_is_ignored(page: Page, publisher_url: str):
+    cta = open_recipe(page, publisher_url)
+    page.evaluate("(tag) => document.querySelector(tag).setAttribute('picture-url', 'javascript:alert(1)')", CTA)
+    cta.locator(".svc-no-supplier-cta__static button").click()
+    hero = page.locator("svc-drawer[open] .svc-recipe-details__hero img")
+    expect(hero).to_have_count(1)
+    assert not (hero.get_attribute("src") or "").startswith("javascript:")
+    assert "/illustrations/" not in (hero.get_attribute("src") or "")

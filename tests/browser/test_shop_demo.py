@@ -1,0 +1,120 @@
+"""The demo shop's own controls, as a retailer judging the demo sees them at 1280 and 375 px: the shelf's
+"Ajouter" (to the cart with a store, disabled with its reason without), the cart's plus and minus, the confirmation
+after "Payer", the header of a logged-in visitor on a phone. axe checks the shop's markup of each."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import BrowserContext, Page, expect
+
+from .axe import assert_no_axe_violations
+from .helpers import new_user, visit
+from .test_planner_entry import WIDTHS
+
+
+@pytest.fixture(params=list(WIDTHS), ids=list(WIDTHS))
+def width(request: pytest.FixtureRequest, page: Page) -> str:
+    page.set_viewport_size(WIDTHS[request.param])
+    return str(request.param)
+
+
+def test_without_a_store_add_is_disabled_and_says_why(page: Page, context: BrowserContext, shop_url: str, width: str):
+    visit(context, page, shop_url, store=None)
+    buttons = page.locator("article.product [data-add-product]")
+    expect(buttons.first).to_be_visible()
+    assert buttons.count() >= 12
+    for button in buttons.all():
+        expect(button).to_be_disabled()
+        expect(button).to_have_accessible_description(page.locator("#choose-store-notice").inner_text())
+    expect(page.locator("#choose-store-notice")).to_be_visible()
+    assert_no_axe_violations(page, ["ul.shelf", ".aisle-head"], what=f"the shelf without a store ({width})")
+
+
+def test_add_puts_the_product_in_the_cart_and_plus_adds_one_more(
+    page: Page, context: BrowserContext, shop_url: str, width: str
+):
+    visit(context, page, shop_url)
+    tile = page.locator("article.product:has([data-add-product]:enabled)").first
+    product_id = tile.get_attribute("data-product-id")
+    name = tile.locator(".product__name").inner_text().strip()
+    expect(page.locator("[data-cart-count]")).to_have_text("0")
+    button = tile.get_by_role("button", name=f"Ajouter {name} au panier")
+    expect(button).to_be_enabled()
+    button.click()
+    expect(page.locator("[data-cart-count]")).to_have_text("1")
+    expect(page.locator("[data-add-status]")).to_have_text(f"{name} : ajouté au panier.")
+    expect(page).to_have_url(f"{shop_url}/")  # no navigation: the script added it
+    button.click()
+    expect(page.locator("[data-cart-count]")).to_have_text("2")
+    assert_no_axe_violations(page, ["ul.shelf", "[data-add-status]"], what=f"the shelf at a store ({width})")
+
+    page.goto(f"{shop_url}/cart")
+    line = page.locator(f".cart-line[data-product-id='{product_id}']")
+    expect(line.locator("[data-cart-quantity]")).to_have_text("2")
+    line.get_by_role("button", name=f"Un de plus : {name}").click()
+    expect(line.locator("[data-cart-quantity]")).to_have_text("3")
+    expect(page.locator("[data-cart-count]")).to_have_text("3")
+    line.get_by_role("button", name=f"Un de moins : {name}").click()
+    expect(line.locator("[data-cart-quantity]")).to_have_text("2")
+    page.reload()
+    expect(page.locator(f".cart-line[data-product-id='{product_id}'] [data-cart-quantity]")).to_have_text("2")
+    assert_no_axe_violations(page, [".cart"], what=f"the cart ({width})")
+
+
+def test_after_payment_the_confirmation_is_the_pages_main_message(
+    page: Page, context: BrowserContext, shop_url: str, width: str
+):
+    visit(context, page, shop_url)
+    page.locator("article.product [data-add-product]:enabled").first.click()
+    expect(page.locator("[data-cart-count]")).to_have_text("1")
+    page.goto(f"{shop_url}/cart")
+    page.locator("[data-cart-pay]").click()
+    confirmation = page.get_by_role("heading", name="Merci ! Votre commande est confirmée.")
+    expect(confirmation).to_be_visible()
+    expect(confirmation).to_be_focused()
+    expect(page.locator("[data-cart-empty]")).to_be_hidden()
+    expect(page.get_by_text("Votre panier est vide.")).to_be_hidden()
+    expect(page.locator("[data-cart-count]")).to_have_text("0")
+    # First under the page's title, and in larger type than the page's other texts but the title.
+    sizes = page.evaluate(
+        """() => {
+        const size = (el) => parseFloat(getComputedStyle(el).fontSize);
+        const title = document.querySelector("[data-cart-paid-title]");
+        const others = [...document.querySelectorAll("main p, main a")].filter((el) => el.offsetParent !== null);
+        return { title: size(title), others: Math.max(...others.map(size)) };
+    }"""
+    )
+    assert sizes["title"] > sizes["others"], sizes
+    paid_top = confirmation.bounding_box()["y"]
+    heading_bottom = page.locator("h1").bounding_box()
+    assert heading_bottom["y"] + heading_bottom["height"] <= paid_top
+    assert_no_axe_violations(page, [".cart"], what=f"the cart after payment ({width})")
+
+
+HEADER_WIDTHS = (320, 375, 414, 480, 560, 640, 768, 1024, 1280)
+
+
+@pytest.mark.parametrize("logged_in", [False, True], ids=["logged-out", "logged-in"])
+def test_the_header_shows_the_whole_logo_at_every_width(page: Page, context: BrowserContext, shop_url: str, logged_in):
+    visit(context, page, shop_url, user=new_user() if logged_in else None)
+    expect(page.get_by_role("link", name="Demo Market", exact=True)).to_be_visible()
+    account = page.locator(f"[data-account={'logout' if logged_in else 'login'}]")
+    expect(account).to_have_accessible_name("Se déconnecter" if logged_in else "Se connecter (utilisateur démo)")
+    for width in HEADER_WIDTHS:
+        page.set_viewport_size({"width": width, "height": 740})
+        logo = page.locator(".logo__text").bounding_box()
+        expect(page.locator(".logo__text")).to_have_text("Demo Market")
+        # Nothing of the account's row covers the logo, nothing sticks out of the page.
+        first = page.locator(".account > *:visible").first.bounding_box()
+        assert logo["x"] + logo["width"] <= first["x"], (width, logo, first)
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= width, width
+        assert page.evaluate(
+            "(el) => { const r = el.getBoundingClientRect(); return el.scrollWidth <= Math.ceil(r.width); }",
+            page.locator(".logo__text").element_handle(),
+        ), width
+        # The store picker keeps its label readable where the header is one row.
+        if width >= 1024:
+            picker = page.locator(".picker").first.bounding_box()
+            assert picker["width"] >= 200, (width, picker)
+    page.set_viewport_size({"width": 375, "height": 740})
+    assert_no_axe_violations(page, [".site-header"], what=f"the header at 375 px ({'in' if logged_in else 'out'})")
