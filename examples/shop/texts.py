@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from babel import Locale
+
 TEXTS: dict[str, dict[str, str]] = {
     "fr": {
         "title": "Demo Market – Épicerie en ligne",
@@ -45,7 +47,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "nav_injection": "Cartes à la demande",
         "nav_planner": "Menu de la semaine",
         "cart": "Panier",
-        "cart_items": "{count} article(s) dans le panier",
+        # Plural forms by CLDR category (Texts.plural): French "one" covers 0 and 1.
+        "cart_items.one": "{count} article dans le panier",
+        "cart_items.other": "{count} articles dans le panier",
         "cart_title": "Mon panier",
         "cart_empty": "Votre panier est vide.",
         "cart_empty_hint": "Ajoutez les ingrédients d’une recette depuis le rayon.",
@@ -142,7 +146,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "nav_injection": "Cards on demand",
         "nav_planner": "Weekly menu",
         "cart": "Cart",
-        "cart_items": "{count} item(s) in the cart",
+        "cart_items.one": "{count} item in the cart",
+        "cart_items.other": "{count} items in the cart",
         "cart_title": "My cart",
         "cart_empty": "Your cart is empty.",
         "cart_empty_hint": "Add a recipe's ingredients from the aisle.",
@@ -208,6 +213,13 @@ class Texts:
     def __call__(self, key: str, **values: object) -> str:
         text = self._texts[key]
         return text.format(**values) if values else text
+
+    def plural(self, key: str, count: int) -> str:
+        """The text of `key.<category>` for a count, the category by the language's CLDR rules (Babel), as the
+        browser picks it with Intl.PluralRules (static/svc-setup.js)."""
+        category = Locale.parse(self.language).plural_form(count)
+        text = self._texts.get(f"{key}.{category}", self._texts[f"{key}.other"])
+        return text.format(count=count)
 
     def price(self, amount: Decimal) -> str:
         """2,49 € in French, €2.49 in English."""

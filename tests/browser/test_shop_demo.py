@@ -42,10 +42,13 @@ def test_add_puts_the_product_in_the_cart_and_plus_adds_one_more(
     expect(button).to_be_enabled()
     button.click()
     expect(page.locator("[data-cart-count]")).to_have_text("1")
+    # The link's name by French plural rules, as the server writes it (Intl.PluralRules, static/svc-setup.js).
+    expect(page.locator("[data-cart-link]").first).to_have_attribute("aria-label", "Panier : 1 article dans le panier")
     expect(page.locator("[data-add-status]")).to_have_text(f"{name} : ajouté au panier.")
     expect(page).to_have_url(f"{shop_url}/")  # no navigation: the script added it
     button.click()
     expect(page.locator("[data-cart-count]")).to_have_text("2")
+    expect(page.locator("[data-cart-link]").first).to_have_attribute("aria-label", "Panier : 2 articles dans le panier")
     assert_no_axe_violations(page, ["ul.shelf", "[data-add-status]"], what=f"the shelf at a store ({width})")
 
     page.goto(f"{shop_url}/cart")

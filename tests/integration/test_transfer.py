@@ -99,8 +99,7 @@ def test_the_message_is_in_the_shoppers_language_and_counts_two_recipes(client, 
     transfer = redeem(client, english, token_of(create(client, reader))).get_json()["transfer"]
     assert transfer["recipe_count"] == 2 and transfer["product_count"] > 1
     assert (
-        transfer["message"]
-        == f"Your basket from Le Magazine Cuisine: 2 recipes, {transfer['product_count']} products"
+        transfer["message"] == f"Your basket from Le Magazine Cuisine: 2 recipes, {transfer['product_count']} products"
     )
 
 

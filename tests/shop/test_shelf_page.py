@@ -244,3 +244,20 @@ def test_add_without_javascript_puts_one_in_the_cart_and_goes_back(shop_client: 
     response = shop_client.post(form["action"], data={"product_id": "<x>", "next": "//elsewhere.example/"})
     assert response.status_code == 303 and response.headers["Location"] == "/"
     assert shop_client.get("/cart/lines").get_json()["count"] == 2
+
+
+def test_the_cart_link_names_its_count_with_the_language_plural_rules(shop_client: FlaskClient):
+    """ "1 article", "2 articles" and, French "one" covering 0, "0 article": not "article(s)"; the browser's
+    Intl.PluralRules picks among the same forms (static/svc-setup.js)."""
+    shop_client.post("/preferences", data={"store_id": "1001"})
+    link = visit(shop_client).select_one("[data-cart-link]")
+    assert link["aria-label"] == "Panier : 0 article dans le panier"
+    assert link["data-label-one"] == "Panier : {count} article dans le panier"
+    assert link["data-label-other"] == "Panier : {count} articles dans le panier"
+    form = visit(shop_client).select_one("article.product form[data-add-form]")
+    fields = {field["name"]: field["value"] for field in form.select("input[type=hidden]")}
+    labels = []
+    for _ in range(2):
+        shop_client.post(form["action"], data=fields)
+        labels.append(visit(shop_client).select_one("[data-cart-link]")["aria-label"])
+    assert labels == ["Panier : 1 article dans le panier", "Panier : 2 articles dans le panier"]

@@ -101,6 +101,11 @@ def test_each_count_of_a_text_has_its_own_plural():
     assert t("BASKET_TRANSFER.RECEIVED", affiliate="Le Magazine Cuisine", recipes=1, products=6) == (
         "Votre panier de Le Magazine Cuisine : 1 recette, 6 produits"
     )
+    # The drawer's section title and "add all" button: one ingredient, one product.
+    assert [t("RECIPE_DETAILS.INGREDIENTS", count=n) for n in (1, 7)] == ["1 ingrédient", "7 ingrédients"]
+    assert [t("RECIPE_DETAILS.ADD_ALL", count=n) for n in (1, 6)] == ["Ajouter le produit", "Ajouter les 6 produits"]
+    en = TextCatalog(overrides_dir=None).translator("en")
+    assert [en("RECIPE_DETAILS.ADD_ALL", count=n) for n in (1, 6)] == ["Add the product", "Add the 6 products"]
     assert TextCatalog(overrides_dir=None).translator("en")("PLANNER_PAGE.REMOVED_AT_STORE", count=1) == (
         "1 recipe left the menu: it is not available at this store."
     )

@@ -16,7 +16,9 @@ function showCount(count) {
   for (const link of document.querySelectorAll("[data-cart-link]")) {
     const badge = link.querySelector("[data-cart-count]");
     if (badge) badge.textContent = String(count);
-    const label = link.getAttribute("data-label");
+    // The label's plural form by the page's language rules (the server picks it with Babel, examples/shop/texts.py).
+    const category = new Intl.PluralRules(document.documentElement.lang || "fr").select(count);
+    const label = link.getAttribute(`data-label-${category}`) ?? link.getAttribute("data-label-other");
     if (label) link.setAttribute("aria-label", label.replace("{count}", String(count)));
   }
 }
