@@ -1,5 +1,6 @@
 """Customer integrations (examples/php, examples/java): a customer's page builder, run for real against the live
-prerender and coreapi of tests/live.py, on the default stack only; its page in Chromium where a test says so."""
+prerender and coreapi of tests/live.py, on the default stack only; its page in Chromium
+(tests/chromium.py) where a test says so."""
 
 from __future__ import annotations
 
@@ -8,9 +9,6 @@ from pathlib import Path
 
 import pytest
 
-# Chromium, for the customers' pages in a browser: the fixtures of tests/browser (Debian's Chromium, a fresh
-# profile per test, uncaught page errors failing the test).
-from tests.browser.conftest import browser, context, page  # noqa: F401
 from tests.live import DEFAULT_STACK, only_stack_under
 
 CUSTOMER_TESTS = Path(__file__).parent

@@ -128,7 +128,7 @@ export class ApiClient {
    * @returns {Promise<any>}
    */
   async #send(method, path, { query, json, as = "json", signal, headers: extra, version }, idempotencyKey) {
-    if (!this.session.isConfigured) await this.#configured();
+    await (this.session.isConfigured ? undefined : this.#configured());
     const headers = { ...extra, ...this.session.headers() };
     if (idempotencyKey) headers["idempotency-key"] = idempotencyKey;
     headers.accept = as === "json" ? "application/json" : "text/html";

@@ -6,7 +6,7 @@
 // console names the missing call, once per page and call. A later action waits again: once the page has made
 // the call, it goes through.
 
-/** How long an action waits for the page's `supplier.setup` or `pos.load` (docs/sdk.md, section 4). */
+/** How long an action waits for the page's `supplier.setup` or `pos.load` (docs/sdk.md, sections 1 and 4). */
 export const PAGE_CALL_WAIT_MS = 5000;
 
 const EXPIRED = Symbol("expired");
