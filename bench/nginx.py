@@ -81,11 +81,7 @@ class NginxFront:
         for name in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
             (temp / name).mkdir(parents=True, exist_ok=True)
         site = self.prefix / "prerender.conf"
-        site.write_text(
-            render_site(
-                upstreams=self.upstreams, port=self.port, cache_dir=self.prefix / "cache", access_log=self.access_log
-            )
-        )
+        site.write_text(self.site_config())
         # Run as whoever runs the tests: as root, workers would otherwise drop to `nobody`, who cannot read
         # pytest's private temporary folders. (For another user nginx ignores `user`, with a warning.)
         user = f"user {pwd.getpwuid(os.geteuid()).pw_name};" if os.geteuid() == 0 else ""
@@ -107,6 +103,12 @@ http {{
     {self.extra_http}
 }}
 """)
+
+    def site_config(self) -> str:
+        """What goes into the http block: the shipped site config (another file's, in a subclass)."""
+        return render_site(
+            upstreams=self.upstreams, port=self.port, cache_dir=self.prefix / "cache", access_log=self.access_log
+        )
 
     def command(self, *extra: str) -> list[str]:
         return [self.binary, "-p", str(self.prefix), "-c", str(self.conf), "-e", str(self.error_log), *extra]

@@ -11,7 +11,7 @@ from flask.testing import FlaskClient, FlaskCliRunner
 
 from prerender import create_app
 
-pytest_plugins = ["tests.live"]
+pytest_plugins = ["tests.live", "tests.chromium"]
 
 TEST_SECRET_KEY = "test-signing-key-" + "k" * 32
 HEADERS = {"authorization": "user_id u-1", "language-id": "fr", "session-id": "session-1"}

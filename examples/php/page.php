@@ -44,6 +44,15 @@ function h(string $text): string
     return htmlspecialchars($text, ENT_QUOTES | ENT_SUBSTITUTE | ENT_HTML5, 'UTF-8');
 }
 
+/**
+ * A value as a JavaScript literal, also safe inside an HTML <script> element: <, >, &, ' and " are \u escapes,
+ * so no "</script>" can close it.
+ */
+function js(string $value): string
+{
+    return json_encode($value, JSON_THROW_ON_ERROR | JSON_HEX_TAG | JSON_HEX_AMP | JSON_HEX_APOS | JSON_HEX_QUOT);
+}
+
 /** An environment variable, or $default when it is unset or empty. */
 function env(string $name, string $default = ''): string
 {
@@ -206,5 +215,17 @@ $lang = explode('-', $language)[0];
     </ul>
   </section>
 </main>
+<?php if ($featured !== '' || array_filter($cards) !== []): ?>
+<script type="module">
+// After the fragments' module scripts, which define window.svc (docs/sdk.md). The SDK sends nothing before
+// supplier.setup (the drawer, the basket and the likes wait for it), and a basket change waits for the store of
+// pos.load. No token here: the SDK acts for the shopper of the fragments' <svc-shopper> credential.
+const svc = window.svc;
+if (svc) {
+  svc.supplier.setup({ language: <?= js($language) ?>, sessionId: <?= js((string) $sessionId) ?> });
+  svc.pos.load(<?= $storeId !== '' ? js($storeId) : 'null' ?>);
+}
+</script>
+<?php endif ?>
 </body>
 </html>

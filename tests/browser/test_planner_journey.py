@@ -7,7 +7,7 @@ page; on a phone, the two views and the URL; the onboarding reopened from help; 
 The seed supplier's routing (`local`) names the shop at http://127.0.0.1:8080 (coreapi/seed/data/suppliers.json):
 the entry's modes and the page's `cart-url` lead there. The test's shop listens on a free port, so Playwright
 forwards every request for that origin to it (cookies are per host, not per port: the shop's cookies hold;
-tests/browser/conftest.py says why Chromium's Local Network Access checks are off)."""
+tests/chromium.py says why Chromium's Local Network Access checks are off)."""
 
 from __future__ import annotations
 

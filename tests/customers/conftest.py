@@ -1,5 +1,6 @@
 """Customer integrations (examples/php, examples/java): a customer's page builder, run for real against the live
-prerender and coreapi of tests/live.py, on the default stack only."""
+prerender and coreapi of tests/live.py, on the default stack only; its page in Chromium
+(tests/chromium.py) where a test says so."""
 
 from __future__ import annotations
 

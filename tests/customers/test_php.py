@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 import requests
 from bs4 import BeautifulSoup, Tag
+from playwright.sync_api import Page, expect
 
 from tests.conftest import closed_port
 
@@ -141,10 +142,17 @@ def assert_page_with_fragments(
         assert previous is not None and previous["data-product-id"] == before
         assert following is not None and following["data-product-id"] == after
 
-    modules = {str(script["src"]) for script in body.find_all("script", type="module")}
+    modules = {str(script["src"]) for script in body.find_all("script", type="module", src=True)}
     expected_modules = card_modules(live, shopper)
     assert any(src.endswith("/sdk/svc.js") for src in expected_modules)
     assert expected_modules <= modules
+
+    # The page's own module script, after the fragments' (which define window.svc): the SDK's setup, no token.
+    scripts = body.find_all("script", type="module")
+    setup = str(scripts[-1].string or "")
+    assert not scripts[-1].has_attr("src") and all(script.has_attr("src") for script in scripts[:-1])
+    assert f'svc.pos.load("{live.store_id}")' in setup and 'svc.supplier.setup({ language: "fr"' in setup
+    assert live.supplier_token not in setup
 
     credentials = body.find_all("svc-shopper")
     assert len(credentials) == 3  # one per fragment: the featured card and the two of the multiple
@@ -217,6 +225,34 @@ def test_php_s_serves_the_page_and_keeps_the_issued_authless_id(php: str, live_p
     assert "demo_authless_id" not in second.headers.get("Set-Cookie", "")  # the second view reuses it
     for answer in (first, second):
         assert_page_with_fragments(answer.text, live_prerender, {"authless-id": authless_id}, "authless", authless_id)
+
+
+@pytest.mark.browser
+def test_in_chromium_a_cards_basket_button_opens_the_drawer_and_adds_the_recipe(
+    php: str, live_prerender: LivePrerender, page: Page
+) -> None:
+    """The served page in a browser: the page's setup script (supplier.setup, pos.load) lets the SDK work, so a
+    card's basket button opens the recipe in the drawer, and "add all" puts it in the basket at the page's store."""
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    with PhpServer(php, live_environment(live_prerender)) as server:
+        page.goto(f"{server.url}/")
+        card = page.locator("section.featured svc-recipe-card[hydrated]")
+        expect(card).to_be_visible()
+
+        card.locator(".svc-recipe-card-cta").click()
+        dialog = page.get_by_role("dialog")
+        details = dialog.locator(".svc-recipe-details")
+        expect(details).to_be_visible()
+        expect(dialog.locator(".svc-drawer__error")).to_have_count(0)
+
+        with page.expect_response(lambda r: "/v1/basket/recipes" in r.url and r.request.method == "POST") as added:
+            dialog.locator(".svc-recipe-details__add-all").click()
+        assert added.value.status == 200, added.value.text()
+        assert added.value.request.post_data_json["store_id"] == live_prerender.store_id
+        expect(card).to_have_attribute("in-basket", "true")
+
+    assert not [text for text in errors if text.startswith("[svc]")], errors
 
 
 def test_a_refused_store_leaves_the_cards_out_and_the_page_escapes_it(php: str, live_prerender: LivePrerender) -> None:

@@ -5,6 +5,7 @@
 // rollback restores; each answer updates the stream, then the retailer's cart callbacks get its changes.
 import { State } from "./stream.js";
 import { localProblem } from "./http.js";
+import { pageCall } from "./page-calls.js";
 import { BasketSync } from "./basket-sync.js";
 
 /**
@@ -438,9 +439,18 @@ export class BasketService {
     if (added > 0) this.#onAdded(added);
   }
 
-  /** The store for a write: waits for pos.load; "no store" is a problem, not a silent no-op. */
+  /**
+   * The store for a write: waits for pos.load (a bounded time, sdk/page-calls.js); "no store" is a problem,
+   * not a silent no-op.
+   */
   async #requireStore() {
-    const storeId = await this.#pos.whenLoaded();
+    const prefix = this.#session.prefix;
+    const storeId = await pageCall(this.#pos.whenLoaded(), {
+      prefix,
+      call: "pos.load(storeId)",
+      consequence: "a change to the basket needs the page's store (pos.load(null) when it has none)",
+      failure: () => localProblem("no-store", "No store selected", `The page has not called ${prefix}.pos.load(storeId).`),
+    });
     if (storeId === null) throw localProblem("no-store", "No store selected", "Call pos.load(storeId) first.");
     return storeId;
   }

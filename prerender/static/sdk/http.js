@@ -3,6 +3,7 @@
 // invalid: the notices tell the user to reload the page or sign in again (sdk/notices.js).
 // Failures become ApiError, whose `problem` is the RFC 9457 body the service answered (or one made here
 // for network failures), so callers get a rejected promise with the problem, never a raw exception.
+import { pageCall } from "./page-calls.js";
 
 /**
  * @typedef {object} Problem
@@ -104,6 +105,21 @@ export class ApiClient {
   }
 
   /**
+   * Waits for the page's `supplier.setup`; a `#not-set-up` problem when it does not come (sdk/page-calls.js).
+   * @returns {Promise<void>}
+   */
+  #configured() {
+    const { prefix } = this.session;
+    return pageCall(this.session.configured, {
+      prefix,
+      call: "supplier.setup({ language })",
+      consequence: "nothing is sent to prerender until it does (cards, drawer, basket and likes wait for it)",
+      failure: () => localProblem("not-set-up", "The page has not set the SDK up",
+        `Call ${prefix}.supplier.setup({ language }) once the fragments' scripts have run.`),
+    });
+  }
+
+  /**
    * One attempt.
    * @param {string} method
    * @param {string} path
@@ -112,7 +128,7 @@ export class ApiClient {
    * @returns {Promise<any>}
    */
   async #send(method, path, { query, json, as = "json", signal, headers: extra, version }, idempotencyKey) {
-    await this.session.configured;
+    await (this.session.isConfigured ? undefined : this.#configured());
     const headers = { ...extra, ...this.session.headers() };
     if (idempotencyKey) headers["idempotency-key"] = idempotencyKey;
     headers.accept = as === "json" ? "application/json" : "text/html";

@@ -103,7 +103,8 @@ export class Notices {
  * The text key of a problem that has its own message, else null.
  * - a 401: the shopper's credential is missing, expired or invalid: reload the page or sign in again;
  * - `#not-connected`: a like without a logged-in user's credential: sign in;
- * - `#no-store`, and network failures (status 0).
+ * - `#no-store`, and network failures (status 0);
+ * - `#not-set-up` (the page never called `supplier.setup`): the action's own text, not a network failure.
  * @param {ApiError} error
  * @returns {string | null}
  */
@@ -112,7 +113,7 @@ function textKeyOf(error) {
   if (error.status === 401) return "error.credential";
   if (type.endsWith("#no-store")) return "error.no-store";
   if (type.endsWith("#not-connected")) return "error.sign-in";
-  if (type.endsWith("#no-authless-credential")) return null;
+  if (type.endsWith("#no-authless-credential") || type.endsWith("#not-set-up")) return null;
   if (error.status === 0) return "error.network";
   return null;
 }
