@@ -39,11 +39,59 @@ def load_devstack():
     return module
 
 
-class GunicornPrerender:
+class ChildServer:
+    """A server run as a child process we stop by its pid: `command` in `cwd` with `env`, its output in `log`;
+    `start` waits until `ready()` answers, `stop` is SIGTERM then SIGKILL if it lingers."""
+
+    name = "server"
+    ready_seconds: float = READY_SECONDS
+    command: list[str]
+    cwd: Path
+    env: dict[str, str]
+    log: Path
+    process: subprocess.Popen[bytes] | None = None
+
+    def ready(self) -> bool:
+        raise NotImplementedError
+
+    def start(self) -> None:
+        with open(self.log, "wb") as log:
+            self.process = subprocess.Popen(self.command, cwd=self.cwd, env=self.env, stdout=log, stderr=log)
+        deadline = time.monotonic() + self.ready_seconds
+        while True:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{self.name} exited with {self.process.returncode}: {self.logs()}")
+            try:
+                if self.ready():
+                    return
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"{self.name} did not answer within {self.ready_seconds}s: {self.logs()}")
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=5)
+
+    def logs(self) -> str:
+        return self.log.read_text(errors="replace")[-4000:] if self.log.exists() else ""
+
+
+class GunicornPrerender(ChildServer):
     """prerender under gunicorn with gunicorn.conf.py, the command of `make run` (tools/devstack.py), on a free
     loopback port, as a child process stopped by its pid. Two workers, as `make run` starts on a 2-CPU machine,
     whatever the machine and the developer's GUNICORN_* variables; `worker_class` overrides the file's choice
     through GUNICORN_WORKER_CLASS. Multiprocess metrics in `metrics_dir`, as `make run` sets them."""
+
+    name = "gunicorn"
 
     def __init__(
         self,
@@ -71,44 +119,16 @@ class GunicornPrerender:
             **(environ or {}),
         }
         self.log = prefix / "gunicorn.log"
-        self.process: subprocess.Popen | None = None
+        self.cwd = ROOT
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> None:
-        with open(self.log, "wb") as log:
-            self.process = subprocess.Popen(self.command, cwd=ROOT, env=self.env, stdout=log, stderr=log)
-        deadline = time.monotonic() + READY_SECONDS
-        while True:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"gunicorn exited with {self.process.returncode}: {self.logs()}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock:
-                    sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: ready\r\nConnection: close\r\n\r\n")
-                    if sock.recv(64).startswith(b"HTTP/1.1 200"):
-                        return
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"gunicorn did not answer /healthz within {READY_SECONDS}s: {self.logs()}")
-            time.sleep(0.1)
-
-    def stop(self) -> None:
-        """Graceful stop (SIGTERM) of the master we started, then SIGKILL if it lingers."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=5)
-
-    def logs(self) -> str:
-        return self.log.read_text(errors="replace")[-4000:] if self.log.exists() else ""
+    def ready(self) -> bool:
+        with socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock:
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: ready\r\nConnection: close\r\n\r\n")
+            return sock.recv(64).startswith(b"HTTP/1.1 200")
 
     def __enter__(self) -> GunicornPrerender:
         self.start()

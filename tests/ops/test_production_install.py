@@ -21,7 +21,6 @@ import re
 import shlex
 import shutil
 import subprocess
-import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +32,7 @@ from sqlalchemy.engine import make_url
 
 from bench.nginx import NginxFront
 from tests.databases import POSTGRES_URL, PostgresSchemas, RedisNamespace, Unreachable
-from tests.ops.conftest import free_port
+from tests.ops.conftest import ChildServer, free_port
 
 pytestmark = [pytest.mark.nginx, pytest.mark.postgres]
 
@@ -162,16 +161,16 @@ def exec_start(machine: Machine, service: configparser.SectionProxy, environment
     return [re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", lambda m: environment[m[1]], word) for word in words]
 
 
-class Unit:
+class Unit(ChildServer):
     """A service started as its systemd unit starts it (without the user switch and the sandboxing): the
     unit's StateDirectory and RuntimeDirectory made (the latter empty), its ExecStart in its WorkingDirectory
-    with its environment, as a child process stopped by its pid."""
+    with its environment, as a child process stopped by its pid (SIGTERM: systemd's KillMode=mixed)."""
 
     def __init__(self, machine: Machine, name: str, base_env: Mapping[str, str]) -> None:
         self.name = name
         self.service = read_unit(f"{name}.service")["Service"]
-        self.environment = {**base_env, **unit_environment(machine, self.service)}
-        self.command = exec_start(machine, self.service, self.environment)
+        self.env = {**base_env, **unit_environment(machine, self.service)}
+        self.command = exec_start(machine, self.service, self.env)
         self.cwd = Path(machine.moved(self.service["WorkingDirectory"]))
         for key in ("StateDirectory", "RuntimeDirectory"):
             if key in self.service:
@@ -180,42 +179,18 @@ class Unit:
                     shutil.rmtree(folder, ignore_errors=True)
                 folder.mkdir(parents=True, exist_ok=True)
         self.log = machine.root / f"{name}.log"
-        self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
-        return f"http://{self.environment['GUNICORN_BIND']}"
+        return f"http://{self.env['GUNICORN_BIND']}"
 
-    def start(self) -> None:
-        with open(self.log, "wb") as log:
-            self.process = subprocess.Popen(self.command, cwd=self.cwd, env=self.environment, stdout=log, stderr=log)
-        deadline = time.monotonic() + READY_SECONDS
-        while True:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"{self.name} exited with {self.process.returncode}: {self.logs()}")
-            try:
-                if requests.get(f"{self.url}/healthz", timeout=2).status_code == 200:
-                    return
-            except requests.RequestException:
-                pass
-            if time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"{self.name} did not answer /healthz within {READY_SECONDS}s: {self.logs()}")
-            time.sleep(0.1)
+    ready_seconds = READY_SECONDS
 
-    def stop(self) -> None:
-        """SIGTERM to the master we started (systemd's KillMode=mixed), SIGKILL if it lingers."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
+    def ready(self) -> bool:
         try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=5)
-
-    def logs(self) -> str:
-        return self.log.read_text(errors="replace")[-4000:] if self.log.exists() else ""
+            return requests.get(f"{self.url}/healthz", timeout=2).status_code == 200
+        except requests.RequestException:
+            return False
 
 
 @dataclass(frozen=True)
