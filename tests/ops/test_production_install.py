@@ -362,6 +362,9 @@ def test_the_services_run_the_installed_wheels_with_their_instance_folders(insta
     assert (prerender_folder / "upstream-service-key").stat().st_mode & 0o777 == 0o600
     # The workers' metrics in the unit's RuntimeDirectory.
     assert list(machine.path("/run/prerender").glob("*.db"))
+    # The install wrote coreapi's log pseudonym key: no process made up its own.
+    assert "COREAPI_LOG_PSEUDONYM_KEY is not set" not in installed.coreapi.log.read_text(errors="replace")
+    assert len(environment_file(machine.path("/etc/coreapi/coreapi.env"))["COREAPI_LOG_PSEUDONYM_KEY"]) == 64
 
 
 def test_the_units_read_their_environment_files_and_the_doc_shows_their_command() -> None:
