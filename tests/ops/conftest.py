@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -39,7 +40,7 @@ def load_devstack():
     return module
 
 
-class ChildServer:
+class ChildServer(ABC):
     """A server run as a child process we stop by its pid: `command` in `cwd` with `env`, its output in `log`;
     `start` waits until `ready()` answers, `stop` is SIGTERM then SIGKILL if it lingers."""
 
@@ -51,8 +52,9 @@ class ChildServer:
     log: Path
     process: subprocess.Popen[bytes] | None = None
 
+    @abstractmethod
     def ready(self) -> bool:
-        raise NotImplementedError
+        """Whether the server answers its health check now (an OSError while it starts counts as not yet)."""
 
     def start(self) -> None:
         with open(self.log, "wb") as log:
