@@ -21,7 +21,8 @@ PIP_COMPILE := CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --a
 # The browser modules' tools (package.json, package-lock.json: TypeScript's checker, esbuild for their release
 # tree, axe-core for the browser tests): npm ci only when the lock changes.
 NODE_STAMP := node_modules/.package-lock.json
-STATIC_SOURCES := $(shell find prerender/static -type f)
+# The release tree's sources, folders included (removing a file changes its folder's time only).
+STATIC_SOURCES := $(shell find prerender/static)
 STATIC_BUILD := prerender/static_build/source-digest
 
 .PHONY: install static lock run test test-unit test-integration test-coreapi lint format typecheck clean bench
@@ -49,7 +50,7 @@ $(NODE_STAMP): package.json package-lock.json
 	touch $(NODE_STAMP)
 
 # The release tree of the browser files (tools/build_static.mjs: esbuild, minified, the SDK in one module,
-# precompressed siblings), rebuilt when a source file, the script or the npm lock changes. prerender serves
+# precompressed siblings), rebuilt when a source file (or folder), the script or the npm lock changes. prerender serves
 # it while it matches the sources, the readable prerender/static/ otherwise (prerender/rendering/assets.py).
 static: $(STATIC_BUILD)
 
