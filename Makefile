@@ -18,13 +18,16 @@ LOCK_FLAGS ?=
 PIP_COMPILE := CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --allow-unsafe \
 	--strip-extras --no-emit-index-url --no-emit-find-links --no-emit-trusted-host $(LOCK_FLAGS)
 
-# The browser modules' tools (package.json, package-lock.json: TypeScript's checker, axe-core for the
-# browser tests): npm ci only when the lock changes.
+# The browser modules' tools (package.json, package-lock.json: TypeScript's checker, esbuild for their release
+# tree, axe-core for the browser tests): npm ci only when the lock changes.
 NODE_STAMP := node_modules/.package-lock.json
+# The release tree's sources, folders included (removing a file changes its folder's time only).
+STATIC_SOURCES := $(shell find prerender/static)
+STATIC_BUILD := prerender/static_build/source-digest
 
-.PHONY: install lock run test test-unit test-integration test-coreapi lint format typecheck clean bench
+.PHONY: install static lock run test test-unit test-integration test-coreapi lint format typecheck clean bench
 
-install: $(STAMP)
+install: $(STAMP) $(STATIC_BUILD)
 
 # The lock first (pip itself too), then the three local projects without their dependencies, so
 # nothing moves a pin; built by the lock's setuptools, without build isolation (no download).
@@ -43,8 +46,16 @@ lock: $(STAMP)
 	$(MAKE) install
 
 $(NODE_STAMP): package.json package-lock.json
-	npm ci --no-audit --no-fund
+	npm ci --no-audit --no-fund --ignore-scripts
 	touch $(NODE_STAMP)
+
+# The release tree of the browser files (tools/build_static.mjs: esbuild, minified, the SDK in one module,
+# precompressed siblings), rebuilt when a source file (or folder), the script or the npm lock changes. prerender serves
+# it while it matches the sources, the readable prerender/static/ otherwise (prerender/rendering/assets.py).
+static: $(STATIC_BUILD)
+
+$(STATIC_BUILD): $(STATIC_SOURCES) tools/build_static.mjs $(NODE_STAMP)
+	node tools/build_static.mjs
 
 run: install
 	$(BIN)/python tools/devstack.py
@@ -94,4 +105,4 @@ bench: install
 clean:
 	rm -rf $(VENV) *.egg-info build dist coreapi/*.egg-info coreapi/build coreapi/dist \
 		examples/*.egg-info examples/build examples/dist instance/coreapi.sqlite .pytest_cache \
-		.mypy_cache .ruff_cache node_modules
+		.mypy_cache .ruff_cache node_modules prerender/static_build

@@ -1,40 +1,141 @@
-"""Content-hashed URLs of the static files (stylesheets, ES modules).
+"""Content-hashed URLs of the static files (stylesheets, ES modules), and which tree serves them.
 
-Every URL carries the build id, a hash of the whole static tree, as a path segment:
+Every URL carries the build id, a hash of the served static tree, as a path segment:
 `/static/<build_id>/components/recipe-card.js`. A path segment (not a per-file hash) keeps relative
 `import` statements between modules on the same hashed URLs, so a module is never loaded twice under two
 names, and lets every file be cached for a year as immutable: a change in any file is a new build id.
+
+Two trees can serve them: the release tree `static_build/` that `make static` makes from the readable
+`static/` (tools/build_static.mjs: minified, the SDK in one module, gzip and brotli siblings), while it was
+built from the current sources (the digest it records is theirs); otherwise `static/` itself, with a warning.
+Each tree is read and hashed once per process: applications made later (tests make thousands) reuse it.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Iterable
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
 from flask import Flask, current_app, request
 
-STATIC_DIR = Path(__file__).parent.parent / "static"
+PACKAGE_DIR = Path(__file__).parent.parent
+SOURCE_DIR = PACKAGE_DIR / "static"
+BUILD_DIR = PACKAGE_DIR / "static_build"
+# The release tree's record of the source digest it was built from (tools/build_static.mjs); not served.
+DIGEST_FILE = "source-digest"
+# Precompressed siblings of a release file, by Content-Coding, in the order preferred when a browser accepts
+# both (brotli is the smaller). They are variants of their file, never files of their own.
+ENCODINGS: dict[str, str] = {"br": ".br", "gzip": ".gz"}
 EXTENSION_KEY = "prerender.rendering.assets"
+
+# The modules each module imports as soon as it runs (its top-level `await import(...)`, with the page's
+# query, docs/sdk.md): a fragment announces those its scripts will import with <link rel="modulepreload">, so
+# the browser fetches them with the scripts instead of one import after the other. Later imports (the drawer,
+# the catalog shell from the drawer) are left out: they load when first needed. tests/unit/test_assets.py
+# compares this table with the modules.
+EAGER_IMPORTS: dict[str, tuple[str, ...]] = {
+    "components/basket-transfer.js": ("components/ui.js", "components/no-supplier-cta.js"),
+    "components/catalog.js": ("components/ui.js",),
+    "components/drawer.js": ("components/ui.js", "components/recipe-details.js"),
+    "components/no-supplier-cta.js": ("components/ui.js",),
+    "components/planner-entry.js": ("components/ui.js", "components/planner-onboarding.js"),
+    "components/planner-onboarding.js": ("components/ui.js",),
+    "components/planner.js": ("components/ui.js", "components/planner-onboarding.js"),
+    "components/recipe-card.js": ("components/ui.js",),
+    "components/recipe-details.js": ("components/ui.js",),
+    "components/ui.js": ("sdk/svc.js",),
+}
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class StaticTree:
+    """A folder of static files: the names it serves, the encodings precompressed for each, its digest."""
+
+    root: Path
+    files: frozenset[str]
+    encodings: Mapping[str, tuple[str, ...]]  # name -> the ENCODINGS it has a sibling for, preferred first
+    digest: str  # tree_digest of every file the tree serves, its variants included
+
+    @property
+    def build_id(self) -> str:
+        return self.digest[:12]
+
+
+def tree_digest(root: Path, names: Iterable[str]) -> str:
+    """SHA-256 over the files in name order, each as its name, a NUL byte, its content (the digest the
+    release tree records of its sources: tools/build_static.mjs computes it the same way)."""
+    digest = hashlib.sha256()
+    for name in sorted(names):
+        digest.update(name.encode())
+        digest.update(b"\0")
+        digest.update((root / name).read_bytes())
+    return digest.hexdigest()
+
+
+@functools.cache
+def read_tree(root: Path) -> StaticTree:
+    """The files under `root` (once per process and folder). A name with an ENCODINGS suffix whose file
+    without it exists is that file's variant; the digest file is the build's record: neither is served."""
+    found = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+    suffixes = tuple(ENCODINGS.values())
+    variants = {name for name in found if name.endswith(suffixes) and name.rsplit(".", 1)[0] in found}
+    files = frozenset(found - variants - {DIGEST_FILE})
+    encodings = {
+        name: codings
+        for name in files
+        if (codings := tuple(coding for coding, suffix in ENCODINGS.items() if name + suffix in variants))
+    }
+    return StaticTree(root, files, encodings, tree_digest(root, files | variants))
+
+
+@functools.cache
+def served_tree(source: Path, build: Path) -> StaticTree:
+    """The release tree when it was built from the sources as they are, else the sources (with one warning)."""
+    sources = read_tree(source)
+    try:
+        recorded = (build / DIGEST_FILE).read_text().strip()
+    except FileNotFoundError:
+        log.warning(
+            "No release build of the static files in %s: serving %s as it is; run `make static`.", build, source
+        )
+        return sources
+    if recorded != sources.digest:
+        log.warning(
+            "The release build in %s was made from other sources than %s: serving the sources as they are; "
+            "run `make static`.",
+            build,
+            source,
+        )
+        return sources
+    return read_tree(build)
+
+
+@dataclass(frozen=True)
+class ModuleUrls:
+    """The module scripts of a fragment, and the modules they import at once, to preload (same query)."""
+
+    scripts: tuple[str, ...]
+    preloads: tuple[str, ...]
 
 
 class AssetManifest:
-    """The build id of a static tree and the URLs of its files."""
+    """The build id of the served static tree and the URLs of its files."""
 
-    def __init__(self, *, root: Path, static_url: str | None, api_url: str | None, element_prefix: str) -> None:
-        self.root = root
+    def __init__(self, *, tree: StaticTree, static_url: str | None, api_url: str | None, element_prefix: str) -> None:
+        self.tree = tree
+        self.root = tree.root
+        self.files = tree.files
+        self.build_id = tree.build_id
         self.static_url = static_url.rstrip("/") if static_url else None
         self.api_url = api_url.rstrip("/") if api_url else None
         self.element_prefix = element_prefix
-        self.files = frozenset(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
-        digest = hashlib.sha256()
-        for name in sorted(self.files):
-            digest.update(name.encode())
-            digest.update(b"\0")
-            digest.update((root / name).read_bytes())
-        self.build_id = digest.hexdigest()[:12]
 
     def url(self, name: str, *, base: str | None = None) -> str:
         """The absolute URL of a static file; a name not in the tree is a programming error."""
@@ -43,14 +144,15 @@ class AssetManifest:
         base = base or self.static_url or request_base_url()
         return f"{base}/static/{self.build_id}/{name}"
 
-    def module_urls(self, names: Iterable[str]) -> list[str]:
+    def module_urls(self, names: Iterable[str]) -> ModuleUrls:
         """URLs of ES modules, all with the same query (docs/sdk.md): `prefix` when the element prefix is
-        not the default, `api` when the modules are not served by this service, whose routes they call."""
+        not the default, `api` when the modules are not served by this service, whose routes they call;
+        and those of the modules they import at once (EAGER_IMPORTS), to preload."""
         host_url = None if self.static_url and self.api_url else request_base_url()
-        return list(self._module_urls(tuple(names), host_url))
+        return self._module_urls(tuple(names), host_url)
 
     @functools.lru_cache(maxsize=64)  # noqa: B019 -- one manifest per app, alive as long as the app
-    def _module_urls(self, names: tuple[str, ...], host_url: str | None) -> tuple[str, ...]:
+    def _module_urls(self, names: tuple[str, ...], host_url: str | None) -> ModuleUrls:
         """module_urls for one request host (fragments link back to the host they were asked from)."""
         params: dict[str, str] = {}
         if self.element_prefix != "svc":
@@ -60,7 +162,23 @@ class AssetManifest:
             params["api"] = api_url
         query = f"?{urlencode(params)}" if params else ""
         base = self.static_url or host_url
-        return tuple(self.url(name, base=base) + query for name in names)
+        return ModuleUrls(
+            scripts=tuple(self.url(name, base=base) + query for name in names),
+            preloads=tuple(self.url(name, base=base) + query for name in eager_imports(names)),
+        )
+
+
+def eager_imports(names: Iterable[str]) -> tuple[str, ...]:
+    """Every module that the modules `names` import at once, directly or not, other than `names`, in order."""
+    entries = tuple(names)
+    found: dict[str, None] = {}
+    pending = list(entries)
+    while pending:
+        for imported in EAGER_IMPORTS.get(pending.pop(0), ()):
+            if imported not in entries and imported not in found:
+                found[imported] = None
+                pending.append(imported)
+    return tuple(found)
 
 
 def request_base_url() -> str:
@@ -70,10 +188,11 @@ def request_base_url() -> str:
 
 
 def init_assets(app: Flask) -> None:
-    """Hash the static tree once, at application start (called by the factory)."""
+    """The served static tree (read and hashed once per process), and the app's URLs of it (called by the
+    factory)."""
     config = app.config
     app.extensions[EXTENSION_KEY] = AssetManifest(
-        root=STATIC_DIR,
+        tree=served_tree(SOURCE_DIR, BUILD_DIR),
         static_url=config["CDN_URL"] or config["PUBLIC_URL"],
         api_url=config["PUBLIC_URL"],
         element_prefix=config["ELEMENT_PREFIX"],

@@ -150,7 +150,7 @@ def build_card(recipe: Recipe, options: CardOptions, ctx: RequestContext, *, t: 
 def render_card(card: RecipeCardView, t: Translator) -> str:
     """The HTML fragment of one card, ending with the module scripts that upgrade it (memoized: the
     fragment depends on nothing but these values and the app's fixed prefix, see fragments.py)."""
-    module_urls = tuple(get_assets().module_urls(CARD_MODULES))
+    module_urls = get_assets().module_urls(CARD_MODULES)
     # Translators live as long as the app (i18n.TextCatalog), so their identity names their texts. The
     # price's text is in the key too: Decimal("2.5") == Decimal("2.50"), but they would not print the same.
     return get_fragments().get_or_render(

@@ -171,10 +171,21 @@ def test_v2_variant_4(client):
     assert card.find(class_="svc-recipe-card__badge") is not None
 
 
+def module_links(soup: BeautifulSoup) -> list[str]:
+    """The URLs of the fragment's module scripts, then of the modules it preloads."""
+    return [s["src"] for s in soup.find_all("script")] + [
+        link["href"] for link in soup.find_all("link", rel="modulepreload")
+    ]
+
+
 def test_module_scripts_are_served(client):
     soup = BeautifulSoup(get_card(client, recipe_id="1").get_data(as_text=True), "html5lib")
-    for script in soup.find_all("script"):
-        path = script["src"].split("://", 1)[1].split("/", 1)[1]
+    # The module the card's script imports at once, announced before the scripts so that it comes with them.
+    preloads = [link["href"].rsplit("/", 2)[1:] for link in soup.find_all("link", rel="modulepreload")]
+    assert preloads == [["components", "ui.js"]]
+    assert soup.find("link", rel="modulepreload").find_next("script") is not None
+    for url in module_links(soup):
+        path = url.split("://", 1)[1].split("/", 1)[1]
         response = client.get("/" + path)
         assert response.status_code == 200
         assert response.mimetype in ("text/javascript", "application/javascript")
@@ -213,22 +224,23 @@ def test_non_default_prefix(app_config):
     app = create_app({**app_config, "ELEMENT_PREFIX": "acme"})
     soup = BeautifulSoup(get_card(app.test_client(), recipe_id="1").get_data(as_text=True), "html5lib")
     assert soup.find("acme-recipe-card")["id"] == "acme-recipe-card-1"
-    assert [s["src"].split("?", 1)[1] for s in soup.find_all("script")] == ["prefix=acme", "prefix=acme"]
+    assert [url.split("?", 1)[1] for url in module_links(soup)] == ["prefix=acme"] * 3  # the preload's too
 
 
 def test_public_url_wins_over_the_host_header(app_config):
     app = create_app({**app_config, "PUBLIC_URL": "https://fragments.example"})
     response = get_card(app.test_client(), hdrs={**headers(), "Host": "evil.example"}, recipe_id="1")
-    sources = [s["src"] for s in BeautifulSoup(response.get_data(as_text=True), "html5lib").find_all("script")]
-    assert sources and all(src.startswith("https://fragments.example/static/") for src in sources)
+    sources = module_links(BeautifulSoup(response.get_data(as_text=True), "html5lib"))
+    assert len(sources) == 3 and all(src.startswith("https://fragments.example/static/") for src in sources)
 
 
 def test_cdn_modules_know_the_api(app_config):
     app = create_app({**app_config, "PUBLIC_URL": "https://fragments.example", "CDN_URL": "https://cdn.example"})
     soup = BeautifulSoup(get_card(app.test_client(), recipe_id="1").get_data(as_text=True), "html5lib")
-    assert all(
-        s["src"].startswith("https://cdn.example/static/") and s["src"].endswith("?api=https%3A%2F%2Ffragments.example")
-        for s in soup.find_all("script")
+    urls = module_links(soup)
+    assert len(urls) == 3 and all(
+        url.startswith("https://cdn.example/static/") and url.endswith("?api=https%3A%2F%2Ffragments.example")
+        for url in urls
     )
 
 

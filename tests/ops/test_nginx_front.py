@@ -241,6 +241,20 @@ def test_static_files_are_immutable_and_cached(nginx_front):
     assert gzip.decompress(compressed.raw.read()) == first.content
 
 
+def test_each_encoding_of_a_static_file_is_cached_apart(nginx_front):
+    """prerender's precompressed variants (Vary: Accept-Encoding): the key holds the header, so a client that
+    does not accept brotli never gets the brotli copy another client filled the cache with."""
+    link = get(nginx_front, with_marker("/v1/styles/recipe-card"), headers()).json()["links"][0]
+    seen = []
+    for accept in ("br, gzip", "gzip", "identity", "br, gzip"):
+        answer = requests.get(link, headers={"Accept-Encoding": accept}, timeout=TIMEOUT, stream=True)
+        seen.append((answer.headers.get("Content-Encoding"), answer.headers["X-Cache-Status"]))
+        assert "Accept-Encoding" in answer.headers["Vary"]
+        assert {"public", "immutable", "max-age=31536000"} <= cache_control(answer)
+    # (Another test may have cached some of them already: what matters is which copy each client gets.)
+    assert [coding for coding, _ in seen] == ["br", "gzip", None, "br"] and seen[-1][1] == "HIT"
+
+
 def test_requests_without_identity_headers_get_prerenders_400_not_the_cache(nginx_front):
     path = with_marker("/v1/styles/recipe-card")
     get(nginx_front, path, headers())

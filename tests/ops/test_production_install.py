@@ -55,6 +55,7 @@ NOT_RELEASED = shutil.ignore_patterns(
     ".git",
     ".venv",
     "node_modules",
+    "static_build",  # the release tree of the browser files: the doc's block builds it
     ".hypothesis",
     ".pytest_cache",
     ".mypy_cache",

@@ -187,6 +187,11 @@ def test_the_wheel_carries_every_module_templates_static_files_and_translations(
         "prerender/templates/recipe_card/card.html",
         "prerender/static/css/recipe-card.css",
         "prerender/static/sdk/svc.js",
+        # The release tree (`make static`), which the service serves while it matches the sources above.
+        "prerender/static_build/sdk/svc.js",
+        "prerender/static_build/sdk/svc.js.br",
+        "prerender/static_build/sdk/svc.js.gz",
+        "prerender/static_build/source-digest",
         "prerender/i18n/en.json",
         "prerender/i18n/fr.json",
     ):

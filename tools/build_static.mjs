@@ -1,0 +1,130 @@
+// `make static`: the release tree of prerender's browser files, built with esbuild (package.json) from the
+// readable tree prerender/static/ into prerender/static_build/ (gitignored, carried by the wheel: MANIFEST.in).
+//
+// The release tree mirrors the source paths, so the relative URLs between modules stay the same:
+//   sdk/svc.js          the SDK and the modules it imports statically, bundled into one minified ES module
+//                       (its `import(new URL(...))` of the drawer is not a literal: it stays a runtime import);
+//   components/*.js     each minified on its own (they load each other at run time, with the module URL's
+//                       query: docs/sdk.md, section 1);
+//   css/*.css           each minified.
+// The other sdk/*.js are inside svc.js: nothing loads them by URL, so they are not in the release tree.
+// Every file gets precompressed siblings, `<name>.gz` (gzip level 9) and `<name>.br` (brotli, quality 11),
+// which prerender sends to browsers that accept them (prerender/blueprints/static_files.py), and the tree
+// records in `source-digest` the digest of the source tree it was built from: prerender serves this tree
+// only while that digest is the current sources' (prerender/rendering/assets.py), and the readable tree
+// otherwise. The digest is the one assets.py computes: SHA-256 over the files in name order, each as its
+// path relative to the tree (with `/`), a NUL byte, then its content.
+//
+// The tree is written next to its final place and renamed into it, so a server never sees half a build.
+
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+
+import * as esbuild from "esbuild";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const SOURCE = join(ROOT, "prerender", "static");
+const OUTPUT = join(ROOT, "prerender", "static_build");
+const DIGEST_FILE = "source-digest";
+
+/** Every file under `root`, as paths relative to it with `/`, sorted as Python sorts them (code points). */
+function filesOf(root) {
+  const found = [];
+  const walk = (folder) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.isFile()) found.push(relative(root, path).split(sep).join("/"));
+    }
+  };
+  walk(root);
+  return found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The digest of a tree, as prerender/rendering/assets.py computes it (`tree_digest`). */
+function treeDigest(root) {
+  const hash = createHash("sha256");
+  for (const name of filesOf(root)) {
+    hash.update(name);
+    hash.update("\0");
+    hash.update(readFileSync(join(root, name)));
+  }
+  return hash.digest("hex");
+}
+
+/** What esbuild does to every file: minified, no syntax lowered (the release runs where the readable modules
+ * run), UTF-8 kept as is rather than escaped. */
+const COMMON = { minify: true, charset: "utf8", logLevel: "warning", absWorkingDir: ROOT };
+
+async function build(out) {
+  const components = filesOf(join(SOURCE, "components")).filter((name) => name.endsWith(".js"));
+  const sheets = filesOf(join(SOURCE, "css")).filter((name) => name.endsWith(".css"));
+  await esbuild.build({
+    ...COMMON,
+    entryPoints: [join(SOURCE, "sdk", "svc.js")],
+    bundle: true,
+    format: "esm",
+    outfile: join(out, "sdk", "svc.js"),
+  });
+  await esbuild.build({
+    ...COMMON,
+    entryPoints: components.map((name) => join(SOURCE, "components", name)),
+    format: "esm",
+    outdir: join(out, "components"),
+  });
+  await esbuild.build({
+    ...COMMON,
+    entryPoints: sheets.map((name) => join(SOURCE, "css", name)),
+    loader: { ".css": "css" },
+    outdir: join(out, "css"),
+  });
+}
+
+/** `<name>.gz` and `<name>.br` next to every file of the tree. */
+function precompress(out) {
+  for (const name of filesOf(out)) {
+    const path = join(out, name);
+    const content = readFileSync(path);
+    writeFileSync(`${path}.gz`, gzipSync(content, { level: 9 }));
+    writeFileSync(
+      `${path}.br`,
+      brotliCompressSync(content, {
+        params: {
+          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+          [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+          [constants.BROTLI_PARAM_SIZE_HINT]: content.length,
+        },
+      }),
+    );
+  }
+}
+
+async function main() {
+  const digest = treeDigest(SOURCE);
+  const staging = `${OUTPUT}.tmp-${process.pid}`;
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true });
+  try {
+    await build(staging);
+    precompress(staging);
+    writeFileSync(join(staging, DIGEST_FILE), `${digest}\n`);
+    rmSync(OUTPUT, { recursive: true, force: true });
+    renameSync(staging, OUTPUT);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    throw error;
+  }
+  const sizes = filesOf(OUTPUT)
+    .filter((name) => name.endsWith(".js"))
+    .map((name) => {
+      const size = (suffix) => readFileSync(join(OUTPUT, name + suffix)).length;
+      return `${name} ${size("")} B, gzip ${size(".gz")} B, brotli ${size(".br")} B`;
+    });
+  console.log(`${relative(ROOT, OUTPUT)}: built from ${relative(ROOT, SOURCE)} (${digest.slice(0, 12)})`);
+  for (const line of sizes) console.log(`  ${line}`);
+}
+
+await main();
