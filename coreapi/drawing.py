@@ -119,8 +119,13 @@ def _saturate(color: str, factor: float) -> str:
 
 
 def _f(x: float) -> str:
-    """A number with one decimal: plenty for a 800-unit drawing."""
-    return f"{x:.1f}"
+    """A number as short as the picture allows: whole units from 20 up (positions and lengths: half a unit of
+    an 800-unit drawing is a third of a pixel in the 480-pixel-wide drawer), one decimal below (opacities,
+    offsets, stroke widths), without the zeros that say nothing ("12", ".5", "-.3")."""
+    text = f"{x:.0f}" if abs(x) >= 20 else f"{x:.1f}".rstrip("0").rstrip(".")
+    if text.startswith(("0.", "-0.")):
+        text = text.replace("0.", ".", 1)
+    return "0" if text in ("", "-0", "-") else text
 
 
 def _attr(value: str) -> str:

@@ -70,6 +70,7 @@ def fetch_shelf_fragments(
             store_id=visitor.store_id,
             display_variant=slot.display_variant,
             orientation=slot.orientation,
+            above_fold=slot.above_fold,
             request_id=request_id,
         )
 

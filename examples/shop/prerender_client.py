@@ -186,6 +186,7 @@ class PrerenderClient:
         store_id: str | None = None,
         display_variant: int = 1,
         orientation: str = "vertical",
+        above_fold: bool = False,
         request_id: str | None = None,
     ) -> str:
         """GET /recipe-card for the products around a slot: the card's HTML, or "" (no card here)."""
@@ -196,6 +197,8 @@ class PrerenderClient:
         }
         if store_id:
             params["store_id"] = store_id
+        if above_fold:
+            params["above_fold"] = "true"
         response = self._call("GET", "/recipe-card", visitor, params=params, request_id=request_id)
         return response.text.strip() if response is not None else ""
 

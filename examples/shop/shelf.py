@@ -22,10 +22,12 @@ class CardSlot:
     after: int
     display_variant: int
     orientation: str = "vertical"
+    # In the first viewport, phone and desktop: its picture is fetched at once and first (prerender's above_fold).
+    above_fold: bool = False
 
 
 SINGLE_SLOTS: tuple[CardSlot, ...] = (
-    CardSlot(after=3, display_variant=2),
+    CardSlot(after=3, display_variant=2, above_fold=True),
     CardSlot(after=7, display_variant=1),
     CardSlot(after=10, display_variant=2, orientation="horizontal"),
     CardSlot(after=13, display_variant=3),

@@ -53,14 +53,21 @@ def post_multiple(query: dict[str, Any], body: dict[str, Any]) -> Response:
         SuggestionContext(key=str(c["position"]), surrounding_product_ids=tuple(c["productIds"]))
         for c in body["contexts"]
     ]
+    positions = sorted(c["position"] for c in body["contexts"])
     try:
-        html = suggested_cards(ctx, contexts, options, category_id=body["categoryId"], keyword=body["keyword"])
+        html = suggested_cards(
+            ctx,
+            contexts,
+            options,
+            category_id=body["categoryId"],
+            keyword=body["keyword"],
+            order=[str(p) for p in positions],  # above the fold, the lowest position's card comes first
+        )
     except UnknownStore:
         raise  # the customer's integration has a bug it should see: 400 (prerender/web/errors.py)
     except UpstreamError as error:
         log.error("multiple cards rendered empty, request %s: %s", ctx.request_id, error)
         html = {context.key: "" for context in contexts}
-    positions = sorted(c["position"] for c in body["contexts"])
     # Each card brings the shopper's credential (the page may insert any of them): suggestions are private.
     element = shopper_element(ctx)
     return jsonify(data=[{"html": html[str(p)] + element if html[str(p)] else "", "position": p} for p in positions])

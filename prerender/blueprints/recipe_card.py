@@ -39,6 +39,7 @@ def get_card(query: dict[str, Any]) -> Response:
         orientation=query["orientation"],
         store_id=query["store_id"],
         serves=query["serves"],
+        above_fold=query["above_fold"],
     )
     # Shared caches may keep a fixed recipe's card of a supplier with personalization disabled: it is the
     # same for every user. Suggestions depend on the session, hearts on the user.

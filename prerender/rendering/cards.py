@@ -10,7 +10,7 @@ card of a logged-in user is rendered once per worker and read from the memo afte
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from flask import current_app, render_template
@@ -19,7 +19,7 @@ from prerender.gateway import Recipe, SuggestionContext, get_gateway
 from prerender.rendering.assets import get_assets
 from prerender.rendering.fragments import get_fragments
 from prerender.rendering.i18n import Translator, translator_for
-from prerender.rendering.pictures import card_ingredient_pictures, safe_picture_url
+from prerender.rendering.pictures import HIGH, LAZY, card_ingredient_pictures, safe_picture_url
 from prerender.rendering.preferences import has_preferences
 from prerender.schemas.variants import BADGE_VARIANTS, rendered_variant
 from prerender.web.context import RequestContext
@@ -35,6 +35,9 @@ class CardOptions:
     orientation: str
     store_id: str | None
     serves: int | None
+    # The caller shows these cards in the page's first viewport: the first card's picture is fetched at once
+    # and first (pictures.HIGH), the others' when they near the viewport (docs/decisions.md).
+    above_fold: bool = False
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,8 @@ class RecipeCardView:
     show_infos: bool = True
     # Pictures of the recipe's products, shown under the title when the page asks for them (recipe-card.js).
     ingredient_pictures: tuple[str, ...] = ()
+    # How the picture loads (pictures.HIGH, EAGER or LAZY): lazy unless the caller says where the card goes.
+    picture_priority: str = LAZY
 
 
 # --- choosing recipes ----------------------------------------------------------------------------
@@ -85,9 +90,10 @@ def suggested_cards(
     *,
     category_id: str | None = None,
     keyword: str | None = None,
+    order: Sequence[str] | None = None,
 ) -> dict[str, str]:
     """The fragment suggested for each context key, in two sequential upstream calls whatever the number of
-    contexts (the suggestions, then the recipes)."""
+    contexts (the suggestions, then the recipes); `order`: the keys in the page's order (render_cards)."""
     gateway = get_gateway()
     chosen = gateway.suggest(
         ctx.upstream,
@@ -99,7 +105,8 @@ def suggested_cards(
     )
     recipe_ids = [rid for rid in chosen.values() if rid]
     recipes = gateway.recipes(ctx.upstream, recipe_ids, store_id=options.store_id, serves=options.serves, summary=True)
-    return render_cards({context.key: recipes.get(chosen.get(context.key) or "") for context in contexts}, options, ctx)
+    picked = {context.key: recipes.get(chosen.get(context.key) or "") for context in contexts}
+    return render_cards(picked, options, ctx, order=order)
 
 
 # --- deciding what a card shows --------------------------------------------------------------------
@@ -165,12 +172,21 @@ def render_card(card: RecipeCardView, t: Translator) -> str:
     )
 
 
-def render_cards(recipes: Mapping[str, Recipe | None], options: CardOptions, ctx: RequestContext) -> dict[str, str]:
-    """The fragment of each key's recipe; "" where there is none or the completion filter hides it."""
+def render_cards(
+    recipes: Mapping[str, Recipe | None],
+    options: CardOptions,
+    ctx: RequestContext,
+    *,
+    order: Sequence[str] | None = None,
+) -> dict[str, str]:
+    """The fragment of each key's recipe; "" where there is none or the completion filter hides it. Above the
+    fold, the first card shown in the page's `order` of the keys (default: the mapping's) has the high-priority
+    picture."""
     t = translator_for(ctx)
-    return {
-        key: render_card(build_card(recipe, options, ctx, t=t), t)
-        if recipe is not None and is_displayable(recipe, options)
-        else ""
-        for key, recipe in recipes.items()
-    }
+    shown = {key: recipe for key, recipe in recipes.items() if recipe is not None and is_displayable(recipe, options)}
+    lead = next((key for key in order or recipes if key in shown), None) if options.above_fold else None
+    html = dict.fromkeys(recipes, "")
+    for key, recipe in shown.items():
+        card = build_card(recipe, options, ctx, t=t)
+        html[key] = render_card(replace(card, picture_priority=HIGH) if key == lead else card, t)
+    return html

@@ -40,6 +40,7 @@ from prerender.gateway import (
 from prerender.rendering.assets import get_assets
 from prerender.rendering.cards import CardOptions, RecipeCardView, build_card, is_displayable
 from prerender.rendering.i18n import Translator, translator_for
+from prerender.rendering.pictures import EAGER, HIGH
 from prerender.rendering.planner import planner_destination, planner_entry
 from prerender.rendering.preferences import (
     NO_PREFERENCES,
@@ -281,6 +282,22 @@ def catalog_cards(
     return tuple(cards)
 
 
+# The most cards a catalog row shows across (catalog.css: a carousel shows four from 1024px of width, a grid
+# of 240px columns about as many; a phone two).
+FIRST_ROW = 4
+
+
+def in_first_view(cells: tuple[CatalogCardView, ...]) -> tuple[CatalogCardView, ...]:
+    """A page's first row fetches its pictures at once, the first one first (docs/decisions.md); the rest of the
+    page keeps them lazy."""
+    return tuple(
+        replace(cell, card=replace(cell.card, picture_priority=HIGH if index == 0 else EAGER))
+        if index < FIRST_ROW
+        else cell
+        for index, cell in enumerate(cells)
+    )
+
+
 # --- the toolbar and the header ---------------------------------------------------------------------
 
 
@@ -457,7 +474,7 @@ def list_view(
         return ListView.unavailable(query["page"], chips, filters)
     page = query["page"]
     return ListView(
-        cards=cards,
+        cards=in_first_view(cards) if page == 1 else cards,  # a later page comes below the first
         total=page_answer.total,
         page=page,
         next_url=page_link(params, page=page + 1) if page_answer.has_more else None,

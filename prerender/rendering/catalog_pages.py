@@ -3,7 +3,7 @@ the pieces they share and what each costs upstream)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from markupsafe import Markup
@@ -23,6 +23,7 @@ from prerender.rendering.catalog import (
     environment,
     finish_preferences,
     header_view,
+    in_first_view,
     link_params,
     list_view,
     page_link,
@@ -119,6 +120,8 @@ def home_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
                         id=category.id, name=category.name, url=links.category_url(category.id), cards=row_cards
                     )
                 )
+    if rows:  # the first row is in view (the pictures of the others wait for the shopper's scroll)
+        rows[0] = replace(rows[0], cards=in_first_view(rows[0].cards))
     home = HomeView(
         header=header_view(ctx, links, prefs, categories),
         rows=tuple(rows),

@@ -11,6 +11,15 @@ from prerender.gateway.models import Recipe
 # The most ingredient pictures a recipe card shows (`recipes.shouldDisplayIngredientPicturesOnRecipeCard`).
 CARD_INGREDIENT_PICTURES = 4
 
+# How a fragment's picture loads (docs/decisions.md, "Pictures: their size, lazy loading and the first card in
+# view"; templates/macros/picture.html writes the attributes):
+# the likely Largest Contentful Paint of the page: fetched at once, before the other pictures;
+HIGH = "high"
+# in the first viewport but not the first: fetched at once, at the browser's own priority;
+EAGER = "eager"
+# below the fold, or where the fragment goes is unknown: fetched when it nears the viewport.
+LAZY = "lazy"
+
 
 def safe_picture_url(url: str) -> str | None:
     """Only absolute http(s) URLs, never javascript: or data: (None: the component's picture placeholder)."""

@@ -35,6 +35,16 @@ def _orientation(**kwargs: Any) -> fields.String:
     return fields.String(validate=validate.OneOf(ORIENTATIONS), **kwargs)
 
 
+def _above_fold(**kwargs: Any) -> fields.Boolean:
+    return fields.Boolean(
+        metadata={
+            "description": "true: the page shows these cards in its first viewport; the first card's picture is "
+            "fetched at once with fetchpriority=high, the others lazily (default false: every picture lazy)."
+        },
+        **kwargs,
+    )
+
+
 class _CardQuery(Schema):
     """Shared query of the single card. Unknown parameters (such as the removed `profiling`) are ignored."""
 
@@ -47,6 +57,7 @@ class _CardQuery(Schema):
     store_id = Identifier(load_default=None)
     orientation = _orientation(load_default="vertical")
     serves = _serves(strict=False, load_default=None)
+    above_fold = _above_fold(load_default=False)
 
     @validates_schema
     def needs_a_selector(self, data: dict[str, Any], **_: Any) -> None:
@@ -82,6 +93,7 @@ class _MultipleOptions(Schema):
 
     store_id = Identifier()
     orientation = _orientation()
+    above_fold = _above_fold()
 
 
 class _MultipleQuery(_MultipleOptions):
@@ -134,4 +146,5 @@ MULTIPLE_OPTION_DEFAULTS: dict[str, Any] = {
     "display_variant": 1,
     "orientation": "vertical",
     "serves": None,
+    "above_fold": False,
 }

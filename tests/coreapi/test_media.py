@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import xml.etree.ElementTree as ET
 from urllib.parse import urlsplit
 
@@ -25,6 +26,42 @@ def test_pictures_are_cacheable_svg(client: FlaskClient, seed, kind: str) -> Non
 
     again = client.get(response.request.path, headers={"If-None-Match": response.headers["ETag"]})
     assert again.status_code == 304
+
+
+@pytest.mark.parametrize("kind", ["recipes", "products"])
+def test_pictures_are_gzipped_for_a_client_that_accepts_it(client: FlaskClient, seed, kind: str) -> None:
+    ids = seed.recipes if kind == "recipes" else seed.products
+    path = f"/media/{kind}/{next(iter(ids))}.svg"
+    plain = client.get(path)
+    assert plain.content_encoding is None and "Accept-Encoding" in plain.vary
+    for accepted in ("gzip, deflate, br", "br;q=1, gzip;q=0.5", "*"):
+        zipped = client.get(path, headers={"Accept-Encoding": accepted})
+        assert zipped.status_code == 200 and zipped.content_encoding == "gzip", accepted
+        assert zipped.mimetype == "image/svg+xml" and "Accept-Encoding" in zipped.vary
+        assert zipped.cache_control.public and zipped.cache_control.max_age == 86400
+        assert gzip.decompress(zipped.data) == plain.data
+        assert int(zipped.headers["Content-Length"]) == len(zipped.data) < len(plain.data) / 2
+        # Each encoding is its own representation: its own entity tag.
+        assert zipped.headers["ETag"] != plain.headers["ETag"]
+    for refused in ("identity", "gzip;q=0", "br"):
+        answer = client.get(path, headers={"Accept-Encoding": refused})
+        assert answer.content_encoding is None and answer.data == plain.data, refused
+
+
+def test_a_revalidation_is_304_per_encoding(client: FlaskClient, seed) -> None:
+    path = f"/media/recipes/{next(iter(seed.recipes))}.svg"
+    zipped = client.get(path, headers={"Accept-Encoding": "gzip"})
+    plain = client.get(path)
+    again = client.get(path, headers={"Accept-Encoding": "gzip", "If-None-Match": zipped.headers["ETag"]})
+    assert again.status_code == 304 and not again.data
+    assert again.headers["ETag"] == zipped.headers["ETag"] and "Accept-Encoding" in again.vary
+    assert again.cache_control.max_age == 86400
+    # The plain picture's tag does not validate the gzipped one, nor the other way round.
+    assert (
+        client.get(path, headers={"Accept-Encoding": "gzip", "If-None-Match": plain.headers["ETag"]}).status_code == 200
+    )
+    assert client.get(path, headers={"If-None-Match": zipped.headers["ETag"]}).status_code == 200
+    assert client.get(path, headers={"If-None-Match": plain.headers["ETag"]}).status_code == 304
 
 
 @pytest.mark.parametrize("kind", ["recipes", "products"])

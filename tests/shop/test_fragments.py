@@ -29,9 +29,12 @@ class FakePrerender:
         self.band = band or {}
         self.fail = fail
         self.asked: list[tuple[tuple[str, str], str | None, int, str]] = []
+        self.above_fold: list[tuple[str, str]] = []
 
-    def recipe_card(self, visitor, ids, *, store_id, display_variant, orientation, request_id=None):
+    def recipe_card(self, visitor, ids, *, store_id, display_variant, orientation, above_fold=False, request_id=None):
         self.asked.append((tuple(ids), store_id, display_variant, orientation))
+        if above_fold:
+            self.above_fold.append(tuple(ids))
         if self.fail:
             return ""
         return self.singles.get(tuple(ids), card("-".join(ids)))
@@ -61,6 +64,10 @@ def test_every_slot_and_the_styles_are_fetched(pool):
         (s.display_variant, s.orientation) for s in SINGLE_SLOTS
     }
     assert all(store == "1001" for _, store, _, _ in fake.asked)
+    # The first card, in the first viewport of a phone and of a desktop, is the one with a high-priority picture.
+    first = SINGLE_SLOTS[0]
+    assert first.above_fold and not any(slot.above_fold for slot in SINGLE_SLOTS[1:])
+    assert fake.above_fold == [(shelf[first.after - 1].id, shelf[first.after].id)]
 
 
 def test_a_repeated_recipe_is_asked_again_with_other_products(pool):

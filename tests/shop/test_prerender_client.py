@@ -82,6 +82,7 @@ def test_single_card_sends_surrounding_products_as_a_json_array():
     assert query["store_id"] == ["1002"]
     assert query["display_variant"] == ["3"]
     assert query["orientation"] == ["horizontal"]
+    assert "above_fold" not in query  # prerender's default: a lazy picture
 
 
 @responses.activate
@@ -89,6 +90,13 @@ def test_single_card_without_a_store_omits_store_id():
     responses.get(f"{BASE}/v1/recipe-card", body="")
     assert client().recipe_card(ANONYMOUS, ["1", "2"]) == ""
     assert "store_id" not in query_of(responses.calls[0])
+
+
+@responses.activate
+def test_a_card_in_the_first_viewport_says_so():
+    responses.get(f"{BASE}/v1/recipe-card", body="")
+    client().recipe_card(ANONYMOUS, ["1", "2"], above_fold=True)
+    assert query_of(responses.calls[0])["above_fold"] == ["true"]
 
 
 @pytest.mark.parametrize(

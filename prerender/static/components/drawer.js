@@ -434,7 +434,7 @@ export class DrawerElement extends HTMLElement {
 function usePicture(root, url) {
   const current = root.querySelector(".svc-recipe-details__hero > .svc-recipe-details__hero-img, .svc-recipe-details__hero > .svc-recipe-details__hero-fallback");
   current?.replaceWith(h("img", {
-    class: "svc-recipe-details__hero-img", src: url, alt: "", width: "800", height: "600", decoding: "async",
+    class: "svc-recipe-details__hero-img", src: url, alt: "", width: "480", height: "300", fetchpriority: "high", decoding: "async",
     "data-svc-picture": "recipe", "data-picture-source": "publisher",
   }));
 }

@@ -143,7 +143,7 @@ export class RecipeCardElement extends HTMLElement {
     if (current) return;
     const row = h("ul", { class: "svc-recipe-card__ingredient-pictures", "aria-hidden": "true" },
       ...urls.map((src) => h("li", { class: "svc-recipe-card__ingredient-picture" },
-        h("img", { src, alt: "", width: "40", height: "40", loading: "lazy", decoding: "async", "data-svc-picture": "ingredient" }))));
+        h("img", { src, alt: "", width: "32", height: "32", loading: "lazy", decoding: "async", "data-svc-picture": "ingredient" }))));
     this.querySelector(".svc-recipe-card__title")?.after(row);
   }
 

@@ -434,7 +434,7 @@ export class RecipeDetails {
       // The server's placeholder (the first product had no picture): the new product's takes its place.
       picture.replaceWith(h("img", {
         class: "svc-recipe-details__product-picture", src: url, alt: "", width: "64", height: "64",
-        loading: "lazy", "data-svc-picture": "ingredient",
+        loading: "lazy", decoding: "async", "data-svc-picture": "ingredient",
       }));
     }
     const name = row.querySelector(".svc-recipe-details__product-name");
