@@ -689,7 +689,8 @@ export class RecipeDetails {
     }
     if (productId === this.#origins.get(row)?.productId) this.#choices.delete(ingredientId);
     else this.#choices.set(ingredientId, productId);
-    this.#render(basket.basket$.value ?? null);
+    // Only this row changed: the others are not rendered again (the click answers sooner: docs/decisions.md).
+    this.#renderRow(row, this.#entryIn(basket.basket$.value ?? null));
   }
 
   /** @param {{ action: string | null, ingredient: string | null }} focus */
