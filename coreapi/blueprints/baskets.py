@@ -60,7 +60,8 @@ def _owner() -> baskets.BasketOwner:
 
 def _problem(error: baskets.BasketError) -> Problem:
     """Unknown recipe or ingredient, recipe not in the basket, no transfer of that token for the
-    supplier: 404; not a candidate: 400; a confirmation's total that is not the basket's: 409; a
+    supplier: 404; not a candidate, or a choice sent with a recipe that names another recipe's ingredient or
+    a product that is not a candidate: 400 (the field named); a confirmation's total that is not the basket's: 409; a
     transfer the supplier or the basket cannot make: 409 with a ``reason``; a transfer's token that
     no longer redeems: 410 with a ``reason``."""
     if isinstance(error, transfers.TransferConflict):
@@ -73,6 +74,8 @@ def _problem(error: baskets.BasketError) -> Problem:
             errors=field_error("json", "total", f"Expected {error.expected:.2f}."),
             extensions={"expected_total": money_number(error.expected)},
         )
+    if isinstance(error, baskets.BadChoice):
+        return BadRequest(str(error), errors=field_error("json", error.field, str(error)))
     if isinstance(error, baskets.NotACandidate):
         return BadRequest(str(error), errors=field_error("json", "product_id", str(error)))
     return NotFound(str(error))
@@ -109,7 +112,8 @@ def show(args: dict[str, Any]) -> dict[str, Any]:
 @idempotent_write
 @use_args(AddRecipeArgs(), location="json")
 def add_recipe(args: dict[str, Any]) -> dict[str, Any]:
-    """Add a recipe for ``guests`` (re-scale it when it is already in the basket)."""
+    """Add a recipe for ``guests`` (re-scale it when it is already in the basket), with the shopper's ``lines``."""
+    choices = [baskets.Choice(**line) for line in args.get("lines") or ()]
     return _update(
         baskets.add_recipe(
             db.session(),
@@ -118,6 +122,7 @@ def add_recipe(args: dict[str, Any]) -> dict[str, Any]:
             args["recipe_id"],
             args["guests"],
             current().language,
+            choices,
         )
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from marshmallow import EXCLUDE, Schema, fields, post_dump, validate
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_dump, validate, validates
 
 from coreapi.schemas.common import PaginationArgs
 from coreapi.schemas.fields import Id, Money, PictureUrl, RequiredStoreField, StoreField, UtcDateTime
@@ -17,6 +17,8 @@ MAX_LINE_QUANTITY = 99
 MAX_CART_QUANTITY = 9999
 MAX_CART_LINES = 500
 MAX_TOTAL = Decimal("99999999.99")
+# The shopper's choices sent with a recipe: at most one per ingredient of a recipe.
+MAX_RECIPE_LINES = 100
 
 
 class BasketArgs(Schema):
@@ -41,9 +43,30 @@ def guests_field() -> fields.Integer:
     return fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=MAX_SERVES))
 
 
+class ChosenLineSchema(Schema):
+    """One ingredient's line as the shopper chose it: its product, and its packages (absent: as many as the
+    recipe needs for the guests; 0: the ingredient is left out)."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    ingredient_id = fields.String(required=True, validate=validate.Length(min=1, max=MAX_ID_LENGTH))
+    product_id = Id(required=True, validate=validate.Length(min=1, max=MAX_ID_LENGTH))
+    quantity = fields.Integer(load_default=None, strict=True, validate=validate.Range(min=0, max=MAX_LINE_QUANTITY))
+
+
 class AddRecipeArgs(BasketArgs):
     recipe_id = Id(required=True, validate=validate.Length(min=1, max=MAX_ID_LENGTH))
     guests = guests_field()
+    lines = fields.List(
+        fields.Nested(ChosenLineSchema), load_default=None, validate=validate.Length(max=MAX_RECIPE_LINES)
+    )
+
+    @validates("lines")
+    def one_line_per_ingredient(self, lines: list[dict[str, Any]] | None, **kwargs: Any) -> None:
+        ids = [line.get("ingredient_id") for line in lines or ()]
+        if len(ids) != len(set(ids)):
+            raise ValidationError("At most one line per ingredient.")
 
 
 class GuestsArgs(BasketArgs):

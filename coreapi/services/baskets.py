@@ -92,6 +92,15 @@ class NotACandidate(BasketError):
     """The product cannot stand for the ingredient."""
 
 
+class BadChoice(BasketError):
+    """A shopper's choice sent with a recipe names an ingredient or a product that cannot be: ``field`` is
+    the body's field at fault (``lines.<index>.ingredient_id`` or ``lines.<index>.product_id``)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
 class TotalMismatch(BasketError):
     """A confirmation whose total does not cover the basket's (by more than ``TOTAL_TOLERANCE``)."""
 
@@ -222,6 +231,16 @@ def get_basket(
 # --- writes --------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Choice:
+    """The shopper's choice for one ingredient of a recipe being added: its product and packages (``None``:
+    as many as the recipe needs for the guests; 0: the ingredient is left out)."""
+
+    ingredient_id: str
+    product_id: str
+    quantity: int | None = None
+
+
 def add_recipe(
     session: Session,
     owner: BasketOwner,
@@ -229,11 +248,15 @@ def add_recipe(
     recipe_id: str,
     guests: int,
     language: str = DEFAULT_LANGUAGE,
+    choices: Sequence[Choice] = (),
 ) -> BasketUpdate:
     """Add a recipe for ``guests``: each ingredient's product at the store (``Line.chosen``: its first
     available one, or the first available one of the shopper's favorite products), as many packages as the
-    recipe needs. A recipe already in the basket is re-scaled instead (its lines keep their products)."""
+    recipe needs. A recipe already in the basket is re-scaled instead (its lines keep their products).
+    Then, in the same write, each of ``choices`` sets its ingredient's line (0 packages removes it): all of
+    them are checked before anything changes (``BadChoice``)."""
     recipe = _find_recipe(session, recipe_id, _RECIPE_LOADING)
+    chosen_lines = _checked_choices(recipe, choices)
     favorites = favorite_items.preferred(session, owner.supplier_id, owner.identity)
     offers = load_offers(
         session,
@@ -241,11 +264,11 @@ def add_recipe(
         (link.product_id for item in recipe.ingredients for link in item.ingredient.product_links),
     )
 
-    def apply(basket: Basket) -> None:
+    def add(basket: Basket) -> BasketEntry:
         entry = _entry_of(basket, recipe.id)
         if entry is not None:
             _rescale(entry, guests)
-            return
+            return entry
         entry = _new_entry(basket, recipe, guests)
         for item in recipe.ingredients:
             candidates = [link.product for link in item.ingredient.product_links]
@@ -261,8 +284,47 @@ def add_recipe(
                     quantity=packages(item.quantity, recipe.guests, guests, product.size_value),
                 )
             )
+        return entry
+
+    def apply(basket: Basket) -> None:
+        entry = add(basket)
+        for ingredient_id, (product, quantity) in chosen_lines.items():
+            line = _line_of(entry, ingredient_id)
+            if quantity is None:
+                needed = next(i.quantity for i in recipe.ingredients if i.ingredient_id == ingredient_id)
+                quantity = packages(needed, recipe.guests, guests, product.size_value)
+            if quantity == 0:
+                if line is not None:
+                    entry.lines.remove(line)  # the entry stays, as an entry added without lines does
+            elif line is None:
+                entry.lines.append(BasketLine(ingredient_id=ingredient_id, product=product, quantity=quantity))
+            else:
+                line.product = product
+                line.quantity = quantity
 
     return _write(session, owner, store, language, apply)
+
+
+def _checked_choices(recipe: Recipe, choices: Sequence[Choice]) -> dict[str, tuple[Product, int | None]]:
+    """Each choice's ingredient (one of the recipe's) and product (one of its candidates), by ingredient."""
+    checked: dict[str, tuple[Product, int | None]] = {}
+    items = {item.ingredient_id: item for item in recipe.ingredients}
+    for index, choice in enumerate(choices):
+        item = items.get(choice.ingredient_id)
+        if item is None:
+            raise BadChoice(
+                f"lines.{index}.ingredient_id",
+                f"Recipe {str(recipe.id)!r} has no ingredient {choice.ingredient_id!r}.",
+            )
+        key = database_id(choice.product_id)
+        product = next((link.product for link in item.ingredient.product_links if link.product_id == key), None)
+        if product is None:
+            raise BadChoice(
+                f"lines.{index}.product_id",
+                f"Product {choice.product_id!r} cannot stand for {choice.ingredient_id!r}.",
+            )
+        checked[choice.ingredient_id] = (product, choice.quantity)
+    return checked
 
 
 def rescale_recipe(

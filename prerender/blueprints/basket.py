@@ -90,10 +90,15 @@ def get_basket(query: dict[str, Any]) -> dict[str, Any]:
     headers=WRITE_HEADERS,
     body=AddRecipeBody(),
     answers=CHANGE_ANSWERS,
-    body_example={"recipe_id": "5", "guests": 4, "store_id": "1001"},
+    body_example={
+        "recipe_id": "5",
+        "guests": 4,
+        "store_id": "1001",
+        "lines": [{"ingredient_id": "carotte", "product_id": "100040", "quantity": 1}],
+    },
 )
 def add_recipe(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
-    """Add a recipe's ingredients (or re-scale it when already there)."""
+    """Add a recipe's ingredients with the shopper's choices (or re-scale it when already there), in one write."""
     return get_gateway().add_recipe_to_basket(basket_owner().upstream, body=body, key=headers["idempotency_key"])
 
 

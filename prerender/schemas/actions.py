@@ -26,6 +26,7 @@ from prerender.schemas.limits import (
     MAX_LIKE_IDS,
     MAX_LINE_QUANTITY,
     MAX_ORDER_ID,
+    MAX_RECIPE_LINES,
     MAX_SERVES,
 )
 
@@ -80,10 +81,27 @@ class DetailsQuery(Schema):
     guests = _guests(strict=False, load_default=None)
 
 
+class ChosenLine(_Body):
+    """One ingredient of a recipe being added, as the shopper chose it in the drawer: its product, and its
+    packages (absent: what the recipe needs for the guests; 0: the ingredient is left out)."""
+
+    ingredient_id = Identifier(required=True)
+    product_id = Identifier(required=True)
+    quantity = Integer(strict=True, validate=validate.Range(0, MAX_LINE_QUANTITY))
+
+
 class AddRecipeBody(_Body):
     recipe_id = Identifier(required=True)
     guests = _guests(strict=True, required=True)
     store_id = Identifier(required=True)
+    # The shopper's choices, applied in the same upstream write ("add all" is one request: docs/decisions.md).
+    lines = fields.List(fields.Nested(ChosenLine), validate=validate.Length(max=MAX_RECIPE_LINES))
+
+    @validates("lines")
+    def one_line_per_ingredient(self, lines: list[dict[str, Any]], **kwargs: Any) -> None:
+        ids = [line.get("ingredient_id") for line in lines]
+        if len(ids) != len(set(ids)):
+            raise ValidationError("At most one line per ingredient.")
 
 
 class RescaleBody(_Body):

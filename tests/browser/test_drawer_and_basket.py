@@ -13,6 +13,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 
 from examples.shop.visitor import USER_COOKIE
 
+from .axe import assert_no_axe_violations
 from .helpers import hydrated_cards, new_user, visit
 
 FOCUS_IN_DIALOG = "() => !!document.activeElement && !!document.activeElement.closest('[role=dialog]')"
@@ -146,6 +147,52 @@ def test_add_all_reaches_the_cart_and_a_cart_change_reaches_the_basket(
     page.wait_for_function("() => (window.svc.basket.basket$.value?.recipe_count ?? -1) === 0")
     page.goto(f"{shop_url}/")
     expect(page.locator(f"svc-recipe-card[recipe-id='{recipe_id}']")).to_have_attribute("in-basket", "false")
+
+
+def test_add_all_with_a_swapped_product_is_one_basket_write(page: Page, context: BrowserContext, shop_url: str):
+    """The product chosen in the drawer goes with the recipe in one request: no PUT per product after it."""
+    visit(context, page, shop_url, user=new_user())
+    card = hydrated_cards(page).first
+    recipe_id = card.get_attribute("recipe-id")
+    card.locator(".svc-recipe-card-cta").click()
+    dialog = page.get_by_role("dialog")
+    row = dialog.locator("[data-panel=shopping] .svc-recipe-details__ingredient:has([data-action=replace])").first
+    ingredient_id = row.get_attribute("data-ingredient-id")
+    row.locator("[data-action=replace]").click()
+    choice = row.locator("[data-action=choose-product]:visible").first
+    chosen = choice.get_attribute("data-product-id")
+    choice.click()
+    expect(row).to_have_attribute("data-product-id", chosen)
+
+    writes: list[tuple[str, str, object]] = []
+
+    def record(request) -> None:
+        if request.method != "GET" and "/basket" in request.url:
+            writes.append((request.method, request.url, request.post_data_json))
+
+    page.on("request", record)
+    dialog.locator(".svc-recipe-details__add-all").click()
+    expect(card).to_have_attribute("in-basket", "true")
+    expect(page.locator("[data-cart-count]")).not_to_have_text("0")  # the push reached the shop's cart
+    # The shop reporting its cart afterwards (POST /basket/reconcile) is the cart sync, not part of the add.
+    added = [write for write in writes if not write[1].split("?")[0].endswith("/basket/reconcile")]
+    assert [(method, url.split("?")[0].rsplit("/", 2)[-2:]) for method, url, _ in added] == [
+        ("POST", ["basket", "recipes"])
+    ], writes
+    body = added[0][2]
+    assert isinstance(body, dict) and body["recipe_id"] == recipe_id
+    assert [(line["ingredient_id"], line["product_id"]) for line in body["lines"]] == [(ingredient_id, chosen)]
+
+    held = page.evaluate(
+        """([recipeId, ingredientId]) => window.svc.basket.basket$.value?.recipes
+             .find((entry) => entry.recipe_id === recipeId)?.lines
+             .find((line) => line.ingredient_id === ingredientId)?.product_id""",
+        [recipe_id, ingredient_id],
+    )
+    assert held == chosen
+    expect(row).to_have_attribute("data-product-id", chosen)
+    expect(row.locator("[data-action=increase-product]")).to_be_visible()  # its quantity stepper
+    assert_no_axe_violations(page, what="the drawer after add all with a swapped product")
 
 
 def test_the_minus_button_and_payment(page: Page, context: BrowserContext, shop_url: str):

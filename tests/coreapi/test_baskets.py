@@ -149,8 +149,12 @@ class Shopper:
         assert response.status_code == 200, response.json
         return response.json
 
-    def add(self, recipe_id: str, guests: int, store_id: str | None = None) -> TestResponse:
-        body = {"recipe_id": recipe_id, "guests": guests, "store_id": store_id or self.store_id}
+    def add(
+        self, recipe_id: str, guests: int, store_id: str | None = None, lines: list[dict[str, Any]] | None = None
+    ) -> TestResponse:
+        body: dict[str, Any] = {"recipe_id": recipe_id, "guests": guests, "store_id": store_id or self.store_id}
+        if lines is not None:
+            body["lines"] = lines
         return self.client.post("/api/v1/basket/recipes", json=body, headers=self.headers)
 
     def rescale(self, recipe_id: str, guests: int) -> TestResponse:
@@ -605,6 +609,128 @@ def test_an_ingredient_or_recipe_that_does_not_exist_is_404(visitor: Shopper, se
         assert response.mimetype == "application/problem+json"
 
 
+# --- a recipe added with the shopper's choices ("add all" in one write) ---------------------
+
+
+def choices_case(seed, store_id: str) -> tuple[str, str, str, str, str]:
+    """A recipe with an ingredient that has another available product, and another ingredient to leave out."""
+    recipe_id, swapped, first, other = replaceable(seed, store_id)
+    left_out = next(i for i, _, _ in expected_lines(seed, recipe_id, store_id, 4) if i != swapped)
+    return recipe_id, swapped, first, other, left_out
+
+
+def test_adding_a_recipe_with_choices_applies_them_in_one_write(visitor: Shopper, seed) -> None:
+    recipe_id, swapped, _, other, left_out = choices_case(seed, "1001")
+    default = next(p for i, p, _ in expected_lines(seed, recipe_id, "1001", 4) if i == left_out)
+    lines = [
+        {"ingredient_id": swapped, "product_id": other},
+        {"ingredient_id": left_out, "product_id": default, "quantity": 0},
+    ]
+    body = ok(visitor.add(recipe_id, 4, lines=lines))
+    wanted = [
+        (ingredient_id, other if ingredient_id == swapped else product_id,
+         packages(seed, recipe_id, swapped, other, 4) if ingredient_id == swapped else quantity)
+        for ingredient_id, product_id, quantity in expected_lines(seed, recipe_id, "1001", 4)
+        if ingredient_id != left_out
+    ]  # fmt: skip
+    assert line_tuples(entry(body["basket"], recipe_id)) == wanted
+    # The retailer cart gets the chosen products only: nothing of the defaults replaced or left out.
+    assert body["changes"] == as_changes(products_of(wanted))
+    assert line_tuples(entry(visitor.basket(), recipe_id)) == wanted
+
+
+def test_a_chosen_quantity_is_kept(visitor: Shopper, seed) -> None:
+    recipe_id, swapped, _, other, _ = choices_case(seed, "1001")
+    body = ok(visitor.add(recipe_id, 4, lines=[{"ingredient_id": swapped, "product_id": other, "quantity": 7}]))
+    lines = {ingredient_id: (p, q) for ingredient_id, p, q in line_tuples(entry(body["basket"], recipe_id))}
+    assert lines[swapped] == (other, 7)
+
+
+def test_choices_on_a_recipe_in_the_basket_follow_its_rescaling(visitor: Shopper, seed) -> None:
+    recipe_id, swapped, first, other, _ = choices_case(seed, "1001")
+    ok(visitor.add(recipe_id, 4))
+    body = ok(visitor.add(recipe_id, 6, lines=[{"ingredient_id": swapped, "product_id": other}]))
+    found = entry(body["basket"], recipe_id)
+    assert found["guests"] == 6
+    lines = {ingredient_id: (p, q) for ingredient_id, p, q in line_tuples(found)}
+    assert lines[swapped] == (other, packages(seed, recipe_id, swapped, other, 6))
+    assert {"id": first, "quantity": -packages(seed, recipe_id, swapped, first, 4)} in body["changes"]
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [
+        ({"ingredient_id": "SWAPPED", "product_id": "999999"}, "lines.1.product_id"),
+        ({"ingredient_id": "SWAPPED", "product_id": "NOT_CANDIDATE"}, "lines.1.product_id"),
+        ({"ingredient_id": "nope", "product_id": "OTHER"}, "lines.1.ingredient_id"),
+        ({"ingredient_id": "SWAPPED", "product_id": "OTHER", "quantity": -1}, "lines.1.quantity"),
+        ({"ingredient_id": "SWAPPED", "product_id": "OTHER", "quantity": 100}, "lines.1.quantity"),
+        ({"ingredient_id": "SWAPPED", "product_id": "OTHER", "quantity": "2"}, "lines.1.quantity"),
+        ({"ingredient_id": "SWAPPED", "product_id": ""}, "lines.1.product_id"),
+        ({"product_id": "OTHER"}, "lines.1.ingredient_id"),
+        ({"ingredient_id": "LEFT_OUT", "product_id": "DEFAULT"}, "lines"),  # a second line for one ingredient
+    ],
+)
+def test_a_bad_choice_is_400_naming_it_and_changes_nothing(
+    visitor: Shopper, seed, line: dict[str, Any], field: str
+) -> None:
+    recipe_id, swapped, _, other, left_out = choices_case(seed, "1001")
+    not_candidate = next(p for p in seed.products if p not in seed.ranked_products(swapped))
+    default = next(p for i, p, _ in expected_lines(seed, recipe_id, "1001", 4) if i == left_out)
+    names = {
+        "SWAPPED": swapped, "OTHER": other, "NOT_CANDIDATE": not_candidate, "LEFT_OUT": left_out, "DEFAULT": default,
+    }  # fmt: skip
+    bad = {key: names.get(value, value) if isinstance(value, str) else value for key, value in line.items()}
+    ok(visitor.add("2", 4))
+    before = visitor.basket()
+    # A valid first choice and a bad second one: the recipe is not added, not even with the first.
+    response = visitor.add(recipe_id, 4, lines=[{"ingredient_id": left_out, "product_id": default, "quantity": 0}, bad])
+    assert response.status_code == 400, response.json
+    assert response.mimetype == "application/problem+json"
+    assert field in response.json["errors"]["json"], response.json
+    assert visitor.basket() == before
+
+
+def test_too_many_choices_are_400(visitor: Shopper, seed) -> None:
+    recipe_id, swapped, _, other, _ = choices_case(seed, "1001")
+    lines = [{"ingredient_id": f"{swapped}-{n}", "product_id": other} for n in range(101)]
+    response = visitor.add(recipe_id, 4, lines=lines)
+    assert response.status_code == 400
+    assert "lines" in response.json["errors"]["json"]
+
+
+def test_a_recipe_added_with_choices_is_retried_once(visitor: Shopper, seed) -> None:
+    recipe_id, swapped, _, other, _ = choices_case(seed, "1001")
+    keyed = visitor.with_headers({"Idempotency-Key": str(uuid.uuid4())})
+    lines = [{"ingredient_id": swapped, "product_id": other}]
+    first = keyed.add(recipe_id, 4, lines=lines)
+    assert first.status_code == 200
+    # Meanwhile the shopper sets the chosen line by hand: the retry must not apply the choice again.
+    ok(visitor.set_line(recipe_id, swapped, other, 9))
+    after = visitor.basket()
+    replayed = keyed.add(recipe_id, 4, lines=lines)
+    assert replayed.status_code == 200
+    assert replayed.headers.get("Idempotent-Replayed") == "true"
+    assert replayed.json == first.json
+    assert visitor.basket() == after
+    # The same key with other choices is another request: refused, nothing applied.
+    other_choice = keyed.add(recipe_id, 4, lines=[{"ingredient_id": swapped, "product_id": other, "quantity": 1}])
+    assert other_choice.status_code == 422
+    assert visitor.basket() == after
+
+
+def test_a_refused_choice_is_stored_with_its_key(visitor: Shopper, seed) -> None:
+    recipe_id, swapped, *_ = choices_case(seed, "1001")
+    keyed = visitor.with_headers({"Idempotency-Key": str(uuid.uuid4())})
+    lines = [{"ingredient_id": swapped, "product_id": "999999"}]
+    first = keyed.add(recipe_id, 4, lines=lines)
+    assert first.status_code == 400
+    replayed = keyed.add(recipe_id, 4, lines=lines)
+    assert replayed.status_code == 400
+    assert replayed.headers.get("Idempotent-Replayed") == "true"
+    assert visitor.basket()["recipes"] == []
+
+
 # --- reconcile -----------------------------------------------------------------------------
 
 
@@ -813,7 +939,10 @@ def test_a_failed_write_changes_nothing(visitor: Shopper, seed, monkeypatch: pyt
 
     monkeypatch.setattr(baskets, "_view", broken)
     for response in (visitor.add("2", 4), visitor.remove("1"), visitor.reconcile({}),
-                     visitor.set_line("1", "thon", "100153", 9)):  # fmt: skip
+                     visitor.set_line("1", "thon", "100153", 9),
+                     visitor.add("2", 4, lines=[{"ingredient_id": expected_lines(seed, "2", "1001", 4)[0][0],
+                                                 "product_id": expected_lines(seed, "2", "1001", 4)[0][1],
+                                                 "quantity": 0}])):  # fmt: skip
         assert response.status_code == 500
         assert response.mimetype == "application/problem+json"
     monkeypatch.undo()

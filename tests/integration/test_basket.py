@@ -128,6 +128,104 @@ def test_basket_without_store_is_empty(client, user):
     assert client.get("/v1/basket", headers=user).get_json()["recipe_count"] == 0
 
 
+def chosen_lines(shown: dict) -> tuple[dict, dict, dict]:
+    """From the drawer's data: an ingredient whose product the shopper swaps (with the product), and one left out."""
+    swapped = next(i for i in shown["ingredients"] if len(i["products"]) > 1 and i["chosen"])
+    other = next(p for p in swapped["products"] if p["id"] != swapped["chosen"])
+    left_out = next(i for i in shown["ingredients"] if i["chosen"] and i["id"] != swapped["id"])
+    return swapped, other, left_out
+
+
+def test_add_all_with_the_shoppers_choices_is_one_write(client, user):
+    shown = drawer_data(client)
+    swapped, other, left_out = chosen_lines(shown)
+    lines = [
+        {"ingredient_id": swapped["id"], "product_id": other["id"], "quantity": other["packages"]},
+        {"ingredient_id": left_out["id"], "product_id": left_out["chosen"], "quantity": 0},
+    ]
+    answer = client.post(
+        "/v1/basket/recipes", json={"recipe_id": "5", "guests": 4, "store_id": "1001", "lines": lines}, headers=user
+    ).get_json()
+    (entry,) = answer["basket"]["recipes"]
+    held = {line["ingredient_id"]: (line["product_id"], line["quantity"]) for line in entry["lines"]}
+    assert held[swapped["id"]] == (other["id"], other["packages"])
+    assert left_out["id"] not in held
+    # The retailer cart is told to add the chosen products only: nothing to take back out.
+    expected: dict[str, int] = {}
+    for ingredient in shown["ingredients"]:
+        if ingredient["chosen"] and ingredient["id"] != left_out["id"]:
+            product = (
+                other
+                if ingredient["id"] == swapped["id"]
+                else next(p for p in ingredient["products"] if p["id"] == ingredient["chosen"])
+            )
+            expected[product["id"]] = expected.get(product["id"], 0) + product["packages"]
+    assert {c["id"]: c["quantity"] for c in answer["changes"]} == expected
+    assert client.get("/v1/basket?store_id=1001", headers=user).get_json()["recipes"] == answer["basket"]["recipes"]
+
+
+def test_add_all_retried_with_its_key_is_applied_once(client, user):
+    swapped, other, _ = chosen_lines(drawer_data(client))
+    body = {
+        "recipe_id": "5",
+        "guests": 4,
+        "store_id": "1001",
+        "lines": [{"ingredient_id": swapped["id"], "product_id": other["id"]}],
+    }
+    keyed = {**user, "Idempotency-Key": "add-all-retried-once"}
+    first = client.post("/v1/basket/recipes", json=body, headers=keyed)
+    assert first.status_code == 200
+    # The shopper sets that line by hand meanwhile: the retry answers the first outcome and changes nothing.
+    changed = client.put(
+        f"/v1/basket/recipes/5/ingredients/{swapped['id']}",
+        json={"product_id": other["id"], "quantity": 9, "store_id": "1001"},
+        headers=user,
+    ).get_json()["basket"]
+    retried = client.post("/v1/basket/recipes", json=body, headers=keyed)
+    assert retried.status_code == 200 and retried.get_json() == first.get_json()
+    assert client.get("/v1/basket?store_id=1001", headers=user).get_json() == changed
+
+
+def test_a_choice_the_upstream_refuses_is_a_400_naming_it_and_adds_nothing(client, user):
+    swapped, other, left_out = chosen_lines(drawer_data(client))
+    lines = [
+        {"ingredient_id": swapped["id"], "product_id": other["id"]},
+        {"ingredient_id": left_out["id"], "product_id": other["id"]},  # another ingredient's product
+    ]
+    response = client.post(
+        "/v1/basket/recipes", json={"recipe_id": "5", "guests": 4, "store_id": "1001", "lines": lines}, headers=user
+    )
+    assert response.status_code == 400 and response.mimetype == "application/problem+json"
+    assert list(response.get_json()["errors"]["json"]) == ["lines.1.product_id"]
+    assert client.get("/v1/basket?store_id=1001", headers=user).get_json()["recipes"] == []
+
+
+@pytest.mark.parametrize(
+    "line,field",
+    [
+        ({"ingredient_id": "carotte", "product_id": "100040", "quantity": -1}, "quantity"),
+        ({"ingredient_id": "carotte", "product_id": "100040", "quantity": 100}, "quantity"),
+        ({"ingredient_id": "carotte", "product_id": "100040", "quantity": "1"}, "quantity"),
+        ({"ingredient_id": "carotte", "product_id": "not an id"}, "product_id"),
+        ({"product_id": "100040"}, "ingredient_id"),
+        ({"ingredient_id": "carotte", "product_id": "100040", "extra": 1}, "extra"),
+    ],
+)
+def test_choices_are_validated_before_the_upstream(client, user, line, field):
+    body = {"recipe_id": "5", "guests": 4, "store_id": "1001", "lines": [line]}
+    response = client.post("/v1/basket/recipes", json=body, headers=user)
+    assert response.status_code == 400 and response.mimetype == "application/problem+json"
+    # prerender names the line's field as its other nested bodies' (errors.json.lines.<index>.<field>).
+    assert list(response.get_json()["errors"]["json"]["lines"]["0"]) == [field], response.get_json()
+
+
+def test_one_choice_per_ingredient(client, user):
+    line = {"ingredient_id": "carotte", "product_id": "100040"}
+    body = {"recipe_id": "5", "guests": 4, "store_id": "1001", "lines": [line, line]}
+    response = client.post("/v1/basket/recipes", json=body, headers=user)
+    assert response.status_code == 400 and "lines" in response.get_json()["errors"]["json"]
+
+
 @pytest.mark.parametrize(
     "body,field",
     [

@@ -6,8 +6,9 @@
 // - guests stepper: the details are fetched again for the new number, and the basket entry re-scaled
 //   (PATCH) when the recipe is in the basket;
 // - per ingredient row: add, more / fewer (0 removes), replace by another candidate product;
-// - "add all" (POST .../basket/recipes), then `recipes.addAllIngredientsCTAWasClicked` with how many of the
-//   recipe's ingredients the basket entry has; every answer updates the basket stream, and the rows follow it;
+// - "add all" (one POST .../basket/recipes carrying the products chosen here), then
+//   `recipes.addAllIngredientsCTAWasClicked` with how many of the recipe's ingredients the basket entry has;
+//   every answer updates the basket stream, and the rows follow it;
 // - `features.collapseUnavailableProductsByDefault()`: the ingredients unavailable at the store move to a list
 //   of their own, hidden behind a toggle button after the shopping list.
 const search = new URL(import.meta.url).search;
@@ -548,21 +549,23 @@ export class RecipeDetails {
     }
   }
 
-  /** "Add all": the recipe for the guests shown, then the products chosen here instead of the defaults. */
+  /** "Add all": the recipe for the guests shown with the products chosen here, in one basket write. */
   async #addAll(/** @type {HTMLElement} */ control) {
     if (control.getAttribute("aria-busy") === "true") return;
     const { basket, notices, track } = internals();
     control.setAttribute("aria-busy", "true");
     control.setAttribute("aria-disabled", "true");
     try {
-      await basket.addRecipe(this.#recipeId, this.#guests);
-      for (const [ingredientId, productId] of [...this.#choices]) {
+      /** @type {import("../sdk/basket.js").ChosenLine[]} */
+      const lines = [];
+      for (const [ingredientId, productId] of this.#choices) {
         const row = this.#rows().find((r) => r.dataset.ingredientId === ingredientId);
         if (row && productId !== this.#origins.get(row)?.productId) {
-          await basket.setIngredient(this.#recipeId, ingredientId, productId, this.#packagesFor(row, productId));
+          lines.push({ ingredient_id: ingredientId, product_id: productId, quantity: this.#packagesFor(row, productId) });
         }
-        this.#choices.delete(ingredientId);
       }
+      await basket.addRecipe(this.#recipeId, this.#guests, lines);
+      this.#choices.clear();
       track("entry.add-all", { recipe_id: this.#recipeId, guests: this.#guests });
       this.#reportAddAll();
     } catch (error) {
@@ -686,7 +689,8 @@ export class RecipeDetails {
     }
     if (productId === this.#origins.get(row)?.productId) this.#choices.delete(ingredientId);
     else this.#choices.set(ingredientId, productId);
-    this.#render(basket.basket$.value ?? null);
+    // Only this row changed: the others are not rendered again (the click answers sooner: docs/decisions.md).
+    this.#renderRow(row, this.#entryIn(basket.basket$.value ?? null));
   }
 
   /** @param {{ action: string | null, ingredient: string | null }} focus */

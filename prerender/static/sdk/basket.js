@@ -42,6 +42,15 @@ import { BasketSync } from "./basket-sync.js";
 
 /** @typedef {{ basket: Basket, changes: { id: string, quantity: number }[] }} BasketAnswer */
 
+/**
+ * The shopper's choice for one ingredient of a recipe being added (`lines` of POST /basket/recipes): its
+ * product, and its packages (absent: what the recipe needs for the guests; 0: the ingredient is left out).
+ * @typedef {object} ChosenLine
+ * @property {string} ingredient_id
+ * @property {string} product_id
+ * @property {number} [quantity]
+ */
+
 const PAYMENT_STARTED = "payment-started";
 const PAYMENT_STARTED_MS = 24 * 3600 * 1000;
 
@@ -164,15 +173,40 @@ export class BasketService {
     return this.#load();
   }
 
-  /** POST /basket/recipes: the whole recipe for `guests` ("add all"). */
-  addRecipe(/** @type {string} */ recipeId, /** @type {number} */ guests) {
+  /**
+   * POST /basket/recipes: the whole recipe for `guests` ("add all"), with the shopper's choices (`lines`: per
+   * ingredient, another product and its packages, or quantity 0 to leave it out) in the same write. A refused
+   * or unfollowed write rolls back as a whole: the entry goes, or the entry it changed comes back as it was.
+   * An upstream that answers without the choices applied (one that predates them: docs/upstream.md) gets them
+   * one line at a time after the add, as before.
+   * @param {string} recipeId @param {number} guests @param {ChosenLine[]} [lines]
+   * @returns {Promise<BasketAnswer>}
+   */
+  async addRecipe(recipeId, guests, lines = []) {
     const id = String(recipeId);
-    return this.#write(
+    const chosen = lines.map((line) => ({ ...line, ingredient_id: String(line.ingredient_id), product_id: String(line.product_id) }));
+    const answer = await this.#write(
       "adds",
-      (storeId) => this.#client.request("POST", "/basket/recipes", { json: { recipe_id: id, guests, store_id: storeId }, write: true }),
-      (before) => (before ? () => this.#patchGuests(id, before.guests) : () => this.#delete(id)),
+      (storeId) => this.#client.request("POST", "/basket/recipes", {
+        json: { recipe_id: id, guests, store_id: storeId, ...(chosen.length > 0 ? { lines: chosen } : {}) }, write: true,
+      }),
+      (before) => {
+        if (!before) return () => this.#delete(id);
+        return chosen.length > 0 ? () => this.#restoreEntry(before) : () => this.#patchGuests(id, before.guests);
+      },
       id,
     );
+    const entry = answer?.basket?.recipes?.find((/** @type {BasketEntry} */ e) => String(e.recipe_id) === id);
+    for (const line of chosen) {
+      const held = entry?.lines?.find((l) => String(l.ingredient_id) === line.ingredient_id);
+      const applied = line.quantity === 0
+        ? !held
+        : held && String(held.product_id) === line.product_id && (line.quantity === undefined || held.quantity === line.quantity);
+      if (!applied && (held || line.quantity !== 0)) {
+        await this.setIngredient(id, line.ingredient_id, line.product_id, line.quantity ?? held?.quantity ?? 1);
+      }
+    }
+    return answer;
   }
 
   /** PATCH /basket/recipes/<id>: the recipe's lines re-scaled to `guests`. */
