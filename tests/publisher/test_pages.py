@@ -17,7 +17,7 @@ from flask import Flask
 from examples.publisher.reader import AUTHLESS_COOKIE, SESSION_COOKIE
 from examples.publisher.recipes import BY_ID, RECIPES
 
-from .conftest import FAKE_PRERENDER, soup_of
+from .conftest import FAKE_PRERENDER, soup_of, static_url
 
 TOKEN_URL = f"{FAKE_PRERENDER}/v1/generate-authless-token"
 CTA_URL = f"{FAKE_PRERENDER}/v1/no-supplier-add-to-cart-cta"
@@ -94,7 +94,7 @@ def test_the_home_page_shows_the_hero_and_every_other_recipe(blog: Flask):
     assert all(img.get("alt") for img in soup.select("main img"))
     assert soup.find(ELEMENT) is None and not calls_to(CTA_URL)
     # no pictures of anyone else: the blog's own, on its own host
-    assert all(img["src"].startswith("/static/illustrations/") for img in soup.select("img"))
+    assert all(img["src"].startswith(static_url("illustrations/")) for img in soup.select("img"))
 
 
 @responses.activate
@@ -133,11 +133,11 @@ def test_a_recipe_page_inserts_the_button_once_for_its_servings_with_its_stylesh
     assert hrefs == [
         f"{FAKE_PRERENDER}/static/b/css/base.css",
         f"{FAKE_PRERENDER}/static/b/css/recipe-card.css",
-        "/static/publisher.css",
+        static_url("publisher.css"),
     ]
     # the page's script comes after the fragment's modules (it sets up the SDK they define)
     scripts = [script.get("src", "") for script in soup.find_all("script", type="module")]
-    assert scripts[-1] == "/static/publisher.js" and scripts.index("/static/publisher.js") > 0
+    assert scripts[-1] == static_url("publisher.js") and scripts.index(static_url("publisher.js")) > 0
 
 
 @responses.activate
@@ -216,7 +216,7 @@ def test_a_recipe_prerender_does_not_know_renders_without_the_button(blog: Flask
     assert soup.find(ELEMENT) is None
     assert soup.select_one("h1").get_text(strip=True) == "Gâteau basque à la crème"
     assert soup.select_one("[data-servings] output").get_text() == "8"
-    assert [link["href"] for link in soup.head.find_all("link", rel="stylesheet")] == ["/static/publisher.css"]
+    assert [link["href"] for link in soup.head.find_all("link", rel="stylesheet")] == [static_url("publisher.css")]
     assert len(calls_to(CTA_URL)) == 1
 
 
@@ -241,7 +241,7 @@ def test_a_failing_button_leaves_the_page_whole(blog: Flask):
     soup = soup_of(blog.test_client().get(f"/recettes/{QUICHE}"))
     assert soup.find(ELEMENT) is None
     assert soup.select(".method__steps li")
-    assert [link["href"] for link in soup.head.find_all("link", rel="stylesheet")] == ["/static/publisher.css"]
+    assert [link["href"] for link in soup.head.find_all("link", rel="stylesheet")] == [static_url("publisher.css")]
 
 
 @responses.activate
