@@ -1,7 +1,8 @@
 """prerender's stylesheet links as the demo sites put them in `<head>`: the sheets of what the first paint shows
 stay render-blocking (the fragment is styled from its first frame, nothing shifts); the sheets of what only opens
-later, on a click (the drawer and the recipe details in it, the preferences dialog, the planner's onboarding
-modal), are fetched without blocking the first paint and applied once loaded.
+later, on a click (the drawer and the recipe details in it, the catalog's preferences dialog), are fetched
+without blocking the first paint and applied once loaded. The planner's onboarding modal is not among them: it
+opens by itself on a first visit to the planner, as soon as its module runs.
 
 Such a link is `media="print"` until its `load` event sets `media="all"`: a sheet for another medium does not
 block rendering, and browsers still fetch it, at a low priority. A link keeps its place among the others, so
@@ -17,9 +18,9 @@ from html.parser import HTMLParser
 
 from markupsafe import escape
 
-# The sheets of components that open on a click (docs/styles.md, section 1): the drawer and its recipe details,
-# the catalog's preferences dialog, the planner's onboarding modal.
-OPENED_LATER = frozenset({"drawer", "recipe-details", "preferences", "planner-onboarding"})
+# The sheets of components that open on a click only (docs/styles.md, section 1): the drawer and its recipe
+# details, the catalog's preferences dialog.
+OPENED_LATER = frozenset({"drawer", "recipe-details", "preferences"})
 # A sheet's name in prerender's address: `.../css/<name>.css`.
 _SHEET_NAME = re.compile(r"/css/([a-z0-9-]+)\.css(?:\?.*)?$")
 
