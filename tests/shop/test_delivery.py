@@ -89,6 +89,7 @@ def test_the_shelf_loads_the_drawers_sheets_without_blocking_its_first_paint(sho
     for name, attrs in sheets.items():
         if name in LATER_SHEETS:
             assert (attrs.get("media"), attrs.get("onload")) == ("print", "this.media='all'"), name
+            assert soup.head.find("link", rel="preload", href=attrs["href"]) is not None, name
         else:
             assert "media" not in attrs and "onload" not in attrs, name
     # shop.js waits for the document; the class its styles read is set before the first paint.
@@ -100,7 +101,7 @@ def test_the_shelf_loads_the_drawers_sheets_without_blocking_its_first_paint(sho
 def test_defer_sheets_keeps_the_order_and_every_other_link_as_it_came():
     html = links("base", "recipe-card", "drawer", "recipe-details") + '<link rel="preload" href="/x.css">'
     soup = BeautifulSoup(defer_sheets(html, {"drawer", "recipe-details"}), "html5lib")
-    found = soup.find_all("link")
+    found = [link for link in soup.find_all("link") if link["rel"] != ["preload"] or link["href"] == "/x.css"]
     assert [link["href"] for link in found] == [
         f"{PRERENDER}/base.css",
         f"{PRERENDER}/recipe-card.css",
@@ -109,12 +110,15 @@ def test_defer_sheets_keeps_the_order_and_every_other_link_as_it_came():
         "/x.css",
     ]
     assert [link.get("media") for link in found] == [None, None, "print", "print", None]
+    # each deferred sheet is fetched at once (a preload of its address before it)
+    preloads = [link["href"] for link in soup.find_all("link", rel="preload") if link.get("as") == "style"]
+    assert preloads == [f"{PRERENDER}/drawer.css", f"{PRERENDER}/recipe-details.css"]
     assert defer_sheets(links("base", "recipe-card"), {"drawer"}) == links("base", "recipe-card")
     assert defer_sheets("", {"drawer"}) == ""
 
 
 def test_defer_sheets_escapes_the_address():
     html = '<link rel="stylesheet" href="http://p.test/css/drawer.css?a=1&amp;b=&quot;2&quot;">'
-    (link,) = BeautifulSoup(defer_sheets(html, {"drawer"}), "html5lib").find_all("link")
-    assert link["href"] == 'http://p.test/css/drawer.css?a=1&b="2"'
+    preload, link = BeautifulSoup(defer_sheets(html, {"drawer"}), "html5lib").find_all("link")
+    assert preload["href"] == link["href"] == 'http://p.test/css/drawer.css?a=1&b="2"'
     assert link["media"] == "print"
