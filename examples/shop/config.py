@@ -36,10 +36,6 @@ class DefaultConfig:
     PRERENDER_PAGE_BUDGET = 4.0
     # How long the stylesheet links of prerender are kept in this process.
     STYLES_CACHE_SECONDS = 60.0
-    # How long the recipe a shelf's card context showed is remembered for the visitor's next shelf (recipe_hints.py),
-    # and for how many contexts at most (the least recently used go first). 0: no hints.
-    RECIPE_HINT_SECONDS = 900.0
-    RECIPE_HINT_SIZE = 4096
     # Products on the shelf.
     SHELF_SIZE = 24
     # Recipes on "Nos fiches maison" (/idees/fiches, the shop's own cards) and in the injection page's picker.

@@ -4,10 +4,7 @@ showing the same recipe twice.
 Wave 1 asks for everything at once (single cards, the multiple-route band, the stylesheets). A single card
 whose recipe is already on the page (the band's, or another card's) is asked again with a few other pairs
 of nearby products at once (wave 2); the first new recipe wins, else the slot stays empty. Two cards of one recipe
-would also give two elements the same id (`svc-recipe-card-<recipe_id>`). With `hints` (recipe_hints.py), what
-the visitor's earlier shelves showed chooses each slot's pair in wave 1 (the first pair not known to repeat a
-recipe of the page) and leaves out of wave 2 the pairs known to repeat one: the visitor's next shelf then
-usually needs a single wave.
+would also give two elements the same id (`svc-recipe-card-<recipe_id>`).
 """
 
 from __future__ import annotations
@@ -21,7 +18,6 @@ from typing import Any
 
 from .catalog_client import Product
 from .prerender_client import PrerenderClient
-from .recipe_hints import HintKey, RecipeHints
 from .shelf import BAND_DISPLAY_VARIANT, CardSlot, alternative_pairs, band_contexts, recipe_id_of, single_requests
 from .visitor import Visitor
 
@@ -60,24 +56,11 @@ def fetch_shelf_fragments(
     *,
     budget: float,
     request_id: str | None = None,
-    hints: RecipeHints | None = None,
 ) -> ShelfFragments:
     deadline = time.monotonic() + budget
 
     def remaining() -> float:
         return max(0.0, deadline - time.monotonic())
-
-    def key(route: str, ids: tuple[str, str]) -> HintKey:
-        shopper = f"user:{visitor.user_id}" if visitor.user_id is not None else f"authless:{visitor.authless_id}"
-        return HintKey(route, shopper, visitor.session_id, visitor.store_id, visitor.language, ids)
-
-    def hint(route: str, ids: tuple[str, str]) -> str | None:
-        return hints.get(key(route, ids)) if hints is not None else None
-
-    def learn(route: str, ids: tuple[str, str], html: str) -> None:
-        recipe_id = recipe_id_of(html)
-        if hints is not None and recipe_id is not None:
-            hints.put(key(route, ids), recipe_id)
 
     def ask(slot: CardSlot, ids: tuple[str, str]) -> Future:
         return pool.submit(
@@ -90,38 +73,23 @@ def fetch_shelf_fragments(
             request_id=request_id,
         )
 
-    contexts = band_contexts(products)
+    singles = {slot: (ids, ask(slot, ids)) for slot, ids in single_requests(products)}
     band_future = pool.submit(
         prerender.recipe_cards,
         visitor,
-        contexts,
+        band_contexts(products),
         store_id=visitor.store_id,
         display_variant=BAND_DISPLAY_VARIANT,
         request_id=request_id,
     )
-    # The recipes the page is expected to show, from the hints: a slot's pair is the first not known to repeat one.
-    expected = {rid for c in contexts if (rid := hint("band", c.product_ids))}
-    firsts = dict(single_requests(products))
-    singles: dict[CardSlot, tuple[tuple[str, str], Future]] = {}
-    for slot in sorted(firsts, key=_display_priority):
-        choices = [firsts[slot], *alternative_pairs(products, slot)]
-        ids = next((pair for pair in choices if hint("single", pair) not in expected), firsts[slot])
-        if recipe_id := hint("single", ids):
-            expected.add(recipe_id)
-        singles[slot] = (ids, ask(slot, ids))
-    singles = {slot: singles[slot] for slot in firsts}  # back in display order
     style_futures = [pool.submit(prerender.styles, visitor, name, request_id=request_id) for name in STYLE_COMPONENTS]
     wait([f for _, f in singles.values()] + [band_future, *style_futures], timeout=remaining())
 
     band: dict[int, str] = _result(band_future, {})
-    for context in contexts:
-        if html := band.get(context.position):
-            learn("band", context.product_ids, html)
     seen = {rid for rid in map(recipe_id_of, band.values()) if rid}
     chosen: dict[CardSlot, tuple[tuple[str, str], str]] = {}
 
     def keep(slot: CardSlot, ids: tuple[str, str], html: str) -> bool:
-        learn("single", ids, html)
         recipe_id = recipe_id_of(html)
         if recipe_id is not None and recipe_id in seen:
             return False
@@ -132,12 +100,11 @@ def fetch_shelf_fragments(
 
     # The horizontal card first (one per page, the widest), then the others in display order.
     retries: dict[CardSlot, list[tuple[tuple[str, str], Future]]] = {}
-    for slot in sorted(singles, key=_display_priority):
+    for slot in sorted(singles, key=lambda s: (s.orientation != "horizontal", s.after)):
         ids, future = singles[slot]
         html = _result(future, "")
         if html and not keep(slot, ids, html) and remaining() > 0:
-            others = [pair for pair in [firsts[slot], *alternative_pairs(products, slot)] if pair != ids]
-            retries[slot] = [(pair, ask(slot, pair)) for pair in others if hint("single", pair) not in seen]
+            retries[slot] = [(pair, ask(slot, pair)) for pair in alternative_pairs(products, slot)]
     if retries:
         wait([f for attempts in retries.values() for _, f in attempts], timeout=remaining())
         for slot, attempts in retries.items():
@@ -149,8 +116,3 @@ def fetch_shelf_fragments(
         band=band,
         styles_html="".join(_result(f, "") for f in style_futures),
     )
-
-
-def _display_priority(slot: CardSlot) -> tuple[bool, int]:
-    """The order in which slots get their recipe: the horizontal card first (the widest), then display order."""
-    return (slot.orientation != "horizontal", slot.after)

@@ -9,7 +9,6 @@ from flask import Flask, current_app
 
 from .catalog_client import CatalogClient
 from .prerender_client import PrerenderClient
-from .recipe_hints import RecipeHints
 
 EXTENSION = "demo_shop"
 
@@ -20,8 +19,6 @@ class Services:
     prerender: PrerenderClient
     # Fetches the fragments of a page concurrently. Its threads start on first use (after a fork).
     pool: ThreadPoolExecutor
-    # What each shelf card context showed the visitor, so that its next shelf asks once (recipe_hints.py).
-    hints: RecipeHints
 
 
 def init_services(app: Flask) -> None:
@@ -42,7 +39,6 @@ def init_services(app: Flask) -> None:
             pool_size=config["PRERENDER_POOL_SIZE"],
         ),
         pool=ThreadPoolExecutor(max_workers=config["PRERENDER_POOL_SIZE"], thread_name_prefix="shop-fragments"),
-        hints=RecipeHints(ttl=config["RECIPE_HINT_SECONDS"], size=config["RECIPE_HINT_SIZE"]),
     )
 
 

@@ -93,13 +93,7 @@ def shelf() -> Response:
     stores = stores_of(stores_future)
 
     fragments = fetch_shelf_fragments(
-        prerender,
-        pool,
-        visitor,
-        products,
-        request_id=request_id,
-        budget=current_app.config["PRERENDER_PAGE_BUDGET"],
-        hints=services.hints,
+        prerender, pool, visitor, products, request_id=request_id, budget=current_app.config["PRERENDER_PAGE_BUDGET"]
     )
     items = assemble(products, fragments.singles, fragments.band)
     page = Page(visitor=visitor, stores=stores, styles_html=fragments.styles_html, analytics_path="/")

@@ -7,7 +7,6 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from examples.shop.fragments import fetch_shelf_fragments
-from examples.shop.recipe_hints import RecipeHints
 from examples.shop.shelf import SINGLE_SLOTS, band_contexts
 from examples.shop.visitor import Visitor
 
@@ -90,56 +89,3 @@ def test_a_slot_stays_empty_when_every_choice_repeats_a_recipe(pool):
 def test_prerender_down_gives_an_empty_page_of_fragments(pool):
     result = fetch_shelf_fragments(FakePrerender(fail=True), pool, VISITOR, products(24), budget=5)
     assert (result.singles, result.band, result.styles_html) == ({}, {}, "")
-
-
-def test_the_visitors_next_shelf_asks_once_the_pairs_that_gave_new_recipes(pool):
-    """The first shelf learns which pairs repeat a recipe (recipe_hints.py); the same visitor's next shelf asks
-    one card a slot, no second wave, and shows the same cards."""
-    shelf = products(24)
-    first, second = SINGLE_SLOTS[0], SINGLE_SLOTS[1]
-    pair = {slot: (shelf[slot.after - 1].id, shelf[slot.after].id) for slot in SINGLE_SLOTS}
-    fake = FakePrerender(singles={pair[first]: card("7"), pair[second]: card("7")})
-    hints = RecipeHints(ttl=60)
-    shown = fetch_shelf_fragments(fake, pool, VISITOR, shelf, budget=5, hints=hints)
-    assert len(fake.asked) > len(SINGLE_SLOTS)  # the repeat was asked again with other products
-
-    fake.asked.clear()
-    again = fetch_shelf_fragments(fake, pool, VISITOR, shelf, budget=5, hints=hints)
-    assert again.singles == shown.singles
-    assert len(fake.asked) == len(SINGLE_SLOTS)
-    asked_pairs = {ids for ids, *_ in fake.asked}
-    assert asked_pairs == {ids for ids, _ in shown.singles.values()}
-    assert pair[second] not in asked_pairs
-
-
-def test_hints_are_the_visitors_own(pool):
-    """Another visitor's shelf (its own session) asks the first pairs again: the draw is per session."""
-    shelf = products(24)
-    first, second = SINGLE_SLOTS[0], SINGLE_SLOTS[1]
-    pair = {slot: (shelf[slot.after - 1].id, shelf[slot.after].id) for slot in SINGLE_SLOTS}
-    fake = FakePrerender(singles={pair[first]: card("7"), pair[second]: card("7")})
-    hints = RecipeHints(ttl=60)
-    fetch_shelf_fragments(fake, pool, VISITOR, shelf, budget=5, hints=hints)
-
-    fake.asked.clear()
-    other = Visitor(session_id="s2", authless_id="b", store_id="1001")
-    fetch_shelf_fragments(fake, pool, other, shelf, budget=5, hints=hints)
-    assert pair[second] in {ids for ids, *_ in fake.asked}
-    assert len(fake.asked) > len(SINGLE_SLOTS)
-
-
-def test_a_wrong_hint_costs_only_the_second_wave(pool):
-    """A hint that no longer holds (the recipe changed) is checked like any card: the repeat is asked again."""
-    shelf = products(24)
-    first, second = SINGLE_SLOTS[0], SINGLE_SLOTS[1]
-    pair = {slot: (shelf[slot.after - 1].id, shelf[slot.after].id) for slot in SINGLE_SLOTS}
-    fake = FakePrerender(singles={pair[first]: card("7"), pair[second]: card("7")})
-    hints = RecipeHints(ttl=60)
-    learned = fetch_shelf_fragments(fake, pool, VISITOR, shelf, budget=5, hints=hints)
-    chosen_ids, _ = learned.singles[second]
-    fake.singles[chosen_ids] = card("7")  # the pair that gave a new recipe now repeats the first card's
-
-    shown = fetch_shelf_fragments(fake, pool, VISITOR, shelf, budget=5, hints=hints)
-    ids, html = shown.singles[second]
-    assert html != card("7") and ids not in (chosen_ids, pair[second])
-    assert shown.singles[first] == (pair[first], card("7"))
