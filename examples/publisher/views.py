@@ -9,12 +9,19 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, make_response, render_template, request
 
+from examples.stylesheets import OPENED_LATER, defer_sheets
+
 from .fragments import RecipeFragments, fetch_recipe_fragments
 from .reader import Reader, persist, reader_from
 from .recipes import BY_ID, CATEGORIES, FEATURED_ID, RECIPES, in_category, newest_first, recipe_of, related
 from .services import get_services
 
 bp = Blueprint("publisher", __name__)
+
+# prerender's sheets that the first paint of a recipe page does not need (examples/stylesheets.py): what opens on
+# a click, and the recipe card's own sheets, which the recipe-card route serves with the button's but the blog
+# never shows a card (the button is styled by base and no-supplier-cta).
+LATER_SHEETS = OPENED_LATER | {"recipe-card", "like-button"}
 
 
 @dataclass(frozen=True)
@@ -26,6 +33,11 @@ class Page:
     styles_html: str = ""
     # The navigation entry of the page: "home", "all" or a category.
     section: str | None = None
+
+    @property
+    def head_styles(self) -> str:
+        """prerender's stylesheet links for <head>: those of what opens later do not block the first paint."""
+        return defer_sheets(self.styles_html, LATER_SHEETS)
 
     @property
     def context(self) -> dict[str, Any]:

@@ -9,21 +9,28 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from flask import Flask
+
+from examples.delivery import init_delivery, static_url_path
 
 from . import cart, carts, ideas, planner, recipe_catalog, views
 from .config import load_config
 from .services import init_services
 
+# Served under /static/<digest of its files>/ (examples/delivery.py).
+STATIC_FOLDER = Path(__file__).resolve().parent / "static"
+
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     """Build the shop: configuration (defaults, SHOP_* environment, test mapping), clients, pages."""
-    app = Flask(__name__)
+    app = Flask(__name__, static_url_path=static_url_path(STATIC_FOLDER))
     load_config(app, test_config)
     logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger(__name__).setLevel(logging.INFO)
+    init_delivery(app)
     init_services(app)
     carts.init_carts(app)
     app.register_blueprint(views.bp)

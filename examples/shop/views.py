@@ -11,6 +11,8 @@ from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, current_app, jsonify, make_response, redirect, render_template, request, url_for
 
+from examples.stylesheets import OPENED_LATER, defer_sheets
+
 from .carts import cart_key, carts
 from .catalog_client import CatalogClient, CatalogUnavailable, Product, Store, UnknownStore
 from .fragments import fetch_shelf_fragments
@@ -35,6 +37,10 @@ log = logging.getLogger(__name__)
 
 bp = Blueprint("shop", __name__)
 
+# prerender's sheets that no first paint of the shop needs (examples/stylesheets.py): what opens on a click, and
+# the publisher's add-to-cart button, which the shop never shows (the recipe-card route serves its sheet).
+LATER_SHEETS = OPENED_LATER | {"no-supplier-cta"}
+
 
 @dataclass(frozen=True)
 class Page:
@@ -47,6 +53,11 @@ class Page:
     scripts_html: str = ""
     # <meta name="svc-analytics-path">: the SDK sends a pageview with it.
     analytics_path: str | None = None
+
+    @property
+    def head_styles(self) -> str:
+        """prerender's stylesheet links for <head>: those of what opens later do not block the first paint."""
+        return defer_sheets(self.styles_html, LATER_SHEETS)
 
     @property
     def context(self) -> dict[str, Any]:

@@ -7,13 +7,17 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import BrowserContext, Locator, Page, expect
 
+from examples.delivery import static_url_path
+from examples.publisher import STATIC_FOLDER as PUBLISHER_STATIC
+
 from .axe import assert_no_axe_violations
 from .helpers import hydrated_cards, visit
 from .test_publisher import CTA, fill_basket, open_recipe, product
 
 WIDTHS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 375, "height": 740}}
-# The blog's ratatouille (tests/browser/test_publisher.py, RECIPE) and its picture (examples/publisher/recipes.py).
-BLOG_PICTURE = "/static/illustrations/ratatouille.svg"
+# The blog's ratatouille (tests/browser/test_publisher.py, RECIPE) and its picture (examples/publisher/recipes.py), at
+# its versioned address (examples/delivery.py).
+BLOG_PICTURE = f"{static_url_path(PUBLISHER_STATIC)}/illustrations/ratatouille.svg"
 
 
 @pytest.fixture(params=list(WIDTHS), ids=list(WIDTHS))

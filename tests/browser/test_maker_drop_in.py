@@ -15,6 +15,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import BrowserContext, Locator, Page, Request, expect
 
+from examples.delivery import static_url_path
+from examples.shop import STATIC_FOLDER as SHOP_STATIC
+
 from .axe import assert_no_axe_violations
 from .helpers import BrowserCalls, hydrated_cards, new_user, origin_served_by, visit
 
@@ -171,7 +174,7 @@ def test_the_customization_members_change_what_the_shopper_sees(
     visit(context, page, shop_url, user=user)
     expect(hydrated_cards(page).first).to_be_visible()
     start_setup_class(page)
-    default = f"{shop_url}/static/favicon.svg"
+    default = f"{shop_url}{static_url_path(SHOP_STATIC)}/favicon.svg"  # a picture of the shop's (examples/delivery.py)
     page.evaluate(
         "(url) => {"
         " window.svc.recipes.setDefaultRecipePicture(url);"

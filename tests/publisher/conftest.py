@@ -10,7 +10,8 @@ import pytest
 from bs4 import BeautifulSoup
 from flask import Flask
 
-from examples.publisher import create_app
+from examples.delivery import static_url_path
+from examples.publisher import STATIC_FOLDER, create_app
 from tests.conftest import closed_port
 
 # The prerender the unit tests fake with `responses` (nothing listens there).
@@ -51,6 +52,11 @@ def make_live_blog(prerender_url: str) -> Callable[..., Flask]:
 def unreachable_url() -> str:
     """A loopback address that refuses connections."""
     return f"http://127.0.0.1:{closed_port()}"
+
+
+def static_url(filename: str) -> str:
+    """Where the blog serves one of its static files: under its folder's version (examples/delivery.py)."""
+    return f"{static_url_path(STATIC_FOLDER)}/{filename}"
 
 
 def soup_of(response, status: int = 200) -> BeautifulSoup:

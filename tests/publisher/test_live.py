@@ -15,7 +15,7 @@ from flask.testing import FlaskClient
 from examples.publisher.reader import AUTHLESS_COOKIE, SESSION_COOKIE
 from examples.publisher.recipes import BY_ID
 
-from .conftest import soup_of
+from .conftest import soup_of, static_url
 
 ELEMENT = "svc-no-supplier-add-to-cart-cta"
 QUICHE = "pub-quiche-lorraine"
@@ -56,7 +56,7 @@ def test_a_recipe_page_carries_the_button_once_for_its_servings(button_route: st
     hrefs = [link["href"] for link in soup.head.find_all("link", rel="stylesheet")]
     assert any(href.endswith("/base.css") for href in hrefs)
     assert any(href.endswith("/recipe-card.css") for href in hrefs)
-    assert hrefs[-1] == "/static/publisher.css"
+    assert hrefs[-1] == static_url("publisher.css")
 
 
 def test_the_button_acts_for_the_reader_of_the_cookie(button_route: str, client: FlaskClient):

@@ -3,6 +3,7 @@ with which headers, what it does with the answers, and that no failure of preren
 
 from __future__ import annotations
 
+import gzip
 import json
 import threading
 import time
@@ -12,12 +13,15 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 import requests
 import responses
+from bs4 import BeautifulSoup
 from flask import Flask
 
+from examples.delivery import STATIC_CACHE_CONTROL
+from examples.publisher import STATIC_FOLDER
 from examples.publisher.reader import AUTHLESS_COOKIE, SESSION_COOKIE
 from examples.publisher.recipes import BY_ID, RECIPES
 
-from .conftest import FAKE_PRERENDER, soup_of
+from .conftest import FAKE_PRERENDER, soup_of, static_url
 
 TOKEN_URL = f"{FAKE_PRERENDER}/v1/generate-authless-token"
 CTA_URL = f"{FAKE_PRERENDER}/v1/no-supplier-add-to-cart-cta"
@@ -94,7 +98,7 @@ def test_the_home_page_shows_the_hero_and_every_other_recipe(blog: Flask):
     assert all(img.get("alt") for img in soup.select("main img"))
     assert soup.find(ELEMENT) is None and not calls_to(CTA_URL)
     # no pictures of anyone else: the blog's own, on its own host
-    assert all(img["src"].startswith("/static/illustrations/") for img in soup.select("img"))
+    assert all(img["src"].startswith(static_url("illustrations/")) for img in soup.select("img"))
 
 
 @responses.activate
@@ -133,11 +137,11 @@ def test_a_recipe_page_inserts_the_button_once_for_its_servings_with_its_stylesh
     assert hrefs == [
         f"{FAKE_PRERENDER}/static/b/css/base.css",
         f"{FAKE_PRERENDER}/static/b/css/recipe-card.css",
-        "/static/publisher.css",
+        static_url("publisher.css"),
     ]
     # the page's script comes after the fragment's modules (it sets up the SDK they define)
     scripts = [script.get("src", "") for script in soup.find_all("script", type="module")]
-    assert scripts[-1] == "/static/publisher.js" and scripts.index("/static/publisher.js") > 0
+    assert scripts[-1] == static_url("publisher.js") and scripts.index(static_url("publisher.js")) > 0
 
 
 @responses.activate
@@ -216,7 +220,7 @@ def test_a_recipe_prerender_does_not_know_renders_without_the_button(blog: Flask
     assert soup.find(ELEMENT) is None
     assert soup.select_one("h1").get_text(strip=True) == "Gâteau basque à la crème"
     assert soup.select_one("[data-servings] output").get_text() == "8"
-    assert [link["href"] for link in soup.head.find_all("link", rel="stylesheet")] == ["/static/publisher.css"]
+    assert [link["href"] for link in soup.head.find_all("link", rel="stylesheet")] == [static_url("publisher.css")]
     assert len(calls_to(CTA_URL)) == 1
 
 
@@ -241,7 +245,7 @@ def test_a_failing_button_leaves_the_page_whole(blog: Flask):
     soup = soup_of(blog.test_client().get(f"/recettes/{QUICHE}"))
     assert soup.find(ELEMENT) is None
     assert soup.select(".method__steps li")
-    assert [link["href"] for link in soup.head.find_all("link", rel="stylesheet")] == ["/static/publisher.css"]
+    assert [link["href"] for link in soup.head.find_all("link", rel="stylesheet")] == [static_url("publisher.css")]
 
 
 @responses.activate
@@ -304,3 +308,46 @@ def test_an_unknown_recipe_is_the_blogs_404(blog: Flask):
         assert "pas (ou plus) au menu" in soup.select_one("h1").get_text()
         assert soup.select(".teaser")
     assert not calls_to(CTA_URL)
+
+
+@responses.activate
+def test_the_recipe_page_blocks_its_first_paint_on_the_buttons_sheets_only(blog: Flask):
+    """base and the button's sheets (the route's no-supplier-cta) block the first paint; the recipe card's and
+    the drawer's, which nothing shows before a click, load without blocking it (examples/stylesheets.py)."""
+    responses.get(TOKEN_URL, json={"authless_id": AUTHLESS_ID})
+    responses.add_callback(responses.GET, CTA_URL, callback=cta_answer)
+    sheets = {
+        "base": ["base"],
+        "recipe-card": ["recipe-card", "like-button", "drawer", "recipe-details", "no-supplier-cta"],
+    }
+    for route, names in sheets.items():
+        html = "".join(f'<link rel="stylesheet" href="{FAKE_PRERENDER}/static/b/css/{name}.css">' for name in names)
+        responses.get(f"{STYLES_URL}/{route}", json={"links": [], "html": html})
+    soup = soup_of(blog.test_client().get(f"/recettes/{QUICHE}"))
+    found = {link["href"].rsplit("/", 1)[-1]: link for link in soup.head.find_all("link", rel="stylesheet")}
+    assert list(found) == [f"{name}.css" for names in sheets.values() for name in names] + ["publisher.css"]
+    blocking = [name for name, link in found.items() if not link.get("media")]
+    assert blocking == ["base.css", "no-supplier-cta.css", "publisher.css"]
+    assert all(
+        (link["media"], link["onload"]) == ("print", "this.media='all'")
+        for name, link in found.items()
+        if name not in blocking
+    )
+    # the page's largest picture, in its first screen, is asked first
+    assert soup.select_one(".recipe__picture img")["fetchpriority"] == "high"
+
+
+@responses.activate
+def test_the_blog_sends_its_pages_and_files_compressed_and_its_files_cached_a_year(blog: Flask):
+    fake_prerender()
+    client = blog.test_client()
+    page = client.get(f"/recettes/{QUICHE}", headers={"Accept-Encoding": "gzip"})
+    assert page.headers["Content-Encoding"] == "gzip"
+    soup = BeautifulSoup(gzip.decompress(page.get_data()), "html5lib")
+    picture = soup.select_one(".recipe__picture img")["src"]
+    for address in (picture, static_url("publisher.css"), static_url("publisher.js")):
+        response = client.get(address, headers={"Accept-Encoding": "gzip"})
+        assert response.status_code == 200, address
+        assert response.headers["Cache-Control"] == STATIC_CACHE_CONTROL
+        assert response.headers["Content-Encoding"] == "gzip"
+        assert gzip.decompress(response.get_data()) == (STATIC_FOLDER / address.split("/", 3)[3]).read_bytes()

@@ -12,7 +12,8 @@ from bs4 import BeautifulSoup
 from flask import Flask, Response
 from flask.testing import FlaskClient
 
-from examples.shop import create_app
+from examples.delivery import static_url_path
+from examples.shop import STATIC_FOLDER, create_app
 from tests.conftest import closed_port
 from tests.faulty_upstream import FaultyPrerender, status
 
@@ -47,6 +48,11 @@ def shop_client(make_shop: Callable[..., Flask]) -> FlaskClient:
 def unreachable_url() -> str:
     """A loopback address that refuses connections."""
     return f"http://127.0.0.1:{closed_port()}"
+
+
+def static_url(filename: str) -> str:
+    """Where the shop serves one of its static files: under its folder's version (examples/delivery.py)."""
+    return f"{static_url_path(STATIC_FOLDER)}/{filename}"
 
 
 def soup_of(response) -> BeautifulSoup:

@@ -28,7 +28,7 @@ from examples.shop.visitor import STORE_COOKIE, Visitor
 from tests.faulty_upstream import MENUS, FaultyUpstream, status
 from tests.live import TEST_BUDGETS, LiveServer, Stack
 
-from .conftest import FaultyPrerender, problem_answer, soup_of
+from .conftest import FaultyPrerender, problem_answer, soup_of, static_url
 
 STORE = "1001"
 OTHER_STORE = "1002"
@@ -113,7 +113,7 @@ def test_the_planner_page_is_prerenders_menu_in_the_shops_layout(
     vendor = [href for href in hrefs if href.startswith(prerender_url)]
     assert any(href.endswith("/base.css") for href in vendor)
     assert any(href.endswith("/planner.css") for href in vendor)
-    assert hrefs[-1].endswith("/static/shop.css")
+    assert hrefs[-1] == static_url("shop.css")
     # The fragment's own module scripts and the visitor's credential, once; the pageview names the page.
     assert any(s.get("src", "").endswith("/components/planner.js") for s in soup.find_all("script"))
     assert credential_of(soup)["kind"] == "authless"
@@ -223,7 +223,7 @@ def test_prerender_down_is_a_friendly_message(make_shop: Callable[..., Flask], u
     assert urlsplit(retry["href"]).path == PAGE
     assert query_of(retry["href"]) == {"mode": ["selection"], "view": ["menu"]}  # only what the page forwards
     soup = BeautifulSoup(response.get_data(as_text=True), "html5lib")
-    assert stylesheets(soup) == ["/static/shop.css"]
+    assert stylesheets(soup) == [static_url("shop.css")]
 
 
 def test_prerender_down_in_english(make_shop: Callable[..., Flask], unreachable_url: str):
@@ -350,8 +350,8 @@ def test_the_pages_forms_the_planner_asks_for(shop_client: FlaskClient):
     assert store.select_one("input[name=next]")["value"] == PAGE
     for path in ("/", "/idees", SHEETS, "/cart", PAGE):
         scripts = [s.get("src", "") for s in soup_of(shop_client.get(path)).find_all("script")]
-        assert "/static/planner-host.js" in scripts, path
-    script = shop_client.get("/static/planner-host.js").get_data(as_text=True)
+        assert static_url("planner-host.js") in scripts, path
+    script = shop_client.get(static_url("planner-host.js")).get_data(as_text=True)
     assert "defineLoginRequired" in script and "defineStoreRequired" in script
 
 

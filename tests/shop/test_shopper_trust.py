@@ -28,7 +28,7 @@ from flask.testing import FlaskClient
 from examples.shop.services import get_services
 from examples.shop.visitor import AUTHLESS_COOKIE, SESSION_COOKIE, STORE_COOKIE, USER_COOKIE
 
-from .conftest import soup_of
+from .conftest import soup_of, static_url
 
 STORE = "1001"
 ADD = {"recipe_id": "5", "guests": 4, "store_id": STORE}
@@ -151,7 +151,7 @@ def assert_no_token(html: str, token: str) -> None:
 
 def test_no_page_of_the_shop_holds_the_supplier_token(shop: Flask, client: FlaskClient, prerender_url: str):
     token = shop.config["SUPPLIER_TOKEN"]
-    visits = [*SDK_PAGES, "/injection/card?recipe_id=5", "/cart/lines", "/static/svc-setup.js"]
+    visits = [*SDK_PAGES, "/injection/card?recipe_id=5", "/cart/lines", static_url("svc-setup.js")]
 
     def visit_all() -> None:
         for path in visits:
@@ -171,7 +171,7 @@ def test_no_page_of_the_shop_holds_the_supplier_token(shop: Flask, client: Flask
     client.post("/deconnexion")
     visit_all()
     for script in ("cart-page.js", "ideas.js", "injection.js", "shop.js", "planner-host.js"):
-        assert token not in client.get(f"/static/{script}").get_data(as_text=True)
+        assert token not in client.get(static_url(script)).get_data(as_text=True)
 
 
 def test_the_catalogue_down_page_holds_no_token(make_shop: Callable[..., Flask], unreachable_url: str):

@@ -1,6 +1,6 @@
 // Demo Market: the pickers submit themselves when JavaScript runs (their OK buttons are for no-JS), and the
-// account menu closes on Escape or a click elsewhere.
-document.documentElement.classList.add("js");
+// account menu closes on Escape or a click elsewhere. Loaded with `defer`: the page's `<head>` adds the `js` class
+// itself, before the first paint (templates/base.html).
 document.addEventListener("change", (event) => {
   const select = event.target;
   if (select instanceof HTMLSelectElement && select.hasAttribute("data-autosubmit") && select.form) {
