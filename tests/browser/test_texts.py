@@ -12,10 +12,11 @@ from playwright.sync_api import BrowserContext, Page
 
 from .helpers import new_user, visit
 
-# Runs the SDK's own module, imported from where the shop's page loads the SDK.
+# Runs the SDK's translator (sdk/svc.js exports it), imported from the URL the shop's page loads the SDK with: the
+# page's own instance, as served (the release build bundles texts.js into svc.js).
 FORMAT = """async ([languageId, key, counts, overrides]) => {
     const sdk = document.querySelector("script[src*='/sdk/svc.js']").src;
-    const { translator } = await import(new URL("texts.js", sdk).href);
+    const { translator } = await import(sdk);
     const t = translator(languageId, overrides);
     return counts.map((count) => t(key, { count, recipes: count, products: count, affiliate: "Le Magazine Cuisine" }));
 }"""
