@@ -43,7 +43,7 @@ EAGER_IMPORTS: dict[str, tuple[str, ...]] = {
     "components/catalog.js": ("components/ui.js",),
     "components/drawer.js": ("components/ui.js", "components/recipe-details.js"),
     "components/no-supplier-cta.js": ("components/ui.js",),
-    "components/planner-entry.js": ("components/ui.js", "components/planner-onboarding.js"),
+    "components/planner-entry.js": ("components/ui.js",),
     "components/planner-onboarding.js": ("components/ui.js",),
     "components/planner.js": ("components/ui.js", "components/planner-onboarding.js"),
     "components/recipe-card.js": ("components/ui.js",),

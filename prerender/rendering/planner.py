@@ -42,8 +42,9 @@ MODE_TEXTS = {
 }
 # Steps of the onboarding modal (PLANNER_ONBOARDING.STEP_<n>_TITLE / _TEXT).
 ONBOARDING_STEPS = 3
-# The SDK first, then the modal the entry opens, then the entry (each module is idempotent).
-ENTRY_MODULES = ("sdk/svc.js", "components/planner-onboarding.js", "components/planner-entry.js")
+# The SDK first, then the entry (each module is idempotent); the entry loads the onboarding modal's module when
+# its help button is first used (components/planner-entry.js).
+ENTRY_MODULES = ("sdk/svc.js", "components/planner-entry.js")
 
 
 @dataclass(frozen=True)

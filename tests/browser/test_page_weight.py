@@ -58,3 +58,25 @@ def test_a_card_page_loads_three_compressed_modules_once_and_the_drawer_on_deman
     after = scripts.names()
     assert set(after) - CARD_PAGE_MODULES >= DRAWER_MODULES, after
     assert all(count == 1 for count in after.values()), f"a module loaded twice: {after}"
+
+
+def test_the_catalog_page_with_its_planner_entry_loads_at_most_five_modules_and_the_modal_on_demand(
+    page: Page, context: BrowserContext, shop_url: str, prerender_url: str
+):
+    scripts = Scripts(page, prerender_url)
+    visit(context, page, shop_url, "/idees")
+    entry = page.locator("svc-planner-entry")
+    expect(entry).to_have_attribute("hydrated", "")
+    expect(hydrated_cards(page).first).to_be_visible()
+    page.wait_for_load_state("networkidle")
+
+    names = scripts.names()
+    assert len(names) <= MAX_FILES and "components/planner-entry.js" in names, names
+    assert not {"components/planner-onboarding.js", "components/planner.js"} & set(names), names
+    assert not DRAWER_MODULES & set(names), names
+    assert all(count == 1 for count in names.values()), f"a module loaded twice: {names}"
+    assert scripts.transferred() <= MAX_COMPRESSED_BYTES, scripts.transferred()
+
+    entry.locator("[data-action=help]").click()
+    expect(page.locator("svc-planner-onboarding[open]")).to_be_visible()
+    assert scripts.names()["components/planner-onboarding.js"] == 1

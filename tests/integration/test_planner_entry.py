@@ -205,7 +205,6 @@ def test_the_fragment_ends_with_its_module_scripts(client) -> None:
     assert all(soup.find_all("script")[i]["type"] == "module" for i in range(len(sources)))
     assert [urlsplit(src).path.split("/", 3)[3] for src in sources] == [
         "sdk/svc.js",
-        "components/planner-onboarding.js",
         "components/planner-entry.js",
     ]
     for src in sources:

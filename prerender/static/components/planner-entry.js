@@ -9,12 +9,19 @@
 //   data-href (the customer's current-menu page with ?mode=, computed by the server);
 // - the planner requires localStorage: where it is unusable (blocked site data, some private modes), the
 //   modes are disabled and the entry's notice says so;
-// - the help button opens the onboarding modal it controls (components/planner-onboarding.js).
+// - the help button opens the onboarding modal it controls (components/planner-onboarding.js). That module is
+//   loaded on the first click, not with the entry (a page showing the entry pays for the modal only when a
+//   shopper asks for it), unless the page holds the modal's id twice (two entries): then at once, to make
+//   the ids unique before anything points at them.
 const search = new URL(import.meta.url).search;
 const { sdk, internals } = /** @type {typeof import("./ui.js")} */ (
   await import(new URL(`./ui.js${search}`, import.meta.url).href));
-const { findOnboarding } = /** @type {typeof import("./planner-onboarding.js")} */ (
-  await import(new URL(`./planner-onboarding.js${search}`, import.meta.url).href));
+
+/** The onboarding module, loaded once, when first needed. */
+function onboardingModule() {
+  return /** @type {Promise<typeof import("./planner-onboarding.js")>} */ (
+    import(new URL(`./planner-onboarding.js${search}`, import.meta.url).href));
+}
 
 const tagName = `${sdk.prefix}-planner-entry`;
 /** Storage name (under `_<prefix>/`) of the guest count the current-menu page reads. */
@@ -83,7 +90,7 @@ export class PlannerEntryElement extends HTMLElement {
     const initial = integer(this.getAttribute("guests")) ?? GUESTS_DEFAULT;
     this.#setGuests(this.#inBounds(stored) ? /** @type {number} */ (stored) : initial, { announce: false });
     if (!this.#storage) this.#storageRequired();
-    this.#bindOnboarding();
+    this.#bindOnboardingIfShared();
     this.toggleAttribute("hydrated", true);
   }
 
@@ -105,7 +112,7 @@ export class PlannerEntryElement extends HTMLElement {
     switch (trigger.getAttribute("data-action")) {
       case "guests-decrease": this.#setGuests(this.#guests - 1); break;
       case "guests-increase": this.#setGuests(this.#guests + 1); break;
-      case "help": this.#openOnboarding(trigger); break;
+      case "help": void this.#openOnboarding(trigger); break;
       case "open-planner": this.#openPlanner(trigger); break;
       default: return;
     }
@@ -200,10 +207,17 @@ export class PlannerEntryElement extends HTMLElement {
     }
   }
 
+  /** At connection: binds the help button to its modal at once only when the modal's id is not unique. */
+  #bindOnboardingIfShared() {
+    const id = this.querySelector("[data-action='help']")?.getAttribute("aria-controls");
+    if (id && document.querySelectorAll(`[id="${CSS.escape(id)}"]`).length > 1) void this.#bindOnboarding();
+  }
+
   /** The help button controls the onboarding modal of this fragment (its id made unique on the page). */
-  #bindOnboarding() {
+  async #bindOnboarding() {
     const help = this.querySelector("[data-action='help']");
     if (!help) return;
+    const { findOnboarding } = await onboardingModule();
     const onboarding = findOnboarding({ id: help.getAttribute("aria-controls"), near: this });
     if (!onboarding) return;
     this.#onboarding = onboarding;
@@ -211,8 +225,8 @@ export class PlannerEntryElement extends HTMLElement {
   }
 
   /** @param {HTMLElement} help */
-  #openOnboarding(help) {
-    if (!this.#onboarding?.isConnected) this.#bindOnboarding();
+  async #openOnboarding(help) {
+    if (!this.#onboarding?.isConnected) await this.#bindOnboarding();
     this.#onboarding?.open({ opener: help });
   }
 }
