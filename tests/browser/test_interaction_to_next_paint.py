@@ -19,10 +19,22 @@ from playwright.sync_api import BrowserContext, Locator, Page, expect
 from .helpers import hydrated_cards, new_user, visit
 
 BUDGET_MS = 200
-# Not met yet (issue 24, item 5): measured on a 2-CPU machine running 4 sessions' servers and browsers (load
-# average near 12), most controls answered in 250 to 1500 ms, and the handlers took a small part of it (the rest
-# waited for the next frame). Marked so until the budget holds; the values print either way, an XPASS says so.
-NOT_MET = pytest.mark.xfail(reason="INP budget of 200 ms not met yet: see docs/decisions.md, issue 24", strict=False)
+
+
+class OverBudget(AssertionError):
+    """Some control answered in more than BUDGET_MS: the one failure the NOT_MET marker expects."""
+
+
+# Not met yet (issue 24, item 5): on the idle 2-CPU machine, 7 of the 19 controls answer in 208 to 400 ms (the
+# drawer's product swap, add all and close; the planner's catalog filter, remove, budget and finalize: values and
+# the trace's causes in docs/decisions.md and docs/performance.md). Only that failure is expected: a control that
+# breaks (a Playwright wait or check that fails) still fails the test. Not strict: values near the budget vary
+# from run to run, and an XPASS says the budget may now hold.
+NOT_MET = pytest.mark.xfail(
+    reason="issue 24 item 5: 7 controls still exceed the 200 ms INP budget (docs/performance.md)",
+    raises=OverBudget,
+    strict=False,
+)
 CPU_SLOWDOWN = 4  # Lighthouse's mobile profile
 SLOW = 30_000  # the time Playwright waits for an outcome on the slowed-down CPU (a wait, not a measurement)
 KEY = "test-interactions"
@@ -89,7 +101,8 @@ class Interactions:
         for control, details in self.details.items():
             print(f"  {control}: {'; '.join(details)}")
         over = {control: value for control, value in self.values.items() if value > BUDGET_MS}
-        assert not over, f"over {BUDGET_MS} ms of Interaction to Next Paint: {over}"
+        if over:
+            raise OverBudget(f"over {BUDGET_MS} ms of Interaction to Next Paint: {over}")
 
 
 @pytest.fixture
