@@ -400,6 +400,13 @@ def test_two_entries_on_a_page_each_open_their_own_modal(page: Page, site, prere
     """A second fragment brings a modal with the same id: the page keeps ids unique."""
     site().open()
     second = fragment_html(prerender_url, "/v2/planner/entry", store_id="1001")
+    # A slow network from here on: the entry must not say it is hydrated before its modal's id is unique.
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": 800, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
     page.locator("main section").evaluate("(section, html) => section.insertAdjacentHTML('beforeend', html)", second)
     entries = page.locator("svc-planner-entry[hydrated]")
     expect(entries).to_have_count(2)

@@ -90,8 +90,9 @@ export class PlannerEntryElement extends HTMLElement {
     const initial = integer(this.getAttribute("guests")) ?? GUESTS_DEFAULT;
     this.#setGuests(this.#inBounds(stored) ? /** @type {number} */ (stored) : initial, { announce: false });
     if (!this.#storage) this.#storageRequired();
-    this.#bindOnboardingIfShared();
-    this.toggleAttribute("hydrated", true);
+    // Hydrated means ready: where the modal's id is shared, only once that id is made unique.
+    if (this.#onboardingIdIsShared()) void this.#bindOnboarding().finally(() => this.toggleAttribute("hydrated", true));
+    else this.toggleAttribute("hydrated", true);
   }
 
   disconnectedCallback() {
@@ -207,10 +208,10 @@ export class PlannerEntryElement extends HTMLElement {
     }
   }
 
-  /** At connection: binds the help button to its modal at once only when the modal's id is not unique. */
-  #bindOnboardingIfShared() {
+  /** Whether another element on the page has the id of this fragment's modal (then it is bound at connection). */
+  #onboardingIdIsShared() {
     const id = this.querySelector("[data-action='help']")?.getAttribute("aria-controls");
-    if (id && document.querySelectorAll(`[id="${CSS.escape(id)}"]`).length > 1) void this.#bindOnboarding();
+    return Boolean(id && document.querySelectorAll(`[id="${CSS.escape(id)}"]`).length > 1);
   }
 
   /** The help button controls the onboarding modal of this fragment (its id made unique on the page). */
