@@ -12,7 +12,7 @@
 // - `features.collapseUnavailableProductsByDefault()`: the ingredients unavailable at the store move to a list
 //   of their own, hidden behind a toggle button after the shopping list.
 const search = new URL(import.meta.url).search;
-const { internals, h, money, bindLikeButton, translator, isStoppedByHook } = /** @type {typeof import("./ui.js")} */ (
+const { internals, h, money, prepareMoney, bindLikeButton, translator, isStoppedByHook } = /** @type {typeof import("./ui.js")} */ (
   await import(new URL(`./ui.js${search}`, import.meta.url).href));
 
 const GUESTS_MIN = 1;
@@ -147,6 +147,7 @@ export class RecipeDetails {
     this.#render(basket.basket$.value ?? null);
     this.#subscriptions.push(basket.basket$.subscribe((/** @type {any} */ value) => this.#render(value)));
     if (restore?.focus) this.#restoreFocus(restore.focus);
+    prepareMoney(); // the prices shown are the server's until a swap or a basket change: ready for that click
   }
 
   /** State to carry into the next fragment of the same recipe. @returns {Snapshot} */

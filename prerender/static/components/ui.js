@@ -119,10 +119,39 @@ export function money(amount, currency = "EUR") {
   if (amount === null || amount === undefined || !Number.isFinite(Number(amount))) return "";
   const language = internals().session.language.slice(0, 2);
   try {
-    return new Intl.NumberFormat(language, { style: "currency", currency }).format(Number(amount));
+    return currencyFormat(language, currency).format(Number(amount));
   } catch {
     return `${Number(amount).toFixed(2)} ${currency}`;
   }
+}
+
+/**
+ * Makes `money` ready before a shopper's click needs it: the page's first currency formatter costs tens of
+ * milliseconds on a slow phone (the locale's data is loaded then), so it is built when the page is idle.
+ * @param {string} [currency]
+ */
+export function prepareMoney(currency = "EUR") {
+  const build = () => money(0, currency);
+  if (typeof window.requestIdleCallback === "function") window.requestIdleCallback(build, { timeout: 2000 });
+  else setTimeout(build, 0);
+}
+
+/**
+ * Building an `Intl.NumberFormat` costs about a millisecond (the first one of a page far more) and a product
+ * swap shows dozens of prices: one formatter per language and currency, kept for the page's life.
+ * @type {Map<string, Intl.NumberFormat>}
+ */
+const currencyFormats = new Map();
+
+/** @param {string} language @param {string} currency */
+function currencyFormat(language, currency) {
+  const key = `${language} ${currency}`;
+  let format = currencyFormats.get(key);
+  if (!format) {
+    format = new Intl.NumberFormat(language, { style: "currency", currency });
+    currencyFormats.set(key, format);
+  }
+  return format;
 }
 
 /**

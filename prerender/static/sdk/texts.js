@@ -149,7 +149,27 @@ function choose(name, branches, params, language) {
   const other = /** @type {string} */ (branches.get("other"));
   if (!Number.isFinite(number)) return expandPlurals(other, params, language).replaceAll("#", String(value ?? "#"));
   const exact = [...branches].find(([key]) => key.startsWith("=") && Number(key.slice(1)) === number)?.[1];
-  const body = exact ?? branches.get(new Intl.PluralRules(language).select(number)) ?? other;
+  const body = exact ?? branches.get(pluralRules(language).select(number)) ?? other;
   // The message's own plural arguments first: a `#` of theirs is their number.
-  return expandPlurals(body, params, language).replaceAll("#", new Intl.NumberFormat(language).format(number));
+  return expandPlurals(body, params, language).replaceAll("#", numberFormat(language).format(number));
+}
+
+// Building an `Intl` object costs about a millisecond (several on a slow phone): one per language, kept.
+/** @type {Map<string, Intl.PluralRules>} */
+const pluralRulesOf = new Map();
+/** @type {Map<string, Intl.NumberFormat>} */
+const numberFormatOf = new Map();
+
+/** @param {string} language */
+function pluralRules(language) {
+  let rules = pluralRulesOf.get(language);
+  if (!rules) pluralRulesOf.set(language, (rules = new Intl.PluralRules(language)));
+  return rules;
+}
+
+/** @param {string} language */
+function numberFormat(language) {
+  let format = numberFormatOf.get(language);
+  if (!format) numberFormatOf.set(language, (format = new Intl.NumberFormat(language)));
+  return format;
 }
