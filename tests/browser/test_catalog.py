@@ -91,6 +91,35 @@ def test_browse_a_category_and_load_more(shop: str, context: BrowserContext, pag
     assert_no_axe_violations(page, [CATALOG], what=f"the list page ({width})")
 
 
+def test_rows_out_of_view_wait_and_scrolling_through_them_shifts_nothing(
+    shop: str, context: BrowserContext, page: Page, width: str
+) -> None:
+    """The home's rows out of view are skipped (content-visibility), then rendered as the shopper nears them."""
+    page.add_init_script(
+        """window.__shifts = [];
+        new PerformanceObserver((list) => {
+          for (const entry of list.getEntries()) {
+            if (entry.hadRecentInput) continue;
+            const moved = entry.sources.map((source) => source.node?.className || source.node?.nodeName || "?");
+            window.__shifts.push({ value: entry.value, moved, scrollY: window.scrollY });
+          }
+        }).observe({ type: "layout-shift", buffered: true });"""
+    )
+    visit(context, page, shop, "/idees", user=new_user())
+    rows = catalog(page).locator(".svc-catalog__section")
+    expect(rows.last).to_be_attached()
+    last_picture = rows.last.locator("img[data-svc-picture=recipe]").first
+    far_below = last_picture.evaluate("(img) => img.getBoundingClientRect().top - innerHeight")
+    fetched = last_picture.evaluate("(img) => img.complete && img.naturalWidth > 0")
+    assert not fetched, f"the last row's picture, {far_below:.0f} px below the view, was fetched at once"
+    for index in range(rows.count()):  # as a shopper scrolls: one row after the other into view
+        rows.nth(index).scroll_into_view_if_needed()
+        expect(rows.nth(index).locator("svc-recipe-card[hydrated]").first).to_be_visible()
+    expect(last_picture).to_have_js_property("complete", True)
+    assert last_picture.evaluate("(img) => img.naturalWidth") > 0
+    assert page.evaluate("() => window.__shifts") == []
+
+
 def test_a_liked_recipe_is_in_the_favorites_and_my_space(
     shop: str, context: BrowserContext, page: Page, width: str
 ) -> None:
