@@ -60,10 +60,13 @@ $(STATIC_BUILD): $(STATIC_SOURCES) tools/build_static.mjs $(NODE_STAMP)
 run: install
 	$(BIN)/python tools/devstack.py
 
-# The checks first (seconds), then every test; the run ends with its 20 slowest tests, the ones to look
-# at when the suite grows slow.
+# The checks first (seconds), then every test, on every CPU (pytest-xdist: one worker per CPU, each with its
+# own live servers, databases and caches; docs/decisions.md, "Issue 25: the suite in parallel"); the run ends
+# with its 20 slowest tests, the ones to look at when the suite grows slow. `make test PYTEST_WORKERS=0` runs
+# it in one process.
+PYTEST_WORKERS ?= auto
 test: lint typecheck
-	$(BIN)/python -m pytest --durations=20
+	$(BIN)/python -m pytest --durations=20 --numprocesses=$(PYTEST_WORKERS) --dist=worksteal
 
 # ruff (ruff.toml): the linter, and the formatter's check of every Python file.
 lint: install
