@@ -11,7 +11,9 @@ from flask.testing import FlaskClient, FlaskCliRunner
 
 from prerender import create_app
 
-pytest_plugins = ["tests.live", "tests.chromium"]
+# The live stacks' marker (tests/stacks.py) and Chromium (tests/chromium.py) for every folder; the live servers
+# themselves (tests/live.py) only for the folders whose conftest imports their fixtures.
+pytest_plugins = ["tests.stacks", "tests.chromium"]
 
 TEST_SECRET_KEY = "test-signing-key-" + "k" * 32
 HEADERS = {"authorization": "user_id u-1", "language-id": "fr", "session-id": "session-1"}

@@ -1,4 +1,7 @@
-"""Live servers for integration tests (a pytest plugin loaded by tests/conftest.py).
+"""Live servers for the tests that call prerender and coreapi over HTTP: their fixtures, imported by the conftest
+of each folder that uses them (tests/integration, tests/shop, tests/browser, tests/ops, tests/customers,
+tests/publisher), so that tests/unit and tests/coreapi never import it (the unit tests run with prerender's
+dependencies alone; tests/unit/test_isolation.py checks it).
 
 Every test that uses these fixtures runs twice, once per *stack* (the session fixture `stack`):
 
@@ -37,7 +40,8 @@ What runs where:
   backends).
 - tests/unit and tests/coreapi do not use these fixtures (tests/coreapi has its own SQLite/PostgreSQL pair).
 
-`@pytest.mark.only_stack("<id>", reason="...")` pins a test to one stack: its other variants are deselected.
+`@pytest.mark.only_stack("<id>", reason="...")` pins a test to one stack: its other variants are deselected
+(tests/stacks.py, a plugin of tests/conftest.py, which needs nothing of coreapi).
 """
 
 from __future__ import annotations
@@ -62,6 +66,7 @@ from coreapi.extensions import db
 from prerender.config import DefaultConfig
 from tests.conftest import closed_port
 from tests.databases import PostgresSchemas, RedisNamespace, Unreachable
+from tests.stacks import DEFAULT_STACK, SCALED_STACK
 
 # The live prerender's upstream budgets: roomy, so that a loaded CI machine never turns a test of something
 # else into an empty fragment. The budget itself is tested with its own small values (tests/unit/
@@ -69,9 +74,6 @@ from tests.databases import PostgresSchemas, RedisNamespace, Unreachable
 TEST_BUDGETS = {"UPSTREAM_FRAGMENT_BUDGET": 10.0, "UPSTREAM_JSON_BUDGET": 10.0}
 
 ROOT = Path(__file__).resolve().parent.parent
-
-DEFAULT_STACK = "sqlite-simplecache"
-SCALED_STACK = "postgresql-redis"
 
 
 class LiveServer:
@@ -217,6 +219,15 @@ def running_prerender(env: dict[str, str]) -> Iterator[str]:
         process.wait(timeout=10)
 
 
+def use_live_servers(config: pytest.Config) -> None:
+    """Gives this module's fixtures to the tests of the folder whose conftest calls this from its
+    `pytest_configure` (registered once, as the plugin "tests.live"; the root conftest does not load it, so that
+    the folders that need no live server never import coreapi)."""
+    module = sys.modules[__name__]
+    if not config.pluginmanager.is_registered(module):
+        config.pluginmanager.register(module, name="tests.live")
+
+
 @pytest.fixture(scope="session", params=[DEFAULT_STACK, pytest.param(SCALED_STACK, marks=pytest.mark.postgres)])
 def stack(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     """The configuration the live fixtures run on (see the module docstring)."""
@@ -259,41 +270,3 @@ def prerender_url(stack: Stack, coreapi_url: str) -> Iterator[str]:
     )
     with LiveServer(app) as server:
         yield server.url
-
-
-# ------------------------------------------------------------------------------------ pinning to a stack
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers",
-        "only_stack(name, reason): run this test on that live stack only "
-        "(tests/live.py); its other variants are deselected",
-    )
-
-
-def stack_of(item: pytest.Item) -> str | None:
-    callspec = getattr(item, "callspec", None)
-    return callspec.params.get("stack") if callspec is not None else None
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Deselect the variants of `only_stack` tests on the other stacks (after conftests added the marks)."""
-    kept, dropped = [], []
-    for item in items:
-        marker = item.get_closest_marker("only_stack")
-        if marker is not None and not marker.kwargs.get("reason"):
-            raise pytest.UsageError(f"{item.nodeid}: only_stack needs a reason=")
-        current = stack_of(item)
-        (dropped if marker is not None and current is not None and current != marker.args[0] else kept).append(item)
-    if dropped:
-        config.hook.pytest_deselected(items=dropped)
-        items[:] = kept
-
-
-def only_stack_under(directory: Path, items: list[pytest.Item], name: str, reason: str) -> None:
-    """Pin every test under directory to one stack (for a conftest's pytest_collection_modifyitems)."""
-    for item in items:
-        if directory in item.path.parents:
-            item.add_marker(pytest.mark.only_stack(name, reason=reason))

@@ -11,9 +11,14 @@ import pytest
 
 from examples.publisher import create_app as create_publisher
 from examples.shop import create_app as create_shop
-from tests.live import DEFAULT_STACK, LiveServer, only_stack_under
+from tests.live import LiveServer, use_live_servers
+from tests.stacks import DEFAULT_STACK, only_stack_under
 
 BROWSER_TESTS = Path(__file__).parent
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    use_live_servers(config)  # this folder's tests call prerender and coreapi on loopback (tests/live.py)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -9,13 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.live import DEFAULT_STACK, only_stack_under
+from tests.live import use_live_servers
+from tests.stacks import DEFAULT_STACK, only_stack_under
 
 CUSTOMER_TESTS = Path(__file__).parent
 
 # The seed's retailer (coreapi/seed/data/suppliers.json) and its store with the full assortment.
 SUPPLIER_TOKEN = "demo-retailer-token"
 STORE_ID = "1001"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    use_live_servers(config)  # this folder's tests call prerender and coreapi on loopback (tests/live.py)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -13,9 +13,13 @@ from flask.testing import FlaskClient
 
 from prerender import create_app
 from tests.conftest import TEST_SECRET_KEY
-from tests.live import TEST_BUDGETS, Stack
+from tests.live import TEST_BUDGETS, Stack, use_live_servers
 
 RETAILER = "demo-retailer-token"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    use_live_servers(config)  # this folder's tests call prerender and coreapi on loopback (tests/live.py)
 
 
 @pytest.fixture

@@ -21,7 +21,8 @@ from flask.testing import FlaskClient
 
 from prerender import create_app
 from tests.conftest import TEST_SECRET_KEY
-from tests.live import DEFAULT_STACK, Stack
+from tests.live import Stack
+from tests.stacks import DEFAULT_STACK
 
 from .conftest import browser_headers, headers
 

@@ -17,10 +17,15 @@ from pathlib import Path
 import pytest
 
 from bench.nginx import NginxFront, find_nginx
-from tests.live import DEFAULT_STACK, Stack, only_stack_under
+from tests.live import Stack, use_live_servers
+from tests.stacks import DEFAULT_STACK, only_stack_under
 
 ROOT = Path(__file__).resolve().parents[2]
 READY_SECONDS = 30
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    use_live_servers(config)  # this folder's tests call prerender and coreapi on loopback (tests/live.py)
 
 
 def free_port() -> int:

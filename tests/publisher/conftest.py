@@ -13,9 +13,14 @@ from flask import Flask
 from examples.delivery import static_url_path
 from examples.publisher import STATIC_FOLDER, create_app
 from tests.conftest import closed_port
+from tests.live import use_live_servers
 
 # The prerender the unit tests fake with `responses` (nothing listens there).
 FAKE_PRERENDER = "http://prerender.test"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    use_live_servers(config)  # this folder's tests call prerender and coreapi on loopback (tests/live.py)
 
 
 def publisher_config(**overrides: object) -> dict:

@@ -16,6 +16,11 @@ from examples.delivery import static_url_path
 from examples.shop import STATIC_FOLDER, create_app
 from tests.conftest import closed_port
 from tests.faulty_upstream import FaultyPrerender, status
+from tests.live import use_live_servers
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    use_live_servers(config)  # this folder's tests call prerender and coreapi on loopback (tests/live.py)
 
 
 def shop_config(**overrides: object) -> dict:

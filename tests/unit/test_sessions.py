@@ -1,6 +1,6 @@
 """The gateway's session pool (prerender/gateway/sessions.py): a session serves one call at a time and is
 reused by the next, whether calls run on threads (gthread workers) or greenlets (gevent workers); a forked
-process never uses its parent's. Also the demo shop's own per-thread sessions (examples/shop/sessions.py)."""
+process never uses its parent's. (The demo shop's own sessions: tests/shop/test_sessions.py.)"""
 
 from __future__ import annotations
 
@@ -11,9 +11,6 @@ import gevent
 import pytest
 import requests
 
-from examples.shop import sessions as shop_sessions
-from examples.shop.catalog_client import CatalogClient
-from examples.shop.prerender_client import PrerenderClient
 from prerender.gateway.sessions import SessionPool
 
 
@@ -87,20 +84,3 @@ def test_a_forked_process_makes_its_own_session(counting, monkeypatch: pytest.Mo
     with pool.borrow() as after:
         pass
     assert after is not before and len(made) == 2 and len(pool) == 1
-
-
-def test_the_shops_pooled_sessions_never_retry() -> None:
-    adapter = shop_sessions.pooled_session(pool_size=3).get_adapter("https://shop.test")
-    assert adapter.max_retries.total == 0 and adapter.poolmanager.connection_pool_kw["maxsize"] == 3
-
-
-@pytest.mark.parametrize(
-    "client", [CatalogClient("http://catalog.test"), PrerenderClient("http://prerender.test", "t")]
-)
-def test_the_shop_clients_have_one_session_per_thread(client: CatalogClient | PrerenderClient) -> None:
-    mine = client.session
-    theirs: list[requests.Session] = []
-    worker = threading.Thread(target=lambda: theirs.append(client.session))
-    worker.start()
-    worker.join()
-    assert client.session is mine and theirs[0] is not mine
