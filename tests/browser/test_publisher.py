@@ -103,6 +103,24 @@ def test_the_cta_opens_the_drawer_and_adding_flips_it_in_the_basket(page: Page, 
     expect(rendered).to_have_attribute("store-id", "1001")
 
 
+def test_the_recipe_page_shifts_nothing_while_its_scripts_start(page: Page, publisher_url: str, width: str):
+    """The button and the blog's servings stepper take their place from the first paint (CLS 0): no layout
+    shift is reported while the page loads and its scripts hydrate them."""
+    page.add_init_script(
+        """window.__shifts = [];
+        new PerformanceObserver((list) => {
+          for (const entry of list.getEntries()) {
+            const moved = entry.sources.map((source) => source.node?.className || source.node?.nodeName || "?");
+            window.__shifts.push({ value: entry.value, moved });
+          }
+        }).observe({ type: "layout-shift", buffered: true });"""
+    )
+    open_recipe(page, publisher_url)
+    expect(page.locator("[data-servings-step]").first).to_be_visible()  # publisher.js has shown the stepper
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    assert page.evaluate("() => window.__shifts") == []
+
+
 def test_the_guest_count_follows_the_page_and_the_drawer(page: Page, publisher_url: str):
     page.set_viewport_size(WIDTHS["desktop"])
     cta = open_recipe(page, publisher_url, "pub-quiche-lorraine")
