@@ -1,7 +1,7 @@
 // Shared DOM helpers of the components: element builder, icons (the same SVG as templates/macros/icons.html),
 // money formatting, and the like (heart) button binding used by the card and the recipe details.
 const search = new URL(import.meta.url).search;
-const { sdk, INTERNAL, translator, validGuestCount, isStoppedByHook } = /** @type {typeof import("../sdk/svc.js")} */ (
+const { sdk, INTERNAL, numberFormat, translator, validGuestCount, isStoppedByHook } = /** @type {typeof import("../sdk/svc.js")} */ (
   await import(new URL(`../sdk/svc.js${search}`, import.meta.url).href));
 
 /**
@@ -119,7 +119,7 @@ export function money(amount, currency = "EUR") {
   if (amount === null || amount === undefined || !Number.isFinite(Number(amount))) return "";
   const language = internals().session.language.slice(0, 2);
   try {
-    return currencyFormat(language, currency).format(Number(amount));
+    return numberFormat(language, { style: "currency", currency }).format(Number(amount));
   } catch {
     return `${Number(amount).toFixed(2)} ${currency}`;
   }
@@ -134,24 +134,6 @@ export function prepareMoney(currency = "EUR") {
   const build = () => money(0, currency);
   if (typeof window.requestIdleCallback === "function") window.requestIdleCallback(build, { timeout: 2000 });
   else setTimeout(build, 0);
-}
-
-/**
- * Building an `Intl.NumberFormat` costs about a millisecond (the first one of a page far more) and a product
- * swap shows dozens of prices: one formatter per language and currency, kept for the page's life.
- * @type {Map<string, Intl.NumberFormat>}
- */
-const currencyFormats = new Map();
-
-/** @param {string} language @param {string} currency */
-function currencyFormat(language, currency) {
-  const key = `${language} ${currency}`;
-  let format = currencyFormats.get(key);
-  if (!format) {
-    format = new Intl.NumberFormat(language, { style: "currency", currency });
-    currencyFormats.set(key, format);
-  }
-  return format;
 }
 
 /**

@@ -22,13 +22,13 @@ import { Planner } from "./planner.js";
 import { GuestCounts, validGuestCount } from "./guests.js";
 import { TransferArrivals } from "./transfer.js";
 import { defineShopperElement } from "./shopper.js";
-import { translator } from "./texts.js";
+import { numberFormat, translator } from "./texts.js";
 import { Customization } from "./customization.js";
 import { Hooks, isStoppedByHook } from "./hooks.js";
 import { Toaster } from "./toaster.js";
 import { Observable, single, withThen } from "./observable.js";
 
-export { Stream, State, ApiError, Observable, translator, validGuestCount, isStoppedByHook };
+export { Stream, State, ApiError, Observable, numberFormat, translator, validGuestCount, isStoppedByHook };
 
 const moduleUrl = new URL(import.meta.url);
 const search = moduleUrl.search;

@@ -154,22 +154,30 @@ function choose(name, branches, params, language) {
   return expandPlurals(body, params, language).replaceAll("#", numberFormat(language).format(number));
 }
 
-// Building an `Intl` object costs about a millisecond (several on a slow phone): one per language, kept.
-/** @type {Map<string, Intl.PluralRules>} */
-const pluralRulesOf = new Map();
-/** @type {Map<string, Intl.NumberFormat>} */
-const numberFormatOf = new Map();
+/**
+ * Building an `Intl` object costs about a millisecond (a page's first one far more, on a slow phone): each is
+ * built once per kind, language and options, and kept for the page's life.
+ * @type {Map<string, Intl.PluralRules | Intl.NumberFormat>}
+ */
+const intlObjects = new Map();
 
 /** @param {string} language */
 function pluralRules(language) {
-  let rules = pluralRulesOf.get(language);
-  if (!rules) pluralRulesOf.set(language, (rules = new Intl.PluralRules(language)));
+  const key = `plural ${language}`;
+  let rules = /** @type {Intl.PluralRules | undefined} */ (intlObjects.get(key));
+  if (!rules) intlObjects.set(key, (rules = new Intl.PluralRules(language)));
   return rules;
 }
 
-/** @param {string} language */
-function numberFormat(language) {
-  let format = numberFormatOf.get(language);
-  if (!format) numberFormatOf.set(language, (format = new Intl.NumberFormat(language)));
+/**
+ * The number format of a language (and options, e.g. `{ style: "currency", currency: "EUR" }`), built once.
+ * @param {string} language
+ * @param {Intl.NumberFormatOptions} [options]
+ * @returns {Intl.NumberFormat}
+ */
+export function numberFormat(language, options = {}) {
+  const key = `number ${language} ${JSON.stringify(options)}`;
+  let format = /** @type {Intl.NumberFormat | undefined} */ (intlObjects.get(key));
+  if (!format) intlObjects.set(key, (format = new Intl.NumberFormat(language, options)));
   return format;
 }
