@@ -12,7 +12,7 @@ from flask.testing import FlaskClient, FlaskCliRunner
 from prerender import create_app
 
 # The live stacks' marker (tests/stacks.py) and Chromium (tests/chromium.py) for every folder; the live servers
-# themselves (tests/live.py) only for the folders whose conftest imports their fixtures.
+# themselves (tests/live.py) only for the folders whose conftest asks for them (`use_live_servers`).
 pytest_plugins = ["tests.stacks", "tests.chromium"]
 
 TEST_SECRET_KEY = "test-signing-key-" + "k" * 32

@@ -1,7 +1,7 @@
-"""Live servers for the tests that call prerender and coreapi over HTTP: their fixtures, imported by the conftest
-of each folder that uses them (tests/integration, tests/shop, tests/browser, tests/ops, tests/customers,
-tests/publisher), so that tests/unit and tests/coreapi never import it (the unit tests run with prerender's
-dependencies alone; tests/unit/test_isolation.py checks it).
+"""Live servers for the tests that call prerender and coreapi over HTTP: a pytest plugin that the conftest of each
+folder using them registers (`use_live_servers`: tests/integration, tests/shop, tests/browser, tests/ops,
+tests/customers, tests/publisher), so that tests/unit and tests/coreapi never import it (the unit tests run
+with prerender's dependencies alone; tests/unit/test_isolation.py checks it).
 
 Every test that uses these fixtures runs twice, once per *stack* (the session fixture `stack`):
 

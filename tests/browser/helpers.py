@@ -1,5 +1,5 @@
 """Shared steps of the browser tests: a visitor's cookies, the cards of a page, the moment a card is seen, the
-shoppers' credentials and the requests the SDK sends."""
+shoppers' credentials, the requests the SDK sends and the layout shifts a page reports."""
 
 from __future__ import annotations
 
@@ -87,6 +87,26 @@ def card_fragment(
     )
     assert response.status_code == 200 and "<svc-recipe-card" in response.text
     return response.text
+
+
+# The Layout Instability API's shifts without a recent input (what CLS counts), each with what moved.
+RECORD_LAYOUT_SHIFTS = """window.__shifts = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    if (entry.hadRecentInput) continue;
+    const moved = entry.sources.map((source) => source.node?.className || source.node?.nodeName || "?");
+    window.__shifts.push({ value: entry.value, moved, scrollY: window.scrollY });
+  }
+}).observe({ type: "layout-shift", buffered: true });"""
+
+
+def record_layout_shifts(page: Page) -> None:
+    """From the next page `page` opens on, keep the layout shifts it reports (read them with `layout_shifts`)."""
+    page.add_init_script(RECORD_LAYOUT_SHIFTS)
+
+
+def layout_shifts(page: Page) -> list[dict[str, Any]]:
+    return page.evaluate("() => window.__shifts")
 
 
 def hydrated_cards(page: Page) -> Locator:

@@ -17,7 +17,7 @@ import requests
 from playwright.sync_api import BrowserContext, Locator, Page, expect
 
 from .axe import assert_no_axe_violations
-from .helpers import new_user, origin_served_by, visit
+from .helpers import layout_shifts, new_user, origin_served_by, record_layout_shifts, visit
 from .test_planner_entry import WIDTHS
 
 SHOP = "http://127.0.0.1:8080"
@@ -95,16 +95,7 @@ def test_rows_out_of_view_wait_and_scrolling_through_them_shifts_nothing(
     shop: str, context: BrowserContext, page: Page, width: str
 ) -> None:
     """The home's rows out of view are skipped (content-visibility), then rendered as the shopper nears them."""
-    page.add_init_script(
-        """window.__shifts = [];
-        new PerformanceObserver((list) => {
-          for (const entry of list.getEntries()) {
-            if (entry.hadRecentInput) continue;
-            const moved = entry.sources.map((source) => source.node?.className || source.node?.nodeName || "?");
-            window.__shifts.push({ value: entry.value, moved, scrollY: window.scrollY });
-          }
-        }).observe({ type: "layout-shift", buffered: true });"""
-    )
+    record_layout_shifts(page)
     visit(context, page, shop, "/idees", user=new_user())
     rows = catalog(page).locator(".svc-catalog__section")
     expect(rows.last).to_be_attached()
@@ -117,7 +108,7 @@ def test_rows_out_of_view_wait_and_scrolling_through_them_shifts_nothing(
         expect(rows.nth(index).locator("svc-recipe-card[hydrated]").first).to_be_visible()
     expect(last_picture).to_have_js_property("complete", True)
     assert last_picture.evaluate("(img) => img.naturalWidth") > 0
-    assert page.evaluate("() => window.__shifts") == []
+    assert layout_shifts(page) == []
 
 
 def test_a_liked_recipe_is_in_the_favorites_and_my_space(

@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from .axe import assert_no_axe_violations
-from .helpers import origin_served_by
+from .helpers import layout_shifts, origin_served_by, record_layout_shifts
 
 SHOP = "http://127.0.0.1:8080"  # baseUrl of the seed retailer's routing for ENVIRONMENT "local"
 RECIPE = "pub-ratatouille-provencale"  # the blog's own id; the service's recipe 3
@@ -106,19 +106,11 @@ def test_the_cta_opens_the_drawer_and_adding_flips_it_in_the_basket(page: Page, 
 def test_the_recipe_page_shifts_nothing_while_its_scripts_start(page: Page, publisher_url: str, width: str):
     """The button and the blog's servings stepper take their place from the first paint (CLS 0): no layout
     shift is reported while the page loads and its scripts hydrate them."""
-    page.add_init_script(
-        """window.__shifts = [];
-        new PerformanceObserver((list) => {
-          for (const entry of list.getEntries()) {
-            const moved = entry.sources.map((source) => source.node?.className || source.node?.nodeName || "?");
-            window.__shifts.push({ value: entry.value, moved });
-          }
-        }).observe({ type: "layout-shift", buffered: true });"""
-    )
+    record_layout_shifts(page)
     open_recipe(page, publisher_url)
     expect(page.locator("[data-servings-step]").first).to_be_visible()  # publisher.js has shown the stepper
     page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
-    assert page.evaluate("() => window.__shifts") == []
+    assert layout_shifts(page) == []
 
 
 def test_the_guest_count_follows_the_page_and_the_drawer(page: Page, publisher_url: str):
