@@ -77,10 +77,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 class LiveServer:
-    """A WSGI app served by werkzeug in a daemon thread on 127.0.0.1:<free port>."""
+    """A WSGI app served by werkzeug in a daemon thread on 127.0.0.1:<port> (a free one unless given)."""
 
-    def __init__(self, app: Flask) -> None:
-        self.server: BaseWSGIServer = make_server("127.0.0.1", 0, app, threaded=True)
+    def __init__(self, app: Flask, port: int = 0) -> None:
+        self.server: BaseWSGIServer = make_server("127.0.0.1", port, app, threaded=True)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property

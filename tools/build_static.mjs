@@ -2,10 +2,11 @@
 // readable tree prerender/static/ into prerender/static_build/ (gitignored, carried by the wheel: MANIFEST.in).
 //
 // The release tree mirrors the source paths, so the relative URLs between modules stay the same:
-//   sdk/svc.js          the SDK and the modules it imports statically, bundled into one minified ES module
-//                       (its `import(new URL(...))` of the drawer is not a literal: it stays a runtime import);
-//   components/*.js     each minified on its own (they load each other at run time, with the module URL's
-//                       query: docs/sdk.md, section 1);
+//   sdk/svc.js          the SDK and the modules of sdk/ it imports, bundled into one minified ES module; its
+//                       import of the drawer (`import("../components/drawer.js")`) stays a runtime import;
+//   components/*.js     each minified on its own, their imports of each other and of `../sdk/svc.js` kept
+//                       as they are (every module of a page is loaded under its configuration segment:
+//                       docs/sdk.md, section 1);
 //   css/*.css           each minified.
 // The other sdk/*.js are inside svc.js: nothing loads them by URL, so they are not in the release tree.
 // Every file gets precompressed siblings, `<name>.gz` (gzip level 9) and `<name>.br` (brotli, quality 11),
@@ -59,6 +60,14 @@ function treeDigest(root) {
  * run), UTF-8 kept as is rather than escaped. */
 const COMMON = { minify: true, charset: "utf8", logLevel: "warning", absWorkingDir: ROOT };
 
+/** Keeps the SDK's imports of the components (the drawer, loaded when it first opens) out of its bundle. */
+const componentsStayApart = {
+  name: "components-stay-apart",
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\.\/components\// }, (args) => ({ path: args.path, external: true }));
+  },
+};
+
 async function build(out) {
   const components = filesOf(join(SOURCE, "components")).filter((name) => name.endsWith(".js"));
   const sheets = filesOf(join(SOURCE, "css")).filter((name) => name.endsWith(".css"));
@@ -67,6 +76,7 @@ async function build(out) {
     entryPoints: [join(SOURCE, "sdk", "svc.js")],
     bundle: true,
     format: "esm",
+    plugins: [componentsStayApart],
     outfile: join(out, "sdk", "svc.js"),
   });
   await esbuild.build({

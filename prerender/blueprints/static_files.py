@@ -1,14 +1,29 @@
 """GET /static/<build_id>/<path>: stylesheets and ES modules, immutable for a year, compressed when the browser
-accepts it (the release tree's precompressed siblings, prerender/rendering/assets.py)."""
+accepts it (the release tree's precompressed siblings, prerender/rendering/assets.py).
+
+A path may start with a configuration segment (`/static/<build_id>/~<config>/components/recipe-card.js`,
+prerender/rendering/assets.py): the same file, which reads its configuration from its own URL. The older
+form, the configuration as a query (`?prefix=acme&api=...`, which pages written by hand may still carry), is
+redirected to it, so that the modules it imports are loaded under the same configuration."""
 
 from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from flask import Blueprint, Response, request, send_from_directory
+from flask import Blueprint, redirect, request, send_from_directory, url_for
+from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import NotFound
 
-from prerender.rendering.assets import ENCODINGS, get_assets
+from prerender.rendering.assets import (
+    CONFIG_KEYS,
+    CONFIG_MARK,
+    ENCODINGS,
+    config_segment,
+    get_assets,
+    parse_config_segment,
+    valid_api_base,
+    valid_prefix,
+)
 
 bp = Blueprint("static_files", __name__)
 
@@ -16,10 +31,25 @@ ONE_YEAR = 365 * 24 * 3600
 
 
 @bp.get("/static/<build_id>/<path:name>")
-def static_file(build_id: str, name: str) -> Response:
-    """A file of the current build; another build id is a 404 (its content may differ)."""
+def static_file(build_id: str, name: str) -> ResponseReturnValue:
+    """A file of the current build, under a configuration segment or not; another build id is a 404."""
     assets = get_assets()
-    if build_id != assets.build_id or name not in assets.files:
+    if build_id != assets.build_id:
+        raise NotFound("No such static file in this build.")
+    if name.startswith(CONFIG_MARK):
+        segment, _, name = name.partition("/")
+        if parse_config_segment(segment) is None:
+            raise NotFound("No such static file in this build.")
+    elif legacy := legacy_config():
+        if name not in assets.files:
+            raise NotFound("No such static file in this build.")
+        target = url_for(".static_file", build_id=build_id, name=f"{config_segment(legacy)}/{name}")
+        moved = redirect(target, code=308)
+        moved.headers["Access-Control-Allow-Origin"] = "*"
+        moved.cache_control.public = True
+        moved.cache_control.max_age = ONE_YEAR
+        return moved
+    if name not in assets.files:
         raise NotFound("No such static file in this build.")
     available = assets.tree.encodings.get(name, ())
     coding = chosen_encoding(available)
@@ -54,3 +84,18 @@ def chosen_encoding(available: tuple[str, ...]) -> str | None:
         if quality > 0 and (best is None or quality > best[0]):
             best = (quality, coding)
     return best[1] if best else None
+
+
+def legacy_config() -> dict[str, str] | None:
+    """The module configuration of the older query form (`?prefix=acme&api=...`), when the request has one and
+    it is valid; otherwise None, and the query is ignored as before."""
+    config = {key: request.args[key] for key in CONFIG_KEYS if request.args.get(key)}
+    if config.get("prefix") == "svc":  # the default, which module URLs leave out
+        del config["prefix"]
+    if not config:
+        return None
+    if "prefix" in config and not valid_prefix(config["prefix"]):
+        return None
+    if "api" in config and not valid_api_base(config["api"]):
+        return None
+    return config

@@ -9,17 +9,26 @@ Two trees can serve them: the release tree `static_build/` that `make static` ma
 `static/` (tools/build_static.mjs: minified, the SDK in one module, gzip and brotli siblings), while it was
 built from the current sources (the digest it records is theirs); otherwise `static/` itself, with a warning.
 Each tree is read and hashed once per process: applications made later (tests make thousands) reuse it.
+
+The module URLs of a service whose element prefix is not the default, or whose modules come from a CDN, carry
+that configuration as one more path segment after the build id, for the same reason: the modules import each
+other by relative paths (`import ... from "./ui.js"`), so every module of a page is loaded under the same
+configuration, once. `/static/<build_id>/~<config>/components/recipe-card.js`, where `<config>` is the
+unpadded base64url of the query `prefix=<p>&api=<url>` (docs/sdk.md, section 1; sdk/config.js reads it).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import functools
 import hashlib
 import logging
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from flask import Flask, current_app, request
 
@@ -33,11 +42,10 @@ DIGEST_FILE = "source-digest"
 ENCODINGS: dict[str, str] = {"br": ".br", "gzip": ".gz"}
 EXTENSION_KEY = "prerender.rendering.assets"
 
-# The modules each module imports as soon as it runs (its top-level `await import(...)`, with the page's
-# query, docs/sdk.md): a fragment announces those its scripts will import with <link rel="modulepreload">, so
-# the browser fetches them with the scripts instead of one import after the other. Later imports (the drawer,
-# the catalog shell from the drawer) are left out: they load when first needed. tests/unit/test_assets.py
-# compares this table with the modules.
+# The modules each module imports statically (`import ... from`): a fragment announces those its scripts will
+# import with <link rel="modulepreload">, so the browser fetches them with the scripts instead of one import
+# after the other. Later imports (`import("./drawer.js")`: the drawer, the catalog shell from the drawer) are
+# left out: they load when first needed. tests/unit/test_assets.py compares this table with the modules.
 EAGER_IMPORTS: dict[str, tuple[str, ...]] = {
     "components/basket-transfer.js": ("components/ui.js", "components/no-supplier-cta.js"),
     "components/catalog.js": ("components/ui.js",),
@@ -51,7 +59,51 @@ EAGER_IMPORTS: dict[str, tuple[str, ...]] = {
     "components/ui.js": ("sdk/svc.js",),
 }
 
+# The configuration segment of module URLs: its mark, and what it may hold.
+CONFIG_MARK = "~"
+CONFIG_KEYS = ("prefix", "api")
+# An element prefix: the first part of a custom element's name, and the name of the page's global.
+ELEMENT_PREFIX = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+CONFIG_SEGMENT_MAX = 512
+
 log = logging.getLogger(__name__)
+
+
+def config_segment(config: Mapping[str, str]) -> str:
+    """The path segment of a module configuration (keys of CONFIG_KEYS), or "" for the default one."""
+    if not config:
+        return ""
+    query = urlencode([(key, config[key]) for key in CONFIG_KEYS if key in config])
+    return CONFIG_MARK + base64.urlsafe_b64encode(query.encode()).decode().rstrip("=")
+
+
+def parse_config_segment(segment: str) -> dict[str, str] | None:
+    """The configuration a segment of config_segment holds, or None when it is not one (a 404)."""
+    if not segment.startswith(CONFIG_MARK) or len(segment) > CONFIG_SEGMENT_MAX:
+        return None
+    encoded = segment[len(CONFIG_MARK) :]
+    try:
+        query = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)).decode()
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+    pairs = parse_qsl(query, keep_blank_values=True)
+    config = dict(pairs)
+    if not config or len(config) != len(pairs) or not config.keys() <= set(CONFIG_KEYS):
+        return None
+    if "prefix" in config and not valid_prefix(config["prefix"]):
+        return None
+    if "api" in config and not valid_api_base(config["api"]):
+        return None
+    return config if config_segment(config) == segment else None  # one spelling per configuration
+
+
+def valid_prefix(prefix: str) -> bool:
+    return len(prefix) <= 32 and ELEMENT_PREFIX.fullmatch(prefix) is not None
+
+
+def valid_api_base(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and bool(parts.netloc) and not parts.query and not parts.fragment
 
 
 @dataclass(frozen=True)
@@ -137,34 +189,36 @@ class AssetManifest:
         self.api_url = api_url.rstrip("/") if api_url else None
         self.element_prefix = element_prefix
 
-    def url(self, name: str, *, base: str | None = None) -> str:
-        """The absolute URL of a static file; a name not in the tree is a programming error."""
+    def url(self, name: str, *, base: str | None = None, segment: str = "") -> str:
+        """The absolute URL of a static file, under a configuration segment if given; a name not in the tree
+        is a programming error."""
         if name not in self.files:
             raise KeyError(f"no static file {name!r}")
         base = base or self.static_url or request_base_url()
-        return f"{base}/static/{self.build_id}/{name}"
+        folder = f"{self.build_id}/{segment}" if segment else self.build_id
+        return f"{base}/static/{folder}/{name}"
 
     def module_urls(self, names: Iterable[str]) -> ModuleUrls:
-        """URLs of ES modules, all with the same query (docs/sdk.md): `prefix` when the element prefix is
-        not the default, `api` when the modules are not served by this service, whose routes they call;
-        and those of the modules they import at once (EAGER_IMPORTS), to preload."""
+        """URLs of ES modules, all under the same configuration segment (docs/sdk.md): `prefix` when the
+        element prefix is not the default, `api` when the modules are not served by this service, whose
+        routes they call; and those of the modules they import at once (EAGER_IMPORTS), to preload."""
         host_url = None if self.static_url and self.api_url else request_base_url()
         return self._module_urls(tuple(names), host_url)
 
     @functools.lru_cache(maxsize=64)  # noqa: B019 -- one manifest per app, alive as long as the app
     def _module_urls(self, names: tuple[str, ...], host_url: str | None) -> ModuleUrls:
         """module_urls for one request host (fragments link back to the host they were asked from)."""
-        params: dict[str, str] = {}
+        config: dict[str, str] = {}
         if self.element_prefix != "svc":
-            params["prefix"] = self.element_prefix
+            config["prefix"] = self.element_prefix
         api_url = self.api_url or host_url  # host_url is None only when api_url is set
         if self.static_url and self.static_url != self.api_url and api_url:
-            params["api"] = api_url
-        query = f"?{urlencode(params)}" if params else ""
+            config["api"] = api_url
+        segment = config_segment(config)
         base = self.static_url or host_url
         return ModuleUrls(
-            scripts=tuple(self.url(name, base=base) + query for name in names),
-            preloads=tuple(self.url(name, base=base) + query for name in eager_imports(names)),
+            scripts=tuple(self.url(name, base=base, segment=segment) for name in names),
+            preloads=tuple(self.url(name, base=base, segment=segment) for name in eager_imports(names)),
         )
 
 

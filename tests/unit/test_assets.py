@@ -26,9 +26,9 @@ from prerender.rendering.assets import (
 from prerender.rendering.cards import CARD_MODULES
 from prerender.rendering.planner import ENTRY_MODULES
 
-# A module's imports as it runs: `const ... = (\n  await import(new URL(`./x.js${search}`, import.meta.url).href));`
-# at the top level (an import inside a function starts further right, or without `await` at the line's start).
-TOP_LEVEL_IMPORT = re.compile(r"^  await import\(new URL\(`(?P<path>[./a-z-]+\.js)\$\{search\}`", re.MULTILINE)
+# A module's static imports: `import { a, b } from "./x.js";` (the dynamic `import("./x.js")` of a module loaded
+# when first needed is not one).
+TOP_LEVEL_IMPORT = re.compile(r'^import [^;]*? from "(?P<path>[./a-z-]+\.js)";', re.MULTILINE)
 
 
 def write(root: Path, files: dict[str, str]) -> Path:

@@ -21,9 +21,9 @@ from prerender.rendering.current_menu import PAGE_MODULES
 from prerender.rendering.planner import ENTRY_MODULES
 from prerender.rendering.stylesheets import all_sheets
 
-# A module's import of a sibling with the page's query, as written and as esbuild leaves it, minified:
-# import(new URL(`../components/drawer.js${search}`, import.meta.url)
-RUNTIME_IMPORT = re.compile(r"import\(new URL\(`(?P<path>[./a-z-]+\.js)\$\{")
+# A module's import of another, static or loaded when needed, as esbuild leaves it, minified:
+# `from"./ui.js"`, `import("../components/drawer.js")`.
+RUNTIME_IMPORT = re.compile(r'(?:\bfrom\s*|\bimport\()"(?P<path>\.{1,2}/[./a-z-]+\.js)"')
 
 
 @pytest.fixture(scope="module")

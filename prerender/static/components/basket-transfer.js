@@ -4,11 +4,8 @@
 // no-supplier-cta.css (.svc-basket-transfer). Texts come from the CTA's fragment, so retailer overrides apply.
 // The SDK's `storeLocator$` says whether the store picker is shown (true when it appears, false when the store
 // line replaces it or the drawer closes).
-const search = new URL(import.meta.url).search;
-const { internals, h } = /** @type {typeof import("./ui.js")} */ (
-  await import(new URL(`./ui.js${search}`, import.meta.url).href));
-const { PUBLISHER_STORE_KEY } = /** @type {typeof import("./no-supplier-cta.js")} */ (
-  await import(new URL(`./no-supplier-cta.js${search}`, import.meta.url).href));
+import { services, h } from "./ui.js";
+import { PUBLISHER_STORE_KEY } from "./no-supplier-cta.js";
 
 /**
  * @typedef {object} TransferOffer
@@ -43,12 +40,12 @@ export class TransferPanel {
     this.#offer = offer;
     this.#texts = offer.texts ?? {};
     this.#onStore = onStore;
-    const { basket, pos } = internals();
+    const { basket, pos } = services;
     this.#subscriptions.push(pos.storeId$.subscribe(() => this.render()));
     // The shopper's position (`user.setLocation`) orders the picker: drawn again when it arrives, unless the
     // shopper is using it (a select being read must not move).
     let first = true;
-    this.#subscriptions.push(internals().customization.location$.subscribe(() => {
+    this.#subscriptions.push(services.customization.location$.subscribe(() => {
       if (first) {
         first = false;
         return;
@@ -64,7 +61,7 @@ export class TransferPanel {
   #onPageShow = (/** @type {PageTransitionEvent} */ event) => {
     if (!event.persisted) return;
     this.#sending = false;
-    internals().basket.reload().catch(() => {});
+    services.basket.reload().catch(() => {});
     this.#renderAction();
   };
 
@@ -80,7 +77,7 @@ export class TransferPanel {
   #locator(shown) {
     if (this.#locating === shown) return;
     this.#locating = shown;
-    internals().storeLocator$.next(shown);
+    services.storeLocator$.next(shown);
   }
 
   /** @param {string} key @param {Record<string, string>} [params] */
@@ -90,7 +87,7 @@ export class TransferPanel {
   }
 
   #storeId() {
-    const { pos } = internals();
+    const { pos } = services;
     return pos.storeId$.hasValue ? /** @type {string | null} */ (pos.storeId$.value) : null;
   }
 
@@ -126,7 +123,7 @@ export class TransferPanel {
     const id = `svc-basket-transfer-store-${Math.random().toString(36).slice(2, 8)}`;
     const select = /** @type {HTMLSelectElement} */ (h("select", { id, name: "store_id", class: "svc-basket-transfer__select", required: "" },
       h("option", { value: "" }, this.#t("store_placeholder")),
-      ...nearestFirst(this.#offer.stores, internals().customization.location$.value ?? null).map((store) => {
+      ...nearestFirst(this.#offer.stores, services.customization.location$.value ?? null).map((store) => {
         const option = h("option", { value: store.id }, storeLabel(store));
         if (store.id === current) option.setAttribute("selected", "");
         return option;
@@ -141,7 +138,7 @@ export class TransferPanel {
         select.focus();
         return;
       }
-      const { session } = internals();
+      const { session } = services;
       session.local.set(session.key(PUBLISHER_STORE_KEY), storeId);
       this.#picking = false;
       this.#onStore(storeId);
@@ -154,7 +151,7 @@ export class TransferPanel {
 
   /** The transfer button once the basket has products at a store, else the sentence saying what is missing. */
   #renderAction() {
-    const { basket } = internals();
+    const { basket } = services;
     const storeId = this.#storeId();
     const current = basket.basket$.value;
     const ready = Boolean(storeId) && (current?.recipes?.length ?? 0) > 0;
@@ -185,7 +182,7 @@ export class TransferPanel {
    * The button stays in place (focus with it) and says that it is sending. */
   async #send(/** @type {string} */ storeId) {
     if (this.#sending) return;
-    const { basket, notices, track } = internals();
+    const { basket, notices, track } = services;
     this.#sending = true;
     const button = this.action.querySelector("[data-action='transfer']");
     button?.setAttribute("aria-disabled", "true");

@@ -19,9 +19,7 @@
 //   back here after the login;
 // - the toolbar's height while it sticks (catalog.css), on the root as --svc-catalog-toolbar-height: the list's
 //   filter bar sticks under it, and focused controls scroll clear of it.
-const search = new URL(import.meta.url).search;
-const { sdk, internals, money, translator } = /** @type {typeof import("./ui.js")} */ (
-  await import(new URL(`./ui.js${search}`, import.meta.url).href));
+import { sdk, services, money, translator } from "./ui.js";
 
 const tagName = `${sdk.prefix}-catalog`;
 const PREFERENCES_KEY = "preferences";
@@ -79,7 +77,7 @@ export class CatalogElement extends HTMLElement {
     this.addEventListener("input", (event) => this.#onInput(event), { signal });
 
     if (this.getAttribute("personalization") === "off") {
-      internals().session.local.remove(internals().session.key(PREFERENCES_KEY));
+      services.session.local.remove(services.session.key(PREFERENCES_KEY));
     }
     this.#pageview();
     if (this.page === "home") this.#watchRows();
@@ -116,7 +114,7 @@ export class CatalogElement extends HTMLElement {
 
   /** @param {string} text @param {"info" | "error"} [kind] */
   #notify(text, kind = "info") {
-    if (text) internals().notices.show(text, kind);
+    if (text) services.notices.show(text, kind);
   }
 
   // --- analytics -------------------------------------------------------------------------------------
@@ -137,7 +135,7 @@ export class CatalogElement extends HTMLElement {
         if (!entry.isIntersecting) continue;
         const row = /** @type {HTMLElement} */ (entry.target);
         this.#rows?.unobserve(row);
-        internals().track("category.display", {
+        services.track("category.display", {
           category_id: row.dataset.categoryId ?? "",
           recipe_count: row.querySelectorAll("[data-recipe-id]").length,
         });
@@ -169,7 +167,7 @@ export class CatalogElement extends HTMLElement {
         void this.#clearPreferences(/** @type {HTMLButtonElement} */ (trigger));
         break;
       case "favorites":
-        internals().track("liked.display", {});
+        services.track("liked.display", {});
         break;
       case "load-more":
         event.preventDefault();
@@ -193,7 +191,7 @@ export class CatalogElement extends HTMLElement {
         break;
       case "login":
         event.preventDefault();
-        if (!internals().planner.require("login", window.location.href)) {
+        if (!services.planner.require("login", window.location.href)) {
           this.#notify(this.querySelector('[data-role="login-required"] .svc-catalog__empty-text')?.textContent ?? "");
         }
         break;
@@ -239,7 +237,7 @@ export class CatalogElement extends HTMLElement {
       /** @type {Record<string, string>} */
       const query = {};
       for (const [name, value] of Object.entries({ ...route.params, page })) query[name] = String(value);
-      const { body } = await internals().client.request("GET", route.path, { query, as: "page", version: route.version });
+      const { body } = await services.client.request("GET", route.path, { query, as: "page", version: route.version });
       const next = new DOMParser().parseFromString(String(body), "text/html");
       const items = [...next.querySelectorAll('[data-role="results"] > li')];
       const known = new Set([...list.querySelectorAll(":scope > li[data-recipe-id]")].map((li) => li.getAttribute("data-recipe-id")));
@@ -273,7 +271,7 @@ export class CatalogElement extends HTMLElement {
    * opening by itself on the first catalog page that has it (`_<prefix>/preferences-asked` remembers it).
    */
   #askPreferences() {
-    const { customization, session } = internals();
+    const { customization, session } = services;
     this.#subscriptions.push(customization.userPreferences$.subscribe((enabled) => {
       const button = this.querySelector(".svc-catalog__preferences-button");
       if (!enabled || !(button instanceof HTMLElement) || button.closest("[hidden]")) return;
@@ -290,7 +288,7 @@ export class CatalogElement extends HTMLElement {
   #releaseScroll() {
     if (!this.#holdsScroll) return;
     this.#holdsScroll = false;
-    internals().customization.scrollLock.release();
+    services.customization.scrollLock.release();
   }
 
   /** @param {HTMLElement} opener */
@@ -298,7 +296,7 @@ export class CatalogElement extends HTMLElement {
     const dialog = this.querySelector("dialog.svc-preferences");
     if (!(dialog instanceof HTMLDialogElement)) return;
     if (dialog.open) return;
-    internals().track("preferences.display", {});
+    services.track("preferences.display", {});
     opener.setAttribute("aria-expanded", "true");
     dialog.addEventListener("close", () => {
       opener.setAttribute("aria-expanded", "false");
@@ -306,7 +304,7 @@ export class CatalogElement extends HTMLElement {
       opener.focus();
     }, { once: true });
     dialog.showModal();
-    internals().customization.scrollLock.acquire();
+    services.customization.scrollLock.acquire();
     this.#holdsScroll = true;
   }
 
@@ -348,14 +346,14 @@ export class CatalogElement extends HTMLElement {
     const buttons = [...form.querySelectorAll("button")];
     for (const button of buttons) button.disabled = true;
     try {
-      const saved = await internals().client.request(method, "/preferences", { json, write: true, version: this.apiVersion });
-      const session = internals().session;
+      const saved = await services.client.request(method, "/preferences", { json, write: true, version: this.apiVersion });
+      const session = services.session;
       if (method === "PUT") session.local.set(session.key(PREFERENCES_KEY), JSON.stringify(saved));
       else session.local.remove(session.key(PREFERENCES_KEY));
-      internals().track("preferences.saved", { cleared: method === "DELETE" });
+      services.track("preferences.saved", { cleared: method === "DELETE" });
       if (status) status.textContent = this.#text("CATALOG_PREFERENCES.SAVED");
       this.dispatchEvent(new CustomEvent("preferencesChanged", { detail: saved ?? null, bubbles: true }));
-      await internals().analytics.flush();
+      await services.analytics.flush();
       window.location.reload();
     } catch (error) {
       console.error(error);
@@ -380,7 +378,7 @@ export class CatalogElement extends HTMLElement {
 
   /** A heart unpressed on the favorites page takes its card out (the server lists what is liked). */
   #followLikes() {
-    this.#subscriptions.push(internals().likes.liked$.subscribe((/** @type {ReadonlyMap<string, boolean>} */ states) => {
+    this.#subscriptions.push(services.likes.liked$.subscribe((/** @type {ReadonlyMap<string, boolean>} */ states) => {
       for (const [recipeId, liked] of states) {
         if (liked) continue;
         const cell = this.querySelector(`[data-role="results"] > li[data-recipe-id="${CSS.escape(recipeId)}"]`);
@@ -422,15 +420,15 @@ export class CatalogElement extends HTMLElement {
     button.disabled = true;
     const title = button.closest("li")?.querySelector(".svc-recipe-card__title-text")?.textContent?.trim() ?? "";
     try {
-      await internals().client.request("POST", "/menu/current/recipes", { json: { recipe_id: recipeId }, write: true, version: "v2" });
-      internals().track("planner.add", { recipe_id: recipeId, source: "catalog" });
+      await services.client.request("POST", "/menu/current/recipes", { json: { recipe_id: recipeId }, write: true, version: "v2" });
+      services.track("planner.add", { recipe_id: recipeId, source: "catalog" });
       const label = button.querySelector('[data-role="label"]');
       if (label) label.textContent = this.#text("PLANNER_PAGE.IN_MENU");
       button.closest("li")?.classList.add("svc-catalog__item--added");
       this.#notify(this.#text("PLANNER_PAGE.ADDED", { title }));
     } catch (error) {
       button.disabled = false;
-      if (statusOf(error) === 403 && internals().planner.require("login", window.location.href)) return;
+      if (statusOf(error) === 403 && services.planner.require("login", window.location.href)) return;
       console.error(error);
       this.#notify(this.#text("PLANNER_PAGE.FAILED"), "error");
     }
@@ -471,7 +469,7 @@ export class CatalogElement extends HTMLElement {
     button.disabled = true;
     item?.setAttribute("aria-busy", "true");
     try {
-      await internals().basket.removeRecipe(recipeId);
+      await services.basket.removeRecipe(recipeId);
       const next = /** @type {HTMLElement | null} */ (item?.nextElementSibling ?? item?.previousElementSibling ?? null);
       item?.remove();
       const status = this.querySelector('[data-role="status"]');

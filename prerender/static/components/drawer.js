@@ -5,11 +5,8 @@
 // `svc-scroll-lock` on <html>, or the page's own scroll element). Closing it emits `recipes.hidden`. The
 // details come from GET {api}/{v}/recipe-details as HTML, the preview from GET {api}/v2/catalog/my-space/
 // basket-preview?embed=true (its <svc-catalog> root wired by components/catalog.js).
-const search = new URL(import.meta.url).search;
-const { sdk, internals, icon, h, trapTab } = /** @type {typeof import("./ui.js")} */ (
-  await import(new URL(`./ui.js${search}`, import.meta.url).href));
-const { RecipeDetails } = /** @type {typeof import("./recipe-details.js")} */ (
-  await import(new URL(`./recipe-details.js${search}`, import.meta.url).href));
+import { sdk, services, icon, h, trapTab } from "./ui.js";
+import { RecipeDetails } from "./recipe-details.js";
 
 const tagName = `${sdk.prefix}-drawer`;
 const MESSAGE_MS = 6000;
@@ -63,7 +60,7 @@ export class DrawerElement extends HTMLElement {
     this.id = id;
     this.classList.add("svc-ds-scope", "svc-drawer");
     this.inert = true;
-    const { notices } = internals();
+    const { notices } = services;
     this.#title = h("h2", { class: "svc-drawer__title", id: `${id}-title` });
     const close = h("button", { type: "button", class: "svc-drawer__close", "aria-label": notices.t("drawer.close"), "data-action": "close" },
       icon("close", "svc-ds-icon"));
@@ -95,7 +92,7 @@ export class DrawerElement extends HTMLElement {
    * @param {OpenOptions} options
    */
   async open({ recipeId, guests, opener, source = "api", title, storeId, transfer, picture }) {
-    const { analytics, pos, notices } = internals();
+    const { analytics, pos, notices } = services;
     if (!this.isOpen) {
       this.#opener = opener ?? focusedElement();
       this.#show();
@@ -124,7 +121,7 @@ export class DrawerElement extends HTMLElement {
    * @param {{ opener?: HTMLElement }} [options] opener: focused again on close (default: the focused element)
    */
   async openPreview({ opener } = {}) {
-    const { analytics, notices } = internals();
+    const { analytics, notices } = services;
     if (!this.isOpen) {
       this.#opener = opener ?? focusedElement();
       this.#show();
@@ -150,7 +147,7 @@ export class DrawerElement extends HTMLElement {
 
   close() {
     if (!this.isOpen) return;
-    const { analytics, notices, customization, recipeEvents } = internals();
+    const { analytics, notices, customization, recipeEvents } = services;
     if (this.#current) analytics.track("recipe.close", { recipe_id: this.#current.recipeId });
     this.#leaveRecipe();
     // The preview's <svc-catalog> follows the basket while connected: it goes with the drawer.
@@ -171,7 +168,7 @@ export class DrawerElement extends HTMLElement {
   }
 
   #show() {
-    const { notices, customization } = internals();
+    const { notices, customization } = services;
     this.inert = false;
     this.setAttribute("open", "");
     this.classList.add("svc-drawer--open");
@@ -194,10 +191,9 @@ export class DrawerElement extends HTMLElement {
     this.#transfer = null;
     if (!offer) return;
     const current = this.#current;
-    /** @type {typeof import("./basket-transfer.js")} */
     let module;
     try {
-      module = await import(new URL(`./basket-transfer.js${search}`, import.meta.url).href);
+      module = await import("./basket-transfer.js");
     } catch (error) {
       console.error(`[${sdk.prefix}] the store picker could not be loaded`, error); // the recipe shows all the same
       return;
@@ -205,7 +201,7 @@ export class DrawerElement extends HTMLElement {
     // Closed, or opened on another recipe, while the module loaded: that call shows its own panel.
     if (!this.isOpen || this.#current !== current) return;
     this.#transfer = new module.TransferPanel(offer, (storeId) => {
-      const { pos } = internals();
+      const { pos } = services;
       void pos.load(storeId);
       if (!this.#current) return;
       this.#current = { ...this.#current, storeId };
@@ -217,7 +213,7 @@ export class DrawerElement extends HTMLElement {
 
   /** @param {{ preserve: boolean }} options */
   async #load({ preserve }) {
-    const { client, notices } = internals();
+    const { client, notices } = services;
     const current = /** @type {Current} */ (this.#current);
     this.#request?.abort();
     const request = new AbortController();
@@ -283,7 +279,7 @@ export class DrawerElement extends HTMLElement {
 
   /** The loading state: the body's content (focus kept in the dialog) and the footer go. */
   #showLoading() {
-    const { notices } = internals();
+    const { notices } = services;
     if (this.#body.contains(document.activeElement)) this.#body.focus({ preventScroll: true });
     this.#footer.replaceChildren();
     this.#body.replaceChildren(h("div", { class: "svc-drawer__loading", role: "status" },
@@ -299,7 +295,7 @@ export class DrawerElement extends HTMLElement {
    *   preserve: details already shown stay (a message instead); failedKey: the text of any other failure
    */
   #showError(error, { preserve = false, retry, failedKey = "error.details", finalNotFound = true }) {
-    const { notices, session } = internals();
+    const { notices, session } = services;
     const status = /** @type {any} */ (error)?.status;
     const notFound = finalNotFound && status === 404;
     const credential = status === 401 || (status === 400 && !session.credential);
@@ -323,7 +319,7 @@ export class DrawerElement extends HTMLElement {
   // --- the basket preview ----------------------------------------------------------------------------
 
   async #loadPreview() {
-    const { client } = internals();
+    const { client } = services;
     this.#request?.abort();
     const request = new AbortController();
     this.#request = request;
@@ -355,7 +351,7 @@ export class DrawerElement extends HTMLElement {
    * @param {string} html
    */
   #showPreview(html) {
-    const { notices } = internals();
+    const { notices } = services;
     const template = document.createElement("template");
     template.innerHTML = html;
     for (const script of template.content.querySelectorAll("script")) script.remove();
@@ -375,7 +371,7 @@ export class DrawerElement extends HTMLElement {
    * @returns {boolean}
    */
   #present(notice) {
-    const { notices } = internals();
+    const { notices } = services;
     const dismiss = h("button", { type: "button", class: "svc-drawer__message-dismiss svc-ds-link", "aria-label": notices.t("drawer.dismiss") }, "×");
     const message = h("p", {
       class: `svc-drawer__message svc-drawer__message--${notice.kind}`,
@@ -451,7 +447,7 @@ let previewLoading = null;
 /** What the basket preview needs on the page: the catalog module (its root element) and its sheets. */
 function previewReady() {
   previewLoading ??= Promise.all([
-    import(new URL(`./catalog.js${search}`, import.meta.url).href),
+    import("./catalog.js"),
     ...PREVIEW_SHEETS.map(linkSheet),
   ]).catch((error) => {
     previewLoading = null; // tried again next time

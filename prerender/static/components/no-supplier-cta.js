@@ -14,9 +14,7 @@
 //   the drawer in place of the service's; settable at any time, read when the drawer opens;
 // - the page's store, when the page did not choose one: the store the user's basket is priced at (the
 //   store-id attribute), else the one the user picked in an earlier drawer.
-const search = new URL(import.meta.url).search;
-const { sdk, internals, validGuestCount } = /** @type {typeof import("./ui.js")} */ (
-  await import(new URL(`./ui.js${search}`, import.meta.url).href));
+import { sdk, services, validGuestCount } from "./ui.js";
 
 const tagName = `${sdk.prefix}-no-supplier-add-to-cart-cta`;
 const HIDE_AFTER_MS = 400; // the twin's slide-out (no-supplier-cta.css), then it leaves the layout
@@ -78,7 +76,7 @@ export class NoSupplierCtaElement extends HTMLElement {
   connectedCallback() {
     const recipeId = this.recipeId;
     if (!recipeId || this.#listeners) return;
-    const { basket, guests, pos, session } = internals();
+    const { basket, guests, pos, session } = services;
     this.#listeners = new AbortController();
     this.#data = readData(this);
     this.#inBasket = this.getAttribute("in-basket") === "true";
@@ -119,14 +117,14 @@ export class NoSupplierCtaElement extends HTMLElement {
     if (!this.#listeners || before === after) return;
     const count = this.guests;
     if (count === null) return;
-    internals().guests.set(this.recipeId, count);
-    if (this.externalId) internals().guests.set(this.externalId, count);
+    services.guests.set(this.recipeId, count);
+    if (this.externalId) services.guests.set(this.externalId, count);
     this.#rescaleLater(count);
   }
 
   /** Another control chose a count for this recipe (by either id): show it, and share it under the other id. */
   #followGuests(/** @type {string} */ id, /** @type {number} */ count) {
-    const { guests } = internals();
+    const { guests } = services;
     for (const other of [this.recipeId, this.externalId]) if (other && other !== id) guests.set(other, count);
     if (this.guests !== count) this.setAttribute("guests", String(count));
   }
@@ -135,7 +133,7 @@ export class NoSupplierCtaElement extends HTMLElement {
   #rescaleLater(/** @type {number} */ count) {
     clearTimeout(this.#rescaleTimer);
     this.#rescaleTimer = setTimeout(() => {
-      const { basket, notices } = internals();
+      const { basket, notices } = services;
       const entry = basket.entry(this.recipeId);
       if (!entry || entry.guests === count) return;
       basket.setGuests(this.recipeId, count).catch((/** @type {unknown} */ error) => notices.error(error));
@@ -149,7 +147,7 @@ export class NoSupplierCtaElement extends HTMLElement {
     event.preventDefault();
     const staticButton = /** @type {HTMLElement | null} */ (this.querySelector(".svc-no-supplier-cta__static [data-action]"));
     // An ignored (non-numeric) attribute leaves the last valid count in force.
-    const count = this.guests ?? internals().guests.of(this.recipeId).value;
+    const count = this.guests ?? services.guests.of(this.recipeId).value;
     sdk.recipes.openDetails(this.recipeId, count ?? undefined, {
       opener: staticButton ?? /** @type {HTMLElement} */ (trigger),
       source: "no-supplier-cta",

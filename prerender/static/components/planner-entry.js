@@ -13,14 +13,11 @@
 //   loaded on the first click, not with the entry (a page showing the entry pays for the modal only when a
 //   shopper asks for it), unless the page holds the modal's id twice (two entries): then at once, to make
 //   the ids unique before anything points at them.
-const search = new URL(import.meta.url).search;
-const { sdk, internals } = /** @type {typeof import("./ui.js")} */ (
-  await import(new URL(`./ui.js${search}`, import.meta.url).href));
+import { sdk, services } from "./ui.js";
 
 /** The onboarding module, loaded once, when first needed. */
 function onboardingModule() {
-  return /** @type {Promise<typeof import("./planner-onboarding.js")>} */ (
-    import(new URL(`./planner-onboarding.js${search}`, import.meta.url).href));
+  return import("./planner-onboarding.js");
 }
 
 const tagName = `${sdk.prefix}-planner-entry`;
@@ -38,7 +35,7 @@ const GUESTS_DEFAULT = 4;
 export function usableLocalStorage() {
   try {
     const storage = window.localStorage;
-    const probe = internals().session.key("planner/probe");
+    const probe = services.session.key("planner/probe");
     storage.setItem(probe, "1");
     storage.removeItem(probe);
     return storage;
@@ -86,7 +83,7 @@ export class PlannerEntryElement extends HTMLElement {
     }, { signal });
 
     this.#storage = usableLocalStorage();
-    const stored = this.#storage ? integer(this.#storage.getItem(internals().session.key(GUESTS_KEY))) : null;
+    const stored = this.#storage ? integer(this.#storage.getItem(services.session.key(GUESTS_KEY))) : null;
     const initial = integer(this.getAttribute("guests")) ?? GUESTS_DEFAULT;
     this.#setGuests(this.#inBounds(stored) ? /** @type {number} */ (stored) : initial, { announce: false });
     if (!this.#storage) this.#storageRequired();
@@ -177,13 +174,13 @@ export class PlannerEntryElement extends HTMLElement {
       return;
     }
     try {
-      storage.setItem(internals().session.key(GUESTS_KEY), String(this.#guests));
+      storage.setItem(services.session.key(GUESTS_KEY), String(this.#guests));
     } catch {
       this.#storageRequired(); // full, or revoked since the page loaded
       return;
     }
     this.#setBusy(mode);
-    internals().track("planner.open", { mode: mode.dataset.mode ?? "", guests: this.#guests });
+    services.track("planner.open", { mode: mode.dataset.mode ?? "", guests: this.#guests });
     window.location.assign(url.href);
   }
 

@@ -12,9 +12,7 @@
 // The page's scroll is locked while open (the SDK's scroll lock: `svc-scroll-lock` on <html> by default).
 // Events (bubbling from the element): `open`, and `close` with `detail: {done}` (true when closed with "I
 // understood").
-const search = new URL(import.meta.url).search;
-const { sdk, internals, trapTab } = /** @type {typeof import("./ui.js")} */ (
-  await import(new URL(`./ui.js${search}`, import.meta.url).href));
+import { sdk, services, trapTab } from "./ui.js";
 
 const tagName = `${sdk.prefix}-planner-onboarding`;
 /** Storage name (under `_<prefix>/`) of the "I understood" record. */
@@ -98,7 +96,7 @@ export class PlannerOnboardingElement extends HTMLElement {
     this.removeAttribute("hidden");
     this.setAttribute("open", "");
     this.classList.add("svc-planner-onboarding--open");
-    internals().customization.scrollLock.acquire();
+    services.customization.scrollLock.acquire();
     if (this.#opener?.hasAttribute("aria-expanded")) this.#opener.setAttribute("aria-expanded", "true");
     this.#whileOpen = new AbortController();
     const { signal } = this.#whileOpen;
@@ -119,8 +117,8 @@ export class PlannerOnboardingElement extends HTMLElement {
     this.classList.remove("svc-planner-onboarding--open");
     this.removeAttribute("open");
     this.setAttribute("hidden", "");
-    internals().customization.scrollLock.release();
-    if (done) internals().session.local.set(internals().session.key(ONBOARDED_KEY), "true");
+    services.customization.scrollLock.release();
+    if (done) services.session.local.set(services.session.key(ONBOARDED_KEY), "true");
     const opener = this.#opener;
     this.#opener = null;
     if (opener?.hasAttribute("aria-expanded")) opener.setAttribute("aria-expanded", "false");

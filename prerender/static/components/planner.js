@@ -25,11 +25,8 @@
 //   16 s, then stops on the message; the retry button asks at once. The first real page replaces this
 //   element (its own hydration then runs: analytics, onboarding...). `retry="reload"` (no credential could
 //   be issued): the button reloads the host page, nothing retries by itself.
-const search = new URL(import.meta.url).search;
-const { sdk, internals, isStoppedByHook } = /** @type {typeof import("./ui.js")} */ (
-  await import(new URL(`./ui.js${search}`, import.meta.url).href));
-const { findOnboarding, ONBOARDED_KEY } = /** @type {typeof import("./planner-onboarding.js")} */ (
-  await import(new URL(`./planner-onboarding.js${search}`, import.meta.url).href));
+import { sdk, services, isStoppedByHook } from "./ui.js";
+import { findOnboarding, ONBOARDED_KEY } from "./planner-onboarding.js";
 
 const tagName = `${sdk.prefix}-planner`;
 const GUESTS_KEY = "planner/guests";
@@ -44,7 +41,7 @@ const RETRY_DELAYS_MS = [2000, 4000, 8000, 16000];
 /** Whether localStorage can be written (the SDK's storage would fall back to memory, silently). */
 function localStorageUsable() {
   try {
-    const probe = internals().session.key("planner/probe");
+    const probe = services.session.key("planner/probe");
     window.localStorage.setItem(probe, "1");
     window.localStorage.removeItem(probe);
     return true;
@@ -102,7 +99,7 @@ export class PlannerElement extends HTMLElement {
     const storage = localStorageUsable();
     if (!storage) this.querySelector("[data-role='storage-required']")?.removeAttribute("hidden");
     this.#startAnalytics();
-    internals().planner.clearFinalizeUrl();
+    services.planner.clearFinalizeUrl();
     if (storage) {
       this.#applyEntryGuests();
       this.#firstVisitOnboarding();
@@ -221,7 +218,7 @@ export class PlannerElement extends HTMLElement {
     const item = button.closest(".svc-planner__suggestion");
     const title = item?.querySelector(".svc-recipe-card__title-text")?.textContent?.trim() ?? "";
     await this.#write("POST", "/menu/current/recipes", { recipe_id: recipeId });
-    internals().track("planner.add", { recipe_id: recipeId, source: this.#catalogTypes().length || this.#searchText() ? "catalog" : "suggestions" });
+    services.track("planner.add", { recipe_id: recipeId, source: this.#catalogTypes().length || this.#searchText() ? "catalog" : "suggestions" });
     item?.classList.add("svc-planner__suggestion--added");
     if (button instanceof HTMLButtonElement) {
       button.disabled = true;
@@ -236,7 +233,7 @@ export class PlannerElement extends HTMLElement {
     const title = row?.querySelector(".svc-planner__menu-item-title")?.textContent?.trim() ?? "";
     const next = /** @type {HTMLElement | null} */ (row?.nextElementSibling ?? null)?.dataset?.recipeId ?? null;
     await this.#write("DELETE", `/menu/current/recipes/${enc(recipeId)}`);
-    internals().track("planner.remove", { recipe_id: recipeId });
+    services.track("planner.remove", { recipe_id: recipeId });
     this.#unmarkAdded(recipeId);
     await this.#refresh({ focus: next ? `[data-recipe-id="${CSS.escape(next)}"] [data-action='remove']` : ".svc-planner__menu-slot-button" });
     this.#status(this.#text("REMOVED", { title }));
@@ -244,7 +241,7 @@ export class PlannerElement extends HTMLElement {
 
   /** The menu recipe for the shopper's first suggestion of its type. @param {string} recipeId @param {string} type */
   async #swap(recipeId, type) {
-    const client = internals().client;
+    const client = services.client;
     const query = { limit: 1, store_id: this.storeId, ...(type ? { type } : {}) };
     const answer = await client.request("GET", "/menu/current/suggestions", { query, version: "v2" });
     const next = answer?.data?.[0];
@@ -255,7 +252,7 @@ export class PlannerElement extends HTMLElement {
     const row = this.querySelector(`.svc-planner__menu-item[data-recipe-id="${CSS.escape(recipeId)}"]`);
     const title = row?.querySelector(".svc-planner__menu-item-title")?.textContent?.trim() ?? "";
     await this.#write("POST", `/menu/current/recipes/${enc(recipeId)}/swap`, { recipe_id: String(next.id) });
-    internals().track("planner.swap", { recipe_id: recipeId, new_recipe_id: String(next.id) });
+    services.track("planner.swap", { recipe_id: recipeId, new_recipe_id: String(next.id) });
     this.#unmarkAdded(recipeId);
     await this.#refresh({ focus: `[data-recipe-id="${CSS.escape(String(next.id))}"] [data-action='swap']` });
     this.#status(this.#text("SWAPPED", { title, other: String(next.title ?? "") }));
@@ -271,14 +268,14 @@ export class PlannerElement extends HTMLElement {
 
   /** @param {HTMLButtonElement} button */
   async #finalize(button) {
-    const planner = internals().planner;
+    const planner = services.planner;
     const resumeUrl = window.location.href;
-    const posStore = internals().pos.storeId$.hasValue ? internals().pos.storeId$.value : null;
+    const posStore = services.pos.storeId$.hasValue ? services.pos.storeId$.value : null;
     if (!this.storeId) {
       this.#askHost(planner.require("store", resumeUrl, posStore), "STORE_REQUIRED");
       return;
     }
-    if (internals().session.identity$.value?.kind !== "user") {
+    if (services.session.identity$.value?.kind !== "user") {
       this.#askHost(planner.require("login", resumeUrl), "LOGIN_REQUIRED");
       return;
     }
@@ -291,7 +288,7 @@ export class PlannerElement extends HTMLElement {
       const count = this.querySelectorAll(".svc-planner__menu-item").length;
       let result;
       try {
-        result = await internals().basket.finalizeMenu();
+        result = await services.basket.finalizeMenu();
       } catch (error) {
         const { status, problem } = problemOf(error);
         if (status === 403) return this.#askHost(planner.require("login", resumeUrl), "LOGIN_REQUIRED");
@@ -305,8 +302,8 @@ export class PlannerElement extends HTMLElement {
         }
         throw error;
       }
-      internals().track("planner.finalize", { recipe_count: count, product_count: result.changes?.length ?? 0 });
-      await internals().analytics.flush();
+      services.track("planner.finalize", { recipe_count: count, product_count: result.changes?.length ?? 0 });
+      await services.analytics.flush();
       if (!result.cartFollowed) {
         // The menu is in the basket and gone from the planner: show that, and keep the message up.
         await this.#refresh();
@@ -555,7 +552,7 @@ export class PlannerElement extends HTMLElement {
    * @returns {Promise<{ html: string, hasMore: boolean }>}
    */
   async #fetchHtml(path, query) {
-    const { body, headers } = await internals().client.request("GET", path, { query, as: "page", version: this.apiVersion });
+    const { body, headers } = await services.client.request("GET", path, { query, as: "page", version: this.apiVersion });
     return { html: String(body), hasMore: headers.get("x-has-more") === "true" };
   }
 
@@ -564,7 +561,7 @@ export class PlannerElement extends HTMLElement {
    * @param {string} method @param {string} path @param {unknown} [json]
    */
   async #write(method, path, json) {
-    return internals().client.request(method, path, { json, write: true, version: "v2" });
+    return services.client.request(method, path, { json, write: true, version: "v2" });
   }
 
   /**
@@ -585,8 +582,8 @@ export class PlannerElement extends HTMLElement {
   #failed(error) {
     const { status, problem } = problemOf(error);
     if (status === 401) {
-      internals().notices.error(error);
-      this.#message(internals().notices.t("error.credential"));
+      services.notices.error(error);
+      this.#message(services.notices.t("error.credential"));
       return;
     }
     console.warn(`[${sdk.prefix}] planner:`, error);
@@ -623,7 +620,7 @@ export class PlannerElement extends HTMLElement {
   #applyEntryGuests() {
     const url = new URL(window.location.href);
     if (!url.searchParams.has("mode")) return;
-    const stored = guestsOf(internals().session.local.get(internals().session.key(GUESTS_KEY)));
+    const stored = guestsOf(services.session.local.get(services.session.key(GUESTS_KEY)));
     url.searchParams.delete("mode");
     window.history.replaceState(window.history.state, "", url.href);
     const current = guestsOf(this.getAttribute("guests"));
@@ -635,7 +632,7 @@ export class PlannerElement extends HTMLElement {
   }
 
   #firstVisitOnboarding() {
-    const session = internals().session;
+    const session = services.session;
     const key = session.key(ONBOARDED_KEY);
     if (session.local.get(key)) return;
     const onboarding = this.#onboarding();
@@ -660,7 +657,7 @@ export class PlannerElement extends HTMLElement {
     if (!document.querySelector(`meta[name="${sdk.prefix}-analytics-path"]`)) {
       sdk.analytics.pageview(this.getAttribute("analytics-path") ?? "/planner/current-menu");
     }
-    internals().track("planner.open", {
+    services.track("planner.open", {
       menu_id: this.getAttribute("menu-id") ?? "",
       recipe_count: this.querySelectorAll(".svc-planner__menu-item").length,
       view: this.view,

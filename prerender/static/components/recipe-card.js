@@ -11,9 +11,7 @@
 // - `recipes.shouldDisplayIngredientPicturesOnRecipeCard(true)`: a row of the pictures the server listed in
 //   `data-ingredient-pictures` (up to 4) under the title, removed again with `false`;
 // - recipe.show is tracked while the card is on the page.
-const search = new URL(import.meta.url).search;
-const { sdk, internals, icon, h, bindLikeButton } = /** @type {typeof import("./ui.js")} */ (
-  await import(new URL(`./ui.js${search}`, import.meta.url).href));
+import { sdk, services, icon, h, bindLikeButton } from "./ui.js";
 
 const tagName = `${sdk.prefix}-recipe-card`;
 const CLIENT_MADE = "clientRendered";
@@ -49,7 +47,7 @@ export class RecipeCardElement extends HTMLElement {
 
     if (this.getAttribute("personalization") === "client") {
       this.#ensureCta();
-      this.#subscriptions.push(internals().session.identity$.subscribe(
+      this.#subscriptions.push(services.session.identity$.subscribe(
         (/** @type {{ kind: string } | null} */ identity) => this.#showHeart(identity?.kind === "user"),
       ));
     } else {
@@ -58,7 +56,7 @@ export class RecipeCardElement extends HTMLElement {
 
     const pictures = this.#ingredientPictures();
     if (pictures.length > 0) {
-      this.#subscriptions.push(internals().customization.ingredientPicturesOnCard$.subscribe(
+      this.#subscriptions.push(services.customization.ingredientPicturesOnCard$.subscribe(
         (/** @type {boolean} */ shown) => this.#showIngredientPictures(shown ? pictures : []),
       ));
     }
@@ -203,7 +201,7 @@ export class RecipeCardElement extends HTMLElement {
       }
     }
     if (!this.#like && button instanceof HTMLButtonElement) {
-      internals().likes.load([this.recipeId]);
+      services.likes.load([this.recipeId]);
       this.#like = bindLikeButton(button, this.recipeId);
     }
   }

@@ -11,9 +11,7 @@
 //   every answer updates the basket stream, and the rows follow it;
 // - `features.collapseUnavailableProductsByDefault()`: the ingredients unavailable at the store move to a list
 //   of their own, hidden behind a toggle button after the shopping list.
-const search = new URL(import.meta.url).search;
-const { internals, h, money, prepareMoney, bindLikeButton, translator, isStoppedByHook } = /** @type {typeof import("./ui.js")} */ (
-  await import(new URL(`./ui.js${search}`, import.meta.url).href));
+import { services, h, money, prepareMoney, bindLikeButton, translator, isStoppedByHook } from "./ui.js";
 
 const GUESTS_MIN = 1;
 const GUESTS_MAX = 50;
@@ -111,7 +109,7 @@ export class RecipeDetails {
     this.#recipeId = String(root.getAttribute("recipe-id") || recipeId);
     this.#drawer = drawer;
     this.#data = readData(root);
-    const { session, basket } = internals();
+    const { session, basket } = services;
     this.#t = translator(session.language, this.#data.texts ?? {});
     this.#guests = clampGuests(Number.parseInt(root.getAttribute("guests") ?? "", 10)) ?? 1;
     this.#choices = new Map(restore?.choices ?? []);
@@ -299,11 +297,11 @@ export class RecipeDetails {
 
   #applyGuests() {
     if (this.#destroyed) return;
-    const { basket, notices, track } = internals();
+    const { basket, notices, track } = services;
     const guests = this.#guests;
     track("recipe.change-guests", { recipe_id: this.#recipeId, guests });
     // The page's other controls of this recipe (a publisher's CTA) follow once the basket has the new count.
-    const share = () => internals().guests.set(this.#recipeId, guests);
+    const share = () => services.guests.set(this.#recipeId, guests);
     if (basket.entry(this.#recipeId)) {
       basket.setGuests(this.#recipeId, guests).then(share, (/** @type {unknown} */ error) => {
         notices.error(error);
@@ -522,7 +520,7 @@ export class RecipeDetails {
 
   /** @param {HTMLElement} row @param {number} delta */
   #changeQuantity(row, delta) {
-    const { basket } = internals();
+    const { basket } = services;
     const line = basket.entry(this.#recipeId)?.lines.find((/** @type {any} */ l) => String(l.ingredient_id) === row.dataset.ingredientId);
     if (!line) return this.#addProduct(row);
     const quantity = Math.max(0, Number(line.quantity) + delta);
@@ -536,7 +534,7 @@ export class RecipeDetails {
    */
   async #setLine(row, productId, quantity, eventName, props = {}) {
     if (row.getAttribute("aria-busy") === "true" || !productId) return;
-    const { basket, notices, track } = internals();
+    const { basket, notices, track } = services;
     const ingredientId = row.dataset.ingredientId ?? "";
     this.#setBusy(row, true);
     try {
@@ -553,7 +551,7 @@ export class RecipeDetails {
   /** "Add all": the recipe for the guests shown with the products chosen here, in one basket write. */
   async #addAll(/** @type {HTMLElement} */ control) {
     if (control.getAttribute("aria-busy") === "true") return;
-    const { basket, notices, track } = internals();
+    const { basket, notices, track } = services;
     control.setAttribute("aria-busy", "true");
     control.setAttribute("aria-disabled", "true");
     try {
@@ -579,7 +577,7 @@ export class RecipeDetails {
 
   /** After "add all": how many of the shopping list's ingredients (unavailable ones included) the entry has. */
   #reportAddAll() {
-    const { basket, recipeEvents } = internals();
+    const { basket, recipeEvents } = services;
     const lines = basket.entry(this.#recipeId)?.lines ?? [];
     const inBasket = new Set(lines.map((/** @type {any} */ line) => String(line.ingredient_id)));
     const rows = this.#rows();
@@ -607,7 +605,7 @@ export class RecipeDetails {
    * @param {boolean} shown the list starts shown (the shopper had opened it before a re-fetch)
    */
   #collapseUnavailable(shown) {
-    if (!internals().customization.collapseUnavailable$.value) return;
+    if (!services.customization.collapseUnavailable$.value) return;
     const rows = /** @type {HTMLElement[]} */ ([...this.#root.querySelectorAll(`${ROW}${UNAVAILABLE}`)]);
     const list = rows[0]?.closest("ul");
     if (!list) return;
@@ -679,7 +677,7 @@ export class RecipeDetails {
   async #choose(row, productId) {
     this.#closeAlternatives(row, true);
     if (!productId) return;
-    const { basket } = internals();
+    const { basket } = services;
     const ingredientId = row.dataset.ingredientId ?? "";
     const line = basket.entry(this.#recipeId)?.lines.find((/** @type {any} */ l) => String(l.ingredient_id) === ingredientId);
     if (line) {

@@ -1,18 +1,10 @@
 // Shared DOM helpers of the components: element builder, icons (the same SVG as templates/macros/icons.html),
 // money formatting, and the like (heart) button binding used by the card and the recipe details.
-const search = new URL(import.meta.url).search;
-const { sdk, INTERNAL, numberFormat, translator, validGuestCount, isStoppedByHook } = /** @type {typeof import("../sdk/svc.js")} */ (
-  await import(new URL(`../sdk/svc.js${search}`, import.meta.url).href));
+import { sdk, services, numberFormat, translator, validGuestCount, isStoppedByHook } from "../sdk/svc.js";
 
-/**
- * The SDK internals the components use (session, client, notices, analytics, basket, likes, pos, track).
- * @returns {import("../sdk/svc.js").SdkInternals}
- */
-export function internals() {
-  return /** @type {any} */ (sdk)[INTERNAL];
-}
-
-export { sdk, translator, validGuestCount, isStoppedByHook };
+// The page's SDK and its services (session, client, notices, analytics, basket, likes, pos, track...), which
+// the components import from here with the helpers.
+export { sdk, services, translator, validGuestCount, isStoppedByHook };
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -117,7 +109,7 @@ export function h(tag, attributes = {}, ...children) {
  */
 export function money(amount, currency = "EUR") {
   if (amount === null || amount === undefined || !Number.isFinite(Number(amount))) return "";
-  const language = internals().session.language.slice(0, 2);
+  const language = services.session.language.slice(0, 2);
   try {
     return numberFormat(language, { style: "currency", currency }).format(Number(amount));
   } catch {
@@ -145,7 +137,7 @@ export function prepareMoney(currency = "EUR") {
  * @returns {{ destroy(): void }}
  */
 export function bindLikeButton(button, recipeId) {
-  const { likes, notices } = internals();
+  const { likes, notices } = services;
   // A card's heart comes unpressed with data-like-state="unknown" (its HTML is the same for every connected
   // user): the page's hearts are filled in by one batched call. Others carry the state the server knew.
   if (button.dataset.likeState === "unknown") likes.load([recipeId]);

@@ -1,14 +1,11 @@
 // The browser SDK: window.<prefix> (default window.svc). Safe to load any number of times: the first load
 // creates the object, later loads (another fragment, another build) find it and change nothing.
 //
-// Module URL query (the same on every module of a page, docs/sdk.md): `prefix=<p>` when the element prefix
-// is not `svc`; `api=<base URL>` when the modules are served from a CDN. Without `api`, the prerender API
-// is where the modules come from: <base>/static/<build>/sdk/svc.js -> <base>.
-//
-// Inside sdk/, modules import each other statically and without the query: they never read it (svc.js
-// hands them what they need), so each has one URL and one instance, and svc.js runs without awaiting
-// anything: window.<prefix> exists as soon as this module has run, and a customer's module script placed
-// after the fragment's scripts can use it at once. Modules outside sdk/ import svc.js with the query.
+// Its configuration (the element prefix, the API's base) is in its URL (sdk/config.js). The modules of sdk/
+// import each other statically and never read it (svc.js hands them what they need), so svc.js runs without
+// awaiting anything: window.<prefix> exists as soon as this module has run, and a customer's module script
+// placed after the fragment's scripts can use it at once. The components import this module (through
+// components/ui.js), and it loads the drawer's module the first time the drawer opens.
 import { Stream, State } from "./stream.js";
 import { Session } from "./session.js";
 import { ApiClient, ApiError } from "./http.js";
@@ -27,12 +24,11 @@ import { Customization } from "./customization.js";
 import { Hooks, isStoppedByHook } from "./hooks.js";
 import { Toaster } from "./toaster.js";
 import { Observable, single, withThen } from "./observable.js";
+import { moduleConfig } from "./config.js";
 
 export { Stream, State, ApiError, Observable, numberFormat, translator, validGuestCount, isStoppedByHook };
 
-const moduleUrl = new URL(import.meta.url);
-const search = moduleUrl.search;
-const prefix = moduleUrl.searchParams.get("prefix") || "svc";
+const { prefix, apiBase } = moduleConfig(import.meta.url);
 const VERSION = "1.0.0";
 /** Key of the SDK's internals, for the components of this package only. */
 export const INTERNAL = Symbol.for("prerender.sdk.internal");
@@ -65,7 +61,6 @@ const sdks = /** @type {Record<string, Sdk | undefined>} */ (/** @type {unknown}
 /** Builds the SDK object; `start()` then does what touches the page (the credential element, pageview of the
  * meta path, cleanup). */
 function createSdk() {
-  const apiBase = moduleUrl.searchParams.get("api") || new URL("../../../", import.meta.url).href;
   const session = new Session({ prefix, apiBase });
   const client = new ApiClient(session);
   const notices = new Notices(session);
@@ -115,15 +110,13 @@ function createSdk() {
   async function openDetails(recipeId, guests, options = {}) {
     const id = String(recipeId ?? "").trim();
     if (!id) throw new TypeError("openDetails expects a recipe id");
-    const { openRecipeDetails } = /** @type {typeof import("../components/drawer.js")} */ (
-      await import(new URL(`../components/drawer.js${search}`, import.meta.url).href));
+    const { openRecipeDetails } = await import("../components/drawer.js");
     return openRecipeDetails({ recipeId: id, guests: validGuests(guests), ...options });
   }
 
   /** Opens the drawer on the basket's recipes (the v2 basket preview). @param {{ opener?: HTMLElement }} [options] */
   async function openPreview(options = {}) {
-    const { openBasketPreview } = /** @type {typeof import("../components/drawer.js")} */ (
-      await import(new URL(`../components/drawer.js${search}`, import.meta.url).href));
+    const { openBasketPreview } = await import("../components/drawer.js");
     return openBasketPreview(options);
   }
 
@@ -375,3 +368,6 @@ if (!sdks[prefix]) {
 
 /** The SDK of the page (whichever build installed it first). */
 export const sdk = /** @type {Sdk} */ (sdks[prefix]);
+
+/** Its services, for the components of this package (those of the build that installed it). */
+export const services = /** @type {SdkInternals} */ (/** @type {any} */ (sdk)[INTERNAL]);

@@ -1,0 +1,78 @@
+"""The browser modules can be followed by reading them: every import names its module as a literal, and every
+module of prerender/static/ is reached that way from the scripts the fragments carry."""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+from prerender.blueprints.bootstrap import SDK_MODULES
+from prerender.rendering.assets import SOURCE_DIR
+from prerender.rendering.cards import CARD_MODULES
+from prerender.rendering.catalog import CATALOG_MODULES
+from prerender.rendering.cta import CTA_MODULES
+from prerender.rendering.current_menu import PAGE_MODULES
+from prerender.rendering.planner import ENTRY_MODULES
+
+# `import ... from "x"`, `import "x"`, `export ... from "x"` and `import("x")`, with the specifier as written.
+STATIC_IMPORT = re.compile(r'^(?:import|export) (?:[^;"]*? from )?"(?P<path>[^"]+)";', re.MULTILINE)
+LITERAL_DYNAMIC_IMPORT = re.compile(r'\bimport\("(?P<path>[^"]+)"\)')
+# Any dynamic import, literal or not (`import(` not preceded by a name character or a dot: not `typeof import(`
+# in a JSDoc type, which is a comment).
+ANY_DYNAMIC_IMPORT = re.compile(r"(?<![\w.$])import\(")
+
+
+def modules() -> dict[str, str]:
+    return {path.relative_to(SOURCE_DIR).as_posix(): path.read_text() for path in sorted(SOURCE_DIR.rglob("*.js"))}
+
+
+def code_of(source: str) -> str:
+    """The source without its comments (JSDoc types name modules with `import("...")` too)."""
+    return re.sub(r"/\*.*?\*/|//[^\n]*", "", source, flags=re.DOTALL)
+
+
+def resolved(module: str, specifier: str) -> str:
+    parts: list[str] = []
+    for part in (PurePosixPath(module).parent / specifier).parts:
+        if part == "..":
+            parts.pop()
+        elif part != ".":
+            parts.append(part)
+    return "/".join(parts)
+
+
+def test_every_import_names_its_module_as_a_literal():
+    computed = {}
+    for name, source in modules().items():
+        code = code_of(source)
+        if count := len(ANY_DYNAMIC_IMPORT.findall(code)) - len(LITERAL_DYNAMIC_IMPORT.findall(code)):
+            computed[name] = count
+    assert computed == {}
+
+
+def test_every_module_is_reached_from_the_fragments_scripts():
+    sources = modules()
+    entries = {*SDK_MODULES, *CARD_MODULES, *CTA_MODULES, *PAGE_MODULES, *CATALOG_MODULES, *ENTRY_MODULES}
+    reached: set[str] = set()
+    pending = sorted(entries)
+    while pending:
+        module = pending.pop()
+        if module in reached:
+            continue
+        reached.add(module)
+        code = code_of(sources[module])
+        for match in [*STATIC_IMPORT.finditer(code), *LITERAL_DYNAMIC_IMPORT.finditer(code)]:
+            target = resolved(module, match["path"])
+            assert target in sources, f"{module} imports {match['path']}, which is not a module of the tree"
+            pending.append(target)
+    assert set(sources) - reached == set()
+
+
+def test_components_reach_the_sdk_through_its_one_module():
+    """The release tree has one SDK module, sdk/svc.js (the others are bundled into it: tools/build_static.mjs),
+    so a component importing any other file of sdk/ would work from the readable tree only."""
+    for name, source in modules().items():
+        if name.startswith("components/"):
+            code = code_of(source)
+            specifiers = [m["path"] for m in (*STATIC_IMPORT.finditer(code), *LITERAL_DYNAMIC_IMPORT.finditer(code))]
+            assert [s for s in specifiers if s.startswith("../") and s != "../sdk/svc.js"] == [], name
