@@ -1,0 +1,687 @@
+// Unit tests of prerender/static/sdk/basket.js `BasketService`, in Node (no browser), through the constructor's
+// injected dependencies: a recording ApiClient double whose answers the test gives (or holds, to see what waits),
+// the real `Pos` (sdk/pos.js: a State and nothing else), and small Session, Notices and Hooks doubles with the
+// members the service uses. Covers the basket's load (and its reload for another store or shopper), the write
+// queue (one write at a time, writes of a kind in call order; each answer published to `basket$`; a failed write
+// does not block the next; whenIdle), the hook asked before an addition, the retailer's cart callbacks getting
+// the answer's `changes` (outside the queue), `onAdded`, and the rollback with its `BasketSync`: the inverse
+// operation of each write when the cart does not show the change within 5 s (or a callback fails), the user told,
+// no rollback once a cart shows it, and the reconcile rules seen from the service (a stale cart is not sent; a
+// deferred reconcile goes after the rollback). The 5 s limit runs on node:test's mock timers: nothing sleeps.
+import { test, describe, beforeEach, afterEach, mock } from "node:test";
+import assert from "node:assert/strict";
+
+import { BasketService, emptyBasket } from "../../prerender/static/sdk/basket.js";
+import { Pos } from "../../prerender/static/sdk/pos.js";
+import { State } from "../../prerender/static/sdk/stream.js";
+import { ApiError } from "../../prerender/static/sdk/http.js";
+
+// sdk/page-calls.js (which every basket write goes through for the store) reads `document.readyState` when a
+// write starts, to count its wait from the end of parsing: a parsed document is all it needs here.
+globalThis.document ??= /** @type {any} */ ({ readyState: "complete" });
+
+// Every test runs on mock timers (setTimeout only): BasketSync's 5 s limit passes with mock.timers.tick, and no
+// real timer outlives a test (one would keep the run alive until it fires).
+beforeEach(() => mock.timers.enable({ apis: ["setTimeout"] }));
+afterEach(() => mock.timers.reset());
+
+/** Lets every queued promise callback run (setImmediate is not mocked: only setTimeout is). */
+const flush = async () => {
+  for (let i = 0; i < 3; i += 1) await new Promise((resolve) => setImmediate(resolve));
+};
+
+function deferred() {
+  let resolve;
+  let reject;
+  const promise = new Promise((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/**
+ * A basket as the service answers it.
+ * @param {Record<string, number | { guests: number, lines?: object[] }>} recipes recipe id -> guests (or entry)
+ * @param {Record<string, number>} [products] product id -> quantity
+ */
+function basketOf(recipes, products = {}, storeId = "s1") {
+  const entries = Object.entries(recipes).map(([id, entry]) => (typeof entry === "number"
+    ? { recipe_id: id, guests: entry, lines: [] }
+    : { recipe_id: id, lines: [], ...entry }));
+  return {
+    store_id: storeId,
+    recipes: entries,
+    products: Object.entries(products).map(([id, quantity]) => ({ id, quantity })),
+    recipe_count: entries.length,
+    total: 0,
+  };
+}
+
+/**
+ * ApiClient double (sdk/http.js): `request(method, path, options)` records the call and answers with
+ * `answer(call)` (a value, a promise, or a throw). `hold()` makes the next matching calls wait for the test.
+ */
+class FakeClient {
+  /** @type {{ method: string, path: string, options: any, held?: ReturnType<typeof deferred> }[]} */
+  calls = [];
+  #answer;
+
+  /** @param {(call: any) => unknown} answer */
+  constructor(answer) {
+    this.#answer = answer;
+  }
+
+  request(method, path, options = {}) {
+    const call = { method, path, options };
+    this.calls.push(call);
+    return Promise.resolve().then(() => this.#answer(call));
+  }
+
+  /** The calls other than the basket's loads, as "METHOD path". */
+  writes() {
+    return this.calls.filter((call) => !(call.method === "GET" && call.path === "/basket")).map((call) => `${call.method} ${call.path}`);
+  }
+}
+
+/** Session double (sdk/session.js): the members BasketService reads. */
+class FakeSession {
+  prefix = "svc";
+  /** @type {State<{ kind: "user" | "authless", id: string, forbidProfiling: boolean } | null>} */
+  identity$;
+  credential;
+  #store = new Map();
+  local = {
+    get: (key) => this.#store.get(key) ?? null,
+    set: (key, value) => void this.#store.set(key, value),
+    remove: (key) => void this.#store.delete(key),
+    keys: () => [...this.#store.keys()],
+  };
+
+  constructor(identity) {
+    this.identity$ = new State(identity);
+    this.credential = identity ? { token: "t0ken", kind: identity.kind, id: identity.id, expiresAt: 4_000_000_000 } : null;
+  }
+
+  key(name) {
+    return `_${this.prefix}/${name}`;
+  }
+
+  get isConnected() {
+    return this.identity$.value?.kind === "user";
+  }
+
+  authlessCredentialOf() {
+    return null;
+  }
+}
+
+/** Notices double (sdk/notices.js): records what the user is told. */
+class FakeNotices {
+  shown = [];
+  errors = [];
+  t(key) {
+    return `text:${key}`;
+  }
+  show(text, kind = "info") {
+    this.shown.push({ text, kind });
+  }
+  error(error, fallbackKey = "error.generic") {
+    this.errors.push({ error, fallbackKey });
+  }
+}
+
+/** Hooks double (sdk/hooks.js): records the questions; `refuse` makes it stop the actions. */
+class FakeHooks {
+  asked = [];
+  refuse = null;
+  async proceed(isLogged, isPosValid) {
+    this.asked.push([isLogged, isPosValid]);
+    if (this.refuse) throw this.refuse;
+  }
+}
+
+const USER = { kind: "user", id: "u1", forbidProfiling: false };
+
+/**
+ * A BasketService on doubles. `answer(call)` answers the writes; the loads (GET /basket) answer `initial`
+ * unless `answer` says otherwise (returns a value other than undefined).
+ */
+function setup({ answer = () => undefined, initial = basketOf({}), identity = USER, storeId = "s1" } = {}) {
+  const client = new FakeClient((call) => {
+    const given = answer(call);
+    if (given !== undefined) return given;
+    if (call.method === "GET" && call.path === "/basket") return structuredClone(initial);
+    throw new Error(`unexpected ${call.method} ${call.path}`);
+  });
+  const pos = new Pos();
+  const session = new FakeSession(identity);
+  const notices = new FakeNotices();
+  const hooks = new FakeHooks();
+  const added = [];
+  const service = new BasketService({ client, pos, session, notices, hooks, onAdded: (count) => added.push(count) });
+  if (storeId !== undefined) pos.load(storeId);
+  return { service, client, pos, session, notices, hooks, added };
+}
+
+/** Answers a held write: the call waits until the test resolves `call.held`. */
+const held = (call) => {
+  call.held = deferred();
+  return call.held.promise;
+};
+
+describe("BasketService: the basket's load", () => {
+  test("initialize loads GET /basket once for the store and shopper; basket$ and ready$ follow", async () => {
+    const { service, client } = setup({ initial: basketOf({ r1: 2 }) });
+    const [first, second] = await Promise.all([service.initialize(), service.initialize()]);
+    assert.equal(first, second);
+    assert.deepEqual(client.calls.map((call) => [call.method, call.path, call.options.query]), [["GET", "/basket", { store_id: "s1" }]]);
+    assert.equal(service.basket$.value.recipes[0].recipe_id, "r1");
+    assert.equal(service.ready$.value, true);
+    assert.equal(service.entry("r1").guests, 2);
+    const counts = [];
+    service.recipeCount().subscribe((count) => counts.push(count));
+    assert.deepEqual(counts, [1]);
+  });
+
+  test("recipe ids are published as strings, entries without lines get []", async () => {
+    const { service } = setup({ initial: { ...basketOf({}), recipes: [{ recipe_id: 42, guests: 2 }], recipe_count: 1 } });
+    await service.initialize();
+    assert.deepEqual(service.basket$.value.recipes, [{ recipe_id: "42", guests: 2, lines: [] }]);
+    const inBasket = [];
+    service.inBasket$(42).subscribe((value) => inBasket.push(value));
+    assert.deepEqual(inBasket, [true]);
+  });
+
+  test("without a credential the basket is empty and nothing is asked", async () => {
+    const { service, client } = setup({ identity: null });
+    assert.deepEqual(await service.initialize(), emptyBasket("s1"));
+    assert.equal(client.calls.length, 0);
+    assert.deepEqual(service.basket$.value, emptyBasket("s1"));
+  });
+
+  test("another store loads the basket again and drops the changes waiting for the cart", async () => {
+    const { service, client, pos, notices } = setup({
+      answer: (call) => (call.method === "POST" ? { basket: basketOf({ r1: 2 }, { p1: 1 }), changes: [{ id: "p1", quantity: 1 }] } : undefined),
+    });
+    service.sync.definePush(() => {});
+    await service.initialize();
+    await service.addRecipe("r1", 2);
+    await pos.load("s2");
+    await flush();
+    assert.deepEqual(client.calls.filter((call) => call.method === "GET").map((call) => call.options.query.store_id), ["s1", "s2"]);
+    mock.timers.tick(5000);
+    await flush();
+    assert.deepEqual(client.writes(), ["POST /basket/recipes"], "no rollback of a change made at the other store");
+    assert.deepEqual(notices.shown, []);
+  });
+
+  test("another shopper gets their basket loaded; the same shopper with another profiling choice does not", async () => {
+    const { service, client, session } = setup();
+    await service.initialize();
+    session.identity$.next({ ...USER, forbidProfiling: true });
+    await flush();
+    assert.equal(client.calls.length, 1);
+    session.identity$.next({ kind: "user", id: "u2", forbidProfiling: false });
+    await flush();
+    assert.deepEqual(client.calls.map((call) => `${call.method} ${call.path}`), ["GET /basket", "GET /basket"]);
+  });
+});
+
+describe("BasketService: the write queue", () => {
+  test("writes go one at a time, in call order: the second is sent only once the first is answered", async () => {
+    const { service, client } = setup({ answer: (call) => (call.method === "GET" ? undefined : held(call)) });
+    await service.initialize();
+    const first = service.addRecipe("r1", 4);
+    const second = service.setGuests("r0", 3);
+    await flush();
+    assert.deepEqual(client.writes(), ["POST /basket/recipes"]);
+    let secondDone = false;
+    second.then(() => {
+      secondDone = true;
+    });
+    client.calls.at(-1).held.resolve({ basket: basketOf({ r1: 4 }), changes: [] });
+    await first;
+    await flush();
+    assert.deepEqual(client.writes(), ["POST /basket/recipes", "PATCH /basket/recipes/r0"]);
+    assert.equal(secondDone, false);
+    client.calls.at(-1).held.resolve({ basket: basketOf({ r0: 3, r1: 4 }), changes: [] });
+    assert.equal((await second).basket.recipe_count, 2);
+  });
+
+  test("removals go one at a time, in call order, too", async () => {
+    const { service, client } = setup({ answer: (call) => (call.method === "GET" ? undefined : held(call)) });
+    await service.initialize();
+    const first = service.removeRecipe("r1");
+    const second = service.removeRecipe("r2");
+    await flush();
+    assert.deepEqual(client.writes(), ["DELETE /basket/recipes/r1"]);
+    client.calls.at(-1).held.resolve({ basket: basketOf({ r2: 2 }), changes: [] });
+    await first;
+    await flush();
+    assert.deepEqual(client.writes(), ["DELETE /basket/recipes/r1", "DELETE /basket/recipes/r2"]);
+    client.calls.at(-1).held.resolve({ basket: basketOf({}), changes: [] });
+    await second;
+  });
+
+  test("a write waits for the basket's load before it (the rollback needs the basket before the change)", async () => {
+    const { service, client } = setup({ answer: (call) => (call.method === "GET" ? held(call) : { basket: basketOf({ r1: 4 }), changes: [] }) });
+    const write = service.setGuests("r1", 4);
+    await flush();
+    assert.deepEqual(client.calls.map((call) => call.method), ["GET"]);
+    client.calls[0].held.resolve(basketOf({ r1: 2 }));
+    await write;
+    assert.deepEqual(client.calls.map((call) => `${call.method} ${call.path}`), ["GET /basket", "PATCH /basket/recipes/r1"]);
+    assert.deepEqual(client.calls[1].options.json, { guests: 4, store_id: "s1" });
+    assert.equal(client.calls[1].options.write, true);
+  });
+
+  test("each answer updates basket$, in the order of the writes", async () => {
+    const answers = [basketOf({ r1: 2 }), basketOf({ r1: 2, r2: 3 }), basketOf({ r1: 2, r2: 4 })];
+    const { service } = setup({ answer: (call) => (call.method === "GET" ? undefined : { basket: answers.shift(), changes: [] }) });
+    await service.initialize();
+    const seen = [];
+    service.basket$.subscribe((basket) => seen.push(basket.recipes.map((entry) => `${entry.recipe_id}x${entry.guests}`).join(",")));
+    // Writes that all ask the page's hook first, so they enter the queue in call order. (A removal called in the
+    // same tick as an addition enters it first: it does not wait for the hook. Not asserted here.)
+    const writes = [service.addRecipe("r1", 2), service.addRecipe("r2", 3), service.setGuests("r2", 4)];
+    const results = await Promise.all(writes);
+    assert.deepEqual(seen, ["", "r1x2", "r1x2,r2x3", "r1x2,r2x4"]);
+    assert.deepEqual(results.map((result) => result.basket.recipes.at(-1).guests), [2, 3, 4], "each write resolves with its own answer");
+  });
+
+  test("a failed write rejects with its error and does not block the next ones", async () => {
+    const refused = new ApiError({ title: "Server error", status: 500 });
+    let count = 0;
+    const { service, client } = setup({
+      answer: (call) => {
+        if (call.method === "GET") return undefined;
+        count += 1;
+        if (count === 1) throw refused;
+        return { basket: basketOf({ r2: 2 }), changes: [] };
+      },
+    });
+    await service.initialize();
+    const failing = service.addRecipe("r1", 2);
+    const next = service.addRecipe("r2", 2);
+    await assert.rejects(failing, (error) => error === refused);
+    assert.equal((await next).basket.recipes[0].recipe_id, "r2");
+    assert.equal(service.basket$.value.recipes[0].recipe_id, "r2");
+    assert.deepEqual(client.writes(), ["POST /basket/recipes", "POST /basket/recipes"]);
+  });
+
+  test("whenIdle resolves once the queued calls are done, a failed one included", async () => {
+    const write = deferred();
+    const { service } = setup({ answer: (call) => (call.method === "GET" ? undefined : write.promise) });
+    await service.initialize();
+    const failing = service.removeRecipe("r1");
+    failing.catch(() => {});
+    await flush();
+    let idle = false;
+    service.whenIdle().then(() => {
+      idle = true;
+    });
+    await flush();
+    assert.equal(idle, false, "the write is still waiting for its answer");
+    write.reject(new ApiError({ title: "Not found", status: 404 }));
+    await assert.rejects(failing);
+    await flush();
+    assert.equal(idle, true);
+  });
+
+  test("the page's hook is asked before a write that adds products; its refusal stops the write, nothing sent", async () => {
+    const { service, client, hooks } = setup({ answer: (call) => (call.method === "GET" ? undefined : { basket: basketOf({}), changes: [] }) });
+    hooks.refuse = new Error("stopped");
+    await assert.rejects(service.addRecipe("r1", 2), (error) => error === hooks.refuse);
+    assert.deepEqual(hooks.asked, [[true, true]], "logged in (a user's credential), at a store");
+    assert.deepEqual(client.writes(), []);
+    await service.removeRecipe("r1"); // a removal asks nothing
+    assert.deepEqual(hooks.asked.length, 1);
+    assert.deepEqual(client.writes(), ["DELETE /basket/recipes/r1"]);
+  });
+
+  test("the write's request: recipe, guests, store and the shopper's choices in one POST", async () => {
+    const { service, client } = setup({
+      answer: (call) => (call.method === "GET" ? undefined : {
+        basket: basketOf({ 1: { guests: 2, lines: [{ ingredient_id: "i1", product_id: "p7", quantity: 2 }] } }),
+        changes: [],
+      }),
+    });
+    await service.addRecipe(1, 2, [{ ingredient_id: 5, product_id: 7, quantity: 0 }, { ingredient_id: "i1", product_id: "p7", quantity: 2 }]);
+    const post = client.calls.find((call) => call.method === "POST");
+    assert.deepEqual(post.options.json, {
+      recipe_id: "1", guests: 2, store_id: "s1",
+      lines: [{ ingredient_id: "5", product_id: "7", quantity: 0 }, { ingredient_id: "i1", product_id: "p7", quantity: 2 }],
+    });
+    assert.deepEqual(client.writes(), ["POST /basket/recipes"], "the answer shows both choices: nothing more is sent");
+  });
+
+  test("choices the answer does not show (an older upstream) are set one line at a time after the add", async () => {
+    const { service, client } = setup({
+      answer: (call) => {
+        if (call.method === "GET") return undefined;
+        if (call.method === "POST") {
+          return { basket: basketOf({ r1: { guests: 2, lines: [{ ingredient_id: "i1", product_id: "p1", quantity: 1 }] } }), changes: [] };
+        }
+        return { basket: basketOf({ r1: 2 }), changes: [] };
+      },
+    });
+    await service.addRecipe("r1", 2, [{ ingredient_id: "i1", product_id: "p2", quantity: 3 }, { ingredient_id: "i9", product_id: "p9", quantity: 0 }]);
+    assert.deepEqual(client.writes(), ["POST /basket/recipes", "PUT /basket/recipes/r1/ingredients/i1"]);
+    assert.deepEqual(client.calls.at(-1).options.json, { product_id: "p2", quantity: 3, store_id: "s1" });
+  });
+});
+
+describe("BasketService: the retailer's cart callbacks", () => {
+  test("the push callback gets the answer's changes; onAdded gets how many products were added", async () => {
+    const changes = [{ id: "p1", quantity: 2 }, { id: "p2", quantity: -1 }, { id: "p3", quantity: 1 }];
+    const { service, added } = setup({ answer: (call) => (call.method === "GET" ? undefined : { basket: basketOf({ r1: 2 }), changes }) });
+    const pushed = [];
+    service.sync.definePush((given) => pushed.push(given));
+    await service.addRecipe("r1", 2);
+    await flush();
+    assert.deepEqual(pushed, [changes]);
+    assert.deepEqual(added, [2]);
+  });
+
+  test("the add and remove callbacks get the additions, and the removals as quantities to remove", async () => {
+    const { service } = setup({
+      answer: (call) => (call.method === "GET" ? undefined : { basket: basketOf({}), changes: [{ id: "p1", quantity: -2 }, { id: "p2", quantity: 1 }] }),
+    });
+    const log = [];
+    service.sync.defineAdd((products) => log.push(["add", products]));
+    service.sync.defineRemove((products) => log.push(["remove", products]));
+    await service.setIngredient("r1", "i1", "p2", 1);
+    await flush();
+    assert.deepEqual(log, [["add", [{ id: "p2", quantity: 1 }]], ["remove", [{ id: "p1", quantity: 2 }]]]);
+  });
+
+  test("the callbacks run outside the write queue: one that reports the cart at once settles the change", async () => {
+    const after = basketOf({ r1: 2 }, { p1: 2 });
+    const { service, client, notices } = setup({
+      answer: (call) => {
+        if (call.path === "/basket/recipes") return { basket: after, changes: [{ id: "p1", quantity: 2 }] };
+        if (call.path === "/basket/reconcile") return { basket: after, changes: [] };
+        return undefined;
+      },
+    });
+    let reconciled;
+    service.sync.definePush((changes) => {
+      reconciled = service.sync.cartChanged(changes); // a shop whose cart follows synchronously
+    });
+    await service.addRecipe("r1", 2);
+    await flush();
+    assert.ok(reconciled, "the callback was called");
+    assert.equal((await reconciled).recipes[0].recipe_id, "r1");
+    assert.deepEqual(client.writes(), ["POST /basket/recipes", "POST /basket/reconcile"]);
+    assert.deepEqual(client.calls.at(-1).options.json, { store_id: "s1", cart: [{ id: "p1", quantity: 2 }] });
+    mock.timers.tick(60_000);
+    await flush();
+    assert.deepEqual(client.writes(), ["POST /basket/recipes", "POST /basket/reconcile"], "no rollback");
+    assert.deepEqual([notices.shown, notices.errors], [[], []]);
+  });
+});
+
+describe("BasketService: rollback", () => {
+  /** A service whose cart reported `cart` at page start, and whose writes answer from `answers` by "METHOD path". */
+  async function withCart({ initial, cart = [], answers }) {
+    const ctx = setup({
+      initial,
+      answer: (call) => {
+        if (call.method === "GET") return undefined;
+        const key = `${call.method} ${call.path}`;
+        if (key === "POST /basket/reconcile") return { basket: ctx.service.basket$.value, changes: [] };
+        const given = answers[key];
+        if (given === undefined) throw new Error(`unexpected ${key}`);
+        return typeof given === "function" ? given(call) : given;
+      },
+    });
+    ctx.service.sync.definePush(() => {});
+    await ctx.service.sync.cartChanged(cart);
+    return ctx;
+  }
+
+  test("an added recipe the cart does not show within 5 s is deleted again, and the user is told", async () => {
+    const { service, client, notices } = await withCart({
+      initial: basketOf({}),
+      answers: {
+        "POST /basket/recipes": { basket: basketOf({ r1: 2 }, { p1: 2 }), changes: [{ id: "p1", quantity: 2 }] },
+        "DELETE /basket/recipes/r1": { basket: basketOf({}), changes: [{ id: "p1", quantity: -2 }] },
+      },
+    });
+    await service.addRecipe("r1", 2);
+    await flush();
+    mock.timers.tick(4999);
+    await flush();
+    assert.deepEqual(client.writes(), ["POST /basket/reconcile", "POST /basket/recipes"]);
+    assert.equal(service.entry("r1").guests, 2);
+    mock.timers.tick(1);
+    await flush();
+    assert.deepEqual(client.writes(), ["POST /basket/reconcile", "POST /basket/recipes", "DELETE /basket/recipes/r1"]);
+    assert.deepEqual(client.calls.at(-1).options.query, { store_id: "s1" });
+    assert.equal(service.entry("r1"), undefined, "basket$ follows the rollback's answer");
+    assert.deepEqual(notices.shown, [{ text: "text:basket.rollback", kind: "error" }]);
+  });
+
+  test("a rollback is not pushed to the retailer's cart", async () => {
+    const { service } = await withCart({
+      initial: basketOf({}),
+      answers: {
+        "POST /basket/recipes": { basket: basketOf({ r1: 2 }, { p1: 2 }), changes: [{ id: "p1", quantity: 2 }] },
+        "DELETE /basket/recipes/r1": { basket: basketOf({}), changes: [{ id: "p1", quantity: -2 }] },
+      },
+    });
+    const pushed = [];
+    service.sync.definePush((changes) => pushed.push(changes));
+    await service.addRecipe("r1", 2);
+    mock.timers.tick(5000);
+    await flush();
+    assert.equal(service.entry("r1"), undefined);
+    assert.deepEqual(pushed, [[{ id: "p1", quantity: 2 }]]);
+  });
+
+  test("a cart that shows the pushed quantities in time settles the change: no rollback", async () => {
+    const { service, client, notices } = await withCart({
+      initial: basketOf({}),
+      cart: [{ id: "p1", quantity: 1 }],
+      answers: { "POST /basket/recipes": { basket: basketOf({ r1: 2 }, { p1: 2 }), changes: [{ id: "p1", quantity: 2 }] } },
+    });
+    await service.addRecipe("r1", 2);
+    mock.timers.tick(4000);
+    await service.sync.cartChanged([{ id: "p1", quantity: 3 }]);
+    mock.timers.tick(60_000);
+    await flush();
+    assert.deepEqual(client.writes(), ["POST /basket/reconcile", "POST /basket/recipes", "POST /basket/reconcile"]);
+    assert.deepEqual(client.calls.at(-1).options.json.cart, [{ id: "p1", quantity: 3 }]);
+    assert.deepEqual(notices.shown, []);
+    assert.equal(service.entry("r1").guests, 2);
+  });
+
+  test("setGuests rolls back to the guests the entry had", async () => {
+    const { service, client } = await withCart({
+      initial: basketOf({ r1: 2 }, { p1: 1 }),
+      cart: [{ id: "p1", quantity: 1 }],
+      answers: {
+        "PATCH /basket/recipes/r1": (call) => ({
+          basket: basketOf({ r1: call.options.json.guests }, { p1: call.options.json.guests / 2 }),
+          changes: [{ id: "p1", quantity: call.options.json.guests === 4 ? 1 : -1 }],
+        }),
+      },
+    });
+    await service.initialize();
+    await service.setGuests("r1", 4);
+    mock.timers.tick(5000);
+    await flush();
+    assert.deepEqual(client.writes().slice(1), ["PATCH /basket/recipes/r1", "PATCH /basket/recipes/r1"]);
+    assert.deepEqual(client.calls.at(-1).options.json, { guests: 2, store_id: "s1" });
+    assert.equal(service.entry("r1").guests, 2);
+  });
+
+  test("a removed recipe comes back as it was: its guests, then its lines as they were", async () => {
+    const lines = [
+      { ingredient_id: "i1", product_id: "p1", quantity: 1 },
+      { ingredient_id: "i2", product_id: "p2", quantity: 2 },
+    ];
+    const { service, client } = await withCart({
+      initial: basketOf({ r1: { guests: 3, lines } }, { p1: 1, p2: 2 }),
+      cart: [{ id: "p1", quantity: 1 }, { id: "p2", quantity: 2 }],
+      answers: {
+        "DELETE /basket/recipes/r1": { basket: basketOf({}), changes: [{ id: "p1", quantity: -1 }, { id: "p2", quantity: -2 }] },
+        // The recipe added again for its guests: the service's own choices, not the shopper's.
+        "POST /basket/recipes": {
+          basket: basketOf({ r1: { guests: 3, lines: [
+            { ingredient_id: "i1", product_id: "p1", quantity: 2 },
+            { ingredient_id: "i2", product_id: "p2", quantity: 2 },
+            { ingredient_id: "i3", product_id: "p3", quantity: 1 },
+          ] } }),
+          changes: [],
+        },
+        "PUT /basket/recipes/r1/ingredients/i1": { basket: basketOf({ r1: 3 }), changes: [] },
+        "PUT /basket/recipes/r1/ingredients/i3": { basket: basketOf({ r1: { guests: 3, lines } }), changes: [] },
+      },
+    });
+    await service.initialize();
+    await service.removeRecipe("r1");
+    mock.timers.tick(5000);
+    await flush();
+    const rollback = client.calls.slice(-3);
+    assert.deepEqual(rollback.map((call) => [`${call.method} ${call.path}`, call.options.json]), [
+      ["POST /basket/recipes", { recipe_id: "r1", guests: 3, store_id: "s1" }],
+      ["PUT /basket/recipes/r1/ingredients/i1", { product_id: "p1", quantity: 1, store_id: "s1" }],
+      ["PUT /basket/recipes/r1/ingredients/i3", { product_id: "p3", quantity: 0, store_id: "s1" }],
+    ]);
+    assert.deepEqual(service.entry("r1").lines, lines);
+  });
+
+  test("setIngredient rolls back to the line as it was", async () => {
+    const line = { ingredient_id: "i1", product_id: "p1", quantity: 1 };
+    const { service, client } = await withCart({
+      initial: basketOf({ r1: { guests: 2, lines: [line] } }, { p1: 1 }),
+      cart: [{ id: "p1", quantity: 1 }],
+      answers: {
+        "PUT /basket/recipes/r1/ingredients/i1": (call) => ({
+          basket: basketOf({ r1: { guests: 2, lines: [{ ingredient_id: "i1", ...call.options.json }] } }),
+          changes: call.options.json.product_id === "p5" ? [{ id: "p1", quantity: -1 }, { id: "p5", quantity: 2 }] : [],
+        }),
+      },
+    });
+    await service.initialize();
+    await service.setIngredient("r1", "i1", "p5", 2);
+    mock.timers.tick(5000);
+    await flush();
+    assert.deepEqual(client.calls.at(-1).options.json, { product_id: "p1", quantity: 1, store_id: "s1" });
+    assert.deepEqual(service.entry("r1").lines.map((l) => [l.product_id, l.quantity]), [["p1", 1]]);
+  });
+
+  test("a push callback that throws rolls the change back at once, the user told with its error", async () => {
+    const failure = new Error("shop cart failed");
+    const { service, client, notices, added } = await withCart({
+      initial: basketOf({}),
+      answers: {
+        "POST /basket/recipes": { basket: basketOf({ r1: 2 }, { p1: 2 }), changes: [{ id: "p1", quantity: 2 }] },
+        "DELETE /basket/recipes/r1": { basket: basketOf({}), changes: [] },
+      },
+    });
+    service.sync.definePush(() => {
+      throw failure;
+    });
+    await service.addRecipe("r1", 2);
+    await flush();
+    assert.deepEqual(client.writes().slice(-1), ["DELETE /basket/recipes/r1"], "without waiting for the time limit");
+    assert.deepEqual(notices.errors, [{ error: failure, fallbackKey: "basket.rollback" }]);
+    assert.deepEqual(notices.shown, []);
+    assert.deepEqual(added, [], "nothing reached the cart: no 'added' message");
+  });
+
+  test("a rollback that fails does not block the next writes", async () => {
+    const { service, client } = await withCart({
+      initial: basketOf({}),
+      answers: {
+        "POST /basket/recipes": (call) => ({ basket: basketOf({ [call.options.json.recipe_id]: 2 }), changes: [{ id: "p1", quantity: 1 }] }),
+        "DELETE /basket/recipes/r1": () => {
+          throw new ApiError({ title: "Bad gateway", status: 502 });
+        },
+      },
+    });
+    await service.addRecipe("r1", 2);
+    mock.timers.tick(5000);
+    await flush();
+    const answer = await service.addRecipe("r2", 2);
+    assert.equal(answer.basket.recipes[0].recipe_id, "r2");
+    assert.deepEqual(client.writes().slice(1), ["POST /basket/recipes", "DELETE /basket/recipes/r1", "POST /basket/recipes"]);
+  });
+});
+
+describe("BasketService: reconcile", () => {
+  test("POST /basket/reconcile with the cart; its basket is published", async () => {
+    const reconciled = basketOf({ r1: 2 }, { p1: 1 });
+    const { service, client } = setup({
+      initial: basketOf({ r1: 2 }, { p1: 2 }),
+      answer: (call) => (call.path === "/basket/reconcile" ? { basket: reconciled, changes: [] } : undefined),
+    });
+    await service.initialize();
+    const basket = await service.sync.cartChanged([{ id: "p1", quantity: 1 }]);
+    assert.deepEqual(basket.products, [{ id: "p1", quantity: 1 }]);
+    assert.deepEqual(client.calls.at(-1).options.json, { store_id: "s1", cart: [{ id: "p1", quantity: 1 }] });
+    assert.deepEqual(service.basket$.value.products, [{ id: "p1", quantity: 1 }]);
+  });
+
+  test("without a credential there is no basket to reconcile: nothing is sent", async () => {
+    const { service, client } = setup({ identity: null });
+    const basket = await service.sync.cartChanged([{ id: "p1", quantity: 1 }]);
+    assert.deepEqual(basket, emptyBasket("s1"));
+    assert.equal(client.calls.length, 0);
+  });
+
+  test("a cart reported while a write is in flight is not sent; the cart that shows the write's change is", async () => {
+    const after = basketOf({ r1: 2 }, { p1: 2 });
+    const { service, client } = setup({
+      answer: (call) => {
+        if (call.path === "/basket/recipes") return held(call);
+        if (call.path === "/basket/reconcile") return { basket: after, changes: [] };
+        return undefined;
+      },
+    });
+    service.sync.definePush(() => {});
+    await service.initialize();
+    const write = service.addRecipe("r1", 2);
+    await flush();
+    // The page reports its cart (without the recipe's products) while the write waits for its answer.
+    const stale = service.sync.cartChanged([]);
+    await flush();
+    client.calls.find((call) => call.path === "/basket/recipes").held.resolve({ basket: after, changes: [{ id: "p1", quantity: 2 }] });
+    await write;
+    await flush();
+    assert.deepEqual(client.writes(), ["POST /basket/recipes"], "the older cart would take the new products back out");
+    const fresh = service.sync.cartChanged([{ id: "p1", quantity: 2 }]);
+    assert.equal(await stale, await fresh, "both callers get the reconcile of the newer cart");
+    assert.deepEqual(client.writes(), ["POST /basket/recipes", "POST /basket/reconcile"]);
+    assert.deepEqual(client.calls.at(-1).options.json.cart, [{ id: "p1", quantity: 2 }]);
+    mock.timers.tick(5000);
+    await flush();
+    assert.deepEqual(client.writes(), ["POST /basket/recipes", "POST /basket/reconcile"], "settled: no rollback");
+  });
+
+  test("a cart that does not show a waiting change is reconciled only after the change is rolled back", async () => {
+    const { service, client } = setup({
+      answer: (call) => {
+        const key = `${call.method} ${call.path}`;
+        if (key === "POST /basket/recipes") return { basket: basketOf({ r1: 2 }, { p1: 2 }), changes: [{ id: "p1", quantity: 2 }] };
+        if (key === "DELETE /basket/recipes/r1") return { basket: basketOf({}), changes: [] };
+        if (key === "POST /basket/reconcile") return { basket: basketOf({}), changes: [] };
+        return undefined;
+      },
+    });
+    service.sync.definePush(() => {});
+    await service.sync.cartChanged([]);
+    await service.addRecipe("r1", 2);
+    const reconciled = service.sync.cartChanged([{ id: "p8", quantity: 1 }]);
+    await flush();
+    assert.deepEqual(client.writes(), ["POST /basket/reconcile", "POST /basket/recipes"]);
+    mock.timers.tick(5000);
+    await reconciled;
+    assert.deepEqual(client.writes(), ["POST /basket/reconcile", "POST /basket/recipes", "DELETE /basket/recipes/r1", "POST /basket/reconcile"],
+      "the rollback reaches the service before the deferred reconcile");
+    assert.deepEqual(client.calls.at(-1).options.json.cart, [{ id: "p8", quantity: 1 }]);
+  });
+});
