@@ -18,14 +18,14 @@ LOCK_FLAGS ?=
 PIP_COMPILE := CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --allow-unsafe \
 	--strip-extras --no-emit-index-url --no-emit-find-links --no-emit-trusted-host $(LOCK_FLAGS)
 
-# The browser modules' tools (package.json, package-lock.json: TypeScript's checker, esbuild for their release
-# tree, axe-core for the browser tests): npm ci only when the lock changes.
+# The browser modules' tools (package.json, package-lock.json: TypeScript's checker, ESLint, esbuild for their
+# release tree, axe-core for the browser tests): npm ci only when the lock changes.
 NODE_STAMP := node_modules/.package-lock.json
 # The release tree's sources, folders included (removing a file changes its folder's time only).
 STATIC_SOURCES := $(shell find prerender/static)
 STATIC_BUILD := prerender/static_build/source-digest
 
-.PHONY: install static lock run test test-unit test-integration test-coreapi lint format typecheck clean bench
+.PHONY: install static lock run test test-js test-unit test-integration test-coreapi lint format typecheck clean bench
 
 install: $(STAMP) $(STATIC_BUILD)
 
@@ -60,18 +60,24 @@ $(STATIC_BUILD): $(STATIC_SOURCES) tools/build_static.mjs $(NODE_STAMP)
 run: install
 	$(BIN)/python tools/devstack.py
 
-# The checks first (seconds), then every test, on every CPU (pytest-xdist: one worker per CPU, each with its
-# own live servers, databases and caches; docs/decisions.md, "Issue 25: the suite in parallel"); the run ends
-# with its 20 slowest tests, the ones to look at when the suite grows slow. `make test PYTEST_WORKERS=0` runs
-# it in one process.
+# The checks and the browser modules' unit tests first (seconds), then every other test, on every CPU
+# (pytest-xdist: one worker per CPU, each with its own live servers, databases and caches; docs/decisions.md,
+# "Issue 25: the suite in parallel"); the run ends with its 20 slowest tests, the ones to look at when the
+# suite grows slow. `make test PYTEST_WORKERS=0` runs it in one process.
 PYTEST_WORKERS ?= auto
-test: lint typecheck
+test: lint typecheck test-js
 	$(BIN)/python -m pytest --durations=20 --numprocesses=$(PYTEST_WORKERS) --dist=worksteal
 
-# ruff (ruff.toml): the linter, and the formatter's check of every Python file.
-lint: install
+# The browser modules' unit tests (tests/js/, Node's own test runner, no browser: about a second).
+test-js: $(NODE_STAMP)
+	node --test tests/js/
+
+# ruff (ruff.toml): the linter, and the formatter's check of every Python file; ESLint (eslint.config.js) on
+# the browser modules and the Node scripts.
+lint: install $(NODE_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	npx --no-install eslint .
 
 # Rewrites the files as the linter and the formatter want them.
 format: install

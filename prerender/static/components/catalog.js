@@ -65,7 +65,7 @@ export class CatalogElement extends HTMLElement {
     this.#listeners = new AbortController();
     const { signal } = this.#listeners;
     /** @type {Record<string, string>} */
-    let texts = {};
+    let texts;
     try {
       texts = JSON.parse(this.dataset.texts ?? "{}");
     } catch {
@@ -207,7 +207,7 @@ export class CatalogElement extends HTMLElement {
     const route = this.getAttribute("route");
     if (!route) return null;
     /** @type {Record<string, string | number | boolean>} */
-    let params = {};
+    let params;
     try {
       params = JSON.parse(this.dataset.params ?? "{}");
     } catch {

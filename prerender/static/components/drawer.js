@@ -213,7 +213,7 @@ export class DrawerElement extends HTMLElement {
 
   /** @param {{ preserve: boolean }} options */
   async #load({ preserve }) {
-    const { client, notices } = services;
+    const { client } = services;
     const current = /** @type {Current} */ (this.#current);
     this.#request?.abort();
     const request = new AbortController();

@@ -1,0 +1,66 @@
+// ESLint (`make lint`): the browser modules (prerender/static/, the demo sites' scripts) and the Node scripts
+// (tools/, tests/js/). The recommended rules, and the module graph's rules of docs/architecture.md ("The
+// browser modules"): imports name their module as a literal, and a component reaches the SDK through
+// `../sdk/svc.js` only (the release tree has no other SDK file: tools/build_static.mjs).
+import js from "@eslint/js";
+import globals from "globals";
+
+export default [
+  { ignores: ["prerender/static_build/", "node_modules/", ".venv/", "build/", "dist/"] },
+  js.configs.recommended,
+  {
+    files: ["prerender/static/**/*.js", "examples/**/static/**/*.js"],
+    languageOptions: { ecmaVersion: 2024, sourceType: "module", globals: { ...globals.browser } },
+  },
+  {
+    files: ["tools/**/*.mjs", "tests/js/**/*.mjs", "eslint.config.js"],
+    languageOptions: { ecmaVersion: 2024, sourceType: "module", globals: { ...globals.node } },
+  },
+  {
+    files: ["prerender/static/**/*.js"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "ImportExpression[source.type!='Literal']",
+          message: "Name the module as a literal (docs/architecture.md, \"The browser modules\").",
+        },
+      ],
+      eqeqeq: ["error", "smart"],
+      "no-var": "error",
+      "prefer-const": "error",
+    },
+  },
+  {
+    files: ["prerender/static/components/**/*.js"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^\\.\\./(?!sdk/svc\\.js$)",
+              message: "A component reaches the SDK through ../sdk/svc.js only (tools/build_static.mjs bundles the rest).",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["prerender/static/sdk/**/*.js"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^\\.\\./",
+              message: "The SDK imports only its own modules (the drawer is loaded with import(), at run time).",
+            },
+          ],
+        },
+      ],
+    },
+  },
+];
