@@ -282,8 +282,7 @@ describe("BasketService: the write queue", () => {
     await service.initialize();
     const seen = [];
     service.basket$.subscribe((basket) => seen.push(basket.recipes.map((entry) => `${entry.recipe_id}x${entry.guests}`).join(",")));
-    // Writes that all ask the page's hook first, so they enter the queue in call order. (A removal called in the
-    // same tick as an addition enters it first: it does not wait for the hook. Not asserted here.)
+    // Writes that all ask the page's hook first (the order of writes of one recipe across kinds: below).
     const writes = [service.addRecipe("r1", 2), service.addRecipe("r2", 3), service.setGuests("r2", 4)];
     const results = await Promise.all(writes);
     assert.deepEqual(seen, ["", "r1x2", "r1x2,r2x3", "r1x2,r2x4"]);
@@ -327,6 +326,43 @@ describe("BasketService: the write queue", () => {
     await assert.rejects(failing);
     await flush();
     assert.equal(idle, true);
+  });
+
+  test("a recipe's removal asked while its addition waits for the page's hook reaches the service after it", async () => {
+    const answers = { POST: basketOf({ r1: 2 }), DELETE: basketOf({}) };
+    const { service, client, hooks } = setup({
+      answer: (call) => (call.method === "GET" ? undefined : { basket: answers[call.method], changes: [] }),
+    });
+    await service.initialize();
+    const answer = deferred();
+    hooks.proceed = async () => answer.promise; // the page asks the shopper something first
+    const adding = service.addRecipe("r1", 2);
+    const removing = service.removeRecipe("r1");
+    await flush();
+    assert.deepEqual(client.writes(), [], "the removal waits for the addition's turn");
+    answer.resolve();
+    await Promise.all([adding, removing]);
+    assert.deepEqual(client.writes(), ["POST /basket/recipes", "DELETE /basket/recipes/r1"]);
+    assert.deepEqual(service.basket$.value.recipes, [], "removed, as last asked");
+  });
+
+  test("an addition the hook stops lets the recipe's next write go on; another recipe never waits for that hook", async () => {
+    const { service, client, hooks } = setup({ answer: (call) => (call.method === "GET" ? undefined : { basket: basketOf({}), changes: [] }) });
+    await service.initialize();
+    const answer = deferred();
+    hooks.proceed = async () => {
+      if (!(await answer.promise)) throw new Error("stopped");
+    };
+    const adding = service.addRecipe("r1", 2);
+    adding.catch(() => {});
+    const removingOther = service.removeRecipe("r2");
+    const removing = service.removeRecipe("r1");
+    await removingOther;
+    assert.deepEqual(client.writes(), ["DELETE /basket/recipes/r2"], "r2's removal went on while r1's hook waits");
+    answer.resolve(false);
+    await assert.rejects(adding);
+    await removing;
+    assert.deepEqual(client.writes(), ["DELETE /basket/recipes/r2", "DELETE /basket/recipes/r1"]);
   });
 
   test("the page's hook is asked before a write that adds products; its refusal stops the write, nothing sent", async () => {

@@ -223,6 +223,20 @@ describe("BasketSync: settling a change, or rolling it back", () => {
     assert.equal(rollbacksTold.length, 0);
   });
 
+  test("before any cart, a removal whose callback throws is rolled back at once, as the user is told", async () => {
+    const { sync, rollbacksTold } = makeSync();
+    sync.definePush(() => {
+      throw new Error("cart down");
+    });
+    const rollback = rollbackSpy();
+    const push = sync.register([{ id: "p1", quantity: -2 }], { after: null, rollback });
+    assert.equal(await push(), false);
+    assert.equal(rollback.calls, 1);
+    assert.equal(rollbacksTold.length, 1);
+    mock.timers.tick(60_000);
+    assert.equal(rollback.calls, 1, "once");
+  });
+
   test("after a cart, an addition needs at least that cart's quantity plus the change", () => {
     const { sync } = makeSync();
     sync.definePush(() => {});

@@ -141,8 +141,8 @@ export class BasketSync {
         await this.#callCallbacks(pushed);
         return true;
       } catch (error) {
-        if (pending.targets.size > 0) this.#fail(pending, error);
-        else this.#onRollback(error);
+        // The callbacks failed: the change is undone at once, checkable or not (a removal before any cart).
+        this.#fail(pending, error);
         return false;
       }
     };

@@ -78,6 +78,8 @@ export class BasketService {
   #unknownStore = null;
   #hooks;
   #onAdded;
+  /** @type {Map<string, Promise<void>>} per recipe, settled once its last write asked has joined the queue */
+  #turns = new Map();
 
   /**
    * @param {object} deps
@@ -499,18 +501,46 @@ export class BasketService {
    * @returns {Promise<BasketAnswer>}
    */
   async #write(kind, request, inverse, recipeId) {
-    if (kind === "adds") await this.#askHook();
-    const storeId = await this.#requireStore();
-    await this.initialize().catch(() => {}); // the rollback needs the basket before the change
+    // What comes before the write (the page's hook for an addition, the store, the basket's load) starts at
+    // once; the write joins the queue only after the recipe's previous write joined it, so the writes of a
+    // recipe reach the service in the order they were asked, even while an addition waits for the page's
+    // hook (a removal asked meanwhile waits its turn). Other recipes' writes do not wait for that hook.
+    const ready = (async () => {
+      if (kind === "adds") await this.#askHook();
+      const storeId = await this.#requireStore();
+      await this.initialize().catch(() => {}); // the rollback needs the basket before the change
+      return storeId;
+    })();
+    ready.catch(() => {}); // handled below, once the previous write's turn has passed
+    const previous = this.#turns.get(recipeId) ?? Promise.resolve();
+    /** @type {() => void} */
+    let release = () => {};
+    /** @type {Promise<void>} */
+    const turn = new Promise((resolve) => {
+      release = () => {
+        if (this.#turns.get(recipeId) === turn) this.#turns.delete(recipeId);
+        resolve();
+      };
+    });
+    this.#turns.set(recipeId, turn);
+    let storeId;
+    try {
+      storeId = await previous.then(() => ready);
+    } catch (error) {
+      release();
+      throw error;
+    }
     /** @type {(() => Promise<boolean>) | null} */
     let push = null;
-    const answer = await this.#enqueue(async () => {
+    const queued = this.#enqueue(async () => {
       const before = this.entry(recipeId);
       const result = await request(storeId);
       this.#publish(result.basket);
       push = this.sync.register(result.changes ?? [], { after: result.basket, rollback: inverse(before) });
       return result;
     });
+    release();
+    const answer = await queued;
     const pushed = push ? /** @type {() => Promise<boolean>} */ (push)() : Promise.resolve(true);
     void pushed.then((followed) => {
       if (followed) this.#announceAdded(answer.changes);
