@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 
 import { BasketService, emptyBasket } from "../../prerender/static/sdk/basket.js";
 import { Pos } from "../../prerender/static/sdk/pos.js";
-import { State } from "../../prerender/static/sdk/stream.js";
+import { State } from "../../prerender/static/sdk/observable.js";
 import { ApiError } from "../../prerender/static/sdk/http.js";
 
 // sdk/page-calls.js (which every basket write goes through for the store) reads `document.readyState` when a

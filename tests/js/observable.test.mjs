@@ -1,6 +1,6 @@
 // Unit tests of prerender/static/sdk/observable.js (`Observable`, `withThen`, `single`), in Node: the shape the
 // maker's integrations subscribe to (docs/sdk.md, "Migrating from the maker's SDK") and svc.js uses
-// (user.loadWithExternalId, setFavoriteItems), to guard a later merge with sdk/stream.js. Cold subscriptions;
+// (user.loadWithExternalId, setFavoriteItems); its Stream and State are in stream.test.mjs. Cold subscriptions;
 // `subscribe(next)`, `subscribe(next, error, complete)`, `subscribe({next, error, complete})`; `{unsubscribe(),
 // closed}`; teardown once (on unsubscribe, complete or error, also when the producer ends synchronously);
 // nothing after the end; throwing observers logged; `single`: one value then complete (or error), also a

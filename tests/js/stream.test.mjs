@@ -1,6 +1,6 @@
-// Unit tests of prerender/static/sdk/stream.js (`Stream`, `State`), in Node: the public behaviour the rest of
-// prerender/static relies on, to guard a later merge with sdk/observable.js. `subscribe` with a function or an
-// observer object `{next}` returning `{unsubscribe()}`, multicast, late subscribers, a throwing listener that
+// Unit tests of prerender/static/sdk/observable.js's `Stream` and `State`, in Node: the public behaviour the rest
+// of prerender/static relies on (they were sdk/stream.js before the SDK had one observable). `subscribe` with a
+// function or an observer object `{next}` returning `{unsubscribe()}`, multicast, late subscribers, a throwing listener that
 // breaks nothing, unsubscribing from inside a listener (State.first, transfer.js's firstMatching), `observed`
 // (planner.js); State's current value (`value`, `hasValue`, sent at once on subscribe, before `subscribe`
 // returns), `next` emitting every value (Pos.load and GuestCounts.set skip repeats themselves), `map` (emits on
@@ -8,7 +8,7 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 
-import { Stream, State } from "../../prerender/static/sdk/stream.js";
+import { Observable, Stream, State } from "../../prerender/static/sdk/observable.js";
 
 describe("Stream", () => {
   test("subscribers get every value emitted after they subscribed, in order", () => {
@@ -38,10 +38,29 @@ describe("Stream", () => {
     assert.deepEqual(observer.seen, ["x"]);
   });
 
-  test("subscribe refuses what is neither a function nor an object", () => {
+  test("subscribe refuses what is neither a function, an object nor absent", () => {
     const stream = new Stream();
-    for (const bad of [undefined, null, 42, "next"]) assert.throws(() => stream.subscribe(bad), TypeError);
+    for (const bad of [42, "next", true]) assert.throws(() => stream.subscribe(bad), TypeError);
     assert.equal(stream.observed, false);
+  });
+
+  test("subscribe() without an observer subscribes and ignores the values, as any observable", () => {
+    const stream = new Stream();
+    const subscription = stream.subscribe();
+    stream.next(1);
+    assert.equal(stream.observed, true);
+    subscription.unsubscribe();
+    assert.equal(stream.observed, false);
+    assert.equal(subscription.closed, true);
+  });
+
+  test("a Stream and a State are observables: error-free, they take the three-callback form too", () => {
+    const state = new State(1);
+    assert.ok(state instanceof Observable && new Stream() instanceof Observable);
+    const seen = [];
+    state.subscribe((value) => seen.push(value), () => seen.push("error"), () => seen.push("complete"));
+    state.next(2);
+    assert.deepEqual(seen, [1, 2]);
   });
 
   test("unsubscribe stops the values; calling it twice is harmless", () => {

@@ -5,7 +5,7 @@
 // answer that was lost (a 504 whose request went through) is not counted twice. Events are the shopper's of the
 // session's credential: while the SDK has none they wait in the queue (sent once one arrives), and the
 // events queued for a shopper are handed to a beacon before the SDK switches to another (or logs out).
-import { Stream } from "./stream.js";
+import { Stream } from "./observable.js";
 import { ApiError } from "./http.js";
 
 /**

@@ -3,7 +3,7 @@
 // asked), and a new credential's shopper gets their basket loaded. Writes are
 // serialised (one at a time, in order) so that each knows the basket it changes, which is what its
 // rollback restores; each answer updates the stream, then the retailer's cart callbacks get its changes.
-import { State } from "./stream.js";
+import { State } from "./observable.js";
 import { localProblem } from "./http.js";
 import { pageCall } from "./page-calls.js";
 import { BasketSync } from "./basket-sync.js";

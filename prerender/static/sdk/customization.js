@@ -13,7 +13,7 @@
 //
 // Components read the other settings (collapse unavailable products, ingredient pictures on cards, the
 // shopper's location...) from here, and lock the page's scroll through `scrollLock`.
-import { State } from "./stream.js";
+import { State } from "./observable.js";
 
 /** @typedef {"recipe" | "ingredient"} PictureKind */
 /** @typedef {{ catalog?: string, recipeInfo?: string, cart?: string, promotions?: string, planner?: string }} Routes */

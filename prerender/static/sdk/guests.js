@@ -1,7 +1,7 @@
 // The guest count the page shows for a recipe, shared by every control of the page: a publisher's CTA (its
 // `guests` attribute), the drawer's stepper and the host page's own control (`recipes.setGuests`). Keyed by
 // the id a control knows the recipe by: the CTA listens to its recipe id and to the publisher's own id.
-import { State } from "./stream.js";
+import { State } from "./observable.js";
 
 export const GUESTS_MIN = 1;
 export const GUESTS_MAX = 50;

@@ -1,7 +1,7 @@
 // Likes (the heart) of the logged-in user of the session's credential: one state for the page, so every
 // heart of a recipe changes at once. Optimistic: the state changes at the click and goes back when the
 // service refuses. Without a user credential nothing is asked, and a click is a local `#not-connected` problem.
-import { State } from "./stream.js";
+import { State } from "./observable.js";
 import { localProblem } from "./http.js";
 
 const MAX_IDS_PER_CALL = 100;

@@ -7,7 +7,7 @@
 // store}`, what was missing, when, and the store then) and asks the host: the `loginRequired$` / `storeRequired$` events, and the callback given to
 // `defineLoginRequired` / `defineStoreRequired`. Once what was missing arrives on another page (a user's
 // credential after a login, or a store given to `pos.load`), the SDK takes the cached URL out and goes back.
-import { Stream } from "./stream.js";
+import { Stream } from "./observable.js";
 
 /** Storage name (under `_<prefix>/`) of the URL the finalize flow resumes at: the URL alone. */
 export const FINALIZE_URL_KEY = "cachedFinalizeMenuUrl";

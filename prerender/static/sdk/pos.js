@@ -1,5 +1,5 @@
 // The point of sale (store) of the page. Features that need a store (prices, basket) wait for `pos.load`.
-import { State } from "./stream.js";
+import { State } from "./observable.js";
 
 export class Pos {
   /**

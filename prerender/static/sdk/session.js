@@ -3,7 +3,7 @@
 // needs to build the headers of the browser routes (docs/browser-api.md): `authorization: Bearer
 // <credential>`, `language-id`, `session-id`, `profiling`. The browser never holds the supplier token and
 // never claims an identity: the identity is the one the page's server vouched for (docs/security.md).
-import { State, Stream } from "./stream.js";
+import { State, Stream } from "./observable.js";
 import { safeStorage, randomId } from "./storage.js";
 
 /**

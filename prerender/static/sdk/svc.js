@@ -6,7 +6,6 @@
 // awaiting anything: window.<prefix> exists as soon as this module has run, and a customer's module script
 // placed after the fragment's scripts can use it at once. The components import this module (through
 // components/ui.js), and it loads the drawer's module the first time the drawer opens.
-import { Stream, State } from "./stream.js";
 import { Session } from "./session.js";
 import { ApiClient, ApiError } from "./http.js";
 import { Notices } from "./notices.js";
@@ -23,7 +22,7 @@ import { numberFormat, translator } from "./texts.js";
 import { Customization } from "./customization.js";
 import { Hooks, isStoppedByHook } from "./hooks.js";
 import { Toaster } from "./toaster.js";
-import { Observable, single, withThen } from "./observable.js";
+import { Observable, State, Stream, single, withThen } from "./observable.js";
 import { moduleConfig } from "./config.js";
 
 export { Stream, State, ApiError, Observable, numberFormat, translator, validGuestCount, isStoppedByHook };

@@ -10,7 +10,7 @@
 // the basket is redeemed at the page's store and its products pushed to the cart by the basket-sync
 // callbacks, as if the visitor had added them here. The visitor is told what arrived ("Votre panier de Le
 // Magazine Cuisine : 1 recette, 6 produits", the service's message in the page's texts) in the toaster.
-import { Stream } from "./stream.js";
+import { Stream } from "./observable.js";
 import { ApiError, newIdempotencyKey } from "./http.js";
 import { safeStorage } from "./storage.js";
 
@@ -174,7 +174,7 @@ function addedProducts(changes) {
 /**
  * The first value of a state that passes `test` (the current one included).
  * @template T
- * @param {import("./stream.js").State<T>} state @param {(value: T) => boolean} test
+ * @param {import("./observable.js").State<T>} state @param {(value: T) => boolean} test
  * @returns {Promise<T>}
  */
 function firstMatching(state, test) {
