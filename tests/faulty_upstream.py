@@ -33,8 +33,10 @@ class FaultyProxy:
         self.faults: dict[str, Fault] = dict(faults or {})
         self.prefix = prefix
         self.release = threading.Event()
-        # The paths the proxy failed, in order (what its client asked while the service failed).
+        # The paths the proxy failed, in order (what its client asked while the service failed), and the calls
+        # it passed through ("METHOD /path").
         self.failed: list[str] = []
+        self.passed: list[str] = []
         app = Flask(__name__)
         app.add_url_rule("/<path:path>", "proxy", self._answer, methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
         self.server = LiveServer(app)
@@ -53,6 +55,7 @@ class FaultyProxy:
         if fault is not None:
             self.failed.append(f"/{path}")
             return fault()
+        self.passed.append(f"{request.method} /{path}")
         answer = requests.request(
             request.method,
             f"{self.target_url}/{path}",

@@ -9,7 +9,7 @@ from typing import Any
 from flask import Blueprint
 from flask.typing import ResponseReturnValue
 
-from prerender.gateway import UnknownStore, get_gateway
+from prerender.gateway import UnknownStore, baskets, get_gateway
 from prerender.schemas.actions import (
     AddRecipeBody,
     ConfirmBody,
@@ -34,6 +34,7 @@ from prerender.web.contract import (
     json_answer,
     problem,
 )
+from prerender.web.forwarding import ForwardedRoute, add_forwarded_route, forward
 from prerender.web.http_caching import PRIVATE, cache_policy
 from prerender.web.merge_proof import MERGE_REFUSALS, merge_response
 
@@ -83,109 +84,106 @@ def get_basket(query: dict[str, Any]) -> dict[str, Any]:
         return {**EMPTY_BASKET, "store_id": query["store_id"], "unknown_store": True}
 
 
-@bp.post("/recipes")
-@declare(
-    callers=Callers.BROWSER,
-    summary="Add a recipe to the basket",
-    headers=WRITE_HEADERS,
-    body=AddRecipeBody(),
-    answers=CHANGE_ANSWERS,
-    body_example={
-        "recipe_id": "5",
-        "guests": 4,
-        "store_id": "1001",
-        "lines": [{"ingredient_id": "carotte", "product_id": "100040", "quantity": 1}],
-    },
+# The writes: each forwards its validated request to the upstream basket and answers the upstream's answer once
+# it matches the schema (prerender/web/forwarding.py).
+FORWARDED = (
+    ForwardedRoute(
+        "/recipes",
+        "add_recipe",
+        summary="Add a recipe to the basket",
+        description="Add a recipe's ingredients with the shopper's choices (or re-scale it when already there), "
+        "in one write.",
+        call=baskets.ADD_RECIPE,
+        answer=BasketChangeSchema,
+        answers=CHANGE_ANSWERS,
+        headers=WRITE_HEADERS,
+        body=AddRecipeBody(),
+        body_example={
+            "recipe_id": "5",
+            "guests": 4,
+            "store_id": "1001",
+            "lines": [{"ingredient_id": "carotte", "product_id": "100040", "quantity": 1}],
+        },
+        owner=basket_owner,
+    ),
+    ForwardedRoute(
+        "/recipes/<recipe_id>",
+        "rescale_recipe",
+        summary="Re-scale a recipe of the basket",
+        description="Re-scale a recipe of the basket to a number of guests.",
+        call=baskets.RESCALE_RECIPE,
+        answer=BasketChangeSchema,
+        answers=CHANGE_ANSWERS,
+        headers=WRITE_HEADERS,
+        path=RecipePath(),
+        body=RescaleBody(),
+        body_example={"guests": 6, "store_id": "1001"},
+        owner=basket_owner,
+    ),
+    ForwardedRoute(
+        "/recipes/<recipe_id>",
+        "remove_recipe",
+        summary="Remove a recipe from the basket",
+        description="Remove a recipe and its products from the basket.",
+        call=baskets.REMOVE_RECIPE,
+        answer=BasketChangeSchema,
+        answers=CHANGE_ANSWERS,
+        headers=WRITE_HEADERS,
+        path=RecipePath(),
+        query=RequiredStoreQuery(),
+        owner=basket_owner,
+    ),
+    ForwardedRoute(
+        "/recipes/<recipe_id>/ingredients/<ingredient_id>",
+        "set_ingredient",
+        summary="Set the product of one ingredient",
+        description="Add, remove (quantity 0) or replace the product of one ingredient.",
+        call=baskets.SET_INGREDIENT,
+        answer=BasketChangeSchema,
+        answers=CHANGE_ANSWERS,
+        headers=WRITE_HEADERS,
+        path=IngredientPath(),
+        body=IngredientLineBody(),
+        body_example={"product_id": "100001", "quantity": 1, "store_id": "1001"},
+        owner=basket_owner,
+    ),
+    ForwardedRoute(
+        "/reconcile",
+        "reconcile",
+        summary="Follow the retailer cart",
+        description="Follow the retailer cart: what it removed or reduced leaves the basket.",
+        call=baskets.RECONCILE,
+        answer=BasketChangeSchema,
+        answers=CHANGE_ANSWERS,
+        headers=WRITE_HEADERS,
+        body=ReconcileBody(),
+        body_example={"store_id": "1001", "cart": [{"id": "100001", "quantity": 1}]},
+        owner=basket_owner,
+    ),
+    ForwardedRoute(
+        "/confirm",
+        "confirm",
+        summary="Confirm the basket after payment",
+        description="The user paid: confirm the basket (once per order id; never an empty one).",
+        call=baskets.CONFIRM,
+        answer=ConfirmationSchema,
+        answers={
+            200: json_answer(ConfirmationSchema, "The confirmation."),
+            **PASSED_THROUGH,
+            **NO_SUPPLIER,
+            409: problem(
+                "The total paid does not cover the basket's (`expected_total`), or the order is being confirmed."
+            ),
+            **UPSTREAM_FAILURES,
+        },
+        headers=WRITE_HEADERS,
+        body=ConfirmBody(),
+        body_example={"store_id": "1001", "total": 12.5, "order_id": "order-1"},
+        owner=basket_owner,
+    ),
 )
-def add_recipe(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
-    """Add a recipe's ingredients with the shopper's choices (or re-scale it when already there), in one write."""
-    return get_gateway().add_recipe_to_basket(basket_owner().upstream, body=body, key=headers["idempotency_key"])
-
-
-@bp.patch("/recipes/<recipe_id>")
-@declare(
-    callers=Callers.BROWSER,
-    summary="Re-scale a recipe of the basket",
-    headers=WRITE_HEADERS,
-    path=RecipePath(),
-    body=RescaleBody(),
-    answers=CHANGE_ANSWERS,
-    body_example={"guests": 6, "store_id": "1001"},
-)
-def rescale_recipe(recipe_id: str, body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
-    """Re-scale a recipe of the basket to a number of guests."""
-    return get_gateway().rescale_basket_recipe(
-        basket_owner().upstream, recipe_id, body=body, key=headers["idempotency_key"]
-    )
-
-
-@bp.delete("/recipes/<recipe_id>")
-@declare(
-    callers=Callers.BROWSER,
-    summary="Remove a recipe from the basket",
-    headers=WRITE_HEADERS,
-    path=RecipePath(),
-    query=RequiredStoreQuery(),
-    answers=CHANGE_ANSWERS,
-)
-def remove_recipe(recipe_id: str, query: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
-    """Remove a recipe and its products from the basket."""
-    return get_gateway().remove_basket_recipe(
-        basket_owner().upstream, recipe_id, params=query, key=headers["idempotency_key"]
-    )
-
-
-@bp.put("/recipes/<recipe_id>/ingredients/<ingredient_id>")
-@declare(
-    callers=Callers.BROWSER,
-    summary="Set the product of one ingredient",
-    headers=WRITE_HEADERS,
-    path=IngredientPath(),
-    body=IngredientLineBody(),
-    answers=CHANGE_ANSWERS,
-    body_example={"product_id": "100001", "quantity": 1, "store_id": "1001"},
-)
-def set_ingredient(recipe_id: str, ingredient_id: str, body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
-    """Add, remove (quantity 0) or replace the product of one ingredient."""
-    return get_gateway().set_basket_ingredient(
-        basket_owner().upstream, recipe_id, ingredient_id, body=body, key=headers["idempotency_key"]
-    )
-
-
-@bp.post("/reconcile")
-@declare(
-    callers=Callers.BROWSER,
-    summary="Follow the retailer cart",
-    headers=WRITE_HEADERS,
-    body=ReconcileBody(),
-    answers=CHANGE_ANSWERS,
-    body_example={"store_id": "1001", "cart": [{"id": "100001", "quantity": 1}]},
-)
-def reconcile(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
-    """Follow the retailer cart: what it removed or reduced leaves the basket."""
-    return get_gateway().reconcile_basket(basket_owner().upstream, body=body, key=headers["idempotency_key"])
-
-
-@bp.post("/confirm")
-@declare(
-    callers=Callers.BROWSER,
-    summary="Confirm the basket after payment",
-    headers=WRITE_HEADERS,
-    body=ConfirmBody(),
-    body_example={"store_id": "1001", "total": 12.5, "order_id": "order-1"},
-    answers={
-        200: json_answer(ConfirmationSchema, "The confirmation."),
-        **PASSED_THROUGH,
-        **NO_SUPPLIER,
-        409: problem("The total paid does not cover the basket's (`expected_total`), or the order is being confirmed."),
-        **UPSTREAM_FAILURES,
-    },
-)
-def confirm(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
-    """The user paid: confirm the basket (once per order id; never an empty one)."""
-    return get_gateway().confirm_basket(
-        basket_owner().upstream, body={**body, "total": float(body["total"])}, key=headers["idempotency_key"]
-    )
+for route in FORWARDED:
+    add_forwarded_route(bp, route)
 
 
 @bp.get("/merge-authless-basket")
@@ -204,5 +202,5 @@ def merge_authless_basket(query: dict[str, Any], headers: dict[str, Any]) -> Res
     return merge_response(
         query,
         headers,
-        lambda caller, params, key: get_gateway().merge_authless_basket(caller, params=params, key=key),
+        lambda caller, params, key: forward(baskets.MERGE_AUTHLESS, BasketChangeSchema, caller, params=params, key=key),
     )

@@ -9,7 +9,7 @@ from flask import Blueprint
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import Forbidden
 
-from prerender.gateway import get_menus
+from prerender.gateway import get_menus, menus
 from prerender.schemas.headers import MergeHeaders, WriteHeaders
 from prerender.schemas.menus import (
     CurrentMenuQuery,
@@ -35,6 +35,7 @@ from prerender.web.contract import (
     json_answer,
     problem,
 )
+from prerender.web.forwarding import ForwardedRoute, add_forwarded_route, forward
 from prerender.web.http_caching import PRIVATE, cache_policy
 from prerender.web.merge_proof import MERGE_REFUSALS, merge_response
 
@@ -86,105 +87,93 @@ def menu_suggestions(query: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-@bp.patch("/current")
-@declare(
-    summary="Change the menu's store, guests or budget",
-    body=MenuPatchBody(),
-    body_example={"store_id": "1001", "guests": 4, "budget": 60},
-    callers=Callers.BROWSER,
-    headers=WRITE_HEADERS,
-    answers=MENU_ANSWERS,
+# The writes: each forwards its validated request to the upstream menu and answers the whole menu once it matches
+# the schema (prerender/web/forwarding.py).
+FORWARDED = (
+    ForwardedRoute(
+        "/current",
+        "update_menu",
+        summary="Change the menu's store, guests or budget",
+        description="Move the menu to a store (null: none), set every recipe's guests, set the budget.",
+        call=menus.UPDATE,
+        answer=MenuSchema,
+        answers=MENU_ANSWERS,
+        headers=WRITE_HEADERS,
+        body=MenuPatchBody(),
+        body_example={"store_id": "1001", "guests": 4, "budget": 60},
+    ),
+    ForwardedRoute(
+        "/current/recipes",
+        "add_recipe",
+        summary="Add a recipe to the menu",
+        description="Add a recipe after the others (re-scaled when already there).",
+        call=menus.ADD_RECIPE,
+        answer=MenuSchema,
+        answers=MENU_ANSWERS,
+        headers=WRITE_HEADERS,
+        body=MenuRecipeBody(),
+        body_example={"recipe_id": "5", "guests": 4},
+    ),
+    ForwardedRoute(
+        "/current/recipes/<recipe_id>",
+        "rescale_recipe",
+        summary="Re-scale a recipe of the menu",
+        description="Set a recipe's guests.",
+        call=menus.RESCALE_RECIPE,
+        answer=MenuSchema,
+        answers=MENU_ANSWERS,
+        headers=WRITE_HEADERS,
+        path=MenuRecipePath(),
+        body=MenuGuestsBody(),
+    ),
+    ForwardedRoute(
+        "/current/recipes/<recipe_id>",
+        "remove_recipe",
+        summary="Remove a recipe from the menu",
+        description="Remove a recipe; the others keep their order.",
+        call=menus.REMOVE_RECIPE,
+        answer=MenuSchema,
+        answers=MENU_ANSWERS,
+        headers=WRITE_HEADERS,
+        path=MenuRecipePath(),
+    ),
+    ForwardedRoute(
+        "/current/recipes/<recipe_id>/swap",
+        "swap_recipe",
+        summary="Swap a recipe of the menu for another",
+        description="Put another recipe in this one's place, for the same guests.",
+        call=menus.SWAP_RECIPE,
+        answer=MenuSchema,
+        answers=MENU_ANSWERS,
+        headers=WRITE_HEADERS,
+        path=MenuRecipePath(),
+        body=SwapBody(),
+    ),
+    ForwardedRoute(
+        "/current/recipes/<recipe_id>/products/<product_id>",
+        "select_product",
+        summary="Select a product of a menu recipe",
+        description="Select a product (or a candidate instead of an ingredient's product).",
+        call=menus.SELECT_PRODUCT,
+        answer=MenuSchema,
+        answers=MENU_ANSWERS,
+        headers=WRITE_HEADERS,
+        path=MenuProductPath(),
+    ),
+    ForwardedRoute(
+        "/current/recipes/<recipe_id>/products/<product_id>",
+        "unselect_product",
+        summary="Unselect a product of a menu recipe",
+        description="Leave a product out of the total and of finalize.",
+        call=menus.UNSELECT_PRODUCT,
+        answer=MenuSchema,
+        answers=MENU_ANSWERS,
+        headers=WRITE_HEADERS,
+        path=MenuProductPath(),
+    ),
 )
-def update_menu(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
-    """Move the menu to a store (null: none), set every recipe's guests, set the budget."""
-    if body.get("budget") is not None:
-        body = {**body, "budget": float(body["budget"])}
-    return get_menus().update(current_context().upstream, body=body, key=headers["idempotency_key"])
-
-
-@bp.post("/current/recipes")
-@declare(
-    summary="Add a recipe to the menu",
-    body=MenuRecipeBody(),
-    body_example={"recipe_id": "5", "guests": 4},
-    callers=Callers.BROWSER,
-    headers=WRITE_HEADERS,
-    answers=MENU_ANSWERS,
-)
-def add_recipe(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
-    """Add a recipe after the others (re-scaled when already there)."""
-    return get_menus().add_recipe(current_context().upstream, body=body, key=headers["idempotency_key"])
-
-
-@bp.patch("/current/recipes/<recipe_id>")
-@declare(
-    summary="Re-scale a recipe of the menu",
-    path=MenuRecipePath(),
-    body=MenuGuestsBody(),
-    callers=Callers.BROWSER,
-    headers=WRITE_HEADERS,
-    answers=MENU_ANSWERS,
-)
-def rescale_recipe(recipe_id: str, body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
-    """Set a recipe's guests."""
-    return get_menus().rescale_recipe(current_context().upstream, recipe_id, body=body, key=headers["idempotency_key"])
-
-
-@bp.delete("/current/recipes/<recipe_id>")
-@declare(
-    summary="Remove a recipe from the menu",
-    path=MenuRecipePath(),
-    callers=Callers.BROWSER,
-    headers=WRITE_HEADERS,
-    answers=MENU_ANSWERS,
-)
-def remove_recipe(recipe_id: str, headers: dict[str, Any]) -> dict[str, Any]:
-    """Remove a recipe; the others keep their order."""
-    return get_menus().remove_recipe(current_context().upstream, recipe_id, key=headers["idempotency_key"])
-
-
-@bp.post("/current/recipes/<recipe_id>/swap")
-@declare(
-    summary="Swap a recipe of the menu for another",
-    path=MenuRecipePath(),
-    body=SwapBody(),
-    callers=Callers.BROWSER,
-    headers=WRITE_HEADERS,
-    answers=MENU_ANSWERS,
-)
-def swap_recipe(recipe_id: str, body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
-    """Put another recipe in this one's place, for the same guests."""
-    return get_menus().swap_recipe(current_context().upstream, recipe_id, body=body, key=headers["idempotency_key"])
-
-
-@bp.put("/current/recipes/<recipe_id>/products/<product_id>")
-@declare(
-    summary="Select a product of a menu recipe",
-    path=MenuProductPath(),
-    callers=Callers.BROWSER,
-    headers=WRITE_HEADERS,
-    answers=MENU_ANSWERS,
-)
-def select_product(recipe_id: str, product_id: str, headers: dict[str, Any]) -> dict[str, Any]:
-    """Select a product (or a candidate instead of an ingredient's product)."""
-    return get_menus().select_product(
-        current_context().upstream, recipe_id, product_id, selected=True, key=headers["idempotency_key"]
-    )
-
-
-@bp.delete("/current/recipes/<recipe_id>/products/<product_id>")
-@declare(
-    summary="Unselect a product of a menu recipe",
-    path=MenuProductPath(),
-    callers=Callers.BROWSER,
-    headers=WRITE_HEADERS,
-    answers=MENU_ANSWERS,
-)
-def unselect_product(recipe_id: str, product_id: str, headers: dict[str, Any]) -> dict[str, Any]:
-    """Leave a product out of the total and of finalize."""
-    return get_menus().select_product(
-        current_context().upstream, recipe_id, product_id, selected=False, key=headers["idempotency_key"]
-    )
+for route in FORWARDED:
+    add_forwarded_route(bp, route)
 
 
 @bp.post("/current/finalize")
@@ -205,7 +194,7 @@ def finalize(headers: dict[str, Any]) -> dict[str, Any]:
     ctx = current_context()
     if not ctx.is_connected:
         raise Forbidden(LOGIN_REQUIRED)
-    return get_menus().finalize(ctx.upstream, key=headers["idempotency_key"])
+    return forward(menus.FINALIZE, BasketChangeSchema, ctx.upstream, key=headers["idempotency_key"])
 
 
 @bp.get("/merge-authless-menu")
@@ -224,5 +213,7 @@ def finalize(headers: dict[str, Any]) -> dict[str, Any]:
 def merge_authless_menu(query: dict[str, Any], headers: dict[str, Any]) -> ResponseReturnValue:
     """End of the auth flow: the visitor's menu replaces the user's (no merge of their recipes). Never cached."""
     return merge_response(
-        query, headers, lambda caller, params, key: get_menus().merge_authless(caller, params=params, key=key)
+        query,
+        headers,
+        lambda caller, params, key: forward(menus.MERGE_AUTHLESS, MenuSchema, caller, params=params, key=key),
     )

@@ -7,12 +7,13 @@ from typing import Any
 
 from flask import Blueprint
 
-from prerender.gateway import UpstreamBadResponse, UpstreamStatusError, get_gateway
+from prerender.gateway import UpstreamBadResponse, UpstreamStatusError, baskets
 from prerender.schemas.actions import HandlePaymentBody, HandlePaymentQuery
 from prerender.schemas.headers import WriteHeaders
-from prerender.schemas.responses import PaymentOutcomeSchema
+from prerender.schemas.responses import ConfirmationSchema, PaymentOutcomeSchema
 from prerender.web.context import basket_owner
 from prerender.web.contract import PASSED_THROUGH, UPSTREAM_FAILURES, Callers, declare, json_answer, problem
+from prerender.web.forwarding import forward
 
 bp = Blueprint("payments", __name__, url_prefix="/baskets")
 
@@ -43,14 +44,18 @@ def handle_payment(body: dict[str, Any], query: dict[str, Any], headers: dict[st
     """The basket follows the paid cart, then is confirmed once per order-id (never an empty one)."""
     upstream_body: dict[str, Any] = {
         "store_id": body["store_id"],
-        "total": float(body["totalPrice"]),
+        "total": body["totalPrice"],
         "cart": body["products"],
     }
     if query["order_id"] is not None:
         upstream_body["order_id"] = query["order_id"]
     try:
-        answer = get_gateway().handle_payment(
-            basket_owner().upstream, body=upstream_body, key=headers["idempotency_key"]
+        answer = forward(
+            baskets.CONFIRM,
+            ConfirmationSchema,
+            basket_owner().upstream,
+            body=upstream_body,
+            key=headers["idempotency_key"],
         )
     except UpstreamStatusError as error:
         if error.status == 409 and "total" in (error.problem.get("errors") or {}).get("json", {}):

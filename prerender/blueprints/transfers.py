@@ -7,16 +7,22 @@ from typing import Any
 
 from flask import Blueprint, current_app
 
-from prerender.gateway import UpstreamBadResponse, get_gateway
+from prerender.gateway import baskets
 from prerender.rendering.cta import affiliated_retailer, has_site, transfer_url
 from prerender.rendering.i18n import translator_for
 from prerender.rendering.transfer import added_products, received_message
 from prerender.schemas.actions import RedeemTransferBody, TransferBody
 from prerender.schemas.headers import WriteHeaders
-from prerender.schemas.responses import TransferLinkSchema, TransferReceivedSchema
+from prerender.schemas.responses import (
+    TransferLinkSchema,
+    TransferReceivedSchema,
+    UpstreamRedeemedSchema,
+    UpstreamTransferSchema,
+)
 from prerender.web.context import basket_owner
 from prerender.web.contract import PASSED_THROUGH, UPSTREAM_FAILURES, Callers, declare, json_answer, problem
 from prerender.web.errors import Problem
+from prerender.web.forwarding import forward
 
 bp = Blueprint("transfers", __name__, url_prefix="/basket/transfers")
 
@@ -54,14 +60,22 @@ def create_transfer(body: dict[str, Any], headers: dict[str, Any]) -> tuple[dict
     retailer = affiliated_retailer(ctx)
     if ctx.supplier is None or retailer is None or not has_site(retailer, environment):
         raise no_affiliate()
-    answer = get_gateway().create_basket_transfer(
-        ctx.upstream, body={"store_id": body["store_id"]}, key=headers["idempotency_key"]
+    answer = forward(
+        baskets.CREATE_TRANSFER,
+        UpstreamTransferSchema,
+        ctx.upstream,
+        body={"store_id": body["store_id"]},
+        key=headers["idempotency_key"],
     )
-    token, expires_at = answer.get("token"), answer.get("expires_at")
-    if not isinstance(token, str) or not token or not isinstance(expires_at, str):
-        raise UpstreamBadResponse("POST /basket/transfers: no token or expiry")
-    url = transfer_url(ctx.supplier, retailer, environment=environment, token=token, store_id=body["store_id"])
-    return {"url": url, "expires_at": expires_at, "store_id": body["store_id"], "retailer": retailer.name}, 201
+    url = transfer_url(
+        ctx.supplier, retailer, environment=environment, token=answer["token"], store_id=body["store_id"]
+    )
+    return {
+        "url": url,
+        "expires_at": answer["expires_at"],
+        "store_id": body["store_id"],
+        "retailer": retailer.name,
+    }, 201
 
 
 @bp.post("/redeem")
@@ -83,10 +97,10 @@ def redeem_transfer(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, 
     """The transferred recipes join the shopper's basket at the store; the cart follows through the SDK, which
     tells the shopper what arrived (`transfer.message`)."""
     ctx = basket_owner()
-    answer = get_gateway().redeem_basket_transfer(ctx.upstream, body=body, key=headers["idempotency_key"])
-    basket, changes, transfer = answer.get("basket"), answer.get("changes"), answer.get("transfer")
-    if not isinstance(basket, dict) or not isinstance(changes, list) or not isinstance(transfer, dict):
-        raise UpstreamBadResponse("POST /basket/transfers/redeem: no basket, changes or transfer")
+    answer = forward(
+        baskets.REDEEM_TRANSFER, UpstreamRedeemedSchema, ctx.upstream, body=body, key=headers["idempotency_key"]
+    )
+    basket, changes, transfer = answer["basket"], answer["changes"], answer["transfer"]
     count = transfer.get("recipe_count")
     recipes = count if isinstance(count, int) and not isinstance(count, bool) else 0
     products = added_products(changes)

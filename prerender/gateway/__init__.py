@@ -7,6 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from flask import Flask, current_app
 
 from prerender.extensions import cache
+from prerender.gateway import baskets, menus
 from prerender.gateway.breaker import BreakerPolicy
 from prerender.gateway.catalog import (
     CatalogGateway,
@@ -31,6 +32,7 @@ from prerender.gateway.errors import (
     UpstreamTimeout,
     UpstreamUnavailable,
 )
+from prerender.gateway.forwarding import UpstreamCall, UpstreamForwarder
 from prerender.gateway.guards import Resource, ResourceGuards
 from prerender.gateway.http import UpstreamHttp
 from prerender.gateway.menus import MenuGateway
@@ -40,6 +42,7 @@ from prerender.gateway.read_cache import NearCache, ReadCache
 EXTENSION_KEY = "prerender.gateway"
 MENUS_KEY = "prerender.gateway.menus"
 CATALOG_KEY = "prerender.gateway.catalog"
+FORWARDER_KEY = "prerender.gateway.forwarder"
 
 
 def init_gateway(app: Flask) -> None:
@@ -79,6 +82,7 @@ def init_gateway(app: Flask) -> None:
         stale_ttl=int(config["STALE_IF_ERROR_SECONDS"]),
     )
     app.extensions[MENUS_KEY] = MenuGateway(http=http)
+    app.extensions[FORWARDER_KEY] = UpstreamForwarder(http=http)
     app.extensions[CATALOG_KEY] = CatalogGateway(
         http=http,
         cache=ReadCache(cache=cache),
@@ -97,6 +101,12 @@ def get_menus() -> MenuGateway:
     """The menu calls of the current app."""
     menus: MenuGateway = current_app.extensions[MENUS_KEY]
     return menus
+
+
+def get_forwarder() -> UpstreamForwarder:
+    """The calls the current app's browser routes forward."""
+    forwarder: UpstreamForwarder = current_app.extensions[FORWARDER_KEY]
+    return forwarder
 
 
 def get_catalog() -> CatalogGateway:
@@ -130,14 +140,19 @@ __all__ = [
     "Supplier",
     "UnknownStore",
     "UpstreamBadResponse",
+    "UpstreamCall",
     "UpstreamError",
+    "UpstreamForwarder",
     "UpstreamGateway",
     "UpstreamHttp",
     "UpstreamStatusError",
     "UpstreamTimeout",
     "UpstreamUnavailable",
+    "baskets",
     "get_catalog",
+    "get_forwarder",
     "get_gateway",
     "get_menus",
     "init_gateway",
+    "menus",
 ]

@@ -5,16 +5,38 @@ from __future__ import annotations
 
 from typing import Any
 
-from prerender.gateway.client import API, CallerIdentity, segment
+from prerender.gateway.client import API, CallerIdentity
 from prerender.gateway.errors import UpstreamBadResponse
+from prerender.gateway.forwarding import UpstreamCall
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
 
 
+def _write(method: str, path: str) -> UpstreamCall:
+    return UpstreamCall(
+        method, f"/menus{path}", Resource.MENUS, name="menu_change", idempotent=method in ("PUT", "DELETE")
+    )
+
+
+# The writes the browser routes forward (prerender/blueprints/menu.py), each answering the whole menu (finalize:
+# the basket write's {basket, changes}). PUT and DELETE are retried after connection errors; POST, PATCH and the
+# merge (a GET that writes) only with an idempotency key, which makes the upstream answer a repeat with the first
+# outcome (docs/browser-api.md, retrying a write).
+UPDATE = _write("PATCH", "/current")  # store, guests, budget
+ADD_RECIPE = _write("POST", "/current/recipes")
+RESCALE_RECIPE = _write("PATCH", "/current/recipes/{recipe_id}")
+REMOVE_RECIPE = _write("DELETE", "/current/recipes/{recipe_id}")
+SWAP_RECIPE = _write("POST", "/current/recipes/{recipe_id}/swap")
+SELECT_PRODUCT = _write("PUT", "/current/recipes/{recipe_id}/products/{product_id}")
+UNSELECT_PRODUCT = _write("DELETE", "/current/recipes/{recipe_id}/products/{product_id}")
+FINALIZE = _write("POST", "/current/finalize")  # the selected products go to the user's basket
+# The visitor's menu replaces the user's.
+MERGE_AUTHLESS = UpstreamCall("GET", "/menus/merge-authless-menu", Resource.MENUS, name="menu", idempotent=False)
+
+
 class MenuGateway:
-    """Calls to /menus. Reads and PUT/DELETE are retried after connection errors; POST, PATCH and the merge
-    (a GET that writes) only with an idempotency key, which makes the upstream answer a repeat with the first
-    outcome (docs/browser-api.md, retrying a write)."""
+    """The menu's reads: the menu itself, created when there is none, its suggestions, and the planner's
+    catalog panel; retried after connection errors."""
 
     def __init__(self, *, http: UpstreamHttp) -> None:
         self.http = http
@@ -22,11 +44,11 @@ class MenuGateway:
     def current(self, identity: CallerIdentity, *, params: dict[str, Any]) -> dict[str, Any]:
         """GET /menus/current: the shopper's menu, created when there is none, moved to `store_id` when given.
         Retried: concurrent or repeated first reads create one menu (the upstream locks)."""
-        return self._call(identity, "GET", "/current", params=params, idempotent=True)
+        return self._read(identity, "/current", params=params)
 
     def suggestions(self, identity: CallerIdentity, *, params: dict[str, Any]) -> dict[str, Any]:
         """GET /menus/current/suggestions: recipes to add, not already in the menu."""
-        return self._call(identity, "GET", "/current/suggestions", params=params, idempotent=True)
+        return self._read(identity, "/current/suggestions", params=params)
 
     def search_recipes(self, identity: CallerIdentity, *, params: dict[str, Any]) -> dict[str, Any]:
         """GET /recipes: the planner's catalog panel (types, keyword, completion filter at the store, pages)."""
@@ -43,71 +65,18 @@ class MenuGateway:
             raise UpstreamBadResponse("GET /recipes: expected {data: [...]}")
         return payload
 
-    def update(self, identity: CallerIdentity, *, body: dict[str, Any], key: str | None) -> dict[str, Any]:
-        """PATCH /menus/current: store, guests, budget."""
-        return self._call(identity, "PATCH", "/current", body=body, key=key)
-
-    def add_recipe(self, identity: CallerIdentity, *, body: dict[str, Any], key: str | None) -> dict[str, Any]:
-        """POST /menus/current/recipes."""
-        return self._call(identity, "POST", "/current/recipes", body=body, key=key)
-
-    def rescale_recipe(
-        self, identity: CallerIdentity, recipe_id: str, *, body: dict[str, Any], key: str | None
-    ) -> dict[str, Any]:
-        """PATCH /menus/current/recipes/<recipe_id>."""
-        return self._call(identity, "PATCH", f"/current/recipes/{segment(recipe_id)}", body=body, key=key)
-
-    def remove_recipe(self, identity: CallerIdentity, recipe_id: str, *, key: str | None) -> dict[str, Any]:
-        """DELETE /menus/current/recipes/<recipe_id>."""
-        return self._call(identity, "DELETE", f"/current/recipes/{segment(recipe_id)}", key=key, idempotent=True)
-
-    def swap_recipe(
-        self, identity: CallerIdentity, recipe_id: str, *, body: dict[str, Any], key: str | None
-    ) -> dict[str, Any]:
-        """POST /menus/current/recipes/<recipe_id>/swap."""
-        return self._call(identity, "POST", f"/current/recipes/{segment(recipe_id)}/swap", body=body, key=key)
-
-    def select_product(
-        self, identity: CallerIdentity, recipe_id: str, product_id: str, *, selected: bool, key: str | None
-    ) -> dict[str, Any]:
-        """PUT (select) or DELETE (unselect) /menus/current/recipes/<recipe_id>/products/<product_id>."""
-        path = f"/current/recipes/{segment(recipe_id)}/products/{segment(product_id)}"
-        return self._call(identity, "PUT" if selected else "DELETE", path, key=key, idempotent=True)
-
-    def finalize(self, identity: CallerIdentity, *, key: str | None) -> dict[str, Any]:
-        """POST /menus/current/finalize: the selected products go to the user's basket; {basket, changes}."""
-        return self._call(identity, "POST", "/current/finalize", key=key)
-
-    def merge_authless(self, identity: CallerIdentity, *, params: dict[str, Any], key: str | None) -> dict[str, Any]:
-        """GET /menus/merge-authless-menu: the visitor's menu replaces the user's."""
-        return self._call(identity, "GET", "/merge-authless-menu", params=params, key=key)
-
-    def _call(
-        self,
-        identity: CallerIdentity,
-        method: str,
-        path: str,
-        *,
-        body: dict[str, Any] | None = None,
-        params: dict[str, Any] | None = None,
-        key: str | None = None,
-        idempotent: bool = False,
-    ) -> dict[str, Any]:
-        headers = identity.headers()
-        if key is not None:
-            headers["Idempotency-Key"] = key
-        # The upstream's 4xx (unknown store or recipe, a full menu, finalize without a user...) pass through to
-        # the browser with their explanation (prerender/web/errors.py).
+    def _read(self, identity: CallerIdentity, path: str, *, params: dict[str, Any]) -> dict[str, Any]:
+        """GET /menus<path>; the upstream's 4xx (an unknown store...) pass through to the browser with their
+        explanation (prerender/web/errors.py)."""
         payload = self.http.request(
-            method,
+            "GET",
             f"{API}/menus{path}",
             resource=Resource.MENUS,
-            name="menu" if method == "GET" else "menu_change",
-            json=body,
+            name="menu",
             params=params,
-            headers=headers,
-            idempotent=idempotent or key is not None,
+            headers=identity.headers(),
+            idempotent=True,
         )
         if not isinstance(payload, dict):
-            raise UpstreamBadResponse(f"{method} /menus{path}: expected an object")
+            raise UpstreamBadResponse(f"GET /menus{path}: expected an object")
         return payload

@@ -11,6 +11,7 @@ from webargs.fields import DelimitedList
 
 from prerender.schemas.fields import IDENTITY_MESSAGE, IDENTITY_PATTERN, Amount, FullMatch, Identifier, Integer
 from prerender.schemas.limits import MAX_SERVES
+from prerender.schemas.responses import AnswerSchema
 
 RECIPE_TYPES = ("starter", "main-dish", "dessert", "drink")
 # How a menu starts when the shopper has none: from the current suggestions, or empty.
@@ -153,7 +154,7 @@ class MergeAuthlessMenuQuery(_Query):
     store_id = Identifier(load_default=None)
 
 
-class MenuProductSchema(Schema):
+class MenuProductSchema(AnswerSchema):
     id = fields.String()
     ingredient_id = fields.String()
     name = fields.String()
@@ -163,7 +164,7 @@ class MenuProductSchema(Schema):
     price = fields.Float(allow_none=True)
 
 
-class MenuRecipeSchema(Schema):
+class MenuRecipeSchema(AnswerSchema):
     id = fields.String()
     title = fields.String()
     picture_url = fields.String()
@@ -174,7 +175,7 @@ class MenuRecipeSchema(Schema):
     products = fields.List(fields.Nested(MenuProductSchema))
 
 
-class MenuSchema(Schema):
+class MenuSchema(AnswerSchema):
     """The shopper's menu (docs/upstream.md, "Menus"): no products nor prices without a store."""
 
     id = fields.String()
@@ -190,5 +191,5 @@ class MenuSchema(Schema):
     )
 
 
-class MenuSuggestionsSchema(Schema):
+class MenuSuggestionsSchema(AnswerSchema):
     data = fields.List(fields.Dict())

@@ -3,7 +3,16 @@
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from marshmallow import EXCLUDE, Schema, fields, validate
+
+
+class AnswerSchema(Schema):
+    """The schema of an answer this service forwards from the upstream (prerender/web/forwarding.py validates the
+    upstream's answer with it): members it does not declare are let through, not refused, since the upstream may
+    add some before this service documents them."""
+
+    class Meta:
+        unknown = EXCLUDE
 
 
 class ProblemSchema(Schema):
@@ -40,7 +49,7 @@ class StylesSchema(Schema):
     html = fields.String(required=True, metadata={"description": "The <link rel=stylesheet> tags."})
 
 
-class BasketSchema(Schema):
+class BasketSchema(AnswerSchema):
     """The upstream basket (docs/upstream.md)."""
 
     store_id = fields.String(allow_none=True)
@@ -54,14 +63,14 @@ class BasketSchema(Schema):
     )
 
 
-class CartChangeSchema(Schema):
+class CartChangeSchema(AnswerSchema):
     """What the retailer cart must do for one product."""
 
     id = fields.String(required=True)
     quantity = fields.Integer(required=True, metadata={"description": "Negative to remove."})
 
 
-class BasketChangeSchema(Schema):
+class BasketChangeSchema(AnswerSchema):
     """A basket write's answer: the basket and what the retailer cart must do."""
 
     basket = fields.Nested(BasketSchema, required=True)
@@ -81,6 +90,28 @@ class TransferLinkSchema(Schema):
     expires_at = fields.String(required=True, metadata={"description": "When the link stops working (ISO 8601)."})
     store_id = fields.String(required=True)
     retailer = fields.String(required=True, metadata={"description": "The affiliated retailer's name."})
+
+
+class UpstreamTransferSchema(AnswerSchema):
+    """The upstream's one-time token of a basket transfer (`POST /basket/transfers`, docs/upstream.md), which
+    `POST /{v}/basket/transfers` turns into the retailer's link."""
+
+    token = fields.String(required=True, validate=validate.Length(min=1))
+    expires_at = fields.String(required=True)
+
+
+class UpstreamTransferOriginSchema(AnswerSchema):
+    """Where a redeemed transfer came from, as the upstream says it (the route counts and words it itself)."""
+
+    source_supplier_name = fields.String(allow_none=True)
+    recipe_count = fields.Raw(allow_none=True)
+
+
+class UpstreamRedeemedSchema(BasketChangeSchema):
+    """The upstream's redemption of a transfer (`POST /basket/transfers/redeem`): the basket, the cart's changes
+    and where it came from."""
+
+    transfer = fields.Nested(UpstreamTransferOriginSchema, required=True)
 
 
 class TransferSourceSchema(Schema):
@@ -104,7 +135,7 @@ class TransferReceivedSchema(BasketChangeSchema):
     transfer = fields.Nested(TransferSourceSchema, required=True)
 
 
-class ConfirmationSchema(Schema):
+class ConfirmationSchema(AnswerSchema):
     """The upstream's confirmation of a paid basket (docs/upstream.md): confirmed once per order id."""
 
     confirmed = fields.Boolean(required=True)

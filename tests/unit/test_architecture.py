@@ -79,3 +79,24 @@ def test_the_rules_see_imports() -> None:
     """A guard against a checker that passes because it reads nothing."""
     imports = dict(imported_modules(PACKAGE / "blueprints" / "recipe_card.py"))
     assert "prerender.rendering.cards" in imports.values()
+
+
+def test_upstream_writes_are_forwarded_through_one_function() -> None:
+    """The browser routes' upstream writes are `UpstreamCall`s of the gateway's resource modules, made by
+    `prerender.web.forwarding.forward` only (docs/architecture.md, "Forwarded routes"), which validates their
+    answers: no other module reaches the forwarder, and no blueprint calls the HTTP client itself."""
+    forwarder_users = sorted(
+        module_name(path)
+        for path in MODULES
+        if layer_of(module_name(path)) != "gateway"
+        and any(
+            alias.name in ("get_forwarder", "UpstreamForwarder")
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.ImportFrom)
+            for alias in node.names
+        )
+    )
+    assert forwarder_users == ["prerender.web.forwarding"]
+    for path in (PACKAGE / "blueprints").glob("*.py"):
+        source = path.read_text()
+        assert ".http.request(" not in source and "UpstreamHttp" not in source, path.name

@@ -3,7 +3,6 @@ tests/integration against a live coreapi)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
@@ -20,11 +19,14 @@ from prerender.gateway import (
     SuggestionContext,
     UnknownStore,
     UpstreamBadResponse,
+    UpstreamCall,
+    UpstreamForwarder,
     UpstreamGateway,
     UpstreamHttp,
     UpstreamStatusError,
     UpstreamTimeout,
     UpstreamUnavailable,
+    baskets,
 )
 from prerender.gateway.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
 from prerender.gateway.read_cache import NearCache, ReadCache, cache_key
@@ -467,38 +469,58 @@ def test_stale_batch_and_suggestions_when_the_upstream_fails(gateway):
 
 BASKET_ANSWER = {"basket": {"recipes": []}, "changes": []}
 BASKET_WRITES = [
-    # (call, upstream method, upstream path below /api/v1/basket, retried)
-    (lambda g: g.add_recipe_to_basket(IDENTITY, body={"recipe_id": "1"}), "POST", "/recipes", False),
-    (lambda g: g.rescale_basket_recipe(IDENTITY, "a/b", body={"guests": 2}), "PATCH", "/recipes/a%2Fb", False),
-    (lambda g: g.remove_basket_recipe(IDENTITY, "a/b", params={"store_id": "1001"}), "DELETE", "/recipes/a%2Fb", True),
+    # (call, path segments, keyword arguments, upstream path below /api/v1/basket, retried)
+    (baskets.ADD_RECIPE, {}, {"body": {"recipe_id": "1"}}, "/recipes", False),
+    (baskets.RESCALE_RECIPE, {"recipe_id": "a/b"}, {"body": {"guests": 2}}, "/recipes/a%2Fb", False),
+    (baskets.REMOVE_RECIPE, {"recipe_id": "a/b"}, {"params": {"store_id": "1001"}}, "/recipes/a%2Fb", True),
     (
-        lambda g: g.set_basket_ingredient(IDENTITY, "a/b", "i?1", body={"quantity": 0}),
-        "PUT",
+        baskets.SET_INGREDIENT,
+        {"recipe_id": "a/b", "ingredient_id": "i?1"},
+        {"body": {"quantity": 0}},
         "/recipes/a%2Fb/ingredients/i%3F1",
         True,
     ),
-    (lambda g: g.reconcile_basket(IDENTITY, body={"store_id": "1001"}), "POST", "/reconcile", False),
-    (lambda g: g.confirm_basket(IDENTITY, body={"order_id": "o"}), "POST", "/confirm", False),
-    (lambda g: g.merge_authless_basket(IDENTITY, params={"authless_id": "a"}), "GET", "/merge-authless-basket", False),
+    (baskets.RECONCILE, {}, {"body": {"store_id": "1001"}}, "/reconcile", False),
+    (baskets.CONFIRM, {}, {"body": {"order_id": "o"}}, "/confirm", False),
+    (baskets.MERGE_AUTHLESS, {}, {"params": {"authless_id": "a"}}, "/merge-authless-basket", False),
+    (baskets.CREATE_TRANSFER, {}, {"body": {"store_id": "1001"}}, "/transfers", False),
+    (baskets.REDEEM_TRANSFER, {}, {"body": {"token": "t"}}, "/transfers/redeem", False),
 ]
 
 
 @responses.activate
-@pytest.mark.parametrize("write, method, path, retried", BASKET_WRITES)
+@pytest.mark.parametrize(("call", "segments", "arguments", "path", "retried"), BASKET_WRITES)
 def test_basket_writes_know_their_route_and_only_idempotent_ones_retry(
-    gateway: UpstreamGateway, write: Callable[[UpstreamGateway], dict[str, Any]], method: str, path: str, retried: bool
+    gateway: UpstreamGateway,
+    call: UpstreamCall,
+    segments: dict[str, str],
+    arguments: dict[str, Any],
+    path: str,
+    retried: bool,
 ) -> None:
+    """Each segment is quoted as one; PUT and DELETE are retried after a 503, the others not without a key."""
+    forwarder = UpstreamForwarder(http=gateway.http)
     url = f"{BASE}/api/v1/basket{path}"
-    responses.add(method, url, status=503)
-    responses.add(method, url, json=BASKET_ANSWER)
+    responses.add(call.method, url, status=503)
+    responses.add(call.method, url, json=BASKET_ANSWER)
     if retried:
-        assert write(gateway) == BASKET_ANSWER
+        assert forwarder.forward(call, IDENTITY, segments=segments, **arguments) == BASKET_ANSWER
     else:
         with pytest.raises(UpstreamStatusError):
-            write(gateway)
-    assert [(c.request.method, c.request.url.split("?")[0]) for c in responses.calls] == [(method, url)] * (
+            forwarder.forward(call, IDENTITY, segments=segments, **arguments)
+    assert [(c.request.method, c.request.url.split("?")[0]) for c in responses.calls] == [(call.method, url)] * (
         2 if retried else 1
     )
+
+
+@responses.activate
+def test_a_write_with_an_idempotency_key_sends_it_and_is_retried(gateway: UpstreamGateway) -> None:
+    url = f"{BASE}/api/v1/basket/recipes"
+    responses.post(url, status=503)
+    responses.post(url, json=BASKET_ANSWER)
+    forwarder = UpstreamForwarder(http=gateway.http)
+    assert forwarder.forward(baskets.ADD_RECIPE, IDENTITY, body={"recipe_id": "1"}, key="k-1") == BASKET_ANSWER
+    assert [c.request.headers["Idempotency-Key"] for c in responses.calls] == ["k-1", "k-1"]
 
 
 @responses.activate
@@ -509,7 +531,9 @@ def test_basket_writes_turn_an_unknown_store_into_unknown_store(gateway: Upstrea
         json={"status": 400, "errors": {"json": {"store_id": ["Unknown store."]}}},
     )
     with pytest.raises(UnknownStore):
-        gateway.add_recipe_to_basket(IDENTITY, body={"recipe_id": "1", "store_id": "9"})
+        UpstreamForwarder(http=gateway.http).forward(
+            baskets.ADD_RECIPE, IDENTITY, body={"recipe_id": "1", "store_id": "9"}
+        )
 
 
 @responses.activate

@@ -1,0 +1,38 @@
+"""The shopper's basket at the upstream (docs/upstream.md, "Basket"): the writes the browser routes forward
+(prerender/blueprints/basket.py, payments.py), each answering the basket and what the retailer cart must do
+(the confirmation: its outcome). PUT and DELETE are retried after connection errors; POST and PATCH only with an
+idempotency key."""
+
+from __future__ import annotations
+
+from prerender.gateway.forwarding import UpstreamCall
+from prerender.gateway.guards import Resource
+
+
+def _write(method: str, path: str) -> UpstreamCall:
+    return UpstreamCall(
+        method, f"/basket{path}", Resource.BASKETS, name="basket_change", idempotent=method in ("PUT", "DELETE")
+    )
+
+
+# A recipe with the shopper's choices, or re-scaled when already there.
+ADD_RECIPE = _write("POST", "/recipes")
+RESCALE_RECIPE = _write("PATCH", "/recipes/{recipe_id}")
+# The recipe and its products leave.
+REMOVE_RECIPE = _write("DELETE", "/recipes/{recipe_id}")
+# One ingredient's line: another product, a quantity, 0 to leave it out.
+SET_INGREDIENT = _write("PUT", "/recipes/{recipe_id}/ingredients/{ingredient_id}")
+# What the retailer cart removed or reduced leaves the basket.
+RECONCILE = _write("POST", "/reconcile")
+# The shopper paid: confirmed once per order id (with the paid `cart`, the basket follows it first, in the same
+# upstream transaction).
+CONFIRM = _write("POST", "/confirm")
+# End of the auth flow: the logged-out visitor's basket joins the user's (a GET that writes, as integrations call
+# it: retried only with a key).
+MERGE_AUTHLESS = UpstreamCall(
+    "GET", "/basket/merge-authless-basket", Resource.BASKETS, name="basket_change", idempotent=False
+)
+# A recipe publisher's basket handed to its affiliated retailer: a one-time token, then its redemption by the
+# retailer's shopper (the basket, the cart's changes and where it came from).
+CREATE_TRANSFER = _write("POST", "/transfers")
+REDEEM_TRANSFER = _write("POST", "/transfers/redeem")

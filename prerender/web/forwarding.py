@@ -1,0 +1,116 @@
+"""Browser routes that forward their validated request to the upstream and answer its validated answer.
+
+A forwarded route is one declaration, `ForwardedRoute`: the route (rule, summary, request schemas, documented
+answers), the upstream call it makes (an `UpstreamCall` of the gateway's resource module, which knows every
+upstream path) and the schema of the answer. `add_forwarded_route` registers its view, which `declare` gives its
+parsing and its OpenAPI operation (prerender/web/contract.py, openapi.py), and which calls `forward`. A view that
+does more than forward (the payment's outcome) calls `forward` itself with its call and answer schema.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from flask import Blueprint
+from marshmallow import Schema
+
+from prerender.gateway import CallerIdentity, UpstreamBadResponse, UpstreamCall, get_forwarder
+from prerender.web.context import RequestContext, current_context
+from prerender.web.contract import Answer, Callers, declare
+
+
+@dataclass(frozen=True)
+class ForwardedRoute:
+    """A browser route that forwards to one upstream call. Its method is the call's; `endpoint` names its view
+    (the OpenAPI operation's id), `description` is the view's docstring; `owner` is whose identity the call is
+    made with (`basket_owner`: baskets need a known supplier). The path segments the route's `path` schema
+    parses fill the call's placeholders; its query is the call's parameters (None values left out), its body
+    the call's body, and the `idempotency_key` of its `headers` the call's key."""
+
+    rule: str
+    endpoint: str
+    summary: str
+    description: str
+    call: UpstreamCall
+    answer: type[Schema]
+    answers: Mapping[int, Answer]
+    path: Schema | None = None
+    query: Schema | None = None
+    body: Schema | None = None
+    headers: Schema | None = None
+    body_example: Mapping[str, Any] | None = field(default=None, compare=False)
+    callers: Callers = Callers.BROWSER
+    owner: Callable[[], RequestContext] = current_context
+
+
+def add_forwarded_route(bp: Blueprint, route: ForwardedRoute) -> None:
+    """Registers the route's view on the blueprint."""
+
+    def view(**arguments: Any) -> dict[str, Any]:
+        headers = arguments.pop("headers", {})
+        query = arguments.pop("query", None)
+        body = arguments.pop("body", None)
+        return forward(
+            route.call,
+            route.answer,
+            route.owner().upstream,
+            segments=arguments,  # what is left: the path segments
+            body=body,
+            params={name: value for name, value in query.items() if value is not None} if query else None,
+            key=headers.get("idempotency_key"),
+        )
+
+    view.__name__ = view.__qualname__ = route.endpoint
+    view.__doc__ = route.description
+    declared = declare(
+        summary=route.summary,
+        answers=route.answers,
+        path=route.path,
+        query=route.query,
+        body=route.body,
+        headers=route.headers,
+        body_example=route.body_example,
+        callers=route.callers,
+    )(view)
+    bp.add_url_rule(route.rule, endpoint=route.endpoint, view_func=declared, methods=[route.call.method])
+
+
+def forward(
+    call: UpstreamCall,
+    answer: type[Schema],
+    identity: CallerIdentity,
+    *,
+    segments: Mapping[str, str] | None = None,
+    body: dict[str, Any] | None = None,
+    params: dict[str, Any] | None = None,
+    key: str | None = None,
+) -> dict[str, Any]:
+    """The upstream's answer to the call, once it matches `answer` (else a 502: the upstream answered
+    something this route does not document). Decimal amounts of the body are sent as JSON numbers."""
+    payload = get_forwarder().forward(
+        call, identity, segments=segments, body=_json_ready(body) if body else body, params=params, key=key
+    )
+    errors = _schema(answer).validate(payload)
+    if errors:
+        raise UpstreamBadResponse(f"{call.method} {call.path}: the answer does not match {answer.__name__}: {errors}")
+    return payload
+
+
+@functools.cache
+def _schema(answer: type[Schema]) -> Schema:
+    """One instance per answer schema (a schema is safe to share once built)."""
+    return answer()
+
+
+def _json_ready(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, dict):
+        return {name: _json_ready(item) for name, item in value.items()}
+    if isinstance(value, list):
+        return [_json_ready(item) for item in value]
+    return value
