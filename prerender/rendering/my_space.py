@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -130,55 +131,20 @@ class HistoryView:
     failed: bool = False
 
 
-MONTHS = {
-    "fr": (
-        "janvier",
-        "février",
-        "mars",
-        "avril",
-        "mai",
-        "juin",
-        "juillet",
-        "août",
-        "septembre",
-        "octobre",
-        "novembre",
-        "décembre",
-    ),
-    "en": (
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    ),
-}
-
-
-def date_text(iso: str, language: str) -> tuple[str, str]:
+def date_text(iso: str, t: Translator) -> tuple[str, str]:
     """The day of an ISO 8601 timestamp, for `datetime` and as the language writes it ("20 novembre 2026")."""
     day = iso[:10]
     try:
-        year, month, date = (int(part) for part in day.split("-"))
-        names = MONTHS.get(language, MONTHS["en"])
-        text = f"{date} {names[month - 1]} {year}" if language == "fr" else f"{names[month - 1]} {date}, {year}"
-    except (ValueError, IndexError):
+        return day, t.day(date.fromisoformat(day))
+    except ValueError:
         return day, day
-    return day, text
 
 
 def history_view(answer: HistoryPage, query: dict[str, Any], *, t: Translator) -> HistoryView:
     params = link_params(query)
     orders = []
     for order in answer.orders:
-        day, text = date_text(order.confirmed_at, t.language)
+        day, text = date_text(order.confirmed_at, t)
         items = tuple(
             HistoryItemView(
                 recipe_id=r.recipe_id,

@@ -4,6 +4,9 @@ its keys."""
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+from datetime import date
 from decimal import Decimal
 
 import pytest
@@ -62,6 +65,42 @@ def test_parameters_and_money():
     assert fr("RECIPE_CARD.GUESTS", count=4) == "4 pers."
     assert fr.money(Decimal("2.475")) == "2,48\u00a0€"
     assert en.money(Decimal("12.5")) == "€12.50"
+    assert fr.money(Decimal("1234.5")) == "1\u202f234,50\u00a0€"  # CLDR's French grouping: a narrow space
+    assert en.money(Decimal("1234.5")) == "€1,234.50"
+    assert fr.day(date(2026, 11, 20)) == "20 novembre 2026" and en.day(date(2026, 11, 20)) == "November 20, 2026"
+
+
+BROWSER_FORMATS = """
+const [amounts, days] = JSON.parse(process.argv[1]);
+const out = {};
+for (const language of ["fr", "en"]) {
+  const money = new Intl.NumberFormat(language, { style: "currency", currency: "EUR" });
+  const long = new Intl.DateTimeFormat(language, { dateStyle: "long", timeZone: "UTC" });
+  out[language] = [amounts.map((a) => money.format(a)), days.map((d) => long.format(new Date(d)))];
+}
+console.log(JSON.stringify(out));
+"""
+
+
+def test_prices_and_days_read_as_the_browser_modules_write_them():
+    """The server's prices and days are the browser's `Intl` ones (components/ui.js `money`; Node's ICU is the
+    browser's CLDR data), so a price rendered in a fragment and one the drawer formats after a swap agree."""
+    node = shutil.which("node")
+    assert node, "node is needed (make install)"
+    amounts, days = ["0.5", "2.47", "12", "999.99", "1234.5", "20450"], ["2026-01-01", "2026-11-20", "2027-08-09"]
+    browser = json.loads(
+        subprocess.run(
+            [node, "-e", BROWSER_FORMATS, json.dumps([[float(a) for a in amounts], days])],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    catalog = TextCatalog(overrides_dir=None)
+    for language in ("fr", "en"):
+        t = catalog.translator(language)
+        server = [[t.money(Decimal(a)) for a in amounts], [t.day(date.fromisoformat(d)) for d in days]]
+        assert server == browser[language], language
 
 
 # --- plural messages (prerender/rendering/plurals.py) ----------------------------------------------------------
