@@ -3,9 +3,13 @@ module of prerender/static/ is reached that way from the scripts the fragments c
 
 from __future__ import annotations
 
+import json
 import re
-from pathlib import PurePosixPath
+import shutil
+import subprocess
+from pathlib import Path, PurePosixPath
 
+from prerender.blueprints.basket import EMPTY_BASKET
 from prerender.blueprints.bootstrap import SDK_MODULES
 from prerender.rendering.assets import SOURCE_DIR
 from prerender.rendering.cards import CARD_MODULES
@@ -14,6 +18,7 @@ from prerender.rendering.cta import CTA_MODULES
 from prerender.rendering.current_menu import PAGE_MODULES
 from prerender.rendering.planner import ENTRY_MODULES
 
+ROOT = Path(__file__).resolve().parents[2]
 # `import ... from "x"`, `import "x"`, `export ... from "x"` and `import("x")`, with the specifier as written.
 STATIC_IMPORT = re.compile(r'^(?:import|export) (?:[^;"]*? from )?"(?P<path>[^"]+)";', re.MULTILINE)
 LITERAL_DYNAMIC_IMPORT = re.compile(r'\bimport\("(?P<path>[^"]+)"\)')
@@ -76,3 +81,13 @@ def test_components_reach_the_sdk_through_its_one_module():
             code = code_of(source)
             specifiers = [m["path"] for m in (*STATIC_IMPORT.finditer(code), *LITERAL_DYNAMIC_IMPORT.finditer(code))]
             assert [s for s in specifiers if s.startswith("../") and s != "../sdk/svc.js"] == [], name
+
+
+def test_the_sdk_s_empty_basket_is_the_service_s():
+    """The browser's basket before any answer (sdk/basket.js `emptyBasket`) has the members and values of the
+    empty basket `GET /basket` answers without a store (prerender/blueprints/basket.py)."""
+    node = shutil.which("node")
+    assert node, "node is needed (make install)"
+    script = "import('./prerender/static/sdk/basket.js').then((m) => console.log(JSON.stringify(m.emptyBasket(null))))"
+    printed = subprocess.run([node, "-e", script], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert json.loads(printed) == EMPTY_BASKET

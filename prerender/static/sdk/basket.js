@@ -55,7 +55,7 @@ const PAYMENT_STARTED = "payment-started";
 const PAYMENT_STARTED_MS = 24 * 3600 * 1000;
 
 /** @param {string | null} storeId @returns {Basket} */
-export const emptyBasket = (storeId) => ({ store_id: storeId, recipes: [], products: [], recipe_count: 0, total: 0 });
+export const emptyBasket = (storeId) => ({ store_id: storeId, recipes: [], products: [], recipe_count: 0, total: 0, currency: "EUR" });
 
 export class BasketService {
   /** @type {State<Basket>} the current basket, once loaded */
