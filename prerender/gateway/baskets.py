@@ -10,9 +10,7 @@ from prerender.gateway.guards import Resource
 
 
 def _write(method: str, path: str) -> UpstreamCall:
-    return UpstreamCall(
-        method, f"/basket{path}", Resource.BASKETS, name="basket_change", idempotent=method in ("PUT", "DELETE")
-    )
+    return UpstreamCall.write(method, f"/basket{path}", Resource.BASKETS, name="basket_change")
 
 
 # A recipe with the shopper's choices, or re-scaled when already there.

@@ -27,6 +27,11 @@ class UpstreamCall:
     name: str
     idempotent: bool
 
+    @classmethod
+    def write(cls, method: str, path: str, resource: Resource, *, name: str) -> UpstreamCall:
+        """A write, retried without a key only when its method is idempotent (PUT, DELETE)."""
+        return cls(method, path, resource, name=name, idempotent=method in ("PUT", "DELETE"))
+
     def url_path(self, segments: Mapping[str, str]) -> str:
         """The call's path with the segments in place."""
         return self.path.format_map({name: segment(value) for name, value in segments.items()})

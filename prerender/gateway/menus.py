@@ -13,9 +13,7 @@ from prerender.gateway.http import UpstreamHttp
 
 
 def _write(method: str, path: str) -> UpstreamCall:
-    return UpstreamCall(
-        method, f"/menus{path}", Resource.MENUS, name="menu_change", idempotent=method in ("PUT", "DELETE")
-    )
+    return UpstreamCall.write(method, f"/menus{path}", Resource.MENUS, name="menu_change")
 
 
 # The writes the browser routes forward (prerender/blueprints/menu.py), each answering the whole menu (finalize:
