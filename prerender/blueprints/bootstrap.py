@@ -5,10 +5,10 @@ from __future__ import annotations
 from flask import Blueprint, Response, render_template
 
 from prerender.rendering.assets import get_assets
-from prerender.rendering.shopper import shopper_element
 from prerender.web.context import current_context
 from prerender.web.contract import NOT_MODIFIED, declare, html
 from prerender.web.http_caching import PRIVATE, SAME_FOR_EVERYONE, set_policy
+from prerender.web.shopper import shopper_element
 
 bp = Blueprint("bootstrap", __name__)
 

@@ -10,6 +10,7 @@ from prerender.rendering.catalog_pages import category_fragment, header_fragment
 from prerender.schemas.catalog import CATEGORY_QUERIES, HOME_QUERIES, LIST_QUERIES, HeaderQuery
 from prerender.web.context import current_context
 from prerender.web.contract import NOT_MODIFIED, Callers, declare, html, problem
+from prerender.web.fragment_response import fragment_response
 from prerender.web.http_caching import PRIVATE, cache_policy
 
 bp = Blueprint("catalog", __name__, url_prefix="/catalog")
@@ -33,7 +34,7 @@ BAD_REQUEST = {400: problem("Invalid parameters or headers, or an unknown store.
 )
 def header(query: dict[str, Any]) -> Response:
     """The catalog home's header alone."""
-    return Response(header_fragment(current_context(), query), mimetype="text/html")
+    return fragment_response(lambda: header_fragment(current_context(), query))
 
 
 @bp.get("")
@@ -53,7 +54,7 @@ def header(query: dict[str, Any]) -> Response:
 )
 def home(query: dict[str, Any]) -> Response:
     """Rows of categories with their first recipes."""
-    return Response(home_fragment(current_context(), query), mimetype="text/html")
+    return fragment_response(lambda: home_fragment(current_context(), query))
 
 
 @bp.get("/category")
@@ -71,7 +72,7 @@ def home(query: dict[str, Any]) -> Response:
 )
 def category(query: dict[str, Any]) -> Response:
     """One category's recipes, a page at a time."""
-    return Response(category_fragment(current_context(), query), mimetype="text/html")
+    return fragment_response(lambda: category_fragment(current_context(), query))
 
 
 @bp.get("/list")
@@ -91,4 +92,4 @@ def category(query: dict[str, Any]) -> Response:
 )
 def recipe_list(query: dict[str, Any]) -> Response:
     """Search results, recipe types or every recipe, a page at a time."""
-    return Response(list_fragment(current_context(), query), mimetype="text/html")
+    return fragment_response(lambda: list_fragment(current_context(), query))

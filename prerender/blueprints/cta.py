@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from flask import Blueprint, Response
 
-from prerender.gateway import UpstreamError
 from prerender.rendering.cta import build_cta, render_cta
-from prerender.rendering.fragments import fragment_etag
-from prerender.rendering.shopper import with_shopper
 from prerender.schemas.cta import CtaQuery
 from prerender.web.context import current_context
 from prerender.web.contract import NOT_MODIFIED, declare, html, problem
+from prerender.web.fragment_response import fragment_response
 from prerender.web.http_caching import PRIVATE, cache_policy
-
-log = logging.getLogger(__name__)
 
 bp = Blueprint("cta", __name__)
 
@@ -38,15 +33,9 @@ bp = Blueprint("cta", __name__)
 def get_cta(query: dict[str, Any]) -> Response:
     """The CTA of the publisher's recipe (its own id), in or out of the user's basket."""
     ctx = current_context()
-    try:
+
+    def render() -> str:
         cta = build_cta(ctx, query["recipe_id"], query["guests"])
-        fragment = render_cta(cta, ctx) if cta is not None else ""
-    except UpstreamError as error:
-        log.error("no-supplier CTA rendered empty, request %s: %s", ctx.request_id, error)
-        fragment = ""
-    etag = fragment_etag(fragment)
-    if fragment:  # the browser acts for the shopper the publisher's server named (prerender/rendering/shopper.py)
-        fragment, etag = with_shopper(fragment, etag, ctx)
-    response = Response(fragment, mimetype="text/html")
-    response.set_etag(etag)
-    return response
+        return render_cta(cta, ctx) if cta is not None else ""
+
+    return fragment_response(render)  # the browser acts for the shopper the publisher's server named

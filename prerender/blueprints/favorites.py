@@ -11,6 +11,7 @@ from prerender.rendering.my_space import favorites_fragment
 from prerender.schemas.catalog import FavoritesQuery
 from prerender.web.context import current_context
 from prerender.web.contract import NOT_MODIFIED, Callers, declare, html, problem
+from prerender.web.fragment_response import fragment_response
 from prerender.web.http_caching import PRIVATE, cache_policy
 
 bp = Blueprint("favorites", __name__, url_prefix="/catalog")
@@ -35,4 +36,4 @@ BAD_REQUEST = {400: problem("Invalid parameters or headers, or an unknown store.
 )
 def favorites(query: dict[str, Any]) -> Response:
     """The connected user's liked recipes."""
-    return Response(favorites_fragment(current_context(), query), mimetype="text/html")
+    return fragment_response(lambda: favorites_fragment(current_context(), query))

@@ -10,6 +10,7 @@ from prerender.rendering.my_space import basket_preview_fragment, my_space_fragm
 from prerender.schemas.catalog import BasketPreviewQuery, MySpaceQuery
 from prerender.web.context import current_context
 from prerender.web.contract import NOT_MODIFIED, Callers, declare, html, problem
+from prerender.web.fragment_response import fragment_response
 from prerender.web.http_caching import PRIVATE, cache_policy
 
 bp = Blueprint("my_space", __name__, url_prefix="/catalog")
@@ -35,7 +36,7 @@ BAD_REQUEST = {400: problem("Invalid parameters or headers, or an unknown store.
 )
 def my_space(query: dict[str, Any]) -> Response:
     """The shopper's favorites or history."""
-    return Response(my_space_fragment(current_context(), query), mimetype="text/html")
+    return fragment_response(lambda: my_space_fragment(current_context(), query))
 
 
 @bp.get("/my-space/basket-preview")
@@ -55,4 +56,4 @@ def my_space(query: dict[str, Any]) -> Response:
 )
 def basket_preview(query: dict[str, Any]) -> Response:
     """The shopper's basket, recipe by recipe."""
-    return Response(basket_preview_fragment(current_context(), query), mimetype="text/html")
+    return fragment_response(lambda: basket_preview_fragment(current_context(), query))

@@ -13,7 +13,6 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app
 
-from prerender.gateway import UpstreamError
 from prerender.rendering.current_menu import (
     CurrentMenuView,
     build_page,
@@ -23,7 +22,6 @@ from prerender.rendering.current_menu import (
     retry_page,
 )
 from prerender.rendering.planner import check_store, planner_entry
-from prerender.rendering.shopper import shopper_element
 from prerender.schemas.menus import CurrentMenuPageQuery, PlannerEntryQuery, PlannerRecipesQuery
 from prerender.web.context import current_context
 from prerender.web.contract import (
@@ -35,8 +33,9 @@ from prerender.web.contract import (
     html,
     problem,
 )
-from prerender.web.degraded import is_refusal, mark_degraded
-from prerender.web.http_caching import PRIVATE, cache_policy, set_policy
+from prerender.web.degraded import is_refusal
+from prerender.web.fragment_response import Rendered, fragment_response
+from prerender.web.http_caching import PRIVATE, cache_policy
 
 log = logging.getLogger(__name__)
 
@@ -62,10 +61,8 @@ def get_entry(query: dict[str, Any]) -> Response:
     """The entry: the same markup for every shopper of a supplier and store, but it ends with the shopper's
     credential (the current-menu page acts for that shopper), so it is private."""
     ctx = current_context()
-    set_policy(PRIVATE)
     check_store(ctx, query["store_id"])
-    fragment = planner_entry(ctx, store_id=query["store_id"]) + shopper_element(ctx)
-    return Response(fragment, mimetype="text/html")
+    return fragment_response(lambda: planner_entry(ctx, store_id=query["store_id"]))
 
 
 PAGE_ANSWERS = {
@@ -120,17 +117,15 @@ def _page(query: dict[str, Any]) -> Response:
     upstream failure is the page's try-again state, never a 5xx; the upstream's refusals (an unknown store)
     stay the caller's problem."""
     ctx = current_context()
-    page: CurrentMenuView
-    try:
-        page = build_page(ctx, query, environment=str(current_app.config["ENVIRONMENT"]))
-    except UpstreamError as error:
-        if is_refusal(error):
-            raise
-        log.error("planner page degraded, request %s: %s", ctx.request_id, error)
-        page = retry_page(ctx, query)
-    fragment = render_page(page, ctx, api_version=ctx.api_version) + shopper_element(ctx)
-    response = Response(fragment, mimetype="text/html")
-    return mark_degraded(response) if page.retry else response
+
+    def render(page: CurrentMenuView) -> Rendered:
+        return Rendered(render_page(page, ctx, api_version=ctx.api_version), degraded=page.retry is not None)
+
+    return fragment_response(
+        lambda: render(build_page(ctx, query, environment=str(current_app.config["ENVIRONMENT"]))),
+        degraded=lambda: render(retry_page(ctx, query)),
+        passes=is_refusal,
+    )
 
 
 @bp.get("/planner/recipes")

@@ -49,7 +49,6 @@ from prerender.rendering.preferences import (
     has_preferences,
     panel_view,
 )
-from prerender.rendering.shopper import shopper_element
 from prerender.rendering.urls import with_query
 from prerender.schemas.menus import RECIPE_TYPES
 from prerender.web.context import RequestContext
@@ -504,8 +503,8 @@ def collect(future: Future[RecipePage], ctx: RequestContext) -> RecipePage | Non
 
 
 def render_catalog(template: str, ctx: RequestContext, **values: Any) -> str:
-    """A catalog page's fragment: the page, the modules that upgrade it, then the shopper's credential (the
-    modules act for them; every catalog page is private)."""
+    """A catalog page's fragment: the page and the modules that upgrade it (its route's answer then ends with
+    the shopper's credential: prerender/web/fragment_response.py)."""
     t = translator_for(ctx)
     return render_template(
         template,
@@ -515,7 +514,7 @@ def render_catalog(template: str, ctx: RequestContext, **values: Any) -> str:
         browser_texts={key: t(key) for key in BROWSER_TEXTS},
         module_urls=get_assets().module_urls(CATALOG_MODULES),
         **values,
-    ) + shopper_element(ctx)
+    )
 
 
 def environment() -> str:

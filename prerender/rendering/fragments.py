@@ -9,11 +9,9 @@ stale hit. It saves the template rendering (most of a cached card's time); old k
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Hashable
 
 from flask import Flask, current_app
-from werkzeug.http import generate_etag
 
 from prerender.memory_cache import LockedLru
 from prerender.metrics import FRAGMENT_MEMO_LOOKUPS
@@ -44,13 +42,6 @@ class FragmentMemo:
 
     def __len__(self) -> int:
         return len(self._fragments)
-
-
-@functools.lru_cache(maxsize=4096)
-def fragment_etag(html: str) -> str:
-    """The strong ETag werkzeug would compute for this body (sha1 of its UTF-8 bytes), remembered: a memo
-    hit hands out the same string object, whose hash Python keeps, so a known fragment costs one lookup."""
-    return generate_etag(html.encode())
 
 
 def init_fragments(app: Flask) -> None:

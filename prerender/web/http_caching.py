@@ -11,7 +11,7 @@ everywhere, and a Cache-Control that says whether the answer depends on the user
 
 Views declare their policy with `@cache_policy(...)`; an after_request hook applies it. An answer to another
 method (POST) gets no ETag, but a private policy's Cache-Control all the same: the cards of
-`recipe-card/multiple` carry the shopper's credential (prerender/rendering/shopper.py), which no cache may
+`recipe-card/multiple` carry the shopper's credential (prerender/web/shopper.py), which no cache may
 keep for someone else.
 """
 

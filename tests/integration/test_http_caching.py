@@ -89,7 +89,7 @@ def test_errors_carry_no_cache_policy(client):
     assert response.status_code == 400 and "public" not in response.headers.get("Cache-Control", "")
 
 
-# Every answer that may carry a shopper's credential (prerender/rendering/shopper.py), from each route that
+# Every answer that may carry a shopper's credential (prerender/web/shopper.py), from each route that
 # appends one, asked for by a customer's server with a valid supplier-token.
 CREDENTIAL_ANSWERS = [
     ("GET", "/v1/recipe-card?recipe_id=5&store_id=1001", None, "demo-retailer-token"),

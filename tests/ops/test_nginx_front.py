@@ -49,7 +49,7 @@ def is_public(response: requests.Response) -> bool:
 
 
 def shopper_of(html: str) -> str:
-    """The shopper a fragment's credential element names (prerender/rendering/shopper.py)."""
+    """The shopper a fragment's credential element names (prerender/web/shopper.py)."""
     element = BeautifulSoup(html, "html5lib").select_one("svc-shopper")
     assert element is not None, "the fragment carries no credential"
     return str(element["shopper-id"])

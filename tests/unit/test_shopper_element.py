@@ -1,4 +1,4 @@
-"""The shopper's credential element makes its answer private (prerender/rendering/shopper.py): whatever a
+"""The shopper's credential element makes its answer private (prerender/web/shopper.py): whatever a
 view declared, a shared cache must never keep one shopper's credential for the next."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from dataclasses import replace
 
 from flask import g
 
-from prerender.rendering.shopper import shopper_element
 from prerender.web.http_caching import NO_STORE, PRIVATE, PUBLIC, set_policy
+from prerender.web.shopper import shopper_element
 
 from .test_card_template import RETAILER, ctx
 

@@ -1,0 +1,83 @@
+"""The answer of a fragment route: one policy for every HTML fragment a customer's server inserts in its page.
+
+A view says what to render and for whom (`fragment_response(render, shared=...)`); the responder does the rest:
+
+- who may keep it: `shared` (the same for every shopper: a fixed card of a supplier without personalization)
+  is publicly cacheable; anything else is private (prerender/web/http_caching.py);
+- an upstream failure while rendering is the route's degraded fragment, never a problem in the customer's page:
+  the empty fragment by default, the route's own when it has one (the planner page's try-again state, marked
+  `X-Degraded` by prerender/web/degraded.py); a degraded answer is never shared. The upstream's refusals that
+  are the caller's mistake (`passes`, by default an unknown store: a 400) stay problems;
+- its ETag, remembered per fragment (a memoized card costs one lookup);
+- a private, non-empty fragment ends with the shopper's credential element (prerender/web/shopper.py), which
+  the ETag covers too.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from flask import Response, request
+from werkzeug.http import generate_etag
+
+from prerender.gateway import UnknownStore, UpstreamError
+from prerender.web.context import current_context
+from prerender.web.degraded import mark_degraded
+from prerender.web.http_caching import PRIVATE, PUBLIC, set_policy
+from prerender.web.shopper import with_shopper
+
+log = logging.getLogger(__name__)
+
+
+def is_unknown_store(error: UpstreamError) -> bool:
+    return isinstance(error, UnknownStore)
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A fragment that knows whether it is its route's degraded state (the planner page's try-again state when
+    the supplier could not be read: rendered without an exception, marked all the same)."""
+
+    html: str
+    degraded: bool = False
+
+
+def fragment_response(
+    render: Callable[[], str | Rendered],
+    *,
+    shared: bool = False,
+    degraded: Callable[[], str | Rendered] | None = None,
+    passes: Callable[[UpstreamError], bool] = is_unknown_store,
+) -> Response:
+    """The route's answer: `render()`'s fragment, public when `shared`, else private with the shopper's
+    credential; on an upstream failure `degraded()`'s fragment (marked degraded) or the empty one."""
+    set_policy(PUBLIC if shared else PRIVATE)
+    try:
+        rendered = _as_rendered(render())
+    except UpstreamError as error:
+        if passes(error):
+            raise
+        log.error("%s degraded, request %s: %s", request.endpoint, current_context().request_id, error)
+        set_policy(PRIVATE)  # an outage's answer must not be shared by caches as the answer
+        rendered = Rendered(_as_rendered(degraded()).html, degraded=True) if degraded is not None else Rendered("")
+    fragment = rendered.html
+    etag = fragment_etag(fragment)
+    if fragment and not shared:
+        fragment, etag = with_shopper(fragment, etag, current_context())
+    response = Response(fragment, mimetype="text/html")
+    response.set_etag(etag)
+    return mark_degraded(response) if rendered.degraded else response
+
+
+def _as_rendered(result: str | Rendered) -> Rendered:
+    return result if isinstance(result, Rendered) else Rendered(result)
+
+
+@functools.lru_cache(maxsize=4096)
+def fragment_etag(html: str) -> str:
+    """The strong ETag werkzeug would compute for this body (sha1 of its UTF-8 bytes), remembered: a memo
+    hit hands out the same string object, whose hash Python keeps, so a known fragment costs one lookup."""
+    return generate_etag(html.encode())
