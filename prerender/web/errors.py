@@ -23,7 +23,8 @@ from prerender.gateway import (
 log = logging.getLogger(__name__)
 
 PROBLEM_MIMETYPE = "application/problem+json"
-# Field errors keyed by where the field was: {"query": {"display_variant": ["..."]}}.
+# Field errors keyed by where the field was, then by its name or dotted path: {"query": {"display_variant": ["..."]}},
+# {"json": {"contexts.0.productIds": ["..."]}}.
 FieldErrors = Mapping[str, Mapping[str, Any]]
 
 
@@ -59,10 +60,24 @@ class CredentialProblem(Problem):
 
 
 class ValidationProblem(Problem):
-    """A request that does not match its schema: 400 with the bad fields."""
+    """A request that does not match its schema: 400 with the bad fields, each by its dotted path."""
 
     def __init__(self, errors: FieldErrors, detail: str = "The request has invalid parameters.") -> None:
-        super().__init__(400, detail, errors=errors)
+        super().__init__(400, detail, errors={location: field_paths(fields) for location, fields in errors.items()})
+
+
+def field_paths(messages: Any, prefix: str = "") -> dict[str, list[str]]:
+    """marshmallow's nested messages as one level of dotted paths, the upstream's shape too (docs/upstream.md):
+    `{"contexts": {"0": {"productIds": [...]}}}` is `{"contexts.0.productIds": [...]}`, so every problem's
+    `errors` is `{location: {field: [message, ...]}}` whatever the field's depth."""
+    if isinstance(messages, Mapping):
+        flat: dict[str, list[str]] = {}
+        for name, value in messages.items():
+            flat.update(field_paths(value, f"{prefix}.{name}" if prefix else str(name)))
+        return flat
+    if isinstance(messages, str):
+        messages = [messages]
+    return {prefix or "_schema": [str(message) for message in messages]}
 
 
 def problem_response(

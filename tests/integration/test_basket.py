@@ -215,8 +215,8 @@ def test_choices_are_validated_before_the_upstream(client, user, line, field):
     body = {"recipe_id": "5", "guests": 4, "store_id": "1001", "lines": [line]}
     response = client.post("/v1/basket/recipes", json=body, headers=user)
     assert response.status_code == 400 and response.mimetype == "application/problem+json"
-    # prerender names the line's field as its other nested bodies' (errors.json.lines.<index>.<field>).
-    assert list(response.get_json()["errors"]["json"]["lines"]["0"]) == [field], response.get_json()
+    # prerender names the line's field by its dotted path, as its other nested bodies' (lines.<index>.<field>).
+    assert list(response.get_json()["errors"]["json"]) == [f"lines.0.{field}"], response.get_json()
 
 
 def test_one_choice_per_ingredient(client, user):

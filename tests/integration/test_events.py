@@ -71,7 +71,7 @@ def test_events_without_ids_are_still_accepted(client, upstream):
 def test_a_malformed_event_id_is_a_400(client, event_id):
     response = client.post("/v1/events", json={"events": [{**EVENT, "id": event_id}]}, headers=browser_headers(client))
     assert response.status_code == 400, response.get_data(as_text=True)
-    assert response.get_json()["errors"]["beacon"]["events"]["0"]["id"]  # the events route reads JSON and beacons alike
+    assert response.get_json()["errors"]["beacon"]["events.0.id"]  # the events route reads JSON and beacons alike
 
 
 def test_beacon_headers_only_on_the_events_route(client):

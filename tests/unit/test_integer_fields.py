@@ -15,6 +15,7 @@ from werkzeug.exceptions import HTTPException
 from prerender.schemas.fields import Integer
 from prerender.web.contract import contract_of
 from tests.conftest import HEADERS
+from tests.problems import names
 
 NOT_INTEGERS = [2.9, 2.0, "2", "2.9", True, False, None, [2], {"value": 2}]
 CONTEXT = {"productIds": ["1", "2"], "position": 1}
@@ -36,14 +37,14 @@ def test_multiple_body_options_take_json_integers_only(client, version, name, va
     response = client.post(
         f"/{version}/recipe-card/multiple", json={"contexts": [CONTEXT], name: value}, headers=HEADERS
     )
-    assert name in errors_of(response, "json")
+    assert names(errors_of(response, "json"), name)
 
 
 @pytest.mark.parametrize("value", NOT_INTEGERS, ids=repr)
 def test_multiple_body_positions_take_json_integers_only(client, value):
     body = {"contexts": [{**CONTEXT, "position": value}]}
     response = client.post("/v1/recipe-card/multiple", json=body, headers=HEADERS)
-    assert "position" in errors_of(response, "json")["contexts"]["0"]
+    assert "contexts.0.position" in errors_of(response, "json")
 
 
 def test_multiple_body_integers_still_load(client):
@@ -127,10 +128,7 @@ def test_basket_bodies_take_json_integers_only(app, client, shopper_headers, pat
         target = target[int(key)] if isinstance(target, list) else target[key]
     target[where[-1]] = value
     response = client.open(path, method=method.upper(), json=bad, headers=shopper_headers)
-    found = errors_of(response, "json")
-    for key in where:
-        found = found[key]
-    assert found
+    assert errors_of(response, "json")[".".join(where)]  # the field by its dotted path: cart.0.quantity
 
 
 # -------------------------------------------------------------------------- every body, present and future

@@ -17,6 +17,7 @@ from gunicorn.http.errors import ChunkMissingTerminator, InvalidChunkExtension, 
 
 from prerender import create_app
 from tests.conftest import HEADERS
+from tests.problems import names
 
 LIMIT = 64 * 1024
 PROBLEM = "application/problem+json"
@@ -103,7 +104,7 @@ def test_a_chunked_body_at_the_limit_is_read_whole(client):
 )
 def test_a_small_chunked_body_is_parsed_as_usual(client, body, field):
     response = chunked(client, MULTIPLE[0], json.dumps(body).encode())
-    assert response.status_code == 400 and field in response.get_json()["errors"]["json"]
+    assert response.status_code == 400 and names(response.get_json()["errors"]["json"], field)
 
 
 def test_the_limit_follows_the_configuration(app_config):
