@@ -3,6 +3,7 @@ SQLite with prerender's default in-process cache, and coreapi on PostgreSQL with
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from flask.testing import FlaskClient
 
 from prerender import create_app
 from tests.conftest import TEST_SECRET_KEY
+from tests.faulty_upstream import FaultyUpstream
 from tests.live import TEST_BUDGETS, Stack, use_live_servers
 
 RETAILER = "demo-retailer-token"
@@ -37,6 +39,14 @@ def app_config(coreapi_url: str, stack: Stack) -> dict:
 @pytest.fixture
 def app(app_config: dict) -> Flask:
     return create_app(app_config)
+
+
+@pytest.fixture
+def proxy(coreapi_url: str) -> Iterator[FaultyUpstream]:
+    """A fault-injecting proxy in front of the live coreapi (tests/faulty_upstream.py): point a test's prerender
+    at `proxy.url`, then make paths fail with `proxy.faults`."""
+    with FaultyUpstream(coreapi_url) as faulty:
+        yield faulty
 
 
 def headers(

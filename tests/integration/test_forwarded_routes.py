@@ -6,7 +6,7 @@ member the schema does not declare passes through (the upstream may add some bef
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -20,12 +20,6 @@ from tests.faulty_upstream import FaultyUpstream
 from .conftest import browser_headers
 
 STORE = "1001"
-
-
-@pytest.fixture
-def proxy(coreapi_url: str) -> Iterator[FaultyUpstream]:
-    with FaultyUpstream(coreapi_url) as faulty:
-        yield faulty
 
 
 @pytest.fixture

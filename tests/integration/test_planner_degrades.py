@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -30,12 +30,6 @@ EN = TextCatalog(overrides_dir=None).translator("en")
 PAGE = "/v2/planner/current-menu"
 STORE = "1001"
 DEGRADED_ENDPOINT = "v2.planner.current_menu_page"
-
-
-@pytest.fixture
-def proxy(coreapi_url: str) -> Iterator[FaultyUpstream]:
-    with FaultyUpstream(coreapi_url) as faulty:
-        yield faulty
 
 
 @pytest.fixture
