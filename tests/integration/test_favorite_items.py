@@ -14,6 +14,7 @@ from bs4 import BeautifulSoup
 from prerender import create_app
 from prerender.gateway import CallerIdentity, get_gateway
 from tests.conftest import closed_port
+from tests.problems import names
 
 from .conftest import browser_headers, headers
 
@@ -122,7 +123,7 @@ def test_bad_bodies_are_400_naming_the_field(client, user, body, field):
     put(client, user, ["100041"])
     answer = client.put("/v2/favorite-items", json=body, headers=user)
     assert answer.status_code == 400
-    assert field in problem(answer)["errors"]["json"]
+    assert names(problem(answer)["errors"]["json"], field)
     assert stored(client, user) == ["100041"]  # nothing changed
 
 

@@ -7,6 +7,8 @@ import itertools
 
 import pytest
 
+from tests.problems import names
+
 from .conftest import RETAILER, browser_headers, headers, shopper_credential
 
 NOPERS = "demo-nopers-token"
@@ -199,4 +201,4 @@ def test_suggestions_leave_out_the_menus_recipes(client, shopper: str) -> None:
     assert len(suggested) <= 4 and {r["type"] for r in suggested} <= {"dessert", "main-dish"}
     assert not {r["id"] for r in suggested} & set(recipe_ids(current))
     bad = client.get("/v2/menu/current/suggestions?type=soup", headers=me)
-    assert "type" in assert_problem(bad, 400)["errors"]["query"]
+    assert names(assert_problem(bad, 400)["errors"]["query"], "type")

@@ -21,6 +21,7 @@ from flask.testing import FlaskClient
 from prerender import create_app
 from prerender.gateway import get_gateway
 from prerender.rendering.i18n import TextCatalog
+from tests.problems import names
 
 from .conftest import (
     RETAILER,
@@ -637,7 +638,7 @@ def test_the_browser_may_read_whether_there_is_more(client) -> None:
 )
 def test_the_catalogs_query_is_checked(client, query: dict[str, str], field: str) -> None:
     problem = assert_problem(catalog(client, browser_headers(client, user=unique("user")), **query), 400)
-    assert field in problem["errors"]["query"], problem
+    assert names(problem["errors"]["query"], field), problem
 
 
 def test_the_catalog_is_the_browsers(client) -> None:
@@ -672,7 +673,7 @@ def test_an_unknown_store_in_the_catalog_is_a_400(client) -> None:
 )
 def test_the_pages_query_is_checked(client, query: dict[str, str], field: str) -> None:
     response = get_page(client, visitor_headers(unique("visitor")), **query)
-    assert field in assert_problem(response, 400)["errors"]["query"]
+    assert names(assert_problem(response, 400)["errors"]["query"], field)
 
 
 def test_the_page_opens_the_catalog_without_javascript(client) -> None:
