@@ -35,6 +35,10 @@ class State:
     path_delays: dict[str, float] = {}  # noqa: RUF012 -- the process's one mutable state, as the others
     target = urllib.parse.urlsplit("http://127.0.0.1:1")
     forwarded = 0
+    # Calls being forwarded now, and the most at once since the last reset (tests/ops/test_worker_class.py: the
+    # card's two upstream calls overlap).
+    in_flight = 0
+    peak_in_flight = 0
     lock = threading.Lock()
 
 
@@ -74,6 +78,15 @@ class Forwarder(BaseHTTPRequestHandler):
             return
         with State.lock:
             State.forwarded += 1
+            State.in_flight += 1
+            State.peak_in_flight = max(State.peak_in_flight, State.in_flight)
+        try:
+            self._delay_then_forward(body)
+        finally:
+            with State.lock:
+                State.in_flight -= 1
+
+    def _delay_then_forward(self, body: bytes | None) -> None:
         time.sleep(State.path_delays.get(self.path.split("?", 1)[0]) or State.delay_seconds)
         headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
         for attempt in (1, 2):  # a kept-alive connection the upstream closed is retried once
