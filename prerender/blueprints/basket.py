@@ -3,6 +3,7 @@ shopper of the browser's credential only (docs/security.md); the merge is also t
 
 from __future__ import annotations
 
+import functools
 import logging
 from typing import Any
 
@@ -85,18 +86,18 @@ def get_basket(query: dict[str, Any]) -> dict[str, Any]:
 
 
 # The writes: each forwards its validated request to the upstream basket and answers the upstream's answer once
-# it matches the schema (prerender/web/forwarding.py).
+# it matches the schema (prerender/web/forwarding.py). Every basket write shares its answers, its idempotency key
+# and a basket owner's identity.
+basket_write = functools.partial(ForwardedRoute, answers=CHANGE_ANSWERS, headers=WRITE_HEADERS, owner=basket_owner)
+
 FORWARDED = (
-    ForwardedRoute(
+    basket_write(
         "/recipes",
         "add_recipe",
         summary="Add a recipe to the basket",
         description="Add a recipe's ingredients with the shopper's choices (or re-scale it when already there), "
         "in one write.",
         call=baskets.ADD_RECIPE,
-        answer=BasketChangeSchema,
-        answers=CHANGE_ANSWERS,
-        headers=WRITE_HEADERS,
         body=AddRecipeBody(),
         body_example={
             "recipe_id": "5",
@@ -104,69 +105,51 @@ FORWARDED = (
             "store_id": "1001",
             "lines": [{"ingredient_id": "carotte", "product_id": "100040", "quantity": 1}],
         },
-        owner=basket_owner,
     ),
-    ForwardedRoute(
+    basket_write(
         "/recipes/<recipe_id>",
         "rescale_recipe",
         summary="Re-scale a recipe of the basket",
         description="Re-scale a recipe of the basket to a number of guests.",
         call=baskets.RESCALE_RECIPE,
-        answer=BasketChangeSchema,
-        answers=CHANGE_ANSWERS,
-        headers=WRITE_HEADERS,
         path=RecipePath(),
         body=RescaleBody(),
         body_example={"guests": 6, "store_id": "1001"},
-        owner=basket_owner,
     ),
-    ForwardedRoute(
+    basket_write(
         "/recipes/<recipe_id>",
         "remove_recipe",
         summary="Remove a recipe from the basket",
         description="Remove a recipe and its products from the basket.",
         call=baskets.REMOVE_RECIPE,
-        answer=BasketChangeSchema,
-        answers=CHANGE_ANSWERS,
-        headers=WRITE_HEADERS,
         path=RecipePath(),
         query=RequiredStoreQuery(),
-        owner=basket_owner,
     ),
-    ForwardedRoute(
+    basket_write(
         "/recipes/<recipe_id>/ingredients/<ingredient_id>",
         "set_ingredient",
         summary="Set the product of one ingredient",
         description="Add, remove (quantity 0) or replace the product of one ingredient.",
         call=baskets.SET_INGREDIENT,
-        answer=BasketChangeSchema,
-        answers=CHANGE_ANSWERS,
-        headers=WRITE_HEADERS,
         path=IngredientPath(),
         body=IngredientLineBody(),
         body_example={"product_id": "100001", "quantity": 1, "store_id": "1001"},
-        owner=basket_owner,
     ),
-    ForwardedRoute(
+    basket_write(
         "/reconcile",
         "reconcile",
         summary="Follow the retailer cart",
         description="Follow the retailer cart: what it removed or reduced leaves the basket.",
         call=baskets.RECONCILE,
-        answer=BasketChangeSchema,
-        answers=CHANGE_ANSWERS,
-        headers=WRITE_HEADERS,
         body=ReconcileBody(),
         body_example={"store_id": "1001", "cart": [{"id": "100001", "quantity": 1}]},
-        owner=basket_owner,
     ),
-    ForwardedRoute(
+    basket_write(
         "/confirm",
         "confirm",
         summary="Confirm the basket after payment",
         description="The user paid: confirm the basket (once per order id; never an empty one).",
         call=baskets.CONFIRM,
-        answer=ConfirmationSchema,
         answers={
             200: json_answer(ConfirmationSchema, "The confirmation."),
             **PASSED_THROUGH,
@@ -176,10 +159,8 @@ FORWARDED = (
             ),
             **UPSTREAM_FAILURES,
         },
-        headers=WRITE_HEADERS,
         body=ConfirmBody(),
         body_example={"store_id": "1001", "total": 12.5, "order_id": "order-1"},
-        owner=basket_owner,
     ),
 )
 for route in FORWARDED:

@@ -3,6 +3,7 @@ for the shopper of the browser's credential, and the merge of a visitor's menu a
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from flask import Blueprint
@@ -88,87 +89,68 @@ def menu_suggestions(query: dict[str, Any]) -> dict[str, Any]:
 
 
 # The writes: each forwards its validated request to the upstream menu and answers the whole menu once it matches
-# the schema (prerender/web/forwarding.py).
+# the schema (prerender/web/forwarding.py). Every menu write shares its answers and its idempotency key.
+menu_write = functools.partial(ForwardedRoute, answers=MENU_ANSWERS, headers=WRITE_HEADERS)
+
 FORWARDED = (
-    ForwardedRoute(
+    menu_write(
         "/current",
         "update_menu",
         summary="Change the menu's store, guests or budget",
         description="Move the menu to a store (null: none), set every recipe's guests, set the budget.",
         call=menus.UPDATE,
-        answer=MenuSchema,
-        answers=MENU_ANSWERS,
-        headers=WRITE_HEADERS,
         body=MenuPatchBody(),
         body_example={"store_id": "1001", "guests": 4, "budget": 60},
     ),
-    ForwardedRoute(
+    menu_write(
         "/current/recipes",
         "add_recipe",
         summary="Add a recipe to the menu",
         description="Add a recipe after the others (re-scaled when already there).",
         call=menus.ADD_RECIPE,
-        answer=MenuSchema,
-        answers=MENU_ANSWERS,
-        headers=WRITE_HEADERS,
         body=MenuRecipeBody(),
         body_example={"recipe_id": "5", "guests": 4},
     ),
-    ForwardedRoute(
+    menu_write(
         "/current/recipes/<recipe_id>",
         "rescale_recipe",
         summary="Re-scale a recipe of the menu",
         description="Set a recipe's guests.",
         call=menus.RESCALE_RECIPE,
-        answer=MenuSchema,
-        answers=MENU_ANSWERS,
-        headers=WRITE_HEADERS,
         path=MenuRecipePath(),
         body=MenuGuestsBody(),
     ),
-    ForwardedRoute(
+    menu_write(
         "/current/recipes/<recipe_id>",
         "remove_recipe",
         summary="Remove a recipe from the menu",
         description="Remove a recipe; the others keep their order.",
         call=menus.REMOVE_RECIPE,
-        answer=MenuSchema,
-        answers=MENU_ANSWERS,
-        headers=WRITE_HEADERS,
         path=MenuRecipePath(),
     ),
-    ForwardedRoute(
+    menu_write(
         "/current/recipes/<recipe_id>/swap",
         "swap_recipe",
         summary="Swap a recipe of the menu for another",
         description="Put another recipe in this one's place, for the same guests.",
         call=menus.SWAP_RECIPE,
-        answer=MenuSchema,
-        answers=MENU_ANSWERS,
-        headers=WRITE_HEADERS,
         path=MenuRecipePath(),
         body=SwapBody(),
     ),
-    ForwardedRoute(
+    menu_write(
         "/current/recipes/<recipe_id>/products/<product_id>",
         "select_product",
         summary="Select a product of a menu recipe",
         description="Select a product (or a candidate instead of an ingredient's product).",
         call=menus.SELECT_PRODUCT,
-        answer=MenuSchema,
-        answers=MENU_ANSWERS,
-        headers=WRITE_HEADERS,
         path=MenuProductPath(),
     ),
-    ForwardedRoute(
+    menu_write(
         "/current/recipes/<recipe_id>/products/<product_id>",
         "unselect_product",
         summary="Unselect a product of a menu recipe",
         description="Leave a product out of the total and of finalize.",
         call=menus.UNSELECT_PRODUCT,
-        answer=MenuSchema,
-        answers=MENU_ANSWERS,
-        headers=WRITE_HEADERS,
         path=MenuProductPath(),
     ),
 )

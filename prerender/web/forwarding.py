@@ -1,10 +1,11 @@
 """Browser routes that forward their validated request to the upstream and answer its validated answer.
 
 A forwarded route is one declaration, `ForwardedRoute`: the route (rule, summary, request schemas, documented
-answers), the upstream call it makes (an `UpstreamCall` of the gateway's resource module, which knows every
-upstream path) and the schema of the answer. `add_forwarded_route` registers its view, which `declare` gives its
-parsing and its OpenAPI operation (prerender/web/contract.py, openapi.py), and which calls `forward`. A view that
-does more than forward (the payment's outcome) calls `forward` itself with its call and answer schema.
+answers) and the upstream call it makes (an `UpstreamCall` of the gateway's resource module, which knows every
+upstream path); the JSON schema its 200 documents is the one the upstream's answer is checked with.
+`add_forwarded_route` registers its view, which `declare` gives its parsing and its OpenAPI operation
+(prerender/web/contract.py, openapi.py), and which calls `forward`. A view that does more than forward (the
+payment's outcome) calls `forward` itself with its call and answer schema.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ class ForwardedRoute:
     summary: str
     description: str
     call: UpstreamCall
-    answer: type[Schema]
     answers: Mapping[int, Answer]
     path: Schema | None = None
     query: Schema | None = None
@@ -45,6 +45,14 @@ class ForwardedRoute:
     body_example: Mapping[str, Any] | None = field(default=None, compare=False)
     callers: Callers = Callers.BROWSER
     owner: Callable[[], RequestContext] = current_context
+
+    @property
+    def answer(self) -> type[Schema]:
+        """The schema of the upstream's answer: the one the route documents for its 200."""
+        schema = self.answers[200].schema
+        if schema is None:
+            raise LookupError(f"{self.endpoint}: a forwarded route documents its 200's JSON schema")
+        return schema
 
 
 def add_forwarded_route(bp: Blueprint, route: ForwardedRoute) -> None:
