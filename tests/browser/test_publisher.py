@@ -19,6 +19,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from .axe import assert_no_axe_violations
 from .helpers import layout_shifts, origin_served_by, record_layout_shifts
+from .split_delivery import split_delivery
 
 SHOP = "http://127.0.0.1:8080"  # baseUrl of the seed retailer's routing for ENVIRONMENT "local"
 RECIPE = "pub-ratatouille-provencale"  # the blog's own id; the service's recipe 3
@@ -110,6 +111,25 @@ def test_the_recipe_page_shifts_nothing_while_its_scripts_start(page: Page, publ
     open_recipe(page, publisher_url)
     expect(page.locator("[data-servings-step]").first).to_be_visible()  # publisher.js has shown the stepper
     page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    assert layout_shifts(page) == []
+
+
+# Where a slow network may pause the recipe page: before each part of its first screen (examples/publisher/
+# templates/recipe.html), whose order on a phone (button, then picture) is not the markup's.
+FIRST_SCREEN_PARTS = ['<figure class="recipe__picture"', '<dl class="facts"', '<div class="shopping"']
+
+
+@pytest.mark.parametrize("before", FIRST_SCREEN_PARTS, ids=["picture", "facts", "shopping"])
+def test_the_recipe_page_shifts_nothing_when_it_arrives_in_two_parts(
+    page: Page, publisher_url: str, width: str, before: str
+):
+    """A first screen half-received is not painted (the page's `<link rel=expect blocking=render>`): on a phone
+    the button would otherwise arrive above a picture already shown and push it down."""
+    record_layout_shifts(page)
+    with split_delivery(publisher_url, before=before) as slow_blog:
+        open_recipe(page, slow_blog)
+        expect(page.locator("[data-servings-step]").first).to_be_visible()
+        page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
     assert layout_shifts(page) == []
 
 
