@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, request
 
-from prerender.gateway import get_gateway
+from prerender.gateway import get_upstream
 from prerender.schemas.responses import AuthlessTokenSchema
 from prerender.web.context import current_context
 from prerender.web.contract import UPSTREAM_FAILURES, declare, json_answer, problem
@@ -34,7 +34,7 @@ def generate_authless_token() -> Response:
         raise Problem(401, "Send your supplier-token: authless identities are issued to suppliers only.")
     if (
         current_context().supplier is None
-        and get_gateway().supplier(token, request_id=current_context().request_id) is None
+        and get_upstream().suppliers.by_token(token, request_id=current_context().request_id) is None
     ):
         raise Problem(401, "Unknown supplier-token.")
     response = jsonify(authless_id=new_authless_id())

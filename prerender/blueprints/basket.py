@@ -10,7 +10,7 @@ from typing import Any
 from flask import Blueprint
 from flask.typing import ResponseReturnValue
 
-from prerender.gateway import UnknownStore, baskets, get_gateway
+from prerender.gateway import UnknownStore, baskets, get_upstream
 from prerender.schemas.actions import (
     AddRecipeBody,
     ConfirmBody,
@@ -79,7 +79,7 @@ def get_basket(query: dict[str, Any]) -> dict[str, Any]:
     if query["store_id"] is None:
         return EMPTY_BASKET
     try:
-        return get_gateway().basket(basket_owner().upstream, store_id=query["store_id"])
+        return get_upstream().baskets.at_store(basket_owner().upstream, store_id=query["store_id"])
     except UnknownStore:
         log.warning("basket asked at an unknown store %s, answered empty", query["store_id"])
         return {**EMPTY_BASKET, "store_id": query["store_id"], "unknown_store": True}

@@ -7,7 +7,7 @@ from typing import Any
 from flask import Blueprint
 from flask.typing import ResponseReturnValue
 
-from prerender.gateway import get_gateway
+from prerender.gateway import get_upstream
 from prerender.schemas.actions import EventsBody
 from prerender.schemas.responses import StoredSchema
 from prerender.web.context import current_context
@@ -27,5 +27,5 @@ bp = Blueprint("events", __name__)
 )
 def post_events(body: dict[str, Any]) -> ResponseReturnValue:
     """Store a batch of events with the session, supplier and user of the request."""
-    stored = get_gateway().store_events(current_context().upstream, body["events"])
+    stored = get_upstream().events.store(current_context().upstream, body["events"])
     return {"stored": stored}, 202

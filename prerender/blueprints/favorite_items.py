@@ -9,7 +9,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify
 from werkzeug.exceptions import Forbidden
 
-from prerender.gateway import get_catalog
+from prerender.gateway import get_upstream
 from prerender.schemas.favorite_items import FavoriteItemsBody
 from prerender.schemas.responses import FavoriteItemsSchema
 from prerender.web.context import RequestContext, current_context
@@ -43,7 +43,7 @@ def stored(product_ids: tuple[str, ...]) -> Response:
 )
 def read() -> Response:
     """The shopper's favorite products, in the order stored."""
-    return stored(get_catalog().favorite_items(favorites_shopper().upstream))
+    return stored(get_upstream().catalog.favorite_items(favorites_shopper().upstream))
 
 
 @bp.put("")
@@ -61,4 +61,4 @@ def read() -> Response:
 )
 def replace(body: dict[str, Any]) -> Response:
     """Replace the shopper's favorite products whole (a repeat is harmless; `[]` forgets them)."""
-    return stored(get_catalog().save_favorite_items(favorites_shopper().upstream, body["product_ids"]))
+    return stored(get_upstream().catalog.save_favorite_items(favorites_shopper().upstream, body["product_ids"]))

@@ -16,7 +16,7 @@ from flask import Blueprint
 from flask.typing import ResponseReturnValue
 
 from prerender.extensions import cache
-from prerender.gateway import get_gateway
+from prerender.gateway import get_upstream
 from prerender.schemas.responses import HealthSchema
 from prerender.web.contract import declare, json_answer
 
@@ -29,7 +29,7 @@ bp = Blueprint("health", __name__)
 @declare(summary="Liveness, with this worker's view of the upstream", answers={200: json_answer(HealthSchema)})
 def healthz() -> ResponseReturnValue:
     """Liveness: answers as long as the worker can serve a request."""
-    return {"status": "ok", "upstream": get_gateway().http.guards.states()}
+    return {"status": "ok", "upstream": get_upstream().http.guards.states()}
 
 
 @bp.get("/readyz")
@@ -42,7 +42,7 @@ def readyz() -> ResponseReturnValue:
     unready."""
     checks = {"cache": _cache_check()}
     status = "ready" if all(result == "ok" for result in checks.values()) else "degraded"
-    return {"status": status, "checks": checks, "upstream": get_gateway().http.guards.states()}
+    return {"status": status, "checks": checks, "upstream": get_upstream().http.guards.states()}
 
 
 def _cache_check() -> str:

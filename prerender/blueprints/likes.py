@@ -7,7 +7,7 @@ from typing import Any
 from flask import Blueprint, Response
 from werkzeug.exceptions import Forbidden
 
-from prerender.gateway import get_gateway
+from prerender.gateway import get_upstream
 from prerender.schemas.actions import LikesQuery, RecipePath
 from prerender.schemas.responses import LikedSchema
 from prerender.web.context import RequestContext, current_context
@@ -64,7 +64,7 @@ def liked(query: dict[str, Any]) -> dict[str, list[str]]:
     ctx = current_context()
     if not (ctx.is_connected and ctx.supplier is not None):
         return {"data": []}
-    liked_ids = get_gateway().liked_recipe_ids(ctx.upstream, query["recipe_ids"])
+    liked_ids = get_upstream().likes.liked_among(ctx.upstream, query["recipe_ids"])
     return {"data": [rid for rid in query["recipe_ids"] if rid in liked_ids]}
 
 
@@ -72,7 +72,7 @@ def liked(query: dict[str, Any]) -> dict[str, list[str]]:
 @declare(callers=Callers.BROWSER, summary="Like a recipe", path=RecipePath(), answers=LIKE_ANSWERS)
 def like(recipe_id: str) -> Response:
     """Like a recipe (idempotent)."""
-    get_gateway().like(liking_user().upstream, recipe_id, liked=True)
+    get_upstream().likes.set_liked(liking_user().upstream, recipe_id, liked=True)
     return Response(status=204)
 
 
@@ -80,5 +80,5 @@ def like(recipe_id: str) -> Response:
 @declare(callers=Callers.BROWSER, summary="Unlike a recipe", path=RecipePath(), answers=LIKE_ANSWERS)
 def unlike(recipe_id: str) -> Response:
     """Unlike a recipe (idempotent)."""
-    get_gateway().like(liking_user().upstream, recipe_id, liked=False)
+    get_upstream().likes.set_liked(liking_user().upstream, recipe_id, liked=False)
     return Response(status=204)

@@ -10,7 +10,7 @@ from flask import Blueprint
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import Forbidden
 
-from prerender.gateway import get_menus, menus
+from prerender.gateway import get_upstream, menus
 from prerender.schemas.headers import MergeHeaders, WriteHeaders
 from prerender.schemas.menus import (
     CurrentMenuQuery,
@@ -67,7 +67,9 @@ LOGIN_REQUIRED = (
 def current_menu(query: dict[str, Any]) -> dict[str, Any]:
     """The menu, moved to `store_id` when it is elsewhere; a new one from suggestions or empty (`from`)."""
     params = {"store_id": query["store_id"], "from": query["origin"], "guests": query["guests"]}
-    return get_menus().current(current_context().upstream, params={k: v for k, v in params.items() if v is not None})
+    return get_upstream().menus.current(
+        current_context().upstream, params={k: v for k, v in params.items() if v is not None}
+    )
 
 
 @bp.get("/current/suggestions")
@@ -83,7 +85,7 @@ def menu_suggestions(query: dict[str, Any]) -> dict[str, Any]:
     params: dict[str, Any] = {"store_id": query["store_id"], "limit": query["limit"]}
     if query["type"]:
         params["type"] = ",".join(query["type"])
-    return get_menus().suggestions(
+    return get_upstream().menus.suggestions(
         current_context().upstream, params={k: v for k, v in params.items() if v is not None}
     )
 

@@ -10,7 +10,7 @@ from typing import Any
 from flask import Blueprint, Response
 from werkzeug.exceptions import Conflict, Forbidden
 
-from prerender.gateway import Preferences, get_catalog
+from prerender.gateway import Preferences, get_upstream
 from prerender.rendering.preferences import has_preferences
 from prerender.schemas.catalog import PreferencesBody
 from prerender.schemas.responses import PreferencesSchema
@@ -61,7 +61,7 @@ def read() -> dict[str, Any]:
     ctx = current_context()
     if not has_preferences(ctx):
         return DISABLED.as_json()
-    return get_catalog().preferences(ctx.upstream).as_json()
+    return get_upstream().catalog.preferences(ctx.upstream).as_json()
 
 
 @bp.put("")
@@ -77,7 +77,7 @@ def replace(body: dict[str, Any]) -> dict[str, Any]:
         **body,
         **{name: list(dict.fromkeys(body[name])) for name in ("diets", "avoided_ingredients", "missing_equipment")},
     }
-    return get_catalog().save_preferences(preferring_shopper().upstream, body).as_json()
+    return get_upstream().catalog.save_preferences(preferring_shopper().upstream, body).as_json()
 
 
 @bp.delete("")
@@ -91,5 +91,5 @@ def remove() -> Response:
     ctx = current_context()
     if ctx.supplier is None or not (ctx.is_connected or ctx.authless_id is not None):
         raise Forbidden("Preferences belong to a shopper (a user or an authless visitor) of a known supplier.")
-    get_catalog().clear_preferences(ctx.upstream)
+    get_upstream().catalog.clear_preferences(ctx.upstream)
     return Response(status=204)

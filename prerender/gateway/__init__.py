@@ -9,6 +9,7 @@ from flask import Flask, current_app
 from prerender.extensions import cache
 from prerender.gateway import baskets, menus
 from prerender.gateway.breaker import BreakerPolicy
+from prerender.gateway.calls import CallerIdentity
 from prerender.gateway.catalog import (
     CatalogGateway,
     Category,
@@ -20,7 +21,6 @@ from prerender.gateway.catalog import (
     Preferences,
     RecipePage,
 )
-from prerender.gateway.client import CallerIdentity, SuggestionContext, UpstreamGateway
 from prerender.gateway.errors import (
     CircuitOpen,
     Refused,
@@ -38,15 +38,14 @@ from prerender.gateway.http import UpstreamHttp
 from prerender.gateway.menus import MenuGateway
 from prerender.gateway.models import Pricing, Recipe, Routing, Store, Supplier
 from prerender.gateway.read_cache import NearCache, ReadCache
+from prerender.gateway.suggestions import SuggestionContext
+from prerender.gateway.upstream import CacheTimes, Upstream, build_upstream
 
-EXTENSION_KEY = "prerender.gateway"
-MENUS_KEY = "prerender.gateway.menus"
-CATALOG_KEY = "prerender.gateway.catalog"
-FORWARDER_KEY = "prerender.gateway.forwarder"
+EXTENSION_KEY = "prerender.upstream"
 
 
 def init_gateway(app: Flask) -> None:
-    """Build the app's gateway from its configuration (called by the factory)."""
+    """Build the app's upstream gateways from its configuration (called by the factory)."""
     config = app.config
     http = UpstreamHttp(
         base_url=config["UPSTREAM_URL"],
@@ -72,50 +71,28 @@ def init_gateway(app: Flask) -> None:
         max_workers=int(config["UPSTREAM_CONCURRENT_CALLS"]), thread_name_prefix="prerender-upstream"
     )
     near = NearCache(size=int(config["NEAR_CACHE_SIZE"]), seconds=float(config["NEAR_CACHE_SECONDS"]))
-    app.extensions[EXTENSION_KEY] = UpstreamGateway(
+    app.extensions[EXTENSION_KEY] = build_upstream(
         http=http,
         cache=ReadCache(cache=cache, near=near),
+        catalog_cache=ReadCache(cache=cache),
         pool=pool,
-        supplier_ttl=int(config["SUPPLIER_CACHE_SECONDS"]),
-        recipe_ttl=int(config["RECIPE_CACHE_SECONDS"]),
-        likes_ttl=int(config["LIKES_CACHE_SECONDS"]),
-        stale_ttl=int(config["STALE_IF_ERROR_SECONDS"]),
-    )
-    app.extensions[MENUS_KEY] = MenuGateway(http=http)
-    app.extensions[FORWARDER_KEY] = UpstreamForwarder(http=http)
-    app.extensions[CATALOG_KEY] = CatalogGateway(
-        http=http,
-        cache=ReadCache(cache=cache),
-        ttl=int(config["RECIPE_CACHE_SECONDS"]),
-        stale_ttl=int(config["STALE_IF_ERROR_SECONDS"]),
+        times=CacheTimes(
+            supplier=int(config["SUPPLIER_CACHE_SECONDS"]),
+            recipe=int(config["RECIPE_CACHE_SECONDS"]),
+            likes=int(config["LIKES_CACHE_SECONDS"]),
+            stale=int(config["STALE_IF_ERROR_SECONDS"]),
+        ),
     )
 
 
-def get_gateway() -> UpstreamGateway:
-    """The gateway of the current app."""
-    gateway: UpstreamGateway = current_app.extensions[EXTENSION_KEY]
-    return gateway
-
-
-def get_menus() -> MenuGateway:
-    """The menu calls of the current app."""
-    menus: MenuGateway = current_app.extensions[MENUS_KEY]
-    return menus
-
-
-def get_forwarder() -> UpstreamForwarder:
-    """The calls the current app's browser routes forward."""
-    forwarder: UpstreamForwarder = current_app.extensions[FORWARDER_KEY]
-    return forwarder
-
-
-def get_catalog() -> CatalogGateway:
-    """The catalog calls of the current app."""
-    catalog: CatalogGateway = current_app.extensions[CATALOG_KEY]
-    return catalog
+def get_upstream() -> Upstream:
+    """The current app's upstream gateways."""
+    upstream: Upstream = current_app.extensions[EXTENSION_KEY]
+    return upstream
 
 
 __all__ = [
+    "CacheTimes",
     "CallerIdentity",
     "CatalogGateway",
     "Category",
@@ -139,20 +116,18 @@ __all__ = [
     "SuggestionContext",
     "Supplier",
     "UnknownStore",
+    "Upstream",
     "UpstreamBadResponse",
     "UpstreamCall",
     "UpstreamError",
     "UpstreamForwarder",
-    "UpstreamGateway",
     "UpstreamHttp",
     "UpstreamStatusError",
     "UpstreamTimeout",
     "UpstreamUnavailable",
     "baskets",
-    "get_catalog",
-    "get_forwarder",
-    "get_gateway",
-    "get_menus",
+    "build_upstream",
+    "get_upstream",
     "init_gateway",
     "menus",
 ]

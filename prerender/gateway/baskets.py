@@ -1,12 +1,17 @@
-"""The shopper's basket at the upstream (docs/upstream.md, "Basket"): the writes the browser routes forward
-(prerender/blueprints/basket.py, payments.py), each answering the basket and what the retailer cart must do
-(the confirmation: its outcome). PUT and DELETE are retried after connection errors; POST and PATCH only with an
-idempotency key."""
+"""The shopper's basket at the upstream (docs/upstream.md, "Basket"), never cached (it is the shopper's): its
+reads (BasketGateway), and the writes the browser routes forward (prerender/blueprints/basket.py, payments.py),
+each answering the basket and what the retailer cart must do (the confirmation: its outcome). PUT and DELETE are
+retried after connection errors; POST and PATCH only with an idempotency key."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from prerender.gateway.calls import API, CallerIdentity, expect_object, raise_unknown_store
+from prerender.gateway.errors import UpstreamStatusError
 from prerender.gateway.forwarding import UpstreamCall
 from prerender.gateway.guards import Resource
+from prerender.gateway.http import UpstreamHttp
 
 
 def _write(method: str, path: str) -> UpstreamCall:
@@ -34,3 +39,35 @@ MERGE_AUTHLESS = UpstreamCall(
 # retailer's shopper (the basket, the cart's changes and where it came from).
 CREATE_TRANSFER = _write("POST", "/transfers")
 REDEEM_TRANSFER = _write("POST", "/transfers/redeem")
+
+
+class BasketGateway:
+    """GET /basket: the shopper's basket at a store, or wherever it is open."""
+
+    def __init__(self, *, http: UpstreamHttp) -> None:
+        self.http = http
+
+    def at_store(self, identity: CallerIdentity, *, store_id: str) -> dict[str, Any]:
+        """The identity's basket at a store (moved there when it was priced at another)."""
+        try:
+            return self._read(identity, {"store_id": store_id})
+        except UpstreamStatusError as error:
+            raise_unknown_store(error)
+            raise
+
+    def where_open(self, identity: CallerIdentity) -> dict[str, Any]:
+        """The identity's open basket at its own store, without moving it (`store_id` null when there is none):
+        what a publisher's page, which knows no store, asks to show whether a recipe is in the basket."""
+        return self._read(identity, None)
+
+    def _read(self, identity: CallerIdentity, params: dict[str, Any] | None) -> dict[str, Any]:
+        payload = self.http.request(
+            "GET",
+            f"{API}/basket",
+            resource=Resource.BASKETS,
+            name="basket",
+            params=params,
+            headers=identity.headers(),
+            idempotent=True,
+        )
+        return expect_object(payload, "basket")

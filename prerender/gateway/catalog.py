@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from marshmallow import fields, post_load, validate
 
-from prerender.gateway.client import API, CallerIdentity, raise_unknown_store
+from prerender.gateway.calls import API, CallerIdentity, raise_unknown_store
 from prerender.gateway.errors import UpstreamBadResponse, UpstreamError, UpstreamStatusError
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
@@ -294,7 +294,7 @@ class CatalogGateway:
         )
         return options
 
-    def recipes(self, identity: CallerIdentity, *, params: dict[str, Any]) -> RecipePage:
+    def recipe_page(self, identity: CallerIdentity, *, params: dict[str, Any]) -> RecipePage:
         """GET /recipes: a page of the catalog (types, category, keyword, completion filter at `store_id`, the
         shopper's preferences with `preferences=apply`); its last good copy while the upstream fails."""
         return self._page(identity, "/recipes", "catalog_recipes", params)

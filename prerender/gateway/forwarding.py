@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from prerender.gateway.client import API, CallerIdentity, raise_unknown_store, segment
+from prerender.gateway.calls import API, CallerIdentity, raise_unknown_store, segment
 from prerender.gateway.errors import UpstreamBadResponse, UpstreamStatusError
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from prerender.gateway.client import API, CallerIdentity
+from prerender.gateway.calls import API, CallerIdentity
 from prerender.gateway.errors import UpstreamBadResponse
 from prerender.gateway.forwarding import UpstreamCall
 from prerender.gateway.guards import Resource

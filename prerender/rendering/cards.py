@@ -15,7 +15,7 @@ from decimal import Decimal
 
 from flask import current_app, render_template
 
-from prerender.gateway import Recipe, SuggestionContext, get_gateway
+from prerender.gateway import Recipe, SuggestionContext, get_upstream
 from prerender.rendering.assets import get_assets
 from prerender.rendering.fragments import get_fragments
 from prerender.rendering.i18n import Translator, translator_for
@@ -77,7 +77,7 @@ class RecipeCardView:
 def fixed_card(ctx: RequestContext, recipe_id: str, options: CardOptions) -> str:
     """The fragment of a fixed recipe ("" when unknown or hidden). The recipe is read as a summary: without its
     ingredients and steps, all a card needs."""
-    recipe = get_gateway().recipe(
+    recipe = get_upstream().recipes.by_id(
         ctx.upstream, recipe_id, store_id=options.store_id, serves=options.serves, summary=True
     )
     return render_cards({"card": recipe}, options, ctx)["card"]
@@ -94,8 +94,8 @@ def suggested_cards(
 ) -> dict[str, str]:
     """The fragment suggested for each context key, in two sequential upstream calls whatever the number of
     contexts (the suggestions, then the recipes); `order`: the keys in the page's order (render_cards)."""
-    gateway = get_gateway()
-    chosen = gateway.suggest(
+    upstream = get_upstream()
+    chosen = upstream.suggestions.recipe_for_each(
         ctx.upstream,
         contexts,
         store_id=options.store_id,
@@ -104,7 +104,9 @@ def suggested_cards(
         apply_preferences=has_preferences(ctx),
     )
     recipe_ids = [rid for rid in chosen.values() if rid]
-    recipes = gateway.recipes(ctx.upstream, recipe_ids, store_id=options.store_id, serves=options.serves, summary=True)
+    recipes = upstream.recipes.by_ids(
+        ctx.upstream, recipe_ids, store_id=options.store_id, serves=options.serves, summary=True
+    )
     picked = {context.key: recipes.get(chosen.get(context.key) or "") for context in contexts}
     return render_cards(picked, options, ctx, order=order)
 

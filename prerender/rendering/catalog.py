@@ -34,8 +34,7 @@ from prerender.gateway import (
     Supplier,
     UnknownStore,
     UpstreamError,
-    get_catalog,
-    get_gateway,
+    get_upstream,
 )
 from prerender.rendering.assets import get_assets
 from prerender.rendering.cards import CardOptions, RecipeCardView, build_card, is_displayable
@@ -210,11 +209,11 @@ def start_preferences(ctx: RequestContext) -> Future[ShopperPreferences] | None:
     have preferences, see rendering/preferences.py)."""
     if not has_preferences(ctx):
         return None
-    return get_gateway().start(_read_preferences, ctx)
+    return get_upstream().concurrent.start(_read_preferences, ctx)
 
 
 def _read_preferences(ctx: RequestContext) -> ShopperPreferences:
-    catalog = get_catalog()
+    catalog = get_upstream().catalog
     try:
         options = catalog.preference_options(ctx.upstream)
         preferences = catalog.preferences(ctx.upstream)
@@ -265,7 +264,7 @@ def catalog_cards(
     options = CardOptions(
         display_variant=look.display_variant, orientation="vertical", store_id=look.store_id, serves=look.serves
     )
-    recipes: dict[str, Recipe] = get_gateway().recipes(
+    recipes: dict[str, Recipe] = get_upstream().recipes.by_ids(
         ctx.upstream, ids, store_id=look.store_id, serves=look.serves, summary=True
     )
     cards = []
@@ -348,7 +347,7 @@ def toolbar_view(
 def read_categories(ctx: RequestContext) -> tuple[Category, ...]:
     """The categories, or none when the upstream cannot say (the pages go on without their shortcuts)."""
     try:
-        return get_catalog().categories(ctx.upstream)
+        return get_upstream().catalog.categories(ctx.upstream)
     except UpstreamError as error:
         log.error("categories unavailable, request %s: %s", ctx.request_id, error)
         return ()
@@ -485,7 +484,7 @@ def list_view(
 
 
 def read_page(ctx: RequestContext, params: dict[str, Any]) -> Future[RecipePage]:
-    return get_gateway().start(get_catalog().recipes, ctx.upstream, params=params)
+    return get_upstream().concurrent.start(get_upstream().catalog.recipe_page, ctx.upstream, params=params)
 
 
 def collect(future: Future[RecipePage], ctx: RequestContext) -> RecipePage | None:

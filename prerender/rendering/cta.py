@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 
 from flask import current_app, render_template
 
-from prerender.gateway import Store, Supplier, UpstreamError, get_gateway
+from prerender.gateway import Store, Supplier, UpstreamError, get_upstream
 from prerender.rendering.assets import get_assets
 from prerender.rendering.i18n import Translator, translator_for
 from prerender.schemas.fields import ID_PATTERN
@@ -106,7 +106,7 @@ def store_data(store: Store) -> dict[str, Any]:
 def resolve_recipe_id(ctx: RequestContext, publisher_id: str) -> str | None:
     """The service's id of the publisher's recipe: its external id's match, else the value itself when it can be a
     recipe id (None when it cannot: the CTA is then empty)."""
-    matched = get_gateway().recipe_id_by_external_id(ctx.upstream, publisher_id)
+    matched = get_upstream().recipes.id_by_external_id(ctx.upstream, publisher_id)
     if matched is not None:
         return matched
     return publisher_id if ID_PATTERN.fullmatch(publisher_id) else None
@@ -117,10 +117,12 @@ def build_cta(ctx: RequestContext, publisher_id: str, guests: int | None) -> Cta
     Upstream failures of the recipe propagate (the blueprint answers an empty CTA); the basket and the store
     list only decorate it, so their failures render "not in the basket" and no store picker. A recipe in the
     basket shows the basket's guest count (what the drawer re-scales from), else `guests` or the recipe's."""
-    gateway = get_gateway()
-    basket = gateway.start(gateway.basket_anywhere, ctx.upstream)
+    upstream = get_upstream()
+    basket = upstream.concurrent.start(upstream.baskets.where_open, ctx.upstream)
     recipe_id = resolve_recipe_id(ctx, publisher_id)
-    recipe = gateway.recipe(ctx.upstream, recipe_id, store_id=None, serves=None, summary=True) if recipe_id else None
+    recipe = (
+        upstream.recipes.by_id(ctx.upstream, recipe_id, store_id=None, serves=None, summary=True) if recipe_id else None
+    )
     if recipe is None:
         return None
     offer = transfer_offer(ctx)
@@ -164,7 +166,7 @@ def affiliated_retailer(ctx: RequestContext) -> Supplier | None:
     supplier = ctx.supplier
     if supplier is None or supplier.affiliated_supplier_id is None:
         return None
-    return get_gateway().supplier_by_id(
+    return get_upstream().suppliers.by_id(
         supplier.affiliated_supplier_id,
         service_key=current_app.config["UPSTREAM_SERVICE_KEY"],
         request_id=ctx.request_id,
@@ -187,7 +189,7 @@ def transfer_offer(ctx: RequestContext) -> TransferOffer | None:
     if retailer is None or not has_site(retailer, current_app.config["ENVIRONMENT"]):
         return unavailable
     try:
-        stores = get_gateway().stores(ctx.upstream)
+        stores = get_upstream().stores.every_store(ctx.upstream)
     except UpstreamError as error:
         log.error("store list unavailable, CTA without store picker, request %s: %s", ctx.request_id, error)
         return TransferOffer(retailer=retailer.name, stores=(), stores_loaded=False)

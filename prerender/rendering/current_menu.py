@@ -30,7 +30,7 @@ from typing import Any
 
 from flask import current_app, render_template
 
-from prerender.gateway import Recipe, Supplier, UpstreamError, get_gateway, get_menus
+from prerender.gateway import Recipe, Supplier, UpstreamError, get_upstream
 from prerender.rendering.assets import get_assets
 from prerender.rendering.cards import CardOptions, RecipeCardView, build_card, is_displayable
 from prerender.rendering.i18n import Translator, translator_for
@@ -277,8 +277,10 @@ def panel_cards(
     if not ids:
         return ()
     options = CardOptions(display_variant=1, orientation="vertical", store_id=store_id, serves=guests)
-    gateway = get_gateway()
-    recipes: dict[str, Recipe] = gateway.recipes(ctx.upstream, ids, store_id=store_id, serves=guests, summary=True)
+    upstream = get_upstream()
+    recipes: dict[str, Recipe] = upstream.recipes.by_ids(
+        ctx.upstream, ids, store_id=store_id, serves=guests, summary=True
+    )
     t = translator_for(ctx)
     items = []
     for rid in ids:
@@ -303,7 +305,7 @@ def load_panel(
     exclude_ids: Sequence[str],
 ) -> PanelView:
     """The left panel: suggestions without the menu's recipes, or the catalog for types or a keyword."""
-    menus = get_menus()
+    menus = get_upstream().menus
     if types or search:
         params: dict[str, Any] = {"page": page, "per_page": PANEL_SIZE}
         if types:
@@ -376,7 +378,7 @@ def build_page(
         params["guests"] = query["guests"]
     if has_preferences(ctx):
         params["preferences"] = "apply"
-    menu = get_menus().current(ctx.upstream, params=params)
+    menu = get_upstream().menus.current(ctx.upstream, params=params)
     recipes = tuple(menu_recipe(r, t) for r in menu.get("recipes") or [] if isinstance(r, dict) and "id" in r)
     menu_store = menu.get("store_id") or None
     if not store_id:

@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import current_app, render_template
 
-from prerender.gateway import Recipe, get_gateway
+from prerender.gateway import Recipe, get_upstream
 from prerender.rendering.i18n import Translator, translator_for
 from prerender.rendering.pictures import safe_picture_url
 from prerender.web.context import RequestContext
@@ -178,7 +178,7 @@ def load_details(
 ) -> RecipeDetailsView | None:
     """The drawer's view model of a recipe at a store for a number of guests (None: unknown recipe). The
     full recipe detail is read: the drawer lists every ingredient and step."""
-    recipe = get_gateway().recipe(ctx.upstream, recipe_id, store_id=store_id, serves=guests)
+    recipe = get_upstream().recipes.by_id(ctx.upstream, recipe_id, store_id=store_id, serves=guests)
     if recipe is None:
         return None
     return build_details(recipe, ctx, store_id=store_id, guests=guests, t=translator_for(ctx))

@@ -16,7 +16,7 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from prerender.gateway import HistoryPage, UnknownStore, UpstreamError, get_catalog, get_gateway
+from prerender.gateway import HistoryPage, UnknownStore, UpstreamError, get_upstream
 from prerender.rendering.catalog import (
     ANALYTICS_PATHS,
     CardLook,
@@ -62,7 +62,7 @@ def favorites_list(ctx: RequestContext, query: dict[str, Any], *, t: Translator)
     if query["store_id"]:
         upstream["store_id"] = query["store_id"]
     try:
-        answer = get_catalog().favorites(ctx.upstream, params=upstream)
+        answer = get_upstream().catalog.favorites(ctx.upstream, params=upstream)
     except UnknownStore:
         raise
     except UpstreamError as error:
@@ -227,7 +227,7 @@ def my_space_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
         if not needs_login:
             try:
                 history = history_view(
-                    get_catalog().history(ctx.upstream, page=query["page"], per_page=HISTORY_SIZE), query, t=t
+                    get_upstream().catalog.history(ctx.upstream, page=query["page"], per_page=HISTORY_SIZE), query, t=t
                 )
             except UpstreamError as error:
                 log.error("history unavailable, request %s: %s", ctx.request_id, error)
@@ -322,10 +322,12 @@ def basket_preview_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
     basket: dict[str, Any] = {}
     failed = False
     if not needs_login:
-        gateway = get_gateway()
+        upstream = get_upstream()
         try:
             basket = (
-                gateway.basket(ctx.upstream, store_id=store_id) if store_id else gateway.basket_anywhere(ctx.upstream)
+                upstream.baskets.at_store(ctx.upstream, store_id=store_id)
+                if store_id
+                else upstream.baskets.where_open(ctx.upstream)
             )
         except UnknownStore:
             raise

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from flask import current_app, render_template
 
-from prerender.gateway import Supplier, UnknownStore, UpstreamError, get_gateway
+from prerender.gateway import Supplier, UnknownStore, UpstreamError, get_upstream
 from prerender.rendering.assets import get_assets
 from prerender.rendering.i18n import translator_for
 from prerender.rendering.urls import with_query
@@ -149,7 +149,7 @@ def check_store(ctx: RequestContext, store_id: str | None) -> None:
     if not store_id or ctx.supplier is None:
         return
     try:
-        stores = get_gateway().stores(ctx.upstream)
+        stores = get_upstream().stores.every_store(ctx.upstream)
     except UpstreamError as error:
         log.warning(
             "planner entry: store list unavailable, %s not checked, request %s: %s", store_id, ctx.request_id, error

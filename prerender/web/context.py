@@ -21,7 +21,7 @@ from flask import current_app, g, request
 from marshmallow import ValidationError
 from werkzeug.exceptions import Forbidden
 
-from prerender.gateway import CallerIdentity, Supplier, UpstreamError, get_gateway
+from prerender.gateway import CallerIdentity, Supplier, UpstreamError, get_upstream
 from prerender.schemas.headers import BEARER_PATTERN, OWS, BrowserHeaders, RequestHeaders, VisitorHeaders
 from prerender.web.contract import Callers, RouteContract, request_contract
 from prerender.web.credentials import InvalidCredential, Shopper, get_signer
@@ -145,7 +145,7 @@ def _resolve_supplier(token: str | None) -> tuple[Supplier | None, bool]:
         log.warning("request without supplier-token on %s", request.path)
         return None, False
     try:
-        supplier = get_gateway().supplier(token, request_id=g.request_id)
+        supplier = get_upstream().suppliers.by_token(token, request_id=g.request_id)
     except UpstreamError as error:
         log.error("supplier lookup failed, rendering without supplier features: %s", error)
         return None, True
@@ -207,7 +207,7 @@ def _browser_context(headers: Mapping[str, str], credential: str | None) -> Requ
             {"headers": dict(error.normalized_messages())}, "Missing or malformed request headers."
         ) from error
     service_key = current_app.config["UPSTREAM_SERVICE_KEY"]
-    supplier = get_gateway().supplier_by_id(shopper.supplier_id, service_key=service_key, request_id=g.request_id)
+    supplier = get_upstream().suppliers.by_id(shopper.supplier_id, service_key=service_key, request_id=g.request_id)
     if supplier is None:
         raise CredentialProblem("Invalid credential: its supplier is no longer known.", invalid=True)
     return RequestContext(

@@ -19,7 +19,7 @@ from typing import Any
 from flask import Blueprint
 from marshmallow import Schema
 
-from prerender.gateway import CallerIdentity, UpstreamBadResponse, UpstreamCall, get_forwarder
+from prerender.gateway import CallerIdentity, UpstreamBadResponse, UpstreamCall, get_upstream
 from prerender.web.context import RequestContext, current_context
 from prerender.web.contract import Answer, Callers, declare
 
@@ -99,7 +99,7 @@ def forward(
 ) -> dict[str, Any]:
     """The upstream's answer to the call, once it matches `answer` (else a 502: the upstream answered
     something this route does not document). Decimal amounts of the body are sent as JSON numbers."""
-    payload = get_forwarder().forward(
+    payload = get_upstream().forwarder.forward(
         call, identity, segments=segments, body=_json_ready(body) if body else body, params=params, key=key
     )
     errors = _schema(answer).validate(payload)

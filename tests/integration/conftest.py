@@ -178,7 +178,7 @@ def get_card(client: FlaskClient, version: str = "v1", hdrs: dict | None = None,
 def record_upstream_calls(app: Flask, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str, dict]]:
     """Record the upstream calls the gateway makes (they still go to coreapi): (method, path, params)."""
     calls: list[tuple[str, str, dict]] = []
-    http = app.extensions["prerender.gateway"].http
+    http = app.extensions["prerender.upstream"].http
     real = http.request
 
     def recording(method, path, **kwargs):

@@ -423,7 +423,7 @@ def test_an_upstream_outage_is_a_page_that_says_so_never_an_error(app_config, pa
 
 def test_a_failed_list_says_the_recipes_are_unavailable(app_config, monkeypatch):
     app = create_app(app_config)
-    catalog = app.extensions["prerender.gateway.catalog"]
+    catalog = app.extensions["prerender.upstream"].catalog
     monkeypatch.setattr(catalog.http, "base_url", f"http://127.0.0.1:{closed_port()}")
     root = root_of(page(app.test_client(), "/v2/catalog/list", all_recipes="true"))
     assert root.find(attrs={"data-role": "failed"}).get_text(strip=True).startswith("Les recettes ne peuvent pas")

@@ -133,7 +133,7 @@ def test_the_offers_stores_carry_the_upstreams_coordinates(client, visitor, upst
 
 
 def test_a_store_the_upstream_does_not_place_has_no_coordinates(app, client, visitor, monkeypatch):
-    http = app.extensions["prerender.gateway"].http
+    http = app.extensions["prerender.upstream"].http
     real = http.request
 
     def unplaced(method, path, **kwargs):
@@ -179,7 +179,7 @@ def test_in_basket_is_decided_while_rendering(client, visitor):
 
 
 def test_an_upstream_failure_is_an_empty_cta_not_an_error(app, client, visitor, monkeypatch):
-    http = app.extensions["prerender.gateway"].http
+    http = app.extensions["prerender.upstream"].http
     real = http.request
 
     def failing(method, path, **kwargs):
@@ -194,7 +194,7 @@ def test_an_upstream_failure_is_an_empty_cta_not_an_error(app, client, visitor, 
 
 
 def test_a_basket_failure_renders_not_in_basket(app, client, visitor, monkeypatch):
-    http = app.extensions["prerender.gateway"].http
+    http = app.extensions["prerender.upstream"].http
     real = http.request
 
     def failing(method, path, **kwargs):

@@ -15,7 +15,7 @@ def lookup(app, external_id: str) -> str | None:
     """The gateway's answer inside a request of a publisher (its identity goes upstream)."""
     with app.test_request_context("/v1/styles/base", headers=headers(token="demo-publisher-token")):
         app.preprocess_request()
-        return app.extensions["prerender.gateway"].recipe_id_by_external_id(g.ctx.upstream, external_id)
+        return app.extensions["prerender.upstream"].recipes.id_by_external_id(g.ctx.upstream, external_id)
 
 
 def test_a_known_external_id_is_resolved_once(app, upstream, monkeypatch):
@@ -47,7 +47,7 @@ def test_the_answers_expire_after_five_seconds(app_config, monkeypatch):
 
 
 def test_an_upstream_failure_is_not_cached_as_no_match(app, monkeypatch):
-    http = app.extensions["prerender.gateway"].http
+    http = app.extensions["prerender.upstream"].http
     real = http.request
 
     def failing(method, path, **kwargs):

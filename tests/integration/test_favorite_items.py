@@ -12,7 +12,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from prerender import create_app
-from prerender.gateway import CallerIdentity, get_gateway
+from prerender.gateway import CallerIdentity, get_upstream
 from tests.conftest import closed_port
 from tests.problems import names
 
@@ -161,7 +161,7 @@ def test_an_upstream_failure_is_a_503_problem(app_config, user_id, monkeypatch):
     client = app.test_client()
     hdrs = browser_headers(client, user=user_id)
     assert stored(client, hdrs) == []  # the credential's supplier is known (and cached) from here on
-    catalog = app.extensions["prerender.gateway.catalog"]
+    catalog = app.extensions["prerender.upstream"].catalog
     monkeypatch.setattr(catalog.http, "base_url", f"http://127.0.0.1:{closed_port()}")
     for answer in (client.get("/v1/favorite-items", headers=hdrs), put(client, hdrs, ["100041"])):
         assert answer.status_code == 503 and problem(answer)["status"] == 503
@@ -223,8 +223,8 @@ def test_a_recipe_carries_its_tags(app, upstream):
         request_id="tags",
     )
     with app.app_context():
-        gateway = get_gateway()
-        assert gateway.recipe(identity, RECIPE, store_id="1001", serves=None).tags == tuple(expected)
-        assert gateway.recipes(identity, [RECIPE], store_id="1001", serves=None, summary=True)[RECIPE].tags == tuple(
-            expected
-        )
+        upstream = get_upstream()
+        assert upstream.recipes.by_id(identity, RECIPE, store_id="1001", serves=None).tags == tuple(expected)
+        assert upstream.recipes.by_ids(identity, [RECIPE], store_id="1001", serves=None, summary=True)[
+            RECIPE
+        ].tags == tuple(expected)

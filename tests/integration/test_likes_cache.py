@@ -67,7 +67,7 @@ def test_a_failed_like_forgets_the_cached_state(app_config, upstream, monkeypatc
     browser = browser_headers(client, user="likes-cache-fault")
     # The browser's first call: its credential's supplier is known (and cached) before the upstream fails.
     assert liked(client, browser, "8") == "false"
-    http = app.extensions["prerender.gateway"].http
+    http = app.extensions["prerender.upstream"].http
     base_url = http.base_url
     monkeypatch.setattr(http, "base_url", f"http://127.0.0.1:{closed_port()}")  # the write fails
     assert client.put("/v1/likes/8", headers=browser).status_code == 503

@@ -6,7 +6,7 @@ import json
 
 from bs4 import BeautifulSoup
 
-from prerender.gateway import get_gateway
+from prerender.gateway import get_upstream
 
 from .conftest import get_card, headers, record_upstream_calls
 
@@ -61,7 +61,7 @@ def test_fixed_number_of_upstream_calls_whatever_the_contexts(app, client, upstr
     counts = []
     for size in (2, 24):
         with app.app_context():  # start each size with a cold cache
-            get_gateway().cache.clear()
+            get_upstream().recipes.cache.clear()
         calls.clear()
         body = {"contexts": [{"productIds": pairs[i], "position": i} for i in range(size)]}
         data = post(client, body, {"store_id": "1001"}).get_json()["data"]

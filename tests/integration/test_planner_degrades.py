@@ -99,10 +99,10 @@ def test_an_upstream_failure_is_the_try_again_state_with_the_credential(
     assert get_page(client, hdrs, path).status_code == 200  # a working page: the supplier is cached now
     # Then a hung upstream is given up after a second. Not from the start: on a loaded machine (the suite on
     # every CPU) the supplier's first lookup on the live coreapi can take longer, and uncached it fails the page.
-    http = app.extensions["prerender.gateway"].http
+    http = app.extensions["prerender.upstream"].http
     http.timeout = (http.timeout[0], 1.0)
     if fault == "down":
-        app.extensions["prerender.gateway"].http.base_url = f"http://127.0.0.1:{closed_port()}"
+        app.extensions["prerender.upstream"].http.base_url = f"http://127.0.0.1:{closed_port()}"
     else:
         answers = {"500": status(500), "503": status(503), "malformed": malformed, "hung": proxy.hung}
         proxy.faults[MENUS] = answers.get(fault, status(503))

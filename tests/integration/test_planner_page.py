@@ -19,7 +19,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from prerender import create_app
-from prerender.gateway import get_gateway
+from prerender.gateway import get_upstream
 from prerender.rendering.i18n import TextCatalog
 from tests.problems import names
 
@@ -769,7 +769,7 @@ def test_the_page_costs_the_same_upstream_calls_for_1_or_12_recipes(
     counts: dict[str, list[str]] = {}
     for user in (small, large):
         with app.app_context():  # each page with a cold cache
-            get_gateway().cache.clear()
+            get_upstream().recipes.cache.clear()
         calls.clear()
         soup = page_of(client, user_headers(user), store_id=STORE, **panel)
         assert len(menu_ids(soup)) == (1 if user == small else 12) and suggestion_ids(soup)

@@ -194,12 +194,12 @@ def test_module_scripts_are_served(client):
 
 
 def test_a_likes_outage_keeps_the_card(app, client, monkeypatch):
-    gateway = app.extensions["prerender.gateway"]
+    likes = app.extensions["prerender.upstream"].likes
 
     def timeout(*args, **kwargs):
         raise UpstreamTimeout("likes timed out")
 
-    monkeypatch.setattr(gateway, "liked_recipe_ids", timeout)  # fault injection: never asked by a card now
+    monkeypatch.setattr(likes, "liked_among", timeout)  # fault injection: never asked by a card now
     card = card_of(get_card(client, recipe_id="1", store_id="1001"))
     assert card.find(class_="svc-like-button")["aria-pressed"] == "false"
 
@@ -253,10 +253,10 @@ def test_upstream_outage_serves_the_last_good_cards(app, client, upstream, monke
     pair = json.dumps(products_of(upstream, "3")[:2])
     fixed = card_of(get_card(client, recipe_id="3", store_id="1001"))
     suggested = card_of(get_card(client, surrounding_products_ids=pair, store_id="1001"))
-    gateway = app.extensions["prerender.gateway"]
+    gateway = app.extensions["prerender.upstream"]
     with app.app_context():
         for recipe_id in {"3", suggested["recipe-id"]}:
-            gateway.cache.delete(gateway.recipe_key(ctx_identity(app), recipe_id, "1001", None, summary=True))
+            gateway.recipes.cache.delete(gateway.recipes.key(ctx_identity(app), recipe_id, "1001", None, summary=True))
     monkeypatch.setattr(gateway.http, "base_url", f"http://127.0.0.1:{closed_port()}")  # the outage
     assert card_of(get_card(client, recipe_id="3", store_id="1001"))["recipe-id"] == fixed["recipe-id"]
     other_session = headers(session="another-session")

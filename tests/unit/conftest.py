@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from flask import Flask
 
-from prerender.gateway import Supplier, get_gateway
+from prerender.gateway import Supplier, get_upstream
 from prerender.web.credentials import Shopper, get_signer
 
 # The supplier of the shoppers' credentials minted here, and HEADERS' user (tests/conftest.py).
@@ -19,9 +19,7 @@ def shopper_headers(app: Flask, monkeypatch: pytest.MonkeyPatch) -> dict[str, st
     SUPPLIER, signed by this app. With the upstream down, the gateway knows the credential's supplier without
     asking (every other upstream call still fails)."""
     with app.app_context():
-        gateway, signer = get_gateway(), get_signer()
-    monkeypatch.setattr(
-        gateway, "supplier_by_id", lambda supplier_id, **_: SUPPLIER if supplier_id == SUPPLIER.id else None
-    )
+        suppliers, signer = get_upstream().suppliers, get_signer()
+    monkeypatch.setattr(suppliers, "by_id", lambda supplier_id, **_: SUPPLIER if supplier_id == SUPPLIER.id else None)
     credential = signer.issue(Shopper(supplier_id=SUPPLIER.id, user_id=USER_ID))
     return {"authorization": f"Bearer {credential}", "language-id": "fr", "session-id": "session-1"}

@@ -84,16 +84,16 @@ def test_the_rules_see_imports() -> None:
 def test_upstream_writes_are_forwarded_through_one_function() -> None:
     """The browser routes' upstream writes are `UpstreamCall`s of the gateway's resource modules, made by
     `prerender.web.forwarding.forward` only (docs/architecture.md, "Forwarded routes"), which validates their
-    answers: no other module reaches the forwarder, and no blueprint calls the HTTP client itself."""
+    answers: no other module reaches the forwarder (`Upstream.forwarder`), and no blueprint calls the HTTP client
+    itself."""
     forwarder_users = sorted(
         module_name(path)
         for path in MODULES
         if layer_of(module_name(path)) != "gateway"
         and any(
-            alias.name in ("get_forwarder", "UpstreamForwarder")
+            (isinstance(node, ast.Attribute) and node.attr == "forwarder")
+            or (isinstance(node, ast.ImportFrom) and any(alias.name == "UpstreamForwarder" for alias in node.names))
             for node in ast.walk(ast.parse(path.read_text()))
-            if isinstance(node, ast.ImportFrom)
-            for alias in node.names
         )
     )
     assert forwarder_users == ["prerender.web.forwarding"]

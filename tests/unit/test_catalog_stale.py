@@ -45,33 +45,36 @@ def catalog(app: Flask) -> Iterator[CatalogGateway]:
 def test_a_page_seen_before_is_served_while_the_upstream_fails(catalog, failure):
     responses.get(PAGES, json=PAGE)
     params = {"store_id": "1001", "recipe_type_id": "dessert"}
-    assert [r.id for r in catalog.recipes(identity("u-1"), params=params).items] == ["3", "7"]
+    assert [r.id for r in catalog.recipe_page(identity("u-1"), params=params).items] == ["3", "7"]
     responses.replace(responses.GET, PAGES, **failure)
-    assert [r.id for r in catalog.recipes(identity("u-1"), params=dict(reversed(params.items()))).items] == ["3", "7"]
+    assert [r.id for r in catalog.recipe_page(identity("u-1"), params=dict(reversed(params.items()))).items] == [
+        "3",
+        "7",
+    ]
 
 
 @responses.activate
 def test_the_stale_page_is_the_shoppers_own_and_the_querys_own(catalog):
     responses.get(PAGES, json=PAGE)
-    catalog.recipes(identity("u-1"), params={"store_id": "1001"})
+    catalog.recipe_page(identity("u-1"), params={"store_id": "1001"})
     responses.replace(responses.GET, PAGES, status=503)
     with pytest.raises(UpstreamStatusError):
-        catalog.recipes(identity("u-2"), params={"store_id": "1001"})  # another shopper: their likes, preferences
+        catalog.recipe_page(identity("u-2"), params={"store_id": "1001"})  # another shopper: their likes, preferences
     with pytest.raises(UpstreamStatusError):
-        catalog.recipes(identity("u-1"), params={"store_id": "1002"})  # another query
+        catalog.recipe_page(identity("u-1"), params={"store_id": "1002"})  # another query
 
 
 @responses.activate
 def test_a_refusal_is_not_hidden_behind_a_stale_page(catalog):
     responses.get(PAGES, json=PAGE)
-    catalog.recipes(identity("u-1"), params={"page": 1})
+    catalog.recipe_page(identity("u-1"), params={"page": 1})
     responses.replace(responses.GET, PAGES, status=422, json={"status": 422, "detail": "no"})
     with pytest.raises(UpstreamStatusError):
-        catalog.recipes(identity("u-1"), params={"page": 1})
+        catalog.recipe_page(identity("u-1"), params={"page": 1})
 
 
 @responses.activate
 def test_without_a_stale_page_the_failure_is_raised(catalog):
     responses.get(PAGES, body=requests.exceptions.ConnectionError("refused"))
     with pytest.raises(UpstreamUnavailable):
-        catalog.recipes(identity("u-1"), params={})
+        catalog.recipe_page(identity("u-1"), params={})

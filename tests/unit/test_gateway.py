@@ -1,4 +1,4 @@
-"""The gateway's fault handling, with HTTP-level fakes (fault injection only; real behaviour is in
+"""The upstream's fault handling, with HTTP-level fakes (fault injection only; real behaviour is in
 tests/integration against a live coreapi)."""
 
 from __future__ import annotations
@@ -13,20 +13,22 @@ import responses
 from flask_caching import Cache
 
 from prerender.gateway import (
+    CacheTimes,
     CallerIdentity,
     CircuitOpen,
     Resource,
     SuggestionContext,
     UnknownStore,
+    Upstream,
     UpstreamBadResponse,
     UpstreamCall,
     UpstreamForwarder,
-    UpstreamGateway,
     UpstreamHttp,
     UpstreamStatusError,
     UpstreamTimeout,
     UpstreamUnavailable,
     baskets,
+    build_upstream,
 )
 from prerender.gateway.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
 from prerender.gateway.read_cache import NearCache, ReadCache, cache_key
@@ -57,67 +59,65 @@ RECIPE = {
 
 
 @pytest.fixture
-def gateway(app) -> UpstreamGateway:
+def upstream(app) -> Upstream:
     with app.app_context():
         cache = Cache(app, config={"CACHE_TYPE": "SimpleCache"})
         http = upstream_http(BASE, retries=1, pool_size=2)
-        yield UpstreamGateway(
+        yield build_upstream(
             http=http,
             cache=ReadCache(cache=cache),
+            catalog_cache=ReadCache(cache=cache),
             pool=ThreadPoolExecutor(2),
-            supplier_ttl=60,
-            recipe_ttl=60,
-            likes_ttl=0,
-            stale_ttl=3600,
+            times=CacheTimes(supplier=60, recipe=60, likes=0, stale=3600),
         )
 
 
 @responses.activate
-def test_idempotent_calls_retry_once_on_503(gateway):
+def test_idempotent_calls_retry_once_on_503(upstream):
     responses.get(f"{BASE}/api/v1/recipes/1", status=503)
     responses.get(f"{BASE}/api/v1/recipes/1", json=RECIPE)
-    assert gateway.recipe(IDENTITY, "1", store_id=None, serves=None).title == "Crêpes"
+    assert upstream.recipes.by_id(IDENTITY, "1", store_id=None, serves=None).title == "Crêpes"
     assert len(responses.calls) == 2
 
 
 @responses.activate
-def test_connection_errors_become_upstream_unavailable(gateway):
+def test_connection_errors_become_upstream_unavailable(upstream):
     # Only the typing: urllib3 retries connection errors below the adapter's send, which `responses`
     # replaces; the attempts are counted in tests/unit/test_gateway_retries.py.
     responses.get(f"{BASE}/api/v1/recipes/1", body=requests.exceptions.ConnectionError("refused"))
     with pytest.raises(UpstreamUnavailable) as raised:
-        gateway.recipe(IDENTITY, "1", store_id=None, serves=None)
+        upstream.recipes.by_id(IDENTITY, "1", store_id=None, serves=None)
     assert isinstance(raised.value.__cause__, requests.exceptions.ConnectionError)
 
 
 @responses.activate
-def test_read_timeouts_are_not_retried(gateway):
+def test_read_timeouts_are_not_retried(upstream):
     # With a real socket, against the adapter's retries: tests/unit/test_gateway_retries.py.
     responses.get(f"{BASE}/api/v1/recipes/1", body=requests.exceptions.ReadTimeout("slow"))
     with pytest.raises(UpstreamTimeout):
-        gateway.recipe(IDENTITY, "1", store_id=None, serves=None)
+        upstream.recipes.by_id(IDENTITY, "1", store_id=None, serves=None)
     assert len(responses.calls) == 1
 
 
 @responses.activate
 @pytest.mark.parametrize("body", ["<html>oops</html>", '{"id": "1"}', "[]"])
-def test_malformed_answers_are_bad_responses(gateway, body):
+def test_malformed_answers_are_bad_responses(upstream, body):
     responses.get(f"{BASE}/api/v1/recipes/1", body=body, content_type="application/json")
     with pytest.raises(UpstreamBadResponse):
-        gateway.recipe(IDENTITY, "1", store_id=None, serves=None)
+        upstream.recipes.by_id(IDENTITY, "1", store_id=None, serves=None)
 
 
 @responses.activate
-def test_500_is_a_status_error_and_404_is_none(gateway):
+def test_500_is_a_status_error_and_404_is_none(upstream):
     responses.get(f"{BASE}/api/v1/recipes/1", status=500)
     responses.get(f"{BASE}/api/v1/recipes/2", status=404, json={"status": 404})
     with pytest.raises(UpstreamStatusError):
-        gateway.recipe(IDENTITY, "1", store_id=None, serves=None)
-    assert gateway.recipe(IDENTITY, "2", store_id=None, serves=None) is None
+        upstream.recipes.by_id(IDENTITY, "1", store_id=None, serves=None)
+    assert upstream.recipes.by_id(IDENTITY, "2", store_id=None, serves=None) is None
 
 
 @responses.activate
-def test_stores_carry_their_coordinates_leniently(gateway):
+def test_stores_carry_their_coordinates_leniently(upstream):
     """Coordinates within their range are kept; anything else, or half a place, is None, never a bad answer."""
 
     def store(store_id: str, **place: Any) -> dict[str, Any]:
@@ -140,7 +140,7 @@ def test_stores_carry_their_coordinates_leniently(gateway):
             ]
         },
     )
-    places = {s.id: (s.latitude, s.longitude) for s in gateway.stores(IDENTITY)}
+    places = {s.id: (s.latitude, s.longitude) for s in upstream.stores.every_store(IDENTITY)}
     assert places == {
         "1": (48.8533, 2.3692),
         "2": (-90.0, 180.0),
@@ -150,20 +150,20 @@ def test_stores_carry_their_coordinates_leniently(gateway):
 
 
 @responses.activate
-def test_unknown_store_is_typed(gateway):
+def test_unknown_store_is_typed(upstream):
     responses.get(
         f"{BASE}/api/v1/recipes/1",
         status=400,
         json={"status": 400, "errors": {"query": {"store_id": ["Unknown store."]}}},
     )
     with pytest.raises(UnknownStore):
-        gateway.recipe(IDENTITY, "1", store_id="9", serves=None)
+        upstream.recipes.by_id(IDENTITY, "1", store_id="9", serves=None)
 
 
 @responses.activate
-def test_identity_headers_are_sent(gateway):
+def test_identity_headers_are_sent(upstream):
     responses.post(f"{BASE}/api/v1/suggestions", json={"data": [{"key": "a", "recipe_id": None}]})
-    chosen = gateway.suggest(IDENTITY, [SuggestionContext("a", ("1", "2"))], store_id=None)
+    chosen = upstream.suggestions.recipe_for_each(IDENTITY, [SuggestionContext("a", ("1", "2"))], store_id=None)
     assert chosen == {"a": None}
     sent = responses.calls[0].request.headers
     assert (
@@ -177,10 +177,10 @@ def test_identity_headers_are_sent(gateway):
 
 
 @responses.activate
-def test_unknown_supplier_is_none_and_cached(gateway):
+def test_unknown_supplier_is_none_and_cached(upstream):
     responses.get(f"{BASE}/api/v1/suppliers/me", status=401, json={"status": 401})
-    assert gateway.supplier("bad", request_id="r") is None
-    assert gateway.supplier("bad", request_id="r") is None
+    assert upstream.suppliers.by_token("bad", request_id="r") is None
+    assert upstream.suppliers.by_token("bad", request_id="r") is None
     assert len(responses.calls) == 1
 
 
@@ -189,46 +189,46 @@ SUPPLIER_ANSWER = {"id": "1", "name": "Demo", "kind": "retailer", "personalizati
 
 @responses.activate
 @pytest.mark.parametrize("failure", [{"status": 503}, {"body": requests.exceptions.ConnectionError("refused")}])
-def test_a_supplier_is_served_from_its_last_good_answer_while_the_upstream_fails(gateway, failure):
+def test_a_supplier_is_served_from_its_last_good_answer_while_the_upstream_fails(upstream, failure):
     """Every request needs its supplier: past its TTL, an outage serves the last good answer (stale-if-error)."""
     responses.get(f"{BASE}/api/v1/suppliers/me", json=SUPPLIER_ANSWER)
-    assert gateway.supplier("tok", request_id="r").name == "Demo"
-    gateway.cache.delete(cache_key("supplier", "tok"))  # the fresh copy's TTL has passed
+    assert upstream.suppliers.by_token("tok", request_id="r").name == "Demo"
+    upstream.suppliers.cache.delete(cache_key("supplier", "tok"))  # the fresh copy's TTL has passed
     responses.replace(responses.GET, f"{BASE}/api/v1/suppliers/me", **failure)
-    assert gateway.supplier("tok", request_id="r").name == "Demo"
+    assert upstream.suppliers.by_token("tok", request_id="r").name == "Demo"
 
 
 @responses.activate
-def test_a_supplier_never_seen_is_an_error_while_the_upstream_fails(gateway):
+def test_a_supplier_never_seen_is_an_error_while_the_upstream_fails(upstream):
     responses.get(f"{BASE}/api/v1/suppliers/me", status=503)
     with pytest.raises(UpstreamStatusError):
-        gateway.supplier("tok", request_id="r")
+        upstream.suppliers.by_token("tok", request_id="r")
 
 
 @responses.activate
-def test_batch_fetches_only_cache_misses_in_one_call(gateway):
+def test_batch_fetches_only_cache_misses_in_one_call(upstream):
     responses.get(f"{BASE}/api/v1/recipes/1", json=RECIPE)
     responses.get(f"{BASE}/api/v1/recipes/batch", json={"data": [{**RECIPE, "id": "2"}]})
-    gateway.recipe(IDENTITY, "1", store_id=None, serves=None)
-    found = gateway.recipes(IDENTITY, ["1", "2", "3", "2"], store_id=None, serves=None)
+    upstream.recipes.by_id(IDENTITY, "1", store_id=None, serves=None)
+    found = upstream.recipes.by_ids(IDENTITY, ["1", "2", "3", "2"], store_id=None, serves=None)
     assert set(found) == {"1", "2"}
     batch_calls = [c for c in responses.calls if "/batch" in c.request.url]
     assert len(batch_calls) == 1 and "ids=2%2C3" in batch_calls[0].request.url
-    gateway.recipes(IDENTITY, ["2", "3"], store_id=None, serves=None)  # both cached now, "3" as unknown
+    upstream.recipes.by_ids(IDENTITY, ["2", "3"], store_id=None, serves=None)  # both cached now, "3" as unknown
     assert len([c for c in responses.calls if "/batch" in c.request.url]) == 1
 
 
 @responses.activate
-def test_ids_are_quoted_as_one_path_segment(gateway):
+def test_ids_are_quoted_as_one_path_segment(upstream):
     responses.get(f"{BASE}/api/v1/recipes/a%2Fb", json={**RECIPE, "id": "a/b"})
-    assert gateway.recipe(IDENTITY, "a/b", store_id=None, serves=None).id == "a/b"
+    assert upstream.recipes.by_id(IDENTITY, "a/b", store_id=None, serves=None).id == "a/b"
 
 
 @responses.activate
-def test_unusable_answers_are_typed(gateway):
+def test_unusable_answers_are_typed(upstream):
     responses.get(f"{BASE}/api/v1/recipes/1", body=requests.exceptions.ChunkedEncodingError("cut"))
     with pytest.raises(UpstreamBadResponse):
-        gateway.recipe(IDENTITY, "1", store_id=None, serves=None)
+        upstream.recipes.by_id(IDENTITY, "1", store_id=None, serves=None)
 
 
 def test_cache_keys_are_unambiguous():
@@ -255,17 +255,16 @@ def test_a_broken_cache_backend_is_a_miss_not_an_error(app):
     responses.get(f"{BASE}/api/v1/recipes/1", json=RECIPE)
     responses.get(f"{BASE}/api/v1/recipes/batch", json={"data": [RECIPE]})
     http = upstream_http(BASE)
-    gateway = UpstreamGateway(
+    broken = ReadCache(cache=BrokenBackend())
+    upstream = build_upstream(
         http=http,
-        cache=ReadCache(cache=BrokenBackend()),
+        cache=broken,
+        catalog_cache=broken,
         pool=ThreadPoolExecutor(1),
-        supplier_ttl=1,
-        recipe_ttl=1,
-        likes_ttl=1,
-        stale_ttl=1,
+        times=CacheTimes(supplier=1, recipe=1, likes=1, stale=1),
     )
-    assert gateway.recipe(IDENTITY, "1", store_id=None, serves=None).title == "Crêpes"
-    assert set(gateway.recipes(IDENTITY, ["1"], store_id=None, serves=None)) == {"1"}
+    assert upstream.recipes.by_id(IDENTITY, "1", store_id=None, serves=None).title == "Crêpes"
+    assert set(upstream.recipes.by_ids(IDENTITY, ["1"], store_id=None, serves=None)) == {"1"}
 
 
 class FakeClock:
@@ -420,51 +419,51 @@ def test_each_resource_has_its_own_breaker():
     assert {resource: state for resource, state in http.guards.states().items() if state != CLOSED} == {"catalog": OPEN}
 
 
-def expire_fresh_copy(gateway: UpstreamGateway, recipe_id: str, store_id: str | None = None) -> None:
+def expire_fresh_copy(upstream: Upstream, recipe_id: str, store_id: str | None = None) -> None:
     """Drop a recipe's fresh cache entry, keep its stale copy: as if the recipe TTL had passed."""
-    gateway.cache.cache.delete(gateway.recipe_key(IDENTITY, recipe_id, store_id, None))
+    upstream.recipes.cache.cache.delete(upstream.recipes.key(IDENTITY, recipe_id, store_id, None))
 
 
 @responses.activate
-def test_stale_recipe_when_the_upstream_fails(gateway):
+def test_stale_recipe_when_the_upstream_fails(upstream):
     responses.get(f"{BASE}/api/v1/recipes/1", json=RECIPE)
-    gateway.recipe(IDENTITY, "1", store_id=None, serves=None)
-    expire_fresh_copy(gateway, "1")
+    upstream.recipes.by_id(IDENTITY, "1", store_id=None, serves=None)
+    expire_fresh_copy(upstream, "1")
     responses.replace(responses.GET, f"{BASE}/api/v1/recipes/1", status=503)
-    assert gateway.recipe(IDENTITY, "1", store_id=None, serves=None).title == "Crêpes"
+    assert upstream.recipes.by_id(IDENTITY, "1", store_id=None, serves=None).title == "Crêpes"
 
 
 @responses.activate
-def test_no_stale_copy_for_client_errors(gateway):
+def test_no_stale_copy_for_client_errors(upstream):
     responses.get(f"{BASE}/api/v1/recipes/1", json=RECIPE)
-    gateway.recipe(IDENTITY, "1", store_id=None, serves=None)
-    expire_fresh_copy(gateway, "1")
+    upstream.recipes.by_id(IDENTITY, "1", store_id=None, serves=None)
+    expire_fresh_copy(upstream, "1")
     responses.replace(responses.GET, f"{BASE}/api/v1/recipes/1", status=400, json={"status": 400})
     with pytest.raises(UpstreamStatusError):
-        gateway.recipe(IDENTITY, "1", store_id=None, serves=None)
+        upstream.recipes.by_id(IDENTITY, "1", store_id=None, serves=None)
 
 
 @responses.activate
-def test_without_a_stale_copy_the_error_stands(gateway):
+def test_without_a_stale_copy_the_error_stands(upstream):
     responses.get(f"{BASE}/api/v1/recipes/9", status=503)
     with pytest.raises(UpstreamStatusError):
-        gateway.recipe(IDENTITY, "9", store_id=None, serves=None)
+        upstream.recipes.by_id(IDENTITY, "9", store_id=None, serves=None)
 
 
 @responses.activate
-def test_stale_batch_and_suggestions_when_the_upstream_fails(gateway):
+def test_stale_batch_and_suggestions_when_the_upstream_fails(upstream):
     responses.post(f"{BASE}/api/v1/suggestions", json={"data": [{"key": "a", "recipe_id": "1"}]})
     responses.get(f"{BASE}/api/v1/recipes/batch", json={"data": [RECIPE]})
     context = SuggestionContext("a", ("p2", "p1"))
-    assert gateway.suggest(IDENTITY, [context], store_id="1001") == {"a": "1"}
-    gateway.recipes(IDENTITY, ["1"], store_id="1001", serves=None)
-    expire_fresh_copy(gateway, "1", "1001")
+    assert upstream.suggestions.recipe_for_each(IDENTITY, [context], store_id="1001") == {"a": "1"}
+    upstream.recipes.by_ids(IDENTITY, ["1"], store_id="1001", serves=None)
+    expire_fresh_copy(upstream, "1", "1001")
     responses.replace(responses.POST, f"{BASE}/api/v1/suggestions", body=requests.exceptions.ConnectionError("down"))
     responses.replace(responses.GET, f"{BASE}/api/v1/recipes/batch", body=requests.exceptions.ConnectionError("down"))
     other_session = replace(IDENTITY, session_id="another")
     same_products = SuggestionContext("b", ("p1", "p2"))
-    assert gateway.suggest(other_session, [same_products], store_id="1001") == {"b": "1"}
-    assert set(gateway.recipes(other_session, ["1"], store_id="1001", serves=None)) == {"1"}
+    assert upstream.suggestions.recipe_for_each(other_session, [same_products], store_id="1001") == {"b": "1"}
+    assert set(upstream.recipes.by_ids(other_session, ["1"], store_id="1001", serves=None)) == {"1"}
 
 
 BASKET_ANSWER = {"basket": {"recipes": []}, "changes": []}
@@ -491,7 +490,7 @@ BASKET_WRITES = [
 @responses.activate
 @pytest.mark.parametrize(("call", "segments", "arguments", "path", "retried"), BASKET_WRITES)
 def test_basket_writes_know_their_route_and_only_idempotent_ones_retry(
-    gateway: UpstreamGateway,
+    upstream: Upstream,
     call: UpstreamCall,
     segments: dict[str, str],
     arguments: dict[str, Any],
@@ -499,7 +498,7 @@ def test_basket_writes_know_their_route_and_only_idempotent_ones_retry(
     retried: bool,
 ) -> None:
     """Each segment is quoted as one; PUT and DELETE are retried after a 503, the others not without a key."""
-    forwarder = UpstreamForwarder(http=gateway.http)
+    forwarder = UpstreamForwarder(http=upstream.http)
     url = f"{BASE}/api/v1/basket{path}"
     responses.add(call.method, url, status=503)
     responses.add(call.method, url, json=BASKET_ANSWER)
@@ -514,38 +513,38 @@ def test_basket_writes_know_their_route_and_only_idempotent_ones_retry(
 
 
 @responses.activate
-def test_a_write_with_an_idempotency_key_sends_it_and_is_retried(gateway: UpstreamGateway) -> None:
+def test_a_write_with_an_idempotency_key_sends_it_and_is_retried(upstream: Upstream) -> None:
     url = f"{BASE}/api/v1/basket/recipes"
     responses.post(url, status=503)
     responses.post(url, json=BASKET_ANSWER)
-    forwarder = UpstreamForwarder(http=gateway.http)
+    forwarder = UpstreamForwarder(http=upstream.http)
     assert forwarder.forward(baskets.ADD_RECIPE, IDENTITY, body={"recipe_id": "1"}, key="k-1") == BASKET_ANSWER
     assert [c.request.headers["Idempotency-Key"] for c in responses.calls] == ["k-1", "k-1"]
 
 
 @responses.activate
-def test_basket_writes_turn_an_unknown_store_into_unknown_store(gateway: UpstreamGateway) -> None:
+def test_basket_writes_turn_an_unknown_store_into_unknown_store(upstream: Upstream) -> None:
     responses.post(
         f"{BASE}/api/v1/basket/recipes",
         status=400,
         json={"status": 400, "errors": {"json": {"store_id": ["Unknown store."]}}},
     )
     with pytest.raises(UnknownStore):
-        UpstreamForwarder(http=gateway.http).forward(
+        UpstreamForwarder(http=upstream.http).forward(
             baskets.ADD_RECIPE, IDENTITY, body={"recipe_id": "1", "store_id": "9"}
         )
 
 
 @responses.activate
-def test_events_with_ids_are_retried_after_a_gateway_error_and_events_without_are_not(gateway):
+def test_events_with_ids_are_retried_after_a_gateway_error_and_events_without_are_not(upstream):
     """The upstream stores an event id once per supplier: a batch whose every event has its id may be sent again."""
     responses.post(f"{BASE}/api/v1/events", status=503)
     responses.post(f"{BASE}/api/v1/events", json={"stored": 1, "duplicates": 0})
-    assert gateway.store_events(IDENTITY, [{"id": "e-1", "name": "recipe.show", "path": "/", "props": {}}]) == 1
+    assert upstream.events.store(IDENTITY, [{"id": "e-1", "name": "recipe.show", "path": "/", "props": {}}]) == 1
     assert len(responses.calls) == 2
     responses.replace(responses.POST, f"{BASE}/api/v1/events", status=503)
     with pytest.raises(UpstreamStatusError):
-        gateway.store_events(IDENTITY, [{"name": "recipe.show", "path": "/", "props": {}}])
+        upstream.events.store(IDENTITY, [{"name": "recipe.show", "path": "/", "props": {}}])
     assert len(responses.calls) == 3  # sent once
 
 

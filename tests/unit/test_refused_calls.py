@@ -7,13 +7,13 @@ from __future__ import annotations
 from flask import Flask
 from flask.testing import FlaskClient
 
-from prerender.gateway import Resource, get_gateway
+from prerender.gateway import Resource, get_upstream
 from tests.conftest import HEADERS
 
 
 def open_circuit(app: Flask, resource: Resource) -> None:
     with app.app_context():
-        breaker = get_gateway().http.guards[resource].breaker
+        breaker = get_upstream().http.guards[resource].breaker
     for _ in range(breaker.policy.minimum_calls):
         breaker.record_failure(False)
     assert breaker.state == "open"

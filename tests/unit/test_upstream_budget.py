@@ -154,11 +154,11 @@ def test_writes_are_not_retried_within_a_budget():
 
 
 def test_the_gateways_pool_runs_calls_under_the_callers_budget(app):
-    gateway = app.extensions["prerender.gateway"]
+    calls = app.extensions["prerender.upstream"].concurrent
     with deadline.budget(5):
-        left = gateway.start(deadline.remaining).result()
+        left = calls.start(deadline.remaining).result()
     assert left is not None and 0 < left <= 5
-    assert gateway.start(deadline.remaining).result() is None
+    assert calls.start(deadline.remaining).result() is None
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,74 @@
+"""What every resource module's upstream calls share (docs/upstream.md): who a call is made for, the API's root,
+a path segment made safe, and the checks on what the upstream answers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+from prerender.gateway.errors import UnknownStore, UpstreamBadResponse, UpstreamStatusError
+
+API = "/api/v1"
+# The most ids one batch read names (the upstream's own limit on `ids` and `recipe_ids`).
+BATCH_LIMIT = 100
+
+
+def segment(value: str) -> str:
+    """An id made safe as one URL path segment."""
+    return quote(value, safe="")
+
+
+def service_headers(service_key: str, supplier_id: str) -> dict[str, str]:
+    """How prerender calls the upstream for a supplier it knows by id only (a browser's credential)."""
+    return {"X-Service-Key": service_key, "Supplier-Id": supplier_id}
+
+
+@dataclass(frozen=True)
+class CallerIdentity:
+    """Who an upstream call is made for; built from the request headers by the guard."""
+
+    authorization: str | None
+    supplier_token: str | None = field(repr=False)
+    supplier_id: str | None
+    language: str
+    session_id: str | None
+    profiling: bool
+    request_id: str
+    # For a browser's credential: prerender calls as a service, naming the supplier by id (docs/upstream.md).
+    service_key: str | None = field(default=None, repr=False)
+
+    def headers(self) -> dict[str, str]:
+        headers = {
+            "Language-Id": self.language,
+            "Profiling": "true" if self.profiling else "false",
+            "X-Request-Id": self.request_id,
+            "Accept": "application/json",
+        }
+        if self.authorization:
+            headers["Authorization"] = self.authorization
+        if self.supplier_token:
+            headers["Supplier-Token"] = self.supplier_token
+        elif self.service_key and self.supplier_id:
+            headers.update(service_headers(self.service_key, self.supplier_id))
+        if self.session_id:
+            headers["Session-Id"] = self.session_id
+        return headers
+
+
+def expect_object(payload: Any, what: str) -> dict[str, Any]:
+    """The upstream's answer when it is a JSON object; UpstreamBadResponse otherwise."""
+    if not isinstance(payload, dict):
+        raise UpstreamBadResponse(f"{what}: expected an object")
+    return payload
+
+
+def present(**values: Any) -> dict[str, Any]:
+    """Query parameters without those left unset (None)."""
+    return {name: value for name, value in values.items() if value is not None}
+
+
+def raise_unknown_store(error: UpstreamStatusError) -> None:
+    """An upstream 400 on `store_id` as the UnknownStore it is (the customer sees a 400); else nothing."""
+    if error.status == 400 and (error.field_errors("query", "store_id") or error.field_errors("json", "store_id")):
+        raise UnknownStore(error.status, error.problem, error.endpoint) from error

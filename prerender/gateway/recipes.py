@@ -1,0 +1,183 @@
+"""Recipe details at the upstream (docs/upstream.md, "Recipes"): one recipe or a batch, priced at a store and
+scaled to a count of guests, cached per supplier, store, guests and language and served stale while the upstream
+fails; and a publisher's own recipe id looked up (the catalog's searches are in catalog.py)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from prerender.gateway.calls import (
+    API,
+    BATCH_LIMIT,
+    CallerIdentity,
+    expect_object,
+    present,
+    raise_unknown_store,
+    segment,
+)
+from prerender.gateway.errors import UpstreamBadResponse, UpstreamError, UpstreamStatusError
+from prerender.gateway.guards import Resource
+from prerender.gateway.http import UpstreamHttp
+from prerender.gateway.models import Recipe, data_list, parse_recipe
+from prerender.gateway.read_cache import ReadCache, cache_key
+
+log = logging.getLogger(__name__)
+
+
+class RecipeGateway:
+    """GET /recipes/{id}, /recipes/batch and /recipes/by-external-id/{id}."""
+
+    def __init__(
+        self, *, http: UpstreamHttp, cache: ReadCache, ttl: int, stale_ttl: int, external_id_ttl: int = 5
+    ) -> None:
+        self.http = http
+        self.cache = cache
+        self.ttl = ttl
+        # How long the last good answers are kept to serve while the upstream fails (stale-if-error).
+        self.stale_ttl = stale_ttl
+        # The lookup of a recipe by external id is cached 5 seconds, "no match" included (README.md, Limits).
+        self.external_id_ttl = external_id_ttl
+
+    def by_id(
+        self,
+        identity: CallerIdentity,
+        recipe_id: str,
+        *,
+        store_id: str | None,
+        serves: int | None,
+        summary: bool = False,
+    ) -> Recipe | None:
+        """One recipe's detail at a store, None for an unknown recipe; with `summary`, without its ingredients
+        and steps (a card's needs, a fraction of the size)."""
+        key = self.key(identity, recipe_id, store_id, serves, summary=summary)
+        cached = self.cache.near_get(key)
+        if cached is not None:
+            remembered: Recipe | None = cached[0]
+            return remembered
+        params = present(store_id=store_id, serves=serves, view="summary" if summary else None)
+        try:
+            payload = self.http.request(
+                "GET",
+                f"{API}/recipes/{segment(recipe_id)}",
+                resource=Resource.RECIPES,
+                name="recipe",
+                params=params,
+                headers=identity.headers(),
+                idempotent=True,
+            )
+            recipe: Recipe | None = parse_recipe(payload)
+        except UpstreamStatusError as error:
+            raise_unknown_store(error)
+            if error.status >= 500:
+                return self._stale(key, error)
+            if error.status != 404:
+                raise
+            recipe = None
+        except UpstreamError as error:
+            return self._stale(key, error)
+        self._remember({key: (recipe,)})
+        return recipe
+
+    def by_ids(
+        self,
+        identity: CallerIdentity,
+        recipe_ids: Sequence[str],
+        *,
+        store_id: str | None,
+        serves: int | None,
+        summary: bool = False,
+    ) -> dict[str, Recipe]:
+        """Many recipes' details by id, in at most one upstream call per 100 cache misses; unknown ids left out;
+        `summary` as for `by_id`."""
+        keys = {rid: self.key(identity, rid, store_id, serves, summary=summary) for rid in dict.fromkeys(recipe_ids)}
+        found: dict[str, Recipe] = {}
+        missing: list[str] = []
+        for rid, cached in zip(keys, self.cache.get_many(*keys.values()), strict=True):
+            if cached is None:
+                missing.append(rid)
+            elif cached[0] is not None:
+                found[rid] = cached[0]
+        for start in range(0, len(missing), BATCH_LIMIT):
+            chunk = missing[start : start + BATCH_LIMIT]
+            params = present(ids=",".join(chunk), store_id=store_id, serves=serves, view="summary" if summary else None)
+            chunk_keys = {rid: keys[rid] for rid in chunk}
+            try:
+                payload = self.http.request(
+                    "GET",
+                    f"{API}/recipes/batch",
+                    resource=Resource.RECIPES,
+                    name="recipes_batch",
+                    params=params,
+                    headers=identity.headers(),
+                    idempotent=True,
+                )
+                loaded = {recipe.id: recipe for recipe in map(parse_recipe, data_list(payload, "recipes/batch"))}
+            except UpstreamError as error:
+                if isinstance(error, UpstreamStatusError):
+                    raise_unknown_store(error)
+                    if error.status < 500:
+                        raise
+                found.update(self._stale_many(chunk_keys, error))
+                continue
+            found.update(loaded)
+            self._remember({key: (loaded.get(rid),) for rid, key in chunk_keys.items()})
+        return found
+
+    def id_by_external_id(self, identity: CallerIdentity, external_id: str) -> str | None:
+        """The id of the recipe a publisher knows by `external_id`, None when none matches (cached, the None
+        included: a publisher's page asks for the same ids again and again)."""
+        key = cache_key("external-id", identity.supplier_id, external_id)
+        cached = self.cache.get(key)
+        if cached is not None:
+            matched: str | None = cached[0]
+            return matched
+        try:
+            payload = expect_object(
+                self.http.request(
+                    "GET",
+                    f"{API}/recipes/by-external-id/{segment(external_id)}",
+                    resource=Resource.RECIPES,
+                    name="recipe_by_external_id",
+                    headers=identity.headers(),
+                    idempotent=True,
+                ),
+                "recipe by external id",
+            )
+        except UpstreamStatusError as error:
+            if error.status != 404:
+                raise
+            found: str | None = None
+        else:
+            if not isinstance(payload.get("id"), (str, int)) or isinstance(payload.get("id"), bool):
+                raise UpstreamBadResponse("recipe by external id: no id")
+            found = str(payload["id"])
+        self.cache.set(key, (found,), timeout=self.external_id_ttl)
+        return found
+
+    @staticmethod
+    def key(
+        identity: CallerIdentity, recipe_id: str, store_id: str | None, serves: int | None, *, summary: bool = False
+    ) -> str:
+        """A recipe's cache key: per recipe, store, serves and language; per supplier too, since the token goes
+        upstream."""
+        kind = "recipe-summary" if summary else "recipe"
+        return cache_key(kind, identity.supplier_id, recipe_id, store_id, serves, identity.language)
+
+    def _remember(self, values: dict[str, tuple[Recipe | None]]) -> None:
+        """Cache fresh answers, and keep them longer as the stale copies served while the upstream fails."""
+        self.cache.set_many(values, timeout=self.ttl)
+        self.cache.set_many({"stale:" + key: value for key, value in values.items()}, timeout=self.stale_ttl)
+
+    def _stale(self, key: str, error: UpstreamError) -> Recipe | None:
+        """The last good copy of a recipe, or the error when there is none."""
+        recipe: Recipe | None = self.cache.stale(key, error, what="recipe")
+        return recipe
+
+    def _stale_many(self, keys: dict[str, str], error: UpstreamError) -> dict[str, Recipe]:
+        """The last good copies of some recipes, or the error when there is none at all."""
+        stale = dict(zip(keys, self.cache.get_many(*("stale:" + key for key in keys.values())), strict=True))
+        if not any(stale.values()):
+            raise error
+        log.warning("upstream failed, serving the last good recipes: %s", error)
+        return {rid: value[0] for rid, value in stale.items() if value and value[0] is not None}

@@ -1,0 +1,109 @@
+"""Suggestions at the upstream (docs/upstream.md, "Suggestions"): the recipe for each place of a page, from the
+products around it; the last good choice for the same products is served while the upstream fails."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from prerender.gateway.calls import API, CallerIdentity, raise_unknown_store
+from prerender.gateway.errors import UpstreamBadResponse, UpstreamError, UpstreamStatusError
+from prerender.gateway.guards import Resource
+from prerender.gateway.http import UpstreamHttp
+from prerender.gateway.models import data_list
+from prerender.gateway.read_cache import ReadCache, cache_key
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SuggestionContext:
+    """One place on a page that wants a recipe: the products around it."""
+
+    key: str
+    surrounding_product_ids: tuple[str, ...]
+    current_product_ids: tuple[str, ...] = ()
+
+
+class SuggestionGateway:
+    """POST /suggestions (a read: retried like one)."""
+
+    def __init__(self, *, http: UpstreamHttp, cache: ReadCache, stale_ttl: int) -> None:
+        self.http = http
+        self.cache = cache
+        self.stale_ttl = stale_ttl
+
+    def recipe_for_each(
+        self,
+        identity: CallerIdentity,
+        contexts: Sequence[SuggestionContext],
+        *,
+        store_id: str | None,
+        category_id: str | None = None,
+        keyword: str | None = None,
+        apply_preferences: bool = False,
+    ) -> dict[str, str | None]:
+        """The recipe id chosen for each context key (None where nothing fits), in one call; with
+        `apply_preferences`, the upstream applies the shopper's stored preferences (docs/upstream.md)."""
+        if not contexts:
+            return {}
+        body = {
+            "contexts": [
+                {
+                    "key": c.key,
+                    "surrounding_product_ids": list(c.surrounding_product_ids),
+                    "current_product_ids": list(c.current_product_ids),
+                }
+                for c in contexts
+            ],
+            "store_id": store_id,
+            "category_id": category_id,
+            "keyword": keyword,
+        }
+        # The last good choice for the same products and filters, whatever the session: served while the
+        # upstream fails (a card from another session's draw beats an empty slot).
+        stale_keys = {
+            c.key: cache_key(
+                "stale-suggestion",
+                identity.supplier_id,
+                store_id,
+                category_id,
+                keyword,
+                sorted(c.surrounding_product_ids),
+                sorted(c.current_product_ids),
+            )
+            for c in contexts
+        }
+        try:
+            payload = self.http.request(
+                "POST",
+                f"{API}/suggestions",
+                resource=Resource.SUGGESTIONS,
+                name="suggestions",
+                json=body,
+                params={"preferences": "apply"} if apply_preferences else None,
+                headers=identity.headers(),
+                idempotent=True,
+            )
+            chosen: dict[str, str | None] = {}
+            for item in data_list(payload, "suggestions"):
+                if not isinstance(item, dict) or "key" not in item:
+                    raise UpstreamBadResponse("suggestions: item without key")
+                recipe_id = item.get("recipe_id")
+                chosen[str(item["key"])] = None if recipe_id is None else str(recipe_id)
+        except UpstreamError as error:
+            if isinstance(error, UpstreamStatusError):
+                raise_unknown_store(error)
+                if error.status < 500:
+                    raise
+            stale = dict(zip(stale_keys, self.cache.get_many(*stale_keys.values()), strict=True))
+            if not any(stale.values()):
+                raise
+            log.warning("upstream failed, serving the last good suggestions: %s", error)
+            return {key: value[0] if value else None for key, value in stale.items()}
+        self.cache.set_many(
+            {stale_keys[key]: (rid,) for key, rid in chosen.items() if key in stale_keys and rid},
+            timeout=self.stale_ttl,
+        )
+        return chosen

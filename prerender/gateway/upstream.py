@@ -1,0 +1,75 @@
+"""The upstream as the app sees it: one gateway per upstream resource, all on one HTTP client (its sessions,
+timeouts, retries, breakers and bulkheads) and one read cache (docs/architecture.md, "The gateway")."""
+
+from __future__ import annotations
+
+from concurrent.futures import Executor
+from dataclasses import dataclass
+
+from prerender.gateway.baskets import BasketGateway
+from prerender.gateway.catalog import CatalogGateway
+from prerender.gateway.concurrent_calls import ConcurrentCalls
+from prerender.gateway.events import EventGateway
+from prerender.gateway.forwarding import UpstreamForwarder
+from prerender.gateway.http import UpstreamHttp
+from prerender.gateway.likes import LikeGateway
+from prerender.gateway.menus import MenuGateway
+from prerender.gateway.read_cache import ReadCache
+from prerender.gateway.recipes import RecipeGateway
+from prerender.gateway.stores import StoreGateway
+from prerender.gateway.suggestions import SuggestionGateway
+from prerender.gateway.suppliers import SupplierGateway
+
+
+@dataclass(frozen=True, kw_only=True)
+class CacheTimes:
+    """How long each read is kept, in seconds (the app's *_CACHE_SECONDS and STALE_IF_ERROR_SECONDS)."""
+
+    supplier: int
+    recipe: int
+    likes: int
+    # The last good answers, served while the upstream fails.
+    stale: int
+    external_id: int = 5
+
+
+@dataclass(frozen=True, kw_only=True)
+class Upstream:
+    """Every call prerender makes to the upstream, by resource."""
+
+    http: UpstreamHttp
+    concurrent: ConcurrentCalls
+    suppliers: SupplierGateway
+    stores: StoreGateway
+    recipes: RecipeGateway
+    suggestions: SuggestionGateway
+    likes: LikeGateway
+    baskets: BasketGateway
+    events: EventGateway
+    menus: MenuGateway
+    catalog: CatalogGateway
+    # The writes browser routes forward (prerender/web/forwarding.py).
+    forwarder: UpstreamForwarder
+
+
+def build_upstream(
+    *, http: UpstreamHttp, cache: ReadCache, catalog_cache: ReadCache, pool: Executor, times: CacheTimes
+) -> Upstream:
+    """The gateways on one HTTP client: `cache` (with its near cache) for suppliers, stores, recipes,
+    suggestions and likes, `catalog_cache` for the catalog's pages."""
+    return Upstream(
+        http=http,
+        concurrent=ConcurrentCalls(pool=pool),
+        suppliers=SupplierGateway(http=http, cache=cache, ttl=times.supplier, stale_ttl=times.stale),
+        stores=StoreGateway(http=http, cache=cache, ttl=times.recipe, stale_ttl=times.stale),
+        recipes=RecipeGateway(
+            http=http, cache=cache, ttl=times.recipe, stale_ttl=times.stale, external_id_ttl=times.external_id
+        ),
+        suggestions=SuggestionGateway(http=http, cache=cache, stale_ttl=times.stale),
+        likes=LikeGateway(http=http, cache=cache, ttl=times.likes),
+        baskets=BasketGateway(http=http),
+        events=EventGateway(http=http),
+        menus=MenuGateway(http=http),
+        catalog=CatalogGateway(http=http, cache=catalog_cache, ttl=times.recipe, stale_ttl=times.stale),
+        forwarder=UpstreamForwarder(http=http),
+    )
