@@ -7,9 +7,13 @@ an import a layer may not make fails with the module and the line.
 from __future__ import annotations
 
 import ast
+import typing
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
+
+from prerender.gateway.upstream import Upstream
 
 PACKAGE = Path(__file__).resolve().parents[2] / "prerender"
 
@@ -100,3 +104,21 @@ def test_upstream_writes_are_forwarded_through_one_function() -> None:
     for path in (PACKAGE / "blueprints").glob("*.py"):
         source = path.read_text()
         assert ".http.request(" not in source and "UpstreamHttp" not in source, path.name
+
+
+def test_every_upstream_resource_is_reached_through_one_upstream() -> None:
+    """One module per upstream resource (docs/architecture.md, "The gateway"): each of the gateway's classes
+    that calls the upstream is a field of `Upstream` (what `get_upstream()` returns), and no module above the
+    gateway calls the HTTP client itself."""
+    callers = {
+        node.name
+        for path in (PACKAGE / "gateway").glob("*.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ClassDef) and "self.http.request(" in ast.unparse(node)
+    }
+    assert {"RecipeGateway", "SupplierGateway", "UpstreamForwarder"} <= callers  # the scan sees them
+    hints = typing.get_type_hints(Upstream)
+    assert callers <= {hints[field.name].__name__ for field in fields(Upstream)}
+    for path in MODULES:
+        if layer_of(module_name(path)) != "gateway":
+            assert ".http.request(" not in path.read_text(), module_name(path)
