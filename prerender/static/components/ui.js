@@ -1,4 +1,4 @@
-// Shared DOM helpers of the components: element builder, icons (the same SVG as templates/macros/icons.html),
+// Shared DOM helpers of the components: element builder, icons (generated from templates/macros/icons.html),
 // money formatting, and the like (heart) button binding used by the card and the recipe details.
 import { sdk, services, numberFormat, translator, validGuestCount, isStoppedByHook } from "../sdk/svc.js";
 
@@ -39,42 +39,49 @@ export function trapTab(event, focusables, container, fromElsewhere) {
   }
 }
 
+// BEGIN ICONS: generated from templates/macros/icons.html by `python -m prerender.rendering.icons`.
+/** @type {Record<string, { svg: Record<string, string>, shapes: [string, Record<string, string>][] }>} */
+const ICONS = {
+  basket: {
+    svg: {"viewBox": "0 0 24 24", "width": "24", "height": "24"},
+    shapes: [
+      ["path", {"fill": "none", "stroke": "currentColor", "stroke-width": "2", "stroke-linecap": "round", "stroke-linejoin": "round", "d": "M3 9h18l-1.6 9.1a2 2 0 0 1-2 1.9H6.6a2 2 0 0 1-2-1.9L3 9Zm4 0 3-5m7 5-3-5M9 13v3m6-3v3"}],
+    ],
+  },
+  heart: {
+    svg: {"viewBox": "0 0 24 24", "width": "24", "height": "24"},
+    shapes: [
+      ["path", {"fill": "var(--svc-heart-fill, none)", "stroke": "currentColor", "stroke-width": "2", "stroke-linejoin": "round", "d": "M12 20.5s-7.5-4.6-9.2-9.3C1.6 7.8 3.8 4.5 7.2 4.5c2 0 3.6 1.1 4.8 2.8 1.2-1.7 2.8-2.8 4.8-2.8 3.4 0 5.6 3.3 4.4 6.7-1.7 4.7-9.2 9.3-9.2 9.3Z"}],
+    ],
+  },
+  close: {
+    svg: {"viewBox": "0 0 24 24", "width": "24", "height": "24"},
+    shapes: [
+      ["path", {"fill": "none", "stroke": "currentColor", "stroke-width": "2", "stroke-linecap": "round", "d": "M6 6l12 12M18 6 6 18"}],
+    ],
+  },
+};
+// END ICONS
+
 /**
- * An SVG icon. Paths are constants of this module (never data).
- * @param {"basket" | "heart" | "close"} name
+ * An SVG icon, decorative (aria-hidden), as templates/macros/icons.html renders it: its shapes are the data
+ * above, generated from that template (constants of this module, never data from the network).
+ * @param {string} name one of ICONS' names
  * @param {string} className
  * @returns {SVGSVGElement}
  */
 export function icon(name, className) {
+  const { svg: attributes, shapes } = ICONS[name];
   const svg = document.createElementNS(SVG_NS, "svg");
   svg.setAttribute("class", className);
-  svg.setAttribute("viewBox", "0 0 24 24");
-  svg.setAttribute("width", "24");
-  svg.setAttribute("height", "24");
+  for (const [attribute, value] of Object.entries(attributes)) svg.setAttribute(attribute, value);
   svg.setAttribute("aria-hidden", "true");
   svg.setAttribute("focusable", "false");
-  const path = document.createElementNS(SVG_NS, "path");
-  if (name === "basket") {
-    path.setAttribute("fill", "none");
-    path.setAttribute("stroke", "currentColor");
-    path.setAttribute("stroke-width", "2");
-    path.setAttribute("stroke-linecap", "round");
-    path.setAttribute("stroke-linejoin", "round");
-    path.setAttribute("d", "M3 9h18l-1.6 9.1a2 2 0 0 1-2 1.9H6.6a2 2 0 0 1-2-1.9L3 9Zm4 0 3-5m7 5-3-5M9 13v3m6-3v3");
-  } else if (name === "heart") {
-    path.setAttribute("fill", "var(--svc-heart-fill, none)");
-    path.setAttribute("stroke", "currentColor");
-    path.setAttribute("stroke-width", "2");
-    path.setAttribute("stroke-linejoin", "round");
-    path.setAttribute("d", "M12 20.5s-7.5-4.6-9.2-9.3C1.6 7.8 3.8 4.5 7.2 4.5c2 0 3.6 1.1 4.8 2.8 1.2-1.7 2.8-2.8 4.8-2.8 3.4 0 5.6 3.3 4.4 6.7-1.7 4.7-9.2 9.3-9.2 9.3Z");
-  } else {
-    path.setAttribute("fill", "none");
-    path.setAttribute("stroke", "currentColor");
-    path.setAttribute("stroke-width", "2");
-    path.setAttribute("stroke-linecap", "round");
-    path.setAttribute("d", "M6 6l12 12M18 6 6 18");
+  for (const [tag, shapeAttributes] of shapes) {
+    const shape = document.createElementNS(SVG_NS, tag);
+    for (const [attribute, value] of Object.entries(shapeAttributes)) shape.setAttribute(attribute, value);
+    svg.append(shape);
   }
-  svg.append(path);
   return svg;
 }
 
