@@ -1,0 +1,108 @@
+// The shopper paid the retailer cart (docs/browser-api.md, "Payment"): the basket follows that cart and is
+// confirmed, once per order id. `paymentStarted` keeps the cart being paid for the confirmation page, where the
+// cart is already empty.
+import { localProblem } from "./http.js";
+import { emptyBasket } from "./basket-model.js";
+
+const PAYMENT_STARTED = "payment-started";
+const PAYMENT_STARTED_MS = 24 * 3600 * 1000;
+// What the payment route accepts of a cart line (prerender/schemas/fields.py, Identifier; schemas/limits.py).
+const PRODUCT_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+const MAX_PAID_LINES = 500;
+const MAX_LINE_QUANTITY = 10_000;
+
+export class BasketPayments {
+  #core;
+
+  /** @param {import("./basket.js").BasketCore} core */
+  constructor(core) {
+    this.#core = core;
+  }
+
+  /**
+   * POST /baskets/handle-payment: the user paid the retailer cart. The basket follows that cart and is
+   * confirmed (once per order id, never empty); the identity then starts an empty basket. `cart` defaults to
+   * the last one `retailerBasketChanged` reported; without any, a local `#no-cart` problem and nothing sent.
+   * @param {number} total @param {string} [orderId] @param {unknown} [cart] `[{id, quantity}]`
+   * @returns {Promise<{ outcome: "confirmed" | "already_confirmed" | "empty", confirmed: boolean, basket_id?: string }>}
+   */
+  async confirm(total, orderId, cart) {
+    const { routes, queue, session, sync } = this.#core;
+    const amount = Number(total);
+    if (!Number.isFinite(amount) || amount < 0) throw new TypeError("handlePayment expects a total >= 0");
+    const started = cart === undefined ? this.#startedCart() : null;
+    const last = sync.lastCart;
+    // The cart reported on this page is gone (emptied by the payment, or never reported on the confirmation
+    // page): the one `paymentStarted` kept is the cart that was paid.
+    const products = paidLines(cart !== undefined ? cart : (started && (!last || last.length === 0) ? started : last));
+    if (!products) {
+      throw localProblem("no-cart", "No retailer cart to confirm",
+        "Report the cart with basketSync.retailerBasketChanged(cart), or pass it to handlePayment(total, orderId, cart).");
+    }
+    const storeId = await this.#core.requireStore();
+    const answer = await queue.run(() => routes.handlePayment(storeId, amount, products, orderId));
+    if (answer?.confirmed || answer?.outcome === "already_confirmed") session.local.remove(session.key(PAYMENT_STARTED));
+    if (answer?.confirmed) {
+      sync.reset();
+      this.#core.publish(emptyBasket(storeId));
+    } else if (answer?.outcome === "empty") {
+      // The basket followed the paid cart before it was found empty: show it as the service has it.
+      void this.#core.reload().catch(() => {});
+    }
+    return answer;
+  }
+
+  /**
+   * The shopper starts paying (the maker's `paymentStarted(total)`): the cart reported last is kept in
+   * localStorage (`_<prefix>/payment-started`, for a day) so that `handlePayment(total)` on the confirmation
+   * page, where the cart is already empty, confirms the cart that was paid.
+   * @param {number} total
+   * @returns {{ total: number, lines: number }}
+   */
+  paymentStarted(total) {
+    const { session, sync } = this.#core;
+    // Called from the retailer's checkout button: a total it cannot read is reported, never thrown.
+    let amount = Number(total);
+    if (!Number.isFinite(amount) || amount < 0) {
+      console.warn(`[${session.prefix}] paymentStarted(${JSON.stringify(total)}): not a total >= 0; the cart is kept all the same`);
+      amount = 0;
+    }
+    const cart = paidLines(sync.lastCart) ?? [];
+    if (cart.length > 0) {
+      session.local.set(session.key(PAYMENT_STARTED), JSON.stringify({ total: amount, cart, at: Date.now() }));
+    }
+    return { total: amount, lines: cart.length };
+  }
+
+  /** The cart `paymentStarted` kept, when it is less than a day old. @returns {unknown[] | null} */
+  #startedCart() {
+    const { session } = this.#core;
+    const key = session.key(PAYMENT_STARTED);
+    try {
+      const kept = JSON.parse(session.local.get(key) ?? "null");
+      if (kept && Array.isArray(kept.cart) && Date.now() - Number(kept.at) < PAYMENT_STARTED_MS) return kept.cart;
+    } catch {
+      // unreadable: none
+    }
+    session.local.remove(key);
+    return null;
+  }
+}
+
+/**
+ * The paid cart as the payment route takes it: `[{id, quantity}]`, or null without a cart. Lines whose id
+ * cannot be one of the service's products (a retailer's own SKU with spaces...) are left out: the basket
+ * holds none of them; a quantity is made whole (rounded up: the basket only ever follows the cart down)
+ * and kept within the route's bounds, and at most 500 lines go.
+ * @param {unknown} cart
+ * @returns {{ id: string, quantity: number }[] | null}
+ */
+export function paidLines(cart) {
+  if (cart === null || cart === undefined) return null;
+  if (!Array.isArray(cart)) throw new TypeError("handlePayment expects the cart as [{id, quantity}]");
+  return cart
+    .map((line) => ({ id: String(line?.id ?? "").trim(), quantity: Math.ceil(Number(line?.quantity)) }))
+    .filter((line) => PRODUCT_ID.test(line.id) && Number.isFinite(line.quantity))
+    .map((line) => ({ id: line.id, quantity: Math.min(MAX_LINE_QUANTITY, Math.max(0, line.quantity)) }))
+    .slice(0, MAX_PAID_LINES);
+}

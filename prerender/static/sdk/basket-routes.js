@@ -1,0 +1,94 @@
+// The basket's routes of prerender's browser API (docs/browser-api.md, "Basket"; prerender/blueprints/
+// basket.py, payments.py, transfers.py, menu.py): one method per call, so that a path is written once.
+
+/** @typedef {import("./basket.js").Basket} Basket */
+/** @typedef {import("./basket.js").BasketAnswer} BasketAnswer */
+/** @typedef {import("./basket.js").ChosenLine} ChosenLine */
+
+/** A recipe's path segment. @param {string} id */
+const recipePath = (id) => `/basket/recipes/${encodeURIComponent(id)}`;
+
+export class BasketRoutes {
+  #client;
+
+  /** @param {import("./http.js").ApiClient} client */
+  constructor(client) {
+    this.#client = client;
+  }
+
+  /** GET /basket at a store. @param {string} storeId @returns {Promise<Basket>} */
+  load(storeId) {
+    return this.#client.request("GET", "/basket", { query: { store_id: storeId } });
+  }
+
+  /**
+   * POST /basket/recipes: the recipe for `guests`, with the shopper's choices when there are some.
+   * @param {string} id @param {number} guests @param {string} storeId @param {ChosenLine[]} [lines]
+   * @returns {Promise<BasketAnswer>}
+   */
+  addRecipe(id, guests, storeId, lines = []) {
+    return this.#client.request("POST", "/basket/recipes", {
+      json: { recipe_id: id, guests, store_id: storeId, ...(lines.length > 0 ? { lines } : {}) }, write: true,
+    });
+  }
+
+  /** PATCH /basket/recipes/<id>. @param {string} id @param {number} guests @param {string} storeId @returns {Promise<BasketAnswer>} */
+  setGuests(id, guests, storeId) {
+    return this.#client.request("PATCH", recipePath(id), { json: { guests, store_id: storeId }, write: true });
+  }
+
+  /** DELETE /basket/recipes/<id>. @param {string} id @param {string} storeId @returns {Promise<BasketAnswer>} */
+  removeRecipe(id, storeId) {
+    return this.#client.request("DELETE", recipePath(id), { query: { store_id: storeId }, write: true });
+  }
+
+  /**
+   * PUT /basket/recipes/<id>/ingredients/<ingredient>.
+   * @param {string} id @param {string} ingredientId @param {string} productId @param {number} quantity @param {string} storeId
+   * @returns {Promise<BasketAnswer>}
+   */
+  setIngredient(id, ingredientId, productId, quantity, storeId) {
+    return this.#client.request("PUT", `${recipePath(id)}/ingredients/${encodeURIComponent(ingredientId)}`, {
+      json: { product_id: productId, quantity, store_id: storeId }, write: true,
+    });
+  }
+
+  /** POST /basket/reconcile. @param {string} storeId @param {{ id: string, quantity: number }[]} cart @returns {Promise<BasketAnswer>} */
+  reconcile(storeId, cart) {
+    return this.#client.request("POST", "/basket/reconcile", { json: { store_id: storeId, cart }, write: true });
+  }
+
+  /**
+   * POST /baskets/handle-payment.
+   * @param {string} storeId @param {number} total @param {{ id: string, quantity: number }[]} products @param {string} [orderId]
+   */
+  handlePayment(storeId, total, products, orderId) {
+    return this.#client.request("POST", "/baskets/handle-payment", {
+      query: orderId ? { "order-id": String(orderId) } : {},
+      json: { store_id: storeId, totalPrice: total, products },
+      write: true,
+    });
+  }
+
+  /** GET /basket/merge-authless-basket. @param {string} authlessId @param {string} storeId @param {string} proof @returns {Promise<BasketAnswer>} */
+  mergeAuthless(authlessId, storeId, proof) {
+    return this.#client.request("GET", "/basket/merge-authless-basket",
+      { query: { authless_id: authlessId, store_id: storeId }, write: true, headers: { "authless-credential": proof } });
+  }
+
+  /** POST /v2/menu/current/finalize: the planner's menu into the basket. */
+  finalizeMenu() {
+    return this.#client.request("POST", "/menu/current/finalize", { write: true, version: "v2" });
+  }
+
+  /** POST /basket/transfers. @param {string} storeId */
+  createTransfer(storeId) {
+    return this.#client.request("POST", "/basket/transfers", { json: { store_id: storeId }, write: true });
+  }
+
+  /** POST /basket/transfers/redeem. @param {string} token @param {string} storeId @param {string} [idempotencyKey] */
+  redeemTransfer(token, storeId, idempotencyKey) {
+    return this.#client.request("POST", "/basket/transfers/redeem",
+      { json: { token, store_id: storeId }, write: true, idempotencyKey });
+  }
+}
