@@ -4,7 +4,6 @@ prerender/templates/macros/icons.html, and components/ui.js draws its few from a
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from bs4 import BeautifulSoup
 from jinja2 import Environment, FileSystemLoader
