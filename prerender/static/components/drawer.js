@@ -5,7 +5,7 @@
 // `svc-scroll-lock` on <html>, or the page's own scroll element). Closing it emits `recipes.hidden`. The
 // details come from GET {api}/{v}/recipe-details as HTML, the preview from GET {api}/v2/catalog/my-space/
 // basket-preview?embed=true (its <svc-catalog> root wired by components/catalog.js).
-import { sdk, services, icon, h, trapTab } from "./ui.js";
+import { sdk, services, icon, h, inertFragment, trapTab } from "./ui.js";
 import { RecipeDetails } from "./recipe-details.js";
 
 const tagName = `${sdk.prefix}-drawer`;
@@ -352,14 +352,12 @@ export class DrawerElement extends HTMLElement {
    */
   #showPreview(html) {
     const { notices } = services;
-    const template = document.createElement("template");
-    template.innerHTML = html;
-    for (const script of template.content.querySelectorAll("script")) script.remove();
-    const root = template.content.querySelector(`${sdk.prefix}-catalog`);
+    const content = inertFragment(html);
+    const root = content.querySelector(`${sdk.prefix}-catalog`);
     root?.removeAttribute("analytics-path");
-    suffixIds(template.content, `-${this.id}`);
+    suffixIds(content, `-${this.id}`);
     this.#footer.replaceChildren();
-    this.#body.replaceChildren(template.content);
+    this.#body.replaceChildren(content);
     this.#body.scrollTop = 0;
     const title = root?.querySelector(".svc-basket-preview__title")?.textContent?.trim();
     this.#title.textContent = title || notices.t("drawer.preview");

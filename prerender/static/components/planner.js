@@ -6,9 +6,9 @@
 // quick menu) again from the page's own route (`GET /v2/planner/current-menu?panel=false`, with the shopper's
 // credential) and puts them in place, focus kept where it was. Actions run one at a time.
 //
-// - the left panel: suggestions as rendered; a type chip or a search loads the catalog
-//   (`GET /v2/planner/recipes`, the menu's recipes left out), "more" its next page, "suggestions" restores
-//   them; "add" puts a recipe in the menu, "see the recipe" opens the drawer (svc.recipes.openDetails);
+// - the left panel (components/planner-panel.js): suggestions as rendered; a type chip or a search loads the
+//   catalog (`GET /v2/planner/recipes`, the menu's recipes left out), "more" its next page, "suggestions"
+//   restores them; "add" puts a recipe in the menu, "see the recipe" opens the drawer (svc.recipes.openDetails);
 // - the menu: guests (every recipe's), swap (for the shopper's first suggestion of the same type), remove,
 //   select / unselect a product, the budget;
 // - finalize: without a store or a logged-in user, the host is asked (svc.planner, sdk/planner.js) and the
@@ -25,8 +25,9 @@
 //   16 s, then stops on the message; the retry button asks at once. The first real page replaces this
 //   element (its own hydration then runs: analytics, onboarding...). `retry="reload"` (no credential could
 //   be issued): the button reloads the host page, nothing retries by itself.
-import { sdk, services, isStoppedByHook } from "./ui.js";
+import { sdk, services, isStoppedByHook, inertFragment } from "./ui.js";
 import { findOnboarding, ONBOARDED_KEY } from "./planner-onboarding.js";
+import { PlannerPanel, setLabel } from "./planner-panel.js";
 
 const tagName = `${sdk.prefix}-planner`;
 const GUESTS_KEY = "planner/guests";
@@ -66,8 +67,12 @@ export class PlannerElement extends HTMLElement {
   /** @type {AbortController | null} */ #listeners = null;
   /** @type {Promise<unknown>} */ #queue = Promise.resolve();
   #busy = 0;
-  /** @type {string} the suggestions as rendered, to come back to after the catalog */
-  #suggestionsHtml = "";
+  /** The left panel: the suggestions, or the catalog. */
+  #panel = new PlannerPanel(this, {
+    fetchHtml: (path, query) => this.#fetchHtml(path, query),
+    text: (key, params) => this.#text(key, params),
+    status: (text) => this.#status(text),
+  });
   /** @type {number | undefined} */ #messageTimer;
   /** @type {Record<string, string>} */ #texts = {};
   /** @type {number | undefined} */ #retryTimer;
@@ -92,7 +97,7 @@ export class PlannerElement extends HTMLElement {
       this.setAttribute("hydrated", "");
       return;
     }
-    this.#suggestionsHtml = this.#panelItems()?.innerHTML ?? "";
+    this.#panel.remember();
     // The page's own ?view= wins over the rendered one (a host that did not forward it).
     const asked = new URL(window.location.href).searchParams.get("view");
     this.#setView((asked ?? this.getAttribute("view")) === "menu" ? "menu" : "recipe", { history: false });
@@ -156,8 +161,8 @@ export class PlannerElement extends HTMLElement {
         this.#setView("recipe");
         /** @type {HTMLInputElement | null} */ (this.querySelector(".svc-planner__search-input"))?.focus();
         break;
-      case "more": this.#run(() => this.#loadCatalog({ more: true })); break;
-      case "suggestions": this.#run(async () => this.#showSuggestions()); break;
+      case "more": this.#run(() => this.#panel.load({ more: true })); break;
+      case "suggestions": this.#run(async () => this.#panel.showSuggestions()); break;
       case "help": this.#openOnboarding(control); break;
       case "finalize": this.#run(() => this.#finalize(/** @type {HTMLButtonElement} */ (control))); break;
       case "retry": void this.#retry({ manual: true }); break;
@@ -207,7 +212,7 @@ export class PlannerElement extends HTMLElement {
       if (submitter?.dataset.action === "filter") {
         submitter.setAttribute("aria-pressed", submitter.getAttribute("aria-pressed") === "true" ? "false" : "true");
       }
-      this.#run(() => this.#loadCatalog({ more: false }));
+      this.#run(() => this.#panel.load({ more: false }));
     }
   }
 
@@ -218,7 +223,7 @@ export class PlannerElement extends HTMLElement {
     const item = button.closest(".svc-planner__suggestion");
     const title = item?.querySelector(".svc-recipe-card__title-text")?.textContent?.trim() ?? "";
     await this.#write("POST", "/menu/current/recipes", { recipe_id: recipeId });
-    services.track("planner.add", { recipe_id: recipeId, source: this.#catalogTypes().length || this.#searchText() ? "catalog" : "suggestions" });
+    services.track("planner.add", { recipe_id: recipeId, source: this.#panel.filtering() ? "catalog" : "suggestions" });
     item?.classList.add("svc-planner__suggestion--added");
     if (button instanceof HTMLButtonElement) {
       button.disabled = true;
@@ -234,7 +239,7 @@ export class PlannerElement extends HTMLElement {
     const next = /** @type {HTMLElement | null} */ (row?.nextElementSibling ?? null)?.dataset?.recipeId ?? null;
     await this.#write("DELETE", `/menu/current/recipes/${enc(recipeId)}`);
     services.track("planner.remove", { recipe_id: recipeId });
-    this.#unmarkAdded(recipeId);
+    this.#panel.unmarkAdded(recipeId);
     await this.#refresh({ focus: next ? `[data-recipe-id="${CSS.escape(next)}"] [data-action='remove']` : ".svc-planner__menu-slot-button" });
     this.#status(this.#text("REMOVED", { title }));
   }
@@ -253,7 +258,7 @@ export class PlannerElement extends HTMLElement {
     const title = row?.querySelector(".svc-planner__menu-item-title")?.textContent?.trim() ?? "";
     await this.#write("POST", `/menu/current/recipes/${enc(recipeId)}/swap`, { recipe_id: String(next.id) });
     services.track("planner.swap", { recipe_id: recipeId, new_recipe_id: String(next.id) });
-    this.#unmarkAdded(recipeId);
+    this.#panel.unmarkAdded(recipeId);
     await this.#refresh({ focus: `[data-recipe-id="${CSS.escape(String(next.id))}"] [data-action='swap']` });
     this.#status(this.#text("SWAPPED", { title, other: String(next.title ?? "") }));
   }
@@ -331,111 +336,6 @@ export class PlannerElement extends HTMLElement {
     this.#message(this.#text(key), { alert: !handled });
   }
 
-  // --- the catalog panel -------------------------------------------------------------------------------
-
-  /** @param {{ more: boolean }} options */
-  async #loadCatalog({ more }) {
-    const types = this.#catalogTypes();
-    const searchText = this.#searchText();
-    if (types.length === 0 && !searchText) {
-      this.#showSuggestions();
-      return;
-    }
-    const moreButton = /** @type {HTMLButtonElement | null} */ (this.querySelector("[data-action='more']"));
-    const page = more ? Number(moreButton?.dataset.page ?? "1") + 1 : 1;
-    const exclude = [...this.querySelectorAll(".svc-planner__menu-item")].map((row) => /** @type {HTMLElement} */ (row).dataset.recipeId);
-    const query = {
-      recipe_type_id: types.join(","),
-      search: searchText,
-      page,
-      store_id: this.storeId,
-      guests: this.getAttribute("guests"),
-      exclude_ids: exclude.join(","),
-    };
-    const grid = this.#panelItems();
-    grid?.closest(".svc-catalog-list")?.classList.add("svc-catalog-list--loading");
-    try {
-      const { html, hasMore } = await this.#fetchHtml("/planner/recipes", query);
-      if (!grid) return;
-      const items = parse(html);
-      const firstNew = items.firstElementChild;
-      if (more) grid.append(...items.childNodes);
-      else grid.replaceChildren(...items.childNodes);
-      if (moreButton) {
-        moreButton.dataset.page = String(page);
-        moreButton.hidden = !hasMore;
-      }
-      this.#setPanelTitle(true);
-      const empty = this.querySelector("[data-role='panel-empty']");
-      if (empty) {
-        empty.textContent = this.#text("NO_RESULTS");
-        empty.toggleAttribute("hidden", grid.children.length > 0);
-      }
-      if (more && firstNew instanceof HTMLElement) firstNew.querySelector("button")?.focus();
-      this.#status(`${grid.children.length}`);
-    } finally {
-      grid?.closest(".svc-catalog-list")?.classList.remove("svc-catalog-list--loading");
-    }
-  }
-
-  #showSuggestions() {
-    for (const chip of this.querySelectorAll("[data-action='filter']")) chip.setAttribute("aria-pressed", "false");
-    const input = /** @type {HTMLInputElement | null} */ (this.querySelector(".svc-planner__search-input"));
-    if (input) input.value = "";
-    const grid = this.#panelItems();
-    if (grid) grid.innerHTML = this.#suggestionsHtml;
-    for (const row of this.querySelectorAll(".svc-planner__menu-item")) this.#markAdded(/** @type {HTMLElement} */ (row).dataset.recipeId ?? "");
-    const moreButton = /** @type {HTMLElement | null} */ (this.querySelector("[data-action='more']"));
-    if (moreButton) moreButton.hidden = true;
-    const empty = this.querySelector("[data-role='panel-empty']");
-    if (empty) empty.toggleAttribute("hidden", (grid?.children.length ?? 0) > 0);
-    this.#setPanelTitle(false);
-  }
-
-  /** @param {boolean} catalog */
-  #setPanelTitle(catalog) {
-    const title = /** @type {HTMLElement | null} */ (this.querySelector("[data-role='panel-title']"));
-    if (title) title.textContent = (catalog ? title.dataset.catalog : title.dataset.suggestions) ?? title.textContent;
-    this.querySelector("[data-action='suggestions']")?.toggleAttribute("hidden", !catalog);
-  }
-
-  #catalogTypes() {
-    return [...this.querySelectorAll("[data-action='filter'][aria-pressed='true']")]
-      .map((chip) => /** @type {HTMLButtonElement} */ (chip).value);
-  }
-
-  #searchText() {
-    return (/** @type {HTMLInputElement | null} */ (this.querySelector(".svc-planner__search-input"))?.value ?? "").trim();
-  }
-
-  #panelItems() {
-    return this.querySelector("[data-role='panel-items']");
-  }
-
-  /** @param {string} recipeId */
-  #markAdded(recipeId) {
-    const item = this.querySelector(`.svc-planner__suggestion[data-recipe-id="${CSS.escape(recipeId)}"]`);
-    if (!item) return;
-    item.classList.add("svc-planner__suggestion--added");
-    const button = /** @type {HTMLButtonElement | null} */ (item.querySelector("[data-action='add']"));
-    if (button) {
-      button.disabled = true;
-      setLabel(button, this.#text("IN_MENU"));
-    }
-  }
-
-  /** @param {string} recipeId */
-  #unmarkAdded(recipeId) {
-    const item = this.querySelector(`.svc-planner__suggestion[data-recipe-id="${CSS.escape(recipeId)}"]`);
-    if (!item) return;
-    item.classList.remove("svc-planner__suggestion--added");
-    const button = /** @type {HTMLButtonElement | null} */ (item.querySelector("[data-action='add']"));
-    if (button) {
-      button.disabled = false;
-      setLabel(button, this.#text("ADD"));
-    }
-  }
-
   // --- the try-again state ------------------------------------------------------------------------------
 
   /** The next automatic try, while some are left (only where the page can be asked again). */
@@ -471,7 +371,7 @@ export class PlannerElement extends HTMLElement {
       } catch {
         query = {};
       }
-      const page = parse((await this.#fetchHtml("/planner/current-menu", query)).html);
+      const page = inertFragment((await this.#fetchHtml("/planner/current-menu", query)).html);
       fresh = page.querySelector(tagName);
     } catch (error) {
       console.warn(`[${sdk.prefix}] planner: still unavailable`, error);
@@ -512,7 +412,7 @@ export class PlannerElement extends HTMLElement {
     const wasInside = active && this.contains(active) && active.closest("[data-part]");
     const again = focus ?? (wasInside ? selectorOf(active) : null);
     const query = { store_id: this.storeId, panel: "false", view: this.view };
-    const page = parse((await this.#fetchHtml("/planner/current-menu", query)).html);
+    const page = inertFragment((await this.#fetchHtml("/planner/current-menu", query)).html);
     const fresh = page.querySelector(`.svc-planner`);
     if (!fresh) return;
     // The page could not be read (the upstream failed): nothing to put in place, the action's failure says so.
@@ -698,24 +598,9 @@ export class PlannerElement extends HTMLElement {
   }
 }
 
-/** The visible label of a button (its [data-role=label]; the hidden recipe title stays). @param {HTMLElement} button @param {string} text */
-function setLabel(button, text) {
-  const label = button.querySelector("[data-role='label']");
-  if (label) label.textContent = text;
-  else button.textContent = text;
-}
-
 /** @param {string} value */
 function enc(value) {
   return encodeURIComponent(value);
-}
-
-/** Markup from the service, parsed inert (no script runs). @param {string} html */
-function parse(html) {
-  const template = document.createElement("template");
-  template.innerHTML = html;
-  for (const script of template.content.querySelectorAll("script")) script.remove();
-  return template.content;
 }
 
 /** A selector finding the same control in new markup: its action, within its recipe. @param {HTMLElement} element */

@@ -39,6 +39,18 @@ export function trapTab(event, focusables, container, fromElsewhere) {
   }
 }
 
+/**
+ * Markup from the service, parsed inert: its scripts removed, nothing runs until the caller inserts it.
+ * @param {string} html
+ * @returns {DocumentFragment}
+ */
+export function inertFragment(html) {
+  const template = document.createElement("template");
+  template.innerHTML = html;
+  for (const script of template.content.querySelectorAll("script")) script.remove();
+  return template.content;
+}
+
 // BEGIN ICONS: generated from templates/macros/icons.html by `python -m prerender.rendering.icons`.
 /** @type {Record<string, { svg: Record<string, string>, shapes: [string, Record<string, string>][] }>} */
 const ICONS = {
