@@ -48,6 +48,24 @@ export default [
     },
   },
   {
+    // A component's private parts (components/<name>/*.js, bundled into components/<name>.js in the release
+    // tree): their siblings and ../ui.js, which has the SDK's services.
+    files: ["prerender/static/components/*/**/*.js"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^\\.\\./(?!ui\\.js$)",
+              message: "A component's part imports its siblings and ../ui.js only (tools/build_static.mjs bundles it into its component).",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ["prerender/static/sdk/**/*.js"],
     rules: {
       "no-restricted-imports": [

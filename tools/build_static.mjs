@@ -6,9 +6,12 @@
 //                       import of the drawer (`import("../components/drawer.js")`) stays a runtime import;
 //   components/*.js     each minified on its own, their imports of each other and of `../sdk/svc.js` kept
 //                       as they are (every module of a page is loaded under its configuration segment:
-//                       docs/sdk.md, section 1);
+//                       docs/sdk.md, section 1); a component's private parts (components/<name>/*.js, which
+//                       only components/<name>.js imports) are bundled into it, so that splitting a component
+//                       into parts costs no request;
 //   css/*.css           each minified.
-// The other sdk/*.js are inside svc.js: nothing loads them by URL, so they are not in the release tree.
+// The other sdk/*.js are inside svc.js, and the components' parts inside their components: nothing loads them
+// by URL, so they are not in the release tree.
 // Every file gets precompressed siblings, `<name>.gz` (gzip level 9) and `<name>.br` (brotli, quality 11),
 // which prerender sends to browsers that accept them (prerender/blueprints/static_files.py), and the tree
 // records in `source-digest` the digest of the source tree it was built from: prerender serves this tree
@@ -20,7 +23,7 @@
 
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 
@@ -68,8 +71,27 @@ const componentsStayApart = {
   },
 };
 
+const COMPONENTS = join(SOURCE, "components");
+
+/**
+ * Bundles a component's private parts (a module in a folder of components/) into it; every other import stays an
+ * import, its path written from components/, where the release module is (a part's `../ui.js` is `./ui.js` there).
+ */
+const partsInside = {
+  name: "parts-inside",
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\.?\// }, (args) => {
+      const target = resolve(args.resolveDir, args.path);
+      if (dirname(target) !== COMPONENTS && target.startsWith(COMPONENTS + sep)) return undefined; // a part: bundled
+      const path = relative(COMPONENTS, target).split(sep).join("/");
+      return { path: path.startsWith("../") ? path : `./${path}`, external: true };
+    });
+  },
+};
+
 async function build(out) {
-  const components = filesOf(join(SOURCE, "components")).filter((name) => name.endsWith(".js"));
+  // The components themselves; their parts (in folders) are bundled into them.
+  const components = filesOf(COMPONENTS).filter((name) => name.endsWith(".js") && !name.includes("/"));
   const sheets = filesOf(join(SOURCE, "css")).filter((name) => name.endsWith(".css"));
   await esbuild.build({
     ...COMMON,
@@ -81,8 +103,10 @@ async function build(out) {
   });
   await esbuild.build({
     ...COMMON,
-    entryPoints: components.map((name) => join(SOURCE, "components", name)),
+    entryPoints: components.map((name) => join(COMPONENTS, name)),
+    bundle: true,
     format: "esm",
+    plugins: [partsInside],
     outdir: join(out, "components"),
   });
   await esbuild.build({

@@ -45,7 +45,9 @@ EXTENSION_KEY = "prerender.rendering.assets"
 # The modules each module imports statically (`import ... from`): a fragment announces those its scripts will
 # import with <link rel="modulepreload">, so the browser fetches them with the scripts instead of one import
 # after the other. Later imports (`import("./drawer.js")`: the drawer, the catalog shell from the drawer) are
-# left out: they load when first needed. tests/unit/test_assets.py compares this table with the modules.
+# left out: they load when first needed. A component's private parts (components/<name>/*.js) are left out too:
+# the release tree has them inside the component (tools/build_static.mjs). tests/unit/test_assets.py compares
+# this table with the modules.
 EAGER_IMPORTS: dict[str, tuple[str, ...]] = {
     "components/basket-transfer.js": ("components/ui.js", "components/no-supplier-cta.js"),
     "components/catalog.js": ("components/ui.js",),
@@ -54,7 +56,13 @@ EAGER_IMPORTS: dict[str, tuple[str, ...]] = {
     "components/planner-entry.js": ("components/ui.js",),
     "components/planner-onboarding.js": ("components/ui.js",),
     "components/planner-panel.js": ("components/ui.js",),
-    "components/planner.js": ("components/ui.js", "components/planner-onboarding.js", "components/planner-panel.js"),
+    "components/planner-retry.js": ("components/ui.js",),
+    "components/planner.js": (
+        "components/ui.js",
+        "components/planner-onboarding.js",
+        "components/planner-panel.js",
+        "components/planner-retry.js",
+    ),
     "components/recipe-card.js": ("components/ui.js",),
     "components/recipe-details.js": ("components/ui.js",),
     "components/ui.js": ("sdk/svc.js",),

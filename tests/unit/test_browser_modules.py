@@ -76,11 +76,30 @@ def test_every_module_is_reached_from_the_fragments_scripts():
 def test_components_reach_the_sdk_through_its_one_module():
     """The release tree has one SDK module, sdk/svc.js (the others are bundled into it: tools/build_static.mjs),
     so a component importing any other file of sdk/ would work from the readable tree only."""
+    for name, targets in component_imports().items():
+        assert [t for t in targets if t.startswith("sdk/") and t != "sdk/svc.js"] == [], name
+
+
+def test_a_components_parts_are_its_own():
+    """A component's private parts (components/<name>/*.js) are bundled into components/<name>.js in the release
+    tree (tools/build_static.mjs): only that component and its other parts import them, or another component
+    would carry a second copy."""
+    for name, targets in component_imports().items():
+        owner = name.removeprefix("components/").removesuffix(".js").split("/")[0]
+        for target in targets:
+            part_of = PurePosixPath(target).parts[1] if len(PurePosixPath(target).parts) == 3 else None
+            assert part_of in (None, owner), f"{name} imports {target}, a part of components/{part_of}.js"
+
+
+def component_imports() -> dict[str, list[str]]:
+    """Each component module's imports (static and dynamic), resolved to paths of the tree."""
+    found = {}
     for name, source in modules().items():
         if name.startswith("components/"):
             code = code_of(source)
-            specifiers = [m["path"] for m in (*STATIC_IMPORT.finditer(code), *LITERAL_DYNAMIC_IMPORT.finditer(code))]
-            assert [s for s in specifiers if s.startswith("../") and s != "../sdk/svc.js"] == [], name
+            matches = (*STATIC_IMPORT.finditer(code), *LITERAL_DYNAMIC_IMPORT.finditer(code))
+            found[name] = [resolved(name, m["path"]) for m in matches]
+    return found
 
 
 def test_the_sdk_s_empty_basket_is_the_service_s():

@@ -42,7 +42,7 @@ def test_the_components_draw_only_generated_icons() -> None:
     """Every `icon("name", ...)` of a component names an icon of the copy, and no component writes an SVG's
     shapes itself."""
     used = set()
-    for path in COMPONENTS.glob("*.js"):
+    for path in COMPONENTS.rglob("*.js"):
         source = path.read_text(encoding="utf-8")
         used |= set(re.findall(r"\bicon\(\"([a-z_]+)\"", source))
         if path != icons.UI_MODULE:

@@ -20,14 +20,12 @@
 //   menu; without usable localStorage the page says the planner needs it;
 // - analytics: a pageview (path `analytics-path`) unless the host's page has its meta path, `planner.open`
 //   once, then `planner.add`, `planner.remove`, `planner.swap`, `planner.finalize`;
-// - the try-again state (`retry`: the upstream failed while the server rendered the page): `retry="fetch"`
-//   asks the page again from its route (`data-retry-query`, with the shopper's credential) after 2, 4, 8 and
-//   16 s, then stops on the message; the retry button asks at once. The first real page replaces this
-//   element (its own hydration then runs: analytics, onboarding...). `retry="reload"` (no credential could
-//   be issued): the button reloads the host page, nothing retries by itself.
+// - the try-again state (`retry`: the upstream failed while the server rendered the page), in
+//   components/planner-retry.js: the page asked again a few times, then on the button.
 import { sdk, services, isStoppedByHook, inertFragment } from "./ui.js";
 import { findOnboarding, ONBOARDED_KEY } from "./planner-onboarding.js";
 import { PlannerPanel, setLabel } from "./planner-panel.js";
+import { PlannerRetry } from "./planner-retry.js";
 
 const tagName = `${sdk.prefix}-planner`;
 const GUESTS_KEY = "planner/guests";
@@ -36,8 +34,6 @@ const GUESTS_MIN = 1;
 const GUESTS_MAX = 50;
 const VIEWS = ["recipe", "menu"];
 const MESSAGE_MS = 8000;
-// The try-again state's automatic tries: the wait before each (bounded: then only the button asks again).
-const RETRY_DELAYS_MS = [2000, 4000, 8000, 16000];
 
 /** Whether localStorage can be written (the SDK's storage would fall back to memory, silently). */
 function localStorageUsable() {
@@ -75,9 +71,11 @@ export class PlannerElement extends HTMLElement {
   });
   /** @type {number | undefined} */ #messageTimer;
   /** @type {Record<string, string>} */ #texts = {};
-  /** @type {number | undefined} */ #retryTimer;
-  #retries = 0;
-  #retrying = false;
+  /** The try-again state, when the server rendered it. */
+  #retry = new PlannerRetry(this, {
+    fetchHtml: (path, query) => this.#fetchHtml(path, query),
+    failed: () => this.#message(this.#text("RETRY_FAILED")),
+  });
 
   connectedCallback() {
     if (this.#listeners) return;
@@ -93,7 +91,7 @@ export class PlannerElement extends HTMLElement {
     this.addEventListener("submit", (event) => this.#onSubmit(/** @type {SubmitEvent} */ (event)), { signal });
     if (this.hasAttribute("unavailable")) return;
     if (this.hasAttribute("retry")) {
-      this.#scheduleRetry();
+      this.#retry.schedule();
       this.setAttribute("hydrated", "");
       return;
     }
@@ -116,7 +114,7 @@ export class PlannerElement extends HTMLElement {
     this.#listeners?.abort();
     this.#listeners = null;
     clearTimeout(this.#messageTimer);
-    clearTimeout(this.#retryTimer);
+    this.#retry.stop();
   }
 
   /** @returns {"v1" | "v2"} */
@@ -165,7 +163,7 @@ export class PlannerElement extends HTMLElement {
       case "suggestions": this.#run(async () => this.#panel.showSuggestions()); break;
       case "help": this.#openOnboarding(control); break;
       case "finalize": this.#run(() => this.#finalize(/** @type {HTMLButtonElement} */ (control))); break;
-      case "retry": void this.#retry({ manual: true }); break;
+      case "retry": void this.#retry.now({ manual: true }); break;
       default: break;
     }
   }
@@ -334,70 +332,6 @@ export class PlannerElement extends HTMLElement {
   #askHost(handled, key) {
     // The host may navigate to its login page; the message stays for a host that does nothing visible.
     this.#message(this.#text(key), { alert: !handled });
-  }
-
-  // --- the try-again state ------------------------------------------------------------------------------
-
-  /** The next automatic try, while some are left (only where the page can be asked again). */
-  #scheduleRetry() {
-    clearTimeout(this.#retryTimer);
-    if (this.getAttribute("retry") !== "fetch" || this.#retries >= RETRY_DELAYS_MS.length) return;
-    const delay = RETRY_DELAYS_MS[this.#retries];
-    this.#retries += 1;
-    this.#retryTimer = window.setTimeout(() => void this.#retry({ manual: false }), delay);
-  }
-
-  /**
-   * Asks the page again; its real state replaces this element. A try that fails (an error, or the try-again
-   * state again) leaves the message up and waits for the next try; the button's own try says it failed.
-   * @param {{ manual: boolean }} options
-   */
-  async #retry({ manual }) {
-    if (this.getAttribute("retry") === "reload") {
-      window.location.reload();
-      return;
-    }
-    if (this.#retrying || !this.isConnected) return;
-    this.#retrying = true;
-    clearTimeout(this.#retryTimer);
-    this.setAttribute("busy", "");
-    /** @type {Element | null} */
-    let fresh = null;
-    try {
-      /** @type {Record<string, string>} */
-      let query = {};
-      try {
-        query = JSON.parse(this.dataset.retryQuery ?? "{}");
-      } catch {
-        query = {};
-      }
-      const page = inertFragment((await this.#fetchHtml("/planner/current-menu", query)).html);
-      fresh = page.querySelector(tagName);
-    } catch (error) {
-      console.warn(`[${sdk.prefix}] planner: still unavailable`, error);
-    } finally {
-      this.#retrying = false;
-      this.removeAttribute("busy");
-    }
-    if (!this.isConnected) return;
-    if (fresh && !fresh.hasAttribute("retry")) {
-      this.#replaceWith(fresh);
-      return;
-    }
-    if (manual) this.#message(this.#text("RETRY_FAILED"));
-    this.#scheduleRetry();
-  }
-
-  /** This try-again state gives way to the real page; the focus, when it was here, goes to its title. @param {Element} fresh */
-  #replaceWith(fresh) {
-    const hadFocus = this.contains(document.activeElement);
-    this.replaceWith(fresh);
-    if (!hadFocus) return;
-    const title = /** @type {HTMLElement | null} */ (fresh.querySelector(".svc-planner__title"));
-    if (title) {
-      title.setAttribute("tabindex", "-1");
-      title.focus();
-    }
   }
 
   // --- the page's parts ----------------------------------------------------------------------------------

@@ -12,10 +12,9 @@
 // - `features.collapseUnavailableProductsByDefault()`: the ingredients unavailable at the store move to a list
 //   of their own, hidden behind a toggle button after the shopping list.
 import { services, h, money, prepareMoney, bindLikeButton, translator, isStoppedByHook } from "./ui.js";
+import { Tabs } from "./recipe-details/tabs.js";
+import { GuestStepper, clampGuests } from "./recipe-details/guests.js";
 
-const GUESTS_MIN = 1;
-const GUESTS_MAX = 50;
-const GUESTS_DEBOUNCE_MS = 400;
 const ROW = ".svc-recipe-details__ingredient[data-ingredient-id]";
 const UNAVAILABLE = ".svc-recipe-details__ingredient--unavailable";
 
@@ -81,14 +80,13 @@ export class RecipeDetails {
   /** @type {{ ingredients?: Ingredient[], texts?: Record<string, string> }} */
   #data;
   #t;
+  /** @type {GuestStepper} */
   #guests;
-  /** @type {ReturnType<typeof setTimeout> | undefined} */
-  #guestsTimer;
   /** @type {Map<string, string>} ingredient id -> product chosen while the recipe is not in the basket */
   #choices;
   /** @type {Map<HTMLElement, RowOrigin>} */
   #origins = new Map();
-  /** @type {HTMLElement[]} */
+  /** @type {Tabs} */
   #tabs;
   #totalText = "";
   #destroyed = false;
@@ -111,17 +109,18 @@ export class RecipeDetails {
     this.#data = readData(root);
     const { session, basket } = services;
     this.#t = translator(session.language, this.#data.texts ?? {});
-    this.#guests = clampGuests(Number.parseInt(root.getAttribute("guests") ?? "", 10)) ?? 1;
     this.#choices = new Map(restore?.choices ?? []);
-    this.#tabs = /** @type {HTMLElement[]} */ ([...root.querySelectorAll("[role='tab']")]);
 
     const { signal } = this.#listeners;
     root.addEventListener("click", (event) => this.#onClick(event), { signal });
     root.addEventListener("keydown", (event) => this.#onKeydown(event), { signal });
     footer?.addEventListener("click", (event) => this.#onClick(event), { signal });
 
-    this.#hydrateTabs(restore?.tab);
-    this.#updateGuestButtons();
+    this.#tabs = new Tabs(root, restore?.tab);
+    this.#guests = new GuestStepper(root, {
+      guests: clampGuests(Number.parseInt(root.getAttribute("guests") ?? "", 10)) ?? 1,
+      onSettled: (guests) => this.#applyGuests(guests),
+    });
     for (const button of root.querySelectorAll(".svc-like-button")) {
       if (button instanceof HTMLButtonElement) this.#likeBindings.push(bindLikeButton(button, this.#recipeId));
     }
@@ -156,7 +155,7 @@ export class RecipeDetails {
       focus = { action: this.#actionOf(active), ingredient: active.closest("[data-ingredient-id]")?.getAttribute("data-ingredient-id") ?? null };
     }
     return {
-      tab: this.#tabs.findIndex((tab) => tab.getAttribute("aria-selected") === "true"),
+      tab: this.#tabs.selectedIndex,
       focus,
       choices: new Map(this.#choices),
       unavailableShown: this.#unavailableToggle?.getAttribute("aria-expanded") === "true",
@@ -165,7 +164,7 @@ export class RecipeDetails {
 
   destroy() {
     this.#destroyed = true;
-    clearTimeout(this.#guestsTimer);
+    this.#guests.stop();
     this.#listeners.abort();
     for (const subscription of this.#subscriptions.splice(0)) subscription.unsubscribe();
     for (const binding of this.#likeBindings.splice(0)) binding.destroy();
@@ -183,9 +182,9 @@ export class RecipeDetails {
     if (control.getAttribute("aria-disabled") === "true") return;
     const row = /** @type {HTMLElement | null} */ (control.closest(ROW));
     switch (action) {
-      case "tab": this.#selectTab(control, false); break;
-      case "guests-decrease": this.#stepGuests(-1); break;
-      case "guests-increase": this.#stepGuests(1); break;
+      case "tab": this.#tabs.select(control, false); break;
+      case "guests-decrease": this.#guests.step(-1); break;
+      case "guests-increase": this.#guests.step(1); break;
       case "add-product": if (row) void this.#addProduct(row); break;
       case "increase-product": if (row) void this.#changeQuantity(row, 1); break;
       case "decrease-product": if (row) void this.#changeQuantity(row, -1); break;
@@ -209,14 +208,7 @@ export class RecipeDetails {
       }
       return;
     }
-    if (target.getAttribute("role") !== "tab") return;
-    const index = this.#tabs.indexOf(target);
-    if (index === -1) return;
-    const last = this.#tabs.length - 1;
-    const next = { ArrowRight: index === last ? 0 : index + 1, ArrowLeft: index === 0 ? last : index - 1, Home: 0, End: last }[event.key];
-    if (next === undefined) return;
-    event.preventDefault();
-    this.#selectTab(this.#tabs[next], true);
+    if (target.getAttribute("role") === "tab") this.#tabs.onKeydown(event);
   }
 
   /**
@@ -236,69 +228,12 @@ export class RecipeDetails {
     return null;
   }
 
-  // --- tabs --------------------------------------------------------------------------------------
-
-  /** @param {number} [restoreIndex] */
-  #hydrateTabs(restoreIndex) {
-    if (this.#tabs.length === 0) return;
-    const selected = this.#tabs[restoreIndex ?? -1]
-      ?? this.#tabs.find((tab) => tab.getAttribute("aria-selected") === "true") ?? this.#tabs[0];
-    this.#selectTab(selected, false);
-  }
-
-  /** @param {HTMLElement} tab @param {boolean} focus */
-  #selectTab(tab, focus) {
-    this.#tabs.forEach((other, index) => {
-      const selected = other === tab;
-      other.setAttribute("aria-selected", String(selected));
-      other.tabIndex = selected ? 0 : -1;
-      const panel = this.#panelOf(other, index);
-      if (panel) panel.hidden = !selected;
-    });
-    if (focus) tab.focus();
-  }
-
-  /** @param {HTMLElement} tab @param {number} index */
-  #panelOf(tab, index) {
-    const id = tab.getAttribute("aria-controls");
-    const byId = id ? this.#root.querySelector(`#${CSS.escape(id)}`) : null;
-    return /** @type {HTMLElement | null} */ (byId ?? this.#root.querySelectorAll("[role='tabpanel']")[index] ?? null);
-  }
-
   // --- guests ------------------------------------------------------------------------------------
 
-  #guestParts() {
-    const stepper = this.#root.querySelector(".svc-recipe-details__guests .svc-ds-stepper");
-    const buttons = /** @type {HTMLElement[]} */ ([...(stepper?.querySelectorAll(".svc-ds-stepper__button") ?? [])]);
-    return { value: stepper?.querySelector(".svc-ds-stepper__value") ?? null, buttons };
-  }
-
-  #updateGuestButtons() {
-    for (const button of this.#guestParts().buttons) {
-      button.removeAttribute("disabled"); // the server's limits; aria-disabled from now on
-      const action = this.#actionOf(button);
-      const atLimit = action === "guests-decrease" ? this.#guests <= GUESTS_MIN : this.#guests >= GUESTS_MAX;
-      // aria-disabled, not disabled: a disabled button would lose the keyboard focus.
-      button.setAttribute("aria-disabled", String(atLimit));
-    }
-  }
-
-  /** @param {number} delta */
-  #stepGuests(delta) {
-    const next = Math.min(GUESTS_MAX, Math.max(GUESTS_MIN, this.#guests + delta));
-    if (next === this.#guests) return;
-    this.#guests = next;
-    const { value } = this.#guestParts();
-    if (value) value.textContent = String(next);
-    this.#updateGuestButtons();
-    clearTimeout(this.#guestsTimer);
-    this.#guestsTimer = setTimeout(() => this.#applyGuests(), GUESTS_DEBOUNCE_MS);
-  }
-
-  #applyGuests() {
+  /** The count the stepper settled on: the basket's recipe and the drawer follow. @param {number} guests */
+  #applyGuests(guests) {
     if (this.#destroyed) return;
     const { basket, notices, track } = services;
-    const guests = this.#guests;
     track("recipe.change-guests", { recipe_id: this.#recipeId, guests });
     // The page's other controls of this recipe (a publisher's CTA) follow once the basket has the new count.
     const share = () => services.guests.set(this.#recipeId, guests);
@@ -563,9 +498,9 @@ export class RecipeDetails {
           lines.push({ ingredient_id: ingredientId, product_id: productId, quantity: this.#packagesFor(row, productId) });
         }
       }
-      await basket.addRecipe(this.#recipeId, this.#guests, lines);
+      await basket.addRecipe(this.#recipeId, this.#guests.value, lines);
       this.#choices.clear();
-      track("entry.add-all", { recipe_id: this.#recipeId, guests: this.#guests });
+      track("entry.add-all", { recipe_id: this.#recipeId, guests: this.#guests.value });
       this.#reportAddAll();
     } catch (error) {
       notices.error(error);
@@ -718,9 +653,4 @@ function readData(/** @type {HTMLElement} */ root) {
 function positiveInt(value) {
   const number = Number(value);
   return Number.isInteger(number) && number > 0 ? number : null;
-}
-
-/** @param {number} value */
-function clampGuests(value) {
-  return Number.isInteger(value) ? Math.min(GUESTS_MAX, Math.max(GUESTS_MIN, value)) : null;
 }
