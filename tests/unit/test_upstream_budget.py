@@ -136,13 +136,51 @@ def test_retries_happen_within_the_budget():
         assert len(mocked.calls) == 2
 
 
-def test_no_retry_without_time_for_it():
+class BudgetClock:
+    """The budget's clock (prerender/gateway/deadline.py reads `time.monotonic`), moved by the test only."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def test_no_retry_without_time_for_it(monkeypatch: pytest.MonkeyPatch):
+    """The first attempt's 503 comes when less is left of the budget than a pause and another attempt need: it
+    is the answer. The test's clock says so, not the machine's: the 503 takes 0.95 s of a 1 s budget."""
+    clock = BudgetClock()
+    monkeypatch.setattr(deadline, "time", clock)
+
+    def slow_503(request: Any) -> tuple[int, dict[str, str], str]:
+        clock.now += 0.95
+        return 503, {}, ""
+
     with responses.RequestsMock(assert_all_requests_are_fired=False) as mocked:
-        mocked.get(f"{BASE}/x", status=503)
-        mocked.get(f"{BASE}/x", json={"ok": True})
-        with deadline.budget(0.03), pytest.raises(UpstreamStatusError):
+        mocked.add_callback(responses.GET, f"{BASE}/x", callback=slow_503)
+        mocked.get(f"{BASE}/x", json={"ok": True})  # what a retry would get
+        with deadline.budget(1), pytest.raises(UpstreamStatusError):
             http_to(BASE).request("GET", "/x", resource=RESOURCE, name="x", headers={}, idempotent=True)
         assert len(mocked.calls) == 1
+
+
+def test_a_retry_with_time_for_it(monkeypatch: pytest.MonkeyPatch):
+    """The same 503 with time left for a pause and another attempt: the retry's answer."""
+    clock = BudgetClock()
+    monkeypatch.setattr(deadline, "time", clock)
+
+    def quick_503(request: Any) -> tuple[int, dict[str, str], str]:
+        clock.now += 0.5
+        return 503, {}, ""
+
+    with responses.RequestsMock() as mocked:
+        mocked.add_callback(responses.GET, f"{BASE}/x", callback=quick_503)
+        mocked.get(f"{BASE}/x", json={"ok": True})
+        with deadline.budget(1):
+            assert http_to(BASE).request("GET", "/x", resource=RESOURCE, name="x", headers={}, idempotent=True) == {
+                "ok": True
+            }
+        assert len(mocked.calls) == 2
 
 
 def test_writes_are_not_retried_within_a_budget():
