@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from prerender.gateway.calls import API, CallerIdentity, expect_object, raise_unknown_store
+from prerender.gateway.calls import CallerIdentity, expect_object, raise_unknown_store, send
 from prerender.gateway.errors import UpstreamStatusError
 from prerender.gateway.forwarding import UpstreamCall
 from prerender.gateway.guards import Resource
@@ -61,13 +61,5 @@ class BasketGateway:
         return self._read(identity, None)
 
     def _read(self, identity: CallerIdentity, params: dict[str, Any] | None) -> dict[str, Any]:
-        payload = self.http.request(
-            "GET",
-            f"{API}/basket",
-            resource=Resource.BASKETS,
-            name="basket",
-            params=params,
-            headers=identity.headers(),
-            idempotent=True,
-        )
+        payload = send(self.http, identity, "GET", "/basket", resource=Resource.BASKETS, name="basket", params=params)
         return expect_object(payload, "basket")

@@ -1,13 +1,16 @@
 """What every resource module's upstream calls share (docs/upstream.md): who a call is made for, the API's root,
-a path segment made safe, and the checks on what the upstream answers."""
+one call made for that caller (`send`), a path segment made safe, and the checks on what the upstream answers."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
 from prerender.gateway.errors import UnknownStore, UpstreamBadResponse, UpstreamStatusError
+from prerender.gateway.guards import Resource
+from prerender.gateway.http import UpstreamHttp
 
 API = "/api/v1"
 # The most ids one batch read names (the upstream's own limit on `ids` and `recipe_ids`).
@@ -54,6 +57,35 @@ class CallerIdentity:
         if self.session_id:
             headers["Session-Id"] = self.session_id
         return headers
+
+
+def send(
+    http: UpstreamHttp,
+    identity: CallerIdentity,
+    method: str,
+    path: str,
+    *,
+    resource: Resource,
+    name: str,
+    params: Mapping[str, Any] | None = None,
+    json: Any = None,
+    idempotent: bool = True,
+    expect_body: bool = True,
+) -> Any:
+    """One call to the upstream's `path` (below API) with `identity`'s headers, guarded by `resource`'s breaker
+    and bulkhead, `name` in the metrics; retried after a connection error or a 502-504 unless `idempotent` is
+    False (gateway/http.py). The decoded JSON answer."""
+    return http.request(
+        method,
+        f"{API}{path}",
+        resource=resource,
+        name=name,
+        params=params,
+        json=json,
+        headers=identity.headers(),
+        idempotent=idempotent,
+        expect_body=expect_body,
+    )
 
 
 def expect_object(payload: Any, what: str) -> dict[str, Any]:

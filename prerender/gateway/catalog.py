@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from marshmallow import fields, post_load, validate
 
-from prerender.gateway.calls import API, CallerIdentity, raise_unknown_store
+from prerender.gateway.calls import CallerIdentity, raise_unknown_store, send
 from prerender.gateway.errors import UpstreamBadResponse, UpstreamError, UpstreamStatusError
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
@@ -281,7 +281,7 @@ class CatalogGateway:
                 Category(id=c.id, name=c.name) for c in (load_answer(_CATEGORY, i, "category") for i in payload["data"])
             )
 
-        categories: tuple[Category, ...] = self._shared_read(identity, "categories", f"{API}/categories", parse)
+        categories: tuple[Category, ...] = self._shared_read(identity, "categories", "/categories", parse)
         return categories
 
     def preference_options(self, identity: CallerIdentity) -> PreferenceOptions:
@@ -289,7 +289,7 @@ class CatalogGateway:
         options: PreferenceOptions = self._shared_read(
             identity,
             "preference_options",
-            f"{API}/preferences/options",
+            "/preferences/options",
             lambda payload: load_answer(_OPTIONS, payload, "preference options"),
         )
         return options
@@ -325,108 +325,76 @@ class CatalogGateway:
     def _read(self, identity: CallerIdentity, path: str, name: str, params: dict[str, Any]) -> Any:
         """A read that takes `store_id`: an unknown store is UnknownStore (the customer's bug: a 400)."""
         try:
-            return self.http.request(
-                "GET",
-                f"{API}{path}",
-                resource=Resource.CATALOG,
-                name=name,
-                params=params,
-                headers=identity.headers(),
-                idempotent=True,
-            )
+            return send(self.http, identity, "GET", path, resource=Resource.CATALOG, name=name, params=params)
         except UpstreamStatusError as error:
             raise_unknown_store(error)
             raise
 
     def history(self, identity: CallerIdentity, *, page: int, per_page: int) -> HistoryPage:
         """GET /baskets/history: the shopper's confirmed baskets, newest first."""
-        payload = self.http.request(
+        payload = send(
+            self.http,
+            identity,
             "GET",
-            f"{API}/baskets/history",
+            "/baskets/history",
             resource=Resource.CATALOG,
             name="history",
             params={"page": page, "per_page": per_page},
-            headers=identity.headers(),
-            idempotent=True,
         )
         history: HistoryPage = load_answer(_HISTORY, payload, "history")
         return history
 
     def preferences(self, identity: CallerIdentity) -> Preferences:
         """GET /preferences: the shopper's (the defaults when none are stored)."""
-        payload = self.http.request(
-            "GET",
-            f"{API}/preferences",
-            resource=Resource.SHOPPER,
-            name="preferences",
-            headers=identity.headers(),
-            idempotent=True,
-        )
+        payload = send(self.http, identity, "GET", "/preferences", resource=Resource.SHOPPER, name="preferences")
         preferences: Preferences = load_answer(_PREFERENCES, payload, "preferences")
         return preferences
 
     def save_preferences(self, identity: CallerIdentity, body: dict[str, Any]) -> Preferences:
         """PUT /preferences: replaces them whole (so a retry is harmless)."""
-        payload = self.http.request(
-            "PUT",
-            f"{API}/preferences",
-            resource=Resource.SHOPPER,
-            name="preferences_change",
-            json=body,
-            headers=identity.headers(),
-            idempotent=True,
+        payload = send(
+            self.http, identity, "PUT", "/preferences", resource=Resource.SHOPPER, name="preferences_change", json=body
         )
         preferences: Preferences = load_answer(_PREFERENCES, payload, "preferences")
         return preferences
 
     def clear_preferences(self, identity: CallerIdentity) -> None:
         """DELETE /preferences (idempotent)."""
-        self.http.request(
+        send(
+            self.http,
+            identity,
             "DELETE",
-            f"{API}/preferences",
+            "/preferences",
             resource=Resource.SHOPPER,
             name="preferences_change",
-            headers=identity.headers(),
-            idempotent=True,
             expect_body=False,
         )
 
     def favorite_items(self, identity: CallerIdentity) -> tuple[str, ...]:
         """GET /favorite-items: the shopper's favorite products, in the order stored."""
-        payload = self.http.request(
-            "GET",
-            f"{API}/favorite-items",
-            resource=Resource.SHOPPER,
-            name="favorite_items",
-            headers=identity.headers(),
-            idempotent=True,
-        )
+        payload = send(self.http, identity, "GET", "/favorite-items", resource=Resource.SHOPPER, name="favorite_items")
         product_ids: tuple[str, ...] = load_answer(_FAVORITE_ITEMS, payload, "favorite items")
         return product_ids
 
     def save_favorite_items(self, identity: CallerIdentity, product_ids: list[str]) -> tuple[str, ...]:
         """PUT /favorite-items: replaces the list whole (so a retry is harmless); the products stored."""
-        payload = self.http.request(
+        payload = send(
+            self.http,
+            identity,
             "PUT",
-            f"{API}/favorite-items",
+            "/favorite-items",
             resource=Resource.SHOPPER,
             name="favorite_items_change",
             json={"product_ids": product_ids},
-            headers=identity.headers(),
-            idempotent=True,
         )
         stored: tuple[str, ...] = load_answer(_FAVORITE_ITEMS, payload, "favorite items")
         return stored
 
-    def _shared_read(self, identity: CallerIdentity, kind: str, url: str, parse: Callable[[Any], T]) -> T:
+    def _shared_read(self, identity: CallerIdentity, kind: str, path: str, parse: Callable[[Any], T]) -> T:
         """A read the same for every shopper of a language (gateway/read_cache.py `read_through`)."""
         return self.cache.read_through(
             cache_key(kind, identity.language),
-            lambda: parse(
-                self.http.request(
-                    "GET", url, resource=Resource.CATALOG, name=kind, headers=identity.headers(), idempotent=True
-                )
-            ),
+            lambda: parse(send(self.http, identity, "GET", path, resource=Resource.CATALOG, name=kind)),
             ttl=self.ttl,
             stale_ttl=self.stale_ttl,
             what=kind,

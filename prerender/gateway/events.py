@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from prerender.gateway.calls import API, CallerIdentity, expect_object
+from prerender.gateway.calls import CallerIdentity, expect_object, send
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
 
@@ -20,13 +20,14 @@ class EventGateway:
         """Store analytics events upstream; the number stored. Retried like a read when every event carries its
         id (the upstream stores an id once per supplier, docs/upstream.md); never otherwise."""
         payload = expect_object(
-            self.http.request(
+            send(
+                self.http,
+                identity,
                 "POST",
-                f"{API}/events",
+                "/events",
                 resource=Resource.EVENTS,
                 name="events",
                 json={"events": list(events)},
-                headers=identity.headers(),
                 idempotent=all(event.get("id") for event in events),
             ),
             "events",

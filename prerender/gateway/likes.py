@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from prerender.gateway.calls import API, BATCH_LIMIT, CallerIdentity, segment
+from prerender.gateway.calls import BATCH_LIMIT, CallerIdentity, segment, send
 from prerender.gateway.errors import UpstreamError
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
@@ -34,14 +34,14 @@ class LikeGateway:
             elif cached[0]:
                 liked.add(rid)
         if missing:
-            payload = self.http.request(
+            payload = send(
+                self.http,
+                identity,
                 "GET",
-                f"{API}/likes",
+                "/likes",
                 resource=Resource.LIKES,
                 name="likes",
                 params={"recipe_ids": ",".join(missing)},
-                headers=identity.headers(),
-                idempotent=True,
             )
             answered = {str(rid) for rid in data_list(payload, "likes")} & set(missing)
             if keys:
@@ -56,13 +56,13 @@ class LikeGateway:
         next card asks the upstream."""
         key = self.key(identity, recipe_id)
         try:
-            self.http.request(
+            send(
+                self.http,
+                identity,
                 "PUT" if liked else "DELETE",
-                f"{API}/likes/{segment(recipe_id)}",
+                f"/likes/{segment(recipe_id)}",
                 resource=Resource.LIKES,
                 name="like",
-                headers=identity.headers(),
-                idempotent=True,
                 expect_body=False,
             )
         except UpstreamError:

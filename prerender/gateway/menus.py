@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from prerender.gateway.calls import API, CallerIdentity
+from prerender.gateway.calls import CallerIdentity, expect_object, send
 from prerender.gateway.errors import UpstreamBadResponse
 from prerender.gateway.forwarding import UpstreamCall
 from prerender.gateway.guards import Resource
@@ -50,14 +50,8 @@ class MenuGateway:
 
     def search_recipes(self, identity: CallerIdentity, *, params: dict[str, Any]) -> dict[str, Any]:
         """GET /recipes: the planner's catalog panel (types, keyword, completion filter at the store, pages)."""
-        payload = self.http.request(
-            "GET",
-            f"{API}/recipes",
-            resource=Resource.CATALOG,
-            name="recipes_search",
-            params=params,
-            headers=identity.headers(),
-            idempotent=True,
+        payload = send(
+            self.http, identity, "GET", "/recipes", resource=Resource.CATALOG, name="recipes_search", params=params
         )
         if not isinstance(payload, dict) or not isinstance(payload.get("data"), list):
             raise UpstreamBadResponse("GET /recipes: expected {data: [...]}")
@@ -66,15 +60,5 @@ class MenuGateway:
     def _read(self, identity: CallerIdentity, path: str, *, params: dict[str, Any]) -> dict[str, Any]:
         """GET /menus<path>; the upstream's 4xx (an unknown store...) pass through to the browser with their
         explanation (prerender/web/errors.py)."""
-        payload = self.http.request(
-            "GET",
-            f"{API}/menus{path}",
-            resource=Resource.MENUS,
-            name="menu",
-            params=params,
-            headers=identity.headers(),
-            idempotent=True,
-        )
-        if not isinstance(payload, dict):
-            raise UpstreamBadResponse(f"GET /menus{path}: expected an object")
-        return payload
+        payload = send(self.http, identity, "GET", f"/menus{path}", resource=Resource.MENUS, name="menu", params=params)
+        return expect_object(payload, f"GET /menus{path}")

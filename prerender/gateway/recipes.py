@@ -8,13 +8,13 @@ import logging
 from collections.abc import Sequence
 
 from prerender.gateway.calls import (
-    API,
     BATCH_LIMIT,
     CallerIdentity,
     expect_object,
     present,
     raise_unknown_store,
     segment,
+    send,
 )
 from prerender.gateway.errors import UpstreamBadResponse, UpstreamError, UpstreamStatusError
 from prerender.gateway.guards import Resource
@@ -28,15 +28,13 @@ log = logging.getLogger(__name__)
 class RecipeGateway:
     """GET /recipes/{id}, /recipes/batch and /recipes/by-external-id/{id}."""
 
-    def __init__(
-        self, *, http: UpstreamHttp, cache: ReadCache, ttl: int, stale_ttl: int, external_id_ttl: int = 5
-    ) -> None:
+    def __init__(self, *, http: UpstreamHttp, cache: ReadCache, ttl: int, stale_ttl: int, external_id_ttl: int) -> None:
         self.http = http
         self.cache = cache
         self.ttl = ttl
         # How long the last good answers are kept to serve while the upstream fails (stale-if-error).
         self.stale_ttl = stale_ttl
-        # The lookup of a recipe by external id is cached 5 seconds, "no match" included (README.md, Limits).
+        # The lookup of a recipe by external id is cached (CacheTimes.external_id), "no match" included.
         self.external_id_ttl = external_id_ttl
 
     def by_id(
@@ -57,14 +55,14 @@ class RecipeGateway:
             return remembered
         params = present(store_id=store_id, serves=serves, view="summary" if summary else None)
         try:
-            payload = self.http.request(
+            payload = send(
+                self.http,
+                identity,
                 "GET",
-                f"{API}/recipes/{segment(recipe_id)}",
+                f"/recipes/{segment(recipe_id)}",
                 resource=Resource.RECIPES,
                 name="recipe",
                 params=params,
-                headers=identity.headers(),
-                idempotent=True,
             )
             recipe: Recipe | None = parse_recipe(payload)
         except UpstreamStatusError as error:
@@ -103,14 +101,14 @@ class RecipeGateway:
             params = present(ids=",".join(chunk), store_id=store_id, serves=serves, view="summary" if summary else None)
             chunk_keys = {rid: keys[rid] for rid in chunk}
             try:
-                payload = self.http.request(
+                payload = send(
+                    self.http,
+                    identity,
                     "GET",
-                    f"{API}/recipes/batch",
+                    "/recipes/batch",
                     resource=Resource.RECIPES,
                     name="recipes_batch",
                     params=params,
-                    headers=identity.headers(),
-                    idempotent=True,
                 )
                 loaded = {recipe.id: recipe for recipe in map(parse_recipe, data_list(payload, "recipes/batch"))}
             except UpstreamError as error:
@@ -134,13 +132,13 @@ class RecipeGateway:
             return matched
         try:
             payload = expect_object(
-                self.http.request(
+                send(
+                    self.http,
+                    identity,
                     "GET",
-                    f"{API}/recipes/by-external-id/{segment(external_id)}",
+                    f"/recipes/by-external-id/{segment(external_id)}",
                     resource=Resource.RECIPES,
                     name="recipe_by_external_id",
-                    headers=identity.headers(),
-                    idempotent=True,
                 ),
                 "recipe by external id",
             )

@@ -3,7 +3,7 @@ planner's."""
 
 from __future__ import annotations
 
-from prerender.gateway.calls import API, CallerIdentity
+from prerender.gateway.calls import CallerIdentity, send
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
 from prerender.gateway.models import Store, data_list, parse_stores
@@ -23,14 +23,7 @@ class StoreGateway:
         """Every store of the upstream (cached like a recipe)."""
 
         def read() -> tuple[Store, ...]:
-            payload = self.http.request(
-                "GET",
-                f"{API}/stores",
-                resource=Resource.STORES,
-                name="stores",
-                headers=identity.headers(),
-                idempotent=True,
-            )
+            payload = send(self.http, identity, "GET", "/stores", resource=Resource.STORES, name="stores")
             return parse_stores(data_list(payload, "stores"))
 
         return self.cache.read_through(

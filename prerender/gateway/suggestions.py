@@ -7,7 +7,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from prerender.gateway.calls import API, CallerIdentity, raise_unknown_store
+from prerender.gateway.calls import CallerIdentity, raise_unknown_store, send
 from prerender.gateway.errors import UpstreamBadResponse, UpstreamError, UpstreamStatusError
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
@@ -76,15 +76,15 @@ class SuggestionGateway:
             for c in contexts
         }
         try:
-            payload = self.http.request(
+            payload = send(
+                self.http,
+                identity,
                 "POST",
-                f"{API}/suggestions",
+                "/suggestions",
                 resource=Resource.SUGGESTIONS,
                 name="suggestions",
                 json=body,
                 params={"preferences": "apply"} if apply_preferences else None,
-                headers=identity.headers(),
-                idempotent=True,
             )
             chosen: dict[str, str | None] = {}
             for item in data_list(payload, "suggestions"):

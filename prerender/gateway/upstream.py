@@ -30,6 +30,7 @@ class CacheTimes:
     likes: int
     # The last good answers, served while the upstream fails.
     stale: int
+    # The lookup of a publisher's recipe id, "no match" included (README.md, Limits: 5 seconds).
     external_id: int = 5
 
 
