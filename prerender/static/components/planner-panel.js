@@ -145,7 +145,7 @@ export class PlannerPanel {
 }
 
 /** The visible label of a button (its [data-role=label]; the hidden recipe title stays). @param {HTMLElement} button @param {string} text */
-export function setLabel(button, text) {
+function setLabel(button, text) {
   const label = button.querySelector("[data-role='label']");
   if (label) label.textContent = text;
   else button.textContent = text;

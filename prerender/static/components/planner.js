@@ -24,7 +24,7 @@
 //   components/planner-retry.js: the page asked again a few times, then on the button.
 import { sdk, services, isStoppedByHook, inertFragment } from "./ui.js";
 import { findOnboarding, ONBOARDED_KEY } from "./planner-onboarding.js";
-import { PlannerPanel, setLabel } from "./planner-panel.js";
+import { PlannerPanel } from "./planner-panel.js";
 import { PlannerRetry } from "./planner-retry.js";
 
 const tagName = `${sdk.prefix}-planner`;
@@ -222,11 +222,7 @@ export class PlannerElement extends HTMLElement {
     const title = item?.querySelector(".svc-recipe-card__title-text")?.textContent?.trim() ?? "";
     await this.#write("POST", "/menu/current/recipes", { recipe_id: recipeId });
     services.track("planner.add", { recipe_id: recipeId, source: this.#panel.filtering() ? "catalog" : "suggestions" });
-    item?.classList.add("svc-planner__suggestion--added");
-    if (button instanceof HTMLButtonElement) {
-      button.disabled = true;
-      setLabel(button, this.#text("IN_MENU"));
-    }
+    this.#panel.markAdded(recipeId);
     await this.#refresh();
     this.#status(this.#text("ADDED", { title }));
   }
