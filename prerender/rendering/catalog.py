@@ -484,7 +484,8 @@ def list_view(
 
 
 def read_page(ctx: RequestContext, params: dict[str, Any]) -> Future[RecipePage]:
-    return get_upstream().concurrent.start(get_upstream().catalog.recipe_page, ctx.upstream, params=params)
+    upstream = get_upstream()
+    return upstream.concurrent.start(upstream.catalog.recipe_page, ctx.upstream, params=params)
 
 
 def collect(future: Future[RecipePage], ctx: RequestContext) -> RecipePage | None:

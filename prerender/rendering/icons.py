@@ -9,6 +9,7 @@ after a change of the macros; tests/unit/test_icons.py fails while the two diffe
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from pathlib import Path
@@ -28,12 +29,17 @@ END = "// END ICONS"
 SET_BY_ICON = {"class", "aria-hidden", "focusable"}
 
 
+@functools.cache
+def macros() -> Any:
+    """The macros of macros/icons.html, rendered as the app renders them (autoescaped)."""
+    environment = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True)
+    return environment.get_template("macros/icons.html").module
+
+
 def icon_data(name: str) -> dict[str, Any]:
     """An icon as ui.js needs it: the `<svg>`'s own attributes (viewBox, size) and its shapes, read as XML (which
     keeps the case of `viewBox`)."""
-    environment = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True)
-    macro = getattr(environment.get_template("macros/icons.html").module, name)
-    root = ElementTree.fromstring(str(macro()))
+    root = ElementTree.fromstring(str(getattr(macros(), name)()))
     if root.tag != "svg" or any(len(shape) for shape in root):
         raise ValueError(f"the icon {name} is not one <svg> of shapes")
     svg = {key: value for key, value in root.attrib.items() if key not in SET_BY_ICON}

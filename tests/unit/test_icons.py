@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 from bs4 import BeautifulSoup
-from jinja2 import Environment, FileSystemLoader
 
 from prerender.rendering import icons
 
@@ -23,10 +22,8 @@ def test_the_browsers_icons_are_the_generated_copy_of_the_macros() -> None:
 
 
 def test_the_copy_draws_what_the_macro_renders() -> None:
-    environment = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True)
-    module = environment.get_template("macros/icons.html").module
     for name in icons.BROWSER_ICONS:
-        rendered = BeautifulSoup(str(getattr(module, name)()), "html.parser").svg
+        rendered = BeautifulSoup(str(getattr(icons.macros(), name)()), "html.parser").svg
         data = icons.icon_data(name)
         assert {key.lower(): value for key, value in data["svg"].items()} | {
             "class": "svc-ds-icon",
@@ -61,8 +58,5 @@ def test_no_template_writes_its_own_svg() -> None:
 
 
 def test_a_labelled_icon_is_an_image_with_its_name() -> None:
-    environment = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True)
-    svg = BeautifulSoup(
-        str(environment.get_template("macros/icons.html").module.basket(label="Dans le panier")), "html.parser"
-    ).svg
+    svg = BeautifulSoup(str(icons.macros().basket(label="Dans le panier")), "html.parser").svg
     assert svg["role"] == "img" and svg["aria-label"] == "Dans le panier" and not svg.has_attr("aria-hidden")
