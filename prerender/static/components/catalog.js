@@ -19,10 +19,13 @@
 //   back here after the login;
 // - the toolbar's height while it sticks (catalog.css), on the root as --svc-catalog-toolbar-height: the list's
 //   filter bar sticks under it, and focused controls scroll clear of it.
+//
+// The preferences panel is a part of its own, components/catalog/preferences.js (bundled into this module in the
+// release tree).
 import { sdk, services, money, translator } from "./ui.js";
+import { PreferencesPanel, PREFERENCES_KEY } from "./catalog/preferences.js";
 
 const tagName = `${sdk.prefix}-catalog`;
-const PREFERENCES_KEY = "preferences";
 const REMOVING_MS = 300;
 /** Analytics paths already sent a pageview on this document (a header and a home on one page: one pageview). */
 const sentPageviews = new Set();
@@ -32,18 +35,13 @@ function statusOf(error) {
   return /** @type {{ status?: number }} */ (error ?? {}).status;
 }
 
-/** A text for comparisons: lower case, without accents. @param {string} text */
-function folded(text) {
-  return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase().trim();
-}
-
 export class CatalogElement extends HTMLElement {
   /** @type {AbortController | null} */
   #listeners = null;
   /** @type {{ unsubscribe(): void }[]} */
   #subscriptions = [];
-  /** Whether the open preferences dialog holds the page's scroll lock. */
-  #holdsScroll = false;
+  /** The preferences panel's dialog (made in connectedCallback, with the page's texts). @type {PreferencesPanel | null} */
+  #preferences = null;
   /** @type {IntersectionObserver | null} */
   #rows = null;
   /** @type {ResizeObserver | null} */
@@ -73,8 +71,10 @@ export class CatalogElement extends HTMLElement {
     }
     this.#text = translator(this.getAttribute("lang") ?? "fr", texts);
     this.addEventListener("click", (event) => this.#onClick(event), { signal });
-    this.addEventListener("submit", (event) => this.#onSubmit(event), { signal });
-    this.addEventListener("input", (event) => this.#onInput(event), { signal });
+    const preferences = new PreferencesPanel(this, { text: this.#text, apiVersion: this.apiVersion });
+    this.#preferences = preferences;
+    this.addEventListener("submit", (event) => preferences.onSubmit(event), { signal });
+    this.addEventListener("input", (event) => preferences.onInput(event), { signal });
 
     if (this.getAttribute("personalization") === "off") {
       services.session.local.remove(services.session.key(PREFERENCES_KEY));
@@ -86,7 +86,7 @@ export class CatalogElement extends HTMLElement {
     }
     if (this.page === "basket-preview") this.#followBasket();
     this.#watchToolbar();
-    this.#askPreferences();
+    this.#subscriptions.push(preferences.askOnce());
     this.toggleAttribute("hydrated", true);
   }
 
@@ -94,7 +94,8 @@ export class CatalogElement extends HTMLElement {
     this.#listeners?.abort();
     this.#listeners = null;
     for (const subscription of this.#subscriptions.splice(0)) subscription.unsubscribe();
-    this.#releaseScroll();
+    this.#preferences?.releaseScroll();
+    this.#preferences = null;
     this.#rows?.disconnect();
     this.#rows = null;
     this.#toolbar?.disconnect();
@@ -157,14 +158,14 @@ export class CatalogElement extends HTMLElement {
     switch (action) {
       case "preferences":
         event.preventDefault();
-        this.#openPreferences(trigger);
+        this.#preferences?.open(trigger);
         break;
       case "close":
         trigger.closest("dialog")?.close();
         break;
       case "reset":
         event.preventDefault();
-        void this.#clearPreferences(/** @type {HTMLButtonElement} */ (trigger));
+        void this.#preferences?.clear(/** @type {HTMLButtonElement} */ (trigger));
         break;
       case "favorites":
         services.track("liked.display", {});
@@ -261,116 +262,6 @@ export class CatalogElement extends HTMLElement {
       this.#busy = false;
       link.removeAttribute("aria-busy");
       list.classList.remove("svc-catalog-list--loading");
-    }
-  }
-
-  // --- preferences -----------------------------------------------------------------------------------
-
-  /**
-   * `features.enableUserPreferences()`: a shopper without preferences is asked for theirs once, by the panel
-   * opening by itself on the first catalog page that has it (`_<prefix>/preferences-asked` remembers it).
-   */
-  #askPreferences() {
-    const { customization, session } = services;
-    this.#subscriptions.push(customization.userPreferences$.subscribe((enabled) => {
-      const button = this.querySelector(".svc-catalog__preferences-button");
-      if (!enabled || !(button instanceof HTMLElement) || button.closest("[hidden]")) return;
-      const asked = session.key("preferences-asked");
-      const hasPreferences = Boolean(button.querySelector(".svc-catalog__preferences-count"))
-        || Boolean(session.local.get(session.key(PREFERENCES_KEY)));
-      if (hasPreferences || session.local.get(asked)) return;
-      session.local.set(asked, new Date().toISOString());
-      this.#openPreferences(button);
-    }));
-  }
-
-  /** The page's scroll lock, given back once (the dialog closed, or the page removed us while it was open). */
-  #releaseScroll() {
-    if (!this.#holdsScroll) return;
-    this.#holdsScroll = false;
-    services.customization.scrollLock.release();
-  }
-
-  /** @param {HTMLElement} opener */
-  #openPreferences(opener) {
-    const dialog = this.querySelector("dialog.svc-preferences");
-    if (!(dialog instanceof HTMLDialogElement)) return;
-    if (dialog.open) return;
-    services.track("preferences.display", {});
-    opener.setAttribute("aria-expanded", "true");
-    dialog.addEventListener("close", () => {
-      opener.setAttribute("aria-expanded", "false");
-      this.#releaseScroll();
-      opener.focus();
-    }, { once: true });
-    dialog.showModal();
-    services.customization.scrollLock.acquire();
-    this.#holdsScroll = true;
-  }
-
-  /** @param {SubmitEvent} event */
-  #onSubmit(event) {
-    const form = event.target;
-    if (!(form instanceof HTMLFormElement) || form.dataset.role !== "preferences-form") return;
-    event.preventDefault();
-    void this.#savePreferences(form);
-  }
-
-  /** @param {HTMLFormElement} form */
-  async #savePreferences(form) {
-    const data = new FormData(form);
-    const guests = Number.parseInt(String(data.get("guests") ?? ""), 10);
-    const preferences = {
-      diets: data.getAll("diets").map(String),
-      avoided_ingredients: data.getAll("avoided_ingredients").map(String),
-      missing_equipment: data.getAll("missing_equipment").map(String),
-      guests: Number.isInteger(guests) ? guests : null,
-    };
-    await this.#changePreferences(form, "PUT", preferences);
-  }
-
-  /** @param {HTMLButtonElement} button */
-  async #clearPreferences(button) {
-    const form = button.form;
-    if (!form) return;
-    await this.#changePreferences(form, "DELETE", undefined);
-  }
-
-  /**
-   * Saves or clears, keeps the SDK's copy, then reloads the page: the customer's server renders the lists
-   * again with the new preferences.
-   * @param {HTMLFormElement} form @param {"PUT" | "DELETE"} method @param {unknown} json
-   */
-  async #changePreferences(form, method, json) {
-    const status = form.querySelector('[data-role="status"]');
-    const buttons = [...form.querySelectorAll("button")];
-    for (const button of buttons) button.disabled = true;
-    try {
-      const saved = await services.client.request(method, "/preferences", { json, write: true, version: this.apiVersion });
-      const session = services.session;
-      if (method === "PUT") session.local.set(session.key(PREFERENCES_KEY), JSON.stringify(saved));
-      else session.local.remove(session.key(PREFERENCES_KEY));
-      services.track("preferences.saved", { cleared: method === "DELETE" });
-      if (status) status.textContent = this.#text("CATALOG_PREFERENCES.SAVED");
-      this.dispatchEvent(new CustomEvent("preferencesChanged", { detail: saved ?? null, bubbles: true }));
-      await services.analytics.flush();
-      window.location.reload();
-    } catch (error) {
-      console.error(error);
-      if (status) status.textContent = this.#text("CATALOG_PREFERENCES.FAILED");
-      status?.classList.add("svc-preferences__status--error");
-      for (const button of buttons) button.disabled = false;
-    }
-  }
-
-  /** The panel's ingredient filter. @param {Event} event */
-  #onInput(event) {
-    const input = event.target;
-    if (!(input instanceof HTMLInputElement) || input.dataset.role !== "ingredient-filter") return;
-    const wanted = folded(input.value);
-    const list = input.closest("fieldset")?.querySelector('[data-role="ingredients"]');
-    for (const option of list?.querySelectorAll("label") ?? []) {
-      /** @type {HTMLElement} */ (option).hidden = wanted !== "" && !folded(option.textContent ?? "").includes(wanted);
     }
   }
 

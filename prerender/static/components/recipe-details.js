@@ -11,33 +11,13 @@
 //   every answer updates the basket stream, and the rows follow it;
 // - `features.collapseUnavailableProductsByDefault()`: the ingredients unavailable at the store move to a list
 //   of their own, hidden behind a toggle button after the shopping list.
-import { services, h, money, prepareMoney, bindLikeButton, translator, isStoppedByHook } from "./ui.js";
+//
+// Its parts, in components/recipe-details/ (bundled into this module in the release tree): the tabs (tabs.js),
+// the guest stepper (guests.js) and the ingredient rows' view (rows.js); the basket writes stay here.
+import { services, money, prepareMoney, bindLikeButton, translator, isStoppedByHook } from "./ui.js";
 import { Tabs } from "./recipe-details/tabs.js";
 import { GuestStepper, clampGuests } from "./recipe-details/guests.js";
-
-const ROW = ".svc-recipe-details__ingredient[data-ingredient-id]";
-const UNAVAILABLE = ".svc-recipe-details__ingredient--unavailable";
-
-/**
- * A candidate product in the fragment's JSON (`products` of an ingredient). The fragment gives `id`,
- * `packages` and `available`; the descriptive fields are used when present.
- * @typedef {object} Product
- * @property {string} id
- * @property {number} [packages] packages needed for the guests shown
- * @property {boolean | null} [available]
- * @property {string} [name]
- * @property {string} [brand]
- * @property {string} [size]
- * @property {string} [picture_url]
- * @property {number | null} [unit_price]
- */
-
-/**
- * @typedef {object} Ingredient
- * @property {string} id
- * @property {string | null} [chosen] the product the server shows (first available)
- * @property {Product[]} [products] candidates, the chosen one first
- */
+import { IngredientRows, ROW } from "./recipe-details/rows.js";
 
 /**
  * @typedef {object} Snapshot what survives a re-fetch of the details (new guests)
@@ -45,26 +25,6 @@ const UNAVAILABLE = ".svc-recipe-details__ingredient--unavailable";
  * @property {{ action: string | null, ingredient: string | null } | null} focus
  * @property {Map<string, string>} choices
  * @property {boolean} [unavailableShown] the collapsed unavailable ingredients were shown
- */
-
-/**
- * @typedef {object} RowOrigin what the server rendered in a row
- * @property {string} productId "" when the ingredient has no product at the store
- * @property {number} packages
- * @property {string} priceText
- * @property {string} name product name
- * @property {string} meta brand · size
- * @property {string | null} picture
- * @property {string} addLabel text of the server's "add" button
- */
-
-/**
- * What a row shows of a product.
- * @typedef {object} ProductInfo
- * @property {string} name
- * @property {string} meta
- * @property {string | null} picture
- * @property {number | null} unitPrice
  */
 
 export class RecipeDetails {
@@ -77,21 +37,19 @@ export class RecipeDetails {
   #subscriptions = [];
   /** @type {{ destroy(): void }[]} */
   #likeBindings = [];
-  /** @type {{ ingredients?: Ingredient[], texts?: Record<string, string> }} */
+  /** @type {{ ingredients?: import("./recipe-details/rows.js").Ingredient[], texts?: Record<string, string> }} */
   #data;
   #t;
   /** @type {GuestStepper} */
   #guests;
   /** @type {Map<string, string>} ingredient id -> product chosen while the recipe is not in the basket */
   #choices;
-  /** @type {Map<HTMLElement, RowOrigin>} */
-  #origins = new Map();
+  /** @type {IngredientRows} */
+  #rows;
   /** @type {Tabs} */
   #tabs;
   #totalText = "";
   #destroyed = false;
-  /** The toggle of the collapsed unavailable ingredients, when they are collapsed. @type {HTMLButtonElement | null} */
-  #unavailableToggle = null;
 
   /**
    * @param {object} options
@@ -124,22 +82,11 @@ export class RecipeDetails {
     for (const button of root.querySelectorAll(".svc-like-button")) {
       if (button instanceof HTMLButtonElement) this.#likeBindings.push(bindLikeButton(button, this.#recipeId));
     }
-    for (const row of this.#rows()) {
-      const ingredientId = row.dataset.ingredientId ?? "";
-      const productId = row.dataset.productId ?? "";
-      this.#origins.set(row, {
-        productId,
-        packages: positiveInt(row.dataset.packages) ?? positiveInt(this.#product(ingredientId, productId)?.packages) ?? 1,
-        priceText: row.querySelector(".svc-recipe-details__product-price")?.textContent ?? "",
-        name: row.querySelector(".svc-recipe-details__product-name")?.textContent?.trim() ?? "",
-        meta: row.querySelector(".svc-recipe-details__product-meta")?.textContent?.trim() ?? "",
-        picture: row.querySelector(".svc-recipe-details__product-picture")?.getAttribute("src") ?? null,
-        addLabel: row.querySelector(".svc-recipe-details__product-action button")?.textContent?.trim() ?? "",
-      });
-      row.querySelector(".svc-recipe-details__replace")?.setAttribute("aria-expanded", "false");
-    }
+    this.#rows = new IngredientRows(root, {
+      recipeId: this.#recipeId, ingredients: this.#data.ingredients ?? [], t: this.#t, choices: this.#choices,
+    });
     this.#totalText = footer?.querySelector(".svc-recipe-details__total-amount")?.textContent ?? "";
-    this.#collapseUnavailable(restore?.unavailableShown ?? false);
+    if (services.customization.collapseUnavailable$.value) this.#rows.collapseUnavailable(restore?.unavailableShown ?? false);
 
     this.#render(basket.basket$.value ?? null);
     this.#subscriptions.push(basket.basket$.subscribe((/** @type {any} */ value) => this.#render(value)));
@@ -158,7 +105,7 @@ export class RecipeDetails {
       tab: this.#tabs.selectedIndex,
       focus,
       choices: new Map(this.#choices),
-      unavailableShown: this.#unavailableToggle?.getAttribute("aria-expanded") === "true",
+      unavailableShown: this.#rows.unavailableShown,
     };
   }
 
@@ -188,10 +135,10 @@ export class RecipeDetails {
       case "add-product": if (row) void this.#addProduct(row); break;
       case "increase-product": if (row) void this.#changeQuantity(row, 1); break;
       case "decrease-product": if (row) void this.#changeQuantity(row, -1); break;
-      case "replace": if (row) this.#toggleAlternatives(row); break;
+      case "replace": if (row) this.#rows.toggleAlternatives(row); break;
       case "choose-product": if (row) void this.#choose(row, control.dataset.productId ?? ""); break;
       case "add-all": void this.#addAll(control); break;
-      case "toggle-unavailable": this.#toggleUnavailable(); break;
+      case "toggle-unavailable": this.#rows.toggleUnavailable(); break;
       default: break;
     }
   }
@@ -202,9 +149,9 @@ export class RecipeDetails {
     if (!target) return;
     if (event.key === "Escape") {
       const row = /** @type {HTMLElement | null} */ (target.closest(ROW));
-      if (row?.querySelector(".svc-recipe-details__alternatives:not([hidden])")) {
+      if (row && this.#rows.alternativesOpen(row)) {
         event.preventDefault(); // the drawer stays open: only the list closes
-        this.#closeAlternatives(row, true);
+        this.#rows.closeAlternatives(row, true);
       }
       return;
     }
@@ -250,67 +197,11 @@ export class RecipeDetails {
     this.#drawer.reload({ guests }).catch(() => {}); // the drawer shows the failure
   }
 
-  // --- rows --------------------------------------------------------------------------------------
-
-  /** @returns {HTMLElement[]} */
-  #rows() {
-    return /** @type {HTMLElement[]} */ ([...this.#root.querySelectorAll(ROW)]);
-  }
-
-  /** @param {string} ingredientId @returns {Ingredient | undefined} */
-  #ingredient(ingredientId) {
-    return this.#data.ingredients?.find((ingredient) => String(ingredient.id) === ingredientId);
-  }
-
-  /** @param {string} ingredientId @param {string} productId @returns {Product | undefined} */
-  #product(ingredientId, productId) {
-    return this.#ingredient(ingredientId)?.products?.find((product) => String(product.id) === productId);
-  }
-
-  /** The ingredient's name as the row shows it. @param {HTMLElement} row */
-  #name(row) {
-    const name = row.querySelector(".svc-recipe-details__ingredient-name");
-    return (name?.firstChild?.textContent ?? name?.textContent ?? "").trim();
-  }
-
-  /** The "choose" button of a product in a row's alternatives. @param {HTMLElement} row @param {string} productId */
-  #alternative(row, productId) {
-    return /** @type {HTMLElement | null} */ (row.querySelector(`[data-action="choose-product"][data-product-id="${CSS.escape(productId)}"]`));
-  }
+  // --- rendering --------------------------------------------------------------------------------
 
   /** The basket entry of this recipe in a basket. @param {any} basket */
   #entryIn(basket) {
     return basket?.recipes?.find((/** @type {any} */ entry) => entry.recipe_id === this.#recipeId) ?? null;
-  }
-
-  /** Packages to add of a product in a row, for the guests shown. @param {HTMLElement} row @param {string} productId */
-  #packagesFor(row, productId) {
-    const origin = this.#origins.get(row);
-    return positiveInt(this.#product(row.dataset.ingredientId ?? "", productId)?.packages)
-      ?? positiveInt(this.#alternative(row, productId)?.dataset.packages)
-      ?? (origin && origin.productId === productId ? origin.packages : null) ?? 1;
-  }
-
-  /**
-   * What to show of a product: from the basket line, else the fragment's JSON, else what the server
-   * rendered (the row itself, or the label "name · brand · size · price" of its alternative button).
-   * @param {HTMLElement} row @param {string} productId @param {any} [line]
-   * @returns {ProductInfo}
-   */
-  #productInfo(row, productId, line) {
-    if (line && String(line.product_id) === productId && line.name) {
-      return { name: line.name, meta: [line.brand, line.size].filter(Boolean).join(" · "), picture: line.picture_url ?? null,
-        unitPrice: line.unit_price ?? null };
-    }
-    const product = this.#product(row.dataset.ingredientId ?? "", productId);
-    if (product?.name) {
-      return { name: product.name, meta: [product.brand, product.size].filter(Boolean).join(" · "),
-        picture: product.picture_url ?? null, unitPrice: product.unit_price ?? null };
-    }
-    const origin = this.#origins.get(row);
-    if (origin && origin.productId === productId) return { name: origin.name, meta: origin.meta, picture: origin.picture, unitPrice: null };
-    const parts = (this.#alternative(row, productId)?.textContent ?? "").split(" · ").map((part) => part.trim());
-    return { name: parts[0] ?? "", meta: parts.slice(1, 3).join(" · "), picture: null, unitPrice: null };
   }
 
   /** Every row, the footer and the root follow the basket. @param {any} basket */
@@ -318,118 +209,8 @@ export class RecipeDetails {
     if (this.#destroyed) return;
     const entry = this.#entryIn(basket);
     this.#root.setAttribute("in-basket", String(Boolean(entry)));
-    for (const row of this.#rows()) this.#renderRow(row, entry);
+    for (const row of this.#rows.all()) this.#rows.render(row, entry);
     this.#renderFooter(entry);
-  }
-
-  /**
-   * One ingredient row: the product (the basket's, the one chosen here, or the server's), its price, and
-   * its control ("add", or a stepper with the quantity in the basket). A row whose recipe is in the
-   * basket without that ingredient is marked removed.
-   * @param {HTMLElement} row @param {any} entry
-   */
-  #renderRow(row, entry) {
-    const origin = this.#origins.get(row);
-    const ingredientId = row.dataset.ingredientId ?? "";
-    if (!origin) return;
-    const line = entry?.lines?.find((/** @type {any} */ l) => String(l.ingredient_id) === ingredientId) ?? null;
-    const productId = line ? String(line.product_id) : this.#choices.get(ingredientId) ?? origin.productId;
-    if (!productId) return; // nothing sold for it at this store
-    const state = line ? "in" : entry ? "removed" : "out";
-    if (productId !== (row.dataset.productId ?? "")) {
-      this.#showProduct(row, this.#productInfo(row, productId, line));
-      row.dataset.productId = productId;
-    }
-    row.classList.toggle("svc-recipe-details__ingredient--removed", state === "removed");
-    const price = row.querySelector(".svc-recipe-details__product-price");
-    if (price) {
-      if (line && line.price !== null && line.price !== undefined) price.textContent = money(line.price);
-      else if (productId === origin.productId) price.textContent = origin.priceText;
-      else {
-        const unit = this.#productInfo(row, productId, line).unitPrice;
-        price.textContent = unit === null ? "" : money(unit * this.#packagesFor(row, productId));
-      }
-    }
-    this.#syncAlternatives(row);
-    this.#renderAction(row, state === "in" ? "stepper" : "add", line ? Number(line.quantity) : 0);
-  }
-
-  /** @param {HTMLElement} row @param {ProductInfo} info */
-  #showProduct(row, info) {
-    const picture = row.querySelector(".svc-recipe-details__product-picture");
-    const url = info.picture && /^https?:/i.test(info.picture) ? info.picture : null;
-    if (picture instanceof HTMLImageElement) {
-      if (url) {
-        picture.src = url;
-        picture.hidden = false;
-      } else {
-        picture.hidden = true; // better no picture than the previous product's
-      }
-    } else if (picture && url) {
-      // The server's placeholder (the first product had no picture): the new product's takes its place.
-      picture.replaceWith(h("img", {
-        class: "svc-recipe-details__product-picture", src: url, alt: "", width: "64", height: "64",
-        loading: "lazy", decoding: "async", "data-svc-picture": "ingredient",
-      }));
-    }
-    const name = row.querySelector(".svc-recipe-details__product-name");
-    if (name) name.textContent = info.name;
-    const meta = row.querySelector(".svc-recipe-details__product-meta");
-    if (meta) meta.textContent = info.meta;
-  }
-
-  /**
-   * The alternatives offered are the ingredient's other products: the one shown is hidden, and the
-   * server's first choice is added back once another product replaced it.
-   * @param {HTMLElement} row
-   */
-  #syncAlternatives(row) {
-    const list = row.querySelector(".svc-recipe-details__alternatives");
-    const origin = this.#origins.get(row);
-    if (!list || !origin?.productId) return;
-    if (!this.#alternative(row, origin.productId) && row.dataset.productId !== origin.productId) {
-      list.prepend(h("li", {}, h("button", {
-        type: "button", class: "svc-ds-link", "data-action": "choose-product",
-        "data-product-id": origin.productId, "data-packages": String(origin.packages),
-      }, [origin.name, origin.meta].filter(Boolean).join(" · "))));
-    }
-    for (const button of list.querySelectorAll("[data-action='choose-product']")) {
-      const item = button.closest("li") ?? button;
-      /** @type {HTMLElement} */ (item).hidden = button.getAttribute("data-product-id") === row.dataset.productId;
-    }
-  }
-
-  /**
-   * The row's control: an "add" button, or a stepper with the quantity in the basket. Rebuilt only when
-   * its kind changes; the keyboard focus moves to the equivalent control of the new kind.
-   * @param {HTMLElement} row @param {"add" | "stepper"} kind @param {number} quantity
-   */
-  #renderAction(row, kind, quantity) {
-    const area = /** @type {HTMLElement | null} */ (row.querySelector(".svc-recipe-details__product-action"));
-    if (!area) return;
-    const name = this.#name(row);
-    if (area.dataset.kind !== kind) {
-      const hadFocus = area.contains(document.activeElement);
-      if (kind === "stepper") {
-        area.replaceChildren(h("div", { class: "svc-ds-stepper svc-ds-stepper--small", role: "group", "aria-label": name },
-          h("button", { type: "button", class: "svc-ds-stepper__button", "data-action": "decrease-product", "aria-label": this.#t("details.decrease", { name }) }, "−"),
-          h("output", { class: "svc-ds-stepper__value", "aria-live": "polite" }, String(quantity)),
-          h("button", { type: "button", class: "svc-ds-stepper__button", "data-action": "increase-product", "aria-label": this.#t("details.increase", { name }) }, "+")));
-      } else {
-        area.replaceChildren(h("button", {
-          type: "button", class: "svc-ds-button svc-ds-button--secondary svc-ds-button--small",
-          "data-action": "add-product", "aria-label": this.#t("details.add-aria", { name }),
-        }, this.#origins.get(row)?.addLabel || this.#t("details.add")));
-      }
-      area.dataset.kind = kind;
-      if (hadFocus) {
-        /** @type {HTMLElement | null} */ (area.querySelector(kind === "stepper" ? "[data-action='increase-product']" : "[data-action='add-product']"))?.focus();
-      }
-    }
-    if (kind === "stepper") {
-      const value = area.querySelector(".svc-ds-stepper__value");
-      if (value && value.textContent !== String(quantity)) value.textContent = String(quantity);
-    }
   }
 
   /** @param {any} entry */
@@ -450,7 +231,7 @@ export class RecipeDetails {
   /** @param {HTMLElement} row */
   #addProduct(row) {
     const productId = row.dataset.productId ?? "";
-    return this.#setLine(row, productId, this.#packagesFor(row, productId), "entry.add");
+    return this.#setLine(row, productId, this.#rows.packagesFor(row, productId), "entry.add");
   }
 
   /** @param {HTMLElement} row @param {number} delta */
@@ -471,7 +252,7 @@ export class RecipeDetails {
     if (row.getAttribute("aria-busy") === "true" || !productId) return;
     const { basket, notices, track } = services;
     const ingredientId = row.dataset.ingredientId ?? "";
-    this.#setBusy(row, true);
+    this.#rows.setBusy(row, true);
     try {
       await basket.setIngredient(this.#recipeId, ingredientId, productId, quantity);
       if (this.#choices.get(ingredientId) === productId) this.#choices.delete(ingredientId);
@@ -479,7 +260,7 @@ export class RecipeDetails {
     } catch (error) {
       notices.error(error);
     } finally {
-      this.#setBusy(row, false);
+      this.#rows.setBusy(row, false);
     }
   }
 
@@ -493,9 +274,9 @@ export class RecipeDetails {
       /** @type {import("../sdk/basket.js").ChosenLine[]} */
       const lines = [];
       for (const [ingredientId, productId] of this.#choices) {
-        const row = this.#rows().find((r) => r.dataset.ingredientId === ingredientId);
-        if (row && productId !== this.#origins.get(row)?.productId) {
-          lines.push({ ingredient_id: ingredientId, product_id: productId, quantity: this.#packagesFor(row, productId) });
+        const row = this.#rows.all().find((r) => r.dataset.ingredientId === ingredientId);
+        if (row && productId !== this.#rows.originalProduct(row)) {
+          lines.push({ ingredient_id: ingredientId, product_id: productId, quantity: this.#rows.packagesFor(row, productId) });
         }
       }
       await basket.addRecipe(this.#recipeId, this.#guests.value, lines);
@@ -515,94 +296,14 @@ export class RecipeDetails {
     const { basket, recipeEvents } = services;
     const lines = basket.entry(this.#recipeId)?.lines ?? [];
     const inBasket = new Set(lines.map((/** @type {any} */ line) => String(line.ingredient_id)));
-    const rows = this.#rows();
+    const rows = this.#rows.all();
     recipeEvents.addAllClicked.next({
       ingredientsAdded: rows.filter((row) => inBasket.has(row.dataset.ingredientId ?? "")).length,
       ingredientsTotal: rows.length,
     });
   }
 
-  /** @param {HTMLElement} row @param {boolean} busy */
-  #setBusy(row, busy) {
-    if (busy) row.setAttribute("aria-busy", "true");
-    else row.removeAttribute("aria-busy");
-    for (const button of row.querySelectorAll(".svc-recipe-details__product-action button")) {
-      if (busy) button.setAttribute("aria-disabled", "true");
-      else button.removeAttribute("aria-disabled");
-    }
-  }
-
-  // --- unavailable ingredients -------------------------------------------------------------------
-
-  /**
-   * When the page asked for it (`features.collapseUnavailableProductsByDefault()`), the shopping list's
-   * unavailable ingredients move to a list of their own after it, hidden behind a toggle button.
-   * @param {boolean} shown the list starts shown (the shopper had opened it before a re-fetch)
-   */
-  #collapseUnavailable(shown) {
-    if (!services.customization.collapseUnavailable$.value) return;
-    const rows = /** @type {HTMLElement[]} */ ([...this.#root.querySelectorAll(`${ROW}${UNAVAILABLE}`)]);
-    const list = rows[0]?.closest("ul");
-    if (!list) return;
-    const id = `${list.closest("[id]")?.id || `svc-recipe-details-${this.#recipeId}`}-unavailable`;
-    const hidden = /** @type {HTMLElement} */ (h("ul", {
-      class: "svc-recipe-details__ingredients svc-recipe-details__ingredients--unavailable", id,
-    }));
-    hidden.append(...rows);
-    hidden.hidden = !shown;
-    this.#unavailableToggle = /** @type {HTMLButtonElement} */ (h("button", {
-      type: "button", class: "svc-recipe-details__unavailable-toggle svc-ds-link", "data-action": "toggle-unavailable",
-      "aria-controls": id, "aria-expanded": String(shown),
-    }));
-    list.after(this.#unavailableToggle, hidden);
-    this.#labelUnavailableToggle();
-  }
-
-  #labelUnavailableToggle() {
-    const toggle = this.#unavailableToggle;
-    if (!toggle) return;
-    const count = this.#root.querySelectorAll(`${ROW}${UNAVAILABLE}`).length;
-    toggle.textContent = toggle.getAttribute("aria-expanded") === "true"
-      ? this.#t("details.unavailable-hide")
-      : this.#t("details.unavailable-show", { count });
-  }
-
-  #toggleUnavailable() {
-    const toggle = this.#unavailableToggle;
-    const list = toggle ? this.#root.querySelector(`#${CSS.escape(toggle.getAttribute("aria-controls") ?? "")}`) : null;
-    if (!toggle || !(list instanceof HTMLElement)) return;
-    const shown = toggle.getAttribute("aria-expanded") !== "true";
-    toggle.setAttribute("aria-expanded", String(shown));
-    list.hidden = !shown;
-    this.#labelUnavailableToggle();
-  }
-
   // --- replace -----------------------------------------------------------------------------------
-
-  /** Shows or hides a row's alternatives (the server's `__alternatives` list). @param {HTMLElement} row */
-  #toggleAlternatives(row) {
-    const list = /** @type {HTMLElement | null} */ (row.querySelector(".svc-recipe-details__alternatives"));
-    if (!list) return;
-    if (!list.hidden) {
-      this.#closeAlternatives(row, false);
-      return;
-    }
-    for (const other of this.#rows()) if (other !== row) this.#closeAlternatives(other, false);
-    this.#syncAlternatives(row);
-    list.hidden = false;
-    row.querySelector(".svc-recipe-details__replace")?.setAttribute("aria-expanded", "true");
-    /** @type {HTMLElement[]} */ ([...list.querySelectorAll("button")]).find((button) => !button.closest("[hidden]"))?.focus();
-  }
-
-  /** @param {HTMLElement} row @param {boolean} focusTrigger */
-  #closeAlternatives(row, focusTrigger) {
-    const list = /** @type {HTMLElement | null} */ (row.querySelector(".svc-recipe-details__alternatives"));
-    if (!list || list.hidden) return;
-    list.hidden = true;
-    const trigger = /** @type {HTMLElement | null} */ (row.querySelector(".svc-recipe-details__replace"));
-    trigger?.setAttribute("aria-expanded", "false");
-    if (focusTrigger) trigger?.focus();
-  }
 
   /**
    * Another product for an ingredient: replaced in the basket when the line is there, else remembered
@@ -610,21 +311,21 @@ export class RecipeDetails {
    * @param {HTMLElement} row @param {string} productId
    */
   async #choose(row, productId) {
-    this.#closeAlternatives(row, true);
+    this.#rows.closeAlternatives(row, true);
     if (!productId) return;
     const { basket } = services;
     const ingredientId = row.dataset.ingredientId ?? "";
     const line = basket.entry(this.#recipeId)?.lines.find((/** @type {any} */ l) => String(l.ingredient_id) === ingredientId);
     if (line) {
       if (String(line.product_id) === productId) return;
-      await this.#setLine(row, productId, this.#packagesFor(row, productId), "entry.replace",
+      await this.#setLine(row, productId, this.#rows.packagesFor(row, productId), "entry.replace",
         { previous_product_id: String(line.product_id) });
       return;
     }
-    if (productId === this.#origins.get(row)?.productId) this.#choices.delete(ingredientId);
+    if (productId === this.#rows.originalProduct(row)) this.#choices.delete(ingredientId);
     else this.#choices.set(ingredientId, productId);
     // Only this row changed: the others are not rendered again (the click answers sooner: docs/decisions.md).
-    this.#renderRow(row, this.#entryIn(basket.basket$.value ?? null));
+    this.#rows.render(row, this.#entryIn(basket.basket$.value ?? null));
   }
 
   /** @param {{ action: string | null, ingredient: string | null }} focus */
@@ -647,10 +348,4 @@ function readData(/** @type {HTMLElement} */ root) {
     console.error("recipe details: unreadable JSON", error);
     return {};
   }
-}
-
-/** @param {unknown} value */
-function positiveInt(value) {
-  const number = Number(value);
-  return Number.isInteger(number) && number > 0 ? number : null;
 }

@@ -1,0 +1,362 @@
+// The recipe details' ingredient rows (templates/recipe_details/details.html, `.svc-recipe-details__ingredient`):
+// each shows a product (the basket's, the one chosen here, or the server's), its price and its control ("add", or
+// a stepper with the quantity in the basket); its alternatives open and close; the unavailable ones can be
+// collapsed behind a toggle. The view only: the basket writes are components/recipe-details.js's. A part of
+// components/recipe-details.js (bundled into it in the release tree).
+import { h, money } from "../ui.js";
+
+export const ROW = ".svc-recipe-details__ingredient[data-ingredient-id]";
+const UNAVAILABLE = ".svc-recipe-details__ingredient--unavailable";
+
+/**
+ * A candidate product in the fragment's JSON (`products` of an ingredient). The fragment gives `id`,
+ * `packages` and `available`; the descriptive fields are used when present.
+ * @typedef {object} Product
+ * @property {string} id
+ * @property {number} [packages] packages needed for the guests shown
+ * @property {boolean | null} [available]
+ * @property {string} [name]
+ * @property {string} [brand]
+ * @property {string} [size]
+ * @property {string} [picture_url]
+ * @property {number | null} [unit_price]
+ */
+
+/**
+ * @typedef {object} Ingredient
+ * @property {string} id
+ * @property {string | null} [chosen] the product the server shows (first available)
+ * @property {Product[]} [products] candidates, the chosen one first
+ */
+
+/**
+ * @typedef {object} RowOrigin what the server rendered in a row
+ * @property {string} productId "" when the ingredient has no product at the store
+ * @property {number} packages
+ * @property {string} priceText
+ * @property {string} name product name
+ * @property {string} meta brand · size
+ * @property {string | null} picture
+ * @property {string} addLabel text of the server's "add" button
+ */
+
+/**
+ * What a row shows of a product.
+ * @typedef {object} ProductInfo
+ * @property {string} name
+ * @property {string} meta
+ * @property {string | null} picture
+ * @property {number | null} unitPrice
+ */
+
+export class IngredientRows {
+  #root;
+  #recipeId;
+  /** @type {Ingredient[]} */
+  #ingredients;
+  #t;
+  /** @type {Map<string, string>} ingredient id -> product chosen while the recipe is not in the basket */
+  #choices;
+  /** @type {Map<HTMLElement, RowOrigin>} */
+  #origins = new Map();
+  /** The toggle of the collapsed unavailable ingredients, when they are collapsed. @type {HTMLButtonElement | null} */
+  #unavailableToggle = null;
+
+  /**
+   * Reads what the server rendered in each row.
+   * @param {HTMLElement} root the `.svc-recipe-details` element
+   * @param {object} options
+   * @param {string} options.recipeId
+   * @param {Ingredient[]} options.ingredients the fragment's JSON
+   * @param {(key: string, params?: Record<string, string | number>) => string} options.t the fragment's texts
+   * @param {Map<string, string>} options.choices the products chosen here (read at each render; the controller
+   *   writes them)
+   */
+  constructor(root, { recipeId, ingredients, t, choices }) {
+    this.#root = root;
+    this.#recipeId = recipeId;
+    this.#ingredients = ingredients;
+    this.#t = t;
+    this.#choices = choices;
+    for (const row of this.all()) {
+      const ingredientId = row.dataset.ingredientId ?? "";
+      const productId = row.dataset.productId ?? "";
+      this.#origins.set(row, {
+        productId,
+        packages: positiveInt(row.dataset.packages) ?? positiveInt(this.#product(ingredientId, productId)?.packages) ?? 1,
+        priceText: row.querySelector(".svc-recipe-details__product-price")?.textContent ?? "",
+        name: row.querySelector(".svc-recipe-details__product-name")?.textContent?.trim() ?? "",
+        meta: row.querySelector(".svc-recipe-details__product-meta")?.textContent?.trim() ?? "",
+        picture: row.querySelector(".svc-recipe-details__product-picture")?.getAttribute("src") ?? null,
+        addLabel: row.querySelector(".svc-recipe-details__product-action button")?.textContent?.trim() ?? "",
+      });
+      row.querySelector(".svc-recipe-details__replace")?.setAttribute("aria-expanded", "false");
+    }
+  }
+
+  /** Every ingredient row, the collapsed ones included. @returns {HTMLElement[]} */
+  all() {
+    return /** @type {HTMLElement[]} */ ([...this.#root.querySelectorAll(ROW)]);
+  }
+
+  /** The product the server showed in a row ("" when nothing is sold for it). @param {HTMLElement} row */
+  originalProduct(row) {
+    return this.#origins.get(row)?.productId ?? "";
+  }
+
+  /** Packages to add of a product in a row, for the guests shown. @param {HTMLElement} row @param {string} productId */
+  packagesFor(row, productId) {
+    const origin = this.#origins.get(row);
+    return positiveInt(this.#product(row.dataset.ingredientId ?? "", productId)?.packages)
+      ?? positiveInt(this.#alternative(row, productId)?.dataset.packages)
+      ?? (origin && origin.productId === productId ? origin.packages : null) ?? 1;
+  }
+
+  /**
+   * One ingredient row against the recipe's basket entry (null: not in the basket): the product, its price, and
+   * its control. A row whose recipe is in the basket without that ingredient is marked removed.
+   * @param {HTMLElement} row @param {any} entry
+   */
+  render(row, entry) {
+    const origin = this.#origins.get(row);
+    const ingredientId = row.dataset.ingredientId ?? "";
+    if (!origin) return;
+    const line = entry?.lines?.find((/** @type {any} */ l) => String(l.ingredient_id) === ingredientId) ?? null;
+    const productId = line ? String(line.product_id) : this.#choices.get(ingredientId) ?? origin.productId;
+    if (!productId) return; // nothing sold for it at this store
+    const state = line ? "in" : entry ? "removed" : "out";
+    if (productId !== (row.dataset.productId ?? "")) {
+      this.#showProduct(row, this.#productInfo(row, productId, line));
+      row.dataset.productId = productId;
+    }
+    row.classList.toggle("svc-recipe-details__ingredient--removed", state === "removed");
+    const price = row.querySelector(".svc-recipe-details__product-price");
+    if (price) {
+      if (line && line.price !== null && line.price !== undefined) price.textContent = money(line.price);
+      else if (productId === origin.productId) price.textContent = origin.priceText;
+      else {
+        const unit = this.#productInfo(row, productId, line).unitPrice;
+        price.textContent = unit === null ? "" : money(unit * this.packagesFor(row, productId));
+      }
+    }
+    this.#syncAlternatives(row);
+    this.#renderAction(row, state === "in" ? "stepper" : "add", line ? Number(line.quantity) : 0);
+  }
+
+  /** A row's controls are busy (a write of its line is under way) or not. @param {HTMLElement} row @param {boolean} busy */
+  setBusy(row, busy) {
+    if (busy) row.setAttribute("aria-busy", "true");
+    else row.removeAttribute("aria-busy");
+    for (const button of row.querySelectorAll(".svc-recipe-details__product-action button")) {
+      if (busy) button.setAttribute("aria-disabled", "true");
+      else button.removeAttribute("aria-disabled");
+    }
+  }
+
+  // --- alternatives ------------------------------------------------------------------------------
+
+  /** Shows or hides a row's alternatives (the server's `__alternatives` list). @param {HTMLElement} row */
+  toggleAlternatives(row) {
+    const list = /** @type {HTMLElement | null} */ (row.querySelector(".svc-recipe-details__alternatives"));
+    if (!list) return;
+    if (!list.hidden) {
+      this.closeAlternatives(row, false);
+      return;
+    }
+    for (const other of this.all()) if (other !== row) this.closeAlternatives(other, false);
+    this.#syncAlternatives(row);
+    list.hidden = false;
+    row.querySelector(".svc-recipe-details__replace")?.setAttribute("aria-expanded", "true");
+    /** @type {HTMLElement[]} */ ([...list.querySelectorAll("button")]).find((button) => !button.closest("[hidden]"))?.focus();
+  }
+
+  /** Hides a row's alternatives, the focus back on its "replace" button if asked. @param {HTMLElement} row @param {boolean} focusTrigger */
+  closeAlternatives(row, focusTrigger) {
+    const list = /** @type {HTMLElement | null} */ (row.querySelector(".svc-recipe-details__alternatives"));
+    if (!list || list.hidden) return;
+    list.hidden = true;
+    const trigger = /** @type {HTMLElement | null} */ (row.querySelector(".svc-recipe-details__replace"));
+    trigger?.setAttribute("aria-expanded", "false");
+    if (focusTrigger) trigger?.focus();
+  }
+
+  /** Whether a row's alternatives are open. @param {HTMLElement} row */
+  alternativesOpen(row) {
+    return Boolean(row.querySelector(".svc-recipe-details__alternatives:not([hidden])"));
+  }
+
+  // --- unavailable ingredients -------------------------------------------------------------------
+
+  /**
+   * The shopping list's unavailable ingredients move to a list of their own after it, hidden behind a toggle
+   * button (`features.collapseUnavailableProductsByDefault()`).
+   * @param {boolean} shown the list starts shown (the shopper had opened it before a re-fetch)
+   */
+  collapseUnavailable(shown) {
+    const rows = /** @type {HTMLElement[]} */ ([...this.#root.querySelectorAll(`${ROW}${UNAVAILABLE}`)]);
+    const list = rows[0]?.closest("ul");
+    if (!list) return;
+    const id = `${list.closest("[id]")?.id || `svc-recipe-details-${this.#recipeId}`}-unavailable`;
+    const hidden = /** @type {HTMLElement} */ (h("ul", {
+      class: "svc-recipe-details__ingredients svc-recipe-details__ingredients--unavailable", id,
+    }));
+    hidden.append(...rows);
+    hidden.hidden = !shown;
+    this.#unavailableToggle = /** @type {HTMLButtonElement} */ (h("button", {
+      type: "button", class: "svc-recipe-details__unavailable-toggle svc-ds-link", "data-action": "toggle-unavailable",
+      "aria-controls": id, "aria-expanded": String(shown),
+    }));
+    list.after(this.#unavailableToggle, hidden);
+    this.#labelUnavailableToggle();
+  }
+
+  /** Whether the collapsed unavailable ingredients are shown. */
+  get unavailableShown() {
+    return this.#unavailableToggle?.getAttribute("aria-expanded") === "true";
+  }
+
+  /** Shows or hides the collapsed unavailable ingredients. */
+  toggleUnavailable() {
+    const toggle = this.#unavailableToggle;
+    const list = toggle ? this.#root.querySelector(`#${CSS.escape(toggle.getAttribute("aria-controls") ?? "")}`) : null;
+    if (!toggle || !(list instanceof HTMLElement)) return;
+    const shown = toggle.getAttribute("aria-expanded") !== "true";
+    toggle.setAttribute("aria-expanded", String(shown));
+    list.hidden = !shown;
+    this.#labelUnavailableToggle();
+  }
+
+  #labelUnavailableToggle() {
+    const toggle = this.#unavailableToggle;
+    if (!toggle) return;
+    const count = this.#root.querySelectorAll(`${ROW}${UNAVAILABLE}`).length;
+    toggle.textContent = toggle.getAttribute("aria-expanded") === "true"
+      ? this.#t("details.unavailable-hide")
+      : this.#t("details.unavailable-show", { count });
+  }
+
+  // --- what a row shows --------------------------------------------------------------------------
+
+  /** @param {string} ingredientId @param {string} productId @returns {Product | undefined} */
+  #product(ingredientId, productId) {
+    const ingredient = this.#ingredients.find((candidate) => String(candidate.id) === ingredientId);
+    return ingredient?.products?.find((product) => String(product.id) === productId);
+  }
+
+  /** The "choose" button of a product in a row's alternatives. @param {HTMLElement} row @param {string} productId */
+  #alternative(row, productId) {
+    return /** @type {HTMLElement | null} */ (row.querySelector(`[data-action="choose-product"][data-product-id="${CSS.escape(productId)}"]`));
+  }
+
+  /** The ingredient's name as the row shows it. @param {HTMLElement} row */
+  #name(row) {
+    const name = row.querySelector(".svc-recipe-details__ingredient-name");
+    return (name?.firstChild?.textContent ?? name?.textContent ?? "").trim();
+  }
+
+  /**
+   * What to show of a product: from the basket line, else the fragment's JSON, else what the server
+   * rendered (the row itself, or the label "name · brand · size · price" of its alternative button).
+   * @param {HTMLElement} row @param {string} productId @param {any} [line]
+   * @returns {ProductInfo}
+   */
+  #productInfo(row, productId, line) {
+    if (line && String(line.product_id) === productId && line.name) {
+      return { name: line.name, meta: [line.brand, line.size].filter(Boolean).join(" · "), picture: line.picture_url ?? null,
+        unitPrice: line.unit_price ?? null };
+    }
+    const product = this.#product(row.dataset.ingredientId ?? "", productId);
+    if (product?.name) {
+      return { name: product.name, meta: [product.brand, product.size].filter(Boolean).join(" · "),
+        picture: product.picture_url ?? null, unitPrice: product.unit_price ?? null };
+    }
+    const origin = this.#origins.get(row);
+    if (origin && origin.productId === productId) return { name: origin.name, meta: origin.meta, picture: origin.picture, unitPrice: null };
+    const parts = (this.#alternative(row, productId)?.textContent ?? "").split(" · ").map((part) => part.trim());
+    return { name: parts[0] ?? "", meta: parts.slice(1, 3).join(" · "), picture: null, unitPrice: null };
+  }
+
+  /** @param {HTMLElement} row @param {ProductInfo} info */
+  #showProduct(row, info) {
+    const picture = row.querySelector(".svc-recipe-details__product-picture");
+    const url = info.picture && /^https?:/i.test(info.picture) ? info.picture : null;
+    if (picture instanceof HTMLImageElement) {
+      if (url) {
+        picture.src = url;
+        picture.hidden = false;
+      } else {
+        picture.hidden = true; // better no picture than the previous product's
+      }
+    } else if (picture && url) {
+      // The server's placeholder (the first product had no picture): the new product's takes its place.
+      picture.replaceWith(h("img", {
+        class: "svc-recipe-details__product-picture", src: url, alt: "", width: "64", height: "64",
+        loading: "lazy", decoding: "async", "data-svc-picture": "ingredient",
+      }));
+    }
+    const name = row.querySelector(".svc-recipe-details__product-name");
+    if (name) name.textContent = info.name;
+    const meta = row.querySelector(".svc-recipe-details__product-meta");
+    if (meta) meta.textContent = info.meta;
+  }
+
+  /**
+   * The alternatives offered are the ingredient's other products: the one shown is hidden, and the
+   * server's first choice is added back once another product replaced it.
+   * @param {HTMLElement} row
+   */
+  #syncAlternatives(row) {
+    const list = row.querySelector(".svc-recipe-details__alternatives");
+    const origin = this.#origins.get(row);
+    if (!list || !origin?.productId) return;
+    if (!this.#alternative(row, origin.productId) && row.dataset.productId !== origin.productId) {
+      list.prepend(h("li", {}, h("button", {
+        type: "button", class: "svc-ds-link", "data-action": "choose-product",
+        "data-product-id": origin.productId, "data-packages": String(origin.packages),
+      }, [origin.name, origin.meta].filter(Boolean).join(" · "))));
+    }
+    for (const button of list.querySelectorAll("[data-action='choose-product']")) {
+      const item = button.closest("li") ?? button;
+      /** @type {HTMLElement} */ (item).hidden = button.getAttribute("data-product-id") === row.dataset.productId;
+    }
+  }
+
+  /**
+   * The row's control: an "add" button, or a stepper with the quantity in the basket. Rebuilt only when
+   * its kind changes; the keyboard focus moves to the equivalent control of the new kind.
+   * @param {HTMLElement} row @param {"add" | "stepper"} kind @param {number} quantity
+   */
+  #renderAction(row, kind, quantity) {
+    const area = /** @type {HTMLElement | null} */ (row.querySelector(".svc-recipe-details__product-action"));
+    if (!area) return;
+    const name = this.#name(row);
+    if (area.dataset.kind !== kind) {
+      const hadFocus = area.contains(document.activeElement);
+      if (kind === "stepper") {
+        area.replaceChildren(h("div", { class: "svc-ds-stepper svc-ds-stepper--small", role: "group", "aria-label": name },
+          h("button", { type: "button", class: "svc-ds-stepper__button", "data-action": "decrease-product", "aria-label": this.#t("details.decrease", { name }) }, "−"),
+          h("output", { class: "svc-ds-stepper__value", "aria-live": "polite" }, String(quantity)),
+          h("button", { type: "button", class: "svc-ds-stepper__button", "data-action": "increase-product", "aria-label": this.#t("details.increase", { name }) }, "+")));
+      } else {
+        area.replaceChildren(h("button", {
+          type: "button", class: "svc-ds-button svc-ds-button--secondary svc-ds-button--small",
+          "data-action": "add-product", "aria-label": this.#t("details.add-aria", { name }),
+        }, this.#origins.get(row)?.addLabel || this.#t("details.add")));
+      }
+      area.dataset.kind = kind;
+      if (hadFocus) {
+        /** @type {HTMLElement | null} */ (area.querySelector(kind === "stepper" ? "[data-action='increase-product']" : "[data-action='add-product']"))?.focus();
+      }
+    }
+    if (kind === "stepper") {
+      const value = area.querySelector(".svc-ds-stepper__value");
+      if (value && value.textContent !== String(quantity)) value.textContent = String(quantity);
+    }
+  }
+}
+
+/** @param {unknown} value */
+function positiveInt(value) {
+  const number = Number(value);
+  return Number.isInteger(number) && number > 0 ? number : null;
+}
