@@ -214,3 +214,40 @@ def test_a_preference_changes_the_suggested_recipes(
     with page.expect_navigation():
         page.get_by_role("dialog").get_by_role("button", name="Tout effacer").click()
     assert set(card_ids(catalog(page))) == before
+
+
+def scroll_locked(page: Page) -> bool:
+    return bool(page.evaluate("() => document.documentElement.classList.contains('svc-scroll-lock')"))
+
+
+def test_the_preferences_panel_filters_its_ingredients_and_gives_back_focus_and_scroll(
+    shop: str, context: BrowserContext, page: Page, width: str
+) -> None:
+    """The panel (components/catalog/preferences.js): open, it holds the page's scroll lock and its button says so;
+    its filter keeps the ingredients whose name holds the text, whatever its case and accents; Escape closes it
+    (the search field's own Escape first clears the filter), the lock is released and the focus is on the button
+    again."""
+    visit(context, page, shop, "/idees", user=new_user())
+    button = catalog(page).locator(".svc-catalog__toolbar [data-action=preferences]")
+    assert not scroll_locked(page)
+    button.click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_be_visible()
+    expect(button).to_have_attribute("aria-expanded", "true")
+    assert scroll_locked(page)
+
+    options = dialog.locator("[data-role=ingredients] label")
+    every = options.count()
+    dialog.locator("[data-role=ingredient-filter]").fill("TÔM")
+    shown = [text.strip() for text in options.filter(visible=True).all_inner_texts()]
+    assert shown and len(shown) < every
+    assert all("tom" in text.lower() for text in shown), shown
+
+    page.keyboard.press("Escape")  # the search field's: the filter is cleared, the panel stays
+    expect(dialog).to_be_visible()
+    expect(options.filter(visible=True)).to_have_count(every)
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    expect(button).to_have_attribute("aria-expanded", "false")
+    expect(button).to_be_focused()
+    assert not scroll_locked(page)
