@@ -200,9 +200,11 @@ def test_the_transferred_recipes_arrive_in_the_shoppers_basket(page: Page, publi
     fill_basket(page, cta).locator("[data-action='transfer']").click()
     page.wait_for_url(re.compile(rf"^{re.escape(shop)}/idees"))
 
-    # The shopper is told what arrived: the publisher, the recipe and its products (French plurals).
+    # The shopper is told what arrived: the publisher, the recipe and its products (French plurals). The notice
+    # comes once the page has loaded and the SDK has redeemed the transfer, and stays 10 s
+    # (sdk/transfer.js): the wait covers a busy machine's redemption, not only Playwright's default 5 s.
     toaster = page.locator(".svc-toaster")
-    expect(toaster).to_have_text("Votre panier de Le Magazine Cuisine : 1 recette, 6 produits")
+    expect(toaster).to_have_text("Votre panier de Le Magazine Cuisine : 1 recette, 6 produits", timeout=15_000)
     expect(toaster).to_have_attribute("role", "status")
     assert_no_axe_violations(page, include=[".svc-toaster"], what="the notice of a transferred basket")
     expect(page.locator("[data-cart-count]").first).to_have_text("6")
