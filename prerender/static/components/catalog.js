@@ -23,7 +23,7 @@
 // The preferences panel is a part of its own, components/catalog/preferences.js (bundled into this module in the
 // release tree).
 import { sdk, services, money, translator } from "./ui.js";
-import { PreferencesPanel, PREFERENCES_KEY } from "./catalog/preferences.js";
+import { PreferencesPanel } from "./catalog/preferences.js";
 
 const tagName = `${sdk.prefix}-catalog`;
 const REMOVING_MS = 300;
@@ -76,9 +76,7 @@ export class CatalogElement extends HTMLElement {
     this.addEventListener("submit", (event) => preferences.onSubmit(event), { signal });
     this.addEventListener("input", (event) => preferences.onInput(event), { signal });
 
-    if (this.getAttribute("personalization") === "off") {
-      services.session.local.remove(services.session.key(PREFERENCES_KEY));
-    }
+    if (this.getAttribute("personalization") === "off") preferences.forgetSaved();
     this.#pageview();
     if (this.page === "home") this.#watchRows();
     if (this.page === "favorites" || (this.page === "my-space" && this.getAttribute("tab") === "favorites")) {

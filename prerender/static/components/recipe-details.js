@@ -17,7 +17,7 @@
 import { services, money, prepareMoney, bindLikeButton, translator, isStoppedByHook } from "./ui.js";
 import { Tabs } from "./recipe-details/tabs.js";
 import { GuestStepper, clampGuests } from "./recipe-details/guests.js";
-import { IngredientRows, ROW } from "./recipe-details/rows.js";
+import { IngredientRows, ROW, lineOf } from "./recipe-details/rows.js";
 
 /**
  * @typedef {object} Snapshot what survives a re-fetch of the details (new guests)
@@ -88,8 +88,8 @@ export class RecipeDetails {
     this.#totalText = footer?.querySelector(".svc-recipe-details__total-amount")?.textContent ?? "";
     if (services.customization.collapseUnavailable$.value) this.#rows.collapseUnavailable(restore?.unavailableShown ?? false);
 
-    this.#render(basket.basket$.value ?? null);
-    this.#subscriptions.push(basket.basket$.subscribe((/** @type {any} */ value) => this.#render(value)));
+    this.#render();
+    this.#subscriptions.push(basket.basket$.subscribe(() => this.#render()));
     if (restore?.focus) this.#restoreFocus(restore.focus);
     prepareMoney(); // the prices shown are the server's until a swap or a basket change: ready for that click
   }
@@ -199,15 +199,10 @@ export class RecipeDetails {
 
   // --- rendering --------------------------------------------------------------------------------
 
-  /** The basket entry of this recipe in a basket. @param {any} basket */
-  #entryIn(basket) {
-    return basket?.recipes?.find((/** @type {any} */ entry) => entry.recipe_id === this.#recipeId) ?? null;
-  }
-
-  /** Every row, the footer and the root follow the basket. @param {any} basket */
-  #render(basket) {
+  /** Every row, the footer and the root follow the basket (its State holds the new value when it emits). */
+  #render() {
     if (this.#destroyed) return;
-    const entry = this.#entryIn(basket);
+    const entry = services.basket.entry(this.#recipeId) ?? null;
     this.#root.setAttribute("in-basket", String(Boolean(entry)));
     for (const row of this.#rows.all()) this.#rows.render(row, entry);
     this.#renderFooter(entry);
@@ -237,7 +232,7 @@ export class RecipeDetails {
   /** @param {HTMLElement} row @param {number} delta */
   #changeQuantity(row, delta) {
     const { basket } = services;
-    const line = basket.entry(this.#recipeId)?.lines.find((/** @type {any} */ l) => String(l.ingredient_id) === row.dataset.ingredientId);
+    const line = lineOf(basket.entry(this.#recipeId), row.dataset.ingredientId);
     if (!line) return this.#addProduct(row);
     const quantity = Math.max(0, Number(line.quantity) + delta);
     return this.#setLine(row, String(line.product_id), quantity, delta > 0 ? "entry.add" : "entry.delete");
@@ -315,7 +310,7 @@ export class RecipeDetails {
     if (!productId) return;
     const { basket } = services;
     const ingredientId = row.dataset.ingredientId ?? "";
-    const line = basket.entry(this.#recipeId)?.lines.find((/** @type {any} */ l) => String(l.ingredient_id) === ingredientId);
+    const line = lineOf(basket.entry(this.#recipeId), ingredientId);
     if (line) {
       if (String(line.product_id) === productId) return;
       await this.#setLine(row, productId, this.#rows.packagesFor(row, productId), "entry.replace",
@@ -325,7 +320,7 @@ export class RecipeDetails {
     if (productId === this.#rows.originalProduct(row)) this.#choices.delete(ingredientId);
     else this.#choices.set(ingredientId, productId);
     // Only this row changed: the others are not rendered again (the click answers sooner: docs/decisions.md).
-    this.#rows.render(row, this.#entryIn(basket.basket$.value ?? null));
+    this.#rows.render(row, basket.entry(this.#recipeId) ?? null);
   }
 
   /** @param {{ action: string | null, ingredient: string | null }} focus */

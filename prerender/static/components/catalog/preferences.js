@@ -6,7 +6,7 @@
 import { services } from "../ui.js";
 
 /** The SDK's copy of the shopper's preferences, under the session's prefix. */
-export const PREFERENCES_KEY = "preferences";
+const PREFERENCES_KEY = "preferences";
 
 /** A text for comparisons: lower case, without accents. @param {string} text */
 function folded(text) {
@@ -49,6 +49,11 @@ export class PreferencesPanel {
       session.local.set(asked, new Date().toISOString());
       this.open(button);
     });
+  }
+
+  /** Drops the SDK's copy of the shopper's preferences (a page with `personalization="off"`). */
+  forgetSaved() {
+    services.session.local.remove(services.session.key(PREFERENCES_KEY));
   }
 
   /** The page's scroll lock, given back once (the dialog closed, or the page removed us while it was open). */

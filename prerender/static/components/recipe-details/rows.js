@@ -9,6 +9,14 @@ export const ROW = ".svc-recipe-details__ingredient[data-ingredient-id]";
 const UNAVAILABLE = ".svc-recipe-details__ingredient--unavailable";
 
 /**
+ * The line of an ingredient in a recipe's basket entry (the SDK's `basket.entry(recipeId)`), or null.
+ * @param {any} entry @param {string | undefined} ingredientId
+ */
+export function lineOf(entry, ingredientId) {
+  return entry?.lines?.find((/** @type {any} */ line) => String(line.ingredient_id) === ingredientId) ?? null;
+}
+
+/**
  * A candidate product in the fragment's JSON (`products` of an ingredient). The fragment gives `id`,
  * `packages` and `available`; the descriptive fields are used when present.
  * @typedef {object} Product
@@ -121,7 +129,7 @@ export class IngredientRows {
     const origin = this.#origins.get(row);
     const ingredientId = row.dataset.ingredientId ?? "";
     if (!origin) return;
-    const line = entry?.lines?.find((/** @type {any} */ l) => String(l.ingredient_id) === ingredientId) ?? null;
+    const line = lineOf(entry, ingredientId);
     const productId = line ? String(line.product_id) : this.#choices.get(ingredientId) ?? origin.productId;
     if (!productId) return; // nothing sold for it at this store
     const state = line ? "in" : entry ? "removed" : "out";
@@ -288,7 +296,7 @@ export class IngredientRows {
         picture.hidden = true; // better no picture than the previous product's
       }
     } else if (picture && url) {
-      // The server's placeholder (the first product had no picture): the new product's takes its place.
+      // The server's fallback box (`--fallback`: the first product had no picture): the new product's picture replaces it.
       picture.replaceWith(h("img", {
         class: "svc-recipe-details__product-picture", src: url, alt: "", width: "64", height: "64",
         loading: "lazy", decoding: "async", "data-svc-picture": "ingredient",
