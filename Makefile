@@ -3,20 +3,17 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# Three projects, each with its own metadata: prerender (setup.py, setup.cfg), coreapi
-# (coreapi/pyproject.toml) and the demo shop (examples/pyproject.toml). requirements/dev.txt pins
-# every package the three and prerender's [dev] extra need; requirements/prerender.txt and
-# requirements/coreapi.txt pin each service's runtime alone, at the same versions, for production
-# (docs/operations.md, "Production install").
-METADATA := setup.py setup.cfg coreapi/pyproject.toml examples/pyproject.toml
+# Four projects, each with its own metadata: prerender (setup.py, setup.cfg), coreapi
+# (coreapi/pyproject.toml), the plumbing both require (plumbing/pyproject.toml) and the demo shop
+# (examples/pyproject.toml). requirements/dev.txt pins every package they and prerender's [dev]
+# extra need, but the plumbing, which is installed from the repository (tools/lock.py);
+# requirements/prerender.txt and requirements/coreapi.txt pin each service's runtime alone, at the
+# same versions, for production (docs/operations.md, "Production install").
+METADATA := setup.py setup.cfg coreapi/pyproject.toml plumbing/pyproject.toml examples/pyproject.toml
 LOCK := requirements/dev.txt
-RUNTIME_LOCK := requirements/prerender.txt
-COREAPI_LOCK := requirements/coreapi.txt
 # `make lock` keeps the pins that still fit the metadata; `make lock LOCK_FLAGS=--upgrade` moves
 # every pin to the newest allowed version, `LOCK_FLAGS='-P flask'` one package.
 LOCK_FLAGS ?=
-PIP_COMPILE := CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --allow-unsafe \
-	--strip-extras --no-emit-index-url --no-emit-find-links --no-emit-trusted-host $(LOCK_FLAGS)
 
 # The browser modules' tools (package.json, package-lock.json: TypeScript's checker, ESLint, esbuild for their
 # release tree, axe-core for the browser tests): npm ci only when the lock changes.
@@ -29,20 +26,19 @@ STATIC_BUILD := prerender/static_build/source-digest
 
 install: $(STAMP) $(STATIC_BUILD)
 
-# The lock first (pip itself too), then the three local projects without their dependencies, so
+# The lock first (pip itself too), then the four local projects without their dependencies, so
 # nothing moves a pin; built by the lock's setuptools, without build isolation (no download).
 $(STAMP): $(LOCK) $(METADATA)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet "$$(grep -E '^pip==' $(LOCK))"
 	$(BIN)/python -m pip install --quiet -r $(LOCK)
-	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e . -e ./coreapi -e ./examples
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e ./plumbing -e . -e ./coreapi -e ./examples
 	touch $(STAMP)
 
-# Re-resolves the three lock files from the metadata (needs the package index), then installs them.
+# Re-resolves the three lock files from the metadata with pip-compile (needs the package index; the
+# plumbing's wheel is built for it and left out of the locks: tools/lock.py), then installs them.
 lock: $(STAMP)
-	$(PIP_COMPILE) --extra dev -o $(LOCK) setup.cfg coreapi/pyproject.toml examples/pyproject.toml
-	$(PIP_COMPILE) --constraint $(LOCK) -o $(RUNTIME_LOCK) setup.cfg
-	$(PIP_COMPILE) --constraint $(LOCK) -o $(COREAPI_LOCK) coreapi/pyproject.toml
+	$(BIN)/python tools/lock.py $(LOCK_FLAGS)
 	$(MAKE) install
 
 $(NODE_STAMP): package.json package-lock.json
@@ -84,7 +80,7 @@ format: install
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-# mypy --strict on prerender/ and coreapi/ (setup.cfg [mypy]), and TypeScript's checker on the browser
+# mypy --strict on prerender/, coreapi/ and plumbing/ (setup.cfg [mypy]), and TypeScript's checker on the browser
 # modules' JSDoc (tsconfig.json).
 typecheck: install $(NODE_STAMP)
 	$(BIN)/mypy
@@ -113,5 +109,6 @@ bench: install
 
 clean:
 	rm -rf $(VENV) *.egg-info build dist coreapi/*.egg-info coreapi/build coreapi/dist \
-		examples/*.egg-info examples/build examples/dist instance/coreapi.sqlite .pytest_cache \
+		examples/*.egg-info examples/build examples/dist plumbing/*.egg-info plumbing/build plumbing/dist \
+		instance/coreapi.sqlite .pytest_cache \
 		.mypy_cache .ruff_cache node_modules prerender/static_build

@@ -12,9 +12,9 @@ from flask import Flask
 from coreapi.blueprints import api, health, media
 from coreapi.cli import register_commands
 from coreapi.config import load_config
-from coreapi.errors import register_errorhandlers
 from coreapi.extensions import db, enforce_sqlite_foreign_keys
 from coreapi.log import configure_logging, register_request_logging
+from plumbing.problems import register_problem_handlers
 
 # The repository's instance/ folder, wherever the app is started from; an installed coreapi names its own with
 # COREAPI_INSTANCE_PATH (docs/operations.md, "Production install").
@@ -30,7 +30,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     configure_logging(app)
     register_extensions(app)
     register_blueprints(app)
-    register_errorhandlers(app)
+    register_problem_handlers(app)
     register_request_logging(app)
     register_commands(app)
     return app

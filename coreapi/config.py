@@ -7,13 +7,12 @@ are read as JSON when they parse as JSON (``COREAPI_SQL_ECHO=true``), as plain s
 
 from __future__ import annotations
 
-import os
-import secrets
-import time
 from pathlib import Path
 from typing import Any
 
 from flask import Flask
+
+from plumbing.instance_keys import instance_key
 
 ENV_PREFIX = "COREAPI"
 # Python file in the instance folder, beside prerender's own instance/config.py.
@@ -22,8 +21,6 @@ SEED_DATA_DIR = Path(__file__).resolve().parent / "seed" / "data"
 # The service key's file in the instance folder (shared with prerender, which reads it by default).
 SERVICE_KEY_FILE = "upstream-service-key"
 MIN_SERVICE_KEY_LENGTH = 32
-# How long a process that finds the key file empty (another process made it and is writing it) waits.
-SERVICE_KEY_FILE_WAIT_SECONDS = 1.0
 
 
 def default_config(instance_path: str) -> dict[str, Any]:
@@ -85,35 +82,10 @@ def service_keys(configured: Any, instance_path: Path) -> list[str]:
     ``ValueError`` when a key is not a string or shorter than ``MIN_SERVICE_KEY_LENGTH``.
     """
     if not configured:
-        return [instance_service_key(instance_path / SERVICE_KEY_FILE)]
+        return [instance_key(instance_path / SERVICE_KEY_FILE, min_length=MIN_SERVICE_KEY_LENGTH)]
     keys = [configured] if isinstance(configured, str) else configured
     if not isinstance(keys, list | tuple) or not all(isinstance(key, str) for key in keys):
         raise ValueError("COREAPI_SERVICE_KEYS: expected a string or a JSON list of strings")
     if any(len(key) < MIN_SERVICE_KEY_LENGTH for key in keys):
         raise ValueError(f"COREAPI_SERVICE_KEYS: every key needs {MIN_SERVICE_KEY_LENGTH} characters at least")
     return list(keys)
-
-
-def instance_service_key(path: Path) -> str:
-    """The machine's service key: read from ``path``, or made there (0600) on first start.
-
-    Processes racing to make it all end up reading the one file that won (one that finds it still
-    empty, just created by another, waits a moment for its content).
-    """
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            pass
-        else:
-            with os.fdopen(descriptor, "w") as handle:
-                handle.write(secrets.token_urlsafe(48))
-    deadline = time.monotonic() + SERVICE_KEY_FILE_WAIT_SECONDS
-    key = path.read_text().strip()
-    while not key and time.monotonic() < deadline:
-        time.sleep(0.02)
-        key = path.read_text().strip()
-    if len(key) < MIN_SERVICE_KEY_LENGTH:
-        raise ValueError(f"{path}: the service key is shorter than {MIN_SERVICE_KEY_LENGTH} characters")
-    return key

@@ -10,13 +10,13 @@ from typing import ParamSpec, TypeVar
 
 from flask import current_app, g
 
-from coreapi.errors import BadRequest, Forbidden, Unauthorized
 from coreapi.extensions import db
 from coreapi.models import Supplier
 from coreapi.schemas.headers import RequestHeadersSchema
 from coreapi.schemas.parsing import parser
 from coreapi.services.catalog import find_supplier, find_supplier_by_id
 from coreapi.services.identity import Identity, IdentityKind, RequestContext
+from plumbing.problems import BadRequest, Forbidden, Unauthorized
 
 log = logging.getLogger(__name__)
 

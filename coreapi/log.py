@@ -1,4 +1,5 @@
-"""Logging to stdout, with the request id of every line, and the ``X-Request-Id`` header.
+"""Logging to stdout, with the request id of every line (given and echoed in ``X-Request-Id`` by
+plumbing/request_id.py).
 
 The logs name no shopper: an identity (an ``authless_id`` or ``user_id`` query parameter of the
 request log, or any identity a message needs) is written as its pseudonym, ``~`` and the first 16
@@ -14,28 +15,27 @@ No header is logged: not ``Authorization``, nor the secrets ``Supplier-Token`` a
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import logging
 import re
 import secrets
 import sys
 import time
-import uuid
 from urllib.parse import unquote_plus
 
 from flask import Flask, Response, current_app, g, has_request_context, request
 
+from plumbing.pseudonyms import pseudonym as keyed_pseudonym
+from plumbing.request_id import register_request_id
+
 log = logging.getLogger(__name__)
 
-REQUEST_ID_HEADER = "X-Request-Id"
-_VALID_REQUEST_ID = re.compile(r"^[\w.:@/+=-]{1,200}$")
+# The callers' request ids coreapi keeps (docs/upstream.md, X-Request-Id); another is replaced by a new one.
+REQUEST_ID_PATTERN = re.compile(r"[\w.:@/+=-]{1,200}")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"
 # Query parameters that carry an identity (compared without case), pseudonymized in the request log.
 IDENTITY_PARAMETERS = frozenset({"authless_id", "user_id"})
 # A query parameter with a value, at the start of a query string or after its "?" or "&".
 _QUERY_PARAMETER = re.compile(r"(^|[?&])([^=&?#\s]+)=([^&#\s]*)")
-PSEUDONYM_LENGTH = 16
 _PSEUDONYM_KEY = "coreapi.log.pseudonym_key"  # app.extensions
 # The key of the processes without a configured one, and whether they were warned.
 _process_key = secrets.token_bytes(32)
@@ -60,14 +60,10 @@ def _configured_key(app: Flask) -> bytes:
     return _process_key
 
 
-def _keyed_pseudonym(key: bytes, identity: str) -> str:
-    return hmac.new(key, identity.encode(), hashlib.sha256).hexdigest()[:PSEUDONYM_LENGTH]
-
-
 def pseudonym(identity: str) -> str:
     """What the logs write for ``identity`` (in an application context): 16 hex digits of its
     HMAC-SHA256 (the ``~`` that marks it in the request log is not part of it)."""
-    return _keyed_pseudonym(current_app.extensions.get(_PSEUDONYM_KEY, _process_key), identity)
+    return keyed_pseudonym(current_app.extensions.get(_PSEUDONYM_KEY, _process_key), identity)
 
 
 def pseudonymize_query(text: str, key: bytes) -> str:
@@ -78,7 +74,7 @@ def pseudonymize_query(text: str, key: bytes) -> str:
         start, name, value = match.groups()
         if unquote_plus(name).lower() not in IDENTITY_PARAMETERS:
             return match.group(0)
-        return f"{start}{name}=~{_keyed_pseudonym(key, unquote_plus(value))}"
+        return f"{start}{name}=~{keyed_pseudonym(key, unquote_plus(value))}"
 
     return _QUERY_PARAMETER.sub(replace, text)
 
@@ -131,18 +127,12 @@ def configure_logging(app: Flask) -> None:
         server.addFilter(ServerLinePseudonymFilter())
 
 
-def assign_request_id() -> None:
-    """Adopt the caller's ``X-Request-Id`` when it is sane, make one up otherwise."""
-    incoming = request.headers.get(REQUEST_ID_HEADER, "")
-    g.request_id = incoming if _VALID_REQUEST_ID.fullmatch(incoming) else uuid.uuid4().hex
+def start_timer() -> None:
     g.request_started = time.perf_counter()
 
 
-def echo_request_id(response: Response) -> Response:
-    """Return the request id and log the request (identities pseudonymized)."""
-    request_id = g.get("request_id")
-    if request_id:
-        response.headers[REQUEST_ID_HEADER] = request_id
+def log_request(response: Response) -> Response:
+    """Log the request (identities pseudonymized), with its request id."""
     elapsed = (time.perf_counter() - g.get("request_started", time.perf_counter())) * 1000
     log.info(
         "%s %s %s %.1fms",
@@ -155,5 +145,8 @@ def echo_request_id(response: Response) -> Response:
 
 
 def register_request_logging(app: Flask) -> None:
-    app.before_request(assign_request_id)
-    app.after_request(echo_request_id)
+    """The request id (plumbing/request_id.py: the caller's when it matches ``REQUEST_ID_PATTERN``), then one
+    log line per request."""
+    register_request_id(app, pattern=REQUEST_ID_PATTERN)
+    app.before_request(start_timer)
+    app.after_request(log_request)

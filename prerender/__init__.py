@@ -10,6 +10,7 @@ from typing import Any
 
 from flask import Flask
 
+from plumbing.request_id import register_request_id
 from prerender.blueprints import register_blueprints
 from prerender.config import load_config
 from prerender.extensions import cache, cors
@@ -17,12 +18,11 @@ from prerender.gateway import init_gateway
 from prerender.rendering.assets import init_assets
 from prerender.rendering.fragments import init_fragments
 from prerender.rendering.i18n import init_i18n
-from prerender.schemas.headers import request_header_names
+from prerender.schemas.headers import REQUEST_ID_PATTERN, request_header_names
 from prerender.web.admission import register_admission
 from prerender.web.credentials import init_credentials
 from prerender.web.errors import register_errorhandlers
 from prerender.web.http_caching import register_http_caching
-from prerender.web.request_id import register_request_id
 from prerender.web.request_limits import register_request_limits
 from prerender.web.request_log import configure_logging, register_request_log
 from prerender.web.security_headers import register_security_headers
@@ -83,11 +83,11 @@ def register_extensions(app: Flask) -> None:
 
 
 def register_request_hooks(app: Flask) -> None:
-    """The hooks every request goes through, in order: its id, the request log (its timer starts before anything
-    may refuse the request), the size limits, admission (overload shed at the door), its upstream time budget, HTTP
-    caching, the security headers (the header guard is the versioned blueprints' own,
+    """The hooks every request goes through, in order: its id (plumbing/request_id.py), the request log (its timer
+    starts before anything may refuse the request), the size limits, admission (overload shed at the door), its
+    upstream time budget, HTTP caching, the security headers (the header guard is the versioned blueprints' own,
     prerender/blueprints/__init__.py)."""
-    register_request_id(app)
+    register_request_id(app, pattern=REQUEST_ID_PATTERN)
     register_request_log(app)
     register_request_limits(app)
     register_admission(app)

@@ -6,14 +6,13 @@ Nothing here is read at import time: `load_config` is called by the application 
 
 from __future__ import annotations
 
-import os
-import secrets
-import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
 from flask import Flask
+
+from plumbing.instance_keys import instance_key
 
 # A CACHE_REDIS_URL switches any other backend to RedisCache (README: "every cache in Redis").
 REDIS_CACHE_TYPES = frozenset({"RedisCache", "RedisClusterCache", "RedisSentinelCache"})
@@ -153,36 +152,17 @@ def load_config(app: Flask, test_config: Mapping[str, Any] | None) -> None:
         shared = app.config["CACHE_TYPE"] in SHARED_CACHE_TYPES
         app.config["LIKES_CACHE_SECONDS"] = DefaultConfig.SHARED_LIKES_CACHE_SECONDS if shared else 0
     if not app.config["SECRET_KEYS"]:
-        app.config["SECRET_KEYS"] = [instance_secret_key(Path(app.instance_path) / SECRET_KEY_FILE)]
+        app.config["SECRET_KEYS"] = [
+            instance_key(Path(app.instance_path) / SECRET_KEY_FILE, min_length=MIN_SECRET_KEY_LENGTH)
+        ]
     if isinstance(app.config["SECRET_KEYS"], str):
         app.config["SECRET_KEYS"] = [app.config["SECRET_KEYS"]]
     short = [key for key in app.config["SECRET_KEYS"] if len(key) < MIN_SECRET_KEY_LENGTH]
     if short:
         raise ValueError(f"PRERENDER_SECRET_KEYS: every key needs {MIN_SECRET_KEY_LENGTH} characters at least")
     if not app.config["UPSTREAM_SERVICE_KEY"]:
-        app.config["UPSTREAM_SERVICE_KEY"] = instance_secret_key(Path(app.instance_path) / UPSTREAM_SERVICE_KEY_FILE)
+        app.config["UPSTREAM_SERVICE_KEY"] = instance_key(
+            Path(app.instance_path) / UPSTREAM_SERVICE_KEY_FILE, min_length=MIN_SECRET_KEY_LENGTH
+        )
     if len(app.config["UPSTREAM_SERVICE_KEY"]) < MIN_SECRET_KEY_LENGTH:
         raise ValueError(f"PRERENDER_UPSTREAM_SERVICE_KEY needs {MIN_SECRET_KEY_LENGTH} characters at least")
-
-
-def instance_secret_key(path: Path) -> str:
-    """The machine's own signing key: read from `path`, or made there (0600) on first start. Workers racing to
-    make it all end up reading the one file that won."""
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            pass
-        else:
-            with os.fdopen(descriptor, "w") as handle:
-                handle.write(secrets.token_urlsafe(48))
-    key = path.read_text().strip()
-    for _ in range(50):  # another process made the file and is writing it: wait for its key
-        if key:
-            break
-        time.sleep(0.01)
-        key = path.read_text().strip()
-    if len(key) < MIN_SECRET_KEY_LENGTH:
-        raise ValueError(f"{path}: the key is shorter than {MIN_SECRET_KEY_LENGTH} characters")
-    return key

@@ -1,4 +1,4 @@
-"""Reading the `errors` of a problem (prerender/web/errors.py): `{location: {field path: [messages]}}`, a nested
+"""Reading the `errors` of a problem (plumbing/problems.py): `{location: {field path: [messages]}}`, a nested
 field by its dotted path (`contexts.0.position`)."""
 
 from __future__ import annotations

@@ -24,7 +24,6 @@ from coreapi.context import (
     require_identity,
     require_supplier,
 )
-from coreapi.errors import BadRequest, Conflict, Gone, NotFound, Problem, field_error, handle_problem
 from coreapi.extensions import db
 from coreapi.schemas.baskets import (
     AddRecipeArgs,
@@ -47,6 +46,7 @@ from coreapi.schemas.common import dump_one
 from coreapi.schemas.parsing import use_args
 from coreapi.services import baskets, transfers
 from coreapi.services.pricing import money_number
+from plumbing.problems import BadRequest, Conflict, Gone, NotFound, Problem, field_error, handle_problem
 
 bp = Blueprint("baskets", __name__, url_prefix="/basket")
 # Supplier, then identity: 401 before any validation of the arguments.

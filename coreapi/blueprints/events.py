@@ -5,12 +5,12 @@ from typing import Any
 from flask import Blueprint
 
 from coreapi.context import calling_supplier, current
-from coreapi.errors import BadRequest, field_error
 from coreapi.extensions import db
 from coreapi.schemas.events import EventsArgs, SessionEventsArgs, StoredEventSchema
 from coreapi.schemas.parsing import use_args
 from coreapi.services import events
 from coreapi.services.identity import MAX_ID_LENGTH
+from plumbing.problems import BadRequest, field_error
 
 bp = Blueprint("events", __name__, url_prefix="/events")
 

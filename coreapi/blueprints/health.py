@@ -2,9 +2,9 @@
 
 from flask import Blueprint
 
-from coreapi.errors import ServiceUnavailable
 from coreapi.extensions import db
 from coreapi.services.health import database_answers
+from plumbing.problems import ServiceUnavailable
 
 bp = Blueprint("health", __name__)
 

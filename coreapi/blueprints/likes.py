@@ -12,12 +12,12 @@ from coreapi.context import (
     require_connected_user,
     require_supplier,
 )
-from coreapi.errors import NotFound
 from coreapi.extensions import db
 from coreapi.schemas.common import dump_one, dump_page
 from coreapi.schemas.likes import FavoritesArgs, LikedRecipeSchema, LikedRecipesSchema, LikesArgs
 from coreapi.schemas.parsing import use_args
 from coreapi.services import likes
+from plumbing.problems import NotFound
 
 bp = Blueprint("likes", __name__, url_prefix="/likes")
 # Supplier, then identity: 401/403 before any validation of the arguments.

@@ -9,9 +9,9 @@ from flask import Blueprint, current_app, request
 from flask.typing import ResponseReturnValue
 
 from coreapi.drawing import product_picture_svg, recipe_picture_svg
-from coreapi.errors import NotFound
 from coreapi.extensions import db
 from coreapi.services import pictures
+from plumbing.problems import NotFound
 
 bp = Blueprint("media", __name__, url_prefix="/media")
 

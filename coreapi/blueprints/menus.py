@@ -22,7 +22,6 @@ from coreapi.context import (
     require_identity,
     require_supplier,
 )
-from coreapi.errors import Conflict, NotFound, Problem, handle_problem
 from coreapi.extensions import db
 from coreapi.models import Store
 from coreapi.schemas.baskets import BasketUpdateSchema
@@ -44,6 +43,7 @@ from coreapi.services import menus, recipes
 from coreapi.services.baskets import BasketOwner
 from coreapi.services.recipes import RecipePreferences
 from coreapi.services.suggestions import suggest_for_menu
+from plumbing.problems import Conflict, NotFound, Problem, handle_problem
 
 bp = Blueprint("menus", __name__, url_prefix="/menus")
 # Supplier, then identity: 401 before any validation of the arguments.

@@ -21,7 +21,6 @@ from coreapi.context import (
     require_identity,
     require_supplier,
 )
-from coreapi.errors import Conflict, handle_problem
 from coreapi.extensions import db
 from coreapi.schemas.common import dump_one
 from coreapi.schemas.parsing import use_args
@@ -29,6 +28,7 @@ from coreapi.schemas.preferences import APPLY, OptionsSchema, PreferencesArgs, P
 from coreapi.services import preferences
 from coreapi.services.baskets import BasketOwner
 from coreapi.services.recipes import RecipePreferences
+from plumbing.problems import Conflict, handle_problem
 
 options_bp = Blueprint("preference_options", __name__, url_prefix="/preferences")
 

@@ -6,7 +6,6 @@ from flask import Blueprint
 
 from coreapi.blueprints.preferences import applied
 from coreapi.context import current
-from coreapi.errors import NotFound
 from coreapi.extensions import db
 from coreapi.schemas.common import dump_one, dump_page
 from coreapi.schemas.parsing import use_args
@@ -19,6 +18,7 @@ from coreapi.schemas.recipes import (
 )
 from coreapi.services import recipes
 from coreapi.services.catalog import database_ids
+from plumbing.problems import NotFound
 
 bp = Blueprint("recipes", __name__, url_prefix="/recipes")
 

@@ -4,11 +4,11 @@ from typing import Any
 
 from flask import Blueprint
 
-from coreapi.errors import NotFound
 from coreapi.extensions import db
 from coreapi.schemas.catalog import StoreSchema
 from coreapi.schemas.common import dump_one
 from coreapi.services import catalog
+from plumbing.problems import NotFound
 
 bp = Blueprint("stores", __name__, url_prefix="/stores")
 

@@ -19,9 +19,9 @@ from flask import Response, current_app, json, request
 from flask.typing import ResponseReturnValue
 
 from coreapi.context import current_identity, current_supplier
-from coreapi.errors import PROBLEM_MIMETYPE, BadRequest, Conflict, UnprocessableContent, field_error
 from coreapi.extensions import db
 from coreapi.services import idempotency
+from plumbing.problems import PROBLEM_MIMETYPE, BadRequest, Conflict, UnprocessableContent, field_error
 
 P = ParamSpec("P")
 E = TypeVar("E", bound=Exception)

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, request
 
+from plumbing.problems import Problem
 from prerender.gateway import get_upstream
 from prerender.schemas.responses import AuthlessTokenSchema
 from prerender.web.context import current_context
 from prerender.web.contract import UPSTREAM_FAILURES, declare, json_answer, problem
 from prerender.web.credentials import new_authless_id
-from prerender.web.errors import Problem
 
 bp = Blueprint("authless", __name__)
 

@@ -7,13 +7,13 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify
 
+from plumbing.problems import ValidationProblem
 from prerender.gateway import SuggestionContext, UnknownStore, UpstreamError
 from prerender.rendering.cards import CardOptions, suggested_cards
 from prerender.schemas.recipe_card import MULTIPLE_BODIES, MULTIPLE_OPTION_DEFAULTS, MULTIPLE_QUERIES
 from prerender.schemas.responses import CardsSchema
 from prerender.web.context import current_context
 from prerender.web.contract import declare, json_answer, problem
-from prerender.web.errors import ValidationProblem
 from prerender.web.http_caching import PRIVATE, cache_policy
 from prerender.web.shopper import shopper_element
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from flask import Blueprint, current_app
 
+from plumbing.problems import Problem
 from prerender.gateway import baskets
 from prerender.rendering.cta import affiliated_retailer, has_site, transfer_url
 from prerender.rendering.i18n import translator_for
@@ -21,7 +22,6 @@ from prerender.schemas.responses import (
 )
 from prerender.web.context import basket_owner
 from prerender.web.contract import PASSED_THROUGH, UPSTREAM_FAILURES, Callers, declare, json_answer, problem
-from prerender.web.errors import Problem
 from prerender.web.forwarding import forward
 
 bp = Blueprint("transfers", __name__, url_prefix="/basket/transfers")

@@ -212,7 +212,7 @@ class MergeHeaders(WriteHeaders, AuthlessCredentialHeaders):
 
 
 class CorrelationHeaders(Schema):
-    """The optional correlation id of any request (prerender/web/request_id.py)."""
+    """The optional correlation id of any request (plumbing/request_id.py, with this pattern)."""
 
     class Meta:
         unknown = EXCLUDE

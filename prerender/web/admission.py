@@ -19,10 +19,10 @@ import threading
 
 from flask import Flask, Response, current_app, g, request
 
+from plumbing.problems import Problem
 from prerender.metrics import DEGRADED_ANSWERS
 from prerender.web.contract import request_contract
 from prerender.web.degraded import DEGRADED_HEADER
-from prerender.web.errors import Problem
 from prerender.web.http_caching import NO_STORE, set_policy
 from prerender.web.upstream_budget import is_fragment_route
 

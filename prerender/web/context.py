@@ -21,11 +21,12 @@ from flask import current_app, g, request
 from marshmallow import ValidationError
 from werkzeug.exceptions import Forbidden
 
+from plumbing.problems import ValidationProblem
 from prerender.gateway import CallerIdentity, Supplier, UpstreamError, get_upstream
 from prerender.schemas.headers import BEARER_PATTERN, OWS, BrowserHeaders, RequestHeaders, VisitorHeaders
 from prerender.web.contract import Callers, RouteContract, request_contract
 from prerender.web.credentials import InvalidCredential, Shopper, get_signer
-from prerender.web.errors import CredentialProblem, ValidationProblem
+from prerender.web.errors import CredentialProblem
 
 log = logging.getLogger(__name__)
 

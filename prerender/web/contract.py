@@ -19,8 +19,8 @@ from flask import current_app, g, request
 from marshmallow import Schema
 from werkzeug.exceptions import UnsupportedMediaType
 
+from plumbing.problems import PROBLEM_MIMETYPE
 from prerender.schemas.responses import ProblemSchema
-from prerender.web.errors import PROBLEM_MIMETYPE
 from prerender.web.parsing import parser
 from prerender.web.versions import API_VERSIONS
 
@@ -52,7 +52,7 @@ def json_answer(schema: type[Schema] | None, description: str = "OK") -> Answer:
 
 
 def problem(description: str) -> Answer:
-    """An RFC 9457 problem (prerender/web/errors.py)."""
+    """An RFC 9457 problem (plumbing/problems.py)."""
     return Answer(description, PROBLEM_MIMETYPE, ProblemSchema)
 
 

@@ -1,22 +1,18 @@
-"""The webargs parser of every route: validation errors become one 400 problem, keyed by location."""
+"""The webargs parser of every route: the shared one (plumbing/parsing.py: a validation error is one 400
+problem, keyed by location), with navigator.sendBeacon's bodies and a memo of parsed query strings."""
 
 from __future__ import annotations
 
-import json
-import logging
-from typing import Any, NoReturn
+from typing import Any
 
 from flask import Request
-from marshmallow import Schema, ValidationError
+from marshmallow import Schema
 from webargs import core
 from webargs.flaskparser import FlaskParser
 
+from plumbing.parsing import INVALID_JSON, ProblemParser
+from plumbing.problems import ValidationProblem
 from prerender.memory_cache import LockedLru
-from prerender.web.errors import ValidationProblem
-
-log = logging.getLogger(__name__)
-
-INVALID_JSON = {"json": {"_schema": ["Invalid JSON body."]}}
 
 
 def _fresh(value: Any) -> Any:
@@ -52,10 +48,10 @@ class ParsedQueries:
         self._parsed.put((schema, query), _fresh(arguments))
 
 
-class ProblemParser(FlaskParser):
-    """A FlaskParser whose errors are problem+json 400s (not webargs' default 422), with one more
-    location: `beacon`, a JSON body whatever its declared type (navigator.sendBeacon sends text/plain).
-    Query strings parsed by a long-lived schema instance are remembered (ParsedQueries)."""
+class RouteParser(ProblemParser):
+    """The shared ProblemParser with one more location, `beacon`: a JSON body whatever its declared type
+    (navigator.sendBeacon sends text/plain). Query strings parsed by a long-lived schema instance are
+    remembered (ParsedQueries)."""
 
     # Class-level by design, as in webargs (location_loader adds to it). Not ClassVar: webargs declares it as a
     # plain attribute and mypy refuses a ClassVar override of that.
@@ -78,32 +74,6 @@ class ProblemParser(FlaskParser):
             self.parsed_queries.put(argmap, req.query_string, arguments)
         return arguments
 
-    def handle_error(
-        self, error: ValidationError, req: Request, schema: Schema, *, error_status_code: int | None, error_headers: Any
-    ) -> NoReturn:
-        messages = error.normalized_messages()
-        log.warning("rejected %s %s: %s", req.method, req.path, messages)
-        raise ValidationProblem(messages) from error
-
-    def _raw_load_json(self, req: Request) -> Any:
-        """JSON the interpreter cannot load is bad input, not a server error: nested too deeply, or with an
-        integer of more digits than Python converts (a ValueError that is no JSONDecodeError, which webargs'
-        load_json would let through). A JSONDecodeError goes on to webargs (an empty body is a missing one)."""
-        try:
-            return super()._raw_load_json(req)
-        except RecursionError as error:
-            raise ValidationProblem({"json": {"_schema": ["The JSON body is nested too deeply."]}}) from error
-        except json.JSONDecodeError:
-            raise
-        except ValueError as error:
-            raise ValidationProblem(INVALID_JSON) from error
-
-    def _handle_invalid_json_error(
-        self, error: json.JSONDecodeError | UnicodeDecodeError, req: Request, *args: Any, **kwargs: Any
-    ) -> NoReturn:
-        """Malformed JSON: the beacon's 400 naming the body (webargs' FlaskParser would abort with a bare 400)."""
-        raise ValidationProblem(INVALID_JSON) from error
-
     def load_beacon(self, req: Request, schema: Schema) -> Any:
         """The body parsed as JSON, whatever its Content-Type (ValueError: malformed, undecodable, or an
         integer Python does not convert)."""
@@ -114,4 +84,4 @@ class ProblemParser(FlaskParser):
 
 
 # The one parser of every route (prerender/web/contract.py).
-parser = ProblemParser()
+parser = RouteParser()

@@ -16,6 +16,7 @@ from typing import Any
 
 from flask import Flask, Response, current_app, g, has_request_context, request
 
+from plumbing.pseudonyms import pseudonym as keyed_pseudonym
 from prerender.metrics import REQUEST_SECONDS, REQUESTS
 from prerender.web.versions import API_VERSIONS
 
@@ -27,10 +28,9 @@ PSEUDONYM_KEY = "prerender.log-pseudonym-key"
 
 
 def pseudonym(value: str) -> str:
-    """A stable stand-in for an identifier in logs: an HMAC under a key derived from the app's signing key, so
-    a guessable id (an email, a sequence number) cannot be found again by hashing candidates."""
-    key: bytes = current_app.extensions[PSEUDONYM_KEY]
-    return hmac.new(key, value.encode(), hashlib.sha256).hexdigest()[:16]
+    """A stable stand-in for an identifier in logs (plumbing/pseudonyms.py), under a key derived from the app's
+    signing key."""
+    return keyed_pseudonym(current_app.extensions[PSEUDONYM_KEY], value)
 
 
 class JsonFormatter(logging.Formatter):

@@ -128,5 +128,22 @@ def test_invalid_json_body_is_400(client: FlaskClient) -> None:
     assert "json" in response.get_json(force=True)["errors"]
 
 
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "The JSON body is nested too deeply."),
+        ('{"store_id": ' + "9" * 5000 + "}", "Invalid JSON body."),
+    ],
+    ids=["nested-too-deeply", "integer-too-long"],
+)
+def test_a_json_body_python_cannot_load_is_400_not_a_server_error(client: FlaskClient, body: str, message: str) -> None:
+    """The shared parser (plumbing/parsing.py) is prerender's: what the interpreter refuses to load is the
+    caller's error, named, as on prerender's routes."""
+    response = client.post("/api/v1/suggestions", data=body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.mimetype == PROBLEM
+    assert response.get_json(force=True)["errors"] == {"json": {"_schema": [message]}}
+
+
 def test_unknown_query_parameters_are_ignored(client: FlaskClient) -> None:
     assert client.get("/api/v1/recipes?utm_source=x&per_page=1").status_code == 200

@@ -7,10 +7,7 @@ browser never holds the supplier's token. The key's default lives in ``instance/
 from __future__ import annotations
 
 import logging
-import os
 import stat
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +18,7 @@ from flask.testing import FlaskClient
 
 import coreapi
 from coreapi import create_app
-from coreapi.config import MIN_SERVICE_KEY_LENGTH, SERVICE_KEY_FILE, instance_service_key
+from coreapi.config import MIN_SERVICE_KEY_LENGTH, SERVICE_KEY_FILE
 from coreapi.extensions import db
 
 from .conftest import SERVICE_KEY
@@ -264,39 +261,3 @@ def test_a_short_key_file_is_refused_at_start(instance: Path) -> None:
     (instance / SERVICE_KEY_FILE).write_text("x" * (MIN_SERVICE_KEY_LENGTH - 1))
     with pytest.raises(ValueError, match="shorter than 32 characters"):
         default_app()
-
-
-def test_processes_racing_to_make_the_key_all_read_the_winner(tmp_path: Path) -> None:
-    path = tmp_path / "racing" / SERVICE_KEY_FILE
-    barrier = threading.Barrier(8)
-    keys: list[str] = []
-
-    def start() -> None:
-        barrier.wait()
-        keys.append(instance_service_key(path))
-
-    threads = [threading.Thread(target=start) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert len(keys) == 8 and set(keys) == {path.read_text()}
-
-
-def test_a_key_file_still_being_written_is_waited_for(tmp_path: Path) -> None:
-    """Another process made the file (O_EXCL) and has not written its key yet."""
-    path = tmp_path / SERVICE_KEY_FILE
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    key = "k" * 64
-
-    def write_later() -> None:
-        time.sleep(0.1)
-        with os.fdopen(descriptor, "w") as handle:
-            handle.write(key)
-
-    writer = threading.Thread(target=write_later)
-    writer.start()
-    try:
-        assert instance_service_key(path) == key
-    finally:
-        writer.join()

@@ -1,6 +1,6 @@
 """Requests refused before prerender's code runs, in the documented deployment (nginx with
 deploy/nginx/prerender.conf in front of prerender under gunicorn with gunicorn.conf.py): they answer
-application/problem+json, prerender's error shape (prerender/web/errors.py), never an HTML page of nginx or
+application/problem+json, prerender's error shape (plumbing/problems.py), never an HTML page of nginx or
 gunicorn. Sent over raw sockets: HTTP clients refuse to send most of them.
 
 Without nginx, gunicorn's own refusals (control characters, both Content-Length and Transfer-Encoding, a

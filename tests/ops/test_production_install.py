@@ -1,19 +1,18 @@
 """The production install of docs/operations.md, "Production install", followed on this machine: the blocks the
 doc marks `<!-- tested: NAME -->` run as written (bash, from a copy of the checkout), in a temporary folder
-standing for `/` (the doc's /opt, /etc and /var/lib folders moved under it), minus what needs systemd. Both
-wheels are built, installed with exactly their lock files into fresh virtual environments (pip's cache and the
-package index only); coreapi is migrated with Alembic and seeded on a PostgreSQL schema of its own; each
-service is started as its systemd unit would start it (deploy/systemd: its ExecStart, in its
-WorkingDirectory, with its Environment= lines and its environment file read as systemd reads one), on free
-ports; nginx runs deploy/nginx/prerender.conf in front of prerender (bench/nginx.py); the README's card comes
-back through nginx, with its stylesheet and script served from the installed wheel.
+standing for `/` (the doc's /opt, /etc and /var/lib folders moved under it), minus what needs systemd. Each
+service's wheels (its own and the shared plumbing's) are built and installed with exactly their lock files into
+fresh virtual environments (pip's cache and the package index only); coreapi is migrated with Alembic and seeded
+on a PostgreSQL schema of its own; each service is started as its systemd unit would start it (deploy/systemd:
+its ExecStart, in its WorkingDirectory, with its Environment= lines and its environment file read as systemd
+reads one), on free ports; nginx runs deploy/nginx/prerender.conf in front of prerender (bench/nginx.py); the
+README's card comes back through nginx, with its stylesheet and script served from the installed wheel.
 
 Skipped, with the reason, without nginx or PostgreSQL (tests/ops/conftest.py, tests/databases.py).
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import configparser
 import json
 import os
@@ -258,10 +257,10 @@ def installed(
     env = outside_environment()
     blocks = doc_blocks()
 
-    # Steps 2 and 3: the two services install side by side (they share nothing but pip's cache).
-    with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        for future in [pool.submit(run_block, machine, blocks[name], env) for name in ("prerender", "coreapi")]:
-            future.result()
+    # Steps 2 and 3, one after the other as the doc has them: both build the plumbing's wheel in its folder of
+    # the checkout (pip builds a local project in place), which two builds at once could trip over.
+    for name in ("prerender", "coreapi"):
+        run_block(machine, blocks[name], env)
 
     # Step 4: the EDIT lines, for this machine's free ports, database and Redis (and the folders moved).
     coreapi_port, prerender_port = free_port(), free_port()

@@ -126,3 +126,21 @@ def test_every_upstream_resource_is_reached_through_one_upstream() -> None:
     for path in MODULES:
         if layer_of(module_name(path)) != "gateway":
             assert ".http.request(" not in path.read_text(), module_name(path)
+
+
+SHARED = PACKAGE.parent / "plumbing"
+SERVICES = ("prerender", "coreapi", "examples")
+
+
+@pytest.mark.parametrize("path", sorted(SHARED.rglob("*.py")), ids=lambda path: path.name)
+def test_the_shared_plumbing_imports_neither_service(path: Path) -> None:
+    """plumbing/ sits under both services (docs/architecture.md): it knows Flask, marshmallow and webargs, never
+    prerender, coreapi or the demo sites."""
+    imported = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            imported.append((node.lineno, node.module))
+        elif isinstance(node, ast.Import):
+            imported += [(node.lineno, alias.name) for alias in node.names]
+    wrong = [f"line {line}: {name}" for line, name in imported if name.partition(".")[0] in SERVICES]
+    assert not wrong

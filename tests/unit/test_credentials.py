@@ -12,7 +12,6 @@ import pytest
 from itsdangerous import URLSafeTimedSerializer
 
 from prerender import create_app
-from prerender.config import instance_secret_key
 from prerender.web.credentials import (
     SALT,
     TIMESTAMP_STEP,
@@ -113,13 +112,6 @@ def test_a_signed_payload_that_does_not_name_one_shopper_is_refused(payload: obj
 def test_authless_ids_are_unguessable() -> None:
     ids = {new_authless_id() for _ in range(1000)}
     assert len(ids) == 1000 and all(len(i) == 43 for i in ids)
-
-
-def test_without_configured_keys_the_machine_keeps_one_in_its_instance_folder(tmp_path: Path) -> None:
-    path = tmp_path / "instance" / "secret-key"
-    key = instance_secret_key(path)
-    assert len(key) >= 32 and instance_secret_key(path) == key
-    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
 
 
 def test_configured_keys_win_and_short_ones_are_refused(app_config: dict) -> None:

@@ -1,7 +1,8 @@
 """Packaging: prerender's distributions (setup.py, setup.cfg, MANIFEST.in) carry the prerender package
 alone, with its templates, static files and translations, and require what prerender imports; the demo
-shop (examples/pyproject.toml) and coreapi (coreapi/pyproject.toml, its wheel in
-tests/coreapi/test_migrations.py) declare what they import.
+shop (examples/pyproject.toml), coreapi (coreapi/pyproject.toml, its wheel in
+tests/coreapi/test_migrations.py) and the plumbing both services share (plumbing/pyproject.toml) declare what
+they import.
 
 Built offline from a copy of the working tree (nothing is written into it), with the setuptools and build
 of requirements/dev.txt: `python -m build --no-isolation --sdist --wheel`, both from the tree, as `pip
@@ -27,6 +28,8 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from tools.lock import without_local_pins
+
 ROOT = Path(__file__).resolve().parents[2]
 # Not sources: never copied into the build folder.
 NOT_SOURCES = shutil.ignore_patterns(
@@ -50,8 +53,12 @@ USED_WITHOUT_IMPORT = {
     "prerender": {"gunicorn", "redis"},  # redis: flask-caching's RedisCache (CACHE_REDIS_URL)
     "coreapi": {"gunicorn", "psycopg", "prometheus-client"},  # psycopg: SQLAlchemy's driver (postgresql+psycopg)
     "examples": {"gunicorn", "prometheus-client"},
+    "plumbing": set(),
 }
 CORE_API_ONLY = {"flask-sqlalchemy", "sqlalchemy", "alembic", "psycopg", "psycopg-binary"}
+# The projects of this repository the services require: never on a package index, so never pinned in a lock
+# (tools/lock.py), and required at exactly the repository's version.
+LOCAL_REQUIREMENTS = {"prerender-plumbing": ROOT / "plumbing" / "pyproject.toml"}
 
 
 @dataclass(frozen=True)
@@ -251,24 +258,59 @@ def test_the_dev_extra_lists_the_test_and_lint_tools() -> None:
 def test_the_locks_pin_every_declared_requirement_within_its_bounds() -> None:
     """A requirement added to the metadata without `make lock` fails here, not on a fresh machine."""
     declared = [*setup_cfg_requirements("install_requires"), *setup_cfg_requirements("dev", "options.extras_require")]
-    for project in ("coreapi", "examples"):
+    for project in ("coreapi", "plumbing", "examples"):
         document = tomllib.loads((ROOT / project / "pyproject.toml").read_text("utf-8"))
         declared += [Requirement(line) for line in document["project"]["dependencies"]]
     locked = pins("dev.txt")
     stale = [
         str(requirement)
         for requirement in declared
-        if canonicalize_name(requirement.name) not in locked
-        or not requirement.specifier.contains(locked[canonicalize_name(requirement.name)], prereleases=True)
+        if canonicalize_name(requirement.name) not in LOCAL_REQUIREMENTS
+        and (
+            canonicalize_name(requirement.name) not in locked
+            or not requirement.specifier.contains(locked[canonicalize_name(requirement.name)], prereleases=True)
+        )
     ]
     assert not stale, f"not pinned in requirements/dev.txt within these bounds (run `make lock`): {stale}"
     runtime = pins("prerender.txt")
-    assert {canonicalize_name(r.name) for r in setup_cfg_requirements("install_requires")} <= set(runtime)
+    assert {canonicalize_name(r.name) for r in setup_cfg_requirements("install_requires")} - set(
+        LOCAL_REQUIREMENTS
+    ) <= set(runtime)
     assert all(locked[name] == version for name, version in runtime.items())  # the versions tested
     # coreapi's own lock (its production install, docs/operations.md): its requirements, at the tested versions.
     coreapi_runtime = pins("coreapi.txt")
-    assert pyproject_requirements(ROOT / "coreapi" / "pyproject.toml") <= set(coreapi_runtime)
+    assert pyproject_requirements(ROOT / "coreapi" / "pyproject.toml") - set(LOCAL_REQUIREMENTS) <= set(coreapi_runtime)
     assert all(locked[name] == version for name, version in coreapi_runtime.items())
+
+
+def test_the_local_projects_are_required_at_their_own_version_and_never_pinned() -> None:
+    """`make install` installs them editable and a production install from their wheels (docs/operations.md), so
+    a lock pinning one could not be installed, and a requirement at another version would fail `pip check`."""
+    declared = [*setup_cfg_requirements("install_requires")]
+    declared += [
+        Requirement(line)
+        for line in tomllib.loads((ROOT / "coreapi" / "pyproject.toml").read_text())["project"]["dependencies"]
+    ]
+    for name, metadata in LOCAL_REQUIREMENTS.items():
+        version = tomllib.loads(metadata.read_text("utf-8"))["project"]["version"]
+        required = [str(r.specifier) for r in declared if canonicalize_name(r.name) == name]
+        assert required == [f"=={version}", f"=={version}"], f"prerender and coreapi require {name}=={version}"
+        for lock in ("dev.txt", "prerender.txt", "coreapi.txt"):
+            assert name not in pins(lock), f"requirements/{lock} pins {name}: run `make lock` (tools/lock.py)"
+
+
+def test_make_lock_takes_the_local_pins_out_and_keeps_their_via_lines() -> None:
+    """tools/lock.py: the pin block of a local project goes, the others' `# via` naming it stay."""
+    compiled = (
+        "flask==3.1.3\n    # via\n    #   prerender (setup.cfg)\n    #   prerender-plumbing\n"
+        "prerender-plumbing==0.1.0\n    # via\n    #   prerender (setup.cfg)\n"
+        "    #   prerender-coreapi (coreapi/pyproject.toml)\n"
+        "webargs==8.7.1\n    # via prerender-plumbing\n"
+    )
+    assert without_local_pins(compiled) == (
+        "flask==3.1.3\n    # via\n    #   prerender (setup.cfg)\n    #   prerender-plumbing\n"
+        "webargs==8.7.1\n    # via prerender-plumbing\n"
+    )
 
 
 # --- the demo shop and coreapi ----------------------------------------------------------------------
@@ -295,3 +337,15 @@ def test_the_shop_wheel_holds_the_examples_package_with_its_templates_and_static
 
 def test_coreapi_declares_what_it_imports() -> None:
     check_requirements("coreapi", pyproject_requirements(ROOT / "coreapi" / "pyproject.toml"))
+
+
+def test_the_plumbing_wheel_holds_the_plumbing_package_and_declares_what_it_imports(tmp_path: Path) -> None:
+    project = tmp_path / "plumbing"
+    shutil.copytree(ROOT / "plumbing", project, ignore=NOT_SOURCES)
+    expected = files_under(project) - {"plumbing/pyproject.toml"}
+    dists = build(project, tmp_path / "dist")
+    assert top_level(dists.wheel) == {"plumbing", "prerender_plumbing-0.1.0.dist-info"}
+    packaged = {name for name in dists.wheel if not name.startswith("prerender_plumbing-")}
+    assert packaged == expected
+    assert "plumbing/py.typed" in packaged  # the services' mypy reads its hints
+    check_requirements("plumbing", requirements(dists.metadata))

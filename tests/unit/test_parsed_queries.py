@@ -6,8 +6,8 @@ from __future__ import annotations
 from flask import Flask
 from marshmallow import Schema, fields, validate
 
-from prerender.web.errors import ValidationProblem
-from prerender.web.parsing import ParsedQueries, ProblemParser
+from plumbing.problems import ValidationProblem
+from prerender.web.parsing import ParsedQueries, RouteParser
 
 
 class Query(Schema):
@@ -18,14 +18,14 @@ class Query(Schema):
 QUERY = Query()
 
 
-def parse(parser: ProblemParser, query: str, argmap=QUERY):
+def parse(parser: RouteParser, query: str, argmap=QUERY):
     app = Flask(__name__)
     with app.test_request_context(f"/?{query}"):
         return parser.parse(argmap, location="query")
 
 
 def test_a_known_query_string_is_answered_from_the_memo(monkeypatch):
-    parser = ProblemParser()
+    parser = RouteParser()
     first = parse(parser, "n=3&ids=a&ids=b")
     calls = []
     monkeypatch.setattr(Query, "load", lambda self, *a, **k: calls.append(1))
@@ -34,13 +34,13 @@ def test_a_known_query_string_is_answered_from_the_memo(monkeypatch):
 
 
 def test_every_caller_gets_its_own_copy():
-    parser = ProblemParser()
+    parser = RouteParser()
     parse(parser, "ids=a")["ids"].append("mutated")
     assert parse(parser, "ids=a") == {"n": 1, "ids": ["a"]}
 
 
 def test_errors_are_never_remembered():
-    parser = ProblemParser()
+    parser = RouteParser()
     for _ in range(2):
         try:
             parse(parser, "n=9")
@@ -54,7 +54,7 @@ def test_errors_are_never_remembered():
 
 
 def test_schemas_made_per_call_are_not_memoized():
-    parser = ProblemParser()
+    parser = RouteParser()
     parse(parser, "n=2", argmap=Query)
     parse(parser, "n=2", argmap={"n": fields.Integer()})
     assert len(parser.parsed_queries._parsed) == 0

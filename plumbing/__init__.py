@@ -1,0 +1,7 @@
+"""The web plumbing prerender and coreapi share: one problem+json error shape and its handlers
+(`plumbing.problems`), one webargs parser whose errors are those problems (`plumbing.parsing`), the request id
+(`plumbing.request_id`), the keys an instance makes on first start (`plumbing.instance_keys`) and the
+pseudonyms of the logs (`plumbing.pseudonyms`).
+
+It imports neither service (tests/unit/test_architecture.py); each service keeps what is its own: prerender's
+upstream errors and beacon bodies, coreapi's status-named errors in use, both request logs' formats."""
