@@ -4,4 +4,5 @@
 pseudonyms of the logs (`plumbing.pseudonyms`).
 
 It imports neither service (tests/unit/test_architecture.py); each service keeps what is its own: prerender's
-upstream errors and beacon bodies, coreapi's status-named errors in use, both request logs' formats."""
+upstream errors, beacon bodies and memo of parsed queries, coreapi's request context, both request logs' formats
+(docs/architecture.md)."""
