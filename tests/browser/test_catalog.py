@@ -18,6 +18,7 @@ from playwright.sync_api import BrowserContext, Locator, Page, expect
 
 from .axe import assert_no_axe_violations
 from .helpers import layout_shifts, new_user, origin_served_by, record_layout_shifts, visit
+from .split_delivery import split_delivery
 from .test_planner_entry import WIDTHS
 
 SHOP = "http://127.0.0.1:8080"
@@ -108,6 +109,34 @@ def test_rows_out_of_view_wait_and_scrolling_through_them_shifts_nothing(
         expect(rows.nth(index).locator("svc-recipe-card[hydrated]").first).to_be_visible()
     expect(last_picture).to_have_js_property("complete", True)
     assert last_picture.evaluate("(img) => img.naturalWidth") > 0
+    assert layout_shifts(page) == []
+
+
+# Where a slow network (or Chromium's parser yielding) may pause the ideas home before its first screen is whole:
+# inside the shop's header, before its store picker and before its language picker, and inside prerender's
+# catalog, before its toolbar's actions and between two of them. Each was seen moving in a page painted half
+# parsed.
+FIRST_SCREEN_CUTS = {
+    "store-picker": '<form class="picker"',
+    "language-picker": '<label class="picker__label" for="language-picker"',
+    "toolbar-actions": '<div class="svc-catalog__toolbar-actions"',
+    "toolbar-planner-link": '<a class="svc-ds-button svc-ds-button--secondary svc-catalog__toolbar-link"'
+    ' data-action="planner"',
+}
+
+
+@pytest.mark.parametrize("before", FIRST_SCREEN_CUTS.values(), ids=FIRST_SCREEN_CUTS.keys())
+def test_the_ideas_home_shifts_nothing_when_it_arrives_in_two_parts(
+    shop_url: str, context: BrowserContext, page: Page, width: str, before: str
+) -> None:
+    """A first screen half-received is not painted (examples/shop/templates/base.html's `<link rel=expect
+    blocking=render>`): the header's pickers and the catalog's toolbar would otherwise grow once the rest of
+    their markup arrived, and move what Chromium had already shown."""
+    record_layout_shifts(page)
+    with split_delivery(shop_url, before=before) as slow_shop:
+        visit(context, page, slow_shop, "/idees", user=new_user())
+        expect(catalog(page).locator("svc-recipe-card[hydrated]").first).to_be_visible()
+        page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
     assert layout_shifts(page) == []
 
 
