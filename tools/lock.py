@@ -20,8 +20,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-# The projects of this repository that a lock's metadata may require: never pinned.
-LOCAL_PROJECTS = ("prerender-plumbing",)
+# The projects of this repository that a lock's metadata may require, by distribution name: their folders, whose
+# wheels pip-compile is given; never pinned.
+LOCAL_PROJECTS = {"prerender-plumbing": ROOT / "plumbing"}
 LOCK = "requirements/dev.txt"
 # Each lock file and what pip-compile reads for it; the runtime locks keep the development lock's versions.
 LOCKS: dict[str, list[str]] = {
@@ -47,11 +48,12 @@ def without_local_pins(lock: str) -> str:
 
 def build_local_wheels(folder: Path) -> None:
     """The local projects' wheels, built offline with the development lock's setuptools."""
-    subprocess.run(
-        [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(folder), str(ROOT / "plumbing")],
-        check=True,
-        stdout=subprocess.DEVNULL,
-    )
+    for project in LOCAL_PROJECTS.values():
+        subprocess.run(
+            [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(folder), str(project)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
 
 
 def main(options: list[str]) -> None:

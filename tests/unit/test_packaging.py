@@ -28,7 +28,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from tools.lock import without_local_pins
+from tools.lock import LOCAL_PROJECTS, without_local_pins
 
 ROOT = Path(__file__).resolve().parents[2]
 # Not sources: never copied into the build folder.
@@ -56,9 +56,6 @@ USED_WITHOUT_IMPORT = {
     "plumbing": set(),
 }
 CORE_API_ONLY = {"flask-sqlalchemy", "sqlalchemy", "alembic", "psycopg", "psycopg-binary"}
-# The projects of this repository the services require: never on a package index, so never pinned in a lock
-# (tools/lock.py), and required at exactly the repository's version.
-LOCAL_REQUIREMENTS = {"prerender-plumbing": ROOT / "plumbing" / "pyproject.toml"}
 
 
 @dataclass(frozen=True)
@@ -265,7 +262,7 @@ def test_the_locks_pin_every_declared_requirement_within_its_bounds() -> None:
     stale = [
         str(requirement)
         for requirement in declared
-        if canonicalize_name(requirement.name) not in LOCAL_REQUIREMENTS
+        if canonicalize_name(requirement.name) not in LOCAL_PROJECTS
         and (
             canonicalize_name(requirement.name) not in locked
             or not requirement.specifier.contains(locked[canonicalize_name(requirement.name)], prereleases=True)
@@ -273,13 +270,13 @@ def test_the_locks_pin_every_declared_requirement_within_its_bounds() -> None:
     ]
     assert not stale, f"not pinned in requirements/dev.txt within these bounds (run `make lock`): {stale}"
     runtime = pins("prerender.txt")
-    assert {canonicalize_name(r.name) for r in setup_cfg_requirements("install_requires")} - set(
-        LOCAL_REQUIREMENTS
-    ) <= set(runtime)
+    assert {canonicalize_name(r.name) for r in setup_cfg_requirements("install_requires")} - set(LOCAL_PROJECTS) <= set(
+        runtime
+    )
     assert all(locked[name] == version for name, version in runtime.items())  # the versions tested
     # coreapi's own lock (its production install, docs/operations.md): its requirements, at the tested versions.
     coreapi_runtime = pins("coreapi.txt")
-    assert pyproject_requirements(ROOT / "coreapi" / "pyproject.toml") - set(LOCAL_REQUIREMENTS) <= set(coreapi_runtime)
+    assert pyproject_requirements(ROOT / "coreapi" / "pyproject.toml") - set(LOCAL_PROJECTS) <= set(coreapi_runtime)
     assert all(locked[name] == version for name, version in coreapi_runtime.items())
 
 
@@ -291,8 +288,8 @@ def test_the_local_projects_are_required_at_their_own_version_and_never_pinned()
         Requirement(line)
         for line in tomllib.loads((ROOT / "coreapi" / "pyproject.toml").read_text())["project"]["dependencies"]
     ]
-    for name, metadata in LOCAL_REQUIREMENTS.items():
-        version = tomllib.loads(metadata.read_text("utf-8"))["project"]["version"]
+    for name, folder in LOCAL_PROJECTS.items():  # never on a package index (tools/lock.py)
+        version = tomllib.loads((folder / "pyproject.toml").read_text("utf-8"))["project"]["version"]
         required = [str(r.specifier) for r in declared if canonicalize_name(r.name) == name]
         assert required == [f"=={version}", f"=={version}"], f"prerender and coreapi require {name}=={version}"
         for lock in ("dev.txt", "prerender.txt", "coreapi.txt"):
