@@ -8,7 +8,7 @@ import logging
 
 from flask import Flask, Response, request
 
-from plumbing.problems import INVALID_PARAMETERS, Problem, problem_response, register_problem_handlers
+from plumbing.problems import INVALID_PARAMETERS, Problem, field_error, problem_response, register_problem_handlers
 from prerender.gateway import (
     Refused,
     UnknownStore,
@@ -72,7 +72,7 @@ def handle_unknown_store(error: UnknownStore) -> Response:
     suggestion"; a route that answers otherwise (the basket: empty) catches it itself."""
     body = request.get_json(silent=True) if request.is_json else None
     location = "json" if isinstance(body, dict) and body.get("store_id") is not None else "query"
-    return problem_response(400, INVALID_PARAMETERS, errors={location: {"store_id": ["Unknown store."]}})
+    return problem_response(400, INVALID_PARAMETERS, errors=field_error(location, "store_id", "Unknown store."))
 
 
 def register_errorhandlers(app: Flask) -> None:
