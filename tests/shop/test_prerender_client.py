@@ -13,6 +13,7 @@ import responses
 
 from examples.shop.prerender_client import CardContext, PrerenderClient, prerender_headers, visitor_headers
 from examples.shop.visitor import Visitor
+from tests.clock import FakeClock
 from tests.conftest import closed_port
 
 BASE = "http://prerender.test"
@@ -176,14 +177,6 @@ def test_multiple_cards_ignores_positions_it_did_not_ask_for():
 
 
 # ---------------------------------------------------------------- styles
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @responses.activate

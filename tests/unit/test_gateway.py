@@ -32,6 +32,7 @@ from prerender.gateway import (
 )
 from prerender.gateway.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
 from prerender.gateway.read_cache import NearCache, ReadCache, cache_key
+from tests.clock import FakeClock
 from tests.unit.guards import upstream_http
 
 BASE = "http://upstream.test"
@@ -265,14 +266,6 @@ def test_a_broken_cache_backend_is_a_miss_not_an_error(app):
     )
     assert upstream.recipes.by_id(IDENTITY, "1", store_id=None, serves=None).title == "Crêpes"
     assert set(upstream.recipes.by_ids(IDENTITY, ["1"], store_id=None, serves=None)) == {"1"}
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 RECIPE_URL = f"{BASE}/api/v1/recipes/1"

@@ -9,19 +9,12 @@ import pytest
 from prerender import create_app
 from prerender.extensions import cache
 from prerender.memory_cache import LockedLru, LruCache
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.clock import FakeClock
 
 
 @pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    clock = Clock()
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    clock = FakeClock()
     monkeypatch.setattr("prerender.memory_cache.time.monotonic", clock)
     return clock
 

@@ -21,6 +21,7 @@ from prerender.gateway.breaker import CLOSED, OPEN
 from prerender.gateway.errors import BudgetSpent
 from prerender.web.contract import contract_of
 from prerender.web.upstream_budget import budget_of
+from tests.clock import FakeClock
 from tests.conftest import HEADERS, TEST_SECRET_KEY
 from tests.unit.guards import RESOURCE, guards
 
@@ -78,27 +79,17 @@ def record_timeouts(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     return seen
 
 
-class BudgetClock:
-    """The budget's clock (prerender/gateway/deadline.py reads `time.monotonic`), moved by the test only."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def monotonic(self) -> float:
-        return self.now
-
-
 @pytest.fixture
-def still_budget_clock(monkeypatch: pytest.MonkeyPatch) -> BudgetClock:
-    """The budget's clock, standing still: a call gets the whole of a short budget whatever the machine's load
-    before it is sent (on a busy machine, 0.1 s could be spent before the first attempt, which then is never sent).
-    The hung socket's wait is still real: the attempt's timeout, cut to the budget, ends it."""
-    clock = BudgetClock()
-    monkeypatch.setattr(deadline, "time", clock)
+def budget_clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """The budget's clock, standing still until the test moves it: a call gets the whole of a short budget whatever
+    the machine's load before it is sent (on a busy machine, 0.1 s could be spent before the first attempt, which
+    then is never sent). A hung socket's wait is still real: the attempt's timeout, cut to the budget, ends it."""
+    clock = FakeClock()
+    monkeypatch.setattr(deadline, "time", clock)  # prerender/gateway/deadline.py reads `time.monotonic()`
     return clock
 
 
-def test_a_timeout_after_a_fair_wait_counts_as_a_failure_for_the_breaker(hung_upstream, still_budget_clock):
+def test_a_timeout_after_a_fair_wait_counts_as_a_failure_for_the_breaker(hung_upstream, budget_clock):
     http = http_to(hung_upstream)
     http.guards = guards(minimum_calls=1, slow_call_seconds=0.05)  # one counted failure opens it
     with deadline.budget(0.1), pytest.raises(UpstreamTimeout):
@@ -106,7 +97,7 @@ def test_a_timeout_after_a_fair_wait_counts_as_a_failure_for_the_breaker(hung_up
     assert http.guards[RESOURCE].breaker.state == OPEN
 
 
-def test_a_call_its_own_budget_cut_short_is_no_evidence_against_the_upstream(hung_upstream, still_budget_clock):
+def test_a_call_its_own_budget_cut_short_is_no_evidence_against_the_upstream(hung_upstream, budget_clock):
     """A call left 0.1 s by its request's budget (read timeout 3 s, fair wait 0.5 s) that times out says nothing of
     the upstream: the window stays empty."""
     http = http_to(hung_upstream)
@@ -117,7 +108,7 @@ def test_a_call_its_own_budget_cut_short_is_no_evidence_against_the_upstream(hun
     assert breaker.state == CLOSED and breaker.counts() == (0, 0)
 
 
-def test_a_call_waits_at_most_what_is_left_of_the_budget(hung_upstream, monkeypatch, still_budget_clock):
+def test_a_call_waits_at_most_what_is_left_of_the_budget(hung_upstream, monkeypatch, budget_clock):
     timeouts = record_timeouts(monkeypatch)
     http = http_to(hung_upstream)
     with deadline.budget(0.2), pytest.raises(UpstreamTimeout):
@@ -156,14 +147,12 @@ def test_retries_happen_within_the_budget():
         assert len(mocked.calls) == 2
 
 
-def test_no_retry_without_time_for_it(monkeypatch: pytest.MonkeyPatch):
+def test_no_retry_without_time_for_it(budget_clock: FakeClock):
     """The first attempt's 503 comes when less is left of the budget than a pause and another attempt need: it
     is the answer. The test's clock says so, not the machine's: the 503 takes 0.95 s of a 1 s budget."""
-    clock = BudgetClock()
-    monkeypatch.setattr(deadline, "time", clock)
 
     def slow_503(request: Any) -> tuple[int, dict[str, str], str]:
-        clock.now += 0.95
+        budget_clock.now += 0.95
         return 503, {}, ""
 
     with responses.RequestsMock(assert_all_requests_are_fired=False) as mocked:
@@ -174,13 +163,11 @@ def test_no_retry_without_time_for_it(monkeypatch: pytest.MonkeyPatch):
         assert len(mocked.calls) == 1
 
 
-def test_a_retry_with_time_for_it(monkeypatch: pytest.MonkeyPatch):
+def test_a_retry_with_time_for_it(budget_clock: FakeClock):
     """The same 503 with time left for a pause and another attempt: the retry's answer."""
-    clock = BudgetClock()
-    monkeypatch.setattr(deadline, "time", clock)
 
     def quick_503(request: Any) -> tuple[int, dict[str, str], str]:
-        clock.now += 0.5
+        budget_clock.now += 0.5
         return 503, {}, ""
 
     with responses.RequestsMock() as mocked:
