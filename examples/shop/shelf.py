@@ -38,6 +38,10 @@ BAND_SIZE = 4
 BAND_DISPLAY_VARIANT = 1
 # ...and these are the slot numbers of its cards (the `position` of the multiple route: any unique numbers).
 BAND_POSITIONS: tuple[int, ...] = (10, 20, 30, 40)
+# The first screen of a phone and of a desktop: the products before the band and the cards among them (at 1280 px
+# and wider the band starts some 1 700 px down). The page is painted once they are parsed, not before, and not
+# only once the whole page is (templates/shelf.html, first_screen_end).
+FIRST_SCREEN_PRODUCTS = BAND_AFTER
 
 
 @dataclass(frozen=True)
@@ -126,3 +130,15 @@ def assemble(
             items.append(BandItem(cards=band_cards))
         items.append(ProductItem(product))
     return items
+
+
+def first_screen_end(items: Sequence[ShelfItem]) -> int | None:
+    """The index in `items` of the last item of the first screen (FIRST_SCREEN_PRODUCTS); None on a shelf with
+    fewer products, which is painted once parsed whole."""
+    products = 0
+    for index, item in enumerate(items):
+        if isinstance(item, ProductItem):
+            products += 1
+            if products == FIRST_SCREEN_PRODUCTS:
+                return index
+    return None

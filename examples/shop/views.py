@@ -18,7 +18,7 @@ from .catalog_client import CatalogClient, CatalogUnavailable, Product, Store, U
 from .fragments import fetch_shelf_fragments
 from .runtime import shop_context
 from .services import get_services
-from .shelf import assemble
+from .shelf import assemble, first_screen_end
 from .texts import Texts
 from .visitor import (
     AUTHLESS_COOKIE,
@@ -98,7 +98,17 @@ def shelf() -> Response:
     items = assemble(products, fragments.singles, fragments.band)
     page = Page(visitor=visitor, stores=stores, styles_html=fragments.styles_html, analytics_path="/")
     return personal(
-        make_response(render_template("shelf.html", page=page, t=t, items=items, products=products)), visitor
+        make_response(
+            render_template(
+                "shelf.html",
+                page=page,
+                t=t,
+                items=items,
+                products=products,
+                first_screen_end=first_screen_end(items),
+            )
+        ),
+        visitor,
     )
 
 

@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urljoin
 
 import requests
@@ -28,8 +28,10 @@ def visit(
     *,
     store: str | None = "1001",
     user: str | None = None,
+    wait_until: Literal["commit", "domcontentloaded", "load", "networkidle"] = "load",
 ) -> None:
-    """Open a page of the shop as a visitor at `store`, logged in as `user` when given."""
+    """Open a page of the shop as a visitor at `store`, logged in as `user` when given (returns at `wait_until`,
+    as Playwright's goto)."""
     cookies = []
     if store:
         cookies.append({"name": STORE_COOKIE, "value": store, "url": url})
@@ -37,7 +39,7 @@ def visit(
         cookies.append({"name": USER_COOKIE, "value": user, "url": url})
     if cookies:
         context.add_cookies(cookies)
-    page.goto(f"{url}{path}")
+    page.goto(f"{url}{path}", wait_until=wait_until)
 
 
 def new_user() -> str:

@@ -18,9 +18,11 @@ _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length"
 
 
 @contextmanager
-def split_delivery(site_url: str, *, before: str, pause: float = 0.8) -> Iterator[str]:
+def split_delivery(
+    site_url: str, *, before: str, pause: float = 0.8, release: threading.Event | None = None
+) -> Iterator[str]:
     """The address of a forwarder to `site_url` whose HTML pages stop right before the first occurrence of
-    `before` for `pause` seconds (every other answer comes whole)."""
+    `before` for `pause` seconds, or, given `release`, until the test sets it (every other answer comes whole)."""
     cut_at = before.encode()
 
     class Handler(BaseHTTPRequestHandler):
@@ -44,7 +46,10 @@ def split_delivery(site_url: str, *, before: str, pause: float = 0.8) -> Iterato
             if cut > 0:
                 self.wfile.write(body[:cut])
                 self.wfile.flush()
-                time.sleep(pause)
+                if release is None:
+                    time.sleep(pause)
+                else:
+                    release.wait()
                 body = body[cut:]
             self.wfile.write(body)
 
@@ -54,5 +59,7 @@ def split_delivery(site_url: str, *, before: str, pause: float = 0.8) -> Iterato
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
+        if release is not None:
+            release.set()  # a test that failed while holding a page back: the answer ends, the forwarder stops
         server.shutdown()
         server.server_close()

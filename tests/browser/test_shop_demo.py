@@ -1,15 +1,22 @@
 """The demo shop's own controls, as a retailer judging the demo sees them at 1280 and 375 px: the shelf's
 "Ajouter" (to the cart with a store, disabled with its reason without), the cart's plus and minus, the confirmation
-after "Payer", the header of a logged-in visitor on a phone. axe checks the shop's markup of each."""
+after "Payer", the header of a logged-in visitor on a phone. axe checks the shop's markup of each. And the shelf
+over a slow network: its first screen painted before the rest has arrived, and nothing in view moving."""
 
 from __future__ import annotations
+
+import threading
 
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
 from .axe import assert_no_axe_violations
-from .helpers import new_user, visit
+from .helpers import layout_shifts, new_user, record_layout_shifts, visit
+from .split_delivery import split_delivery
 from .test_planner_entry import WIDTHS
+
+# The shelf's first screen ends with the last product before the band (examples/shop/shelf.py, first_screen_end).
+BAND = '<li class="shelf__band"'
 
 
 @pytest.fixture(params=list(WIDTHS), ids=list(WIDTHS))
@@ -121,3 +128,47 @@ def test_the_header_shows_the_whole_logo_at_every_width(page: Page, context: Bro
             assert picker["width"] >= 200, (width, picker)
     page.set_viewport_size({"width": 375, "height": 740})
     assert_no_axe_violations(page, [".site-header"], what=f"the header at 375 px ({'in' if logged_in else 'out'})")
+
+
+def test_the_shelf_is_painted_before_its_band_arrives_and_nothing_in_view_moves(
+    page: Page, context: BrowserContext, shop_url: str, width: str
+) -> None:
+    """The first paint waits for the first screen only (the `expect` link names its last cell): with the rest of
+    the page held back, the header and the first products are on screen; when it arrives, nothing seen moves."""
+    record_layout_shifts(page)
+    rest = threading.Event()
+    with split_delivery(shop_url, before=BAND, release=rest) as slow_shop:
+        visit(context, page, slow_shop, user=new_user(), wait_until="commit")
+        # Polled on a timer: an animation frame would not come while rendering is blocked.
+        page.wait_for_function(
+            "() => performance.getEntriesByName('first-contentful-paint').length > 0", polling=50, timeout=10_000
+        )
+        assert page.evaluate("() => document.readyState") == "loading", "the page arrived whole before its paint"
+        assert page.locator(".shelf__band").count() == 0
+        expect(page.locator("#shelf-first-screen-end")).to_be_attached()
+        expect(page.locator("article.product").first).to_be_in_viewport()
+        rest.set()
+        expect(page.locator(".shelf__band svc-recipe-card[hydrated]").first).to_be_attached()
+    page.wait_for_load_state("load")
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    assert layout_shifts(page) == []
+
+
+# Where a slow network (or Chromium's parser yielding) may pause the shelf before its first screen is whole: inside
+# the first recipe card (prerender's fragment, before its footer) and on the row of the wide card.
+FIRST_SCREEN_CUTS = {
+    "inside-the-first-card": '<div class="svc-recipe-card__footer"',
+    "before-the-wide-card": '<li class="shelf__cell shelf__cell--recipe shelf__cell--wide"',
+}
+
+
+@pytest.mark.parametrize("before", FIRST_SCREEN_CUTS.values(), ids=FIRST_SCREEN_CUTS.keys())
+def test_the_shelf_half_received_before_its_first_screen_ends_moves_nothing(
+    page: Page, context: BrowserContext, shop_url: str, width: str, before: str
+) -> None:
+    record_layout_shifts(page)
+    with split_delivery(shop_url, before=before) as slow_shop:
+        visit(context, page, slow_shop, user=new_user())
+        expect(page.locator("ul.shelf svc-recipe-card[hydrated]").first).to_be_visible()
+        page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    assert layout_shifts(page) == []

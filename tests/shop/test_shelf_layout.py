@@ -6,6 +6,7 @@ from examples.shop.catalog_client import Product
 from examples.shop.shelf import (
     BAND_AFTER,
     BAND_POSITIONS,
+    FIRST_SCREEN_PRODUCTS,
     SINGLE_SLOTS,
     BandItem,
     CardItem,
@@ -13,6 +14,7 @@ from examples.shop.shelf import (
     alternative_pairs,
     assemble,
     band_contexts,
+    first_screen_end,
     recipe_id_of,
     single_requests,
 )
@@ -82,6 +84,24 @@ def test_assemble_leaves_out_empty_slots_and_an_empty_band():
     items = assemble(shelf, {slot: (ids, "") for slot, ids in single_requests(shelf)}, {})
     assert all(isinstance(item, ProductItem) for item in items)
     assert len(items) == 24
+
+
+def test_the_first_screen_ends_with_the_last_product_before_the_band():
+    shelf = products(24)
+    singles = {slot: (ids, f"<card {slot.after}>") for slot, ids in single_requests(shelf)}
+    items = assemble(shelf, singles, {position: "<card>" for position in BAND_POSITIONS})
+    end = first_screen_end(items)
+    assert end is not None
+    assert isinstance(items[end], ProductItem) and isinstance(items[end + 1], BandItem)
+    assert sum(isinstance(item, ProductItem) for item in items[: end + 1]) == FIRST_SCREEN_PRODUCTS
+    assert sum(isinstance(item, CardItem) for item in items[:end]) == len(SINGLE_SLOTS)
+    # Without the band (prerender gave none) the same product ends it.
+    bare = assemble(shelf, {}, {})
+    assert first_screen_end(bare) == FIRST_SCREEN_PRODUCTS - 1
+
+
+def test_a_shelf_shorter_than_a_first_screen_has_no_end_before_its_last_item():
+    assert first_screen_end(assemble(products(FIRST_SCREEN_PRODUCTS - 1), {}, {})) is None
 
 
 def test_recipe_id_of_reads_the_id_attribute_of_the_card():

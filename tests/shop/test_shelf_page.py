@@ -183,6 +183,21 @@ def test_unknown_store_is_ignored(shop_client: FlaskClient):
     assert shop_client.get_cookie(STORE_COOKIE) is None
 
 
+def test_the_first_paint_waits_for_the_first_screen_only(shop_client: FlaskClient):
+    """The render-blocking `expect` link names the last cell before the band (examples/shop/shelf.py,
+    first_screen_end): the header, the first products and the cards among them, not the whole page."""
+    soup = visit(shop_client)
+    (expect_link,) = soup.head.find_all("link", rel="expect")
+    assert expect_link["blocking"] == "render"
+    target = soup.select_one(expect_link["href"])
+    assert target is not None and is_product(target)
+    cells = shelf_cells(soup)
+    end = cells.index(target)
+    assert len(soup.select("ul.shelf > li.shelf__band")) == 1
+    assert "shelf__band" in cells[end + 1]["class"]
+    assert [cell for cell in cells[:end] if "shelf__cell--recipe" in cell["class"]], "no card in the first screen"
+
+
 def test_shelf_without_prerender_shows_products_and_no_card(make_shop: Callable[..., Flask], unreachable_url: str):
     client = make_shop(PRERENDER_URL=unreachable_url).test_client()
     soup = visit(client)
