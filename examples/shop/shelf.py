@@ -40,7 +40,7 @@ BAND_DISPLAY_VARIANT = 1
 BAND_POSITIONS: tuple[int, ...] = (10, 20, 30, 40)
 # The first screen of a phone and of a desktop: the products before the band and the cards among them (at 1280 px
 # and wider the band starts some 1 700 px down). The page is painted once they are parsed, not before, and not
-# only once the whole page is (templates/shelf.html, first_screen_end).
+# only once the whole page is (templates/shelf.html, after_first_screen).
 FIRST_SCREEN_PRODUCTS = BAND_AFTER
 
 
@@ -132,13 +132,14 @@ def assemble(
     return items
 
 
-def first_screen_end(items: Sequence[ShelfItem]) -> int | None:
-    """The index in `items` of the last item of the first screen (FIRST_SCREEN_PRODUCTS); None on a shelf with
-    fewer products, which is painted once parsed whole."""
+def after_first_screen(items: Sequence[ShelfItem]) -> int | None:
+    """The index in `items` of the first item after the first screen (FIRST_SCREEN_PRODUCTS): the band, or the
+    next product. Chromium paints once that item's start is parsed, so the whole first screen is. None on a
+    shelf with nothing after its first screen, which is painted once parsed whole."""
     products = 0
     for index, item in enumerate(items):
+        if products == FIRST_SCREEN_PRODUCTS:
+            return index
         if isinstance(item, ProductItem):
             products += 1
-            if products == FIRST_SCREEN_PRODUCTS:
-                return index
     return None

@@ -18,7 +18,7 @@ from .catalog_client import CatalogClient, CatalogUnavailable, Product, Store, U
 from .fragments import fetch_shelf_fragments
 from .runtime import shop_context
 from .services import get_services
-from .shelf import assemble, first_screen_end
+from .shelf import after_first_screen, assemble
 from .texts import Texts
 from .visitor import (
     AUTHLESS_COOKIE,
@@ -105,7 +105,7 @@ def shelf() -> Response:
                 t=t,
                 items=items,
                 products=products,
-                first_screen_end=first_screen_end(items),
+                after_first_screen=after_first_screen(items),
             )
         ),
         visitor,

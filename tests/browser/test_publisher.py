@@ -133,6 +133,23 @@ def test_the_recipe_page_shifts_nothing_when_it_arrives_in_two_parts(
     assert layout_shifts(page) == []
 
 
+# The blog's home, cut inside its hero: the featured recipe beside the intro (desktop) grows when the rest of its
+# text arrives, and would move an intro already painted.
+HOME_FIRST_SCREEN_PARTS = ['<div class="feature__body"', '<p class="feature__meta"']
+
+
+@pytest.mark.parametrize("before", HOME_FIRST_SCREEN_PARTS, ids=["feature-body", "feature-meta"])
+def test_the_home_shifts_nothing_when_it_arrives_in_two_parts(page: Page, publisher_url: str, width: str, before: str):
+    """The home's first screen, the hero, is painted whole (examples/publisher/templates/home.html's `expect`
+    link)."""
+    record_layout_shifts(page)
+    with split_delivery(publisher_url, before=before) as slow_blog:
+        page.goto(f"{slow_blog}/")
+        expect(page.locator(".feature__meta")).to_be_visible()
+        page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    assert layout_shifts(page) == []
+
+
 def test_the_guest_count_follows_the_page_and_the_drawer(page: Page, publisher_url: str):
     page.set_viewport_size(WIDTHS["desktop"])
     cta = open_recipe(page, publisher_url, "pub-quiche-lorraine")

@@ -8,15 +8,20 @@ from __future__ import annotations
 import threading
 
 import pytest
+import requests
+from bs4 import BeautifulSoup
 from playwright.sync_api import BrowserContext, Page, expect
+
+from examples.shop.shelf import FIRST_SCREEN_PRODUCTS
 
 from .axe import assert_no_axe_violations
 from .helpers import layout_shifts, new_user, record_layout_shifts, visit
 from .split_delivery import split_delivery
 from .test_planner_entry import WIDTHS
 
-# The shelf's first screen ends with the last product before the band (examples/shop/shelf.py, first_screen_end).
-BAND = '<li class="shelf__band"'
+# The shelf's first screen ends with the last product before the band (examples/shop/shelf.py, after_first_screen):
+# the band's start tag, the page's `expect` target, is parsed; its contents are not.
+INSIDE_THE_BAND = '<section class="ideas"'
 
 
 @pytest.fixture(params=list(WIDTHS), ids=list(WIDTHS))
@@ -133,25 +138,48 @@ def test_the_header_shows_the_whole_logo_at_every_width(page: Page, context: Bro
 def test_the_shelf_is_painted_before_its_band_arrives_and_nothing_in_view_moves(
     page: Page, context: BrowserContext, shop_url: str, width: str
 ) -> None:
-    """The first paint waits for the first screen only (the `expect` link names its last cell): with the rest of
-    the page held back, the header and the first products are on screen; when it arrives, nothing seen moves."""
+    """The first paint waits for the first screen only (the `expect` link names the band, the cell after it): with
+    the rest of the page held back, the header and the first products are on screen; when it arrives, nothing seen
+    moves."""
     record_layout_shifts(page)
     rest = threading.Event()
-    with split_delivery(shop_url, before=BAND, release=rest) as slow_shop:
+    with split_delivery(shop_url, before=INSIDE_THE_BAND, release=rest) as slow_shop:
         visit(context, page, slow_shop, user=new_user(), wait_until="commit")
         # Polled on a timer: an animation frame would not come while rendering is blocked.
         page.wait_for_function(
             "() => performance.getEntriesByName('first-contentful-paint').length > 0", polling=50, timeout=10_000
         )
         assert page.evaluate("() => document.readyState") == "loading", "the page arrived whole before its paint"
-        assert page.locator(".shelf__band").count() == 0
-        expect(page.locator("#shelf-first-screen-end")).to_be_attached()
+        assert page.locator(".shelf__band svc-recipe-card").count() == 0
+        expect(page.locator("ul.shelf > li.shelf__cell--product").nth(FIRST_SCREEN_PRODUCTS - 1)).to_be_attached()
         expect(page.locator("article.product").first).to_be_in_viewport()
         rest.set()
         expect(page.locator(".shelf__band svc-recipe-card[hydrated]").first).to_be_attached()
     page.wait_for_load_state("load")
     page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
     assert layout_shifts(page) == []
+
+
+def test_the_shelf_is_not_painted_before_its_first_screen_is_whole(
+    page: Page, context: BrowserContext, shop_url: str
+) -> None:
+    """Held back inside the first screen's last product, the page is parsed up to there and not painted: Chromium
+    paints once the start of the element the `expect` link names is parsed, so that element is the one after the
+    first screen."""
+    page.set_viewport_size(WIDTHS["desktop"])
+    shelf = BeautifulSoup(requests.get(shop_url, timeout=10).text, "html.parser")
+    marker = shelf.select_one("#shelf-after-first-screen")
+    assert marker is not None and "shelf__band" in marker["class"]
+    last = marker.find_previous_sibling("li").select_one("article.product")
+    inside_last = f'<img class="product__picture" src="{last.select_one("img.product__picture")["src"]}"'
+    rest = threading.Event()
+    with split_delivery(shop_url, before=inside_last, release=rest) as slow_shop:
+        visit(context, page, slow_shop, user=new_user(), wait_until="commit")
+        expect(page.locator(f"article.product[data-product-id='{last['data-product-id']}']")).to_be_attached()
+        page.wait_for_timeout(300)  # time to paint, were it allowed to
+        assert page.evaluate("() => performance.getEntriesByName('first-contentful-paint').length") == 0
+        rest.set()
+        expect(page.locator("ul.shelf svc-recipe-card[hydrated]").first).to_be_visible()
 
 
 # Where a slow network (or Chromium's parser yielding) may pause the shelf before its first screen is whole: inside

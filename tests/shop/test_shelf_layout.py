@@ -11,10 +11,10 @@ from examples.shop.shelf import (
     BandItem,
     CardItem,
     ProductItem,
+    after_first_screen,
     alternative_pairs,
     assemble,
     band_contexts,
-    first_screen_end,
     recipe_id_of,
     single_requests,
 )
@@ -86,22 +86,24 @@ def test_assemble_leaves_out_empty_slots_and_an_empty_band():
     assert len(items) == 24
 
 
-def test_the_first_screen_ends_with_the_last_product_before_the_band():
+def test_what_follows_the_first_screen_is_the_band():
     shelf = products(24)
     singles = {slot: (ids, f"<card {slot.after}>") for slot, ids in single_requests(shelf)}
     items = assemble(shelf, singles, {position: "<card>" for position in BAND_POSITIONS})
-    end = first_screen_end(items)
-    assert end is not None
-    assert isinstance(items[end], ProductItem) and isinstance(items[end + 1], BandItem)
-    assert sum(isinstance(item, ProductItem) for item in items[: end + 1]) == FIRST_SCREEN_PRODUCTS
-    assert sum(isinstance(item, CardItem) for item in items[:end]) == len(SINGLE_SLOTS)
-    # Without the band (prerender gave none) the same product ends it.
-    bare = assemble(shelf, {}, {})
-    assert first_screen_end(bare) == FIRST_SCREEN_PRODUCTS - 1
+    after = after_first_screen(items)
+    assert after is not None and isinstance(items[after], BandItem)
+    assert sum(isinstance(item, ProductItem) for item in items[:after]) == FIRST_SCREEN_PRODUCTS
+    assert sum(isinstance(item, CardItem) for item in items[:after]) == len(SINGLE_SLOTS)
 
 
-def test_a_shelf_shorter_than_a_first_screen_has_no_end_before_its_last_item():
-    assert first_screen_end(assemble(products(FIRST_SCREEN_PRODUCTS - 1), {}, {})) is None
+def test_without_the_band_the_next_product_follows_the_first_screen():
+    items = assemble(products(24), {}, {})
+    assert after_first_screen(items) == FIRST_SCREEN_PRODUCTS
+    assert isinstance(items[FIRST_SCREEN_PRODUCTS], ProductItem)
+
+
+def test_a_shelf_no_longer_than_a_first_screen_has_nothing_after_it():
+    assert after_first_screen(assemble(products(FIRST_SCREEN_PRODUCTS), {}, {})) is None
 
 
 def test_recipe_id_of_reads_the_id_attribute_of_the_card():

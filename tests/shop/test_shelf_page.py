@@ -10,7 +10,7 @@ from bs4 import BeautifulSoup, Tag
 from flask import Flask
 from flask.testing import FlaskClient
 
-from examples.shop.shelf import BAND_POSITIONS
+from examples.shop.shelf import BAND_POSITIONS, FIRST_SCREEN_PRODUCTS
 from examples.shop.visitor import AUTHLESS_COOKIE, SESSION_COOKIE, STORE_COOKIE
 
 from .conftest import soup_of, static_url
@@ -184,18 +184,24 @@ def test_unknown_store_is_ignored(shop_client: FlaskClient):
 
 
 def test_the_first_paint_waits_for_the_first_screen_only(shop_client: FlaskClient):
-    """The render-blocking `expect` link names the last cell before the band (examples/shop/shelf.py,
-    first_screen_end): the header, the first products and the cards among them, not the whole page."""
+    """The render-blocking `expect` link names the band, the first cell after the first screen
+    (examples/shop/shelf.py, after_first_screen): the header, the first products and the cards among them are
+    parsed before the first paint, not the whole page."""
     soup = visit(shop_client)
     (expect_link,) = soup.head.find_all("link", rel="expect")
     assert expect_link["blocking"] == "render"
     target = soup.select_one(expect_link["href"])
-    assert target is not None and is_product(target)
     cells = shelf_cells(soup)
-    end = cells.index(target)
-    assert len(soup.select("ul.shelf > li.shelf__band")) == 1
-    assert "shelf__band" in cells[end + 1]["class"]
-    assert [cell for cell in cells[:end] if "shelf__cell--recipe" in cell["class"]], "no card in the first screen"
+    assert target in cells and "shelf__band" in target["class"]
+    first_screen = cells[: cells.index(target)]
+    assert sum(is_product(cell) for cell in first_screen) == FIRST_SCREEN_PRODUCTS
+    assert [cell for cell in first_screen if "shelf__cell--recipe" in cell["class"]], "no card in the first screen"
+
+
+def test_other_pages_wait_for_their_footer(shop_client: FlaskClient):
+    soup = soup_of(shop_client.get("/idees"))
+    (expect_link,) = soup.head.find_all("link", rel="expect")
+    assert expect_link["href"] == "#site-footer" and soup.select_one("#site-footer").name == "footer"
 
 
 def test_shelf_without_prerender_shows_products_and_no_card(make_shop: Callable[..., Flask], unreachable_url: str):
