@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from bs4 import BeautifulSoup
@@ -131,3 +132,26 @@ def test_upstream_down_is_a_503_problem(app_config):
     response = app.test_client().get("/v1/recipe-details?recipe_id=5", headers=headers(token=None))
     assert response.status_code == 503 and response.mimetype == "application/problem+json"
     assert "unreachable" in response.get_json()["detail"]
+
+
+def test_a_hung_recipe_service_gives_the_last_good_drawer_and_without_one_a_504(app_config, proxy):
+    """Past the request's budget on a recipe service that does not answer (a spike), the drawer is its last good
+    copy (stale-if-error, STALE_IF_ERROR_SECONDS), the same as the shopper last saw; a drawer never fetched
+    before has no copy and is the 504 problem the browser shows with its retry (docs/browser-api.md)."""
+    app = create_app({**app_config, "UPSTREAM_URL": proxy.url, "RECIPE_CACHE_SECONDS": 1, "NEAR_CACHE_SECONDS": 0})
+    client = app.test_client()
+    fresh = details(client, recipe_id="5", store_id="1001", guests="4")
+    assert fresh.status_code == 200
+    time.sleep(1.2)  # the fresh copy's 1 s is over: the next request asks the recipe service again
+    # Then the recipe service hangs, and a request waits a second for it, as the production budget (0.8 s) would;
+    # not from the start: on a loaded machine the first request on the live coreapi may take longer.
+    proxy.faults["/api/v1/recipes"] = proxy.hung
+    app.config.update(UPSTREAM_FRAGMENT_BUDGET=1.0, UPSTREAM_JSON_BUDGET=1.0)
+
+    again = details(client, recipe_id="5", store_id="1001", guests="4")
+    assert proxy.failed, "the recipe service was not asked again"
+    assert again.status_code == 200
+    assert str(parsed(again)) == str(parsed(fresh))
+
+    never_seen = details(client, recipe_id="5", store_id="1001", guests="7")
+    assert never_seen.status_code == 504 and never_seen.mimetype == "application/problem+json"
