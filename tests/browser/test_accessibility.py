@@ -58,6 +58,14 @@ def test_the_cards_of_the_shelf(page: Page, context: BrowserContext, shop_url: s
     assert_no_axe_violations(page, ["svc-recipe-card"], what=f"the shelf's {state} cards")
 
 
+# Whether the children of a list are laid out in their markup order: top to bottom, then left to right on a line.
+SHOWN_IN_MARKUP_ORDER = """list => {
+    const boxes = [...list.children].map((item) => item.getBoundingClientRect()).filter((box) => box.width > 0);
+    return boxes.every((box, i) => i === 0 || box.top > boxes[i - 1].top + 1
+        || (Math.abs(box.top - boxes[i - 1].top) <= 1 && box.left > boxes[i - 1].left));
+}"""
+
+
 @pytest.mark.parametrize("state", [SERVER, HYDRATED])
 @pytest.mark.parametrize("orientation", ["vertical", "horizontal"])
 @pytest.mark.parametrize("variant", [1, 2, 3])
@@ -97,6 +105,12 @@ def test_every_card_layout_for_a_connected_user(
     if variant != 1:
         expect(page.locator(f"{cards} .svc-recipe-card__badge")).to_have_count(len(CARD_RECIPES))
     assert_no_axe_violations(page, [cards], what=f"variant {variant}, {orientation}, {state}")
+    # The facts (time, guests, difficulty) are read in the order they are shown (WCAG 1.3.2; those a layout hides
+    # aside), which is also the order they arrive in: a card half received shows its first facts where they stay.
+    for facts in page.locator(f"{cards} .svc-recipe-card__meta").all():
+        assert facts.evaluate(SHOWN_IN_MARKUP_ORDER), facts.evaluate(
+            "l => [...l.children].map((i) => [i.className, i.getBoundingClientRect().toJSON()])"
+        )
 
 
 @pytest.mark.parametrize("state", [SERVER, HYDRATED])
