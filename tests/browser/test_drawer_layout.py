@@ -100,7 +100,8 @@ def test_in_the_blog_the_footer_is_compact_and_the_picture_is_the_blogs(page: Pa
     expect(drawer.locator("[data-action='transfer']")).to_be_visible()
     hero = drawer.locator(".svc-recipe-details__hero img")
     expect(hero).to_have_attribute("src", f"{publisher_url}{BLOG_PICTURE}")
-    assert hero.evaluate("(img) => img.complete && img.naturalWidth > 0")
+    # It loads (a wait: setting `src` starts a fetch, which a busy machine may not have finished yet).
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=hero.element_handle(), timeout=10_000)
     # The footer (total, the recipe's button, the transfer and its hint) leaves the recipe most of the drawer.
     footer = drawer.locator(".svc-drawer__footer").bounding_box()
     panel = drawer.locator(".svc-drawer__panel").bounding_box()

@@ -195,7 +195,8 @@ def test_the_customization_members_change_what_the_shopper_sees(
     )
     picture = hydrated_cards(page).first.locator(".svc-recipe-card__picture img")
     expect(picture).to_have_attribute("src", default)
-    assert picture.evaluate("(img) => img.complete && img.naturalWidth > 0")
+    # It loads (a wait: setting `src` starts a fetch, which a busy machine may not have finished yet).
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=picture.element_handle(), timeout=10_000)
     assert (
         page.evaluate("() => getComputedStyle(document.documentElement).getPropertyValue('--svc-sticky-header-height')")
         == "72px"
