@@ -108,6 +108,9 @@ def record_layout_shifts(page: Page) -> None:
 
 
 def layout_shifts(page: Page) -> list[dict[str, Any]]:
+    """The shifts recorded so far, read two animation frames on: a shift is reported after the frame that painted
+    it."""
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
     return page.evaluate("() => window.__shifts")
 
 

@@ -136,7 +136,6 @@ def test_the_ideas_home_shifts_nothing_when_it_arrives_in_two_parts(
     with split_delivery(shop_url, before=before) as slow_shop:
         visit(context, page, slow_shop, "/idees", user=new_user())
         expect(catalog(page).locator("svc-recipe-card[hydrated]").first).to_be_visible()
-        page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
     assert layout_shifts(page) == []
 
 

@@ -156,7 +156,6 @@ def test_the_shelf_is_painted_before_its_band_arrives_and_nothing_in_view_moves(
         rest.set()
         expect(page.locator(".shelf__band svc-recipe-card[hydrated]").first).to_be_attached()
     page.wait_for_load_state("load")
-    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
     assert layout_shifts(page) == []
 
 
@@ -198,5 +197,4 @@ def test_the_shelf_half_received_before_its_first_screen_ends_moves_nothing(
     with split_delivery(shop_url, before=before) as slow_shop:
         visit(context, page, slow_shop, user=new_user())
         expect(page.locator("ul.shelf svc-recipe-card[hydrated]").first).to_be_visible()
-        page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
     assert layout_shifts(page) == []
