@@ -114,6 +114,12 @@ def layout_shifts(page: Page) -> list[dict[str, Any]]:
     return page.evaluate("() => window.__shifts")
 
 
+def loaded(page: Page, img: Locator) -> None:
+    """Returns once the picture has loaded: a wait, since a `src` just set (or a lazy picture just seen) starts a
+    fetch that a busy machine may not have finished."""
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=img.element_handle())
+
+
 def hydrated_cards(page: Page) -> Locator:
     return page.locator("svc-recipe-card[hydrated]")
 

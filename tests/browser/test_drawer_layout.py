@@ -11,7 +11,7 @@ from examples.delivery import static_url_path
 from examples.publisher import STATIC_FOLDER as PUBLISHER_STATIC
 
 from .axe import assert_no_axe_violations
-from .helpers import hydrated_cards, visit
+from .helpers import hydrated_cards, loaded, visit
 from .test_publisher import CTA, fill_basket, open_recipe, product
 
 WIDTHS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 375, "height": 740}}
@@ -100,8 +100,7 @@ def test_in_the_blog_the_footer_is_compact_and_the_picture_is_the_blogs(page: Pa
     expect(drawer.locator("[data-action='transfer']")).to_be_visible()
     hero = drawer.locator(".svc-recipe-details__hero img")
     expect(hero).to_have_attribute("src", f"{publisher_url}{BLOG_PICTURE}")
-    # It loads (a wait: setting `src` starts a fetch, which a busy machine may not have finished yet).
-    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=hero.element_handle(), timeout=10_000)
+    loaded(page, hero)
     # The footer (total, the recipe's button, the transfer and its hint) leaves the recipe most of the drawer.
     footer = drawer.locator(".svc-drawer__footer").bounding_box()
     panel = drawer.locator(".svc-drawer__panel").bounding_box()

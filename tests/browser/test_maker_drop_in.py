@@ -19,7 +19,7 @@ from examples.delivery import static_url_path
 from examples.shop import STATIC_FOLDER as SHOP_STATIC
 
 from .axe import assert_no_axe_violations
-from .helpers import BrowserCalls, hydrated_cards, new_user, origin_served_by, visit
+from .helpers import BrowserCalls, hydrated_cards, loaded, new_user, origin_served_by, visit
 
 SETUP_CLASS = "maker-integration.js"
 SHOP = "http://127.0.0.1:8080"
@@ -195,8 +195,7 @@ def test_the_customization_members_change_what_the_shopper_sees(
     )
     picture = hydrated_cards(page).first.locator(".svc-recipe-card__picture img")
     expect(picture).to_have_attribute("src", default)
-    # It loads (a wait: setting `src` starts a fetch, which a busy machine may not have finished yet).
-    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=picture.element_handle(), timeout=10_000)
+    loaded(page, picture)
     assert (
         page.evaluate("() => getComputedStyle(document.documentElement).getPropertyValue('--svc-sticky-header-height')")
         == "72px"

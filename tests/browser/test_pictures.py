@@ -11,7 +11,7 @@ from playwright.sync_api import BrowserContext, Locator, Page, Route, expect
 
 from examples.shop.visitor import STORE_COOKIE
 
-from .helpers import hydrated_cards
+from .helpers import hydrated_cards, loaded
 
 PHONE = {"width": 375, "height": 800}
 CARD_PICTURES = ".svc-recipe-card__picture img[data-svc-picture='recipe']"
@@ -45,10 +45,6 @@ def size(element: Locator) -> tuple[float, float]:
     box = element.bounding_box()
     assert box is not None, element
     return round(box["width"], 1), round(box["height"], 1)
-
-
-def loaded(page: Page, img: Locator) -> None:
-    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=img.element_handle())
 
 
 def test_a_card_picture_box_is_there_before_the_picture_and_stays(page: Page, held: HeldPictures, shop_url: str):

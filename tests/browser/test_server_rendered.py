@@ -6,6 +6,8 @@ from playwright.sync_api import Browser, Page
 
 from examples.shop.visitor import STORE_COOKIE
 
+from .helpers import loaded
+
 
 def test_a_card_reads_completely_with_javascript_disabled(browser: Browser, shop_url: str):
     context = browser.new_context(java_script_enabled=False, viewport={"width": 375, "height": 800})
@@ -18,7 +20,7 @@ def test_a_card_reads_completely_with_javascript_disabled(browser: Browser, shop
         assert card.locator(".svc-recipe-card__title").inner_text().strip()
         picture = card.locator("img")
         picture.scroll_into_view_if_needed()
-        page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=picture.element_handle())
+        loaded(page, picture)
         assert card.locator(".svc-recipe-card__meta").is_visible()
         assert card.locator(".svc-recipe-pricing__amount").first.inner_text().strip().endswith("€")
         assert card.locator(".svc-recipe-card__title").is_visible()
