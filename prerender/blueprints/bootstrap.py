@@ -7,7 +7,8 @@ from flask import Blueprint, Response, render_template
 from prerender.rendering.assets import get_assets
 from prerender.web.context import current_context
 from prerender.web.contract import NOT_MODIFIED, declare, html
-from prerender.web.http_caching import PRIVATE, SAME_FOR_EVERYONE, set_policy
+from prerender.web.degraded import mark_degraded
+from prerender.web.http_caching import PRIVATE, SAME_WITHOUT_A_SHOPPER, set_policy
 from prerender.web.shopper import shopper_element
 
 bp = Blueprint("bootstrap", __name__)
@@ -21,14 +22,19 @@ SDK_MODULES = ("sdk/svc.js",)
     answers={
         200: html(
             "The SDK's module script tag, and, when a valid supplier-token names the shopper, the shopper's "
-            "credential element (then private)."
+            "credential element (then private). When the token could not be checked (the upstream failed), the "
+            "script tag alone, marked X-Degraded and kept by no cache."
         ),
         304: NOT_MODIFIED,
     },
 )
 def window_bootstrap() -> Response:
     """The SDK module and the shopper's credential, for pages with custom or public recipe cards."""
-    element = shopper_element(current_context())
-    set_policy(PRIVATE if element else SAME_FOR_EVERYONE)  # without a shopper, the same for everyone
+    ctx = current_context()
+    element = shopper_element(ctx)
+    set_policy(PRIVATE if element else SAME_WITHOUT_A_SHOPPER)  # without a shopper, the same for everyone
     fragment = render_template("scripts.html", module_urls=get_assets().module_urls(SDK_MODULES))
-    return Response(element + fragment, mimetype="text/html")
+    response = Response(element + fragment, mimetype="text/html")
+    # The token could not be checked (the upstream failed): the shopper's credential is missing, and the copy
+    # without it must reach no cache as the token's answer (prerender/web/degraded.py).
+    return mark_degraded(response) if ctx.supplier_lookup_failed else response

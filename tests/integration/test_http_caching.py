@@ -6,6 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from bs4 import BeautifulSoup
+
+from prerender import create_app
+from tests.conftest import closed_port
 
 from .conftest import browser_headers, get_card, headers
 
@@ -48,6 +52,34 @@ def test_styles_and_the_anonymous_bootstrap_are_public_for_everyone(client):
     ):
         response = client.get(path, headers=hdrs)
         assert is_public(response) and "language-id" not in response.headers.get("Vary", ""), (path, hdrs)
+
+
+def vary(response) -> set[str]:
+    return {name.strip().lower() for name in response.headers.get("Vary", "").split(",") if name.strip()}
+
+
+def test_the_anonymous_bootstrap_is_kept_once_per_supplier_token(client):
+    """Without a valid supplier-token the bootstrap is the same for everyone, but the same URL with a valid one
+    carries the shopper's credential: a cache that keeps the first must key it on the token, or it hands the
+    copy without a credential to a customer's server that sent a valid token."""
+    for token in (None, "not-a-supplier-token"):
+        response = client.get("/v2/svc-window-bootstrap", headers=headers(token=token))
+        assert is_public(response), token
+        assert "supplier-token" in vary(response) and "language-id" not in vary(response), token
+
+
+def test_the_bootstrap_whose_token_could_not_be_checked_is_kept_by_no_cache(app_config):
+    """The upstream is down before the supplier-token could be checked: no credential can be issued (it names
+    the supplier), so this copy is a degraded answer no cache keeps, never the token's public answer."""
+    client = create_app(
+        {**app_config, "UPSTREAM_URL": f"http://127.0.0.1:{closed_port()}", "UPSTREAM_RETRIES": 0}
+    ).test_client()
+    response = client.get("/v2/svc-window-bootstrap", headers=headers(user="bootstrap-outage-user"))
+    assert response.status_code == 200
+    assert response.headers["X-Degraded"] == "upstream"
+    assert response.headers["Cache-Control"] == "private, no-store" and "ETag" not in response.headers
+    fragment = BeautifulSoup(response.get_data(as_text=True), "html5lib")
+    assert fragment.find("svc-shopper") is None and fragment.find("script", type="module") is not None
 
 
 def test_the_bootstrap_with_a_shoppers_credential_is_private(client):
