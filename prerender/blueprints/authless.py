@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, request
 
-from plumbing.problems import Problem
 from prerender.gateway import get_upstream
 from prerender.schemas.responses import AuthlessTokenSchema
 from prerender.web.context import current_context
 from prerender.web.contract import UPSTREAM_FAILURES, declare, json_answer, problem
 from prerender.web.credentials import new_authless_id
+from prerender.web.errors import SupplierTokenProblem
 
 bp = Blueprint("authless", __name__)
 
@@ -31,12 +31,12 @@ def generate_authless_token() -> Response:
     """An unguessable authless id for a logged-out visitor, issued to the supplier's server only."""
     token = (request.headers.get("supplier-token") or "").strip()
     if not token:
-        raise Problem(401, "Send your supplier-token: authless identities are issued to suppliers only.")
+        raise SupplierTokenProblem("Send your supplier-token: authless identities are issued to suppliers only.")
     if (
         current_context().supplier is None
         and get_upstream().suppliers.by_token(token, request_id=current_context().request_id) is None
     ):
-        raise Problem(401, "Unknown supplier-token.")
+        raise SupplierTokenProblem("Unknown supplier-token.")
     response = jsonify(authless_id=new_authless_id())
     response.cache_control.no_store = True  # one visitor's identity: never kept by any cache
     return response

@@ -30,6 +30,14 @@ class CredentialProblem(Problem):
         super().__init__(401, detail, headers={"WWW-Authenticate": challenge})
 
 
+class SupplierTokenProblem(Problem):
+    """A route for suppliers' servers only (issuing an authless identity) called without a valid supplier-token:
+    401, with a challenge naming that credential, as RFC 9110 asks of every 401 (docs/security.md)."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(401, detail, headers={"WWW-Authenticate": 'SupplierToken realm="prerender"'})
+
+
 # Upstream 4xx a browser can act on pass through with the upstream's own explanation (410: a used or expired
 # basket transfer link).
 PASSED_THROUGH_STATUSES = frozenset({400, 403, 404, 409, 410, 422})

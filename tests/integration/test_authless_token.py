@@ -32,6 +32,8 @@ def test_without_a_valid_supplier_token_it_is_a_401_problem(client, token: str |
     answer = client.open("/v1/generate-authless-token", method=method, headers=headers)
     assert answer.status_code == 401 and answer.mimetype == "application/problem+json"
     assert "supplier-token" in answer.get_json()["detail"]
+    # Every 401 names how to authenticate (RFC 9110, section 11.6.1): here, the supplier's token.
+    assert answer.headers["WWW-Authenticate"] == 'SupplierToken realm="prerender"'
 
 
 def test_the_other_headers_are_still_checked(client) -> None:
