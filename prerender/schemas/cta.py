@@ -11,8 +11,9 @@ from marshmallow import EXCLUDE, Schema, ValidationError, fields, pre_load, vali
 from prerender.schemas.fields import FullMatch, Integer
 from prerender.schemas.limits import MAX_EXTERNAL_ID_LENGTH, MAX_SERVES
 
-# The publisher's own id: anything printable (its database's ids are its business), without control characters.
-EXTERNAL_ID_PATTERN = re.compile(r"^[^\x00-\x1f\x7f]+$")
+# The publisher's own id: anything printable (its database's ids are its business), without control characters
+# (its length, at least one character, is the Length rule's to say).
+EXTERNAL_ID_PATTERN = re.compile(r"^[^\x00-\x1f\x7f]*$")
 
 
 class CtaQuery(Schema):

@@ -79,6 +79,21 @@ def test_recipe_id_is_required(client, visitor):
     assert "recipe_id" in answer.get_json()["errors"]["query"]
 
 
+@pytest.mark.parametrize(
+    ("recipe_id", "message"),
+    [
+        ("", "Length must be between 1 and 120."),
+        ("x" * 121, "Length must be between 1 and 120."),
+        ("tab\there", "Must not contain control characters."),
+    ],
+)
+def test_a_bad_recipe_id_is_refused_with_what_is_wrong_with_it(client, visitor, recipe_id, message):
+    """Each message says what is wrong with this value, and only that (an empty id has no control character)."""
+    answer = get_cta(client, visitor, recipe_id=recipe_id)
+    assert answer.status_code == 400 and answer.mimetype == "application/problem+json"
+    assert answer.get_json()["errors"]["query"]["recipe_id"] == [message]
+
+
 def test_the_guest_count_applies(client, visitor):
     element = element_of(get_cta(client, visitor, recipe_id="pub-crepes", guests="3"))
     assert element["guests"] == "3"
