@@ -69,7 +69,7 @@ GENERIC_ANSWERS: Mapping[int, Answer] = {
 }
 BODY_ANSWERS: Mapping[int, Answer] = {
     413: problem("The body is larger than the limit (64 KiB)."),
-    415: problem("The body's Content-Type is not accepted."),
+    415: problem("The body's Content-Type, or a Content-Encoding, is not accepted."),
 }
 
 

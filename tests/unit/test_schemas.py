@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 
 import pytest
@@ -111,6 +112,21 @@ def test_multiple_requires_json(client):
     response = multiple(client, "contexts=1", content_type="application/x-www-form-urlencoded")
     assert response.status_code == 415
     assert response.mimetype == "application/problem+json"
+
+
+@pytest.mark.parametrize("coding", ["gzip", "br", "deflate, gzip", "x-custom"])
+def test_multiple_refuses_a_content_coded_body(client, coding):
+    """The body is read as it is: a compressed one would be misread (a 400 about JSON at best, or a body read as
+    another), so a content coding is refused with what to do instead."""
+    body = json.dumps({"contexts": [{"productIds": ["100001", "100002"], "position": 1}]}).encode()
+    response = client.post(
+        "/v1/recipe-card/multiple",
+        data=gzip.compress(body) if coding == "gzip" else body,
+        headers={**HEADERS, "Content-Encoding": coding},
+        content_type="application/json",
+    )
+    assert response.status_code == 415 and response.mimetype == "application/problem+json"
+    assert f"Content-Encoding: {coding}" in response.get_json()["detail"]
 
 
 def test_multiple_rejects_malformed_json(client):
