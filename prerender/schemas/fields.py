@@ -102,7 +102,7 @@ class JsonIdList(fields.Field[list[str]]):
         ids = []
         for item in items:
             if isinstance(item, bool) or not isinstance(item, (str, int)):
-                raise ValidationError("Every id must be a string.")
+                raise ValidationError("Every id must be a string (or a whole number, read as its digits).")
             text = str(item)
             if not ID_PATTERN.fullmatch(text):
                 raise ValidationError(ID_MESSAGE)

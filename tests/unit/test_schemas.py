@@ -46,6 +46,18 @@ def test_surrounding_ids_must_be_a_json_array_of_ids(client, value):
     assert "surrounding_products_ids" in field_errors(response, "query")
 
 
+@pytest.mark.parametrize("item", ["true", "1.5", "null", '{"id": "1"}'])
+def test_an_id_that_is_neither_text_nor_a_whole_number_is_named_as_such(client, item):
+    """Whole numbers are taken as their digits (`[100001, 100002]`), so the message says so rather than
+    'must be a string' of a value the route would have taken."""
+    response = client.get(
+        "/v1/recipe-card", query_string={"surrounding_products_ids": f'["100001", {item}]'}, headers=HEADERS
+    )
+    assert field_errors(response, "query")["surrounding_products_ids"] == [
+        "Every id must be a string (or a whole number, read as its digits)."
+    ]
+
+
 @pytest.mark.parametrize(
     "version,variant,ok",
     [
