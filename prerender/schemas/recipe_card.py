@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, pre_load, validate, validates_schema
 
 from prerender.schemas.fields import Identifier, Integer, JsonIdList
 from prerender.schemas.limits import (
@@ -108,6 +108,10 @@ class MultipleQueryV2(_MultipleQuery):
     display_variant = _display_variant("v2", strict=False)
 
 
+# The multiple route's suggestion filters (body only).
+FILTERS = ("keyword", "categoryId")
+
+
 class _MultipleBody(_MultipleOptions):
     serves = _serves(strict=True)
     contexts = fields.List(
@@ -117,6 +121,16 @@ class _MultipleBody(_MultipleOptions):
     )
     categoryId = Identifier(load_default=None, allow_none=True)
     keyword = fields.String(load_default=None, allow_none=True, validate=validate.Length(1, MAX_KEYWORD_LENGTH))
+
+    @pre_load
+    def blank_filters_filter_nothing(self, data: Any, **_: Any) -> Any:
+        """`"keyword": ""` (or spaces) and `"categoryId": ""` are what a customer's form sends for no filter:
+        the same as null or absent, not a 400."""
+        if isinstance(data, dict):
+            blank = [name for name in FILTERS if isinstance(data.get(name), str) and not data[name].strip()]
+            if blank:
+                data = {**data, **dict.fromkeys(blank)}
+        return data
 
     @validates_schema
     def positions_are_unique(self, data: dict[str, Any], **_: Any) -> None:

@@ -100,3 +100,19 @@ def test_personalization_disabled_cards_have_no_like_and_no_cta(client, upstream
     cards = [BeautifulSoup(item["html"], "html5lib") for item in data if item["html"]]
     assert cards
     assert all(not c.find(class_="svc-like-button") and not c.find(class_="svc-recipe-card-cta") for c in cards)
+
+
+def test_blank_filters_filter_nothing(client, upstream):
+    """`"keyword": ""` and `"categoryId": ""` are a customer's form with no filter chosen: the cards are those
+    of a body without them, not a 400."""
+
+    def recipes(answer) -> list[str | None]:
+        assert answer.status_code == 200, answer.get_json()
+        cards = [BeautifulSoup(item["html"], "html5lib").find("svc-recipe-card") for item in answer.get_json()["data"]]
+        return [card["recipe-id"] if card else None for card in cards]
+
+    body = {"contexts": [{"productIds": pair, "position": n} for n, pair in enumerate(product_pairs(upstream, 3))]}
+    unfiltered = recipes(post(client, body, {"store_id": "1001"}))
+    assert any(unfiltered)
+    for blank in ({"keyword": "", "categoryId": ""}, {"keyword": "   ", "categoryId": None}):
+        assert recipes(post(client, {**body, **blank}, {"store_id": "1001"})) == unfiltered, blank
