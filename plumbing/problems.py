@@ -18,6 +18,19 @@ PROBLEM_MIMETYPE = "application/problem+json"
 # {"json": {"contexts.0.productIds": ["..."]}}.
 FieldErrors = Mapping[str, Mapping[str, Any]]
 INVALID_PARAMETERS = "The request has invalid parameters."
+# An `about:blank` problem's title is its status's phrase as RFC 9110 recommends it (RFC 9457, section 4.2.1).
+# Python's HTTPStatus (3.11) and werkzeug still say these the RFC 7231 way ("Request Entity Too Large").
+RFC_9110_PHRASES = {
+    413: "Content Too Large",
+    414: "URI Too Long",
+    416: "Range Not Satisfiable",
+    422: "Unprocessable Content",
+}
+
+
+def status_title(status: int) -> str:
+    """The title of an `about:blank` problem of this status."""
+    return RFC_9110_PHRASES.get(status) or HTTPStatus(status).phrase
 
 
 class Problem(Exception):
@@ -38,7 +51,7 @@ class Problem(Exception):
         self.status = status
         self.detail = detail
         self.errors = errors
-        self.title = title or HTTPStatus(status).phrase
+        self.title = title or status_title(status)
         self.headers = dict(headers or {})
         self.extensions = dict(extensions or {})
 
@@ -128,7 +141,7 @@ def problem_response(
 ) -> Response:
     """The problem+json answer; `type` is `about:blank`, so `title` is the status's phrase unless given."""
     body: dict[str, Any] = {**(extensions or {})}
-    body.update(type="about:blank", title=title or HTTPStatus(status).phrase, status=status, detail=detail)
+    body.update(type="about:blank", title=title or status_title(status), status=status, detail=detail)
     if errors is not None:
         body["errors"] = errors
     response: Response = current_app.response_class(json.dumps(body), status=status, mimetype=PROBLEM_MIMETYPE)
@@ -149,11 +162,12 @@ def handle_problem(error: Problem) -> Response:
 
 
 def handle_http_exception(error: HTTPException) -> Response:
-    """Answer werkzeug's 404, 405, 413, 415... with the same body, keeping their headers (Allow...)."""
+    """Answer werkzeug's 404, 405, 413, 415... with the same body, keeping their headers (Allow...); the title is
+    the status's RFC 9110 phrase, not werkzeug's older name."""
     headers = {
         name: value for name, value in error.get_headers() if name.lower() not in ("content-type", "content-length")
     }
-    return problem_response(error.code or 500, error.description or "", title=error.name, headers=headers)
+    return problem_response(error.code or 500, error.description or "", headers=headers)
 
 
 def handle_unexpected(error: Exception) -> Response:

@@ -716,6 +716,7 @@ def test_a_recipe_added_with_choices_is_retried_once(visitor: Shopper, seed) -> 
     # The same key with other choices is another request: refused, nothing applied.
     other_choice = keyed.add(recipe_id, 4, lines=[{"ingredient_id": swapped, "product_id": other, "quantity": 1}])
     assert other_choice.status_code == 422
+    assert other_choice.json["title"] == "Unprocessable Content"  # RFC 9110's phrase (RFC 9457, section 4.2.1)
     assert visitor.basket() == after
 
 

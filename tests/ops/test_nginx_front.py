@@ -274,6 +274,7 @@ def test_a_body_over_64_kib_is_refused_in_prerenders_error_shape(nginx_front):
     refused = requests.post(url, data=b" " * (64 * 1024 + 1), headers=hdrs, timeout=TIMEOUT)
     assert refused.status_code == 413 and refused.headers["Content-Type"] == "application/problem+json"
     assert refused.json()["status"] == 413 and refused.headers["X-Request-Id"]
+    assert refused.json()["title"] == "Content Too Large"  # as prerender's own 413 (plumbing/problems.py)
     # 64 KiB exactly reaches prerender, which judges it (blank JSON: 400).
     judged = requests.post(url, data=b" " * (64 * 1024), headers=hdrs, timeout=TIMEOUT)
     assert judged.status_code == 400

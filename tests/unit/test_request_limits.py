@@ -17,6 +17,7 @@ def test_an_ordinary_request_passes(client):
 def test_a_long_url_is_a_414(client):
     response = client.get("/v1/recipe-card?recipe_id=1&pad=" + "x" * 8100, headers=HEADERS)
     assert response.status_code == 414 and response.mimetype == PROBLEM
+    assert response.get_json()["title"] == "URI Too Long"  # RFC 9110's phrase, as gunicorn's and nginx's own 414
     assert "8000 bytes" in response.get_json()["detail"]
 
 

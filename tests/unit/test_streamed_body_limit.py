@@ -67,6 +67,7 @@ def test_a_chunked_body_over_the_limit_is_a_413(client, route_headers, path, bod
     response = chunked(client, path, padded(body, size), content_type=content_type, base=route_headers(path))
     assert response.status_code == 413 and response.mimetype == PROBLEM
     assert response.get_json()["status"] == 413
+    assert response.get_json()["title"] == "Content Too Large"  # RFC 9110's phrase (RFC 9457, section 4.2.1)
     assert str(LIMIT) in response.get_json()["detail"]
 
 
