@@ -197,9 +197,15 @@ def test_a_paid_basket_is_in_the_history_and_the_preview_removes(
     # Two recipes in the new basket; the preview removes one, and the shop's cart follows.
     page.goto(f"{shop}/idees/recherche?all_recipes=true")
     for index in (3, 4):
-        catalog(page).locator("svc-recipe-card[hydrated]").nth(index).locator(".svc-recipe-card-cta").click()
-        page.get_by_role("dialog").locator(".svc-recipe-details__add-all").click()
-        expect(page.get_by_role("dialog").locator(".svc-recipe-details__add-all")).to_be_enabled()
+        card = catalog(page).locator("svc-recipe-card[hydrated]").nth(index)
+        recipe_id = card.get_attribute("recipe-id")
+        card.locator(".svc-recipe-card-cta").click()
+        # This recipe's drawer, loaded (its footer comes with it), then the basket's word that the write is done
+        # before the page is left: the card in the basket.
+        dialog = page.get_by_role("dialog")
+        expect(dialog.locator(f"svc-recipe-details[recipe-id='{recipe_id}']")).to_be_attached()
+        dialog.locator(".svc-recipe-details__add-all").click()
+        expect(card).to_have_attribute("in-basket", "true")
         page.keyboard.press("Escape")
     page.goto(f"{shop}/idees/panier")
     preview = catalog(page)
