@@ -124,9 +124,9 @@ class RouteContract:
         if self.body is not None:
             coding = request.headers.get("Content-Encoding", "").strip().lower()
             if coding not in ("", "identity"):  # read as it is, a compressed body would be misread (RFC 9110, 8.4)
-                raise UnsupportedMediaType(
-                    f"The body is sent with 'Content-Encoding: {coding[:40]}', which this service does not decode: "
-                    "send it uncompressed."
+                raise UnsupportedMediaType(  # the header named, its value not echoed (as a 431's)
+                    "The body is sent with a Content-Encoding, which this service does not decode: send it "
+                    "uncompressed."
                 )
             if self.beacon and request.mimetype not in BEACON_MIMETYPES:
                 raise UnsupportedMediaType("Send the body as JSON (application/json, or text/plain from sendBeacon).")

@@ -138,7 +138,7 @@ def test_multiple_refuses_a_content_coded_body(client, coding):
         content_type="application/json",
     )
     assert response.status_code == 415 and response.mimetype == "application/problem+json"
-    assert f"Content-Encoding: {coding}" in response.get_json()["detail"]
+    assert "Content-Encoding" in response.get_json()["detail"] and coding not in response.get_json()["detail"]
 
 
 def test_multiple_rejects_malformed_json(client):
