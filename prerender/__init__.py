@@ -25,6 +25,7 @@ from prerender.web.errors import register_errorhandlers
 from prerender.web.http_caching import register_http_caching
 from prerender.web.request_limits import register_request_limits
 from prerender.web.request_log import configure_logging, register_request_log
+from prerender.web.routing import RouteRule
 from prerender.web.security_headers import register_security_headers
 from prerender.web.upstream_budget import register_upstream_budget
 
@@ -41,6 +42,7 @@ LOCAL_ORIGINS = re.compile(rf"https?://(localhost|127\.0\.0\.1|\[::1\])(:{PORT})
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     """Build the prerender application."""
     app = Flask(__name__, instance_path=str(instance_path()), instance_relative_config=True, static_folder=None)
+    app.url_rule_class = RouteRule  # `head=False` for a GET that acts (prerender/web/routing.py)
     app.jinja_options = {**app.jinja_options, "trim_blocks": True, "lstrip_blocks": True}
     load_config(app, test_config)
     configure_logging(app)

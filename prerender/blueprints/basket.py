@@ -167,7 +167,7 @@ for route in FORWARDED:
     add_forwarded_route(bp, route)
 
 
-@bp.get("/merge-authless-basket")
+@bp.get("/merge-authless-basket", head=False)
 @declare(
     callers=Callers.SERVER_OR_BROWSER,
     summary="Merge the logged-out basket into the user's",

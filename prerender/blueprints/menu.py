@@ -181,7 +181,7 @@ def finalize(headers: dict[str, Any]) -> dict[str, Any]:
     return forward(menus.FINALIZE, BasketChangeSchema, ctx.upstream, key=headers["idempotency_key"])
 
 
-@bp.get("/merge-authless-menu")
+@bp.get("/merge-authless-menu", head=False)
 @declare(
     callers=Callers.SERVER_OR_BROWSER,
     summary="The logged-out menu replaces the user's",

@@ -26,10 +26,11 @@ MERGE_REFUSALS = {
 
 
 def merge_response(query: dict[str, Any], headers: dict[str, Any], merge: MergeCall) -> Response:
-    """A merge route's answer: refused for HEAD (Flask serves HEAD with every GET, and a HEAD must not move
-    anything), refused without proof of both identities, else the upstream's answer, never cached."""
+    """A merge route's answer: refused for HEAD (a HEAD must not move anything: routing refuses it on a route
+    declared `head=False`, prerender/web/routing.py, and this keeps a merge declared without it from merging),
+    refused without proof of both identities, else the upstream's answer, never cached."""
     if request.method == "HEAD":
-        raise MethodNotAllowed(valid_methods=["GET"], description="The merge is a GET; HEAD would merge too.")
+        raise MethodNotAllowed(["GET", "OPTIONS"], description="The merge is a GET; HEAD would merge too.")
     ctx = current_context()
     check_merge_proof(ctx, query["authless_id"], headers["authless_credential"])
     params = {name: value for name, value in query.items() if value is not None}

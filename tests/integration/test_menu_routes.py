@@ -186,7 +186,7 @@ def test_a_browser_merges_with_both_credentials_only(client, shopper: str) -> No
     assert_problem(client.get(query, headers=me), 401)
     assert_problem(client.get(query, headers=headers(user=shopper, token="not-a-supplier-token")), 401)
     head = client.head(query, headers=headers(user=shopper))
-    assert head.status_code == 405 and head.headers["Allow"] == "GET"  # a HEAD would merge too
+    assert head.status_code == 405  # a HEAD would merge too
     proof = shopper_credential(client, user=None, authless=authless)
     merged = client.get(query, headers={**me, "authless-credential": proof})
     assert merged.status_code == 200 and recipe_ids(merged.get_json()) == ["3"]

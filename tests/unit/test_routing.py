@@ -1,0 +1,36 @@
+"""URL rules (prerender/web/routing.py): a GET that acts answers no HEAD, and says so the same way whatever
+the method."""
+
+from __future__ import annotations
+
+import pytest
+
+from prerender.web.routing import RouteRule
+from tests.conftest import HEADERS
+
+MERGES = ["/v1/basket/merge-authless-basket", "/v2/basket/merge-authless-basket", "/v2/menu/merge-authless-menu"]
+
+
+@pytest.mark.parametrize("path", MERGES)
+@pytest.mark.parametrize("method", ["HEAD", "POST", "PUT", "DELETE"])
+def test_a_merge_refuses_head_and_every_refusal_lists_the_same_methods(client, path, method):
+    """A HEAD would merge too: it is refused as any method the route does not have, and no `Allow` lists it."""
+    response = client.open(f"{path}?authless_id=visitor-1", method=method, headers=HEADERS)
+    assert response.status_code == 405
+    assert response.headers["Allow"] == "GET, OPTIONS"
+
+
+@pytest.mark.parametrize("path", MERGES)
+def test_a_merges_options_lists_get_alone(client, path):
+    assert client.options(path, headers=HEADERS).headers["Allow"] == "GET, OPTIONS"
+
+
+def test_other_gets_keep_their_head(client):
+    response = client.post("/v1/recipe-card", headers=HEADERS)
+    assert response.status_code == 405 and "HEAD" in response.headers["Allow"]
+
+
+def test_a_copied_rule_keeps_the_option():
+    rule = RouteRule("/merge", methods=["GET"], head=False)
+    assert rule.methods == {"GET"} and rule.empty().methods == {"GET"}
+    assert RouteRule("/read", methods=["GET"]).methods == {"GET", "HEAD"}
