@@ -184,9 +184,27 @@ def test_a_bootstrap_with_a_shoppers_credential_is_never_cached_nor_shared(nginx
     assert set(statuses) <= {"MISS", "BYPASS"}, statuses
 
 
+def allowed(response: requests.Response) -> set[str]:
+    return {method.strip() for method in response.headers["Allow"].split(",")}
+
+
+@pytest.mark.parametrize(
+    "path", ["/v1/basket/merge-authless-basket", "/v2/basket/merge-authless-basket", "/v2/menu/merge-authless-menu"]
+)
+def test_a_head_to_a_merge_reaches_prerender_as_a_head_and_merges_nothing(nginx_front, path):
+    """nginx turns a HEAD into a GET where it caches (proxy_cache_convert_head): a HEAD to a merge would have
+    merged. The per-user routes, the merges among them, are outside the cache, so prerender sees the HEAD and
+    refuses it (a GET is never a 405 there)."""
+    visitor = f"ops-visitor-{unique()}"
+    response = requests.head(
+        f"{nginx_front.url}{path}?authless_id={visitor}", headers=headers(user=f"ops-user-{unique()}"), timeout=TIMEOUT
+    )
+    assert response.status_code == 405 and allowed(response) == {"GET", "OPTIONS"}
+
+
 def test_per_user_routes_never_touch_the_cache(nginx_front):
     browser = live_browser_headers(nginx_front.url, user="ops-basket")
-    for path in ("/v1/basket?store_id=1001", "/v1/likes?recipe_ids=5"):
+    for path in ("/v1/basket?store_id=1001", "/v1/likes?recipe_ids=5", "/v2/menu/current?store_id=1001"):
         for _ in range(2):
             response = get(nginx_front, path, browser)
             assert response.status_code == 200 and "private" in cache_control(response)

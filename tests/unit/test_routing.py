@@ -8,6 +8,11 @@ import pytest
 from prerender.web.routing import RouteRule
 from tests.conftest import HEADERS
 
+def allowed(response) -> set[str]:
+    """The methods of an `Allow` header (a set: werkzeug writes them in no fixed order)."""
+    return {method.strip() for method in response.headers["Allow"].split(",")}
+
+
 MERGES = ["/v1/basket/merge-authless-basket", "/v2/basket/merge-authless-basket", "/v2/menu/merge-authless-menu"]
 
 
@@ -17,17 +22,17 @@ def test_a_merge_refuses_head_and_every_refusal_lists_the_same_methods(client, p
     """A HEAD would merge too: it is refused as any method the route does not have, and no `Allow` lists it."""
     response = client.open(f"{path}?authless_id=visitor-1", method=method, headers=HEADERS)
     assert response.status_code == 405
-    assert response.headers["Allow"] == "GET, OPTIONS"
+    assert allowed(response) == {"GET", "OPTIONS"}
 
 
 @pytest.mark.parametrize("path", MERGES)
 def test_a_merges_options_lists_get_alone(client, path):
-    assert client.options(path, headers=HEADERS).headers["Allow"] == "GET, OPTIONS"
+    assert allowed(client.options(path, headers=HEADERS)) == {"GET", "OPTIONS"}
 
 
 def test_other_gets_keep_their_head(client):
     response = client.post("/v1/recipe-card", headers=HEADERS)
-    assert response.status_code == 405 and "HEAD" in response.headers["Allow"]
+    assert response.status_code == 405 and "HEAD" in allowed(response)
 
 
 def test_a_copied_rule_keeps_the_option():
