@@ -8,6 +8,7 @@ import pytest
 from prerender.web.routing import RouteRule
 from tests.conftest import HEADERS
 
+
 def allowed(response) -> set[str]:
     """The methods of an `Allow` header (a set: werkzeug writes them in no fixed order)."""
     return {method.strip() for method in response.headers["Allow"].split(",")}
