@@ -3,6 +3,7 @@ problem, keyed by location), with navigator.sendBeacon's bodies and a memo of pa
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from flask import Request
@@ -10,7 +11,7 @@ from marshmallow import Schema
 from webargs import core
 from webargs.flaskparser import FlaskParser
 
-from plumbing.parsing import INVALID_JSON, ProblemParser
+from plumbing.parsing import INVALID_JSON, ProblemParser, refuse_nul
 from plumbing.problems import ValidationProblem
 from prerender.memory_cache import LockedLru
 
@@ -57,6 +58,9 @@ class RouteParser(ProblemParser):
     # plain attribute and mypy refuses a ClassVar override of that.
     __location_map__ = dict(beacon="load_beacon", **FlaskParser.__location_map__)  # noqa: RUF012 (see above)
 
+    # In a problem's `errors`, a beacon's body is the JSON body it is, and a path's parameters `path`.
+    location_names = MappingProxyType({"beacon": "json", "view_args": "path"})
+
     def __init__(self, *args: Any, parsed_queries: int = 2048, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.parsed_queries = ParsedQueries(size=parsed_queries)
@@ -78,9 +82,10 @@ class RouteParser(ProblemParser):
         """The body parsed as JSON, whatever its Content-Type (ValueError: malformed, undecodable, or an
         integer Python does not convert)."""
         try:
-            return core.parse_json(req.get_data(cache=True))
+            body = core.parse_json(req.get_data(cache=True))
         except (ValueError, RecursionError) as error:
             raise ValidationProblem(INVALID_JSON) from error
+        return refuse_nul("json", body)
 
 
 # The one parser of every route (prerender/web/contract.py).

@@ -145,5 +145,26 @@ def test_a_json_body_python_cannot_load_is_400_not_a_server_error(client: FlaskC
     assert response.get_json(force=True)["errors"] == {"json": {"_schema": [message]}}
 
 
+@pytest.mark.parametrize(
+    ("body", "query", "errors"),
+    [
+        ({"keyword": "tomate\u0000"}, {}, {"json": {"keyword": ["Must not contain a NUL character."]}}),
+        ({"product_ids": ["1", "2\u0000"]}, {}, {"json": {"product_ids.1": ["Must not contain a NUL character."]}}),
+        (
+            {"contexts": []},
+            {"preferences": "true\u0000"},
+            {"query": {"preferences": ["Must not contain a NUL character."]}},
+        ),
+    ],
+    ids=["value", "nested-value", "query"],
+)
+def test_a_nul_character_is_400_naming_where_it_was(client: FlaskClient, body, query, errors) -> None:
+    """PostgreSQL refuses NUL in text: sent on, it was a 500 of this service (which a caller's circuit breaker
+    counts as an outage). No field means one, so it is the caller's error, on either database."""
+    response = client.post("/api/v1/suggestions", json=body, query_string=query)
+    assert response.status_code == 400 and response.mimetype == PROBLEM
+    assert response.get_json(force=True)["errors"] == errors
+
+
 def test_unknown_query_parameters_are_ignored(client: FlaskClient) -> None:
     assert client.get("/api/v1/recipes?utm_source=x&per_page=1").status_code == 200

@@ -71,7 +71,18 @@ def test_events_without_ids_are_still_accepted(client, upstream):
 def test_a_malformed_event_id_is_a_400(client, event_id):
     response = client.post("/v1/events", json={"events": [{**EVENT, "id": event_id}]}, headers=browser_headers(client))
     assert response.status_code == 400, response.get_data(as_text=True)
-    assert response.get_json()["errors"]["beacon"]["events.0.id"]  # the events route reads JSON and beacons alike
+    assert response.get_json()["errors"]["json"]["events.0.id"]  # the events route reads JSON and beacons alike
+
+
+def test_a_beacons_nul_character_is_a_400_naming_it_in_the_json_body(client, upstream):
+    """A beacon's body is JSON sent as text/plain: its errors are the JSON body's, a NUL character (which
+    PostgreSQL would refuse to store) among them; nothing is stored."""
+    session = "events-nul"
+    body = {"headers": browser_headers(client, session=session), "events": [{**EVENT, "path": "/\u0000"}]}
+    response = client.post("/v1/events", data=json.dumps(body), content_type="text/plain;charset=UTF-8")
+    assert response.status_code == 400
+    assert response.get_json()["errors"] == {"json": {"events.0.path": ["Must not contain a NUL character."]}}
+    assert stored(upstream, session) == []
 
 
 def test_beacon_headers_only_on_the_events_route(client):

@@ -38,7 +38,7 @@ def test_a_recipe_id_with_a_trailing_newline_likes_nothing(client):
     user = browser_headers(client, user="likes-newline-user")
     response = client.put("/v1/likes/5%0A", headers=user)
     assert response.status_code == 400 and response.mimetype == "application/problem+json"
-    assert "recipe_id" in response.get_json()["errors"]["view_args"]
+    assert "recipe_id" in response.get_json()["errors"]["path"]
     assert client.get("/v1/likes?recipe_ids=5", headers=user).get_json() == {"data": []}
 
 

@@ -139,6 +139,20 @@ def test_invalid_payments_are_400(client, user, body, query, field):
     assert field in str(answer.get_json().get("errors"))
 
 
+def test_a_nul_in_the_order_id_is_the_shoppers_400_and_leaves_the_baskets_breaker_closed(client, user):
+    """PostgreSQL refuses a NUL character: sent on, each such payment was the recipe service's 500, and twenty
+    of them opened the baskets' circuit breaker for every shopper (a 503 for their basket writes). It is the
+    caller's 400 here, and nothing reaches the recipe service."""
+    body = {"store_id": STORE, "totalPrice": 0, "products": []}
+    for attempt in range(25):
+        answer = client.post(f"/v1/baskets/handle-payment?order-id=a%00{attempt}", json=body, headers=user)
+        assert answer.status_code == 400 and answer.get_json()["errors"] == {
+            "query": {"order-id": ["Must not contain a NUL character."]}
+        }
+    assert client.get("/healthz").get_json()["upstream"]["baskets"] == "closed"
+    assert pay(client, user, total=0, products=[]).status_code != 503
+
+
 def test_only_the_shoppers_browser_confirms(client):
     # The customer's server headers (a claim, even with the supplier token) are no credential here.
     answer = client.post(

@@ -43,7 +43,7 @@ def test_a_query_id_with_a_trailing_newline_is_a_400(client, query: str, field: 
 @pytest.mark.parametrize(("method", "path"), [("PUT", "/v1/likes/5%0A"), ("DELETE", "/v1/likes/5%0A")])
 def test_a_recipe_id_in_a_path_with_a_trailing_newline_is_a_400(client, shopper_headers, method: str, path: str):
     response = client.open(path, method=method, headers=shopper_headers)
-    assert "recipe_id" in field_errors(response, "view_args")
+    assert "recipe_id" in field_errors(response, "path")
 
 
 def test_an_id_in_a_json_body_with_a_trailing_newline_is_a_400(client, shopper_headers) -> None:
