@@ -20,8 +20,12 @@ AUTHORIZATION_PATTERN = re.compile(rf"^user_id ({IDENTITY_CHARACTERS})$")
 # `fr`, `en`, optionally `-<retailer>` naming a text override file (prerender/rendering/i18n.py).
 # Plain groups (1: language, 2: variant): the pattern is also published in /openapi.json, as ECMA-262.
 LANGUAGE_PATTERN = re.compile(rf"^({'|'.join(SUPPORTED_LANGUAGES)})(?:-([a-z0-9_]{{1,32}}))?$")
-# `Bearer <credential>` (RFC 6750's b64token characters): how a browser route names its shopper.
-BEARER_PATTERN = re.compile(r"^Bearer ([A-Za-z0-9._~+/-]+=*)$")
+# `Bearer <credential>` (RFC 6750's b64token characters): how a browser route names its shopper. The scheme's
+# name is case-insensitive (RFC 9110, section 11.1); the characters of the credential are case-insensitive here
+# anyway, since the class holds both cases.
+BEARER_PATTERN = re.compile(r"^Bearer ([A-Za-z0-9._~+/-]+=*)$", re.IGNORECASE)
+# An authorization that says it is a Bearer credential, well formed or not.
+BEARER_SCHEME = re.compile(r"^Bearer(?:[ \t]|$)", re.IGNORECASE)
 PROFILING_VALUES = {"true": True, "1": True, "false": False, "0": False}
 # An X-Request-Id that is kept as given (anything else is replaced by a new id, never refused).
 REQUEST_ID_PATTERN = re.compile(r"^[A-Za-z0-9._-]{1,64}$")

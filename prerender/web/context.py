@@ -23,7 +23,14 @@ from werkzeug.exceptions import Forbidden
 
 from plumbing.problems import ValidationProblem
 from prerender.gateway import CallerIdentity, Supplier, UpstreamError, get_upstream
-from prerender.schemas.headers import BEARER_PATTERN, OWS, BrowserHeaders, RequestHeaders, VisitorHeaders
+from prerender.schemas.headers import (
+    BEARER_PATTERN,
+    BEARER_SCHEME,
+    OWS,
+    BrowserHeaders,
+    RequestHeaders,
+    VisitorHeaders,
+)
 from prerender.web.contract import Callers, RouteContract, request_contract
 from prerender.web.credentials import InvalidCredential, Shopper, get_signer
 from prerender.web.errors import CredentialProblem
@@ -162,8 +169,18 @@ def load_request_context() -> None:
     contract = request_contract()
     headers = _request_headers(contract)
     callers = contract.callers if contract is not None else Callers.SERVER
-    bearer = BEARER_PATTERN.fullmatch(headers.get("authorization", "").strip(OWS))
-    if callers is Callers.BROWSER or (callers is Callers.SERVER_OR_BROWSER and bearer is not None):
+    authorization = headers.get("authorization", "").strip(OWS)
+    # A Bearer credential, well formed or not, is a browser's: on a route either may call, a malformed one is the
+    # browser's 401 (invalid_token), not a server's 400 about `user_id`.
+    claims_bearer = BEARER_SCHEME.match(authorization) is not None
+    bearer = BEARER_PATTERN.fullmatch(authorization)
+    if callers is Callers.BROWSER or (callers is Callers.SERVER_OR_BROWSER and claims_bearer):
+        if claims_bearer and bearer is None:
+            raise CredentialProblem(
+                "Invalid credential: send 'Authorization: Bearer <credential>', one credential as the fragment "
+                "or the bootstrap gave it.",
+                invalid=True,
+            )
         g.ctx = _browser_context(headers, bearer.group(1) if bearer else None)
     else:
         g.ctx = _server_context(headers, identity=contract is None or contract.identity)

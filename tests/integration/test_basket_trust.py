@@ -84,3 +84,28 @@ def test_a_key_reused_for_another_write_is_refused(client, shopper: str) -> None
 def test_a_malformed_key_is_a_400_naming_it(client, shopper: str) -> None:
     answer = add(client, browser_headers(client, user=shopper), **{"Idempotency-Key": "has spaces"})
     assert answer.status_code == 400 and "idempotency-key" in answer.get_json()["errors"]["headers"]
+
+
+@pytest.mark.parametrize(
+    "malformed", ["Bearer {credential},", "Bearer {credential} {credential}", "Bearer", "Bearer ", "BEARER a b"]
+)
+@pytest.mark.parametrize(
+    "path", ["/v1/basket?store_id=1001", "/v1/recipe-details?recipe_id=5&store_id=1001", "/v2/favorite-items"]
+)
+def test_a_malformed_bearer_credential_is_a_401_invalid_token(client, shopper, malformed, path):
+    """A Bearer credential, well formed or not, is a browser's: a malformed one is the 401 of an altered credential
+    (docs/browser-api.md), on a browser route as on one a server may call too (not a 400 about `user_id`)."""
+    mine = browser_headers(client, user=shopper)
+    credential = mine["authorization"].removeprefix("Bearer ")
+    answer = client.get(path, headers={**mine, "authorization": malformed.format(credential=credential)})
+    assert answer.status_code == 401 and answer.mimetype == "application/problem+json"
+    assert answer.headers["WWW-Authenticate"] == 'Bearer realm="prerender", error="invalid_token"'
+
+
+def test_the_bearer_scheme_is_case_insensitive(client, shopper):
+    """RFC 9110 (section 11.1): `bearer` and `BEARER` name the same scheme as `Bearer`."""
+    mine = browser_headers(client, user=shopper)
+    credential = mine["authorization"].removeprefix("Bearer ")
+    for scheme in ("bearer", "BEARER"):
+        answer = client.get("/v1/basket?store_id=1001", headers={**mine, "authorization": f"{scheme} {credential}"})
+        assert answer.status_code == 200, answer.get_json()
