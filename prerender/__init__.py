@@ -68,7 +68,9 @@ def register_extensions(app: Flask) -> None:
         app,
         origins=[LOCAL_ORIGINS, *app.config["CORS_ALLOWED_ORIGINS"]],
         allow_headers=[*request_header_names(), "content-type"],
-        expose_headers=["X-Request-Id", "X-Has-More"],
+        # What a page on another origin may read: the request id, the planner panel's "more", and the headers
+        # the browser routes' problems carry (when to retry a 503, what a 401 wants: docs/browser-api.md).
+        expose_headers=["X-Request-Id", "X-Has-More", "Retry-After", "WWW-Authenticate"],
         methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
         max_age=600,
         # No CORS headers on a request without Origin (it is not a CORS request, and they would
