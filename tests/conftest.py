@@ -19,6 +19,19 @@ TEST_SECRET_KEY = "test-signing-key-" + "k" * 32
 HEADERS = {"authorization": "user_id u-1", "language-id": "fr", "session-id": "session-1"}
 
 
+def listed(response, name: str) -> set[str]:
+    """The values of a list header over all its field lines, lower-cased (prerender's Vary and flask-cors's
+    `Vary: Origin` are two lines, which HTTP reads as one list). A Flask test response or a requests one (whose
+    lines requests has already joined)."""
+    lines = response.headers.getlist(name) if hasattr(response.headers, "getlist") else [response.headers.get(name, "")]
+    return {part.strip().lower() for line in lines for part in line.split(",") if part.strip()}
+
+
+def allowed(response) -> set[str]:
+    """The methods of an answer's `Allow` (werkzeug writes them in no fixed order)."""
+    return {method.upper() for method in listed(response, "Allow")}
+
+
 def closed_port() -> int:
     """A loopback port nothing listens on: an upstream that refuses connections."""
     with socket.socket() as sock:

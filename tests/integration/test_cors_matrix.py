@@ -20,7 +20,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from prerender import create_app
-from tests.conftest import TEST_SECRET_KEY
+from tests.conftest import TEST_SECRET_KEY, listed
 from tests.live import Stack
 from tests.stacks import DEFAULT_STACK
 
@@ -113,12 +113,6 @@ def cors_app(coreapi_url: str, stack: Stack) -> Flask:
 @pytest.fixture
 def cors_client(cors_app: Flask) -> FlaskClient:
     return cors_app.test_client()
-
-
-def listed(response, name: str) -> set[str]:
-    """The values of a list header over all its field lines (prerender's Vary and flask-cors's `Vary: Origin`
-    are two lines, which HTTP reads as one list)."""
-    return {part.strip().lower() for line in response.headers.getlist(name) for part in line.split(",") if part.strip()}
 
 
 def route_id(route: tuple[str, str, Any]) -> str:

@@ -23,6 +23,7 @@ from flask import Flask
 
 import prerender
 from bench.nginx import SHIPPED_CONFIG, NginxFront
+from tests.conftest import allowed
 from tests.integration.conftest import headers, live_browser_headers
 from tests.live import LiveServer, Stack
 
@@ -182,10 +183,6 @@ def test_a_bootstrap_with_a_shoppers_credential_is_never_cached_nor_shared(nginx
         assert element is not None and element["shopper-id"] == user
         statuses.append(response.headers.get("X-Cache-Status"))
     assert set(statuses) <= {"MISS", "BYPASS"}, statuses
-
-
-def allowed(response: requests.Response) -> set[str]:
-    return {method.strip() for method in response.headers["Allow"].split(",")}
 
 
 @pytest.mark.parametrize(

@@ -6,13 +6,7 @@ from __future__ import annotations
 import pytest
 
 from prerender.web.routing import RouteRule
-from tests.conftest import HEADERS
-
-
-def allowed(response) -> set[str]:
-    """The methods of an `Allow` header (a set: werkzeug writes them in no fixed order)."""
-    return {method.strip() for method in response.headers["Allow"].split(",")}
-
+from tests.conftest import HEADERS, allowed
 
 MERGES = ["/v1/basket/merge-authless-basket", "/v2/basket/merge-authless-basket", "/v2/menu/merge-authless-menu"]
 
