@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Response, jsonify, request
-from werkzeug.exceptions import Forbidden, MethodNotAllowed
+from flask import Response, jsonify
+from werkzeug.exceptions import Forbidden
 
 from prerender.gateway import CallerIdentity
 from prerender.web.context import RequestContext, current_context
@@ -26,11 +26,9 @@ MERGE_REFUSALS = {
 
 
 def merge_response(query: dict[str, Any], headers: dict[str, Any], merge: MergeCall) -> Response:
-    """A merge route's answer: refused for HEAD (a HEAD must not move anything: routing refuses it on a route
-    declared `head=False`, prerender/web/routing.py, and this keeps a merge declared without it from merging),
-    refused without proof of both identities, else the upstream's answer, never cached."""
-    if request.method == "HEAD":
-        raise MethodNotAllowed(["GET", "OPTIONS"], description="The merge is a GET; HEAD would merge too.")
+    """A merge route's answer: refused without proof of both identities, else the upstream's answer, never
+    cached. A HEAD never gets here: a merge route is declared `head=False` (prerender/web/routing.py), so
+    routing refuses it (tests/unit/test_routing.py checks every merge rule)."""
     ctx = current_context()
     check_merge_proof(ctx, query["authless_id"], headers["authless_credential"])
     params = {name: value for name, value in query.items() if value is not None}

@@ -25,6 +25,14 @@ def test_a_merges_options_lists_get_alone(client, path):
     assert allowed(client.options(path, headers=HEADERS)) == {"GET", "OPTIONS"}
 
 
+def test_every_merge_rule_has_no_head(app):
+    """Whatever merges (an endpoint named for it) is declared `head=False`: nothing else keeps a HEAD from
+    running the merge."""
+    merges = [rule for rule in app.url_map.iter_rules() if "merge" in rule.endpoint]
+    assert {rule.rule for rule in merges} == set(MERGES)
+    assert all("HEAD" not in rule.methods for rule in merges)
+
+
 def test_other_gets_keep_their_head(client):
     response = client.post("/v1/recipe-card", headers=HEADERS)
     assert response.status_code == 405 and "HEAD" in allowed(response)
