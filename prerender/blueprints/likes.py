@@ -19,6 +19,7 @@ from prerender.web.contract import (
     Callers,
     declare,
     json_answer,
+    no_content,
     problem,
 )
 from prerender.web.http_caching import PRIVATE, cache_policy
@@ -73,7 +74,7 @@ def liked(query: dict[str, Any]) -> dict[str, list[str]]:
 def like(recipe_id: str) -> Response:
     """Like a recipe (idempotent)."""
     get_upstream().likes.set_liked(liking_user().upstream, recipe_id, liked=True)
-    return Response(status=204)
+    return no_content()
 
 
 @bp.delete("/<recipe_id>")
@@ -81,4 +82,4 @@ def like(recipe_id: str) -> Response:
 def unlike(recipe_id: str) -> Response:
     """Unlike a recipe (idempotent)."""
     get_upstream().likes.set_liked(liking_user().upstream, recipe_id, liked=False)
-    return Response(status=204)
+    return no_content()

@@ -23,6 +23,7 @@ from prerender.web.contract import (
     Callers,
     declare,
     json_answer,
+    no_content,
     problem,
 )
 from prerender.web.http_caching import PRIVATE, cache_policy
@@ -92,4 +93,4 @@ def remove() -> Response:
     if ctx.supplier is None or not (ctx.is_connected or ctx.authless_id is not None):
         raise Forbidden("Preferences belong to a shopper (a user or an authless visitor) of a known supplier.")
     get_upstream().catalog.clear_preferences(ctx.upstream)
-    return Response(status=204)
+    return no_content()

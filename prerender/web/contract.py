@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from flask import current_app, g, request
+from flask import Response, current_app, g, request
 from marshmallow import Schema
 from werkzeug.exceptions import UnsupportedMediaType
 
@@ -57,6 +57,16 @@ def problem(description: str) -> Answer:
 
 
 NO_CONTENT = Answer("Done.")
+
+
+def no_content() -> Response:
+    """The answer of NO_CONTENT: a 204 without a body, so without a Content-Type either (Flask would label the
+    empty body text/html)."""
+    response = Response(status=204)
+    del response.headers["Content-Type"]
+    return response
+
+
 NOT_MODIFIED = Answer("Not modified (If-None-Match matched the ETag).")
 UPSTREAM_FAILURES: Mapping[int, Answer] = {
     502: problem("The recipe service failed or answered something malformed."),

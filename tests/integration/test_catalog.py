@@ -347,7 +347,9 @@ def test_preferences_are_stored_per_shopper_and_change_the_lists(client, upstrea
         == everything
     )
 
-    assert client.delete("/v2/preferences", headers=hdrs).status_code == 204
+    removed = client.delete("/v2/preferences", headers=hdrs)
+    assert removed.status_code == 204
+    assert "Content-Type" not in removed.headers  # no content, so no type (Flask's default would say text/html)
     assert client.get("/v2/preferences", headers=hdrs).get_json()["diets"] == []
 
 

@@ -10,9 +10,13 @@ from .conftest import browser_headers, headers
 
 def test_like_then_unlike(client):
     user = browser_headers(client, user="likes-user")
-    assert client.put("/v1/likes/7", headers=user).status_code == 204
+    liked = client.put("/v1/likes/7", headers=user)
+    assert liked.status_code == 204
     assert client.get("/v1/likes?recipe_ids=7,8", headers=user).get_json() == {"data": ["7"]}
-    assert client.delete("/v1/likes/7", headers=user).status_code == 204
+    unliked = client.delete("/v1/likes/7", headers=user)
+    assert unliked.status_code == 204
+    # No content, so no type (Flask's default would say text/html).
+    assert "Content-Type" not in liked.headers and "Content-Type" not in unliked.headers
     assert client.get("/v1/likes?recipe_ids=7,8", headers=user).get_json() == {"data": []}
 
 
