@@ -1,13 +1,15 @@
 """The webargs parser of both services: what does not match its schema is one 400 problem, keyed by location
 and dotted path (plumbing/problems.py), never webargs' default 422 nor a bare 400; a JSON body Python cannot
-load (malformed, nested too deeply, an integer of too many digits) is such a 400 too, never a 500. So is a NUL
-character (U+0000) in any text of a query or a JSON body: no field of either service means one, and PostgreSQL
-refuses to store it, which would make the client's mistake the upstream's 500 (and, counted by the caller's
-circuit breaker, an outage for every shopper)."""
+load (malformed, nested too deeply, an integer of too many digits) is such a 400 too, never a 500. So is a text
+no database stores, in a query or a JSON body: a NUL character (U+0000), which PostgreSQL refuses, or a lone
+UTF-16 surrogate (JSON may escape half a pair, `"\\ud800"`), which has no UTF-8 form for either database. No
+field of either service means one, and sent on, the client's mistake would be the upstream's 500 (and, counted
+by the caller's circuit breaker, an outage for every shopper)."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any, NoReturn
@@ -21,31 +23,49 @@ from plumbing.problems import ValidationProblem
 INVALID_JSON = {"json": {"_schema": ["Invalid JSON body."]}}
 TOO_DEEP = {"json": {"_schema": ["The JSON body is nested too deeply."]}}
 NUL_MESSAGE = "Must not contain a NUL character."
+SURROGATE_MESSAGE = "Must not contain a lone surrogate (U+D800 to U+DFFF): it is no character."
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def paths_holding_nul(value: Any) -> Iterator[str]:
-    """The dotted paths of the texts (values and object keys) of a loaded JSON value holding U+0000; `_schema`
-    for the value itself. Walked with a stack: the value may be as deep as the JSON loader allowed."""
+def unstorable(text: str) -> str | None:
+    """What makes `text` one no database stores (a NUL character, a lone surrogate), or None."""
+    if "\x00" in text:
+        return NUL_MESSAGE
+    if LONE_SURROGATE.search(text):
+        return SURROGATE_MESSAGE
+    return None
+
+
+def unstorable_texts(value: Any) -> Iterator[tuple[str, str]]:
+    """The dotted path and message of each text (values and object keys) of a loaded JSON value that no
+    database stores; `_schema` for the value itself. Walked with a stack: the value may be as deep as the JSON
+    loader allowed."""
     stack: list[tuple[tuple[str, ...], Any]] = [((), value)]
     while stack:
         path, item = stack.pop()
         if isinstance(item, str):
-            if "\x00" in item:
-                yield ".".join(path) or "_schema"
+            message = unstorable(item)
+            if message:
+                yield ".".join(path) or "_schema", message
         elif isinstance(item, dict):
             for key, member in item.items():
-                if "\x00" in str(key):
-                    yield ".".join((*path, str(key)))
+                message = unstorable(str(key))
+                if message:
+                    yield ".".join((*path, str(key))), message
                 stack.append(((*path, str(key)), member))
         elif isinstance(item, list):
             stack.extend(((*path, str(index)), member) for index, member in enumerate(item))
 
 
-def refuse_nul(location: str, value: Any) -> Any:
-    """`value`, loaded from `location`, or a 400 problem naming each place that holds a NUL character."""
-    paths = sorted(set(paths_holding_nul(value)))
-    if paths:
-        raise ValidationProblem({location: {path: [NUL_MESSAGE] for path in paths}})
+def refuse_unstorable(location: str, value: Any) -> Any:
+    """`value`, loaded from `location`, or a 400 problem naming each place holding a text no database stores."""
+    errors: dict[str, list[str]] = {}
+    for path, message in sorted(unstorable_texts(value)):
+        errors.setdefault(path, [])
+        if message not in errors[path]:
+            errors[path].append(message)
+    if errors:
+        raise ValidationProblem({location: errors})
     return value
 
 
@@ -66,15 +86,16 @@ class ProblemParser(FlaskParser):
         raise ValidationProblem(messages) from error
 
     def load_querystring(self, req: Request, schema: Schema) -> Any:
-        """The query string, refused when a name or value holds a NUL character."""
+        """The query string, refused when a name or value holds a NUL character (werkzeug decodes a percent-escape
+        that is no UTF-8 as U+FFFD, so a query holds no lone surrogate)."""
         holding = {name for name, values in req.args.lists() if "\x00" in name or any("\x00" in v for v in values)}
         if holding:
             raise ValidationProblem({"query": {name: [NUL_MESSAGE] for name in sorted(holding)}})
         return super().load_querystring(req, schema)
 
     def load_json(self, req: Request, schema: Schema) -> Any:
-        """The JSON body, refused when a text in it holds a NUL character."""
-        return refuse_nul("json", super().load_json(req, schema))
+        """The JSON body, refused when a text in it is one no database stores."""
+        return refuse_unstorable("json", super().load_json(req, schema))
 
     def _raw_load_json(self, req: Request) -> Any:
         """JSON the interpreter cannot load is bad input, not a server error: nested too deeply, or with an

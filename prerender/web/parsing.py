@@ -11,7 +11,7 @@ from marshmallow import Schema
 from webargs import core
 from webargs.flaskparser import FlaskParser
 
-from plumbing.parsing import INVALID_JSON, ProblemParser, refuse_nul
+from plumbing.parsing import INVALID_JSON, ProblemParser, refuse_unstorable
 from plumbing.problems import ValidationProblem
 from prerender.memory_cache import LockedLru
 
@@ -85,7 +85,7 @@ class RouteParser(ProblemParser):
             body = core.parse_json(req.get_data(cache=True))
         except (ValueError, RecursionError) as error:
             raise ValidationProblem(INVALID_JSON) from error
-        return refuse_nul("json", body)
+        return refuse_unstorable("json", body)
 
 
 # The one parser of every route (prerender/web/contract.py).

@@ -155,12 +155,18 @@ def test_a_json_body_python_cannot_load_is_400_not_a_server_error(client: FlaskC
             {"preferences": "true\u0000"},
             {"query": {"preferences": ["Must not contain a NUL character."]}},
         ),
+        (
+            {"product_ids": ["1", "\ud800"]},
+            {},
+            {"json": {"product_ids.1": ["Must not contain a lone surrogate (U+D800 to U+DFFF): it is no character."]}},
+        ),
     ],
-    ids=["value", "nested-value", "query"],
+    ids=["value", "nested-value", "query", "lone-surrogate"],
 )
-def test_a_nul_character_is_400_naming_where_it_was(client: FlaskClient, body, query, errors) -> None:
-    """PostgreSQL refuses NUL in text: sent on, it was a 500 of this service (which a caller's circuit breaker
-    counts as an outage). No field means one, so it is the caller's error, on either database."""
+def test_a_text_no_database_stores_is_400_naming_where_it_was(client: FlaskClient, body, query, errors) -> None:
+    """PostgreSQL refuses NUL in text, and a lone surrogate (JSON may escape half a UTF-16 pair) has no UTF-8
+    form for either database: sent on, each was a 500 of this service (which a caller's circuit breaker counts
+    as an outage). No field means one, so it is the caller's error, on either database."""
     response = client.post("/api/v1/suggestions", json=body, query_string=query)
     assert response.status_code == 400 and response.mimetype == PROBLEM
     assert response.get_json(force=True)["errors"] == errors

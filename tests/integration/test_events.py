@@ -85,6 +85,24 @@ def test_a_beacons_nul_character_is_a_400_naming_it_in_the_json_body(client, ups
     assert stored(upstream, session) == []
 
 
+def test_a_lone_surrogate_is_a_400_and_nothing_reaches_the_recipe_service(client, upstream):
+    """JSON may escape half a UTF-16 pair (`"\\ud800"`): such a text has no UTF-8 form, so sent on, the recipe
+    service could not store it and answered 500 (on either database), which the events' breaker counted."""
+    session = "events-surrogate"
+    body = {"events": [{**EVENT, "path": "/\ud800"}]}
+    response = client.post(
+        "/v1/events",
+        data=json.dumps(body),
+        content_type="application/json",
+        headers=browser_headers(client, session=session),
+    )
+    assert response.status_code == 400
+    assert response.get_json()["errors"] == {
+        "json": {"events.0.path": ["Must not contain a lone surrogate (U+D800 to U+DFFF): it is no character."]}
+    }
+    assert stored(upstream, session) == []
+
+
 def test_beacon_headers_only_on_the_events_route(client):
     browser = browser_headers(client, user=None, authless="x", session="s")
     body = {"headers": browser, "recipe_id": "5", "guests": 4, "store_id": "1001"}
