@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import time
 from collections.abc import Mapping
 from types import TracebackType
@@ -34,6 +35,10 @@ if TYPE_CHECKING:
     from urllib3.response import BaseHTTPResponse
 
 log = logging.getLogger(__name__)
+
+# A JSON escape of a UTF-16 surrogate (U+D800 to U+DFFF): the only way a lone one gets into a decoded answer.
+SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 RETRYABLE_STATUSES = frozenset({502, 503, 504})
 RETRY_PAUSE_SECONDS = 0.05
@@ -306,6 +311,20 @@ class UpstreamHttp:
                 raise UpstreamBadResponse(f"empty answer from {endpoint}")
             return None
         try:
-            return response.json()
+            answer = response.json()
         except ValueError as error:
             raise UpstreamBadResponse(f"answer of {endpoint} is not JSON") from error
+        return without_lone_surrogates(answer) if SURROGATE_ESCAPE.search(response.content) else answer
+
+
+def without_lone_surrogates(value: Any) -> Any:
+    """`value` (decoded JSON) with each lone surrogate of its texts replaced by U+FFFD, as a browser decodes one.
+    JSON may escape half of a UTF-16 pair on its own (`"\\ud800"`); such a text has no UTF-8 form, so one in
+    a recipe's title would fail the fragment's encoding, while a pair escaped whole is one character already."""
+    if isinstance(value, str):
+        return LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [without_lone_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {without_lone_surrogates(key): without_lone_surrogates(item) for key, item in value.items()}
+    return value

@@ -9,7 +9,8 @@ from decimal import Decimal
 import pytest
 import requests
 from bs4 import BeautifulSoup
-from flask import g
+from flask import Response, g
+from flask import request as flask_request
 
 from prerender import create_app
 from prerender.gateway import UpstreamTimeout
@@ -269,3 +270,38 @@ def ctx_identity(app):
     with app.test_request_context("/v1/recipe-card", headers=headers()):
         app.preprocess_request()
         return g.ctx.upstream
+
+
+def test_a_lone_surrogate_in_an_upstream_text_is_shown_as_a_replacement_character(app_config, coreapi_url, proxy):
+    """JSON may escape half a UTF-16 pair (`"\\ud800"`). Decoded as is, that text has no UTF-8 form, and a
+    recipe's title holding one made the card (and a catalog page of it) a 500. It reads as U+FFFD, as a
+    browser decodes it; the rest of the card is there."""
+
+    def with_a_lone_surrogate_in_titles(value):
+        if isinstance(value, dict):
+            return {key: marked(key, item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [with_a_lone_surrogate_in_titles(item) for item in value]
+        return value
+
+    def marked(key, item):
+        return item + "\ud800" if key == "title" and isinstance(item, str) else with_a_lone_surrogate_in_titles(item)
+
+    def recipe_with_a_lone_surrogate():
+        answer = requests.get(
+            f"{coreapi_url}{flask_request.path}",
+            params=flask_request.args,
+            headers={k: v for k, v in flask_request.headers if k.lower() not in ("host", "content-length")},
+            timeout=10,
+        )
+        body = json.dumps(with_a_lone_surrogate_in_titles(answer.json()))  # ASCII: the surrogate as `\ud800`
+        assert "\\ud800" in body
+        return Response(body, status=answer.status_code, mimetype="application/json")
+
+    proxy.faults["/api/v1/recipes/1"] = recipe_with_a_lone_surrogate
+    client = create_app({**app_config, "UPSTREAM_URL": proxy.url}).test_client()
+    card = card_of(get_card(client, recipe_id="1", store_id="1001"))
+    assert proxy.failed, "the recipe was not asked through the fault"
+    title = card.find(class_="svc-recipe-card__title-text").get_text()
+    assert title.endswith("\ufffd") and len(title) > 1
+    assert card.find(class_="svc-recipe-card__time") is not None and card.find(class_="svc-recipe-card__footer")
