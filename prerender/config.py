@@ -82,6 +82,11 @@ class DefaultConfig:
     CACHE_DEFAULT_TIMEOUT = 60
     CACHE_REDIS_URL: str | None = None
     CACHE_KEY_PREFIX = "prerender:"
+    # With Redis: how long a call to it may take (to connect, then for each answer), in seconds; and how long a
+    # worker keeps its own copies after a failed call before it asks Redis again (prerender/gateway/
+    # read_cache.py, SharedCache). Without a timeout, a Redis that stops answering would hold every request.
+    CACHE_REDIS_TIMEOUT = 0.25
+    CACHE_RETRY_SECONDS = 5.0
     SUPPLIER_CACHE_SECONDS = 60
     # The decoded suppliers and recipes every card reads, kept per worker this long in front of the cache
     # (prerender/gateway/read_cache.py, NearCache): no unpickling, and with Redis no round trip, per card. A
@@ -148,6 +153,13 @@ def load_config(app: Flask, test_config: Mapping[str, Any] | None) -> None:
         app.config.from_mapping(test_config)
     if app.config["CACHE_REDIS_URL"] and app.config["CACHE_TYPE"] not in REDIS_CACHE_TYPES:
         app.config["CACHE_TYPE"] = "RedisCache"
+    if app.config["CACHE_TYPE"] in REDIS_CACHE_TYPES:
+        timeout = float(app.config["CACHE_REDIS_TIMEOUT"])
+        app.config["CACHE_OPTIONS"] = {
+            "socket_connect_timeout": timeout,
+            "socket_timeout": timeout,
+            **(app.config.get("CACHE_OPTIONS") or {}),
+        }
     if app.config["LIKES_CACHE_SECONDS"] is None:
         shared = app.config["CACHE_TYPE"] in SHARED_CACHE_TYPES
         app.config["LIKES_CACHE_SECONDS"] = DefaultConfig.SHARED_LIKES_CACHE_SECONDS if shared else 0

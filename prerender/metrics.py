@@ -36,6 +36,10 @@ DEGRADED_ANSWERS = Counter(
     ["endpoint", "reason"],
 )
 CACHE_LOOKUPS = Counter("prerender_cache_lookups_total", "Read-cache lookups: hit, miss or error.", ["result"])
+CACHE_BACKEND_FAILURES = Counter(
+    "prerender_cache_backend_failures_total",
+    "Failed calls to the shared cache (Redis); each starts a few seconds in which the worker keeps its own copies.",
+)
 FRAGMENT_MEMO_LOOKUPS = Counter(
     "prerender_fragment_memo_lookups_total",
     "Rendered-fragment memo lookups (per worker process): hit or miss.",

@@ -6,6 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from flask import Flask, current_app
 
+from prerender.config import SHARED_CACHE_TYPES
 from prerender.extensions import cache
 from prerender.gateway import baskets, menus
 from prerender.gateway.breaker import BreakerPolicy
@@ -37,9 +38,10 @@ from prerender.gateway.guards import Resource, ResourceGuards
 from prerender.gateway.http import UpstreamHttp
 from prerender.gateway.menus import MenuGateway
 from prerender.gateway.models import Pricing, Recipe, Routing, Store, Supplier
-from prerender.gateway.read_cache import NearCache, ReadCache
+from prerender.gateway.read_cache import CacheBackend, NearCache, ReadCache, SharedCache
 from prerender.gateway.suggestions import SuggestionContext
 from prerender.gateway.upstream import CacheTimes, Upstream, build_upstream
+from prerender.memory_cache import LruCache
 
 EXTENSION_KEY = "prerender.upstream"
 
@@ -71,10 +73,17 @@ def init_gateway(app: Flask) -> None:
         max_workers=int(config["UPSTREAM_CONCURRENT_CALLS"]), thread_name_prefix="prerender-upstream"
     )
     near = NearCache(size=int(config["NEAR_CACHE_SIZE"]), seconds=float(config["NEAR_CACHE_SECONDS"]))
+    # A shared backend (Redis) may fail: this worker's memory stands in meanwhile (the default backend is that).
+    backend: CacheBackend = cache
+    if config["CACHE_TYPE"] in SHARED_CACHE_TYPES:
+        fallback = LruCache(
+            threshold=int(config["CACHE_THRESHOLD"]), default_timeout=int(config["CACHE_DEFAULT_TIMEOUT"])
+        )
+        backend = SharedCache(backend=cache, fallback=fallback, retry_seconds=float(config["CACHE_RETRY_SECONDS"]))
     app.extensions[EXTENSION_KEY] = build_upstream(
         http=http,
-        cache=ReadCache(cache=cache, near=near),
-        catalog_cache=ReadCache(cache=cache),
+        cache=ReadCache(cache=backend, near=near),
+        catalog_cache=ReadCache(cache=backend),
         pool=pool,
         times=CacheTimes(
             supplier=int(config["SUPPLIER_CACHE_SECONDS"]),

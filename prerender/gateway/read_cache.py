@@ -1,7 +1,10 @@
 """The gateway's read cache: flask-caching behind a wrapper that never fails a request.
 
-A cache is an optimisation: when its backend (Redis) is down, reads are misses and writes are skipped,
-logged, and the request goes on to the upstream.
+A cache is an optimisation: when its backend (Redis) fails, the request goes on. `SharedCache` stands in front of
+a shared backend: after a failure it keeps the values in this worker's memory for a few seconds (as the default
+configuration always does) before it asks the backend again, so an outage costs neither a failed call per read
+nor every cached read becoming an upstream call, and logs once per such period. Without a fallback (the
+in-process default), reads are misses and writes are skipped, logged.
 
 The reads every card makes (its supplier, its recipe) also go through a near cache (`NearCache`): the decoded
 values, per worker, for a few seconds, so a card neither unpickles them nor, with Redis, asks Redis for them on
@@ -16,13 +19,11 @@ import json
 import logging
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
-
-from flask_caching import Cache
+from typing import Any, Protocol, TypeVar
 
 from prerender.gateway.errors import UpstreamError
 from prerender.memory_cache import LockedLru
-from prerender.metrics import CACHE_LOOKUPS
+from prerender.metrics import CACHE_BACKEND_FAILURES, CACHE_LOOKUPS
 
 T = TypeVar("T")
 
@@ -71,11 +72,95 @@ class NearCache:
         self._entries.clear()
 
 
+class CacheBackend(Protocol):
+    """What the gateway asks of a cache: flask-caching's Cache, or SharedCache in front of it."""
+
+    def get_many(self, *keys: str) -> list[Any]: ...
+
+    def set(self, key: str, value: Any, timeout: int | None = None) -> Any: ...
+
+    def set_many(self, mapping: dict[str, Any], timeout: int | None = None) -> Any: ...
+
+    def delete(self, key: str) -> Any: ...
+
+    def clear(self) -> Any: ...
+
+
+class SharedCache:
+    """A shared backend (Redis), and this worker's `fallback` (an in-process LruCache) while it fails: after a
+    failure, for `retry_seconds`, every read and write goes to the fallback, and the backend is not asked (no
+    failed call, no timeout, per request); then the next call tries the backend again. One log line per failure
+    period, not one per read. Values written to the fallback stay there: once the backend is back, they are
+    neither copied to it nor read again."""
+
+    def __init__(
+        self,
+        *,
+        backend: CacheBackend,
+        fallback: CacheBackend,
+        retry_seconds: float,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.backend = backend
+        self.fallback = fallback
+        self.retry_seconds = retry_seconds
+        self.clock = clock
+        self._failing_until = 0.0
+
+    @property
+    def failing(self) -> bool:
+        """Whether the backend failed less than `retry_seconds` ago (the fallback serves)."""
+        return self.clock() < self._failing_until
+
+    def _failed(self, error: Exception, operation: str) -> None:
+        if not self.failing:
+            log.error(
+                "shared cache %s failed, this worker keeps its own copies for %g s: %r",
+                operation,
+                self.retry_seconds,
+                error,
+            )
+        self._failing_until = self.clock() + self.retry_seconds
+        CACHE_BACKEND_FAILURES.inc()
+
+    def get_many(self, *keys: str) -> list[Any]:
+        if not self.failing:
+            try:
+                return list(self.backend.get_many(*keys))
+            except Exception as error:
+                self._failed(error, "read")
+        return list(self.fallback.get_many(*keys))
+
+    def set(self, key: str, value: Any, timeout: int | None = None) -> None:
+        self.set_many({key: value}, timeout=timeout)
+
+    def set_many(self, mapping: dict[str, Any], timeout: int | None = None) -> None:
+        if not self.failing:
+            try:
+                self.backend.set_many(mapping, timeout=timeout)
+                return
+            except Exception as error:
+                self._failed(error, "write")
+        self.fallback.set_many(mapping, timeout=timeout)
+
+    def delete(self, key: str) -> None:
+        self.fallback.delete(key)
+        if not self.failing:
+            try:
+                self.backend.delete(key)
+            except Exception as error:
+                self._failed(error, "delete")
+
+    def clear(self) -> None:
+        self.fallback.clear()
+        self.backend.clear()
+
+
 class ReadCache:
     """get/set/get_many/set_many that log backend failures instead of raising them; `near_get` and `near_put`
     add the worker's near cache in front (NearCache) for the reads every card makes."""
 
-    def __init__(self, *, cache: Cache, near: NearCache | None = None) -> None:
+    def __init__(self, *, cache: CacheBackend, near: NearCache | None = None) -> None:
         self.cache = cache
         self.near = near or NearCache(size=0, seconds=0)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import json
+import socket
+import threading
 from decimal import Decimal
 
 import pytest
@@ -13,6 +15,7 @@ from flask import Response, g
 from flask import request as flask_request
 
 from prerender import create_app
+from prerender.extensions import cache
 from prerender.gateway import UpstreamTimeout
 from prerender.rendering.i18n import TextCatalog
 from tests.conftest import closed_port
@@ -205,11 +208,41 @@ def test_a_likes_outage_keeps_the_card(app, client, monkeypatch):
     assert card.find(class_="svc-like-button")["aria-pressed"] == "false"
 
 
-def test_redis_down_is_a_cache_miss(app_config, caplog):
-    app = create_app({**app_config, "CACHE_REDIS_URL": "redis://127.0.0.1:1/0"})
-    card = card_of(get_card(app.test_client(), recipe_id="1", store_id="1001"))
-    assert card["recipe-id"] == "1"
-    assert "cache read failed" in caplog.text
+def test_redis_down_hands_over_to_the_workers_memory(app_config, monkeypatch, caplog):
+    """Refused connections: the card is served, and for a while the worker keeps its own copies (as the default
+    configuration does), so the next cards are neither an upstream call per cached read nor a failed Redis call
+    per read, nor a log line each."""
+    app = create_app({**app_config, "CACHE_REDIS_URL": f"redis://127.0.0.1:{closed_port()}/0"})
+    client = app.test_client()
+    assert card_of(get_card(client, recipe_id="1", store_id="1001"))["recipe-id"] == "1"
+    calls = record_upstream_calls(app, monkeypatch)
+    for _ in range(5):
+        assert card_of(get_card(client, recipe_id="1", store_id="1001"))["recipe-id"] == "1"
+    assert not [c for c in calls if c[1].startswith("/recipes") or c[1].startswith("/suppliers")], calls
+    failures = [r for r in caplog.records if "shared cache" in r.getMessage()]
+    assert len(failures) == 1 and "keeps its own copies" in failures[0].getMessage()
+
+
+def test_a_redis_that_never_answers_holds_no_request(app_config):
+    """A Redis that accepts connections and never answers (stopped, or a network that drops packets): each call
+    to it is bounded (CACHE_REDIS_TIMEOUT), and the first failure hands over to the worker's memory. Before,
+    each read waited for as long as the operating system kept the connection (about 20 s per card here)."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)  # connections complete in the backlog; nothing is ever read or answered
+        port = silent.getsockname()[1]
+        app = create_app({**app_config, "CACHE_REDIS_URL": f"redis://127.0.0.1:{port}/0"})
+        backend = app.extensions["cache"][cache]
+        pool = backend._write_client.connection_pool
+        assert pool.connection_kwargs["socket_timeout"] == pool.connection_kwargs["socket_connect_timeout"] == 0.25
+        answers: list[int] = []
+        request = threading.Thread(
+            target=lambda: answers.append(get_card(app.test_client(), recipe_id="1", store_id="1001").status_code),
+            daemon=True,
+        )
+        request.start()
+        request.join(timeout=60)  # only so that a hang fails this test instead of the suite
+        assert answers == [200]
 
 
 def test_redis_cache_is_shared_between_apps(app_config, redis_namespace, monkeypatch):

@@ -1,0 +1,111 @@
+"""SharedCache (prerender/gateway/read_cache.py): a shared backend that fails hands over to the worker's memory for
+a while, asked again only once that while is over, with one log line per failure period."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+
+from prerender.gateway.read_cache import SharedCache
+from prerender.memory_cache import LruCache
+
+RETRY = 5.0
+
+
+class Backend(LruCache):
+    """An in-process backend that can be made to fail (fault injection), counting the calls it gets."""
+
+    def __init__(self) -> None:
+        super().__init__(threshold=100)
+        self.down = False
+        self.calls = 0
+
+    def _call(self) -> None:
+        self.calls += 1
+        if self.down:
+            raise ConnectionError("Redis is down")
+
+    def get_many(self, *keys: str) -> list[Any]:
+        self._call()
+        return super().get_many(*keys)
+
+    def set_many(self, mapping: Any, timeout: Any = None) -> Any:
+        self._call()
+        return super().set_many(mapping, timeout)
+
+    def delete(self, key: str) -> bool:
+        self._call()
+        return super().delete(key)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def backend() -> Backend:
+    return Backend()
+
+
+@pytest.fixture
+def shared(backend: Backend, clock: Clock) -> SharedCache:
+    return SharedCache(backend=backend, fallback=LruCache(threshold=100), retry_seconds=RETRY, clock=clock)
+
+
+def test_values_go_to_the_backend_while_it_answers(shared: SharedCache, backend: Backend) -> None:
+    shared.set("k", "v", timeout=60)
+    assert backend.get("k") == "v"
+    assert shared.get_many("k", "other") == ["v", None]
+    assert not shared.failing
+
+
+def test_a_failing_backend_hands_over_to_the_workers_memory_and_is_not_asked_meanwhile(
+    shared: SharedCache, backend: Backend, clock: Clock, caplog: pytest.LogCaptureFixture
+) -> None:
+    backend.down = True
+    with caplog.at_level(logging.ERROR):
+        assert shared.get_many("recipe") == [None]  # the failed read: a miss
+        shared.set("recipe", "from the upstream", timeout=60)
+        for _ in range(50):
+            assert shared.get_many("recipe") == ["from the upstream"]
+    assert shared.failing
+    assert backend.calls == 1, "the backend was asked again while it was known to fail"
+    assert len([r for r in caplog.records if "shared cache read failed" in r.getMessage()]) == 1
+
+    # Once the period is over, the backend is asked again; it answers, and serves from then on.
+    backend.down = False
+    clock.now += RETRY
+    assert shared.get_many("recipe") == [None]  # the backend never got the value kept meanwhile
+    assert backend.calls == 2 and not shared.failing
+
+
+def test_a_backend_still_failing_after_the_period_starts_another_with_one_more_line(
+    shared: SharedCache, backend: Backend, clock: Clock, caplog: pytest.LogCaptureFixture
+) -> None:
+    backend.down = True
+    with caplog.at_level(logging.ERROR):
+        shared.get_many("k")
+        clock.now += RETRY
+        shared.set("k", "v", timeout=60)  # asked again: fails again
+        shared.get_many("k")
+    assert backend.calls == 2
+    assert [r.getMessage().split(" failed")[0] for r in caplog.records] == ["shared cache read", "shared cache write"]
+    assert shared.get_many("k") == ["v"]
+
+
+def test_a_delete_reaches_the_workers_copy_too(shared: SharedCache, backend: Backend, clock: Clock) -> None:
+    backend.down = True
+    shared.set("k", "v", timeout=60)
+    shared.delete("k")
+    assert shared.get_many("k") == [None]
