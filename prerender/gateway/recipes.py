@@ -163,9 +163,13 @@ class RecipeGateway:
         return cache_key(kind, identity.supplier_id, recipe_id, store_id, serves, identity.language)
 
     def _remember(self, values: dict[str, tuple[Recipe | None]]) -> None:
-        """Cache fresh answers, and keep them longer as the stale copies served while the upstream fails."""
+        """Cache fresh answers, and keep the recipes found longer, as the stale copies served while the upstream
+        fails. A recipe not found has no stale copy: without one, an outage gives the same empty card, and any
+        id a caller makes up would otherwise hold a shared cache entry for a day."""
         self.cache.set_many(values, timeout=self.ttl)
-        self.cache.set_many({"stale:" + key: value for key, value in values.items()}, timeout=self.stale_ttl)
+        found = {"stale:" + key: value for key, value in values.items() if value[0] is not None}
+        if found:
+            self.cache.set_many(found, timeout=self.stale_ttl)
 
     def _stale(self, key: str, error: UpstreamError) -> Recipe | None:
         """The last good copy of a recipe, or the error when there is none."""

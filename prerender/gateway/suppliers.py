@@ -75,7 +75,8 @@ class SupplierGateway:
         except UpstreamError as error:
             return self._stale(key, error)
         self.cache.near_put(key, (supplier,), timeout=self.ttl)
-        self.cache.set("stale:" + key, (supplier,), timeout=self.stale_ttl)
+        if supplier is not None:  # a token nobody knows keeps no day-long copy (any caller can make one up)
+            self.cache.set("stale:" + key, (supplier,), timeout=self.stale_ttl)
         return supplier
 
     def _stale(self, key: str, error: UpstreamError) -> Supplier | None:

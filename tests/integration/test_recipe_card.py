@@ -338,3 +338,22 @@ def test_a_lone_surrogate_in_an_upstream_text_is_shown_as_a_replacement_characte
     title = card.find(class_="svc-recipe-card__title-text").get_text()
     assert title.endswith("\ufffd") and len(title) > 1
     assert card.find(class_="svc-recipe-card__time") is not None and card.find(class_="svc-recipe-card__footer")
+
+
+def test_unknown_ids_and_tokens_keep_no_day_long_copy(app_config, redis_namespace):
+    """A recipe or supplier the upstream does not know is cached for its short TTL only: its stale copy (kept a
+    day, for outages) would let anyone fill Redis with made-up ids, and would change nothing during an outage."""
+    app = create_app({**app_config, **redis_namespace.cache_config()})
+    client = app.test_client()
+    assert card_of(get_card(client, recipe_id="1"))["recipe-id"] == "1"
+    known = set(redis_namespace.keys())
+    assert [key for key in known if b":stale:recipe-summary:" in key], "a recipe found keeps its copy"
+    assert [key for key in known if b":stale:supplier:" in key], "a supplier found keeps its copy"
+
+    for unknown in ("999999", "999998"):
+        assert get_card(client, recipe_id=unknown).get_data() == b""
+    client.get("/v1/recipe-card?recipe_id=999997", headers=headers(token="no-such-token"))
+    added = set(redis_namespace.keys()) - known
+    assert [key for key in added if b":recipe-summary:" in key], "the unknown recipes were not cached"
+    assert [key for key in added if b":supplier:" in key], "the unknown token was not cached"
+    assert not [key for key in added if b":stale:" in key], sorted(added)
