@@ -344,6 +344,39 @@ def cache_in_front(stack: Stack, threads: int, rounds: int = 5, seconds: float =
     return Row(metric, measured, ">= 0.50", ratio >= 0.5 and not errors)
 
 
+def private_cards_through_nginx(stack: Stack, rounds: int = 3, seconds: float = 3.0) -> Row:
+    """The README's first case for many users at once (one URL, another user on each request: private answers
+    nginx neither stores nor shares) through nginx with the shipped config, against prerender directly, in
+    alternating rounds: the cache in front must not queue shoppers behind each other's answers."""
+    metric = "7b. logged-in cards of many users through nginx / directly"
+    binary, wrk_binary = find_nginx(), wrk.find_wrk()
+    if binary is None or wrk_binary is None:
+        return Row(metric, "needs nginx and wrk (Debian's nginx and wrk packages)", ">= 0.50, p99 <= 2x + 50 ms", None)
+    prefix = stack.tmp / "nginx-private"
+    prefix.mkdir()
+    call = many_users_template()
+    ratios: list[float] = []
+    errors = 0
+    with NginxFront(binary, prefix, stack.prerender_url) as front:
+        for _ in range(rounds):
+            direct = wrk.run(
+                stack.prerender_url, [call], seconds=seconds, connections=WRK_CONNECTIONS, binary=wrk_binary
+            )
+            fronted = wrk.run(front.url, [call], seconds=seconds, connections=WRK_CONNECTIONS, binary=wrk_binary)
+            ratios.append(fronted.throughput / direct.throughput)
+            for result in (direct, fronted):
+                errors += result.socket_errors + result.statuses["4xx"] + result.statuses["5xx"] + result.empty
+    ratio = median(ratios)
+    measured = (
+        f"{ratio:.2f} (median of {rounds} rounds, {min(ratios):.2f} to {max(ratios):.2f}; last round "
+        f"{fronted.throughput:.0f} vs {direct.throughput:.0f} req/s, p99 {fronted.p99 * 1000:.0f} ms vs "
+        f"{direct.p99 * 1000:.0f} ms, worst {fronted.worst * 1000:.0f} ms vs {direct.worst * 1000:.0f} ms; "
+        f"{errors} errors; wrk -t2 -c{WRK_CONNECTIONS})"
+    )
+    held = fronted.p99 <= 2 * direct.p99 + 0.05
+    return Row(metric, measured, ">= 0.50, p99 <= 2x + 50 ms", ratio >= 0.5 and held and not errors)
+
+
 # The figures `make bench` measures, in order; BENCH_FIGURES (e.g. "1,4") runs some of them alone.
 FIGURES = ("1", "7", "2", "6", "3", "5", "9", "8", "10", "4")
 
@@ -388,7 +421,7 @@ def main() -> int:
         )
         measures = {
             "1": lambda: throughput_ratio(stack, threads, processes),
-            "7": lambda: [cache_in_front(stack, threads)],
+            "7": lambda: [cache_in_front(stack, threads), private_cards_through_nginx(stack)],
             "2": lambda: [fan_out_ratio(stack)],
             "6": lambda: [planner_page(stack)],
             "3": lambda: [mixed_load(stack, seconds, threads)],
