@@ -285,3 +285,14 @@ def test_the_preferences_panel_filters_its_ingredients_and_gives_back_focus_and_
     expect(button).to_have_attribute("aria-expanded", "false")
     expect(button).to_be_focused()
     assert not scroll_locked(page)
+
+
+def test_a_long_category_name_stays_within_the_page(shop: str, context: BrowserContext, page: Page, width: str) -> None:
+    """A category's name is the upstream's: one longer than the catalog is wide wraps inside its pill (wide
+    layouts) or scrolls with the row (phones), and never widens the retailer's page."""
+    visit(context, page, shop, "/idees", user=new_user())
+    pill = catalog(page).locator("a.svc-catalog-home__category").nth(1)
+    expect(pill).to_be_visible()
+    pill.evaluate("(pill) => { pill.textContent = 'Recettes '.repeat(60) + 'sans-fin-et-sans-espace-'.repeat(20); }")
+    overflow = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 0, f"the page scrolls sideways by {overflow}px"
