@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import re
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
@@ -49,6 +50,24 @@ def _read(path: Path) -> dict[str, str]:
         return _flatten(json.load(handle))
 
 
+# A character that can reorder the text around it: a letter written right to left (Hebrew, Arabic, Syriac,
+# Thaana, N'Ko...), or a bidirectional formatting character (marks, embeddings, overrides, isolates).
+BIDI_SENSITIVE = re.compile(
+    "[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+    "\U00010800-\U00010fff\U0001e800-\U0001efff]"
+)
+FIRST_STRONG_ISOLATE, POP_DIRECTIONAL_ISOLATE = "\u2068", "\u2069"
+
+
+def isolated(value: Any) -> Any:
+    """A text parameter that could reorder the sentence around it (a store, recipe or supplier name in Arabic,
+    or one holding U+202E) between FSI and PDI, as the browser side does (sdk/texts.js): its direction then
+    stays its own, and whatever it opens closes at its end. Other values as they are."""
+    if isinstance(value, str) and BIDI_SENSITIVE.search(value):
+        return f"{FIRST_STRONG_ISOLATE}{value}{POP_DIRECTIONAL_ISOLATE}"
+    return value
+
+
 class _KeepUnknown(dict[str, Any]):
     """format_map mapping that leaves an unknown {name} as written (a retailer override's typo must not
     break a page)."""
@@ -79,7 +98,8 @@ class Translator:
         if text is None or not params:
             return text
         try:
-            return format_plurals(text, params, self.language).format_map(_KeepUnknown(params))
+            texts = {name: isolated(value) for name, value in params.items()}
+            return format_plurals(text, params, self.language).format_map(_KeepUnknown(texts))
         except ValueError:  # unbalanced braces (a retailer override's typo must not break a page)
             log.warning("text %s for %s is malformed: shown as written", key, self.language)
             return text

@@ -7,7 +7,7 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 
-import { formatText, numberFormat, translator } from "../../prerender/static/sdk/texts.js";
+import { formatText, isolated, numberFormat, translator } from "../../prerender/static/sdk/texts.js";
 
 const NBSP = "\u00a0"; // before the euro sign in French
 const NNBSP = "\u202f"; // French thousands separator
@@ -134,5 +134,23 @@ describe("numberFormat", () => {
     assert.notEqual(numberFormat("en", { style: "currency", currency: "EUR" }), euros);
     assert.equal(numberFormat("fr"), numberFormat("fr", {}));
     assert.notEqual(numberFormat("fr"), euros);
+  });
+});
+
+describe("bidirectional isolation of parameters", () => {
+  const FSI = "\u2068";
+  const PDI = "\u2069";
+
+  test("a parameter that could reorder the sentence keeps its own direction, between FSI and PDI", () => {
+    const t = translator("fr");
+    const received = t("transfer.received", { affiliate: "Shop\u202e", recipes: 1, products: 7 });
+    assert.equal(received, `Votre panier de ${FSI}Shop\u202e${PDI} : 1 recette, 7 produits`);
+    assert.equal(formatText("Magasin : {store}", { store: "متجر" }, "fr"), `Magasin : ${FSI}متجر${PDI}`);
+  });
+
+  test("a name without such characters, and numbers, are written as they are", () => {
+    assert.equal(formatText("Magasin : {store} ({n})", { store: "Demo Market", n: 3 }, "fr"), "Magasin : Demo Market (3)");
+    assert.equal(isolated(12), "12");
+    assert.equal(isolated("Bastille"), "Bastille");
   });
 });

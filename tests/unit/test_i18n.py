@@ -202,3 +202,15 @@ def test_a_malformed_plural_override_is_shown_as_written(tmp_path, text):
 def test_a_plural_of_a_parameter_that_is_no_number_takes_other():
     t = TextCatalog(overrides_dir=None).translator("fr")
     assert t("CATALOG_BASKET_PREVIEW.PRODUCTS", count="beaucoup") == "beaucoup produits"
+
+
+def test_a_parameter_that_could_reorder_the_sentence_keeps_its_own_direction():
+    """An upstream name holding U+202E (or written right to left) between FSI and PDI: the words around it keep
+    their order (as the browser side does, tests/js/texts.test.mjs); other names and numbers as they are."""
+    t = TextCatalog(overrides_dir=None).translator("fr")
+    assert t("BASKET_TRANSFER.RECEIVED", affiliate="Shop\u202e", recipes=1, products=7) == (
+        "Votre panier de \u2068Shop\u202e\u2069 : 1 recette, 7 produits"
+    )
+    assert t("BASKET_TRANSFER.RECEIVED", affiliate="Le Magazine Cuisine", recipes=2, products=6) == (
+        "Votre panier de Le Magazine Cuisine : 2 recettes, 6 produits"
+    )

@@ -4,7 +4,7 @@
 // no-supplier-cta.css (.svc-basket-transfer). Texts come from the CTA's fragment, so retailer overrides apply.
 // The SDK's `storeLocator$` says whether the store picker is shown (true when it appears, false when the store
 // line replaces it or the drawer closes).
-import { services, h } from "./ui.js";
+import { services, h, formatText, isolated } from "./ui.js";
 import { PUBLISHER_STORE_KEY } from "./no-supplier-cta.js";
 
 /**
@@ -82,8 +82,7 @@ export class TransferPanel {
 
   /** @param {string} key @param {Record<string, string>} [params] */
   #t(key, params = {}) {
-    const template = this.#texts[key] ?? "";
-    return template.replace(/\{(\w+)\}/g, (match, name) => (name in params ? params[name] : match));
+    return formatText(this.#texts[key] ?? "", params, services.session.language);
   }
 
   #storeId() {
@@ -205,7 +204,8 @@ export class TransferPanel {
 
 /** @param {{ name: string, city: string }} store */
 function storeLabel(store) {
-  return store.city && !store.name.includes(store.city) ? `${store.name} (${store.city})` : store.name;
+  // Both are the upstream's: each keeps its own direction (texts.js, `isolated`).
+  return store.city && !store.name.includes(store.city) ? `${isolated(store.name)} (${isolated(store.city)})` : store.name;
 }
 
 /**

@@ -18,14 +18,14 @@ import { Planner } from "./planner.js";
 import { GuestCounts, validGuestCount } from "./guests.js";
 import { TransferArrivals } from "./transfer.js";
 import { defineShopperElement } from "./shopper.js";
-import { numberFormat, translator } from "./texts.js";
+import { formatText, isolated, numberFormat, translator } from "./texts.js";
 import { Customization } from "./customization.js";
 import { Hooks, isStoppedByHook } from "./hooks.js";
 import { Toaster } from "./toaster.js";
 import { Observable, State, Stream, single, withThen } from "./observable.js";
 import { moduleConfig } from "./config.js";
 
-export { Stream, State, ApiError, Observable, numberFormat, translator, validGuestCount, isStoppedByHook };
+export { Stream, State, ApiError, Observable, formatText, isolated, numberFormat, translator, validGuestCount, isStoppedByHook };
 
 const { prefix, apiBase } = moduleConfig(import.meta.url);
 const VERSION = "1.0.0";

@@ -91,7 +91,23 @@ export function formatText(template, params, language) {
       console.warn(`the text ${JSON.stringify(template)} is malformed (${String(error)}): shown as written`);
     }
   }
-  return text.replace(/\{(\w+)\}/g, (match, name) => (name in params ? String(params[name]) : match));
+  return text.replace(/\{(\w+)\}/g, (match, name) => (name in params ? isolated(params[name]) : match));
+}
+
+// A character that can reorder the text around it: a letter written right to left (Hebrew, Arabic, Syriac, Thaana,
+// N'Ko...), or a bidirectional formatting character (marks, embeddings, overrides, isolates).
+const BIDI_SENSITIVE = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
+
+/**
+ * A text parameter that could reorder the sentence around it (a store or supplier name in Arabic, or one holding
+ * U+202E) between FSI and PDI, as the server does (prerender/rendering/i18n.py): its direction stays its own, and
+ * whatever it opens closes at its end. Other values as they are.
+ * @param {string | number} value
+ * @returns {string}
+ */
+export function isolated(value) {
+  const text = String(value);
+  return typeof value === "string" && BIDI_SENSITIVE.test(text) ? `\u2068${text}\u2069` : text;
 }
 
 const PLURAL_START = /\{\s*(\w+)\s*,\s*plural\s*,/g;
