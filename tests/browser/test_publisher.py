@@ -190,6 +190,52 @@ def test_the_fixed_twin_appears_when_the_button_is_scrolled_past(page: Page, pub
     expect(twin).to_be_hidden()  # under the open drawer it would cover the footer
 
 
+# Two more buttons further down the recipe page, as a round-up of recipes has (the same recipe's: which one a
+# twin belongs to is what the test follows), each after a screen and a half of text.
+ROUND_UP = """(tag) => {
+    const first = document.querySelector(tag);
+    const after = document.body;
+    for (const name of ["second", "third"]) {
+        const spacer = document.createElement("div");
+        spacer.style.height = "1200px";
+        const cta = first.cloneNode(true);
+        cta.removeAttribute("hydrated");
+        cta.removeAttribute("twin-shown");
+        cta.dataset.test = name;
+        after.append(spacer, cta);
+    }
+    after.append(Object.assign(document.createElement("div"), { style: "height: 1200px" }));
+}"""
+
+
+def test_with_several_buttons_only_the_last_one_scrolled_past_shows_its_twin(page: Page, publisher_url: str):
+    """Every twin sits at the same place: shown together, the last one took the clicks whichever recipe the
+    reader had passed. The page jumps past the buttons (as a link to an anchor or the End key do): a button
+    that was below the viewport and is now above it has been passed too."""
+    page.set_viewport_size(WIDTHS["phone"])
+    first = open_recipe(page, publisher_url)
+    first.evaluate("(cta) => { cta.dataset.test = 'first'; }")
+    page.evaluate(ROUND_UP, CTA)
+    expect(page.locator(f"{CTA}[hydrated]")).to_have_count(3)
+    visible_twins = page.locator(".svc-no-supplier-cta__fixed:visible")
+
+    def twin_of(name: str) -> Locator:
+        return page.locator(f"{CTA}[data-test='{name}'] [data-role='fixed']")
+
+    # The first and second buttons scrolled past, the third still below the viewport.
+    page.locator(f"{CTA}[data-test='second'] .svc-no-supplier-cta__static").evaluate(
+        "(button) => { button.scrollIntoView({ block: 'end' }); window.scrollBy(0, window.innerHeight + 100); }"
+    )
+    expect(twin_of("second")).to_be_visible()
+    expect(visible_twins).to_have_count(1)
+
+    page.evaluate("() => window.scrollTo(0, document.documentElement.scrollHeight)")  # all three passed
+    expect(twin_of("third")).to_be_visible()
+    expect(visible_twins).to_have_count(1)
+    twin_of("third").locator("button").click()
+    expect(page.locator("svc-drawer[open]")).to_be_visible()
+
+
 def test_the_transfer_lands_the_products_in_the_shops_cart(page: Page, publisher_url: str, shop: str):
     page.set_viewport_size(WIDTHS["phone"])
     cta = open_recipe(page, publisher_url)

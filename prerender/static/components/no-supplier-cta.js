@@ -6,7 +6,8 @@
 //   retailer's store picker and the transfer to that retailer (components/basket-transfer.js);
 // - the basket state: attribute in-basket="true|false", class in-basket, the buttons' look, label and icon
 //   text, and the event inBasketStatus (detail: boolean) on each change;
-// - the fixed twin shows (animated) while the static button is scrolled out of view above the viewport;
+// - the fixed twin shows (animated) while the static button is scrolled out of view above the viewport; with
+//   several buttons on the page (a round-up of recipes), only the twin of the last one scrolled past shows;
 // - guests: the attribute is settable at any time (a non-numeric value is ignored); the count is shared with
 //   the page's other controls (the drawer's stepper, `recipes.setGuests`), and re-scales the recipe in the
 //   basket when it is there;
@@ -18,6 +19,7 @@ import { sdk, services, validGuestCount } from "./ui.js";
 
 const tagName = `${sdk.prefix}-no-supplier-add-to-cart-cta`;
 const HIDE_AFTER_MS = 400; // the twin's slide-out (no-supplier-cta.css), then it leaves the layout
+const PASSED_BELOW_PX = 1_000_000; // how far below the viewport the twins' observer looks (#watchScroll)
 const RESCALE_DEBOUNCE_MS = 400;
 /** localStorage (`_<prefix>/publisher-store`): the store the user picked in a publisher's drawer. */
 export const PUBLISHER_STORE_KEY = "publisher-store";
@@ -32,6 +34,14 @@ export const PUBLISHER_STORE_KEY = "publisher-store";
 
 export class NoSupplierCtaElement extends HTMLElement {
   static observedAttributes = ["guests"];
+
+  /**
+   * The page's buttons whose static button is scrolled out of view above the viewport. Their twins would all sit
+   * at the same place, the last one taking the clicks whichever recipe the reader meant: only the twin of the
+   * last of them in the page's order shows, the recipe the reader passed last.
+   * @type {Set<NoSupplierCtaElement>}
+   */
+  static #passed = new Set();
 
   /** @type {AbortController | null} */
   #listeners = null;
@@ -110,6 +120,7 @@ export class NoSupplierCtaElement extends HTMLElement {
     this.#observer = null;
     clearTimeout(this.#hideTimer);
     clearTimeout(this.#rescaleTimer);
+    if (NoSupplierCtaElement.#passed.delete(this)) NoSupplierCtaElement.#showOneTwin();
   }
 
   /** `guests` set by the page: shared with the other controls; a non-numeric value is ignored. */
@@ -181,11 +192,31 @@ export class NoSupplierCtaElement extends HTMLElement {
     const anchor = this.querySelector(".svc-no-supplier-cta__static");
     const twin = /** @type {HTMLElement | null} */ (this.querySelector("[data-role='fixed']"));
     if (!anchor || !twin || typeof IntersectionObserver !== "function") return;
+    // The viewport extended far below: a button is out of it only once scrolled past above. A button below the
+    // viewport is in it, so a jump from below to above (a link to an anchor, the End key, scrollTo) is a change
+    // the observer reports, where a plain viewport would see "out" before and after, and report nothing.
     this.#observer = new IntersectionObserver((entries) => {
       const entry = entries[entries.length - 1];
-      this.#showTwin(twin, !entry.isIntersecting && entry.boundingClientRect.bottom <= 0);
-    });
+      const passed = NoSupplierCtaElement.#passed;
+      if (!entry.isIntersecting && entry.boundingClientRect.bottom <= 0) passed.add(this);
+      else passed.delete(this);
+      NoSupplierCtaElement.#showOneTwin();
+    }, { rootMargin: `0px 0px ${PASSED_BELOW_PX}px 0px` });
     this.#observer.observe(anchor);
+  }
+
+  /** Shows the twin of the last button scrolled past (in the page's order), hides the others'. */
+  static #showOneTwin() {
+    /** @type {NoSupplierCtaElement | null} */
+    let last = null;
+    for (const cta of NoSupplierCtaElement.#passed) {
+      if (!last || last.compareDocumentPosition(cta) & Node.DOCUMENT_POSITION_FOLLOWING) last = cta;
+    }
+    for (const cta of document.querySelectorAll(tagName)) {
+      if (!(cta instanceof NoSupplierCtaElement)) continue;
+      const twin = /** @type {HTMLElement | null} */ (cta.querySelector("[data-role='fixed']"));
+      if (twin) cta.#showTwin(twin, cta === last);
+    }
   }
 
   /** @param {HTMLElement} twin @param {boolean} show */
