@@ -59,6 +59,17 @@ def test_the_publishers_id_is_resolved_through_the_external_id(client, visitor, 
     assert data_of(element)["title"] == "Ratatouille provençale"
 
 
+@pytest.mark.parametrize("language", ["fr", "en"])
+def test_the_button_says_its_language(client, visitor, language):
+    """Read aloud in its own language on a page written in another (the card's test says why)."""
+    answer = client.get(
+        "/v1/no-supplier-add-to-cart-cta",
+        query_string={"recipe_id": "10"},
+        headers={**publisher_headers(visitor), "language-id": language},
+    )
+    assert element_of(answer)["lang"] == language
+
+
 def test_without_a_match_the_value_is_the_recipe_id(client, visitor):
     element = element_of(get_cta(client, visitor, recipe_id="10"))
     assert element["recipe-id"] == "10"

@@ -357,3 +357,16 @@ def test_unknown_ids_and_tokens_keep_no_day_long_copy(app_config, redis_namespac
     assert [key for key in added if b":recipe-summary:" in key], "the unknown recipes were not cached"
     assert [key for key in added if b":supplier:" in key], "the unknown token was not cached"
     assert not [key for key in added if b":stale:" in key], sorted(added)
+
+
+@pytest.mark.parametrize("language", ["fr", "en"])
+def test_each_fragment_says_its_language(client, language):
+    """A French card inserted in an English page (or the reverse) is read aloud in its own language: the card,
+    the drawer's content and the publisher's button carry `lang`, as the planner and catalog fragments do."""
+    hdrs = headers(language=language)
+    card = card_of(get_card(client, hdrs=hdrs, recipe_id="1", store_id="1001"))
+    assert card["lang"] == language
+    details = client.get("/v1/recipe-details", query_string={"recipe_id": "1", "store_id": "1001"}, headers=hdrs)
+    assert details.status_code == 200
+    root = BeautifulSoup(details.get_data(as_text=True), "html5lib").find("svc-recipe-details")
+    assert root["lang"] == language
