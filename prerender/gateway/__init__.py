@@ -8,7 +8,7 @@ from flask import Flask, current_app
 
 from prerender.config import SHARED_CACHE_TYPES
 from prerender.extensions import cache
-from prerender.gateway import baskets, menus
+from prerender.gateway import baskets, fallbacks, menus
 from prerender.gateway.breaker import BreakerPolicy
 from prerender.gateway.calls import CallerIdentity
 from prerender.gateway.catalog import (
@@ -136,6 +136,7 @@ __all__ = [
     "UpstreamUnavailable",
     "baskets",
     "build_upstream",
+    "fallbacks",
     "get_upstream",
     "init_gateway",
     "menus",

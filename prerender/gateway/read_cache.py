@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
 from prerender.gateway.errors import UpstreamError
+from prerender.gateway.fallbacks import served_stale
 from prerender.memory_cache import LockedLru
 from prerender.metrics import CACHE_BACKEND_FAILURES, CACHE_LOOKUPS
 
@@ -228,6 +229,7 @@ class ReadCache:
         if kept is None:
             raise error
         log.warning("upstream failed, serving the last good %s: %s", what, error)
+        served_stale(what)
         return kept[0]
 
     def read_through(self, key: str, read: Callable[[], T], *, ttl: int, stale_ttl: int, what: str) -> T:

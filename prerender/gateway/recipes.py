@@ -17,6 +17,7 @@ from prerender.gateway.calls import (
     send,
 )
 from prerender.gateway.errors import UpstreamBadResponse, UpstreamError, UpstreamStatusError
+from prerender.gateway.fallbacks import served_stale
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
 from prerender.gateway.models import Recipe, data_list, parse_recipe
@@ -182,4 +183,5 @@ class RecipeGateway:
         if not any(stale.values()):
             raise error
         log.warning("upstream failed, serving the last good recipes: %s", error)
+        served_stale("recipes")
         return {rid: value[0] for rid, value in stale.items() if value and value[0] is not None}

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from prerender.gateway.calls import CallerIdentity, raise_unknown_store, send
 from prerender.gateway.errors import UpstreamBadResponse, UpstreamError, UpstreamStatusError
+from prerender.gateway.fallbacks import served_stale
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
 from prerender.gateway.models import data_list
@@ -101,6 +102,7 @@ class SuggestionGateway:
             if not any(stale.values()):
                 raise
             log.warning("upstream failed, serving the last good suggestions: %s", error)
+            served_stale("suggestions")
             return {key: value[0] if value else None for key, value in stale.items()}
         self.cache.set_many(
             {stale_keys[key]: (rid,) for key, rid in chosen.items() if key in stale_keys and rid},

@@ -34,6 +34,7 @@ from prerender.gateway import (
     Supplier,
     UnknownStore,
     UpstreamError,
+    fallbacks,
     get_upstream,
 )
 from prerender.rendering.assets import get_assets
@@ -220,6 +221,7 @@ def _read_preferences(ctx: RequestContext) -> ShopperPreferences:
     except UpstreamError as error:
         # The page goes on without the panel: the lists still apply the stored preferences upstream.
         log.error("preferences unavailable, request %s: %s", ctx.request_id, error)
+        fallbacks.went_without("preferences")
         return NO_SHOPPER_PREFERENCES
     if not preferences.enabled:
         return NO_SHOPPER_PREFERENCES
@@ -350,6 +352,7 @@ def read_categories(ctx: RequestContext) -> tuple[Category, ...]:
         return get_upstream().catalog.categories(ctx.upstream)
     except UpstreamError as error:
         log.error("categories unavailable, request %s: %s", ctx.request_id, error)
+        fallbacks.went_without("categories")
         return ()
 
 
@@ -469,6 +472,7 @@ def list_view(
         cards = catalog_cards(ctx, [item.id for item in page_answer.items], look, t=t)
     except UpstreamError as error:
         log.error("catalog cards unavailable, request %s: %s", ctx.request_id, error)
+        fallbacks.went_without("catalog cards")
         return ListView.unavailable(query["page"], chips, filters)
     page = query["page"]
     return ListView(
@@ -496,6 +500,7 @@ def collect(future: Future[RecipePage], ctx: RequestContext) -> RecipePage | Non
         if isinstance(error, UnknownStore):
             raise
         log.error("catalog list unavailable, request %s: %s", ctx.request_id, error)
+        fallbacks.went_without("catalog list")
         return None
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from markupsafe import Markup
 from werkzeug.exceptions import NotFound
 
-from prerender.gateway import UpstreamError
+from prerender.gateway import UpstreamError, fallbacks
 from prerender.rendering.catalog import (
     ANALYTICS_PATHS,
     CardLook,
@@ -111,6 +111,7 @@ def home_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
             cards = {card.card.recipe_id: card for card in catalog_cards(ctx, every_id, look, t=t)}
         except UpstreamError:
             cards, failed = {}, True
+            fallbacks.went_without("catalog cards")
         for category in categories:
             page = pages.get(category.id)
             row_cards = tuple(cards[item.id] for item in page.items if item.id in cards) if page else ()

@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 
 from flask import current_app, render_template
 
-from prerender.gateway import Store, Supplier, UpstreamError, get_upstream
+from prerender.gateway import Store, Supplier, UpstreamError, fallbacks, get_upstream
 from prerender.rendering.assets import get_assets
 from prerender.rendering.i18n import Translator, translator_for
 from prerender.schemas.fields import ID_PATTERN
@@ -145,6 +145,7 @@ def _basket_state(basket: Future[dict[str, Any]], ctx: RequestContext) -> tuple[
         answer = basket.result()
     except UpstreamError as error:
         log.error("basket unavailable, CTA rendered as not in the basket, request %s: %s", ctx.request_id, error)
+        fallbacks.went_without("basket")
         return {}, None
     entries = answer.get("recipes")
     if not isinstance(entries, list):
@@ -185,6 +186,7 @@ def transfer_offer(ctx: RequestContext) -> TransferOffer | None:
         retailer = affiliated_retailer(ctx)
     except UpstreamError as error:
         log.error("affiliated retailer unavailable, CTA without transfer, request %s: %s", ctx.request_id, error)
+        fallbacks.went_without("affiliated retailer")
         return unavailable
     if retailer is None or not has_site(retailer, current_app.config["ENVIRONMENT"]):
         return unavailable
@@ -192,6 +194,7 @@ def transfer_offer(ctx: RequestContext) -> TransferOffer | None:
         stores = get_upstream().stores.every_store(ctx.upstream)
     except UpstreamError as error:
         log.error("store list unavailable, CTA without store picker, request %s: %s", ctx.request_id, error)
+        fallbacks.went_without("stores")
         return TransferOffer(retailer=retailer.name, stores=(), stores_loaded=False)
     return TransferOffer(retailer=retailer.name, stores=stores, stores_loaded=True)
 

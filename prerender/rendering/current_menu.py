@@ -30,7 +30,7 @@ from typing import Any
 
 from flask import current_app, render_template
 
-from prerender.gateway import Recipe, Supplier, UpstreamError, get_upstream
+from prerender.gateway import Recipe, Supplier, UpstreamError, fallbacks, get_upstream
 from prerender.rendering.assets import get_assets
 from prerender.rendering.cards import CardOptions, RecipeCardView, build_card, is_displayable
 from prerender.rendering.i18n import Translator, translator_for
@@ -402,6 +402,7 @@ def build_page(
         except UpstreamError as error:
             # The menu is the page; the panel only proposes recipes: it says it could not.
             log.error("planner panel unavailable, request %s: %s", ctx.request_id, error)
+            fallbacks.went_without("planner panel")
             panel = dataclasses.replace(
                 EMPTY_PANEL, types=tuple(query["recipe_type_id"]), search=query["search"], failed=True
             )

@@ -16,7 +16,7 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from prerender.gateway import HistoryPage, UnknownStore, UpstreamError, get_upstream
+from prerender.gateway import HistoryPage, UnknownStore, UpstreamError, fallbacks, get_upstream
 from prerender.rendering.catalog import (
     ANALYTICS_PATHS,
     CardLook,
@@ -67,6 +67,7 @@ def favorites_list(ctx: RequestContext, query: dict[str, Any], *, t: Translator)
         raise
     except UpstreamError as error:
         log.error("favorites unavailable, request %s: %s", ctx.request_id, error)
+        fallbacks.went_without("favorites")
         return ListView.unavailable(query["page"])
     return list_view(ctx, answer, query, link_params(query), look, t=t)
 
@@ -231,6 +232,7 @@ def my_space_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
                 )
             except UpstreamError as error:
                 log.error("history unavailable, request %s: %s", ctx.request_id, error)
+                fallbacks.went_without("history")
                 history = HistoryView((), 0, None, None, failed=True)
     count = (
         favorites.total
@@ -333,6 +335,7 @@ def basket_preview_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
             raise
         except UpstreamError as error:
             log.error("basket preview unavailable, request %s: %s", ctx.request_id, error)
+            fallbacks.went_without("basket preview")
             failed = True
     recipes = tuple(
         view for view in (_preview_recipe(raw, t) for raw in basket.get("recipes") or []) if view is not None

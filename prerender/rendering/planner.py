@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from flask import current_app, render_template
 
-from prerender.gateway import Supplier, UnknownStore, UpstreamError, get_upstream
+from prerender.gateway import Supplier, UnknownStore, UpstreamError, fallbacks, get_upstream
 from prerender.rendering.assets import get_assets
 from prerender.rendering.i18n import translator_for
 from prerender.rendering.urls import with_query
@@ -154,6 +154,7 @@ def check_store(ctx: RequestContext, store_id: str | None) -> None:
         log.warning(
             "planner entry: store list unavailable, %s not checked, request %s: %s", store_id, ctx.request_id, error
         )
+        fallbacks.went_without("stores")
         return
     if all(store.id != store_id for store in stores):
         problem = {"status": 400, "errors": {"query": {"store_id": ["Unknown store."]}}}

@@ -20,8 +20,11 @@ from prerender.web.errors import PASSED_THROUGH_STATUSES
 from prerender.web.http_caching import NO_STORE, set_policy
 
 DEGRADED_HEADER = "X-Degraded"
-# The only cause today: the upstream failed. The header's value and the metric's `reason` label.
+# The causes: the header's value and the metric's `reason` label. The upstream failed and the answer is the
+# route's degraded state (an empty fragment, the planner's try-again state), or it failed and the answer was
+# made with the last good copy of what it failed to give (prerender/gateway/fallbacks.py).
 UPSTREAM = "upstream"
+STALE = "stale"
 
 
 def is_refusal(error: UpstreamError) -> bool:

@@ -5,9 +5,13 @@ A view says what to render and for whom (`fragment_response(render, shared=...)`
 - who may keep it: `shared` (the same for every shopper: a fixed card of a supplier without personalization)
   is publicly cacheable; anything else is private (prerender/web/http_caching.py);
 - an upstream failure while rendering is the route's degraded fragment, never a problem in the customer's page:
-  the empty fragment by default, the route's own when it has one (the planner page's try-again state, marked
-  `X-Degraded` by prerender/web/degraded.py); a degraded answer is never shared. The upstream's refusals that
+  the empty fragment by default, the route's own when it has one (the planner page's try-again state), either
+  marked `X-Degraded: upstream` and kept by no cache (prerender/web/degraded.py). The upstream's refusals that
   are the caller's mistake (`passes`, by default an unknown store: a 400) stay problems;
+- a fragment the upstream's failure left in part (a catalog page whose recipes are unavailable, a CTA without
+  its store list: prerender/gateway/fallbacks.py) is marked `X-Degraded: upstream` as well; one made with the
+  last good copy of a read the upstream failed is whole, but possibly out of date: marked `X-Degraded: stale`.
+  Neither is kept by a cache, so that the first request after the upstream is back gets a fresh one;
 - its ETag, remembered per fragment (a memoized card costs one lookup);
 - a private, non-empty fragment ends with the shopper's credential element (prerender/web/shopper.py), which
   the ETag covers too.
@@ -23,9 +27,9 @@ from dataclasses import dataclass
 from flask import Response, request
 from werkzeug.http import generate_etag
 
-from prerender.gateway import UnknownStore, UpstreamError
+from prerender.gateway import UnknownStore, UpstreamError, fallbacks
 from prerender.web.context import current_context
-from prerender.web.degraded import mark_degraded
+from prerender.web.degraded import STALE, mark_degraded
 from prerender.web.http_caching import PRIVATE, PUBLIC, set_policy
 from prerender.web.shopper import with_shopper
 
@@ -56,20 +60,27 @@ def fragment_response(
     credential; on an upstream failure `degraded()`'s fragment (marked degraded) or the empty one."""
     set_policy(PUBLIC if shared else PRIVATE)
     try:
-        rendered = _as_rendered(render())
+        with fallbacks.recording() as did_without:
+            rendered = _as_rendered(render())
     except UpstreamError as error:
         if passes(error):
             raise
         log.error("%s degraded, request %s: %s", request.endpoint, current_context().request_id, error)
         set_policy(PRIVATE)  # an outage's answer must not be shared by caches as the answer
-        rendered = Rendered(_as_rendered(degraded()).html, degraded=True) if degraded is not None else Rendered("")
+        rendered = Rendered(_as_rendered(degraded()).html if degraded is not None else "", degraded=True)
     fragment = rendered.html
     etag = fragment_etag(fragment)
     if fragment and not shared:
         fragment, etag = with_shopper(fragment, etag, current_context())
     response = Response(fragment, mimetype="text/html")
     response.set_etag(etag)
-    return mark_degraded(response) if rendered.degraded else response
+    if rendered.degraded:
+        return mark_degraded(response)
+    if did_without.missing or current_context().supplier_lookup_failed:  # without its parts, or its supplier's
+        return mark_degraded(response)
+    if did_without.stale:
+        return mark_degraded(response, reason=STALE)
+    return response
 
 
 def _as_rendered(result: str | Rendered) -> Rendered:

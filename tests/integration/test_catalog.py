@@ -421,11 +421,17 @@ def test_an_upstream_outage_is_a_page_that_says_so_never_an_error(app_config, pa
     root = root_of(BeautifulSoup(answer.get_data(as_text=True), "html.parser"))
     assert "Traceback" not in answer.get_data(as_text=True)
     assert root.find("svc-recipe-card") is None
+    # Said so to the customer's server and to whoever operates it, and kept by no cache (prerender/web/
+    # fragment_response.py): the first request after the outage shows the recipes again.
+    assert answer.headers["X-Degraded"] == "upstream"
+    assert answer.headers["Cache-Control"] == "private, no-store" and "ETag" not in answer.headers
 
 
 def test_a_failed_list_says_the_recipes_are_unavailable(app_config, monkeypatch):
     app = create_app(app_config)
     catalog = app.extensions["prerender.upstream"].catalog
     monkeypatch.setattr(catalog.http, "base_url", f"http://127.0.0.1:{closed_port()}")
-    root = root_of(page(app.test_client(), "/v2/catalog/list", all_recipes="true"))
+    answer = app.test_client().get("/v2/catalog/list", query_string={"all_recipes": "true"}, headers=headers())
+    root = root_of(BeautifulSoup(answer.get_data(as_text=True), "html.parser"))
     assert root.find(attrs={"data-role": "failed"}).get_text(strip=True).startswith("Les recettes ne peuvent pas")
+    assert answer.headers["X-Degraded"] == "upstream"

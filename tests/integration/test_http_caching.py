@@ -78,6 +78,28 @@ def test_the_bootstrap_whose_token_could_not_be_checked_is_kept_by_no_cache(app_
     assert fragment.find("svc-shopper") is None and fragment.find("script", type="module") is not None
 
 
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/recipe-card?recipe_id=1&store_id=1001",
+        '/v1/recipe-card?surrounding_products_ids=["1","2"]&store_id=1001',
+        "/v1/no-supplier-add-to-cart-cta?recipe_id=1",
+    ],
+    ids=["fixed-card", "suggested-card", "cta"],
+)
+def test_a_fragment_the_upstream_failed_is_marked_degraded_and_kept_by_no_cache(app_config, path):
+    """The empty fragment an outage leaves is a 200 the customer's page includes, as the planner's try-again
+    state is; like it, it says why (`X-Degraded`, counted in /metrics) and no cache keeps it. Before, it was an
+    ordinary empty answer with an ETag, which a cache could revalidate against and keep."""
+    client = create_app({**app_config, "UPSTREAM_URL": f"http://127.0.0.1:{closed_port()}"}).test_client()
+    response = client.get(path, headers=headers(user="outage-user"))
+    assert response.status_code == 200 and response.get_data() == b""
+    assert response.headers["X-Degraded"] == "upstream"
+    assert response.headers["Cache-Control"] == "private, no-store" and "ETag" not in response.headers
+    metrics = client.get("/metrics").get_data(as_text=True)
+    assert 'prerender_degraded_answers_total{endpoint="v1.' in metrics
+
+
 def test_the_bootstrap_with_a_shoppers_credential_is_private(client):
     """A valid supplier-token names a shopper: the bootstrap carries that shopper's credential, for nobody else."""
     response = client.get("/v2/svc-window-bootstrap", headers=headers(user="bootstrap-cache-user"))

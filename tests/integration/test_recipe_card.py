@@ -285,17 +285,24 @@ def test_upstream_outage_serves_the_last_good_cards(app, client, upstream, monke
     """stale-if-error: after the recipe cache expires, an upstream outage still shows the last good card,
     for a fixed recipe and for a suggestion of the same products (from any session)."""
     pair = json.dumps(products_of(upstream, "3")[:2])
-    fixed = card_of(get_card(client, recipe_id="3", store_id="1001"))
+    fresh = get_card(client, recipe_id="3", store_id="1001")
+    assert "X-Degraded" not in fresh.headers
+    fixed = card_of(fresh)
     suggested = card_of(get_card(client, surrounding_products_ids=pair, store_id="1001"))
     gateway = app.extensions["prerender.upstream"]
     with app.app_context():
         for recipe_id in {"3", suggested["recipe-id"]}:
             gateway.recipes.cache.delete(gateway.recipes.key(ctx_identity(app), recipe_id, "1001", None, summary=True))
     monkeypatch.setattr(gateway.http, "base_url", f"http://127.0.0.1:{closed_port()}")  # the outage
-    assert card_of(get_card(client, recipe_id="3", store_id="1001"))["recipe-id"] == fixed["recipe-id"]
+    stale = get_card(client, recipe_id="3", store_id="1001")
+    assert card_of(stale)["recipe-id"] == fixed["recipe-id"]
     other_session = headers(session="another-session")
-    again = card_of(get_card(client, hdrs=other_session, surrounding_products_ids=pair, store_id="1001"))
-    assert again["recipe-id"] == suggested["recipe-id"]
+    stale_suggestion = get_card(client, hdrs=other_session, surrounding_products_ids=pair, store_id="1001")
+    assert card_of(stale_suggestion)["recipe-id"] == suggested["recipe-id"]
+    # Whole, but maybe out of date: said so, and kept by no cache (the first request after the outage is fresh).
+    for answer in (stale, stale_suggestion):
+        assert answer.headers["X-Degraded"] == "stale"
+        assert answer.headers["Cache-Control"] == "private, no-store" and "ETag" not in answer.headers
 
 
 def ctx_identity(app):
