@@ -8,12 +8,13 @@ from typing import Any
 from flask import Blueprint, Response, jsonify
 
 from plumbing.problems import ValidationProblem
-from prerender.gateway import SuggestionContext, UnknownStore, UpstreamError
+from prerender.gateway import SuggestionContext, UnknownStore, UpstreamError, fallbacks
 from prerender.rendering.cards import CardOptions, suggested_cards
 from prerender.schemas.recipe_card import MULTIPLE_BODIES, MULTIPLE_OPTION_DEFAULTS, MULTIPLE_QUERIES
 from prerender.schemas.responses import CardsSchema
 from prerender.web.context import current_context
 from prerender.web.contract import declare, json_answer, problem
+from prerender.web.degraded import STALE, UPSTREAM, mark_degraded
 from prerender.web.http_caching import PRIVATE, cache_policy
 from prerender.web.shopper import shopper_element
 
@@ -54,23 +55,31 @@ def post_multiple(query: dict[str, Any], body: dict[str, Any]) -> Response:
         for c in body["contexts"]
     ]
     positions = sorted(c["position"] for c in body["contexts"])
+    reason: str | None = None
     try:
-        html = suggested_cards(
-            ctx,
-            contexts,
-            options,
-            category_id=body["categoryId"],
-            keyword=body["keyword"],
-            order=[str(p) for p in positions],  # above the fold, the lowest position's card comes first
-        )
+        with fallbacks.recording() as did_without:
+            html = suggested_cards(
+                ctx,
+                contexts,
+                options,
+                category_id=body["categoryId"],
+                keyword=body["keyword"],
+                order=[str(p) for p in positions],  # above the fold, the lowest position's card comes first
+            )
+        reason = UPSTREAM if did_without.missing else STALE if did_without.stale else None
     except UnknownStore:
         raise  # the customer's integration has a bug it should see: 400 (prerender/web/errors.py)
     except UpstreamError as error:
         log.error("multiple cards rendered empty, request %s: %s", ctx.request_id, error)
         html = {context.key: "" for context in contexts}
+        reason = UPSTREAM
     # Each card brings the shopper's credential (the page may insert any of them): suggestions are private.
     element = shopper_element(ctx)
-    return jsonify(data=[{"html": html[str(p)] + element if html[str(p)] else "", "position": p} for p in positions])
+    response = jsonify(
+        data=[{"html": html[str(p)] + element if html[str(p)] else "", "position": p} for p in positions]
+    )
+    # As every fragment route does (prerender/web/fragment_response.py): said so, and kept by no cache.
+    return mark_degraded(response, reason=reason) if reason else response
 
 
 def merge_options(query: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,9 @@ import json
 
 from bs4 import BeautifulSoup
 
+from prerender import create_app
 from prerender.gateway import get_upstream
+from tests.conftest import closed_port
 
 from .conftest import get_card, headers, record_upstream_calls
 
@@ -116,3 +118,13 @@ def test_blank_filters_filter_nothing(client, upstream):
     assert any(unfiltered)
     for blank in ({"keyword": "", "categoryId": ""}, {"keyword": "   ", "categoryId": None}):
         assert recipes(post(client, {**body, **blank}, {"store_id": "1001"})) == unfiltered, blank
+
+
+def test_cards_the_upstream_failed_are_empty_and_marked_degraded(app_config):
+    """As every fragment route (tests/integration/test_http_caching.py): the outage's empty cards say so and no
+    cache keeps them."""
+    client = create_app({**app_config, "UPSTREAM_URL": f"http://127.0.0.1:{closed_port()}"}).test_client()
+    answer = post(client, {"contexts": [{"productIds": ["1", "2"], "position": 1}]}, {"store_id": "1001"})
+    assert answer.status_code == 200 and answer.get_json()["data"] == [{"html": "", "position": 1}]
+    assert answer.headers["X-Degraded"] == "upstream"
+    assert answer.headers["Cache-Control"] == "private, no-store"
