@@ -308,7 +308,7 @@ class CatalogGateway:
         """A page of recipe ids, never cached fresh (a shopper's likes and preferences change it), but kept as the
         stale copy served while the upstream fails, so a shopper sees yesterday's catalog rather than "unavailable".
         Per supplier, language and query; per shopper too, since their likes or preferences may shape it (the key
-        is hashed: no id in clear)."""
+        is hashed: no id in clear). Only pages with recipes keep one, and no free-text search does."""
         key = cache_key(
             "catalog-page", identity.supplier_id, identity.language, identity.authorization, path, _sorted_items(params)
         )
@@ -319,7 +319,12 @@ class CatalogGateway:
                 raise
             last: RecipePage = self.cache.stale(key, error, what=f"{name} page")
             return last
-        self.cache.set("stale:" + key, (page,), timeout=self.stale_ttl)
+        if params.get("q"):
+            pass  # a free-text search keeps no stale copy: any caller could keep a key a day with each new text
+        elif page.items:
+            self.cache.set("stale:" + key, (page,), timeout=self.stale_ttl)
+        else:  # nothing (left) on this page: no older copy comes back during an outage
+            self.cache.delete("stale:" + key)
         return page
 
     def _read(self, identity: CallerIdentity, path: str, name: str, params: dict[str, Any]) -> Any:

@@ -165,12 +165,16 @@ class RecipeGateway:
 
     def _remember(self, values: dict[str, tuple[Recipe | None]]) -> None:
         """Cache fresh answers, and keep the recipes found longer, as the stale copies served while the upstream
-        fails. A recipe not found has no stale copy: without one, an outage gives the same empty card, and any
-        id a caller makes up would otherwise hold a shared cache entry for a day."""
+        fails. A recipe not found drops its stale copy rather than keeping a "not found" one: an outage then
+        gives the same empty card (never a recipe since unpublished), and any id a caller makes up would
+        otherwise hold a shared cache entry for a day (a delete creates none)."""
         self.cache.set_many(values, timeout=self.ttl)
         found = {"stale:" + key: value for key, value in values.items() if value[0] is not None}
         if found:
             self.cache.set_many(found, timeout=self.stale_ttl)
+        gone = ["stale:" + key for key, value in values.items() if value[0] is None]
+        if gone:
+            self.cache.delete_many(*gone)
 
     def _stale(self, key: str, error: UpstreamError) -> Recipe | None:
         """The last good copy of a recipe, or the error when there is none."""

@@ -75,8 +75,10 @@ class SupplierGateway:
         except UpstreamError as error:
             return self._stale(key, error)
         self.cache.near_put(key, (supplier,), timeout=self.ttl)
-        if supplier is not None:  # a token nobody knows keeps no day-long copy (any caller can make one up)
+        if supplier is not None:
             self.cache.set("stale:" + key, (supplier,), timeout=self.stale_ttl)
+        else:  # a token revoked (or made up): its last good copy goes, and no day-long "unknown" one is kept
+            self.cache.delete("stale:" + key)
         return supplier
 
     def _stale(self, key: str, error: UpstreamError) -> Supplier | None:

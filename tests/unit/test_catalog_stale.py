@@ -78,3 +78,27 @@ def test_without_a_stale_page_the_failure_is_raised(catalog):
     responses.get(PAGES, body=requests.exceptions.ConnectionError("refused"))
     with pytest.raises(UpstreamUnavailable):
         catalog.recipe_page(identity("u-1"), params={})
+
+
+@responses.activate
+def test_a_free_text_search_keeps_no_stale_page(catalog):
+    """Any caller could keep a shared cache entry a day with each new text: a search is "unavailable" during an
+    outage instead."""
+    responses.get(PAGES, json=PAGE)
+    catalog.recipe_page(identity("u-1"), params={"q": "tarte"})
+    responses.replace(responses.GET, PAGES, status=503)
+    with pytest.raises(UpstreamStatusError):
+        catalog.recipe_page(identity("u-1"), params={"q": "tarte"})
+
+
+@responses.activate
+def test_a_page_found_empty_drops_its_older_stale_copy(catalog):
+    """The shopper unliked everything (an empty favorites page): the outage after it does not bring the old
+    page back."""
+    responses.get(PAGES, json=PAGE)
+    catalog.recipe_page(identity("u-1"), params={"page": 1})
+    responses.replace(responses.GET, PAGES, json={**PAGE, "data": [], "total": 0})
+    assert catalog.recipe_page(identity("u-1"), params={"page": 1}).items == ()
+    responses.replace(responses.GET, PAGES, status=503)
+    with pytest.raises(UpstreamStatusError):
+        catalog.recipe_page(identity("u-1"), params={"page": 1})
