@@ -74,16 +74,21 @@ def init_gateway(app: Flask) -> None:
     )
     near = NearCache(size=int(config["NEAR_CACHE_SIZE"]), seconds=float(config["NEAR_CACHE_SECONDS"]))
     # A shared backend (Redis) may fail: this worker's memory stands in meanwhile (the default backend is that).
+    # The like states are not: a worker's own copy would disagree with the others' (docs/decisions.md, caching).
     backend: CacheBackend = cache
+    likes_backend: CacheBackend = cache
     if config["CACHE_TYPE"] in SHARED_CACHE_TYPES:
+        retry = float(config["CACHE_RETRY_SECONDS"])
         fallback = LruCache(
             threshold=int(config["CACHE_THRESHOLD"]), default_timeout=int(config["CACHE_DEFAULT_TIMEOUT"])
         )
-        backend = SharedCache(backend=cache, fallback=fallback, retry_seconds=float(config["CACHE_RETRY_SECONDS"]))
+        backend = SharedCache(backend=cache, fallback=fallback, retry_seconds=retry)
+        likes_backend = SharedCache(backend=cache, fallback=None, retry_seconds=retry)
     app.extensions[EXTENSION_KEY] = build_upstream(
         http=http,
         cache=ReadCache(cache=backend, near=near),
         catalog_cache=ReadCache(cache=backend),
+        likes_cache=ReadCache(cache=likes_backend),
         pool=pool,
         times=CacheTimes(
             supplier=int(config["SUPPLIER_CACHE_SECONDS"]),

@@ -3,8 +3,9 @@
 A cache is an optimisation: when its backend (Redis) fails, the request goes on. `SharedCache` stands in front of
 a shared backend: after a failure it keeps the values in this worker's memory for a few seconds (as the default
 configuration always does) before it asks the backend again, so an outage costs neither a failed call per read
-nor every cached read becoming an upstream call, and logs once per such period. Without a fallback (the
-in-process default), reads are misses and writes are skipped, logged.
+nor every cached read becoming an upstream call, and logs once per such period; the like states, which must be
+the same for every worker, are not cached at all meanwhile. `ReadCache` logs what still fails (the in-process
+default has nothing to fall back to) and never raises it.
 
 The reads every card makes (its supplier, its recipe) also go through a near cache (`NearCache`): the decoded
 values, per worker, for a few seconds, so a card neither unpickles them nor, with Redis, asks Redis for them on
@@ -17,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeVar
@@ -84,21 +86,24 @@ class CacheBackend(Protocol):
 
     def delete(self, key: str) -> Any: ...
 
+    def delete_many(self, *keys: str) -> Any: ...
+
     def clear(self) -> Any: ...
 
 
 class SharedCache:
-    """A shared backend (Redis), and this worker's `fallback` (an in-process LruCache) while it fails: after a
-    failure, for `retry_seconds`, every read and write goes to the fallback, and the backend is not asked (no
-    failed call, no timeout, per request); then the next call tries the backend again. One log line per failure
-    period, not one per read. Values written to the fallback stay there: once the backend is back, they are
-    neither copied to it nor read again."""
+    """A shared backend (Redis), and what stands in while it fails. After a failure, for `retry_seconds`, the
+    backend is not asked (no failed call, no timeout, per request); then the next call tries it again. Meanwhile
+    every read and write goes to `fallback` (an in-process LruCache: this worker's own copies), or, without one,
+    reads are misses and writes are skipped (values that must be the same for every worker: a user's like
+    states, which our own writes update). One log line per failure period. Once the backend answers again, the
+    fallback is emptied: its copies are neither copied to the backend nor served in a later outage."""
 
     def __init__(
         self,
         *,
         backend: CacheBackend,
-        fallback: CacheBackend,
+        fallback: CacheBackend | None,
         retry_seconds: float,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -107,6 +112,8 @@ class SharedCache:
         self.retry_seconds = retry_seconds
         self.clock = clock
         self._failing_until = 0.0
+        self._fallback_used = False
+        self._lock = threading.Lock()
 
     @property
     def failing(self) -> bool:
@@ -114,23 +121,32 @@ class SharedCache:
         return self.clock() < self._failing_until
 
     def _failed(self, error: Exception, operation: str) -> None:
-        if not self.failing:
-            log.error(
-                "shared cache %s failed, this worker keeps its own copies for %g s: %r",
-                operation,
-                self.retry_seconds,
-                error,
-            )
-        self._failing_until = self.clock() + self.retry_seconds
         CACHE_BACKEND_FAILURES.inc()
+        with self._lock:  # the calls in flight when the backend died fail together: one line for all
+            starts = not self.failing
+            self._failing_until = self.clock() + self.retry_seconds
+            self._fallback_used = self.fallback is not None
+        if starts:
+            kept = "keeps its own copies" if self.fallback is not None else "caches nothing here"
+            log.error("shared cache %s failed, this worker %s for %g s: %r", operation, kept, self.retry_seconds, error)
+
+    def _answered(self) -> None:
+        """The backend answered: the copies kept while it failed are dropped (once)."""
+        if self._fallback_used and self.fallback is not None:
+            with self._lock:
+                self._fallback_used = False
+            self.fallback.clear()
 
     def get_many(self, *keys: str) -> list[Any]:
         if not self.failing:
             try:
-                return list(self.backend.get_many(*keys))
+                values = list(self.backend.get_many(*keys))
             except Exception as error:
                 self._failed(error, "read")
-        return list(self.fallback.get_many(*keys))
+            else:
+                self._answered()
+                return values
+        return list(self.fallback.get_many(*keys)) if self.fallback is not None else [None] * len(keys)
 
     def set(self, key: str, value: Any, timeout: int | None = None) -> None:
         self.set_many({key: value}, timeout=timeout)
@@ -139,21 +155,29 @@ class SharedCache:
         if not self.failing:
             try:
                 self.backend.set_many(mapping, timeout=timeout)
-                return
             except Exception as error:
                 self._failed(error, "write")
-        self.fallback.set_many(mapping, timeout=timeout)
+            else:
+                self._answered()
+                return
+        if self.fallback is not None:
+            self.fallback.set_many(mapping, timeout=timeout)
 
     def delete(self, key: str) -> None:
-        self.fallback.delete(key)
+        self.delete_many(key)
+
+    def delete_many(self, *keys: str) -> None:
+        if self.fallback is not None:
+            self.fallback.delete_many(*keys)
         if not self.failing:
             try:
-                self.backend.delete(key)
+                self.backend.delete_many(*keys)
             except Exception as error:
                 self._failed(error, "delete")
 
     def clear(self) -> None:
-        self.fallback.clear()
+        if self.fallback is not None:
+            self.fallback.clear()
         self.backend.clear()
 
 
@@ -212,9 +236,13 @@ class ReadCache:
             log.error("cache write failed, skipped: %r", error)
 
     def delete(self, key: str) -> None:
-        self.near.drop(key)
+        self.delete_many(key)
+
+    def delete_many(self, *keys: str) -> None:
+        for key in keys:
+            self.near.drop(key)
         try:
-            self.cache.delete(key)
+            self.cache.delete_many(*keys)
         except Exception as error:
             log.error("cache delete failed, the entry expires on its own: %r", error)
 

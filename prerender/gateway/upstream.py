@@ -54,10 +54,17 @@ class Upstream:
 
 
 def build_upstream(
-    *, http: UpstreamHttp, cache: ReadCache, catalog_cache: ReadCache, pool: Executor, times: CacheTimes
+    *,
+    http: UpstreamHttp,
+    cache: ReadCache,
+    catalog_cache: ReadCache,
+    likes_cache: ReadCache,
+    pool: Executor,
+    times: CacheTimes,
 ) -> Upstream:
-    """The gateways on one HTTP client: `cache` (with its near cache) for suppliers, stores, recipes,
-    suggestions and likes, `catalog_cache` for the catalog's pages."""
+    """The gateways on one HTTP client: `cache` (with its near cache) for suppliers, stores, recipes and
+    suggestions, `catalog_cache` for the catalog's pages, `likes_cache` for the like states (no worker's own copy
+    while a shared backend fails: prerender/gateway/read_cache.py)."""
     return Upstream(
         http=http,
         concurrent=ConcurrentCalls(pool=pool),
@@ -67,7 +74,7 @@ def build_upstream(
             http=http, cache=cache, ttl=times.recipe, stale_ttl=times.stale, external_id_ttl=times.external_id
         ),
         suggestions=SuggestionGateway(http=http, cache=cache, stale_ttl=times.stale),
-        likes=LikeGateway(http=http, cache=cache, ttl=times.likes),
+        likes=LikeGateway(http=http, cache=likes_cache, ttl=times.likes),
         baskets=BasketGateway(http=http),
         events=EventGateway(http=http),
         menus=MenuGateway(http=http),

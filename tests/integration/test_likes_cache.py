@@ -76,3 +76,15 @@ def test_a_failed_like_forgets_the_cached_state(app_config, upstream, monkeypatc
     calls = record_upstream_calls(app, monkeypatch)
     assert liked(client, browser, "8") == "true"
     assert len(likes_calls(calls)) == 1
+
+
+def test_while_redis_fails_no_worker_keeps_a_like_state_of_its_own(app_config):
+    """Two workers (two apps) on a Redis that refuses connections: a like made through one shows through the
+    other at once. A worker's own copy (what other reads fall back to meanwhile) would show the state it read
+    before, for as long as it keeps it."""
+    config = {**app_config, "CACHE_REDIS_URL": f"redis://127.0.0.1:{closed_port()}/0", "LIKES_CACHE_SECONDS": 30}
+    first, second = create_app(config).test_client(), create_app(config).test_client()
+    browser = browser_headers(first, user="likes-redis-down")
+    assert liked(second, browser, "8") == "false"
+    assert first.put("/v1/likes/8", headers=browser).status_code == 204
+    assert liked(second, browser, "8") == "true"

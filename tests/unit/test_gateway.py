@@ -68,6 +68,7 @@ def upstream(app) -> Upstream:
             http=http,
             cache=ReadCache(cache=cache),
             catalog_cache=ReadCache(cache=cache),
+            likes_cache=ReadCache(cache=cache),
             pool=ThreadPoolExecutor(2),
             times=CacheTimes(supplier=60, recipe=60, likes=0, stale=3600),
         )
@@ -261,6 +262,7 @@ def test_a_broken_cache_backend_is_a_miss_not_an_error(app):
         http=http,
         cache=broken,
         catalog_cache=broken,
+        likes_cache=broken,
         pool=ThreadPoolExecutor(1),
         times=CacheTimes(supplier=1, recipe=1, likes=1, stale=1),
     )

@@ -109,3 +109,27 @@ def test_a_delete_reaches_the_workers_copy_too(shared: SharedCache, backend: Bac
     shared.set("k", "v", timeout=60)
     shared.delete("k")
     assert shared.get_many("k") == [None]
+
+
+def test_the_copies_kept_during_an_outage_are_dropped_once_the_backend_answers(
+    shared: SharedCache, backend: Backend, clock: Clock
+) -> None:
+    """Else the next outage would serve them again, however old."""
+    backend.down = True
+    shared.set("recipe", "kept during the first outage", timeout=0)
+    backend.down = False
+    clock.now += RETRY
+    assert shared.get_many("recipe") == [None]  # the backend answers: the worker's copies go
+    backend.down = True
+    clock.now += RETRY
+    assert shared.get_many("recipe") == [None]  # a second outage: nothing old comes back
+
+
+def test_without_a_fallback_an_outage_caches_nothing(backend: Backend, clock: Clock) -> None:
+    """For values every worker must agree on (a user's like states): misses and skipped writes meanwhile."""
+    shared = SharedCache(backend=backend, fallback=None, retry_seconds=RETRY, clock=clock)
+    backend.down = True
+    shared.set("liked", True, timeout=30)
+    assert shared.get_many("liked") == [None]
+    shared.delete("liked")
+    assert backend.calls == 1 and shared.failing
