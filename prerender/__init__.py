@@ -21,6 +21,7 @@ from prerender.rendering.i18n import init_i18n
 from prerender.schemas.headers import REQUEST_ID_PATTERN, request_header_names
 from prerender.web.admission import register_admission
 from prerender.web.credentials import init_credentials
+from prerender.web.degraded import register_fallback_record
 from prerender.web.errors import register_errorhandlers
 from prerender.web.http_caching import register_http_caching
 from prerender.web.request_limits import register_request_limits
@@ -89,12 +90,14 @@ def register_extensions(app: Flask) -> None:
 def register_request_hooks(app: Flask) -> None:
     """The hooks every request goes through, in order: its id (plumbing/request_id.py), the request log (its timer
     starts before anything may refuse the request), the size limits, admission (overload shed at the door), its
-    upstream time budget, HTTP caching, the security headers (the header guard is the versioned blueprints' own,
+    upstream time budget, the record of what it does without when the upstream fails (degraded answers), HTTP
+    caching, the security headers (the header guard is the versioned blueprints' own,
     prerender/blueprints/__init__.py)."""
     register_request_id(app, pattern=REQUEST_ID_PATTERN)
     register_request_log(app)
     register_request_limits(app)
     register_admission(app)
     register_upstream_budget(app)
+    register_fallback_record(app)
     register_http_caching(app)
     register_security_headers(app)

@@ -8,13 +8,13 @@ from typing import Any
 from flask import Blueprint, Response, jsonify
 
 from plumbing.problems import ValidationProblem
-from prerender.gateway import SuggestionContext, UnknownStore, UpstreamError, fallbacks
+from prerender.gateway import SuggestionContext, UnknownStore, UpstreamError
 from prerender.rendering.cards import CardOptions, suggested_cards
 from prerender.schemas.recipe_card import MULTIPLE_BODIES, MULTIPLE_OPTION_DEFAULTS, MULTIPLE_QUERIES
 from prerender.schemas.responses import CardsSchema
 from prerender.web.context import current_context
 from prerender.web.contract import declare, json_answer, problem
-from prerender.web.degraded import STALE, UPSTREAM, mark_degraded
+from prerender.web.degraded import UPSTREAM, degraded_reason, mark_degraded
 from prerender.web.http_caching import PRIVATE, cache_policy
 from prerender.web.shopper import shopper_element
 
@@ -57,16 +57,15 @@ def post_multiple(query: dict[str, Any], body: dict[str, Any]) -> Response:
     positions = sorted(c["position"] for c in body["contexts"])
     reason: str | None = None
     try:
-        with fallbacks.recording() as did_without:
-            html = suggested_cards(
-                ctx,
-                contexts,
-                options,
-                category_id=body["categoryId"],
-                keyword=body["keyword"],
-                order=[str(p) for p in positions],  # above the fold, the lowest position's card comes first
-            )
-        reason = UPSTREAM if did_without.missing else STALE if did_without.stale else None
+        html = suggested_cards(
+            ctx,
+            contexts,
+            options,
+            category_id=body["categoryId"],
+            keyword=body["keyword"],
+            order=[str(p) for p in positions],  # above the fold, the lowest position's card comes first
+        )
+        reason = degraded_reason()
     except UnknownStore:
         raise  # the customer's integration has a bug it should see: 400 (prerender/web/errors.py)
     except UpstreamError as error:

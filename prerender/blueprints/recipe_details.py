@@ -11,6 +11,7 @@ from prerender.rendering.details import load_details, render_details
 from prerender.schemas.actions import DetailsQuery
 from prerender.web.context import current_context
 from prerender.web.contract import NOT_MODIFIED, UPSTREAM_FAILURES, Callers, declare, html, problem
+from prerender.web.degraded import degraded_reason, mark_degraded
 from prerender.web.http_caching import PUBLIC, cache_policy
 
 bp = Blueprint("recipe_details", __name__)
@@ -35,4 +36,7 @@ def get_details(query: dict[str, Any]) -> Response:
     details = load_details(ctx, query["recipe_id"], store_id=query["store_id"], guests=query["guests"])
     if details is None:
         raise NotFound(f"No recipe {query['recipe_id']}.")
-    return Response(render_details(details, ctx), mimetype="text/html")
+    response = Response(render_details(details, ctx), mimetype="text/html")
+    # Made from the last good copy while the upstream fails: said so, and not shared (prerender/web/degraded.py).
+    reason = degraded_reason()
+    return mark_degraded(response, reason=reason) if reason else response

@@ -1,46 +1,49 @@
-"""What the current block had to do without, because the upstream failed: reads answered with their last good copy
-(`served_stale`), and parts the page left out or showed as unavailable (`went_without`).
+"""What the current request had to do without, because the upstream failed: reads answered with their last good
+copy (`served_stale`), and parts left out or shown as unavailable (`went_without`).
 
-The read cache (prerender/gateway/read_cache.py), the recipes' and suggestions' batch reads note each stale copy
-they serve; the renderers note each part they go without (the catalog's categories, a CTA's store list...). A
-fragment route renders inside `recording()` and marks its answer degraded by what it finds (prerender/web/
-fragment_response.py). Calls made on the gateway's pool see the same record (`ConcurrentCalls.start` copies the
-context, and the record is one object shared by the copies).
+The read cache (prerender/gateway/read_cache.py) and the recipes' and suggestions' batch reads note each stale
+copy they serve; the renderers note each part they go without (the catalog's categories, a CTA's store list...).
+The record starts with the request, before its supplier is looked up (prerender/web/degraded.py), and a fragment
+route marks its answer degraded by what it holds. Calls made on the gateway's pool see the same record
+(`ConcurrentCalls.start` copies the context, and the record is one object shared by the copies).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 
 
 @dataclass
 class Fallbacks:
-    """What one block did without: the reads served stale, and the parts left out ("recipe", "categories"...)."""
+    """What one request did without: the reads served stale, and the parts it went without ("recipe",
+    "categories"...)."""
 
     stale: list[str] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)
+    went_without: list[str] = field(default_factory=list)
 
 
-# The record of the current block, or None outside one.
+# The record of the current request, or None outside one.
 _current: ContextVar[Fallbacks | None] = ContextVar("prerender_fallbacks", default=None)
 
 
-@contextmanager
-def recording() -> Iterator[Fallbacks]:
-    """Run the block with a fresh record, which the block's reads and renderers fill."""
-    record = Fallbacks()
-    token = _current.set(record)
-    try:
-        yield record
-    finally:
-        _current.reset(token)
+def start() -> Token[Fallbacks | None]:
+    """Start a fresh record for the rest of the current context (a request); `stop` it with the token."""
+    return _current.set(Fallbacks())
+
+
+def stop(token: Token[Fallbacks | None]) -> None:
+    """End the record `start` began."""
+    _current.reset(token)
+
+
+def current() -> Fallbacks:
+    """The current record (an empty one outside a request)."""
+    return _current.get() or Fallbacks()
 
 
 def served_stale(what: str) -> None:
-    """A read was answered with its last good copy (nothing recorded outside a recording block)."""
+    """A read was answered with its last good copy (nothing recorded outside a request)."""
     record = _current.get()
     if record is not None:
         record.stale.append(what)
@@ -50,4 +53,4 @@ def went_without(what: str) -> None:
     """A part of the page was left out, or shown as unavailable, because the upstream failed."""
     record = _current.get()
     if record is not None:
-        record.missing.append(what)
+        record.went_without.append(what)

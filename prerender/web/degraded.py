@@ -12,10 +12,11 @@ stays the customer's 400.
 
 from __future__ import annotations
 
-from flask import Response, request
+from flask import Flask, Response, g, request
 
-from prerender.gateway import UpstreamError, UpstreamStatusError
+from prerender.gateway import UpstreamError, UpstreamStatusError, fallbacks
 from prerender.metrics import DEGRADED_ANSWERS
+from prerender.web.context import current_context
 from prerender.web.errors import PASSED_THROUGH_STATUSES
 from prerender.web.http_caching import NO_STORE, set_policy
 
@@ -31,6 +32,33 @@ def is_refusal(error: UpstreamError) -> bool:
     """Whether the upstream answered this request with a 4xx passed through to the caller (an unknown store,
     a refused identity...): the caller's mistake to see, never degraded into a page."""
     return isinstance(error, UpstreamStatusError) and error.status in PASSED_THROUGH_STATUSES
+
+
+def start_fallback_record() -> None:
+    """Before anything reads the upstream (the header guard looks the supplier up): a fresh record of what the
+    request does without (prerender/gateway/fallbacks.py)."""
+    g.fallbacks = fallbacks.start()
+
+
+def end_fallback_record(_error: BaseException | None = None) -> None:
+    token = g.pop("fallbacks", None)
+    if token is not None:
+        fallbacks.stop(token)
+
+
+def register_fallback_record(app: Flask) -> None:
+    """Attach the record's hooks to the app."""
+    app.before_request(start_fallback_record)
+    app.teardown_request(end_fallback_record)
+
+
+def degraded_reason() -> str | None:
+    """Why the answer being made is degraded, if it is: `upstream` when it went without a part or without its
+    supplier (the lookup failed), `stale` when it used last good copies; None when it is whole and fresh."""
+    record = fallbacks.current()
+    if record.went_without or current_context().supplier_lookup_failed:
+        return UPSTREAM
+    return STALE if record.stale else None
 
 
 def mark_degraded(response: Response, *, reason: str = UPSTREAM) -> Response:

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from flask import Response, request
 from werkzeug.http import generate_etag
 
-from prerender.gateway import UnknownStore, UpstreamError, fallbacks
+from prerender.gateway import UnknownStore, UpstreamError
 from prerender.web.context import current_context
-from prerender.web.degraded import STALE, mark_degraded
+from prerender.web.degraded import UPSTREAM, degraded_reason, mark_degraded
 from prerender.web.http_caching import PRIVATE, PUBLIC, set_policy
 from prerender.web.shopper import with_shopper
 
@@ -60,8 +60,7 @@ def fragment_response(
     credential; on an upstream failure `degraded()`'s fragment (marked degraded) or the empty one."""
     set_policy(PUBLIC if shared else PRIVATE)
     try:
-        with fallbacks.recording() as did_without:
-            rendered = _as_rendered(render())
+        rendered = _as_rendered(render())
     except UpstreamError as error:
         if passes(error):
             raise
@@ -74,13 +73,8 @@ def fragment_response(
         fragment, etag = with_shopper(fragment, etag, current_context())
     response = Response(fragment, mimetype="text/html")
     response.set_etag(etag)
-    if rendered.degraded:
-        return mark_degraded(response)
-    if did_without.missing or current_context().supplier_lookup_failed:  # without its parts, or its supplier's
-        return mark_degraded(response)
-    if did_without.stale:
-        return mark_degraded(response, reason=STALE)
-    return response
+    reason = UPSTREAM if rendered.degraded else degraded_reason()
+    return mark_degraded(response, reason=reason) if reason else response
 
 
 def _as_rendered(result: str | Rendered) -> Rendered:

@@ -9,6 +9,7 @@ from bs4 import BeautifulSoup
 from prerender import create_app
 from prerender.gateway import get_upstream
 from tests.conftest import closed_port
+from tests.faulty_upstream import status
 
 from .conftest import get_card, headers, record_upstream_calls
 
@@ -128,3 +129,12 @@ def test_cards_the_upstream_failed_are_empty_and_marked_degraded(app_config):
     assert answer.status_code == 200 and answer.get_json()["data"] == [{"html": "", "position": 1}]
     assert answer.headers["X-Degraded"] == "upstream"
     assert answer.headers["Cache-Control"] == "private, no-store"
+
+
+def test_cards_made_without_their_supplier_are_marked_degraded(app_config, proxy):
+    """As the fragment routes: the supplier-token could not be checked, so the cards lack its features."""
+    client = create_app({**app_config, "UPSTREAM_URL": proxy.url}).test_client()
+    proxy.faults["/api/v1/suppliers/me"] = status(503)
+    answer = post(client, {"contexts": [{"productIds": ["1", "2"], "position": 1}]}, {"store_id": "1001"})
+    assert answer.status_code == 200
+    assert answer.headers["X-Degraded"] == "upstream"

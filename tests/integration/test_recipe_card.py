@@ -15,12 +15,13 @@ from flask import Response, g
 from flask import request as flask_request
 
 from prerender import create_app
-from prerender.extensions import cache
 from prerender.gateway import UpstreamTimeout
+from prerender.gateway.read_cache import cache_key
 from prerender.rendering.i18n import TextCatalog
 from tests.conftest import closed_port
+from tests.faulty_upstream import status
 
-from .conftest import get_card, headers, record_upstream_calls
+from .conftest import RETAILER, get_card, headers, record_upstream_calls
 
 FR = TextCatalog(overrides_dir=None).translator("fr")
 
@@ -212,7 +213,8 @@ def test_redis_down_hands_over_to_the_workers_memory(app_config, monkeypatch, ca
     """Refused connections: the card is served, and for a while the worker keeps its own copies (as the default
     configuration does), so the next cards are neither an upstream call per cached read nor a failed Redis call
     per read, nor a log line each."""
-    app = create_app({**app_config, "CACHE_REDIS_URL": f"redis://127.0.0.1:{closed_port()}/0"})
+    config = {**app_config, "CACHE_REDIS_URL": f"redis://127.0.0.1:{closed_port()}/0", "NEAR_CACHE_SECONDS": 0}
+    app = create_app(config)  # no near cache: the worker's copies alone serve the reads below
     client = app.test_client()
     assert card_of(get_card(client, recipe_id="1", store_id="1001"))["recipe-id"] == "1"
     calls = record_upstream_calls(app, monkeypatch)
@@ -225,24 +227,41 @@ def test_redis_down_hands_over_to_the_workers_memory(app_config, monkeypatch, ca
 
 def test_a_redis_that_never_answers_holds_no_request(app_config):
     """A Redis that accepts connections and never answers (stopped, or a network that drops packets): each call
-    to it is bounded (CACHE_REDIS_TIMEOUT), and the first failure hands over to the worker's memory. Before,
-    each read waited for as long as the operating system kept the connection (about 20 s per card here)."""
+    to it is bounded (CACHE_REDIS_TIMEOUT), and the first failure hands over to the worker's memory, so the
+    requests that follow do not ask it again. Before, each read waited for as long as the operating system kept
+    the connection (about 20 s per card here)."""
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
-        silent.listen(16)  # connections complete in the backlog; nothing is ever read or answered
-        port = silent.getsockname()[1]
-        app = create_app({**app_config, "CACHE_REDIS_URL": f"redis://127.0.0.1:{port}/0"})
-        backend = app.extensions["cache"][cache]
-        pool = backend._write_client.connection_pool
-        assert pool.connection_kwargs["socket_timeout"] == pool.connection_kwargs["socket_connect_timeout"] == 0.25
+        silent.listen(16)
+        silent.settimeout(0.2)
+        accepted: list[socket.socket] = []
+        done = threading.Event()
+
+        def accept_and_say_nothing() -> None:
+            while not done.is_set():
+                try:
+                    accepted.append(silent.accept()[0])
+                except TimeoutError:
+                    continue
+
+        listener = threading.Thread(target=accept_and_say_nothing, daemon=True)
+        listener.start()
+        app = create_app({**app_config, "CACHE_REDIS_URL": f"redis://127.0.0.1:{silent.getsockname()[1]}/0"})
         answers: list[int] = []
-        request = threading.Thread(
-            target=lambda: answers.append(get_card(app.test_client(), recipe_id="1", store_id="1001").status_code),
-            daemon=True,
-        )
-        request.start()
-        request.join(timeout=60)  # only so that a hang fails this test instead of the suite
-        assert answers == [200]
+
+        def three_cards() -> None:
+            for recipe_id in ("1", "2", "3"):
+                answers.append(get_card(app.test_client(), recipe_id=recipe_id, store_id="1001").status_code)
+
+        requests_thread = threading.Thread(target=three_cards, daemon=True)
+        requests_thread.start()
+        requests_thread.join(timeout=60)  # only so that a hang fails this test instead of the suite
+        done.set()
+        listener.join()
+        for connection in accepted:
+            connection.close()
+    assert answers == [200, 200, 200]
+    assert len(accepted) == 1, "Redis was asked again while it was known not to answer"
 
 
 def test_redis_cache_is_shared_between_apps(app_config, redis_namespace, monkeypatch):
@@ -377,3 +396,77 @@ def test_each_fragment_says_its_language(client, language):
     assert details.status_code == 200
     root = BeautifulSoup(details.get_data(as_text=True), "html5lib").find("svc-recipe-details")
     assert root["lang"] == language
+
+
+def test_a_recipe_unpublished_before_an_outage_is_not_shown_during_it(app_config, proxy):
+    """The last good copy of a recipe goes when the upstream says it no longer knows it: an outage after that
+    gives the empty card, never the recipe as it was before it was unpublished."""
+    app = create_app({**app_config, "UPSTREAM_URL": proxy.url, "NEAR_CACHE_SECONDS": 0})
+    client = app.test_client()
+    gateway = app.extensions["prerender.upstream"]
+    fresh_key = gateway.recipes.key(ctx_identity(app), "3", "1001", None, summary=True)
+
+    assert card_of(get_card(client, recipe_id="3", store_id="1001"))["recipe-id"] == "3"
+    with app.app_context():
+        gateway.recipes.cache.delete(fresh_key)
+    proxy.faults["/api/v1/recipes/3"] = status(404)  # unpublished
+    assert get_card(client, recipe_id="3", store_id="1001").get_data() == b""
+    with app.app_context():
+        gateway.recipes.cache.delete(fresh_key)
+    proxy.faults["/api/v1/recipes/3"] = status(503)  # then the outage
+    during = get_card(client, recipe_id="3", store_id="1001")
+    assert during.status_code == 200 and during.get_data() == b""
+    assert during.headers["X-Degraded"] == "upstream"
+
+
+def test_a_token_revoked_before_an_outage_is_not_accepted_during_it(app_config, proxy):
+    """As for a recipe: the last good copy of a supplier goes when the upstream refuses its token, so an outage
+    after that does not bring the revoked supplier back (its prices, features, credentials)."""
+    app = create_app({**app_config, "UPSTREAM_URL": proxy.url, "NEAR_CACHE_SECONDS": 0})
+    client = app.test_client()
+    gateway = app.extensions["prerender.upstream"]
+    assert card_of(get_card(client, recipe_id="3", store_id="1001")).find(class_="svc-recipe-card-cta") is not None
+    with app.app_context():
+        gateway.suppliers.cache.delete(cache_key("supplier", RETAILER))
+    proxy.faults["/api/v1/suppliers/me"] = status(401)  # revoked
+    assert get_card(client, recipe_id="3", store_id="1001").status_code == 200
+    with app.app_context():
+        gateway.suppliers.cache.delete(cache_key("supplier", RETAILER))
+    proxy.faults["/api/v1/suppliers/me"] = status(503)  # then the outage
+    during = get_card(client, recipe_id="3", store_id="1001")
+    assert during.headers["X-Degraded"] == "upstream"  # made without its supplier: the lookup failed
+    assert "svc-shopper" not in during.get_data(as_text=True)
+
+
+def test_a_drawer_made_from_the_last_good_recipe_is_marked_and_not_shared(app_config, proxy):
+    """The drawer's content is public when fresh; made from the recipe's last good copy during an outage it says
+    so (`X-Degraded: stale`) and no cache keeps it past the outage."""
+    app = create_app({**app_config, "UPSTREAM_URL": proxy.url, "NEAR_CACHE_SECONDS": 0})
+    client = app.test_client()
+    gateway = app.extensions["prerender.upstream"]
+    query = {"recipe_id": "3", "store_id": "1001", "guests": "4"}
+    fresh = client.get("/v1/recipe-details", query_string=query, headers=headers())
+    assert fresh.status_code == 200 and "X-Degraded" not in fresh.headers
+    assert "public" in fresh.headers["Cache-Control"]
+    with app.app_context():
+        gateway.recipes.cache.delete(gateway.recipes.key(ctx_identity(app), "3", "1001", 4))
+    proxy.faults["/api/v1/recipes/3"] = status(503)
+    stale = client.get("/v1/recipe-details", query_string=query, headers=headers())
+    assert stale.status_code == 200 and stale.get_data() == fresh.get_data()
+    assert stale.headers["X-Degraded"] == "stale"
+    assert stale.headers["Cache-Control"] == "private, no-store" and "ETag" not in stale.headers
+
+
+def test_a_card_made_with_the_suppliers_last_good_copy_is_marked_stale(app_config, proxy):
+    """The supplier is looked up before the view renders: its last good copy, served during an outage, marks
+    the card too."""
+    app = create_app({**app_config, "UPSTREAM_URL": proxy.url, "NEAR_CACHE_SECONDS": 0})
+    client = app.test_client()
+    gateway = app.extensions["prerender.upstream"]
+    assert "X-Degraded" not in get_card(client, recipe_id="3", store_id="1001").headers
+    with app.app_context():
+        gateway.suppliers.cache.delete(cache_key("supplier", RETAILER))
+    proxy.faults["/api/v1/suppliers/me"] = status(503)
+    during = get_card(client, recipe_id="3", store_id="1001")
+    assert card_of(during)["recipe-id"] == "3"
+    assert during.headers["X-Degraded"] == "stale"
