@@ -128,12 +128,16 @@ Journey = Callable[[Page, BrowserContext, str, str], None]
 def test_the_host_pages_rules_on_element_names_change_nothing_in_the_components(
     page: Page, context: BrowserContext, shop_url: str, publisher_url: str, journey: Journey
 ) -> None:
+    page.emulate_media(reduced_motion="reduce")
     journey(page, context, shop_url, publisher_url)
     page.wait_for_load_state("networkidle")
+    # Nothing moving (a drawer sliding in, an opacity fading): the styles are read twice, each settled.
+    page.wait_for_function("() => document.getAnimations().every((a) => a.playState !== 'running')")
     page.evaluate(KEEP_THE_HOSTS_BOXES)
     before = page.evaluate(COMPUTED_STYLES, PROPERTIES)
     assert len(before) > 5, "no component on the page"
     page.add_style_tag(content=HOST_SHEET)
+    page.wait_for_function("() => document.getAnimations().every((a) => a.playState !== 'running')")
     after = page.evaluate(COMPUTED_STYLES, PROPERTIES)
 
     changed = {

@@ -8,10 +8,11 @@ import shutil
 import subprocess
 from datetime import date
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
-from prerender.rendering.i18n import SUPPORTED_LANGUAGES, TextCatalog
+from prerender.rendering.i18n import SUPPORTED_LANGUAGES, TextCatalog, isolated
 
 SPEC_KEYS = {
     "RECIPE_PRICING": ["PER_GUESTS"],
@@ -214,3 +215,32 @@ def test_a_parameter_that_could_reorder_the_sentence_keeps_its_own_direction():
     assert t("BASKET_TRANSFER.RECEIVED", affiliate="Le Magazine Cuisine", recipes=2, products=6) == (
         "Votre panier de Le Magazine Cuisine : 2 recettes, 6 produits"
     )
+
+
+BROWSER_ISOLATION = """
+const { isolated } = await import(process.argv[1]);
+console.log(JSON.stringify(JSON.parse(process.argv[2]).map((text) => isolated(text))));
+"""
+
+
+def test_the_browser_isolates_the_same_parameters_as_the_server():
+    """One list of characters that can reorder a sentence, written twice (prerender/rendering/i18n.py and
+    sdk/texts.js): every range's first and last character, and their neighbours outside, agree."""
+    node = shutil.which("node")
+    assert node, "node is needed (make install)"
+    bounds = [(0x0590, 0x08FF), (0xFB1D, 0xFDFF), (0xFE70, 0xFEFC), (0x061C, 0x061C), (0x200E, 0x200F)]
+    bounds += [(0x202A, 0x202E), (0x2066, 0x2069), (0x10800, 0x10FFF), (0x1E800, 0x1EFFF)]
+    samples = ["plain", "Épicerie 2", "😀"] + [
+        f"a{chr(point)}b" for low, high in bounds for point in (low - 1, low, high, high + 1)
+    ]
+    texts_js = Path(__file__).resolve().parents[2] / "prerender" / "static" / "sdk" / "texts.js"
+    browser = json.loads(
+        subprocess.run(
+            [node, "--input-type=module", "-e", BROWSER_ISOLATION, texts_js.as_uri(), json.dumps(samples)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    assert browser == [isolated(text) for text in samples]
+    assert browser[samples.index("a\u202eb")] == "\u2068a\u202eb\u2069" and browser[0] == "plain"
