@@ -98,6 +98,41 @@ def test_the_guests_stepper_prices_the_recipe_again(page: Page, context: Browser
     assert euros(total.inner_text()) == sum(euros(line) for line in lines if line.strip())
 
 
+def test_a_recipe_in_the_basket_reopens_at_the_baskets_guest_count(
+    page: Page, context: BrowserContext, shop_url: str
+) -> None:
+    """The card keeps the count it was rendered with (4): reopened after the stepper put the basket's recipe at
+    one more, the drawer shows the basket's count, and its button does not put the recipe back at the card's."""
+    visit(context, page, shop_url, user=new_user())
+    card = hydrated_cards(page).first
+    recipe_id = card.get_attribute("recipe-id")
+    card.locator(".svc-recipe-card-cta").click()
+    dialog = page.get_by_role("dialog")
+    guests = dialog.locator("[data-role=guests]")
+    expect(dialog.locator(".svc-recipe-details__add-all")).to_be_enabled()
+    rendered = int(guests.inner_text())
+    dialog.locator(".svc-recipe-details__add-all").click()
+    expect(card).to_have_attribute("in-basket", "true")
+    dialog.locator("[data-action=guests-increase]").click()
+    page.wait_for_function(IN_BASKET_FOR, arg=[recipe_id, rendered + 1])
+    page.keyboard.press("Escape")
+    expect(card).to_have_attribute("guests", str(rendered))  # the retailer's card as rendered
+
+    card.locator(".svc-recipe-card-cta").click()
+    expect(guests).to_have_text(str(rendered + 1))
+    add_all = dialog.locator(".svc-recipe-details__add-all")
+    expect(add_all).to_be_enabled()
+    add_all.click()
+    # Once every write the click made is done, the basket still holds the recipe for the basket's count.
+    page.evaluate("() => window.svc[Symbol.for('prerender.sdk.internal')].basket.whenIdle()")
+    assert page.evaluate(IN_BASKET_FOR, [recipe_id, rendered + 1])
+
+
+IN_BASKET_FOR = (
+    "([id, n]) => window.svc.basket.basket$.value?.recipes.some((r) => r.recipe_id === id && r.guests === n)"
+)
+
+
 def euros(text: str) -> Decimal:
     return Decimal(re.sub(r"[^0-9,]", "", text).replace(",", "."))
 

@@ -101,6 +101,10 @@ export class DrawerElement extends HTMLElement {
     }
     this.#preview = false;
     const store = pos.storeId$.hasValue ? /** @type {string | null} */ (pos.storeId$.value) : (storeId ?? null);
+    // A recipe in the basket opens at the basket's guest count, whatever the opener says (a retailer's card keeps
+    // the count it was rendered with): else the drawer would show, and its button put back, another count.
+    const inBasket = services.basket.entry(recipeId)?.guests;
+    guests = inBasket && inBasket > 0 ? inBasket : guests;
     this.#current = { recipeId, guests, storeId: store, ...(picture ? { picture } : {}) };
     await this.#showTransfer(transfer);
     this.#title.textContent = title || notices.t("drawer.loading");
