@@ -50,6 +50,28 @@ export function localProblem(/** @type {string} */ type, /** @type {string} */ t
 // outcome instead of applying it twice (docs/browser-api.md).
 const OUTCOME_UNKNOWN = new Set([0, 502, 503, 504]);
 const RETRY_DELAYS_MS = [300, 1200];
+// An attempt that has no answer in this time (a node that stopped answering, a network that drops packets) is a
+// network failure: a read shows its error state and "try again" rather than "loading" for ever; a write is sent
+// again with its key, as after any failure whose outcome is unknown. Above prerender's own worst case (7 s: a
+// connect, a read and one retry upstream) and its nginx's 10 s for a node.
+export const ATTEMPT_TIMEOUT_MS = 12_000;
+
+/**
+ * The signal an attempt runs under: the caller's, and the attempt's own timeout.
+ * @param {AbortSignal | undefined} signal @param {number} ms
+ * @returns {{ combined: AbortSignal, timeout: AbortSignal }}
+ */
+function attemptSignal(signal, ms) {
+  const timeout = AbortSignal.timeout(ms);
+  if (!signal) return { combined: timeout, timeout };
+  if (typeof AbortSignal.any === "function") return { combined: AbortSignal.any([signal, timeout]), timeout };
+  const controller = new AbortController();  // browsers before AbortSignal.any (Safari 17.3, Firefox 123)
+  for (const source of [signal, timeout]) {
+    if (source.aborted) controller.abort(source.reason);
+    else source.addEventListener("abort", () => controller.abort(source.reason), { once: true });
+  }
+  return { combined: controller.signal, timeout };
+}
 
 /** A key for one write, the same for all its attempts. */
 export function newIdempotencyKey() {
@@ -79,9 +101,13 @@ function pause(ms, signal) {
 }
 
 export class ApiClient {
-  /** @param {import("./session.js").Session} session */
-  constructor(session) {
+  /**
+   * @param {import("./session.js").Session} session
+   * @param {{ attemptTimeoutMs?: number }} [options] how long one attempt may wait for its whole answer
+   */
+  constructor(session, { attemptTimeoutMs = ATTEMPT_TIMEOUT_MS } = {}) {
     this.session = session;
+    this.attemptTimeoutMs = attemptTimeoutMs;
   }
 
   /**
@@ -132,27 +158,34 @@ export class ApiClient {
     const headers = { ...extra, ...this.session.headers() };
     if (idempotencyKey) headers["idempotency-key"] = idempotencyKey;
     headers.accept = as === "json" ? "application/json" : "text/html";
+    const { combined, timeout } = attemptSignal(signal, this.attemptTimeoutMs);
     /** @type {RequestInit} */
-    const init = { method, headers, signal, credentials: "omit", mode: "cors" };
+    const init = { method, headers, signal: combined, credentials: "omit", mode: "cors" };
     if (json !== undefined) {
       headers["content-type"] = "application/json";
       init.body = JSON.stringify(json);
     }
+    /** The caller's abort goes on as it is; this attempt's timeout is a network failure. */
+    const aborted = (/** @type {unknown} */ error) => {
+      if (timeout.aborted && !signal?.aborted) {
+        return localProblem("timeout", "No answer in time", `${method} ${path}: none within ${this.attemptTimeoutMs} ms`);
+      }
+      return error instanceof DOMException && error.name === "AbortError" ? error : null;
+    };
     let response;
     try {
       response = await fetch(this.session.url(path, query, version), init);
     } catch (error) {
-      if (error instanceof DOMException && error.name === "AbortError") throw error;
-      throw localProblem("network", "Network error", String(/** @type {{ message?: unknown } | null | undefined} */ (error)?.message ?? error));
+      throw aborted(error) ?? localProblem("network", "Network error", String(/** @type {{ message?: unknown } | null | undefined} */ (error)?.message ?? error));
     }
-    if (!response.ok) throw new ApiError(await readProblem(response));
-    if (response.status === 204) return null;
     try {
+      if (!response.ok) throw new ApiError(await readProblem(response));
+      if (response.status === 204) return null;
       if (as === "page") return { body: await response.text(), headers: response.headers };
       return as === "json" ? await response.json() : await response.text();
     } catch (error) {
-      if (error instanceof DOMException && error.name === "AbortError") throw error;
-      throw new ApiError({ title: "Malformed answer", status: 502, detail: `${method} ${path}` });
+      if (error instanceof ApiError) throw error;
+      throw aborted(error) ?? new ApiError({ title: "Malformed answer", status: 502, detail: `${method} ${path}` });
     }
   }
 }

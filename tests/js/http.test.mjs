@@ -1,0 +1,79 @@
+// Unit tests of prerender/static/sdk/http.js, in Node: an attempt that gets no answer in time is a network
+// failure (a read's error state and "try again", never "loading" for ever), a write whose attempt timed out is
+// sent again with the same Idempotency-Key, and the caller's own abort stays an abort. fetch is a double that
+// never answers unless told to (fault injection: a node that stopped answering).
+import { test, describe, afterEach } from "node:test";
+import assert from "node:assert/strict";
+
+import { ApiClient, ApiError } from "../../prerender/static/sdk/http.js";
+
+const session = {
+  prefix: "svc",
+  isConfigured: true,
+  configured: Promise.resolve(),
+  headers: () => ({ "language-id": "fr", "session-id": "s" }),
+  url: (/** @type {string} */ path) => `http://prerender.test/v1${path}`,
+};
+
+const realFetch = globalThis.fetch;
+afterEach(() => {
+  globalThis.fetch = realFetch;
+});
+
+/** Node does not keep running for AbortSignal.timeout's timer alone (a browser page does): a timer that does. */
+async function keptAlive(/** @type {Promise<unknown>} */ promise) {
+  const keepAlive = setInterval(() => {}, 1000);
+  try {
+    return await promise;
+  } finally {
+    clearInterval(keepAlive);
+  }
+}
+
+/** A fetch whose first `hung` calls never answer (until aborted), then answer `body`; it records each call. */
+function fetchDouble(hung, body = { ok: true }) {
+  const calls = [];
+  globalThis.fetch = (url, init) => {
+    calls.push({ url, init });
+    if (calls.length <= hung) {
+      return new Promise((_, reject) => {
+        if (init.signal.aborted) reject(init.signal.reason);  // as fetch does with a signal aborted already
+        init.signal.addEventListener("abort", () => reject(init.signal.reason));
+      });
+    }
+    return Promise.resolve(new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } }));
+  };
+  return calls;
+}
+
+describe("an attempt without an answer in time", () => {
+  test("a read is a network failure the notices show with 'try again'", async () => {
+    fetchDouble(1);
+    const client = new ApiClient(session, { attemptTimeoutMs: 30 });
+    await assert.rejects(keptAlive(client.request("GET", "/recipe-details")), (error) => {
+      assert.ok(error instanceof ApiError);
+      assert.equal(error.status, 0);
+      assert.equal(error.problem.type, "about:blank#timeout");
+      return true;
+    });
+  });
+
+  test("a write is sent again with the same Idempotency-Key, and its answer is the write's", async () => {
+    const calls = fetchDouble(1, { recipes: [] });
+    const client = new ApiClient(session, { attemptTimeoutMs: 30 });
+    const answer = await keptAlive(client.request("POST", "/basket/recipes", { json: { recipe_id: "1" }, write: true }));
+    assert.deepEqual(answer, { recipes: [] });
+    assert.equal(calls.length, 2);
+    const keys = calls.map((call) => call.init.headers["idempotency-key"]);
+    assert.ok(keys[0] && keys[0] === keys[1]);
+  });
+
+  test("the caller's abort stays an abort, not a network failure", async () => {
+    fetchDouble(1);
+    const client = new ApiClient(session, { attemptTimeoutMs: 60_000 });
+    const controller = new AbortController();
+    const request = client.request("GET", "/basket", { signal: controller.signal });
+    controller.abort();
+    await assert.rejects(request, (error) => error instanceof DOMException && error.name === "AbortError");
+  });
+});
