@@ -112,8 +112,8 @@ def fetch_shelf_fragments(
             if not any((html := _result(f, "")) and keep(slot, ids, html) for ids, f in attempts):
                 log.info("no other recipe for the card after product %d: slot left empty", slot.after)
 
-    return ShelfFragments(
-        singles={slot: chosen[slot] for slot in singles if slot in chosen},
-        band=band,
-        styles_html="".join(_result(f, "") for f in style_futures),
-    )
+    found = {slot: chosen[slot] for slot in singles if slot in chosen}
+    # No card, no stylesheet: links kept from an earlier page would point at a prerender that may not answer now,
+    # and a stylesheet in <head> holds the whole page's first paint until it arrives.
+    styles = "".join(_result(f, "") for f in style_futures) if found or band else ""
+    return ShelfFragments(singles=found, band=band, styles_html=styles)

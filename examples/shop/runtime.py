@@ -70,6 +70,9 @@ def sdk_and_styles(
     styles = [pool.submit(prerender.styles, visitor, name, request_id=request_id) for name in STYLE_COMPONENTS]
     timeout = current_app.config["PRERENDER_PAGE_BUDGET"]
     try:
-        return bootstrap.result(timeout=timeout), "".join(f.result(timeout=timeout) for f in styles)
+        sdk = bootstrap.result(timeout=timeout)
+        # Without the bootstrap (prerender failed or is late), no stylesheet either: links kept from an earlier
+        # page would hold the first paint until a prerender that may not answer now serves them.
+        return (sdk, "".join(f.result(timeout=timeout) for f in styles)) if sdk else ("", "")
     except TimeoutError:
         return "", ""

@@ -12,8 +12,9 @@ from flask.testing import FlaskClient
 
 from examples.shop.shelf import BAND_POSITIONS, FIRST_SCREEN_PRODUCTS
 from examples.shop.visitor import AUTHLESS_COOKIE, SESSION_COOKIE, STORE_COOKIE
+from tests.faulty_upstream import FaultyPrerender
 
-from .conftest import soup_of, static_url
+from .conftest import problem_answer, soup_of, static_url
 
 CARD = "svc-recipe-card"
 
@@ -282,3 +283,22 @@ def test_the_cart_link_names_its_count_with_the_language_plural_rules(shop_clien
         shop_client.post(form["action"], data=fields)
         labels.append(visit(shop_client).select_one("[data-cart-link]")["aria-label"])
     assert labels == ["Panier : 1 article dans le panier", "Panier : 2 articles dans le panier"]
+
+
+def test_links_kept_from_an_earlier_page_are_left_out_when_prerender_stops_answering(
+    make_shop: Callable[..., Flask], faulty: Callable[..., FaultyPrerender], prerender_url: str
+):
+    """The shop keeps prerender's stylesheet links a minute. When prerender then stops answering, a page that
+    still linked them would not be painted at all until a browser gave up on them (a stylesheet in <head> holds
+    the first paint): the page without cards links none, and neither does a page without fragments (the cart)."""
+    proxy = faulty()
+    client = make_shop(PRERENDER_URL=proxy.url).test_client()
+    first = visit(client)
+    assert all_cards(first), "the first page has its cards"
+    assert len(first.head.find_all("link", rel="stylesheet")) > 1, "and prerender's stylesheets"
+    assert client.get("/cart").status_code == 200  # its links are kept too
+    for path in ("/v1/recipe-card", "/v1/recipe-card/multiple", "/v2/svc-window-bootstrap"):
+        proxy.faults[path] = problem_answer(503)
+    for page in (visit(client), soup_of(client.get("/cart"))):
+        hrefs = [link["href"] for link in page.head.find_all("link", rel="stylesheet")]
+        assert hrefs == [static_url("shop.css")], hrefs
