@@ -208,6 +208,27 @@ def test_a_dessert_from_the_catalog_filter_joins_the_menu(
     assert_no_axe_violations(page, product(page), what=f"the page with the dessert filter ({width})")
 
 
+def test_adding_from_the_keyboard_moves_on_to_the_next_suggestion(site: Callable[..., Customer], page: Page) -> None:
+    """The added suggestion's button becomes "in the menu" and disabled: the focus goes to the next one that can be
+    added (the shopper is choosing several), never lost on <body>."""
+    customer = site()
+    planner = customer.open()
+    planner.locator("[data-action=filter][value=dessert]").click()
+    idle(planner)
+    items = planner.locator("[data-role=panel-items] > li")
+    expect(items.nth(1)).to_be_visible()
+    first_id, second_id = items.nth(0).get_attribute("data-recipe-id"), items.nth(1).get_attribute("data-recipe-id")
+    items.nth(0).locator("[data-action=add]").focus()
+    page.keyboard.press("Enter")
+    idle(planner)
+    expect(items.nth(0).locator("[data-action=add]")).to_be_disabled()
+    focused = page.evaluate(
+        "() => [document.activeElement.dataset.action,"
+        " document.activeElement.closest('[data-recipe-id]')?.dataset.recipeId]"
+    )
+    assert focused == ["add", second_id], (first_id, focused)
+
+
 def test_enter_in_the_search_searches_every_type(site: Callable[..., Customer], page: Page) -> None:
     customer = site()
     planner = customer.open()

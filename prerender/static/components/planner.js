@@ -222,7 +222,9 @@ export class PlannerElement extends HTMLElement {
     const title = item?.querySelector(".svc-recipe-card__title-text")?.textContent?.trim() ?? "";
     await this.#write("POST", "/menu/current/recipes", { recipe_id: recipeId });
     services.track("planner.add", { recipe_id: recipeId, source: this.#panel.filtering() ? "catalog" : "suggestions" });
-    this.#panel.markAdded(recipeId);
+    const hadFocus = document.activeElement === button;
+    this.#panel.markAdded(recipeId);  // its button is disabled ("in the menu"): the focus would fall to the page
+    if (hadFocus) nextToAdd(this, item)?.focus();
     await this.#refresh();
     this.#status(this.#text("ADDED", { title }));
   }
@@ -546,4 +548,16 @@ function selectorOf(element) {
 
 if (!customElements.get(tagName)) {
   customElements.define(tagName, PlannerElement);
+}
+
+/**
+ * Where the keyboard goes once a suggestion is added and its button disabled: the next suggestion that can still
+ * be added (the shopper is choosing several), else the first, else the added one's other button.
+ * @param {HTMLElement} planner @param {Element | null} item
+ * @returns {HTMLElement | null}
+ */
+function nextToAdd(planner, item) {
+  const adds = /** @type {HTMLElement[]} */ ([...planner.querySelectorAll(".svc-planner__suggestion [data-action='add']:not([disabled])")]);
+  const after = adds.find((add) => item && item.compareDocumentPosition(add) & Node.DOCUMENT_POSITION_FOLLOWING);
+  return after ?? adds[0] ?? /** @type {HTMLElement | null} */ (item?.querySelector("button:not([disabled])") ?? null);
 }
