@@ -68,6 +68,18 @@ describe("an attempt without an answer in time", () => {
     assert.ok(keys[0] && keys[0] === keys[1]);
   });
 
+  test("a browser without AbortSignal.timeout (Safari before 16) times an attempt out all the same", async () => {
+    fetchDouble(1);
+    const timeout = AbortSignal.timeout;
+    delete AbortSignal.timeout;
+    try {
+      const client = new ApiClient(session, { attemptTimeoutMs: 30 });
+      await assert.rejects(client.request("GET", "/basket"), (error) => error instanceof ApiError && error.status === 0);
+    } finally {
+      AbortSignal.timeout = timeout;
+    }
+  });
+
   test("the caller's abort stays an abort, not a network failure", async () => {
     fetchDouble(1);
     const client = new ApiClient(session, { attemptTimeoutMs: 60_000 });

@@ -62,7 +62,7 @@ export const ATTEMPT_TIMEOUT_MS = 12_000;
  * @returns {{ combined: AbortSignal, timeout: AbortSignal }}
  */
 function attemptSignal(signal, ms) {
-  const timeout = AbortSignal.timeout(ms);
+  const timeout = typeof AbortSignal.timeout === "function" ? AbortSignal.timeout(ms) : timeoutSignal(ms);
   if (!signal) return { combined: timeout, timeout };
   if (typeof AbortSignal.any === "function") return { combined: AbortSignal.any([signal, timeout]), timeout };
   const controller = new AbortController();  // browsers before AbortSignal.any (Safari 17.3, Firefox 123)
@@ -98,6 +98,16 @@ function pause(ms, signal) {
       reject(signal.reason);
     }, { once: true });
   });
+}
+
+/**
+ * AbortSignal.timeout where a browser lacks it (Safari before 16): a signal aborted with a TimeoutError after `ms`.
+ * @param {number} ms @returns {AbortSignal}
+ */
+function timeoutSignal(ms) {
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(new DOMException("signal timed out", "TimeoutError")), ms);
+  return controller.signal;
 }
 
 export class ApiClient {
