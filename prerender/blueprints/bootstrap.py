@@ -7,7 +7,7 @@ from flask import Blueprint, Response, render_template
 from prerender.rendering.assets import get_assets
 from prerender.web.context import current_context
 from prerender.web.contract import NOT_MODIFIED, declare, html
-from prerender.web.degraded import degraded_reason, mark_degraded
+from prerender.web.degraded import marked_if_degraded
 from prerender.web.http_caching import PRIVATE, SAME_WITHOUT_A_SHOPPER, set_policy
 from prerender.web.shopper import shopper_element
 
@@ -38,5 +38,4 @@ def window_bootstrap() -> Response:
     # The token could not be checked (the upstream failed): the shopper's credential is missing, and the copy
     # without it must reach no cache as the token's answer; or it was checked against the supplier's last good
     # copy (prerender/web/degraded.py).
-    reason = degraded_reason()
-    return mark_degraded(response, reason=reason) if reason else response
+    return marked_if_degraded(response)

@@ -14,7 +14,7 @@ from prerender.schemas.recipe_card import MULTIPLE_BODIES, MULTIPLE_OPTION_DEFAU
 from prerender.schemas.responses import CardsSchema
 from prerender.web.context import current_context
 from prerender.web.contract import declare, json_answer, problem
-from prerender.web.degraded import UPSTREAM, degraded_reason, mark_degraded
+from prerender.web.degraded import marked_if_degraded
 from prerender.web.http_caching import PRIVATE, cache_policy
 from prerender.web.shopper import shopper_element
 
@@ -55,7 +55,7 @@ def post_multiple(query: dict[str, Any], body: dict[str, Any]) -> Response:
         for c in body["contexts"]
     ]
     positions = sorted(c["position"] for c in body["contexts"])
-    reason: str | None = None
+    failed = False
     try:
         html = suggested_cards(
             ctx,
@@ -65,20 +65,19 @@ def post_multiple(query: dict[str, Any], body: dict[str, Any]) -> Response:
             keyword=body["keyword"],
             order=[str(p) for p in positions],  # above the fold, the lowest position's card comes first
         )
-        reason = degraded_reason()
     except UnknownStore:
         raise  # the customer's integration has a bug it should see: 400 (prerender/web/errors.py)
     except UpstreamError as error:
         log.error("multiple cards rendered empty, request %s: %s", ctx.request_id, error)
         html = {context.key: "" for context in contexts}
-        reason = UPSTREAM
+        failed = True
     # Each card brings the shopper's credential (the page may insert any of them): suggestions are private.
     element = shopper_element(ctx)
     response = jsonify(
         data=[{"html": html[str(p)] + element if html[str(p)] else "", "position": p} for p in positions]
     )
     # As every fragment route does (prerender/web/fragment_response.py): said so, and kept by no cache.
-    return mark_degraded(response, reason=reason) if reason else response
+    return marked_if_degraded(response, failed=failed)
 
 
 def merge_options(query: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from prerender.rendering.details import load_details, render_details
 from prerender.schemas.actions import DetailsQuery
 from prerender.web.context import current_context
 from prerender.web.contract import NOT_MODIFIED, UPSTREAM_FAILURES, Callers, declare, html, problem
-from prerender.web.degraded import degraded_reason, mark_degraded
+from prerender.web.degraded import marked_if_degraded
 from prerender.web.http_caching import PUBLIC, cache_policy
 
 bp = Blueprint("recipe_details", __name__)
@@ -38,5 +38,4 @@ def get_details(query: dict[str, Any]) -> Response:
         raise NotFound(f"No recipe {query['recipe_id']}.")
     response = Response(render_details(details, ctx), mimetype="text/html")
     # Made from the last good copy while the upstream fails: said so, and not shared (prerender/web/degraded.py).
-    reason = degraded_reason()
-    return mark_degraded(response, reason=reason) if reason else response
+    return marked_if_degraded(response)

@@ -61,6 +61,13 @@ def degraded_reason() -> str | None:
     return STALE if record.stale else None
 
 
+def marked_if_degraded(response: Response, *, failed: bool = False) -> Response:
+    """The answer of a route that degrades rather than fails, marked when it is degraded: `failed` (it is the
+    route's degraded state), or what the request did without (`degraded_reason`)."""
+    reason = UPSTREAM if failed else degraded_reason()
+    return mark_degraded(response, reason=reason) if reason else response
+
+
 def mark_degraded(response: Response, *, reason: str = UPSTREAM) -> Response:
     """Mark a degraded answer: the header, the count by route, and no cache keeps it."""
     response.headers[DEGRADED_HEADER] = reason

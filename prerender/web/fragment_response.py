@@ -29,7 +29,7 @@ from werkzeug.http import generate_etag
 
 from prerender.gateway import UnknownStore, UpstreamError
 from prerender.web.context import current_context
-from prerender.web.degraded import UPSTREAM, degraded_reason, mark_degraded
+from prerender.web.degraded import marked_if_degraded
 from prerender.web.http_caching import PRIVATE, PUBLIC, set_policy
 from prerender.web.shopper import with_shopper
 
@@ -65,7 +65,6 @@ def fragment_response(
         if passes(error):
             raise
         log.error("%s degraded, request %s: %s", request.endpoint, current_context().request_id, error)
-        set_policy(PRIVATE)  # an outage's answer must not be shared by caches as the answer
         rendered = Rendered(_as_rendered(degraded()).html if degraded is not None else "", degraded=True)
     fragment = rendered.html
     etag = fragment_etag(fragment)
@@ -73,8 +72,7 @@ def fragment_response(
         fragment, etag = with_shopper(fragment, etag, current_context())
     response = Response(fragment, mimetype="text/html")
     response.set_etag(etag)
-    reason = UPSTREAM if rendered.degraded else degraded_reason()
-    return mark_degraded(response, reason=reason) if reason else response
+    return marked_if_degraded(response, failed=rendered.degraded)  # never shared: no cache keeps it
 
 
 def _as_rendered(result: str | Rendered) -> Rendered:
