@@ -15,6 +15,7 @@ from requests.adapters import HTTPAdapter
 from urllib3.exceptions import ReadTimeoutError
 from urllib3.util.retry import Retry
 
+from plumbing.parsing import LONE_SURROGATE
 from prerender.gateway import deadline
 from prerender.gateway.errors import (
     BudgetSpent,
@@ -38,7 +39,6 @@ log = logging.getLogger(__name__)
 
 # A JSON escape of a UTF-16 surrogate (U+D800 to U+DFFF): the only way a lone one gets into a decoded answer.
 SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 RETRYABLE_STATUSES = frozenset({502, 503, 504})
 RETRY_PAUSE_SECONDS = 0.05
