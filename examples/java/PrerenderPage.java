@@ -419,13 +419,16 @@ final class Page {
         }
         html.append("</head>\n<body>\n<main>\n")
                 .append("<h1>Products and recipes, store ").append(Html.escape(store)).append("</h1>\n");
+        // A card's title is an <h3> (README.md, "one card"): each fragment goes under an <h2> of the page, so the headings
+        // skip no level.
         if (!fragments.card().isEmpty()) {
-            html.append("<section class=\"featured-recipe\" data-recipe-id=\"")
+            html.append("<section class=\"featured-recipe\" aria-labelledby=\"featured-title\" data-recipe-id=\"")
                     .append(Html.escape(config.recipeId().orElse(""))).append("\">\n")
+                    .append("<h2 id=\"featured-title\">Recipe of the moment</h2>\n")
                     .append(fragments.card()).append('\n')
                     .append("</section>\n");
         }
-        html.append("<ul class=\"shelf\">\n");
+        html.append("<h2>Products</h2>\n<ul class=\"shelf\">\n");
         Map<Long, List<String>> slots = config.slots();
         List<String> products = config.productIds();
         for (int i = 0; i < products.size(); i++) {

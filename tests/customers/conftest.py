@@ -5,9 +5,11 @@ prerender and coreapi of tests/live.py, on the default stack only; its page in C
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup
 
 from tests.live import use_live_servers
 from tests.stacks import DEFAULT_STACK, only_stack_under
@@ -45,3 +47,12 @@ class LivePrerender:
 @pytest.fixture(scope="session")
 def live_prerender(prerender_url: str) -> LivePrerender:
     return LivePrerender(prerender_url)
+
+
+def assert_headings_in_order(soup: BeautifulSoup) -> None:
+    """The page's headings and its fragments' together skip no level going down (axe-core's `heading-order`): a
+    card's title is an `<h3>`, so the customer's page has an `<h2>` above its cards."""
+    levels = [int(heading.name[1]) for heading in soup.find_all(["h1", "h2", "h3", "h4", "h5", "h6"])]
+    assert levels and levels[0] == 1, levels
+    skips = [(before, after) for before, after in pairwise(levels) if after > before + 1]
+    assert not skips, f"headings {levels} skip a level at {skips}"

@@ -31,7 +31,7 @@ from bs4 import BeautifulSoup, Tag
 
 from tests.conftest import closed_port
 
-from .conftest import LivePrerender
+from .conftest import LivePrerender, assert_headings_in_order
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "examples" / "java" / "PrerenderPage.java"
@@ -126,6 +126,7 @@ def test_page_with_the_live_fragments(live_prerender: LivePrerender) -> None:
     soup = assert_only_a_page(run)
     assert run.warnings() == []
     assert live.supplier_token not in run.stdout  # the token stays on the server
+    assert_headings_in_order(soup)
 
     # The same calls made directly: what the page must contain.
     direct = shopper_headers(live, user=user, session=session)

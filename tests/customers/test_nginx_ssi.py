@@ -19,7 +19,7 @@ from playwright.sync_api import Page, expect
 from bench.nginx import NginxFront, find_nginx
 from tests.conftest import closed_port
 
-from .conftest import LivePrerender
+from .conftest import LivePrerender, assert_headings_in_order
 
 pytestmark = pytest.mark.nginx
 
@@ -125,6 +125,7 @@ def test_the_page_is_composed_from_the_live_fragments(front: SsiFront, live_prer
         featured = soup.select("section.featured svc-recipe-card")
         assert [card["id"] for card in featured] == ["svc-recipe-card-1"] and featured[0]["store-id"] == "1001"
         assert len(soup.select("li.shelf__recipe svc-recipe-card")) == 1
+        assert_headings_in_order(soup)
         credentials = body.find_all("svc-shopper")
         assert len(credentials) == 3  # the two cards' and the bootstrap's
         assert {(c["kind"], c["shopper-id"]) for c in credentials} == {("authless", authless_id)}

@@ -26,7 +26,7 @@ from playwright.sync_api import Page, expect
 
 from tests.conftest import closed_port
 
-from .conftest import LivePrerender
+from .conftest import LivePrerender, assert_headings_in_order
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "php"
 PAGE = EXAMPLE / "page.php"
@@ -154,6 +154,7 @@ def assert_page_with_fragments(
     assert f'svc.pos.load("{live.store_id}")' in setup and 'svc.supplier.setup({ language: "fr"' in setup
     assert live.supplier_token not in setup
 
+    assert_headings_in_order(soup)
     credentials = body.find_all("svc-shopper")
     assert len(credentials) == 3  # one per fragment: the featured card and the two of the multiple
     assert {(element["kind"], element["shopper-id"]) for element in credentials} == {(kind, shopper_id)}
