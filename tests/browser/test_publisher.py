@@ -104,6 +104,22 @@ def test_the_cta_opens_the_drawer_and_adding_flips_it_in_the_basket(page: Page, 
     expect(rendered).to_have_attribute("store-id", "1001")
 
 
+def test_a_store_with_a_long_name_stays_inside_the_drawer(page: Page, publisher_url: str, width: str):
+    cta = open_recipe(page, publisher_url)
+    static_button(cta).click()
+    drawer = page.locator("svc-drawer[open]")
+    select = drawer.locator("[data-role='store-form'] select")
+    expect(select).to_be_visible()
+    # A retailer's store named at length, chosen (the picker's options are its store list's names, as they come).
+    select.evaluate(
+        "(select) => { select.options[1].text = 'Demo Market '.repeat(12) + 'Paris'; select.selectedIndex = 1; }"
+    )
+    box, panel = select.bounding_box(), drawer.locator(".svc-basket-transfer").bounding_box()
+    assert box is not None and panel is not None
+    right = min(panel["x"] + panel["width"], page.viewport_size["width"] if page.viewport_size else 0)
+    assert box["x"] >= panel["x"] and box["x"] + box["width"] <= right + 0.5, (box, panel)
+
+
 def test_the_recipe_page_shifts_nothing_while_its_scripts_start(page: Page, publisher_url: str, width: str):
     """The button and the blog's servings stepper take their place from the first paint (CLS 0): no layout
     shift is reported while the page loads and its scripts hydrate them."""
