@@ -18,6 +18,7 @@ from examples.delivery import init_delivery, static_url_path
 
 from . import cart, carts, ideas, planner, recipe_catalog, views
 from .config import load_config
+from .page_budget import register_page_budget
 from .services import init_services
 
 # Served under /static/<digest of its files>/ (examples/delivery.py).
@@ -32,6 +33,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     logging.getLogger(__name__).setLevel(logging.INFO)
     init_delivery(app)
     init_services(app)
+    register_page_budget(app)
     carts.init_carts(app)
     app.register_blueprint(views.bp)
     app.register_blueprint(cart.bp)

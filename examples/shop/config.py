@@ -32,7 +32,8 @@ class DefaultConfig:
     COREAPI_READ_TIMEOUT = 3.0
     # Threads fetching the fragments of a page concurrently (shared by the requests of one process).
     PRERENDER_POOL_SIZE = 16
-    # Whole-page budget for the fragments: a fragment not back by then is left out.
+    # Whole-page budget for prerender, from the request's start (examples/shop/page_budget.py): a new visitor's
+    # authless id and the fragments share it, and a fragment not back by then is left out.
     PRERENDER_PAGE_BUDGET = 4.0
     # How long the stylesheet links of prerender are kept in this process.
     STYLES_CACHE_SECONDS = 60.0

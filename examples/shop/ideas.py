@@ -12,6 +12,7 @@ from concurrent.futures import Future
 
 from flask import Blueprint, Response, current_app, make_response, render_template, request
 
+from . import page_budget
 from .catalog_client import CatalogUnavailable, RecipeSummary, UnknownStore
 from .runtime import module_tags, sdk_and_styles
 from .services import get_services
@@ -98,9 +99,11 @@ def _entry_of(entry: tuple[Future[str], Future[str]] | None) -> tuple[str, str]:
     """(the entry block, its stylesheet links), or ("", "") when it failed or is late: the page goes on without."""
     if entry is None:
         return "", ""
-    timeout = current_app.config["PRERENDER_PAGE_BUDGET"]
     try:
-        html, styles = entry[0].result(timeout=timeout), entry[1].result(timeout=timeout)
+        html, styles = (
+            entry[0].result(timeout=page_budget.remaining()),
+            entry[1].result(timeout=page_budget.remaining()),
+        )
     except TimeoutError:
         log.warning("the planner entry block missed the page budget; left out")
         return "", ""

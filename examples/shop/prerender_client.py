@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import requests
 
+from . import page_budget
 from .sessions import ThreadLocalSessions, pooled_session
 
 if TYPE_CHECKING:
@@ -152,9 +153,18 @@ class PrerenderClient:
         url = f"{self.base_url}/{version or self.api_version}{path}"
         if visitor is not None:
             headers = {**prerender_headers(visitor, self.supplier_token, request_id), **(headers or {})}
+        timeout = self.timeout
+        left = page_budget.left()  # within a page, its calls share its budget
+        if left is not None:
+            if left <= 0:
+                log.warning(
+                    "prerender %s %s not asked: the page's budget is spent (request %s)", method, path, request_id
+                )
+                return None
+            timeout = (min(timeout[0], left), min(timeout[1], left))
         try:
             response = self.session.request(
-                method, url, params=params, json=body, headers=dict(headers or {}), timeout=self.timeout
+                method, url, params=params, json=body, headers=dict(headers or {}), timeout=timeout
             )
         except requests.RequestException as error:
             log.warning("prerender %s %s failed (request %s): %s", method, path, request_id, error)

@@ -15,6 +15,7 @@ from typing import Any
 
 from flask import current_app, url_for
 
+from . import page_budget
 from .fragments import STYLE_COMPONENTS
 from .prerender_client import PrerenderClient
 from .visitor import Visitor
@@ -68,11 +69,10 @@ def sdk_and_styles(
     runtime."""
     bootstrap = pool.submit(prerender.window_bootstrap, visitor, request_id=request_id)
     styles = [pool.submit(prerender.styles, visitor, name, request_id=request_id) for name in STYLE_COMPONENTS]
-    timeout = current_app.config["PRERENDER_PAGE_BUDGET"]
     try:
-        sdk = bootstrap.result(timeout=timeout)
+        sdk = bootstrap.result(timeout=page_budget.remaining())
         # Without the bootstrap (prerender failed or is late), no stylesheet either: links kept from an earlier
         # page would hold the first paint until a prerender that may not answer now serves them.
-        return (sdk, "".join(f.result(timeout=timeout) for f in styles)) if sdk else ("", "")
+        return (sdk, "".join(f.result(timeout=page_budget.remaining()) for f in styles)) if sdk else ("", "")
     except TimeoutError:
         return "", ""

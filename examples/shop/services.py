@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from flask import Flask, current_app
 
 from .catalog_client import CatalogClient
+from .page_budget import PagePool
 from .prerender_client import PrerenderClient
 
 EXTENSION = "demo_shop"
@@ -17,8 +17,9 @@ EXTENSION = "demo_shop"
 class Services:
     catalog: CatalogClient
     prerender: PrerenderClient
-    # Fetches the fragments of a page concurrently. Its threads start on first use (after a fork).
-    pool: ThreadPoolExecutor
+    # Fetches the fragments of a page concurrently, within the page's budget (examples/shop/page_budget.py). Its
+    # threads start on first use (after a fork).
+    pool: PagePool
 
 
 def init_services(app: Flask) -> None:
@@ -38,7 +39,7 @@ def init_services(app: Flask) -> None:
             styles_ttl=config["STYLES_CACHE_SECONDS"],
             pool_size=config["PRERENDER_POOL_SIZE"],
         ),
-        pool=ThreadPoolExecutor(max_workers=config["PRERENDER_POOL_SIZE"], thread_name_prefix="shop-fragments"),
+        pool=PagePool(max_workers=config["PRERENDER_POOL_SIZE"], thread_name_prefix="shop-fragments"),
     )
 
 

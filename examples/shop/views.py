@@ -13,6 +13,7 @@ from flask import Blueprint, Response, current_app, jsonify, make_response, redi
 
 from examples.stylesheets import OPENED_LATER, defer_sheets
 
+from . import page_budget
 from .carts import cart_key, carts
 from .catalog_client import CatalogClient, CatalogUnavailable, Product, Store, UnknownStore
 from .fragments import fetch_shelf_fragments
@@ -93,7 +94,7 @@ def shelf() -> Response:
     stores = stores_of(stores_future)
 
     fragments = fetch_shelf_fragments(
-        prerender, pool, visitor, products, request_id=request_id, budget=current_app.config["PRERENDER_PAGE_BUDGET"]
+        prerender, pool, visitor, products, request_id=request_id, budget=page_budget.remaining()
     )
     items = assemble(products, fragments.singles, fragments.band)
     page = Page(visitor=visitor, stores=stores, styles_html=fragments.styles_html, analytics_path="/")
@@ -144,11 +145,10 @@ def stores_of(future: Future) -> list[Store]:
 
 def styles_of(futures: list[Future[str]]) -> str:
     """prerender's stylesheet links fetched within the page's budget (a late or failed one is left out)."""
-    timeout = current_app.config["PRERENDER_PAGE_BUDGET"]
     links = []
     for future in futures:
         try:
-            links.append(future.result(timeout=timeout))
+            links.append(future.result(timeout=page_budget.remaining()))
         except TimeoutError:
             log.warning("prerender stylesheets missed the page budget; left out")
     return "".join(links)

@@ -302,3 +302,20 @@ def test_links_kept_from_an_earlier_page_are_left_out_when_prerender_stops_answe
     for page in (visit(client), soup_of(client.get("/cart"))):
         hrefs = [link["href"] for link in page.head.find_all("link", rel="stylesheet")]
         assert hrefs == [static_url("shop.css")], hrefs
+
+
+def test_a_new_visitors_identity_and_the_fragments_share_the_pages_budget(
+    make_shop: Callable[..., Flask], faulty: Callable[..., FaultyPrerender]
+):
+    """A new visitor's authless id is asked of prerender first, then the fragments: all within the page's one
+    budget. With prerender hung on the id, the budget is spent there: the visitor gets the shop's own id, and no
+    fragment is asked (the page would otherwise wait the id's read timeout, then the fragments' budget)."""
+    proxy = faulty()
+    proxy.faults["/v1/generate-authless-token"] = proxy.slow
+    client = make_shop(PRERENDER_URL=proxy.url, PRERENDER_READ_TIMEOUT=30.0, PRERENDER_PAGE_BUDGET=0.5).test_client()
+    page = visit(client)
+    assert page.select("ul.shelf article.product") and not all_cards(page)
+    assert proxy.failed == ["/v1/generate-authless-token"]
+    assert proxy.passed == []  # nothing sent once the budget was spent
+    cookie = client.get_cookie(AUTHLESS_COOKIE)
+    assert cookie is not None and cookie.value.startswith("anon-")
