@@ -18,7 +18,10 @@ BATCH_LIMIT = 100
 
 
 def segment(value: str) -> str:
-    """An id made safe as one URL path segment."""
+    """An id made safe as one URL path segment. `.` and `..` cannot be: HTTP clients resolve them as dot segments
+    (and decode `%2E`), so the call would go up the path. The routes refuse them first (prerender/schemas/cta.py)."""
+    if value in (".", ".."):
+        raise ValueError(f"{value!r} is a dot segment, not an id: it cannot stay inside one path segment")
     return quote(value, safe="")
 
 

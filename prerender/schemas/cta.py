@@ -12,8 +12,11 @@ from prerender.schemas.fields import FullMatch, Integer
 from prerender.schemas.limits import MAX_EXTERNAL_ID_LENGTH, MAX_SERVES
 
 # The publisher's own id: anything printable (its database's ids are its business), without control characters
-# (its length, at least one character, is the Length rule's to say).
+# (its length, at least one character, is the Length rule's to say). Nor `.` or `..`: the id is one segment of the
+# upstream's path (prerender/gateway/calls.py, `segment`), and HTTP clients resolve those two as the path's dot
+# segments (`/recipes/by-external-id/..` is sent as `/recipes/`).
 EXTERNAL_ID_PATTERN = re.compile(r"^[^\x00-\x1f\x7f]*$")
+DOT_SEGMENTS = (".", "..")
 
 
 class CtaQuery(Schema):
@@ -27,6 +30,7 @@ class CtaQuery(Schema):
         validate=[
             validate.Length(1, MAX_EXTERNAL_ID_LENGTH),
             FullMatch(EXTERNAL_ID_PATTERN, error="Must not contain control characters."),
+            validate.NoneOf(DOT_SEGMENTS, error="Must not be '.' or '..'."),
         ],
         metadata={
             "description": "The publisher's own id of the recipe (its external id); when none matches, the value "

@@ -96,6 +96,9 @@ def test_recipe_id_is_required(client, visitor):
         ("", "Length must be between 1 and 120."),
         ("x" * 121, "Length must be between 1 and 120."),
         ("tab\there", "Must not contain control characters."),
+        # The id is one segment of the upstream's path, where these two would go up it (gateway/calls.py).
+        (".", "Must not be '.' or '..'."),
+        ("..", "Must not be '.' or '..'."),
     ],
 )
 def test_a_bad_recipe_id_is_refused_with_what_is_wrong_with_it(client, visitor, recipe_id, message):

@@ -31,6 +31,7 @@ from prerender.gateway import (
     build_upstream,
 )
 from prerender.gateway.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
+from prerender.gateway.calls import segment
 from prerender.gateway.read_cache import NearCache, ReadCache, cache_key
 from tests.clock import FakeClock
 from tests.unit.guards import upstream_http
@@ -224,6 +225,15 @@ def test_batch_fetches_only_cache_misses_in_one_call(upstream):
 def test_ids_are_quoted_as_one_path_segment(upstream):
     responses.get(f"{BASE}/api/v1/recipes/a%2Fb", json={**RECIPE, "id": "a/b"})
     assert upstream.recipes.by_id(IDENTITY, "a/b", store_id=None, serves=None).id == "a/b"
+
+
+@pytest.mark.parametrize("dots", [".", ".."])
+def test_a_dot_segment_is_never_sent_as_an_id(dots):
+    """`requests` would send `/recipes/by-external-id/..` as `/recipes/` (and `%2E%2E` as `..`): an id that cannot
+    stay inside its segment is refused before any call."""
+    assert segment("a..") == "a.." and segment("...") == "..."
+    with pytest.raises(ValueError, match="dot segment"):
+        segment(dots)
 
 
 @responses.activate
