@@ -324,6 +324,45 @@ def test_the_access_log_is_json_with_the_request_id(nginx_front):
             break
         time.sleep(0.05)
     assert logged and logged[0]["cache"] == "MISS" and logged[0]["status"] == 200
+    assert logged[0]["path"] == "/v1/styles/recipe-card"
+
+
+def logged_line(front: NginxFront, request_id: str) -> dict:
+    """The access log's line of one request (nginx writes it once the answer is sent)."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        lines = [json.loads(line) for line in front.access_log.read_text().splitlines()]
+        logged = [line for line in lines if line["request_id"] == request_id]
+        if logged:
+            return logged[0]
+        time.sleep(0.05)
+    raise AssertionError(f"no access log line for {request_id}")
+
+
+def test_the_access_log_leaves_out_a_query_that_names_a_shopper(nginx_front):
+    """A merge's `authless_id` is the visitor's identity at the retailer's site: not in the log. Other queries are."""
+    visitor = "ops-log-visitor-4f1c9"
+    for name in ("authless_id", "AUTHLESS%5Fid"):
+        request_id = f"ops-merge-{len(name)}"
+        get(
+            nginx_front,
+            f"/v1/basket/merge-authless-basket?store_id=1001&{name}={visitor}",
+            {"X-Request-Id": request_id},
+        )
+        line = logged_line(nginx_front, request_id)
+        assert line["path"] == "/v1/basket/merge-authless-basket" and line["query"] == "(left out: it names a shopper)"
+    get(nginx_front, "/v1/recipe-card?recipe_id=1&store_id=1001", {**headers(), "X-Request-Id": "ops-card-query"})
+    assert logged_line(nginx_front, "ops-card-query")["query"] == "recipe_id=1&store_id=1001"
+    assert visitor not in nginx_front.access_log.read_text()
+
+
+def test_a_clients_own_scheme_headers_are_not_passed_on(nginx_before_gunicorn):
+    """gunicorn reads the scheme from X-Forwarded-Ssl and X-Forwarded-Protocol too, and refused a request whose own
+    contradicted nginx's X-Forwarded-Proto with a 400."""
+    for header in ("X-Forwarded-Ssl", "X-Forwarded-Protocol"):
+        value = "on" if header == "X-Forwarded-Ssl" else "https"
+        answer = get(nginx_before_gunicorn, "/v1/styles/recipe-card", {**headers(), header: value})
+        assert answer.status_code == 200, (header, answer.status_code, answer.text[:200])
 
 
 # nginx in front of other upstreams: a header echo, and a prerender that can be stopped.
