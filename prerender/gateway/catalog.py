@@ -308,7 +308,8 @@ class CatalogGateway:
         """A page of recipe ids, never cached fresh (a shopper's likes and preferences change it), but kept as the
         stale copy served while the upstream fails, so a shopper sees yesterday's catalog rather than "unavailable".
         Per supplier, language and query; per shopper too, since their likes or preferences may shape it (the key
-        is hashed: no id in clear). Only pages with recipes keep one, and no free-text search does."""
+        is hashed: no id in clear). Only pages with recipes keep one, no free-text search does, and no caller without
+        a known supplier (anyone can name any shopper: each would keep a key a day)."""
         key = cache_key(
             "catalog-page", identity.supplier_id, identity.language, identity.authorization, path, _sorted_items(params)
         )
@@ -319,8 +320,8 @@ class CatalogGateway:
                 raise
             last: RecipePage = self.cache.stale(key, error, what=f"{name} page")
             return last
-        if params.get("q"):
-            pass  # a free-text search keeps no stale copy: any caller could keep a key a day with each new text
+        if params.get("q") or identity.supplier_id is None:
+            pass  # no stale copy: any caller could keep a key a day with each new text or made-up shopper
         elif page.items:
             self.cache.set("stale:" + key, (page,), timeout=self.stale_ttl)
         else:  # nothing (left) on this page: no older copy comes back during an outage

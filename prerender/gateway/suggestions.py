@@ -63,7 +63,8 @@ class SuggestionGateway:
             "keyword": keyword,
         }
         # The last good choice for the same products and filters, whatever the session: served while the
-        # upstream fails (a card from another session's draw beats an empty slot).
+        # upstream fails (a card from another session's draw beats an empty slot). Kept for a known supplier only:
+        # without one, anyone could keep a key a day with each made-up product id.
         stale_keys = {
             c.key: cache_key(
                 "stale-suggestion",
@@ -104,8 +105,9 @@ class SuggestionGateway:
             log.warning("upstream failed, serving the last good suggestions: %s", error)
             served_stale("suggestions")
             return {key: value[0] if value else None for key, value in stale.items()}
-        self.cache.set_many(
-            {stale_keys[key]: (rid,) for key, rid in chosen.items() if key in stale_keys and rid},
-            timeout=self.stale_ttl,
-        )
+        if identity.supplier_id is not None:
+            self.cache.set_many(
+                {stale_keys[key]: (rid,) for key, rid in chosen.items() if key in stale_keys and rid},
+                timeout=self.stale_ttl,
+            )
         return chosen

@@ -385,6 +385,34 @@ def test_unknown_ids_and_tokens_keep_no_day_long_copy(app_config, redis_namespac
     assert not [key for key in added if b":stale:" in key], sorted(added)
 
 
+def test_a_caller_without_a_known_supplier_keeps_no_day_long_copy(app_config, redis_namespace):
+    """Without a supplier-token (or with an unknown one) anyone may call, naming any shopper and any product: a
+    catalog page per made-up user, or a suggestion per made-up product id, would each keep a key a day. The
+    customer's server, with its token, keeps them for its outages."""
+    client = create_app({**app_config, **redis_namespace.cache_config()}).test_client()
+    before = set(redis_namespace.keys())
+
+    def stale_keys() -> set[bytes]:
+        added = set(redis_namespace.keys()) - before
+        return {key for key in added if b":stale:catalog-page:" in key or b":stale-suggestion:" in key}
+
+    def ask(token: str | None, user: str, product: str) -> None:
+        hdrs = headers(user=user, token=token)
+        assert client.get("/v2/catalog/list", headers=hdrs).status_code == 200
+        suggested = get_card(
+            client, hdrs=hdrs, surrounding_products_ids='["100001","100002"]', current_products_ids=f'["{product}"]'
+        )
+        assert suggested.status_code == 200 and suggested.get_data(), "a card was suggested"
+
+    for anyone in range(3):
+        ask(None, f"made-up-{anyone}", f"made-up-product-{anyone}")
+        ask("no-such-token", f"made-up-again-{anyone}", f"made-up-again-product-{anyone}")
+    assert stale_keys() == set()
+    ask(RETAILER, "a-shopper", "100003")
+    kept = stale_keys()
+    assert [key for key in kept if b":stale:catalog-page:" in key] and [key for key in kept if b"suggestion" in key]
+
+
 @pytest.mark.parametrize("language", ["fr", "en"])
 def test_each_fragment_says_its_language(client, language):
     """A French card inserted in an English page (or the reverse) is read aloud in its own language: the card,
