@@ -14,6 +14,7 @@ from coreapi.cli import register_commands
 from coreapi.config import load_config
 from coreapi.extensions import db, enforce_sqlite_foreign_keys
 from coreapi.log import configure_logging, register_request_logging
+from coreapi.services.write_deadline import register_database_errors
 from plumbing.problems import register_problem_handlers
 
 # The repository's instance/ folder, wherever the app is started from; an installed coreapi names its own with
@@ -31,6 +32,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     register_extensions(app)
     register_blueprints(app)
     register_problem_handlers(app)
+    register_database_errors(app)
     register_request_logging(app)
     register_commands(app)
     return app

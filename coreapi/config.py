@@ -41,6 +41,13 @@ def default_config(instance_path: str) -> dict[str, Any]:
         "IDEMPOTENCY_RETENTION_SECONDS": 86400,
         "IDEMPOTENCY_PRUNE_INTERVAL_SECONDS": 600,
         "IDEMPOTENCY_WAIT_SECONDS": 2.0,
+        # A shopper's write is committed within this many seconds of its start, or rolled back and answered 409
+        # (a row stayed locked) or 503 (coreapi/services/write_deadline.py): less than its client waits
+        # (prerender's PRERENDER_UPSTREAM_READ_TIMEOUT, 3 s), so a write is never applied after its client gave up.
+        "WRITE_DEADLINE_SECONDS": 2.5,
+        # PostgreSQL: how long a request waits for a connection of the pool (SQLAlchemy's pool_timeout) before
+        # its 503, rather than SQLAlchemy's 30 s, far past what any client waits.
+        "DATABASE_POOL_TIMEOUT_SECONDS": 2.0,
         # How long the token of a basket transfer (POST /basket/transfers) can be redeemed.
         "TRANSFER_TTL_SECONDS": 900,
         # The HMAC key of the pseudonyms that stand for identities in the logs (coreapi.log); None:
@@ -71,6 +78,10 @@ def load_config(app: Flask, test_config: dict[str, Any] | None = None) -> None:
         "hide_parameters": True,
         **(app.config.get("SQLALCHEMY_ENGINE_OPTIONS") or {}),
     }
+    if str(app.config["DATABASE_URL"]).startswith("postgresql"):  # SQLite's pools in tests take no timeout
+        app.config["SQLALCHEMY_ENGINE_OPTIONS"].setdefault(
+            "pool_timeout", float(app.config["DATABASE_POOL_TIMEOUT_SECONDS"])
+        )
     if app.config["PUBLIC_URL"]:
         app.config["PUBLIC_URL"] = str(app.config["PUBLIC_URL"]).rstrip("/")
     app.config["SERVICE_KEYS"] = service_keys(app.config["SERVICE_KEYS"], Path(app.instance_path))

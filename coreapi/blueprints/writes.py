@@ -17,11 +17,21 @@ from typing import Any, ParamSpec, TypeVar
 
 from flask import Response, current_app, json, request
 from flask.typing import ResponseReturnValue
+from sqlalchemy.exc import OperationalError
 
 from coreapi.context import current_identity, current_supplier
 from coreapi.extensions import db
 from coreapi.services import idempotency
-from plumbing.problems import PROBLEM_MIMETYPE, BadRequest, Conflict, UnprocessableContent, field_error
+from coreapi.services.write_deadline import WriteBusy, WriteDeadline, WriteTooLate, cut_short
+from plumbing.problems import (
+    PROBLEM_MIMETYPE,
+    BadRequest,
+    Conflict,
+    Problem,
+    ServiceUnavailable,
+    UnprocessableContent,
+    field_error,
+)
 
 P = ParamSpec("P")
 E = TypeVar("E", bound=Exception)
@@ -31,11 +41,16 @@ IDEMPOTENCY_KEY_HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
 
 
-def in_transaction(work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """``work`` in one transaction: committed after it answers, rolled back when it fails."""
+def in_transaction(work: Callable[[], dict[str, Any]], deadline: WriteDeadline | None = None) -> dict[str, Any]:
+    """``work`` in one transaction: committed after it answers, rolled back when it fails (or, with a
+    ``deadline``, when it is late: coreapi/services/write_deadline.py)."""
     session = db.session()
     try:
+        if deadline is not None:
+            deadline.bound(session)
         body = work()
+        if deadline is not None:
+            deadline.check()
         session.commit()
     except BaseException:
         session.rollback()
@@ -81,14 +96,30 @@ def idempotent_writes(
     (method, path, query, body) it is 422; while its first request is still running (past
     ``IDEMPOTENCY_WAIT_SECONDS``), 409. Invalid arguments (400), 401/403 and server errors store
     nothing: the key stays free, as nothing was written.
+
+    Every write has ``WRITE_DEADLINE_SECONDS`` (coreapi/services/write_deadline.py): one that waited that long
+    for a row another transaction holds is a 409, one that took longer a 503, both rolled back and with
+    ``Retry-After``: the same request may be sent again, with its key.
     """
 
     def decorate(view: Callable[P, dict[str, Any]]) -> Callable[P, ResponseReturnValue]:
         @functools.wraps(view)
         def write(*args: P.args, **kwargs: P.kwargs) -> ResponseReturnValue:
+            deadline = WriteDeadline.start(float(current_app.config["WRITE_DEADLINE_SECONDS"]))
+            try:
+                return keyed_or_not(deadline, *args, **kwargs)
+            except OperationalError as error:  # rolled back already
+                reason = cut_short(error)
+                if reason is None:
+                    raise
+                raise not_applied(reason) from error
+            except (WriteBusy, WriteTooLate) as reason:
+                raise not_applied(reason) from None
+
+        def keyed_or_not(deadline: WriteDeadline, *args: P.args, **kwargs: P.kwargs) -> ResponseReturnValue:
             key = idempotency_key()
             if key is None:
-                return in_transaction(lambda: view(*args, **kwargs)), int(status)
+                return in_transaction(lambda: view(*args, **kwargs), deadline), int(status)
             scope = idempotency.Scope(current_supplier().id, current_identity(), key)
             fingerprint = idempotency.Fingerprint.of(
                 request.method, request.path, request.args.items(multi=True), request.get_data()
@@ -97,7 +128,7 @@ def idempotent_writes(
             try:
                 try:
                     answer = _apply_once(
-                        scope, fingerprint, lambda: view(*args, **kwargs), refusal, refused, int(status)
+                        scope, fingerprint, lambda: view(*args, **kwargs), refusal, refused, int(status), deadline
                     )
                 except idempotency.KeyReused as error:
                     raise UnprocessableContent(
@@ -121,6 +152,17 @@ def idempotent_writes(
     return decorate
 
 
+def not_applied(reason: WriteBusy | WriteTooLate) -> Problem:
+    """The answer of a write its deadline cut short: rolled back, to be sent again in a moment."""
+    retry = {"Retry-After": "1"}
+    if isinstance(reason, WriteBusy):
+        return Conflict(
+            "Another change to the same data is still being written; this one was not applied: retry it in a moment.",
+            headers=retry,
+        )
+    return ServiceUnavailable("The write took too long and was not applied; retry it in a moment.", headers=retry)
+
+
 def _apply_once(
     scope: idempotency.Scope,
     fingerprint: idempotency.Fingerprint,
@@ -128,6 +170,7 @@ def _apply_once(
     refusal: type[E],
     refused: Callable[[E], Response],
     status: int,
+    deadline: WriteDeadline,
 ) -> ResponseReturnValue:
     session = db.session()
     wait = float(current_app.config["IDEMPOTENCY_WAIT_SECONDS"])
@@ -135,8 +178,10 @@ def _apply_once(
     if stored is not None:
         session.rollback()
         return _replay(stored)
+    deadline.bound(session)  # after the claim, which set its own lock wait
     try:
         body = work()
+        deadline.check()
     except refusal as error:
         session.rollback()  # the write, and the claim with it
         answer = refused(error)

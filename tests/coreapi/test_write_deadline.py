@@ -1,0 +1,99 @@
+"""A shopper's write has ``WRITE_DEADLINE_SECONDS`` (coreapi/services/write_deadline.py), less than prerender waits
+for it: a write held up by a row another transaction keeps locked is a 409, one that ran past its deadline a 503,
+both rolled back, with ``Retry-After``, and the key free for the same request sent again. A write prerender gave up
+on is never committed after its answer was lost. And a request that finds no free connection is a 503 at once.
+
+The suite's apps have a roomy deadline (tests/coreapi/conftest.py); these tests set their own.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from typing import Any
+
+import pytest
+from flask import Flask
+from sqlalchemy import text
+from werkzeug.test import TestResponse
+
+from coreapi.extensions import db
+
+from .conftest import make_app, migrate_and_seed
+from .test_baskets import Shopper, ok
+from .test_idempotency import keyed, new_key
+
+
+def recipes_of(shopper: Shopper) -> list[str]:
+    return [entry["recipe_id"] for entry in shopper.basket()["recipes"]]
+
+
+def test_a_write_behind_a_row_another_transaction_holds_is_409_and_not_applied(
+    app: Flask, backend: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An operator's session (or a stuck write) keeps the shopper's basket row locked: the write waits until its
+    deadline, not for as long as the lock lasts, then is refused without being applied."""
+    if backend.name != "postgresql":
+        pytest.skip("row locks are PostgreSQL's; SQLite serialises writers itself")
+    monkeypatch.setitem(app.config, "WRITE_DEADLINE_SECONDS", 0.5)
+    user = f"held-{uuid.uuid4().hex}"
+    shopper = Shopper(app.test_client(), f"user_id {user}")
+    ok(shopper.add("3", 4))
+    key = new_key()
+    with app.app_context(), db.engine.connect() as holder:
+        locked = holder.execute(
+            text("SELECT id FROM baskets WHERE identity_id = :user AND status = 'open' FOR UPDATE"), {"user": user}
+        ).all()
+        assert len(locked) == 1
+        answers: list[TestResponse] = []
+        writer = threading.Thread(target=lambda: answers.append(keyed(shopper, key).add("1", 4)))
+        writer.start()
+        writer.join(timeout=20)  # far longer than the deadline; the lock is still held meanwhile
+        answered_while_held = not writer.is_alive()
+        holder.rollback()
+        writer.join(timeout=30)
+    assert answered_while_held, "the write waited for the lock past its deadline"
+    answer = answers[0]
+    assert answer.status_code == 409 and answer.mimetype == "application/problem+json"
+    assert answer.headers["Retry-After"] == "1" and "not applied" in answer.json["detail"]
+    assert recipes_of(shopper) == ["3"]
+    again = keyed(shopper, key).add("1", 4)  # the key is free: the same request now applies, once
+    assert again.status_code == 200 and "Idempotent-Replayed" not in again.headers
+    assert recipes_of(shopper) == ["3", "1"]
+
+
+@pytest.mark.parametrize("with_key", [True, False], ids=["keyed", "unkeyed"])
+def test_a_write_past_its_deadline_is_rolled_back_and_503(
+    app: Flask, monkeypatch: pytest.MonkeyPatch, with_key: bool
+) -> None:
+    """No time at all: whatever the write did is rolled back (on PostgreSQL its first statement is cut; on SQLite
+    the check before the commit stops it), and the same request applies once it has time."""
+    shopper = Shopper(app.test_client(), f"user_id late-{uuid.uuid4().hex}")
+    ok(shopper.add("3", 4))
+    sender = keyed(shopper, new_key()) if with_key else shopper
+    monkeypatch.setitem(app.config, "WRITE_DEADLINE_SECONDS", 0)
+    late = sender.add("1", 4)
+    assert late.status_code == 503 and late.mimetype == "application/problem+json"
+    assert late.headers["Retry-After"] == "1" and "not applied" in late.json["detail"]
+    monkeypatch.undo()
+    assert recipes_of(shopper) == ["3"]
+    assert sender.add("1", 4).status_code == 200
+    assert recipes_of(shopper) == ["3", "1"]
+
+
+def test_no_free_connection_is_503_at_once(backend: Any) -> None:
+    """Every connection of the pool held (by requests behind a locked row, say): the next request is refused once
+    DATABASE_POOL_TIMEOUT_SECONDS have passed, not after SQLAlchemy's 30 s."""
+    if backend.name != "postgresql":
+        pytest.skip("the pool timeout is set for PostgreSQL (SQLite's test pools take none)")
+    app = migrate_and_seed(make_app(backend, {"pool_size": 1, "max_overflow": 0}, DATABASE_POOL_TIMEOUT_SECONDS=0.1))
+    try:
+        shopper = Shopper(app.test_client(), f"user_id pool-{uuid.uuid4().hex}")
+        with app.app_context(), db.engine.connect():  # the pool's one connection
+            answer = shopper.client.get("/api/v1/basket?store_id=1001", headers=shopper.headers)
+        assert answer.status_code == 503 and answer.headers["Retry-After"] == "1"
+        assert answer.mimetype == "application/problem+json"
+        assert shopper.basket()["recipes"] == []
+    finally:
+        with app.app_context():
+            db.engine.dispose()
