@@ -64,13 +64,17 @@ class UpstreamBadResponse(UpstreamError):
 
 
 class UpstreamStatusError(UpstreamError):
-    """The upstream answered with an error status; `problem` is its problem body when it sent one."""
+    """The upstream answered with an error status; `problem` is its problem body when it sent one, `retry_after`
+    its `Retry-After` in seconds when it sent one (a 409 "in progress, retry in a moment": docs/upstream.md)."""
 
-    def __init__(self, status: int, problem: dict[str, Any] | None, endpoint: str) -> None:
+    def __init__(
+        self, status: int, problem: dict[str, Any] | None, endpoint: str, *, retry_after: int | None = None
+    ) -> None:
         super().__init__(f"upstream {endpoint} answered {status}")
         self.status = status
         self.problem = problem or {}
         self.endpoint = endpoint
+        self.retry_after = retry_after
 
     def field_errors(self, location: str, name: str) -> list[str]:
         """The upstream's validation messages for one field, if it named that field."""

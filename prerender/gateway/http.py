@@ -42,6 +42,8 @@ SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 RETRYABLE_STATUSES = frozenset({502, 503, 504})
 RETRY_PAUSE_SECONDS = 0.05
+# The longest Retry-After of an upstream refusal passed on to the browser.
+MAX_RETRY_AFTER_SECONDS = 60
 # A call is not sent with less than this left of the request's budget: it could not get an answer anyway.
 MIN_CALL_SECONDS = 0.01
 
@@ -305,7 +307,12 @@ class UpstreamHttp:
                 problem = response.json()
             except ValueError:
                 problem = None
-            raise UpstreamStatusError(response.status_code, problem if isinstance(problem, dict) else None, endpoint)
+            raise UpstreamStatusError(
+                response.status_code,
+                problem if isinstance(problem, dict) else None,
+                endpoint,
+                retry_after=retry_after_seconds(response.headers.get("Retry-After")),
+            )
         if not response.content:
             if expect_body:
                 raise UpstreamBadResponse(f"empty answer from {endpoint}")
@@ -315,6 +322,13 @@ class UpstreamHttp:
         except ValueError as error:
             raise UpstreamBadResponse(f"answer of {endpoint} is not JSON") from error
         return without_lone_surrogates(answer) if SURROGATE_ESCAPE.search(response.content) else answer
+
+
+def retry_after_seconds(value: str | None) -> int | None:
+    """A `Retry-After` of delay-seconds (the upstream's form), at most a minute; None for none or another form."""
+    if value is None or not value.strip().isdigit():
+        return None
+    return min(int(value.strip()), MAX_RETRY_AFTER_SECONDS)
 
 
 def without_lone_surrogates(value: Any) -> Any:

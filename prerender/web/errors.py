@@ -57,7 +57,12 @@ def handle_upstream_error(error: UpstreamError) -> Response:
         errors = problem.get("errors") if isinstance(problem.get("errors"), dict) else None
         # The upstream's own members, such as a refused confirmation's expected_total (docs/upstream.md).
         extensions = {key: value for key, value in problem.items() if key not in PROBLEM_MEMBERS}
-        return problem_response(error.status, str(problem.get("detail") or error), errors=errors, extensions=extensions)
+        # A refusal to retry in a moment (a write still in progress, or a row another write holds: the write was
+        # not applied) keeps its Retry-After: the SDK sends it again, with its key (docs/browser-api.md).
+        retry = {"Retry-After": str(error.retry_after)} if error.retry_after is not None else None
+        return problem_response(
+            error.status, str(problem.get("detail") or error), errors=errors, extensions=extensions, headers=retry
+        )
     if isinstance(error, Refused):
         # Not sent (an open circuit, a full bulkhead): a write was not applied, and the SDK may try again later.
         log.warning("upstream call refused: %s", error)

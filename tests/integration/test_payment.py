@@ -75,6 +75,7 @@ def test_a_total_below_the_followed_basket_confirms_nothing(client, user):
     answer = pay(client, user, total=0.5, products=cart_of(filled), order_id="order-c")
     assert answer.status_code == 409
     assert answer.headers["Content-Type"].startswith("application/problem+json")
+    assert "Retry-After" not in answer.headers  # the payment's outcome: the SDK does not send it again
     # Nothing changed: the basket is still whole (the cart's follow was rolled back with the refusal).
     assert basket(client, user)["products"] == filled["products"]
 

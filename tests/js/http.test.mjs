@@ -89,3 +89,53 @@ describe("an attempt without an answer in time", () => {
     await assert.rejects(request, (error) => error instanceof DOMException && error.name === "AbortError");
   });
 });
+
+/** A fetch that answers each call with the next of `answers` ({status, body, headers}); it records each call. */
+function answering(answers) {
+  const calls = [];
+  globalThis.fetch = (url, init) => {
+    calls.push({ url, init });
+    const { status = 200, body = {}, headers = {} } = answers[Math.min(calls.length, answers.length) - 1];
+    const type = status >= 400 ? "application/problem+json" : "application/json";
+    return Promise.resolve(new Response(JSON.stringify(body), { status, headers: { "content-type": type, ...headers } }));
+  };
+  return calls;
+}
+
+describe("a 409 that asks to be asked again", () => {
+  const inProgress = {
+    status: 409,
+    body: { title: "Conflict", status: 409, detail: "A request with this Idempotency-Key is in progress" },
+    headers: { "retry-after": "0" },
+  };
+
+  test("a write still in progress is asked again with its key, and its answer is the write's", async () => {
+    const calls = answering([inProgress, { status: 200, body: { changes: [{ id: "100001", quantity: 2 }] } }]);
+    const client = new ApiClient(session);
+    const answer = await client.request("POST", "/basket/recipes", { json: { recipe_id: "1" }, write: true });
+    assert.deepEqual(answer, { changes: [{ id: "100001", quantity: 2 }] });
+    assert.equal(calls.length, 2);
+    const keys = calls.map((call) => call.init.headers["idempotency-key"]);
+    assert.ok(keys[0] && keys[0] === keys[1]);
+  });
+
+  test("a 409 without Retry-After is the write's outcome (a payment short of the total)", async () => {
+    const short = { status: 409, body: { title: "Conflict", status: 409, expected_total: 12.5 } };
+    const calls = answering([short, { status: 200 }]);
+    const client = new ApiClient(session);
+    await assert.rejects(client.request("POST", "/baskets/handle-payment", { json: {}, write: true }), (error) => {
+      assert.ok(error instanceof ApiError);
+      assert.equal(error.status, 409);
+      assert.equal(error.retryAfterMs, null);
+      return true;
+    });
+    assert.equal(calls.length, 1);
+  });
+
+  test("a read is not asked again", async () => {
+    const calls = answering([inProgress, { status: 200 }]);
+    const client = new ApiClient(session);
+    await assert.rejects(client.request("GET", "/basket"), (error) => error instanceof ApiError && error.status === 409);
+    assert.equal(calls.length, 1);
+  });
+});

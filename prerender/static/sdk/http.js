@@ -15,13 +15,15 @@ import { pageCall } from "./page-calls.js";
  */
 
 export class ApiError extends Error {
-  /** @param {Problem} problem */
-  constructor(problem) {
+  /** @param {Problem} problem @param {{ retryAfterMs?: number | null }} [options] the answer's Retry-After */
+  constructor(problem, { retryAfterMs = null } = {}) {
     super(problem.detail || problem.title);
     this.name = "ApiError";
     /** @type {Problem} */
     this.problem = problem;
     this.status = problem.status;
+    /** @type {number | null} when the service asked to be asked again (its `Retry-After`, in ms) */
+    this.retryAfterMs = retryAfterMs;
   }
 }
 
@@ -49,7 +51,13 @@ export function localProblem(/** @type {string} */ type, /** @type {string} */ t
 // again with the same Idempotency-Key, so the service answers a write it already applied with its first
 // outcome instead of applying it twice (docs/browser-api.md).
 const OUTCOME_UNKNOWN = new Set([0, 502, 503, 504]);
+// A 409 with `Retry-After` is not the write's outcome either: the same write still in progress (an earlier attempt
+// the service is finishing), or another change to the same data that held it up (this one was not applied). It is
+// sent again, with its key, after the time asked. A 409 without it (a payment short of the total) is final.
+const RETRY_LATER = 409;
 const RETRY_DELAYS_MS = [300, 1200];
+/** The longest `Retry-After` waited for within one call. */
+const MAX_RETRY_AFTER_MS = 5000;
 // An attempt that has no answer in this time (a node that stopped answering, a network that drops packets) is a
 // network failure: a read shows its error state and "try again" rather than "loading" for ever; a write is sent
 // again with its key, as after any failure whose outcome is unknown. Above prerender's own worst case (7 s: a
@@ -133,9 +141,10 @@ export class ApiClient {
       try {
         return await this.#send(method, path, { query, json, as, signal, headers, version }, key);
       } catch (error) {
-        const retry = error instanceof ApiError && OUTCOME_UNKNOWN.has(error.status) && attempt < RETRY_DELAYS_MS.length;
-        if (!retry) throw error;
-        await pause(RETRY_DELAYS_MS[attempt], signal);
+        if (!(error instanceof ApiError) || attempt >= RETRY_DELAYS_MS.length) throw error;
+        const later = error.status === RETRY_LATER && error.retryAfterMs !== null;
+        if (!later && !OUTCOME_UNKNOWN.has(error.status)) throw error;
+        await pause(Math.max(RETRY_DELAYS_MS[attempt], later ? Math.min(error.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS) : 0), signal);
       }
     }
   }
@@ -189,7 +198,7 @@ export class ApiClient {
       throw aborted(error) ?? localProblem("network", "Network error", String(/** @type {{ message?: unknown } | null | undefined} */ (error)?.message ?? error));
     }
     try {
-      if (!response.ok) throw new ApiError(await readProblem(response));
+      if (!response.ok) throw new ApiError(await readProblem(response), { retryAfterMs: retryAfterMs(response) });
       if (response.status === 204) return null;
       if (as === "page") return { body: await response.text(), headers: response.headers };
       return as === "json" ? await response.json() : await response.text();
@@ -198,6 +207,15 @@ export class ApiClient {
       throw aborted(error) ?? new ApiError({ title: "Malformed answer", status: 502, detail: `${method} ${path}` });
     }
   }
+}
+
+/**
+ * An answer's `Retry-After` in milliseconds (delay-seconds only: the form prerender sends), or null.
+ * @param {Response} response @returns {number | null}
+ */
+function retryAfterMs(response) {
+  const value = response.headers.get("retry-after");
+  return value !== null && /^\s*\d+\s*$/.test(value) ? Number(value) * 1000 : null;
 }
 
 /**

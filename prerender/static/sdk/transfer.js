@@ -151,9 +151,11 @@ export class TransferArrivals {
       if (!notices.presentInDialog(message)) toaster.show(message, RECEIVED_SHOWN_MS);
       this.received$.next({ affiliate, recipeCount, changes: answer.changes, cartFollowed: answer.cartFollowed });
     } catch (error) {
-      // An answer (unknown, expired or used link; a refusal) is final; a network failure keeps the token and
-      // its key for the next page, where the service answers the first attempt's outcome if it got it.
-      const final = error instanceof ApiError && error.status >= 400 && error.status < 500;
+      // An answer (unknown, expired or used link; a refusal) is final; a network failure, or a 409 asking to be
+      // asked again (the redeem still in progress), keeps the token and its key for the next page, where the
+      // service answers the first attempt's outcome if it got it.
+      const later = error instanceof ApiError && error.status === 409 && error.retryAfterMs !== null;
+      const final = error instanceof ApiError && error.status >= 400 && error.status < 500 && !later;
       if (final) this.#store.remove(this.#key);
       const expired = error instanceof ApiError && (error.status === 404 || error.status === 410);
       notices.error(error, expired ? "transfer.expired" : "transfer.failed");
