@@ -2,10 +2,12 @@
 
 A forwarded route is one declaration, `ForwardedRoute`: the route (rule, summary, request schemas, documented
 answers) and the upstream call it makes (an `UpstreamCall` of the gateway's resource module, which knows every
-upstream path); the JSON schema its 200 documents is the one the upstream's answer is checked with.
-`add_forwarded_route` registers its view, which `declare` gives its parsing and its OpenAPI operation
-(prerender/web/contract.py, openapi.py), and which calls `forward`. A view that does more than forward (the
-payment's outcome) calls `forward` itself with its call and answer schema.
+upstream path); the JSON schema its 200 documents is the one the upstream's answer is checked with. Forwarded
+routes are the browser's writes (sent again with their idempotency key): a GET or HEAD call is refused when the
+route is declared, as its answer would go out with neither Cache-Control nor ETag (prerender/web/http_caching.py
+knows nothing of it). `add_forwarded_route` registers its view, which `declare` gives its parsing and its OpenAPI
+operation (prerender/web/contract.py, openapi.py), and which calls `forward`. A view that does more than forward
+(the payment's outcome) calls `forward` itself with its call and answer schema.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ from prerender.gateway import CallerIdentity, UpstreamBadResponse, UpstreamCall,
 from prerender.web.context import RequestContext, current_context
 from prerender.web.contract import Answer, Callers, declare
 
+# Reads, which a forwarded route may not make: its answer would be cached by no policy.
+READ_METHODS = frozenset({"GET", "HEAD"})
+
 
 @dataclass(frozen=True)
 class ForwardedRoute:
@@ -30,7 +35,9 @@ class ForwardedRoute:
     (the OpenAPI operation's id), `description` is the view's docstring; `owner` is whose identity the call is
     made with (`basket_owner`: baskets need a known supplier). The path segments the route's `path` schema
     parses fill the call's placeholders; its query is the call's parameters (None values left out), its body
-    the call's body, and the `idempotency_key` of its `headers` the call's key."""
+    the call's body, and the `idempotency_key` of its `headers` the call's key. The call is a write: a GET or
+    HEAD is refused here (a ValueError), since a read needs a cache policy and an ETag that forwarding does not
+    give; a read of the upstream is a view of its own."""
 
     rule: str
     endpoint: str
@@ -45,6 +52,13 @@ class ForwardedRoute:
     body_example: Mapping[str, Any] | None = field(default=None, compare=False)
     callers: Callers = Callers.BROWSER
     owner: Callable[[], RequestContext] = current_context
+
+    def __post_init__(self) -> None:
+        if self.call.method.upper() in READ_METHODS:
+            raise ValueError(
+                f"{self.endpoint}: a forwarded route is a browser's write, not a {self.call.method} "
+                f"({self.call.path}): its answer would have no Cache-Control nor ETag; write the read as a view"
+            )
 
     @property
     def answer(self) -> type[Schema]:
