@@ -6,8 +6,9 @@ upstream path); the JSON schema its 200 documents is the one the upstream's answ
 routes are the browser's writes (sent again with their idempotency key): a GET or HEAD call is refused when the
 route is declared, as its answer would go out with neither Cache-Control nor ETag (prerender/web/http_caching.py
 knows nothing of it). `add_forwarded_route` registers its view, which `declare` gives its parsing and its OpenAPI
-operation (prerender/web/contract.py, openapi.py), and which calls `forward`. A view that does more than forward
-(the payment's outcome) calls `forward` itself with its call and answer schema.
+operation (prerender/web/contract.py, openapi.py), and which calls `forward`; each app records the forwarded
+routes it serves (`forwarded_routes`), so that a test can send every one of them. A view that does more than
+forward (the payment's outcome) calls `forward` itself with its call and answer schema.
 """
 
 from __future__ import annotations
@@ -18,13 +19,15 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from flask import Blueprint
+from flask import Blueprint, Flask
+from flask.blueprints import BlueprintSetupState
 from marshmallow import Schema
 
 from prerender.gateway import CallerIdentity, UpstreamBadResponse, UpstreamCall, get_upstream
 from prerender.web.context import RequestContext, current_context
 from prerender.web.contract import Answer, Callers, declare
 
+EXTENSION_KEY = "prerender.forwarded_routes"
 # Reads, which a forwarded route may not make: its answer would be cached by no policy.
 READ_METHODS = frozenset({"GET", "HEAD"})
 
@@ -70,7 +73,8 @@ class ForwardedRoute:
 
 
 def add_forwarded_route(bp: Blueprint, route: ForwardedRoute) -> None:
-    """Registers the route's view on the blueprint (a route without its 200's schema fails here, at start-up)."""
+    """Registers the route's view on the blueprint (a route without its 200's schema fails here, at start-up),
+    and, each time the blueprint is registered on an app, the route in the app's `forwarded_routes`."""
     answer = route.answer
 
     def view(**arguments: Any) -> dict[str, Any]:
@@ -100,6 +104,19 @@ def add_forwarded_route(bp: Blueprint, route: ForwardedRoute) -> None:
         callers=route.callers,
     )(view)
     bp.add_url_rule(route.rule, endpoint=route.endpoint, view_func=declared, methods=[route.call.method])
+
+    def record(state: BlueprintSetupState) -> None:
+        endpoint = f"{state.name_prefix}.{state.name}.{route.endpoint}".lstrip(".")  # as Flask names it
+        state.app.extensions.setdefault(EXTENSION_KEY, {})[endpoint] = route
+
+    bp.record(record)
+
+
+def forwarded_routes(app: Flask) -> Mapping[str, ForwardedRoute]:
+    """The forwarded routes the app serves, by the app's endpoint of each (`v2.basket.add_recipe`): one entry per
+    API version a route is served in."""
+    routes: Mapping[str, ForwardedRoute] = app.extensions.get(EXTENSION_KEY, {})
+    return routes
 
 
 def forward(

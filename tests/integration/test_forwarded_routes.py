@@ -13,8 +13,7 @@ import pytest
 from flask import Flask, Response
 
 from prerender import create_app
-from prerender.blueprints import basket, menu
-from prerender.web.forwarding import ForwardedRoute
+from prerender.web.forwarding import ForwardedRoute, forwarded_routes
 from tests.faulty_upstream import FaultyUpstream
 
 from .conftest import browser_headers
@@ -37,7 +36,8 @@ def basket_change(**extra: object) -> dict[str, object]:
     return {"basket": basket, "changes": [{"id": "100001", "quantity": 1}], **extra}
 
 
-# One request per forwarded route: its URL below /v2, its body, and the path segments its upstream call gets.
+# One request per forwarded route (`<blueprint>.<endpoint>`): its URL below its API version, its body, and the
+# path segments its upstream call gets.
 RECIPE = {"recipe_id": "5"}
 PRODUCT = {"recipe_id": "5", "product_id": "{product}"}  # a product of recipe 5 in the user's menu
 REQUESTS: dict[str, tuple[str, dict[str, Any] | None, dict[str, str]]] = {
@@ -59,19 +59,26 @@ REQUESTS: dict[str, tuple[str, dict[str, Any] | None, dict[str, str]]] = {
     "menu.unselect_product": ("/menu/current/recipes/5/products/{product}", None, PRODUCT),
     "menu.remove_recipe": ("/menu/current/recipes/5", None, RECIPE),
 }
-ROUTES: list[tuple[str, ForwardedRoute]] = [
-    *((f"basket.{route.endpoint}", route) for route in basket.FORWARDED),
-    *((f"menu.{route.endpoint}", route) for route in menu.FORWARDED),
-]
+# Every forwarded route the service serves, wherever it is declared: what add_forwarded_route recorded on the app
+# (`v2.basket.add_recipe`), by `<blueprint>.<endpoint>`, with the latest API version serving it.
+SERVED = forwarded_routes(create_app({"TESTING": True}))
+ROUTES: dict[str, tuple[str, ForwardedRoute]] = {
+    endpoint.split(".", 1)[1]: (endpoint.split(".", 1)[0], route) for endpoint, route in sorted(SERVED.items())
+}
 
 
-def test_every_forwarded_route_has_its_request_here():
-    assert sorted(REQUESTS) == sorted(name for name, _ in ROUTES)
+def test_every_forwarded_route_has_its_request_here() -> None:
+    assert sorted(REQUESTS) == sorted(ROUTES)
 
 
-@pytest.mark.parametrize(("name", "route"), ROUTES, ids=[name for name, _ in ROUTES])
+def test_the_routes_sent_are_the_app_s(app: Flask) -> None:
+    """The record read at collection is the one of the app under test."""
+    assert forwarded_routes(app).keys() == SERVED.keys()
+
+
+@pytest.mark.parametrize("name", sorted(ROUTES))
 def test_a_forwarded_route_answers_what_its_upstream_call_answered(
-    app: Flask, proxy: FaultyUpstream, name: str, route: ForwardedRoute
+    app: Flask, proxy: FaultyUpstream, name: str
 ) -> None:
     """Against the real coreapi, for a user with recipe 5 in the basket and in the menu at the store: the route
     makes its own upstream call and answers its answer, valid for the route's schema."""
@@ -84,10 +91,11 @@ def test_a_forwarded_route_answers_what_its_upstream_call_answered(
     assert in_menu.status_code == 200
     product = next(r for r in in_menu.get_json()["recipes"] if r["id"] == "5")["products"][0]["id"]
     proxy.passed.clear()
+    version, route = ROUTES[name]
     url, body, segments = REQUESTS[name]
     url = url.replace("{product}", product)
     segments = {key: value.replace("{product}", product) for key, value in segments.items()}
-    answer = client.open(f"/v2{url}", method=route.call.method, json=body, headers=user)
+    answer = client.open(f"/{version}{url}", method=route.call.method, json=body, headers=user)
     assert answer.status_code == 200, answer.get_json()
     assert route.answer().validate(answer.get_json()) == {}
     assert proxy.passed == [f"{route.call.method} /api/v1{route.call.url_path(segments)}"]
