@@ -17,6 +17,7 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import content_type_conformance, status_code_conformance
 
 from prerender import create_app
+from prerender.web.contract import Callers, contract_of
 from prerender.web.openapi import build_spec
 
 from .conftest import live_browser_headers
@@ -105,59 +106,67 @@ def operations(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
     }
 
 
-BROWSER_OPERATIONS = [
-    f"{method} /{version}{path}"
-    for version in ("v1", "v2")
-    for method, path in [
-        ("GET", "/basket"),
-        ("POST", "/basket/recipes"),
-        ("PATCH", "/basket/recipes/{recipe_id}"),
-        ("DELETE", "/basket/recipes/{recipe_id}"),
-        ("PUT", "/basket/recipes/{recipe_id}/ingredients/{ingredient_id}"),
-        ("POST", "/basket/reconcile"),
-        ("POST", "/basket/confirm"),
-        ("POST", "/baskets/handle-payment"),
-        ("POST", "/basket/transfers"),
-        ("POST", "/basket/transfers/redeem"),
-        ("GET", "/likes"),
-        ("PUT", "/likes/{recipe_id}"),
-        ("DELETE", "/likes/{recipe_id}"),
-        ("POST", "/events"),
-    ]
-] + [
-    f"{method} /v2/menu{path}"
-    for method, path in [
-        ("GET", "/current"),
-        ("PATCH", "/current"),
-        ("GET", "/current/suggestions"),
-        ("POST", "/current/recipes"),
-        ("PATCH", "/current/recipes/{recipe_id}"),
-        ("DELETE", "/current/recipes/{recipe_id}"),
-        ("POST", "/current/recipes/{recipe_id}/swap"),
-        ("PUT", "/current/recipes/{recipe_id}/products/{product_id}"),
-        ("DELETE", "/current/recipes/{recipe_id}/products/{product_id}"),
-        ("POST", "/current/finalize"),
-    ]
-]
-BROWSER_OPERATIONS += ["GET /v2/planner/recipes"]  # the current-menu page's catalog panel
-SERVER_OR_BROWSER_OPERATIONS = [
-    f"GET /{version}{path}" for version in ("v1", "v2") for path in ("/basket/merge-authless-basket", "/recipe-details")
-] + ["GET /v2/menu/merge-authless-menu", "GET /v2/planner/current-menu", "GET /v2/planner"]
-# The catalog pages the browser asks again (their "more"), the preferences (the panel saves them) and the
-# favorite products (the page or its server keeps them in step).
-SERVER_OR_BROWSER_OPERATIONS += [
-    f"{method} /{version}{path}"
-    for version in ("v1", "v2")
-    for method, path in [
-        ("GET", "/catalog/category"),
-        ("GET", "/catalog/list"),
-        ("GET", "/preferences"),
-        ("PUT", "/preferences"),
-        ("DELETE", "/preferences"),
-        ("GET", "/favorite-items"),
-        ("PUT", "/favorite-items"),
-    ]
-] + ["GET /v1/catalog/favorites", "GET /v2/catalog/my-space", "GET /v2/catalog/my-space/basket-preview"]
+def declared_operations(app: Flask, callers: Callers) -> set[str]:
+    """`METHOD /path` of every versioned route of the app whose declaration (`@declare(callers=...)`,
+    prerender/web/contract.py) names these callers: read from the routes themselves, so a new route needs no line
+    here."""
+    found = set()
+    for rule in app.url_map.iter_rules():
+        contract = contract_of(app.view_functions[rule.endpoint])
+        if contract is None or contract.callers is not callers or not rule.rule.startswith(("/v1/", "/v2/")):
+            continue
+        path = re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", r"{\1}", rule.rule)
+        found |= {f"{method} {path}" for method in rule.methods - {"HEAD", "OPTIONS"}}
+    return found
+
+
+def secured_with(document: dict[str, Any], security: list[dict[str, Any]]) -> set[str]:
+    """The document's versioned operations that list exactly this security."""
+    return {label for label, operation in operations(document).items() if operation.get("security") == security}
+
+
+# Routes whose callers are known here, whatever the declarations say: the basket, the likes, the events, the menu's
+# writes and the current-menu page's catalog panel are the browser's; the drawer's details and the merges either's;
+# the card a customer server's only.
+SOME_BROWSER_OPERATIONS = {
+    "GET /v1/basket",
+    "POST /v2/basket/recipes",
+    "POST /v1/baskets/handle-payment",
+    "PUT /v2/likes/{recipe_id}",
+    "POST /v1/events",
+    "POST /v2/menu/current/finalize",
+    "GET /v2/planner/recipes",
+}
+SOME_SERVER_OR_BROWSER_OPERATIONS = {
+    "GET /v1/recipe-details",
+    "GET /v2/basket/merge-authless-basket",
+    "GET /v2/menu/merge-authless-menu",
+    "GET /v2/catalog/my-space",
+}
+SOME_SERVER_OPERATIONS = {"GET /v1/recipe-card", "POST /v2/recipe-card/multiple", "GET /v2/svc-window-bootstrap"}
+
+
+def test_the_routes_callers_are_the_documented_ones(app: Flask, document: dict[str, Any]) -> None:
+    """The routes declared for the browser are exactly the document's operations with the shopper's credential as
+    their only security, and those declared for either exactly the operations that take it or nothing."""
+    browser = declared_operations(app, Callers.BROWSER)
+    either = declared_operations(app, Callers.SERVER_OR_BROWSER)
+    assert browser == secured_with(document, BROWSER_SECURITY)
+    assert either == secured_with(document, [{}, *BROWSER_SECURITY])
+    assert browser >= SOME_BROWSER_OPERATIONS
+    assert either >= SOME_SERVER_OR_BROWSER_OPERATIONS
+    assert declared_operations(app, Callers.SERVER) >= SOME_SERVER_OPERATIONS
+
+
+def test_a_browser_route_refuses_the_server_s_headers(app: Flask) -> None:
+    """A route declared for the browser takes no claimed identity: with the customer server's headers (a valid
+    supplier token, a user's claim) and no credential, it is a 401 before anything else."""
+    client = app.test_client()
+    for label in sorted(declared_operations(app, Callers.BROWSER)):
+        method, path = label.split(" ", 1)
+        answer = client.open(re.sub(r"{[^}]+}", "1", path), method=method, headers=DEMO_HEADERS, json={})
+        assert answer.status_code == 401, label
+        assert answer.mimetype == "application/problem+json", label
 
 
 def test_the_credential_is_an_http_bearer_scheme(document: dict[str, Any]) -> None:
@@ -165,9 +174,10 @@ def test_the_credential_is_an_http_bearer_scheme(document: dict[str, Any]) -> No
     assert scheme["type"] == "http" and scheme["scheme"] == "bearer"
 
 
-def test_browser_routes_take_the_credential_and_no_claimed_identity(document: dict[str, Any]) -> None:
+def test_browser_routes_take_the_credential_and_no_claimed_identity(app: Flask, document: dict[str, Any]) -> None:
     listed = operations(document)
-    for label in BROWSER_OPERATIONS:
+    browser = declared_operations(app, Callers.BROWSER)
+    for label in browser:
         operation = listed[label]
         assert operation["security"] == BROWSER_SECURITY, label
         refs = {p["$ref"] for p in operation["parameters"] if "$ref" in p}
@@ -178,15 +188,15 @@ def test_browser_routes_take_the_credential_and_no_claimed_identity(document: di
             "#/components/parameters/RequestId",
         }, label
         assert "application/problem+json" in operation["responses"]["401"]["content"], label
-    browser_or_server = set(BROWSER_OPERATIONS) | set(SERVER_OR_BROWSER_OPERATIONS)
+    browser_or_server = browser | declared_operations(app, Callers.SERVER_OR_BROWSER)
     for label, operation in listed.items():  # nobody else takes a credential; fragments keep their headers
         if label not in browser_or_server:
             assert "security" not in operation, label
 
 
-def test_server_or_browser_routes_take_either(document: dict[str, Any]) -> None:
+def test_server_or_browser_routes_take_either(app: Flask, document: dict[str, Any]) -> None:
     listed = operations(document)
-    for label in SERVER_OR_BROWSER_OPERATIONS:
+    for label in declared_operations(app, Callers.SERVER_OR_BROWSER):
         operation = listed[label]
         assert operation["security"] == [{}, *BROWSER_SECURITY], label
         assert {p.get("$ref") for p in operation["parameters"]} >= CLAIMS, label  # the server's way
