@@ -11,7 +11,6 @@ from prerender.schemas.catalog import CATEGORY_QUERIES, HOME_QUERIES, LIST_QUERI
 from prerender.web.context import current_context
 from prerender.web.contract import NOT_MODIFIED, Callers, declare, html, problem
 from prerender.web.fragment_response import fragment_response
-from prerender.web.http_caching import PRIVATE, cache_policy
 
 bp = Blueprint("catalog", __name__, url_prefix="/catalog")
 
@@ -19,7 +18,6 @@ BAD_REQUEST = {400: problem("Invalid parameters or headers, or an unknown store.
 
 
 @bp.get("/header")
-@cache_policy(PRIVATE)
 @declare(
     summary="The catalog home header",
     query=HeaderQuery(),
@@ -38,7 +36,6 @@ def header(query: dict[str, Any]) -> Response:
 
 
 @bp.get("")
-@cache_policy(PRIVATE)
 @declare(
     summary="The catalog home",
     query=HOME_QUERIES,
@@ -58,7 +55,6 @@ def home(query: dict[str, Any]) -> Response:
 
 
 @bp.get("/category")
-@cache_policy(PRIVATE)
 @declare(
     callers=Callers.SERVER_OR_BROWSER,
     summary="A catalog category page",
@@ -76,7 +72,6 @@ def category(query: dict[str, Any]) -> Response:
 
 
 @bp.get("/list")
-@cache_policy(PRIVATE)
 @declare(
     callers=Callers.SERVER_OR_BROWSER,
     summary="The catalog list page",

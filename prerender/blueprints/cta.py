@@ -11,13 +11,11 @@ from prerender.schemas.cta import CtaQuery
 from prerender.web.context import current_context
 from prerender.web.contract import NOT_MODIFIED, declare, html, problem
 from prerender.web.fragment_response import fragment_response
-from prerender.web.http_caching import PRIVATE, cache_policy
 
 bp = Blueprint("cta", __name__)
 
 
 @bp.get("/no-supplier-add-to-cart-cta")
-@cache_policy(PRIVATE)
 @declare(
     summary="A recipe publisher's add-to-cart CTA",
     query=CtaQuery(),

@@ -12,7 +12,6 @@ from prerender.schemas.catalog import FavoritesQuery
 from prerender.web.context import current_context
 from prerender.web.contract import NOT_MODIFIED, Callers, declare, html, problem
 from prerender.web.fragment_response import fragment_response
-from prerender.web.http_caching import PRIVATE, cache_policy
 
 bp = Blueprint("favorites", __name__, url_prefix="/catalog")
 
@@ -20,7 +19,6 @@ BAD_REQUEST = {400: problem("Invalid parameters or headers, or an unknown store.
 
 
 @bp.get("/favorites")
-@cache_policy(PRIVATE)
 @declare(
     callers=Callers.SERVER_OR_BROWSER,
     summary="The user's favorite recipes (v1)",

@@ -11,7 +11,6 @@ from prerender.schemas.catalog import BasketPreviewQuery, MySpaceQuery
 from prerender.web.context import current_context
 from prerender.web.contract import NOT_MODIFIED, Callers, declare, html, problem
 from prerender.web.fragment_response import fragment_response
-from prerender.web.http_caching import PRIVATE, cache_policy
 
 bp = Blueprint("my_space", __name__, url_prefix="/catalog")
 
@@ -19,7 +18,6 @@ BAD_REQUEST = {400: problem("Invalid parameters or headers, or an unknown store.
 
 
 @bp.get("/my-space")
-@cache_policy(PRIVATE)
 @declare(
     callers=Callers.SERVER_OR_BROWSER,
     summary="My space: favorites and history (v2)",
@@ -40,7 +38,6 @@ def my_space(query: dict[str, Any]) -> Response:
 
 
 @bp.get("/my-space/basket-preview")
-@cache_policy(PRIVATE)
 @declare(
     callers=Callers.SERVER_OR_BROWSER,
     summary="The basket preview (v2)",

@@ -87,7 +87,6 @@ PAGE_ANSWERS = {
 
 
 @bp.get("/planner/current-menu")
-@cache_policy(PRIVATE)
 @declare(
     callers=Callers.SERVER_OR_BROWSER,
     summary="The planner's current-menu page",
@@ -100,7 +99,6 @@ def current_menu_page(query: dict[str, Any]) -> Response:
 
 
 @bp.get("/planner")
-@cache_policy(PRIVATE)
 @declare(
     callers=Callers.SERVER_OR_BROWSER,
     summary="The planner's shareable landing route (the current-menu page)",

@@ -3,7 +3,9 @@
 A view says what to render and for whom (`fragment_response(render, shared=...)`); the responder does the rest:
 
 - who may keep it: `shared` (the same for every shopper: a fixed card of a supplier without personalization)
-  is publicly cacheable; anything else is private (prerender/web/http_caching.py);
+  is publicly cacheable; anything else is private (prerender/web/http_caching.py). The responder sets the policy,
+  which wins over a view's `@cache_policy`: a view answering through it declares none
+  (tests/unit/test_architecture.py);
 - an upstream failure while rendering is the route's degraded fragment, never a problem in the customer's page:
   the empty fragment by default, the route's own when it has one (the planner page's try-again state), either
   marked `X-Degraded: upstream` and kept by no cache (prerender/web/degraded.py). The upstream's refusals that

@@ -9,7 +9,9 @@ everywhere, and a Cache-Control that says whether the answer depends on the user
 - `private, no-store` without an ETag: an answer no cache may keep (a degraded page's "try again" state,
   prerender/web/degraded.py), so the next request asks again.
 
-Views declare their policy with `@cache_policy(...)`; an after_request hook applies it. An answer to another
+Views declare their policy with `@cache_policy(...)`, or decide it while they answer (`set_policy`: the fragment
+responder, prerender/web/fragment_response.py, whose views declare none, since the policy set wins over the one
+declared); an after_request hook applies it. An answer to another
 method (POST) gets no ETag, but a private policy's Cache-Control all the same: the cards of
 `recipe-card/multiple` carry the shopper's credential (prerender/web/shopper.py), which no cache may
 keep for someone else.

@@ -106,6 +106,73 @@ def test_upstream_writes_are_forwarded_through_one_function() -> None:
         assert ".http.request(" not in source and "UpstreamHttp" not in source, path.name
 
 
+def called_names(function: ast.AST) -> set[str]:
+    """The names a function calls (`f(...)`, `module.f(...)`), in its body and its nested functions and lambdas."""
+    names = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name):
+                names.add(node.func.id)
+            elif isinstance(node.func, ast.Attribute):
+                names.add(node.func.attr)
+    return names
+
+
+def answers_through(function: ast.FunctionDef, module: dict[str, ast.FunctionDef], target: str) -> bool:
+    """Whether a view calls `target`, itself or through the functions of its module it calls (planner's `_page`)."""
+    seen, pending = set(), [function.name]
+    while pending:
+        name = pending.pop()
+        if name in seen or name not in module:
+            continue
+        seen.add(name)
+        called = called_names(module[name])
+        if target in called:
+            return True
+        pending += called
+    return False
+
+
+def module_functions(path: Path) -> dict[str, ast.FunctionDef]:
+    """The top-level functions of a module, by name."""
+    tree = ast.parse(path.read_text(), str(path))
+    return {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+
+def views_with_a_declared_policy(path: Path) -> list[tuple[ast.FunctionDef, dict[str, ast.FunctionDef]]]:
+    """The functions of a blueprint module decorated with `@cache_policy(...)`, each with the module's functions."""
+    functions = module_functions(path)
+    return [
+        (function, functions)
+        for function in functions.values()
+        if any(
+            isinstance(decorator, ast.Call) and "cache_policy" in called_names(decorator)
+            for decorator in function.decorator_list
+        )
+    ]
+
+
+def test_a_fragment_view_declares_no_cache_policy_of_its_own() -> None:
+    """`fragment_response` decides the policy of its answer (public when shared, else private; no-store when
+    degraded: prerender/web/fragment_response.py), which wins over the view's `@cache_policy`
+    (prerender/web/http_caching.py, `request_policy`): a view answering through it carries no such decorator, which
+    would only mislead its reader."""
+    declared = [
+        (path, function, module)
+        for path in sorted((PACKAGE / "blueprints").glob("*.py"))
+        for function, module in views_with_a_declared_policy(path)
+    ]
+    assert any(function.name == "catalog_panel" for _, function, _ in declared)  # the scan sees decorators
+    planner = module_functions(PACKAGE / "blueprints" / "planner.py")
+    assert answers_through(planner["landing_page"], planner, "fragment_response")  # and calls made through `_page`
+    conflicting = [
+        f"{path.name}: {function.name}"
+        for path, function, module in declared
+        if answers_through(function, module, "fragment_response")
+    ]
+    assert conflicting == []
+
+
 # How a gateway class calls the upstream: the HTTP client itself, or `send` (prerender/gateway/calls.py).
 UPSTREAM_CALLS = ("self.http.request(", "send(self.http,")
 
