@@ -1,7 +1,8 @@
 // ESLint (`make lint`): the browser modules (prerender/static/, the demo sites' scripts) and the Node scripts
 // (tools/, tests/js/). The recommended rules, and the module graph's rules of docs/architecture.md ("The
 // browser modules"): imports name their module as a literal, and a component reaches the SDK through
-// `../sdk/svc.js` only (the release tree has no other SDK file: tools/build_static.mjs).
+// `../sdk/svc.js` only (the release tree has no other SDK file: tools/build_static.mjs). no-restricted-imports does
+// not see `import()` calls: what they may load is checked by tests/unit/test_browser_modules.py.
 import js from "@eslint/js";
 import globals from "globals";
 

@@ -1,5 +1,6 @@
 """The browser modules can be followed by reading them: every import names its module as a literal, and every
-module of prerender/static/ is reached that way from the scripts the fragments carry."""
+module of prerender/static/ is reached that way from the scripts the fragments carry; `import()`, which ESLint's
+no-restricted-imports does not see, loads only what docs/architecture.md ("The browser modules") allows."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from prerender.rendering.planner import ENTRY_MODULES
 ROOT = Path(__file__).resolve().parents[2]
 # `import ... from "x"`, `import "x"`, `export ... from "x"` and `import("x")`, with the specifier as written.
 STATIC_IMPORT = re.compile(r'^(?:import|export) (?:[^;"]*? from )?"(?P<path>[^"]+)";', re.MULTILINE)
-LITERAL_DYNAMIC_IMPORT = re.compile(r'\bimport\("(?P<path>[^"]+)"\)')
+LITERAL_DYNAMIC_IMPORT = re.compile(r"""\bimport\((?P<quote>["'])(?P<path>[^"'\n]+)(?P=quote)\)""")
 # Any dynamic import, literal or not (`import(` not preceded by a name character or a dot: not `typeof import(`
 # in a JSDoc type, which is a comment).
 ANY_DYNAMIC_IMPORT = re.compile(r"(?<![\w.$])import\(")
@@ -32,8 +33,17 @@ def modules() -> dict[str, str]:
 
 
 def code_of(source: str) -> str:
-    """The source without its comments (JSDoc types name modules with `import("...")` too)."""
-    return re.sub(r"/\*.*?\*/|//[^\n]*", "", source, flags=re.DOTALL)
+    """The source without its comments (JSDoc types name modules with `import("...")` too), its lines in place."""
+    return re.sub(r"/\*.*?\*/|//[^\n]*", lambda comment: "\n" * comment[0].count("\n"), source, flags=re.DOTALL)
+
+
+def dynamic_imports_of(code: str) -> list[tuple[int, str | None]]:
+    """(line, specifier) of each `import()` of a module's code; the specifier None when it is not one literal."""
+    found = []
+    for match in ANY_DYNAMIC_IMPORT.finditer(code):
+        literal = LITERAL_DYNAMIC_IMPORT.match(code, match.start())
+        found.append((code.count("\n", 0, match.start()) + 1, literal["path"] if literal else None))
+    return found
 
 
 def resolved(module: str, specifier: str) -> str:
@@ -47,12 +57,14 @@ def resolved(module: str, specifier: str) -> str:
 
 
 def test_every_import_names_its_module_as_a_literal():
-    computed = {}
-    for name, source in modules().items():
-        code = code_of(source)
-        if count := len(ANY_DYNAMIC_IMPORT.findall(code)) - len(LITERAL_DYNAMIC_IMPORT.findall(code)):
-            computed[name] = count
-    assert computed == {}
+    """ESLint refuses a non-literal `import()` too (eslint.config.js); this is the rule the graph below relies on."""
+    unnamed = [
+        f"{name}:{line}"
+        for name, source in modules().items()
+        for line, specifier in dynamic_imports_of(code_of(source))
+        if specifier is None
+    ]
+    assert unnamed == []
 
 
 def test_every_module_is_reached_from_the_fragments_scripts():
@@ -100,6 +112,35 @@ def component_imports() -> dict[str, list[str]]:
             matches = (*STATIC_IMPORT.finditer(code), *LITERAL_DYNAMIC_IMPORT.finditer(code))
             found[name] = [resolved(name, m["path"]) for m in matches]
     return found
+
+
+# What the SDK loads at run time (sdk/svc.js: the drawer, when it first opens), as written: the only `import()` of
+# sdk/, since the SDK imports nothing else outside it (tools/build_static.mjs keeps this one out of its bundle).
+SDK_RUN_TIME_IMPORTS = {"../components/drawer.js"}
+
+
+def dynamic_imports() -> dict[str, list[str]]:
+    """Each module's literal `import()` specifiers, as written (a non-literal one fails the test above)."""
+    return {
+        name: [specifier for _, specifier in dynamic_imports_of(code_of(source)) if specifier is not None]
+        for name, source in modules().items()
+    }
+
+
+def test_what_modules_load_at_run_time():
+    """ESLint's no-restricted-imports does not see `import()` calls: the SDK loads nothing at run time but the
+    drawer, and a component loads its siblings only (the drawer's transfer panel and catalog, the planner entry's
+    onboarding)."""
+    found = dynamic_imports()
+    assert set(found["sdk/svc.js"]) == SDK_RUN_TIME_IMPORTS  # the scan sees them
+    for name, specifiers in found.items():
+        if name.startswith("sdk/"):
+            assert set(specifiers) <= SDK_RUN_TIME_IMPORTS, name
+        else:
+            assert name.startswith("components/"), name
+            folder = PurePosixPath(name).parent.as_posix()
+            outside = [s for s in specifiers if PurePosixPath(resolved(name, s)).parent.as_posix() != folder]
+            assert outside == [], name
 
 
 def test_the_sdk_s_empty_basket_is_the_service_s():
