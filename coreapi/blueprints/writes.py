@@ -35,6 +35,7 @@ from plumbing.problems import (
 
 P = ParamSpec("P")
 E = TypeVar("E", bound=Exception)
+T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 IDEMPOTENCY_KEY_HEADER = "Idempotency-Key"
@@ -60,13 +61,28 @@ def in_transaction(work: Callable[[], dict[str, Any]], deadline: WriteDeadline |
 
 def transactional(view: Callable[P, dict[str, Any]]) -> Callable[P, dict[str, Any]]:
     """A route that may write without being a keyed write (``GET /basket`` moves the basket to the
-    store asked, ``GET /menus/current`` creates the menu)."""
+    store asked, ``GET /menus/current`` creates the menu), within a write's deadline."""
 
     @functools.wraps(view)
     def run(*args: P.args, **kwargs: P.kwargs) -> dict[str, Any]:
-        return in_transaction(lambda: view(*args, **kwargs))
+        return within_deadline(lambda deadline: in_transaction(lambda: view(*args, **kwargs), deadline))
 
     return run
+
+
+def within_deadline(work: Callable[[WriteDeadline], T]) -> T:
+    """``work`` given ``WRITE_DEADLINE_SECONDS`` (coreapi/services/write_deadline.py); a write its deadline cut
+    short (rolled back) is its problem answer, with ``Retry-After``."""
+    deadline = WriteDeadline.start(float(current_app.config["WRITE_DEADLINE_SECONDS"]))
+    try:
+        return work(deadline)
+    except OperationalError as error:  # rolled back already
+        reason = cut_short(error)
+        if reason is None:
+            raise
+        raise not_applied(reason) from error
+    except (WriteBusy, WriteTooLate) as reason:
+        raise not_applied(reason) from None
 
 
 def idempotency_key() -> str | None:
@@ -105,16 +121,7 @@ def idempotent_writes(
     def decorate(view: Callable[P, dict[str, Any]]) -> Callable[P, ResponseReturnValue]:
         @functools.wraps(view)
         def write(*args: P.args, **kwargs: P.kwargs) -> ResponseReturnValue:
-            deadline = WriteDeadline.start(float(current_app.config["WRITE_DEADLINE_SECONDS"]))
-            try:
-                return keyed_or_not(deadline, *args, **kwargs)
-            except OperationalError as error:  # rolled back already
-                reason = cut_short(error)
-                if reason is None:
-                    raise
-                raise not_applied(reason) from error
-            except (WriteBusy, WriteTooLate) as reason:
-                raise not_applied(reason) from None
+            return within_deadline(lambda deadline: keyed_or_not(deadline, *args, **kwargs))
 
         def keyed_or_not(deadline: WriteDeadline, *args: P.args, **kwargs: P.kwargs) -> ResponseReturnValue:
             key = idempotency_key()

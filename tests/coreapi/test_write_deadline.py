@@ -62,6 +62,36 @@ def test_a_write_behind_a_row_another_transaction_holds_is_409_and_not_applied(
     assert recipes_of(shopper) == ["3", "1"]
 
 
+def test_moving_a_basket_behind_a_row_another_transaction_holds_is_409_too(
+    app: Flask, backend: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`GET /basket` at another store moves the basket (a write in a read): the same deadline, the same refusal,
+    and the basket stays where it was."""
+    if backend.name != "postgresql":
+        pytest.skip("row locks are PostgreSQL's; SQLite serialises writers itself")
+    monkeypatch.setitem(app.config, "WRITE_DEADLINE_SECONDS", 0.5)
+    user = f"moved-{uuid.uuid4().hex}"
+    shopper = Shopper(app.test_client(), f"user_id {user}")
+    ok(shopper.add("3", 4))
+    with app.app_context(), db.engine.connect() as holder:
+        holder.execute(
+            text("SELECT id FROM baskets WHERE identity_id = :user AND status = 'open' FOR UPDATE"), {"user": user}
+        )
+        answers: list[TestResponse] = []
+        mover = threading.Thread(
+            target=lambda: answers.append(shopper.client.get("/api/v1/basket?store_id=1002", headers=shopper.headers))
+        )
+        mover.start()
+        mover.join(timeout=20)
+        answered_while_held = not mover.is_alive()
+        holder.rollback()
+        mover.join(timeout=30)
+    assert answered_while_held, "the move waited for the lock past its deadline"
+    assert answers[0].status_code == 409 and answers[0].headers["Retry-After"] == "1"
+    where = shopper.client.get("/api/v1/basket", headers=shopper.headers)  # at its own store: not moved
+    assert where.status_code == 200 and where.json["store_id"] == "1001"
+
+
 @pytest.mark.parametrize("with_key", [True, False], ids=["keyed", "unkeyed"])
 def test_a_write_past_its_deadline_is_rolled_back_and_503(
     app: Flask, monkeypatch: pytest.MonkeyPatch, with_key: bool
