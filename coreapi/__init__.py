@@ -10,11 +10,12 @@ from typing import Any
 from flask import Flask
 
 from coreapi.blueprints import api, health, media
+from coreapi.blueprints.writes import register_write_deadline
 from coreapi.cli import register_commands
 from coreapi.config import load_config
 from coreapi.extensions import db, enforce_sqlite_foreign_keys
 from coreapi.log import configure_logging, register_request_logging
-from coreapi.services.write_deadline import register_database_errors
+from coreapi.services.write_deadline import bound_statements
 from plumbing.problems import register_problem_handlers
 
 # The repository's instance/ folder, wherever the app is started from; an installed coreapi names its own with
@@ -32,7 +33,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     register_extensions(app)
     register_blueprints(app)
     register_problem_handlers(app)
-    register_database_errors(app)
+    register_write_deadline(app)
     register_request_logging(app)
     register_commands(app)
     return app
@@ -50,6 +51,7 @@ def register_extensions(app: Flask) -> None:
     db.init_app(app)
     with app.app_context():
         enforce_sqlite_foreign_keys(db.engine)
+        bound_statements(db.engine)
 
 
 def register_blueprints(app: Flask) -> None:

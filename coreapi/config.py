@@ -41,12 +41,13 @@ def default_config(instance_path: str) -> dict[str, Any]:
         "IDEMPOTENCY_RETENTION_SECONDS": 86400,
         "IDEMPOTENCY_PRUNE_INTERVAL_SECONDS": 600,
         "IDEMPOTENCY_WAIT_SECONDS": 2.0,
-        # A shopper's write is committed within this many seconds of its start, or rolled back and answered 409
-        # (a row stayed locked) or 503 (coreapi/services/write_deadline.py): less than its client waits
+        # A shopper's write is committed within this many seconds of the request's arrival, or rolled back and
+        # answered 409 (a row stayed locked) or 503 (coreapi/services/write_deadline.py): less than its client waits
         # (prerender's PRERENDER_UPSTREAM_READ_TIMEOUT, 3 s), so a write is never applied after its client gave up.
         "WRITE_DEADLINE_SECONDS": 2.5,
-        # PostgreSQL: how long a request waits for a connection of the pool (SQLAlchemy's pool_timeout) before
-        # its 503, rather than SQLAlchemy's 30 s, far past what any client waits.
+        # PostgreSQL: how long a request waits for a connection of the pool (SQLAlchemy's pool_timeout, in whole
+        # seconds: a fraction is rounded down) before its 503, rather than SQLAlchemy's 30 s, far past what any
+        # client waits.
         "DATABASE_POOL_TIMEOUT_SECONDS": 2.0,
         # How long the token of a basket transfer (POST /basket/transfers) can be redeemed.
         "TRANSFER_TTL_SECONDS": 900,

@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import functools
 import logging
+import time
 from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any, ParamSpec, TypeVar
 
-from flask import Response, current_app, json, request
+from flask import Flask, Response, current_app, g, json, request
 from flask.typing import ResponseReturnValue
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from coreapi.context import current_identity, current_supplier
 from coreapi.extensions import db
 from coreapi.services import idempotency
-from coreapi.services.write_deadline import WriteBusy, WriteDeadline, WriteTooLate, cut_short
+from coreapi.services.write_deadline import WriteBusy, WriteDeadline, WriteTooLate, cut_short, disarm
 from plumbing.problems import (
     PROBLEM_MIMETYPE,
     BadRequest,
@@ -31,6 +33,7 @@ from plumbing.problems import (
     ServiceUnavailable,
     UnprocessableContent,
     field_error,
+    problem_response,
 )
 
 P = ParamSpec("P")
@@ -40,6 +43,28 @@ log = logging.getLogger(__name__)
 
 IDEMPOTENCY_KEY_HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
+# What a request refused for now says: nothing was done, send it again in a second.
+RETRY_SOON = {"Retry-After": "1"}
+_ARRIVED = "coreapi_arrived"  # flask.g: when the request arrived (time.monotonic())
+
+
+def note_arrival() -> None:
+    """before_request of the app, before any blueprint's (the supplier's lookup takes a connection): a write's
+    deadline counts from here."""
+    setattr(g, _ARRIVED, time.monotonic())
+
+
+def pool_exhausted(_error: PoolTimeout) -> Response:
+    """No connection of the pool came free within ``DATABASE_POOL_TIMEOUT_SECONDS`` (every one held by a request,
+    as when rows stay locked): a 503 at once, nothing done, rather than a wait past what any client waits."""
+    return problem_response(503, "The service is busy; nothing was done: retry in a moment.", headers=RETRY_SOON)
+
+
+def register_write_deadline(app: Flask) -> None:
+    """The request's arrival, from which its write's deadline counts; a request without a free connection is a
+    503 (a read or a write alike)."""
+    app.before_request(note_arrival)
+    app.register_error_handler(PoolTimeout, pool_exhausted)
 
 
 def in_transaction(work: Callable[[], dict[str, Any]], deadline: WriteDeadline | None = None) -> dict[str, Any]:
@@ -48,7 +73,7 @@ def in_transaction(work: Callable[[], dict[str, Any]], deadline: WriteDeadline |
     session = db.session()
     try:
         if deadline is not None:
-            deadline.bound(session)
+            deadline.arm()
         body = work()
         if deadline is not None:
             deadline.check()
@@ -56,6 +81,8 @@ def in_transaction(work: Callable[[], dict[str, Any]], deadline: WriteDeadline |
     except BaseException:
         session.rollback()
         raise
+    finally:
+        disarm()
     return body
 
 
@@ -73,7 +100,7 @@ def transactional(view: Callable[P, dict[str, Any]]) -> Callable[P, dict[str, An
 def within_deadline(work: Callable[[WriteDeadline], T]) -> T:
     """``work`` given ``WRITE_DEADLINE_SECONDS`` (coreapi/services/write_deadline.py); a write its deadline cut
     short (rolled back) is its problem answer, with ``Retry-After``."""
-    deadline = WriteDeadline.start(float(current_app.config["WRITE_DEADLINE_SECONDS"]))
+    deadline = WriteDeadline.start(float(current_app.config["WRITE_DEADLINE_SECONDS"]), arrived=g.get(_ARRIVED))
     try:
         return work(deadline)
     except OperationalError as error:  # rolled back already
@@ -83,6 +110,8 @@ def within_deadline(work: Callable[[WriteDeadline], T]) -> T:
         raise not_applied(reason) from error
     except (WriteBusy, WriteTooLate) as reason:
         raise not_applied(reason) from None
+    finally:
+        disarm()
 
 
 def idempotency_key() -> str | None:
@@ -113,9 +142,10 @@ def idempotent_writes(
     ``IDEMPOTENCY_WAIT_SECONDS``), 409. Invalid arguments (400), 401/403 and server errors store
     nothing: the key stays free, as nothing was written.
 
-    Every write has ``WRITE_DEADLINE_SECONDS`` (coreapi/services/write_deadline.py): one that waited that long
-    for a row another transaction holds is a 409, one that took longer a 503, both rolled back and with
-    ``Retry-After``: the same request may be sent again, with its key.
+    Every write has ``WRITE_DEADLINE_SECONDS`` from the request's arrival (coreapi/services/write_deadline.py): one
+    that waited that long for a row another transaction holds is a 409, one that took longer a 503, both rolled
+    back and with ``Retry-After``: the same request may be sent again, with its key. A refusal is stored after the
+    write's rollback within what is left, or not at all (a 503: the retry is refused again, and stored).
     """
 
     def decorate(view: Callable[P, dict[str, Any]]) -> Callable[P, ResponseReturnValue]:
@@ -146,11 +176,12 @@ def idempotent_writes(
                 except idempotency.KeyInProgress:
                     raise Conflict(
                         "A request with this Idempotency-Key is in progress; retry it in a moment.",
-                        headers={"Retry-After": "1"},
+                        headers=RETRY_SOON,
                     ) from None
             except BaseException:
                 session.rollback()
                 raise
+            disarm()  # the write is done: pruning has no deadline of it
             _prune_now_and_then()
             return answer
 
@@ -161,13 +192,14 @@ def idempotent_writes(
 
 def not_applied(reason: WriteBusy | WriteTooLate) -> Problem:
     """The answer of a write its deadline cut short: rolled back, to be sent again in a moment."""
-    retry = {"Retry-After": "1"}
     if isinstance(reason, WriteBusy):
         return Conflict(
             "Another change to the same data is still being written; this one was not applied: retry it in a moment.",
-            headers=retry,
+            headers=RETRY_SOON,
         )
-    return ServiceUnavailable("The write took too long and was not applied; retry it in a moment.", headers=retry)
+    return ServiceUnavailable(
+        "The request took too long; nothing was changed: retry it in a moment.", headers=RETRY_SOON
+    )
 
 
 def _apply_once(
@@ -185,7 +217,7 @@ def _apply_once(
     if stored is not None:
         session.rollback()
         return _replay(stored)
-    deadline.bound(session)  # after the claim, which set its own lock wait
+    deadline.arm()  # after the claim, which has its own lock wait
     try:
         body = work()
         deadline.check()

@@ -37,14 +37,13 @@ from sqlalchemy.orm import Session
 
 from coreapi.models import MAX_IDEMPOTENCY_KEY_LENGTH, MAX_IDEMPOTENCY_PATH_LENGTH, IdempotencyKey
 from coreapi.services.identity import Identity
+from coreapi.services.write_deadline import LOCK_NOT_AVAILABLE, sqlstate
 
 # A claimed row before its outcome: only ever seen inside the claiming transaction (102 Processing).
 PENDING = 102
 # app.extensions: when this process last pruned (time.monotonic()), None: never.
 PRUNED_AT = "coreapi.idempotency.pruned_at"
 _pruning = threading.Lock()
-# PostgreSQL's lock_not_available: a lock wait ran past lock_timeout.
-_LOCK_NOT_AVAILABLE = "55P03"
 
 
 class KeyReused(Exception):
@@ -213,7 +212,7 @@ def _insert(session: Session, scope: Scope, request: Fingerprint, wait_seconds: 
     try:
         inserted = session.execute(statement).first() is not None
     except OperationalError as error:
-        if getattr(error.orig, "sqlstate", None) != _LOCK_NOT_AVAILABLE:
+        if sqlstate(error) != LOCK_NOT_AVAILABLE:
             raise
         session.rollback()
         raise KeyInProgress() from error

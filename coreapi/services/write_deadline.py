@@ -1,14 +1,17 @@
-"""The time a shopper's write may take: committed within ``WRITE_DEADLINE_SECONDS`` of its start, or rolled back.
+"""The time a shopper's write may take: committed within ``WRITE_DEADLINE_SECONDS`` of the request's arrival, or
+rolled back.
 
 prerender stops waiting for a write after its read timeout (3 s, ``PRERENDER_UPSTREAM_READ_TIMEOUT``) and the
 browser learns that the outcome is unknown; the SDK then sends the write again with its ``Idempotency-Key``. A
 write committed after that was applied while its answer was lost, and a retry arriving before its commit found
-it in progress (409). So a write has less time than its client waits, and its waits end with it:
+it in progress (409). So a write has less time than its client waits, counted from the request's arrival (its
+wait for a connection of the pool included), and its waits end with it:
 
-- on PostgreSQL, its lock waits and statements are cut to what is left (``lock_timeout`` and
-  ``statement_timeout``, for its transaction only): a row another transaction keeps locked (a stuck write, an
-  operator's session) is ``WriteBusy`` at the deadline, instead of a connection and a worker held for as long
-  as the lock lasts;
+- on PostgreSQL, once ``armed`` (after the idempotency claim, which has its own wait), every statement of the
+  transaction is sent with ``lock_timeout`` and ``statement_timeout`` cut to what is left of the whole write
+  (``bound_statements``, an engine listener): a row another transaction keeps locked (a stuck write, an
+  operator's session) is ``WriteBusy`` at the deadline, and a slow statement ``WriteTooLate``, instead of a
+  connection and a worker held for as long as the lock or the statement lasts;
 - before it commits, a write past its deadline is rolled back (``WriteTooLate``), on SQLite too.
 
 Either way nothing was written, and the same request may be sent again with its key.
@@ -17,18 +20,21 @@ Either way nothing was written, and the same request may be sent again with its 
 from __future__ import annotations
 
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
-from flask import Flask, Response
-from sqlalchemy import exc, text
-from sqlalchemy.orm import Session
-
-from plumbing.problems import problem_response
+from sqlalchemy import Engine, event, exc
 
 # PostgreSQL's lock_not_available (a lock wait ran past lock_timeout) and query_canceled (statement_timeout).
 LOCK_NOT_AVAILABLE = "55P03"
 QUERY_CANCELED = "57014"
+# A statement gets a little more than a lock wait, so that a wait for a lock ends as one (WriteBusy); the check
+# before the commit holds the deadline itself.
 STATEMENT_MARGIN_MS = 100
+
+# The deadline the current context's statements are cut to (PostgreSQL), None: none.
+_armed: ContextVar[WriteDeadline | None] = ContextVar("coreapi_write_deadline", default=None)
 
 
 class WriteBusy(Exception):
@@ -46,25 +52,16 @@ class WriteDeadline:
     ends_at: float
 
     @classmethod
-    def start(cls, seconds: float) -> WriteDeadline:
-        return cls(time.monotonic() + seconds)
+    def start(cls, seconds: float, *, arrived: float | None = None) -> WriteDeadline:
+        """``seconds`` from ``arrived`` (the request's arrival, ``time.monotonic()``), else from now."""
+        return cls((time.monotonic() if arrived is None else arrived) + seconds)
 
     def left(self) -> float:
         return self.ends_at - time.monotonic()
 
-    def bound(self, session: Session) -> None:
-        """Cut the transaction's lock waits and statements to what is left (PostgreSQL; SQLite has one writer at a
-        time, and its own busy timeout). Call it again after anything that changes ``lock_timeout``."""
-        if session.get_bind().dialect.name != "postgresql":
-            return
-        left = max(1, round(self.left() * 1000))
-        # A statement gets a little more than a lock wait, so that a wait for a lock ends as one (WriteBusy);
-        # the check before the commit holds the deadline itself.
-        settings = {"lock_timeout": left, "statement_timeout": left + STATEMENT_MARGIN_MS}
-        for setting, milliseconds in settings.items():
-            session.execute(
-                text("SELECT set_config(:setting, :value, true)"), {"setting": setting, "value": f"{milliseconds}ms"}
-            )
+    def arm(self) -> None:
+        """From now on, in this context, every statement is cut to what is left (PostgreSQL); ``disarm`` ends it."""
+        _armed.set(self)
 
     def check(self) -> None:
         """Before the commit: ``WriteTooLate`` when the deadline has passed (the caller rolls back)."""
@@ -72,10 +69,36 @@ class WriteDeadline:
             raise WriteTooLate()
 
 
+def disarm() -> None:
+    """The write is over (committed or rolled back): statements are no longer cut."""
+    _armed.set(None)
+
+
+def bound_statements(engine: Engine) -> None:
+    """On PostgreSQL, cut each statement sent while a deadline is armed to what is left of it (one ``set_config``
+    round trip before the statement, for the transaction only)."""
+    if engine.dialect.name == "postgresql":
+        event.listen(engine, "before_cursor_execute", _cut_to_deadline)
+
+
+def _cut_to_deadline(
+    _connection: Any, cursor: Any, _statement: str, _parameters: Any, _context: Any, _executemany: bool
+) -> None:
+    deadline = _armed.get()
+    if deadline is None:
+        return
+    left = round(deadline.left() * 1000)
+    lock, statement = (left, left + STATEMENT_MARGIN_MS) if left >= 1 else (1, 1)  # past it: cut at once
+    cursor.execute(
+        "SELECT set_config('lock_timeout', %(lock)s, true), set_config('statement_timeout', %(statement)s, true)",
+        {"lock": f"{lock}ms", "statement": f"{statement}ms"},
+    )
+
+
 def cut_short(error: exc.OperationalError) -> WriteBusy | WriteTooLate | None:
-    """What a database error raised under ``bound`` means for the write: a lock it waited for (``WriteBusy``),
-    a statement cut at the deadline (``WriteTooLate``), or neither (``None``: another failure)."""
-    code = getattr(error.orig, "sqlstate", None)
+    """What a database error raised under an armed deadline means for the write: a lock it waited for
+    (``WriteBusy``), a statement cut at the deadline (``WriteTooLate``), or neither (``None``: another failure)."""
+    code = sqlstate(error)
     if code == LOCK_NOT_AVAILABLE:
         return WriteBusy()
     if code == QUERY_CANCELED:
@@ -83,14 +106,7 @@ def cut_short(error: exc.OperationalError) -> WriteBusy | WriteTooLate | None:
     return None
 
 
-def pool_exhausted(_error: exc.TimeoutError) -> Response:
-    """No connection of the pool came free within ``DATABASE_POOL_TIMEOUT_SECONDS`` (every one held by a request,
-    as when rows stay locked): a 503 at once, nothing done, rather than a wait past what any client waits."""
-    return problem_response(
-        503, "The service is busy; nothing was done: retry in a moment.", headers={"Retry-After": "1"}
-    )
-
-
-def register_database_errors(app: Flask) -> None:
-    """A request that found no free connection is a 503 (a read or a write alike)."""
-    app.register_error_handler(exc.TimeoutError, pool_exhausted)
+def sqlstate(error: exc.DBAPIError) -> str | None:
+    """PostgreSQL's SQLSTATE of a database error (psycopg's), None for another database's."""
+    code = getattr(error.orig, "sqlstate", None)
+    return code if isinstance(code, str) else None

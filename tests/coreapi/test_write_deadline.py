@@ -18,6 +18,7 @@ from sqlalchemy import text
 from werkzeug.test import TestResponse
 
 from coreapi.extensions import db
+from coreapi.services import baskets
 
 from .conftest import make_app, migrate_and_seed
 from .test_baskets import Shopper, ok
@@ -57,6 +58,7 @@ def test_a_write_behind_a_row_another_transaction_holds_is_409_and_not_applied(
     assert answer.status_code == 409 and answer.mimetype == "application/problem+json"
     assert answer.headers["Retry-After"] == "1" and "not applied" in answer.json["detail"]
     assert recipes_of(shopper) == ["3"]
+    monkeypatch.undo()
     again = keyed(shopper, key).add("1", 4)  # the key is free: the same request now applies, once
     assert again.status_code == 200 and "Idempotent-Replayed" not in again.headers
     assert recipes_of(shopper) == ["3", "1"]
@@ -92,19 +94,46 @@ def test_moving_a_basket_behind_a_row_another_transaction_holds_is_409_too(
     assert where.status_code == 200 and where.json["store_id"] == "1001"
 
 
+def test_a_statement_running_past_the_deadline_is_cut_and_503(
+    app: Flask, backend: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A slow statement (a slow database, a long scan) is cut where the write's deadline ends, not left to run: the
+    worker and its connection are free again, and nothing was written."""
+    if backend.name != "postgresql":
+        pytest.skip("statement_timeout is PostgreSQL's")
+    monkeypatch.setitem(app.config, "WRITE_DEADLINE_SECONDS", 0.5)
+    shopper = Shopper(app.test_client(), f"user_id slow-{uuid.uuid4().hex}")
+    ok(shopper.add("3", 4))
+    lock_open_basket = baskets._lock_open_basket
+
+    def slow(session: Any, *args: Any, **kwargs: Any) -> Any:
+        session.execute(text("SELECT pg_sleep(20)"))
+        return lock_open_basket(session, *args, **kwargs)
+
+    monkeypatch.setattr(baskets, "_lock_open_basket", slow)
+    answers: list[TestResponse] = []
+    writer = threading.Thread(target=lambda: answers.append(keyed(shopper, new_key()).add("1", 4)))
+    writer.start()
+    writer.join(timeout=15)  # far longer than the deadline, shorter than the statement
+    assert not writer.is_alive(), "the statement ran past the deadline"
+    monkeypatch.undo()
+    assert answers[0].status_code == 503 and answers[0].headers["Retry-After"] == "1"
+    assert recipes_of(shopper) == ["3"]
+
+
 @pytest.mark.parametrize("with_key", [True, False], ids=["keyed", "unkeyed"])
 def test_a_write_past_its_deadline_is_rolled_back_and_503(
     app: Flask, monkeypatch: pytest.MonkeyPatch, with_key: bool
 ) -> None:
-    """No time at all: whatever the write did is rolled back (on PostgreSQL its first statement is cut; on SQLite
-    the check before the commit stops it), and the same request applies once it has time."""
+    """No time at all: whatever the write did is rolled back (on PostgreSQL its statements are cut, or the check
+    before the commit stops it; on SQLite the check), and the same request applies once it has time."""
     shopper = Shopper(app.test_client(), f"user_id late-{uuid.uuid4().hex}")
     ok(shopper.add("3", 4))
     sender = keyed(shopper, new_key()) if with_key else shopper
     monkeypatch.setitem(app.config, "WRITE_DEADLINE_SECONDS", 0)
     late = sender.add("1", 4)
     assert late.status_code == 503 and late.mimetype == "application/problem+json"
-    assert late.headers["Retry-After"] == "1" and "not applied" in late.json["detail"]
+    assert late.headers["Retry-After"] == "1" and "nothing was changed" in late.json["detail"]
     monkeypatch.undo()
     assert recipes_of(shopper) == ["3"]
     assert sender.add("1", 4).status_code == 200
@@ -116,9 +145,11 @@ def test_no_free_connection_is_503_at_once(backend: Any) -> None:
     DATABASE_POOL_TIMEOUT_SECONDS have passed, not after SQLAlchemy's 30 s."""
     if backend.name != "postgresql":
         pytest.skip("the pool timeout is set for PostgreSQL (SQLite's test pools take none)")
-    app = migrate_and_seed(make_app(backend, {"pool_size": 1, "max_overflow": 0}, DATABASE_POOL_TIMEOUT_SECONDS=0.1))
+    app = migrate_and_seed(make_app(backend, {"pool_size": 1, "max_overflow": 0}, DATABASE_POOL_TIMEOUT_SECONDS=1))
     try:
         shopper = Shopper(app.test_client(), f"user_id pool-{uuid.uuid4().hex}")
+        with app.app_context():
+            assert db.engine.pool.timeout() == 1  # type: ignore[attr-defined]  # QueuePool: not its default 30 s
         with app.app_context(), db.engine.connect():  # the pool's one connection
             answer = shopper.client.get("/api/v1/basket?store_id=1001", headers=shopper.headers)
         assert answer.status_code == 503 and answer.headers["Retry-After"] == "1"
