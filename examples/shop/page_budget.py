@@ -16,7 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextvars import ContextVar, Token, copy_context
 from typing import ParamSpec, TypeVar
 
-from flask import Flask, current_app, g
+from flask import Flask, current_app, g, request
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -24,6 +24,7 @@ T = TypeVar("T")
 # A monotonic time, or None: no page budget.
 _deadline: ContextVar[float | None] = ContextVar("shop_page_deadline", default=None)
 _TOKEN = "shop_page_budget"
+PAGE_METHODS = frozenset({"GET", "HEAD"})
 
 
 def left() -> float | None:
@@ -42,7 +43,10 @@ def remaining() -> float:
 
 
 def start_page_budget() -> None:
-    """before_request: the page's budget starts with the request."""
+    """before_request: a page's budget starts with its request. A form's action (a POST: the login and its merges,
+    the cart's lines) is no page: its calls keep their own timeouts, one after the other."""
+    if request.method not in PAGE_METHODS:
+        return
     seconds = float(current_app.config["PRERENDER_PAGE_BUDGET"])
     setattr(g, _TOKEN, _deadline.set(time.monotonic() + seconds))
 

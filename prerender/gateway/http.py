@@ -44,6 +44,7 @@ RETRYABLE_STATUSES = frozenset({502, 503, 504})
 RETRY_PAUSE_SECONDS = 0.05
 # The longest Retry-After of an upstream refusal passed on to the browser.
 MAX_RETRY_AFTER_SECONDS = 60
+DELAY_SECONDS = re.compile(r"[0-9]{1,6}")
 # A call is not sent with less than this left of the request's budget: it could not get an answer anyway.
 MIN_CALL_SECONDS = 0.01
 
@@ -326,7 +327,7 @@ class UpstreamHttp:
 
 def retry_after_seconds(value: str | None) -> int | None:
     """A `Retry-After` of delay-seconds (the upstream's form), at most a minute; None for none or another form."""
-    if value is None or not value.strip().isdigit():
+    if value is None or DELAY_SECONDS.fullmatch(value.strip()) is None:  # str.isdigit() takes "²"
         return None
     return min(int(value.strip()), MAX_RETRY_AFTER_SECONDS)
 

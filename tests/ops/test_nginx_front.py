@@ -494,3 +494,6 @@ def test_stale_public_answers_are_served_while_prerender_is_down(nginx_binary, s
             "detail": "No prerender node could be reached.",
         }
         assert failed.headers["Retry-After"] == "5" and failed.headers["X-Request-Id"]
+        # Its log line names what the client asked for, not nginx's error page.
+        line = logged_line(front, failed.headers["X-Request-Id"])
+        assert line["status"] == 502 and line["path"] == path.split("?")[0] and "ops=" in line["query"]

@@ -319,3 +319,19 @@ def test_a_new_visitors_identity_and_the_fragments_share_the_pages_budget(
     assert proxy.passed == []  # nothing sent once the budget was spent
     cookie = client.get_cookie(AUTHLESS_COOKIE)
     assert cookie is not None and cookie.value.startswith("anon-")
+
+
+def test_a_form_action_is_no_page_its_calls_keep_their_own_timeouts(
+    make_shop: Callable[..., Flask], faulty: Callable[..., FaultyPrerender]
+):
+    """The login (a POST) asks prerender for its two merges one after the other: it has no page budget to share
+    (with none left, they would not be sent, and the visitor's basket and menu would stay behind), and a HEAD of
+    a page has the page's budget as its GET does."""
+    proxy = faulty()
+    client = make_shop(PRERENDER_URL=proxy.url, PRERENDER_PAGE_BUDGET=0.0).test_client()
+    assert client.head("/").status_code == 200
+    assert client.post("/preferences", data={"store_id": "1001"}).status_code == 303  # baskets are per store
+    before = list(proxy.passed)
+    assert client.post("/connexion").status_code == 303
+    asked = [call for call in proxy.passed[len(before) :] if "merge-authless" in call]
+    assert asked == ["GET /v2/menu/merge-authless-menu", "GET /v1/basket/merge-authless-basket"], proxy.passed

@@ -27,6 +27,15 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * Whether the service asked for the same write to be sent again later (a 409 with `Retry-After`: the write still in
+ * progress, or held up by another change and not applied), rather than answering it.
+ * @param {unknown} error
+ */
+export function asksToRetryLater(error) {
+  return error instanceof ApiError && error.status === RETRY_LATER && error.retryAfterMs !== null;
+}
+
 /** A problem made by the SDK itself (no store selected, network down...). */
 export function localProblem(/** @type {string} */ type, /** @type {string} */ title, detail = "") {
   return new ApiError({ type: `about:blank#${type}`, title, status: 0, detail });
@@ -142,7 +151,7 @@ export class ApiClient {
         return await this.#send(method, path, { query, json, as, signal, headers, version }, key);
       } catch (error) {
         if (!(error instanceof ApiError) || attempt >= RETRY_DELAYS_MS.length) throw error;
-        const later = error.status === RETRY_LATER && error.retryAfterMs !== null;
+        const later = asksToRetryLater(error);
         if (!later && !OUTCOME_UNKNOWN.has(error.status)) throw error;
         await pause(Math.max(RETRY_DELAYS_MS[attempt], later ? Math.min(error.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS) : 0), signal);
       }

@@ -11,7 +11,7 @@
 // callbacks, as if the visitor had added them here. The visitor is told what arrived ("Votre panier de Le
 // Magazine Cuisine : 1 recette, 6 produits", the service's message in the page's texts) in the toaster.
 import { Stream } from "./observable.js";
-import { ApiError, newIdempotencyKey } from "./http.js";
+import { ApiError, asksToRetryLater, newIdempotencyKey } from "./http.js";
 import { safeStorage } from "./storage.js";
 
 export const TRANSFER_PARAMS = Object.freeze({
@@ -154,8 +154,7 @@ export class TransferArrivals {
       // An answer (unknown, expired or used link; a refusal) is final; a network failure, or a 409 asking to be
       // asked again (the redeem still in progress), keeps the token and its key for the next page, where the
       // service answers the first attempt's outcome if it got it.
-      const later = error instanceof ApiError && error.status === 409 && error.retryAfterMs !== null;
-      const final = error instanceof ApiError && error.status >= 400 && error.status < 500 && !later;
+      const final = error instanceof ApiError && error.status >= 400 && error.status < 500 && !asksToRetryLater(error);
       if (final) this.#store.remove(this.#key);
       const expired = error instanceof ApiError && (error.status === 404 || error.status === 410);
       notices.error(error, expired ? "transfer.expired" : "transfer.failed");
