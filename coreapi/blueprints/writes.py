@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 import time
 from collections.abc import Callable
 from http import HTTPStatus
@@ -46,6 +47,11 @@ REPLAYED_HEADER = "Idempotent-Replayed"
 # What a request refused for now says: nothing was done, send it again in a second.
 RETRY_SOON = {"Retry-After": "1"}
 _ARRIVED = "coreapi_arrived"  # flask.g: when the request arrived (time.monotonic())
+# How long the client waits for the answer (prerender sends it within a request's budget), in milliseconds; a
+# write keeps a margin below it for its answer to travel back.
+CLIENT_TIMEOUT_HEADER = "X-Request-Timeout-Ms"
+CLIENT_TIMEOUT = re.compile(r"[0-9]{1,7}")
+ANSWER_MARGIN_SECONDS = 0.25
 
 
 def note_arrival() -> None:
@@ -97,10 +103,20 @@ def transactional(view: Callable[P, dict[str, Any]]) -> Callable[P, dict[str, An
     return run
 
 
+def write_seconds() -> float:
+    """The time a write has: ``WRITE_DEADLINE_SECONDS``, or less when its client says it waits less
+    (``X-Request-Timeout-Ms``, prerender's read timeout for the attempt), minus the time the answer takes back."""
+    seconds = float(current_app.config["WRITE_DEADLINE_SECONDS"])
+    waits = request.headers.get(CLIENT_TIMEOUT_HEADER, "")
+    if CLIENT_TIMEOUT.fullmatch(waits):
+        seconds = min(seconds, int(waits) / 1000 - ANSWER_MARGIN_SECONDS)
+    return seconds
+
+
 def within_deadline(work: Callable[[WriteDeadline], T]) -> T:
     """``work`` given ``WRITE_DEADLINE_SECONDS`` (coreapi/services/write_deadline.py); a write its deadline cut
     short (rolled back) is its problem answer, with ``Retry-After``."""
-    deadline = WriteDeadline.start(float(current_app.config["WRITE_DEADLINE_SECONDS"]), arrived=g.get(_ARRIVED))
+    deadline = WriteDeadline.start(write_seconds(), arrived=g.get(_ARRIVED))
     try:
         return work(deadline)
     except OperationalError as error:  # rolled back already

@@ -45,6 +45,8 @@ RETRY_PAUSE_SECONDS = 0.05
 # The longest Retry-After of an upstream refusal passed on to the browser.
 MAX_RETRY_AFTER_SECONDS = 60
 DELAY_SECONDS = re.compile(r"[0-9]{1,6}")
+# How long prerender waits for this attempt's answer, in milliseconds (within a request's budget).
+TIMEOUT_HEADER = "X-Request-Timeout-Ms"
 # A call is not sent with less than this left of the request's budget: it could not get an answer anyway.
 MIN_CALL_SECONDS = 0.01
 
@@ -243,7 +245,10 @@ class UpstreamHttp:
         while True:
             timeout = self._timeout_within_budget(endpoint)
             try:
-                response = self._attempt(self._single_attempt, method, path, headers, params, json, timeout, endpoint)
+                # The upstream learns how long this attempt waits: a write it could not commit by then is rolled
+                # back, never applied after prerender gave up on it (docs/upstream.md, "Idempotency keys").
+                timed = {**headers, TIMEOUT_HEADER: str(max(1, int(timeout[1] * 1000)))}
+                response = self._attempt(self._single_attempt, method, path, timed, params, json, timeout, endpoint)
             except (UpstreamUnavailable, _ConnectTimeout):
                 if attempt == attempts or not _time_for_retry():
                     raise

@@ -158,3 +158,19 @@ def test_no_free_connection_is_503_at_once(backend: Any) -> None:
     finally:
         with app.app_context():
             db.engine.dispose()
+
+
+@pytest.mark.parametrize(("waits", "applied"), [("100", False), ("60000", True), ("soon", True)])
+def test_a_write_has_no_more_time_than_its_client_waits(app: Flask, waits: str, applied: bool) -> None:
+    """prerender says how long it waits for the answer (X-Request-Timeout-Ms): a write keeps a margin below it for
+    the answer's way back. 100 ms leaves it none: refused, not applied (it would have been applied after prerender
+    gave up). More than the deadline changes nothing; a value that is not a number of milliseconds is ignored."""
+    shopper = Shopper(app.test_client(), f"user_id waits-{uuid.uuid4().hex}")
+    ok(shopper.add("3", 4))
+    answer = keyed(shopper, new_key()).with_headers({"X-Request-Timeout-Ms": waits}).add("1", 4)
+    if applied:
+        assert answer.status_code == 200
+        assert recipes_of(shopper) == ["3", "1"]
+    else:
+        assert answer.status_code == 503 and answer.headers["Retry-After"] == "1"
+        assert recipes_of(shopper) == ["3"]

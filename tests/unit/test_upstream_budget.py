@@ -19,6 +19,7 @@ from prerender import create_app
 from prerender.gateway import UpstreamHttp, UpstreamStatusError, UpstreamTimeout, deadline
 from prerender.gateway.breaker import CLOSED, OPEN
 from prerender.gateway.errors import BudgetSpent
+from prerender.gateway.http import TIMEOUT_HEADER
 from prerender.web.contract import contract_of
 from prerender.web.upstream_budget import budget_of
 from tests.clock import FakeClock
@@ -229,3 +230,25 @@ def test_a_card_from_a_hung_upstream_is_the_documented_empty_answer(hung_upstrea
     assert answer.status_code == 200
     assert answer.get_data(as_text=True) == ""
     assert "private" in answer.headers["Cache-Control"]
+
+
+def test_each_attempt_tells_the_upstream_how_long_it_waits(budget_clock: FakeClock):
+    """Within a budget, an attempt says how long prerender waits for its answer (its read timeout, cut to what is
+    left): coreapi rolls back a write it could not commit by then (coreapi/blueprints/writes.py). The retry, with
+    less left, says less. Without a budget, nothing is said."""
+
+    def slow_503(request: Any) -> tuple[int, dict[str, str], str]:
+        budget_clock.now += 0.5
+        return 503, {}, ""
+
+    with responses.RequestsMock() as mocked:
+        mocked.add_callback(responses.POST, f"{BASE}/x", callback=slow_503)
+        mocked.post(f"{BASE}/x", json={"ok": True})
+        with deadline.budget(2):
+            http_to(BASE).request("POST", "/x", resource=RESOURCE, name="x", headers={}, json={}, idempotent=True)
+        said = [int(call.request.headers[TIMEOUT_HEADER]) for call in mocked.calls]
+    assert said[0] == 2000 and 1000 <= said[1] <= 1500, said
+    with responses.RequestsMock() as mocked:
+        mocked.get(f"{BASE}/x", json={})
+        http_to(BASE).request("GET", "/x", resource=RESOURCE, name="x", headers={}, idempotent=True)
+        assert TIMEOUT_HEADER not in mocked.calls[0].request.headers
