@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -29,32 +30,44 @@ def recipes_of(shopper: Shopper) -> list[str]:
     return [entry["recipe_id"] for entry in shopper.basket()["recipes"]]
 
 
-def test_a_write_behind_a_row_another_transaction_holds_is_409_and_not_applied(
-    app: Flask, backend: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """An operator's session (or a stuck write) keeps the shopper's basket row locked: the write waits until its
-    deadline, not for as long as the lock lasts, then is refused without being applied."""
+def held_shopper(app: Flask, backend: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[str, Shopper]:
+    """A shopper with a basket (recipe 3 at store 1001), on PostgreSQL, with writes of 0.5 s."""
     if backend.name != "postgresql":
         pytest.skip("row locks are PostgreSQL's; SQLite serialises writers itself")
     monkeypatch.setitem(app.config, "WRITE_DEADLINE_SECONDS", 0.5)
     user = f"held-{uuid.uuid4().hex}"
     shopper = Shopper(app.test_client(), f"user_id {user}")
     ok(shopper.add("3", 4))
-    key = new_key()
+    return user, shopper
+
+
+def sent_while_the_basket_is_held(app: Flask, user: str, send: Callable[[], TestResponse]) -> TestResponse:
+    """`send()`'s answer while another session (an operator's, a stuck write) keeps the user's open basket row
+    locked; it must come while the lock is still held, far sooner than the test's 20 s."""
     with app.app_context(), db.engine.connect() as holder:
         locked = holder.execute(
             text("SELECT id FROM baskets WHERE identity_id = :user AND status = 'open' FOR UPDATE"), {"user": user}
         ).all()
         assert len(locked) == 1
         answers: list[TestResponse] = []
-        writer = threading.Thread(target=lambda: answers.append(keyed(shopper, key).add("1", 4)))
-        writer.start()
-        writer.join(timeout=20)  # far longer than the deadline; the lock is still held meanwhile
-        answered_while_held = not writer.is_alive()
+        sender = threading.Thread(target=lambda: answers.append(send()))
+        sender.start()
+        sender.join(timeout=20)
+        answered_while_held = not sender.is_alive()
         holder.rollback()
-        writer.join(timeout=30)
-    assert answered_while_held, "the write waited for the lock past its deadline"
-    answer = answers[0]
+        sender.join(timeout=30)
+    assert answered_while_held, "the request waited for the lock past its deadline"
+    return answers[0]
+
+
+def test_a_write_behind_a_row_another_transaction_holds_is_409_and_not_applied(
+    app: Flask, backend: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The write waits until its deadline, not for as long as the lock lasts, then is refused without being
+    applied; the same request applies once afterwards."""
+    user, shopper = held_shopper(app, backend, monkeypatch)
+    key = new_key()
+    answer = sent_while_the_basket_is_held(app, user, lambda: keyed(shopper, key).add("1", 4))
     assert answer.status_code == 409 and answer.mimetype == "application/problem+json"
     assert answer.headers["Retry-After"] == "1" and "not applied" in answer.json["detail"]
     assert recipes_of(shopper) == ["3"]
@@ -69,27 +82,11 @@ def test_moving_a_basket_behind_a_row_another_transaction_holds_is_409_too(
 ) -> None:
     """`GET /basket` at another store moves the basket (a write in a read): the same deadline, the same refusal,
     and the basket stays where it was."""
-    if backend.name != "postgresql":
-        pytest.skip("row locks are PostgreSQL's; SQLite serialises writers itself")
-    monkeypatch.setitem(app.config, "WRITE_DEADLINE_SECONDS", 0.5)
-    user = f"moved-{uuid.uuid4().hex}"
-    shopper = Shopper(app.test_client(), f"user_id {user}")
-    ok(shopper.add("3", 4))
-    with app.app_context(), db.engine.connect() as holder:
-        holder.execute(
-            text("SELECT id FROM baskets WHERE identity_id = :user AND status = 'open' FOR UPDATE"), {"user": user}
-        )
-        answers: list[TestResponse] = []
-        mover = threading.Thread(
-            target=lambda: answers.append(shopper.client.get("/api/v1/basket?store_id=1002", headers=shopper.headers))
-        )
-        mover.start()
-        mover.join(timeout=20)
-        answered_while_held = not mover.is_alive()
-        holder.rollback()
-        mover.join(timeout=30)
-    assert answered_while_held, "the move waited for the lock past its deadline"
-    assert answers[0].status_code == 409 and answers[0].headers["Retry-After"] == "1"
+    user, shopper = held_shopper(app, backend, monkeypatch)
+    answer = sent_while_the_basket_is_held(
+        app, user, lambda: shopper.client.get("/api/v1/basket?store_id=1002", headers=shopper.headers)
+    )
+    assert answer.status_code == 409 and answer.headers["Retry-After"] == "1"
     where = shopper.client.get("/api/v1/basket", headers=shopper.headers)  # at its own store: not moved
     assert where.status_code == 200 and where.json["store_id"] == "1001"
 

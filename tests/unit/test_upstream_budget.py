@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -148,16 +148,22 @@ def test_retries_happen_within_the_budget():
         assert len(mocked.calls) == 2
 
 
+def a_503_taking(clock: FakeClock, seconds: float) -> Callable[[Any], tuple[int, dict[str, str], str]]:
+    """A responses callback: a 503 that takes `seconds` of the budget's clock."""
+
+    def answer(request: Any) -> tuple[int, dict[str, str], str]:
+        clock.now += seconds
+        return 503, {}, ""
+
+    return answer
+
+
 def test_no_retry_without_time_for_it(budget_clock: FakeClock):
     """The first attempt's 503 comes when less is left of the budget than a pause and another attempt need: it
     is the answer. The test's clock says so, not the machine's: the 503 takes 0.95 s of a 1 s budget."""
 
-    def slow_503(request: Any) -> tuple[int, dict[str, str], str]:
-        budget_clock.now += 0.95
-        return 503, {}, ""
-
     with responses.RequestsMock(assert_all_requests_are_fired=False) as mocked:
-        mocked.add_callback(responses.GET, f"{BASE}/x", callback=slow_503)
+        mocked.add_callback(responses.GET, f"{BASE}/x", callback=a_503_taking(budget_clock, 0.95))
         mocked.get(f"{BASE}/x", json={"ok": True})  # what a retry would get
         with deadline.budget(1), pytest.raises(UpstreamStatusError):
             http_to(BASE).request("GET", "/x", resource=RESOURCE, name="x", headers={}, idempotent=True)
@@ -167,12 +173,8 @@ def test_no_retry_without_time_for_it(budget_clock: FakeClock):
 def test_a_retry_with_time_for_it(budget_clock: FakeClock):
     """The same 503 with time left for a pause and another attempt: the retry's answer."""
 
-    def quick_503(request: Any) -> tuple[int, dict[str, str], str]:
-        budget_clock.now += 0.5
-        return 503, {}, ""
-
     with responses.RequestsMock() as mocked:
-        mocked.add_callback(responses.GET, f"{BASE}/x", callback=quick_503)
+        mocked.add_callback(responses.GET, f"{BASE}/x", callback=a_503_taking(budget_clock, 0.5))
         mocked.get(f"{BASE}/x", json={"ok": True})
         with deadline.budget(1):
             assert http_to(BASE).request("GET", "/x", resource=RESOURCE, name="x", headers={}, idempotent=True) == {
@@ -237,12 +239,8 @@ def test_each_attempt_tells_the_upstream_how_long_it_waits(budget_clock: FakeClo
     left): coreapi rolls back a write it could not commit by then (coreapi/blueprints/writes.py). The retry, with
     less left, says less. Without a budget, nothing is said."""
 
-    def slow_503(request: Any) -> tuple[int, dict[str, str], str]:
-        budget_clock.now += 0.5
-        return 503, {}, ""
-
     with responses.RequestsMock() as mocked:
-        mocked.add_callback(responses.POST, f"{BASE}/x", callback=slow_503)
+        mocked.add_callback(responses.POST, f"{BASE}/x", callback=a_503_taking(budget_clock, 0.5))
         mocked.post(f"{BASE}/x", json={"ok": True})
         with deadline.budget(2):
             http_to(BASE).request("POST", "/x", resource=RESOURCE, name="x", headers={}, json={}, idempotent=True)
