@@ -23,6 +23,7 @@ from prerender.gateway.catalog import (
     RecipePage,
 )
 from prerender.gateway.errors import (
+    BudgetSpent,
     CircuitOpen,
     Refused,
     Shed,
@@ -106,6 +107,7 @@ def get_upstream() -> Upstream:
 
 
 __all__ = [
+    "BudgetSpent",
     "CacheTimes",
     "CallerIdentity",
     "CatalogGateway",

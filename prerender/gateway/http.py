@@ -242,19 +242,31 @@ class UpstreamHttp:
             return self._decode(response, endpoint, expect_body)
         attempts = 1 + (self.retries if idempotent else 0)
         attempt = 1
+        failed: UpstreamError | requests.Response | None = None  # the attempt before, when it failed
         while True:
-            timeout = self._timeout_within_budget(endpoint)
+            try:
+                timeout = self._timeout_within_budget(endpoint)
+            except BudgetSpent:
+                # Spent before a retry (its pause ran long): the call's outcome is its last attempt's, which was
+                # sent. BudgetSpent says that nothing was: only the first attempt may raise it.
+                if failed is None:
+                    raise
+                if isinstance(failed, UpstreamError):
+                    raise failed from None
+                return self._decode(failed, endpoint, expect_body)
             try:
                 # The upstream learns how long this attempt waits: a write it could not commit by then is rolled
                 # back, never applied after prerender gave up on it (docs/upstream.md, "Idempotency keys").
                 timed = {**headers, TIMEOUT_HEADER: str(max(1, int(timeout[1] * 1000)))}
                 response = self._attempt(self._single_attempt, method, path, timed, params, json, timeout, endpoint)
-            except (UpstreamUnavailable, _ConnectTimeout):
+            except (UpstreamUnavailable, _ConnectTimeout) as error:
                 if attempt == attempts or not _time_for_retry():
                     raise
+                failed = error
             else:
                 if response.status_code not in RETRYABLE_STATUSES or attempt == attempts or not _time_for_retry():
                     return self._decode(response, endpoint, expect_body)
+                failed = response
             attempt += 1
             time.sleep(RETRY_PAUSE_SECONDS)
 

@@ -10,6 +10,7 @@ from flask import Flask, Response, request
 
 from plumbing.problems import INVALID_PARAMETERS, Problem, field_error, problem_response, register_problem_handlers
 from prerender.gateway import (
+    BudgetSpent,
     Refused,
     UnknownStore,
     UpstreamError,
@@ -70,6 +71,15 @@ def handle_upstream_error(error: UpstreamError) -> Response:
             503,
             f"The recipe service is not being called for now ({error}); try again later.",
             headers={"Retry-After": str(error.retry_after)},
+        )
+    if isinstance(error, BudgetSpent):
+        # The request's time ran out before the call was sent (waiting for a place in the bulkhead, say): nothing
+        # reached the upstream, so a write was not applied (gateway/http.py raises it for a first attempt only).
+        log.warning("upstream call not sent: %s", error)
+        return problem_response(
+            503,
+            f"The recipe service was not called in time ({error}); nothing was applied: try again.",
+            headers={"Retry-After": "1"},
         )
     log.error("upstream failure: %s", error)
     if isinstance(error, UpstreamUnavailable):

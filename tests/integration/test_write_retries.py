@@ -38,3 +38,18 @@ def test_a_write_in_progress_upstream_passes_on_its_retry_after(app_config, prox
     assert answer.status_code == 409 and answer.mimetype == "application/problem+json"
     assert answer.headers["Retry-After"] == "1"
     assert answer.get_json()["detail"] == IN_PROGRESS["detail"]
+
+
+def test_a_write_whose_time_ran_out_before_it_was_sent_is_503_not_applied(app_config, client):
+    """The request's budget spent before the call went out (waiting for a place in the bulkhead, say): nothing
+    reached the upstream, so the browser hears "not applied, try again" (503, Retry-After), not the "outcome
+    unknown" of a 504. The same write then applies once, with its key."""
+    shopper = browser_headers(client, user="budget-spent-user")
+    keyed = {**shopper, "Idempotency-Key": "budget-spent-key-1"}
+    body = {"recipe_id": "2", "guests": 4, "store_id": "1001"}
+    spent = create_app({**app_config, "UPSTREAM_JSON_BUDGET": 0.0}).test_client()
+    answer = spent.post("/v1/basket/recipes", json=body, headers=keyed)
+    assert answer.status_code == 503 and answer.headers["Retry-After"] == "1", answer.get_json()
+    assert "nothing was applied" in answer.get_json()["detail"]
+    assert client.get("/v1/basket?store_id=1001", headers=shopper).get_json()["recipes"] == []
+    assert client.post("/v1/basket/recipes", json=body, headers=keyed).status_code == 200

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -17,6 +19,7 @@ import responses
 
 from prerender import create_app
 from prerender.gateway import UpstreamHttp, UpstreamStatusError, UpstreamTimeout, deadline
+from prerender.gateway import http as http_module
 from prerender.gateway.breaker import CLOSED, OPEN
 from prerender.gateway.errors import BudgetSpent
 from prerender.gateway.http import TIMEOUT_HEADER
@@ -250,3 +253,21 @@ def test_each_attempt_tells_the_upstream_how_long_it_waits(budget_clock: FakeClo
         mocked.get(f"{BASE}/x", json={})
         http_to(BASE).request("GET", "/x", resource=RESOURCE, name="x", headers={}, idempotent=True)
         assert TIMEOUT_HEADER not in mocked.calls[0].request.headers
+
+
+def test_a_retry_whose_pause_ran_past_the_budget_answers_the_attempt_made(budget_clock, monkeypatch):
+    """The first attempt's 503 left time for a retry, but its pause ran long (a busy machine): the call's outcome
+    is that 503, an attempt that was sent, never `BudgetSpent`, which says nothing was (a browser's 503 "not
+    applied", prerender/web/errors.py)."""
+
+    def long_pause(seconds: float) -> None:
+        budget_clock.now += 5
+
+    monkeypatch.setattr(http_module, "time", SimpleNamespace(sleep=long_pause, perf_counter=time.perf_counter))
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as mocked:
+        mocked.post(f"{BASE}/x", status=503)
+        mocked.post(f"{BASE}/x", json={"ok": True})
+        with deadline.budget(1), pytest.raises(UpstreamStatusError) as raised:
+            http_to(BASE).request("POST", "/x", resource=RESOURCE, name="x", headers={}, json={}, idempotent=True)
+        assert raised.value.status == 503 and not isinstance(raised.value, BudgetSpent)
+        assert len(mocked.calls) == 1
