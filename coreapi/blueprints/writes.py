@@ -47,10 +47,10 @@ REPLAYED_HEADER = "Idempotent-Replayed"
 # What a request refused for now says: nothing was done, send it again in a second.
 RETRY_SOON = {"Retry-After": "1"}
 _ARRIVED = "coreapi_arrived"  # flask.g: when the request arrived (time.monotonic())
-# How long the client waits for the answer (prerender sends it within a request's budget), in milliseconds; a
-# write keeps a margin below it for its answer to travel back.
-CLIENT_TIMEOUT_HEADER = "X-Request-Timeout-Ms"
-CLIENT_TIMEOUT = re.compile(r"[0-9]{1,7}")
+# When the client stops waiting for the answer (prerender sends it within a request's budget): Unix time in
+# milliseconds. A write keeps a margin before it for its answer to travel back (and the hosts' clocks to differ).
+CLIENT_DEADLINE_HEADER = "X-Request-Deadline"
+CLIENT_DEADLINE = re.compile(r"[0-9]{1,15}")
 ANSWER_MARGIN_SECONDS = 0.25
 
 
@@ -103,20 +103,22 @@ def transactional(view: Callable[P, dict[str, Any]]) -> Callable[P, dict[str, An
     return run
 
 
-def write_seconds() -> float:
-    """The time a write has: ``WRITE_DEADLINE_SECONDS``, or less when its client says it waits less
-    (``X-Request-Timeout-Ms``, prerender's read timeout for the attempt), minus the time the answer takes back."""
-    seconds = float(current_app.config["WRITE_DEADLINE_SECONDS"])
-    waits = request.headers.get(CLIENT_TIMEOUT_HEADER, "")
-    if CLIENT_TIMEOUT.fullmatch(waits):
-        seconds = min(seconds, int(waits) / 1000 - ANSWER_MARGIN_SECONDS)
-    return seconds
+def write_deadline() -> WriteDeadline:
+    """When a write must be done: ``WRITE_DEADLINE_SECONDS`` after the request's arrival, or sooner when its client
+    stops waiting sooner (``X-Request-Deadline``: a request that waited in the socket while every worker was busy
+    or stopped arrives late, and must not get the whole time afresh), less the time the answer takes back."""
+    own = WriteDeadline.start(float(current_app.config["WRITE_DEADLINE_SECONDS"]), arrived=g.get(_ARRIVED))
+    said = request.headers.get(CLIENT_DEADLINE_HEADER, "")
+    if not CLIENT_DEADLINE.fullmatch(said):
+        return own
+    client = WriteDeadline.start(int(said) / 1000 - time.time() - ANSWER_MARGIN_SECONDS)
+    return min(own, client, key=lambda deadline: deadline.ends_at)
 
 
 def within_deadline(work: Callable[[WriteDeadline], T]) -> T:
     """``work`` given ``WRITE_DEADLINE_SECONDS`` (coreapi/services/write_deadline.py); a write its deadline cut
     short (rolled back) is its problem answer, with ``Retry-After``."""
-    deadline = WriteDeadline.start(write_seconds(), arrived=g.get(_ARRIVED))
+    deadline = write_deadline()
     try:
         return work(deadline)
     except OperationalError as error:  # rolled back already

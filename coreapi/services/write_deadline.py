@@ -29,9 +29,9 @@ from sqlalchemy import Engine, event, exc
 # PostgreSQL's lock_not_available (a lock wait ran past lock_timeout) and query_canceled (statement_timeout).
 LOCK_NOT_AVAILABLE = "55P03"
 QUERY_CANCELED = "57014"
-# A statement gets a little more than a lock wait, so that a wait for a lock ends as one (WriteBusy); the check
-# before the commit holds the deadline itself.
-STATEMENT_MARGIN_MS = 100
+# A statement gets more than a lock wait, so that a wait for a lock ends as one (WriteBusy), even on a loaded
+# server; the check before the commit holds the deadline itself.
+STATEMENT_MARGIN_MS = 500
 
 # The deadline the current context's statements are cut to (PostgreSQL), None: none.
 _armed: ContextVar[WriteDeadline | None] = ContextVar("coreapi_write_deadline", default=None)

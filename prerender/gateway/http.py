@@ -45,8 +45,9 @@ RETRY_PAUSE_SECONDS = 0.05
 # The longest Retry-After of an upstream refusal passed on to the browser.
 MAX_RETRY_AFTER_SECONDS = 60
 DELAY_SECONDS = re.compile(r"[0-9]{1,6}")
-# How long prerender waits for this attempt's answer, in milliseconds (within a request's budget).
-TIMEOUT_HEADER = "X-Request-Timeout-Ms"
+# When prerender stops waiting for this attempt's answer (within a request's budget): Unix time in milliseconds,
+# a time rather than a duration, so that a request left waiting in the upstream's socket does not get it afresh.
+DEADLINE_HEADER = "X-Request-Deadline"
 # A call is not sent with less than this left of the request's budget: it could not get an answer anyway.
 MIN_CALL_SECONDS = 0.01
 
@@ -255,9 +256,9 @@ class UpstreamHttp:
                     raise failed from None
                 return self._decode(failed, endpoint, expect_body)
             try:
-                # The upstream learns how long this attempt waits: a write it could not commit by then is rolled
+                # The upstream learns when this attempt stops waiting: a write it could not commit by then is rolled
                 # back, never applied after prerender gave up on it (docs/upstream.md, "Idempotency keys").
-                timed = {**headers, TIMEOUT_HEADER: str(max(1, int(timeout[1] * 1000)))}
+                timed = {**headers, DEADLINE_HEADER: str(int((time.time() + timeout[1]) * 1000))}
                 response = self._attempt(self._single_attempt, method, path, timed, params, json, timeout, endpoint)
             except (UpstreamUnavailable, _ConnectTimeout) as error:
                 if attempt == attempts or not _time_for_retry():

@@ -22,7 +22,7 @@ from prerender.gateway import UpstreamHttp, UpstreamStatusError, UpstreamTimeout
 from prerender.gateway import http as http_module
 from prerender.gateway.breaker import CLOSED, OPEN
 from prerender.gateway.errors import BudgetSpent
-from prerender.gateway.http import TIMEOUT_HEADER
+from prerender.gateway.http import DEADLINE_HEADER
 from prerender.web.contract import contract_of
 from prerender.web.upstream_budget import budget_of
 from tests.clock import FakeClock
@@ -237,22 +237,25 @@ def test_a_card_from_a_hung_upstream_is_the_documented_empty_answer(hung_upstrea
     assert "private" in answer.headers["Cache-Control"]
 
 
-def test_each_attempt_tells_the_upstream_how_long_it_waits(budget_clock: FakeClock):
-    """Within a budget, an attempt says how long prerender waits for its answer (its read timeout, cut to what is
-    left): coreapi rolls back a write it could not commit by then (coreapi/blueprints/writes.py). The retry, with
-    less left, says less. Without a budget, nothing is said."""
+def test_each_attempt_tells_the_upstream_when_it_stops_waiting(budget_clock: FakeClock):
+    """Within a budget, an attempt says when prerender stops waiting for its answer (now plus its read timeout, cut
+    to what is left), as a Unix time in milliseconds: coreapi rolls back a write it could not commit by then
+    (coreapi/blueprints/writes.py). The retry, with less left, says sooner. Without a budget, nothing is said."""
 
     with responses.RequestsMock() as mocked:
         mocked.add_callback(responses.POST, f"{BASE}/x", callback=a_503_taking(budget_clock, 0.5))
         mocked.post(f"{BASE}/x", json={"ok": True})
+        sent = time.time() * 1000
         with deadline.budget(2):
             http_to(BASE).request("POST", "/x", resource=RESOURCE, name="x", headers={}, json={}, idempotent=True)
-        said = [int(call.request.headers[TIMEOUT_HEADER]) for call in mocked.calls]
-    assert said[0] == 2000 and 1000 <= said[1] <= 1500, said
+        said = [int(call.request.headers[DEADLINE_HEADER]) - sent for call in mocked.calls]
+    # Relative to when the call was made: 2 s (the budget, under the 3 s read timeout), then 1.45 s left of it
+    # (the budget's clock moved 0.5 s and the pause); the machine's own time between the two adds a little.
+    assert 1900 <= said[0] < 3000 and said[1] < said[0] - 400, said
     with responses.RequestsMock() as mocked:
         mocked.get(f"{BASE}/x", json={})
         http_to(BASE).request("GET", "/x", resource=RESOURCE, name="x", headers={}, idempotent=True)
-        assert TIMEOUT_HEADER not in mocked.calls[0].request.headers
+        assert DEADLINE_HEADER not in mocked.calls[0].request.headers
 
 
 def test_a_retry_whose_pause_ran_past_the_budget_answers_the_attempt_made(budget_clock, monkeypatch):
@@ -263,7 +266,9 @@ def test_a_retry_whose_pause_ran_past_the_budget_answers_the_attempt_made(budget
     def long_pause(seconds: float) -> None:
         budget_clock.now += 5
 
-    monkeypatch.setattr(http_module, "time", SimpleNamespace(sleep=long_pause, perf_counter=time.perf_counter))
+    monkeypatch.setattr(
+        http_module, "time", SimpleNamespace(sleep=long_pause, perf_counter=time.perf_counter, time=time.time)
+    )
     with responses.RequestsMock(assert_all_requests_are_fired=False) as mocked:
         mocked.post(f"{BASE}/x", status=503)
         mocked.post(f"{BASE}/x", json={"ok": True})
