@@ -238,7 +238,6 @@ def _apply_once(
     deadline.arm()  # after the claim, which has its own lock wait
     try:
         body = work()
-        deadline.check()
     except refusal as error:
         session.rollback()  # the write, and the claim with it
         answer = refused(error)
@@ -250,6 +249,7 @@ def _apply_once(
         session.commit()
         return answer
     idempotency.record(session, scope, idempotency.Outcome(status, body))
+    deadline.check()  # the last thing before the commit: a write stalled after its work is not committed late
     session.commit()
     return body, status
 

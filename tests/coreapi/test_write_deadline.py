@@ -20,7 +20,7 @@ from sqlalchemy import text
 from werkzeug.test import TestResponse
 
 from coreapi.extensions import db
-from coreapi.services import baskets
+from coreapi.services import baskets, idempotency
 
 from .conftest import make_app, migrate_and_seed
 from .test_baskets import Shopper, ok
@@ -174,3 +174,22 @@ def test_a_write_has_no_more_time_than_its_client_waits(app: Flask, stops: float
     else:
         assert answer.status_code == 503 and answer.headers["Retry-After"] == "1"
         assert recipes_of(shopper) == ["3"]
+
+
+def test_a_write_stalled_after_its_work_is_not_committed_late(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker stalled between the write's work and its commit (stopped, starved of CPU): the deadline is checked
+    last, just before the commit, so the write is rolled back rather than committed after its client gave up."""
+    shopper = Shopper(app.test_client(), f"user_id stalled-{uuid.uuid4().hex}")
+    ok(shopper.add("3", 4))
+    monkeypatch.setitem(app.config, "WRITE_DEADLINE_SECONDS", 0.5)
+    record = idempotency.record
+
+    def stalled(*args: Any, **kwargs: Any) -> None:
+        record(*args, **kwargs)
+        time.sleep(1.0)  # the stall: twice the deadline, after the outcome is recorded
+
+    monkeypatch.setattr(idempotency, "record", stalled)
+    late = keyed(shopper, new_key()).add("1", 4)
+    monkeypatch.undo()
+    assert late.status_code == 503 and late.headers["Retry-After"] == "1"
+    assert recipes_of(shopper) == ["3"]
