@@ -73,22 +73,18 @@ def register_write_deadline(app: Flask) -> None:
     app.register_error_handler(PoolTimeout, pool_exhausted)
 
 
-def in_transaction(work: Callable[[], dict[str, Any]], deadline: WriteDeadline | None = None) -> dict[str, Any]:
-    """``work`` in one transaction: committed after it answers, rolled back when it fails (or, with a
-    ``deadline``, when it is late: coreapi/services/write_deadline.py)."""
+def in_transaction(work: Callable[[], dict[str, Any]], deadline: WriteDeadline) -> dict[str, Any]:
+    """``work`` in one transaction, under ``deadline`` (``within_deadline`` disarms it): committed after it answers,
+    rolled back when it fails or is late (coreapi/services/write_deadline.py)."""
     session = db.session()
     try:
-        if deadline is not None:
-            deadline.arm()
+        deadline.arm()
         body = work()
-        if deadline is not None:
-            deadline.check()
+        deadline.check()
         session.commit()
     except BaseException:
         session.rollback()
         raise
-    finally:
-        disarm()
     return body
 
 
