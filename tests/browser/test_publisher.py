@@ -270,6 +270,39 @@ def test_the_transfer_lands_the_products_in_the_shops_cart(page: Page, publisher
     expect(page.locator(CTA)).to_have_attribute("in-basket", "false")
 
 
+def test_a_redeem_that_gets_no_answer_is_tried_again_in_the_page(page: Page, publisher_url: str, shop: str):
+    # Fault injection: the service's first redeems (the SDK's three attempts of one call) answer 503, as when
+    # coreapi is busy; the next ones reach it.
+    failed: list[str] = []
+
+    def busy_at_first(route) -> None:
+        if len(failed) < 3:
+            failed.append(route.request.headers.get("idempotency-key", ""))
+            route.fulfill(
+                status=503,
+                headers={"content-type": "application/problem+json", "access-control-allow-origin": "*"},
+                body='{"title": "Service Unavailable", "status": 503, "detail": "busy"}',
+            )
+        else:
+            route.continue_()
+
+    page.route("**/basket/transfers/redeem", busy_at_first)
+    page.set_viewport_size(WIDTHS["desktop"])
+    cta = open_recipe(page, publisher_url, QUICHE)
+    fill_basket(page, cta).locator("[data-action='transfer']").click()
+    page.wait_for_url(re.compile(rf"^{re.escape(shop)}/idees"))
+
+    # The visitor is told the basket is on its way (not that it failed), and it arrives on the page's next try.
+    toaster = page.locator(".svc-toaster")
+    expect(toaster).to_have_text(
+        "Votre panier de Le Magazine Cuisine n'est pas encore arrivé : nouvel essai dans un instant.", timeout=15_000
+    )
+    assert_no_axe_violations(page, include=[".svc-toaster"], what="the notice of a basket still on its way")
+    expect(toaster).to_have_text("Votre panier de Le Magazine Cuisine : 1 recette, 6 produits", timeout=20_000)
+    expect(page.locator("[data-cart-count]").first).to_have_text("6")
+    assert len(failed) == 3 and len(set(failed)) == 1, "one redeem, sent with one key"
+
+
 def test_the_transferred_recipes_arrive_in_the_shoppers_basket(page: Page, publisher_url: str, shop: str):
     page.set_viewport_size(WIDTHS["desktop"])
     cta = open_recipe(page, publisher_url, QUICHE)

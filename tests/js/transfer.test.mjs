@@ -1,11 +1,11 @@
 // Unit tests of prerender/static/sdk/transfer.js `TransferArrivals`, in Node, through its injected dependencies:
 // what happens to a pending basket transfer when its redeem fails. An answer about the link (unknown, expired,
-// used: a 4xx) is final and drops it; a 409 asking to be asked again (the redeem still in progress at the
-// service: an earlier attempt it is finishing) is not, and the link waits, with its key, for the next page.
-import { test, describe, beforeEach } from "node:test";
+// used, malformed) is final and drops it; a failure whose outcome is not known (no answer, a 5xx, a 409 asking to
+// be asked again, a refused credential) keeps the link with its key, tried again in the page, then on the next.
+import { test, describe, beforeEach, afterEach, mock } from "node:test";
 import assert from "node:assert/strict";
 
-import { TransferArrivals } from "../../prerender/static/sdk/transfer.js";
+import { RETRY_IN_PAGE_MS, TransferArrivals } from "../../prerender/static/sdk/transfer.js";
 import { State } from "../../prerender/static/sdk/observable.js";
 import { ApiError } from "../../prerender/static/sdk/http.js";
 
@@ -19,37 +19,92 @@ beforeEach(() => {
   });
 });
 
-/** Arrivals whose redeem fails with `error`; the notices it showed. */
-function arrivalsFailingWith(/** @type {ApiError} */ error) {
-  const shown = [];
+/**
+ * Arrivals whose redeems answer `outcomes` in turn (an ApiError is thrown, anything else answered); `told`: the
+ * texts the visitor was shown (the toaster's, as no drawer is open), as their keys.
+ * @param {...unknown} outcomes
+ */
+function arrivalsAnswering(...outcomes) {
+  const told = [];
+  const redeems = [];
   const arrivals = new TransferArrivals({
     session: /** @type {any} */ ({ prefix: "svc", key: (/** @type {string} */ name) => `svc.${name}`, identity$: new State(true) }),
     pos: /** @type {any} */ ({ whenLoaded: async () => "1001", load: async () => {} }),
-    basket: /** @type {any} */ ({ receiveTransfer: async () => { throw error; } }),
-    notices: /** @type {any} */ ({ error: (_error, key) => shown.push(key), t: () => "", presentInDialog: () => false }),
-    toaster: /** @type {any} */ ({ prepare() {}, show() {} }),
+    basket: /** @type {any} */ ({
+      receiveTransfer: async (/** @type {string} */ token, /** @type {string} */ store, /** @type {string} */ key) => {
+        redeems.push(key);
+        const outcome = outcomes.shift();
+        if (outcome instanceof Error) throw outcome;
+        return outcome;
+      },
+    }),
+    notices: /** @type {any} */ ({ t: (/** @type {string} */ key) => key, presentInDialog: () => false }),
+    toaster: /** @type {any} */ ({ prepare() {}, show: (/** @type {string} */ text) => told.push(text) }),
     track: () => {},
     settled: async () => {},
   });
   arrivals.catchArrival();
-  return { arrivals, shown };
+  return { arrivals, told, redeems };
 }
 
-describe("a redeem that failed", () => {
-  test("a 409 asking to be asked again keeps the link and its key for the next page", async () => {
-    const inProgress = new ApiError({ title: "Conflict", status: 409, detail: "in progress" }, { retryAfterMs: 1000 });
-    const { arrivals, shown } = arrivalsFailingWith(inProgress);
-    const key = arrivals.pending()?.key;
-    await arrivals.resume();
-    assert.equal(arrivals.pending()?.token, TOKEN);
-    assert.equal(arrivals.pending()?.key, key);
-    assert.deepEqual(shown, ["transfer.failed"]);
-  });
+/** Lets the timer of the next attempt in the page fire, and that attempt finish. @param {number} ms */
+async function afterWaiting(ms) {
+  mock.timers.tick(ms);
+  for (let turn = 0; turn < 20; turn += 1) await Promise.resolve();
+}
 
-  test("a used link (410) is dropped and said expired", async () => {
-    const { arrivals, shown } = arrivalsFailingWith(new ApiError({ title: "Gone", status: 410 }));
+const RECEIVED = { basket: {}, changes: [], transfer: { recipe_count: 1, message: "Votre panier de Blog : 1 recette" } };
+const NOT_KNOWN_YET = {
+  "a 409 asking to be asked again (the redeem in progress)": () =>
+    new ApiError({ title: "Conflict", status: 409, detail: "in progress" }, { retryAfterMs: 1000 }),
+  "a 503": () => new ApiError({ title: "Service Unavailable", status: 503 }),
+  "no answer (a network failure)": () => new ApiError({ title: "Network", status: 0 }),
+  "a refused credential (401: the next page has a fresh one)": () => new ApiError({ title: "Unauthorized", status: 401 }),
+};
+
+describe("a redeem whose outcome is not known yet", () => {
+  beforeEach(() => mock.timers.enable({ apis: ["setTimeout"] }));
+  afterEach(() => mock.timers.reset());
+
+  for (const [name, failure] of Object.entries(NOT_KNOWN_YET)) {
+    test(`${name}: the link and its key are kept, tried again twice in the page, then left for the next page`, async () => {
+      const { arrivals, told, redeems } = arrivalsAnswering(failure(), failure(), failure());
+      const key = arrivals.pending()?.key;
+      await arrivals.resume();
+      assert.deepEqual(told, ["transfer.later"]);
+      await afterWaiting(RETRY_IN_PAGE_MS[0]);
+      await afterWaiting(RETRY_IN_PAGE_MS[1]);
+      assert.deepEqual(told, ["transfer.later", "transfer.later", "transfer.next-page"]);
+      assert.deepEqual(redeems, [key, key, key]);
+      assert.equal(arrivals.pending()?.token, TOKEN);
+      assert.equal(arrivals.pending()?.key, key);
+      await afterWaiting(60_000);
+      assert.equal(redeems.length, 3, "no attempt after the page's two");
+    });
+  }
+
+  test("the attempt in the page that gets the answer brings the basket in", async () => {
+    const { arrivals, told, redeems } = arrivalsAnswering(NOT_KNOWN_YET["a 503"](), RECEIVED);
     await arrivals.resume();
+    await afterWaiting(RETRY_IN_PAGE_MS[0]);
+    assert.deepEqual(told, ["transfer.later", "Votre panier de Blog : 1 recette"]);
+    assert.equal(redeems.length, 2);
     assert.equal(arrivals.pending(), null);
-    assert.deepEqual(shown, ["transfer.expired"]);
   });
+});
+
+describe("an answer about the link", () => {
+  beforeEach(() => mock.timers.enable({ apis: ["setTimeout"] }));
+  afterEach(() => mock.timers.reset());
+
+  for (const [status, said] of [[404, "transfer.expired"], [410, "transfer.expired"], [400, "transfer.failed"]]) {
+    test(`a ${status} drops the link, says ${said} and is not tried again`, async () => {
+      const { arrivals, told, redeems } = arrivalsAnswering(new ApiError({ title: "No", status }));
+      await arrivals.resume();
+      await afterWaiting(60_000);
+      assert.equal(arrivals.pending(), null);
+      assert.deepEqual(told, [said]);
+      assert.equal(redeems.length, 1);
+    });
+  }
 });

@@ -10,8 +10,13 @@
 // the basket is redeemed at the page's store and its products pushed to the cart by the basket-sync
 // callbacks, as if the visitor had added them here. The visitor is told what arrived ("Votre panier de Le
 // Magazine Cuisine : 1 recette, 6 produits", the service's message in the page's texts) in the toaster.
+// A redeem whose outcome is not known yet (no answer, a 5xx, the redeem still in progress, the shopper's
+// credential refused) keeps the link and its key: the toaster says the basket is still on its way, the SDK tries
+// again in this page twice, then on the next page. An answer about the link itself (unknown, expired, used,
+// malformed) is final: the link is dropped and the toaster says so.
 import { Stream } from "./observable.js";
 import { ApiError, asksToRetryLater, newIdempotencyKey } from "./http.js";
+import { isStoppedByHook } from "./hooks.js";
 import { safeStorage } from "./storage.js";
 
 export const TRANSFER_PARAMS = Object.freeze({
@@ -26,6 +31,11 @@ const TOKEN = /^[A-Za-z0-9_-]{20,128}$/;
 const MAX_FORCE_ATTEMPTS = 2;
 /** How long the message of what arrived stays (longer than the toaster's "added" confirmations: it says more). */
 const RECEIVED_SHOWN_MS = 10_000;
+/** After a redeem whose outcome is not known yet, the next attempts in this page (then on the next page). */
+export const RETRY_IN_PAGE_MS = Object.freeze([5_000, 20_000]);
+// Refusals that are not about the link: the shopper's credential (expired: the next page has a fresh one) and the
+// service's rate limit. The link is kept for them, as for a failure whose outcome is unknown.
+const NOT_ABOUT_THE_LINK = new Set([401, 429]);
 
 /**
  * A transfer waiting to arrive. `key`: the redeem's idempotency key, kept until the answer is known, so that a
@@ -41,6 +51,10 @@ export class TransferArrivals {
   #forcePos = null;
   #store = safeStorage("sessionStorage");
   #running = false;
+  /** The attempts of this page after a failure whose outcome is not known. */
+  #retriesInPage = 0;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  #retryTimer;
   #deps;
 
   /**
@@ -112,6 +126,14 @@ export class TransferArrivals {
   }
 
   /**
+   * Tells the visitor what became of the basket: in the open drawer, else in the toaster (visible, and announced).
+   * @param {string} text @param {"info" | "error"} [kind]
+   */
+  #tell(text, kind = "info") {
+    if (!this.#deps.notices.presentInDialog(text, kind)) this.#deps.toaster.show(text, RECEIVED_SHOWN_MS);
+  }
+
+  /**
    * Brings a pending basket in once the page has a shopper and a store (at most one attempt at a time).
    * @returns {Promise<void>}
    */
@@ -148,20 +170,44 @@ export class TransferArrivals {
       const message = typeof answer.transfer?.message === "string" && answer.transfer.message
         ? answer.transfer.message
         : notices.t("transfer.received", { affiliate, recipes: recipeCount, products: addedProducts(answer.changes) });
-      if (!notices.presentInDialog(message)) toaster.show(message, RECEIVED_SHOWN_MS);
+      this.#tell(message);
       this.received$.next({ affiliate, recipeCount, changes: answer.changes, cartFollowed: answer.cartFollowed });
     } catch (error) {
-      // An answer (unknown, expired or used link; a refusal) is final; a network failure, or a 409 asking to be
-      // asked again (the redeem still in progress), keeps the token and its key for the next page, where the
-      // service answers the first attempt's outcome if it got it.
-      const final = error instanceof ApiError && error.status >= 400 && error.status < 500 && !asksToRetryLater(error);
-      if (final) this.#store.remove(this.#key);
-      const expired = error instanceof ApiError && (error.status === 404 || error.status === 410);
-      notices.error(error, expired ? "transfer.expired" : "transfer.failed");
+      // The page's hook callback stopped it (a login, a store to choose): the page shows its own way on, and the
+      // link waits for the next page.
+      if (isStoppedByHook(error)) return;
+      // An answer about the link (unknown, expired or used, malformed) is final; a network failure, a 5xx, a 409
+      // asking to be asked again (the redeem still in progress) or a refused credential keeps the token and its
+      // key, so that the service answers the first attempt's outcome if it got it.
+      const final = error instanceof ApiError && isAboutTheLink(error);
+      console.error(`[${session.prefix}] the basket transfer was not received`, error);
+      if (final) {
+        this.#store.remove(this.#key);
+        const expired = error.status === 404 || error.status === 410;
+        this.#tell(notices.t(expired ? "transfer.expired" : "transfer.failed"), "error");
+      } else {
+        const retryMs = RETRY_IN_PAGE_MS[this.#retriesInPage];
+        const affiliate = pending.affiliate || notices.t("transfer.affiliate");
+        this.#tell(notices.t(retryMs === undefined ? "transfer.next-page" : "transfer.later", { affiliate }));
+        if (retryMs !== undefined) {
+          this.#retriesInPage += 1;
+          clearTimeout(this.#retryTimer);
+          this.#retryTimer = setTimeout(() => void this.resume(), retryMs);
+        }
+      }
     } finally {
       this.#running = false;
     }
   }
+}
+
+/**
+ * Whether a refusal of the redeem is about the link itself, and final (a 4xx but a refused credential, a rate limit
+ * and a 409 asking to be asked again).
+ * @param {ApiError} error
+ */
+function isAboutTheLink(error) {
+  return error.status >= 400 && error.status < 500 && !NOT_ABOUT_THE_LINK.has(error.status) && !asksToRetryLater(error);
 }
 
 /**
