@@ -70,7 +70,7 @@ def no_content() -> Response:
 NOT_MODIFIED = Answer("Not modified (If-None-Match matched the ETag).")
 UPSTREAM_FAILURES: Mapping[int, Answer] = {
     502: problem("The recipe service failed or answered something malformed."),
-    503: problem("The recipe service is unreachable."),
+    503: problem("The recipe service is unreachable or busy (with Retry-After: try again then)."),
     504: problem("The recipe service did not answer in time."),
 }
 # Upstream 4xx a browser can act on are passed through (prerender/web/errors.py).

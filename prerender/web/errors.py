@@ -81,6 +81,18 @@ def handle_upstream_error(error: UpstreamError) -> Response:
             f"The recipe service was not called in time ({error}); nothing was applied: try again.",
             headers={"Retry-After": "1"},
         )
+    if isinstance(error, UpstreamStatusError) and error.status == 503:
+        # The upstream refused the call for now (coreapi: no database connection free in time, or a write past its
+        # deadline, rolled back: nothing was done; docs/upstream.md): a 503 with its Retry-After and its words,
+        # not the 502 of an upstream that failed.
+        log.warning("upstream busy: %s", error)
+        detail = error.problem.get("detail")
+        said = f": {detail}" if isinstance(detail, str) and detail else ""
+        return problem_response(
+            503,
+            f"The recipe service is busy ({error}){said}",
+            headers={"Retry-After": str(error.retry_after if error.retry_after is not None else 1)},
+        )
     log.error("upstream failure: %s", error)
     if isinstance(error, UpstreamUnavailable):
         return problem_response(503, f"The recipe service is unreachable ({error}).")

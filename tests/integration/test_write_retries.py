@@ -40,6 +40,39 @@ def test_a_write_in_progress_upstream_passes_on_its_retry_after(app_config, prox
     assert answer.get_json()["detail"] == IN_PROGRESS["detail"]
 
 
+BUSY = {
+    "type": "about:blank",
+    "title": "Service Unavailable",
+    "status": 503,
+    "detail": "The service is busy; nothing was done: retry in a moment.",
+}
+
+
+def busy() -> Response:
+    """coreapi's answer to a write that found no database connection in time, or ran past its deadline and was
+    rolled back (coreapi/blueprints/writes.py)."""
+    return Response(json.dumps(BUSY), status=503, mimetype="application/problem+json", headers={"Retry-After": "2"})
+
+
+def test_a_write_the_upstream_refuses_as_busy_is_a_503_with_its_retry_after(app_config, proxy):
+    """Not the 502 of an upstream that failed: the browser hears coreapi's "nothing was done" and when to try
+    again; sent again with its key once coreapi has room, the write applies once."""
+    client = create_app({**app_config, "UPSTREAM_URL": proxy.url}).test_client()
+    shopper = browser_headers(client, user="busy-upstream-user")
+    keyed = {**shopper, "Idempotency-Key": "busy-upstream-key-1"}
+    body = {"recipe_id": "1", "guests": 4, "store_id": "1001"}
+    proxy.faults["/api/v1/basket/recipes"] = busy
+    answer = client.post("/v1/basket/recipes", json=body, headers=keyed)
+    assert answer.status_code == 503 and answer.mimetype == "application/problem+json"
+    assert answer.headers["Retry-After"] == "2"
+    assert BUSY["detail"] in answer.get_json()["detail"]
+    del proxy.faults["/api/v1/basket/recipes"]
+    assert client.get("/v1/basket?store_id=1001", headers=shopper).get_json()["recipes"] == []
+    for _attempt in range(2):  # the retry with its key, then a second one: applied once
+        assert client.post("/v1/basket/recipes", json=body, headers=keyed).status_code == 200
+    assert len(client.get("/v1/basket?store_id=1001", headers=shopper).get_json()["recipes"]) == 1
+
+
 def test_a_write_whose_time_ran_out_before_it_was_sent_is_503_not_applied(app_config, client):
     """The request's budget spent before the call went out (waiting for a place in the bulkhead, say): nothing
     reached the upstream, so the browser hears "not applied, try again" (503, Retry-After), not the "outcome

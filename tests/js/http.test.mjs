@@ -132,10 +132,21 @@ describe("a 409 that asks to be asked again", () => {
     assert.equal(calls.length, 1);
   });
 
-  test("a read is not asked again", async () => {
-    const calls = answering([inProgress, { status: 200 }]);
+  test("a read the service asks to be asked again (a basket moved behind a held change) is asked again", async () => {
+    const calls = answering([inProgress, inProgress, { status: 200, body: { recipes: [] } }]);
+    const client = new ApiClient(session);
+    assert.deepEqual(await client.request("GET", "/basket"), { recipes: [] });
+    assert.equal(calls.length, 3);
+    assert.ok(calls.every((call) => !("idempotency-key" in call.init.headers)), "a read carries no key");
+  });
+
+  test("a read is asked again three times at most, and never after a failure whose outcome is unknown", async () => {
+    const held = answering([inProgress, inProgress, inProgress, { status: 200 }]);
     const client = new ApiClient(session);
     await assert.rejects(client.request("GET", "/basket"), (error) => error instanceof ApiError && error.status === 409);
-    assert.equal(calls.length, 1);
+    assert.equal(held.length, 3);
+    const failed = answering([{ status: 503, body: { title: "Service Unavailable", status: 503 } }, { status: 200 }]);
+    await assert.rejects(client.request("GET", "/basket"), (error) => error instanceof ApiError && error.status === 503);
+    assert.equal(failed.length, 1);
   });
 });

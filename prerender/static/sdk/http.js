@@ -62,7 +62,9 @@ export function localProblem(/** @type {string} */ type, /** @type {string} */ t
 const OUTCOME_UNKNOWN = new Set([0, 502, 503, 504]);
 // A 409 with `Retry-After` is not the write's outcome either: the same write still in progress (an earlier attempt
 // the service is finishing), or another change to the same data that held it up (this one was not applied). It is
-// sent again, with its key, after the time asked. A 409 without it (a payment short of the total) is final.
+// sent again, with its key, after the time asked. A 409 without it (a payment short of the total) is final. A read
+// that writes (`GET /basket` moving the basket to the page's store, `GET /v2/menu/current` making the menu) gets
+// the same 409 behind a held change, and is asked again too.
 const RETRY_LATER = 409;
 const RETRY_DELAYS_MS = [300, 1200];
 /** The longest `Retry-After` waited for within one call. */
@@ -144,15 +146,16 @@ export class ApiClient {
    * @returns {Promise<any>}
    */
   async request(method, path, { query, json, as = "json", signal, write = false, headers, version, idempotencyKey } = {}) {
-    if (!write) return this.#send(method, path, { query, json, as, signal, headers, version });
-    const key = idempotencyKey ?? newIdempotencyKey();
+    const key = write ? idempotencyKey ?? newIdempotencyKey() : undefined;
     for (let attempt = 0; ; attempt += 1) {
       try {
         return await this.#send(method, path, { query, json, as, signal, headers, version }, key);
       } catch (error) {
         if (!(error instanceof ApiError) || attempt >= RETRY_DELAYS_MS.length) throw error;
+        // A read is asked again only when the service asks (`GET /basket` moving the basket to another store
+        // behind a change that holds it: nothing was done); a write also when its outcome is unknown.
         const later = asksToRetryLater(error);
-        if (!later && !OUTCOME_UNKNOWN.has(error.status)) throw error;
+        if (!later && !(write && OUTCOME_UNKNOWN.has(error.status))) throw error;
         await pause(Math.max(RETRY_DELAYS_MS[attempt], later ? Math.min(error.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS) : 0), signal);
       }
     }
