@@ -82,7 +82,9 @@ class ProblemParser(FlaskParser):
             self.location_names.get(location, location): errors
             for location, errors in error.normalized_messages().items()
         }
-        current_app.logger.warning("rejected %s %s: %s", req.method, req.path, messages)
+        # The caller's mistake, answered with a 400 that names it: information for whoever follows an integration,
+        # not a warning about the service (a client sending junk would otherwise fill the warnings).
+        current_app.logger.info("rejected %s %s: %s", req.method, req.path, messages)
         raise ValidationProblem(messages) from error
 
     def load_querystring(self, req: Request, schema: Schema) -> Any:

@@ -130,3 +130,14 @@ def test_a_request_id_with_a_trailing_newline_is_replaced(client: FlaskClient) -
     response = client.get("/healthz", environ_overrides={"HTTP_X_REQUEST_ID": "abc-123\n"})
     assert response.status_code == 200
     assert response.headers["X-Request-Id"] != "abc-123" and len(response.headers["X-Request-Id"]) == 32
+
+
+def test_a_refused_request_is_information_not_a_warning(client: FlaskClient, caplog: pytest.LogCaptureFixture) -> None:
+    """A 400 is the caller's mistake: the reason is logged at INFO (where the access log is), never as a warning
+    about the service, which a client sending junk would otherwise fill."""
+    with caplog.at_level(logging.INFO, logger="coreapi"):
+        response = client.get("/api/v1/recipes/1?serves=many", headers=RETAILER)
+    assert response.status_code == 400
+    (record,) = [record for record in caplog.records if record.getMessage().startswith("rejected ")]
+    assert record.levelno == logging.INFO and "serves" in record.getMessage()
+    assert not [record for record in caplog.records if record.levelno >= logging.WARNING]
