@@ -60,6 +60,20 @@ def note_arrival() -> None:
     setattr(g, _ARRIVED, time.monotonic())
 
 
+def refuse_when_abandoned() -> Response | None:
+    """before_request of the app, after ``note_arrival``: a request whose client said it stopped waiting before
+    coreapi got to it (``X-Request-Deadline`` passed: it waited behind others on a busy day) is a 503 at once,
+    nothing done. Its answer would reach nobody; doing its work anyway would take the time of requests whose
+    clients still wait, and on a busy day the queue of abandoned work grows until every answer is late."""
+    said = request.headers.get(CLIENT_DEADLINE_HEADER, "")
+    if CLIENT_DEADLINE.fullmatch(said) is None or int(said) / 1000 > time.time():
+        return None
+    log.info("refused a request its client stopped waiting for %.3f s ago", time.time() - int(said) / 1000)
+    return problem_response(
+        503, "The client stopped waiting for this request before it was read; nothing was done.", headers=RETRY_SOON
+    )
+
+
 def pool_exhausted(_error: PoolTimeout) -> Response:
     """No connection of the pool came free within ``DATABASE_POOL_TIMEOUT_SECONDS`` (every one held by a request,
     as when rows stay locked): a 503 at once, nothing done, rather than a wait past what any client waits."""
@@ -67,9 +81,10 @@ def pool_exhausted(_error: PoolTimeout) -> Response:
 
 
 def register_write_deadline(app: Flask) -> None:
-    """The request's arrival, from which its write's deadline counts; a request without a free connection is a
-    503 (a read or a write alike)."""
+    """The request's arrival, from which its write's deadline counts; a request that arrives after its client's
+    deadline, or finds no free connection, is a 503 (a read or a write alike)."""
     app.before_request(note_arrival)
+    app.before_request(refuse_when_abandoned)
     app.register_error_handler(PoolTimeout, pool_exhausted)
 
 

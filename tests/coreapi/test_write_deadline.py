@@ -176,6 +176,28 @@ def test_a_write_has_no_more_time_than_its_client_waits(app: Flask, stops: float
         assert recipes_of(shopper) == ["3"]
 
 
+@pytest.mark.parametrize("stops", [-0.5, 30.0])
+def test_a_request_its_client_stopped_waiting_for_is_refused_at_once(app: Flask, stops: float) -> None:
+    """A request that arrives after its client's X-Request-Deadline (it waited behind others on a busy day), a read
+    as well as a write, is a 503 at once, nothing done: its answer would reach nobody, and its work would take the
+    time of the requests whose clients still wait. A basket read that would move the basket to another store
+    (GET /basket writes) leaves it where it was."""
+    shopper = Shopper(app.test_client(), f"user_id abandoned-{uuid.uuid4().hex}")
+    ok(shopper.add("3", 4))
+    said = {"X-Request-Deadline": str(int((time.time() + stops) * 1000))}
+    recipe = shopper.client.get("/api/v1/recipes/1", headers={**shopper.headers, **said})
+    moved = shopper.client.get("/api/v1/basket?store_id=1002", headers={**shopper.headers, **said})
+    if stops > 0:
+        assert recipe.status_code == 200 and moved.status_code == 200
+        return
+    for answer in (recipe, moved):
+        assert answer.status_code == 503 and answer.headers["Retry-After"] == "1", answer.get_json()
+        assert answer.get_json()["detail"] == (
+            "The client stopped waiting for this request before it was read; nothing was done."
+        )
+    assert shopper.client.get("/api/v1/basket", headers=shopper.headers).get_json()["store_id"] == "1001"
+
+
 def test_a_write_stalled_after_its_work_is_not_committed_late(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
     """A worker stalled between the write's work and its commit (stopped, starved of CPU): the deadline is checked
     last, just before the commit, so the write is rolled back rather than committed after its client gave up."""
