@@ -33,8 +33,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     register_extensions(app)
     register_blueprints(app)
     register_problem_handlers(app)
-    register_write_deadline(app)
+    # The request id first (plumbing/request_id.py): a request the write deadline's hooks refuse keeps its id.
     register_request_logging(app)
+    register_write_deadline(app)
     register_commands(app)
     return app
 

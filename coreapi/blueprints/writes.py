@@ -52,6 +52,10 @@ _ARRIVED = "coreapi_arrived"  # flask.g: when the request arrived (time.monotoni
 CLIENT_DEADLINE_HEADER = "X-Request-Deadline"
 CLIENT_DEADLINE = re.compile(r"[0-9]{1,15}")
 ANSWER_MARGIN_SECONDS = 0.25
+# How long after its client's deadline a request is refused unread: past it by more than hosts kept in step by NTP
+# differ (milliseconds), so that a call its client still waits for is not refused. Small: on a busy day most
+# abandoned calls are read less than half a second late (docs/decisions.md measures 0, 0.1 and 0.5 s).
+ABANDONED_AFTER_SECONDS = 0.1
 
 
 def note_arrival() -> None:
@@ -62,13 +66,17 @@ def note_arrival() -> None:
 
 def refuse_when_abandoned() -> Response | None:
     """before_request of the app, after ``note_arrival``: a request whose client said it stopped waiting before
-    coreapi got to it (``X-Request-Deadline`` passed: it waited behind others on a busy day) is a 503 at once,
-    nothing done. Its answer would reach nobody; doing its work anyway would take the time of requests whose
-    clients still wait, and on a busy day the queue of abandoned work grows until every answer is late."""
+    coreapi got to it (``X-Request-Deadline`` passed by more than ``ABANDONED_AFTER_SECONDS``: it waited behind
+    others on a busy day) is a 503 at once, nothing done. Its answer would reach nobody; doing its work anyway
+    would take the time of requests whose clients still wait, and on a busy day the queue of abandoned work grows
+    until every answer is late."""
     said = request.headers.get(CLIENT_DEADLINE_HEADER, "")
-    if CLIENT_DEADLINE.fullmatch(said) is None or int(said) / 1000 > time.time():
+    if CLIENT_DEADLINE.fullmatch(said) is None:
         return None
-    log.info("refused a request its client stopped waiting for %.3f s ago", time.time() - int(said) / 1000)
+    late = time.time() - int(said) / 1000
+    if late <= ABANDONED_AFTER_SECONDS:
+        return None
+    log.info("refused a request its client stopped waiting for %.3f s ago", late)
     return problem_response(
         503, "The client stopped waiting for this request before it was read; nothing was done.", headers=RETRY_SOON
     )

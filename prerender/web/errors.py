@@ -85,7 +85,7 @@ def handle_upstream_error(error: UpstreamError) -> Response:
         # The upstream refused the call for now (coreapi: no database connection free in time, or a write past its
         # deadline, rolled back: nothing was done; docs/upstream.md): a 503 with its Retry-After and its words,
         # not the 502 of an upstream that failed.
-        log.warning("upstream busy: %s", error)
+        log.error("upstream busy: %s", error)
         detail = error.problem.get("detail")
         said = f": {detail}" if isinstance(detail, str) and detail else ""
         return problem_response(

@@ -176,22 +176,32 @@ def test_a_write_has_no_more_time_than_its_client_waits(app: Flask, stops: float
         assert recipes_of(shopper) == ["3"]
 
 
-@pytest.mark.parametrize("stops", [-0.5, 30.0])
-def test_a_request_its_client_stopped_waiting_for_is_refused_at_once(app: Flask, stops: float) -> None:
-    """A request that arrives after its client's X-Request-Deadline (it waited behind others on a busy day), a read
-    as well as a write, is a 503 at once, nothing done: its answer would reach nobody, and its work would take the
-    time of the requests whose clients still wait. A basket read that would move the basket to another store
-    (GET /basket writes) leaves it where it was."""
+@pytest.mark.parametrize("stops", [-2.0, -0.05, 30.0, None, "soon"])
+def test_a_request_its_client_stopped_waiting_for_is_refused_at_once(app: Flask, stops: float | str | None) -> None:
+    """A request that arrives well after its client's X-Request-Deadline (it waited behind others on a busy day), a
+    read as well as a write, is a 503 at once, nothing done, with its request id: its answer would reach nobody, and
+    its work would take the time of the requests whose clients still wait. A basket read that would move the basket
+    to another store (GET /basket writes) leaves it where it was. Past by less than the hosts' clocks may differ
+    (0.1 s), later, missing or not a time: served (a write then has its own deadline, as above)."""
     shopper = Shopper(app.test_client(), f"user_id abandoned-{uuid.uuid4().hex}")
     ok(shopper.add("3", 4))
-    said = {"X-Request-Deadline": str(int((time.time() + stops) * 1000))}
+    said = {"X-Request-Id": "abandoned-1"}
+    if isinstance(stops, float):
+        said["X-Request-Deadline"] = str(int((time.time() + stops) * 1000))
+    elif stops is not None:
+        said["X-Request-Deadline"] = stops
     recipe = shopper.client.get("/api/v1/recipes/1", headers={**shopper.headers, **said})
     moved = shopper.client.get("/api/v1/basket?store_id=1002", headers={**shopper.headers, **said})
-    if stops > 0:
+    if stops == -0.05:  # served; the move, a write, has no time left of its own (the test above)
+        assert recipe.status_code == 200 and moved.status_code == 503
+        assert "stopped waiting" not in moved.get_json()["detail"]
+        return
+    if stops != -2.0:
         assert recipe.status_code == 200 and moved.status_code == 200
         return
     for answer in (recipe, moved):
         assert answer.status_code == 503 and answer.headers["Retry-After"] == "1", answer.get_json()
+        assert answer.headers["X-Request-Id"] == "abandoned-1"
         assert answer.get_json()["detail"] == (
             "The client stopped waiting for this request before it was read; nothing was done."
         )

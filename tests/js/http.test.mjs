@@ -140,7 +140,7 @@ describe("a 409 that asks to be asked again", () => {
     assert.ok(calls.every((call) => !("idempotency-key" in call.init.headers)), "a read carries no key");
   });
 
-  test("a read is asked again three times at most, and never after a failure whose outcome is unknown", async () => {
+  test("a read is sent three times at most, and never again after a failure whose outcome is unknown", async () => {
     const held = answering([inProgress, inProgress, inProgress, { status: 200 }]);
     const client = new ApiClient(session);
     await assert.rejects(client.request("GET", "/basket"), (error) => error instanceof ApiError && error.status === 409);
@@ -148,5 +148,13 @@ describe("a 409 that asks to be asked again", () => {
     const failed = answering([{ status: 503, body: { title: "Service Unavailable", status: 503 } }, { status: 200 }]);
     await assert.rejects(client.request("GET", "/basket"), (error) => error instanceof ApiError && error.status === 503);
     assert.equal(failed.length, 1);
+  });
+
+  test("an unkeyed write (a like, events, favorite items) is not sent again", async () => {
+    const calls = answering([inProgress, { status: 200 }]);
+    const client = new ApiClient(session);
+    await assert.rejects(client.request("PUT", "/favorite-items", { json: { product_ids: [] } }),
+      (error) => error instanceof ApiError && error.status === 409);
+    assert.equal(calls.length, 1);
   });
 });

@@ -21,26 +21,30 @@ beforeEach(() => {
 
 /**
  * Arrivals whose redeems answer `outcomes` in turn (an ApiError is thrown, anything else answered); `told`: the
- * texts the visitor was shown (the toaster's, as no drawer is open), as their keys.
- * @param {...unknown} outcomes
+ * texts the visitor was shown (the toaster's, as no drawer is open), as their keys (with the affiliate they name);
+ * `redeems`: each redeem's key and store. `stores`: the page's store at each attempt (the last one stays).
+ * @param {unknown[]} outcomes @param {{ stores?: string[], track?: () => void }} [options]
  */
-function arrivalsAnswering(...outcomes) {
+function arrivalsAnswering(outcomes, { stores = ["1001"], track = () => {} } = {}) {
   const told = [];
   const redeems = [];
   const arrivals = new TransferArrivals({
     session: /** @type {any} */ ({ prefix: "svc", key: (/** @type {string} */ name) => `svc.${name}`, identity$: new State(true) }),
-    pos: /** @type {any} */ ({ whenLoaded: async () => "1001", load: async () => {} }),
+    pos: /** @type {any} */ ({ whenLoaded: async () => (stores.length > 1 ? stores.shift() : stores[0]), load: async () => {} }),
     basket: /** @type {any} */ ({
       receiveTransfer: async (/** @type {string} */ token, /** @type {string} */ store, /** @type {string} */ key) => {
-        redeems.push(key);
+        redeems.push({ key, store });
         const outcome = outcomes.shift();
         if (outcome instanceof Error) throw outcome;
         return outcome;
       },
     }),
-    notices: /** @type {any} */ ({ t: (/** @type {string} */ key) => key, presentInDialog: () => false }),
+    notices: /** @type {any} */ ({
+      t: (/** @type {string} */ key, /** @type {any} */ params) => (params?.affiliate ? `${key}:${params.affiliate}` : key),
+      presentInDialog: () => false,
+    }),
     toaster: /** @type {any} */ ({ prepare() {}, show: (/** @type {string} */ text) => told.push(text) }),
-    track: () => {},
+    track,
     settled: async () => {},
   });
   arrivals.catchArrival();
@@ -59,7 +63,7 @@ const NOT_KNOWN_YET = {
     new ApiError({ title: "Conflict", status: 409, detail: "in progress" }, { retryAfterMs: 1000 }),
   "a 503": () => new ApiError({ title: "Service Unavailable", status: 503 }),
   "no answer (a network failure)": () => new ApiError({ title: "Network", status: 0 }),
-  "a refused credential (401: the next page has a fresh one)": () => new ApiError({ title: "Unauthorized", status: 401 }),
+  "a rate limit (429)": () => new ApiError({ title: "Too Many Requests", status: 429 }),
 };
 
 describe("a redeem whose outcome is not known yet", () => {
@@ -68,14 +72,14 @@ describe("a redeem whose outcome is not known yet", () => {
 
   for (const [name, failure] of Object.entries(NOT_KNOWN_YET)) {
     test(`${name}: the link and its key are kept, tried again twice in the page, then left for the next page`, async () => {
-      const { arrivals, told, redeems } = arrivalsAnswering(failure(), failure(), failure());
+      const { arrivals, told, redeems } = arrivalsAnswering([failure(), failure(), failure()]);
       const key = arrivals.pending()?.key;
       await arrivals.resume();
-      assert.deepEqual(told, ["transfer.later"]);
+      assert.deepEqual(told, ["transfer.later:Blog"]);
       await afterWaiting(RETRY_IN_PAGE_MS[0]);
       await afterWaiting(RETRY_IN_PAGE_MS[1]);
-      assert.deepEqual(told, ["transfer.later", "transfer.later", "transfer.next-page"]);
-      assert.deepEqual(redeems, [key, key, key]);
+      assert.deepEqual(told, ["transfer.later:Blog", "transfer.later:Blog", "transfer.next-page:Blog"]);
+      assert.deepEqual(redeems.map((redeem) => redeem.key), [key, key, key]);
       assert.equal(arrivals.pending()?.token, TOKEN);
       assert.equal(arrivals.pending()?.key, key);
       await afterWaiting(60_000);
@@ -84,12 +88,53 @@ describe("a redeem whose outcome is not known yet", () => {
   }
 
   test("the attempt in the page that gets the answer brings the basket in", async () => {
-    const { arrivals, told, redeems } = arrivalsAnswering(NOT_KNOWN_YET["a 503"](), RECEIVED);
+    const { arrivals, told, redeems } = arrivalsAnswering([NOT_KNOWN_YET["a 503"](), RECEIVED]);
     await arrivals.resume();
     await afterWaiting(RETRY_IN_PAGE_MS[0]);
-    assert.deepEqual(told, ["transfer.later", "Votre panier de Blog : 1 recette"]);
+    assert.deepEqual(told, ["transfer.later:Blog", "Votre panier de Blog : 1 recette"]);
     assert.equal(redeems.length, 2);
     assert.equal(arrivals.pending(), null);
+  });
+
+  test("every attempt with the key names the store the first one named, though the page moved", async () => {
+    const { arrivals, redeems } = arrivalsAnswering([NOT_KNOWN_YET["a 503"](), RECEIVED], { stores: ["1001", "1002"] });
+    await arrivals.resume();
+    await afterWaiting(RETRY_IN_PAGE_MS[0]);
+    assert.deepEqual(redeems.map((redeem) => redeem.store), ["1001", "1001"]);
+    assert.equal(redeems[0].key, redeems[1].key);
+  });
+
+  test("a link without the publisher's name says the other site", async () => {
+    globalThis.window.location.href = `https://shop.test/idees?transferred_basket_token=${TOKEN}&point_of_sale_ext_id=1001`;
+    const { arrivals, told } = arrivalsAnswering([NOT_KNOWN_YET["a 503"]()]);
+    await arrivals.resume();
+    assert.deepEqual(told, ["transfer.later:transfer.affiliate"]);
+  });
+});
+
+describe("a refused credential (401)", () => {
+  beforeEach(() => mock.timers.enable({ apis: ["setTimeout"] }));
+  afterEach(() => mock.timers.reset());
+
+  test("keeps the link for the next page (a fresh credential), says to reload or sign in, and is not tried again here", async () => {
+    const { arrivals, told, redeems } = arrivalsAnswering([new ApiError({ title: "Unauthorized", status: 401 })]);
+    await arrivals.resume();
+    await afterWaiting(60_000);
+    assert.deepEqual(told, ["error.credential"]);
+    assert.equal(redeems.length, 1);
+    assert.equal(arrivals.pending()?.token, TOKEN);
+  });
+});
+
+describe("a basket that arrived", () => {
+  test("a fault of the page's after the answer is not told as a basket still on its way", async () => {
+    const broken = () => {
+      throw new Error("the page's analytics failed");
+    };
+    const { arrivals, told } = arrivalsAnswering([RECEIVED], { track: broken });
+    await arrivals.resume();
+    assert.equal(arrivals.pending(), null);
+    assert.ok(!told.some((text) => text.startsWith("transfer.later")), told.join());
   });
 });
 
@@ -97,9 +142,9 @@ describe("an answer about the link", () => {
   beforeEach(() => mock.timers.enable({ apis: ["setTimeout"] }));
   afterEach(() => mock.timers.reset());
 
-  for (const [status, said] of [[404, "transfer.expired"], [410, "transfer.expired"], [400, "transfer.failed"]]) {
-    test(`a ${status} drops the link, says ${said} and is not tried again`, async () => {
-      const { arrivals, told, redeems } = arrivalsAnswering(new ApiError({ title: "No", status }));
+  for (const [status, said] of [[404, "transfer.expired"], [410, "transfer.expired"], [400, "transfer.failed"], [409, "transfer.failed"]]) {
+    test(`a ${status} (no Retry-After) drops the link, says ${said} and is not tried again`, async () => {
+      const { arrivals, told, redeems } = arrivalsAnswering([new ApiError({ title: "No", status })]);
       await arrivals.resume();
       await afterWaiting(60_000);
       assert.equal(arrivals.pending(), null);

@@ -152,9 +152,10 @@ export class ApiClient {
         return await this.#send(method, path, { query, json, as, signal, headers, version }, key);
       } catch (error) {
         if (!(error instanceof ApiError) || attempt >= RETRY_DELAYS_MS.length) throw error;
-        // A read is asked again only when the service asks (`GET /basket` moving the basket to another store
-        // behind a change that holds it: nothing was done); a write also when its outcome is unknown.
-        const later = asksToRetryLater(error);
+        // A read (a GET) is asked again only when the service asks (`GET /basket` moving the basket to another
+        // store behind a change that holds it: nothing was done); a keyed write also when its outcome is unknown;
+        // an unkeyed write (likes, events, favorite items) never.
+        const later = asksToRetryLater(error) && (write || method === "GET");
         if (!later && !(write && OUTCOME_UNKNOWN.has(error.status))) throw error;
         await pause(Math.max(RETRY_DELAYS_MS[attempt], later ? Math.min(error.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS) : 0), signal);
       }

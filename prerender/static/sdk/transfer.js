@@ -10,13 +10,13 @@
 // the basket is redeemed at the page's store and its products pushed to the cart by the basket-sync
 // callbacks, as if the visitor had added them here. The visitor is told what arrived ("Votre panier de Le
 // Magazine Cuisine : 1 recette, 6 produits", the service's message in the page's texts) in the toaster.
-// A redeem whose outcome is not known yet (no answer, a 5xx, the redeem still in progress, the shopper's
-// credential refused) keeps the link and its key: the toaster says the basket is still on its way, the SDK tries
-// again in this page twice, then on the next page. An answer about the link itself (unknown, expired, used,
-// malformed) is final: the link is dropped and the toaster says so.
+// A redeem whose outcome is not known yet (no answer, a 5xx, the redeem still in progress) keeps the link, its key
+// and the store it was sent for: the toaster says the basket is still on its way, the SDK tries again in this page
+// twice, then on the next page. A refused credential keeps it for the next page (a fresh credential), and says
+// to reload or sign in. An answer about the link itself (unknown, expired, used, malformed) is final: the link is
+// dropped and the toaster says so.
 import { Stream } from "./observable.js";
 import { ApiError, asksToRetryLater, newIdempotencyKey } from "./http.js";
-import { isStoppedByHook } from "./hooks.js";
 import { safeStorage } from "./storage.js";
 
 export const TRANSFER_PARAMS = Object.freeze({
@@ -34,13 +34,15 @@ const RECEIVED_SHOWN_MS = 10_000;
 /** After a redeem whose outcome is not known yet, the next attempts in this page (then on the next page). */
 export const RETRY_IN_PAGE_MS = Object.freeze([5_000, 20_000]);
 // Refusals that are not about the link: the shopper's credential (expired: the next page has a fresh one) and the
-// service's rate limit. The link is kept for them, as for a failure whose outcome is unknown.
+// service's rate limit. The link is kept for them.
 const NOT_ABOUT_THE_LINK = new Set([401, 429]);
 
 /**
  * A transfer waiting to arrive. `key`: the redeem's idempotency key, kept until the answer is known, so that a
- * redeem cut short by a reload is answered again (not refused as used); `forced`: the force-POS attempts.
- * @typedef {{ token: string, storeId: string, affiliate: string, at: number, key: string, forced: number }} PendingTransfer
+ * redeem cut short by a reload is answered again (not refused as used); `sentFor`: the store its first attempt
+ * named, which every attempt with that key names again (the same request); `forced`: the force-POS attempts.
+ * @typedef {{ token: string, storeId: string, affiliate: string, at: number, key: string, forced: number,
+ *   sentFor?: string }} PendingTransfer
  */
 /** @typedef {(storeId: string) => boolean | Promise<boolean>} ForcePosCallback */
 
@@ -125,6 +127,12 @@ export class TransferArrivals {
     }
   }
 
+  /** The page's next attempt; a second later when another attempt is under way (it may bring the basket in). */
+  #retry() {
+    if (!this.#running) return void this.resume();
+    this.#retryTimer = setTimeout(() => this.#retry(), 1000);
+  }
+
   /**
    * Tells the visitor what became of the basket: in the open drawer, else in the toaster (visible, and announced).
    * @param {string} text @param {"info" | "error"} [kind]
@@ -141,6 +149,7 @@ export class TransferArrivals {
     const pending = this.pending();
     if (!pending || this.#running) return;
     this.#running = true;
+    let arrived = false;
     const { session, pos, basket, notices, toaster, track } = this.#deps;
     toaster.prepare(); // the live region exists before its message: one filled as it appears may not be read
     try {
@@ -162,7 +171,11 @@ export class TransferArrivals {
       }
       const current = this.pending();
       if (current?.token !== pending.token) return; // another page of this tab took it meanwhile
+      // Every attempt with the key names the store the first one named: the same request, answered alike.
+      if (current.sentFor === undefined) this.#save({ ...current, sentFor: storeId });
+      storeId = current.sentFor ?? storeId;
       const answer = await basket.receiveTransfer(current.token, storeId, current.key);
+      arrived = true;
       this.#store.remove(this.#key);
       const recipeCount = Number(answer.transfer?.recipe_count ?? 0);
       const affiliate = answer.transfer?.source_supplier_name || pending.affiliate;
@@ -173,14 +186,23 @@ export class TransferArrivals {
       this.#tell(message);
       this.received$.next({ affiliate, recipeCount, changes: answer.changes, cartFollowed: answer.cartFollowed });
     } catch (error) {
-      // The page's hook callback stopped it (a login, a store to choose): the page shows its own way on, and the
-      // link waits for the next page.
-      if (isStoppedByHook(error)) return;
-      // An answer about the link (unknown, expired or used, malformed) is final; a network failure, a 5xx, a 409
-      // asking to be asked again (the redeem still in progress) or a refused credential keeps the token and its
-      // key, so that the service answers the first attempt's outcome if it got it.
-      const final = error instanceof ApiError && isAboutTheLink(error);
+      if (arrived) {
+        console.error(`[${session.prefix}] the basket transfer arrived; telling the page failed`, error);
+        return;
+      }
+      // The page is leaving (its requests aborted): the link waits for the next page.
+      if (error instanceof DOMException && error.name === "AbortError") return;
       console.error(`[${session.prefix}] the basket transfer was not received`, error);
+      if (error instanceof ApiError && error.status === 401) {
+        // The shopper's credential was refused: the same one would be again. The next page, with a fresh one,
+        // redeems the link.
+        this.#tell(notices.t("error.credential"), "error");
+        return;
+      }
+      // An answer about the link (unknown, expired or used, malformed) is final; a network failure, a 5xx, a 409
+      // asking to be asked again (the redeem still in progress) or a rate limit keeps the token and its key, so
+      // that the service answers the first attempt's outcome if it got it.
+      const final = error instanceof ApiError && isAboutTheLink(error);
       if (final) {
         this.#store.remove(this.#key);
         const expired = error.status === 404 || error.status === 410;
@@ -192,7 +214,7 @@ export class TransferArrivals {
         if (retryMs !== undefined) {
           this.#retriesInPage += 1;
           clearTimeout(this.#retryTimer);
-          this.#retryTimer = setTimeout(() => void this.resume(), retryMs);
+          this.#retryTimer = setTimeout(() => this.#retry(), retryMs);
         }
       }
     } finally {
