@@ -6,6 +6,8 @@ short of the total) has none."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 from flask import Response
 
@@ -13,19 +15,28 @@ from prerender import create_app
 
 from .conftest import browser_headers
 
-IN_PROGRESS = {
-    "type": "about:blank",
-    "title": "Conflict",
-    "status": 409,
-    "detail": "A request with this Idempotency-Key is in progress; retry it in a moment.",
-}
+
+def coreapi_problem(status: int, title: str, detail: str) -> dict[str, Any]:
+    """A problem body as coreapi writes it (coreapi/blueprints/writes.py)."""
+    return {"type": "about:blank", "title": title, "status": status, "detail": detail}
 
 
-def in_progress() -> Response:
-    """coreapi's answer to a retry that found its first attempt still running (coreapi/blueprints/writes.py)."""
-    return Response(
-        json.dumps(IN_PROGRESS), status=409, mimetype="application/problem+json", headers={"Retry-After": "1"}
+def answering(problem: dict[str, Any], retry_after: str) -> Callable[[], Response]:
+    """The fault proxy's answer: `problem` with its status and a `Retry-After`."""
+    body = json.dumps(problem)
+    return lambda: Response(
+        body, status=problem["status"], mimetype="application/problem+json", headers={"Retry-After": retry_after}
     )
+
+
+# A retry that found its first attempt still running.
+IN_PROGRESS = coreapi_problem(
+    409, "Conflict", "A request with this Idempotency-Key is in progress; retry it in a moment."
+)
+# A write that found no database connection in time, or ran past its deadline and was rolled back.
+BUSY = coreapi_problem(503, "Service Unavailable", "The service is busy; nothing was done: retry in a moment.")
+in_progress = answering(IN_PROGRESS, "1")
+busy = answering(BUSY, "2")
 
 
 def test_a_write_in_progress_upstream_passes_on_its_retry_after(app_config, proxy):
@@ -38,20 +49,6 @@ def test_a_write_in_progress_upstream_passes_on_its_retry_after(app_config, prox
     assert answer.status_code == 409 and answer.mimetype == "application/problem+json"
     assert answer.headers["Retry-After"] == "1"
     assert answer.get_json()["detail"] == IN_PROGRESS["detail"]
-
-
-BUSY = {
-    "type": "about:blank",
-    "title": "Service Unavailable",
-    "status": 503,
-    "detail": "The service is busy; nothing was done: retry in a moment.",
-}
-
-
-def busy() -> Response:
-    """coreapi's answer to a write that found no database connection in time, or ran past its deadline and was
-    rolled back (coreapi/blueprints/writes.py)."""
-    return Response(json.dumps(BUSY), status=503, mimetype="application/problem+json", headers={"Retry-After": "2"})
 
 
 def test_a_write_the_upstream_refuses_as_busy_is_a_503_with_its_retry_after(app_config, proxy):
