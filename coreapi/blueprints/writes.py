@@ -88,12 +88,22 @@ def pool_exhausted(_error: PoolTimeout) -> Response:
     return problem_response(503, "The service is busy; nothing was done: retry in a moment.", headers=RETRY_SOON)
 
 
+def database_unavailable(error: OperationalError) -> Response:
+    """The database failed the request (unreachable, a connection lost, a lock or a statement that failed on the
+    server's side; a write's own deadline is answered by ``within_deadline``): a 503 to try again, not the 500 of a
+    bug, so that the callers' circuit breakers see an upstream that cannot serve now. Whether a write's commit took
+    is not known when its connection was lost: the caller sends it again with its key."""
+    log.error("database error: %s", str(error.orig).strip().splitlines()[0] if error.orig else error)
+    return problem_response(503, "The database is unavailable; try again in a moment.", headers=RETRY_SOON)
+
+
 def register_write_deadline(app: Flask) -> None:
     """The request's arrival, from which its write's deadline counts; a request that arrives after its client's
-    deadline, or finds no free connection, is a 503 (a read or a write alike)."""
+    deadline, finds no free connection or fails in the database is a 503 (a read or a write alike)."""
     app.before_request(note_arrival)
     app.before_request(refuse_when_abandoned)
     app.register_error_handler(PoolTimeout, pool_exhausted)
+    app.register_error_handler(OperationalError, database_unavailable)
 
 
 def in_transaction(work: Callable[[], dict[str, Any]], deadline: WriteDeadline) -> dict[str, Any]:

@@ -7,8 +7,10 @@ open      calls fail at once (`CircuitOpen`: a card renders from a stale copy or
 half-open `probes` calls go through together, the others still fail fast. When all of them succeed the circuit
           closes with an empty window; the first that fails opens it again for another `cooldown`.
 
-What counts (prerender/gateway/http.py decides): an unreachable upstream, a 5xx, an unusable answer and a timeout
-after a fair wait are failures; any other answer (a 4xx too: the upstream is alive) is a success. A call the
+What counts (prerender/gateway/http.py decides): an unreachable upstream, a 502, 503 or 504, an unusable answer and
+a timeout after a fair wait are failures; any other answer (a 4xx too: the upstream is alive) is a success. A 500,
+an error of the upstream's own in answering one request (which a caller could cause again and again), is no
+evidence either way. A call the
 upstream was never asked to answer in fair time is no evidence either way: not sent because the request's budget
 was spent, shed by the bulkhead, or cut by the request's own budget before `slow_call_seconds` (the caller's
 impatience, not the upstream's failure). Such calls leave the window as it was (`record_ignored`).

@@ -186,7 +186,11 @@ class UpstreamHttp:
             raise
         except UpstreamStatusError as error:
             outcome = f"status_{error.status // 100}xx"
-            evidence = error.status < 500
+            # A 4xx is an answer: the upstream is alive. A 502, 503 or 504 says it cannot serve now: a failure. A
+            # 500 is an error of the upstream's own in answering this request, which one request's input can cause
+            # again and again: no evidence, so that no caller can open a resource's circuit for everyone with it
+            # (coreapi answers 503 when its database fails: docs/upstream.md).
+            evidence = True if error.status < 500 else (None if error.status == 500 else False)
             raise
         except BudgetSpent:
             outcome, evidence = "budget_spent", None  # nothing was sent: not the upstream's failure

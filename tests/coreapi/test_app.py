@@ -9,6 +9,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from coreapi import INSTANCE_PATH, create_app
+from tests.conftest import closed_port
 
 PROBLEM = "application/problem+json"
 
@@ -174,3 +175,22 @@ def test_a_text_no_database_stores_is_400_naming_where_it_was(client: FlaskClien
 
 def test_unknown_query_parameters_are_ignored(client: FlaskClient) -> None:
     assert client.get("/api/v1/recipes?utm_source=x&per_page=1").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "database_url",
+    [
+        "postgresql+psycopg://postgres@127.0.0.1:{port}/test",
+        "sqlite:///{missing}/no-such-folder/coreapi.sqlite",
+    ],
+    ids=["postgresql-unreachable", "sqlite-unopenable"],
+)
+def test_a_database_that_fails_is_a_503_to_try_again(database_url: str, tmp_path: Path) -> None:
+    """Not the 500 of a bug: the callers' circuit breakers count a 503 as an upstream that cannot serve now (a 500,
+    which one request's input may cause, they do not count: prerender/gateway/http.py)."""
+    url = database_url.format(port=closed_port(), missing=tmp_path)
+    app = create_app({"TESTING": True, "DATABASE_URL": url, "SQLALCHEMY_ENGINE_OPTIONS": {}})
+    answer = app.test_client().get("/api/v1/recipes/1", headers={"Supplier-Token": "demo-retailer-token"})
+    assert answer.status_code == 503 and answer.headers["Retry-After"] == "1", answer.get_json()
+    assert answer.mimetype == "application/problem+json"
+    assert answer.get_json()["detail"] == "The database is unavailable; try again in a moment."

@@ -409,6 +409,24 @@ def test_client_errors_do_not_open_the_circuit():
 
 
 @responses.activate
+def test_an_upstream_500_does_not_open_the_circuit_and_a_503_does():
+    """A 500 is an error of the upstream's own in answering one request, which a caller can cause again and again
+    with the same input: no evidence either way, so no caller opens a resource's circuit for everyone. A 503 (the
+    upstream cannot serve now: coreapi's database down or busy) counts as a failure, as a timeout does."""
+    http = breaker_http(FakeClock())
+    responses.get(RECIPE_URL, status=500, json={"status": 500})
+    for _ in range(8):
+        with pytest.raises(UpstreamStatusError):
+            call(http)
+    assert breaker(http).state == CLOSED and breaker(http).counts() == (0, 0)
+    responses.replace(responses.GET, RECIPE_URL, status=503, json={"status": 503})
+    for _ in range(4):
+        with pytest.raises(UpstreamStatusError):
+            call(http)
+    assert breaker(http).state == OPEN
+
+
+@responses.activate
 def test_each_resource_has_its_own_breaker():
     """A catalog that keeps failing opens the catalog's circuit; the baskets' calls still go through."""
     http = breaker_http(FakeClock())
