@@ -93,7 +93,9 @@ def database_unavailable(error: OperationalError) -> Response:
     server's side; a write's own deadline is answered by ``within_deadline``): a 503 to try again, not the 500 of a
     bug, so that the callers' circuit breakers see an upstream that cannot serve now. Whether a write's commit took
     is not known when its connection was lost: the caller sends it again with its key."""
-    log.error("database error: %s", str(error.orig).strip().splitlines()[0] if error.orig else error)
+    # The driver's first line only: SQLAlchemy's own text holds the statement and its parameters (shoppers' ids).
+    lines = str(error.orig).strip().splitlines() if error.orig is not None else []
+    log.error("database error: %s", lines[0] if lines else type(error.orig or error).__name__)
     return problem_response(503, "The database is unavailable; try again in a moment.", headers=RETRY_SOON)
 
 

@@ -82,9 +82,9 @@ def handle_upstream_error(error: UpstreamError) -> Response:
             headers={"Retry-After": "1"},
         )
     if isinstance(error, UpstreamStatusError) and error.status == 503:
-        # The upstream refused the call for now (coreapi: no database connection free in time, or a write past its
-        # deadline, rolled back: nothing was done; docs/upstream.md): a 503 with its Retry-After and its words,
-        # not the 502 of an upstream that failed.
+        # The upstream cannot serve the call now (coreapi: no database connection free in time, a write past its
+        # deadline, rolled back, or its database failing; docs/upstream.md): a 503 with its Retry-After and its
+        # words, which say whether anything was done, not the 502 of an upstream that failed.
         log.error("upstream busy: %s", error)
         detail = error.problem.get("detail")
         said = f": {detail}" if isinstance(detail, str) and detail else ""
