@@ -167,6 +167,37 @@ def test_a_liked_recipe_is_in_the_favorites_and_my_space(
     expect(space.locator("[data-role=empty]")).to_be_visible()
 
 
+def test_paying_before_the_cart_page_has_its_lines_pays_the_cart(
+    shop: str, context: BrowserContext, page: Page
+) -> None:
+    """A shopper who clicks "Payer" as soon as the cart page shows, before its script has the cart's lines (1.5 s
+    late here), pays that cart: the basket is confirmed, not emptied by an empty paid cart, which the basket would
+    follow (docs/sdk.md, handlePayment)."""
+    visit(context, page, shop, "/idees/recherche?all_recipes=true", user=new_user())
+    card = catalog(page).locator("svc-recipe-card[hydrated]").nth(0)
+    card.locator(".svc-recipe-card-cta").click()
+    page.get_by_role("dialog").locator(".svc-recipe-details__add-all").click()
+    expect(card).to_have_attribute("in-basket", "true")
+    page.keyboard.press("Escape")
+
+    # The page's own fetch of its cart's lines answers 1.5 s late (fault injection in the page: a slow shop).
+    page.add_init_script(
+        """(() => {
+            const fetchNow = window.fetch;
+            window.fetch = (input, init) => {
+                const url = String(input?.url ?? input);
+                const slow = url.endsWith("/cart/lines") && (init?.method ?? "GET") === "GET";
+                return slow ? new Promise((wait) => setTimeout(wait, 1500)).then(() => fetchNow(input, init))
+                    : fetchNow(input, init);
+            };
+        })();"""
+    )
+    page.goto(f"{shop}/cart", wait_until="domcontentloaded")
+    with page.expect_response(lambda r: "/baskets/handle-payment" in r.url, timeout=15_000) as paid:
+        page.locator("[data-cart-pay]").click()
+    assert paid.value.json()["outcome"] == "confirmed"
+
+
 def test_a_paid_basket_is_in_the_history_and_the_preview_removes(
     shop: str, context: BrowserContext, page: Page, width: str
 ) -> None:
@@ -176,6 +207,7 @@ def test_a_paid_basket_is_in_the_history_and_the_preview_removes(
     cards.nth(0).locator(".svc-recipe-card-cta").click()
     page.get_by_role("dialog").locator(".svc-recipe-details__add-all").click()
     expect(page.locator("[data-cart-count]")).not_to_have_text("0")
+    expect(cards.nth(0)).to_have_attribute("in-basket", "true")
     page.keyboard.press("Escape")
 
     page.goto(f"{shop}/cart")

@@ -72,6 +72,9 @@ root?.addEventListener("click", async (event) => {
 async function pay() {
   const total = Number(root.querySelector("[data-cart-total]").getAttribute("data-total"));
   const orderId = `order-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  // The cart as loaded: a click before its lines arrive would pay an empty cart, and the basket follows the paid
+  // cart (docs/sdk.md, handlePayment), so it would lose every recipe.
+  await ready;
   const lines = cart.lines();
   // The paid cart itself: the service confirms the basket as this cart has it (docs/sdk.md, handlePayment).
   const paid = lines.map(({ id, quantity }) => ({ id, quantity }));
