@@ -64,16 +64,23 @@ def note_arrival() -> None:
     setattr(g, _ARRIVED, time.monotonic())
 
 
+def client_stops_waiting() -> float | None:
+    """When the request's client stops waiting for the answer (``X-Request-Deadline``, Unix time in seconds), or
+    None when it did not say (or said something that is not a time)."""
+    said = request.headers.get(CLIENT_DEADLINE_HEADER, "")
+    return int(said) / 1000 if CLIENT_DEADLINE.fullmatch(said) else None
+
+
 def refuse_when_abandoned() -> Response | None:
     """before_request of the app, after ``note_arrival``: a request whose client said it stopped waiting before
     coreapi got to it (``X-Request-Deadline`` passed by more than ``ABANDONED_AFTER_SECONDS``: it waited behind
     others on a busy day) is a 503 at once, nothing done. Its answer would reach nobody; doing its work anyway
     would take the time of requests whose clients still wait, and on a busy day the queue of abandoned work grows
     until every answer is late."""
-    said = request.headers.get(CLIENT_DEADLINE_HEADER, "")
-    if CLIENT_DEADLINE.fullmatch(said) is None:
+    stops = client_stops_waiting()
+    if stops is None:
         return None
-    late = time.time() - int(said) / 1000
+    late = time.time() - stops
     if late <= ABANDONED_AFTER_SECONDS:
         return None
     log.info("refused a request its client stopped waiting for %.3f s ago", late)
@@ -139,10 +146,10 @@ def write_deadline() -> WriteDeadline:
     stops waiting sooner (``X-Request-Deadline``: a request that waited in the socket while every worker was busy
     or stopped arrives late, and must not get the whole time afresh), less the time the answer takes back."""
     own = WriteDeadline.start(float(current_app.config["WRITE_DEADLINE_SECONDS"]), arrived=g.get(_ARRIVED))
-    said = request.headers.get(CLIENT_DEADLINE_HEADER, "")
-    if not CLIENT_DEADLINE.fullmatch(said):
+    stops = client_stops_waiting()
+    if stops is None:
         return own
-    client = WriteDeadline.start(int(said) / 1000 - time.time() - ANSWER_MARGIN_SECONDS)
+    client = WriteDeadline.start(stops - time.time() - ANSWER_MARGIN_SECONDS)
     return min(own, client, key=lambda deadline: deadline.ends_at)
 
 

@@ -186,11 +186,7 @@ class UpstreamHttp:
             raise
         except UpstreamStatusError as error:
             outcome = f"status_{error.status // 100}xx"
-            # A 4xx is an answer: the upstream is alive. A 502, 503 or 504 says it cannot serve now: a failure. A
-            # 500 is an error of the upstream's own in answering this request, which one request's input can cause
-            # again and again: no evidence, so that no caller can open a resource's circuit for everyone with it
-            # (coreapi answers 503 when its database fails: docs/upstream.md).
-            evidence = True if error.status < 500 else (None if error.status == 500 else False)
+            evidence = status_evidence(error.status)
             raise
         except BudgetSpent:
             outcome, evidence = "budget_spent", None  # nothing was sent: not the upstream's failure
@@ -345,6 +341,16 @@ class UpstreamHttp:
         except ValueError as error:
             raise UpstreamBadResponse(f"answer of {endpoint} is not JSON") from error
         return without_lone_surrogates(answer) if SURROGATE_ESCAPE.search(response.content) else answer
+
+
+def status_evidence(status: int) -> bool | None:
+    """What an upstream's error status says to its breaker. A 4xx is an answer: the upstream is alive (True). A 502,
+    503 or 504 says it cannot serve now: a failure (False). A 500 is an error of the upstream's own in answering
+    this request, which one request's input can cause again and again: no evidence (None), so that no caller can
+    open a resource's circuit for everyone with it (coreapi answers 503 when its database fails: docs/upstream.md)."""
+    if status < 500:
+        return True
+    return None if status == 500 else False
 
 
 def retry_after_seconds(value: str | None) -> int | None:
