@@ -721,3 +721,55 @@ describe("BasketService: reconcile", () => {
     assert.deepEqual(client.calls.at(-1).options.json.cart, [{ id: "p8", quantity: 1 }]);
   });
 });
+
+describe("BasketService: payment", () => {
+  const PAID = basketOf({ r1: 2 }, { p1: 2 });
+  const confirmed = (call) => (call.path === "/baskets/handle-payment"
+    ? { outcome: "confirmed", confirmed: true, basket_id: "b1" }
+    : undefined);
+
+  test("the paid cart is sent with the total and the order; a confirmation empties the basket", async () => {
+    const { service, client } = setup({ initial: PAID, answer: confirmed });
+    await service.initialize();
+    const answer = await service.confirm(12.5, "o-1", [{ id: "p1", quantity: 2 }, { id: "p2", quantity: 1 }]);
+    assert.equal(answer.outcome, "confirmed");
+    const call = client.calls.at(-1);
+    assert.equal(`${call.method} ${call.path}`, "POST /baskets/handle-payment");
+    assert.deepEqual(call.options.json, { store_id: "s1", totalPrice: 12.5, products: [{ id: "p1", quantity: 2 }, { id: "p2", quantity: 1 }] });
+    assert.deepEqual(call.options.query, { "order-id": "o-1" });
+    assert.deepEqual(service.basket$.value, emptyBasket("s1"));
+  });
+
+  test("a paid cart without any line is refused before anything is sent: the basket keeps its recipes", async () => {
+    const { service, client } = setup({ initial: PAID, answer: confirmed });
+    await service.initialize();
+    const refused = (type) => (error) => error.problem.type === `about:blank#${type}` && error.status === 0;
+    await assert.rejects(service.confirm(0, "o-1"), refused("no-cart"), "no cart reported yet");
+    await assert.rejects(service.confirm(12.5, "o-1", []), refused("empty-cart"));
+    // The page reported an empty cart (a cart page that pays before it has loaded its lines).
+    service.sync.cartChanged([]).catch(() => {});
+    await assert.rejects(service.confirm(12.5, "o-1"), refused("empty-cart"));
+    assert.deepEqual(client.writes().filter((write) => write !== "POST /basket/reconcile"), []);
+    assert.deepEqual(service.basket$.value.recipes.map((entry) => entry.recipe_id), ["r1"]);
+  });
+
+  test("an empty cart on the confirmation page pays the cart paymentStarted kept", async () => {
+    const { service, client } = setup({
+      initial: PAID,
+      answer: (call) => (call.path === "/basket/reconcile" ? { basket: PAID, changes: [] } : confirmed(call)),
+    });
+    await service.initialize();
+    await service.sync.cartChanged([{ id: "p1", quantity: 2 }]);
+    assert.deepEqual(service.paymentStarted(9), { total: 9, lines: 1 });
+    await service.confirm(9, "o-2", []);
+    assert.deepEqual(client.calls.at(-1).options.json.products, [{ id: "p1", quantity: 2 }]);
+  });
+
+  test("a cart of the retailer's own products only is still a paid cart: the basket follows it", async () => {
+    const { service, client } = setup({ initial: PAID, answer: (call) => (call.path === "/baskets/handle-payment" ? { outcome: "empty", confirmed: false } : undefined) });
+    await service.initialize();
+    const answer = await service.confirm(3, "o-3", [{ id: "retailer sku 7", quantity: 1 }]);
+    assert.equal(answer.outcome, "empty");
+    assert.deepEqual(client.calls.filter((call) => call.path === "/baskets/handle-payment").map((call) => call.options.json.products), [[]]);
+  });
+});

@@ -22,7 +22,9 @@ export class BasketPayments {
   /**
    * POST /baskets/handle-payment: the user paid the retailer cart. The basket follows that cart and is
    * confirmed (once per order id, never empty); the identity then starts an empty basket. `cart` defaults to
-   * the last one `retailerBasketChanged` reported; without any, a local `#no-cart` problem and nothing sent.
+   * the last one `retailerBasketChanged` reported. A cart without any line is never the one that was paid (the
+   * basket would follow it and lose every recipe): the one `paymentStarted` kept is used instead; without it, a
+   * local `#empty-cart` problem (`#no-cart` without any cart) and nothing sent.
    * @param {number} total @param {string} [orderId] @param {unknown} [cart] `[{id, quantity}]`
    * @returns {Promise<{ outcome: "confirmed" | "already_confirmed" | "empty", confirmed: boolean, basket_id?: string }>}
    */
@@ -30,14 +32,20 @@ export class BasketPayments {
     const { routes, queue, session, sync } = this.#core;
     const amount = Number(total);
     if (!Number.isFinite(amount) || amount < 0) throw new TypeError("handlePayment expects a total >= 0");
-    const started = cart === undefined ? this.#startedCart() : null;
-    const last = sync.lastCart;
-    // The cart reported on this page is gone (emptied by the payment, or never reported on the confirmation
-    // page): the one `paymentStarted` kept is the cart that was paid.
-    const products = paidLines(cart !== undefined ? cart : (started && (!last || last.length === 0) ? started : last));
+    const given = cart !== undefined ? cart : sync.lastCart;
+    // A cart with no line is gone (emptied by the payment, not reported yet on the confirmation page, or given
+    // before the page had loaded it): the one `paymentStarted` kept is the cart that was paid.
+    const paid = isEmptyCart(given) ? (this.#startedCart() ?? given) : given;
+    const products = paidLines(paid);
     if (!products) {
       throw localProblem("no-cart", "No retailer cart to confirm",
         "Report the cart with basketSync.retailerBasketChanged(cart), or pass it to handlePayment(total, orderId, cart).");
+    }
+    if (isEmptyCart(paid)) {
+      throw localProblem("empty-cart", "The paid cart has no product",
+        "A paid cart holds what was bought; the basket, which follows it, is left as it is and nothing is sent. "
+        + "Call handlePayment(total, orderId, cart) with the cart as it was paid (before emptying it), or "
+        + "paymentStarted(total) when the payment starts.");
     }
     const storeId = await this.#core.requireStore();
     const answer = await queue.run(() => routes.handlePayment(storeId, amount, products, orderId));
@@ -87,6 +95,11 @@ export class BasketPayments {
     session.local.remove(key);
     return null;
   }
+}
+
+/** No cart, or a cart without any line. @param {unknown} cart */
+function isEmptyCart(cart) {
+  return cart === null || cart === undefined || (Array.isArray(cart) && cart.length === 0);
 }
 
 /**
