@@ -165,7 +165,7 @@ export class NoSupplierCtaElement extends HTMLElement {
       title: this.#data?.title,
       transfer: this.#data?.transfer ? { ...this.#data.transfer, texts: this.#data.texts } : undefined,
       picture: this.pictureUrl ?? undefined,
-    }).catch(() => {}); // the drawer shows the failure
+    }).catch(() => {}); // the drawer shows the failure, or the toaster when the drawer cannot open
   }
 
   /** @param {boolean} inBasket */

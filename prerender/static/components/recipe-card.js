@@ -90,7 +90,7 @@ export class RecipeCardElement extends HTMLElement {
       source: "card",
       title: title?.textContent?.trim(),
       storeId: this.getAttribute("store-id") ?? undefined,
-    }).catch(() => {}); // the drawer shows the failure
+    }).catch(() => {}); // the drawer shows the failure, or the toaster when the drawer cannot open
   }
 
   /** @param {boolean} inBasket */

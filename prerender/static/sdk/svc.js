@@ -22,6 +22,7 @@ import { formatText, isolated, numberFormat, translator } from "./texts.js";
 import { Customization } from "./customization.js";
 import { Hooks, isStoppedByHook } from "./hooks.js";
 import { Toaster } from "./toaster.js";
+import { DrawerLoader } from "./drawer-loading.js";
 import { Observable, State, Stream, single, withThen } from "./observable.js";
 import { moduleConfig } from "./config.js";
 
@@ -92,6 +93,12 @@ function createSdk() {
     else window.addEventListener("load", () => resolve(undefined), { once: true });
   }).then(() => basket.whenIdle());
   const transfers = new TransferArrivals({ session, pos, basket, notices, toaster, track, settled: whenSettled });
+  // The drawer's module, loaded on the first opening; a slow or failed load is told in the toaster.
+  const drawer = new DrawerLoader({
+    importDrawer: () => import("../components/drawer.js"),
+    toaster,
+    t: (key) => notices.t(key),
+  });
   const shows = new ShowTracker({
     storage: session.local,
     key: (name) => session.key(name),
@@ -100,7 +107,8 @@ function createSdk() {
 
   /**
    * Opens the drawer with a recipe's details. Resolves once they are shown; rejects with the problem
-   * when they cannot be loaded (the drawer then shows an error state).
+   * when they cannot be loaded (the drawer then shows an error state), or when the drawer itself cannot open
+   * (its module not loaded within 10 s: a `#drawer-unavailable` problem, told in the toaster; sdk/drawer-loading.js).
    * @param {string | number} recipeId
    * @param {number} [guests]
    * @param {{ opener?: HTMLElement, source?: string, title?: string, storeId?: string,
@@ -109,13 +117,13 @@ function createSdk() {
   async function openDetails(recipeId, guests, options = {}) {
     const id = String(recipeId ?? "").trim();
     if (!id) throw new TypeError("openDetails expects a recipe id");
-    const { openRecipeDetails } = await import("../components/drawer.js");
+    const { openRecipeDetails } = await drawer.load();
     return openRecipeDetails({ recipeId: id, guests: validGuests(guests), ...options });
   }
 
   /** Opens the drawer on the basket's recipes (the v2 basket preview). @param {{ opener?: HTMLElement }} [options] */
   async function openPreview(options = {}) {
-    const { openBasketPreview } = await import("../components/drawer.js");
+    const { openBasketPreview } = await drawer.load();
     return openBasketPreview(options);
   }
 

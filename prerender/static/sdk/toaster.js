@@ -1,5 +1,6 @@
-// The confirmation toaster (`recipes.showConfirmationToaster()`): once the page asked for it, each basket change
-// that added products to the shopper's cart says so in a short message at the top of the viewport. A status
+// The toaster: a short message at the top of the viewport. The confirmation of `recipes.showConfirmationToaster()`
+// (once the page asked for it, each basket change that added products to the shopper's cart says so), what became
+// of a transferred basket (sdk/transfer.js), a drawer slow to open or that cannot (sdk/drawer-loading.js). A status
 // message (role="status", announced politely), never focused, gone after a few seconds; the newest replaces
 // the previous one. Styled by base.css (`.svc-toaster`).
 
@@ -13,6 +14,8 @@ export class Toaster {
   /** @type {number | undefined} */
   #frame;
   #prefix;
+  /** The text shown (or about to show), "" when none. */
+  #text = "";
 
   /** @param {{ prefix: string }} options */
   constructor({ prefix }) {
@@ -41,16 +44,30 @@ export class Toaster {
     if (this.#frame !== undefined) cancelAnimationFrame(this.#frame);
     element.classList.remove("svc-toaster--visible");
     element.textContent = "";
+    this.#text = text;
     // A new text node after the clear: assistive technology announces a repeated message again. The time it
     // stays counts from when it shows (a background tab runs no frame until it is visible again).
     this.#frame = requestAnimationFrame(() => {
       this.#frame = undefined;
       element.textContent = text;
       element.classList.add("svc-toaster--visible");
-      this.#timer = setTimeout(() => {
-        element.classList.remove("svc-toaster--visible");
-        element.textContent = "";
-      }, shownMs);
+      this.#timer = setTimeout(() => this.#clear(), shownMs);
     });
+  }
+
+  /** Takes `text` away at once if it is the one shown (a newer message stays). @param {string} text */
+  hide(text) {
+    if (this.#text !== text) return;
+    if (this.#frame !== undefined) cancelAnimationFrame(this.#frame);
+    this.#frame = undefined;
+    clearTimeout(this.#timer);
+    this.#clear();
+  }
+
+  #clear() {
+    this.#text = "";
+    if (!this.#element) return;
+    this.#element.classList.remove("svc-toaster--visible");
+    this.#element.textContent = "";
   }
 }

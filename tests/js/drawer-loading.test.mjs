@@ -1,0 +1,109 @@
+// Unit tests of prerender/static/sdk/drawer-loading.js `DrawerLoader`, in Node: the drawer's module is an injected
+// import the test answers (or holds), the toaster a recorder. The delays run on node:test's mock timers.
+import { test, describe, beforeEach, afterEach, mock } from "node:test";
+import assert from "node:assert/strict";
+
+import { DrawerLoader, LOADING_SHOWN_AFTER_MS, GIVEN_UP_AFTER_MS } from "../../prerender/static/sdk/drawer-loading.js";
+
+beforeEach(() => mock.timers.enable({ apis: ["setTimeout"] }));
+afterEach(() => mock.timers.reset());
+
+const flush = async () => {
+  for (let i = 0; i < 3; i += 1) await new Promise((resolve) => setImmediate(resolve));
+};
+
+function deferred() {
+  let resolve;
+  let reject;
+  const promise = new Promise((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+class FakeToaster {
+  /** @type {string[]} what was shown, in order */
+  shown = [];
+  /** @type {string} what is shown now ("" when nothing) */
+  current = "";
+  show(text) {
+    this.shown.push(text);
+    this.current = text;
+  }
+  hide(text) {
+    if (this.current === text) this.current = "";
+  }
+}
+
+/** A loader whose imports the test answers: `imports` holds one deferred per import asked. */
+function setup() {
+  const imports = [];
+  const toaster = new FakeToaster();
+  const loader = new DrawerLoader({
+    importDrawer: () => {
+      const load = deferred();
+      imports.push(load);
+      return load.promise;
+    },
+    toaster,
+    t: (key) => `text:${key}`,
+  });
+  return { loader, imports, toaster };
+}
+
+const MODULE = Object.freeze({ openRecipeDetails: () => "opened" });
+const unavailable = (error) => error.problem.type === "about:blank#drawer-unavailable" && error.status === 0;
+
+describe("DrawerLoader", () => {
+  test("a module that arrives within a second opens with nothing said; the next opening imports nothing", async () => {
+    const { loader, imports, toaster } = setup();
+    const opening = loader.load();
+    mock.timers.tick(LOADING_SHOWN_AFTER_MS - 1);
+    imports[0].resolve(MODULE);
+    assert.equal(await opening, MODULE);
+    mock.timers.tick(GIVEN_UP_AFTER_MS);
+    assert.deepEqual(toaster.shown, []);
+    assert.equal(await loader.load(), MODULE);
+    assert.equal(imports.length, 1);
+  });
+
+  test("a slow module is said to be on its way, and the message goes once it opens", async () => {
+    const { loader, imports, toaster } = setup();
+    const opening = loader.load();
+    mock.timers.tick(LOADING_SHOWN_AFTER_MS);
+    assert.equal(toaster.current, "text:drawer.opening");
+    imports[0].resolve(MODULE);
+    assert.equal(await opening, MODULE);
+    assert.equal(toaster.current, "");
+  });
+
+  test("a module that does not arrive in time is given up, the shopper told; it does not open the drawer later", async () => {
+    const { loader, imports, toaster } = setup();
+    const opening = loader.load();
+    const outcome = assert.rejects(opening, unavailable);
+    mock.timers.tick(GIVEN_UP_AFTER_MS);
+    await outcome;
+    assert.deepEqual(toaster.shown, ["text:drawer.opening", "text:error.drawer"]);
+    // A second click while the browser still waits for the module waits on the same load, and is given up too.
+    const again = loader.load();
+    await flush();
+    assert.equal(imports.length, 1);
+    // Then the module arrives: that click opens it, and from then on every click opens at once.
+    imports[0].resolve(MODULE);
+    assert.equal(await again, MODULE);
+    assert.equal(await loader.load(), MODULE);
+  });
+
+  test("a module that fails to load is told at once, and the next click imports it again", async () => {
+    const { loader, imports, toaster } = setup();
+    const opening = loader.load();
+    imports[0].reject(new TypeError("Failed to fetch dynamically imported module"));
+    await assert.rejects(opening, unavailable);
+    assert.deepEqual(toaster.shown, ["text:error.drawer"]);
+    const again = loader.load();
+    assert.equal(imports.length, 2);
+    imports[1].resolve(MODULE);
+    assert.equal(await again, MODULE);
+  });
+});
