@@ -67,6 +67,11 @@ describe("translator", () => {
       "Votre panier de Le Magazine : 1 recette, 6 produits");
     assert.equal(translator("en")("transfer.received", { affiliate: "The Mag", recipes: 2, products: 1 }),
       "Your basket from The Mag: 2 recipes, 1 product");
+    // A recipe whose products the cart already held adds none: said so, not "0 produit".
+    assert.equal(translator("fr")("transfer.received", { affiliate: "Le Magazine", recipes: 1, products: 0 }),
+      "Votre panier de Le Magazine : 1 recette, aucun produit à ajouter");
+    assert.equal(translator("en")("transfer.received", { affiliate: "The Mag", recipes: 1, products: 0 }),
+      "Your basket from The Mag: 1 recipe, nothing to add to your cart");
   });
 });
 

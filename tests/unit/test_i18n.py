@@ -141,6 +141,10 @@ def test_each_count_of_a_text_has_its_own_plural():
     assert t("BASKET_TRANSFER.RECEIVED", affiliate="Le Magazine Cuisine", recipes=1, products=6) == (
         "Votre panier de Le Magazine Cuisine : 1 recette, 6 produits"
     )
+    # A recipe whose products the cart already held adds none: said so, not "0 produit".
+    assert t("BASKET_TRANSFER.RECEIVED", affiliate="Le Magazine Cuisine", recipes=1, products=0) == (
+        "Votre panier de Le Magazine Cuisine : 1 recette, aucun produit à ajouter"
+    )
     # The drawer's section title and "add all" button: one ingredient, one product.
     assert [t("RECIPE_DETAILS.INGREDIENTS", count=n) for n in (1, 7)] == ["1 ingrédient", "7 ingrédients"]
     assert [t("RECIPE_DETAILS.ADD_ALL", count=n) for n in (1, 6)] == ["Ajouter le produit", "Ajouter les 6 produits"]
