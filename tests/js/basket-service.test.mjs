@@ -754,7 +754,7 @@ describe("BasketService: payment", () => {
   });
 
   test("an empty cart on the confirmation page pays the cart paymentStarted kept", async () => {
-    const { service, client } = setup({
+    const { service, client, session } = setup({
       initial: PAID,
       answer: (call) => (call.path === "/basket/reconcile" ? { basket: PAID, changes: [] } : confirmed(call)),
     });
@@ -763,6 +763,34 @@ describe("BasketService: payment", () => {
     assert.deepEqual(service.paymentStarted(9), { total: 9, lines: 1 });
     await service.confirm(9, "o-2", []);
     assert.deepEqual(client.calls.at(-1).options.json.products, [{ id: "p1", quantity: 2 }]);
+    assert.equal(session.local.get("_svc/payment-started"), null, "the kept cart is done with once confirmed");
+  });
+
+  test("a kept cart is paid only for its own total and its own shopper", async () => {
+    const { service, client, session } = setup({
+      initial: PAID,
+      answer: (call) => (call.path === "/basket/reconcile" ? { basket: PAID, changes: [] } : confirmed(call)),
+    });
+    await service.initialize();
+    await service.sync.cartChanged([{ id: "p1", quantity: 2 }]);
+    service.paymentStarted(9); // a checkout left unpaid
+    const refused = (error) => error.problem.type === "about:blank#empty-cart";
+    // Another order, of another total, on the confirmation page: not the kept cart.
+    await assert.rejects(service.confirm(25, "o-3", []), refused);
+    assert.notEqual(session.local.get("_svc/payment-started"), null, "left for its own payment");
+    // Another shopper on the same browser: not theirs, and forgotten.
+    session.identity$.next({ kind: "user", id: "u2", forbidProfiling: false });
+    await assert.rejects(service.confirm(9, "o-4", []), refused);
+    assert.equal(session.local.get("_svc/payment-started"), null);
+    assert.deepEqual(client.writes().filter((write) => write === "POST /baskets/handle-payment"), []);
+  });
+
+  test("a cart whose lines all have no quantity is an empty cart", async () => {
+    const { service, client } = setup({ initial: PAID, answer: confirmed });
+    await service.initialize();
+    await assert.rejects(service.confirm(4, "o-5", [{ id: "p1", quantity: 0 }, { id: "p2", quantity: "0" }]),
+      (error) => error.problem.type === "about:blank#empty-cart");
+    assert.deepEqual(client.writes(), []);
   });
 
   test("a cart of the retailer's own products only is still a paid cart: the basket follows it", async () => {

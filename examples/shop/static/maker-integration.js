@@ -83,7 +83,8 @@ export class Svc {
 
   // Call this method at the point of your app where the user's cart is paid
   sendPaymentNotificationToSvc(cart) {
-    window.svc.basketSync.handlePayment(cart.price);
+    // It rejects, sending nothing, when there is no cart to pay (called after the cart was emptied).
+    window.svc.basketSync.handlePayment(cart.price).catch((problem) => console.warn("payment not confirmed", problem));
   }
 
   pushProductsToBasket(products) {

@@ -34,8 +34,9 @@ export class BasketPayments {
     if (!Number.isFinite(amount) || amount < 0) throw new TypeError("handlePayment expects a total >= 0");
     const given = cart !== undefined ? cart : sync.lastCart;
     // A cart with no line is gone (emptied by the payment, not reported yet on the confirmation page, or given
-    // before the page had loaded it): the one `paymentStarted` kept is the cart that was paid.
-    const paid = isEmptyCart(given) ? (this.#startedCart() ?? given) : given;
+    // before the page had loaded it): the one `paymentStarted` kept for this shopper and this total is the cart
+    // that was paid.
+    const paid = isEmptyCart(given) ? (this.#startedCart(amount) ?? given) : given;
     const products = paidLines(paid);
     if (!products) {
       throw localProblem("no-cart", "No retailer cart to confirm",
@@ -49,7 +50,10 @@ export class BasketPayments {
     }
     const storeId = await this.#core.requireStore();
     const answer = await queue.run(() => routes.handlePayment(storeId, amount, products, orderId));
-    if (answer?.confirmed || answer?.outcome === "already_confirmed") session.local.remove(session.key(PAYMENT_STARTED));
+    // The kept cart was this payment's (confirmed, or followed and found empty): it is done with.
+    if (answer?.confirmed || answer?.outcome === "already_confirmed" || answer?.outcome === "empty") {
+      session.local.remove(session.key(PAYMENT_STARTED));
+    }
     if (answer?.confirmed) {
       sync.reset();
       this.#core.publish(emptyBasket(storeId));
@@ -62,44 +66,66 @@ export class BasketPayments {
 
   /**
    * The shopper starts paying (the maker's `paymentStarted(total)`): the cart reported last is kept in
-   * localStorage (`_<prefix>/payment-started`, for a day) so that `handlePayment(total)` on the confirmation
-   * page, where the cart is already empty, confirms the cart that was paid.
+   * localStorage (`_<prefix>/payment-started`, for a day, with the total and the shopper) so that
+   * `handlePayment(total)` on the confirmation page, where the cart is already empty, confirms the cart that was
+   * paid: the same shopper's, for the same total (to the cent; any total when this one could not be read).
    * @param {number} total
    * @returns {{ total: number, lines: number }}
    */
   paymentStarted(total) {
     const { session, sync } = this.#core;
     // Called from the retailer's checkout button: a total it cannot read is reported, never thrown.
-    let amount = Number(total);
-    if (!Number.isFinite(amount) || amount < 0) {
+    const amount = Number(total);
+    const readable = Number.isFinite(amount) && amount >= 0;
+    if (!readable) {
       console.warn(`[${session.prefix}] paymentStarted(${JSON.stringify(total)}): not a total >= 0; the cart is kept all the same`);
-      amount = 0;
     }
     const cart = paidLines(sync.lastCart) ?? [];
     if (cart.length > 0) {
-      session.local.set(session.key(PAYMENT_STARTED), JSON.stringify({ total: amount, cart, at: Date.now() }));
+      const kept = { total: readable ? amount : null, cart, at: Date.now(), shopper: this.#shopper() };
+      session.local.set(session.key(PAYMENT_STARTED), JSON.stringify(kept));
     }
-    return { total: amount, lines: cart.length };
+    return { total: readable ? amount : 0, lines: cart.length };
   }
 
-  /** The cart `paymentStarted` kept, when it is less than a day old. @returns {unknown[] | null} */
-  #startedCart() {
+  /**
+   * The cart `paymentStarted` kept for a payment of `amount`: less than a day old, kept for the shopper the SDK
+   * acts for now, for that total (within a cent) or for a total it could not read. One that is old, unreadable
+   * or another shopper's is removed; one for another total is left for its own payment.
+   * @param {number} amount @returns {unknown[] | null}
+   */
+  #startedCart(amount) {
     const { session } = this.#core;
     const key = session.key(PAYMENT_STARTED);
     try {
       const kept = JSON.parse(session.local.get(key) ?? "null");
-      if (kept && Array.isArray(kept.cart) && Date.now() - Number(kept.at) < PAYMENT_STARTED_MS) return kept.cart;
+      // (A cart kept by the SDK before the shopper was written with it names none: taken as this shopper's.)
+      if (kept && Array.isArray(kept.cart) && Date.now() - Number(kept.at) < PAYMENT_STARTED_MS
+        && (kept.shopper === undefined || kept.shopper === this.#shopper())) {
+        return kept.total === null || Math.abs(Number(kept.total) - amount) <= 0.01 ? kept.cart : null;
+      }
     } catch {
       // unreadable: none
     }
     session.local.remove(key);
     return null;
   }
+
+  /** The shopper the SDK acts for, as the kept cart names it ("" for none). */
+  #shopper() {
+    const identity = this.#core.session.identity$.value;
+    return identity ? `${identity.kind}:${identity.id}` : "";
+  }
 }
 
-/** No cart, or a cart without any line. @param {unknown} cart */
+/**
+ * No cart, or a cart without anything in it: no line, or only lines of no quantity (a line that cannot be one of
+ * the service's products still counts: a retailer's own product was bought).
+ * @param {unknown} cart
+ */
 function isEmptyCart(cart) {
-  return cart === null || cart === undefined || (Array.isArray(cart) && cart.length === 0);
+  if (cart === null || cart === undefined) return true;
+  return Array.isArray(cart) && cart.every((line) => !(Number(line?.quantity) > 0));
 }
 
 /**
