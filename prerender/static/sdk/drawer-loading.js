@@ -4,6 +4,8 @@
 // ("Ouverture de la recette…"); one that fails, or has not arrived after 10 s, says that the recipe cannot open
 // for now, and the click's promise rejects with a `#drawer-unavailable` problem. A module that arrives after the
 // shopper was told it could not open does not open the drawer by itself then: the next click opens it at once.
+// A failed load is asked for again on the next click; a browser that keeps a failed module (older ones do) fails
+// it again at once, so from the second failure on the toaster says to reload the page.
 import { ApiError, localProblem } from "./http.js";
 
 /** After this long without the module, the toaster says it is on its way. */
@@ -19,6 +21,8 @@ export class DrawerLoader {
   #module = null;
   /** @type {Promise<DrawerModule> | null} the load in progress (one at a time: the browser's own is one too) */
   #loading = null;
+  /** Loads that failed or were given up, since the last that arrived. */
+  #failures = 0;
 
   /**
    * @param {object} deps
@@ -33,14 +37,16 @@ export class DrawerLoader {
   /**
    * The drawer's module, at once once loaded. Rejects (the shopper told in the toaster) when the load fails or
    * takes longer than GIVEN_UP_AFTER_MS.
+   * @param {{ opening: string, failed: string }} keys the texts of what is opening (a recipe, the basket)
    * @returns {Promise<DrawerModule>}
    */
-  async load() {
+  async load(keys) {
     if (this.#module) return this.#module;
     const { toaster, t } = this.#deps;
     this.#loading ??= this.#deps.importDrawer().then(
       (module) => {
         this.#module = module;
+        this.#failures = 0;
         return module;
       },
       (error) => {
@@ -48,7 +54,7 @@ export class DrawerLoader {
         throw error;
       },
     );
-    const loadingText = t("drawer.opening");
+    const loadingText = t(keys.opening);
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     let loadingTimer;
     /** @type {ReturnType<typeof setTimeout> | undefined} */
@@ -66,7 +72,8 @@ export class DrawerLoader {
       toaster.hide(loadingText);
       return module;
     } catch (error) {
-      toaster.show(t("error.drawer"));
+      this.#failures += 1;
+      toaster.show(t(this.#failures > 1 ? "error.drawer-reload" : keys.failed));
       if (error instanceof ApiError) throw error;
       throw localProblem("drawer-unavailable", "The recipe cannot open for now", `The drawer's module did not load: ${error}`);
     } finally {

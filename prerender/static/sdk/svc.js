@@ -117,13 +117,13 @@ function createSdk() {
   async function openDetails(recipeId, guests, options = {}) {
     const id = String(recipeId ?? "").trim();
     if (!id) throw new TypeError("openDetails expects a recipe id");
-    const { openRecipeDetails } = await drawer.load();
+    const { openRecipeDetails } = await drawer.load({ opening: "drawer.opening", failed: "error.drawer" });
     return openRecipeDetails({ recipeId: id, guests: validGuests(guests), ...options });
   }
 
   /** Opens the drawer on the basket's recipes (the v2 basket preview). @param {{ opener?: HTMLElement }} [options] */
   async function openPreview(options = {}) {
-    const { openBasketPreview } = await drawer.load();
+    const { openBasketPreview } = await drawer.load({ opening: "drawer.opening-basket", failed: "error.drawer-basket" });
     return openBasketPreview(options);
   }
 
