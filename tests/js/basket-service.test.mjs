@@ -15,6 +15,7 @@ import { BasketService, emptyBasket } from "../../prerender/static/sdk/basket.js
 import { Pos } from "../../prerender/static/sdk/pos.js";
 import { State } from "../../prerender/static/sdk/observable.js";
 import { ApiError } from "../../prerender/static/sdk/http.js";
+import { deferred, flush } from "./support.mjs";
 
 // sdk/page-calls.js (which every basket write goes through for the store) reads `document.readyState` when a
 // write starts, to count its wait from the end of parsing: a parsed document is all it needs here.
@@ -24,21 +25,6 @@ globalThis.document ??= /** @type {any} */ ({ readyState: "complete" });
 // real timer outlives a test (one would keep the run alive until it fires).
 beforeEach(() => mock.timers.enable({ apis: ["setTimeout"] }));
 afterEach(() => mock.timers.reset());
-
-/** Lets every queued promise callback run (setImmediate is not mocked: only setTimeout is). */
-const flush = async () => {
-  for (let i = 0; i < 3; i += 1) await new Promise((resolve) => setImmediate(resolve));
-};
-
-function deferred() {
-  let resolve;
-  let reject;
-  const promise = new Promise((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
 /**
  * A basket as the service answers it.

@@ -4,23 +4,10 @@ import { test, describe, beforeEach, afterEach, mock } from "node:test";
 import assert from "node:assert/strict";
 
 import { DrawerLoader, LOADING_SHOWN_AFTER_MS, GIVEN_UP_AFTER_MS } from "../../prerender/static/sdk/drawer-loading.js";
+import { deferred, flush } from "./support.mjs";
 
 beforeEach(() => mock.timers.enable({ apis: ["setTimeout"] }));
 afterEach(() => mock.timers.reset());
-
-const flush = async () => {
-  for (let i = 0; i < 3; i += 1) await new Promise((resolve) => setImmediate(resolve));
-};
-
-function deferred() {
-  let resolve;
-  let reject;
-  const promise = new Promise((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
 class FakeToaster {
   /** @type {string[]} what was shown, in order */
