@@ -111,6 +111,17 @@ describe("DrawerLoader", () => {
     assert.equal(await arrived, MODULE);
   });
 
+  test("clicks that wait on one load are told once that it failed, not told to reload", async () => {
+    const { loader, imports, toaster } = setup();
+    const first = loader.load(RECIPE);
+    const second = loader.load(RECIPE); // a double click
+    const outcomes = [assert.rejects(first, unavailable), assert.rejects(second, unavailable)];
+    imports[0].reject(new TypeError("Failed to fetch dynamically imported module"));
+    await Promise.all(outcomes);
+    assert.equal(imports.length, 1);
+    assert.deepEqual(toaster.shown, ["text:error.drawer", "text:error.drawer"]);
+  });
+
   test("the basket preview says what is opening in its own words", async () => {
     const { loader, imports, toaster } = setup();
     const opening = loader.load({ opening: "drawer.opening-basket", failed: "error.drawer-basket" });

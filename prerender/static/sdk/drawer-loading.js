@@ -21,8 +21,11 @@ export class DrawerLoader {
   #module = null;
   /** @type {Promise<DrawerModule> | null} the load in progress (one at a time: the browser's own is one too) */
   #loading = null;
-  /** Loads that failed or were given up, since the last that arrived. */
+  /** Loads that failed or were given up, since the last that arrived (each load counted once, however many
+   * clicks waited on it). */
   #failures = 0;
+  /** @type {Promise<DrawerModule> | null} the last load counted in #failures */
+  #counted = null;
 
   /**
    * @param {object} deps
@@ -54,6 +57,7 @@ export class DrawerLoader {
         throw error;
       },
     );
+    const attempt = this.#loading;
     const loadingText = t(keys.opening);
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     let loadingTimer;
@@ -62,20 +66,23 @@ export class DrawerLoader {
     const givenUp = new Promise((_, reject) => {
       loadingTimer = setTimeout(() => toaster.show(loadingText, GIVEN_UP_AFTER_MS), LOADING_SHOWN_AFTER_MS);
       giveUpTimer = setTimeout(
-        () => reject(localProblem("drawer-unavailable", "The recipe cannot open for now",
+        () => reject(localProblem("drawer-unavailable", "The drawer cannot open for now",
           `The drawer's module did not arrive within ${GIVEN_UP_AFTER_MS} ms.`)),
         GIVEN_UP_AFTER_MS,
       );
     });
     try {
-      const module = await Promise.race([this.#loading, givenUp]);
+      const module = await Promise.race([attempt, givenUp]);
       toaster.hide(loadingText);
       return module;
     } catch (error) {
-      this.#failures += 1;
+      if (this.#counted !== attempt) {
+        this.#counted = attempt;
+        this.#failures += 1;
+      }
       toaster.show(t(this.#failures > 1 ? "error.drawer-reload" : keys.failed));
       if (error instanceof ApiError) throw error;
-      throw localProblem("drawer-unavailable", "The recipe cannot open for now", `The drawer's module did not load: ${error}`);
+      throw localProblem("drawer-unavailable", "The drawer cannot open for now", `The drawer's module did not load: ${error}`);
     } finally {
       clearTimeout(loadingTimer);
       clearTimeout(giveUpTimer);
