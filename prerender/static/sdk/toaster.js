@@ -40,10 +40,7 @@ export class Toaster {
    */
   show(text, shownMs = SHOWN_MS) {
     const element = this.prepare();
-    clearTimeout(this.#timer);
-    if (this.#frame !== undefined) cancelAnimationFrame(this.#frame);
-    element.classList.remove("svc-toaster--visible");
-    element.textContent = "";
+    this.#clear();
     this.#text = text;
     // A new text node after the clear: assistive technology announces a repeated message again. The time it
     // stays counts from when it shows (a background tab runs no frame until it is visible again).
@@ -57,14 +54,14 @@ export class Toaster {
 
   /** Takes `text` away at once if it is the one shown (a newer message stays). @param {string} text */
   hide(text) {
-    if (this.#text !== text) return;
-    if (this.#frame !== undefined) cancelAnimationFrame(this.#frame);
-    this.#frame = undefined;
-    clearTimeout(this.#timer);
-    this.#clear();
+    if (this.#text === text) this.#clear();
   }
 
+  /** Nothing shown nor about to show: the message's frame and time stopped, the element emptied. */
   #clear() {
+    clearTimeout(this.#timer);
+    if (this.#frame !== undefined) cancelAnimationFrame(this.#frame);
+    this.#frame = undefined;
     this.#text = "";
     if (!this.#element) return;
     this.#element.classList.remove("svc-toaster--visible");
