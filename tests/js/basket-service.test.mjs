@@ -713,6 +713,19 @@ describe("BasketService: payment", () => {
   const confirmed = (call) => (call.path === "/baskets/handle-payment"
     ? { outcome: "confirmed", confirmed: true, basket_id: "b1" }
     : undefined);
+  /** Whether a rejection is the SDK's own problem of this type (nothing sent). */
+  const refused = (type) => (error) => error.problem.type === `about:blank#${type}` && error.status === 0;
+
+  /** A service whose page reported the cart it paid for ([p1 × 2]), each payment answered as confirmed. */
+  async function withReportedCart() {
+    const made = setup({
+      initial: PAID,
+      answer: (call) => (call.path === "/basket/reconcile" ? { basket: PAID, changes: [] } : confirmed(call)),
+    });
+    await made.service.initialize();
+    await made.service.sync.cartChanged([{ id: "p1", quantity: 2 }]);
+    return made;
+  }
 
   test("the paid cart is sent with the total and the order; a confirmation empties the basket", async () => {
     const { service, client } = setup({ initial: PAID, answer: confirmed });
@@ -729,7 +742,6 @@ describe("BasketService: payment", () => {
   test("a paid cart without any line is refused before anything is sent: the basket keeps its recipes", async () => {
     const { service, client } = setup({ initial: PAID, answer: confirmed });
     await service.initialize();
-    const refused = (type) => (error) => error.problem.type === `about:blank#${type}` && error.status === 0;
     await assert.rejects(service.confirm(0, "o-1"), refused("no-cart"), "no cart reported yet");
     await assert.rejects(service.confirm(12.5, "o-1", []), refused("empty-cart"));
     // The page reported an empty cart (a cart page that pays before it has loaded its lines).
@@ -740,12 +752,7 @@ describe("BasketService: payment", () => {
   });
 
   test("an empty cart on the confirmation page pays the cart paymentStarted kept", async () => {
-    const { service, client, session } = setup({
-      initial: PAID,
-      answer: (call) => (call.path === "/basket/reconcile" ? { basket: PAID, changes: [] } : confirmed(call)),
-    });
-    await service.initialize();
-    await service.sync.cartChanged([{ id: "p1", quantity: 2 }]);
+    const { service, client, session } = await withReportedCart();
     assert.deepEqual(service.paymentStarted(9), { total: 9, lines: 1 });
     await service.confirm(9, "o-2", []);
     assert.deepEqual(client.calls.at(-1).options.json.products, [{ id: "p1", quantity: 2 }]);
@@ -753,20 +760,14 @@ describe("BasketService: payment", () => {
   });
 
   test("a kept cart is paid only for its own total and its own shopper", async () => {
-    const { service, client, session } = setup({
-      initial: PAID,
-      answer: (call) => (call.path === "/basket/reconcile" ? { basket: PAID, changes: [] } : confirmed(call)),
-    });
-    await service.initialize();
-    await service.sync.cartChanged([{ id: "p1", quantity: 2 }]);
+    const { service, client, session } = await withReportedCart();
     service.paymentStarted(9); // a checkout left unpaid
-    const refused = (error) => error.problem.type === "about:blank#empty-cart";
     // Another order, of another total, on the confirmation page: not the kept cart.
-    await assert.rejects(service.confirm(25, "o-3", []), refused);
+    await assert.rejects(service.confirm(25, "o-3", []), refused("empty-cart"));
     assert.notEqual(session.local.get("_svc/payment-started"), null, "left for its own payment");
     // Another shopper on the same browser: not theirs, and forgotten.
     session.identity$.next({ kind: "user", id: "u2", forbidProfiling: false });
-    await assert.rejects(service.confirm(9, "o-4", []), refused);
+    await assert.rejects(service.confirm(9, "o-4", []), refused("empty-cart"));
     assert.equal(session.local.get("_svc/payment-started"), null);
     assert.deepEqual(client.writes().filter((write) => write === "POST /baskets/handle-payment"), []);
   });
@@ -775,7 +776,7 @@ describe("BasketService: payment", () => {
     const { service, client } = setup({ initial: PAID, answer: confirmed });
     await service.initialize();
     await assert.rejects(service.confirm(4, "o-5", [{ id: "p1", quantity: 0 }, { id: "p2", quantity: "0" }]),
-      (error) => error.problem.type === "about:blank#empty-cart");
+      refused("empty-cart"));
     assert.deepEqual(client.writes(), []);
   });
 
