@@ -21,11 +21,9 @@ export class DrawerLoader {
   #module = null;
   /** @type {Promise<DrawerModule> | null} the load in progress (one at a time: the browser's own is one too) */
   #loading = null;
-  /** Loads that failed or were given up, since the last that arrived (each load counted once, however many
-   * clicks waited on it). */
-  #failures = 0;
-  /** @type {Promise<DrawerModule> | null} the last load counted in #failures */
-  #counted = null;
+  /** @type {Promise<DrawerModule> | null} the first load that failed or was given up: when another load does too,
+   * the shopper is told to reload (however many clicks waited on the first, they were told it failed once) */
+  #firstFailed = null;
 
   /**
    * @param {object} deps
@@ -49,7 +47,6 @@ export class DrawerLoader {
     this.#loading ??= this.#deps.importDrawer().then(
       (module) => {
         this.#module = module;
-        this.#failures = 0;
         return module;
       },
       (error) => {
@@ -76,11 +73,8 @@ export class DrawerLoader {
       toaster.hide(loadingText);
       return module;
     } catch (error) {
-      if (this.#counted !== attempt) {
-        this.#counted = attempt;
-        this.#failures += 1;
-      }
-      toaster.show(t(this.#failures > 1 ? "error.drawer-reload" : keys.failed));
+      this.#firstFailed ??= attempt;
+      toaster.show(t(this.#firstFailed === attempt ? keys.failed : "error.drawer-reload"));
       if (error instanceof ApiError) throw error;
       throw localProblem("drawer-unavailable", "The drawer cannot open for now", `The drawer's module did not load: ${error}`);
     } finally {
