@@ -538,14 +538,21 @@ def confirm(
     ``total``, what the retailer says the user paid for the whole cart, only checks it: less than the
     basket's by more than ``TOTAL_TOLERANCE`` is ``TotalMismatch`` and nothing is confirmed. An ``order_id`` the
     shopper already confirmed changes nothing, so repeated calls never confirm twice; a basket
-    without products is not confirmed (both answered before the total is checked).
+    without products is not confirmed, nor is a ``cart`` without a line of a positive quantity, which is not
+    followed either (all answered before the total is checked).
     """
     basket = _lock_open_basket(session, owner)
     if order_id is not None and _order_confirmed(session, owner, order_id):
         return Confirmation(False, reason="already-confirmed")
-    if basket is not None and cart is not None:
-        _follow_cart(basket, _cart_quantities(cart))
-        session.flush()
+    if cart is not None:
+        paid = list(cart)
+        if not any(quantity > 0 for _, quantity in paid):
+            # Nothing paid is no cart to follow: the caller had none at hand (a confirmation page whose cart was
+            # already emptied). Following it would take every recipe out of the basket for a payment of nothing.
+            return Confirmation(False, reason="empty")
+        if basket is not None:
+            _follow_cart(basket, _cart_quantities(paid))
+            session.flush()
     if basket is None or not _product_quantities(basket):
         return Confirmation(False, reason="empty")
     expected = _view(session, basket, store, DEFAULT_LANGUAGE).total

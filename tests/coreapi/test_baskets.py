@@ -181,13 +181,18 @@ class Shopper:
         }
         return self.client.post("/api/v1/basket/reconcile", json=body, headers=self.headers)
 
-    def confirm(self, total: float | None = None, order_id: str | None = None) -> TestResponse:
-        """Confirm with ``total``, by default the basket's own total (what the user paid)."""
+    def confirm(
+        self, total: float | None = None, order_id: str | None = None, cart: dict[str, int] | None = None
+    ) -> TestResponse:
+        """Confirm with ``total``, by default the basket's own total (what the user paid), and the paid ``cart``
+        when given."""
         if total is None:
             total = self.basket()["total"]
         body: dict[str, Any] = {"store_id": self.store_id, "total": total}
         if order_id is not None:
             body["order_id"] = order_id
+        if cart is not None:
+            body["cart"] = [{"id": product_id, "quantity": q} for product_id, q in cart.items()]
         return self.client.post("/api/v1/basket/confirm", json=body, headers=self.headers)
 
     def merge(self, authless_id: str) -> TestResponse:
@@ -798,6 +803,21 @@ def test_an_empty_basket_is_not_confirmed(visitor: Shopper, seed) -> None:
     # Nothing was confirmed under that order id.
     ok(visitor.add("1", 4))
     assert ok(visitor.confirm(order_id="o-empty"))["confirmed"] is True
+
+
+def test_a_paid_cart_of_nothing_confirms_nothing_and_leaves_the_basket(visitor: Shopper, seed) -> None:
+    ok(visitor.add("1", 4))
+    before = visitor.basket()
+    nothing_of_each = {product_id: 0 for product_id in basket_products(before)}
+    for cart in ({}, nothing_of_each):
+        assert ok(visitor.confirm(order_id="o-nothing", cart=cart)) == {"confirmed": False, "reason": "empty"}
+        assert visitor.basket() == before  # not followed: every recipe is still there
+    # A cart of none of the basket's products is a paid cart: the basket follows it, and is then empty.
+    assert ok(visitor.confirm(order_id="o-other", cart={"999999": 1})) == {"confirmed": False, "reason": "empty"}
+    assert visitor.basket()["recipes"] == []
+    # Nothing was confirmed under the first order id: its real payment confirms.
+    ok(visitor.add("1", 4))
+    assert ok(visitor.confirm(order_id="o-nothing", cart=basket_products(visitor.basket())))["confirmed"] is True
 
 
 def test_confirm_once_per_order_id(user: Shopper, seed) -> None:

@@ -94,6 +94,11 @@ def test_a_repeated_order_is_not_confirmed_twice(client, user):
 def test_an_empty_basket_is_not_confirmed(client, user):
     assert pay(client, user, total=0, products=[]).get_json() == {"outcome": "empty", "confirmed": False}
     filled = fill(client, user)
+    # A payment of nothing (no line, or none of a positive quantity) is not followed: the basket stays whole.
+    for products in ([], [{**line, "quantity": 0} for line in cart_of(filled)]):
+        answer = pay(client, user, total=filled["total"], products=products, order_id="order-e")
+        assert answer.get_json() == {"outcome": "empty", "confirmed": False}
+        assert basket(client, user)["products"] == filled["products"]
     # A cart without any of the basket's products: the basket follows it and is then empty.
     answer = pay(client, user, total=filled["total"], products=[{"id": "999999", "quantity": 1}])
     assert answer.get_json() == {"outcome": "empty", "confirmed": False}
