@@ -95,7 +95,9 @@ class RequestHeaders(Schema):
     authless_id = HeaderValue(
         data_key="authless-id",
         validate=FullMatch(IDENTITY_PATTERN, error=IDENTITY_MESSAGE),
-        metadata={"description": "The id of a logged-out user (instead of `authorization`)."},
+        metadata={
+            "description": "The id of a logged-out user (instead of `authorization`, which wins when both are sent)."
+        },
     )
     language_id = language_header()
     session_id = session_header()
@@ -123,12 +125,16 @@ class RequestHeaders(Schema):
 
     @post_load
     def identity(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
-        """The request context's values: user or authless id, language and text variant, profiling."""
+        """The request context's values: user or authless id, language and text variant, profiling.
+
+        A request naming both a user and a logged-out visitor is the user's (a customer's server may send its
+        visitor's authless id on every call, before and after the login): the authless id is then left out, as
+        the upstream's authorization leaves it out (prerender/web/context.py)."""
         language = LANGUAGE_PATTERN.fullmatch(data["language_id"])
         user = AUTHORIZATION_PATTERN.fullmatch(data["authorization"]) if "authorization" in data else None
         return {
             "user_id": user.group(1) if user else None,
-            "authless_id": data.get("authless_id"),
+            "authless_id": None if user else data.get("authless_id"),
             "language": language.group(1) if language else "",
             "i18n_variant": language.group(2) if language else None,
             "session_id": data["session_id"],

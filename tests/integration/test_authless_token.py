@@ -56,3 +56,22 @@ def test_the_id_works_as_authless_id_on_fragment_routes(client) -> None:
     assert element is not None and element["kind"] == "authless" and element["shopper-id"] == authless_id
     browser = {"authorization": f"Bearer {element['credential']}", **VISITOR}
     assert client.get("/v1/basket?store_id=1001", headers=browser).get_json()["recipe_count"] == 0
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/recipe-card?recipe_id=5&store_id=1001",
+        "/v2/svc-window-bootstrap",
+        "/v2/planner/entry?store_id=1001",
+        "/v1/no-supplier-add-to-cart-cta?recipe_id=5",
+    ],
+)
+def test_a_server_that_sends_both_the_user_and_its_authless_id_gets_the_users_fragment(client, path: str) -> None:
+    """A customer's server may send its visitor's authless id on every call, the user too once logged in: the
+    request is the user's (the user's credential in the fragment), never a failure."""
+    both = {**VISITOR, "supplier-token": RETAILER, "authorization": "user_id both-user", "authless-id": "both-visitor"}
+    answer = client.get(path, headers=both)
+    assert answer.status_code == 200, answer.get_data(as_text=True)[:300]
+    element = BeautifulSoup(answer.get_data(as_text=True), "html.parser").find("svc-shopper")
+    assert element is not None and element["kind"] == "user" and element["shopper-id"] == "both-user"
