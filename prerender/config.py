@@ -66,6 +66,10 @@ class DefaultConfig:
     # Under gevent a request holds its place mostly while it waits for the upstream: this bounds the pile-up when
     # the upstream slows, with room for a page's bursts (30 concurrent payment calls of one order, for instance).
     MAX_REQUESTS_IN_PROGRESS = 64
+    # Whether the front's arrival stamp (`X-Request-Start`, set by deploy/nginx/prerender.conf) counts: the time a
+    # request waited before the worker read it is then taken from its budget, and one whose budget went by in the
+    # queue is shed (prerender/web/queue_age.py). On only behind a front that sets the header and shares the clock.
+    TRUST_REQUEST_START = False
     # The key prerender authenticates with as a service (`X-Service-Key`, docs/upstream.md) when it calls the
     # upstream for a browser's credential, which names its supplier by id: the browser never holds the
     # supplier's token (docs/security.md). None: the key in instance/upstream-service-key (made on first

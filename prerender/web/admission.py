@@ -1,7 +1,8 @@
 """Overload shed at the door: at most MAX_REQUESTS_IN_PROGRESS requests of the API routes in progress per worker.
 
 Beyond it a request is not queued behind the others (its client would wait for the whole queue, then for its own
-work, and time out): it is answered at once, in its route's degraded form.
+work, and time out): it is answered at once, in its route's degraded form. So is a request that waited its route's
+whole upstream budget before this worker read it, when the front says when it arrived (prerender/web/queue_age.py).
 
 - A browser's JSON route: `503` with `Retry-After: 1`, before any work (nothing was done: the SDK resends a write
   with its Idempotency-Key).
@@ -24,7 +25,8 @@ from prerender.metrics import DEGRADED_ANSWERS
 from prerender.web.contract import request_contract
 from prerender.web.degraded import DEGRADED_HEADER
 from prerender.web.http_caching import NO_STORE, set_policy
-from prerender.web.upstream_budget import is_fragment_route
+from prerender.web.queue_age import queued_seconds
+from prerender.web.upstream_budget import budget_left, is_fragment_route
 
 EXTENSION_KEY = "prerender.admission"
 SHED = "shed"
@@ -58,7 +60,10 @@ def admit() -> None:
     if contract is None or request.method == "OPTIONS":
         return
     admission: Admission = current_app.extensions[EXTENSION_KEY]
-    if admission.enter():
+    # A request whose whole budget went by while it waited for this worker is shed like one over the limit: its
+    # client has waited what the route promises (prerender/web/queue_age.py).
+    waited_its_budget = queued_seconds() > 0 and budget_left(contract) == 0
+    if not waited_its_budget and admission.enter():
         g.admitted = True
         return
     DEGRADED_ANSWERS.labels(request.endpoint or "unmatched", SHED).inc()

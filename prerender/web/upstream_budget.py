@@ -4,7 +4,8 @@ A fragment route (its answer is HTML, or it is a customer server's route, as the
 `UPSTREAM_FRAGMENT_BUDGET`: a retailer's page waits for it, so it answers without what is late. The browser's
 JSON routes get `UPSTREAM_JSON_BUDGET` and answer a 504 problem when it is spent (prerender/web/errors.py).
 Routes without a declaration (health, metrics, static files) get none. A fragment request shed at the door
-(prerender/web/admission.py) gets nothing: it answers from what is cached, or its empty answer.
+(prerender/web/admission.py) gets nothing: it answers from what is cached, or its empty answer. Behind a front that
+stamps each request's arrival, the budget counts from that arrival (prerender/web/queue_age.py).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from flask import Flask, current_app, g
 
 from prerender.gateway import deadline
 from prerender.web.contract import Callers, RouteContract, request_contract
+from prerender.web.queue_age import queued_seconds
 
 
 def is_fragment_route(contract: RouteContract) -> bool:
@@ -28,11 +30,16 @@ def budget_of(contract: RouteContract) -> float:
     return float(current_app.config[key])
 
 
+def budget_left(contract: RouteContract) -> float:
+    """The route's budget less the time the request waited before this worker read it (prerender/web/queue_age.py)."""
+    return max(0.0, budget_of(contract) - queued_seconds())
+
+
 def start_upstream_budget() -> None:
     """Before anything calls the upstream (the header guard resolves the supplier): start the route's budget."""
     contract = request_contract()
     if contract is not None:
-        g.upstream_budget = deadline.start(0.0 if g.get("shed") else budget_of(contract))
+        g.upstream_budget = deadline.start(0.0 if g.get("shed") else budget_left(contract))
 
 
 def end_upstream_budget(_error: BaseException | None = None) -> None:

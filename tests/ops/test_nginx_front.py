@@ -400,11 +400,22 @@ def echo_url() -> Iterator[str]:
     thread.join(timeout=5)
 
 
-def test_nginx_forwards_host_client_scheme_and_request_id_on_kept_alive_connections(nginx_binary, echo_url, tmp_path):
+def test_nginx_forwards_host_client_scheme_request_id_and_arrival_on_kept_alive_connections(
+    nginx_binary, echo_url, tmp_path
+):
     with NginxFront(nginx_binary, tmp_path, echo_url) as front:
-        first = get(front, "/echo", {"X-Request-Id": "ops-fwd-1", "X-Forwarded-For": "203.0.113.9"}).json()
+        before = time.time()
+        first = get(
+            front,
+            "/echo",
+            {"X-Request-Id": "ops-fwd-1", "X-Forwarded-For": "203.0.113.9", "X-Request-Start": "t=1000000000.000"},
+        ).json()
         second = get(front, "/echo").json()
+        after = time.time()
     sent = first["headers"]
+    # nginx's own arrival stamp, the client's replaced (prerender/web/queue_age.py); $msec is nginx's cached time.
+    stamps = [float(echoed["headers"]["x-request-start"].removeprefix("t=")) for echoed in (first, second)]
+    assert all(before - 0.5 <= stamp <= after for stamp in stamps), (before, stamps, after)
     assert sent["host"] == f"127.0.0.1:{front.port}"
     assert sent["x-forwarded-for"] == "203.0.113.9, 127.0.0.1"
     assert sent["x-forwarded-proto"] == "http"

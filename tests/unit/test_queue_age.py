@@ -1,0 +1,126 @@
+"""The front's arrival stamp (prerender/web/queue_age.py): with TRUST_REQUEST_START on, the time a request waited
+before the worker read it comes out of its upstream budget, and a request whose whole budget went by in the queue
+is shed at the door (prerender/web/admission.py); off, or with a stamp not to be believed, nothing changes. What is
+checked is what the upstream is told (its deadline) and what the routes answer, not how long anything took."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+
+import pytest
+import responses
+from flask import Flask
+
+from prerender import create_app
+from prerender.gateway.http import DEADLINE_HEADER
+from prerender.web.queue_age import REQUEST_START_HEADER, arrival_of
+from tests.conftest import HEADERS
+
+CARD = "/v1/recipe-card?recipe_id=1&store_id=1001"
+ADD = {"recipe_id": "1", "store_id": "1001", "guests": 4}
+
+
+def stamp(seconds_ago: float) -> dict[str, str]:
+    """The header nginx sets (deploy/nginx/prerender.conf: `t=${msec}`) for a request that arrived that long ago."""
+    return {REQUEST_START_HEADER: f"t={time.time() - seconds_ago:.3f}"}
+
+
+@pytest.fixture
+def app_config(app_config: dict) -> dict:
+    """The app behind a front whose stamp it trusts (the `app` fixture and its shopper's headers)."""
+    return {**app_config, "TRUST_REQUEST_START": True}
+
+
+@pytest.fixture
+def trusting(app: Flask) -> Flask:
+    """The trusting app; a write's budget (4 s) is above the read timeout (3 s)."""
+    return app
+
+
+@pytest.fixture
+def upstream() -> Iterator[responses.RequestsMock]:
+    """Every upstream call answered 503 (nothing applied), each recorded with the headers it was sent with."""
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as mocked:
+        for method in (responses.GET, responses.POST):
+            mocked.add(method, re.compile(r"http://127\.0\.0\.1:\d+/.*"), status=503, json={"status": 503})
+        yield mocked
+
+
+def deadline_told(upstream: responses.RequestsMock, sent_at: float) -> float:
+    """Seconds after `sent_at` by which the write's one upstream attempt said prerender stops waiting."""
+    (call,) = [call for call in upstream.calls if call.request.method == "POST"]
+    return int(call.request.headers[DEADLINE_HEADER]) / 1000 - sent_at
+
+
+@pytest.mark.parametrize(
+    ("value", "arrival"),
+    [
+        ("t=1700000000.123", 1700000000.123),  # nginx's ${msec}
+        ("1700000000.5", 1700000000.5),
+        ("t=1700000000123", 1700000000.123),  # milliseconds
+        ("t=1700000000123456", 1700000000.123456),  # microseconds
+        ("", None),
+        ("t=", None),
+        ("t=soon", None),
+        ("t=-5", None),
+        ("t=nan", None),
+        ("t=inf", None),
+    ],
+)
+def test_the_stamps_a_front_may_send(value: str, arrival: float | None) -> None:
+    assert arrival_of(value) == (pytest.approx(arrival) if arrival is not None else None)
+
+
+def test_a_write_that_waited_has_that_much_less_for_its_upstream_call(
+    trusting: Flask, shopper_headers: dict[str, str], upstream: responses.RequestsMock
+) -> None:
+    client = trusting.test_client()
+    sent_at = time.time()
+    client.post("/v1/basket/recipes", json=ADD, headers=shopper_headers)
+    unqueued = deadline_told(upstream, sent_at)
+    upstream.calls.reset()
+    sent_at = time.time()
+    client.post("/v1/basket/recipes", json=ADD, headers={**shopper_headers, **stamp(2.5)})
+    queued = deadline_told(upstream, sent_at)
+    # Unqueued: the read timeout (3 s), under the 4 s budget. After 2.5 s in the queue: the 1.5 s left of the budget.
+    assert 2.5 < unqueued <= 3.1 and queued <= 1.6, (unqueued, queued)
+
+
+def test_a_fragment_that_waited_its_whole_budget_is_shed(trusting: Flask) -> None:
+    response = trusting.test_client().get(CARD, headers={**HEADERS, **stamp(1.0)})  # the budget is 0.8 s
+    assert response.status_code == 200 and response.get_data() == b""  # nothing cached: the empty card
+    assert response.headers["X-Degraded"] == "shed"
+    assert response.headers["Cache-Control"] == "private, no-store"
+
+
+def test_a_write_that_waited_its_whole_budget_is_refused_unsent(
+    trusting: Flask, shopper_headers: dict[str, str], upstream: responses.RequestsMock
+) -> None:
+    response = trusting.test_client().post("/v1/basket/recipes", json=ADD, headers={**shopper_headers, **stamp(5)})
+    assert response.status_code == 503 and response.headers["Retry-After"] == "1"
+    assert response.mimetype == "application/problem+json"
+    assert not upstream.calls  # nothing was sent: the SDK resends it with its key
+
+
+def not_shed(app: Flask, headers: dict[str, str]) -> bool:
+    """Whether the card was rendered (here from an upstream that is down: `X-Degraded: upstream`), not shed."""
+    response = app.test_client().get(CARD, headers={**HEADERS, **headers})
+    return response.status_code == 200 and response.headers.get("X-Degraded") != "shed"
+
+
+def test_a_stamp_is_ignored_unless_trusted(app_config: dict) -> None:
+    assert not_shed(create_app({**app_config, "TRUST_REQUEST_START": False}), stamp(1.0))
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        pytest.param(stamp(-30), id="from the future"),
+        pytest.param(stamp(120), id="too old to be a queue"),
+        pytest.param({REQUEST_START_HEADER: "t=soon"}, id="not a time"),
+    ],
+)
+def test_a_stamp_not_to_be_believed_is_ignored(trusting: Flask, headers: dict[str, str]) -> None:
+    assert not_shed(trusting, headers)
