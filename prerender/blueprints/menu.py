@@ -190,6 +190,8 @@ def finalize(headers: dict[str, Any]) -> dict[str, Any]:
     answers={
         200: MENU,
         **PASSED_THROUGH,
+        # The call comes at every login: most visitors never opened the planner.
+        404: problem("Neither the user nor the logged-out visitor has a menu: nothing to merge, nothing changed."),
         **{status: problem(description) for status, description in MERGE_REFUSALS.items()},
         **UPSTREAM_FAILURES,
     },

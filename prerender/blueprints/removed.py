@@ -20,6 +20,10 @@ REMOVED_PATHS: dict[str, tuple[str, ...]] = {
 }
 
 
+# Whatever a client sends there, the route is gone (a 405 would say another method could work).
+GONE_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+
+
 @declare(
     summary="Removed by the specification",
     deprecated=True,
@@ -34,4 +38,4 @@ for _version, _paths in REMOVED_PATHS.items():
     for _path in _paths:
         _prefix = f"/{_version}" if _version else ""
         _endpoint = f"{_version or 'unversioned'}{_path}"
-        bp.add_url_rule(f"{_prefix}{_path}", endpoint=_endpoint, view_func=gone, methods=["GET", "POST"])
+        bp.add_url_rule(f"{_prefix}{_path}", endpoint=_endpoint, view_func=gone, methods=GONE_METHODS)

@@ -48,6 +48,19 @@ def Identifier(**kwargs: Any) -> fields.String:
     return fields.String(validate=FullMatch(ID_PATTERN, error=ID_MESSAGE), **kwargs)
 
 
+class ProductId(fields.String):
+    """A product id in a JSON body: a string, or a whole number read as its digits (a customer's JSON may carry its
+    numeric ids as numbers, as the card's `surrounding_products_ids` may: JsonIdList)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(validate=FullMatch(ID_PATTERN, error=ID_MESSAGE), **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
 class Integer(fields.Integer):
     """An integer, never truncated nor converted from another type.
 

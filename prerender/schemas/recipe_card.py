@@ -6,7 +6,7 @@ from typing import Any
 
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, pre_load, validate, validates_schema
 
-from prerender.schemas.fields import Identifier, Integer, JsonIdList
+from prerender.schemas.fields import Identifier, Integer, JsonIdList, ProductId
 from prerender.schemas.limits import (
     MAX_CONTEXTS,
     MAX_CURRENT_PRODUCT_IDS,
@@ -79,7 +79,10 @@ class _ContextSchema(Schema):
         unknown = RAISE
 
     productIds = fields.List(
-        Identifier(), required=True, validate=validate.Length(equal=2, error="Must hold exactly 2 product ids.")
+        ProductId(),
+        required=True,
+        validate=validate.Length(equal=2, error="Must hold exactly 2 product ids."),
+        metadata={"description": "The 2 product ids around the card: strings (a whole number is read as its digits)."},
     )
     position = Integer(strict=True, required=True, validate=validate.Range(-MAX_POSITION, MAX_POSITION))
 
@@ -119,8 +122,15 @@ class _MultipleBody(_MultipleOptions):
         required=True,
         validate=validate.Length(1, MAX_CONTEXTS, error=f"Must hold 1 to {MAX_CONTEXTS} contexts."),
     )
-    categoryId = Identifier(load_default=None, allow_none=True)
-    keyword = fields.String(load_default=None, allow_none=True, validate=validate.Length(1, MAX_KEYWORD_LENGTH))
+    categoryId = Identifier(
+        load_default=None, allow_none=True, metadata={"description": "A category; empty or blank: no filter."}
+    )
+    keyword = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(1, MAX_KEYWORD_LENGTH),
+        metadata={"description": "A search term; empty or blank: no filter."},
+    )
 
     @pre_load
     def blank_filters_filter_nothing(self, data: Any, **_: Any) -> Any:

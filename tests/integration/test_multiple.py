@@ -46,6 +46,17 @@ def test_html_is_the_single_route_html(client, upstream):
     assert multiple == single
 
 
+def test_numeric_product_ids_are_read_as_their_digits(client, upstream):
+    """A customer's JSON may carry numeric product ids as numbers, as the single route's query may: the same cards."""
+    pairs = product_pairs(upstream, 2)
+    assert all(pair[0].isdigit() and pair[1].isdigit() for pair in pairs)
+    as_strings = {"contexts": [{"productIds": pair, "position": n} for n, pair in enumerate(pairs)]}
+    as_numbers = {"contexts": [{"productIds": [int(i) for i in pair], "position": n} for n, pair in enumerate(pairs)]}
+    expected = post(client, as_strings, {"store_id": "1001"}).get_json()["data"]
+    assert all(item["html"] for item in expected)
+    assert post(client, as_numbers, {"store_id": "1001"}).get_json()["data"] == expected
+
+
 def test_unmatched_context_keeps_its_position_with_empty_html(client, upstream):
     body = {
         "contexts": [

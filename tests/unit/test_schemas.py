@@ -165,6 +165,11 @@ def test_multiple_rejects_malformed_json(client):
         ({"contexts": [{"productIds": ["1", "2"], "position": 1}], "display_variant": 4}, "display_variant"),
         ({"contexts": [{"productIds": ["1", "2"], "position": 2**53}]}, "contexts"),
         ({"contexts": [{"productIds": ["1", "2"], "position": 1, "extra": True}]}, "contexts"),
+        # A whole number is read as its digits; nothing else but a string is an id.
+        ({"contexts": [{"productIds": [True, "2"], "position": 1}]}, "contexts"),
+        ({"contexts": [{"productIds": [1.5, "2"], "position": 1}]}, "contexts"),
+        ({"contexts": [{"productIds": [None, "2"], "position": 1}]}, "contexts"),
+        ({"contexts": [{"productIds": [-1, "2"], "position": 1}]}, "contexts"),
     ],
 )
 def test_multiple_body_validation(client, body, field):
