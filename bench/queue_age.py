@@ -6,7 +6,7 @@ one private stack (bench/stack.py): one with `PRERENDER_TRUST_REQUEST_START` off
 reads the request) and one with it on (it starts at the arrival; prerender/web/queue_age.py). One node is loaded at
 a time, in alternating order, each round first for 5 s at one connection (the unloaded p99), then for SECONDS at 64.
 Prints a line per run and the medians: the client-side p50 and p99, figure 8b's limit (3 x the unloaded p99 + the
-0.8 s budget), and the answers that were empty (degraded) or shed. Needs Debian's wrk and nginx.
+0.8 s budget), the empty (degraded or shed) answers and the 5xx. Needs Debian's wrk and nginx.
 """
 
 from __future__ import annotations
@@ -16,10 +16,8 @@ import sys
 
 from . import wrk
 from .nginx import NginxFront, find_nginx
-from .resilience import SPIKE_MIN_CONNECTIONS, fragment_mix
+from .resilience import FRAGMENT_BUDGET, SPIKE_MIN_CONNECTIONS, fragment_mix
 from .stack import Stack, free_port
-
-BUDGET = 0.8
 
 
 def main() -> int:
@@ -47,7 +45,7 @@ def main() -> int:
                 for arm, url in fronts if round_number % 2 == 0 else fronts[::-1]:
                     quiet = wrk.run(url, calls, seconds=5, connections=1, binary=binary)
                     loaded = wrk.run(url, calls, seconds=seconds, connections=SPIKE_MIN_CONNECTIONS, binary=binary)
-                    limit = 3 * quiet.p99 + BUDGET
+                    limit = 3 * quiet.p99 + FRAGMENT_BUDGET
                     runs[arm].append((loaded.p50, loaded.p99, limit))
                     print(
                         f"round {round_number} trust {arm:3}: p50 {loaded.p50 * 1000:4.0f} ms, p99 "

@@ -21,7 +21,7 @@ REMOVED_PATHS: dict[str, tuple[str, ...]] = {
 
 
 # Whatever a client sends there, the route is gone (a 405 would say another method could work).
-GONE_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+GONE_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
 
 @declare(

@@ -48,17 +48,25 @@ def Identifier(**kwargs: Any) -> fields.String:
     return fields.String(validate=FullMatch(ID_PATTERN, error=ID_MESSAGE), **kwargs)
 
 
+def product_id_of(value: Any) -> str:
+    """A product id as a customer's JSON carries it: a string, or a whole number read as its digits (numeric ids
+    are often sent as numbers); anything else is a ValidationError."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ValidationError("Every id must be a string (or a whole number, read as its digits).")
+    text = str(value)
+    if not ID_PATTERN.fullmatch(text):
+        raise ValidationError(ID_MESSAGE)
+    return text
+
+
 class ProductId(fields.String):
-    """A product id in a JSON body: a string, or a whole number read as its digits (a customer's JSON may carry its
-    numeric ids as numbers, as the card's `surrounding_products_ids` may: JsonIdList)."""
+    """A product id in a JSON body (`product_id_of`), published as a string of the id pattern."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(validate=FullMatch(ID_PATTERN, error=ID_MESSAGE), **kwargs)
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
-        if isinstance(value, int) and not isinstance(value, bool):
-            value = str(value)
-        return super()._deserialize(value, attr, data, **kwargs)
+        return product_id_of(value)
 
 
 class Integer(fields.Integer):
@@ -112,12 +120,4 @@ class JsonIdList(fields.Field[list[str]]):
             raise ValidationError('Must be a JSON array of ids, e.g. ["123","456"].')
         if not self.min_items <= len(items) <= self.max_items:
             raise ValidationError(f"Must hold {self.min_items} to {self.max_items} ids.")
-        ids = []
-        for item in items:
-            if isinstance(item, bool) or not isinstance(item, (str, int)):
-                raise ValidationError("Every id must be a string (or a whole number, read as its digits).")
-            text = str(item)
-            if not ID_PATTERN.fullmatch(text):
-                raise ValidationError(ID_MESSAGE)
-            ids.append(text)
-        return ids
+        return [product_id_of(item) for item in items]

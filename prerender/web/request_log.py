@@ -88,6 +88,9 @@ def log_request(response: Response) -> Response:
         "status": response.status_code,
         "duration_ms": round(seconds * 1000, 1),
     }
+    queued = g.get("queued_seconds")  # what it waited before the worker read it (prerender/web/queue_age.py)
+    if queued:
+        fields["queued_ms"] = round(queued * 1000, 1)
     if ctx is not None:
         fields["api_version"] = ctx.api_version
         fields["supplier_id"] = ctx.supplier.id if ctx.supplier else None
