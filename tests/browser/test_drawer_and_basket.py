@@ -137,6 +137,12 @@ def euros(text: str) -> Decimal:
     return Decimal(re.sub(r"[^0-9,]", "", text).replace(",", "."))
 
 
+def shown_prices(dialog) -> Decimal:
+    """The sum of the prices the drawer's shopping list shows (a row without a product shows none)."""
+    texts = dialog.locator("[data-panel=shopping] .svc-recipe-details__product-price").all_inner_texts()
+    return sum((euros(text) for text in texts if text.strip()), Decimal(0))
+
+
 def test_add_all_reaches_the_cart_and_a_cart_change_reaches_the_basket(
     page: Page, context: BrowserContext, shop_url: str
 ):
@@ -193,11 +199,18 @@ def test_add_all_with_a_swapped_product_is_one_basket_write(page: Page, context:
     dialog = page.get_by_role("dialog")
     row = dialog.locator("[data-panel=shopping] .svc-recipe-details__ingredient:has([data-action=replace])").first
     ingredient_id = row.get_attribute("data-ingredient-id")
+    total = dialog.locator(".svc-recipe-details__total-amount")
+    assert euros(total.inner_text()) == shown_prices(dialog)  # the server's total: the products it shows
     row.locator("[data-action=replace]").click()
     choice = row.locator("[data-action=choose-product]:visible").first
     chosen = choice.get_attribute("data-product-id")
+    before = euros(row.locator(".svc-recipe-details__product-price").inner_text())
     choice.click()
     expect(row).to_have_attribute("data-product-id", chosen)
+    # The total follows the chosen product before anything is added: what "add all" is about to put in the cart.
+    after = euros(row.locator(".svc-recipe-details__product-price").inner_text())
+    assert after != before, "the first alternative costs the same: pick another recipe for this test"
+    assert euros(total.inner_text()) == shown_prices(dialog)
 
     writes: list[tuple[str, str, object]] = []
 
@@ -227,6 +240,8 @@ def test_add_all_with_a_swapped_product_is_one_basket_write(page: Page, context:
     assert held == chosen
     expect(row).to_have_attribute("data-product-id", chosen)
     expect(row.locator("[data-action=increase-product]")).to_be_visible()  # its quantity stepper
+    # The demo shop asks for the confirmations (examples/shop/static/svc-setup.js): said inside the dialog.
+    expect(dialog.locator(".svc-drawer__message")).to_have_text(re.compile(r"produits? ajoutés? à votre panier"))
     assert_no_axe_violations(page, what="the drawer after add all with a swapped product")
 
 

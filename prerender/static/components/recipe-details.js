@@ -214,7 +214,8 @@ export class RecipeDetails {
     const amount = this.#footer.querySelector(".svc-recipe-details__total-amount");
     if (amount) {
       const total = entry?.lines?.reduce((/** @type {number} */ sum, /** @type {any} */ line) => sum + (Number(line.price) || 0), 0);
-      amount.textContent = entry ? money(total) : this.#totalText;
+      const chosen = entry ? null : this.#rows.chosenTotal(); // a product swapped before "add all"
+      amount.textContent = entry ? money(total) : chosen === null ? this.#totalText : money(chosen);
     }
     const addAll = /** @type {HTMLElement | null} */ (this.#footer.querySelector(".svc-recipe-details__add-all"));
     const label = entry ? addAll?.dataset.inBasketLabel : addAll?.dataset.notInBasketLabel;
@@ -319,8 +320,11 @@ export class RecipeDetails {
     }
     if (productId === this.#rows.originalProduct(row)) this.#choices.delete(ingredientId);
     else this.#choices.set(ingredientId, productId);
-    // Only this row changed: the others are not rendered again (the click answers sooner: docs/decisions.md).
-    this.#rows.render(row, basket.entry(this.#recipeId) ?? null);
+    // Only this row changed: the others are not rendered again (the click answers sooner: docs/decisions.md); the
+    // footer's total follows the chosen product.
+    const entry = basket.entry(this.#recipeId) ?? null;
+    this.#rows.render(row, entry);
+    this.#renderFooter(entry);
   }
 
   /** @param {{ action: string | null, ingredient: string | null }} focus */

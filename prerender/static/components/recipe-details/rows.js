@@ -151,6 +151,30 @@ export class IngredientRows {
     this.#renderAction(row, state === "in" ? "stepper" : "add", line ? Number(line.quantity) : 0);
   }
 
+  /**
+   * For a recipe not in the basket, the price of the products the rows show once one of them is a product chosen
+   * here: each at its unit price times its packages, as the server makes the total it rendered (unpriced ones left
+   * out). Null while every row shows the server's product (its total stands), or when a price is not known.
+   * @returns {number | null}
+   */
+  chosenTotal() {
+    let total = 0;
+    let chosen = false;
+    for (const row of this.all()) {
+      const origin = this.#origins.get(row);
+      const productId = this.#choices.get(row.dataset.ingredientId ?? "") ?? origin?.productId;
+      if (!origin || !productId) continue; // nothing sold for it at this store
+      chosen ||= productId !== origin.productId;
+      const unit = this.#productInfo(row, productId).unitPrice;
+      if (unit === null || unit === undefined) {
+        if (productId !== origin.productId || origin.priceText) return null; // a price not known here
+        continue; // unpriced, and left out of the server's total too
+      }
+      total += Number(unit) * this.packagesFor(row, productId);
+    }
+    return chosen && Number.isFinite(total) ? total : null;
+  }
+
   /** A row's controls are busy (a write of its line is under way) or not. @param {HTMLElement} row @param {boolean} busy */
   setBusy(row, busy) {
     if (busy) row.setAttribute("aria-busy", "true");
