@@ -202,7 +202,7 @@ def test_a_dessert_from_the_catalog_filter_joins_the_menu(
     expect(dessert).to_have_class(re.compile("svc-planner__suggestion--added"))
     expect(dessert.locator("[data-action=add]")).to_be_disabled()
     assert menu_ids(planner) == [*before, dessert_id]
-    expect(planner.locator("[data-role=status]")).to_contain_text("ajoutée au menu")
+    expect(planner.locator("[data-role=status]")).to_contain_text("ajoutée au menu")  # "Recette « … » ajoutée au menu."
     added = [e for e in customer.events() if e["name"] == "planner.add"]
     assert added == [{"name": "planner.add", "props": {"recipe_id": dessert_id, "source": "catalog"}}]
     assert_no_axe_violations(page, product(page), what=f"the page with the dessert filter ({width})")
@@ -314,9 +314,11 @@ def test_the_budget_shows_its_gauge(site: Callable[..., Customer], page: Page, w
     # The field writes the amount as the page does ("20,00", not the browser's "20.00"), and reads it back so.
     expect(planner.locator(".svc-planner__budget-input")).to_have_value("20,00")
     planner.locator(".svc-planner__budget-input").fill("20,5")
-    planner.locator(".svc-planner__budget-edit").click()
+    planner.locator(".svc-planner__budget-edit").focus()
+    page.keyboard.press("Space")  # from the keyboard: the focus stays on "save" once the budget is in place
     idle(planner)
     expect(gauge).to_contain_text("20,50")
+    expect(planner.locator(".svc-planner__budget-edit")).to_be_focused()
     expect(planner.locator(".svc-planner__budget-input")).to_have_value("20,50")
     budget = planner.locator(".svc-planner__budget")
     ratio = float(re.search(r"--svc-budget-ratio:\s*([\d.]+)", budget.get_attribute("style") or "").group(1))  # type: ignore[union-attr]
