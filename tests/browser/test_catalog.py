@@ -274,7 +274,7 @@ def test_a_preference_changes_the_suggested_recipes(
     after = set(card_ids(home))
     assert after and after <= vegetarian
     expect(home.locator(".svc-catalog__active-filter")).to_have_text(["Végétarien"])
-    expect(home.locator(".svc-catalog__preferences-count")).to_contain_text("1")
+    expect(home.locator(".svc-catalog__preferences-count")).to_have_text("1 préférence active")  # hidden words
     # Cleared from the panel: every recipe again.
     home.locator(".svc-catalog__toolbar [data-action=preferences]").click()
     with page.expect_navigation():
