@@ -93,7 +93,7 @@ def test_the_cta_opens_the_drawer_and_adding_flips_it_in_the_basket(page: Page, 
     assert page.evaluate("window.__statuses") == [True]
     # The store is shown, and the transfer offered, in the drawer.
     expect(drawer.locator(".svc-basket-transfer__current")).to_contain_text("Demo Market Paris Bastille")
-    expect(drawer.locator("[data-action='transfer']")).to_contain_text("Demo Retailer")
+    expect(drawer.locator("[data-action='transfer']")).to_contain_text("Demo Market")
     assert_no_axe_violations(page, include=product(page))
 
     # Decided by the server on the next page: no flash of the wrong state.

@@ -104,7 +104,7 @@ def test_set_personalization_off_deletes_the_supplier_s_preferences(empty_app: F
 
     result = runner.invoke(args=["set-personalization", "1", "off"])
     assert result.exit_code == 0, result.output
-    assert "Personalization is off for supplier 1 (Demo Retailer)" in result.output
+    assert "Personalization is off for supplier 1 (Demo Market)" in result.output
     assert "deleted the preferences of 2 shopper(s)" in result.output
     assert personalization(empty_app, "demo-retailer-token") is False
     with empty_app.app_context():
@@ -117,7 +117,7 @@ def test_set_personalization_off_deletes_the_supplier_s_preferences(empty_app: F
 
     result = runner.invoke(args=["set-personalization", "1", "on"])
     assert result.exit_code == 0, result.output
-    assert result.output.strip() == "Personalization is on for supplier 1 (Demo Retailer)."
+    assert result.output.strip() == "Personalization is on for supplier 1 (Demo Market)."
     assert personalization(empty_app, "demo-retailer-token") is True
     # Nothing comes back: they were deleted, not hidden.
     assert client.get(PREFERENCES, headers=retailer[0]).json == {
@@ -171,7 +171,7 @@ def test_set_site_urls_moves_the_local_routing_to_the_sites_of_the_stack(empty_a
         args=["set-site-urls", "--retailer-url", "http://127.0.0.1:9280/", "--publisher-url", "http://127.0.0.1:9290"]
     )
     assert result.exit_code == 0, result.output
-    assert "Supplier 1 (Demo Retailer): local routing at http://127.0.0.1:9280." in result.output
+    assert "Supplier 1 (Demo Market): local routing at http://127.0.0.1:9280." in result.output
     after = routings(empty_app)
     for token, base in (
         ("demo-retailer-token", "http://127.0.0.1:9280"),

@@ -138,7 +138,7 @@ def test_two_identical_buttons_with_the_buy_label_and_the_icon_text(client, visi
 
 def test_the_transfer_offer_names_the_affiliated_retailer_and_its_stores(client, visitor):
     transfer = data_of(element_of(get_cta(client, visitor, recipe_id="pub-crepes")))["transfer"]
-    assert transfer["retailer"] == "Demo Retailer"
+    assert transfer["retailer"] == "Demo Market"
     assert transfer["stores_loaded"] is True
     paris = {
         "id": STORE,

@@ -67,7 +67,7 @@ def test_the_link_leads_to_the_retailers_catalog_with_a_one_time_token(client, r
     assert params["affiliate"] == ["Le Magazine Cuisine"]
     assert params["point_of_sale_ext_id"] == [STORE]
     assert len(params["transferred_basket_token"][0]) >= 40
-    assert body["retailer"] == "Demo Retailer" and body["store_id"] == STORE and body["expires_at"]
+    assert body["retailer"] == "Demo Market" and body["store_id"] == STORE and body["expires_at"]
 
 
 def test_the_basket_arrives_in_the_retailer_shoppers_basket_with_the_carts_changes(client, reader, shopper):

@@ -142,6 +142,9 @@ if (svc) {
     Promise.resolve(identity).catch((error) => console.warn("the SDK could not load the visitor", error));
     // A basket transferred from a recipe site may be for another store: the SDK asks the page to move there.
     if (typeof svc.hook?.setForcePosCallback === "function") svc.hook.setForcePosCallback(forcePos);
+    // "n produits ajoutés à votre panier" after each addition, in the drawer or a toaster (role="status"): a shopper
+    // who cannot see the cart count change hears it.
+    if (typeof svc.recipes?.showConfirmationToaster === "function") svc.recipes.showConfirmationToaster();
     Promise.resolve(svc.pos.load(context.storeId ?? null))
       .catch((error) => console.warn("the SDK could not load the store", error));
 
