@@ -1,6 +1,8 @@
-"""`python -m bench.queue_age [ROUNDS] [SECONDS]`: what counting the queue in the upstream budget does to a spike.
+"""`python -m bench.queue_age [ROUNDS] [SECONDS] [MIX]`: what counting the queue in the upstream budget does to a spike.
 
-Figure 8's fragment mix (bench/resilience.py) at 64 connections, through the shipped nginx
+MIX `fragments` (the default): figure 8's fragment mix (bench/resilience.py); `users`: the README's logged-in card
+for a stream of 5000 users (figure 1b's), each new one a like-state miss and a credential to sign, the load that
+keeps prerender's own CPU busy. At 64 connections, through the shipped nginx
 (deploy/nginx/prerender.conf, which stamps each request's arrival in `X-Request-Start`), to two prerender nodes of
 one private stack (bench/stack.py): one with `PRERENDER_TRUST_REQUEST_START` off (the budget starts when the worker
 reads the request) and one with it on (it starts at the arrival; prerender/web/queue_age.py). One node is loaded at
@@ -13,11 +15,27 @@ from __future__ import annotations
 
 import statistics
 import sys
+from collections.abc import Callable
 
 from . import wrk
+from .load import Call
 from .nginx import NginxFront, find_nginx
 from .resilience import FRAGMENT_BUDGET, SPIKE_MIN_CONNECTIONS, fragment_mix
 from .stack import Stack, free_port
+
+
+def stream_of_users() -> list[Call]:
+    """The README's logged-in card for 5000 users in turn ({n}: bench/wrk.py)."""
+    return [
+        Call(
+            "/v1/recipe-card?recipe_id=1&store_id=1001",
+            need_body=True,
+            headers=(("authorization", "user_id queue-user-{n}"),),
+        )
+    ]
+
+
+MIXES: dict[str, Callable[[], list[Call]]] = {"fragments": fragment_mix, "users": stream_of_users}
 
 
 def main() -> int:
@@ -27,7 +45,11 @@ def main() -> int:
     if binary is None or nginx is None:
         print("bench.queue_age needs Debian's wrk and nginx (apt-get install wrk nginx)")
         return 1
-    calls = fragment_mix()
+    mix = sys.argv[3] if len(sys.argv) > 3 else "fragments"
+    if mix not in MIXES:
+        print(f"bench.queue_age: MIX is one of {', '.join(MIXES)}")
+        return 1
+    calls = MIXES[mix]()
     runs: dict[str, list[tuple[float, float, float]]] = {"off": [], "on": []}
     with Stack() as stack:
         stack.start()
