@@ -190,11 +190,22 @@ record Fragments(List<String> stylesheets, String card, Map<Long, String> slotCa
                 : prerender.postJson("/recipe-card/multiple", store, multipleBody(slots));
         CompletableFuture.allOf(baseStyles, cardStyles, card, multiple).join();
 
+        List<String> base = stylesheetLinks("/styles/base", baseStyles.join());
+        List<String> cardSheets = stylesheetLinks("/styles/recipe-card", cardStyles.join());
+        String featured = card.join().orElse("").strip();
+        Map<Long, String> cards = slotCards(slots, multiple.join());
+        if (base.isEmpty() || cardSheets.isEmpty()) {
+            // A card without its stylesheets does not work (bare buttons, its drawer at the page's end).
+            Log.warn("the stylesheets did not come: the page renders without cards");
+            return new Fragments(List.of(), "", Map.of());
+        }
+        if (featured.isEmpty() && cards.values().stream().allMatch(String::isBlank)) {
+            return new Fragments(List.of(), "", Map.of()); // nothing to style: no stylesheet either
+        }
         Set<String> links = new LinkedHashSet<>(); // base first; a sheet named by both routes once
-        links.addAll(stylesheetLinks("/styles/base", baseStyles.join()));
-        links.addAll(stylesheetLinks("/styles/recipe-card", cardStyles.join()));
-        return new Fragments(
-                List.copyOf(links), card.join().orElse("").strip(), slotCards(slots, multiple.join()));
+        links.addAll(base);
+        links.addAll(cardSheets);
+        return new Fragments(List.copyOf(links), featured, cards);
     }
 
     /** {"contexts": [{"productIds": [a, b], "position": n}, ...], "display_variant": 2} */

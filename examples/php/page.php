@@ -144,17 +144,25 @@ if ($problems !== []) {
         $prerender = $visitor->withHeaders($shopper);
         $store = $storeId !== '' ? ['store_id' => $storeId] : [];
 
-        $featured = $prerender->recipeCard(['recipe_id' => FEATURED_RECIPE_ID] + $store);
+        // The stylesheets first: a card without them does not work (bare buttons, its drawer at the page's end),
+        // so without both no card is asked for. They are public and small (prerender and nginx cache them).
+        $base = $prerender->styles('base');
+        $cardSheets = $base !== '' ? $prerender->styles('recipe-card') : '';
+        if ($base === '' || $cardSheets === '') {
+            $prerender->log('the stylesheets did not come: the page renders without cards');
+        } else {
+            $featured = $prerender->recipeCard(['recipe_id' => FEATURED_RECIPE_ID] + $store);
 
-        $contexts = [];
-        foreach (CARD_POSITIONS as $position) {
-            $contexts[] = ['productIds' => [SHELF[$position - 2]['id'], SHELF[$position - 1]['id']], 'position' => $position];
-        }
-        $cards = $prerender->recipeCards($contexts, $store, ['keyword' => null, 'categoryId' => null, 'display_variant' => 2]);
+            $contexts = [];
+            foreach (CARD_POSITIONS as $position) {
+                $contexts[] = ['productIds' => [SHELF[$position - 2]['id'], SHELF[$position - 1]['id']], 'position' => $position];
+            }
+            $cards = $prerender->recipeCards($contexts, $store, ['keyword' => null, 'categoryId' => null, 'display_variant' => 2]);
 
-        // The stylesheets only when there is something to style: the design system, then the cards'.
-        if ($featured !== '' || array_filter($cards) !== []) {
-            $styles = $prerender->styles('base') . $prerender->styles('recipe-card');
+            // The stylesheets in the head only when there is something to style.
+            if ($featured !== '' || array_filter($cards) !== []) {
+                $styles = $base . $cardSheets;
+            }
         }
     }
 }

@@ -314,6 +314,14 @@ def json_answer(value: object) -> Answer:
     return 200, "application/json", json.dumps(value).replace("<", "\\u003c")
 
 
+# Both stylesheets, for a test about something else: without them the page shows no card.
+def styles_of(name: str) -> Callable[[object], Answer]:
+    return lambda _: json_answer({"links": [f"http://cdn.example/{name}.css"], "html": "-"})
+
+
+STYLES = {f"GET /v1/styles/{name}": styles_of(name) for name in ("base", "recipe-card")}
+
+
 def test_requests_headers_concurrency_and_json_reading(fake_prerender: FakePrerender) -> None:
     # Every route waits until the four calls have arrived: calls made one after the other would all fail.
     all_four = threading.Barrier(4, timeout=5)
@@ -458,6 +466,7 @@ def test_timeout_500_and_malformed_json_leave_fragments_out(fake_prerender: Fake
 def test_the_page_escapes_its_own_input(fake_prerender: FakePrerender) -> None:
     fake_prerender.routes = {
         "GET /v1/recipe-card": lambda _: (200, "text/html", fragment("7", "Card")),
+        **STYLES,  # without its stylesheets no card is shown
     }
     store = '1001"><script>alert(1)</script>'
     products = ["<img src=x onerror=alert(2)>", "a&b'c"]
@@ -522,4 +531,5 @@ def test_closed_port_still_renders_the_page() -> None:
     assert soup.select("li.recipe-slot") == []
     assert [li["data-product-id"] for li in soup.select("ul.shelf > li.product")] == DEFAULT_PRODUCTS
     warnings = run.warnings()
-    assert len(warnings) == 4 and all("failed: could not connect" in line for line in warnings), warnings
+    assert len(warnings) == 5 and all("failed: could not connect" in line for line in warnings[:4]), warnings
+    assert warnings[4] == "prerender-page: the stylesheets did not come: the page renders without cards"

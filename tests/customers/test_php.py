@@ -8,6 +8,7 @@ land in the HTML and fail the test. Skipped only where `php` is not installed (.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import socket
@@ -18,6 +19,7 @@ import uuid
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 import requests
@@ -300,26 +302,37 @@ def test_prerender_on_a_closed_port_still_renders_the_page(php: str) -> None:
     assert time.monotonic() - started < 5  # a refused connection fails at once
     soup = assert_page_without_fragments(result.stdout)
     assert not soup.find_all("link")
-    assert "GET /v1/recipe-card: no answer" in result.stderr and "Connection refused" in result.stderr
+    assert "GET /v1/styles/base: no answer" in result.stderr and "Connection refused" in result.stderr
 
 
 class BrokenPrerender(BaseHTTPRequestHandler):
-    """A prerender that answers the card, then is too slow for the multiple and sends malformed styles."""
+    """A prerender that answers the card and the styles (malformed ones when `malformed_styles`), then is too slow
+    for the multiple."""
 
     release = threading.Event()  # set at teardown: the slow answer stops waiting
+    malformed_styles = False
+    asked: ClassVar[list[str]] = []
 
     def log_message(self, *_: object) -> None:
         pass
 
     def do_GET(self) -> None:
+        self.asked.append(self.path.split("?")[0])
         if self.path.startswith("/v1/recipe-card?"):
             self.answer("text/html", '<svc-recipe-card id="svc-recipe-card-1"></svc-recipe-card>')
-        elif self.path.startswith("/v1/styles/base"):
+        elif self.malformed_styles and self.path.startswith("/v1/styles/base"):
             self.answer("application/json", '{"html": "<link rel=')  # cut short
-        else:
+        elif self.malformed_styles:
             self.answer("application/json", '{"links": []}')  # no html
+        else:
+            name = self.path.split("?")[0].rsplit("/", 1)[-1]
+            link = f'<link rel="stylesheet" href="http://prerender.test/static/{name}.css">'
+            self.answer(
+                "application/json", json.dumps({"html": link, "links": [f"http://prerender.test/static/{name}.css"]})
+            )
 
     def do_POST(self) -> None:
+        self.asked.append(self.path.split("?")[0])
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
         self.release.wait(10)
         self.answer("application/json", '{"data": []}')
@@ -340,6 +353,8 @@ def broken_prerender() -> Iterator[str]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     BrokenPrerender.release.clear()
+    BrokenPrerender.malformed_styles = False
+    BrokenPrerender.asked = []
     try:
         yield f"http://127.0.0.1:{server.server_port}"
     finally:
@@ -349,7 +364,7 @@ def broken_prerender() -> Iterator[str]:
         thread.join(timeout=5)
 
 
-def test_a_slow_call_and_malformed_json_leave_their_fragments_out(php: str, broken_prerender: str) -> None:
+def test_a_slow_call_leaves_its_fragments_out(php: str, broken_prerender: str) -> None:
     env = environment(
         PRERENDER_URL=broken_prerender, SUPPLIER_TOKEN="demo-retailer-token", STORE_ID="1001", USER_ID="php-user"
     )
@@ -359,13 +374,31 @@ def test_a_slow_call_and_malformed_json_leave_their_fragments_out(php: str, brok
     elapsed = time.monotonic() - started
 
     assert result.returncode == 0, result.stderr
-    assert 2.5 < elapsed < 6  # the multiple's 3 s timeout, then the styles in what is left of the page's 4 s
+    assert 2.5 < elapsed < 6  # the multiple's 3 s timeout, within the page's 4 s
     assert_no_diagnostics(result.stdout)
     soup = parse(result.stdout)
     assert [card["id"] for card in soup.find_all("svc-recipe-card")] == ["svc-recipe-card-1"]
     assert soup.select_one("section.featured svc-recipe-card") is not None
-    assert not soup.select("li.shelf__recipe") and not soup.find_all("link")
+    assert not soup.select("li.shelf__recipe")
+    assert [link["href"] for link in soup.find_all("link")] == [
+        "http://prerender.test/static/base.css", "http://prerender.test/static/recipe-card.css",
+    ]  # fmt: skip
     assert product_ids(soup) == SHELF
     assert "POST /v1/recipe-card/multiple: timed out after 3.0 s" in result.stderr
+
+
+def test_without_its_stylesheets_no_card_is_asked_for(php: str, broken_prerender: str) -> None:
+    """A card without its stylesheets does not work (bare buttons, its drawer at the page's end): the styles come
+    first, and when they do not, the page renders without cards."""
+    BrokenPrerender.malformed_styles = True
+    env = environment(
+        PRERENDER_URL=broken_prerender, SUPPLIER_TOKEN="demo-retailer-token", STORE_ID="1001", USER_ID="php-user"
+    )
+    result = run_page(php, env)
+
+    assert result.returncode == 0, result.stderr
+    soup = assert_page_without_fragments(result.stdout)
+    assert not soup.find_all("link")
+    assert BrokenPrerender.asked == ["/v1/styles/base"]  # nothing more once the first sheet failed
     assert "GET /v1/styles/base: malformed JSON" in result.stderr
-    assert 'GET /v1/styles/recipe-card: malformed answer (no "html" string)' in result.stderr
+    assert "the stylesheets did not come: the page renders without cards" in result.stderr
