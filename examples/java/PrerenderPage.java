@@ -199,7 +199,7 @@ record Fragments(List<String> stylesheets, String card, Map<Long, String> slotCa
             Log.warn("the stylesheets did not come: the page renders without cards");
             return new Fragments(List.of(), "", Map.of());
         }
-        if (featured.isEmpty() && cards.values().stream().allMatch(String::isBlank)) {
+        if (featured.isEmpty() && cards.isEmpty()) { // slotCards keeps only the slots that got a card
             return new Fragments(List.of(), "", Map.of()); // nothing to style: no stylesheet either
         }
         Set<String> links = new LinkedHashSet<>(); // base first; a sheet named by both routes once

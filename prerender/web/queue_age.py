@@ -43,6 +43,13 @@ def arrival_of(value: str) -> float | None:
     return stamp
 
 
+def measured_queue_seconds() -> float | None:
+    """What `queued_seconds` measured for the current request, None when nothing asked (a route without a
+    declaration): for the request's log line, which measures nothing itself."""
+    measured: float | None = g.get("queued_seconds")
+    return measured
+
+
 def queued_seconds() -> float:
     """Seconds the current request waited between the front and this worker: 0 unless TRUST_REQUEST_START is on and
     the front stamped it believably (measured once per request)."""

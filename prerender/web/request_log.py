@@ -18,6 +18,7 @@ from flask import Flask, Response, current_app, g, has_request_context, request
 
 from plumbing.pseudonyms import pseudonym as keyed_pseudonym
 from prerender.metrics import REQUEST_SECONDS, REQUESTS
+from prerender.web.queue_age import measured_queue_seconds
 from prerender.web.versions import API_VERSIONS
 
 # Attributes every LogRecord has; anything else on a record was passed in `extra=` and is logged too.
@@ -88,7 +89,7 @@ def log_request(response: Response) -> Response:
         "status": response.status_code,
         "duration_ms": round(seconds * 1000, 1),
     }
-    queued = g.get("queued_seconds")  # what it waited before the worker read it (prerender/web/queue_age.py)
+    queued = measured_queue_seconds()  # what it waited before the worker read it
     if queued:
         fields["queued_ms"] = round(queued * 1000, 1)
     if ctx is not None:

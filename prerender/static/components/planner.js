@@ -541,13 +541,7 @@ function selectorOf(element) {
   const recipe = /** @type {HTMLElement | null} */ (element.closest("[data-recipe-id]"))?.dataset.recipeId;
   const product = element.dataset.productId;
   if (element.id) return `#${CSS.escape(element.id)}`;
-  if (!action) {
-    // A part's form's submit button (the budget's "save"): the same button of the new markup.
-    const form = /** @type {HTMLElement | null} */ (element.closest("form[data-role]"));
-    return form && element.matches("button[type='submit']")
-      ? `form[data-role="${CSS.escape(form.dataset.role ?? "")}"] button[type="submit"]`
-      : null;
-  }
+  if (!action) return null;
   const own = product ? `[data-action="${action}"][data-product-id="${CSS.escape(product)}"]` : `[data-action="${action}"]`;
   return recipe ? `[data-recipe-id="${CSS.escape(recipe)}"] ${own}` : own;
 }

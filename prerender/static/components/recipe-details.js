@@ -212,10 +212,11 @@ export class RecipeDetails {
   #renderFooter(entry) {
     if (!this.#footer) return;
     const amount = this.#footer.querySelector(".svc-recipe-details__total-amount");
-    if (amount) {
-      const total = entry?.lines?.reduce((/** @type {number} */ sum, /** @type {any} */ line) => sum + (Number(line.price) || 0), 0);
-      const chosen = entry ? null : this.#rows.chosenTotal(); // a product swapped before "add all"
-      amount.textContent = entry ? money(total) : chosen === null ? this.#totalText : money(chosen);
+    if (amount && entry) {
+      amount.textContent = money(entry.lines?.reduce((/** @type {number} */ sum, /** @type {any} */ line) => sum + (Number(line.price) || 0), 0));
+    } else if (amount) {
+      const chosen = this.#rows.chosenTotal(); // a product swapped before "add all", else the server's total
+      amount.textContent = chosen === null ? this.#totalText : money(chosen);
     }
     const addAll = /** @type {HTMLElement | null} */ (this.#footer.querySelector(".svc-recipe-details__add-all"));
     const label = entry ? addAll?.dataset.inBasketLabel : addAll?.dataset.notInBasketLabel;

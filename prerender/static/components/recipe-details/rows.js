@@ -143,8 +143,8 @@ export class IngredientRows {
       if (line && line.price !== null && line.price !== undefined) price.textContent = money(line.price);
       else if (productId === origin.productId) price.textContent = origin.priceText;
       else {
-        const unit = this.#productInfo(row, productId, line).unitPrice;
-        price.textContent = unit === null ? "" : money(unit * this.packagesFor(row, productId));
+        const amount = this.#priceOf(row, productId, line);
+        price.textContent = amount === null ? "" : money(amount);
       }
     }
     this.#syncAlternatives(row);
@@ -165,12 +165,12 @@ export class IngredientRows {
       const productId = this.#choices.get(row.dataset.ingredientId ?? "") ?? origin?.productId;
       if (!origin || !productId) continue; // nothing sold for it at this store
       chosen ||= productId !== origin.productId;
-      const unit = this.#productInfo(row, productId).unitPrice;
-      if (unit === null || unit === undefined) {
+      const amount = this.#priceOf(row, productId);
+      if (amount === null) {
         if (productId !== origin.productId || origin.priceText) return null; // a price not known here
         continue; // unpriced, and left out of the server's total too
       }
-      total += Number(unit) * this.packagesFor(row, productId);
+      total += amount;
     }
     return chosen && Number.isFinite(total) ? total : null;
   }
@@ -306,6 +306,16 @@ export class IngredientRows {
     if (origin && origin.productId === productId) return { name: origin.name, meta: origin.meta, picture: origin.picture, unitPrice: null };
     const parts = (this.#alternative(row, productId)?.textContent ?? "").split(" · ").map((part) => part.trim());
     return { name: parts[0] ?? "", meta: parts.slice(1, 3).join(" · "), picture: null, unitPrice: null };
+  }
+
+  /**
+   * A product's price in a row: its unit price times the packages the guests need, as the server prices it; null
+   * when its unit price is not known. @param {HTMLElement} row @param {string} productId @param {any} [line]
+   * @returns {number | null}
+   */
+  #priceOf(row, productId, line) {
+    const unit = this.#productInfo(row, productId, line).unitPrice;
+    return unit === null || unit === undefined ? null : Number(unit) * this.packagesFor(row, productId);
   }
 
   /** @param {HTMLElement} row @param {ProductInfo} info */
