@@ -9,14 +9,12 @@ import { test, describe, beforeEach, afterEach, mock } from "node:test";
 import assert from "node:assert/strict";
 
 import { BasketSync, normalizeCart } from "../../prerender/static/sdk/basket-sync.js";
+import { flush } from "./support.mjs";
 
 // Every test runs on mock timers (setTimeout only): BasketSync's 5 s limit passes with mock.timers.tick, and no
 // real timer outlives a test (one would keep the run alive until it fires).
 beforeEach(() => mock.timers.enable({ apis: ["setTimeout"] }));
 afterEach(() => mock.timers.reset());
-
-/** Lets every queued promise callback run (setImmediate is not mocked: only setTimeout is). */
-const flush = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * A BasketSync whose reconcile records each cart (and "reconcile" in `log`) and answers `basket:<n>` (or

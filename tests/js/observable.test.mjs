@@ -9,8 +9,7 @@ import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 
 import { Observable, withThen, single } from "../../prerender/static/sdk/observable.js";
-
-const flush = () => new Promise((resolve) => setImmediate(resolve));
+import { flush } from "./support.mjs";
 
 /** An observable whose sinks the test drives, counting producer runs and teardowns. */
 function manual() {
