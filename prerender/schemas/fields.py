@@ -114,7 +114,8 @@ class JsonIdList(fields.Field[list[str]]):
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> list[str]:
         try:
             items = json.loads(value) if isinstance(value, str) else value
-        except (json.JSONDecodeError, RecursionError) as error:
+        # ValueError: a JSONDecodeError, or an integer of more digits than Python converts.
+        except (ValueError, RecursionError) as error:
             raise ValidationError('Must be a JSON array of ids, e.g. ["123","456"].') from error
         if not isinstance(items, list):
             raise ValidationError('Must be a JSON array of ids, e.g. ["123","456"].')

@@ -39,7 +39,10 @@ def test_card_without_selector_is_400_naming_both(client, version, caplog):
         "[true]",
         '["a b"]',
         json.dumps(["x" * 65]),
+        "[" + "1" * 4301 + "]",  # more digits than Python converts: a ValueError of its own, not a 500
+        "[" * 100_000,  # nested deeper than the decoder recurses
     ],
+    ids=lambda value: value if len(value) < 40 else f"{value[:10]}...({len(value)} characters)",
 )
 def test_surrounding_ids_must_be_a_json_array_of_ids(client, value):
     response = client.get("/v1/recipe-card", query_string={"surrounding_products_ids": value}, headers=HEADERS)
