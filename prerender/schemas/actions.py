@@ -17,6 +17,7 @@ from prerender.schemas.fields import (
     FullMatch,
     Identifier,
     Integer,
+    no_control_characters,
 )
 from prerender.schemas.limits import (
     MAX_CART_LINES,
@@ -208,7 +209,7 @@ class _Event(_Body):
         metadata={"description": "The event's id, the same on every retry (a UUID); stored once."},
     )
     name = fields.String(required=True, validate=FullMatch(EVENT_NAME, error="Must be like 'recipe.show'."))
-    path = fields.String(load_default="/", validate=validate.Length(1, MAX_EVENT_PATH))
+    path = fields.String(load_default="/", validate=[validate.Length(1, MAX_EVENT_PATH), no_control_characters()])
     props = fields.Dict(keys=fields.String(validate=validate.Length(1, 64)), load_default=dict)
 
     @validates("props")

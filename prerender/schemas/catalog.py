@@ -12,7 +12,7 @@ from typing import Any
 from marshmallow import EXCLUDE, RAISE, Schema, fields, post_load, validate
 from webargs.fields import DelimitedList
 
-from prerender.schemas.fields import FullMatch, Identifier, Integer
+from prerender.schemas.fields import FullMatch, Identifier, Integer, no_control_characters
 from prerender.schemas.menus import RECIPE_TYPES
 from prerender.schemas.variants import accepted_variants
 
@@ -38,7 +38,7 @@ class _Query(Schema):
 def _search(**kwargs: Any) -> fields.String:
     return fields.String(
         load_default="",
-        validate=validate.Length(max=MAX_SEARCH_LENGTH),
+        validate=[validate.Length(max=MAX_SEARCH_LENGTH), no_control_characters()],
         metadata={"description": "A keyword."},
         **kwargs,
     )
@@ -157,7 +157,7 @@ class BasketPreviewQuery(_Query):
     """`GET /v2/catalog/my-space/basket-preview`: the shopper's basket at the store."""
 
     store_id = Identifier(load_default=None)
-    title = fields.String(load_default=None, validate=validate.Length(1, MAX_TITLE_LENGTH))
+    title = fields.String(load_default=None, validate=[validate.Length(1, MAX_TITLE_LENGTH), no_control_characters()])
     show_tab_selector = fields.Boolean(
         load_default=False, metadata={"description": "true: the my-space tabs above the basket."}
     )

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, pre_load, validate
 
-from prerender.schemas.fields import FullMatch, Integer
+from prerender.schemas.fields import Integer, no_control_characters
 from prerender.schemas.limits import MAX_EXTERNAL_ID_LENGTH, MAX_SERVES
 
-# The publisher's own id: anything printable (its database's ids are its business), without control characters
-# (its length, at least one character, is the Length rule's to say). Nor `.` or `..`: the id is one segment of the
-# upstream's path (prerender/gateway/calls.py, `segment`), and HTTP clients resolve those two as the path's dot
-# segments (`/recipes/by-external-id/..` is sent as `/recipes/`).
-EXTERNAL_ID_PATTERN = re.compile(r"^[^\x00-\x1f\x7f]*$")
+# The publisher's own id is any text (its database's ids are its business; `no_control_characters`), of at least
+# one character. Not `.` or `..`: the id is one segment of the upstream's path (prerender/gateway/calls.py,
+# `segment`), and HTTP clients resolve those two as the path's dot segments (`/recipes/by-external-id/..` is sent
+# as `/recipes/`).
 DOT_SEGMENTS = (".", "..")
 
 
@@ -29,7 +27,7 @@ class CtaQuery(Schema):
         required=True,
         validate=[
             validate.Length(1, MAX_EXTERNAL_ID_LENGTH),
-            FullMatch(EXTERNAL_ID_PATTERN, error="Must not contain control characters."),
+            no_control_characters(),
             validate.NoneOf(DOT_SEGMENTS, error="Must not be '.' or '..'."),
         ],
         metadata={

@@ -21,6 +21,11 @@ IDENTITY_CHARACTERS = r"[\x21-\x7e]{1,128}"
 IDENTITY_PATTERN = re.compile(rf"^{IDENTITY_CHARACTERS}$")
 IDENTITY_MESSAGE = "Must be 1 to 128 printable characters without spaces."
 
+# A text a page or a shopper writes (a search, a title, a publisher's id): anything but a control character
+# (Unicode's Cc: C0, DEL and C1), which no one types and which HTML may not carry as text.
+TEXT_PATTERN = re.compile(r"^[^\x00-\x1f\x7f-\x9f]*$")
+TEXT_MESSAGE = "Must not contain control characters."
+
 # An integer as a query string writes it: ASCII digits, an optional minus sign, nothing else (Python's int()
 # would also take " 2", "+2", "2_0" and other scripts' digits).
 DECIMAL_INTEGER = re.compile(r"-?[0-9]+")
@@ -41,6 +46,11 @@ class FullMatch(validate.Regexp):
         if self.regex.fullmatch(value) is None:  # type: ignore[arg-type]
             raise ValidationError(self._format_error(value))
         return value
+
+
+def no_control_characters() -> FullMatch:
+    """The rule of every free text of a request (TEXT_PATTERN)."""
+    return FullMatch(TEXT_PATTERN, error=TEXT_MESSAGE)
 
 
 def Identifier(**kwargs: Any) -> fields.String:

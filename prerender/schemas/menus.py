@@ -9,7 +9,15 @@ from typing import Any
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
 from webargs.fields import DelimitedList
 
-from prerender.schemas.fields import IDENTITY_MESSAGE, IDENTITY_PATTERN, Amount, FullMatch, Identifier, Integer
+from prerender.schemas.fields import (
+    IDENTITY_MESSAGE,
+    IDENTITY_PATTERN,
+    Amount,
+    FullMatch,
+    Identifier,
+    Integer,
+    no_control_characters,
+)
 from prerender.schemas.limits import MAX_SERVES
 from prerender.schemas.responses import AnswerSchema
 
@@ -54,7 +62,9 @@ class _PanelQuery(_Query):
         metadata={"description": "Comma-separated recipe types: starter, main-dish, dessert, drink."},
     )
     search = fields.String(
-        load_default="", validate=validate.Length(max=MAX_SEARCH_LENGTH), metadata={"description": "A keyword."}
+        load_default="",
+        validate=[validate.Length(max=MAX_SEARCH_LENGTH), no_control_characters()],
+        metadata={"description": "A keyword."},
     )
     page = Integer(strict=False, load_default=1, validate=validate.Range(1, MAX_PANEL_PAGE))
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, pre_load, validate, validates_schema
 
-from prerender.schemas.fields import Identifier, Integer, JsonIdList, ProductId
+from prerender.schemas.fields import Identifier, Integer, JsonIdList, ProductId, no_control_characters
 from prerender.schemas.limits import (
     MAX_CONTEXTS,
     MAX_CURRENT_PRODUCT_IDS,
@@ -128,7 +128,7 @@ class _MultipleBody(_MultipleOptions):
     keyword = fields.String(
         load_default=None,
         allow_none=True,
-        validate=validate.Length(1, MAX_KEYWORD_LENGTH),
+        validate=[validate.Length(1, MAX_KEYWORD_LENGTH), no_control_characters()],
         metadata={"description": "A search term; empty or blank: no filter."},
     )
 

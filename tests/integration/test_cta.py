@@ -96,6 +96,7 @@ def test_recipe_id_is_required(client, visitor):
         ("", "Length must be between 1 and 120."),
         ("x" * 121, "Length must be between 1 and 120."),
         ("tab\there", "Must not contain control characters."),
+        ("a\x85b", "Must not contain control characters."),  # C1 (NEL) as well as C0 and DEL
         # The id is one segment of the upstream's path, where these two would go up it (gateway/calls.py).
         (".", "Must not be '.' or '..'."),
         ("..", "Must not be '.' or '..'."),

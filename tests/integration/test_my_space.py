@@ -255,6 +255,7 @@ def test_the_basket_preview_options(client, user):
     [
         ({"embed": "sometimes"}, "embed"),
         ({"title": "x" * 121}, "title"),
+        ({"title": "a\x07b"}, "title"),  # a control character: HTML may not carry it as text
         ({"show_tab_selector": "2"}, "show_tab_selector"),
     ],
 )

@@ -7,8 +7,14 @@ import json
 
 import pytest
 from flask import g
+from marshmallow import Schema, ValidationError
 
+from prerender.schemas.actions import EventsBody
+from prerender.schemas.catalog import CATEGORY_QUERIES, LIST_QUERIES, BasketPreviewQuery
+from prerender.schemas.cta import CtaQuery
 from prerender.schemas.limits import MAX_CONTEXTS
+from prerender.schemas.menus import PlannerRecipesQuery
+from prerender.schemas.recipe_card import MultipleBodyV2
 from prerender.web.context import RequestContext
 from tests.conftest import HEADERS
 from tests.problems import names
@@ -203,3 +209,33 @@ def test_multiple_with_upstream_down_keeps_every_position_with_empty_html(client
     response = multiple(client, body)
     assert response.status_code == 200
     assert response.get_json() == {"data": [{"html": "", "position": 2}, {"html": "", "position": 7}]}
+
+
+# Every free text a request may carry: the schema, the field, and what else makes the value valid.
+FREE_TEXTS = [
+    (CtaQuery(), "recipe_id", {}),
+    (BasketPreviewQuery(), "title", {}),
+    (LIST_QUERIES["v2"], "search", {}),
+    (CATEGORY_QUERIES["v2"], "search", {"category_id": "10"}),
+    (PlannerRecipesQuery(), "search", {}),
+    (MultipleBodyV2(), "keyword", {"contexts": [{"productIds": ["100001", "100002"], "position": 1}]}),
+]
+
+
+@pytest.mark.parametrize(("schema", "field", "others"), FREE_TEXTS, ids=lambda v: type(v).__name__ if isinstance(v, Schema) else None)
+@pytest.mark.parametrize("character", ["\x00", "\x07", "\t", "\x1f", "\x7f", "\x85", "\x9f"], ids=ascii)
+def test_no_free_text_takes_a_control_character(schema, field, others, character):
+    """C0, DEL and C1 (Unicode's Cc) are refused with one message; any other text, accents and emoji included, is
+    taken (HTML may not carry control characters as text, and no one types them)."""
+    assert schema.load({**others, field: "Crème brûlée 🍮 « été »"})[field] == "Crème brûlée 🍮 « été »"
+    with pytest.raises(ValidationError) as refused:
+        schema.load({**others, field: f"a{character}b"})
+    assert refused.value.messages == {field: ["Must not contain control characters."]}
+
+
+def test_an_event_path_takes_no_control_character():
+    events = EventsBody()
+    assert events.load({"events": [{"name": "recipe.show", "path": "/idées"}]})["events"][0]["path"] == "/idées"
+    with pytest.raises(ValidationError) as refused:
+        events.load({"events": [{"name": "recipe.show", "path": "/a\x85b"}]})
+    assert refused.value.messages == {"events": {0: {"path": ["Must not contain control characters."]}}}
