@@ -86,7 +86,7 @@ PAGE_ANSWERS = {
 }
 
 
-@bp.get("/planner/current-menu")
+@bp.get("/planner/current-menu", head=False)
 @declare(
     callers=Callers.SERVER_OR_BROWSER,
     summary="The planner's current-menu page",
@@ -98,7 +98,7 @@ def current_menu_page(query: dict[str, Any]) -> Response:
     return _page(query)
 
 
-@bp.get("/planner")
+@bp.get("/planner", head=False)
 @declare(
     callers=Callers.SERVER_OR_BROWSER,
     summary="The planner's shareable landing route (the current-menu page)",

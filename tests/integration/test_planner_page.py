@@ -282,6 +282,19 @@ def test_the_landing_route_is_the_same_page(client) -> None:
     assert root_of(landing)["class"] == root_of(current)["class"]
 
 
+@pytest.mark.parametrize("path", [PAGE, "/v2/planner"])
+def test_a_head_makes_no_menu(app: Flask, client, monkeypatch: pytest.MonkeyPatch, path: str) -> None:
+    """Both pages make the shopper's menu (or move it to `store_id`), so a HEAD, which link checkers and monitors
+    send, is refused rather than run as the GET (prerender/web/routing.py): nothing reaches the menu service."""
+    hdrs = user_headers(unique("user"))
+    calls = record_upstream_calls(app, monkeypatch)
+    head = client.head(path, query_string={"store_id": STORE}, headers=hdrs)
+    assert head.status_code == 405 and sorted(head.headers["Allow"].split(", ")) == ["GET", "OPTIONS"]
+    assert not [call for call in calls if "/menus" in call[1]], calls
+    assert get_page(client, hdrs, path, store_id=STORE).status_code == 200
+    assert [call for call in calls if "/menus" in call[1]]  # the GET makes (or reads) the menu
+
+
 def test_the_page_and_the_catalog_are_v2_only(client) -> None:
     hdrs = visitor_headers(unique("visitor"))
     for path in ("/v1/planner/current-menu", "/v1/planner"):

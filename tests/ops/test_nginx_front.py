@@ -194,15 +194,24 @@ def test_a_bootstrap_with_a_shoppers_credential_is_never_cached_nor_shared(nginx
 
 
 @pytest.mark.parametrize(
-    "path", ["/v1/basket/merge-authless-basket", "/v2/basket/merge-authless-basket", "/v2/menu/merge-authless-menu"]
+    "path",
+    [
+        "/v1/basket/merge-authless-basket",
+        "/v2/basket/merge-authless-basket",
+        "/v2/menu/merge-authless-menu",
+        "/v2/planner",
+        "/v2/planner/current-menu",
+    ],
 )
-def test_a_head_to_a_merge_reaches_prerender_as_a_head_and_merges_nothing(nginx_front, path):
+def test_a_head_to_a_get_that_acts_reaches_prerender_as_a_head_and_does_nothing(nginx_front, path):
     """nginx turns a HEAD into a GET where it caches (proxy_cache_convert_head): a HEAD to a merge would have
-    merged. The per-user routes, the merges among them, are outside the cache, so prerender sees the HEAD and
-    refuses it (a GET is never a 405 there)."""
+    merged, one to a planner page made a menu. The per-user routes, these among them, are outside the cache, so
+    prerender sees the HEAD and refuses it (a GET is never a 405 there)."""
     visitor = f"ops-visitor-{unique()}"
     response = requests.head(
-        f"{nginx_front.url}{path}?authless_id={visitor}", headers=headers(user=f"ops-user-{unique()}"), timeout=TIMEOUT
+        f"{nginx_front.url}{path}?authless_id={visitor}&store_id=1001",
+        headers=headers(user=f"ops-user-{unique()}"),
+        timeout=TIMEOUT,
     )
     assert response.status_code == 405 and allowed(response) == {"GET", "OPTIONS"}
 
