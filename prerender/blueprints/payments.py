@@ -19,6 +19,8 @@ bp = Blueprint("payments", __name__, url_prefix="/baskets")
 
 # The upstream's refusal reasons, as this route names its outcomes.
 OUTCOMES = {"already-confirmed": "already_confirmed", "empty": "empty"}
+# The upstream's names of this route's body fields (`handle_payment` writes its body in them).
+FIELDS_AS_SENT = {"total": "totalPrice", "cart": "products"}
 
 
 @bp.post("/handle-payment")
@@ -58,9 +60,7 @@ def handle_payment(body: dict[str, Any], query: dict[str, Any], headers: dict[st
             key=headers["idempotency_key"],
         )
     except UpstreamStatusError as error:
-        if error.status == 409 and "total" in (error.problem.get("errors") or {}).get("json", {}):
-            # The upstream checks its own field, `total`: name the one this route was sent.
-            error.problem["errors"] = {"json": {"totalPrice": error.problem["errors"]["json"]["total"]}}
+        _name_fields_as_sent(error.problem)
         raise
     if answer.get("confirmed"):
         return {"outcome": "confirmed", "confirmed": True, "basket_id": str(answer.get("basket_id", ""))}
@@ -68,3 +68,16 @@ def handle_payment(body: dict[str, Any], query: dict[str, Any], headers: dict[st
     if reason not in OUTCOMES:
         raise UpstreamBadResponse(f"POST /basket/confirm: unknown refusal {reason!r}")
     return {"outcome": OUTCOMES[reason], "confirmed": False}
+
+
+def _name_fields_as_sent(problem: dict[str, Any]) -> None:
+    """The upstream's refusal names its own fields (`total`, `cart.0.quantity`): name the ones this route was sent
+    (`totalPrice`, `products.0.quantity`), so the caller can find what to mend."""
+    errors = problem.get("errors")
+    if not isinstance(errors, dict) or not isinstance(errors.get("json"), dict):
+        return
+    renamed: dict[str, Any] = {}
+    for path, messages in errors["json"].items():
+        head, dot, rest = str(path).partition(".")
+        renamed[FIELDS_AS_SENT.get(head, head) + dot + rest] = messages
+    errors["json"] = renamed

@@ -21,6 +21,7 @@ from prerender.schemas.fields import (
 )
 from prerender.schemas.limits import (
     MAX_CART_LINES,
+    MAX_CART_QUANTITY,
     MAX_EVENT_PATH,
     MAX_EVENT_PROPS,
     MAX_EVENTS,
@@ -118,7 +119,7 @@ class IngredientLineBody(_Body):
 
 class _CartLine(_Body):
     id = Identifier(required=True)
-    quantity = Integer(strict=True, required=True, validate=validate.Range(0, 10_000))
+    quantity = Integer(strict=True, required=True, validate=validate.Range(0, MAX_CART_QUANTITY))
 
 
 class ReconcileBody(_Body):

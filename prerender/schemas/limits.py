@@ -12,6 +12,8 @@ MAX_SERVES = 50
 MAX_POSITION = 2**53 - 1
 MAX_LINE_QUANTITY = 99
 MAX_CART_LINES = 500
+# A retailer cart line's quantity (reconcile, payment): the recipe service's own limit.
+MAX_CART_QUANTITY = 9_999
 # The shopper's choices sent with a recipe added to the basket (one per ingredient).
 MAX_RECIPE_LINES = 100
 MAX_ORDER_ID = 64

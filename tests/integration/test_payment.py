@@ -145,6 +145,21 @@ def test_invalid_payments_are_400(client, user, body, query, field):
     assert field in str(answer.get_json().get("errors"))
 
 
+def test_a_cart_line_takes_the_quantities_the_recipe_service_takes_and_a_refusal_names_the_field_sent(client, user):
+    """9 999 is the recipe service's limit of a cart line: 10 000 is prerender's own 400 on `products`, the field
+    the caller sent (it was the recipe service's 400 on its own `cart.0.quantity`)."""
+    line = {"id": "100001", "quantity": 10_000}
+    refused = client.post(
+        "/v1/baskets/handle-payment", json={"store_id": STORE, "totalPrice": 0, "products": [line]}, headers=user
+    )
+    assert refused.status_code == 400
+    assert refused.get_json()["errors"] == {
+        "json": {"products.0.quantity": ["Must be greater than or equal to 0 and less than or equal to 9999."]}
+    }
+    taken = pay(client, user, total=0, products=[{**line, "quantity": 9_999}])  # none of ours: nothing to confirm
+    assert taken.status_code == 200 and taken.get_json()["outcome"] == "empty", taken.get_data(as_text=True)
+
+
 def test_a_nul_in_the_order_id_is_the_shoppers_400_and_leaves_the_baskets_breaker_closed(client, user):
     """PostgreSQL refuses a NUL character: sent on, each such payment was the recipe service's 500, and twenty
     of them opened the baskets' circuit breaker for every shopper (a 503 for their basket writes). It is the
