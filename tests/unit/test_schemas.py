@@ -222,7 +222,9 @@ FREE_TEXTS = [
 ]
 
 
-@pytest.mark.parametrize(("schema", "field", "others"), FREE_TEXTS, ids=lambda v: type(v).__name__ if isinstance(v, Schema) else None)
+@pytest.mark.parametrize(
+    ("schema", "field", "others"), FREE_TEXTS, ids=lambda v: type(v).__name__ if isinstance(v, Schema) else None
+)
 @pytest.mark.parametrize("character", ["\x00", "\x07", "\t", "\x1f", "\x7f", "\x85", "\x9f"], ids=ascii)
 def test_no_free_text_takes_a_control_character(schema, field, others, character):
     """C0, DEL and C1 (Unicode's Cc) are refused with one message; any other text, accents and emoji included, is
