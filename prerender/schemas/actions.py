@@ -17,6 +17,7 @@ from prerender.schemas.fields import (
     FullMatch,
     Identifier,
     Integer,
+    OptionalStoreId,
     no_control_characters,
 )
 from prerender.schemas.limits import (
@@ -65,7 +66,7 @@ class StoreQuery(Schema):
     class Meta:
         unknown = EXCLUDE
 
-    store_id = Identifier(load_default=None)
+    store_id: fields.String = OptionalStoreId(load_default=None)
 
 
 class RequiredStoreQuery(StoreQuery):
@@ -79,7 +80,7 @@ class DetailsQuery(Schema):
         unknown = EXCLUDE
 
     recipe_id = Identifier(required=True)
-    store_id = Identifier(load_default=None)
+    store_id = OptionalStoreId(load_default=None)
     guests = _guests(strict=False, load_default=None)
 
 

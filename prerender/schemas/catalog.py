@@ -12,7 +12,13 @@ from typing import Any
 from marshmallow import EXCLUDE, RAISE, Schema, fields, post_load, validate
 from webargs.fields import DelimitedList
 
-from prerender.schemas.fields import FullMatch, Identifier, Integer, no_control_characters
+from prerender.schemas.fields import (
+    FullMatch,
+    Identifier,
+    Integer,
+    OptionalStoreId,
+    no_control_characters,
+)
 from prerender.schemas.menus import RECIPE_TYPES
 from prerender.schemas.variants import accepted_variants
 
@@ -58,7 +64,7 @@ class _PageQuery(_Query):
     """What every catalog page takes: the store (prices, completion filter), how its cards look, its analytics
     path."""
 
-    store_id = Identifier(load_default=None)
+    store_id = OptionalStoreId(load_default=None)
     display_infos = fields.Boolean(
         load_default=False, metadata={"description": "true: the cards show their time, difficulty and guests."}
     )
@@ -92,7 +98,7 @@ class _ListQuery(_PageQuery):
 class HeaderQuery(_Query):
     """`GET /{v}/catalog/header`."""
 
-    store_id = Identifier(load_default=None)
+    store_id = OptionalStoreId(load_default=None)
 
 
 def _home(version: str) -> type[Schema]:
@@ -156,7 +162,7 @@ class MySpaceQuery(_PageQuery):
 class BasketPreviewQuery(_Query):
     """`GET /v2/catalog/my-space/basket-preview`: the shopper's basket at the store."""
 
-    store_id = Identifier(load_default=None)
+    store_id = OptionalStoreId(load_default=None)
     title = fields.String(load_default=None, validate=[validate.Length(1, MAX_TITLE_LENGTH), no_control_characters()])
     show_tab_selector = fields.Boolean(
         load_default=False, metadata={"description": "true: the my-space tabs above the basket."}

@@ -58,6 +58,19 @@ def Identifier(**kwargs: Any) -> fields.String:
     return fields.String(validate=FullMatch(ID_PATTERN, error=ID_MESSAGE), **kwargs)
 
 
+class OptionalStoreId(fields.String):
+    """An optional `store_id`: absent, empty, blank or null all mean no store (the specification's "store_id
+    missing: no error"; a customer's template often writes `store_id=` when its visitor chose none)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(allow_none=True, validate=FullMatch(ID_PATTERN, error=ID_MESSAGE), **kwargs)
+
+    def deserialize(self, value: Any, attr: str | None = None, data: Any = None, **kwargs: Any) -> Any:
+        if isinstance(value, str) and not value.strip():
+            value = None
+        return super().deserialize(value, attr, data, **kwargs)
+
+
 def product_id_of(value: Any) -> str:
     """A product id as a customer's JSON carries it: a string, or a whole number read as its digits (numeric ids
     are often sent as numbers); anything else is a ValidationError."""

@@ -16,6 +16,7 @@ from prerender.schemas.fields import (
     FullMatch,
     Identifier,
     Integer,
+    OptionalStoreId,
     no_control_characters,
 )
 from prerender.schemas.limits import MAX_SERVES
@@ -45,7 +46,7 @@ class _Query(Schema):
 class PlannerEntryQuery(_Query):
     """`GET /v2/planner/entry`: the store is recommended (the planner prices with it) and optional."""
 
-    store_id = Identifier(load_default=None)
+    store_id = OptionalStoreId(load_default=None)
 
 
 PAGE_VIEWS = ("recipe", "menu")
@@ -77,7 +78,7 @@ class CurrentMenuPageQuery(_PanelQuery):
     """`GET /v2/planner/current-menu` and `GET /v2/planner`: the store (recommended), the mode the entry chose
     (`custom`: a new menu starts empty), the guest count of a new menu, the phone view, the panel's filters."""
 
-    store_id = Identifier(load_default=None)
+    store_id = OptionalStoreId(load_default=None)
     mode = fields.String(load_default=None, validate=validate.OneOf(("selection", "custom")))
     guests = _guests(strict=False, load_default=None)
     view = fields.String(load_default=None, validate=validate.OneOf(PAGE_VIEWS))
@@ -91,7 +92,7 @@ class PlannerRecipesQuery(_PanelQuery):
     """`GET /v2/planner/recipes`: a page of the catalog panel, priced at the store for the guests, without the
     menu's recipes."""
 
-    store_id = Identifier(load_default=None)
+    store_id = OptionalStoreId(load_default=None)
     guests = _guests(strict=False, load_default=4)
     exclude_ids = DelimitedList(Identifier(), load_default=list, validate=validate.Length(max=100))
 
@@ -104,7 +105,7 @@ class PlannerRecipesQuery(_PanelQuery):
 class CurrentMenuQuery(_Query):
     """`GET /v2/menu/current`: the store to price at (the menu moves to it), and how a new menu starts."""
 
-    store_id = Identifier(load_default=None)
+    store_id = OptionalStoreId(load_default=None)
     origin = fields.String(data_key="from", load_default="suggestions", validate=validate.OneOf(MENU_ORIGINS))
     guests = _guests(strict=False, load_default=None)
 
@@ -152,7 +153,7 @@ class MenuProductPath(MenuRecipePath):
 class MenuSuggestionsQuery(_Query):
     """`GET /v2/menu/current/suggestions`: recipes to add, not already in the menu."""
 
-    store_id = Identifier(load_default=None)
+    store_id = OptionalStoreId(load_default=None)
     type = DelimitedList(fields.String(validate=validate.OneOf(RECIPE_TYPES)), load_default=list)
     limit = Integer(strict=False, load_default=6, validate=validate.Range(1, MAX_MENU_SUGGESTIONS))
 
@@ -161,7 +162,7 @@ class MergeAuthlessMenuQuery(_Query):
     """`?authless_id=&store_id=` of the merge at the end of the auth flow."""
 
     authless_id = fields.String(required=True, validate=FullMatch(IDENTITY_PATTERN, error=IDENTITY_MESSAGE))
-    store_id = Identifier(load_default=None)
+    store_id = OptionalStoreId(load_default=None)
 
 
 class MenuProductSchema(AnswerSchema):

@@ -6,7 +6,14 @@ from typing import Any
 
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, pre_load, validate, validates_schema
 
-from prerender.schemas.fields import Identifier, Integer, JsonIdList, ProductId, no_control_characters
+from prerender.schemas.fields import (
+    Identifier,
+    Integer,
+    JsonIdList,
+    OptionalStoreId,
+    ProductId,
+    no_control_characters,
+)
 from prerender.schemas.limits import (
     MAX_CONTEXTS,
     MAX_CURRENT_PRODUCT_IDS,
@@ -54,7 +61,7 @@ class _CardQuery(Schema):
     surrounding_products_ids = JsonIdList(min_items=1, max_items=MAX_SURROUNDING_PRODUCT_IDS)
     current_products_ids = JsonIdList(min_items=0, max_items=MAX_CURRENT_PRODUCT_IDS, load_default=list)
     recipe_id = Identifier()
-    store_id = Identifier(load_default=None)
+    store_id = OptionalStoreId(load_default=None)
     orientation = _orientation(load_default="vertical")
     serves = _serves(strict=False, load_default=None)
     above_fold = _above_fold(load_default=False)
@@ -94,7 +101,7 @@ class _MultipleOptions(Schema):
     class Meta:
         unknown = EXCLUDE
 
-    store_id = Identifier()
+    store_id = OptionalStoreId()
     orientation = _orientation()
     above_fold = _above_fold()
 

@@ -132,6 +132,25 @@ def test_blank_filters_filter_nothing(client, upstream):
         assert recipes(post(client, {**body, **blank}, {"store_id": "1001"})) == unfiltered, blank
 
 
+def test_an_empty_or_null_store_id_is_no_store(client, upstream):
+    """The specification's missing store (no error, no price), however a customer's code writes "none": an empty
+    query parameter, `""` or `null` in the body; beside a store given in the other place, the store."""
+
+    def htmls(answer) -> list[str]:
+        assert answer.status_code == 200, answer.get_json()
+        return [item["html"] for item in answer.get_json()["data"]]
+
+    body = {"contexts": [{"productIds": pair, "position": n} for n, pair in enumerate(product_pairs(upstream, 2))]}
+    without = htmls(post(client, body))
+    assert any(without) and "svc-recipe-pricing" not in "".join(without)
+    assert htmls(post(client, body, {"store_id": ""})) == without
+    assert htmls(post(client, {**body, "store_id": ""})) == without
+    assert htmls(post(client, {**body, "store_id": None})) == without
+    priced = htmls(post(client, body, {"store_id": "1001"}))
+    assert "svc-recipe-pricing" in "".join(priced)
+    assert htmls(post(client, {**body, "store_id": None}, {"store_id": "1001"})) == priced
+
+
 def test_cards_the_upstream_failed_are_empty_and_marked_degraded(app_config):
     """As every fragment route (tests/integration/test_http_caching.py): the outage's empty cards say so and no
     cache keeps them."""

@@ -264,8 +264,9 @@ def test_the_modes_lead_to_the_current_menu_page_of_the_routing(client) -> None:
     assert found["custom"]["data-href"] == f"{CURRENT_MENU}?mode=custom&store_id=1001"
 
 
-def test_without_a_store_the_destination_has_none(client) -> None:
-    soup = soup_of(get_entry(client))
+@pytest.mark.parametrize("query", [{}, {"store_id": ""}])
+def test_without_a_store_the_destination_has_none(client, query) -> None:
+    soup = soup_of(get_entry(client, **query))
     assert not entry_of(soup).has_attr("store-id")
     assert modes(soup)["selection"]["data-href"] == f"{CURRENT_MENU}?mode=selection"
 

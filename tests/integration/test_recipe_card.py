@@ -46,6 +46,15 @@ def test_no_price_without_store(client):
     assert card.find(class_="svc-recipe-pricing") is None
 
 
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_an_empty_store_id_is_no_store(client, blank):
+    """A template writes `store_id=` when its visitor chose no store: the specification's missing store (no error,
+    no price), not a malformed one."""
+    card = card_of(get_card(client, recipe_id="1", store_id=blank))
+    assert card.find(class_="svc-recipe-pricing") is None
+    assert str(card) == str(card_of(get_card(client, recipe_id="1")))
+
+
 def test_serves_overrides_guests(client):
     card = card_of(get_card(client, recipe_id="1", store_id="1001", serves="7"))
     assert card["guests"] == "7"
