@@ -23,6 +23,7 @@ from plumbing.problems import ValidationProblem
 INVALID_JSON = {"json": {"_schema": ["Invalid JSON body."]}}
 TOO_DEEP = {"json": {"_schema": ["The JSON body is nested too deeply."]}}
 NUL_MESSAGE = "Must not contain a NUL character."
+REPEATED_MESSAGE = "Given more than once, with different values: give it once."
 SURROGATE_MESSAGE = "Must not contain a lone surrogate (U+D800 to U+DFFF): it is no character."
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -93,7 +94,14 @@ class ProblemParser(FlaskParser):
         holding = {name for name, values in req.args.lists() if "\x00" in name or any("\x00" in v for v in values)}
         if holding:
             raise ValidationProblem({"query": {name: [NUL_MESSAGE] for name in sorted(holding)}})
-        return super().load_querystring(req, schema)
+        loaded = super().load_querystring(req, schema)
+        # A parameter of one value given twice, with two values: which one the caller meant is a guess (a store
+        # priced at one and filtered at another), so it is the caller's 400. The same value twice is one value.
+        single = {field.data_key or name for name, field in schema.fields.items()} - loaded.multiple_keys
+        repeated = {name for name, values in req.args.lists() if name in single and len(set(values)) > 1}
+        if repeated:
+            raise ValidationProblem({"query": {name: [REPEATED_MESSAGE] for name in sorted(repeated)}})
+        return loaded
 
     def load_json(self, req: Request, schema: Schema) -> Any:
         """The JSON body, refused when a text in it is one no database stores."""

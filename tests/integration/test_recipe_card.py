@@ -55,6 +55,14 @@ def test_an_empty_store_id_is_no_store(client, blank):
     assert str(card) == str(card_of(get_card(client, recipe_id="1")))
 
 
+def test_a_store_given_twice_with_two_values_is_a_400_naming_it(client):
+    """Priced at one store and filtered at the other, or the reverse: the caller's mistake, said as such."""
+    answer = client.get("/v1/recipe-card?recipe_id=1&store_id=1001&store_id=1002", headers=headers())
+    assert answer.status_code == 400 and answer.mimetype == "application/problem+json"
+    assert list(answer.get_json()["errors"]["query"]) == ["store_id"]
+    assert card_of(client.get("/v1/recipe-card?recipe_id=1&store_id=1001&store_id=1001", headers=headers()))
+
+
 def test_serves_overrides_guests(client):
     card = card_of(get_card(client, recipe_id="1", store_id="1001", serves="7"))
     assert card["guests"] == "7"

@@ -71,3 +71,16 @@ def test_size_zero_keeps_nothing():
     memo = ParsedQueries(size=0)
     memo.put(QUERY, b"n=1", {"n": 1})
     assert memo.get(QUERY, b"n=1") is None and len(memo._parsed) == 0
+
+
+def test_a_parameter_of_one_value_given_twice_with_two_values_is_refused():
+    """Which of two values the caller meant is a guess: a 400 naming the parameter. The same value twice is that
+    value; a list parameter takes every value; unknown parameters are not looked at."""
+    parser = RouteParser()
+    try:
+        parse(parser, "n=2&n=3&ids=a")
+    except ValidationProblem as problem:
+        assert problem.errors == {"query": {"n": ["Given more than once, with different values: give it once."]}}
+    else:
+        raise AssertionError("n=2&n=3 was taken")
+    assert parse(parser, "n=2&n=2&ids=a&ids=b&other=x&other=y") == {"n": 2, "ids": ["a", "b"]}
