@@ -22,12 +22,20 @@ from prerender.gateway import (
 log = logging.getLogger(__name__)
 
 
+# The two credentials a 401 may ask for (RFC 9110: every 401 names the schemes that would do).
+SUPPLIER_TOKEN_CHALLENGE = 'SupplierToken realm="prerender"'
+BEARER_CHALLENGE = 'Bearer realm="prerender"'
+
+
 class CredentialProblem(Problem):
     """A browser route called without a valid shopper's credential: 401, with the Bearer challenge
-    (RFC 6750; docs/security.md)."""
+    (RFC 6750; docs/security.md). `or_supplier_token`: the route also takes a server's supplier-token (the merges),
+    and the challenge names both."""
 
-    def __init__(self, detail: str, *, invalid: bool = False) -> None:
-        challenge = 'Bearer realm="prerender"' + (', error="invalid_token"' if invalid else "")
+    def __init__(self, detail: str, *, invalid: bool = False, or_supplier_token: bool = False) -> None:
+        challenge = BEARER_CHALLENGE + (', error="invalid_token"' if invalid else "")
+        if or_supplier_token:
+            challenge = f"{challenge}, {SUPPLIER_TOKEN_CHALLENGE}"
         super().__init__(401, detail, headers={"WWW-Authenticate": challenge})
 
 
@@ -36,7 +44,7 @@ class SupplierTokenProblem(Problem):
     401, with a challenge naming that credential, as RFC 9110 asks of every 401 (docs/security.md)."""
 
     def __init__(self, detail: str) -> None:
-        super().__init__(401, detail, headers={"WWW-Authenticate": 'SupplierToken realm="prerender"'})
+        super().__init__(401, detail, headers={"WWW-Authenticate": SUPPLIER_TOKEN_CHALLENGE})
 
 
 # Upstream 4xx a browser can act on pass through with the upstream's own explanation (410: a used or expired

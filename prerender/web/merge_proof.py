@@ -44,7 +44,9 @@ def check_merge_proof(ctx: RequestContext, authless_id: str, authless_credential
     user in); a browser shows the user's credential and the authless visitor's, both of this supplier."""
     if ctx.shopper is None:  # the customer's server, with the specification's headers
         if ctx.supplier is None:
-            raise CredentialProblem("Merging needs your valid supplier-token, or a browser's two credentials.")
+            raise CredentialProblem(
+                "Merging needs your valid supplier-token, or a browser's two credentials.", or_supplier_token=True
+            )
         if not ctx.is_connected:
             raise Forbidden("Merging needs the logged-in user (authorization: user_id <USER_ID>).")
         return

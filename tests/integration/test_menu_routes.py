@@ -184,7 +184,10 @@ def test_a_browser_merges_with_both_credentials_only(client, shopper: str) -> No
     me = browser_headers(client, user=shopper)
     query = f"/v2/menu/merge-authless-menu?authless_id={authless}"
     assert_problem(client.get(query, headers=me), 401)
-    assert_problem(client.get(query, headers=headers(user=shopper, token="not-a-supplier-token")), 401)
+    server = client.get(query, headers=headers(user=shopper, token="not-a-supplier-token"))
+    assert_problem(server, 401)
+    # Either credential would do: the challenge names both (RFC 9110, section 11.6.1).
+    assert server.headers["WWW-Authenticate"] == 'Bearer realm="prerender", SupplierToken realm="prerender"'
     head = client.head(query, headers=headers(user=shopper))
     assert head.status_code == 405  # a HEAD would merge too
     proof = shopper_credential(client, user=None, authless=authless)
