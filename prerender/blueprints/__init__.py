@@ -13,6 +13,7 @@ from flask import Blueprint, Flask
 from prerender.blueprints import (
     authless,
     basket,
+    basket_preview,
     bootstrap,
     catalog,
     cta,
@@ -59,7 +60,8 @@ VERSIONED_BLUEPRINTS: tuple[tuple[Blueprint, tuple[str, ...]], ...] = (
     (bootstrap.bp, ("v2",)),
     (planner.bp, ("v2",)),
     (menu.bp, ("v2",)),
-    (my_space.bp, ("v2",)),
+    (my_space.bp, ("v1", "v2")),
+    (basket_preview.bp, ("v2",)),
 )
 UNVERSIONED_BLUEPRINTS: tuple[Blueprint, ...] = (removed.bp, static_files.bp, health.bp, metrics.bp, openapi.bp)
 

@@ -50,6 +50,7 @@ from prerender.rendering.preferences import (
     panel_view,
 )
 from prerender.rendering.urls import with_query
+from prerender.schemas.catalog import HISTORY_STYLE_DEFAULTS
 from prerender.schemas.menus import RECIPE_TYPES
 from prerender.web.context import RequestContext
 
@@ -113,15 +114,20 @@ def link_params(query: dict[str, Any]) -> dict[str, Any]:
     return params
 
 
-def page_link(params: dict[str, Any], **changes: Any) -> str:
+def link_defaults(version: str) -> dict[str, Any]:
+    """LINK_DEFAULTS for a page of API `version`: my-space's history is a grid by default in v1, a list in v2."""
+    return {**LINK_DEFAULTS, "history_style": HISTORY_STYLE_DEFAULTS[version]}
+
+
+def page_link(params: dict[str, Any], *, defaults: dict[str, Any] = LINK_DEFAULTS, **changes: Any) -> str:
     """A link to the same customer page with some parameters changed: a query string alone, resolved against
     the page the fragment is in (its customer forwards these parameters to the route). Parameters at their
-    default are left out, so links are canonical."""
+    default (`defaults`, the route's) are left out, so links are canonical."""
     merged = {**params, **changes}
     pairs = [
         (name, "true" if value is True else "false" if value is False else str(value))
         for name, value in merged.items()
-        if value is not None and value != LINK_DEFAULTS.get(name)
+        if value is not None and value != defaults.get(name)
     ]
     return "?" + urlencode(pairs)
 

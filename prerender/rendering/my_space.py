@@ -24,6 +24,7 @@ from prerender.rendering.catalog import (
     ListView,
     catalog_links,
     environment,
+    link_defaults,
     link_params,
     list_view,
     page_link,
@@ -141,7 +142,7 @@ def date_text(iso: str, t: Translator) -> tuple[str, str]:
         return day, day
 
 
-def history_view(answer: HistoryPage, query: dict[str, Any], *, t: Translator) -> HistoryView:
+def history_view(answer: HistoryPage, query: dict[str, Any], *, t: Translator, defaults: dict[str, Any]) -> HistoryView:
     params = link_params(query)
     orders = []
     for order in answer.orders:
@@ -163,8 +164,8 @@ def history_view(answer: HistoryPage, query: dict[str, Any], *, t: Translator) -
     return HistoryView(
         orders=tuple(orders),
         total=answer.total,
-        next_url=page_link(params, page=page + 1) if answer.has_more else None,
-        previous_url=page_link(params, page=page - 1) if page > 1 else None,
+        next_url=page_link(params, defaults=defaults, page=page + 1) if answer.has_more else None,
+        previous_url=page_link(params, defaults=defaults, page=page - 1) if page > 1 else None,
     )
 
 
@@ -198,13 +199,15 @@ class MySpaceView:
     store_id: str | None
 
 
-def my_space_tabs(params: dict[str, Any], tab: str, t: Translator, *, count: int | None = None) -> tuple[TabView, ...]:
+def my_space_tabs(
+    params: dict[str, Any], tab: str, t: Translator, *, defaults: dict[str, Any], count: int | None = None
+) -> tuple[TabView, ...]:
     """The Favorites and History tabs: links to the same page with `tab` (and the page reset)."""
     return tuple(
         TabView(
             name=name,
             label=t(f"CATALOG_MY_SPACE.TAB_{name.upper()}"),
-            url=page_link(params, tab=name, page=1),
+            url=page_link(params, defaults=defaults, tab=name, page=1),
             active=name == tab,
             count=count if name == tab else None,
         )
@@ -213,10 +216,11 @@ def my_space_tabs(params: dict[str, Any], tab: str, t: Translator, *, count: int
 
 
 def my_space_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
-    """GET /v2/catalog/my-space."""
+    """GET /{v}/catalog/my-space."""
     t = translator_for(ctx)
     tab = query["tab"]
     params = link_params(query)
+    defaults = link_defaults(ctx.api_version)
     favorites: ListView | None = None
     history: HistoryView | None = None
     if tab == "favorites":
@@ -228,7 +232,10 @@ def my_space_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
         if not needs_login:
             try:
                 history = history_view(
-                    get_upstream().catalog.history(ctx.upstream, page=query["page"], per_page=HISTORY_SIZE), query, t=t
+                    get_upstream().catalog.history(ctx.upstream, page=query["page"], per_page=HISTORY_SIZE),
+                    query,
+                    t=t,
+                    defaults=defaults,
                 )
             except UpstreamError as error:
                 log.error("history unavailable, request %s: %s", ctx.request_id, error)
@@ -247,13 +254,13 @@ def my_space_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
         if not query["show_tab_selector"]
         else t("CATALOG_MY_SPACE.TITLE"),
         show_tabs=query["show_tab_selector"],
-        tabs=my_space_tabs(params, tab, t, count=count),
+        tabs=my_space_tabs(params, tab, t, defaults=defaults, count=count),
         history_style=query["history_style"],
         style_links=tuple(
             TabView(
                 name=style,
                 label=t(f"CATALOG_MY_SPACE.STYLE_{style.upper()}"),
-                url=page_link(params, history_style=style),
+                url=page_link(params, defaults=defaults, history_style=style),
                 active=style == query["history_style"],
             )
             for style in ("list", "grid")

@@ -29,6 +29,8 @@ MAX_TITLE_LENGTH = 120
 MAX_ANALYTICS_PATH = 200
 MY_SPACE_TABS = ("favorites", "history")
 HISTORY_STYLES = ("list", "grid")
+# The history's layout when none is asked for: `list` in v2 (the specification), the maker's `grid` before.
+HISTORY_STYLE_DEFAULTS = {"v1": "grid", "v2": "list"}
 # The guests a shopper may set as their default (the planner entry's stepper bounds).
 PREFERRED_GUESTS = (1, 12)
 MAX_PREFERENCE_IDS = 50
@@ -143,20 +145,23 @@ class FavoritesQuery(_PageQuery):
     page = Integer(strict=False, load_default=1, validate=validate.Range(1, MAX_CATALOG_PAGE))
 
 
-class MySpaceQuery(_PageQuery):
-    """`GET /v2/catalog/my-space`: Favorites and History."""
+def _my_space(version: str) -> type[Schema]:
+    class MySpaceQuery(_PageQuery):
+        """`GET /{v}/catalog/my-space`: Favorites and History."""
 
-    tab = fields.String(load_default="favorites", validate=validate.OneOf(MY_SPACE_TABS))
-    show_tab_selector = fields.Boolean(
-        load_default=True, metadata={"description": "false or 0: no tabs; the title names the active section."}
-    )
-    history_style = fields.String(
-        load_default="list",
-        validate=validate.OneOf(HISTORY_STYLES),
-        metadata={"description": "The history's layout (tab=history): list or grid."},
-    )
-    display_recipe_variant = _variant("v2")
-    page = Integer(strict=False, load_default=1, validate=validate.Range(1, MAX_CATALOG_PAGE))
+        tab = fields.String(load_default="favorites", validate=validate.OneOf(MY_SPACE_TABS))
+        show_tab_selector = fields.Boolean(
+            load_default=True, metadata={"description": "false or 0: no tabs; the title names the active section."}
+        )
+        history_style = fields.String(
+            load_default=HISTORY_STYLE_DEFAULTS[version],
+            validate=validate.OneOf(HISTORY_STYLES),
+            metadata={"description": "The history's layout (tab=history): list or grid."},
+        )
+        display_recipe_variant = _variant(version)
+        page = Integer(strict=False, load_default=1, validate=validate.Range(1, MAX_CATALOG_PAGE))
+
+    return MySpaceQuery
 
 
 class BasketPreviewQuery(_Query):
@@ -190,3 +195,4 @@ class PreferencesBody(Schema):
 HOME_QUERIES: dict[str, Schema] = {version: _home(version)() for version in ("v1", "v2")}
 CATEGORY_QUERIES: dict[str, Schema] = {version: _category(version)() for version in ("v1", "v2")}
 LIST_QUERIES: dict[str, Schema] = {version: _list(version)() for version in ("v1", "v2")}
+MY_SPACE_QUERIES: dict[str, Schema] = {version: _my_space(version)() for version in ("v1", "v2")}

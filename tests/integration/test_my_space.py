@@ -99,10 +99,28 @@ def test_no_favorites_yet_says_so(client, user):
     assert root.find(attrs={"data-role": "empty"}) is not None
 
 
-def test_the_v2_favorites_page_is_gone_and_my_space_is_v2_only(client):
+def test_the_v2_favorites_page_is_gone_and_the_basket_preview_is_v2_only(client):
+    """The specification's versioning names the basket preview among the routes of one version, not my-space."""
     assert client.get("/v2/catalog/favorites", headers=headers()).status_code == 410
-    assert client.get("/v1/catalog/my-space", headers=headers()).status_code == 404
     assert client.get("/v1/catalog/my-space/basket-preview", headers=headers()).status_code == 404
+
+
+def test_v1_my_space_shows_the_history_as_a_grid_unless_asked_otherwise(client, user):
+    """v2's history is a list by default (the specification), v1's a grid (the maker's integrations); each version's
+    links leave out only its own default, so a link followed on the customer's page keeps its layout."""
+    hdrs = browser_headers(client, user=user)
+    confirm_basket(client, hdrs, "5", order_id=f"order-{user}-v1")
+    root = page(client, "/v1/catalog/my-space", hdrs=headers(user=user), tab="history")
+    assert root["route"] == "/v1/catalog/my-space"
+    history = root.find("ul", class_="svc-my-space__history")
+    assert "svc-my-space__history--grid" in history["class"]
+    assert [li["data-recipe-id"] for li in history.find_all("li", recursive=False)] == ["5"]
+    switch = {a.get_text(strip=True): a for a in root.select(".svc-my-space__history-style")}
+    assert switch["Grille"]["href"] == "?tab=history" and switch["Liste"]["href"] == "?tab=history&history_style=list"
+    listed = page(client, "/v1/catalog/my-space", hdrs=headers(user=user), tab="history", history_style="list")
+    assert "svc-my-space__history--list" in listed.find("ul", class_="svc-my-space__history")["class"]
+    favorites = page(client, "/v1/catalog/my-space", hdrs=headers(user=user))
+    assert favorites["tab"] == "favorites"
 
 
 # --- my-space ---------------------------------------------------------------------------------------------
