@@ -43,6 +43,7 @@ CHANGE_ANSWERS = {
 def preferring_shopper() -> RequestContext:
     """The request's context when its shopper may change preferences."""
     ctx = current_context()
+    ctx.check_supplier()
     if ctx.supplier is None or not (ctx.is_connected or ctx.authless_id is not None):
         raise Forbidden("Preferences belong to a shopper (a user or an authless visitor) of a known supplier.")
     if not ctx.personalization:
@@ -90,6 +91,7 @@ def replace(body: dict[str, Any]) -> dict[str, Any]:
 def remove() -> Response:
     """Remove the shopper's preferences (idempotent)."""
     ctx = current_context()
+    ctx.check_supplier()
     if ctx.supplier is None or not (ctx.is_connected or ctx.authless_id is not None):
         raise Forbidden("Preferences belong to a shopper (a user or an authless visitor) of a known supplier.")
     get_upstream().catalog.clear_preferences(ctx.upstream)

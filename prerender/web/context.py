@@ -33,7 +33,7 @@ from prerender.schemas.headers import (
 )
 from prerender.web.contract import Callers, RouteContract, request_contract
 from prerender.web.credentials import InvalidCredential, Shopper, get_signer
-from prerender.web.errors import CredentialProblem
+from prerender.web.errors import CredentialProblem, SupplierUnchecked
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +85,12 @@ class RequestContext:
     # The supplier-token could not be checked (the upstream failed): no supplier, but not an unknown token
     # either. A page may say "try again" rather than "not available here" (prerender/web/degraded.py).
     supplier_lookup_failed: bool = False
+
+    def check_supplier(self) -> None:
+        """Before a route refuses a request for want of a known supplier: when the token could not be checked, the
+        refusal would be wrong (the caller's token may be fine), so it is SupplierUnchecked (503) instead."""
+        if self.supplier is None and self.supplier_lookup_failed:
+            raise SupplierUnchecked()
 
     @property
     def is_connected(self) -> bool:
@@ -250,6 +256,7 @@ def basket_owner() -> RequestContext:
     """The request's context when it has a basket: a basket belongs to a supplier's shopper
     (docs/security.md), so without a known supplier there is none (checked once the request is valid)."""
     ctx = current_context()
+    ctx.check_supplier()
     if ctx.supplier is None:
         raise Forbidden("Baskets need a valid supplier-token: they belong to a supplier's shoppers.")
     return ctx

@@ -39,6 +39,18 @@ class CredentialProblem(Problem):
         super().__init__(401, detail, headers={"WWW-Authenticate": challenge})
 
 
+class SupplierUnchecked(Problem):
+    """A route that needs the supplier called while its supplier-token could not be checked (the recipe service did
+    not answer): 503 + Retry-After, the service's failure, not a 401 or 403 that sends the caller to its token."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            503,
+            "The supplier-token could not be checked (the recipe service did not answer); nothing was done: try again.",
+            headers={"Retry-After": "1"},
+        )
+
+
 class SupplierTokenProblem(Problem):
     """A route for suppliers' servers only (issuing an authless identity) called without a valid supplier-token:
     401, with a challenge naming that credential, as RFC 9110 asks of every 401 (docs/security.md)."""

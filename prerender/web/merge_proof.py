@@ -43,6 +43,7 @@ def check_merge_proof(ctx: RequestContext, authless_id: str, authless_credential
     The customer's server vouches for both with its supplier-token (it issued the authless id and logged the
     user in); a browser shows the user's credential and the authless visitor's, both of this supplier."""
     if ctx.shopper is None:  # the customer's server, with the specification's headers
+        ctx.check_supplier()
         if ctx.supplier is None:
             raise CredentialProblem(
                 "Merging needs your valid supplier-token, or a browser's two credentials.", or_supplier_token=True
