@@ -7,6 +7,18 @@ import os
 from gunicorn import util as gunicorn_util
 from prometheus_client import multiprocess
 
+
+def count_from_environment(name: str, default: int) -> int:
+    """A count of at least 1 from the environment variable `name`: 0 workers or connections started a server that
+    never answered, and a value that is no whole number a traceback. Anything else stops the start with one line."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    if not text.isdigit() or int(text) < 1:
+        raise SystemExit(f"{name}: a whole number of 1 or more (got {text!r})")
+    return int(text)
+
+
 # gevent workers: each connection is a greenlet, so a client that sends its request slowly costs a few KiB,
 # not one of a fixed pool of threads. With gthread (2 workers x 8 threads), 16 connections sending their
 # headers a byte at a time left /healthz unanswered; with gevent, 64 such connections (and 64 sending their
@@ -21,12 +33,12 @@ worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gevent")
 # more processes than CPUs only add contention, while greenlets (threads, with gthread) cover the waits on
 # the upstream. Chosen with gthread workers in `make bench` (docs/performance.md: against 4 x 4, 3 x 4, 4 x 2
 # and 2 x 4); gevent's runs are in docs/operations.md, "Slow clients".
-workers = int(os.environ.get("GUNICORN_WORKERS", max(2, multiprocessing.cpu_count())))
+workers = count_from_environment("GUNICORN_WORKERS", max(2, multiprocessing.cpu_count()))
 # Connections each worker holds at once (gevent: greenlets, each a request in progress or an idle
 # kept-alive connection); beyond, new connections wait in the listen backlog.
-worker_connections = int(os.environ.get("GUNICORN_WORKER_CONNECTIONS", 1000))
+worker_connections = count_from_environment("GUNICORN_WORKER_CONNECTIONS", 1000)
 # gthread only: threads per worker.
-threads = int(os.environ.get("GUNICORN_THREADS", 8))
+threads = count_from_environment("GUNICORN_THREADS", 8)
 # Longer than the upstream timeouts (prerender/config.py), so a slow upstream never kills a worker.
 timeout = 30
 graceful_timeout = 10

@@ -7,6 +7,8 @@ are read as JSON when they parse as JSON (``COREAPI_SQL_ECHO=true``), as plain s
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,16 @@ SEED_DATA_DIR = Path(__file__).resolve().parent / "seed" / "data"
 # The service key's file in the instance folder (shared with prerender, which reads it by default).
 SERVICE_KEY_FILE = "upstream-service-key"
 MIN_SERVICE_KEY_LENGTH = 32
+# The settings that are a number of seconds, each above 0 (`check_durations`).
+POSITIVE_DURATIONS = (
+    "MEDIA_MAX_AGE",
+    "IDEMPOTENCY_RETENTION_SECONDS",
+    "IDEMPOTENCY_PRUNE_INTERVAL_SECONDS",
+    "IDEMPOTENCY_WAIT_SECONDS",
+    "WRITE_DEADLINE_SECONDS",
+    "DATABASE_POOL_TIMEOUT_SECONDS",
+    "TRANSFER_TTL_SECONDS",
+)
 
 
 def default_config(instance_path: str) -> dict[str, Any]:
@@ -70,6 +82,7 @@ def load_config(app: Flask, test_config: dict[str, Any] | None = None) -> None:
     app.config.from_prefixed_env(ENV_PREFIX)
     if test_config is not None:
         app.config.from_mapping(test_config)
+    check_durations(app.config)
 
     app.config["SQLALCHEMY_DATABASE_URI"] = app.config["DATABASE_URL"]
     app.config["SQLALCHEMY_ECHO"] = bool(app.config["SQL_ECHO"])
@@ -86,6 +99,15 @@ def load_config(app: Flask, test_config: dict[str, Any] | None = None) -> None:
     if app.config["PUBLIC_URL"]:
         app.config["PUBLIC_URL"] = str(app.config["PUBLIC_URL"]).rstrip("/")
     app.config["SERVICE_KEYS"] = service_keys(app.config["SERVICE_KEYS"], Path(app.instance_path))
+
+
+def check_durations(config: Mapping[str, Any]) -> None:
+    """Every duration of POSITIVE_DURATIONS a number above 0, or a ValueError naming its variable: a value that is
+    no number (`abc`) started coreapi, then failed every shopper's write with a 500."""
+    for key in POSITIVE_DURATIONS:
+        value = config[key]
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+            raise ValueError(f"{ENV_PREFIX}_{key}: a number of seconds above 0 (got {value!r})")
 
 
 def service_keys(configured: Any, instance_path: Path) -> list[str]:

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from flask import Flask
 
 from plumbing.instance_keys import instance_key
+from prerender.config_checks import ConfigError, check_config
 
 # A CACHE_REDIS_URL switches any other backend to RedisCache (README: "every cache in Redis").
 REDIS_CACHE_TYPES = frozenset({"RedisCache", "RedisClusterCache", "RedisSentinelCache"})
@@ -155,6 +156,7 @@ def load_config(app: Flask, test_config: Mapping[str, Any] | None) -> None:
     app.config.from_prefixed_env("PRERENDER")
     if test_config is not None:
         app.config.from_mapping(test_config)
+    check_config(app.config, DefaultConfig)
     if app.config["CACHE_REDIS_URL"] and app.config["CACHE_TYPE"] not in REDIS_CACHE_TYPES:
         app.config["CACHE_TYPE"] = "RedisCache"
     if app.config["CACHE_TYPE"] in REDIS_CACHE_TYPES:
@@ -175,10 +177,10 @@ def load_config(app: Flask, test_config: Mapping[str, Any] | None) -> None:
         app.config["SECRET_KEYS"] = [app.config["SECRET_KEYS"]]
     short = [key for key in app.config["SECRET_KEYS"] if len(key) < MIN_SECRET_KEY_LENGTH]
     if short:
-        raise ValueError(f"PRERENDER_SECRET_KEYS: every key needs {MIN_SECRET_KEY_LENGTH} characters at least")
+        raise ConfigError("SECRET_KEYS", f"every key needs {MIN_SECRET_KEY_LENGTH} characters at least")
     if not app.config["UPSTREAM_SERVICE_KEY"]:
         app.config["UPSTREAM_SERVICE_KEY"] = instance_key(
             Path(app.instance_path) / UPSTREAM_SERVICE_KEY_FILE, min_length=MIN_SECRET_KEY_LENGTH
         )
     if len(app.config["UPSTREAM_SERVICE_KEY"]) < MIN_SECRET_KEY_LENGTH:
-        raise ValueError(f"PRERENDER_UPSTREAM_SERVICE_KEY needs {MIN_SECRET_KEY_LENGTH} characters at least")
+        raise ConfigError("UPSTREAM_SERVICE_KEY", f"{MIN_SECRET_KEY_LENGTH} characters at least")

@@ -14,6 +14,7 @@ from flask import Blueprint, redirect, request, send_from_directory, url_for
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import NotFound
 
+from prerender.config_checks import valid_prefix
 from prerender.rendering.assets import (
     CONFIG_KEYS,
     CONFIG_MARK,
@@ -22,7 +23,6 @@ from prerender.rendering.assets import (
     get_assets,
     parse_config_segment,
     valid_api_base,
-    valid_prefix,
 )
 
 bp = Blueprint("static_files", __name__)

@@ -24,13 +24,14 @@ import binascii
 import functools
 import hashlib
 import logging
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from flask import Flask, current_app, request
+
+from prerender.config_checks import valid_prefix
 
 PACKAGE_DIR = Path(__file__).parent.parent
 SOURCE_DIR = PACKAGE_DIR / "static"
@@ -71,8 +72,6 @@ EAGER_IMPORTS: dict[str, tuple[str, ...]] = {
 # The configuration segment of module URLs: its mark, and what it may hold.
 CONFIG_MARK = "~"
 CONFIG_KEYS = ("prefix", "api")
-# An element prefix: the first part of a custom element's name, and the name of the page's global.
-ELEMENT_PREFIX = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 CONFIG_SEGMENT_MAX = 512
 
 log = logging.getLogger(__name__)
@@ -104,10 +103,6 @@ def parse_config_segment(segment: str) -> dict[str, str] | None:
     if "api" in config and not valid_api_base(config["api"]):
         return None
     return config if config_segment(config) == segment else None  # one spelling per configuration
-
-
-def valid_prefix(prefix: str) -> bool:
-    return len(prefix) <= 32 and ELEMENT_PREFIX.fullmatch(prefix) is not None
 
 
 def valid_api_base(url: str) -> bool:

@@ -60,6 +60,16 @@ def test_environment_overrides_defaults_and_test_config_overrides_environment(
     assert app.config["LOG_LEVEL"] == "DEBUG"
 
 
+@pytest.mark.parametrize("value", ["abc", "-1", "0", "true"])
+def test_a_duration_that_is_no_number_above_0_stops_the_start_naming_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, value: str
+) -> None:
+    """`abc` started coreapi, then every shopper's write answered 500 (`-1`: 503)."""
+    monkeypatch.setenv("COREAPI_WRITE_DEADLINE_SECONDS", value)
+    with pytest.raises(ValueError, match=r"^COREAPI_WRITE_DEADLINE_SECONDS: a number of seconds above 0"):
+        create_app({"DATABASE_URL": f"sqlite:///{tmp_path / 'bad.sqlite'}"})
+
+
 def test_healthz(client: FlaskClient) -> None:
     response = client.get("/healthz")
     assert response.status_code == 200

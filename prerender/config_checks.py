@@ -1,0 +1,165 @@
+"""The settings checked once loaded (prerender/config.py, `load_config`): a value the service cannot run with stops
+the start with one line naming its environment variable, rather than a service that starts and then fails every
+request (a number that is no number), or quietly does something else (`False` read as a true string, an origin
+read as its letters).
+
+Each setting's kind comes from its default in `DefaultConfig`: a boolean, a number (whole when the default is),
+a list of texts, or a text; the rules below add what a kind alone does not say (a URL's scheme, a limit above 0).
+`PRERENDER_*` values are JSON when they parse (Flask's `from_prefixed_env`), so `false`, `8000` and `["a"]` arrive
+typed; the usual words for a boolean (`False`, `no`, `off`...) and an origin list written without JSON
+(`https://a.example, https://b.example`) are read as the operator meant them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import MutableMapping
+from typing import Any
+from urllib.parse import urlsplit
+
+ENV_PREFIX = "PRERENDER_"
+
+TRUE_WORDS = frozenset({"true", "1", "yes", "on"})
+FALSE_WORDS = frozenset({"false", "0", "no", "off"})
+
+# Numbers for which 0 would refuse or time out every request: above 0. Every other number may be 0 (a retry
+# count, a cache turned off, a budget spent at once in tests), never below.
+POSITIVE = frozenset(
+    {
+        "UPSTREAM_CONNECT_TIMEOUT",
+        "UPSTREAM_READ_TIMEOUT",
+        "UPSTREAM_POOL_SIZE",
+        "UPSTREAM_CONCURRENT_CALLS",
+        "UPSTREAM_CALLS_IN_FLIGHT",
+        "UPSTREAM_BREAKER_WINDOW",
+        "UPSTREAM_BREAKER_MINIMUM_CALLS",
+        "UPSTREAM_BREAKER_PROBES",
+        "CACHE_REDIS_TIMEOUT",
+        "SHOPPER_CREDENTIAL_SECONDS",
+        "MAX_CONTENT_LENGTH",
+        "MAX_URL_BYTES",
+        "MAX_HEADER_FIELD_BYTES",
+        "MAX_HEADER_FIELDS",
+        "MAX_HEADER_BYTES",
+    }
+)
+# A share: above 0, at most 1.
+SHARES = frozenset({"UPSTREAM_BREAKER_FAILURE_RATE"})
+# Numbers whose default is None (worked out by load_config when unset).
+OPTIONAL_WHOLE_NUMBERS = frozenset({"LIKES_CACHE_SECONDS"})
+# Addresses: their schemes; an optional one may be unset.
+URLS = {"UPSTREAM_URL": ("http", "https")}
+OPTIONAL_URLS = {
+    "PUBLIC_URL": ("http", "https"),
+    "CDN_URL": ("http", "https"),
+    "CACHE_REDIS_URL": ("redis", "rediss", "unix"),
+}
+# An element prefix: the first part of a custom element's name, and the name of the page's global.
+ELEMENT_PREFIX = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+MAX_ELEMENT_PREFIX_LENGTH = 32
+LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
+
+
+# A value a message must not repeat (a key).
+SECRET = object()
+
+
+class ConfigError(ValueError):
+    """A setting the service cannot run with; the message starts with its environment variable's name, and shows
+    the value given unless it is SECRET."""
+
+    def __init__(self, key: str, rule: str, value: Any = SECRET) -> None:
+        given = "" if value is SECRET else f" (got {value!r})"
+        super().__init__(f"{ENV_PREFIX}{key}: {rule}{given}")
+
+
+def valid_prefix(prefix: str) -> bool:
+    """Whether `prefix` can start a custom element's name and name the page's global."""
+    return len(prefix) <= MAX_ELEMENT_PREFIX_LENGTH and ELEMENT_PREFIX.fullmatch(prefix) is not None
+
+
+def check_config(config: MutableMapping[str, Any], defaults: type) -> None:
+    """Check (and where a usual spelling allows, normalize) every setting `defaults` declares; raise ConfigError
+    for the first that cannot work."""
+    for key in sorted(name for name in vars(defaults) if name.isupper()):
+        default = getattr(defaults, key)
+        if isinstance(default, bool):
+            config[key] = _boolean(key, config[key])
+        elif isinstance(default, (int, float)):
+            config[key] = _number(key, config[key], whole=isinstance(default, int))
+        elif key in OPTIONAL_WHOLE_NUMBERS and config[key] is not None:
+            config[key] = _number(key, config[key], whole=True)
+        elif key in URLS:
+            _url(key, config[key], URLS[key])
+        elif key in OPTIONAL_URLS and config[key]:
+            _url(key, config[key], OPTIONAL_URLS[key])
+    config["CORS_ALLOWED_ORIGINS"] = _origins(config["CORS_ALLOWED_ORIGINS"])
+    if not isinstance(config["ELEMENT_PREFIX"], str) or not valid_prefix(config["ELEMENT_PREFIX"]):
+        raise ConfigError(
+            "ELEMENT_PREFIX",
+            f"lower-case letters and digits, words joined by '-', starting with a letter, {MAX_ELEMENT_PREFIX_LENGTH} "
+            "characters at most",
+            config["ELEMENT_PREFIX"],
+        )
+    level = config["LOG_LEVEL"]
+    if isinstance(level, str) and level.upper() in LOG_LEVELS:
+        config["LOG_LEVEL"] = level.upper()
+    else:
+        raise ConfigError("LOG_LEVEL", f"one of {', '.join(LOG_LEVELS)}", level)
+    if not isinstance(config["ENVIRONMENT"], str) or not config["ENVIRONMENT"].strip():
+        raise ConfigError("ENVIRONMENT", "the name of a routing environment of the suppliers", config["ENVIRONMENT"])
+
+
+def _boolean(key: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    word = str(value).strip().lower() if isinstance(value, (str, int)) else None
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise ConfigError(key, "true or false", value)
+
+
+def _number(key: str, given: Any, *, whole: bool) -> int | float:
+    if isinstance(given, bool) or not isinstance(given, (int, float)) or not math.isfinite(given):
+        raise ConfigError(key, "a whole number" if whole else "a number", given)
+    value: int | float = given
+    if whole:
+        if value != int(value):
+            raise ConfigError(key, "a whole number", value)
+        value = int(value)
+    if key in SHARES and not 0 < value <= 1:
+        raise ConfigError(key, "a share above 0 and at most 1", value)
+    if key in POSITIVE and value <= 0:
+        raise ConfigError(key, "a number above 0", value)
+    if value < 0:
+        raise ConfigError(key, "a number of 0 or more", value)
+    return value
+
+
+def _url(key: str, value: Any, schemes: tuple[str, ...]) -> None:
+    parts = urlsplit(value) if isinstance(value, str) else None
+    if parts is None or parts.scheme not in schemes or not (parts.netloc or parts.scheme == "unix"):
+        raise ConfigError(key, f"an address starting {' or '.join(f'{scheme}://' for scheme in schemes)}", value)
+    try:
+        parts.port  # noqa: B018 (urlsplit checks the port when it is read)
+    except ValueError:
+        raise ConfigError(key, "an address with a port of digits", value) from None
+    if parts.scheme in ("redis", "rediss") and parts.path.strip("/") and not parts.path.strip("/").isdigit():
+        raise ConfigError(key, "a Redis address whose path, if any, is a database number", value)
+
+
+def _origins(value: Any) -> list[str]:
+    """The list of origins, from a JSON list or a text of origins separated by commas or spaces."""
+    origins = re.split(r"[\s,]+", value.strip()) if isinstance(value, str) else value
+    if not isinstance(origins, (list, tuple)):
+        raise ConfigError("CORS_ALLOWED_ORIGINS", "a list of origins", value)
+    checked = []
+    for origin in (item for item in origins if item != ""):
+        parts = urlsplit(origin) if isinstance(origin, str) else None
+        if parts is None or parts.scheme not in ("http", "https") or not parts.netloc or parts.path or parts.query:
+            raise ConfigError("CORS_ALLOWED_ORIGINS", "origins such as https://shop.example (no path)", origin)
+        checked.append(origin)
+    return checked

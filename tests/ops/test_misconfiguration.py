@@ -1,0 +1,40 @@
+"""A setting the service cannot run with, met as an operator meets it: gunicorn with gunicorn.conf.py and the
+command of `make run` (tools/devstack.py) stops at once, its output naming the variable in one line, not the
+application's traceback;
+before, these started a server that failed every request or never answered (prerender/config_checks.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+from tests.ops.conftest import ROOT, free_port, load_devstack
+
+START_SECONDS = 60
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "line"),
+    [
+        (
+            "PRERENDER_MAX_URL_BYTES",
+            "abc",
+            "prerender cannot start: PRERENDER_MAX_URL_BYTES: a whole number (got 'abc')",
+        ),
+        ("PRERENDER_ELEMENT_PREFIX", "Acme", "prerender cannot start: PRERENDER_ELEMENT_PREFIX: lower-case letters"),
+        ("GUNICORN_WORKERS", "0", "GUNICORN_WORKERS: a whole number of 1 or more (got '0')"),
+    ],
+)
+def test_a_bad_setting_stops_the_start_with_one_line_naming_it(tmp_path, name, value, line):
+    command = load_devstack().Service("prerender", free_port(), "wsgi:app", "/healthz", {}).command()
+    environment = {key: val for key, val in os.environ.items() if not key.startswith(("GUNICORN_", "PRERENDER_"))}
+    environment.update({"PROMETHEUS_MULTIPROC_DIR": str(tmp_path), "GUNICORN_WORKERS": "2", name: value})
+    done = subprocess.run(
+        command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=START_SECONDS, check=False
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode != 0, output
+    # No traceback of the application (gunicorn's arbiter may print its own when both workers stop at once).
+    assert line in output and "create_app" not in output and "config_checks.py" not in output, output

@@ -1,0 +1,93 @@
+"""Settings checked at start (prerender/config_checks.py), set as an operator sets them: `PRERENDER_*` environment
+variables. A value the service cannot run with stops `create_app` with a ConfigError naming the variable; the usual
+spellings of a boolean and of a list of origins are read as meant."""
+
+from __future__ import annotations
+
+import pytest
+
+from prerender import create_app
+from prerender.config_checks import ConfigError
+
+
+def app_with(monkeypatch: pytest.MonkeyPatch, app_config: dict, **environment: str):
+    """An app of the test configuration, but for the settings given as environment variables."""
+    for name, value in environment.items():
+        monkeypatch.setenv(f"PRERENDER_{name}", value)
+    return create_app({key: value for key, value in app_config.items() if key not in environment})
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "rule"),
+    [
+        # Each started, then failed every request (a 500, or a 431 for all), /healthz included, or timed out.
+        ("MAX_URL_BYTES", "abc", "a whole number"),
+        ("UPSTREAM_FRAGMENT_BUDGET", "abc", "a number"),
+        ("MAX_CONTENT_LENGTH", "abc", "a whole number"),
+        ("MAX_HEADER_BYTES", "-1", "a number above 0"),
+        ("UPSTREAM_CONNECT_TIMEOUT", "-1", "a number above 0"),
+        ("UPSTREAM_READ_TIMEOUT", "0", "a number above 0"),
+        ("UPSTREAM_POOL_SIZE", "2.5", "a whole number"),
+        ("UPSTREAM_RETRIES", "-1", "a number of 0 or more"),
+        ("UPSTREAM_BREAKER_FAILURE_RATE", "1.5", "a share above 0 and at most 1"),
+        ("NEAR_CACHE_SECONDS", "NaN", "a number"),
+        # Started and quietly did something else.
+        ("TRUST_REQUEST_START", "maybe", "true or false"),
+        ("ELEMENT_PREFIX", "Acme", "lower-case letters"),
+        ("UPSTREAM_URL", "127.0.0.1:8001", "an address starting http:// or https://"),
+        ("PUBLIC_URL", "prerender.example", "an address starting http:// or https://"),
+        ("CACHE_REDIS_URL", "redis://127.0.0.1:6379/abc", "database number"),
+        ("CORS_ALLOWED_ORIGINS", "shop.example", "origins such as https://shop.example"),
+        ("CORS_ALLOWED_ORIGINS", '["https://shop.example/cart"]', "(no path)"),
+        ("LOG_LEVEL", "chatty", "one of CRITICAL"),
+    ],
+)
+def test_a_setting_the_service_cannot_run_with_stops_the_start_naming_it(monkeypatch, app_config, name, value, rule):
+    with pytest.raises(ConfigError) as refused:
+        app_with(monkeypatch, app_config, **{name: value})
+    assert str(refused.value).startswith(f"PRERENDER_{name}: ") and rule in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("value", "meant"), [("False", False), ("no", False), ("off", False), ("0", False), ("TRUE", True)]
+)
+def test_a_boolean_takes_its_usual_words(monkeypatch, app_config, value, meant):
+    """`False` is no JSON, so it arrived as a non-empty text, which Python reads as true: the setting was on."""
+    assert app_with(monkeypatch, app_config, TRUST_REQUEST_START=value).config["TRUST_REQUEST_START"] is meant
+
+
+@pytest.mark.parametrize(
+    ("value", "origins"),
+    [
+        ("https://shop.example", ["https://shop.example"]),  # was read as its letters: "h", "t", "t"...
+        ("https://a.example, https://b.example:8443", ["https://a.example", "https://b.example:8443"]),
+        ('["https://a.example"]', ["https://a.example"]),
+    ],
+)
+def test_origins_are_read_as_a_list_however_written(monkeypatch, app_config, value, origins):
+    app = app_with(monkeypatch, app_config, CORS_ALLOWED_ORIGINS=value)
+    assert app.config["CORS_ALLOWED_ORIGINS"] == origins
+    allowed = app.test_client().options("/v1/recipe-card", headers={"Origin": origins[0]})
+    assert allowed.headers["Access-Control-Allow-Origin"] == origins[0]
+
+
+def test_settings_that_work_are_taken_as_given(monkeypatch, app_config):
+    app = app_with(
+        monkeypatch,
+        app_config,
+        LOG_LEVEL="info",
+        UPSTREAM_FRAGMENT_BUDGET="1",
+        NEAR_CACHE_SECONDS="0",
+        ELEMENT_PREFIX="acme-shop",
+        CACHE_REDIS_URL="redis://127.0.0.1:6379/9",
+    )
+    assert app.config["LOG_LEVEL"] == "INFO"
+    assert app.config["UPSTREAM_FRAGMENT_BUDGET"] == 1 and app.config["NEAR_CACHE_SECONDS"] == 0
+    assert app.config["ELEMENT_PREFIX"] == "acme-shop"
+
+
+def test_a_short_key_is_named_but_never_shown(monkeypatch, app_config):
+    with pytest.raises(ConfigError) as refused:
+        app_with(monkeypatch, app_config, UPSTREAM_SERVICE_KEY="short-secret-value")
+    assert str(refused.value).startswith("PRERENDER_UPSTREAM_SERVICE_KEY: ")
+    assert "short-secret-value" not in str(refused.value)
