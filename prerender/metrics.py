@@ -49,5 +49,5 @@ BREAKER_STATE = Gauge(
     "prerender_circuit_breaker_state",
     "Upstream circuit breaker of each resource: 0 closed, 1 half-open, 2 open (the worst of the workers).",
     ["resource"],
-    multiprocess_mode="max",
+    multiprocess_mode="livemax",
 )

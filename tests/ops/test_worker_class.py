@@ -6,7 +6,9 @@ samples (PROMETHEUS_MULTIPROC_DIR, prerender/metrics.py)."""
 from __future__ import annotations
 
 import re
+import signal
 import threading
+import time
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +24,8 @@ from .conftest import GunicornPrerender
 from .slow_clients import DEMO_HEADERS
 
 DELAY = 0.4  # seconds the forwarder waits before each upstream call
+BREAKER = "prerender_circuit_breaker_state"
+RELOAD_SECONDS = 30  # a bound on waiting for a reload's new workers, not a measurement
 
 
 @pytest.fixture(scope="module")
@@ -85,9 +89,17 @@ def test_the_breaker_opens_and_metrics_add_up_over_workers(stack: Stack, tmp_pat
         assert all(answer.status_code == 200 and not answer.content.strip() for answer in answers)
         text = requests.get(server.url + "/metrics", timeout=10).text
         workers_counted = {path.name for path in server.metrics_dir.glob("counter_*.db")}
-    # The recipes' breaker open (the worst of the workers); the baskets', never called, closed.
-    assert metric(text, "prerender_circuit_breaker_state", resource="recipes") == 2
-    assert metric(text, "prerender_circuit_breaker_state", resource="baskets") == 0
+        # The recipes' breaker open (the worst of the workers); the baskets', never called, closed.
+        assert metric(text, "prerender_circuit_breaker_state", resource="recipes") == 2
+        assert metric(text, "prerender_circuit_breaker_state", resource="baskets") == 0
+        # A reload replaces the workers: their open breakers go with them (gunicorn.conf.py, child_exit), where the
+        # gauge kept the dead workers' 2 until a restart, an alert that never cleared.
+        assert server.process is not None
+        server.process.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + RELOAD_SECONDS
+        while metric(breakers := requests.get(server.url + "/metrics", timeout=10).text, BREAKER, resource="recipes"):
+            assert time.monotonic() < deadline, f"the dead workers' open breakers are still reported: {breakers}"
+            time.sleep(0.2)
     assert metric(text, "prerender_upstream_calls_total", outcome="circuit_open") > 0
     # Each worker writes its own samples; every card was counted, whichever worker answered it.
     assert len(workers_counted) == 2, workers_counted
