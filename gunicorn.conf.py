@@ -64,6 +64,9 @@ limit_request_field_size = 16380
 # Each app logs its own requests (prerender: one JSON line with the request id); set GUNICORN_ACCESS_LOG=-
 # to add gunicorn's own access lines.
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG")
+# The path without its query, and no referer: queries carry shoppers' ids (a merge's `authless_id`), which the
+# apps' own logs leave out (docs/operations.md, "Logs"). The answer's request id ties a line to the app's.
+access_log_format = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(L)ss "%(a)s" %({x-request-id}o)s'
 # The apps' logs (prerender's JSON lines) and the access log go to stdout; gunicorn's own lifecycle messages
 # to stderr ("-"). Pointing errorlog at /dev/stdout would open a second file description on stdout, and
 # under a shell's `> file` the two offsets overwrite each other's lines.
