@@ -1,7 +1,7 @@
-"""What an operator meets in gunicorn's output. A setting the service cannot run with: gunicorn with gunicorn.conf.py and the
-command of `make run` (tools/devstack.py) stops at once, its output naming the variable in one line, not the
-application's traceback;
-before, these started a server that failed every request or never answered (prerender/config_checks.py)."""
+"""What an operator meets in gunicorn's output, gunicorn.conf.py and the command of `make run`
+(tools/devstack.py) as shipped. A setting the service cannot run with stops the start at once, its output
+naming the variable in one line, not the application's traceback (before, these started a server that failed
+every request or never answered: prerender/config_checks.py). The access log names no shopper."""
 
 from __future__ import annotations
 
