@@ -1,5 +1,6 @@
 """POST /{v}/baskets/handle-payment: the retailer cart was paid; the basket is confirmed as that cart has it
-(docs/browser-api.md, "Payment")."""
+(docs/browser-api.md, "Payment"). Called by the shopper's browser (the SDK's `handlePayment`) or by the customer's
+server (its order system, with the specification's headers and its supplier-token), as the merges are."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from prerender.gateway import UpstreamBadResponse, UpstreamStatusError, baskets
 from prerender.schemas.actions import HandlePaymentBody, HandlePaymentQuery
 from prerender.schemas.headers import WriteHeaders
 from prerender.schemas.responses import ConfirmationSchema, PaymentOutcomeSchema
-from prerender.web.context import basket_owner
+from prerender.web.context import basket_owner, current_context
 from prerender.web.contract import PASSED_THROUGH, UPSTREAM_FAILURES, Callers, declare, json_answer, problem
+from prerender.web.errors import CredentialProblem
 from prerender.web.forwarding import forward
 
 bp = Blueprint("payments", __name__, url_prefix="/baskets")
@@ -25,7 +27,7 @@ FIELDS_AS_SENT = {"total": "totalPrice", "cart": "products"}
 
 @bp.post("/handle-payment")
 @declare(
-    callers=Callers.BROWSER,
+    callers=Callers.SERVER_OR_BROWSER,
     summary="Confirm the basket with the paid retailer cart",
     headers=WriteHeaders(),
     query=HandlePaymentQuery(),
@@ -34,7 +36,8 @@ FIELDS_AS_SENT = {"total": "totalPrice", "cart": "products"}
     answers={
         200: json_answer(PaymentOutcomeSchema, "What happened: `outcome` (`confirmed`, `already_confirmed`, `empty`)."),
         **PASSED_THROUGH,
-        403: problem("No known supplier (supplier-token), or refused by the recipe service."),
+        401: problem("Neither a browser's credential nor, from a server, a valid supplier-token."),
+        403: problem("Refused by the recipe service."),
         409: problem(
             "The total paid does not cover the basket's once it follows the cart (`expected_total`), or the same "
             "request is being confirmed."
@@ -44,6 +47,14 @@ FIELDS_AS_SENT = {"total": "totalPrice", "cart": "products"}
 )
 def handle_payment(body: dict[str, Any], query: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
     """The basket follows the paid cart, then is confirmed once per order-id (never an empty one)."""
+    ctx = current_context()
+    if ctx.shopper is None:  # the customer's server: its supplier-token vouches for the shopper it names
+        ctx.check_supplier()
+        if ctx.supplier is None:
+            raise CredentialProblem(
+                "Confirming a payment needs your valid supplier-token, or the shopper's browser credential.",
+                or_supplier_token=True,
+            )
     upstream_body: dict[str, Any] = {
         "store_id": body["store_id"],
         "total": body["totalPrice"],

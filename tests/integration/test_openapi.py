@@ -126,12 +126,11 @@ def secured_with(document: dict[str, Any], security: list[dict[str, Any]]) -> se
 
 
 # Routes whose callers are known here, whatever the declarations say: the basket, the likes, the events, the menu's
-# writes and the current-menu page's catalog panel are the browser's; the drawer's details and the merges either's;
-# the card a customer server's only.
+# writes and the current-menu page's catalog panel are the browser's; the drawer's details, the merges and the
+# payment either's; the card a customer server's only.
 SOME_BROWSER_OPERATIONS = {
     "GET /v1/basket",
     "POST /v2/basket/recipes",
-    "POST /v1/baskets/handle-payment",
     "PUT /v2/likes/{recipe_id}",
     "POST /v1/events",
     "POST /v2/menu/current/finalize",
@@ -142,6 +141,7 @@ SOME_SERVER_OR_BROWSER_OPERATIONS = {
     "GET /v2/basket/merge-authless-basket",
     "GET /v2/menu/merge-authless-menu",
     "GET /v2/catalog/my-space",
+    "POST /v1/baskets/handle-payment",
 }
 SOME_SERVER_OPERATIONS = {"GET /v1/recipe-card", "POST /v2/recipe-card/multiple", "GET /v2/svc-window-bootstrap"}
 

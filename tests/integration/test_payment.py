@@ -174,10 +174,18 @@ def test_a_nul_in_the_order_id_is_the_shoppers_400_and_leaves_the_baskets_breake
     assert pay(client, user, total=0, products=[]).status_code != 503
 
 
-def test_only_the_shoppers_browser_confirms(client):
-    # The customer's server headers (a claim, even with the supplier token) are no credential here.
-    answer = client.post(
-        "/v1/baskets/handle-payment", json={"store_id": STORE, "totalPrice": 1, "products": []}, headers=headers()
-    )
-    assert answer.status_code == 401
-    assert "Bearer" in answer.headers["WWW-Authenticate"]
+def test_the_customers_server_confirms_too_with_its_supplier_token(client):
+    """A retailer's order system confirms the payment from its server (the maker's integrations do), with the
+    specification's headers: its supplier-token vouches for the user it names, as on the merges. Without a valid
+    token, a 401 naming both credentials that would do."""
+    shopper = f"payment-server-{uuid.uuid4().hex[:8]}"
+    filled = fill(client, browser_headers(client, user=shopper))
+    body = {"store_id": STORE, "totalPrice": filled["total"], "products": cart_of(filled)}
+    path = f"/v1/baskets/handle-payment?order-id=server-{shopper}"
+    refused = client.post(path, json=body, headers=headers(user=shopper, token="not-a-supplier-token"))
+    assert refused.status_code == 401
+    assert refused.headers["WWW-Authenticate"] == 'Bearer realm="prerender", SupplierToken realm="prerender"'
+    assert basket(client, browser_headers(client, user=shopper))["recipe_count"] == 1  # nothing was done
+    confirmed = client.post(path, json=body, headers=headers(user=shopper))
+    assert confirmed.status_code == 200 and confirmed.get_json()["outcome"] == "confirmed", confirmed.get_json()
+    assert basket(client, browser_headers(client, user=shopper))["recipe_count"] == 0
