@@ -345,3 +345,35 @@ def test_the_catalog_follows_the_features_and_the_pages_urls(shop: str, context:
     page.evaluate("() => window.svc.features.enableUserPreferences()")
     page.wait_for_timeout(300)
     expect(page.locator("dialog.svc-preferences")).to_be_hidden()
+
+
+def test_the_members_the_maker_deprecated_warn_once_and_stop_no_setup(
+    page: Page, context: BrowserContext, shop_url: str
+) -> None:
+    """`analytics.init`, `supplier.setOrigin`, `supplier.load` and `features.enablePersonalRecipes`, which the maker
+    marks deprecated, were missing: an older setup calling one stopped at its TypeError. Each now says once in the
+    console what does its work here, and the setup goes on (the shop's cards still answer a click)."""
+    warnings: list[str] = []
+    page.on("console", lambda message: warnings.append(message.text) if message.type == "warning" else None)
+    visit(context, page, shop_url, user=new_user())
+    expect(hydrated_cards(page).first).to_be_visible()
+    reached = page.evaluate(
+        "() => {"
+        " for (let i = 0; i < 2; i += 1) {"
+        "   window.svc.analytics.init('shop.example');"
+        "   window.svc.supplier.setOrigin('https://shop.example');"
+        "   window.svc.supplier.load(1);"
+        "   window.svc.features.enablePersonalRecipes();"
+        " }"
+        " return 'the rest of the setup';"
+        "}"
+    )
+    assert reached == "the rest of the setup"
+    deprecated = [text for text in warnings if " is deprecated: " in text]
+    assert sorted(text.split("] ")[1].split(" is deprecated")[0] for text in deprecated) == [
+        "analytics.init",
+        "features.enablePersonalRecipes",
+        "supplier.load",
+        "supplier.setOrigin",
+    ], warnings
+    open_first_recipe(page)

@@ -167,6 +167,20 @@ function createSdk() {
   };
 
   let tokenWarned = false;
+  /** @type {Set<string>} the deprecated members a warning was given for (once each) */
+  const deprecationsWarned = new Set();
+  /**
+   * A member the maker marks deprecated, kept so that an existing setup does not stop at it (a missing member
+   * throws a TypeError): it says once, in the console, what does its work here, and `then` runs that, if anything.
+   * @param {string} name @param {string} instead @param {() => void} [then]
+   */
+  const deprecated = (name, instead, then) => () => {
+    if (!deprecationsWarned.has(name)) {
+      deprecationsWarned.add(name);
+      console.warn(`[${prefix}] ${name} is deprecated: ${instead}`);
+    }
+    then?.();
+  };
   const sdk = {
     prefix,
     version: VERSION,
@@ -189,6 +203,12 @@ function createSdk() {
         }
         session.setup(options);
       },
+      load: deprecated(
+        "supplier.load",
+        "the shopper's credential names the supplier; call supplier.setup(options).",
+        () => session.setup(),
+      ),
+      setOrigin: deprecated("supplier.setOrigin", "the browser sends the page's origin itself; nothing to do."),
     }),
     pos: Object.freeze({
       load: (/** @type {string | number | null} */ storeId) => pos.load(storeId),
@@ -271,6 +291,7 @@ function createSdk() {
       enableMealsPlanner: (/** @type {string} */ url) => customization.enableMealsPlanner(url),
       collapseUnavailableProductsByDefault: enable(customization.collapseUnavailable$),
       enableVideoRecipes: enable(customization.videoRecipes$),
+      enablePersonalRecipes: deprecated("features.enablePersonalRecipes", "the maker withdrew the feature; nothing to do."),
     }),
     router: Object.freeze({
       setRecipeCatalogUrl: (/** @type {string} */ url) => customization.setRoute("catalog", url),
@@ -304,6 +325,7 @@ function createSdk() {
       attachRecipeCardShowTracking: (/** @type {any} */ options) => shows.attach(options),
       pageview: (/** @type {string} */ path) => analytics.pageview(path),
       flush: () => analytics.flush(),
+      init: deprecated("analytics.init", "supplier.setup starts the analytics; nothing to do."),
     }),
     planner: Object.freeze({
       defineLoginRequired: (/** @type {any} */ callback) => planner.defineLoginRequired(callback),
