@@ -377,3 +377,28 @@ def test_the_members_the_maker_deprecated_warn_once_and_stop_no_setup(
         "supplier.setOrigin",
     ], warnings
     open_first_recipe(page)
+
+
+def test_a_cart_report_the_page_does_not_wait_for_fails_in_the_console_not_as_the_pages_error(
+    page: Page, context: BrowserContext, shop_url: str
+) -> None:
+    """The maker's integrations call `retailerBasketChanged` and `handlePayment` without waiting (typed `=> void`
+    there). Refused (here, a store the service does not know), the call was an unhandled rejection, which error
+    trackers report as the page's crash: it is a console warning now (the `page` fixture fails on an uncaught
+    error), and a caller that awaits still gets the refusal."""
+    warnings: list[str] = []
+    page.on("console", lambda message: warnings.append(message.text) if message.type == "warning" else None)
+    visit(context, page, shop_url, user=new_user())
+    expect(hydrated_cards(page).first).to_be_visible()
+    status = page.evaluate(
+        "async () => {"
+        " window.svc.pos.load('9999');"
+        " const lines = [{ id: '100001', quantity: 1 }];"
+        " window.svc.basketSync.retailerBasketChanged(lines);"  # as the maker's example calls it
+        " try { await window.svc.basketSync.retailerBasketChanged(lines); return 'taken'; }"
+        " catch (error) { return error.status; }"
+        "}"
+    )
+    assert status == 400
+    page.wait_for_function("() => true")  # one more task: the first call's rejection has been handled
+    assert any("basketSync.retailerBasketChanged failed:" in text for text in warnings), warnings

@@ -167,6 +167,16 @@ function createSdk() {
   };
 
   let tokenWarned = false;
+  /**
+   * The promise of a call the maker's integrations make without waiting for it (typed `=> void` there): a failure
+   * is said in the console, never an unhandled rejection in the page (which error trackers report as the page's
+   * crash); a caller that awaits the promise still gets it.
+   * @template T @param {string} name @param {Promise<T>} promise @returns {Promise<T>}
+   */
+  const reported = (name, promise) => {
+    promise.catch((/** @type {unknown} */ error) => console.warn(`[${prefix}] ${name} failed:`, error));
+    return promise;
+  };
   /** @type {Set<string>} the deprecated members a warning was given for (once each) */
   const deprecationsWarned = new Set();
   /**
@@ -254,9 +264,10 @@ function createSdk() {
       transferReceived$: transfers.received$,
     }),
     basketSync: Object.freeze({
-      retailerBasketChanged: async (/** @type {unknown} */ products) => basket.sync.cartChanged(products),
-      handlePayment: async (/** @type {number} */ total, /** @type {string} */ orderId, /** @type {unknown} */ cart) =>
-        basket.confirm(total, orderId, cart),
+      retailerBasketChanged: (/** @type {unknown} */ products) =>
+        reported("basketSync.retailerBasketChanged", (async () => basket.sync.cartChanged(products))()),
+      handlePayment: (/** @type {number} */ total, /** @type {string} */ orderId, /** @type {unknown} */ cart) =>
+        reported("basketSync.handlePayment", (async () => basket.confirm(total, orderId, cart))()),
       paymentStarted: (/** @type {number} */ total) => basket.paymentStarted(total),
       definePushProductsToCart: (/** @type {any} */ callback) => basket.sync.definePush(callback),
       defineAddProductsToCart: (/** @type {any} */ callback) => basket.sync.defineAdd(callback),
