@@ -347,16 +347,22 @@ def test_the_catalog_follows_the_features_and_the_pages_urls(shop: str, context:
     expect(page.locator("dialog.svc-preferences")).to_be_hidden()
 
 
+def shop_page_with_its_warnings(page: Page, context: BrowserContext, shop_url: str) -> list[str]:
+    """A new shopper on the shop's home, its cards ready; the console warnings the page says from now on."""
+    warnings: list[str] = []
+    page.on("console", lambda message: warnings.append(message.text) if message.type == "warning" else None)
+    visit(context, page, shop_url, user=new_user())
+    expect(hydrated_cards(page).first).to_be_visible()
+    return warnings
+
+
 def test_the_members_the_maker_deprecated_warn_once_and_stop_no_setup(
     page: Page, context: BrowserContext, shop_url: str
 ) -> None:
     """`analytics.init`, `supplier.setOrigin`, `supplier.load` and `features.enablePersonalRecipes`, which the maker
     marks deprecated, were missing: an older setup calling one stopped at its TypeError. Each now says once in the
     console what does its work here, and the setup goes on (the shop's cards still answer a click)."""
-    warnings: list[str] = []
-    page.on("console", lambda message: warnings.append(message.text) if message.type == "warning" else None)
-    visit(context, page, shop_url, user=new_user())
-    expect(hydrated_cards(page).first).to_be_visible()
+    warnings = shop_page_with_its_warnings(page, context, shop_url)
     reached = page.evaluate(
         "() => {"
         " for (let i = 0; i < 2; i += 1) {"
@@ -386,10 +392,7 @@ def test_a_cart_report_the_page_does_not_wait_for_fails_in_the_console_not_as_th
     there). Refused (here, a store the service does not know), the call was an unhandled rejection, which error
     trackers report as the page's crash: it is a console warning now (the `page` fixture fails on an uncaught
     error), and a caller that awaits still gets the refusal."""
-    warnings: list[str] = []
-    page.on("console", lambda message: warnings.append(message.text) if message.type == "warning" else None)
-    visit(context, page, shop_url, user=new_user())
-    expect(hydrated_cards(page).first).to_be_visible()
+    warnings = shop_page_with_its_warnings(page, context, shop_url)
     status = page.evaluate(
         "async () => {"
         " window.svc.pos.load('9999');"
