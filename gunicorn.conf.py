@@ -3,6 +3,7 @@
 import json
 import multiprocessing
 import os
+import re
 
 from gunicorn import util as gunicorn_util
 from prometheus_client import multiprocess
@@ -14,7 +15,7 @@ def count_from_environment(name: str, default: int) -> int:
     text = os.environ.get(name, "").strip()
     if not text:
         return default
-    if not text.isdigit() or int(text) < 1:
+    if not re.fullmatch(r"[0-9]+", text) or int(text) < 1:
         raise SystemExit(f"{name}: a whole number of 1 or more (got {text!r})")
     return int(text)
 

@@ -23,16 +23,20 @@ SEED_DATA_DIR = Path(__file__).resolve().parent / "seed" / "data"
 # The service key's file in the instance folder (shared with prerender, which reads it by default).
 SERVICE_KEY_FILE = "upstream-service-key"
 MIN_SERVICE_KEY_LENGTH = 32
-# The settings that are a number of seconds, each above 0 (`check_durations`).
+# The settings that are a number of seconds (`check_durations`): above 0, or 0 or more where 0 means something
+# (a picture's `max-age=0`; the idempotency outcomes pruned at every write).
 POSITIVE_DURATIONS = (
-    "MEDIA_MAX_AGE",
     "IDEMPOTENCY_RETENTION_SECONDS",
-    "IDEMPOTENCY_PRUNE_INTERVAL_SECONDS",
     "IDEMPOTENCY_WAIT_SECONDS",
     "WRITE_DEADLINE_SECONDS",
     "DATABASE_POOL_TIMEOUT_SECONDS",
     "TRANSFER_TTL_SECONDS",
 )
+DURATIONS = (*POSITIVE_DURATIONS, "MEDIA_MAX_AGE", "IDEMPOTENCY_PRUNE_INTERVAL_SECONDS")
+
+
+class ConfigError(ValueError):
+    """A setting coreapi cannot run with; the message starts with its environment variable's name."""
 
 
 def default_config(instance_path: str) -> dict[str, Any]:
@@ -102,12 +106,19 @@ def load_config(app: Flask, test_config: dict[str, Any] | None = None) -> None:
 
 
 def check_durations(config: Mapping[str, Any]) -> None:
-    """Every duration of POSITIVE_DURATIONS a number above 0, or a ValueError naming its variable: a value that is
-    no number (`abc`) started coreapi, then failed every shopper's write with a 500."""
-    for key in POSITIVE_DURATIONS:
+    """Every setting of DURATIONS a number of seconds, above 0 for POSITIVE_DURATIONS, else a ConfigError naming its
+    variable: a value that is no number (`abc`) started coreapi, then failed every shopper's write with a 500."""
+    for key in DURATIONS:
         value = config[key]
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
-            raise ValueError(f"{ENV_PREFIX}_{key}: a number of seconds above 0 (got {value!r})")
+        least = "above 0" if key in POSITIVE_DURATIONS else "of 0 or more"
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or value < 0
+            or (value == 0 and key in POSITIVE_DURATIONS)
+        ):
+            raise ConfigError(f"{ENV_PREFIX}_{key}: a number of seconds {least} (got {value!r})")
 
 
 def service_keys(configured: Any, instance_path: Path) -> list[str]:
@@ -119,7 +130,7 @@ def service_keys(configured: Any, instance_path: Path) -> list[str]:
         return [instance_key(instance_path / SERVICE_KEY_FILE, min_length=MIN_SERVICE_KEY_LENGTH)]
     keys = [configured] if isinstance(configured, str) else configured
     if not isinstance(keys, list | tuple) or not all(isinstance(key, str) for key in keys):
-        raise ValueError("COREAPI_SERVICE_KEYS: expected a string or a JSON list of strings")
+        raise ConfigError("COREAPI_SERVICE_KEYS: expected a string or a JSON list of strings")
     if any(len(key) < MIN_SERVICE_KEY_LENGTH for key in keys):
-        raise ValueError(f"COREAPI_SERVICE_KEYS: every key needs {MIN_SERVICE_KEY_LENGTH} characters at least")
+        raise ConfigError(f"COREAPI_SERVICE_KEYS: every key needs {MIN_SERVICE_KEY_LENGTH} characters at least")
     return list(keys)

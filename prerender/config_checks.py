@@ -12,6 +12,7 @@ typed; the usual words for a boolean (`False`, `no`, `off`...) and an origin lis
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from collections.abc import MutableMapping
@@ -46,8 +47,9 @@ POSITIVE = frozenset(
 )
 # A share: above 0, at most 1.
 SHARES = frozenset({"UPSTREAM_BREAKER_FAILURE_RATE"})
-# Numbers whose default is None (worked out by load_config when unset).
-OPTIONAL_WHOLE_NUMBERS = frozenset({"LIKES_CACHE_SECONDS"})
+# Numbers that may also be None: worked out by load_config when unset (the likes), or no limit (Flask's
+# MAX_CONTENT_LENGTH, prerender/web/request_limits.py).
+OPTIONAL_NUMBERS = frozenset({"LIKES_CACHE_SECONDS", "MAX_CONTENT_LENGTH"})
 # Addresses: their schemes; an optional one may be unset.
 URLS = {"UPSTREAM_URL": ("http", "https")}
 OPTIONAL_URLS = {
@@ -58,7 +60,7 @@ OPTIONAL_URLS = {
 # An element prefix: the first part of a custom element's name, and the name of the page's global.
 ELEMENT_PREFIX = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 MAX_ELEMENT_PREFIX_LENGTH = 32
-LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
+LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "NOTSET")
 
 
 # A value a message must not repeat (a key).
@@ -86,10 +88,10 @@ def check_config(config: MutableMapping[str, Any], defaults: type) -> None:
         default = getattr(defaults, key)
         if isinstance(default, bool):
             config[key] = _boolean(key, config[key])
-        elif isinstance(default, (int, float)):
-            config[key] = _number(key, config[key], whole=isinstance(default, int))
-        elif key in OPTIONAL_WHOLE_NUMBERS and config[key] is not None:
-            config[key] = _number(key, config[key], whole=True)
+        elif key in OPTIONAL_NUMBERS and config[key] is None:
+            continue
+        elif isinstance(default, (int, float)) or key in OPTIONAL_NUMBERS:
+            config[key] = _number(key, config[key], whole=not isinstance(default, float))
         elif key in URLS:
             _url(key, config[key], URLS[key])
         elif key in OPTIONAL_URLS and config[key]:
@@ -102,28 +104,33 @@ def check_config(config: MutableMapping[str, Any], defaults: type) -> None:
             "characters at most",
             config["ELEMENT_PREFIX"],
         )
-    level = config["LOG_LEVEL"]
-    if isinstance(level, str) and level.upper() in LOG_LEVELS:
-        config["LOG_LEVEL"] = level.upper()
-    else:
-        raise ConfigError("LOG_LEVEL", f"one of {', '.join(LOG_LEVELS)}", level)
-    if not isinstance(config["ENVIRONMENT"], str) or not config["ENVIRONMENT"].strip():
-        raise ConfigError("ENVIRONMENT", "the name of a routing environment of the suppliers", config["ENVIRONMENT"])
+    config["LOG_LEVEL"] = _log_level(config["LOG_LEVEL"])
+    environment = config["ENVIRONMENT"]
+    if isinstance(environment, int) and not isinstance(environment, bool):
+        environment = config["ENVIRONMENT"] = str(environment)  # a name of digits, which JSON read as a number
+    if not isinstance(environment, str) or not environment.strip():
+        raise ConfigError("ENVIRONMENT", "the name of a routing environment of the suppliers", environment)
 
 
 def _boolean(key: str, value: Any) -> bool:
+    """A boolean setting from a boolean, or one of the usual words (an empty line is false: the setting unset)."""
     if isinstance(value, bool):
         return value
-    word = str(value).strip().lower() if isinstance(value, (str, int)) else None
+    word = str(value).strip().lower() if isinstance(value, str | int) else None
     if word in TRUE_WORDS:
         return True
-    if word in FALSE_WORDS:
+    if word in FALSE_WORDS or word == "":
         return False
     raise ConfigError(key, "true or false", value)
 
 
 def _number(key: str, given: Any, *, whole: bool) -> int | float:
-    if isinstance(given, bool) or not isinstance(given, (int, float)) or not math.isfinite(given):
+    """A number setting (whole when its default is), within its rule (POSITIVE, SHARES, else 0 or more). Digits in
+    a text are read as the number they write (`instance/config.py` may hold `"3"`)."""
+    if isinstance(given, str) and given.strip():
+        with contextlib.suppress(ValueError):
+            given = float(given)
+    if isinstance(given, bool) or not isinstance(given, int | float) or not math.isfinite(given):
         raise ConfigError(key, "a whole number" if whole else "a number", given)
     value: int | float = given
     if whole:
@@ -139,7 +146,17 @@ def _number(key: str, given: Any, *, whole: bool) -> int | float:
     return value
 
 
+def _log_level(level: Any) -> str | int:
+    """A logging level: one of its names, in any case, or its number (what `logging.Logger.setLevel` takes)."""
+    if isinstance(level, int) and not isinstance(level, bool) and level >= 0:
+        return level
+    if isinstance(level, str) and level.strip().upper() in (*LOG_LEVELS, "WARN", "FATAL"):
+        return level.strip().upper()
+    raise ConfigError("LOG_LEVEL", f"one of {', '.join(LOG_LEVELS)}, or a level's number", level)
+
+
 def _url(key: str, value: Any, schemes: tuple[str, ...]) -> None:
+    """An address setting: one of `schemes`, a host (a Unix socket's path for `unix`), a port of digits."""
     parts = urlsplit(value) if isinstance(value, str) else None
     if parts is None or parts.scheme not in schemes or not (parts.netloc or parts.scheme == "unix"):
         raise ConfigError(key, f"an address starting {' or '.join(f'{scheme}://' for scheme in schemes)}", value)

@@ -47,7 +47,6 @@ def liking_user() -> RequestContext:
     ctx = current_context()
     if not ctx.is_connected:
         raise Forbidden(LOGIN_REQUIRED)
-    ctx.check_supplier()
     if ctx.supplier is None:
         raise Forbidden("Likes need a valid supplier-token: they belong to a supplier's users.")
     return ctx

@@ -71,7 +71,7 @@ def handle_payment(body: dict[str, Any], query: dict[str, Any], headers: dict[st
             key=headers["idempotency_key"],
         )
     except UpstreamStatusError as error:
-        _name_fields_as_sent(error.problem)
+        name_fields_as_sent(error.problem)
         raise
     if answer.get("confirmed"):
         return {"outcome": "confirmed", "confirmed": True, "basket_id": str(answer.get("basket_id", ""))}
@@ -81,7 +81,7 @@ def handle_payment(body: dict[str, Any], query: dict[str, Any], headers: dict[st
     return {"outcome": OUTCOMES[reason], "confirmed": False}
 
 
-def _name_fields_as_sent(problem: dict[str, Any]) -> None:
+def name_fields_as_sent(problem: dict[str, Any]) -> None:
     """The upstream's refusal names its own fields (`total`, `cart.0.quantity`): name the ones this route was sent
     (`totalPrice`, `products.0.quantity`), so the caller can find what to mend."""
     errors = problem.get("errors")

@@ -61,6 +61,7 @@ def preferring_shopper() -> RequestContext:
 def read() -> dict[str, Any]:
     """The shopper's preferences (empty and disabled without personalization or without a shopper)."""
     ctx = current_context()
+    ctx.check_supplier()  # "disabled" would be wrong, and kept by the browser under its ETag
     if not has_preferences(ctx):
         return DISABLED.as_json()
     return get_upstream().catalog.preferences(ctx.upstream).as_json()

@@ -481,12 +481,13 @@ def list_view(
         fallbacks.went_without("catalog cards")
         return ListView.unavailable(query["page"], chips, filters)
     page = query["page"]
+    defaults = link_defaults(ctx.api_version)  # my-space's favorites keep the history's layout of their version
     return ListView(
         cards=in_first_view(cards) if page == 1 else cards,  # a later page comes below the first
         total=page_answer.total,
         page=page,
-        next_url=page_link(params, page=page + 1) if page_answer.has_more else None,
-        previous_url=page_link(params, page=page - 1) if page > 1 else None,
+        next_url=page_link(params, defaults=defaults, page=page + 1) if page_answer.has_more else None,
+        previous_url=page_link(params, defaults=defaults, page=page - 1) if page > 1 else None,
         type_filters=chips,
         active_filters=filters,
         unfiltered_url=unfiltered_url if filters else None,

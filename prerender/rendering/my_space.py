@@ -1,5 +1,5 @@
 """The shopper's own pages: the favorites page (GET /v1/catalog/favorites), my-space with its Favorites and
-History tabs (GET /v2/catalog/my-space) and the basket preview (GET /v2/catalog/my-space/basket-preview).
+History tabs (GET /{v}/catalog/my-space) and the basket preview (GET /v2/catalog/my-space/basket-preview).
 
 Favorites need a connected user (likes are a user's); history and the basket also work for an authless
 visitor. A logged-out shopper gets a prompt to log in (the SDK asks the customer's page through

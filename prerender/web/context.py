@@ -33,7 +33,7 @@ from prerender.schemas.headers import (
 )
 from prerender.web.contract import Callers, RouteContract, request_contract
 from prerender.web.credentials import InvalidCredential, Shopper, get_signer
-from prerender.web.errors import CredentialProblem, SupplierUnchecked
+from prerender.web.errors import CredentialProblem, SupplierUncheckedProblem
 
 log = logging.getLogger(__name__)
 
@@ -88,9 +88,9 @@ class RequestContext:
 
     def check_supplier(self) -> None:
         """Before a route refuses a request for want of a known supplier: when the token could not be checked, the
-        refusal would be wrong (the caller's token may be fine), so it is SupplierUnchecked (503) instead."""
+        refusal would be wrong (the caller's token may be fine), so it is SupplierUncheckedProblem (503) instead."""
         if self.supplier is None and self.supplier_lookup_failed:
-            raise SupplierUnchecked()
+            raise SupplierUncheckedProblem()
 
     @property
     def is_connected(self) -> bool:

@@ -29,8 +29,8 @@ BEARER_CHALLENGE = 'Bearer realm="prerender"'
 
 class CredentialProblem(Problem):
     """A browser route called without a valid shopper's credential: 401, with the Bearer challenge
-    (RFC 6750; docs/security.md). `or_supplier_token`: the route also takes a server's supplier-token (the merges),
-    and the challenge names both."""
+    (RFC 6750; docs/security.md). `or_supplier_token`: the route also takes a server's supplier-token (the merges,
+    the payment), and the challenge names both."""
 
     def __init__(self, detail: str, *, invalid: bool = False, or_supplier_token: bool = False) -> None:
         challenge = BEARER_CHALLENGE + (', error="invalid_token"' if invalid else "")
@@ -39,7 +39,7 @@ class CredentialProblem(Problem):
         super().__init__(401, detail, headers={"WWW-Authenticate": challenge})
 
 
-class SupplierUnchecked(Problem):
+class SupplierUncheckedProblem(Problem):
     """A route that needs the supplier called while its supplier-token could not be checked (the recipe service did
     not answer): 503 + Retry-After, the service's failure, not a 401 or 403 that sends the caller to its token."""
 

@@ -9,6 +9,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from coreapi import INSTANCE_PATH, create_app
+from coreapi.config import ConfigError
 from tests.conftest import closed_port
 
 PROBLEM = "application/problem+json"
@@ -66,8 +67,22 @@ def test_a_duration_that_is_no_number_above_0_stops_the_start_naming_it(
 ) -> None:
     """`abc` started coreapi, then every shopper's write answered 500 (`-1`: 503)."""
     monkeypatch.setenv("COREAPI_WRITE_DEADLINE_SECONDS", value)
-    with pytest.raises(ValueError, match=r"^COREAPI_WRITE_DEADLINE_SECONDS: a number of seconds above 0"):
+    with pytest.raises(ConfigError, match=r"^COREAPI_WRITE_DEADLINE_SECONDS: a number of seconds above 0"):
         create_app({"DATABASE_URL": f"sqlite:///{tmp_path / 'bad.sqlite'}"})
+
+
+def test_a_duration_of_0_is_taken_where_0_means_something(tmp_path: Path) -> None:
+    """A picture's `Cache-Control: max-age=0`, and the idempotency outcomes pruned at every write."""
+    app = create_app(
+        {
+            "DATABASE_URL": f"sqlite:///{tmp_path / 'zero.sqlite'}",
+            "MEDIA_MAX_AGE": 0,
+            "IDEMPOTENCY_PRUNE_INTERVAL_SECONDS": 0,
+        }
+    )
+    assert app.config["MEDIA_MAX_AGE"] == 0 and app.config["IDEMPOTENCY_PRUNE_INTERVAL_SECONDS"] == 0
+    with pytest.raises(ConfigError, match=r"^COREAPI_MEDIA_MAX_AGE: a number of seconds of 0 or more"):
+        create_app({"DATABASE_URL": f"sqlite:///{tmp_path / 'zero.sqlite'}", "MEDIA_MAX_AGE": -1})
 
 
 def test_healthz(client: FlaskClient) -> None:

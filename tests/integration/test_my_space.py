@@ -119,8 +119,13 @@ def test_v1_my_space_shows_the_history_as_a_grid_unless_asked_otherwise(client, 
     assert switch["Grille"]["href"] == "?tab=history" and switch["Liste"]["href"] == "?tab=history&history_style=list"
     listed = page(client, "/v1/catalog/my-space", hdrs=headers(user=user), tab="history", history_style="list")
     assert "svc-my-space__history--list" in listed.find("ul", class_="svc-my-space__history")["class"]
-    favorites = page(client, "/v1/catalog/my-space", hdrs=headers(user=user))
-    assert favorites["tab"] == "favorites"
+    # The favorites' pages keep the layout too (20 a page: 21 likes make a second).
+    like(client, user, *[str(n) for n in range(1, 22)])
+    for style, next_page in ((None, "?page=2"), ("list", "?history_style=list&page=2")):
+        query = {"history_style": style} if style else {}
+        favorites = page(client, "/v1/catalog/my-space", hdrs=headers(user=user), **query)
+        assert favorites["tab"] == "favorites"
+        assert favorites.find("a", rel="next")["href"] == next_page
 
 
 # --- my-space ---------------------------------------------------------------------------------------------

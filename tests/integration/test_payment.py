@@ -10,6 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
+from prerender.blueprints.payments import name_fields_as_sent
+
 from .conftest import browser_headers, headers, live_browser_headers
 
 _users = itertools.count()
@@ -189,3 +191,15 @@ def test_the_customers_server_confirms_too_with_its_supplier_token(client):
     confirmed = client.post(path, json=body, headers=headers(user=shopper))
     assert confirmed.status_code == 200 and confirmed.get_json()["outcome"] == "confirmed", confirmed.get_json()
     assert basket(client, browser_headers(client, user=shopper))["recipe_count"] == 0
+
+
+def test_an_upstream_refusal_names_the_fields_the_caller_sent() -> None:
+    """The recipe service names its own fields (`cart`, `total`): the caller sent `products` and `totalPrice`
+    (prerender/blueprints/payments.py writes the upstream's body in the upstream's names)."""
+    problem = {"errors": {"json": {"cart.3.id": ["Unknown."], "total": ["Too low."], "store_id": ["Unknown store."]}}}
+    name_fields_as_sent(problem)
+    assert problem["errors"]["json"] == {
+        "products.3.id": ["Unknown."],
+        "totalPrice": ["Too low."],
+        "store_id": ["Unknown store."],
+    }

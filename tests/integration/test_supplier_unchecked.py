@@ -17,7 +17,9 @@ ROUTES = [
     ("GET", "/v2/menu/merge-authless-menu?authless_id=visitor-1", None),
     ("GET", "/v1/favorite-items", None),
     ("PUT", "/v1/favorite-items", {"product_ids": ["100001"]}),
+    ("GET", "/v1/preferences", None),
     ("DELETE", "/v1/preferences", None),
+    ("POST", "/v1/baskets/handle-payment", {"store_id": "1001", "totalPrice": 1, "products": []}),
 ]
 
 

@@ -18,7 +18,7 @@ from prerender.gateway.upstream import Upstream
 PACKAGE = Path(__file__).resolve().parents[2] / "prerender"
 
 # Layer -> the layers it may import (its own included). Lower layers never import higher ones.
-FOUNDATION = "foundation"  # prerender.config, extensions, metrics, memory_cache: no prerender imports
+FOUNDATION = "foundation"  # prerender.config, config_checks, extensions, metrics, memory_cache: foundation only
 ALLOWED: dict[str, set[str]] = {
     FOUNDATION: {FOUNDATION},
     "gateway": {"gateway", FOUNDATION},

@@ -84,6 +84,27 @@ def test_settings_that_work_are_taken_as_given(monkeypatch, app_config):
     assert app.config["LOG_LEVEL"] == "INFO"
     assert app.config["UPSTREAM_FRAGMENT_BUDGET"] == 1 and app.config["NEAR_CACHE_SECONDS"] == 0
     assert app.config["ELEMENT_PREFIX"] == "acme-shop"
+    assert app.config["CACHE_REDIS_URL"] == "redis://127.0.0.1:6379/9"
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "taken"),
+    [
+        ("TRUST_REQUEST_START", "", False),  # the template's line emptied rather than removed
+        ("MAX_CONTENT_LENGTH", "null", None),  # Flask's "no limit"
+        ("LOG_LEVEL", "10", 10),  # a level's number, as logging takes it
+        ("LOG_LEVEL", "warn", "WARN"),
+        ("ENVIRONMENT", "2024", "2024"),  # a name of digits, which JSON reads as a number
+    ],
+)
+def test_values_other_spellings_allow_are_taken(monkeypatch, app_config, name, value, taken):
+    assert app_with(monkeypatch, app_config, **{name: value}).config[name] == taken
+
+
+def test_numbers_written_as_text_in_the_instance_file_are_read_as_numbers(app_config):
+    """instance/config.py may hold `UPSTREAM_READ_TIMEOUT = "3"`, which the settings' users read with float()."""
+    app = create_app({**app_config, "UPSTREAM_READ_TIMEOUT": "3", "UPSTREAM_POOL_SIZE": "4"})
+    assert app.config["UPSTREAM_READ_TIMEOUT"] == 3.0 and app.config["UPSTREAM_POOL_SIZE"] == 4
 
 
 def test_a_short_key_is_named_but_never_shown(monkeypatch, app_config):
