@@ -45,6 +45,8 @@ HEADER_NAMES = tuple(field.data_key or name for name, field in REQUEST_HEADERS.f
 BROWSER_HEADERS = BrowserHeaders()
 BROWSER_HEADER_NAMES = tuple(field.data_key or name for name, field in BROWSER_HEADERS.fields.items())
 BEACON_HEADERS = frozenset(HEADER_NAMES)
+# What a customer's server sends on a route either may call: an identity, or its supplier-token.
+ANY_SERVER_CREDENTIAL = frozenset({"authorization", "authless-id", "supplier-token"})
 
 
 @functools.lru_cache(maxsize=4096)
@@ -188,6 +190,14 @@ def load_request_context() -> None:
                 invalid=True,
             )
         g.ctx = _browser_context(headers, bearer.group(1) if bearer else None)
+    elif callers is Callers.SERVER_OR_BROWSER and not ANY_SERVER_CREDENTIAL.intersection(headers):
+        # Neither a browser's credential nor anything of a server's (a page whose SDK has no credential yet): a 401
+        # naming both, which the SDK reads as "sign in again", not a 400 telling a browser to send a server's headers.
+        raise CredentialProblem(
+            "Send the shopper's credential (Authorization: Bearer), or, from your server, the specification's "
+            "headers with your supplier-token (docs/security.md).",
+            or_supplier_token=True,
+        )
     else:
         g.ctx = _server_context(headers, identity=contract is None or contract.identity)
 

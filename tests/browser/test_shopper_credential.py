@@ -231,7 +231,7 @@ def test_after_reset_the_sdk_has_no_identity_and_sends_no_authorization(
     recipe_id = card.get_attribute("recipe-id")
     with page.expect_response(lambda r: "/recipe-details?" in r.url) as details:
         page.evaluate("(id) => window.svc.recipes.openDetails(id, 7).catch(() => {})", recipe_id)
-    assert details.value.status == 400
+    assert details.value.status == 401  # no credential and nothing of a server's (docs/security.md)
     dialog = page.get_by_role("dialog")
     expect(dialog.locator(".svc-drawer__error")).to_have_text(CREDENTIAL_TEXT)
     expect(dialog.locator("[data-action=retry]")).to_have_count(0)

@@ -144,9 +144,14 @@ def test_a_browser_needs_a_valid_credential(client):
     invalid = {"authorization": "Bearer nope", "language-id": "fr", "session-id": "s"}
     answer = client.get("/v1/favorite-items", headers=invalid)
     assert answer.status_code == 401 and "invalid_token" in answer.headers["WWW-Authenticate"]
-    # Neither a credential nor the specification's headers: the guard names the missing identity.
+    # Neither a credential nor anything of a server's (a page whose SDK has none yet): a 401 naming both, which the
+    # SDK reads as "sign in again", not a 400 asking a browser for a server's headers.
     bare = client.get("/v1/favorite-items", headers={"language-id": "fr", "session-id": "s"})
-    assert bare.status_code == 400 and problem(bare)["errors"]["headers"]
+    assert bare.status_code == 401 and problem(bare)["status"] == 401
+    assert bare.headers["WWW-Authenticate"] == 'Bearer realm="prerender", SupplierToken realm="prerender"'
+    # A server's request missing the identity header is still the guard's 400 naming it.
+    server = client.get("/v1/favorite-items", headers={"language-id": "fr", "session-id": "s", "supplier-token": "t"})
+    assert server.status_code == 400 and problem(server)["errors"]["headers"]
 
 
 def test_without_a_known_supplier_there_is_no_shopper(client, user_id):
