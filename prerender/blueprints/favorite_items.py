@@ -23,7 +23,6 @@ NO_SHOPPER = {403: problem("No shopper (a user or an authless visitor) of a know
 def favorites_shopper() -> RequestContext:
     """The request's context when it names a shopper of a known supplier (favorites are that shopper's)."""
     ctx = current_context()
-    ctx.check_supplier()
     if ctx.supplier is None or not (ctx.is_connected or ctx.authless_id is not None):
         raise Forbidden("Favorite products belong to a shopper (a user or an authless visitor) of a known supplier.")
     return ctx

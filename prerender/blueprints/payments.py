@@ -12,9 +12,8 @@ from prerender.gateway import UpstreamBadResponse, UpstreamStatusError, baskets
 from prerender.schemas.actions import HandlePaymentBody, HandlePaymentQuery
 from prerender.schemas.headers import WriteHeaders
 from prerender.schemas.responses import ConfirmationSchema, PaymentOutcomeSchema
-from prerender.web.context import basket_owner, current_context
+from prerender.web.context import basket_owner, check_server_vouches, current_context
 from prerender.web.contract import PASSED_THROUGH, UPSTREAM_FAILURES, Callers, declare, json_answer, problem
-from prerender.web.errors import CredentialProblem
 from prerender.web.forwarding import forward
 
 bp = Blueprint("payments", __name__, url_prefix="/baskets")
@@ -48,13 +47,10 @@ FIELDS_AS_SENT = {"total": "totalPrice", "cart": "products"}
 def handle_payment(body: dict[str, Any], query: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
     """The basket follows the paid cart, then is confirmed once per order-id (never an empty one)."""
     ctx = current_context()
-    if ctx.shopper is None:  # the customer's server: its supplier-token vouches for the shopper it names
-        ctx.check_supplier()
-        if ctx.supplier is None:
-            raise CredentialProblem(
-                "Confirming a payment needs your valid supplier-token, or the shopper's browser credential.",
-                or_supplier_token=True,
-            )
+    if ctx.shopper is None:  # the customer's server
+        check_server_vouches(
+            ctx, "Confirming a payment needs your valid supplier-token, or the shopper's browser credential."
+        )
     upstream_body: dict[str, Any] = {
         "store_id": body["store_id"],
         "total": body["totalPrice"],

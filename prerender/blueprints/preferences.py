@@ -43,7 +43,6 @@ CHANGE_ANSWERS = {
 def preferring_shopper() -> RequestContext:
     """The request's context when its shopper may change preferences."""
     ctx = current_context()
-    ctx.check_supplier()
     if ctx.supplier is None or not (ctx.is_connected or ctx.authless_id is not None):
         raise Forbidden("Preferences belong to a shopper (a user or an authless visitor) of a known supplier.")
     if not ctx.personalization:
@@ -61,7 +60,6 @@ def preferring_shopper() -> RequestContext:
 def read() -> dict[str, Any]:
     """The shopper's preferences (empty and disabled without personalization or without a shopper)."""
     ctx = current_context()
-    ctx.check_supplier()  # "disabled" would be wrong, and kept by the browser under its ETag
     if not has_preferences(ctx):
         return DISABLED.as_json()
     return get_upstream().catalog.preferences(ctx.upstream).as_json()
@@ -92,7 +90,6 @@ def replace(body: dict[str, Any]) -> dict[str, Any]:
 def remove() -> Response:
     """Remove the shopper's preferences (idempotent)."""
     ctx = current_context()
-    ctx.check_supplier()
     if ctx.supplier is None or not (ctx.is_connected or ctx.authless_id is not None):
         raise Forbidden("Preferences belong to a shopper (a user or an authless visitor) of a known supplier.")
     get_upstream().catalog.clear_preferences(ctx.upstream)

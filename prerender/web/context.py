@@ -34,6 +34,7 @@ from prerender.schemas.headers import (
 from prerender.web.contract import Callers, RouteContract, request_contract
 from prerender.web.credentials import InvalidCredential, Shopper, get_signer
 from prerender.web.errors import CredentialProblem, SupplierUncheckedProblem
+from prerender.web.upstream_budget import is_fragment_route
 
 log = logging.getLogger(__name__)
 
@@ -87,12 +88,6 @@ class RequestContext:
     # The supplier-token could not be checked (the upstream failed): no supplier, but not an unknown token
     # either. A page may say "try again" rather than "not available here" (prerender/web/degraded.py).
     supplier_lookup_failed: bool = False
-
-    def check_supplier(self) -> None:
-        """Before a route refuses a request for want of a known supplier: when the token could not be checked, the
-        refusal would be wrong (the caller's token may be fine), so it is SupplierUncheckedProblem (503) instead."""
-        if self.supplier is None and self.supplier_lookup_failed:
-            raise SupplierUncheckedProblem()
 
     @property
     def is_connected(self) -> bool:
@@ -200,6 +195,10 @@ def load_request_context() -> None:
         )
     else:
         g.ctx = _server_context(headers, identity=contract is None or contract.identity)
+        if g.ctx.supplier_lookup_failed and contract is not None and not is_fragment_route(contract):
+            # A fragment degrades without its supplier; a JSON route would answer as for an unknown token (a 401 or
+            # 403 sending the caller to a token that may be fine): the service's failure, said as such.
+            raise SupplierUncheckedProblem()
 
 
 def _server_context(headers: Mapping[str, str], *, identity: bool) -> RequestContext:
@@ -262,11 +261,18 @@ def current_context() -> RequestContext:
     return ctx
 
 
+def check_server_vouches(ctx: RequestContext, refusal: str) -> None:
+    """A customer server's request (no browser credential) on a route either may call and that acts for a shopper
+    (the merges, the payment): its valid supplier-token vouches for the shopper its headers name. Without one, a 401
+    (`refusal`) naming both credentials that would do."""
+    if ctx.supplier is None:
+        raise CredentialProblem(refusal, or_supplier_token=True)
+
+
 def basket_owner() -> RequestContext:
     """The request's context when it has a basket: a basket belongs to a supplier's shopper
     (docs/security.md), so without a known supplier there is none (checked once the request is valid)."""
     ctx = current_context()
-    ctx.check_supplier()
     if ctx.supplier is None:
         raise Forbidden("Baskets need a valid supplier-token: they belong to a supplier's shoppers.")
     return ctx

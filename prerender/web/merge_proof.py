@@ -10,7 +10,7 @@ from flask import Response, jsonify
 from werkzeug.exceptions import Forbidden
 
 from prerender.gateway import CallerIdentity
-from prerender.web.context import RequestContext, current_context
+from prerender.web.context import RequestContext, check_server_vouches, current_context
 from prerender.web.credentials import InvalidCredential, get_signer
 from prerender.web.errors import CredentialProblem
 
@@ -43,11 +43,7 @@ def check_merge_proof(ctx: RequestContext, authless_id: str, authless_credential
     The customer's server vouches for both with its supplier-token (it issued the authless id and logged the
     user in); a browser shows the user's credential and the authless visitor's, both of this supplier."""
     if ctx.shopper is None:  # the customer's server, with the specification's headers
-        ctx.check_supplier()
-        if ctx.supplier is None:
-            raise CredentialProblem(
-                "Merging needs your valid supplier-token, or a browser's two credentials.", or_supplier_token=True
-            )
+        check_server_vouches(ctx, "Merging needs your valid supplier-token, or a browser's two credentials.")
         if not ctx.is_connected:
             raise Forbidden("Merging needs the logged-in user (authorization: user_id <USER_ID>).")
         return
