@@ -166,7 +166,6 @@ function createSdk() {
     state.next(true);
   };
 
-  let tokenWarned = false;
   /**
    * The promise of a call the maker's integrations make without waiting for it (typed `=> void` there): a failure
    * is said in the console, never an unhandled rejection in the page (which error trackers report as the page's
@@ -177,18 +176,21 @@ function createSdk() {
     promise.catch((/** @type {unknown} */ error) => console.warn(`[${prefix}] ${name} failed:`, error));
     return promise;
   };
-  /** @type {Set<string>} the deprecated members a warning was given for (once each) */
-  const deprecationsWarned = new Set();
+  /** @type {Set<string>} the members whose advice the console was given (once each) */
+  const warned = new Set();
+  /** Says `message` about the member `name` in the console, the first time only. @param {string} name @param {string} message */
+  const warnOnce = (name, message) => {
+    if (warned.has(name)) return;
+    warned.add(name);
+    console.warn(`[${prefix}] ${name}${message}`);
+  };
   /**
    * A member the maker marks deprecated, kept so that an existing setup does not stop at it (a missing member
    * throws a TypeError): it says once, in the console, what does its work here, and `then` runs that, if anything.
    * @param {string} name @param {string} instead @param {() => void} [then]
    */
   const deprecated = (name, instead, then) => () => {
-    if (!deprecationsWarned.has(name)) {
-      deprecationsWarned.add(name);
-      console.warn(`[${prefix}] ${name} is deprecated: ${instead}`);
-    }
+    warnOnce(name, ` is deprecated: ${instead}`);
     then?.();
   };
   const sdk = {
@@ -206,10 +208,9 @@ function createSdk() {
        * @param {import("./session.js").SetupOptions} [options]
        */
       setupWithToken: (token, options) => {
-        if (typeof token === "string" && token.trim() && !tokenWarned) {
-          tokenWarned = true;
-          console.warn(`[${prefix}] supplier.setupWithToken: the supplier token is ignored and should not be in `
-            + "the page (the browser acts with the shopper's credential): call supplier.setup(options).");
+        if (typeof token === "string" && token.trim()) {
+          warnOnce("supplier.setupWithToken", ": the supplier token is ignored and should not be in the page (the "
+            + "browser acts with the shopper's credential): call supplier.setup(options).");
         }
         session.setup(options);
       },
