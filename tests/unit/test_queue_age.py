@@ -6,6 +6,7 @@ checked is what the upstream is told (its deadline) and what the routes answer, 
 from __future__ import annotations
 
 import logging
+import math
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -26,8 +27,10 @@ ADD = {"recipe_id": "1", "store_id": "1001", "guests": 4}
 
 
 def stamp(seconds_ago: float) -> dict[str, str]:
-    """The header nginx sets (deploy/nginx/prerender.conf: `t=${msec}`) for a request that arrived that long ago."""
-    return {REQUEST_START_HEADER: f"t={time.time() - seconds_ago:.3f}"}
+    """The header nginx sets (deploy/nginx/prerender.conf: `t=${msec}`) for a request that arrived that long ago,
+    in whole milliseconds cut down, as nginx writes it: rounded, the stamp could be up to half a millisecond later
+    than the arrival, and a wait of 1 s read as 999.8 ms (a CI failure)."""
+    return {REQUEST_START_HEADER: f"t={math.floor((time.time() - seconds_ago) * 1000) / 1000:.3f}"}
 
 
 @pytest.fixture
