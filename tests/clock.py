@@ -1,8 +1,11 @@
-"""A clock that moves only when a test moves it, for the code that reads `time.monotonic`: given where the code
-takes a clock (`clock=`), set for a function a module looks up (`time.monotonic`), or standing for a module's
-`time` itself (it has `monotonic`)."""
+"""Clocks that move only when a test moves them. `FakeClock`, for the code that reads `time.monotonic`: given
+where the code takes a clock (`clock=`), set for a function a module looks up (`time.monotonic`), or standing for
+a module's `time` itself (it has `monotonic`). `WallClock`, for the code that reads `time.time`, standing for a
+module's `time`."""
 
 from __future__ import annotations
+
+import time
 
 
 class FakeClock:
@@ -15,4 +18,14 @@ class FakeClock:
         return self.now
 
     def monotonic(self) -> float:
+        return self.now
+
+
+class WallClock:
+    """Stands at the real time of its making until the test changes `now`; its `time()` reads `now`."""
+
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def time(self) -> float:
         return self.now

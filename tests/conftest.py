@@ -10,6 +10,8 @@ from flask import Flask
 from flask.testing import FlaskClient, FlaskCliRunner
 
 from prerender import create_app
+from prerender.web import credentials, shopper
+from tests.clock import WallClock
 
 # The live stacks' marker (tests/stacks.py) and Chromium (tests/chromium.py) for every folder; the live servers
 # themselves (tests/live.py) only for the folders whose conftest asks for them (`use_live_servers`).
@@ -49,6 +51,18 @@ def app_config() -> dict:
         "I18N_OVERRIDES_DIR": None,
         "SECRET_KEYS": [TEST_SECRET_KEY],
     }
+
+
+@pytest.fixture
+def one_credential_step(monkeypatch: pytest.MonkeyPatch) -> WallClock:
+    """The shopper's credential of one time step for the whole test: the clock its stamp and its element read
+    (prerender/web/credentials.py, prerender/web/shopper.py) stands still. A test that compares two private
+    answers (their bodies, or an ETag and its 304) needs it: two requests on either side of a step's end carry
+    two credentials, as they should, and the comparison would fail once in a while."""
+    clock = WallClock()
+    monkeypatch.setattr(credentials, "time", clock)
+    monkeypatch.setattr(shopper, "time", clock)
+    return clock
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from prerender import create_app
 from .conftest import get_card, headers
 
 
+@pytest.mark.usefixtures("one_credential_step")
 @pytest.mark.parametrize(
     "query",
     [
@@ -54,6 +55,7 @@ def test_a_card_etag_is_the_hash_of_its_body(client, hdrs):
         assert again.status_code == 304
 
 
+@pytest.mark.usefixtures("one_credential_step")
 def test_a_card_with_the_shoppers_credential_revalidates_from_the_memo(client):
     for _ in range(2):
         response = get_card(client, recipe_id="4", store_id="1001")

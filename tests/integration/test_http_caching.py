@@ -23,6 +23,7 @@ def is_private(response) -> bool:
     return "private" in response.headers["Cache-Control"]
 
 
+@pytest.mark.usefixtures("one_credential_step")
 @pytest.mark.parametrize(
     "path",
     [

@@ -357,6 +357,7 @@ def test_the_entry_is_v2_only(client) -> None:
     assert response.status_code == 404
 
 
+@pytest.mark.usefixtures("one_credential_step")
 def test_the_entry_is_private_and_revalidates(client) -> None:
     response = get_entry(client, store_id="1001")
     assert response.status_code == 200

@@ -559,6 +559,7 @@ def test_without_a_known_supplier_the_page_says_the_planner_is_unavailable(
 # An upstream that fails (down, hung, 5xx, malformed, circuit open): tests/integration/test_planner_degrades.py.
 
 
+@pytest.mark.usefixtures("one_credential_step")
 def test_the_page_revalidates(client) -> None:
     hdrs = visitor_headers(unique("visitor"))
     first = get_page(client, hdrs, store_id=STORE)

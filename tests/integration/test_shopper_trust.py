@@ -252,6 +252,7 @@ def test_a_private_card_brings_its_shoppers_credential_and_a_public_card_none(cl
     assert credential_elements(public.get_data(as_text=True)) == []
 
 
+@pytest.mark.usefixtures("one_credential_step")
 def test_the_credential_of_a_card_is_stable_so_its_etag_revalidates(client) -> None:
     first = client.get("/v1/recipe-card?recipe_id=5&store_id=1001", headers=headers(user="etag-reader"))
     again = client.get(

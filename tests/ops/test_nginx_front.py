@@ -245,6 +245,7 @@ def test_if_none_match_gives_304_through_nginx(nginx_front, path, options):
     assert again.status_code == 304 and again.content == b""
 
 
+@pytest.mark.usefixtures("one_credential_step")
 def test_a_private_card_answers_in_full_to_a_conditional_request(nginx_front):
     """Where the cache is on, nginx does not pass If-None-Match upstream (prerender's 304 could otherwise
     be stored) and makes no 304 of an answer it cannot store: a private card comes back whole, and right.
