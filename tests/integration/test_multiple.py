@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from bs4 import BeautifulSoup
 
 from prerender import create_app
@@ -36,6 +37,7 @@ def test_sorted_by_position_and_positions_kept(client, upstream):
     assert all(BeautifulSoup(item["html"], "html5lib").find("svc-recipe-card") for item in data)
 
 
+@pytest.mark.usefixtures("one_credential_step")
 def test_html_is_the_single_route_html(client, upstream):
     pair = product_pairs(upstream, 1)[0]
     body = {"contexts": [{"productIds": pair, "position": 1}], "display_variant": 2}
@@ -46,6 +48,7 @@ def test_html_is_the_single_route_html(client, upstream):
     assert multiple == single
 
 
+@pytest.mark.usefixtures("one_credential_step")
 def test_numeric_product_ids_are_read_as_their_digits(client, upstream):
     """A customer's JSON may carry numeric product ids as numbers, as the single route's query may: the same cards."""
     pairs = product_pairs(upstream, 2)
@@ -132,6 +135,7 @@ def test_blank_filters_filter_nothing(client, upstream):
         assert recipes(post(client, {**body, **blank}, {"store_id": "1001"})) == unfiltered, blank
 
 
+@pytest.mark.usefixtures("one_credential_step")
 def test_an_empty_or_null_store_id_is_no_store(client, upstream):
     """The specification's missing store (no error, no price), however a customer's code writes "none": an empty
     query parameter, `""` or `null` in the body; beside a store given in the other place, the store."""
