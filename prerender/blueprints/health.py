@@ -4,7 +4,7 @@ Outside the API versions, no headers needed: for load balancers and orchestrator
 readiness follows what is the node's own, never a dependency every node shares (the upstream, Redis), whose outage
 would take every node out of the load balancer at once, precisely when the nodes could still serve stale and empty
 fragments (docs/decisions.md, "Readiness"). What this worker knows of the upstream, its breakers' states, is in
-both answers and in /metrics.
+both answers and in /metrics; whether the upstream refused this node's service key (its own setting), in /readyz.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from flask import Blueprint
 from flask.typing import ResponseReturnValue
 
 from prerender.extensions import cache
-from prerender.gateway import get_upstream
+from prerender.gateway import Upstream, get_upstream
 from prerender.schemas.responses import HealthSchema
 from prerender.web.contract import declare, json_answer
 
@@ -35,14 +35,29 @@ def healthz() -> ResponseReturnValue:
 @bp.get("/readyz")
 @declare(
     summary="Readiness",
-    answers={200: json_answer(HealthSchema, "Ready; `degraded` when a shared dependency fails (still serving).")},
+    answers={
+        200: json_answer(
+            HealthSchema,
+            "Ready; `degraded` when the shared cache fails or the upstream refuses this node's service key (still "
+            "serving fragments).",
+        )
+    },
 )
 def readyz() -> ResponseReturnValue:
-    """Readiness: the node serves; a failing shared cache makes it `degraded` (reads go to the upstream), not
+    """Readiness: the node serves; a failing shared cache or a refused service key makes it `degraded`, not
     unready."""
-    checks = {"cache": _cache_check()}
+    upstream = get_upstream()
+    checks = {"cache": _cache_check(), "service_key": _service_key_check(upstream)}
     status = "ready" if all(result == "ok" for result in checks.values()) else "degraded"
-    return {"status": status, "checks": checks, "upstream": get_upstream().http.guards.states()}
+    return {"status": status, "checks": checks, "upstream": upstream.http.guards.states()}
+
+
+def _service_key_check(upstream: Upstream) -> str:
+    """Whether the upstream refused this worker's UPSTREAM_SERVICE_KEY at its last service call (a browser's
+    request): the node's own setting, so its browser routes fail (502) while the fragments still serve."""
+    if upstream.suppliers.service_key_refused:
+        return "failed: the upstream refuses UPSTREAM_SERVICE_KEY (docs/operations.md, step 6)"
+    return "ok"
 
 
 def _cache_check() -> str:

@@ -11,15 +11,37 @@ from prerender.config import DefaultConfig
 from prerender.extensions import cache
 from tests.live import PostgresqlRedis, SqliteSimpleCache
 
-from .conftest import get_card
+from .conftest import browser_headers, get_card
 
 
 def test_readyz_with_the_real_upstream(client):
     response = client.get("/readyz")
     assert response.status_code == 200
     body = response.get_json()
-    assert body["status"] == "ready" and body["checks"] == {"cache": "ok"}
+    assert body["status"] == "ready" and body["checks"] == {"cache": "ok", "service_key": "ok"}
     assert set(body["upstream"].values()) == {"closed"}
+
+
+def test_readyz_says_when_the_upstream_refuses_the_service_key(app, client, caplog):
+    """A node whose copy of the upstream's service key is wrong (made up when the file was missing): its browser
+    routes fail, and /readyz says so, degraded but 200 (its fragments still serve), until the upstream accepts
+    the key again. The error log says it once."""
+    browser, right = browser_headers(client), app.config["UPSTREAM_SERVICE_KEY"]
+    app.config["UPSTREAM_SERVICE_KEY"] = "a-key-the-upstream-never-issued-" + "x" * 32
+    for _ in range(2):
+        assert client.get("/v1/basket?store_id=1001", headers=browser).status_code == 502
+    ready = client.get("/readyz")
+    assert ready.status_code == 200 and ready.get_json()["status"] == "degraded"
+    assert "refuses UPSTREAM_SERVICE_KEY" in ready.get_json()["checks"]["service_key"]
+    assert [record.levelname for record in caplog.records if "refused UPSTREAM_SERVICE_KEY" in record.message] == [
+        "ERROR"
+    ]
+    assert get_card(client, recipe_id="1", store_id="1001").status_code == 200
+
+    app.config["UPSTREAM_SERVICE_KEY"] = right
+    assert client.get("/v1/basket?store_id=1001", headers=browser).status_code == 200
+    body = client.get("/readyz").get_json()
+    assert body["status"] == "ready" and body["checks"] == {"cache": "ok", "service_key": "ok"}
 
 
 def test_healthz(client):

@@ -90,4 +90,4 @@ def test_counts_add_up_over_gunicorn_workers(gunicorn_prerender: tuple[str, Path
     labels = {"endpoint": "v1.styles.component_styles", "status": "200", "version": "v1"}
     assert sample(text, "prerender_requests_total", **labels) == 40
     # The workers' cache (their shared Redis on the postgresql-redis stack) answers them.
-    assert requests.get(f"{url}/readyz", timeout=5).json()["checks"] == {"cache": "ok"}
+    assert requests.get(f"{url}/readyz", timeout=5).json()["checks"] == {"cache": "ok", "service_key": "ok"}

@@ -49,5 +49,5 @@ def test_health_and_readiness_report_the_breakers_without_failing(app: Flask, cl
     assert health.get_json()["upstream"]["baskets"] == "closed"
     ready = client.get("/readyz")  # the upstream is a closed port, and a breaker is open: still ready
     assert ready.status_code == 200
-    assert ready.get_json()["status"] == "ready" and ready.get_json()["checks"] == {"cache": "ok"}
+    assert ready.get_json()["status"] == "ready" and ready.get_json()["checks"] == {"cache": "ok", "service_key": "ok"}
     assert ready.get_json()["upstream"]["recipes"] == "open"

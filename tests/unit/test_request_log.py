@@ -59,7 +59,7 @@ def test_readyz_does_not_follow_the_upstream(client):
     response = client.get("/readyz")  # the unit app's upstream is a closed port: the node still serves
     body = response.get_json()
     assert response.status_code == 200 and body["status"] == "ready"
-    assert body["checks"] == {"cache": "ok"}
+    assert body["checks"] == {"cache": "ok", "service_key": "ok"}
 
 
 def test_a_request_refused_before_its_view_is_timed_from_its_start(client, caplog):
