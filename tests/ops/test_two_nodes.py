@@ -137,6 +137,13 @@ class Load:
             future.result(timeout=60)
         self._pool.shutdown()
 
+    def wait_for_answers(self, count: int, seconds: float = 20.0) -> None:
+        """Until the load has had `count` answers (bounded): on a machine the rest of the suite keeps busy, the
+        first ones may take a few seconds, which a fixed sleep would not wait."""
+        deadline = time.monotonic() + seconds
+        while len(self.statuses) < count and time.monotonic() < deadline:
+            time.sleep(0.05)
+
     def failures(self) -> list[int | str]:
         return [status for status in self.statuses if status != 200]
 
@@ -187,14 +194,14 @@ def test_killing_a_node_under_load_loses_no_get_and_applies_every_write_once(
         browser = browser_headers(credential)
         recipes = [str(r) for r in range(1, 9)]
         with Load(front.url, credential) as load:
-            time.sleep(1.5)  # both nodes serving
+            load.wait_for_answers(2 * load.threads)  # both nodes serving (nginx takes turns)
             served_before = len(load.statuses)
             with ThreadPoolExecutor(4) as writers:
                 finals = writers.map(lambda r: write_as_the_sdk_does(front.url, browser, r), recipes[:4])
                 kill_node(node_a)
                 finals_after = writers.map(lambda r: write_as_the_sdk_does(front.url, browser, r), recipes[4:])
                 statuses = [*finals, *finals_after]
-            time.sleep(2)  # the survivor carries the load
+            load.wait_for_answers(len(load.statuses) + 2 * load.threads)  # the survivor carries the load
         assert served_before > 0 and len(load.statuses) > served_before
         # Every GET the dead node had not begun to answer went to the other node. The ones it was answering at the
         # instant it died (at most one per load thread) are cut short: nginx had passed their headers on.
