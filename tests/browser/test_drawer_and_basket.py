@@ -279,14 +279,19 @@ def test_a_push_the_cart_does_not_confirm_within_5_seconds_is_rolled_back(
     card = hydrated_cards(page).first
     card.locator(".svc-recipe-card-cta").click()
     dialog = page.get_by_role("dialog")
-    dialog.locator(".svc-recipe-details__add-all").click()
+    add_all = dialog.locator(".svc-recipe-details__add-all")
+    expect(add_all).to_have_text(re.compile(r"^Ajouter les \d+ produits$"))
+    offer = add_all.inner_text()
+    add_all.click()
     expect(card).to_have_attribute("in-basket", "true")
+    expect(add_all).to_have_text("Recette dans le panier")
     expect(page.locator("[data-cart-count]")).not_to_have_text("0")  # the cart applied it, said nothing
     page.clock.run_for(4000)
     expect(card).to_have_attribute("in-basket", "true")
     page.clock.run_for(1500)
     expect(card).to_have_attribute("in-basket", "false")
     expect(dialog.locator(".svc-drawer__message")).to_be_visible()
+    expect(add_all).to_have_text(offer)  # the drawer offers the recipe again, as the card does
 
 
 def test_the_like_heart_toggles_and_persists_for_a_logged_in_user(page: Page, context: BrowserContext, shop_url: str):
