@@ -88,7 +88,7 @@ class Recipe:
     title: str
     picture_url: str
     type: str
-    difficulty: int
+    difficulty: int | None  # 1 to 3; None for a value outside the contract (the recipe shows no difficulty)
     total_time: int
     guests: int
     available: bool | None
@@ -158,6 +158,17 @@ class PricingSchema(LenientSchema):
         return Pricing(**data)
 
 
+class DifficultyField(fields.Field[int | None]):
+    """A recipe's difficulty, 1 to 3, leniently: another value (4, 0, null, a string) is None, so that one recipe
+    whose difficulty the contract does not know still shows, without it, rather than failing its card, its
+    drawer, and every page of recipes it is listed on."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int | None:
+        if isinstance(value, bool) or not isinstance(value, int):
+            return None
+        return value if 1 <= value <= 3 else None
+
+
 class RecipeSchema(LenientSchema):
     id = fields.String(required=True)
     external_id = fields.String(load_default=None, allow_none=True)
@@ -165,7 +176,7 @@ class RecipeSchema(LenientSchema):
     description = fields.String(load_default="", allow_none=True)
     picture_url = fields.String(required=True)
     type = fields.String(required=True)
-    difficulty = fields.Integer(required=True, validate=validate.Range(1, 3))
+    difficulty = DifficultyField(required=True, allow_none=True)
     total_time = fields.Integer(required=True)
     preparation_time = fields.Integer(load_default=0)
     cooking_time = fields.Integer(load_default=0)

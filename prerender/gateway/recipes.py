@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import Any
 
 from prerender.gateway.calls import (
     BATCH_LIMIT,
@@ -111,7 +112,7 @@ class RecipeGateway:
                     name="recipes_batch",
                     params=params,
                 )
-                loaded = {recipe.id: recipe for recipe in map(parse_recipe, data_list(payload, "recipes/batch"))}
+                loaded, malformed = _parse_batch(data_list(payload, "recipes/batch"))
             except UpstreamError as error:
                 if isinstance(error, UpstreamStatusError):
                     raise_unknown_store(error)
@@ -120,7 +121,10 @@ class RecipeGateway:
                 found.update(self._stale_many(chunk_keys, error))
                 continue
             found.update(loaded)
-            self._remember({key: (loaded.get(rid),) for rid, key in chunk_keys.items()})
+            # A recipe the upstream sent malformed is left out, or served from its last good copy; it is not
+            # remembered as unknown.
+            found.update(self._stale_copies({rid: key for rid, key in chunk_keys.items() if rid in malformed}))
+            self._remember({key: (loaded.get(rid),) for rid, key in chunk_keys.items() if rid not in malformed})
         return found
 
     def id_by_external_id(self, identity: CallerIdentity, external_id: str) -> str | None:
@@ -183,9 +187,38 @@ class RecipeGateway:
 
     def _stale_many(self, keys: dict[str, str], error: UpstreamError) -> dict[str, Recipe]:
         """The last good copies of some recipes, or the error when there is none at all."""
-        stale = dict(zip(keys, self.cache.get_many(*("stale:" + key for key in keys.values())), strict=True))
-        if not any(stale.values()):
+        stale = self._stale_copies(keys)
+        if not stale:
             raise error
         log.warning("upstream failed, serving the last good recipes: %s", error)
-        served_stale("recipes")
-        return {rid: value[0] for rid, value in stale.items() if value and value[0] is not None}
+        return stale
+
+    def _stale_copies(self, keys: dict[str, str]) -> dict[str, Recipe]:
+        """The last good copies there are of some recipes (none for an empty `keys`)."""
+        if not keys:
+            return {}
+        stale = dict(zip(keys, self.cache.get_many(*("stale:" + key for key in keys.values())), strict=True))
+        copies = {rid: value[0] for rid, value in stale.items() if value and value[0] is not None}
+        if copies:
+            served_stale("recipes")
+        return copies
+
+
+def _parse_batch(items: list[Any]) -> tuple[dict[str, Recipe], set[str]]:
+    """The recipes of a batch answer by id, and the ids of the items that are not the contract: one malformed
+    recipe (a field the contract does not allow) is left out, logged, rather than failing every card of the page.
+    An item without an id fails the whole answer (UpstreamBadResponse): what it stands for cannot be told."""
+    loaded: dict[str, Recipe] = {}
+    malformed: set[str] = set()
+    for item in items:
+        try:
+            recipe = parse_recipe(item)
+        except UpstreamBadResponse as error:
+            recipe_id = item.get("id") if isinstance(item, dict) else None
+            if not isinstance(recipe_id, str | int) or isinstance(recipe_id, bool):
+                raise
+            log.warning("recipes/batch: recipe %s left out: %s", recipe_id, error)
+            malformed.add(str(recipe_id))
+            continue
+        loaded[recipe.id] = recipe
+    return loaded, malformed

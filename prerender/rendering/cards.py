@@ -48,7 +48,7 @@ class RecipeCardView:
     title: str
     picture_url: str | None
     total_time: int
-    difficulty: int
+    difficulty: int | None
     guests: int
     variant: int
     orientation: str

@@ -62,7 +62,7 @@ class RecipeDetailsView:
     preparation_time: int
     cooking_time: int
     total_time: int
-    difficulty: int
+    difficulty: int | None
     guests: int
     store_id: str | None
     price_per_guest_text: str | None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from dataclasses import replace
 
 import pytest
 from bs4 import BeautifulSoup, Tag
@@ -143,6 +144,14 @@ def test_a_recipe_without_pictures_of_ingredients_lists_none(app):
     _, card = render(app, recipe_with(({"id": "a", "products": [{**PRODUCT, "picture_url": ""}]},), "https://x/r.png"))
     assert not card.has_attr("data-ingredient-pictures")
     assert card.select_one(".svc-recipe-card__picture img")["data-svc-picture"] == "recipe"
+
+
+def test_a_recipe_without_a_difficulty_shows_its_other_facts(app):
+    """A difficulty outside the contract is read as none (prerender/gateway/models.py): the card leaves out its
+    line, and shows the time and the guests."""
+    _, card = render(app, replace(recipe_with(()), difficulty=None))
+    assert card.select_one(".svc-recipe-card__difficulty") is None and card.select_one("[data-difficulty]") is None
+    assert card.select_one(".svc-recipe-card__time") is not None and card.select_one(".svc-recipe-card__guests")
 
 
 # --- recipe details -------------------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from prerender.gateway import (
 )
 from prerender.gateway.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
 from prerender.gateway.calls import segment
+from prerender.gateway.models import parse_recipe
 from prerender.gateway.read_cache import NearCache, ReadCache, cache_key
 from tests.clock import FakeClock
 from tests.unit.guards import upstream_http
@@ -219,6 +220,41 @@ def test_batch_fetches_only_cache_misses_in_one_call(upstream):
     assert len(batch_calls) == 1 and "ids=2%2C3" in batch_calls[0].request.url
     upstream.recipes.by_ids(IDENTITY, ["2", "3"], store_id=None, serves=None)  # both cached now, "3" as unknown
     assert len([c for c in responses.calls if "/batch" in c.request.url]) == 1
+
+
+@responses.activate
+def test_a_malformed_recipe_of_a_batch_leaves_out_that_recipe_only(upstream):
+    """One recipe the upstream sends outside the contract (no title) is left out, or served from its last good
+    copy, not remembered as unknown; the batch's other recipes are served."""
+    responses.get(f"{BASE}/api/v1/recipes/batch", json={"data": [RECIPE, {**RECIPE, "id": "2"}]})
+    assert set(upstream.recipes.by_ids(IDENTITY, ["1", "2"], store_id="1001", serves=None)) == {"1", "2"}
+    expire_fresh_copy(upstream, "2", "1001")
+    untitled = {key: value for key, value in RECIPE.items() if key != "title"}
+    responses.replace(
+        responses.GET,
+        f"{BASE}/api/v1/recipes/batch",
+        json={"data": [{**RECIPE, "id": "3"}, {**untitled, "id": "2"}, {**untitled, "id": "4"}]},
+    )
+    found = upstream.recipes.by_ids(IDENTITY, ["2", "3", "4"], store_id="1001", serves=None)
+    assert set(found) == {"2", "3"} and found["2"].title == "Crêpes"  # "2" from its last good copy
+    calls = len(responses.calls)
+    assert set(upstream.recipes.by_ids(IDENTITY, ["3", "4"], store_id="1001", serves=None)) == {"3"}
+    assert len(responses.calls) == calls + 1  # "4" was not remembered as unknown: asked again
+
+
+@responses.activate
+def test_a_batch_item_without_an_id_fails_the_answer(upstream):
+    responses.get(f"{BASE}/api/v1/recipes/batch", json={"data": [RECIPE, {"title": "?"}]})
+    with pytest.raises(UpstreamBadResponse):
+        upstream.recipes.by_ids(IDENTITY, ["1", "2"], store_id=None, serves=None)
+
+
+@pytest.mark.parametrize(
+    ("sent", "read"), [(1, 1), (3, 3), (0, None), (4, None), (99, None), ("2", None), (None, None)]
+)
+def test_a_difficulty_outside_the_contract_is_none(sent, read):
+    """A recipe whose difficulty is not 1 to 3 shows without one, rather than failing its card and its pages."""
+    assert parse_recipe({**RECIPE, "difficulty": sent}).difficulty == read
 
 
 @responses.activate
