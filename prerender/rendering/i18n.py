@@ -159,6 +159,9 @@ def init_i18n(app: Flask) -> None:
     """Load the base texts once (called by the factory). Overrides: I18N_OVERRIDES_DIR or instance/i18n."""
     folder = app.config["I18N_OVERRIDES_DIR"] or Path(app.instance_path) / "i18n"
     app.extensions[EXTENSION_KEY] = TextCatalog(overrides_dir=Path(folder))
+    # An upstream name written beside other text in a template (`{{ ingredient.name|isolated }} 100 g`), as the
+    # texts' parameters are.
+    app.add_template_filter(isolated, "isolated")
 
 
 def translator(language: str, variant: str | None) -> Translator:

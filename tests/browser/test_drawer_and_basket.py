@@ -371,6 +371,28 @@ def test_a_card_inserted_with_innerhtml_hydrates_and_opens_the_drawer(
     assert len(sdk_loads) == 1
 
 
+def test_a_chosen_product_shows_its_packages_as_the_servers_row_does(
+    page: Page, context: BrowserContext, shop_url: str
+):
+    """Recipe 43 for 6 needs 2 packs of penne, of either product: once the other one is chosen, its row says so
+    as the server writes it for its own (RECIPE_DETAILS.PACKAGES), beside the price of the 2 packs."""
+    two_packs = re.compile(" \u00b7 \u00d7 2$")
+    visit(context, page, shop_url)
+    page.evaluate("() => window.svc.recipes.openDetails('43', 6)")
+    dialog = page.get_by_role("dialog")
+    two_pack_choice = "[data-action=choose-product][data-packages='2']"
+    row = dialog.locator(
+        "[data-panel=shopping] .svc-recipe-details__ingredient", has=page.locator(two_pack_choice)
+    ).first
+    choice = row.locator(two_pack_choice).first
+    expect(row.locator(".svc-recipe-details__product-meta")).to_have_text(two_packs)
+    row.locator("[data-action=replace]").click()
+    chosen = choice.get_attribute("data-product-id")
+    choice.click()
+    expect(row).to_have_attribute("data-product-id", chosen)
+    expect(row.locator(".svc-recipe-details__product-meta")).to_have_text(two_packs)
+
+
 def test_replace_choices_stay_closed_until_asked(page: Page, context: BrowserContext, shop_url: str):
     visit(context, page, shop_url)
     hydrated_cards(page).first.locator(".svc-recipe-card-cta").click()

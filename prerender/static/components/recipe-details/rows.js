@@ -3,7 +3,7 @@
 // a stepper with the quantity in the basket); its alternatives open and close; the unavailable ones can be
 // collapsed behind a toggle. The view only: the basket writes are components/recipe-details.js's. A part of
 // components/recipe-details.js (bundled into it in the release tree).
-import { h, money } from "../ui.js";
+import { h, isolated, money } from "../ui.js";
 
 export const ROW = ".svc-recipe-details__ingredient[data-ingredient-id]";
 const UNAVAILABLE = ".svc-recipe-details__ingredient--unavailable";
@@ -294,18 +294,20 @@ export class IngredientRows {
    */
   #productInfo(row, productId, line) {
     if (line && String(line.product_id) === productId && line.name) {
-      return { name: line.name, meta: [line.brand, line.size].filter(Boolean).join(" · "), picture: line.picture_url ?? null,
+      return { name: line.name, meta: productMeta(line, this.packagesFor(row, productId)), picture: line.picture_url ?? null,
         unitPrice: line.unit_price ?? null };
     }
     const product = this.#product(row.dataset.ingredientId ?? "", productId);
     if (product?.name) {
-      return { name: product.name, meta: [product.brand, product.size].filter(Boolean).join(" · "),
+      return { name: product.name, meta: productMeta(product, this.packagesFor(row, productId)),
         picture: product.picture_url ?? null, unitPrice: product.unit_price ?? null };
     }
     const origin = this.#origins.get(row);
     if (origin && origin.productId === productId) return { name: origin.name, meta: origin.meta, picture: origin.picture, unitPrice: null };
     const parts = (this.#alternative(row, productId)?.textContent ?? "").split(" · ").map((part) => part.trim());
-    return { name: parts[0] ?? "", meta: parts.slice(1, 3).join(" · "), picture: null, unitPrice: null };
+    const [brand, size] = parts.slice(1, 3);
+    return { name: parts[0] ?? "", meta: productMeta({ brand, size }, this.packagesFor(row, productId)), picture: null,
+      unitPrice: null };
   }
 
   /**
@@ -402,3 +404,14 @@ function positiveInt(value) {
   const number = Number(value);
   return Number.isInteger(number) && number > 0 ? number : null;
 }
+
+/**
+ * A product's "brand · size · × packages" line as the server writes it (prerender/templates/recipe_details/
+ * details.html, RECIPE_DETAILS.PACKAGES), the brand and the size isolated (a brand in Arabic must not move the size
+ * to its other side). @param {{ brand?: string, size?: string }} product @param {number} packages
+ */
+function productMeta({ brand, size }, packages) {
+  const parts = [brand, size].filter(Boolean).map((part) => isolated(String(part)));
+  return [...parts, ...(packages > 1 ? [`× ${packages}`] : [])].join(" · ");
+}
+
