@@ -120,3 +120,38 @@ def test_a_picture_url_that_is_not_http_is_ignored(page: Page, publisher_url: st
     expect(hero).to_have_count(1)
     assert not (hero.get_attribute("src") or "").startswith("javascript:")
     assert "/illustrations/" not in (hero.get_attribute("src") or "")
+
+
+# A word longer than any box (an upstream name of one word: a brand, a code, text without spaces).
+LONG_WORD = "Supercalifragilisticexpialidocious" * 6
+# Whether an element's text runs out of its box: wider than the box, or clipped above the box's last line.
+OVERFLOWS = "(element) => element.scrollWidth > element.clientWidth + 1"
+
+
+def test_long_words_stay_inside_the_drawer_and_the_title_shows_whole(
+    page: Page, context: BrowserContext, shop_url: str, width: str
+):
+    """Upstream texts of one long word break inside their box rather than running out of it (clipped and
+    unreadable); the title, the drawer's only copy of it, shows whole however long."""
+    open_first_card(page, context, shop_url)
+    dialog = page.locator("svc-drawer[open]")  # not by its name: the test changes the title
+    title = dialog.locator(".svc-drawer__title")
+    texts = {
+        "title": title,
+        "product": dialog.locator("[data-panel=shopping] .svc-recipe-details__product-name").first,
+        "description": dialog.locator(".svc-recipe-details__description"),
+    }
+    for name, element in texts.items():
+        element.evaluate("(element, text) => { element.textContent = text; }", f"{LONG_WORD} {name}")
+        assert not element.evaluate(OVERFLOWS), name
+    assert title.evaluate("(element) => element.scrollHeight <= element.clientHeight + 1"), "the title is cut"
+    assert not dialog.locator(".svc-drawer__panel").evaluate(OVERFLOWS)
+
+
+def test_a_long_retailer_name_stays_inside_the_blogs_transfer(page: Page, publisher_url: str, width: str):
+    drawer = fill_basket(page, open_recipe(page, publisher_url))
+    transfer = drawer.locator("[data-action='transfer']")
+    expect(transfer).to_be_visible()
+    transfer.evaluate("(element, text) => { element.textContent = text; }", f"Finaliser mes courses chez {LONG_WORD}")
+    assert not transfer.evaluate(OVERFLOWS)
+    assert not drawer.locator(".svc-drawer__panel").evaluate(OVERFLOWS)
