@@ -4,6 +4,7 @@ comes (no layout shift), and the one card in the first view is the one whose pic
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -91,3 +92,22 @@ def test_the_drawer_hero_box_is_there_before_the_picture(page: Page, held: HeldP
     held.release()
     loaded(page, hero)
     assert size(hero) == (width, height)
+
+
+def test_a_picture_that_fails_without_a_default_shows_the_tinted_box(
+    page: Page, context: BrowserContext, shop_url: str
+):
+    """A picture whose address answers 404, on a page that set no default picture (sdk/customization.js): its box
+    keeps its size and shows the components' tinted placeholder, not the browser's broken-picture icon."""
+    page.set_viewport_size(PHONE)
+    context.add_cookies([{"name": STORE_COOKIE, "value": "1001", "url": shop_url}])
+    page.route(re.compile(r"/media/recipes/\d+\.svg(\?.*)?$"), lambda route: route.fulfill(status=404, body=""))
+    page.goto(f"{shop_url}/")
+    picture = hydrated_cards(page).first.locator(CARD_PICTURES)
+    expect(picture).to_have_attribute("data-svc-picture-failed", re.compile(r"/media/recipes/\d+\.svg"))
+    expect(picture).not_to_have_attribute("src", re.compile(".*"))
+    width, height = size(picture)
+    assert width > 100 and abs(height - width * 3 / 4) <= 1
+    tint = page.evaluate("() => getComputedStyle(document.documentElement).getPropertyValue('--svc-color-surface-alt')")
+    assert tint.strip() == "#f5f7f6"
+    expect(picture).to_have_css("background-color", "rgb(245, 247, 246)")

@@ -190,10 +190,17 @@ export class Customization {
     this.stickyHeaderHeight$.subscribe((px) => {
       document.documentElement.style.setProperty("--svc-sticky-header-height", `${px}px`);
     });
-    // A picture that fails to load (error events do not bubble: captured on the document).
+    // A picture that fails to load (error events do not bubble: captured on the document), and those that failed
+    // before the SDK started.
     document.addEventListener("error", (event) => {
       if (event.target instanceof HTMLImageElement && event.target.dataset.svcPicture) this.#repairPicture(event.target, true);
     }, true);
+    // (decode() rejects for a picture that did not load: a width of 0 would also be an SVG without a size.)
+    for (const img of document.querySelectorAll("img[data-svc-picture]")) {
+      if (img instanceof HTMLImageElement && img.complete && img.getAttribute("src")) {
+        img.decode().catch(() => this.#repairPicture(img, true));
+      }
+    }
   }
 
   /** Applies the settings to `root` and what it contains. @param {ParentNode & Node} root */
@@ -217,15 +224,23 @@ export class Customization {
   }
 
   /**
-   * A picture without a source or that failed to load shows the default one of its kind.
+   * A picture without a source or that failed to load shows the default one of its kind; without one, a picture
+   * that failed loses its source, so that its box shows the tinted placeholder (base.css) rather than the
+   * browser's broken-picture icon.
    * @param {HTMLImageElement} img @param {boolean} failed the error event of this picture
    */
   #repairPicture(img, failed) {
     const fallback = this.#defaultPicture(img.dataset.svcPicture);
-    if (!fallback || img.src === fallback) return;
+    if (fallback && img.src === fallback) return;
     const broken = failed || !img.getAttribute("src") || (img.complete && img.naturalWidth === 0 && img.currentSrc !== "");
     if (!broken) return;
     img.removeAttribute("srcset");
+    if (!fallback) {
+      if (img.getAttribute("src")) img.dataset.svcPictureFailed = img.getAttribute("src") ?? "";
+      img.removeAttribute("src");
+      return;
+    }
+    delete img.dataset.svcPictureFailed;
     img.src = fallback;
     img.dataset.svcPictureDefault = "";
   }
