@@ -153,6 +153,10 @@ def test_each_count_of_a_text_has_its_own_plural():
     assert TextCatalog(overrides_dir=None).translator("en")("PLANNER_PAGE.REMOVED_AT_STORE", count=1) == (
         "1 recipe left the menu: it is not available at this store."
     )
+    # A card's guests, the catalog's count of its recipes (French reads 0 as one).
+    assert [en("RECIPE_CARD.GUESTS", count=n) for n in (1, 4)] == ["1 person", "4 people"]
+    assert [t("CATALOG.COUNT", count=n) for n in (0, 1, 57)] == ["0 recette", "1 recette", "57 recettes"]
+    assert [en("CATALOG.COUNT", count=n) for n in (0, 1, 57)] == ["0 recipes", "1 recipe", "57 recipes"]
 
 
 def test_an_exact_value_wins_and_the_number_is_written_as_the_language_does(tmp_path):
