@@ -309,7 +309,9 @@ class BasketPreviewView:
 def _preview_recipe(raw: dict[str, Any], t: Translator) -> PreviewRecipeView | None:
     if not isinstance(raw, dict) or "recipe_id" not in raw:
         return None
-    lines = [line for line in raw.get("lines") or [] if isinstance(line, dict)]
+    # The lines the store sells: a line it does not (after a move to another store) is neither priced nor counted,
+    # as the drawer leaves it out of "add the N products" (the browser counts the same: components/catalog.js).
+    lines = [line for line in raw.get("lines") or [] if isinstance(line, dict) and line.get("available") is not False]
     total = sum((Decimal(str(line.get("price") or 0)) for line in lines), Decimal(0))
     picture = raw.get("picture_url")
     return PreviewRecipeView(

@@ -328,3 +328,29 @@ def test_a_long_category_name_stays_within_the_page(shop: str, context: BrowserC
     pill.evaluate("(pill) => { pill.textContent = 'Recettes '.repeat(60) + 'sans-fin-et-sans-espace-'.repeat(20); }")
     overflow = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
     assert overflow <= 0, f"the page scrolls sideways by {overflow}px"
+
+
+def test_a_preview_row_follows_its_recipe_changed_in_the_drawer(shop: str, context: BrowserContext, page: Page) -> None:
+    """The basket preview's row of a recipe whose guests changed in the drawer says the new guests and price, as
+    its total does (it kept the page's first figures, so its rows no longer added up to the total)."""
+    visit(context, page, shop, "/idees/recherche?all_recipes=true", user=new_user())
+    card = catalog(page).locator("svc-recipe-card[hydrated]").first
+    card.locator(".svc-recipe-card-cta").click()
+    page.get_by_role("dialog").locator(".svc-recipe-details__add-all").click()
+    expect(card).to_have_attribute("in-basket", "true")
+    page.keyboard.press("Escape")
+    page.goto(f"{shop}/idees/panier")
+    preview = catalog(page)
+    row = preview.locator(".svc-basket-preview__item").first
+    expect(row.locator(".svc-basket-preview__meta")).to_have_text(re.compile(r"^4 pers\. · \d+ produits?$"))
+    price, total = row.locator(".svc-basket-preview__price"), preview.locator("[data-role=total]")
+    before = price.inner_text()
+    assert before == total.inner_text()  # one recipe: its row is the whole basket
+    row.locator("[data-action=open-details]").click()
+    dialog = page.get_by_role("dialog")
+    with page.expect_response(lambda r: "/basket/recipes/" in r.url and r.request.method == "PATCH"):
+        dialog.locator("[data-action=guests-increase]").click()
+    page.keyboard.press("Escape")
+    expect(row.locator(".svc-basket-preview__meta")).to_have_text(re.compile(r"^5 pers\. · \d+ produits?$"))
+    expect(price).not_to_have_text(before)
+    expect(total).to_have_text(price.inner_text())

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import uuid
+from decimal import Decimal
 
 import pytest
 from bs4 import BeautifulSoup, Tag
@@ -248,6 +249,26 @@ def test_the_basket_preview_lists_the_recipes_in_the_basket(client, user):
     assert root.find(attrs={"data-role": "total"}).get_text(strip=True).endswith("€")
     assert root.find("a", class_="svc-basket-preview__cart")["href"] == f"{SHOP}/cart"
     assert root.find(class_="svc-basket-preview__title").get_text(strip=True) == "Mes repas"
+
+
+def test_a_preview_row_counts_and_prices_what_the_store_sells(client, user):
+    """Recipe 5 moved to store 1002, which does not sell its veal: the row says the 7 products the store sells and
+    their price, as the drawer's "add the 7 products" does, not 8 products of which one is priced nothing."""
+    hdrs = browser_headers(client, user=user)
+    added = client.post("/v1/basket/recipes", json={"recipe_id": "5", "guests": 4, "store_id": STORE}, headers=hdrs)
+    assert added.status_code == 200
+    moved = client.get("/v1/basket", query_string={"store_id": "1002"}, headers=hdrs).get_json()
+    (entry,) = moved["recipes"]
+    sold = [line for line in entry["lines"] if line["available"]]
+    assert 0 < len(sold) < len(entry["lines"])  # the store sells some of the recipe's products, not all
+    root = page(client, "/v2/catalog/my-space/basket-preview", hdrs=headers(user=user), store_id="1002")
+    (item,) = root.select("ul.svc-basket-preview__list > li")
+    meta = item.find(class_="svc-basket-preview__meta").get_text(" ", strip=True)
+    assert meta == f"4 pers. · {len(sold)} produits"
+    price = sum(Decimal(str(line["price"])) for line in sold)
+    assert (
+        item.find(class_="svc-basket-preview__price").get_text(strip=True) == f"{price:.2f}".replace(".", ",") + "\xa0€"
+    )
 
 
 def test_the_basket_preview_options(client, user):

@@ -330,9 +330,11 @@ export class CatalogElement extends HTMLElement {
     sdk.basket.initialize().catch(() => {}); // the page stays as the server made it
     this.#subscriptions.push(sdk.basket.basket$.subscribe((/** @type {any} */ basket) => {
       if (!basket || !Array.isArray(basket.recipes)) return;
-      const present = new Set(basket.recipes.map((/** @type {any} */ r) => String(r.recipe_id)));
+      const entries = new Map(basket.recipes.map((/** @type {any} */ r) => [String(r.recipe_id), r]));
       for (const item of this.querySelectorAll('[data-role="results"] > li[data-recipe-id]')) {
-        if (!present.has(item.getAttribute("data-recipe-id") ?? "")) item.remove();
+        const entry = entries.get(item.getAttribute("data-recipe-id") ?? "");
+        if (entry) this.#showPreviewEntry(item, entry, basket.currency ?? "EUR");
+        else item.remove();
       }
       const total = this.querySelector('[data-role="total"]');
       if (total && typeof basket.total === "number") total.textContent = money(basket.total, basket.currency ?? "EUR");
@@ -348,6 +350,26 @@ export class CatalogElement extends HTMLElement {
         if (empty instanceof HTMLElement) empty.hidden = false;
       }
     }));
+  }
+
+  /**
+   * A recipe's row of the basket preview as its basket entry is now (its guests or products changed in the
+   * drawer): the guests, the products the store sells and their price, as the server writes them
+   * (prerender/rendering/my_space.py, `_preview_recipe`).
+   * @param {Element} item @param {any} entry @param {string} currency
+   */
+  #showPreviewEntry(item, entry, currency) {
+    const lines = (Array.isArray(entry.lines) ? entry.lines : [])
+      .filter((/** @type {any} */ line) => line && typeof line === "object" && line.available !== false);
+    const meta = item.querySelector(".svc-basket-preview__meta");
+    const guests = Number(entry.guests);
+    if (meta && Number.isInteger(guests) && guests > 0) {
+      meta.textContent = `${this.#text("RECIPE_CARD.GUESTS", { count: guests })} · ${
+        this.#text("CATALOG_BASKET_PREVIEW.PRODUCTS", { count: lines.length })}`;
+    }
+    const price = item.querySelector(".svc-basket-preview__price");
+    const amount = lines.reduce((/** @type {number} */ sum, /** @type {any} */ line) => sum + (Number(line.price) || 0), 0);
+    if (price) price.textContent = lines.length > 0 ? money(amount, currency) : "";
   }
 
   /** @param {string} recipeId @param {HTMLButtonElement} button */
