@@ -80,6 +80,10 @@ class DefaultConfig:
     # Which routing configuration of the supplier applies (suppliers hold one per environment).
     ENVIRONMENT = "local"
 
+    # The time zone of the shoppers' days (an IANA name): an order confirmed at 23:30 UTC was placed the next day
+    # in Paris, and the history says so (prerender/rendering/my_space.py).
+    DISPLAY_TIME_ZONE = "Europe/Paris"
+
     # flask-caching. `CACHE_REDIS_URL` switches every cache to Redis (shared by workers and nodes).
     # The default: a bounded in-process LRU per worker (prerender/memory_cache.py, CACHE_THRESHOLD entries).
     CACHE_TYPE = "prerender.memory_cache.LruCache"

@@ -18,6 +18,7 @@ import re
 from collections.abc import MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 ENV_PREFIX = "PRERENDER_"
 
@@ -110,6 +111,15 @@ def check_config(config: MutableMapping[str, Any], defaults: type) -> None:
         environment = config["ENVIRONMENT"] = str(environment)  # a name of digits, which JSON read as a number
     if not isinstance(environment, str) or not environment.strip():
         raise ConfigError("ENVIRONMENT", "the name of a routing environment of the suppliers", environment)
+    _time_zone("DISPLAY_TIME_ZONE", config["DISPLAY_TIME_ZONE"])
+
+
+def _time_zone(key: str, value: Any) -> None:
+    """An IANA time zone name the machine's time zone database knows (`Europe/Paris`)."""
+    try:
+        ZoneInfo(value)
+    except (TypeError, ValueError, ZoneInfoNotFoundError) as error:
+        raise ConfigError(key, "a time zone name of the IANA database, such as Europe/Paris", value) from error
 
 
 def _boolean(key: str, value: Any) -> bool:

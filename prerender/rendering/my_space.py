@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, datetime, tzinfo
 from decimal import Decimal, InvalidOperation
 from typing import Any
+from zoneinfo import ZoneInfo
+
+from flask import current_app
 
 from prerender.gateway import HistoryPage, UnknownStore, UpstreamError, fallbacks, get_upstream
 from prerender.rendering.catalog import (
@@ -133,20 +136,26 @@ class HistoryView:
     failed: bool = False
 
 
-def date_text(iso: str, t: Translator) -> tuple[str, str]:
-    """The day of an ISO 8601 timestamp, for `datetime` and as the language writes it ("20 novembre 2026")."""
-    day = iso[:10]
+def date_text(iso: str, t: Translator, zone: tzinfo) -> tuple[str, str]:
+    """The day of an ISO 8601 timestamp in the shoppers' time zone (one without an offset is UTC, as the upstream
+    writes them), for `datetime` and as the language writes it ("20 novembre 2026")."""
     try:
-        return day, t.day(date.fromisoformat(day))
+        moment = datetime.fromisoformat(iso)
     except ValueError:
-        return day, day
+        return iso[:10], iso[:10]
+    if moment.tzinfo is not None or len(iso) > len("2026-11-30"):  # a moment, not a day
+        moment = (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(zone)
+    day = moment.date()
+    return day.isoformat(), t.day(day)
 
 
-def history_view(answer: HistoryPage, query: dict[str, Any], *, t: Translator, defaults: dict[str, Any]) -> HistoryView:
+def history_view(
+    answer: HistoryPage, query: dict[str, Any], *, t: Translator, defaults: dict[str, Any], zone: tzinfo
+) -> HistoryView:
     params = link_params(query)
     orders = []
     for order in answer.orders:
-        day, text = date_text(order.confirmed_at, t)
+        day, text = date_text(order.confirmed_at, t, zone)
         items = tuple(
             HistoryItemView(
                 recipe_id=r.recipe_id,
@@ -236,6 +245,7 @@ def my_space_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
                     query,
                     t=t,
                     defaults=defaults,
+                    zone=ZoneInfo(current_app.config["DISPLAY_TIME_ZONE"]),
                 )
             except UpstreamError as error:
                 log.error("history unavailable, request %s: %s", ctx.request_id, error)

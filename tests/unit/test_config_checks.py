@@ -40,6 +40,8 @@ def app_with(monkeypatch: pytest.MonkeyPatch, app_config: dict, **environment: s
         ("CORS_ALLOWED_ORIGINS", "shop.example", "origins such as https://shop.example"),
         ("CORS_ALLOWED_ORIGINS", '["https://shop.example/cart"]', "(no path)"),
         ("LOG_LEVEL", "chatty", "one of CRITICAL"),
+        ("DISPLAY_TIME_ZONE", "Europe/Lutece", "a time zone name"),
+        ("DISPLAY_TIME_ZONE", "../../etc/passwd", "a time zone name"),
     ],
 )
 def test_a_setting_the_service_cannot_run_with_stops_the_start_naming_it(monkeypatch, app_config, name, value, rule):
