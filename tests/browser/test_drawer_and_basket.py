@@ -9,7 +9,7 @@ import re
 from decimal import Decimal
 
 import requests
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import BrowserContext, Page, Route, expect
 
 from examples.shop.visitor import USER_COOKIE
 
@@ -96,6 +96,27 @@ def test_the_guests_stepper_prices_the_recipe_again(page: Page, context: Browser
     expect(quantity).not_to_have_text(before_quantity)
     lines = dialog.locator("[data-panel=shopping] .svc-recipe-details__product-price").all_inner_texts()
     assert euros(total.inner_text()) == sum(euros(line) for line in lines if line.strip())
+
+
+def test_a_step_taken_while_the_details_come_again_is_not_lost(page: Page, context: BrowserContext, shop_url: str):
+    """A second "+" while the drawer fetches the details of the first one: the details that arrive take it up and
+    come again for it (they dropped it: 4, +, +, and the drawer settled on 5)."""
+    visit(context, page, shop_url)
+    hydrated_cards(page).first.locator(".svc-recipe-card-cta").click()
+    dialog = page.get_by_role("dialog")
+    guests = dialog.locator("[data-role=guests]")
+    expect(dialog.locator(".svc-recipe-details__total-amount")).to_have_text(re.compile(r"\d"))
+    start = int(guests.inner_text())
+    held: list[Route] = []
+    # The first request is held (the details of the first step), any later one goes on.
+    page.route("**/recipe-details?**", lambda route: route.continue_() if held else held.append(route))
+    with page.expect_request("**/recipe-details?**"):  # the first step settled: its details are on their way
+        dialog.locator("[data-action=guests-increase]").click()
+    dialog.locator("[data-action=guests-increase]").click()
+    expect(guests).to_have_text(str(start + 2))
+    held[0].continue_()
+    expect(dialog.locator(f"svc-recipe-details[guests='{start + 2}']")).to_be_attached()
+    expect(guests).to_have_text(str(start + 2))
 
 
 def test_a_recipe_in_the_basket_reopens_at_the_baskets_guest_count(

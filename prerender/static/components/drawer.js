@@ -222,7 +222,6 @@ export class DrawerElement extends HTMLElement {
     this.#request?.abort();
     const request = new AbortController();
     this.#request = request;
-    const restore = preserve ? this.#details?.snapshot() : undefined;
     if (preserve) {
       this.#body.setAttribute("aria-busy", "true");
     } else {
@@ -237,6 +236,8 @@ export class DrawerElement extends HTMLElement {
         signal: request.signal,
       });
       if (request.signal.aborted || this.#current !== current) return;
+      // Taken now, not before the request: a step of the stepper while the details were on their way is kept.
+      const restore = preserve ? this.#details?.snapshot() : undefined;
       this.#showDetails(String(html), current, restore);
     } catch (error) {
       if (request.signal.aborted || (error instanceof DOMException && error.name === "AbortError")) return;

@@ -25,6 +25,8 @@ import { IngredientRows, ROW, lineOf } from "./recipe-details/rows.js";
  * @property {{ action: string | null, ingredient: string | null } | null} focus
  * @property {Map<string, string>} choices
  * @property {boolean} [unavailableShown] the collapsed unavailable ingredients were shown
+ * @property {number | null} [guests] a count the stepper showed and had not settled yet (a step taken while the
+ *   details of the previous one were on their way): the next details take it up
  */
 
 export class RecipeDetails {
@@ -91,6 +93,7 @@ export class RecipeDetails {
     this.#render();
     this.#subscriptions.push(basket.basket$.subscribe(() => this.#render()));
     if (restore?.focus) this.#restoreFocus(restore.focus);
+    if (restore?.guests) this.#guests.show(restore.guests);
     prepareMoney(); // the prices shown are the server's until a swap or a basket change: ready for that click
   }
 
@@ -106,6 +109,7 @@ export class RecipeDetails {
       focus,
       choices: new Map(this.#choices),
       unavailableShown: this.#rows.unavailableShown,
+      guests: this.#guests.pending,
     };
   }
 

@@ -36,21 +36,38 @@ export class GuestStepper {
     return this.#guests;
   }
 
+  /** The count shown while it has not settled yet (a step within the pause), else null. */
+  get pending() {
+    return this.#timer === undefined ? null : this.#guests;
+  }
+
   /** One step: shown at once, settled after a pause. @param {number} delta */
   step(delta) {
-    const next = Math.min(GUESTS_MAX, Math.max(GUESTS_MIN, this.#guests + delta));
+    this.show(this.#guests + delta);
+  }
+
+  /**
+   * A count shown at once and settled after a pause, if it is not the one shown: a step, or the steps the
+   * previous details of the recipe took while these were on their way (`pending`). @param {number} guests
+   */
+  show(guests) {
+    const next = Math.min(GUESTS_MAX, Math.max(GUESTS_MIN, guests));
     if (next === this.#guests) return;
     this.#guests = next;
     const { value } = this.#parts();
     if (value) value.textContent = String(next);
     this.#updateButtons();
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.#onSettled(this.#guests), SETTLE_MS);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#onSettled(this.#guests);
+    }, SETTLE_MS);
   }
 
   /** No count settles any more (the details are gone). */
   stop() {
     clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
   #parts() {
