@@ -4,7 +4,8 @@ Outside the API versions, no headers needed: for load balancers and orchestrator
 readiness follows what is the node's own, never a dependency every node shares (the upstream, Redis), whose outage
 would take every node out of the load balancer at once, precisely when the nodes could still serve stale and empty
 fragments (docs/decisions.md, "Readiness"). What this worker knows of the upstream, its breakers' states, is in
-both answers and in /metrics; whether the upstream refused this node's service key (its own setting), in /readyz.
+both answers and in /metrics; whether the upstream refused the service key (the node's own setting) at this worker's
+last call that sent it, in /readyz.
 """
 
 from __future__ import annotations
@@ -53,9 +54,9 @@ def readyz() -> ResponseReturnValue:
 
 
 def _service_key_check(upstream: Upstream) -> str:
-    """Whether the upstream refused this worker's UPSTREAM_SERVICE_KEY at its last service call (a browser's
+    """Whether the upstream refused UPSTREAM_SERVICE_KEY at this worker's last call that sent it (for a browser's
     request): the node's own setting, so its browser routes fail (502) while the fragments still serve."""
-    if upstream.suppliers.service_key_refused:
+    if upstream.http.service_key_refused:
         return "failed: the upstream refuses UPSTREAM_SERVICE_KEY (docs/operations.md, step 6)"
     return "ok"
 

@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 from prerender.gateway.errors import UnknownStore, UpstreamBadResponse, UpstreamStatusError
 from prerender.gateway.guards import Resource
-from prerender.gateway.http import UpstreamHttp
+from prerender.gateway.http import SERVICE_KEY_HEADER, UpstreamHttp
 
 API = "/api/v1"
 # The most ids one batch read names (the upstream's own limit on `ids` and `recipe_ids`).
@@ -27,7 +27,7 @@ def segment(value: str) -> str:
 
 def service_headers(service_key: str, supplier_id: str) -> dict[str, str]:
     """How prerender calls the upstream for a supplier it knows by id only (a browser's credential)."""
-    return {"X-Service-Key": service_key, "Supplier-Id": supplier_id}
+    return {SERVICE_KEY_HEADER: service_key, "Supplier-Id": supplier_id}
 
 
 @dataclass(frozen=True)

@@ -99,6 +99,10 @@ def upstream_retry(retries: int) -> UpstreamRetry:
     )
 
 
+# The header that carries UPSTREAM_SERVICE_KEY (prerender/gateway/calls.py, `service_headers`).
+SERVICE_KEY_HEADER = "X-Service-Key"
+
+
 class UpstreamHttp:
     """JSON over HTTP to one base URL. Thread-safe: each thread (gthread worker) gets its own Sessions,
     created lazily, so nothing is shared across a fork either."""
@@ -118,6 +122,9 @@ class UpstreamHttp:
         self.retries = retries
         self.pool_size = pool_size
         self.guards = guards
+        # Whether the upstream refused this worker's X-Service-Key at the last call that sent it: every browser
+        # route then fails (502), and /readyz says so (prerender/blueprints/health.py).
+        self.service_key_refused = False
         # Proxy settings (HTTP_PROXY, NO_PROXY...) are read once: requests would read the environment
         # again on every call, which costs more than a loopback round trip.
         self.proxies = requests.utils.get_environ_proxies(self.base_url)
@@ -127,6 +134,22 @@ class UpstreamHttp:
         retry = upstream_retry(retries)
         self._retrying = SessionPool(factory=lambda: self._new_session(max_retries=retry))
         self._single_attempt = SessionPool(factory=lambda: self._new_session(max_retries=0))
+
+    def _note_service_key(self, headers: Mapping[str, str], error: UpstreamStatusError | None) -> None:
+        """Follows what the upstream said of the service key, on a call that sent one: refused (its 401 names
+        X-Service-Key: UPSTREAM_SERVICE_KEY is not one of the upstream's), or taken (any answer but that 401).
+        The change is logged once: an error naming the setting, then its recovery."""
+        if SERVICE_KEY_HEADER not in headers:
+            return
+        refused = error is not None and error.status == 401 and SERVICE_KEY_HEADER in str(error.problem.get("detail"))
+        if refused and not self.service_key_refused:
+            log.error(
+                "the upstream refused UPSTREAM_SERVICE_KEY: browser routes fail until this node has the upstream's "
+                "key (docs/operations.md, step 6)"
+            )
+        elif self.service_key_refused and not refused:
+            log.info("the upstream takes UPSTREAM_SERVICE_KEY again")
+        self.service_key_refused = refused
 
     def sessions(self, *, idempotent: bool) -> SessionPool:
         """The sessions for an idempotent call (retried by their adapter) or another one (never)."""
@@ -180,6 +203,7 @@ class UpstreamHttp:
                     expect_body=expect_body,
                 )
             outcome, evidence = "ok", True
+            self._note_service_key(headers, None)
             return result
         except Shed:
             outcome, evidence = "shed", None  # nothing was sent: this worker's overload, not the upstream's failure
@@ -187,6 +211,7 @@ class UpstreamHttp:
         except UpstreamStatusError as error:
             outcome = f"status_{error.status // 100}xx"
             evidence = status_evidence(error.status)
+            self._note_service_key(headers, error)
             raise
         except BudgetSpent:
             outcome, evidence = "budget_spent", None  # nothing was sent: not the upstream's failure

@@ -3,7 +3,6 @@ is, cached (unknown included), and served stale while the upstream fails."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 
 from prerender.gateway.calls import API, service_headers
@@ -12,8 +11,6 @@ from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
 from prerender.gateway.models import Supplier, parse_supplier
 from prerender.gateway.read_cache import ReadCache, cache_key
-
-log = logging.getLogger(__name__)
 
 # The upstream's detail when a service call names a supplier it does not know (docs/upstream.md).
 UNKNOWN_SUPPLIER_ID = "Unknown Supplier-Id"
@@ -28,9 +25,6 @@ class SupplierGateway:
         self.ttl = ttl
         # How long the last good answer is kept to serve while the upstream fails (stale-if-error).
         self.stale_ttl = stale_ttl
-        # Whether the upstream refused this worker's service key at the last service call it answered: every
-        # browser route then fails (502), and /readyz says so (prerender/blueprints/health.py).
-        self.service_key_refused = False
 
     def by_token(self, token: str, *, request_id: str) -> Supplier | None:
         """The supplier of a token, None when the upstream does not know it (cached, None included)."""
@@ -43,47 +37,20 @@ class SupplierGateway:
     def by_id(self, supplier_id: str, *, service_key: str, request_id: str) -> Supplier | None:
         """The supplier a credential names, None when the upstream no longer knows it (cached, None included).
         Only "no such supplier" is an answer; a refused service key is this deployment's mistake
-        (UPSTREAM_SERVICE_KEY differs from the upstream's), raised and never cached, and noted until the upstream
-        answers a service call again (`service_key_refused`)."""
-        try:
-            return self._lookup(
-                cache_key("supplier-id", supplier_id),
-                {**service_headers(service_key, supplier_id), "X-Request-Id": request_id},
-                unknown=_names_an_unknown_supplier_id,
-                answered=self._service_key_accepted,
-            )
-        except UpstreamStatusError as error:
-            if error.status == 401:
-                self._service_key_refused(error)
-            raise
-
-    def _service_key_refused(self, error: UpstreamStatusError) -> None:
-        if not self.service_key_refused:
-            log.error(
-                "the upstream refused UPSTREAM_SERVICE_KEY (%s): browser routes fail until this node has the "
-                "upstream's key (docs/operations.md, step 6)",
-                error,
-            )
-        self.service_key_refused = True
-
-    def _service_key_accepted(self) -> None:
-        if self.service_key_refused:
-            log.info("the upstream accepts UPSTREAM_SERVICE_KEY again")
-        self.service_key_refused = False
+        (UPSTREAM_SERVICE_KEY differs from the upstream's), raised and never cached."""
+        return self._lookup(
+            cache_key("supplier-id", supplier_id),
+            {**service_headers(service_key, supplier_id), "X-Request-Id": request_id},
+            unknown=lambda error: error.status == 401 and UNKNOWN_SUPPLIER_ID in str(error.problem.get("detail", "")),
+        )
 
     def _lookup(
-        self,
-        key: str,
-        headers: dict[str, str],
-        *,
-        unknown: Callable[[UpstreamStatusError], bool],
-        answered: Callable[[], None] = lambda: None,
+        self, key: str, headers: dict[str, str], *, unknown: Callable[[UpstreamStatusError], bool]
     ) -> Supplier | None:
         """GET /suppliers/me with these headers, cached under `key`; None (cached too) when `unknown` says the
         upstream's refusal means it knows no such supplier. While the upstream fails (unreachable, timeout, 5xx,
         refused by a guard), the last good answer is served for up to STALE_IF_ERROR_SECONDS: every request
-        needs its supplier, so without it an outage would turn every fragment into a supplier-less one. `answered`
-        is called when the upstream gave an answer (the supplier, or `unknown`'s refusal)."""
+        needs its supplier, so without it an outage would turn every fragment into a supplier-less one."""
         cached = self.cache.near_get(key)
         if cached is not None:
             known: Supplier | None = cached[0]
@@ -107,7 +74,6 @@ class SupplierGateway:
                 raise
         except UpstreamError as error:
             return self._stale(key, error)
-        answered()
         self.cache.near_put(key, (supplier,), timeout=self.ttl)
         if supplier is not None:
             self.cache.set("stale:" + key, (supplier,), timeout=self.stale_ttl)
@@ -119,8 +85,3 @@ class SupplierGateway:
         """The last good answer of a supplier lookup, or the error when there is none."""
         supplier: Supplier | None = self.cache.stale(key, error, what="supplier")
         return supplier
-
-
-def _names_an_unknown_supplier_id(error: UpstreamStatusError) -> bool:
-    """The upstream's refusal of a service call that names a supplier it does not know (not of the key)."""
-    return error.status == 401 and UNKNOWN_SUPPLIER_ID in str(error.problem.get("detail", ""))

@@ -24,9 +24,11 @@ def test_readyz_with_the_real_upstream(client):
 
 def test_readyz_says_when_the_upstream_refuses_the_service_key(app, client, caplog):
     """A node whose copy of the upstream's service key is wrong (made up when the file was missing): its browser
-    routes fail, and /readyz says so, degraded but 200 (its fragments still serve), until the upstream accepts
-    the key again. The error log says it once."""
+    routes fail, and /readyz says so, degraded but 200 (its fragments still serve), until the upstream takes the
+    key again. The error log says it once. The supplier is known already (cached, as another node's lookup
+    leaves it in a shared cache): the refusal of the route's own call counts too."""
     browser, right = browser_headers(client), app.config["UPSTREAM_SERVICE_KEY"]
+    assert client.get("/v1/basket?store_id=1001", headers=browser).status_code == 200
     app.config["UPSTREAM_SERVICE_KEY"] = "a-key-the-upstream-never-issued-" + "x" * 32
     for _ in range(2):
         assert client.get("/v1/basket?store_id=1001", headers=browser).status_code == 502
