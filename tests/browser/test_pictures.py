@@ -111,3 +111,8 @@ def test_a_picture_that_fails_without_a_default_shows_the_tinted_box(
     tint = page.evaluate("() => getComputedStyle(document.documentElement).getPropertyValue('--svc-color-surface-alt')")
     assert tint.strip() == "#f5f7f6"
     expect(picture).to_have_css("background-color", "rgb(245, 247, 246)")
+    # Given a source again that loads (a drawer row's next product, or the picture back): no longer a failed one.
+    page.unroute(re.compile(r"/media/recipes/\d+\.svg(\?.*)?$"))
+    picture.evaluate("(img) => { img.src = img.dataset.svcPictureFailed; }")
+    expect(picture).not_to_have_attribute("data-svc-picture-failed", re.compile(".*"))
+    loaded(page, picture)

@@ -190,16 +190,21 @@ export class Customization {
     this.stickyHeaderHeight$.subscribe((px) => {
       document.documentElement.style.setProperty("--svc-sticky-header-height", `${px}px`);
     });
-    // A picture that fails to load (error events do not bubble: captured on the document), and those that failed
-    // before the SDK started.
+    // A picture that fails to load (error and load events do not bubble: captured on the document), and those
+    // that failed before the SDK started; a picture given a new source that loads is no longer a failed one.
     document.addEventListener("error", (event) => {
       if (event.target instanceof HTMLImageElement && event.target.dataset.svcPicture) this.#repairPicture(event.target, true);
     }, true);
+    document.addEventListener("load", (event) => {
+      if (event.target instanceof HTMLImageElement) delete event.target.dataset.svcPictureFailed;
+    }, true);
     // (decode() rejects for a picture that did not load: a width of 0 would also be an SVG without a size.)
     for (const img of document.querySelectorAll("img[data-svc-picture]")) {
-      if (img instanceof HTMLImageElement && img.complete && img.getAttribute("src")) {
-        img.decode().catch(() => this.#repairPicture(img, true));
-      }
+      const scanned = img.getAttribute("src");
+      if (!(img instanceof HTMLImageElement) || !img.complete || !scanned) continue;
+      img.decode().catch(() => {
+        if (img.getAttribute("src") === scanned) this.#repairPicture(img, true); // not one given a new source since
+      });
     }
   }
 
@@ -224,22 +229,26 @@ export class Customization {
   }
 
   /**
-   * A picture without a source or that failed to load shows the default one of its kind; without one, a picture
-   * that failed loses its source, so that its box shows the tinted placeholder (base.css) rather than the
-   * browser's broken-picture icon.
-   * @param {HTMLImageElement} img @param {boolean} failed the error event of this picture
+   * A picture without a source or that failed to load shows the default one of its kind. Without one, a picture
+   * that failed (`failed`: its error event, or a decode that did not succeed) loses its source, so that its box
+   * shows the tinted placeholder (base.css, `data-svc-picture-failed`) rather than the browser's broken-picture
+   * icon; nothing else is guessed without a default (a width of 0 is also an SVG without a size).
+   * @param {HTMLImageElement} img @param {boolean} failed the picture is known not to load
    */
   #repairPicture(img, failed) {
     const fallback = this.#defaultPicture(img.dataset.svcPicture);
-    if (fallback && img.src === fallback) return;
-    const broken = failed || !img.getAttribute("src") || (img.complete && img.naturalWidth === 0 && img.currentSrc !== "");
-    if (!broken) return;
-    img.removeAttribute("srcset");
     if (!fallback) {
-      if (img.getAttribute("src")) img.dataset.svcPictureFailed = img.getAttribute("src") ?? "";
+      const source = img.getAttribute("src");
+      if (!failed || !source) return;
+      img.dataset.svcPictureFailed = source;
+      img.removeAttribute("srcset");
       img.removeAttribute("src");
       return;
     }
+    if (img.src === fallback) return;
+    const broken = failed || !img.getAttribute("src") || (img.complete && img.naturalWidth === 0 && img.currentSrc !== "");
+    if (!broken) return;
+    img.removeAttribute("srcset");
     delete img.dataset.svcPictureFailed;
     img.src = fallback;
     img.dataset.svcPictureDefault = "";
