@@ -124,7 +124,7 @@ def test_a_picture_url_that_is_not_http_is_ignored(page: Page, publisher_url: st
 
 # A word longer than any box (an upstream name of one word: a brand, a code, text without spaces).
 LONG_WORD = "Supercalifragilisticexpialidocious" * 6
-# Whether an element's text runs out of its box: wider than the box, or clipped above the box's last line.
+# Whether an element's text runs out of its box sideways.
 OVERFLOWS = "(element) => element.scrollWidth > element.clientWidth + 1"
 
 
@@ -132,20 +132,27 @@ def test_long_words_stay_inside_the_drawer_and_the_title_shows_whole(
     page: Page, context: BrowserContext, shop_url: str, width: str
 ):
     """Upstream texts of one long word break inside their box rather than running out of it (clipped and
-    unreadable); the title, the drawer's only copy of it, shows whole however long."""
+    unreadable). A title the header cuts (three lines at most, so that the recipe keeps its room on a phone) shows
+    whole at the top of the details."""
     open_first_card(page, context, shop_url)
     dialog = page.locator("svc-drawer[open]")  # not by its name: the test changes the title
-    title = dialog.locator(".svc-drawer__title")
+    header, whole = dialog.locator(".svc-drawer__title"), dialog.locator(".svc-recipe-details__title")
+    expect(whole).to_be_hidden()  # a title of a few words: the header's, once
     texts = {
-        "title": title,
+        "title": whole,
         "product": dialog.locator("[data-panel=shopping] .svc-recipe-details__product-name").first,
         "description": dialog.locator(".svc-recipe-details__description"),
     }
     for name, element in texts.items():
         element.evaluate("(element, text) => { element.textContent = text; }", f"{LONG_WORD} {name}")
+    header.evaluate("(element, text) => { element.textContent = text; }", f"{LONG_WORD} title")
+    expect(whole).to_be_visible()
+    for name, element in texts.items():
         assert not element.evaluate(OVERFLOWS), name
-    assert title.evaluate("(element) => element.scrollHeight <= element.clientHeight + 1"), "the title is cut"
+    assert whole.evaluate("(element) => element.scrollHeight <= element.clientHeight + 1"), "the title is cut"
     assert not dialog.locator(".svc-drawer__panel").evaluate(OVERFLOWS)
+    body = dialog.locator(".svc-drawer__body").bounding_box()
+    assert body is not None and body["height"] >= 240, body  # the header left the recipe its room
 
 
 def test_a_long_retailer_name_stays_inside_the_blogs_transfer(page: Page, publisher_url: str, width: str):

@@ -61,7 +61,9 @@ export class DrawerElement extends HTMLElement {
     this.classList.add("svc-ds-scope", "svc-drawer");
     this.inert = true;
     const { notices } = services;
-    this.#title = h("h2", { class: "svc-drawer__title", id: `${id}-title` });
+    this.#title = h("h2", { class: "svc-drawer__title", id: `${id}-title`, dir: "auto" });
+    // Whether the header cuts the title changes with its text and the drawer's width (a phone turned).
+    if (typeof ResizeObserver === "function") new ResizeObserver(() => this.#showWholeTitle()).observe(this.#title);
     const close = h("button", { type: "button", class: "svc-drawer__close", "aria-label": notices.t("drawer.close"), "data-action": "close" },
       icon("close", "svc-ds-icon"));
     this.#messages = h("div", { class: "svc-drawer__messages" });
@@ -269,9 +271,13 @@ export class DrawerElement extends HTMLElement {
     this.#body.replaceChildren(template.content);
     this.#footer.replaceChildren(...(footer ? [footer] : []), ...(this.#transfer ? [this.#transfer.action] : []));
     this.#footer.classList.toggle("svc-drawer__footer--transfer", Boolean(this.#transfer));
-    // The recipe's title is the dialog's, in its header (drawer.css hides the fragment's own, shown once).
-    const title = root?.querySelector(".svc-recipe-details__title")?.textContent?.trim();
+    // The recipe's title is the dialog's, in its header (drawer.css hides the fragment's own, shown once, unless the
+    // header had to cut it: see #showWholeTitle).
+    const own = root?.querySelector(".svc-recipe-details__title");
+    const title = own?.textContent?.trim();
     if (title) this.#title.textContent = title;
+    own?.setAttribute("aria-hidden", "true"); // the header's names the dialog, whole, for assistive technologies
+    this.#showWholeTitle();
     if (restore) this.#body.scrollTop = scrollTop;
     if (root instanceof HTMLElement) {
       this.#details = new RecipeDetails({
@@ -280,6 +286,15 @@ export class DrawerElement extends HTMLElement {
     }
     // The focused control was replaced with the old markup: keep focus inside the dialog.
     if (hadFocus && !this.#panel.contains(document.activeElement)) this.#body.focus({ preventScroll: true });
+  }
+
+  /**
+   * The header shows three lines of the title at most (a long one would leave the recipe no room on a phone): when
+   * it cuts it, the details' own copy shows it whole at the top of the body (drawer.css, `data-title-cut`).
+   */
+  #showWholeTitle() {
+    const cut = this.#title.scrollHeight > this.#title.clientHeight + 1;
+    this.#body.toggleAttribute("data-title-cut", cut);
   }
 
   /** The loading state: the body's content (focus kept in the dialog) and the footer go. */
