@@ -100,7 +100,11 @@ def test_the_guests_stepper_prices_the_recipe_again(page: Page, context: Browser
 
 def test_a_step_taken_while_the_details_come_again_is_not_lost(page: Page, context: BrowserContext, shop_url: str):
     """A second "+" while the drawer fetches the details of the first one: the details that arrive take it up and
-    come again for it (they dropped it: 4, +, +, and the drawer settled on 5)."""
+    come again for it (they dropped it: 4, +, +, and the drawer settled on 5). The page's clock stands still, so
+    that the second count cannot settle before the first count's details arrive."""
+    start_time = dt.datetime(2026, 1, 5, 10, 0, 0)
+    page.clock.install(time=start_time)
+    page.clock.pause_at(start_time + dt.timedelta(seconds=1))
     visit(context, page, shop_url)
     hydrated_cards(page).first.locator(".svc-recipe-card-cta").click()
     dialog = page.get_by_role("dialog")
@@ -110,11 +114,15 @@ def test_a_step_taken_while_the_details_come_again_is_not_lost(page: Page, conte
     held: list[Route] = []
     # The first request is held (the details of the first step), any later one goes on.
     page.route("**/recipe-details?**", lambda route: route.continue_() if held else held.append(route))
-    with page.expect_request("**/recipe-details?**"):  # the first step settled: its details are on their way
-        dialog.locator("[data-action=guests-increase]").click()
+    dialog.locator("[data-action=guests-increase]").click()
+    with page.expect_request("**/recipe-details?**"):  # the first step settles: its details are on their way
+        page.clock.run_for(500)
     dialog.locator("[data-action=guests-increase]").click()
     expect(guests).to_have_text(str(start + 2))
     held[0].continue_()
+    expect(dialog.locator(f"svc-recipe-details[guests='{start + 1}']")).to_be_attached()
+    expect(guests).to_have_text(str(start + 2))  # the step not settled yet, taken up
+    page.clock.run_for(500)
     expect(dialog.locator(f"svc-recipe-details[guests='{start + 2}']")).to_be_attached()
     expect(guests).to_have_text(str(start + 2))
 
