@@ -20,7 +20,7 @@ from prerender.gateway.calls import CallerIdentity, raise_unknown_store, send
 from prerender.gateway.errors import UpstreamBadResponse, UpstreamError, UpstreamStatusError
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
-from prerender.gateway.models import LenientSchema, load_answer
+from prerender.gateway.models import DifficultyField, LenientSchema, load_answer
 from prerender.gateway.read_cache import ReadCache, cache_key
 
 T = TypeVar("T")
@@ -216,7 +216,7 @@ class _HistoryRecipeSchema(LenientSchema):
     picture_url = fields.String(load_default=None, allow_none=True)
     guests = fields.Integer(required=True)
     total_time = fields.Integer(load_default=None, allow_none=True)
-    difficulty = fields.Integer(load_default=None, allow_none=True)
+    difficulty = DifficultyField(load_default=None, allow_none=True)
     price = fields.Decimal(load_default=None, allow_none=True)
 
     @post_load

@@ -159,14 +159,26 @@ class PricingSchema(LenientSchema):
 
 
 class DifficultyField(fields.Field[int | None]):
-    """A recipe's difficulty, 1 to 3, leniently: another value (4, 0, null, a string) is None, so that one recipe
-    whose difficulty the contract does not know still shows, without it, rather than failing its card, its
-    drawer, and every page of recipes it is listed on."""
+    """A recipe's difficulty, 1 to 3 (as a number or in digits, as an integer field reads them), leniently: another
+    value (4, 0, 2.5, "x", null) is None, so that one recipe whose difficulty the contract does not know still
+    shows, without it, rather than failing its card, its drawer, and every page of recipes it is listed on."""
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int | None:
-        if isinstance(value, bool) or not isinstance(value, int):
-            return None
-        return value if 1 <= value <= 3 else None
+        number = _whole_number(value)
+        return number if number is not None and 1 <= number <= 3 else None
+
+
+def _whole_number(value: Any) -> int | None:
+    """An integer, a float without a fraction, or ASCII digits, as a number; None for anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        return int(value)
+    return None
 
 
 class RecipeSchema(LenientSchema):

@@ -163,7 +163,7 @@ def history_view(
                 picture_url=safe_picture_url(r.picture_url) if r.picture_url else None,
                 guests=r.guests,
                 total_time=r.total_time,
-                difficulty=r.difficulty if r.difficulty in (1, 2, 3) else None,
+                difficulty=r.difficulty,
                 price_text=_money(r.price, t),
             )
             for r in order.recipes

@@ -250,7 +250,11 @@ def test_a_batch_item_without_an_id_fails_the_answer(upstream):
 
 
 @pytest.mark.parametrize(
-    ("sent", "read"), [(1, 1), (3, 3), (0, None), (4, None), (99, None), ("2", None), (None, None)]
+    ("sent", "read"),
+    [
+        *[(1, 1), (3, 3), ("2", 2), (2.0, 2)],
+        *[(0, None), (4, None), (99, None), (2.5, None), ("x", None), ("²", None), (True, None), (None, None)],
+    ],
 )
 def test_a_difficulty_outside_the_contract_is_none(sent, read):
     """A recipe whose difficulty is not 1 to 3 shows without one, rather than failing its card and its pages."""
