@@ -369,7 +369,10 @@ export class CatalogElement extends HTMLElement {
     }
     const price = item.querySelector(".svc-basket-preview__price");
     const amount = lines.reduce((/** @type {number} */ sum, /** @type {any} */ line) => sum + (Number(line.price) || 0), 0);
-    if (price) price.textContent = lines.length > 0 ? money(amount, currency) : "";
+    if (price instanceof HTMLElement) {
+      price.textContent = lines.length > 0 ? money(amount, currency) : "";
+      price.hidden = lines.length === 0;
+    }
   }
 
   /** @param {string} recipeId @param {HTMLButtonElement} button */
