@@ -58,7 +58,8 @@ def one_credential_step(monkeypatch: pytest.MonkeyPatch) -> WallClock:
     """The shopper's credential of one time step for the whole test: the clock its stamp and its element read
     (prerender/web/credentials.py, prerender/web/shopper.py) stands still. A test that compares two private
     answers (their bodies, or an ETag and its 304) needs it: two requests on either side of a step's end carry
-    two credentials, as they should, and the comparison would fail once in a while."""
+    two credentials, as they should, and the comparison would fail once in a while. It holds the prerender apps
+    of this process (the test's own, and tests/live.py's threads), not a gunicorn started as another process."""
     clock = WallClock()
     monkeypatch.setattr(credentials, "time", clock)
     monkeypatch.setattr(shopper, "time", clock)

@@ -25,6 +25,7 @@ BROWSER_TEXTS = {
     "details.add": "ADD",
     "details.add-all": "ADD_ALL",
     "details.in-basket": "IN_BASKET",
+    "details.packages": "PACKAGES",
 }
 
 

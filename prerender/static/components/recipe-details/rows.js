@@ -112,6 +112,15 @@ export class IngredientRows {
     return this.#origins.get(row)?.productId ?? "";
   }
 
+  /**
+   * The packs of a product in a row as the server writes them (RECIPE_DETAILS.PACKAGES, "× 2"), "" for one.
+   * @param {HTMLElement} row @param {string} productId
+   */
+  #packagesText(row, productId) {
+    const packages = this.packagesFor(row, productId);
+    return packages > 1 ? this.#t("details.packages", { count: packages }) : "";
+  }
+
   /** Packages to add of a product in a row, for the guests shown. @param {HTMLElement} row @param {string} productId */
   packagesFor(row, productId) {
     const origin = this.#origins.get(row);
@@ -294,19 +303,19 @@ export class IngredientRows {
    */
   #productInfo(row, productId, line) {
     if (line && String(line.product_id) === productId && line.name) {
-      return { name: line.name, meta: productMeta(line, this.packagesFor(row, productId)), picture: line.picture_url ?? null,
+      return { name: line.name, meta: productMeta(line, this.#packagesText(row, productId)), picture: line.picture_url ?? null,
         unitPrice: line.unit_price ?? null };
     }
     const product = this.#product(row.dataset.ingredientId ?? "", productId);
     if (product?.name) {
-      return { name: product.name, meta: productMeta(product, this.packagesFor(row, productId)),
+      return { name: product.name, meta: productMeta(product, this.#packagesText(row, productId)),
         picture: product.picture_url ?? null, unitPrice: product.unit_price ?? null };
     }
     const origin = this.#origins.get(row);
     if (origin && origin.productId === productId) return { name: origin.name, meta: origin.meta, picture: origin.picture, unitPrice: null };
     const parts = (this.#alternative(row, productId)?.textContent ?? "").split(" · ").map((part) => part.trim());
     const [brand, size] = parts.slice(1, 3);
-    return { name: parts[0] ?? "", meta: productMeta({ brand, size }, this.packagesFor(row, productId)), picture: null,
+    return { name: parts[0] ?? "", meta: productMeta({ brand, size }, this.#packagesText(row, productId)), picture: null,
       unitPrice: null };
   }
 
@@ -407,11 +416,11 @@ function positiveInt(value) {
 
 /**
  * A product's "brand · size · × packages" line as the server writes it (prerender/templates/recipe_details/
- * details.html, RECIPE_DETAILS.PACKAGES), the brand and the size isolated (a brand in Arabic must not move the size
- * to its other side). @param {{ brand?: string, size?: string }} product @param {number} packages
+ * details.html), the brand and the size isolated (a brand in Arabic must not move the size to its other side).
+ * @param {{ brand?: string, size?: string }} product @param {string} packages the packs' text, "" for one pack
  */
 function productMeta({ brand, size }, packages) {
   const parts = [brand, size].filter(Boolean).map((part) => isolated(String(part)));
-  return [...parts, ...(packages > 1 ? [`× ${packages}`] : [])].join(" · ");
+  return [...parts, ...(packages ? [packages] : [])].join(" · ");
 }
 
