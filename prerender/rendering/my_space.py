@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, date, datetime, tzinfo
 from decimal import Decimal, InvalidOperation
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -141,8 +141,11 @@ def date_text(iso: str, t: Translator, zone: tzinfo) -> tuple[str, str]:
     writes them), for `datetime` and as the language writes it ("20 novembre 2026")."""
     try:
         moment = datetime.fromisoformat(iso)
-    except ValueError:
-        return iso[:10], iso[:10]
+    except ValueError:  # no timestamp Python reads: its first ten characters, if they are a day
+        try:
+            return iso[:10], t.day(date.fromisoformat(iso[:10]))
+        except ValueError:
+            return iso[:10], iso[:10]
     if moment.tzinfo is not None or len(iso) > len("2026-11-30"):  # a moment, not a day
         moment = (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(zone)
     day = moment.date()

@@ -29,5 +29,10 @@ def test_an_orders_day_is_the_day_in_the_shoppers_time_zone(confirmed_at, day, t
     assert date_text(confirmed_at, TextCatalog(overrides_dir=None).translator("fr"), PARIS) == (day, text)
 
 
+def test_a_timestamp_python_does_not_read_shows_its_day():
+    t = TextCatalog(overrides_dir=None).translator("fr")
+    assert date_text("2026-11-30 23:30:00 UTC", t, PARIS) == ("2026-11-30", "30 novembre 2026")
+
+
 def test_a_date_that_is_no_date_is_shown_as_sent():
     assert date_text("yesterday", TextCatalog(overrides_dir=None).translator("fr"), PARIS) == ("yesterday", "yesterday")
