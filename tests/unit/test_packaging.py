@@ -50,7 +50,8 @@ NOT_SOURCES = shutil.ignore_patterns(
 # Declared but never imported: servers, and backends a library loads by name. coreapi and the shop are served
 # with the repository's gunicorn.conf.py, which imports prometheus-client (its multiprocess cleanup hook).
 USED_WITHOUT_IMPORT = {
-    "prerender": {"gunicorn", "redis"},  # redis: flask-caching's RedisCache (CACHE_REDIS_URL)
+    # redis: flask-caching's RedisCache (CACHE_REDIS_URL); tzdata: zoneinfo's database where the machine has none
+    "prerender": {"gunicorn", "redis", "tzdata"},
     "coreapi": {"gunicorn", "psycopg", "prometheus-client"},  # psycopg: SQLAlchemy's driver (postgresql+psycopg)
     "examples": {"gunicorn", "prometheus-client"},
     "plumbing": set(),
