@@ -4,16 +4,16 @@ size; a title or a product name alone takes its direction from its own text (`di
 
 from __future__ import annotations
 
-from decimal import Decimal
+from dataclasses import replace
 
 from bs4 import BeautifulSoup
 
-from prerender.gateway import Pricing, Recipe
+from prerender.gateway import Recipe
 from prerender.rendering.cards import CardOptions, build_card, render_card
 from prerender.rendering.details import build_details, render_details
 from prerender.rendering.i18n import translator_for
 
-from .test_card_template import ctx
+from .test_card_template import RECIPE, ctx
 
 FSI, PDI = "\u2068", "\u2069"
 ARABIC, HEBREW = "زيت الزيتون", "שמן זית"
@@ -28,19 +28,7 @@ def recipe(name: str, brand: str, alternative: str) -> Recipe:
         "primary": True,
         "products": [product, {**product, "id": "p2", "name": alternative}],
     }
-    return Recipe(
-        id="12",
-        title=ARABIC,
-        picture_url="",
-        type="main-dish",
-        difficulty=2,
-        total_time=30,
-        guests=4,
-        available=True,
-        promoted=False,
-        pricing=Pricing(4, Decimal("10"), Decimal("2.5")),
-        ingredients=(ingredient,),
-    )
+    return replace(RECIPE, title=ARABIC, picture_url="", ingredients=(ingredient,))
 
 
 def drawer(app, recipe: Recipe) -> BeautifulSoup:
