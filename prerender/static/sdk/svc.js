@@ -25,6 +25,7 @@ import { Toaster } from "./toaster.js";
 import { DrawerLoader } from "./drawer-loading.js";
 import { Observable, State, Stream, single, withThen } from "./observable.js";
 import { moduleConfig } from "./config.js";
+import { reported } from "./reported.js";
 
 export { Stream, State, ApiError, Observable, formatText, isolated, numberFormat, translator, validGuestCount, isStoppedByHook };
 
@@ -167,15 +168,13 @@ function createSdk() {
   };
 
   /**
-   * The promise of a call the maker's integrations make without waiting for it (typed `=> void` there): a failure
-   * is said in the console, never an unhandled rejection in the page (which error trackers report as the page's
-   * crash); a caller that awaits the promise still gets it.
+   * The promise of a call the maker's integrations make without waiting for it (sdk/reported.js): a failure the
+   * page does not take is said in the console; a page that takes it gets it, and the console nothing more.
    * @template T @param {string} name @param {Promise<T>} promise @returns {Promise<T>}
    */
-  const reported = (name, promise) => {
-    promise.catch((/** @type {unknown} */ error) => console.warn(`[${prefix}] ${name} failed:`, error));
-    return promise;
-  };
+  const dropped = (name, promise) => reported(promise, (/** @type {unknown} */ error) => {
+    console.warn(`[${prefix}] ${name} failed:`, error);
+  });
   /** @type {Set<string>} the members whose advice the console was given (once each) */
   const warned = new Set();
   /** Says `message` about the member `name` in the console, the first time only. @param {string} name @param {string} message */
@@ -266,9 +265,9 @@ function createSdk() {
     }),
     basketSync: Object.freeze({
       retailerBasketChanged: (/** @type {unknown} */ products) =>
-        reported("basketSync.retailerBasketChanged", (async () => basket.sync.cartChanged(products))()),
+        dropped("basketSync.retailerBasketChanged", (async () => basket.sync.cartChanged(products))()),
       handlePayment: (/** @type {number} */ total, /** @type {string} */ orderId, /** @type {unknown} */ cart) =>
-        reported("basketSync.handlePayment", (async () => basket.confirm(total, orderId, cart))()),
+        dropped("basketSync.handlePayment", (async () => basket.confirm(total, orderId, cart))()),
       paymentStarted: (/** @type {number} */ total) => basket.paymentStarted(total),
       definePushProductsToCart: (/** @type {any} */ callback) => basket.sync.definePush(callback),
       defineAddProductsToCart: (/** @type {any} */ callback) => basket.sync.defineAdd(callback),
