@@ -162,3 +162,37 @@ def test_a_long_retailer_name_stays_inside_the_blogs_transfer(page: Page, publis
     transfer.evaluate("(element, text) => { element.textContent = text; }", f"Finaliser mes courses chez {LONG_WORD}")
     assert not transfer.evaluate(OVERFLOWS)
     assert not drawer.locator(".svc-drawer__panel").evaluate(OVERFLOWS)
+
+
+@pytest.mark.parametrize(
+    "size", [{"width": 320, "height": 256}, {"width": 568, "height": 320}], ids=["zoom-400", "sideways"]
+)
+def test_on_a_short_screen_the_whole_drawer_scrolls(page: Page, publisher_url: str, size: dict):
+    """1280 x 1024 at 400 % (320 x 256), a phone held sideways: the store picker, the header and the footer scroll
+    with the recipe rather than leaving it no height between them (WCAG 1.4.10): its stepper, tabs and products can
+    be reached."""
+    page.set_viewport_size(size)
+    drawer = fill_basket(page, open_recipe(page, publisher_url))
+    panel = drawer.locator(".svc-drawer__panel")
+    assert panel.evaluate("(panel) => panel.scrollHeight > panel.clientHeight")  # one scroll for all of it
+    for control in (
+        "[data-action=guests-increase]",
+        ".svc-recipe-details__tabs [role=tab]",
+        "[data-action='transfer']",
+    ):
+        target = drawer.locator(control).first
+        target.scroll_into_view_if_needed()
+        expect(target).to_be_in_viewport()
+    stepper = drawer.locator("[data-action=guests-increase]")
+    stepper.scroll_into_view_if_needed()
+    box = stepper.bounding_box()
+    assert box is not None and box["height"] >= 24 and 0 <= box["y"] <= size["height"] - box["height"], box
+
+
+def test_the_cooking_panel_takes_the_keyboard_after_its_tab(page: Page, context: BrowserContext, shop_url: str):
+    """The cooking panel holds no control: it takes the focus itself after its tab, so that a keyboard reaches and
+    scrolls its steps rather than going on to the footer (the tab panels' pattern)."""
+    dialog, _ = open_first_card(page, context, shop_url)
+    dialog.locator(".svc-recipe-details__tabs [role=tab]").nth(1).click()
+    page.keyboard.press("Tab")
+    expect(dialog.locator("[data-panel=cooking]")).to_be_focused()
