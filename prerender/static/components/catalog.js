@@ -22,7 +22,7 @@
 //
 // The preferences panel is a part of its own, components/catalog/preferences.js (bundled into this module in the
 // release tree).
-import { sdk, services, money, translator } from "./ui.js";
+import { sdk, services, money, linesPrice, translator } from "./ui.js";
 import { PreferencesPanel } from "./catalog/preferences.js";
 
 const tagName = `${sdk.prefix}-catalog`;
@@ -368,9 +368,8 @@ export class CatalogElement extends HTMLElement {
         this.#text("CATALOG_BASKET_PREVIEW.PRODUCTS", { count: lines.length })}`;
     }
     const price = item.querySelector(".svc-basket-preview__price");
-    const amount = lines.reduce((/** @type {number} */ sum, /** @type {any} */ line) => sum + (Number(line.price) || 0), 0);
     if (price instanceof HTMLElement) {
-      price.textContent = lines.length > 0 ? money(amount, currency) : "";
+      price.textContent = lines.length > 0 ? money(linesPrice(lines), currency) : "";
       price.hidden = lines.length === 0;
     }
   }

@@ -14,7 +14,7 @@
 //
 // Its parts, in components/recipe-details/ (bundled into this module in the release tree): the tabs (tabs.js),
 // the guest stepper (guests.js) and the ingredient rows' view (rows.js); the basket writes stay here.
-import { services, money, prepareMoney, bindLikeButton, translator, isStoppedByHook } from "./ui.js";
+import { services, money, linesPrice, prepareMoney, bindLikeButton, translator, isStoppedByHook } from "./ui.js";
 import { Tabs } from "./recipe-details/tabs.js";
 import { GuestStepper, clampGuests } from "./recipe-details/guests.js";
 import { IngredientRows, ROW, lineOf } from "./recipe-details/rows.js";
@@ -217,7 +217,7 @@ export class RecipeDetails {
     if (!this.#footer) return;
     const amount = this.#footer.querySelector(".svc-recipe-details__total-amount");
     if (amount && entry) {
-      amount.textContent = money(entry.lines?.reduce((/** @type {number} */ sum, /** @type {any} */ line) => sum + (Number(line.price) || 0), 0));
+      amount.textContent = money(linesPrice(entry.lines));
     } else if (amount) {
       const chosen = this.#rows.chosenTotal(); // a product swapped before "add all", else the server's total
       amount.textContent = chosen === null ? this.#totalText : money(chosen);

@@ -137,6 +137,14 @@ export function money(amount, currency = "EUR") {
 }
 
 /**
+ * The price of a basket entry's lines: the sum of their prices (a line the store does not price counts nothing).
+ * @param {any[] | undefined} lines @returns {number}
+ */
+export function linesPrice(lines) {
+  return (lines ?? []).reduce((/** @type {number} */ sum, /** @type {any} */ line) => sum + (Number(line?.price) || 0), 0);
+}
+
+/**
  * Makes `money` ready before a shopper's click needs it: the page's first currency formatter costs tens of
  * milliseconds on a slow phone (the locale's data is loaded then), so it is built when the page is idle.
  * @param {string} [currency]

@@ -51,8 +51,8 @@ export class GuestStepper {
    * previous details of the recipe took while these were on their way (`pending`). @param {number} guests
    */
   show(guests) {
-    const next = Math.min(GUESTS_MAX, Math.max(GUESTS_MIN, guests));
-    if (next === this.#guests) return;
+    const next = clampGuests(guests);
+    if (next === null || next === this.#guests) return;
     this.#guests = next;
     const { value } = this.#parts();
     if (value) value.textContent = String(next);
