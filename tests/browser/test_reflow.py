@@ -1,0 +1,107 @@
+"""The components on a 320 px screen (WCAG 1.4.10: 1280 px at 400 %), as set and under a reader's own text spacing
+(WCAG 1.4.12: line height 1.5, letter spacing 0.12 em, word spacing 0.16 em, paragraph spacing 2 em): every control's
+text stays inside its control, and no two controls cover each other. The basket preview's three tabs, the drawer's
+footer and the planner's entry block, where the product's markup is densest; and the demo shop's sheets around the
+entry."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import BrowserContext, Page, expect
+
+from .helpers import hydrated_cards, visit
+
+# The text spacing WCAG 1.4.12 asks content to take without loss, as a reader's own stylesheet sets it.
+TEXT_SPACING = """* { line-height: 1.5 !important; letter-spacing: 0.12em !important; word-spacing: 0.16em !important; }
+p { margin-bottom: 2em !important; }"""
+
+# The controls of the product's markup under `root` whose visible text runs out of their box, and the pairs of
+# controls that cover each other (more than 2 px each way; a control in a sticky or fixed bar is compared only with
+# controls of the same bar, as the page scrolls under it). Text a line clamp cuts on purpose (a card's title: the
+# drawer shows it whole) and visually hidden text are left out.
+CROWDED = """(root) => {
+  const shown = (element) => element.checkVisibility({ visibilityProperty: true })
+    && element.getBoundingClientRect().width > 1;
+  const clamped = (element, control) => {
+    for (let e = element; e && e !== control.parentElement; e = e.parentElement) {
+      if (getComputedStyle(e).webkitLineClamp !== 'none') return true;
+    }
+    return false;
+  };
+  const bar = (element) => {
+    for (let e = element; e; e = e.parentElement) {
+      if (['sticky', 'fixed'].includes(getComputedStyle(e).position)) return e;
+    }
+    return null;
+  };
+  const name = (element) => `${element.tagName.toLowerCase()}.${[...element.classList].join('.')}`
+    + ` "${element.textContent.trim().replace(/\\s+/g, ' ').slice(0, 40)}"`;
+  const controls = [...root.querySelectorAll('a[href], button, [role=tab], input, select')].filter(shown);
+  const found = [];
+  for (const control of controls) {
+    const box = control.getBoundingClientRect();
+    const walker = document.createTreeWalker(control, NodeFilter.SHOW_TEXT);
+    for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+      const parent = text.parentElement;
+      if (!text.data.trim() || !shown(parent) || clamped(parent, control)) continue;
+      const range = document.createRange();
+      range.selectNodeContents(text);
+      const r = range.getBoundingClientRect();
+      if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1) {
+        found.push(`text out of ${name(control)}`);
+        break;
+      }
+    }
+  }
+  controls.forEach((one, i) => controls.slice(i + 1).forEach((other) => {
+    if (one.contains(other) || other.contains(one) || bar(one) !== bar(other)) return;
+    const a = one.getBoundingClientRect(), b = other.getBoundingClientRect();
+    const width = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+    const height = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+    if (width > 2 && height > 2) found.push(`${name(one)} covers ${name(other)}`);
+  }));
+  return found;
+}"""
+
+
+def crowding(page: Page, root: str) -> dict[str, Any]:
+    """What `CROWDED` finds under `root`, as set and then under the reader's text spacing."""
+    found = {"as set": page.locator(root).evaluate(CROWDED)}
+    page.add_style_tag(content=TEXT_SPACING)
+    found["text spacing"] = page.locator(root).evaluate(CROWDED)
+    return found
+
+
+@pytest.fixture
+def phone_320(page: Page) -> Page:
+    page.set_viewport_size({"width": 320, "height": 640})
+    return page
+
+
+def test_the_basket_previews_tabs_stay_apart(phone_320: Page, context: BrowserContext, shop_url: str):
+    """Three tabs (favorites, history, the basket) in 296 px: they wrap rather than run into each other."""
+    visit(context, phone_320, shop_url, "/idees/panier")
+    tabs = phone_320.locator("svc-catalog .svc-my-space__tabs")
+    expect(tabs.locator(".svc-my-space__tab")).to_have_count(3)
+    assert crowding(phone_320, "svc-catalog .svc-my-space__tabs") == {"as set": [], "text spacing": []}
+
+
+def test_the_drawers_footer_keeps_its_button_whole(phone_320: Page, context: BrowserContext, shop_url: str):
+    """The total and "add all": when the total leaves the button too little, the button takes a row of its own."""
+    visit(context, phone_320, shop_url)
+    hydrated_cards(phone_320).first.locator(".svc-recipe-card-cta").click()
+    footer = phone_320.locator("svc-drawer[open] .svc-recipe-details__footer")
+    expect(footer.locator(".svc-recipe-details__add-all")).to_be_visible()
+    assert crowding(phone_320, "svc-drawer[open] .svc-drawer__panel") == {"as set": [], "text spacing": []}
+
+
+def test_the_planner_entry_and_the_sheets_keep_their_controls_apart(
+    phone_320: Page, context: BrowserContext, shop_url: str
+):
+    """The planner's entry block (its guests stepper, its two ways in) over the demo shop's sheets, two columns of
+    them, each with its button."""
+    visit(context, phone_320, shop_url, "/idees/fiches")
+    expect(phone_320.locator(".ideas-planner [data-action=guests-increase]")).to_be_visible()
+    assert crowding(phone_320, "main") == {"as set": [], "text spacing": []}
