@@ -104,6 +104,17 @@ class Translator:
             log.warning("text %s for %s is malformed: shown as written", key, self.language)
             return text
 
+    def duration(self, minutes: int) -> str:
+        """A recipe's time as a cook reads it: "45 min", "2 h", "2 h 30" ("2 h 30 min" in English; DURATION.*), never
+        "150 min". The time texts take it as `{duration}`, and `{minutes}` as before for a retailer's override
+        written with it."""
+        hours, rest = divmod(minutes, 60)
+        if not hours:
+            return self("DURATION.MINUTES", minutes=minutes)
+        if not rest:
+            return self("DURATION.HOURS", hours=hours)
+        return self("DURATION.HOURS_MINUTES", hours=hours, minutes=rest)
+
     def money(self, amount: Decimal, currency: str = "EUR") -> str:
         """A price as the language writes it (2,47 € in French, €2.47 in English; 1 234,50 € and €1,234.50):
         the Unicode CLDR's format, which Babel and the browser's `Intl.NumberFormat` both follow, so a price the

@@ -60,6 +60,34 @@ def test_override_with_an_unknown_parameter_does_not_break(tmp_path):
     assert t.get("RECIPE_CARD.TYPE_brunch") is None
 
 
+@pytest.mark.parametrize(
+    ("minutes", "french", "english"),
+    [
+        (45, "45 min", "45 min"),
+        (60, "1 h", "1 h"),
+        (150, "2 h 30", "2 h 30 min"),
+        (2000, "33 h 20", "33 h 20 min"),
+    ],
+)
+def test_a_recipes_time_reads_in_hours_and_minutes(minutes, french, english):
+    """Never "150 min": hours from 60 minutes on, each number bound to its unit (no line break between them); in
+    French "2 h 30", as the demo blog writes it (examples/publisher/recipes.py)."""
+    catalog = TextCatalog(overrides_dir=None)
+    for language, expected in (("fr", french), ("en", english)):
+        t = catalog.translator(language)
+        said = t("RECIPE_CARD.TOTAL_TIME", minutes=minutes, duration=t.duration(minutes))
+        assert said == expected.replace(" ", "\u00a0")
+    fr = catalog.translator("fr")
+    assert fr("RECIPE_DETAILS.COOKING_TIME", minutes=120, duration=fr.duration(120)) == "Cuisson 2\u00a0h"
+
+
+def test_an_override_of_a_time_written_with_its_minutes_still_reads(tmp_path):
+    """A retailer's text from before `{duration}` (docs/decisions.md, "a recipe's time in hours")."""
+    (tmp_path / "fr-old.json").write_text(json.dumps({"RECIPE_CARD": {"TOTAL_TIME": "{minutes} minutes"}}))
+    t = TextCatalog(overrides_dir=tmp_path).translator("fr", "old")
+    assert t("RECIPE_CARD.TOTAL_TIME", minutes=150, duration=t.duration(150)) == "150 minutes"
+
+
 def test_parameters_and_money():
     catalog = TextCatalog(overrides_dir=None)
     fr, en = catalog.translator("fr"), catalog.translator("en")
