@@ -27,6 +27,7 @@ QUICHE, QUICHE_ID = "pub-quiche-lorraine", "4"  # 6 products at store 1001 for i
 CTA = "svc-no-supplier-add-to-cart-cta"
 PRODUCT = [CTA, "svc-drawer[open]", "[data-svc-live]"]
 WIDTHS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 375, "height": 740}}
+IN_THE_DIALOG = "() => !!document.activeElement?.closest('[role=dialog]')"
 
 
 def product(page: Page) -> list[str]:
@@ -102,6 +103,27 @@ def test_the_cta_opens_the_drawer_and_adding_flips_it_in_the_basket(page: Page, 
     rendered = page.locator(CTA)
     expect(rendered).to_have_attribute("in-basket", "true")
     expect(rendered).to_have_attribute("store-id", "1001")
+
+
+def test_every_tab_keeps_the_focus_in_the_drawer_before_a_store_is_chosen(page: Page, publisher_url: str):
+    """The drawer without a store ends with its tabs, the unselected one out of the tab order (the arrow keys reach
+    it): Tab from the selected tab wraps to the close button, Shift+Tab from the close button to the selected tab.
+    Not once does the focus go to the page behind, nor to the browser's own controls."""
+    page.set_viewport_size(WIDTHS["desktop"])
+    static_button(open_recipe(page, publisher_url)).click()
+    drawer = page.locator("svc-drawer[open]")
+    expect(drawer.locator("[data-role='store-form'] select")).to_be_visible()
+    selected_tab = drawer.locator(".svc-recipe-details__tabs [role=tab][aria-selected=true]")
+    close = drawer.locator(".svc-drawer__close")
+    close.focus()
+    for key in ["Tab"] * 16 + ["Shift+Tab"] * 16:
+        page.keyboard.press(key)
+        assert page.evaluate(IN_THE_DIALOG), (key, page.evaluate("() => document.activeElement?.outerHTML"))
+    selected_tab.focus()
+    page.keyboard.press("Tab")
+    expect(close).to_be_focused()
+    page.keyboard.press("Shift+Tab")
+    expect(selected_tab).to_be_focused()
 
 
 def test_a_store_with_a_long_name_stays_inside_the_drawer(page: Page, publisher_url: str, width: str):

@@ -5,7 +5,7 @@
 // `svc-scroll-lock` on <html>, or the page's own scroll element). Closing it emits `recipes.hidden`. The
 // details come from GET {api}/{v}/recipe-details as HTML, the preview from GET {api}/v2/catalog/my-space/
 // basket-preview?embed=true (its <svc-catalog> root wired by components/catalog.js).
-import { sdk, services, icon, h, inertFragment, trapTab } from "./ui.js";
+import { sdk, services, icon, h, inertFragment, tabbables, trapTab } from "./ui.js";
 import { RecipeDetails } from "./recipe-details.js";
 
 const tagName = `${sdk.prefix}-drawer`;
@@ -14,11 +14,6 @@ const MESSAGE_MS = 6000;
 // drawer when the page has not linked them itself (a page of cards only links the recipe card's).
 const PREVIEW_SHEETS = ["catalog", "my-space", "basket-preview"];
 const SHEET_WAIT_MS = 3000;
-const FOCUSABLE = [
-  "a[href]", "button:not([disabled])", "input:not([disabled]):not([type=hidden])", "select:not([disabled])",
-  "textarea:not([disabled])", "[tabindex]:not([tabindex='-1'])", "summary",
-].join(",");
-
 /**
  * @typedef {object} OpenOptions
  * @property {string} recipeId
@@ -436,8 +431,7 @@ export class DrawerElement extends HTMLElement {
 
   /** @returns {HTMLElement[]} */
   #focusables() {
-    return /** @type {HTMLElement[]} */ ([...this.#panel.querySelectorAll(FOCUSABLE)])
-      .filter((element) => !element.closest("[hidden], [inert]") && element.getClientRects().length > 0);
+    return tabbables(this.#panel);
   }
 }
 

@@ -12,15 +12,11 @@
 // The page's scroll is locked while open (the SDK's scroll lock: `svc-scroll-lock` on <html> by default).
 // Events (bubbling from the element): `open`, and `close` with `detail: {done}` (true when closed with "I
 // understood").
-import { sdk, services, trapTab } from "./ui.js";
+import { sdk, services, isTabbable, tabbables, trapTab } from "./ui.js";
 
 const tagName = `${sdk.prefix}-planner-onboarding`;
 /** Storage name (under `_<prefix>/`) of the "I understood" record. */
 export const ONBOARDED_KEY = "planner/onboarded";
-const FOCUSABLE = [
-  "a[href]", "button:not([disabled])", "input:not([disabled]):not([type=hidden])", "select:not([disabled])",
-  "textarea:not([disabled])", "[tabindex]:not([tabindex='-1'])",
-].join(",");
 
 export class PlannerOnboardingElement extends HTMLElement {
   /** @type {AbortController | null} */ #listeners = null;
@@ -178,7 +174,7 @@ export class PlannerOnboardingElement extends HTMLElement {
     next?.toggleAttribute("hidden", last);
     done?.toggleAttribute("hidden", !last);
     // A control that just went away (previous on the first step, next on the last) hands focus on.
-    if (previousFocus instanceof HTMLElement && this.contains(previousFocus) && !isFocusable(previousFocus)) {
+    if (previousFocus instanceof HTMLElement && this.contains(previousFocus) && !isTabbable(previousFocus)) {
       (last ? done : next)?.focus({ preventScroll: true });
     }
     const status = this.querySelector("[data-role='step-status']");
@@ -230,14 +226,8 @@ export class PlannerOnboardingElement extends HTMLElement {
   #focusables() {
     const dialog = this.#dialog();
     if (!dialog) return [];
-    return /** @type {HTMLElement[]} */ ([...dialog.querySelectorAll(FOCUSABLE)]).filter(isFocusable);
+    return tabbables(dialog);
   }
-}
-
-/** Whether an element can take focus now (enabled, not hidden, rendered). @param {HTMLElement} element */
-function isFocusable(element) {
-  return !(element instanceof HTMLButtonElement && element.disabled)
-    && !element.closest("[hidden], [inert]") && element.getClientRects().length > 0;
 }
 
 if (!customElements.get(tagName)) {

@@ -8,6 +8,28 @@ export { sdk, services, formatText, isolated, translator, validGuestCount, isSto
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
+const FOCUSABLE = [
+  "a[href]", "button", "input:not([type=hidden])", "select", "textarea", "[tabindex]", "summary",
+].join(",");
+
+/**
+ * The elements of `root` the Tab key reaches, in document order: enabled, rendered, outside `[hidden]` and
+ * `[inert]`, and not taken out of the order (`tabindex="-1"`: the unselected tabs of a tab list, which the arrow
+ * keys reach). A dialog's Tab trap wraps at the ends of this list: one that counted an element Tab skips would let
+ * the key out of the dialog from the element before it.
+ * @param {ParentNode} root
+ * @returns {HTMLElement[]}
+ */
+export function tabbables(root) {
+  return /** @type {HTMLElement[]} */ ([...root.querySelectorAll(FOCUSABLE)]).filter(isTabbable);
+}
+
+/** Whether the Tab key reaches `element` now (see `tabbables`). @param {Element} element */
+export function isTabbable(element) {
+  return element instanceof HTMLElement && element.tabIndex >= 0 && !element.matches(":disabled")
+    && !element.closest("[hidden], [inert]") && element.getClientRects().length > 0;
+}
+
 /**
  * A modal dialog's Tab key: at either end of `focusables` (the dialog's, in order) focus wraps to the other
  * end; from none of them (the dialog itself, or outside), `fromElsewhere` says where it goes. Without any
