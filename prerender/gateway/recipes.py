@@ -121,10 +121,8 @@ class RecipeGateway:
                 found.update(self._stale_many(chunk_keys, error))
                 continue
             found.update(loaded)
-            # A recipe the upstream sent malformed is left out, or served from its last good copy; it is not
-            # remembered as unknown.
-            found.update(self._stale_copies({rid: key for rid, key in chunk_keys.items() if rid in malformed}))
             self._remember({key: (loaded.get(rid),) for rid, key in chunk_keys.items() if rid not in malformed})
+            found.update(self._hold_malformed({rid: key for rid, key in chunk_keys.items() if rid in malformed}))
         return found
 
     def id_by_external_id(self, identity: CallerIdentity, external_id: str) -> str | None:
@@ -179,6 +177,16 @@ class RecipeGateway:
         gone = ["stale:" + key for key, value in values.items() if value[0] is None]
         if gone:
             self.cache.delete_many(*gone)
+
+    def _hold_malformed(self, keys: dict[str, str]) -> dict[str, Recipe]:
+        """The recipes the upstream sent malformed: served from their last good copies, or left out, and that
+        outcome held for the recipes' TTL as a good answer is, so that a page listing a broken recipe does not send
+        a batch call on every render. Neither is remembered as unknown (their stale copies stay), and past the TTL
+        they are asked again."""
+        copies = self._stale_copies(keys)
+        if keys:
+            self.cache.set_many({key: (copies.get(rid),) for rid, key in keys.items()}, timeout=self.ttl)
+        return copies
 
     def _stale(self, key: str, error: UpstreamError) -> Recipe | None:
         """The last good copy of a recipe, or the error when there is none."""
