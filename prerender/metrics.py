@@ -45,6 +45,12 @@ FRAGMENT_MEMO_LOOKUPS = Counter(
     "Rendered-fragment memo lookups (per worker process): hit or miss.",
     ["result"],
 )
+SERVICE_KEY_REFUSED = Gauge(
+    "prerender_upstream_service_key_refused",
+    "1 while the upstream refuses the service key a worker sends (UPSTREAM_SERVICE_KEY): the browser routes fail "
+    "(the worst of the workers).",
+    multiprocess_mode="livemax",
+)
 BREAKER_STATE = Gauge(
     "prerender_circuit_breaker_state",
     "Upstream circuit breaker of each resource: 0 closed, 1 half-open, 2 open (the worst of the workers).",

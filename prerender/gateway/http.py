@@ -29,7 +29,7 @@ from prerender.gateway.errors import (
 )
 from prerender.gateway.guards import Resource, ResourceGuards
 from prerender.gateway.sessions import SessionPool
-from prerender.metrics import UPSTREAM_CALLS, UPSTREAM_SECONDS
+from prerender.metrics import SERVICE_KEY_REFUSED, UPSTREAM_CALLS, UPSTREAM_SECONDS
 
 if TYPE_CHECKING:
     from urllib3.connectionpool import ConnectionPool
@@ -150,6 +150,7 @@ class UpstreamHttp:
         elif self.service_key_refused and not refused:
             log.info("the upstream takes UPSTREAM_SERVICE_KEY again")
         self.service_key_refused = refused
+        SERVICE_KEY_REFUSED.set(int(refused))
 
     def sessions(self, *, idempotent: bool) -> SessionPool:
         """The sessions for an idempotent call (retried by their adapter) or another one (never)."""

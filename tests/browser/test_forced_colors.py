@@ -65,7 +65,7 @@ def test_the_drawers_selected_tab_and_a_busy_button_keep_their_marks(
     # The bar under the selected tab in the theme's highlight (a background of the page's colour would not show).
     assert selected["bar"] == system_colour(forced, "Highlight") != other["bar"], (selected, other)
 
-    # "Add all" while its write is under way (recipe-details.js marks it so), beside the stepper's "−" disabled. Its
+    # "Add all" while its write is under way (recipe-details.js marks it so), beside the stepper's minus disabled. Its
     # colour changes through a transition: `to_have_css` waits for its end.
     add_all = drawer.locator(".svc-recipe-details__add-all")
     enabled = add_all.evaluate(MARKS)

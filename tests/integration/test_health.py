@@ -13,6 +13,8 @@ from tests.live import PostgresqlRedis, SqliteSimpleCache
 
 from .conftest import browser_headers, get_card
 
+SERVICE_KEY_METRIC = "prerender_upstream_service_key_refused"
+
 
 def test_readyz_with_the_real_upstream(client):
     response = client.get("/readyz")
@@ -25,8 +27,8 @@ def test_readyz_with_the_real_upstream(client):
 def test_readyz_says_when_the_upstream_refuses_the_service_key(app, client, caplog):
     """A node whose copy of the upstream's service key is wrong (made up when the file was missing): its browser
     routes fail, and /readyz says so, degraded but 200 (its fragments still serve), until the upstream takes the
-    key again. The error log says it once. The supplier is known already (cached, as another node's lookup
-    leaves it in a shared cache): the refusal of the route's own call counts too."""
+    key again. The error log says it once, and a metric says it while it lasts. The supplier is known already
+    (cached, as another node's lookup leaves it in a shared cache): the refusal of the route's own call counts too."""
     browser, right = browser_headers(client), app.config["UPSTREAM_SERVICE_KEY"]
     assert client.get("/v1/basket?store_id=1001", headers=browser).status_code == 200
     app.config["UPSTREAM_SERVICE_KEY"] = "a-key-the-upstream-never-issued-" + "x" * 32
@@ -39,11 +41,19 @@ def test_readyz_says_when_the_upstream_refuses_the_service_key(app, client, capl
         "ERROR"
     ]
     assert get_card(client, recipe_id="1", store_id="1001").status_code == 200
+    assert service_key_refused(client) == 1.0  # what an alert on the metrics sees
 
     app.config["UPSTREAM_SERVICE_KEY"] = right
     assert client.get("/v1/basket?store_id=1001", headers=browser).status_code == 200
     body = client.get("/readyz").get_json()
     assert body["status"] == "ready" and body["checks"] == {"cache": "ok", "service_key": "ok"}
+    assert service_key_refused(client) == 0.0
+
+
+def service_key_refused(client) -> float:
+    """`prerender_upstream_service_key_refused` as GET /metrics exposes it."""
+    exposed = client.get("/metrics").get_data(as_text=True)
+    return float(next(line for line in exposed.splitlines() if line.startswith(SERVICE_KEY_METRIC + " ")).split()[1])
 
 
 def test_healthz(client):
