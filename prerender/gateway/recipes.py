@@ -26,6 +26,10 @@ from prerender.gateway.read_cache import ReadCache, cache_key
 
 log = logging.getLogger(__name__)
 
+# Marks a cached outcome of a recipe the upstream sent malformed (`RecipeGateway._hold_malformed`): `(None,
+# MALFORMED)` is "left out", not "unknown".
+MALFORMED = "malformed"
+
 
 class RecipeGateway:
     """GET /recipes/{id}, /recipes/batch and /recipes/by-external-id/{id}."""
@@ -52,7 +56,8 @@ class RecipeGateway:
         and steps (a card's needs, a fraction of the size)."""
         key = self.key(identity, recipe_id, store_id, serves, summary=summary)
         cached = self.cache.near_get(key)
-        if cached is not None:
+        # A batch's malformed recipe held without a good copy is not "unknown": asked, it fails as it did there.
+        if cached is not None and cached != (None, MALFORMED):
             remembered: Recipe | None = cached[0]
             return remembered
         params = present(store_id=store_id, serves=serves, view="summary" if summary else None)
@@ -185,7 +190,7 @@ class RecipeGateway:
         they are asked again."""
         copies = self._stale_copies(keys)
         if keys:
-            self.cache.set_many({key: (copies.get(rid),) for rid, key in keys.items()}, timeout=self.ttl)
+            self.cache.set_many({key: (copies.get(rid), MALFORMED) for rid, key in keys.items()}, timeout=self.ttl)
         return copies
 
     def _stale(self, key: str, error: UpstreamError) -> Recipe | None:

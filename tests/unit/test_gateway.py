@@ -254,6 +254,19 @@ def test_a_malformed_recipe_of_a_batch_leaves_out_that_recipe_only(upstream):
 
 
 @responses.activate
+def test_a_malformed_recipe_held_from_a_batch_is_not_unknown_to_a_single_read(upstream):
+    """The drawer or a fixed card reads one recipe by id, under the key a batch uses: a malformed recipe the batch
+    held without a good copy is asked again there (and fails as it did), never taken for an unknown recipe."""
+    untitled = {key: value for key, value in RECIPE.items() if key != "title"}
+    responses.get(f"{BASE}/api/v1/recipes/batch", json={"data": [{**untitled, "id": "4"}]})
+    responses.get(f"{BASE}/api/v1/recipes/4", json={**untitled, "id": "4"})
+    assert upstream.recipes.by_ids(IDENTITY, ["4"], store_id="1001", serves=None) == {}
+    with pytest.raises(UpstreamBadResponse):
+        upstream.recipes.by_id(IDENTITY, "4", store_id="1001", serves=None)
+    assert [call.request.url.split("?")[0].rsplit("/", 1)[1] for call in responses.calls] == ["batch", "4"]
+
+
+@responses.activate
 def test_a_batch_item_without_an_id_fails_the_answer(upstream):
     responses.get(f"{BASE}/api/v1/recipes/batch", json={"data": [RECIPE, {"title": "?"}]})
     with pytest.raises(UpstreamBadResponse):
