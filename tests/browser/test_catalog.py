@@ -152,7 +152,8 @@ def test_a_liked_recipe_is_in_the_favorites_and_my_space(
     page.goto(f"{shop}/idees/favoris")
     favorites = catalog(page)
     assert card_ids(favorites) == [recipe_id]
-    expect(favorites.locator(".svc-catalog-favorites__count")).to_contain_text("1")
+    # "1" shown, "1 recette" heard: the unit in the count's plural.
+    expect(favorites.locator(".svc-catalog-favorites__count")).to_have_text("1 recette")
     assert_no_axe_violations(page, [CATALOG], what=f"the favorites page ({width})")
 
     page.goto(f"{shop}/idees/mon-espace")

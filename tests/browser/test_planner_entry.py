@@ -198,6 +198,20 @@ def local_item(page: Page, key: str) -> str | None:
 # --- the stepper ----------------------------------------------------------------------------------
 
 
+def test_a_retailers_plural_text_is_announced_in_its_plural(page: Page, site) -> None:
+    """A retailer's override may write the guests with a plural argument (README, PRERENDER_I18N_OVERRIDES_DIR): the
+    stepper's announcement takes its message for the count, as the server's text does, never the raw argument."""
+    entry = site().open()
+    decrease, value, _ = stepper(entry)
+    entry.evaluate(
+        """(entry) => { entry.dataset.guestsOne = entry.dataset.guestsMany =
+            "{count, plural, one {# convive} other {# convives}}"; }"""
+    )
+    decrease.click()
+    expect(value).to_have_text("3")
+    expect(entry.locator("[data-role=guests-status]")).to_have_text("3 convives")
+
+
 def test_the_stepper_stays_within_its_bounds(page: Page, site, width: str) -> None:
     entry = site().open()
     decrease, value, increase = stepper(entry)

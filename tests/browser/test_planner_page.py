@@ -241,6 +241,8 @@ def test_enter_in_the_search_searches_every_type(site: Callable[..., Customer], 
     types = items.evaluate_all("(items) => items.map((i) => i.dataset.recipeType)")
     assert "dessert" in types
     assert page.url == customer.url  # the form did not leave the page
+    # A screen reader hears how many recipes it found, in words, not a bare number.
+    expect(planner.locator("[data-role=status]")).to_have_text(f"{items.count()} recettes")
 
 
 def test_a_search_without_results_says_so(site: Callable[..., Customer], page: Page) -> None:
@@ -253,6 +255,7 @@ def test_a_search_without_results_says_so(site: Callable[..., Customer], page: P
     empty = planner.locator("[data-role=panel-empty]")
     expect(empty).to_be_visible()
     expect(empty).to_have_text("Aucune recette ne correspond : essayez un autre type ou un autre mot.")
+    expect(planner.locator("[data-role=status]")).to_have_text(empty.inner_text())  # heard as well as shown
 
 
 def test_remove_and_swap_a_recipe(site: Callable[..., Customer], page: Page, width: str) -> None:

@@ -70,7 +70,8 @@ def test_favorites_are_the_users_liked_recipes_most_recent_first(client, user):
     assert root["page"] == "favorites"
     assert {"svc-ds-scope", "svc-catalog", "svc-catalog-favorites"} <= set(root["class"])
     assert card_ids(root.find("ul", class_="svc-catalog__grid")) == ["5", "12", "3"]
-    assert root.find(class_="svc-catalog-favorites__count").contents[0].strip() == "3"
+    count = root.find(class_="svc-catalog-favorites__count")
+    assert count.contents[0].strip() == "3" and count.get_text(" ", strip=True) == "3 recettes"
     # Liked: the hearts are there for the connected user.
     assert len(root.select(".svc-like-button")) == 3
 

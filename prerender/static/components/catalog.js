@@ -291,7 +291,12 @@ export class CatalogElement extends HTMLElement {
     for (const count of this.querySelectorAll(".svc-catalog-favorites__count, .svc-my-space__tab--active .svc-my-space__tab-count")) {
       const node = count.firstChild;
       const value = Number.parseInt(node?.textContent ?? "", 10);
-      if (node && Number.isInteger(value)) node.textContent = String(Math.max(0, value + delta));
+      if (!node || !Number.isInteger(value)) continue;
+      const now = Math.max(0, value + delta);
+      node.textContent = String(now);
+      // The unit a screen reader hears after the number, in the number's plural ("1 recette", "2 recettes").
+      const unit = count.querySelector("[data-role='count-unit']");
+      if (unit) unit.textContent = ` ${this.#text("CATALOG_FAVORITES.COUNT_UNIT", { count: now })}`;
     }
     const list = this.querySelector('[data-role="results"]');
     if (list && list.querySelectorAll(":scope > li").length === 0) {

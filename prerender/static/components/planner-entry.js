@@ -13,7 +13,7 @@
 //   loaded on the first click, not with the entry (a page showing the entry pays for the modal only when a
 //   shopper asks for it), unless the page holds the modal's id twice (two entries): then at once, to make
 //   the ids unique before anything points at them.
-import { sdk, services } from "./ui.js";
+import { sdk, services, formatText } from "./ui.js";
 
 /** The onboarding module, loaded once, when first needed. */
 function onboardingModule() {
@@ -141,7 +141,7 @@ export class PlannerEntryElement extends HTMLElement {
     if (announce && changed) {
       const status = this.querySelector("[data-role='guests-status']");
       const template = (guests === 1 ? this.dataset.guestsOne : this.dataset.guestsMany) || "{count}";
-      if (status) status.textContent = template.replace("{count}", String(guests));
+      if (status) status.textContent = formatText(template, { count: guests }, services.session.language);
     }
   }
 

@@ -9,7 +9,7 @@ import { inertFragment } from "./ui.js";
  * @typedef {object} PanelHost
  * @property {(path: string, query: Record<string, string | number | null | undefined>) => Promise<{ html: string, hasMore: boolean }>} fetchHtml
  *   one of the page's HTML routes, with the shopper's credential
- * @property {(key: string, params?: Record<string, string>) => string} text one of the page's texts
+ * @property {(key: string, params?: Record<string, string | number>) => string} text one of the page's texts
  * @property {(text: string) => void} status a polite announcement
  */
 
@@ -79,7 +79,9 @@ export class PlannerPanel {
         empty.toggleAttribute("hidden", grid.children.length > 0);
       }
       if (more && firstNew instanceof HTMLElement) firstNew.querySelector("button")?.focus();
-      this.#host.status(`${grid.children.length}`);
+      // What a screen reader hears of the search: how many recipes, or that none matches.
+      const count = grid.children.length;
+      this.#host.status(count ? this.#host.text("RESULTS", { count }) : this.#host.text("NO_RESULTS"));
     } finally {
       grid?.closest(".svc-catalog-list")?.classList.remove("svc-catalog-list--loading");
     }

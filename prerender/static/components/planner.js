@@ -22,7 +22,7 @@
 //   once, then `planner.add`, `planner.remove`, `planner.swap`, `planner.finalize`;
 // - the try-again state (`retry`: the upstream failed while the server rendered the page), in
 //   components/planner-retry.js: the page asked again a few times, then on the button.
-import { sdk, services, isStoppedByHook, inertFragment } from "./ui.js";
+import { sdk, services, isStoppedByHook, inertFragment, formatText } from "./ui.js";
 import { findOnboarding, ONBOARDED_KEY } from "./planner-onboarding.js";
 import { PlannerPanel } from "./planner-panel.js";
 import { PlannerRetry } from "./planner-retry.js";
@@ -498,11 +498,10 @@ export class PlannerElement extends HTMLElement {
 
   // --- messages ------------------------------------------------------------------------------------------
 
-  /** @param {string} key @param {Record<string, string>} [params] */
+  /** One of the page's texts, its parameters and plurals filled in (sdk/texts.js). @param {string} key
+   * @param {Record<string, string | number>} [params] */
   #text(key, params = {}) {
-    let text = this.#texts[key] ?? key;
-    for (const [name, value] of Object.entries(params)) text = text.replaceAll(`{${name}}`, value);
-    return text;
+    return formatText(this.#texts[key] ?? key, params, services.session.language);
   }
 
   /** A polite announcement. @param {string} text */
