@@ -23,7 +23,7 @@ from babel.dates import format_date
 from babel.numbers import format_currency
 from flask import Flask, current_app
 
-from prerender.rendering.plurals import format_plurals
+from prerender.rendering.plurals import format_plurals, parameters
 from prerender.schemas.headers import SUPPORTED_LANGUAGES
 from prerender.web.context import RequestContext
 
@@ -48,6 +48,66 @@ def _flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, str]:
 def _read(path: Path) -> dict[str, str]:
     with path.open(encoding="utf-8") as handle:
         return _flatten(json.load(handle))
+
+
+def _read_override(path: Path, base: dict[str, str]) -> dict[str, str]:
+    """The texts of a retailer's override file that can be shown. A file that is no JSON object of texts is left out
+    whole, and a text that is no string, names no key of the base texts, or cannot be read (unbalanced braces, a
+    malformed plural argument) is left out alone: the base text stands in, and the log says which and why, once, at
+    start. One retailer's typo never stops the service nor reaches a shopper as written."""
+    try:
+        with path.open(encoding="utf-8") as handle:
+            tree = json.load(handle)
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        log.error("text override %s is not read (%s): the base texts stand in for all of it", path, error)
+        return {}
+    if not isinstance(tree, dict):
+        log.error("text override %s is not a JSON object: the base texts stand in for all of it", path)
+        return {}
+    texts: dict[str, str] = {}
+    for key, value in _leaves(tree):
+        reason = _unusable(key, value, base)
+        if reason:
+            log.warning("text override %s: %s %s, the base text stands in", path, key, reason)
+        else:
+            texts[key] = str(value)
+    return texts
+
+
+def _leaves(tree: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    """{"A": {"B": "x"}} -> [("A.B", "x")], the values as they are."""
+    leaves: list[tuple[str, Any]] = []
+    for key, value in tree.items():
+        if isinstance(value, dict):
+            leaves.extend(_leaves(value, f"{prefix}{key}."))
+        else:
+            leaves.append((f"{prefix}{key}", value))
+    return leaves
+
+
+# Parameters a text is given beyond those of its base text: the time texts read `{duration}` since it was added,
+# and still get `{minutes}` for the overrides written before (templates/recipe_card/card.html...).
+ALSO_GIVEN = {
+    "RECIPE_CARD.TOTAL_TIME": {"minutes"},
+    "RECIPE_DETAILS.PREPARATION_TIME": {"minutes"},
+    "RECIPE_DETAILS.COOKING_TIME": {"minutes"},
+}
+
+
+def _unusable(key: str, value: Any, base: dict[str, str]) -> str | None:
+    """Why an override's text cannot stand for the base text of `key`, or None: it must be a text that reads, and
+    name only parameters the base text is given (a name it is not given would show as written)."""
+    if key not in base:
+        return "is no text of the service"
+    if not isinstance(value, str):
+        return f"is not a text ({type(value).__name__})"
+    try:
+        unknown = parameters(value) - parameters(base[key]) - ALSO_GIVEN.get(key, set())
+    except ValueError as error:
+        return f"cannot be read ({error})"
+    if unknown:
+        return f"names parameters its text is not given ({', '.join(sorted(unknown))})"
+    return None
 
 
 # A character that can reorder the text around it: a letter written right to left (Hebrew, Arabic, Syriac,
@@ -155,7 +215,8 @@ class TextCatalog:
             for path in sorted(folder.glob("*-*.json")):
                 language, _, variant = path.stem.partition("-")
                 if language in base:
-                    self._translators[(language, variant)] = Translator(language, {**base[language], **_read(path)})
+                    texts = _read_override(path, base[language])
+                    self._translators[(language, variant)] = Translator(language, {**base[language], **texts})
 
     def translator(self, language: str, variant: str | None = None) -> Translator:
         """The Translator for `fr` or `fr-<variant>`; an unknown variant falls back to the base texts."""

@@ -12,15 +12,17 @@ argument, a subset of ICU MessageFormat that the SDK reads the same way (`preren
   every number below 2 (1,5), in English exactly 1;
 - in the chosen message `#` is the number, written as the language writes it (`1,5` in French); the message may
   hold `{parameters}` and plural arguments of its own;
-- there is no quoting: an apostrophe is an apostrophe. A text whose plural argument is malformed (no `other`,
-  unbalanced braces) is shown as written, with a warning in the log, like a text naming an unknown parameter;
-  a parameter that is no number takes the `other` message, `#` being the value as given.
+- there is no quoting: an apostrophe is an apostrophe. A retailer's text whose plural argument is malformed (no
+  `other`, unbalanced braces) is left out when its file is read (`parameters` below; prerender/rendering/i18n.py):
+  the base text stands in. Formatting one anyway shows it as written, with a warning in the log; a parameter that
+  is no number takes the `other` message, `#` being the value as given.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import string
 from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from functools import cache
@@ -60,6 +62,24 @@ def format_plurals(text: str, params: Mapping[str, Any], language: str) -> str:
     except MalformedPlural as error:
         log.warning("plural text %r is malformed (%s): shown as written", text, error)
         return text
+
+
+def parameters(text: str) -> set[str]:
+    """The parameters `text` names, in its `{placeholders}` and its plural arguments (theirs and their messages').
+    Raises ValueError (MalformedPlural for a plural argument) when `text` cannot be shown as a text of
+    `prerender/i18n/*.json`: a plural argument that cannot be read, or braces `str.format` cannot read."""
+    names: set[str] = set()
+    outside: list[str] = []
+    position = 0
+    while (start := _START.search(text, position)) is not None:
+        outside.append(text[position : start.start()])
+        names.add(start.group(1))
+        branches, position = _branches(text, start.end())
+        for body in branches.values():
+            names |= parameters(body)
+    outside.append(text[position:])
+    names |= {field for _, field, _, _ in string.Formatter().parse("".join(outside)) if field is not None}
+    return names
 
 
 def _expand(text: str, params: Mapping[str, Any], language: str) -> str:

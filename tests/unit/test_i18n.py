@@ -53,11 +53,51 @@ def test_unknown_variant_falls_back_to_the_language_without_growing(tmp_path):
     assert len(catalog._translators) == len(SUPPORTED_LANGUAGES)
 
 
-def test_override_with_an_unknown_parameter_does_not_break(tmp_path):
+def test_override_with_an_unknown_parameter_does_not_break(tmp_path, caplog):
+    """A parameter its text is not given would show as written: the base text stands in, and the log says so."""
     (tmp_path / "fr-typo.json").write_text(json.dumps({"RECIPE_CARD": {"GUESTS": "{count} pers. {oops}"}}))
     t = TextCatalog(overrides_dir=tmp_path).translator("fr", "typo")
-    assert t("RECIPE_CARD.GUESTS", count=2) == "2 pers. {oops}"
+    assert t("RECIPE_CARD.GUESTS", count=2) == "2 pers."
     assert t.get("RECIPE_CARD.TYPE_brunch") is None
+    assert "RECIPE_CARD.GUESTS names parameters its text is not given (oops)" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        ('{ "RECIPE_PRICING": { "PER_GUESTS": "par convive", }', "is not read"),  # a trailing comma
+        ('["par convive"]', "is not a JSON object"),
+        (b"\xff\xfe", "is not read"),  # not UTF-8
+    ],
+)
+def test_an_override_file_that_cannot_be_read_leaves_the_base_texts(tmp_path, caplog, content, said):
+    """One retailer's broken file: the service starts, that retailer's pages read the base texts, every other file
+    applies, and the log names the file once, at start."""
+    broken = tmp_path / "fr-broken.json"
+    if isinstance(content, bytes):
+        broken.write_bytes(content)
+    else:
+        broken.write_text(content)
+    (tmp_path / "fr-demo.json").write_text(json.dumps({"RECIPE_PRICING": {"PER_GUESTS": "par convive"}}))
+    catalog = TextCatalog(overrides_dir=tmp_path)
+    assert catalog.translator("fr", "broken")("RECIPE_PRICING.PER_GUESTS") == catalog.translator("fr")(
+        "RECIPE_PRICING.PER_GUESTS"
+    )
+    assert catalog.translator("fr", "demo")("RECIPE_PRICING.PER_GUESTS") == "par convive"
+    assert [record.levelname for record in caplog.records if str(broken) in record.getMessage()] == ["ERROR"]
+    assert said in caplog.text
+
+
+def test_an_override_text_that_is_no_text_or_no_key_is_left_out(tmp_path, caplog):
+    (tmp_path / "fr-odd.json").write_text(
+        json.dumps({"LIKE_BUTTON": {"LIKE": 42}, "RECIPE_CARD": {"GUESTS": "{count} convives", "GUETS": "?"}})
+    )
+    t = TextCatalog(overrides_dir=tmp_path).translator("fr", "odd")
+    base = TextCatalog(overrides_dir=None).translator("fr")
+    assert t("LIKE_BUTTON.LIKE") == base("LIKE_BUTTON.LIKE")  # not "42"
+    assert t("RECIPE_CARD.GUESTS", count=3) == "3 convives"  # the file's good texts apply
+    assert "LIKE_BUTTON.LIKE is not a text (int)" in caplog.text
+    assert "RECIPE_CARD.GUETS is no text of the service" in caplog.text
 
 
 @pytest.mark.parametrize(
@@ -230,10 +270,12 @@ def test_a_retailer_override_may_be_plural_or_plain_and_replaces_the_whole_messa
         "{count, plural, one # recette other # recettes}",  # no braces around the messages
     ],
 )
-def test_a_malformed_plural_override_is_shown_as_written(tmp_path, text):
+def test_a_malformed_plural_override_leaves_the_base_text(tmp_path, caplog, text):
+    """Shown as written, it would read "{count, plural, …" to a shopper: the base text stands in."""
     (tmp_path / "fr-typo.json").write_text(json.dumps({"CATALOG_BASKET_PREVIEW": {"PRODUCTS": text}}))
     t = TextCatalog(overrides_dir=tmp_path).translator("fr", "typo")
-    assert t("CATALOG_BASKET_PREVIEW.PRODUCTS", count=2) == text
+    assert t("CATALOG_BASKET_PREVIEW.PRODUCTS", count=2) == "2 produits"
+    assert "CATALOG_BASKET_PREVIEW.PRODUCTS cannot be read" in caplog.text
 
 
 def test_a_plural_of_a_parameter_that_is_no_number_takes_other():
