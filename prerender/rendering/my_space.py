@@ -90,8 +90,13 @@ class FavoritesPageView:
 def favorites_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
     """GET /v1/catalog/favorites."""
     t = translator_for(ctx)
-    connected = ctx.is_connected and ctx.supplier is not None
-    results = favorites_list(ctx, query, t=t) if connected else ListView((), 0, 1, None, None, (), (), None)
+    connected = ctx.is_connected and (ctx.supplier is not None or ctx.supplier_lookup_failed)
+    if not connected:
+        results = ListView((), 0, 1, None, None, (), (), None)
+    elif ctx.supplier is None:  # the upstream could not say whose page this is: unavailable, not "log in"
+        results = ListView.unavailable(query["page"])
+    else:
+        results = favorites_list(ctx, query, t=t)
     page = FavoritesPageView(
         connected=connected,
         results=results,
@@ -235,13 +240,22 @@ def my_space_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
     defaults = link_defaults(ctx.api_version)
     favorites: ListView | None = None
     history: HistoryView | None = None
+    # The upstream could not say whose page this is (the supplier lookup failed): the tab is unavailable, to try
+    # again, not a "log in" the shopper cannot act on.
+    lookup_failed = ctx.supplier is None and ctx.supplier_lookup_failed
     if tab == "favorites":
-        needs_login = not (ctx.is_connected and ctx.supplier is not None)
-        if not needs_login:
+        needs_login = not (ctx.is_connected and (ctx.supplier is not None or lookup_failed))
+        if lookup_failed and not needs_login:
+            favorites = ListView.unavailable(query["page"])
+        elif not needs_login:
             favorites = favorites_list(ctx, query, t=t)
     else:
-        needs_login = ctx.supplier is None or not (ctx.is_connected or ctx.authless_id is not None)
-        if not needs_login:
+        needs_login = not (ctx.is_connected or ctx.authless_id is not None) or (
+            ctx.supplier is None and not lookup_failed
+        )
+        if lookup_failed and not needs_login:
+            history = HistoryView((), 0, None, None, failed=True)
+        elif not needs_login:
             try:
                 history = history_view(
                     get_upstream().catalog.history(ctx.upstream, page=query["page"], per_page=HISTORY_SIZE),
@@ -342,10 +356,11 @@ def basket_preview_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
     t = translator_for(ctx)
     links = catalog_links(ctx.supplier, environment())
     store_id = query["store_id"]
-    needs_login = ctx.supplier is None or not (ctx.is_connected or ctx.authless_id is not None)
+    lookup_failed = ctx.supplier is None and ctx.supplier_lookup_failed  # unavailable, not "log in" (my_space above)
+    needs_login = not (ctx.is_connected or ctx.authless_id is not None) or (ctx.supplier is None and not lookup_failed)
     basket: dict[str, Any] = {}
-    failed = False
-    if not needs_login:
+    failed = lookup_failed and not needs_login
+    if not needs_login and not failed:
         upstream = get_upstream()
         try:
             basket = (

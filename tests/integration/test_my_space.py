@@ -12,6 +12,9 @@ from decimal import Decimal
 import pytest
 from bs4 import BeautifulSoup, Tag
 
+from prerender import create_app
+from tests.faulty_upstream import status
+
 from .conftest import browser_headers, headers
 
 SHOP = "http://127.0.0.1:8080"
@@ -308,3 +311,33 @@ def test_bad_basket_preview_parameters_are_400(client, query, field):
     answer = client.get("/v2/catalog/my-space/basket-preview", query_string=query, headers=headers())
     assert answer.status_code == 400
     assert field in answer.get_json()["errors"]["query"]
+
+
+@pytest.mark.parametrize(
+    ("path", "query"),
+    [
+        ("/v1/catalog/favorites", {}),
+        ("/v2/catalog/my-space", {"tab": "favorites"}),
+        ("/v2/catalog/my-space", {"tab": "history"}),
+        ("/v2/catalog/my-space/basket-preview", {}),
+    ],
+)
+@pytest.mark.parametrize("user", ["space-outage-user", None], ids=["logged-in", "logged-out"])
+def test_while_the_supplier_cannot_be_checked_the_page_says_it_is_unavailable(app_config, proxy, path, query, user):
+    """The upstream does not answer the supplier lookup: a shopper's page says the recipes cannot be shown now, to
+    try again, never "log in" (the shopper is logged in, and a login would change nothing), and is marked degraded.
+    A logged-out visitor's favorites still ask for a login (they need one whatever the upstream does)."""
+    client = create_app({**app_config, "UPSTREAM_URL": proxy.url}).test_client()
+    proxy.faults["/api/v1/suppliers/me"] = status(503)
+    hdrs = headers(user=user)  # logged out: an authless id
+    answer = client.get(path, query_string={"store_id": STORE, **query}, headers=hdrs)
+    assert answer.status_code == 200 and answer.headers["X-Degraded"] == "upstream"
+    root = BeautifulSoup(answer.get_data(as_text=True), "html.parser").find("svc-catalog")
+    asks_login = root.find(attrs={"data-role": "login-required"}) is not None
+    unavailable = root.find(attrs={"data-role": "failed"})
+    favorites = path.endswith("favorites") or query.get("tab") == "favorites"
+    if user is None and favorites:
+        assert asks_login and unavailable is None
+    else:
+        assert not asks_login and unavailable is not None, root
+        assert unavailable.get_text(strip=True).startswith("Les recettes ne peuvent pas être affichées")
