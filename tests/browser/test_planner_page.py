@@ -25,6 +25,7 @@ import prerender
 from tests.live import LiveServer
 
 from .axe import assert_no_axe_violations
+from .helpers import page_credential
 from .test_planner_entry import NO_LOCAL_STORAGE, WIDTHS, HostPages
 
 CUSTOMER = "http://127.0.0.1:8080"  # baseUrl of the seed routing for ENVIRONMENT "local"
@@ -282,6 +283,28 @@ def test_remove_and_swap_a_recipe(site: Callable[..., Customer], page: Page, wid
     assert len(swapped) == 1 and swapped[0]["props"]["recipe_id"] == second  # type: ignore[index]
     assert swapped[0]["props"]["new_recipe_id"] in after  # type: ignore[index]
     assert [e["name"] for e in customer.events() if e["name"] == "planner.remove"] == ["planner.remove"]
+
+
+def test_a_recipe_removed_on_another_device_is_said_so_in_the_shoppers_language(
+    site: Callable[..., Customer], page: Page, prerender_url: str
+) -> None:
+    """The shopper's other device removed the recipe first: this page's remove answers 404. The page says, in its
+    language, that the menu changed meanwhile and shows it as it is now; never the route's detail (English,
+    written for developers)."""
+    planner = site().open()
+    first = menu_ids(planner)[0]
+    elsewhere = requests.delete(
+        f"{prerender_url}/v2/menu/current/recipes/{first}",
+        headers={"authorization": f"Bearer {page_credential(page)}", "language-id": "fr", "session-id": "device-2"},
+        timeout=10,
+    )
+    assert elsewhere.status_code == 200, elsewhere.text
+    planner.locator(f"[data-recipe-id='{first}'] [data-action=remove]").click()
+    idle(planner)
+    expect(planner.locator("[data-role=message]")).to_have_text(
+        "Votre menu a changé entre-temps, sur une autre page ou un autre appareil : le voici à jour."
+    )
+    assert first not in menu_ids(planner)
 
 
 def test_unselecting_a_product_lowers_the_total(site: Callable[..., Customer], page: Page, width: str) -> None:

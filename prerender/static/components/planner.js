@@ -418,8 +418,11 @@ export class PlannerElement extends HTMLElement {
       this.#message(services.notices.t("error.credential"));
       return;
     }
-    console.warn(`[${sdk.prefix}] planner:`, error);
-    this.#message(problem?.detail && status && status >= 400 && status < 500 ? problem.detail : this.#text("FAILED"));
+    console.warn(`[${sdk.prefix}] planner:`, error, problem?.detail ?? "");
+    // A 404 or a 409: the menu changed elsewhere (another tab or device removed the recipe, or put the menu in the
+    // basket), and the refresh below shows it as it is now. Never the route's own detail: it is written for
+    // developers, in English.
+    this.#message(this.#text(status === 404 || status === 409 ? "CHANGED_ELSEWHERE" : "FAILED"));
     // Still in the queue: the next action's refresh cannot be overwritten by this older one.
     return this.#refresh().catch(() => {});
   }
