@@ -5,6 +5,7 @@ rendered from a view model (escaping, plates, overflow, budget gauge, the unavai
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from decimal import Decimal
 from typing import Any
@@ -312,6 +313,12 @@ def test_the_page_shows_six_plates_whatever_the_menu_holds(app: Flask, count: in
         assert one(soup, ".svc-quick-menu__slot--overflow").get_text(strip=True) == f"+{count - 5}"
     else:
         assert quick_kinds(soup) == ["filled"] * count + ["empty"] * (PLATE_SLOTS - count)
+    # The preview button's name, as a screen reader reads it (the +N drawn only): the number of meals, once.
+    preview = soup.select_one("button.svc-quick-menu__preview")
+    assert isinstance(preview, Tag)
+    for drawn in preview.select("[aria-hidden=true]"):
+        drawn.decompose()
+    assert re.fullmatch(rf"Aperçu du menu\s*: {count} repas", preview.get_text(" ", strip=True)), preview
     finalize = soup.select_one("button.svc-planner__finalize")
     assert isinstance(finalize, Tag) and finalize.has_attr("disabled") is (count == 0)
 
