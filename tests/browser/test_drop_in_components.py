@@ -66,9 +66,9 @@ def test_the_basket_preview_opens_in_the_drawer(page: Page, context: BrowserCont
     expect(preview).to_be_visible()
     page.wait_for_function(FOCUS_IN_DIALOG)
     assert scroll_locked(page)
-    expect(dialog.locator(".svc-drawer__title")).to_have_text(
-        preview.locator(".svc-basket-preview__title").inner_text()
-    )
+    title = preview.locator(".svc-basket-preview__title").text_content() or ""
+    expect(dialog.locator(".svc-drawer__title")).to_have_text(title)
+    expect(dialog.get_by_role("heading", name=title)).to_have_count(1)  # the drawer's, not twice
     items = preview.locator("ul.svc-basket-preview__list > li")
     expect(items).to_have_count(1)
     expect(items.first).to_have_attribute("data-recipe-id", recipe_id)

@@ -374,7 +374,10 @@ export class DrawerElement extends HTMLElement {
     this.#footer.replaceChildren();
     this.#body.replaceChildren(content);
     this.#body.scrollTop = 0;
-    const title = root?.querySelector(".svc-basket-preview__title")?.textContent?.trim();
+    // The fragment's heading becomes the drawer's own (the dialog's name), said once: the fragment's is hidden.
+    const heading = root?.querySelector(".svc-basket-preview__title");
+    const title = heading?.textContent?.trim();
+    heading?.toggleAttribute("hidden", Boolean(title));
     this.#title.textContent = title || notices.t("drawer.preview");
   }
 
