@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import BrowserContext, Locator, Page, expect
 
 from examples.delivery import static_url_path
+from examples.shop.visitor import LANGUAGE_COOKIE
 from examples.publisher import STATIC_FOLDER as PUBLISHER_STATIC
 
 from .axe import assert_no_axe_violations
@@ -55,6 +56,20 @@ def test_the_title_shows_once_and_names_the_dialog(page: Page, context: BrowserC
     assert visible_texts(dialog, title) == 1
     assert dialog.get_by_role("heading", name=title).count() == 1
     assert_no_axe_violations(page, ["svc-drawer[open]"], what=f"the drawer ({width})")
+
+
+@pytest.mark.parametrize("language", ["fr", "en"])
+def test_the_drawer_says_which_language_its_own_texts_are_in(
+    page: Page, context: BrowserContext, shop_url: str, language: str
+):
+    """Its close button, its loading text, its store picker are the SDK's, in the session's language: the drawer
+    carries it, as each fragment's root carries its own."""
+    context.add_cookies([{"name": LANGUAGE_COOKIE, "value": language, "url": shop_url}])
+    open_first_card(page, context, shop_url)
+    expect(page.locator("svc-drawer")).to_have_attribute("lang", language)
+    expect(page.locator("svc-drawer .svc-drawer__close")).to_have_attribute(
+        "aria-label", "Fermer" if language == "fr" else "Close"
+    )
 
 
 def test_the_cooking_tab_lists_the_ingredients_from_the_edge(

@@ -55,7 +55,10 @@ export class DrawerElement extends HTMLElement {
     this.id = id;
     this.classList.add("svc-ds-scope", "svc-drawer");
     this.inert = true;
-    const { notices } = services;
+    const { notices, session } = services;
+    // Its own texts (close, loading, the store picker) are the session's language, which may not be the page's (an
+    // English fragment on a French blog): a screen reader reads them in it.
+    this.lang = session.language.slice(0, 2);
     this.#title = h("h2", { class: "svc-drawer__title", id: `${id}-title`, dir: "auto" });
     // Whether the header cuts the title changes with its text and the drawer's width (a phone turned).
     if (typeof ResizeObserver === "function") new ResizeObserver(() => this.#showWholeTitle()).observe(this.#title);
