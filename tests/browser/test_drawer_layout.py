@@ -8,8 +8,8 @@ import pytest
 from playwright.sync_api import BrowserContext, Locator, Page, expect
 
 from examples.delivery import static_url_path
-from examples.shop.visitor import LANGUAGE_COOKIE
 from examples.publisher import STATIC_FOLDER as PUBLISHER_STATIC
+from examples.shop.visitor import LANGUAGE_COOKIE
 
 from .axe import assert_no_axe_violations
 from .helpers import hydrated_cards, loaded, visit
