@@ -69,6 +69,8 @@ class PlannerEntryView:
     # The current-menu page without the mode (None: the planner is not available for this supplier here).
     destination: str | None
     onboarding_id: str
+    # The supplier could not be checked (the upstream failed): unavailable for now, not "not on this site".
+    lookup_failed: bool = False
 
     @property
     def available(self) -> bool:
@@ -128,6 +130,7 @@ def build_entry(ctx: RequestContext, *, store_id: str | None, environment: str) 
         modes=modes,
         destination=destination,
         onboarding_id=f"{current_app.config['ELEMENT_PREFIX']}-planner-onboarding",
+        lookup_failed=ctx.supplier is None and ctx.supplier_lookup_failed,
     )
 
 

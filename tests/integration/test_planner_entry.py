@@ -283,14 +283,12 @@ def test_an_empty_current_menu_path_falls_back_to_the_planner_page(app_config: d
     assert found["selection"]["data-href"] == "https://shop.example/planificateur?mode=selection&store_id=1001"
 
 
-def assert_disabled(soup: BeautifulSoup, language=FR) -> None:
+def assert_disabled(soup: BeautifulSoup, language=FR, notice: str = "PLANNER_ENTRY.UNAVAILABLE") -> None:
     entry = entry_of(soup)
     assert entry.has_attr("unavailable")
     for mode in modes(soup).values():
         assert mode.has_attr("disabled") and not mode.has_attr("data-href")
-    assert text(one(entry, "[data-role=unavailable].svc-planner-entry__notice")) == language(
-        "PLANNER_ENTRY.UNAVAILABLE"
-    )
+    assert text(one(entry, "[data-role=unavailable].svc-planner-entry__notice")) == language(notice)
     # Everything else is still there: title, stepper, help and its modal.
     one(entry, ".svc-planner-entry__title")
     one(entry, ".svc-ds-stepper")
@@ -311,11 +309,12 @@ def test_without_a_known_supplier_the_modes_are_disabled(client, token: str | No
 
 
 def test_an_unreachable_upstream_renders_the_disabled_entry(app_config: dict) -> None:
-    """The supplier cannot be resolved: the entry still renders (never a 5xx), without a destination."""
+    """The supplier cannot be resolved: the entry still renders (never a 5xx), without a destination, and says the
+    planner cannot be shown for now, to try again: not that the site has none."""
     from tests.conftest import closed_port
 
     client = app_with(app_config, UPSTREAM_URL=f"http://127.0.0.1:{closed_port()}", UPSTREAM_RETRIES=0).test_client()
-    assert_disabled(soup_of(get_entry(client, store_id="1001")))
+    assert_disabled(soup_of(get_entry(client, store_id="1001")), notice="PLANNER_ENTRY.LOAD_FAILED")
 
 
 def supplier(**routing: Routing) -> Supplier:
