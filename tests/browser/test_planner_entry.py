@@ -1,6 +1,6 @@
 """The planner entry in Chromium (GET /v2/planner/entry, components/planner-entry.js and planner-onboarding.js):
 the guest stepper, a mode storing the guests and going to the customer's current-menu page, the entry without
-localStorage, the onboarding modal (focus trapped and restored, Escape, previous / next, "I understood"), and
+localStorage, the onboarding modal (focus trapped and restored, Escape, previous / next, "got it"), and
 axe-core on all of it, at 1280px and 375px.
 
 The host page is the customer's: a minimal page on a loopback server of this module, holding the fragment its
