@@ -125,6 +125,7 @@ class UpstreamHttp:
         # Whether the upstream refused this worker's X-Service-Key at the last call that sent it: every browser
         # route then fails (502), and /readyz says so (prerender/blueprints/health.py).
         self.service_key_refused = False
+        SERVICE_KEY_REFUSED.set(0)
         # Proxy settings (HTTP_PROXY, NO_PROXY...) are read once: requests would read the environment
         # again on every call, which costs more than a loopback round trip.
         self.proxies = requests.utils.get_environ_proxies(self.base_url)
@@ -142,12 +143,14 @@ class UpstreamHttp:
         if SERVICE_KEY_HEADER not in headers:
             return
         refused = error is not None and error.status == 401 and SERVICE_KEY_HEADER in str(error.problem.get("detail"))
-        if refused and not self.service_key_refused:
+        if refused == self.service_key_refused:
+            return
+        if refused:
             log.error(
                 "the upstream refused UPSTREAM_SERVICE_KEY: browser routes fail until this node has the upstream's "
                 "key (docs/operations.md, step 6)"
             )
-        elif self.service_key_refused and not refused:
+        else:
             log.info("the upstream takes UPSTREAM_SERVICE_KEY again")
         self.service_key_refused = refused
         SERVICE_KEY_REFUSED.set(int(refused))

@@ -58,7 +58,7 @@ class RecipeGateway:
         cached = self.cache.near_get(key)
         # A batch's malformed recipe held without a good copy is not "unknown": asked, it fails as it did there.
         if cached is not None and cached != (None, MALFORMED):
-            remembered: Recipe | None = cached[0]
+            remembered: Recipe | None = _held(cached)
             return remembered
         params = present(store_id=store_id, serves=serves, view="summary" if summary else None)
         try:
@@ -102,7 +102,7 @@ class RecipeGateway:
             if cached is None:
                 missing.append(rid)
             elif cached[0] is not None:
-                found[rid] = cached[0]
+                found[rid] = _held(cached)
         for start in range(0, len(missing), BATCH_LIMIT):
             chunk = missing[start : start + BATCH_LIMIT]
             params = present(ids=",".join(chunk), store_id=store_id, serves=serves, view="summary" if summary else None)
@@ -215,6 +215,14 @@ class RecipeGateway:
         if copies:
             served_stale("recipes")
         return copies
+
+
+def _held(cached: tuple[Any, ...]) -> Any:
+    """The recipe of a cache entry; a malformed recipe's last good copy, held (`_hold_malformed`), is served as
+    the stale copy it is: the answer says so (`X-Degraded: stale`, never shared), at each read, not the first only."""
+    if cached[1:] == (MALFORMED,) and cached[0] is not None:
+        served_stale("recipes")
+    return cached[0]
 
 
 def _parse_batch(items: list[Any]) -> tuple[dict[str, Recipe], set[str]]:

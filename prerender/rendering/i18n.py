@@ -94,15 +94,21 @@ ALSO_GIVEN = {
 }
 
 
+# Keys a retailer may add beside the base texts': the optional texts the service looks up by a value of the
+# upstream (a card's badge for a recipe type, `RECIPE_CARD.TYPE_<type>`, prerender/rendering/cards.py).
+OPTIONAL_KEY_PREFIXES = ("RECIPE_CARD.TYPE_",)
+
+
 def _unusable(key: str, value: Any, base: dict[str, str]) -> str | None:
     """Why an override's text cannot stand for the base text of `key`, or None: it must be a text that reads, and
-    name only parameters the base text is given (a name it is not given would show as written)."""
-    if key not in base:
+    name only parameters the base text is given (a name it is not given would show as written); an optional text
+    takes none."""
+    if key not in base and not key.startswith(OPTIONAL_KEY_PREFIXES):
         return "is no text of the service"
     if not isinstance(value, str):
         return f"is not a text ({type(value).__name__})"
     try:
-        unknown = parameters(value) - parameters(base[key]) - ALSO_GIVEN.get(key, set())
+        unknown = parameters(value) - parameters(base.get(key, "")) - ALSO_GIVEN.get(key, set())
     except ValueError as error:
         return f"cannot be read ({error})"
     if unknown:
@@ -174,6 +180,11 @@ class Translator:
         if not rest:
             return self("DURATION.HOURS", hours=hours)
         return self("DURATION.HOURS_MINUTES", hours=hours, minutes=rest)
+
+    def time(self, key: str, minutes: int) -> str:
+        """A time text (`RECIPE_CARD.TOTAL_TIME`...) for `minutes`: given `{duration}`, and `{minutes}` for the
+        overrides written with it (`ALSO_GIVEN`)."""
+        return self(key, minutes=minutes, duration=self.duration(minutes))
 
     def money(self, amount: Decimal, currency: str = "EUR") -> str:
         """A price as the language writes it (2,47 € in French, €2.47 in English; 1 234,50 € and €1,234.50):

@@ -78,7 +78,14 @@ def parameters(text: str) -> set[str]:
         for body in branches.values():
             names |= parameters(body)
     outside.append(text[position:])
-    names |= {field for _, field, _, _ in string.Formatter().parse("".join(outside)) if field is not None}
+    for _, field, spec, conversion in string.Formatter().parse("".join(outside)):
+        if field is None:
+            continue
+        # `{count!r}`, `{count:>9}`: no text of the service writes one, and a retailer's would show quotes, pad a
+        # page (`{count:100000000}`) or nest a field the check would not see.
+        if spec or conversion:
+            raise ValueError(f"{{{field}}} takes no conversion nor format")
+        names.add(field)
     return names
 
 

@@ -285,26 +285,38 @@ def test_remove_and_swap_a_recipe(site: Callable[..., Customer], page: Page, wid
     assert [e["name"] for e in customer.events() if e["name"] == "planner.remove"] == ["planner.remove"]
 
 
-def test_a_recipe_removed_on_another_device_is_said_so_in_the_shoppers_language(
+CHANGED_ELSEWHERE = "Votre menu a changé entre-temps, sur une autre page ou un autre appareil : le voici à jour."
+
+
+def test_a_menu_changed_on_another_device_is_said_so_in_the_shoppers_language(
     site: Callable[..., Customer], page: Page, prerender_url: str
 ) -> None:
-    """The shopper's other device removed the recipe first: this page's remove answers 404. The page says, in its
+    """The shopper's other device acted first: it removed a recipe (this page's remove answers 404), then added the
+    dessert this page offers (this page's add answers 409 `already-in-menu`). Each time the page says, in its
     language, that the menu changed meanwhile and shows it as it is now; never the route's detail (English,
     written for developers)."""
     planner = site().open()
+    other_device = {"authorization": f"Bearer {page_credential(page)}", "language-id": "fr", "session-id": "device-2"}
     first = menu_ids(planner)[0]
-    elsewhere = requests.delete(
-        f"{prerender_url}/v2/menu/current/recipes/{first}",
-        headers={"authorization": f"Bearer {page_credential(page)}", "language-id": "fr", "session-id": "device-2"},
-        timeout=10,
-    )
-    assert elsewhere.status_code == 200, elsewhere.text
+    removed = requests.delete(f"{prerender_url}/v2/menu/current/recipes/{first}", headers=other_device, timeout=10)
+    assert removed.status_code == 200, removed.text
     planner.locator(f"[data-recipe-id='{first}'] [data-action=remove]").click()
     idle(planner)
-    expect(planner.locator("[data-role=message]")).to_have_text(
-        "Votre menu a changé entre-temps, sur une autre page ou un autre appareil : le voici à jour."
-    )
+    expect(planner.locator("[data-role=message]")).to_have_text(CHANGED_ELSEWHERE)
     assert first not in menu_ids(planner)
+
+    planner.locator("[data-action=filter][value=dessert]").click()
+    idle(planner)
+    dessert = planner.locator("[data-role=panel-items] > li").first
+    dessert_id = dessert.get_attribute("data-recipe-id")
+    added = requests.post(
+        f"{prerender_url}/v2/menu/current/recipes", json={"recipe_id": dessert_id}, headers=other_device, timeout=10
+    )
+    assert added.status_code == 200, added.text
+    dessert.locator("[data-action=add]").click()
+    idle(planner)
+    expect(planner.locator("[data-role=message]")).to_have_text(CHANGED_ELSEWHERE)
+    assert dessert_id in menu_ids(planner)
 
 
 def test_unselecting_a_product_lowers_the_total(site: Callable[..., Customer], page: Page, width: str) -> None:

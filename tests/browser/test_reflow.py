@@ -81,10 +81,15 @@ def phone_320(page: Page) -> Page:
 
 
 def test_the_basket_previews_tabs_stay_apart(phone_320: Page, context: BrowserContext, shop_url: str):
-    """Three tabs (favorites, history, the basket) in 296 px: they wrap rather than run into each other."""
+    """Three tabs (favorites, history, the basket) in 296 px: they wrap rather than run into each other. On a
+    375 px phone they keep one row."""
+    phone_320.set_viewport_size({"width": 375, "height": 740})
     visit(context, phone_320, shop_url, "/idees/panier")
-    tabs = phone_320.locator("svc-catalog .svc-my-space__tabs")
-    expect(tabs.locator(".svc-my-space__tab")).to_have_count(3)
+    tabs = phone_320.locator("svc-catalog .svc-my-space__tabs .svc-my-space__tab")
+    expect(tabs).to_have_count(3)
+    tops = tabs.evaluate_all("(tabs) => tabs.map((tab) => Math.round(tab.getBoundingClientRect().top))")
+    assert len(set(tops)) == 1, tops
+    phone_320.set_viewport_size({"width": 320, "height": 640})
     assert crowding(phone_320, "svc-catalog .svc-my-space__tabs") == {"as set": [], "text spacing": []}
 
 

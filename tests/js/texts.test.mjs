@@ -76,6 +76,16 @@ describe("translator", () => {
 });
 
 describe("formatText", () => {
+  test("a whole language-id (a retailer's variant) reads as its language", () => {
+    // A retailer's name is no locale Intl takes ("fr-carrefour" throws): the text would show as written.
+    const recipes = "{count, plural, one {# recette} other {# recettes}}";
+    for (const variant of ["fr-carrefour", "fr-x", "fr-my_shop", "en-demo"]) {
+      const language = variant.slice(0, 2);
+      assert.equal(formatText(recipes, { count: 5 }, variant), formatText(recipes, { count: 5 }, language), variant);
+    }
+    assert.equal(formatText(recipes, { count: 1 }, "fr-carrefour"), "1 recette");
+  });
+
   test("an exact selector wins over the category", () => {
     const text = "{n, plural, =0 {none} =1 {just one} one {# item} other {# items}}";
     assert.equal(formatText(text, { n: 0 }, "en"), "none");

@@ -29,6 +29,7 @@ from prerender.gateway import (
     UpstreamUnavailable,
     baskets,
     build_upstream,
+    fallbacks,
 )
 from prerender.gateway.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
 from prerender.gateway.calls import segment
@@ -240,8 +241,15 @@ def test_a_malformed_recipe_of_a_batch_leaves_out_that_recipe_only(upstream):
     found = upstream.recipes.by_ids(IDENTITY, ["2", "3", "4"], store_id="1001", serves=None)
     assert set(found) == {"2", "3"} and found["2"].title == "Crêpes"  # "2" from its last good copy
     calls = len(responses.calls)
-    again = upstream.recipes.by_ids(IDENTITY, ["2", "3", "4"], store_id="1001", serves=None)
-    assert set(again) == {"2", "3"} and again["2"].title == "Crêpes"
+    record = fallbacks.start()  # a request's record of what it did without
+    try:
+        again = upstream.recipes.by_ids(IDENTITY, ["2", "3", "4"], store_id="1001", serves=None)
+        single = upstream.recipes.by_id(IDENTITY, "2", store_id="1001", serves=None)
+        # The held copy is still the stale copy it is, at every read: the answer is marked so (X-Degraded: stale).
+        assert fallbacks.current().stale == ["recipes", "recipes"]
+    finally:
+        fallbacks.stop(record)
+    assert set(again) == {"2", "3"} and again["2"].title == "Crêpes" and single is not None
     assert len(responses.calls) == calls  # within the TTL: no call, the same outcome
     for recipe_id in ("2", "4"):
         expire_fresh_copy(upstream, recipe_id, "1001")

@@ -88,6 +88,23 @@ def test_an_override_file_that_cannot_be_read_leaves_the_base_texts(tmp_path, ca
     assert said in caplog.text
 
 
+@pytest.mark.parametrize("text", ["{count!r} pers.", "{count:>9} pers.", "{count:100000000}", "{count:>{width}}"])
+def test_an_override_text_with_a_conversion_or_a_format_is_left_out(tmp_path, caplog, text):
+    """Quotes, padding, a nested field: none reads as a shopper's text; the base text stands in."""
+    (tmp_path / "fr-odd.json").write_text(json.dumps({"RECIPE_CARD": {"GUESTS": text}}))
+    assert TextCatalog(overrides_dir=tmp_path).translator("fr", "odd")("RECIPE_CARD.GUESTS", count=3) == "3 pers."
+    assert "takes no conversion nor format" in caplog.text
+
+
+def test_a_retailer_may_name_a_recipe_type_the_base_texts_do_not(tmp_path, caplog):
+    """A card's badge is the optional text of its recipe's type (any type the upstream sends): an override may add
+    one, as it may add nothing else."""
+    (tmp_path / "fr-odd.json").write_text(json.dumps({"RECIPE_CARD": {"TYPE_apero": "Apéro"}}))
+    t = TextCatalog(overrides_dir=tmp_path).translator("fr", "odd")
+    assert t.get("RECIPE_CARD.TYPE_apero") == "Apéro"
+    assert "TYPE_apero" not in caplog.text
+
+
 def test_an_override_text_that_is_no_text_or_no_key_is_left_out(tmp_path, caplog):
     (tmp_path / "fr-odd.json").write_text(
         json.dumps({"LIKE_BUTTON": {"LIKE": 42}, "RECIPE_CARD": {"GUESTS": "{count} convives", "GUETS": "?"}})

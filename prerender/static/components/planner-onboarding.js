@@ -12,7 +12,7 @@
 // The page's scroll is locked while open (the SDK's scroll lock: `svc-scroll-lock` on <html> by default).
 // Events (bubbling from the element): `open`, and `close` with `detail: {done}` (true when closed with "I
 // understood").
-import { sdk, services, isTabbable, tabbables, trapTab } from "./ui.js";
+import { sdk, services, isFocusable, tabbables, trapTab } from "./ui.js";
 
 const tagName = `${sdk.prefix}-planner-onboarding`;
 /** Storage name (under `_<prefix>/`) of the "I understood" record. */
@@ -174,7 +174,7 @@ export class PlannerOnboardingElement extends HTMLElement {
     next?.toggleAttribute("hidden", last);
     done?.toggleAttribute("hidden", !last);
     // A control that just went away (previous on the first step, next on the last) hands focus on.
-    if (previousFocus instanceof HTMLElement && this.contains(previousFocus) && !isTabbable(previousFocus)) {
+    if (previousFocus instanceof HTMLElement && this.contains(previousFocus) && !isFocusable(previousFocus)) {
       (last ? done : next)?.focus({ preventScroll: true });
     }
     const status = this.querySelector("[data-role='step-status']");

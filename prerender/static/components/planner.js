@@ -54,6 +54,9 @@ function guestsOf(value) {
   return number >= GUESTS_MIN && number <= GUESTS_MAX ? number : null;
 }
 
+// The reasons of a 409 (coreapi/services/menus.py) that say the menu is not as the page shows it.
+const ELSEWHERE_REASONS = new Set(["menu-full", "already-in-menu", "empty"]);
+
 /** @param {unknown} error */
 function problemOf(error) {
   return /** @type {{ status?: number, problem?: { reason?: string, detail?: string, type?: string } }} */ (error ?? {});
@@ -419,10 +422,16 @@ export class PlannerElement extends HTMLElement {
       return;
     }
     console.warn(`[${sdk.prefix}] planner:`, error, problem?.detail ?? "");
-    // A 404 or a 409: the menu changed elsewhere (another tab or device removed the recipe, or put the menu in the
-    // basket), and the refresh below shows it as it is now. Never the route's own detail: it is written for
-    // developers, in English.
-    this.#message(this.#text(status === 404 || status === 409 ? "CHANGED_ELSEWHERE" : "FAILED"));
+    // Never the route's own detail: it is written for developers, in English. A 404 (no menu, or not that recipe
+    // any more) and the 409s of a menu that is not as this page shows it mean the menu changed elsewhere (another
+    // tab or device); the refresh below shows it as it is now.
+    const reason = status === 409 ? String(problem?.reason ?? "") : "";
+    this.#message(this.#text(
+      status === 404 || ELSEWHERE_REASONS.has(reason) ? "CHANGED_ELSEWHERE"
+        : reason === "unavailable-at-store" ? "NOT_AT_STORE"
+          : reason === "no-store" ? "CHOOSE_STORE"
+            : "FAILED",
+    ));
     // Still in the queue: the next action's refresh cannot be overwritten by this older one.
     return this.#refresh().catch(() => {});
   }

@@ -13,21 +13,29 @@ const FOCUSABLE = [
 ].join(",");
 
 /**
- * The elements of `root` the Tab key reaches, in document order: enabled, rendered, outside `[hidden]` and
- * `[inert]`, and not taken out of the order (`tabindex="-1"`: the unselected tabs of a tab list, which the arrow
- * keys reach). A dialog's Tab trap wraps at the ends of this list: one that counted an element Tab skips would let
- * the key out of the dialog from the element before it.
+ * The elements of `root` the Tab key reaches, in document order (the components set no positive `tabindex`):
+ * focusable now (`isFocusable`), and not taken out of the order (`tabindex="-1"`: the unselected tabs of a tab
+ * list, which the arrow keys reach). A dialog's Tab trap wraps at the ends of this list: one that counted an
+ * element Tab skips would let the key out of the dialog from the element before it.
  * @param {ParentNode} root
  * @returns {HTMLElement[]}
  */
 export function tabbables(root) {
-  return /** @type {HTMLElement[]} */ ([...root.querySelectorAll(FOCUSABLE)]).filter(isTabbable);
+  return /** @type {HTMLElement[]} */ ([...root.querySelectorAll(FOCUSABLE)])
+    .filter((element) => element.tabIndex >= 0 && isFocusable(element));
 }
 
-/** Whether the Tab key reaches `element` now (see `tabbables`). @param {Element} element */
-export function isTabbable(element) {
-  return element instanceof HTMLElement && element.tabIndex >= 0 && !element.matches(":disabled")
-    && !element.closest("[hidden], [inert]") && element.getClientRects().length > 0;
+/**
+ * Whether `element` can hold the focus now: enabled, outside `[hidden]` and `[inert]`, rendered and visible.
+ * @param {Element} element
+ */
+export function isFocusable(element) {
+  if (!(element instanceof HTMLElement) || element.matches(":disabled") || element.closest("[hidden], [inert]")) {
+    return false;
+  }
+  return typeof element.checkVisibility === "function"
+    ? element.checkVisibility({ visibilityProperty: true })
+    : element.getClientRects().length > 0;
 }
 
 /**

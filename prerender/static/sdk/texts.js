@@ -97,14 +97,16 @@ export function translator(languageId, overrides = {}) {
 /**
  * A text with its plural arguments and `{parameters}` filled in; a parameter it does not get stays as written,
  * and so does a malformed plural argument (with a warning in the console).
- * @param {string} template @param {Record<string, string | number>} params @param {string} language `fr`, `en`
+ * @param {string} template @param {Record<string, string | number>} params
+ * @param {string} language `fr`, `en`, or a whole `language-id` (`fr-<retailer>`): its language is its first two
+ *   letters (a retailer's name is no locale `Intl` takes: `fr-carrefour` would throw)
  * @returns {string}
  */
 export function formatText(template, params, language) {
   let text = template;
   if (text.includes("plural")) {
     try {
-      text = expandPlurals(text, params, language);
+      text = expandPlurals(text, params, String(language).slice(0, 2));
     } catch (error) {
       console.warn(`the text ${JSON.stringify(template)} is malformed (${String(error)}): shown as written`);
     }
