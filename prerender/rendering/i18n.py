@@ -33,21 +33,21 @@ BASE_DIR = Path(__file__).parent.parent / "i18n"
 EXTENSION_KEY = "prerender.rendering.i18n"
 
 
-def _flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, str]:
-    """{"A": {"B": "x"}} -> {"A.B": "x"}."""
-    flat: dict[str, str] = {}
+def _leaves(tree: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    """{"A": {"B": "x"}} -> [("A.B", "x")], the values as they are."""
+    leaves: list[tuple[str, Any]] = []
     for key, value in tree.items():
-        name = f"{prefix}{key}"
         if isinstance(value, dict):
-            flat.update(_flatten(value, f"{name}."))
+            leaves.extend(_leaves(value, f"{prefix}{key}."))
         else:
-            flat[name] = str(value)
-    return flat
+            leaves.append((f"{prefix}{key}", value))
+    return leaves
 
 
 def _read(path: Path) -> dict[str, str]:
+    """The service's own texts of a language: {"A": {"B": "x"}} -> {"A.B": "x"}."""
     with path.open(encoding="utf-8") as handle:
-        return _flatten(json.load(handle))
+        return {key: str(value) for key, value in _leaves(json.load(handle))}
 
 
 def _read_override(path: Path, base: dict[str, str]) -> dict[str, str]:
@@ -72,17 +72,6 @@ def _read_override(path: Path, base: dict[str, str]) -> dict[str, str]:
         else:
             texts[key] = str(value)
     return texts
-
-
-def _leaves(tree: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
-    """{"A": {"B": "x"}} -> [("A.B", "x")], the values as they are."""
-    leaves: list[tuple[str, Any]] = []
-    for key, value in tree.items():
-        if isinstance(value, dict):
-            leaves.extend(_leaves(value, f"{prefix}{key}."))
-        else:
-            leaves.append((f"{prefix}{key}", value))
-    return leaves
 
 
 # Parameters a text is given beyond those of its base text: the time texts read `{duration}` since it was added,

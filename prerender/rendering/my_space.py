@@ -44,6 +44,21 @@ FAVORITES_SIZE = 20
 HISTORY_SIZE = 10
 MY_SPACE_TABS = ("favorites", "history")
 
+# Who may see a page of the shopper's own (`access`).
+OPEN, LOGIN, UNAVAILABLE = "open", "login", "unavailable"
+
+
+def access(ctx: RequestContext, *, user_only: bool) -> str:
+    """Whether the request may see a shopper's own page: OPEN; LOGIN when it names no shopper (a user, or with
+    `user_only` false an authless visitor too) or no supplier vouches for it; UNAVAILABLE when the upstream could not
+    say whose page this is (the supplier lookup failed): to try again, not a "log in" the shopper cannot act on."""
+    shopper = ctx.is_connected if user_only else (ctx.is_connected or ctx.authless_id is not None)
+    if not shopper:
+        return LOGIN
+    if ctx.supplier is not None:
+        return OPEN
+    return UNAVAILABLE if ctx.supplier_lookup_failed else LOGIN
+
 
 def _money(value: Any, t: Translator) -> str | None:
     try:
@@ -90,10 +105,11 @@ class FavoritesPageView:
 def favorites_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
     """GET /v1/catalog/favorites."""
     t = translator_for(ctx)
-    connected = ctx.is_connected and (ctx.supplier is not None or ctx.supplier_lookup_failed)
-    if not connected:
+    allowed = access(ctx, user_only=True)
+    connected = allowed != LOGIN
+    if allowed == LOGIN:
         results = ListView((), 0, 1, None, None, (), (), None)
-    elif ctx.supplier is None:  # the upstream could not say whose page this is: unavailable, not "log in"
+    elif allowed == UNAVAILABLE:
         results = ListView.unavailable(query["page"])
     else:
         results = favorites_list(ctx, query, t=t)
@@ -240,22 +256,17 @@ def my_space_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
     defaults = link_defaults(ctx.api_version)
     favorites: ListView | None = None
     history: HistoryView | None = None
-    # The upstream could not say whose page this is (the supplier lookup failed): the tab is unavailable, to try
-    # again, not a "log in" the shopper cannot act on.
-    lookup_failed = ctx.supplier is None and ctx.supplier_lookup_failed
+    allowed = access(ctx, user_only=tab == "favorites")
+    needs_login = allowed == LOGIN
     if tab == "favorites":
-        needs_login = not (ctx.is_connected and (ctx.supplier is not None or lookup_failed))
-        if lookup_failed and not needs_login:
+        if allowed == UNAVAILABLE:
             favorites = ListView.unavailable(query["page"])
-        elif not needs_login:
+        elif allowed == OPEN:
             favorites = favorites_list(ctx, query, t=t)
     else:
-        needs_login = not (ctx.is_connected or ctx.authless_id is not None) or (
-            ctx.supplier is None and not lookup_failed
-        )
-        if lookup_failed and not needs_login:
+        if allowed == UNAVAILABLE:
             history = HistoryView((), 0, None, None, failed=True)
-        elif not needs_login:
+        elif allowed == OPEN:
             try:
                 history = history_view(
                     get_upstream().catalog.history(ctx.upstream, page=query["page"], per_page=HISTORY_SIZE),
@@ -356,11 +367,11 @@ def basket_preview_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
     t = translator_for(ctx)
     links = catalog_links(ctx.supplier, environment())
     store_id = query["store_id"]
-    lookup_failed = ctx.supplier is None and ctx.supplier_lookup_failed  # unavailable, not "log in" (my_space above)
-    needs_login = not (ctx.is_connected or ctx.authless_id is not None) or (ctx.supplier is None and not lookup_failed)
+    allowed = access(ctx, user_only=False)
+    needs_login = allowed == LOGIN
     basket: dict[str, Any] = {}
-    failed = lookup_failed and not needs_login
-    if not needs_login and not failed:
+    failed = allowed == UNAVAILABLE
+    if allowed == OPEN:
         upstream = get_upstream()
         try:
             basket = (

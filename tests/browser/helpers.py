@@ -19,6 +19,9 @@ from playwright.sync_api import BrowserContext, Locator, Page, Request, Route
 
 from examples.shop.visitor import AUTHLESS_COOKIE, SESSION_COOKIE, STORE_COOKIE, USER_COOKIE
 
+# Whether the keyboard's focus is inside a dialog (the drawer, the preview, the onboarding), for `page.evaluate`.
+FOCUS_IN_DIALOG = "() => !!document.activeElement?.closest('[role=dialog]')"
+
 
 def visit(
     context: BrowserContext,

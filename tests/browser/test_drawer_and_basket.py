@@ -14,9 +14,7 @@ from playwright.sync_api import BrowserContext, Page, Route, expect
 from examples.shop.visitor import USER_COOKIE
 
 from .axe import assert_no_axe_violations
-from .helpers import hydrated_cards, new_user, visit
-
-FOCUS_IN_DIALOG = "() => !!document.activeElement && !!document.activeElement.closest('[role=dialog]')"
+from .helpers import FOCUS_IN_DIALOG, hydrated_cards, new_user, visit
 
 
 def test_the_drawer_opens_from_the_basket_icon_the_picture_and_the_title_and_gives_focus_back(

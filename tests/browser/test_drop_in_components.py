@@ -16,13 +16,12 @@ import requests
 from playwright.sync_api import BrowserContext, Locator, Page, expect
 
 from .axe import assert_no_axe_violations
-from .helpers import card_fragment, hydrated_cards, new_user, origin_served_by, visit
+from .helpers import FOCUS_IN_DIALOG, card_fragment, hydrated_cards, new_user, origin_served_by, visit
 from .test_shopper_credential import add_first_card_to_basket
 
 WIDTHS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 375, "height": 740}}
 SHOP = "http://127.0.0.1:8080"  # baseUrl of the seed retailer's routing (ENVIRONMENT "local")
 DRAWER = "svc-drawer[open]"
-FOCUS_IN_DIALOG = "() => !!document.activeElement && !!document.activeElement.closest('[role=dialog]')"
 # A button of the host's page that opens the preview, as a retailer's header would.
 PREVIEW_BUTTON = """() => {
     const button = document.createElement("button");

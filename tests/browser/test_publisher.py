@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from .axe import assert_no_axe_violations
-from .helpers import layout_shifts, origin_served_by, record_layout_shifts
+from .helpers import FOCUS_IN_DIALOG, layout_shifts, origin_served_by, record_layout_shifts
 from .split_delivery import split_delivery
 
 SHOP = "http://127.0.0.1:8080"  # baseUrl of the seed retailer's routing for ENVIRONMENT "local"
@@ -27,7 +27,6 @@ QUICHE, QUICHE_ID = "pub-quiche-lorraine", "4"  # 6 products at store 1001 for i
 CTA = "svc-no-supplier-add-to-cart-cta"
 PRODUCT = [CTA, "svc-drawer[open]", "[data-svc-live]"]
 WIDTHS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 375, "height": 740}}
-IN_THE_DIALOG = "() => !!document.activeElement?.closest('[role=dialog]')"
 
 
 def product(page: Page) -> list[str]:
@@ -118,7 +117,7 @@ def test_every_tab_keeps_the_focus_in_the_drawer_before_a_store_is_chosen(page: 
     close.focus()
     for key in ["Tab"] * 16 + ["Shift+Tab"] * 16:
         page.keyboard.press(key)
-        assert page.evaluate(IN_THE_DIALOG), (key, page.evaluate("() => document.activeElement?.outerHTML"))
+        assert page.evaluate(FOCUS_IN_DIALOG), (key, page.evaluate("() => document.activeElement?.outerHTML"))
     selected_tab.focus()
     page.keyboard.press("Tab")
     expect(close).to_be_focused()

@@ -8,14 +8,14 @@
 // text; on open the element moves to <body> (a fixed dialog inside a size container would be laid out in the
 // container), focus moves into the dialog, Tab is trapped, Escape / the close button / the backdrop close
 // it, and focus returns to the opener. Previous / next change the step (the dots and a polite status follow);
-// "I understood" on the last step closes it and records `_<prefix>/planner/onboarded` in localStorage.
-// The page's scroll is locked while open (the SDK's scroll lock: `svc-scroll-lock` on <html> by default).
-// Events (bubbling from the element): `open`, and `close` with `detail: {done}` (true when closed with "I
-// understood").
+// the last step's button ("J'ai compris", "Got it") closes it and records `_<prefix>/planner/onboarded` in
+// localStorage. The page's scroll is locked while open (the SDK's scroll lock: `svc-scroll-lock` on <html> by
+// default). Events (bubbling from the element): `open`, and `close` with `detail: {done}` (true when closed with
+// the last step's button).
 import { sdk, services, isFocusable, tabbables, trapTab } from "./ui.js";
 
 const tagName = `${sdk.prefix}-planner-onboarding`;
-/** Storage name (under `_<prefix>/`) of the "I understood" record. */
+/** Storage name (under `_<prefix>/`) of the record that the shopper went through it to the end. */
 export const ONBOARDED_KEY = "planner/onboarded";
 
 export class PlannerOnboardingElement extends HTMLElement {
@@ -104,7 +104,7 @@ export class PlannerOnboardingElement extends HTMLElement {
 
   /**
    * Closes the modal; focus returns to the opener.
-   * @param {{ done?: boolean }} [options] done: closed with "I understood"
+   * @param {{ done?: boolean }} [options] done: closed with the last step's button
    */
   close({ done = false } = {}) {
     if (!this.isOpen) return;

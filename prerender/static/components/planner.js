@@ -54,8 +54,15 @@ function guestsOf(value) {
   return number >= GUESTS_MIN && number <= GUESTS_MAX ? number : null;
 }
 
-// The reasons of a 409 (coreapi/services/menus.py) that say the menu is not as the page shows it.
-const ELSEWHERE_REASONS = new Set(["menu-full", "already-in-menu", "empty"]);
+// The page's text for a 409's reason (coreapi/services/menus.py): the first three say the menu is not as the page
+// shows it (changed on another tab or device); a reason not listed gets the page's "try again".
+const CONFLICT_TEXTS = new Map([
+  ["menu-full", "CHANGED_ELSEWHERE"],
+  ["already-in-menu", "CHANGED_ELSEWHERE"],
+  ["empty", "CHANGED_ELSEWHERE"],
+  ["unavailable-at-store", "NOT_AT_STORE"],
+  ["no-store", "CHOOSE_STORE"],
+]);
 
 /** @param {unknown} error */
 function problemOf(error) {
@@ -423,15 +430,9 @@ export class PlannerElement extends HTMLElement {
     }
     console.warn(`[${sdk.prefix}] planner:`, error, problem?.detail ?? "");
     // Never the route's own detail: it is written for developers, in English. A 404 (no menu, or not that recipe
-    // any more) and the 409s of a menu that is not as this page shows it mean the menu changed elsewhere (another
-    // tab or device); the refresh below shows it as it is now.
-    const reason = status === 409 ? String(problem?.reason ?? "") : "";
-    this.#message(this.#text(
-      status === 404 || ELSEWHERE_REASONS.has(reason) ? "CHANGED_ELSEWHERE"
-        : reason === "unavailable-at-store" ? "NOT_AT_STORE"
-          : reason === "no-store" ? "CHOOSE_STORE"
-            : "FAILED",
-    ));
+    // any more) means the menu changed elsewhere, as some 409s do; the refresh below shows it as it is now.
+    const conflict = status === 409 ? CONFLICT_TEXTS.get(String(problem?.reason ?? "")) : undefined;
+    this.#message(this.#text(status === 404 ? "CHANGED_ELSEWHERE" : conflict ?? "FAILED"));
     // Still in the queue: the next action's refresh cannot be overwritten by this older one.
     return this.#refresh().catch(() => {});
   }
