@@ -10,6 +10,7 @@ import math
 import re
 import time
 from collections.abc import Callable, Iterator
+from types import SimpleNamespace
 
 import pytest
 import responses
@@ -17,9 +18,13 @@ from flask import Flask
 from prometheus_client import REGISTRY
 
 from prerender import create_app
+from prerender.gateway import deadline
+from prerender.gateway import http as http_module
 from prerender.gateway.http import DEADLINE_HEADER
+from prerender.web import queue_age
 from prerender.web.admission import EXTENSION_KEY as ADMISSION_KEY
 from prerender.web.queue_age import REQUEST_START_HEADER, arrival_of
+from tests.clock import FakeClock, WallClock
 from tests.conftest import HEADERS
 
 CARD = "/v1/recipe-card?recipe_id=1&store_id=1001"
@@ -65,7 +70,7 @@ def queued_answers() -> float:
 
 
 def deadline_told(upstream: responses.RequestsMock, sent_at: float) -> float:
-    """Seconds after `sent_at` by which the write's one upstream attempt said prerender stops waiting."""
+    """Seconds after `sent_at` (the test's frozen wall clock) by which the write's one upstream attempt said prerender stops waiting."""
     (call,) = [call for call in upstream.calls if call.request.method == "POST"]
     return int(call.request.headers[DEADLINE_HEADER]) / 1000 - sent_at
 
@@ -90,18 +95,27 @@ def test_the_stamps_a_front_may_send(value: str, arrival: float | None) -> None:
 
 
 def test_a_write_that_waited_has_that_much_less_for_its_upstream_call(
-    trusting: Flask, shopper_headers: dict[str, str], upstream: responses.RequestsMock
+    trusting: Flask, shopper_headers: dict[str, str], upstream: responses.RequestsMock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Every clock the write reads stands still: the stamp's age (prerender/web/queue_age.py), the budget's
+    # (prerender/gateway/deadline.py) and the deadline header's (prerender/gateway/http.py). What the upstream is
+    # told is then exact, whatever the machine's load between the request and its call.
+    wall, budget_clock = WallClock(), FakeClock()
+    monkeypatch.setattr(queue_age, "time", wall)
+    monkeypatch.setattr(deadline, "time", budget_clock)
+    monkeypatch.setattr(
+        http_module, "time", SimpleNamespace(sleep=time.sleep, perf_counter=time.perf_counter, time=wall.time)
+    )
     client = trusting.test_client()
-    sent_at = time.time()
     client.post("/v1/basket/recipes", json=ADD, headers=shopper_headers)
-    unqueued = deadline_told(upstream, sent_at)
+    unqueued = deadline_told(upstream, wall.now)
     upstream.calls.reset()
-    sent_at = time.time()
-    client.post("/v1/basket/recipes", json=ADD, headers={**shopper_headers, **stamp(2.5)})
-    queued = deadline_told(upstream, sent_at)
+    waited = {REQUEST_START_HEADER: f"t={wall.now - 2.5:.3f}"}
+    client.post("/v1/basket/recipes", json=ADD, headers={**shopper_headers, **waited})
+    queued = deadline_told(upstream, wall.now)
     # Unqueued: the read timeout (3 s), under the 4 s budget. After 2.5 s in the queue: the 1.5 s left of the budget.
-    assert 2.5 < unqueued <= 3.1 and 1.0 <= queued <= 1.6, (unqueued, queued)
+    # Exact, but for the header's whole milliseconds.
+    assert (round(unqueued, 2), round(queued, 2)) == (3.0, 1.5)
 
 
 def test_a_fragment_that_waited_its_whole_budget_is_shed(trusting: Flask, caplog: pytest.LogCaptureFixture) -> None:
