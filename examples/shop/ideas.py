@@ -13,7 +13,7 @@ from concurrent.futures import Future
 from flask import Blueprint, Response, current_app, make_response, render_template, request
 
 from . import page_budget
-from .catalog_client import CatalogUnavailable, RecipeSummary, UnknownStore
+from .catalog_client import CatalogClient, CatalogUnavailable, RecipeSummary, UnknownStore
 from .runtime import module_tags, sdk_and_styles
 from .services import get_services
 from .texts import Texts
@@ -28,9 +28,9 @@ bp = Blueprint("ideas", __name__)
 PLANNER_ENTRY_STYLES = "planner/planner-entry"
 
 
-def _recipes(visitor: Visitor, request_id: str) -> list[RecipeSummary]:
-    catalog = get_services().catalog
-    per_page = current_app.config["IDEAS_SIZE"]
+def _recipes(catalog: CatalogClient, visitor: Visitor, request_id: str, *, per_page: int) -> list[RecipeSummary]:
+    """The shop's own recipes at the visitor's store (all of them at a store the catalog does not know), none when
+    the catalog is down."""
     try:
         return catalog.recipes(
             store_id=visitor.store_id, language=visitor.language, per_page=per_page, request_id=request_id
@@ -72,6 +72,10 @@ def _runtime_page(
     visitor = visitor_from(request)
     request_id = uuid.uuid4().hex
     stores = _stores(visitor, request_id)
+    # The shop's own recipes, asked beside the stores: with the catalog slow, the page waits for one timeout, not two.
+    recipes = services.pool.submit(
+        _recipes, services.catalog, visitor, request_id, per_page=current_app.config["IDEAS_SIZE"]
+    )
     entry = _planner_entry(visitor, request_id) if planner_entry else None
     sdk, styles = sdk_and_styles(services.prerender, services.pool, visitor, request_id=request_id)
     entry_html, entry_styles = _entry_of(entry)
@@ -82,7 +86,7 @@ def _runtime_page(
         scripts_html=scripts(sdk),
         analytics_path=analytics_path,
     )
-    return _render(template, visitor, page, recipes=_recipes(visitor, request_id), entry_html=entry_html)
+    return _render(template, visitor, page, recipes=recipes.result(), entry_html=entry_html)
 
 
 def _planner_entry(visitor: Visitor, request_id: str) -> tuple[Future[str], Future[str]]:
