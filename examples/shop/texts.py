@@ -47,6 +47,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "nav_injection": "Cartes à la demande",
         "nav_planner": "Menu de la semaine",
         "cart": "Panier",
+        # A control's name and what it acts on (French typography: a space before the colon).
+        "labelled": "{label} : {name}",
         # Plural forms by CLDR category (Texts.plural): French "one" covers 0 and 1.
         "cart_items.one": "{count} article dans le panier",
         "cart_items.other": "{count} articles dans le panier",
@@ -146,6 +148,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "nav_injection": "Cards on demand",
         "nav_planner": "Weekly menu",
         "cart": "Cart",
+        "labelled": "{label}: {name}",
         "cart_items.one": "{count} item in the cart",
         "cart_items.other": "{count} items in the cart",
         "cart_title": "My cart",

@@ -283,6 +283,15 @@ def test_the_cart_link_names_its_count_with_the_language_plural_rules(shop_clien
         shop_client.post(form["action"], data=fields)
         labels.append(visit(shop_client).select_one("[data-cart-link]")["aria-label"])
     assert labels == ["Panier : 1 article dans le panier", "Panier : 2 articles dans le panier"]
+    # In English, no space before the colon (the cart page's steppers are named the same way).
+    shop_client.post("/preferences", data={"language": "en"})
+    link = visit(shop_client).select_one("[data-cart-link]")
+    assert (link["aria-label"], link["data-label-one"]) == (
+        "Cart: 2 items in the cart",
+        "Cart: {count} item in the cart",
+    )
+    steppers = soup_of(shop_client.get("/cart")).select(".cart-line [data-cart-action][aria-label]")
+    assert steppers and all(": " in s["aria-label"] and " : " not in s["aria-label"] for s in steppers), steppers
 
 
 def test_links_kept_from_an_earlier_page_are_left_out_when_prerender_stops_answering(
