@@ -70,7 +70,8 @@ def queued_answers() -> float:
 
 
 def deadline_told(upstream: responses.RequestsMock, sent_at: float) -> float:
-    """Seconds after `sent_at` (the test's frozen wall clock) by which the write's one upstream attempt said prerender stops waiting."""
+    """Seconds after `sent_at` (the test's frozen wall clock) by which the write's one upstream attempt said
+    prerender stops waiting."""
     (call,) = [call for call in upstream.calls if call.request.method == "POST"]
     return int(call.request.headers[DEADLINE_HEADER]) / 1000 - sent_at
 
