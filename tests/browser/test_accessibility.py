@@ -203,6 +203,28 @@ def test_the_drawer_from_loading_to_a_recipe_in_the_basket(page: Page, context: 
     assert_no_axe_violations(page, ["svc-recipe-card.in-basket"], what="cards of a recipe in the basket")
 
 
+def test_only_the_stepper_in_use_says_its_quantity(page: Page, context: BrowserContext, shop_url: str):
+    """A product's quantity is a live region only while the shopper is on its stepper: "add all" turns every row
+    into a stepper at once, and a screen reader would otherwise read each row's new quantity in turn."""
+    visit(context, page, shop_url)
+    dialog = open_drawer(page, hydrated_cards(page).first)
+    dialog.locator(".svc-recipe-details__add-all").click()
+    values = dialog.locator(".svc-recipe-details__product-action .svc-ds-stepper__value")
+    expect(values.nth(1)).to_be_visible()
+    assert set(values.evaluate_all("(outputs) => outputs.map((o) => o.getAttribute('aria-live'))")) == {"off"}
+
+    first = dialog.locator(".svc-recipe-details__product-action").first
+    before = int(values.first.inner_text())
+    first.locator("[data-action=increase-product]").click()
+    expect(values.first).to_have_text(str(before + 1))
+    live = values.evaluate_all("(outputs) => outputs.map((o) => o.getAttribute('aria-live'))")
+    assert live == ["polite"] + ["off"] * (len(live) - 1), live
+    page.keyboard.press("Shift+Tab")  # the stepper's decrease button
+    assert values.first.get_attribute("aria-live") == "polite"
+    page.keyboard.press("Shift+Tab")  # out of the stepper
+    expect(values.first).to_have_attribute("aria-live", "off")
+
+
 def test_the_drawer_when_the_details_cannot_load(page: Page, context: BrowserContext, shop_url: str):
     visit(context, page, shop_url)
     expect(hydrated_cards(page).first).to_be_visible()

@@ -386,10 +386,9 @@ export class IngredientRows {
     if (area.dataset.kind !== kind) {
       const hadFocus = area.contains(document.activeElement);
       if (kind === "stepper") {
-        area.replaceChildren(h("div", { class: "svc-ds-stepper svc-ds-stepper--small", role: "group", "aria-label": name },
-          h("button", { type: "button", class: "svc-ds-stepper__button", "data-action": "decrease-product", "aria-label": this.#t("details.decrease", { name }) }, "−"),
-          h("output", { class: "svc-ds-stepper__value", "aria-live": "polite" }, String(quantity)),
-          h("button", { type: "button", class: "svc-ds-stepper__button", "data-action": "increase-product", "aria-label": this.#t("details.increase", { name }) }, "+")));
+        area.replaceChildren(quantityStepper(name, quantity, {
+          decrease: this.#t("details.decrease", { name }), increase: this.#t("details.increase", { name }),
+        }));
       } else {
         area.replaceChildren(h("button", {
           type: "button", class: "svc-ds-button svc-ds-button--secondary svc-ds-button--small",
@@ -406,6 +405,26 @@ export class IngredientRows {
       if (value && value.textContent !== String(quantity)) value.textContent = String(quantity);
     }
   }
+}
+
+/**
+ * A product's quantity stepper. Its value says the new quantity only while the shopper is using this stepper (the
+ * focus in it): "add all", a swap or the cart's report change many rows at once, and each row's value, a live region
+ * (an `output` is one by default), would be announced in turn.
+ * @param {string} name the product's name @param {number} quantity
+ * @param {{ decrease: string, increase: string }} labels the buttons' names
+ */
+function quantityStepper(name, quantity, labels) {
+  const value = h("output", { class: "svc-ds-stepper__value", "aria-live": "off" }, String(quantity));
+  const group = h("div", { class: "svc-ds-stepper svc-ds-stepper--small", role: "group", "aria-label": name },
+    h("button", { type: "button", class: "svc-ds-stepper__button", "data-action": "decrease-product", "aria-label": labels.decrease }, "−"),
+    value,
+    h("button", { type: "button", class: "svc-ds-stepper__button", "data-action": "increase-product", "aria-label": labels.increase }, "+"));
+  group.addEventListener("focusin", () => value.setAttribute("aria-live", "polite"));
+  group.addEventListener("focusout", (event) => {
+    if (!(event.relatedTarget instanceof Node && group.contains(event.relatedTarget))) value.setAttribute("aria-live", "off");
+  });
+  return group;
 }
 
 /** @param {unknown} value */
