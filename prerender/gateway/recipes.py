@@ -56,8 +56,11 @@ class RecipeGateway:
         and steps (a card's needs, a fraction of the size)."""
         key = self.key(identity, recipe_id, store_id, serves, summary=summary)
         cached = self.cache.near_get(key)
-        # A batch's malformed recipe held without a good copy is not "unknown": asked, it fails as it did there.
-        if cached is not None and cached != (None, MALFORMED):
+        if cached == (None, MALFORMED):
+            # Sent malformed within the TTL, and no good copy: it fails as it did, without asking again. Not
+            # "unknown" (None): that would be an answer the upstream never gave.
+            raise UpstreamBadResponse(f"recipe {recipe_id}: sent malformed, held for the recipes' TTL")
+        if cached is not None:
             remembered: Recipe | None = _held(cached)
             return remembered
         params = present(store_id=store_id, serves=serves, view="summary" if summary else None)
@@ -71,7 +74,6 @@ class RecipeGateway:
                 name="recipe",
                 params=params,
             )
-            recipe: Recipe | None = parse_recipe(payload)
         except UpstreamStatusError as error:
             raise_unknown_store(error)
             if error.status >= 500:
@@ -81,6 +83,15 @@ class RecipeGateway:
             recipe = None
         except UpstreamError as error:
             return self._stale(key, error)
+        else:
+            try:
+                recipe = parse_recipe(payload)
+            except UpstreamBadResponse as error:
+                held = self._hold_malformed({recipe_id: key}).get(recipe_id)
+                if held is None:
+                    raise
+                log.warning("the upstream sent recipe %s malformed, serving its last good copy: %s", recipe_id, error)
+                return held
         self._remember({key: (recipe,)})
         return recipe
 

@@ -264,14 +264,48 @@ def test_a_malformed_recipe_of_a_batch_leaves_out_that_recipe_only(upstream):
 @responses.activate
 def test_a_malformed_recipe_held_from_a_batch_is_not_unknown_to_a_single_read(upstream):
     """The drawer or a fixed card reads one recipe by id, under the key a batch uses: a malformed recipe the batch
-    held without a good copy is asked again there (and fails as it did), never taken for an unknown recipe."""
+    held without a good copy fails there as it did in the batch, within the TTL without asking again, and is never
+    taken for an unknown recipe."""
     untitled = {key: value for key, value in RECIPE.items() if key != "title"}
     responses.get(f"{BASE}/api/v1/recipes/batch", json={"data": [{**untitled, "id": "4"}]})
     responses.get(f"{BASE}/api/v1/recipes/4", json={**untitled, "id": "4"})
     assert upstream.recipes.by_ids(IDENTITY, ["4"], store_id="1001", serves=None) == {}
     with pytest.raises(UpstreamBadResponse):
         upstream.recipes.by_id(IDENTITY, "4", store_id="1001", serves=None)
+    assert [call.request.url.split("?")[0].rsplit("/", 1)[1] for call in responses.calls] == ["batch"]
+    expire_fresh_copy(upstream, "4", "1001")
+    with pytest.raises(UpstreamBadResponse):
+        upstream.recipes.by_id(IDENTITY, "4", store_id="1001", serves=None)
     assert [call.request.url.split("?")[0].rsplit("/", 1)[1] for call in responses.calls] == ["batch", "4"]
+
+
+@responses.activate
+def test_a_recipe_sent_malformed_to_a_single_read_is_held_for_the_ttl(upstream):
+    """A fixed card or the drawer reads one recipe: sent malformed, it is served from its last good copy (marked
+    stale at each read) or fails, and that outcome is held for the recipes' TTL as a batch holds it, rather than
+    asked again at each render; past the TTL it is asked again, and mended upstream, it shows."""
+    untitled = {key: value for key, value in RECIPE.items() if key != "title"}
+    responses.get(f"{BASE}/api/v1/recipes/1", json=RECIPE)
+    responses.get(f"{BASE}/api/v1/recipes/5", json={**untitled, "id": "5"})
+    assert upstream.recipes.by_id(IDENTITY, "1", store_id="1001", serves=None).title == "Crêpes"
+    expire_fresh_copy(upstream, "1", "1001")
+    responses.replace(responses.GET, f"{BASE}/api/v1/recipes/1", json=untitled)
+    record = fallbacks.start()
+    try:
+        reads = [upstream.recipes.by_id(IDENTITY, "1", store_id="1001", serves=None) for _ in range(3)]
+        assert fallbacks.current().stale == ["recipes"] * 3  # the last good copy, said so at every read
+    finally:
+        fallbacks.stop(record)
+    assert [recipe.title for recipe in reads] == ["Crêpes"] * 3
+    for _ in range(3):
+        with pytest.raises(UpstreamBadResponse):  # no good copy: fails, not "unknown"
+            upstream.recipes.by_id(IDENTITY, "5", store_id="1001", serves=None)
+    assert [call.request.url.split("?")[0].rsplit("/", 1)[1] for call in responses.calls] == ["1", "1", "5"]
+    for recipe_id in ("1", "5"):
+        expire_fresh_copy(upstream, recipe_id, "1001")
+    responses.replace(responses.GET, f"{BASE}/api/v1/recipes/5", json={**RECIPE, "id": "5"})
+    assert upstream.recipes.by_id(IDENTITY, "5", store_id="1001", serves=None).title == "Crêpes"
+    assert len(responses.calls) == 4
 
 
 @responses.activate
