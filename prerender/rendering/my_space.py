@@ -344,12 +344,23 @@ class BasketPreviewView:
     analytics_path: str
 
 
+def _sold_lines(raw: dict[str, Any]) -> list[dict[str, Any]]:
+    """A basket entry's lines that its store sells."""
+    return [line for line in raw.get("lines") or [] if isinstance(line, dict) and line.get("available") is not False]
+
+
+def _sold_products(recipes: list[Any]) -> int:
+    """The products the basket's recipes put in the cart at its store: each product once, however many recipes use
+    it, and none the store does not sell (the rows' counts, components/catalog.js counts the same)."""
+    return len({str(line.get("product_id")) for raw in recipes if isinstance(raw, dict) for line in _sold_lines(raw)})
+
+
 def _preview_recipe(raw: dict[str, Any], t: Translator) -> PreviewRecipeView | None:
     if not isinstance(raw, dict) or "recipe_id" not in raw:
         return None
     # The lines the store sells: a line it does not (after a move to another store) is neither priced nor counted,
     # as the drawer leaves it out of "add the N products" (the browser counts the same: components/catalog.js).
-    lines = [line for line in raw.get("lines") or [] if isinstance(line, dict) and line.get("available") is not False]
+    lines = _sold_lines(raw)
     total = sum((Decimal(str(line.get("price") or 0)) for line in lines), Decimal(0))
     picture = raw.get("picture_url")
     return PreviewRecipeView(
@@ -388,7 +399,6 @@ def basket_preview_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
     recipes = tuple(
         view for view in (_preview_recipe(raw, t) for raw in basket.get("recipes") or []) if view is not None
     )
-    products = basket.get("products") or []
     # The my-space tabs lead to the customer's my-space page; the basket's own tab is this page.
     tabs: tuple[TabView, ...] = ()
     if links.my_space is not None:
@@ -409,7 +419,7 @@ def basket_preview_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
         tabs=tabs,
         store_id=basket.get("store_id") or store_id,
         recipes=recipes,
-        product_count=sum(1 for p in products if isinstance(p, dict)),
+        product_count=_sold_products(basket.get("recipes") or []),
         total_text=_money(basket.get("total"), t) if recipes else None,
         cart_url=links.cart,
         needs_login=needs_login,

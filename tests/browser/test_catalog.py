@@ -251,7 +251,12 @@ def test_a_paid_basket_is_in_the_history_and_the_preview_removes(
     expect(items).to_have_count(1)
     assert items.first.get_attribute("data-recipe-id") != removed
     # Written again in the browser from the server's plural text (sdk/texts.js reads it as the server does).
-    expect(preview.locator("[data-role=summary]")).to_have_text(re.compile(r"^1 recette · \d+ produits?$"))
+    # Its count is the products the store sells, each once, as the server counts them (`_sold_products`).
+    sold = page.evaluate(
+        """() => new Set(window.svc.basket.basket$.value.recipes.flatMap((entry) => entry.lines
+             .filter((line) => line.available !== false).map((line) => String(line.product_id)))).size"""
+    )
+    expect(preview.locator("[data-role=summary]")).to_have_text(re.compile(rf"^1 recette · {sold} produits?$"))
     expect(page.locator("[data-cart-count]")).not_to_have_text(count_before)
 
 

@@ -273,6 +273,11 @@ def test_a_preview_row_counts_and_prices_what_the_store_sells(client, user):
     assert (
         item.find(class_="svc-basket-preview__price").get_text(strip=True) == f"{price:.2f}".replace(".", ",") + "\xa0€"
     )
+    # The summary counts the same products (the basket's `products` holds the veal too: the cart's content at the
+    # store it was added at).
+    assert len(moved["products"]) == len(entry["lines"])
+    summary = root.find(attrs={"data-role": "summary"}).get_text(" ", strip=True)
+    assert summary == f"1 recette · {len(sold)} produits", summary
 
 
 def test_the_basket_preview_options(client, user):

@@ -345,7 +345,7 @@ export class CatalogElement extends HTMLElement {
       if (total && typeof basket.total === "number") total.textContent = money(basket.total, basket.currency ?? "EUR");
       const remaining = this.querySelectorAll('[data-role="results"] > li').length;
       const summary = this.querySelector('[data-role="summary"]');
-      const products = Array.isArray(basket.products) ? basket.products.length : 0;
+      const products = soldProducts(basket.recipes);
       if (summary && remaining > 0) summary.textContent = this.#text("CATALOG_BASKET_PREVIEW.SUMMARY", { recipes: remaining, products });
       if (remaining === 0) {
         for (const part of this.querySelectorAll('[data-role="results"], [data-role="footer"], [data-role="summary"]')) {
@@ -364,8 +364,7 @@ export class CatalogElement extends HTMLElement {
    * @param {Element} item @param {any} entry @param {string} currency
    */
   #showPreviewEntry(item, entry, currency) {
-    const lines = (Array.isArray(entry.lines) ? entry.lines : [])
-      .filter((/** @type {any} */ line) => line && typeof line === "object" && line.available !== false);
+    const lines = soldLines(entry);
     const meta = item.querySelector(".svc-basket-preview__meta");
     const guests = Number(entry.guests);
     if (meta && Number.isInteger(guests) && guests > 0) {
@@ -402,6 +401,25 @@ export class CatalogElement extends HTMLElement {
       this.#notify(this.#text("CATALOG_BASKET_PREVIEW.REMOVE_FAILED"), "error");
     }
   }
+}
+
+/**
+ * A basket entry's lines that its store sells.
+ * @param {any} entry @returns {any[]}
+ */
+function soldLines(entry) {
+  return (Array.isArray(entry?.lines) ? entry.lines : [])
+    .filter((/** @type {any} */ line) => line && typeof line === "object" && line.available !== false);
+}
+
+/**
+ * The products the basket's recipes put in the cart at its store: each product once, however many recipes use it,
+ * and none the store does not sell, as the server counts them (prerender/rendering/my_space.py, `_sold_products`).
+ * @param {unknown} recipes @returns {number}
+ */
+function soldProducts(recipes) {
+  const entries = Array.isArray(recipes) ? recipes : [];
+  return new Set(entries.flatMap((entry) => soldLines(entry).map((line) => String(line.product_id)))).size;
 }
 
 if (!customElements.get(tagName)) customElements.define(tagName, CatalogElement);
