@@ -212,6 +212,8 @@ class TabView:
     url: str
     active: bool
     count: int | None = None
+    # What the count counts, for a screen reader ("3 commandes"; the favorites count recipes, the history orders).
+    count_unit: str = ""
 
 
 @dataclass(frozen=True)
@@ -232,6 +234,10 @@ class MySpaceView:
     store_id: str | None
 
 
+# The unit of each tab's count (the browser writes the favorites' again as one is removed: components/catalog.js).
+COUNT_UNITS = {"favorites": "CATALOG_FAVORITES.COUNT_UNIT", "history": "CATALOG_MY_SPACE.HISTORY_COUNT_UNIT"}
+
+
 def my_space_tabs(
     params: dict[str, Any], tab: str, t: Translator, *, defaults: dict[str, Any], count: int | None = None
 ) -> tuple[TabView, ...]:
@@ -243,6 +249,7 @@ def my_space_tabs(
             url=page_link(params, defaults=defaults, tab=name, page=1),
             active=name == tab,
             count=count if name == tab else None,
+            count_unit=t(COUNT_UNITS[name], count=count) if name == tab and count is not None else "",
         )
         for name in MY_SPACE_TABS
     )

@@ -151,6 +151,7 @@ def test_my_space_has_the_container_class_and_tab_classes(client, user):
     assert panel["role"] == "tabpanel" and favorites["aria-controls"] == panel["id"]
     assert card_ids(panel) == ["7"]
     assert root.find(class_="svc-my-space__title").get_text(strip=True) == "Mon espace"
+    assert favorites.find(class_="svc-my-space__tab-count").get_text() == "1 recette"  # "1", and its unit unseen
 
 
 @pytest.mark.parametrize("hidden", ["false", "0"])
@@ -181,9 +182,11 @@ def test_history_is_the_recipes_of_confirmed_baskets_newest_first(client, user):
     assert item.find(class_="svc-my-space__history-price").get_text(strip=True).endswith("€")
     assert item.find("button", attrs={"data-action": "open-details"})["data-recipe-id"] == "5"
     assert groups[0].find("time")["datetime"]
-    # The history tab counts its orders.
+    # The history tab counts its orders (three recipes in two), and says so to a screen reader.
     active = root.find("a", class_="svc-my-space__tab--active")
-    assert active["data-tab"] == "history" and active.find(class_="svc-my-space__tab-count").get_text() == "2"
+    count = active.find(class_="svc-my-space__tab-count")
+    assert active["data-tab"] == "history" and count.find(string=True, recursive=False) == "2"
+    assert count.get_text() == "2 commandes" and "svc-ds-visually-hidden" in count.span["class"]
 
 
 def test_history_as_a_grid(client, user):
