@@ -22,7 +22,7 @@
 //
 // The preferences panel is a part of its own, components/catalog/preferences.js (bundled into this module in the
 // release tree).
-import { sdk, services, money, linesPrice, translator } from "./ui.js";
+import { sdk, services, money, linesPrice, revealFocusInRows, translator } from "./ui.js";
 import { PreferencesPanel } from "./catalog/preferences.js";
 
 const tagName = `${sdk.prefix}-catalog`;
@@ -71,6 +71,7 @@ export class CatalogElement extends HTMLElement {
     }
     this.#text = translator(this.getAttribute("lang") ?? "fr", texts);
     this.addEventListener("click", (event) => this.#onClick(event), { signal });
+    revealFocusInRows(this, signal);
     const preferences = new PreferencesPanel(this, { text: this.#text, apiVersion: this.apiVersion });
     this.#preferences = preferences;
     this.addEventListener("submit", (event) => preferences.onSubmit(event), { signal });

@@ -22,7 +22,7 @@
 //   once, then `planner.add`, `planner.remove`, `planner.swap`, `planner.finalize`;
 // - the try-again state (`retry`: the upstream failed while the server rendered the page), in
 //   components/planner-retry.js: the page asked again a few times, then on the button.
-import { sdk, services, isStoppedByHook, inertFragment, formatText } from "./ui.js";
+import { sdk, services, isStoppedByHook, inertFragment, formatText, revealFocusInRows } from "./ui.js";
 import { findOnboarding, ONBOARDED_KEY } from "./planner-onboarding.js";
 import { PlannerPanel } from "./planner-panel.js";
 import { PlannerRetry } from "./planner-retry.js";
@@ -99,6 +99,7 @@ export class PlannerElement extends HTMLElement {
     this.addEventListener("click", (event) => this.#onClick(event), { signal });
     this.addEventListener("change", (event) => this.#onChange(event), { signal });
     this.addEventListener("submit", (event) => this.#onSubmit(/** @type {SubmitEvent} */ (event)), { signal });
+    revealFocusInRows(this, signal);
     if (this.hasAttribute("unavailable")) return;
     if (this.hasAttribute("retry")) {
       this.#retry.schedule();

@@ -151,6 +151,26 @@ export function h(tag, attributes = {}, ...children) {
 }
 
 /**
+ * Keeps the control that takes the focus wholly in view in the rows under `root` that scroll sideways (chips, the
+ * carousels, tabs): Chromium scrolls a focused element into view only when none of it shows, so a chip half past
+ * its row's edge stayed half hidden (WCAG 2.4.12).
+ * @param {HTMLElement} root @param {AbortSignal} signal
+ */
+export function revealFocusInRows(root, signal) {
+  root.addEventListener("focusin", (event) => {
+    const target = event.target;
+    if (!(target instanceof Element)) return;
+    for (let row = target.parentElement; row && root.contains(row); row = row.parentElement) {
+      if (row.scrollWidth <= row.clientWidth || !["auto", "scroll"].includes(getComputedStyle(row).overflowX)) continue;
+      const box = row.getBoundingClientRect();
+      const item = target.getBoundingClientRect();
+      const past = item.left < box.left ? item.left - box.left : Math.max(0, item.right - box.right);
+      if (past) row.scrollBy({ left: past, behavior: "instant" });
+    }
+  }, { signal });
+}
+
+/**
  * A price in the language of the session.
  * @param {number | null | undefined} amount
  * @param {string} [currency]
