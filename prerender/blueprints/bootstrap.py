@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, render_template
 
 from prerender.rendering.assets import get_assets
+from prerender.rendering.i18n import translator_for
 from prerender.web.context import current_context
 from prerender.web.contract import NOT_MODIFIED, declare, html
 from prerender.web.degraded import marked_if_degraded
@@ -33,7 +34,7 @@ def window_bootstrap() -> Response:
     ctx = current_context()
     element = shopper_element(ctx)
     set_policy(PRIVATE if element else SAME_WITHOUT_A_SHOPPER)  # without a shopper, the same for everyone
-    fragment = render_template("scripts.html", module_urls=get_assets().module_urls(SDK_MODULES))
+    fragment = render_template("scripts.html", module_urls=get_assets().module_urls(SDK_MODULES), t=translator_for(ctx))
     response = Response(element + fragment, mimetype="text/html")
     # The token could not be checked (the upstream failed): the shopper's credential is missing, and the copy
     # without it must reach no cache as the token's answer; or it was checked against the supplier's last good

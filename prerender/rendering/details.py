@@ -21,7 +21,6 @@ from prerender.web.context import RequestContext
 BROWSER_TEXTS = {
     "details.decrease": "DECREASE",
     "details.increase": "INCREASE",
-    "details.remove": "REMOVE",
     "details.add": "ADD",
     "details.add-all": "ADD_ALL",
     "details.in-basket": "IN_BASKET",

@@ -30,6 +30,8 @@ from prerender.web.context import RequestContext
 log = logging.getLogger(__name__)
 
 BASE_DIR = Path(__file__).parent.parent / "i18n"
+# The section of the browser SDK's own texts.
+SDK_PREFIX = "SDK."
 EXTENSION_KEY = "prerender.rendering.i18n"
 
 
@@ -138,6 +140,10 @@ class Translator:
 
     language: str
     texts: dict[str, str] = field(repr=False)
+    # A retailer's own versions of the browser SDK's texts (its override file's `SDK.*`), by the SDK's keys: written
+    # into the fragments for the SDK to take (templates/scripts.html, static/sdk/texts.js). The base texts' `SDK`
+    # section is the SDK's own texts, for the override check to read.
+    sdk: dict[str, str] = field(default_factory=dict, repr=False)
 
     def __call__(self, key: str, **params: Any) -> str:
         text = self.get(key, **params)
@@ -216,7 +222,10 @@ class TextCatalog:
                 language, _, variant = path.stem.partition("-")
                 if language in base:
                     texts = _read_override(path, base[language])
-                    self._translators[(language, variant)] = Translator(language, {**base[language], **texts})
+                    sdk = {
+                        key.removeprefix(SDK_PREFIX): text for key, text in texts.items() if key.startswith(SDK_PREFIX)
+                    }
+                    self._translators[(language, variant)] = Translator(language, {**base[language], **texts}, sdk)
 
     def translator(self, language: str, variant: str | None = None) -> Translator:
         """The Translator for `fr` or `fr-<variant>`; an unknown variant falls back to the base texts."""

@@ -6,8 +6,9 @@
 // `numberFormat`'s one cache of Intl.NumberFormat per language and options.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 
-import { formatText, isolated, numberFormat, translator } from "../../prerender/static/sdk/texts.js";
+import { TEXTS, formatText, isolated, numberFormat, translator } from "../../prerender/static/sdk/texts.js";
 
 const NBSP = "\u00a0"; // before the euro sign in French
 const NNBSP = "\u202f"; // French thousands separator
@@ -72,6 +73,48 @@ describe("translator", () => {
       "Votre panier de Le Magazine : 1 recette, aucun produit à ajouter");
     assert.equal(translator("en")("transfer.received", { affiliate: "The Mag", recipes: 1, products: 0 }),
       "Your basket from The Mag: 1 recipe, nothing to add to your cart");
+  });
+});
+
+describe("the SDK's texts and the server's", () => {
+  // The drawer's controls take theirs from the recipe details (RECIPE_DETAILS.*, prerender/rendering/details.py),
+  // which win over the SDK's: a retailer overrides those there.
+  const FROM_DETAILS = ["details.add", "details.packages", "details.decrease", "details.increase"];
+
+  test("the server's SDK section is the SDK's texts, which a retailer's override file may replace", () => {
+    for (const language of ["fr", "en"]) {
+      const server = JSON.parse(readFileSync(new URL(`../../prerender/i18n/${language}.json`, import.meta.url), "utf8"));
+      const own = Object.fromEntries(Object.entries(TEXTS[language]).filter(([key]) => !FROM_DETAILS.includes(key)));
+      assert.deepEqual(server.SDK, own, language);
+    }
+  });
+
+  test("a retailer's versions in the page's fragments win over the SDK's, in their language only", () => {
+    const block = (language, text) => ({
+      getAttribute: (name) => (name === "data-language" ? language : null),
+      textContent: text,
+    });
+    const blocks = [
+      block("en", JSON.stringify({ "drawer.close": "Close the recipe" })),
+      block("fr", JSON.stringify({ "drawer.close": "Fermer la recette", "drawer.retry": 3 })),
+      block("fr", JSON.stringify({ "drawer.close": "a second block: the first in the language wins" })),
+    ];
+    const warnings = [];
+    const warn = console.warn;
+    globalThis.document = { querySelectorAll: () => blocks };
+    console.warn = (message) => warnings.push(message);
+    try {
+      assert.equal(translator("fr-demo")("drawer.close"), "Fermer la recette");
+      assert.equal(translator("fr-demo")("drawer.retry"), "Réessayer", "a value that is no text is left out");
+      assert.equal(translator("en")("drawer.close"), "Close the recipe");
+      assert.equal(translator("fr", { "drawer.close": "the component's own" })("drawer.close"), "the component's own");
+      blocks.splice(0, 3, block("fr", "{not json"));
+      assert.equal(translator("fr")("drawer.close"), "Fermer");
+      assert.equal(warnings.length, 1);
+    } finally {
+      delete globalThis.document;
+      console.warn = warn;
+    }
   });
 });
 

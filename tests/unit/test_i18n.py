@@ -339,3 +339,30 @@ def test_the_browser_isolates_the_same_parameters_as_the_server():
     )
     assert browser == [isolated(text) for text in samples]
     assert browser[samples.index("a\u202eb")] == "\u2068a\u202eb\u2069" and browser[0] == "plain"
+
+
+def test_a_retailers_versions_of_the_sdks_texts_are_kept_apart_for_the_browser(tmp_path, caplog):
+    """An override file's `SDK.*` texts replace the browser SDK's own (its toasts, the drawer's close button, the
+    transfer's messages...): checked as any override is, against the base files' `SDK` section, which holds the
+    SDK's texts (tests/js/texts.test.mjs keeps the two equal), and given to the fragments by the SDK's keys."""
+    (tmp_path / "fr-demo.json").write_text(
+        json.dumps(
+            {
+                "SDK": {
+                    "toaster.added": "{count, plural, one {# article ajouté} other {# articles ajoutés}}",
+                    "drawer.close": "Fermer la recette",
+                    "drawer.retry": "Encore {oops}",  # a parameter the SDK never gives: left out
+                    "no.such.key": "?",  # not an SDK text: left out
+                },
+                "RECIPE_PRICING": {"PER_GUESTS": "par convive"},
+            }
+        )
+    )
+    catalog = TextCatalog(overrides_dir=tmp_path)
+    assert catalog.translator("fr", "demo").sdk == {
+        "toaster.added": "{count, plural, one {# article ajouté} other {# articles ajoutés}}",
+        "drawer.close": "Fermer la recette",
+    }
+    assert catalog.translator("fr").sdk == {} and catalog.translator("en", "demo").sdk == {}
+    assert "SDK.drawer.retry names parameters its text is not given (oops)" in caplog.text
+    assert "SDK.no.such.key is no text of the service" in caplog.text

@@ -1,6 +1,9 @@
 // The few texts the browser runtime writes itself (messages, controls it creates). Texts that the server
-// renders (card, recipe details) come from the server's i18n files; these are the fallbacks of the SDK,
-// per base language of `language-id`. The recipe-details JSON may override any key with a "texts" object.
+// renders (card, recipe details) come from the server's i18n files; these are the SDK's own, per base language of
+// `language-id`, and the server's files hold the same under `SDK` (tests/js/texts.test.mjs keeps them equal). A
+// retailer's override file may replace them (`SDK.<key>`): prerender then writes its versions into its fragments
+// (prerender/templates/scripts.html), and the SDK takes them from the page (`retailerTexts`). The recipe-details
+// JSON may override any key with a "texts" object.
 // A text may hold plural arguments, read as the server reads those of its i18n files
 // (prerender/rendering/plurals.py): `{count, plural, =0 {…} one {# produit} other {# produits}}`, the category
 // being the language's CLDR rule (`Intl.PluralRules`) and `#` the number as the language writes it.
@@ -8,7 +11,7 @@
 /** @typedef {Record<string, string>} Texts */
 
 /** @type {Record<string, Texts>} */
-const TEXTS = {
+export const TEXTS = {
   fr: {
     "error.generic": "Une erreur est survenue. Réessayez dans un instant.",
     "error.network": "Connexion impossible. Vérifiez votre réseau et réessayez.",
@@ -91,7 +94,42 @@ export function translator(languageId, overrides = {}) {
   const language = String(languageId).slice(0, 2);
   const base = TEXTS[language] ?? TEXTS.fr;
   const locale = TEXTS[language] ? language : "fr";
-  return (key, params = {}) => formatText(overrides[key] ?? base[key] ?? TEXTS.en[key] ?? key, params, locale);
+  const retailer = retailerTexts(locale);
+  return (key, params = {}) =>
+    formatText(overrides[key] ?? retailer[key] ?? base[key] ?? TEXTS.en[key] ?? key, params, locale);
+}
+
+// Where prerender writes a retailer's versions of the SDK's texts (prerender/templates/scripts.html).
+const RETAILER_TEXTS = "script[type='application/json'].svc-sdk-texts";
+/** @type {WeakMap<Element, Texts>} */
+const readBlocks = new WeakMap();
+
+/**
+ * The retailer's versions of the SDK's texts in `language` that the page's prerender fragments carry (those of the
+ * first block in that language), {} when none does (or outside a page). A block that does not read is left out.
+ * @param {string} language `fr` or `en`
+ * @returns {Texts}
+ */
+function retailerTexts(language) {
+  if (typeof document === "undefined") return {};
+  for (const block of document.querySelectorAll(RETAILER_TEXTS)) {
+    if (block.getAttribute("data-language") !== language) continue;
+    let texts = readBlocks.get(block);
+    if (!texts) {
+      texts = {};
+      try {
+        const parsed = JSON.parse(block.textContent ?? "");
+        for (const [key, value] of Object.entries(parsed && typeof parsed === "object" ? parsed : {})) {
+          if (typeof value === "string") texts[key] = value;
+        }
+      } catch {
+        console.warn("a block of the retailer's texts does not read: the SDK's own stand in");
+      }
+      readBlocks.set(block, texts);
+    }
+    return texts;
+  }
+  return {};
 }
 
 /**
