@@ -86,7 +86,18 @@ def _runtime_page(
         scripts_html=scripts(sdk),
         analytics_path=analytics_path,
     )
-    return _render(template, visitor, page, recipes=recipes.result(), entry_html=entry_html)
+    return _render(template, visitor, page, recipes=_recipes_of(recipes), entry_html=entry_html)
+
+
+def _recipes_of(future: Future[list[RecipeSummary]]) -> list[RecipeSummary]:
+    """The shop's own recipes, or none when the catalog is late (its call queued behind a busy pool, then its
+    timeouts, its second call at a store it does not know included): the page goes on."""
+    catalog_wait = current_app.config["COREAPI_CONNECT_TIMEOUT"] + current_app.config["COREAPI_READ_TIMEOUT"]
+    try:
+        return future.result(timeout=2 * catalog_wait + 1)
+    except TimeoutError:
+        log.warning("the shop's recipes missed their wait; left out")
+        return []
 
 
 def _planner_entry(visitor: Visitor, request_id: str) -> tuple[Future[str], Future[str]]:

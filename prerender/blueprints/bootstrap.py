@@ -9,7 +9,7 @@ from prerender.rendering.i18n import translator_for
 from prerender.web.context import current_context
 from prerender.web.contract import NOT_MODIFIED, declare, html
 from prerender.web.degraded import marked_if_degraded
-from prerender.web.http_caching import PRIVATE, SAME_WITHOUT_A_SHOPPER, set_policy
+from prerender.web.http_caching import PRIVATE, PUBLIC, set_policy
 from prerender.web.shopper import shopper_element
 
 bp = Blueprint("bootstrap", __name__)
@@ -22,7 +22,8 @@ SDK_MODULES = ("sdk/svc.js",)
     summary="The browser SDK alone",
     answers={
         200: html(
-            "The SDK's module script tag, and, when a valid supplier-token names the shopper, the shopper's "
+            "The SDK's module script tag (after a JSON data block of the retailer's versions of the SDK's texts when "
+            "its language-id has some), and, when a valid supplier-token names the shopper, the shopper's "
             "credential element (then private). When the token could not be checked (the upstream failed), the "
             "script tag alone, marked X-Degraded and kept by no cache."
         ),
@@ -33,7 +34,9 @@ def window_bootstrap() -> Response:
     """The SDK module and the shopper's credential, for pages with custom or public recipe cards."""
     ctx = current_context()
     element = shopper_element(ctx)
-    set_policy(PRIVATE if element else SAME_WITHOUT_A_SHOPPER)  # without a shopper, the same for everyone
+    # Without a shopper, the same for everyone with the same token and language-id (a retailer's versions of the
+    # SDK's texts come with its language-id: templates/scripts.html).
+    set_policy(PRIVATE if element else PUBLIC)
     fragment = render_template("scripts.html", module_urls=get_assets().module_urls(SDK_MODULES), t=translator_for(ctx))
     response = Response(element + fragment, mimetype="text/html")
     # The token could not be checked (the upstream failed): the shopper's credential is missing, and the copy

@@ -358,7 +358,8 @@ def _sold_lines(raw: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _sold_products(recipes: list[Any]) -> int:
     """The products the basket's recipes put in the cart at its store: each product once, however many recipes use
-    it, and none the store does not sell (the rows' counts, components/catalog.js counts the same)."""
+    it, and none the store does not sell (the rows' lines; the browser counts the same:
+    components/catalog/basket-counts.js)."""
     return len({str(line.get("product_id")) for raw in recipes if isinstance(raw, dict) for line in _sold_lines(raw)})
 
 

@@ -51,9 +51,6 @@ NO_STORE = CachePolicy(public=False, store=False)
 NO_STORE_CACHE_CONTROL = "private, no-store"
 # The same for everyone whatever their headers (stylesheet links, /openapi.json).
 SAME_FOR_EVERYONE = CachePolicy(public=True, vary=())
-# The same for everyone the supplier-token names no shopper for (the bootstrap without a valid token): a valid
-# token makes the answer a shopper's own, so caches must keep one copy per token.
-SAME_WITHOUT_A_SHOPPER = CachePolicy(public=True, vary=("supplier-token",))
 
 
 def cache_policy(policy: CachePolicy | Callable[[], CachePolicy]) -> Callable[[View], View]:

@@ -140,3 +140,27 @@ def test_a_chip_the_keyboard_reaches_shows_whole(phone_320: Page, context: Brows
     phone_320.keyboard.press("Shift+Tab")
     hidden.append(chips.nth(chips.count() - 2).evaluate(PARTLY_HIDDEN))
     assert hidden == [None] * chips.count(), hidden
+
+
+def test_a_card_half_in_its_carousel_opens_where_it_is_clicked(phone_320: Page, context: BrowserContext, shop_url: str):
+    """The pointer's focus does not scroll a row (only the keyboard's, as above): a card half in its snapping
+    carousel, clicked where it shows, opens, rather than being scrolled from under the pointer before the click."""
+    visit(context, phone_320, shop_url, "/idees")
+    row = phone_320.locator("svc-catalog[hydrated] .svc-catalog__carousel").first
+    expect(row.locator("svc-recipe-card[hydrated]").first).to_be_attached()
+    half = row.evaluate(
+        """(row) => {
+          row.scrollIntoView({ block: 'center' });  // the page scrolls to the row, the row itself does not
+          const box = row.getBoundingClientRect();
+          for (const card of row.querySelectorAll('svc-recipe-card')) {
+            const cta = card.querySelector('.svc-recipe-card__title-button').getBoundingClientRect();
+            if (cta.left < box.right - 20 && cta.right > box.right) {
+              return { id: card.getAttribute('recipe-id'), x: (cta.left + box.right) / 2, y: cta.top + cta.height / 2 };
+            }
+          }
+          return null;
+        }"""
+    )
+    assert half is not None, "no card is half in its row at 320 px"
+    phone_320.mouse.click(half["x"], half["y"])  # where it shows: Playwright's own click would scroll it first
+    expect(phone_320.locator(f"svc-drawer[open] svc-recipe-details[recipe-id='{half['id']}']")).to_be_attached()

@@ -145,7 +145,7 @@ def test_the_pages_in_english(shop_client: FlaskClient):
     shop_client.post("/preferences", data={"language": "en"})
     soup = soup_of(shop_client.get("/idees/mon-espace"))
     assert catalog_of(soup)["lang"] == "en"
-    assert soup.select_one("main#content h1").get_text(strip=True) == "Favourites and history"
+    assert soup.select_one("main#content h1").get_text(strip=True) == "Favorites and history"
     assert soup.select_one('[data-account-link="my-meals"]').get_text(strip=True) == "Recipes in the cart"
 
 

@@ -20,9 +20,10 @@
 // - the toolbar's height while it sticks (catalog.css), on the root as --svc-catalog-toolbar-height: the list's
 //   filter bar sticks under it, and focused controls scroll clear of it.
 //
-// The preferences panel is a part of its own, components/catalog/preferences.js (bundled into this module in the
-// release tree).
+// The preferences panel is a part of its own, components/catalog/preferences.js, and what the basket preview counts
+// is components/catalog/basket-counts.js (both bundled into this module in the release tree).
 import { sdk, services, money, linesPrice, revealFocusInRows, translator } from "./ui.js";
+import { soldLines, soldProducts } from "./catalog/basket-counts.js";
 import { PreferencesPanel } from "./catalog/preferences.js";
 
 const tagName = `${sdk.prefix}-catalog`;
@@ -402,25 +403,6 @@ export class CatalogElement extends HTMLElement {
       this.#notify(this.#text("CATALOG_BASKET_PREVIEW.REMOVE_FAILED"), "error");
     }
   }
-}
-
-/**
- * A basket entry's lines that its store sells.
- * @param {any} entry @returns {any[]}
- */
-function soldLines(entry) {
-  return (Array.isArray(entry?.lines) ? entry.lines : [])
-    .filter((/** @type {any} */ line) => line && typeof line === "object" && line.available !== false);
-}
-
-/**
- * The products the basket's recipes put in the cart at its store: each product once, however many recipes use it,
- * and none the store does not sell, as the server counts them (prerender/rendering/my_space.py, `_sold_products`).
- * @param {unknown} recipes @returns {number}
- */
-function soldProducts(recipes) {
-  const entries = Array.isArray(recipes) ? recipes : [];
-  return new Set(entries.flatMap((entry) => soldLines(entry).map((line) => String(line.product_id)))).size;
 }
 
 if (!customElements.get(tagName)) customElements.define(tagName, CatalogElement);

@@ -151,15 +151,17 @@ export function h(tag, attributes = {}, ...children) {
 }
 
 /**
- * Keeps the control that takes the focus wholly in view in the rows under `root` that scroll sideways (chips, the
+ * Keeps the control the keyboard moves to wholly in view in the rows under `root` that scroll sideways (chips, the
  * carousels, tabs): Chromium scrolls a focused element into view only when none of it shows, so a chip half past
- * its row's edge stayed half hidden (WCAG 2.4.12).
+ * its row's edge stayed half hidden (WCAG 2.4.12). Only a focus the page shows (`:focus-visible`): the focus a click
+ * or a tap gives must not move the control from under the pointer (a snapping carousel would scroll a whole card,
+ * and the click land elsewhere).
  * @param {HTMLElement} root @param {AbortSignal} signal
  */
 export function revealFocusInRows(root, signal) {
   root.addEventListener("focusin", (event) => {
     const target = event.target;
-    if (!(target instanceof Element)) return;
+    if (!(target instanceof Element) || !target.matches(":focus-visible")) return;
     for (let row = target.parentElement; row && root.contains(row); row = row.parentElement) {
       if (row.scrollWidth <= row.clientWidth || !["auto", "scroll"].includes(getComputedStyle(row).overflowX)) continue;
       const box = row.getBoundingClientRect();

@@ -408,9 +408,9 @@ export class IngredientRows {
 }
 
 /**
- * A product's quantity stepper. Its value says the new quantity only while the shopper is using this stepper (the
- * focus in it): "add all", a swap or the cart's report change many rows at once, and each row's value, a live region
- * (an `output` is one by default), would be announced in turn.
+ * A product's quantity stepper. Its value says the new quantity only once the shopper uses this stepper (the focus
+ * in it, or a press on it: Safari gives a clicked button no focus): "add all", a swap or the cart's report change
+ * many rows at once, and each row's value, a live region (an `output` is one by default), would be announced in turn.
  * @param {string} name the product's name @param {number} quantity
  * @param {{ decrease: string, increase: string }} labels the buttons' names
  */
@@ -420,7 +420,9 @@ function quantityStepper(name, quantity, labels) {
     h("button", { type: "button", class: "svc-ds-stepper__button", "data-action": "decrease-product", "aria-label": labels.decrease }, "−"),
     value,
     h("button", { type: "button", class: "svc-ds-stepper__button", "data-action": "increase-product", "aria-label": labels.increase }, "+"));
-  group.addEventListener("focusin", () => value.setAttribute("aria-live", "polite"));
+  const speak = () => value.setAttribute("aria-live", "polite");
+  group.addEventListener("focusin", speak);
+  group.addEventListener("pointerdown", speak);
   group.addEventListener("focusout", (event) => {
     if (!(event.relatedTarget instanceof Node && group.contains(event.relatedTarget))) value.setAttribute("aria-live", "off");
   });
