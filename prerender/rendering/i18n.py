@@ -23,7 +23,7 @@ from babel.dates import format_date
 from babel.numbers import format_currency
 from flask import Flask, current_app
 
-from prerender.rendering.plurals import format_plurals, parameters
+from prerender.rendering.plurals import escapes_braces, format_plurals, parameters
 from prerender.schemas.headers import SUPPORTED_LANGUAGES
 from prerender.web.context import RequestContext
 
@@ -104,6 +104,8 @@ def _unusable(key: str, value: Any, base: dict[str, str]) -> str | None:
         return f"cannot be read ({error})"
     if unknown:
         return f"names parameters its text is not given ({', '.join(sorted(unknown))})"
+    if key.startswith(SDK_PREFIX) and escapes_braces(value):
+        return "cannot be read by the browser SDK (a brace written `{{` or `}}`)"
     return None
 
 

@@ -89,6 +89,21 @@ def parameters(text: str) -> set[str]:
     return names
 
 
+def escapes_braces(text: str) -> bool:
+    """Whether `text` writes a brace as `{{` or `}}` (`str.format`'s escape), in its own text or a plural message,
+    which the browser SDK's `formatText` shows as written (prerender/static/sdk/texts.js). `text` reads
+    (`parameters` raised nothing)."""
+    outside: list[str] = []
+    position = 0
+    while (start := _START.search(text, position)) is not None:
+        outside.append(text[position : start.start()])
+        branches, position = _branches(text, start.end())
+        if any(escapes_braces(body) for body in branches.values()):
+            return True
+    outside.append(text[position:])
+    return any("{" in literal or "}" in literal for literal, *_ in string.Formatter().parse("".join(outside)))
+
+
 def _expand(text: str, params: Mapping[str, Any], language: str) -> str:
     out: list[str] = []
     position = 0

@@ -227,6 +227,12 @@ def test_only_the_stepper_in_use_says_its_quantity(page: Page, context: BrowserC
     second = dialog.locator(".svc-recipe-details__product-action").nth(1)
     second.locator("[data-action=increase-product]").dispatch_event("pointerdown")
     expect(values.nth(1)).to_have_attribute("aria-live", "polite")
+    # Without a focus to leave, a stepper stops speaking when another one is pressed: one speaks at a time.
+    dialog.locator(".svc-recipe-details__product-action").nth(2).locator(
+        "[data-action=decrease-product]"
+    ).dispatch_event("pointerdown")
+    live = values.evaluate_all("(outputs) => outputs.map((o) => o.getAttribute('aria-live'))")
+    assert live == ["off", "off", "polite"] + ["off"] * (len(live) - 3), live
 
 
 def test_the_drawer_when_the_details_cannot_load(page: Page, context: BrowserContext, shop_url: str):

@@ -112,11 +112,16 @@ def test_the_planner_entry_and_the_sheets_keep_their_controls_apart(
     assert crowding(phone_320, "main") == {"as set": [], "text spacing": []}
 
 
-# The rows that scroll sideways in the catalog at 320 px: the recipe types' chips of the search page.
+# How much of a control, its focus ring included, the rows that scroll sideways hide (null: none). At 320 px: the
+# recipe types' chips of the search page.
 PARTLY_HIDDEN = """(control) => {
+  const look = getComputedStyle(control);
+  const ring = look.outlineStyle === 'none' ? 0
+    : parseFloat(look.outlineWidth) + Math.max(0, parseFloat(look.outlineOffset));
   for (let row = control.parentElement; row; row = row.parentElement) {
     if (row.scrollWidth <= row.clientWidth || !['auto', 'scroll'].includes(getComputedStyle(row).overflowX)) continue;
-    const box = row.getBoundingClientRect(), item = control.getBoundingClientRect();
+    const box = row.getBoundingClientRect(), shown = control.getBoundingClientRect();
+    const item = { left: shown.left - ring, right: shown.right + ring };
     const at = (r) => `${Math.round(r.left)}-${Math.round(r.right)}`;
     if (item.left < box.left - 1 || item.right > box.right + 1) return `${at(item)} in ${at(box)}`;
   }
@@ -126,7 +131,8 @@ PARTLY_HIDDEN = """(control) => {
 
 def test_a_chip_the_keyboard_reaches_shows_whole(phone_320: Page, context: BrowserContext, shop_url: str):
     """The recipe types' chips run past their row's edge at 320 px: each one the keyboard reaches is scrolled
-    wholly into view (WCAG 2.4.12). Chromium by itself leaves one that shows in part where it is."""
+    wholly into view, its focus ring too (WCAG 2.4.12). Chromium by itself leaves one that shows in part where it
+    is."""
     visit(context, phone_320, shop_url, "/idees/recherche?all_recipes=true")
     chips = phone_320.locator("svc-catalog[hydrated] .svc-catalog-list__filters .svc-catalog-list__filter")
     expect(chips.first).to_be_visible()
@@ -164,3 +170,20 @@ def test_a_card_half_in_its_carousel_opens_where_it_is_clicked(phone_320: Page, 
     assert half is not None, "no card is half in its row at 320 px"
     phone_320.mouse.click(half["x"], half["y"])  # where it shows: Playwright's own click would scroll it first
     expect(phone_320.locator(f"svc-drawer[open] svc-recipe-details[recipe-id='{half['id']}']")).to_be_attached()
+
+
+def test_the_shops_navigation_shows_the_link_the_keyboard_reaches(
+    phone_320: Page, context: BrowserContext, shop_url: str
+):
+    """The demo shop's own rows (the site's sections, the recipe pages') scroll sideways at 320 px: each link the
+    keyboard reaches shows whole, as the product's rows do."""
+    visit(context, phone_320, shop_url, "/idees")
+    hidden = {}
+    for row in (".site-nav__list", ".section-nav__list"):
+        links = phone_320.locator(f"{row} a")
+        links.first.focus()
+        for index in range(1, links.count()):
+            phone_320.keyboard.press("Tab")
+            expect(links.nth(index)).to_be_focused()
+            hidden[links.nth(index).inner_text()] = links.nth(index).evaluate(PARTLY_HIDDEN)
+    assert set(hidden.values()) == {None}, hidden

@@ -353,6 +353,9 @@ def test_a_retailers_versions_of_the_sdks_texts_are_kept_apart_for_the_browser(t
                     "drawer.close": "Fermer la recette",
                     "drawer.retry": "Encore {oops}",  # a parameter the SDK never gives: left out
                     "no.such.key": "?",  # not an SDK text: left out
+                    "drawer.loading": "{{count}} en cours",  # the server reads one brace, the SDK would show two
+                    # In a plural message too; a message that starts with a field (`{{count}`) is no escape.
+                    "details.unavailable-show": "{count, plural, one {{count} seul} other {{{count}}}}",
                 },
                 "RECIPE_PRICING": {"PER_GUESTS": "par convive"},
             }
@@ -366,3 +369,5 @@ def test_a_retailers_versions_of_the_sdks_texts_are_kept_apart_for_the_browser(t
     assert catalog.translator("fr").sdk == {} and catalog.translator("en", "demo").sdk == {}
     assert "SDK.drawer.retry names parameters its text is not given (oops)" in caplog.text
     assert "SDK.no.such.key is no text of the service" in caplog.text
+    assert "SDK.details.unavailable-show cannot be read by the browser SDK" in caplog.text
+    assert "SDK.drawer.loading cannot be read by the browser SDK (a brace written `{{` or `}}`)" in caplog.text

@@ -162,14 +162,26 @@ export function revealFocusInRows(root, signal) {
   root.addEventListener("focusin", (event) => {
     const target = event.target;
     if (!(target instanceof Element) || !target.matches(":focus-visible")) return;
+    const look = getComputedStyle(target);
+    // The focus ring around the control, which the row would cut as well.
+    const ring = look.outlineStyle === "none" ? 0 : px(look.outlineWidth) + Math.max(0, px(look.outlineOffset));
     for (let row = target.parentElement; row && root.contains(row); row = row.parentElement) {
-      if (row.scrollWidth <= row.clientWidth || !["auto", "scroll"].includes(getComputedStyle(row).overflowX)) continue;
+      const style = getComputedStyle(row);
+      if (row.scrollWidth <= row.clientWidth || !["auto", "scroll"].includes(style.overflowX)) continue;
+      // Where the row shows its items at rest: inside its padding, and at least the ring's width from its edges.
       const box = row.getBoundingClientRect();
+      const left = box.left + px(style.borderLeftWidth) + Math.max(ring, px(style.paddingLeft));
+      const right = box.right - px(style.borderRightWidth) - Math.max(ring, px(style.paddingRight));
       const item = target.getBoundingClientRect();
-      const past = item.left < box.left ? item.left - box.left : Math.max(0, item.right - box.right);
+      const past = item.left < left ? item.left - left : Math.max(0, item.right - right);
       if (past) row.scrollBy({ left: past, behavior: "instant" });
     }
   }, { signal });
+}
+
+/** @param {string} length a computed length ("16px") @returns {number} its pixels, 0 when it is none */
+function px(length) {
+  return Number.parseFloat(length) || 0;
 }
 
 /**

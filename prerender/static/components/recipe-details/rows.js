@@ -408,9 +408,10 @@ export class IngredientRows {
 }
 
 /**
- * A product's quantity stepper. Its value says the new quantity only once the shopper uses this stepper (the focus
- * in it, or a press on it: Safari gives a clicked button no focus): "add all", a swap or the cart's report change
- * many rows at once, and each row's value, a live region (an `output` is one by default), would be announced in turn.
+ * A product's quantity stepper. Its value says the new quantity only while the shopper uses this stepper (the focus
+ * in it, or the last press on a stepper: Safari gives a clicked button no focus): "add all", a swap or the cart's
+ * report change many rows at once, and each row's value, a live region (an `output` is one by default), would be
+ * announced in turn.
  * @param {string} name the product's name @param {number} quantity
  * @param {{ decrease: string, increase: string }} labels the buttons' names
  */
@@ -420,7 +421,14 @@ function quantityStepper(name, quantity, labels) {
     h("button", { type: "button", class: "svc-ds-stepper__button", "data-action": "decrease-product", "aria-label": labels.decrease }, "−"),
     value,
     h("button", { type: "button", class: "svc-ds-stepper__button", "data-action": "increase-product", "aria-label": labels.increase }, "+"));
-  const speak = () => value.setAttribute("aria-live", "polite");
+  // One stepper speaks at a time, the last one used: a press gives no focus in Safari, so no focusout either.
+  const speak = () => {
+    const details = group.closest(".svc-recipe-details") ?? group;
+    for (const other of details.querySelectorAll(".svc-recipe-details__product-action .svc-ds-stepper__value")) {
+      if (other !== value) other.setAttribute("aria-live", "off");
+    }
+    value.setAttribute("aria-live", "polite");
+  };
   group.addEventListener("focusin", speak);
   group.addEventListener("pointerdown", speak);
   group.addEventListener("focusout", (event) => {
