@@ -68,17 +68,9 @@ def parameters(text: str) -> set[str]:
     """The parameters `text` names, in its `{placeholders}` and its plural arguments (theirs and their messages').
     Raises ValueError (MalformedPlural for a plural argument) when `text` cannot be shown as a text of
     `prerender/i18n/*.json`: a plural argument that cannot be read, or braces `str.format` cannot read."""
-    names: set[str] = set()
-    outside: list[str] = []
-    position = 0
-    while (start := _START.search(text, position)) is not None:
-        outside.append(text[position : start.start()])
-        names.add(start.group(1))
-        branches, position = _branches(text, start.end())
-        for body in branches.values():
-            names |= parameters(body)
-    outside.append(text[position:])
-    for _, field, spec, conversion in string.Formatter().parse("".join(outside)):
+    outside, arguments, messages = _parts(text)
+    names = set(arguments).union(*(parameters(body) for body in messages))
+    for _, field, spec, conversion in string.Formatter().parse(outside):
         if field is None:
             continue
         # `{count!r}`, `{count:>9}`: no text of the service writes one, and a retailer's would show quotes, pad a
@@ -93,15 +85,25 @@ def escapes_braces(text: str) -> bool:
     """Whether `text` writes a brace as `{{` or `}}` (`str.format`'s escape), in its own text or a plural message,
     which the browser SDK's `formatText` shows as written (prerender/static/sdk/texts.js). `text` reads
     (`parameters` raised nothing)."""
+    outside, _, messages = _parts(text)
+    literals = (literal for literal, *_ in string.Formatter().parse(outside))
+    return any("{" in literal or "}" in literal for literal in literals) or any(map(escapes_braces, messages))
+
+
+def _parts(text: str) -> tuple[str, list[str], list[str]]:
+    """`text` without its plural arguments, the parameters they count, and their messages (MalformedPlural when one
+    cannot be read)."""
     outside: list[str] = []
+    arguments: list[str] = []
+    messages: list[str] = []
     position = 0
     while (start := _START.search(text, position)) is not None:
         outside.append(text[position : start.start()])
+        arguments.append(start.group(1))
         branches, position = _branches(text, start.end())
-        if any(escapes_braces(body) for body in branches.values()):
-            return True
+        messages.extend(branches.values())
     outside.append(text[position:])
-    return any("{" in literal or "}" in literal for literal, *_ in string.Formatter().parse("".join(outside)))
+    return "".join(outside), arguments, messages
 
 
 def _expand(text: str, params: Mapping[str, Any], language: str) -> str:
