@@ -17,7 +17,7 @@ from .catalog_client import CatalogClient, CatalogUnavailable, RecipeSummary, Un
 from .runtime import module_tags, sdk_and_styles
 from .services import get_services
 from .texts import Texts
-from .views import Page, personal, stores_of
+from .views import Page, catalog_answer, personal, stores_of
 from .visitor import Visitor, valid_identifier, visitor_from
 
 log = logging.getLogger(__name__)
@@ -72,7 +72,8 @@ def _runtime_page(
     visitor = visitor_from(request)
     request_id = uuid.uuid4().hex
     stores = _stores(visitor, request_id)
-    # The shop's own recipes, asked beside the stores: with the catalog slow, the page waits for one timeout, not two.
+    # The shop's own recipes, asked beside the stores: with the catalog slow, the page waits for one timeout, not two
+    # (two calls, at a store the catalog does not know).
     recipes = services.pool.submit(
         _recipes, services.catalog, visitor, request_id, per_page=current_app.config["IDEAS_SIZE"]
     )
@@ -86,18 +87,7 @@ def _runtime_page(
         scripts_html=scripts(sdk),
         analytics_path=analytics_path,
     )
-    return _render(template, visitor, page, recipes=_recipes_of(recipes), entry_html=entry_html)
-
-
-def _recipes_of(future: Future[list[RecipeSummary]]) -> list[RecipeSummary]:
-    """The shop's own recipes, or none when the catalog is late (its call queued behind a busy pool, then its
-    timeouts, its second call at a store it does not know included): the page goes on."""
-    catalog_wait = current_app.config["COREAPI_CONNECT_TIMEOUT"] + current_app.config["COREAPI_READ_TIMEOUT"]
-    try:
-        return future.result(timeout=2 * catalog_wait + 1)
-    except TimeoutError:
-        log.warning("the shop's recipes missed their wait; left out")
-        return []
+    return _render(template, visitor, page, recipes=catalog_answer(recipes, calls=2), entry_html=entry_html)
 
 
 def _planner_entry(visitor: Visitor, request_id: str) -> tuple[Future[str], Future[str]]:

@@ -6,7 +6,7 @@ import logging
 import uuid
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, current_app, jsonify, make_response, redirect, render_template, request, url_for
@@ -35,6 +35,8 @@ from .visitor import (
 )
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 bp = Blueprint("shop", __name__)
 
@@ -135,10 +137,17 @@ def _products(catalog: CatalogClient, visitor: Visitor, request_id: str) -> tupl
         )
 
 
-def stores_of(future: Future) -> list[Store]:
+def stores_of(future: Future[list[Store]]) -> list[Store]:
     """The stores of the picker, or none when the catalog is late or down (the page goes on)."""
+    return catalog_answer(future)
+
+
+def catalog_answer(future: Future[list[T]], *, calls: int = 1) -> list[T]:
+    """What a task of the page's pool asking the shop's catalog (`calls` calls in turn) found, or nothing when the
+    catalog is down or late: waited for as long as their read timeouts and a second (the task may have queued
+    behind a busy pool), then the page goes on."""
     try:
-        return future.result(timeout=current_app.config["COREAPI_READ_TIMEOUT"] + 1)
+        return future.result(timeout=calls * current_app.config["COREAPI_READ_TIMEOUT"] + 1)
     except (CatalogUnavailable, TimeoutError):
         return []
 

@@ -367,7 +367,8 @@ def _preview_recipe(raw: dict[str, Any], t: Translator) -> PreviewRecipeView | N
     if not isinstance(raw, dict) or "recipe_id" not in raw:
         return None
     # The lines the store sells: a line it does not (after a move to another store) is neither priced nor counted,
-    # as the drawer leaves it out of "add the N products" (the browser counts the same: components/catalog.js).
+    # as the drawer leaves it out of "add the N products" (the browser counts the same:
+    # components/catalog/basket-counts.js).
     lines = _sold_lines(raw)
     total = sum((Decimal(str(line.get("price") or 0)) for line in lines), Decimal(0))
     picture = raw.get("picture_url")
