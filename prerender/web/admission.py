@@ -23,13 +23,12 @@ from flask import Flask, Response, current_app, g, request
 from plumbing.problems import Problem
 from prerender.metrics import DEGRADED_ANSWERS
 from prerender.web.contract import request_contract
-from prerender.web.degraded import DEGRADED_HEADER
+from prerender.web.degraded import DEGRADED_HEADER, SHED, was_shed
 from prerender.web.http_caching import NO_STORE, set_policy
 from prerender.web.queue_age import queued_seconds
 from prerender.web.upstream_budget import budget_left, is_fragment_route
 
 EXTENSION_KEY = "prerender.admission"
-SHED = "shed"
 QUEUED = "queued"
 RETRY_AFTER_SECONDS = 1
 
@@ -80,8 +79,8 @@ def admit() -> None:
 
 
 def mark_shed(response: Response) -> Response:
-    """after_request: a shed fragment says so."""
-    if g.get("shed"):
+    """after_request: a shed fragment says so, whole or not."""
+    if was_shed():
         response.headers[DEGRADED_HEADER] = SHED
     return response
 

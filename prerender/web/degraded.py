@@ -26,6 +26,14 @@ DEGRADED_HEADER = "X-Degraded"
 # made with the last good copy of what it failed to give (prerender/gateway/fallbacks.py).
 UPSTREAM = "upstream"
 STALE = "stale"
+# A request shed at the door (prerender/web/admission.py), counted there with the reason it was shed for.
+SHED = "shed"
+
+
+def was_shed() -> bool:
+    """Whether admission shed this request: it renders with no upstream budget, so what it goes without is the
+    shed's doing, not the upstream's (counted once, at the door)."""
+    return bool(g.get("shed"))
 
 
 def is_refusal(error: UpstreamError) -> bool:
@@ -69,8 +77,12 @@ def marked_if_degraded(response: Response, *, failed: bool = False) -> Response:
 
 
 def mark_degraded(response: Response, *, reason: str = UPSTREAM) -> Response:
-    """Mark a degraded answer: the header, the count by route, and no cache keeps it."""
-    response.headers[DEGRADED_HEADER] = reason
-    DEGRADED_ANSWERS.labels(request.endpoint or "unmatched", reason).inc()
+    """Mark a degraded answer: the header, the count by route, and no cache keeps it. A request shed at the door
+    is marked `shed` whatever it went without, and not counted again."""
+    if was_shed():
+        response.headers[DEGRADED_HEADER] = SHED
+    else:
+        response.headers[DEGRADED_HEADER] = reason
+        DEGRADED_ANSWERS.labels(request.endpoint or "unmatched", reason).inc()
     set_policy(NO_STORE)
     return response

@@ -31,7 +31,7 @@ from werkzeug.http import generate_etag
 
 from prerender.gateway import UnknownStore, UpstreamError
 from prerender.web.context import current_context
-from prerender.web.degraded import marked_if_degraded
+from prerender.web.degraded import marked_if_degraded, was_shed
 from prerender.web.http_caching import PRIVATE, PUBLIC, set_policy
 from prerender.web.shopper import with_shopper
 
@@ -66,7 +66,8 @@ def fragment_response(
     except UpstreamError as error:
         if passes(error):
             raise
-        log.error("%s degraded, request %s: %s", request.endpoint, current_context().request_id, error)
+        if not was_shed():  # a shed request fails for want of a budget: its metric and request line say so
+            log.error("%s degraded, request %s: %s", request.endpoint, current_context().request_id, error)
         rendered = Rendered(_as_rendered(degraded()).html if degraded is not None else "", degraded=True)
     fragment = rendered.html
     etag = fragment_etag(fragment)

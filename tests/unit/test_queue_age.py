@@ -59,14 +59,19 @@ def upstream() -> Iterator[responses.RequestsMock]:
         yield mocked
 
 
-def queued_answers() -> float:
-    """The card's answers shed for their wait so far (this process's metric)."""
+def card_answers(reason: str) -> float:
+    """The card's degraded answers of a reason so far (this process's metric)."""
     return (
         REGISTRY.get_sample_value(
-            "prerender_degraded_answers_total", {"endpoint": "v1.recipe_card.get_card", "reason": "queued"}
+            "prerender_degraded_answers_total", {"endpoint": "v1.recipe_card.get_card", "reason": reason}
         )
         or 0.0
     )
+
+
+def queued_answers() -> float:
+    """The card's answers shed for their wait so far."""
+    return card_answers("queued")
 
 
 def deadline_told(upstream: responses.RequestsMock, sent_at: float) -> float:
@@ -120,8 +125,8 @@ def test_a_write_that_waited_has_that_much_less_for_its_upstream_call(
 
 
 def test_a_fragment_that_waited_its_whole_budget_is_shed(trusting: Flask, caplog: pytest.LogCaptureFixture) -> None:
-    before = queued_answers()
-    with caplog.at_level(logging.INFO, logger="prerender.request"):
+    before, upstream_before = queued_answers(), card_answers("upstream")
+    with caplog.at_level(logging.INFO):
         response = trusting.test_client().get(CARD, headers={**HEADERS, **stamp(1.0)})  # the budget is 0.8 s
     assert response.status_code == 200 and response.get_data() == b""  # nothing cached: the empty card
     assert response.headers["X-Degraded"] == "shed"
@@ -130,6 +135,10 @@ def test_a_fragment_that_waited_its_whole_budget_is_shed(trusting: Flask, caplog
     assert queued_answers() == before + 1
     (line,) = [record for record in caplog.records if record.name == "prerender.request"]
     assert 1000 <= line.queued_ms < 60_000
+    # Counted once, for its wait: not as an upstream failure too (an alert on `upstream` would fire on a queue),
+    # and no error line for the upstream call it was given no time to make.
+    assert card_answers("upstream") == upstream_before
+    assert not [record for record in caplog.records if record.levelno >= logging.ERROR]
 
 
 def test_a_write_that_waited_its_whole_budget_is_refused_unsent(
