@@ -25,10 +25,13 @@ ENV_PREFIX = "PRERENDER_"
 TRUE_WORDS = frozenset({"true", "1", "yes", "on"})
 FALSE_WORDS = frozenset({"false", "0", "no", "off"})
 
-# Numbers for which 0 would refuse or time out every request: above 0. Every other number may be 0 (a retry
-# count, a cache turned off, a budget spent at once in tests), never below.
+# Numbers for which 0 would refuse, empty or time out every request: above 0. Every other number may be 0 (a retry
+# count, a cache turned off, no queue behind the calls in flight), never below.
 POSITIVE = frozenset(
     {
+        "UPSTREAM_FRAGMENT_BUDGET",  # every fragment empty
+        "UPSTREAM_JSON_BUDGET",  # every browser route a 503
+        "MAX_REQUESTS_IN_PROGRESS",  # every request shed
         "UPSTREAM_CONNECT_TIMEOUT",
         "UPSTREAM_READ_TIMEOUT",
         "UPSTREAM_POOL_SIZE",

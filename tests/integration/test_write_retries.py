@@ -77,7 +77,9 @@ def test_a_write_whose_time_ran_out_before_it_was_sent_is_503_not_applied(app_co
     shopper = browser_headers(client, user="budget-spent-user")
     keyed = {**shopper, "Idempotency-Key": "budget-spent-key-1"}
     body = {"recipe_id": "2", "guests": 4, "store_id": "1001"}
-    spent = create_app({**app_config, "UPSTREAM_JSON_BUDGET": 0.0}).test_client()
+    spent_app = create_app(app_config)
+    spent_app.config["UPSTREAM_JSON_BUDGET"] = 0.0  # spent at once (no setting may say 0: refused at start)
+    spent = spent_app.test_client()
     answer = spent.post("/v1/basket/recipes", json=body, headers=keyed)
     assert answer.status_code == 503 and answer.headers["Retry-After"] == "1", answer.get_json()
     assert "nothing was applied" in answer.get_json()["detail"]
