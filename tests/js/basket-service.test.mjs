@@ -648,6 +648,16 @@ describe("BasketService: reconcile", () => {
     assert.deepEqual(service.basket$.value.products, [{ id: "p1", quantity: 1 }]);
   });
 
+  test("the cart goes as the route takes it: whole quantities within its bounds, product ids only", async () => {
+    const { service, client } = setup({
+      answer: (call) => (call.path === "/basket/reconcile" ? { basket: basketOf({}), changes: [] } : undefined),
+    });
+    await service.initialize();
+    // A product sold by weight, a bulk line, a retailer's own SKU with a space (the route refused the whole cart).
+    await service.sync.cartChanged([{ id: "p1", quantity: 0.4 }, { id: "p2", quantity: 12_000 }, { id: "SKU 12", quantity: 1 }]);
+    assert.deepEqual(client.calls.at(-1).options.json.cart, [{ id: "p1", quantity: 1 }, { id: "p2", quantity: 9_999 }]);
+  });
+
   test("without a credential there is no basket to reconcile: nothing is sent", async () => {
     const { service, client } = setup({ identity: null });
     const basket = await service.sync.cartChanged([{ id: "p1", quantity: 1 }]);
@@ -737,6 +747,13 @@ describe("BasketService: payment", () => {
     assert.deepEqual(call.options.json, { store_id: "s1", totalPrice: 12.5, products: [{ id: "p1", quantity: 2 }, { id: "p2", quantity: 1 }] });
     assert.deepEqual(call.options.query, { "order-id": "o-1" });
     assert.deepEqual(service.basket$.value, emptyBasket("s1"));
+  });
+
+  test("the paid cart goes as the route takes it: a bulk line at the route's 9 999, a weighed one whole", async () => {
+    const { service, client } = setup({ initial: PAID, answer: confirmed });
+    await service.initialize();
+    await service.confirm(12.5, "o-1", [{ id: "p1", quantity: 10_000 }, { id: "p2", quantity: 1.2 }, { id: "", quantity: 1 }]);
+    assert.deepEqual(client.calls.at(-1).options.json.products, [{ id: "p1", quantity: 9_999 }, { id: "p2", quantity: 2 }]);
   });
 
   test("a paid cart without any line is refused before anything is sent: the basket keeps its recipes", async () => {

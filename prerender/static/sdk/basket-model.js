@@ -48,3 +48,23 @@
  * @param {string | null} storeId @returns {Basket}
  */
 export const emptyBasket = (storeId) => ({ store_id: storeId, recipes: [], products: [], recipe_count: 0, total: 0, currency: "EUR" });
+
+// What the cart routes (reconcile, payment) take of a retailer cart line: prerender/schemas/actions.py (_CartLine,
+// an Identifier) and prerender/schemas/limits.py (MAX_CART_QUANTITY).
+const PRODUCT_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+const MAX_CART_QUANTITY = 9_999;
+
+/**
+ * A retailer cart's lines as the cart routes take them. A line whose id cannot be one of the service's products
+ * (a retailer's own SKU with spaces...) is left out: the basket holds none of them. A quantity is made whole,
+ * rounded up (a product sold by weight, 0.4 kg, is in the cart: the basket only ever follows the cart down), and
+ * kept within 0 and the route's 9 999. A cart the routes would refuse whole (a 400) is then never sent.
+ * @param {readonly any[]} lines
+ * @returns {{ id: string, quantity: number }[]}
+ */
+export function routeCartLines(lines) {
+  return lines
+    .map((line) => ({ id: String(line?.id ?? "").trim(), quantity: Math.ceil(Number(line?.quantity)) }))
+    .filter((line) => PRODUCT_ID.test(line.id) && Number.isFinite(line.quantity))
+    .map((line) => ({ id: line.id, quantity: Math.min(MAX_CART_QUANTITY, Math.max(0, line.quantity)) }));
+}

@@ -2,14 +2,12 @@
 // confirmed, once per order id. `paymentStarted` keeps the cart being paid for the confirmation page, where the
 // cart is already empty.
 import { localProblem } from "./http.js";
-import { emptyBasket } from "./basket-model.js";
+import { emptyBasket, routeCartLines } from "./basket-model.js";
 
 const PAYMENT_STARTED = "payment-started";
 const PAYMENT_STARTED_MS = 24 * 3600 * 1000;
-// What the payment route accepts of a cart line (prerender/schemas/fields.py, Identifier; schemas/limits.py).
-const PRODUCT_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+// The lines the payment route accepts of a paid cart (prerender/schemas/limits.py, MAX_CART_LINES).
 const MAX_PAID_LINES = 500;
-const MAX_LINE_QUANTITY = 10_000;
 
 export class BasketPayments {
   #core;
@@ -129,19 +127,13 @@ function isEmptyCart(cart) {
 }
 
 /**
- * The paid cart as the payment route takes it: `[{id, quantity}]`, or null without a cart. Lines whose id
- * cannot be one of the service's products (a retailer's own SKU with spaces...) are left out: the basket
- * holds none of them; a quantity is made whole (rounded up: the basket only ever follows the cart down)
- * and kept within the route's bounds, and at most 500 lines go.
+ * The paid cart as the payment route takes it: `[{id, quantity}]` (`routeCartLines`: ids of the service's
+ * products, whole quantities within the route's bounds), at most 500 lines; or null without a cart.
  * @param {unknown} cart
  * @returns {{ id: string, quantity: number }[] | null}
  */
 export function paidLines(cart) {
   if (cart === null || cart === undefined) return null;
   if (!Array.isArray(cart)) throw new TypeError("handlePayment expects the cart as [{id, quantity}]");
-  return cart
-    .map((line) => ({ id: String(line?.id ?? "").trim(), quantity: Math.ceil(Number(line?.quantity)) }))
-    .filter((line) => PRODUCT_ID.test(line.id) && Number.isFinite(line.quantity))
-    .map((line) => ({ id: line.id, quantity: Math.min(MAX_LINE_QUANTITY, Math.max(0, line.quantity)) }))
-    .slice(0, MAX_PAID_LINES);
+  return routeCartLines(cart).slice(0, MAX_PAID_LINES);
 }
