@@ -45,6 +45,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** The entry point: read the configuration, fetch the fragments, print the page. */
 public final class PrerenderPage {
@@ -126,6 +128,21 @@ record Config(
         return userId.isPresent() || authlessId.isPresent();
     }
 
+    /** prerender's rule for a user or authless id (README.md, "Headers"): 1 to 128 printable ASCII characters, no space. */
+    private static final Pattern SHOPPER_ID = Pattern.compile("[\\x21-\\x7E]{1,128}");
+
+    /**
+     * The variable of a shopper id prerender would refuse, if one is set. Checked here rather than left to
+     * prerender's 400: Java's HTTP client sends a character outside ASCII as "?", so "Zoé" and "Zoë" would reach
+     * prerender as the one shopper "Zo?", with one basket and one credential.
+     */
+    Optional<String> badShopperId() {
+        if (userId.filter(id -> !SHOPPER_ID.matcher(id).matches()).isPresent()) {
+            return Optional.of("USER_ID");
+        }
+        return authlessId.filter(id -> !SHOPPER_ID.matcher(id).matches()).map(id -> "AUTHLESS_ID");
+    }
+
     /** The shelf's card slots: products 1-2 around slot 1, 3-4 around slot 2, ... (an odd last one has none). */
     Map<Long, List<String>> slots() {
         Map<Long, List<String>> slots = new LinkedHashMap<>();
@@ -140,9 +157,9 @@ record Config(
  * The fragments prerender gave this page: stylesheet URLs, the featured card ("" for none) and each slot's
  * card by position (slots without a card are absent).
  */
-record Fragments(List<String> stylesheets, String card, Map<Long, String> slotCards) {
+record Fragments(List<String> stylesheets, String card, Map<Long, String> slotCards, String bootstrap) {
 
-    static final Fragments NONE = new Fragments(List.of(), "", Map.of());
+    static final Fragments NONE = new Fragments(List.of(), "", Map.of(), "");
 
     /** README.md: at most 50 contexts per multiple request. */
     static final int MAX_CONTEXTS = 50;
@@ -156,14 +173,22 @@ record Fragments(List<String> stylesheets, String card, Map<Long, String> slotCa
         if (config.supplierToken().isEmpty()) {
             Log.warn("SUPPLIER_TOKEN is not set: cards come without like button, basket button and credential");
         }
+        Optional<String> badId = config.badShopperId();
+        if (badId.isPresent()) {
+            Log.warn(badId.get() + " is not 1 to 128 printable ASCII characters without a space: rendering the page "
+                    + "without fragments");
+            return NONE;
+        }
+        // Printable ASCII only: a control character could split the header, and Java's client would send any
+        // other character as "?".
         Optional<String> badHeader = PrerenderClient.headers(config).entrySet().stream()
-                .filter(header -> header.getValue().chars().anyMatch(c -> (c < 0x20 && c != '\t') || c == 0x7f))
+                .filter(header -> header.getValue().chars().anyMatch(c -> (c < 0x20 && c != '\t') || c > 0x7e))
                 .map(Map.Entry::getKey)
                 .findFirst();
         if (badHeader.isPresent()) {
             // Named, never printed: the value may be the supplier token.
-            Log.warn("the " + badHeader.get() + " header would hold a control character: rendering the page "
-                    + "without fragments");
+            Log.warn("the " + badHeader.get() + " header would hold a control character or one outside ASCII: "
+                    + "rendering the page without fragments");
             return NONE;
         }
         PrerenderClient prerender = new PrerenderClient(config);
@@ -193,19 +218,60 @@ record Fragments(List<String> stylesheets, String card, Map<Long, String> slotCa
         List<String> base = stylesheetLinks("/styles/base", baseStyles.join());
         List<String> cardSheets = stylesheetLinks("/styles/recipe-card", cardStyles.join());
         String featured = card.join().orElse("").strip();
-        Map<Long, String> cards = slotCards(slots, multiple.join());
+        Map<Long, String> cards = onePerRecipe(featured, slotCards(slots, multiple.join()));
         if (base.isEmpty() || cardSheets.isEmpty()) {
             // A card without its stylesheets does not work (bare buttons, its drawer at the page's end).
             Log.warn("the stylesheets did not come: the page renders without cards");
-            return new Fragments(List.of(), "", Map.of());
+            return NONE;
         }
         if (featured.isEmpty() && cards.isEmpty()) { // slotCards keeps only the slots that got a card
-            return new Fragments(List.of(), "", Map.of()); // nothing to style: no stylesheet either
+            return NONE; // nothing to style: no stylesheet either
+        }
+        String bootstrap = "";
+        if (!carriesCredential(featured) && cards.values().stream().noneMatch(Fragments::carriesCredential)) {
+            // Public fragments (a fixed card of a supplier without personalization) carry no credential, and the
+            // SDK would act for nobody: the bootstrap brings the shopper's (README.md, "Who vouches for the
+            // shopper").
+            bootstrap = prerender.bootstrap().join().orElse("").strip();
         }
         Set<String> links = new LinkedHashSet<>(); // base first; a sheet named by both routes once
         links.addAll(base);
         links.addAll(cardSheets);
-        return new Fragments(List.copyOf(links), featured, cards);
+        return new Fragments(List.copyOf(links), featured, cards, bootstrap);
+    }
+
+    /** The shopper's credential element prerender appends to a private fragment (`<svc-shopper ...>`). */
+    private static final Pattern CREDENTIAL = Pattern.compile("<[a-z][a-z0-9]*(?:-[a-z0-9]+)*-shopper[\\s>]");
+
+    static boolean carriesCredential(String fragment) {
+        return CREDENTIAL.matcher(fragment).find();
+    }
+
+    /** A card's element id: `<prefix>-recipe-card-<recipe id>` (README.md), one per recipe on a page. */
+    private static final Pattern CARD_ID = Pattern.compile("\\bid=\"[a-z0-9-]*?-recipe-card-([^\"\\s>]+)\"");
+
+    /**
+     * The slot cards whose recipe is not on the page yet: a suggestion may be the featured recipe, or another
+     * slot's, and a second card of one recipe would repeat its element id (and show it twice). In page order.
+     */
+    static Map<Long, String> onePerRecipe(String featured, Map<Long, String> cards) {
+        Set<String> shown = new LinkedHashSet<>();
+        recipeOf(featured).ifPresent(shown::add);
+        Map<Long, String> kept = new TreeMap<>();
+        for (Map.Entry<Long, String> slot : new TreeMap<>(cards).entrySet()) {
+            Optional<String> recipe = recipeOf(slot.getValue());
+            if (recipe.isPresent() && !shown.add(recipe.get())) {
+                Log.warn("left out the card of position " + slot.getKey() + ": its recipe is already on the page");
+                continue;
+            }
+            kept.put(slot.getKey(), slot.getValue());
+        }
+        return kept;
+    }
+
+    private static Optional<String> recipeOf(String card) {
+        Matcher id = CARD_ID.matcher(card);
+        return id.find() ? Optional.of(id.group(1)) : Optional.empty();
     }
 
     /** {"contexts": [{"productIds": [a, b], "position": n}, ...], "display_variant": 2} */
@@ -317,11 +383,11 @@ final class PrerenderClient {
             .version(HttpClient.Version.HTTP_1_1)
             .followRedirects(HttpClient.Redirect.NEVER)
             .build();
-    private final String base;
+    private final String root;
     private final Map<String, String> headers;
 
     PrerenderClient(Config config) {
-        this.base = config.prerenderUrl().replaceAll("/+$", "") + "/v1";
+        this.root = config.prerenderUrl().replaceAll("/+$", "");
         this.headers = headers(config);
     }
 
@@ -340,18 +406,26 @@ final class PrerenderClient {
         return Map.copyOf(headers);
     }
 
+    /** GET /v1 + path. */
     CompletableFuture<Optional<String>> get(String path, Map<String, String> query) {
-        return send("GET " + path, () -> request(path, query).GET());
+        return send("GET " + path, () -> request("/v1" + path, query).GET());
     }
 
+    /** GET /v2/svc-window-bootstrap: the SDK and the shopper's credential, for a page whose fragments carry none. */
+    CompletableFuture<Optional<String>> bootstrap() {
+        String path = "/v2/svc-window-bootstrap";
+        return send("GET " + path, () -> request(path, Map.of()).GET());
+    }
+
+    /** POST /v1 + path. */
     CompletableFuture<Optional<String>> postJson(String path, Map<String, String> query, String json) {
-        return send("POST " + path, () -> request(path, query)
+        return send("POST " + path, () -> request("/v1" + path, query)
                 .header("content-type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(json, StandardCharsets.UTF_8)));
     }
 
     private HttpRequest.Builder request(String path, Map<String, String> query) {
-        StringBuilder url = new StringBuilder(base).append(path);
+        StringBuilder url = new StringBuilder(root).append(path);
         char separator = '?';
         for (Map.Entry<String, String> parameter : query.entrySet()) {
             url.append(separator)
@@ -455,6 +529,9 @@ final class Page {
             }
         }
         html.append("</ul>\n</main>\n");
+        if (!fragments.bootstrap().isEmpty()) {
+            html.append(fragments.bootstrap()).append('\n');
+        }
         if (!fragments.card().isEmpty() || !fragments.slotCards().isEmpty()) {
             // After the fragments' module scripts, which define window.svc (docs/sdk.md). No token here: the
             // SDK acts for the shopper of the fragments' <svc-shopper> credential.

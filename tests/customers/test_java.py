@@ -214,6 +214,38 @@ def test_logged_out_visitor_and_english(live_prerender: LivePrerender) -> None:
     assert shopper["kind"] == "authless" and shopper["shopper-id"] == "java-visitor-1"
 
 
+def test_public_cards_get_the_bootstrap_for_the_shoppers_credential(live_prerender: LivePrerender) -> None:
+    """A supplier without personalization: its fixed card is public and carries no credential (no suggestion fits
+    the unknown products), so the page inserts the bootstrap, whose credential the SDK then acts with."""
+    run = run_page(
+        PRERENDER_URL=live_prerender.url,
+        SUPPLIER_TOKEN="demo-nopers-token",
+        STORE_ID=live_prerender.store_id,
+        USER_ID="java-nopers-user",
+        PRODUCT_IDS="zz1,zz2",
+    )
+    soup = assert_only_a_page(run)
+    assert run.warnings() == []
+    card = soup.select_one("section.featured-recipe > svc-recipe-card")
+    assert card is not None and card.find_next_sibling("svc-shopper") is None  # the public card: no credential
+    (shopper,) = soup.find_all("svc-shopper")
+    assert shopper["kind"] == "user" and shopper["shopper-id"] == "java-nopers-user"
+    assert shopper.find_parent("main") is None  # the bootstrap's, after the page's content
+
+
+def test_private_cards_bring_the_credential_without_the_bootstrap(live_prerender: LivePrerender) -> None:
+    run = run_page(
+        PRERENDER_URL=live_prerender.url,
+        SUPPLIER_TOKEN=live_prerender.supplier_token,
+        STORE_ID=live_prerender.store_id,
+        USER_ID="java-private-user",
+        PRODUCT_IDS="zz1,zz2",
+    )
+    soup = assert_only_a_page(run)
+    (shopper,) = soup.find_all("svc-shopper")
+    assert shopper.find_parent("section", class_="featured-recipe") is not None
+
+
 # ------------------------------------------------------------------------------------------ a fake prerender
 
 
@@ -301,10 +333,12 @@ def fake_prerender() -> Iterator[FakePrerender]:
 
 
 def fragment(recipe_id: str, text: str) -> str:
+    """A private card as prerender answers it: the card, its module scripts, the shopper's credential element."""
     return (
         f'<svc-recipe-card id="svc-recipe-card-{recipe_id}" recipe-id="{recipe_id}"><p>{text}</p></svc-recipe-card>'
         f'<script type="module" src="http://cdn.example/static/b1/sdk/svc.js"></script>'
         f'<script type="module" src="http://cdn.example/static/b1/components/recipe-card.js"></script>'
+        f'<svc-shopper kind="user" shopper-id="u-42" credential="c.{recipe_id}" hidden></svc-shopper>'
     )
 
 
@@ -436,6 +470,35 @@ def test_requests_headers_concurrency_and_json_reading(fake_prerender: FakePrere
     assert "token-1" not in run.stdout
 
 
+def test_a_recipe_already_on_the_page_gets_no_second_card(fake_prerender: FakePrerender) -> None:
+    """A suggestion may be the featured recipe, or another slot's: its card would repeat the element id."""
+    fake_prerender.routes = {
+        **STYLES,
+        "GET /v1/recipe-card": lambda _: (200, "text/html", fragment("7", "Featured")),
+        "POST /v1/recipe-card/multiple": lambda _: json_answer(
+            {
+                "data": [
+                    {"html": fragment("12", "Gratin"), "position": 3},
+                    {"html": fragment("7", "Featured again"), "position": 1},
+                    {"html": fragment("12", "Gratin again"), "position": 2},
+                ]
+            }
+        ),
+    }
+    run = run_page(
+        PRERENDER_URL=fake_prerender.url, SUPPLIER_TOKEN="token-1", USER_ID="u-42", PRODUCT_IDS="p1,p2,p3,p4,p5,p6"
+    )
+    soup = assert_only_a_page(run)
+    ids = [card["id"] for card in soup.find_all("svc-recipe-card")]
+    assert ids == ["svc-recipe-card-7", "svc-recipe-card-12"]
+    # The first card of a recipe in the page's order stays: slot 2's, not slot 3's.
+    assert [slot["data-position"] for slot in soup.select("ul.shelf > li.recipe-slot")] == ["2"]
+    assert sorted(run.warnings()) == [
+        "prerender-page: left out the card of position 1: its recipe is already on the page",
+        "prerender-page: left out the card of position 3: its recipe is already on the page",
+    ]
+
+
 def test_timeout_500_and_malformed_json_leave_fragments_out(fake_prerender: FakePrerender) -> None:
     fake_prerender.routes = {
         "GET /v1/styles/base": fake_prerender.hang,
@@ -500,10 +563,23 @@ def test_the_page_escapes_its_own_input(fake_prerender: FakePrerender) -> None:
     ("shopper", "token", "warning"),
     [
         ({}, "token-1", "neither USER_ID nor AUTHLESS_ID is set"),
-        ({"USER_ID": "u-1\nx-injected: 1"}, "token-1", "the authorization header would hold a control character"),
+        ({"USER_ID": "u-1\nx-injected: 1"}, "token-1", "USER_ID is not 1 to 128 printable ASCII characters"),
+        # Java's client would send "Zo?" for "Zoé" and "Zoë" alike: two shoppers as one.
+        ({"USER_ID": "Zoé"}, "token-1", "USER_ID is not 1 to 128 printable ASCII characters"),
+        ({"AUTHLESS_ID": "visiteur-ü"}, "token-1", "AUTHLESS_ID is not 1 to 128 printable ASCII characters"),
+        ({"USER_ID": "u" * 129}, "token-1", "USER_ID is not 1 to 128 printable ASCII characters"),
         ({"AUTHLESS_ID": "a-1"}, "secret\r\nx", "the supplier-token header would hold a control character"),
+        ({"AUTHLESS_ID": "a-1"}, "secrét", "the supplier-token header would hold a control character or one outside"),
     ],
-    ids=["no-shopper", "line-break-in-user", "line-break-in-token"],
+    ids=[
+        "no-shopper",
+        "line-break-in-user",
+        "accent-in-user",
+        "accent-in-authless-id",
+        "long-user",
+        "line-break-in-token",
+        "accent-in-token",
+    ],
 )
 def test_nothing_sent_without_usable_headers(
     fake_prerender: FakePrerender, shopper: dict[str, str], token: str, warning: str
