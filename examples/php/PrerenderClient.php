@@ -88,6 +88,15 @@ final class PrerenderClient
     }
 
     /**
+     * `GET /v2/svc-window-bootstrap`: the SDK's module script and the shopper's credential, for a page whose
+     * fragments carry none (public ones); '' when the call failed.
+     */
+    public function bootstrap(): string
+    {
+        return $this->request('GET', '/v2/svc-window-bootstrap') ?? '';
+    }
+
+    /**
      * `POST /v1/recipe-card/multiple`: many cards in one call. Returns each context's fragment by its position
      * ('' where no recipe fits), or [] when the call failed.
      *
@@ -108,11 +117,16 @@ final class PrerenderClient
             $this->log("POST {$path}: malformed answer (no \"data\" list)");
             return [];
         }
+        $asked = array_flip(array_column($contexts, 'position'));
         $cards = [];
         foreach ($items as $item) {
             if (!is_array($item) || !is_string($item['html'] ?? null) || !is_int($item['position'] ?? null)) {
                 $this->log("POST {$path}: malformed answer (an item without \"html\" string and \"position\" integer)");
                 return [];
+            }
+            if (!isset($asked[$item['position']])) {
+                $this->log("POST {$path}: ignored the card of position {$item['position']}, not a position asked for");
+                continue;
             }
             $cards[$item['position']] = $item['html'];
         }

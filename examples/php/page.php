@@ -66,6 +66,18 @@ function is_valid_id(string $id): bool
     return preg_match('/^[\x21-\x7E]{1,128}$/D', $id) === 1;
 }
 
+/** The recipe of a card fragment, from its element id (`<prefix>-recipe-card-<recipe id>`, README.md). */
+function card_recipe_id(string $card): ?string
+{
+    return preg_match('/\bid="[a-z0-9-]*?-recipe-card-([^"\s>]+)"/', $card, $match) === 1 ? $match[1] : null;
+}
+
+/** Whether a fragment ends with the shopper's credential element (`<svc-shopper ...>`): private ones do. */
+function carries_credential(string $fragment): bool
+{
+    return preg_match('/<[a-z][a-z0-9]*(?:-[a-z0-9]+)*-shopper[\s>]/', $fragment) === 1;
+}
+
 /**
  * An id kept in a cookie when the page is served (a stand-in for your site's own session): the cookie's value
  * if it is a valid id, else a new one from $make, then set as the cookie. From the CLI, a new one every run.
@@ -118,6 +130,7 @@ foreach (['USER_ID' => $userId, 'AUTHLESS_ID' => $authlessId] as $name => $value
 $featured = '';
 $cards = [];
 $styles = '';
+$bootstrap = '';
 if ($problems !== []) {
     $visitor->log('configuration: ' . implode('; ', $problems) . ': the page renders without fragments');
 } else {
@@ -158,10 +171,29 @@ if ($problems !== []) {
                 $contexts[] = ['productIds' => [SHELF[$position - 2]['id'], SHELF[$position - 1]['id']], 'position' => $position];
             }
             $cards = $prerender->recipeCards($contexts, $store, ['keyword' => null, 'categoryId' => null, 'display_variant' => 2]);
+            // One card per recipe on the page: a suggestion may be the featured recipe or another slot's, and a
+            // second card of one recipe would repeat its element id (and show it twice).
+            ksort($cards);
+            $shown = array_filter([card_recipe_id($featured)]);
+            foreach ($cards as $position => $card) {
+                $recipe = card_recipe_id($card);
+                if ($recipe !== null && in_array($recipe, $shown, true)) {
+                    $prerender->log("left out the card of position {$position}: its recipe is already on the page");
+                    unset($cards[$position]);
+                } elseif ($recipe !== null) {
+                    $shown[] = $recipe;
+                }
+            }
 
             // The stylesheets in the head only when there is something to style.
             if ($featured !== '' || array_filter($cards) !== []) {
                 $styles = $base . $cardSheets;
+                // Public fragments (a fixed card of a supplier without personalization) carry no credential, and
+                // the SDK would act for nobody: the bootstrap brings the shopper's (README.md, "Who vouches for the
+                // shopper").
+                if (!carries_credential($featured) && array_filter($cards, fn (string $card): bool => carries_credential($card)) === []) {
+                    $bootstrap = $prerender->bootstrap();
+                }
             }
         }
     }
@@ -223,6 +255,7 @@ $lang = explode('-', $language)[0];
     </ul>
   </section>
 </main>
+<?= $bootstrap /* the SDK and the shopper's credential, when no card brought them ('' otherwise) */ ?>
 <?php if ($featured !== '' || array_filter($cards) !== []): ?>
 <script type="module">
 // After the fragments' module scripts, which define window.svc (docs/sdk.md). The SDK sends nothing before

@@ -134,7 +134,12 @@ def assert_page_with_fragments(
 
     assert product_ids(soup) == SHELF
     slots = soup.select("ul.shelf > li.shelf__recipe")
-    assert [int(slot["data-position"]) for slot in slots] == list(SLOTS)
+    # Every slot has a card, but one whose suggestion is a recipe already on the page (the featured one, by the
+    # session's draw): the page leaves that one out.
+    positions = [int(slot["data-position"]) for slot in slots]
+    assert positions and set(positions) <= set(SLOTS)
+    card_ids = [card["id"] for card in soup.find_all("svc-recipe-card")]
+    assert len(card_ids) == len(set(card_ids)) == 1 + len(slots)
     for slot in slots:
         before, after = SLOTS[int(slot["data-position"])]
         cards = slot.find_all("svc-recipe-card")
@@ -158,7 +163,7 @@ def assert_page_with_fragments(
 
     assert_headings_in_order(soup)
     credentials = body.find_all("svc-shopper")
-    assert len(credentials) == 3  # one per fragment: the featured card and the two of the multiple
+    assert len(credentials) == 1 + len(slots)  # one per fragment: the featured card and the multiple's
     assert {(element["kind"], element["shopper-id"]) for element in credentials} == {(kind, shopper_id)}
     return soup
 
@@ -179,7 +184,8 @@ def test_the_cli_prints_the_page_with_the_live_fragments(php: str, live_prerende
     result = run_page(php, env)
 
     assert result.returncode == 0, result.stderr
-    assert result.stderr == ""  # nothing failed, nothing logged
+    # Nothing failed; at most a suggestion of the featured recipe left out.
+    assert all("its recipe is already on the page" in line for line in result.stderr.splitlines()), result.stderr
     soup = assert_page_with_fragments(result.stdout, live_prerender, shopper, kind, shopper_id)
     assert soup.select_one("p.store").get_text(strip=True) == f"Prix de votre magasin {live_prerender.store_id}"
 
@@ -306,12 +312,16 @@ def test_prerender_on_a_closed_port_still_renders_the_page(php: str) -> None:
 
 
 class BrokenPrerender(BaseHTTPRequestHandler):
-    """A prerender that answers the card and the styles (malformed ones when `malformed_styles`), then is too slow
-    for the multiple."""
+    """A prerender that answers the card (recipe 1) and the styles (malformed ones when `malformed_styles`), then
+    is too slow for the multiple, or answers it `multiple` when set."""
 
     release = threading.Event()  # set at teardown: the slow answer stops waiting
     malformed_styles = False
+    multiple: ClassVar[dict[str, object] | None] = None
+    public_card = False  # the card without the shopper's credential (a supplier without personalization)
     asked: ClassVar[list[str]] = []
+    CREDENTIAL = '<svc-shopper kind="user" shopper-id="php-user" credential="c" hidden></svc-shopper>'
+    BOOTSTRAP = '<script type="module" src="http://prerender.test/static/sdk/svc.js"></script>' + CREDENTIAL
 
     def log_message(self, *_: object) -> None:
         pass
@@ -319,7 +329,10 @@ class BrokenPrerender(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self.asked.append(self.path.split("?")[0])
         if self.path.startswith("/v1/recipe-card?"):
-            self.answer("text/html", '<svc-recipe-card id="svc-recipe-card-1"></svc-recipe-card>')
+            card = '<svc-recipe-card id="svc-recipe-card-1"></svc-recipe-card>'
+            self.answer("text/html", card if self.public_card else card + self.CREDENTIAL)
+        elif self.path == "/v2/svc-window-bootstrap":
+            self.answer("text/html", self.BOOTSTRAP)
         elif self.malformed_styles and self.path.startswith("/v1/styles/base"):
             self.answer("application/json", '{"html": "<link rel=')  # cut short
         elif self.malformed_styles:
@@ -334,6 +347,9 @@ class BrokenPrerender(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self.asked.append(self.path.split("?")[0])
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if self.multiple is not None:
+            self.answer("application/json", json.dumps(self.multiple))
+            return
         self.release.wait(10)
         self.answer("application/json", '{"data": []}')
 
@@ -354,6 +370,8 @@ def broken_prerender() -> Iterator[str]:
     thread.start()
     BrokenPrerender.release.clear()
     BrokenPrerender.malformed_styles = False
+    BrokenPrerender.multiple = None
+    BrokenPrerender.public_card = False
     BrokenPrerender.asked = []
     try:
         yield f"http://127.0.0.1:{server.server_port}"
@@ -385,6 +403,52 @@ def test_a_slow_call_leaves_its_fragments_out(php: str, broken_prerender: str) -
     ]  # fmt: skip
     assert product_ids(soup) == SHELF
     assert "POST /v1/recipe-card/multiple: timed out after 3.0 s" in result.stderr
+
+
+def test_only_the_asked_positions_and_one_card_per_recipe_go_in_the_page(php: str, broken_prerender: str) -> None:
+    """A card of a position the page did not ask for has no place; a suggestion of the featured recipe (or of
+    another slot's) would show it twice and repeat its element id."""
+    card = '<svc-recipe-card id="svc-recipe-card-{}"></svc-recipe-card>'.format
+    BrokenPrerender.multiple = {
+        "data": [
+            {"html": card("1"), "position": 2},  # the featured recipe
+            {"html": card("12"), "position": 4},  # not asked
+            {"html": card("13"), "position": 6},
+        ]
+    }
+    env = environment(
+        PRERENDER_URL=broken_prerender, SUPPLIER_TOKEN="demo-retailer-token", STORE_ID="1001", USER_ID="php-user"
+    )
+    result = run_page(php, env)
+
+    assert result.returncode == 0, result.stderr
+    assert_no_diagnostics(result.stdout)
+    soup = parse(result.stdout)
+    assert [card["id"] for card in soup.find_all("svc-recipe-card")] == ["svc-recipe-card-1", "svc-recipe-card-13"]
+    assert [item["data-position"] for item in soup.select("li.shelf__recipe")] == ["6"]
+    assert "ignored the card of position 4, not a position asked for" in result.stderr
+    assert "left out the card of position 2: its recipe is already on the page" in result.stderr
+
+
+@pytest.mark.parametrize("public", [True, False], ids=["public-card", "private-card"])
+def test_a_page_of_public_cards_gets_the_bootstrap_for_the_credential(
+    php: str, broken_prerender: str, public: bool
+) -> None:
+    """A supplier without personalization: its fixed card is public and carries no credential, so the page asks
+    for the bootstrap, whose credential the SDK acts with. A page with a private card has one already."""
+    BrokenPrerender.public_card = public
+    BrokenPrerender.multiple = {"data": []}  # no suggestion fits
+    env = environment(
+        PRERENDER_URL=broken_prerender, SUPPLIER_TOKEN="demo-nopers-token", STORE_ID="1001", USER_ID="php-user"
+    )
+    result = run_page(php, env)
+
+    assert result.returncode == 0, result.stderr
+    soup = parse(result.stdout)
+    (credential,) = soup.find_all("svc-shopper")
+    assert credential["shopper-id"] == "php-user"
+    assert ("/v2/svc-window-bootstrap" in BrokenPrerender.asked) is public
+    assert (credential.find_parent("main") is None) is public  # the bootstrap's, after the page's content
 
 
 def test_without_its_stylesheets_no_card_is_asked_for(php: str, broken_prerender: str) -> None:
