@@ -162,9 +162,31 @@ class SlowPrerender(BaseHTTPRequestHandler):
         self.release.wait(30)
 
 
+class RedirectingPrerender(BaseHTTPRequestHandler):
+    """Something at prerender's address that answers every request with a redirect and a body (a load balancer
+    sending to a login or maintenance page): no fragment."""
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        body = b"<p>moved</p>"
+        self.send_response(302)
+        self.send_header("Location", "/elsewhere")
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
 @pytest.fixture
-def slow_prerender() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), SlowPrerender)
+def fake_prerender(request: pytest.FixtureRequest) -> Iterator[str | None]:
+    """A server of the test's handler class (`request.param`) on a free loopback port; None: no server."""
+    handler: type[BaseHTTPRequestHandler] | None = request.param
+    if handler is None:
+        yield None
+        return
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     SlowPrerender.release.clear()
@@ -177,11 +199,20 @@ def slow_prerender() -> Iterator[str]:
         thread.join(timeout=5)
 
 
-@pytest.mark.parametrize("failure", ["down", "too slow"])
+@pytest.mark.parametrize(
+    ("fake_prerender", "logged"),
+    [
+        (None, "Connection refused"),
+        (SlowPrerender, "upstream timed out"),
+        (RedirectingPrerender, ""),
+    ],
+    ids=["down", "too slow", "redirects"],
+    indirect=["fake_prerender"],
+)
 def test_failing_fragments_leave_the_page_rendered(
-    nginx: str, tmp_path: Path, failure: str, slow_prerender: str
+    nginx: str, tmp_path: Path, fake_prerender: str | None, logged: str
 ) -> None:
-    upstream = f"http://127.0.0.1:{closed_port()}" if failure == "down" else slow_prerender
+    upstream = fake_prerender or f"http://127.0.0.1:{closed_port()}"
     with SsiFront(nginx, tmp_path, upstream, "demo-retailer-token") as server:
         answer = requests.get(f"{server.url}/", timeout=60)
         logs = server.logs()
@@ -191,8 +222,8 @@ def test_failing_fragments_leave_the_page_rendered(
     assert_page_shell(soup, answer.text, "demo-retailer-token")
     assert soup.find("svc-recipe-card") is None and soup.find("svc-shopper") is None
     assert not soup.find_all("link")
-    expected = "Connection refused" if failure == "down" else "upstream timed out"
-    assert expected in logs
+    assert "moved" not in answer.text
+    assert logged in logs
 
 
 @pytest.mark.browser
