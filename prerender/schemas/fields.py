@@ -19,7 +19,7 @@ ID_MESSAGE = f"Must be 1 to {MAX_ID_LENGTH} letters, digits or ._:- characters, 
 # Who is asking: user, authless and session ids (emails, base64 session ids). They travel as header values.
 IDENTITY_CHARACTERS = r"[\x21-\x7e]{1,128}"
 IDENTITY_PATTERN = re.compile(rf"^{IDENTITY_CHARACTERS}$")
-IDENTITY_MESSAGE = "Must be 1 to 128 printable characters without spaces."
+IDENTITY_MESSAGE = "Must be 1 to 128 printable ASCII characters without spaces."
 
 # A text a page or a shopper writes (a search, a title, a publisher's id): anything but a control character
 # (Unicode's Cc: C0, DEL and C1), which no one types and which HTML may not carry as text.
