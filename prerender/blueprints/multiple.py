@@ -8,7 +8,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify
 
 from plumbing.problems import ValidationProblem
-from prerender.gateway import SuggestionContext, UnknownStore, UpstreamError
+from prerender.gateway import SuggestionContext, UnknownStore, UpstreamError, fallbacks
 from prerender.rendering.cards import CardOptions, suggested_cards
 from prerender.schemas.recipe_card import MULTIPLE_BODIES, MULTIPLE_OPTION_DEFAULTS, MULTIPLE_QUERIES
 from prerender.schemas.responses import CardsSchema
@@ -68,7 +68,7 @@ def post_multiple(query: dict[str, Any], body: dict[str, Any]) -> Response:
     except UnknownStore:
         raise  # the customer's integration has a bug it should see: 400 (prerender/web/errors.py)
     except UpstreamError as error:
-        log.error("multiple cards rendered empty, request %s: %s", ctx.request_id, error)
+        log.log(fallbacks.failure_level(error), "multiple cards rendered empty, request %s: %s", ctx.request_id, error)
         html = {context.key: "" for context in contexts}
         failed = True
     # Each card brings the shopper's credential (the page may insert any of them): suggestions are private.

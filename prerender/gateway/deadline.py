@@ -15,6 +15,9 @@ from contextvars import ContextVar, Token
 
 # A monotonic time, or None: no budget.
 _deadline: ContextVar[float | None] = ContextVar("prerender_upstream_deadline", default=None)
+# The deadline of a request shed at the door (prerender/web/admission.py): always past, and told apart from a
+# budget that ran out (`shed`), so that its calls are not even attempted.
+_SHED = float("-inf")
 
 
 def remaining() -> float | None:
@@ -33,9 +36,17 @@ def budget(seconds: float | None) -> Iterator[None]:
         _deadline.reset(token)
 
 
-def start(seconds: float | None) -> Token[float | None]:
-    """Start a budget for the rest of the current context (a request); `stop` with the returned token."""
+def start(seconds: float | None, *, shed: bool = False) -> Token[float | None]:
+    """Start a budget for the rest of the current context (a request), none at all for a request `shed` at the
+    door; `stop` with the returned token."""
+    if shed:
+        return _deadline.set(_SHED)
     return _deadline.set(None if seconds is None else time.monotonic() + seconds)
+
+
+def shed() -> bool:
+    """Whether the current request was shed at the door: its calls are refused unsent (`RequestShed`)."""
+    return _deadline.get() == _SHED
 
 
 def stop(token: Token[float | None]) -> None:

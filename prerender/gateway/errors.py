@@ -59,6 +59,12 @@ class BudgetSpent(UpstreamTimeout):
     the upstream is not to blame, so the circuit breaker does not count it)."""
 
 
+class RequestShed(BudgetSpent):
+    """The request was shed at the door (prerender/web/admission.py): it has no budget at all, and its calls are
+    not attempted (no breaker, bulkhead nor call metric sees them). Its parts are the shed's doing, counted and
+    logged once, with the request (`failure_level`)."""
+
+
 class UpstreamBadResponse(UpstreamError):
     """The upstream answered something that is not the contract (not JSON, missing fields)."""
 

@@ -10,8 +10,11 @@ route marks its answer degraded by what it holds. Calls made on the gateway's po
 
 from __future__ import annotations
 
+import logging
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
+
+from prerender.gateway.errors import RequestShed
 
 
 @dataclass
@@ -54,3 +57,10 @@ def went_without(what: str) -> None:
     record = _current.get()
     if record is not None:
         record.went_without.append(what)
+
+
+def failure_level(error: BaseException) -> int:
+    """The level to log an upstream failure at, when a request goes without what it failed to give: ERROR, but
+    INFO for a request shed at the door, whose calls were not even attempted (`RequestShed`): the shed is counted
+    and logged once, with the request (prerender/web/admission.py, prerender/web/request_log.py)."""
+    return logging.INFO if isinstance(error, RequestShed) else logging.ERROR

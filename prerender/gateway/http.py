@@ -20,6 +20,7 @@ from prerender.gateway import deadline
 from prerender.gateway.errors import (
     BudgetSpent,
     CircuitOpen,
+    RequestShed,
     Shed,
     UpstreamBadResponse,
     UpstreamError,
@@ -186,6 +187,8 @@ class UpstreamHttp:
         """Send one call through the breaker and the bulkhead of its `resource` (prerender/gateway/guards.py);
         return the decoded JSON (None for an empty answer when allowed). An upstream 4xx is an answer, so it counts
         as the upstream being alive. `name` is the call's label in the metrics (paths carry ids)."""
+        if deadline.shed():
+            raise RequestShed(f"{method} {path} not sent: the request was shed at the door")
         guard = self.guards[resource]
         try:
             probe = guard.breaker.allow()

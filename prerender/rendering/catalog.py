@@ -229,7 +229,7 @@ def _read_preferences(ctx: RequestContext) -> ShopperPreferences:
         preferences = catalog.preferences(ctx.upstream)
     except UpstreamError as error:
         # The page goes on without the panel: the lists still apply the stored preferences upstream.
-        log.error("preferences unavailable, request %s: %s", ctx.request_id, error)
+        log.log(fallbacks.failure_level(error), "preferences unavailable, request %s: %s", ctx.request_id, error)
         fallbacks.went_without("preferences")
         return NO_SHOPPER_PREFERENCES
     if not preferences.enabled:
@@ -360,7 +360,7 @@ def read_categories(ctx: RequestContext) -> tuple[Category, ...]:
     try:
         return get_upstream().catalog.categories(ctx.upstream)
     except UpstreamError as error:
-        log.error("categories unavailable, request %s: %s", ctx.request_id, error)
+        log.log(fallbacks.failure_level(error), "categories unavailable, request %s: %s", ctx.request_id, error)
         fallbacks.went_without("categories")
         return ()
 
@@ -480,7 +480,7 @@ def list_view(
     try:
         cards = catalog_cards(ctx, [item.id for item in page_answer.items], look, t=t)
     except UpstreamError as error:
-        log.error("catalog cards unavailable, request %s: %s", ctx.request_id, error)
+        log.log(fallbacks.failure_level(error), "catalog cards unavailable, request %s: %s", ctx.request_id, error)
         fallbacks.went_without("catalog cards")
         return ListView.unavailable(query["page"], chips, filters)
     page = query["page"]
@@ -509,7 +509,7 @@ def collect(future: Future[RecipePage], ctx: RequestContext) -> RecipePage | Non
     except UpstreamError as error:
         if isinstance(error, UnknownStore):
             raise
-        log.error("catalog list unavailable, request %s: %s", ctx.request_id, error)
+        log.log(fallbacks.failure_level(error), "catalog list unavailable, request %s: %s", ctx.request_id, error)
         fallbacks.went_without("catalog list")
         return None
 

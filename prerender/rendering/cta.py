@@ -144,7 +144,12 @@ def _basket_state(basket: Future[dict[str, Any]], ctx: RequestContext) -> tuple[
     try:
         answer = basket.result()
     except UpstreamError as error:
-        log.error("basket unavailable, CTA rendered as not in the basket, request %s: %s", ctx.request_id, error)
+        log.log(
+            fallbacks.failure_level(error),
+            "basket unavailable, CTA rendered as not in the basket, request %s: %s",
+            ctx.request_id,
+            error,
+        )
         fallbacks.went_without("basket")
         return {}, None
     entries = answer.get("recipes")
@@ -185,7 +190,12 @@ def transfer_offer(ctx: RequestContext) -> TransferOffer | None:
     try:
         retailer = affiliated_retailer(ctx)
     except UpstreamError as error:
-        log.error("affiliated retailer unavailable, CTA without transfer, request %s: %s", ctx.request_id, error)
+        log.log(
+            fallbacks.failure_level(error),
+            "affiliated retailer unavailable, CTA without transfer, request %s: %s",
+            ctx.request_id,
+            error,
+        )
         fallbacks.went_without("affiliated retailer")
         return unavailable
     if retailer is None or not has_site(retailer, current_app.config["ENVIRONMENT"]):
@@ -193,7 +203,12 @@ def transfer_offer(ctx: RequestContext) -> TransferOffer | None:
     try:
         stores = get_upstream().stores.every_store(ctx.upstream)
     except UpstreamError as error:
-        log.error("store list unavailable, CTA without store picker, request %s: %s", ctx.request_id, error)
+        log.log(
+            fallbacks.failure_level(error),
+            "store list unavailable, CTA without store picker, request %s: %s",
+            ctx.request_id,
+            error,
+        )
         fallbacks.went_without("stores")
         return TransferOffer(retailer=retailer.name, stores=(), stores_loaded=False)
     return TransferOffer(retailer=retailer.name, stores=stores, stores_loaded=True)

@@ -405,7 +405,7 @@ def build_page(
             )
         except UpstreamError as error:
             # The menu is the page; the panel only proposes recipes: it says it could not.
-            log.error("planner panel unavailable, request %s: %s", ctx.request_id, error)
+            log.log(fallbacks.failure_level(error), "planner panel unavailable, request %s: %s", ctx.request_id, error)
             fallbacks.went_without("planner panel")
             panel = dataclasses.replace(
                 EMPTY_PANEL, types=tuple(query["recipe_type_id"]), search=query["search"], failed=True

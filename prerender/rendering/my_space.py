@@ -85,7 +85,7 @@ def favorites_list(ctx: RequestContext, query: dict[str, Any], *, t: Translator)
     except UnknownStore:
         raise
     except UpstreamError as error:
-        log.error("favorites unavailable, request %s: %s", ctx.request_id, error)
+        log.log(fallbacks.failure_level(error), "favorites unavailable, request %s: %s", ctx.request_id, error)
         fallbacks.went_without("favorites")
         return ListView.unavailable(query["page"])
     return list_view(ctx, answer, query, link_params(query), look, t=t)
@@ -283,7 +283,7 @@ def my_space_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
                     zone=ZoneInfo(current_app.config["DISPLAY_TIME_ZONE"]),
                 )
             except UpstreamError as error:
-                log.error("history unavailable, request %s: %s", ctx.request_id, error)
+                log.log(fallbacks.failure_level(error), "history unavailable, request %s: %s", ctx.request_id, error)
                 fallbacks.went_without("history")
                 history = HistoryView((), 0, None, None, failed=True)
     count = (
@@ -402,7 +402,7 @@ def basket_preview_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
         except UnknownStore:
             raise
         except UpstreamError as error:
-            log.error("basket preview unavailable, request %s: %s", ctx.request_id, error)
+            log.log(fallbacks.failure_level(error), "basket preview unavailable, request %s: %s", ctx.request_id, error)
             fallbacks.went_without("basket preview")
             failed = True
     recipes = tuple(

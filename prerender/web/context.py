@@ -22,7 +22,7 @@ from marshmallow import ValidationError
 from werkzeug.exceptions import Forbidden
 
 from plumbing.problems import ValidationProblem
-from prerender.gateway import CallerIdentity, Supplier, UpstreamError, get_upstream
+from prerender.gateway import CallerIdentity, Supplier, UpstreamError, fallbacks, get_upstream
 from prerender.schemas.headers import (
     BEARER_PATTERN,
     BEARER_SCHEME,
@@ -158,7 +158,9 @@ def _resolve_supplier(token: str | None) -> tuple[Supplier | None, bool]:
     try:
         supplier = get_upstream().suppliers.by_token(token, request_id=g.request_id)
     except UpstreamError as error:
-        log.error("supplier lookup failed, rendering without supplier features: %s", error)
+        log.log(
+            fallbacks.failure_level(error), "supplier lookup failed, rendering without supplier features: %s", error
+        )
         return None, True
     if supplier is None:
         log.warning("invalid supplier-token on %s", request.path)

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from flask import Response, request
 from werkzeug.http import generate_etag
 
-from prerender.gateway import UnknownStore, UpstreamError
+from prerender.gateway import UnknownStore, UpstreamError, fallbacks
 from prerender.web.context import current_context
-from prerender.web.degraded import marked_if_degraded, was_shed
+from prerender.web.degraded import marked_if_degraded
 from prerender.web.http_caching import PRIVATE, PUBLIC, set_policy
 from prerender.web.shopper import with_shopper
 
@@ -66,8 +66,8 @@ def fragment_response(
     except UpstreamError as error:
         if passes(error):
             raise
-        if not was_shed():  # a shed request fails for want of a budget: its metric and request line say so
-            log.error("%s degraded, request %s: %s", request.endpoint, current_context().request_id, error)
+        level = fallbacks.failure_level(error)  # INFO for a request shed at the door: counted and logged with it
+        log.log(level, "%s degraded, request %s: %s", request.endpoint, current_context().request_id, error)
         rendered = Rendered(_as_rendered(degraded()).html if degraded is not None else "", degraded=True)
     fragment = rendered.html
     etag = fragment_etag(fragment)

@@ -18,6 +18,7 @@ from flask import Flask, Response, current_app, g, has_request_context, request
 
 from plumbing.pseudonyms import pseudonym as keyed_pseudonym
 from prerender.metrics import REQUEST_SECONDS, REQUESTS
+from prerender.web.degraded import DEGRADED_HEADER
 from prerender.web.queue_age import measured_queue_seconds
 from prerender.web.versions import API_VERSIONS
 
@@ -92,6 +93,9 @@ def log_request(response: Response) -> Response:
     queued = measured_queue_seconds()  # what it waited before the worker read it
     if queued:
         fields["queued_ms"] = round(queued * 1000, 1)
+    degraded = response.headers.get(DEGRADED_HEADER)  # a 200 made without, stale or shed (prerender/web/degraded.py)
+    if degraded:
+        fields["degraded"] = degraded
     if ctx is not None:
         fields["api_version"] = ctx.api_version
         fields["supplier_id"] = ctx.supplier.id if ctx.supplier else None

@@ -39,7 +39,8 @@ def start_upstream_budget() -> None:
     """Before anything calls the upstream (the header guard resolves the supplier): start the route's budget."""
     contract = request_contract()
     if contract is not None:
-        g.upstream_budget = deadline.start(0.0 if g.get("shed") else budget_left(contract))
+        # A request shed at the door (prerender/web/admission.py sets `g.shed`) gets none: its calls are not sent.
+        g.upstream_budget = deadline.start(budget_left(contract), shed=bool(g.get("shed")))
 
 
 def end_upstream_budget(_error: BaseException | None = None) -> None:

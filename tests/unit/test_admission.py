@@ -24,24 +24,62 @@ def full(app_config: dict) -> Flask:
     return app
 
 
-def card_answers(reason: str) -> float:
-    """The card's degraded answers of a reason so far (this process's metric)."""
-    labels = {"endpoint": "v1.recipe_card.get_card", "reason": reason}
+def degraded_answers(endpoint: str, reason: str) -> float:
+    """A route's degraded answers of a reason so far (this process's metric)."""
+    labels = {"endpoint": endpoint, "reason": reason}
     return REGISTRY.get_sample_value("prerender_degraded_answers_total", labels) or 0.0
 
 
+def upstream_calls() -> float:
+    """Every upstream call counted so far, whatever its outcome (this process's metric)."""
+    return sum(
+        sample.value
+        for metric in REGISTRY.collect()
+        if metric.name == "prerender_upstream_calls"
+        for sample in metric.samples
+        if sample.name == "prerender_upstream_calls_total"
+    )
+
+
+# Fragments whose rendering asks the upstream for several parts (the supplier of the token first), each with the
+# supplier-token: a shed request must attempt none of them.
+SHED_FRAGMENTS = [
+    ("GET", "/v1/recipe-card?recipe_id=1&store_id=1001", None, "v1.recipe_card.get_card"),
+    (
+        "POST",
+        "/v1/recipe-card/multiple?store_id=1001",
+        {"contexts": [{"productIds": ["100001", "100002"], "position": 1}]},
+        "v1.multiple.post_multiple",
+    ),
+    ("GET", "/v2/catalog?store_id=1001", None, "v2.catalog.home"),
+    ("GET", "/v1/no-supplier-add-to-cart-cta?recipe_id=ext-1", None, "v1.cta.get_cta"),
+]
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "body", "endpoint"), SHED_FRAGMENTS, ids=[endpoint for *_, endpoint in SHED_FRAGMENTS]
+)
 def test_a_fragment_past_the_limit_is_its_degraded_answer_at_once(
-    full: Flask, caplog: pytest.LogCaptureFixture
+    full: Flask, caplog: pytest.LogCaptureFixture, method: str, url: str, body: dict | None, endpoint: str
 ) -> None:
-    shed, upstream = card_answers("shed"), card_answers("upstream")
+    shed, upstream, calls = degraded_answers(endpoint, "shed"), degraded_answers(endpoint, "upstream"), upstream_calls()
+    headers = {**HEADERS, "supplier-token": "token-1"}
     with caplog.at_level(logging.INFO):
-        response = full.test_client().get("/v1/recipe-card?recipe_id=1&store_id=1001", headers=HEADERS)
-    assert response.status_code == 200 and response.get_data() == b""  # nothing cached: the empty card
-    assert response.headers["X-Degraded"] == "shed"
+        response = full.test_client().open(url, method=method, json=body, headers=headers)
+    assert response.status_code == 200 and response.headers["X-Degraded"] == "shed", response.get_data()
     assert response.headers["Cache-Control"] == "private, no-store" and "ETag" not in response.headers
-    # One count, as shed: the upstream call it had no budget for is neither an upstream failure nor an error line.
-    assert (card_answers("shed"), card_answers("upstream")) == (shed + 1, upstream)
-    assert not [record for record in caplog.records if record.levelno >= logging.ERROR]
+    # One count, as shed. The calls it had no budget for were not attempted: no call counted, no failure counted,
+    # no error line; the request's own line says it was shed.
+    assert (degraded_answers(endpoint, "shed"), degraded_answers(endpoint, "upstream")) == (shed + 1, upstream)
+    assert upstream_calls() == calls
+    assert not [record for record in caplog.records if record.levelno >= logging.WARNING], caplog.text
+    (line,) = [record for record in caplog.records if record.name == "prerender.request"]
+    assert line.degraded == "shed"
+
+
+def test_a_fragment_past_the_limit_answers_empty_without_a_cached_copy(full: Flask) -> None:
+    response = full.test_client().get("/v1/recipe-card?recipe_id=1&store_id=1001", headers=HEADERS)
+    assert response.status_code == 200 and response.get_data() == b""  # nothing cached: the empty card
 
 
 def test_a_json_route_past_the_limit_is_503_with_retry_after(full: Flask, shopper_headers: dict[str, str]) -> None:
