@@ -53,8 +53,19 @@ function rollbackSpy(log, name = "rollback") {
 
 describe("normalizeCart", () => {
   test("maps product ids (as strings) to quantities, duplicate ids summed", () => {
-    const cart = normalizeCart([{ id: "p1", quantity: 2 }, { id: 7, quantity: "3" }, { id: "p1", quantity: 1.5 }]);
-    assert.deepEqual([...cart], [["p1", 3.5], ["7", 3]]);
+    const cart = normalizeCart([{ id: "p1", quantity: 2 }, { id: 7, quantity: "3" }, { id: " p1 ", quantity: 1 }]);
+    assert.deepEqual([...cart], [["p1", 3], ["7", 3]]);
+  });
+
+  test("keeps what the cart routes take: whole quantities within 0 and 9 999, product ids only", () => {
+    const cart = normalizeCart([
+      { id: "p1", quantity: 0.4 }, // sold by weight: in the cart
+      { id: "p1", quantity: 0.3 }, // summed first, then rounded up: 1
+      { id: "p2", quantity: 12_000 },
+      { id: "p3", quantity: -2 },
+      { id: "SKU 12", quantity: 1 }, // a retailer's own SKU: never a product of the service
+    ]);
+    assert.deepEqual([...cart], [["p1", 1], ["p2", 9_999], ["p3", 0]]);
   });
 
   test("accepts `productId` for `id` (the maker's cart lines)", () => {
@@ -177,6 +188,18 @@ describe("BasketSync: settling a change, or rolling it back", () => {
     await sync.register([{ id: "p1", quantity: 2 }], { after: { products: [{ id: "p1", quantity: 2 }] }, rollback })();
     mock.timers.tick(3000);
     await sync.cartChanged([{ id: "p1", quantity: 2 }]);
+    mock.timers.tick(60_000);
+    assert.equal(rollback.calls, 0);
+    assert.equal(rollbacksTold.length, 0);
+  });
+
+  test("a weighed product's fraction in the cart shows an addition of one: no rollback", async () => {
+    const { sync, rollbacksTold } = makeSync();
+    sync.definePush(() => {});
+    await sync.cartChanged([]);
+    const rollback = rollbackSpy();
+    await sync.register([{ id: "p1", quantity: 1 }], { after: { products: [{ id: "p1", quantity: 1 }] }, rollback })();
+    await sync.cartChanged([{ id: "p1", quantity: 0.4 }]);
     mock.timers.tick(60_000);
     assert.equal(rollback.calls, 0);
     assert.equal(rollbacksTold.length, 0);

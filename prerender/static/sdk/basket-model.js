@@ -58,7 +58,8 @@ const MAX_CART_QUANTITY = 9_999;
  * A retailer cart's lines as the cart routes take them. A line whose id cannot be one of the service's products
  * (a retailer's own SKU with spaces...) is left out: the basket holds none of them. A quantity is made whole,
  * rounded up (a product sold by weight, 0.4 kg, is in the cart: the basket only ever follows the cart down), and
- * kept within 0 and the route's 9 999. A cart the routes would refuse whole (a 400) is then never sent.
+ * kept within 0 and the route's 9 999: no line makes the routes refuse the whole cart. More than their 500 lines
+ * still does (a 400): no line is cut, since a line missing from a reconciled cart would trim the basket.
  * @param {readonly any[]} lines
  * @returns {{ id: string, quantity: number }[]}
  */

@@ -9,6 +9,8 @@
 // that write: a transferred basket arriving as the page reports its cart at load) is older than that change:
 // it waits again, for the cart that shows the change.
 
+import { routeCartLines } from "./basket-model.js";
+
 /** @typedef {{ id: string, quantity: number }} ProductQuantity */
 /** @typedef {(products: ProductQuantity[]) => unknown} CartCallback */
 /**
@@ -26,22 +28,27 @@
  */
 
 /**
- * The cart as a map of product id to quantity (duplicate ids summed, bad rows rejected).
+ * The cart as a map of product id to quantity, bad rows rejected: duplicate ids summed, then the lines as the cart
+ * routes take them (`routeCartLines`: ids of the service's products only, quantities rounded up to whole ones
+ * within 0 and 9 999). What the SDK compares with its waiting changes is then what reconcile sends: a weighed
+ * product's 0.4 shows an addition of 1, as the basket the service keeps from it does.
  * @param {unknown} products
  * @returns {Map<string, number>}
  */
 export function normalizeCart(products) {
   if (!Array.isArray(products)) throw new TypeError("retailerBasketChanged expects an array of {id, quantity}");
-  const cart = new Map();
+  const summed = new Map();
   for (const product of products) {
     const id = product?.id ?? product?.productId;
     const quantity = Number(product?.quantity);
     if (id === undefined || id === null || !Number.isFinite(quantity)) {
       throw new TypeError("retailerBasketChanged expects an array of {id, quantity}");
     }
-    cart.set(String(id), (cart.get(String(id)) ?? 0) + quantity);
+    const key = String(id).trim();
+    summed.set(key, (summed.get(key) ?? 0) + quantity);
   }
-  return cart;
+  const lines = routeCartLines([...summed].map(([id, quantity]) => ({ id, quantity })));
+  return new Map(lines.map((line) => [line.id, line.quantity]));
 }
 
 export class BasketSync {
