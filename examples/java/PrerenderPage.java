@@ -9,7 +9,9 @@
  *
  * Run it with `java examples/java/PrerenderPage.java` (Java 17 compiles and runs a single source file); the
  * environment variables are described in examples/java/README.md. The four calls are independent: they go
- * out together on one HttpClient and the page waits for the slowest (at most the request timeout).
+ * out together on one HttpClient and the page waits for the slowest (at most the request timeout). A fifth,
+ * GET /v2/svc-window-bootstrap, follows only when no card came with the shopper's credential (a supplier
+ * without personalization): one request timeout more at worst.
  *
  * A fragment that is late, refused, or malformed is left out and logged on stderr: the page is always
  * complete, the exit status 0. stdout carries the page and nothing else.
@@ -128,19 +130,31 @@ record Config(
         return userId.isPresent() || authlessId.isPresent();
     }
 
-    /** prerender's rule for a user or authless id (README.md, "Headers"): 1 to 128 printable ASCII characters, no space. */
-    private static final Pattern SHOPPER_ID = Pattern.compile("[\\x21-\\x7E]{1,128}");
+    /** prerender's rule for a user, authless or session id (README.md, "Headers"): 1 to 128 printable ASCII
+     * characters, no space. */
+    private static final Pattern IDENTITY = Pattern.compile("[\\x21-\\x7E]{1,128}");
+    /** A language id: fr, en, or a retailer's variant such as fr-demo. */
+    private static final Pattern LANGUAGE = Pattern.compile("[A-Za-z0-9-]{1,64}");
 
     /**
-     * The variable of a shopper id prerender would refuse, if one is set. Checked here rather than left to
-     * prerender's 400: Java's HTTP client sends a character outside ASCII as "?", so "Zoé" and "Zoë" would reach
-     * prerender as the one shopper "Zo?", with one basket and one credential.
+     * What prerender would refuse in the page's own settings, if anything: every call would be a 400. Checked here
+     * rather than left to prerender: Java's HTTP client sends a character outside ASCII as "?", so "Zoé" and "Zoë"
+     * would reach prerender as the one shopper "Zo?", with one basket and one credential.
      */
-    Optional<String> badShopperId() {
-        if (userId.filter(id -> !SHOPPER_ID.matcher(id).matches()).isPresent()) {
-            return Optional.of("USER_ID");
+    Optional<String> configurationProblem() {
+        Map<String, Optional<String>> ids = new LinkedHashMap<>();
+        ids.put("USER_ID", userId);
+        ids.put("AUTHLESS_ID", authlessId);
+        ids.put("SESSION_ID", Optional.of(sessionId));
+        for (Map.Entry<String, Optional<String>> id : ids.entrySet()) {
+            if (id.getValue().filter(value -> !IDENTITY.matcher(value).matches()).isPresent()) {
+                return Optional.of(id.getKey() + " is not 1 to 128 printable ASCII characters without a space");
+            }
         }
-        return authlessId.filter(id -> !SHOPPER_ID.matcher(id).matches()).map(id -> "AUTHLESS_ID");
+        if (!LANGUAGE.matcher(languageId).matches()) {
+            return Optional.of("LANGUAGE_ID is not a language id (fr, en, fr-demo)");
+        }
+        return Optional.empty();
     }
 
     /** The shelf's card slots: products 1-2 around slot 1, 3-4 around slot 2, ... (an odd last one has none). */
@@ -173,10 +187,9 @@ record Fragments(List<String> stylesheets, String card, Map<Long, String> slotCa
         if (config.supplierToken().isEmpty()) {
             Log.warn("SUPPLIER_TOKEN is not set: cards come without like button, basket button and credential");
         }
-        Optional<String> badId = config.badShopperId();
-        if (badId.isPresent()) {
-            Log.warn(badId.get() + " is not 1 to 128 printable ASCII characters without a space: rendering the page "
-                    + "without fragments");
+        Optional<String> problem = config.configurationProblem();
+        if (problem.isPresent()) {
+            Log.warn(problem.get() + ": rendering the page without fragments");
             return NONE;
         }
         // Printable ASCII only: a control character could split the header, and Java's client would send any
@@ -228,7 +241,9 @@ record Fragments(List<String> stylesheets, String card, Map<Long, String> slotCa
             return NONE; // nothing to style: no stylesheet either
         }
         String bootstrap = "";
-        if (!carriesCredential(featured) && cards.values().stream().noneMatch(Fragments::carriesCredential)) {
+        if (config.supplierToken().isPresent()
+                && !carriesCredential(featured)
+                && cards.values().stream().noneMatch(Fragments::carriesCredential)) {
             // Public fragments (a fixed card of a supplier without personalization) carry no credential, and the
             // SDK would act for nobody: the bootstrap brings the shopper's (README.md, "Who vouches for the
             // shopper").

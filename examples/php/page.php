@@ -60,7 +60,7 @@ function env(string $name, string $default = ''): string
     return is_string($value) && $value !== '' ? $value : $default;
 }
 
-/** What prerender accepts as a user, authless or session id: 1 to 128 printable characters, no space. */
+/** What prerender accepts as a user, authless or session id: 1 to 128 printable ASCII characters, no space. */
 function is_valid_id(string $id): bool
 {
     return preg_match('/^[\x21-\x7E]{1,128}$/D', $id) === 1;
@@ -123,7 +123,7 @@ if (preg_match('/^[A-Za-z0-9-]{1,64}$/D', $language) !== 1) {
 }
 foreach (['USER_ID' => $userId, 'AUTHLESS_ID' => $authlessId] as $name => $value) {
     if ($value !== '' && !is_valid_id($value)) {
-        $problems[] = "{$name} is not 1 to 128 printable characters without a space";
+        $problems[] = "{$name} is not 1 to 128 printable ASCII characters without a space";
     }
 }
 
@@ -165,6 +165,12 @@ if ($problems !== []) {
             $prerender->log('the stylesheets did not come: the page renders without cards');
         } else {
             $featured = $prerender->recipeCard(['recipe_id' => FEATURED_RECIPE_ID] + $store);
+            // A public card (a supplier without personalization) carries no credential, and the SDK would act for
+            // nobody: the bootstrap brings the shopper's (README.md, "Who vouches for the shopper"). Asked at once,
+            // before the multiple can spend the page's budget; nothing to ask without a supplier token.
+            if ($featured !== '' && !carries_credential($featured) && $supplierToken !== '') {
+                $bootstrap = $prerender->bootstrap();
+            }
 
             $contexts = [];
             foreach (CARD_POSITIONS as $position) {
@@ -174,7 +180,7 @@ if ($problems !== []) {
             // One card per recipe on the page: a suggestion may be the featured recipe or another slot's, and a
             // second card of one recipe would repeat its element id (and show it twice).
             ksort($cards);
-            $shown = array_filter([card_recipe_id($featured)]);
+            $shown = array_values(array_filter([card_recipe_id($featured)], fn (?string $id): bool => $id !== null));
             foreach ($cards as $position => $card) {
                 $recipe = card_recipe_id($card);
                 if ($recipe !== null && in_array($recipe, $shown, true)) {
@@ -188,10 +194,10 @@ if ($problems !== []) {
             // The stylesheets in the head only when there is something to style.
             if ($featured !== '' || array_filter($cards) !== []) {
                 $styles = $base . $cardSheets;
-                // Public fragments (a fixed card of a supplier without personalization) carry no credential, and
-                // the SDK would act for nobody: the bootstrap brings the shopper's (README.md, "Who vouches for the
-                // shopper").
-                if (!carries_credential($featured) && array_filter($cards, fn (string $card): bool => carries_credential($card)) === []) {
+                // No featured card, and slot cards without a credential either: the bootstrap, as above.
+                $credited = carries_credential($featured)
+                    || array_filter($cards, fn (string $card): bool => carries_credential($card)) !== [];
+                if ($bootstrap === '' && !$credited && $supplierToken !== '') {
                     $bootstrap = $prerender->bootstrap();
                 }
             }

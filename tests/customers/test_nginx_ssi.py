@@ -204,13 +204,13 @@ def fake_prerender(request: pytest.FixtureRequest) -> Iterator[str | None]:
     [
         (None, "Connection refused"),
         (SlowPrerender, "upstream timed out"),
-        (RedirectingPrerender, ""),
+        (RedirectingPrerender, None),  # nginx logs nothing for an answer it replaces
     ],
     ids=["down", "too slow", "redirects"],
     indirect=["fake_prerender"],
 )
 def test_failing_fragments_leave_the_page_rendered(
-    nginx: str, tmp_path: Path, fake_prerender: str | None, logged: str
+    nginx: str, tmp_path: Path, fake_prerender: str | None, logged: str | None
 ) -> None:
     upstream = fake_prerender or f"http://127.0.0.1:{closed_port()}"
     with SsiFront(nginx, tmp_path, upstream, "demo-retailer-token") as server:
@@ -223,7 +223,8 @@ def test_failing_fragments_leave_the_page_rendered(
     assert soup.find("svc-recipe-card") is None and soup.find("svc-shopper") is None
     assert not soup.find_all("link")
     assert "moved" not in answer.text
-    assert logged in logs
+    if logged is not None:
+        assert logged in logs
 
 
 @pytest.mark.browser

@@ -184,9 +184,12 @@ def test_the_cli_prints_the_page_with_the_live_fragments(php: str, live_prerende
     result = run_page(php, env)
 
     assert result.returncode == 0, result.stderr
-    # Nothing failed; at most a suggestion of the featured recipe left out.
+    # Nothing failed; at most a suggestion of the featured recipe left out (the session's draw), and said.
     assert all("its recipe is already on the page" in line for line in result.stderr.splitlines()), result.stderr
     soup = assert_page_with_fragments(result.stdout, live_prerender, shopper, kind, shopper_id)
+    shown = {int(slot["data-position"]) for slot in soup.select("ul.shelf > li.shelf__recipe")}
+    for position in set(SLOTS) - shown:
+        assert f"left out the card of position {position}: its recipe is already on the page" in result.stderr
     assert soup.select_one("p.store").get_text(strip=True) == f"Prix de votre magasin {live_prerender.store_id}"
 
 
