@@ -86,3 +86,22 @@ def test_a_drawer_module_that_fails_is_told_at_once_and_the_next_click_opens(
     page.wait_for_function("() => window.svc?.basket?.openPreview !== undefined")
     page.evaluate("() => window.svc.basket.openPreview().catch(() => {})")
     expect(toaster).to_have_text(BASKET_CANNOT_OPEN)
+
+
+def test_a_preview_whose_module_fails_rejects_with_the_sdks_problem(page: Page, context: BrowserContext, shop_url: str):
+    """The drawer loaded, then the basket preview's own module fails (the prerender node went down): the call
+    rejects with an `svc.ApiError`, as every call of the SDK does, not the browser's TypeError."""
+    visit(context, page, shop_url)
+    hydrated_cards(page).first.locator(".svc-recipe-card__title-button").click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    page.route("**/components/catalog.js*", lambda route: route.abort("connectionrefused"))
+    rejected = page.evaluate(
+        """() => window.svc.basket.openPreview().then(
+            () => null,
+            (error) => ({ api: error instanceof window.svc.ApiError, status: error.status, type: error.problem?.type }),
+        )"""
+    )
+    assert rejected == {"api": True, "status": 0, "type": "about:blank#drawer-unavailable"}

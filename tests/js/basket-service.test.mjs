@@ -789,6 +789,29 @@ describe("BasketService: payment", () => {
     assert.deepEqual(client.writes().filter((write) => write === "POST /baskets/handle-payment"), []);
   });
 
+  test("the confirmation page's empty cart, reported before handlePayment, leaves the paid basket to confirm", async () => {
+    const { service, client } = await withReportedCart();
+    service.paymentStarted(9);
+    // The confirmation page reports its cart at start (empty: paid), then confirms the payment.
+    const reconciles = client.writes().filter((write) => write === "POST /basket/reconcile").length;
+    const basket = await service.sync.cartChanged([]);
+    assert.equal(client.writes().filter((write) => write === "POST /basket/reconcile").length, reconciles,
+      "an empty cart followed now would take every recipe out before the payment confirms them");
+    assert.deepEqual(basket.recipes.map((entry) => entry.recipe_id), ["r1"]);
+    const answer = await service.confirm(9, "o-6");
+    assert.equal(answer.outcome, "confirmed");
+    assert.deepEqual(client.calls.at(-1).options.json.products, [{ id: "p1", quantity: 2 }]);
+    // Confirmed: the kept cart is done with, and the next empty cart is followed as any other.
+    await service.sync.cartChanged([]);
+    assert.equal(client.writes().filter((write) => write === "POST /basket/reconcile").length, reconciles + 1);
+  });
+
+  test("without a payment started, an empty cart is followed: the shopper emptied it", async () => {
+    const { service, client } = await withReportedCart();
+    await service.sync.cartChanged([]);
+    assert.deepEqual(client.calls.at(-1).options.json, { store_id: "s1", cart: [] });
+  });
+
   test("a cart whose lines all have no quantity is an empty cart", async () => {
     const { service, client } = setup({ initial: PAID, answer: confirmed });
     await service.initialize();

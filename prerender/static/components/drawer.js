@@ -5,7 +5,7 @@
 // `svc-scroll-lock` on <html>, or the page's own scroll element). Closing it emits `recipes.hidden`. The
 // details come from GET {api}/{v}/recipe-details as HTML, the preview from GET {api}/v2/catalog/my-space/
 // basket-preview?embed=true (its <svc-catalog> root wired by components/catalog.js).
-import { sdk, services, icon, h, inertFragment, tabbables, trapTab } from "./ui.js";
+import { sdk, services, icon, h, inertFragment, localProblem, tabbables, trapTab } from "./ui.js";
 import { RecipeDetails } from "./recipe-details.js";
 
 const tagName = `${sdk.prefix}-drawer`;
@@ -469,7 +469,9 @@ function previewReady() {
     ...PREVIEW_SHEETS.map(linkSheet),
   ]).catch((error) => {
     previewLoading = null; // tried again next time
-    throw error;
+    // The module did not load (prerender down): the SDK's problem, as a failed drawer module is
+    // (sdk/drawer-loading.js), not the browser's TypeError.
+    throw localProblem("drawer-unavailable", "The basket preview cannot open for now", `Its module did not load: ${error}`);
   });
   return previewLoading;
 }

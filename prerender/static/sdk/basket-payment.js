@@ -93,6 +93,27 @@ export class BasketPayments {
    * @param {number} amount @returns {unknown[] | null}
    */
   #startedCart(amount) {
+    const kept = this.#kept();
+    if (!kept) return null;
+    return kept.total === null || Math.abs(Number(kept.total) - amount) <= 0.01 ? kept.cart : null;
+  }
+
+  /**
+   * Whether a cart `paymentStarted` kept waits for its `handlePayment` (this shopper's, less than a day old, for any
+   * total). An empty cart reported meanwhile is then the paid cart's aftermath (the confirmation page, the checkout
+   * page after paying), not a shopper who emptied it: the basket does not follow it (BasketService's reconcile),
+   * or it would lose every recipe before the payment confirms them.
+   */
+  awaitsConfirmation() {
+    return this.#kept() !== null;
+  }
+
+  /**
+   * The cart `paymentStarted` kept, when it is this shopper's and less than a day old; one that is old, unreadable
+   * or another shopper's is removed.
+   * @returns {{ total: number | null, cart: unknown[] } | null}
+   */
+  #kept() {
     const { session } = this.#core;
     const key = session.key(PAYMENT_STARTED);
     try {
@@ -100,7 +121,7 @@ export class BasketPayments {
       // (A cart kept by the SDK before the shopper was written with it names none: taken as this shopper's.)
       if (kept && Array.isArray(kept.cart) && Date.now() - Number(kept.at) < PAYMENT_STARTED_MS
         && (kept.shopper === undefined || kept.shopper === this.#shopper())) {
-        return kept.total === null || Math.abs(Number(kept.total) - amount) <= 0.01 ? kept.cart : null;
+        return kept;
       }
     } catch {
       // unreadable: none

@@ -384,6 +384,12 @@ export class BasketService {
     const basket = await this.#queue.run(async () => {
       // No store, or no credential: there is no basket of ours to reconcile.
       if (!storeId || !this.#session.credential) return this.basket$.value ?? emptyBasket(storeId);
+      // An empty cart while a paid cart waits for its confirmation (paymentStarted, then the confirmation page
+      // reporting its empty cart): the payment's aftermath. Followed, it would take every recipe out before
+      // handlePayment confirms them; the confirmation empties the basket.
+      if (cart.every((line) => !(line.quantity > 0)) && this.#payments.awaitsConfirmation()) {
+        return this.basket$.value ?? emptyBasket(storeId);
+      }
       if (!guard.current()) {
         stale = true;
         return null;
