@@ -790,7 +790,7 @@ describe("BasketService: payment", () => {
   });
 
   test("the confirmation page's empty cart, reported before handlePayment, leaves the paid basket to confirm", async () => {
-    const { service, client } = await withReportedCart();
+    const { service, client } = await followingTheCart();
     service.paymentStarted(9);
     // The confirmation page reports its cart at start (empty: paid), then confirms the payment.
     const reconciles = client.writes().filter((write) => write === "POST /basket/reconcile").length;
@@ -810,6 +810,74 @@ describe("BasketService: payment", () => {
     const { service, client } = await withReportedCart();
     await service.sync.cartChanged([]);
     assert.deepEqual(client.calls.at(-1).options.json, { store_id: "s1", cart: [] });
+  });
+
+  /** A service whose reconcile follows the cart as the service does: an empty cart empties the basket. */
+  async function followingTheCart() {
+    const made = setup({
+      initial: PAID,
+      answer: (call) => {
+        if (call.path !== "/basket/reconcile") return confirmed(call);
+        return { basket: call.options.json.cart.length ? PAID : basketOf({}), changes: [] };
+      },
+    });
+    await made.service.initialize();
+    await made.service.sync.cartChanged([{ id: "p1", quantity: 2 }]);
+    return made;
+  }
+  const reconciled = (client) => client.calls.filter((call) => call.path === "/basket/reconcile").map((call) => call.options.json.cart);
+
+  test("a checkout left unpaid, then a cart with other products: the kept cart is forgotten", async () => {
+    const { service, client, session } = await followingTheCart();
+    service.paymentStarted(9);
+    await service.sync.cartChanged([{ id: "p1", quantity: 2 }]); // the checkout page again: still the kept cart
+    assert.notEqual(session.local.get("_svc/payment-started"), null);
+    await service.sync.cartChanged([{ id: "p1", quantity: 2 }, { id: "p3", quantity: 1 }]); // shopping again
+    assert.equal(session.local.get("_svc/payment-started"), null);
+    const basket = await service.sync.cartChanged([]);
+    assert.deepEqual(reconciled(client).at(-1), [], "the shopper emptied the cart: followed");
+    assert.deepEqual(basket.recipes, []);
+  });
+
+  test("an empty cart an hour after paymentStarted is followed, the payment still unconfirmed", async () => {
+    mock.timers.reset();
+    mock.timers.enable({ apis: ["setTimeout", "Date"], now: Date.UTC(2026, 0, 5, 10) });
+    const { service, client } = await followingTheCart();
+    service.paymentStarted(9);
+    mock.timers.tick(3_600_001);
+    await service.sync.cartChanged([]);
+    assert.deepEqual(reconciled(client).at(-1), []);
+  });
+
+  test("basket.reset() forgets the kept cart: the shopper emptied the cart", async () => {
+    const { service, session } = await withReportedCart();
+    service.paymentStarted(9);
+    await service.reset().catch(() => {}); // its removals are not what this test is about
+    assert.equal(session.local.get("_svc/payment-started"), null);
+  });
+
+  test("a cart of nothing is no paid cart: paymentStarted keeps none", async () => {
+    const { service, session } = setup({
+      answer: (call) => (call.path === "/basket/reconcile" ? { basket: basketOf({}), changes: [] } : undefined),
+    });
+    await service.initialize();
+    await service.sync.cartChanged([{ id: "p1", quantity: 0 }]);
+    assert.deepEqual(service.paymentStarted(9), { total: 9, lines: 0 });
+    assert.equal(session.local.get("_svc/payment-started"), null);
+  });
+
+  test("a confirmation page that has not loaded the basket loads it when its empty cart is held back", async () => {
+    const first = await withReportedCart();
+    first.service.paymentStarted(9);
+    const page = setup({ initial: PAID, answer: confirmed }); // the next page: a new SDK, the same browser storage
+    page.session.local.set("_svc/payment-started", first.session.local.get("_svc/payment-started"));
+    const counts = [];
+    page.service.recipeCount().subscribe((count) => counts.push(count));
+    const basket = await page.service.sync.cartChanged([]);
+    assert.deepEqual(page.client.writes(), [], "nothing reconciled");
+    assert.deepEqual(basket.recipes.map((entry) => entry.recipe_id), ["r1"]);
+    assert.deepEqual(counts, [1], "the page's counter shows the basket the service holds");
+    assert.equal((await page.service.confirm(9, "o-7")).outcome, "confirmed");
   });
 
   test("a cart whose lines all have no quantity is an empty cart", async () => {

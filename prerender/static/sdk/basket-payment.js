@@ -6,6 +6,9 @@ import { emptyBasket, routeCartLines } from "./basket-model.js";
 
 const PAYMENT_STARTED = "payment-started";
 const PAYMENT_STARTED_MS = 24 * 3600 * 1000;
+// How long after `paymentStarted` an empty cart is taken for the payment's aftermath (the confirmation page comes
+// within minutes), and not followed: after it, an empty cart is a shopper's, even with the payment unconfirmed.
+const EMPTY_CART_HELD_MS = 3600 * 1000;
 // The lines the payment route accepts of a paid cart (prerender/schemas/limits.py, MAX_CART_LINES).
 const MAX_PAID_LINES = 500;
 
@@ -79,10 +82,10 @@ export class BasketPayments {
       console.warn(`[${session.prefix}] paymentStarted(${JSON.stringify(total)}): not a total >= 0; the cart is kept all the same`);
     }
     const cart = paidLines(sync.lastCart) ?? [];
-    if (cart.length > 0) {
-      const kept = { total: readable ? amount : null, cart, at: Date.now(), shopper: this.#shopper() };
-      session.local.set(session.key(PAYMENT_STARTED), JSON.stringify(kept));
-    }
+    // A cart of nothing (no line of a quantity above 0) is no paid cart: nothing is kept.
+    if (isEmptyCart(cart)) return { total: readable ? amount : 0, lines: 0 };
+    const kept = { total: readable ? amount : null, cart, at: Date.now(), shopper: this.#shopper() };
+    session.local.set(session.key(PAYMENT_STARTED), JSON.stringify(kept));
     return { total: readable ? amount : 0, lines: cart.length };
   }
 
@@ -99,19 +102,31 @@ export class BasketPayments {
   }
 
   /**
-   * Whether a cart `paymentStarted` kept waits for its `handlePayment` (this shopper's, less than a day old, for any
-   * total). An empty cart reported meanwhile is then the paid cart's aftermath (the confirmation page, the checkout
-   * page after paying), not a shopper who emptied it: the basket does not follow it (BasketService's reconcile),
-   * or it would lose every recipe before the payment confirms them.
+   * Whether the basket must not follow this reported cart (BasketService's reconcile), as a payment's aftermath: a
+   * cart without any of the service's products (`cart` as the routes take it) within an hour of `paymentStarted`,
+   * while its kept cart waits for `handlePayment` (this shopper's, for any total). Followed, the confirmation page's
+   * empty cart would take every recipe out before the payment confirms them. A cart with products that is not the
+   * kept one means the shopper shops again: the kept cart is forgotten, and the next empty cart is followed.
+   * @param {{ id: string, quantity: number }[]} cart
    */
-  awaitsConfirmation() {
-    return this.#kept() !== null;
+  holdsBack(cart) {
+    const kept = this.#kept();
+    if (!kept) return false;
+    if (isEmptyCart(cart)) return Date.now() - Number(kept.at) < EMPTY_CART_HELD_MS;
+    if (!sameCart(cart, kept.cart)) this.forget();
+    return false;
+  }
+
+  /** Forgets the cart `paymentStarted` kept (the basket's `reset`: the shopper emptied the cart). */
+  forget() {
+    const { session } = this.#core;
+    session.local.remove(session.key(PAYMENT_STARTED));
   }
 
   /**
    * The cart `paymentStarted` kept, when it is this shopper's and less than a day old; one that is old, unreadable
    * or another shopper's is removed.
-   * @returns {{ total: number | null, cart: unknown[] } | null}
+   * @returns {{ total: number | null, cart: unknown[], at: number } | null}
    */
   #kept() {
     const { session } = this.#core;
@@ -135,6 +150,17 @@ export class BasketPayments {
     const identity = this.#core.session.identity$.value;
     return identity ? `${identity.kind}:${identity.id}` : "";
   }
+}
+
+/**
+ * Whether two carts hold the same quantities of the same products (lines of no quantity aside).
+ * @param {unknown[]} cart @param {unknown[]} other
+ */
+function sameCart(cart, other) {
+  /** @param {unknown[]} lines */
+  const held = (lines) => new Map(routeCartLines(lines).filter((line) => line.quantity > 0).map((line) => [line.id, line.quantity]));
+  const [a, b] = [held(cart), held(other)];
+  return a.size === b.size && [...a].every(([id, quantity]) => b.get(id) === quantity);
 }
 
 /**

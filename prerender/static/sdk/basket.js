@@ -158,6 +158,7 @@ export class BasketService {
    * @returns {Promise<Basket>}
    */
   async reset() {
+    this.#payments.forget(); // a cart emptied by the shopper: no payment's aftermath to wait for
     // The service's basket now (not the state of the page's first load): every recipe it holds goes.
     const basket = await this.reload();
     for (const entry of basket.recipes ?? []) {
@@ -384,11 +385,14 @@ export class BasketService {
     const basket = await this.#queue.run(async () => {
       // No store, or no credential: there is no basket of ours to reconcile.
       if (!storeId || !this.#session.credential) return this.basket$.value ?? emptyBasket(storeId);
-      // An empty cart while a paid cart waits for its confirmation (paymentStarted, then the confirmation page
-      // reporting its empty cart): the payment's aftermath. Followed, it would take every recipe out before
-      // handlePayment confirms them; the confirmation empties the basket.
-      if (cart.every((line) => !(line.quantity > 0)) && this.#payments.awaitsConfirmation()) {
-        return this.basket$.value ?? emptyBasket(storeId);
+      // An empty cart soon after paymentStarted (the confirmation page reporting its cart): the payment's
+      // aftermath, not followed (BasketPayments.holdsBack); the confirmation empties the basket. A page that has
+      // not loaded the basket yet loads it instead, as the reconcile would have answered it.
+      if (this.#payments.holdsBack(cart)) {
+        if (this.basket$.value) return this.basket$.value;
+        const loaded = await this.#routes.load(storeId);
+        this.#publish(loaded);
+        return loaded;
       }
       if (!guard.current()) {
         stale = true;
