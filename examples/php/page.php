@@ -180,7 +180,8 @@ if ($problems !== []) {
             // One card per recipe on the page: a suggestion may be the featured recipe or another slot's, and a
             // second card of one recipe would repeat its element id (and show it twice).
             ksort($cards);
-            $shown = array_values(array_filter([card_recipe_id($featured)], fn (?string $id): bool => $id !== null));
+            $featuredRecipe = card_recipe_id($featured);
+            $shown = $featuredRecipe === null ? [] : [$featuredRecipe];
             foreach ($cards as $position => $card) {
                 $recipe = card_recipe_id($card);
                 if ($recipe !== null && in_array($recipe, $shown, true)) {

@@ -1,8 +1,6 @@
 // The basket's routes of prerender's browser API (docs/browser-api.md, "Basket"; prerender/blueprints/
 // basket.py, payments.py, transfers.py, menu.py): one method per call, so that a path is written once.
 
-import { routeCartLines } from "./basket-model.js";
-
 /** @typedef {import("./basket.js").Basket} Basket */
 /** @typedef {import("./basket.js").BasketAnswer} BasketAnswer */
 /** @typedef {import("./basket.js").ChosenLine} ChosenLine */
@@ -56,13 +54,11 @@ export class BasketRoutes {
   }
 
   /**
-   * POST /basket/reconcile with the cart's lines the route takes (`routeCartLines`: a line of 0.5 kg or an id
-   * with a space would make the route refuse the whole cart).
+   * POST /basket/reconcile with the cart as the route takes it (sdk/basket-sync.js, `normalizeCart`).
    * @param {string} storeId @param {{ id: string, quantity: number }[]} cart @returns {Promise<BasketAnswer>}
    */
   reconcile(storeId, cart) {
-    const lines = routeCartLines(cart);
-    return this.#client.request("POST", "/basket/reconcile", { json: { store_id: storeId, cart: lines }, write: true });
+    return this.#client.request("POST", "/basket/reconcile", { json: { store_id: storeId, cart }, write: true });
   }
 
   /**
