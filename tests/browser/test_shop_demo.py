@@ -1,7 +1,8 @@
 """The demo shop's own controls, as a retailer judging the demo sees them at 1280 and 375 px: the shelf's
 "Ajouter" (to the cart with a store, disabled with its reason without), the cart's plus and minus, the confirmation
-after "Payer", the header of a logged-in visitor on a phone. axe checks the shop's markup of each. And the shelf
-over a slow network: its first screen painted before the rest has arrived, and nothing in view moving."""
+after "Payer" (and no payment of a cart changed in another tab since the page showed it), the header of a logged-in
+visitor on a phone. axe checks the shop's markup of each. And the shelf over a slow network: its first screen painted
+before the rest has arrived, and nothing in view moving."""
 
 from __future__ import annotations
 
@@ -104,6 +105,42 @@ def test_after_payment_the_confirmation_is_the_pages_main_message(
     heading_bottom = page.locator("h1").bounding_box()
     assert heading_bottom["y"] + heading_bottom["height"] <= paid_top
     assert_no_axe_violations(page, [".cart"], what=f"the cart after payment ({width})")
+
+
+def test_a_cart_changed_in_another_tab_is_shown_again_before_it_is_paid(
+    page: Page, context: BrowserContext, shop_url: str
+):
+    visit(context, page, shop_url)
+    page.locator("article.product [data-add-product]:enabled").first.click()
+    expect(page.locator("[data-cart-count]")).to_have_text("1")
+    page.goto(f"{shop_url}/cart")
+    expect(page.locator(".cart-line")).to_have_count(1)
+    # The same shopper adds another product in a second tab while the cart page stays open.
+    other = context.new_page()
+    other.goto(shop_url)
+    other.locator("article.product [data-add-product]:enabled").nth(1).click()
+    expect(other.locator("[data-cart-count]")).to_have_text("2")
+    other.close()
+
+    page.locator("[data-cart-pay]").click()
+    # Not paid: the page shows the cart as it now is, and says why it did not pay.
+    notice = page.locator("[data-cart-changed]")
+    expect(notice).to_be_visible()
+    expect(notice).to_have_text(
+        "Votre panier a changé depuis l\u2019ouverture de cette page : vérifiez-le avant de payer."
+    )
+    expect(notice).to_be_focused()
+    expect(page.locator(".cart-line")).to_have_count(2)
+    expect(page.locator("[data-cart-paid]")).to_be_hidden()
+    expect(page.locator("[data-cart-count]")).to_have_text("2")
+    assert_no_axe_violations(page, [".cart"], what="the cart changed elsewhere")
+
+    page.locator("[data-cart-pay]").click()
+    expect(page.get_by_role("heading", name="Merci ! Votre commande est confirmée.")).to_be_visible()
+    expect(page.locator("[data-cart-count]")).to_have_text("0")
+    expect(notice).to_be_hidden()
+    page.reload()
+    expect(page.locator("[data-cart-changed]")).to_be_hidden()  # said once, not on every later visit
 
 
 HEADER_WIDTHS = (320, 375, 414, 480, 560, 640, 768, 1024, 1280)

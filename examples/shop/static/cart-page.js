@@ -1,6 +1,7 @@
 // Demo Market, cart page: +, − and remove change the shop's cart and report it to the basket
 // (retailerBasketChanged); "Payer" confirms the basket (handlePayment), empties the cart and shows the
-// confirmation in place of the empty cart.
+// confirmation in place of the empty cart. A cart changed since the page showed it (in another tab, on another
+// device) is not paid: the page reloads to show it, with a notice to check it first.
 import { svc, cart, reportCart, ready } from "./svc-setup.js";
 
 const root = document.querySelector("[data-cart]");
@@ -69,18 +70,44 @@ root?.addEventListener("click", async (event) => {
   }
 });
 
+// Set before the reload of a cart that changed elsewhere, read (and cleared) by the reloaded page.
+const CHANGED_KEY = "dm/cart-changed";
+
+/** The lines the page shows, as id → quantity. */
+function shownLines() {
+  const rows = root.querySelectorAll("[data-product-id]");
+  return new Map([...rows].map((row) => [row.getAttribute("data-product-id"), Number(row.getAttribute("data-quantity"))]));
+}
+
+/** Whether `lines` are exactly the lines the page shows. */
+function showsExactly(lines) {
+  const shown = shownLines();
+  return lines.length === shown.size && lines.every(({ id, quantity }) => shown.get(String(id)) === quantity);
+}
+
 async function pay() {
+  // Not before the cart has loaded: a click before its lines arrive would pay an empty cart, and the basket
+  // follows the paid cart (docs/sdk.md, handlePayment), so it would lose every recipe.
+  await ready;
+  // The cart as the shop holds it now, not as this page loaded it: what the shopper pays is what they saw.
+  const lines = await cart.load();
+  if (!showsExactly(lines)) {
+    try {
+      sessionStorage.setItem(CHANGED_KEY, "1");
+    } catch {
+      // no sessionStorage: the page still reloads, without the notice
+    }
+    window.location.reload();
+    return;
+  }
   const total = Number(root.querySelector("[data-cart-total]").getAttribute("data-total"));
   const orderId = `order-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-  // The cart as loaded: a click before its lines arrive would pay an empty cart, and the basket follows the paid
-  // cart (docs/sdk.md, handlePayment), so it would lose every recipe.
-  await ready;
-  const lines = cart.lines();
   // The paid cart itself: the service confirms the basket as this cart has it (docs/sdk.md, handlePayment).
   const paid = lines.map(({ id, quantity }) => ({ id, quantity }));
   if (svc) await svc.basketSync.handlePayment(total, orderId, paid).catch((problem) => console.warn("payment not confirmed", problem));
   const emptied = lines.length ? await cart.apply(lines.map(({ id, quantity }) => ({ id, quantity: -quantity }))) : [];
   root.querySelector("[data-cart-paid]").hidden = false;
+  root.querySelector("[data-cart-changed]").hidden = true;
   render(emptied);
   root.querySelector("[data-cart-paid-title]").focus();
   await reportCart(emptied);
@@ -88,4 +115,20 @@ async function pay() {
   status.textContent = status.getAttribute("data-paid-text");
 }
 
+/** After a reload for a changed cart: the notice, focused so that it is read first. */
+function noticeChangedCart() {
+  let changed;
+  try {
+    changed = sessionStorage.getItem(CHANGED_KEY) !== null;
+    sessionStorage.removeItem(CHANGED_KEY);
+  } catch {
+    return;
+  }
+  const notice = root?.querySelector("[data-cart-changed]");
+  if (!changed || !notice) return;
+  notice.hidden = false;
+  notice.focus();
+}
+
+noticeChangedCart();
 ready.then(render);
