@@ -96,7 +96,9 @@ class GunicornPrerender(ChildServer):
     """prerender under gunicorn with gunicorn.conf.py, the command of `make run` (tools/devstack.py), on a free
     loopback port, as a child process stopped by its pid. Two workers, as `make run` starts on a 2-CPU machine,
     whatever the machine and the developer's GUNICORN_* variables; `worker_class` overrides the file's choice
-    through GUNICORN_WORKER_CLASS. Multiprocess metrics in `metrics_dir`, as `make run` sets them."""
+    through GUNICORN_WORKER_CLASS. Multiprocess metrics in `metrics_dir`, as `make run` sets them. `release` is the
+    folder it runs from (its `wsgi.py`, `gunicorn.conf.py` and packages): this checkout, or a copy made as another
+    release would be (tests/ops/test_rolling_deploy.py)."""
 
     name = "gunicorn"
 
@@ -108,11 +110,14 @@ class GunicornPrerender(ChildServer):
         worker_class: str | None = None,
         workers: int = 2,
         environ: Mapping[str, str] | None = None,
+        release: Path = ROOT,
     ) -> None:
         self.prefix = prefix
         self.port = free_port()
         service = load_devstack().Service("prerender", self.port, "wsgi:app", "/healthz", {})
-        self.command = service.command()
+        # The release's own gunicorn.conf.py in place of this checkout's.
+        own_config = {str(ROOT / "gunicorn.conf.py"): str(release / "gunicorn.conf.py")}
+        self.command = [own_config.get(part, part) for part in service.command()]
         self.metrics_dir = metrics = prefix / "metrics"
         metrics.mkdir(parents=True, exist_ok=True)
         self.env = {
@@ -125,8 +130,11 @@ class GunicornPrerender(ChildServer):
             **({"GUNICORN_WORKER_CLASS": worker_class} if worker_class else {}),
             **(environ or {}),
         }
+        if release != ROOT:
+            # Its packages before the installed ones (an editable install's finder comes after the path).
+            self.env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(release), os.environ.get("PYTHONPATH")]))
         self.log = prefix / "gunicorn.log"
-        self.cwd = ROOT
+        self.cwd = release
 
     @property
     def url(self) -> str:
