@@ -70,6 +70,35 @@ def test_rotation_the_last_key_signs_and_every_key_verifies() -> None:
         CredentialSigner(keys=[NEW], max_age=MAX_AGE).verify(old)  # the old key retired
 
 
+def refused_between_nodes(nodes: list[list[str]]) -> list[tuple[int, int]]:
+    """(issuer, verifier) pairs of nodes, by their keys, where a credential one issued is refused by the other."""
+    signers = [CredentialSigner(keys=keys, max_age=MAX_AGE) for keys in nodes]
+    refused = []
+    for issuer, signer in enumerate(signers):
+        credential = signer.issue(ALICE)
+        for verifier, other in enumerate(signers):
+            try:
+                other.verify(credential)
+            except InvalidCredential:
+                refused.append((issuer, verifier))
+    return refused
+
+
+def test_a_rotation_across_nodes_keeps_every_credential_valid_on_every_node_at_every_step() -> None:
+    # docs/security.md's rotation, deployed one node at a time: during each deploy, one node runs the keys before
+    # and the other the keys after, and a shopper's browser reaches either.
+    steps = [
+        ([OLD], [NEW, OLD]),  # 1. the new key added first: it verifies, the old one still signs
+        ([NEW, OLD], [OLD, NEW]),  # 2. once every node has it, moved last: it signs
+        ([OLD, NEW], [NEW]),  # 3. SHOPPER_CREDENTIAL_SECONDS later: the old key removed
+    ]
+    for before, after in steps:
+        assert refused_between_nodes([before, after]) == [], (before, after)
+    # What the docs said before: append the new key and deploy. The node already deployed signs with a key the
+    # other node does not have yet, and its shoppers are refused there until the deploy ends.
+    assert refused_between_nodes([[OLD], [OLD, NEW]]) == [(1, 0)]
+
+
 def test_a_shopper_is_one_identity() -> None:
     with pytest.raises(ValueError):
         Shopper(supplier_id="1")
