@@ -24,6 +24,7 @@ from urllib.parse import unquote_plus
 
 from flask import Flask, Response, current_app, g, has_request_context, request
 
+from plumbing.log_text import clipped
 from plumbing.pseudonyms import pseudonym as keyed_pseudonym
 from plumbing.request_id import register_request_id
 
@@ -84,9 +85,9 @@ def loggable_path() -> str:
     their pseudonyms."""
     query = request.query_string.decode("utf-8", "replace")
     if not query:
-        return request.path
+        return clipped(request.path)
     key = current_app.extensions.get(_PSEUDONYM_KEY, _process_key)
-    return f"{request.path}?{pseudonymize_query(query, key)}"
+    return clipped(f"{request.path}?{pseudonymize_query(query, key)}")
 
 
 class ServerLinePseudonymFilter(logging.Filter):

@@ -18,6 +18,7 @@ from flask import Request, current_app
 from marshmallow import Schema, ValidationError
 from webargs.flaskparser import FlaskParser
 
+from plumbing.log_text import clipped
 from plumbing.problems import ValidationProblem
 
 INVALID_JSON = {"json": {"_schema": ["Invalid JSON body."]}}
@@ -85,7 +86,8 @@ class ProblemParser(FlaskParser):
         }
         # The caller's mistake, answered with a 400 that names it: information for whoever follows an integration,
         # not a warning about the service (a client sending junk would otherwise fill the warnings).
-        current_app.logger.info("rejected %s %s: %s", req.method, req.path, messages)
+        # Clipped: the messages name whatever keys the client sent (plumbing/log_text.py).
+        current_app.logger.info("rejected %s %s: %s", req.method, clipped(req.path), clipped(str(messages)))
         raise ValidationProblem(messages) from error
 
     def load_querystring(self, req: Request, schema: Schema) -> Any:

@@ -14,7 +14,7 @@ A view says what to render and for whom (`fragment_response(render, shared=...)`
   its store list: prerender/gateway/fallbacks.py) is marked `X-Degraded: upstream` as well; one made with the
   last good copy of a read the upstream failed is whole, but possibly out of date: marked `X-Degraded: stale`.
   Neither is kept by a cache, so that the first request after the upstream is back gets a fresh one;
-- its ETag, remembered per fragment (a memoized card costs one lookup);
+- its ETag, remembered for a small fragment (a memoized card costs one lookup; a page is hashed each time);
 - a private, non-empty fragment ends with the shopper's credential element (prerender/web/shopper.py), which
   the ETag covers too.
 """
@@ -82,8 +82,26 @@ def _as_rendered(result: str | Rendered) -> Rendered:
     return result if isinstance(result, Rendered) else Rendered(result)
 
 
-@functools.lru_cache(maxsize=4096)
+# Fragments of at most this many characters have their ETag remembered: a card (about 5 000), which the fragment
+# memo hands out again as the same string object. A bigger one (a catalog or planner page: different for nearly
+# every shopper, up to half a megabyte) is hashed each time, well under a millisecond: remembered, such pages kept
+# whole in every worker took it past its memory limit (hundreds of megabytes, a few thousand requests).
+ETAG_MEMO_MAX_CHARS = 8192
+# As many as the fragment memo's default size (prerender/config.py, FRAGMENT_MEMO_SIZE): at most 2 048 fragments
+# of 8 192 characters kept alive (16 to 32 MB of text in Latin scripts), most of them the memo's own.
+ETAG_MEMO_SIZE = 2048
+
+
 def fragment_etag(html: str) -> str:
-    """The strong ETag werkzeug would compute for this body (sha1 of its UTF-8 bytes), remembered: a memo
-    hit hands out the same string object, whose hash Python keeps, so a known fragment costs one lookup."""
+    """The strong ETag werkzeug would compute for this body (sha1 of its UTF-8 bytes), remembered for a small
+    fragment: a memo hit hands out the same string object, whose hash Python keeps, so a known card costs one
+    lookup."""
+    if len(html) > ETAG_MEMO_MAX_CHARS:
+        return generate_etag(html.encode())
+    return remembered_etag(html)
+
+
+@functools.lru_cache(maxsize=ETAG_MEMO_SIZE)
+def remembered_etag(html: str) -> str:
+    """fragment_etag's memo (its `cache_info()` tells what it holds)."""
     return generate_etag(html.encode())

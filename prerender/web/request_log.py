@@ -16,6 +16,7 @@ from typing import Any
 
 from flask import Flask, Response, current_app, g, has_request_context, request
 
+from plumbing.log_text import clipped
 from plumbing.pseudonyms import pseudonym as keyed_pseudonym
 from prerender.metrics import REQUEST_SECONDS, REQUESTS
 from prerender.web.degraded import DEGRADED_HEADER
@@ -85,7 +86,7 @@ def log_request(response: Response) -> Response:
     REQUEST_SECONDS.labels(endpoint, version).observe(seconds)
     fields: dict[str, Any] = {
         "method": request.method,
-        "path": request.path,
+        "path": clipped(request.path),  # an unmatched path is the client's to choose (plumbing/log_text.py)
         "endpoint": request.endpoint,
         "status": response.status_code,
         "duration_ms": round(seconds * 1000, 1),

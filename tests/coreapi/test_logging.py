@@ -15,6 +15,7 @@ from flask.testing import FlaskClient
 
 from coreapi import log as coreapi_log
 from coreapi.extensions import db
+from plumbing.log_text import LOG_TEXT_MAX
 
 from .conftest import make_app
 
@@ -141,3 +142,13 @@ def test_a_refused_request_is_information_not_a_warning(client: FlaskClient, cap
     (record,) = [record for record in caplog.records if record.getMessage().startswith("rejected ")]
     assert record.levelno == logging.INFO and "serves" in record.getMessage()
     assert not [record for record in caplog.records if record.levelno >= logging.WARNING]
+
+
+def test_a_long_path_is_clipped_in_the_access_log(client: FlaskClient, caplog: pytest.LogCaptureFixture) -> None:
+    """The path and query are the client's to choose, up to the URL's limit: the line holds LOG_TEXT_MAX characters
+    of them and says how long they were (plumbing/log_text.py)."""
+    path = "/api/v1/" + "p" * 6000
+    with caplog.at_level(logging.INFO, logger="coreapi"):
+        assert client.get(f"{path}?q={'x' * 1500}").status_code == 404
+    (line,) = [record.getMessage() for record in caplog.records if "/api/v1/ppp" in record.getMessage()]
+    assert len(line) < 2 * LOG_TEXT_MAX and "(7511 characters)" in line

@@ -9,6 +9,7 @@ from bs4 import BeautifulSoup
 from werkzeug.http import generate_etag
 
 from prerender import create_app
+from prerender.web.fragment_response import ETAG_MEMO_MAX_CHARS, remembered_etag
 
 from .conftest import get_card, headers
 
@@ -64,3 +65,20 @@ def test_a_card_with_the_shoppers_credential_revalidates_from_the_memo(client):
             client, hdrs={**headers(), "If-None-Match": response.headers["ETag"]}, recipe_id="4", store_id="1001"
         )
         assert again.status_code == 304
+
+
+def test_a_page_is_hashed_each_time_and_never_kept_alive_by_the_etag_memo(client):
+    """A catalog page (about 250 KB, different for nearly every request: here by its analytics path) gets
+    werkzeug's ETag, but the ETag memo keeps no copy of it: kept, a few thousand of them took a worker to several
+    hundred megabytes. A card is still remembered."""
+    for i in range(3):
+        kept = remembered_etag.cache_info().currsize
+        page = client.get(f"/v2/catalog?store_id=1001&analytics_path=/page-{i}", headers=headers())
+        assert page.status_code == 200 and len(page.get_data(as_text=True)) > ETAG_MEMO_MAX_CHARS
+        assert page.headers["ETag"].strip('"') != ""
+        assert remembered_etag.cache_info().currsize == kept
+    card = get_card(client, hdrs=headers(token=None), recipe_id="7", store_id="1001")
+    assert card.headers["ETag"] == f'"{generate_etag(card.get_data())}"'
+    hits = remembered_etag.cache_info().hits
+    assert remembered_etag(card.get_data(as_text=True)) == generate_etag(card.get_data())
+    assert remembered_etag.cache_info().hits == hits + 1  # the card's was remembered

@@ -7,6 +7,7 @@ import json
 import logging
 import math
 
+from plumbing.log_text import LOG_TEXT_MAX, clipped
 from prerender import create_app
 from prerender.web.request_log import JsonFormatter, pseudonym
 from tests.conftest import HEADERS
@@ -69,3 +70,22 @@ def test_a_request_refused_before_its_view_is_timed_from_its_start(client, caplo
     assert client.get("/v1/styles/base?" + "x" * 9000, headers=HEADERS).status_code == 414
     [record] = request_records(caplog)
     assert record.status == 414 and math.copysign(1.0, record.duration_ms) == 1.0
+
+
+def test_what_a_client_chooses_is_clipped_in_the_log(client, caplog):
+    """A path, or a body's unknown keys named in a 400, are the client's to choose up to the request's limits: one
+    events POST of 250 keys of 200 characters wrote a 57 KB line. Each line holds at most LOG_TEXT_MAX characters
+    of them, and says how long they were; the client's answer still names every key."""
+    caplog.set_level(logging.INFO)
+    junk = {"contexts": [{f"k{i:03d}-{'x' * 200}": 1 for i in range(250)}]}
+    answer = client.post("/v1/recipe-card/multiple", json=junk, headers=HEADERS)
+    assert answer.status_code == 400 and len(answer.get_json()["errors"]["json"]) == 252  # and two missing
+    long_path = "/" + "p" * 7000
+    assert client.get(long_path, headers=HEADERS).status_code == 404
+
+    lines = [JsonFormatter().format(record) for record in caplog.records]
+    assert max(len(line) for line in lines) < 2 * LOG_TEXT_MAX, sorted(len(line) for line in lines)
+    [rejected] = [line for line in lines if "rejected POST /v1/recipe-card/multiple" in line]
+    assert "contexts" in rejected and "characters)" in rejected
+    [unmatched] = [json.loads(line) for line in lines if '"status": 404' in line]
+    assert unmatched["path"] == clipped(long_path) and unmatched["path"].endswith("(7001 characters)")
