@@ -117,9 +117,10 @@ class DefaultConfig:
     FRAGMENT_MEMO_SIZE = 2048
 
     # Keys signing the shoppers' credentials (prerender/web/credentials.py, docs/security.md): the last one
-    # signs, every one verifies, so a new key is appended and an old one removed once the credentials it
-    # signed have expired. None: one key kept in instance/secret-key (made on first start, readable by its
-    # owner only), shared by the workers of one machine. Several machines: set PRERENDER_SECRET_KEYS.
+    # signs, every one verifies. A rotation is three deploys (docs/security.md): a new key added first, then
+    # moved last, then the old one removed once the credentials it signed have expired. None: one key kept in
+    # instance/secret-key (made on first start, readable by its owner only), shared by the workers of one
+    # machine. Several machines: set PRERENDER_SECRET_KEYS.
     SECRET_KEYS: ClassVar[list[str] | None] = None
     # How long a shopper's credential is valid; the browser gets a fresh one with every private fragment.
     SHOPPER_CREDENTIAL_SECONDS = 12 * 3600

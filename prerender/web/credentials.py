@@ -4,7 +4,7 @@ A credential is signed with the app's SECRET_KEYS (HMAC-SHA256, itsdangerous), e
 SHOPPER_CREDENTIAL_SECONDS, and is bound to the supplier and to one identity, a logged-in user or an
 authless visitor. Only the customer's server can obtain one, through a private fragment or the bootstrap
 it asks for with its supplier token; a browser cannot make or alter one. Key rotation: the last key of
-SECRET_KEYS signs, every key verifies.
+SECRET_KEYS signs, every key verifies (the three deploys of a rotation: docs/security.md).
 """
 
 from __future__ import annotations

@@ -58,9 +58,10 @@ class JsonFormatter(logging.Formatter):
 
 def configure_logging(app: Flask) -> None:
     """The `prerender` loggers write JSON lines to stdout at the configured level (a container's log); users
-    appear as pseudonyms keyed by the first signing key (the same on every node of a deployment)."""
-    first_key = str(app.config["SECRET_KEYS"][0]).encode()
-    app.extensions[PSEUDONYM_KEY] = hmac.new(first_key, b"prerender request log pseudonyms", hashlib.sha256).digest()
+    appear as pseudonyms keyed by the signing key, the last of SECRET_KEYS (the same on every node of a
+    deployment): a rotation changes them once, when the new key starts signing (docs/security.md)."""
+    signing_key = str(app.config["SECRET_KEYS"][-1]).encode()
+    app.extensions[PSEUDONYM_KEY] = hmac.new(signing_key, b"prerender request log pseudonyms", hashlib.sha256).digest()
     logger = logging.getLogger("prerender")
     logger.setLevel(app.config["LOG_LEVEL"])
     if not any(isinstance(h.formatter, JsonFormatter) for h in logger.handlers):

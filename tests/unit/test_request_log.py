@@ -89,3 +89,16 @@ def test_what_a_client_chooses_is_clipped_in_the_log(client, caplog):
     assert "contexts" in rejected and "characters)" in rejected
     [unmatched] = [json.loads(line) for line in lines if '"status": 404' in line]
     assert unmatched["path"] == clipped(long_path) and unmatched["path"].endswith("(7001 characters)")
+
+
+def test_a_key_rotation_changes_the_pseudonyms_once(app_config):
+    """The pseudonyms are keyed by the signing key: through docs/security.md's three deploys of a rotation they
+    change once, when the new key starts signing, so one shopper reads the same in every line of a step."""
+    old, new = "o" * 40, "n" * 40
+
+    def pseudonym_with(keys: list[str]) -> str:
+        with create_app({**app_config, "SECRET_KEYS": keys}).app_context():
+            return pseudonym("user-42")
+
+    before, added, signing, removed = (pseudonym_with(keys) for keys in ([old], [new, old], [old, new], [new]))
+    assert before == added and signing == removed and added != signing
