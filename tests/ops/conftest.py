@@ -128,6 +128,8 @@ class GunicornPrerender(ChildServer):
             "PROMETHEUS_MULTIPROC_DIR": str(metrics),
             "GUNICORN_WORKERS": str(workers),
             **({"GUNICORN_WORKER_CLASS": worker_class} if worker_class else {}),
+            # A release of the same deployment: the same signing keys and upstream service key as this checkout's.
+            **({"PRERENDER_INSTANCE_PATH": str(ROOT / "instance")} if release != ROOT else {}),
             **(environ or {}),
         }
         if release != ROOT:

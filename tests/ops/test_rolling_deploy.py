@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import re
 import shutil
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import requests
+from bs4 import BeautifulSoup
 
 from bench.nginx import NginxFront
 from prerender.rendering.assets import BUILD_DIR, ENCODINGS, SOURCE_DIR, served_tree
@@ -25,6 +27,7 @@ from tests.integration.conftest import headers
 from tests.live import Stack
 
 from .conftest import ROOT, GunicornPrerender
+from .slow_clients import DEMO_HEADERS
 
 pytestmark = pytest.mark.nginx
 
@@ -78,6 +81,21 @@ def build_of(node: GunicornPrerender) -> str:
     return builds.pop()
 
 
+def credential_from(node: GunicornPrerender) -> str:
+    """A new shopper's credential from a node, as a page gets it (the bootstrap's <svc-shopper>)."""
+    shopper = {**DEMO_HEADERS, "authorization": f"user_id rolling-{uuid.uuid4().hex[:12]}"}
+    answer = requests.get(f"{node.url}/v2/svc-window-bootstrap", headers=shopper, timeout=TIMEOUT)
+    answer.raise_for_status()
+    element = BeautifulSoup(answer.text, "html.parser").find("svc-shopper")
+    assert element is not None, "the bootstrap carries no credential"
+    return str(element["credential"])
+
+
+def basket_status(node: GunicornPrerender, credential: str) -> int:
+    browser = {"authorization": f"Bearer {credential}", "language-id": "fr", "session-id": "s-rolling"}
+    return requests.get(f"{node.url}/v1/basket?store_id=1001", headers=browser, timeout=TIMEOUT).status_code
+
+
 def module_and_style_names() -> list[str]:
     return sorted(name for name in served_tree(SOURCE_DIR, BUILD_DIR).files if name.endswith((".js", ".css")))
 
@@ -96,6 +114,9 @@ def test_during_a_rolling_deploy_every_page_gets_the_static_files_of_its_own_rel
     front, this_node, next_node = two_releases
     this_build, next_build = build_of(this_node), build_of(next_node)
     assert this_build != next_build
+    # Two releases of one deployment: a shopper's credential from either node acts on the other.
+    assert basket_status(this_node, credential_from(next_node)) == 200
+    assert basket_status(next_node, credential_from(this_node)) == 200
     names = module_and_style_names()
     assert CHANGED in names and len(names) > 5
 
