@@ -21,6 +21,7 @@ from flask import current_app, g, request
 from marshmallow import ValidationError
 from werkzeug.exceptions import Forbidden
 
+from plumbing.log_text import clipped
 from plumbing.problems import ValidationProblem
 from prerender.gateway import CallerIdentity, Supplier, UpstreamError, fallbacks, get_upstream
 from prerender.schemas.headers import (
@@ -153,7 +154,7 @@ def _resolve_supplier(token: str | None) -> tuple[Supplier | None, bool]:
     """The supplier of the token, or None (a missing or invalid token is logged, not an error); and whether
     the lookup failed (the upstream did not answer it)."""
     if not token:
-        log.warning("request without supplier-token on %s", request.path)
+        log.warning("request without supplier-token on %s", clipped(request.path))
         return None, False
     try:
         supplier = get_upstream().suppliers.by_token(token, request_id=g.request_id)
@@ -163,7 +164,7 @@ def _resolve_supplier(token: str | None) -> tuple[Supplier | None, bool]:
         )
         return None, True
     if supplier is None:
-        log.warning("invalid supplier-token on %s", request.path)
+        log.warning("invalid supplier-token on %s", clipped(request.path))
     return supplier, False
 
 

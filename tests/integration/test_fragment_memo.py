@@ -34,6 +34,9 @@ def test_memoized_cards_equal_fresh_ones(app_config, query, hdrs):
     first = get_card(memoized.test_client(), hdrs=hdrs, **query).get_data(as_text=True)
     again = get_card(memoized.test_client(), hdrs=hdrs, **query).get_data(as_text=True)
     assert first and first == again == get_card(fresh.test_client(), hdrs=hdrs, **query).get_data(as_text=True)
+    # Its ETag is remembered too (prerender/web/fragment_response.py): a card, its credential included, is within
+    # the ETag memo's size.
+    assert len(first) <= ETAG_MEMO_MAX_CHARS
     assert len(memoized.extensions["prerender.rendering.fragments"]) == 1
     assert len(fresh.extensions["prerender.rendering.fragments"]) == 0
 
