@@ -11,7 +11,7 @@ import threading
 import pytest
 import requests
 from bs4 import BeautifulSoup
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import BrowserContext, Page, Route, expect
 
 from examples.shop.shelf import FIRST_SCREEN_PRODUCTS
 
@@ -141,6 +141,36 @@ def test_a_cart_changed_in_another_tab_is_shown_again_before_it_is_paid(
     expect(notice).to_be_hidden()
     page.reload()
     expect(page.locator("[data-cart-changed]")).to_be_hidden()  # said once, not on every later visit
+
+
+def test_a_payment_that_cannot_read_the_cart_says_so_and_pays_nothing(
+    page: Page, context: BrowserContext, shop_url: str
+):
+    visit(context, page, shop_url)
+    page.locator("article.product [data-add-product]:enabled").first.click()
+    expect(page.locator("[data-cart-count]")).to_have_text("1")
+    page.goto(f"{shop_url}/cart")
+    expect(page.locator(".cart-line")).to_have_count(1)
+
+    def shop_down(route: Route) -> None:
+        if route.request.method == "GET":
+            route.abort()
+        else:
+            route.continue_()
+
+    page.route("**/cart/lines", shop_down)
+    page.locator("[data-cart-pay]").click()
+    failed = page.get_by_role("alert")
+    expect(failed).to_have_text("Le paiement n\u2019a pas pu commencer : vérifiez votre connexion et réessayez.")
+    expect(page.locator("[data-cart-paid]")).to_be_hidden()
+    expect(page.locator(".cart-line")).to_have_count(1)
+    assert_no_axe_violations(page, [".cart"], what="the cart whose payment could not start")
+
+    page.unroute("**/cart/lines")
+    page.locator("[data-cart-pay]").click()
+    expect(page.get_by_role("heading", name="Merci ! Votre commande est confirmée.")).to_be_visible()
+    expect(failed).to_be_hidden()
+    expect(page.locator("[data-cart-count]")).to_have_text("0")
 
 
 HEADER_WIDTHS = (320, 375, 414, 480, 560, 640, 768, 1024, 1280)

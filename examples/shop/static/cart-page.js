@@ -51,6 +51,17 @@ async function change(deltas) {
   await reportCart(lines);
 }
 
+// The page's actions run one after the other: "Payer" compares the page with the cart once the changes clicked
+// before it are done, so that the page's own change is never taken for another tab's.
+let pending = Promise.resolve();
+
+/** Runs `action` after the actions clicked before it. */
+function queued(action) {
+  const run = pending.then(action);
+  pending = run.catch(() => {});
+  return run;
+}
+
 root?.addEventListener("click", async (event) => {
   const button = event.target instanceof Element ? event.target.closest("button") : null;
   if (!button || button.getAttribute("aria-busy") === "true") return;
@@ -58,11 +69,11 @@ root?.addEventListener("click", async (event) => {
   const action = button.getAttribute("data-cart-action");
   button.setAttribute("aria-busy", "true");
   try {
-    if (row && action === "more") await change([{ id: row.getAttribute("data-product-id"), quantity: 1 }]);
-    else if (row && action === "less") await change([{ id: row.getAttribute("data-product-id"), quantity: -1 }]);
+    if (row && action === "more") await queued(() => change([{ id: row.getAttribute("data-product-id"), quantity: 1 }]));
+    else if (row && action === "less") await queued(() => change([{ id: row.getAttribute("data-product-id"), quantity: -1 }]));
     else if (row && action === "remove") {
-      await change([{ id: row.getAttribute("data-product-id"), quantity: -Number(row.getAttribute("data-quantity")) }]);
-    } else if (button.hasAttribute("data-cart-pay")) await pay();
+      await queued(() => change([{ id: row.getAttribute("data-product-id"), quantity: -Number(row.getAttribute("data-quantity")) }]));
+    } else if (button.hasAttribute("data-cart-pay")) await queued(pay);
   } catch (error) {
     console.error("the cart could not be changed", error);
   } finally {
@@ -70,8 +81,10 @@ root?.addEventListener("click", async (event) => {
   }
 });
 
-// Set before the reload of a cart that changed elsewhere, read (and cleared) by the reloaded page.
+// Set before the reload of a cart that changed elsewhere, read (and cleared) by the reloaded page within a minute
+// (a reload that went elsewhere must not show the notice on a later visit).
 const CHANGED_KEY = "dm/cart-changed";
+const CHANGED_SHOWN_WITHIN_MS = 60 * 1000;
 
 /** The lines the page shows, as id → quantity. */
 function shownLines() {
@@ -90,10 +103,18 @@ async function pay() {
   // follows the paid cart (docs/sdk.md, handlePayment), so it would lose every recipe.
   await ready;
   // The cart as the shop holds it now, not as this page loaded it: what the shopper pays is what they saw.
-  const lines = await cart.load();
+  const failed = root.querySelector("[data-cart-pay-failed]");
+  failed.hidden = true;
+  let lines;
+  try {
+    lines = await cart.load();
+  } catch (error) {
+    failed.hidden = false; // nothing was paid: the shopper may try again
+    throw error;
+  }
   if (!showsExactly(lines)) {
     try {
-      sessionStorage.setItem(CHANGED_KEY, "1");
+      sessionStorage.setItem(CHANGED_KEY, JSON.stringify({ at: Date.now() }));
     } catch {
       // no sessionStorage: the page still reloads, without the notice
     }
@@ -119,7 +140,8 @@ async function pay() {
 function noticeChangedCart() {
   let changed;
   try {
-    changed = sessionStorage.getItem(CHANGED_KEY) !== null;
+    const { at } = JSON.parse(sessionStorage.getItem(CHANGED_KEY) || "null") ?? {};
+    changed = Date.now() - Number(at) < CHANGED_SHOWN_WITHIN_MS;
     sessionStorage.removeItem(CHANGED_KEY);
   } catch {
     return;
