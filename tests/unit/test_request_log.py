@@ -82,13 +82,16 @@ def test_what_a_client_chooses_is_clipped_in_the_log(client, caplog):
     assert answer.status_code == 400 and len(answer.get_json()["errors"]["json"]) == 252  # and two missing
     long_path = "/" + "p" * 7000
     assert client.get(long_path, headers=HEADERS).status_code == 404
+    # A route's own path parameter, warned about at once (a request without supplier-token).
+    assert client.get("/v1/styles/" + "s" * 7000, headers=HEADERS).status_code == 404
 
     lines = [JsonFormatter().format(record) for record in caplog.records]
     assert max(len(line) for line in lines) < 2 * LOG_TEXT_MAX, sorted(len(line) for line in lines)
     [rejected] = [line for line in lines if "rejected POST /v1/recipe-card/multiple" in line]
     assert "contexts" in rejected and "characters)" in rejected
-    [unmatched] = [json.loads(line) for line in lines if '"status": 404' in line]
+    [unmatched, _styles] = [json.loads(line) for line in lines if '"status": 404' in line]
     assert unmatched["path"] == clipped(long_path) and unmatched["path"].endswith("(7001 characters)")
+    assert any("request without supplier-token on /v1/styles/sss" in line for line in lines)
 
 
 def test_a_key_rotation_changes_the_pseudonyms_once(app_config):
