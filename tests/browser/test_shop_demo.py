@@ -77,13 +77,19 @@ def test_add_puts_the_product_in_the_cart_and_plus_adds_one_more(
     assert_no_axe_violations(page, [".cart"], what=f"the cart ({width})")
 
 
-def test_after_payment_the_confirmation_is_the_pages_main_message(
-    page: Page, context: BrowserContext, shop_url: str, width: str
-):
+def open_the_cart_with_one_product(page: Page, context: BrowserContext, shop_url: str) -> None:
+    """A visitor at a store adds the shelf's first product, then opens the cart page."""
     visit(context, page, shop_url)
     page.locator("article.product [data-add-product]:enabled").first.click()
     expect(page.locator("[data-cart-count]")).to_have_text("1")
     page.goto(f"{shop_url}/cart")
+    expect(page.locator(".cart-line")).to_have_count(1)
+
+
+def test_after_payment_the_confirmation_is_the_pages_main_message(
+    page: Page, context: BrowserContext, shop_url: str, width: str
+):
+    open_the_cart_with_one_product(page, context, shop_url)
     page.locator("[data-cart-pay]").click()
     confirmation = page.get_by_role("heading", name="Merci ! Votre commande est confirmée.")
     expect(confirmation).to_be_visible()
@@ -110,11 +116,7 @@ def test_after_payment_the_confirmation_is_the_pages_main_message(
 def test_a_cart_changed_in_another_tab_is_shown_again_before_it_is_paid(
     page: Page, context: BrowserContext, shop_url: str
 ):
-    visit(context, page, shop_url)
-    page.locator("article.product [data-add-product]:enabled").first.click()
-    expect(page.locator("[data-cart-count]")).to_have_text("1")
-    page.goto(f"{shop_url}/cart")
-    expect(page.locator(".cart-line")).to_have_count(1)
+    open_the_cart_with_one_product(page, context, shop_url)
     # The same shopper adds another product in a second tab while the cart page stays open.
     other = context.new_page()
     other.goto(shop_url)
@@ -146,11 +148,7 @@ def test_a_cart_changed_in_another_tab_is_shown_again_before_it_is_paid(
 def test_a_payment_that_cannot_read_the_cart_says_so_and_pays_nothing(
     page: Page, context: BrowserContext, shop_url: str
 ):
-    visit(context, page, shop_url)
-    page.locator("article.product [data-add-product]:enabled").first.click()
-    expect(page.locator("[data-cart-count]")).to_have_text("1")
-    page.goto(f"{shop_url}/cart")
-    expect(page.locator(".cart-line")).to_have_count(1)
+    open_the_cart_with_one_product(page, context, shop_url)
 
     def shop_down(route: Route) -> None:
         if route.request.method == "GET":
