@@ -2,7 +2,8 @@
 copy (`served_stale`), and parts left out or shown as unavailable (`went_without`).
 
 The read cache (prerender/gateway/read_cache.py) and the recipes' and suggestions' batch reads note each stale
-copy they serve; the renderers note each part they go without (the catalog's categories, a CTA's store list...).
+copy they serve; the renderers note each part they go without (the catalog's categories, a CTA's store list...),
+logged once with its error by `failed_without`, at the level `failure_level` gives.
 The record starts with the request, before its supplier is looked up (prerender/web/degraded.py), and a fragment
 route marks its answer degraded by what it holds. Calls made on the gateway's pool see the same record
 (`ConcurrentCalls.start` copies the context, and the record is one object shared by the copies).
@@ -14,7 +15,9 @@ import logging
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 
-from prerender.gateway.errors import RequestShed
+from prerender.gateway.errors import RequestShed, UpstreamError
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -57,6 +60,13 @@ def went_without(what: str) -> None:
     record = _current.get()
     if record is not None:
         record.went_without.append(what)
+
+
+def failed_without(what: str, error: UpstreamError, *, request_id: str, consequence: str = "") -> None:
+    """The upstream failed to give `what`, and the page goes on without it (`consequence` says how): logged once,
+    at `failure_level`, and recorded (`went_without`)."""
+    log.log(failure_level(error), "%s unavailable%s, request %s: %s", what, consequence, request_id, error)
+    went_without(what)
 
 
 def failure_level(error: BaseException) -> int:

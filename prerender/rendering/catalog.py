@@ -15,7 +15,6 @@ JavaScript, and components/catalog.js loads the next page in place.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
@@ -53,8 +52,6 @@ from prerender.rendering.urls import with_query
 from prerender.schemas.catalog import HISTORY_STYLE_DEFAULTS
 from prerender.schemas.menus import RECIPE_TYPES
 from prerender.web.context import RequestContext
-
-log = logging.getLogger(__name__)
 
 # Recipes per page of a list (the maker's documented 20), and orders per page of the history.
 LIST_SIZE = 20
@@ -229,8 +226,7 @@ def _read_preferences(ctx: RequestContext) -> ShopperPreferences:
         preferences = catalog.preferences(ctx.upstream)
     except UpstreamError as error:
         # The page goes on without the panel: the lists still apply the stored preferences upstream.
-        log.log(fallbacks.failure_level(error), "preferences unavailable, request %s: %s", ctx.request_id, error)
-        fallbacks.went_without("preferences")
+        fallbacks.failed_without("preferences", error, request_id=ctx.request_id)
         return NO_SHOPPER_PREFERENCES
     if not preferences.enabled:
         return NO_SHOPPER_PREFERENCES
@@ -360,8 +356,7 @@ def read_categories(ctx: RequestContext) -> tuple[Category, ...]:
     try:
         return get_upstream().catalog.categories(ctx.upstream)
     except UpstreamError as error:
-        log.log(fallbacks.failure_level(error), "categories unavailable, request %s: %s", ctx.request_id, error)
-        fallbacks.went_without("categories")
+        fallbacks.failed_without("categories", error, request_id=ctx.request_id)
         return ()
 
 
@@ -480,8 +475,7 @@ def list_view(
     try:
         cards = catalog_cards(ctx, [item.id for item in page_answer.items], look, t=t)
     except UpstreamError as error:
-        log.log(fallbacks.failure_level(error), "catalog cards unavailable, request %s: %s", ctx.request_id, error)
-        fallbacks.went_without("catalog cards")
+        fallbacks.failed_without("catalog cards", error, request_id=ctx.request_id)
         return ListView.unavailable(query["page"], chips, filters)
     page = query["page"]
     defaults = link_defaults(ctx.api_version)  # my-space's favorites keep the history's layout of their version
@@ -509,8 +503,7 @@ def collect(future: Future[RecipePage], ctx: RequestContext) -> RecipePage | Non
     except UpstreamError as error:
         if isinstance(error, UnknownStore):
             raise
-        log.log(fallbacks.failure_level(error), "catalog list unavailable, request %s: %s", ctx.request_id, error)
-        fallbacks.went_without("catalog list")
+        fallbacks.failed_without("catalog list", error, request_id=ctx.request_id)
         return None
 
 

@@ -10,7 +10,6 @@ upstream round trip once those, the affiliated retailer and its stores are cache
 
 from __future__ import annotations
 
-import logging
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
@@ -23,8 +22,6 @@ from prerender.rendering.assets import get_assets
 from prerender.rendering.i18n import Translator, translator_for
 from prerender.schemas.fields import ID_PATTERN
 from prerender.web.context import RequestContext
-
-log = logging.getLogger(__name__)
 
 CTA_MODULES = ("sdk/svc.js", "components/no-supplier-cta.js")
 # The query parameters the retailer's SDK reads on arrival (prerender/static/sdk/transfer.js).
@@ -144,13 +141,9 @@ def _basket_state(basket: Future[dict[str, Any]], ctx: RequestContext) -> tuple[
     try:
         answer = basket.result()
     except UpstreamError as error:
-        log.log(
-            fallbacks.failure_level(error),
-            "basket unavailable, CTA rendered as not in the basket, request %s: %s",
-            ctx.request_id,
-            error,
+        fallbacks.failed_without(
+            "basket", error, request_id=ctx.request_id, consequence=", CTA rendered as not in the basket"
         )
-        fallbacks.went_without("basket")
         return {}, None
     entries = answer.get("recipes")
     if not isinstance(entries, list):
@@ -190,26 +183,16 @@ def transfer_offer(ctx: RequestContext) -> TransferOffer | None:
     try:
         retailer = affiliated_retailer(ctx)
     except UpstreamError as error:
-        log.log(
-            fallbacks.failure_level(error),
-            "affiliated retailer unavailable, CTA without transfer, request %s: %s",
-            ctx.request_id,
-            error,
+        fallbacks.failed_without(
+            "affiliated retailer", error, request_id=ctx.request_id, consequence=", CTA without transfer"
         )
-        fallbacks.went_without("affiliated retailer")
         return unavailable
     if retailer is None or not has_site(retailer, current_app.config["ENVIRONMENT"]):
         return unavailable
     try:
         stores = get_upstream().stores.every_store(ctx.upstream)
     except UpstreamError as error:
-        log.log(
-            fallbacks.failure_level(error),
-            "store list unavailable, CTA without store picker, request %s: %s",
-            ctx.request_id,
-            error,
-        )
-        fallbacks.went_without("stores")
+        fallbacks.failed_without("stores", error, request_id=ctx.request_id, consequence=", CTA without store picker")
         return TransferOffer(retailer=retailer.name, stores=(), stores_loaded=False)
     return TransferOffer(retailer=retailer.name, stores=stores, stores_loaded=True)
 

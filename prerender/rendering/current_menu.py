@@ -22,7 +22,6 @@ Never a stale copy of the menu: docs/decisions.md, "Issue 22", says why.
 from __future__ import annotations
 
 import dataclasses
-import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
@@ -38,8 +37,6 @@ from prerender.rendering.pictures import safe_picture_url
 from prerender.rendering.planner import ONBOARDING_STEPS, planner_destination
 from prerender.rendering.preferences import has_preferences
 from prerender.web.context import RequestContext
-
-log = logging.getLogger(__name__)
 
 # Plate slots the menu always shows, and avatars of the quick menu (the specification's planner limits).
 PLATE_SLOTS = 6
@@ -405,8 +402,7 @@ def build_page(
             )
         except UpstreamError as error:
             # The menu is the page; the panel only proposes recipes: it says it could not.
-            log.log(fallbacks.failure_level(error), "planner panel unavailable, request %s: %s", ctx.request_id, error)
-            fallbacks.went_without("planner panel")
+            fallbacks.failed_without("planner panel", error, request_id=ctx.request_id)
             panel = dataclasses.replace(
                 EMPTY_PANEL, types=tuple(query["recipe_type_id"]), search=query["search"], failed=True
             )

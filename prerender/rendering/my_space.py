@@ -10,7 +10,6 @@ basket (`GET /basket`). Preferences never apply here.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, tzinfo
 from decimal import Decimal, InvalidOperation
@@ -37,8 +36,6 @@ from prerender.rendering.i18n import Translator, translator_for
 from prerender.rendering.pictures import safe_picture_url
 from prerender.rendering.urls import with_query
 from prerender.web.context import RequestContext
-
-log = logging.getLogger(__name__)
 
 FAVORITES_SIZE = 20
 HISTORY_SIZE = 10
@@ -85,8 +82,7 @@ def favorites_list(ctx: RequestContext, query: dict[str, Any], *, t: Translator)
     except UnknownStore:
         raise
     except UpstreamError as error:
-        log.log(fallbacks.failure_level(error), "favorites unavailable, request %s: %s", ctx.request_id, error)
-        fallbacks.went_without("favorites")
+        fallbacks.failed_without("favorites", error, request_id=ctx.request_id)
         return ListView.unavailable(query["page"])
     return list_view(ctx, answer, query, link_params(query), look, t=t)
 
@@ -283,8 +279,7 @@ def my_space_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
                     zone=ZoneInfo(current_app.config["DISPLAY_TIME_ZONE"]),
                 )
             except UpstreamError as error:
-                log.log(fallbacks.failure_level(error), "history unavailable, request %s: %s", ctx.request_id, error)
-                fallbacks.went_without("history")
+                fallbacks.failed_without("history", error, request_id=ctx.request_id)
                 history = HistoryView((), 0, None, None, failed=True)
     count = (
         favorites.total
@@ -402,8 +397,7 @@ def basket_preview_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
         except UnknownStore:
             raise
         except UpstreamError as error:
-            log.log(fallbacks.failure_level(error), "basket preview unavailable, request %s: %s", ctx.request_id, error)
-            fallbacks.went_without("basket preview")
+            fallbacks.failed_without("basket preview", error, request_id=ctx.request_id)
             failed = True
     recipes = tuple(
         view for view in (_preview_recipe(raw, t) for raw in basket.get("recipes") or []) if view is not None
