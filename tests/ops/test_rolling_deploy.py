@@ -5,8 +5,9 @@ Each release serves its own static files only (`/static/<build id>/...`, another
 prerender/blueprints/static_files.py). A page made by either node links its own release's modules, and nginx
 sends each request to either node: without help, about half of a page's module requests found the other release
 and failed (404), and the page's components stayed as the server wrote them. nginx now asks the other node when
-one answers 404 for a static file, and keeps what it got (immutable, a year): the previous release's files stay
-available from its cache once every node has moved on, for the pages and open tabs that still link them.
+one answers 404 for a static file, and keeps what it got until nobody has asked for it for 24 h: the previous
+release's files stay available from its cache once every node has moved on, for the pages and open tabs that still
+link them.
 """
 
 from __future__ import annotations
@@ -19,15 +20,13 @@ from pathlib import Path
 
 import pytest
 import requests
-from bs4 import BeautifulSoup
 
 from bench.nginx import NginxFront
 from prerender.rendering.assets import BUILD_DIR, ENCODINGS, SOURCE_DIR, served_tree
-from tests.integration.conftest import headers
+from tests.integration.conftest import headers, live_browser_headers
 from tests.live import Stack
 
 from .conftest import ROOT, GunicornPrerender
-from .slow_clients import DEMO_HEADERS
 
 pytestmark = pytest.mark.nginx
 
@@ -81,18 +80,9 @@ def build_of(node: GunicornPrerender) -> str:
     return builds.pop()
 
 
-def credential_from(node: GunicornPrerender) -> str:
-    """A new shopper's credential from a node, as a page gets it (the bootstrap's <svc-shopper>)."""
-    shopper = {**DEMO_HEADERS, "authorization": f"user_id rolling-{uuid.uuid4().hex[:12]}"}
-    answer = requests.get(f"{node.url}/v2/svc-window-bootstrap", headers=shopper, timeout=TIMEOUT)
-    answer.raise_for_status()
-    element = BeautifulSoup(answer.text, "html.parser").find("svc-shopper")
-    assert element is not None, "the bootstrap carries no credential"
-    return str(element["credential"])
-
-
-def basket_status(node: GunicornPrerender, credential: str) -> int:
-    browser = {"authorization": f"Bearer {credential}", "language-id": "fr", "session-id": "s-rolling"}
+def basket_status(node: GunicornPrerender, *, credential_of: GunicornPrerender) -> int:
+    """A new shopper's basket read on `node` with a credential the other node issued."""
+    browser = live_browser_headers(credential_of.url, user=f"rolling-{uuid.uuid4().hex[:12]}")
     return requests.get(f"{node.url}/v1/basket?store_id=1001", headers=browser, timeout=TIMEOUT).status_code
 
 
@@ -115,8 +105,8 @@ def test_during_a_rolling_deploy_every_page_gets_the_static_files_of_its_own_rel
     this_build, next_build = build_of(this_node), build_of(next_node)
     assert this_build != next_build
     # Two releases of one deployment: a shopper's credential from either node acts on the other.
-    assert basket_status(this_node, credential_from(next_node)) == 200
-    assert basket_status(next_node, credential_from(this_node)) == 200
+    assert basket_status(this_node, credential_of=next_node) == 200
+    assert basket_status(next_node, credential_of=this_node) == 200
     names = module_and_style_names()
     assert CHANGED in names and len(names) > 5
 
