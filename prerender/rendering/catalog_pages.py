@@ -109,9 +109,9 @@ def home_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
         every_id = [item.id for page in pages.values() if page for item in page.items]
         try:
             cards = {card.card.recipe_id: card for card in catalog_cards(ctx, every_id, look, t=t)}
-        except UpstreamError:
+        except UpstreamError as error:
             cards, failed = {}, True
-            fallbacks.went_without("catalog cards")
+            fallbacks.failed_without("catalog cards", error, request_id=ctx.request_id)
         for category in categories:
             page = pages.get(category.id)
             row_cards = tuple(cards[item.id] for item in page.items if item.id in cards) if page else ()

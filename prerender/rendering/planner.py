@@ -154,10 +154,9 @@ def check_store(ctx: RequestContext, store_id: str | None) -> None:
     try:
         stores = get_upstream().stores.every_store(ctx.upstream)
     except UpstreamError as error:
-        log.warning(
-            "planner entry: store list unavailable, %s not checked, request %s: %s", store_id, ctx.request_id, error
+        fallbacks.failed_without(
+            "stores", error, request_id=ctx.request_id, consequence=f", store {store_id} not checked"
         )
-        fallbacks.went_without("stores")
         return
     if all(store.id != store_id for store in stores):
         problem = {"status": 400, "errors": {"query": {"store_id": ["Unknown store."]}}}

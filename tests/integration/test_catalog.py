@@ -5,6 +5,7 @@ completion filter at store 1002, planner mode, and the shopper's preferences app
 from __future__ import annotations
 
 import itertools
+import logging
 import uuid
 from urllib.parse import parse_qs, urlsplit
 
@@ -13,6 +14,7 @@ from bs4 import BeautifulSoup, Tag
 
 from prerender import create_app
 from tests.conftest import closed_port
+from tests.faulty_upstream import FaultyUpstream, status
 from tests.problems import names
 
 from .conftest import browser_headers, headers
@@ -425,6 +427,23 @@ def test_an_upstream_outage_is_a_page_that_says_so_never_an_error(app_config, pa
     # fragment_response.py): the first request after the outage shows the recipes again.
     assert answer.headers["X-Degraded"] == "upstream"
     assert answer.headers["Cache-Control"] == "private, no-store" and "ETag" not in answer.headers
+
+
+def test_a_home_whose_prices_fail_says_so_and_logs_it_once(app_config, coreapi_url, caplog):
+    """The categories and their rows are read, the one batch of the rows' cards fails: the home says the recipes
+    are unavailable, and the failure is in the log once, at ERROR, with the request's id."""
+    with FaultyUpstream(coreapi_url, {"/api/v1/recipes/batch": status(503)}) as proxy:
+        client = create_app({**app_config, "UPSTREAM_URL": proxy.url, "UPSTREAM_RETRIES": 0}).test_client()
+        with caplog.at_level(logging.INFO):
+            answer = client.get("/v2/catalog", query_string={"store_id": "1001"}, headers=headers())
+        assert proxy.failed == ["/api/v1/recipes/batch"]
+    root = root_of(BeautifulSoup(answer.get_data(as_text=True), "html.parser"))
+    assert root.find("svc-recipe-card") is None
+    assert root.find(attrs={"data-role": "failed"}).get_text(strip=True).startswith("Les recettes ne peuvent pas")
+    assert answer.headers["X-Degraded"] == "upstream"
+    (line,) = [record for record in caplog.records if record.name == "prerender.gateway.fallbacks"]
+    assert line.levelno == logging.ERROR
+    assert line.getMessage().startswith(f"catalog cards unavailable, request {answer.headers['X-Request-Id']}: ")
 
 
 def test_a_failed_list_says_the_recipes_are_unavailable(app_config, monkeypatch):

@@ -5,6 +5,7 @@ routing (coreapi/seed/data/suppliers.json), disabled modes without one, caching 
 from __future__ import annotations
 
 import json
+import logging
 import re
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -18,6 +19,7 @@ from prerender import create_app
 from prerender.gateway import Routing, Supplier
 from prerender.rendering.i18n import TextCatalog
 from prerender.rendering.planner import GUESTS_DEFAULT, GUESTS_MAX, GUESTS_MIN, mode_url, planner_destination
+from prerender.web.admission import EXTENSION_KEY
 from tests.faulty_upstream import FaultyUpstream, status
 
 from .conftest import as_browser, credential_in, headers, record_upstream_calls
@@ -412,6 +414,24 @@ def test_an_unreadable_store_list_does_not_stop_the_entry(app_config: dict, core
         "mode=selection&store_id=9999",
         "mode=custom&store_id=9999",
     ]
+
+
+def test_a_store_check_shed_at_the_door_is_no_warning(app_config: dict, caplog: pytest.LogCaptureFixture) -> None:
+    """A worker at its limit sheds the entry: its store check is not attempted, and that is no failure to warn of
+    (the shed is counted and logged once, with the request's line: prerender/web/admission.py)."""
+    app = app_with(app_config)
+    client = app.test_client()
+    assert get_entry(client).status_code == 200  # the supplier is known (cached), the store list not yet read
+    app.extensions[EXTENSION_KEY].limit = 0  # a limit no setting may give: every request past it
+    with caplog.at_level(logging.INFO):
+        response = get_entry(client, store_id="1001")
+    assert response.status_code == 200 and response.headers["X-Degraded"] == "shed"
+    assert not [record for record in caplog.records if record.levelno >= logging.WARNING], caplog.text
+    # Said once, at INFO, with the store it did not check and the request's id.
+    (line,) = [record for record in caplog.records if record.name == "prerender.gateway.fallbacks"]
+    assert line.levelno == logging.INFO
+    request_id = response.headers["X-Request-Id"]
+    assert line.getMessage().startswith(f"stores unavailable, store 1001 not checked, request {request_id}: ")
 
 
 def test_missing_headers_are_a_400_problem(client) -> None:
