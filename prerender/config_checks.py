@@ -49,6 +49,10 @@ POSITIVE = frozenset(
         "MAX_HEADER_BYTES",
     }
 )
+# The least of a request's budget an upstream call is sent with (prerender/gateway/http.py): a budget of no more
+# than that would send no call at all, as 0 would.
+MIN_CALL_SECONDS = 0.01
+BUDGETS = frozenset({"UPSTREAM_FRAGMENT_BUDGET", "UPSTREAM_JSON_BUDGET"})
 # A share: above 0, at most 1.
 SHARES = frozenset({"UPSTREAM_BREAKER_FAILURE_RATE"})
 # Numbers that may also be None: worked out by load_config when unset (the likes), or no limit (Flask's
@@ -138,8 +142,8 @@ def _boolean(key: str, value: Any) -> bool:
 
 
 def _number(key: str, given: Any, *, whole: bool) -> int | float:
-    """A number setting (whole when its default is), within its rule (POSITIVE, SHARES, else 0 or more). Digits in
-    a text are read as the number they write (`instance/config.py` may hold `"3"`)."""
+    """A number setting (whole when its default is), within its rule (BUDGETS, POSITIVE, SHARES, else 0 or more).
+    Digits in a text are read as the number they write (`instance/config.py` may hold `"3"`)."""
     if isinstance(given, str) and given.strip():
         with contextlib.suppress(ValueError):
             given = float(given)
@@ -150,6 +154,10 @@ def _number(key: str, given: Any, *, whole: bool) -> int | float:
         if value != int(value):
             raise ConfigError(key, "a whole number", value)
         value = int(value)
+    if key in BUDGETS and value <= MIN_CALL_SECONDS:
+        raise ConfigError(
+            key, f"a number of seconds above {MIN_CALL_SECONDS} (no upstream call is sent with less)", value
+        )
     if key in SHARES and not 0 < value <= 1:
         raise ConfigError(key, "a share above 0 and at most 1", value)
     if key in POSITIVE and value <= 0:

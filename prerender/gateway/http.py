@@ -16,6 +16,7 @@ from urllib3.exceptions import ReadTimeoutError
 from urllib3.util.retry import Retry
 
 from plumbing.parsing import LONE_SURROGATE
+from prerender.config_checks import MIN_CALL_SECONDS  # a call is not sent with less left: no answer could come
 from prerender.gateway import deadline
 from prerender.gateway.errors import (
     BudgetSpent,
@@ -49,8 +50,6 @@ DELAY_SECONDS = re.compile(r"[0-9]{1,6}")
 # When prerender stops waiting for this attempt's answer (within a request's budget): Unix time in milliseconds,
 # a time rather than a duration, so that a request left waiting in the upstream's socket does not get it afresh.
 DEADLINE_HEADER = "X-Request-Deadline"
-# A call is not sent with less than this left of the request's budget: it could not get an answer anyway.
-MIN_CALL_SECONDS = 0.01
 
 
 def _time_for_retry() -> bool:

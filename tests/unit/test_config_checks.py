@@ -29,8 +29,11 @@ def app_with(monkeypatch: pytest.MonkeyPatch, app_config: dict, **environment: s
         ("UPSTREAM_READ_TIMEOUT", "0", "a number above 0"),
         # Started, then shed every request, or answered every fragment empty, every browser route a 503.
         ("MAX_REQUESTS_IN_PROGRESS", "0", "a number above 0"),
-        ("UPSTREAM_FRAGMENT_BUDGET", "0", "a number above 0"),
-        ("UPSTREAM_JSON_BUDGET", "0.0", "a number above 0"),
+        ("UPSTREAM_FRAGMENT_BUDGET", "0", "a number of seconds above 0.01"),
+        ("UPSTREAM_JSON_BUDGET", "0.0", "a number of seconds above 0.01"),
+        # Started, then sent no upstream call (none is sent with 0.01 s or less left): as 0 did.
+        ("UPSTREAM_FRAGMENT_BUDGET", "0.005", "a number of seconds above 0.01"),
+        ("UPSTREAM_JSON_BUDGET", "0.01", "a number of seconds above 0.01"),
         ("UPSTREAM_POOL_SIZE", "2.5", "a whole number"),
         ("UPSTREAM_RETRIES", "-1", "a number of 0 or more"),
         ("UPSTREAM_BREAKER_FAILURE_RATE", "1.5", "a share above 0 and at most 1"),
