@@ -10,6 +10,7 @@ SECRET_KEYS signs, every key verifies (the three deploys of a rotation: docs/sec
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -17,6 +18,8 @@ from typing import Any
 
 from flask import Flask, current_app
 from itsdangerous import BadSignature, TimestampSigner, URLSafeTimedSerializer
+
+log = logging.getLogger(__name__)
 
 EXTENSION_KEY = "prerender.credentials"
 # Distinguishes these signatures from any other use of the same keys.
@@ -27,6 +30,10 @@ AUTHLESS_ID_BYTES = 32
 # long, so private fragments keep their ETags (and revalidate to 304) instead of changing on every call.
 TIMESTAMP_STEP = 600
 MIN_LIFETIME = 2 * TIMESTAMP_STEP
+# How far ahead of this node's clock a credential's time stamp may be: the nodes' clocks differ by milliseconds
+# when kept in step (NTP). A stamp further ahead comes from a node whose clock runs ahead, and would make its
+# credentials live longer than SHOPPER_CREDENTIAL_SECONDS on every other node (days, for a clock days ahead).
+MAX_CLOCK_AHEAD_SECONDS = 60
 
 
 class SteppedTimestampSigner(TimestampSigner):
@@ -111,9 +118,18 @@ class CredentialSigner:
         except BadSignature as error:
             raise InvalidCredential("the credential is not one this service issued") from error
         # The age is checked here, against the clock: itsdangerous would read "now" through the stepped
-        # signer, rounded down, and let a credential live up to a step longer than max_age.
-        if time.time() - issued_at.timestamp() > self.max_age:
+        # signer, rounded down, and let a credential live up to a step longer than max_age; nor would it refuse
+        # a time stamp from the future, which it checks only with a max_age.
+        age = time.time() - issued_at.timestamp()
+        if age > self.max_age:
             raise InvalidCredential("the credential has expired")
+        if age < -MAX_CLOCK_AHEAD_SECONDS:
+            log.warning(
+                "a credential stamped %.0f s ahead of this node's clock was refused: is the clock of the node that "
+                "issued it ahead, or this one's behind? (keep the nodes' clocks in step, docs/operations.md)",
+                -age,
+            )
+            raise InvalidCredential("the credential was issued later than now (the issuing node's clock is ahead)")
         return shopper_of(payload)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import stat
 import time
@@ -13,6 +14,7 @@ from itsdangerous import URLSafeTimedSerializer
 
 from prerender import create_app
 from prerender.web.credentials import (
+    MAX_CLOCK_AHEAD_SECONDS,
     SALT,
     TIMESTAMP_STEP,
     CredentialSigner,
@@ -58,6 +60,31 @@ def test_an_expired_credential_is_refused(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(time, "time", lambda: now + MAX_AGE + 1)
     with pytest.raises(InvalidCredential, match="expired"):
         signer.verify(credential)
+
+
+@pytest.mark.parametrize(
+    ("ahead", "taken"),
+    [(0, True), (MAX_CLOCK_AHEAD_SECONDS, True), (MAX_CLOCK_AHEAD_SECONDS + 1, False), (3 * 86_400, False)],
+)
+def test_a_credential_from_a_node_whose_clock_runs_ahead_is_taken_only_within_a_minute(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, ahead: int, taken: bool
+) -> None:
+    # A node whose clock runs three days ahead would otherwise issue credentials every node takes for three days
+    # and 12 hours, outliving the key rotation's wait (docs/security.md).
+    now = time.time()
+    stamped = now - now % TIMESTAMP_STEP  # the issuing node's clock, at a step's start: its time stamp exactly
+    monkeypatch.setattr(time, "time", lambda: stamped)
+    credential = CredentialSigner(keys=[NEW], max_age=MAX_AGE).issue(ALICE)
+    monkeypatch.setattr(time, "time", lambda: stamped - ahead)  # this node's clock
+    signer = CredentialSigner(keys=[NEW], max_age=MAX_AGE)
+    if taken:
+        assert signer.verify(credential) == ALICE
+        return
+    with pytest.raises(InvalidCredential, match="issued later than now"):
+        signer.verify(credential)
+    # The operator is told what to look at, once per refusal.
+    (line,) = [record for record in caplog.records if record.name == "prerender.web.credentials"]
+    assert line.levelno == logging.WARNING and "clock" in line.getMessage()
 
 
 def test_rotation_the_last_key_signs_and_every_key_verifies() -> None:
