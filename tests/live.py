@@ -58,6 +58,7 @@ from typing import Any
 import pytest
 import requests
 from flask import Flask
+from sqlalchemy import text
 from werkzeug.serving import BaseWSGIServer, make_server
 
 import coreapi
@@ -106,6 +107,51 @@ def seeded_coreapi(database_url: str, **config: Any) -> Flask:
     result = app.test_cli_runner().invoke(args=["init-db", "--reset"])
     assert result.exit_code == 0, result.output
     return app
+
+
+# A catalog of thousands of recipes more than the seed's: more than the catalog's 100 pages of 20 list
+# (prerender/schemas/catalog.py), and the planner panel's 50 of 6.
+CROWD_RECIPES = 2050
+_FIRST_CROWD_ID = 100_000
+# Copies of a seed recipe with its ingredients (the lists at a store show a recipe whose primary ingredient is
+# sold there), named "Gratin <n>", in statements SQLite and PostgreSQL both run.
+_COPY_RECIPES = text(
+    """
+    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < :count)
+    INSERT INTO recipes (id, external_id, title, description, type, difficulty, preparation_time, cooking_time,
+                         guests, search_text)
+    SELECT :first + i, 'crowd-' || CAST(i AS TEXT), 'Gratin ' || CAST(i AS TEXT), '', 'main-dish', 1, 10, 20, 4,
+           'gratin ' || CAST(i AS TEXT)
+    FROM n
+    """
+)
+_COPY_INGREDIENTS = text(
+    """
+    INSERT INTO recipe_ingredients (recipe_id, ingredient_id, position, quantity, is_primary, display_unit)
+    SELECT copy.id, used.ingredient_id, used.position, used.quantity, used.is_primary, used.display_unit
+    FROM recipes AS copy JOIN recipe_ingredients AS used ON used.recipe_id = 1
+    WHERE copy.id > :first
+    """
+)
+
+
+@contextlib.contextmanager
+def crowded_coreapi(stack: Stack) -> Iterator[str]:
+    """A live coreapi (its URL) whose catalog holds CROWD_RECIPES main dishes more than the seed's."""
+    database = stack.database()
+    app = seeded_coreapi(database.pop("DATABASE_URL"), **database)
+    with app.app_context():
+        db.session.execute(_COPY_RECIPES, {"count": CROWD_RECIPES, "first": _FIRST_CROWD_ID})
+        db.session.execute(_COPY_INGREDIENTS, {"first": _FIRST_CROWD_ID})
+        db.session.commit()
+        # The planner's statistics, as a database's own maintenance keeps them: without, PostgreSQL plans the
+        # completion filter for the seed's few rows and takes seconds over the copies (a budget's 504).
+        db.session.execute(text("ANALYZE"))
+        db.session.commit()
+    with LiveServer(app) as server:
+        yield server.url
+    with app.app_context():
+        db.engine.dispose()  # before the stack drops the schema
 
 
 class Stack:

@@ -49,7 +49,7 @@ from prerender.rendering.preferences import (
     panel_view,
 )
 from prerender.rendering.urls import with_query
-from prerender.schemas.catalog import HISTORY_STYLE_DEFAULTS
+from prerender.schemas.catalog import HISTORY_STYLE_DEFAULTS, MAX_CATALOG_PAGE
 from prerender.schemas.menus import RECIPE_TYPES
 from prerender.web.context import RequestContext
 
@@ -403,6 +403,9 @@ class ListView:
     # The list ignoring the shopper's preferences (shown when they narrow it).
     unfiltered_url: str | None
     failed: bool = False
+    # More recipes match than a shopper may page through (`next_page_url`): how many the pages list, which the
+    # last page says, with a word to narrow the list. None when every recipe can be reached.
+    listed_at_most: int | None = None
 
     @classmethod
     def unavailable(
@@ -483,12 +486,24 @@ def list_view(
         cards=in_first_view(cards) if page == 1 else cards,  # a later page comes below the first
         total=page_answer.total,
         page=page,
-        next_url=page_link(params, defaults=defaults, page=page + 1) if page_answer.has_more else None,
+        next_url=next_page_url(params, defaults=defaults, page=page, has_more=page_answer.has_more),
         previous_url=page_link(params, defaults=defaults, page=page - 1) if page > 1 else None,
         type_filters=chips,
         active_filters=filters,
         unfiltered_url=unfiltered_url if filters else None,
+        listed_at_most=listed_at_most(page, page_answer.per_page, has_more=page_answer.has_more),
     )
+
+
+def next_page_url(params: dict[str, Any], *, defaults: dict[str, Any], page: int, has_more: bool) -> str | None:
+    """The link to the page after `page`, when the upstream has more and the routes take that page: they take
+    MAX_CATALOG_PAGE pages (prerender/schemas/catalog.py), and a link to the next would be a 400."""
+    return page_link(params, defaults=defaults, page=page + 1) if has_more and page < MAX_CATALOG_PAGE else None
+
+
+def listed_at_most(page: int, per_page: int, *, has_more: bool) -> int | None:
+    """How many items the pages of a list show at most, on its last page when the upstream has more; else None."""
+    return MAX_CATALOG_PAGE * per_page if has_more and page >= MAX_CATALOG_PAGE else None
 
 
 def read_page(ctx: RequestContext, params: dict[str, Any]) -> Future[RecipePage]:

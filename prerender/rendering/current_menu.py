@@ -36,6 +36,7 @@ from prerender.rendering.i18n import Translator, translator_for
 from prerender.rendering.pictures import safe_picture_url
 from prerender.rendering.planner import ONBOARDING_STEPS, planner_destination
 from prerender.rendering.preferences import has_preferences
+from prerender.schemas.menus import MAX_PANEL_PAGE
 from prerender.web.context import RequestContext
 
 # Plate slots the menu always shows, and avatars of the quick menu (the specification's planner limits).
@@ -321,7 +322,8 @@ def load_panel(
             params["preferences"] = "apply"
         answer = menus.search_recipes(ctx.upstream, params=params)
         summaries = answer.get("data") or []
-        has_more = page * PANEL_SIZE < int(answer.get("total") or 0)
+        # The route takes MAX_PANEL_PAGE pages (prerender/schemas/menus.py): no "more" that would be a 400.
+        has_more = page * PANEL_SIZE < int(answer.get("total") or 0) and page < MAX_PANEL_PAGE
     else:
         params = {"limit": PANEL_SIZE}
         if store_id:

@@ -29,6 +29,8 @@ from prerender.rendering.catalog import (
     link_defaults,
     link_params,
     list_view,
+    listed_at_most,
+    next_page_url,
     page_link,
     render_catalog,
 )
@@ -151,6 +153,9 @@ class HistoryView:
     next_url: str | None
     previous_url: str | None
     failed: bool = False
+    # More orders than a shopper may page through: how many the pages list, which the last page says (the older
+    # ones are not listed). None when every order can be reached.
+    listed_at_most: int | None = None
 
 
 def date_text(iso: str, t: Translator, zone: tzinfo) -> tuple[str, str]:
@@ -193,8 +198,9 @@ def history_view(
     return HistoryView(
         orders=tuple(orders),
         total=answer.total,
-        next_url=page_link(params, defaults=defaults, page=page + 1) if answer.has_more else None,
+        next_url=next_page_url(params, defaults=defaults, page=page, has_more=answer.has_more),
         previous_url=page_link(params, defaults=defaults, page=page - 1) if page > 1 else None,
+        listed_at_most=listed_at_most(page, answer.per_page, has_more=answer.has_more),
     )
 
 

@@ -251,6 +251,11 @@ export class CatalogElement extends HTMLElement {
         link.dataset.page = nextPagination.dataset.page ?? String(page + 1);
       } else {
         pagination?.querySelector(".svc-catalog__load-more")?.remove();
+        // The last page a shopper may reach, with more that match: its sentence saying so comes along.
+        const listedAtMost = next.querySelector('[data-role="listed-at-most"]');
+        if (listedAtMost && !this.querySelector('[data-role="listed-at-most"]')) {
+          (pagination ?? list).after(document.importNode(listedAtMost, true));
+        }
       }
       const first = /** @type {HTMLElement | null} */ (
         added.length ? list.querySelector(`:scope > li[data-recipe-id="${CSS.escape(added[0].getAttribute("data-recipe-id") ?? "")}"] .svc-recipe-card__title-button`) : null);
