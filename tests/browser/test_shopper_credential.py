@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import re
 import time
+from datetime import UTC, datetime, timedelta
 
+import pytest
 from playwright.sync_api import BrowserContext, ConsoleMessage, Page, expect
 
 from examples.shop.visitor import AUTHLESS_COOKIE, USER_COOKIE
@@ -44,8 +46,8 @@ def warnings_of(page: Page) -> list[str]:
     return warnings
 
 
-def insert_shopper(page: Page, credential: str, kind: str, shopper_id: str) -> None:
-    """A credential element, valid for an hour by its expires-at, appended to the body."""
+def insert_shopper(page: Page, credential: str, kind: str, shopper_id: str, expires_at: int | None = None) -> None:
+    """A credential element appended to the body, valid for an hour by its expires-at unless given."""
     page.evaluate(
         """([credential, kind, id, expires]) => {
         const element = document.createElement("svc-shopper");
@@ -54,7 +56,7 @@ def insert_shopper(page: Page, credential: str, kind: str, shopper_id: str) -> N
           .forEach(([name, value]) => element.setAttribute(name, String(value)));
         document.body.append(element);
     }""",
-        [credential, kind, shopper_id, int(time.time()) + 3600],
+        [credential, kind, shopper_id, expires_at or int(time.time()) + 3600],
     )
 
 
@@ -161,26 +163,50 @@ def test_a_credential_element_inserted_with_innerhtml_is_taken_and_the_last_vali
         f"Bearer {credential}"
     ]
 
-    # An element whose credential has expired, or that is malformed, is ignored (with a warning).
+    # A malformed element is ignored (with a warning); an older copy of this shopper's credential (an earlier
+    # expires-at: a page kept from before) changes nothing, silently.
     warnings = warnings_of(page)
     page.evaluate(
-        """() => {
-        const stale = document.createElement("svc-shopper");
-        stale.setAttribute("credential", "c3RhbGU.stale.credential");
-        stale.setAttribute("kind", "user");
-        stale.setAttribute("shopper-id", "somebody-else");
-        stale.setAttribute("expires-at", String(Math.floor(Date.now() / 1000) - 60));
-        document.body.append(stale);
+        """([user, expires]) => {
+        const older = document.createElement("svc-shopper");
+        older.setAttribute("credential", "b2xkZXI.older.credential");
+        older.setAttribute("kind", "user");
+        older.setAttribute("shopper-id", user);
+        older.setAttribute("expires-at", String(expires - 600));
+        document.body.append(older);
         document.body.insertAdjacentHTML("beforeend", '<svc-shopper hidden kind="user" shopper-id="x"></svc-shopper>');
-    }"""
+    }""",
+        [user, int(element.get_attribute("expires-at") or 0)],
     )
     assert page.evaluate(USER)["id"] == user
-    assert sum("svc-shopper element was ignored" in text for text in warnings) == 2
+    assert sum("svc-shopper element was ignored" in text for text in warnings) == 1
+    since = len(calls)
+    with page.expect_response(lambda r: "/v1/basket?" in r.url and r.request.method == "GET"):
+        page.evaluate("window.svc.basket.reload()")
+    assert [c.headers.get("authorization") for c in calls.sent(since) if route_of(c) == "/basket"] == [
+        f"Bearer {credential}"
+    ]
 
     # The most recently connected valid element wins: the authless visitor's again.
     authless = shopper_credential(prerender_url, authless=authless_id)
     insert_shopper(page, authless, "authless", authless_id)
     assert page.evaluate(USER) == {"kind": "authless", "id": authless_id, "forbidProfiling": False}
+
+
+@pytest.mark.parametrize("hours", [24, -72])
+def test_a_device_whose_clock_is_off_by_days_still_acts_for_its_shopper(
+    page: Page, context: BrowserContext, shop_url: str, prerender_url: str, hours: int
+):
+    """A fresh credential looks expired to a device a day ahead (an AM/PM slip, a clock never set): the SDK takes
+    it all the same (the service judges a credential's time on every call), and the drawer works."""
+    warnings = warnings_of(page)
+    page.clock.set_system_time(datetime.now(UTC) + timedelta(hours=hours))
+    user = new_user()
+    visit(context, page, shop_url, user=user)
+    page.wait_for_function(f"() => window.svc.user.user$.value?.id === {user!r}")
+    recipe_id = add_first_card_to_basket(page)
+    assert recipe_id in recipes_in(basket_of(prerender_url, page_credential(page, "user")))
+    assert not [text for text in warnings if "svc-shopper element was ignored" in text]
 
 
 # --- (c) a claim changes nothing ----------------------------------------------------------------------
@@ -305,10 +331,11 @@ def test_a_refused_credential_tells_the_shopper_to_reload_or_sign_in_again(
     dialog = page.get_by_role("dialog")
     expect(dialog.locator(".svc-recipe-details__add-all")).to_be_visible()
 
-    # The credential went bad while the page stayed open (a key rotated away, an altered token): the same
-    # shopper's element with a credential the service does not accept.
+    # The credential went bad while the page stayed open (a key rotated away, an altered token): a newer element
+    # of the same shopper (a later expires-at) with a credential the service does not accept.
     forged = page_credential(page)[:-6] + ("AAAAAA" if not page_credential(page).endswith("AAAAAA") else "BBBBBB")
-    insert_shopper(page, forged, "user", user)
+    expires_at = int(page.locator("svc-shopper[kind='user']").last.get_attribute("expires-at") or 0)
+    insert_shopper(page, forged, "user", user, expires_at + 600)
     with page.expect_response(lambda r: r.url.endswith("/v1/basket/recipes") and r.request.method == "POST") as refused:
         dialog.locator(".svc-recipe-details__add-all").click()
     assert refused.value.status == 401

@@ -3,6 +3,7 @@
 // cart is already empty.
 import { localProblem } from "./http.js";
 import { emptyBasket, routeCartLines } from "./basket-model.js";
+import { isRecent } from "./storage.js";
 
 const PAYMENT_STARTED = "payment-started";
 const PAYMENT_STARTED_MS = 24 * 3600 * 1000;
@@ -112,7 +113,7 @@ export class BasketPayments {
   holdsBack(cart) {
     const kept = this.#kept();
     if (!kept) return false;
-    if (isEmptyCart(cart)) return Date.now() - Number(kept.at) < EMPTY_CART_HELD_MS;
+    if (isEmptyCart(cart)) return isRecent(kept.at, EMPTY_CART_HELD_MS);
     if (!sameCart(cart, kept.cart)) this.forget();
     return false;
   }
@@ -134,7 +135,7 @@ export class BasketPayments {
     try {
       const kept = JSON.parse(session.local.get(key) ?? "null");
       // (A cart kept by the SDK before the shopper was written with it names none: taken as this shopper's.)
-      if (kept && Array.isArray(kept.cart) && Date.now() - Number(kept.at) < PAYMENT_STARTED_MS
+      if (kept && Array.isArray(kept.cart) && isRecent(kept.at, PAYMENT_STARTED_MS)
         && (kept.shopper === undefined || kept.shopper === this.#shopper())) {
         return kept;
       }

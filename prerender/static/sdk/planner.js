@@ -8,6 +8,7 @@
 // `defineLoginRequired` / `defineStoreRequired`. Once what was missing arrives on another page (a user's
 // credential after a login, or a store given to `pos.load`), the SDK takes the cached URL out and goes back.
 import { Stream } from "./observable.js";
+import { isRecent } from "./storage.js";
 
 /** Storage name (under `_<prefix>/`) of the URL the finalize flow resumes at: the URL alone. */
 export const FINALIZE_URL_KEY = "cachedFinalizeMenuUrl";
@@ -83,7 +84,7 @@ export class Planner {
     if (!url && !raw) return null;
     try {
       const { needs, at, store } = JSON.parse(raw ?? "null") ?? {};
-      const fresh = typeof at === "number" && Date.now() - at < FINALIZE_URL_MAX_AGE_MS;
+      const fresh = typeof at === "number" && isRecent(at, FINALIZE_URL_MAX_AGE_MS);
       if (url && (needs === "login" || needs === "store") && fresh) {
         return { url, needs, store: typeof store === "string" ? store : null };
       }

@@ -47,6 +47,8 @@ function pageLanguage() {
 
 /**
  * A credential from raw values (attributes of an element, or storage), or the reason it is unusable.
+ * Whether it has expired is not judged here: the device's clock may be hours or days off (an AM/PM slip, a
+ * clock never set), and the service, which checks every call, answers 401 for a credential past its time.
  * @param {{ token: unknown, kind: unknown, id: unknown, expiresAt: unknown }} raw
  * @returns {{ credential: Credential } | { reason: string }}
  */
@@ -58,7 +60,6 @@ export function readCredential({ token, kind, id, expiresAt }) {
   if (!ID.test(shopperId)) return { reason: "no usable shopper-id" };
   const expiry = Number(String(expiresAt ?? "").trim() || Number.NaN);
   if (!Number.isInteger(expiry)) return { reason: "no usable expires-at" };
-  if (expiry * 1000 <= Date.now()) return { reason: "expired" };
   return { credential: { token: value, kind, id: shopperId, expiresAt: expiry } };
 }
 
@@ -151,8 +152,10 @@ export class Session {
   }
 
   /**
-   * A credential element was connected: the most recent valid one wins. An authless credential is also
-   * remembered in localStorage (`_<prefix>/authless-credential`) for `basket.mergeAuthless` after login.
+   * A credential element was connected: the most recent valid one wins, but for an older credential of the
+   * shopper the SDK already acts for (an earlier `expires-at`: a copy of a page kept from before), which
+   * changes nothing. An authless credential is also remembered in localStorage (`_<prefix>/authless-credential`)
+   * for `basket.mergeAuthless` after login.
    * @param {{ token: unknown, kind: unknown, id: unknown, expiresAt: unknown }} raw
    * @returns {boolean} whether it was taken
    */
@@ -164,6 +167,9 @@ export class Session {
     }
     const { credential } = read;
     if (this.#forgotten.has(credential.token)) return false;
+    const current = this.#credential;
+    if (current && current.kind === credential.kind && current.id === credential.id
+      && credential.expiresAt < current.expiresAt) return false;
     if (credential.kind === "authless") this.#rememberAuthless(credential);
     this.#switchTo(credential, { kind: credential.kind, id: credential.id, forbidProfiling: this.#forbidProfiling });
     return true;
@@ -273,14 +279,14 @@ export class Session {
   }
 
   /**
-   * The credential of an authless visitor, when the SDK has one that has not expired: the current one, or
-   * the one remembered in localStorage.
+   * The credential of an authless visitor, when the SDK has one: the current one, or the one remembered in
+   * localStorage. The service judges whether it has expired (not the device's clock).
    * @param {string} authlessId
    * @returns {string | null}
    */
   authlessCredentialOf(authlessId) {
     const current = this.#credential;
-    if (current?.kind === "authless" && current.id === authlessId && current.expiresAt * 1000 > Date.now()) return current.token;
+    if (current?.kind === "authless" && current.id === authlessId) return current.token;
     const key = this.key("authless-credential");
     let stored = null;
     try {

@@ -66,6 +66,17 @@ export function safeStorage(kind) {
   };
 }
 
+/**
+ * Whether a time stamp kept in storage (`Date.now()` when it was kept) is less than `maxAgeMs` old. A stamp
+ * after now is not recent: the device's clock was set back since (a stamp kept while it ran days ahead would
+ * otherwise stay "recent" until the clock caught up with it).
+ * @param {unknown} at @param {number} maxAgeMs
+ */
+export function isRecent(at, maxAgeMs) {
+  const age = Date.now() - Number(at);
+  return age >= 0 && age < maxAgeMs;
+}
+
 /** A random identifier (UUID v4 form), also outside secure contexts where randomUUID is missing. */
 export function randomId() {
   if (typeof crypto.randomUUID === "function") return crypto.randomUUID();

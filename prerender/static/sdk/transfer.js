@@ -17,7 +17,7 @@
 // dropped and the toaster says so.
 import { Stream } from "./observable.js";
 import { ApiError, asksToRetryLater, newIdempotencyKey } from "./http.js";
-import { safeStorage } from "./storage.js";
+import { isRecent, safeStorage } from "./storage.js";
 
 export const TRANSFER_PARAMS = Object.freeze({
   affiliate: "affiliate",
@@ -116,7 +116,7 @@ export class TransferArrivals {
     try {
       const value = JSON.parse(this.#store.get(this.#key) ?? "null");
       if (!value || typeof value.token !== "string" || typeof value.storeId !== "string") return null;
-      if (!(Date.now() - Number(value.at) < PENDING_MAX_AGE_MS)) {
+      if (!isRecent(value.at, PENDING_MAX_AGE_MS)) {
         this.#store.remove(this.#key);
         return null;
       }
