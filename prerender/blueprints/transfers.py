@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, current_app
+from flask import Blueprint, Response, current_app, jsonify
 
 from plumbing.problems import Problem
-from prerender.gateway import baskets
-from prerender.rendering.cta import affiliated_retailer, has_site, transfer_url
+from prerender.gateway import Supplier, baskets, get_upstream
+from prerender.rendering.cta import affiliated_retailer, has_site, store_data, transfer_url
 from prerender.rendering.i18n import translator_for
 from prerender.rendering.transfer import added_products, received_message
 from prerender.schemas.actions import RedeemTransferBody, TransferBody
@@ -17,22 +17,63 @@ from prerender.schemas.headers import WriteHeaders
 from prerender.schemas.responses import (
     TransferLinkSchema,
     TransferReceivedSchema,
+    TransferStoresSchema,
     UpstreamRedeemedSchema,
     UpstreamTransferSchema,
 )
-from prerender.web.context import basket_owner
+from prerender.web.context import RequestContext, basket_owner
 from prerender.web.contract import PASSED_THROUGH, UPSTREAM_FAILURES, Callers, declare, json_answer, problem
 from prerender.web.forwarding import forward
 
 bp = Blueprint("transfers", __name__, url_prefix="/basket/transfers")
 
 WRITE_HEADERS = WriteHeaders()
+# How long a browser keeps the store list (one answer per publisher and language: a page's drawers, and the
+# next pages for a while, read it once).
+STORES_MAX_AGE = 300
 
 
 def no_affiliate() -> Problem:
     """The refusal of a supplier that has no affiliated retailer with a site in this environment."""
     detail = "This site has no affiliated retailer to hand the basket to."
     return Problem(409, detail, extensions={"reason": "no-affiliate"})
+
+
+def transfer_parties(ctx: RequestContext) -> tuple[Supplier, Supplier]:
+    """The publisher and its affiliated retailer with a site in this environment, else the 409 `no-affiliate`."""
+    retailer = affiliated_retailer(ctx)
+    if ctx.supplier is None or retailer is None or not has_site(retailer, current_app.config["ENVIRONMENT"]):
+        raise no_affiliate()
+    return ctx.supplier, retailer
+
+
+@bp.get("/stores")
+@declare(
+    callers=Callers.BROWSER,
+    summary="The affiliated retailer's stores, for the drawer's store picker",
+    answers={
+        200: json_answer(
+            TransferStoresSchema,
+            f"Every store of the retailer (`private, max-age={STORES_MAX_AGE}`; `Vary: Authorization, language-id`).",
+        ),
+        403: problem("No known supplier."),
+        409: problem(
+            "The publisher has no affiliated retailer with a site for this environment (`reason` `no-affiliate`)."
+        ),
+        **UPSTREAM_FAILURES,
+    },
+)
+def transfer_stores() -> Response:
+    """The stores of the publisher's affiliated retailer, read when the drawer opens rather than carried by
+    every CTA fragment (a retailer's 3 000 stores are 500 KB)."""
+    ctx = basket_owner()
+    _, retailer = transfer_parties(ctx)
+    stores = get_upstream().stores.every_store(ctx.upstream)
+    response = jsonify(retailer=retailer.name, stores=[store_data(store) for store in stores])
+    response.cache_control.private = True
+    response.cache_control.max_age = STORES_MAX_AGE
+    response.vary.update(("Authorization", "language-id"))
+    return response
 
 
 @bp.post("")
@@ -57,9 +98,7 @@ def create_transfer(body: dict[str, Any], headers: dict[str, Any]) -> tuple[dict
     """A one-time link to the affiliated retailer's site, where the basket (at the chosen store) lands in the cart."""
     ctx = basket_owner()
     environment = current_app.config["ENVIRONMENT"]
-    retailer = affiliated_retailer(ctx)
-    if ctx.supplier is None or retailer is None or not has_site(retailer, environment):
-        raise no_affiliate()
+    publisher, retailer = transfer_parties(ctx)
     answer = forward(
         baskets.CREATE_TRANSFER,
         UpstreamTransferSchema,
@@ -67,9 +106,7 @@ def create_transfer(body: dict[str, Any], headers: dict[str, Any]) -> tuple[dict
         body={"store_id": body["store_id"]},
         key=headers["idempotency_key"],
     )
-    url = transfer_url(
-        ctx.supplier, retailer, environment=environment, token=answer["token"], store_id=body["store_id"]
-    )
+    url = transfer_url(publisher, retailer, environment=environment, token=answer["token"], store_id=body["store_id"])
     return {
         "url": url,
         "expires_at": answer["expires_at"],

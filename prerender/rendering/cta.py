@@ -5,7 +5,9 @@ The CTA names the recipe by the publisher's own id: the upstream's external-id l
 value is taken as the service's recipe id, else there is no CTA. Whether the recipe is in the user's basket
 is decided here, from the basket wherever it is priced (a publisher's page knows no store). The basket
 is read on the gateway's pool while the (cached) external-id lookup and recipe are read, so a CTA costs one
-upstream round trip once those, the affiliated retailer and its stores are cached.
+upstream round trip once those and the affiliated retailer are cached. The retailer's stores are not in the
+fragment: the drawer reads them when it opens (`GET /{v}/basket/transfers/stores`, prerender/blueprints/
+transfers.py), since a retailer's 3 000 stores would weigh 500 KB in every button of a page.
 """
 
 from __future__ import annotations
@@ -30,12 +32,9 @@ TRANSFER_PARAMS = ("affiliate", "transferred_basket_token", "point_of_sale_ext_i
 
 @dataclass(frozen=True)
 class TransferOffer:
-    """The affiliated retailer the basket can go to, and its stores for the drawer's picker."""
+    """The affiliated retailer the basket can go to (the drawer reads its stores when it opens)."""
 
     retailer: str
-    stores: tuple[Store, ...]
-    # False when the store list could not be read: the drawer says so instead of a picker.
-    stores_loaded: bool
     # False for a publisher without an affiliated retailer that has a site here: the drawer says so.
     available: bool = True
 
@@ -68,7 +67,9 @@ class CtaView:
                 "STORE_SUBMIT",
                 "STORE_CHANGE",
                 "STORE_CURRENT",
+                "STORES_LOADING",
                 "STORES_UNAVAILABLE",
+                "STORES_RETRY",
                 "TRANSFER",
                 "TRANSFER_HINT",
                 "TRANSFER_EMPTY",
@@ -81,12 +82,7 @@ class CtaView:
         texts["not_in_basket_icon_alt"] = t("RECIPE_CARD_CTA.NOT_IN_BASKET_ICON_ALT")
         offer = None
         if self.offer is not None:
-            offer = {
-                "available": self.offer.available,
-                "retailer": self.offer.retailer,
-                "stores_loaded": self.offer.stores_loaded,
-                "stores": [store_data(store) for store in self.offer.stores],
-            }
+            offer = {"available": self.offer.available, "retailer": self.offer.retailer}
         return {"recipe_id": self.recipe_id, "title": self.title, "texts": texts, "transfer": offer}
 
 
@@ -173,13 +169,12 @@ def affiliated_retailer(ctx: RequestContext) -> Supplier | None:
 
 
 def transfer_offer(ctx: RequestContext) -> TransferOffer | None:
-    """What the drawer offers a publisher's reader: the affiliated retailer and its stores (without stores when
-    the list cannot be read right now; unavailable when the retailer has no site here). None for a supplier
-    that is not a publisher."""
+    """What the drawer offers a publisher's reader: the affiliated retailer (unavailable when it has no site here,
+    or cannot be read right now). None for a supplier that is not a publisher."""
     supplier = ctx.supplier
     if supplier is None or supplier.kind != "publisher":
         return None
-    unavailable = TransferOffer(retailer="", stores=(), stores_loaded=False, available=False)
+    unavailable = TransferOffer(retailer="", available=False)
     try:
         retailer = affiliated_retailer(ctx)
     except UpstreamError as error:
@@ -189,12 +184,7 @@ def transfer_offer(ctx: RequestContext) -> TransferOffer | None:
         return unavailable
     if retailer is None or not has_site(retailer, current_app.config["ENVIRONMENT"]):
         return unavailable
-    try:
-        stores = get_upstream().stores.every_store(ctx.upstream)
-    except UpstreamError as error:
-        fallbacks.failed_without("stores", error, request_id=ctx.request_id, consequence=", CTA without store picker")
-        return TransferOffer(retailer=retailer.name, stores=(), stores_loaded=False)
-    return TransferOffer(retailer=retailer.name, stores=stores, stores_loaded=True)
+    return TransferOffer(retailer=retailer.name)
 
 
 def render_cta(cta: CtaView, ctx: RequestContext) -> str:

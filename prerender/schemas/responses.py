@@ -92,6 +92,28 @@ class TransferLinkSchema(Schema):
     retailer = fields.String(required=True, metadata={"description": "The affiliated retailer's name."})
 
 
+class TransferStoreSchema(Schema):
+    """A store of the affiliated retailer, as the drawer's picker lists it."""
+
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    city = fields.String(required=True)
+    latitude = fields.Float(
+        metadata={
+            "description": "With `longitude`, when the upstream knows where the store is (the picker lists "
+            "the nearest first once the page gave the shopper's location)."
+        }
+    )
+    longitude = fields.Float()
+
+
+class TransferStoresSchema(Schema):
+    """The stores a publisher's reader may pick for the transfer (the drawer reads them when it opens)."""
+
+    retailer = fields.String(required=True, metadata={"description": "The affiliated retailer's name."})
+    stores = fields.List(fields.Nested(TransferStoreSchema), required=True)
+
+
 class UpstreamTransferSchema(AnswerSchema):
     """The upstream's one-time token of a basket transfer (`POST /basket/transfers`, docs/upstream.md), which
     `POST /{v}/basket/transfers` turns into the retailer's link."""

@@ -125,6 +125,61 @@ def test_every_tab_keeps_the_focus_in_the_drawer_before_a_store_is_chosen(page: 
     expect(selected_tab).to_be_focused()
 
 
+STORES_ROUTE = re.compile(r"/v[12]/basket/transfers/stores$")
+
+
+def test_the_stores_are_read_when_the_drawer_opens_once_per_page(page: Page, publisher_url: str):
+    """The fragment carries no store list (a retailer's 3 000 stores weigh 500 KB in every button): the drawer
+    reads it when it opens, once per page, and the picker lists it."""
+    reads: list[str] = []
+    page.on("request", lambda request: reads.append(request.url) if STORES_ROUTE.search(request.url) else None)
+    cta = open_recipe(page, publisher_url)
+    assert reads == []  # the page alone asks for no store
+    assert cta.locator("script.svc-no-supplier-cta__data").evaluate("(s) => JSON.parse(s.textContent).transfer") == {
+        "available": True,
+        "retailer": "Demo Market",
+    }
+    static_button(cta).click()
+    drawer = page.locator("svc-drawer[open]")
+    options = drawer.locator("[data-role='store-form'] select option")
+    expect(options.filter(has_text="Demo Market Paris Bastille")).to_have_count(1)
+    page.keyboard.press("Escape")
+    static_button(cta).click()
+    expect(drawer.locator("[data-role='store-form'] select option").filter(has_text="Paris Bastille")).to_have_count(1)
+    assert len(reads) == 1
+
+
+def test_stores_that_cannot_be_read_say_so_and_try_again_on_request(page: Page, publisher_url: str, width: str):
+    """The store list fails (the retailer's stores unreadable upstream: fault injection on the one route): the
+    drawer says so with "try again", which lists them once the service answers."""
+    failing = {"on": True}
+
+    def answer(route):
+        if failing["on"]:
+            route.fulfill(
+                status=503,
+                content_type="application/problem+json",
+                headers={"Access-Control-Allow-Origin": "*", "Retry-After": "1"},
+                body='{"type": "about:blank", "title": "Service Unavailable", "status": 503, "detail": "down"}',
+            )
+        else:
+            route.continue_()
+
+    page.route(STORES_ROUTE, answer)
+    cta = open_recipe(page, publisher_url)
+    static_button(cta).click()
+    drawer = page.locator("svc-drawer[open]")
+    alert = drawer.locator(".svc-basket-transfer [role=alert]")
+    expect(alert).to_contain_text("Les magasins de Demo Market ne peuvent pas être affichés pour le moment.")
+    expect(drawer.locator("[data-role='store-form']")).to_have_count(0)
+    assert_no_axe_violations(page, include=product(page), what=f"the store list unavailable ({width})")
+    failing["on"] = False
+    alert.get_by_role("button", name="Réessayer").click()
+    picker = drawer.locator("[data-role='store-form']")
+    expect(picker.locator("select option").filter(has_text="Demo Market Paris Bastille")).to_have_count(1)
+    expect(alert).to_have_count(0)
+
+
 def test_a_store_with_a_long_name_stays_inside_the_drawer(page: Page, publisher_url: str, width: str):
     cta = open_recipe(page, publisher_url)
     static_button(cta).click()

@@ -12,7 +12,7 @@ from bs4 import BeautifulSoup, Tag
 
 from prerender.gateway import UpstreamStatusError
 
-from .conftest import browser_headers, headers
+from .conftest import browser_headers, headers, record_upstream_calls
 
 PUBLISHER = "demo-publisher-token"
 TAG = "svc-no-supplier-add-to-cart-cta"
@@ -137,10 +137,32 @@ def test_two_identical_buttons_with_the_buy_label_and_the_icon_text(client, visi
     assert fixed.has_attr("hidden") and fixed["aria-hidden"] == "true"
 
 
-def test_the_transfer_offer_names_the_affiliated_retailer_and_its_stores(client, visitor):
+def test_the_transfer_offer_names_the_affiliated_retailer_and_no_store(app, client, visitor, monkeypatch):
+    """The fragment says where the basket can go; the stores are read when the drawer opens (a retailer's 3 000
+    stores would weigh 500 KB in every button), so the fragment neither carries nor reads them."""
+    calls = record_upstream_calls(app, monkeypatch)
     transfer = data_of(element_of(get_cta(client, visitor, recipe_id="pub-crepes")))["transfer"]
-    assert transfer["retailer"] == "Demo Market"
-    assert transfer["stores_loaded"] is True
+    assert transfer == {"available": True, "retailer": "Demo Market"}
+    assert not [path for _, path, _ in calls if path.endswith("/stores")]
+
+
+def get_stores(client, visitor: str, version: str = "v1", **extra: str):
+    """The drawer's read of the affiliated retailer's stores, with the publisher's visitor's credential."""
+    hdrs = browser_headers(client, user=None, token=PUBLISHER, authless=visitor, **extra)
+    return client.get(f"/{version}/basket/transfers/stores", headers=hdrs)
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_the_drawer_reads_the_retailers_stores_with_their_coordinates(client, visitor, upstream, version):
+    """What the drawer's picker lists, nearest first once the page gave the shopper's location (user.setLocation)."""
+    answer = get_stores(client, visitor, version)
+    assert answer.status_code == 200, answer.get_json()
+    body = answer.get_json()
+    assert body["retailer"] == "Demo Market"
+    assert body["stores"] == [
+        {key: store[key] for key in ("id", "name", "city", "latitude", "longitude")}
+        for store in upstream.get("/stores")["data"]
+    ]
     paris = {
         "id": STORE,
         "name": "Demo Market Paris Bastille",
@@ -148,18 +170,10 @@ def test_the_transfer_offer_names_the_affiliated_retailer_and_its_stores(client,
         "latitude": 48.8533,
         "longitude": 2.3692,
     }
-    assert paris in transfer["stores"]
-
-
-def test_the_offers_stores_carry_the_upstreams_coordinates(client, visitor, upstream):
-    """What the drawer's picker sorts by distance once the page gave the shopper's location (user.setLocation)."""
-    stores = data_of(element_of(get_cta(client, visitor, recipe_id="pub-crepes")))["transfer"]["stores"]
-    assert stores == [
-        {key: store[key] for key in ("id", "name", "city", "latitude", "longitude")}
-        for store in upstream.get("/stores")["data"]
-    ]
-    places = {store["id"]: (store["latitude"], store["longitude"]) for store in stores}
-    assert places.items() >= {"1001": (48.8533, 2.3692), "1002": (45.7606, 4.8594)}.items()
+    assert paris in body["stores"]
+    # The same for every reader of the publisher in a language: the browser keeps it a while, per credential.
+    assert answer.headers["Cache-Control"] in ("private, max-age=300", "max-age=300, private")
+    assert {"Authorization", "language-id"} <= {value.strip() for value in answer.headers["Vary"].split(",")}
 
 
 def test_a_store_the_upstream_does_not_place_has_no_coordinates(app, client, visitor, monkeypatch):
@@ -177,10 +191,34 @@ def test_a_store_the_upstream_does_not_place_has_no_coordinates(app, client, vis
         return payload
 
     monkeypatch.setattr(http, "request", unplaced)
-    stores = data_of(element_of(get_cta(client, visitor, recipe_id="pub-crepes")))["transfer"]["stores"]
-    by_id = {store["id"]: store for store in stores}
+    by_id = {store["id"]: store for store in get_stores(client, visitor).get_json()["stores"]}
     assert by_id["1002"] == {"id": "1002", "name": "Demo Market Lyon Part-Dieu", "city": "Lyon"}
     assert by_id[STORE] == {"id": STORE, "name": "Demo Market Paris Bastille", "city": "Paris"}
+
+
+def test_the_stores_of_a_retailer_without_affiliate_are_a_409_and_need_a_credential(client):
+    # A retailer's own shopper: no affiliated retailer to hand a basket to.
+    answer = client.get("/v1/basket/transfers/stores", headers=browser_headers(client))
+    assert answer.status_code == 409 and answer.mimetype == "application/problem+json"
+    assert answer.get_json()["reason"] == "no-affiliate"
+    # No credential: the browser routes' 401.
+    refused = client.get("/v1/basket/transfers/stores", headers={"language-id": "fr", "session-id": "s"})
+    assert refused.status_code == 401 and refused.mimetype == "application/problem+json"
+
+
+def test_an_unreadable_store_list_is_the_upstream_failures_problem(app, client, visitor, monkeypatch):
+    http = app.extensions["prerender.upstream"].http
+    real = http.request
+
+    def failing(method, path, **kwargs):
+        if path.endswith("/stores"):
+            raise UpstreamStatusError(503, None, path)  # fault injection
+        return real(method, path, **kwargs)
+
+    monkeypatch.setattr(http, "request", failing)
+    answer = get_stores(client, visitor)
+    assert answer.status_code in (502, 503) and answer.mimetype == "application/problem+json"
+    assert "Traceback" not in answer.get_data(as_text=True)
 
 
 def test_a_retailer_calling_the_cta_gets_no_transfer(client):

@@ -702,3 +702,20 @@ def test_a_supplier_is_read_near_then_from_the_cache_then_upstream(app):
         assert shared.near_get("k") is first  # still near, for its few seconds
         shared.delete("k")
         assert shared.near_get("k") is None
+
+
+def test_a_read_the_same_for_everyone_is_kept_near(app):
+    """read_through (the store list, the categories): the worker's decoded copy for the near cache's seconds,
+    not the shared cache's unpickled again by every request (3 000 stores: 4 ms, and 450 KB from Redis)."""
+    with app.app_context():
+        shared = ReadCache(cache=Cache(app, config={"CACHE_TYPE": "SimpleCache"}), near=NearCache(size=8, seconds=5))
+        reads: list[int] = []
+
+        def read() -> tuple[str, ...]:
+            reads.append(1)
+            return ("1001", "1002")
+
+        first = shared.read_through("stores", read, ttl=60, stale_ttl=600, what="store list")
+        shared.cache.delete("stores")  # gone from the shared cache: still near, the same object
+        assert shared.read_through("stores", read, ttl=60, stale_ttl=600, what="store list") is first
+        assert reads == [1]

@@ -4,18 +4,42 @@
 // no-supplier-cta.css (.svc-basket-transfer). Texts come from the CTA's fragment, so retailer overrides apply.
 // The SDK's `storeLocator$` says whether the store picker is shown (true when it appears, false when the store
 // line replaces it or the drawer closes).
+//
+// The retailer's stores are read when the drawer opens (`GET /{v}/basket/transfers/stores`, once per page while
+// it answers, and kept by the browser for 5 minutes), not carried by the CTA's fragment: a retailer's 3 000 stores
+// would weigh 500 KB in every button of a page.
 import { services, h, formatText, isolated } from "./ui.js";
 import { PUBLISHER_STORE_KEY } from "./no-supplier-cta.js";
+
+/**
+ * @typedef {{ id: string, name: string, city: string, latitude?: number, longitude?: number }} TransferStore
+ *   (coordinates when the service knows them: `user.setLocation` lists the nearest first)
+ */
 
 /**
  * @typedef {object} TransferOffer
  * @property {boolean} available false when the publisher has no affiliated retailer with a site to go to
  * @property {string} retailer the affiliated retailer's name
- * @property {boolean} stores_loaded false when the store list could not be read
- * @property {{ id: string, name: string, city: string, latitude?: number, longitude?: number }[]} stores
- *   (coordinates when the service knows them: `user.setLocation` lists the nearest first)
+ * @property {TransferStore[]} [stores] the stores, when the caller has them (else they are read)
  * @property {Record<string, string>} [texts]
  */
+
+/** @type {Promise<TransferStore[]> | null} the page's read of the store list (forgotten when it fails) */
+let storesRead = null;
+
+/** The affiliated retailer's stores: one read per page while it answers. @returns {Promise<TransferStore[]>} */
+function readStores() {
+  storesRead ??= services.client.request("GET", "/basket/transfers/stores", {})
+    .then((/** @type {any} */ answer) => {
+      if (!answer || !Array.isArray(answer.stores)) throw new TypeError("the store list has no stores");
+      return /** @type {TransferStore[]} */ (answer.stores);
+    })
+    .catch((/** @type {unknown} */ error) => {
+      storesRead = null;
+      throw error;
+    });
+  return storesRead;
+}
 
 export class TransferPanel {
   /** The store line or picker, shown above the recipe. */
@@ -25,6 +49,10 @@ export class TransferPanel {
   #offer;
   #texts;
   #onStore;
+  /** @type {TransferStore[] | null} the stores, once read */
+  #stores = null;
+  /** The last read of the stores failed (the picker's place says so, with "try again"). */
+  #storesFailed = false;
   #picking = false;
   #sending = false;
   /** Whether the store picker is shown (what `storeLocator$` was last told). */
@@ -40,6 +68,8 @@ export class TransferPanel {
     this.#offer = offer;
     this.#texts = offer.texts ?? {};
     this.#onStore = onStore;
+    if (Array.isArray(offer.stores)) this.#stores = offer.stores;
+    else if (offer.available !== false) this.#loadStores();
     const { basket, pos } = services;
     this.#subscriptions.push(pos.storeId$.subscribe(() => this.render()));
     // The shopper's position (`user.setLocation`) orders the picker: drawn again when it arrives, unless the
@@ -65,12 +95,28 @@ export class TransferPanel {
     this.#renderAction();
   };
 
+  #destroyed = false;
+
   destroy() {
+    this.#destroyed = true;
     window.removeEventListener("pageshow", this.#onPageShow);
     for (const subscription of this.#subscriptions.splice(0)) subscription.unsubscribe();
     this.top.remove();
     this.action.remove();
     this.#locator(false);
+  }
+
+  /** Reads the stores, then shows the picker (or the store's name); a failure says so, with "try again". */
+  #loadStores() {
+    this.#storesFailed = false;
+    readStores().then((stores) => {
+      this.#stores = stores;
+    }, (error) => {
+      console.error("[basket transfer] the stores could not be read", error);
+      this.#storesFailed = true;
+    }).finally(() => {
+      if (!this.#destroyed) this.render();
+    });
   }
 
   /** Tells the SDK when the store picker appears or goes. @param {boolean} shown */
@@ -92,12 +138,22 @@ export class TransferPanel {
 
   render() {
     const storeId = this.#storeId();
-    const store = this.#offer.stores.find((s) => s.id === storeId);
+    const stores = this.#stores;
+    const store = stores?.find((s) => s.id === storeId);
     if (this.#offer.available === false) {
       this.top.replaceChildren(h("p", { class: "svc-basket-transfer__notice" }, this.#t("no_retailer")));
-    } else if (!this.#offer.stores_loaded && !storeId) {
-      this.top.replaceChildren(h("p", { class: "svc-basket-transfer__notice svc-basket-transfer__notice--error", role: "alert" },
-        this.#t("stores_unavailable")));
+    } else if (!stores && this.#storesFailed && (!storeId || this.#picking)) {
+      const retry = h("button", { type: "button", class: "svc-ds-link", "data-action": "retry-stores" }, this.#t("stores_retry"));
+      retry.addEventListener("click", () => {
+        this.#loadStores();
+        this.render();
+        /** @type {HTMLElement | null} */ (this.top.querySelector("[data-role='stores-loading']"))?.focus({ preventScroll: true });
+      });
+      this.top.replaceChildren(h("div", { class: "svc-basket-transfer__notice svc-basket-transfer__notice--error", role: "alert" },
+        h("span", {}, this.#t("stores_unavailable")), " ", retry));
+    } else if (!stores && (!storeId || this.#picking)) {
+      this.top.replaceChildren(h("p", { class: "svc-basket-transfer__notice", role: "status", tabindex: "-1", "data-role": "stores-loading" },
+        this.#t("stores_loading")));
     } else if (storeId && !this.#picking) {
       const change = h("button", { type: "button", class: "svc-ds-link", "data-action": "change-store" }, this.#t("store_change"));
       change.addEventListener("click", () => {
@@ -108,7 +164,7 @@ export class TransferPanel {
       this.top.replaceChildren(
         h("p", { class: "svc-basket-transfer__current", tabindex: "-1" },
           h("span", {}, this.#t("store_current", { store: store ? storeLabel(store) : storeId })),
-          this.#offer.stores_loaded ? change : null),
+          stores ? change : null),
       );
     } else {
       this.top.replaceChildren(this.#picker(storeId));
@@ -122,7 +178,7 @@ export class TransferPanel {
     const id = `svc-basket-transfer-store-${Math.random().toString(36).slice(2, 8)}`;
     const select = /** @type {HTMLSelectElement} */ (h("select", { id, name: "store_id", class: "svc-basket-transfer__select", required: "" },
       h("option", { value: "" }, this.#t("store_placeholder")),
-      ...nearestFirst(this.#offer.stores, services.customization.location$.value ?? null).map((store) => {
+      ...nearestFirst(this.#stores ?? [], services.customization.location$.value ?? null).map((store) => {
         const option = h("option", { value: store.id }, storeLabel(store));
         if (store.id === current) option.setAttribute("selected", "");
         return option;
