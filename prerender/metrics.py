@@ -51,6 +51,12 @@ SERVICE_KEY_REFUSED = Gauge(
     "(the worst of the workers).",
     multiprocess_mode="livemax",
 )
+UPSTREAM_CLOCK_AHEAD = Gauge(
+    "prerender_upstream_clock_ahead_seconds",
+    "How far the upstream's clock surely runs ahead of the node's, from the Date of its answers (0 within 0.1 s); "
+    "the deadlines told to it are moved by as much (the most of the workers).",
+    multiprocess_mode="livemax",
+)
 BREAKER_STATE = Gauge(
     "prerender_circuit_breaker_state",
     "Upstream circuit breaker of each resource: 0 closed, 1 half-open, 2 open (the worst of the workers).",

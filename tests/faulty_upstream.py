@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from typing import Self
 
 import requests
 from flask import Flask, Response, request
+from werkzeug.http import http_date
+from werkzeug.serving import WSGIRequestHandler
 
 from tests.live import LiveServer
 
 Fault = Callable[[], Response]
+DEADLINE_HEADER = "X-Request-Deadline"  # prerender/gateway/http.py
 MENUS = "/api/v1/menus"
 
 
@@ -33,6 +37,9 @@ class FaultyProxy:
         self.faults: dict[str, Fault] = dict(faults or {})
         self.prefix = prefix
         self.release = threading.Event()
+        # Seconds the service behind runs ahead of the callers' clock (negative: behind), as its deadline checks
+        # and the Date of its answers see it: a host whose clock is not kept in step.
+        self.clock_ahead = 0.0
         # The paths the proxy failed, in order (what its client asked while the service failed), and the calls
         # it passed through ("METHOD /path").
         self.failed: list[str] = []
@@ -40,6 +47,7 @@ class FaultyProxy:
         app = Flask(__name__)
         app.add_url_rule("/<path:path>", "proxy", self._answer, methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
         self.server = LiveServer(app)
+        self.server.server.RequestHandlerClass = _dated_by(self)
 
     @property
     def url(self) -> str:
@@ -56,12 +64,16 @@ class FaultyProxy:
             self.failed.append(f"/{path}")
             return fault()
         self.passed.append(f"{request.method} /{path}")
+        headers = {k: v for k, v in request.headers if k.lower() not in ("host", "content-length")}
+        if self.clock_ahead and DEADLINE_HEADER in headers:
+            # The service behind reads the deadline by a clock `clock_ahead` seconds ahead: as much later for it.
+            headers[DEADLINE_HEADER] = str(int(headers[DEADLINE_HEADER]) - round(self.clock_ahead * 1000))
         answer = requests.request(
             request.method,
             f"{self.target_url}/{path}",
             params=request.args,
             data=request.get_data(),
-            headers={k: v for k, v in request.headers if k.lower() not in ("host", "content-length")},
+            headers=headers,
             timeout=30,
         )
         response = Response(answer.content, status=answer.status_code)
@@ -77,6 +89,16 @@ class FaultyProxy:
     def __exit__(self, *exc: object) -> None:
         self.release.set()
         self.server.__exit__(*exc)
+
+
+def _dated_by(proxy: FaultyProxy) -> type[WSGIRequestHandler]:
+    """werkzeug's request handler, whose answers' Date is the proxy's clock (`clock_ahead` seconds off)."""
+
+    class Dated(WSGIRequestHandler):
+        def date_time_string(self, timestamp: float | None = None) -> str:
+            return http_date((timestamp if timestamp is not None else time.time()) + proxy.clock_ahead)
+
+    return Dated
 
 
 class FaultyUpstream(FaultyProxy):

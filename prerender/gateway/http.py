@@ -31,6 +31,7 @@ from prerender.gateway.errors import (
 )
 from prerender.gateway.guards import Resource, ResourceGuards
 from prerender.gateway.sessions import SessionPool
+from prerender.gateway.upstream_clock import UpstreamClock
 from prerender.metrics import SERVICE_KEY_REFUSED, UPSTREAM_CALLS, UPSTREAM_SECONDS
 
 if TYPE_CHECKING:
@@ -126,6 +127,8 @@ class UpstreamHttp:
         # route then fails (502), and /readyz says so (prerender/blueprints/health.py).
         self.service_key_refused = False
         SERVICE_KEY_REFUSED.set(0)
+        # The upstream's clock against this node's, from its answers: the deadlines told to it are in its time.
+        self.upstream_clock = UpstreamClock()
         # Proxy settings (HTTP_PROXY, NO_PROXY...) are read once: requests would read the environment
         # again on every call, which costs more than a loopback round trip.
         self.proxies = requests.utils.get_environ_proxies(self.base_url)
@@ -288,9 +291,13 @@ class UpstreamHttp:
                 return self._decode(failed, endpoint, expect_body)
             try:
                 # The upstream learns when this attempt stops waiting: a write it could not commit by then is rolled
-                # back, never applied after prerender gave up on it (docs/upstream.md, "Idempotency keys").
-                timed = {**headers, DEADLINE_HEADER: str(int((time.time() + timeout[1]) * 1000))}
+                # back, never applied after prerender gave up on it (docs/upstream.md, "Idempotency keys"). In its
+                # own time: a clock that runs ahead would otherwise refuse every call (gateway/upstream_clock.py).
+                sent = time.time()
+                stops = sent + timeout[1] + self.upstream_clock.deadline_correction()
+                timed = {**headers, DEADLINE_HEADER: str(int(stops * 1000))}
                 response = self._attempt(self._single_attempt, method, path, timed, params, json, timeout, endpoint)
+                self.upstream_clock.observe(response.headers.get("Date"), sent=sent, received=time.time())
             except (UpstreamUnavailable, _ConnectTimeout) as error:
                 if attempt == attempts or not _time_for_retry():
                     raise

@@ -1,0 +1,61 @@
+"""An upstream whose clock runs ahead of prerender's (hosts not kept in step), against the live coreapi behind a
+proxy that shifts what its clock decides by (tests/faulty_upstream.py, `clock_ahead`: the deadline it reads and the
+Date of its answers). coreapi refuses a call it reads after the deadline prerender told it; a fragment's calls have
+0.8 s at most, so two seconds ahead it refused every one of them. prerender learns the difference from the Date of
+the answers (prerender/gateway/upstream_clock.py) and tells its deadlines in the upstream's time."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import pytest
+from prometheus_client import REGISTRY
+
+from prerender import create_app
+from prerender.config import DefaultConfig
+from tests.faulty_upstream import FaultyUpstream
+
+from .conftest import headers
+
+AHEAD = 2.0
+# Enough distinct cards (none cached) for the answers to span a few of the upstream's seconds.
+CARDS = [(recipe, serves) for serves in range(2, 12) for recipe in ("1", "2", "3", "4", "5")]
+
+
+def rendered(client, recipe: str, serves: int) -> bool:
+    answer = client.get(
+        "/v1/recipe-card", query_string={"recipe_id": recipe, "store_id": "1001", "serves": serves}, headers=headers()
+    )
+    assert answer.status_code == 200
+    return "X-Degraded" not in answer.headers and b"svc-recipe-card" in answer.get_data()
+
+
+@pytest.fixture
+def skewed(proxy: FaultyUpstream, app_config: dict):
+    """A prerender with the default fragment budget (0.8 s) before an upstream whose clock runs AHEAD seconds
+    ahead; its breakers never open on the refusals, so every card asks."""
+    proxy.clock_ahead = AHEAD
+    config = {
+        **app_config,
+        "UPSTREAM_URL": proxy.url,
+        "UPSTREAM_FRAGMENT_BUDGET": DefaultConfig.UPSTREAM_FRAGMENT_BUDGET,
+        "UPSTREAM_BREAKER_MINIMUM_CALLS": 10_000,
+    }
+    return create_app(config).test_client()
+
+
+def test_cards_render_once_the_upstreams_clock_is_learnt(skewed, caplog: pytest.LogCaptureFixture) -> None:
+    outcomes = []
+    with caplog.at_level(logging.WARNING):
+        for recipe, serves in CARDS:
+            outcomes.append(rendered(skewed, recipe, serves))
+            time.sleep(0.05)  # the answers' Dates span a few of the upstream's seconds
+    # Refused at first (every call read after its deadline by the upstream's clock), then rendered: the last ten
+    # cards all, none empty.
+    assert outcomes[-10:] == [True] * 10, outcomes
+    ahead = REGISTRY.get_sample_value("prerender_upstream_clock_ahead_seconds")
+    assert ahead is not None and AHEAD - 0.2 <= ahead <= AHEAD
+    # The operator is told, once.
+    warnings = [r for r in caplog.records if r.name == "prerender.gateway.upstream_clock"]
+    assert len(warnings) == 1 and "ahead" in warnings[0].getMessage()
