@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import uuid
+from collections.abc import Callable
 
 import pytest
 from bs4 import BeautifulSoup, Tag
@@ -206,16 +207,22 @@ def test_the_stores_of_a_retailer_without_affiliate_are_a_409_and_need_a_credent
     assert refused.status_code == 401 and refused.mimetype == "application/problem+json"
 
 
-def test_an_unreadable_store_list_is_the_upstream_failures_problem(app, client, visitor, monkeypatch):
+def fail_upstream(app, monkeypatch, fails: Callable[[str], bool], status: int = 503) -> None:
+    """The gateway's calls whose path `fails` get the upstream's `status` (fault injection); the others go to the
+    live coreapi."""
     http = app.extensions["prerender.upstream"].http
     real = http.request
 
     def failing(method, path, **kwargs):
-        if path.endswith("/stores"):
-            raise UpstreamStatusError(503, None, path)  # fault injection
+        if fails(path):
+            raise UpstreamStatusError(status, None, path)
         return real(method, path, **kwargs)
 
     monkeypatch.setattr(http, "request", failing)
+
+
+def test_an_unreadable_store_list_is_the_upstream_failures_problem(app, client, visitor, monkeypatch):
+    fail_upstream(app, monkeypatch, lambda path: path.endswith("/stores"))
     answer = get_stores(client, visitor)
     assert answer.status_code in (502, 503) and answer.mimetype == "application/problem+json"
     assert "Traceback" not in answer.get_data(as_text=True)
@@ -247,30 +254,14 @@ def test_in_basket_is_decided_while_rendering(client, visitor):
 
 
 def test_an_upstream_failure_is_an_empty_cta_not_an_error(app, client, visitor, monkeypatch):
-    http = app.extensions["prerender.upstream"].http
-    real = http.request
-
-    def failing(method, path, **kwargs):
-        if "/recipes/" in path:
-            raise UpstreamStatusError(500, None, path)  # fault injection
-        return real(method, path, **kwargs)
-
-    monkeypatch.setattr(http, "request", failing)
+    fail_upstream(app, monkeypatch, lambda path: "/recipes/" in path, status=500)
     answer = get_cta(client, visitor, recipe_id="pub-quiche-lorraine")
     assert answer.status_code == 200
     assert answer.get_data(as_text=True) == ""
 
 
 def test_a_basket_failure_renders_not_in_basket(app, client, visitor, monkeypatch):
-    http = app.extensions["prerender.upstream"].http
-    real = http.request
-
-    def failing(method, path, **kwargs):
-        if path.endswith("/basket"):
-            raise UpstreamStatusError(503, None, path)  # fault injection
-        return real(method, path, **kwargs)
-
-    monkeypatch.setattr(http, "request", failing)
+    fail_upstream(app, monkeypatch, lambda path: path.endswith("/basket"))
     element = element_of(get_cta(client, visitor, recipe_id="pub-quiche-lorraine"))
     assert element["in-basket"] == "false"
 
