@@ -82,7 +82,16 @@ class CtaView:
         texts["not_in_basket_icon_alt"] = t("RECIPE_CARD_CTA.NOT_IN_BASKET_ICON_ALT")
         offer = None
         if self.offer is not None:
-            offer = {"available": self.offer.available, "retailer": self.offer.retailer}
+            offer = {
+                "available": self.offer.available,
+                "retailer": self.offer.retailer,
+                # For the drawer of the release before, which a page may have loaded from another node during a
+                # rolling deploy: it read the stores from here, and with none says they cannot be shown rather
+                # than failing. This release's drawer reads them (components/basket-transfer.js). To be dropped
+                # in the release after.
+                "stores": [],
+                "stores_loaded": False,
+            }
         return {"recipe_id": self.recipe_id, "title": self.title, "texts": texts, "transfer": offer}
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +35,9 @@ MIN_LIFETIME = 2 * TIMESTAMP_STEP
 # when kept in step (NTP). A stamp further ahead comes from a node whose clock runs ahead, and would make its
 # credentials live longer than SHOPPER_CREDENTIAL_SECONDS on every other node (days, for a clock days ahead).
 MAX_CLOCK_AHEAD_SECONDS = 60
+# The warning of such a credential is logged once in this many seconds per worker: every call a shopper's page
+# makes with one would otherwise write it again (and anyone holding one could fill the log).
+CLOCK_WARNING_EVERY_SECONDS = 600
 
 
 class SteppedTimestampSigner(TimestampSigner):
@@ -90,6 +94,8 @@ class CredentialSigner:
             # Time stamps are rounded down a step: a shorter life could end before the credential is used.
             raise ValueError(f"SHOPPER_CREDENTIAL_SECONDS must be {MIN_LIFETIME} at least (two time steps)")
         self.max_age = max_age
+        self._clock_warned_at: float | None = None
+        self._clock_warning = threading.Lock()
         self._serializer = URLSafeTimedSerializer(
             keys, salt=SALT, signer=SteppedTimestampSigner, signer_kwargs={"digest_method": hashlib.sha256}
         )
@@ -124,13 +130,24 @@ class CredentialSigner:
         if age > self.max_age:
             raise InvalidCredential("the credential has expired")
         if age < -MAX_CLOCK_AHEAD_SECONDS:
-            log.warning(
-                "a credential stamped %.0f s ahead of this node's clock was refused: is the clock of the node that "
-                "issued it ahead, or this one's behind? (keep the nodes' clocks in step, docs/operations.md)",
-                -age,
-            )
+            self._warn_of_clocks(-age)
             raise InvalidCredential("the credential was issued later than now (the issuing node's clock is ahead)")
         return shopper_of(payload)
+
+    def _warn_of_clocks(self, ahead: float) -> None:
+        """Says that a credential from the future was refused, once every CLOCK_WARNING_EVERY_SECONDS."""
+        now = time.monotonic()
+        with self._clock_warning:
+            if self._clock_warned_at is not None and now - self._clock_warned_at < CLOCK_WARNING_EVERY_SECONDS:
+                return
+            self._clock_warned_at = now
+        log.warning(
+            "a credential stamped %.0f s ahead of this node's clock was refused (and any more for %d s, unlogged): "
+            "is the clock of the node that issued it ahead, or this one's behind? (keep the nodes' clocks in step, "
+            "docs/operations.md)",
+            ahead,
+            CLOCK_WARNING_EVERY_SECONDS,
+        )
 
 
 def shopper_of(payload: Any) -> Shopper:

@@ -43,6 +43,9 @@ class CachePolicy:
     vary: tuple[str, ...] = PUBLIC_VARY
     # False: no cache may keep the answer at all, nor revalidate it (no ETag): a degraded answer.
     store: bool = True
+    # A private answer the browser may reuse for this many seconds without asking (then revalidates it with its
+    # ETag), varying on `vary`; 0: it revalidates every time.
+    max_age: int = 0
 
 
 PRIVATE = CachePolicy(public=False)
@@ -107,6 +110,9 @@ def apply_cache_policy(response: Response) -> Response:
     # Whole header values, written once: werkzeug's cache_control object re-serializes on every attribute.
     if policy.public:
         response.headers["Cache-Control"] = PUBLIC_CACHE_CONTROL
+        add_vary(response, policy.vary)
+    elif policy.max_age:
+        response.headers["Cache-Control"] = f"private, max-age={policy.max_age}"
         add_vary(response, policy.vary)
     else:
         response.headers["Cache-Control"] = PRIVATE_CACHE_CONTROL

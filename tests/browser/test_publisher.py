@@ -138,6 +138,8 @@ def test_the_stores_are_read_when_the_drawer_opens_once_per_page(page: Page, pub
     assert cta.locator("script.svc-no-supplier-cta__data").evaluate("(s) => JSON.parse(s.textContent).transfer") == {
         "available": True,
         "retailer": "Demo Market",
+        "stores": [],
+        "stores_loaded": False,
     }
     static_button(cta).click()
     drawer = page.locator("svc-drawer[open]")
@@ -178,6 +180,25 @@ def test_stores_that_cannot_be_read_say_so_and_try_again_on_request(page: Page, 
     picker = drawer.locator("[data-role='store-form']")
     expect(picker.locator("select option").filter(has_text="Demo Market Paris Bastille")).to_have_count(1)
     expect(alert).to_have_count(0)
+    # The focus went from "try again" to what replaced it: the picker, not the page behind nor nowhere.
+    expect(picker.locator("select")).to_be_focused()
+
+
+def test_a_chosen_store_without_the_list_still_transfers_and_offers_to_try_again(page: Page, publisher_url: str):
+    """The reader chose a store on an earlier page; the list cannot be read now: the drawer names the store by its
+    id, says the list cannot be shown with "try again", and the transfer to that store is offered all the same."""
+    page.set_viewport_size(WIDTHS["desktop"])
+    cta = open_recipe(page, publisher_url)
+    drawer = fill_basket(page, cta)
+    page.keyboard.press("Escape")
+    expect(drawer).to_have_count(0)
+    page.route(STORES_ROUTE, lambda route: route.abort())
+    page.reload()
+    static_button(page.locator(f"{CTA}[hydrated]")).click()
+    drawer = page.locator("svc-drawer[open]")
+    expect(drawer.locator(".svc-basket-transfer__current")).to_contain_text("1001")
+    expect(drawer.locator(".svc-basket-transfer [role=alert]").get_by_role("button", name="Réessayer")).to_be_visible()
+    expect(drawer.locator("[data-action='transfer']")).to_contain_text("Demo Market")
 
 
 def test_a_store_with_a_long_name_stays_inside_the_drawer(page: Page, publisher_url: str, width: str):

@@ -163,33 +163,18 @@ def test_a_credential_element_inserted_with_innerhtml_is_taken_and_the_last_vali
         f"Bearer {credential}"
     ]
 
-    # A malformed element is ignored (with a warning); an older copy of this shopper's credential (an earlier
-    # expires-at: a page kept from before) changes nothing, silently.
+    # A malformed element is ignored (with a warning); one whose expires-at has passed by the device's clock is not
+    # judged here (the service decides, and answers 401): the most recently connected valid element wins.
     warnings = warnings_of(page)
-    page.evaluate(
-        """([user, expires]) => {
-        const older = document.createElement("svc-shopper");
-        older.setAttribute("credential", "b2xkZXI.older.credential");
-        older.setAttribute("kind", "user");
-        older.setAttribute("shopper-id", user);
-        older.setAttribute("expires-at", String(expires - 600));
-        document.body.append(older);
-        document.body.insertAdjacentHTML("beforeend", '<svc-shopper hidden kind="user" shopper-id="x"></svc-shopper>');
-    }""",
-        [user, int(element.get_attribute("expires-at") or 0)],
-    )
+    page.evaluate("""() => document.body.insertAdjacentHTML(
+        "beforeend", '<svc-shopper hidden kind="user" shopper-id="x"></svc-shopper>')""")
     assert page.evaluate(USER)["id"] == user
     assert sum("svc-shopper element was ignored" in text for text in warnings) == 1
-    since = len(calls)
-    with page.expect_response(lambda r: "/v1/basket?" in r.url and r.request.method == "GET"):
-        page.evaluate("window.svc.basket.reload()")
-    assert [c.headers.get("authorization") for c in calls.sent(since) if route_of(c) == "/basket"] == [
-        f"Bearer {credential}"
-    ]
 
-    # The most recently connected valid element wins: the authless visitor's again.
+    # The most recently connected valid element wins: the authless visitor's again, even with an expires-at past by
+    # the device's clock (a device ahead of time would see every fresh one so).
     authless = shopper_credential(prerender_url, authless=authless_id)
-    insert_shopper(page, authless, "authless", authless_id)
+    insert_shopper(page, authless, "authless", authless_id, int(time.time()) - 60)
     assert page.evaluate(USER) == {"kind": "authless", "id": authless_id, "forbidProfiling": False}
 
 

@@ -20,7 +20,9 @@ import { PUBLISHER_STORE_KEY } from "./no-supplier-cta.js";
  * @typedef {object} TransferOffer
  * @property {boolean} available false when the publisher has no affiliated retailer with a site to go to
  * @property {string} retailer the affiliated retailer's name
- * @property {TransferStore[]} [stores] the stores, when the caller has them (else they are read)
+ * @property {TransferStore[]} [stores] the stores, when the caller has them and says so with `stores_loaded`
+ *   (else they are read; a fragment of this release sends `[]` and false, for the drawer of the release before)
+ * @property {boolean} [stores_loaded]
  * @property {Record<string, string>} [texts]
  */
 
@@ -68,7 +70,7 @@ export class TransferPanel {
     this.#offer = offer;
     this.#texts = offer.texts ?? {};
     this.#onStore = onStore;
-    if (Array.isArray(offer.stores)) this.#stores = offer.stores;
+    if (offer.stores_loaded === true && Array.isArray(offer.stores)) this.#stores = offer.stores;
     else if (offer.available !== false) this.#loadStores();
     const { basket, pos } = services;
     this.#subscriptions.push(pos.storeId$.subscribe(() => this.render()));
@@ -106,7 +108,8 @@ export class TransferPanel {
     this.#locator(false);
   }
 
-  /** Reads the stores, then shows the picker (or the store's name); a failure says so, with "try again". */
+  /** Reads the stores, then shows the picker (or the store's name); a failure says so, with "try again". The
+   * focus, when it was on the panel ("try again" moves it to the loading line), goes to what replaced it. */
   #loadStores() {
     this.#storesFailed = false;
     readStores().then((stores) => {
@@ -115,8 +118,25 @@ export class TransferPanel {
       console.error("[basket transfer] the stores could not be read", error);
       this.#storesFailed = true;
     }).finally(() => {
-      if (!this.#destroyed) this.render();
+      if (this.#destroyed) return;
+      const hadFocus = this.top.contains(document.activeElement);
+      this.render();
+      if (!hadFocus) return;
+      const next = this.top.querySelector("select, [data-action='retry-stores'], .svc-basket-transfer__current");
+      /** @type {HTMLElement | null} */ (next)?.focus({ preventScroll: true });
     });
+  }
+
+  /** The sentence that the stores cannot be read, with "try again" (which reads them again). */
+  #storesFailure() {
+    const retry = h("button", { type: "button", class: "svc-ds-link", "data-action": "retry-stores" }, this.#t("stores_retry"));
+    retry.addEventListener("click", () => {
+      this.#loadStores();
+      this.render();
+      /** @type {HTMLElement | null} */ (this.top.querySelector("[data-role='stores-loading']"))?.focus({ preventScroll: true });
+    });
+    return h("div", { class: "svc-basket-transfer__notice svc-basket-transfer__notice--error", role: "alert" },
+      h("span", {}, this.#t("stores_unavailable")), " ", retry);
   }
 
   /** Tells the SDK when the store picker appears or goes. @param {boolean} shown */
@@ -142,18 +162,12 @@ export class TransferPanel {
     const store = stores?.find((s) => s.id === storeId);
     if (this.#offer.available === false) {
       this.top.replaceChildren(h("p", { class: "svc-basket-transfer__notice" }, this.#t("no_retailer")));
-    } else if (!stores && this.#storesFailed && (!storeId || this.#picking)) {
-      const retry = h("button", { type: "button", class: "svc-ds-link", "data-action": "retry-stores" }, this.#t("stores_retry"));
-      retry.addEventListener("click", () => {
-        this.#loadStores();
-        this.render();
-        /** @type {HTMLElement | null} */ (this.top.querySelector("[data-role='stores-loading']"))?.focus({ preventScroll: true });
-      });
-      this.top.replaceChildren(h("div", { class: "svc-basket-transfer__notice svc-basket-transfer__notice--error", role: "alert" },
-        h("span", {}, this.#t("stores_unavailable")), " ", retry));
-    } else if (!stores && (!storeId || this.#picking)) {
+    } else if (!stores && !this.#storesFailed) {
+      // Being read (the store's name too, when one is chosen already: its id alone would mean nothing).
       this.top.replaceChildren(h("p", { class: "svc-basket-transfer__notice", role: "status", tabindex: "-1", "data-role": "stores-loading" },
         this.#t("stores_loading")));
+    } else if (!stores && (!storeId || this.#picking)) {
+      this.top.replaceChildren(this.#storesFailure());
     } else if (storeId && !this.#picking) {
       const change = h("button", { type: "button", class: "svc-ds-link", "data-action": "change-store" }, this.#t("store_change"));
       change.addEventListener("click", () => {
@@ -161,10 +175,13 @@ export class TransferPanel {
         this.render();
         /** @type {HTMLElement | null} */ (this.top.querySelector("select"))?.focus();
       });
+      // Without the list (it could not be read), the chosen store by its id, and "try again" to name it and offer
+      // the others: the transfer to it works all the same.
       this.top.replaceChildren(
         h("p", { class: "svc-basket-transfer__current", tabindex: "-1" },
           h("span", {}, this.#t("store_current", { store: store ? storeLabel(store) : storeId })),
           stores ? change : null),
+        stores ? "" : this.#storesFailure(),
       );
     } else {
       this.top.replaceChildren(this.#picker(storeId));

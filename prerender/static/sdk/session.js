@@ -38,6 +38,9 @@ const TOKEN = /^[A-Za-z0-9._~+/-]+=*$/;
 // Ids become header values or query parameters: 1 to 128 printable ASCII characters, no space.
 const ID = /^[\x21-\x7e]{1,128}$/;
 const MAX_TOKEN_LENGTH = 4096;
+// A remembered credential whose expires-at is this far behind the device's clock has surely expired, however far
+// ahead the clock runs (an AM/PM slip is 12 hours): the merge does not send it (`authlessCredentialOf`).
+const LONG_EXPIRED_MS = 3 * 24 * 3_600_000;
 
 /** The page's language when it is one the service speaks, else French. */
 function pageLanguage() {
@@ -152,10 +155,9 @@ export class Session {
   }
 
   /**
-   * A credential element was connected: the most recent valid one wins, but for an older credential of the
-   * shopper the SDK already acts for (an earlier `expires-at`: a copy of a page kept from before), which
-   * changes nothing. An authless credential is also remembered in localStorage (`_<prefix>/authless-credential`)
-   * for `basket.mergeAuthless` after login.
+   * A credential element was connected: the most recent valid one wins (the service, not the device's clock,
+   * decides whether it has expired). An authless credential is also remembered in localStorage
+   * (`_<prefix>/authless-credential`) for `basket.mergeAuthless` after login.
    * @param {{ token: unknown, kind: unknown, id: unknown, expiresAt: unknown }} raw
    * @returns {boolean} whether it was taken
    */
@@ -167,9 +169,6 @@ export class Session {
     }
     const { credential } = read;
     if (this.#forgotten.has(credential.token)) return false;
-    const current = this.#credential;
-    if (current && current.kind === credential.kind && current.id === credential.id
-      && credential.expiresAt < current.expiresAt) return false;
     if (credential.kind === "authless") this.#rememberAuthless(credential);
     this.#switchTo(credential, { kind: credential.kind, id: credential.id, forbidProfiling: this.#forbidProfiling });
     return true;
@@ -296,7 +295,8 @@ export class Session {
     }
     if (!stored || typeof stored !== "object") return null;
     const read = readCredential({ token: stored.credential, kind: "authless", id: stored.id, expiresAt: stored.expiresAt });
-    if (!("credential" in read)) {
+    // Unusable, or expired so long ago that no device's clock is that far off: the merge would only be refused.
+    if (!("credential" in read) || read.credential.expiresAt * 1000 + LONG_EXPIRED_MS < Date.now()) {
       this.#local.remove(key);
       return null;
     }

@@ -66,15 +66,18 @@ export function safeStorage(kind) {
   };
 }
 
+/** How far after now a kept time stamp may lie and still count (a clock stepped back a little by NTP). */
+const CLOCK_STEP_MS = 5 * 60_000;
+
 /**
  * Whether a time stamp kept in storage (`Date.now()` when it was kept) is less than `maxAgeMs` old. A stamp
- * after now is not recent: the device's clock was set back since (a stamp kept while it ran days ahead would
- * otherwise stay "recent" until the clock caught up with it).
+ * more than a few minutes after now is not recent: the device's clock was set back since (a stamp kept while it
+ * ran days ahead would otherwise stay "recent" until the clock caught up with it).
  * @param {unknown} at @param {number} maxAgeMs
  */
 export function isRecent(at, maxAgeMs) {
   const age = Date.now() - Number(at);
-  return age >= 0 && age < maxAgeMs;
+  return age >= -CLOCK_STEP_MS && age < maxAgeMs;
 }
 
 /** A random identifier (UUID v4 form), also outside secure contexts where randomUUID is missing. */
