@@ -70,13 +70,18 @@ def test_the_stack_is_the_one_its_id_names(stack, app, client):
         prefix = app.config["CACHE_KEY_PREFIX"]
         assert isinstance(backend, RedisCache) and prefix.startswith(stack.redis.prefix)
         assert list(stack.redis.client.scan_iter(match=f"{prefix}*"))  # the card's reads, cached in Redis
-        (schema,) = stack.postgres.schemas
+        # The session's coreapi database, and any other a test made (tests/live.py, `crowded_coreapi`): PostgreSQL.
+        assert stack.postgres.schemas
         with stack.postgres.engine.connect() as connection:
-            assert connection.execute(text(f'SELECT count(*) FROM "{schema}".recipes')).scalar() > 0
+            for schema in stack.postgres.schemas:
+                assert connection.execute(text(f'SELECT count(*) FROM "{schema}".recipes')).scalar() > 0
     else:
         # prerender's default in-process cache (DefaultConfig.CACHE_TYPE), not a shared one.
         assert isinstance(stack, SqliteSimpleCache) and not isinstance(backend, RedisCache)
         assert app.config["CACHE_TYPE"] == DefaultConfig.CACHE_TYPE
-        (database,) = stack.directory.glob("coreapi-*.sqlite")
-        with sqlite3.connect(database) as connection:
-            assert connection.execute("SELECT count(*) FROM recipes").fetchone()[0] > 0
+        # The session's coreapi database, and any other a test made (tests/live.py, `crowded_coreapi`): SQLite.
+        databases = list(stack.directory.glob("coreapi-*.sqlite"))
+        assert databases
+        for database in databases:
+            with sqlite3.connect(database) as connection:
+                assert connection.execute("SELECT count(*) FROM recipes").fetchone()[0] > 0
