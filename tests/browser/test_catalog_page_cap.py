@@ -48,21 +48,24 @@ def host_page(prerender_url: str) -> str:
         "session-id": "page-cap-browser",
         "supplier-token": RETAILER_TOKEN,
     }
-    styles = requests.get(f"{prerender_url}/v2/styles/catalog/catalog-list", headers=hdrs, timeout=10)
+    styles = [
+        requests.get(f"{prerender_url}/v2/styles{route}", headers=hdrs, timeout=10)
+        for route in ("/base", "/catalog/catalog-list")
+    ]
     fragment = requests.get(
         f"{prerender_url}/v2/catalog/list",
         params={"all_recipes": "true", "store_id": STORE, "page": MAX_CATALOG_PAGE - 1},
         headers=hdrs,
         timeout=10,
     )
-    assert styles.status_code == fragment.status_code == 200, fragment.text
+    assert [answer.status_code for answer in (*styles, fragment)] == [200, 200, 200], fragment.text
     return f"""<!doctype html>
 <html lang="fr">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Toutes nos recettes</title>
-{styles.json()["html"]}
+{"".join(answer.json()["html"] for answer in styles)}
 </head>
 <body>
 <main>
