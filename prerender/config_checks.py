@@ -25,12 +25,11 @@ ENV_PREFIX = "PRERENDER_"
 TRUE_WORDS = frozenset({"true", "1", "yes", "on"})
 FALSE_WORDS = frozenset({"false", "0", "no", "off"})
 
-# Numbers for which 0 would refuse, empty or time out every request: above 0. Every other number may be 0 (a retry
-# count, a cache turned off, no queue behind the calls in flight), never below.
+# Numbers for which 0 would refuse, empty or time out every request: above 0 (the budgets have a floor of their
+# own, BUDGETS below). Every other number may be 0 (a retry count, a cache turned off, no queue behind the calls in
+# flight), never below.
 POSITIVE = frozenset(
     {
-        "UPSTREAM_FRAGMENT_BUDGET",  # every fragment empty
-        "UPSTREAM_JSON_BUDGET",  # every browser route a 503
         "MAX_REQUESTS_IN_PROGRESS",  # every request shed
         "UPSTREAM_CONNECT_TIMEOUT",
         "UPSTREAM_READ_TIMEOUT",
@@ -50,7 +49,7 @@ POSITIVE = frozenset(
     }
 )
 # The least of a request's budget an upstream call is sent with (prerender/gateway/http.py): a budget of no more
-# than that would send no call at all, as 0 would.
+# than that would send no call at all (every fragment empty, every browser route a 503), as 0 would.
 MIN_CALL_SECONDS = 0.01
 BUDGETS = frozenset({"UPSTREAM_FRAGMENT_BUDGET", "UPSTREAM_JSON_BUDGET"})
 # A share: above 0, at most 1.

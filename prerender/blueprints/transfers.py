@@ -9,7 +9,7 @@ from flask import Blueprint, Response, current_app, jsonify
 
 from plumbing.problems import Problem
 from prerender.gateway import Supplier, baskets, get_upstream
-from prerender.rendering.cta import affiliated_retailer, has_site, store_data, transfer_url
+from prerender.rendering.cta import affiliated_retailer, store_data, transfer_url
 from prerender.rendering.i18n import translator_for
 from prerender.rendering.transfer import added_products, received_message
 from prerender.schemas.actions import RedeemTransferBody, TransferBody
@@ -52,7 +52,7 @@ def no_affiliate() -> Problem:
 def transfer_parties(ctx: RequestContext) -> tuple[Supplier, Supplier]:
     """The publisher and its affiliated retailer with a site in this environment, else the 409 `no-affiliate`."""
     retailer = affiliated_retailer(ctx)
-    if ctx.supplier is None or retailer is None or not has_site(retailer, current_app.config["ENVIRONMENT"]):
+    if ctx.supplier is None or retailer is None:
         raise no_affiliate()
     return ctx.supplier, retailer
 

@@ -166,15 +166,17 @@ def _guest_count(value: Any) -> int:
 
 
 def affiliated_retailer(ctx: RequestContext) -> Supplier | None:
-    """The publisher's affiliated retailer, None when it has none or the upstream no longer knows it."""
+    """Where the publisher's basket can go: its affiliated retailer, when it has a site in this environment
+    (`has_site`); None when it has none, the upstream no longer knows it, or it has no site here."""
     supplier = ctx.supplier
     if supplier is None or supplier.affiliated_supplier_id is None:
         return None
-    return get_upstream().suppliers.by_id(
+    retailer = get_upstream().suppliers.by_id(
         supplier.affiliated_supplier_id,
         service_key=current_app.config["UPSTREAM_SERVICE_KEY"],
         request_id=ctx.request_id,
     )
+    return retailer if retailer is not None and has_site(retailer, current_app.config["ENVIRONMENT"]) else None
 
 
 def transfer_offer(ctx: RequestContext) -> TransferOffer | None:
@@ -191,9 +193,7 @@ def transfer_offer(ctx: RequestContext) -> TransferOffer | None:
             "affiliated retailer", error, request_id=ctx.request_id, consequence=", CTA without transfer"
         )
         return unavailable
-    if retailer is None or not has_site(retailer, current_app.config["ENVIRONMENT"]):
-        return unavailable
-    return TransferOffer(retailer=retailer.name)
+    return unavailable if retailer is None else TransferOffer(retailer=retailer.name)
 
 
 def render_cta(cta: CtaView, ctx: RequestContext) -> str:

@@ -57,6 +57,8 @@ export class TransferPanel {
   #storesFailed = false;
   #picking = false;
   #sending = false;
+  /** Gone (the drawer closed or moved on): a read of the stores that ends later draws nothing. */
+  #destroyed = false;
   /** Whether the store picker is shown (what `storeLocator$` was last told). */
   #locating = false;
   /** @type {{ unsubscribe(): void }[]} */
@@ -96,8 +98,6 @@ export class TransferPanel {
     services.basket.reload().catch(() => {});
     this.#renderAction();
   };
-
-  #destroyed = false;
 
   destroy() {
     this.#destroyed = true;
