@@ -1,10 +1,12 @@
 """A batch of analytics events whose answer was lost (the service stored it, then answered 504) is sent again
 by the SDK with the same event ids, so coreapi stores each event once (prerender/static/sdk/analytics.js,
 docs/browser-api.md). The 504 is injected with Playwright's routing, a fault on the wire; the events reach
-the real stack."""
+the real stack. The page's clock stands still: the SDK's own flush, 2 s after an event, never runs, so that
+the test's two flushes are the only batches sent, however slow the machine."""
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid
 
 import requests
@@ -29,6 +31,9 @@ def test_events_answered_504_after_they_were_stored_are_stored_once(
         else:
             route.fulfill(response=answer)
 
+    start = dt.datetime(2026, 1, 5, 10, 0, 0)
+    page.clock.install(time=start)
+    page.clock.pause_at(start + dt.timedelta(seconds=1))
     visit(context, page, shop_url)
     page.route("**/v1/events", stored_then_504)
     record_events(page)
