@@ -11,11 +11,12 @@
 import { test, describe, beforeEach, afterEach, mock } from "node:test";
 import assert from "node:assert/strict";
 
-import { BasketService, emptyBasket } from "../../prerender/static/sdk/basket.js";
+import { BasketService, RETURN_RELOAD_MS, emptyBasket } from "../../prerender/static/sdk/basket.js";
+import { Tabs } from "../../prerender/static/sdk/tabs.js";
 import { Pos } from "../../prerender/static/sdk/pos.js";
 import { State } from "../../prerender/static/sdk/observable.js";
 import { ApiError } from "../../prerender/static/sdk/http.js";
-import { deferred, flush } from "./support.mjs";
+import { ChannelHub, FakePage, deferred, flush } from "./support.mjs";
 
 // sdk/page-calls.js (which every basket write goes through for the store) reads `document.readyState` when a
 // write starts, to count its wait from the end of parsing: a parsed document is all it needs here.
@@ -97,6 +98,11 @@ class FakeSession {
     return this.identity$.value?.kind === "user";
   }
 
+  get shopperKey() {
+    const identity = this.identity$.value;
+    return identity ? `${identity.kind}:${identity.id}` : "";
+  }
+
   authlessCredentialOf() {
     return null;
   }
@@ -133,7 +139,7 @@ const USER = { kind: "user", id: "u1", forbidProfiling: false };
  * A BasketService on doubles. `answer(call)` answers the writes; the loads (GET /basket) answer `initial`
  * unless `answer` says otherwise (returns a value other than undefined).
  */
-function setup({ answer = () => undefined, initial = basketOf({}), identity = USER, storeId = "s1" } = {}) {
+function setup({ answer = () => undefined, initial = basketOf({}), identity = USER, storeId = "s1", tabs = null } = {}) {
   const client = new FakeClient((call) => {
     const given = answer(call);
     if (given !== undefined) return given;
@@ -145,7 +151,7 @@ function setup({ answer = () => undefined, initial = basketOf({}), identity = US
   const notices = new FakeNotices();
   const hooks = new FakeHooks();
   const added = [];
-  const service = new BasketService({ client, pos, session, notices, hooks, onAdded: (count) => added.push(count) });
+  const service = new BasketService({ client, pos, session, notices, hooks, onAdded: (count) => added.push(count), tabs });
   if (storeId !== undefined) pos.load(storeId);
   return { service, client, pos, session, notices, hooks, added };
 }
@@ -894,5 +900,125 @@ describe("BasketService: payment", () => {
     const answer = await service.confirm(3, "o-3", [{ id: "retailer sku 7", quantity: 1 }]);
     assert.equal(answer.outcome, "empty");
     assert.deepEqual(client.calls.filter((call) => call.path === "/baskets/handle-payment").map((call) => call.options.json.products), [[]]);
+  });
+});
+
+describe("BasketService: the shopper's other tabs (sdk/tabs.js)", () => {
+  /**
+   * Two tabs of one shopper: two services on one channel hub, each with its page and the clock the test moves.
+   * `shared` is the service's basket, which the writes of either tab change.
+   */
+  function twoTabs() {
+    const hub = new ChannelHub();
+    const clock = { now: 0 };
+    let shared = basketOf({});
+    const answer = (call) => {
+      if (call.method === "GET" && call.path === "/basket") return structuredClone(shared);
+      if (call.method === "POST" && call.path === "/basket/recipes") {
+        const id = call.options.json.recipe_id;
+        shared = basketOf({ ...Object.fromEntries(shared.recipes.map((entry) => [entry.recipe_id, entry.guests])), [id]: call.options.json.guests });
+        return { basket: structuredClone(shared), changes: [] };
+      }
+      return undefined;
+    };
+    const tab = () => {
+      const page = new FakePage();
+      const tabs = new Tabs({ name: "_svc/tabs", open: hub.open, page, lifecycle: null, now: () => clock.now });
+      return { page, ...setup({ answer, tabs }) };
+    };
+    return { a: tab(), b: tab(), clock };
+  }
+
+  const loads = (client) => client.calls.filter((call) => call.method === "GET" && call.path === "/basket").length;
+
+  test("a write in one tab: the other loads the basket again and shows it; the writer does not", async () => {
+    const { a, b } = twoTabs();
+    await Promise.all([a.service.initialize(), b.service.initialize()]);
+    await a.service.addRecipe("r1", 4);
+    await flush();
+    assert.deepEqual(b.service.basket$.value.recipes.map((entry) => [entry.recipe_id, entry.guests]), [["r1", 4]]);
+    assert.equal(loads(b.client), 2);
+    assert.equal(loads(a.client), 1);
+  });
+
+  test("a hidden tab loads it once it shows again, however many writes it missed", async () => {
+    const { a, b } = twoTabs();
+    await Promise.all([a.service.initialize(), b.service.initialize()]);
+    b.page.hide();
+    await a.service.addRecipe("r1", 4);
+    await a.service.addRecipe("r2", 2);
+    await flush();
+    assert.equal(loads(b.client), 1);
+    assert.deepEqual(b.service.basket$.value.recipes, []);
+    b.page.show();
+    await flush();
+    assert.equal(loads(b.client), 2);
+    assert.deepEqual(b.service.basket$.value.recipes.map((entry) => entry.recipe_id), ["r1", "r2"]);
+  });
+
+  test("a basket the other tab's write left as it was is not announced; a load that brings nothing new publishes nothing", async () => {
+    const { a, b } = twoTabs();
+    await Promise.all([a.service.initialize(), b.service.initialize()]);
+    await a.service.addRecipe("r1", 4);
+    await flush();
+    const published = [];
+    b.service.basket$.subscribe((basket) => published.push(basket));
+    await a.service.addRecipe("r1", 4); // the same guests: the basket holds what it held
+    await flush();
+    assert.equal(loads(b.client), 2);
+    assert.equal(published.length, 1); // the current value, at subscription
+  });
+
+  test("another shopper's basket changed elsewhere is not this tab's", async () => {
+    const { a, b } = twoTabs();
+    await Promise.all([a.service.initialize(), b.service.initialize()]);
+    b.session.identity$.next({ kind: "user", id: "u2", forbidProfiling: false });
+    await flush();
+    const before = loads(b.client);
+    await a.service.addRecipe("r1", 4);
+    await flush();
+    assert.equal(loads(b.client), before);
+  });
+
+  test("a page back after a minute or more hidden loads the basket again; after less, it does not", async () => {
+    const { a, clock } = twoTabs();
+    await a.service.initialize();
+    a.page.hide();
+    clock.now += RETURN_RELOAD_MS - 1;
+    a.page.show();
+    await flush();
+    assert.equal(loads(a.client), 1);
+    a.page.hide();
+    clock.now += RETURN_RELOAD_MS;
+    a.page.show();
+    await flush();
+    assert.equal(loads(a.client), 2);
+  });
+
+  test("a tab that never used its basket loads nothing for the others' writes", async () => {
+    const { a, b } = twoTabs();
+    await a.service.initialize();
+    await a.service.addRecipe("r1", 4);
+    await flush();
+    assert.equal(loads(b.client), 0);
+  });
+
+  test("the load waits for the tab's own writes; a failed one is logged and the next message tries again", async (t) => {
+    const { a, b } = twoTabs();
+    await Promise.all([a.service.initialize(), b.service.initialize()]);
+    const logged = t.mock.method(console, "error", () => {});
+    let fail = true;
+    const original = b.client.request.bind(b.client);
+    b.client.request = (method, path, options) => (fail && method === "GET"
+      ? Promise.reject(new ApiError({ status: 503, title: "Unavailable" }))
+      : original(method, path, options));
+    await a.service.addRecipe("r1", 4);
+    await flush();
+    assert.equal(logged.mock.callCount(), 1);
+    assert.deepEqual(b.service.basket$.value.recipes, []);
+    fail = false;
+    await a.service.addRecipe("r2", 2);
+    await flush();
+    assert.deepEqual(b.service.basket$.value.recipes.map((entry) => entry.recipe_id), ["r1", "r2"]);
   });
 });

@@ -15,3 +15,61 @@ export function deferred() {
   });
   return { promise, resolve, reject };
 }
+
+/**
+ * BroadcastChannel's behaviour for sdk/tabs.js, in one process: `open(name)` gives a channel whose messages
+ * reach every other open channel of that name (not itself), cloned, in a later microtask, as the browser's do.
+ */
+export class ChannelHub {
+  /** @type {Set<{ name: string, onmessage: ((event: { data: unknown }) => void) | null, closed: boolean }>} */
+  #channels = new Set();
+
+  open = (/** @type {string} */ name) => {
+    const channel = {
+      name,
+      onmessage: null,
+      closed: false,
+      postMessage: (/** @type {unknown} */ data) => {
+        if (channel.closed) throw new Error("InvalidStateError: the channel is closed");
+        for (const other of this.#channels) {
+          if (other === channel || other.name !== name) continue;
+          const copy = structuredClone(data);
+          queueMicrotask(() => {
+            if (!other.closed) other.onmessage?.({ data: copy });
+          });
+        }
+      },
+      close: () => {
+        channel.closed = true;
+        this.#channels.delete(channel);
+      },
+    };
+    this.#channels.add(channel);
+    return channel;
+  };
+}
+
+/** `document` as sdk/tabs.js reads it: its visibility, which the test changes with `hide()` and `show()`. */
+export class FakePage {
+  visibilityState = "visible";
+  /** @type {Array<() => void>} */
+  #listeners = [];
+
+  addEventListener(/** @type {string} */ type, /** @type {() => void} */ listener) {
+    if (type === "visibilitychange") this.#listeners.push(listener);
+  }
+
+  hide() {
+    this.#set("hidden");
+  }
+
+  show() {
+    this.#set("visible");
+  }
+
+  /** @param {string} state */
+  #set(state) {
+    this.visibilityState = state;
+    for (const listener of this.#listeners) listener();
+  }
+}

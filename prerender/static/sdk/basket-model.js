@@ -69,3 +69,19 @@ export function routeCartLines(lines) {
     .filter((line) => PRODUCT_ID.test(line.id) && Number.isFinite(line.quantity))
     .map((line) => ({ id: line.id, quantity: Math.min(MAX_CART_QUANTITY, Math.max(0, line.quantity)) }));
 }
+
+/**
+ * What a basket holds, as a string two baskets share only when they hold the same: per recipe, its guests and its
+ * lines (ingredient, product, packages), and the store. Prices and names are left out: they follow from these.
+ * @param {Basket | undefined | null} basket
+ * @returns {string}
+ */
+export function basketContent(basket) {
+  if (!basket) return "";
+  const recipes = (basket.recipes ?? []).map((entry) => [
+    String(entry.recipe_id),
+    entry.guests,
+    (entry.lines ?? []).map((line) => [String(line.ingredient_id), String(line.product_id), line.quantity]),
+  ]);
+  return JSON.stringify([basket.store_id ?? null, recipes]);
+}

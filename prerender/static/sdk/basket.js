@@ -5,6 +5,8 @@
 // (sdk/basket-rollback.js); each answer updates the stream, then the retailer's cart callbacks get its changes
 // (sdk/basket-sync.js). The payment (sdk/basket-payment.js) and the products that arrive from elsewhere
 // (sdk/basket-arrivals.js) are parts of their own on the same queue; every path is in sdk/basket-routes.js.
+// The shopper's other tabs of the site are told when a write here changed the basket, and this tab loads it
+// again when another tab's write changed it, or when the page shows again after a while (sdk/tabs.js).
 import { State } from "./observable.js";
 import { localProblem } from "./http.js";
 import { pageCall } from "./page-calls.js";
@@ -14,7 +16,7 @@ import { BasketRoutes } from "./basket-routes.js";
 import { Rollbacks } from "./basket-rollback.js";
 import { BasketPayments } from "./basket-payment.js";
 import { BasketArrivals } from "./basket-arrivals.js";
-import { emptyBasket } from "./basket-model.js";
+import { basketContent, emptyBasket } from "./basket-model.js";
 
 export { emptyBasket };
 
@@ -41,6 +43,9 @@ export { emptyBasket };
  * @property {() => void} started the basket is in use: it follows the store and the shopper from now on
  */
 
+/** A page hidden this long (ms) loads the basket again when it shows: the shopper may have used another device. */
+export const RETURN_RELOAD_MS = 60_000;
+
 export class BasketService {
   /** @type {State<Basket>} the current basket, once loaded */
   basket$ = new State();
@@ -64,6 +69,12 @@ export class BasketService {
   #unknownStore = null;
   #hooks;
   #onAdded;
+  /** @type {import("./tabs.js").Tabs | null} */
+  #tabs;
+  /** Another tab changed the basket since this one last loaded it (or the page was away a while). */
+  #behind = false;
+  /** @type {Promise<void> | null} the load that follows the other tabs, while it is queued or running */
+  #catchingUp = null;
 
   /**
    * @param {object} deps
@@ -73,14 +84,16 @@ export class BasketService {
    * @param {import("./notices.js").Notices} deps.notices
    * @param {import("./hooks.js").Hooks} deps.hooks asked before a write that adds products
    * @param {(productCount: number) => void} deps.onAdded products were added to the shopper's cart
+   * @param {import("./tabs.js").Tabs | null} [deps.tabs] the shopper's other tabs of the site
    */
-  constructor({ client, pos, session, notices, hooks, onAdded }) {
+  constructor({ client, pos, session, notices, hooks, onAdded, tabs = null }) {
     this.#routes = new BasketRoutes(client);
+    this.#tabs = tabs;
     this.#hooks = hooks;
     this.#onAdded = onAdded;
     this.#pos = pos;
     this.#session = session;
-    const publish = (/** @type {Basket} */ basket) => this.#publish(basket);
+    const publish = (/** @type {Basket} */ basket) => this.#publish(basket, { ours: true });
     this.#rollbacks = new Rollbacks({ routes: this.#routes, queue: this.#queue, pos, publish });
     this.sync = new BasketSync({
       reconcile: (cart, guard) => this.#reconcile(cart, guard),
@@ -116,6 +129,13 @@ export class BasketService {
     // Another shopper (a new credential, or none after logout): the basket we knew is someone else's. The
     // same shopper with another profiling choice keeps it.
     session.identity$.map((identity) => (identity ? `${identity.kind}:${identity.id}` : "")).subscribe(reload);
+    tabs?.on("basket", (message) => {
+      if (message.shopper && message.shopper === session.shopperKey) this.#fallBehind();
+    });
+    tabs?.onReturn((awayMs) => {
+      if (awayMs >= RETURN_RELOAD_MS) this.#behind = true;
+      if (this.#behind) this.#catchUp();
+    });
   }
 
   /**
@@ -361,7 +381,7 @@ export class BasketService {
     const answer = await this.#queue.inTurn(recipeId, ready, async (storeId) => {
       const before = this.entry(recipeId);
       const result = await request(storeId);
-      this.#publish(result.basket);
+      this.#publish(result.basket, { ours: true });
       push = this.sync.register(result.changes ?? [], { after: result.basket, rollback: inverse(before) });
       return result;
     });
@@ -399,17 +419,57 @@ export class BasketService {
         return null;
       }
       const answer = await this.#routes.reconcile(storeId, cart);
-      this.#publish(answer.basket);
+      this.#publish(answer.basket, { ours: true });
       return answer.basket;
     });
     return stale ? guard.later() : basket;
   }
 
-  /** @param {Basket} basket */
-  #publish(basket) {
+  /**
+   * A basket the service answered becomes the current one. `ours`: it is the answer to a write of this tab (a
+   * reconcile included): when it holds something else than the basket before, the shopper's other tabs are told.
+   * @param {Basket} basket @param {{ ours?: boolean }} [options]
+   */
+  #publish(basket, { ours = false } = {}) {
     if (!basket || !Array.isArray(basket.recipes)) return;
+    const before = basketContent(this.basket$.value);
     basket.recipes = basket.recipes.map((entry) => ({ ...entry, recipe_id: String(entry.recipe_id), lines: entry.lines ?? [] }));
     this.basket$.next(basket);
     if (!this.ready$.hasValue) this.ready$.next(true);
+    const shopper = this.#session.shopperKey;
+    if (ours && shopper && basketContent(basket) !== before) this.#tabs?.post({ type: "basket", shopper });
+  }
+
+  /** Another tab changed this shopper's basket: loaded again now, or when the page shows again. */
+  #fallBehind() {
+    this.#behind = true;
+    if (this.#tabs?.visible ?? true) this.#catchUp();
+  }
+
+  /**
+   * Loads the basket again, after the writes queued before (their answers may already show what the other tab
+   * did), when the basket is in use. Published only when it holds something else than the page shows, so that
+   * the drawer and the cards do not redraw for nothing; the other tabs are not told (it is theirs). A failure is
+   * logged and left: the next write's answer, or the next return, brings the basket.
+   */
+  #catchUp() {
+    if (this.#catchingUp || !this.#initialized) return;
+    const catchingUp = this.#queue.run(async () => {
+      this.#catchingUp = null;
+      if (!this.#behind) return;
+      this.#behind = false;
+      const storeId = this.#pos.storeId$.hasValue ? this.#pos.storeId$.value : null;
+      const identity = this.#session.identity$.value;
+      if (!storeId || !identity) return;
+      const key = this.#loadedKey;
+      const basket = await this.#routes.load(storeId);
+      if (this.#loadedKey !== key) return; // another store or shopper meanwhile: its own load answers
+      if (basketContent(basket) !== basketContent(this.basket$.value)) this.#publish(basket);
+    });
+    this.#catchingUp = catchingUp;
+    catchingUp.catch((error) => {
+      if (this.#catchingUp === catchingUp) this.#catchingUp = null;
+      console.error(`[${this.#session.prefix}] could not load the basket another tab changed`, error);
+    });
   }
 }

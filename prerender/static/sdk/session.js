@@ -86,11 +86,14 @@ export class Session {
   #local;
   #sessionStore;
   #keyPrefix;
+  /** @type {import("./tabs.js").Tabs | null} */
+  #tabs;
 
   /**
-   * @param {{ prefix: string, apiBase: string }} options
+   * @param {{ prefix: string, apiBase: string, tabs?: import("./tabs.js").Tabs | null }} options `tabs`: the
+   *   shopper's other tabs of the site, told of the credentials this page gives and of a logout (sdk/tabs.js)
    */
-  constructor({ prefix, apiBase }) {
+  constructor({ prefix, apiBase, tabs = null }) {
     this.prefix = prefix;
     this.#keyPrefix = `_${prefix}/`;
     this.#apiBase = apiBase.replace(/\/+$/, "");
@@ -101,6 +104,11 @@ export class Session {
     });
     // Earlier versions made an authless id of their own here: the identity is now the credential's.
     this.#local.remove(this.key("authless-id"));
+    this.#tabs = tabs;
+    tabs?.on("credential", (message) => this.#credentialElsewhere(message.credential));
+    tabs?.on("reset", (message) => {
+      if (message.shopper && message.shopper === this.shopperKey) this.#forget();
+    });
   }
 
   /** Storage key of the SDK: `_<prefix>/<name>` (`_svc/session-id`). */
@@ -157,7 +165,8 @@ export class Session {
   /**
    * A credential element was connected: the most recent valid one wins (the service, not the device's clock,
    * decides whether it has expired). An authless credential is also remembered in localStorage
-   * (`_<prefix>/authless-credential`) for `basket.mergeAuthless` after login.
+   * (`_<prefix>/authless-credential`) for `basket.mergeAuthless` after login. The shopper's other tabs are told
+   * of a credential new to this one (`#credentialElsewhere` is what they do with it).
    * @param {{ token: unknown, kind: unknown, id: unknown, expiresAt: unknown }} raw
    * @returns {boolean} whether it was taken
    */
@@ -170,8 +179,31 @@ export class Session {
     const { credential } = read;
     if (this.#forgotten.has(credential.token)) return false;
     if (credential.kind === "authless") this.#rememberAuthless(credential);
+    const isNew = this.#credential?.token !== credential.token;
     this.#switchTo(credential, { kind: credential.kind, id: credential.id, forbidProfiling: this.#forbidProfiling });
+    if (isNew) this.#tabs?.post({ type: "credential", credential: { ...credential } });
     return true;
+  }
+
+  /**
+   * Another tab's page gave it a credential: the site's cookies, which every tab shares, say who the shopper is
+   * now (a login or a logout in that tab), and this page still holds the credential its server gave when it
+   * loaded. This tab takes the other's, so that its writes go where the retailer's own pages now put the
+   * shopper's cart (and a fresh page's credential keeps an old tab going). Only a credential issued no earlier
+   * than this tab's is taken (its `expires-at`, the issue's time plus a fixed life, says when): an element a page
+   * connects late with the credential its server gave long before (a template's card) changes no other tab. A
+   * forgotten credential (a logout's) and an unusable one are not taken either; nothing is told on.
+   * @param {unknown} raw
+   */
+  #credentialElsewhere(raw) {
+    const given = /** @type {any} */ (raw) ?? {};
+    const read = readCredential({ token: given.token, kind: given.kind, id: given.id, expiresAt: given.expiresAt });
+    if (!("credential" in read)) return;
+    const { credential } = read;
+    const current = this.#credential;
+    if (this.#forgotten.has(credential.token) || current?.token === credential.token) return;
+    if (current && credential.expiresAt < current.expiresAt) return;
+    this.#switchTo(credential, { kind: credential.kind, id: credential.id, forbidProfiling: this.#forbidProfiling });
   }
 
   /**
@@ -263,10 +295,19 @@ export class Session {
 
   /**
    * Logout: forgets the credentials (the user's, and the remembered authless one) and `forbidProfiling`.
-   * The SDK has no identity until a new credential element arrives; an element still carrying a forgotten
-   * credential is ignored.
+   * The SDK has no identity until a new credential element arrives (in this tab, or in another tab of the
+   * site: `#credentialElsewhere`); an element still carrying a forgotten credential is ignored.
    */
   reset() {
+    const user = this.isConnected ? this.shopperKey : "";
+    this.#forget();
+    // A user's logout: the shopper's other tabs acting for that user forget the credential too (the site's
+    // cookies logged every tab out). A logged-out visitor's reset stays with its page.
+    if (user) this.#tabs?.post({ type: "reset", shopper: user });
+  }
+
+  /** What `reset` does to this page. */
+  #forget() {
     if (this.#credential) this.#forgotten.add(this.#credential.token);
     this.#local.remove(this.key("authless-credential"));
     this.#switchTo(null, null);

@@ -26,6 +26,7 @@ import { DrawerLoader } from "./drawer-loading.js";
 import { Observable, State, Stream, single, withThen } from "./observable.js";
 import { moduleConfig } from "./config.js";
 import { reported } from "./reported.js";
+import { Tabs } from "./tabs.js";
 
 export { Stream, State, ApiError, Observable, formatText, isolated, localProblem, numberFormat, translator, validGuestCount, isStoppedByHook };
 
@@ -62,7 +63,9 @@ const sdks = /** @type {Record<string, Sdk | undefined>} */ (/** @type {unknown}
 /** Builds the SDK object; `start()` then does what touches the page (the credential element, pageview of the
  * meta path, cleanup). */
 function createSdk() {
-  const session = new Session({ prefix, apiBase });
+  // The shopper's other tabs of the site: a credential, a logout and the basket's changes are followed there.
+  const tabs = new Tabs({ name: `_${prefix}/tabs` });
+  const session = new Session({ prefix, apiBase, tabs });
   const client = new ApiClient(session);
   const notices = new Notices(session);
   const analytics = new Analytics({ client, session });
@@ -78,7 +81,7 @@ function createSdk() {
     const text = notices.t("toaster.added", { count });
     if (!notices.presentInDialog(text)) toaster.show(text);
   };
-  const basket = new BasketService({ client, pos, session, notices, hooks, onAdded });
+  const basket = new BasketService({ client, pos, session, notices, hooks, onAdded, tabs });
   /** @type {SdkInternals["recipeEvents"]} */
   const recipeEvents = { hidden: new Stream(), addAllClicked: new Stream() };
   /** @type {State<boolean>} */

@@ -1,0 +1,168 @@
+// The shopper's other tabs of the same site: what one tab learns, the others follow (docs/sdk.md, "Several
+// tabs"). A tab tells the others, on a BroadcastChannel named after the SDK's prefix (`_<prefix>/tabs`), when
+// its page gave it a credential, when the page logged its shopper out, and when a write of its own changed the
+// basket; it also tells its own parts when the page comes back into view after a while hidden (the shopper may
+// have used another device meanwhile). A BroadcastChannel reaches the documents of the same origin in the same
+// browser profile only, so nothing leaves the site: another tab of the site could read the same credential in
+// its own page. A browser without BroadcastChannel (or a page that forbids it) gets a tab that follows nothing.
+// The channel is closed while the page sits in the back/forward cache (an open one may keep a page out of it)
+// and opened again when the page is restored, which counts as a return: what the other tabs did meanwhile was
+// not heard.
+
+/**
+ * What a tab tells the others.
+ * - `credential`: its page gave it this credential (raw, as a `<prefix>-shopper` element carries it);
+ * - `reset`: its page logged out the shopper `shopper` (`kind:id`);
+ * - `basket`: a write of its own changed the basket of `shopper` (`kind:id`).
+ * @typedef {{ type: "credential", credential: { token: string, kind: string, id: string, expiresAt: number } }
+ *   | { type: "reset", shopper: string }
+ *   | { type: "basket", shopper: string }} TabMessage
+ */
+
+/**
+ * The part of `document` the tabs read: whether the page shows, and when that changes.
+ * @typedef {{ visibilityState: string, addEventListener(type: string, listener: () => void): void }} PageVisibility
+ */
+
+/**
+ * The part of `window` the tabs read: the page leaving for, and coming back from, the back/forward cache.
+ * @typedef {{ addEventListener(type: string, listener: (event: { persisted?: boolean }) => void): void }} PageLifecycle
+ */
+
+/** A channel as BroadcastChannel is one (an injected one in tests). */
+/** @typedef {{ postMessage(message: unknown): void, close(): void, onmessage: ((event: { data: unknown }) => void) | null }} Channel */
+
+const TYPES = new Set(["credential", "reset", "basket"]);
+
+export class Tabs {
+  /** @type {Channel | null} */
+  #channel = null;
+  #name;
+  #open;
+  /** @type {Map<string, Set<(message: any) => void>>} */
+  #handlers = new Map();
+  /** @type {Set<(hiddenMs: number) => void>} */
+  #returns = new Set();
+  /** @type {PageVisibility | null} */
+  #page;
+  /** When the page was last hidden (`performance.now()`-like clock), or null while it shows. */
+  /** @type {number | null} */
+  #hiddenAt = null;
+  #now;
+
+  /**
+   * @param {object} options
+   * @param {string} options.name the channel's name: `_<prefix>/tabs`
+   * @param {((name: string) => Channel) | null} [options.open] opens the channel (default: BroadcastChannel)
+   * @param {PageVisibility | null} [options.page] default: the document
+   * @param {PageLifecycle | null} [options.lifecycle] default: the window
+   * @param {() => number} [options.now] a monotonic clock in milliseconds (default: performance.now)
+   */
+  constructor({
+    name, open = defaultOpen(), page = globalThis.document ?? null, lifecycle = globalThis.window ?? null,
+    now = () => performance.now(),
+  }) {
+    this.#name = name;
+    this.#open = open;
+    this.#page = page;
+    this.#now = now;
+    this.#connect();
+    if (page) {
+      if (page.visibilityState === "hidden") this.#hiddenAt = now();
+      page.addEventListener("visibilitychange", () => this.#visibilityChanged());
+    }
+    lifecycle?.addEventListener("pagehide", (event) => {
+      if (event.persisted) this.close();
+    });
+    lifecycle?.addEventListener("pageshow", (event) => {
+      if (!event.persisted) return;
+      this.#connect();
+      this.#returned(Number.POSITIVE_INFINITY); // restored: how long it was away is unknown here
+    });
+  }
+
+  /** Whether the page shows now (a page without a document counts as showing). */
+  get visible() {
+    return !this.#page || this.#page.visibilityState !== "hidden";
+  }
+
+  /** Tells the other tabs of the site. @param {TabMessage} message */
+  post(message) {
+    try {
+      this.#channel?.postMessage(message);
+    } catch {
+      // a closed channel (the page is being unloaded): nothing to tell any more
+    }
+  }
+
+  /**
+   * Calls `handler` with each message of `type` another tab sends. Returns the teardown.
+   * @template {TabMessage["type"]} K
+   * @param {K} type @param {(message: Extract<TabMessage, { type: K }>) => void} handler
+   */
+  on(type, handler) {
+    let handlers = this.#handlers.get(type);
+    if (!handlers) this.#handlers.set(type, (handlers = new Set()));
+    handlers.add(handler);
+    return () => handlers.delete(handler);
+  }
+
+  /**
+   * Calls `handler` each time the page shows again, with how long it was hidden (ms). Returns the teardown.
+   * @param {(hiddenMs: number) => void} handler
+   */
+  onReturn(handler) {
+    this.#returns.add(handler);
+    return () => this.#returns.delete(handler);
+  }
+
+  /** Stops listening to the other tabs. */
+  close() {
+    this.#channel?.close();
+    this.#channel = null;
+  }
+
+  #connect() {
+    if (this.#channel || !this.#open) return;
+    try {
+      this.#channel = this.#open(this.#name);
+    } catch {
+      this.#channel = null; // refused by the page's policy (a sandboxed frame): this tab follows nothing
+    }
+    if (this.#channel) this.#channel.onmessage = (event) => this.#receive(event.data);
+  }
+
+  /** @param {unknown} data */
+  #receive(data) {
+    const message = /** @type {any} */ (data);
+    if (!message || typeof message !== "object" || !TYPES.has(message.type)) return; // another build's, or junk
+    for (const handler of [...(this.#handlers.get(message.type) ?? [])]) {
+      try {
+        handler(message);
+      } catch (error) {
+        console.error("a message from another tab could not be followed", error);
+      }
+    }
+  }
+
+  #visibilityChanged() {
+    if (!this.visible) {
+      this.#hiddenAt = this.#now();
+      return;
+    }
+    const hiddenMs = this.#hiddenAt === null ? 0 : this.#now() - this.#hiddenAt;
+    this.#hiddenAt = null;
+    this.#returned(hiddenMs);
+  }
+
+  /** @param {number} awayMs */
+  #returned(awayMs) {
+    for (const handler of [...this.#returns]) handler(awayMs);
+  }
+}
+
+/** BroadcastChannel's constructor as an opener, or null where there is none. */
+function defaultOpen() {
+  const Channel = globalThis.BroadcastChannel;
+  return Channel ? (/** @type {string} */ name) => /** @type {Channel} */ (/** @type {unknown} */ (new Channel(name))) : null;
+}

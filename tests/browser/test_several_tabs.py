@@ -1,0 +1,86 @@
+"""One shopper in two tabs of the demo shop (two pages of one browser context: the same cookies, storage and
+BroadcastChannel origin), against the live stack: what one tab does, the other follows without a reload
+(prerender/static/sdk/tabs.js). A recipe added in one tab shows in the other; a login or a logout in one tab
+moves the other's writes to the shopper the site's cookies now name."""
+
+from __future__ import annotations
+
+from playwright.sync_api import BrowserContext, Page, expect
+
+from examples.shop.visitor import USER_COOKIE
+
+from .helpers import basket_of, hydrated_cards, new_user, recipes_in, shopper_credential, visit
+
+# Whom the page's SDK acts for, as `kind:id` (null without a credential).
+IDENTITY = "() => { const user = window.svc.user.user$.value; return user && `${user.kind}:${user.id}`; }"
+
+
+def _add_first_recipe(page: Page) -> str:
+    """The first card's recipe, all of it, through the drawer ("add all"); returns its id once the card says so."""
+    card = hydrated_cards(page).first
+    recipe_id = str(card.get_attribute("recipe-id"))
+    card.locator(".svc-recipe-card-cta").click()
+    page.get_by_role("dialog").locator(".svc-recipe-details__add-all").click()
+    expect(card).to_have_attribute("in-basket", "true")
+    page.keyboard.press("Escape")
+    return recipe_id
+
+
+def test_a_recipe_added_in_one_tab_shows_in_the_other_without_a_reload(context: BrowserContext, shop_url: str):
+    user = new_user()
+    first, second = context.new_page(), context.new_page()
+    visit(context, first, shop_url, user=user)
+    visit(context, second, shop_url, user=user)
+    expect(hydrated_cards(second).first).to_be_visible()
+    second.wait_for_function("() => window.svc.basket.basket$.value !== undefined")
+
+    recipe_id = _add_first_recipe(first)
+
+    for card in second.locator(f"svc-recipe-card[recipe-id='{recipe_id}']").all():
+        expect(card).to_have_attribute("in-basket", "true")
+    second.wait_for_function(
+        "id => window.svc.basket.basket$.value.recipes.some((entry) => entry.recipe_id === id)", arg=recipe_id
+    )
+
+
+def test_after_a_login_in_another_tab_the_logged_out_tab_adds_to_the_users_basket(
+    context: BrowserContext, prerender_url: str, shop_url: str
+):
+    visitor_tab = context.new_page()
+    visit(context, visitor_tab, shop_url)
+    assert visitor_tab.evaluate(IDENTITY).startswith("authless:")
+    visitor_credential = str(visitor_tab.locator("svc-shopper").last.get_attribute("credential"))
+
+    # The shopper logs in in another tab: the site's cookies name the user, and that tab's page says so.
+    user = new_user()
+    login_tab = context.new_page()
+    visit(context, login_tab, shop_url, user=user)
+    assert login_tab.evaluate(IDENTITY) == f"user:{user}"
+    visitor_tab.wait_for_function(f"() => ({IDENTITY})() === 'user:{user}'")
+
+    recipe_id = _add_first_recipe(visitor_tab)
+
+    assert recipe_id in recipes_in(basket_of(prerender_url, shopper_credential(prerender_url, user=user)))
+    assert recipe_id not in recipes_in(basket_of(prerender_url, visitor_credential))
+
+
+def test_after_a_logout_in_another_tab_the_users_tab_no_longer_writes_to_the_users_basket(
+    context: BrowserContext, prerender_url: str, shop_url: str
+):
+    user = new_user()
+    user_tab, logout_tab = context.new_page(), context.new_page()
+    visit(context, user_tab, shop_url, user=user)
+    visit(context, logout_tab, shop_url, user=user)
+    assert user_tab.evaluate(IDENTITY) == f"user:{user}"
+
+    logout_tab.locator("[data-account=logout]").click()
+    logout_tab.wait_for_function(f"() => ({IDENTITY})()?.startsWith('authless:')")
+    visitor = str(logout_tab.evaluate(IDENTITY))
+    assert all(cookie["name"] != USER_COOKIE for cookie in context.cookies(shop_url))
+    user_tab.wait_for_function(f"() => ({IDENTITY})() === '{visitor}'")
+
+    recipe_id = _add_first_recipe(user_tab)
+
+    assert recipe_id not in recipes_in(basket_of(prerender_url, shopper_credential(prerender_url, user=user)))
+    visitor_credential = str(logout_tab.locator("svc-shopper").last.get_attribute("credential"))
+    assert recipe_id in recipes_in(basket_of(prerender_url, visitor_credential))

@@ -1,0 +1,245 @@
+// Unit tests of prerender/static/sdk/tabs.js `Tabs` (the shopper's other tabs of the site) and of what
+// sdk/session.js `Session` does with them: a credential a page gives is taken by the shopper's other tabs (another
+// shopper's always, the same shopper's when it lasts as long), a user's logout is followed by the tabs acting for
+// that user, and nothing is told on. The tabs talk through Node's own BroadcastChannel in the first tests (the
+// browser's API, as the SDK uses it), and through tests/js/support.mjs `ChannelHub` where a test needs to close
+// and reopen a page's channel.
+import { test, describe, afterEach } from "node:test";
+import assert from "node:assert/strict";
+
+import { Tabs } from "../../prerender/static/sdk/tabs.js";
+import { ChannelHub, FakePage, flush } from "./support.mjs";
+
+// sdk/session.js reads the page's language from the document when it is built.
+globalThis.document ??= /** @type {any} */ ({ documentElement: { lang: "fr" }, readyState: "complete" });
+const { Session } = await import("../../prerender/static/sdk/session.js");
+
+/** @type {Tabs[]} every Tabs a test opened, closed after it (an open BroadcastChannel keeps Node running) */
+const opened = [];
+afterEach(() => {
+  for (const tabs of opened.splice(0)) tabs.close();
+});
+
+/** A Tabs on the channel `name`, without a page unless one is given. @param {object} [options] */
+function tabsOf(options = {}) {
+  const tabs = new Tabs({ name: "_svc/tabs", page: null, lifecycle: null, ...options });
+  opened.push(tabs);
+  return tabs;
+}
+
+/** What a `<svc-shopper>` element carries. */
+const USER = { token: "user.t0ken", kind: "user", id: "u1", expiresAt: 4_000_000_000 };
+const VISITOR = { token: "authless.t0ken", kind: "authless", id: "a1", expiresAt: 4_000_000_000 };
+
+/** A message `handler` gets, once it arrives. @param {Tabs} tabs @param {string} type */
+const nextMessage = (tabs, type) => new Promise((resolve) => {
+  const stop = tabs.on(/** @type {any} */ (type), (message) => {
+    stop();
+    resolve(message);
+  });
+});
+
+describe("Tabs", () => {
+  test("a message reaches the other tabs of the channel, not the one that sent it", async () => {
+    const [a, b, c] = [tabsOf(), tabsOf(), tabsOf()];
+    const toA = [];
+    a.on("basket", (message) => toA.push(message));
+    const atB = nextMessage(b, "basket");
+    const atC = nextMessage(c, "basket");
+    a.post({ type: "basket", shopper: "user:u1" });
+    assert.deepEqual(await atB, { type: "basket", shopper: "user:u1" });
+    assert.deepEqual(await atC, { type: "basket", shopper: "user:u1" });
+    await flush();
+    assert.deepEqual(toA, []);
+  });
+
+  test("another prefix's channel, an unknown type and junk reach no handler", async () => {
+    const a = tabsOf();
+    const other = tabsOf({ name: "_other/tabs" });
+    const b = tabsOf();
+    const got = [];
+    b.on("basket", (message) => got.push(message));
+    other.post({ type: "basket", shopper: "user:u1" });
+    a.post(/** @type {any} */ ({ type: "surprise" }));
+    a.post(/** @type {any} */ ("basket"));
+    const sentinel = nextMessage(b, "reset");
+    a.post({ type: "reset", shopper: "user:u1" });
+    await sentinel;
+    assert.deepEqual(got, []);
+  });
+
+  test("a handler that throws is logged; the others still get the message", async (t) => {
+    const logged = t.mock.method(console, "error", () => {});
+    const [a, b] = [tabsOf(), tabsOf()];
+    b.on("basket", () => {
+      throw new Error("boom");
+    });
+    const received = nextMessage(b, "basket");
+    a.post({ type: "basket", shopper: "user:u1" });
+    await received;
+    assert.equal(logged.mock.callCount(), 1);
+  });
+
+  test("a page that shows again says how long it was hidden", () => {
+    const page = new FakePage();
+    const clock = { now: 1000 };
+    const tabs = tabsOf({ page, now: () => clock.now });
+    const returns = [];
+    tabs.onReturn((awayMs) => returns.push(awayMs));
+    assert.equal(tabs.visible, true);
+    page.hide();
+    assert.equal(tabs.visible, false);
+    clock.now += 90_000;
+    page.show();
+    assert.deepEqual(returns, [90_000]);
+  });
+
+  test("a page kept in the back/forward cache closes its channel, and its return reopens it", async () => {
+    const hub = new ChannelHub();
+    /** @type {Record<string, (event: { persisted?: boolean }) => void>} */
+    const lifecycle = {};
+    const kept = tabsOf({ open: hub.open, lifecycle: { addEventListener: (type, listener) => void (lifecycle[type] = listener) } });
+    const other = tabsOf({ open: hub.open });
+    const got = [];
+    const returns = [];
+    kept.on("basket", (message) => got.push(message));
+    kept.onReturn((awayMs) => returns.push(awayMs));
+    lifecycle.pagehide({ persisted: false }); // a page unloaded for good keeps it to the end
+    other.post({ type: "basket", shopper: "user:u1" });
+    await flush();
+    assert.equal(got.length, 1);
+    lifecycle.pagehide({ persisted: true });
+    other.post({ type: "basket", shopper: "user:u1" });
+    kept.post({ type: "basket", shopper: "user:u1" }); // a closed channel: nothing sent, nothing thrown
+    await flush();
+    assert.equal(got.length, 1);
+    lifecycle.pageshow({ persisted: true });
+    assert.deepEqual(returns, [Number.POSITIVE_INFINITY]);
+    other.post({ type: "basket", shopper: "user:u1" });
+    await flush();
+    assert.equal(got.length, 2);
+  });
+
+  test("without BroadcastChannel, or when opening it throws, a tab follows nothing and posts nothing", () => {
+    const none = tabsOf({ open: null });
+    none.post({ type: "basket", shopper: "user:u1" });
+    const refused = tabsOf({ open: () => {
+      throw new Error("SecurityError");
+    } });
+    refused.post({ type: "basket", shopper: "user:u1" });
+  });
+});
+
+describe("Session and the shopper's other tabs", () => {
+  /** A session of a tab on the channel. */
+  const sessionOf = () => {
+    const tabs = tabsOf();
+    return new Session({ prefix: "svc", apiBase: "https://prerender.test", tabs });
+  };
+  /** Resolves once `session`'s identity is `key` ("" for none). */
+  const identityBecomes = (session, key) => new Promise((resolve) => {
+    const subscription = session.identity$.subscribe((identity) => {
+      if ((identity ? `${identity.kind}:${identity.id}` : "") === key) {
+        queueMicrotask(() => subscription.unsubscribe());
+        resolve(identity);
+      }
+    });
+  });
+
+  test("a login in one tab: the other, a logged-out visitor's, acts for the user from then on", async () => {
+    const [loggedIn, stale] = [sessionOf(), sessionOf()];
+    stale.receiveCredential(VISITOR);
+    loggedIn.receiveCredential(VISITOR);
+    const adopted = identityBecomes(stale, "user:u1");
+    loggedIn.receiveCredential(USER);
+    await adopted;
+    assert.equal(stale.headers().authorization, "Bearer user.t0ken");
+  });
+
+  test("a tab without a credential yet takes the other tab's", async () => {
+    const [a, b] = [sessionOf(), sessionOf()];
+    const adopted = identityBecomes(b, "authless:a1");
+    a.receiveCredential(VISITOR);
+    await adopted;
+    assert.equal(b.credential.token, "authless.t0ken");
+  });
+
+  test("another tab's credential is taken when it was issued no earlier than this tab's", async () => {
+    const [a, b] = [sessionOf(), sessionOf()];
+    b.receiveCredential(USER);
+    a.receiveCredential({ ...USER, token: "older.t0ken", expiresAt: USER.expiresAt - 600 });
+    await flush();
+    assert.equal(b.credential.token, "user.t0ken");
+    a.receiveCredential({ ...USER, token: "newer.t0ken", expiresAt: USER.expiresAt + 600 });
+    await flush();
+    assert.equal(b.credential.token, "newer.t0ken");
+    // A page's late element with the visitor's credential of before the login changes no other tab.
+    a.receiveCredential({ ...VISITOR, expiresAt: USER.expiresAt - 1200 });
+    await flush();
+    assert.equal(a.shopperKey, "authless:a1"); // its own page's element: the most recent one wins there
+    assert.equal(b.shopperKey, "user:u1");
+    // The same instant's credential (issued in the same ten minutes) is taken: a login just after a page loaded.
+    a.receiveCredential({ ...VISITOR, token: "authless.n0w", expiresAt: USER.expiresAt + 600 });
+    await flush();
+    assert.equal(b.shopperKey, "authless:a1");
+  });
+
+  test("a taken credential is not told on: two tabs do not pass credentials back and forth", async () => {
+    const [a, b] = [sessionOf(), sessionOf()];
+    const watcher = tabsOf();
+    const told = [];
+    watcher.on("credential", (message) => told.push(message.credential.token));
+    a.receiveCredential(USER);
+    await flush();
+    assert.equal(b.credential.token, "user.t0ken");
+    assert.deepEqual(told, ["user.t0ken"]);
+  });
+
+  test("a user's logout in one tab: the tabs acting for that user forget the credential; another user's logout changes nothing", async () => {
+    const [a, b] = [sessionOf(), sessionOf()];
+    a.receiveCredential(USER);
+    await flush();
+    assert.equal(b.shopperKey, "user:u1");
+    tabsOf().post({ type: "reset", shopper: "user:u2" }); // another user's logout, in a tab of theirs
+    await flush();
+    assert.equal(b.shopperKey, "user:u1");
+    const forgotten = identityBecomes(b, "");
+    a.reset();
+    await forgotten;
+    assert.equal(b.credential, null);
+    assert.equal(b.headers().authorization, undefined);
+  });
+
+  test("a logout's forgotten credential, offered again by another tab, is not taken", async () => {
+    const [a, b] = [sessionOf(), sessionOf()];
+    a.receiveCredential(USER);
+    await flush();
+    b.reset(); // b logs out: a forgets u1 too
+    await flush();
+    assert.equal(a.credential, null);
+    const watcher = tabsOf();
+    watcher.post({ type: "credential", credential: USER }); // a stale page offers the logged-out credential
+    await flush();
+    assert.equal(b.credential, null);
+  });
+
+  test("a logged-out visitor's reset stays with its page", async () => {
+    const [a, b] = [sessionOf(), sessionOf()];
+    a.receiveCredential(VISITOR);
+    await flush();
+    a.reset();
+    await flush();
+    assert.equal(a.credential, null);
+    assert.equal(b.shopperKey, "authless:a1");
+  });
+
+  test("a malformed credential from another tab is ignored", async () => {
+    const [a, b] = [sessionOf(), sessionOf()];
+    b.receiveCredential(VISITOR);
+    tabsOf().post({ type: "credential", credential: /** @type {any} */ ({ token: "bad token", kind: "user", id: "u1", expiresAt: 1 }) });
+    tabsOf().post({ type: "credential", credential: /** @type {any} */ (null) });
+    await flush();
+    assert.equal(b.shopperKey, "authless:a1");
+    assert.equal(a.shopperKey, "authless:a1"); // b's own credential, told when b's page gave it
+  });
+});
