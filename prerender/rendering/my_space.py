@@ -350,6 +350,9 @@ class BasketPreviewView:
     needs_login: bool
     failed: bool
     analytics_path: str
+    # The page's own route and parameters: the browser asks it again when the basket changed in another tab.
+    route: str
+    link_params: dict[str, Any]
 
 
 def _sold_lines(raw: dict[str, Any]) -> list[dict[str, Any]]:
@@ -434,5 +437,7 @@ def basket_preview_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
         needs_login=needs_login,
         failed=failed,
         analytics_path=ANALYTICS_PATHS["basket-preview"],
+        route=f"/{ctx.api_version}/catalog/my-space/basket-preview",
+        link_params={name: value for name, value in query.items() if name != "store_id" and value not in (None, False)},
     )
     return render_catalog("catalog/basket_preview_fragment.html", ctx, page=view)

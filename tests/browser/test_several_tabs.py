@@ -5,19 +5,22 @@ moves the other's writes to the shopper the site's cookies now name."""
 
 from __future__ import annotations
 
+import re
+
 from playwright.sync_api import BrowserContext, Page, expect
 
 from examples.shop.visitor import USER_COOKIE
 
+from .axe import assert_no_axe_violations
 from .helpers import basket_of, hydrated_cards, new_user, recipes_in, shopper_credential, visit
 
 # Whom the page's SDK acts for, as `kind:id` (null without a credential).
 IDENTITY = "() => { const user = window.svc.user.user$.value; return user && `${user.kind}:${user.id}`; }"
 
 
-def _add_first_recipe(page: Page) -> str:
-    """The first card's recipe, all of it, through the drawer ("add all"); returns its id once the card says so."""
-    card = hydrated_cards(page).first
+def _add_first_recipe(page: Page, index: int = 0) -> str:
+    """A card's recipe (the first), all of it, through the drawer ("add all"); returns its id once the card says so."""
+    card = hydrated_cards(page).nth(index)
     recipe_id = str(card.get_attribute("recipe-id"))
     card.locator(".svc-recipe-card-cta").click()
     page.get_by_role("dialog").locator(".svc-recipe-details__add-all").click()
@@ -41,6 +44,31 @@ def test_a_recipe_added_in_one_tab_shows_in_the_other_without_a_reload(context: 
     second.wait_for_function(
         "id => window.svc.basket.basket$.value.recipes.some((entry) => entry.recipe_id === id)", arg=recipe_id
     )
+
+
+def test_the_basket_preview_shows_a_recipe_added_in_another_tab_and_keeps_the_focus(
+    context: BrowserContext, shop_url: str
+):
+    user = new_user()
+    shelf, preview_tab = context.new_page(), context.new_page()
+    visit(context, shelf, shop_url, user=user)
+    visit(context, preview_tab, shop_url, "/idees/panier", user=user)
+    preview = preview_tab.locator("svc-catalog[hydrated]")
+    expect(preview.locator("[data-role=empty]")).to_be_visible()  # a new user's basket: empty
+
+    first = _add_first_recipe(shelf)
+    row = preview.locator(f".svc-basket-preview__item[data-recipe-id='{first}']")
+    expect(row).to_be_visible()
+    expect(preview.locator("[data-role=empty]")).to_be_hidden()
+    expect(preview.locator("[data-role=summary]")).to_have_text(re.compile(r"^1 recette · \d+ produits?$"))
+    assert_no_axe_violations(preview_tab, ["svc-catalog"], what="the preview redrawn after another tab's addition")
+
+    # The shopper is on the row's "remove" button when another recipe arrives: the focus stays on it.
+    row.locator("[data-action=remove-recipe]").focus()
+    second = _add_first_recipe(shelf, 1)
+    expect(preview.locator(f".svc-basket-preview__item[data-recipe-id='{second}']")).to_be_visible()
+    expect(preview.locator(".svc-basket-preview__item")).to_have_count(2)
+    expect(row.locator("[data-action=remove-recipe]")).to_be_focused()
 
 
 def test_after_a_login_in_another_tab_the_logged_out_tab_adds_to_the_users_basket(
@@ -84,3 +112,25 @@ def test_after_a_logout_in_another_tab_the_users_tab_no_longer_writes_to_the_use
     assert recipe_id not in recipes_in(basket_of(prerender_url, shopper_credential(prerender_url, user=user)))
     visitor_credential = str(logout_tab.locator("svc-shopper").last.get_attribute("credential"))
     assert recipe_id in recipes_in(basket_of(prerender_url, visitor_credential))
+
+
+def test_a_finalize_waiting_for_a_login_resumes_in_the_login_tab_only(context: BrowserContext, shop_url: str):
+    """The planner's finalize asked for a login (its resume URL in localStorage, which the tabs share): the tab
+    where the shopper logs in goes back to it; a tab that only took the user's credential from it stays."""
+    visitor_tab = context.new_page()
+    visit(context, visitor_tab, shop_url, "/idees")
+    visitor_tab.evaluate(
+        """url => {
+          localStorage.setItem("_svc/cachedFinalizeMenuUrl", url);
+          const needs = { needs: "login", at: Date.now(), store: "1001" };
+          localStorage.setItem("_svc/planner/finalizeNeeds", JSON.stringify(needs));
+        }""",
+        f"{shop_url}/planner/current-menu",
+    )
+    user = new_user()
+    login_tab = context.new_page()
+    visit(context, login_tab, shop_url, user=user, wait_until="commit")
+    login_tab.wait_for_url(f"{shop_url}/planner/current-menu")
+    visitor_tab.wait_for_function(f"() => ({IDENTITY})() === 'user:{user}'")
+    visitor_tab.wait_for_load_state("load")
+    assert visitor_tab.url == f"{shop_url}/idees"

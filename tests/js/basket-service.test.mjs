@@ -924,7 +924,10 @@ describe("BasketService: the shopper's other tabs (sdk/tabs.js)", () => {
     const tab = () => {
       const page = new FakePage();
       const tabs = new Tabs({ name: "_svc/tabs", open: hub.open, page, lifecycle: null, now: () => clock.now });
-      return { page, ...setup({ answer, tabs }) };
+      /** @type {((call: any) => unknown) | null} a test's own answer for this tab's calls, before the shared one */
+      const own = { answer: null };
+      const tabAnswer = (call) => own.answer?.(call) ?? answer(call);
+      return { page, own, ...setup({ answer: tabAnswer, tabs }) };
     };
     return { a: tab(), b: tab(), clock };
   }
@@ -956,7 +959,7 @@ describe("BasketService: the shopper's other tabs (sdk/tabs.js)", () => {
     assert.deepEqual(b.service.basket$.value.recipes.map((entry) => entry.recipe_id), ["r1", "r2"]);
   });
 
-  test("a basket the other tab's write left as it was is not announced; a load that brings nothing new publishes nothing", async () => {
+  test("a write that leaves the basket as it was is not announced", async () => {
     const { a, b } = twoTabs();
     await Promise.all([a.service.initialize(), b.service.initialize()]);
     await a.service.addRecipe("r1", 4);
@@ -1003,7 +1006,7 @@ describe("BasketService: the shopper's other tabs (sdk/tabs.js)", () => {
     assert.equal(loads(b.client), 0);
   });
 
-  test("the load waits for the tab's own writes; a failed one is logged and the next message tries again", async (t) => {
+  test("a failed load is logged, and the next message tries again", async (t) => {
     const { a, b } = twoTabs();
     await Promise.all([a.service.initialize(), b.service.initialize()]);
     const logged = t.mock.method(console, "error", () => {});
@@ -1021,4 +1024,63 @@ describe("BasketService: the shopper's other tabs (sdk/tabs.js)", () => {
     await flush();
     assert.deepEqual(b.service.basket$.value.recipes.map((entry) => entry.recipe_id), ["r1", "r2"]);
   });
+
+  test("a page's first answer, its reconcile at load, is not told as a change", async () => {
+    const { a, b } = twoTabs();
+    await b.service.initialize();
+    a.service.sync.definePush(() => {});
+    a.own.answer = (call) => (call.path === "/basket/reconcile" ? { basket: basketOf({ r9: 2 }), changes: [] } : undefined);
+    await a.service.sync.cartChanged([]);
+    await flush();
+    assert.equal(a.service.basket$.value.recipes[0].recipe_id, "r9");
+    assert.equal(loads(b.client), 1);
+  });
+
+  test("a page back after a minute with the basket unchanged asks for it and publishes nothing", async () => {
+    const { a, clock } = twoTabs();
+    await a.service.initialize();
+    const published = [];
+    a.service.basket$.subscribe((basket) => published.push(basket));
+    a.page.hide();
+    clock.now += RETURN_RELOAD_MS;
+    a.page.show();
+    await flush();
+    assert.equal(loads(a.client), 2);
+    assert.equal(published.length, 1); // the current value, at subscription
+  });
+
+  test("the load waits for the tab's own write queued before it", async () => {
+    const { a, b } = twoTabs();
+    await Promise.all([a.service.initialize(), b.service.initialize()]);
+    b.own.answer = (call) => (call.method === "POST" ? held(call) : undefined);
+    const write = b.service.addRecipe("r2", 2);
+    await flush();
+    b.own.answer = null;
+    await a.service.addRecipe("r1", 4);
+    await flush();
+    assert.equal(loads(b.client), 1); // behind b's write, still unanswered
+    const pending = b.client.calls.find((call) => call.method === "POST");
+    pending.held.resolve({ basket: basketOf({ r2: 2 }), changes: [] });
+    await write;
+    await flush();
+    assert.equal(loads(b.client), 2);
+    assert.deepEqual(b.service.basket$.value.recipes.map((entry) => entry.recipe_id), ["r1"]);
+  });
+
+  test("a load answered after the shopper changed is not published: the new shopper's load answers", async () => {
+    const { a, b } = twoTabs();
+    await Promise.all([a.service.initialize(), b.service.initialize()]);
+    b.own.answer = (call) => (call.method === "GET" ? held(call) : undefined);
+    await a.service.addRecipe("r1", 4);
+    await flush();
+    const catchUp = b.client.calls.at(-1);
+    b.own.answer = (call) => (call.method === "GET" ? basketOf({ mine: 3 }) : undefined);
+    const shown = [];
+    b.service.basket$.subscribe((basket) => shown.push(basket.recipes.map((entry) => entry.recipe_id).join()));
+    b.session.identity$.next({ kind: "user", id: "u2", forbidProfiling: false });
+    catchUp.held.resolve(basketOf({ r1: 4 }));
+    await flush();
+    assert.deepEqual(shown, ["", "mine"]); // the first shopper's basket, then the new shopper's: never r1 for u2
+  });
 });
+

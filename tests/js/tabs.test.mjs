@@ -120,13 +120,22 @@ describe("Tabs", () => {
     assert.equal(got.length, 2);
   });
 
-  test("without BroadcastChannel, or when opening it throws, a tab follows nothing and posts nothing", () => {
+  test("without BroadcastChannel, or when opening it throws, a tab follows nothing and posts nothing", async () => {
+    const hub = new ChannelHub();
+    const listener = tabsOf({ open: hub.open });
+    const heard = [];
+    listener.on("basket", (message) => heard.push(message));
     const none = tabsOf({ open: null });
-    none.post({ type: "basket", shopper: "user:u1" });
     const refused = tabsOf({ open: () => {
       throw new Error("SecurityError");
     } });
-    refused.post({ type: "basket", shopper: "user:u1" });
+    for (const tabs of [none, refused]) {
+      tabs.on("basket", (message) => heard.push(message));
+      tabs.post({ type: "basket", shopper: "user:u1" }); // no throw
+    }
+    tabsOf({ open: hub.open }).post({ type: "basket", shopper: "user:u2" });
+    await flush();
+    assert.deepEqual(heard, [{ type: "basket", shopper: "user:u2" }]); // the listener's only
   });
 });
 
@@ -242,4 +251,50 @@ describe("Session and the shopper's other tabs", () => {
     assert.equal(b.shopperKey, "authless:a1");
     assert.equal(a.shopperKey, "authless:a1"); // b's own credential, told when b's page gave it
   });
+
+  test("an element of this page's credential another tab replaced is not taken back, nor told", async () => {
+    const [loggedIn, other] = [sessionOf(), sessionOf()];
+    other.receiveCredential(VISITOR);
+    loggedIn.receiveCredential(VISITOR);
+    await flush();
+    loggedIn.receiveCredential(USER); // the login, issued in the same ten minutes as the visitor's
+    await flush();
+    assert.equal(other.shopperKey, "user:u1");
+    assert.equal(other.fromAnotherTab, true);
+    assert.equal(other.receiveCredential(VISITOR), false); // other's page connects its visitor's card again
+    await flush();
+    assert.equal(other.shopperKey, "user:u1");
+    assert.equal(loggedIn.shopperKey, "user:u1");
+    assert.equal(loggedIn.fromAnotherTab, false);
+  });
+
+  test("after a logout, another tab's credential issued before the forgotten one is not taken", async () => {
+    const [a, b] = [sessionOf(), sessionOf()];
+    a.receiveCredential({ ...USER, expiresAt: USER.expiresAt + 600 });
+    await flush();
+    a.reset();
+    await flush();
+    assert.equal(b.credential, null);
+    // An older credential of the same user, from a tab kept in the back/forward cache.
+    tabsOf().post({ type: "credential", credential: { ...USER, token: "user.0ld" } });
+    await flush();
+    assert.equal(a.credential, null);
+    assert.equal(b.credential, null);
+    tabsOf().post({ type: "credential", credential: { ...VISITOR, expiresAt: USER.expiresAt + 600 } }); // the page after the logout
+    await flush();
+    assert.equal(a.shopperKey, "authless:a1");
+  });
+
+  test("a tab that follows another's logout leaves the shared authless credential to the page that logged out", async () => {
+    const [a, b] = [sessionOf(), sessionOf()];
+    a.receiveCredential(USER);
+    await flush();
+    // What the page after the logout remembered (localStorage, which the tabs share) while b had not heard yet.
+    b.local.set("_svc/authless-credential", JSON.stringify({ credential: "authless.n3w", id: "a2", expiresAt: USER.expiresAt }));
+    a.reset();
+    await flush();
+    assert.equal(b.credential, null);
+    assert.equal(b.authlessCredentialOf("a2"), "authless.n3w");
+  });
 });
+

@@ -50,6 +50,9 @@ export class CatalogElement extends HTMLElement {
   /** The page's texts (its `data-texts`, filled by the server in the page's language). */
   #text = translator("fr");
   #busy = false;
+  /** The basket preview is being asked again (`#redrawPreview`), and for which missing recipes it last was. */
+  #redrawing = false;
+  #redrawnFor = "";
 
   get page() {
     return this.getAttribute("page") ?? "";
@@ -337,31 +340,89 @@ export class CatalogElement extends HTMLElement {
 
   // --- basket preview --------------------------------------------------------------------------------
 
-  /** The preview follows the basket: a recipe removed elsewhere leaves, the total follows. */
+  /**
+   * The preview follows the basket: a recipe removed elsewhere leaves, the total follows, and a recipe it has no
+   * row for (added in another tab, or on another device) has the preview asked again from its route and drawn
+   * anew (`#redrawPreview`).
+   */
   #followBasket() {
     sdk.basket.initialize().catch(() => {}); // the page stays as the server made it
     this.#subscriptions.push(sdk.basket.basket$.subscribe((/** @type {any} */ basket) => {
       if (!basket || !Array.isArray(basket.recipes)) return;
-      const entries = new Map(basket.recipes.map((/** @type {any} */ r) => [String(r.recipe_id), r]));
-      for (const item of this.querySelectorAll('[data-role="results"] > li[data-recipe-id]')) {
-        const entry = entries.get(item.getAttribute("data-recipe-id") ?? "");
-        if (entry) this.#showPreviewEntry(item, entry, basket.currency ?? "EUR");
-        else item.remove();
-      }
-      const total = this.querySelector('[data-role="total"]');
-      if (total && typeof basket.total === "number") total.textContent = money(basket.total, basket.currency ?? "EUR");
-      const remaining = this.querySelectorAll('[data-role="results"] > li').length;
-      const summary = this.querySelector('[data-role="summary"]');
-      const products = soldProducts(basket.recipes);
-      if (summary && remaining > 0) summary.textContent = this.#text("CATALOG_BASKET_PREVIEW.SUMMARY", { recipes: remaining, products });
-      if (remaining === 0) {
-        for (const part of this.querySelectorAll('[data-role="results"], [data-role="footer"], [data-role="summary"]')) {
-          /** @type {HTMLElement} */ (part).hidden = true;
-        }
-        const empty = this.querySelector('[data-role="empty"]');
-        if (empty instanceof HTMLElement) empty.hidden = false;
-      }
+      this.#showBasket(basket);
+      const rows = new Set([...this.querySelectorAll('[data-role="results"] > li[data-recipe-id]')]
+        .map((item) => item.getAttribute("data-recipe-id")));
+      const missing = basket.recipes.map((/** @type {any} */ entry) => String(entry.recipe_id)).filter((/** @type {string} */ id) => !rows.has(id));
+      if (missing.length > 0) void this.#redrawPreview(missing.sort().join(" "));
     }));
+  }
+
+  /** The preview's rows, total and summary as `basket` is now. @param {any} basket */
+  #showBasket(basket) {
+    const entries = new Map(basket.recipes.map((/** @type {any} */ r) => [String(r.recipe_id), r]));
+    for (const item of this.querySelectorAll('[data-role="results"] > li[data-recipe-id]')) {
+      const entry = entries.get(item.getAttribute("data-recipe-id") ?? "");
+      if (entry) this.#showPreviewEntry(item, entry, basket.currency ?? "EUR");
+      else item.remove();
+    }
+    const total = this.querySelector('[data-role="total"]');
+    if (total && typeof basket.total === "number") total.textContent = money(basket.total, basket.currency ?? "EUR");
+    const remaining = this.querySelectorAll('[data-role="results"] > li').length;
+    const summary = this.querySelector('[data-role="summary"]');
+    const products = soldProducts(basket.recipes);
+    if (summary && remaining > 0) summary.textContent = this.#text("CATALOG_BASKET_PREVIEW.SUMMARY", { recipes: remaining, products });
+    if (remaining === 0) {
+      for (const part of this.querySelectorAll('[data-role="results"], [data-role="footer"], [data-role="summary"]')) {
+        /** @type {HTMLElement} */ (part).hidden = true;
+      }
+      const empty = this.querySelector('[data-role="empty"]');
+      if (empty instanceof HTMLElement) empty.hidden = false;
+    }
+  }
+
+  /**
+   * The basket holds recipes the preview has no row for (`missing`, their ids): the preview is asked again from
+   * its route (the shopper's credential) and its content replaced by the answer's, drawn by the server as the
+   * first was. The keyboard's focus stays on the same control when the new content has it, else goes to the
+   * preview's title. Asked once for the same missing recipes (an answer still without them is not asked again);
+   * a failure is logged and the preview stays as it is.
+   * @param {string} missing
+   */
+  async #redrawPreview(missing) {
+    const route = this.#route();
+    if (!route || this.#redrawing || this.#redrawnFor === missing) return;
+    this.#redrawing = true;
+    this.#redrawnFor = missing;
+    try {
+      /** @type {Record<string, string>} */
+      const query = {};
+      for (const [name, value] of Object.entries(route.params)) query[name] = String(value);
+      const { body } = await services.client.request("GET", route.path, { query, as: "page", version: route.version });
+      const drawn = new DOMParser().parseFromString(String(body), "text/html").querySelector(this.localName);
+      if (!drawn || !this.isConnected) return;
+      const focused = document.activeElement instanceof HTMLElement && this.contains(document.activeElement)
+        ? document.activeElement : null;
+      const action = focused?.dataset.action;
+      const recipeId = focused?.dataset.recipeId;
+      this.replaceChildren(...[...drawn.childNodes].map((node) => document.importNode(node, true)));
+      if (focused) {
+        const same = action && recipeId
+          ? this.querySelector(`[data-action="${CSS.escape(action)}"][data-recipe-id="${CSS.escape(recipeId)}"]`)
+          : null;
+        const title = this.querySelector(".svc-basket-preview__title");
+        if (same instanceof HTMLElement) same.focus();
+        else if (title instanceof HTMLElement) {
+          title.tabIndex = -1;
+          title.focus();
+        }
+      }
+      const basket = sdk.basket.basket$.value;
+      if (basket && Array.isArray(basket.recipes)) this.#showBasket(basket);
+    } catch (error) {
+      console.error(error);
+    } finally {
+      this.#redrawing = false;
+    }
   }
 
   /**

@@ -79,6 +79,12 @@ export class Session {
   #credential = null;
   /** @type {Set<string>} credentials given up by `user.reset()`: an element still carrying one is ignored */
   #forgotten = new Set();
+  /** @type {Set<string>} this page's credentials another tab's newer one replaced: its elements no longer count */
+  #superseded = new Set();
+  /** Whether the credential came from another tab (`#credentialElsewhere`), not from this page's elements. */
+  #adopted = false;
+  /** The `expires-at` of the credential a logout forgot: another tab's older one is not taken after it. */
+  #forgottenUntil = 0;
   #forbidProfiling = false;
   #language = pageLanguage();
   #apiBase;
@@ -107,7 +113,8 @@ export class Session {
     this.#tabs = tabs;
     tabs?.on("credential", (message) => this.#credentialElsewhere(message.credential));
     tabs?.on("reset", (message) => {
-      if (message.shopper && message.shopper === this.shopperKey) this.#forget();
+      // The tab that logged out already removed the shared authless credential; a new one may be there since.
+      if (message.shopper && message.shopper === this.shopperKey) this.#forget({ shared: false });
     });
   }
 
@@ -177,12 +184,24 @@ export class Session {
       return false;
     }
     const { credential } = read;
-    if (this.#forgotten.has(credential.token)) return false;
+    // A forgotten credential (a logout), or one another tab's newer credential replaced here (the page connects
+    // again an element it had: a template's card) is not taken back.
+    if (this.#forgotten.has(credential.token) || this.#superseded.has(credential.token)) return false;
     if (credential.kind === "authless") this.#rememberAuthless(credential);
-    const isNew = this.#credential?.token !== credential.token;
+    const current = this.#credential;
+    const isNew = current?.token !== credential.token;
+    this.#adopted = false;
     this.#switchTo(credential, { kind: credential.kind, id: credential.id, forbidProfiling: this.#forbidProfiling });
-    if (isNew) this.#tabs?.post({ type: "credential", credential: { ...credential } });
+    // Told only when new here and issued no earlier than the one it replaces: an old element changes no other tab.
+    if (isNew && (!current || credential.expiresAt >= current.expiresAt)) {
+      this.#tabs?.post({ type: "credential", credential: { ...credential } });
+    }
     return true;
+  }
+
+  /** Whether the SDK acts with a credential another tab's page gave (the shopper logged in or out there). */
+  get fromAnotherTab() {
+    return this.#adopted;
   }
 
   /**
@@ -190,9 +209,9 @@ export class Session {
    * now (a login or a logout in that tab), and this page still holds the credential its server gave when it
    * loaded. This tab takes the other's, so that its writes go where the retailer's own pages now put the
    * shopper's cart (and a fresh page's credential keeps an old tab going). Only a credential issued no earlier
-   * than this tab's is taken (its `expires-at`, the issue's time plus a fixed life, says when): an element a page
-   * connects late with the credential its server gave long before (a template's card) changes no other tab. A
-   * forgotten credential (a logout's) and an unusable one are not taken either; nothing is told on.
+   * than this tab's (or, after a logout, than the forgotten one) is taken: its `expires-at`, the issue's time
+   * plus a fixed life, says when. The credential it replaces is superseded here: this page's elements carrying it
+   * no longer count. A forgotten credential and an unusable one are not taken; nothing is told on.
    * @param {unknown} raw
    */
   #credentialElsewhere(raw) {
@@ -202,7 +221,10 @@ export class Session {
     const { credential } = read;
     const current = this.#credential;
     if (this.#forgotten.has(credential.token) || current?.token === credential.token) return;
-    if (current && credential.expiresAt < current.expiresAt) return;
+    if (credential.expiresAt < (current ? current.expiresAt : this.#forgottenUntil)) return;
+    if (current) this.#superseded.add(current.token);
+    this.#superseded.delete(credential.token);
+    this.#adopted = true;
     this.#switchTo(credential, { kind: credential.kind, id: credential.id, forbidProfiling: this.#forbidProfiling });
   }
 
@@ -306,10 +328,18 @@ export class Session {
     if (user) this.#tabs?.post({ type: "reset", shopper: user });
   }
 
-  /** What `reset` does to this page. */
-  #forget() {
-    if (this.#credential) this.#forgotten.add(this.#credential.token);
-    this.#local.remove(this.key("authless-credential"));
+  /**
+   * What `reset` does to this page. `shared`: the authless credential remembered in localStorage, which every
+   * tab shares, goes too (only where the logout happened).
+   * @param {{ shared?: boolean }} [options]
+   */
+  #forget({ shared = true } = {}) {
+    if (this.#credential) {
+      this.#forgotten.add(this.#credential.token);
+      this.#forgottenUntil = Math.max(this.#forgottenUntil, this.#credential.expiresAt);
+    }
+    if (shared) this.#local.remove(this.key("authless-credential"));
+    this.#adopted = false;
     this.#switchTo(null, null);
     this.#forbidProfiling = false;
   }

@@ -378,8 +378,9 @@ function createSdk() {
       else document.addEventListener("DOMContentLoaded", autoPageview, { once: true });
       // The finalize flow of the planner resumes once its user has logged in or a store is chosen, when that
       // happened on another page (sdk/planner.js), once the page has settled.
+      // Not in a tab that took the user's credential from the tab where the login happened: that tab resumes it.
       session.identity$.subscribe((identity) => {
-        if (identity?.kind === "user" && planner.cachedFinalize()?.needs === "login") {
+        if (identity?.kind === "user" && !session.fromAnotherTab && planner.cachedFinalize()?.needs === "login") {
           void whenSettled().then(() => planner.resumeFinalize("login"));
         }
       });
