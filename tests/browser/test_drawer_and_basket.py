@@ -9,7 +9,7 @@ import re
 from decimal import Decimal
 
 import requests
-from playwright.sync_api import BrowserContext, Page, Route, expect
+from playwright.sync_api import BrowserContext, Locator, Page, Route, expect
 
 from examples.shop.visitor import USER_COOKIE
 
@@ -125,18 +125,26 @@ def test_a_step_taken_while_the_details_come_again_is_not_lost(page: Page, conte
     expect(guests).to_have_text(str(start + 2))
 
 
-def test_a_recipe_in_the_basket_reopens_at_the_baskets_guest_count(
+def _first_drawer_of_a_new_user(
     page: Page, context: BrowserContext, shop_url: str
-) -> None:
-    """The card keeps the count it was rendered with (4): reopened after the stepper put the basket's recipe at
-    one more, the drawer shows the basket's count, and its button does not put the recipe back at the card's."""
+) -> tuple[Locator, str | None, Locator, Locator]:
+    """The shelf of a new user, its first card's drawer open and loaded: the card, its recipe, the dialog and its
+    guest count."""
     visit(context, page, shop_url, user=new_user())
     card = hydrated_cards(page).first
     recipe_id = card.get_attribute("recipe-id")
     card.locator(".svc-recipe-card-cta").click()
     dialog = page.get_by_role("dialog")
-    guests = dialog.locator("[data-role=guests]")
     expect(dialog.locator(".svc-recipe-details__add-all")).to_be_enabled()
+    return card, recipe_id, dialog, dialog.locator("[data-role=guests]")
+
+
+def test_a_recipe_in_the_basket_reopens_at_the_baskets_guest_count(
+    page: Page, context: BrowserContext, shop_url: str
+) -> None:
+    """The card keeps the count it was rendered with (4): reopened after the stepper put the basket's recipe at
+    one more, the drawer shows the basket's count, and its button does not put the recipe back at the card's."""
+    card, recipe_id, dialog, guests = _first_drawer_of_a_new_user(page, context, shop_url)
     rendered = int(guests.inner_text())
     dialog.locator(".svc-recipe-details__add-all").click()
     expect(card).to_have_attribute("in-basket", "true")
@@ -153,6 +161,24 @@ def test_a_recipe_in_the_basket_reopens_at_the_baskets_guest_count(
     # Once every write the click made is done, the basket still holds the recipe for the basket's count.
     page.evaluate("() => window.svc[Symbol.for('prerender.sdk.internal')].basket.whenIdle()")
     assert page.evaluate(IN_BASKET_FOR, [recipe_id, rendered + 1])
+
+
+def test_a_first_product_added_makes_the_recipe_for_the_guests_the_drawer_shows(
+    page: Page, context: BrowserContext, shop_url: str
+) -> None:
+    """One product added after the stepper moved: the recipe enters the basket for the drawer's count (it entered
+    for the recipe's own, below the packages counted for the drawer's), with that one line, and the stepper stays."""
+    _, recipe_id, dialog, guests = _first_drawer_of_a_new_user(page, context, shop_url)
+    wanted = int(guests.inner_text()) + 1
+    dialog.locator("[data-action=guests-increase]").click()
+    expect(guests).to_have_text(str(wanted))
+    expect(dialog.locator(f"svc-recipe-details[guests='{wanted}']")).to_be_attached()  # the details for that count
+    dialog.locator("[data-panel=shopping] [data-action=add-product]").first.click()
+    page.wait_for_function(IN_BASKET_FOR, arg=[recipe_id, wanted])
+    page.evaluate("() => window.svc[Symbol.for('prerender.sdk.internal')].basket.whenIdle()")
+    entry = page.evaluate("id => window.svc.basket.basket$.value.recipes.find((r) => r.recipe_id === id)", recipe_id)
+    assert entry["guests"] == wanted and len(entry["lines"]) == 1
+    expect(guests).to_have_text(str(wanted))
 
 
 IN_BASKET_FOR = (

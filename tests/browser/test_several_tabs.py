@@ -71,6 +71,30 @@ def test_the_basket_preview_shows_a_recipe_added_in_another_tab_and_keeps_the_fo
     expect(row.locator("[data-action=remove-recipe]")).to_be_focused()
 
 
+def test_a_drawer_open_in_one_tab_follows_the_guests_another_tab_set(context: BrowserContext, shop_url: str):
+    """The same recipe's drawer in both tabs: "add all" for one more guest in one, and the other's stepper shows
+    that count (its "+" then goes from there, not from the count it showed before)."""
+    user = new_user()
+    first, second = context.new_page(), context.new_page()
+    visit(context, first, shop_url, user=user)
+    visit(context, second, shop_url, user=user)
+    opened = []
+    for page in (first, second):
+        card = hydrated_cards(page).first
+        card.locator(".svc-recipe-card-cta").click()
+        dialog = page.get_by_role("dialog")
+        expect(dialog.locator(".svc-recipe-details__add-all")).to_be_enabled()
+        opened.append(dialog)
+    shown = int(opened[1].locator("[data-role=guests]").inner_text())
+    opened[0].locator("[data-action=guests-increase]").click()
+    expect(opened[0].locator("[data-role=guests]")).to_have_text(str(shown + 1))
+    expect(opened[0].locator(f"svc-recipe-details[guests='{shown + 1}']")).to_be_attached()
+    opened[0].locator(".svc-recipe-details__add-all").click()
+
+    expect(opened[1].locator("[data-role=guests]")).to_have_text(str(shown + 1))
+    expect(opened[1].locator("svc-recipe-details")).to_have_attribute("in-basket", "true")
+
+
 def test_after_a_login_in_another_tab_the_logged_out_tab_adds_to_the_users_basket(
     context: BrowserContext, prerender_url: str, shop_url: str
 ):

@@ -314,10 +314,58 @@ describe("BasketService: the write queue", () => {
     });
     await flush();
     assert.equal(idle, false, "the write is still waiting for its answer");
-    write.reject(new ApiError({ title: "Not found", status: 404 }));
+    write.reject(new ApiError({ title: "Unavailable", status: 503 }));
     await assert.rejects(failing);
     await flush();
     assert.equal(idle, true);
+  });
+
+  test("a removal the service says is not in the basket (404) loads the basket again and is done without it", async () => {
+    let shared = basketOf({ r1: 2, r2: 4 });
+    const { service, client } = setup({
+      answer: (call) => {
+        if (call.method === "GET") return structuredClone(shared);
+        throw new ApiError({ title: "Not found", status: 404, detail: "Recipe 'r1' is not in the basket." });
+      },
+    });
+    await service.initialize();
+    shared = basketOf({ r2: 4 }); // another tab took r1 out
+    const answer = await service.removeRecipe("r1");
+    assert.deepEqual(answer.changes, []);
+    assert.deepEqual(service.basket$.value.recipes.map((entry) => entry.recipe_id), ["r2"]);
+    assert.equal(client.calls.filter((call) => call.method === "GET").length, 2);
+  });
+
+  test("a removal answered 404 for a recipe the basket still holds rejects, with the basket loaded again", async () => {
+    const { service, client } = setup({
+      initial: basketOf({ r1: 2 }),
+      answer: (call) => {
+        if (call.method === "DELETE") throw new ApiError({ title: "Not found", status: 404 });
+        return undefined;
+      },
+    });
+    await service.initialize();
+    await assert.rejects(service.removeRecipe("r1"), (error) => error.status === 404);
+    assert.equal(client.calls.filter((call) => call.method === "GET").length, 2);
+  });
+
+  test("another write answered 404 or 409 loads the basket again, so that the page shows it as it is", async () => {
+    let shared = basketOf({ r1: 2 });
+    const { service, client } = setup({
+      answer: (call) => {
+        if (call.method === "GET") return structuredClone(shared);
+        throw new ApiError({ title: "Conflict", status: call.method === "PATCH" ? 404 : 409 });
+      },
+    });
+    await service.initialize();
+    shared = basketOf({}); // emptied elsewhere
+    await assert.rejects(service.setGuests("r1", 6), (error) => error.status === 404);
+    await flush();
+    assert.deepEqual(service.basket$.value.recipes, []);
+    const loads = client.calls.filter((call) => call.method === "GET").length;
+    await assert.rejects(service.addRecipe("r2", 2), (error) => error.status === 409);
+    await flush();
+    assert.equal(client.calls.filter((call) => call.method === "GET").length, loads + 1);
   });
 
   test("a recipe's removal asked while its addition waits for the page's hook reaches the service after it", async () => {

@@ -296,5 +296,23 @@ describe("Session and the shopper's other tabs", () => {
     assert.equal(b.credential, null);
     assert.equal(b.authlessCredentialOf("a2"), "authless.n3w");
   });
+
+  test("a tab restored from the back/forward cache asks the others, and takes a credential issued since", async () => {
+    const hub = new ChannelHub();
+    /** @type {Record<string, (event: { persisted?: boolean }) => void>} */
+    const lifecycle = {};
+    const restoredTabs = tabsOf({ open: hub.open, lifecycle: { addEventListener: (type, listener) => void (lifecycle[type] = listener) } });
+    const restored = new Session({ prefix: "svc", apiBase: "https://prerender.test", tabs: restoredTabs });
+    const other = new Session({ prefix: "svc", apiBase: "https://prerender.test", tabs: tabsOf({ open: hub.open }) });
+    restored.receiveCredential(VISITOR);
+    await flush();
+    lifecycle.pagehide({ persisted: true }); // Back/forward cache: it hears nothing now
+    other.receiveCredential(USER); // the login, in the other tab
+    await flush();
+    assert.equal(restored.shopperKey, "authless:a1");
+    lifecycle.pageshow({ persisted: true });
+    await flush();
+    assert.equal(restored.shopperKey, "user:u1");
+  });
 });
 

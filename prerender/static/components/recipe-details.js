@@ -44,6 +44,9 @@ export class RecipeDetails {
   #t;
   /** @type {GuestStepper} */
   #guests;
+  /** The recipe's guests in the basket when the drawer last followed it (null: not in the basket). */
+  /** @type {number | null} */
+  #entryGuests = null;
   /** @type {Map<string, string>} ingredient id -> product chosen while the recipe is not in the basket */
   #choices;
   /** @type {IngredientRows} */
@@ -90,6 +93,7 @@ export class RecipeDetails {
     this.#totalText = footer?.querySelector(".svc-recipe-details__total-amount")?.textContent ?? "";
     if (services.customization.collapseUnavailable$.value) this.#rows.collapseUnavailable(restore?.unavailableShown ?? false);
 
+    this.#entryGuests = basket.entry(this.#recipeId)?.guests ?? null;
     this.#render();
     this.#subscriptions.push(basket.basket$.subscribe(() => this.#render()));
     if (restore?.focus) this.#restoreFocus(restore.focus);
@@ -203,10 +207,18 @@ export class RecipeDetails {
 
   // --- rendering --------------------------------------------------------------------------------
 
-  /** Every row, the footer and the root follow the basket (its State holds the new value when it emits). */
+  /**
+   * Every row, the footer and the root follow the basket (its State holds the new value when it emits). The
+   * recipe's guests changed by another tab (or device) bring the details for those guests, unless the shopper is
+   * stepping here: the stepper, the rows' packages and "add all" are then the basket's again.
+   */
   #render() {
     if (this.#destroyed) return;
     const entry = services.basket.entry(this.#recipeId) ?? null;
+    const guests = entry ? Number(entry.guests) : null;
+    const changedElsewhere = guests !== null && guests !== this.#entryGuests && guests !== this.#guests.value;
+    this.#entryGuests = guests;
+    if (changedElsewhere && this.#guests.pending === null) this.#drawer.reload({ guests }).catch(() => {});
     this.#root.setAttribute("in-basket", String(Boolean(entry)));
     for (const row of this.#rows.all()) this.#rows.render(row, entry);
     this.#renderFooter(entry);
@@ -255,7 +267,8 @@ export class RecipeDetails {
     const ingredientId = row.dataset.ingredientId ?? "";
     this.#rows.setBusy(row, true);
     try {
-      await basket.setIngredient(this.#recipeId, ingredientId, productId, quantity);
+      if (!basket.entry(this.#recipeId) && quantity > 0) await this.#addFirstLine(ingredientId, productId, quantity);
+      else await basket.setIngredient(this.#recipeId, ingredientId, productId, quantity);
       if (this.#choices.get(ingredientId) === productId) this.#choices.delete(ingredientId);
       track(eventName, { recipe_id: this.#recipeId, ingredient_id: ingredientId, product_id: productId, quantity, ...props });
     } catch (error) {
@@ -263,6 +276,23 @@ export class RecipeDetails {
     } finally {
       this.#rows.setBusy(row, false);
     }
+  }
+
+  /**
+   * A first product of a recipe not in the basket: the recipe is added for the guests the drawer shows, with
+   * this line only (every other ingredient left out, 0 packages), in one write. The line's own route would make
+   * the entry for the recipe's own guests, below packages counted for the drawer's.
+   * @param {string} ingredientId @param {string} productId @param {number} quantity
+   */
+  #addFirstLine(ingredientId, productId, quantity) {
+    /** @type {import("../sdk/basket.js").ChosenLine[]} */
+    const lines = [{ ingredient_id: ingredientId, product_id: productId, quantity }];
+    for (const other of this.#rows.all()) {
+      const otherId = other.dataset.ingredientId ?? "";
+      const shown = this.#rows.originalProduct(other); // nothing sold for it: the add puts nothing there
+      if (otherId && otherId !== ingredientId && shown) lines.push({ ingredient_id: otherId, product_id: shown, quantity: 0 });
+    }
+    return services.basket.addRecipe(this.#recipeId, this.#guests.value, lines);
   }
 
   /** "Add all": the recipe for the guests shown with the products chosen here, in one basket write. */

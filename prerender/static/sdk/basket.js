@@ -8,7 +8,7 @@
 // The shopper's other tabs of the site are told when a write here changed the basket, and this tab loads it
 // again when another tab's write changed it, or when the page shows again after a while (sdk/tabs.js).
 import { State } from "./observable.js";
-import { localProblem } from "./http.js";
+import { ApiError, localProblem } from "./http.js";
 import { pageCall } from "./page-calls.js";
 import { BasketSync } from "./basket-sync.js";
 import { BasketQueue } from "./basket-queue.js";
@@ -73,8 +73,10 @@ export class BasketService {
   #tabs;
   /** Another tab changed the basket since this one last loaded it (or the page was away a while). */
   #behind = false;
-  /** @type {Promise<void> | null} the load that follows the other tabs, while it is queued or running */
+  /** @type {Promise<void> | null} the load that follows the other tabs, while it is queued (not started) */
   #catchingUp = null;
+  /** @type {Promise<void>} the load that followed them last, queued, running or done */
+  #lastCatchUp = Promise.resolve();
 
   /**
    * @param {object} deps
@@ -133,8 +135,7 @@ export class BasketService {
       if (message.shopper && message.shopper === session.shopperKey) this.#fallBehind();
     });
     tabs?.onReturn((awayMs) => {
-      if (awayMs >= RETURN_RELOAD_MS) this.#behind = true;
-      if (this.#behind) this.#catchUp();
+      if (awayMs >= RETURN_RELOAD_MS || this.#behind) void this.#catchUp();
     });
   }
 
@@ -237,10 +238,22 @@ export class BasketService {
     return this.#write("adds", (storeId) => this.#routes.setGuests(id, guests, storeId), this.#rollbacks.ofSetGuests(id), id);
   }
 
-  /** DELETE /basket/recipes/<id>. */
-  removeRecipe(/** @type {string} */ recipeId) {
+  /**
+   * DELETE /basket/recipes/<id>. A recipe the service says is not in the basket (a 404: another tab or device took
+   * it out) is what the shopper asked for: the basket is loaded again and, without the recipe, resolves as done.
+   * @returns {Promise<BasketAnswer>}
+   */
+  async removeRecipe(/** @type {string} */ recipeId) {
     const id = String(recipeId);
-    return this.#write("removes", (storeId) => this.#routes.removeRecipe(id, storeId), this.#rollbacks.ofRemove(), id);
+    try {
+      return await this.#write("removes", (storeId) => this.#routes.removeRecipe(id, storeId), this.#rollbacks.ofRemove(), id);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 404) throw error;
+      await this.#lastCatchUp; // the load the write's 404 started (#write)
+      const basket = this.basket$.value;
+      if (!basket || this.entry(id)) throw error;
+      return { basket, changes: [] };
+    }
   }
 
   /**
@@ -384,6 +397,11 @@ export class BasketService {
       this.#publish(result.basket, { ours: true });
       push = this.sync.register(result.changes ?? [], { after: result.basket, rollback: inverse(before) });
       return result;
+    }).catch((error) => {
+      // A 404 (the recipe is not in the basket) or a 409 (a state that no longer holds): the page showed a basket
+      // another tab or device has changed since. It is loaded again, so that the page shows it as it is.
+      if (error instanceof ApiError && (error.status === 404 || error.status === 409)) void this.#catchUp();
+      throw error;
     });
     const pushed = push ? /** @type {() => Promise<boolean>} */ (push)() : Promise.resolve(true);
     void pushed.then((followed) => {
@@ -444,17 +462,21 @@ export class BasketService {
   /** Another tab changed this shopper's basket: loaded again now, or when the page shows again. */
   #fallBehind() {
     this.#behind = true;
-    if (this.#tabs?.visible ?? true) this.#catchUp();
+    if (this.#tabs?.visible ?? true) void this.#catchUp();
   }
 
   /**
    * Loads the basket again, after the writes queued before (their answers may already show what the other tab
    * did), when the basket is in use. Published only when it holds something else than the page shows, so that
    * the drawer and the cards do not redraw for nothing; the other tabs are not told (it is theirs). A failure is
-   * logged and left: the next write's answer, or the next return, brings the basket.
+   * logged and left: the next write's answer, or the next return, brings the basket. Resolves once done (never
+   * rejects).
+   * @returns {Promise<void>}
    */
   #catchUp() {
-    if (this.#catchingUp || !this.#initialized) return;
+    this.#behind = true;
+    if (this.#catchingUp) return this.#catchingUp;
+    if (!this.#initialized) return Promise.resolve();
     const catchingUp = this.#queue.run(async () => {
       this.#catchingUp = null;
       if (!this.#behind) return;
@@ -467,10 +489,12 @@ export class BasketService {
       if (this.#loadedKey !== key) return; // another store or shopper meanwhile: its own load answers
       if (basketContent(basket) !== basketContent(this.basket$.value)) this.#publish(basket);
     });
-    this.#catchingUp = catchingUp;
-    catchingUp.catch((error) => {
-      if (this.#catchingUp === catchingUp) this.#catchingUp = null;
+    const settled = catchingUp.catch((error) => {
+      if (this.#catchingUp === settled) this.#catchingUp = null;
       console.error(`[${this.#session.prefix}] could not load the basket another tab changed`, error);
     });
+    this.#catchingUp = settled;
+    this.#lastCatchUp = settled;
+    return settled;
   }
 }

@@ -112,6 +112,10 @@ export class Session {
     this.#local.remove(this.key("authless-id"));
     this.#tabs = tabs;
     tabs?.on("credential", (message) => this.#credentialElsewhere(message.credential));
+    // A tab restored from the back/forward cache missed what this one heard: it is told the credential again.
+    tabs?.on("ask", () => {
+      if (this.#credential) tabs.post({ type: "credential", credential: { ...this.#credential } });
+    });
     tabs?.on("reset", (message) => {
       // The tab that logged out already removed the shared authless credential; a new one may be there since.
       if (message.shopper && message.shopper === this.shopperKey) this.#forget({ shared: false });

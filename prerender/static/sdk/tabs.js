@@ -7,16 +7,18 @@
 // its own page. A browser without BroadcastChannel (or a page that forbids it) gets a tab that follows nothing.
 // The channel is closed while the page sits in the back/forward cache (an open one may keep a page out of it)
 // and opened again when the page is restored, which counts as a return: what the other tabs did meanwhile was
-// not heard.
+// not heard, so the restored tab asks them for their credentials.
 
 /**
  * What a tab tells the others.
  * - `credential`: its page gave it this credential (raw, as a `<prefix>-shopper` element carries it);
  * - `reset`: its page logged out the shopper `shopper` (`kind:id`);
- * - `basket`: a write of its own changed the basket of `shopper` (`kind:id`).
+ * - `basket`: a write of its own changed the basket of `shopper` (`kind:id`);
+ * - `ask`: it was restored from the back/forward cache and asks the others for their credentials.
  * @typedef {{ type: "credential", credential: { token: string, kind: string, id: string, expiresAt: number } }
  *   | { type: "reset", shopper: string }
- *   | { type: "basket", shopper: string }} TabMessage
+ *   | { type: "basket", shopper: string }
+ *   | { type: "ask" }} TabMessage
  */
 
 /**
@@ -32,7 +34,7 @@
 /** A channel as BroadcastChannel is one (an injected one in tests). */
 /** @typedef {{ postMessage(message: unknown): void, close(): void, onmessage: ((event: { data: unknown }) => void) | null }} Channel */
 
-const TYPES = new Set(["credential", "reset", "basket"]);
+const TYPES = new Set(["credential", "reset", "basket", "ask"]);
 
 export class Tabs {
   /** @type {Channel | null} */
@@ -77,6 +79,7 @@ export class Tabs {
     lifecycle?.addEventListener("pageshow", (event) => {
       if (!event.persisted) return;
       this.#connect();
+      this.post({ type: "ask" }); // what the others learnt meanwhile (a login) was not heard: they tell it again
       this.#returned(Number.POSITIVE_INFINITY); // restored: how long it was away is unknown here
     });
   }
