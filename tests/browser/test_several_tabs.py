@@ -158,3 +158,19 @@ def test_a_finalize_waiting_for_a_login_resumes_in_the_login_tab_only(context: B
     visitor_tab.wait_for_function(f"() => ({IDENTITY})() === 'user:{user}'")
     visitor_tab.wait_for_load_state("load")
     assert visitor_tab.url == f"{shop_url}/idees"
+
+
+def test_a_heart_pressed_in_one_tab_is_pressed_in_the_other(context: BrowserContext, shop_url: str):
+    user = new_user()
+    first, second = context.new_page(), context.new_page()
+    visit(context, first, shop_url, user=user)
+    visit(context, second, shop_url, user=user)
+    recipe_id = hydrated_cards(first).first.get_attribute("recipe-id")
+    heart = hydrated_cards(first).first.locator(".svc-like-button")
+    other = second.locator(f"svc-recipe-card[recipe-id='{recipe_id}'] .svc-like-button").first
+    expect(other).to_have_attribute("aria-pressed", "false")
+    heart.click()
+    expect(heart).to_have_attribute("aria-pressed", "true")
+    expect(other).to_have_attribute("aria-pressed", "true")
+    heart.click()
+    expect(other).to_have_attribute("aria-pressed", "false")

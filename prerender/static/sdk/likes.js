@@ -1,6 +1,8 @@
 // Likes (the heart) of the logged-in user of the session's credential: one state for the page, so every
 // heart of a recipe changes at once. Optimistic: the state changes at the click and goes back when the
 // service refuses. Without a user credential nothing is asked, and a click is a local `#not-connected` problem.
+// A like or an unlike the service took is told to the shopper's other tabs of the site, whose hearts follow
+// (sdk/tabs.js).
 import { State } from "./observable.js";
 import { localProblem } from "./http.js";
 
@@ -18,17 +20,29 @@ export class Likes {
   #fetchScheduled = false;
   /** @type {Map<string, number>} recipe id -> write generation (a newer click wins over an older answer) */
   #generation = new Map();
+  /** @type {import("./tabs.js").Tabs | null} */
+  #tabs;
 
   /**
    * @param {object} deps
    * @param {import("./http.js").ApiClient} deps.client
    * @param {import("./session.js").Session} deps.session
    * @param {(name: string, props: Record<string, unknown>) => void} deps.track analytics
+   * @param {import("./tabs.js").Tabs | null} [deps.tabs] the shopper's other tabs of the site
    */
-  constructor({ client, session, track }) {
+  constructor({ client, session, track, tabs = null }) {
     this.#client = client;
     this.#session = session;
     this.track = track;
+    this.#tabs = tabs;
+    // Another tab's like of this shopper: its hearts of that recipe here follow (a newer click here still wins).
+    tabs?.on("like", (message) => {
+      if (!message.shopper || message.shopper !== session.shopperKey || typeof message.liked !== "boolean") return;
+      const id = String(message.recipeId ?? "");
+      if (!id) return;
+      this.#generation.set(id, (this.#generation.get(id) ?? 0) + 1);
+      this.#set(id, message.liked);
+    });
     // Another identity (or none after logout): what we knew is someone else's. The first credential of the
     // page keeps what the server rendered (its fragments were the credential's shopper's).
     let identityKey = "";
@@ -133,6 +147,7 @@ export class Likes {
     try {
       await this.#client.request(liked ? "PUT" : "DELETE", `/likes/${encodeURIComponent(id)}`);
       this.track(liked ? "recipe.like" : "recipe.unlike", { recipe_id: id });
+      this.#tabs?.post({ type: "like", shopper: this.#session.shopperKey, recipeId: id, liked });
       return liked;
     } catch (error) {
       if (this.#generation.get(id) === generation) this.#set(id, previous);

@@ -86,7 +86,7 @@ function createSdk() {
   const recipeEvents = { hidden: new Stream(), addAllClicked: new Stream() };
   /** @type {State<boolean>} */
   const storeLocator$ = new State(false);
-  const likes = new Likes({ client, session, track });
+  const likes = new Likes({ client, session, track, tabs });
   const planner = new Planner({ session });
   const guests = new GuestCounts();
   // The page has loaded and its basket calls are done: what resumes a flow that leaves the page (the planner's
