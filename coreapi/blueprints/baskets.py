@@ -167,6 +167,7 @@ def set_ingredient(args: dict[str, Any], recipe_id: str, ingredient_id: str) -> 
             args["product_id"],
             args["quantity"],
             current().language,
+            guests=args["guests"],
         )
     )
 

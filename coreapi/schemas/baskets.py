@@ -76,6 +76,8 @@ class GuestsArgs(BasketArgs):
 class IngredientLineArgs(BasketArgs):
     product_id = Id(required=True, validate=validate.Length(min=1, max=MAX_ID_LENGTH))
     quantity = fields.Integer(required=True, strict=True, validate=validate.Range(min=0, max=MAX_LINE_QUANTITY))
+    # The guests of the entry the line makes when the recipe is not in the basket (absent: the recipe's own).
+    guests = fields.Integer(load_default=None, strict=True, validate=validate.Range(min=1, max=MAX_SERVES))
 
 
 class CartLineSchema(Schema):

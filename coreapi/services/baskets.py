@@ -369,13 +369,16 @@ def set_ingredient(
     product_id: str,
     quantity: int,
     language: str = DEFAULT_LANGUAGE,
+    *,
+    guests: int | None = None,
 ) -> BasketUpdate:
     """Set the line of one ingredient of a recipe: product and number of packages.
 
     ``quantity`` 0 removes the line, and the entry with it when that was its last line (on a
     recipe not in the basket it changes nothing). Otherwise the line gets this product, one of
     the ingredient's candidates, and this quantity; a recipe not in the basket yet is added
-    (for its own number of guests) with this line only.
+    (for ``guests``, else its own number of guests) with this line only. An entry the basket
+    holds keeps its guests.
     """
     recipe = _find_recipe(session, recipe_id, _RECIPE_LOADING)
     item = next((i for i in recipe.ingredients if i.ingredient_id == ingredient_id), None)
@@ -396,7 +399,7 @@ def set_ingredient(
                     basket.entries.remove(entry)
             return
         if entry is None:
-            entry = _new_entry(basket, recipe, recipe.guests)
+            entry = _new_entry(basket, recipe, guests or recipe.guests)
         if line is None:
             entry.lines.append(BasketLine(ingredient_id=ingredient_id, product=product, quantity=quantity))
         else:

@@ -116,6 +116,14 @@ class IngredientLineBody(_Body):
     product_id = Identifier(required=True)
     quantity = Integer(strict=True, required=True, validate=validate.Range(0, MAX_LINE_QUANTITY))
     store_id = Identifier(required=True)
+    # Left out of what is forwarded when absent (an upstream that predates it keeps its behaviour).
+    guests = _guests(
+        strict=True,
+        metadata={
+            "description": "The guests of the entry the line makes when the recipe is not in the basket "
+            "(absent: the recipe's own); an entry the basket holds keeps its guests."
+        },
+    )
 
 
 class _CartLine(_Body):

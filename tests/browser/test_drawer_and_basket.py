@@ -457,3 +457,64 @@ def test_replace_choices_stay_closed_until_asked(page: Page, context: BrowserCon
     expect(choices).to_be_visible()
     dialog.locator(".svc-recipe-details__add-all").click()
     expect(dialog.locator("[data-panel=shopping] .svc-recipe-details__alternatives:visible")).to_have_count(1)
+
+
+ENTRY_OF = "id => window.svc.basket.basket$.value.recipes.find((r) => r.recipe_id === id) ?? null"
+BASKET_IDLE = "() => window.svc[Symbol.for('prerender.sdk.internal')].basket.whenIdle()"
+
+
+def test_two_first_products_asked_before_the_first_answer_are_both_kept(
+    page: Page, context: BrowserContext, shop_url: str
+) -> None:
+    """Two rows' "add" on a recipe not in the basket, the second clicked while the first write is on its way: each
+    line is set by the service, which makes the entry once; neither takes the other out."""
+    _, recipe_id, dialog, _ = _first_drawer_of_a_new_user(page, context, shop_url)
+    held: list[Route] = []
+    page.route("**/v1/basket/recipes/**", lambda route: route.continue_() if held else held.append(route))
+    rows = dialog.locator("[data-panel=shopping] [data-ingredient-id]:has([data-action=add-product])")
+    wanted = {rows.nth(0).get_attribute("data-ingredient-id"), rows.nth(1).get_attribute("data-ingredient-id")}
+    with page.expect_request("**/v1/basket/recipes/**"):
+        rows.nth(0).locator("[data-action=add-product]").click()
+    rows.nth(1).locator("[data-action=add-product]").click()
+    held[0].continue_()
+    page.wait_for_function(f"([id, n]) => (({ENTRY_OF})(id)?.lines.length ?? 0) >= n", arg=[recipe_id, 2])
+    page.evaluate(BASKET_IDLE)
+    entry = page.evaluate(ENTRY_OF, recipe_id)
+    assert wanted <= {line["ingredient_id"] for line in entry["lines"]}
+
+
+def test_the_drawer_settles_on_the_last_step_when_an_earlier_steps_answer_comes_late(
+    page: Page, context: BrowserContext, shop_url: str
+) -> None:
+    """Two steps that each settled, the first one's rescale answered after the second had been asked: the drawer
+    does not take that late answer for another tab's change, and shows the last count, as the basket holds it.
+    Details asked for the first count meanwhile are held until the basket holds the last (where a drawer that
+    followed the late answer stayed on the first count)."""
+    _, recipe_id, dialog, guests = _first_drawer_of_a_new_user(page, context, shop_url)
+    start = int(guests.inner_text())
+    dialog.locator(".svc-recipe-details__add-all").click()
+    page.wait_for_function(IN_BASKET_FOR, arg=[recipe_id, start])
+    page.evaluate(BASKET_IDLE)
+    held: list[Route] = []
+
+    def hold_first_rescale(route: Route) -> None:
+        if held or route.request.method != "PATCH":
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route("**/v1/basket/recipes/**", hold_first_rescale)
+    with page.expect_request(lambda r: r.method == "PATCH"):
+        dialog.locator("[data-action=guests-increase]").click()
+    expect(dialog.locator(f"svc-recipe-details[guests='{start + 1}']")).to_be_attached()
+    dialog.locator("[data-action=guests-increase]").click()
+    expect(dialog.locator(f"svc-recipe-details[guests='{start + 2}']")).to_be_attached()
+    late_details: list[Route] = []
+    page.route(f"**/recipe-details?**guests={start + 1}**", lambda route: late_details.append(route))
+    held[0].continue_()
+    page.wait_for_function(IN_BASKET_FOR, arg=[recipe_id, start + 2])
+    page.evaluate(BASKET_IDLE)
+    for route in late_details:
+        route.continue_()
+    expect(dialog.locator("svc-recipe-details")).to_have_attribute("guests", str(start + 2))
+    expect(guests).to_have_text(str(start + 2))

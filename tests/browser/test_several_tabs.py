@@ -174,3 +174,41 @@ def test_a_heart_pressed_in_one_tab_is_pressed_in_the_other(context: BrowserCont
     expect(other).to_have_attribute("aria-pressed", "true")
     heart.click()
     expect(other).to_have_attribute("aria-pressed", "false")
+
+
+def test_a_product_added_to_a_recipe_another_device_added_keeps_its_lines(browser, shop_url: str):
+    """The recipe's drawer open on one device; the recipe added whole on another; then one product added in the
+    first drawer, which had not heard: the service sets that line in the entry it holds, and the rest stays."""
+    user = new_user()
+    devices = [browser.new_context(), browser.new_context()]
+    try:
+        phone, laptop = devices[0].new_page(), devices[1].new_page()
+        visit(devices[0], phone, shop_url, user=user)
+        card = hydrated_cards(phone).first
+        recipe_id = str(card.get_attribute("recipe-id"))
+        card.locator(".svc-recipe-card-cta").click()
+        dialog = phone.get_by_role("dialog")
+        expect(dialog.locator(".svc-recipe-details__add-all")).to_be_enabled()
+
+        visit(devices[1], laptop, shop_url, user=user)
+        expect(hydrated_cards(laptop).first).to_be_visible()
+        # The laptop's "add all" of that recipe (its shelf may not show it: the SDK's call the drawer makes).
+        laptop.evaluate("id => window.svc[Symbol.for('prerender.sdk.internal')].basket.addRecipe(id, 4)", recipe_id)
+        laptop.evaluate("() => window.svc[Symbol.for('prerender.sdk.internal')].basket.whenIdle()")
+        whole = laptop.evaluate(
+            "id => window.svc.basket.basket$.value.recipes.find((r) => r.recipe_id === id)", recipe_id
+        )
+
+        dialog.locator("[data-panel=shopping] [data-action=add-product]").first.click()
+        phone.wait_for_function(
+            "id => window.svc.basket.basket$.value.recipes.some((r) => r.recipe_id === id)", arg=recipe_id
+        )
+        phone.evaluate("() => window.svc[Symbol.for('prerender.sdk.internal')].basket.whenIdle()")
+        entry = phone.evaluate(
+            "id => window.svc.basket.basket$.value.recipes.find((r) => r.recipe_id === id)", recipe_id
+        )
+        assert entry["guests"] == whole["guests"]
+        assert len(entry["lines"]) == len(whole["lines"])
+    finally:
+        for device in devices:
+            device.close()

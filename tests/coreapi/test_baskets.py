@@ -167,10 +167,13 @@ class Shopper:
     def remove(self, recipe_id: str) -> TestResponse:
         return self.client.delete(f"/api/v1/basket/recipes/{recipe_id}?store_id={self.store_id}", headers=self.headers)
 
-    def set_line(self, recipe_id: str, ingredient_id: str, product_id: str, quantity: int) -> TestResponse:
+    def set_line(
+        self, recipe_id: str, ingredient_id: str, product_id: str, quantity: int, guests: int | None = None
+    ) -> TestResponse:
+        body = {"product_id": product_id, "quantity": quantity, "store_id": self.store_id}
         return self.client.put(
             f"/api/v1/basket/recipes/{recipe_id}/ingredients/{ingredient_id}",
-            json={"product_id": product_id, "quantity": quantity, "store_id": self.store_id},
+            json=body if guests is None else {**body, "guests": guests},
             headers=self.headers,
         )
 
@@ -588,6 +591,16 @@ def test_setting_a_line_adds_the_recipe_with_this_line_only(visitor: Shopper, se
     added = entry(body["basket"], recipe_id)
     assert added["guests"] == seed.recipes[recipe_id]["guests"]
     assert line_tuples(added) == [(ingredient_id, other, 2)]
+
+
+def test_a_line_with_guests_adds_the_recipe_for_them_and_an_entry_held_keeps_its_own(visitor: Shopper, seed) -> None:
+    recipe_id, ingredient_id, _, other = replaceable(seed, "1001")
+    guests = seed.recipes[recipe_id]["guests"] + 1
+    added = entry(ok(visitor.set_line(recipe_id, ingredient_id, other, 2, guests=guests))["basket"], recipe_id)
+    assert added["guests"] == guests and line_tuples(added) == [(ingredient_id, other, 2)]
+    # Another device's write, made for other guests, changes the line only: the entry keeps what it holds.
+    kept = entry(ok(visitor.set_line(recipe_id, ingredient_id, other, 3, guests=guests + 5))["basket"], recipe_id)
+    assert kept["guests"] == guests and line_tuples(kept) == [(ingredient_id, other, 3)]
 
 
 def test_quantity_zero_on_a_recipe_not_in_the_basket_changes_nothing(visitor: Shopper) -> None:

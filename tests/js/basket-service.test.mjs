@@ -460,6 +460,17 @@ describe("BasketService: the retailer's cart callbacks", () => {
     assert.deepEqual(added, [2]);
   });
 
+  test("a line's write carries the guests of the entry it makes when given, and leaves them out otherwise", async () => {
+    const { service, client } = setup({ answer: (call) => (call.method === "PUT" ? { basket: basketOf({ r1: 5 }), changes: [] } : undefined) });
+    await service.initialize();
+    await service.setIngredient("r1", "i1", "p1", 2, 5);
+    await service.setIngredient("r1", "i1", "p1", 3);
+    assert.deepEqual(client.calls.filter((call) => call.method === "PUT").map((call) => call.options.json), [
+      { product_id: "p1", quantity: 2, store_id: "s1", guests: 5 },
+      { product_id: "p1", quantity: 3, store_id: "s1" },
+    ]);
+  });
+
   test("the add and remove callbacks get the additions, and the removals as quantities to remove", async () => {
     const { service } = setup({
       answer: (call) => (call.method === "GET" ? undefined : { basket: basketOf({}), changes: [{ id: "p1", quantity: -2 }, { id: "p2", quantity: 1 }] }),

@@ -47,6 +47,8 @@ export class RecipeDetails {
   /** The recipe's guests in the basket when the drawer last followed it (null: not in the basket). */
   /** @type {number | null} */
   #entryGuests = null;
+  /** A check of the basket's count waits for the basket's calls (`#followGuests`). */
+  #following = false;
   /** @type {Map<string, string>} ingredient id -> product chosen while the recipe is not in the basket */
   #choices;
   /** @type {IngredientRows} */
@@ -218,10 +220,26 @@ export class RecipeDetails {
     const guests = entry ? Number(entry.guests) : null;
     const changedElsewhere = guests !== null && guests !== this.#entryGuests && guests !== this.#guests.value;
     this.#entryGuests = guests;
-    if (changedElsewhere && this.#guests.pending === null) this.#drawer.reload({ guests }).catch(() => {});
+    if (changedElsewhere && this.#guests.pending === null) this.#followGuests();
     this.#root.setAttribute("in-basket", String(Boolean(entry)));
     for (const row of this.#rows.all()) this.#rows.render(row, entry);
     this.#renderFooter(entry);
+  }
+
+  /**
+   * The basket's count changed, by another tab or by an answer of this drawer's own earlier step: once the basket
+   * calls queued here are done, the details follow the count the basket then holds, when it is neither the one
+   * the stepper shows nor one the shopper is stepping to.
+   */
+  #followGuests() {
+    if (this.#following) return;
+    this.#following = true;
+    void services.basket.whenIdle().then(() => {
+      this.#following = false;
+      if (this.#destroyed || this.#guests.pending !== null) return;
+      const guests = Number(services.basket.entry(this.#recipeId)?.guests ?? 0);
+      if (guests > 0 && guests !== this.#guests.value) this.#drawer.reload({ guests }).catch(() => {});
+    });
   }
 
   /** @param {any} entry */
@@ -267,8 +285,8 @@ export class RecipeDetails {
     const ingredientId = row.dataset.ingredientId ?? "";
     this.#rows.setBusy(row, true);
     try {
-      if (!basket.entry(this.#recipeId) && quantity > 0) await this.#addFirstLine(ingredientId, productId, quantity);
-      else await basket.setIngredient(this.#recipeId, ingredientId, productId, quantity);
+      // The drawer's guests, for the entry the line makes when the recipe is not in the basket yet.
+      await basket.setIngredient(this.#recipeId, ingredientId, productId, quantity, this.#guests.value);
       if (this.#choices.get(ingredientId) === productId) this.#choices.delete(ingredientId);
       track(eventName, { recipe_id: this.#recipeId, ingredient_id: ingredientId, product_id: productId, quantity, ...props });
     } catch (error) {
@@ -276,23 +294,6 @@ export class RecipeDetails {
     } finally {
       this.#rows.setBusy(row, false);
     }
-  }
-
-  /**
-   * A first product of a recipe not in the basket: the recipe is added for the guests the drawer shows, with
-   * this line only (every other ingredient left out, 0 packages), in one write. The line's own route would make
-   * the entry for the recipe's own guests, below packages counted for the drawer's.
-   * @param {string} ingredientId @param {string} productId @param {number} quantity
-   */
-  #addFirstLine(ingredientId, productId, quantity) {
-    /** @type {import("../sdk/basket.js").ChosenLine[]} */
-    const lines = [{ ingredient_id: ingredientId, product_id: productId, quantity }];
-    for (const other of this.#rows.all()) {
-      const otherId = other.dataset.ingredientId ?? "";
-      const shown = this.#rows.originalProduct(other); // nothing sold for it: the add puts nothing there
-      if (otherId && otherId !== ingredientId && shown) lines.push({ ingredient_id: otherId, product_id: shown, quantity: 0 });
-    }
-    return services.basket.addRecipe(this.#recipeId, this.#guests.value, lines);
   }
 
   /** "Add all": the recipe for the guests shown with the products chosen here, in one basket write. */

@@ -43,13 +43,15 @@ export class BasketRoutes {
   }
 
   /**
-   * PUT /basket/recipes/<id>/ingredients/<ingredient>.
+   * PUT /basket/recipes/<id>/ingredients/<ingredient>. `guests`: those of the entry the line makes when the
+   * recipe is not in the basket (the service decides; an entry it holds keeps its own).
    * @param {string} id @param {string} ingredientId @param {string} productId @param {number} quantity @param {string} storeId
+   * @param {number} [guests]
    * @returns {Promise<BasketAnswer>}
    */
-  setIngredient(id, ingredientId, productId, quantity, storeId) {
+  setIngredient(id, ingredientId, productId, quantity, storeId, guests) {
     return this.#client.request("PUT", `${recipePath(id)}/ingredients/${encodeURIComponent(ingredientId)}`, {
-      json: { product_id: productId, quantity, store_id: storeId }, write: true,
+      json: { product_id: productId, quantity, store_id: storeId, ...(guests ? { guests } : {}) }, write: true,
     });
   }
 

@@ -258,16 +258,18 @@ export class BasketService {
 
   /**
    * PUT /basket/recipes/<id>/ingredients/<ingredient>: sets one line (quantity 0 removes it; another
-   * product replaces it; the entry is created when the recipe is not in the basket).
+   * product replaces it; the entry is created when the recipe is not in the basket, for `guests` when given, else
+   * the recipe's own: the service decides, so another tab's entry is never replaced).
    * @param {string} recipeId @param {string} ingredientId @param {string} productId @param {number} quantity
+   * @param {number} [guests]
    */
-  setIngredient(recipeId, ingredientId, productId, quantity) {
+  setIngredient(recipeId, ingredientId, productId, quantity, guests) {
     const [id, ingredient, product] = [String(recipeId), String(ingredientId), String(productId)];
     const line = this.entry(id)?.lines.find((l) => l.ingredient_id === ingredient);
     const held = line && line.product_id === product ? line.quantity : 0;
     return this.#write(
       quantity > held ? "adds" : "removes",
-      (storeId) => this.#routes.setIngredient(id, ingredient, product, quantity, storeId),
+      (storeId) => this.#routes.setIngredient(id, ingredient, product, quantity, storeId, guests),
       this.#rollbacks.ofSetIngredient(id, ingredient, product),
       id,
     );
