@@ -991,11 +991,23 @@ describe("BasketService: the shopper's other tabs (sdk/tabs.js)", () => {
     return { a: tab(), b: tab(), clock };
   }
 
+  /** Two tabs whose baskets are loaded (in use). */
+  const twoLoadedTabs = async () => {
+    const tabs = twoTabs();
+    await Promise.all([tabs.a.service.initialize(), tabs.b.service.initialize()]);
+    return tabs;
+  };
+
   const loads = (client) => client.calls.filter((call) => call.method === "GET" && call.path === "/basket").length;
+  /** The baskets `service` publishes from now on (the current one first, at subscription). */
+  const publishedBy = (service) => {
+    const published = [];
+    service.basket$.subscribe((basket) => published.push(basket));
+    return published;
+  };
 
   test("a write in one tab: the other loads the basket again and shows it; the writer does not", async () => {
-    const { a, b } = twoTabs();
-    await Promise.all([a.service.initialize(), b.service.initialize()]);
+    const { a, b } = await twoLoadedTabs();
     await a.service.addRecipe("r1", 4);
     await flush();
     assert.deepEqual(b.service.basket$.value.recipes.map((entry) => [entry.recipe_id, entry.guests]), [["r1", 4]]);
@@ -1004,8 +1016,7 @@ describe("BasketService: the shopper's other tabs (sdk/tabs.js)", () => {
   });
 
   test("a hidden tab loads it once it shows again, however many writes it missed", async () => {
-    const { a, b } = twoTabs();
-    await Promise.all([a.service.initialize(), b.service.initialize()]);
+    const { a, b } = await twoLoadedTabs();
     b.page.hide();
     await a.service.addRecipe("r1", 4);
     await a.service.addRecipe("r2", 2);
@@ -1019,12 +1030,10 @@ describe("BasketService: the shopper's other tabs (sdk/tabs.js)", () => {
   });
 
   test("a write that leaves the basket as it was is not announced", async () => {
-    const { a, b } = twoTabs();
-    await Promise.all([a.service.initialize(), b.service.initialize()]);
+    const { a, b } = await twoLoadedTabs();
     await a.service.addRecipe("r1", 4);
     await flush();
-    const published = [];
-    b.service.basket$.subscribe((basket) => published.push(basket));
+    const published = publishedBy(b.service);
     await a.service.addRecipe("r1", 4); // the same guests: the basket holds what it held
     await flush();
     assert.equal(loads(b.client), 2);
@@ -1032,8 +1041,7 @@ describe("BasketService: the shopper's other tabs (sdk/tabs.js)", () => {
   });
 
   test("another shopper's basket changed elsewhere is not this tab's", async () => {
-    const { a, b } = twoTabs();
-    await Promise.all([a.service.initialize(), b.service.initialize()]);
+    const { a, b } = await twoLoadedTabs();
     b.session.identity$.next({ kind: "user", id: "u2", forbidProfiling: false });
     await flush();
     const before = loads(b.client);
@@ -1066,8 +1074,7 @@ describe("BasketService: the shopper's other tabs (sdk/tabs.js)", () => {
   });
 
   test("a failed load is logged, and the next message tries again", async (t) => {
-    const { a, b } = twoTabs();
-    await Promise.all([a.service.initialize(), b.service.initialize()]);
+    const { a, b } = await twoLoadedTabs();
     const logged = t.mock.method(console, "error", () => {});
     let fail = true;
     const original = b.client.request.bind(b.client);
@@ -1098,8 +1105,7 @@ describe("BasketService: the shopper's other tabs (sdk/tabs.js)", () => {
   test("a page back after a minute with the basket unchanged asks for it and publishes nothing", async () => {
     const { a, clock } = twoTabs();
     await a.service.initialize();
-    const published = [];
-    a.service.basket$.subscribe((basket) => published.push(basket));
+    const published = publishedBy(a.service);
     a.page.hide();
     clock.now += RETURN_RELOAD_MS;
     a.page.show();
@@ -1109,8 +1115,7 @@ describe("BasketService: the shopper's other tabs (sdk/tabs.js)", () => {
   });
 
   test("the load waits for the tab's own write queued before it", async () => {
-    const { a, b } = twoTabs();
-    await Promise.all([a.service.initialize(), b.service.initialize()]);
+    const { a, b } = await twoLoadedTabs();
     b.own.answer = (call) => (call.method === "POST" ? held(call) : undefined);
     const write = b.service.addRecipe("r2", 2);
     await flush();
@@ -1127,8 +1132,7 @@ describe("BasketService: the shopper's other tabs (sdk/tabs.js)", () => {
   });
 
   test("a load answered after the shopper changed is not published: the new shopper's load answers", async () => {
-    const { a, b } = twoTabs();
-    await Promise.all([a.service.initialize(), b.service.initialize()]);
+    const { a, b } = await twoLoadedTabs();
     b.own.answer = (call) => (call.method === "GET" ? held(call) : undefined);
     await a.service.addRecipe("r1", 4);
     await flush();

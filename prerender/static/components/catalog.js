@@ -36,6 +36,11 @@ function statusOf(error) {
   return /** @type {{ status?: number }} */ (error ?? {}).status;
 }
 
+/**
+ * A catalog page's own route: its API version, path and parameters (`route` and `data-params` on its root).
+ * @typedef {{ version: "v1" | "v2", path: string, params: Record<string, string | number | boolean> }} PageRoute
+ */
+
 export class CatalogElement extends HTMLElement {
   /** @type {AbortController | null} */
   #listeners = null;
@@ -206,7 +211,7 @@ export class CatalogElement extends HTMLElement {
 
   // --- more ------------------------------------------------------------------------------------------
 
-  /** The page's route and parameters, for asking it again (null: the page has none). */
+  /** The page's route and parameters, for asking it again (null: the page has none). @returns {PageRoute | null} */
   #route() {
     const route = this.getAttribute("route");
     if (!route) return null;
@@ -225,6 +230,18 @@ export class CatalogElement extends HTMLElement {
     return { version: apiVersion, path: `/${rest.join("/")}`, params };
   }
 
+  /**
+   * The page asked again from its route (the shopper's credential), with `changes` to its parameters, as a document.
+   * @param {PageRoute} route @param {Record<string, string | number>} [changes]
+   */
+  async #askRoute(route, changes = {}) {
+    /** @type {Record<string, string>} */
+    const query = {};
+    for (const [name, value] of Object.entries({ ...route.params, ...changes })) query[name] = String(value);
+    const { body } = await services.client.request("GET", route.path, { query, as: "page", version: route.version });
+    return new DOMParser().parseFromString(String(body), "text/html");
+  }
+
   /** @param {HTMLAnchorElement} link */
   async #loadMore(link) {
     const route = this.#route();
@@ -238,11 +255,7 @@ export class CatalogElement extends HTMLElement {
     link.setAttribute("aria-busy", "true");
     list.classList.add("svc-catalog-list--loading");
     try {
-      /** @type {Record<string, string>} */
-      const query = {};
-      for (const [name, value] of Object.entries({ ...route.params, page })) query[name] = String(value);
-      const { body } = await services.client.request("GET", route.path, { query, as: "page", version: route.version });
-      const next = new DOMParser().parseFromString(String(body), "text/html");
+      const next = await this.#askRoute(route, { page });
       const items = [...next.querySelectorAll('[data-role="results"] > li')];
       const known = new Set([...list.querySelectorAll(":scope > li[data-recipe-id]")].map((li) => li.getAttribute("data-recipe-id")));
       const added = items.filter((li) => !known.has(li.getAttribute("data-recipe-id")));
@@ -394,11 +407,7 @@ export class CatalogElement extends HTMLElement {
     this.#redrawing = true;
     this.#redrawnFor = missing;
     try {
-      /** @type {Record<string, string>} */
-      const query = {};
-      for (const [name, value] of Object.entries(route.params)) query[name] = String(value);
-      const { body } = await services.client.request("GET", route.path, { query, as: "page", version: route.version });
-      const drawn = new DOMParser().parseFromString(String(body), "text/html").querySelector(this.localName);
+      const drawn = (await this.#askRoute(route)).querySelector(this.localName);
       if (!drawn || !this.isConnected) return;
       const focused = document.activeElement instanceof HTMLElement && this.contains(document.activeElement)
         ? document.activeElement : null;

@@ -452,13 +452,15 @@ export class BasketService {
    */
   #publish(basket, { ours = false } = {}) {
     if (!basket || !Array.isArray(basket.recipes)) return;
-    // A page's first answer (its reconcile at load) is compared with nothing: it is not told as a change.
-    const before = this.basket$.hasValue ? basketContent(this.basket$.value) : null;
+    // Compared only when it may be told: a write of this tab, with other tabs to tell, after a first answer (a
+    // page's first, its reconcile at load, is compared with nothing: it is not told as a change).
+    const shopper = this.#session.shopperKey;
+    const told = ours && this.#tabs && shopper && this.basket$.hasValue;
+    const before = told ? basketContent(this.basket$.value) : null;
     basket.recipes = basket.recipes.map((entry) => ({ ...entry, recipe_id: String(entry.recipe_id), lines: entry.lines ?? [] }));
     this.basket$.next(basket);
     if (!this.ready$.hasValue) this.ready$.next(true);
-    const shopper = this.#session.shopperKey;
-    if (ours && shopper && before !== null && basketContent(basket) !== before) this.#tabs?.post({ type: "basket", shopper });
+    if (told && basketContent(basket) !== before) this.#tabs?.post({ type: "basket", shopper });
   }
 
   /** Another tab changed this shopper's basket: loaded again now, or when the page shows again. */

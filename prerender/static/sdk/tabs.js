@@ -1,13 +1,14 @@
 // The shopper's other tabs of the same site: what one tab learns, the others follow (docs/sdk.md, "Several
 // tabs"). A tab tells the others, on a BroadcastChannel named after the SDK's prefix (`_<prefix>/tabs`), when
 // its page gave it a credential, when the page logged its shopper out, when a write of its own changed the
-// basket, and when its shopper liked or unliked a recipe; it also tells its own parts when the page comes back into view after a while hidden (the shopper may
-// have used another device meanwhile). A BroadcastChannel reaches the documents of the same origin in the same
+// basket, and when its shopper liked or unliked a recipe; it also tells its own parts when the page comes back
+// into view after a while hidden (the shopper may have used another device meanwhile). A BroadcastChannel reaches the documents of the same origin in the same
 // browser profile only, so nothing leaves the site: another tab of the site could read the same credential in
 // its own page. A browser without BroadcastChannel (or a page that forbids it) gets a tab that follows nothing.
 // The channel is closed while the page sits in the back/forward cache (an open one may keep a page out of it)
 // and opened again when the page is restored, which counts as a return: what the other tabs did meanwhile was
 // not heard, so the restored tab asks them for their credentials.
+import { Stream } from "./observable.js";
 
 /**
  * What a tab tells the others.
@@ -43,10 +44,10 @@ export class Tabs {
   #channel = null;
   #name;
   #open;
-  /** @type {Map<string, Set<(message: any) => void>>} */
-  #handlers = new Map();
-  /** @type {Set<(hiddenMs: number) => void>} */
-  #returns = new Set();
+  /** @type {Stream<TabMessage>} what the other tabs tell (a failing handler is logged, the others still run) */
+  #messages = new Stream();
+  /** @type {Stream<number>} the page shows again, after that many milliseconds hidden */
+  #returns = new Stream();
   /** @type {PageVisibility | null} */
   #page;
   /** When the page was last hidden (`performance.now()`-like clock), or null while it shows. */
@@ -82,7 +83,7 @@ export class Tabs {
       if (!event.persisted) return;
       this.#connect();
       this.post({ type: "ask" }); // what the others learnt meanwhile (a login) was not heard: they tell it again
-      this.#returned(Number.POSITIVE_INFINITY); // restored: how long it was away is unknown here
+      this.#returns.next(Number.POSITIVE_INFINITY); // restored: how long it was away is unknown here
     });
   }
 
@@ -106,10 +107,10 @@ export class Tabs {
    * @param {K} type @param {(message: Extract<TabMessage, { type: K }>) => void} handler
    */
   on(type, handler) {
-    let handlers = this.#handlers.get(type);
-    if (!handlers) this.#handlers.set(type, (handlers = new Set()));
-    handlers.add(handler);
-    return () => handlers.delete(handler);
+    const subscription = this.#messages.subscribe((message) => {
+      if (message.type === type) handler(/** @type {Extract<TabMessage, { type: K }>} */ (message));
+    });
+    return () => subscription.unsubscribe();
   }
 
   /**
@@ -117,8 +118,8 @@ export class Tabs {
    * @param {(hiddenMs: number) => void} handler
    */
   onReturn(handler) {
-    this.#returns.add(handler);
-    return () => this.#returns.delete(handler);
+    const subscription = this.#returns.subscribe(handler);
+    return () => subscription.unsubscribe();
   }
 
   /** Stops listening to the other tabs. */
@@ -141,13 +142,7 @@ export class Tabs {
   #receive(data) {
     const message = /** @type {any} */ (data);
     if (!message || typeof message !== "object" || !TYPES.has(message.type)) return; // another build's, or junk
-    for (const handler of [...(this.#handlers.get(message.type) ?? [])]) {
-      try {
-        handler(message);
-      } catch (error) {
-        console.error("a message from another tab could not be followed", error);
-      }
-    }
+    this.#messages.next(message);
   }
 
   #visibilityChanged() {
@@ -157,12 +152,7 @@ export class Tabs {
     }
     const hiddenMs = this.#hiddenAt === null ? 0 : this.#now() - this.#hiddenAt;
     this.#hiddenAt = null;
-    this.#returned(hiddenMs);
-  }
-
-  /** @param {number} awayMs */
-  #returned(awayMs) {
-    for (const handler of [...this.#returns]) handler(awayMs);
+    this.#returns.next(hiddenMs);
   }
 }
 
