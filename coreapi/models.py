@@ -349,6 +349,28 @@ class Basket(Base):
         passive_deletes=True,
         order_by=lambda: BasketEntry.position,
     )
+    awaited: Mapped[list[AwaitedProduct]] = relationship(
+        back_populates="basket",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+        order_by=lambda: AwaitedProduct.product_id,
+    )
+
+
+class AwaitedProduct(Base):
+    """Packages of a product the basket's writes asked the retailer cart to add (their ``changes``) that no
+    reconciled cart has shown yet, and when the last of them was asked: a reconcile leaves them to the cart a
+    while (``coreapi.services.cart_waits``)."""
+
+    __tablename__ = "basket_awaited_products"
+    __table_args__ = (CheckConstraint("quantity > 0", name="quantity_positive"),)
+
+    basket_id: Mapped[int] = mapped_column(ForeignKey("baskets.id", ondelete="CASCADE"), primary_key=True)
+    product_id: Mapped[int] = mapped_column(ForeignKey("products.id", ondelete="CASCADE"), primary_key=True, index=True)
+    quantity: Mapped[int]
+    asked_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+
+    basket: Mapped[Basket] = relationship(back_populates="awaited")
 
 
 class BasketEntry(Base):

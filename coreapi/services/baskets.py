@@ -39,7 +39,7 @@ from coreapi.models import (
     Store,
     StoreProduct,
 )
-from coreapi.services import favorite_items
+from coreapi.services import cart_waits, favorite_items
 from coreapi.services.catalog import database_id, load_offers, make_offer
 from coreapi.services.identity import Identity, IdentityKind
 from coreapi.services.pricing import CURRENCY, Line, to_cents
@@ -485,10 +485,18 @@ def reconcile(
 ) -> BasketUpdate:
     """Follow the retailer cart ``(product id, quantity)``: every product the basket holds more of
     than the cart is reduced to the cart's quantity (none when absent), from the most recently
-    added entries first; entries this leaves without lines are removed. ``changes`` is empty:
-    the cart already is that way."""
+    added entries first; entries this leaves without lines are removed. What the basket's writes
+    asked the cart to add less than ``cart_waits.CATCH_UP`` ago, and no cart showed yet, is left to
+    the cart (another page of the shopper may still be handing it over). ``changes`` is empty: the
+    cart already is that way."""
     in_cart = _cart_quantities(cart)
-    return _write(session, owner, store, language, lambda basket: _follow_cart(basket, in_cart), cart_follows=False)
+    now = dt.datetime.now(dt.UTC)
+
+    def apply(basket: Basket) -> None:
+        _follow_cart(basket, in_cart, cart_waits.kept(basket, now))
+        cart_waits.settle(basket, _product_quantities(basket), in_cart, now)
+
+    return _write(session, owner, store, language, apply, cart_follows=False)
 
 
 def _cart_quantities(cart: Iterable[tuple[str, int]]) -> Counter[int]:
@@ -501,13 +509,14 @@ def _cart_quantities(cart: Iterable[tuple[str, int]]) -> Counter[int]:
     return in_cart
 
 
-def _follow_cart(basket: Basket, in_cart: Counter[int]) -> None:
-    """Reduce every product the basket holds more of than the cart to the cart's quantity, newest entries
-    first; entries left without lines are removed."""
+def _follow_cart(basket: Basket, in_cart: Counter[int], kept: Counter[int] | None = None) -> None:
+    """Reduce every product the basket holds more of than the cart (and the ``kept`` packages it awaits) to that
+    quantity, newest entries first; entries left without lines are removed."""
+    shown = in_cart + kept if kept is not None else in_cart
     excess = {
-        product_id: held - in_cart[product_id]
+        product_id: held - shown[product_id]
         for product_id, held in _product_quantities(basket).items()
-        if held > in_cart[product_id]
+        if held > shown[product_id]
     }
     for entry in sorted(basket.entries, key=lambda entry: entry.position, reverse=True):
         had_lines = bool(entry.lines)
@@ -562,6 +571,7 @@ def confirm(
     if to_cents(total) < expected - TOTAL_TOLERANCE:
         raise TotalMismatch(expected)
     basket.status = CONFIRMED
+    cart_waits.forget(basket)
     basket.store_id = store.id
     basket.total = expected
     basket.order_id = order_id
@@ -623,6 +633,7 @@ def move_entries(
     target_basket.updated_at = dt.datetime.now(dt.UTC)
     if source_basket is not None and moving:
         source_basket.updated_at = target_basket.updated_at
+    cart_waits.record(target_basket, before, _product_quantities(target_basket), target_basket.updated_at)
     session.flush()
     answer = BasketUpdate(_view(session, target_basket, store, language), _changes(before, target_basket))
     return Moved(answer, len(moving))
@@ -662,6 +673,8 @@ def _write(
     basket.store_id = store.id
     basket.updated_at = dt.datetime.now(dt.UTC)
     apply(basket)
+    if cart_follows:
+        cart_waits.record(basket, before, _product_quantities(basket), basket.updated_at)
     session.flush()
     changes = _changes(before, basket) if cart_follows else []
     return BasketUpdate(_view(session, basket, store, language), changes)

@@ -6,8 +6,9 @@ moves the other's writes to the shopper the site's cookies now name."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import BrowserContext, Page, Response, expect
 
 from examples.shop.visitor import USER_COOKIE
 
@@ -212,3 +213,59 @@ def test_a_product_added_to_a_recipe_another_device_added_keeps_its_lines(browse
     finally:
         for device in devices:
             device.close()
+
+
+def _open_drawer(page: Page, index: int) -> str:
+    """Opens the drawer of the shelf's card at ``index``, ready to "add all"; returns the card's recipe id."""
+    card = hydrated_cards(page).nth(index)
+    recipe_id = str(card.get_attribute("recipe-id"))
+    card.locator(".svc-recipe-card-cta").click()
+    expect(page.get_by_role("dialog").locator(".svc-recipe-details__add-all")).to_be_enabled()
+    return recipe_id
+
+
+def test_two_recipes_added_at_the_same_moment_in_two_tabs_are_both_kept(
+    context: BrowserContext, prerender_url: str, shop_url: str
+):
+    """Two tabs' "add all" pressed in the same millisecond: each tab pushes its products to the shop's cart and
+    reports the cart it gets back, which may not show the other tab's products yet. Both recipes stay in the
+    basket, and the shop's cart holds the products of both."""
+    user = new_user()
+    first, second = context.new_page(), context.new_page()
+    visit(context, first, shop_url, user=user)
+    visit(context, second, shop_url, user=user)
+    recipes = [_open_drawer(first, 0), _open_drawer(second, 1)]
+    reconciled: Counter[Page] = Counter()
+
+    def count_reconciles(page: Page) -> None:
+        def seen(response: Response) -> None:
+            if response.url.split("?")[0].endswith("/basket/reconcile"):
+                reconciled[page] += 1
+
+        page.on("response", seen)
+
+    for page in (first, second):
+        count_reconciles(page)
+
+    # Both clicks at one moment of the clock the two pages share (the carts reported at load are reconciled).
+    reconciled.clear()
+    at = first.evaluate("() => Date.now() + 400")
+    for page in (first, second):
+        page.evaluate(
+            """at => setTimeout(() => {
+                 document.querySelector("[role=dialog] .svc-recipe-details__add-all").click();
+               }, at - Date.now())""",
+            at,
+        )
+    # Each tab reconciles the cart its push brought back (the shop reports it); then nothing is left to do.
+    for page in (first, second):
+        while reconciled[page] == 0:
+            page.wait_for_timeout(50)
+        page.evaluate("() => window.svc[Symbol.for('prerender.sdk.internal')].basket.whenIdle()")
+
+    basket = basket_of(prerender_url, shopper_credential(prerender_url, user=user))
+    assert sorted(recipes_in(basket)) == sorted(recipes)
+    cart = {line["id"]: line["quantity"] for line in first.request.get(f"{shop_url}/cart/lines").json()["lines"]}
+    for product in basket["products"]:
+        assert cart.get(str(product["id"]), 0) >= product["quantity"], product
+

@@ -7,6 +7,7 @@ coreapi's own code.
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import math
 import threading
 import uuid
@@ -18,12 +19,12 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from werkzeug.test import TestResponse
 
 from coreapi.extensions import db
-from coreapi.models import Basket
-from coreapi.services import baskets
+from coreapi.models import AwaitedProduct, Basket
+from coreapi.services import baskets, cart_waits
 
 BASKET_FIELDS = {"store_id", "recipes", "products", "recipe_count", "total", "currency"}
 ENTRY_FIELDS = {"recipe_id", "guests", "title", "picture_url", "lines"}
@@ -176,6 +177,10 @@ class Shopper:
             json=body if guests is None else {**body, "guests": guests},
             headers=self.headers,
         )
+
+    def shown(self) -> dict[str, Any]:
+        """The retailer cart reported as holding the whole basket (it followed every change): the basket."""
+        return ok(self.reconcile(dict(basket_products(self.basket()))))["basket"]
 
     def reconcile(self, cart: dict[str, int]) -> TestResponse:
         body = {
@@ -759,7 +764,7 @@ def test_reconcile_reduces_the_newest_entries_first(visitor: Shopper, seed) -> N
     ok(visitor.add(newer, 4))
     old_lines = expected_lines(seed, older, "1001", 4)
     new_lines = expected_lines(seed, newer, "1001", 4)
-    basket = visitor.basket()
+    basket = visitor.shown()
     held = basket_products(basket)
     in_old, in_new = products_of(old_lines)[shared], products_of(new_lines)[shared]
 
@@ -784,6 +789,7 @@ def test_reconcile_removes_entries_left_without_lines(visitor: Shopper, seed) ->
     older, newer, _ = recipe_sharing_products(seed, "1001")
     ok(visitor.add(older, 4))
     ok(visitor.add(newer, 4))
+    visitor.shown()
     old_products = products_of(expected_lines(seed, older, "1001", 4))
     # A cart holding just what the older recipe needs (the shared product included).
     cart = dict(old_products)
@@ -793,6 +799,81 @@ def test_reconcile_removes_entries_left_without_lines(visitor: Shopper, seed) ->
     assert basket_products(body["basket"]) == old_products
     body = ok(visitor.reconcile({}))
     assert body["basket"]["recipes"] == [] and body["basket"]["products"] == []
+
+
+def open_basket_of(shopper: Shopper) -> Any:
+    """The id of the shopper's open basket, as a subquery."""
+    identity_id = shopper.headers["Authorization"].split()[1]
+    return select(Basket.id).where(Basket.identity_id == identity_id, Basket.status == "open").scalar_subquery()
+
+
+def awaited(app: Flask, shopper: Shopper) -> dict[int, int]:
+    """The packages of each product the shopper's open basket awaits of the cart (coreapi.services.cart_waits)."""
+    with app.app_context():
+        query = select(AwaitedProduct.product_id, AwaitedProduct.quantity)
+        return dict(db.session.execute(query.where(AwaitedProduct.basket_id == open_basket_of(shopper))).all())
+
+
+def test_a_cart_reported_before_a_recipe_s_products_reached_it_keeps_the_recipe(visitor: Shopper, seed) -> None:
+    """Two tabs add a recipe each at once; one reports the cart its retailer gave back, which shows its own
+    recipe's products and not yet the other's: the other recipe stays (its products are on their way). Once a
+    cart showed them, a cart without them takes the recipe out, as the shopper's removal in the cart."""
+    first, second = "1", "2"
+    ok(visitor.add(first, 4))
+    ok(visitor.add(second, 4))
+    first_products = products_of(expected_lines(seed, first, "1001", 4))
+    second_products = products_of(expected_lines(seed, second, "1001", 4))
+    both = visitor.basket()
+
+    body = ok(visitor.reconcile(dict(second_products)))
+    assert body["basket"] == both and body["changes"] == []
+
+    shown = ok(visitor.reconcile(dict(first_products + second_products)))
+    assert shown["basket"] == both
+    body = ok(visitor.reconcile(dict(second_products)))
+    assert [e["recipe_id"] for e in body["basket"]["recipes"]] == [second]
+
+
+def test_what_a_cart_showed_of_a_change_is_awaited_no_more(visitor: Shopper, seed) -> None:
+    older, newer, shared = recipe_sharing_products(seed, "1001")
+    ok(visitor.add(older, 4))
+    held = basket_products(visitor.shown())
+    ok(visitor.add(newer, 4))
+    both = visitor.basket()
+    more = basket_products(both)[shared] - held[shared]  # the newer recipe's packages of the shared product
+    # The cart shows one of them, nothing else of the newer recipe: the rest is on its way, the basket stays.
+    assert ok(visitor.reconcile(dict(held + Counter({shared: 1}))))["basket"] == both
+    # The shown one leaves the cart again: it goes, from the newer entry; the others are still awaited.
+    body = ok(visitor.reconcile(dict(held)))
+    assert basket_products(body["basket"])[shared] == held[shared] + more - 1
+    assert products_of(line_tuples(entry(body["basket"], newer)))[shared] == more - 1
+    assert entry(body["basket"], older) == entry(both, older)
+
+
+def test_what_a_cart_has_not_shown_in_time_is_followed_again(visitor: Shopper, app: Flask) -> None:
+    """The page that asked the cart to add them was closed before it handed them over: once ``CATCH_UP`` has
+    passed, a cart without them takes the recipe out."""
+    ok(visitor.add("1", 4))
+    assert ok(visitor.reconcile({}))["basket"]["recipes"] != []
+    with app.app_context():
+        long_ago = dt.datetime.now(dt.UTC) - cart_waits.CATCH_UP - dt.timedelta(seconds=1)
+        db.session.execute(
+            update(AwaitedProduct).where(AwaitedProduct.basket_id == open_basket_of(visitor)).values(asked_at=long_ago)
+        )
+        db.session.commit()
+    assert ok(visitor.reconcile({}))["basket"]["recipes"] == []
+    assert awaited(app, visitor) == {}
+
+
+def test_a_write_that_takes_products_back_awaits_them_no_more(visitor: Shopper, app: Flask, seed) -> None:
+    """The SDK's rollback of a change the retailer refused is such a write: the cart is awaited for nothing."""
+    ok(visitor.add("1", 4))
+    asked = {int(product): quantity for product, quantity in products_of(expected_lines(seed, "1", "1001", 4)).items()}
+    assert awaited(app, visitor) == asked
+    ok(visitor.rescale("1", 2))
+    assert awaited(app, visitor) == {int(p["id"]): p["quantity"] for p in visitor.basket()["products"]}
+    ok(visitor.remove("1"))
+    assert awaited(app, visitor) == {}
 
 
 def test_reconcile_validation(visitor: Shopper) -> None:
@@ -811,6 +892,7 @@ def test_reconcile_validation(visitor: Shopper) -> None:
 def test_an_empty_basket_is_not_confirmed(visitor: Shopper, seed) -> None:
     assert ok(visitor.confirm()) == {"confirmed": False, "reason": "empty"}
     ok(visitor.add("1", 4))
+    visitor.shown()
     ok(visitor.reconcile({}))
     assert ok(visitor.confirm(order_id="o-empty")) == {"confirmed": False, "reason": "empty"}
     # Nothing was confirmed under that order id.
@@ -957,7 +1039,11 @@ def test_queries_do_not_grow_with_the_basket(visitor: Shopper, count_queries: An
             ok(visitor.add(recipe_id, 4))
         with count_queries() as reading:
             visitor.basket()
-        counts.append((len(adding), len(reading)))
+        # What the cart is awaited for (coreapi.services.cart_waits): one statement of each kind at most, however
+        # many products (an update only when a recipe shares a product with an earlier one).
+        awaited = Counter(statement.split()[0] for statement in adding if "basket_awaited_products" in statement)
+        assert set(awaited) <= {"SELECT", "INSERT", "UPDATE", "DELETE"} and max(awaited.values()) == 1, adding
+        counts.append((len(adding) - awaited.total(), len(reading)))
     assert len(set(counts[1:])) == 1, counts
 
 

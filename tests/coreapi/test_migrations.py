@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import zipfile
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +28,11 @@ from coreapi.config import SEED_DATA_DIR
 from coreapi.extensions import db
 from coreapi.models import Like, Recipe
 from coreapi.seed import catalog_rows, load_catalog
-from coreapi.services import favorite_items
+from coreapi.services import cart_waits, favorite_items
 
 from .conftest import make_app
 
-HEAD = "0008"
+HEAD = "0009"
 NEXT = f"{int(HEAD) + 1:04d}"
 
 
@@ -282,8 +283,18 @@ def downgrade(app: Flask, revision: str) -> None:
 
 def before_favorites(monkeypatch: pytest.MonkeyPatch) -> None:
     """Today's basket writes on a database before 0006: no shopper has favorite products there (their table,
-    which adding a recipe reads, does not exist yet)."""
+    which adding a recipe reads, does not exist yet). Nor does the table of what a cart is awaited for (0009)."""
     monkeypatch.setattr(favorite_items, "preferred", lambda *_: frozenset())
+    before_awaited_products(monkeypatch)
+
+
+def before_awaited_products(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Today's basket writes on a database before 0009: no basket awaits anything of its cart there (the table,
+    which every basket write reads, does not exist yet)."""
+    monkeypatch.setattr(cart_waits, "record", lambda *_: None)
+    monkeypatch.setattr(cart_waits, "kept", lambda *_: Counter())
+    monkeypatch.setattr(cart_waits, "settle", lambda *_: None)
+    monkeypatch.setattr(cart_waits, "forget", lambda *_: None)
 
 
 def test_0002_gives_the_existing_baskets_to_the_demo_retailer(empty_app: Flask) -> None:
@@ -638,9 +649,11 @@ def test_0007_places_the_demo_stores_and_keeps_the_rest(empty_app: Flask, other_
     seeded_at(empty_app, "0006")
     client = empty_app.test_client()
     headers = {"Authorization": "user_id before-coordinates", "Supplier-Token": "demo-retailer-token"}
-    added = client.post(
-        "/api/v1/basket/recipes", json={"recipe_id": "5", "guests": 4, "store_id": "1002"}, headers=headers
-    )
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        before_awaited_products(monkeypatch)
+        added = client.post(
+            "/api/v1/basket/recipes", json={"recipe_id": "5", "guests": 4, "store_id": "1002"}, headers=headers
+        )
     assert added.status_code == 200, added.json
     assert not {"latitude", "longitude"} & store_columns(empty_app)
     store_products = sql(empty_app, "SELECT count(*) FROM store_products").scalar()
@@ -771,6 +784,49 @@ def test_0008_downgrade_drops_the_ids_only(empty_app: Flask) -> None:
     assert upgrade(empty_app) == migrate.Upgrade(before="0007", after=HEAD)
     assert inspected(empty_app, model_differences) == []
     assert sql(empty_app, "SELECT count(*) FROM events WHERE event_id IS NOT NULL").scalar() == 0
+
+
+# --- 0009: what the retailer cart was asked to add ------------------------------------------
+
+
+def test_0009_adds_the_awaited_products_and_keeps_the_baskets(empty_app: Flask) -> None:
+    seeded_at(empty_app, "0008")
+    client = empty_app.test_client()
+    headers = {"Authorization": "user_id before-awaiting", "Supplier-Token": "demo-retailer-token"}
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        before_awaited_products(monkeypatch)
+        added = client.post(
+            "/api/v1/basket/recipes", json={"recipe_id": "1", "guests": 4, "store_id": "1001"}, headers=headers
+        )
+    assert added.status_code == 200, added.json
+    assert "basket_awaited_products" not in inspected(empty_app, tables)
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0008", after=HEAD)
+    assert "basket_awaited_products" in inspected(empty_app, tables)
+    assert inspected(empty_app, model_differences) == []
+    assert client.get("/api/v1/basket?store_id=1001", headers=headers).json == added.json["basket"]
+    # A basket of before awaits nothing: its reconcile follows the cart at once, as before.
+    emptied = client.post("/api/v1/basket/reconcile", json={"store_id": "1001", "cart": []}, headers=headers)
+    assert emptied.status_code == 200, emptied.json
+    assert emptied.json["basket"]["recipes"] == []
+
+
+def test_0009_downgrade_drops_the_awaited_products_only(empty_app: Flask) -> None:
+    seeded_at(empty_app, HEAD)
+    client = empty_app.test_client()
+    headers = {"Authorization": "user_id awaiting", "Supplier-Token": "demo-retailer-token"}
+    body = {"recipe_id": "1", "guests": 4, "store_id": "1001"}
+    assert client.post("/api/v1/basket/recipes", json=body, headers=headers).status_code == 200
+    assert sql(empty_app, "SELECT count(*) FROM basket_awaited_products").scalar() > 0
+
+    downgrade(empty_app, "0008")
+    assert "basket_awaited_products" not in inspected(empty_app, tables)
+    assert inspected(empty_app, version) == ["0008"]
+    assert sql(empty_app, "SELECT count(*) FROM basket_entries").scalar() == 1
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0008", after=HEAD)
+    assert sql(empty_app, "SELECT count(*) FROM basket_awaited_products").scalar() == 0
+    assert inspected(empty_app, model_differences) == []
 
 
 # --- databases made by create_all, before migrations ----------------------------------------
