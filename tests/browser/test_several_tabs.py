@@ -269,3 +269,38 @@ def test_two_recipes_added_at_the_same_moment_in_two_tabs_are_both_kept(
     for product in basket["products"]:
         assert cart.get(str(product["id"]), 0) >= product["quantity"], product
 
+
+def test_a_recipe_removed_in_one_tab_after_the_cart_changed_in_another_stays_removed(
+    context: BrowserContext, prerender_url: str, shop_url: str
+):
+    """The preview's tab last saw the cart when it loaded; the shopper then takes one more of a recipe's product on
+    the cart page, in another tab, and removes that recipe in the preview: the cart keeps the extra one, and the
+    removal is checked against the cart as the cart page reported it (checked against the preview page's own copy,
+    it waited for none of that product, and was undone 5 s later)."""
+    user = new_user()
+    shelf = context.new_page()
+    visit(context, shelf, shop_url, user=user)
+    recipe_id = _add_first_recipe(shelf)
+    preview_tab = context.new_page()
+    preview_tab.clock.install()  # its 5 s time limit passes when the test says
+    visit(context, preview_tab, shop_url, "/idees/panier", user=user)
+    row = preview_tab.locator(f"svc-catalog[hydrated] .svc-basket-preview__item[data-recipe-id='{recipe_id}']")
+    expect(row).to_be_visible()
+
+    cart_tab = context.new_page()
+    visit(context, cart_tab, shop_url, "/cart", user=user)
+    line = cart_tab.locator("li.cart-line").first
+    product_id = str(line.get_attribute("data-product-id"))
+    # One more of it, on the cart page, which reports the cart (its reconcile answered: the cart was told around).
+    with cart_tab.expect_response(lambda r: r.url.split("?")[0].endswith("/basket/reconcile")):
+        line.locator("[data-cart-action=more]").click()
+
+    with preview_tab.expect_response(lambda r: r.url.split("?")[0].endswith("/basket/reconcile")):
+        row.locator("[data-action=remove-recipe]").click()
+    preview_tab.clock.run_for(6000)
+    preview_tab.evaluate("() => window.svc[Symbol.for('prerender.sdk.internal')].basket.whenIdle()")
+
+    assert recipe_id not in recipes_in(basket_of(prerender_url, shopper_credential(prerender_url, user=user)))
+    expect(row).to_be_hidden()
+    cart = {line["id"]: line["quantity"] for line in cart_tab.request.get(f"{shop_url}/cart/lines").json()["lines"]}
+    assert cart == {product_id: 1}

@@ -1015,6 +1015,17 @@ describe("BasketService: the shopper's other tabs (sdk/tabs.js)", () => {
     assert.equal(loads(a.client), 1);
   });
 
+  test("the cart one tab's page reports is the other tab's last cart too, without a reconcile there", async () => {
+    const { a, b } = await twoLoadedTabs();
+    const reconciles = (client) => client.calls.filter((call) => call.path === "/basket/reconcile").length;
+    a.own.answer = (call) => (call.path === "/basket/reconcile" ? { basket: basketOf({}), changes: [] } : undefined);
+    await a.service.sync.cartChanged([{ id: "12", quantity: 3 }]);
+    await flush();
+    assert.deepEqual(b.service.sync.lastCart, [{ id: "12", quantity: 3 }]);
+    assert.equal(reconciles(a.client), 1);
+    assert.equal(reconciles(b.client), 0);
+  });
+
   test("a hidden tab loads it once it shows again, however many writes it missed", async () => {
     const { a, b } = await twoLoadedTabs();
     b.page.hide();

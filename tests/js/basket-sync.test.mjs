@@ -473,6 +473,64 @@ describe("BasketSync: reconcile", () => {
     assert.equal(reconciles.length, 1);
   });
 
+  test("the cart this page reports is handed to onReported, normalised as it is reconciled", async () => {
+    const told = [];
+    const sync = new BasketSync({ reconcile: async () => "basket", onRollback: () => {}, onReported: (cart) => told.push(cart) });
+    await sync.cartChanged([{ id: 7, quantity: 0.4 }, { id: "7", quantity: 1 }, { id: "not a product", quantity: 1 }]);
+    assert.deepEqual(told, [[{ id: "7", quantity: 2 }]]);
+  });
+
+  test("a cart another tab reported is the one a change is checked against: a removal it allows is not rolled back", async () => {
+    const { sync, reconciles } = makeSync();
+    sync.definePush(() => {});
+    await sync.cartChanged([{ id: "p1", quantity: 2 }]);
+    // Another tab added one more of p1 and reported the cart; this tab then removes its 2.
+    sync.cartReportedElsewhere([{ id: "p1", quantity: 3 }]);
+    assert.deepEqual(sync.lastCart, [{ id: "p1", quantity: 3 }]);
+    const rollback = rollbackSpy();
+    sync.register([{ id: "p1", quantity: -2 }], { after: null, rollback });
+    await sync.cartChanged([{ id: "p1", quantity: 1 }]);
+    mock.timers.tick(5000);
+    assert.equal(rollback.calls, 0, "checked against this page's own cart (2), the removal waited for 0 and was undone");
+    assert.equal(reconciles.length, 2, "the other tab's cart is reconciled by that tab, not here");
+  });
+
+  test("a cart another tab reported settles the changes it shows", () => {
+    const { sync } = makeSync();
+    sync.definePush(() => {});
+    sync.cartChanged([]);
+    const rollback = rollbackSpy();
+    sync.register([{ id: "p1", quantity: 2 }], { after: null, rollback });
+    sync.cartReportedElsewhere([{ id: "p1", quantity: 2 }]);
+    mock.timers.tick(5000);
+    assert.equal(rollback.calls, 0);
+  });
+
+  test("a cart another tab reported takes the place of a cart waiting here, and is reconciled once nothing waits", async () => {
+    const { sync, reconciles } = makeSync();
+    sync.definePush(() => {});
+    await sync.cartChanged([]);
+    reconciles.length = 0;
+    sync.register([{ id: "p1", quantity: 2 }], { after: null, rollback: rollbackSpy() });
+    const waiting = sync.cartChanged([{ id: "p9", quantity: 1 }]); // does not show the change yet: not reconciled
+    await flush();
+    assert.equal(reconciles.length, 0);
+    // The other tab's cart is newer: it shows this tab's change and the other tab's own product (p5).
+    sync.cartReportedElsewhere([{ id: "p1", quantity: 2 }, { id: "p5", quantity: 1 }, { id: "p9", quantity: 1 }]);
+    assert.deepEqual(reconciles.map((call) => call.cart), [[
+      { id: "p1", quantity: 2 }, { id: "p5", quantity: 1 }, { id: "p9", quantity: 1 },
+    ]], "the older cart, without p5, would take the other tab's recipe out");
+    assert.equal(await waiting, "basket:1");
+  });
+
+  test("a malformed cart from another tab is ignored", () => {
+    const { sync } = makeSync();
+    sync.cartChanged([{ id: "p1", quantity: 2 }]);
+    sync.cartReportedElsewhere("junk");
+    sync.cartReportedElsewhere([{ quantity: 1 }]);
+    assert.deepEqual(sync.lastCart, [{ id: "p1", quantity: 2 }]);
+  });
+
   test("reset forgets the waiting changes (no rollback), the last cart, and answers waiting callers with null", async () => {
     const { sync, reconciles, rollbacksTold } = makeSync();
     sync.definePush(() => {});

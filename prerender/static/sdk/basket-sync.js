@@ -8,6 +8,13 @@
 // cart whose reconcile reaches the service only after a newer change was registered (it waited its turn behind
 // that write: a transferred basket arriving as the page reports its cart at load) is older than that change:
 // it waits again, for the cart that shows the change.
+//
+// The shopper's tabs of one site share one cart (the site's cookies), and each page reports it on its own: a cart
+// another tab's page reported is taken as this tab's last cart too (`cartReportedElsewhere`), so that a change of
+// this tab is checked against the cart as it is now, not as this page last saw it (a removal would wait for a
+// quantity the other tab's addition made out of reach, and be rolled back). It settles what it shows and takes
+// the place of a cart waiting here to be reconciled (it is newer); it is not reconciled here otherwise: the
+// reporting tab does that.
 
 import { routeCartLines } from "./basket-model.js";
 
@@ -79,17 +86,21 @@ export class BasketSync {
   #deferredReport = 0;
   /** @type {Promise<unknown>} the reconcile started last */
   #lastReconcile = Promise.resolve(null);
+  #onReported;
 
   /**
    * @param {object} options
    * @param {(cart: ProductQuantity[], guard: StaleGuard) => Promise<unknown>} options.reconcile POST
    *   /basket/reconcile, unless `guard.current()` is false when its turn comes (then `guard.later()` answers)
    * @param {(error?: unknown) => void} options.onRollback tells the user a change was undone
+   * @param {(cart: ProductQuantity[]) => void} [options.onReported] this page reported its cart (normalised): the
+   *   shopper's other tabs are told
    * @param {number} [options.timeoutMs]
    */
-  constructor({ reconcile, onRollback, timeoutMs = 5000 }) {
+  constructor({ reconcile, onRollback, onReported = () => {}, timeoutMs = 5000 }) {
     this.#reconcile = reconcile;
     this.#onRollback = onRollback;
+    this.#onReported = onReported;
     this.#timeoutMs = timeoutMs;
   }
 
@@ -163,6 +174,43 @@ export class BasketSync {
    */
   cartChanged(products) {
     const cart = normalizeCart(products);
+    this.#take(cart);
+    this.#onReported(toList(cart));
+    // The newest cart wins; callers still waiting on an older one get the same reconciled basket.
+    this.#deferredCart = cart;
+    this.#deferredReport = this.#reported;
+    const reconciled = new Promise((resolve) => this.#deferredWaiters.push(resolve));
+    this.#flushDeferred();
+    return reconciled;
+  }
+
+  /**
+   * The cart another tab's page reported (already normalised there; a malformed one is ignored): the site's one
+   * cart as it is now. It settles the changes it shows and is the cart the next changes are checked against; it
+   * takes the place of a cart waiting here to be reconciled, and is reconciled here only then.
+   * @param {unknown} products `[{id, quantity}]`
+   */
+  cartReportedElsewhere(products) {
+    let cart;
+    try {
+      cart = normalizeCart(products);
+    } catch {
+      return;
+    }
+    this.#take(cart);
+    if (this.#deferredCart) {
+      this.#deferredCart = cart;
+      this.#deferredReport = this.#reported;
+    }
+    this.#flushDeferred();
+  }
+
+  /**
+   * A reported cart is the last one: the changes it shows are settled, and it plus the changes still waiting is
+   * what the cart should hold.
+   * @param {Map<string, number>} cart
+   */
+  #take(cart) {
     this.#reported += 1;
     this.#lastCart = toList(cart);
     for (const pending of [...this.#pending]) {
@@ -174,12 +222,6 @@ export class BasketSync {
         this.#expected.set(id, Math.max(0, (this.#expected.get(id) ?? 0) + delta));
       }
     }
-    // The newest cart wins; callers still waiting on an older one get the same reconciled basket.
-    this.#deferredCart = cart;
-    this.#deferredReport = this.#reported;
-    const reconciled = new Promise((resolve) => this.#deferredWaiters.push(resolve));
-    this.#flushDeferred();
-    return reconciled;
   }
 
   /**

@@ -103,6 +103,8 @@ export class BasketService {
         if (error) notices.error(error, "basket.rollback");
         else notices.show(notices.t("basket.rollback"), "error");
       },
+      // The site's one cart, whoever the shopper of each tab is: the other tabs check their changes against it.
+      onReported: (cart) => tabs?.post({ type: "cart", cart }),
     });
     /** @type {BasketCore} */
     const core = {
@@ -134,6 +136,7 @@ export class BasketService {
     tabs?.on("basket", (message) => {
       if (message.shopper && message.shopper === session.shopperKey) this.#fallBehind();
     });
+    tabs?.on("cart", (message) => this.sync.cartReportedElsewhere(message.cart));
     tabs?.onReturn((awayMs) => {
       if (awayMs >= RETURN_RELOAD_MS || this.#behind) void this.#catchUp();
     });
