@@ -304,3 +304,26 @@ def test_a_recipe_removed_in_one_tab_after_the_cart_changed_in_another_stays_rem
     expect(row).to_be_hidden()
     cart = {line["id"]: line["quantity"] for line in cart_tab.request.get(f"{shop_url}/cart/lines").json()["lines"]}
     assert cart == {product_id: 1}
+
+
+def test_a_recipe_added_to_the_menu_in_one_tab_shows_in_the_other_tabs_planner(context: BrowserContext, shop_url: str):
+    """The current-menu page open in two tabs: a suggestion added in one is in the other's menu, without a reload."""
+    user = new_user()
+    first, second = context.new_page(), context.new_page()
+    visit(context, first, shop_url, "/planner/current-menu", user=user)
+    planner = first.locator("svc-planner[hydrated]")
+    expect(planner).to_be_visible()
+    first.keyboard.press("Escape")  # the onboarding of the first visit
+    expect(first.locator("svc-planner-onboarding[open]")).to_have_count(0)
+    visit(context, second, shop_url, "/planner/current-menu", user=user)
+    other = second.locator("svc-planner[hydrated]")
+    expect(other).to_be_visible()
+
+    suggestion = planner.locator("[data-role=panel-items] > li:has([data-action=add]:not([disabled]))").first
+    recipe_id = str(suggestion.get_attribute("data-recipe-id"))
+    expect(other.locator(f".svc-planner__menu-item[data-recipe-id='{recipe_id}']")).to_have_count(0)
+    suggestion.locator("[data-action=add]").click()
+    expect(planner.locator(f".svc-planner__menu-item[data-recipe-id='{recipe_id}']")).to_have_count(1)
+
+    expect(other.locator(f".svc-planner__menu-item[data-recipe-id='{recipe_id}']")).to_have_count(1)
+    assert_no_axe_violations(second, ["svc-planner"], what="the menu drawn again after another tab's addition")

@@ -114,6 +114,11 @@ export class PlannerElement extends HTMLElement {
     if (!storage) this.querySelector("[data-role='storage-required']")?.removeAttribute("hidden");
     this.#startAnalytics();
     services.planner.clearFinalizeUrl();
+    // Another tab of the shopper changed the menu: drawn again, after this page's own actions.
+    const followed = services.planner.changedElsewhere$.subscribe(() => this.#run(() => this.#refresh().catch((error) => {
+      console.warn(`[${sdk.prefix}] planner: could not show the menu another tab changed`, error);
+    })));
+    signal.addEventListener("abort", () => followed.unsubscribe());
     if (storage) {
       this.#applyEntryGuests();
       this.#firstVisitOnboarding();
@@ -314,6 +319,7 @@ export class PlannerElement extends HTMLElement {
         }
         throw error;
       }
+      services.planner.menuChanged();
       services.track("planner.finalize", { recipe_count: count, product_count: result.changes?.length ?? 0 });
       await services.analytics.flush();
       if (!result.cartFollowed) {
@@ -404,7 +410,9 @@ export class PlannerElement extends HTMLElement {
    * @param {string} method @param {string} path @param {unknown} [json]
    */
   async #write(method, path, json) {
-    return services.client.request(method, path, { json, write: true, version: "v2" });
+    const answer = await services.client.request(method, path, { json, write: true, version: "v2" });
+    services.planner.menuChanged();
+    return answer;
   }
 
   /**

@@ -7,6 +7,11 @@
 // store}`, what was missing, when, and the store then) and asks the host: the `loginRequired$` / `storeRequired$` events, and the callback given to
 // `defineLoginRequired` / `defineStoreRequired`. Once what was missing arrives on another page (a user's
 // credential after a login, or a store given to `pos.load`), the SDK takes the cached URL out and goes back.
+//
+// The shopper's other tabs follow the menu (sdk/tabs.js, message `menu`): a page whose menu write the service
+// took says so (`menuChanged`), and the other tabs of that shopper emit `changedElsewhere$`, at once when they
+// show, else once when they show again, however many changes they missed; the current-menu page then draws its
+// menu again (components/planner.js).
 import { Stream } from "./observable.js";
 import { isRecent } from "./storage.js";
 
@@ -28,13 +33,43 @@ export class Planner {
   loginRequired$ = new Stream();
   /** @type {Stream<PlannerRequest>} finalize needs a store: the host lets the user choose one */
   storeRequired$ = new Stream();
+  /** @type {Stream<void>} another tab changed this shopper's menu (emitted while the page shows) */
+  changedElsewhere$ = new Stream();
   /** @type {PlannerCallback | null} */ #onLoginRequired = null;
   /** @type {PlannerCallback | null} */ #onStoreRequired = null;
   #session;
+  /** @type {import("./tabs.js").Tabs | null} */
+  #tabs;
+  /** Another tab changed the menu while this page was hidden. */
+  #behind = false;
 
-  /** @param {{ session: import("./session.js").Session }} services */
-  constructor({ session }) {
+  /**
+   * @param {object} services
+   * @param {import("./session.js").Session} services.session
+   * @param {import("./tabs.js").Tabs | null} [services.tabs] the shopper's other tabs of the site
+   */
+  constructor({ session, tabs = null }) {
     this.#session = session;
+    this.#tabs = tabs;
+    tabs?.on("menu", (message) => {
+      if (!message.shopper || message.shopper !== session.shopperKey) return;
+      this.#behind = true;
+      if (tabs.visible) this.#followOthers();
+    });
+    tabs?.onReturn(() => {
+      if (this.#behind) this.#followOthers();
+    });
+  }
+
+  /** This page changed the shopper's menu (a write the service took): the shopper's other tabs are told. */
+  menuChanged() {
+    const shopper = this.#session.shopperKey;
+    if (shopper) this.#tabs?.post({ type: "menu", shopper });
+  }
+
+  #followOthers() {
+    this.#behind = false;
+    this.changedElsewhere$.next(undefined);
   }
 
   /** @param {PlannerCallback | null} callback */

@@ -87,7 +87,7 @@ function createSdk() {
   /** @type {State<boolean>} */
   const storeLocator$ = new State(false);
   const likes = new Likes({ client, session, track, tabs });
-  const planner = new Planner({ session });
+  const planner = new Planner({ session, tabs });
   const guests = new GuestCounts();
   // The page has loaded and its basket calls are done: what resumes a flow that leaves the page (the planner's
   // finalize) or changes the basket (a transferred basket) waits for it, so as not to cut short the page's own

@@ -1,14 +1,14 @@
 // The shopper's other tabs of the same site: what one tab learns, the others follow (docs/sdk.md, "Several
 // tabs"). A tab tells the others, on a BroadcastChannel named after the SDK's prefix (`_<prefix>/tabs`), when
 // its page gave it a credential, when the page logged its shopper out, when a write of its own changed the
-// basket, when its shopper liked or unliked a recipe, and the cart its page reported (the site's one cart); it
-// also tells its own parts when the page comes back into view after a while hidden (the shopper may have used
-// another device meanwhile). A BroadcastChannel reaches the documents of the same origin in the same browser
-// profile only, so nothing leaves the site: another tab of the site could read the same credential in its own
-// page. A browser without BroadcastChannel (or a page that forbids it) gets a tab that follows nothing.
-// The channel is closed while the page sits in the back/forward cache (an open one may keep a page out of it)
-// and opened again when the page is restored, which counts as a return: what the other tabs did meanwhile was
-// not heard, so the restored tab asks them for their credentials.
+// basket or the planner's menu, when its shopper liked or unliked a recipe, and the cart its page reported (the
+// site's one cart); it also tells its own parts when the page comes back into view after a while hidden (the
+// shopper may have used another device meanwhile). A BroadcastChannel reaches the documents of the same origin
+// in the same browser profile only, so nothing leaves the site: another tab of the site could read the same
+// credential in its own page. A browser without BroadcastChannel (or a page that forbids it) gets a tab that
+// follows nothing. The channel is closed while the page sits in the back/forward cache (an open one may keep a
+// page out of it) and opened again when the page is restored, which counts as a return: what the other tabs
+// did meanwhile was not heard, so the restored tab asks them for their credentials.
 import { Stream } from "./observable.js";
 
 /**
@@ -18,12 +18,14 @@ import { Stream } from "./observable.js";
  * - `basket`: a write of its own changed the basket of `shopper` (`kind:id`);
  * - `like`: the service took its like (`liked`) or unlike of `recipeId` for `shopper`;
  * - `cart`: its page reported the site's cart, `cart` (`[{id, quantity}]`, normalised: sdk/basket-sync.js);
+ * - `menu`: a write of its own changed the planner's menu of `shopper` (`kind:id`);
  * - `ask`: it was restored from the back/forward cache and asks the others for their credentials.
  * @typedef {{ type: "credential", credential: { token: string, kind: string, id: string, expiresAt: number } }
  *   | { type: "reset", shopper: string }
  *   | { type: "basket", shopper: string }
  *   | { type: "like", shopper: string, recipeId: string, liked: boolean }
  *   | { type: "cart", cart: { id: string, quantity: number }[] }
+ *   | { type: "menu", shopper: string }
  *   | { type: "ask" }} TabMessage
  */
 
@@ -40,7 +42,7 @@ import { Stream } from "./observable.js";
 /** A channel as BroadcastChannel is one (an injected one in tests). */
 /** @typedef {{ postMessage(message: unknown): void, close(): void, onmessage: ((event: { data: unknown }) => void) | null }} Channel */
 
-const TYPES = new Set(["credential", "reset", "basket", "like", "cart", "ask"]);
+const TYPES = new Set(["credential", "reset", "basket", "like", "cart", "menu", "ask"]);
 
 export class Tabs {
   /** @type {Channel | null} */
