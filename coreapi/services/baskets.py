@@ -623,6 +623,7 @@ def move_entries(
         if source_basket is not None and source_basket is not target_basket
         else []
     )
+    source_before = _product_quantities(source_basket) if moving else {}
     replaced = {entry.recipe_id for entry in moving}
     for entry in [e for e in target_basket.entries if e.recipe_id in replaced]:
         target_basket.entries.remove(entry)
@@ -631,9 +632,11 @@ def move_entries(
         entry.position = _next_position(target_basket)
         entry.basket = target_basket
     target_basket.updated_at = dt.datetime.now(dt.UTC)
+    cart_waits.record(target_basket, before, _product_quantities(target_basket), target_basket.updated_at)
     if source_basket is not None and moving:
         source_basket.updated_at = target_basket.updated_at
-    cart_waits.record(target_basket, before, _product_quantities(target_basket), target_basket.updated_at)
+        # The source basket is left empty: it awaits nothing of a cart any more.
+        cart_waits.record(source_basket, source_before, {}, target_basket.updated_at)
     session.flush()
     answer = BasketUpdate(_view(session, target_basket, store, language), _changes(before, target_basket))
     return Moved(answer, len(moving))

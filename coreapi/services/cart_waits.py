@@ -29,19 +29,30 @@ CATCH_UP = dt.timedelta(seconds=30)
 
 def record(basket: Basket, before: Mapping[int, int], after: Mapping[int, int], now: dt.datetime) -> None:
     """A write took each product's packages from ``before`` to ``after``: what it asks the cart to add is
-    awaited from ``now``; what it asks the cart to take back is awaited no more (at most what it holds)."""
+    awaited from ``now``, with what was awaited of that product and is still live (the time restarts for them:
+    the rule is per product); a product the basket now holds less of awaits at most what it holds. A lowered
+    product keeps what it awaited: the packages taken back may be ones the cart already showed (another tab's
+    removal of a recipe sharing the product, while this tab's addition is on its way)."""
+    deltas = {
+        product_id: after.get(product_id, 0) - before.get(product_id, 0)
+        for product_id in before.keys() | after.keys()
+        if after.get(product_id, 0) != before.get(product_id, 0)
+    }
+    if not deltas:
+        return  # nothing asked of the cart: what is awaited stays as it is (and is not even read)
     awaited = {row.product_id: row for row in basket.awaited}
-    for product_id in before.keys() | after.keys():
-        delta = after.get(product_id, 0) - before.get(product_id, 0)
+    for product_id, delta in deltas.items():
         row = awaited.get(product_id)
+        held = after.get(product_id, 0)
         if delta > 0:
             if row is None:
                 basket.awaited.append(AwaitedProduct(product_id=product_id, quantity=delta, asked_at=now))
             else:
-                row.quantity = min(row.quantity + delta, after[product_id])
+                live = row.quantity if _live(row, now) else 0
+                row.quantity = min(live + delta, held)
                 row.asked_at = now
-        elif delta < 0 and row is not None:
-            row.quantity = min(row.quantity + delta, after.get(product_id, 0))
+        elif row is not None:
+            row.quantity = min(row.quantity, held)
             if row.quantity <= 0:
                 basket.awaited.remove(row)
 

@@ -232,9 +232,6 @@ def test_two_recipes_added_at_the_same_moment_in_two_tabs_are_both_kept(
     basket, and the shop's cart holds the products of both."""
     user = new_user()
     first, second = context.new_page(), context.new_page()
-    visit(context, first, shop_url, user=user)
-    visit(context, second, shop_url, user=user)
-    recipes = [_open_drawer(first, 0), _open_drawer(second, 1)]
     reconciled: Counter[Page] = Counter()
 
     def count_reconciles(page: Page) -> None:
@@ -244,10 +241,21 @@ def test_two_recipes_added_at_the_same_moment_in_two_tabs_are_both_kept(
 
         page.on("response", seen)
 
+    def wait_for_a_reconcile(page: Page) -> None:
+        for _ in range(200):  # 10 s at most
+            if reconciled[page]:
+                return
+            page.wait_for_timeout(50)
+        raise AssertionError("the tab did not report its cart")
+
     for page in (first, second):
         count_reconciles(page)
+        visit(context, page, shop_url, user=user)
+    recipes = [_open_drawer(first, 0), _open_drawer(second, 1)]
+    for page in (first, second):
+        wait_for_a_reconcile(page)  # the cart each page reports at load
 
-    # Both clicks at one moment of the clock the two pages share (the carts reported at load are reconciled).
+    # Both clicks at one moment of the clock the two pages share.
     reconciled.clear()
     at = first.evaluate("() => Date.now() + 400")
     for page in (first, second):
@@ -259,8 +267,7 @@ def test_two_recipes_added_at_the_same_moment_in_two_tabs_are_both_kept(
         )
     # Each tab reconciles the cart its push brought back (the shop reports it); then nothing is left to do.
     for page in (first, second):
-        while reconciled[page] == 0:
-            page.wait_for_timeout(50)
+        wait_for_a_reconcile(page)
         page.evaluate("() => window.svc[Symbol.for('prerender.sdk.internal')].basket.whenIdle()")
 
     basket = basket_of(prerender_url, shopper_credential(prerender_url, user=user))

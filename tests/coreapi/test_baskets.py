@@ -814,6 +814,16 @@ def awaited(app: Flask, shopper: Shopper) -> dict[int, int]:
         return dict(db.session.execute(query.where(AwaitedProduct.basket_id == open_basket_of(shopper))).all())
 
 
+def age_awaited(app: Flask, shopper: Shopper) -> None:
+    """What the shopper's basket awaits was asked a second longer ago than ``CATCH_UP``."""
+    with app.app_context():
+        long_ago = dt.datetime.now(dt.UTC) - cart_waits.CATCH_UP - dt.timedelta(seconds=1)
+        db.session.execute(
+            update(AwaitedProduct).where(AwaitedProduct.basket_id == open_basket_of(shopper)).values(asked_at=long_ago)
+        )
+        db.session.commit()
+
+
 def test_a_cart_reported_before_a_recipe_s_products_reached_it_keeps_the_recipe(visitor: Shopper, seed) -> None:
     """Two tabs add a recipe each at once; one reports the cart its retailer gave back, which shows its own
     recipe's products and not yet the other's: the other recipe stays (its products are on their way). Once a
@@ -855,12 +865,7 @@ def test_what_a_cart_has_not_shown_in_time_is_followed_again(visitor: Shopper, a
     passed, a cart without them takes the recipe out."""
     ok(visitor.add("1", 4))
     assert ok(visitor.reconcile({}))["basket"]["recipes"] != []
-    with app.app_context():
-        long_ago = dt.datetime.now(dt.UTC) - cart_waits.CATCH_UP - dt.timedelta(seconds=1)
-        db.session.execute(
-            update(AwaitedProduct).where(AwaitedProduct.basket_id == open_basket_of(visitor)).values(asked_at=long_ago)
-        )
-        db.session.commit()
+    age_awaited(app, visitor)
     assert ok(visitor.reconcile({}))["basket"]["recipes"] == []
     assert awaited(app, visitor) == {}
 
@@ -874,6 +879,46 @@ def test_a_write_that_takes_products_back_awaits_them_no_more(visitor: Shopper, 
     assert awaited(app, visitor) == {int(p["id"]): p["quantity"] for p in visitor.basket()["products"]}
     ok(visitor.remove("1"))
     assert awaited(app, visitor) == {}
+
+
+def test_another_tab_lowering_a_shown_product_leaves_what_is_awaited_of_it(visitor: Shopper, seed) -> None:
+    """Tab A adds a recipe sharing a product with one the cart shows; tab B removes that one at the same moment
+    and reports its cart (its removal applied, A's products not there yet): A's recipe keeps its lines."""
+    older, newer, _ = recipe_sharing_products(seed, "1001")
+    ok(visitor.add(older, 4))
+    visitor.shown()
+    ok(visitor.add(newer, 4))
+    ok(visitor.remove(older))
+    newer_only = visitor.basket()
+    assert ok(visitor.reconcile({}))["basket"] == newer_only
+
+
+def test_a_later_write_of_a_product_does_not_bring_back_what_waited_too_long(
+    visitor: Shopper, app: Flask, seed
+) -> None:
+    """A tab closed before handing its recipe over, more than CATCH_UP ago; a recipe sharing a product is added: the
+    shared product awaits the new recipe's packages only, and the old recipe's other products leave the basket
+    with the first cart that lacks them."""
+    older, newer, shared = recipe_sharing_products(seed, "1001")
+    ok(visitor.add(older, 4))
+    age_awaited(app, visitor)
+    ok(visitor.add(newer, 4))
+    newer_products = products_of(expected_lines(seed, newer, "1001", 4))
+    assert awaited(app, visitor)[int(shared)] == newer_products[shared]
+    body = ok(visitor.reconcile(dict(newer_products)))
+    older_only = products_of(expected_lines(seed, older, "1001", 4)).keys() - newer_products.keys()
+    assert not older_only & basket_products(body["basket"]).keys()
+
+
+def test_a_merged_visitor_basket_awaits_nothing_and_the_user_s_awaits_what_it_got(
+    visitor: Shopper, user: Shopper, authless_id: str, app: Flask
+) -> None:
+    ok(visitor.add("1", 4))
+    asked = awaited(app, visitor)
+    assert asked
+    ok(user.merge(authless_id))
+    assert awaited(app, visitor) == {}
+    assert awaited(app, user) == asked
 
 
 def test_reconcile_validation(visitor: Shopper) -> None:

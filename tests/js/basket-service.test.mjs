@@ -1015,15 +1015,34 @@ describe("BasketService: the shopper's other tabs (sdk/tabs.js)", () => {
     assert.equal(loads(a.client), 1);
   });
 
-  test("the cart one tab's page reports is the other tab's last cart too, without a reconcile there", async () => {
+  test("the cart one tab's page reports is what the other tab's changes are checked against; only it reconciles it", async () => {
+    mock.timers.reset();
+    mock.timers.enable({ apis: ["setTimeout", "Date"], now: 1_000_000 }); // the tabs' reports are ordered by Date.now
     const { a, b } = await twoLoadedTabs();
-    const reconciles = (client) => client.calls.filter((call) => call.path === "/basket/reconcile").length;
-    a.own.answer = (call) => (call.path === "/basket/reconcile" ? { basket: basketOf({}), changes: [] } : undefined);
-    await a.service.sync.cartChanged([{ id: "12", quantity: 3 }]);
+    await a.service.addRecipe("r1", 2);
     await flush();
-    assert.deepEqual(b.service.sync.lastCart, [{ id: "12", quantity: 3 }]);
+    const reconciles = (client) => client.calls.filter((call) => call.path === "/basket/reconcile").length;
+    for (const tab of [a, b]) {
+      tab.own.answer = (call) => {
+        if (call.path === "/basket/reconcile") return { basket: tab.service.basket$.value, changes: [] };
+        if (call.method === "DELETE") return { basket: basketOf({}), changes: [{ id: "p1", quantity: -2 }] };
+        return undefined;
+      };
+    }
+    b.service.sync.definePush(() => {});
+    await b.service.sync.cartChanged([{ id: "p1", quantity: 2 }]); // B's page, at load
+    mock.timers.tick(1000);
+    await a.service.sync.cartChanged([{ id: "p1", quantity: 3 }]); // one more of p1 put in the cart in A's page
+    await flush();
+    await b.service.removeRecipe("r1");
+    mock.timers.tick(1000);
+    await b.service.sync.cartChanged([{ id: "p1", quantity: 1 }]); // after B's removal: A's extra one stays
+    mock.timers.tick(5000);
+    await flush();
+    assert.deepEqual(b.client.writes().filter((write) => !write.endsWith("/reconcile")), ["DELETE /basket/recipes/r1"],
+      "checked against B's own cart (2), the removal waited for none of p1 and was undone");
     assert.equal(reconciles(a.client), 1);
-    assert.equal(reconciles(b.client), 0);
+    assert.equal(reconciles(b.client), 2, "A's cart is reconciled by A");
   });
 
   test("a hidden tab loads it once it shows again, however many writes it missed", async () => {

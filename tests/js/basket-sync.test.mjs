@@ -20,7 +20,7 @@ afterEach(() => mock.timers.reset());
  * A BasketSync whose reconcile records each cart (and "reconcile" in `log`) and answers `basket:<n>` (or
  * hands the guard to the test with `holdReconcile`), and whose onRollback records its argument.
  */
-function makeSync({ timeoutMs, holdReconcile = false, log } = {}) {
+function makeSync({ timeoutMs, holdReconcile = false, log, now } = {}) {
   const reconciles = [];
   const rollbacksTold = [];
   const sync = new BasketSync({
@@ -37,6 +37,7 @@ function makeSync({ timeoutMs, holdReconcile = false, log } = {}) {
     },
     onRollback: (...args) => rollbacksTold.push(args),
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    ...(now === undefined ? {} : { now }),
   });
   return { sync, reconciles, rollbacksTold };
 }
@@ -473,41 +474,62 @@ describe("BasketSync: reconcile", () => {
     assert.equal(reconciles.length, 1);
   });
 
-  test("the cart this page reports is handed to onReported, normalised as it is reconciled", async () => {
+  test("the cart this page reports is handed to onReported, normalised as it is reconciled, with when", async () => {
     const told = [];
-    const sync = new BasketSync({ reconcile: async () => "basket", onRollback: () => {}, onReported: (cart) => told.push(cart) });
+    const sync = new BasketSync({
+      reconcile: async () => "basket", onRollback: () => {}, onReported: (...args) => told.push(args), now: () => 1000,
+    });
     await sync.cartChanged([{ id: 7, quantity: 0.4 }, { id: "7", quantity: 1 }, { id: "not a product", quantity: 1 }]);
-    assert.deepEqual(told, [[{ id: "7", quantity: 2 }]]);
+    await sync.cartChanged([]);
+    assert.deepEqual(told[0], [[{ id: "7", quantity: 2 }], 1000]);
+    assert.ok(told[1][1] > 1000, "a page's later report is later, whatever its clock says");
   });
 
-  test("a cart another tab reported is the one a change is checked against: a removal it allows is not rolled back", async () => {
-    const { sync, reconciles } = makeSync();
+  test("a newer cart another tab reported is the one a change is checked against: a removal it allows is not rolled back", async () => {
+    let clock = 1000;
+    const { sync, reconciles } = makeSync({ now: () => clock });
     sync.definePush(() => {});
     await sync.cartChanged([{ id: "p1", quantity: 2 }]);
-    // Another tab added one more of p1 and reported the cart; this tab then removes its 2.
-    sync.cartReportedElsewhere([{ id: "p1", quantity: 3 }]);
-    assert.deepEqual(sync.lastCart, [{ id: "p1", quantity: 3 }]);
+    // Another tab put one more of p1 in the cart and reported it; this tab then removes its 2.
+    sync.cartReportedElsewhere([{ id: "p1", quantity: 3 }], 2000);
+    assert.deepEqual(sync.lastCart, [{ id: "p1", quantity: 2 }], "lastCart stays this page's own");
     const rollback = rollbackSpy();
     sync.register([{ id: "p1", quantity: -2 }], { after: null, rollback });
+    clock = 3000;
     await sync.cartChanged([{ id: "p1", quantity: 1 }]);
     mock.timers.tick(5000);
     assert.equal(rollback.calls, 0, "checked against this page's own cart (2), the removal waited for 0 and was undone");
     assert.equal(reconciles.length, 2, "the other tab's cart is reconciled by that tab, not here");
   });
 
-  test("a cart another tab reported settles the changes it shows", () => {
-    const { sync } = makeSync();
+  test("a cart another tab reported before this page's last one is older: it is ignored", async () => {
+    let clock = 2000;
+    const { sync } = makeSync({ now: () => clock });
     sync.definePush(() => {});
-    sync.cartChanged([]);
+    await sync.cartChanged([{ id: "p1", quantity: 4 }]);
+    sync.cartReportedElsewhere([{ id: "p1", quantity: 2 }], 1500); // read before this tab's products arrived
+    sync.cartReportedElsewhere([{ id: "p1", quantity: 2 }], 2000); // the same moment: not newer either
     const rollback = rollbackSpy();
-    sync.register([{ id: "p1", quantity: 2 }], { after: null, rollback });
-    sync.cartReportedElsewhere([{ id: "p1", quantity: 2 }]);
+    sync.register([{ id: "p1", quantity: -2 }], { after: null, rollback }); // 4 - 2 = 2 at most
+    clock = 3000;
+    await sync.cartChanged([{ id: "p1", quantity: 2 }]);
     mock.timers.tick(5000);
     assert.equal(rollback.calls, 0);
   });
 
-  test("a cart another tab reported takes the place of a cart waiting here, and is reconciled once nothing waits", async () => {
-    const { sync, reconciles } = makeSync();
+  test("a newer cart another tab reported settles the changes it shows", () => {
+    const { sync } = makeSync({ now: () => 1000 });
+    sync.definePush(() => {});
+    sync.cartChanged([]);
+    const rollback = rollbackSpy();
+    sync.register([{ id: "p1", quantity: 2 }], { after: null, rollback });
+    sync.cartReportedElsewhere([{ id: "p1", quantity: 2 }], 2000);
+    mock.timers.tick(5000);
+    assert.equal(rollback.calls, 0);
+  });
+
+  test("a newer cart another tab reported takes the place of a cart waiting here, and is reconciled once nothing waits", async () => {
+    const { sync, reconciles } = makeSync({ now: () => 1000 });
     sync.definePush(() => {});
     await sync.cartChanged([]);
     reconciles.length = 0;
@@ -516,19 +538,39 @@ describe("BasketSync: reconcile", () => {
     await flush();
     assert.equal(reconciles.length, 0);
     // The other tab's cart is newer: it shows this tab's change and the other tab's own product (p5).
-    sync.cartReportedElsewhere([{ id: "p1", quantity: 2 }, { id: "p5", quantity: 1 }, { id: "p9", quantity: 1 }]);
+    sync.cartReportedElsewhere([{ id: "p1", quantity: 2 }, { id: "p5", quantity: 1 }, { id: "p9", quantity: 1 }], 2000);
     assert.deepEqual(reconciles.map((call) => call.cart), [[
       { id: "p1", quantity: 2 }, { id: "p5", quantity: 1 }, { id: "p9", quantity: 1 },
     ]], "the older cart, without p5, would take the other tab's recipe out");
     assert.equal(await waiting, "basket:1");
   });
 
-  test("a malformed cart from another tab is ignored", () => {
-    const { sync } = makeSync();
+  test("a reconcile still queued when a newer cart is reported in another tab is not sent, and answers null", async () => {
+    const { sync, reconciles } = makeSync({ holdReconcile: true, now: () => 1000 });
+    const answer = sync.cartChanged([{ id: "p1", quantity: 1 }]);
+    // Its turn has not come (the basket's queue holds it) when the other tab's newer cart arrives.
+    sync.cartReportedElsewhere([{ id: "p1", quantity: 1 }, { id: "p5", quantity: 1 }], 2000);
+    const { guard } = reconciles[0];
+    assert.equal(guard.current(), false, "sent now, it would take out the other tab's p5");
+    const later = guard.later();
+    reconciles[0].resolve(later); // the service answers the stale reconcile with guard.later(), as BasketService does
+    assert.equal(await later, null);
+    assert.equal(await answer, null);
+    assert.equal(reconciles.length, 1);
+  });
+
+  test("a malformed cart, or one without its time, from another tab is ignored", () => {
+    const { sync } = makeSync({ now: () => 1000 });
+    sync.definePush(() => {});
     sync.cartChanged([{ id: "p1", quantity: 2 }]);
-    sync.cartReportedElsewhere("junk");
-    sync.cartReportedElsewhere([{ quantity: 1 }]);
-    assert.deepEqual(sync.lastCart, [{ id: "p1", quantity: 2 }]);
+    sync.cartReportedElsewhere("junk", 2000);
+    sync.cartReportedElsewhere([{ quantity: 1 }], 2000);
+    sync.cartReportedElsewhere([{ id: "p1", quantity: 9 }], undefined);
+    const rollback = rollbackSpy();
+    sync.register([{ id: "p1", quantity: -2 }], { after: null, rollback }); // checked against 2: 0 at most
+    sync.cartChanged([]);
+    mock.timers.tick(5000);
+    assert.equal(rollback.calls, 0);
   });
 
   test("reset forgets the waiting changes (no rollback), the last cart, and answers waiting callers with null", async () => {

@@ -9,12 +9,14 @@
 // that write: a transferred basket arriving as the page reports its cart at load) is older than that change:
 // it waits again, for the cart that shows the change.
 //
-// The shopper's tabs of one site share one cart (the site's cookies), and each page reports it on its own: a cart
-// another tab's page reported is taken as this tab's last cart too (`cartReportedElsewhere`), so that a change of
-// this tab is checked against the cart as it is now, not as this page last saw it (a removal would wait for a
-// quantity the other tab's addition made out of reach, and be rolled back). It settles what it shows and takes
-// the place of a cart waiting here to be reconciled (it is newer); it is not reconciled here otherwise: the
-// reporting tab does that.
+// The shopper's tabs of one site share one cart (the site's cookies), and each page reports it on its own. A cart
+// another tab's page reported (`cartReportedElsewhere`), when it was reported after the newest this tab knows
+// (by the time of the reports: two tabs may read the cart in one order and report it in the other), is what
+// this tab's changes are checked against from then on, not the cart as this page last saw it (a removal would
+// wait for a quantity the other tab's addition made out of reach, and be rolled back). It settles what it shows
+// and takes the place of a cart waiting here to be reconciled; a reconcile of an older cart still queued here
+// is not sent (it would take out what the newer cart shows and the other tab reconciled). It is not
+// reconciled here otherwise: the reporting tab does that.
 
 import { routeCartLines } from "./basket-model.js";
 
@@ -81,27 +83,33 @@ export class BasketSync {
   #lastCart = null;
   /** How many changes the cart was asked to follow so far: a reconcile is stale once it grew. */
   #registered = 0;
-  /** How many carts the retailer reported so far, and which of them `#deferredCart` is. */
+  /** How many carts were reported so far (here, or newer ones in other tabs), and which of them `#deferredCart` is. */
   #reported = 0;
   #deferredReport = 0;
-  /** @type {Promise<unknown>} the reconcile started last */
+  /** When the newest cart this tab knows was reported (`now()`), here or in another tab. */
+  #reportedAt = -Infinity;
+  /** @type {Promise<unknown>} the reconcile started last, and which report it is */
   #lastReconcile = Promise.resolve(null);
+  #lastReconcileReport = 0;
   #onReported;
+  #now;
 
   /**
    * @param {object} options
    * @param {(cart: ProductQuantity[], guard: StaleGuard) => Promise<unknown>} options.reconcile POST
    *   /basket/reconcile, unless `guard.current()` is false when its turn comes (then `guard.later()` answers)
    * @param {(error?: unknown) => void} options.onRollback tells the user a change was undone
-   * @param {(cart: ProductQuantity[]) => void} [options.onReported] this page reported its cart (normalised): the
-   *   shopper's other tabs are told
+   * @param {(cart: ProductQuantity[], at: number) => void} [options.onReported] this page reported its cart
+   *   (normalised) at `at`: the shopper's other tabs are told
    * @param {number} [options.timeoutMs]
+   * @param {() => number} [options.now] the clock the tabs share (default: Date.now)
    */
-  constructor({ reconcile, onRollback, onReported = () => {}, timeoutMs = 5000 }) {
+  constructor({ reconcile, onRollback, onReported = () => {}, timeoutMs = 5000, now = () => Date.now() }) {
     this.#reconcile = reconcile;
     this.#onRollback = onRollback;
     this.#onReported = onReported;
     this.#timeoutMs = timeoutMs;
+    this.#now = now;
   }
 
   /** @param {CartCallback | null} callback all changes, positive to add and negative to remove */
@@ -174,8 +182,10 @@ export class BasketSync {
    */
   cartChanged(products) {
     const cart = normalizeCart(products);
-    this.#take(cart);
-    this.#onReported(toList(cart));
+    const at = Math.max(this.#now(), this.#reportedAt + 1e-3); // this page's newest, whatever the clock did
+    this.#lastCart = toList(cart);
+    this.#take(cart, at);
+    this.#onReported(toList(cart), at);
     // The newest cart wins; callers still waiting on an older one get the same reconciled basket.
     this.#deferredCart = cart;
     this.#deferredReport = this.#reported;
@@ -185,19 +195,21 @@ export class BasketSync {
   }
 
   /**
-   * The cart another tab's page reported (already normalised there; a malformed one is ignored): the site's one
-   * cart as it is now. It settles the changes it shows and is the cart the next changes are checked against; it
-   * takes the place of a cart waiting here to be reconciled, and is reconciled here only then.
-   * @param {unknown} products `[{id, quantity}]`
+   * The cart another tab's page reported at `at` (already normalised there; a malformed one is ignored): unless
+   * this tab knows a cart reported later, the site's one cart as it is now. It settles the changes it shows and is
+   * the cart the next changes are checked against; it takes the place of a cart waiting here to be reconciled, and
+   * is reconciled here only then. `lastCart` stays this page's own.
+   * @param {unknown} products `[{id, quantity}]` @param {unknown} at when it was reported (`now()` there)
    */
-  cartReportedElsewhere(products) {
+  cartReportedElsewhere(products, at) {
+    if (typeof at !== "number" || !(at > this.#reportedAt)) return;
     let cart;
     try {
       cart = normalizeCart(products);
     } catch {
       return;
     }
-    this.#take(cart);
+    this.#take(cart, at);
     if (this.#deferredCart) {
       this.#deferredCart = cart;
       this.#deferredReport = this.#reported;
@@ -206,13 +218,13 @@ export class BasketSync {
   }
 
   /**
-   * A reported cart is the last one: the changes it shows are settled, and it plus the changes still waiting is
+   * A reported cart is the newest: the changes it shows are settled, and it plus the changes still waiting is
    * what the cart should hold.
-   * @param {Map<string, number>} cart
+   * @param {Map<string, number>} cart @param {number} at
    */
-  #take(cart) {
+  #take(cart, at) {
     this.#reported += 1;
-    this.#lastCart = toList(cart);
+    this.#reportedAt = at;
     for (const pending of [...this.#pending]) {
       if (isShownBy(pending, cart)) this.#settle(pending);
     }
@@ -231,7 +243,10 @@ export class BasketSync {
    * @returns {Promise<unknown>} the reconciled basket
    */
   #later(cart, report) {
-    if (report < this.#reported && !this.#deferredCart) return this.#lastReconcile;
+    if (report < this.#reported && !this.#deferredCart) {
+      // A newer cart's reconcile answers; none was started here (another tab's cart): nothing to answer with.
+      return this.#lastReconcileReport > report ? this.#lastReconcile : Promise.resolve(null);
+    }
     if (report === this.#reported) {
       this.#deferredCart = cart;
       this.#deferredReport = report;
@@ -307,10 +322,12 @@ export class BasketSync {
     this.#deferredCart = null;
     const registered = this.#registered;
     const reconciled = this.#reconcile(toList(cart), {
-      current: () => this.#registered === registered,
+      // Stale once a change was registered since, or a newer cart was reported (here, or in another tab).
+      current: () => this.#registered === registered && this.#reported === report,
       later: () => this.#later(cart, report),
     });
     this.#lastReconcile = reconciled;
+    this.#lastReconcileReport = report;
     for (const resolve of this.#deferredWaiters.splice(0)) resolve(reconciled);
   }
 }

@@ -103,8 +103,11 @@ export class BasketService {
         if (error) notices.error(error, "basket.rollback");
         else notices.show(notices.t("basket.rollback"), "error");
       },
-      // The site's one cart, whoever the shopper of each tab is: the other tabs check their changes against it.
-      onReported: (cart) => tabs?.post({ type: "cart", cart }),
+      // The site's cart for this shopper: the shopper's other tabs check their changes against it.
+      onReported: (cart, at) => {
+        const shopper = session.shopperKey;
+        if (shopper) tabs?.post({ type: "cart", shopper, cart, at });
+      },
     });
     /** @type {BasketCore} */
     const core = {
@@ -136,7 +139,9 @@ export class BasketService {
     tabs?.on("basket", (message) => {
       if (message.shopper && message.shopper === session.shopperKey) this.#fallBehind();
     });
-    tabs?.on("cart", (message) => this.sync.cartReportedElsewhere(message.cart));
+    tabs?.on("cart", (message) => {
+      if (message.shopper && message.shopper === session.shopperKey) this.sync.cartReportedElsewhere(message.cart, message.at);
+    });
     tabs?.onReturn((awayMs) => {
       if (awayMs >= RETURN_RELOAD_MS || this.#behind) void this.#catchUp();
     });
@@ -445,7 +450,8 @@ export class BasketService {
       this.#publish(answer.basket, { ours: true });
       return answer.basket;
     });
-    return stale ? guard.later() : basket;
+    // A newer cart reported in another tab (reconciled there) leaves nothing to answer with: the basket as it is.
+    return stale ? guard.later().then((answer) => answer ?? this.basket$.value ?? null) : basket;
   }
 
   /**
