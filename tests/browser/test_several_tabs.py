@@ -334,3 +334,41 @@ def test_a_recipe_added_to_the_menu_in_one_tab_shows_in_the_other_tabs_planner(c
 
     expect(other.locator(f".svc-planner__menu-item[data-recipe-id='{recipe_id}']")).to_have_count(1)
     assert_no_axe_violations(second, ["svc-planner"], what="the menu drawn again after another tab's addition")
+
+
+def test_a_drawer_following_another_tab_keeps_the_alternatives_list_the_shopper_had_open(
+    context: BrowserContext, shop_url: str
+):
+    user = new_user()
+    first, second = context.new_page(), context.new_page()
+    visit(context, first, shop_url, user=user)
+    visit(context, second, shop_url, user=user)
+    opened = []
+    for page in (first, second):
+        card = hydrated_cards(page).first
+        card.locator(".svc-recipe-card-cta").click()
+        dialog = page.get_by_role("dialog")
+        expect(dialog.locator(".svc-recipe-details__add-all")).to_be_enabled()
+        opened.append(dialog)
+    row = opened[1].locator("[data-ingredient-id]:has(.svc-recipe-details__replace)").first
+    ingredient = row.get_attribute("data-ingredient-id")
+    row.locator(".svc-recipe-details__replace").click()
+    alternatives = row.locator(".svc-recipe-details__alternatives")
+    expect(alternatives).to_be_visible()
+    where = """() => {
+      const active = document.activeElement;
+      return [active.closest("[data-ingredient-id]")?.dataset.ingredientId,
+              Boolean(active.closest(".svc-recipe-details__alternatives"))];
+    }"""
+    assert second.evaluate(where) == [ingredient, True]  # on the list's first product
+
+    shown = int(opened[1].locator("[data-role=guests]").inner_text())
+    opened[0].locator("[data-action=guests-increase]").click()
+    expect(opened[0].locator(f"svc-recipe-details[guests='{shown + 1}']")).to_be_attached()
+    opened[0].locator(".svc-recipe-details__add-all").click()
+
+    expect(opened[1].locator("[data-role=guests]")).to_have_text(str(shown + 1))  # drawn anew for the new count
+    again = opened[1].locator(f"[data-ingredient-id='{ingredient}']")
+    expect(again.locator(".svc-recipe-details__alternatives")).to_be_visible()
+    expect(again.locator(".svc-recipe-details__replace")).to_have_attribute("aria-expanded", "true")
+    assert second.evaluate(where) == [ingredient, True]

@@ -25,6 +25,7 @@ import { IngredientRows, ROW, lineOf } from "./recipe-details/rows.js";
  * @property {{ action: string | null, ingredient: string | null } | null} focus
  * @property {Map<string, string>} choices
  * @property {boolean} [unavailableShown] the collapsed unavailable ingredients were shown
+ * @property {string | null} [alternatives] the ingredient whose alternatives list was open
  * @property {number | null} [guests] a count the stepper showed and had not settled yet (a step taken while the
  *   details of the previous one were on their way): the next details take it up
  */
@@ -98,6 +99,8 @@ export class RecipeDetails {
     this.#entryGuests = basket.entry(this.#recipeId)?.guests ?? null;
     this.#render();
     this.#subscriptions.push(basket.basket$.subscribe(() => this.#render()));
+    const open = restore?.alternatives ? this.#rows.rowOf(restore.alternatives) : null;
+    if (open) this.#rows.openAlternatives(open, false);
     if (restore?.focus) this.#restoreFocus(restore.focus);
     if (restore?.guests) this.#guests.show(restore.guests);
     prepareMoney(); // the prices shown are the server's until a swap or a basket change: ready for that click
@@ -115,6 +118,7 @@ export class RecipeDetails {
       focus,
       choices: new Map(this.#choices),
       unavailableShown: this.#rows.unavailableShown,
+      alternatives: this.#rows.openIngredient,
       guests: this.#guests.pending,
     };
   }

@@ -204,10 +204,22 @@ export class IngredientRows {
       this.closeAlternatives(row, false);
       return;
     }
+    this.openAlternatives(row, true);
+  }
+
+  /**
+   * Shows a row's alternatives (the others close), the focus on its first product if asked (not when the details
+   * are drawn again with the list the shopper had open: the focus goes back where it was).
+   * @param {HTMLElement} row @param {boolean} focusFirst
+   */
+  openAlternatives(row, focusFirst) {
+    const list = /** @type {HTMLElement | null} */ (row.querySelector(".svc-recipe-details__alternatives"));
+    if (!list) return;
     for (const other of this.all()) if (other !== row) this.closeAlternatives(other, false);
     this.#syncAlternatives(row);
     list.hidden = false;
     row.querySelector(".svc-recipe-details__replace")?.setAttribute("aria-expanded", "true");
+    if (!focusFirst) return;
     /** @type {HTMLElement[]} */ ([...list.querySelectorAll("button")]).find((button) => !button.closest("[hidden]"))?.focus();
   }
 
@@ -224,6 +236,16 @@ export class IngredientRows {
   /** Whether a row's alternatives are open. @param {HTMLElement} row */
   alternativesOpen(row) {
     return Boolean(row.querySelector(".svc-recipe-details__alternatives:not([hidden])"));
+  }
+
+  /** The ingredient whose alternatives are open, or null. @returns {string | null} */
+  get openIngredient() {
+    return this.all().find((row) => this.alternativesOpen(row))?.getAttribute("data-ingredient-id") ?? null;
+  }
+
+  /** The row of an ingredient, or null. @param {string} ingredientId @returns {HTMLElement | null} */
+  rowOf(ingredientId) {
+    return this.all().find((row) => row.getAttribute("data-ingredient-id") === ingredientId) ?? null;
   }
 
   // --- unavailable ingredients -------------------------------------------------------------------
