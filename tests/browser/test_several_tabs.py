@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from playwright.sync_api import BrowserContext, Page, Response, expect
+from playwright.sync_api import BrowserContext, Locator, Page, Response, expect
 
 from examples.shop.visitor import USER_COOKIE
 
@@ -313,27 +313,73 @@ def test_a_recipe_removed_in_one_tab_after_the_cart_changed_in_another_stays_rem
     assert cart == {product_id: 1}
 
 
-def test_a_recipe_added_to_the_menu_in_one_tab_shows_in_the_other_tabs_planner(context: BrowserContext, shop_url: str):
-    """The current-menu page open in two tabs: a suggestion added in one is in the other's menu, without a reload."""
+def _two_planners(context: BrowserContext, shop_url: str, stores: tuple[str, str] = ("1001", "1001")) -> list[Locator]:
+    """The current-menu page of one user in two tabs (at those stores, in that order), the first visit's onboarding
+    closed: the two `<svc-planner>` elements."""
     user = new_user()
-    first, second = context.new_page(), context.new_page()
-    visit(context, first, shop_url, "/planner/current-menu", user=user)
-    planner = first.locator("svc-planner[hydrated]")
-    expect(planner).to_be_visible()
-    first.keyboard.press("Escape")  # the onboarding of the first visit
-    expect(first.locator("svc-planner-onboarding[open]")).to_have_count(0)
-    visit(context, second, shop_url, "/planner/current-menu", user=user)
-    other = second.locator("svc-planner[hydrated]")
-    expect(other).to_be_visible()
+    planners = []
+    for index, store in enumerate(stores):
+        page = context.new_page()
+        visit(context, page, shop_url, "/planner/current-menu", user=user, store=store)
+        planner = page.locator("svc-planner[hydrated]")
+        expect(planner).to_be_visible()
+        if index == 0:
+            page.keyboard.press("Escape")  # the onboarding of the first visit
+            expect(page.locator("svc-planner-onboarding[open]")).to_have_count(0)
+        planners.append(planner)
+    return planners
 
+
+def _suggestion_to_add(planner: Locator) -> tuple[str, Locator]:
     suggestion = planner.locator("[data-role=panel-items] > li:has([data-action=add]:not([disabled]))").first
-    recipe_id = str(suggestion.get_attribute("data-recipe-id"))
-    expect(other.locator(f".svc-planner__menu-item[data-recipe-id='{recipe_id}']")).to_have_count(0)
+    return str(suggestion.get_attribute("data-recipe-id")), suggestion
+
+
+def test_a_recipe_added_to_the_menu_in_one_tab_shows_in_the_other_tabs_planner(context: BrowserContext, shop_url: str):
+    """The current-menu page open in two tabs: a suggestion added in one is in the other's menu, without a reload,
+    and the other's suggestion says "in the menu"; removed again, it leaves the other's menu and can be added."""
+    planner, other = _two_planners(context, shop_url)
+    recipe_id, suggestion = _suggestion_to_add(planner)
+    row = other.locator(f".svc-planner__menu-item[data-recipe-id='{recipe_id}']")
+    add_there = other.locator(f".svc-planner__suggestion[data-recipe-id='{recipe_id}'] [data-action=add]")
+    expect(row).to_have_count(0)
     suggestion.locator("[data-action=add]").click()
     expect(planner.locator(f".svc-planner__menu-item[data-recipe-id='{recipe_id}']")).to_have_count(1)
 
-    expect(other.locator(f".svc-planner__menu-item[data-recipe-id='{recipe_id}']")).to_have_count(1)
-    assert_no_axe_violations(second, ["svc-planner"], what="the menu drawn again after another tab's addition")
+    expect(row).to_have_count(1)
+    expect(add_there).to_be_disabled()
+    assert_no_axe_violations(other.page, ["svc-planner"], what="the menu drawn again after another tab's addition")
+
+    planner.locator(f".svc-planner__menu-item[data-recipe-id='{recipe_id}'] [data-action=remove]").click()
+    expect(row).to_have_count(0)
+    expect(add_there).to_be_enabled()
+
+
+def test_a_planner_tab_at_another_store_does_not_draw_the_menu_another_tab_changed(
+    context: BrowserContext, shop_url: str
+):
+    """Drawing the page asks the menu at the tab's store, which moves the menu there (docs/upstream.md): a tab left at
+    another store leaves the menu where the shopper's newer tab put it."""
+    stale, planner = _two_planners(context, shop_url, stores=("1002", "1001"))
+    # What the stale tab hears (its page's own element heard it first: the SDK's stream calls it before this one).
+    stale.page.evaluate(
+        """() => {
+          window.heard = [];
+          const { planner } = window.svc[Symbol.for("prerender.sdk.internal")];
+          planner.changedElsewhere$.subscribe((m) => window.heard.push(m));
+        }"""
+    )
+    recipe_id, suggestion = _suggestion_to_add(planner)
+    suggestion.locator("[data-action=add]").click()
+    expect(planner.locator(f".svc-planner__menu-item[data-recipe-id='{recipe_id}']")).to_have_count(1)
+    stale.page.wait_for_function("() => window.heard.length === 1")
+    expect(stale).not_to_have_attribute("busy", "")
+    expect(stale.locator(f".svc-planner__menu-item[data-recipe-id='{recipe_id}']")).to_have_count(0)
+    menu = planner.page.evaluate(
+        """() => window.svc[Symbol.for("prerender.sdk.internal")].client
+          .request("GET", "/menu/current", { version: "v2" })"""
+    )
+    assert str(menu["store_id"]) == "1001"
 
 
 def test_a_drawer_following_another_tab_keeps_the_alternatives_list_the_shopper_had_open(

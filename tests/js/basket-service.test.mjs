@@ -1045,6 +1045,47 @@ describe("BasketService: the shopper's other tabs (sdk/tabs.js)", () => {
     assert.equal(reconciles(b.client), 2, "A's cart is reconciled by A");
   });
 
+  test("a page's cart is told with its shopper, and a tab acting for another shopper does not take it", async () => {
+    const { a, b } = await twoLoadedTabs();
+    a.own.answer = (call) => (call.path === "/basket/reconcile" ? { basket: basketOf({}), changes: [] } : undefined);
+    const heard = [];
+    b.service.sync.cartReportedElsewhere = (...args) => heard.push(args); // what reaches B's sync
+    await a.service.sync.cartChanged([{ id: "12", quantity: 1 }]);
+    await flush();
+    assert.equal(heard.length, 1);
+    assert.deepEqual(heard[0][0], [{ id: "12", quantity: 1 }]);
+    b.session.identity$.next({ kind: "user", id: "u2", forbidProfiling: false });
+    await flush();
+    await a.service.sync.cartChanged([{ id: "12", quantity: 2 }]);
+    await flush();
+    assert.equal(heard.length, 1, "another shopper's cart");
+  });
+
+  test("a reconcile made stale by another tab's newer cart answers with the basket as it is", async () => {
+    mock.timers.reset();
+    mock.timers.enable({ apis: ["setTimeout", "Date"], now: 1_000_000 });
+    const { a, b } = await twoLoadedTabs();
+    const held = deferred();
+    for (const tab of [a, b]) {
+      tab.own.answer = (call) => {
+        if (call.path === "/basket/reconcile") return { basket: basketOf({ r9: 2 }), changes: [] };
+        if (call.method === "PATCH") return held.promise; // B's write, still on its way
+        return undefined;
+      };
+    }
+    const before = b.service.basket$.value;
+    const writing = b.service.setGuests("r1", 3).catch(() => {});
+    const reported = b.service.sync.cartChanged([{ id: "p1", quantity: 1 }]); // queued behind the write
+    mock.timers.tick(1000);
+    await a.service.sync.cartChanged([{ id: "p1", quantity: 1 }, { id: "p5", quantity: 1 }]);
+    await flush();
+    held.resolve({ basket: before, changes: [] });
+    await writing;
+    assert.equal(await reported, b.service.basket$.value, "not null: the retailer's page gets the basket");
+    assert.equal(b.client.calls.filter((call) => call.path === "/basket/reconcile").length, 0,
+      "B's older cart was not sent after A's newer one");
+  });
+
   test("a hidden tab loads it once it shows again, however many writes it missed", async () => {
     const { a, b } = await twoLoadedTabs();
     b.page.hide();

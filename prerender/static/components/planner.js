@@ -114,10 +114,11 @@ export class PlannerElement extends HTMLElement {
     if (!storage) this.querySelector("[data-role='storage-required']")?.removeAttribute("hidden");
     this.#startAnalytics();
     services.planner.clearFinalizeUrl();
-    // Another tab of the shopper changed the menu: drawn again, after this page's own actions.
-    const followed = services.planner.changedElsewhere$.subscribe(() => this.#run(() => this.#refresh().catch((error) => {
-      console.warn(`[${sdk.prefix}] planner: could not show the menu another tab changed`, error);
-    })));
+    // Another tab of the shopper changed the menu at this page's store: drawn again, after this page's own actions
+    // (at another store, drawing it here would move the menu to this page's store: docs/upstream.md).
+    const followed = services.planner.changedElsewhere$.subscribe(({ store }) => {
+      if (store !== null && store === this.storeId) this.#run(() => this.#followOtherTab());
+    });
     signal.addEventListener("abort", () => followed.unsubscribe());
     if (storage) {
       this.#applyEntryGuests();
@@ -319,7 +320,6 @@ export class PlannerElement extends HTMLElement {
         }
         throw error;
       }
-      services.planner.menuChanged();
       services.track("planner.finalize", { recipe_count: count, product_count: result.changes?.length ?? 0 });
       await services.analytics.flush();
       if (!result.cartFollowed) {
@@ -352,14 +352,37 @@ export class PlannerElement extends HTMLElement {
   // --- the page's parts ----------------------------------------------------------------------------------
 
   /**
-   * Takes the menu's parts again from the page's route and puts them in place. The focus goes back to the
-   * same control of the new markup (by its action and recipe), or to `focus` when given.
-   * @param {{ focus?: string }} [options]
+   * Another tab changed the menu: the menu's parts drawn again, the panel's "in the menu" marks following them. A
+   * failure is logged and left (the page's next action shows the menu as it is).
    */
-  async #refresh({ focus } = {}) {
+  async #followOtherTab() {
+    try {
+      await this.#refresh({ keepTyped: true });
+    } catch (error) {
+      console.warn(`[${sdk.prefix}] planner: could not show the menu another tab changed`, error);
+      return;
+    }
+    const inMenu = new Set([...this.querySelectorAll(".svc-planner__menu-item")]
+      .map((row) => /** @type {HTMLElement} */ (row).dataset.recipeId ?? ""));
+    for (const item of this.querySelectorAll(".svc-planner__suggestion[data-recipe-id]")) {
+      const recipeId = /** @type {HTMLElement} */ (item).dataset.recipeId ?? "";
+      if (inMenu.has(recipeId)) this.#panel.markAdded(recipeId);
+      else this.#panel.unmarkAdded(recipeId);
+    }
+  }
+
+  /**
+   * Takes the menu's parts again from the page's route and puts them in place. The focus goes back to the
+   * same control of the new markup (by its action and recipe), or to `focus` when given; `keepTyped`: the text
+   * field that has the focus keeps what the shopper typed.
+   * @param {{ focus?: string, keepTyped?: boolean }} [options]
+   */
+  async #refresh({ focus, keepTyped = false } = {}) {
     const active = /** @type {HTMLElement | null} */ (document.activeElement);
     const wasInside = active && this.contains(active) && active.closest("[data-part]");
     const again = focus ?? (wasInside ? selectorOf(active) : null);
+    // Drawn for another tab, what the shopper was typing (the budget) is still theirs: it stays in the field.
+    const typed = keepTyped && wasInside && active instanceof HTMLInputElement && active.type === "text" ? active.value : null;
     const query = { store_id: this.storeId, panel: "false", view: this.view };
     const page = inertFragment((await this.#fetchHtml("/planner/current-menu", query)).html);
     const fresh = page.querySelector(`.svc-planner`);
@@ -389,7 +412,8 @@ export class PlannerElement extends HTMLElement {
         target = /** @type {HTMLElement | null} */ (target.parentElement?.querySelector("button:not([disabled])") ?? null);
       }
       target ??= /** @type {HTMLElement | null} */ (this.querySelector(".svc-planner__menu .svc-planner__panel-title"));
-      if (target && !target.hasAttribute("tabindex") && !target.matches("button, input, a")) target.setAttribute("tabindex", "-1");
+      if (target && !target.hasAttribute("tabindex") && !target.matches("button, input, a, summary")) target.setAttribute("tabindex", "-1");
+      if (typed !== null && target instanceof HTMLInputElement && target.type === "text") target.value = typed;
       target?.focus({ preventScroll: false });
     }
   }
@@ -411,7 +435,7 @@ export class PlannerElement extends HTMLElement {
    */
   async #write(method, path, json) {
     const answer = await services.client.request(method, path, { json, write: true, version: "v2" });
-    services.planner.menuChanged();
+    services.planner.menuChanged(this.storeId);
     return answer;
   }
 
@@ -562,6 +586,9 @@ function selectorOf(element) {
   const recipe = /** @type {HTMLElement | null} */ (element.closest("[data-recipe-id]"))?.dataset.recipeId;
   const product = element.dataset.productId;
   if (element.id) return `#${CSS.escape(element.id)}`;
+  if (element.matches(".svc-planner__products-toggle") && recipe) {
+    return `[data-recipe-id="${CSS.escape(recipe)}"] .svc-planner__products-toggle`;
+  }
   if (!action) return null;
   const own = product ? `[data-action="${action}"][data-product-id="${CSS.escape(product)}"]` : `[data-action="${action}"]`;
   return recipe ? `[data-recipe-id="${CSS.escape(recipe)}"] ${own}` : own;

@@ -11,7 +11,7 @@
 //
 // The shopper's tabs of one site share one cart (the site's cookies), and each page reports it on its own. A cart
 // another tab's page reported (`cartReportedElsewhere`), when it was reported after the newest this tab knows
-// (by the time of the reports: two tabs may read the cart in one order and report it in the other), is what
+// (by the time of the reports: a message may arrive after this tab's own later report), is what
 // this tab's changes are checked against from then on, not the cart as this page last saw it (a removal would
 // wait for a quantity the other tab's addition made out of reach, and be rolled back). It settles what it shows
 // and takes the place of a cart waiting here to be reconciled; a reconcile of an older cart still queued here
@@ -202,7 +202,7 @@ export class BasketSync {
    * @param {unknown} products `[{id, quantity}]` @param {unknown} at when it was reported (`now()` there)
    */
   cartReportedElsewhere(products, at) {
-    if (typeof at !== "number" || !(at > this.#reportedAt)) return;
+    if (typeof at !== "number" || !Number.isFinite(at) || !(at > this.#reportedAt)) return;
     let cart;
     try {
       cart = normalizeCart(products);

@@ -9,9 +9,11 @@
 // credential after a login, or a store given to `pos.load`), the SDK takes the cached URL out and goes back.
 //
 // The shopper's other tabs follow the menu (sdk/tabs.js, message `menu`): a page whose menu write the service
-// took says so (`menuChanged`), and the other tabs of that shopper emit `changedElsewhere$`, at once when they
-// show, else once when they show again, however many changes they missed; the current-menu page then draws its
-// menu again (components/planner.js).
+// took says so (`menuChanged`, with the store it acted at), and the other tabs of that shopper emit
+// `changedElsewhere$` with that store, at once when they show, else once when they show again, however many
+// changes they missed; the current-menu page at that store then draws its menu again (components/planner.js).
+// A finalize is not told: the menu went into the basket, and drawing the page again would make a new menu from
+// the suggestions, before the shopper chose how (the planner entry's mode counts only when a menu is made).
 import { Stream } from "./observable.js";
 import { isRecent } from "./storage.js";
 
@@ -33,15 +35,16 @@ export class Planner {
   loginRequired$ = new Stream();
   /** @type {Stream<PlannerRequest>} finalize needs a store: the host lets the user choose one */
   storeRequired$ = new Stream();
-  /** @type {Stream<void>} another tab changed this shopper's menu (emitted while the page shows) */
+  /** @type {Stream<{ store: string | null }>} another tab changed this shopper's menu, at that store (emitted while
+   * the page shows) */
   changedElsewhere$ = new Stream();
   /** @type {PlannerCallback | null} */ #onLoginRequired = null;
   /** @type {PlannerCallback | null} */ #onStoreRequired = null;
   #session;
   /** @type {import("./tabs.js").Tabs | null} */
   #tabs;
-  /** Another tab changed the menu while this page was hidden. */
-  #behind = false;
+  /** @type {{ store: string | null } | null} the last change another tab told while this page was hidden */
+  #missed = null;
 
   /**
    * @param {object} services
@@ -53,23 +56,27 @@ export class Planner {
     this.#tabs = tabs;
     tabs?.on("menu", (message) => {
       if (!message.shopper || message.shopper !== session.shopperKey) return;
-      this.#behind = true;
+      this.#missed = { store: typeof message.store === "string" ? message.store : null };
       if (tabs.visible) this.#followOthers();
     });
     tabs?.onReturn(() => {
-      if (this.#behind) this.#followOthers();
+      if (this.#missed) this.#followOthers();
     });
   }
 
-  /** This page changed the shopper's menu (a write the service took): the shopper's other tabs are told. */
-  menuChanged() {
+  /**
+   * This page changed the shopper's menu at `store` (a write the service took): the shopper's other tabs are told.
+   * @param {string | null} store
+   */
+  menuChanged(store) {
     const shopper = this.#session.shopperKey;
-    if (shopper) this.#tabs?.post({ type: "menu", shopper });
+    if (shopper) this.#tabs?.post({ type: "menu", shopper, store });
   }
 
   #followOthers() {
-    this.#behind = false;
-    this.changedElsewhere$.next(undefined);
+    const missed = this.#missed;
+    this.#missed = null;
+    if (missed) this.changedElsewhere$.next(missed);
   }
 
   /** @param {PlannerCallback | null} callback */

@@ -19,14 +19,14 @@ import { Stream } from "./observable.js";
  * - `like`: the service took its like (`liked`) or unlike of `recipeId` for `shopper`;
  * - `cart`: its page reported the cart of `shopper`, `cart` (`[{id, quantity}]`, normalised: sdk/basket-sync.js),
  *   at `at` (Date.now() there);
- * - `menu`: a write of its own changed the planner's menu of `shopper` (`kind:id`);
+ * - `menu`: a write of its own changed the planner's menu of `shopper` (`kind:id`), at `store`;
  * - `ask`: it was restored from the back/forward cache and asks the others for their credentials.
  * @typedef {{ type: "credential", credential: { token: string, kind: string, id: string, expiresAt: number } }
  *   | { type: "reset", shopper: string }
  *   | { type: "basket", shopper: string }
  *   | { type: "like", shopper: string, recipeId: string, liked: boolean }
  *   | { type: "cart", shopper: string, cart: { id: string, quantity: number }[], at: number }
- *   | { type: "menu", shopper: string }
+ *   | { type: "menu", shopper: string, store: string | null }
  *   | { type: "ask" }} TabMessage
  */
 
