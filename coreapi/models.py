@@ -353,19 +353,21 @@ class Basket(Base):
         back_populates="basket",
         cascade="all, delete-orphan",
         passive_deletes=True,
-        order_by=lambda: AwaitedProduct.product_id,
+        order_by=lambda: [AwaitedProduct.recipe_id, AwaitedProduct.product_id],
     )
 
 
 class AwaitedProduct(Base):
-    """Packages of a product the basket's writes asked the retailer cart to add (their ``changes``) that no
-    reconciled cart has shown yet, and when the last of them was asked: a reconcile leaves them to the cart a
-    while (``coreapi.services.cart_waits``)."""
+    """Packages of a product that the basket's writes for one of its recipes asked the retailer cart to add (their
+    ``changes``) and no reconciled cart has shown yet, and when the last of them was asked: a reconcile leaves them
+    to the cart a while (``coreapi.services.cart_waits``). Per recipe, so that a write of another recipe sharing
+    the product (another tab's) neither takes them nor is taken for them."""
 
     __tablename__ = "basket_awaited_products"
     __table_args__ = (CheckConstraint("quantity > 0", name="quantity_positive"),)
 
     basket_id: Mapped[int] = mapped_column(ForeignKey("baskets.id", ondelete="CASCADE"), primary_key=True)
+    recipe_id: Mapped[int] = mapped_column(ForeignKey("recipes.id", ondelete="CASCADE"), primary_key=True, index=True)
     product_id: Mapped[int] = mapped_column(ForeignKey("products.id", ondelete="CASCADE"), primary_key=True, index=True)
     quantity: Mapped[int]
     asked_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))

@@ -486,9 +486,9 @@ def reconcile(
     """Follow the retailer cart ``(product id, quantity)``: every product the basket holds more of
     than the cart is reduced to the cart's quantity (none when absent), from the most recently
     added entries first; entries this leaves without lines are removed. What the basket's writes
-    asked the cart to add less than ``cart_waits.CATCH_UP`` ago, and no cart showed yet, is left to
-    the cart (another page of the shopper may still be handing it over). ``changes`` is empty: the
-    cart already is that way."""
+    asked the cart to add for a recipe less than ``cart_waits.CATCH_UP`` ago, and no cart showed
+    yet, is left to the cart (another page of the shopper may still be handing it over).
+    ``changes`` is empty: the cart already is that way."""
     in_cart = _cart_quantities(cart)
     now = dt.datetime.now(dt.UTC)
 
@@ -509,10 +509,14 @@ def _cart_quantities(cart: Iterable[tuple[str, int]]) -> Counter[int]:
     return in_cart
 
 
-def _follow_cart(basket: Basket, in_cart: Counter[int], kept: Counter[int] | None = None) -> None:
-    """Reduce every product the basket holds more of than the cart (and the ``kept`` packages it awaits) to that
-    quantity, newest entries first; entries left without lines are removed."""
-    shown = in_cart + kept if kept is not None else in_cart
+def _follow_cart(basket: Basket, in_cart: Counter[int], kept: Mapping[cart_waits.Key, int] | None = None) -> None:
+    """Reduce every product the basket holds more of than the cart (and the ``kept`` packages its recipes await)
+    to that quantity, newest entries first, never a recipe's kept packages; entries left without lines are
+    removed."""
+    protected = Counter(kept or {})
+    shown = Counter(in_cart)
+    for (_, product_id), quantity in protected.items():
+        shown[product_id] += quantity
     excess = {
         product_id: held - shown[product_id]
         for product_id, held in _product_quantities(basket).items()
@@ -521,7 +525,10 @@ def _follow_cart(basket: Basket, in_cart: Counter[int], kept: Counter[int] | Non
     for entry in sorted(basket.entries, key=lambda entry: entry.position, reverse=True):
         had_lines = bool(entry.lines)
         for line in reversed(_ordered_lines(entry)):
-            taken = min(excess.get(line.product.id, 0), line.quantity)
+            key = (entry.recipe.id, line.product.id)
+            awaited = min(protected[key], line.quantity)
+            protected[key] -= awaited
+            taken = min(excess.get(line.product.id, 0), line.quantity - awaited)
             if taken == 0:
                 continue
             excess[line.product.id] -= taken
@@ -623,7 +630,8 @@ def move_entries(
         if source_basket is not None and source_basket is not target_basket
         else []
     )
-    source_before = _product_quantities(source_basket) if moving else {}
+    source_before = cart_waits.held_by_recipe(source_basket) if moving else {}
+    target_before = cart_waits.held_by_recipe(target_basket)
     replaced = {entry.recipe_id for entry in moving}
     for entry in [e for e in target_basket.entries if e.recipe_id in replaced]:
         target_basket.entries.remove(entry)
@@ -632,7 +640,7 @@ def move_entries(
         entry.position = _next_position(target_basket)
         entry.basket = target_basket
     target_basket.updated_at = dt.datetime.now(dt.UTC)
-    cart_waits.record(target_basket, before, _product_quantities(target_basket), target_basket.updated_at)
+    cart_waits.record(target_basket, target_before, cart_waits.held_by_recipe(target_basket), target_basket.updated_at)
     if source_basket is not None and moving:
         source_basket.updated_at = target_basket.updated_at
         # The source basket is left empty: it awaits nothing of a cart any more.
@@ -673,11 +681,12 @@ def _write(
     basket = _lock_open_basket(session, owner, create_at=store)
     assert basket is not None
     before = _product_quantities(basket)
+    recipes_before = cart_waits.held_by_recipe(basket) if cart_follows else {}
     basket.store_id = store.id
     basket.updated_at = dt.datetime.now(dt.UTC)
     apply(basket)
     if cart_follows:
-        cart_waits.record(basket, before, _product_quantities(basket), basket.updated_at)
+        cart_waits.record(basket, recipes_before, cart_waits.held_by_recipe(basket), basket.updated_at)
     session.flush()
     changes = _changes(before, basket) if cart_follows else []
     return BasketUpdate(_view(session, basket, store, language), changes)

@@ -6,12 +6,14 @@ Another page of the same shopper (a second tab, a second device) may report its 
 before the first page's products reached it. Following it would take the first page's recipe out of the basket
 while its products were on their way, and they would then sit in the cart without their recipe.
 
-So each write keeps, per product, the packages it asked the cart to add, and when. A reconcile leaves those to
-the cart for ``CATCH_UP`` after they were asked (it takes out only what the cart should already show), and forgets
-them once a reported cart shows them. A page whose retailer refused them undoes its write itself (the browser
-SDK's rollback: a write that takes them out, and so takes them out of here too); a page closed before it handed
-them over leaves them to the first reconcile after ``CATCH_UP``. A payment's confirmation follows the paid cart
-whole (``coreapi.services.baskets.confirm``): what was paid is what was bought.
+So each write keeps, per recipe and product, the packages it asked the cart to add, and when. A reconcile leaves
+those to the cart for ``CATCH_UP`` after they were asked (it takes out only what the cart should already show, and
+never a recipe's awaited packages), and forgets them once a reported cart shows them. Per recipe, because a write
+of another recipe that shares the product (another tab's removal of a recipe the cart shows) must neither take
+them nor be taken for them. A page whose retailer refused them undoes its write itself (the browser SDK's
+rollback: a write that takes the recipe's packages out, and so what it awaits of them); a page closed before it
+handed them over leaves them to the first reconcile after ``CATCH_UP``. A payment's confirmation follows the paid
+cart whole (``coreapi.services.baskets.confirm``): what was paid is what was bought.
 """
 
 from __future__ import annotations
@@ -26,27 +28,34 @@ from coreapi.models import AwaitedProduct, Basket
 # a retailer to follow a change before it undoes it (5 s, prerender/static/sdk/basket-sync.js).
 CATCH_UP = dt.timedelta(seconds=30)
 
+# A recipe's packages of a product: (recipe id, product id).
+Key = tuple[int, int]
 
-def record(basket: Basket, before: Mapping[int, int], after: Mapping[int, int], now: dt.datetime) -> None:
-    """A write took each product's packages from ``before`` to ``after``: what it asks the cart to add is
-    awaited from ``now``, with what was awaited of that product and is still live (the time restarts for them:
-    the rule is per product); a product the basket now holds less of awaits at most what it holds. A lowered
-    product keeps what it awaited: the packages taken back may be ones the cart already showed (another tab's
-    removal of a recipe sharing the product, while this tab's addition is on its way)."""
-    deltas = {
-        product_id: after.get(product_id, 0) - before.get(product_id, 0)
-        for product_id in before.keys() | after.keys()
-        if after.get(product_id, 0) != before.get(product_id, 0)
-    }
+
+def held_by_recipe(basket: Basket | None) -> dict[Key, int]:
+    """The packages of each product each recipe of the basket holds."""
+    held: Counter[Key] = Counter()
+    for entry in basket.entries if basket is not None else ():
+        for line in entry.lines:
+            held[(entry.recipe.id, line.product.id)] += line.quantity
+    return dict(held)
+
+
+def record(basket: Basket, before: Mapping[Key, int], after: Mapping[Key, int], now: dt.datetime) -> None:
+    """A write took each recipe's packages of each product from ``before`` to ``after``: what it asks the cart to
+    add is awaited from ``now``, with what that recipe awaited of the product and still does (the time restarts
+    for them); a recipe that holds fewer awaits at most what it holds."""
+    deltas = {key: after.get(key, 0) - before.get(key, 0) for key in before.keys() | after.keys()}
+    deltas = {key: delta for key, delta in deltas.items() if delta != 0}
     if not deltas:
         return  # nothing asked of the cart: what is awaited stays as it is (and is not even read)
-    awaited = {row.product_id: row for row in basket.awaited}
-    for product_id, delta in deltas.items():
-        row = awaited.get(product_id)
-        held = after.get(product_id, 0)
+    rows = {(row.recipe_id, row.product_id): row for row in basket.awaited}
+    for key, delta in deltas.items():
+        row = rows.get(key)
+        held = after.get(key, 0)
         if delta > 0:
             if row is None:
-                basket.awaited.append(AwaitedProduct(product_id=product_id, quantity=delta, asked_at=now))
+                basket.awaited.append(AwaitedProduct(recipe_id=key[0], product_id=key[1], quantity=delta, asked_at=now))
             else:
                 live = row.quantity if _live(row, now) else 0
                 row.quantity = min(live + delta, held)
@@ -57,20 +66,34 @@ def record(basket: Basket, before: Mapping[int, int], after: Mapping[int, int], 
                 basket.awaited.remove(row)
 
 
-def kept(basket: Basket, now: dt.datetime) -> Counter[int]:
-    """The packages of each product a reconcile leaves to the cart: asked less than ``CATCH_UP`` ago."""
-    return Counter({row.product_id: row.quantity for row in basket.awaited if _live(row, now)})
+def kept(basket: Basket, now: dt.datetime) -> dict[Key, int]:
+    """The packages of each recipe's product a reconcile leaves to the cart: asked less than ``CATCH_UP`` ago."""
+    return {(row.recipe_id, row.product_id): row.quantity for row in basket.awaited if _live(row, now)}
 
 
 def settle(basket: Basket, held: Mapping[int, int], in_cart: Mapping[int, int], now: dt.datetime) -> None:
-    """After a reconcile, the basket holding ``held`` and the cart ``in_cart``: what the cart shows is awaited no
-    more, nor is what waited ``CATCH_UP`` already."""
+    """After a reconcile, the basket holding ``held`` of each product and the cart ``in_cart``: what the cart shows
+    is awaited no more (the earliest asked first: they had the longest to arrive), nor is what waited
+    ``CATCH_UP`` already or what a recipe no longer holds."""
+    by_recipe = held_by_recipe(basket)
+    by_product: dict[int, list[AwaitedProduct]] = {}
     for row in list(basket.awaited):
-        unshown = min(row.quantity, held.get(row.product_id, 0) - in_cart.get(row.product_id, 0))
-        if unshown <= 0 or not _live(row, now):
+        row.quantity = min(row.quantity, by_recipe.get((row.recipe_id, row.product_id), 0))
+        if row.quantity <= 0 or not _live(row, now):
             basket.awaited.remove(row)
         else:
-            row.quantity = unshown
+            by_product.setdefault(row.product_id, []).append(row)
+    for product_id, rows in by_product.items():
+        unshown = max(0, held.get(product_id, 0) - in_cart.get(product_id, 0))
+        shown = sum(row.quantity for row in rows) - unshown
+        for row in sorted(rows, key=lambda row: _utc(row.asked_at)):
+            if shown <= 0:
+                break
+            taken = min(shown, row.quantity)
+            shown -= taken
+            row.quantity -= taken
+            if row.quantity == 0:
+                basket.awaited.remove(row)
 
 
 def forget(basket: Basket) -> None:
@@ -79,5 +102,9 @@ def forget(basket: Basket) -> None:
 
 
 def _live(row: AwaitedProduct, now: dt.datetime) -> bool:
-    asked_at = row.asked_at if row.asked_at.tzinfo is not None else row.asked_at.replace(tzinfo=dt.UTC)
-    return now - asked_at < CATCH_UP
+    return now - _utc(row.asked_at) < CATCH_UP
+
+
+def _utc(moment: dt.datetime) -> dt.datetime:
+    """A stored time as an aware UTC one (SQLite gives them back without their zone)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.UTC)

@@ -808,10 +808,12 @@ def open_basket_of(shopper: Shopper) -> Any:
 
 
 def awaited(app: Flask, shopper: Shopper) -> dict[int, int]:
-    """The packages of each product the shopper's open basket awaits of the cart (coreapi.services.cart_waits)."""
+    """The packages of each product the shopper's open basket awaits of the cart, all its recipes together
+    (coreapi.services.cart_waits)."""
     with app.app_context():
-        query = select(AwaitedProduct.product_id, AwaitedProduct.quantity)
-        return dict(db.session.execute(query.where(AwaitedProduct.basket_id == open_basket_of(shopper))).all())
+        query = select(AwaitedProduct.product_id, func.sum(AwaitedProduct.quantity)).group_by(AwaitedProduct.product_id)
+        rows = db.session.execute(query.where(AwaitedProduct.basket_id == open_basket_of(shopper))).all()
+        return {product_id: int(quantity) for product_id, quantity in rows}
 
 
 def age_awaited(app: Flask, shopper: Shopper) -> None:
@@ -870,7 +872,7 @@ def test_what_a_cart_has_not_shown_in_time_is_followed_again(visitor: Shopper, a
     assert awaited(app, visitor) == {}
 
 
-def test_a_write_that_takes_products_back_awaits_them_no_more(visitor: Shopper, app: Flask, seed) -> None:
+def test_what_a_recipe_awaits_is_never_more_than_it_holds(visitor: Shopper, app: Flask, seed) -> None:
     """The SDK's rollback of a change the retailer refused is such a write: the cart is awaited for nothing."""
     ok(visitor.add("1", 4))
     asked = {int(product): quantity for product, quantity in products_of(expected_lines(seed, "1", "1001", 4)).items()}
@@ -893,18 +895,56 @@ def test_another_tab_lowering_a_shown_product_leaves_what_is_awaited_of_it(visit
     assert ok(visitor.reconcile({}))["basket"] == newer_only
 
 
+def test_a_recipe_taken_back_leaves_the_others_to_follow_the_cart_at_once(visitor: Shopper, seed) -> None:
+    """The SDK's rollback of a refused addition (a recipe sharing a product with one the cart shows): what the cart
+    then lacks of the shown recipe's products is taken out at once, not left as awaited."""
+    older, newer, shared = recipe_sharing_products(seed, "1001")
+    ok(visitor.add(older, 4))
+    held = basket_products(visitor.shown())
+    ok(visitor.add(newer, 4))
+    ok(visitor.remove(newer))
+    cart = dict(held)
+    del cart[shared]  # the shopper took it out of the cart
+    body = ok(visitor.reconcile(cart))
+    assert shared not in basket_products(body["basket"])
+
+
+def test_what_the_cart_lacks_is_taken_from_the_recipes_that_await_nothing(visitor: Shopper, seed) -> None:
+    """The older recipe's shared product, shown, leaves the cart while the newer recipe's is on its way: the older
+    recipe loses it, not the newer (which a reconcile takes from first otherwise)."""
+    older, newer, shared = recipe_sharing_products(seed, "1001")
+    ok(visitor.add(older, 4))
+    held = basket_products(visitor.shown())
+    ok(visitor.add(newer, 4))
+    newer_lines = line_tuples(entry(visitor.basket(), newer))
+    cart = dict(held)
+    del cart[shared]
+    body = ok(visitor.reconcile(cart))
+    assert line_tuples(entry(body["basket"], newer)) == newer_lines
+    assert shared not in products_of(line_tuples(entry(body["basket"], older)))
+
+
 def test_a_later_write_of_a_product_does_not_bring_back_what_waited_too_long(
     visitor: Shopper, app: Flask, seed
 ) -> None:
-    """A tab closed before handing its recipe over, more than CATCH_UP ago; a recipe sharing a product is added: the
-    shared product awaits the new recipe's packages only, and the old recipe's other products leave the basket
-    with the first cart that lacks them."""
+    """A tab closed before handing its recipe over, more than CATCH_UP ago; a recipe sharing a product is added:
+    what the old recipe awaited stays expired (the new one awaits its own packages), and the old recipe's other
+    products leave the basket with the first cart that lacks them."""
     older, newer, shared = recipe_sharing_products(seed, "1001")
     ok(visitor.add(older, 4))
     age_awaited(app, visitor)
     ok(visitor.add(newer, 4))
+    with app.app_context():
+        rows = db.session.execute(
+            select(AwaitedProduct.recipe_id, AwaitedProduct.quantity, AwaitedProduct.asked_at).where(
+                AwaitedProduct.basket_id == open_basket_of(visitor), AwaitedProduct.product_id == int(shared)
+            )
+        ).all()
+    asked = {str(recipe_id): (quantity, asked_at) for recipe_id, quantity, asked_at in rows}
     newer_products = products_of(expected_lines(seed, newer, "1001", 4))
-    assert awaited(app, visitor)[int(shared)] == newer_products[shared]
+    assert asked[newer][0] == newer_products[shared]
+    older_asked = asked[older][1].replace(tzinfo=asked[older][1].tzinfo or dt.UTC)
+    assert dt.datetime.now(dt.UTC) - older_asked > cart_waits.CATCH_UP, "not renewed by the newer recipe's write"
     body = ok(visitor.reconcile(dict(newer_products)))
     older_only = products_of(expected_lines(seed, older, "1001", 4)).keys() - newer_products.keys()
     assert not older_only & basket_products(body["basket"]).keys()
