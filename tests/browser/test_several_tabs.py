@@ -418,3 +418,21 @@ def test_a_drawer_following_another_tab_keeps_the_alternatives_list_the_shopper_
     expect(again.locator(".svc-recipe-details__alternatives")).to_be_visible()
     expect(again.locator(".svc-recipe-details__replace")).to_have_attribute("aria-expanded", "true")
     assert second.evaluate(where) == [ingredient, True]
+
+
+def test_planner_tabs_draw_the_menu_of_the_shopper_a_logout_in_another_tab_made(context: BrowserContext, shop_url: str):
+    """A logout in a third tab: the current-menu pages, which take the visitor's credential, show the visitor's
+    menu (they kept drawing the user's, and their next action answered "changed meanwhile")."""
+    planners = _two_planners(context, shop_url)
+    user_menu = str(planners[1].get_attribute("menu-id"))
+    logout_tab = context.new_page()
+    visit(context, logout_tab, shop_url)
+    logout_tab.locator("[data-account=logout]").click()
+    logout_tab.wait_for_function(f"() => ({IDENTITY})()?.startsWith('authless:')")
+    for planner in planners:
+        expect(planner).not_to_have_attribute("menu-id", user_menu)
+        expect(planner).not_to_have_attribute("busy", "")
+    recipe_id, suggestion = _suggestion_to_add(planners[1])
+    suggestion.locator("[data-action=add]").click()
+    expect(planners[1].locator(f".svc-planner__menu-item[data-recipe-id='{recipe_id}']")).to_have_count(1)
+    expect(planners[1].locator("[role=alert], [data-role=message]").filter(has_text="entre-temps")).to_have_count(0)

@@ -559,6 +559,29 @@ describe("BasketSync: reconcile", () => {
     assert.equal(reconciles.length, 1);
   });
 
+  test("a change another tab's cart kept out of reach is left to the reconcile, not undone; without one it is", async () => {
+    let clock = 1000;
+    const { sync, reconciles, rollbacksTold } = makeSync({ now: () => clock });
+    sync.definePush(() => {});
+    await sync.cartChanged([{ id: "p1", quantity: 2 }]);
+    const removal = rollbackSpy();
+    sync.register([{ id: "p1", quantity: -2 }], { after: null, rollback: removal }); // waits for 0
+    // At the same moment the shopper put one more in the cart in another tab: no cart will show 0.
+    sync.cartReportedElsewhere([{ id: "p1", quantity: 3 }], 2000);
+    clock = 3000;
+    const reconciled = sync.cartChanged([{ id: "p1", quantity: 1 }]); // waits: it does not show 0
+    mock.timers.tick(5000);
+    assert.equal(await reconciled, `basket:${reconciles.length}`, "the newest cart is reconciled once nothing waits");
+    assert.equal(removal.calls, 0, "the retailer did follow: undoing it would say it did not");
+    assert.equal(rollbacksTold.length, 0);
+    assert.deepEqual(reconciles.at(-1).cart, [{ id: "p1", quantity: 1 }]);
+
+    const addition = rollbackSpy();
+    sync.register([{ id: "p1", quantity: 1 }], { after: null, rollback: addition }); // no other tab since
+    mock.timers.tick(5000);
+    assert.equal(addition.calls, 1);
+  });
+
   test("a malformed cart, or one without its time, from another tab is ignored", () => {
     const { sync } = makeSync({ now: () => 1000 });
     sync.definePush(() => {});

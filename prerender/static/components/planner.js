@@ -117,9 +117,21 @@ export class PlannerElement extends HTMLElement {
     // Another tab of the shopper changed the menu at this page's store: drawn again, after this page's own actions
     // (at another store, drawing it here would move the menu to this page's store: docs/upstream.md).
     const followed = services.planner.changedElsewhere$.subscribe(({ store }) => {
-      if (store !== null && store === this.storeId) this.#run(() => this.#followOtherTab());
+      if (store !== null && store === this.storeId) this.#run(() => this.#drawAgain());
     });
-    signal.addEventListener("abort", () => followed.unsubscribe());
+    // Another shopper now (a login or a logout in another tab, whose credential this tab took): their menu.
+    const shopperOf = (/** @type {{ kind: string, id: string } | null | undefined} */ identity) => (identity ? `${identity.kind}:${identity.id}` : "");
+    let shopper = shopperOf(services.session.identity$.value);
+    const switched = services.session.identity$.subscribe((identity) => {
+      const now = shopperOf(identity);
+      if (!now || now === shopper) return;
+      shopper = now;
+      this.#run(() => this.#drawAgain());
+    });
+    signal.addEventListener("abort", () => {
+      followed.unsubscribe();
+      switched.unsubscribe();
+    });
     if (storage) {
       this.#applyEntryGuests();
       this.#firstVisitOnboarding();
@@ -352,10 +364,11 @@ export class PlannerElement extends HTMLElement {
   // --- the page's parts ----------------------------------------------------------------------------------
 
   /**
-   * Another tab changed the menu: the menu's parts drawn again, the panel's "in the menu" marks following them. A
-   * failure is logged and left (the page's next action shows the menu as it is).
+   * Another tab changed the menu, or the page acts for another shopper now: the menu's parts drawn again, the
+   * panel's "in the menu" marks following them. A failure is logged and left (the page's next action shows the
+   * menu as it is).
    */
-  async #followOtherTab() {
+  async #drawAgain() {
     try {
       await this.#refresh({ keepTyped: true });
     } catch (error) {
