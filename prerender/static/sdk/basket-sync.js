@@ -2,7 +2,8 @@
 //
 // After each basket change the retailer's callbacks get the answer's `changes`. The change then waits for
 // `retailerBasketChanged(cart)` to show the pushed quantities; when no call does within the time limit
-// (5 s), the change is rolled back with the inverse basket operation and the user is told. While a change
+// (5 s), the change is rolled back with the inverse basket operation and the user is told (unless another tab's
+// cart was taken meanwhile: `#timedOut`). While a change
 // waits, a cart that does not show it yet is not reconciled (that would undo the change on our side before
 // the retailer had a chance to apply it): the latest such cart is reconciled once nothing waits any more. A
 // cart whose reconcile reaches the service only after a newer change was registered (it waited its turn behind
