@@ -494,7 +494,7 @@ def reconcile(
 
     def apply(basket: Basket) -> None:
         _follow_cart(basket, in_cart, cart_waits.kept(basket, now))
-        cart_waits.settle(basket, _product_quantities(basket), in_cart, now)
+        cart_waits.settle(basket, in_cart, now)
 
     return _write(session, owner, store, language, apply, cart_follows=False)
 

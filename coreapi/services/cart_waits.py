@@ -71,11 +71,14 @@ def kept(basket: Basket, now: dt.datetime) -> dict[Key, int]:
     return {(row.recipe_id, row.product_id): row.quantity for row in basket.awaited if _live(row, now)}
 
 
-def settle(basket: Basket, held: Mapping[int, int], in_cart: Mapping[int, int], now: dt.datetime) -> None:
-    """After a reconcile, the basket holding ``held`` of each product and the cart ``in_cart``: what the cart shows
-    is awaited no more (the earliest asked first: they had the longest to arrive), nor is what waited
-    ``CATCH_UP`` already or what a recipe no longer holds."""
+def settle(basket: Basket, in_cart: Mapping[int, int], now: dt.datetime) -> None:
+    """After a reconcile, the cart holding ``in_cart``: what the cart shows is awaited no more (the earliest asked
+    first: they had the longest to arrive), nor is what waited ``CATCH_UP`` already or what a recipe no longer
+    holds."""
     by_recipe = held_by_recipe(basket)
+    held: Counter[int] = Counter()
+    for (_, product_id), quantity in by_recipe.items():
+        held[product_id] += quantity
     by_product: dict[int, list[AwaitedProduct]] = {}
     for row in list(basket.awaited):
         row.quantity = min(row.quantity, by_recipe.get((row.recipe_id, row.product_id), 0))

@@ -120,10 +120,9 @@ export class PlannerElement extends HTMLElement {
       if (store !== null && store === this.storeId) this.#run(() => this.#drawAgain());
     });
     // Another shopper now (a login or a logout in another tab, whose credential this tab took): their menu.
-    const shopperOf = (/** @type {{ kind: string, id: string } | null | undefined} */ identity) => (identity ? `${identity.kind}:${identity.id}` : "");
-    let shopper = shopperOf(services.session.identity$.value);
-    const switched = services.session.identity$.subscribe((identity) => {
-      const now = shopperOf(identity);
+    let shopper = services.session.shopperKey;
+    const switched = services.session.identity$.subscribe(() => {
+      const now = services.session.shopperKey;
       if (!now || now === shopper) return;
       shopper = now;
       this.#run(() => this.#drawAgain());
