@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from coreapi.models import AwaitedProduct, Basket
+from coreapi.services.moments import as_utc
 
 # How long a reconcile leaves to the cart what a write asked it to add: well above the time the browser SDK gives
 # a retailer to follow a change before it undoes it (5 s, prerender/static/sdk/basket-sync.js).
@@ -89,7 +90,7 @@ def settle(basket: Basket, in_cart: Mapping[int, int], now: dt.datetime) -> None
     for product_id, rows in by_product.items():
         unshown = max(0, held.get(product_id, 0) - in_cart.get(product_id, 0))
         shown = sum(row.quantity for row in rows) - unshown
-        for row in sorted(rows, key=lambda row: _utc(row.asked_at)):
+        for row in sorted(rows, key=lambda row: as_utc(row.asked_at)):
             if shown <= 0:
                 break
             taken = min(shown, row.quantity)
@@ -105,9 +106,4 @@ def forget(basket: Basket) -> None:
 
 
 def _live(row: AwaitedProduct, now: dt.datetime) -> bool:
-    return now - _utc(row.asked_at) < CATCH_UP
-
-
-def _utc(moment: dt.datetime) -> dt.datetime:
-    """A stored time as an aware UTC one (SQLite gives them back without their zone)."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.UTC)
+    return now - as_utc(row.asked_at) < CATCH_UP

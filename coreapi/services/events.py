@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from coreapi.extensions import Base
 from coreapi.models import Event
 from coreapi.services.identity import Identity, IdentityKind
+from coreapi.services.moments import as_utc
 
 # INSERT ... ON CONFLICT DO NOTHING, spelled the same by both dialects.
 _INSERTS: dict[str, Callable[[type[Base]], postgresql.Insert | sqlite.Insert]] = {
@@ -102,7 +103,7 @@ def session_events(session: Session, session_id: str) -> list[StoredEvent]:
             name=row.name,
             path=row.path,
             props=row.props,
-            timestamp=_utc(row.timestamp),
+            timestamp=as_utc(row.timestamp),
             session_id=row.session_id,
             supplier_id=row.supplier_id,
             identity=Identity(IdentityKind(row.identity_kind), row.identity_id)
@@ -111,10 +112,3 @@ def session_events(session: Session, session_id: str) -> list[StoredEvent]:
         )
         for row in rows
     ]
-
-
-def _utc(moment: dt.datetime) -> dt.datetime:
-    """SQLite gives back naive datetimes; they were stored in UTC."""
-    if moment.tzinfo is None:
-        return moment.replace(tzinfo=dt.UTC)
-    return moment.astimezone(dt.UTC)

@@ -29,6 +29,7 @@ from coreapi.models import BasketTransfer, Store, Supplier
 from coreapi.services import baskets
 from coreapi.services.baskets import BasketError, BasketOwner
 from coreapi.services.identity import Identity, IdentityKind
+from coreapi.services.moments import as_utc
 from coreapi.services.text import DEFAULT_LANGUAGE
 
 # What a redeem that is not the token's answers: the same for every token it cannot redeem.
@@ -202,7 +203,7 @@ def _gone(transfer: BasketTransfer, now: dt.datetime) -> str | None:
     counts as expired); ``None`` while it can."""
     if transfer.redeemed_at is not None:
         return REDEEMED
-    if transfer.revoked_at is not None or _utc(transfer.expires_at) <= now:
+    if transfer.revoked_at is not None or as_utc(transfer.expires_at) <= now:
         return EXPIRED
     return None
 
@@ -218,8 +219,3 @@ def _claim(session: Session, transfer: BasketTransfer, now: dt.datetime) -> bool
         .execution_options(synchronize_session=False)
     ).first()
     return claimed is not None
-
-
-def _utc(moment: dt.datetime) -> dt.datetime:
-    """A stored time as an aware UTC one (SQLite gives them back without their zone)."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.UTC)
