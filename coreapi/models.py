@@ -17,6 +17,7 @@ from sqlalchemy import (
     BigInteger,
     CheckConstraint,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -355,6 +356,11 @@ class Basket(Base):
         passive_deletes=True,
         order_by=lambda: [AwaitedProduct.recipe_id, AwaitedProduct.product_id],
     )
+    cart_reports: Mapped[list[CartReport]] = relationship(
+        back_populates="basket",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+    )
 
 
 class AwaitedProduct(Base):
@@ -373,6 +379,27 @@ class AwaitedProduct(Base):
     asked_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
 
     basket: Mapped[Basket] = relationship(back_populates="awaited")
+
+
+# A browser's id, as a reconcile names the browser that reported its cart.
+MAX_REPORTER_LENGTH = 64
+
+
+class CartReport(Base):
+    """The newest retailer cart one browser of the shopper reported that the basket followed: when that browser's
+    clock says it was reported, and when the basket followed it. A reconcile of an older cart of the same browser,
+    crossed on its way with this one, is not followed (``coreapi.services.cart_reports``)."""
+
+    __tablename__ = "basket_cart_reports"
+
+    basket_id: Mapped[int] = mapped_column(ForeignKey("baskets.id", ondelete="CASCADE"), primary_key=True)
+    # The id the browser keeps for all its tabs (the browser SDK's ``Session.browserId``).
+    reporter: Mapped[str] = mapped_column(String(MAX_REPORTER_LENGTH), primary_key=True)
+    # Milliseconds since the epoch on the reporting browser's clock (compared only with that browser's own).
+    reported_at: Mapped[float] = mapped_column(Float)
+    followed_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+
+    basket: Mapped[Basket] = relationship(back_populates="cart_reports")
 
 
 class BasketEntry(Base):

@@ -176,9 +176,12 @@ def set_ingredient(args: dict[str, Any], recipe_id: str, ingredient_id: str) -> 
 @idempotent_write
 @use_args(ReconcileArgs(), location="json")
 def reconcile(args: dict[str, Any]) -> dict[str, Any]:
-    """Follow the retailer cart: reduce what it holds less of, newest entries first."""
+    """Follow the retailer cart: reduce what it holds less of, newest entries first (not when the browser that
+    reported it had a newer one followed)."""
     cart = [(line["id"], line["quantity"]) for line in args["cart"]]
-    return _update(baskets.reconcile(db.session(), _owner(), args["store"], cart, current().language))
+    reported = args["reported"]
+    report = None if reported is None else baskets.CartReported(by=reported["by"], at=reported["at"])
+    return _update(baskets.reconcile(db.session(), _owner(), args["store"], cart, current().language, report))
 
 
 @bp.post("/confirm")

@@ -7,6 +7,7 @@ from typing import Any
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_dump, validate, validates
 
+from coreapi.models import MAX_REPORTER_LENGTH
 from coreapi.schemas.common import PaginationArgs
 from coreapi.schemas.fields import Id, Money, PictureUrl, RequiredStoreField, StoreField, UtcDateTime
 from coreapi.schemas.recipes import MAX_SERVES
@@ -17,6 +18,7 @@ MAX_LINE_QUANTITY = 99
 MAX_CART_QUANTITY = 9999
 MAX_CART_LINES = 500
 MAX_TOTAL = Decimal("99999999.99")
+MAX_REPORTED_AT = 1e13
 # The shopper's choices sent with a recipe: at most one per ingredient of a recipe.
 MAX_RECIPE_LINES = 100
 
@@ -88,8 +90,21 @@ class CartLineSchema(Schema):
     quantity = fields.Integer(required=True, strict=True, validate=validate.Range(min=0, max=MAX_CART_QUANTITY))
 
 
+class CartReportSchema(Schema):
+    """Which browser reported the cart, and when by its clock (coreapi.services.cart_reports)."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    by = Id(required=True, validate=validate.Length(min=1, max=MAX_REPORTER_LENGTH))
+    # Milliseconds since the epoch (up to the year 2286).
+    at = fields.Float(required=True, allow_nan=False, validate=validate.Range(min=0, max=MAX_REPORTED_AT))
+
+
 class ReconcileArgs(BasketArgs):
     cart = fields.List(fields.Nested(CartLineSchema), required=True, validate=validate.Length(max=MAX_CART_LINES))
+    # Absent: the cart is followed whenever its reconcile arrives.
+    reported = fields.Nested(CartReportSchema, load_default=None)
 
 
 class ConfirmArgs(BasketArgs):

@@ -142,7 +142,11 @@ FORWARDED = (
         description="Follow the retailer cart: what it removed or reduced leaves the basket.",
         call=baskets.RECONCILE,
         body=ReconcileBody(),
-        body_example={"store_id": "1001", "cart": [{"id": "100001", "quantity": 1}]},
+        body_example={
+            "store_id": "1001",
+            "cart": [{"id": "100001", "quantity": 1}],
+            "reported": {"by": "0b9e4c1e-5f0e-4a7c-9d43-2c1f3e8a6b10", "at": 1764580000000},
+        },
     ),
     basket_write(
         "/confirm",

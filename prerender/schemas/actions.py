@@ -30,6 +30,7 @@ from prerender.schemas.limits import (
     MAX_LINE_QUANTITY,
     MAX_ORDER_ID,
     MAX_RECIPE_LINES,
+    MAX_REPORTED_AT,
     MAX_SERVES,
 )
 
@@ -131,9 +132,30 @@ class _CartLine(_Body):
     quantity = Integer(strict=True, required=True, validate=validate.Range(0, MAX_CART_QUANTITY))
 
 
+class _CartReport(_Body):
+    by = Identifier(
+        required=True,
+        metadata={"description": "An id the reporting browser keeps for all its tabs (the SDK: a random UUID)."},
+    )
+    at = fields.Float(
+        required=True,
+        allow_nan=False,
+        validate=validate.Range(0, MAX_REPORTED_AT),
+        metadata={"description": "When that browser reported the cart: milliseconds since the epoch, its clock."},
+    )
+
+
 class ReconcileBody(_Body):
     store_id = Identifier(required=True)
     cart = fields.List(fields.Nested(_CartLine), required=True, validate=validate.Length(max=MAX_CART_LINES))
+    # Left out of what is forwarded when absent (the cart is then followed whenever it arrives).
+    reported = fields.Nested(
+        _CartReport,
+        metadata={
+            "description": "Which browser reported the cart, and when: a cart older than one the basket followed "
+            "from the same browser (two tabs' reconciles crossed on their way) changes nothing."
+        },
+    )
 
 
 class ConfirmBody(_Body):

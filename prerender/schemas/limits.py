@@ -14,6 +14,8 @@ MAX_LINE_QUANTITY = 99
 MAX_CART_LINES = 500
 # A retailer cart line's quantity (reconcile, payment): the recipe service's own limit.
 MAX_CART_QUANTITY = 9_999
+# When a browser reported its cart, in milliseconds since the epoch (up to the year 2286): the recipe service's.
+MAX_REPORTED_AT = 1e13
 # The shopper's choices sent with a recipe added to the basket (one per ingredient).
 MAX_RECIPE_LINES = 100
 MAX_ORDER_ID = 64

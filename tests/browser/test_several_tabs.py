@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from playwright.sync_api import BrowserContext, Locator, Page, Response, expect
+from playwright.sync_api import BrowserContext, Locator, Page, Response, Route, expect
 
 from examples.shop.visitor import USER_COOKIE
 
@@ -274,6 +274,47 @@ def test_two_recipes_added_at_the_same_moment_in_two_tabs_are_both_kept(
     assert sorted(recipes_in(basket)) == sorted(recipes)
     cart = {line["id"]: line["quantity"] for line in first.request.get(f"{shop_url}/cart/lines").json()["lines"]}
     for product in basket["products"]:
+        assert cart.get(str(product["id"]), 0) >= product["quantity"], product
+
+
+def test_a_tab_s_older_cart_reaching_the_service_after_another_tab_s_newer_one_takes_nothing_out(
+    context: BrowserContext, prerender_url: str, shop_url: str
+):
+    """Two tabs' reconciles crossing on their way. The first tab adds its recipe and reports the cart the shop
+    gives back (its own products only); that reconcile is held on the network while the second tab adds its
+    recipe and reconciles the cart that shows both (which ends their wait: coreapi/services/cart_waits.py). The
+    first tab's older cart, arriving last, takes nothing out: both recipes stay, as the shop's cart holds both."""
+    user = new_user()
+    first, second = context.new_page(), context.new_page()
+    for page in (first, second):
+        visit(context, page, shop_url, user=user)
+    recipes = [_open_drawer(first, 0), _open_drawer(second, 1)]
+    for page in (first, second):  # the carts they reported at load are reconciled
+        page.evaluate("() => window.svc[Symbol.for('prerender.sdk.internal')].basket.whenIdle()")
+
+    held: list[Route] = []
+    first.route(re.compile(r"/basket/reconcile(\?|$)"), lambda route: held.append(route))
+    first.locator("[role=dialog] .svc-recipe-details__add-all").click()
+    for _ in range(200):  # 10 s at most
+        if held:
+            break
+        first.wait_for_timeout(50)
+    assert held, "the first tab did not report its cart"
+
+    with second.expect_response(lambda r: r.url.split("?")[0].endswith("/basket/reconcile")):
+        second.locator("[role=dialog] .svc-recipe-details__add-all").click()
+    second.evaluate("() => window.svc[Symbol.for('prerender.sdk.internal')].basket.whenIdle()")
+    credential = shopper_credential(prerender_url, user=user)
+    both = basket_of(prerender_url, credential)
+    assert sorted(recipes_in(both)) == sorted(recipes)
+
+    with first.expect_response(lambda r: r.url.split("?")[0].endswith("/basket/reconcile")) as answered:
+        held[0].continue_()
+    assert answered.value.status == 200
+    first.evaluate("() => window.svc[Symbol.for('prerender.sdk.internal')].basket.whenIdle()")
+    assert basket_of(prerender_url, credential) == both
+    cart = {line["id"]: line["quantity"] for line in first.request.get(f"{shop_url}/cart/lines").json()["lines"]}
+    for product in both["products"]:
         assert cart.get(str(product["id"]), 0) >= product["quantity"], product
 
 

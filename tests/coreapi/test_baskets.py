@@ -23,8 +23,8 @@ from sqlalchemy import func, select, update
 from werkzeug.test import TestResponse
 
 from coreapi.extensions import db
-from coreapi.models import AwaitedProduct, Basket
-from coreapi.services import baskets, cart_waits
+from coreapi.models import AwaitedProduct, Basket, CartReport
+from coreapi.services import baskets, cart_reports, cart_waits
 
 BASKET_FIELDS = {"store_id", "recipes", "products", "recipe_count", "total", "currency"}
 ENTRY_FIELDS = {"recipe_id", "guests", "title", "picture_url", "lines"}
@@ -182,11 +182,14 @@ class Shopper:
         """The retailer cart reported as holding the whole basket (it followed every change): the basket."""
         return ok(self.reconcile(dict(basket_products(self.basket()))))["basket"]
 
-    def reconcile(self, cart: dict[str, int]) -> TestResponse:
-        body = {
+    def reconcile(self, cart: dict[str, int], reported: dict[str, Any] | None = None) -> TestResponse:
+        """The retailer cart reported, by the browser and at the time ``reported`` says when given."""
+        body: dict[str, Any] = {
             "store_id": self.store_id,
             "cart": [{"id": product_id, "quantity": q} for product_id, q in cart.items()],
         }
+        if reported is not None:
+            body["reported"] = reported
         return self.client.post("/api/v1/basket/reconcile", json=body, headers=self.headers)
 
     def confirm(
@@ -816,14 +819,19 @@ def awaited(app: Flask, shopper: Shopper) -> dict[int, int]:
         return {product_id: int(quantity) for product_id, quantity in rows}
 
 
+def set_back(app: Flask, shopper: Shopper, moment: Any, by: dt.timedelta) -> None:
+    """The time ``moment`` (a column of a table of the basket's rows) of every row of the shopper's open basket is
+    ``by`` and a second ago."""
+    with app.app_context():
+        long_ago = dt.datetime.now(dt.UTC) - by - dt.timedelta(seconds=1)
+        rows = moment.class_
+        db.session.execute(update(rows).where(rows.basket_id == open_basket_of(shopper)).values({moment: long_ago}))
+        db.session.commit()
+
+
 def age_awaited(app: Flask, shopper: Shopper) -> None:
     """What the shopper's basket awaits was asked a second longer ago than ``CATCH_UP``."""
-    with app.app_context():
-        long_ago = dt.datetime.now(dt.UTC) - cart_waits.CATCH_UP - dt.timedelta(seconds=1)
-        db.session.execute(
-            update(AwaitedProduct).where(AwaitedProduct.basket_id == open_basket_of(shopper)).values(asked_at=long_ago)
-        )
-        db.session.commit()
+    set_back(app, shopper, AwaitedProduct.asked_at, cart_waits.CATCH_UP)
 
 
 def test_a_cart_reported_before_a_recipe_s_products_reached_it_keeps_the_recipe(visitor: Shopper, seed) -> None:
@@ -969,6 +977,119 @@ def test_reconcile_validation(visitor: Shopper) -> None:
     )
     assert response.status_code == 400
     assert set(response.json["errors"]["json"]) == {"cart.0.quantity", "cart.1.id"}
+
+
+# --- reconciles crossing on their way (coreapi.services.cart_reports) ------------------------
+
+
+def reports(app: Flask, shopper: Shopper) -> dict[str, float]:
+    """When each browser reported the newest cart the shopper's open basket followed (its clock)."""
+    with app.app_context():
+        query = select(CartReport.reporter, CartReport.reported_at).where(
+            CartReport.basket_id == open_basket_of(shopper)
+        )
+        return {reporter: at for reporter, at in db.session.execute(query)}
+
+
+def age_reports(app: Flask, shopper: Shopper) -> None:
+    """The shopper's basket followed its browsers' carts a second longer ago than ``CROSSING``."""
+    set_back(app, shopper, CartReport.followed_at, cart_reports.CROSSING)
+
+
+def test_an_older_cart_of_the_browser_arriving_last_is_not_followed(visitor: Shopper, seed) -> None:
+    """Two tabs of one browser add a recipe each at once. Tab B's cart (both recipes' products: it ends their
+    wait) reaches the service before tab A's, reported earlier (A's products only): A's crossed on its way and
+    takes nothing out; B's recipe stays. The same browser's next cart is followed as ever."""
+    first, second = "1", "2"
+    ok(visitor.add(first, 4))
+    ok(visitor.add(second, 4))
+    first_products = products_of(expected_lines(seed, first, "1001", 4))
+    second_products = products_of(expected_lines(seed, second, "1001", 4))
+    both = visitor.basket()
+
+    newer = ok(visitor.reconcile(dict(first_products + second_products), {"by": "browser-1", "at": 1_000.5}))
+    assert newer["basket"] == both
+    older = ok(visitor.reconcile(dict(first_products), {"by": "browser-1", "at": 1_000.25}))
+    assert older["basket"] == both and older["changes"] == []
+    assert visitor.basket() == both
+
+    # The shopper then takes the first recipe's products out of the cart: a newer cart, followed.
+    removed = ok(visitor.reconcile(dict(second_products), {"by": "browser-1", "at": 1_001}))
+    assert [e["recipe_id"] for e in removed["basket"]["recipes"]] == [second]
+
+
+def test_carts_of_two_browsers_are_not_compared(visitor: Shopper, app: Flask) -> None:
+    """Two devices' clocks differ: a cart the second reports with an earlier time than the first's is the
+    shopper's removal there, followed."""
+    ok(visitor.add("1", 4))
+    held = dict(basket_products(visitor.basket()))
+    ok(visitor.reconcile(held, {"by": "phone", "at": 5_000_000}))
+    emptied = ok(visitor.reconcile({}, {"by": "laptop", "at": 1_000}))
+    assert emptied["basket"]["recipes"] == []
+    assert reports(app, visitor) == {"phone": 5_000_000, "laptop": 1_000}
+
+
+def test_a_cart_reported_at_the_same_moment_is_followed(visitor: Shopper) -> None:
+    ok(visitor.add("1", 4))
+    held = dict(basket_products(visitor.basket()))
+    ok(visitor.reconcile(held, {"by": "browser-1", "at": 7}))
+    assert ok(visitor.reconcile({}, {"by": "browser-1", "at": 7}))["basket"]["recipes"] == []
+
+
+def test_after_crossing_an_older_report_is_a_clock_set_back_and_followed(visitor: Shopper, app: Flask) -> None:
+    """No request is on its way ``CROSSING`` long: a report older than one followed that long ago comes from a
+    browser whose clock was set back, and is followed; the reports of before are forgotten."""
+    ok(visitor.add("1", 4))
+    held = dict(basket_products(visitor.basket()))
+    ok(visitor.reconcile(held, {"by": "browser-1", "at": 9_000}))
+    ok(visitor.reconcile(held, {"by": "browser-2", "at": 9_000}))
+    age_reports(app, visitor)
+    assert ok(visitor.reconcile({}, {"by": "browser-1", "at": 5_000}))["basket"]["recipes"] == []
+    assert reports(app, visitor) == {"browser-1": 5_000}
+
+
+def test_a_cart_without_its_report_is_followed_whenever_it_arrives(visitor: Shopper, app: Flask) -> None:
+    ok(visitor.add("1", 4))
+    held = dict(basket_products(visitor.basket()))
+    ok(visitor.reconcile(held, {"by": "browser-1", "at": 9_000}))
+    assert ok(visitor.reconcile({}))["basket"]["recipes"] == []
+    assert reports(app, visitor) == {"browser-1": 9_000}
+
+
+def test_a_confirmed_basket_forgets_its_browsers(visitor: Shopper, app: Flask) -> None:
+    ok(visitor.add("1", 4))
+    held = dict(basket_products(visitor.basket()))
+    ok(visitor.reconcile(held, {"by": "browser-1", "at": 9_000}))
+    assert ok(visitor.confirm(order_id="o-reports"))["confirmed"] is True
+    identity_id = visitor.headers["Authorization"].split()[1]
+    of_shopper = select(Basket.id).where(Basket.identity_id == identity_id)
+    with app.app_context():
+        assert db.session.scalar(select(func.count()).where(CartReport.basket_id.in_(of_shopper))) == 0
+    # The new basket follows the browser's next cart, whatever time it was reported at.
+    ok(visitor.add("1", 4))
+    assert ok(visitor.reconcile({}, {"by": "browser-1", "at": 1}))["basket"]["recipes"] != []  # awaited
+    assert reports(app, visitor) == {"browser-1": 1}
+
+
+@pytest.mark.parametrize(
+    ("reported", "field"),
+    [
+        ({"at": 1}, "reported.by"),
+        ({"by": "b"}, "reported.at"),
+        ({"by": "b", "at": -1}, "reported.at"),
+        ({"by": "b", "at": "soon"}, "reported.at"),
+        ({"by": "b", "at": 1e14}, "reported.at"),
+        ({"by": "b" * 65, "at": 1}, "reported.by"),
+        ({"by": "", "at": 1}, "reported.by"),
+    ],
+)
+def test_a_bad_report_is_400_and_changes_nothing(visitor: Shopper, reported: dict[str, Any], field: str) -> None:
+    ok(visitor.add("1", 4))
+    before = visitor.basket()
+    response = visitor.reconcile({}, reported)
+    assert response.status_code == 400, response.json
+    assert set(response.json["errors"]["json"]) == {field}
+    assert visitor.basket() == before
 
 
 # --- confirm -------------------------------------------------------------------------------

@@ -74,6 +74,7 @@ class FakeClient {
 /** Session double (sdk/session.js): the members BasketService reads. */
 class FakeSession {
   prefix = "svc";
+  browserId = "browser-1";
   /** @type {State<{ kind: "user" | "authless", id: string, forbidProfiling: boolean } | null>} */
   identity$;
   credential;
@@ -501,7 +502,7 @@ describe("BasketService: the retailer's cart callbacks", () => {
     assert.ok(reconciled, "the callback was called");
     assert.equal((await reconciled).recipes[0].recipe_id, "r1");
     assert.deepEqual(client.writes(), ["POST /basket/recipes", "POST /basket/reconcile"]);
-    assert.deepEqual(client.calls.at(-1).options.json, { store_id: "s1", cart: [{ id: "p1", quantity: 2 }] });
+    assert.deepEqual(withoutReport(client.calls.at(-1).options.json), { store_id: "s1", cart: [{ id: "p1", quantity: 2 }] });
     mock.timers.tick(60_000);
     await flush();
     assert.deepEqual(client.writes(), ["POST /basket/recipes", "POST /basket/reconcile"], "no rollback");
@@ -699,7 +700,26 @@ describe("BasketService: rollback", () => {
   });
 });
 
+/** A reconcile's body without its `reported`, once that says this browser reported the cart at a time. */
+function withoutReport({ reported, ...body }) {
+  assert.equal(reported.by, "browser-1", "the browser's id, the same in all its tabs");
+  assert.ok(Number.isFinite(reported.at), "when the cart was reported");
+  return body;
+}
+
 describe("BasketService: reconcile", () => {
+  test("the reconcile says which browser reported the cart, and when", async () => {
+    const { service, client } = setup({
+      answer: (call) => (call.path === "/basket/reconcile" ? { basket: basketOf({}), changes: [] } : undefined),
+    });
+    await service.initialize();
+    const before = Date.now();
+    await service.sync.cartChanged([]);
+    const { reported } = client.calls.at(-1).options.json;
+    assert.equal(reported.by, "browser-1");
+    assert.ok(reported.at >= before && reported.at <= Date.now(), "this browser's clock when the cart was reported");
+  });
+
   test("POST /basket/reconcile with the cart; its basket is published", async () => {
     const reconciled = basketOf({ r1: 2 }, { p1: 1 });
     const { service, client } = setup({
@@ -709,7 +729,7 @@ describe("BasketService: reconcile", () => {
     await service.initialize();
     const basket = await service.sync.cartChanged([{ id: "p1", quantity: 1 }]);
     assert.deepEqual(basket.products, [{ id: "p1", quantity: 1 }]);
-    assert.deepEqual(client.calls.at(-1).options.json, { store_id: "s1", cart: [{ id: "p1", quantity: 1 }] });
+    assert.deepEqual(withoutReport(client.calls.at(-1).options.json), { store_id: "s1", cart: [{ id: "p1", quantity: 1 }] });
     assert.deepEqual(service.basket$.value.products, [{ id: "p1", quantity: 1 }]);
   });
 
@@ -874,7 +894,7 @@ describe("BasketService: payment", () => {
   test("without a payment started, an empty cart is followed: the shopper emptied it", async () => {
     const { service, client } = await withReportedCart();
     await service.sync.cartChanged([]);
-    assert.deepEqual(client.calls.at(-1).options.json, { store_id: "s1", cart: [] });
+    assert.deepEqual(withoutReport(client.calls.at(-1).options.json), { store_id: "s1", cart: [] });
   });
 
   /** A service whose reconcile follows the cart as the service does: an empty cart empties the basket. */

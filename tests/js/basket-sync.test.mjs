@@ -24,8 +24,8 @@ function makeSync({ timeoutMs, holdReconcile = false, log, now } = {}) {
   const reconciles = [];
   const rollbacksTold = [];
   const sync = new BasketSync({
-    reconcile: (cart, guard) => {
-      const call = { cart, guard };
+    reconcile: (cart, guard, at) => {
+      const call = { cart, guard, at };
       reconciles.push(call);
       log?.push("reconcile");
       if (holdReconcile) {
@@ -372,6 +372,32 @@ describe("BasketSync: settling a change, or rolling it back", () => {
 });
 
 describe("BasketSync: reconcile", () => {
+  test("each reconcile says when its cart was reported: this page's carts later and later, whatever the clock", async () => {
+    let clock = 5000;
+    const { sync, reconciles } = makeSync({ now: () => clock });
+    await sync.cartChanged([{ id: "p1", quantity: 1 }]);
+    clock = 4000; // the clock set back
+    await sync.cartChanged([]);
+    assert.equal(reconciles[0].at, 5000);
+    assert.ok(reconciles[1].at > 5000, "still after the first: the service would not follow it otherwise");
+  });
+
+  test("a cart reconciled after it waited for a change says when it was reported, not when it was sent", async () => {
+    let clock = 1000;
+    const { sync, reconciles } = makeSync({ now: () => clock, holdReconcile: true });
+    sync.definePush(() => {});
+    const first = sync.cartChanged([{ id: "p1", quantity: 1 }]);
+    sync.register([{ id: "p1", quantity: 2 }], { after: null, rollback: rollbackSpy() });
+    clock = 1500;
+    const later = reconciles[0].guard.later(); // stale when its turn came: it waits for the cart showing the change
+    reconciles[0].resolve(later);
+    clock = 2000;
+    sync.cartChanged([{ id: "p1", quantity: 3 }]);
+    assert.deepEqual(reconciles.map((call) => call.at), [1000, 2000]);
+    reconciles[1].resolve("fresh basket");
+    assert.equal(await first, "fresh basket");
+  });
+
   test("with nothing waiting, a cart is reconciled at once and its promise is the reconcile's answer", async () => {
     const { sync, reconciles } = makeSync();
     const answer = await sync.cartChanged([{ id: "p1", quantity: 2 }, { id: "p1", quantity: 1 }]);
@@ -542,6 +568,7 @@ describe("BasketSync: reconcile", () => {
     assert.deepEqual(reconciles.map((call) => call.cart), [[
       { id: "p1", quantity: 2 }, { id: "p5", quantity: 1 }, { id: "p9", quantity: 1 },
     ]], "the older cart, without p5, would take the other tab's recipe out");
+    assert.equal(reconciles[0].at, 2000, "reconciled as reported when the other tab reported it");
     assert.equal(await waiting, "basket:1");
   });
 

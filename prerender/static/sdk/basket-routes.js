@@ -56,11 +56,15 @@ export class BasketRoutes {
   }
 
   /**
-   * POST /basket/reconcile with the cart as the route takes it (sdk/basket-sync.js, `normalizeCart`).
-   * @param {string} storeId @param {{ id: string, quantity: number }[]} cart @returns {Promise<BasketAnswer>}
+   * POST /basket/reconcile with the cart as the route takes it (sdk/basket-sync.js, `normalizeCart`), and which
+   * browser reported it when (the service does not follow a cart older than one it followed from that browser).
+   * @param {string} storeId @param {{ id: string, quantity: number }[]} cart
+   * @param {{ by: string, at: number }} reported @returns {Promise<BasketAnswer>}
    */
-  reconcile(storeId, cart) {
-    return this.#client.request("POST", "/basket/reconcile", { json: { store_id: storeId, cart }, write: true });
+  reconcile(storeId, cart, reported) {
+    return this.#client.request("POST", "/basket/reconcile", {
+      json: { store_id: storeId, cart, reported }, write: true,
+    });
   }
 
   /**

@@ -17,7 +17,9 @@
 // wait for a quantity the other tab's addition made out of reach, and be rolled back). It settles what it shows
 // and takes the place of a cart waiting here to be reconciled; a reconcile of an older cart still queued here
 // is not sent (it would take out what the newer cart shows and the other tab reconciled). It is not
-// reconciled here otherwise: the reporting tab does that.
+// reconciled here otherwise: the reporting tab does that. A reconcile already on its way may still reach the
+// service after the other tab's newer one: each says when its cart was reported, and the service does not follow
+// a cart of this browser older than one it followed (docs/upstream.md, `POST /basket/reconcile`).
 
 import { routeCartLines } from "./basket-model.js";
 
@@ -88,6 +90,8 @@ export class BasketSync {
   /** How many carts were reported so far (here, or newer ones in other tabs), and which of them `#deferredCart` is. */
   #reported = 0;
   #deferredReport = 0;
+  /** When `#deferredCart` was reported (`now()`, here or in another tab): its reconcile says so. */
+  #deferredAt = 0;
   /** How many carts of other tabs this tab took (`cartReportedElsewhere`). */
   #heard = 0;
   /** When the newest cart this tab knows was reported (`now()`), here or in another tab. */
@@ -100,8 +104,9 @@ export class BasketSync {
 
   /**
    * @param {object} options
-   * @param {(cart: ProductQuantity[], guard: StaleGuard) => Promise<unknown>} options.reconcile POST
-   *   /basket/reconcile, unless `guard.current()` is false when its turn comes (then `guard.later()` answers)
+   * @param {(cart: ProductQuantity[], guard: StaleGuard, at: number) => Promise<unknown>} options.reconcile POST
+   *   /basket/reconcile of the cart reported at `at`, unless `guard.current()` is false when its turn comes (then
+   *   `guard.later()` answers)
    * @param {(error?: unknown) => void} options.onRollback tells the user a change was undone
    * @param {(cart: ProductQuantity[], at: number) => void} [options.onReported] this page reported its cart
    *   (normalised) at `at`: the shopper's other tabs are told
@@ -193,6 +198,7 @@ export class BasketSync {
     // The newest cart wins; callers still waiting on an older one get the same reconciled basket.
     this.#deferredCart = cart;
     this.#deferredReport = this.#reported;
+    this.#deferredAt = at;
     const reconciled = new Promise((resolve) => this.#deferredWaiters.push(resolve));
     this.#flushDeferred();
     return reconciled;
@@ -218,6 +224,7 @@ export class BasketSync {
     if (this.#deferredCart) {
       this.#deferredCart = cart;
       this.#deferredReport = this.#reported;
+      this.#deferredAt = at;
     }
     this.#flushDeferred();
   }
@@ -245,9 +252,10 @@ export class BasketSync {
    * A cart whose reconcile came after a newer change: it waits again (the reconcile of the cart that shows the
    * change answers), unless a newer cart was reported meanwhile, whose reconcile answers.
    * @param {Map<string, number>} cart @param {number} report which reported cart it is
+   * @param {number} at when it was reported
    * @returns {Promise<unknown>} the reconciled basket
    */
-  #later(cart, report) {
+  #later(cart, report, at) {
     if (report < this.#reported && !this.#deferredCart) {
       // A newer cart's reconcile answers; none was started here (another tab's cart): nothing to answer with.
       return this.#lastReconcileReport > report ? this.#lastReconcile : Promise.resolve(null);
@@ -255,6 +263,7 @@ export class BasketSync {
     if (report === this.#reported) {
       this.#deferredCart = cart;
       this.#deferredReport = report;
+      this.#deferredAt = at;
     }
     const reconciled = new Promise((resolve) => this.#deferredWaiters.push(resolve));
     this.#flushDeferred();
@@ -341,13 +350,14 @@ export class BasketSync {
     if (this.#pending.length > 0 || !this.#deferredCart) return;
     const cart = this.#deferredCart;
     const report = this.#deferredReport;
+    const at = this.#deferredAt;
     this.#deferredCart = null;
     const registered = this.#registered;
     const reconciled = this.#reconcile(toList(cart), {
       // Stale once a change was registered since, or a newer cart was reported (here, or in another tab).
       current: () => this.#registered === registered && this.#reported === report,
-      later: () => this.#later(cart, report),
-    });
+      later: () => this.#later(cart, report, at),
+    }, at);
     this.#lastReconcile = reconciled;
     this.#lastReconcileReport = report;
     for (const resolve of this.#deferredWaiters.splice(0)) resolve(reconciled);

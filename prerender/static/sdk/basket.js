@@ -98,7 +98,7 @@ export class BasketService {
     const publish = (/** @type {Basket} */ basket) => this.#publish(basket, { ours: true });
     this.#rollbacks = new Rollbacks({ routes: this.#routes, queue: this.#queue, pos, publish });
     this.sync = new BasketSync({
-      reconcile: (cart, guard) => this.#reconcile(cart, guard),
+      reconcile: (cart, guard, at) => this.#reconcile(cart, guard, at),
       onRollback: (error) => {
         if (error) notices.error(error, "basket.rollback");
         else notices.show(notices.t("basket.rollback"), "error");
@@ -423,10 +423,14 @@ export class BasketService {
   /**
    * POST /basket/reconcile with the retailer's cart, once the store is known; no store: nothing to do. A cart
    * that is no longer `current` when its turn comes (a write queued before it registered a change the cart has
-   * not shown yet) is not sent: it would take that change back out of the basket; it waits for a newer cart.
+   * not shown yet) is not sent: it would take that change back out of the basket; it waits for a newer cart. It
+   * says which browser reported the cart (`Session.browserId`, the same in all its tabs) and when (`at`, this
+   * browser's clock): the service does not follow it after a newer one of this browser (another tab's, crossed on
+   * its way).
    * @param {{ id: string, quantity: number }[]} cart @param {import("./basket-sync.js").StaleGuard} guard
+   * @param {number} at when the cart was reported
    */
-  async #reconcile(cart, guard) {
+  async #reconcile(cart, guard, at) {
     const storeId = await this.#pos.whenLoaded();
     this.#initialized = true;
     let stale = false;
@@ -446,7 +450,7 @@ export class BasketService {
         stale = true;
         return null;
       }
-      const answer = await this.#routes.reconcile(storeId, cart);
+      const answer = await this.#routes.reconcile(storeId, cart, { by: this.#session.browserId, at });
       this.#publish(answer.basket, { ours: true });
       return answer.basket;
     });

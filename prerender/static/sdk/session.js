@@ -38,6 +38,8 @@ const TOKEN = /^[A-Za-z0-9._~+/-]+=*$/;
 // Ids become header values or query parameters: 1 to 128 printable ASCII characters, no space.
 const ID = /^[\x21-\x7e]{1,128}$/;
 const MAX_TOKEN_LENGTH = 4096;
+/** A browser id the reconcile route takes (an identifier: prerender/schemas/fields.py, ID_PATTERN). */
+const BROWSER_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 // A remembered credential whose expires-at is this far behind the device's clock has surely expired, however far
 // ahead the clock runs (an AM/PM slip is 12 hours): the merge does not send it (`authlessCredentialOf`).
 const LONG_EXPIRED_MS = 3 * 24 * 3_600_000;
@@ -142,6 +144,21 @@ export class Session {
   /** The credential the SDK acts with, or null. */
   get credential() {
     return this.#credential;
+  }
+
+  /**
+   * The id of this browser, the same in all its tabs of the site: localStorage `_<prefix>/browser-id`, a random
+   * UUID made when absent (without usable localStorage, one per page). It names the browser that reported a
+   * reconciled cart, nothing else: the service compares the times of one browser's carts only.
+   */
+  get browserId() {
+    const key = this.key("browser-id");
+    let id = this.#local.get(key);
+    if (!id || !BROWSER_ID.test(id)) {
+      id = randomId();
+      this.#local.set(key, id);
+    }
+    return id;
   }
 
   /** The session id of this tab: sessionStorage `_<prefix>/session-id`, made when absent. */
