@@ -40,6 +40,8 @@ SUPPLIER_KINDS = ("retailer", "publisher")
 LANGUAGES = ("fr", "en")
 
 Money = Numeric(10, 2)
+# The characters of a browser's key in a basket's rows (hex of a SHA-256 digest, cut: coreapi.services.cart_waits).
+REPORTER_KEY_LENGTH = 32
 Quantity = Numeric(12, 3)
 # Degrees of latitude or longitude: six decimals place a point within some 10 cm.
 Coordinate = Numeric(9, 6)
@@ -356,10 +358,11 @@ class Basket(Base):
         passive_deletes=True,
         order_by=lambda: [AwaitedProduct.recipe_id, AwaitedProduct.product_id],
     )
-    cart_reports: Mapped[list[CartReport]] = relationship(
+    shown: Mapped[list[ShownProduct]] = relationship(
         back_populates="basket",
         cascade="all, delete-orphan",
         passive_deletes=True,
+        order_by=lambda: [ShownProduct.recipe_id, ShownProduct.product_id, ShownProduct.reporter],
     )
 
 
@@ -381,25 +384,28 @@ class AwaitedProduct(Base):
     basket: Mapped[Basket] = relationship(back_populates="awaited")
 
 
-# A browser's id, as a reconcile names the browser that reported its cart.
-MAX_REPORTER_LENGTH = 64
+class ShownProduct(Base):
+    """Packages of a recipe's product whose wait (``AwaitedProduct``) a cart one browser reported ended, and when
+    that browser's clock says it reported it: a cart the same browser reported before that one, reaching the service
+    after it (two tabs' reconciles crossed on their way), leaves them to the cart as if they were still awaited
+    (``coreapi.services.cart_waits``)."""
 
-
-class CartReport(Base):
-    """The newest retailer cart one browser of the shopper reported that the basket followed: when that browser's
-    clock says it was reported, and when the basket followed it. A reconcile of an older cart of the same browser,
-    crossed on its way with this one, is not followed (``coreapi.services.cart_reports``)."""
-
-    __tablename__ = "basket_cart_reports"
+    __tablename__ = "basket_shown_products"
+    __table_args__ = (CheckConstraint("quantity > 0", name="quantity_positive"),)
 
     basket_id: Mapped[int] = mapped_column(ForeignKey("baskets.id", ondelete="CASCADE"), primary_key=True)
-    # The id the browser keeps for all its tabs (the browser SDK's ``Session.browserId``).
-    reporter: Mapped[str] = mapped_column(String(MAX_REPORTER_LENGTH), primary_key=True)
+    recipe_id: Mapped[int] = mapped_column(ForeignKey("recipes.id", ondelete="CASCADE"), primary_key=True, index=True)
+    product_id: Mapped[int] = mapped_column(ForeignKey("products.id", ondelete="CASCADE"), primary_key=True, index=True)
+    # A digest of the browser's id and the basket's (``cart_waits.reporter_key``): the same browser's reports of
+    # this basket compare, and nothing links two baskets a browser reported carts for.
+    reporter: Mapped[str] = mapped_column(String(REPORTER_KEY_LENGTH), primary_key=True)
+    quantity: Mapped[int]
     # Milliseconds since the epoch on the reporting browser's clock (compared only with that browser's own).
     reported_at: Mapped[float] = mapped_column(Float)
-    followed_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+    # When the service followed that report: the packages are left to an older report for ``cart_waits.CROSSING``.
+    shown_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
 
-    basket: Mapped[Basket] = relationship(back_populates="cart_reports")
+    basket: Mapped[Basket] = relationship(back_populates="shown")
 
 
 class BasketEntry(Base):

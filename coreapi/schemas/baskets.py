@@ -7,11 +7,11 @@ from typing import Any
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_dump, validate, validates
 
-from coreapi.models import MAX_REPORTER_LENGTH
 from coreapi.schemas.common import PaginationArgs
 from coreapi.schemas.fields import Id, Money, PictureUrl, RequiredStoreField, StoreField, UtcDateTime
 from coreapi.schemas.recipes import MAX_SERVES
 from coreapi.services.identity import MAX_ID_LENGTH
+from plumbing.fields import JsonNumber
 
 # Packages of one product in one line, and in the retailer cart.
 MAX_LINE_QUANTITY = 99
@@ -19,6 +19,7 @@ MAX_CART_QUANTITY = 9999
 MAX_CART_LINES = 500
 MAX_TOTAL = Decimal("99999999.99")
 MAX_REPORTED_AT = 1e13
+MAX_BROWSER_ID = 64
 # The shopper's choices sent with a recipe: at most one per ingredient of a recipe.
 MAX_RECIPE_LINES = 100
 
@@ -91,20 +92,20 @@ class CartLineSchema(Schema):
 
 
 class CartReportSchema(Schema):
-    """Which browser reported the cart, and when by its clock (coreapi.services.cart_reports)."""
+    """Which browser reported the cart, and when by its clock (coreapi.services.cart_waits)."""
 
     class Meta:
         unknown = EXCLUDE
 
-    by = Id(required=True, validate=validate.Length(min=1, max=MAX_REPORTER_LENGTH))
+    by = Id(required=True, validate=validate.Length(min=1, max=MAX_BROWSER_ID))
     # Milliseconds since the epoch (up to the year 2286).
-    at = fields.Float(required=True, allow_nan=False, validate=validate.Range(min=0, max=MAX_REPORTED_AT))
+    at = JsonNumber(required=True, allow_nan=False, validate=validate.Range(min=0, max=MAX_REPORTED_AT))
 
 
 class ReconcileArgs(BasketArgs):
     cart = fields.List(fields.Nested(CartLineSchema), required=True, validate=validate.Length(max=MAX_CART_LINES))
     # Absent: the cart is followed whenever its reconcile arrives.
-    reported = fields.Nested(CartReportSchema, load_default=None)
+    reported = fields.Nested(CartReportSchema, load_default=None, allow_none=False)
 
 
 class ConfirmArgs(BasketArgs):

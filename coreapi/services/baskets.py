@@ -39,7 +39,7 @@ from coreapi.models import (
     Store,
     StoreProduct,
 )
-from coreapi.services import cart_reports, cart_waits, favorite_items
+from coreapi.services import cart_waits, favorite_items
 from coreapi.services.catalog import database_id, load_offers, make_offer
 from coreapi.services.identity import Identity, IdentityKind
 from coreapi.services.pricing import CURRENCY, Line, to_cents
@@ -129,15 +129,6 @@ class BasketOwner:
 
 
 # --- answers -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CartReported:
-    """Which browser reported a retailer cart (the id it keeps for all its tabs), and when by its clock
-    (milliseconds since the epoch): ``coreapi.services.cart_reports``."""
-
-    by: str
-    at: float
 
 
 @dataclass(frozen=True)
@@ -491,23 +482,22 @@ def reconcile(
     store: Store,
     cart: Iterable[tuple[str, int]],
     language: str = DEFAULT_LANGUAGE,
-    reported: CartReported | None = None,
+    report: cart_waits.Report | None = None,
 ) -> BasketUpdate:
     """Follow the retailer cart ``(product id, quantity)``: every product the basket holds more of
     than the cart is reduced to the cart's quantity (none when absent), from the most recently
     added entries first; entries this leaves without lines are removed. What the basket's writes
     asked the cart to add for a recipe less than ``cart_waits.CATCH_UP`` ago, and no cart showed
-    yet, is left to the cart (another page of the shopper may still be handing it over). A cart
-    ``reported`` before one the basket followed from the same browser changes nothing (it crossed
-    the newer one on its way: ``cart_reports``). ``changes`` is empty: the cart already is that way."""
+    yet, is left to the cart (another page of the shopper may still be handing it over); so is,
+    for a cart its browser ``report``ed before another of its carts that showed them, what that
+    one showed of it (the two reconciles crossed on their way). ``changes`` is empty: the cart
+    already is that way."""
     in_cart = _cart_quantities(cart)
     now = dt.datetime.now(dt.UTC)
 
     def apply(basket: Basket) -> None:
-        if reported is not None and not cart_reports.follows(basket, reported.by, reported.at, now):
-            return
-        _follow_cart(basket, in_cart, cart_waits.kept(basket, now))
-        cart_waits.settle(basket, in_cart, now)
+        _follow_cart(basket, in_cart, cart_waits.kept(basket, now, report))
+        cart_waits.settle(basket, in_cart, now, report)
 
     return _write(session, owner, store, language, apply, cart_follows=False)
 
@@ -592,7 +582,6 @@ def confirm(
         raise TotalMismatch(expected)
     basket.status = CONFIRMED
     cart_waits.forget(basket)
-    cart_reports.forget(basket)
     basket.store_id = store.id
     basket.total = expected
     basket.order_id = order_id

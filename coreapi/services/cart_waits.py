@@ -14,23 +14,53 @@ them nor be taken for them. A page whose retailer refused them undoes its write 
 rollback: a write that takes the recipe's packages out, and so what it awaits of them); a page closed before it
 handed them over leaves them to the first reconcile after ``CATCH_UP``. A payment's confirmation follows the paid
 cart whole (``coreapi.services.baskets.confirm``): what was paid is what was bought.
+
+The tabs of one browser share one cart and each reports it, so two reconciles may also cross on their way: tab B's
+cart, which shows both tabs' recipes and so ends the wait for tab A's packages, reaches the service before tab A's
+older cart, which does not show B's yet; followed as it comes, A's cart would take B's recipe out. So a reconcile
+may say which browser reported its cart and when by that browser's clock (``Report``), and the packages whose wait
+a browser's cart ended are kept a while per that browser (``coreapi.models.ShownProduct``): a cart the same browser
+reported before that one leaves them to the cart, as if still awaited, for ``CROSSING`` after they were shown.
+Only they: anything else such an older cart lacks (the shopper's removal in another tab) is followed, and two
+browsers are never compared (two devices' clocks differ).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass
 
-from coreapi.models import AwaitedProduct, Basket
+from coreapi.models import REPORTER_KEY_LENGTH, AwaitedProduct, Basket, ShownProduct
 from coreapi.services.moments import as_utc
 
 # How long a reconcile leaves to the cart what a write asked it to add: well above the time the browser SDK gives
 # a retailer to follow a change before it undoes it (5 s, prerender/static/sdk/basket-sync.js).
 CATCH_UP = dt.timedelta(seconds=30)
 
+# How long the packages a browser's cart showed are left to an older cart of that browser: longer than a reconcile
+# is on its way (the browser SDK's three attempts of 12 s and their pauses, prerender/static/sdk/http.js).
+CROSSING = dt.timedelta(seconds=60)
+
 # A recipe's packages of a product: (recipe id, product id).
 Key = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Report:
+    """Which browser reported a retailer cart (an id it keeps for all its tabs), and when by its clock
+    (milliseconds since the epoch)."""
+
+    by: str
+    at: float
+
+
+def reporter_key(basket: Basket, browser: str) -> str:
+    """What the basket's rows keep of a browser's id: a digest with the basket's, so that no stored value links two
+    baskets one browser reported carts for."""
+    return hashlib.sha256(f"{basket.id}:{browser}".encode()).hexdigest()[:REPORTER_KEY_LENGTH]
 
 
 def held_by_recipe(basket: Basket | None) -> dict[Key, int]:
@@ -61,21 +91,41 @@ def record(basket: Basket, before: Mapping[Key, int], after: Mapping[Key, int], 
                 live = row.quantity if _live(row, now) else 0
                 row.quantity = min(live + delta, held)
                 row.asked_at = now
-        elif row is not None:
-            row.quantity = min(row.quantity, held)
-            if row.quantity <= 0:
-                basket.awaited.remove(row)
+        else:
+            if row is not None:
+                row.quantity = min(row.quantity, held)
+                if row.quantity <= 0:
+                    basket.awaited.remove(row)
+            for shown in [shown for shown in basket.shown if (shown.recipe_id, shown.product_id) == key]:
+                shown.quantity = min(shown.quantity, held)
+                if shown.quantity <= 0:
+                    basket.shown.remove(shown)
 
 
-def kept(basket: Basket, now: dt.datetime) -> dict[Key, int]:
-    """The packages of each recipe's product a reconcile leaves to the cart: asked less than ``CATCH_UP`` ago."""
-    return {(row.recipe_id, row.product_id): row.quantity for row in basket.awaited if _live(row, now)}
+def kept(basket: Basket, now: dt.datetime, report: Report | None = None) -> dict[Key, int]:
+    """The packages of each recipe's product a reconcile leaves to the cart: asked less than ``CATCH_UP`` ago, and,
+    for a cart its browser reported before a cart of that browser that showed them, shown less than ``CROSSING``
+    ago."""
+    held: Counter[Key] = Counter()
+    for row in basket.awaited:
+        if _live(row, now):
+            held[(row.recipe_id, row.product_id)] += row.quantity
+    if report is not None:
+        reporter = reporter_key(basket, report.by)
+        for shown in basket.shown:
+            if shown.reporter == reporter and report.at < shown.reported_at and _recent(shown, now):
+                held[(shown.recipe_id, shown.product_id)] += shown.quantity
+    return dict(held)
 
 
-def settle(basket: Basket, in_cart: Mapping[int, int], now: dt.datetime) -> None:
+def settle(basket: Basket, in_cart: Mapping[int, int], now: dt.datetime, report: Report | None = None) -> None:
     """After a reconcile, the cart holding ``in_cart``: what the cart shows is awaited no more (the earliest asked
     first: they had the longest to arrive), nor is what waited ``CATCH_UP`` already or what a recipe no longer
-    holds."""
+    holds. What a ``report``ed cart showed is kept as shown by its browser (``kept``); what was shown
+    ``CROSSING`` ago is forgotten."""
+    for earlier in list(basket.shown):
+        if not _recent(earlier, now):
+            basket.shown.remove(earlier)
     by_recipe = held_by_recipe(basket)
     held: Counter[int] = Counter()
     for (_, product_id), quantity in by_recipe.items():
@@ -96,6 +146,8 @@ def settle(basket: Basket, in_cart: Mapping[int, int], now: dt.datetime) -> None
             taken = min(shown, row.quantity)
             shown -= taken
             row.quantity -= taken
+            if report is not None:
+                _shown_by(basket, row, taken, report, now)
             if row.quantity == 0:
                 basket.awaited.remove(row)
 
@@ -103,7 +155,34 @@ def settle(basket: Basket, in_cart: Mapping[int, int], now: dt.datetime) -> None
 def forget(basket: Basket) -> None:
     """The basket was confirmed (paid): it awaits nothing of the cart any more."""
     basket.awaited.clear()
+    basket.shown.clear()
+
+
+def _shown_by(basket: Basket, row: AwaitedProduct, quantity: int, report: Report, now: dt.datetime) -> None:
+    """``quantity`` of ``row``'s packages were shown by the cart of ``report``: kept as shown by its browser, at the
+    newest time that browser's carts showed that recipe's product."""
+    reporter = reporter_key(basket, report.by)
+    for shown in basket.shown:
+        if (shown.recipe_id, shown.product_id, shown.reporter) == (row.recipe_id, row.product_id, reporter):
+            shown.quantity += quantity
+            shown.reported_at = max(shown.reported_at, report.at)
+            shown.shown_at = now
+            return
+    basket.shown.append(
+        ShownProduct(
+            recipe_id=row.recipe_id,
+            product_id=row.product_id,
+            reporter=reporter,
+            quantity=quantity,
+            reported_at=report.at,
+            shown_at=now,
+        )
+    )
 
 
 def _live(row: AwaitedProduct, now: dt.datetime) -> bool:
     return now - as_utc(row.asked_at) < CATCH_UP
+
+
+def _recent(shown: ShownProduct, now: dt.datetime) -> bool:
+    return now - as_utc(shown.shown_at) < CROSSING

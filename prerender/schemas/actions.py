@@ -8,6 +8,7 @@ from typing import Any
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates
 from webargs.fields import DelimitedList
 
+from plumbing.fields import JsonNumber
 from prerender.schemas.fields import (
     ID_MESSAGE,
     ID_PATTERN,
@@ -137,7 +138,7 @@ class _CartReport(_Body):
         required=True,
         metadata={"description": "An id the reporting browser keeps for all its tabs (the SDK: a random UUID)."},
     )
-    at = fields.Float(
+    at = JsonNumber(
         required=True,
         allow_nan=False,
         validate=validate.Range(0, MAX_REPORTED_AT),
@@ -148,12 +149,13 @@ class _CartReport(_Body):
 class ReconcileBody(_Body):
     store_id = Identifier(required=True)
     cart = fields.List(fields.Nested(_CartLine), required=True, validate=validate.Length(max=MAX_CART_LINES))
-    # Left out of what is forwarded when absent (the cart is then followed whenever it arrives).
+    # Left out of what is forwarded when absent (the cart is then followed as it comes).
     reported = fields.Nested(
         _CartReport,
         metadata={
-            "description": "Which browser reported the cart, and when: a cart older than one the basket followed "
-            "from the same browser (two tabs' reconciles crossed on their way) changes nothing."
+            "description": "Which browser reported the cart, and when: a cart older than another cart of the same "
+            "browser (two tabs' reconciles crossed on their way) leaves to the cart, for 60 s, what that one showed "
+            "of what the basket awaited."
         },
     )
 

@@ -23,8 +23,8 @@ from sqlalchemy import func, select, update
 from werkzeug.test import TestResponse
 
 from coreapi.extensions import db
-from coreapi.models import AwaitedProduct, Basket, CartReport
-from coreapi.services import baskets, cart_reports, cart_waits
+from coreapi.models import AwaitedProduct, Basket, ShownProduct
+from coreapi.services import baskets, cart_waits
 
 BASKET_FIELDS = {"store_id", "recipes", "products", "recipe_count", "total", "currency"}
 ENTRY_FIELDS = {"recipe_id", "guests", "title", "picture_url", "lines"}
@@ -979,27 +979,28 @@ def test_reconcile_validation(visitor: Shopper) -> None:
     assert set(response.json["errors"]["json"]) == {"cart.0.quantity", "cart.1.id"}
 
 
-# --- reconciles crossing on their way (coreapi.services.cart_reports) ------------------------
+# --- reconciles crossing on their way (coreapi.services.cart_waits, ShownProduct) -----------
 
 
-def reports(app: Flask, shopper: Shopper) -> dict[str, float]:
-    """When each browser reported the newest cart the shopper's open basket followed (its clock)."""
+def shown_by_browsers(app: Flask, shopper: Shopper) -> dict[int, int]:
+    """The packages of each product whose wait a browser's reported cart ended, kept for that browser's older
+    carts, all recipes and browsers together."""
     with app.app_context():
-        query = select(CartReport.reporter, CartReport.reported_at).where(
-            CartReport.basket_id == open_basket_of(shopper)
-        )
-        return {reporter: at for reporter, at in db.session.execute(query)}
+        query = select(ShownProduct.product_id, func.sum(ShownProduct.quantity)).group_by(ShownProduct.product_id)
+        rows = db.session.execute(query.where(ShownProduct.basket_id == open_basket_of(shopper))).all()
+        return {product_id: int(quantity) for product_id, quantity in rows}
 
 
-def age_reports(app: Flask, shopper: Shopper) -> None:
-    """The shopper's basket followed its browsers' carts a second longer ago than ``CROSSING``."""
-    set_back(app, shopper, CartReport.followed_at, cart_reports.CROSSING)
+def reporters(app: Flask, shopper: Shopper) -> set[str]:
+    with app.app_context():
+        query = select(ShownProduct.reporter).where(ShownProduct.basket_id == open_basket_of(shopper))
+        return set(db.session.scalars(query))
 
 
-def test_an_older_cart_of_the_browser_arriving_last_is_not_followed(visitor: Shopper, seed) -> None:
+def test_an_older_cart_of_the_browser_arriving_last_leaves_what_the_newer_one_showed(visitor: Shopper, seed) -> None:
     """Two tabs of one browser add a recipe each at once. Tab B's cart (both recipes' products: it ends their
     wait) reaches the service before tab A's, reported earlier (A's products only): A's crossed on its way and
-    takes nothing out; B's recipe stays. The same browser's next cart is followed as ever."""
+    leaves B's products to the cart; B's recipe stays. The same browser's next cart is followed as ever."""
     first, second = "1", "2"
     ok(visitor.add(first, 4))
     ok(visitor.add(second, 4))
@@ -1011,22 +1012,44 @@ def test_an_older_cart_of_the_browser_arriving_last_is_not_followed(visitor: Sho
     assert newer["basket"] == both
     older = ok(visitor.reconcile(dict(first_products), {"by": "browser-1", "at": 1_000.25}))
     assert older["basket"] == both and older["changes"] == []
-    assert visitor.basket() == both
 
     # The shopper then takes the first recipe's products out of the cart: a newer cart, followed.
     removed = ok(visitor.reconcile(dict(second_products), {"by": "browser-1", "at": 1_001}))
     assert [e["recipe_id"] for e in removed["basket"]["recipes"]] == [second]
 
 
-def test_carts_of_two_browsers_are_not_compared(visitor: Shopper, app: Flask) -> None:
-    """Two devices' clocks differ: a cart the second reports with an earlier time than the first's is the
-    shopper's removal there, followed."""
+def test_an_older_cart_of_the_browser_still_takes_out_what_no_newer_cart_showed(visitor: Shopper, seed) -> None:
+    """Tab A read the cart before the shopper took a recipe's products out of it in tab B, and reported it after
+    B reported its own: A's cart (later by the clock) arrives first and removes nothing; B's, older by the clock,
+    still takes the recipe out: only what a newer cart showed of what was awaited is left to the cart."""
+    ok(visitor.add("1", 4))
+    ok(visitor.add("2", 4))
+    held = basket_products(visitor.shown())  # shown long ago: nothing awaited any more
+    second_products = products_of(expected_lines(seed, "2", "1001", 4))
+    assert ok(visitor.reconcile(dict(held), {"by": "browser-1", "at": 2_000}))["basket"]["recipe_count"] == 2
+    body = ok(visitor.reconcile(dict(second_products), {"by": "browser-1", "at": 1_000}))
+    assert [e["recipe_id"] for e in body["basket"]["recipes"]] == ["2"]
+
+
+def test_an_older_cart_that_shows_what_was_awaited_ends_its_wait(visitor: Shopper, app: Flask) -> None:
+    """The cart page (tab B) reports the cart after the shopper took a just-added recipe's products out: they are
+    still awaited, so the recipe stays. Tab A's older cart, which showed them, arrives last: it ends their wait, and
+    the next cart without them takes the recipe out, as the shopper did."""
+    ok(visitor.add("1", 4))
+    held = dict(basket_products(visitor.basket()))
+    assert ok(visitor.reconcile({}, {"by": "browser-1", "at": 2_000}))["basket"]["recipe_count"] == 1
+    assert ok(visitor.reconcile(held, {"by": "browser-1", "at": 1_000}))["basket"]["recipe_count"] == 1
+    assert awaited(app, visitor) == {}
+    assert ok(visitor.reconcile({}, {"by": "browser-1", "at": 3_000}))["basket"]["recipes"] == []
+
+
+def test_carts_of_two_browsers_are_not_compared(visitor: Shopper) -> None:
+    """Two devices' clocks differ: a cart the second reports with an earlier time than the first's, without what
+    the first showed, is the shopper's removal there, followed."""
     ok(visitor.add("1", 4))
     held = dict(basket_products(visitor.basket()))
     ok(visitor.reconcile(held, {"by": "phone", "at": 5_000_000}))
-    emptied = ok(visitor.reconcile({}, {"by": "laptop", "at": 1_000}))
-    assert emptied["basket"]["recipes"] == []
-    assert reports(app, visitor) == {"phone": 5_000_000, "laptop": 1_000}
+    assert ok(visitor.reconcile({}, {"by": "laptop", "at": 1_000}))["basket"]["recipes"] == []
 
 
 def test_a_cart_reported_at_the_same_moment_is_followed(visitor: Shopper) -> None:
@@ -1036,39 +1059,49 @@ def test_a_cart_reported_at_the_same_moment_is_followed(visitor: Shopper) -> Non
     assert ok(visitor.reconcile({}, {"by": "browser-1", "at": 7}))["basket"]["recipes"] == []
 
 
-def test_after_crossing_an_older_report_is_a_clock_set_back_and_followed(visitor: Shopper, app: Flask) -> None:
-    """No request is on its way ``CROSSING`` long: a report older than one followed that long ago comes from a
-    browser whose clock was set back, and is followed; the reports of before are forgotten."""
+def test_what_a_cart_showed_is_left_to_older_ones_for_crossing_only(visitor: Shopper, app: Flask) -> None:
+    """No reconcile is on its way ``CROSSING`` long: after that, an older report (a browser whose clock was set
+    back) is followed, and what the newer one showed is forgotten."""
     ok(visitor.add("1", 4))
     held = dict(basket_products(visitor.basket()))
     ok(visitor.reconcile(held, {"by": "browser-1", "at": 9_000}))
-    ok(visitor.reconcile(held, {"by": "browser-2", "at": 9_000}))
-    age_reports(app, visitor)
+    assert shown_by_browsers(app, visitor) == {int(product): quantity for product, quantity in held.items()}
+    set_back(app, visitor, ShownProduct.shown_at, cart_waits.CROSSING)
     assert ok(visitor.reconcile({}, {"by": "browser-1", "at": 5_000}))["basket"]["recipes"] == []
-    assert reports(app, visitor) == {"browser-1": 5_000}
+    assert shown_by_browsers(app, visitor) == {}
 
 
-def test_a_cart_without_its_report_is_followed_whenever_it_arrives(visitor: Shopper, app: Flask) -> None:
+def test_a_cart_without_its_report_is_followed_as_it_comes(visitor: Shopper) -> None:
     ok(visitor.add("1", 4))
     held = dict(basket_products(visitor.basket()))
     ok(visitor.reconcile(held, {"by": "browser-1", "at": 9_000}))
     assert ok(visitor.reconcile({}))["basket"]["recipes"] == []
-    assert reports(app, visitor) == {"browser-1": 9_000}
 
 
-def test_a_confirmed_basket_forgets_its_browsers(visitor: Shopper, app: Flask) -> None:
+def test_the_rows_keep_no_browser_id_that_links_two_baskets(visitor: Shopper, user: Shopper, app: Flask) -> None:
+    for shopper in (visitor, user):
+        ok(shopper.add("1", 4))
+        ok(shopper.reconcile(dict(basket_products(shopper.basket())), {"by": "browser-1", "at": 9_000}))
+    kept_for_visitor, kept_for_user = reporters(app, visitor), reporters(app, user)
+    assert len(kept_for_visitor) == len(kept_for_user) == 1
+    assert kept_for_visitor != kept_for_user
+    assert "browser-1" not in kept_for_visitor | kept_for_user
+
+
+def test_a_removed_recipe_and_a_confirmed_basket_keep_nothing_shown(visitor: Shopper, app: Flask) -> None:
     ok(visitor.add("1", 4))
-    held = dict(basket_products(visitor.basket()))
-    ok(visitor.reconcile(held, {"by": "browser-1", "at": 9_000}))
-    assert ok(visitor.confirm(order_id="o-reports"))["confirmed"] is True
+    ok(visitor.reconcile(dict(basket_products(visitor.basket())), {"by": "browser-1", "at": 9_000}))
+    assert shown_by_browsers(app, visitor) != {}
+    ok(visitor.remove("1"))
+    assert shown_by_browsers(app, visitor) == {}
+
+    ok(visitor.add("1", 4))
+    ok(visitor.reconcile(dict(basket_products(visitor.basket())), {"by": "browser-1", "at": 9_001}))
     identity_id = visitor.headers["Authorization"].split()[1]
     of_shopper = select(Basket.id).where(Basket.identity_id == identity_id)
+    assert ok(visitor.confirm(order_id="o-shown"))["confirmed"] is True
     with app.app_context():
-        assert db.session.scalar(select(func.count()).where(CartReport.basket_id.in_(of_shopper))) == 0
-    # The new basket follows the browser's next cart, whatever time it was reported at.
-    ok(visitor.add("1", 4))
-    assert ok(visitor.reconcile({}, {"by": "browser-1", "at": 1}))["basket"]["recipes"] != []  # awaited
-    assert reports(app, visitor) == {"browser-1": 1}
+        assert db.session.scalar(select(func.count()).where(ShownProduct.basket_id.in_(of_shopper))) == 0
 
 
 @pytest.mark.parametrize(
@@ -1078,15 +1111,19 @@ def test_a_confirmed_basket_forgets_its_browsers(visitor: Shopper, app: Flask) -
         ({"by": "b"}, "reported.at"),
         ({"by": "b", "at": -1}, "reported.at"),
         ({"by": "b", "at": "soon"}, "reported.at"),
+        ({"by": "b", "at": "12"}, "reported.at"),
+        ({"by": "b", "at": True}, "reported.at"),
+        (None, "reported"),
         ({"by": "b", "at": 1e14}, "reported.at"),
         ({"by": "b" * 65, "at": 1}, "reported.by"),
         ({"by": "", "at": 1}, "reported.by"),
     ],
 )
-def test_a_bad_report_is_400_and_changes_nothing(visitor: Shopper, reported: dict[str, Any], field: str) -> None:
+def test_a_bad_report_is_400_and_changes_nothing(visitor: Shopper, reported: dict[str, Any] | None, field: str) -> None:
     ok(visitor.add("1", 4))
     before = visitor.basket()
-    response = visitor.reconcile({}, reported)
+    body = {"store_id": visitor.store_id, "cart": [], "reported": reported}
+    response = visitor.client.post("/api/v1/basket/reconcile", json=body, headers=visitor.headers)
     assert response.status_code == 400, response.json
     assert set(response.json["errors"]["json"]) == {field}
     assert visitor.basket() == before

@@ -28,7 +28,7 @@ from coreapi.config import SEED_DATA_DIR
 from coreapi.extensions import db
 from coreapi.models import Like, Recipe
 from coreapi.seed import catalog_rows, load_catalog
-from coreapi.services import cart_reports, cart_waits, favorite_items
+from coreapi.services import cart_waits, favorite_items
 
 from .conftest import make_app
 
@@ -290,19 +290,11 @@ def before_favorites(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def before_awaited_products(monkeypatch: pytest.MonkeyPatch) -> None:
     """Today's basket writes on a database before 0009: no basket awaits anything of its cart there (the table,
-    which every basket write reads, does not exist yet). Nor does the table of the carts followed (0010)."""
+    which every basket write reads, does not exist yet). Nor does the table of what the carts showed (0010)."""
     monkeypatch.setattr(cart_waits, "record", lambda *_: None)
     monkeypatch.setattr(cart_waits, "kept", lambda *_: Counter())
     monkeypatch.setattr(cart_waits, "settle", lambda *_: None)
     monkeypatch.setattr(cart_waits, "forget", lambda *_: None)
-    before_cart_reports(monkeypatch)
-
-
-def before_cart_reports(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Today's basket writes on a database before 0010: no basket knows which cart of a browser it followed (the
-    table, which a reconcile that says who reported its cart and a confirmation read, does not exist yet)."""
-    monkeypatch.setattr(cart_reports, "follows", lambda *_: True)
-    monkeypatch.setattr(cart_reports, "forget", lambda *_: None)
 
 
 def test_0002_gives_the_existing_baskets_to_the_demo_retailer(empty_app: Flask) -> None:
@@ -837,54 +829,54 @@ def test_0009_downgrade_drops_the_awaited_products_only(empty_app: Flask) -> Non
     assert inspected(empty_app, model_differences) == []
 
 
-# --- 0010: which cart of each browser a basket followed -------------------------------------
-
-REPORTED_BY = {"by": "a-browser"}
+# --- 0010: what a browser's cart showed of what a basket awaited ----------------------------
 
 
-def test_0010_adds_the_cart_reports_and_keeps_the_baskets(empty_app: Flask) -> None:
+def test_0010_adds_the_shown_products_and_keeps_the_baskets(empty_app: Flask) -> None:
     seeded_at(empty_app, "0009")
     client = empty_app.test_client()
-    headers = {"Authorization": "user_id before-reports", "Supplier-Token": "demo-retailer-token"}
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        before_cart_reports(monkeypatch)
-        added = client.post(
-            "/api/v1/basket/recipes", json={"recipe_id": "1", "guests": 4, "store_id": "1001"}, headers=headers
-        )
+    headers = {"Authorization": "user_id before-shown", "Supplier-Token": "demo-retailer-token"}
+    # Adding a recipe reads nothing of 0010's table.
+    added = client.post(
+        "/api/v1/basket/recipes", json={"recipe_id": "1", "guests": 4, "store_id": "1001"}, headers=headers
+    )
     assert added.status_code == 200, added.json
-    assert "basket_cart_reports" not in inspected(empty_app, tables)
+    assert "basket_shown_products" not in inspected(empty_app, tables)
 
     assert upgrade(empty_app) == migrate.Upgrade(before="0009", after=HEAD)
-    assert "basket_cart_reports" in inspected(empty_app, tables)
+    assert "basket_shown_products" in inspected(empty_app, tables)
     assert inspected(empty_app, model_differences) == []
     assert client.get("/api/v1/basket?store_id=1001", headers=headers).json == added.json["basket"]
-    # A basket of before followed no browser's cart: a reported one is followed, then an older one is not.
+    # The recipe's products awaited before the upgrade: a browser's cart shows them, and its older cart, arriving
+    # after it, leaves them.
     cart = [{"id": product["id"], "quantity": product["quantity"]} for product in added.json["basket"]["products"]]
-    newer = {"store_id": "1001", "cart": cart, "reported": {**REPORTED_BY, "at": 2_000}}
+    newer = {"store_id": "1001", "cart": cart, "reported": {"by": "a-browser", "at": 2_000}}
     assert client.post("/api/v1/basket/reconcile", json=newer, headers=headers).status_code == 200
-    older = {"store_id": "1001", "cart": [], "reported": {**REPORTED_BY, "at": 1_000}}
+    older = {"store_id": "1001", "cart": [], "reported": {"by": "a-browser", "at": 1_000}}
     kept = client.post("/api/v1/basket/reconcile", json=older, headers=headers)
     assert kept.status_code == 200, kept.json
     assert kept.json["basket"] == added.json["basket"]
 
 
-def test_0010_downgrade_drops_the_cart_reports_only(empty_app: Flask) -> None:
+def test_0010_downgrade_drops_the_shown_products_only(empty_app: Flask) -> None:
     seeded_at(empty_app, HEAD)
     client = empty_app.test_client()
-    headers = {"Authorization": "user_id reporting", "Supplier-Token": "demo-retailer-token"}
+    headers = {"Authorization": "user_id showing", "Supplier-Token": "demo-retailer-token"}
     body = {"recipe_id": "1", "guests": 4, "store_id": "1001"}
-    assert client.post("/api/v1/basket/recipes", json=body, headers=headers).status_code == 200
-    reconcile = {"store_id": "1001", "cart": [], "reported": {**REPORTED_BY, "at": 1_000}}
+    added = client.post("/api/v1/basket/recipes", json=body, headers=headers)
+    assert added.status_code == 200
+    cart = [{"id": product["id"], "quantity": product["quantity"]} for product in added.json["basket"]["products"]]
+    reconcile = {"store_id": "1001", "cart": cart, "reported": {"by": "a-browser", "at": 1_000}}
     assert client.post("/api/v1/basket/reconcile", json=reconcile, headers=headers).status_code == 200
-    assert sql(empty_app, "SELECT count(*) FROM basket_cart_reports").scalar() == 1
+    assert sql(empty_app, "SELECT count(*) FROM basket_shown_products").scalar() > 0
 
     downgrade(empty_app, "0009")
-    assert "basket_cart_reports" not in inspected(empty_app, tables)
+    assert "basket_shown_products" not in inspected(empty_app, tables)
     assert inspected(empty_app, version) == ["0009"]
-    assert sql(empty_app, "SELECT count(*) FROM baskets").scalar() == 1
+    assert sql(empty_app, "SELECT count(*) FROM basket_entries").scalar() == 1
 
     assert upgrade(empty_app) == migrate.Upgrade(before="0009", after=HEAD)
-    assert sql(empty_app, "SELECT count(*) FROM basket_cart_reports").scalar() == 0
+    assert sql(empty_app, "SELECT count(*) FROM basket_shown_products").scalar() == 0
     assert inspected(empty_app, model_differences) == []
 
 

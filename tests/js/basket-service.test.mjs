@@ -720,6 +720,51 @@ describe("BasketService: reconcile", () => {
     assert.ok(reported.at >= before && reported.at <= Date.now(), "this browser's clock when the cart was reported");
   });
 
+  test("a node of the release before refuses `reported`: the cart goes again without it, and is followed", async () => {
+    const reconciled = basketOf({ r1: 2 }, { p1: 1 });
+    const { service, client } = setup({
+      answer: (call) => {
+        if (call.path !== "/basket/reconcile") return undefined;
+        if (call.options.json.reported) {
+          throw new ApiError({ title: "Bad Request", status: 400, errors: { json: { reported: ["Unknown field."] } } });
+        }
+        return { basket: reconciled, changes: [] };
+      },
+    });
+    await service.initialize();
+    const basket = await service.sync.cartChanged([{ id: "p1", quantity: 1 }]);
+    assert.deepEqual(basket, reconciled);
+    const sent = client.calls.filter((call) => call.path === "/basket/reconcile").map((call) => call.options.json);
+    assert.equal(sent.length, 2);
+    assert.deepEqual(withoutReport(sent[0]), sent[1]);
+  });
+
+  test("a clock the route cannot take (before 1970) sends no report: the cart alone", async () => {
+    const { service, client } = setup({
+      answer: (call) => (call.path === "/basket/reconcile" ? { basket: basketOf({}), changes: [] } : undefined),
+    });
+    await service.initialize();
+    mock.method(Date, "now", () => -86_400_000);
+    try {
+      await service.sync.cartChanged([]);
+    } finally {
+      mock.restoreAll();
+    }
+    assert.deepEqual(client.calls.at(-1).options.json, { store_id: "s1", cart: [] });
+  });
+
+  test("a 400 about anything else than `reported` is the reconcile's answer: not sent again", async () => {
+    const { service, client } = setup({
+      answer: (call) => {
+        if (call.path !== "/basket/reconcile") return undefined;
+        throw new ApiError({ title: "Bad Request", status: 400, errors: { json: { store_id: ["Unknown store."] } } });
+      },
+    });
+    await service.initialize();
+    await assert.rejects(service.sync.cartChanged([{ id: "p1", quantity: 1 }]), ApiError);
+    assert.equal(client.calls.filter((call) => call.path === "/basket/reconcile").length, 1);
+  });
+
   test("POST /basket/reconcile with the cart; its basket is published", async () => {
     const reconciled = basketOf({ r1: 2 }, { p1: 1 });
     const { service, client } = setup({

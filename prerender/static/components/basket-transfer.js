@@ -151,13 +151,8 @@ export class TransferPanel {
     return formatText(this.#texts[key] ?? "", params, services.session.language);
   }
 
-  #storeId() {
-    const { pos } = services;
-    return pos.storeId$.hasValue ? /** @type {string | null} */ (pos.storeId$.value) : null;
-  }
-
   render() {
-    const storeId = this.#storeId();
+    const storeId = services.pos.current;
     const stores = this.#stores;
     const store = stores?.find((s) => s.id === storeId);
     if (this.#offer.available === false) {
@@ -224,7 +219,7 @@ export class TransferPanel {
   /** The transfer button once the basket has products at a store, else the sentence saying what is missing. */
   #renderAction() {
     const { basket } = services;
-    const storeId = this.#storeId();
+    const storeId = services.pos.current;
     const current = basket.basket$.value;
     const ready = Boolean(storeId) && (current?.recipes?.length ?? 0) > 0;
     if (!storeId || this.#offer.available === false) {

@@ -338,7 +338,7 @@ export class CatalogElement extends HTMLElement {
     const title = button.closest("li")?.querySelector(".svc-recipe-card__title-text")?.textContent?.trim() ?? "";
     try {
       await services.client.request("POST", "/menu/current/recipes", { json: { recipe_id: recipeId }, write: true, version: "v2" });
-      services.planner.menuChanged(services.pos.storeId$.hasValue ? services.pos.storeId$.value ?? null : null);
+      services.planner.menuChanged(services.pos.current);
       services.track("planner.add", { recipe_id: recipeId, source: "catalog" });
       const label = button.querySelector('[data-role="label"]');
       if (label) label.textContent = this.#text("PLANNER_PAGE.IN_MENU");

@@ -299,7 +299,7 @@ export class PlannerElement extends HTMLElement {
   async #finalize(button) {
     const planner = services.planner;
     const resumeUrl = window.location.href;
-    const posStore = services.pos.storeId$.hasValue ? services.pos.storeId$.value : null;
+    const posStore = services.pos.current;
     if (!this.storeId) {
       this.#askHost(planner.require("store", resumeUrl, posStore), "STORE_REQUIRED");
       return;

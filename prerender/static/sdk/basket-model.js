@@ -53,6 +53,8 @@ export const emptyBasket = (storeId) => ({ store_id: storeId, recipes: [], produ
 // an Identifier) and prerender/schemas/limits.py (MAX_CART_QUANTITY).
 const PRODUCT_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 const MAX_CART_QUANTITY = 9_999;
+/** The latest time a reconcile's `reported.at` may say (prerender/schemas/limits.py, MAX_REPORTED_AT). */
+export const MAX_REPORTED_AT = 1e13;
 
 /**
  * A retailer cart's lines as the cart routes take them. A line whose id cannot be one of the service's products

@@ -1,9 +1,20 @@
 // The basket's routes of prerender's browser API (docs/browser-api.md, "Basket"; prerender/blueprints/
 // basket.py, payments.py, transfers.py, menu.py): one method per call, so that a path is written once.
 
+import { ApiError } from "./http.js";
+
 /** @typedef {import("./basket.js").Basket} Basket */
 /** @typedef {import("./basket.js").BasketAnswer} BasketAnswer */
 /** @typedef {import("./basket.js").ChosenLine} ChosenLine */
+
+/**
+ * Whether a reconcile was refused for its `reported` (a 400 naming it). @param {unknown} error
+ */
+function refusesReport(error) {
+  if (!(error instanceof ApiError) || error.status !== 400) return false;
+  const fields = /** @type {{ json?: Record<string, unknown> } | undefined} */ (error.problem.errors)?.json;
+  return typeof fields === "object" && fields !== null && "reported" in fields;
+}
 
 /** A recipe's path segment. @param {string} id */
 const recipePath = (id) => `/basket/recipes/${encodeURIComponent(id)}`;
@@ -57,14 +68,22 @@ export class BasketRoutes {
 
   /**
    * POST /basket/reconcile with the cart as the route takes it (sdk/basket-sync.js, `normalizeCart`), and which
-   * browser reported it when (the service does not follow a cart older than one it followed from that browser).
+   * browser reported it when (an older cart of a browser leaves to the cart what a newer one of it showed).
    * @param {string} storeId @param {{ id: string, quantity: number }[]} cart
-   * @param {{ by: string, at: number }} reported @returns {Promise<BasketAnswer>}
+   * @param {{ by: string, at: number } | undefined} reported @returns {Promise<BasketAnswer>}
    */
-  reconcile(storeId, cart, reported) {
-    return this.#client.request("POST", "/basket/reconcile", {
-      json: { store_id: storeId, cart, reported }, write: true,
-    });
+  async reconcile(storeId, cart, reported) {
+    try {
+      return await this.#client.request("POST", "/basket/reconcile", {
+        json: { store_id: storeId, cart, ...(reported ? { reported } : {}) }, write: true,
+      });
+    } catch (error) {
+      // During a rolling deploy a node of the release before answers `reported` with a 400 ("Unknown field"):
+      // the cart goes again without it (followed as it comes, as that release does). For one release: every node
+      // of the next one takes it (docs/decisions.md, "two tabs' reconciles crossing on their way").
+      if (!refusesReport(error)) throw error;
+      return this.#client.request("POST", "/basket/reconcile", { json: { store_id: storeId, cart }, write: true });
+    }
   }
 
   /**

@@ -18,8 +18,8 @@
 // and takes the place of a cart waiting here to be reconciled; a reconcile of an older cart still queued here
 // is not sent (it would take out what the newer cart shows and the other tab reconciled). It is not
 // reconciled here otherwise: the reporting tab does that. A reconcile already on its way may still reach the
-// service after the other tab's newer one: each says when its cart was reported, and the service does not follow
-// a cart of this browser older than one it followed (docs/upstream.md, `POST /basket/reconcile`).
+// service after the other tab's newer one: each says when its cart was reported, and an older cart of this browser
+// leaves to the cart what a newer one showed of what the basket awaited (docs/upstream.md, `POST /basket/reconcile`).
 
 import { routeCartLines } from "./basket-model.js";
 

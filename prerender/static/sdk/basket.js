@@ -16,7 +16,7 @@ import { BasketRoutes } from "./basket-routes.js";
 import { Rollbacks } from "./basket-rollback.js";
 import { BasketPayments } from "./basket-payment.js";
 import { BasketArrivals } from "./basket-arrivals.js";
-import { basketContent, emptyBasket } from "./basket-model.js";
+import { MAX_REPORTED_AT, basketContent, emptyBasket } from "./basket-model.js";
 
 export { emptyBasket };
 
@@ -354,7 +354,7 @@ export class BasketService {
    * `#stopped-by-hook` problem when the page says no.
    */
   async #askHook() {
-    const storeId = this.#pos.storeId$.hasValue ? this.#pos.storeId$.value : null;
+    const storeId = this.#pos.current;
     if (storeId) await this.initialize().catch(() => {}); // its answer says whether the service knows the store
     await this.#hooks.proceed(this.#session.isConnected, Boolean(storeId) && storeId !== this.#unknownStore);
   }
@@ -425,8 +425,8 @@ export class BasketService {
    * that is no longer `current` when its turn comes (a write queued before it registered a change the cart has
    * not shown yet) is not sent: it would take that change back out of the basket; it waits for a newer cart. It
    * says which browser reported the cart (`Session.browserId`, the same in all its tabs) and when (`at`, this
-   * browser's clock): the service does not follow it after a newer one of this browser (another tab's, crossed on
-   * its way).
+   * browser's clock): arriving after a newer cart of this browser (another tab's, crossed on its way), it leaves to
+   * the cart what that one showed of what the basket awaited.
    * @param {{ id: string, quantity: number }[]} cart @param {import("./basket-sync.js").StaleGuard} guard
    * @param {number} at when the cart was reported
    */
@@ -450,7 +450,9 @@ export class BasketService {
         stale = true;
         return null;
       }
-      const answer = await this.#routes.reconcile(storeId, cart, { by: this.#session.browserId, at });
+      // A clock the route cannot take (before 1970, after 2286) sends no report: the cart is followed as it comes.
+      const reported = at >= 0 && at <= MAX_REPORTED_AT ? { by: this.#session.browserId, at } : undefined;
+      const answer = await this.#routes.reconcile(storeId, cart, reported);
       this.#publish(answer.basket, { ours: true });
       return answer.basket;
     });
@@ -498,7 +500,7 @@ export class BasketService {
       this.#catchingUp = null;
       if (!this.#behind) return;
       this.#behind = false;
-      const storeId = this.#pos.storeId$.hasValue ? this.#pos.storeId$.value : null;
+      const storeId = this.#pos.current;
       const identity = this.#session.identity$.value;
       if (!storeId || !identity) return;
       const key = this.#loadedKey;

@@ -20,6 +20,11 @@ export class Pos {
     return Promise.resolve(id);
   }
 
+  /** The store the page loaded, null with none or before the first `load` (what a write made now acts at). */
+  get current() {
+    return this.storeId$.hasValue ? this.storeId$.value ?? null : null;
+  }
+
   /** The store once `load` has been called (at once when it has). */
   whenLoaded() {
     return this.storeId$.first();
