@@ -105,35 +105,41 @@ def record(basket: Basket, before: Mapping[Key, int], after: Mapping[Key, int], 
 def kept(basket: Basket, now: dt.datetime, report: Report | None = None) -> dict[Key, int]:
     """The packages of each recipe's product a reconcile leaves to the cart: asked less than ``CATCH_UP`` ago, and,
     for a cart its browser reported before a cart of that browser that showed them, shown less than ``CROSSING``
-    ago."""
-    held: Counter[Key] = Counter()
+    ago; never more than the recipe holds of the product."""
+    kept_for: Counter[Key] = Counter()
     for row in basket.awaited:
         if _live(row, now):
-            held[(row.recipe_id, row.product_id)] += row.quantity
+            kept_for[(row.recipe_id, row.product_id)] += row.quantity
     if report is not None:
         reporter = reporter_key(basket, report.by)
         for shown in basket.shown:
             if shown.reporter == reporter and report.at < shown.reported_at and _recent(shown, now):
-                held[(shown.recipe_id, shown.product_id)] += shown.quantity
-    return dict(held)
+                kept_for[(shown.recipe_id, shown.product_id)] += shown.quantity
+    if not kept_for:
+        return {}
+    holds = held_by_recipe(basket)
+    return {key: min(quantity, holds.get(key, 0)) for key, quantity in kept_for.items() if holds.get(key, 0) > 0}
 
 
 def settle(basket: Basket, in_cart: Mapping[int, int], now: dt.datetime, report: Report | None = None) -> None:
     """After a reconcile, the cart holding ``in_cart``: what the cart shows is awaited no more (the earliest asked
     first: they had the longest to arrive), nor is what waited ``CATCH_UP`` already or what a recipe no longer
-    holds. What a ``report``ed cart showed is kept as shown by its browser (``kept``); what was shown
-    ``CROSSING`` ago is forgotten."""
-    for earlier in list(basket.shown):
-        if not _recent(earlier, now):
-            basket.shown.remove(earlier)
+    holds. What a ``report``ed cart showed of what was asked, however long ago, is kept as shown by its browser
+    (``kept``), at most what the recipe holds; what was shown ``CROSSING`` ago is forgotten."""
     by_recipe = held_by_recipe(basket)
+    for earlier in list(basket.shown):
+        earlier.quantity = min(earlier.quantity, by_recipe.get((earlier.recipe_id, earlier.product_id), 0))
+        if earlier.quantity <= 0 or not _recent(earlier, now):
+            basket.shown.remove(earlier)
     held: Counter[int] = Counter()
     for (_, product_id), quantity in by_recipe.items():
         held[product_id] += quantity
     by_product: dict[int, list[AwaitedProduct]] = {}
     for row in list(basket.awaited):
         row.quantity = min(row.quantity, by_recipe.get((row.recipe_id, row.product_id), 0))
-        if row.quantity <= 0 or not _live(row, now):
+        # A reported cart's reconcile may come in after CATCH_UP (its retries): what it shows of an expired wait is
+        # still kept as shown, for an older cart of its browser arriving after it.
+        if row.quantity <= 0 or (not _live(row, now) and report is None):
             basket.awaited.remove(row)
         else:
             by_product.setdefault(row.product_id, []).append(row)
@@ -147,9 +153,10 @@ def settle(basket: Basket, in_cart: Mapping[int, int], now: dt.datetime, report:
             shown -= taken
             row.quantity -= taken
             if report is not None:
-                _shown_by(basket, row, taken, report, now)
-            if row.quantity == 0:
-                basket.awaited.remove(row)
+                _shown_by(basket, row, taken, report, now, by_recipe)
+    for row in list(basket.awaited):
+        if row.quantity == 0 or not _live(row, now):
+            basket.awaited.remove(row)
 
 
 def forget(basket: Basket) -> None:
@@ -158,13 +165,15 @@ def forget(basket: Basket) -> None:
     basket.shown.clear()
 
 
-def _shown_by(basket: Basket, row: AwaitedProduct, quantity: int, report: Report, now: dt.datetime) -> None:
+def _shown_by(
+    basket: Basket, row: AwaitedProduct, quantity: int, report: Report, now: dt.datetime, holds: Mapping[Key, int]
+) -> None:
     """``quantity`` of ``row``'s packages were shown by the cart of ``report``: kept as shown by its browser, at the
-    newest time that browser's carts showed that recipe's product."""
+    newest time that browser's carts showed that recipe's product, and never more than the recipe ``holds``."""
     reporter = reporter_key(basket, report.by)
     for shown in basket.shown:
         if (shown.recipe_id, shown.product_id, shown.reporter) == (row.recipe_id, row.product_id, reporter):
-            shown.quantity += quantity
+            shown.quantity = min(shown.quantity + quantity, holds.get((row.recipe_id, row.product_id), 0))
             shown.reported_at = max(shown.reported_at, report.at)
             shown.shown_at = now
             return

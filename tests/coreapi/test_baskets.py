@@ -1021,7 +1021,8 @@ def test_an_older_cart_of_the_browser_arriving_last_leaves_what_the_newer_one_sh
 def test_an_older_cart_of_the_browser_still_takes_out_what_no_newer_cart_showed(visitor: Shopper, seed) -> None:
     """Tab A read the cart before the shopper took a recipe's products out of it in tab B, and reported it after
     B reported its own: A's cart (later by the clock) arrives first and removes nothing; B's, older by the clock,
-    still takes the recipe out: only what a newer cart showed of what was awaited is left to the cart."""
+    still takes the recipe out, since no newer cart showed any of it while it was awaited (a recipe shown long ago:
+    only what a newer cart showed of what was awaited is left to an older one)."""
     ok(visitor.add("1", 4))
     ok(visitor.add("2", 4))
     held = basket_products(visitor.shown())  # shown long ago: nothing awaited any more
@@ -1041,6 +1042,36 @@ def test_an_older_cart_that_shows_what_was_awaited_ends_its_wait(visitor: Shoppe
     assert ok(visitor.reconcile(held, {"by": "browser-1", "at": 1_000}))["basket"]["recipe_count"] == 1
     assert awaited(app, visitor) == {}
     assert ok(visitor.reconcile({}, {"by": "browser-1", "at": 3_000}))["basket"]["recipes"] == []
+
+
+def test_a_newer_cart_arriving_after_catch_up_still_leaves_what_it_showed_to_an_older_one(
+    visitor: Shopper, app: Flask, seed
+) -> None:
+    """Tab B's reconcile reaches the service more than ``CATCH_UP`` after the writes (its retries allow it): what
+    its cart shows is no longer awaited, but is still kept as shown for tab A's older cart arriving after it."""
+    ok(visitor.add("1", 4))
+    ok(visitor.add("2", 4))
+    first_products = products_of(expected_lines(seed, "1", "1001", 4))
+    both = visitor.basket()
+    age_awaited(app, visitor)
+    assert ok(visitor.reconcile(dict(basket_products(both)), {"by": "browser-1", "at": 2_000}))["basket"] == both
+    assert awaited(app, visitor) == {}
+    assert ok(visitor.reconcile(dict(first_products), {"by": "browser-1", "at": 1_000}))["basket"] == both
+
+
+def test_what_a_cart_showed_is_never_more_than_the_recipe_holds(visitor: Shopper, app: Flask) -> None:
+    """A recipe a cart showed, then taken out by a newer cart, then added again and shown again: what is kept as
+    shown is what the recipe holds, not the two shows added up."""
+    ok(visitor.add("1", 4))
+    held = dict(basket_products(visitor.basket()))
+    expected = {int(product): quantity for product, quantity in held.items()}
+    ok(visitor.reconcile(held, {"by": "browser-1", "at": 1_000}))
+    assert shown_by_browsers(app, visitor) == expected
+    assert ok(visitor.reconcile({}, {"by": "browser-1", "at": 2_000}))["basket"]["recipes"] == []
+    assert shown_by_browsers(app, visitor) == {}
+    ok(visitor.add("1", 4))
+    ok(visitor.reconcile(held, {"by": "browser-1", "at": 3_000}))
+    assert shown_by_browsers(app, visitor) == expected
 
 
 def test_carts_of_two_browsers_are_not_compared(visitor: Shopper) -> None:
@@ -1121,7 +1152,7 @@ def test_a_removed_recipe_and_a_confirmed_basket_keep_nothing_shown(visitor: Sho
 )
 def test_a_bad_report_is_400_and_changes_nothing(visitor: Shopper, reported: dict[str, Any] | None, field: str) -> None:
     ok(visitor.add("1", 4))
-    before = visitor.basket()
+    before = visitor.shown()  # nothing awaited: the same empty cart with a good report would empty the basket
     body = {"store_id": visitor.store_id, "cart": [], "reported": reported}
     response = visitor.client.post("/api/v1/basket/reconcile", json=body, headers=visitor.headers)
     assert response.status_code == 400, response.json
