@@ -1059,9 +1059,9 @@ def test_a_newer_cart_arriving_after_catch_up_still_leaves_what_it_showed_to_an_
     assert ok(visitor.reconcile(dict(first_products), {"by": "browser-1", "at": 1_000}))["basket"] == both
 
 
-def test_what_a_cart_showed_is_never_more_than_the_recipe_holds(visitor: Shopper, app: Flask) -> None:
+def test_what_a_cart_took_out_is_no_longer_kept_as_shown(visitor: Shopper, app: Flask) -> None:
     """A recipe a cart showed, then taken out by a newer cart, then added again and shown again: what is kept as
-    shown is what the recipe holds, not the two shows added up."""
+    shown is what the recipe holds now (the first show went with the recipe)."""
     ok(visitor.add("1", 4))
     held = dict(basket_products(visitor.basket()))
     expected = {int(product): quantity for product, quantity in held.items()}
@@ -1072,6 +1072,47 @@ def test_what_a_cart_showed_is_never_more_than_the_recipe_holds(visitor: Shopper
     ok(visitor.add("1", 4))
     ok(visitor.reconcile(held, {"by": "browser-1", "at": 3_000}))
     assert shown_by_browsers(app, visitor) == expected
+
+
+def shown_rows(app: Flask, shopper: Shopper) -> dict[tuple[int, int], int]:
+    """What is kept as shown, per recipe and product."""
+    with app.app_context():
+        query = select(ShownProduct.recipe_id, ShownProduct.product_id, ShownProduct.quantity)
+        rows = db.session.execute(query.where(ShownProduct.basket_id == open_basket_of(shopper))).all()
+    return {(recipe_id, product_id): quantity for recipe_id, product_id, quantity in rows}
+
+
+def shared_line_raised_then_lowered(visitor: Shopper, seed) -> tuple[str, str, str, int]:
+    """Recipes ``older`` (shown long ago) and ``newer`` share a product; ``newer`` is added and shown by browser-1
+    at 2 000, then its line of the shared product raised by 2 and lowered by 1: it awaits 2 of it, browser-1
+    showed ``n``, it holds ``n + 1``."""
+    older, newer, shared = recipe_sharing_products(seed, "1001")
+    ok(visitor.add(older, 4))
+    visitor.shown()
+    ok(visitor.add(newer, 4))
+    ok(visitor.reconcile(dict(basket_products(visitor.basket())), {"by": "browser-1", "at": 2_000}))
+    ((ingredient, product, n),) = [line for line in expected_lines(seed, newer, "1001", 4) if line[1] == shared]
+    ok(visitor.set_line(newer, ingredient, product, n + 2))
+    ok(visitor.set_line(newer, ingredient, product, n + 1))
+    return older, newer, shared, n
+
+
+def test_what_is_left_to_an_older_cart_is_never_more_than_the_recipe_holds(visitor: Shopper, seed) -> None:
+    """What the newer recipe awaits and what browser-1 showed of it add up to more than it holds: an older cart of
+    browser-1 that lacks one of the older recipe's packages of the shared product (the shopper took it out) takes
+    it out; the newer recipe's surplus does not shield it."""
+    older, _, shared, _ = shared_line_raised_then_lowered(visitor, seed)
+    older_products = products_of(expected_lines(seed, older, "1001", 4))
+    cart = dict(older_products)
+    cart[shared] -= 1
+    body = ok(visitor.reconcile(cart, {"by": "browser-1", "at": 1_000}))
+    assert products_of(line_tuples(entry(body["basket"], older)))[shared] == older_products[shared] - 1
+
+
+def test_what_is_kept_as_shown_is_never_more_than_the_recipe_holds(visitor: Shopper, app: Flask, seed) -> None:
+    _, newer, shared, n = shared_line_raised_then_lowered(visitor, seed)
+    ok(visitor.reconcile(dict(basket_products(visitor.basket())), {"by": "browser-1", "at": 3_000}))
+    assert shown_rows(app, visitor)[(int(newer), int(shared))] == n + 1
 
 
 def test_carts_of_two_browsers_are_not_compared(visitor: Shopper) -> None:
