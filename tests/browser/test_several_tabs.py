@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 
 from playwright.sync_api import BrowserContext, Locator, Page, Response, Route, expect
 
@@ -232,31 +233,33 @@ def test_two_recipes_added_at_the_same_moment_in_two_tabs_are_both_kept(
     basket, and the shop's cart holds the products of both."""
     user = new_user()
     first, second = context.new_page(), context.new_page()
-    reconciled: Counter[Page] = Counter()
+    seen: Counter[tuple[Page, str]] = Counter()
 
-    def count_reconciles(page: Page) -> None:
-        def seen(response: Response) -> None:
-            if response.url.split("?")[0].endswith("/basket/reconcile"):
-                reconciled[page] += 1
+    def count_answers(page: Page) -> None:
+        def answered(response: Response) -> None:
+            path = response.url.split("?")[0]
+            for route in ("/basket/reconcile", "/basket/recipes"):
+                if path.endswith(route):
+                    seen[(page, route)] += 1
 
-        page.on("response", seen)
+        page.on("response", answered)
 
-    def wait_for_a_reconcile(page: Page) -> None:
+    def wait_until(done: Callable[[], bool], what: str) -> None:
         for _ in range(200):  # 10 s at most
-            if reconciled[page]:
+            if done():
                 return
-            page.wait_for_timeout(50)
-        raise AssertionError("the tab did not report its cart")
+            first.wait_for_timeout(50)
+        raise AssertionError(what)
 
     for page in (first, second):
-        count_reconciles(page)
+        count_answers(page)
         visit(context, page, shop_url, user=user)
     recipes = [_open_drawer(first, 0), _open_drawer(second, 1)]
-    for page in (first, second):
-        wait_for_a_reconcile(page)  # the cart each page reports at load
+    for page in (first, second):  # the cart each page reports at load
+        wait_until(lambda page=page: seen[(page, "/basket/reconcile")] > 0, "a tab did not report its cart")
 
     # Both clicks at one moment of the clock the two pages share.
-    reconciled.clear()
+    seen.clear()
     at = first.evaluate("() => Date.now() + 400")
     for page in (first, second):
         page.evaluate(
@@ -265,9 +268,12 @@ def test_two_recipes_added_at_the_same_moment_in_two_tabs_are_both_kept(
                }, at - Date.now())""",
             at,
         )
-    # Each tab reconciles the cart its push brought back (the shop reports it); then nothing is left to do.
+    # Both writes answered, and a cart reconciled (each tab's, or only the newer one: a tab whose own reconcile was
+    # still queued when the other tab told it a newer cart does not send it); then nothing is left to do.
     for page in (first, second):
-        wait_for_a_reconcile(page)
+        wait_until(lambda page=page: seen[(page, "/basket/recipes")] > 0, "a tab's add all was not answered")
+    wait_until(lambda: seen[(first, "/basket/reconcile")] + seen[(second, "/basket/reconcile")] > 0, "no cart came")
+    for page in (first, second):
         page.evaluate("() => window.svc[Symbol.for('prerender.sdk.internal')].basket.whenIdle()")
 
     basket = basket_of(prerender_url, shopper_credential(prerender_url, user=user))
