@@ -44,7 +44,7 @@ from coreapi.schemas.baskets import (
 )
 from coreapi.schemas.common import dump_one
 from coreapi.schemas.parsing import use_args
-from coreapi.services import baskets, cart_waits, transfers
+from coreapi.services import baskets, transfers
 from coreapi.services.pricing import money_number
 from plumbing.problems import BadRequest, Conflict, Gone, NotFound, Problem, field_error, handle_problem
 
@@ -179,9 +179,7 @@ def reconcile(args: dict[str, Any]) -> dict[str, Any]:
     """Follow the retailer cart: reduce what it holds less of, newest entries first (what it is still asked to
     add, or its browser's newer cart showed, excepted)."""
     cart = [(line["id"], line["quantity"]) for line in args["cart"]]
-    reported = args["reported"]
-    report = None if reported is None else cart_waits.Report(by=reported["by"], at=reported["at"])
-    return _update(baskets.reconcile(db.session(), _owner(), args["store"], cart, current().language, report))
+    return _update(baskets.reconcile(db.session(), _owner(), args["store"], cart, current().language, args["reported"]))
 
 
 @bp.post("/confirm")

@@ -5,11 +5,12 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_dump, validate, validates
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_dump, post_load, validate, validates
 
 from coreapi.schemas.common import PaginationArgs
 from coreapi.schemas.fields import Id, Money, PictureUrl, RequiredStoreField, StoreField, UtcDateTime
 from coreapi.schemas.recipes import MAX_SERVES
+from coreapi.services import cart_waits
 from coreapi.services.identity import MAX_ID_LENGTH
 from plumbing.fields import JsonNumber
 
@@ -100,6 +101,10 @@ class CartReportSchema(Schema):
     by = Id(required=True, validate=validate.Length(min=1, max=MAX_BROWSER_ID))
     # Milliseconds since the epoch (up to the year 2286).
     at = JsonNumber(required=True, allow_nan=False, validate=validate.Range(min=0, max=MAX_REPORTED_AT))
+
+    @post_load
+    def report(self, data: dict[str, Any], **kwargs: Any) -> cart_waits.Report:
+        return cart_waits.Report(by=data["by"], at=data["at"])
 
 
 class ReconcileArgs(BasketArgs):

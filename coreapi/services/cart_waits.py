@@ -126,6 +126,8 @@ def settle(basket: Basket, in_cart: Mapping[int, int], now: dt.datetime, report:
     first: they had the longest to arrive), nor is what waited ``CATCH_UP`` already or what a recipe no longer
     holds. What a ``report``ed cart showed of what was asked, however long ago, is kept as shown by its browser
     (``kept``), at most what the recipe holds; what was shown ``CROSSING`` ago is forgotten."""
+    # The browser's key and the report's time, once for all the rows the cart shows.
+    shown_by = None if report is None else (reporter_key(basket, report.by), report.at)
     by_recipe = held_by_recipe(basket)
     for earlier in list(basket.shown):
         earlier.quantity = min(earlier.quantity, by_recipe.get((earlier.recipe_id, earlier.product_id), 0))
@@ -152,8 +154,8 @@ def settle(basket: Basket, in_cart: Mapping[int, int], now: dt.datetime, report:
             taken = min(shown, row.quantity)
             shown -= taken
             row.quantity -= taken
-            if report is not None:
-                _shown_by(basket, row, taken, report, now, by_recipe)
+            if shown_by is not None:
+                _shown_by(basket, row, taken, *shown_by, now, by_recipe)
     for row in list(basket.awaited):
         if row.quantity == 0 or not _live(row, now):
             basket.awaited.remove(row)
@@ -166,15 +168,21 @@ def forget(basket: Basket) -> None:
 
 
 def _shown_by(
-    basket: Basket, row: AwaitedProduct, quantity: int, report: Report, now: dt.datetime, holds: Mapping[Key, int]
+    basket: Basket,
+    row: AwaitedProduct,
+    quantity: int,
+    reporter: str,
+    reported_at: float,
+    now: dt.datetime,
+    holds: Mapping[Key, int],
 ) -> None:
-    """``quantity`` of ``row``'s packages were shown by the cart of ``report``: kept as shown by its browser, at the
-    newest time that browser's carts showed that recipe's product, and never more than the recipe ``holds``."""
-    reporter = reporter_key(basket, report.by)
+    """``quantity`` of ``row``'s packages were shown by a cart the browser keyed ``reporter`` reported at
+    ``reported_at``: kept as shown by that browser, at the newest time its carts showed that recipe's product, and
+    never more than the recipe ``holds``."""
     for shown in basket.shown:
         if (shown.recipe_id, shown.product_id, shown.reporter) == (row.recipe_id, row.product_id, reporter):
             shown.quantity = min(shown.quantity + quantity, holds.get((row.recipe_id, row.product_id), 0))
-            shown.reported_at = max(shown.reported_at, report.at)
+            shown.reported_at = max(shown.reported_at, reported_at)
             shown.shown_at = now
             return
     basket.shown.append(
@@ -183,7 +191,7 @@ def _shown_by(
             product_id=row.product_id,
             reporter=reporter,
             quantity=quantity,
-            reported_at=report.at,
+            reported_at=reported_at,
             shown_at=now,
         )
     )
