@@ -9,6 +9,7 @@ from typing import Any, overload
 
 from marshmallow import ValidationError, fields, validate
 
+from plumbing.fields import OnlyJsonNumbers
 from prerender.schemas.limits import MAX_ID_LENGTH
 
 # Starts with a letter or digit: ids also go into upstream URL paths, where "." and ".." are special.
@@ -113,17 +114,12 @@ class Integer(fields.Integer):
         return super()._validated(value)  # strict: refuses anything but an int
 
 
-class Amount(fields.Decimal):
+class Amount(OnlyJsonNumbers, fields.Decimal):
     """An amount of money in a JSON body: a JSON number and nothing else (`"12.5"`, `true` are invalid), as a
     Decimal rounded to the cent (a browser's float sums such as 0.1 + 0.2 are 0.30000000000000004)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(places=2, rounding=decimal.ROUND_HALF_UP, as_string=False, **kwargs)
-
-    def _validated(self, value: Any) -> Any:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.make_error("invalid", input=value)
-        return super()._validated(value)
 
 
 class JsonIdList(fields.Field[list[str]]):

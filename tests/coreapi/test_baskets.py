@@ -834,16 +834,20 @@ def age_awaited(app: Flask, shopper: Shopper) -> None:
     set_back(app, shopper, AwaitedProduct.asked_at, cart_waits.CATCH_UP)
 
 
+def two_tabs_added(visitor: Shopper, seed) -> tuple[Counter[str], Counter[str], dict[str, Any]]:
+    """Recipes 1 and 2 added at once (two tabs): each one's products, and the basket holding both."""
+    ok(visitor.add("1", 4))
+    ok(visitor.add("2", 4))
+    first = products_of(expected_lines(seed, "1", "1001", 4))
+    second = products_of(expected_lines(seed, "2", "1001", 4))
+    return first, second, visitor.basket()
+
+
 def test_a_cart_reported_before_a_recipe_s_products_reached_it_keeps_the_recipe(visitor: Shopper, seed) -> None:
     """Two tabs add a recipe each at once; one reports the cart its retailer gave back, which shows its own
     recipe's products and not yet the other's: the other recipe stays (its products are on their way). Once a
     cart showed them, a cart without them takes the recipe out, as the shopper's removal in the cart."""
-    first, second = "1", "2"
-    ok(visitor.add(first, 4))
-    ok(visitor.add(second, 4))
-    first_products = products_of(expected_lines(seed, first, "1001", 4))
-    second_products = products_of(expected_lines(seed, second, "1001", 4))
-    both = visitor.basket()
+    first_products, second_products, both = two_tabs_added(visitor, seed)
 
     body = ok(visitor.reconcile(dict(second_products)))
     assert body["basket"] == both and body["changes"] == []
@@ -851,7 +855,7 @@ def test_a_cart_reported_before_a_recipe_s_products_reached_it_keeps_the_recipe(
     shown = ok(visitor.reconcile(dict(first_products + second_products)))
     assert shown["basket"] == both
     body = ok(visitor.reconcile(dict(second_products)))
-    assert [e["recipe_id"] for e in body["basket"]["recipes"]] == [second]
+    assert [e["recipe_id"] for e in body["basket"]["recipes"]] == ["2"]
 
 
 def test_what_a_cart_showed_of_a_change_is_awaited_no_more(visitor: Shopper, seed) -> None:
@@ -1001,12 +1005,7 @@ def test_an_older_cart_of_the_browser_arriving_last_leaves_what_the_newer_one_sh
     """Two tabs of one browser add a recipe each at once. Tab B's cart (both recipes' products: it ends their
     wait) reaches the service before tab A's, reported earlier (A's products only): A's crossed on its way and
     leaves B's products to the cart; B's recipe stays. The same browser's next cart is followed as ever."""
-    first, second = "1", "2"
-    ok(visitor.add(first, 4))
-    ok(visitor.add(second, 4))
-    first_products = products_of(expected_lines(seed, first, "1001", 4))
-    second_products = products_of(expected_lines(seed, second, "1001", 4))
-    both = visitor.basket()
+    first_products, second_products, both = two_tabs_added(visitor, seed)
 
     newer = ok(visitor.reconcile(dict(first_products + second_products), {"by": "browser-1", "at": 1_000.5}))
     assert newer["basket"] == both
@@ -1015,7 +1014,7 @@ def test_an_older_cart_of_the_browser_arriving_last_leaves_what_the_newer_one_sh
 
     # The shopper then takes the first recipe's products out of the cart: a newer cart, followed.
     removed = ok(visitor.reconcile(dict(second_products), {"by": "browser-1", "at": 1_001}))
-    assert [e["recipe_id"] for e in removed["basket"]["recipes"]] == [second]
+    assert [e["recipe_id"] for e in removed["basket"]["recipes"]] == ["2"]
 
 
 def test_an_older_cart_of_the_browser_still_takes_out_what_no_newer_cart_showed(visitor: Shopper, seed) -> None:
@@ -1049,10 +1048,7 @@ def test_a_newer_cart_arriving_after_catch_up_still_leaves_what_it_showed_to_an_
 ) -> None:
     """Tab B's reconcile reaches the service more than ``CATCH_UP`` after the writes (its retries allow it): what
     its cart shows is no longer awaited, but is still kept as shown for tab A's older cart arriving after it."""
-    ok(visitor.add("1", 4))
-    ok(visitor.add("2", 4))
-    first_products = products_of(expected_lines(seed, "1", "1001", 4))
-    both = visitor.basket()
+    first_products, _, both = two_tabs_added(visitor, seed)
     age_awaited(app, visitor)
     assert ok(visitor.reconcile(dict(basket_products(both)), {"by": "browser-1", "at": 2_000}))["basket"] == both
     assert awaited(app, visitor) == {}

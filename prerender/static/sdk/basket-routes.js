@@ -73,16 +73,17 @@ export class BasketRoutes {
    * @param {{ by: string, at: number } | undefined} reported @returns {Promise<BasketAnswer>}
    */
   async reconcile(storeId, cart, reported) {
+    const send = (/** @type {object} */ report) => this.#client.request("POST", "/basket/reconcile", {
+      json: { store_id: storeId, cart, ...report }, write: true,
+    });
     try {
-      return await this.#client.request("POST", "/basket/reconcile", {
-        json: { store_id: storeId, cart, ...(reported ? { reported } : {}) }, write: true,
-      });
+      return await send(reported ? { reported } : {});
     } catch (error) {
       // During a rolling deploy a node of the release before answers `reported` with a 400 ("Unknown field"):
       // the cart goes again without it (followed as it comes, as that release does). For one release: every node
       // of the next one takes it (docs/decisions.md, "two tabs' reconciles crossing on their way").
       if (!refusesReport(error)) throw error;
-      return this.#client.request("POST", "/basket/reconcile", { json: { store_id: storeId, cart }, write: true });
+      return send({});
     }
   }
 
