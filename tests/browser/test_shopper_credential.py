@@ -155,13 +155,14 @@ def test_a_credential_element_inserted_with_innerhtml_is_taken_and_the_last_vali
     expect(element).to_have_attribute("inert", "")
     credential = element.get_attribute("credential")
 
+    # The basket the new shopper's credential brought may still be loading (the SDK loads it on the change of
+    # shopper): every load from here on, that one and the reload asked for, carries the new credential alone.
     since = len(calls)
     with page.expect_response(lambda r: "/v1/basket?" in r.url and r.request.method == "GET") as loaded:
         page.evaluate("window.svc.basket.reload()")
-    assert loaded.value.status == 200
-    assert [c.headers.get("authorization") for c in calls.sent(since) if route_of(c) == "/basket"] == [
-        f"Bearer {credential}"
-    ]
+    assert loaded.value.status in (200, 304)
+    loads = [c.headers.get("authorization") for c in calls.sent(since) if route_of(c) == "/basket"]
+    assert loads and set(loads) == {f"Bearer {credential}"}
 
     # A malformed element is ignored (with a warning); one whose expires-at has passed by the device's clock is not
     # judged here (the service decides, and answers 401): the most recently connected valid element wins.
