@@ -140,7 +140,7 @@ const USER = { kind: "user", id: "u1", forbidProfiling: false };
  * A BasketService on doubles. `answer(call)` answers the writes; the loads (GET /basket) answer `initial`
  * unless `answer` says otherwise (returns a value other than undefined).
  */
-function setup({ answer = () => undefined, initial = basketOf({}), identity = USER, storeId = "s1", tabs = null } = {}) {
+function setup({ answer = () => undefined, initial = basketOf({}), identity = USER, storeId = "s1", tabs = null, online = null } = {}) {
   const client = new FakeClient((call) => {
     const given = answer(call);
     if (given !== undefined) return given;
@@ -152,7 +152,7 @@ function setup({ answer = () => undefined, initial = basketOf({}), identity = US
   const notices = new FakeNotices();
   const hooks = new FakeHooks();
   const added = [];
-  const service = new BasketService({ client, pos, session, notices, hooks, onAdded: (count) => added.push(count), tabs });
+  const service = new BasketService({ client, pos, session, notices, hooks, onAdded: (count) => added.push(count), tabs, online });
   if (storeId !== undefined) pos.load(storeId);
   return { service, client, pos, session, notices, hooks, added };
 }
@@ -681,7 +681,7 @@ describe("BasketService: rollback", () => {
     assert.deepEqual(added, [], "nothing reached the cart: no 'added' message");
   });
 
-  test("a rollback that fails does not block the next writes", async () => {
+  test("a rollback without an answer is owed: sent again before the next write, which it does not hold up (another recipe)", async () => {
     const { service, client } = await withCart({
       initial: basketOf({}),
       answers: {
@@ -696,7 +696,134 @@ describe("BasketService: rollback", () => {
     await flush();
     const answer = await service.addRecipe("r2", 2);
     assert.equal(answer.basket.recipes[0].recipe_id, "r2");
-    assert.deepEqual(client.writes().slice(1), ["POST /basket/recipes", "DELETE /basket/recipes/r1", "POST /basket/recipes"]);
+    assert.deepEqual(client.writes().slice(1),
+      ["POST /basket/recipes", "DELETE /basket/recipes/r1", "DELETE /basket/recipes/r1", "POST /basket/recipes"]);
+  });
+});
+
+describe("BasketService: a write or an undo that gets no answer", () => {
+  const NETWORK = () => new ApiError({ type: "about:blank#network", title: "Network error", status: 0 });
+
+  /**
+   * A service whose cart reported nothing yet at page start, on a network the test switches off (`down.is`): every
+   * write then fails as the SDK's client fails after its attempts (a network problem); `applied` keeps the basket
+   * the service holds (a write whose answer was lost is applied all the same when `lost` is set).
+   */
+  async function onFlakyNetwork() {
+    const down = { is: false, lost: false };
+    const online = new EventTarget();
+    let held = basketOf({});
+    const ctx = setup({
+      initial: basketOf({}),
+      online,
+      answer: (call) => {
+        const key = `${call.method} ${call.path}`;
+        if (down.is && !(down.lost && key === "POST /basket/recipes")) throw NETWORK();
+        if (key === "GET /basket") return structuredClone(held);
+        if (key === "POST /basket/reconcile") return { basket: structuredClone(held), changes: [] };
+        let changes;
+        if (key === "POST /basket/recipes") {
+          const id = call.options.json.recipe_id;
+          changes = held.recipes.some((entry) => entry.recipe_id === id) ? [] : [{ id: "p1", quantity: 2 }];
+          held = basketOf({ ...Object.fromEntries(held.recipes.map((e) => [e.recipe_id, e.guests])), [id]: 2 }, { p1: 2 });
+        } else if (key === "DELETE /basket/recipes/r1") {
+          if (!held.recipes.some((entry) => entry.recipe_id === "r1")) {
+            throw new ApiError({ title: "Not found", status: 404 });
+          }
+          held = basketOf({});
+          changes = [{ id: "p1", quantity: -2 }];
+        } else {
+          throw new Error(`unexpected ${key}`);
+        }
+        if (down.is) throw NETWORK(); // applied, its answer lost
+        return { basket: structuredClone(held), changes };
+      },
+    });
+    const pushed = [];
+    ctx.service.sync.definePush((changes) => {
+      pushed.push(...changes);
+    });
+    await ctx.service.initialize();
+    return { ...ctx, down, online, pushed, held: () => held };
+  }
+
+  test("an \"add all\" applied with its answers lost is undone once the service answers again, before the shopper's next one", async () => {
+    const { service, client, down, pushed, held } = await onFlakyNetwork();
+    down.is = true;
+    down.lost = true;
+    await assert.rejects(service.addRecipe("r1", 2), (error) => error.status === 0);
+    assert.equal(held().recipes.length, 1, "the service applied it");
+    assert.equal(service.entry("r1"), undefined, "the page shows it failed, as the shopper is told");
+    down.lost = false;
+    // The shopper presses "add all" again while the network is still down: the undo goes first and fails again, so
+    // the write is not sent (sent before the undo, it would be taken back by it).
+    const before = client.writes().length;
+    await assert.rejects(service.addRecipe("r1", 2), (error) => error.status === 0);
+    assert.deepEqual(client.writes().slice(before), ["DELETE /basket/recipes/r1"]);
+    // The network is back: the undo goes first, then the write, whose products reach the cart.
+    down.is = false;
+    const answer = await service.addRecipe("r1", 2);
+    assert.deepEqual(client.writes().slice(before + 1), ["DELETE /basket/recipes/r1", "POST /basket/recipes"]);
+    assert.deepEqual(answer.changes, [{ id: "p1", quantity: 2 }]);
+    await flush();
+    assert.deepEqual(pushed, [{ id: "p1", quantity: 2 }], "the cart gets the products");
+    assert.equal(service.entry("r1").guests, 2);
+  });
+
+  test("an owed undo is sent again after a pause, and when the browser says it is online; a 404 is nothing left to undo", async () => {
+    const { service, client, down, online, held } = await onFlakyNetwork();
+    down.is = true;
+    await assert.rejects(service.addRecipe("r1", 2));
+    assert.equal(held().recipes.length, 0, "not applied: its undo will find nothing to undo");
+    const before = client.writes().length;
+    mock.timers.tick(1999);
+    await flush();
+    assert.equal(client.writes().length, before);
+    mock.timers.tick(1);
+    await flush();
+    assert.deepEqual(client.writes().slice(before), ["DELETE /basket/recipes/r1"], "after 2 s");
+    mock.timers.tick(4999);
+    await flush();
+    assert.equal(client.writes().length, before + 1, "then a longer pause");
+    down.is = false;
+    online.dispatchEvent(new Event("online"));
+    await flush();
+    assert.deepEqual(client.writes().slice(before), ["DELETE /basket/recipes/r1", "DELETE /basket/recipes/r1"]);
+    mock.timers.tick(120_000);
+    await flush();
+    assert.equal(client.writes().length, before + 2, "answered (a 404): no longer owed");
+    assert.deepEqual((await service.addRecipe("r1", 2)).changes, [{ id: "p1", quantity: 2 }]);
+  });
+
+  test("a rollback that meets the network down says it will be undone, then is, once the service answers", async () => {
+    const { service, client, down, online, notices, held } = await onFlakyNetwork();
+    await service.sync.cartChanged([]);
+    await service.addRecipe("r1", 2);
+    down.is = true;
+    mock.timers.tick(5000); // the cart did not follow
+    await flush();
+    assert.deepEqual(notices.shown, [{ text: "text:basket.rollback-owed", kind: "error" }], "not \"the change was undone\"");
+    assert.equal(held().recipes.length, 1);
+    assert.equal(service.entry("r1").guests, 2, "the page shows what the service holds");
+    down.is = false;
+    online.dispatchEvent(new Event("online"));
+    await flush();
+    assert.equal(client.writes().filter((write) => write === "DELETE /basket/recipes/r1").length, 2);
+    assert.equal(held().recipes.length, 0);
+    assert.equal(service.entry("r1"), undefined, "the page follows the undo's answer");
+  });
+
+  test("another shopper drops what was owed: the previous shopper's basket is not theirs", async () => {
+    const { service, client, down, session } = await onFlakyNetwork();
+    down.is = true;
+    await assert.rejects(service.addRecipe("r1", 2));
+    down.is = false;
+    session.identity$.next({ kind: "user", id: "u2", forbidProfiling: false });
+    await flush();
+    const before = client.writes().length;
+    mock.timers.tick(120_000);
+    await flush();
+    assert.equal(client.writes().length, before, "nothing sent for the previous shopper");
   });
 });
 

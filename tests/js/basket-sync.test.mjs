@@ -164,7 +164,9 @@ describe("BasketSync: settling a change, or rolling it back", () => {
     assert.equal(rollback.calls, 0);
     mock.timers.tick(1);
     assert.equal(rollback.calls, 1);
-    assert.deepEqual(rollbacksTold, [[undefined]], "onRollback without an error: the cart did not follow");
+    assert.deepEqual(rollbacksTold, [], "the user is told once the rollback is done");
+    await flush();
+    assert.deepEqual(rollbacksTold, [[undefined, "undone"]], "onRollback without an error: the cart did not follow");
     mock.timers.tick(60_000);
     sync.cartChanged([{ id: "p1", quantity: 2 }]); // too late: nothing more happens
     assert.equal(rollback.calls, 1);
@@ -351,10 +353,28 @@ describe("BasketSync: settling a change, or rolling it back", () => {
     const followed = await sync.register([{ id: "p1", quantity: 1 }], { after: null, rollback })();
     assert.equal(followed, false);
     assert.equal(rollback.calls, 1, "no waiting for the time limit");
-    assert.deepEqual(rollbacksTold, [[failure]]);
+    await flush();
+    assert.deepEqual(rollbacksTold, [[failure, "undone"]]);
     mock.timers.tick(5000);
     assert.equal(rollback.calls, 1, "not rolled back a second time when the limit passes");
     assert.equal(rollbacksTold.length, 1);
+  });
+
+  test("the user is told what the rollback did: undone, owed until the service can be reached, kept, or failed", async () => {
+    for (const [rollback, told] of [
+      [async () => "owed", "owed"],
+      [async () => "kept", "kept"],
+      [async () => {
+        throw new Error("refused");
+      }, "failed"],
+    ]) {
+      const { sync, rollbacksTold } = makeSync();
+      sync.definePush(() => {});
+      sync.register([{ id: "p1", quantity: 1 }], { after: null, rollback });
+      mock.timers.tick(5000);
+      await flush();
+      assert.deepEqual(rollbacksTold, [[undefined, told]]);
+    }
   });
 
   test("a rejecting remove callback rolls back a checked removal at once", async () => {
@@ -367,7 +387,8 @@ describe("BasketSync: settling a change, or rolling it back", () => {
     const rollback = rollbackSpy();
     assert.equal(await sync.register([{ id: "p1", quantity: -1 }], { after: null, rollback })(), false);
     assert.equal(rollback.calls, 1);
-    assert.deepEqual(rollbacksTold, [[failure]]);
+    await flush();
+    assert.deepEqual(rollbacksTold, [[failure, "undone"]]);
   });
 });
 

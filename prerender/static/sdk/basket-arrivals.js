@@ -39,7 +39,7 @@ export class BasketArrivals {
     const answer = await queue.run(async () => {
       const result = await routes.mergeAuthless(id, storeId, proof);
       this.#core.publish(result.basket);
-      push = sync.register(result.changes ?? [], { after: result.basket, rollback: async () => {} });
+      push = sync.register(result.changes ?? [], { after: result.basket, rollback: async () => "kept" });
       return result;
     });
     if (push) void (/** @type {() => Promise<boolean>} */ (push))();
@@ -107,6 +107,7 @@ export class BasketArrivals {
         after: result.basket,
         rollback: async () => {
           cartFollowed = false;
+          return "kept"; // nothing to go back to: the products stay in the basket
         },
       });
       return result;

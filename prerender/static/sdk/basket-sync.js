@@ -32,9 +32,14 @@ import { routeCartLines } from "./basket-model.js";
  */
 
 /**
+ * What a rollback did (sdk/basket-rollback.js; `kept`: nothing to go back to, the products stay in the basket).
+ * @typedef {"undone" | "owed" | "failed" | "kept"} RollbackOutcome
+ */
+
+/**
  * @typedef {object} Pending
  * @property {Map<string, { delta: number, target: number }>} targets cart quantity each product must reach
- * @property {() => Promise<unknown>} rollback the inverse basket operation
+ * @property {() => Promise<RollbackOutcome | void>} rollback the inverse basket operation
  * @property {ReturnType<typeof setTimeout> | undefined} timer
  * @property {boolean} settled
  * @property {number} heardBefore how many carts of other tabs this tab had taken when the change was registered
@@ -107,7 +112,8 @@ export class BasketSync {
    * @param {(cart: ProductQuantity[], guard: StaleGuard, at: number) => Promise<unknown>} options.reconcile POST
    *   /basket/reconcile of the cart reported at `at`, unless `guard.current()` is false when its turn comes (then
    *   `guard.later()` answers)
-   * @param {(error?: unknown) => void} options.onRollback tells the user a change was undone
+   * @param {(error: unknown, outcome: RollbackOutcome) => void} options.onRollback tells the user what became of a
+   *   change the cart did not follow, once its rollback is done (`error`: the callback's failure, if that was why)
    * @param {(cart: ProductQuantity[], at: number) => void} [options.onReported] this page reported its cart
    *   (normalised) at `at`: the shopper's other tabs are told
    * @param {number} [options.timeoutMs]
@@ -142,7 +148,7 @@ export class BasketSync {
    * retailer's callbacks, to be run outside the queue (a callback may call retailerBasketChanged), and
    * resolving to whether they all went through.
    * @param {ProductQuantity[]} changes
-   * @param {{ after: any, rollback: () => Promise<unknown> }} context
+   * @param {{ after: any, rollback: () => Promise<RollbackOutcome | void> }} context
    * @returns {(() => Promise<boolean>) | null}
    */
   register(changes, { after, rollback }) {
@@ -339,11 +345,14 @@ export class BasketSync {
         this.#expected.set(id, Math.max(0, (this.#expected.get(id) ?? 0) - delta));
       }
     }
-    // The rollback is queued before the deferred reconcile, so they reach the service in that order.
+    // The rollback is queued before the deferred reconcile, so they reach the service in that order. The user is
+    // told once it is done: undone, to be undone once the service can be reached, or not undone.
     const rollback = pending.rollback();
-    this.#onRollback(error);
-    rollback.catch(() => {});
     this.#flushDeferred();
+    rollback.then(
+      (outcome) => this.#onRollback(error, outcome ?? "undone"),
+      () => this.#onRollback(error, "failed"),
+    );
   }
 
   #flushDeferred() {

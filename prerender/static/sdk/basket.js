@@ -8,7 +8,7 @@
 // The shopper's other tabs of the site are told when a write here changed the basket, and this tab loads it
 // again when another tab's write changed it, or when the page shows again after a while (sdk/tabs.js).
 import { State } from "./observable.js";
-import { ApiError, localProblem } from "./http.js";
+import { ApiError, isOutcomeUnknown, localProblem } from "./http.js";
 import { pageCall } from "./page-calls.js";
 import { BasketSync } from "./basket-sync.js";
 import { BasketQueue } from "./basket-queue.js";
@@ -42,6 +42,24 @@ export { emptyBasket };
  * @property {() => Promise<Basket>} reload
  * @property {() => void} started the basket is in use: it follows the store and the shopper from now on
  */
+
+/**
+ * What the shopper is told when a change the retailer's cart did not follow was undone, is to be undone once the
+ * service can be reached, could not be undone (the service refused), or stays in the basket (products that arrived
+ * from elsewhere: nothing to go back to).
+ * @type {Record<import("./basket-sync.js").RollbackOutcome, string>}
+ */
+const ROLLBACK_TEXTS = {
+  undone: "basket.rollback",
+  owed: "basket.rollback-owed",
+  failed: "error.generic",
+  kept: "basket.not-followed",
+};
+
+/** The window, where there is one (not in Node). */
+function globalWindow() {
+  return typeof window === "undefined" ? null : window;
+}
 
 /** A page hidden this long (ms) loads the basket again when it shows: the shopper may have used another device. */
 export const RETURN_RELOAD_MS = 60_000;
@@ -87,8 +105,10 @@ export class BasketService {
    * @param {import("./hooks.js").Hooks} deps.hooks asked before a write that adds products
    * @param {(productCount: number) => void} deps.onAdded products were added to the shopper's cart
    * @param {import("./tabs.js").Tabs | null} [deps.tabs] the shopper's other tabs of the site
+   * @param {{ addEventListener(type: "online", listener: () => void): void } | null} [deps.online] what says the
+   *   network is back (the window's `online` event)
    */
-  constructor({ client, pos, session, notices, hooks, onAdded, tabs = null }) {
+  constructor({ client, pos, session, notices, hooks, onAdded, tabs = null, online = globalWindow() }) {
     this.#routes = new BasketRoutes(client);
     this.#tabs = tabs;
     this.#hooks = hooks;
@@ -96,12 +116,15 @@ export class BasketService {
     this.#pos = pos;
     this.#session = session;
     const publish = (/** @type {Basket} */ basket) => this.#publish(basket, { ours: true });
-    this.#rollbacks = new Rollbacks({ routes: this.#routes, queue: this.#queue, pos, publish });
+    this.#rollbacks = new Rollbacks({
+      routes: this.#routes, queue: this.#queue, pos, publish, refused: () => void this.#catchUp(),
+    });
     this.sync = new BasketSync({
       reconcile: (cart, guard, at) => this.#reconcile(cart, guard, at),
-      onRollback: (error) => {
-        if (error) notices.error(error, "basket.rollback");
-        else notices.show(notices.t("basket.rollback"), "error");
+      onRollback: (error, outcome) => {
+        const key = ROLLBACK_TEXTS[outcome];
+        if (error) notices.error(error, key);
+        else notices.show(notices.t(key), "error");
       },
       // The site's cart for this shopper: the shopper's other tabs check their changes against it.
       onReported: (cart, at) => {
@@ -135,7 +158,10 @@ export class BasketService {
     pos.storeId$.subscribe(reload);
     // Another shopper (a new credential, or none after logout): the basket we knew is someone else's. The
     // same shopper with another profiling choice keeps it.
-    session.identity$.map((identity) => (identity ? `${identity.kind}:${identity.id}` : "")).subscribe(reload);
+    session.identity$.map((identity) => (identity ? `${identity.kind}:${identity.id}` : "")).subscribe(() => {
+      this.#rollbacks.forget(); // what is owed was the previous shopper's
+      reload();
+    });
     tabs?.on("basket", (message) => {
       if (message.shopper && message.shopper === session.shopperKey) this.#fallBehind();
     });
@@ -143,8 +169,11 @@ export class BasketService {
       if (message.shopper && message.shopper === session.shopperKey) this.sync.cartReportedElsewhere(message.cart, message.at);
     });
     tabs?.onReturn((awayMs) => {
+      void this.#rollbacks.sendOwed();
       if (awayMs >= RETURN_RELOAD_MS || this.#behind) void this.#catchUp();
     });
+    // Undos owed for want of the network (sdk/basket-rollback.js) go as soon as the browser says it is back.
+    online?.addEventListener("online", () => void this.#rollbacks.sendOwed());
   }
 
   /**
@@ -188,6 +217,7 @@ export class BasketService {
    */
   async reset() {
     this.#payments.forget(); // a cart emptied by the shopper: no payment's aftermath to wait for
+    this.#rollbacks.forget(); // every recipe goes: nothing to undo
     // The service's basket now (not the state of the page's first load): every recipe it holds goes.
     const basket = await this.reload();
     for (const entry of basket.recipes ?? []) {
@@ -397,15 +427,29 @@ export class BasketService {
       if (kind === "adds") await this.#askHook();
       const storeId = await this.#requireStore();
       await this.initialize().catch(() => {}); // the rollback needs the basket before the change
+      await this.#rollbacks.sendOwed(); // an undo owed for this recipe goes first (sdk/basket-rollback.js)
       return storeId;
     })();
     /** @type {(() => Promise<boolean>) | null} */
     let push = null;
     const answer = await this.#queue.inTurn(recipeId, ready, async (storeId) => {
+      // Still owed: the service has not been reached since (sent after it, the undo would take this write back).
+      if (this.#rollbacks.owes(recipeId)) {
+        throw localProblem("network", "Network error", "An earlier change of this recipe is still to be undone.");
+      }
       const before = this.entry(recipeId);
-      const result = await request(storeId);
+      const undo = inverse(before);
+      let result;
+      try {
+        result = await request(storeId);
+      } catch (error) {
+        // Every attempt failed without an answer: the write may have been applied, and the shopper is told it
+        // failed. It is undone, now or once the service can be reached (never pushed to the cart).
+        if (isOutcomeUnknown(error)) this.#rollbacks.owe(recipeId, undo);
+        throw error;
+      }
       this.#publish(result.basket, { ours: true });
-      push = this.sync.register(result.changes ?? [], { after: result.basket, rollback: inverse(before) });
+      push = this.sync.register(result.changes ?? [], { after: result.basket, rollback: () => this.#rollbacks.run(recipeId, undo) });
       return result;
     }).catch((error) => {
       // A 404 (the recipe is not in the basket) or a 409 (a state that no longer holds): the page showed a basket

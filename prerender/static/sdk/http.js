@@ -36,6 +36,18 @@ export function asksToRetryLater(error) {
   return error instanceof ApiError && error.status === RETRY_LATER && error.retryAfterMs !== null;
 }
 
+/**
+ * Whether a write's failure leaves its outcome unknown (a network failure, no answer in time, a 502, 503 or 504:
+ * the service may have applied it).
+ * @param {unknown} error
+ */
+export function isOutcomeUnknown(error) {
+  if (!(error instanceof ApiError)) return false;
+  // The SDK's own problems have status 0 too: only its network failure and its timeout leave an outcome unknown.
+  if (error.status === 0) return /#(network|timeout)$/.test(String(error.problem.type ?? ""));
+  return OUTCOME_UNKNOWN.has(error.status);
+}
+
 /** A problem made by the SDK itself (no store selected, network down...). */
 export function localProblem(/** @type {string} */ type, /** @type {string} */ title, detail = "") {
   return new ApiError({ type: `about:blank#${type}`, title, status: 0, detail });
