@@ -253,8 +253,8 @@ def test_the_drawer_when_the_details_cannot_load(page: Page, context: BrowserCon
 
 
 def test_the_messages_of_the_sdk(page: Page, context: BrowserContext, shop_url: str):
-    """A failure shown in the open drawer (role=alert), an information message, and, with no drawer open,
-    the visually hidden live region."""
+    """A failure shown in the open drawer (role=alert), an information message, and, with no drawer open, the
+    toaster: visible (a heart that only goes back says nothing to a sighted shopper), and announced (role=status)."""
     visit(context, page, shop_url, user=new_user())
     card = hydrated_cards(page).first
     dialog = open_drawer(page, card)
@@ -273,7 +273,9 @@ def test_the_messages_of_the_sdk(page: Page, context: BrowserContext, shop_url: 
 
     page.route("**/v1/likes/**", lambda route: route.abort())
     card.locator(".svc-like-button").click()
-    live = page.locator("[data-svc-live]")
-    expect(live).not_to_be_empty()
+    toaster = page.locator("[data-svc-toaster]")
+    expect(toaster).to_be_visible()
+    expect(toaster).to_have_text("Connexion impossible. Vérifiez votre réseau et réessayez.")
+    expect(toaster).to_have_attribute("role", "status")
     expect(card.locator(".svc-like-button")).to_have_attribute("aria-pressed", "false")  # rolled back
-    assert_no_axe_violations(page, ["[data-svc-live]", "svc-recipe-card"], what="the live region and the cards")
+    assert_no_axe_violations(page, ["[data-svc-toaster]", "svc-recipe-card"], what="the toaster and the cards")

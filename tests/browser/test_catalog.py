@@ -360,3 +360,20 @@ def test_a_preview_row_follows_its_recipe_changed_in_the_drawer(shop: str, conte
     expect(row.locator(".svc-basket-preview__meta")).to_have_text(re.compile(r"^5 pers\. · \d+ produits?$"))
     expect(price).not_to_have_text(before)
     expect(total).to_have_text(price.inner_text())
+
+
+def test_an_action_that_fails_says_so_where_a_sighted_shopper_sees_it(
+    shop: str, context: BrowserContext, page: Page, width: str
+) -> None:
+    """"Add to my menu" whose write gets no answer: the button only goes back to its state, so the toaster says it
+    failed, visible at the top of the viewport (not only to a screen reader)."""
+    visit(context, page, shop, "/idees/recherche?all_recipes=true&planner=true", user=new_user())
+    page.route("**/v2/menu/**", lambda route: route.abort() if route.request.method == "POST" else route.continue_())
+    add = catalog(page).locator("[data-action=add-to-menu]").first
+    add.click()
+    toaster = page.locator("[data-svc-toaster]")
+    expect(toaster).to_have_text("Cela n'a pas fonctionné. Veuillez réessayer.")
+    expect(toaster).to_be_visible()
+    expect(toaster).to_be_in_viewport()
+    expect(add).to_be_enabled()
+    assert_no_axe_violations(page, ["[data-svc-toaster]", CATALOG], what=f"a failed action's message ({width})")

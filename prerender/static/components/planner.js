@@ -469,7 +469,8 @@ export class PlannerElement extends HTMLElement {
   #failed(error) {
     const { status, problem } = problemOf(error);
     if (status === 401) {
-      services.notices.error(error);
+      // Told in the page's own message only (the notices would show it a second time, in the toaster).
+      console.warn(`[${sdk.prefix}] planner: the credential was refused`, problem ?? error);
       this.#message(services.notices.t("error.credential"));
       return;
     }

@@ -1,7 +1,8 @@
 // Short, non-blocking messages for the user (an action failed, a change was undone, the shopper's credential
-// was refused: reload the page or sign in again). The open drawer shows them; when no drawer is open they are
-// announced to assistive technology through a visually hidden live region, the visible feedback being the
-// control itself going back to its previous state.
+// was refused: reload the page or sign in again). The open drawer shows them; when no drawer is open the toaster
+// does (visible at the top of the viewport, and announced: sdk/toaster.js), as long as the drawer shows its own:
+// a control that only goes back to its state ("add to my menu", a preview's "remove") says nothing to a sighted
+// shopper. Without a toaster (the SDK's parts used alone) they are announced through a visually hidden live region.
 import { translator } from "./texts.js";
 import { ApiError } from "./http.js";
 import { isStoppedByHook } from "./hooks.js";
@@ -13,16 +14,24 @@ import { isStoppedByHook } from "./hooks.js";
  * @property {import("./http.js").Problem} [problem]
  */
 
+/** How long a message stays in the toaster: as long as in the drawer (components/drawer.js). */
+const SHOWN_MS = 6000;
+
 export class Notices {
   /** @type {((notice: Notice) => boolean) | null} */
   #presenter = null;
   /** @type {HTMLElement | null} */
   #liveRegion = null;
   #session;
+  #toaster;
 
-  /** @param {import("./session.js").Session} session */
-  constructor(session) {
+  /**
+   * @param {import("./session.js").Session} session
+   * @param {{ toaster?: import("./toaster.js").Toaster | null }} [options] where a message shows without a drawer
+   */
+  constructor(session, { toaster = null } = {}) {
     this.#session = session;
+    this.#toaster = toaster;
   }
 
   /**
@@ -78,7 +87,8 @@ export class Notices {
   /** @param {Notice} notice */
   #emit(notice) {
     if (this.#presenter?.(notice)) return;
-    this.#announce(notice.text);
+    if (this.#toaster) this.#toaster.show(notice.text, SHOWN_MS);
+    else this.#announce(notice.text);
   }
 
   /** @param {string} text */

@@ -67,13 +67,13 @@ function createSdk() {
   const tabs = new Tabs({ name: `_${prefix}/tabs` });
   const session = new Session({ prefix, apiBase, tabs });
   const client = new ApiClient(session);
-  const notices = new Notices(session);
   const analytics = new Analytics({ client, session });
   const track = (/** @type {string} */ name, /** @type {Record<string, unknown>} */ props) => analytics.track(name, props);
   const pos = new Pos();
   const customization = new Customization();
   const hooks = new Hooks({ prefix });
   const toaster = new Toaster({ prefix });
+  const notices = new Notices(session, { toaster });
   // The confirmation of `recipes.showConfirmationToaster()`: in the open drawer's messages when the addition was
   // made there (inside its modal dialog, where assistive technology reads it), else the toaster.
   const onAdded = (/** @type {number} */ count) => {
