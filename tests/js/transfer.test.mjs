@@ -96,6 +96,13 @@ describe("a redeem whose outcome is not known yet", () => {
     assert.equal(arrivals.pending(), null);
   });
 
+  test("a basket whose products the cart callbacks did not take is not told as arrived", async () => {
+    const { arrivals, told } = arrivalsAnswering([{ ...RECEIVED, cartFollowed: false }]);
+    await arrivals.resume();
+    assert.deepEqual(told, ["transfer.not-followed:Blog"]);
+    assert.equal(arrivals.pending(), null, "the link is used: it is not tried again");
+  });
+
   test("every attempt with the key names the store the first one named, though the page moved", async () => {
     const { arrivals, redeems } = arrivalsAnswering([NOT_KNOWN_YET["a 503"](), RECEIVED], { stores: ["1001", "1002"] });
     await arrivals.resume();

@@ -180,10 +180,15 @@ export class TransferArrivals {
       const recipeCount = Number(answer.transfer?.recipe_count ?? 0);
       const affiliate = answer.transfer?.source_supplier_name || pending.affiliate;
       track("basket.transfer-received", { store_id: storeId, recipe_count: recipeCount });
-      const message = typeof answer.transfer?.message === "string" && answer.transfer.message
-        ? answer.transfer.message
-        : notices.t("transfer.received", { affiliate, recipes: recipeCount, products: addedProducts(answer.changes) });
-      this.#tell(message);
+      if (answer.cartFollowed === false) {
+        // The retailer's cart callbacks failed: what arrived is in the basket, not in the cart. Not "arrived".
+        this.#tell(notices.t("transfer.not-followed", { affiliate }), "error");
+      } else {
+        const message = typeof answer.transfer?.message === "string" && answer.transfer.message
+          ? answer.transfer.message
+          : notices.t("transfer.received", { affiliate, recipes: recipeCount, products: addedProducts(answer.changes) });
+        this.#tell(message);
+      }
       this.received$.next({ affiliate, recipeCount, changes: answer.changes, cartFollowed: answer.cartFollowed });
     } catch (error) {
       if (arrived) {
