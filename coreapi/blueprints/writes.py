@@ -25,6 +25,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from coreapi.context import current_identity, current_supplier
 from coreapi.extensions import db
 from coreapi.services import idempotency
+from coreapi.services.health import driver_message
 from coreapi.services.write_deadline import WriteBusy, WriteDeadline, WriteTooLate, cut_short, disarm
 from plumbing.problems import (
     PROBLEM_MIMETYPE,
@@ -100,9 +101,7 @@ def database_unavailable(error: OperationalError) -> Response:
     server's side; a write's own deadline is answered by ``within_deadline``): a 503 to try again, not the 500 of a
     bug, so that the callers' circuit breakers see an upstream that cannot serve now. Whether a write's commit took
     is not known when its connection was lost: the caller sends it again with its key."""
-    # The driver's first line only: SQLAlchemy's own text holds the statement and its parameters (shoppers' ids).
-    lines = str(error.orig).strip().splitlines() if error.orig is not None else []
-    log.error("database error: %s", lines[0] if lines else type(error.orig or error).__name__)
+    log.error("database error: %s", driver_message(error))
     return problem_response(503, "The database is unavailable; try again in a moment.", headers=RETRY_SOON)
 
 

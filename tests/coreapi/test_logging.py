@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session
 
 from coreapi import log as coreapi_log
 from coreapi.extensions import db
@@ -152,3 +154,24 @@ def test_a_long_path_is_clipped_in_the_access_log(client: FlaskClient, caplog: p
         assert client.get(f"{path}?q={'x' * 1500}").status_code == 404
     (line,) = [record.getMessage() for record in caplog.records if "/api/v1/ppp" in record.getMessage()]
     assert len(line) < 2 * LOG_TEXT_MAX and "(7511 characters)" in line
+
+
+def test_a_failing_database_health_check_is_one_line(
+    client: FlaskClient, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A load balancer probes /healthz every few seconds: while the database is down each probe is one line with the
+    driver's reason (as a request's database error is), not a traceback of a hundred lines."""
+
+    def refused(*_args: Any, **_kwargs: Any) -> Any:
+        reason = ConnectionRefusedError('connection failed: Connection refused\nIs the server running on "db"?')
+        raise OperationalError("SELECT 1", {"shopper": "visitor-1"}, reason)
+
+    monkeypatch.setattr(Session, "execute", refused)
+    with caplog.at_level(logging.INFO, logger="coreapi"):
+        response = client.get("/healthz")
+    assert response.status_code == 503
+    failures = [record for record in caplog.records if record.levelno >= logging.WARNING]
+    assert [record.getMessage() for record in failures] == [
+        "database health check failed: connection failed: Connection refused"
+    ]
+    assert failures[0].exc_info is None
