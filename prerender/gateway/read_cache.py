@@ -43,6 +43,9 @@ CACHE_SCHEMA_VERSION = 6
 
 CacheKeyPart = str | int | None | list[str]
 
+# How many keys a SharedCache remembers the backend missed during an outage (the oldest are forgotten first).
+MAX_MISSED_KEYS = 10_000
+
 
 def cache_key(kind: str, *parts: CacheKeyPart) -> str:
     """An unambiguous key: the parts are hashed as a JSON list (ids may hold ':' or '-')."""
@@ -97,7 +100,13 @@ class SharedCache:
     every read and write goes to `fallback` (an in-process LruCache: this worker's own copies), or, without one,
     reads are misses and writes are skipped (values that must be the same for every worker: a user's like
     states, which our own writes update). One log line per failure period. Once the backend answers again, the
-    fallback is emptied: its copies are neither copied to the backend nor served in a later outage."""
+    fallback is emptied: its copies are neither copied to the backend nor served in a later outage.
+
+    What the backend missed meanwhile is made good before it is read again: each key this worker deleted, or
+    (without a fallback) wrote, while the backend failed is deleted there first. Else the backend would serve its
+    value of before the outage, which our own write had replaced (a like made during the outage read as "not liked"
+    until that value expired). Kept for the last `MAX_MISSED_KEYS` keys; another worker reading the key before this
+    one asks the backend again still gets the old value."""
 
     def __init__(
         self,
@@ -114,6 +123,8 @@ class SharedCache:
         self._failing_until = 0.0
         self._fallback_used = False
         self._lock = threading.Lock()
+        # Keys whose value in the backend is older than our own write or delete of them (an ordered set).
+        self._missed: dict[str, None] = {}
 
     @property
     def failing(self) -> bool:
@@ -130,6 +141,27 @@ class SharedCache:
             kept = "keeps its own copies" if self.fallback is not None else "caches nothing here"
             log.error("shared cache %s failed, this worker %s for %g s: %r", operation, kept, self.retry_seconds, error)
 
+    def _missed_keys(self, keys: tuple[str, ...] | list[str]) -> None:
+        """The backend did not get this worker's write or delete of `keys`: they are deleted there before it is
+        read again."""
+        with self._lock:
+            for key in keys:
+                self._missed.pop(key, None)
+                self._missed[key] = None
+            while len(self._missed) > MAX_MISSED_KEYS:
+                del self._missed[next(iter(self._missed))]
+
+    def _catch_up(self) -> None:
+        """Deletes in the backend what it missed while it failed (raises as the backend does)."""
+        if not self._missed:
+            return
+        with self._lock:
+            keys = list(self._missed)
+        self.backend.delete_many(*keys)
+        with self._lock:
+            for key in keys:
+                self._missed.pop(key, None)
+
     def _answered(self) -> None:
         """The backend answered: the copies kept while it failed are dropped (once)."""
         if self._fallback_used and self.fallback is not None:
@@ -140,6 +172,7 @@ class SharedCache:
     def get_many(self, *keys: str) -> list[Any]:
         if not self.failing:
             try:
+                self._catch_up()
                 values = list(self.backend.get_many(*keys))
             except Exception as error:
                 self._failed(error, "read")
@@ -154,6 +187,7 @@ class SharedCache:
     def set_many(self, mapping: dict[str, Any], timeout: int | None = None) -> None:
         if not self.failing:
             try:
+                self._catch_up()
                 self.backend.set_many(mapping, timeout=timeout)
             except Exception as error:
                 self._failed(error, "write")
@@ -162,6 +196,8 @@ class SharedCache:
                 return
         if self.fallback is not None:
             self.fallback.set_many(mapping, timeout=timeout)
+        else:
+            self._missed_keys(list(mapping))
 
     def delete(self, key: str) -> None:
         self.delete_many(key)
@@ -171,9 +207,13 @@ class SharedCache:
             self.fallback.delete_many(*keys)
         if not self.failing:
             try:
+                self._catch_up()
                 self.backend.delete_many(*keys)
             except Exception as error:
                 self._failed(error, "delete")
+            else:
+                return
+        self._missed_keys(keys)
 
     def clear(self) -> None:
         if self.fallback is not None:

@@ -365,7 +365,7 @@ def test_a_preview_row_follows_its_recipe_changed_in_the_drawer(shop: str, conte
 def test_an_action_that_fails_says_so_where_a_sighted_shopper_sees_it(
     shop: str, context: BrowserContext, page: Page, width: str
 ) -> None:
-    """"Add to my menu" whose write gets no answer: the button only goes back to its state, so the toaster says it
+    """An "add to my menu" whose write gets no answer: the button only goes back to its state, so the toaster says it
     failed, visible at the top of the viewport (not only to a screen reader)."""
     visit(context, page, shop, "/idees/recherche?all_recipes=true&planner=true", user=new_user())
     page.route("**/v2/menu/**", lambda route: route.abort() if route.request.method == "POST" else route.continue_())

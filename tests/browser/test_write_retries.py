@@ -65,7 +65,9 @@ def test_an_add_all_applied_with_every_answer_lost_is_undone_before_the_next_one
     card.locator(".svc-recipe-card-cta").click()
     drawer = page.get_by_role("dialog")
     drawer.locator(".svc-recipe-details__add-all").click()
-    expect(drawer.locator(".svc-drawer__message-text")).to_have_text("Connexion impossible. Vérifiez votre réseau et réessayez.")
+    expect(drawer.locator(".svc-drawer__message-text")).to_have_text(
+        "Connexion impossible. Vérifiez votre réseau et réessayez."
+    )
     expect(card).to_have_attribute("in-basket", "false")
     expect(page.locator("[data-cart-count]")).to_have_text("0")
 

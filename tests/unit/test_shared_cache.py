@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from prerender.gateway import read_cache
 from prerender.gateway.read_cache import SharedCache
 from prerender.memory_cache import LruCache
 
@@ -133,3 +134,50 @@ def test_without_a_fallback_an_outage_caches_nothing(backend: Backend, clock: Cl
     assert shared.get_many("liked") == [None]
     shared.delete("liked")
     assert backend.calls == 1 and shared.failing
+
+
+def test_a_like_changed_during_an_outage_is_not_read_from_the_backend_as_it_was_before(
+    backend: Backend, clock: Clock
+) -> None:
+    """The like reached the upstream while Redis failed; its state's write and delete were skipped. Redis, back,
+    still held the state of before the outage: read for up to its 30 s as "not liked". It is deleted there first."""
+    likes = SharedCache(backend=backend, fallback=None, retry_seconds=RETRY, clock=clock)
+    likes.set("liked", (False,), timeout=30)
+    backend.down = True
+    likes.delete("liked")  # the like: the cached state dropped...
+    likes.set("liked", (True,), timeout=30)  # ...then the new one written: both skipped
+    backend.down = False
+    clock.now += RETRY
+    assert likes.get_many("liked") == [None]  # asked of the upstream again
+    assert backend.get("liked") is None
+    likes.set("liked", (True,), timeout=30)
+    assert likes.get_many("liked") == [(True,)]
+
+
+def test_a_delete_missed_during_an_outage_reaches_the_backend_once_it_answers(
+    shared: SharedCache, backend: Backend, clock: Clock
+) -> None:
+    shared.set("recipe", "old", timeout=60)
+    backend.down = True
+    shared.delete("recipe")
+    clock.now += RETRY
+    shared.get_many("other")  # still down: kept for later
+    backend.down = False
+    clock.now += RETRY
+    assert shared.get_many("recipe") == [None]
+    calls = backend.calls
+    shared.get_many("recipe")
+    assert backend.calls == calls + 1  # deleted once, not again on every read
+
+
+def test_the_keys_missed_are_bounded(backend: Backend, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(read_cache, "MAX_MISSED_KEYS", 3)
+    likes = SharedCache(backend=backend, fallback=None, retry_seconds=RETRY, clock=clock)
+    for key in "abcd":
+        likes.set(key, (False,), timeout=30)
+    backend.down = True
+    for key in "abcd":
+        likes.delete(key)
+    backend.down = False
+    clock.now += RETRY
+    assert likes.get_many("a", "b", "c", "d") == [(False,), None, None, None]  # the oldest forgotten
