@@ -140,7 +140,7 @@ const USER = { kind: "user", id: "u1", forbidProfiling: false };
  * A BasketService on doubles. `answer(call)` answers the writes; the loads (GET /basket) answer `initial`
  * unless `answer` says otherwise (returns a value other than undefined).
  */
-function setup({ answer = () => undefined, initial = basketOf({}), identity = USER, storeId = "s1", tabs = null, online = null } = {}) {
+function setup({ answer = () => undefined, initial = basketOf({}), identity = USER, storeId = "s1", tabs = null } = {}) {
   const client = new FakeClient((call) => {
     const given = answer(call);
     if (given !== undefined) return given;
@@ -152,7 +152,7 @@ function setup({ answer = () => undefined, initial = basketOf({}), identity = US
   const notices = new FakeNotices();
   const hooks = new FakeHooks();
   const added = [];
-  const service = new BasketService({ client, pos, session, notices, hooks, onAdded: (count) => added.push(count), tabs, online });
+  const service = new BasketService({ client, pos, session, notices, hooks, onAdded: (count) => added.push(count), tabs });
   if (storeId !== undefined) pos.load(storeId);
   return { service, client, pos, session, notices, hooks, added };
 }
@@ -681,8 +681,8 @@ describe("BasketService: rollback", () => {
     assert.deepEqual(added, [], "nothing reached the cart: no 'added' message");
   });
 
-  test("a rollback without an answer is owed: sent again before the next write, which it does not hold up (another recipe)", async () => {
-    const { service, client } = await withCart({
+  test("a rollback that fails does not block the next writes, and says the change could not be undone", async () => {
+    const { service, client, notices } = await withCart({
       initial: basketOf({}),
       answers: {
         "POST /basket/recipes": (call) => ({ basket: basketOf({ [call.options.json.recipe_id]: 2 }), changes: [{ id: "p1", quantity: 1 }] }),
@@ -694,136 +694,206 @@ describe("BasketService: rollback", () => {
     await service.addRecipe("r1", 2);
     mock.timers.tick(5000);
     await flush();
+    assert.deepEqual(notices.shown, [{ text: "text:basket.rollback-failed", kind: "error" }], "not \"the change was undone\"");
     const answer = await service.addRecipe("r2", 2);
     assert.equal(answer.basket.recipes[0].recipe_id, "r2");
-    assert.deepEqual(client.writes().slice(1),
-      ["POST /basket/recipes", "DELETE /basket/recipes/r1", "DELETE /basket/recipes/r1", "POST /basket/recipes"]);
+    assert.deepEqual(client.writes().slice(1), ["POST /basket/recipes", "DELETE /basket/recipes/r1", "POST /basket/recipes"]);
+  });
+
+  test("a rollback that finds nothing to undo (a 404: the recipe is not in the basket) is told as undone", async () => {
+    const { service, notices } = await withCart({
+      initial: basketOf({}),
+      answers: {
+        "POST /basket/recipes": { basket: basketOf({ r1: 2 }), changes: [{ id: "p1", quantity: 1 }] },
+        "DELETE /basket/recipes/r1": () => {
+          throw new ApiError({ title: "Not found", status: 404 });
+        },
+      },
+    });
+    await service.addRecipe("r1", 2);
+    mock.timers.tick(5000);
+    await flush();
+    assert.deepEqual(notices.shown, [{ text: "text:basket.rollback", kind: "error" }]);
   });
 });
 
-describe("BasketService: a write or an undo that gets no answer", () => {
+describe("BasketService: a write that gets no answer", () => {
+  // The page's clock too: a kept key goes with a reconcile sent 30 s after its write.
+  beforeEach(() => {
+    mock.timers.reset();
+    mock.timers.enable({ apis: ["setTimeout", "Date"], now: 1_000_000 });
+  });
+
   const NETWORK = () => new ApiError({ type: "about:blank#network", title: "Network error", status: 0 });
 
   /**
-   * A service whose cart reported nothing yet at page start, on a network the test switches off (`down.is`): every
-   * write then fails as the SDK's client fails after its attempts (a network problem); `applied` keeps the basket
-   * the service holds (a write whose answer was lost is applied all the same when `lost` is set).
+   * A service that keeps each write's outcome by its idempotency key, as coreapi does (a key seen again answers
+   * the first outcome without applying the write again), on a network the test breaks: `lose` loses the answers
+   * of the writes that reach the service (applied all the same), `down` keeps them from reaching it.
    */
-  async function onFlakyNetwork() {
-    const down = { is: false, lost: false };
-    const online = new EventTarget();
+  async function withKeyedService() {
+    const net = { lose: false, down: false };
+    const outcomes = new Map();
     let held = basketOf({});
+    const applied = [];
     const ctx = setup({
       initial: basketOf({}),
-      online,
       answer: (call) => {
         const key = `${call.method} ${call.path}`;
-        if (down.is && !(down.lost && key === "POST /basket/recipes")) throw NETWORK();
+        if (net.down) throw NETWORK();
         if (key === "GET /basket") return structuredClone(held);
-        if (key === "POST /basket/reconcile") return { basket: structuredClone(held), changes: [] };
-        let changes;
-        if (key === "POST /basket/recipes") {
-          const id = call.options.json.recipe_id;
-          changes = held.recipes.some((entry) => entry.recipe_id === id) ? [] : [{ id: "p1", quantity: 2 }];
-          held = basketOf({ ...Object.fromEntries(held.recipes.map((e) => [e.recipe_id, e.guests])), [id]: 2 }, { p1: 2 });
-        } else if (key === "DELETE /basket/recipes/r1") {
-          if (!held.recipes.some((entry) => entry.recipe_id === "r1")) {
-            throw new ApiError({ title: "Not found", status: 404 });
-          }
-          held = basketOf({});
-          changes = [{ id: "p1", quantity: -2 }];
-        } else {
-          throw new Error(`unexpected ${key}`);
+        if (key === "POST /basket/reconcile") {
+          const inCart = new Map(call.options.json.cart.map((line) => [line.id, line.quantity]));
+          if ((inCart.get("p1") ?? 0) === 0) held = basketOf({}); // the cart lacks the recipe's product: it leaves
+          return { basket: structuredClone(held), changes: [] };
         }
-        if (down.is) throw NETWORK(); // applied, its answer lost
-        return { basket: structuredClone(held), changes };
+        const idempotencyKey = call.options.idempotencyKey;
+        assert.ok(idempotencyKey, `${key} without a key`);
+        let outcome = outcomes.get(idempotencyKey);
+        if (!outcome) {
+          applied.push(key);
+          if (key === "POST /basket/recipes") {
+            const had = held.recipes.length > 0;
+            held = basketOf({ r1: call.options.json.guests }, { p1: 2 });
+            outcome = { basket: structuredClone(held), changes: had ? [] : [{ id: "p1", quantity: 2 }] };
+          } else if (key === "PATCH /basket/recipes/r1") {
+            held = basketOf({ r1: call.options.json.guests }, { p1: 3 });
+            outcome = { basket: structuredClone(held), changes: [{ id: "p1", quantity: 1 }] };
+          } else {
+            throw new Error(`unexpected ${key}`);
+          }
+          outcomes.set(idempotencyKey, outcome);
+        }
+        if (net.lose) throw NETWORK();
+        return structuredClone(outcome);
       },
     });
     const pushed = [];
     ctx.service.sync.definePush((changes) => {
       pushed.push(...changes);
     });
-    await ctx.service.initialize();
-    return { ...ctx, down, online, pushed, held: () => held };
+    await ctx.service.sync.cartChanged([]);
+    const keys = () => ctx.client.calls.filter((call) => call.method !== "GET" && call.path !== "/basket/reconcile")
+      .map((call) => call.options.idempotencyKey);
+    return { ...ctx, net, pushed, applied, keys, held: () => held };
   }
 
-  test("an \"add all\" applied with its answers lost is undone once the service answers again, before the shopper's next one", async () => {
-    const { service, client, down, pushed, held } = await onFlakyNetwork();
-    down.is = true;
-    down.lost = true;
+  test("an \"add all\" whose answers were lost goes again with its key: the service's first outcome, and its products reach the cart", async () => {
+    const { service, net, pushed, applied, keys, held } = await withKeyedService();
+    net.lose = true;
     await assert.rejects(service.addRecipe("r1", 2), (error) => error.status === 0);
     assert.equal(held().recipes.length, 1, "the service applied it");
-    assert.equal(service.entry("r1"), undefined, "the page shows it failed, as the shopper is told");
-    down.lost = false;
-    // The shopper presses "add all" again while the network is still down: the undo goes first and fails again, so
-    // the write is not sent (sent before the undo, it would be taken back by it).
-    const before = client.writes().length;
-    await assert.rejects(service.addRecipe("r1", 2), (error) => error.status === 0);
-    assert.deepEqual(client.writes().slice(before), ["DELETE /basket/recipes/r1"]);
-    // The network is back: the undo goes first, then the write, whose products reach the cart.
-    down.is = false;
+    assert.equal(service.entry("r1"), undefined, "the page shows it failed, as the shopper was told");
+    net.lose = false;
     const answer = await service.addRecipe("r1", 2);
-    assert.deepEqual(client.writes().slice(before + 1), ["DELETE /basket/recipes/r1", "POST /basket/recipes"]);
-    assert.deepEqual(answer.changes, [{ id: "p1", quantity: 2 }]);
+    assert.deepEqual(answer.changes, [{ id: "p1", quantity: 2 }], "the first outcome's changes, not \"already there\"");
     await flush();
-    assert.deepEqual(pushed, [{ id: "p1", quantity: 2 }], "the cart gets the products");
+    assert.deepEqual(pushed, [{ id: "p1", quantity: 2 }]);
+    assert.deepEqual(applied, ["POST /basket/recipes"], "applied once");
+    assert.equal(new Set(keys()).size, 1);
     assert.equal(service.entry("r1").guests, 2);
   });
 
-  test("an owed undo is sent again after a pause, and when the browser says it is online; a 404 is nothing left to undo", async () => {
-    const { service, client, down, online, held } = await onFlakyNetwork();
-    down.is = true;
+  test("a write not sent (the network down) goes again with its key too: applied once, when it arrives", async () => {
+    const { service, net, applied, keys } = await withKeyedService();
+    net.down = true;
     await assert.rejects(service.addRecipe("r1", 2));
-    assert.equal(held().recipes.length, 0, "not applied: its undo will find nothing to undo");
-    const before = client.writes().length;
-    mock.timers.tick(1999);
-    await flush();
-    assert.equal(client.writes().length, before);
-    mock.timers.tick(1);
-    await flush();
-    assert.deepEqual(client.writes().slice(before), ["DELETE /basket/recipes/r1"], "after 2 s");
-    mock.timers.tick(4999);
-    await flush();
-    assert.equal(client.writes().length, before + 1, "then a longer pause");
-    down.is = false;
-    online.dispatchEvent(new Event("online"));
-    await flush();
-    assert.deepEqual(client.writes().slice(before), ["DELETE /basket/recipes/r1", "DELETE /basket/recipes/r1"]);
-    mock.timers.tick(120_000);
-    await flush();
-    assert.equal(client.writes().length, before + 2, "answered (a 404): no longer owed");
-    assert.deepEqual((await service.addRecipe("r1", 2)).changes, [{ id: "p1", quantity: 2 }]);
-  });
-
-  test("a rollback that meets the network down says it will be undone, then is, once the service answers", async () => {
-    const { service, client, down, online, notices, held } = await onFlakyNetwork();
-    await service.sync.cartChanged([]);
+    net.down = false;
     await service.addRecipe("r1", 2);
-    down.is = true;
-    mock.timers.tick(5000); // the cart did not follow
-    await flush();
-    assert.deepEqual(notices.shown, [{ text: "text:basket.rollback-owed", kind: "error" }], "not \"the change was undone\"");
-    assert.equal(held().recipes.length, 1);
-    assert.equal(service.entry("r1").guests, 2, "the page shows what the service holds");
-    down.is = false;
-    online.dispatchEvent(new Event("online"));
-    await flush();
-    assert.equal(client.writes().filter((write) => write === "DELETE /basket/recipes/r1").length, 2);
-    assert.equal(held().recipes.length, 0);
-    assert.equal(service.entry("r1"), undefined, "the page follows the undo's answer");
+    assert.deepEqual(applied, ["POST /basket/recipes"]);
+    assert.equal(new Set(keys()).size, 1);
   });
 
-  test("another shopper drops what was owed: the previous shopper's basket is not theirs", async () => {
-    const { service, client, down, session } = await onFlakyNetwork();
-    down.is = true;
+  test("the same write asked differently, a write after an answer about the recipe, or another shopper: a new key", async () => {
+    const { service, session, net, keys } = await withKeyedService();
+    // The same write asked differently (other guests) is another write: its own key.
+    net.lose = true;
     await assert.rejects(service.addRecipe("r1", 2));
-    down.is = false;
+    await assert.rejects(service.addRecipe("r1", 4));
+    // An answer about the recipe: what was lost is known now (the basket the answer shows).
+    net.lose = false;
+    await service.setGuests("r1", 3);
+    await service.addRecipe("r1", 2);
+    const [lost2, lost4, guests, again] = keys();
+    assert.notEqual(lost2, lost4);
+    assert.notEqual(again, lost2, "after an answer about r1");
+    assert.ok(guests);
+    // Another shopper: what was kept was the basket before.
+    net.lose = true;
+    await assert.rejects(service.addRecipe("r1", 5));
+    net.lose = false;
     session.identity$.next({ kind: "user", id: "u2", forbidProfiling: false });
     await flush();
-    const before = client.writes().length;
-    mock.timers.tick(120_000);
+    await service.addRecipe("r1", 5);
+    assert.notEqual(keys().at(-1), keys().at(-2));
+  });
+
+  test("another tab's basket change drops the kept keys", async () => {
+    const hub = new ChannelHub();
+    const tabs = new Tabs({ name: "t", open: hub.open, page: new FakePage(), lifecycle: null });
+    const other = new Tabs({ name: "t", open: hub.open, page: new FakePage(), lifecycle: null });
+    const ctx = setup({
+      tabs,
+      answer: (call) => {
+        if (call.method === "POST" && call.path === "/basket/recipes") {
+          if (ctx.lose) throw NETWORK();
+          return { basket: basketOf({ r1: 2 }), changes: [] };
+        }
+        return undefined;
+      },
+    });
+    await ctx.service.initialize();
+    ctx.lose = true;
+    await assert.rejects(ctx.service.addRecipe("r1", 2));
+    ctx.lose = false;
+    other.post({ type: "basket", shopper: "user:u1" });
     await flush();
-    assert.equal(client.writes().length, before, "nothing sent for the previous shopper");
+    await ctx.service.addRecipe("r1", 2);
+    const [lost, again] = ctx.client.calls.filter((call) => call.method === "POST").map((call) => call.options.idempotencyKey);
+    assert.notEqual(lost, again);
+    tabs.close();
+    other.close();
+  });
+
+  test("32 s after a lost answer the page reports its cart again: the basket follows it, and the key goes", async () => {
+    const { service, client, net, pushed, keys, held } = await withKeyedService();
+    net.lose = true;
+    await assert.rejects(service.addRecipe("r1", 2));
+    net.lose = false;
+    assert.equal(held().recipes.length, 1);
+    const reconciles = () => client.calls.filter((call) => call.path === "/basket/reconcile").length;
+    const before = reconciles();
+    mock.timers.tick(31_999);
+    await flush();
+    assert.equal(reconciles(), before);
+    mock.timers.tick(1);
+    await flush();
+    assert.equal(reconciles(), before + 1, "the cart the page last reported, again");
+    assert.equal(held().recipes.length, 0, "the recipe the cart lacks left the basket");
+    assert.equal(service.entry("r1"), undefined);
+    // The shopper presses "add all" again: a new write (the service no longer holds the lost one's recipe).
+    const answer = await service.addRecipe("r1", 2);
+    assert.notEqual(keys().at(-1), keys()[0]);
+    assert.deepEqual(answer.changes, [{ id: "p1", quantity: 2 }]);
+    await flush();
+    assert.deepEqual(pushed, [{ id: "p1", quantity: 2 }]);
+  });
+
+  test("a rollback that gets no answer is followed, 32 s later, by the cart the page last reported", async () => {
+    const { service, client, net, notices, held } = await withKeyedService();
+    await service.addRecipe("r1", 2); // the cart never shows it
+    const reconciles = () => client.calls.filter((call) => call.path === "/basket/reconcile").length;
+    net.down = true;
+    mock.timers.tick(5000);
+    await flush();
+    assert.deepEqual(notices.shown, [{ text: "text:basket.rollback-failed", kind: "error" }]);
+    net.down = false;
+    const before = reconciles();
+    mock.timers.tick(32_000);
+    await flush();
+    assert.equal(reconciles(), before + 1);
+    assert.equal(held().recipes.length, 0);
+    assert.equal(service.entry("r1"), undefined, "the page follows the reconcile's answer");
   });
 });
 

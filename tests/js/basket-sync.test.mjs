@@ -360,9 +360,9 @@ describe("BasketSync: settling a change, or rolling it back", () => {
     assert.equal(rollbacksTold.length, 1);
   });
 
-  test("the user is told what the rollback did: undone, owed until the service can be reached, kept, or failed", async () => {
+  test("the user is told what the rollback did: undone, kept (nothing to go back to), or failed", async () => {
     for (const [rollback, told] of [
-      [async () => "owed", "owed"],
+      [async () => "undone", "undone"],
       [async () => "kept", "kept"],
       [async () => {
         throw new Error("refused");
@@ -393,6 +393,19 @@ describe("BasketSync: settling a change, or rolling it back", () => {
 });
 
 describe("BasketSync: reconcile", () => {
+  test("reconcileNewest reconciles again the newest cart this tab knows, another tab's included, with its time", async () => {
+    let clock = 1000;
+    const { sync, reconciles } = makeSync({ now: () => clock });
+    assert.equal(await sync.reconcileNewest(), null, "no cart yet: nothing sent");
+    assert.equal(reconciles.length, 0);
+    await sync.cartChanged([{ id: "p1", quantity: 1 }]);
+    sync.cartReportedElsewhere([{ id: "p1", quantity: 1 }, { id: "p2", quantity: 2 }], 2000);
+    clock = 9000;
+    await sync.reconcileNewest();
+    assert.deepEqual(reconciles.at(-1).cart, [{ id: "p1", quantity: 1 }, { id: "p2", quantity: 2 }], "not this page's older cart");
+    assert.equal(reconciles.at(-1).at, 2000, "when it was reported, not now");
+  });
+
   test("each reconcile says when its cart was reported: this page's carts later and later, whatever the clock", async () => {
     let clock = 5000;
     const { sync, reconciles } = makeSync({ now: () => clock });

@@ -33,36 +33,45 @@ export class BasketRoutes {
   }
 
   /**
-   * POST /basket/recipes: the recipe for `guests`, with the shopper's choices when there are some.
+   * POST /basket/recipes: the recipe for `guests`, with the shopper's choices when there are some. Each write
+   * takes the caller's idempotency key (sdk/write-keys.js), or a new one.
    * @param {string} id @param {number} guests @param {string} storeId @param {ChosenLine[]} [lines]
+   * @param {string} [idempotencyKey]
    * @returns {Promise<BasketAnswer>}
    */
-  addRecipe(id, guests, storeId, lines = []) {
+  addRecipe(id, guests, storeId, lines = [], idempotencyKey = undefined) {
     return this.#client.request("POST", "/basket/recipes", {
-      json: { recipe_id: id, guests, store_id: storeId, ...(lines.length > 0 ? { lines } : {}) }, write: true,
+      json: { recipe_id: id, guests, store_id: storeId, ...(lines.length > 0 ? { lines } : {}) }, write: true, idempotencyKey,
     });
   }
 
-  /** PATCH /basket/recipes/<id>. @param {string} id @param {number} guests @param {string} storeId @returns {Promise<BasketAnswer>} */
-  setGuests(id, guests, storeId) {
-    return this.#client.request("PATCH", recipePath(id), { json: { guests, store_id: storeId }, write: true });
+  /**
+   * PATCH /basket/recipes/<id>.
+   * @param {string} id @param {number} guests @param {string} storeId @param {string} [idempotencyKey]
+   * @returns {Promise<BasketAnswer>}
+   */
+  setGuests(id, guests, storeId, idempotencyKey) {
+    return this.#client.request("PATCH", recipePath(id), { json: { guests, store_id: storeId }, write: true, idempotencyKey });
   }
 
-  /** DELETE /basket/recipes/<id>. @param {string} id @param {string} storeId @returns {Promise<BasketAnswer>} */
-  removeRecipe(id, storeId) {
-    return this.#client.request("DELETE", recipePath(id), { query: { store_id: storeId }, write: true });
+  /**
+   * DELETE /basket/recipes/<id>.
+   * @param {string} id @param {string} storeId @param {string} [idempotencyKey] @returns {Promise<BasketAnswer>}
+   */
+  removeRecipe(id, storeId, idempotencyKey) {
+    return this.#client.request("DELETE", recipePath(id), { query: { store_id: storeId }, write: true, idempotencyKey });
   }
 
   /**
    * PUT /basket/recipes/<id>/ingredients/<ingredient>. `guests`: those of the entry the line makes when the
    * recipe is not in the basket (the service decides; an entry it holds keeps its own).
    * @param {string} id @param {string} ingredientId @param {string} productId @param {number} quantity @param {string} storeId
-   * @param {number} [guests]
+   * @param {number} [guests] @param {string} [idempotencyKey]
    * @returns {Promise<BasketAnswer>}
    */
-  setIngredient(id, ingredientId, productId, quantity, storeId, guests) {
+  setIngredient(id, ingredientId, productId, quantity, storeId, guests, idempotencyKey) {
     return this.#client.request("PUT", `${recipePath(id)}/ingredients/${encodeURIComponent(ingredientId)}`, {
-      json: { product_id: productId, quantity, store_id: storeId, ...(guests ? { guests } : {}) }, write: true,
+      json: { product_id: productId, quantity, store_id: storeId, ...(guests ? { guests } : {}) }, write: true, idempotencyKey,
     });
   }
 

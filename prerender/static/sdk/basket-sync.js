@@ -32,8 +32,9 @@ import { routeCartLines } from "./basket-model.js";
  */
 
 /**
- * What a rollback did (sdk/basket-rollback.js; `kept`: nothing to go back to, the products stay in the basket).
- * @typedef {"undone" | "owed" | "failed" | "kept"} RollbackOutcome
+ * What a rollback did: undone; failed (no answer, or refused); kept (nothing to go back to: products that arrived
+ * from elsewhere stay in the basket).
+ * @typedef {"undone" | "failed" | "kept"} RollbackOutcome
  */
 
 /**
@@ -101,6 +102,8 @@ export class BasketSync {
   #heard = 0;
   /** When the newest cart this tab knows was reported (`now()`), here or in another tab. */
   #reportedAt = -Infinity;
+  /** @type {Map<string, number> | null} the newest cart this tab knows, here or from another tab */
+  #newest = null;
   /** @type {Promise<unknown>} the reconcile started last, and which report it is */
   #lastReconcile = Promise.resolve(null);
   #lastReconcileReport = 0;
@@ -243,6 +246,7 @@ export class BasketSync {
   #take(cart, at) {
     this.#reported += 1;
     this.#reportedAt = at;
+    this.#newest = cart;
     for (const pending of [...this.#pending]) {
       if (isShownBy(pending, cart)) this.#settle(pending);
     }
@@ -276,6 +280,22 @@ export class BasketSync {
     return reconciled;
   }
 
+  /**
+   * Reconciles again the newest cart this tab knows (its own, or another tab's), with the time it was reported: the
+   * basket follows it once the service no longer leaves the cart what a write asked (a write whose answer was lost).
+   * Nothing before any cart.
+   * @returns {Promise<unknown>} the reconciled basket
+   */
+  reconcileNewest() {
+    if (!this.#newest) return Promise.resolve(null);
+    this.#deferredCart = this.#newest;
+    this.#deferredReport = this.#reported;
+    this.#deferredAt = this.#reportedAt;
+    const reconciled = new Promise((resolve) => this.#deferredWaiters.push(resolve));
+    this.#flushDeferred();
+    return reconciled;
+  }
+
   /** The cart the retailer reported last (`retailerBasketChanged`), or null before any. */
   get lastCart() {
     return this.#lastCart ? this.#lastCart.map((line) => ({ ...line })) : null;
@@ -284,6 +304,7 @@ export class BasketSync {
   /** Forgets every waiting change and what the cart was (after a payment, a basket reset). */
   reset() {
     this.#lastCart = null;
+    this.#newest = null;
     for (const pending of this.#pending) {
       pending.settled = true;
       clearTimeout(pending.timer);
@@ -346,7 +367,7 @@ export class BasketSync {
       }
     }
     // The rollback is queued before the deferred reconcile, so they reach the service in that order. The user is
-    // told once it is done: undone, to be undone once the service can be reached, or not undone.
+    // told once it is done: undone, or not (the basket then follows the cart at its next reconcile).
     const rollback = pending.rollback();
     this.#flushDeferred();
     rollback.then(

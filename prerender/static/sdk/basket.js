@@ -16,6 +16,7 @@ import { BasketRoutes } from "./basket-routes.js";
 import { Rollbacks } from "./basket-rollback.js";
 import { BasketPayments } from "./basket-payment.js";
 import { BasketArrivals } from "./basket-arrivals.js";
+import { CATCH_UP_MS, WriteKeys } from "./write-keys.js";
 import { MAX_REPORTED_AT, basketContent, emptyBasket } from "./basket-model.js";
 
 export { emptyBasket };
@@ -44,21 +45,29 @@ export { emptyBasket };
  */
 
 /**
- * What the shopper is told when a change the retailer's cart did not follow was undone, is to be undone once the
- * service can be reached, could not be undone (the service refused), or stays in the basket (products that arrived
- * from elsewhere: nothing to go back to).
+ * What the shopper is told of a change the retailer's cart did not follow: undone; not undone (the undo got no
+ * answer, or was refused: the basket follows the cart at its next reconcile); or, for products that arrived from
+ * elsewhere (nothing to go back to), not added to the cart.
  * @type {Record<import("./basket-sync.js").RollbackOutcome, string>}
  */
 const ROLLBACK_TEXTS = {
   undone: "basket.rollback",
-  owed: "basket.rollback-owed",
-  failed: "error.generic",
+  failed: "basket.rollback-failed",
   kept: "basket.not-followed",
 };
 
-/** The window, where there is one (not in Node). */
-function globalWindow() {
-  return typeof window === "undefined" ? null : window;
+/** How long after the service's `CATCH_UP_MS` a page reports its cart again after a lost answer (clocks differ). */
+const FOLLOW_MARGIN_MS = 2_000;
+
+/**
+ * An undo's outcome: done, or nothing left to undo (a 404: the recipe is not in the basket); else its failure.
+ * @param {Promise<unknown>} undo @returns {Promise<"undone">}
+ */
+function undone(undo) {
+  return undo.then(
+    () => /** @type {const} */ ("undone"),
+    (error) => (error instanceof ApiError && error.status === 404 ? "undone" : Promise.reject(error)),
+  );
 }
 
 /** A page hidden this long (ms) loads the basket again when it shows: the shopper may have used another device. */
@@ -95,6 +104,10 @@ export class BasketService {
   #catchingUp = null;
   /** @type {Promise<void>} the load that followed them last, queued, running or done */
   #lastCatchUp = Promise.resolve();
+  /** The keys of writes whose outcome stayed unknown, for the same writes asked again (sdk/write-keys.js). */
+  #writeKeys = new WriteKeys();
+  /** @type {ReturnType<typeof setTimeout> | undefined} the reconcile that lets the basket follow the cart again */
+  #following;
 
   /**
    * @param {object} deps
@@ -105,10 +118,8 @@ export class BasketService {
    * @param {import("./hooks.js").Hooks} deps.hooks asked before a write that adds products
    * @param {(productCount: number) => void} deps.onAdded products were added to the shopper's cart
    * @param {import("./tabs.js").Tabs | null} [deps.tabs] the shopper's other tabs of the site
-   * @param {{ addEventListener(type: "online", listener: () => void): void } | null} [deps.online] what says the
-   *   network is back (the window's `online` event)
    */
-  constructor({ client, pos, session, notices, hooks, onAdded, tabs = null, online = globalWindow() }) {
+  constructor({ client, pos, session, notices, hooks, onAdded, tabs = null }) {
     this.#routes = new BasketRoutes(client);
     this.#tabs = tabs;
     this.#hooks = hooks;
@@ -116,15 +127,14 @@ export class BasketService {
     this.#pos = pos;
     this.#session = session;
     const publish = (/** @type {Basket} */ basket) => this.#publish(basket, { ours: true });
-    this.#rollbacks = new Rollbacks({
-      routes: this.#routes, queue: this.#queue, pos, publish, refused: () => void this.#catchUp(),
-    });
+    this.#rollbacks = new Rollbacks({ routes: this.#routes, queue: this.#queue, pos, publish });
     this.sync = new BasketSync({
       reconcile: (cart, guard, at) => this.#reconcile(cart, guard, at),
       onRollback: (error, outcome) => {
         const key = ROLLBACK_TEXTS[outcome];
         if (error) notices.error(error, key);
         else notices.show(notices.t(key), "error");
+        if (outcome === "failed") this.#followCartLater();
       },
       // The site's cart for this shopper: the shopper's other tabs check their changes against it.
       onReported: (cart, at) => {
@@ -151,6 +161,7 @@ export class BasketService {
     this.#payments = new BasketPayments(core);
     this.#arrivals = new BasketArrivals(core);
     const reload = () => {
+      this.#writeKeys.forget(); // another store or shopper: what was kept was the basket before
       if (!this.#initialized) return;
       this.sync.reset();
       this.#load().catch(() => {}); // logged by #load; nothing the user asked for failed
@@ -158,22 +169,19 @@ export class BasketService {
     pos.storeId$.subscribe(reload);
     // Another shopper (a new credential, or none after logout): the basket we knew is someone else's. The
     // same shopper with another profiling choice keeps it.
-    session.identity$.map((identity) => (identity ? `${identity.kind}:${identity.id}` : "")).subscribe(() => {
-      this.#rollbacks.forget(); // what is owed was the previous shopper's
-      reload();
-    });
+    session.identity$.map((identity) => (identity ? `${identity.kind}:${identity.id}` : "")).subscribe(reload);
     tabs?.on("basket", (message) => {
-      if (message.shopper && message.shopper === session.shopperKey) this.#fallBehind();
+      if (message.shopper && message.shopper === session.shopperKey) {
+        this.#writeKeys.forget(); // the basket moved on elsewhere: a kept key's first outcome may no longer hold
+        this.#fallBehind();
+      }
     });
     tabs?.on("cart", (message) => {
       if (message.shopper && message.shopper === session.shopperKey) this.sync.cartReportedElsewhere(message.cart, message.at);
     });
     tabs?.onReturn((awayMs) => {
-      void this.#rollbacks.sendOwed();
       if (awayMs >= RETURN_RELOAD_MS || this.#behind) void this.#catchUp();
     });
-    // Undos owed for want of the network (sdk/basket-rollback.js) go as soon as the browser says it is back.
-    online?.addEventListener("online", () => void this.#rollbacks.sendOwed());
   }
 
   /**
@@ -217,7 +225,6 @@ export class BasketService {
    */
   async reset() {
     this.#payments.forget(); // a cart emptied by the shopper: no payment's aftermath to wait for
-    this.#rollbacks.forget(); // every recipe goes: nothing to undo
     // The service's basket now (not the state of the page's first load): every recipe it holds goes.
     const basket = await this.reload();
     for (const entry of basket.recipes ?? []) {
@@ -253,9 +260,10 @@ export class BasketService {
     const chosen = lines.map((line) => ({ ...line, ingredient_id: String(line.ingredient_id), product_id: String(line.product_id) }));
     const answer = await this.#write(
       "adds",
-      (storeId) => this.#routes.addRecipe(id, guests, storeId, chosen),
+      (storeId, key) => this.#routes.addRecipe(id, guests, storeId, chosen, key),
       this.#rollbacks.ofAdd(id, chosen.length > 0),
       id,
+      JSON.stringify(["add", id, guests, chosen]),
     );
     const entry = answer?.basket?.recipes?.find((/** @type {BasketEntry} */ e) => String(e.recipe_id) === id);
     for (const line of chosen) {
@@ -273,7 +281,8 @@ export class BasketService {
   /** PATCH /basket/recipes/<id>: the recipe's lines re-scaled to `guests`. */
   setGuests(/** @type {string} */ recipeId, /** @type {number} */ guests) {
     const id = String(recipeId);
-    return this.#write("adds", (storeId) => this.#routes.setGuests(id, guests, storeId), this.#rollbacks.ofSetGuests(id), id);
+    return this.#write("adds", (storeId, key) => this.#routes.setGuests(id, guests, storeId, key), this.#rollbacks.ofSetGuests(id), id,
+      JSON.stringify(["guests", id, guests]));
   }
 
   /**
@@ -284,7 +293,8 @@ export class BasketService {
   async removeRecipe(/** @type {string} */ recipeId) {
     const id = String(recipeId);
     try {
-      return await this.#write("removes", (storeId) => this.#routes.removeRecipe(id, storeId), this.#rollbacks.ofRemove(), id);
+      return await this.#write("removes", (storeId, key) => this.#routes.removeRecipe(id, storeId, key), this.#rollbacks.ofRemove(), id,
+        JSON.stringify(["remove", id]));
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 404) throw error;
       await this.#lastCatchUp; // the load the write's 404 started (#write)
@@ -307,9 +317,10 @@ export class BasketService {
     const held = line && line.product_id === product ? line.quantity : 0;
     return this.#write(
       quantity > held ? "adds" : "removes",
-      (storeId) => this.#routes.setIngredient(id, ingredient, product, quantity, storeId, guests),
+      (storeId, key) => this.#routes.setIngredient(id, ingredient, product, quantity, storeId, guests, key),
       this.#rollbacks.ofSetIngredient(id, ingredient, product),
       id,
+      JSON.stringify(["line", id, ingredient, product, quantity, guests ?? null]),
     );
   }
 
@@ -414,42 +425,45 @@ export class BasketService {
   /**
    * One write: queued, answered, published, registered for the cart sync; the retailer's callbacks run
    * once the queue is free again. A write that adds products asks the page's hook callback first.
+   * A write whose every attempt got no answer keeps its key for the same write asked again (sdk/write-keys.js),
+   * and the basket follows the cart once the service no longer leaves it what the write asked (`#followCartLater`).
    * @param {"adds" | "removes"} kind
-   * @param {(storeId: string) => Promise<BasketAnswer>} request
+   * @param {(storeId: string, idempotencyKey: string) => Promise<BasketAnswer>} request
    * @param {import("./basket-rollback.js").Inverse} inverse the rollback, from the entry before
    * @param {string} recipeId
+   * @param {string} signature what the write asks, as a string: the same for the same write asked again
    * @returns {Promise<BasketAnswer>}
    */
-  async #write(kind, request, inverse, recipeId) {
+  async #write(kind, request, inverse, recipeId, signature) {
     // What comes before the write (the page's hook for an addition, the store, the basket's load) starts at
     // once; the write joins the queue in the recipe's turn (sdk/basket-queue.js).
     const ready = (async () => {
       if (kind === "adds") await this.#askHook();
       const storeId = await this.#requireStore();
       await this.initialize().catch(() => {}); // the rollback needs the basket before the change
-      await this.#rollbacks.sendOwed(); // an undo owed for this recipe goes first (sdk/basket-rollback.js)
       return storeId;
     })();
     /** @type {(() => Promise<boolean>) | null} */
     let push = null;
     const answer = await this.#queue.inTurn(recipeId, ready, async (storeId) => {
-      // Still owed: the service has not been reached since (sent after it, the undo would take this write back).
-      if (this.#rollbacks.owes(recipeId)) {
-        throw localProblem("network", "Network error", "An earlier change of this recipe is still to be undone.");
-      }
       const before = this.entry(recipeId);
-      const undo = inverse(before);
+      const key = this.#writeKeys.keyFor(signature);
       let result;
       try {
-        result = await request(storeId);
+        result = await request(storeId, key);
       } catch (error) {
-        // Every attempt failed without an answer: the write may have been applied, and the shopper is told it
-        // failed. It is undone, now or once the service can be reached (never pushed to the cart).
-        if (isOutcomeUnknown(error)) this.#rollbacks.owe(recipeId, undo);
+        if (isOutcomeUnknown(error)) {
+          this.#writeKeys.unknown(signature, recipeId, key);
+          this.#followCartLater();
+        } else if (error instanceof ApiError && error.status !== 0) {
+          this.#writeKeys.answered(recipeId);
+        }
         throw error;
       }
+      this.#writeKeys.answered(recipeId);
       this.#publish(result.basket, { ours: true });
-      push = this.sync.register(result.changes ?? [], { after: result.basket, rollback: () => this.#rollbacks.run(recipeId, undo) });
+      const undo = inverse(before);
+      push = this.sync.register(result.changes ?? [], { after: result.basket, rollback: () => undone(undo()) });
       return result;
     }).catch((error) => {
       // A 404 (the recipe is not in the basket) or a 409 (a state that no longer holds): the page showed a basket
@@ -478,6 +492,7 @@ export class BasketService {
     const storeId = await this.#pos.whenLoaded();
     this.#initialized = true;
     let stale = false;
+    this.#writeKeys.reconciling(Date.now());
     const basket = await this.#queue.run(async () => {
       // No store, or no credential: there is no basket of ours to reconcile.
       if (!storeId || !this.#session.credential) return this.basket$.value ?? emptyBasket(storeId);
@@ -520,6 +535,20 @@ export class BasketService {
     this.basket$.next(basket);
     if (!this.ready$.hasValue) this.ready$.next(true);
     if (told && basketContent(basket) !== before) this.#tabs?.post({ type: "basket", shopper });
+  }
+
+  /**
+   * A write may have been applied without the cart getting its changes (its answer lost), or a change the cart did
+   * not follow could not be undone: once the service no longer leaves the cart what the write asked (`CATCH_UP_MS`),
+   * the newest cart this tab knows is reconciled again, with the time it was reported, and the basket follows it (a
+   * recipe the cart lacks leaves). One at a time: a later call moves it later.
+   */
+  #followCartLater() {
+    clearTimeout(this.#following);
+    this.#following = setTimeout(() => {
+      this.#following = undefined;
+      this.sync.reconcileNewest().catch(() => {}); // logged where it failed; the next cart reported follows it
+    }, CATCH_UP_MS + FOLLOW_MARGIN_MS);
   }
 
   /** Another tab changed this shopper's basket: loaded again now, or when the page shows again. */
