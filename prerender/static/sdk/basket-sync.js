@@ -108,6 +108,7 @@ export class BasketSync {
   #lastReconcile = Promise.resolve(null);
   #lastReconcileReport = 0;
   #onReported;
+  #onReset;
   #now;
 
   /**
@@ -119,11 +120,13 @@ export class BasketSync {
    *   change the cart did not follow, once its rollback is done (`error`: the callback's failure, if that was why)
    * @param {(cart: ProductQuantity[], at: number) => void} [options.onReported] this page reported its cart
    *   (normalised) at `at`: the shopper's other tabs are told
+   * @param {() => void} [options.onReset] the waiting changes and the carts were forgotten (`reset`)
    * @param {number} [options.timeoutMs]
    * @param {() => number} [options.now] the clock the tabs share (default: Date.now)
    */
-  constructor({ reconcile, onRollback, onReported = () => {}, timeoutMs = 5000, now = () => Date.now() }) {
+  constructor({ reconcile, onRollback, onReported = () => {}, onReset = () => {}, timeoutMs = 5000, now = () => Date.now() }) {
     this.#reconcile = reconcile;
+    this.#onReset = onReset;
     this.#onRollback = onRollback;
     this.#onReported = onReported;
     this.#timeoutMs = timeoutMs;
@@ -314,6 +317,7 @@ export class BasketSync {
     this.#deferredCart = null;
     this.#lastReconcile = Promise.resolve(null);
     for (const resolve of this.#deferredWaiters.splice(0)) resolve(Promise.resolve(null));
+    this.#onReset();
   }
 
   /** @param {ProductQuantity[]} changes */

@@ -8,7 +8,7 @@
 // The shopper's other tabs of the site are told when a write here changed the basket, and this tab loads it
 // again when another tab's write changed it, or when the page shows again after a while (sdk/tabs.js).
 import { State } from "./observable.js";
-import { ApiError, isOutcomeUnknown, localProblem } from "./http.js";
+import { ApiError, asksToRetryLater, isOutcomeUnknown, localProblem } from "./http.js";
 import { pageCall } from "./page-calls.js";
 import { BasketSync } from "./basket-sync.js";
 import { BasketQueue } from "./basket-queue.js";
@@ -130,6 +130,8 @@ export class BasketService {
     this.#rollbacks = new Rollbacks({ routes: this.#routes, queue: this.#queue, pos, publish });
     this.sync = new BasketSync({
       reconcile: (cart, guard, at) => this.#reconcile(cart, guard, at),
+      // The basket is taken afresh (another store or shopper, a payment, a reload): no first outcome holds.
+      onReset: () => this.#writeKeys.forget(),
       onRollback: (error, outcome) => {
         const key = ROLLBACK_TEXTS[outcome];
         if (error) notices.error(error, key);
@@ -161,7 +163,7 @@ export class BasketService {
     this.#payments = new BasketPayments(core);
     this.#arrivals = new BasketArrivals(core);
     const reload = () => {
-      this.#writeKeys.forget(); // another store or shopper: what was kept was the basket before
+      this.#writeKeys.forget(); // another store or shopper (the basket is reset below once it is in use)
       if (!this.#initialized) return;
       this.sync.reset();
       this.#load().catch(() => {}); // logged by #load; nothing the user asked for failed
@@ -225,6 +227,7 @@ export class BasketService {
    */
   async reset() {
     this.#payments.forget(); // a cart emptied by the shopper: no payment's aftermath to wait for
+    this.#writeKeys.forget(); // every recipe goes: nothing asked before holds
     // The service's basket now (not the state of the page's first load): every recipe it holds goes.
     const basket = await this.reload();
     for (const entry of basket.recipes ?? []) {
@@ -432,9 +435,10 @@ export class BasketService {
    * @param {import("./basket-rollback.js").Inverse} inverse the rollback, from the entry before
    * @param {string} recipeId
    * @param {string} signature what the write asks, as a string: the same for the same write asked again
+   * @param {boolean} [askedAgain] a removal without an answer asked again (`#followCartLater`): once only
    * @returns {Promise<BasketAnswer>}
    */
-  async #write(kind, request, inverse, recipeId, signature) {
+  async #write(kind, request, inverse, recipeId, signature, askedAgain = false) {
     // What comes before the write (the page's hook for an addition, the store, the basket's load) starts at
     // once; the write joins the queue in the recipe's turn (sdk/basket-queue.js).
     const ready = (async () => {
@@ -447,13 +451,19 @@ export class BasketService {
     let push = null;
     const answer = await this.#queue.inTurn(recipeId, ready, async (storeId) => {
       const before = this.entry(recipeId);
-      const key = this.#writeKeys.keyFor(signature);
+      const at = JSON.stringify([signature, storeId]); // the same write at another store is another request
+      const { key, kept, generation } = this.#writeKeys.keyFor(at);
+      const sentAt = Date.now();
       let result;
       try {
         result = await request(storeId, key);
       } catch (error) {
-        if (isOutcomeUnknown(error)) {
-          this.#writeKeys.unknown(signature, recipeId, key);
+        if (isOutcomeUnknown(error) || asksToRetryLater(error)) {
+          // A removal is asked again later (the shopper asked for it); an addition is left to the cart.
+          const again = kind === "removes" && !askedAgain
+            ? () => this.#write(kind, request, inverse, recipeId, signature, true)
+            : null;
+          this.#writeKeys.unknown(at, { key, recipeId, sentAt, again }, generation);
           this.#followCartLater();
         } else if (error instanceof ApiError && error.status !== 0) {
           this.#writeKeys.answered(recipeId);
@@ -461,10 +471,14 @@ export class BasketService {
         throw error;
       }
       this.#writeKeys.answered(recipeId);
-      this.#publish(result.basket, { ours: true });
+      // A kept key's answer may be the first attempt's, whose basket is the basket of then: its changes are this
+      // write's, the basket is read as it is now.
+      const basket = kept ? await this.#routes.load(storeId).catch(() => null) : result.basket;
+      if (basket) this.#publish(basket, { ours: true });
+      else void this.#catchUp();
       const undo = inverse(before);
-      push = this.sync.register(result.changes ?? [], { after: result.basket, rollback: () => undone(undo()) });
-      return result;
+      push = this.sync.register(result.changes ?? [], { after: basket ?? result.basket, rollback: () => undone(undo()) });
+      return basket ? { ...result, basket } : result;
     }).catch((error) => {
       // A 404 (the recipe is not in the basket) or a 409 (a state that no longer holds): the page showed a basket
       // another tab or device has changed since. It is loaded again, so that the page shows it as it is.
@@ -492,7 +506,6 @@ export class BasketService {
     const storeId = await this.#pos.whenLoaded();
     this.#initialized = true;
     let stale = false;
-    this.#writeKeys.reconciling(Date.now());
     const basket = await this.#queue.run(async () => {
       // No store, or no credential: there is no basket of ours to reconcile.
       if (!storeId || !this.#session.credential) return this.basket$.value ?? emptyBasket(storeId);
@@ -511,6 +524,7 @@ export class BasketService {
       }
       // A clock the route cannot take (before 1970, after 2286) sends no report: the cart is followed as it comes.
       const reported = at >= 0 && at <= MAX_REPORTED_AT ? { by: this.#session.browserId, at } : undefined;
+      this.#writeKeys.reconciling(Date.now()); // past CATCH_UP the service follows the cart: a lost write may go
       const answer = await this.#routes.reconcile(storeId, cart, reported);
       this.#publish(answer.basket, { ours: true });
       return answer.basket;
@@ -540,13 +554,17 @@ export class BasketService {
   /**
    * A write may have been applied without the cart getting its changes (its answer lost), or a change the cart did
    * not follow could not be undone: once the service no longer leaves the cart what the write asked (`CATCH_UP_MS`),
-   * the newest cart this tab knows is reconciled again, with the time it was reported, and the basket follows it (a
-   * recipe the cart lacks leaves). One at a time: a later call moves it later.
+   * a removal without an answer is asked again with its key, then the newest cart this tab knows is reconciled
+   * again, with the time it was reported, and the basket follows it (a recipe the cart lacks leaves). Nothing before
+   * the page knows a cart (the next one it reports does it). One at a time: a later call moves it later.
    */
   #followCartLater() {
     clearTimeout(this.#following);
-    this.#following = setTimeout(() => {
+    this.#following = setTimeout(async () => {
       this.#following = undefined;
+      // A removal the shopper asked for is asked again with its key (done once, its products leave the cart)...
+      for (const again of this.#writeKeys.removals()) await again().catch(() => {}); // told when it failed
+      // ...and the basket follows the newest cart: what an addition without an answer asked leaves it.
       this.sync.reconcileNewest().catch(() => {}); // logged where it failed; the next cart reported follows it
     }, CATCH_UP_MS + FOLLOW_MARGIN_MS);
   }

@@ -1,43 +1,50 @@
 // The idempotency key of a basket write whose outcome stayed unknown: every attempt met a network failure, a time
-// limit, a 502, 503 or 504 (sdk/http.js), so the service may have applied it while the shopper was told it failed.
-// The same write asked again on this page (the shopper presses "add all" again once the network is back) goes with
-// that key: the service answers it with its first outcome, `changes` included, or applies it now; either way its
-// products reach the cart. Sent with a new key, a write the service had applied would find the recipe there already
-// and push nothing.
+// limit, a 502, 503 or 504, or a last 409 asking to be asked again (sdk/http.js), so the service may have applied it
+// while the shopper was told it failed. The same write asked again on this page, at the same store (the shopper
+// presses "add all" again once the network is back), goes with that key: the service answers it with its first
+// outcome, `changes` included, or applies it now; either way its products reach the cart once. Sent with a new key,
+// a write the service had applied would find the recipe there already and push nothing.
 //
 // A key is kept only while the basket cannot have moved on without this page knowing: it goes when this page gets
-// an answer about that recipe, when another tab says the basket changed, with another store or shopper, and once a
-// reconcile was sent `CATCH_UP_MS` after the write (the service then follows the cart, which lacks what was lost).
-// The basket page reconciles its cart then by itself (sdk/basket.js), so that it does not hold for long a recipe
-// the shopper was told did not arrive.
+// an answer about that recipe, when another tab says the basket changed, when the page's basket is reset (another
+// store or shopper, a payment, `reload`, `reset`), and once a reconcile is sent `CATCH_UP_MS` after the write was
+// (the service then follows the cart, which lacks what was lost). A forget while the write is still on its way
+// counts too (`generation`). sdk/basket.js reconciles the cart by itself then, and asks a kept removal again.
 import { newIdempotencyKey } from "./http.js";
 
 /** How long the service leaves to the cart what a write asked it to add (coreapi's `CATCH_UP`, docs/upstream.md). */
 export const CATCH_UP_MS = 30_000;
 
-/** @typedef {{ key: string, recipeId: string, at: number }} KeptKey */
+/**
+ * A write whose outcome stayed unknown: its key, its recipe, when it was sent, and, for a removal, how to ask it
+ * again (the shopper asked for it; its products are to leave the cart).
+ * @typedef {{ key: string, recipeId: string, sentAt: number, again: (() => Promise<unknown>) | null }} KeptKey
+ */
 
 export class WriteKeys {
-  /** @type {Map<string, KeptKey>} per write (its `signature`: what it asks, as a string) */
+  /** @type {Map<string, KeptKey>} per write (its `signature`: what it asks and where, as a string) */
   #kept = new Map();
-  #now;
+  /** Counts the forgets: a write sent before one does not keep its key after it. */
+  #generation = 0;
 
-  /** @param {{ now?: () => number }} [options] the page's clock */
-  constructor({ now = () => Date.now() } = {}) {
-    this.#now = now;
-  }
-
-  /** The key of this write: the one kept for the same write, else a new one. @param {string} signature */
+  /**
+   * The key for this write, and whether it is the kept one of the same write (the service may answer its first
+   * outcome, whose basket is the basket of then); `generation` goes back to `unknown`.
+   * @param {string} signature
+   * @returns {{ key: string, kept: boolean, generation: number }}
+   */
   keyFor(signature) {
-    return this.#kept.get(signature)?.key ?? newIdempotencyKey();
+    const kept = this.#kept.get(signature);
+    return { key: kept?.key ?? newIdempotencyKey(), kept: Boolean(kept), generation: this.#generation };
   }
 
   /**
-   * The write got no answer: its key is kept for the same write asked again.
-   * @param {string} signature @param {string} recipeId @param {string} key
+   * The write got no answer: its key is kept for the same write asked again, unless the keys were forgotten since
+   * it was sent.
+   * @param {string} signature @param {KeptKey} kept @param {number} generation `keyFor`'s
    */
-  unknown(signature, recipeId, key) {
-    this.#kept.set(signature, { key, recipeId, at: this.#now() });
+  unknown(signature, kept, generation) {
+    if (generation === this.#generation) this.#kept.set(signature, kept);
   }
 
   /** This page got an answer about the recipe (its write done, or refused): its kept keys go. @param {string} recipeId */
@@ -47,20 +54,21 @@ export class WriteKeys {
     }
   }
 
-  /** A reconcile is sent at `at`: the keys of writes asked `CATCH_UP_MS` or more before it go. @param {number} at */
+  /** A reconcile is sent at `at`: the keys of writes sent `CATCH_UP_MS` or more before go. @param {number} at */
   reconciling(at) {
     for (const [signature, kept] of this.#kept) {
-      if (at - kept.at >= CATCH_UP_MS) this.#kept.delete(signature);
+      if (at - kept.sentAt >= CATCH_UP_MS) this.#kept.delete(signature);
     }
   }
 
-  /** Every kept key goes (another tab changed the basket; another store or shopper). */
-  forget() {
-    this.#kept.clear();
+  /** The kept removals, to be asked again. @returns {Array<() => Promise<unknown>>} */
+  removals() {
+    return [...this.#kept.values()].flatMap((kept) => (kept.again ? [kept.again] : []));
   }
 
-  /** How many keys are kept. */
-  get size() {
-    return this.#kept.size;
+  /** Every kept key goes (the basket was reset, or changed elsewhere), and those of writes on their way too. */
+  forget() {
+    this.#kept.clear();
+    this.#generation += 1;
   }
 }
