@@ -10,9 +10,9 @@ import assert from "node:assert/strict";
 
 import { BasketService } from "../../prerender/static/sdk/basket.js";
 import { Pos } from "../../prerender/static/sdk/pos.js";
-import { State } from "../../prerender/static/sdk/observable.js";
 import { ApiError } from "../../prerender/static/sdk/http.js";
-import { deferred, flush } from "./support.mjs";
+import { Tabs } from "../../prerender/static/sdk/tabs.js";
+import { ChannelHub, FakePage, FakeSession, deferred, flush } from "./support.mjs";
 
 // sdk/page-calls.js reads `document.readyState` when a write starts: a parsed document is all it needs here.
 globalThis.document ??= /** @type {any} */ ({ readyState: "complete" });
@@ -23,41 +23,6 @@ afterEach(() => mock.timers.reset());
 const NETWORK = () => new ApiError({ type: "about:blank#network", title: "Network error", status: 0 });
 /** Each recipe's products. */
 const PRODUCTS = { r1: { p1: 2 }, r2: { p2: 1 } };
-
-/** Session double (sdk/session.js): the members BasketService reads. */
-class FakeSession {
-  prefix = "svc";
-  browserId = "browser-1";
-  #store = new Map();
-  local = {
-    get: (key) => this.#store.get(key) ?? null,
-    set: (key, value) => void this.#store.set(key, value),
-    remove: (key) => void this.#store.delete(key),
-    keys: () => [...this.#store.keys()],
-  };
-
-  constructor(identity) {
-    this.identity$ = new State(identity);
-    this.credential = { token: "t0ken", kind: identity.kind, id: identity.id, expiresAt: 4_000_000_000 };
-  }
-
-  key(name) {
-    return `_${this.prefix}/${name}`;
-  }
-
-  get isConnected() {
-    return true;
-  }
-
-  get shopperKey() {
-    const identity = this.identity$.value;
-    return identity ? `${identity.kind}:${identity.id}` : "";
-  }
-
-  authlessCredentialOf() {
-    return null;
-  }
-}
 
 /**
  * coreapi as docs/upstream.md describes it, on a network the test breaks: `lose` loses the answers of the writes that
@@ -141,8 +106,11 @@ function fakeCoreapi() {
   return { net, applied, recipeIds: () => [...recipes.keys()].sort(), answer };
 }
 
-/** A BasketService on the fake coreapi, at store s1, whose page reported an empty cart at start. */
-async function setup() {
+/**
+ * A BasketService on the fake coreapi, at store s1, whose page reported an empty cart at start (`tabs`: the shopper's
+ * other tabs, sdk/tabs.js).
+ */
+async function setup({ tabs = null } = {}) {
   const api = fakeCoreapi();
   const calls = [];
   const client = {
@@ -155,7 +123,7 @@ async function setup() {
   const pos = new Pos();
   const session = new FakeSession({ kind: "user", id: "u1", forbidProfiling: false });
   const notices = { shown: [], t: (key) => `text:${key}`, show(text, kind) { this.shown.push({ text, kind }); }, error() {} };
-  const service = new BasketService({ client, pos, session, notices, hooks: { proceed: async () => {} }, onAdded: () => {} });
+  const service = new BasketService({ client, pos, session, notices, hooks: { proceed: async () => {} }, onAdded: () => {}, tabs });
   pos.load("s1");
   const pushed = [];
   service.sync.definePush((changes) => {
@@ -166,7 +134,7 @@ async function setup() {
   const shown = () => service.basket$.value.recipes.map((entry) => entry.recipe_id).sort();
   const keysOf = (method, path) => calls.filter((call) => call.method === method && call.path === path)
     .map((call) => call.options.idempotencyKey);
-  return { service, api, pos, calls, pushed, shown, keysOf };
+  return { service, api, pos, session, notices, calls, pushed, shown, keysOf };
 }
 
 describe("the same write asked again goes with its key", () => {
@@ -230,6 +198,61 @@ describe("the same write asked again goes with its key", () => {
     await service.addRecipe("r1", 2);
     const [lost, again] = keysOf("POST", "/basket/recipes");
     assert.notEqual(again, lost, "a refusal about r1 since: a new key");
+  });
+});
+
+describe("a new key", () => {
+  test("for the same write asked differently (other guests), and once an answer about the recipe came", async () => {
+    const { service, api, keysOf } = await setup();
+    api.net.lose = true;
+    await assert.rejects(service.addRecipe("r1", 2));
+    await assert.rejects(service.addRecipe("r1", 4));
+    api.net.lose = false;
+    await service.removeRecipe("r1"); // an answer about r1
+    await service.addRecipe("r1", 2);
+    const [two, four, again] = keysOf("POST", "/basket/recipes");
+    assert.notEqual(two, four);
+    assert.notEqual(again, two);
+  });
+
+  test("for another shopper", async () => {
+    const { service, api, session, keysOf } = await setup();
+    api.net.down = true;
+    await assert.rejects(service.addRecipe("r1", 2));
+    api.net.down = false;
+    session.identity$.next({ kind: "user", id: "u2", forbidProfiling: false });
+    await flush();
+    await service.addRecipe("r1", 2);
+    const [lost, again] = keysOf("POST", "/basket/recipes");
+    assert.notEqual(again, lost);
+  });
+
+  test("once another tab says the basket changed", async () => {
+    const hub = new ChannelHub();
+    const tabs = new Tabs({ name: "t", open: hub.open, page: new FakePage(), lifecycle: null });
+    const other = new Tabs({ name: "t", open: hub.open, page: new FakePage(), lifecycle: null });
+    const { service, api, keysOf } = await setup({ tabs });
+    api.net.down = true;
+    await assert.rejects(service.addRecipe("r1", 2));
+    api.net.down = false;
+    other.post({ type: "basket", shopper: "user:u1" });
+    await flush();
+    await service.addRecipe("r1", 2);
+    const [lost, again] = keysOf("POST", "/basket/recipes");
+    assert.notEqual(again, lost);
+    tabs.close();
+    other.close();
+  });
+
+  test("not for a write the network never let out: it goes with its key, applied once when it arrives", async () => {
+    const { service, api, keysOf } = await setup();
+    api.net.down = true;
+    await assert.rejects(service.addRecipe("r1", 2));
+    api.net.down = false;
+    await service.addRecipe("r1", 2);
+    assert.deepEqual(api.applied, ["POST /basket/recipes"]);
+    const [lost, again] = keysOf("POST", "/basket/recipes");
+    assert.equal(again, lost);
   });
 });
 
@@ -312,6 +335,21 @@ describe("32 s after a write without an answer", () => {
     mock.timers.tick(1);
     await flush();
     assert.equal(reconciles(), before + 1);
+    assert.deepEqual(api.recipeIds(), []);
+    assert.deepEqual(shown(), []);
+  });
+
+  test("a rollback without an answer says so, and the basket follows the newest cart 32 s later", async () => {
+    const { service, api, notices, shown } = await setup();
+    await service.addRecipe("r1", 2); // the cart never shows it
+    api.net.down = true;
+    mock.timers.tick(5000);
+    await flush();
+    assert.deepEqual(notices.shown, [{ text: "text:basket.rollback-failed", kind: "error" }]);
+    assert.deepEqual(shown(), ["r1"], "what the service holds");
+    api.net.down = false;
+    mock.timers.tick(32_000);
+    await flush();
     assert.deepEqual(api.recipeIds(), []);
     assert.deepEqual(shown(), []);
   });

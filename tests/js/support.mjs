@@ -1,4 +1,5 @@
 // What several of the browser modules' unit tests share (not a test file: node --test runs *.test.mjs).
+import { State } from "../../prerender/static/sdk/observable.js";
 
 /** Lets every queued promise callback run (setImmediate is not mocked: only setTimeout is). */
 export const flush = async () => {
@@ -71,5 +72,43 @@ export class FakePage {
   #set(state) {
     this.visibilityState = state;
     for (const listener of this.#listeners) listener();
+  }
+}
+
+/** Session double (sdk/session.js): the members BasketService reads. */
+export class FakeSession {
+  prefix = "svc";
+  browserId = "browser-1";
+  /** @type {State<{ kind: "user" | "authless", id: string, forbidProfiling: boolean } | null>} */
+  identity$;
+  credential;
+  #store = new Map();
+  local = {
+    get: (key) => this.#store.get(key) ?? null,
+    set: (key, value) => void this.#store.set(key, value),
+    remove: (key) => void this.#store.delete(key),
+    keys: () => [...this.#store.keys()],
+  };
+
+  constructor(identity) {
+    this.identity$ = new State(identity);
+    this.credential = identity ? { token: "t0ken", kind: identity.kind, id: identity.id, expiresAt: 4_000_000_000 } : null;
+  }
+
+  key(name) {
+    return `_${this.prefix}/${name}`;
+  }
+
+  get isConnected() {
+    return this.identity$.value?.kind === "user";
+  }
+
+  get shopperKey() {
+    const identity = this.identity$.value;
+    return identity ? `${identity.kind}:${identity.id}` : "";
+  }
+
+  authlessCredentialOf() {
+    return null;
   }
 }
