@@ -26,10 +26,11 @@ const PRODUCTS = { r1: { p1: 2 }, r2: { p2: 1 } };
 
 /**
  * coreapi as docs/upstream.md describes it, on a network the test breaks: `lose` loses the answers of the writes that
- * reach it (applied all the same), `down` keeps every request from it, `hold` keeps the next answer until it resolves.
+ * reach it (applied all the same), `down` keeps every request from it, `hold` keeps the next answer until it resolves,
+ * `getFails` fails that many basket reads.
  */
 function fakeCoreapi() {
-  const net = { lose: false, down: false, /** @type {null | (() => Promise<void>)} */ hold: null };
+  const net = { lose: false, down: false, getFails: 0, /** @type {null | (() => Promise<void>)} */ hold: null };
   /** @type {Map<string, { guests: number, askedAt: number }>} */
   let recipes = new Map();
   const outcomes = new Map();
@@ -63,6 +64,16 @@ function fakeCoreapi() {
       recipes.delete(recipe[1]);
       return { status: 200, body: { basket: basket(), changes: changesOf(recipe[1], -1) } };
     }
+    if (method === "PATCH" && recipe) {
+      if (!recipes.has(recipe[1])) return { status: 404, body: { type: "about:blank", title: "Not Found", status: 404 } };
+      recipes.set(recipe[1], { ...recipes.get(recipe[1]), guests: options.json.guests });
+      return { status: 200, body: { basket: basket(), changes: [] } };
+    }
+    if (method === "POST" && path === "/menu/current/finalize") { // the planner's menu: r1 for 2
+      const had = recipes.has("r1");
+      if (!had) recipes.set("r1", { guests: 2, askedAt: Date.now() });
+      return { status: 200, body: { basket: basket(), changes: had ? [] : changesOf("r1", 1) } };
+    }
     if (method === "POST" && path === "/baskets/handle-payment") {
       recipes = new Map(); // confirmed: the shopper starts an empty basket
       return { status: 200, body: { outcome: "confirmed", confirmed: true, basket_id: "b1" } };
@@ -75,7 +86,13 @@ function fakeCoreapi() {
   async function answer(call) {
     const { method, path, options } = call;
     if (net.down) throw NETWORK();
-    if (method === "GET" && path === "/basket") return basket();
+    if (method === "GET" && path === "/basket") {
+      if (net.getFails > 0) {
+        net.getFails -= 1;
+        throw NETWORK();
+      }
+      return basket();
+    }
     if (path === "/basket/reconcile") {
       const cart = new Map(options.json.cart.map((line) => [line.id, line.quantity]));
       for (const [id, entry] of [...recipes]) {
@@ -103,7 +120,7 @@ function fakeCoreapi() {
     if (stored.status !== 200) throw new ApiError(structuredClone(stored.body));
     return structuredClone(stored.body);
   }
-  return { net, applied, recipeIds: () => [...recipes.keys()].sort(), answer };
+  return { net, applied, recipeIds: () => [...recipes.keys()].sort(), guestsOf: (id) => recipes.get(id)?.guests, answer };
 }
 
 /**
@@ -352,5 +369,142 @@ describe("32 s after a write without an answer", () => {
     await flush();
     assert.deepEqual(api.recipeIds(), []);
     assert.deepEqual(shown(), []);
+  });
+});
+
+describe("a third review's cases", () => {
+  test("a reconcile that got no answer leaves the kept key: the \"add all\" asked again after a 40 s outage is pushed", async () => {
+    const { service, api, pushed, keysOf } = await setup();
+    api.net.lose = true;
+    await assert.rejects(service.addRecipe("r1", 2)); // applied, its answer lost
+    api.net.lose = false;
+    api.net.down = true; // the outage goes on: the page's own follow-up reconcile at 32 s gets no answer
+    mock.timers.tick(32_000);
+    await flush();
+    api.net.down = false;
+    mock.timers.tick(8_000);
+    await service.addRecipe("r1", 2);
+    await flush();
+    const [lost, again] = keysOf("POST", "/basket/recipes");
+    assert.deepEqual(pushed, [{ id: "p1", quantity: 2 }], "the recipe's products reach the cart");
+    assert.equal(again, lost, "the reconcile never reached the service: the key still holds");
+  });
+
+  test("a cart reported 31 s after a lost removal leaves its key: it is asked again, its products leave the cart", async () => {
+    const { service, api, pushed } = await setup();
+    await service.addRecipe("r1", 2);
+    await service.sync.cartChanged([{ id: "p1", quantity: 2 }]);
+    pushed.length = 0;
+    api.net.lose = true;
+    await assert.rejects(service.removeRecipe("r1")); // applied, its answer lost
+    api.net.lose = false;
+    mock.timers.tick(31_000);
+    await service.sync.cartChanged([{ id: "p1", quantity: 2 }]);
+    mock.timers.tick(1_000);
+    await flush();
+    assert.deepEqual(api.recipeIds(), []);
+    assert.deepEqual(pushed, [{ id: "p1", quantity: -2 }]);
+  });
+
+  test("another lost write moves the follow-up later: a cart reported in between leaves the kept removal", async () => {
+    const { service, api, pushed } = await setup();
+    await service.addRecipe("r1", 2);
+    await service.sync.cartChanged([{ id: "p1", quantity: 2 }]);
+    pushed.length = 0;
+    api.net.lose = true;
+    await assert.rejects(service.removeRecipe("r1")); // applied, its answer lost
+    mock.timers.tick(20_000);
+    await assert.rejects(service.addRecipe("r2", 1)); // lost too: the follow-up moves to 52 s
+    api.net.lose = false;
+    mock.timers.tick(15_000);
+    await service.sync.cartChanged([{ id: "p1", quantity: 2 }]); // 35 s
+    mock.timers.tick(17_000);
+    await flush();
+    assert.deepEqual(pushed, [{ id: "p1", quantity: -2 }]);
+    await service.sync.cartChanged([]); // the cart follows
+    await flush();
+    assert.deepEqual(api.recipeIds(), [], "r2, whose answer was lost, leaves too");
+  });
+
+  test("a removal whose key went while it waited its turn (an answer about the recipe) is not sent", async () => {
+    const { service, api } = await setup();
+    await service.addRecipe("r1", 2);
+    await service.sync.cartChanged([{ id: "p1", quantity: 2 }]);
+    api.net.down = true;
+    await assert.rejects(service.removeRecipe("r1")); // never reached the service
+    api.net.down = false;
+    mock.timers.tick(31_000);
+    const gate = deferred();
+    api.net.hold = () => gate.promise; // a slow answer
+    const guests = service.setGuests("r1", 4); // the shopper keeps r1, for 4
+    await flush();
+    mock.timers.tick(1_000); // the follow-up fires while the guests' write is on its way
+    await flush();
+    gate.resolve();
+    await guests;
+    await flush();
+    await service.whenIdle();
+    await flush();
+    assert.deepEqual(api.recipeIds(), ["r1"], "r1, set for 4 after the failed removal, stays");
+    assert.equal(api.guestsOf("r1"), 4);
+  });
+
+  test("a removal is not asked again once the planner's menu put the recipe back", async () => {
+    const { service, api } = await setup();
+    await service.addRecipe("r1", 2);
+    await service.sync.cartChanged([{ id: "p1", quantity: 2 }]);
+    api.net.down = true;
+    await assert.rejects(service.removeRecipe("r1")); // never reached the service
+    api.net.down = false;
+    mock.timers.tick(10_000);
+    await service.finalizeMenu(); // the menu, with r1
+    assert.deepEqual(api.recipeIds(), ["r1"]);
+    mock.timers.tick(22_000);
+    await flush();
+    await service.whenIdle();
+    await flush();
+    assert.deepEqual(api.recipeIds(), ["r1"]);
+  });
+
+  test("a removal asked again that the cart does not follow is undone to the entry before its first attempt", async () => {
+    const { service, api, pushed, notices, shown } = await setup();
+    await service.addRecipe("r1", 2);
+    await service.sync.cartChanged([{ id: "p1", quantity: 2 }]);
+    pushed.length = 0;
+    api.net.lose = true;
+    await assert.rejects(service.removeRecipe("r1")); // applied, its answer lost
+    api.net.lose = false;
+    mock.timers.tick(10_000);
+    await service.sync.cartChanged([{ id: "p1", quantity: 2 }]); // its answer shows r1 gone (the key stays)
+    assert.deepEqual(shown(), []);
+    mock.timers.tick(22_000);
+    await flush();
+    assert.deepEqual(pushed, [{ id: "p1", quantity: -2 }], "asked again: its first outcome's changes pushed");
+    mock.timers.tick(5_000); // the retailer's cart does not follow
+    await flush();
+    await service.whenIdle();
+    await flush();
+    assert.deepEqual(notices.shown.map((notice) => notice.text), ["text:basket.rollback"]);
+    assert.deepEqual(api.recipeIds(), ["r1"], "undone: r1 back in the basket, as its products are in the cart");
+  });
+
+  test("the basket's read after a kept key's answer fails: the other tabs are told all the same", async () => {
+    const hub = new ChannelHub();
+    const tabs = new Tabs({ name: "t", open: hub.open, page: new FakePage(), lifecycle: null });
+    const other = new Tabs({ name: "t", open: hub.open, page: new FakePage(), lifecycle: null });
+    const told = [];
+    other.on("basket", (message) => told.push(message));
+    const { service, api, shown } = await setup({ tabs });
+    api.net.down = true;
+    await assert.rejects(service.addRecipe("r1", 2)); // never reached the service
+    api.net.down = false;
+    api.net.getFails = 1; // the read after the answer gets none; the catch-up's does
+    await service.addRecipe("r1", 2);
+    await service.whenIdle();
+    await flush();
+    assert.deepEqual(shown(), ["r1"]);
+    assert.equal(told.length, 1);
+    tabs.close();
+    other.close();
   });
 });

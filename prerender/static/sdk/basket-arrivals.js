@@ -38,6 +38,7 @@ export class BasketArrivals {
     let push = null;
     const answer = await queue.run(async () => {
       const result = await routes.mergeAuthless(id, storeId, proof);
+      this.#core.arrived();
       this.#core.publish(result.basket);
       push = sync.register(result.changes ?? [], { after: result.basket, rollback: async () => "kept" });
       return result;
@@ -102,6 +103,7 @@ export class BasketArrivals {
     let push = null;
     const answer = await queue.run(async () => {
       const result = await request();
+      this.#core.arrived();
       this.#core.publish(result.basket);
       push = sync.register(result.changes ?? [], {
         after: result.basket,

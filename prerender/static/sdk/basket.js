@@ -42,6 +42,7 @@ export { emptyBasket };
  * @property {(changes: { quantity: number }[] | undefined) => void} announceAdded
  * @property {() => Promise<Basket>} reload
  * @property {() => void} started the basket is in use: it follows the store and the shopper from now on
+ * @property {() => void} arrived products arrived from elsewhere: no write's first outcome holds any more
  */
 
 /**
@@ -159,6 +160,7 @@ export class BasketService {
       started: () => {
         this.#initialized = true;
       },
+      arrived: () => this.#writeKeys.forget(),
     };
     this.#payments = new BasketPayments(core);
     this.#arrivals = new BasketArrivals(core);
@@ -435,10 +437,11 @@ export class BasketService {
    * @param {import("./basket-rollback.js").Inverse} inverse the rollback, from the entry before
    * @param {string} recipeId
    * @param {string} signature what the write asks, as a string: the same for the same write asked again
-   * @param {boolean} [askedAgain] a removal without an answer asked again (`#followCartLater`): once only
+   * @param {{ before: BasketEntry | undefined } | null} [askedAgain] a removal without an answer asked again
+   *   (`#followCartLater`), once only, with the entry before its first attempt (what its rollback restores)
    * @returns {Promise<BasketAnswer>}
    */
-  async #write(kind, request, inverse, recipeId, signature, askedAgain = false) {
+  async #write(kind, request, inverse, recipeId, signature, askedAgain = null) {
     // What comes before the write (the page's hook for an addition, the store, the basket's load) starts at
     // once; the write joins the queue in the recipe's turn (sdk/basket-queue.js).
     const ready = (async () => {
@@ -450,9 +453,12 @@ export class BasketService {
     /** @type {(() => Promise<boolean>) | null} */
     let push = null;
     const answer = await this.#queue.inTurn(recipeId, ready, async (storeId) => {
-      const before = this.entry(recipeId);
+      const before = askedAgain ? askedAgain.before : this.entry(recipeId);
       const at = JSON.stringify([signature, storeId]); // the same write at another store is another request
       const { key, kept, generation } = this.#writeKeys.keyFor(at);
+      // Asked again, but its key went meanwhile (an answer about the recipe, a reset): the basket moved on, nothing
+      // to ask (sent now with a new key, the removal would take out what the shopper did since).
+      if (askedAgain && !kept) return { basket: this.basket$.value ?? emptyBasket(storeId), changes: [] };
       const sentAt = Date.now();
       let result;
       try {
@@ -461,7 +467,7 @@ export class BasketService {
         if (isOutcomeUnknown(error) || asksToRetryLater(error)) {
           // A removal is asked again later (the shopper asked for it); an addition is left to the cart.
           const again = kind === "removes" && !askedAgain
-            ? () => this.#write(kind, request, inverse, recipeId, signature, true)
+            ? () => this.#write(kind, request, inverse, recipeId, signature, { before })
             : null;
           this.#writeKeys.unknown(at, { key, recipeId, sentAt, again }, generation);
           this.#followCartLater();
@@ -474,8 +480,12 @@ export class BasketService {
       // A kept key's answer may be the first attempt's, whose basket is the basket of then: its changes are this
       // write's, the basket is read as it is now.
       const basket = kept ? await this.#routes.load(storeId).catch(() => null) : result.basket;
-      if (basket) this.#publish(basket, { ours: true });
-      else void this.#catchUp();
+      if (basket) {
+        this.#publish(basket, { ours: true });
+      } else {
+        this.#tellOtherTabs(); // the write changed the basket; this tab reads it once it can
+        void this.#catchUp();
+      }
       const undo = inverse(before);
       push = this.sync.register(result.changes ?? [], { after: basket ?? result.basket, rollback: () => undone(undo()) });
       return basket ? { ...result, basket } : result;
@@ -524,8 +534,9 @@ export class BasketService {
       }
       // A clock the route cannot take (before 1970, after 2286) sends no report: the cart is followed as it comes.
       const reported = at >= 0 && at <= MAX_REPORTED_AT ? { by: this.#session.browserId, at } : undefined;
-      this.#writeKeys.reconciling(Date.now()); // past CATCH_UP the service follows the cart: a lost write may go
+      const sentAt = Date.now();
       const answer = await this.#routes.reconcile(storeId, cart, reported);
+      this.#writeKeys.reconciled(sentAt); // past CATCH_UP the service followed the cart: what a lost write asked went
       this.#publish(answer.basket, { ours: true });
       return answer.basket;
     });
@@ -548,7 +559,13 @@ export class BasketService {
     basket.recipes = basket.recipes.map((entry) => ({ ...entry, recipe_id: String(entry.recipe_id), lines: entry.lines ?? [] }));
     this.basket$.next(basket);
     if (!this.ready$.hasValue) this.ready$.next(true);
-    if (told && basketContent(basket) !== before) this.#tabs?.post({ type: "basket", shopper });
+    if (told && basketContent(basket) !== before) this.#tellOtherTabs();
+  }
+
+  /** The shopper's other tabs are told that a write of this tab changed the basket (they read it again). */
+  #tellOtherTabs() {
+    const shopper = this.#session.shopperKey;
+    if (shopper) this.#tabs?.post({ type: "basket", shopper });
   }
 
   /**

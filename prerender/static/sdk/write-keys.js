@@ -7,8 +7,9 @@
 //
 // A key is kept only while the basket cannot have moved on without this page knowing: it goes when this page gets
 // an answer about that recipe, when another tab says the basket changed, when the page's basket is reset (another
-// store or shopper, a payment, `reload`, `reset`), and once a reconcile is sent `CATCH_UP_MS` after the write was
-// (the service then follows the cart, which lacks what was lost). A forget while the write is still on its way
+// store or shopper, a payment, `reload`, `reset`) or products arrive from elsewhere (a merge, a menu, a transfer),
+// and once a reconcile sent `CATCH_UP_MS` after the write was is answered (the service then follows the cart, which
+// lacks what was lost); a removal's key stays until it is asked again. A forget while the write is still on its way
 // counts too (`generation`). sdk/basket.js reconciles the cart by itself then, and asks a kept removal again.
 import { newIdempotencyKey } from "./http.js";
 
@@ -17,7 +18,7 @@ export const CATCH_UP_MS = 30_000;
 
 /**
  * A write whose outcome stayed unknown: its key, its recipe, when it was sent, and, for a removal, how to ask it
- * again (the shopper asked for it; its products are to leave the cart).
+ * again (the shopper asked for it; its products are to leave the cart): kept until it is.
  * @typedef {{ key: string, recipeId: string, sentAt: number, again: (() => Promise<unknown>) | null }} KeptKey
  */
 
@@ -54,10 +55,13 @@ export class WriteKeys {
     }
   }
 
-  /** A reconcile is sent at `at`: the keys of writes sent `CATCH_UP_MS` or more before go. @param {number} at */
-  reconciling(at) {
+  /**
+   * A reconcile sent at `at` was answered: the keys of writes sent `CATCH_UP_MS` or more before it go, but a
+   * removal's (it is asked again). @param {number} at
+   */
+  reconciled(at) {
     for (const [signature, kept] of this.#kept) {
-      if (at - kept.sentAt >= CATCH_UP_MS) this.#kept.delete(signature);
+      if (!kept.again && at - kept.sentAt >= CATCH_UP_MS) this.#kept.delete(signature);
     }
   }
 
