@@ -37,8 +37,8 @@ export class BasketArrivals {
     /** @type {(() => Promise<boolean>) | null} */
     let push = null;
     const answer = await queue.run(async () => {
+      this.#core.arrived(); // answered or not, the basket may move on: no write's first outcome holds
       const result = await routes.mergeAuthless(id, storeId, proof);
-      this.#core.arrived();
       this.#core.publish(result.basket);
       push = sync.register(result.changes ?? [], { after: result.basket, rollback: async () => "kept" });
       return result;
@@ -102,8 +102,8 @@ export class BasketArrivals {
     /** @type {(() => Promise<boolean>) | null} */
     let push = null;
     const answer = await queue.run(async () => {
+      this.#core.arrived(); // answered or not, the basket may move on: no write's first outcome holds
       const result = await request();
-      this.#core.arrived();
       this.#core.publish(result.basket);
       push = sync.register(result.changes ?? [], {
         after: result.basket,

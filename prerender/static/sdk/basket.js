@@ -184,6 +184,7 @@ export class BasketService {
       if (message.shopper && message.shopper === session.shopperKey) this.sync.cartReportedElsewhere(message.cart, message.at);
     });
     tabs?.onReturn((awayMs) => {
+      if (awayMs >= RETURN_RELOAD_MS) this.#writeKeys.forget(); // another device may have been used meanwhile
       if (awayMs >= RETURN_RELOAD_MS || this.#behind) void this.#catchUp();
     });
   }
@@ -437,11 +438,9 @@ export class BasketService {
    * @param {import("./basket-rollback.js").Inverse} inverse the rollback, from the entry before
    * @param {string} recipeId
    * @param {string} signature what the write asks, as a string: the same for the same write asked again
-   * @param {{ before: BasketEntry | undefined } | null} [askedAgain] a removal without an answer asked again
-   *   (`#followCartLater`), once only, with the entry before its first attempt (what its rollback restores)
    * @returns {Promise<BasketAnswer>}
    */
-  async #write(kind, request, inverse, recipeId, signature, askedAgain = null) {
+  async #write(kind, request, inverse, recipeId, signature) {
     // What comes before the write (the page's hook for an addition, the store, the basket's load) starts at
     // once; the write joins the queue in the recipe's turn (sdk/basket-queue.js).
     const ready = (async () => {
@@ -453,33 +452,22 @@ export class BasketService {
     /** @type {(() => Promise<boolean>) | null} */
     let push = null;
     const answer = await this.#queue.inTurn(recipeId, ready, async (storeId) => {
-      const before = askedAgain ? askedAgain.before : this.entry(recipeId);
+      const before = this.entry(recipeId);
       const at = JSON.stringify([signature, storeId]); // the same write at another store is another request
-      const { key, kept, generation } = this.#writeKeys.keyFor(at);
-      // Asked again, but its key went meanwhile (an answer about the recipe, a reset): the basket moved on, nothing
-      // to ask (sent now with a new key, the removal would take out what the shopper did since).
-      if (askedAgain && !kept) return { basket: this.basket$.value ?? emptyBasket(storeId), changes: [] };
-      const sentAt = Date.now();
-      let result;
-      try {
-        result = await request(storeId, key);
-      } catch (error) {
-        if (isOutcomeUnknown(error) || asksToRetryLater(error)) {
-          // A removal is asked again later (the shopper asked for it); an addition is left to the cart.
-          const again = kind === "removes" && !askedAgain
-            ? () => this.#write(kind, request, inverse, recipeId, signature, { before })
-            : null;
-          this.#writeKeys.unknown(at, { key, recipeId, sentAt, again }, generation);
-          this.#followCartLater();
-        } else if (error instanceof ApiError && error.status !== 0) {
-          this.#writeKeys.answered(recipeId);
+      const { kept } = this.#writeKeys.keyFor(at);
+      let result = await this.#send(request, storeId, at, recipeId);
+      /** @type {Basket | null} */
+      let basket = result.basket;
+      if (kept) {
+        // A kept key's answer may be the first attempt's, whose basket is the basket of then: the basket is read as
+        // it is now. An addition it no longer holds (a reconcile past the service's CATCH_UP took it out since) is
+        // no outcome to push: the write goes again as a new one, applied now.
+        basket = await this.#routes.load(storeId).catch(() => null);
+        if (basket && kind === "adds" && !basket.recipes.some((entry) => String(entry.recipe_id) === recipeId)) {
+          result = await this.#send(request, storeId, at, recipeId);
+          basket = result.basket;
         }
-        throw error;
       }
-      this.#writeKeys.answered(recipeId);
-      // A kept key's answer may be the first attempt's, whose basket is the basket of then: its changes are this
-      // write's, the basket is read as it is now.
-      const basket = kept ? await this.#routes.load(storeId).catch(() => null) : result.basket;
       if (basket) {
         this.#publish(basket, { ours: true });
       } else {
@@ -534,9 +522,7 @@ export class BasketService {
       }
       // A clock the route cannot take (before 1970, after 2286) sends no report: the cart is followed as it comes.
       const reported = at >= 0 && at <= MAX_REPORTED_AT ? { by: this.#session.browserId, at } : undefined;
-      const sentAt = Date.now();
       const answer = await this.#routes.reconcile(storeId, cart, reported);
-      this.#writeKeys.reconciled(sentAt); // past CATCH_UP the service followed the cart: what a lost write asked went
       this.#publish(answer.basket, { ours: true });
       return answer.basket;
     });
@@ -569,19 +555,41 @@ export class BasketService {
   }
 
   /**
+   * Sends a write with the key `keyFor(at)` gives (the kept one of the same write, else a new one). Answered, or
+   * refused: its recipe's kept keys go. No answer: its key is kept for the same write asked again, and the basket
+   * follows the cart later (`#followCartLater`).
+   * @param {(storeId: string, idempotencyKey: string) => Promise<BasketAnswer>} request
+   * @param {string} storeId @param {string} at the write and its store @param {string} recipeId
+   * @returns {Promise<BasketAnswer>}
+   */
+  async #send(request, storeId, at, recipeId) {
+    const { key, generation } = this.#writeKeys.keyFor(at);
+    try {
+      const result = await request(storeId, key);
+      this.#writeKeys.answered(recipeId);
+      return result;
+    } catch (error) {
+      if (isOutcomeUnknown(error) || asksToRetryLater(error)) {
+        this.#writeKeys.unknown(at, { key, recipeId }, generation);
+        this.#followCartLater();
+      } else if (error instanceof ApiError && error.status !== 0) {
+        this.#writeKeys.answered(recipeId);
+      }
+      throw error;
+    }
+  }
+
+  /**
    * A write may have been applied without the cart getting its changes (its answer lost), or a change the cart did
    * not follow could not be undone: once the service no longer leaves the cart what the write asked (`CATCH_UP_MS`),
-   * a removal without an answer is asked again with its key, then the newest cart this tab knows is reconciled
-   * again, with the time it was reported, and the basket follows it (a recipe the cart lacks leaves). Nothing before
-   * the page knows a cart (the next one it reports does it). One at a time: a later call moves it later.
+   * the newest cart this tab knows is reconciled again, with the time it was reported, and the basket follows it (a
+   * recipe the cart lacks leaves). Nothing before the page knows a cart (the next one it reports does it). One at a
+   * time: a later call moves it later.
    */
   #followCartLater() {
     clearTimeout(this.#following);
-    this.#following = setTimeout(async () => {
+    this.#following = setTimeout(() => {
       this.#following = undefined;
-      // A removal the shopper asked for is asked again with its key (done once, its products leave the cart)...
-      for (const again of this.#writeKeys.removals()) await again().catch(() => {}); // told when it failed
-      // ...and the basket follows the newest cart: what an addition without an answer asked leaves it.
       this.sync.reconcileNewest().catch(() => {}); // logged where it failed; the next cart reported follows it
     }, CATCH_UP_MS + FOLLOW_MARGIN_MS);
   }

@@ -7,20 +7,16 @@
 //
 // A key is kept only while the basket cannot have moved on without this page knowing: it goes when this page gets
 // an answer about that recipe, when another tab says the basket changed, when the page's basket is reset (another
-// store or shopper, a payment, `reload`, `reset`) or products arrive from elsewhere (a merge, a menu, a transfer),
-// and once a reconcile sent `CATCH_UP_MS` after the write was is answered (the service then follows the cart, which
-// lacks what was lost); a removal's key stays until it is asked again. A forget while the write is still on its way
-// counts too (`generation`). sdk/basket.js reconciles the cart by itself then, and asks a kept removal again.
+// store or shopper, a payment, `reload`, `reset`), when products arrive from elsewhere (a merge, a menu, a transfer),
+// and when the page shows again after a while away (another device may have been used). A forget while the write is
+// still on its way counts too (`generation`). What the service did since without the page knowing (a reconcile past
+// its `CATCH_UP` taking the recipe out) is read from the basket after the answer: sdk/basket.js.
 import { newIdempotencyKey } from "./http.js";
 
 /** How long the service leaves to the cart what a write asked it to add (coreapi's `CATCH_UP`, docs/upstream.md). */
 export const CATCH_UP_MS = 30_000;
 
-/**
- * A write whose outcome stayed unknown: its key, its recipe, when it was sent, and, for a removal, how to ask it
- * again (the shopper asked for it; its products are to leave the cart): kept until it is.
- * @typedef {{ key: string, recipeId: string, sentAt: number, again: (() => Promise<unknown>) | null }} KeptKey
- */
+/** A write whose outcome stayed unknown: its key and its recipe. @typedef {{ key: string, recipeId: string }} KeptKey */
 
 export class WriteKeys {
   /** @type {Map<string, KeptKey>} per write (its `signature`: what it asks and where, as a string) */
@@ -53,21 +49,6 @@ export class WriteKeys {
     for (const [signature, kept] of this.#kept) {
       if (kept.recipeId === recipeId) this.#kept.delete(signature);
     }
-  }
-
-  /**
-   * A reconcile sent at `at` was answered: the keys of writes sent `CATCH_UP_MS` or more before it go, but a
-   * removal's (it is asked again). @param {number} at
-   */
-  reconciled(at) {
-    for (const [signature, kept] of this.#kept) {
-      if (!kept.again && at - kept.sentAt >= CATCH_UP_MS) this.#kept.delete(signature);
-    }
-  }
-
-  /** The kept removals, to be asked again. @returns {Array<() => Promise<unknown>>} */
-  removals() {
-    return [...this.#kept.values()].flatMap((kept) => (kept.again ? [kept.again] : []));
   }
 
   /** Every kept key goes (the basket was reset, or changed elsewhere), and those of writes on their way too. */
