@@ -251,7 +251,7 @@ def test_after_reset_the_sdk_has_no_identity_and_sends_no_authorization(
 
     # A like needs a logged-in user's credential: the shopper is asked to sign in, nothing is sent.
     card.locator(".svc-like-button").click()
-    expect(page.locator("[data-svc-live]")).to_have_text(SIGN_IN_TEXT)
+    expect(page.locator("[data-svc-toaster]")).to_have_text(SIGN_IN_TEXT)  # no drawer open: the toaster
 
     # Events wait for a credential.
     page.evaluate("() => { window.svc.analytics.pageview('/after-logout'); return window.svc.analytics.flush(); }")
@@ -333,5 +333,5 @@ def test_a_refused_credential_tells_the_shopper_to_reload_or_sign_in_again(
     with page.expect_response(lambda r: "/likes/" in r.url and r.request.method == "PUT") as like:
         heart.click()
     assert like.value.status == 401
-    expect(page.locator("[data-svc-live]")).to_have_text(CREDENTIAL_TEXT)
+    expect(page.locator("[data-svc-toaster]")).to_have_text(CREDENTIAL_TEXT)  # no drawer open: the toaster
     expect(heart).to_have_attribute("aria-pressed", "false")  # rolled back
