@@ -39,7 +39,7 @@ export class BasketRoutes {
    * @param {string} [idempotencyKey]
    * @returns {Promise<BasketAnswer>}
    */
-  addRecipe(id, guests, storeId, lines = [], idempotencyKey = undefined) {
+  addRecipe(id, guests, storeId, lines = [], idempotencyKey) {
     return this.#client.request("POST", "/basket/recipes", {
       json: { recipe_id: id, guests, store_id: storeId, ...(lines.length > 0 ? { lines } : {}) }, write: true, idempotencyKey,
     });

@@ -208,12 +208,7 @@ export class BasketSync {
     this.#take(cart, at);
     this.#onReported(toList(cart), at);
     // The newest cart wins; callers still waiting on an older one get the same reconciled basket.
-    this.#deferredCart = cart;
-    this.#deferredReport = this.#reported;
-    this.#deferredAt = at;
-    const reconciled = new Promise((resolve) => this.#deferredWaiters.push(resolve));
-    this.#flushDeferred();
-    return reconciled;
+    return this.#deferNewest(cart, at);
   }
 
   /**
@@ -273,14 +268,7 @@ export class BasketSync {
       // A newer cart's reconcile answers; none was started here (another tab's cart): nothing to answer with.
       return this.#lastReconcileReport > report ? this.#lastReconcile : Promise.resolve(null);
     }
-    if (report === this.#reported) {
-      this.#deferredCart = cart;
-      this.#deferredReport = report;
-      this.#deferredAt = at;
-    }
-    const reconciled = new Promise((resolve) => this.#deferredWaiters.push(resolve));
-    this.#flushDeferred();
-    return reconciled;
+    return report === this.#reported ? this.#deferNewest(cart, at) : this.#whenReconciled();
   }
 
   /**
@@ -290,10 +278,22 @@ export class BasketSync {
    * @returns {Promise<unknown>} the reconciled basket
    */
   reconcileNewest() {
-    if (!this.#newest) return Promise.resolve(null);
-    this.#deferredCart = this.#newest;
+    return this.#newest ? this.#deferNewest(this.#newest, this.#reportedAt) : Promise.resolve(null);
+  }
+
+  /**
+   * The newest cart, reported at `at`, is the one to reconcile (now, or once no change waits).
+   * @param {Map<string, number>} cart @param {number} at @returns {Promise<unknown>} the reconciled basket
+   */
+  #deferNewest(cart, at) {
+    this.#deferredCart = cart;
     this.#deferredReport = this.#reported;
-    this.#deferredAt = this.#reportedAt;
+    this.#deferredAt = at;
+    return this.#whenReconciled();
+  }
+
+  /** The basket the cart waiting to be reconciled gets (now, or once no change waits). @returns {Promise<unknown>} */
+  #whenReconciled() {
     const reconciled = new Promise((resolve) => this.#deferredWaiters.push(resolve));
     this.#flushDeferred();
     return reconciled;

@@ -16,7 +16,7 @@ import { BasketRoutes } from "./basket-routes.js";
 import { Rollbacks } from "./basket-rollback.js";
 import { BasketPayments } from "./basket-payment.js";
 import { BasketArrivals } from "./basket-arrivals.js";
-import { CATCH_UP_MS, WriteKeys } from "./write-keys.js";
+import { WriteKeys } from "./write-keys.js";
 import { MAX_REPORTED_AT, basketContent, emptyBasket } from "./basket-model.js";
 
 export { emptyBasket };
@@ -57,7 +57,9 @@ const ROLLBACK_TEXTS = {
   kept: "basket.not-followed",
 };
 
-/** How long after the service's `CATCH_UP_MS` a page reports its cart again after a lost answer (clocks differ). */
+/** How long the service leaves to the cart what a write asked it to add (coreapi's `CATCH_UP`, docs/upstream.md). */
+const CATCH_UP_MS = 30_000;
+/** How long after that a page reconciles its cart again after a lost answer (clocks differ). */
 const FOLLOW_MARGIN_MS = 2_000;
 
 /**
@@ -165,8 +167,8 @@ export class BasketService {
     this.#payments = new BasketPayments(core);
     this.#arrivals = new BasketArrivals(core);
     const reload = () => {
-      this.#writeKeys.forget(); // another store or shopper (the basket is reset below once it is in use)
-      if (!this.#initialized) return;
+      if (!this.#initialized) return; // no write yet: no key kept either
+      // sync.reset() forgets the kept keys too (onReset).
       this.sync.reset();
       this.#load().catch(() => {}); // logged by #load; nothing the user asked for failed
     };
@@ -230,7 +232,6 @@ export class BasketService {
    */
   async reset() {
     this.#payments.forget(); // a cart emptied by the shopper: no payment's aftermath to wait for
-    this.#writeKeys.forget(); // every recipe goes: nothing asked before holds
     // The service's basket now (not the state of the page's first load): every recipe it holds goes.
     const basket = await this.reload();
     for (const entry of basket.recipes ?? []) {
@@ -454,7 +455,7 @@ export class BasketService {
     const answer = await this.#queue.inTurn(recipeId, ready, async (storeId) => {
       const before = this.entry(recipeId);
       const at = JSON.stringify([signature, storeId]); // the same write at another store is another request
-      const { kept } = this.#writeKeys.keyFor(at);
+      const kept = this.#writeKeys.keeps(at);
       let result = await this.#send(request, storeId, at, recipeId);
       /** @type {Basket | null} */
       let basket = result.basket;

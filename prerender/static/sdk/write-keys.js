@@ -13,9 +13,6 @@
 // its `CATCH_UP` taking the recipe out) is read from the basket after the answer: sdk/basket.js.
 import { newIdempotencyKey } from "./http.js";
 
-/** How long the service leaves to the cart what a write asked it to add (coreapi's `CATCH_UP`, docs/upstream.md). */
-export const CATCH_UP_MS = 30_000;
-
 /** A write whose outcome stayed unknown: its key and its recipe. @typedef {{ key: string, recipeId: string }} KeptKey */
 
 export class WriteKeys {
@@ -25,14 +22,20 @@ export class WriteKeys {
   #generation = 0;
 
   /**
-   * The key for this write, and whether it is the kept one of the same write (the service may answer its first
-   * outcome, whose basket is the basket of then); `generation` goes back to `unknown`.
+   * Whether this write's key is kept: the service may answer the same write with its first outcome, whose basket is
+   * the basket of then. @param {string} signature
+   */
+  keeps(signature) {
+    return this.#kept.has(signature);
+  }
+
+  /**
+   * The key for this write: the kept one of the same write, else a new one; `generation` goes back to `unknown`.
    * @param {string} signature
-   * @returns {{ key: string, kept: boolean, generation: number }}
+   * @returns {{ key: string, generation: number }}
    */
   keyFor(signature) {
-    const kept = this.#kept.get(signature);
-    return { key: kept?.key ?? newIdempotencyKey(), kept: Boolean(kept), generation: this.#generation };
+    return { key: this.#kept.get(signature)?.key ?? newIdempotencyKey(), generation: this.#generation };
   }
 
   /**
