@@ -31,7 +31,7 @@ TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice")
 # What prerender puts on a shopper's page (ELEMENT_PREFIX "svc", prerender/config.py): the cards, the
 # details fragment, the drawer (its dialog) and the live region of the SDK's notices (prerender/static/sdk/
 # notices.js). Those absent from the page are left out.
-PRODUCT = ("svc-recipe-card", "svc-recipe-details", "svc-drawer[open]", "[data-svc-live]", "[data-svc-toaster]")
+PRODUCT = ("svc-recipe-card", "svc-recipe-details", "svc-drawer[open]", "[data-svc-toaster]")
 
 # Whether CSS transitions or animations are still running (the drawer slides in, the backdrop fades in):
 # colours are measured on the final look. Endless ones (a loading spinner) are not waited for.

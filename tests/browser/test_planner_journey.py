@@ -22,7 +22,7 @@ from .helpers import origin_served_by
 from .test_planner_entry import WIDTHS
 
 SHOP = "http://127.0.0.1:8080"  # baseUrl of the seed routing for ENVIRONMENT "local"
-PRODUCT = ["svc-planner", "svc-planner-onboarding[open]", "svc-planner-entry", "[data-svc-live]", "[data-svc-toaster]"]
+PRODUCT = ["svc-planner", "svc-planner-onboarding[open]", "svc-planner-entry", "[data-svc-toaster]"]
 
 
 def product(page: Page) -> list[str]:

@@ -37,7 +37,7 @@ FINALIZE_KEY = "_svc/cachedFinalizeMenuUrl"
 FINALIZE_NEEDS_KEY = "_svc/planner/finalizeNeeds"
 ONBOARDED_KEY = "_svc/planner/onboarded"
 GUESTS_KEY = "_svc/planner/guests"
-PRODUCT = ["svc-planner", "svc-planner-onboarding[open]", "svc-drawer[open]", "[data-svc-live]", "[data-svc-toaster]"]
+PRODUCT = ["svc-planner", "svc-planner-onboarding[open]", "svc-drawer[open]", "[data-svc-toaster]"]
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ SHOP = "http://127.0.0.1:8080"  # baseUrl of the seed retailer's routing for ENV
 RECIPE = "pub-ratatouille-provencale"  # the blog's own id; the service's recipe 3
 QUICHE, QUICHE_ID = "pub-quiche-lorraine", "4"  # 6 products at store 1001 for its 6 guests
 CTA = "svc-no-supplier-add-to-cart-cta"
-PRODUCT = [CTA, "svc-drawer[open]", "[data-svc-live]", "[data-svc-toaster]"]
+PRODUCT = [CTA, "svc-drawer[open]", "[data-svc-toaster]"]
 WIDTHS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 375, "height": 740}}
 
 

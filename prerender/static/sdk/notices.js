@@ -2,7 +2,7 @@
 // was refused: reload the page or sign in again). The open drawer shows them; when no drawer is open the toaster
 // does (visible at the top of the viewport, and announced: sdk/toaster.js), as long as the drawer shows its own:
 // a control that only goes back to its state ("add to my menu", a preview's "remove") says nothing to a sighted
-// shopper. Without a toaster (the SDK's parts used alone) they are announced through a visually hidden live region.
+// shopper.
 import { translator } from "./texts.js";
 import { ApiError } from "./http.js";
 import { isStoppedByHook } from "./hooks.js";
@@ -20,16 +20,14 @@ const SHOWN_MS = 6000;
 export class Notices {
   /** @type {((notice: Notice) => boolean) | null} */
   #presenter = null;
-  /** @type {HTMLElement | null} */
-  #liveRegion = null;
   #session;
   #toaster;
 
   /**
    * @param {import("./session.js").Session} session
-   * @param {{ toaster?: import("./toaster.js").Toaster | null }} [options] where a message shows without a drawer
+   * @param {{ toaster: import("./toaster.js").Toaster }} options where a message shows without a drawer
    */
-  constructor(session, { toaster = null } = {}) {
+  constructor(session, { toaster }) {
     this.#session = session;
     this.#toaster = toaster;
   }
@@ -87,25 +85,7 @@ export class Notices {
   /** @param {Notice} notice */
   #emit(notice) {
     if (this.#presenter?.(notice)) return;
-    if (this.#toaster) this.#toaster.show(notice.text, SHOWN_MS);
-    else this.#announce(notice.text);
-  }
-
-  /** @param {string} text */
-  #announce(text) {
-    if (!this.#liveRegion?.isConnected) {
-      this.#liveRegion = document.createElement("div");
-      this.#liveRegion.className = "svc-ds-visually-hidden";
-      this.#liveRegion.setAttribute("role", "status");
-      this.#liveRegion.setAttribute(`data-${this.#session.prefix}-live`, "");
-      document.body.append(this.#liveRegion);
-    }
-    const region = this.#liveRegion;
-    region.textContent = "";
-    // A new text node after the clear, so screen readers announce a repeated message again.
-    setTimeout(() => {
-      region.textContent = text;
-    }, 50);
+    this.#toaster.show(notice.text, SHOWN_MS);
   }
 }
 
