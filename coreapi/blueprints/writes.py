@@ -25,7 +25,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from coreapi.context import current_identity, current_supplier
 from coreapi.extensions import db
 from coreapi.services import idempotency
-from coreapi.services.health import driver_message
+from coreapi.services.database_errors import driver_message
 from coreapi.services.write_deadline import WriteBusy, WriteDeadline, WriteTooLate, cut_short, disarm
 from plumbing.problems import (
     PROBLEM_MIMETYPE,

@@ -3,8 +3,10 @@
 import logging
 
 from sqlalchemy import text
-from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
+
+from coreapi.services.database_errors import driver_message
 
 log = logging.getLogger(__name__)
 
@@ -19,11 +21,3 @@ def database_answers(session: Session) -> bool:
         session.rollback()
         return False
     return True
-
-
-def driver_message(error: SQLAlchemyError) -> str:
-    """The database driver's first line of a failure, or its class: SQLAlchemy's own text holds the statement and
-    its parameters (shoppers' ids), which a log line must not."""
-    cause = error.orig if isinstance(error, DBAPIError) else None
-    lines = str(cause).strip().splitlines() if cause is not None else []
-    return lines[0] if lines else type(cause or error).__name__
