@@ -124,6 +124,17 @@ function fakeCoreapi() {
 }
 
 /**
+ * `write` gets no answer: with `lose`, the service applies it and its answers are lost; with `down`, it never reaches
+ * the service. The SDK rejects it (told as failed); the network is back afterwards.
+ * @param {ReturnType<typeof fakeCoreapi>} api @param {"lose" | "down"} mode @param {() => Promise<unknown>} write
+ */
+async function withoutAnswer(api, mode, write) {
+  api.net[mode] = true;
+  await assert.rejects(write());
+  api.net[mode] = false;
+}
+
+/**
  * A BasketService on the fake coreapi, at store s1, whose page reported an empty cart at start (`tabs`: the shopper's
  * other tabs, sdk/tabs.js; `intercept(call, send)`: the network between them, to lose or hold an answer). `cart` is
  * the retailer's cart as the pushes made it.
@@ -176,9 +187,7 @@ describe("the same write asked again goes with its key", () => {
 
   test("a reconcile less than 30 s after the write keeps the key (the service still holds the recipe)", async () => {
     const { service, api, pushed, keysOf } = await setup();
-    api.net.lose = true;
-    await assert.rejects(service.addRecipe("r1", 2));
-    api.net.lose = false;
+    await withoutAnswer(api, "lose", () => service.addRecipe("r1", 2));
     mock.timers.tick(29_000);
     await service.sync.cartChanged([]); // the service still leaves r1 to the cart
     await service.addRecipe("r1", 2);
@@ -238,9 +247,7 @@ describe("a new key", () => {
 
   test("for another shopper", async () => {
     const { service, api, session, keysOf } = await setup();
-    api.net.down = true;
-    await assert.rejects(service.addRecipe("r1", 2));
-    api.net.down = false;
+    await withoutAnswer(api, "down", () => service.addRecipe("r1", 2));
     session.identity$.next({ kind: "user", id: "u2", forbidProfiling: false });
     await flush();
     await service.addRecipe("r1", 2);
@@ -253,9 +260,7 @@ describe("a new key", () => {
     const tabs = new Tabs({ name: "t", open: hub.open, page: new FakePage(), lifecycle: null });
     const other = new Tabs({ name: "t", open: hub.open, page: new FakePage(), lifecycle: null });
     const { service, api, keysOf } = await setup({ tabs });
-    api.net.down = true;
-    await assert.rejects(service.addRecipe("r1", 2));
-    api.net.down = false;
+    await withoutAnswer(api, "down", () => service.addRecipe("r1", 2));
     other.post({ type: "basket", shopper: "user:u1" });
     await flush();
     await service.addRecipe("r1", 2);
@@ -267,9 +272,7 @@ describe("a new key", () => {
 
   test("not for a write the network never let out: it goes with its key, applied once when it arrives", async () => {
     const { service, api, keysOf } = await setup();
-    api.net.down = true;
-    await assert.rejects(service.addRecipe("r1", 2));
-    api.net.down = false;
+    await withoutAnswer(api, "down", () => service.addRecipe("r1", 2));
     await service.addRecipe("r1", 2);
     assert.deepEqual(api.applied, ["POST /basket/recipes"]);
     const [lost, again] = keysOf("POST", "/basket/recipes");
@@ -280,9 +283,7 @@ describe("a new key", () => {
 describe("the keys go when the basket is taken afresh", () => {
   test("reset(): the recipe asked again is applied again, and the page shows what the service holds", async () => {
     const { service, api, pushed, shown } = await setup();
-    api.net.lose = true;
-    await assert.rejects(service.addRecipe("r1", 2));
-    api.net.lose = false;
+    await withoutAnswer(api, "lose", () => service.addRecipe("r1", 2));
     await service.reset();
     assert.deepEqual(api.recipeIds(), []);
     await service.addRecipe("r1", 2);
@@ -296,9 +297,7 @@ describe("the keys go when the basket is taken afresh", () => {
     const { service, api, shown } = await setup();
     await service.addRecipe("r2", 1);
     await service.sync.cartChanged([{ id: "p2", quantity: 1 }]);
-    api.net.lose = true;
-    await assert.rejects(service.addRecipe("r1", 2));
-    api.net.lose = false;
+    await withoutAnswer(api, "lose", () => service.addRecipe("r1", 2));
     await service.confirm(10, "order-1", [{ id: "p2", quantity: 1 }, { id: "p1", quantity: 2 }]);
     await service.addRecipe("r1", 2);
     await flush();
@@ -327,9 +326,7 @@ describe("the keys go when the basket is taken afresh", () => {
 describe("32 s after a write without an answer", () => {
   test("an addition is left to the cart: the newest cart is reconciled, and the recipe the cart lacks leaves", async () => {
     const { service, api, calls, shown } = await setup();
-    api.net.lose = true;
-    await assert.rejects(service.addRecipe("r1", 2));
-    api.net.lose = false;
+    await withoutAnswer(api, "lose", () => service.addRecipe("r1", 2));
     const reconciles = () => calls.filter((call) => call.path === "/basket/reconcile").length;
     const before = reconciles();
     mock.timers.tick(31_999);
@@ -361,9 +358,7 @@ describe("32 s after a write without an answer", () => {
 describe("nothing is sent again by itself, and the keys' other ends", () => {
   test("a reconcile that got no answer leaves the kept key: the \"add all\" asked again after a 40 s outage is pushed", async () => {
     const { service, api, pushed, keysOf } = await setup();
-    api.net.lose = true;
-    await assert.rejects(service.addRecipe("r1", 2)); // applied, its answer lost
-    api.net.lose = false;
+    await withoutAnswer(api, "lose", () => service.addRecipe("r1", 2)); // applied, its answer lost
     api.net.down = true; // the outage goes on: the page's own follow-up reconcile at 32 s gets no answer
     mock.timers.tick(32_000);
     await flush();
@@ -380,9 +375,7 @@ describe("nothing is sent again by itself, and the keys' other ends", () => {
     const { service, api } = await setup();
     await service.addRecipe("r1", 2);
     await service.sync.cartChanged([{ id: "p1", quantity: 2 }]);
-    api.net.down = true;
-    await assert.rejects(service.removeRecipe("r1")); // never reached the service
-    api.net.down = false;
+    await withoutAnswer(api, "down", () => service.removeRecipe("r1")); // never reached the service
     mock.timers.tick(31_000);
     const gate = deferred();
     api.net.hold = () => gate.promise; // a slow answer
@@ -403,9 +396,7 @@ describe("nothing is sent again by itself, and the keys' other ends", () => {
     const { service, api } = await setup();
     await service.addRecipe("r1", 2);
     await service.sync.cartChanged([{ id: "p1", quantity: 2 }]);
-    api.net.down = true;
-    await assert.rejects(service.removeRecipe("r1")); // never reached the service
-    api.net.down = false;
+    await withoutAnswer(api, "down", () => service.removeRecipe("r1")); // never reached the service
     mock.timers.tick(10_000);
     await service.finalizeMenu(); // the menu, with r1
     assert.deepEqual(api.recipeIds(), ["r1"]);
@@ -423,9 +414,7 @@ describe("nothing is sent again by itself, and the keys' other ends", () => {
     const told = [];
     other.on("basket", (message) => told.push(message));
     const { service, api, shown } = await setup({ tabs });
-    api.net.down = true;
-    await assert.rejects(service.addRecipe("r1", 2)); // never reached the service
-    api.net.down = false;
+    await withoutAnswer(api, "down", () => service.addRecipe("r1", 2)); // never reached the service
     api.net.getFails = 1; // the read after the answer gets none; the catch-up's does
     await service.addRecipe("r1", 2);
     await service.whenIdle();
@@ -440,9 +429,7 @@ describe("nothing is sent again by itself, and the keys' other ends", () => {
     const { service, api, cart, cartLines, shown, keysOf } = await setup();
     await service.addRecipe("r1", 2);
     await service.sync.cartChanged(cartLines());
-    api.net.lose = true;
-    await assert.rejects(service.removeRecipe("r1")); // applied, its answer lost: the page still shows r1
-    api.net.lose = false;
+    await withoutAnswer(api, "lose", () => service.removeRecipe("r1")); // applied, its answer lost: the page still shows r1
     assert.deepEqual(shown(), ["r1"]);
     await service.removeRecipe("r1");
     await flush();
@@ -456,12 +443,8 @@ describe("nothing is sent again by itself, and the keys' other ends", () => {
     const { service, api, shown } = await setup();
     await service.addRecipe("r1", 2);
     await service.sync.cartChanged([{ id: "p1", quantity: 2 }]);
-    api.net.down = true;
-    await assert.rejects(service.removeRecipe("r1")); // never reached the service
-    api.net.down = false;
-    api.net.lose = true;
-    await assert.rejects(service.finalizeMenu()); // applied (the menu's r1 in the basket), its answer lost
-    api.net.lose = false;
+    await withoutAnswer(api, "down", () => service.removeRecipe("r1")); // never reached the service
+    await withoutAnswer(api, "lose", () => service.finalizeMenu()); // applied (the menu's r1 in the basket), its answer lost
     await service.removeRecipe("r1"); // the shopper removes r1 again: a new write
     assert.deepEqual(api.applied.filter((write) => write.startsWith("DELETE")), ["DELETE /basket/recipes/r1"]);
     assert.deepEqual(shown(), []);
@@ -475,9 +458,7 @@ describe("nothing is sent again by itself, and the keys' other ends", () => {
       return answer;
     };
     const { service, api, cart, shown } = await setup({ intercept });
-    api.net.lose = true;
-    await assert.rejects(service.addRecipe("r1", 2)); // applied at 0 s, its answer lost
-    api.net.lose = false;
+    await withoutAnswer(api, "lose", () => service.addRecipe("r1", 2)); // applied at 0 s, its answer lost
     loseReconcile = true;
     mock.timers.tick(32_000); // the page's own reconcile: CATCH_UP over, the service takes r1 out; its answer lost
     await flush();
@@ -501,9 +482,7 @@ describe("nothing is sent again by itself, and the keys' other ends", () => {
       return send();
     };
     const { service, api, cart, shown } = await setup({ intercept });
-    api.net.lose = true;
-    await assert.rejects(service.addRecipe("r1", 2)); // applied at 0 s, its answer lost
-    api.net.lose = false;
+    await withoutAnswer(api, "lose", () => service.addRecipe("r1", 2)); // applied at 0 s, its answer lost
     mock.timers.tick(25_000);
     holdReconcile = true;
     void service.sync.cartChanged([]).catch(() => {});
@@ -526,9 +505,7 @@ describe("nothing is sent again by itself, and the keys' other ends", () => {
     const page = new FakePage();
     const tabs = new Tabs({ name: "t", open: hub.open, page, lifecycle: null, now: () => Date.now() });
     const { service, api, keysOf } = await setup({ tabs });
-    api.net.down = true;
-    await assert.rejects(service.addRecipe("r1", 2));
-    api.net.down = false;
+    await withoutAnswer(api, "down", () => service.addRecipe("r1", 2));
     page.hide();
     mock.timers.setTime(Date.now() + 2 * 3600_000);
     page.show();
