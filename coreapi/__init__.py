@@ -15,6 +15,7 @@ from coreapi.cli import register_commands
 from coreapi.config import load_config
 from coreapi.extensions import db, enforce_sqlite_foreign_keys
 from coreapi.log import configure_logging, register_request_logging
+from coreapi.services.connection_watchdog import ConnectionWatchdog, bound_connection_holds
 from coreapi.services.write_deadline import bound_statements
 from plumbing.problems import register_problem_handlers
 
@@ -53,6 +54,9 @@ def register_extensions(app: Flask) -> None:
     with app.app_context():
         enforce_sqlite_foreign_keys(db.engine)
         bound_statements(db.engine)
+        watchdog = ConnectionWatchdog(hold_seconds=float(app.config["DATABASE_HOLD_SECONDS"]))
+        app.extensions["coreapi_connection_watchdog"] = watchdog
+        bound_connection_holds(db.engine, watchdog)
 
 
 def register_blueprints(app: Flask) -> None:

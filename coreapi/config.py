@@ -30,8 +30,15 @@ POSITIVE_DURATIONS = (
     "IDEMPOTENCY_WAIT_SECONDS",
     "WRITE_DEADLINE_SECONDS",
     "DATABASE_POOL_TIMEOUT_SECONDS",
+    "DATABASE_HOLD_SECONDS",
     "TRANSFER_TTL_SECONDS",
 )
+# How much longer than its deadline a write's statement may run (coreapi/services/write_deadline.py,
+# STATEMENT_MARGIN_MS): a connection is held at least that long before it may be cut.
+STATEMENT_MARGIN_SECONDS = 0.5
+# PostgreSQL: libpq's wait for a new connection (whole seconds) unless DATABASE_URL sets its own `connect_timeout`:
+# a database that takes connections and never answers would otherwise hold the request for as long as it hangs.
+CONNECT_TIMEOUT_SECONDS = 2
 DURATIONS = (*POSITIVE_DURATIONS, "MEDIA_MAX_AGE", "IDEMPOTENCY_PRUNE_INTERVAL_SECONDS")
 
 
@@ -65,6 +72,11 @@ def default_config(instance_path: str) -> dict[str, Any]:
         # seconds: a fraction is rounded down) before its 503, rather than SQLAlchemy's 30 s, far past what any
         # client waits.
         "DATABASE_POOL_TIMEOUT_SECONDS": 2.0,
+        # PostgreSQL: how long a request may hold a connection before coreapi cuts it (a database that does not
+        # answer; coreapi/services/connection_watchdog.py) and answers 503. Longer than any client waits for coreapi
+        # (prerender's read timeout, 3 s) and than a write may take (WRITE_DEADLINE_SECONDS, its statements 0.5 s
+        # more): a cut ends only work whose answer nobody waits for.
+        "DATABASE_HOLD_SECONDS": 5.0,
         # How long the token of a basket transfer (POST /basket/transfers) can be redeemed.
         "TRANSFER_TTL_SECONDS": 900,
         # The HMAC key of the pseudonyms that stand for identities in the logs (coreapi.log); None:
@@ -87,6 +99,7 @@ def load_config(app: Flask, test_config: dict[str, Any] | None = None) -> None:
     if test_config is not None:
         app.config.from_mapping(test_config)
     check_durations(app.config)
+    check_hold(app.config)
 
     app.config["SQLALCHEMY_DATABASE_URI"] = app.config["DATABASE_URL"]
     app.config["SQLALCHEMY_ECHO"] = bool(app.config["SQL_ECHO"])
@@ -97,12 +110,21 @@ def load_config(app: Flask, test_config: dict[str, Any] | None = None) -> None:
         **(app.config.get("SQLALCHEMY_ENGINE_OPTIONS") or {}),
     }
     if str(app.config["DATABASE_URL"]).startswith("postgresql"):  # SQLite's pools in tests take no timeout
-        app.config["SQLALCHEMY_ENGINE_OPTIONS"].setdefault(
-            "pool_timeout", float(app.config["DATABASE_POOL_TIMEOUT_SECONDS"])
-        )
+        postgresql_engine_options(app.config["SQLALCHEMY_ENGINE_OPTIONS"], app.config)
     if app.config["PUBLIC_URL"]:
         app.config["PUBLIC_URL"] = str(app.config["PUBLIC_URL"]).rstrip("/")
     app.config["SERVICE_KEYS"] = service_keys(app.config["SERVICE_KEYS"], Path(app.instance_path))
+
+
+def postgresql_engine_options(options: dict[str, Any], config: Mapping[str, Any]) -> None:
+    """The engine's options on PostgreSQL: a connection of the pool waited for ``DATABASE_POOL_TIMEOUT_SECONDS``, a
+    new one ``CONNECT_TIMEOUT_SECONDS``, and no ``pool_pre_ping``: coreapi pings a connection it hands out itself,
+    within the time a request may hold it (coreapi/services/connection_watchdog.py), where SQLAlchemy's ping, before
+    any listener, could wait on a database that does not answer for as long as it hangs."""
+    options.setdefault("pool_timeout", float(config["DATABASE_POOL_TIMEOUT_SECONDS"]))
+    options["pool_pre_ping"] = False
+    if "connect_timeout=" not in str(config["DATABASE_URL"]):
+        options["connect_args"] = {"connect_timeout": CONNECT_TIMEOUT_SECONDS, **(options.get("connect_args") or {})}
 
 
 def check_durations(config: Mapping[str, Any]) -> None:
@@ -119,6 +141,17 @@ def check_durations(config: Mapping[str, Any]) -> None:
             or (value == 0 and key in POSITIVE_DURATIONS)
         ):
             raise ConfigError(f"{ENV_PREFIX}_{key}: a number of seconds {least} (got {value!r})")
+
+
+def check_hold(config: Mapping[str, Any]) -> None:
+    """``DATABASE_HOLD_SECONDS`` longer than a write may take, else a ConfigError: every write that ran near its
+    deadline would be cut, and answered "the database is unavailable", rather than finish or answer its own 409."""
+    least = config["WRITE_DEADLINE_SECONDS"] + STATEMENT_MARGIN_SECONDS
+    if config["DATABASE_HOLD_SECONDS"] <= least:
+        raise ConfigError(
+            f"{ENV_PREFIX}_DATABASE_HOLD_SECONDS: more than a write may take ({ENV_PREFIX}_WRITE_DEADLINE_SECONDS and "
+            f"{STATEMENT_MARGIN_SECONDS} s, {least} s; got {config['DATABASE_HOLD_SECONDS']!r})"
+        )
 
 
 def service_keys(configured: Any, instance_path: Path) -> list[str]:

@@ -73,8 +73,9 @@ from tests.stacks import DEFAULT_STACK, SCALED_STACK
 # else into an empty fragment. The budget itself is tested with its own small values (tests/unit/
 # test_upstream_budget.py) and measured at its default by `make bench`.
 TEST_BUDGETS = {"UPSTREAM_FRAGMENT_BUDGET": 10.0, "UPSTREAM_JSON_BUDGET": 10.0}
-# The live coreapi's time for a write, roomy for the same reason (tests/coreapi/test_write_deadline.py tests it).
-TEST_WRITE_DEADLINE = {"WRITE_DEADLINE_SECONDS": 30.0}
+# The live coreapi's time for a write and for a request's hold of a connection, roomy for the same reason
+# (tests/coreapi/test_write_deadline.py and test_database_hangs.py test them).
+ROOMY_COREAPI_LIMITS = {"WRITE_DEADLINE_SECONDS": 30.0, "DATABASE_HOLD_SECONDS": 60.0}
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -102,7 +103,7 @@ class LiveServer:
 def seeded_coreapi(database_url: str, **config: Any) -> Flask:
     """A coreapi app on that database (config: e.g. SQLALCHEMY_ENGINE_OPTIONS), migrated and seeded."""
     app = coreapi.create_app(
-        {"TESTING": True, "DATABASE_URL": database_url, "LOG_LEVEL": "WARNING", **TEST_WRITE_DEADLINE, **config}
+        {"TESTING": True, "DATABASE_URL": database_url, "LOG_LEVEL": "WARNING", **ROOMY_COREAPI_LIMITS, **config}
     )
     result = app.test_cli_runner().invoke(args=["init-db", "--reset"])
     assert result.exit_code == 0, result.output

@@ -25,6 +25,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from coreapi.context import current_identity, current_supplier
 from coreapi.extensions import db
 from coreapi.services import idempotency
+from coreapi.services.connection_watchdog import stop_watching, watch_this_context
 from coreapi.services.database_errors import driver_message
 from coreapi.services.write_deadline import WriteBusy, WriteDeadline, WriteTooLate, cut_short, disarm
 from plumbing.problems import (
@@ -48,6 +49,7 @@ REPLAYED_HEADER = "Idempotent-Replayed"
 # What a request refused for now says: nothing was done, send it again in a second.
 RETRY_SOON = {"Retry-After": "1"}
 _ARRIVED = "coreapi_arrived"  # flask.g: when the request arrived (time.monotonic())
+_WATCHING = "coreapi_watching"  # flask.g: what ends the watch of the request's connections
 # When the client stops waiting for the answer (prerender sends it within a request's budget): Unix time in
 # milliseconds. A write keeps a margin before it for its answer to travel back (and the hosts' clocks to differ).
 CLIENT_DEADLINE_HEADER = "X-Request-Deadline"
@@ -61,8 +63,18 @@ ABANDONED_AFTER_SECONDS = 0.1
 
 def note_arrival() -> None:
     """before_request of the app, before any blueprint's (the supplier's lookup takes a connection): a write's
-    deadline counts from here."""
+    deadline counts from here, and the connections the request takes are held for ``DATABASE_HOLD_SECONDS`` at most
+    (coreapi/services/connection_watchdog.py)."""
     setattr(g, _ARRIVED, time.monotonic())
+    setattr(g, _WATCHING, watch_this_context())
+
+
+def end_watch(_error: BaseException | None) -> None:
+    """teardown_request of the app: the request's later connections (none) are not watched; the watch of those it
+    holds ends when they go back to the pool."""
+    token = g.pop(_WATCHING, None)
+    if token is not None:
+        stop_watching(token)
 
 
 def client_stops_waiting() -> float | None:
@@ -106,10 +118,12 @@ def database_unavailable(error: OperationalError) -> Response:
 
 
 def register_write_deadline(app: Flask) -> None:
-    """The request's arrival, from which its write's deadline counts; a request that arrives after its client's
-    deadline, finds no free connection or fails in the database is a 503 (a read or a write alike)."""
+    """The request's arrival, from which its write's deadline counts, and the watch of the connections it holds; a
+    request that arrives after its client's deadline, finds no free connection, fails in the database or holds a
+    connection past ``DATABASE_HOLD_SECONDS`` is a 503 (a read or a write alike)."""
     app.before_request(note_arrival)
     app.before_request(refuse_when_abandoned)
+    app.teardown_request(end_watch)
     app.register_error_handler(PoolTimeout, pool_exhausted)
     app.register_error_handler(OperationalError, database_unavailable)
 

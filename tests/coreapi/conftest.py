@@ -115,11 +115,11 @@ def make_app(backend: Any, engine_options: dict[str, Any] | None = None, **confi
     database = backend.new_database()
     if engine_options:
         database["SQLALCHEMY_ENGINE_OPTIONS"] = {**database.get("SQLALCHEMY_ENGINE_OPTIONS", {}), **engine_options}
-    # A roomy time for a write: tests that hold one write while another runs must not see it cut at the default
-    # deadline on a loaded machine (tests/coreapi/test_write_deadline.py tests the deadline with its own).
-    return create_app(
-        {"TESTING": True, "SERVICE_KEYS": [SERVICE_KEY], "WRITE_DEADLINE_SECONDS": 30.0, **database, **config}
-    )
+    # A roomy time for a write, and for a request's hold of a connection: tests that hold one write while another
+    # runs must not see it cut at the default deadline on a loaded machine (tests/coreapi/test_write_deadline.py and
+    # test_database_hangs.py test them with their own).
+    roomy = {"WRITE_DEADLINE_SECONDS": 30.0, "DATABASE_HOLD_SECONDS": 60.0}
+    return create_app({"TESTING": True, "SERVICE_KEYS": [SERVICE_KEY], **roomy, **database, **config})
 
 
 def migrate_and_seed(app: Flask) -> Flask:

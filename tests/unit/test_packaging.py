@@ -52,7 +52,7 @@ NOT_SOURCES = shutil.ignore_patterns(
 USED_WITHOUT_IMPORT = {
     # redis: flask-caching's RedisCache (CACHE_REDIS_URL); tzdata: zoneinfo's database where the machine has none
     "prerender": {"gunicorn", "redis", "tzdata"},
-    "coreapi": {"gunicorn", "psycopg", "prometheus-client"},  # psycopg: SQLAlchemy's driver (postgresql+psycopg)
+    "coreapi": {"gunicorn", "prometheus-client"},
     "examples": {"gunicorn", "prometheus-client"},
     "plumbing": set(),
 }
