@@ -13,6 +13,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Self
 
 import pytest
 
@@ -91,6 +92,20 @@ class ChildServer(ABC):
     def logs(self) -> str:
         return self.log.read_text(errors="replace")[-4000:] if self.log.exists() else ""
 
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
+
+def health_answers_200(port: int) -> bool:
+    """Whether the server on 127.0.0.1:`port` answers `GET /healthz` with a 200 (a ChildServer's `ready`)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: ready\r\nConnection: close\r\n\r\n")
+        return sock.recv(64).startswith(b"HTTP/1.1 200")
+
 
 class GunicornPrerender(ChildServer):
     """prerender under gunicorn with gunicorn.conf.py, the command of `make run` (tools/devstack.py), on a free
@@ -143,16 +158,7 @@ class GunicornPrerender(ChildServer):
         return f"http://127.0.0.1:{self.port}"
 
     def ready(self) -> bool:
-        with socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock:
-            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: ready\r\nConnection: close\r\n\r\n")
-            return sock.recv(64).startswith(b"HTTP/1.1 200")
-
-    def __enter__(self) -> GunicornPrerender:
-        self.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.stop()
+        return health_answers_200(self.port)
 
 
 @pytest.hookimpl(tryfirst=True)

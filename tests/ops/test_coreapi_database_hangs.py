@@ -7,7 +7,6 @@ tests/coreapi/test_database_hangs.py checks the same under threads, with reads, 
 from __future__ import annotations
 
 import os
-import socket
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -19,7 +18,7 @@ from sqlalchemy.engine import make_url
 from tests.databases import POSTGRES_URL, PostgresSchemas, Unreachable
 from tests.tcp_proxy import HangingProxy
 
-from .conftest import ChildServer, free_port, load_devstack
+from .conftest import ChildServer, free_port, health_answers_200, load_devstack
 
 CONCURRENT = 4  # requests on the hung database at once, in one worker
 # Roomy for the requests before and after the hang on a loaded machine; each answers in about twice this while it
@@ -40,6 +39,7 @@ class GunicornCoreapi(ChildServer):
             **{name: value for name, value in os.environ.items() if not name.startswith(("GUNICORN_", "COREAPI_"))},
             "COREAPI_DATABASE_URL": database_url,
             "COREAPI_DATABASE_HOLD_SECONDS": str(HOLD_SECONDS),
+            "COREAPI_WRITE_DEADLINE_SECONDS": "1.0",  # no write here; a hold must exceed it (coreapi/config.py)
             "COREAPI_SERVICE_KEYS": '["ops-test-service-key-' + "k" * 32 + '"]',
             "COREAPI_LOG_PSEUDONYM_KEY": "ops-test-pseudonym-key",
             "GUNICORN_WORKERS": "1",
@@ -52,16 +52,7 @@ class GunicornCoreapi(ChildServer):
         return f"http://127.0.0.1:{self.port}"
 
     def ready(self) -> bool:
-        with socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock:
-            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: ready\r\nConnection: close\r\n\r\n")
-            return sock.recv(64).startswith(b"HTTP/1.1 200")
-
-    def __enter__(self) -> GunicornCoreapi:
-        self.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.stop()
+        return health_answers_200(self.port)
 
 
 @pytest.fixture
