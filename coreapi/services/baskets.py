@@ -794,7 +794,11 @@ def _new_entry(basket: Basket, recipe: Recipe, guests: int) -> BasketEntry:
 
 
 def _rescale(entry: BasketEntry, guests: int) -> None:
-    """Each line's packages for ``guests`` of the recipe, with the line's own product."""
+    """Each line's packages for ``guests`` of the recipe, with the line's own product. An entry for ``guests``
+    already is left as it is: the quantities the shopper set on its lines stay (a rollback sends the guests the
+    entry had, which an "add all" of the recipe for the same guests leaves unchanged)."""
+    if entry.guests == guests:
+        return
     recipe = entry.recipe
     needed = {item.ingredient_id: item.quantity for item in recipe.ingredients}
     entry.guests = guests

@@ -528,6 +528,22 @@ def test_rescaling_changes_signs(visitor: Shopper, seed) -> None:
     assert ok(visitor.rescale("1", 1))["changes"] == []
 
 
+def test_the_guests_the_entry_has_keep_the_quantities_the_shopper_set(visitor: Shopper, seed) -> None:
+    """Adding the recipe again or re-scaling it for the guests it has (the SDK's rollback of an "add all" of a recipe
+    the basket held) changes nothing: a line the shopper set stays as set."""
+    recipe_id, ingredient_id, _, other = replaceable(seed, "1001")
+    ok(visitor.add(recipe_id, 4))
+    ok(visitor.set_line(recipe_id, ingredient_id, other, 7))
+    held = visitor.basket()
+    for again in (lambda: visitor.add(recipe_id, 4), lambda: visitor.rescale(recipe_id, 4)):
+        body = ok(again())
+        assert body["changes"] == []
+        assert entry(body["basket"], recipe_id) == entry(held, recipe_id)
+    body = ok(visitor.rescale(recipe_id, 5))
+    (line,) = [item for item in entry(body["basket"], recipe_id)["lines"] if item["ingredient_id"] == ingredient_id]
+    assert line["quantity"] == packages(seed, recipe_id, ingredient_id, other, 5)
+
+
 def test_rescaling_keeps_the_chosen_products(visitor: Shopper, seed) -> None:
     recipe_id, ingredient_id, _, other = replaceable(seed, "1001")
     ok(visitor.add(recipe_id, 4))
