@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import uuid
 
-from flask import Blueprint
+from flask import Blueprint, current_app
 from flask.typing import ResponseReturnValue
 
 from prerender.extensions import cache
@@ -24,6 +24,8 @@ from prerender.web.contract import declare, json_answer
 log = logging.getLogger(__name__)
 
 bp = Blueprint("health", __name__)
+# app.extensions: whether this worker's last check of the shared cache failed.
+_CACHE_FAILING = "prerender_readyz_cache_failing"
 
 
 @bp.get("/healthz")
@@ -62,12 +64,26 @@ def _service_key_check(upstream: Upstream) -> str:
 
 
 def _cache_check() -> str:
+    """The shared cache's state. Logged when it changes, not at every probe: a load balancer probes each worker every
+    few seconds, and a Redis outage wrote one error line per probe for as long as it lasted."""
+    result, reason = _probe_cache()
+    failing = result != "ok"
+    failed_before = current_app.extensions.get(_CACHE_FAILING, False)
+    if failing and not failed_before:
+        log.error("cache check failed: %s (logged again once it has passed)", reason)
+    elif failed_before and not failing:
+        log.warning("cache check passes again")
+    current_app.extensions[_CACHE_FAILING] = failing
+    return result
+
+
+def _probe_cache() -> tuple[str, str]:
+    """The check's result for /readyz and, when it failed, its reason for the log."""
     probe = uuid.uuid4().hex
     try:
         cache.set("readyz-probe", probe, timeout=10)
         if cache.get("readyz-probe") != probe:
-            return "failed: the value read back differs"
+            return "failed: the value read back differs", "the value read back differs"
     except Exception as error:
-        log.error("cache check failed: %r", error)
-        return f"failed: {error.__class__.__name__}"
-    return "ok"
+        return f"failed: {error.__class__.__name__}", repr(error)
+    return "ok", ""

@@ -9,6 +9,7 @@ import math
 
 from plumbing.log_text import LOG_TEXT_MAX, clipped
 from prerender import create_app
+from prerender.blueprints import health
 from prerender.web.request_log import JsonFormatter, pseudonym
 from tests.conftest import HEADERS
 
@@ -61,6 +62,28 @@ def test_readyz_does_not_follow_the_upstream(client):
     body = response.get_json()
     assert response.status_code == 200 and body["status"] == "ready"
     assert body["checks"] == {"cache": "ok", "service_key": "ok"}
+
+
+def test_a_failing_cache_check_is_logged_when_it_starts_failing_and_when_it_passes_again(client, caplog, monkeypatch):
+    """Not at every probe: a load balancer probes every few seconds for as long as Redis is down."""
+    caplog.set_level(logging.INFO, logger="prerender")
+
+    def unreachable(*_args, **_kwargs):
+        raise ConnectionError("Redis is down")
+
+    def cache_lines() -> list[str]:
+        return [record.getMessage() for record in caplog.records if "cache check" in record.getMessage()]
+
+    with monkeypatch.context() as down:
+        down.setattr(health.cache, "set", unreachable)
+        for _ in range(3):
+            assert client.get("/readyz").get_json()["checks"]["cache"] == "failed: ConnectionError"
+    assert client.get("/readyz").get_json()["checks"]["cache"] == "ok"
+    assert client.get("/readyz").get_json()["checks"]["cache"] == "ok"
+    assert cache_lines() == [
+        "cache check failed: ConnectionError('Redis is down') (logged again once it has passed)",
+        "cache check passes again",
+    ]
 
 
 def test_a_request_refused_before_its_view_is_timed_from_its_start(client, caplog):
