@@ -319,6 +319,41 @@ def test_a_menu_changed_on_another_device_is_said_so_in_the_shoppers_language(
     assert dessert_id in menu_ids(planner)
 
 
+UNCONFIRMED = "Nous n'avons pas pu confirmer ce changement : voici votre menu tel qu'il est maintenant."
+
+
+def test_an_add_whose_every_answer_was_lost_is_not_told_as_failed(
+    site: Callable[..., Customer], page: Page, width: str
+) -> None:
+    """Every try of the add reaches the service (applied once, by its key) and its answer is lost: the page does not
+    say "it did not work" of a change that was made. It says it could not confirm it, shows the menu as it is (the
+    recipe in it), and the suggestion says "in the menu"."""
+    planner = site().open()
+    planner.locator("[data-action=filter][value=dessert]").click()
+    idle(planner)
+    dessert = planner.locator("[data-role=panel-items] > li").first
+    dessert_id = dessert.get_attribute("data-recipe-id")
+    tries: list[str | None] = []
+
+    def applied_then_lost(route: Route) -> None:
+        if route.request.method != "POST":
+            route.continue_()
+            return
+        tries.append(route.request.headers.get("idempotency-key"))
+        route.fetch()  # applied by the service (or answered as applied, the same key again)...
+        route.abort("connectionreset")  # ...its answer lost
+
+    page.route(re.compile(r"/v2/menu/current/recipes$"), applied_then_lost)
+    dessert.locator("[data-action=add]").click()
+    idle(planner)
+    expect(planner.locator("[data-role=message]")).to_have_text(UNCONFIRMED)
+    assert len(tries) > 1 and len(set(tries)) == 1 and tries[0]
+    assert menu_ids(planner).count(dessert_id) == 1
+    expect(dessert).to_have_class(re.compile("svc-planner__suggestion--added"))
+    expect(dessert.locator("[data-action=add]")).to_be_disabled()
+    assert_no_axe_violations(page, product(page), what=f"the page after an unconfirmed add ({width})")
+
+
 def test_unselecting_a_product_lowers_the_total(site: Callable[..., Customer], page: Page, width: str) -> None:
     customer = site()
     planner = customer.open()

@@ -22,7 +22,7 @@
 //   once, then `planner.add`, `planner.remove`, `planner.swap`, `planner.finalize`;
 // - the try-again state (`retry`: the upstream failed while the server rendered the page), in
 //   components/planner-retry.js: the page asked again a few times, then on the button.
-import { sdk, services, isStoppedByHook, inertFragment, formatText, revealFocusInRows } from "./ui.js";
+import { sdk, services, isStoppedByHook, isOutcomeUnknown, inertFragment, formatText, revealFocusInRows } from "./ui.js";
 import { findOnboarding, ONBOARDED_KEY } from "./planner-onboarding.js";
 import { PlannerPanel } from "./planner-panel.js";
 import { PlannerRetry } from "./planner-retry.js";
@@ -374,6 +374,11 @@ export class PlannerElement extends HTMLElement {
       console.warn(`[${sdk.prefix}] planner: could not show the menu another tab changed`, error);
       return;
     }
+    this.#followMenuInPanel();
+  }
+
+  /** The panel's "in the menu" marks follow the menu's parts as they are now. */
+  #followMenuInPanel() {
     const inMenu = new Set([...this.querySelectorAll(".svc-planner__menu-item")]
       .map((row) => /** @type {HTMLElement} */ (row).dataset.recipeId ?? ""));
     for (const item of this.querySelectorAll(".svc-planner__suggestion[data-recipe-id]")) {
@@ -475,12 +480,25 @@ export class PlannerElement extends HTMLElement {
       return;
     }
     console.warn(`[${sdk.prefix}] planner:`, error, problem?.detail ?? "");
+    // Still in the queue: the next action's refresh cannot be overwritten by this older one.
+    if (isOutcomeUnknown(error)) {
+      // Every try went unanswered (the network, or the service's 502, 503 or 504): the change may have been applied
+      // (its key made it once at most). "It did not work" would be wrong then: the page says it could not confirm
+      // it and shows the menu as it is; when the menu cannot be read either, "try again" (a second try of a change
+      // applied meanwhile is told as the menu changed, and shows it).
+      return this.#refresh().then(
+        () => {
+          this.#followMenuInPanel();
+          this.#message(this.#text("UNCONFIRMED"));
+        },
+        () => this.#message(this.#text("FAILED")),
+      );
+    }
     // Never the route's own detail: it is written for developers, in English. A 404 (no menu, or not that recipe
     // any more) means the menu changed elsewhere, as some 409s do; the refresh below shows it as it is now.
     const conflict = status === 409 ? CONFLICT_TEXTS.get(String(problem?.reason ?? "")) : undefined;
     this.#message(this.#text(status === 404 ? "CHANGED_ELSEWHERE" : conflict ?? "FAILED"));
-    // Still in the queue: the next action's refresh cannot be overwritten by this older one.
-    return this.#refresh().catch(() => {});
+    return this.#refresh().then(() => this.#followMenuInPanel()).catch(() => {});
   }
 
   // --- views, onboarding, analytics -----------------------------------------------------------------
