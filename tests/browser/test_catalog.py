@@ -14,10 +14,10 @@ from collections.abc import Iterator
 
 import pytest
 import requests
-from playwright.sync_api import BrowserContext, Locator, Page, expect
+from playwright.sync_api import BrowserContext, Locator, Page, Route, expect
 
 from .axe import assert_no_axe_violations
-from .helpers import layout_shifts, new_user, origin_served_by, record_layout_shifts, visit
+from .helpers import layout_shifts, new_user, origin_served_by, page_credential, record_layout_shifts, visit
 from .split_delivery import split_delivery
 from .test_planner_entry import WIDTHS
 
@@ -377,3 +377,57 @@ def test_an_action_that_fails_says_so_where_a_sighted_shopper_sees_it(
     expect(toaster).to_be_in_viewport()
     expect(add).to_be_enabled()
     assert_no_axe_violations(page, ["[data-svc-toaster]", CATALOG], what=f"a failed action's message ({width})")
+
+
+def test_an_add_to_the_menu_whose_every_answer_was_lost_is_told_as_made_when_the_menu_holds_it(
+    shop: str, context: BrowserContext, page: Page, prerender_url: str
+) -> None:
+    """Every try of the "add to my menu" reaches the service (applied once, by its key) and loses its answer: the
+    menu, read again, holds the recipe, so the page says it was added, not that it failed."""
+    visit(context, page, shop, "/idees/recherche?all_recipes=true&planner=true", user=new_user())
+    assert menu_of(page, prerender_url) == []  # the shopper has a menu, empty
+    tries: list[str | None] = []
+
+    def applied_then_lost(route: Route) -> None:
+        if route.request.method != "POST":
+            route.continue_()
+            return
+        tries.append(route.request.headers.get("idempotency-key"))
+        route.fetch()  # applied by the service (or answered as applied, the same key again)...
+        route.abort("connectionreset")  # ...its answer lost
+
+    page.route("**/v2/menu/current/recipes", applied_then_lost)
+    add = catalog(page).locator("[data-action=add-to-menu]").first
+    title = add.locator("xpath=ancestor::li[1]").locator(".svc-recipe-card__title-text").inner_text().strip()
+    add.click()
+    expect(page.locator("[data-svc-toaster]")).to_have_text(f"Recette « {title} » ajoutée au menu.")
+    expect(add.locator("[data-role=label]")).to_have_text("Dans le menu")
+    expect(add).to_be_disabled()
+    assert len(tries) > 1 and len(set(tries)) == 1 and tries[0]
+    assert menu_of(page, prerender_url) == [add.get_attribute("data-recipe-id")]
+
+
+def menu_of(page: Page, prerender_url: str) -> list[str]:
+    """The ids of the page's shopper's menu, read with the page's credential as another device would (a shopper
+    without one gets an empty one)."""
+    headers = {"authorization": f"Bearer {page_credential(page)}", "language-id": "fr", "session-id": "catalog-test"}
+    answer = requests.get(f"{prerender_url}/v2/menu/current?from=scratch", headers=headers, timeout=10)
+    assert answer.status_code == 200, answer.text
+    return [recipe["id"] for recipe in answer.json()["recipes"]]
+
+
+def test_a_shopper_who_never_opened_the_planner_adds_a_recipe_to_a_menu_of_its_own(
+    shop: str, context: BrowserContext, page: Page, prerender_url: str, width: str
+) -> None:
+    """A shopper's first "add to my menu", before any visit of the planner (which makes the menu): the recipe is
+    added, to a menu that holds it alone (not the suggestions a first visit of the planner would fill it with)."""
+    visit(context, page, shop, "/idees/recherche?all_recipes=true&planner=true", user=new_user())
+    add = catalog(page).locator("[data-action=add-to-menu]").first
+    recipe_id = add.get_attribute("data-recipe-id")
+    title = add.locator("xpath=ancestor::li[1]").locator(".svc-recipe-card__title-text").inner_text().strip()
+    add.click()
+    expect(page.locator("[data-svc-toaster]")).to_have_text(f"Recette « {title} » ajoutée au menu.")
+    expect(add.locator("[data-role=label]")).to_have_text("Dans le menu")
+    expect(add).to_be_disabled()
+    assert menu_of(page, prerender_url) == [recipe_id]
+    assert_no_axe_violations(page, ["[data-svc-toaster]", CATALOG], what=f"a recipe added to the menu ({width})")

@@ -22,7 +22,7 @@
 //
 // The preferences panel is a part of its own, components/catalog/preferences.js, and what the basket preview counts
 // is components/catalog/basket-counts.js (both bundled into this module in the release tree).
-import { sdk, services, money, linesPrice, revealFocusInRows, translator } from "./ui.js";
+import { sdk, services, isOutcomeUnknown, money, linesPrice, revealFocusInRows, translator } from "./ui.js";
 import { soldLines, soldProducts } from "./catalog/basket-counts.js";
 import { PreferencesPanel } from "./catalog/preferences.js";
 
@@ -337,18 +337,57 @@ export class CatalogElement extends HTMLElement {
     button.disabled = true;
     const title = button.closest("li")?.querySelector(".svc-recipe-card__title-text")?.textContent?.trim() ?? "";
     try {
-      await services.client.request("POST", "/menu/current/recipes", { json: { recipe_id: recipeId }, write: true, version: "v2" });
-      services.planner.menuChanged(services.pos.current);
-      services.track("planner.add", { recipe_id: recipeId, source: "catalog" });
-      const label = button.querySelector('[data-role="label"]');
-      if (label) label.textContent = this.#text("PLANNER_PAGE.IN_MENU");
-      button.closest("li")?.classList.add("svc-catalog__item--added");
-      this.#notify(this.#text("PLANNER_PAGE.ADDED", { title }));
+      await this.#addRecipeToMenu(recipeId);
     } catch (error) {
-      button.disabled = false;
-      if (statusOf(error) === 403 && services.planner.require("login", window.location.href)) return;
-      console.error(error);
-      this.#notify(this.#text("PLANNER_PAGE.FAILED"), "error");
+      // Every try went unanswered: the add may have been made (its key made it once at most). The menu says.
+      if (!isOutcomeUnknown(error) || !(await this.#menuHolds(recipeId))) {
+        button.disabled = false;
+        if (statusOf(error) === 403 && services.planner.require("login", window.location.href)) return;
+        console.error(error);
+        this.#notify(this.#text("PLANNER_PAGE.FAILED"), "error");
+        return;
+      }
+    }
+    services.planner.menuChanged(services.pos.current);
+    services.track("planner.add", { recipe_id: recipeId, source: "catalog" });
+    const label = button.querySelector('[data-role="label"]');
+    if (label) label.textContent = this.#text("PLANNER_PAGE.IN_MENU");
+    button.closest("li")?.classList.add("svc-catalog__item--added");
+    this.#notify(this.#text("PLANNER_PAGE.ADDED", { title }));
+  }
+
+  /**
+   * The recipe into the shopper's menu. A shopper who never opened the planner has none (the add answers 404: a menu
+   * is made by its first read): an empty one is made at the page's store, then the recipe added to it, the menu
+   * then holding what the shopper chose and nothing else.
+   * @param {string} recipeId
+   */
+  async #addRecipeToMenu(recipeId) {
+    const add = () => services.client.request(
+      "POST", "/menu/current/recipes", { json: { recipe_id: recipeId }, write: true, version: "v2" });
+    try {
+      await add();
+    } catch (error) {
+      if (statusOf(error) !== 404) throw error;
+      const store = services.pos.current;
+      await services.client.request("GET", "/menu/current", { query: { from: "scratch", ...(store ? { store_id: store } : {}) }, version: "v2" });
+      await add();
+    }
+  }
+
+  /**
+   * Whether the shopper's menu holds the recipe now; false when it cannot be read. Without `store_id` (reading the
+   * menu at a store would move it there), and `from=scratch` (a shopper without a menu gets an empty one, not one
+   * filled with suggestions).
+   * @param {string} recipeId
+   */
+  async #menuHolds(recipeId) {
+    try {
+      const menu = /** @type {{ recipes?: { id?: unknown }[] } | null} */ (
+        await services.client.request("GET", "/menu/current", { query: { from: "scratch" }, version: "v2" }));
+      return (menu?.recipes ?? []).some((recipe) => String(recipe.id) === recipeId);
+    } catch {
+      return false;
     }
   }
 
