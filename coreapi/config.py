@@ -144,13 +144,17 @@ def check_durations(config: Mapping[str, Any]) -> None:
 
 
 def check_hold(config: Mapping[str, Any]) -> None:
-    """``DATABASE_HOLD_SECONDS`` longer than a write may take, else a ConfigError: every write that ran near its
-    deadline would be cut, and answered "the database is unavailable", rather than finish or answer its own 409."""
-    least = config["WRITE_DEADLINE_SECONDS"] + STATEMENT_MARGIN_SECONDS
+    """``DATABASE_HOLD_SECONDS`` longer than a write may take (its deadline, or the wait of its idempotency claim,
+    which comes before the deadline is armed, and its statements' margin), else a ConfigError: every write that ran
+    near its limits would be cut, and answered "the database is unavailable", rather than finish or answer its own
+    409."""
+    longest = max(config["WRITE_DEADLINE_SECONDS"], config["IDEMPOTENCY_WAIT_SECONDS"])
+    least = longest + STATEMENT_MARGIN_SECONDS
     if config["DATABASE_HOLD_SECONDS"] <= least:
         raise ConfigError(
-            f"{ENV_PREFIX}_DATABASE_HOLD_SECONDS: more than a write may take ({ENV_PREFIX}_WRITE_DEADLINE_SECONDS and "
-            f"{STATEMENT_MARGIN_SECONDS} s, {least} s; got {config['DATABASE_HOLD_SECONDS']!r})"
+            f"{ENV_PREFIX}_DATABASE_HOLD_SECONDS: more than a write may take (the longer of "
+            f"{ENV_PREFIX}_WRITE_DEADLINE_SECONDS and {ENV_PREFIX}_IDEMPOTENCY_WAIT_SECONDS, and "
+            f"{STATEMENT_MARGIN_SECONDS} s: {least} s; got {config['DATABASE_HOLD_SECONDS']!r})"
         )
 
 

@@ -17,8 +17,12 @@ answers the stored outcome, applied once either way.
 
 The pool's own ping of a connection it hands out (``pool_pre_ping``) runs before any checkout listener, outside
 the watch: coreapi pings in its checkout listener instead, once the connection is watched (a new one is not
-pinged, as SQLAlchemy's). A new connection's wait is libpq's ``connect_timeout`` (coreapi/config.py). Outside a
-request (migrations, the seed, the CLI) nothing is watched: a migration takes its time.
+pinged, as SQLAlchemy's). A new connection is watched from its making, its wait for the server libpq's
+``connect_timeout`` (coreapi/config.py). The request's session is closed while its connection is still watched
+(``end_watch`` in coreapi/blueprints/writes.py): a cut of its closing rollback is a log line, not an error after the
+answer was made. On PostgreSQL 14 and later, the server cancels the statement of a connection coreapi cut
+(``CLIENT_CONNECTION_CHECK_MS``). Outside a request (migrations, the seed, the CLI) nothing is watched: a migration
+takes its time.
 """
 
 from __future__ import annotations
@@ -42,16 +46,22 @@ log = logging.getLogger(__name__)
 # the checkout to come, which does not ping it.
 _FRESH = "coreapi_fresh"
 
-# Whether the connections taken from the pool in this context are watched (True while a request runs).
-_watching: ContextVar[bool] = ContextVar("coreapi_watching_connections", default=False)
+# PostgreSQL 14 and later check this often (milliseconds) whether the client of a running statement is still
+# connected, and cancel the statement when it is not: the server's side of a connection coreapi cut (a lock wait, a
+# long read of a database that is slow but alive) stops at once, rather than run on while the request's retry opens
+# another backend (they piled up past the pool's size without it).
+CLIENT_CONNECTION_CHECK_MS = 1000
+
+# The request whose connections taken from the pool in this context are watched (its id, for the log), None: none.
+_watching: ContextVar[str | None] = ContextVar("coreapi_watching_connections", default=None)
 
 
-def watch_this_context() -> Token[bool]:
+def watch_this_context(request_id: str) -> Token[str | None]:
     """From now on, the connections taken from the pool in this context are watched (a request's start)."""
-    return _watching.set(True)
+    return _watching.set(request_id)
 
 
-def stop_watching(token: Token[bool]) -> None:
+def stop_watching(token: Token[str | None]) -> None:
     """The request is over: what ``watch_this_context`` returned."""
     _watching.reset(token)
 
@@ -60,6 +70,7 @@ def stop_watching(token: Token[bool]) -> None:
 class _Held:
     entry: ConnectionPoolEntry
     until: float  # time.monotonic()
+    request_id: str
 
 
 class ConnectionWatchdog:
@@ -73,14 +84,17 @@ class ConnectionWatchdog:
         self._running_in: int | None = None  # the process the thread runs in
         self._wakes_at: float | None = None  # when the thread wakes next (None: when told)
 
-    def watch(self, entry: ConnectionPoolEntry) -> None:
-        """``entry``'s connection was taken from the pool: cut it if it is still held after ``hold_seconds``."""
+    def watch(self, entry: ConnectionPoolEntry, request_id: str) -> None:
+        """``entry``'s connection was made or taken from the pool for the request ``request_id``: cut it if it is
+        still held after ``hold_seconds`` (from when it was first watched, when it is watched already)."""
         with self._changed:
             if self._running_in != os.getpid():
                 self._running_in = os.getpid()
                 threading.Thread(target=self._run, name="coreapi-connection-watchdog", daemon=True).start()
+            if id(entry) in self._held:
+                return
             until = time.monotonic() + self.hold_seconds
-            self._held[id(entry)] = _Held(entry, until)
+            self._held[id(entry)] = _Held(entry, until, request_id)
             if self._wakes_at is None or until < self._wakes_at:  # sooner than the thread wakes (a shorter hold)
                 self._changed.notify()
 
@@ -96,12 +110,12 @@ class ConnectionWatchdog:
                 for key, held in list(self._held.items()):
                     if held.until <= now:
                         del self._held[key]
-                        self._cut(held.entry)
+                        self._cut(held)
                 self._wakes_at = min((held.until for held in self._held.values()), default=None)
                 self._changed.wait(None if self._wakes_at is None else self._wakes_at - now)
 
-    def _cut(self, entry: ConnectionPoolEntry) -> None:
-        connection = entry.dbapi_connection
+    def _cut(self, held: _Held) -> None:
+        connection = held.entry.dbapi_connection
         if connection is None:
             return
         try:
@@ -112,7 +126,8 @@ class ConnectionWatchdog:
         except (psycopg.Error, OSError) as error:  # closed meanwhile (psycopg: "the connection is closed")
             log.info("a database connection held too long was closed already: %s", error)
             return
-        log.warning("cut a database connection held over %.1f s: the database did not answer", self.hold_seconds)
+        # The database did not answer in time, or (no such request today) the request held the connection idle.
+        log.warning("cut the database connection request %s held over %.1f s", held.request_id, self.hold_seconds)
 
 
 def bound_connection_holds(engine: Engine, watchdog: ConnectionWatchdog) -> None:
@@ -122,12 +137,20 @@ def bound_connection_holds(engine: Engine, watchdog: ConnectionWatchdog) -> None
         return
     dialect = engine.dialect
 
-    def on_connect(_connection: Any, entry: ConnectionPoolEntry) -> None:
-        entry.info[_FRESH] = True
+    def watch_in_a_request(_connection: Any, entry: ConnectionPoolEntry, *_args: Any) -> None:
+        request_id = _watching.get()
+        if request_id is not None:
+            watchdog.watch(entry, request_id)
 
-    def on_checkout(connection: Any, entry: ConnectionPoolEntry, _proxy: Any) -> None:
-        if _watching.get():
-            watchdog.watch(entry)
+    def on_connect(connection: Any, entry: ConnectionPoolEntry) -> None:
+        entry.info[_FRESH] = True
+        if connection.info.server_version >= 140000:
+            with connection.cursor() as cursor:
+                cursor.execute(f"SET client_connection_check_interval = {CLIENT_CONNECTION_CHECK_MS}")
+            connection.commit()
+
+    def on_checkout(connection: Any, entry: ConnectionPoolEntry, proxy: Any) -> None:
+        watch_in_a_request(connection, entry, proxy)
         if entry.info.pop(_FRESH, False):
             return
         try:
@@ -140,6 +163,10 @@ def bound_connection_holds(engine: Engine, watchdog: ConnectionWatchdog) -> None
     def on_release(_connection: Any, entry: ConnectionPoolEntry, *_args: Any) -> None:
         watchdog.release(entry)
 
+    # A new connection is watched from the start: SQLAlchemy's first_connect (the dialect's own queries, once per
+    # process) and connect listeners run before the checkout's.
+    event.listen(engine, "first_connect", watch_in_a_request, insert=True)
+    event.listen(engine, "connect", watch_in_a_request, insert=True)
     event.listen(engine, "connect", on_connect)
     event.listen(engine, "checkout", on_checkout)
     event.listen(engine, "checkin", on_release)

@@ -86,12 +86,16 @@ def test_a_duration_of_0_is_taken_where_0_means_something(tmp_path: Path) -> Non
 
 
 def test_a_connection_hold_no_longer_than_a_write_may_take_stops_the_start(tmp_path: Path) -> None:
-    """Writes near their deadline would be cut and answered "the database is unavailable"."""
-    database = {"DATABASE_URL": f"sqlite:///{tmp_path / 'hold.sqlite'}"}
-    refused = r"^COREAPI_DATABASE_HOLD_SECONDS: more than a write may take .* 3.0 s; got 3"
+    """Writes near their deadline, or a keyed write's claim waiting for its key, would be cut and answered "the
+    database is unavailable" rather than finish or answer their own 409."""
+    database = {"DATABASE_URL": f"sqlite:///{tmp_path / 'hold.sqlite'}", "IDEMPOTENCY_WAIT_SECONDS": 2.0}
+    refused = r"^COREAPI_DATABASE_HOLD_SECONDS: more than a write may take .*: 3.0 s; got 3\)$"
     with pytest.raises(ConfigError, match=refused):
         create_app({**database, "WRITE_DEADLINE_SECONDS": 2.5, "DATABASE_HOLD_SECONDS": 3})
     assert create_app({**database, "WRITE_DEADLINE_SECONDS": 2.5, "DATABASE_HOLD_SECONDS": 3.1})
+    refused = r"^COREAPI_DATABASE_HOLD_SECONDS: more than a write may take .*: 4.5 s; got 3.1\)$"
+    with pytest.raises(ConfigError, match=refused):
+        create_app({**database, "IDEMPOTENCY_WAIT_SECONDS": 4.0, "DATABASE_HOLD_SECONDS": 3.1})
 
 
 def test_healthz(client: FlaskClient) -> None:

@@ -10,6 +10,7 @@ database hangs (`hung`): a loaded machine may take longer than that to serve the
 
 from __future__ import annotations
 
+import logging
 import socket
 import threading
 import time
@@ -18,6 +19,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, cast
 
+import flask
+import psycopg
 import pytest
 from flask import Flask
 from sqlalchemy import event, text
@@ -59,18 +62,27 @@ def hanging_app(backend: Any, proxy: HangingProxy) -> Iterator[Flask]:
 
 
 @contextmanager
-def hung(app: Flask, proxy: HangingProxy, *, now: bool = True) -> Iterator[None]:
-    """Within, the database hangs (unless `now` is False: the test makes it hang), and a request holds a connection
-    ``HOLD_SECONDS`` at most; after, it answers again, within a roomy limit."""
+def short_hold(app: Flask) -> Iterator[None]:
+    """Within, a request holds a connection ``HOLD_SECONDS`` at most; after, within the app's roomy limit."""
     watchdog = app.extensions["coreapi_connection_watchdog"]
     roomy, watchdog.hold_seconds = watchdog.hold_seconds, HOLD_SECONDS
-    if now:
-        proxy.hang()
     try:
         yield
     finally:
-        proxy.resume()
         watchdog.hold_seconds = roomy
+
+
+@contextmanager
+def hung(app: Flask, proxy: HangingProxy, *, now: bool = True) -> Iterator[None]:
+    """Within, the database hangs (unless `now` is False: the test makes it hang), and a request holds a connection
+    ``HOLD_SECONDS`` at most; after, it answers again, within a roomy limit."""
+    with short_hold(app):
+        if now:
+            proxy.hang()
+        try:
+            yield
+        finally:
+            proxy.resume()
 
 
 def answered_while_hung(send: Callable[[], TestResponse]) -> TestResponse:
@@ -147,6 +159,77 @@ def test_a_write_whose_database_stops_answering_midway_is_cut_and_not_applied(
     assert [entry["guests"] for entry in shopper.basket()["recipes"]] == [6]
 
 
+def test_a_database_that_stops_answering_after_a_reads_last_statement_leaves_its_answer_as_made(
+    hanging_app: Flask, proxy: HangingProxy, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The read's answer is made, then the database stops answering: the closing rollback of its session is cut, one
+    log line, and the answer stays the read's 200 (it was a 500, with a traceback, after the answer was made)."""
+    assert recipe(hanging_app).status_code == 200
+
+    def hang(_sender: Any, **_: Any) -> None:
+        proxy.hang()
+
+    flask.request_finished.connect(hang, hanging_app)
+    try:
+        with hung(hanging_app, proxy, now=False), caplog.at_level(logging.INFO, logger="coreapi"):
+            answer = answered_while_hung(lambda: recipe(hanging_app))
+    finally:
+        flask.request_finished.disconnect(hang, hanging_app)
+    assert answer.status_code == 200 and answer.json["id"] == "1"
+    logged = [record.getMessage() for record in caplog.records]
+    assert any(line.startswith("closing the request's database session failed: ") for line in logged), logged
+    assert any(line.startswith("cut the database connection request ") for line in logged), logged
+    assert recipe(hanging_app).status_code == 200
+
+
+def test_a_processs_first_connection_is_watched_from_its_making(backend: Any, proxy: HangingProxy) -> None:
+    """A worker started while the database takes connections and answers nothing (a pgbouncer before a hung server):
+    SQLAlchemy's own first queries of the process, made when its first connection is, are cut too."""
+    through_proxy = make_url(backend.url).set(host="127.0.0.1", port=proxy.port)
+    app = make_app(backend, DATABASE_URL=through_proxy.render_as_string(hide_password=False))
+    with app.app_context():
+        engine = db.engine
+
+    def connect_then_hang(dialect: Any, _entry: Any, cargs: Any, cparams: Any) -> Any:
+        connection = dialect.loaded_dbapi.connect(*cargs, **cparams)
+        proxy.hang()
+        return connection
+
+    event.listen(engine, "do_connect", connect_then_hang)
+    try:
+        with hung(app, proxy, now=False):
+            health = answered_while_hung(lambda: app.test_client().get("/healthz"))
+        assert health.status_code == 503
+    finally:
+        event.remove(engine, "do_connect", connect_then_hang)
+        engine.dispose()
+
+
+def test_the_server_stops_the_statement_of_a_cut_connection(hanging_app: Flask, backend: Any) -> None:
+    """A live database where an operator's session keeps a table locked: the read waiting on the lock is cut at the
+    hold, and its backend leaves the server at once (``client_connection_check_interval``), rather than wait on
+    while the request's retry opens another (they piled up past the pool's size)."""
+    schema = hanging_app.config["SQLALCHEMY_ENGINE_OPTIONS"]["connect_args"]["options"].split("=", 1)[1]
+    url = make_url(backend.url)
+    conninfo = f"host={url.host} port={url.port or 5432} user={url.username} dbname={url.database}"
+    with psycopg.connect(conninfo) as operator, psycopg.connect(conninfo, autocommit=True) as observer:
+        operator.execute(f'LOCK TABLE "{schema}".recipes IN ACCESS EXCLUSIVE MODE')
+        holder = operator.info.backend_pid
+        with short_hold(hanging_app):
+            unavailable(answered_while_hung(lambda: recipe(hanging_app)))
+
+        def waiting() -> int:
+            blocked = "SELECT count(*) FROM pg_stat_activity WHERE %s = ANY(pg_blocking_pids(pid))"
+            row = observer.execute(blocked, (holder,)).fetchone()
+            return int(row[0]) if row else 0
+
+        gone_by = time.monotonic() + 20
+        while waiting() and time.monotonic() < gone_by:
+            time.sleep(0.1)
+        assert waiting() == 0, "the cut read's backend still waits on the lock"
+        operator.rollback()
+
+
 def test_work_outside_a_request_is_not_cut(hanging_app: Flask, proxy: HangingProxy) -> None:
     """A migration or the seed may take longer than a request may hold a connection."""
     with hung(hanging_app, proxy, now=False), hanging_app.app_context():
@@ -169,13 +252,13 @@ def test_a_shorter_hold_is_cut_in_its_time_while_a_longer_one_is_watched() -> No
     long_side, long_peer = socket.socketpair()
     short_side, short_peer = socket.socketpair()
     with long_side, long_peer, short_side, short_peer:
-        watchdog.watch(cast(ConnectionPoolEntry, _Entry(long_side)))
+        watchdog.watch(cast(ConnectionPoolEntry, _Entry(long_side)), "request-1")
         asleep_until_the_long_hold_ends = time.monotonic() + 20
         while watchdog._wakes_at is None and time.monotonic() < asleep_until_the_long_hold_ends:
             time.sleep(0.01)
         assert watchdog._wakes_at is not None
         watchdog.hold_seconds = 0.05
-        watchdog.watch(cast(ConnectionPoolEntry, _Entry(short_side)))
+        watchdog.watch(cast(ConnectionPoolEntry, _Entry(short_side)), "request-2")
         short_peer.settimeout(20)
         assert short_peer.recv(1) == b""
         long_peer.setblocking(False)
@@ -189,9 +272,9 @@ def test_the_watchdog_cuts_what_is_held_past_its_time_and_not_what_went_back() -
     held_side, held_peer = socket.socketpair()
     with released_side, released_peer, held_side, held_peer:
         released = cast(ConnectionPoolEntry, _Entry(released_side))
-        watchdog.watch(released)
+        watchdog.watch(released, "request-1")
         watchdog.release(released)
-        watchdog.watch(cast(ConnectionPoolEntry, _Entry(held_side)))
+        watchdog.watch(cast(ConnectionPoolEntry, _Entry(held_side)), "request-2")
         held_peer.settimeout(20)
         assert held_peer.recv(1) == b""  # shut down: the peer reads the end of the stream
         released_peer.setblocking(False)
