@@ -285,3 +285,23 @@ def origin_served_by(page: Page, origin: str, server_url: str) -> Iterator[str]:
         # A request still being forwarded when the test ends (a page reloading, a beacon) is dropped: its late
         # fulfill would fail the teardown with "Route is already handled". The page closes right after.
         page.unroute_all(behavior="ignoreErrors")
+
+
+@dataclass
+class PostsAppliedThenLost:
+    """A Playwright route handler: each POST reaches the service (applied, or answered as applied to the same key
+    again) and loses its answer; `keys` are the tries' idempotency keys. Other methods pass."""
+
+    keys: list[str | None] = field(default_factory=list)
+
+    def __call__(self, route: Route) -> None:
+        if route.request.method != "POST":
+            route.continue_()
+            return
+        self.keys.append(route.request.headers.get("idempotency-key"))
+        route.fetch()
+        route.abort("connectionreset")
+
+    def one_write_tried_again(self) -> bool:
+        """Tried more than once, always with the same key."""
+        return len(self.keys) > 1 and len(set(self.keys)) == 1 and self.keys[0] is not None

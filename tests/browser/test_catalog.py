@@ -14,10 +14,18 @@ from collections.abc import Iterator
 
 import pytest
 import requests
-from playwright.sync_api import BrowserContext, Locator, Page, Route, expect
+from playwright.sync_api import BrowserContext, Locator, Page, expect
 
 from .axe import assert_no_axe_violations
-from .helpers import layout_shifts, new_user, origin_served_by, page_credential, record_layout_shifts, visit
+from .helpers import (
+    PostsAppliedThenLost,
+    layout_shifts,
+    new_user,
+    origin_served_by,
+    page_credential,
+    record_layout_shifts,
+    visit,
+)
 from .split_delivery import split_delivery
 from .test_planner_entry import WIDTHS
 
@@ -386,16 +394,7 @@ def test_an_add_to_the_menu_whose_every_answer_was_lost_is_told_as_made_when_the
     menu, read again, holds the recipe, so the page says it was added, not that it failed."""
     visit(context, page, shop, "/idees/recherche?all_recipes=true&planner=true", user=new_user())
     assert menu_of(page, prerender_url) == []  # the shopper has a menu, empty
-    tries: list[str | None] = []
-
-    def applied_then_lost(route: Route) -> None:
-        if route.request.method != "POST":
-            route.continue_()
-            return
-        tries.append(route.request.headers.get("idempotency-key"))
-        route.fetch()  # applied by the service (or answered as applied, the same key again)...
-        route.abort("connectionreset")  # ...its answer lost
-
+    applied_then_lost = PostsAppliedThenLost()
     page.route("**/v2/menu/current/recipes", applied_then_lost)
     add = catalog(page).locator("[data-action=add-to-menu]").first
     title = add.locator("xpath=ancestor::li[1]").locator(".svc-recipe-card__title-text").inner_text().strip()
@@ -403,7 +402,7 @@ def test_an_add_to_the_menu_whose_every_answer_was_lost_is_told_as_made_when_the
     expect(page.locator("[data-svc-toaster]")).to_have_text(f"Recette « {title} » ajoutée au menu.")
     expect(add.locator("[data-role=label]")).to_have_text("Dans le menu")
     expect(add).to_be_disabled()
-    assert len(tries) > 1 and len(set(tries)) == 1 and tries[0]
+    assert applied_then_lost.one_write_tried_again()
     assert menu_of(page, prerender_url) == [add.get_attribute("data-recipe-id")]
 
 

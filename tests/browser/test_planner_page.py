@@ -25,7 +25,7 @@ import prerender
 from tests.live import LiveServer
 
 from .axe import assert_no_axe_violations
-from .helpers import page_credential
+from .helpers import PostsAppliedThenLost, page_credential
 from .test_planner_entry import NO_LOCAL_STORAGE, WIDTHS, HostPages
 
 CUSTOMER = "http://127.0.0.1:8080"  # baseUrl of the seed routing for ENVIRONMENT "local"
@@ -333,21 +333,12 @@ def test_an_add_whose_every_answer_was_lost_is_not_told_as_failed(
     idle(planner)
     dessert = planner.locator("[data-role=panel-items] > li").first
     dessert_id = dessert.get_attribute("data-recipe-id")
-    tries: list[str | None] = []
-
-    def applied_then_lost(route: Route) -> None:
-        if route.request.method != "POST":
-            route.continue_()
-            return
-        tries.append(route.request.headers.get("idempotency-key"))
-        route.fetch()  # applied by the service (or answered as applied, the same key again)...
-        route.abort("connectionreset")  # ...its answer lost
-
+    applied_then_lost = PostsAppliedThenLost()
     page.route(re.compile(r"/v2/menu/current/recipes$"), applied_then_lost)
     dessert.locator("[data-action=add]").click()
     idle(planner)
     expect(planner.locator("[data-role=message]")).to_have_text(UNCONFIRMED)
-    assert len(tries) > 1 and len(set(tries)) == 1 and tries[0]
+    assert applied_then_lost.one_write_tried_again()
     assert menu_ids(planner).count(dessert_id) == 1
     expect(dessert).to_have_class(re.compile("svc-planner__suggestion--added"))
     expect(dessert.locator("[data-action=add]")).to_be_disabled()
