@@ -5,7 +5,7 @@
 import { test, describe, afterEach } from "node:test";
 import assert from "node:assert/strict";
 
-import { ApiClient, ApiError } from "../../prerender/static/sdk/http.js";
+import { ApiClient, ApiError, localProblem, logFailure } from "../../prerender/static/sdk/http.js";
 
 const session = {
   prefix: "svc",
@@ -156,5 +156,25 @@ describe("a 409 that asks to be asked again", () => {
     await assert.rejects(client.request("PUT", "/favorite-items", { json: { product_ids: [] } }),
       (error) => error instanceof ApiError && error.status === 409);
     assert.equal(calls.length, 1);
+  });
+});
+
+describe("logFailure", () => {
+  test("the network's and the service's failures are warnings; a 4xx or a bug is an error", (t) => {
+    const warned = t.mock.method(console, "warn", () => {});
+    const errored = t.mock.method(console, "error", () => {});
+    const transient = [
+      new ApiError({ status: 503, title: "Unavailable" }),
+      new ApiError({ status: 502, title: "Bad Gateway" }),
+      new ApiError({ status: 429, title: "Too Many Requests" }),
+      localProblem("network", "Network error"),
+      localProblem("timeout", "Timeout"),
+    ];
+    const toFix = [new ApiError({ status: 400, title: "Bad Request" }), localProblem("no-store", "No store"), new TypeError("x")];
+    for (const error of transient) logFailure("svc", "could not load", error);
+    for (const error of toFix) logFailure("svc", "could not load", error);
+    assert.equal(warned.mock.callCount(), transient.length);
+    assert.equal(errored.mock.callCount(), toFix.length);
+    assert.deepEqual(warned.mock.calls[0].arguments, ["[svc] could not load", transient[0]]);
   });
 });

@@ -8,7 +8,7 @@
 // The retailer's stores are read when the drawer opens (`GET /{v}/basket/transfers/stores`, once per page while
 // it answers, and kept by the browser for 5 minutes), not carried by the CTA's fragment: a retailer's 3 000 stores
 // would weigh 500 KB in every button of a page.
-import { services, h, formatText, isolated } from "./ui.js";
+import { sdk, services, h, formatText, isolated, logFailure } from "./ui.js";
 import { PUBLISHER_STORE_KEY } from "./no-supplier-cta.js";
 
 /**
@@ -115,7 +115,7 @@ export class TransferPanel {
     readStores().then((stores) => {
       this.#stores = stores;
     }, (error) => {
-      console.error("[basket transfer] the stores could not be read", error);
+      logFailure(sdk.prefix, "basket transfer: the stores could not be read", error);
       this.#storesFailed = true;
     }).finally(() => {
       if (this.#destroyed) return;
@@ -263,7 +263,7 @@ export class TransferPanel {
       this.#sending = false;
       button?.removeAttribute("aria-disabled");
       if (button) button.textContent = this.#t("transfer");
-      console.error("[basket transfer] failed", error);
+      logFailure(sdk.prefix, "basket transfer: failed", error);
       const empty = /** @type {any} */ (error)?.problem?.reason === "empty";
       notices.show(this.#t(empty ? "transfer_empty" : "transfer_failed"), "error");
     }

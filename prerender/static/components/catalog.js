@@ -22,7 +22,7 @@
 //
 // The preferences panel is a part of its own, components/catalog/preferences.js, and what the basket preview counts
 // is components/catalog/basket-counts.js (both bundled into this module in the release tree).
-import { sdk, services, isOutcomeUnknown, money, linesPrice, revealFocusInRows, translator } from "./ui.js";
+import { sdk, services, isOutcomeUnknown, logFailure, money, linesPrice, revealFocusInRows, translator } from "./ui.js";
 import { soldLines, soldProducts } from "./catalog/basket-counts.js";
 import { PreferencesPanel } from "./catalog/preferences.js";
 
@@ -277,7 +277,7 @@ export class CatalogElement extends HTMLElement {
         added.length ? list.querySelector(`:scope > li[data-recipe-id="${CSS.escape(added[0].getAttribute("data-recipe-id") ?? "")}"] .svc-recipe-card__title-button`) : null);
       first?.focus();
     } catch (error) {
-      console.error(error);
+      logFailure(sdk.prefix, "catalog: the next page could not be loaded", error);
       this.#notify(this.#text("CATALOG.LOAD_FAILED"), "error");
     } finally {
       this.#busy = false;
@@ -343,7 +343,7 @@ export class CatalogElement extends HTMLElement {
       if (!isOutcomeUnknown(error) || !(await this.#menuHolds(recipeId))) {
         button.disabled = false;
         if (statusOf(error) === 403 && services.planner.require("login", window.location.href)) return;
-        console.error(error);
+        logFailure(sdk.prefix, "catalog: the recipe could not be added to the menu", error);
         this.#notify(this.#text("PLANNER_PAGE.FAILED"), "error");
         return;
       }
@@ -468,7 +468,7 @@ export class CatalogElement extends HTMLElement {
       const basket = sdk.basket.basket$.value;
       if (basket && Array.isArray(basket.recipes)) this.#showBasket(basket);
     } catch (error) {
-      console.error(error);
+      logFailure(sdk.prefix, "catalog: the basket preview could not be drawn again", error);
     } finally {
       this.#redrawing = false;
     }
@@ -512,7 +512,7 @@ export class CatalogElement extends HTMLElement {
       heading?.setAttribute("tabindex", "-1");
       (/** @type {HTMLElement | null} */ (next?.querySelector('[data-action="remove-recipe"]')) ?? heading)?.focus();
     } catch (error) {
-      console.error(error);
+      logFailure(sdk.prefix, "catalog: the recipe could not be removed from the basket", error);
       button.disabled = false;
       item?.removeAttribute("aria-busy");
       this.#notify(this.#text("CATALOG_BASKET_PREVIEW.REMOVE_FAILED"), "error");

@@ -5,7 +5,7 @@
 // `svc-scroll-lock` on <html>, or the page's own scroll element). Closing it emits `recipes.hidden`. The
 // details come from GET {api}/{v}/recipe-details as HTML, the preview from GET {api}/v2/catalog/my-space/
 // basket-preview?embed=true (its <svc-catalog> root wired by components/catalog.js).
-import { sdk, services, icon, h, inertFragment, localProblem, tabbables, trapTab } from "./ui.js";
+import { sdk, services, icon, h, inertFragment, localProblem, logFailure, tabbables, trapTab } from "./ui.js";
 import { RecipeDetails } from "./recipe-details.js";
 
 const tagName = `${sdk.prefix}-drawer`;
@@ -199,7 +199,7 @@ export class DrawerElement extends HTMLElement {
     try {
       module = await import("./basket-transfer.js");
     } catch (error) {
-      console.error(`[${sdk.prefix}] the store picker could not be loaded`, error); // the recipe shows all the same
+      logFailure(sdk.prefix, "the store picker could not be loaded", error); // the recipe shows all the same
       return;
     }
     // Closed, or opened on another recipe, while the module loaded: that call shows its own panel.
@@ -323,7 +323,7 @@ export class DrawerElement extends HTMLElement {
       notices.error(error, key);
       return;
     }
-    console.error(`[${sdk.prefix}] the drawer's content failed`, error);
+    logFailure(sdk.prefix, "the drawer's content failed", error);
     const button = notFound || credential ? null : h("button", { type: "button", class: "svc-ds-button svc-ds-button--secondary", "data-action": "retry" },
       notices.t("drawer.retry"));
     button?.addEventListener("click", () => {

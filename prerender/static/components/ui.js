@@ -1,10 +1,10 @@
 // Shared DOM helpers of the components: element builder, icons (generated from templates/macros/icons.html),
 // money formatting, and the like (heart) button binding used by the card and the recipe details.
-import { sdk, services, formatText, isolated, isOutcomeUnknown, localProblem, numberFormat, translator, validGuestCount, isStoppedByHook } from "../sdk/svc.js";
+import { sdk, services, formatText, isolated, isOutcomeUnknown, localProblem, logFailure, numberFormat, translator, validGuestCount, isStoppedByHook } from "../sdk/svc.js";
 
 // The page's SDK and its services (session, client, notices, analytics, basket, likes, pos, track...), which
 // the components import from here with the helpers.
-export { sdk, services, formatText, isolated, isOutcomeUnknown, localProblem, translator, validGuestCount, isStoppedByHook };
+export { sdk, services, formatText, isolated, isOutcomeUnknown, localProblem, logFailure, translator, validGuestCount, isStoppedByHook };
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 

@@ -8,7 +8,7 @@
 // The shopper's other tabs of the site are told when a write here changed the basket, and this tab loads it
 // again when another tab's write changed it, or when the page shows again after a while (sdk/tabs.js).
 import { State } from "./observable.js";
-import { ApiError, asksToRetryLater, isOutcomeUnknown, localProblem } from "./http.js";
+import { ApiError, asksToRetryLater, isOutcomeUnknown, localProblem, logFailure } from "./http.js";
 import { pageCall } from "./page-calls.js";
 import { BasketSync } from "./basket-sync.js";
 import { BasketQueue } from "./basket-queue.js";
@@ -391,7 +391,7 @@ export class BasketService {
     this.#loading = loading;
     loading.catch((error) => {
       if (this.#loading === loading) this.#loading = null; // a later call tries again
-      console.error(`[${this.#session.prefix}] could not load the basket`, error);
+      logFailure(this.#session.prefix, "could not load the basket", error);
     });
     return loading;
   }
@@ -627,7 +627,7 @@ export class BasketService {
     });
     const settled = catchingUp.catch((error) => {
       if (this.#catchingUp === settled) this.#catchingUp = null;
-      console.error(`[${this.#session.prefix}] could not load the basket another tab changed`, error);
+      logFailure(this.#session.prefix, "could not load the basket another tab changed", error);
     });
     this.#catchingUp = settled;
     this.#lastCatchUp = settled;

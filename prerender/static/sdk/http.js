@@ -48,6 +48,17 @@ export function isOutcomeUnknown(error) {
   return OUTCOME_UNKNOWN.has(error.status);
 }
 
+/**
+ * Logs a failure the SDK handled (the shopper told, or the page left as it was). The network's or the service's (no
+ * answer, a 5xx, a 429) is a warning: an outage of the service must not fill the retailer's error tracker, which
+ * often collects `console.error`. Anything else (a 4xx the page's calls caused, a bug) is an error, to be fixed.
+ * @param {string} prefix @param {string} what @param {unknown} error
+ */
+export function logFailure(prefix, what, error) {
+  const transient = isOutcomeUnknown(error) || (error instanceof ApiError && (error.status >= 500 || error.status === 429));
+  (transient ? console.warn : console.error)(`[${prefix}] ${what}`, error);
+}
+
 /** A problem made by the SDK itself (no store selected, network down...). */
 export function localProblem(/** @type {string} */ type, /** @type {string} */ title, detail = "") {
   return new ApiError({ type: `about:blank#${type}`, title, status: 0, detail });

@@ -4,7 +4,7 @@
 // A like or an unlike the service took is told to the shopper's other tabs of the site, whose hearts follow
 // (sdk/tabs.js).
 import { State } from "./observable.js";
-import { localProblem } from "./http.js";
+import { localProblem, logFailure } from "./http.js";
 
 const MAX_IDS_PER_CALL = 100;
 
@@ -128,7 +128,7 @@ export class Likes {
       for (const id of ids) if (!this.#generation.has(id)) map.set(id, liked.has(id));
       this.liked$.next(map);
     } catch (error) {
-      console.error(`[${this.#session.prefix}] could not read likes`, error);
+      logFailure(this.#session.prefix, "could not read likes", error);
     }
   }
 

@@ -4,7 +4,7 @@
 // a control that only goes back to its state ("add to my menu", a preview's "remove") says nothing to a sighted
 // shopper.
 import { translator } from "./texts.js";
-import { ApiError } from "./http.js";
+import { ApiError, logFailure } from "./http.js";
 import { isStoppedByHook } from "./hooks.js";
 
 /**
@@ -75,7 +75,7 @@ export class Notices {
     let key = fallbackKey;
     if (error instanceof ApiError) {
       key = textKeyOf(error) ?? fallbackKey;
-      console.error(`[${this.#session.prefix}] ${error.problem.title} (${error.status})`, error.problem);
+      logFailure(this.#session.prefix, `${error.problem.title} (${error.status})`, error);
     } else {
       console.error(`[${this.#session.prefix}]`, error);
     }

@@ -7,7 +7,7 @@
 // placed after the fragment's scripts can use it at once. The components import this module (through
 // components/ui.js), and it loads the drawer's module the first time the drawer opens.
 import { Session } from "./session.js";
-import { ApiClient, ApiError, isOutcomeUnknown, localProblem } from "./http.js";
+import { ApiClient, ApiError, isOutcomeUnknown, localProblem, logFailure } from "./http.js";
 import { Notices } from "./notices.js";
 import { Pos } from "./pos.js";
 import { BasketService } from "./basket.js";
@@ -28,7 +28,7 @@ import { moduleConfig } from "./config.js";
 import { reported } from "./reported.js";
 import { Tabs } from "./tabs.js";
 
-export { Stream, State, ApiError, Observable, formatText, isolated, isOutcomeUnknown, localProblem, numberFormat, translator, validGuestCount, isStoppedByHook };
+export { Stream, State, ApiError, Observable, formatText, isolated, isOutcomeUnknown, localProblem, logFailure, numberFormat, translator, validGuestCount, isStoppedByHook };
 
 const { prefix, apiBase } = moduleConfig(import.meta.url);
 const VERSION = "1.0.0";

@@ -16,7 +16,7 @@
 // to reload or sign in. An answer about the link itself (unknown, expired, used, malformed) is final: the link is
 // dropped and the toaster says so.
 import { Stream } from "./observable.js";
-import { ApiError, asksToRetryLater, newIdempotencyKey } from "./http.js";
+import { ApiError, asksToRetryLater, logFailure, newIdempotencyKey } from "./http.js";
 import { isRecent, safeStorage } from "./storage.js";
 
 export const TRANSFER_PARAMS = Object.freeze({
@@ -197,7 +197,7 @@ export class TransferArrivals {
       }
       // The page is leaving (its requests aborted): the link waits for the next page.
       if (error instanceof DOMException && error.name === "AbortError") return;
-      console.error(`[${session.prefix}] the basket transfer was not received`, error);
+      logFailure(session.prefix, "the basket transfer was not received", error);
       if (error instanceof ApiError && error.status === 401) {
         // The shopper's credential was refused: the same one would be again. The next page, with a fresh one,
         // redeems the link.

@@ -3,7 +3,7 @@
 // copy (`_<prefix>/preferences`) and reloads the customer's page, whose lists then follow the new preferences;
 // its ingredient filter; and, with `features.enableUserPreferences()`, the panel opening by itself once for a
 // shopper without preferences. A part of components/catalog.js (bundled into it in the release tree).
-import { services } from "../ui.js";
+import { sdk, services, logFailure } from "../ui.js";
 
 /** The SDK's copy of the shopper's preferences, under the session's prefix. */
 const PREFERENCES_KEY = "preferences";
@@ -139,7 +139,7 @@ export class PreferencesPanel {
       await services.analytics.flush();
       window.location.reload();
     } catch (error) {
-      console.error(error);
+      logFailure(sdk.prefix, "catalog: the preferences could not be saved", error);
       if (status) status.textContent = this.#text("CATALOG_PREFERENCES.FAILED");
       status?.classList.add("svc-preferences__status--error");
       for (const button of buttons) button.disabled = false;
