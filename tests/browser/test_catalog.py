@@ -419,8 +419,12 @@ def test_a_shopper_who_never_opened_the_planner_adds_a_recipe_to_a_menu_of_its_o
     shop: str, context: BrowserContext, page: Page, prerender_url: str, width: str
 ) -> None:
     """A shopper's first "add to my menu", before any visit of the planner (which makes the menu): the recipe is
-    added, to a menu that holds it alone (not the suggestions a first visit of the planner would fill it with)."""
+    added, to a menu that holds it alone (not the suggestions a first visit of the planner would fill it with),
+    without a failed request or an error in the console on the way."""
     visit(context, page, shop, "/idees/recherche?all_recipes=true&planner=true", user=new_user())
+    failed: list[str] = []
+    page.on("response", lambda response: failed.append(response.url) if response.status >= 400 else None)
+    page.on("console", lambda message: failed.append(message.text) if message.type == "error" else None)
     add = catalog(page).locator("[data-action=add-to-menu]").first
     recipe_id = add.get_attribute("data-recipe-id")
     title = add.locator("xpath=ancestor::li[1]").locator(".svc-recipe-card__title-text").inner_text().strip()
@@ -429,4 +433,5 @@ def test_a_shopper_who_never_opened_the_planner_adds_a_recipe_to_a_menu_of_its_o
     expect(add.locator("[data-role=label]")).to_have_text("Dans le menu")
     expect(add).to_be_disabled()
     assert menu_of(page, prerender_url) == [recipe_id]
+    assert failed == []  # no 404 of an add before the menu, no error in the console
     assert_no_axe_violations(page, ["[data-svc-toaster]", CATALOG], what=f"a recipe added to the menu ({width})")

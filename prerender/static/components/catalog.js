@@ -57,6 +57,8 @@ export class CatalogElement extends HTMLElement {
   #busy = false;
   /** The basket preview is being asked again (`#redrawPreview`), and for which missing recipes it last was. */
   #redrawing = false;
+  // Whether this page read the shopper's menu already (which makes it when there is none): `#addRecipeToMenu`.
+  #menuRead = false;
   #redrawnFor = "";
 
   get page() {
@@ -357,20 +359,26 @@ export class CatalogElement extends HTMLElement {
   }
 
   /**
-   * The recipe into the shopper's menu. A shopper who never opened the planner has none (the add answers 404: a menu
-   * is made by its first read): an empty one is made at the page's store, then the recipe added to it, the menu
-   * then holding what the shopper chose and nothing else.
+   * The recipe into the shopper's menu. A menu is made by its first read, and a shopper who never opened the planner
+   * has none (an add would answer 404, an error in the console of every new shopper): the page's first add reads
+   * the menu first, `from=scratch` (an empty one for a shopper without, not one filled with suggestions) and without
+   * `store_id` (an existing menu is not moved; the planner prices it at its store). A menu done meanwhile elsewhere
+   * (finalized: the add's 404) is read again the same way, and the recipe added once more.
    * @param {string} recipeId
    */
   async #addRecipeToMenu(recipeId) {
+    const readMenu = () => services.client.request("GET", "/menu/current", { query: { from: "scratch" }, version: "v2" });
     const add = () => services.client.request(
       "POST", "/menu/current/recipes", { json: { recipe_id: recipeId }, write: true, version: "v2" });
+    if (!this.#menuRead) {
+      await readMenu();
+      this.#menuRead = true;
+    }
     try {
       await add();
     } catch (error) {
       if (statusOf(error) !== 404) throw error;
-      const store = services.pos.current;
-      await services.client.request("GET", "/menu/current", { query: { from: "scratch", ...(store ? { store_id: store } : {}) }, version: "v2" });
+      await readMenu();
       await add();
     }
   }
