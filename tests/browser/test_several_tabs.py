@@ -16,8 +16,9 @@ from examples.shop.visitor import USER_COOKIE
 from .axe import assert_no_axe_violations
 from .helpers import basket_of, hydrated_cards, new_user, recipes_in, shopper_credential, visit
 
-# Whom the page's SDK acts for, as `kind:id` (null without a credential).
-IDENTITY = "() => { const user = window.svc.user.user$.value; return user && `${user.kind}:${user.id}`; }"
+# Whom the page's SDK acts for, as `kind:id` (null without a credential, or while a navigation has not yet defined
+# `window.svc`: a wait that reads it across the logout's navigation threw there, failing a CI run).
+IDENTITY = "() => { const user = window.svc?.user?.user$?.value; return user ? `${user.kind}:${user.id}` : null; }"
 
 
 def _add_first_recipe(page: Page, index: int = 0) -> str:
