@@ -14,6 +14,7 @@ from typing import Any
 
 from flask import Flask
 
+from coreapi.services.write_deadline import STATEMENT_MARGIN_MS
 from plumbing.instance_keys import instance_key
 
 ENV_PREFIX = "COREAPI"
@@ -33,9 +34,6 @@ POSITIVE_DURATIONS = (
     "DATABASE_HOLD_SECONDS",
     "TRANSFER_TTL_SECONDS",
 )
-# How much longer than its deadline a write's statement may run (coreapi/services/write_deadline.py,
-# STATEMENT_MARGIN_MS): a connection is held at least that long before it may be cut.
-STATEMENT_MARGIN_SECONDS = 0.5
 # PostgreSQL: libpq's wait for a new connection (whole seconds) unless DATABASE_URL sets its own `connect_timeout`:
 # a database that takes connections and never answers would otherwise hold the request for as long as it hangs.
 CONNECT_TIMEOUT_SECONDS = 2
@@ -148,13 +146,13 @@ def check_hold(config: Mapping[str, Any]) -> None:
     which comes before the deadline is armed, and its statements' margin), else a ConfigError: every write that ran
     near its limits would be cut, and answered "the database is unavailable", rather than finish or answer its own
     409."""
-    longest = max(config["WRITE_DEADLINE_SECONDS"], config["IDEMPOTENCY_WAIT_SECONDS"])
-    least = longest + STATEMENT_MARGIN_SECONDS
+    margin = STATEMENT_MARGIN_MS / 1000  # how much longer than its deadline a write's statement may run
+    least = max(config["WRITE_DEADLINE_SECONDS"], config["IDEMPOTENCY_WAIT_SECONDS"]) + margin
     if config["DATABASE_HOLD_SECONDS"] <= least:
         raise ConfigError(
             f"{ENV_PREFIX}_DATABASE_HOLD_SECONDS: more than a write may take (the longer of "
             f"{ENV_PREFIX}_WRITE_DEADLINE_SECONDS and {ENV_PREFIX}_IDEMPOTENCY_WAIT_SECONDS, and "
-            f"{STATEMENT_MARGIN_SECONDS} s: {least} s; got {config['DATABASE_HOLD_SECONDS']!r})"
+            f"{margin} s: {least} s; got {config['DATABASE_HOLD_SECONDS']!r})"
         )
 
 

@@ -43,7 +43,7 @@ HOLD_SECONDS = 0.5
 @pytest.fixture(scope="module")
 def proxy(backend: Any) -> Iterator[HangingProxy]:
     if backend.name != "postgresql":
-        pytest.skip("a database server that hangs: SQLite is a file")
+        pytest.skip("coreapi watches PostgreSQL connections only: SQLite is a file, no server that can stop answering")
     url = make_url(backend.url)
     with HangingProxy((url.host or "127.0.0.1", url.port or 5432)) as proxy:
         yield proxy

@@ -367,32 +367,36 @@ export class CatalogElement extends HTMLElement {
    * @param {string} recipeId
    */
   async #addRecipeToMenu(recipeId) {
-    const readMenu = () => services.client.request("GET", "/menu/current", { query: { from: "scratch" }, version: "v2" });
     const add = () => services.client.request(
       "POST", "/menu/current/recipes", { json: { recipe_id: recipeId }, write: true, version: "v2" });
-    if (!this.#menuRead) {
-      await readMenu();
-      this.#menuRead = true;
-    }
+    if (!this.#menuRead) await this.#readMenu();
     try {
       await add();
     } catch (error) {
       if (statusOf(error) !== 404) throw error;
-      await readMenu();
+      await this.#readMenu();
       await add();
     }
   }
 
   /**
-   * Whether the shopper's menu holds the recipe now; false when it cannot be read. Without `store_id` (reading the
-   * menu at a store would move it there), and `from=scratch` (a shopper without a menu gets an empty one, not one
-   * filled with suggestions).
+   * The shopper's menu, made when there is none: `from=scratch` (an empty one, not one filled with suggestions),
+   * without `store_id` (reading the menu at a store would move it there).
+   * @returns {Promise<{ recipes?: { id?: unknown }[] } | null>}
+   */
+  async #readMenu() {
+    const menu = await services.client.request("GET", "/menu/current", { query: { from: "scratch" }, version: "v2" });
+    this.#menuRead = true;
+    return menu;
+  }
+
+  /**
+   * Whether the shopper's menu holds the recipe now; false when it cannot be read.
    * @param {string} recipeId
    */
   async #menuHolds(recipeId) {
     try {
-      const menu = /** @type {{ recipes?: { id?: unknown }[] } | null} */ (
-        await services.client.request("GET", "/menu/current", { query: { from: "scratch" }, version: "v2" }));
+      const menu = await this.#readMenu();
       return (menu?.recipes ?? []).some((recipe) => String(recipe.id) === recipeId);
     } catch {
       return false;
