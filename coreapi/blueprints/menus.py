@@ -13,7 +13,7 @@ from typing import Any
 from flask import Blueprint, Response
 
 from coreapi.blueprints import writes
-from coreapi.blueprints.preferences import applied
+from coreapi.blueprints.preferences import applied, applied_guests
 from coreapi.context import (
     connected_users_only,
     current,
@@ -112,7 +112,8 @@ def _suggest(
 def show(args: dict[str, Any]) -> dict[str, Any]:
     """The shopper's menu (moved to ``store_id`` when given); created when it has none, from the
     shopper's suggestions (``from=suggestions``, the default; kept by its preferences with
-    ``preferences=apply``) or empty (``from=scratch``)."""
+    ``preferences=apply``) or empty (``from=scratch``), for ``guests`` (without: the shopper's
+    preferred guests with ``preferences=apply``, else 4)."""
     suggester: menus.Suggester | None = None
     if args["origin"] == FROM_SUGGESTIONS:
 
@@ -124,6 +125,7 @@ def show(args: dict[str, Any]) -> dict[str, Any]:
         _owner(),
         store=args["store"],
         guests=args["guests"],
+        preferred_guests=lambda: applied_guests(args["preferences"]),
         suggester=suggester,
         language=current().language,
     )

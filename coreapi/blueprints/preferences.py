@@ -55,16 +55,35 @@ def refused(error: preferences.PreferencesError) -> Response:
 idempotent_write = writes.idempotent_writes(preferences.PreferencesError, refused)
 
 
-def applied(preferences_arg: str | None) -> RecipePreferences | None:
-    """What the calling shopper's stored preferences ask of recipes, when the request says
-    ``preferences=apply`` and names a shopper (a supplier with personalization on, and an identity);
-    ``None`` otherwise: no condition."""
+def _applying(preferences_arg: str | None) -> tuple[BasketOwner, bool] | None:
+    """The calling shopper and whether its supplier has personalization on, when the request says
+    ``preferences=apply`` and names a shopper (a supplier and an identity); ``None`` otherwise."""
     supplier = calling_supplier()
     identity = current().identity
     if preferences_arg != APPLY or supplier is None or identity is None:
         return None
-    owner = BasketOwner(supplier.id, identity)
-    return preferences.for_recipes(db.session(), owner, enabled=supplier.personalization)
+    return BasketOwner(supplier.id, identity), supplier.personalization
+
+
+def applied(preferences_arg: str | None) -> RecipePreferences | None:
+    """What the calling shopper's stored preferences ask of recipes, when the request says
+    ``preferences=apply`` and names a shopper (a supplier with personalization on, and an identity);
+    ``None`` otherwise: no condition."""
+    shopper = _applying(preferences_arg)
+    if shopper is None:
+        return None
+    owner, enabled = shopper
+    return preferences.for_recipes(db.session(), owner, enabled=enabled)
+
+
+def applied_guests(preferences_arg: str | None) -> int | None:
+    """The calling shopper's preferred guests, under the same conditions as ``applied``; ``None``
+    otherwise, or when it stored none."""
+    shopper = _applying(preferences_arg)
+    if shopper is None:
+        return None
+    owner, enabled = shopper
+    return preferences.preferred_guests(db.session(), owner, enabled=enabled)
 
 
 @options_bp.get("/options")

@@ -12,7 +12,7 @@ from coreapi.models import RECIPE_TYPES
 from coreapi.schemas.fields import Id, Money, PictureUrl, StoreField
 from coreapi.schemas.preferences import apply_preferences
 from coreapi.services.identity import MAX_ID_LENGTH
-from coreapi.services.menus import DEFAULT_GUESTS, MAX_BUDGET, MAX_GUESTS, MAX_RECIPES, MIN_GUESTS, SUGGESTED_RECIPES
+from coreapi.services.menus import MAX_BUDGET, MAX_GUESTS, MAX_RECIPES, MIN_GUESTS, SUGGESTED_RECIPES
 
 FROM_SUGGESTIONS = "suggestions"
 FROM_SCRATCH = "scratch"
@@ -27,8 +27,9 @@ def _recipe_id(**kwargs: Any) -> Id:
 
 
 class CurrentMenuArgs(Schema):
-    """``GET /menus/current``: ``store_id`` moves an existing menu there; ``from`` and ``guests``
-    only count when the menu is created."""
+    """``GET /menus/current``: ``store_id`` moves an existing menu there; ``from``, ``guests`` and
+    ``preferences`` only count when the menu is created (without ``guests``: the shopper's preferred
+    guests with ``preferences=apply``, else ``DEFAULT_GUESTS``)."""
 
     class Meta:
         unknown = EXCLUDE
@@ -37,8 +38,9 @@ class CurrentMenuArgs(Schema):
     origin = fields.String(
         data_key="from", load_default=FROM_SUGGESTIONS, validate=validate.OneOf([FROM_SUGGESTIONS, FROM_SCRATCH])
     )
-    guests = _guests(load_default=DEFAULT_GUESTS)
-    # Only counts at creation, as ``from``: the suggestions the menu is filled with.
+    guests = _guests(load_default=None)
+    # Only counts at creation, as ``from``: the suggestions the menu is filled with, and its guests when the
+    # request names none.
     preferences = apply_preferences()
 
 

@@ -302,6 +302,8 @@ def find_menu(session: Session, owner: BasketOwner) -> Menu | None:
 
 # How a new menu is filled: ``suggest(store, limit)`` answers recipe ids, in order.
 Suggester = Callable[[Store | None, int], list[int]]
+# The guests a new menu is for when the request names none: the shopper's preference, or None.
+PreferredGuests = Callable[[], int | None]
 
 
 def current_menu(
@@ -309,14 +311,16 @@ def current_menu(
     owner: BasketOwner,
     *,
     store: Store | None = None,
-    guests: int = DEFAULT_GUESTS,
+    guests: int | None = None,
+    preferred_guests: PreferredGuests | None = None,
     suggester: Suggester | None = None,
     language: str = DEFAULT_LANGUAGE,
 ) -> MenuView:
     """The shopper's menu; moved to ``store`` when one is given and differs from the menu's (a
     write: recipes the completion filter rejects there are removed). When the shopper has none, it is
-    created at ``store`` for ``guests``: with ``suggester``, filled with up to ``SUGGESTED_RECIPES``
-    of its recipes (each for ``guests``), else empty."""
+    created at ``store`` for ``guests``, else for what ``preferred_guests`` answers, else for
+    ``DEFAULT_GUESTS``: with ``suggester``, filled with up to ``SUGGESTED_RECIPES`` of its recipes
+    (each for the menu's guests), else empty."""
     menu = find_menu(session, owner)
     if menu is not None and (store is None or menu.store_id == store.id):
         return _view(session, menu, language)
@@ -324,6 +328,8 @@ def current_menu(
     removed: list[int] = []
     if menu is None:
         # A concurrent first read may create it too: one insert wins, the other does nothing.
+        if guests is None:
+            guests = (preferred_guests() if preferred_guests is not None else None) or DEFAULT_GUESTS
         created = _insert(session, owner, store, guests)
         menu = _lock(session, owner)
         assert menu is not None

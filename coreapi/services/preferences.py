@@ -214,6 +214,15 @@ def delete_preferences(session: Session, owner: BasketOwner) -> None:
     session.execute(delete(Preferences).where(*_of(owner)))
 
 
+def preferred_guests(session: Session, owner: BasketOwner, *, enabled: bool) -> int | None:
+    """The number of guests the shopper usually cooks for; ``None`` when it stored none, or when
+    personalization is off."""
+    if not enabled:
+        return None
+    stored = _stored(session, owner)
+    return stored.guests if stored is not None else None
+
+
 def for_recipes(session: Session, owner: BasketOwner, *, enabled: bool) -> RecipePreferences | None:
     """What the shopper's stored preferences ask of recipes; ``None`` when they ask nothing (none
     stored, only guests, or personalization off)."""

@@ -18,6 +18,7 @@ from sqlalchemy import func, select
 
 from coreapi.extensions import db
 from coreapi.models import Ingredient, Preferences
+from coreapi.services import menus
 
 from .test_service_key import as_service, supplier_id
 from .test_suggestions import context
@@ -541,3 +542,32 @@ def test_apply_fills_a_new_menu_with_what_the_preferences_keep(client: FlaskClie
     assert len(plain_menu["recipes"]) == 6 and {r["id"] for r in plain_menu["recipes"]} - allowed
     # Only at creation: reading the existing menu with the parameter changes nothing.
     assert client.get("/api/v1/menus/current?preferences=apply", headers=ignoring).json == plain_menu
+
+
+def test_apply_makes_a_new_menu_for_the_preferred_guests(
+    app: Flask, client: FlaskClient, seed: Any, user_id: str
+) -> None:
+    def new_menu(identity: str, query: str, token: str = RETAILER_TOKEN) -> dict[str, Any]:
+        headers = shopper(identity, token)
+        if token == RETAILER_TOKEN:
+            put(client, headers, {"guests": 2})
+        else:
+            store_directly(app, supplier_id(seed, token), identity, guests=2)
+        answer = client.get(f"/api/v1/menus/current?store_id=1001&{query}", headers=headers)
+        assert answer.status_code == 200, answer.json
+        menu: dict[str, Any] = answer.json
+        return menu
+
+    # From the suggestions or from scratch, every recipe for those guests.
+    suggested = new_menu(f"{user_id}-suggested", "preferences=apply")
+    assert suggested["guests"] == 2 and suggested["recipes"]
+    assert all(recipe["guests"] == 2 for recipe in suggested["recipes"])
+    assert new_menu(f"{user_id}-scratch", "from=scratch&preferences=apply")["guests"] == 2
+    # The request's guests win; without the parameter, or with personalization off, the default.
+    assert new_menu(f"{user_id}-asked", "preferences=apply&guests=6")["guests"] == 6
+    assert new_menu(f"{user_id}-plain", "from=scratch")["guests"] == menus.DEFAULT_GUESTS
+    assert new_menu(f"{user_id}-off", "from=scratch&preferences=apply", NOPERS_TOKEN)["guests"] == menus.DEFAULT_GUESTS
+    # Only at creation: a preference changed later leaves the menu's guests as they are.
+    put(client, shopper(f"{user_id}-suggested"), {"guests": 5})
+    again = client.get("/api/v1/menus/current?preferences=apply", headers=shopper(f"{user_id}-suggested")).json
+    assert again["guests"] == 2
