@@ -11,6 +11,7 @@ from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import Forbidden
 
 from prerender.gateway import get_upstream, menus
+from prerender.rendering.preferences import has_preferences
 from prerender.schemas.headers import MergeHeaders, WriteHeaders
 from prerender.schemas.menus import (
     CurrentMenuQuery,
@@ -65,11 +66,16 @@ LOGIN_REQUIRED = (
     answers={200: MENU, 304: NOT_MODIFIED, **PASSED_THROUGH, **UPSTREAM_FAILURES},
 )
 def current_menu(query: dict[str, Any]) -> dict[str, Any]:
-    """The menu, moved to `store_id` when it is elsewhere; a new one from suggestions or empty (`from`)."""
-    params = {"store_id": query["store_id"], "from": query["origin"], "guests": query["guests"]}
-    return get_upstream().menus.current(
-        current_context().upstream, params={k: v for k, v in params.items() if v is not None}
-    )
+    """The menu, moved to `store_id` when it is elsewhere; a new one from suggestions or empty (`from`), kept by
+    the shopper's preferences and for its preferred guests unless `guests` names them."""
+    ctx = current_context()
+    params = {
+        "store_id": query["store_id"],
+        "from": query["origin"],
+        "guests": query["guests"],
+        "preferences": "apply" if has_preferences(ctx) else None,
+    }
+    return get_upstream().menus.current(ctx.upstream, params={k: v for k, v in params.items() if v is not None})
 
 
 @bp.get("/current/suggestions")
@@ -81,13 +87,14 @@ def current_menu(query: dict[str, Any]) -> dict[str, Any]:
     answers={200: json_answer(MenuSuggestionsSchema), 304: NOT_MODIFIED, **PASSED_THROUGH, **UPSTREAM_FAILURES},
 )
 def menu_suggestions(query: dict[str, Any]) -> dict[str, Any]:
-    """The shopper's suggestions not already in the menu, of the types asked."""
+    """The shopper's suggestions not already in the menu, of the types asked, kept by its preferences."""
+    ctx = current_context()
     params: dict[str, Any] = {"store_id": query["store_id"], "limit": query["limit"]}
     if query["type"]:
         params["type"] = ",".join(query["type"])
-    return get_upstream().menus.suggestions(
-        current_context().upstream, params={k: v for k, v in params.items() if v is not None}
-    )
+    if has_preferences(ctx):
+        params["preferences"] = "apply"
+    return get_upstream().menus.suggestions(ctx.upstream, params={k: v for k, v in params.items() if v is not None})
 
 
 # The writes: each forwards its validated request to the upstream menu and answers the whole menu once it matches

@@ -10,8 +10,11 @@ renders with its modes disabled and says the planner is not available: never an 
 
 The fragment needs one upstream read, often cached: the store list, to refuse a `store_id` the upstream does not
 know (a 400, as on the other routes, rather than modes leading to a current-menu page that refuses it). When
-that list cannot be read, the entry renders anyway (the current-menu page checks the store again). The supplier
-is the request's (resolved by the header guard).
+that list cannot be read, the entry renders anyway (the current-menu page checks the store again). For a shopper
+who can have preferences (rendering/preferences.py) it reads them too (never cached: the shopper's own): the
+stepper starts from their number of people (`preferred-guests`, which wins in the browser over a count an earlier
+visit stored); unreadable, the entry renders without. The supplier is the request's (resolved by the header
+guard).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from flask import current_app, render_template
 from prerender.gateway import Supplier, UnknownStore, UpstreamError, fallbacks, get_upstream
 from prerender.rendering.assets import get_assets
 from prerender.rendering.i18n import translator_for
+from prerender.rendering.preferences import has_preferences
 from prerender.rendering.urls import with_query
 from prerender.web.context import RequestContext
 
@@ -71,6 +75,9 @@ class PlannerEntryView:
     onboarding_id: str
     # The supplier could not be checked (the upstream failed): unavailable for now, not "not on this site".
     lookup_failed: bool = False
+    # The number of people of the shopper's preferences, where the stepper starts (None: it has none, or they could
+    # not be read).
+    preferred_guests: int | None = None
 
     @property
     def available(self) -> bool:
@@ -122,16 +129,36 @@ def build_entry(ctx: RequestContext, *, store_id: str | None, environment: str) 
         )
         for mode in MODES
     )
+    preferred = preferred_guests(ctx)
     return PlannerEntryView(
         store_id=store_id,
-        guests=GUESTS_DEFAULT,
+        guests=preferred or GUESTS_DEFAULT,
         guests_min=GUESTS_MIN,
         guests_max=GUESTS_MAX,
         modes=modes,
         destination=destination,
         onboarding_id=f"{current_app.config['ELEMENT_PREFIX']}-planner-onboarding",
         lookup_failed=ctx.supplier is None and ctx.supplier_lookup_failed,
+        preferred_guests=preferred,
     )
+
+
+def preferred_guests(ctx: RequestContext) -> int | None:
+    """The number of people of the shopper's preferences, within the stepper's bounds; None for a shopper who cannot
+    have preferences (rendering/preferences.py), has not chosen one, or whose preferences cannot be read now (the
+    entry renders without)."""
+    if not has_preferences(ctx):
+        return None
+    try:
+        preferences = get_upstream().catalog.preferences(ctx.upstream)
+    except UpstreamError as error:
+        fallbacks.failed_without(
+            "preferences", error, request_id=ctx.request_id, consequence=", the planner entry without them"
+        )
+        return None
+    if not preferences.enabled or preferences.guests is None:
+        return None
+    return min(GUESTS_MAX, max(GUESTS_MIN, preferences.guests))
 
 
 def render_entry(entry: PlannerEntryView, ctx: RequestContext) -> str:

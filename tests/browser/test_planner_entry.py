@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import pytest
 import requests
+from bs4 import BeautifulSoup, Tag
 from flask import Flask, abort
 from playwright.sync_api import Locator, Page, Route, expect
 
@@ -64,9 +65,16 @@ def server_headers(token: str | None = RETAILER_TOKEN) -> dict[str, str]:
     return hdrs
 
 
-def fragment_html(prerender_url: str, path: str, *, token: str | None = RETAILER_TOKEN, **params: str) -> str:
-    """What the customer's server gets from prerender."""
-    response = requests.get(f"{prerender_url}{path}", params=params, headers=server_headers(token), timeout=10)
+def fragment_html(
+    prerender_url: str,
+    path: str,
+    *,
+    token: str | None = RETAILER_TOKEN,
+    hdrs: dict[str, str] | None = None,
+    **params: str,
+) -> str:
+    """What the customer's server gets from prerender (for a new visitor, unless `hdrs` name one)."""
+    response = requests.get(f"{prerender_url}{path}", params=params, headers=hdrs or server_headers(token), timeout=10)
     assert response.status_code == 200, response.text
     return response.text
 
@@ -171,9 +179,9 @@ def width(request: pytest.FixtureRequest, page: Page) -> str:
 def site(page: Page, prerender_url: str, host_pages: HostPages) -> Iterator[Callable[..., Customer]]:
     """A customer's page holding the entry fragment (for store 1001 and the retailer, unless told)."""
 
-    def make(*, token: str | None = RETAILER_TOKEN, **params: str) -> Customer:
+    def make(*, token: str | None = RETAILER_TOKEN, hdrs: dict[str, str] | None = None, **params: str) -> Customer:
         query = {"store_id": "1001", **params}
-        fragment = fragment_html(prerender_url, "/v2/planner/entry", token=token, **query)
+        fragment = fragment_html(prerender_url, "/v2/planner/entry", token=token, hdrs=hdrs, **query)
         host_pages.pages[HOST_PATH] = host_page(prerender_url, fragment)
         customer = Customer(page, host_pages.url)
         page.route(re.compile(rf"^{re.escape(CUSTOMER)}/"), customer.handle)
@@ -251,6 +259,33 @@ def test_the_stored_guest_count_is_shown(page: Page, site) -> None:
     page.evaluate("([key]) => localStorage.setItem(key, '99')", [GUESTS_KEY])  # out of bounds: ignored
     page.reload()
     expect(stepper(page.locator("svc-planner-entry[hydrated]"))[1]).to_have_text("4")
+
+
+def test_the_shoppers_preferred_guests_start_the_stepper(page: Page, site, prerender_url: str, width: str) -> None:
+    """The number of people a shopper saved in its preferences wins over a count an earlier visit stored: a mode
+    then hands it to the current-menu page."""
+    visitor = server_headers()
+    fragment = BeautifulSoup(fragment_html(prerender_url, "/v2/planner/entry", hdrs=visitor), "html.parser")
+    shopper = fragment.find("svc-shopper")
+    assert isinstance(shopper, Tag)
+    browser = {"authorization": f"Bearer {shopper['credential']}", "language-id": "fr", "session-id": "planner-browser"}
+    saved = requests.put(f"{prerender_url}/v2/preferences", json={"guests": 2}, headers=browser, timeout=10)
+    assert saved.status_code == 200, saved.text
+
+    customer = site(hdrs=visitor)
+    customer.open()
+    page.evaluate("([key]) => localStorage.setItem(key, '6')", [GUESTS_KEY])  # an earlier visit's count
+    page.reload()
+    entry = page.locator("svc-planner-entry[hydrated]")
+    _, value, increase = stepper(entry)
+    expect(value).to_have_text("2")
+    increase.click()  # the shopper may still choose another count for this menu
+    expect(value).to_have_text("3")
+    entry.locator(".svc-planner-entry__mode--selection").click()
+    page.wait_for_url(f"{CURRENT_MENU}?mode=selection&store_id=1001")
+    page.go_back()
+    expect(page.locator("svc-planner-entry[hydrated]")).to_be_visible()
+    assert local_item(page, GUESTS_KEY) == "3"
 
 
 # --- the modes ------------------------------------------------------------------------------------

@@ -205,3 +205,25 @@ def test_suggestions_leave_out_the_menus_recipes(client, shopper: str) -> None:
     assert not {r["id"] for r in suggested} & set(recipe_ids(current))
     bad = client.get("/v2/menu/current/suggestions?type=soup", headers=me)
     assert names(assert_problem(bad, 400)["errors"]["query"], "type")
+
+
+def test_the_shoppers_preferences_make_the_new_menu_and_the_suggestions(client, upstream, shopper: str) -> None:
+    vegetarian = {str(r["id"]) for r in upstream.get("/recipes", category="vegetarien", per_page=100)["data"]}
+    suggestions = "/v2/menu/current/suggestions?store_id=1001&limit=20"
+    plain = browser_headers(client, user=f"{shopper}-plain")
+    assert {r["id"] for r in client.get(suggestions, headers=plain).get_json()["data"]} - vegetarian
+
+    for user, origin in ((shopper, "suggestions"), (f"{shopper}-scratch", "scratch")):
+        me = browser_headers(client, user=user)
+        saved = client.put("/v2/preferences", json={"diets": ["vegetarien"], "guests": 2}, headers=me)
+        assert saved.status_code == 200, saved.get_json()
+        new = menu(client, me, f"?store_id=1001&from={origin}")
+        assert new["guests"] == 2 and all(recipe["guests"] == 2 for recipe in new["recipes"])
+        assert set(recipe_ids(new)) <= vegetarian
+    # What the planner's swap takes: the shopper's suggestions, kept by its preferences.
+    kept = client.get(suggestions, headers=browser_headers(client, user=shopper)).get_json()["data"]
+    assert kept and {r["id"] for r in kept} <= vegetarian
+    # The guests a page names still win.
+    me = browser_headers(client, user=f"{shopper}-asked")
+    client.put("/v2/preferences", json={"guests": 2}, headers=me)
+    assert menu(client, me, "?from=scratch&guests=5")["guests"] == 5

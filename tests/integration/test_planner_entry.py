@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import uuid
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -22,7 +23,7 @@ from prerender.rendering.planner import GUESTS_DEFAULT, GUESTS_MAX, GUESTS_MIN, 
 from prerender.web.admission import EXTENSION_KEY
 from tests.faulty_upstream import FaultyUpstream, status
 
-from .conftest import as_browser, credential_in, headers, record_upstream_calls
+from .conftest import as_browser, browser_headers, credential_in, headers, record_upstream_calls
 
 ROOT = Path(__file__).resolve().parents[2]
 STYLES_DOC = (ROOT / "docs" / "styles.md").read_text(encoding="utf-8")
@@ -214,10 +215,42 @@ def test_the_fragment_ends_with_its_module_scripts(client) -> None:
         assert module.status_code == 200 and "javascript" in module.mimetype
 
 
-def test_the_entry_asks_the_upstream_for_nothing_but_the_supplier_and_the_stores(app, client, monkeypatch) -> None:
+def test_the_entry_asks_the_upstream_for_the_supplier_the_stores_and_the_shoppers_preferences(
+    app, client, monkeypatch
+) -> None:
     calls = record_upstream_calls(app, monkeypatch)
     soup_of(get_entry(client, store_id="1001"))
+    assert {path for _, path, _ in calls} <= {"/api/v1/suppliers/me", "/api/v1/stores", "/api/v1/preferences"}
+    assert [path for _, path, _ in calls].count("/api/v1/preferences") == 1
+    # A supplier with personalization off has no preferences to read.
+    calls.clear()
+    soup_of(get_entry(client, headers(token="demo-nopers-token"), store_id="1001"))
     assert {path for _, path, _ in calls} <= {"/api/v1/suppliers/me", "/api/v1/stores"}
+
+
+def test_the_stepper_starts_from_the_shoppers_preferred_guests(client) -> None:
+    """The number of people of the shopper's preferences (the catalog's panel) is where the stepper starts; the
+    browser lets it win over a count an earlier visit stored (`preferred-guests`)."""
+    user = f"entry-prefers-{uuid.uuid4().hex[:12]}"
+    assert not entry_of(soup_of(get_entry(client, headers(user=user)))).has_attr("preferred-guests")
+    saved = client.put("/v2/preferences", json={"guests": 2}, headers=browser_headers(client, user=user))
+    assert saved.status_code == 200, saved.get_data(as_text=True)
+    entry = entry_of(soup_of(get_entry(client, headers(user=user), store_id="1001")))
+    assert (entry["guests"], entry["preferred-guests"]) == ("2", "2")
+    assert text(one(entry, ".svc-ds-stepper__value")) == "2"
+    # Without a guest count in them, the default.
+    client.put("/v2/preferences", json={"diets": ["vegetarien"]}, headers=browser_headers(client, user=user))
+    entry = entry_of(soup_of(get_entry(client, headers(user=user))))
+    assert entry["guests"] == str(GUESTS_DEFAULT) and not entry.has_attr("preferred-guests")
+
+
+def test_unreadable_preferences_do_not_stop_the_entry(app_config: dict, coreapi_url: str) -> None:
+    with FaultyUpstream(coreapi_url, {"/api/v1/preferences": status(503)}) as proxy:
+        client = app_with(app_config, UPSTREAM_URL=proxy.url, UPSTREAM_RETRIES=0).test_client()
+        entry = entry_of(soup_of(get_entry(client, store_id="1001")))
+        assert proxy.failed == ["/api/v1/preferences"]
+    assert entry["guests"] == str(GUESTS_DEFAULT) and not entry.has_attr("preferred-guests")
+    assert all(mode.get("data-href") for mode in entry.select("[data-mode]"))
 
 
 # --- texts ----------------------------------------------------------------------------------------
@@ -428,9 +461,10 @@ def test_a_store_check_shed_at_the_door_is_no_warning(app_config: dict, caplog: 
     assert response.status_code == 200 and response.headers["X-Degraded"] == "shed"
     assert not [record for record in caplog.records if record.levelno >= logging.WARNING], caplog.text
     # Said once, at INFO, with the store it did not check and the request's id.
-    (line,) = [record for record in caplog.records if record.name == "prerender.gateway.fallbacks"]
-    assert line.levelno == logging.INFO
+    lines = [record for record in caplog.records if record.name == "prerender.gateway.fallbacks"]
+    assert {line.levelno for line in lines} == {logging.INFO}
     request_id = response.headers["X-Request-Id"]
+    (line,) = [line for line in lines if line.getMessage().startswith("stores ")]
     assert line.getMessage().startswith(f"stores unavailable, store 1001 not checked, request {request_id}: ")
 
 

@@ -254,6 +254,22 @@ def test_the_guests_of_a_new_menu(client) -> None:
     assert {row["data-guests"] for row in soup.select(".svc-planner__menu-item")} == {"3"}
 
 
+def test_a_new_menu_is_for_the_guests_the_shopper_prefers(client) -> None:
+    """The "default number of people" a shopper saved (the catalog's preferences) makes its first menu, from the
+    suggestions or from scratch; the guests the page names still win."""
+    for kind, query, guests in (
+        ("prefers", {}, "2"),
+        ("custom", {"mode": "custom"}, "2"),
+        ("names", {"guests": "5"}, "5"),
+    ):
+        user = unique(kind)
+        saved = client.put("/v2/preferences", json={"guests": 2}, headers=browser_headers(client, user=user))
+        assert saved.status_code == 200, saved.get_data(as_text=True)
+        soup = page_of(client, user_headers(user), store_id=STORE, **query)
+        assert root_of(soup)["guests"] == guests
+        assert {row["data-guests"] for row in soup.select(".svc-planner__menu-item")} <= {guests}
+
+
 # --- modes ------------------------------------------------------------------------------------------------
 
 

@@ -1,9 +1,10 @@
 // <svc-planner-entry>: upgrades the server-rendered planner entry (templates/planner/entry.html). Idempotent:
 // defined once whatever the number of fragments loading this module. The markup is never re-rendered.
 //
-// - the guest stepper: min-guests..max-guests (the attributes; 1 to 12), starting from the count stored in
-//   localStorage `_<prefix>/planner/guests` when there is a valid one, else the `guests` attribute (4);
-//   buttons disabled at the bounds, the new count announced politely;
+// - the guest stepper: min-guests..max-guests (the attributes; 1 to 12), starting from the `preferred-guests`
+//   attribute (the number of people of the shopper's preferences, which the server renders when there is one),
+//   else the count stored in localStorage `_<prefix>/planner/guests` by an earlier visit when there is a valid
+//   one, else the `guests` attribute (4); buttons disabled at the bounds, the new count announced politely;
 // - a mode ([data-action="open-planner"]): stores the guests under `_<prefix>/planner/guests`, marks the
 //   mode busy (aria-busy, the others disabled), tracks `planner.open` {mode, guests} and goes to the mode's
 //   data-href (the customer's current-menu page with ?mode=, computed by the server);
@@ -83,9 +84,10 @@ export class PlannerEntryElement extends HTMLElement {
     }, { signal });
 
     this.#storage = usableLocalStorage();
+    const preferred = integer(this.getAttribute("preferred-guests"));
     const stored = this.#storage ? integer(this.#storage.getItem(services.session.key(GUESTS_KEY))) : null;
-    const initial = integer(this.getAttribute("guests")) ?? GUESTS_DEFAULT;
-    this.#setGuests(this.#inBounds(stored) ? /** @type {number} */ (stored) : initial, { announce: false });
+    const initial = [preferred, stored].find((count) => this.#inBounds(count)) ?? integer(this.getAttribute("guests")) ?? GUESTS_DEFAULT;
+    this.#setGuests(initial, { announce: false });
     if (!this.#storage) this.#storageRequired();
     // Hydrated means ready: where the modal's id is shared, only once that id is made unique.
     if (this.#onboardingIdIsShared()) void this.#bindOnboarding().finally(() => this.toggleAttribute("hydrated", true));
