@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from sqlalchemy import ColumnElement, select, update
+from sqlalchemy import ColumnElement, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, selectinload
 from sqlalchemy.sql.base import ExecutableOption
@@ -603,11 +603,25 @@ def merge_authless(
 
     coreapi cannot tell who holds ``authless_id``: its caller (prerender) vouches for it, having
     checked the browser's proof of that identity before calling. The visitor's favorite products join the
-    user's too (``favorite_items.merge_authless``)."""
+    user's too (``favorite_items.merge_authless``), and so do its confirmed baskets (``move_history``)."""
     authless = BasketOwner(user.supplier_id, Identity(IdentityKind.AUTHLESS, authless_id))
     moved = move_entries(session, authless, user, store, language).update
     favorite_items.merge_authless(session, user.supplier_id, user.identity, authless_id)
+    move_history(session, authless, user)
     return moved
+
+
+def move_history(session: Session, source: BasketOwner, target: BasketOwner) -> None:
+    """Give the ``source`` shopper's confirmed baskets (its order history) to ``target``. An order
+    ``target`` already has under the same ``order_id`` stays the source's (one shopper holds an order once)."""
+    taken = select(Basket.order_id).where(*_of(target), Basket.order_id.is_not(None))
+    session.execute(
+        update(Basket)
+        .where(*_of(source), Basket.status == CONFIRMED, or_(Basket.order_id.is_(None), Basket.order_id.not_in(taken)))
+        .values(identity_kind=target.identity.kind.value, identity_id=target.identity.value)
+        .execution_options(synchronize_session=False)
+    )
+    session.flush()
 
 
 def move_entries(

@@ -17,7 +17,7 @@ import datetime as dt
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from sqlalchemy import ColumnElement, delete, select
+from sqlalchemy import ColumnElement, delete, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -207,6 +207,21 @@ def replace_preferences(
         guests=guests,
         updated_at=now,
     )
+
+
+def merge_authless(session: Session, user: BasketOwner, visitor: BasketOwner, *, enabled: bool) -> None:
+    """At login, the logged-out ``visitor``'s preferences become the ``user``'s when the user stored none (its own
+    win otherwise, and the visitor's stay as they are). Nothing moves while personalization is off (``enabled``
+    false)."""
+    if not enabled or _stored(session, user) is not None:
+        return
+    session.execute(
+        update(Preferences)
+        .where(*_of(visitor))
+        .values(identity_kind=user.identity.kind.value, identity_id=user.identity.value)
+        .execution_options(synchronize_session=False)
+    )
+    session.flush()
 
 
 def delete_preferences(session: Session, owner: BasketOwner) -> None:

@@ -219,7 +219,9 @@ def _join_authless_history(visitor: Visitor, user: Visitor, *, request_id: str) 
       as the spec's menu lifecycle says: replaced, not merged); nothing happens when the visitor built none.
     - The recipe basket, at the visitor's store (baskets are per store): the shop's server asks prerender to
       merge it into the user's (prerender's `merge-authless-basket`, its supplier-token vouching for both
-      identities). Without a store there is no basket to merge. A failure is logged; the login goes on.
+      identities), and with it the visitor's favorite products, its order history (my space's history tab) and,
+      for a user who saved none, its preferences. Without a store there is no basket to merge (and the route,
+      which needs one, carries nothing else either). A failure is logged; the login goes on.
     - The shop's cart: every line of the authless cart is added to the user's cart (quantities add up) and
       the authless cart is emptied, whatever the merge's outcome. The basket never holds more than the cart
       (the SDK reports the cart and the basket follows it), so the user's cart then holds at least the merged

@@ -320,6 +320,30 @@ def test_history_belongs_to_the_shopper_under_the_supplier(client: FlaskClient, 
     assert [item["id"] for item in service.json["data"]] == [mine]
 
 
+def test_a_first_login_carries_the_visitors_history_to_the_user(client: FlaskClient) -> None:
+    """`merge-authless-basket` at login: the visitor's confirmed baskets join the user's history (newest first, as
+    ever), under the calling supplier only; an order the user already holds stays the visitor's."""
+    identity = uuid.uuid4().hex
+    user = Shopper(client, f"user_id u-{identity}")
+    visitor = Shopper(client, f"authless_id v-{identity}")
+    elsewhere = Shopper(client, f"authless_id v-{identity}", supplier_token=PUBLISHER_TOKEN)
+    users = confirm(user, {"1": 4}, order_id=f"order-{identity}-shared")
+    first = confirm(visitor, {"2": 4})
+    shared = confirm(visitor, {"3": 4}, order_id=f"order-{identity}-shared")
+    second = confirm(visitor, {"4": 2})
+    publishers = confirm(elsewhere, {"5": 4})
+    ok(visitor.add("6", 4))  # the open basket: its entries move as before
+
+    merged = ok(user.merge(f"v-{identity}"))
+    assert [recipe["recipe_id"] for recipe in merged["basket"]["recipes"]] == ["6"]
+    assert [item["id"] for item in history(user)["data"]] == [second, first, users]
+    assert [item["id"] for item in history(visitor)["data"]] == [shared]
+    assert [item["id"] for item in history(elsewhere)["data"]] == [publishers]
+    # Merging again moves nothing more.
+    ok(user.merge(f"v-{identity}"))
+    assert [item["id"] for item in history(user)["data"]] == [second, first, users]
+
+
 def test_history_titles_are_localised(buyer: Shopper, seed: Any) -> None:
     confirm(buyer, {"9": 4})
     (item,) = history(buyer, **{"Language-Id": "en"})["data"]

@@ -571,3 +571,57 @@ def test_apply_makes_a_new_menu_for_the_preferred_guests(
     put(client, shopper(f"{user_id}-suggested"), {"guests": 5})
     again = client.get("/api/v1/menus/current?preferences=apply", headers=shopper(f"{user_id}-suggested")).json
     assert again["guests"] == 2
+
+
+def test_a_first_login_carries_the_visitors_preferences_to_a_user_without_any(
+    app: Flask, client: FlaskClient, seed: Any
+) -> None:
+    """`merge-authless-basket` at login: a user who stored no preferences takes the visitor's (the visitor has none
+    afterwards); a user who stored some keeps its own, and the visitor's stay as they were."""
+    identity = uuid.uuid4().hex
+    chosen = {"diets": ["vegetarien"], "avoided_ingredients": ["ail"], "missing_equipment": ["four"], "guests": 2}
+
+    def merge(user: str, visitor: str) -> None:
+        response = client.get(
+            f"/api/v1/basket/merge-authless-basket?authless_id={visitor}&store_id=1001", headers=shopper(user)
+        )
+        assert response.status_code == 200, response.json
+
+    def read(headers: dict[str, str]) -> dict[str, Any]:
+        answer: dict[str, Any] = client.get(PATH, headers=headers).json
+        answer.pop("updated_at")
+        return answer
+
+    put(client, shopper(f"v1-{identity}", kind="authless_id"), chosen)
+    merge(f"u1-{identity}", f"v1-{identity}")
+    assert read(shopper(f"u1-{identity}")) == {**chosen, "enabled": True}
+    assert client.get(PATH, headers=shopper(f"v1-{identity}", kind="authless_id")).json == DEFAULTS
+
+    put(client, shopper(f"u2-{identity}"), {"guests": 5})
+    put(client, shopper(f"v2-{identity}", kind="authless_id"), chosen)
+    merge(f"u2-{identity}", f"v2-{identity}")
+    assert read(shopper(f"u2-{identity}"))["guests"] == 5 and read(shopper(f"u2-{identity}"))["diets"] == []
+    assert read(shopper(f"v2-{identity}", kind="authless_id")) == {**chosen, "enabled": True}
+
+    # Under a supplier with personalization off, nothing moves (its preferences are not in use).
+    nopers = supplier_id(seed, NOPERS_TOKEN)
+    with app.app_context():
+        db.session.add(
+            Preferences(
+                supplier_id=int(nopers),
+                identity_kind="authless_id",
+                identity_id=f"v3-{identity}",
+                guests=3,
+                diets=[],
+                avoided_ingredients=[],
+                missing_equipment=[],
+            )
+        )
+        db.session.commit()
+    response = client.get(
+        f"/api/v1/basket/merge-authless-basket?authless_id=v3-{identity}&store_id=1001",
+        headers=shopper(f"u3-{identity}", NOPERS_TOKEN),
+    )
+    assert response.status_code == 200, response.json
+    assert stored(app, nopers, f"u3-{identity}") is None
+    assert stored(app, nopers, f"v3-{identity}", kind="authless_id") is not None

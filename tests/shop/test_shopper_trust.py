@@ -324,6 +324,45 @@ def test_the_basket_built_while_logged_out_is_the_users_after_login(
     assert recipe_ids(basket(prerender_url, user["credential"], client)) == {"5"}
 
 
+def test_the_visitors_order_history_and_preferences_are_the_users_after_login(
+    client: FlaskClient, user_id: str, prerender_url: str
+):
+    """My space's history and the catalog's preferences of a visitor who bought and chose while logged out: after
+    the first login they are the user's (the basket merge carries them)."""
+    client.post("/preferences", data={"store_id": STORE})
+    visitor = page_credential(soup_of(client.get("/idees")))
+    hdrs = browser_headers(visitor["credential"], client)
+    saved = requests.put(
+        f"{prerender_url}/v2/preferences", json={"guests": 2, "diets": ["vegetarien"]}, headers=hdrs, timeout=30
+    )
+    assert saved.status_code == 200, saved.text
+    added = requests.post(f"{prerender_url}/v1/basket/recipes", json=ADD, headers=hdrs, timeout=30)
+    assert added.status_code == 200, added.text
+    total = added.json()["basket"]["total"]
+    paid = requests.post(
+        f"{prerender_url}/v1/basket/confirm",
+        json={"store_id": STORE, "total": total, "order_id": f"o-{user_id}"},
+        headers=hdrs,
+        timeout=30,
+    )
+    assert paid.status_code == 200 and paid.json()["confirmed"] is True, paid.text
+
+    def history_orders() -> set[str]:
+        soup = soup_of(client.get("/idees/mon-espace?tab=history"))
+        return {str(item["data-order-id"]) for item in soup.select(".svc-my-space__history-item")}
+
+    orders = history_orders()
+    assert len(orders) == 1
+    assert client.post("/connexion").status_code == 303
+    user = page_credential(soup_of(client.get("/idees")))
+    assert user["kind"] == "user"
+    assert history_orders() == orders
+    preferences = requests.get(
+        f"{prerender_url}/v2/preferences", headers=browser_headers(user["credential"], client), timeout=30
+    )
+    assert (preferences.json()["guests"], preferences.json()["diets"]) == (2, ["vegetarien"])
+
+
 def test_without_a_store_the_login_moves_the_cart_only(client: FlaskClient, prerender_url: str):
     client.get("/")
     client.post("/cart/lines", json=[{"id": "100001", "quantity": 2}])
