@@ -187,6 +187,8 @@ def test_paying_before_the_cart_page_has_its_lines_pays_the_cart(
     card.locator(".svc-recipe-card-cta").click()
     page.get_by_role("dialog").locator(".svc-recipe-details__add-all").click()
     expect(card).to_have_attribute("in-basket", "true")
+    # The products reached the shop's cart (a page left before its cart took them has nothing to pay).
+    expect(page.locator("[data-cart-count]")).not_to_have_text("0")
     page.keyboard.press("Escape")
 
     # The page's own fetch of its cart's lines answers 1.5 s late (fault injection in the page: a slow shop).
