@@ -255,7 +255,7 @@ def test_a_search_without_results_says_so(site: Callable[..., Customer], page: P
     expect(planner.locator("[data-role=panel-items] > li")).to_have_count(0)
     empty = planner.locator("[data-role=panel-empty]")
     expect(empty).to_be_visible()
-    expect(empty).to_have_text("Aucune recette ne correspond : essayez un autre type ou un autre mot.")
+    expect(empty).to_have_text("Aucune recette ne correspond\u00a0: essayez un autre type ou un autre mot.")
     expect(planner.locator("[data-role=status]")).to_have_text(empty.inner_text())  # heard as well as shown
 
 
@@ -285,7 +285,7 @@ def test_remove_and_swap_a_recipe(site: Callable[..., Customer], page: Page, wid
     assert [e["name"] for e in customer.events() if e["name"] == "planner.remove"] == ["planner.remove"]
 
 
-CHANGED_ELSEWHERE = "Votre menu a changé entre-temps, sur une autre page ou un autre appareil : le voici à jour."
+CHANGED_ELSEWHERE = "Votre menu a changé entre-temps, sur une autre page ou un autre appareil\u00a0: le voici à jour."
 
 
 def test_a_menu_changed_on_another_device_is_said_so_in_the_shoppers_language(
@@ -319,7 +319,7 @@ def test_a_menu_changed_on_another_device_is_said_so_in_the_shoppers_language(
     assert dessert_id in menu_ids(planner)
 
 
-UNCONFIRMED = "Nous n'avons pas pu confirmer ce changement : voici votre menu tel qu'il est maintenant."
+UNCONFIRMED = "Nous n'avons pas pu confirmer ce changement\u00a0: voici votre menu tel qu'il est maintenant."
 
 
 def test_an_add_whose_every_answer_was_lost_is_not_told_as_failed(

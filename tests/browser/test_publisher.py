@@ -395,10 +395,11 @@ def test_a_redeem_that_gets_no_answer_is_tried_again_in_the_page(page: Page, pub
     # The visitor is told the basket is on its way (not that it failed), and it arrives on the page's next try.
     toaster = page.locator(".svc-toaster")
     expect(toaster).to_have_text(
-        "Votre panier de Le Magazine Cuisine n'est pas encore arrivé : nouvel essai dans un instant.", timeout=15_000
+        "Votre panier de Le Magazine Cuisine n'est pas encore arrivé\u00a0: nouvel essai dans un instant.",
+        timeout=15_000,
     )
     assert_no_axe_violations(page, include=[".svc-toaster"], what="the notice of a basket still on its way")
-    expect(toaster).to_have_text("Votre panier de Le Magazine Cuisine : 1 recette, 6 produits", timeout=20_000)
+    expect(toaster).to_have_text("Votre panier de Le Magazine Cuisine\u00a0: 1 recette, 6 produits", timeout=20_000)
     expect(page.locator("[data-cart-count]").first).to_have_text("6")
     assert len(failed) == 3 and len(passed) == 1, (failed, passed)
     assert len(set(failed + passed)) == 1 and failed[0], "one redeem, sent with one key"
@@ -414,7 +415,7 @@ def test_the_transferred_recipes_arrive_in_the_shoppers_basket(page: Page, publi
     # comes once the page has loaded and the SDK has redeemed the transfer, and stays 10 s
     # (sdk/transfer.js): the wait covers a busy machine's redemption, not only Playwright's default 5 s.
     toaster = page.locator(".svc-toaster")
-    expect(toaster).to_have_text("Votre panier de Le Magazine Cuisine : 1 recette, 6 produits", timeout=15_000)
+    expect(toaster).to_have_text("Votre panier de Le Magazine Cuisine\u00a0: 1 recette, 6 produits", timeout=15_000)
     expect(toaster).to_have_attribute("role", "status")
     assert_no_axe_violations(page, include=[".svc-toaster"], what="the notice of a transferred basket")
     expect(page.locator("[data-cart-count]").first).to_have_text("6")

@@ -55,8 +55,8 @@ def test_the_sdks_plurals_follow_the_languages_rules(shop_page: Page) -> None:
     ]
     # A retailer's variant of a language has its plural rules; each count of a text its own plural.
     assert texts(shop_page, "fr-demo", "transfer.received", [1, 6]) == [
-        "Votre panier de Le Magazine Cuisine : 1 recette, 1 produit",
-        "Votre panier de Le Magazine Cuisine : 6 recettes, 6 produits",
+        "Votre panier de Le Magazine Cuisine\u00a0: 1 recette, 1 produit",
+        "Votre panier de Le Magazine Cuisine\u00a0: 6 recettes, 6 produits",
     ]
 
 

@@ -60,7 +60,8 @@ def one(root: Tag, selector: str) -> Tag:
 
 
 def text(tag: Tag) -> str:
-    return " ".join(tag.get_text(" ", strip=True).split())
+    """The tag's text, ASCII white space collapsed (the no-break spaces of French texts kept)."""
+    return re.sub(r"[ \t\n\r\f\v]+", " ", tag.get_text(" ", strip=True)).strip()
 
 
 def modes(soup: BeautifulSoup) -> dict[str, Tag]:

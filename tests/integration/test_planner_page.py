@@ -354,7 +354,7 @@ def test_a_menu_opened_at_another_store_moves_there_and_says_what_left(client) -
     assert menu_ids(moved) == [kept]
     notice = one(root, "[data-role=removed]")
     assert text(notice) == FR("PLANNER_PAGE.REMOVED_AT_STORE", count=1)
-    assert text(notice) == "1 recette retirée du menu : indisponible dans ce magasin."  # French plural, one
+    assert text(notice) == "1 recette retirée du menu\u00a0: indisponible dans ce magasin."  # French plural, one
     assert menu_json(client, browser)["store_id"] == OTHER_STORE
 
     # The move happened once: the next page at that store says nothing more.

@@ -86,7 +86,7 @@ def test_the_basket_arrives_in_the_retailer_shoppers_basket_with_the_carts_chang
         "source_supplier_name": "Le Magazine Cuisine",
         "recipe_count": 1,
         "product_count": products,
-        "message": f"Votre panier de Le Magazine Cuisine : 1 recette, {products} produits",
+        "message": f"Votre panier de Le Magazine Cuisine\u00a0: 1 recette, {products} produits",
     }
     # The publisher's basket was handed over: it is empty now.
     assert client.get(f"/v1/basket?store_id={STORE}", headers=reader).get_json()["recipe_count"] == 0
@@ -109,7 +109,7 @@ def test_a_basket_emptied_before_its_redeem_says_it_arrived_empty(client, reader
     client.delete(f"/v1/basket/recipes/3?store_id={STORE}", headers=reader)
     transfer = redeem(client, shopper, token).get_json()["transfer"]
     assert transfer["recipe_count"] == 0 and transfer["product_count"] == 0
-    assert transfer["message"] == "Votre panier de Le Magazine Cuisine est arrivé vide : rien n'a été ajouté."
+    assert transfer["message"] == "Votre panier de Le Magazine Cuisine est arrivé vide\u00a0: rien n'a été ajouté."
 
 
 def test_a_link_works_once(client, reader, shopper):

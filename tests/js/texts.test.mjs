@@ -65,12 +65,12 @@ describe("translator", () => {
 
   test("several plural arguments and a parameter in one text", () => {
     assert.equal(translator("fr")("transfer.received", { affiliate: "Le Magazine", recipes: 1, products: 6 }),
-      "Votre panier de Le Magazine : 1 recette, 6 produits");
+      "Votre panier de Le Magazine\u00a0: 1 recette, 6 produits");
     assert.equal(translator("en")("transfer.received", { affiliate: "The Mag", recipes: 2, products: 1 }),
       "Your basket from The Mag: 2 recipes, 1 product");
     // A recipe whose products the cart already held adds none: said so, not "0 produit".
     assert.equal(translator("fr")("transfer.received", { affiliate: "Le Magazine", recipes: 1, products: 0 }),
-      "Votre panier de Le Magazine : 1 recette, aucun produit à ajouter");
+      "Votre panier de Le Magazine\u00a0: 1 recette, aucun produit à ajouter");
     assert.equal(translator("en")("transfer.received", { affiliate: "The Mag", recipes: 1, products: 0 }),
       "Your basket from The Mag: 1 recipe, nothing to add to your cart");
   });
@@ -202,7 +202,7 @@ describe("bidirectional isolation of parameters", () => {
   test("a parameter that could reorder the sentence keeps its own direction, between FSI and PDI", () => {
     const t = translator("fr");
     const received = t("transfer.received", { affiliate: "Shop\u202e", recipes: 1, products: 7 });
-    assert.equal(received, `Votre panier de ${FSI}Shop\u202e${PDI} : 1 recette, 7 produits`);
+    assert.equal(received, `Votre panier de ${FSI}Shop\u202e${PDI}\u00a0: 1 recette, 7 produits`);
     assert.equal(formatText("Magasin : {store}", { store: "متجر" }, "fr"), `Magasin : ${FSI}متجر${PDI}`);
   });
 

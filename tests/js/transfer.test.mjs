@@ -57,7 +57,7 @@ async function afterWaiting(ms) {
   for (let turn = 0; turn < 20; turn += 1) await Promise.resolve();
 }
 
-const RECEIVED = { basket: {}, changes: [], transfer: { recipe_count: 1, message: "Votre panier de Blog : 1 recette" } };
+const RECEIVED = { basket: {}, changes: [], transfer: { recipe_count: 1, message: "Votre panier de Blog\u00a0: 1 recette" } };
 const NOT_KNOWN_YET = {
   "a 409 asking to be asked again (the redeem in progress)": () =>
     new ApiError({ title: "Conflict", status: 409, detail: "in progress" }, { retryAfterMs: 1000 }),
@@ -91,7 +91,7 @@ describe("a redeem whose outcome is not known yet", () => {
     const { arrivals, told, redeems } = arrivalsAnswering([NOT_KNOWN_YET["a 503"](), RECEIVED]);
     await arrivals.resume();
     await afterWaiting(RETRY_IN_PAGE_MS[0]);
-    assert.deepEqual(told, ["transfer.later:Blog", "Votre panier de Blog : 1 recette"]);
+    assert.deepEqual(told, ["transfer.later:Blog", "Votre panier de Blog\u00a0: 1 recette"]);
     assert.equal(redeems.length, 2);
     assert.equal(arrivals.pending(), null);
   });

@@ -221,14 +221,14 @@ def test_each_count_of_a_text_has_its_own_plural():
     t = TextCatalog(overrides_dir=None).translator("fr")
     assert t("CATALOG_BASKET_PREVIEW.SUMMARY", recipes=1, products=29) == "1 recette · 29 produits"
     assert t("PLANNER_PAGE.REMOVED_AT_STORE", count=2) == (
-        "2 recettes retirées du menu : indisponibles dans ce magasin."
+        "2 recettes retirées du menu\u00a0: indisponibles dans ce magasin."
     )
     assert t("BASKET_TRANSFER.RECEIVED", affiliate="Le Magazine Cuisine", recipes=1, products=6) == (
-        "Votre panier de Le Magazine Cuisine : 1 recette, 6 produits"
+        "Votre panier de Le Magazine Cuisine\u00a0: 1 recette, 6 produits"
     )
     # A recipe whose products the cart already held adds none: said so, not "0 produit".
     assert t("BASKET_TRANSFER.RECEIVED", affiliate="Le Magazine Cuisine", recipes=1, products=0) == (
-        "Votre panier de Le Magazine Cuisine : 1 recette, aucun produit à ajouter"
+        "Votre panier de Le Magazine Cuisine\u00a0: 1 recette, aucun produit à ajouter"
     )
     # The drawer's section title and "add all" button: one ingredient, one product.
     assert [t("RECIPE_DETAILS.INGREDIENTS", count=n) for n in (1, 7)] == ["1 ingrédient", "7 ingrédients"]
@@ -305,10 +305,10 @@ def test_a_parameter_that_could_reorder_the_sentence_keeps_its_own_direction():
     their order (as the browser side does, tests/js/texts.test.mjs); other names and numbers as they are."""
     t = TextCatalog(overrides_dir=None).translator("fr")
     assert t("BASKET_TRANSFER.RECEIVED", affiliate="Shop\u202e", recipes=1, products=7) == (
-        "Votre panier de \u2068Shop\u202e\u2069 : 1 recette, 7 produits"
+        "Votre panier de \u2068Shop\u202e\u2069\u00a0: 1 recette, 7 produits"
     )
     assert t("BASKET_TRANSFER.RECEIVED", affiliate="Le Magazine Cuisine", recipes=2, products=6) == (
-        "Votre panier de Le Magazine Cuisine : 2 recettes, 6 produits"
+        "Votre panier de Le Magazine Cuisine\u00a0: 2 recettes, 6 produits"
     )
 
 
