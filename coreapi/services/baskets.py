@@ -603,7 +603,8 @@ def merge_authless(
 
     coreapi cannot tell who holds ``authless_id``: its caller (prerender) vouches for it, having
     checked the browser's proof of that identity before calling. The visitor's favorite products join the
-    user's too (``favorite_items.merge_authless``), and so do its confirmed baskets (``move_history``)."""
+    user's too (``favorite_items.merge_authless``), and so do its confirmed baskets (``move_history``); the route
+    moves its preferences as well (``preferences.merge_authless``, coreapi/blueprints/baskets.py)."""
     authless = BasketOwner(user.supplier_id, Identity(IdentityKind.AUTHLESS, authless_id))
     moved = move_entries(session, authless, user, store, language).update
     favorite_items.merge_authless(session, user.supplier_id, user.identity, authless_id)
@@ -621,7 +622,6 @@ def move_history(session: Session, source: BasketOwner, target: BasketOwner) -> 
         .values(identity_kind=target.identity.kind.value, identity_id=target.identity.value)
         .execution_options(synchronize_session=False)
     )
-    session.flush()
 
 
 def move_entries(

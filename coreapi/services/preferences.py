@@ -17,7 +17,7 @@ import datetime as dt
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from sqlalchemy import ColumnElement, delete, select, update
+from sqlalchemy import ColumnElement, delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -212,15 +212,30 @@ def replace_preferences(
 def merge_authless(session: Session, user: BasketOwner, visitor: BasketOwner, *, enabled: bool) -> None:
     """At login, the logged-out ``visitor``'s preferences become the ``user``'s when the user stored none (its own
     win otherwise, and the visitor's stay as they are). Nothing moves while personalization is off (``enabled``
-    false)."""
-    if not enabled or _stored(session, user) is not None:
+    false). A copy that does nothing on conflict, then the visitor's row deleted if it was copied: the user's own
+    ``PUT`` committed meanwhile wins, rather than failing the login's merge on the table's key."""
+    if not enabled:
         return
-    session.execute(
-        update(Preferences)
-        .where(*_of(visitor))
-        .values(identity_kind=user.identity.kind.value, identity_id=user.identity.value)
-        .execution_options(synchronize_session=False)
+    theirs = _stored(session, visitor)
+    if theirs is None:
+        return
+    statement = _INSERTS[session.get_bind().dialect.name](Preferences).values(
+        supplier_id=user.supplier_id,
+        identity_kind=user.identity.kind.value,
+        identity_id=user.identity.value,
+        diets=list(theirs.diets),
+        avoided_ingredients=list(theirs.avoided_ingredients),
+        missing_equipment=list(theirs.missing_equipment),
+        guests=theirs.guests,
+        updated_at=theirs.updated_at,
     )
+    copied = session.execute(
+        statement.on_conflict_do_nothing(
+            index_elements=[Preferences.supplier_id, Preferences.identity_kind, Preferences.identity_id]
+        ).returning(Preferences.identity_id)
+    ).first()
+    if copied is not None:
+        session.delete(theirs)
     session.flush()
 
 

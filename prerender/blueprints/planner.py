@@ -21,7 +21,7 @@ from prerender.rendering.current_menu import (
     render_panel_items,
     retry_page,
 )
-from prerender.rendering.planner import check_store, planner_entry
+from prerender.rendering.planner import check_store, planner_entry, read_preferred_guests
 from prerender.schemas.menus import CurrentMenuPageQuery, PlannerEntryQuery, PlannerRecipesQuery
 from prerender.web.context import current_context
 from prerender.web.contract import (
@@ -48,7 +48,8 @@ bp = Blueprint("planner", __name__)
     query=PlannerEntryQuery(),
     answers={
         200: html(
-            "The <svc-planner-entry> fragment (guest stepper, the two modes leading to the customer's "
+            "The <svc-planner-entry> fragment (guest stepper, from the number of people of the shopper's preferences "
+            "when it saved one, `preferred-guests`; the two modes leading to the customer's "
             "current-menu page, the help link), its hidden onboarding modal and module scripts, then the "
             "shopper's credential element when a valid supplier-token named the shopper. Without a known "
             "supplier or routing for the environment, the modes are disabled with a notice."
@@ -58,11 +59,13 @@ bp = Blueprint("planner", __name__)
     },
 )
 def get_entry(query: dict[str, Any]) -> Response:
-    """The entry: the same markup for every shopper of a supplier and store, but it ends with the shopper's
-    credential (the current-menu page acts for that shopper), so it is private."""
+    """The entry: its stepper starts from the number of people of the shopper's preferences, and it ends with the
+    shopper's credential (the current-menu page acts for that shopper), so it is private."""
     ctx = current_context()
     check_store(ctx, query["store_id"])
-    return fragment_response(lambda: planner_entry(ctx, store_id=query["store_id"]))
+    return fragment_response(
+        lambda: planner_entry(ctx, store_id=query["store_id"], preferred_guests=read_preferred_guests(ctx))
+    )
 
 
 PAGE_ANSWERS = {

@@ -545,10 +545,11 @@ def environment() -> str:
     return str(current_app.config["ENVIRONMENT"])
 
 
-def planner_entry_html(ctx: RequestContext, store_id: str | None) -> Markup | None:
-    """The planner entry block of the home (v2, when the supplier's routing has a planner)."""
+def planner_entry_html(ctx: RequestContext, store_id: str | None, prefs: ShopperPreferences) -> Markup | None:
+    """The planner entry block of the home (v2, when the supplier's routing has a planner), its stepper from the
+    preferences the page read."""
     if ctx.api_version != "v2" or ctx.supplier is None:
         return None
     if planner_destination(ctx.supplier, environment()) is None:
         return None
-    return Markup(planner_entry(ctx, store_id=store_id))
+    return Markup(planner_entry(ctx, store_id=store_id, preferred_guests=prefs.guests))

@@ -127,7 +127,7 @@ def home_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
         header=header_view(ctx, links, prefs, categories),
         rows=tuple(rows),
         active_filters=prefs.filters(t),
-        planner_entry=planner_entry_html(ctx, query["store_id"]),
+        planner_entry=planner_entry_html(ctx, query["store_id"], prefs),
         analytics_path=query["analytics_path"] or ANALYTICS_PATHS["home"],
         failed=failed or not categories,
     )

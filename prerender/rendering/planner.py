@@ -12,8 +12,9 @@ The fragment needs one upstream read, often cached: the store list, to refuse a 
 know (a 400, as on the other routes, rather than modes leading to a current-menu page that refuses it). When
 that list cannot be read, the entry renders anyway (the current-menu page checks the store again). For a shopper
 who can have preferences (rendering/preferences.py) it reads them too (never cached: the shopper's own): the
-stepper starts from their number of people (`preferred-guests`, which wins in the browser over a count an earlier
-visit stored); unreadable, the entry renders without. The supplier is the request's (resolved by the header
+stepper starts from their number of people (`preferred-guests`; in the browser a count the shopper chose since it
+saved that preference wins, components/planner-entry.js); unreadable, the entry renders without. The catalog home,
+which reads them for its lists, passes them in (`planner_entry`). The supplier is the request's (resolved by the header
 guard).
 """
 
@@ -113,8 +114,11 @@ def mode_url(destination: str, mode: str, store_id: str | None) -> str:
     return with_query(destination, mode=mode, store_id=store_id or None)
 
 
-def build_entry(ctx: RequestContext, *, store_id: str | None, environment: str) -> PlannerEntryView:
-    """The entry's view model for the request's supplier in an environment."""
+def build_entry(
+    ctx: RequestContext, *, store_id: str | None, environment: str, preferred_guests: int | None
+) -> PlannerEntryView:
+    """The entry's view model for the request's supplier in an environment; `preferred_guests`: the number of people
+    of the shopper's preferences (None: none, or not known)."""
     t = translator_for(ctx)
     destination = planner_destination(ctx.supplier, environment)
     if destination is None:
@@ -129,7 +133,7 @@ def build_entry(ctx: RequestContext, *, store_id: str | None, environment: str) 
         )
         for mode in MODES
     )
-    preferred = preferred_guests(ctx)
+    preferred = min(GUESTS_MAX, max(GUESTS_MIN, preferred_guests)) if preferred_guests is not None else None
     return PlannerEntryView(
         store_id=store_id,
         guests=preferred or GUESTS_DEFAULT,
@@ -143,10 +147,10 @@ def build_entry(ctx: RequestContext, *, store_id: str | None, environment: str) 
     )
 
 
-def preferred_guests(ctx: RequestContext) -> int | None:
-    """The number of people of the shopper's preferences, within the stepper's bounds; None for a shopper who cannot
-    have preferences (rendering/preferences.py), has not chosen one, or whose preferences cannot be read now (the
-    entry renders without)."""
+def read_preferred_guests(ctx: RequestContext) -> int | None:
+    """The number of people of the shopper's preferences, read for the entry's own route (a catalog page passes those
+    it read already); None for a shopper who cannot have preferences (rendering/preferences.py), has not chosen one,
+    or whose preferences cannot be read now (the entry renders without)."""
     if not has_preferences(ctx):
         return None
     try:
@@ -156,9 +160,7 @@ def preferred_guests(ctx: RequestContext) -> int | None:
             "preferences", error, request_id=ctx.request_id, consequence=", the planner entry without them"
         )
         return None
-    if not preferences.enabled or preferences.guests is None:
-        return None
-    return min(GUESTS_MAX, max(GUESTS_MIN, preferences.guests))
+    return preferences.guests if preferences.enabled else None
 
 
 def render_entry(entry: PlannerEntryView, ctx: RequestContext) -> str:
@@ -190,7 +192,8 @@ def check_store(ctx: RequestContext, store_id: str | None) -> None:
         raise UnknownStore(400, problem, "stores")
 
 
-def planner_entry(ctx: RequestContext, *, store_id: str | None) -> str:
+def planner_entry(ctx: RequestContext, *, store_id: str | None, preferred_guests: int | None) -> str:
     """The entry fragment for the request (without the shopper's credential element)."""
-    entry = build_entry(ctx, store_id=store_id, environment=str(current_app.config["ENVIRONMENT"]))
+    environment = str(current_app.config["ENVIRONMENT"])
+    entry = build_entry(ctx, store_id=store_id, environment=environment, preferred_guests=preferred_guests)
     return render_entry(entry, ctx)

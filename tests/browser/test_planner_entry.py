@@ -262,30 +262,39 @@ def test_the_stored_guest_count_is_shown(page: Page, site) -> None:
 
 
 def test_the_shoppers_preferred_guests_start_the_stepper(page: Page, site, prerender_url: str, width: str) -> None:
-    """The number of people a shopper saved in its preferences wins over a count an earlier visit stored: a mode
-    then hands it to the current-menu page."""
+    """The number of people a shopper saved in its preferences wins over a count an earlier visit stored before it;
+    a count the shopper chose since stays (coming back through the entry does not reset its menu), until the
+    preference changes."""
     visitor = server_headers()
     fragment = BeautifulSoup(fragment_html(prerender_url, "/v2/planner/entry", hdrs=visitor), "html.parser")
     shopper = fragment.find("svc-shopper")
     assert isinstance(shopper, Tag)
     browser = {"authorization": f"Bearer {shopper['credential']}", "language-id": "fr", "session-id": "planner-browser"}
-    saved = requests.put(f"{prerender_url}/v2/preferences", json={"guests": 2}, headers=browser, timeout=10)
-    assert saved.status_code == 200, saved.text
 
-    customer = site(hdrs=visitor)
-    customer.open()
-    page.evaluate("([key]) => localStorage.setItem(key, '6')", [GUESTS_KEY])  # an earlier visit's count
-    page.reload()
-    entry = page.locator("svc-planner-entry[hydrated]")
-    _, value, increase = stepper(entry)
+    def prefer(guests: int) -> Locator:
+        """The shopper saves its preference, then opens the customer's page again (its server asks a new fragment)."""
+        saved = requests.put(f"{prerender_url}/v2/preferences", json={"guests": guests}, headers=browser, timeout=10)
+        assert saved.status_code == 200, saved.text
+        customer = site(hdrs=visitor)
+        page.goto(customer.home)
+        return stepper(page.locator("svc-planner-entry[hydrated]"))[1]
+
+    site(hdrs=visitor).open()
+    page.evaluate("([key]) => localStorage.setItem(key, '6')", [GUESTS_KEY])  # a count stored before the preference
+    value = prefer(2)
     expect(value).to_have_text("2")
-    increase.click()  # the shopper may still choose another count for this menu
+    entry = page.locator("svc-planner-entry[hydrated]")
+    stepper(entry)[2].click()  # the shopper chooses another count for this menu
     expect(value).to_have_text("3")
     entry.locator(".svc-planner-entry__mode--selection").click()
     page.wait_for_url(f"{CURRENT_MENU}?mode=selection&store_id=1001")
     page.go_back()
     expect(page.locator("svc-planner-entry[hydrated]")).to_be_visible()
     assert local_item(page, GUESTS_KEY) == "3"
+    # Back later: the count chosen under this preference stays; a new preference starts the stepper again.
+    page.reload()
+    expect(stepper(page.locator("svc-planner-entry[hydrated]"))[1]).to_have_text("3")
+    expect(prefer(5)).to_have_text("5")
 
 
 # --- the modes ------------------------------------------------------------------------------------

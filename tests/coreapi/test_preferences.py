@@ -6,6 +6,7 @@ What a preference keeps is computed from the seed JSON (``seed``), never through
 
 from __future__ import annotations
 
+import threading
 import unicodedata
 import uuid
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from sqlalchemy import func, select
 from coreapi.extensions import db
 from coreapi.models import Ingredient, Preferences
 from coreapi.services import menus
+from coreapi.services import preferences as preferences_service
 
 from .test_service_key import as_service, supplier_id
 from .test_suggestions import context
@@ -625,3 +627,39 @@ def test_a_first_login_carries_the_visitors_preferences_to_a_user_without_any(
     assert response.status_code == 200, response.json
     assert stored(app, nopers, f"u3-{identity}") is None
     assert stored(app, nopers, f"v3-{identity}", kind="authless_id") is not None
+
+
+def test_a_users_put_committed_during_the_login_merge_wins_and_the_merge_still_succeeds(
+    app: Flask, client: FlaskClient, backend: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user's own `PUT /preferences` (another request) commits after the merge first read the preferences and
+    before it copies the visitor's: the user's stay, the visitor's too, and the login's merge answers 200 (it
+    failed with the table's key on PostgreSQL)."""
+    if backend.name != "postgresql":
+        pytest.skip("SQLite serialises writers: the PUT cannot commit inside the merge's transaction")
+    identity = uuid.uuid4().hex
+    user, visitor = f"u-{identity}", f"v-{identity}"
+    put(client, shopper(visitor, kind="authless_id"), {"guests": 2})
+    read_stored = preferences_service._stored
+    puts: list[int] = []
+
+    def a_put_commits_meanwhile(session: Any, owner: Any) -> Any:
+        found = read_stored(session, owner)
+        if not puts:  # at the merge's first read of the preferences table
+            other = app.test_client()
+            thread = threading.Thread(
+                target=lambda: puts.append(other.put(PATH, json={"guests": 5}, headers=shopper(user)).status_code)
+            )
+            thread.start()
+            thread.join(20)
+        return found
+
+    monkeypatch.setattr(preferences_service, "_stored", a_put_commits_meanwhile)
+    merged = client.get(
+        f"/api/v1/basket/merge-authless-basket?authless_id={visitor}&store_id=1001", headers=shopper(user)
+    )
+    assert puts == [200]
+    assert merged.status_code == 200, merged.json
+    monkeypatch.undo()
+    assert client.get(PATH, headers=shopper(user)).json["guests"] == 5
+    assert client.get(PATH, headers=shopper(visitor, kind="authless_id")).json["guests"] == 2

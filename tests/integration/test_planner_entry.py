@@ -245,6 +245,18 @@ def test_the_stepper_starts_from_the_shoppers_preferred_guests(client) -> None:
     assert entry["guests"] == str(GUESTS_DEFAULT) and not entry.has_attr("preferred-guests")
 
 
+def test_the_catalog_homes_entry_starts_from_the_preferences_the_page_read(app, client, monkeypatch) -> None:
+    """The v2 catalog home holds the entry: it reads the shopper's preferences once, for its lists and its entry."""
+    user = f"home-prefers-{uuid.uuid4().hex[:12]}"
+    saved = client.put("/v2/preferences", json={"guests": 3}, headers=browser_headers(client, user=user))
+    assert saved.status_code == 200, saved.get_data(as_text=True)
+    calls = record_upstream_calls(app, monkeypatch)
+    home = soup_of(client.get("/v2/catalog", query_string={"store_id": "1001"}, headers=headers(user=user)))
+    entry = entry_of(home)
+    assert (entry["guests"], entry["preferred-guests"]) == ("3", "3")
+    assert [path for _, path, _ in calls].count("/api/v1/preferences") == 1
+
+
 def test_unreadable_preferences_do_not_stop_the_entry(app_config: dict, coreapi_url: str) -> None:
     with FaultyUpstream(coreapi_url, {"/api/v1/preferences": status(503)}) as proxy:
         client = app_with(app_config, UPSTREAM_URL=proxy.url, UPSTREAM_RETRIES=0).test_client()

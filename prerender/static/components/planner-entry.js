@@ -1,13 +1,16 @@
 // <svc-planner-entry>: upgrades the server-rendered planner entry (templates/planner/entry.html). Idempotent:
 // defined once whatever the number of fragments loading this module. The markup is never re-rendered.
 //
-// - the guest stepper: min-guests..max-guests (the attributes; 1 to 12), starting from the `preferred-guests`
-//   attribute (the number of people of the shopper's preferences, which the server renders when there is one),
-//   else the count stored in localStorage `_<prefix>/planner/guests` by an earlier visit when there is a valid
-//   one, else the `guests` attribute (4); buttons disabled at the bounds, the new count announced politely;
-// - a mode ([data-action="open-planner"]): stores the guests under `_<prefix>/planner/guests`, marks the
-//   mode busy (aria-busy, the others disabled), tracks `planner.open` {mode, guests} and goes to the mode's
-//   data-href (the customer's current-menu page with ?mode=, computed by the server);
+// - the guest stepper: min-guests..max-guests (the attributes; 1 to 12), starting from the count an earlier visit
+//   stored in localStorage `_<prefix>/planner/guests` when the shopper chose it under the preference it has now,
+//   else from the `preferred-guests` attribute (the number of people of the shopper's preferences, which the
+//   server renders when there is one), else from the stored count, else from the `guests` attribute (4): a
+//   preference is where a new choice starts, and a count chosen since stays; buttons disabled at the bounds, the
+//   new count announced politely;
+// - a mode ([data-action="open-planner"]): stores the guests under `_<prefix>/planner/guests` and the preference
+//   they were chosen under under `_<prefix>/planner/guests-preferred` ("" for none), marks the mode busy
+//   (aria-busy, the others disabled), tracks `planner.open` {mode, guests} and goes to the mode's data-href (the
+//   customer's current-menu page with ?mode=, computed by the server);
 // - the planner requires localStorage: where it is unusable (blocked site data, some private modes), the
 //   modes are disabled and the entry's notice says so;
 // - the help button opens the onboarding modal it controls (components/planner-onboarding.js). That module is
@@ -24,6 +27,8 @@ function onboardingModule() {
 const tagName = `${sdk.prefix}-planner-entry`;
 /** Storage name (under `_<prefix>/`) of the guest count the current-menu page reads. */
 export const GUESTS_KEY = "planner/guests";
+/** Storage name of the preferred count in force when the stored count was chosen ("" for none). */
+const PREFERRED_KEY = "planner/guests-preferred";
 const GUESTS_MIN = 1;
 const GUESTS_MAX = 12;
 const GUESTS_DEFAULT = 4;
@@ -84,14 +89,22 @@ export class PlannerEntryElement extends HTMLElement {
     }, { signal });
 
     this.#storage = usableLocalStorage();
-    const preferred = integer(this.getAttribute("preferred-guests"));
-    const stored = this.#storage ? integer(this.#storage.getItem(services.session.key(GUESTS_KEY))) : null;
-    const initial = [preferred, stored].find((count) => this.#inBounds(count)) ?? integer(this.getAttribute("guests")) ?? GUESTS_DEFAULT;
-    this.#setGuests(initial, { announce: false });
+    this.#setGuests(this.#initialGuests(), { announce: false });
     if (!this.#storage) this.#storageRequired();
     // Hydrated means ready: where the modal's id is shared, only once that id is made unique.
     if (this.#onboardingIdIsShared()) void this.#bindOnboarding().finally(() => this.toggleAttribute("hydrated", true));
     else this.toggleAttribute("hydrated", true);
+  }
+
+  /** Where the stepper starts (see the module's comment): a count chosen under the current preference, the
+   * preference, a count stored before it, the default. */
+  #initialGuests() {
+    const preferred = integer(this.getAttribute("preferred-guests"));
+    const stored = this.#storage ? integer(this.#storage.getItem(services.session.key(GUESTS_KEY))) : null;
+    const chosenUnder = this.#storage ? integer(this.#storage.getItem(services.session.key(PREFERRED_KEY))) : null;
+    if (this.#inBounds(preferred) && !(this.#inBounds(stored) && chosenUnder === preferred)) return /** @type {number} */ (preferred);
+    if (this.#inBounds(stored)) return /** @type {number} */ (stored);
+    return integer(this.getAttribute("guests")) ?? GUESTS_DEFAULT;
   }
 
   disconnectedCallback() {
@@ -177,6 +190,7 @@ export class PlannerEntryElement extends HTMLElement {
     }
     try {
       storage.setItem(services.session.key(GUESTS_KEY), String(this.#guests));
+      storage.setItem(services.session.key(PREFERRED_KEY), this.getAttribute("preferred-guests") ?? "");
     } catch {
       this.#storageRequired(); // full, or revoked since the page loaded
       return;
