@@ -146,7 +146,7 @@ class TransferSourceSchema(Schema):
         required=True,
         metadata={
             "description": "What arrived, for the shopper, in the `language-id`'s texts (`BASKET_TRANSFER.RECEIVED`): "
-            '"Votre panier de Le Magazine Cuisine : 1 recette, 6 produits".'
+            '"Votre panier de Le Magazine Cuisine\\u00a0: 1 recette, 6 produits".'
         },
     )
 

@@ -224,7 +224,7 @@ def test_the_list_searches_and_says_so(client, upstream):
     expected = [str(r["id"]) for r in upstream.get("/recipes", q="tarte", per_page=20)["data"]]
     assert expected
     root = root_of(page(client, "/v2/catalog/list", search="  tarte  "))
-    assert root.find(class_="svc-catalog-list__title").get_text(strip=True) == "Résultats pour « tarte »"
+    assert root.find(class_="svc-catalog-list__title").get_text(strip=True) == "Résultats pour «\u00a0tarte\u00a0»"
     assert card_ids(root) == expected
     assert root.find("input", attrs={"name": "search"})["value"] == "tarte"
 

@@ -4,6 +4,7 @@ its keys."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from datetime import date
@@ -36,6 +37,21 @@ def test_every_spec_key_exists(language):
 def test_languages_have_the_same_keys():
     catalog = TextCatalog(overrides_dir=None)
     assert catalog.keys("fr") == catalog.keys("en")
+
+
+def test_french_punctuation_keeps_its_no_break_space():
+    """French writes a space before `:`, `?`, `!`, `;` and inside « »: a no-break one, or a line could start with the
+    sign (docs/decisions.md). The server's texts and the SDK's copy of them."""
+    root = Path(__file__).resolve().parents[2] / "prerender"
+
+    def leaves(node: object) -> list[str]:
+        return [text for child in node.values() for text in leaves(child)] if isinstance(node, dict) else [str(node)]
+
+    flat = leaves(json.loads((root / "i18n" / "fr.json").read_text(encoding="utf-8")))
+    sdk = (root / "static" / "sdk" / "texts.js").read_text(encoding="utf-8")
+    french_sdk = sdk[sdk.index("  fr: {") : sdk.index("  en: {")]
+    for text in [*flat, french_sdk]:
+        assert not re.search(r" [:?!;]|« | »", text), text
 
 
 def test_retailer_override_replaces_only_its_keys(tmp_path):
