@@ -407,6 +407,24 @@ def test_without_personalization_the_browser_draws_heart_and_cta(
     expect(page.get_by_role("dialog")).to_be_visible()
 
 
+def test_without_personalization_a_liked_recipe_stays_on_the_favorites_page(
+    page: Page, context: BrowserContext, nopers_shop_url: str
+):
+    """The browser draws the hearts of a supplier without personalization: until the page's likes are read, a heart
+    is unknown, not "unliked" (the favorites list takes an unliked card out, and said the shopper had removed it)."""
+    visit(context, page, nopers_shop_url, user=new_user())
+    heart = hydrated_cards(page).first.locator(".svc-like-button")
+    heart.click()
+    expect(heart).to_have_attribute("aria-pressed", "true")
+    with page.expect_response(lambda r: "/likes?" in r.url and r.request.method == "GET"):
+        visit(context, page, nopers_shop_url, "/idees/favoris")
+    favorite = page.locator("svc-catalog svc-recipe-card[hydrated]")
+    expect(favorite.locator(".svc-like-button")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("svc-catalog li.svc-catalog-favorites__item--removing")).to_have_count(0)
+    expect(favorite).to_have_count(1)
+    expect(page.locator("[data-svc-toaster]")).not_to_contain_text("retirée")
+
+
 def test_a_card_inserted_with_innerhtml_hydrates_and_opens_the_drawer(
     page: Page, context: BrowserContext, shop_url: str
 ):

@@ -189,7 +189,11 @@ export class RecipeCardElement extends HTMLElement {
         "data-recipe-id": this.recipeId,
         "aria-pressed": "false",
         "aria-label": this.dataset.likeLabel,
-        dataset: { [CLIENT_MADE]: "", likeLabel: this.dataset.likeLabel, unlikeLabel: this.dataset.unlikeLabel ?? "" },
+        // Unknown until the page's batched read (as the server's heart): "unpressed" would tell the page the recipe
+        // is not liked (the favorites list takes an unliked card out).
+        dataset: {
+          [CLIENT_MADE]: "", likeState: "unknown", likeLabel: this.dataset.likeLabel, unlikeLabel: this.dataset.unlikeLabel ?? "",
+        },
       }, icon("heart", "svc-ds-icon svc-like-button__icon"));
       if (inline) {
         const footer = this.querySelector(".svc-recipe-card__footer");
@@ -200,10 +204,7 @@ export class RecipeCardElement extends HTMLElement {
         this.querySelector(".svc-recipe-card__media")?.append(button);
       }
     }
-    if (!this.#like && button instanceof HTMLButtonElement) {
-      services.likes.load([this.recipeId]);
-      this.#like = bindLikeButton(button, this.recipeId);
-    }
+    if (!this.#like && button instanceof HTMLButtonElement) this.#like = bindLikeButton(button, this.recipeId);
   }
 }
 
