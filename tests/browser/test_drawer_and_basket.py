@@ -536,3 +536,34 @@ def test_the_drawer_settles_on_the_last_step_when_an_earlier_steps_answer_comes_
         route.continue_()
     expect(dialog.locator("svc-recipe-details")).to_have_attribute("guests", str(start + 2))
     expect(guests).to_have_text(str(start + 2))
+
+
+def test_a_basket_product_the_store_no_longer_sells_is_said_and_not_added_to(
+    page: Page, context: BrowserContext, shop_url: str
+):
+    """Recipe 67's apple juice at 1001 (product 100317) is not sold at 1002, which sells another one (100318): once
+    the shopper's basket is at 1002, the drawer says the basket's product is no longer sold there, its "+" adds
+    none of it (packages nobody can buy), and its "one fewer" still takes it out."""
+    user = new_user()
+    visit(context, page, shop_url, user=user)
+    page.evaluate("() => window.svc.recipes.openDetails('67')")
+    dialog = page.get_by_role("dialog")
+    dialog.locator(".svc-recipe-details__add-all").click()
+    juice = dialog.locator(".svc-recipe-details__ingredient[data-ingredient-id='jus-pomme']")
+    expect(juice.locator("[data-action='increase-product']")).to_be_enabled()
+    expect(juice.locator(".svc-recipe-details__line-unavailable")).to_have_count(0)
+    expect(page.locator("[data-cart-count]").first).not_to_have_text("0")
+    page.keyboard.press("Escape")
+
+    visit(context, page, shop_url, store="1002", user=user)
+    page.evaluate("() => window.svc.recipes.openDetails('67')")
+    expect(juice).to_have_attribute("data-product-id", "100317")
+    expect(juice).to_have_class(re.compile(r"\bsvc-recipe-details__ingredient--line-unavailable\b"))
+    expect(juice.locator(".svc-recipe-details__line-unavailable")).to_have_text("Plus vendu dans votre magasin")
+    expect(juice.locator("[data-action='increase-product']")).to_be_disabled()
+    assert_no_axe_violations(page, what="the drawer with a basket product the store no longer sells")
+    decrease = juice.locator("[data-action='decrease-product']")
+    expect(decrease).to_be_enabled()
+    decrease.click()
+    expect(juice.locator("[data-action='add-product']")).to_be_visible()  # out of the basket
+    expect(juice.locator(".svc-recipe-details__line-unavailable")).to_have_count(0)

@@ -147,6 +147,7 @@ export class IngredientRows {
       row.dataset.productId = productId;
     }
     row.classList.toggle("svc-recipe-details__ingredient--removed", state === "removed");
+    this.#markLineUnavailable(row, line?.available === false);
     const price = row.querySelector(".svc-recipe-details__product-price");
     if (price) {
       if (line && line.price !== null && line.price !== undefined) price.textContent = money(line.price);
@@ -158,6 +159,28 @@ export class IngredientRows {
     }
     this.#syncAlternatives(row);
     this.#renderAction(row, state === "in" ? "stepper" : "add", line ? Number(line.quantity) : 0);
+    // A product the store no longer sells: none more of it (the basket would hold packages nobody can buy); "−"
+    // takes it out, "replace" offers the ones it sells.
+    const increase = row.querySelector(".svc-recipe-details__product-action [data-action='increase-product']");
+    if (increase instanceof HTMLButtonElement) increase.disabled = line?.available === false;
+  }
+
+  /**
+   * Says in a row that the basket's product of it is no longer sold at the store (the line is `available: false`:
+   * unpriced, left out of the totals), or takes that note away.
+   * @param {HTMLElement} row @param {boolean} unavailable
+   */
+  #markLineUnavailable(row, unavailable) {
+    row.classList.toggle("svc-recipe-details__ingredient--line-unavailable", unavailable);
+    const note = row.querySelector(".svc-recipe-details__line-unavailable");
+    if (!unavailable) {
+      note?.remove();
+      return;
+    }
+    if (note) return;
+    row.querySelector(".svc-recipe-details__product-meta")?.after(h("span", {
+      class: "svc-recipe-details__product-meta svc-recipe-details__line-unavailable",
+    }, this.#t("details.line-unavailable")));
   }
 
   /**
