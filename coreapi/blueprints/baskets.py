@@ -45,7 +45,6 @@ from coreapi.schemas.baskets import (
 from coreapi.schemas.common import dump_one
 from coreapi.schemas.parsing import use_args
 from coreapi.services import baskets, preferences, transfers
-from coreapi.services.identity import Identity, IdentityKind
 from coreapi.services.pricing import money_number
 from plumbing.problems import BadRequest, Conflict, Gone, NotFound, Problem, field_error, handle_problem
 
@@ -202,11 +201,9 @@ def merge_authless_basket(args: dict[str, Any]) -> dict[str, Any]:
     """Move the supplier's logged-out visitor's entries into the connected user's basket (the
     caller vouches that the user holds ``authless_id``), with what else a first login carries: its
     favorite products, its order history and, for a user without any, its preferences."""
-    session = db.session()
-    user = _owner()
-    merged = baskets.merge_authless(session, user, args["authless_id"], args["store"], current().language)
-    visitor = baskets.BasketOwner(user.supplier_id, Identity(IdentityKind.AUTHLESS, args["authless_id"]))
-    preferences.merge_authless(session, user, visitor, enabled=current_supplier().personalization)
+    session, user, authless_id = db.session(), _owner(), args["authless_id"]
+    merged = baskets.merge_authless(session, user, authless_id, args["store"], current().language)
+    preferences.merge_authless(session, user, authless_id, enabled=current_supplier().personalization)
     return _update(merged)
 
 

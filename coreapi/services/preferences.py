@@ -33,6 +33,7 @@ from coreapi.models import (
     Supplier,
 )
 from coreapi.services.baskets import BasketOwner
+from coreapi.services.identity import Identity, IdentityKind
 from coreapi.services.recipes import RecipePreferences
 from coreapi.services.text import localized, search_key
 
@@ -209,14 +210,15 @@ def replace_preferences(
     )
 
 
-def merge_authless(session: Session, user: BasketOwner, visitor: BasketOwner, *, enabled: bool) -> None:
-    """At login, the logged-out ``visitor``'s preferences become the ``user``'s when the user stored none (its own
+def merge_authless(session: Session, user: BasketOwner, authless_id: str, *, enabled: bool) -> None:
+    """At login, the preferences of the logged-out visitor ``authless_id`` (under the user's supplier) become the
+    ``user``'s when the user stored none (its own
     win otherwise, and the visitor's stay as they are). Nothing moves while personalization is off (``enabled``
     false). A copy that does nothing on conflict, then the visitor's row deleted if it was copied: the user's own
     ``PUT`` committed meanwhile wins, rather than failing the login's merge on the table's key."""
     if not enabled:
         return
-    theirs = _stored(session, visitor)
+    theirs = _stored(session, BasketOwner(user.supplier_id, Identity(IdentityKind.AUTHLESS, authless_id)))
     if theirs is None:
         return
     statement = _INSERTS[session.get_bind().dialect.name](Preferences).values(

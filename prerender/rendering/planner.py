@@ -67,7 +67,6 @@ class PlannerEntryView:
     """Everything the entry template shows, already decided."""
 
     store_id: str | None
-    guests: int
     guests_min: int
     guests_max: int
     modes: tuple[ModeView, ...]
@@ -83,6 +82,11 @@ class PlannerEntryView:
     @property
     def available(self) -> bool:
         return self.destination is not None
+
+    @property
+    def guests(self) -> int:
+        """Where the server-rendered stepper stands: the preference, else the default."""
+        return self.preferred_guests or GUESTS_DEFAULT
 
 
 def planner_destination(supplier: Supplier | None, environment: str) -> str | None:
@@ -136,7 +140,6 @@ def build_entry(
     preferred = min(GUESTS_MAX, max(GUESTS_MIN, preferred_guests)) if preferred_guests is not None else None
     return PlannerEntryView(
         store_id=store_id,
-        guests=preferred or GUESTS_DEFAULT,
         guests_min=GUESTS_MIN,
         guests_max=GUESTS_MAX,
         modes=modes,
