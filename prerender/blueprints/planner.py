@@ -17,6 +17,7 @@ from prerender.rendering.current_menu import (
     CurrentMenuView,
     build_page,
     load_panel,
+    panel_recipes,
     render_page,
     render_panel_items,
     retry_page,
@@ -133,27 +134,34 @@ def _page(query: dict[str, Any]) -> Response:
 @cache_policy(PRIVATE)
 @declare(
     callers=Callers.BROWSER,
-    summary="A page of the planner's catalog panel",
+    summary="A page of the planner's catalog panel, or the panel's own recipes again",
     query=PlannerRecipesQuery(),
     answers={
-        200: html("The panel's <li> items: a recipe card each with its see-the-recipe and add buttons."),
+        200: html(
+            "The panel's <li> items: a recipe card each with its see-the-recipe and add buttons (with recipe_ids, "
+            "those recipes' items, in that order, and X-Has-More false)."
+        ),
         304: NOT_MODIFIED,
         400: problem("Invalid parameters, or an unknown store."),
         **UPSTREAM_FAILURES,
     },
 )
 def catalog_panel(query: dict[str, Any]) -> Response:
-    """Recipes of the types or keyword asked, at the store, without the menu's (its `exclude_ids`)."""
+    """Recipes of the types or keyword asked, at the store, without the menu's (its `exclude_ids`); or the
+    recipes named (`recipe_ids`)."""
     ctx = current_context()
-    panel = load_panel(
-        ctx,
-        store_id=query["store_id"],
-        guests=query["guests"],
-        types=query["recipe_type_id"],
-        search=query["search"],
-        page=query["page"],
-        exclude_ids=query["exclude_ids"],
-    )
+    if query["recipe_ids"]:
+        panel = panel_recipes(ctx, query["recipe_ids"], store_id=query["store_id"], guests=query["guests"])
+    else:
+        panel = load_panel(
+            ctx,
+            store_id=query["store_id"],
+            guests=query["guests"],
+            types=query["recipe_type_id"],
+            search=query["search"],
+            page=query["page"],
+            exclude_ids=query["exclude_ids"],
+        )
     response = Response(render_panel_items(panel, ctx), mimetype="text/html")
     response.headers["X-Has-More"] = "true" if panel.has_more else "false"
     return response

@@ -342,6 +342,18 @@ def load_panel(
     )
 
 
+def panel_recipes(ctx: RequestContext, recipe_ids: Sequence[str], *, store_id: str | None, guests: int) -> PanelView:
+    """The panel's own cards drawn again for new guests: these recipes, in this order, priced at the store (one
+    batch call); a recipe unknown or no longer shown at the store is left out."""
+    return PanelView(
+        items=panel_cards(ctx, [{"id": rid} for rid in recipe_ids], store_id=store_id, guests=guests),
+        types=(),
+        search="",
+        page=1,
+        has_more=False,
+    )
+
+
 # --- the page ---------------------------------------------------------------------------------------
 
 

@@ -88,18 +88,40 @@ class CurrentMenuPageQuery(_PanelQuery):
     )
 
 
+# The most recipes `GET /v2/planner/recipes` draws again by id (the browser asks in batches of this many).
+MAX_PANEL_RECIPE_IDS = 100
+
+
 class PlannerRecipesQuery(_PanelQuery):
     """`GET /v2/planner/recipes`: a page of the catalog panel, priced at the store for the guests, without the
-    menu's recipes."""
+    menu's recipes; or, with `recipe_ids`, those recipes' cards again (the panel's, after a guest change)."""
 
     store_id = OptionalStoreId(load_default=None)
     guests = _guests(strict=False, load_default=4)
     exclude_ids = DelimitedList(Identifier(), load_default=list, validate=validate.Length(max=100))
+    recipe_ids = DelimitedList(
+        Identifier(),
+        load_default=list,
+        validate=validate.Length(max=MAX_PANEL_RECIPE_IDS),
+        metadata={
+            "description": (
+                "Comma-separated recipe ids, without recipe_type_id, search, page or exclude_ids: the cards of "
+                "these recipes, in this order, priced for the guests (the panel's own cards drawn again after a "
+                "guest change)."
+            )
+        },
+    )
 
     @validates_schema
     def needs_a_filter(self, data: dict[str, Any], **_: Any) -> None:
-        if not data.get("recipe_type_id") and not (data.get("search") or "").strip():
-            raise ValidationError("Send recipe_type_id or search.", field_name="_schema")
+        by_ids = bool(data.get("recipe_ids"))
+        filtered = bool(data.get("recipe_type_id")) or bool((data.get("search") or "").strip())
+        if by_ids and (filtered or data.get("exclude_ids") or data.get("page", 1) != 1):
+            raise ValidationError(
+                "Send recipe_ids alone (no recipe_type_id, search, page or exclude_ids).", field_name="recipe_ids"
+            )
+        if not by_ids and not filtered:
+            raise ValidationError("Send recipe_type_id or search (or recipe_ids).", field_name="_schema")
 
 
 class CurrentMenuQuery(_Query):

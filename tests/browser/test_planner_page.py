@@ -406,6 +406,68 @@ def test_the_guests_apply_to_every_recipe(site: Callable[..., Customer], page: P
     assert set(guests) == {"5"}
 
 
+def panel_guests(planner: Locator) -> list[tuple[str, str]]:
+    """Each card of the panel: the number of people it opens the drawer for (its attribute) and the one it says."""
+    pairs = planner.locator("[data-role=panel-items] .svc-recipe-card").evaluate_all(
+        "(cards) => cards.map((c) => [c.getAttribute('guests'),"
+        " c.querySelector('.svc-recipe-card__guests').textContent.trim()])"
+    )
+    return [(attribute, text) for attribute, text in pairs]
+
+
+def panel_ids(planner: Locator) -> list[str]:
+    return planner.locator("[data-role=panel-items] > li").evaluate_all(
+        "(items) => items.map((i) => i.dataset.recipeId)"
+    )
+
+
+def change_guests(page: Page, planner: Locator, width: str, action: str) -> None:
+    """The menu's stepper pressed once (the phone shows the menu for it, then the recipes again)."""
+    show_menu(page, planner, width)
+    planner.locator(f".svc-planner__menu [data-action={action}]").click()
+    idle(planner)
+    if width == "phone":
+        planner.locator("[data-action=see-recipes]").click()
+        expect(planner.locator(".svc-planner__suggestions")).to_be_visible()
+
+
+def test_the_panels_cards_follow_the_menus_guests(site: Callable[..., Customer], page: Page, width: str) -> None:
+    """The panel's cards say, and open the drawer for, the menu's number of people: after a guest change the
+    suggestions, and the catalog's pages the panel shows, are drawn again for the new count (they said the count
+    the page was first drawn for until it was read again). A suggestion in the menu still says so."""
+    planner = site().open()
+    start = int(planner.get_attribute("guests") or "0")
+    assert start and set(panel_guests(planner)) == {(str(start), f"{start} pers.")}
+    suggestions = panel_ids(planner)
+    added = planner.locator("[data-role=panel-items] > li").first
+    added.locator("[data-action=add]").click()
+    idle(planner)
+    expect(added).to_have_class(re.compile("svc-planner__suggestion--added"))
+
+    change_guests(page, planner, width, "guests-increase")
+    expect(planner).to_have_attribute("guests", str(start + 1))
+    assert set(panel_guests(planner)) == {(str(start + 1), f"{start + 1} pers.")}
+    assert panel_ids(planner) == suggestions
+    first = planner.locator("[data-role=panel-items] > li").first
+    expect(first).to_have_class(re.compile("svc-planner__suggestion--added"))
+    expect(first.locator("[data-action=add]")).to_be_disabled()
+
+    planner.locator("[data-action=filter][value=dessert]").click()
+    idle(planner)
+    desserts = panel_ids(planner)
+    assert desserts and set(panel_guests(planner)) == {(str(start + 1), f"{start + 1} pers.")}
+    change_guests(page, planner, width, "guests-increase")
+    assert panel_ids(planner) == desserts
+    assert set(panel_guests(planner)) == {(str(start + 2), f"{start + 2} pers.")}
+    expect(planner.locator("[data-action=filter][value=dessert]")).to_have_attribute("aria-pressed", "true")
+
+    planner.locator("[data-action=suggestions]").click()
+    idle(planner)
+    assert panel_ids(planner) == suggestions
+    assert set(panel_guests(planner)) == {(str(start + 2), f"{start + 2} pers.")}
+    assert_no_axe_violations(page, product(page), what=f"the panel drawn again for new guests ({width})")
+
+
 def test_the_entrys_guests_apply_once(site: Callable[..., Customer], page: Page) -> None:
     page.add_init_script(f"localStorage.setItem({json.dumps(GUESTS_KEY)}, '6')")
     customer = site(mode="selection")
@@ -415,6 +477,8 @@ def test_the_entrys_guests_apply_once(site: Callable[..., Customer], page: Page)
     assert "mode=" not in page.url
     guests = planner.locator(".svc-planner__menu-item").evaluate_all("(rows) => rows.map((r) => r.dataset.guests)")
     assert guests and set(guests) == {"6"}
+    # The panel's cards too (the server drew them for the menu's 4).
+    assert set(panel_guests(planner)) == {("6", "6 pers.")}
 
 
 # --- finalize -----------------------------------------------------------------------------------------

@@ -403,6 +403,30 @@ def test_a_recipe_added_to_the_menu_in_one_tab_shows_in_the_other_tabs_planner(c
     expect(add_there).to_be_enabled()
 
 
+def test_the_guests_changed_in_one_tab_reach_the_other_tabs_planner_and_its_cards(
+    context: BrowserContext, shop_url: str
+):
+    """The menu's guests changed in one tab: the other tab's menu says the new count, and so do the cards of its
+    panel (drawn for the count the page was first drawn for until then); the card's control that had the focus
+    there has it again."""
+    planner, other = _two_planners(context, shop_url)
+    start = int(other.get_attribute("guests") or "0")
+    cards = other.locator("[data-role=panel-items] .svc-recipe-card")
+    expect(cards.first).to_have_attribute("guests", str(start))
+    second = other.locator("[data-role=panel-items] > li").nth(1)
+    second.locator("[data-action=see-recipe]").focus()
+    planner.locator(".svc-planner__menu [data-action=guests-increase]").click()
+    expect(other).to_have_attribute("guests", str(start + 1))
+    expect(other).not_to_have_attribute("busy", "")
+    # The card the shopper was on there is drawn again, its control keeping the focus.
+    expect(second.locator("[data-action=see-recipe]")).to_be_focused()
+    shown = cards.evaluate_all(
+        "(cards) => cards.map((c) => [c.getAttribute('guests'),"
+        " c.querySelector('.svc-recipe-card__guests').textContent.trim()])"
+    )
+    assert shown and {tuple(pair) for pair in shown} == {(str(start + 1), f"{start + 1} pers.")}
+
+
 def test_a_planner_tab_at_another_store_does_not_draw_the_menu_another_tab_changed(
     context: BrowserContext, shop_url: str
 ):

@@ -645,6 +645,26 @@ def test_the_catalog_searches_and_leaves_out_the_menus_recipes(client, upstream)
     assert items_of(none) == [] and none.headers["X-Has-More"] == "false"
 
 
+def test_the_panels_own_recipes_are_drawn_again_for_new_guests(client) -> None:
+    """After a guest change the page asks for the cards it shows again, by id (`recipe_ids`): the same recipes in
+    the same order, each the card the catalog draws for those guests; an unknown recipe, or one the store does not
+    show, is left out."""
+    browser = browser_headers(client, user=unique("user"))
+    desserts = items_of(catalog(client, browser, recipe_type_id="dessert", store_id=STORE, guests="6"))
+    wanted = [str(item["data-recipe-id"]) for item in reversed(desserts)]
+    response = catalog(client, browser, recipe_ids=",".join([*wanted, "999999"]), store_id=STORE, guests="6")
+    assert response.headers["X-Has-More"] == "false"
+    again = items_of(response)
+    assert [str(item["data-recipe-id"]) for item in again] == wanted
+    assert [str(item) for item in again] == [str(item) for item in reversed(desserts)]
+    card = again[0].select_one(".svc-recipe-card")
+    assert card is not None and card["guests"] == "6"
+    assert text(card.select_one(".svc-recipe-card__guests")) == "6 pers."
+    # Recipe 5 needs veal, which the other store does not sell: it is not shown there.
+    at_other = items_of(catalog(client, browser, recipe_ids=f"{NOT_AT_OTHER_STORE},10", store_id=OTHER_STORE))
+    assert [str(item["data-recipe-id"]) for item in at_other] == ["10"]
+
+
 def test_the_browser_may_read_whether_there_is_more(client) -> None:
     """The panel's module reads X-Has-More from another origin (the customer's page): CORS exposes it."""
     browser = {**browser_headers(client, user=unique("user")), "Origin": "http://localhost:8080"}
@@ -664,6 +684,12 @@ def test_the_browser_may_read_whether_there_is_more(client) -> None:
         ({"search": "x" * 101}, "search"),
         ({"recipe_type_id": "dessert", "store_id": "../1001"}, "store_id"),
         ({"recipe_type_id": "dessert", "guests": "0"}, "guests"),
+        ({"recipe_ids": "10", "recipe_type_id": "dessert"}, "recipe_ids"),
+        ({"recipe_ids": "10", "search": "chocolat"}, "recipe_ids"),
+        ({"recipe_ids": "10", "page": "2"}, "recipe_ids"),
+        ({"recipe_ids": "10", "exclude_ids": "54"}, "recipe_ids"),
+        ({"recipe_ids": ",".join(str(n) for n in range(1, 102))}, "recipe_ids"),
+        ({"recipe_ids": "10,../54"}, "recipe_ids"),
     ],
 )
 def test_the_catalogs_query_is_checked(client, query: dict[str, str], field: str) -> None:

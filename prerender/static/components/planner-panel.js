@@ -4,6 +4,9 @@
 // already in the menu (their "add" button disabled, labelled "in the menu").
 import { inertFragment } from "./ui.js";
 
+// The most recipes `GET /v2/planner/recipes` draws again in one call (MAX_PANEL_RECIPE_IDS, prerender/schemas/menus.py).
+const MAX_RECIPE_IDS = 100;
+
 /**
  * What the panel asks of its page.
  * @typedef {object} PanelHost
@@ -41,49 +44,72 @@ export class PlannerPanel {
    * @param {{ more: boolean }} options
    */
   async load({ more }) {
-    const types = this.#types();
-    const searchText = this.#searchText();
-    if (types.length === 0 && !searchText) {
+    if (!this.filtering()) {
       this.showSuggestions();
       return;
     }
-    const root = this.#root;
-    const moreButton = /** @type {HTMLButtonElement | null} */ (root.querySelector("[data-action='more']"));
+    const moreButton = this.#moreButton();
     const page = more ? Number(moreButton?.dataset.page ?? "1") + 1 : 1;
-    const exclude = [...root.querySelectorAll(".svc-planner__menu-item")].map((row) => /** @type {HTMLElement} */ (row).dataset.recipeId);
-    const query = {
-      recipe_type_id: types.join(","),
-      search: searchText,
-      page,
-      store_id: root.getAttribute("store-id"),
-      guests: root.getAttribute("guests"),
-      exclude_ids: exclude.join(","),
-    };
     const grid = this.#items();
     grid?.closest(".svc-catalog-list")?.classList.add("svc-catalog-list--loading");
     try {
-      const { html, hasMore } = await this.#host.fetchHtml("/planner/recipes", query);
+      const { html, hasMore } = await this.#host.fetchHtml("/planner/recipes", this.#catalogQuery(page));
       if (!grid) return;
       const items = inertFragment(html);
       const firstNew = items.firstElementChild;
       if (more) grid.append(...items.childNodes);
       else grid.replaceChildren(...items.childNodes);
-      if (moreButton) {
-        moreButton.dataset.page = String(page);
-        moreButton.hidden = !hasMore;
-      }
-      this.#setTitle(true);
-      const empty = root.querySelector("[data-role='panel-empty']");
-      if (empty) {
-        empty.textContent = this.#host.text("NO_RESULTS");
-        empty.toggleAttribute("hidden", grid.children.length > 0);
-      }
+      this.#showedCatalog(page, hasMore);
       if (more && firstNew instanceof HTMLElement) firstNew.querySelector("button")?.focus();
       // What a screen reader hears of the search: how many recipes, or that none matches.
       const count = grid.children.length;
       this.#host.status(count ? this.#host.text("RESULTS", { count }) : this.#host.text("NO_RESULTS"));
     } finally {
       grid?.closest(".svc-catalog-list")?.classList.remove("svc-catalog-list--loading");
+    }
+  }
+
+  /**
+   * The menu's guests changed: the panel's cards, labelled and priced for the guests they were drawn for, are
+   * drawn again for the page's `guests`, the same recipes in the same order (`GET /v2/planner/recipes` with
+   * their `recipe_ids`): the cards shown, and the suggestions kept for later while the catalog shows. A recipe
+   * the store no longer shows leaves; a failure leaves the cards as they were (the caller logs it).
+   */
+  async followGuests() {
+    const grid = this.#items();
+    if (!grid) return;
+    const shown = recipeIds(grid);
+    const kept = this.filtering() ? recipeIds(inertFragment(this.#suggestionsHtml)) : shown;
+    const wanted = [...new Set([...shown, ...kept])];
+    /** @type {Map<string, Element>} */
+    const drawn = new Map();
+    for (let start = 0; start < wanted.length; start += MAX_RECIPE_IDS) {
+      const query = {
+        recipe_ids: wanted.slice(start, start + MAX_RECIPE_IDS).join(","),
+        store_id: this.#root.getAttribute("store-id"),
+        guests: this.#root.getAttribute("guests"),
+      };
+      const { html } = await this.#host.fetchHtml("/planner/recipes", query);
+      for (const item of inertFragment(html).children) drawn.set(/** @type {HTMLElement} */ (item).dataset.recipeId ?? "", item);
+    }
+    /** @param {string[]} ids */
+    const itemsOf = (ids) => ids.flatMap((id) => (drawn.has(id) ? [/** @type {Element} */ (drawn.get(id)).cloneNode(true)] : []));
+    const suggestions = document.createElement("template");
+    suggestions.content.append(...itemsOf(kept));
+    this.#suggestionsHtml = suggestions.innerHTML;
+    // A card's control that has the focus (another tab changed the guests) has it again in the new card.
+    const focused = focusedControl(grid);
+    if (this.filtering()) {
+      grid.replaceChildren(...itemsOf(shown));
+      this.#markMenu();
+      this.#root.querySelector("[data-role='panel-empty']")?.toggleAttribute("hidden", grid.children.length > 0);
+    } else {
+      this.showSuggestions();
+    }
+    if (focused) {
+      const item = grid.querySelector(`.svc-planner__suggestion[data-recipe-id="${CSS.escape(focused.recipeId)}"]`);
+      const control = item?.querySelectorAll("button, a[href], input")[focused.index];
+      if (control instanceof HTMLElement && !control.matches(":disabled")) control.focus();
     }
   }
 
@@ -95,7 +121,7 @@ export class PlannerPanel {
     if (input) input.value = "";
     const grid = this.#items();
     if (grid) grid.innerHTML = this.#suggestionsHtml;
-    for (const row of root.querySelectorAll(".svc-planner__menu-item")) this.markAdded(/** @type {HTMLElement} */ (row).dataset.recipeId ?? "");
+    this.#markMenu();
     const moreButton = /** @type {HTMLElement | null} */ (root.querySelector("[data-action='more']"));
     if (moreButton) moreButton.hidden = true;
     const empty = root.querySelector("[data-role='panel-empty']");
@@ -111,6 +137,11 @@ export class PlannerPanel {
   /** A recipe of the panel left the menu. @param {string} recipeId */
   unmarkAdded(recipeId) {
     this.#mark(recipeId, false);
+  }
+
+  /** The menu's recipes that the panel shows say "in the menu". */
+  #markMenu() {
+    for (const row of this.#root.querySelectorAll(".svc-planner__menu-item")) this.markAdded(/** @type {HTMLElement} */ (row).dataset.recipeId ?? "");
   }
 
   /** @param {string} recipeId @param {boolean} added */
@@ -132,6 +163,43 @@ export class PlannerPanel {
     this.#root.querySelector("[data-action='suggestions']")?.toggleAttribute("hidden", !catalog);
   }
 
+  /**
+   * The catalog's query for the pressed chips and the search: the menu's recipes left out, priced at the menu's
+   * store for its guests. @param {number} page
+   */
+  #catalogQuery(page) {
+    const root = this.#root;
+    const exclude = [...root.querySelectorAll(".svc-planner__menu-item")].map((row) => /** @type {HTMLElement} */ (row).dataset.recipeId);
+    return {
+      recipe_type_id: this.#types().join(","),
+      search: this.#searchText(),
+      page,
+      store_id: root.getAttribute("store-id"),
+      guests: root.getAttribute("guests"),
+      exclude_ids: exclude.join(","),
+    };
+  }
+
+  /** The catalog shows, `pages` of it: its "more", title and "no results" follow. @param {number} pages @param {boolean} hasMore */
+  #showedCatalog(pages, hasMore) {
+    const moreButton = this.#moreButton();
+    if (moreButton) {
+      moreButton.dataset.page = String(pages);
+      moreButton.hidden = !hasMore;
+    }
+    this.#setTitle(true);
+    const empty = this.#root.querySelector("[data-role='panel-empty']");
+    if (empty) {
+      empty.textContent = this.#host.text("NO_RESULTS");
+      empty.toggleAttribute("hidden", (this.#items()?.children.length ?? 0) > 0);
+    }
+  }
+
+  /** @returns {HTMLButtonElement | null} */
+  #moreButton() {
+    return this.#root.querySelector("[data-action='more']");
+  }
+
   #types() {
     return [...this.#root.querySelectorAll("[data-action='filter'][aria-pressed='true']")]
       .map((chip) => /** @type {HTMLButtonElement} */ (chip).value);
@@ -144,6 +212,23 @@ export class PlannerPanel {
   #items() {
     return this.#root.querySelector("[data-role='panel-items']");
   }
+}
+
+/** The recipes of the panel's items, in order. @param {ParentNode} items @returns {string[]} */
+function recipeIds(items) {
+  return [...items.querySelectorAll(".svc-planner__suggestion[data-recipe-id]")].map((item) => /** @type {HTMLElement} */ (item).dataset.recipeId ?? "");
+}
+
+/**
+ * The panel's control that has the focus: its item's recipe and its place among the item's controls.
+ * @param {Element} grid @returns {{ recipeId: string, index: number } | null}
+ */
+function focusedControl(grid) {
+  const active = document.activeElement;
+  const item = active && grid.contains(active) ? active.closest(".svc-planner__suggestion[data-recipe-id]") : null;
+  if (!active || !item) return null;
+  const index = [...item.querySelectorAll("button, a[href], input")].indexOf(active);
+  return index < 0 ? null : { recipeId: item.getAttribute("data-recipe-id") ?? "", index };
 }
 
 /** The visible label of a button (its [data-role=label]; the hidden recipe title stays). @param {HTMLElement} button @param {string} text */

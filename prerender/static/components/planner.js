@@ -291,8 +291,26 @@ export class PlannerElement extends HTMLElement {
   async #setGuests(delta) {
     const guests = Math.min(GUESTS_MAX, Math.max(GUESTS_MIN, (guestsOf(this.getAttribute("guests")) ?? 4) + delta));
     if (String(guests) === this.getAttribute("guests")) return;
+    await this.#changeGuests(guests);
+  }
+
+  /** The menu for `guests`: written, its parts drawn again, the panel's cards following. @param {number} guests */
+  async #changeGuests(guests) {
     await this.#write("PATCH", "/menu/current", { guests });
     await this.#refresh();
+    await this.#panelFollowsGuests();
+  }
+
+  /**
+   * The panel's cards follow the menu's new guests (planner-panel.js). The menu changed whatever the panel
+   * does: a failure is logged and the cards stay as they were (the page's next read draws them again).
+   */
+  async #panelFollowsGuests() {
+    try {
+      await this.#panel.followGuests();
+    } catch (error) {
+      console.warn(`[${sdk.prefix}] planner: could not draw the suggestions again for the new guests`, error);
+    }
   }
 
   /** @param {HTMLButtonElement} button */
@@ -368,6 +386,7 @@ export class PlannerElement extends HTMLElement {
    * menu as it is).
    */
   async #drawAgain() {
+    const guests = this.getAttribute("guests");
     try {
       await this.#refresh({ keepTyped: true });
     } catch (error) {
@@ -375,6 +394,7 @@ export class PlannerElement extends HTMLElement {
       return;
     }
     this.#followMenuInPanel();
+    if (this.getAttribute("guests") !== guests) await this.#panelFollowsGuests();
   }
 
   /** The panel's "in the menu" marks follow the menu's parts as they are now. */
@@ -534,10 +554,7 @@ export class PlannerElement extends HTMLElement {
     window.history.replaceState(window.history.state, "", url.href);
     const current = guestsOf(this.getAttribute("guests"));
     if (stored === null || stored === current) return;
-    this.#run(async () => {
-      await this.#write("PATCH", "/menu/current", { guests: stored });
-      await this.#refresh();
-    });
+    this.#run(() => this.#changeGuests(stored));
   }
 
   #firstVisitOnboarding() {
