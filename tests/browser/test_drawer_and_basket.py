@@ -567,3 +567,44 @@ def test_a_basket_product_the_store_no_longer_sells_is_said_and_not_added_to(
     decrease.click()
     expect(juice.locator("[data-action='add-product']")).to_be_visible()  # out of the basket
     expect(juice.locator(".svc-recipe-details__line-unavailable")).to_have_count(0)
+
+
+def test_a_basket_product_of_an_ingredient_the_store_sells_nothing_for_can_be_taken_out(
+    page: Page, context: BrowserContext, shop_url: str
+):
+    """Recipe 5's veal at 1001 (the seed's 1002 sells no veal at all): once the shopper's basket is at 1002, the
+    veal row, which the server draws as unavailable there, shows the basket's product, says it is no longer sold
+    there, adds none of it, and its "one fewer" takes it out; the row is then the unavailable one again."""
+    user = new_user()
+    visit(context, page, shop_url, user=user)
+    page.evaluate("() => window.svc.recipes.openDetails('5')")
+    dialog = page.get_by_role("dialog")
+    dialog.locator(".svc-recipe-details__add-all").click()
+    veal = dialog.locator(".svc-recipe-details__ingredient[data-ingredient-id='veau-blanquette']")
+    expect(veal.locator("[data-action='increase-product']")).to_be_enabled()
+    product = veal.locator(".svc-recipe-details__product-name").inner_text()
+    expect(page.locator("[data-cart-count]").first).not_to_have_text("0")
+    page.keyboard.press("Escape")
+
+    visit(context, page, shop_url, store="1002", user=user)
+    page.evaluate("() => window.svc.recipes.openDetails('5')")
+    expect(veal).to_have_class(re.compile(r"\bsvc-recipe-details__ingredient--unavailable\b"))
+    toggle = dialog.locator("[data-action='toggle-unavailable']")
+    if toggle.count():
+        toggle.click()  # the shop collapses the unavailable ingredients
+    expect(veal.locator(".svc-recipe-details__product-name")).to_have_text(product)
+    expect(veal.locator(".svc-recipe-details__line-unavailable")).to_have_text("Plus vendu dans votre magasin")
+    expect(veal.locator("[data-action='increase-product']")).to_be_disabled()
+    expect(veal.locator(".svc-ds-stepper__value")).not_to_have_text("0")
+    assert_no_axe_violations(page, what="the drawer with a basket product of an ingredient the store sells nothing for")
+    decrease = veal.locator("[data-action='decrease-product']")
+    while veal.locator("[data-action='decrease-product']").count():
+        expect(decrease).to_be_enabled()
+        decrease.click()
+        expect(veal).not_to_have_attribute("aria-busy", "true")
+    # Out of the basket: the row the server drew, nothing to add.
+    expect(veal.locator(".svc-recipe-details__product-meta")).to_have_text("Indisponible dans votre magasin")
+    expect(veal.locator(".svc-recipe-details__product-name, .svc-recipe-details__line-unavailable")).to_have_count(0)
+    expect(veal.locator("button")).to_have_count(0)
+    entry = page.evaluate("() => window.svc.basket.basket$.value.recipes.find((r) => r.recipe_id === '5')")
+    assert entry is not None and "veau-blanquette" not in {str(line["ingredient_id"]) for line in entry["lines"]}

@@ -69,6 +69,11 @@ export class IngredientRows {
   #origins = new Map();
   /** The toggle of the collapsed unavailable ingredients, when they are collapsed. @type {HTMLButtonElement | null} */
   #unavailableToggle = null;
+  /**
+   * The server's markup of each row it drew without a product (nothing sold for the ingredient at the store), to
+   * draw it again once a basket line of it, made at another store, is taken out. @type {Map<HTMLElement, Node[]>}
+   */
+  #unsold = new Map();
 
   /**
    * Reads what the server rendered in each row.
@@ -99,6 +104,7 @@ export class IngredientRows {
         addLabel: row.querySelector(".svc-recipe-details__product-action button")?.textContent?.trim() ?? "",
       });
       row.querySelector(".svc-recipe-details__replace")?.setAttribute("aria-expanded", "false");
+      if (!productId) this.#unsold.set(row, [...row.childNodes].map((node) => node.cloneNode(true)));
     }
   }
 
@@ -140,7 +146,11 @@ export class IngredientRows {
     if (!origin) return;
     const line = lineOf(entry, ingredientId);
     const productId = line ? String(line.product_id) : this.#choices.get(ingredientId) ?? origin.productId;
-    if (!productId) return; // nothing sold for it at this store
+    if (!productId) {
+      this.#showUnsold(row); // nothing sold for it at this store, and none of it in the basket
+      return;
+    }
+    if (!origin.productId) this.#addProductParts(row); // nothing sold for it here, a product of it in the basket
     const state = line ? "in" : entry ? "removed" : "out";
     if (productId !== (row.dataset.productId ?? "")) {
       this.#showProduct(row, this.#productInfo(row, productId, line));
@@ -163,6 +173,33 @@ export class IngredientRows {
     // takes it out, "replace" offers the ones it sells.
     const increase = row.querySelector(".svc-recipe-details__product-action [data-action='increase-product']");
     if (increase instanceof HTMLButtonElement) increase.disabled = line?.available === false;
+  }
+
+  /**
+   * A row the server drew without a product (nothing sold for the ingredient at the store) whose ingredient the
+   * basket holds a product of (a line made at another store): the parts a product row has, for that line to show
+   * in (its name, price and stepper: "one fewer" takes it out).
+   * @param {HTMLElement} row
+   */
+  #addProductParts(row) {
+    if (row.querySelector(".svc-recipe-details__product-action")) return;
+    row.querySelector(".svc-recipe-details__product-meta")?.before(h("span", { class: "svc-recipe-details__product-name", dir: "auto" }));
+    row.append(h("span", { class: "svc-recipe-details__product-price" }), h("div", { class: "svc-recipe-details__product-action" }));
+  }
+
+  /** The row as the server drew it without a product, once no basket line shows in it. @param {HTMLElement} row */
+  #showUnsold(row) {
+    const markup = this.#unsold.get(row);
+    if (!markup || row.dataset.productId === undefined) return;
+    const hadFocus = row.contains(document.activeElement);
+    row.replaceChildren(...markup.map((node) => node.cloneNode(true)));
+    delete row.dataset.productId;
+    row.classList.remove("svc-recipe-details__ingredient--removed", "svc-recipe-details__ingredient--line-unavailable");
+    if (hadFocus) {
+      // Its stepper is gone: the focus stays in the row rather than falling to the page.
+      row.setAttribute("tabindex", "-1");
+      row.focus();
+    }
   }
 
   /**
