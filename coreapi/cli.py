@@ -1,9 +1,10 @@
 """Command-line commands: ``flask --app coreapi init-db [--reset]``, ``db-upgrade``,
-``db-revision``, ``set-personalization``, ``set-site-urls``."""
+``db-revision``, ``set-personalization``, ``set-site-urls``, ``retire-recipe [--restore]``."""
 
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -20,7 +21,7 @@ from coreapi import migrate
 from coreapi.extensions import db
 from coreapi.models import Supplier
 from coreapi.seed import is_seeded, load_catalog
-from coreapi.services import preferences
+from coreapi.services import preferences, retirement
 from coreapi.services.catalog import find_supplier_by_id
 
 
@@ -132,6 +133,38 @@ def set_site_urls_command(retailer_url: str | None, publisher_url: str | None, e
         click.echo(f"The {environment} routing already names these sites; nothing to do.")
 
 
+@click.command("retire-recipe")
+@click.argument("recipe_id")
+@click.option(
+    "--restore", is_flag=True, help="Offer a retired recipe again (the baskets and menus it left do not get it back)."
+)
+@with_appcontext
+def retire_recipe_command(recipe_id: str, restore: bool) -> None:
+    """Stop offering RECIPE_ID: every list, suggestion and lookup leaves it out, and it leaves the open baskets
+    and the menus (in the same transaction); the orders that hold it keep it. Again on a retired recipe: the
+    baskets and menus are swept again."""
+    session = db.session()
+    try:
+        if restore:
+            restored = retirement.restore_recipe(session, recipe_id)
+            session.commit()
+            click.echo(
+                f"Recipe {recipe_id} is offered again."
+                if restored
+                else f"Recipe {recipe_id} was not retired; nothing to do."
+            )
+            return
+        done = retirement.retire_recipe(session, recipe_id, now=dt.datetime.now(dt.UTC))
+        session.commit()
+    except retirement.UnknownRecipe as error:
+        session.rollback()
+        raise click.ClickException(str(error)) from error
+    click.echo(
+        f"Recipe {done.recipe_id} ({done.title}) retired since {done.retired_at.isoformat(timespec='seconds')}: "
+        f"taken out of {done.baskets} open basket(s) and {done.menus} menu(s); the orders that hold it keep it."
+    )
+
+
 def _upgrade(connection: Connection, revision: str) -> None:
     """Upgrade, saying what happened; what Alembic or the legacy check refuse is an error."""
     try:
@@ -160,3 +193,4 @@ def register_commands(app: Flask) -> None:
     app.cli.add_command(db_revision_command)
     app.cli.add_command(set_personalization_command)
     app.cli.add_command(set_site_urls_command)
+    app.cli.add_command(retire_recipe_command)

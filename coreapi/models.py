@@ -212,6 +212,10 @@ class Recipe(Base):
     guests: Mapped[int]
     # Lower-cased, accent-free titles and descriptions in both languages (see Product).
     search_text: Mapped[str] = mapped_column(Text, default="")
+    # When the catalog stopped offering the recipe (``flask --app coreapi retire-recipe``,
+    # coreapi/services/retirement.py): every list, suggestion, lookup and new write then takes it for an unknown
+    # recipe; the orders that hold it keep it. None: offered. Deferred: the queries test it, none reads it.
+    retired_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), deferred=True)
 
     categories: Mapped[list[Category]] = relationship(
         secondary="recipe_categories", order_by=lambda: RecipeCategory.position, viewonly=True

@@ -40,7 +40,7 @@ from coreapi.models import (
     StoreProduct,
 )
 from coreapi.services import cart_waits, favorite_items
-from coreapi.services.catalog import database_id, load_offers, make_offer
+from coreapi.services.catalog import database_id, load_offers, make_offer, offered
 from coreapi.services.identity import Identity, IdentityKind
 from coreapi.services.pricing import CURRENCY, Line, to_cents
 from coreapi.services.quantities import format_size, packages
@@ -434,7 +434,7 @@ def put_recipes(
     keys = [item.recipe_id for item in recipes]
     found = {
         recipe.id: recipe
-        for recipe in session.scalars(select(Recipe).where(Recipe.id.in_(keys)).options(*_RECIPE_LOADING))
+        for recipe in session.scalars(select(Recipe).where(Recipe.id.in_(keys), offered()).options(*_RECIPE_LOADING))
     }
     for key in keys:
         if key not in found:
@@ -773,7 +773,7 @@ def _order_confirmed(session: Session, owner: BasketOwner, order_id: str) -> boo
 def _find_recipe(session: Session, recipe_id: str, loading: Iterable[ExecutableOption] = ()) -> Recipe:
     key = database_id(recipe_id)
     recipe = (
-        session.scalars(select(Recipe).where(Recipe.id == key).options(*loading)).one_or_none()
+        session.scalars(select(Recipe).where(Recipe.id == key, offered()).options(*loading)).one_or_none()
         if key is not None
         else None
     )

@@ -6,10 +6,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import ColumnElement, bindparam, select
 from sqlalchemy.orm import Session, selectinload, undefer_group
 
-from coreapi.models import STORE_COORDINATES, Category, Product, Store, StoreProduct, Supplier
+from coreapi.models import STORE_COORDINATES, Category, Product, Recipe, Store, StoreProduct, Supplier
 from coreapi.services.pagination import Page, paginate
 from coreapi.services.pricing import Offer
 from coreapi.services.quantities import format_size
@@ -34,6 +34,13 @@ def database_ids(values: Iterable[str]) -> list[int]:
 def database_id(value: str) -> int | None:
     ids = database_ids([value])
     return ids[0] if ids else None
+
+
+def offered() -> ColumnElement[bool]:
+    """SQL condition: the catalog offers the recipe (not retired, coreapi/services/retirement.py). Every read that
+    lists, suggests or looks up a recipe for a shopper, and every write that adds one, takes a retired recipe for
+    an unknown one; the orders that hold it (the history) still read it."""
+    return Recipe.retired_at.is_(None)
 
 
 def list_stores(session: Session) -> Sequence[Store]:

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from coreapi.extensions import Base
 from coreapi.models import Like, Recipe, Store
-from coreapi.services.catalog import database_id, database_ids
+from coreapi.services.catalog import database_id, database_ids, offered
 from coreapi.services.pagination import Page, paginate
 from coreapi.services.recipes import RecipeSummary, recipe_filters, summaries
 from coreapi.services.text import DEFAULT_LANGUAGE
@@ -75,14 +75,19 @@ def favorites(
     return Page(items, found.page, found.per_page, found.total)
 
 
-def recipe_exists(session: Session, recipe_id: str) -> bool:
+def recipe_exists(session: Session, recipe_id: str, *, offered_only: bool = False) -> bool:
+    """Whether the recipe is known; with ``offered_only``, and offered (not retired)."""
     key = database_id(recipe_id)
-    return key is not None and session.get(Recipe, key) is not None
+    if key is None:
+        return False
+    conditions = [Recipe.id == key, offered()] if offered_only else [Recipe.id == key]
+    return session.scalar(select(Recipe.id).where(*conditions)) is not None
 
 
 def like(session: Session, supplier_id: int, user_id: str, recipe_id: str) -> bool:
-    """Like a recipe (idempotent, safe against concurrent requests); ``False`` if it is unknown."""
-    if not recipe_exists(session, recipe_id):
+    """Like a recipe (idempotent, safe against concurrent requests); ``False`` if it is unknown or retired (an
+    unlike of a retired recipe is still done)."""
+    if not recipe_exists(session, recipe_id, offered_only=True):
         return False
     insert = _INSERTS[session.get_bind().dialect.name]
     # The time from here rather than the database's: SQLite's CURRENT_TIMESTAMP has whole seconds only,

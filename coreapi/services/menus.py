@@ -49,7 +49,7 @@ from coreapi.models import (
 )
 from coreapi.services import baskets, favorite_items
 from coreapi.services.baskets import BasketOwner
-from coreapi.services.catalog import database_id
+from coreapi.services.catalog import database_id, offered
 from coreapi.services.identity import Identity, IdentityKind
 from coreapi.services.pricing import CURRENCY, NO_FAVORITES, Line, Offer, Pricing, choose, price_recipe, to_cents
 from coreapi.services.quantities import format_size, packages, scale
@@ -654,7 +654,7 @@ def _move(session: Session, menu: Menu, store: Store | None) -> list[int]:
 
 def _find_recipe(session: Session, recipe_id: str) -> int:
     key = database_id(recipe_id)
-    found = session.scalar(select(Recipe.id).where(Recipe.id == key)) if key is not None else None
+    found = session.scalar(select(Recipe.id).where(Recipe.id == key, offered())) if key is not None else None
     if found is None:
         raise UnknownRecipe(f"No recipe {recipe_id!r}.")
     return found

@@ -27,7 +27,7 @@ from coreapi.models import (
     Store,
     StoreProduct,
 )
-from coreapi.services.catalog import database_id, database_ids
+from coreapi.services.catalog import database_id, database_ids, offered
 from coreapi.services.pagination import Page, paginate
 from coreapi.services.pricing import Line, Offer, choose, is_promoted, money_number, price_recipe
 from coreapi.services.quantities import (
@@ -160,7 +160,7 @@ def recipe_filters(
 ) -> list[ColumnElement[bool]]:
     """The WHERE conditions on ``Recipe`` shared by the recipe list and the suggestions; ``type``
     is one type or any of several; ``preferences``: a shopper's, applied (``preferences=apply``)."""
-    conditions: list[ColumnElement[bool]] = []
+    conditions: list[ColumnElement[bool]] = [offered()]
     types = [type] if isinstance(type, str) else sorted(set(type or ()))
     if len(types) == 1:
         conditions.append(Recipe.type == types[0])
@@ -228,7 +228,7 @@ def find_summary_by_external_id(
     session: Session, external_id: str, language: str = DEFAULT_LANGUAGE
 ) -> RecipeSummary | None:
     recipe = session.scalars(
-        select(Recipe).where(Recipe.external_id == external_id).options(*summary_loading())
+        select(Recipe).where(Recipe.external_id == external_id, offered()).options(*summary_loading())
     ).one_or_none()
     return summary(recipe, language) if recipe is not None else None
 
@@ -267,7 +267,8 @@ def recipe_details(
     if not keys:
         return []
     connection = session.connection(bind_arguments={"mapper": Recipe})
-    recipes: dict[int, _RecipeRow] = {row[0]: row for row in connection.execute(_RECIPES, {"keys": keys}).all()}
+    offered_recipes = _RECIPES.where(offered())
+    recipes: dict[int, _RecipeRow] = {row[0]: row for row in connection.execute(offered_recipes, {"keys": keys}).all()}
     if not recipes:
         return []
     found = list(recipes)
@@ -592,6 +593,6 @@ def summaries(session: Session, ids: Sequence[int], language: str = DEFAULT_LANG
         return []
     found = {
         recipe.id: recipe
-        for recipe in session.scalars(select(Recipe).where(Recipe.id.in_(keys)).options(*summary_loading()))
+        for recipe in session.scalars(select(Recipe).where(Recipe.id.in_(keys), offered()).options(*summary_loading()))
     }
     return [summary(found[key], language) for key in keys if key in found]

@@ -26,7 +26,7 @@ from sqlalchemy import Connection, Select, bindparam, select
 from sqlalchemy.orm import Session
 
 from coreapi.models import Like, ProductIngredient, Recipe, RecipeIngredient, Store
-from coreapi.services.catalog import database_ids
+from coreapi.services.catalog import database_ids, offered
 from coreapi.services.recipes import RecipePreferences, completed_at, in_category, recipe_filters
 
 SURROUNDING_WEIGHT = 1.0
@@ -162,7 +162,7 @@ def _candidates_statement(at_store: bool, in_a_category: bool) -> Select[int, in
         select(ProductIngredient.product_id, RecipeIngredient.recipe_id)
         .join(RecipeIngredient, RecipeIngredient.ingredient_id == ProductIngredient.ingredient_id)
         .join(Recipe, Recipe.id == RecipeIngredient.recipe_id)
-        .where(ProductIngredient.product_id.in_(bindparam("product_ids", expanding=True)))
+        .where(ProductIngredient.product_id.in_(bindparam("product_ids", expanding=True)), offered())
         .distinct()
     )
     # The same conditions as recipe_filters(store=..., category_id=...).

@@ -19,7 +19,7 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from flask import Flask
-from sqlalchemy import Connection, MetaData, func, inspect, select, text
+from sqlalchemy import Connection, MetaData, func, inspect, select, text, true
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql import ClauseElement
 
@@ -28,11 +28,11 @@ from coreapi.config import SEED_DATA_DIR
 from coreapi.extensions import db
 from coreapi.models import Like, Recipe
 from coreapi.seed import catalog_rows, load_catalog
-from coreapi.services import cart_waits, favorite_items
+from coreapi.services import cart_waits, catalog, favorite_items
 
 from .conftest import make_app
 
-HEAD = "0010"
+HEAD = "0011"
 NEXT = f"{int(HEAD) + 1:04d}"
 
 
@@ -288,13 +288,24 @@ def before_favorites(monkeypatch: pytest.MonkeyPatch) -> None:
     before_awaited_products(monkeypatch)
 
 
+def before_retirement(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Today's reads and writes on a database before 0011: every recipe is offered there (``recipes.retired_at``,
+    which they test, does not exist yet). ``offered`` is patched wherever a service module took it."""
+    original = catalog.offered
+    for name, module in list(sys.modules.items()):
+        if name.startswith("coreapi.") and getattr(module, "offered", None) is original:
+            monkeypatch.setattr(module, "offered", true)
+
+
 def before_awaited_products(monkeypatch: pytest.MonkeyPatch) -> None:
     """Today's basket writes on a database before 0009: no basket awaits anything of its cart there (the table,
-    which every basket write reads, does not exist yet). Nor does the table of what the carts showed (0010)."""
+    which every basket write reads, does not exist yet). Nor does the table of what the carts showed (0010), nor
+    a recipe's retirement (0011)."""
     monkeypatch.setattr(cart_waits, "record", lambda *_: None)
     monkeypatch.setattr(cart_waits, "kept", lambda *_: Counter())
     monkeypatch.setattr(cart_waits, "settle", lambda *_: None)
     monkeypatch.setattr(cart_waits, "forget", lambda *_: None)
+    before_retirement(monkeypatch)
 
 
 def test_0002_gives_the_existing_baskets_to_the_demo_retailer(empty_app: Flask) -> None:
@@ -836,10 +847,12 @@ def test_0010_adds_the_shown_products_and_keeps_the_baskets(empty_app: Flask) ->
     seeded_at(empty_app, "0009")
     client = empty_app.test_client()
     headers = {"Authorization": "user_id before-shown", "Supplier-Token": "demo-retailer-token"}
-    # Adding a recipe reads nothing of 0010's table.
-    added = client.post(
-        "/api/v1/basket/recipes", json={"recipe_id": "1", "guests": 4, "store_id": "1001"}, headers=headers
-    )
+    # Adding a recipe reads nothing of 0010's table (nor 0011's column: every recipe is offered there).
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        before_retirement(monkeypatch)
+        added = client.post(
+            "/api/v1/basket/recipes", json={"recipe_id": "1", "guests": 4, "store_id": "1001"}, headers=headers
+        )
     assert added.status_code == 200, added.json
     assert "basket_shown_products" not in inspected(empty_app, tables)
 
@@ -878,6 +891,43 @@ def test_0010_downgrade_drops_the_shown_products_only(empty_app: Flask) -> None:
     assert upgrade(empty_app) == migrate.Upgrade(before="0009", after=HEAD)
     assert sql(empty_app, "SELECT count(*) FROM basket_shown_products").scalar() == 0
     assert inspected(empty_app, model_differences) == []
+
+
+# --- 0011: when the catalog stopped offering a recipe --------------------------------------------
+
+
+def test_0011_offers_every_recipe_of_before_and_keeps_the_baskets(empty_app: Flask, seed: Any) -> None:
+    seeded_at(empty_app, "0010")
+    client = empty_app.test_client()
+    headers = {"Authorization": "user_id before-retiring", "Supplier-Token": "demo-retailer-token"}
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        before_retirement(monkeypatch)
+        added = client.post(
+            "/api/v1/basket/recipes", json={"recipe_id": "5", "guests": 4, "store_id": "1001"}, headers=headers
+        )
+    assert added.status_code == 200, added.json
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0010", after=HEAD)
+    assert inspected(empty_app, model_differences) == []
+    assert sql(empty_app, "SELECT count(*) FROM recipes WHERE retired_at IS NULL").scalar() == len(seed.recipes)
+    assert client.get("/api/v1/basket?store_id=1001", headers=headers).json == added.json["basket"]
+    assert client.get("/api/v1/recipes/5").status_code == 200
+
+
+def test_0011_downgrade_offers_a_retired_recipe_again(empty_app: Flask) -> None:
+    seeded_at(empty_app, HEAD)
+    result = empty_app.test_cli_runner().invoke(args=["retire-recipe", "5"])
+    assert result.exit_code == 0, result.output
+    assert empty_app.test_client().get("/api/v1/recipes/5").status_code == 404
+
+    downgrade(empty_app, "0010")
+    assert inspected(empty_app, version) == ["0010"]
+    columns = {column["name"] for column in inspected(empty_app, lambda c: inspect(c).get_columns("recipes"))}
+    assert "retired_at" not in columns
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0010", after=HEAD)
+    assert inspected(empty_app, model_differences) == []
+    assert empty_app.test_client().get("/api/v1/recipes/5").status_code == 200
 
 
 # --- databases made by create_all, before migrations ----------------------------------------
