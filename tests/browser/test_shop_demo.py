@@ -263,3 +263,45 @@ def test_the_shelf_half_received_before_its_first_screen_ends_moves_nothing(
         visit(context, page, slow_shop, user=new_user())
         expect(page.locator("ul.shelf svc-recipe-card[hydrated]").first).to_be_visible()
     assert layout_shifts(page) == []
+
+
+# The shop's pages a keyboard shopper walks back up with Shift+Tab (the product's catalog and planner among them).
+BACKWARDS_PAGES = ["/", "/idees", "/planner/current-menu?store_id=1001"]
+# The focused control, where the header covers part of it (the header drawn at a point of its box, as
+# elementFromPoint tells); null otherwise.
+HIDDEN_UNDER_THE_HEADER = """() => {
+  const active = document.activeElement;
+  const header = document.querySelector(".site-header");
+  if (!active || active === document.body || !header || header.contains(active)) return null;
+  const box = active.getBoundingClientRect();
+  if (box.height === 0 || box.bottom <= 0 || box.top >= innerHeight) return null;  // not scrolled into view
+  const x = Math.min(Math.max(box.left + box.width / 2, 0), innerWidth - 1);
+  for (const y of [box.top + 1, box.top + box.height / 2]) {
+    const drawn = document.elementFromPoint(x, Math.min(Math.max(y, 0), innerHeight - 1));
+    if (drawn && header.contains(drawn)) return `${active.outerHTML.slice(0, 120)} at ${Math.round(box.top)}`;
+  }
+  return null;
+}"""
+
+
+@pytest.mark.parametrize("path", BACKWARDS_PAGES)
+def test_shift_tab_never_leaves_the_focus_under_the_sticky_header(
+    page: Page, context: BrowserContext, shop_url: str, width: str, path: str
+):
+    """Walking a page back up from its end with Shift+Tab, the browser scrolls each control into view: none may
+    land under the shop's sticky header (WCAG 2.4.11). The shop's controls keep clear of it by their scroll margin
+    (shop.css), prerender's by theirs, from the height the shop gives the SDK (setStickyHeaderHeight): the planner's
+    had none, and the shop gave no height, so the catalog's and the planner's controls hid under it."""
+    page.add_init_script("localStorage.setItem('_svc/planner/onboarded', 'true')")
+    visit(context, page, shop_url, path, user=new_user())
+    page.wait_for_load_state("networkidle")
+    page.keyboard.press("End")
+    page.evaluate("() => { window.scrollTo(0, document.documentElement.scrollHeight); document.activeElement?.blur(); }")
+    page.locator("body").focus()
+    hidden = []
+    for _ in range(60):
+        page.keyboard.press("Shift+Tab")
+        where = page.evaluate(HIDDEN_UNDER_THE_HEADER)
+        if where:
+            hidden.append(where)
+    assert hidden == [], f"{len(hidden)} focused controls under the header ({width}, {path}): {hidden[:3]}"

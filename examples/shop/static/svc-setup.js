@@ -11,6 +11,20 @@ export const svc = window.svc ?? null;
 
 let current = [];
 
+// The header sticks at the top of every page: a control the keyboard reaches scrolls clear of it, the shop's own
+// (shop.css reads --dm-header-height) and prerender's (the SDK's setStickyHeaderHeight, docs/sdk.md: the catalog's
+// and the planner's sticky parts and focused controls stay below it). Followed as it wraps or the page narrows.
+const header = document.querySelector(".site-header");
+if (header) {
+  const followHeader = () => {
+    const height = Math.ceil(header.getBoundingClientRect().height);
+    document.documentElement.style.setProperty("--dm-header-height", `${height}px`);
+    svc?.setStickyHeaderHeight(height);
+  };
+  followHeader();
+  new ResizeObserver(followHeader).observe(header);
+}
+
 /** Writes the number of items in the header's cart link. */
 function showCount(count) {
   for (const link of document.querySelectorAll("[data-cart-link]")) {
