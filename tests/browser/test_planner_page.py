@@ -404,6 +404,8 @@ def test_the_guests_apply_to_every_recipe(site: Callable[..., Customer], page: P
     expect(planner.locator(".svc-planner__guests [data-role=guests]")).to_have_text("5")
     guests = planner.locator(".svc-planner__menu-item").evaluate_all("(rows) => rows.map((r) => r.dataset.guests)")
     assert set(guests) == {"5"}
+    # Heard too: the stepper's value is drawn again with the menu, no live region (a keyboard-only check's finding).
+    expect(planner.locator("[data-role=status]")).to_have_text("Menu pour 5 personnes.")
 
 
 def panel_guests(planner: Locator) -> list[tuple[str, str]]:
@@ -466,6 +468,26 @@ def test_the_panels_cards_follow_the_menus_guests(site: Callable[..., Customer],
     assert panel_ids(planner) == suggestions
     assert set(panel_guests(planner)) == {(str(start + 2), f"{start + 2} pers.")}
     assert_no_axe_violations(page, product(page), what=f"the panel drawn again for new guests ({width})")
+
+
+def test_the_menus_stepper_keeps_the_focus_at_its_bound(site: Callable[..., Customer], page: Page, width: str) -> None:
+    """Pressed from the keyboard down to 1, the menu's "one fewer" says it is unavailable and keeps the focus: a
+    press more changes nothing (it handed the focus to "+", where the next press went back up)."""
+    planner = site().open()
+    show_menu(page, planner, width)
+    start = int(planner.get_attribute("guests") or "0")
+    decrease = planner.locator(".svc-planner__menu [data-action=guests-decrease]")
+    decrease.focus()
+    for _ in range(start):  # one press past the bound
+        page.keyboard.press("Enter")
+        idle(planner)
+    expect(planner).to_have_attribute("guests", "1")
+    expect(decrease).to_have_attribute("aria-disabled", "true")
+    expect(decrease).to_be_focused()
+    expect(planner.locator(".svc-planner__menu [data-action=guests-increase]")).to_have_attribute(
+        "aria-disabled", "false"
+    )
+    assert_no_axe_violations(page, product(page), what=f"the menu's stepper at its bound ({width})")
 
 
 def test_the_entrys_guests_apply_once(site: Callable[..., Customer], page: Page) -> None:

@@ -296,7 +296,9 @@ def test_shift_tab_never_leaves_the_focus_under_the_sticky_header(
     visit(context, page, shop_url, path, user=new_user())
     page.wait_for_load_state("networkidle")
     page.keyboard.press("End")
-    page.evaluate("() => { window.scrollTo(0, document.documentElement.scrollHeight); document.activeElement?.blur(); }")
+    page.evaluate(
+        "() => { window.scrollTo(0, document.documentElement.scrollHeight); document.activeElement?.blur(); }"
+    )
     page.locator("body").focus()
     hidden = []
     for _ in range(60):

@@ -304,11 +304,19 @@ export class CatalogElement extends HTMLElement {
           const hadFocus = cell.contains(document.activeElement);
           cell.remove();
           this.#countChanged(-1);
-          if (hadFocus) (/** @type {HTMLElement | null} */ (next?.querySelector(".svc-recipe-card__title-button")) ?? this).focus();
+          // The next card's title, else (the last card left) the page's heading: never the page's body.
+          if (hadFocus) (/** @type {HTMLElement | null} */ (next?.querySelector(".svc-recipe-card__title-button")) ?? this.#heading())?.focus();
         }, REMOVING_MS);
         this.#notify(this.#text("CATALOG_MY_SPACE.REMOVED", { title }));
       }
     }));
+  }
+
+  /** The catalog's first heading, made focusable by script (where the focus goes when its place is gone). */
+  #heading() {
+    const heading = /** @type {HTMLElement | null} */ (this.querySelector("h1, h2"));
+    heading?.setAttribute("tabindex", "-1");
+    return heading;
   }
 
   /** @param {number} delta */

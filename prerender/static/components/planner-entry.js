@@ -17,7 +17,7 @@
 //   loaded on the first click, not with the entry (a page showing the entry pays for the modal only when a
 //   shopper asks for it), unless the page holds the modal's id twice (two entries): then at once, to make
 //   the ids unique before anything points at them.
-import { sdk, services, formatText } from "./ui.js";
+import { sdk, services, formatText, atBound } from "./ui.js";
 
 /** The onboarding module, loaded once, when first needed. */
 function onboardingModule() {
@@ -133,7 +133,7 @@ export class PlannerEntryElement extends HTMLElement {
   }
 
   /**
-   * Shows a guest count (kept within the bounds), the stepper's buttons at the bounds disabled.
+   * Shows a guest count (kept within the bounds), the stepper's buttons at the bounds disabled (`atBound`).
    * @param {number} value
    * @param {{ announce?: boolean }} [options]
    */
@@ -143,15 +143,8 @@ export class PlannerEntryElement extends HTMLElement {
     this.#guests = guests;
     const output = this.querySelector("[data-role='guests']");
     if (output && output.textContent !== String(guests)) output.textContent = String(guests);
-    const decrease = /** @type {HTMLButtonElement | null} */ (this.querySelector("button[data-action='guests-decrease']"));
-    const increase = /** @type {HTMLButtonElement | null} */ (this.querySelector("button[data-action='guests-increase']"));
-    const focused = document.activeElement;
-    if (decrease) decrease.disabled = guests <= this.minGuests;
-    if (increase) increase.disabled = guests >= this.maxGuests;
-    // The button just disabled at a bound had focus: it goes to the other one, not to the page.
-    if (focused instanceof HTMLButtonElement && focused.disabled && (focused === decrease || focused === increase)) {
-      (focused === decrease ? increase : decrease)?.focus();
-    }
+    atBound(this.querySelector("button[data-action='guests-decrease']"), guests <= this.minGuests);
+    atBound(this.querySelector("button[data-action='guests-increase']"), guests >= this.maxGuests);
     this.setAttribute("guests", String(guests));
     if (announce && changed) {
       const status = this.querySelector("[data-role='guests-status']");

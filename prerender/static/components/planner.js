@@ -22,7 +22,7 @@
 //   once, then `planner.add`, `planner.remove`, `planner.swap`, `planner.finalize`;
 // - the try-again state (`retry`: the upstream failed while the server rendered the page), in
 //   components/planner-retry.js: the page asked again a few times, then on the button.
-import { sdk, services, isStoppedByHook, isOutcomeUnknown, inertFragment, formatText, revealFocusInRows } from "./ui.js";
+import { sdk, services, isStoppedByHook, isOutcomeUnknown, inertFragment, formatText, revealFocusInRows, atBound } from "./ui.js";
 import { findOnboarding, ONBOARDED_KEY } from "./planner-onboarding.js";
 import { PlannerPanel } from "./planner-panel.js";
 import { PlannerRetry } from "./planner-retry.js";
@@ -107,6 +107,7 @@ export class PlannerElement extends HTMLElement {
       return;
     }
     this.#panel.remember();
+    this.#stepperBounds();
     // The page's own ?view= wins over the rendered one (a host that did not forward it).
     const asked = new URL(window.location.href).searchParams.get("view");
     this.#setView((asked ?? this.getAttribute("view")) === "menu" ? "menu" : "recipe", { history: false });
@@ -292,6 +293,8 @@ export class PlannerElement extends HTMLElement {
     const guests = Math.min(GUESTS_MAX, Math.max(GUESTS_MIN, (guestsOf(this.getAttribute("guests")) ?? 4) + delta));
     if (String(guests) === this.getAttribute("guests")) return;
     await this.#changeGuests(guests);
+    // What the stepper's press did, heard (its value is no live region: the menu's parts are drawn again).
+    this.#status(this.#text("GUESTS_CHANGED", { count: guests }));
   }
 
   /** The menu for `guests`: written, its parts drawn again, the panel's cards following. @param {number} guests */
@@ -442,17 +445,22 @@ export class PlannerElement extends HTMLElement {
       if (value === null) this.removeAttribute(name);
       else this.setAttribute(name, value);
     }
+    this.#stepperBounds();
     if (again) {
+      // A stepper's button at its bound keeps the focus (aria-disabled: #stepperBounds).
       let target = /** @type {HTMLElement | null} */ (this.querySelector(again));
-      if (target instanceof HTMLButtonElement && target.disabled) {
-        // A stepper's bound reached: its other button (the same group) keeps the focus.
-        target = /** @type {HTMLElement | null} */ (target.parentElement?.querySelector("button:not([disabled])") ?? null);
-      }
       target ??= /** @type {HTMLElement | null} */ (this.querySelector(".svc-planner__menu .svc-planner__panel-title"));
       if (target && !target.hasAttribute("tabindex") && !target.matches("button, input, a, summary")) target.setAttribute("tabindex", "-1");
       if (typed !== null && target instanceof HTMLInputElement && target.type === "text") target.value = typed;
       target?.focus({ preventScroll: false });
     }
+  }
+
+  /** The guests stepper's buttons at the menu's bounds: aria-disabled, not disabled (they keep the focus). */
+  #stepperBounds() {
+    const guests = guestsOf(this.getAttribute("guests")) ?? 4;
+    atBound(this.querySelector(".svc-planner__menu [data-action='guests-decrease']"), guests <= GUESTS_MIN);
+    atBound(this.querySelector(".svc-planner__menu [data-action='guests-increase']"), guests >= GUESTS_MAX);
   }
 
   /**

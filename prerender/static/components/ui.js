@@ -257,3 +257,15 @@ export function bindLikeButton(button, recipeId) {
     },
   };
 }
+
+/**
+ * A stepper's button at its bound, or not: aria-disabled rather than disabled (the server's `disabled` taken off),
+ * so that the button keeps the keyboard focus there (a press at the bound changes nothing, as in the drawer's
+ * stepper: components/recipe-details/guests.js); its component's clamped count makes the press do nothing.
+ * @param {Element | null} button @param {boolean} reached
+ */
+export function atBound(button, reached) {
+  if (!button) return;
+  button.removeAttribute("disabled");
+  button.setAttribute("aria-disabled", String(reached));
+}
