@@ -202,13 +202,21 @@ def test_add_all_reaches_the_cart_and_a_cart_change_reaches_the_basket(
     visit(context, page, shop_url)
     card = hydrated_cards(page).first
     recipe_id = card.get_attribute("recipe-id")
+    title = card.locator(".svc-recipe-card__title").inner_text().strip()
     expect(card).to_have_attribute("in-basket", "false")
+    # The CTA's name says its state and its recipe: a list of the page's buttons tells the cards' CTAs apart.
+    expect(card.locator(".svc-recipe-card-cta")).to_have_accessible_name(
+        f"Ajouter les ingrédients au panier pour la recette {title}"
+    )
     card.locator(".svc-recipe-card-cta").click()
     dialog = page.get_by_role("dialog")
     dialog.locator(".svc-recipe-details__add-all").click()
     for each in page.locator(f"svc-recipe-card[recipe-id='{recipe_id}']").all():
         expect(each).to_have_attribute("in-basket", "true")
         expect(each).to_have_class(re.compile(r"\bin-basket\b"))
+    expect(card.locator(".svc-recipe-card-cta")).to_have_accessible_name(
+        f"Voir les ingrédients dans le panier pour la recette {title}"
+    )
     expect(page.locator("[data-cart-count]")).not_to_have_text("0")  # the push reached the shop's cart
     page.keyboard.press("Escape")
 
@@ -402,6 +410,10 @@ def test_without_personalization_the_browser_draws_heart_and_cta(
     card = hydrated_cards(page).first
     expect(card).to_have_attribute("personalization", "client")
     expect(card.locator(".svc-recipe-card-cta")).to_be_visible()
+    title = card.locator(".svc-recipe-card__title").inner_text().strip()
+    expect(card.locator(".svc-recipe-card-cta")).to_have_accessible_name(
+        f"Ajouter les ingrédients au panier pour la recette {title}"
+    )
     expect(card.locator(".svc-like-button")).to_be_visible()
     card.locator(".svc-recipe-card-cta").click()
     expect(page.get_by_role("dialog")).to_be_visible()

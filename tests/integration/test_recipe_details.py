@@ -86,6 +86,18 @@ def test_tabs_are_accessible(client):
     assert [t["aria-selected"] for t in tabs] == ["true", "false"]
 
 
+def test_each_replace_button_names_its_ingredient(client, upstream):
+    """A page lists several "Remplacer" buttons: each one's name says which ingredient it replaces."""
+    names = {i["id"]: i["name"] for i in upstream.recipe("5", store_id="1001")["ingredients"]}
+    root = parsed(details(client, recipe_id="5", store_id="1001"))
+    buttons = root.select('[data-panel="shopping"] .svc-recipe-details__replace')
+    assert buttons
+    for button in buttons:
+        ingredient = button.find_parent(class_="svc-recipe-details__ingredient")["data-ingredient-id"]
+        assert button.get_text(strip=True) == "Remplacer"
+        assert button["aria-label"] == f"Remplacer {names[ingredient]}"
+
+
 def test_browser_data_matches_the_markup(client):
     root = parsed(details(client, recipe_id="5", store_id="1001"))
     data = json.loads(root.select_one("script.svc-recipe-details__data").string)

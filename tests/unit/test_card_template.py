@@ -141,9 +141,10 @@ def test_no_like_and_no_cta_without_personalization(app, supplier):
     assert card.find(class_="svc-recipe-card-cta") is None
 
 
-def test_cta_uses_the_not_in_basket_alt_text(app):
+def test_cta_uses_the_not_in_basket_alt_text_and_names_its_recipe(app):
+    """One such button per card: its name says which recipe, so a list of the page's buttons tells them apart."""
     cta = host(render(app)).find(class_="svc-recipe-card-cta")
-    assert cta.get_text(strip=True) == "Ajouter les ingrédients au panier"
+    assert cta.get_text(" ", strip=True) == "Ajouter les ingrédients au panier pour la recette Ratatouille provençale"
 
 
 def test_serves_overrides_guests(app):
@@ -179,6 +180,7 @@ def test_personalization_disabled_lets_the_browser_draw_heart_and_cta(app):
     assert card["personalization"] == "client"
     assert card["data-not-in-basket-label"] == "Ajouter les ingrédients au panier"
     assert card["data-in-basket-label"] == "Voir les ingrédients dans le panier"
+    assert card["data-cta-recipe"] == "pour la recette Ratatouille provençale"
     assert card["data-like-label"].startswith("Ajouter Ratatouille")
     anonymous = host(render(app, supplier=NO_PERSONALIZATION, user=None))
     assert str(anonymous) == str(card)  # the same HTML for every user: shared caches may keep it

@@ -161,7 +161,9 @@ export class RecipeCardElement extends HTMLElement {
       class: "svc-recipe-card-cta svc-ds-button svc-ds-button--primary svc-ds-button--icon",
       "data-action": "open-details",
       dataset: { [CLIENT_MADE]: "" },
-    }, h("span", { class: "svc-ds-visually-hidden" }, label), icon("basket", "svc-ds-icon svc-recipe-card-cta__icon"));
+    }, h("span", { class: "svc-ds-visually-hidden" }, label), " ",
+    h("span", { class: "svc-ds-visually-hidden", "data-role": "cta-recipe" }, this.dataset.ctaRecipe ?? ""),
+    icon("basket", "svc-ds-icon svc-recipe-card-cta__icon"));
     footer.append(cta);
   }
 
