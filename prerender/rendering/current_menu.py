@@ -140,11 +140,16 @@ class BudgetView:
     input_text: str
     # The total's share of the budget, for `--svc-budget-ratio` (None: no gauge).
     ratio: Decimal | None
-    over: bool
+    # By how much the total goes over the budget, in words beside the gauge's colour (None: within it).
+    over_text: str | None = None
 
     @property
     def gauge(self) -> bool:
         return self.ratio is not None
+
+    @property
+    def over(self) -> bool:
+        return self.over_text is not None
 
 
 @dataclass(frozen=True)
@@ -255,10 +260,11 @@ def budget_view(menu: dict[str, Any], t: Translator) -> BudgetView | None:
     amount = Decimal(str(raw)) if raw is not None else None
     field = budget_input_text(amount, t.language)
     if amount is None or amount <= 0:
-        return BudgetView(amount=amount, amount_text=None, input_text=field, ratio=None, over=False)
+        return BudgetView(amount=amount, amount_text=None, input_text=field, ratio=None)
     total = Decimal(str(menu.get("total") or 0))
     ratio = (total / amount).quantize(Decimal("0.001"))
-    return BudgetView(amount=amount, amount_text=t.money(amount), input_text=field, ratio=ratio, over=total > amount)
+    over_text = t.money(total - amount) if total > amount else None
+    return BudgetView(amount=amount, amount_text=t.money(amount), input_text=field, ratio=ratio, over_text=over_text)
 
 
 def budget_input_text(amount: Decimal | None, language: str) -> str:

@@ -10,6 +10,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Literal
 from urllib.parse import urljoin
 
@@ -48,6 +49,11 @@ def visit(
 def new_user() -> str:
     """A user of one test only (coreapi keeps likes and baskets per user for the whole session)."""
     return f"t-{uuid.uuid4().hex[:12]}"
+
+
+def euros(text: str) -> Decimal:
+    """The amount of a French price in a text ("12,50\u00a0€" → 12.50)."""
+    return Decimal(re.sub(r"[^0-9,]", "", text).replace(",", "."))
 
 
 def session_id(context: BrowserContext, url: str) -> str:

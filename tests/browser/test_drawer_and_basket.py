@@ -14,7 +14,7 @@ from playwright.sync_api import BrowserContext, Locator, Page, Route, expect
 from examples.shop.visitor import USER_COOKIE
 
 from .axe import assert_no_axe_violations
-from .helpers import FOCUS_IN_DIALOG, hydrated_cards, new_user, visit
+from .helpers import FOCUS_IN_DIALOG, euros, hydrated_cards, new_user, visit
 
 
 def test_the_drawer_opens_from_the_basket_icon_the_picture_and_the_title_and_gives_focus_back(
@@ -184,10 +184,6 @@ def test_a_first_product_added_makes_the_recipe_for_the_guests_the_drawer_shows(
 IN_BASKET_FOR = (
     "([id, n]) => window.svc.basket.basket$.value?.recipes.some((r) => r.recipe_id === id && r.guests === n)"
 )
-
-
-def euros(text: str) -> Decimal:
-    return Decimal(re.sub(r"[^0-9,]", "", text).replace(",", "."))
 
 
 def shown_prices(dialog) -> Decimal:

@@ -16,6 +16,7 @@ import re
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 import pytest
 import requests
@@ -25,7 +26,7 @@ import prerender
 from tests.live import LiveServer
 
 from .axe import assert_no_axe_violations
-from .helpers import PostsAppliedThenLost, page_credential
+from .helpers import PostsAppliedThenLost, euros, page_credential
 from .test_planner_entry import NO_LOCAL_STORAGE, WIDTHS, HostPages
 
 CUSTOMER = "http://127.0.0.1:8080"  # baseUrl of the seed routing for ENVIRONMENT "local"
@@ -388,7 +389,17 @@ def test_the_budget_shows_its_gauge(site: Callable[..., Customer], page: Page, w
     ratio = float(re.search(r"--svc-budget-ratio:\s*([\d.]+)", budget.get_attribute("style") or "").group(1))  # type: ignore[union-attr]
     assert ratio > 1
     expect(budget).to_have_class(re.compile("svc-planner__budget--over"))
+    # Over budget in words too, not by the colour alone; and heard with what the shopper did.
+    total = euros(budget.locator(".svc-planner__budget-value").inner_text().split(" sur ")[0])
+    over = budget.locator("[data-role=budget-over]").inner_text()
+    assert over.startswith("Budget dépassé de ") and euros(over) == total - Decimal("20.50")
+    expect(planner.locator("[data-role=status]")).to_have_text(f"Budget enregistré. {over}")
     assert_no_axe_violations(page, product(page), what=f"the page with a budget ({width})")
+    planner.locator(".svc-planner__budget-input").fill(str(total + 1).replace(".", ","))
+    planner.locator(".svc-planner__budget-edit").click()
+    idle(planner)
+    expect(budget.locator("[data-role=budget-over]")).to_have_count(0)
+    expect(planner.locator("[data-role=status]")).to_have_text("Budget enregistré.")
     planner.locator(".svc-planner__budget-input").fill("0")
     planner.locator(".svc-planner__budget-edit").click()
     idle(planner)

@@ -424,6 +424,7 @@ def test_a_budget_shows_its_gauge(client) -> None:
     assert client.patch("/v2/menu/current", json={"budget": float(above)}, headers=browser).status_code == 200
     budget = budget_of(page_of(client, user_headers(user), store_id=STORE))
     assert "svc-planner__budget--over" not in budget["class"]
+    assert budget.select("[data-role=budget-over]") == []
     style = str(budget["style"])
     assert style.startswith("--svc-budget-ratio:")
     assert float(style.split(":", 1)[1]) == pytest.approx(float(total / above), abs=0.001)
@@ -442,6 +443,8 @@ def test_a_budget_shows_its_gauge(client) -> None:
     budget = budget_of(page_of(client, user_headers(user), store_id=STORE))
     assert "svc-planner__budget--over" in budget["class"]
     assert float(str(budget["style"]).split(":", 1)[1]) == pytest.approx(float(total / below), abs=0.001)
+    # Over budget in words, not by the colour alone.
+    assert text(one(budget, "[data-role=budget-over]")) == FR("PLANNER_PAGE.BUDGET_OVER", amount=money(total - below))
 
     client.patch("/v2/menu/current", json={"budget": 0}, headers=browser)
     budget = budget_of(page_of(client, user_headers(user), store_id=STORE))

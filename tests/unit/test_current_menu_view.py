@@ -124,6 +124,9 @@ def test_the_gauge_is_the_total_against_the_budget(total: float | None, budget: 
     assert view is not None and view.gauge
     assert view.ratio == Decimal(ratio) and str(view.ratio) == ratio  # the style's --svc-budget-ratio
     assert view.over is over
+    # The overrun in words (beside the gauge's colour), None within the budget.
+    by = Decimal(str(total or 0)) - Decimal(str(budget))
+    assert view.over_text == (FR.money(by) if over else None)
     assert view.amount == Decimal(str(budget)) and view.amount_text == FR.money(Decimal(str(budget)))
 
 

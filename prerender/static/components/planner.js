@@ -73,6 +73,8 @@ export class PlannerElement extends HTMLElement {
   /** @type {AbortController | null} */ #listeners = null;
   /** @type {Promise<unknown>} */ #queue = Promise.resolve();
   #busy = 0;
+  /** The "over budget by" words last heard (templates/planner/budget.html): announced again when they change. */
+  #overBudget = "";
   /** The left panel: the suggestions, or the catalog. */
   #panel = new PlannerPanel(this, {
     fetchHtml: (path, query) => this.#fetchHtml(path, query),
@@ -108,6 +110,7 @@ export class PlannerElement extends HTMLElement {
     }
     this.#panel.remember();
     this.#stepperBounds();
+    this.#overBudget = this.#overBudgetText();
     // The page's own ?view= wins over the rendered one (a host that did not forward it).
     const asked = new URL(window.location.href).searchParams.get("view");
     this.#setView((asked ?? this.getAttribute("view")) === "menu" ? "menu" : "recipe", { history: false });
@@ -606,10 +609,19 @@ export class PlannerElement extends HTMLElement {
     return formatText(this.#texts[key] ?? key, params, services.session.language);
   }
 
-  /** A polite announcement. @param {string} text */
+  /** A polite announcement, followed by the budget's overrun when an action changed it (not by colour alone).
+   * @param {string} text */
   #status(text) {
     const status = this.querySelector("[data-role='status']");
-    if (status) status.textContent = text;
+    const over = this.#overBudgetText();
+    const changed = over !== "" && over !== this.#overBudget;
+    this.#overBudget = over;
+    if (status) status.textContent = changed ? `${text} ${over}`.trim() : text;
+  }
+
+  /** The budget's "over by" words as drawn, "" within the budget. */
+  #overBudgetText() {
+    return this.querySelector("[data-role='budget-over']")?.textContent?.trim() ?? "";
   }
 
   /**
