@@ -1,5 +1,6 @@
 """Command-line commands: ``flask --app coreapi init-db [--reset]``, ``db-upgrade``,
-``db-revision``, ``set-personalization``, ``set-site-urls``, ``retire-recipe [--restore]``."""
+``db-revision``, ``set-personalization``, ``set-site-urls``, ``retire-recipe [--restore]``,
+``close-store [--reopen]``."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from coreapi import migrate
 from coreapi.extensions import db
 from coreapi.models import Supplier
 from coreapi.seed import is_seeded, load_catalog
-from coreapi.services import preferences, retirement
+from coreapi.services import preferences, retirement, store_closing
 from coreapi.services.catalog import find_supplier_by_id
 
 
@@ -165,6 +166,32 @@ def retire_recipe_command(recipe_id: str, restore: bool) -> None:
     )
 
 
+@click.command("close-store")
+@click.argument("store_id")
+@click.option("--reopen", is_flag=True, help="Open a closed store again.")
+@with_appcontext
+def close_store_command(store_id: str, reopen: bool) -> None:
+    """Close STORE_ID: the store lists leave it out and every request naming it is refused as for an unknown store;
+    the open baskets and menus at it move to their shopper's next store, the orders keep it."""
+    session = db.session()
+    try:
+        if reopen:
+            reopened = store_closing.reopen_store(session, store_id)
+            session.commit()
+            click.echo(f"Store {store_id} is open again." if reopened else f"Store {store_id} was open; nothing to do.")
+            return
+        done = store_closing.close_store(session, store_id, now=dt.datetime.now(dt.UTC))
+        session.commit()
+    except store_closing.UnknownStore as error:
+        session.rollback()
+        raise click.ClickException(str(error)) from error
+    click.echo(
+        f"Store {done.store_id} ({done.name}) closed since {done.closed_at.isoformat(timespec='seconds')}: "
+        f"{done.baskets} open basket(s) and {done.menus} menu(s) are still at it and move to their shopper's next "
+        "store; the orders keep it."
+    )
+
+
 def _upgrade(connection: Connection, revision: str) -> None:
     """Upgrade, saying what happened; what Alembic or the legacy check refuse is an error."""
     try:
@@ -194,3 +221,4 @@ def register_commands(app: Flask) -> None:
     app.cli.add_command(set_personalization_command)
     app.cli.add_command(set_site_urls_command)
     app.cli.add_command(retire_recipe_command)
+    app.cli.add_command(close_store_command)

@@ -175,6 +175,10 @@ class Store(Base):
     price_factor: Mapped[Decimal] = mapped_column(Numeric(6, 4), default=Decimal(1))
     latitude: Mapped[Decimal | None] = mapped_column(Coordinate, deferred=True, deferred_group=STORE_COORDINATES)
     longitude: Mapped[Decimal | None] = mapped_column(Coordinate, deferred=True, deferred_group=STORE_COORDINATES)
+    # When the retailer closed the store (``flask --app coreapi close-store``, coreapi/services/store_closing.py):
+    # the store lists leave it out and every request naming it is refused as for an unknown store; the baskets,
+    # menus and orders that name it keep it. None: open. Deferred: the queries test it, none reads it.
+    closed_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), deferred=True)
 
 
 class StoreProduct(Base):

@@ -32,7 +32,7 @@ from coreapi.services import cart_waits, catalog, favorite_items
 
 from .conftest import make_app
 
-HEAD = "0011"
+HEAD = "0012"
 NEXT = f"{int(HEAD) + 1:04d}"
 
 
@@ -290,11 +290,19 @@ def before_favorites(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def before_retirement(monkeypatch: pytest.MonkeyPatch) -> None:
     """Today's reads and writes on a database before 0011: every recipe is offered there (``recipes.retired_at``,
-    which they test, does not exist yet). ``offered`` is patched wherever a service module took it."""
+    which they test, does not exist yet). ``offered`` is patched wherever a service module took it. Nor is a
+    store closed (0012)."""
     original = catalog.offered
     for name, module in list(sys.modules.items()):
         if name.startswith("coreapi.") and getattr(module, "offered", None) is original:
             monkeypatch.setattr(module, "offered", true)
+    before_store_closing(monkeypatch)
+
+
+def before_store_closing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Today's reads and writes on a database before 0012: every store is open there (``stores.closed_at``, which
+    they test, does not exist yet)."""
+    monkeypatch.setattr(catalog, "store_open", true)
 
 
 def before_awaited_products(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -743,7 +751,9 @@ def test_0007_downgrade_drops_the_coordinates_only(empty_app: Flask) -> None:
         sql(empty_app, f"SELECT count(*) FROM {table}").scalar() for table in ("stores", "store_products")
     ] == counts
     assert sql(empty_app, "SELECT count(*) FROM basket_entries").scalar() == 1
-    assert client.get("/api/v1/basket?store_id=1001", headers=headers).json["recipe_count"] == 1
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        before_store_closing(monkeypatch)
+        assert client.get("/api/v1/basket?store_id=1001", headers=headers).json["recipe_count"] == 1
 
     assert upgrade(empty_app) == migrate.Upgrade(before="0006", after=HEAD)
     assert store_places(empty_app)["1001"] == (48.8533, 2.3692)  # placed again
@@ -928,6 +938,43 @@ def test_0011_downgrade_offers_a_retired_recipe_again(empty_app: Flask) -> None:
     assert upgrade(empty_app) == migrate.Upgrade(before="0010", after=HEAD)
     assert inspected(empty_app, model_differences) == []
     assert empty_app.test_client().get("/api/v1/recipes/5").status_code == 200
+
+
+# --- 0012: when the retailer closed a store -----------------------------------------------------
+
+
+def test_0012_keeps_every_store_of_before_open_and_the_baskets(empty_app: Flask) -> None:
+    seeded_at(empty_app, "0011")
+    client = empty_app.test_client()
+    headers = {"Authorization": "user_id before-closing", "Supplier-Token": "demo-retailer-token"}
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        before_store_closing(monkeypatch)
+        added = client.post(
+            "/api/v1/basket/recipes", json={"recipe_id": "1", "guests": 4, "store_id": "1002"}, headers=headers
+        )
+    assert added.status_code == 200, added.json
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0011", after=HEAD)
+    assert inspected(empty_app, model_differences) == []
+    assert sql(empty_app, "SELECT count(*) FROM stores WHERE closed_at IS NULL").scalar() == 2
+    assert client.get("/api/v1/basket?store_id=1002", headers=headers).json == added.json["basket"]
+    assert [store["id"] for store in client.get("/api/v1/stores").json["data"]] == ["1001", "1002"]
+
+
+def test_0012_downgrade_opens_a_closed_store_again(empty_app: Flask) -> None:
+    seeded_at(empty_app, HEAD)
+    result = empty_app.test_cli_runner().invoke(args=["close-store", "1002"])
+    assert result.exit_code == 0, result.output
+    assert empty_app.test_client().get("/api/v1/stores/1002").status_code == 404
+
+    downgrade(empty_app, "0011")
+    assert inspected(empty_app, version) == ["0011"]
+    columns = {column["name"] for column in inspected(empty_app, lambda c: inspect(c).get_columns("stores"))}
+    assert "closed_at" not in columns
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0011", after=HEAD)
+    assert inspected(empty_app, model_differences) == []
+    assert empty_app.test_client().get("/api/v1/stores/1002").status_code == 200
 
 
 # --- databases made by create_all, before migrations ----------------------------------------
