@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from coreapi.models import AwaitedProduct, Basket, BasketEntry, Menu, MenuRecipe, Recipe, ShownProduct
 from coreapi.services.catalog import database_id
+from coreapi.services.moments import as_utc
 
 
 class UnknownRecipe(LookupError):
@@ -44,7 +45,7 @@ def retire_recipe(session: Session, recipe_id: str, *, now: dt.datetime) -> Reti
     if recipe.retired_at is None:
         recipe.retired_at = now
     session.flush()
-    key, title, retired_at = recipe.id, recipe.title, _aware(recipe.retired_at)
+    key, title, retired_at = recipe.id, recipe.title, as_utc(recipe.retired_at)
     open_baskets = select(Basket.id).where(Basket.status == "open")
     holding = set(
         session.scalars(
@@ -86,8 +87,3 @@ def _find(session: Session, recipe_id: str) -> Recipe:
     if recipe is None:
         raise UnknownRecipe(f"No recipe {recipe_id!r}.")
     return recipe
-
-
-def _aware(moment: dt.datetime) -> dt.datetime:
-    """SQLite gives back naive datetimes for a timezone-aware column: they are UTC."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.UTC)

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from coreapi.models import Basket, Menu, Store
 from coreapi.services.catalog import database_id
+from coreapi.services.moments import as_utc
 
 
 class UnknownStore(LookupError):
@@ -50,7 +51,7 @@ def close_store(session: Session, store_id: str, *, now: dt.datetime) -> Closing
     return Closing(
         store_id=store.id,
         name=store.name,
-        closed_at=_aware(store.closed_at),
+        closed_at=as_utc(store.closed_at),
         baskets=baskets or 0,
         menus=menus or 0,
     )
@@ -71,8 +72,3 @@ def _find(session: Session, store_id: str) -> Store:
     if store is None:
         raise UnknownStore(f"No store {store_id!r}.")
     return store
-
-
-def _aware(moment: dt.datetime) -> dt.datetime:
-    """SQLite gives back naive datetimes for a timezone-aware column: they are UTC."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.UTC)
