@@ -43,7 +43,6 @@ def close_store(session: Session, store_id: str, *, now: dt.datetime) -> Closing
     store = _find(session, store_id)
     if store.closed_at is None:
         store.closed_at = now
-    session.flush()
     baskets = session.scalar(
         select(func.count()).select_from(Basket).where(Basket.store_id == store.id, Basket.status == "open")
     )
