@@ -422,7 +422,10 @@ def test_without_personalization_a_liked_recipe_stays_on_the_favorites_page(
     is unknown, not "unliked" (the favorites list takes an unliked card out, and said the shopper had removed it)."""
     visit(context, page, nopers_shop_url, user=new_user())
     heart = hydrated_cards(page).first.locator(".svc-like-button")
-    heart.click()
+    # The heart turns at the click; the favorites page lists what the service stored, so the like is awaited first.
+    with page.expect_response(lambda r: "/likes/" in r.url and r.request.method == "PUT") as liked:
+        heart.click()
+    assert liked.value.ok
     expect(heart).to_have_attribute("aria-pressed", "true")
     with page.expect_response(lambda r: "/likes?" in r.url and r.request.method == "GET"):
         visit(context, page, nopers_shop_url, "/idees/favoris")
