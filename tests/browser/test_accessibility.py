@@ -279,3 +279,42 @@ def test_the_messages_of_the_sdk(page: Page, context: BrowserContext, shop_url: 
     expect(toaster).to_have_attribute("role", "status")
     expect(card.locator(".svc-like-button")).to_have_attribute("aria-pressed", "false")  # rolled back
     assert_no_axe_violations(page, ["[data-svc-toaster]", "svc-recipe-card"], what="the toaster and the cards")
+
+
+def test_the_drawers_messages_are_said_by_regions_there_before_them(page: Page, context: BrowserContext, shop_url: str):
+    """The drawer's message line is made with the drawer: its two live regions are in the page, empty, before their
+    first message (a region inserted with its text may not be read), each holds its text only (not the dismiss
+    button's name), and a message does not go from under the shopper's focus: its dismiss button focused, the news
+    stays past its 6 s, and goes 6 s after the focus left it; a failure stays until dismissed."""
+    page.clock.install()
+    visit(context, page, shop_url, user=new_user())
+    dialog = open_drawer(page, hydrated_cards(page).first)
+    status = dialog.locator(".svc-drawer__message-text[role=status]")
+    alert = dialog.locator(".svc-drawer__message-text[role=alert]")
+    expect(status).to_have_text("")
+    expect(alert).to_have_text("")
+    status.evaluate("(region) => { region.dataset.testBefore = 'yes'; }")  # the same node afterwards
+
+    dialog.locator("[data-panel=shopping] [data-action=add-product]").first.click()
+    expect(status).to_have_text(re.compile(r"^1 produit ajouté à votre panier$"))
+    expect(status).to_have_attribute("data-test-before", "yes")
+    expect(alert).to_have_text("")
+    dismiss = dialog.get_by_role("button", name="Masquer le message")
+    dismiss.focus()
+    page.clock.run_for(10_000)
+    expect(status).to_have_text(re.compile("ajouté"))
+    expect(dismiss).to_be_focused()
+    page.keyboard.press("Shift+Tab")  # to the drawer's close button
+    expect(dialog.locator(".svc-drawer__close")).to_be_focused()
+    page.clock.run_for(7_000)
+    expect(status).to_have_text("")
+    expect(dismiss).to_be_hidden()
+
+    page.route("**/v1/basket/recipes**", lambda route: route.abort())
+    dialog.locator("[data-panel=shopping] [data-action=add-product]").nth(1).click()
+    expect(alert).to_have_text(re.compile(r"\S"))
+    page.clock.run_for(30_000)
+    expect(alert).to_have_text(re.compile(r"\S"))
+    dismiss.click()
+    expect(alert).to_have_text("")
+    expect(dialog.locator(".svc-drawer__body")).to_be_focused()

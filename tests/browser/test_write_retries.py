@@ -67,7 +67,7 @@ def test_an_add_all_applied_with_every_answer_lost_goes_again_with_its_key_and_i
     card.locator(".svc-recipe-card-cta").click()
     drawer = page.get_by_role("dialog")
     drawer.locator(".svc-recipe-details__add-all").click()
-    expect(drawer.locator(".svc-drawer__message-text")).to_have_text(
+    expect(drawer.locator(".svc-drawer__message-text[role=alert]")).to_have_text(
         "Connexion impossible. Vérifiez votre réseau et réessayez."
     )
     expect(card).to_have_attribute("in-basket", "false")
@@ -101,7 +101,7 @@ def test_a_rollback_that_gets_no_answer_says_the_change_could_not_be_undone(
     card.locator(".svc-recipe-card-cta").click()
     drawer = page.get_by_role("dialog")
     drawer.locator(".svc-recipe-details__add-all").click()
-    expect(drawer.locator(".svc-drawer__message-text")).to_have_text(
+    expect(drawer.locator(".svc-drawer__message-text[role=alert]")).to_have_text(
         "Le panier du magasin n'a pas suivi, et la modification n'a pas pu être annulée. Vérifiez votre connexion."
     )
     expect(card).to_have_attribute("in-basket", "true")  # what the service holds

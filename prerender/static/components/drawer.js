@@ -7,9 +7,9 @@
 // basket-preview?embed=true (its <svc-catalog> root wired by components/catalog.js).
 import { sdk, services, icon, h, inertFragment, localProblem, logFailure, tabbables, trapTab } from "./ui.js";
 import { RecipeDetails } from "./recipe-details.js";
+import { DrawerMessage } from "./drawer/message.js";
 
 const tagName = `${sdk.prefix}-drawer`;
-const MESSAGE_MS = 6000;
 // The sheets the basket preview needs besides the drawer's (docs/styles.md, "basket-preview.css"): linked by the
 // drawer when the page has not linked them itself (a page of cards only links the recipe card's).
 const PREVIEW_SHEETS = ["catalog", "my-space", "basket-preview"];
@@ -37,6 +37,7 @@ export class DrawerElement extends HTMLElement {
   /** @type {HTMLElement} */ #panel;
   /** @type {HTMLElement} */ #title;
   /** @type {HTMLElement} */ #messages;
+  /** @type {DrawerMessage} */ #message;
   /** @type {HTMLElement} */ #body;
   /** @type {HTMLElement} */ #footer;
   /** @type {HTMLElement | null} */ #opener = null;
@@ -64,8 +65,12 @@ export class DrawerElement extends HTMLElement {
     if (typeof ResizeObserver === "function") new ResizeObserver(() => this.#showWholeTitle()).observe(this.#title);
     const close = h("button", { type: "button", class: "svc-drawer__close", "aria-label": notices.t("drawer.close"), "data-action": "close" },
       icon("close", "svc-ds-icon"));
-    this.#messages = h("div", { class: "svc-drawer__messages" });
     this.#body = h("div", { class: "svc-drawer__body", tabindex: "-1" });
+    this.#message = new DrawerMessage({
+      dismissLabel: notices.t("drawer.dismiss"),
+      focusAfter: () => this.#body.focus({ preventScroll: true }),
+    });
+    this.#messages = h("div", { class: "svc-drawer__messages" }, this.#message.element);
     // Divs, not header and footer: outside sectioning content these would be the page's banner and
     // contentinfo landmarks, which the retailer's page has already (axe: landmark-no-duplicate-*).
     this.#footer = h("div", { class: "svc-drawer__footer" });
@@ -160,7 +165,7 @@ export class DrawerElement extends HTMLElement {
     this.#whileOpen?.abort();
     this.#whileOpen = null;
     notices.setPresenter(null);
-    this.#messages.replaceChildren();
+    this.#message.clear();
     this.classList.remove("svc-drawer--open");
     this.removeAttribute("open");
     this.inert = true;
@@ -385,26 +390,12 @@ export class DrawerElement extends HTMLElement {
   }
 
   /**
-   * Shows a message at the top of the open drawer; it goes away by itself or with its button.
+   * Shows a message at the top of the open drawer (components/drawer/message.js).
    * @param {{ kind: string, text: string }} notice
    * @returns {boolean}
    */
   #present(notice) {
-    const { notices } = services;
-    const dismiss = h("button", { type: "button", class: "svc-drawer__message-dismiss svc-ds-link", "aria-label": notices.t("drawer.dismiss") }, "×");
-    const message = h("p", {
-      class: `svc-drawer__message svc-drawer__message--${notice.kind}`,
-      role: notice.kind === "error" ? "alert" : "status",
-    }, h("span", { class: "svc-drawer__message-text" }, notice.text), " ", dismiss);
-    const timer = setTimeout(() => message.remove(), MESSAGE_MS);
-    dismiss.addEventListener("click", () => {
-      clearTimeout(timer);
-      const wasFocused = message.contains(document.activeElement);
-      message.remove();
-      if (wasFocused) this.#body.focus({ preventScroll: true });
-    });
-    // One message at a time: the newest replaces the previous one.
-    this.#messages.replaceChildren(message);
+    this.#message.show(notice.kind === "error" ? "error" : "info", notice.text);
     return true;
   }
 

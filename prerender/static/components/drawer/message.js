@@ -1,0 +1,105 @@
+// The open drawer's message line (components/drawer.js): what an action in it did ("6 produits ajoutés à votre
+// panier") or why it failed. Built once with the drawer, so that its two live regions are in the page, empty,
+// before their first message (a region inserted with its text may not be read: sdk/toaster.js says the same of
+// its own). A message is said by the region of its kind (`role="status"` for news, `role="alert"` for a failure),
+// which holds its text only: the dismiss button beside it is not read as part of the message.
+// News goes away after MESSAGE_MS, but never while the shopper's pointer or focus is on it (its dismiss button
+// focused and the message gone would leave the focus on the page's body, outside the modal); a failure stays until
+// dismissed, replaced by the next message or the drawer closed.
+import { h } from "../ui.js";
+
+export const MESSAGE_MS = 6000;
+
+/** @typedef {"info" | "error"} MessageKind */
+
+export class DrawerMessage {
+  /** The line: the two regions and the dismiss button; hidden to the eye (not to assistive technology) while empty. */
+  element;
+  /** @type {Record<MessageKind, HTMLElement>} */ #regions;
+  /** @type {HTMLButtonElement} */ #dismiss;
+  /** @type {MessageKind | null} */ #kind = null;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */ #timer;
+  /** @type {number | undefined} */ #frame;
+  #held = { pointer: false, focus: false };
+  /** Where the focus goes when the message goes from under it. */ #focusAfter;
+
+  /**
+   * @param {{ dismissLabel: string, focusAfter: () => void }} options
+   */
+  constructor({ dismissLabel, focusAfter }) {
+    this.#focusAfter = focusAfter;
+    this.#regions = {
+      info: h("p", { class: "svc-drawer__message-text", role: "status" }),
+      error: h("p", { class: "svc-drawer__message-text", role: "alert" }),
+    };
+    this.#dismiss = /** @type {HTMLButtonElement} */ (h("button", {
+      type: "button", class: "svc-drawer__message-dismiss svc-ds-link", "aria-label": dismissLabel, hidden: "",
+    }, "×"));
+    this.element = h("div", { class: "svc-drawer__message svc-drawer__message--none" },
+      this.#regions.info, this.#regions.error, this.#dismiss);
+    this.#dismiss.addEventListener("click", () => this.clear());
+    this.element.addEventListener("pointerenter", () => this.#hold("pointer", true));
+    this.element.addEventListener("pointerleave", () => this.#hold("pointer", false));
+    this.element.addEventListener("focusin", () => this.#hold("focus", true));
+    this.element.addEventListener("focusout", (event) => {
+      const to = event.relatedTarget;
+      if (!(to instanceof Node && this.element.contains(to))) this.#hold("focus", false);
+    });
+  }
+
+  /** Whether a message is shown. */
+  get shown() {
+    return this.#kind !== null;
+  }
+
+  /**
+   * Shows `text` in place of the message shown, if any. The text goes into its region a frame later, after the
+   * region was emptied, so that the same message again is said again.
+   * @param {MessageKind} kind @param {string} text
+   */
+  show(kind, text) {
+    this.#empty();
+    this.#kind = kind;
+    this.element.classList.replace("svc-drawer__message--none", `svc-drawer__message--${kind}`);
+    this.#dismiss.hidden = false;
+    this.#frame = requestAnimationFrame(() => {
+      this.#frame = undefined;
+      this.#regions[kind].textContent = text;
+    });
+    this.#schedule();
+  }
+
+  /** Takes the message away; the focus, if it was on the message, goes to `focusAfter`. */
+  clear() {
+    const hadFocus = this.element.contains(document.activeElement);
+    this.#empty();
+    this.#held = { pointer: false, focus: false };
+    if (hadFocus) this.#focusAfter();
+  }
+
+  #empty() {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#frame !== undefined) cancelAnimationFrame(this.#frame);
+    this.#frame = undefined;
+    if (this.#kind) this.element.classList.replace(`svc-drawer__message--${this.#kind}`, "svc-drawer__message--none");
+    this.#kind = null;
+    this.#regions.info.textContent = "";
+    this.#regions.error.textContent = "";
+    this.#dismiss.hidden = true;
+  }
+
+  /** News goes after MESSAGE_MS from when nothing holds it; a failure is never timed. */
+  #schedule() {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#kind !== "info" || this.#held.pointer || this.#held.focus) return;
+    this.#timer = setTimeout(() => this.clear(), MESSAGE_MS);
+  }
+
+  /** @param {"pointer" | "focus"} what @param {boolean} holding */
+  #hold(what, holding) {
+    this.#held = { ...this.#held, [what]: holding };
+    if (this.#kind) this.#schedule();
+  }
+}
