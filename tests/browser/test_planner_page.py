@@ -399,11 +399,43 @@ def test_the_budget_shows_its_gauge(site: Callable[..., Customer], page: Page, w
     planner.locator(".svc-planner__budget-edit").click()
     idle(planner)
     expect(budget.locator("[data-role=budget-over]")).to_have_count(0)
-    expect(planner.locator("[data-role=status]")).to_have_text("Budget enregistré.")
+    expect(planner.locator("[data-role=status]")).to_have_text("Budget enregistré. Le menu tient dans le budget.")
     planner.locator(".svc-planner__budget-input").fill("0")
     planner.locator(".svc-planner__budget-edit").click()
     idle(planner)
     expect(planner.locator("[data-role=budget-gauge]")).to_have_count(0)
+
+
+def test_a_product_change_is_heard_with_the_budget_it_moves(
+    site: Callable[..., Customer], page: Page, width: str
+) -> None:
+    """Ticking a recipe's product is said, and so is the budget it crosses, either way (a screen-reader check found
+    the toggle silent, and its overrun said after the next, unrelated action)."""
+    customer = site()
+    planner = customer.open()
+    show_menu(page, planner, width)
+    value = planner.locator(".svc-planner__budget-value")
+    planner.locator(".svc-planner__budget-input").fill("1")
+    planner.locator(".svc-planner__budget-edit").click()
+    idle(planner)
+    total = euros(value.inner_text().split(" sur ")[0])
+    planner.locator(".svc-planner__budget-input").fill(str(total - Decimal("0.01")).replace(".", ","))
+    planner.locator(".svc-planner__budget-edit").click()
+    idle(planner)
+    status = planner.locator("[data-role=status]")
+    expect(status).to_have_text(re.compile(r"^Budget enregistré\. Budget dépassé de 0,01"))
+    row = planner.locator(".svc-planner__menu-item").first
+    row.locator(".svc-planner__products-toggle").click()
+    item = row.locator(".svc-planner__product").first
+    name = item.locator(".svc-planner__product-name").inner_text().strip()
+    item.locator("[data-action=toggle-product]").uncheck()
+    idle(planner)
+    expect(planner.locator("[data-role=budget-over]")).to_have_count(0)
+    expect(status).to_have_text(f"Produit «\u00a0{name}\u00a0» retiré du menu. Le menu tient dans le budget.")
+    row.locator(".svc-planner__product").first.locator("[data-action=toggle-product]").check()
+    idle(planner)
+    over = planner.locator("[data-role=budget-over]").inner_text()
+    expect(status).to_have_text(f"Produit «\u00a0{name}\u00a0» ajouté au menu. {over}")
 
 
 def test_the_guests_apply_to_every_recipe(site: Callable[..., Customer], page: Page, width: str) -> None:

@@ -207,6 +207,7 @@ export class PlannerElement extends HTMLElement {
     const recipeId = /** @type {HTMLElement | null} */ (input.closest("[data-recipe-id]"))?.dataset.recipeId ?? "";
     const productId = input.dataset.productId ?? "";
     const selected = input.checked;
+    const product = (input.labels?.[0]?.querySelector(".svc-planner__product-name")?.textContent ?? "").trim();
     this.#run(async () => {
       try {
         await this.#write(selected ? "PUT" : "DELETE", `/menu/current/recipes/${enc(recipeId)}/products/${enc(productId)}`);
@@ -215,6 +216,7 @@ export class PlannerElement extends HTMLElement {
         throw error;
       }
       await this.#refresh();
+      this.#status(this.#text(selected ? "PRODUCT_SELECTED" : "PRODUCT_UNSELECTED", { product }));
     });
   }
 
@@ -609,14 +611,17 @@ export class PlannerElement extends HTMLElement {
     return formatText(this.#texts[key] ?? key, params, services.session.language);
   }
 
-  /** A polite announcement, followed by the budget's overrun when an action changed it (not by colour alone).
+  /** A polite announcement, followed by the budget's overrun when the action changed it (not by colour alone),
+   * or by "within budget" when the action brought the total back under it.
    * @param {string} text */
   #status(text) {
     const status = this.querySelector("[data-role='status']");
     const over = this.#overBudgetText();
-    const changed = over !== "" && over !== this.#overBudget;
+    const gauge = this.querySelector("[data-role='budget-gauge']") !== null;
+    const budget = over !== "" && over !== this.#overBudget ? over
+      : over === "" && this.#overBudget !== "" && gauge ? this.#text("BUDGET_WITHIN") : "";
     this.#overBudget = over;
-    if (status) status.textContent = changed ? `${text} ${over}`.trim() : text;
+    if (status) status.textContent = `${text} ${budget}`.trim();
   }
 
   /** The budget's "over by" words as drawn, "" within the budget. */
