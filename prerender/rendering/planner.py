@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from flask import current_app, render_template
 
@@ -60,6 +61,16 @@ class ModeView:
     title: str
     subtitle: str
     href: str | None
+
+    @property
+    def form_action(self) -> str:
+        """`href` without its query: the action of the GET form that takes a page without scripts there."""
+        return urlunsplit(urlsplit(self.href or "")._replace(query=""))
+
+    @property
+    def form_fields(self) -> list[tuple[str, str]]:
+        """`href`'s query as the form's hidden fields (a GET form replaces its action's query with its fields)."""
+        return parse_qsl(urlsplit(self.href or "").query, keep_blank_values=True)
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ import pytest
 import requests
 from bs4 import BeautifulSoup, Tag
 from flask import Flask, abort
-from playwright.sync_api import Locator, Page, Route, expect
+from playwright.sync_api import Browser, Locator, Page, Route, expect
 
 from tests.live import LiveServer
 
@@ -333,6 +333,27 @@ def test_a_mode_stores_the_guests_tracks_and_goes_to_the_current_menu_page(page:
     for mode in ("selection", "custom"):
         expect(entry.locator(f".svc-planner-entry__mode--{mode}")).to_be_enabled()
         expect(entry.locator(f".svc-planner-entry__mode--{mode}")).not_to_have_attribute("aria-busy", "true")
+
+
+def test_a_mode_goes_to_the_current_menu_page_without_javascript(
+    browser: Browser, prerender_url: str, host_pages: HostPages
+) -> None:
+    """The specification's only entry to the planner works before its module runs, or without it (a no-script
+    check's finding: the modes were buttons that did nothing): each mode submits a GET form to its destination."""
+    fragment = fragment_html(prerender_url, "/v2/planner/entry", token=RETAILER_TOKEN, store_id="1001")
+    host_pages.pages[HOST_PATH] = host_page(prerender_url, fragment)
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        customer = Customer(page, host_pages.url)
+        page.route(re.compile(rf"^{re.escape(CUSTOMER)}/"), customer.handle)
+        page.goto(customer.home)
+        page.locator(".svc-planner-entry__mode--custom").click()
+        page.wait_for_url(f"{CURRENT_MENU}?mode=custom&store_id=1001")
+        assert customer.visits == [f"{CURRENT_MENU}?mode=custom&store_id=1001"]
+    finally:
+        context.close()
+        host_pages.pages.clear()
 
 
 def test_the_custom_mode_from_the_keyboard(page: Page, site) -> None:

@@ -108,7 +108,7 @@ def test_the_entry_follows_the_class_contract(client) -> None:
     assert one(guests, "[data-role=guests-status]")["role"] == "status"
 
     box = one(inner, ":scope > .svc-planner-entry__modes")
-    buttons = box.select(":scope > button.svc-planner-entry__mode")
+    buttons = box.select(":scope > form.svc-planner-entry__mode-form > button.svc-planner-entry__mode")
     assert [b["class"][-1] for b in buttons] == [
         "svc-planner-entry__mode--selection",
         "svc-planner-entry__mode--custom",
@@ -118,7 +118,7 @@ def test_the_entry_follows_the_class_contract(client) -> None:
         [("SELECTION", "SELECTION_SUBTITLE"), ("CUSTOM", "CUSTOM_SUBTITLE")],
         strict=True,
     ):
-        assert button["type"] == "button" and not button.has_attr("disabled")
+        assert button["type"] == "submit" and not button.has_attr("disabled")
         icon = one(button, ":scope > .svc-planner-entry__mode-icon.svc-ds-icon-disc")
         assert icon.select_one("svg.svc-ds-icon[aria-hidden=true]") is not None
         body = one(button, ":scope > .svc-planner-entry__mode-text")
@@ -310,6 +310,13 @@ def test_the_modes_lead_to_the_current_menu_page_of_the_routing(client) -> None:
     found = modes(soup_of(get_entry(client, store_id="1001")))
     assert found["selection"]["data-href"] == f"{CURRENT_MENU}?mode=selection&store_id=1001"
     assert found["custom"]["data-href"] == f"{CURRENT_MENU}?mode=custom&store_id=1001"
+    # Without scripts too: each mode submits a GET form whose action and fields make the same URL.
+    for name, mode in found.items():
+        form = mode.find_parent("form")
+        assert form is not None and form.get("method") == "get" and mode.get("type") == "submit"
+        fields = [(str(field["name"]), str(field["value"])) for field in form.select("input[type=hidden]")]
+        assert form["action"] == CURRENT_MENU
+        assert fields == [("mode", name), ("store_id", "1001")]
 
 
 @pytest.mark.parametrize("query", [{}, {"store_id": ""}])
@@ -336,6 +343,7 @@ def assert_disabled(soup: BeautifulSoup, language=FR, notice: str = "PLANNER_ENT
     assert entry.has_attr("unavailable")
     for mode in modes(soup).values():
         assert mode.has_attr("disabled") and not mode.has_attr("data-href")
+        assert mode.find_parent("form") is None and mode.get("type") == "button"
     assert text(one(entry, "[data-role=unavailable].svc-planner-entry__notice")) == language(notice)
     # Everything else is still there: title, stepper, help and its modal.
     one(entry, ".svc-planner-entry__title")
