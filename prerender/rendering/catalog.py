@@ -448,7 +448,8 @@ def type_filters(query: dict[str, Any], params: dict[str, Any], t: Translator) -
     chips = []
     for recipe_type in RECIPE_TYPES:
         pressed = recipe_type in chosen
-        types = [x for x in chosen if x != recipe_type] if pressed else [*chosen, recipe_type]
+        # In RECIPE_TYPES' order, as the query's (schemas/catalog.py): one URL per set of types.
+        types = [x for x in RECIPE_TYPES if (x in chosen) != (x == recipe_type)]
         chips.append(
             TypeFilterView(
                 type=recipe_type,

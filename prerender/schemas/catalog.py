@@ -94,7 +94,10 @@ class _ListQuery(_PageQuery):
 
     @post_load
     def normalize(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
-        return {**data, "search": data["search"].strip(), "recipe_type_id": list(dict.fromkeys(data["recipe_type_id"]))}
+        """The search trimmed; the types once each, in RECIPE_TYPES' order, so that the page's own links (the
+        chips, the pagination) name one list by one URL whatever order the types were chosen in."""
+        chosen = set(data["recipe_type_id"])
+        return {**data, "search": data["search"].strip(), "recipe_type_id": [x for x in RECIPE_TYPES if x in chosen]}
 
 
 class HeaderQuery(_Query):

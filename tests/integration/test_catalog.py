@@ -246,7 +246,21 @@ def test_recipe_types_filter_the_list_and_the_chips_toggle_them(client, path, wh
     assert list(chips) == ["starter", "main-dish", "dessert", "drink"]
     assert chips["dessert"].get("aria-current") == "true" and "aria-current" not in chips["starter"].attrs
     assert parse_qs(urlsplit(chips["dessert"]["href"]).query)["recipe_type_id"] == ["drink"]
-    assert parse_qs(urlsplit(chips["starter"]["href"]).query)["recipe_type_id"] == ["dessert,drink,starter"]
+    assert parse_qs(urlsplit(chips["starter"]["href"]).query)["recipe_type_id"] == ["starter,dessert,drink"]
+
+
+def test_one_set_of_types_has_one_url_whatever_order_it_was_chosen_in(client):
+    """A crawler following the chips found six URLs for each list (types in click order): the page's links name
+    the types in one order, the chips' and the pagination's alike."""
+
+    def links(types: str) -> list[str]:
+        root = root_of(page(client, "/v2/catalog/list", recipe_type_id=types, recipe_type_filter="true"))
+        return [str(a["href"]) for a in root.select("a[href]")]
+
+    canonical = links("starter,dessert")
+    assert any("recipe_type_id=starter%2Cdessert" in href for href in canonical)
+    assert links("dessert,starter") == canonical
+    assert links("dessert,starter,dessert") == canonical
 
 
 def test_without_recipe_type_filter_there_are_no_chips(client):
