@@ -154,8 +154,13 @@ def test_a_liked_recipe_is_in_the_favorites_and_my_space(
     card = catalog(page).locator("svc-recipe-card[hydrated]").nth(2)
     recipe_id = card.get_attribute("recipe-id")
     heart = card.locator(".svc-like-button")
+    name = heart.get_attribute("aria-label") or ""
+    assert name.startswith("Ajouter ") and name.endswith(" aux favoris")
     with page.expect_response(lambda r: f"/likes/{recipe_id}" in r.url and r.request.method == "PUT"):
         heart.click()
+    # Its state is said by aria-pressed under the same name: a pressed "remove from favorites" contradicted itself.
+    expect(heart).to_have_attribute("aria-pressed", "true")
+    expect(heart).to_have_accessible_name(name)
 
     page.goto(f"{shop}/idees/favoris")
     favorites = catalog(page)

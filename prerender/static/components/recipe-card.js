@@ -170,7 +170,7 @@ export class RecipeCardElement extends HTMLElement {
   /**
    * personalization="client": the heart, for connected users only, placed like the template does
    * (over the picture, or after the price in variant 3). The server opts in by giving its texts
-   * (data-like-label / data-unlike-label on the card): without them, no heart.
+   * (data-like-label on the card): without it, no heart.
    * @param {boolean} connected
    */
   #showHeart(connected) {
@@ -194,7 +194,7 @@ export class RecipeCardElement extends HTMLElement {
         // Unknown until the page's batched read (as the server's heart): "unpressed" would tell the page the recipe
         // is not liked (the favorites list takes an unliked card out).
         dataset: {
-          [CLIENT_MADE]: "", likeState: "unknown", likeLabel: this.dataset.likeLabel, unlikeLabel: this.dataset.unlikeLabel ?? "",
+          [CLIENT_MADE]: "", likeState: "unknown", likeLabel: this.dataset.likeLabel,
         },
       }, icon("heart", "svc-ds-icon svc-like-button__icon"));
       if (inline) {

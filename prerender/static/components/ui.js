@@ -221,7 +221,7 @@ export function prepareMoney(currency = "EUR") {
 
 /**
  * Makes a server-rendered (or client-made) like button work: reflects the page's like state of the
- * recipe (`aria-pressed`, and the label from `data-like-label` / `data-unlike-label` when present) and
+ * recipe (`aria-pressed`; its name, from `data-like-label`, stays the same in both states) and
  * toggles it on click, optimistic with rollback (the likes service restores the state on error).
  * @param {HTMLButtonElement} button
  * @param {string} recipeId
@@ -236,9 +236,9 @@ export function bindLikeButton(button, recipeId) {
   const subscription = likes.likedOf(recipeId).subscribe((/** @type {boolean | undefined} */ liked) => {
     if (liked === undefined) return;
     delete button.dataset.likeState;
+    // One name in both states ("Ajouter Ratatouille aux favoris"), the state said by aria-pressed: a pressed
+    // button named "remove" contradicted itself.
     button.setAttribute("aria-pressed", String(liked));
-    const label = liked ? button.dataset.unlikeLabel : button.dataset.likeLabel;
-    if (label) button.setAttribute("aria-label", label);
   });
   const onClick = (/** @type {Event} */ event) => {
     event.preventDefault();
