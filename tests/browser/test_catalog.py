@@ -171,7 +171,7 @@ def test_a_liked_recipe_is_in_the_favorites_and_my_space(
 
     page.goto(f"{shop}/idees/mon-espace")
     space = catalog(page)
-    expect(space.locator(".svc-my-space__tab--active")).to_have_attribute("aria-selected", "true")
+    expect(space.locator(".svc-my-space__tab--active")).to_have_attribute("aria-current", "page")
     assert card_ids(space) == [recipe_id]
     assert_no_axe_violations(page, [CATALOG], what=f"my-space's favorites ({width})")
     # Unliked here, from the keyboard: the card leaves the list, which then says it is empty, and the focus goes to

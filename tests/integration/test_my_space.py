@@ -140,15 +140,16 @@ def test_my_space_has_the_container_class_and_tab_classes(client, user):
     like(client, user, "7")
     root = page(client, "/v2/catalog/my-space", hdrs=headers(user=user))
     assert {"svc-ds-scope", "svc-catalog", "svc-my-space", "svc-my-space--favorites"} <= set(root["class"])
+    # Links to two pages, the current one aria-current (not ARIA tabs: no arrow keys, a page load each).
     tabs = root.find("nav", class_="svc-my-space__tabs")
-    assert tabs["role"] == "tablist"
+    assert not tabs.has_attr("role") and tabs["aria-labelledby"] == root.find(class_="svc-my-space__title")["id"]
     favorites, history = tabs.find_all("a", class_="svc-my-space__tab")
-    assert "svc-my-space__tab--active" in favorites["class"] and favorites["aria-selected"] == "true"
-    assert favorites["role"] == "tab" and history["aria-selected"] == "false"
-    assert "svc-my-space__tab--active" not in history["class"]
+    assert "svc-my-space__tab--active" in favorites["class"] and favorites["aria-current"] == "page"
+    assert not any(tab.has_attr(name) for tab in (favorites, history) for name in ("role", "aria-selected"))
+    assert "svc-my-space__tab--active" not in history["class"] and not history.has_attr("aria-current")
     assert history["href"] == "?tab=history"
     panel = root.find("section", class_="svc-my-space__panel")
-    assert panel["role"] == "tabpanel" and favorites["aria-controls"] == panel["id"]
+    assert not panel.has_attr("role") and panel["aria-labelledby"] == favorites["id"]
     assert card_ids(panel) == ["7"]
     assert root.find(class_="svc-my-space__title").get_text(strip=True) == "Mon espace"
     assert favorites.find(class_="svc-my-space__tab-count").get_text() == "1 recette"  # "1", and its unit unseen
