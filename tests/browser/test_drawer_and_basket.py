@@ -453,6 +453,29 @@ def test_a_card_inserted_with_innerhtml_hydrates_and_opens_the_drawer(
     assert len(sdk_loads) == 1
 
 
+def test_the_replace_button_says_what_the_ingredient_now_is(page: Page, context: BrowserContext, shop_url: str):
+    """Back on "Remplacer" after a choice, a screen reader hears the product chosen and its price: the button is
+    described by the row's product and price, which the module keeps up to date (a screen-reader check found the
+    choice silent)."""
+    visit(context, page, shop_url)
+    page.evaluate("() => window.svc.recipes.openDetails('43', 6)")
+    dialog = page.get_by_role("dialog")
+    row = dialog.locator(
+        "[data-panel=shopping] .svc-recipe-details__ingredient", has=page.locator("[data-action=replace]")
+    ).first
+    replace = row.locator("[data-action=replace]")
+    product, price = row.locator(".svc-recipe-details__product-name"), row.locator(".svc-recipe-details__product-price")
+    expect(replace).to_have_accessible_description(f"{product.inner_text()} {price.inner_text()}")
+    replace.click()
+    choice = row.locator("[data-action=choose-product]").first
+    chosen, offered = choice.get_attribute("data-product-id"), choice.text_content() or ""
+    choice.click()
+    expect(row).to_have_attribute("data-product-id", chosen or "")
+    expect(replace).to_be_focused()
+    assert offered.startswith(product.inner_text())
+    expect(replace).to_have_accessible_description(f"{product.inner_text()} {price.inner_text()}")
+
+
 def test_a_chosen_product_shows_its_packages_as_the_servers_row_does(
     page: Page, context: BrowserContext, shop_url: str
 ):

@@ -96,6 +96,13 @@ def test_each_replace_button_names_its_ingredient(client, upstream):
         ingredient = button.find_parent(class_="svc-recipe-details__ingredient")["data-ingredient-id"]
         assert button.get_text(strip=True) == "Remplacer"
         assert button["aria-label"] == f"Remplacer {names[ingredient]}"
+        # Described by its row's product and price (what the ingredient now is, once another product is chosen).
+        row = button.find_parent(class_="svc-recipe-details__ingredient")
+        described = [root.find(id=part) for part in str(button["aria-describedby"]).split()]
+        assert described == [
+            row.select_one(".svc-recipe-details__product-name"),
+            row.select_one(".svc-recipe-details__product-price"),
+        ]
 
 
 def test_browser_data_matches_the_markup(client):
