@@ -565,6 +565,8 @@ def test_finalize_while_logged_out_asks_the_host_to_log_in(
     needs = json.loads(customer.local(FINALIZE_NEEDS_KEY) or "{}")
     assert needs["needs"] == "login" and isinstance(needs["at"], int)
     expect(planner.locator("[data-role=message]")).to_contain_text("Connectez-vous")
+    # Heard too: the host took the shopper to its login (the focus moved), and the page's status says why.
+    expect(planner.locator("[data-role=status]")).to_have_text("Connectez-vous pour ajouter votre menu au panier.")
     assert menu_ids(planner) == before
     assert customer.visits == []
 

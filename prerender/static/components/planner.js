@@ -382,8 +382,10 @@ export class PlannerElement extends HTMLElement {
 
   /** @param {boolean} handled whether the host listens @param {string} key the page's message */
   #askHost(handled, key) {
-    // The host may navigate to its login page; the message stays for a host that does nothing visible.
+    // The host may navigate to its login page; the message stays for a host that does nothing visible. A host that
+    // handled it (its login button focused, say) moved the focus without a word: the page's status says why.
     this.#message(this.#text(key), { alert: !handled });
+    if (handled) this.#status(this.#text(key));
   }
 
   // --- the page's parts ----------------------------------------------------------------------------------
