@@ -78,8 +78,6 @@ class CtaView:
                 "NO_RETAILER",
             )
         }
-        texts["in_basket_icon_alt"] = t("RECIPE_CARD_CTA.IN_BASKET_ICON_ALT")
-        texts["not_in_basket_icon_alt"] = t("RECIPE_CARD_CTA.NOT_IN_BASKET_ICON_ALT")
         offer = None
         if self.offer is not None:
             offer = {

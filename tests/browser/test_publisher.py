@@ -84,11 +84,13 @@ def test_the_cta_opens_the_drawer_and_adding_flips_it_in_the_basket(page: Page, 
     cta = open_recipe(page, publisher_url)
     expect(cta).to_have_attribute("in-basket", "false")
     expect(static_button(cta)).to_have_text("Acheter les ingrédients")
+    expect(static_button(cta)).to_have_accessible_name("Acheter les ingrédients")  # the icon is decoration
     assert_no_axe_violations(page, include=product(page))
 
     drawer = fill_basket(page, cta)
     expect(cta).to_have_class(re.compile(r"\bin-basket\b"))
     expect(static_button(cta)).to_have_text("Voir les ingrédients")
+    expect(static_button(cta)).to_have_accessible_name("Voir les ingrédients")
     expect(static_button(cta)).to_have_class(re.compile(r"svc-ds-button--secondary"))
     assert page.evaluate("window.__statuses") == [True]
     # The store is shown, and the transfer offered, in the drawer.

@@ -179,8 +179,6 @@ export class NoSupplierCtaElement extends HTMLElement {
       const label = button.querySelector(".svc-no-supplier-cta__label");
       const text = inBasket ? texts.see_ingredients : texts.buy_ingredients;
       if (label && text && label.textContent !== text) label.textContent = text;
-      const alt = inBasket ? texts.in_basket_icon_alt : texts.not_in_basket_icon_alt;
-      if (alt) button.querySelector(".svc-no-supplier-cta__icon")?.setAttribute("aria-label", alt);
     }
     const changed = this.#inBasket !== inBasket;
     this.#inBasket = inBasket;
