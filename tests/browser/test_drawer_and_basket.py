@@ -410,6 +410,7 @@ def test_without_personalization_the_browser_draws_heart_and_cta(
     expect(card.locator(".svc-recipe-card-cta")).to_have_accessible_name(
         f"Ajouter les ingrédients au panier pour la recette {title}"
     )
+    expect(card.locator(".svc-recipe-card-cta")).to_have_attribute("aria-haspopup", "dialog")  # as the server's
     expect(card.locator(".svc-like-button")).to_be_visible()
     card.locator(".svc-recipe-card-cta").click()
     expect(page.get_by_role("dialog")).to_be_visible()

@@ -136,6 +136,7 @@ def test_two_identical_buttons_named_by_the_buy_label(client, visitor):
     # The icon is decoration: the visible label alone names the button (a screen-reader check heard the icon's
     # text first, "Ajouter les ingrédients au panier Acheter les ingrédients").
     assert all(b.find("svg")["aria-hidden"] == "true" and not b.find("svg").has_attr("aria-label") for b in buttons)
+    assert all(b["aria-haspopup"] == "dialog" for b in buttons)  # it opens the drawer
     fixed = element.find(class_="svc-no-supplier-cta__fixed")
     assert fixed.has_attr("hidden") and fixed["aria-hidden"] == "true"
 

@@ -146,6 +146,14 @@ def test_cta_uses_the_not_in_basket_alt_text_and_names_its_recipe(app):
     assert cta.get_text(" ", strip=True) == "Ajouter les ingrédients au panier pour la recette Ratatouille provençale"
 
 
+def test_the_buttons_that_open_the_drawer_say_so(app):
+    """The CTA (named after the maker's "add" key) and the title open the drawer: they say they open a dialog, so a
+    screen reader does not take "add the ingredients" for an add (a screen-reader check's finding)."""
+    card = host(render(app))
+    for button in (card.find(class_="svc-recipe-card-cta"), card.find(class_="svc-recipe-card__title-button")):
+        assert button["data-action"] == "open-details" and button["aria-haspopup"] == "dialog"
+
+
 def test_serves_overrides_guests(app):
     card = host(render(app, serves=6))
     assert card["guests"] == "6"

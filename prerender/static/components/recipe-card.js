@@ -160,6 +160,7 @@ export class RecipeCardElement extends HTMLElement {
       type: "button",
       class: "svc-recipe-card-cta svc-ds-button svc-ds-button--primary svc-ds-button--icon",
       "data-action": "open-details",
+      "aria-haspopup": "dialog",
       dataset: { [CLIENT_MADE]: "" },
     }, h("span", { class: "svc-ds-visually-hidden" }, label), " ",
     h("span", { class: "svc-ds-visually-hidden", "data-role": "cta-recipe" }, this.dataset.ctaRecipe ?? ""),
