@@ -297,6 +297,10 @@ def test_a_preference_changes_the_suggested_recipes(
     home = catalog(page)
     after = set(card_ids(home))
     assert after and after <= vegetarian
+    # The page the save reloaded says so (the status written before the reload was never heard), and gives the
+    # focus back to the panel's button (it was at the page's top).
+    expect(page.locator("[data-svc-toaster]")).to_have_text("Préférences enregistrées.")
+    expect(home.locator(".svc-catalog__toolbar [data-action=preferences]")).to_be_focused()
     expect(home.locator(".svc-catalog__active-filter")).to_have_text(["Végétarien"])
     expect(home.locator(".svc-catalog__preferences-count")).to_have_text("1 préférence active")  # hidden words
     # Cleared from the panel: every recipe again.
@@ -332,6 +336,11 @@ def test_the_preferences_panel_filters_its_ingredients_and_gives_back_focus_and_
     shown = [text.strip() for text in options.filter(visible=True).all_inner_texts()]
     assert shown and len(shown) < every
     assert all("tom" in text.lower() for text in shown), shown
+    count = dialog.locator("[data-role=ingredient-count]")  # said too (role=status), and shown
+    expect(count).to_have_text(f"{len(shown)} ingrédient{'s' if len(shown) > 1 else ''}")
+    dialog.locator("[data-role=ingredient-filter]").fill("zzzz")
+    expect(count).to_have_text("Aucun ingrédient ne correspond.")
+    dialog.locator("[data-role=ingredient-filter]").fill("TÔM")
 
     page.keyboard.press("Escape")  # the search field's: the filter is cleared, the panel stays
     expect(dialog).to_be_visible()

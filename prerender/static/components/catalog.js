@@ -97,6 +97,7 @@ export class CatalogElement extends HTMLElement {
     if (this.page === "basket-preview") this.#followBasket();
     this.#watchToolbar();
     this.#subscriptions.push(preferences.askOnce());
+    preferences.sayWhatWasSaved();
     this.toggleAttribute("hydrated", true);
   }
 

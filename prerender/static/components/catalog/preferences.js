@@ -7,6 +7,8 @@ import { sdk, services, logFailure } from "../ui.js";
 
 /** The SDK's copy of the shopper's preferences, under the session's prefix. */
 const PREFERENCES_KEY = "preferences";
+/** The saved (or cleared) preferences' message, kept across the reload that follows (sessionStorage, this tab). */
+const SAVED_KEY = "preferences-saved";
 
 /** A text for comparisons: lower case, without accents. @param {string} text */
 function folded(text) {
@@ -49,6 +51,26 @@ export class PreferencesPanel {
       session.local.set(asked, new Date().toISOString());
       this.open(button);
     });
+  }
+
+  /**
+   * The page the save reloaded says so: the message kept across the reload is announced (the toaster) and the focus
+   * is given back to the panel's button, where it was before the dialog (the reload had put it at the page's top,
+   * and the message written before it was never heard).
+   */
+  sayWhatWasSaved() {
+    const key = services.session.key(SAVED_KEY);
+    let text;
+    try {
+      text = window.sessionStorage.getItem(key);
+      window.sessionStorage.removeItem(key);
+    } catch {
+      return; // no session storage: the page just shows the new lists
+    }
+    if (!text) return;
+    services.notices.show(text);
+    const button = this.#root.querySelector(".svc-catalog__preferences-button");
+    if (button instanceof HTMLElement && !button.closest("[hidden]")) button.focus();
   }
 
   /** Drops the SDK's copy of the shopper's preferences (a page with `personalization="off"`). */
@@ -100,10 +122,17 @@ export class PreferencesPanel {
     const input = event.target;
     if (!(input instanceof HTMLInputElement) || input.dataset.role !== "ingredient-filter") return;
     const wanted = folded(input.value);
-    const list = input.closest("fieldset")?.querySelector('[data-role="ingredients"]');
+    const group = input.closest("fieldset");
+    const list = group?.querySelector('[data-role="ingredients"]');
+    let shown = 0;
     for (const option of list?.querySelectorAll("label") ?? []) {
-      /** @type {HTMLElement} */ (option).hidden = wanted !== "" && !folded(option.textContent ?? "").includes(wanted);
+      const hidden = wanted !== "" && !folded(option.textContent ?? "").includes(wanted);
+      /** @type {HTMLElement} */ (option).hidden = hidden;
+      if (!hidden) shown += 1;
     }
+    // How many the filter leaves, said and shown ("Aucun ingrédient" rather than an empty box); nothing unfiltered.
+    const count = group?.querySelector('[data-role="ingredient-count"]');
+    if (count) count.textContent = wanted === "" ? "" : this.#text("CATALOG_PREFERENCES.INGREDIENTS_FOUND", { count: shown });
   }
 
   /** @param {HTMLFormElement} form */
@@ -134,7 +163,13 @@ export class PreferencesPanel {
       if (method === "PUT") session.local.set(session.key(PREFERENCES_KEY), JSON.stringify(saved));
       else session.local.remove(session.key(PREFERENCES_KEY));
       services.track("preferences.saved", { cleared: method === "DELETE" });
-      if (status) status.textContent = this.#text("CATALOG_PREFERENCES.SAVED");
+      const text = this.#text("CATALOG_PREFERENCES.SAVED");
+      if (status) status.textContent = text;
+      try {
+        window.sessionStorage.setItem(session.key(SAVED_KEY), text); // said by the reloaded page
+      } catch {
+        // no session storage: the reloaded page shows the new lists without the message
+      }
       this.#root.dispatchEvent(new CustomEvent("preferencesChanged", { detail: saved ?? null, bubbles: true }));
       await services.analytics.flush();
       window.location.reload();
