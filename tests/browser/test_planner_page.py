@@ -231,6 +231,26 @@ def test_adding_from_the_keyboard_moves_on_to_the_next_suggestion(site: Callable
     assert focused == ["add", second_id], (first_id, focused)
 
 
+def test_an_action_the_service_is_slow_to_answer_says_one_moment(site: Callable[..., Customer], page: Page) -> None:
+    """An add held by a slow service says "Un instant…" in the page's status after a moment, then what it did (a
+    screen-reader check heard 14 s of silence after a press)."""
+    customer = site()
+    planner = customer.open()
+    held: list[Route] = []
+    page.route(
+        re.compile(r"/v2/menu/current/recipes"),
+        lambda route: held.append(route) if route.request.method != "GET" else route.continue_(),
+    )
+    planner.locator("[data-role=panel-items] > li [data-action=add]").first.click()
+    status = planner.locator("[data-role=status]")
+    expect(status).to_have_text("Un instant…")
+    assert len(held) == 1
+    page.unroute(re.compile(r"/v2/menu/current/recipes"))
+    held[0].continue_()
+    idle(planner)
+    expect(status).to_have_text(re.compile(r"ajoutée au menu\.$"))
+
+
 def test_enter_in_the_search_searches_every_type(site: Callable[..., Customer], page: Page) -> None:
     customer = site()
     planner = customer.open()

@@ -34,6 +34,8 @@ const GUESTS_MIN = 1;
 const GUESTS_MAX = 50;
 const VIEWS = ["recipe", "menu"];
 const MESSAGE_MS = 8000;
+/** How long a shopper's action goes unanswered before the page's status says "One moment…". */
+const WORKING_AFTER_MS = 1500;
 
 /** Whether localStorage can be written (the SDK's storage would fall back to memory, silently). */
 function localStorageUsable() {
@@ -121,7 +123,7 @@ export class PlannerElement extends HTMLElement {
     // Another tab of the shopper changed the menu at this page's store: drawn again, after this page's own actions
     // (at another store, drawing it here would move the menu to this page's store: docs/upstream.md).
     const followed = services.planner.changedElsewhere$.subscribe(({ store }) => {
-      if (store !== null && store === this.storeId) this.#run(() => this.#drawAgain());
+      if (store !== null && store === this.storeId) this.#run(() => this.#drawAgain(), { quiet: true });
     });
     // Another shopper now (a login or a logout in another tab, whose credential this tab took): their menu.
     let shopper = services.session.shopperKey;
@@ -129,7 +131,7 @@ export class PlannerElement extends HTMLElement {
       const now = services.session.shopperKey;
       if (!now || now === shopper) return;
       shopper = now;
-      this.#run(() => this.#drawAgain());
+      this.#run(() => this.#drawAgain(), { quiet: true });
     });
     signal.addEventListener("abort", () => {
       followed.unsubscribe();
@@ -495,11 +497,26 @@ export class PlannerElement extends HTMLElement {
    * Runs actions one at a time; a failure is shown on the page (never thrown to the browser's console only).
    * @param {() => Promise<unknown>} action
    */
-  #run(action) {
+  /**
+   * Runs `action` after the page's earlier ones. A shopper's action (not `quiet`: a redraw for another tab is) that
+   * takes longer than WORKING_AFTER_MS says "One moment…" in the page's status, replaced by what the action says
+   * when done (else taken away): a slow service was seconds of silence after a press.
+   * @param {() => Promise<unknown> | unknown} action @param {{ quiet?: boolean }} [options]
+   */
+  #run(action, { quiet = false } = {}) {
     this.#busy += 1;
     // Not aria-busy: the page's live regions are inside, and screen readers hold back what changes under it.
     this.setAttribute("busy", "");
-    this.#queue = this.#queue.then(action).catch((error) => this.#failed(error)).finally(() => {
+    const working = this.#text("WORKING");
+    const status = this.querySelector("[data-role='status']");
+    this.#queue = this.#queue.then(() => {
+      const timer = quiet ? undefined : setTimeout(() => { if (status) status.textContent = working; }, WORKING_AFTER_MS);
+      const done = () => {
+        clearTimeout(timer);
+        if (status?.isConnected && status.textContent === working) status.textContent = "";
+      };
+      return Promise.resolve().then(action).finally(done);
+    }).catch((error) => this.#failed(error)).finally(() => {
       this.#busy -= 1;
       if (this.#busy === 0) this.removeAttribute("busy");
     });
