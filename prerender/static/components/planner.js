@@ -494,32 +494,40 @@ export class PlannerElement extends HTMLElement {
   }
 
   /**
-   * Runs actions one at a time; a failure is shown on the page (never thrown to the browser's console only).
-   * @param {() => Promise<unknown>} action
-   */
-  /**
-   * Runs `action` after the page's earlier ones. A shopper's action (not `quiet`: a redraw for another tab is) that
-   * takes longer than WORKING_AFTER_MS says "One moment…" in the page's status, replaced by what the action says
-   * when done (else taken away): a slow service was seconds of silence after a press.
+   * Runs actions one at a time; a failure is shown on the page (never thrown to the browser's console only). A
+   * shopper's action (not `quiet`: a redraw for another tab is) says "One moment…" while it is slow (`#saidIfSlow`).
    * @param {() => Promise<unknown> | unknown} action @param {{ quiet?: boolean }} [options]
    */
   #run(action, { quiet = false } = {}) {
     this.#busy += 1;
     // Not aria-busy: the page's live regions are inside, and screen readers hold back what changes under it.
     this.setAttribute("busy", "");
+    this.#queue = this.#queue.then(() => (quiet ? action() : this.#saidIfSlow(action)))
+      .catch((error) => this.#failed(error)).finally(() => {
+        this.#busy -= 1;
+        if (this.#busy === 0) this.removeAttribute("busy");
+      });
+  }
+
+  /**
+   * `action`, with "One moment…" in the page's status once it has taken WORKING_AFTER_MS, replaced by what the
+   * action says when done (else taken away): a slow service was seconds of silence after a press.
+   * @param {() => Promise<unknown> | unknown} action
+   */
+  async #saidIfSlow(action) {
     const working = this.#text("WORKING");
-    const status = this.querySelector("[data-role='status']");
-    this.#queue = this.#queue.then(() => {
-      const timer = quiet ? undefined : setTimeout(() => { if (status) status.textContent = working; }, WORKING_AFTER_MS);
-      const done = () => {
-        clearTimeout(timer);
-        if (status?.isConnected && status.textContent === working) status.textContent = "";
-      };
-      return Promise.resolve().then(action).finally(done);
-    }).catch((error) => this.#failed(error)).finally(() => {
-      this.#busy -= 1;
-      if (this.#busy === 0) this.removeAttribute("busy");
-    });
+    const status = () => this.querySelector("[data-role='status']");
+    const timer = setTimeout(() => {
+      const region = status();
+      if (region) region.textContent = working;
+    }, WORKING_AFTER_MS);
+    try {
+      return await action();
+    } finally {
+      clearTimeout(timer);
+      const region = status();
+      if (region?.textContent === working) region.textContent = "";
+    }
   }
 
   /** @param {unknown} error @returns {Promise<void> | void} */
