@@ -8,7 +8,9 @@
 // dismissed, replaced by the next message or the drawer closed.
 import { h } from "../ui.js";
 
-export const MESSAGE_MS = 6000;
+const MESSAGE_MS = 6000;
+/** The empty line's classes: its state, and out of sight but in the accessibility tree (base.css). */
+const EMPTY = "svc-drawer__message--none svc-ds-visually-hidden";
 
 /** @typedef {"info" | "error"} MessageKind */
 
@@ -35,7 +37,7 @@ export class DrawerMessage {
     this.#dismiss = /** @type {HTMLButtonElement} */ (h("button", {
       type: "button", class: "svc-drawer__message-dismiss svc-ds-link", "aria-label": dismissLabel, hidden: "",
     }, "×"));
-    this.element = h("div", { class: "svc-drawer__message svc-drawer__message--none" },
+    this.element = h("div", { class: `svc-drawer__message ${EMPTY}` },
       this.#regions.info, this.#regions.error, this.#dismiss);
     this.#dismiss.addEventListener("click", () => this.clear());
     this.element.addEventListener("pointerenter", () => this.#hold("pointer", true));
@@ -47,11 +49,6 @@ export class DrawerMessage {
     });
   }
 
-  /** Whether a message is shown. */
-  get shown() {
-    return this.#kind !== null;
-  }
-
   /**
    * Shows `text` in place of the message shown, if any. The text goes into its region a frame later, after the
    * region was emptied, so that the same message again is said again.
@@ -60,7 +57,8 @@ export class DrawerMessage {
   show(kind, text) {
     this.#empty();
     this.#kind = kind;
-    this.element.classList.replace("svc-drawer__message--none", `svc-drawer__message--${kind}`);
+    this.element.classList.remove(...EMPTY.split(" "));
+    this.element.classList.add(`svc-drawer__message--${kind}`);
     this.#dismiss.hidden = false;
     this.#frame = requestAnimationFrame(() => {
       this.#frame = undefined;
@@ -82,7 +80,8 @@ export class DrawerMessage {
     this.#timer = undefined;
     if (this.#frame !== undefined) cancelAnimationFrame(this.#frame);
     this.#frame = undefined;
-    if (this.#kind) this.element.classList.replace(`svc-drawer__message--${this.#kind}`, "svc-drawer__message--none");
+    if (this.#kind) this.element.classList.remove(`svc-drawer__message--${this.#kind}`);
+    this.element.classList.add(...EMPTY.split(" "));
     this.#kind = null;
     this.#regions.info.textContent = "";
     this.#regions.error.textContent = "";
