@@ -133,6 +133,11 @@ export class Session {
     return this.#local;
   }
 
+  /** This tab's storage (sessionStorage, or memory where it cannot be used: sdk/storage.js). */
+  get perTab() {
+    return this.#sessionStore;
+  }
+
   get language() {
     return this.#language;
   }

@@ -59,15 +59,11 @@ export class PreferencesPanel {
    * and the message written before it was never heard).
    */
   sayWhatWasSaved() {
-    const key = services.session.key(SAVED_KEY);
-    let text;
-    try {
-      text = window.sessionStorage.getItem(key);
-      window.sessionStorage.removeItem(key);
-    } catch {
-      return; // no session storage: the page just shows the new lists
-    }
+    const { session } = services;
+    const key = session.key(SAVED_KEY);
+    const text = session.perTab.get(key);
     if (!text) return;
+    session.perTab.remove(key);
     services.notices.show(text);
     const button = this.#root.querySelector(".svc-catalog__preferences-button");
     if (button instanceof HTMLElement && !button.closest("[hidden]")) button.focus();
@@ -165,11 +161,7 @@ export class PreferencesPanel {
       services.track("preferences.saved", { cleared: method === "DELETE" });
       const text = this.#text("CATALOG_PREFERENCES.SAVED");
       if (status) status.textContent = text;
-      try {
-        window.sessionStorage.setItem(session.key(SAVED_KEY), text); // said by the reloaded page
-      } catch {
-        // no session storage: the reloaded page shows the new lists without the message
-      }
+      session.perTab.set(session.key(SAVED_KEY), text); // said by the reloaded page (none where storage is unusable)
       this.#root.dispatchEvent(new CustomEvent("preferencesChanged", { detail: saved ?? null, bubbles: true }));
       await services.analytics.flush();
       window.location.reload();
