@@ -11,6 +11,7 @@ connections stay open. With a pool of threads each reading one request (gunicorn
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import pytest
 import requests
@@ -31,10 +32,11 @@ def address(url: str) -> tuple[str, int]:
     return host, int(port)
 
 
-def assert_still_answers(url: str, slow: SlowClients) -> None:
+def assert_still_answers(url: str, slow: SlowClients, server_logs: Callable[[], str]) -> None:
     """/healthz and README.md's card answer within ANSWER_SECONDS while `slow` is open, each a few times on
     new connections: the kernel hands a new connection to any of gunicorn's workers, and the slow ones may
-    have filled one worker and not the other."""
+    have filled one worker and not the other. An empty card is reported with the end of `server_logs()`,
+    which says why prerender degraded it."""
     slow_connections = f"{len(slow.sockets)} slow-{slow.kind} connections open"
     for path, hdrs, need_body in [("/healthz", {}, False), (CARD, DEMO_HEADERS, True)] * CHECKS:
         try:
@@ -42,19 +44,19 @@ def assert_still_answers(url: str, slow: SlowClients) -> None:
         except requests.RequestException as error:
             pytest.fail(f"{path} did not answer within {ANSWER_SECONDS} s with {slow_connections}: {error!r}")
         assert response.status_code == 200, (path, response.status_code, response.text[:200])
-        assert not need_body or response.content.strip(), f"{path}: an empty card (upstream failure)"
+        assert not need_body or response.content.strip(), f"{path}: an empty card (upstream failure): {server_logs()}"
 
 
-def open_and_check(url: str, count: int, kind: str) -> None:
+def open_and_check(url: str, count: int, kind: str, server_logs: Callable[[], str] = lambda: "") -> None:
     with SlowClients(address(url), count, kind) as slow:
         time.sleep(SETTLE_SECONDS)
         assert len(slow.sockets) == count, "the server closed slow connections before the check"
-        assert_still_answers(url, slow)
+        assert_still_answers(url, slow, server_logs)
 
 
 @pytest.mark.parametrize("kind", ["headers", "body"])
 def test_gunicorn_alone_answers_with_64_slow_clients(gunicorn_prerender: GunicornPrerender, kind: str):
-    open_and_check(gunicorn_prerender.url, GUNICORN_SLOW, kind)
+    open_and_check(gunicorn_prerender.url, GUNICORN_SLOW, kind, gunicorn_prerender.logs)
 
 
 @pytest.mark.nginx
