@@ -92,6 +92,16 @@ class Paged:
     def has_more(self) -> bool:
         return self.page * self.per_page < self.total
 
+    @property
+    def last_page(self) -> int:
+        """The last page holding items (1 when none does)."""
+        return max(1, -(-self.total // self.per_page))
+
+    @property
+    def past_the_end(self) -> bool:
+        """Whether this page comes after the last one holding items (an old link, a hand-written query)."""
+        return self.total > 0 and self.page > self.last_page
+
 
 @dataclass(frozen=True, kw_only=True)
 class RecipePage(Paged):

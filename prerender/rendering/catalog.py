@@ -26,6 +26,7 @@ from markupsafe import Markup
 
 from prerender.gateway import (
     Category,
+    Paged,
     PreferenceOptions,
     Preferences,
     Recipe,
@@ -407,6 +408,9 @@ class ListView:
     # More recipes match than a shopper may page through (`next_page_url`): how many the pages list, which the
     # last page says, with a word to narrow the list. None when every recipe can be reached.
     listed_at_most: int | None = None
+    # A page after the list's last (Paged.past_the_end): that page, which the empty state names and "previous"
+    # leads to. None on the list's own pages.
+    last_page: int | None = None
 
     @classmethod
     def unavailable(
@@ -489,11 +493,12 @@ def list_view(
         total=page_answer.total,
         page=page,
         next_url=next_page_url(params, defaults=defaults, page=page, has_more=page_answer.has_more),
-        previous_url=page_link(params, defaults=defaults, page=page - 1) if page > 1 else None,
+        previous_url=previous_page_url(params, defaults=defaults, answer=page_answer),
         type_filters=chips,
         active_filters=filters,
         unfiltered_url=unfiltered_url if filters else None,
         listed_at_most=listed_at_most(page, page_answer.per_page, has_more=page_answer.has_more),
+        last_page=page_answer.last_page if page_answer.past_the_end else None,
     )
 
 
@@ -501,6 +506,15 @@ def next_page_url(params: dict[str, Any], *, defaults: dict[str, Any], page: int
     """The link to the page after `page`, when the upstream has more and the routes take that page: they take
     MAX_CATALOG_PAGE pages (prerender/schemas/catalog.py), and a link to the next would be a 400."""
     return page_link(params, defaults=defaults, page=page + 1) if has_more and page < MAX_CATALOG_PAGE else None
+
+
+def previous_page_url(params: dict[str, Any], *, defaults: dict[str, Any], answer: Paged) -> str | None:
+    """The link to the page before `answer`'s; from a page past the end (an old link, a hand-written query), to
+    the last page holding items rather than to another empty one."""
+    if answer.page <= 1:
+        return None
+    before = min(answer.page - 1, answer.last_page, MAX_CATALOG_PAGE)
+    return page_link(params, defaults=defaults, page=before)
 
 
 def listed_at_most(page: int, per_page: int, *, has_more: bool) -> int | None:

@@ -32,6 +32,7 @@ from prerender.rendering.catalog import (
     listed_at_most,
     next_page_url,
     page_link,
+    previous_page_url,
     render_catalog,
 )
 from prerender.rendering.i18n import Translator, translator_for
@@ -156,6 +157,8 @@ class HistoryView:
     # More orders than a shopper may page through: how many the pages list, which the last page says (the older
     # ones are not listed). None when every order can be reached.
     listed_at_most: int | None = None
+    # A page after the history's last (Paged.past_the_end): that page, as ListView.last_page.
+    last_page: int | None = None
 
 
 def date_text(iso: str, t: Translator, zone: tzinfo) -> tuple[str, str]:
@@ -199,8 +202,9 @@ def history_view(
         orders=tuple(orders),
         total=answer.total,
         next_url=next_page_url(params, defaults=defaults, page=page, has_more=answer.has_more),
-        previous_url=page_link(params, defaults=defaults, page=page - 1) if page > 1 else None,
+        previous_url=previous_page_url(params, defaults=defaults, answer=answer),
         listed_at_most=listed_at_most(page, answer.per_page, has_more=answer.has_more),
+        last_page=answer.last_page if answer.past_the_end else None,
     )
 
 

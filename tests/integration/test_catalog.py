@@ -224,6 +224,28 @@ def test_pagination_works_with_links_and_pages_do_not_overlap(client, upstream):
     assert len(card_ids(first)) == 20
 
 
+def test_a_page_past_the_end_says_so_and_leads_back_to_the_last_page(client, upstream):
+    """An old link or a hand-written `page` beyond the list: not "no recipe matches" with a "previous" to another
+    empty page, but where the list ends and a link to its last page (a crawler walks back to the cards)."""
+    total = upstream.get("/recipes", per_page=1)["total"]
+    last = -(-total // 20)
+    past = root_of(page(client, "/v2/catalog/list", all_recipes="true", page=str(last + 3)))
+    assert card_ids(past) == []
+    empty = past.find(attrs={"data-role": "empty"})
+    assert not empty.has_attr("hidden")
+    texts = [p.get_text(strip=True) for p in empty.find_all("p")]
+    assert texts == ["Cette page est vide", f"La liste s'arrête à la page {last}."]
+    back = past.find("a", rel="prev")
+    assert back["href"] == f"?all_recipes=true&page={last}" and back.get_text(strip=True) == "Aller à la dernière page"
+    assert past.find("a", rel="next") is None
+    # The last page itself is a page of the list: its cards, and "previous" to the one before.
+    own = root_of(page(client, "/v2/catalog/list", all_recipes="true", page=str(last)))
+    assert card_ids(own) and own.find("a", rel="prev").get_text(strip=True) == "Recettes précédentes"
+    # A search without any result stays "no recipe matches", whatever its page.
+    nothing = root_of(page(client, "/v2/catalog/list", search="zzzzzz", page="2"))
+    assert nothing.find(class_="svc-catalog__empty-title").get_text(strip=True) != "Cette page est vide"
+
+
 def test_the_list_searches_and_says_so(client, upstream):
     expected = [str(r["id"]) for r in upstream.get("/recipes", q="tarte", per_page=20)["data"]]
     assert expected

@@ -202,6 +202,15 @@ def test_history_as_a_grid(client, user):
     assert switch["Grille"].get("aria-current") == "true" and switch["Liste"]["href"] == "?tab=history"
 
 
+def test_a_history_page_past_the_end_leads_back_to_the_last_one(client, user):
+    hdrs = browser_headers(client, user=user)
+    confirm_basket(client, hdrs, "5", order_id=f"order-{user}-past")
+    past = page(client, "/v2/catalog/my-space", hdrs=headers(user=user), tab="history", page="4")
+    assert past.find(class_="svc-catalog__empty-title").get_text(strip=True) == "Cette page est vide"
+    back = past.find("a", rel="prev")
+    assert back["href"] == "?tab=history" and back.get_text(strip=True) == "Aller à la dernière page"
+
+
 def test_history_works_for_an_authless_visitor_and_starts_empty(client):
     visitor = f"space-visitor-{uuid.uuid4().hex[:8]}"
     hdrs = headers(user=None)
