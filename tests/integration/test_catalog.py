@@ -128,6 +128,9 @@ def test_the_home_shows_a_row_per_category_with_variant_1_cards(client, version)
             assert card.find(class_="svc-recipe-card__meta") is None  # display_infos defaults to false
         link = row.find("a", class_="svc-catalog__section-link")
         assert parse_qs(urlsplit(link["href"]).query)["category_id"] == [row["data-category-id"]]
+        # Named with its row, as French writes a colon (no line may start with it, docs/decisions.md).
+        name = row.select_one(".svc-catalog__section-title").get_text(strip=True)
+        assert link.get_text() == f"Voir tout\u00a0: {name}"
         # The rows are the page's sections, at the level of the header's title and the planner entry's: their
         # cards' titles come under them (a row at h3 read as a part of the planner entry before it).
         assert row.select_one(".svc-catalog__section-header > .svc-catalog__section-title").name == "h2"
