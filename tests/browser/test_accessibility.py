@@ -318,3 +318,30 @@ def test_the_drawers_messages_are_said_by_regions_there_before_them(page: Page, 
     dismiss.click()
     expect(alert).to_have_text("")
     expect(dialog.locator(".svc-drawer__body")).to_be_focused()
+
+
+def test_the_drawer_says_a_slow_write_and_a_product_taken_out(page: Page, context: BrowserContext, shop_url: str):
+    """A basket write still unanswered after a moment says "Un instant…" in the drawer's status (the busy row said
+    nothing), withdrawn with its answer; a product taken out to none says which one: the row's stepper became its
+    "add" button, which the focus reads without a word of what went."""
+    visit(context, page, shop_url, user=new_user())
+    dialog = open_drawer(page, hydrated_cards(page).first)
+    status = dialog.locator(".svc-drawer__message-text[role=status]")
+    held: list[Route] = []
+    page.route("**/v1/basket/recipes/**", lambda route: route.continue_() if held else held.append(route))
+    addable = dialog.locator("[data-panel=shopping] .svc-recipe-details__ingredient:has([data-action=add-product])")
+    ingredient_id = addable.first.get_attribute("data-ingredient-id")
+    row = dialog.locator(f".svc-recipe-details__ingredient[data-ingredient-id='{ingredient_id}']")
+    name = row.locator(".svc-recipe-details__product-name").inner_text().strip()
+    row.locator("[data-action=add-product]").click()
+    expect(status).to_have_text("Un instant…")
+    held[0].continue_()
+    expect(status).to_have_text(re.compile(r"^\d+ produits? ajoutés? à votre panier$"))
+
+    decrease = row.locator("[data-action=decrease-product]")
+    while decrease.count():
+        with page.expect_response(re.compile(r"/v1/basket/recipes/")):
+            decrease.click()
+        expect(row).not_to_have_attribute("aria-busy", "true")
+    expect(status).to_have_text(f"Produit «\u00a0{name}\u00a0» retiré du panier.")
+    expect(row.locator("[data-action=add-product]")).to_be_focused()

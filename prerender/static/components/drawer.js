@@ -14,6 +14,8 @@ const tagName = `${sdk.prefix}-drawer`;
 // drawer when the page has not linked them itself (a page of cards only links the recipe card's).
 const PREVIEW_SHEETS = ["catalog", "my-space", "basket-preview"];
 const SHEET_WAIT_MS = 3000;
+/** How long a write of the details may take before the drawer says "One moment…" (as the planner page does). */
+const WORKING_AFTER_MS = 1500;
 /**
  * @typedef {object} OpenOptions
  * @property {string} recipeId
@@ -122,6 +124,23 @@ export class DrawerElement extends HTMLElement {
     if (!this.#current) return Promise.resolve();
     this.#current = { ...this.#current, guests };
     return this.#load({ preserve: true });
+  }
+
+  /**
+   * `work` (a basket write of the details), with "One moment…" in the message line once it has taken
+   * WORKING_AFTER_MS, withdrawn when it settles unless another message replaced it: a slow service was seconds of
+   * silence behind a busy control. Settles as `work` does, after the withdrawal (the caller's own message follows).
+   * @template T @param {Promise<T>} work @returns {Promise<T>}
+   */
+  whileSlow(work) {
+    const text = services.notices.t("drawer.working");
+    const timer = setTimeout(() => this.#message.show("info", text, { lasting: true }), WORKING_AFTER_MS);
+    const done = () => {
+      clearTimeout(timer);
+      this.#message.withdraw(text);
+    };
+    work.then(done, done);
+    return work;
   }
 
   /**

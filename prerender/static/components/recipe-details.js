@@ -64,7 +64,7 @@ export class RecipeDetails {
    * @param {HTMLElement} options.root the `.svc-recipe-details` element, in the document
    * @param {HTMLElement | null} options.footer its `__footer`, moved into the drawer's footer
    * @param {string} options.recipeId
-   * @param {{ reload(options: { guests: number }): Promise<unknown> }} options.drawer
+   * @param {{ reload(options: { guests: number }): Promise<unknown>, whileSlow<T>(work: Promise<T>): Promise<T> }} options.drawer
    * @param {Snapshot} [options.restore]
    */
   constructor({ root, footer, recipeId, drawer, restore }) {
@@ -199,7 +199,7 @@ export class RecipeDetails {
     // The page's other controls of this recipe (a publisher's CTA) follow once the basket has the new count.
     const share = () => services.guests.set(this.#recipeId, guests);
     if (basket.entry(this.#recipeId)) {
-      basket.setGuests(this.#recipeId, guests).then(share, (/** @type {unknown} */ error) => {
+      this.#drawer.whileSlow(basket.setGuests(this.#recipeId, guests)).then(share, (/** @type {unknown} */ error) => {
         notices.error(error);
         // The page's hook said no: the recipe stays in the basket for its guests, and the drawer shows those.
         const before = basket.entry(this.#recipeId)?.guests;
@@ -290,9 +290,12 @@ export class RecipeDetails {
     this.#rows.setBusy(row, true);
     try {
       // The drawer's guests, for the entry the line makes when the recipe is not in the basket yet.
-      await basket.setIngredient(this.#recipeId, ingredientId, productId, quantity, this.#guests.value);
+      await this.#drawer.whileSlow(
+        basket.setIngredient(this.#recipeId, ingredientId, productId, quantity, this.#guests.value));
       if (this.#choices.get(ingredientId) === productId) this.#choices.delete(ingredientId);
       track(eventName, { recipe_id: this.#recipeId, ingredient_id: ingredientId, product_id: productId, quantity, ...props });
+      // Taken out: the row's stepper became its "add" button, which says nothing of what went.
+      if (quantity === 0) notices.show(notices.t("details.removed", { name: this.#rows.productName(row) }));
     } catch (error) {
       notices.error(error);
     } finally {
@@ -315,7 +318,7 @@ export class RecipeDetails {
           lines.push({ ingredient_id: ingredientId, product_id: productId, quantity: this.#rows.packagesFor(row, productId) });
         }
       }
-      await basket.addRecipe(this.#recipeId, this.#guests.value, lines);
+      await this.#drawer.whileSlow(basket.addRecipe(this.#recipeId, this.#guests.value, lines));
       this.#choices.clear();
       track("entry.add-all", { recipe_id: this.#recipeId, guests: this.#guests.value });
       this.#reportAddAll();

@@ -5,7 +5,8 @@
 // which holds its text only: the dismiss button beside it is not read as part of the message.
 // News goes away after MESSAGE_MS, but never while the shopper's pointer or focus is on it (its dismiss button
 // focused and the message gone would leave the focus on the page's body, outside the modal); a failure stays until
-// dismissed, replaced by the next message or the drawer closed.
+// dismissed, replaced by the next message or the drawer closed, and so does news shown `lasting` ("One moment…"
+// while a write is slow), which its writer withdraws.
 import { h } from "../ui.js";
 
 const MESSAGE_MS = 6000;
@@ -20,6 +21,8 @@ export class DrawerMessage {
   /** @type {Record<MessageKind, HTMLElement>} */ #regions;
   /** @type {HTMLButtonElement} */ #dismiss;
   /** @type {MessageKind | null} */ #kind = null;
+  /** The text shown (or about to be, a frame later), for `withdraw`. @type {string | null} */ #text = null;
+  #lasting = false;
   /** @type {ReturnType<typeof setTimeout> | undefined} */ #timer;
   /** @type {number | undefined} */ #frame;
   #held = { pointer: false, focus: false };
@@ -51,12 +54,15 @@ export class DrawerMessage {
 
   /**
    * Shows `text` in place of the message shown, if any. The text goes into its region a frame later, after the
-   * region was emptied, so that the same message again is said again.
-   * @param {MessageKind} kind @param {string} text
+   * region was emptied, so that the same message again is said again. `lasting`: not timed away (news that its
+   * writer withdraws when it no longer holds).
+   * @param {MessageKind} kind @param {string} text @param {{ lasting?: boolean }} [options]
    */
-  show(kind, text) {
+  show(kind, text, { lasting = false } = {}) {
     this.#empty();
     this.#kind = kind;
+    this.#text = text;
+    this.#lasting = lasting;
     this.element.classList.remove(...EMPTY.split(" "));
     this.element.classList.add(`svc-drawer__message--${kind}`);
     this.#dismiss.hidden = false;
@@ -65,6 +71,11 @@ export class DrawerMessage {
       this.#regions[kind].textContent = text;
     });
     this.#schedule();
+  }
+
+  /** Takes `text` away if it is still the message shown (not when another replaced it). @param {string} text */
+  withdraw(text) {
+    if (this.#text === text) this.clear();
   }
 
   /** Takes the message away; the focus, if it was on the message, goes to `focusAfter`. */
@@ -83,16 +94,18 @@ export class DrawerMessage {
     if (this.#kind) this.element.classList.remove(`svc-drawer__message--${this.#kind}`);
     this.element.classList.add(...EMPTY.split(" "));
     this.#kind = null;
+    this.#text = null;
+    this.#lasting = false;
     this.#regions.info.textContent = "";
     this.#regions.error.textContent = "";
     this.#dismiss.hidden = true;
   }
 
-  /** News goes after MESSAGE_MS from when nothing holds it; a failure is never timed. */
+  /** News goes after MESSAGE_MS from when nothing holds it; a failure and lasting news are never timed. */
   #schedule() {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#kind !== "info" || this.#held.pointer || this.#held.focus) return;
+    if (this.#kind !== "info" || this.#lasting || this.#held.pointer || this.#held.focus) return;
     this.#timer = setTimeout(() => this.clear(), MESSAGE_MS);
   }
 

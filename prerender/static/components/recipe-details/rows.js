@@ -118,6 +118,11 @@ export class IngredientRows {
     return this.#origins.get(row)?.productId ?? "";
   }
 
+  /** The name of the product a row shows now (a replacement's once chosen). @param {HTMLElement} row */
+  productName(row) {
+    return row.querySelector(".svc-recipe-details__product-name")?.textContent?.trim() ?? "";
+  }
+
   /**
    * The packs of a product in a row as the server writes them (RECIPE_DETAILS.PACKAGES, "× 2"), "" for one.
    * @param {HTMLElement} row @param {string} productId
