@@ -186,6 +186,14 @@ def test_a_new_visitors_page_is_the_menu_made_from_suggestions(client) -> None:
     assert menu_ids(soup) == [r["id"] for r in upstream_menu["recipes"]]
     assert root["menu-id"] == upstream_menu["id"]
 
+    # The rows' buttons are named with their recipe, as French writes a colon.
+    first = rows[0]
+    title = text(one(first, "button[data-action=see-recipe]"))
+    see = FR("PLANNER_RECIPE_SUGGESTION.SEE_RECIPE")
+    assert one(first, "button[data-action=see-recipe]")["aria-label"] == f"{see}\u00a0: {title}"
+    swap = FR("PLANNER_RECIPE_SUGGESTION.SWAP")
+    assert one(first, "button[data-action=swap]").get_text(strip=True) == f"{swap}\u00a0: {title}"
+
     # The quick menu: 6 plates, a filled one per recipe.
     assert quick_slots(soup) == ["filled"] * len(rows) + ["empty"] * (PLATES - len(rows))
 
@@ -193,8 +201,11 @@ def test_a_new_visitors_page_is_the_menu_made_from_suggestions(client) -> None:
     suggestions = suggestion_ids(soup)
     assert suggestions and not set(suggestions) & set(menu_ids(soup))
     assert text(one(root, "[data-role=panel-title]")) == FR("PLANNER_RECIPE_SUGGESTION.OUR_SUGGESTIONS")
+    assert one(root, "[data-role=panel-title]").name == "h3"
     for item in soup.select("li.svc-planner__suggestion"):
         assert item.select_one("[data-action=add]") and item.select_one("[data-action=see-recipe]")
+        # A card's title comes under the panel's (a headings list read both at one level).
+        assert one(item, ".svc-recipe-card__title").name == "h4"
         # Recipes go to the menu here, not to the basket: no basket button, no heart.
         assert not item.select(".svc-recipe-card-cta, .svc-like-button, svc-like-button")
         assert item.select_one(".svc-recipe-pricing"), "priced at the store"
