@@ -43,6 +43,29 @@ def test_without_a_store_add_is_disabled_and_says_why(page: Page, context: Brows
     assert_no_axe_violations(page, ["ul.shelf", ".aisle-head"], what=f"the shelf without a store ({width})")
 
 
+def test_the_pickers_wait_for_the_keyboards_choice(page: Page, context: BrowserContext, shop_url: str):
+    """An arrow key on a closed picker steps to the next option, a `change` each time: the picker waits for Enter
+    (or its OK button, then shown) instead of reloading the page at the first step; a pointer's choice still goes
+    at once."""
+    visit(context, page, shop_url, store=None)
+    page.evaluate("window.samePage = true")
+    picker = page.locator("select#language-picker")
+    apply = page.locator("form.picker:has(#language-picker) .picker__apply")
+    expect(apply).to_be_hidden()
+    picker.focus()
+    page.keyboard.press("ArrowDown")
+    expect(picker).to_have_value("en")
+    expect(apply).to_be_visible()
+    assert page.evaluate("window.samePage") is True  # not reloaded
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    # A pointer's choice (the list's option clicked) applies at once.
+    with page.expect_navigation():
+        page.locator("select#language-picker").select_option("fr")
+    expect(page.locator("html")).to_have_attribute("lang", "fr")
+
+
 def test_add_puts_the_product_in_the_cart_and_plus_adds_one_more(
     page: Page, context: BrowserContext, shop_url: str, width: str
 ):

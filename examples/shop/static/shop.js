@@ -2,11 +2,36 @@
 // account menu closes on Escape or a click elsewhere, and the navigation rows show the link the keyboard reaches.
 // Loaded with `defer`: the page's `<head>` adds the `js` class
 // itself, before the first paint (templates/base.html).
-document.addEventListener("change", (event) => {
-  const select = event.target;
-  if (select instanceof HTMLSelectElement && select.hasAttribute("data-autosubmit") && select.form) {
+
+/** @param {EventTarget | null} target @returns {HTMLSelectElement | null} a picker that submits itself */
+function picker(target) {
+  return target instanceof HTMLSelectElement && target.hasAttribute("data-autosubmit") && target.form ? target : null;
+}
+
+// A closed select steps option by option under the arrow keys (and type-ahead), each step a `change`: submitting
+// there reloaded the page at the first arrow. A keyboard's choice waits for Enter, and shows the picker's OK
+// button for Tab to reach; a pointer's (or the open list's) submits at once.
+let keyed = null;
+document.addEventListener("keydown", (event) => {
+  const select = picker(event.target);
+  if (!select) return;
+  if (event.key === "Enter") {
+    event.preventDefault();
     select.form.requestSubmit();
+  } else if (!["Tab", "Escape", " "].includes(event.key) && !event.altKey) {
+    keyed = select;
   }
+});
+document.addEventListener("pointerdown", () => { keyed = null; });
+document.addEventListener("change", (event) => {
+  const select = picker(event.target);
+  if (!select) return;
+  if (keyed === select) {
+    keyed = null;
+    select.form.classList.add("picker--changed");
+    return;
+  }
+  select.form.requestSubmit();
 });
 
 document.addEventListener("keydown", (event) => {
