@@ -17,7 +17,19 @@ _CATALOG = ("catalog", "preferences")
 STYLE_BUNDLES: dict[str, tuple[str, ...]] = {
     "base": ("base",),
     "recipe-card": _RECIPE_CARD,
-    "catalog": (*_RECIPE_CARD, *_CATALOG),
+    # Every catalog page's: a retailer linking this route alone gets each page it may show (the home's planner
+    # entry included), as the per-page routes below narrow it.
+    "catalog": (
+        *_RECIPE_CARD,
+        *_PLANNER_ENTRY,
+        *_CATALOG,
+        "catalog-home",
+        "catalog-list",
+        "catalog-category",
+        "catalog-favorites",
+        "my-space",
+        "basket-preview",
+    ),
     "catalog/catalog-home": (*_RECIPE_CARD, *_PLANNER_ENTRY, *_CATALOG, "catalog-home"),
     # A category page has the list page's recipe-type chips (catalog-list.css).
     "catalog/catalog-category": (*_RECIPE_CARD, *_CATALOG, "catalog-list", "catalog-category"),

@@ -109,6 +109,17 @@ def test_catalog_routes_serve_the_preferences_panel_after_the_shell(client, rout
     assert names.index("preferences") == names.index("catalog") + 1  # before the page's sheet, which may adapt it
 
 
+def test_the_catalog_route_serves_every_catalog_pages_sheets(client):
+    """`/styles/catalog` is the whole catalog (its home's planner entry included): a retailer linking it alone
+    styles every catalog page; the per-page routes narrow it, in the same order."""
+    catalog = sheet_names(client, "/catalog")
+    for route in TOOLBAR_ROUTES[1:]:
+        page_sheets = sheet_names(client, route)
+        assert set(page_sheets) <= set(catalog), route
+        assert sorted(page_sheets, key=catalog.index) == page_sheets, route
+    assert len(catalog) == len(set(catalog))
+
+
 def test_catalog_routes_serve_the_sheets_of_their_pages(client):
     my_space = sheet_names(client, "/catalog/my-space")
     assert my_space.index("basket-preview") == my_space.index("my-space") + 1
