@@ -109,6 +109,32 @@ def open_the_cart_with_one_product(page: Page, context: BrowserContext, shop_url
     expect(page.locator(".cart-line")).to_have_count(1)
 
 
+def test_removing_a_cart_line_hands_the_focus_to_the_next_line(page: Page, context: BrowserContext, shop_url: str):
+    """The removed line took the focused button with it: the focus went to the page's body, and a keyboard
+    shopper started again from the top. It goes to the next line's "remove", the last line's goes back to the one
+    before, and the last of all to the empty cart's link."""
+    visit(context, page, shop_url)
+    for button in page.locator("article.product [data-add-product]:enabled").all()[:3]:
+        button.click()
+    expect(page.locator("[data-cart-count]")).to_have_text("3")
+    page.goto(f"{shop_url}/cart")
+    lines = page.locator(".cart-line")
+    expect(lines).to_have_count(3)
+    ids = [line.get_attribute("data-product-id") for line in lines.all()]
+    removes = {i: page.locator(f".cart-line[data-product-id='{i}'] [data-cart-action=remove]") for i in ids}
+    removes[ids[0]].focus()
+    page.keyboard.press("Enter")
+    expect(lines).to_have_count(2)
+    expect(removes[ids[1]]).to_be_focused()
+    removes[ids[2]].focus()
+    page.keyboard.press("Enter")
+    expect(lines).to_have_count(1)
+    expect(removes[ids[1]]).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(lines).to_have_count(0)
+    expect(page.locator("[data-cart-empty] a")).to_be_focused()
+
+
 def test_after_payment_the_confirmation_is_the_pages_main_message(
     page: Page, context: BrowserContext, shop_url: str, width: str
 ):

@@ -15,12 +15,18 @@ function lineTotal(row) {
   return Number.isFinite(unit) ? unit * quantity : null;
 }
 
-/** Shows the cart's lines as the server now holds them (rows of products no longer there go away). */
+/**
+ * Shows the cart's lines as the server now holds them (rows of products no longer there go away). A row that goes
+ * with the focus in it (its "remove" pressed) hands the focus to the line after it, else the one before, else the
+ * empty cart's link back to the shelf: never to the page's body.
+ */
 function render(lines) {
   if (!root) return;
   const quantities = new Map(lines.map((line) => [String(line.id), line.quantity]));
+  const rows = [...root.querySelectorAll("[data-product-id]")];
+  const focused = rows.find((row) => row.contains(document.activeElement));
   let total = 0;
-  for (const row of root.querySelectorAll("[data-product-id]")) {
+  for (const row of rows) {
     const quantity = quantities.get(row.getAttribute("data-product-id")) ?? 0;
     if (quantity <= 0) {
       row.remove();
@@ -43,6 +49,12 @@ function render(lines) {
   const totalElement = root.querySelector("[data-cart-total]");
   totalElement.textContent = money.format(total);
   totalElement.setAttribute("data-total", total.toFixed(2));
+  if (focused && !focused.isConnected) {
+    const at = rows.indexOf(focused);
+    const neighbour = [...rows.slice(at + 1), ...rows.slice(0, at).reverse()].find((row) => row.isConnected);
+    const target = neighbour?.querySelector("[data-cart-action=remove]") ?? root.querySelector("[data-cart-empty] a");
+    target?.focus();
+  }
 }
 
 async function change(deltas) {
