@@ -98,8 +98,12 @@ class ProblemParser(FlaskParser):
             raise ValidationProblem({"query": {name: [NUL_MESSAGE] for name in sorted(holding)}})
         loaded = super().load_querystring(req, schema)
         # A parameter of one value given twice, with two values: which one the caller meant is a guess (a store
-        # priced at one and filtered at another), so it is the caller's 400. The same value twice is one value.
-        single = {field.data_key or name for name, field in schema.fields.items()} - loaded.multiple_keys
+        # priced at one and filtered at another), so it is the caller's 400. The same value twice is one value. A
+        # field whose bad values are ignored rather than refused (`metadata={"repeated": "ignored"}`) gets both,
+        # for its schema to drop.
+        fields = schema.fields.items()
+        single = {field.data_key or name for name, field in fields if field.metadata.get("repeated") != "ignored"}
+        single -= loaded.multiple_keys
         repeated = {name for name, values in req.args.lists() if name in single and len(set(values)) > 1}
         if repeated:
             raise ValidationProblem({"query": {name: [REPEATED_MESSAGE] for name in sorted(repeated)}})

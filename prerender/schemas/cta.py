@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, pre_load, validate
+from webargs.multidictproxy import MultiDictProxy
 
 from prerender.schemas.fields import Integer, no_control_characters
 from prerender.schemas.limits import MAX_EXTERNAL_ID_LENGTH, MAX_SERVES
@@ -39,14 +40,21 @@ class CtaQuery(Schema):
         strict=False,
         validate=validate.Range(1, MAX_SERVES),
         load_default=None,
-        metadata={"description": "Initial guest count, 1 to 50; any other value is ignored (the recipe's applies)."},
+        metadata={
+            "description": "Initial guest count, 1 to 50; any other value, or two different ones, is ignored (the "
+            "recipe's applies).",
+            "repeated": "ignored",
+        },
     )
 
     @pre_load
     def ignore_bad_guests(self, data: Mapping[str, Any], **_: Any) -> dict[str, Any]:
-        """A `guests` that is not 1 to 50 in decimal digits is ignored, never refused: the recipe's own count
-        applies (the host element's `guests` rule, README.md)."""
+        """A `guests` that is not 1 to 50 in decimal digits, or given twice with two values, is ignored, never
+        refused: the recipe's own count applies (the host element's `guests` rule, README.md)."""
         loaded = {name: data.get(name) for name in self.fields if name in data}
+        given = data.getlist("guests") if isinstance(data, MultiDictProxy) else []
+        if len(set(given)) > 1:
+            del loaded["guests"]
         if "guests" in loaded:
             try:
                 self.fields["guests"].deserialize(loaded["guests"])

@@ -121,6 +121,18 @@ def test_a_bad_guest_count_is_ignored_never_refused(client, visitor, guests):
     assert element["guests"] == "6"  # the recipe's own (the seed's crêpes serve 6)
 
 
+def test_a_guest_count_given_twice_is_ignored_unless_both_agree(client, visitor):
+    """Two different counts are a guess (which did the page mean?): ignored as any bad count, never a 400; the same
+    count twice is that count."""
+    path = "/v1/no-supplier-add-to-cart-cta?recipe_id=pub-crepes&guests="
+    differ = client.get(f"{path}3&guests=5", headers=publisher_headers(visitor))
+    assert element_of(differ)["guests"] == "6"
+    agree = client.get(f"{path}3&guests=3", headers=publisher_headers(visitor))
+    assert element_of(agree)["guests"] == "3"
+    # The rule of every other parameter stays: a recipe id given twice, with two values, is the caller's 400.
+    assert client.get(f"{path}3&recipe_id=pub-tarte", headers=publisher_headers(visitor)).status_code == 400
+
+
 def test_the_fragment_is_private_and_brings_the_visitors_credential(client, visitor):
     answer = get_cta(client, visitor, recipe_id="pub-crepes")
     assert "private" in answer.headers["Cache-Control"]
