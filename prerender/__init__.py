@@ -34,10 +34,12 @@ from prerender.web.upstream_budget import register_upstream_budget
 # PRERENDER_INSTANCE_PATH (docs/operations.md, "Production install").
 INSTANCE_PATH = Path(__file__).resolve().parent.parent / "instance"
 # Every localhost origin, on any port (1 to 65535, written without leading zeros, as browsers serialize an
-# origin), over http or https, is allowed (docs/decisions.md, CORS). flask-cors tries it with re.match: `\Z`,
-# not `$`, which would also take a final newline.
+# origin), over http or https, is allowed (docs/decisions.md, CORS): `localhost` and the names under it
+# (`shop.localhost`, which browsers resolve to the loopback themselves, RFC 6761), 127.0.0.1 and [::1].
+# flask-cors tries it with re.match: `\Z`, not `$`, which would also take a final newline.
 PORT = r"(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})"
-LOCAL_ORIGINS = re.compile(rf"https?://(localhost|127\.0\.0\.1|\[::1\])(:{PORT})?\Z")
+LABEL = r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
+LOCAL_ORIGINS = re.compile(rf"https?://(({LABEL}\.)*localhost|127\.0\.0\.1|\[::1\])(:{PORT})?\Z")
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:

@@ -132,7 +132,7 @@ class DefaultConfig:
     # Stands for the maker's name in element names and window.<prefix>.
     ELEMENT_PREFIX = "svc"
 
-    # CORS: any http(s) localhost / 127.0.0.1 / [::1] origin on any port is always allowed;
+    # CORS: any http(s) localhost (or *.localhost) / 127.0.0.1 / [::1] origin on any port is always allowed;
     # this list adds exact origins (e.g. ["https://shop.example"]).
     CORS_ALLOWED_ORIGINS: ClassVar[list[str]] = []
 

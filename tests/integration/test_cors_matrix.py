@@ -36,6 +36,7 @@ ORIGINS: dict[str, tuple[str, bool]] = {
     "other-configured": (OTHER_CONFIGURED, True),
     "localhost-port": ("http://localhost:3000", True),
     "localhost-https": ("https://localhost", True),
+    "under-localhost": ("http://shop.localhost:8080", True),
     "127.0.0.1": ("http://127.0.0.1:8080", True),
     "ipv6-loopback": ("http://[::1]:5173", True),
     "disallowed": ("https://evil.test", False),

@@ -127,6 +127,12 @@ def test_preflight_skips_the_guard(client):
         ("http://127.0.0.1:8080", True),
         ("http://[::1]:3000", True),
         ("http://localhost.evil.com", False),
+        # Names under localhost are the loopback's too (browsers resolve them so themselves, RFC 6761).
+        ("http://shop.localhost:3000", True),
+        ("https://a.b-c.localhost", True),
+        ("http://evil.com.localhost.evil.com", False),
+        ("http://-bad.localhost", False),
+        ("http://.localhost", False),
         ("https://evil.com", False),
         ("http://127.0.0.2", False),
         # A port is 1 to 65535 (RFC 6335), as a browser writes it.
