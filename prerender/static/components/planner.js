@@ -657,20 +657,27 @@ export class PlannerElement extends HTMLElement {
   }
 
   /**
-   * A visible message (role=alert), hidden after a while unless `persistent`.
+   * A visible message, said by the page's alert region unless `alert` is false (its caller's status says it),
+   * hidden after a while unless `persistent`.
    * @param {string} text @param {{ alert?: boolean, persistent?: boolean }} [options]
    */
   #message(text, { alert = true, persistent = false } = {}) {
     const message = /** @type {HTMLElement | null} */ (this.querySelector("[data-role='message']"));
+    const region = /** @type {HTMLElement | null} */ (this.querySelector("[data-role='alert']"));
     if (!message) return;
     message.textContent = text;
     message.hidden = false;
-    if (!alert) message.removeAttribute("role");
-    else message.setAttribute("role", "alert");
+    // Said by the alert region, which was there and empty: emptied, then filled a frame later, so that the same
+    // failure again is said again. A message that is no alert is said by the caller's status.
+    if (region) {
+      region.textContent = "";
+      if (alert) requestAnimationFrame(() => { if (message.textContent === text) region.textContent = text; });
+    }
     clearTimeout(this.#messageTimer);
     if (persistent) return;
     this.#messageTimer = window.setTimeout(() => {
       message.hidden = true;
+      if (region?.textContent === text) region.textContent = "";
     }, MESSAGE_MS);
   }
 }
