@@ -6,6 +6,7 @@ import base64
 import json
 import socket
 import threading
+import uuid
 from decimal import Decimal
 
 import pytest
@@ -21,7 +22,7 @@ from prerender.rendering.i18n import TextCatalog
 from tests.conftest import closed_port
 from tests.faulty_upstream import status
 
-from .conftest import RETAILER, get_card, headers, record_upstream_calls
+from .conftest import RETAILER, browser_headers, get_card, headers, record_upstream_calls
 
 FR = TextCatalog(overrides_dir=None).translator("fr")
 
@@ -339,6 +340,34 @@ def test_upstream_outage_serves_the_last_good_cards(app, client, upstream, monke
     for answer in (stale, stale_suggestion):
         assert answer.headers["X-Degraded"] == "stale"
         assert answer.headers["Cache-Control"] == "private, no-store" and "ETag" not in answer.headers
+
+
+def test_an_outage_serves_a_shoppers_own_suggestion_to_that_shopper_only(app, client, upstream, monkeypatch):
+    """A choice the shopper's own data shaped (here her vegetarian diet; her likes would too) is kept for her
+    alone, and a shopper whose preferences restrict her choices is never served another's during an outage (it
+    would ignore her diet); a choice nobody's data shaped is anyone's, as a card beats an empty slot."""
+    vegetarian = upstream.get("/recipes", category="vegetarien", per_page=1)["data"][0]["id"]
+    hers, other = (json.dumps(products_of(upstream, str(r))[:2]) for r in (vegetarian, "5"))
+    names = {name: f"stale-{name}-{uuid.uuid4().hex[:8]}" for name in ("alice", "bob", "carol")}
+    alice, bob, carol = (headers(user=user) for user in names.values())
+    preferences = browser_headers(client, user=names["alice"])
+    saved = client.put("/v2/preferences", json={"diets": ["vegetarien"]}, headers=preferences)
+    assert saved.status_code == 200, saved.get_json()
+
+    her_card = card_of(get_card(client, hdrs=alice, surrounding_products_ids=hers, store_id="1001"))
+    bobs_card = card_of(get_card(client, hdrs=bob, surrounding_products_ids=other, store_id="1001"))
+    card_of(get_card(client, hdrs=bob, surrounding_products_ids=hers, store_id="1001"))
+    gateway = app.extensions["prerender.upstream"]
+    monkeypatch.setattr(gateway.http, "base_url", f"http://127.0.0.1:{closed_port()}")  # the outage
+
+    again = get_card(client, hdrs={**alice, "session-id": "her-phone"}, surrounding_products_ids=hers, store_id="1001")
+    assert card_of(again)["recipe-id"] == her_card["recipe-id"] and again.headers["X-Degraded"] == "stale"
+    # Not bob's draw of products she never asked for: it might be anything her diet leaves out.
+    not_hers = get_card(client, hdrs=alice, surrounding_products_ids=other, store_id="1001")
+    assert not_hers.status_code == 200 and not_hers.get_data() == b"" and not_hers.headers["X-Degraded"] == "upstream"
+    # Bob's choice, which nothing of his shaped, is carol's too.
+    anyones = get_card(client, hdrs=carol, surrounding_products_ids=other, store_id="1001")
+    assert card_of(anyones)["recipe-id"] == bobs_card["recipe-id"] and anyones.headers["X-Degraded"] == "stale"
 
 
 def ctx_identity(app):
