@@ -67,6 +67,11 @@ class DefaultConfig:
     # Under gevent a request holds its place mostly while it waits for the upstream: this bounds the pile-up when
     # the upstream slows, with room for a page's bursts (30 concurrent payment calls of one order, for instance).
     MAX_REQUESTS_IN_PROGRESS = 64
+    # Of those, requests no supplier vouches for (no supplier-token, or one the upstream does not know: the
+    # specification only logs them) in progress per worker (prerender/web/admission.py): anyone may send them, so
+    # beyond this share they are answered the same degraded way, and a flood of them leaves the places of the
+    # customers' servers free.
+    MAX_UNVOUCHED_REQUESTS_IN_PROGRESS = 8
     # Whether the front's arrival stamp (`X-Request-Start`, set by deploy/nginx/prerender.conf) counts: the time a
     # request waited before the worker read it is then taken from its budget, and one whose budget went by in the
     # queue is shed (prerender/web/queue_age.py). On only behind a front that sets the header and shares the clock.

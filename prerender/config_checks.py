@@ -31,6 +31,7 @@ FALSE_WORDS = frozenset({"false", "0", "no", "off"})
 POSITIVE = frozenset(
     {
         "MAX_REQUESTS_IN_PROGRESS",  # every request shed
+        "MAX_UNVOUCHED_REQUESTS_IN_PROGRESS",  # every request without a known supplier shed
         "UPSTREAM_CONNECT_TIMEOUT",
         "UPSTREAM_READ_TIMEOUT",
         "UPSTREAM_POOL_SIZE",

@@ -37,6 +37,7 @@ from prerender.blueprints import (
     styles,
     transfers,
 )
+from prerender.web.admission import admit_unvouched
 from prerender.web.context import load_request_context
 from prerender.web.versions import API_VERSIONS
 
@@ -70,6 +71,7 @@ def version_blueprint(version: str) -> Blueprint:
     """The parent blueprint of one API version: the header guard and the version's children."""
     parent = Blueprint(version, __name__, url_prefix=f"/{version}")
     parent.before_request(load_request_context)
+    parent.before_request(admit_unvouched)  # once the guard knows whether a supplier vouches for the request
     for child, versions in VERSIONED_BLUEPRINTS:
         if version in versions:
             parent.register_blueprint(child)

@@ -12,6 +12,13 @@ whole upstream budget before this worker read it, when the front says when it ar
 
 Routes outside the API versions (health, metrics, static files) are never shed: a load balancer's check must see
 the process alive. The count is per process: gevent's greenlets (or gthread's threads) of one worker share it.
+
+Requests no supplier vouches for (no supplier-token, or one the upstream does not know, which the specification
+only logs) have a smaller share of their own, MAX_UNVOUCHED_REQUESTS_IN_PROGRESS, counted once the header guard
+has resolved the supplier (`admit_unvouched`, the versioned blueprints' hook after the guard): anyone may send them,
+and a flood of them would otherwise take every place and the upstream's capacity from the customers' servers. Past
+it they are shed the same way, counted under their own reason (`unvouched`). A token that could not be checked
+(the upstream failed) is not held against its request.
 """
 
 from __future__ import annotations
@@ -22,14 +29,17 @@ from flask import Flask, Response, current_app, g, request
 
 from plumbing.problems import Problem
 from prerender.metrics import DEGRADED_ANSWERS
-from prerender.web.contract import request_contract
+from prerender.web.context import current_context
+from prerender.web.contract import RouteContract, request_contract
 from prerender.web.degraded import DEGRADED_HEADER, SHED, was_shed
 from prerender.web.http_caching import NO_STORE, set_policy
 from prerender.web.queue_age import queued_seconds
-from prerender.web.upstream_budget import budget_left, is_fragment_route
+from prerender.web.upstream_budget import budget_left, is_fragment_route, withdraw_upstream_budget
 
 EXTENSION_KEY = "prerender.admission"
+UNVOUCHED_KEY = "prerender.admission.unvouched"
 QUEUED = "queued"
+UNVOUCHED = "unvouched"
 RETRY_AFTER_SECONDS = 1
 
 
@@ -68,6 +78,28 @@ def admit() -> None:
         return
     # Its own reason in the metric: many of them at once, with a queue that short, is a front's clock ahead of ours.
     DEGRADED_ANSWERS.labels(request.endpoint or "unmatched", QUEUED if waited_its_budget else SHED).inc()
+    shed(contract)
+
+
+def admit_unvouched() -> None:
+    """The versioned blueprints' before_request, after the header guard: a request no supplier vouches for takes
+    one of its share's places, or is shed as `admit` sheds."""
+    contract = request_contract()
+    if contract is None or request.method == "OPTIONS" or was_shed():
+        return
+    ctx = current_context()
+    if ctx.supplier is not None or ctx.supplier_lookup_failed:
+        return
+    if current_app.extensions[UNVOUCHED_KEY].enter():
+        g.unvouched_admitted = True
+        return
+    DEGRADED_ANSWERS.labels(request.endpoint or "unmatched", UNVOUCHED).inc()
+    withdraw_upstream_budget()
+    shed(contract)
+
+
+def shed(contract: RouteContract) -> None:
+    """Answer the request in its degraded form: a JSON route's 503 now; a fragment rendered with no upstream call."""
     if not is_fragment_route(contract):
         raise Problem(
             503,
@@ -89,11 +121,14 @@ def release(_error: BaseException | None = None) -> None:
     """teardown: the request is no longer in progress."""
     if g.pop("admitted", False):
         current_app.extensions[EXTENSION_KEY].leave()
+    if g.pop("unvouched_admitted", False):
+        current_app.extensions[UNVOUCHED_KEY].leave()
 
 
 def register_admission(app: Flask) -> None:
-    """The worker's admission, and its hooks."""
+    """The worker's admission, and its hooks (`admit_unvouched` is the versioned blueprints', after their guard)."""
     app.extensions[EXTENSION_KEY] = Admission(limit=int(app.config["MAX_REQUESTS_IN_PROGRESS"]))
+    app.extensions[UNVOUCHED_KEY] = Admission(limit=int(app.config["MAX_UNVOUCHED_REQUESTS_IN_PROGRESS"]))
     app.before_request(admit)
     app.after_request(mark_shed)
     app.teardown_request(release)

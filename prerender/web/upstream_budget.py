@@ -43,6 +43,15 @@ def start_upstream_budget() -> None:
         g.upstream_budget = deadline.start(budget_left(contract), shed=bool(g.get("shed")))
 
 
+def withdraw_upstream_budget() -> None:
+    """A request shed after its budget started (admission's lane for requests no supplier vouches for, which is
+    known once the header guard has run): its calls from now on are not sent."""
+    token = g.pop("upstream_budget", None)
+    if token is not None:
+        deadline.stop(token)
+    g.upstream_budget = deadline.start(None, shed=True)
+
+
 def end_upstream_budget(_error: BaseException | None = None) -> None:
     """The request is over: calls made after it (none should be) get no budget of it."""
     token = g.pop("upstream_budget", None)

@@ -19,6 +19,7 @@ from prerender import create_app
 from prerender.gateway import UpstreamTimeout
 from prerender.gateway.read_cache import cache_key
 from prerender.rendering.i18n import TextCatalog
+from prerender.web.admission import UNVOUCHED_KEY
 from tests.conftest import closed_port
 from tests.faulty_upstream import status
 
@@ -368,6 +369,22 @@ def test_an_outage_serves_a_shoppers_own_suggestion_to_that_shopper_only(app, cl
     # Bob's choice, which nothing of his shaped, is carol's too.
     anyones = get_card(client, hdrs=carol, surrounding_products_ids=other, store_id="1001")
     assert card_of(anyones)["recipe-id"] == bobs_card["recipe-id"] and anyones.headers["X-Degraded"] == "stale"
+
+
+def test_callers_no_supplier_vouches_for_cannot_take_the_customers_places(app_config):
+    """Anyone may ask for fragments without a supplier-token, or with a made-up one (the specification only logs
+    it): such requests have a share of their own of the worker's places. With that share taken, they are shed (the
+    fragment from what is cached, here nothing: empty) while a customer's server, whose token the upstream knows,
+    is served whole."""
+    app = create_app(app_config)
+    app.extensions[UNVOUCHED_KEY].limit = 0  # the share taken, by a flood
+    client = app.test_client()
+    customer = get_card(client, recipe_id="1", store_id="1001")
+    assert card_of(customer)["recipe-id"] == "1" and "X-Degraded" not in customer.headers
+    for token in (None, "no-such-token"):
+        anyone = get_card(client, hdrs=headers(token=token), recipe_id="1", store_id="1001")
+        assert anyone.status_code == 200 and anyone.headers["X-Degraded"] == "shed"
+        assert anyone.get_data() == b""
 
 
 def ctx_identity(app):

@@ -12,7 +12,7 @@ from flask.testing import FlaskClient
 from prometheus_client import REGISTRY
 
 from prerender import create_app
-from prerender.web.admission import EXTENSION_KEY, Admission
+from prerender.web.admission import EXTENSION_KEY, UNVOUCHED_KEY, Admission
 from tests.conftest import HEADERS
 
 
@@ -112,3 +112,47 @@ def test_the_limit_is_the_limit() -> None:
     assert not admission.enter()
     admission.leave()
     assert admission.enter()
+
+
+# --- requests no supplier vouches for ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def unvouched_full(app_config: dict) -> Flask:
+    """An app whose share for requests without a known supplier is always taken."""
+    app = create_app(app_config)
+    app.extensions[UNVOUCHED_KEY].limit = 0
+    return app
+
+
+def test_a_request_without_a_supplier_token_past_its_share_is_shed(unvouched_full: Flask) -> None:
+    """Anyone may call without a supplier-token (the specification logs it): past their share such requests are
+    shed as at the door, counted under their own reason, and make no upstream call."""
+    endpoint = "v1.multiple.post_multiple"
+    before, calls = degraded_answers(endpoint, "unvouched"), upstream_calls()
+    headers = {name: value for name, value in HEADERS.items() if name != "supplier-token"}
+    response = unvouched_full.test_client().post(
+        "/v1/recipe-card/multiple?store_id=1001",
+        json={"contexts": [{"productIds": ["100001", "100002"], "position": 1}]},
+        headers=headers,
+    )
+    assert response.status_code == 200 and response.headers["X-Degraded"] == "shed", response.get_data()
+    assert response.headers["Cache-Control"] == "private, no-store"
+    assert degraded_answers(endpoint, "unvouched") == before + 1
+    assert upstream_calls() == calls
+
+
+def test_a_token_that_could_not_be_checked_is_not_held_against_its_request(unvouched_full: Flask) -> None:
+    """The unit app's upstream is a closed port: the token's lookup fails, and the request is not shed for it (it
+    goes on and degrades for the upstream's failure, as any request)."""
+    response = unvouched_full.test_client().get(
+        "/v1/recipe-card?recipe_id=1&store_id=1001", headers={**HEADERS, "supplier-token": "token-1"}
+    )
+    assert response.status_code == 200 and response.headers.get("X-Degraded") != "shed"
+
+
+def test_the_share_is_counted_and_released(app: Flask, client: FlaskClient) -> None:
+    share: Admission = app.extensions[UNVOUCHED_KEY]
+    headers = {name: value for name, value in HEADERS.items() if name != "supplier-token"}
+    client.get("/v1/recipe-card?recipe_id=1&store_id=1001", headers=headers)
+    assert share.in_progress == 0 and share.limit == app.config["MAX_UNVOUCHED_REQUESTS_IN_PROGRESS"]

@@ -9,6 +9,7 @@ from flask import g
 
 from prerender import create_app
 from prerender.gateway import Supplier
+from prerender.web.admission import admit_unvouched
 from prerender.web.context import load_headers, load_request_context
 from tests.conftest import HEADERS
 
@@ -165,8 +166,10 @@ def test_request_id_is_echoed_or_made(client):
 
 
 def test_guard_is_the_one_shared_function(app):
+    """One header guard for every versioned route, then the admission of the requests no supplier vouches for,
+    which needs what the guard found (prerender/web/admission.py)."""
     guards = {name: funcs for name, funcs in app.before_request_funcs.items() if name in ("v1", "v2")}
-    assert guards == {"v1": [load_request_context], "v2": [load_request_context]}
+    assert guards == {"v1": [load_request_context, admit_unvouched], "v2": [load_request_context, admit_unvouched]}
 
 
 def test_healthz_needs_no_headers_and_no_upstream(client):
