@@ -67,7 +67,8 @@ PROBLEM_MEMBERS = frozenset({"type", "title", "status", "detail", "errors", "ins
 
 
 def handle_upstream_error(error: UpstreamError) -> Response:
-    """An upstream failure a view did not handle (JSON action routes): say what failed, never a trace.
+    """An upstream failure a view did not handle (JSON action routes): say what failed, never a trace nor the
+    upstream's address or paths (the log has them, under the request's id, which the answer's X-Request-Id gives).
 
     Card routes handle their own (an empty card); here the caller is the browser SDK, which needs to know
     whether to retry (503, 504), give up (502), or fix its request (the upstream's 4xx)."""
@@ -89,7 +90,7 @@ def handle_upstream_error(error: UpstreamError) -> Response:
         log.warning("upstream call refused: %s", error)
         return problem_response(
             503,
-            f"The recipe service is not being called for now ({error}); try again later.",
+            "The recipe service is not being called for now; try again later.",
             headers={"Retry-After": str(error.retry_after)},
         )
     if isinstance(error, BudgetSpent):
@@ -98,7 +99,7 @@ def handle_upstream_error(error: UpstreamError) -> Response:
         log.warning("upstream call not sent: %s", error)
         return problem_response(
             503,
-            f"The recipe service was not called in time ({error}); nothing was applied: try again.",
+            "The recipe service was not called in time; nothing was applied: try again.",
             headers={"Retry-After": "1"},
         )
     if isinstance(error, UpstreamStatusError) and error.status == 503:
@@ -110,15 +111,15 @@ def handle_upstream_error(error: UpstreamError) -> Response:
         said = f": {detail}" if isinstance(detail, str) and detail else ""
         return problem_response(
             503,
-            f"The recipe service is busy ({error}){said}",
+            f"The recipe service is busy{said}",
             headers={"Retry-After": str(error.retry_after if error.retry_after is not None else 1)},
         )
     log.error("upstream failure: %s", error)
     if isinstance(error, UpstreamUnavailable):
-        return problem_response(503, f"The recipe service is unreachable ({error}).")
+        return problem_response(503, "The recipe service is unreachable.")
     if isinstance(error, UpstreamTimeout):
-        return problem_response(504, f"The recipe service did not answer in time ({error}).")
-    return problem_response(502, f"The recipe service failed ({error}).")
+        return problem_response(504, "The recipe service did not answer in time.")
+    return problem_response(502, "The recipe service failed.")
 
 
 def handle_unknown_store(error: UnknownStore) -> Response:

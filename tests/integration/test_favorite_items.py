@@ -170,6 +170,9 @@ def test_an_upstream_failure_is_a_503_problem(app_config, user_id, monkeypatch):
     monkeypatch.setattr(catalog.http, "base_url", f"http://127.0.0.1:{closed_port()}")
     for answer in (client.get("/v1/favorite-items", headers=hdrs), put(client, hdrs, ["100041"])):
         assert answer.status_code == 503 and problem(answer)["status"] == 503
+        # What failed, not where: neither the upstream's address nor its paths (the log has them, by request id).
+        assert problem(answer)["detail"] == "The recipe service is unreachable.", problem(answer)
+        assert answer.headers["X-Request-Id"]
 
 
 # --- what they change -------------------------------------------------------------------------------------
