@@ -321,7 +321,8 @@ def test_the_page_shows_six_plates_whatever_the_menu_holds(app: Flask, count: in
     assert isinstance(preview, Tag)
     for drawn in preview.select("[aria-hidden=true]"):
         drawn.decompose()
-    assert re.fullmatch(rf"Aperçu du menu\s*: {count} repas", preview.get_text(" ", strip=True)), preview
+    # The colon as French writes it: after a no-break space.
+    assert re.fullmatch(rf"Aperçu du menu\u00a0: {count} repas", preview.get_text(" ", strip=True)), preview
     finalize = soup.select_one("button.svc-planner__finalize")
     assert isinstance(finalize, Tag) and finalize.has_attr("disabled") is (count == 0)
 
