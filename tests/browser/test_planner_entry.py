@@ -225,7 +225,7 @@ def test_the_stepper_stays_within_its_bounds(page: Page, site, width: str) -> No
     decrease, value, increase = stepper(entry)
     expect(value).to_have_text("4")
     expect(entry.get_by_role("group", name="Nombre de personnes")).to_be_visible()
-    expect(entry.get_by_role("button", name="Retirer un convive")).to_be_enabled()
+    expect(entry.get_by_role("button", name="Une personne de moins")).to_be_enabled()
     status = entry.locator("[data-role=guests-status]")
     expect(status).to_have_attribute("role", "status")  # announced politely
 
