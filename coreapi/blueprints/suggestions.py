@@ -20,13 +20,10 @@ bp = Blueprint("suggestions", __name__, url_prefix="/suggestions")
 @use_args(ApplyPreferencesArgs(), location="query")
 def create(args: dict[str, Any], query: dict[str, Any]) -> dict[str, Any]:
     """One recipe (or null) per context, in the order of the contexts, among the recipes the shopper's
-    preferences keep with ``?preferences=apply``; read-only. Says whether the shopper's own data shaped the
-    choice (``preferences_applied``, ``likes_weighed``): a caller keeping choices for an outage keeps those for
-    that shopper alone (docs/upstream.md)."""
+    preferences keep with ``?preferences=apply``; read-only."""
     ctx = current()
     supplier = calling_supplier()
-    preferences = applied(query["preferences"])
-    batch = suggest(
+    suggestions = suggest(
         db.session(),
         args["contexts"],
         session_id=ctx.session_id,
@@ -36,10 +33,6 @@ def create(args: dict[str, Any], query: dict[str, Any]) -> dict[str, Any]:
         store=args["store"],
         category_id=args["category_id"],
         keyword=args["keyword"],
-        preferences=preferences,
+        preferences=applied(query["preferences"]),
     )
-    return {
-        "data": SuggestionSchema(many=True).dump(batch.suggestions),
-        "preferences_applied": preferences is not None,
-        "likes_weighed": batch.likes_weighed,
-    }
+    return {"data": SuggestionSchema(many=True).dump(suggestions)}

@@ -53,16 +53,6 @@ class Suggestion:
     recipe_id: int | None
 
 
-@dataclass(frozen=True)
-class SuggestionBatch:
-    """A batch's suggestions, and whether the shopper's own data shaped them: ``likes_weighed`` when a recipe the
-    user liked was among the candidates (its bonus may have chosen it). The caller knows whether it applied
-    preferences."""
-
-    suggestions: list[Suggestion]
-    likes_weighed: bool
-
-
 def score_candidates(context: ProductContext, candidates: CandidateMap, liked: Iterable[int] = ()) -> dict[int, float]:
     """Score every recipe needing one of the context's products."""
     weights: dict[int, float] = {}
@@ -218,7 +208,7 @@ def suggest(
     category_id: str | None = None,
     keyword: str | None = None,
     preferences: RecipePreferences | None = None,
-) -> SuggestionBatch:
+) -> list[Suggestion]:
     """Suggestions for a batch of contexts; with ``preferences`` (a shopper's, applied), only among
     the recipes they keep.
 
@@ -236,7 +226,7 @@ def suggest(
     liked: set[int] = set()
     if profiling and user_id is not None and supplier_id is not None:
         liked = liked_recipes(session, supplier_id, user_id, set().union(*candidates.values()))
-    return SuggestionBatch(choose_recipes(contexts, candidates, session_id, liked), likes_weighed=bool(liked))
+    return choose_recipes(contexts, candidates, session_id, liked)
 
 
 # The type of the recipes a menu is first filled with: the meals.

@@ -513,30 +513,7 @@ def test_a_context_whose_recipes_all_need_the_missing_equipment_gets_none(
     put(client, user, {"missing_equipment": ["four"]})
     assert client.post("/api/v1/suggestions", json=body, headers=user).json["data"][0]["recipe_id"] is not None
     applied = client.post("/api/v1/suggestions?preferences=apply", json=body, headers=user).json
-    assert applied == {
-        "data": [{"key": "oven", "recipe_id": None}],
-        "preferences_applied": True,
-        "likes_weighed": False,
-    }
-
-
-def test_the_suggestions_say_whether_the_shoppers_preferences_shaped_them(
-    client: FlaskClient, seed: Any, user: dict[str, str]
-) -> None:
-    """A caller keeping the choices for an outage keeps a shopper's own for that shopper alone (docs/upstream.md):
-    `preferences_applied` says whether stored preferences restricted the candidates."""
-    body = {"contexts": [context("0", [sorted(seed.products, key=int)[0]])]}
-
-    def applied() -> bool:
-        answer = client.post("/api/v1/suggestions?preferences=apply", json=body, headers=user).json
-        return answer["preferences_applied"]
-
-    assert applied() is False  # nothing stored
-    put(client, user, {"diets": ["vegetarien"]})
-    assert applied() is True
-    assert client.post("/api/v1/suggestions", json=body, headers=user).json["preferences_applied"] is False
-    put(client, user, {"diets": []})
-    assert applied() is False
+    assert applied == {"data": [{"key": "oven", "recipe_id": None}]}
 
 
 def test_apply_filters_the_menu_suggestions(client: FlaskClient, seed: Any, user: dict[str, str]) -> None:

@@ -332,8 +332,7 @@ def test_suggestions_are_the_documented_draw(
             headers={"Session-Id": session, "Supplier-Token": "demo-retailer-token"},
         )
         assert response.status_code == 200
-        expected = expected_suggestions(seed, contexts, session, **filters)
-        assert response.json == {"data": expected, "preferences_applied": False, "likes_weighed": False}
+        assert response.json == {"data": expected_suggestions(seed, contexts, session, **filters)}
 
 
 def test_suggestions_count_the_likes_of_the_user(client: FlaskClient, seed, user_id: str) -> None:
@@ -350,11 +349,10 @@ def test_suggestions_count_the_likes_of_the_user(client: FlaskClient, seed, user
     expected = expected_suggestions(seed, contexts, "s", liked=liked, store_id="1002")
     assert expected != without, "the likes must change some suggestion for this test"
     body = {"contexts": contexts, "store_id": "1002"}
-    answer = client.post("/api/v1/suggestions", json=body, headers=headers).json
-    assert answer == {"data": expected, "preferences_applied": False, "likes_weighed": True}
+    assert client.post("/api/v1/suggestions", json=body, headers=headers).json == {"data": expected}
     unprofiled = {**headers, "Profiling": "false"}
     answer = client.post("/api/v1/suggestions", json=body, headers=unprofiled).json
-    assert answer == {"data": without, "preferences_applied": False, "likes_weighed": False}
+    assert answer == {"data": without}
 
 
 @pytest.mark.parametrize("params", [{}, {"store_id": "1001"}, {"store_id": "1002", "serves": "3"}])

@@ -159,28 +159,6 @@ def test_a_liked_recipe_wins_only_with_profiling_and_a_connected_user(client: Fl
     assert one(client, [product], session=session, headers=authless) == baseline
 
 
-def test_the_answer_says_whether_the_users_likes_weighed(client: FlaskClient, seed, user_id: str) -> None:
-    """`likes_weighed`: a recipe the user liked was among the candidates, so the choice may be theirs alone (a
-    caller keeping choices for an outage keeps it for them: docs/upstream.md)."""
-    product, session, _baseline, liked = liked_setup(client, seed)
-    user = {"Authorization": f"user_id {user_id}", **RETAILER}
-
-    def weighed(headers: dict[str, str], products: list[str]) -> bool:
-        response = client.post(
-            "/api/v1/suggestions",
-            json={"contexts": [context("0", products)]},
-            headers={"Session-Id": session, **headers},
-        )
-        return response.json["likes_weighed"]
-
-    assert weighed(user, [product]) is False  # nothing liked yet
-    assert client.put(f"/api/v1/likes/{liked}", headers=user).status_code == 204
-    assert weighed(user, [product]) is True
-    assert weighed({**user, "Profiling": "false"}, [product]) is False
-    unrelated = next(p for p in sorted(seed.products, key=int) if liked not in seed.recipes_needing(p))
-    assert weighed(user, [unrelated]) is False
-
-
 def test_the_liked_bonus_follows_the_supplier(client: FlaskClient, seed, user_id: str) -> None:
     product, session, baseline, liked = liked_setup(client, seed)
     user = {"Authorization": f"user_id {user_id}"}
