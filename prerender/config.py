@@ -70,8 +70,9 @@ class DefaultConfig:
     # Of those, requests no supplier vouches for (no supplier-token, or one the upstream does not know: the
     # specification only logs them) in progress per worker (prerender/web/admission.py): anyone may send them, so
     # beyond this share they are answered the same degraded way, and a flood of them leaves the places of the
-    # customers' servers free.
-    MAX_UNVOUCHED_REQUESTS_IN_PROGRESS = 8
+    # customers' servers free. Small: each admitted one may render 50 cards, and a flood's admitted renders alone
+    # took 2 CPUs at 8 (docs/performance.md, "Requests no supplier vouches for").
+    MAX_UNVOUCHED_REQUESTS_IN_PROGRESS = 2
     # Whether the front's arrival stamp (`X-Request-Start`, set by deploy/nginx/prerender.conf) counts: the time a
     # request waited before the worker read it is then taken from its budget, and one whose budget went by in the
     # queue is shed (prerender/web/queue_age.py). On only behind a front that sets the header and shares the clock.
