@@ -35,9 +35,13 @@ from prerender.schemas.headers import (
 from prerender.web.contract import Callers, RouteContract, request_contract
 from prerender.web.credentials import InvalidCredential, Shopper, get_signer
 from prerender.web.errors import CredentialProblem, SupplierUncheckedProblem
+from prerender.web.throttled_log import ThrottledWarning
 from prerender.web.upstream_budget import is_fragment_route
 
 log = logging.getLogger(__name__)
+# The supplier-token warnings' throttles (prerender/web/throttled_log.py), per app; one line per kind a while at most.
+TOKEN_WARNINGS_KEY = "prerender.token_warnings"
+TOKEN_WARNING_SECONDS = 10.0
 
 REQUEST_HEADERS = RequestHeaders()
 # Routes declared with `identity=False` (prerender/web/contract.py) take the same headers, identity optional.
@@ -150,11 +154,18 @@ def _request_headers(contract: RouteContract | None) -> Mapping[str, str]:
     return headers
 
 
+def _warn_once_a_while(kind: str, message: str, *args: object) -> None:
+    """A warning about the request's supplier-token, which anyone may cause at will: throttled per kind and app."""
+    throttles: dict[str, ThrottledWarning] = current_app.extensions.setdefault(TOKEN_WARNINGS_KEY, {})
+    throttle = throttles.get(kind) or throttles.setdefault(kind, ThrottledWarning(log, seconds=TOKEN_WARNING_SECONDS))
+    throttle.warn(message, *args)
+
+
 def _resolve_supplier(token: str | None) -> tuple[Supplier | None, bool]:
-    """The supplier of the token, or None (a missing or invalid token is logged, not an error); and whether
-    the lookup failed (the upstream did not answer it)."""
+    """The supplier of the token, or None (a missing or invalid token is logged, not an error: once a while, with
+    how many more there were); and whether the lookup failed (the upstream did not answer it)."""
     if not token:
-        log.warning("request without supplier-token on %s", clipped(request.path))
+        _warn_once_a_while("missing", "request without supplier-token on %s", clipped(request.path))
         return None, False
     try:
         supplier = get_upstream().suppliers.by_token(token, request_id=g.request_id)
@@ -164,7 +175,7 @@ def _resolve_supplier(token: str | None) -> tuple[Supplier | None, bool]:
         )
         return None, True
     if supplier is None:
-        log.warning("invalid supplier-token on %s", clipped(request.path))
+        _warn_once_a_while("invalid", "invalid supplier-token on %s", clipped(request.path))
     return supplier, False
 
 
