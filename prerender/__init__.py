@@ -93,8 +93,8 @@ def register_request_hooks(app: Flask) -> None:
     """The hooks every request goes through, in order: its id (plumbing/request_id.py), the request log (its timer
     starts before anything may refuse the request), the size limits, admission (overload shed at the door), its
     upstream time budget, the record of what it does without when the upstream fails (degraded answers), HTTP
-    caching, the security headers (the header guard is the versioned blueprints' own,
-    prerender/blueprints/__init__.py)."""
+    caching, the security headers (the header guard, and after it the admission of the fragment requests no
+    supplier vouches for, are the versioned blueprints' own: prerender/blueprints/__init__.py)."""
     register_request_id(app, pattern=REQUEST_ID_PATTERN)
     register_request_log(app)
     register_request_limits(app)

@@ -190,7 +190,7 @@ class UpstreamHttp:
         return the decoded JSON (None for an empty answer when allowed). An upstream 4xx is an answer, so it counts
         as the upstream being alive. `name` is the call's label in the metrics (paths carry ids)."""
         if deadline.shed():
-            raise RequestShed(f"{method} {path} not sent: the request was shed at the door")
+            raise RequestShed(f"{method} {path} not sent: the request was shed (prerender/web/admission.py)")
         guard = self.guards[resource]
         try:
             probe = guard.breaker.allow()

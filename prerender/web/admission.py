@@ -13,12 +13,13 @@ whole upstream budget before this worker read it, when the front says when it ar
 Routes outside the API versions (health, metrics, static files) are never shed: a load balancer's check must see
 the process alive. The count is per process: gevent's greenlets (or gthread's threads) of one worker share it.
 
-Requests no supplier vouches for (no supplier-token, or one the upstream does not know, which the specification
+Fragment requests no supplier vouches for (no supplier-token, or one the upstream does not know, which the specification
 only logs) have a smaller share of their own, MAX_UNVOUCHED_REQUESTS_IN_PROGRESS, counted once the header guard
 has resolved the supplier (`admit_unvouched`, the versioned blueprints' hook after the guard): anyone may send them,
 and a flood of them would otherwise take every place and the upstream's capacity from the customers' servers. Past
 it they are shed the same way, counted under their own reason (`unvouched`). A token that could not be checked
-(the upstream failed) is not held against its request.
+counts as none (a customer's has its last good copy for a day), and a browser's JSON routes answer their own
+refusals.
 """
 
 from __future__ import annotations
@@ -82,13 +83,15 @@ def admit() -> None:
 
 
 def admit_unvouched() -> None:
-    """The versioned blueprints' before_request, after the header guard: a request no supplier vouches for takes
-    one of its share's places, or is shed as `admit` sheds."""
+    """The versioned blueprints' before_request, after the header guard: a fragment request no supplier vouches for
+    takes one of its share's places, or is shed as `admit` sheds. A token whose lookup failed counts as none: a
+    customer's token has its last good copy for a day (prerender/gateway/suppliers.py), and made-up tokens that
+    slow the lookups must not be let through for it. A JSON route answers its own refusal (401, 403) to a caller
+    without a supplier, never a "busy, try again" 503."""
     contract = request_contract()
-    if contract is None or request.method == "OPTIONS" or was_shed():
+    if contract is None or request.method == "OPTIONS" or was_shed() or not is_fragment_route(contract):
         return
-    ctx = current_context()
-    if ctx.supplier is not None or ctx.supplier_lookup_failed:
+    if current_context().supplier is not None:
         return
     if current_app.extensions[UNVOUCHED_KEY].enter():
         g.unvouched_admitted = True
