@@ -49,6 +49,9 @@ export class DrawerElement extends HTMLElement {
   /** @type {Current | null} */ #current = null;
   /** @type {import("./basket-transfer.js").TransferPanel | null} */ #transfer = null;
   /** Whether the drawer shows (or loads) the basket preview rather than a recipe. */ #preview = false;
+  /** The details' basket writes in flight (`whileSlow`), and whether "One moment…" was said for them. */
+  #writes = 0;
+  #saidWorking = false;
 
   connectedCallback() {
     if (this.#panel) return;
@@ -128,15 +131,24 @@ export class DrawerElement extends HTMLElement {
 
   /**
    * `work` (a basket write of the details), with "One moment…" in the message line once it has taken
-   * WORKING_AFTER_MS, withdrawn when it settles unless another message replaced it: a slow service was seconds of
-   * silence behind a busy control. Settles as `work` does, after the withdrawal (the caller's own message follows).
+   * WORKING_AFTER_MS, said once however many writes are slow (two rows may write at once), and withdrawn when the
+   * last of them settles unless another message replaced it: a slow service was seconds of silence behind a busy
+   * control. Settles as `work` does, after the withdrawal (the caller's own message follows).
    * @template T @param {Promise<T>} work @returns {Promise<T>}
    */
   whileSlow(work) {
     const text = services.notices.t("drawer.working");
-    const timer = setTimeout(() => this.#message.show("info", text, { lasting: true }), WORKING_AFTER_MS);
+    this.#writes += 1;
+    const timer = setTimeout(() => {
+      if (this.#saidWorking) return;
+      this.#saidWorking = true;
+      this.#message.show("info", text, { lasting: true });
+    }, WORKING_AFTER_MS);
     const done = () => {
       clearTimeout(timer);
+      this.#writes -= 1;
+      if (this.#writes > 0) return;
+      this.#saidWorking = false;
       this.#message.withdraw(text);
     };
     work.then(done, done);
