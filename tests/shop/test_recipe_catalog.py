@@ -231,7 +231,7 @@ def test_the_category_page_forwards_its_parameters(shop_client: FlaskClient):
 def test_the_search_page_forwards_the_search(shop_client: FlaskClient):
     soup = soup_of(shop_client.get("/idees/recherche?search=tarte"))
     # The page's title names the search, as its heading does.
-    assert soup.title.get_text() == "Rechercher une recette : tarte – Demo Market"
+    assert soup.title.get_text() == "Rechercher une recette : tarte \u2013 Demo Market"
     root = catalog_of(soup)
     assert root["page"] == "list" and params_of(root)["search"] == "tarte"
     assert "tarte" in root.select_one("h2.svc-catalog-list__title").get_text()

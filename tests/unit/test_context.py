@@ -134,6 +134,12 @@ def test_preflight_skips_the_guard(client):
         ("http://evil.com.localhost.evil.com", False),
         ("http://-bad.localhost", False),
         ("http://.localhost", False),
+        ("http://evil.com#.localhost", False),
+        ("http://shop.localhost.", False),
+        ("http://a.localhost.evil.com:3000", False),
+        ("http://SHOP.LOCALHOST", False),  # browsers write an origin's host in lower case
+        ("http://evil.com/.localhost", False),
+        ("http://user@shop.localhost", False),
         ("https://evil.com", False),
         ("http://127.0.0.2", False),
         # A port is 1 to 65535 (RFC 6335), as a browser writes it.
