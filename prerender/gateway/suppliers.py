@@ -3,10 +3,13 @@ is, cached (unknown included), and served stale while the upstream fails."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from typing import Any
 
+from prerender.gateway import deadline
 from prerender.gateway.calls import API, service_headers
-from prerender.gateway.errors import UpstreamError, UpstreamStatusError
+from prerender.gateway.errors import Refused, UpstreamError, UpstreamStatusError
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
 from prerender.gateway.models import Supplier, parse_supplier
@@ -14,6 +17,45 @@ from prerender.gateway.read_cache import ReadCache, cache_key
 
 # The upstream's detail when a service call names a supplier it does not know (docs/upstream.md).
 UNKNOWN_SUPPLIER_ID = "Unknown Supplier-Id"
+# Lookups of tokens never seen valid (no last good copy) in flight per worker: anyone may send a fresh made-up
+# token with each request, and each would be a call to the upstream. A customer's token, once known, has its copy
+# for a day; a burst of its first requests waits for one lookup (`FirstLookups`).
+FIRST_LOOKUPS = 4
+# How long a request waits for another's lookup of the same token, at most (within its own budget).
+FIRST_LOOKUP_WAIT_SECONDS = 2.0
+
+
+class FirstLookups:
+    """The lookups of tokens never seen valid: one at a time per token (the others wait for its answer), at most
+    `limit` tokens at once; beyond, refused unsent (the request goes on without a supplier)."""
+
+    def __init__(self, *, limit: int) -> None:
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._in_flight: dict[str, threading.Event] = {}
+
+    def run(self, key: str, lookup: Callable[[], Supplier | None], answer: Callable[[], Any]) -> Supplier | None:
+        """`lookup()` for `key`, or, while another request looks it up, its answer (`answer()`: the cached value)."""
+        with self._lock:
+            waiting = self._in_flight.get(key)
+            if waiting is None:
+                if len(self._in_flight) >= self.limit:
+                    raise Refused(Resource.SUPPLIERS.value)
+                mine = self._in_flight[key] = threading.Event()
+        if waiting is not None:
+            left = deadline.remaining()
+            waiting.wait(FIRST_LOOKUP_WAIT_SECONDS if left is None else max(0.0, min(left, FIRST_LOOKUP_WAIT_SECONDS)))
+            cached = answer()
+            if cached is None:
+                raise Refused(Resource.SUPPLIERS.value)
+            known: Supplier | None = cached[0]
+            return known
+        try:
+            return lookup()
+        finally:
+            with self._lock:
+                del self._in_flight[key]
+            mine.set()
 
 
 class SupplierGateway:
@@ -25,14 +67,25 @@ class SupplierGateway:
         self.ttl = ttl
         # How long the last good answer is kept to serve while the upstream fails (stale-if-error).
         self.stale_ttl = stale_ttl
+        self.first_lookups = FirstLookups(limit=FIRST_LOOKUPS)
 
     def by_token(self, token: str, *, request_id: str) -> Supplier | None:
-        """The supplier of a token, None when the upstream does not know it (cached, None included)."""
-        return self._lookup(
-            cache_key("supplier", token),
-            {"Supplier-Token": token, "X-Request-Id": request_id},
-            unknown=lambda error: error.status == 401,
-        )
+        """The supplier of a token, None when the upstream does not know it (cached, None included). A token never
+        seen valid (no last good copy) is looked up through `first_lookups`: anyone may make one up."""
+        key = cache_key("supplier", token)
+        cached = self.cache.near_get(key)
+        if cached is not None:
+            known: Supplier | None = cached[0]
+            return known
+
+        def lookup() -> Supplier | None:
+            return self._lookup(
+                key, {"Supplier-Token": token, "X-Request-Id": request_id}, unknown=lambda error: error.status == 401
+            )
+
+        if self.cache.get("stale:" + key) is not None:
+            return lookup()
+        return self.first_lookups.run(key, lookup, answer=lambda: self.cache.near_get(key))
 
     def by_id(self, supplier_id: str, *, service_key: str, request_id: str) -> Supplier | None:
         """The supplier a credential names, None when the upstream no longer knows it (cached, None included).

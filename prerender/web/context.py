@@ -23,7 +23,7 @@ from werkzeug.exceptions import Forbidden
 
 from plumbing.log_text import clipped
 from plumbing.problems import ValidationProblem
-from prerender.gateway import CallerIdentity, Supplier, UpstreamError, fallbacks, get_upstream
+from prerender.gateway import CallerIdentity, Refused, Supplier, UpstreamError, fallbacks, get_upstream
 from prerender.schemas.headers import (
     BEARER_PATTERN,
     BEARER_SCHEME,
@@ -169,6 +169,9 @@ def _resolve_supplier(token: str | None) -> tuple[Supplier | None, bool]:
         return None, False
     try:
         supplier = get_upstream().suppliers.by_token(token, request_id=g.request_id)
+    except Refused as error:  # not sent (a breaker, a bulkhead, too many tokens never seen valid): anyone may cause it
+        _warn_once_a_while("refused", "supplier lookup not sent, rendering without supplier features: %s", error)
+        return None, True
     except UpstreamError as error:
         log.log(
             fallbacks.failure_level(error), "supplier lookup failed, rendering without supplier features: %s", error

@@ -393,6 +393,26 @@ def test_callers_no_supplier_vouches_for_cannot_take_the_customers_places(app_co
         assert anyone.get_data() == b""
 
 
+def test_made_up_tokens_are_looked_up_few_at_a_time_and_a_customers_always(app_config, monkeypatch):
+    """Anyone may send a fresh made-up supplier-token with each request: the lookups of tokens never seen valid are
+    few at once per worker (prerender/gateway/suppliers.py, `FirstLookups`), past which the request goes on without
+    a supplier, its token unsent. A customer's token, known once, keeps its last good copy and is always looked up."""
+    app = create_app(app_config)
+    calls = record_upstream_calls(app, monkeypatch)
+    client = app.test_client()
+    assert card_of(get_card(client, recipe_id="1", store_id="1001"))["recipe-id"] == "1"  # the customer's token known
+    suppliers = app.extensions["prerender.upstream"].suppliers
+    suppliers.first_lookups.limit = 0  # every place taken by a flood of made-up tokens
+    suppliers.cache.delete(cache_key("supplier", RETAILER))  # its fresh entry gone: only its last good copy left
+    calls.clear()
+
+    made_up = get_card(client, hdrs=headers(token=f"made-up-{uuid.uuid4().hex}"), recipe_id="1", store_id="1001")
+    assert made_up.status_code == 200 and not [call for call in calls if call[1].endswith("/suppliers/me")]
+    customer = get_card(client, recipe_id="1", store_id="1001")
+    assert card_of(customer).find(class_="svc-recipe-card-cta") is not None  # its supplier's features
+    assert [call for call in calls if call[1].endswith("/suppliers/me")], "the customer's token was looked up"
+
+
 def ctx_identity(app):
     """The upstream identity of the default test headers (the recipe cache key depends on its supplier)."""
     with app.test_request_context("/v1/recipe-card", headers=headers()):
