@@ -78,14 +78,14 @@ class SupplierGateway:
             known: Supplier | None = cached[0]
             return known
 
-        def lookup() -> Supplier | None:
-            return self._lookup(
+        def fetch() -> Supplier | None:
+            return self._fetch(
                 key, {"Supplier-Token": token, "X-Request-Id": request_id}, unknown=lambda error: error.status == 401
             )
 
         if self.cache.get("stale:" + key) is not None:
-            return lookup()
-        return self.first_lookups.run(key, lookup, answer=lambda: self.cache.near_get(key))
+            return fetch()
+        return self.first_lookups.run(key, fetch, answer=lambda: self.cache.near_get(key))
 
     def by_id(self, supplier_id: str, *, service_key: str, request_id: str) -> Supplier | None:
         """The supplier a credential names, None when the upstream no longer knows it (cached, None included).
@@ -108,6 +108,12 @@ class SupplierGateway:
         if cached is not None:
             known: Supplier | None = cached[0]
             return known
+        return self._fetch(key, headers, unknown=unknown)
+
+    def _fetch(
+        self, key: str, headers: dict[str, str], *, unknown: Callable[[UpstreamStatusError], bool]
+    ) -> Supplier | None:
+        """`_lookup`'s call, for a key not in the cache: the answer cached, or the last good one while it fails."""
         try:
             payload = self.http.request(
                 "GET",
