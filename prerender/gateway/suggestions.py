@@ -65,10 +65,10 @@ class SuggestionGateway:
         # The last good choice for the same products and filters, whatever the session: served while the
         # upstream fails (a card from another session's draw beats an empty slot). Kept for a known supplier only:
         # without one, anyone could keep a key a day with each made-up product id. Where the shopper's own data may
-        # shape the choice (their preferences applied, a user's likes weighed with profiling on: docs/upstream.md),
-        # it is kept for that shopper, and they are served their own only: another shopper's could ignore their diet
-        # (set a moment ago, maybe on another worker) and hint at the other's likes. As the catalog's pages are.
-        personal = apply_preferences or (identity.profiling and (identity.authorization or "").startswith("user_id "))
+        # shape the choice (their preferences applied; with profiling on, a user's likes: docs/upstream.md), it is
+        # kept for that shopper, and they are served their own only: another shopper's could ignore their diet (set a
+        # moment ago, maybe on another worker) and hint at the other's likes. As the catalog's pages are.
+        personal = apply_preferences or identity.profiling
         stale_keys = {
             c.key: cache_key(
                 "stale-suggestion",
