@@ -46,9 +46,7 @@ def start_upstream_budget() -> None:
 def withdraw_upstream_budget() -> None:
     """A request shed after its budget started (admission's lane for requests no supplier vouches for, which is
     known once the header guard has run): its calls from now on are not sent."""
-    token = g.pop("upstream_budget", None)
-    if token is not None:
-        deadline.stop(token)
+    end_upstream_budget()
     g.upstream_budget = deadline.start(None, shed=True)
 
 
