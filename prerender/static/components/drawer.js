@@ -5,7 +5,7 @@
 // `svc-scroll-lock` on <html>, or the page's own scroll element). Closing it emits `recipes.hidden`. The
 // details come from GET {api}/{v}/recipe-details as HTML, the preview from GET {api}/v2/catalog/my-space/
 // basket-preview?embed=true (its <svc-catalog> root wired by components/catalog.js).
-import { sdk, services, icon, h, inertFragment, localProblem, logFailure, tabbables, trapTab } from "./ui.js";
+import { sdk, services, icon, h, inertFragment, localProblem, logFailure, tabbables, trapTab, WORKING_AFTER_MS } from "./ui.js";
 import { RecipeDetails } from "./recipe-details.js";
 import { DrawerMessage } from "./drawer/message.js";
 
@@ -14,8 +14,6 @@ const tagName = `${sdk.prefix}-drawer`;
 // drawer when the page has not linked them itself (a page of cards only links the recipe card's).
 const PREVIEW_SHEETS = ["catalog", "my-space", "basket-preview"];
 const SHEET_WAIT_MS = 3000;
-/** How long a write of the details may take before the drawer says "One moment…" (as the planner page does). */
-const WORKING_AFTER_MS = 1500;
 /**
  * @typedef {object} OpenOptions
  * @property {string} recipeId

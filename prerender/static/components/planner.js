@@ -22,7 +22,7 @@
 //   once, then `planner.add`, `planner.remove`, `planner.swap`, `planner.finalize`;
 // - the try-again state (`retry`: the upstream failed while the server rendered the page), in
 //   components/planner-retry.js: the page asked again a few times, then on the button.
-import { sdk, services, isStoppedByHook, isOutcomeUnknown, inertFragment, formatText, revealFocusInRows, atBound } from "./ui.js";
+import { sdk, services, isStoppedByHook, isOutcomeUnknown, inertFragment, formatText, revealFocusInRows, atBound, WORKING_AFTER_MS } from "./ui.js";
 import { findOnboarding, ONBOARDED_KEY } from "./planner-onboarding.js";
 import { PlannerPanel } from "./planner-panel.js";
 import { PlannerRetry } from "./planner-retry.js";
@@ -34,8 +34,6 @@ const GUESTS_MIN = 1;
 const GUESTS_MAX = 50;
 const VIEWS = ["recipe", "menu"];
 const MESSAGE_MS = 8000;
-/** How long a shopper's action goes unanswered before the page's status says "One moment…". */
-const WORKING_AFTER_MS = 1500;
 
 /** Whether localStorage can be written (the SDK's storage would fall back to memory, silently). */
 function localStorageUsable() {

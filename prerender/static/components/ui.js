@@ -7,6 +7,8 @@ import { sdk, services, formatText, isolated, isOutcomeUnknown, localProblem, lo
 export { sdk, services, formatText, isolated, isOutcomeUnknown, localProblem, logFailure, translator, validGuestCount, isStoppedByHook };
 
 const SVG_NS = "http://www.w3.org/2000/svg";
+/** How long a shopper's action goes unanswered before the component says "One moment…" (planner, drawer). */
+export const WORKING_AFTER_MS = 1500;
 
 const FOCUSABLE = [
   "a[href]", "button", "input:not([type=hidden])", "select", "textarea", "[tabindex]", "summary",
