@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, request
 
-from prerender.gateway import get_upstream
 from prerender.schemas.responses import AuthlessTokenSchema
 from prerender.web.context import current_context
 from prerender.web.contract import UPSTREAM_FAILURES, declare, json_answer, problem
 from prerender.web.credentials import new_authless_id
-from prerender.web.errors import SupplierTokenProblem
+from prerender.web.errors import SupplierTokenProblem, SupplierUncheckedProblem
 
 bp = Blueprint("authless", __name__)
 
@@ -32,10 +31,12 @@ def generate_authless_token() -> Response:
     token = (request.headers.get("supplier-token") or "").strip()
     if not token:
         raise SupplierTokenProblem("Send your supplier-token: authless identities are issued to suppliers only.")
-    if (
-        current_context().supplier is None
-        and get_upstream().suppliers.by_token(token, request_id=current_context().request_id) is None
-    ):
+    context = current_context()
+    if context.supplier is None:
+        # The header guard looked the token up (prerender/web/context.py); a lookup the recipe service did not
+        # answer is its failure, said with a Retry-After, not the caller's unknown token.
+        if context.supplier_lookup_failed:
+            raise SupplierUncheckedProblem()
         raise SupplierTokenProblem("Unknown supplier-token.")
     response = jsonify(authless_id=new_authless_id())
     response.cache_control.no_store = True  # one visitor's identity: never kept by any cache

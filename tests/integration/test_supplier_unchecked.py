@@ -20,6 +20,8 @@ ROUTES = [
     ("GET", "/v1/preferences", None),
     ("DELETE", "/v1/preferences", None),
     ("POST", "/v1/baskets/handle-payment", {"store_id": "1001", "totalPrice": 1, "products": []}),
+    ("GET", "/v1/generate-authless-token", None),
+    ("POST", "/v1/generate-authless-token", None),
 ]
 
 
