@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
 from typing import Any
 
 from flask import current_app, render_template
@@ -142,7 +142,7 @@ class BudgetView:
     # The field's value, written as the page's language writes the amount beside it ("40,00" in French); "" for
     # no budget (components/planner.js reads either decimal separator back).
     input_text: str
-    # The total's share of the budget, for `--svc-budget-ratio` (None: no gauge).
+    # The total's share of the budget (None: no gauge).
     ratio: Decimal | None
     # By how much the total goes over the budget, in words beside the gauge's colour (None: within it).
     over_text: str | None = None
@@ -150,6 +150,15 @@ class BudgetView:
     @property
     def gauge(self) -> bool:
         return self.ratio is not None
+
+    @property
+    def percent(self) -> int:
+        """The gauge's fill in whole percent from 0 to 100, rounded down (full only at the budget or over it), for
+        `data-budget-percent`: static/css/planner.css has a rule per value, so the fill needs no inline `style`,
+        which a page's strict `style-src` would block."""
+        if self.ratio is None:
+            return 0
+        return int(min(self.ratio, Decimal(1)).scaleb(2).to_integral_value(rounding=ROUND_DOWN))
 
     @property
     def over(self) -> bool:

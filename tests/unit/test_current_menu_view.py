@@ -8,12 +8,14 @@ import json
 import re
 from dataclasses import replace
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
 from bs4 import BeautifulSoup, Tag
 from flask import Flask
 
+import prerender
 from prerender.gateway import Routing, Supplier
 from prerender.rendering.current_menu import (
     EMPTY_PANEL,
@@ -108,21 +110,27 @@ def test_the_budget_field_writes_the_amount_as_the_language_does(
 
 
 @pytest.mark.parametrize(
-    ("total", "budget", "ratio", "over"),
+    ("total", "budget", "ratio", "percent", "over"),
     [
-        (30, 60, "0.500", False),
-        (60, 60, "1.000", False),
-        (75, 60, "1.250", True),
-        (60.01, 60, "1.000", True),  # over by a cent, though the ratio rounds to 1.000
-        (10, 30, "0.333", False),
-        (None, 50, "0.000", False),  # a menu without selected products
-        (0, 50, "0.000", False),
+        (30, 60, "0.500", 50, False),
+        (60, 60, "1.000", 100, False),
+        (75, 60, "1.250", 100, True),
+        (60.01, 60, "1.000", 100, True),  # over by a cent, though the ratio rounds to 1.000
+        (59.99, 60, "1.000", 100, False),  # the ratio rounds up to the budget: full, not over
+        (59.5, 60, "0.992", 99, False),  # rounded down: the gauge is full at the budget only
+        (10, 30, "0.333", 33, False),
+        (0.01, 50, "0.000", 0, False),
+        (None, 50, "0.000", 0, False),  # a menu without selected products
+        (0, 50, "0.000", 0, False),
     ],
 )
-def test_the_gauge_is_the_total_against_the_budget(total: float | None, budget: float, ratio: str, over: bool) -> None:
+def test_the_gauge_is_the_total_against_the_budget(
+    total: float | None, budget: float, ratio: str, percent: int, over: bool
+) -> None:
     view = budget_view({"store_id": "1001", "budget": budget, "total": total}, FR)
     assert view is not None and view.gauge
-    assert view.ratio == Decimal(ratio) and str(view.ratio) == ratio  # the style's --svc-budget-ratio
+    assert view.ratio == Decimal(ratio) and str(view.ratio) == ratio
+    assert view.percent == percent  # the gauge's data-budget-percent
     assert view.over is over
     # The overrun in words (beside the gauge's colour), None within the budget.
     by = Decimal(str(total or 0)) - Decimal(str(budget))
@@ -335,11 +343,24 @@ def test_upstream_text_is_escaped(app: Flask) -> None:
     assert one(soup, ".svc-planner__menu-item-title").get_text() == hostile
 
 
-def test_the_gauges_style_and_over_budget_class(app: Flask) -> None:
+def test_every_percent_of_the_gauge_has_its_fill_in_the_planners_sheet() -> None:
+    # The fill follows data-budget-percent through one rule per value (no inline style): none may be missing.
+    sheet = (Path(prerender.__file__).parent / "static" / "css" / "planner.css").read_text(encoding="utf-8")
+    rules = re.findall(
+        r'\.svc-planner__budget\[data-budget-percent="(\d+)"\] \{ --svc-budget-ratio: ([\d.]+); \}', sheet
+    )
+    assert {int(percent): Decimal(ratio) for percent, ratio in rules} == {
+        percent: Decimal(percent) / 100 for percent in range(101)
+    }
+    assert len(rules) == 101
+
+
+def test_the_gauges_fill_and_over_budget_class(app: Flask) -> None:
     over = budget_view({"store_id": "1001", "budget": 40, "total": 50}, FR)
     budget = rendered(app, page(2, budget=over)).select_one(".svc-planner__budget")
     assert isinstance(budget, Tag)
-    assert budget["style"] == "--svc-budget-ratio: 1.250" and "svc-planner__budget--over" in budget["class"]
+    assert budget["data-budget-percent"] == "100" and "svc-planner__budget--over" in budget["class"]
+    assert not budget.has_attr("style")  # a host page's strict style-src would block it
     assert budget.select_one("[data-role=budget-gauge]") is not None
     under = budget_view({"store_id": "1001", "budget": 0, "total": 50}, FR)
     budget = rendered(app, page(2, budget=under)).select_one(".svc-planner__budget")
