@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from playwright.sync_api import Browser, Page
+import re
+
+from playwright.sync_api import Browser, Page, expect
 
 from examples.shop.visitor import STORE_COOKIE
 
@@ -40,3 +42,28 @@ def test_two_fragments_load_the_sdk_module_once(page: Page, shop_url: str):
     assert len(sdk_requests) == 1
     assert page.evaluate("Object.keys(window).filter(k => k === 'svc').length") == 1
     assert page.evaluate("customElements.get('svc-recipe-card') !== undefined")
+
+
+def test_a_phone_reaches_the_planners_menu_and_back_without_javascript(browser: Browser, shop_url: str):
+    # The quick menu's "see my menu" and the menu's back link submit the page's views form: the shop's page
+    # comes back in the other view (with scripts, components/planner.js switches it in place).
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 375, "height": 800})
+    try:
+        context.add_cookies([{"name": STORE_COOKIE, "value": "1001", "url": shop_url}])
+        page = context.new_page()
+        page.goto(f"{shop_url}/planner/current-menu")
+        planner = page.locator("svc-planner")
+        expect(planner).to_have_class(re.compile("svc-planner--view-recipe"))
+        expect(planner.locator(".svc-planner__menu")).to_be_hidden()
+        planner.locator(".svc-quick-menu__see-menu").click()
+        expect(page).to_have_url(re.compile(r"[?&]view=menu\b"))
+        expect(planner).to_have_class(re.compile("svc-planner--view-menu"))
+        expect(planner.locator(".svc-planner__menu")).to_be_visible()
+        expect(planner.locator(".svc-planner__suggestions")).to_be_hidden()
+        assert "store_id=1001" in page.url
+        planner.locator(".svc-planner__back").click()
+        expect(page).to_have_url(re.compile(r"[?&]view=recipe\b"))
+        expect(planner.locator(".svc-planner__suggestions")).to_be_visible()
+        expect(planner.locator(".svc-planner__menu")).to_be_hidden()
+    finally:
+        context.close()

@@ -185,8 +185,6 @@ export class PlannerElement extends HTMLElement {
       case "swap": this.#run(() => this.#swap(recipeId, row?.dataset.recipeType ?? "")); break;
       case "guests-decrease": this.#run(() => this.#setGuests(-1)); break;
       case "guests-increase": this.#run(() => this.#setGuests(+1)); break;
-      case "see-menu": this.#setView("menu", { focus: true }); break;
-      case "see-recipes": this.#setView("recipe", { focus: true }); break;
       case "add-recipe":
         this.#setView("recipe");
         /** @type {HTMLInputElement | null} */ (this.querySelector(".svc-planner__search-input"))?.focus();
@@ -238,6 +236,11 @@ export class PlannerElement extends HTMLElement {
         await this.#refresh();
         this.#status(this.#text("BUDGET_SAVED"));
       });
+    } else if (form.dataset.role === "views-form") {
+      // The phone's views (templates/planner/current_menu.html): in place, the URL following without a reload.
+      event.preventDefault();
+      const submitter = /** @type {HTMLButtonElement | null} */ (event.submitter);
+      this.#setView(submitter?.value === "menu" ? "menu" : "recipe", { focus: true });
     } else if (form.dataset.role === "catalog-form") {
       event.preventDefault();
       const submitter = /** @type {HTMLElement | null} */ (event.submitter);
