@@ -154,6 +154,16 @@ def test_the_buttons_that_open_the_drawer_say_so(app):
         assert button["data-action"] == "open-details" and button["aria-haspopup"] == "dialog"
 
 
+def test_the_cards_heading_is_named_by_the_recipes_title_alone(app):
+    """A screen reader's list of headings reads the recipes, not "See the recipe" before each (the button keeps its
+    dialog popup, which says it opens the drawer)."""
+    heading = host(render(app)).find(class_="svc-recipe-card__title")
+    assert heading.name == "h3"
+    button = heading.find("button")
+    assert not button.has_attr("aria-label") and not button.has_attr("aria-labelledby")
+    assert heading.get_text(strip=True) == button.get_text(strip=True) == "Ratatouille provençale"
+
+
 def test_serves_overrides_guests(app):
     card = host(render(app, serves=6))
     assert card["guests"] == "6"
