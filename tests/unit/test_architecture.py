@@ -7,12 +7,14 @@ an import a layer may not make fails with the module and the line.
 from __future__ import annotations
 
 import ast
+import re
 import typing
 from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
+from prerender.blueprints import UNVERSIONED_BLUEPRINTS, VERSIONED_BLUEPRINTS
 from prerender.gateway.upstream import Upstream
 
 PACKAGE = Path(__file__).resolve().parents[2] / "prerender"
@@ -77,6 +79,36 @@ def test_each_layer_imports_only_the_layers_below_it(path: Path) -> None:
 
 def test_every_subpackage_has_its_layer() -> None:
     assert {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()} == SUBPACKAGES
+
+
+BLUEPRINT_MODULES = sorted(path for path in (PACKAGE / "blueprints").glob("*.py") if path.name != "__init__.py")
+
+
+@pytest.mark.parametrize("path", BLUEPRINT_MODULES, ids=[path.name for path in BLUEPRINT_MODULES])
+def test_a_blueprint_imports_no_other_blueprint(path: Path) -> None:
+    """Each blueprint is one area of routes (docs/architecture.md): what two share lives in a layer below them, and
+    only `blueprints/__init__.py`, the registry, imports them all."""
+    others = [
+        f"line {line}: {name}"
+        for line, name in imported_modules(path)
+        if layer_of(name) == "blueprints" and name not in (module_name(path), "prerender.blueprints")
+    ]
+    assert not others, "move what the blueprints share into web/ or rendering/"
+
+
+def test_every_blueprint_is_registered_and_in_the_tables_of_the_docs() -> None:
+    """A newcomer finds the module of any URL in one step (docs/architecture.md, "Where a URL is served"; README,
+    "Where things are"): a new blueprint is registered, and named in both, or this fails."""
+    modules = {path.stem for path in BLUEPRINT_MODULES}
+    blueprints = [bp for bp, _ in VERSIONED_BLUEPRINTS] + list(UNVERSIONED_BLUEPRINTS)
+    assert {bp.import_name.rpartition(".")[2] for bp in blueprints} == modules
+    architecture = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = architecture.split("\n## Where a URL is served\n", 1)[1].split("\n## ", 1)[0]
+    assert set(re.findall(r"`prerender/blueprints/(\w+)\.py`", table)) - {"__init__"} == modules
+    readme = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
+    row = next(line for line in readme.splitlines() if line.startswith("| a route |"))
+    listed = row.split("(", 1)[1].split(")", 1)[0]
+    assert set(listed.split(", ")) == modules
 
 
 def test_the_rules_see_imports() -> None:
