@@ -39,6 +39,26 @@ def test_languages_have_the_same_keys():
     assert catalog.keys("fr") == catalog.keys("en")
 
 
+# A text key written whole in a template or a module ("PLANNER_PAGE.TITLE"; a prefix completed at run time, such as
+# 'PLANNER_PAGE.TYPE_' ~ type, ends with "_" and is left out).
+LITERAL_KEY = re.compile(r"""['"]([A-Z][A-Z0-9_]*\.[A-Z0-9_]*[A-Z0-9])['"]""")
+
+
+def test_every_key_the_templates_and_modules_name_is_a_text():
+    """A misspelled key renders as itself with a warning (prerender/rendering/i18n.py): caught here instead."""
+    root = Path(__file__).resolve().parents[2] / "prerender"
+    sources = [*root.glob("templates/**/*.html"), *root.glob("*/*.py")]
+    named = {
+        (match[1], str(path.relative_to(root)))
+        for path in sources
+        if path.name != "i18n.py"  # its docstrings' examples
+        for match in LITERAL_KEY.finditer(path.read_text(encoding="utf-8"))
+    }
+    assert len(named) > 150  # the scan reads them
+    keys = TextCatalog(overrides_dir=None).keys("fr")
+    assert sorted((key, where) for key, where in named if key not in keys) == []
+
+
 def test_french_punctuation_keeps_its_no_break_space():
     """French writes a space before `:`, `?`, `!`, `;` and inside « »: a no-break one, or a line could start with the
     sign (docs/decisions.md). The server's texts and the SDK's copy of them."""
