@@ -36,6 +36,7 @@ from prerender.web.degraded import DEGRADED_HEADER, SHED, was_shed
 from prerender.web.http_caching import NO_STORE, set_policy
 from prerender.web.queue_age import queued_seconds
 from prerender.web.upstream_budget import budget_left, is_fragment_route, withdraw_upstream_budget
+from prerender.web.versions import API_VERSIONS
 
 EXTENSION_KEY = "prerender.admission"
 UNVOUCHED_KEY = "prerender.admission.unvouched"
@@ -68,7 +69,7 @@ class Admission:
 def admit() -> None:
     """before_request: let the request in, or shed it (a JSON route's 503 here; a fragment's degraded answer)."""
     contract = request_contract()
-    if contract is None or request.method == "OPTIONS":
+    if contract is None or request.method == "OPTIONS" or not is_versioned_request():
         return
     admission: Admission = current_app.extensions[EXTENSION_KEY]
     # A request whose whole budget went by while it waited for this worker is shed like one over the limit: its
@@ -80,6 +81,12 @@ def admit() -> None:
     # Its own reason in the metric: many of them at once, with a queue that short, is a front's clock ahead of ours.
     DEGRADED_ANSWERS.labels(request.endpoint or "unmatched", QUEUED if waited_its_budget else SHED).inc()
     shed(contract)
+
+
+def is_versioned_request() -> bool:
+    """Whether the request is one of the API versions' routes: the others (health, metrics, the OpenAPI document,
+    static files) are never shed, whatever their declaration says of their callers."""
+    return bool(request.blueprints) and request.blueprints[-1] in API_VERSIONS
 
 
 def admit_unvouched() -> None:

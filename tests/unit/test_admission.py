@@ -12,6 +12,7 @@ from flask.testing import FlaskClient
 from prometheus_client import REGISTRY
 
 from prerender import create_app
+from prerender.metrics import DEGRADED_ANSWERS
 from prerender.web.admission import EXTENSION_KEY, UNVOUCHED_KEY, Admission
 from tests.conftest import HEADERS
 
@@ -91,10 +92,25 @@ def test_a_json_route_past_the_limit_is_503_with_retry_after(full: Flask, shoppe
     assert response.mimetype == "application/problem+json"
 
 
-def test_health_is_never_shed(full: Flask) -> None:
-    client = full.test_client()
-    assert client.get("/healthz").status_code == 200
-    assert client.get("/readyz").status_code == 200
+@pytest.mark.parametrize("path", ["/healthz", "/readyz", "/metrics", "/openapi.json"])
+def test_routes_outside_the_versions_are_never_shed(full: Flask, path: str) -> None:
+    # Whole, not merely 200: a probe's answer is not a degraded one, nor counted as shed (the rate to alert on).
+    before = degraded_count(full, path)
+    response = full.test_client().get(path)
+    assert response.status_code == 200
+    assert "X-Degraded" not in response.headers and "no-store" not in response.headers.get("Cache-Control", "")
+    assert degraded_count(full, path) == before
+
+
+def degraded_count(app: Flask, path: str) -> float:
+    """The degraded answers counted for the route of `path`, any reason."""
+    endpoint = app.url_map.bind("localhost").match(path)[0]
+    return sum(
+        sample.value
+        for metric in DEGRADED_ANSWERS.collect()
+        for sample in metric.samples
+        if sample.name.endswith("_total") and sample.labels.get("endpoint") == endpoint
+    )
 
 
 def test_requests_in_progress_are_counted_and_released(app: Flask, client: FlaskClient) -> None:
