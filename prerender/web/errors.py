@@ -5,8 +5,9 @@ unknown store."""
 from __future__ import annotations
 
 import logging
+import math
 
-from flask import Flask, Response, request
+from flask import Flask, Response, current_app, request
 
 from plumbing.problems import INVALID_PARAMETERS, Problem, field_error, problem_response, register_problem_handlers
 from prerender.gateway import (
@@ -116,7 +117,10 @@ def handle_upstream_error(error: UpstreamError) -> Response:
         )
     log.error("upstream failure: %s", error)
     if isinstance(error, UpstreamUnavailable):
-        return problem_response(503, "The recipe service is unreachable.")
+        # Try again once its breaker would let a call through again (gateway/breaker.py); a write's outcome is
+        # unknown, as after a 504 (docs/browser-api.md: the SDK sends it again with its key).
+        retry = math.ceil(float(current_app.config["UPSTREAM_BREAKER_COOLDOWN"]))
+        return problem_response(503, "The recipe service is unreachable.", headers={"Retry-After": str(retry)})
     if isinstance(error, UpstreamTimeout):
         return problem_response(504, "The recipe service did not answer in time.")
     return problem_response(502, "The recipe service failed.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import time
 
 import pytest
@@ -164,6 +165,8 @@ def test_upstream_down_is_a_503_problem(app_config):
     response = app.test_client().get("/v1/recipe-details?recipe_id=5", headers=headers(token=None))
     assert response.status_code == 503 and response.mimetype == "application/problem+json"
     assert "unreachable" in response.get_json()["detail"]
+    # When to try again: once the breakers would let a call through (docs/browser-api.md).
+    assert response.headers["Retry-After"] == str(math.ceil(app.config["UPSTREAM_BREAKER_COOLDOWN"]))
 
 
 def test_a_hung_recipe_service_gives_the_last_good_drawer_and_without_one_a_504(app_config, proxy):
