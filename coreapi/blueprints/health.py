@@ -4,7 +4,7 @@ from flask import Blueprint
 
 from coreapi.extensions import db
 from coreapi.services.health import database_answers
-from plumbing.problems import ServiceUnavailable
+from plumbing.problems import Problem
 
 bp = Blueprint("health", __name__)
 
@@ -13,5 +13,6 @@ bp = Blueprint("health", __name__)
 def healthz() -> dict[str, str]:
     """``{"status": "ok"}`` when the database answers."""
     if not database_answers(db.session()):
-        raise ServiceUnavailable("The database does not answer.")
+        # As every request of coreapi answers while its database fails (docs/operations.md, "Health checks").
+        raise Problem(503, "The database does not answer.", headers={"Retry-After": "1"})
     return {"status": "ok"}

@@ -43,6 +43,8 @@ P = ParamSpec("P")
 E = TypeVar("E", bound=Exception)
 T = TypeVar("T")
 log = logging.getLogger(__name__)
+# The database's failures of any request, read or write (the handlers below are the app's, not this blueprint's).
+DATABASE_LOG = logging.getLogger("coreapi.database")
 
 IDEMPOTENCY_KEY_HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
@@ -119,7 +121,7 @@ def database_unavailable(error: OperationalError) -> Response:
     server's side; a write's own deadline is answered by ``within_deadline``): a 503 to try again, not the 500 of a
     bug, so that the callers' circuit breakers see an upstream that cannot serve now. Whether a write's commit took
     is not known when its connection was lost: the caller sends it again with its key."""
-    log.error("database error: %s", driver_message(error))
+    DATABASE_LOG.error("database error: %s", driver_message(error))
     return problem_response(503, "The database is unavailable; try again in a moment.", headers=RETRY_SOON)
 
 

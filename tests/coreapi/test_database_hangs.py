@@ -113,7 +113,7 @@ def test_reads_and_the_health_check_answer_503_while_the_database_hangs_then_200
         unavailable(answered_while_hung(lambda: recipe(hanging_app)))  # the pooled connection's ping, cut
         unavailable(answered_while_hung(lambda: recipe(hanging_app)))  # a new connection: connect_timeout
         health = answered_while_hung(lambda: hanging_app.test_client().get("/healthz"))
-        assert health.status_code == 503
+        assert health.status_code == 503 and health.headers["Retry-After"] == "1"  # as docs/operations.md says
     assert recipe(hanging_app).status_code == 200
     assert hanging_app.test_client().get("/healthz").status_code == 200
 
