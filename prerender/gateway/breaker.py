@@ -17,12 +17,17 @@ impatience, not the upstream's failure). Such calls leave the window as it was (
 
 Per process and per resource (prerender/gateway/guards.py): each gunicorn worker learns on its own, which
 needs no shared state and errs on the safe side, and a failing catalog never stops a basket write.
+
+Each change of state is one log line (opened, with why; half-open; closed again) and is told to `on_change` (the
+state gauge). An open circuit's cooldown ending changes its state without any call: `wake` (when given) calls
+back then, so that the gauge says half-open on time even if nothing calls the resource.
 docs/decisions.md ("Circuit breakers per resource, on a failure rate") has the reasons and the numbers.
 """
 
 from __future__ import annotations
 
 import collections
+import logging
 import math
 import threading
 import time
@@ -30,6 +35,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from prerender.gateway.errors import CircuitOpen
+
+log = logging.getLogger(__name__)
 
 CLOSED, OPEN, HALF_OPEN = "closed", "open", "half-open"
 STATE_VALUES = {CLOSED: 0, HALF_OPEN: 1, OPEN: 2}
@@ -59,7 +66,8 @@ class CircuitBreaker:
 
     A caller asks `allow()` before its call: it raises CircuitOpen, or returns whether the call is a probe; the
     caller then reports the outcome with the same flag (`record_success`, `record_failure`, `record_ignored`).
-    `on_change` is told each new state (the metrics)."""
+    `on_change` is told each new state (the metrics); `wake(seconds, callback)` calls back after that many seconds
+    (the cooldown's end), from another thread."""
 
     def __init__(
         self,
@@ -68,11 +76,14 @@ class CircuitBreaker:
         policy: BreakerPolicy,
         clock: Callable[[], float] = time.monotonic,
         on_change: Callable[[str, str], None] | None = None,
+        wake: Callable[[float, Callable[[], None]], None] | None = None,
     ) -> None:
         self.name = name
         self.policy = policy
         self.clock = clock
         self._on_change = on_change
+        self._wake = wake
+        self._opened_because = ""
         self._lock = threading.Lock()
         # The window: one [second, calls, failures] bucket per second that had an outcome, oldest first.
         self._buckets: collections.deque[list[int]] = collections.deque()
@@ -130,7 +141,7 @@ class CircuitBreaker:
     def record_failure(self, probe: bool) -> None:
         with self._lock:
             if probe:
-                self._open()
+                self._open("a probe failed")
             elif self._opened_at is None:
                 self._count(failed=True)
         self._report()
@@ -155,7 +166,7 @@ class CircuitBreaker:
             self._failures += 1
         # Judged after every outcome, as resilience4j does: a success can be the call that reaches the minimum.
         if self._calls >= self.policy.minimum_calls and self._failures >= self.policy.failure_rate * self._calls:
-            self._open()
+            self._open(f"{self._failures} of its last {self._calls} calls failed")
 
     def _expire(self, now: float) -> None:
         oldest = int(now) - int(self.policy.window) + 1
@@ -164,8 +175,9 @@ class CircuitBreaker:
             self._calls -= calls
             self._failures -= failures
 
-    def _open(self) -> None:
+    def _open(self, because: str) -> None:
         self._opened_at = self.clock()
+        self._opened_because = because
         self._probes_out = 0
         self._probes_passed = 0
 
@@ -191,9 +203,20 @@ class CircuitBreaker:
         return HALF_OPEN if self._probes_out or self._probes_passed or self._due() else OPEN
 
     def _report(self) -> None:
-        """Tell `on_change` about a new state (outside the lock: it may take its own)."""
-        state = self.state
-        if state != self._reported:
-            self._reported = state
-            if self._on_change is not None:
-                self._on_change(self.name, state)
+        """Log a new state and tell `on_change` (outside the lock: it may take its own)."""
+        with self._lock:
+            state = self._state()
+            before, self._reported = self._reported, state
+            because = self._opened_because
+        if state == before:
+            return
+        if state == OPEN:
+            log.warning("circuit for %s opened (%s): calls refused for %g s", self.name, because, self.policy.cooldown)
+            if self._wake is not None:  # its state changes again at the cooldown's end, called or not
+                self._wake(self.retry_after(), self._report)
+        elif state == HALF_OPEN:
+            log.info("circuit for %s half-open: the next %d calls probe it", self.name, self.policy.probes)
+        else:
+            log.warning("circuit for %s closed again: its probes passed", self.name)
+        if self._on_change is not None:
+            self._on_change(self.name, state)

@@ -8,15 +8,22 @@ fragment answers its degraded form, a browser's JSON route 503 with Retry-After 
 
 The semaphore and lock are threading's: patched by gevent's workers into greenlet-aware ones, real locks under
 gthread (gunicorn.conf.py).
+
+The log says when the bulkhead starts shedding and when a call goes through again after it, with how many were
+shed meanwhile: two lines for a spike, not one per shed call (the requests' own lines are at INFO,
+prerender/gateway/fallbacks.py).
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from collections.abc import Iterator
 
 from prerender.gateway.errors import Shed
+
+log = logging.getLogger(__name__)
 
 
 class Bulkhead:
@@ -32,6 +39,7 @@ class Bulkhead:
         self._lock = threading.Lock()
         self._in_flight = 0
         self._waiting = 0
+        self._shed = 0  # calls shed since the last that went through (0: not shedding)
 
     @property
     def in_flight(self) -> int:
@@ -46,21 +54,38 @@ class Bulkhead:
         """Hold a place for one call, waiting at most `wait` seconds for one; Shed when none came."""
         if not self._places.acquire(blocking=False):
             with self._lock:
-                if wait <= 0 or self._waiting >= self.queue:
-                    raise Shed(self.name)
-                self._waiting += 1
+                queued = not (wait <= 0 or self._waiting >= self.queue)
+                if queued:
+                    self._waiting += 1
+            if not queued:
+                raise self._shedding()
             try:
                 acquired = self._places.acquire(timeout=wait)
             finally:
                 with self._lock:
                     self._waiting -= 1
             if not acquired:
-                raise Shed(self.name)
+                raise self._shedding()
         with self._lock:
             self._in_flight += 1
+            shed, self._shed = self._shed, 0
+        if shed:
+            log.warning("bulkhead for %s: calls go through again (%d shed meanwhile)", self.name, shed)
         try:
             yield
         finally:
             with self._lock:
                 self._in_flight -= 1
             self._places.release()
+
+    def _shedding(self) -> Shed:
+        """One more call shed: the error to raise, logged when it is the first since a call went through."""
+        with self._lock:
+            self._shed += 1
+            first = self._shed == 1
+            in_flight, waiting = self._in_flight, self._waiting
+        if first:
+            log.warning(
+                "bulkhead for %s full (%d calls in flight, %d waiting): shedding calls", self.name, in_flight, waiting
+            )
+        return Shed(self.name)

@@ -15,7 +15,7 @@ import logging
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 
-from prerender.gateway.errors import RequestShed, UpstreamError
+from prerender.gateway.errors import Refused, RequestShed, UpstreamError
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +71,19 @@ def failed_without(what: str, error: UpstreamError, *, request_id: str, conseque
 
 def failure_level(error: BaseException) -> int:
     """The level to log an upstream failure at, when a request goes without what it failed to give: ERROR, but
-    INFO for a request shed at the door, whose calls were not even attempted (`RequestShed`): the shed is counted
-    and logged once, with the request (prerender/web/admission.py, prerender/web/request_log.py)."""
-    return logging.INFO if isinstance(error, RequestShed) else logging.ERROR
+    INFO for a call not made: a request shed at the door (`RequestShed`: counted and logged once, with the request,
+    prerender/web/admission.py, prerender/web/request_log.py), or refused by its resource's open breaker or full
+    bulkhead (`Refused`: they log when they start refusing and when they stop, gateway/breaker.py and bulkhead.py).
+    Every degraded answer is counted all the same (`prerender_degraded_answers_total`)."""
+    return logging.INFO if not_made(error) else logging.ERROR
+
+
+def stale_level(error: BaseException) -> int:
+    """The level to log a last good copy served in place of a failed read at: WARNING, INFO for a call not made."""
+    return logging.INFO if not_made(error) else logging.WARNING
+
+
+def not_made(error: BaseException) -> bool:
+    """Whether the upstream call was never made: shed at the door or refused by a guard, whose cause is logged
+    once, not with each request."""
+    return isinstance(error, RequestShed | Refused)

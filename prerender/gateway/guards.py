@@ -8,6 +8,7 @@ cards' recipe reads and the basket writes go on (docs/decisions.md, "Circuit bre
 from __future__ import annotations
 
 import enum
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -45,6 +46,14 @@ def report_state(resource: str, state: str) -> None:
     BREAKER_STATE.labels(resource).set(STATE_VALUES[state])
 
 
+def call_later(seconds: float, callback: Callable[[], None]) -> None:
+    """`callback` in `seconds`, on a timer thread of its own (a greenlet under gevent's workers) that never keeps
+    the process from exiting."""
+    timer = threading.Timer(seconds, callback)
+    timer.daemon = True
+    timer.start()
+
+
 class ResourceGuards:
     """One Guard per Resource, built up front (their gauges start at closed)."""
 
@@ -55,10 +64,13 @@ class ResourceGuards:
         calls_in_flight: int,
         queued_calls: int,
         clock: Callable[[], float] = time.monotonic,
+        wake: Callable[[float, Callable[[], None]], None] | None = call_later,
     ) -> None:
         self._guards = {
             resource: Guard(
-                breaker=CircuitBreaker(name=resource.value, policy=policy, clock=clock, on_change=report_state),
+                breaker=CircuitBreaker(
+                    name=resource.value, policy=policy, clock=clock, on_change=report_state, wake=wake
+                ),
                 bulkhead=Bulkhead(name=resource.value, limit=calls_in_flight, queue=queued_calls),
             )
             for resource in Resource

@@ -218,7 +218,8 @@ class UpstreamHttp:
             outcome, evidence = "shed", None  # nothing was sent: this worker's overload, not the upstream's failure
             raise
         except UpstreamStatusError as error:
-            outcome = f"status_{error.status // 100}xx"
+            # 5xx by status: a 500 (the upstream's own error, which the breakers ignore) apart from 502, 503, 504.
+            outcome = f"status_{error.status}" if error.status >= 500 else f"status_{error.status // 100}xx"
             evidence = status_evidence(error.status)
             self._note_service_key(headers, error)
             raise
@@ -226,7 +227,7 @@ class UpstreamHttp:
             outcome, evidence = "budget_spent", None  # nothing was sent: not the upstream's failure
             raise
         except UpstreamTimeout as error:
-            outcome = type(error).__name__
+            outcome = "timeout"
             # Cut short by this request's own budget before a fair wait: the caller's impatience, no evidence.
             fair = not error.cut_by_budget or error.given >= guard.breaker.policy.slow_call_seconds
             evidence = False if fair else None
@@ -234,7 +235,7 @@ class UpstreamHttp:
                 outcome = "budget_cut"
             raise
         except UpstreamError as error:
-            outcome, evidence = type(error).__name__, False
+            outcome, evidence = failure_outcome(error), False
             raise
         finally:
             if evidence is None:
@@ -389,6 +390,16 @@ def status_evidence(status: int) -> bool | None:
     if status < 500:
         return True
     return None if status == 500 else False
+
+
+def failure_outcome(error: UpstreamError) -> str:
+    """The `outcome` label of an upstream call that failed otherwise than by its status or a timeout (the values:
+    docs/operations.md, "Metrics")."""
+    if isinstance(error, UpstreamUnavailable):
+        return "unreachable"
+    if isinstance(error, UpstreamBadResponse):
+        return "bad_answer"
+    return "error"
 
 
 def retry_after_seconds(value: str | None) -> int | None:

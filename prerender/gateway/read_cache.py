@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
 from prerender.gateway.errors import UpstreamError
-from prerender.gateway.fallbacks import served_stale
+from prerender.gateway.fallbacks import served_stale, stale_level
 from prerender.memory_cache import LockedLru
 from prerender.metrics import CACHE_BACKEND_FAILURES, CACHE_LOOKUPS
 
@@ -296,7 +296,7 @@ class ReadCache:
         kept = self.get("stale:" + key)
         if kept is None:
             raise error
-        log.warning("upstream failed, serving the last good %s: %s", what, error)
+        log.log(stale_level(error), "upstream failed, serving the last good %s: %s", what, error)
         served_stale(what)
         return kept[0]
 

@@ -18,7 +18,7 @@ from prerender.gateway.calls import (
     send,
 )
 from prerender.gateway.errors import UpstreamBadResponse, UpstreamError, UpstreamStatusError
-from prerender.gateway.fallbacks import served_stale
+from prerender.gateway.fallbacks import served_stale, stale_level
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
 from prerender.gateway.models import Recipe, data_list, parse_recipe
@@ -214,7 +214,7 @@ class RecipeGateway:
         stale = self._stale_copies(keys)
         if not stale:
             raise error
-        log.warning("upstream failed, serving the last good recipes: %s", error)
+        log.log(stale_level(error), "upstream failed, serving the last good recipes: %s", error)
         return stale
 
     def _stale_copies(self, keys: dict[str, str]) -> dict[str, Recipe]:

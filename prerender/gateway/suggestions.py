@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from prerender.gateway.calls import CallerIdentity, raise_unknown_store, send
 from prerender.gateway.errors import UpstreamBadResponse, UpstreamError, UpstreamStatusError
-from prerender.gateway.fallbacks import served_stale
+from prerender.gateway.fallbacks import served_stale, stale_level
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
 from prerender.gateway.models import data_list
@@ -107,7 +107,7 @@ class SuggestionGateway:
             stale = dict(zip(stale_keys, self.cache.get_many(*stale_keys.values()), strict=True))
             if not any(stale.values()):
                 raise
-            log.warning("upstream failed, serving the last good suggestions: %s", error)
+            log.log(stale_level(error), "upstream failed, serving the last good suggestions: %s", error)
             served_stale("suggestions")
             return {key: value[0] if value else None for key, value in stale.items()}
         if identity.supplier_id is not None:

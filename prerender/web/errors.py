@@ -87,8 +87,9 @@ def handle_upstream_error(error: UpstreamError) -> Response:
             error.status, str(problem.get("detail") or error), errors=errors, extensions=extensions, headers=retry
         )
     if isinstance(error, Refused):
-        # Not sent (an open circuit, a full bulkhead): a write was not applied, and the SDK may try again later.
-        log.warning("upstream call refused: %s", error)
+        # Not sent (an open circuit, a full bulkhead): a write was not applied, and the SDK may try again later. The
+        # breaker and the bulkhead log when they start refusing and when they stop; each refusal is INFO.
+        log.info("upstream call refused: %s", error)
         return problem_response(
             503,
             "The recipe service is not being called for now; try again later.",
@@ -119,8 +120,8 @@ def handle_upstream_error(error: UpstreamError) -> Response:
     if isinstance(error, UpstreamUnavailable):
         # Try again once its breaker would let a call through again (gateway/breaker.py); a write's outcome is
         # unknown, as after a 504 (docs/browser-api.md: the SDK sends it again with its key).
-        retry = math.ceil(float(current_app.config["UPSTREAM_BREAKER_COOLDOWN"]))
-        return problem_response(503, "The recipe service is unreachable.", headers={"Retry-After": str(retry)})
+        cooldown = math.ceil(float(current_app.config["UPSTREAM_BREAKER_COOLDOWN"]))
+        return problem_response(503, "The recipe service is unreachable.", headers={"Retry-After": str(cooldown)})
     if isinstance(error, UpstreamTimeout):
         return problem_response(504, "The recipe service did not answer in time.")
     return problem_response(502, "The recipe service failed.")

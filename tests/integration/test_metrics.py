@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 import requests
 
+from prerender import create_app
+from tests.conftest import closed_port
 from tests.live import Stack, running_prerender
 
 from .conftest import headers
@@ -44,6 +46,33 @@ def test_requests_upstream_calls_and_cache_are_counted(client):
         before, "prerender_cache_lookups_total", result="hit"
     )
     assert "prerender_circuit_breaker_state" in after
+
+
+def total(text: str, name: str, **labels: str) -> float:
+    """The sum of the samples of `name` with these labels, whatever their others."""
+    found = 0.0
+    for line in text.splitlines():
+        if line.startswith(name + "{"):
+            values = dict(re.findall(r'(\w+)="([^"]*)"', line.split("}")[0]))
+            if all(values.get(k) == v for k, v in labels.items()):
+                found += float(line.rsplit(" ", 1)[1])
+    return found
+
+
+def test_an_unreachable_upstream_is_its_own_outcome(app_config):
+    # The outcomes an on-call reads are words of docs/operations.md ("Metrics"), not the gateway's class names.
+    app = create_app({**app_config, "UPSTREAM_URL": f"http://127.0.0.1:{closed_port()}", "UPSTREAM_RETRIES": 0})
+    client = app.test_client()
+    before = client.get("/metrics").get_data(as_text=True)
+    client.get("/v1/recipe-details?recipe_id=5", headers=headers(token=None))
+    after = client.get("/metrics").get_data(as_text=True)
+    name = "prerender_upstream_calls_total"
+    assert total(after, name, outcome="unreachable") > total(before, name, outcome="unreachable")
+    outcomes = set(re.findall(r'prerender_upstream_calls_total\{[^}]*outcome="([^"]+)"', after))
+    words = {"ok", "circuit_open", "shed", "budget_spent", "budget_cut", "timeout", "unreachable", "bad_answer"}
+    assert all(
+        outcome in words | {"error", "status_4xx"} or re.fullmatch(r"status_5\d\d", outcome) for outcome in outcomes
+    )
 
 
 def test_unmatched_urls_share_one_series(client):

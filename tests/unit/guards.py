@@ -9,6 +9,7 @@ from typing import Any
 
 from prerender.gateway import Resource, ResourceGuards, UpstreamHttp
 from prerender.gateway.breaker import BreakerPolicy
+from prerender.gateway.guards import call_later
 
 # The resource the tests' generic upstream calls are made for.
 RESOURCE = Resource.RECIPES
@@ -19,7 +20,11 @@ def guards(
 ) -> ResourceGuards:
     """Guards whose breakers follow BreakerPolicy(**policy) (its defaults otherwise)."""
     return ResourceGuards(
-        policy=BreakerPolicy(**policy), calls_in_flight=calls_in_flight, queued_calls=queued_calls, clock=clock
+        policy=BreakerPolicy(**policy),
+        calls_in_flight=calls_in_flight,
+        queued_calls=queued_calls,
+        clock=clock,
+        wake=None if clock is not time.monotonic else call_later,  # no real timer on a test's clock
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterator
 
@@ -92,3 +93,23 @@ def test_a_shed_call_is_not_sent_and_is_no_evidence_for_the_breaker():
     # Another resource's bulkhead is its own.
     http.request("GET", "/api/v1/basket", resource=Resource.RECIPES, name="x", headers={}, idempotent=True)
     assert len(responses.calls) == 1
+
+
+def test_shedding_is_said_when_it_starts_and_when_calls_go_through_again(held, caplog: pytest.LogCaptureFixture):
+    # Two lines for a spike, not one per shed call.
+    bulkhead, release = held
+    caplog.set_level(logging.INFO, logger="prerender.gateway.bulkhead")
+    for _ in range(3):
+        with pytest.raises(Shed), bulkhead.place(wait=0):
+            pytest.fail("no place was free")
+    assert [r.getMessage() for r in caplog.records] == [
+        "bulkhead for recipes full (1 calls in flight, 0 waiting): shedding calls"
+    ]
+    release.set()
+    with bulkhead.place(wait=1):
+        pass
+    with bulkhead.place(wait=1):
+        pass
+    assert [(r.levelname, r.getMessage()) for r in caplog.records][1:] == [
+        ("WARNING", "bulkhead for recipes: calls go through again (3 shed meanwhile)")
+    ]

@@ -1,0 +1,78 @@
+"""What a circuit breaker tells the on-call (prerender/gateway/breaker.py): one log line per change of state, with
+why it opened, and the end of its cooldown reported when it comes, whether or not anything calls the resource (the
+state gauge of an idle resource said "open" long after its upstream was back)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import pytest
+
+from prerender.gateway.breaker import CLOSED, HALF_OPEN, OPEN, BreakerPolicy, CircuitBreaker
+from prerender.gateway.errors import CircuitOpen
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_each_change_of_state_is_one_line_and_the_cooldowns_end_comes_uncalled(caplog: pytest.LogCaptureFixture):
+    clock, states = Clock(), []
+    woken: list[tuple[float, Callable[[], None]]] = []
+    breaker = CircuitBreaker(
+        name="suggestions",
+        policy=BreakerPolicy(minimum_calls=4, failure_rate=0.5, cooldown=5, probes=2),
+        clock=clock,
+        on_change=lambda _name, state: states.append(state),
+        wake=lambda seconds, callback: woken.append((seconds, callback)),
+    )
+    caplog.set_level(logging.INFO, logger="prerender.gateway.breaker")
+    for failed in (True, False, True, True):
+        breaker.record_failure(False) if failed else breaker.record_success(False)
+    assert states == [OPEN]
+    for _ in range(3):  # refused calls change nothing, and say nothing more
+        with pytest.raises(CircuitOpen):
+            breaker.allow()
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("WARNING", "circuit for suggestions opened (3 of its last 4 calls failed): calls refused for 5 s")
+    ]
+
+    assert [seconds for seconds, _ in woken] == [5]
+    clock.now += 5
+    woken[0][1]()  # the timer's call: no request came
+    assert states == [OPEN, HALF_OPEN]
+    assert caplog.records[-1].getMessage() == "circuit for suggestions half-open: the next 2 calls probe it"
+
+    assert breaker.allow() and breaker.allow()
+    breaker.record_success(True)
+    breaker.record_success(True)
+    assert states == [OPEN, HALF_OPEN, CLOSED]
+    assert (caplog.records[-1].levelname, caplog.records[-1].getMessage()) == (
+        "WARNING",
+        "circuit for suggestions closed again: its probes passed",
+    )
+    assert len(caplog.records) == 3
+
+
+def test_a_failed_probe_opens_it_again_and_says_so(caplog: pytest.LogCaptureFixture):
+    clock = Clock()
+    woken: list[float] = []
+    breaker = CircuitBreaker(
+        name="recipes",
+        policy=BreakerPolicy(minimum_calls=1, cooldown=5, probes=1),
+        clock=clock,
+        wake=lambda seconds, _callback: woken.append(seconds),
+    )
+    breaker.record_failure(False)
+    clock.now += 5
+    caplog.set_level(logging.INFO, logger="prerender.gateway.breaker")
+    assert breaker.allow()
+    breaker.record_failure(True)
+    assert breaker.state == OPEN
+    assert caplog.records[-1].getMessage() == "circuit for recipes opened (a probe failed): calls refused for 5 s"
+    assert woken == [5, 5]
