@@ -35,6 +35,12 @@ DEGRADED_ANSWERS = Counter(
     "Answers rendered without their upstream content (200, X-Degraded), by route and reason.",
     ["endpoint", "reason"],
 )
+UNVOUCHED_REQUESTS = Counter(
+    "prerender_unvouched_requests_total",
+    "Requests no supplier vouched for: without supplier-token (missing), with one the upstream does not know "
+    "(invalid), or whose lookup failed or was not sent (unchecked).",
+    ["reason"],
+)
 CACHE_LOOKUPS = Counter("prerender_cache_lookups_total", "Read-cache lookups: hit, miss or error.", ["result"])
 CACHE_BACKEND_FAILURES = Counter(
     "prerender_cache_backend_failures_total",

@@ -11,6 +11,7 @@ supplier is the credential's.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import logging
 from collections.abc import Mapping
@@ -24,6 +25,7 @@ from werkzeug.exceptions import Forbidden
 from plumbing.log_text import clipped
 from plumbing.problems import ValidationProblem
 from prerender.gateway import CallerIdentity, Refused, Supplier, UpstreamError, fallbacks, get_upstream
+from prerender.metrics import UNVOUCHED_REQUESTS
 from prerender.schemas.headers import (
     BEARER_PATTERN,
     BEARER_SCHEME,
@@ -165,21 +167,35 @@ def _resolve_supplier(token: str | None) -> tuple[Supplier | None, bool]:
     """The supplier of the token, or None (a missing or invalid token is logged, not an error: once a while, with
     how many more there were); and whether the lookup failed (the upstream did not answer it)."""
     if not token:
+        UNVOUCHED_REQUESTS.labels("missing").inc()
         _warn_once_a_while("missing", "request without supplier-token on %s", clipped(request.path))
         return None, False
     try:
         supplier = get_upstream().suppliers.by_token(token, request_id=g.request_id)
     except Refused as error:  # not sent (a breaker, a bulkhead, too many tokens never seen valid): anyone may cause it
+        UNVOUCHED_REQUESTS.labels("unchecked").inc()
         _warn_once_a_while("refused", "supplier lookup not sent, rendering without supplier features: %s", error)
         return None, True
     except UpstreamError as error:
+        UNVOUCHED_REQUESTS.labels("unchecked").inc()
         log.log(
             fallbacks.failure_level(error), "supplier lookup failed, rendering without supplier features: %s", error
         )
         return None, True
     if supplier is None:
-        _warn_once_a_while("invalid", "invalid supplier-token on %s", clipped(request.path))
+        UNVOUCHED_REQUESTS.labels("invalid").inc()
+        # Which token, without writing it: its fingerprint, which an operator can compute from each customer's
+        # configured token (docs/operations.md, "Logs"), and where it was sent.
+        _warn_once_a_while(
+            "invalid", "invalid supplier-token %s on %s", token_fingerprint(token), clipped(request.path)
+        )
     return supplier, False
+
+
+def token_fingerprint(token: str) -> str:
+    """`sha256:` and the first 8 hex digits of the token's SHA-256: tells a customer's token from another in the
+    log, and cannot be turned back into it."""
+    return "sha256:" + hashlib.sha256(token.encode()).hexdigest()[:8]
 
 
 def load_request_context() -> None:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
+import logging
+import re
 import socket
 import threading
 import uuid
@@ -587,3 +590,24 @@ def test_a_card_made_with_the_suppliers_last_good_copy_is_marked_stale(app_confi
     during = get_card(client, recipe_id="3", store_id="1001")
     assert card_of(during)["recipe-id"] == "3"
     assert during.headers["X-Degraded"] == "stale"
+
+
+def test_an_unknown_token_is_logged_by_its_fingerprint_and_counted(client, caplog):
+    # An on-call with several customers tells whose token broke (its SHA-256's first 8 hex digits, computed from
+    # each customer's configured token: docs/operations.md), and never reads the token itself.
+    token = f"mistyped-{uuid.uuid4().hex}"
+    before = unvouched(client, "invalid")
+    caplog.set_level(logging.WARNING, logger="prerender.web.context")
+    assert client.get("/v1/recipe-card?recipe_id=5&store_id=1001", headers=headers(token=token)).status_code == 200
+    fingerprint = hashlib.sha256(token.encode()).hexdigest()[:8]
+    lines = [r.getMessage() for r in caplog.records if "invalid supplier-token" in r.getMessage()]
+    assert lines == [f"invalid supplier-token sha256:{fingerprint} on /v1/recipe-card"]
+    assert token not in caplog.text
+    assert unvouched(client, "invalid") == before + 1
+
+
+def unvouched(client, reason: str) -> float:
+    """prerender_unvouched_requests_total{reason} as /metrics says it."""
+    text = client.get("/metrics").get_data(as_text=True)
+    found = re.search(rf'^prerender_unvouched_requests_total\{{reason="{reason}"\}} (\S+)$', text, re.MULTILINE)
+    return float(found[1]) if found else 0.0
