@@ -64,7 +64,7 @@ PYTEST_WORKERS ?= auto
 test: lint typecheck test-js
 	$(BIN)/python -m pytest --durations=20 --numprocesses=$(PYTEST_WORKERS) --dist=worksteal
 
-# The browser modules' unit tests (tests/js/, Node's own test runner, no browser: about a second).
+# The browser modules' unit tests (tests/js/, Node's own test runner, no browser: a few seconds).
 test-js: $(NODE_STAMP)
 	node --test tests/js/
 

@@ -81,6 +81,7 @@ def check_body_size() -> None:
 
 
 def register_request_limits(app: Flask) -> None:
-    """Check sizes before any other request hook (the request id hook only reads its own header)."""
+    """Check sizes before any hook that reads the request (the two registered before only read the request id's
+    header and start the request log's timer: prerender/__init__.py, `register_request_hooks`)."""
     app.before_request(check_request_size)
     app.before_request(check_body_size)
