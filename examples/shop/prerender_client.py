@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import secrets
 import threading
 import time
 import uuid
@@ -151,8 +152,12 @@ class PrerenderClient:
         status (an answer that is no failure, such as "no menu to merge"). With `problems`, an answer other
         than 200 is returned (logged the same) instead of None, for the caller to tell why."""
         url = f"{self.base_url}/{version or self.api_version}{path}"
+        # One id per call, the page's as its prefix: prerender's log tells the page's calls apart and groups them.
+        request_id = f"{request_id}.{secrets.token_hex(3)}" if request_id else secrets.token_hex(16)
         if visitor is not None:
             headers = {**prerender_headers(visitor, self.supplier_token, request_id), **(headers or {})}
+        else:
+            headers = {**(headers or {}), "x-request-id": request_id}
         timeout = self.timeout
         left = page_budget.left()  # within a page, its calls share its budget
         if left is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -84,6 +85,19 @@ def test_single_card_sends_surrounding_products_as_a_json_array():
     assert query["display_variant"] == ["3"]
     assert query["orientation"] == ["horizontal"]
     assert "above_fold" not in query  # prerender's default: a lazy picture
+
+
+@responses.activate
+def test_each_call_of_a_page_has_its_own_request_id_under_the_pages():
+    # prerender's log tells the page's calls apart, and groups them by the page's id.
+    responses.get(f"{BASE}/v1/recipe-card", body="")
+    shop = client()
+    shop.recipe_card(ANONYMOUS, ["1", "2"], request_id="page-1")
+    shop.recipe_card(ANONYMOUS, ["1", "2"], request_id="page-1")
+    shop.recipe_card(ANONYMOUS, ["1", "2"])
+    sent = [call.request.headers["x-request-id"] for call in responses.calls]
+    assert all(re.fullmatch(r"page-1\.[0-9a-f]{6}", sent_id) for sent_id in sent[:2]) and sent[0] != sent[1]
+    assert re.fullmatch(r"[0-9a-f]{32}", sent[2])  # a call outside a page has one too
 
 
 @responses.activate
@@ -222,7 +236,7 @@ def test_authless_id_is_asked_with_the_headers_without_identity():
     assert headers["supplier-token"] == "demo-retailer-token"
     assert headers["language-id"] == "fr"
     assert headers["session-id"] == "sess-9"
-    assert headers["x-request-id"] == "req-9"
+    assert re.fullmatch(r"req-9\.[0-9a-f]{6}", headers["x-request-id"])  # the page's id, and the call's own
     assert "authorization" not in headers and "authless-id" not in headers
 
 
