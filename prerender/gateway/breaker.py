@@ -130,10 +130,11 @@ class CircuitBreaker:
     def record_success(self, probe: bool) -> None:
         with self._lock:
             if probe:
-                self._probes_out -= 1
-                self._probes_passed += 1
-                if self._probes_passed >= self.policy.probes:
-                    self._close()
+                if self._probes_out > 0:  # else a probe of a round that ended (`_open`): no evidence now
+                    self._probes_out -= 1
+                    self._probes_passed += 1
+                    if self._probes_passed >= self.policy.probes:
+                        self._close()
             elif self._opened_at is None:
                 self._count(failed=False)
         self._report()
@@ -141,7 +142,8 @@ class CircuitBreaker:
     def record_failure(self, probe: bool) -> None:
         with self._lock:
             if probe:
-                self._open("a probe failed")
+                if self._probes_out > 0:
+                    self._open("a probe failed")
             elif self._opened_at is None:
                 self._count(failed=True)
         self._report()
@@ -176,6 +178,8 @@ class CircuitBreaker:
             self._failures -= failures
 
     def _open(self, because: str) -> None:
+        """Open (again): the probes still out belong to a round that is over, and their outcomes, which come within
+        their call's timeout (shorter than the cooldown, so before the next round), are ignored."""
         self._opened_at = self.clock()
         self._opened_because = because
         self._probes_out = 0
@@ -202,6 +206,14 @@ class CircuitBreaker:
             return CLOSED
         return HALF_OPEN if self._probes_out or self._probes_passed or self._due() else OPEN
 
+    def _cooldown_over(self) -> None:
+        """`wake`'s call: report the state the cooldown's end leaves, or wait again if a new opening moved it."""
+        left = self.retry_after()
+        if left > 0 and self._wake is not None:
+            self._wake(left, self._cooldown_over)
+            return
+        self._report()
+
     def _report(self) -> None:
         """Log a new state and tell `on_change` (outside the lock: it may take its own)."""
         with self._lock:
@@ -213,7 +225,7 @@ class CircuitBreaker:
         if state == OPEN:
             log.warning("circuit for %s opened (%s): calls refused for %g s", self.name, because, self.policy.cooldown)
             if self._wake is not None:  # its state changes again at the cooldown's end, called or not
-                self._wake(self.retry_after(), self._report)
+                self._wake(self.retry_after(), self._cooldown_over)
         elif state == HALF_OPEN:
             log.info("circuit for %s half-open: the next %d calls probe it", self.name, self.policy.probes)
         else:
