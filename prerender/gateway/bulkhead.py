@@ -9,8 +9,9 @@ fragment answers its degraded form, a browser's JSON route 503 with Retry-After 
 The semaphore and lock are threading's: patched by gevent's workers into greenlet-aware ones, real locks under
 gthread (gunicorn.conf.py).
 
-The log says when the bulkhead starts shedding and when a call goes through again after it, with how many were
-shed meanwhile: two lines for a spike, not one per shed call (the requests' own lines are at INFO,
+The log says when the bulkhead starts shedding and when it has shed nothing for QUIET_SECONDS (said by the next
+call that goes through), with how many were shed meanwhile: two lines for a spike or a steady overload, however
+many calls get a place between the shed ones, not one per shed call (the requests' own lines are at INFO,
 prerender/gateway/fallbacks.py).
 """
 
@@ -19,27 +20,33 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 
 from prerender.gateway.errors import Shed
 
 log = logging.getLogger(__name__)
 
+# How long a bulkhead must shed nothing before its log says calls go through again.
+QUIET_SECONDS = 10.0
+
 
 class Bulkhead:
     """Places for the calls to one resource."""
 
-    def __init__(self, *, name: str, limit: int, queue: int) -> None:
+    def __init__(self, *, name: str, limit: int, queue: int, clock: Callable[[], float] = time.monotonic) -> None:
         if limit < 1 or queue < 0:
             raise ValueError("a bulkhead holds one call at least, and a queue of 0 or more")
         self.name = name
         self.limit = limit
         self.queue = queue
+        self.clock = clock
         self._places = threading.BoundedSemaphore(limit)
         self._lock = threading.Lock()
         self._in_flight = 0
         self._waiting = 0
-        self._shed = 0  # calls shed since the last that went through (0: not shedding)
+        self._shed = 0  # calls shed since it started shedding (0: not shedding)
+        self._last_shed = 0.0
 
     @property
     def in_flight(self) -> int:
@@ -68,9 +75,16 @@ class Bulkhead:
                 raise self._shedding()
         with self._lock:
             self._in_flight += 1
-            shed, self._shed = self._shed, 0
+            shed = self._shed if self._shed and self.clock() - self._last_shed >= QUIET_SECONDS else 0
+            if shed:
+                self._shed = 0
         if shed:
-            log.warning("bulkhead for %s: calls go through again (%d shed meanwhile)", self.name, shed)
+            log.warning(
+                "bulkhead for %s: calls go through again, none shed for %g s (%d shed before)",
+                self.name,
+                QUIET_SECONDS,
+                shed,
+            )
         try:
             yield
         finally:
@@ -79,9 +93,10 @@ class Bulkhead:
             self._places.release()
 
     def _shedding(self) -> Shed:
-        """One more call shed: the error to raise, logged when it is the first since a call went through."""
+        """One more call shed: the error to raise, logged when it starts a time of shedding."""
         with self._lock:
             self._shed += 1
+            self._last_shed = self.clock()
             first = self._shed == 1
             in_flight, waiting = self._in_flight, self._waiting
         if first:

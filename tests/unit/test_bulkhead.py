@@ -10,7 +10,7 @@ import pytest
 import responses
 
 from prerender.gateway import Resource, Shed, deadline
-from prerender.gateway.bulkhead import Bulkhead
+from prerender.gateway.bulkhead import QUIET_SECONDS, Bulkhead
 from tests.unit.guards import upstream_http
 
 BASE = "http://upstream.test"
@@ -95,21 +95,33 @@ def test_a_shed_call_is_not_sent_and_is_no_evidence_for_the_breaker():
     assert len(responses.calls) == 1
 
 
-def test_shedding_is_said_when_it_starts_and_when_calls_go_through_again(held, caplog: pytest.LogCaptureFixture):
-    # Two lines for a spike, not one per shed call.
-    bulkhead, release = held
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_shedding_is_said_when_it_starts_and_once_it_has_stopped_for_a_while(caplog: pytest.LogCaptureFixture):
+    # Two lines for a steady overload, however many calls get a place between the shed ones.
+    clock = Clock()
+    bulkhead = Bulkhead(name="test-recipes", limit=1, queue=0, clock=clock)
     caplog.set_level(logging.INFO, logger="prerender.gateway.bulkhead")
-    for _ in range(3):
-        with pytest.raises(Shed), bulkhead.place(wait=0):
-            pytest.fail("no place was free")
+    for _ in range(5):  # a call holds the place, two are shed, then it goes
+        with bulkhead.place(wait=0):
+            for _ in range(2):
+                with pytest.raises(Shed), bulkhead.place(wait=0):
+                    pytest.fail("no place was free")
+        clock.now += 1
     assert [r.getMessage() for r in caplog.records] == [
-        "bulkhead for recipes full (1 calls in flight, 0 waiting): shedding calls"
+        "bulkhead for test-recipes full (1 calls in flight, 0 waiting): shedding calls"
     ]
-    release.set()
-    with bulkhead.place(wait=1):
+    clock.now += QUIET_SECONDS
+    with bulkhead.place(wait=0):
         pass
-    with bulkhead.place(wait=1):
+    with bulkhead.place(wait=0):
         pass
     assert [(r.levelname, r.getMessage()) for r in caplog.records][1:] == [
-        ("WARNING", "bulkhead for recipes: calls go through again (3 shed meanwhile)")
+        ("WARNING", "bulkhead for test-recipes: calls go through again, none shed for 10 s (10 shed before)")
     ]
