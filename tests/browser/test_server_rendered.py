@@ -65,5 +65,14 @@ def test_a_phone_reaches_the_planners_menu_and_back_without_javascript(browser: 
         expect(page).to_have_url(re.compile(r"[?&]view=recipe\b"))
         expect(planner.locator(".svc-planner__suggestions")).to_be_visible()
         expect(planner.locator(".svc-planner__menu")).to_be_hidden()
+
+        # A panel filtered by types and a keyword keeps them through the other view and back.
+        page.goto(f"{shop_url}/planner/current-menu?recipe_type_id=dessert,main-dish&search=tarte")
+        planner.locator(".svc-quick-menu__see-menu").click()
+        expect(planner).to_have_class(re.compile("svc-planner--view-menu"))
+        planner.locator(".svc-planner__back").click()
+        expect(planner.locator(".svc-planner__search-input")).to_have_value("tarte")
+        pressed = planner.locator(".svc-planner__types [aria-pressed=true]")
+        expect(pressed).to_have_count(2)
     finally:
         context.close()
