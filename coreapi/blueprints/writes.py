@@ -79,7 +79,7 @@ def end_watch(_error: BaseException | None) -> None:
     try:
         db.session.close()
     except SQLAlchemyError as error:
-        log.error("closing the request's database session failed: %s", driver_message(error))
+        DATABASE_LOG.error("closing the request's database session failed: %s", driver_message(error))
     token = g.pop(_WATCHING, None)
     if token is not None:
         stop_watching(token)

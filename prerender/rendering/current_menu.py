@@ -153,7 +153,7 @@ class BudgetView:
 
     @property
     def percent(self) -> int:
-        """The gauge's fill in whole percent from 0 to 100, rounded down (full only at the budget or over it), for
+        """The gauge's fill: the ratio (to the thousandth) in whole percent from 0 to 100, rounded down, for
         `data-budget-percent`: static/css/planner.css has a rule per value, so the fill needs no inline `style`,
         which a page's strict `style-src` would block."""
         if self.ratio is None:
