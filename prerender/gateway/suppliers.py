@@ -69,6 +69,12 @@ class SupplierGateway:
         self.stale_ttl = stale_ttl
         self.first_lookups = FirstLookups(limit=FIRST_LOOKUPS)
 
+    def forget(self, token: str) -> None:
+        """A token the upstream refused after its supplier was cached (revoked): looked up again at its next request,
+        and its last good copy dropped, so that an outage does not vouch for it either."""
+        key = cache_key("supplier", token)
+        self.cache.delete_many(key, "stale:" + key)
+
     def by_token(self, token: str, *, request_id: str) -> Supplier | None:
         """The supplier of a token, None when the upstream does not know it (cached, None included). A token never
         seen valid (no last good copy) is looked up through `first_lookups`: anyone may make one up."""

@@ -65,10 +65,12 @@ def build_upstream(
     """The gateways on one HTTP client: `cache` (with its near cache) for suppliers, stores, recipes and
     suggestions, `catalog_cache` for the catalog's pages, `likes_cache` for the like states (no worker's own copy
     while a shared backend fails: prerender/gateway/read_cache.py)."""
+    suppliers = SupplierGateway(http=http, cache=cache, ttl=times.supplier, stale_ttl=times.stale)
+    http.token_refused = suppliers.forget
     return Upstream(
         http=http,
         concurrent=ConcurrentCalls(pool=pool),
-        suppliers=SupplierGateway(http=http, cache=cache, ttl=times.supplier, stale_ttl=times.stale),
+        suppliers=suppliers,
         stores=StoreGateway(http=http, cache=cache, ttl=times.recipe, stale_ttl=times.stale),
         recipes=RecipeGateway(
             http=http, cache=cache, ttl=times.recipe, stale_ttl=times.stale, external_id_ttl=times.external_id
