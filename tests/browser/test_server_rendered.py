@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
+import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from examples.shop.visitor import STORE_COOKIE
@@ -11,25 +13,31 @@ from examples.shop.visitor import STORE_COOKIE
 from .helpers import loaded
 
 
-def test_a_card_reads_completely_with_javascript_disabled(browser: Browser, shop_url: str):
+@pytest.fixture
+def phone_without_scripts(browser: Browser, shop_url: str) -> Iterator[Page]:
+    """A page of a phone (375 px) whose browser runs no script, a visitor of the shop at store 1001."""
     context = browser.new_context(java_script_enabled=False, viewport={"width": 375, "height": 800})
     try:
         context.add_cookies([{"name": STORE_COOKIE, "value": "1001", "url": shop_url}])
-        page = context.new_page()
-        page.goto(f"{shop_url}/")
-        card = page.locator(".svc-recipe-card").first
-        card.scroll_into_view_if_needed()
-        assert card.locator(".svc-recipe-card__title").inner_text().strip()
-        picture = card.locator("img")
-        picture.scroll_into_view_if_needed()
-        loaded(page, picture)
-        assert card.locator(".svc-recipe-card__meta").is_visible()
-        assert card.locator(".svc-recipe-pricing__amount").first.inner_text().strip().endswith("€")
-        assert card.locator(".svc-recipe-card__title").is_visible()
-        box = card.bounding_box()
-        assert box and 100 < box["width"] <= 375 and box["height"] > 150
+        yield context.new_page()
     finally:
         context.close()
+
+
+def test_a_card_reads_completely_with_javascript_disabled(phone_without_scripts: Page, shop_url: str):
+    page = phone_without_scripts
+    page.goto(f"{shop_url}/")
+    card = page.locator(".svc-recipe-card").first
+    card.scroll_into_view_if_needed()
+    assert card.locator(".svc-recipe-card__title").inner_text().strip()
+    picture = card.locator("img")
+    picture.scroll_into_view_if_needed()
+    loaded(page, picture)
+    assert card.locator(".svc-recipe-card__meta").is_visible()
+    assert card.locator(".svc-recipe-pricing__amount").first.inner_text().strip().endswith("€")
+    assert card.locator(".svc-recipe-card__title").is_visible()
+    box = card.bounding_box()
+    assert box and 100 < box["width"] <= 375 and box["height"] > 150
 
 
 def test_two_fragments_load_the_sdk_module_once(page: Page, shop_url: str):
@@ -44,35 +52,30 @@ def test_two_fragments_load_the_sdk_module_once(page: Page, shop_url: str):
     assert page.evaluate("customElements.get('svc-recipe-card') !== undefined")
 
 
-def test_a_phone_reaches_the_planners_menu_and_back_without_javascript(browser: Browser, shop_url: str):
+def test_a_phone_reaches_the_planners_menu_and_back_without_javascript(phone_without_scripts: Page, shop_url: str):
     # The quick menu's "see my menu" and the menu's back link submit the page's views form: the shop's page
     # comes back in the other view (with scripts, components/planner.js switches it in place).
-    context = browser.new_context(java_script_enabled=False, viewport={"width": 375, "height": 800})
-    try:
-        context.add_cookies([{"name": STORE_COOKIE, "value": "1001", "url": shop_url}])
-        page = context.new_page()
-        page.goto(f"{shop_url}/planner/current-menu")
-        planner = page.locator("svc-planner")
-        expect(planner).to_have_class(re.compile("svc-planner--view-recipe"))
-        expect(planner.locator(".svc-planner__menu")).to_be_hidden()
-        planner.locator(".svc-quick-menu__see-menu").click()
-        expect(page).to_have_url(re.compile(r"[?&]view=menu\b"))
-        expect(planner).to_have_class(re.compile("svc-planner--view-menu"))
-        expect(planner.locator(".svc-planner__menu")).to_be_visible()
-        expect(planner.locator(".svc-planner__suggestions")).to_be_hidden()
-        assert "store_id=1001" in page.url
-        planner.locator(".svc-planner__back").click()
-        expect(page).to_have_url(re.compile(r"[?&]view=recipe\b"))
-        expect(planner.locator(".svc-planner__suggestions")).to_be_visible()
-        expect(planner.locator(".svc-planner__menu")).to_be_hidden()
+    page = phone_without_scripts
+    page.goto(f"{shop_url}/planner/current-menu")
+    planner = page.locator("svc-planner")
+    expect(planner).to_have_class(re.compile("svc-planner--view-recipe"))
+    expect(planner.locator(".svc-planner__menu")).to_be_hidden()
+    planner.locator(".svc-quick-menu__see-menu").click()
+    expect(page).to_have_url(re.compile(r"[?&]view=menu\b"))
+    expect(planner).to_have_class(re.compile("svc-planner--view-menu"))
+    expect(planner.locator(".svc-planner__menu")).to_be_visible()
+    expect(planner.locator(".svc-planner__suggestions")).to_be_hidden()
+    assert "store_id=1001" in page.url
+    planner.locator(".svc-planner__back").click()
+    expect(page).to_have_url(re.compile(r"[?&]view=recipe\b"))
+    expect(planner.locator(".svc-planner__suggestions")).to_be_visible()
+    expect(planner.locator(".svc-planner__menu")).to_be_hidden()
 
-        # A panel filtered by types and a keyword keeps them through the other view and back.
-        page.goto(f"{shop_url}/planner/current-menu?recipe_type_id=dessert,main-dish&search=tarte")
-        planner.locator(".svc-quick-menu__see-menu").click()
-        expect(planner).to_have_class(re.compile("svc-planner--view-menu"))
-        planner.locator(".svc-planner__back").click()
-        expect(planner.locator(".svc-planner__search-input")).to_have_value("tarte")
-        pressed = planner.locator(".svc-planner__types [aria-pressed=true]")
-        expect(pressed).to_have_count(2)
-    finally:
-        context.close()
+    # A panel filtered by types and a keyword keeps them through the other view and back.
+    page.goto(f"{shop_url}/planner/current-menu?recipe_type_id=dessert,main-dish&search=tarte")
+    planner.locator(".svc-quick-menu__see-menu").click()
+    expect(planner).to_have_class(re.compile("svc-planner--view-menu"))
+    planner.locator(".svc-planner__back").click()
+    expect(planner.locator(".svc-planner__search-input")).to_have_value("tarte")
+    pressed = planner.locator(".svc-planner__types [aria-pressed=true]")
+    expect(pressed).to_have_count(2)

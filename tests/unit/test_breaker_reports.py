@@ -11,6 +11,7 @@ import pytest
 
 from prerender.gateway.breaker import CLOSED, HALF_OPEN, OPEN, BreakerPolicy, CircuitBreaker
 from prerender.gateway.errors import CircuitOpen
+from tests.clock import FakeClock
 
 
 def said(caplog: pytest.LogCaptureFixture, name: str) -> list[tuple[str, str]]:
@@ -18,16 +19,8 @@ def said(caplog: pytest.LogCaptureFixture, name: str) -> list[tuple[str, str]]:
     return [(r.levelname, r.getMessage()) for r in caplog.records if f"circuit for {name} " in r.getMessage()]
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_each_change_of_state_is_one_line_and_the_cooldowns_end_comes_uncalled(caplog: pytest.LogCaptureFixture):
-    clock, states = Clock(), []
+    clock, states = FakeClock(), []
     woken: list[tuple[float, Callable[[], None]]] = []
     breaker = CircuitBreaker(
         name="test-suggestions",
@@ -68,7 +61,7 @@ def test_each_change_of_state_is_one_line_and_the_cooldowns_end_comes_uncalled(c
 
 
 def test_a_failed_probe_opens_it_again_and_says_so(caplog: pytest.LogCaptureFixture):
-    clock = Clock()
+    clock = FakeClock()
     woken: list[float] = []
     breaker = CircuitBreaker(
         name="test-recipes",
@@ -91,7 +84,7 @@ def test_a_failed_probe_opens_it_again_and_says_so(caplog: pytest.LogCaptureFixt
 def test_a_probe_that_ends_after_its_round_is_no_evidence():
     # Two probes out; the first fails and opens the circuit again; the second's late success must neither close it
     # nor count in the next round (it made the state read half-open while calls were refused).
-    clock = Clock()
+    clock = FakeClock()
     breaker = CircuitBreaker(name="test-late", policy=BreakerPolicy(minimum_calls=1, cooldown=5, probes=2), clock=clock)
     breaker.record_failure(False)
     clock.now += 5
@@ -110,7 +103,7 @@ def test_a_probe_that_ends_after_its_round_is_no_evidence():
 
 
 def test_a_wake_before_the_cooldowns_end_waits_again():
-    clock = Clock()
+    clock = FakeClock()
     woken: list[tuple[float, Callable[[], None]]] = []
     breaker = CircuitBreaker(
         name="test-early",

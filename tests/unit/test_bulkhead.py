@@ -11,6 +11,7 @@ import responses
 
 from prerender.gateway import Resource, Shed, deadline
 from prerender.gateway.bulkhead import QUIET_SECONDS, Bulkhead
+from tests.clock import FakeClock
 from tests.unit.guards import upstream_http
 
 BASE = "http://upstream.test"
@@ -95,17 +96,9 @@ def test_a_shed_call_is_not_sent_and_is_no_evidence_for_the_breaker():
     assert len(responses.calls) == 1
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_shedding_is_said_when_it_starts_and_once_it_has_stopped_for_a_while(caplog: pytest.LogCaptureFixture):
     # Two lines for a steady overload, however many calls get a place between the shed ones.
-    clock = Clock()
+    clock = FakeClock()
     bulkhead = Bulkhead(name="test-recipes", limit=1, queue=0, clock=clock)
     caplog.set_level(logging.INFO, logger="prerender.gateway.bulkhead")
     for _ in range(5):  # a call holds the place, two are shed, then it goes
