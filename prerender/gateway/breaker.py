@@ -216,6 +216,8 @@ class CircuitBreaker:
 
     def _report(self) -> None:
         """Log a new state and tell `on_change` (outside the lock: it may take its own)."""
+        if self._state() == self._reported:  # after nearly every call: read without the lock, as `state` is
+            return
         with self._lock:
             state = self._state()
             before, self._reported = self._reported, state
