@@ -77,18 +77,24 @@ def send(
 ) -> Any:
     """One call to the upstream's `path` (below API) with `identity`'s headers, guarded by `resource`'s breaker
     and bulkhead, `name` in the metrics; retried after a connection error or a 502-504 unless `idempotent` is
-    False (gateway/http.py). The decoded JSON answer."""
-    return http.request(
-        method,
-        f"{API}{path}",
-        resource=resource,
-        name=name,
-        params=params,
-        json=json,
-        headers=identity.headers(),
-        idempotent=idempotent,
-        expect_body=expect_body,
-    )
+    False (gateway/http.py). The decoded JSON answer. A 401 refuses the identity's supplier-token: it is told to
+    `http.token_refused` (revoked since its supplier was cached)."""
+    try:
+        return http.request(
+            method,
+            f"{API}{path}",
+            resource=resource,
+            name=name,
+            params=params,
+            json=json,
+            headers=identity.headers(),
+            idempotent=idempotent,
+            expect_body=expect_body,
+        )
+    except UpstreamStatusError as error:
+        if error.status == 401 and identity.supplier_token and http.token_refused is not None:
+            http.token_refused(identity.supplier_token)
+        raise
 
 
 def expect_object(payload: Any, what: str) -> dict[str, Any]:

@@ -129,8 +129,9 @@ class UpstreamHttp:
         SERVICE_KEY_REFUSED.set(0)
         # The upstream's clock against this node's, from its answers: the deadlines told to it are in its time.
         self.upstream_clock = UpstreamClock()
-        # Told a supplier-token the upstream refused (401) on a call that sent it: the token was revoked since its
-        # supplier was cached (prerender/gateway/upstream.py wires the suppliers' `forget`).
+        # Told a supplier-token the upstream refused (401) on a call made for a shopper (gateway/calls.py, `send`):
+        # revoked since its supplier was cached (prerender/gateway/upstream.py wires the suppliers' `forget`; the
+        # supplier lookup handles its own 401).
         self.token_refused: Callable[[str], None] | None = None
         # Proxy settings (HTTP_PROXY, NO_PROXY...) are read once: requests would read the environment
         # again on every call, which costs more than a loopback round trip.
@@ -225,9 +226,6 @@ class UpstreamHttp:
             outcome = f"status_{error.status}" if error.status >= 500 else f"status_{error.status // 100}xx"
             evidence = status_evidence(error.status)
             self._note_service_key(headers, error)
-            token = headers.get("Supplier-Token")
-            if error.status == 401 and token and self.token_refused is not None:
-                self.token_refused(token)
             raise
         except BudgetSpent:
             outcome, evidence = "budget_spent", None  # nothing was sent: not the upstream's failure
