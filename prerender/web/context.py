@@ -172,15 +172,15 @@ def _resolve_supplier(token: str | None) -> tuple[Supplier | None, bool]:
         return None, False
     try:
         supplier = get_upstream().suppliers.by_token(token, request_id=g.request_id)
-    except Refused as error:  # not sent (a breaker, a bulkhead, too many tokens never seen valid): anyone may cause it
-        UNVOUCHED_REQUESTS.labels("unchecked").inc()
-        _warn_once_a_while("refused", "supplier lookup not sent, rendering without supplier features: %s", error)
-        return None, True
     except UpstreamError as error:
         UNVOUCHED_REQUESTS.labels("unchecked").inc()
-        log.log(
-            fallbacks.failure_level(error), "supplier lookup failed, rendering without supplier features: %s", error
-        )
+        # Not sent (a breaker, a bulkhead, too many tokens never seen valid): anyone may cause it, so throttled.
+        if isinstance(error, Refused):
+            _warn_once_a_while("refused", "supplier lookup not sent, rendering without supplier features: %s", error)
+        else:
+            log.log(
+                fallbacks.failure_level(error), "supplier lookup failed, rendering without supplier features: %s", error
+            )
         return None, True
     if supplier is None:
         UNVOUCHED_REQUESTS.labels("invalid").inc()
