@@ -31,12 +31,11 @@ from flask import Flask, Response, current_app, g, request
 from plumbing.problems import Problem
 from prerender.metrics import DEGRADED_ANSWERS
 from prerender.web.context import current_context
-from prerender.web.contract import RouteContract, request_contract
+from prerender.web.contract import RouteContract, request_api_version, request_contract
 from prerender.web.degraded import DEGRADED_HEADER, SHED, was_shed
 from prerender.web.http_caching import NO_STORE, set_policy
 from prerender.web.queue_age import queued_seconds
 from prerender.web.upstream_budget import budget_left, is_fragment_route, withdraw_upstream_budget
-from prerender.web.versions import API_VERSIONS
 
 EXTENSION_KEY = "prerender.admission"
 UNVOUCHED_KEY = "prerender.admission.unvouched"
@@ -69,7 +68,9 @@ class Admission:
 def admit() -> None:
     """before_request: let the request in, or shed it (a JSON route's 503 here; a fragment's degraded answer)."""
     contract = request_contract()
-    if contract is None or request.method == "OPTIONS" or not is_versioned_request():
+    # Routes outside the versions (health, metrics, the OpenAPI document) are never shed, whatever their
+    # declaration says of their callers.
+    if contract is None or request.method == "OPTIONS" or request_api_version() is None:
         return
     admission: Admission = current_app.extensions[EXTENSION_KEY]
     # A request whose whole budget went by while it waited for this worker is shed like one over the limit: its
@@ -81,12 +82,6 @@ def admit() -> None:
     # Its own reason in the metric: many of them at once, with a queue that short, is a front's clock ahead of ours.
     DEGRADED_ANSWERS.labels(request.endpoint or "unmatched", QUEUED if waited_its_budget else SHED).inc()
     shed(contract)
-
-
-def is_versioned_request() -> bool:
-    """Whether the request is one of the API versions' routes: the others (health, metrics, the OpenAPI document,
-    static files) are never shed, whatever their declaration says of their callers."""
-    return bool(request.blueprints) and request.blueprints[-1] in API_VERSIONS
 
 
 def admit_unvouched() -> None:
