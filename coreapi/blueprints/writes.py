@@ -26,7 +26,7 @@ from coreapi.context import current_identity, current_supplier
 from coreapi.extensions import db
 from coreapi.services import idempotency
 from coreapi.services.connection_watchdog import stop_watching, watch_this_context
-from coreapi.services.database_errors import driver_message
+from coreapi.services.database_errors import RETRY_SOON, driver_message
 from coreapi.services.write_deadline import WriteBusy, WriteDeadline, WriteTooLate, cut_short, disarm
 from plumbing.problems import (
     PROBLEM_MIMETYPE,
@@ -48,8 +48,6 @@ DATABASE_LOG = logging.getLogger("coreapi.database")
 
 IDEMPOTENCY_KEY_HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
-# What a request refused for now says: nothing was done, send it again in a second.
-RETRY_SOON = {"Retry-After": "1"}
 _ARRIVED = "coreapi_arrived"  # flask.g: when the request arrived (time.monotonic())
 _WATCHING = "coreapi_watching"  # flask.g: what ends the watch of the request's connections
 # When the client stops waiting for the answer (prerender sends it within a request's budget): Unix time in

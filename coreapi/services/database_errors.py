@@ -1,6 +1,9 @@
-"""What a database failure may say in a log line."""
+"""What a database failure may say in a log line, and what a request refused for now tells its caller."""
 
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+
+# What a request refused for now says (a busy pool, a failing database, a deadline): try again in a second.
+RETRY_SOON = {"Retry-After": "1"}
 
 
 def driver_message(error: SQLAlchemyError) -> str:
