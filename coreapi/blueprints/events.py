@@ -4,7 +4,7 @@ from typing import Any
 
 from flask import Blueprint
 
-from coreapi.context import calling_supplier, current
+from coreapi.context import calling_supplier, current, current_supplier
 from coreapi.extensions import db
 from coreapi.schemas.events import EventsArgs, SessionEventsArgs, StoredEventSchema
 from coreapi.schemas.parsing import use_args
@@ -28,12 +28,14 @@ def _session_id() -> str | None:
 def create(args: dict[str, Any]) -> tuple[dict[str, int], int]:
     """Store events with the session, supplier and identity of the headers, each id once per supplier."""
     supplier = calling_supplier()
+    ctx = current()
     count = events.store_events(
         db.session(),
         args["events"],
         session_id=_session_id(),
         supplier_id=supplier.id if supplier is not None else None,
-        identity=current().identity,
+        # `Profiling: false`: the shopper's events are counted, not tied to them (docs/upstream.md, "Events").
+        identity=ctx.identity if ctx.profiling else None,
     )
     # Every event of the batch is stored, now or by an earlier call with its id; `duplicates`: those earlier.
     return {"stored": count.stored + count.duplicates, "duplicates": count.duplicates}, 202
@@ -42,6 +44,7 @@ def create(args: dict[str, Any]) -> tuple[dict[str, int], int]:
 @bp.get("")
 @use_args(SessionEventsArgs(), location="query")
 def index(args: dict[str, Any]) -> dict[str, Any]:
-    """A session's events, oldest first (for tests and the demo)."""
-    stored = events.session_events(db.session(), args["session_id"])
+    """The calling supplier's events of a session, oldest first (for tests and the demo)."""
+    # A session's events name its shopper: only the supplier they were sent for may read them (401 without).
+    stored = events.session_events(db.session(), args["session_id"], supplier_id=current_supplier().id)
     return {"data": StoredEventSchema(many=True).dump(stored)}

@@ -94,9 +94,13 @@ def store_events(
     return StoredCount(stored=stored, duplicates=len(events) - stored)
 
 
-def session_events(session: Session, session_id: str) -> list[StoredEvent]:
-    """A session's events, oldest first (ties in the order they were stored)."""
-    rows = session.scalars(select(Event).where(Event.session_id == session_id).order_by(Event.timestamp, Event.id))
+def session_events(session: Session, session_id: str, *, supplier_id: int) -> list[StoredEvent]:
+    """A supplier's events of a session, oldest first (ties in the order they were stored)."""
+    rows = session.scalars(
+        select(Event)
+        .where(Event.session_id == session_id, Event.supplier_id == supplier_id)
+        .order_by(Event.timestamp, Event.id)
+    )
     return [
         StoredEvent(
             event_id=row.event_id,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from flask import Blueprint
@@ -27,5 +28,7 @@ bp = Blueprint("events", __name__)
 )
 def post_events(body: dict[str, Any]) -> ResponseReturnValue:
     """Store a batch of events with the session, supplier and user of the request."""
-    stored = get_upstream().events.store(current_context().upstream, body["events"])
+    ctx = current_context()
+    # The shopper's own choice, whatever the supplier's personalization (which only keeps cards the same for all).
+    stored = get_upstream().events.store(dataclasses.replace(ctx.upstream, profiling=ctx.profiling), body["events"])
     return {"stored": stored}, 202

@@ -60,6 +60,20 @@ def session_id(context: BrowserContext, url: str) -> str:
     return next(c["value"] for c in context.cookies(url) if c["name"] == SESSION_COOKIE)
 
 
+def stored_events(coreapi_url: str, context: BrowserContext, shop_url: str) -> list[dict[str, Any]]:
+    """The events coreapi stored for the shop's session, read as the shop's supplier (coreapi lists a session's
+    events to the supplier they were sent for only)."""
+    response = requests.get(
+        f"{coreapi_url}/api/v1/events",
+        params={"session_id": session_id(context, shop_url)},
+        headers={"Supplier-Token": RETAILER_TOKEN},
+        timeout=10,
+    )
+    response.raise_for_status()
+    events: list[dict[str, Any]] = response.json()["data"]
+    return events
+
+
 def card_fragment(
     context: BrowserContext,
     shop_url: str,

@@ -9,10 +9,9 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 
-import requests
 from playwright.sync_api import BrowserContext, Page, Route
 
-from .helpers import record_events, session_id, visit
+from .helpers import record_events, stored_events, visit
 
 
 def test_events_answered_504_after_they_were_stored_are_stored_once(
@@ -49,7 +48,5 @@ def test_events_answered_504_after_they_were_stored_are_stored_once(
 
     ids = sorted(event["id"] for event in tracked)
     assert len(sent) == 2 and all(set(ids) <= set(batch) for batch in sent)  # the same ids, sent again
-    stored = requests.get(
-        f"{coreapi_url}/api/v1/events", params={"session_id": session_id(context, shop_url)}, timeout=10
-    ).json()["data"]
+    stored = stored_events(coreapi_url, context, shop_url)
     assert sorted(event["id"] for event in stored if event["path"] == path) == ids  # each once

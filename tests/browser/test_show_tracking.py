@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-import requests
 from playwright.sync_api import BrowserContext, Page, expect
 
-from .helpers import hidden, hydrated_cards, record_events, seen, session_id, shows_of, visit
+from .helpers import hidden, hydrated_cards, record_events, seen, shows_of, stored_events, visit
 
 START = dt.datetime(2026, 1, 5, 10, 0, 0)
 
@@ -47,9 +46,7 @@ def test_a_native_card_is_shown_after_one_second_once_per_five_minutes(
 
     with page.expect_response(lambda r: r.url.endswith("/v1/events") and r.request.method == "POST"):
         page.evaluate("window.svc.analytics.flush()")
-    stored = requests.get(
-        f"{coreapi_url}/api/v1/events", params={"session_id": session_id(context, shop_url)}, timeout=10
-    ).json()["data"]
+    stored = stored_events(coreapi_url, context, shop_url)
     shows = [e for e in stored if e["name"] == "recipe.show" and str(e["props"]["recipe_id"]) == recipe_id]
     assert len(shows) == 2  # the shop's session id is the SDK's: coreapi has them under it
     assert any(e["name"] == "pageview" and e["path"] == "/" for e in stored)

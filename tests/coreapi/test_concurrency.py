@@ -287,7 +287,11 @@ def test_concurrent_likes_of_different_recipes_all_land(
 
 def test_concurrent_events_are_all_stored(app: Flask) -> None:
     session_id = f"session-{uuid.uuid4().hex}"
-    headers = {"Session-Id": session_id, "Authorization": "authless_id v-concurrent"}
+    headers = {
+        "Session-Id": session_id,
+        "Authorization": "authless_id v-concurrent",
+        "Supplier-Token": "demo-retailer-token",
+    }
 
     def name(thread: int, n: int) -> str:
         return f"thread-{'abcdefghij'[thread]}.event-{'abcdefghij'[n]}"
@@ -298,7 +302,7 @@ def test_concurrent_events_are_all_stored(app: Flask) -> None:
 
     answers = at_once([lambda t=t: send(t) for t in range(THREADS)])
     assert [answer.status_code for answer in answers] == [202] * THREADS
-    listed = app.test_client().get(f"/api/v1/events?session_id={session_id}")
+    listed = app.test_client().get(f"/api/v1/events?session_id={session_id}", headers=headers)
     names = [event["name"] for event in listed.json["data"]]
     assert sorted(names) == sorted(name(t, n) for t in range(THREADS) for n in range(5))
 
@@ -312,5 +316,5 @@ def test_concurrent_retries_of_one_batch_store_it_once(app: Flask) -> None:
     answers = at_once([lambda: app.test_client().post("/api/v1/events", json=batch, headers=headers)] * THREADS)
     assert [answer.status_code for answer in answers] == [202] * THREADS
     assert sum(answer.json["stored"] - answer.json["duplicates"] for answer in answers) == 5
-    listed = app.test_client().get(f"/api/v1/events?session_id={session_id}")
+    listed = app.test_client().get(f"/api/v1/events?session_id={session_id}", headers=headers)
     assert sorted(event["id"] for event in listed.json["data"]) == sorted(e["id"] for e in batch["events"])

@@ -7,7 +7,12 @@ import uuid
 from typing import Any
 
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
+from sqlalchemy import select
+
+from coreapi.extensions import db
+from coreapi.models import Event
 
 EVENT_FIELDS = {"id", "name", "path", "props", "timestamp", "session_id", "supplier_id", "identity"}
 
@@ -17,12 +22,17 @@ def session_id() -> str:
     return f"session-{uuid.uuid4().hex}"
 
 
+RETAILER = {"Supplier-Token": "demo-retailer-token"}
+PUBLISHER = {"Supplier-Token": "demo-publisher-token"}
+
+
 def post(client: FlaskClient, body: Any, **headers: str) -> Any:
     return client.post("/api/v1/events", json=body, headers=headers)
 
 
-def listed(client: FlaskClient, session_id: str) -> list[dict[str, Any]]:
-    response = client.get(f"/api/v1/events?session_id={session_id}")
+def listed(client: FlaskClient, session_id: str, supplier: dict[str, str] = RETAILER) -> list[dict[str, Any]]:
+    """The session's events the supplier may read (its own)."""
+    response = client.get(f"/api/v1/events?session_id={session_id}", headers=supplier)
     assert response.status_code == 200, response.json
     return response.json["data"]
 
@@ -63,10 +73,10 @@ def test_a_sessions_events_oldest_first_and_only_its_own(client: FlaskClient, se
     def event(name: str, hour: int) -> dict[str, Any]:
         return {"name": name, "timestamp": f"2026-11-21T{hour:02}:00:00Z"}
 
-    headers = {"Session-Id": session_id, "Authorization": "authless_id v-events"}
+    headers = {"Session-Id": session_id, "Authorization": "authless_id v-events", **RETAILER}
     assert post(client, {"events": [event("b", 11), event("c", 12)]}, **headers).status_code == 202
     assert post(client, {"events": [event("a", 9)]}, **headers).status_code == 202
-    other = {"Session-Id": f"{session_id}-other"}
+    other = {"Session-Id": f"{session_id}-other", **RETAILER}
     assert post(client, {"events": [event("z", 10)]}, **other).status_code == 202
 
     stored = listed(client, session_id)
@@ -76,17 +86,41 @@ def test_a_sessions_events_oldest_first_and_only_its_own(client: FlaskClient, se
     assert listed(client, f"{session_id}-none") == []
 
 
-def test_defaults_without_headers_or_optional_fields(client: FlaskClient, session_id: str) -> None:
+def test_defaults_without_optional_headers_or_fields(client: FlaskClient, session_id: str) -> None:
     before = dt.datetime.now(dt.UTC).replace(microsecond=0)
     body = {"events": [{"name": "category.display"}]}
-    response = post(client, body, **{"Session-Id": session_id})
+    response = post(client, body, **{"Session-Id": session_id, **RETAILER})
     assert response.status_code == 202
     after = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=1)
     (event,) = listed(client, session_id)
-    assert (event["path"], event["props"], event["supplier_id"], event["identity"]) == (
-        None, {}, None, None,
-    )  # fmt: skip
+    assert (event["path"], event["props"], event["identity"]) == (None, {}, None)
     assert before <= dt.datetime.fromisoformat(event["timestamp"]) <= after
+
+
+def test_events_without_a_supplier_are_stored_and_listed_to_none(app: Flask, session_id: str) -> None:
+    client = app.test_client()
+    assert post(client, {"events": [{"name": "pageview"}]}, **{"Session-Id": session_id}).status_code == 202
+    with app.app_context():
+        rows = db.session.execute(select(Event.supplier_id).where(Event.session_id == session_id)).all()
+    assert [tuple(row) for row in rows] == [(None,)]
+    assert listed(client, session_id) == [] and listed(client, session_id, PUBLISHER) == []
+
+
+def test_listing_needs_the_supplier_the_events_were_sent_for(client: FlaskClient, session_id: str) -> None:
+    """A session's events name its shopper: no other supplier, and no caller without one, reads them."""
+    headers = {"Session-Id": session_id, "Authorization": "user_id u-private"}
+    assert post(client, {"events": [{"name": "pageview"}]}, **headers, **RETAILER).status_code == 202
+    anonymous = client.get(f"/api/v1/events?session_id={session_id}")
+    assert anonymous.status_code == 401 and anonymous.mimetype == "application/problem+json"
+    assert listed(client, session_id, PUBLISHER) == []
+    assert [event["identity"] for event in listed(client, session_id)] == [{"kind": "user_id", "id": "u-private"}]
+
+
+def test_events_sent_with_profiling_off_are_not_tied_to_the_shopper(client: FlaskClient, session_id: str) -> None:
+    headers = {"Session-Id": session_id, "Authorization": "user_id u-no-profiling", "Profiling": "false"}
+    assert post(client, {"events": [{"name": "recipe.show"}]}, **headers, **RETAILER).status_code == 202
+    (event,) = listed(client, session_id)
+    assert (event["name"], event["session_id"], event["identity"]) == ("recipe.show", session_id, None)
 
 
 def test_limits_are_accepted(client: FlaskClient, session_id: str) -> None:
@@ -95,7 +129,7 @@ def test_limits_are_accepted(client: FlaskClient, session_id: str) -> None:
         "path": "/" * 512,
         "props": {f"p{n}": "x" * 512 for n in range(20)},
     }
-    response = post(client, {"events": [largest] * 100}, **{"Session-Id": session_id})
+    response = post(client, {"events": [largest] * 100}, **{"Session-Id": session_id, **RETAILER})
     assert response.status_code == 202
     assert response.json == {"stored": 100, "duplicates": 0}
     assert len(listed(client, session_id)) == 100
@@ -138,7 +172,7 @@ def one(**fields: Any) -> dict[str, Any]:
     ],
 )
 def test_validation(client: FlaskClient, session_id: str, body: Any, field: str) -> None:
-    response = post(client, body, **{"Session-Id": session_id})
+    response = post(client, body, **{"Session-Id": session_id, **RETAILER})
     assert response.status_code == 400
     assert response.mimetype == "application/problem+json"
     errors = response.json["errors"]["json"]
@@ -148,7 +182,7 @@ def test_validation(client: FlaskClient, session_id: str, body: Any, field: str)
 
 def test_one_bad_event_stores_none(client: FlaskClient, session_id: str) -> None:
     body = {"events": [{"name": "pageview"}, {"name": "BAD"}]}
-    response = post(client, body, **{"Session-Id": session_id})
+    response = post(client, body, **{"Session-Id": session_id, **RETAILER})
     assert response.status_code == 400
     assert list(response.json["errors"]["json"]) == ["events.1.name"]
     assert listed(client, session_id) == []
@@ -160,10 +194,6 @@ def test_headers_are_checked(client: FlaskClient) -> None:
     response = post(client, body, **{"Session-Id": "s" * 201})
     assert response.status_code == 400
     assert list(response.json["errors"]["headers"]) == ["Session-Id"]
-
-
-RETAILER = {"Supplier-Token": "demo-retailer-token"}
-PUBLISHER = {"Supplier-Token": "demo-publisher-token"}
 
 
 def test_a_repeated_event_id_is_stored_once(client: FlaskClient, session_id: str) -> None:
@@ -191,7 +221,7 @@ def test_an_id_is_unique_per_supplier(client: FlaskClient, session_id: str) -> N
     body = one(id="shared-event-id")
     assert post(client, body, **{"Session-Id": session_id, **RETAILER}).json["duplicates"] == 0
     assert post(client, body, **{"Session-Id": session_id, **PUBLISHER}).json["duplicates"] == 0
-    assert len(listed(client, session_id)) == 2
+    assert len(listed(client, session_id)) == len(listed(client, session_id, PUBLISHER)) == 1
 
 
 def test_events_without_ids_are_all_stored(client: FlaskClient, session_id: str) -> None:
@@ -203,6 +233,6 @@ def test_events_without_ids_are_all_stored(client: FlaskClient, session_id: str)
 
 def test_listing_needs_a_session_id(client: FlaskClient) -> None:
     for query in ("", "?session_id="):
-        response = client.get(f"/api/v1/events{query}")
+        response = client.get(f"/api/v1/events{query}", headers=RETAILER)
         assert response.status_code == 400
         assert "session_id" in response.json["errors"]["query"]

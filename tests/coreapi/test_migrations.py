@@ -772,8 +772,9 @@ def test_0008_gives_events_an_id_unique_per_supplier_and_keeps_them(empty_app: F
     moment = dt.datetime(2026, 11, 27, 12, 0, tzinfo=dt.UTC)
     sql(
         empty_app,
-        "INSERT INTO events (name, props, timestamp, received_at, session_id) "
-        "VALUES ('pageview', '{}', :moment, :moment, 'before-ids')",
+        "INSERT INTO events (name, props, timestamp, received_at, session_id, supplier_id) "
+        "VALUES ('pageview', '{}', :moment, :moment, 'before-ids', "
+        "(SELECT id FROM suppliers WHERE token = 'demo-retailer-token'))",
         moment=moment,
     )
     assert "event_id" not in event_columns(empty_app)
@@ -786,7 +787,7 @@ def test_0008_gives_events_an_id_unique_per_supplier_and_keeps_them(empty_app: F
     body = {"events": [{"id": "after-0008", "name": "recipe.show"}]}
     assert client.post("/api/v1/events", json=body, headers=headers).json == {"stored": 1, "duplicates": 0}
     assert client.post("/api/v1/events", json=body, headers=headers).json == {"stored": 1, "duplicates": 1}
-    listed = client.get("/api/v1/events?session_id=before-ids").json["data"]
+    listed = client.get("/api/v1/events?session_id=before-ids", headers=headers).json["data"]
     assert [(event["id"], event["name"]) for event in listed] == [(None, "pageview"), ("after-0008", "recipe.show")]
 
 

@@ -18,6 +18,7 @@ from tests.faulty_upstream import FaultyUpstream
 from tests.live import TEST_BUDGETS, Stack, use_live_servers
 
 RETAILER = "demo-retailer-token"
+NOPERS = "demo-nopers-token"
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -17,10 +17,9 @@ from tests.conftest import closed_port
 from tests.faulty_upstream import FaultyUpstream, status
 from tests.problems import names
 
-from .conftest import browser_headers, headers
+from .conftest import NOPERS, browser_headers, headers
 
 SHOP = "http://127.0.0.1:8080"
-NOPERS = "demo-nopers-token"
 _users = itertools.count()
 
 

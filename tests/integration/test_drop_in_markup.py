@@ -21,12 +21,11 @@ from prerender.rendering.i18n import translator_for
 from prerender.rendering.pictures import ingredient_pictures
 from prerender.web.context import RequestContext
 
-from .conftest import browser_headers, get_card, headers
+from .conftest import NOPERS, browser_headers, get_card, headers
 
 SHOP = "http://127.0.0.1:8080"
 STORE = "1001"
 PUBLISHER = "demo-publisher-token"
-NOPERS = "demo-nopers-token"
 
 
 def parsed(answer, selector: str) -> Tag:

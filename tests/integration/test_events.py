@@ -8,13 +8,18 @@ import uuid
 import pytest
 import requests
 
-from .conftest import browser_headers
+from .conftest import NOPERS, RETAILER, browser_headers
 
 EVENT = {"name": "recipe.show", "path": "/rayon/legumes", "props": {"recipe_id": "12"}}
 
 
 def stored(upstream, session_id: str) -> list[dict]:
-    response = requests.get(f"{upstream.base_url}/api/v1/events", params={"session_id": session_id}, timeout=5)
+    response = requests.get(
+        f"{upstream.base_url}/api/v1/events",
+        params={"session_id": session_id},
+        headers={"Supplier-Token": RETAILER},
+        timeout=5,
+    )
     return response.json()["data"]
 
 
@@ -30,6 +35,27 @@ def test_events_are_stored_with_the_request_identity(client, upstream):
     assert events[0]["props"] == {"recipe_id": "12"} and events[0]["path"] == "/rayon/legumes"
     assert events[0]["identity"] == {"kind": "user_id", "id": "events-user"}
     assert events[0]["supplier_id"] is not None
+
+
+@pytest.mark.parametrize("token", [RETAILER, NOPERS])
+def test_events_follow_the_shoppers_profiling_choice(client, upstream, token):
+    """`profiling: false` stores the events without the shopper; without it they are the shopper's, at a supplier
+    without personalization too (which turns profiling off for cards, so that they are the same for all)."""
+    session = f"events-profiling-{uuid.uuid4().hex}"
+    for profiling in ("false", "true"):
+        browser = browser_headers(client, user="events-choice", token=token, session=session, profiling=profiling)
+        event = {**EVENT, "name": f"profiling.{profiling}"}
+        assert client.post("/v1/events", json={"events": [event]}, headers=browser).status_code == 202
+    response = requests.get(
+        f"{upstream.base_url}/api/v1/events",
+        params={"session_id": session},
+        headers={"Supplier-Token": token},
+        timeout=5,
+    )
+    assert [(e["name"], e["identity"]) for e in response.json()["data"]] == [
+        ("profiling.false", None),
+        ("profiling.true", {"kind": "user_id", "id": "events-choice"}),
+    ]
 
 
 def test_send_beacon_form(client, upstream):
