@@ -139,7 +139,8 @@ def _page(query: dict[str, Any]) -> Response:
     answers={
         200: html(
             "The panel's <li> items: a recipe card each with its see-the-recipe and add buttons (with recipe_ids, "
-            "those recipes' items, in that order, and X-Has-More false)."
+            "those recipes' items, in that order, and X-Has-More false).",
+            headers={"X-Has-More": "`true` when a next page has more recipes, else `false`."},
         ),
         304: NOT_MODIFIED,
         400: problem("Invalid parameters, or an unknown store."),

@@ -244,7 +244,16 @@ class _Event(_Body):
     )
     name = fields.String(required=True, validate=FullMatch(EVENT_NAME, error="Must be like 'recipe.show'."))
     path = fields.String(load_default="/", validate=[validate.Length(1, MAX_EVENT_PATH), no_control_characters()])
-    props = fields.Dict(keys=fields.String(validate=validate.Length(1, 64)), load_default=dict)
+    props = fields.Dict(
+        keys=fields.String(validate=validate.Length(1, 64)),
+        load_default=dict,
+        metadata={
+            "maxProperties": MAX_EVENT_PROPS,
+            "additionalProperties": {
+                "anyOf": [{"type": "string", "maxLength": 256}, {"type": "number"}, {"type": "boolean"}]
+            },
+        },
+    )
 
     @validates("props")
     def flat_props(self, props: dict[str, Any], **_: Any) -> None:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from marshmallow import EXCLUDE, Schema, fields, validate
+from marshmallow import EXCLUDE, INCLUDE, Schema, fields, validate
 
 
 class AnswerSchema(Schema):
@@ -16,7 +16,12 @@ class AnswerSchema(Schema):
 
 
 class ProblemSchema(Schema):
-    """RFC 9457 problem details: the body of every 4xx and 5xx."""
+    """RFC 9457 problem details: the body of every 4xx and 5xx. Open, as RFC 9457 makes it: a refusal the
+    upstream explains carries its own members through (prerender/web/errors.py), and a client ignores those it
+    does not know."""
+
+    class Meta:
+        unknown = INCLUDE
 
     type = fields.String(required=True, metadata={"example": "about:blank"})
     title = fields.String(required=True)
@@ -26,6 +31,16 @@ class ProblemSchema(Schema):
         keys=fields.String(),
         values=fields.Raw(),
         metadata={"description": "The bad fields, keyed by where they were: headers, query, json."},
+    )
+    reason = fields.String(
+        metadata={
+            "description": "Why a 409 or 410 refused, for a client to branch on: a basket transfer's `empty`, "
+            "`no-affiliate`, `expired` or `redeemed`; a menu's `menu-full`, `already-in-menu`, "
+            "`unavailable-at-store`, `no-store` or `empty` (docs/browser-api.md). Other values may come."
+        }
+    )
+    expected_total = fields.Float(
+        metadata={"description": "A payment refused for its total: the basket's total the retailer's cart should have."}
     )
 
 

@@ -34,16 +34,18 @@ BEACON_MIMETYPES = frozenset({"application/json", "text/plain"})
 
 @dataclass(frozen=True)
 class Answer:
-    """One documented answer: its description, and its body's media type and schema when it has one."""
+    """One documented answer: its description, its body's media type and schema when it has one, and the
+    headers of this route's answer besides those every answer of its status has (prerender/web/openapi.py)."""
 
     description: str
     media_type: str | None = None
     schema: type[Schema] | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)  # name: description (a string value)
 
 
-def html(description: str) -> Answer:
-    """An HTML fragment."""
-    return Answer(description, "text/html")
+def html(description: str, *, headers: Mapping[str, str] | None = None) -> Answer:
+    """An HTML fragment (with the headers of this route's answer: name and description)."""
+    return Answer(description, "text/html", headers=headers or {})
 
 
 def json_answer(schema: type[Schema] | None, description: str = "OK") -> Answer:

@@ -45,11 +45,42 @@ EXAMPLES: dict[str, Any] = {
     "guests": 4,
     "serves": 4,
     "authless_id": "anon-1",
-    "recipe_ids": "5,12",
+    "recipe_ids": ["5", "12"],  # an array, sent `recipe_ids=5,12` (style form, not exploded)
     "surrounding_products_ids": '["100001","100002"]',
     "current_products_ids": '["100010"]',
     "productIds": ["100001", "100002"],
     "position": 1,
+}
+# The response headers answers carry by their status (DocumentBuilder.answer_headers).
+RESPONSE_HEADERS: dict[str, dict[str, Any]] = {
+    "X-Request-Id": {
+        "description": "The request's id: the caller's valid X-Request-Id, else one made. The logs have the "
+        "request under it (docs/operations.md).",
+        "schema": {"type": "string"},
+    },
+    "Retry-After": {
+        "description": "Seconds to wait before trying again. On a 409, present: a write still in progress or a row "
+        "another write holds (nothing applied: send it again with the same Idempotency-Key); absent: final "
+        "(docs/browser-api.md).",
+        "schema": {"type": "integer", "minimum": 0},
+    },
+    "WWW-Authenticate": {"description": "What the route needs to identify its caller.", "schema": {"type": "string"}},
+    "ETag": {
+        "description": "A strong validator of a cacheable answer (not of one marked no-store): send it back as "
+        "If-None-Match for a 304.",
+        "schema": {"type": "string"},
+    },
+    "X-Degraded": {
+        "description": "An answer an upstream failure or an overload shaped, kept by no cache (Cache-Control: private, "
+        "no-store): `upstream` (empty, or without some part), `stale` (made with a last good copy up to a day old), "
+        "`shed` (from the cache, else empty, while the service was too busy). Absent on a complete answer.",
+        "schema": {"type": "string", "enum": ["upstream", "stale", "shed"]},
+    },
+}
+IF_NONE_MATCH = {
+    "description": "The ETag of a copy the caller holds: 304 without a body when it is still the answer.",
+    "required": False,
+    "schema": {"type": "string"},
 }
 CREDENTIAL_SCHEME = "shopperCredential"
 CREDENTIAL_SECURITY = {
@@ -129,6 +160,26 @@ class DocumentBuilder:
         # A browser route's headers besides its credential: the shopper is the credential's.
         self.browser_headers = [component_name(name) for name in BROWSER_HEADER_FIELDS]
         self.spec.components.security_scheme(CREDENTIAL_SCHEME, CREDENTIAL_SECURITY)
+        for name, header in RESPONSE_HEADERS.items():
+            self.spec.components.header(name, header)
+        self.spec.components.parameter("If-None-Match", "header", IF_NONE_MATCH)
+
+    @staticmethod
+    def answer_headers(status: int, answer: Answer, method: str) -> dict[str, Any]:
+        """The headers an answer of `status` carries (those every such answer has, then the route's own)."""
+        names = ["X-Request-Id"]
+        if status == 401:
+            names.append("WWW-Authenticate")
+        if status in (409, 503):
+            names.append("Retry-After")
+        if method == "GET" and status in (200, 304):
+            names.append("ETag")
+        if answer.media_type == "text/html" and status == 200:
+            names.append("X-Degraded")
+        headers: dict[str, Any] = {name: name for name in names}  # component names: apispec makes them $refs
+        for name, description in answer.headers.items():
+            headers[name] = {"description": description, "schema": {"type": "string"}}
+        return headers
 
     @property
     def converter(self) -> OpenAPIConverter:
@@ -191,7 +242,9 @@ class DocumentBuilder:
             "operationId": operation_id,
             "tags": [version_of(rule) or "service"],
             "summary": contract.summary,
-            "responses": {str(status): self.answer(answer) for status, answer in sorted(answers.items())},
+            "responses": {
+                str(status): self.answer(status, answer, method) for status, answer in sorted(answers.items())
+            },
         }
         description = inspect.getdoc(inspect.unwrap(view))
         if description:
@@ -200,6 +253,8 @@ class DocumentBuilder:
             result["deprecated"] = True
         if parameters:
             result["parameters"] = parameters
+        if 304 in answers:
+            result.setdefault("parameters", []).append("If-None-Match")  # apispec turns the name into a $ref
         if contract.body is not None:
             result["requestBody"] = self.request_body(contract, version)
         if contract.callers is Callers.BROWSER:
@@ -241,9 +296,12 @@ class DocumentBuilder:
             }
         return {"required": True, "content": content}
 
-    def answer(self, answer: Answer) -> dict[str, Any]:
+    def answer(self, status: int, answer: Answer, method: str) -> dict[str, Any]:
         """A response object; apispec turns a schema class into a $ref to its component."""
-        result: dict[str, Any] = {"description": answer.description}
+        result: dict[str, Any] = {
+            "description": answer.description,
+            "headers": self.answer_headers(status, answer, method),
+        }
         if answer.media_type is not None:
             body: Any = (
                 answer.schema
@@ -273,6 +331,8 @@ class DocumentBuilder:
                 body["type"] = kinds[0] if len(kinds) == 1 else kinds
                 if body.get("default", ...) is None:
                     del body["default"]
+                if None in body.get("enum", ()):
+                    body["enum"] = [value for value in body["enum"] if value is not None]
         return parameters
 
 

@@ -11,16 +11,22 @@ import pytest
 import schemathesis
 from flask import Flask
 from hypothesis import HealthCheck, Phase, given, seed, settings
+from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import content_type_conformance, status_code_conformance
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
 from prerender import create_app
 from prerender.web.contract import Callers, contract_of
 from prerender.web.openapi import build_spec
 
-from .conftest import live_browser_headers
+from .conftest import browser_headers, live_browser_headers
 
 DEMO_HEADERS = {
     "authorization": "user_id openapi-user",
@@ -180,7 +186,7 @@ def test_browser_routes_take_the_credential_and_no_claimed_identity(app: Flask, 
     for label in browser:
         operation = listed[label]
         assert operation["security"] == BROWSER_SECURITY, label
-        refs = {p["$ref"] for p in operation["parameters"] if "$ref" in p}
+        refs = {p["$ref"] for p in operation["parameters"] if "$ref" in p} - {"#/components/parameters/If-None-Match"}
         assert refs == {
             "#/components/parameters/LanguageId",
             "#/components/parameters/SessionId",
@@ -205,6 +211,49 @@ def test_server_or_browser_routes_take_either(app: Flask, document: dict[str, An
     assert "authless-credential" in {p.get("name") for p in merge["parameters"]}
 
 
+def test_a_refusals_own_members_are_in_the_documented_problem(client, document: dict[str, Any]) -> None:
+    """A 409 the client is told to branch on by its `reason` (a retailer's shopper has no affiliated retailer
+    to hand a basket over to) validates against the document, and its `reason` is a documented member."""
+    answer = client.get("/v1/basket/transfers/stores", headers=browser_headers(client))
+    assert answer.status_code == 409 and answer.get_json()["reason"] == "no-affiliate"
+    documented = document["paths"]["/v1/basket/transfers/stores"]["get"]["responses"]["409"]
+    schema = documented["content"]["application/problem+json"]["schema"]
+    Draft202012Validator({**document, **schema}).validate(answer.get_json())
+    assert "reason" in document["components"]["schemas"]["Problem"]["properties"]
+
+
+def test_answers_document_the_headers_a_client_acts_on(document: dict[str, Any]) -> None:
+    """Retry-After (503, 409), WWW-Authenticate (401), X-Degraded (fragments), ETag and If-None-Match (where a 304
+    is documented), X-Request-Id (every answer), X-Has-More (the planner's panel): in the document, not only in
+    the prose."""
+    headers = document["components"]["headers"]
+    assert headers["X-Degraded"]["schema"]["enum"] == ["upstream", "stale", "shed"]
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            responses = operation["responses"]
+            for status, response in responses.items():
+                names = set(response["headers"])
+                assert "X-Request-Id" in names, (path, method, status)
+                expected = {"401": "WWW-Authenticate", "409": "Retry-After", "503": "Retry-After"}.get(status)
+                assert expected is None or expected in names, (path, method, status)
+            if "304" in responses:
+                assert "ETag" in responses["200"]["headers"] and "ETag" in responses["304"]["headers"], path
+                refs = {parameter.get("$ref") for parameter in operation["parameters"]}
+                assert "#/components/parameters/If-None-Match" in refs, (path, method)
+    card = document["paths"]["/v1/recipe-card"]["get"]["responses"]["200"]["headers"]
+    assert card["X-Degraded"] == {"$ref": "#/components/headers/X-Degraded"}
+    panel = document["paths"]["/v2/planner/recipes"]["get"]["responses"]["200"]["headers"]
+    assert "X-Has-More" in panel
+
+
+def test_enums_of_parameters_hold_no_null(document: dict[str, Any]) -> None:
+    """An optional query value is absent, never JSON null: `null` in a string enum is a type mismatch."""
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            for parameter in operation.get("parameters", []):
+                assert None not in parameter.get("schema", {}).get("enum", []), (path, method, parameter["name"])
+
+
 def test_the_document_needs_no_headers(client) -> None:
     assert client.get("/openapi.json").status_code == 200
 
@@ -214,7 +263,13 @@ def test_the_document_needs_no_headers(client) -> None:
 # The Python API rather than schemathesis' pytest plugin, whose lazy fixtures do not run under pytest 9.
 LIVE_SCHEMA = schemathesis.openapi.from_dict(build_spec(create_app({"TESTING": True})))
 OPERATIONS = {operation.label: operation for operation in (result.ok() for result in LIVE_SCHEMA.get_all_operations())}
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance]
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    response_headers_conformance,
+]
 # Valid requests for every operation; invalid ones where there is something to get wrong.
 RUNS = [
     (label, mode)
@@ -228,9 +283,9 @@ RUNS = [
 
 @pytest.mark.parametrize(("label", "mode"), RUNS, ids=[f"{label}-{mode.value}" for label, mode in RUNS])
 def test_the_live_service_keeps_to_the_document(label: str, mode: GenerationMode, prerender_url: str) -> None:
-    """No 5xx; every status code and content type is one the document lists (with the demo headers, or on a
-    browser route a shopper's credential from the live server's bootstrap, so requests get past the guard;
-    generated header values, a generated Bearer credential included, would only test the guard)."""
+    """No 5xx; every status code, content type, JSON body and header is one the document lists (with the demo
+    headers, or on a browser route a shopper's credential from the live server's bootstrap, so requests get past
+    the guard; generated header values, a generated Bearer credential included, would only test the guard)."""
     browser = OPERATIONS[label].definition.raw.get("security") == BROWSER_SECURITY
     hdrs = (
         live_browser_headers(prerender_url, user="openapi-user", session="openapi-session") if browser else DEMO_HEADERS
