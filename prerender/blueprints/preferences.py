@@ -17,7 +17,6 @@ from prerender.schemas.responses import PreferencesSchema
 from prerender.web.context import RequestContext, current_context
 from prerender.web.contract import (
     NO_CONTENT,
-    NOT_MODIFIED,
     PASSED_THROUGH,
     UPSTREAM_FAILURES,
     Callers,
@@ -26,7 +25,7 @@ from prerender.web.contract import (
     no_content,
     problem,
 )
-from prerender.web.http_caching import PRIVATE, cache_policy
+from prerender.web.http_caching import NO_STORE, cache_policy
 
 bp = Blueprint("preferences", __name__, url_prefix="/preferences")
 
@@ -51,11 +50,13 @@ def preferring_shopper() -> RequestContext:
 
 
 @bp.get("")
-@cache_policy(PRIVATE)
+# Kept by no cache, a browser's disk cache included: a diet can tell of a health condition, and the next person at
+# a shared device is someone else (as the favorite items).
+@cache_policy(NO_STORE)
 @declare(
     callers=Callers.SERVER_OR_BROWSER,
     summary="The shopper's preferences",
-    answers={200: json_answer(PreferencesSchema), 304: NOT_MODIFIED, **UPSTREAM_FAILURES},
+    answers={200: json_answer(PreferencesSchema, "The stored preferences (`no-store`)."), **UPSTREAM_FAILURES},
 )
 def read() -> dict[str, Any]:
     """The shopper's preferences (empty and disabled without personalization or without a shopper)."""

@@ -355,6 +355,17 @@ def put_preferences(client, hdrs, **body):
     return client.put("/v2/preferences", json=body, headers=hdrs)
 
 
+def test_preferences_are_kept_by_no_cache(client, upstream, user):
+    """A diet can tell of a health condition: not in a browser's disk cache for the next person at the device."""
+    hdrs = browser_headers(client, user=user)
+    assert put_preferences(client, hdrs, diets=["sans-gluten"]).status_code == 200
+    answer = client.get("/v2/preferences", headers=hdrs)
+    assert answer.status_code == 200 and answer.get_json()["diets"] == ["sans-gluten"]
+    assert answer.headers["Cache-Control"] == "private, no-store" and "ETag" not in answer.headers
+    again = client.get("/v2/preferences", headers={**hdrs, "If-None-Match": '"anything"'})
+    assert again.status_code == 200
+
+
 def test_preferences_are_stored_per_shopper_and_change_the_lists(client, upstream, user):
     hdrs = browser_headers(client, user=user)
     assert client.get("/v2/preferences", headers=hdrs).get_json() == {
