@@ -85,6 +85,8 @@ def test_the_setup_class_logs_in_syncs_the_cart_and_pays(
     # handleLogin: the documented `loadWithExternalId(...).subscribe(() => alert(...))` fires for the page's user.
     page.evaluate(f"() => window.setup.handleLogin({{ id: {json.dumps(user)}, cookiesAccepted: () => false }})")
     assert_eventually(page, lambda: dialogs == [ALERT])
+    # A shopper who refused cookies is not profiled: `forbidProfiling` is the second argument.
+    assert page.evaluate("() => window.svc.user.user$.value.forbidProfiling") is True
 
     # "add all": the class's pushProductsToBasket puts the products in the shop's cart, whose update calls
     # sendCartToSvc (retailerBasketChanged): the change is confirmed, the count follows.

@@ -58,7 +58,9 @@ export class Svc {
 
   // Call this method from your app when the user logs in
   handleLogin(user) {
-    window.svc.user.loadWithExternalId(user.id, user.cookiesAccepted()).subscribe(() => {
+    // The second argument is `forbidProfiling` (docs/sdk.md, svc.user): a shopper who refused cookies is not
+    // profiled (requests carry `profiling: false`). The maker's own example passes cookiesAccepted() as it is.
+    window.svc.user.loadWithExternalId(user.id, !user.cookiesAccepted()).subscribe(() => {
       alert("User logged in on Svc!");
     });
   }
