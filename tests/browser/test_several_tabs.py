@@ -141,6 +141,25 @@ def test_after_a_logout_in_another_tab_the_users_tab_no_longer_writes_to_the_use
     assert recipe_id in recipes_in(basket_of(prerender_url, visitor_credential))
 
 
+def test_a_logout_leaves_nothing_of_the_shopper_in_the_browsers_storage(context: BrowserContext, shop_url: str):
+    """The shop's logout calls `svc.user.reset()`: the next person at a shared device finds none of the user's
+    entries (a diet saved in the preferences, a payment started), only the browser's own."""
+    user = new_user()
+    page = context.new_page()
+    visit(context, page, shop_url, user=user)
+    page.evaluate(
+        """() => {
+          localStorage.setItem("_svc/preferences", JSON.stringify({ diets: ["sans-gluten"] }));
+          localStorage.setItem("_svc/payment-started", JSON.stringify({ total: 12, shopper: "user:someone" }));
+        }"""
+    )
+    page.locator("[data-account=logout]").click()
+    page.wait_for_function(f"() => ({IDENTITY})()?.startsWith('authless:')")
+    kept = page.evaluate("() => Object.keys(localStorage).filter((key) => key.startsWith('_svc/'))")
+    assert "_svc/preferences" not in kept and "_svc/payment-started" not in kept
+    assert "_svc/browser-id" in kept  # the browser's: the reconcile names it
+
+
 def test_a_finalize_waiting_for_a_login_resumes_in_the_login_tab_only(context: BrowserContext, shop_url: str):
     """The planner's finalize asked for a login (its resume URL in localStorage, which the tabs share): the tab
     where the shopper logs in goes back to it; a tab that only took the user's credential from it stays."""

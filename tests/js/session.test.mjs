@@ -3,7 +3,9 @@
 import { test, afterEach } from "node:test";
 import assert from "node:assert/strict";
 
-import { Session } from "../../prerender/static/sdk/session.js";
+import { readdir, readFile } from "node:fs/promises";
+
+import { BROWSER_ENTRIES, SHOPPER_ENTRIES, Session, TAB_ENTRIES } from "../../prerender/static/sdk/session.js";
 
 globalThis.document ??= /** @type {any} */ ({ documentElement: { lang: "fr" }, readyState: "complete" });
 
@@ -69,4 +71,35 @@ test("without usable localStorage a page keeps one id for its life", () => {
   });
   const session = tabOf();
   assert.equal(session.browserId, session.browserId);
+});
+
+test("a logout removes the shopper's entries from localStorage and keeps the browser's", () => {
+  const localStorage = new SharedStorage();
+  globalThis.window = /** @type {any} */ ({ localStorage });
+  const session = tabOf();
+  const browsers = [...BROWSER_ENTRIES, "shown/12"].map((name) => `_svc/${name}`);
+  for (const name of SHOPPER_ENTRIES) localStorage.setItem(`_svc/${name}`, "x");
+  for (const key of [...browsers, "host-page/own"]) localStorage.setItem(key, "x"); // the page's own: not the SDK's
+  session.reset();
+  const left = [...Array(localStorage.length).keys()].map((i) => localStorage.key(i));
+  assert.deepEqual(left.sort(), [...new Set([...browsers, "host-page/own"])].sort());
+});
+
+test("every storage entry the SDK and its components use is classed: a shopper's, the browser's or a tab's", async () => {
+  const classed = new Set([...SHOPPER_ENTRIES, ...BROWSER_ENTRIES, ...TAB_ENTRIES]);
+  const root = new URL("../../prerender/static/", import.meta.url);
+  const names = (await readdir(root, { recursive: true })).filter((f) => f.endsWith(".js") && !f.startsWith("dist"));
+  const sources = await Promise.all(names.map((name) => readFile(new URL(name, root), "utf8")));
+  const constant = (/** @type {string} */ name) =>
+    sources.map((source) => source.match(new RegExp(`const ${name} = "([^"]+)"`))?.[1]).find(Boolean);
+  const used = new Set();
+  for (const source of sources) {
+    for (const [, literal] of source.matchAll(/key\(\s*["'`]([^"'`$]+)/g)) used.add(literal);
+    for (const [, name] of source.matchAll(/key\(\s*([A-Z_]+)\s*\)/g)) {
+      assert.ok(constant(name), `${name} is defined nowhere`);
+      used.add(constant(name));
+    }
+  }
+  assert.ok(used.size >= 10, [...used].join(", ")); // the scan finds them
+  for (const name of used) assert.ok(classed.has(name), `${name}: class it in sdk/session.js`);
 });

@@ -162,6 +162,11 @@ if (svc) {
     Promise.resolve(svc.pos.load(context.storeId ?? null))
       .catch((error) => console.warn("the SDK could not load the store", error));
 
+    // A logout: the SDK forgets the shopper and what it kept for them in this browser (their preferences, a
+    // payment on its way...: docs/sdk.md, section 7) before the form leaves the page.
+    document.querySelector("[data-account=logout]")?.closest("form")?.addEventListener("submit", () => {
+      Promise.resolve(svc.user.reset()).catch((error) => console.warn("the SDK could not forget the shopper", error));
+    });
     // Our basket drives the cart: apply the changes, then report the new cart (which confirms them).
     svc.basketSync.definePushProductsToCart(async (changes) => {
       const lines = await cart.apply(changes);

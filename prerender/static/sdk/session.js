@@ -44,6 +44,35 @@ const BROWSER_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 // ahead the clock runs (an AM/PM slip is 12 hours): the merge does not send it (`authlessCredentialOf`).
 const LONG_EXPIRED_MS = 3 * 24 * 3_600_000;
 
+/**
+ * What the SDK and its components keep in localStorage (`_<prefix>/<name>`), in two kinds (docs/sdk.md, "What the
+ * SDK keeps in the browser"). A shopper's: what they chose, saved or paid, which a logout (`user.reset()`) removes,
+ * since the next person at the device is someone else (a diet preference can tell of a health condition).
+ */
+export const SHOPPER_ENTRIES = Object.freeze([
+  "authless-credential", // the logged-out visitor's credential (sdk/session.js)
+  "authless-id", // an older SDK's (removed at start too)
+  "preferences", // the diets and equipment saved (components/catalog/preferences.js)
+  "preferences-asked", // when the preferences were last asked for
+  "payment-started", // a paid cart and its shopper, for a day (sdk/basket-payment.js)
+  "cachedFinalizeMenuUrl", // the menu page to come back to (sdk/planner.js)
+  "planner/finalizeNeeds",
+  "planner/guests", // the planner's guests (components/planner-entry.js)
+  "planner/guests-preferred",
+  "publisher-store", // the store picked in a publisher's drawer (components/no-supplier-cta.js)
+]);
+/**
+ * The browser's: kept at a logout. `browser-id` names the browser to the reconcile route, `shown/<recipe>` when
+ * a card was last reported shown (five minutes apart at most), `planner/onboarded` whether the planner's
+ * onboarding was seen, `planner/probe` a write probe removed at once.
+ */
+export const BROWSER_ENTRIES = Object.freeze(["browser-id", "shown/", "planner/onboarded", "planner/probe"]);
+/**
+ * In sessionStorage, gone with the tab: `session-id` (the tab's session), `preferences-saved` (the message of a
+ * save, said by the reloaded page), `transferredBasket` (a basket transfer on its way, sdk/transfer.js).
+ */
+export const TAB_ENTRIES = Object.freeze(["session-id", "preferences-saved", "transferredBasket"]);
+
 /** The page's language when it is one the service speaks, else French. */
 function pageLanguage() {
   const lang = (document.documentElement.lang || "").slice(0, 2).toLowerCase();
@@ -355,8 +384,8 @@ export class Session {
   }
 
   /**
-   * What `reset` does to this page. `shared`: the authless credential remembered in localStorage, which every
-   * tab shares, goes too (only where the logout happened).
+   * What `reset` does to this page. `shared`: the shopper's entries in localStorage (SHOPPER_ENTRIES, the
+   * remembered authless credential among them), which every tab shares, go too (only where the logout happened).
    * @param {{ shared?: boolean }} [options]
    */
   #forget({ shared = true } = {}) {
@@ -364,7 +393,7 @@ export class Session {
       this.#forgotten.add(this.#credential.token);
       this.#forgottenUntil = Math.max(this.#forgottenUntil, this.#credential.expiresAt);
     }
-    if (shared) this.#local.remove(this.key("authless-credential"));
+    if (shared) for (const name of SHOPPER_ENTRIES) this.#local.remove(this.key(name));
     this.#adopted = false;
     this.#switchTo(null, null);
     this.#forbidProfiling = false;
