@@ -33,8 +33,10 @@ log = logging.getLogger(__name__)
 # The callers' request ids coreapi keeps (docs/upstream.md, X-Request-Id); another is replaced by a new one.
 REQUEST_ID_PATTERN = re.compile(r"[\w.:@/+=-]{1,200}")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"
-# Query parameters that carry an identity (compared without case), pseudonymized in the request log.
-IDENTITY_PARAMETERS = frozenset({"authless_id", "user_id"})
+# Query parameters pseudonymized in the request log (compared without case): those that carry an identity, and the
+# free text a shopper typed (a search can tell of a diet or a health condition), which the pseudonym still lets one
+# count without reading it.
+PSEUDONYMIZED_PARAMETERS = frozenset({"authless_id", "user_id", "q", "keyword", "search"})
 # A query parameter with a value, at the start of a query string or after its "?" or "&".
 _QUERY_PARAMETER = re.compile(r"(^|[?&])([^=&?#\s]+)=([^&#\s]*)")
 _PSEUDONYM_KEY = "coreapi.log.pseudonym_key"  # app.extensions
@@ -73,7 +75,7 @@ def pseudonymize_query(text: str, key: bytes) -> str:
 
     def replace(match: re.Match[str]) -> str:
         start, name, value = match.groups()
-        if unquote_plus(name).lower() not in IDENTITY_PARAMETERS:
+        if unquote_plus(name).lower() not in PSEUDONYMIZED_PARAMETERS:
             return match.group(0)
         return f"{start}{name}=~{keyed_pseudonym(key, unquote_plus(value))}"
 

@@ -366,6 +366,29 @@ def test_the_access_log_leaves_out_a_query_that_names_a_shopper(nginx_front):
     assert visitor not in nginx_front.access_log.read_text()
 
 
+@pytest.mark.parametrize(
+    ("query", "logged"),
+    [
+        ("order-id=CMD-ops-000123", "(left out: it names a shopper)"),
+        ("store_id=1001&order_id=CMD-ops-000123", "(left out: it names a shopper)"),
+        ("search=sans+gluten+pour+ma+fille+coeliaque", "(left out: it holds a shopper's words)"),
+        ("page=2&keyword=coeliaque", "(left out: it holds a shopper's words)"),
+        ("q=coeliaque", "(left out: it holds a shopper's words)"),
+        ("queue=1&page=2", "queue=1&page=2"),  # a name that only starts like one is logged
+    ],
+)
+def test_the_access_log_leaves_out_order_ids_and_a_shoppers_words_and_the_whole_address(nginx_front, query, logged):
+    """A payment's order id names a shopper, a search holds their words (a diet, a health condition): neither in
+    the log; nor the client's whole address, nor the browser's User-Agent."""
+    request_id = f"ops-private-{abs(hash(query)) % 10**8}"
+    get(nginx_front, f"/v1/styles/recipe-card?{query}", {"X-Request-Id": request_id, "User-Agent": "Ops-Device/1"})
+    line = logged_line(nginx_front, request_id)
+    assert line["query"] == logged
+    assert line["remote_addr"] == "127.0.0.0" and "user_agent" not in line
+    text = nginx_front.access_log.read_text()
+    assert "CMD-ops-000123" not in text and "coeliaque" not in text and "Ops-Device" not in text
+
+
 def test_a_clients_own_scheme_headers_are_not_passed_on(nginx_before_gunicorn):
     """gunicorn reads the scheme from X-Forwarded-Ssl and X-Forwarded-Protocol too, and refused a request whose own
     contradicted nginx's X-Forwarded-Proto with a 400."""
