@@ -89,6 +89,30 @@ CREDENTIAL_SECURITY = {
     "description": "The shopper's credential prerender put in a private fragment or the bootstrap "
     "(docs/security.md): browser routes act for its shopper only.",
 }
+# The identity a customer's server claims, with its supplier-token (docs/security.md): security schemes, since
+# OpenAPI tools ignore a header parameter named Authorization (OpenAPI 3.1, "Parameter Object"); and alternatives,
+# one of which a request needs, which two optional parameters could not say.
+USER_CLAIM_SCHEME = "userClaim"
+AUTHLESS_SCHEME = "authlessId"
+CLAIM_SCHEMES: dict[str, dict[str, Any]] = {
+    USER_CLAIM_SCHEME: {
+        "type": "apiKey",
+        "in": "header",
+        "name": "authorization",
+        "description": "`user_id <USER_ID>`: the logged-in user your server vouches for (1 to 128 printable ASCII "
+        "characters, no space, after `user_id `). Sent with `authless-id` too, the user wins.",
+    },
+    AUTHLESS_SCHEME: {
+        "type": "apiKey",
+        "in": "header",
+        "name": "authless-id",
+        "description": "The id of a logged-out visitor (1 to 64 letters, digits or `._:-`, starting with a letter or "
+        "digit), as your server keeps it (`generate-authless-token` issues one).",
+    },
+}
+CLAIMED_IDENTITY = [{USER_CLAIM_SCHEME: []}, {AUTHLESS_SCHEME: []}]
+# Header fields the schemes above describe, left out of the parameters.
+CLAIM_FIELDS = ("authorization", "authless_id")
 CREDENTIAL_REFUSED = problem("No valid shopper's credential (`Authorization: Bearer <credential>`).")
 # The versioned routes' header fields a browser route takes (prerender/schemas/headers.py, BrowserHeaders).
 BROWSER_HEADER_FIELDS = ("language_id", "session_id", "profiling", "request_id")
@@ -160,6 +184,8 @@ class DocumentBuilder:
         # A browser route's headers besides its credential: the shopper is the credential's.
         self.browser_headers = [component_name(name) for name in BROWSER_HEADER_FIELDS]
         self.spec.components.security_scheme(CREDENTIAL_SCHEME, CREDENTIAL_SECURITY)
+        for scheme, definition in CLAIM_SCHEMES.items():
+            self.spec.components.security_scheme(scheme, definition)
         for name, header in RESPONSE_HEADERS.items():
             self.spec.components.header(name, header)
         self.spec.components.parameter("If-None-Match", "header", IF_NONE_MATCH)
@@ -195,6 +221,8 @@ class DocumentBuilder:
         for schema in (RequestHeaders(), CorrelationHeaders()):
             attribute = {field.data_key or name: name for name, field in schema.fields.items()}
             for parameter in self.converter.schema2parameters(schema, location="header"):
+                if attribute[parameter["name"]] in CLAIM_FIELDS:
+                    continue  # security schemes (CLAIM_SCHEMES)
                 name = component_name(attribute[parameter["name"]])
                 self.spec.components.parameter(name, parameter.pop("in"), parameter)
                 names.append(name)
@@ -260,7 +288,9 @@ class DocumentBuilder:
         if contract.callers is Callers.BROWSER:
             result["security"] = [{CREDENTIAL_SCHEME: []}]
         elif contract.callers is Callers.SERVER_OR_BROWSER:  # the specification's headers, or a credential
-            result["security"] = [{}, {CREDENTIAL_SCHEME: []}]
+            result["security"] = [*CLAIMED_IDENTITY, {CREDENTIAL_SCHEME: []}]
+        elif version and contract.identity:  # a customer's server names its shopper
+            result["security"] = CLAIMED_IDENTITY
         return result
 
     def parameters(self, contract: RouteContract, version: str | None, rule: Rule) -> list[Any]:

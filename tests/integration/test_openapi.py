@@ -34,12 +34,10 @@ DEMO_HEADERS = {
     "session-id": "openapi-session",
     "supplier-token": "demo-retailer-token",
 }
-# The headers of the specification a browser route takes none of (docs/security.md).
-CLAIMS = {
-    "#/components/parameters/Authorization",
-    "#/components/parameters/AuthlessId",
-    "#/components/parameters/SupplierToken",
-}
+# The headers of the specification a browser route takes none of (docs/security.md): the supplier's token a
+# parameter, the shopper a server claims as security schemes (OpenAPI tools ignore a parameter named Authorization).
+CLAIMS = {"#/components/parameters/SupplierToken"}
+CLAIMED_IDENTITY = [{"userClaim": []}, {"authlessId": []}]
 BROWSER_SECURITY = [{"shopperCredential": []}]
 EXAMPLES_PER_OPERATION = 25
 SEED = 20260101
@@ -158,7 +156,7 @@ def test_the_routes_callers_are_the_documented_ones(app: Flask, document: dict[s
     browser = declared_operations(app, Callers.BROWSER)
     either = declared_operations(app, Callers.SERVER_OR_BROWSER)
     assert browser == secured_with(document, BROWSER_SECURITY)
-    assert either == secured_with(document, [{}, *BROWSER_SECURITY])
+    assert either == secured_with(document, [*CLAIMED_IDENTITY, *BROWSER_SECURITY])
     assert browser >= SOME_BROWSER_OPERATIONS
     assert either >= SOME_SERVER_OR_BROWSER_OPERATIONS
     assert declared_operations(app, Callers.SERVER) >= SOME_SERVER_OPERATIONS
@@ -197,14 +195,30 @@ def test_browser_routes_take_the_credential_and_no_claimed_identity(app: Flask, 
     browser_or_server = browser | declared_operations(app, Callers.SERVER_OR_BROWSER)
     for label, operation in listed.items():  # nobody else takes a credential; fragments keep their headers
         if label not in browser_or_server:
-            assert "security" not in operation, label
+            assert operation.get("security", CLAIMED_IDENTITY) == CLAIMED_IDENTITY, label
+
+
+def test_a_server_names_its_shopper_by_security_schemes_which_tools_keep(app: Flask, document: dict[str, Any]) -> None:
+    """`authorization: user_id <ID>` or `authless-id`, one of them: as apiKey schemes (a header parameter named
+    Authorization is ignored by OpenAPI tools, and two optional parameters cannot say "one of"); none of the
+    document's parameters is named Authorization; the route issuing identities takes none."""
+    schemes = document["components"]["securitySchemes"]
+    assert schemes["userClaim"] == {**schemes["userClaim"], "type": "apiKey", "in": "header", "name": "authorization"}
+    assert schemes["authlessId"] == {**schemes["authlessId"], "type": "apiKey", "in": "header", "name": "authless-id"}
+    for label, operation in operations(document).items():
+        names = {p.get("name", p.get("$ref", "")).rsplit("/", 1)[-1].lower() for p in operation.get("parameters", [])}
+        assert not names & {"authorization", "authlessid", "authless-id"}, label
+    listed = operations(document)
+    for label in SOME_SERVER_OPERATIONS:
+        assert listed[label]["security"] == CLAIMED_IDENTITY, label
+    assert "security" not in listed["GET /v1/generate-authless-token"]
 
 
 def test_server_or_browser_routes_take_either(app: Flask, document: dict[str, Any]) -> None:
     listed = operations(document)
     for label in declared_operations(app, Callers.SERVER_OR_BROWSER):
         operation = listed[label]
-        assert operation["security"] == [{}, *BROWSER_SECURITY], label
+        assert operation["security"] == [*CLAIMED_IDENTITY, *BROWSER_SECURITY], label
         assert {p.get("$ref") for p in operation["parameters"]} >= CLAIMS, label  # the server's way
         assert "401" in operation["responses"], label
     merge = listed["GET /v1/basket/merge-authless-basket"]
