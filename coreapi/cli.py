@@ -1,12 +1,14 @@
 """Command-line commands: ``flask --app coreapi init-db [--reset]``, ``db-upgrade``,
 ``db-revision``, ``set-personalization``, ``set-site-urls``, ``retire-recipe [--restore]``,
-``close-store [--reopen]``."""
+``close-store [--reopen]``, ``export-shopper``, ``forget-shopper``."""
 
 from __future__ import annotations
 
 import copy
 import datetime as dt
+import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -22,8 +24,9 @@ from coreapi import migrate
 from coreapi.extensions import db
 from coreapi.models import Supplier
 from coreapi.seed import is_seeded, load_catalog
-from coreapi.services import preferences, retirement, store_closing
+from coreapi.services import preferences, retirement, shopper_data, store_closing
 from coreapi.services.catalog import find_supplier_by_id
+from coreapi.services.identity import MAX_ID_LENGTH, Identity, IdentityKind
 
 
 @click.command("init-db")
@@ -192,6 +195,89 @@ def close_store_command(store_id: str, reopen: bool) -> None:
     )
 
 
+def _identity(user_id: str | None, authless_id: str | None) -> Identity:
+    """The shopper a command names: ``--user-id`` or ``--authless-id``, exactly one, an id a request could carry."""
+    if (user_id is None) == (authless_id is None):
+        raise click.UsageError("Give either --user-id or --authless-id (one of them).")
+    kind, value = (IdentityKind.USER, user_id) if user_id is not None else (IdentityKind.AUTHLESS, authless_id)
+    assert value is not None
+    # What parse_authorization (coreapi/services/identity.py) lets a request name: no other id is stored.
+    if not value or len(value) > MAX_ID_LENGTH or any(char.isspace() for char in value):
+        raise click.BadParameter(
+            f"an id is 1 to {MAX_ID_LENGTH} characters without spaces.", param_hint=f"--{kind.value.replace('_', '-')}"
+        )
+    return Identity(kind, value)
+
+
+_SHOPPER_OPTIONS = (
+    click.option("--supplier-id", required=True, help="The supplier the shopper shops with (its id)."),
+    click.option("--user-id", help="The connected user's id, as the supplier gives it (Authorization: user_id)."),
+    click.option("--authless-id", help="The logged-out visitor's id (Authorization: authless_id)."),
+)
+
+
+def _shopper_options(command: Callable[..., None]) -> Callable[..., None]:
+    """``--supplier-id`` and one of ``--user-id`` and ``--authless-id``: a shopper (coreapi/services/identity.py)."""
+    for option in reversed(_SHOPPER_OPTIONS):
+        command = option(command)
+    return command
+
+
+@click.command("export-shopper")
+@_shopper_options
+@with_appcontext
+def export_shopper_command(supplier_id: str, user_id: str | None, authless_id: str | None) -> None:
+    """Print, as one JSON document, everything coreapi holds of a shopper at a supplier (the right of access): likes,
+    baskets and orders with their recipes and products, menus, preferences, favorite products, the basket
+    transfers it made, the analytics events stored with its identity, and how many idempotency outcomes are kept
+    and until when (coreapi/services/shopper_data.py says which tables). A shopper coreapi holds nothing of is a
+    document of empty lists."""
+    identity = _identity(user_id, authless_id)
+    session = db.session()
+    try:
+        _, owner = shopper_data.find_shopper(session, supplier_id, identity)
+    except shopper_data.UnknownSupplier as error:
+        raise click.ClickException(str(error)) from error
+    retention_seconds = float(current_app.config["IDEMPOTENCY_RETENTION_SECONDS"])
+    document = shopper_data.export(session, owner, idempotency_retention=dt.timedelta(seconds=retention_seconds))
+    click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+
+
+@click.command("forget-shopper")
+@_shopper_options
+@with_appcontext
+def forget_shopper_command(supplier_id: str, user_id: str | None, authless_id: str | None) -> None:
+    """Delete everything coreapi holds of a shopper at a supplier (the right to erasure), in one transaction, and
+    print how many rows of each kind went. Its orders (confirmed baskets) are kept, unlinked: an order is a record
+    the retailer's accounts must keep, which the right to erasure gives way to (GDPR article 17(3)(b)), so it keeps
+    its order id, store, total and products and loses the shopper's identity (no history shows it again); the
+    retailer's own records tie the order id to its buyer. Again on a forgotten shopper: nothing to do. The same id
+    at another supplier, or of the other kind, is another shopper and is left alone. Run it once the retailer has
+    closed the shopper's account: a request in the shopper's name afterwards starts anew."""
+    identity = _identity(user_id, authless_id)
+    session = db.session()
+    try:
+        supplier, owner = shopper_data.find_shopper(session, supplier_id, identity)
+    except shopper_data.UnknownSupplier as error:
+        raise click.ClickException(str(error)) from error
+    try:
+        done = shopper_data.forget(session, owner)
+        session.commit()
+    except Exception:
+        session.rollback()  # all or nothing: a failed step leaves every row as it was
+        raise
+    where = f"supplier {supplier.id} ({supplier.name})"
+    if done.nothing:
+        click.echo(f"Nothing of this shopper at {where}; nothing to do.")
+        return
+    click.echo(f"Forgot the shopper at {where}:")
+    for kind, count in done.deleted.items():
+        if count:
+            click.echo(f"  {kind}: {count} deleted")
+    if done.orders_unlinked:
+        click.echo(f"  orders: {done.orders_unlinked} kept for the retailer's accounts, without the shopper")
+
+
 def _upgrade(connection: Connection, revision: str) -> None:
     """Upgrade, saying what happened; what Alembic or the legacy check refuse is an error."""
     try:
@@ -222,3 +308,5 @@ def register_commands(app: Flask) -> None:
     app.cli.add_command(set_site_urls_command)
     app.cli.add_command(retire_recipe_command)
     app.cli.add_command(close_store_command)
+    app.cli.add_command(export_shopper_command)
+    app.cli.add_command(forget_shopper_command)
