@@ -1,6 +1,6 @@
 """Command-line commands: ``flask --app coreapi init-db [--reset]``, ``db-upgrade``,
 ``db-revision``, ``set-personalization``, ``set-site-urls``, ``retire-recipe [--restore]``,
-``close-store [--reopen]``, ``export-shopper``, ``forget-shopper``."""
+``close-store [--reopen]``, ``export-shopper``, ``forget-shopper``, ``prune``."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from coreapi import migrate
 from coreapi.extensions import db
 from coreapi.models import Supplier
 from coreapi.seed import is_seeded, load_catalog
-from coreapi.services import preferences, retirement, shopper_data, store_closing
+from coreapi.services import preferences, retention, retirement, shopper_data, store_closing
 from coreapi.services.catalog import find_supplier_by_id
 from coreapi.services.identity import MAX_ID_LENGTH, Identity, IdentityKind
 
@@ -278,6 +278,29 @@ def forget_shopper_command(supplier_id: str, user_id: str | None, authless_id: s
         click.echo(f"  orders: {done.orders_unlinked} kept for the retailer's accounts, without the shopper")
 
 
+@click.command("prune")
+@with_appcontext
+def prune_command() -> None:
+    """Delete what is kept past its time (coreapi/services/retention.py): the analytics events stored more than
+    COREAPI_EVENT_RETENTION_DAYS ago (395: 13 months), and the logged-out visitors' baskets and menus that hold no
+    recipe and were not written for COREAPI_IDLE_AUTHLESS_RETENTION_DAYS (90). Run it daily (docs/operations.md);
+    the idempotency outcomes are pruned by the writes themselves."""
+    config = current_app.config
+    now = dt.datetime.now(dt.UTC)
+    session = db.session()
+    done = retention.prune(
+        session,
+        events_before=now - dt.timedelta(days=float(config["EVENT_RETENTION_DAYS"])),
+        idle_before=now - dt.timedelta(days=float(config["IDLE_AUTHLESS_RETENTION_DAYS"])),
+    )
+    session.commit()
+    click.echo(
+        f"Pruned {done.events} event(s) older than {config['EVENT_RETENTION_DAYS']} days, and {done.idle_baskets} "
+        f"empty basket(s) and {done.idle_menus} empty menu(s) of logged-out visitors untouched for "
+        f"{config['IDLE_AUTHLESS_RETENTION_DAYS']} days."
+    )
+
+
 def _upgrade(connection: Connection, revision: str) -> None:
     """Upgrade, saying what happened; what Alembic or the legacy check refuse is an error."""
     try:
@@ -310,3 +333,4 @@ def register_commands(app: Flask) -> None:
     app.cli.add_command(close_store_command)
     app.cli.add_command(export_shopper_command)
     app.cli.add_command(forget_shopper_command)
+    app.cli.add_command(prune_command)

@@ -38,6 +38,10 @@ POSITIVE_DURATIONS = (
 # a database that takes connections and never answers would otherwise hold the request for as long as it hangs.
 CONNECT_TIMEOUT_SECONDS = 2
 DURATIONS = (*POSITIVE_DURATIONS, "MEDIA_MAX_AGE", "IDEMPOTENCY_PRUNE_INTERVAL_SECONDS")
+# The settings that are a number of days (`check_days`): how long `flask --app coreapi prune` keeps data. At most a
+# century: a time that long before now is still one Python can write (a million years is not).
+RETENTION_DAYS = ("EVENT_RETENTION_DAYS", "IDLE_AUTHLESS_RETENTION_DAYS")
+MAX_RETENTION_DAYS = 36500
 
 
 class ConfigError(ValueError):
@@ -77,6 +81,11 @@ def default_config(instance_path: str) -> dict[str, Any]:
         "DATABASE_HOLD_SECONDS": 5.0,
         # How long the token of a basket transfer (POST /basket/transfers) can be redeemed.
         "TRANSFER_TTL_SECONDS": 900,
+        # What `flask --app coreapi prune` deletes (coreapi/services/retention.py), in days: the analytics events
+        # stored longer ago than the first (13 months), and the logged-out visitors' empty baskets and menus
+        # untouched for longer than the second.
+        "EVENT_RETENTION_DAYS": 395,
+        "IDLE_AUTHLESS_RETENTION_DAYS": 90,
         # The HMAC key of the pseudonyms that stand for identities in the logs (coreapi.log); None:
         # a random key per process (pseudonyms then differ between processes and restarts).
         "LOG_PSEUDONYM_KEY": None,
@@ -97,6 +106,7 @@ def load_config(app: Flask, test_config: dict[str, Any] | None = None) -> None:
     if test_config is not None:
         app.config.from_mapping(test_config)
     check_durations(app.config)
+    check_days(app.config)
     check_hold(app.config)
 
     app.config["SQLALCHEMY_DATABASE_URI"] = app.config["DATABASE_URL"]
@@ -139,6 +149,23 @@ def check_durations(config: Mapping[str, Any]) -> None:
             or (value == 0 and key in POSITIVE_DURATIONS)
         ):
             raise ConfigError(f"{ENV_PREFIX}_{key}: a number of seconds {least} (got {value!r})")
+
+
+def check_days(config: Mapping[str, Any]) -> None:
+    """Every setting of RETENTION_DAYS a number of days above 0 and at most MAX_RETENTION_DAYS, else a ConfigError
+    naming its variable: 0 or less would have the daily prune delete every event, or every visitor's empty basket
+    however recent."""
+    for key in RETENTION_DAYS:
+        value = config[key]
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or not 0 < value <= MAX_RETENTION_DAYS
+        ):
+            raise ConfigError(
+                f"{ENV_PREFIX}_{key}: a number of days above 0 and at most {MAX_RETENTION_DAYS} (got {value!r})"
+            )
 
 
 def check_hold(config: Mapping[str, Any]) -> None:

@@ -19,7 +19,7 @@ is covered, with the rows that hang from them:
 
 Not covered, because nothing in them names the shopper: events stored without an identity (``Profiling: false``,
 or no ``Authorization``: the session id only), and events sent without a supplier, whose ids cannot be told to be
-this supplier's shopper's.
+this supplier's shopper's. Both go with the events' retention (coreapi/services/retention.py).
 
 **Orders are kept, unlinked.** A confirmed basket is an order the retailer was paid for: its order id, store,
 total and time, and what it held, are what the retailer's accounts name, and keeping accounting records is a legal

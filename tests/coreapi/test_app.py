@@ -85,6 +85,20 @@ def test_a_duration_of_0_is_taken_where_0_means_something(tmp_path: Path) -> Non
         create_app({"DATABASE_URL": f"sqlite:///{tmp_path / 'zero.sqlite'}", "MEDIA_MAX_AGE": -1})
 
 
+@pytest.mark.parametrize("setting", ["EVENT_RETENTION_DAYS", "IDLE_AUTHLESS_RETENTION_DAYS"])
+@pytest.mark.parametrize("value", ["abc", "0", "-1", "true", "36501"])
+def test_a_retention_that_is_no_number_of_days_stops_the_start_naming_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, setting: str, value: str
+) -> None:
+    """0 would have the daily prune (coreapi/services/retention.py) delete every event, or every visitor's empty
+    basket, at once; a million days is a time before any Python can write."""
+    monkeypatch.setenv(f"COREAPI_{setting}", value)
+    with pytest.raises(ConfigError, match=rf"^COREAPI_{setting}: a number of days above 0 and at most 36500"):
+        create_app({"DATABASE_URL": f"sqlite:///{tmp_path / 'bad.sqlite'}"})
+    monkeypatch.setenv(f"COREAPI_{setting}", "30.5")
+    assert create_app({"DATABASE_URL": f"sqlite:///{tmp_path / 'good.sqlite'}"}).config[setting] == 30.5
+
+
 def test_a_connection_hold_no_longer_than_a_write_may_take_stops_the_start(tmp_path: Path) -> None:
     """Writes near their deadline, or a keyed write's claim waiting for its key, would be cut and answered "the
     database is unavailable" rather than finish or answer their own 409."""

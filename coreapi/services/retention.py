@@ -1,0 +1,75 @@
+"""What coreapi deletes once it is kept long enough (``flask --app coreapi prune``, coreapi/cli.py; run daily,
+docs/operations.md):
+
+- analytics events received before ``events_before`` (``COREAPI_EVENT_RETENTION_DAYS``, 13 months by default),
+  by the time coreapi stored them (``received_at``), not the browser's clock, which may be anything;
+- what logged-out visitors left and no longer use, untouched since ``idle_before``
+  (``COREAPI_IDLE_AUTHLESS_RETENTION_DAYS``, 90 days by default): their open baskets that hold no recipe (a merge
+  into the user's basket at a login leaves one so, coreapi/services/baskets.py) and their menus that hold no
+  recipe. "Untouched" is the row's ``updated_at``, which every write of a basket or a menu moves on (their
+  ``_write``); a visitor who comes back gets a new one at the first write (a menu at the first read), as a new
+  visitor does. A write racing the deletion moves ``updated_at`` on first (PostgreSQL checks the row again once
+  its lock is free), or finds the row gone and starts anew.
+
+Not here: the idempotency outcomes, which the writes prune themselves (coreapi/services/idempotency.py,
+``prune_now_and_then``); orders, which the retailer's accounts need (coreapi/services/shopper_data.py); anything of a
+connected user, whose data goes when the retailer closes the account (``forget-shopper``); a visitor's baskets and
+menus that hold recipes, and its preferences and favorite products, which are what the visitor chose to keep.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import CursorResult, Result, delete, exists, select
+from sqlalchemy.orm import Session
+
+from coreapi.models import Basket, BasketEntry, Event, Menu, MenuRecipe
+from coreapi.services.baskets import OPEN
+from coreapi.services.identity import IdentityKind
+
+
+@dataclass(frozen=True)
+class Pruned:
+    """How many rows ``prune`` deleted, per kind."""
+
+    events: int
+    idle_baskets: int
+    idle_menus: int
+
+
+def prune(session: Session, *, events_before: dt.datetime, idle_before: dt.datetime) -> Pruned:
+    """Delete the events received before ``events_before`` and the logged-out visitors' empty baskets and menus
+    untouched since ``idle_before`` (the module's doc); the caller commits. What hangs from a basket (the products
+    it awaited or a cart showed) goes with it (ON DELETE CASCADE)."""
+    authless = IdentityKind.AUTHLESS.value
+    events = session.execute(
+        delete(Event).where(Event.received_at < events_before).execution_options(synchronize_session=False)
+    )
+    baskets = session.execute(
+        delete(Basket)
+        .where(
+            Basket.identity_kind == authless,
+            Basket.status == OPEN,
+            Basket.updated_at < idle_before,
+            ~exists(select(BasketEntry.id).where(BasketEntry.basket_id == Basket.id)),
+        )
+        .execution_options(synchronize_session=False)
+    )
+    menus = session.execute(
+        delete(Menu)
+        .where(
+            Menu.identity_kind == authless,
+            Menu.updated_at < idle_before,
+            ~exists(select(MenuRecipe.id).where(MenuRecipe.menu_id == Menu.id)),
+        )
+        .execution_options(synchronize_session=False)
+    )
+    return Pruned(events=_count(events), idle_baskets=_count(baskets), idle_menus=_count(menus))
+
+
+def _count(result: Result[Any]) -> int:
+    """The rows a DELETE removed (as coreapi/services/idempotency.py counts its pruning)."""
+    return result.rowcount if isinstance(result, CursorResult) else 0

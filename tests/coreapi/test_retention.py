@@ -1,0 +1,229 @@
+"""flask --app coreapi prune (coreapi/services/retention.py): the analytics events stored longer ago than
+COREAPI_EVENT_RETENTION_DAYS, and the logged-out visitors' baskets and menus that hold no recipe and were not
+written for COREAPI_IDLE_AUTHLESS_RETENTION_DAYS, go; nothing else does. The rows are written with explicit times
+on either side of each limit, an hour away from it: nothing waits, nothing is timed. On both backends, on a
+database of this module's own (the command deletes across every shopper)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from flask import Flask
+from sqlalchemy import select
+
+from coreapi.extensions import db
+from coreapi.models import (
+    AwaitedProduct,
+    Basket,
+    BasketEntry,
+    Event,
+    IdempotencyKey,
+    Menu,
+    MenuRecipe,
+    ShownProduct,
+)
+
+from .conftest import make_app, migrate_and_seed
+
+HOUR = dt.timedelta(hours=1)
+EVENT_DAYS = dt.timedelta(days=395)
+IDLE_DAYS = dt.timedelta(days=90)
+
+
+@pytest.fixture(scope="module")
+def pruning_app(backend: Any) -> Iterator[Flask]:
+    app = migrate_and_seed(make_app(backend))
+    yield app
+    with app.app_context():
+        db.engine.dispose()
+
+
+@pytest.fixture(autouse=True)
+def _nothing_left_to_prune(pruning_app: Flask) -> None:
+    """Each test counts what its own rows make the command delete: whatever an earlier one left is gone first."""
+    prune(pruning_app)
+
+
+def prune(app: Flask) -> str:
+    result = app.test_cli_runner().invoke(args=["prune"])
+    assert result.exit_code == 0, result.output
+    return str(result.output)
+
+
+def ago(delta: dt.timedelta) -> dt.datetime:
+    return dt.datetime.now(dt.UTC) - delta
+
+
+def add_events(app: Flask, *received: dt.datetime) -> list[int]:
+    """Events stored at those times (their browser's times a year later: the storage time is what counts)."""
+    with app.app_context():
+        rows = [
+            Event(
+                name="recipe.show",
+                timestamp=moment + dt.timedelta(days=365),
+                received_at=moment,
+                supplier_id=1,
+                identity_kind="user_id",
+                identity_id=f"pruned-{uuid.uuid4().hex}",
+            )
+            for moment in received
+        ]
+        db.session.add_all(rows)
+        db.session.commit()
+        return [row.id for row in rows]
+
+
+def add_basket(app: Flask, kind: str, touched: dt.datetime, *, recipe: bool = False, status: str = "open") -> int:
+    """A basket of a new shopper last written at ``touched``; ``recipe``: holding one. An empty one keeps what a
+    browser's cart showed of it (a merge leaves such a basket)."""
+    with app.app_context():
+        basket = Basket(
+            supplier_id=1,
+            identity_kind=kind,
+            identity_id=f"pruned-{uuid.uuid4().hex}",
+            store_id=1001,
+            status=status,
+            created_at=touched,
+            updated_at=touched,
+            confirmed_at=touched if status == "confirmed" else None,
+        )
+        db.session.add(basket)
+        db.session.flush()
+        if recipe:
+            db.session.add(BasketEntry(basket_id=basket.id, recipe_id=1, guests=2, position=1, added_at=touched))
+        else:
+            db.session.add(
+                ShownProduct(
+                    basket_id=basket.id,
+                    recipe_id=1,
+                    product_id=100001,
+                    reporter="r" * 32,
+                    quantity=1,
+                    reported_at=1_000.0,
+                    shown_at=touched,
+                )
+            )
+            db.session.add(
+                AwaitedProduct(basket_id=basket.id, recipe_id=1, product_id=100001, quantity=1, asked_at=touched)
+            )
+        db.session.commit()
+        return basket.id
+
+
+def add_menu(app: Flask, kind: str, touched: dt.datetime, *, recipe: bool = False) -> int:
+    with app.app_context():
+        menu = Menu(
+            supplier_id=1,
+            identity_kind=kind,
+            identity_id=f"pruned-{uuid.uuid4().hex}",
+            store_id=1001,
+            guests=2,
+            created_at=touched,
+            updated_at=touched,
+        )
+        db.session.add(menu)
+        db.session.flush()
+        if recipe:
+            db.session.add(MenuRecipe(menu_id=menu.id, recipe_id=1, guests=2, position=1))
+        db.session.commit()
+        return menu.id
+
+
+def present(app: Flask, model: Any, ids: list[int]) -> list[int]:
+    """Which of ``ids`` are still there, in their order."""
+    with app.app_context():
+        kept = set(db.session.scalars(select(model.id).where(model.id.in_(ids))))
+    return [key for key in ids if key in kept]
+
+
+def test_events_go_once_stored_longer_ago_than_the_retention(pruning_app: Flask) -> None:
+    old, recent, new = add_events(pruning_app, ago(EVENT_DAYS + HOUR), ago(EVENT_DAYS - HOUR), ago(HOUR))
+    output = prune(pruning_app)
+    assert output.startswith("Pruned 1 event(s) older than 395 days, and 0 empty basket(s) and 0 empty menu(s)")
+    assert present(pruning_app, Event, [old, recent, new]) == [recent, new]
+    assert prune(pruning_app).startswith("Pruned 0 event(s)")
+
+
+def test_the_event_retention_is_a_setting(pruning_app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(pruning_app.config, "EVENT_RETENTION_DAYS", 30)
+    prune(pruning_app)  # what the shorter period takes of the earlier tests' rows
+    old, recent = add_events(pruning_app, ago(dt.timedelta(days=30) + HOUR), ago(dt.timedelta(days=30) - HOUR))
+    assert prune(pruning_app).startswith("Pruned 1 event(s) older than 30 days")
+    assert present(pruning_app, Event, [old, recent]) == [recent]
+
+
+def test_a_visitor_s_empty_basket_goes_once_untouched_longer_than_the_retention(pruning_app: Flask) -> None:
+    idle = add_basket(pruning_app, "authless_id", ago(IDLE_DAYS + HOUR))
+    kept = [
+        add_basket(pruning_app, "authless_id", ago(IDLE_DAYS - HOUR)),  # written within the period
+        add_basket(pruning_app, "authless_id", ago(IDLE_DAYS + HOUR), recipe=True),  # holds a recipe
+        add_basket(pruning_app, "authless_id", ago(IDLE_DAYS + HOUR), status="confirmed"),  # an order
+        add_basket(pruning_app, "user_id", ago(IDLE_DAYS + HOUR)),  # a connected user's
+    ]
+    output = prune(pruning_app)
+    assert "and 1 empty basket(s) and 0 empty menu(s) of logged-out visitors untouched for 90 days." in output
+    assert present(pruning_app, Basket, [idle, *kept]) == kept
+    with pruning_app.app_context():  # what hung from it went with it
+        for model in (ShownProduct, AwaitedProduct):
+            assert db.session.scalars(select(model.basket_id).where(model.basket_id == idle)).all() == []
+    assert "and 0 empty basket(s)" in prune(pruning_app)
+
+
+def test_a_visitor_s_empty_menu_goes_once_untouched_longer_than_the_retention(pruning_app: Flask) -> None:
+    idle = add_menu(pruning_app, "authless_id", ago(IDLE_DAYS + HOUR))
+    kept = [
+        add_menu(pruning_app, "authless_id", ago(IDLE_DAYS - HOUR)),
+        add_menu(pruning_app, "authless_id", ago(IDLE_DAYS + HOUR), recipe=True),
+        add_menu(pruning_app, "user_id", ago(IDLE_DAYS + HOUR)),
+    ]
+    assert "and 0 empty basket(s) and 1 empty menu(s) of logged-out visitors" in prune(pruning_app)
+    assert present(pruning_app, Menu, [idle, *kept]) == kept
+    assert "and 0 empty menu(s)" in prune(pruning_app)
+
+
+def test_the_idle_retention_is_a_setting(pruning_app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(pruning_app.config, "IDLE_AUTHLESS_RETENTION_DAYS", 7)
+    prune(pruning_app)  # what the shorter period takes of the earlier tests' rows
+    week = dt.timedelta(days=7)
+    baskets = [
+        add_basket(pruning_app, "authless_id", ago(week + HOUR)),
+        add_basket(pruning_app, "authless_id", ago(week - HOUR)),
+    ]
+    menus = [
+        add_menu(pruning_app, "authless_id", ago(week + HOUR)),
+        add_menu(pruning_app, "authless_id", ago(week - HOUR)),
+    ]
+    assert "and 1 empty basket(s) and 1 empty menu(s) of logged-out visitors untouched for 7 days." in prune(
+        pruning_app
+    )
+    assert present(pruning_app, Basket, baskets) == baskets[1:]
+    assert present(pruning_app, Menu, menus) == menus[1:]
+
+
+def test_the_idempotency_outcomes_are_left_to_their_own_pruning(pruning_app: Flask) -> None:
+    """The writes prune them (coreapi/services/idempotency.py): the command does not, however old."""
+    with pruning_app.app_context():
+        db.session.add(
+            IdempotencyKey(
+                supplier_id=1,
+                identity_kind="authless_id",
+                identity_id=f"pruned-{uuid.uuid4().hex}",
+                key="old-key",
+                fingerprint="0" * 64,
+                method="POST",
+                path="/api/v1/basket/recipes",
+                status=200,
+                body={},
+                created_at=ago(EVENT_DAYS + HOUR),
+            )
+        )
+        db.session.commit()
+    prune(pruning_app)
+    with pruning_app.app_context():
+        assert db.session.scalars(select(IdempotencyKey.key).where(IdempotencyKey.key == "old-key")).all() == [
+            "old-key"
+        ]
