@@ -110,7 +110,7 @@ CLAIM_SCHEMES: dict[str, dict[str, Any]] = {
         "digit), as your server keeps it (`generate-authless-token` issues one).",
     },
 }
-CLAIMED_IDENTITY = [{USER_CLAIM_SCHEME: []}, {AUTHLESS_SCHEME: []}]
+CLAIMED_IDENTITY: list[dict[str, list[str]]] = [{USER_CLAIM_SCHEME: []}, {AUTHLESS_SCHEME: []}]
 # Header fields the schemes above describe, left out of the parameters.
 CLAIM_FIELDS = ("authorization", "authless_id")
 CREDENTIAL_REFUSED = problem("No valid shopper's credential (`Authorization: Bearer <credential>`).")
