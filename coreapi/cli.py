@@ -24,7 +24,7 @@ from coreapi import migrate
 from coreapi.extensions import db
 from coreapi.models import Supplier
 from coreapi.seed import is_seeded, load_catalog
-from coreapi.services import preferences, retention, retirement, shopper_data, store_closing
+from coreapi.services import idempotency, preferences, retention, retirement, shopper_data, store_closing
 from coreapi.services.catalog import find_supplier_by_id
 from coreapi.services.identity import MAX_ID_LENGTH, Identity, IdentityKind
 
@@ -283,8 +283,9 @@ def forget_shopper_command(supplier_id: str, user_id: str | None, authless_id: s
 def prune_command() -> None:
     """Delete what is kept past its time (coreapi/services/retention.py): the analytics events stored more than
     COREAPI_EVENT_RETENTION_DAYS ago (395: 13 months), and the logged-out visitors' baskets and menus that hold no
-    recipe and were not written for COREAPI_IDLE_AUTHLESS_RETENTION_DAYS (90). Run it daily (docs/operations.md);
-    the idempotency outcomes are pruned by the writes themselves."""
+    recipe and were not written for COREAPI_IDLE_AUTHLESS_RETENTION_DAYS (90), the basket transfers expired that
+    long ago, and the idempotency outcomes past COREAPI_IDEMPOTENCY_RETENTION_SECONDS (which the writes also prune).
+    Run it daily (docs/operations.md)."""
     config = current_app.config
     now = dt.datetime.now(dt.UTC)
     session = db.session()
@@ -294,10 +295,13 @@ def prune_command() -> None:
         idle_before=now - dt.timedelta(days=float(config["IDLE_AUTHLESS_RETENTION_DAYS"])),
     )
     session.commit()
+    # The writes prune their outcomes now and then; a database no write reaches any more is pruned here.
+    outcomes = idempotency.prune(session, now - dt.timedelta(seconds=float(config["IDEMPOTENCY_RETENTION_SECONDS"])))
     click.echo(
         f"Pruned {done.events} event(s) older than {config['EVENT_RETENTION_DAYS']} days, and {done.idle_baskets} "
         f"empty basket(s) and {done.idle_menus} empty menu(s) of logged-out visitors untouched for "
-        f"{config['IDLE_AUTHLESS_RETENTION_DAYS']} days."
+        f"{config['IDLE_AUTHLESS_RETENTION_DAYS']} days; {done.old_transfers} basket transfer(s) expired that long "
+        f"ago; {outcomes} idempotency outcome(s) past their retention."
     )
 
 

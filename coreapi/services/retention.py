@@ -3,6 +3,8 @@ docs/operations.md):
 
 - analytics events received before ``events_before`` (``COREAPI_EVENT_RETENTION_DAYS``, 13 months by default),
   by the time coreapi stored them (``received_at``), not the browser's clock, which may be anything;
+- basket transfers expired before ``idle_before`` (their one-time token long useless, redeemed or not: a link
+  that old is then an unknown one, a 404 rather than a 410);
 - what logged-out visitors left and no longer use, untouched since ``idle_before``
   (``COREAPI_IDLE_AUTHLESS_RETENTION_DAYS``, 90 days by default): their open baskets that hold no recipe (a merge
   into the user's basket at a login leaves one so, coreapi/services/baskets.py) and their menus that hold no
@@ -11,10 +13,11 @@ docs/operations.md):
   visitor does. A write racing the deletion moves ``updated_at`` on first (PostgreSQL checks the row again once
   its lock is free), or finds the row gone and starts anew.
 
-Not here: the idempotency outcomes, which the writes prune themselves (coreapi/services/idempotency.py,
-``prune_now_and_then``); orders, which the retailer's accounts need (coreapi/services/shopper_data.py); anything of a
-connected user, whose data goes when the retailer closes the account (``forget-shopper``); a visitor's baskets and
-menus that hold recipes, and its preferences and favorite products, which are what the visitor chose to keep.
+Not here: the idempotency outcomes, which the writes prune now and then (coreapi/services/idempotency.py,
+``prune_now_and_then``) and the command prunes too (``idempotency.prune``, for a database no write reaches);
+orders, which the retailer's accounts need (coreapi/services/shopper_data.py); anything of a connected user,
+whose data goes when the retailer closes the account (``forget-shopper``); a visitor's baskets and menus that hold
+recipes, and its preferences and favorite products, which are what the visitor chose to keep.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from typing import Any
 from sqlalchemy import CursorResult, Result, delete, exists, select
 from sqlalchemy.orm import Session
 
-from coreapi.models import Basket, BasketEntry, Event, Menu, MenuRecipe
+from coreapi.models import Basket, BasketEntry, BasketTransfer, Event, Menu, MenuRecipe
 from coreapi.services.baskets import OPEN
 from coreapi.services.identity import IdentityKind
 
@@ -38,6 +41,7 @@ class Pruned:
     events: int
     idle_baskets: int
     idle_menus: int
+    old_transfers: int
 
 
 def prune(session: Session, *, events_before: dt.datetime, idle_before: dt.datetime) -> Pruned:
@@ -67,7 +71,18 @@ def prune(session: Session, *, events_before: dt.datetime, idle_before: dt.datet
         )
         .execution_options(synchronize_session=False)
     )
-    return Pruned(events=_count(events), idle_baskets=_count(baskets), idle_menus=_count(menus))
+    # A basket transfer's token is useless once expired (15 minutes), redeemed or not; the row names its shopper.
+    transfers = session.execute(
+        delete(BasketTransfer)
+        .where(BasketTransfer.expires_at < idle_before)
+        .execution_options(synchronize_session=False)
+    )
+    return Pruned(
+        events=_count(events),
+        idle_baskets=_count(baskets),
+        idle_menus=_count(menus),
+        old_transfers=_count(transfers),
+    )
 
 
 def _count(result: Result[Any]) -> int:

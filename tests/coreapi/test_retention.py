@@ -20,6 +20,7 @@ from coreapi.models import (
     AwaitedProduct,
     Basket,
     BasketEntry,
+    BasketTransfer,
     Event,
     IdempotencyKey,
     Menu,
@@ -165,7 +166,7 @@ def test_a_visitor_s_empty_basket_goes_once_untouched_longer_than_the_retention(
         add_basket(pruning_app, "user_id", ago(IDLE_DAYS + HOUR)),  # a connected user's
     ]
     output = prune(pruning_app)
-    assert "and 1 empty basket(s) and 0 empty menu(s) of logged-out visitors untouched for 90 days." in output
+    assert "and 1 empty basket(s) and 0 empty menu(s) of logged-out visitors untouched for 90 days;" in output
     assert present(pruning_app, Basket, [idle, *kept]) == kept
     with pruning_app.app_context():  # what hung from it went with it
         for model in (ShownProduct, AwaitedProduct):
@@ -197,33 +198,63 @@ def test_the_idle_retention_is_a_setting(pruning_app: Flask, monkeypatch: pytest
         add_menu(pruning_app, "authless_id", ago(week + HOUR)),
         add_menu(pruning_app, "authless_id", ago(week - HOUR)),
     ]
-    assert "and 1 empty basket(s) and 1 empty menu(s) of logged-out visitors untouched for 7 days." in prune(
+    assert "and 1 empty basket(s) and 1 empty menu(s) of logged-out visitors untouched for 7 days;" in prune(
         pruning_app
     )
     assert present(pruning_app, Basket, baskets) == baskets[1:]
     assert present(pruning_app, Menu, menus) == menus[1:]
 
 
-def test_the_idempotency_outcomes_are_left_to_their_own_pruning(pruning_app: Flask) -> None:
-    """The writes prune them (coreapi/services/idempotency.py): the command does not, however old."""
+def test_the_idempotency_outcomes_past_their_retention_go_on_a_database_no_write_reaches(pruning_app: Flask) -> None:
+    """The writes prune them now and then (coreapi/services/idempotency.py); with no write they stayed for ever."""
+    day = dt.timedelta(days=1)
     with pruning_app.app_context():
-        db.session.add(
-            IdempotencyKey(
-                supplier_id=1,
-                identity_kind="authless_id",
-                identity_id=f"pruned-{uuid.uuid4().hex}",
-                key="old-key",
-                fingerprint="0" * 64,
-                method="POST",
-                path="/api/v1/basket/recipes",
-                status=200,
-                body={},
-                created_at=ago(EVENT_DAYS + HOUR),
+        for key, created in (("old-key", ago(day + HOUR)), ("recent-key", ago(day - HOUR))):
+            db.session.add(
+                IdempotencyKey(
+                    supplier_id=1,
+                    identity_kind="authless_id",
+                    identity_id=f"pruned-{uuid.uuid4().hex}",
+                    key=key,
+                    fingerprint="0" * 64,
+                    method="POST",
+                    path="/api/v1/basket/recipes",
+                    status=200,
+                    body={},
+                    created_at=created,
+                )
             )
-        )
         db.session.commit()
-    prune(pruning_app)
+    assert prune(pruning_app).endswith("; 1 idempotency outcome(s) past their retention.\n")
     with pruning_app.app_context():
-        assert db.session.scalars(select(IdempotencyKey.key).where(IdempotencyKey.key == "old-key")).all() == [
-            "old-key"
-        ]
+        keys = db.session.scalars(select(IdempotencyKey.key).where(IdempotencyKey.key.in_(["old-key", "recent-key"])))
+        assert keys.all() == ["recent-key"]
+
+
+def add_transfer(app: Flask, expires: dt.datetime, *, redeemed: bool = False) -> int:
+    with app.app_context():
+        transfer = BasketTransfer(
+            token_hash=uuid.uuid4().hex * 2,
+            supplier_id=3,
+            identity_kind="authless_id",
+            identity_id=f"pruned-{uuid.uuid4().hex}",
+            target_supplier_id=1,
+            store_id=1001,
+            created_at=expires - dt.timedelta(minutes=15),
+            expires_at=expires,
+            redeemed_at=expires - dt.timedelta(minutes=10) if redeemed else None,
+        )
+        db.session.add(transfer)
+        db.session.commit()
+        return transfer.id
+
+
+def test_basket_transfers_expired_longer_ago_than_the_idle_retention_go(pruning_app: Flask) -> None:
+    """A transfer's row names the shopper who handed a basket over; its token is useless once expired."""
+    old = [
+        add_transfer(pruning_app, ago(IDLE_DAYS + HOUR)),
+        add_transfer(pruning_app, ago(IDLE_DAYS + HOUR), redeemed=True),
+    ]
+    kept = [add_transfer(pruning_app, ago(IDLE_DAYS - HOUR)), add_transfer(pruning_app, ago(-HOUR))]  # one still valid
+    assert "; 2 basket transfer(s) expired that long ago;" in prune(pruning_app)
+    assert present(pruning_app, BasketTransfer, [*old, *kept]) == kept
