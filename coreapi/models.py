@@ -681,6 +681,8 @@ class Event(Base):
             name="identity_kind",
         ),
         Index("ix_events_session_timestamp", "session_id", "timestamp", "id"),
+        # The retention's nightly delete of the events stored before a time (coreapi/services/retention.py).
+        Index("ix_events_received_at", "received_at"),
         # A browser's id for the event, unique per supplier: a batch sent again (a retry after a timeout whose
         # first attempt was stored) adds nothing. Events without one (older SDKs) are never compared (NULL).
         UniqueConstraint("supplier_id", "event_id", name="uq_events_supplier_event"),

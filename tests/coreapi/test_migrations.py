@@ -32,7 +32,7 @@ from coreapi.services import cart_waits, catalog, favorite_items
 
 from .conftest import make_app
 
-HEAD = "0012"
+HEAD = "0013"
 NEXT = f"{int(HEAD) + 1:04d}"
 
 
@@ -976,6 +976,36 @@ def test_0012_downgrade_opens_a_closed_store_again(empty_app: Flask) -> None:
     assert upgrade(empty_app) == migrate.Upgrade(before="0011", after=HEAD)
     assert inspected(empty_app, model_differences) == []
     assert empty_app.test_client().get("/api/v1/stores/1002").status_code == 200
+
+
+# --- 0013: the events by when coreapi stored them ----------------------------------------------
+
+
+def event_indexes(app: Flask) -> set[str]:
+    return {index["name"] for index in inspected(app, lambda c: inspect(c).get_indexes("events"))}
+
+
+def test_0013_indexes_the_events_by_when_they_were_stored_and_keeps_them(empty_app: Flask) -> None:
+    seeded_at(empty_app, "0012")
+    headers = {"Session-Id": "before-0013", "Supplier-Token": "demo-retailer-token"}
+    client = empty_app.test_client()
+    assert client.post("/api/v1/events", json={"events": [{"name": "pageview"}]}, headers=headers).status_code == 202
+    assert "ix_events_received_at" not in event_indexes(empty_app)
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0012", after=HEAD)
+    assert "ix_events_received_at" in event_indexes(empty_app)
+    assert inspected(empty_app, model_differences) == []
+    listed = client.get("/api/v1/events?session_id=before-0013", headers=headers).json["data"]
+    assert [event["name"] for event in listed] == ["pageview"]
+
+
+def test_0013_downgrade_drops_the_index_only(empty_app: Flask) -> None:
+    seeded_at(empty_app, HEAD)
+    downgrade(empty_app, "0012")
+    assert inspected(empty_app, version) == ["0012"]
+    assert "ix_events_received_at" not in event_indexes(empty_app)
+    assert upgrade(empty_app) == migrate.Upgrade(before="0012", after=HEAD)
+    assert inspected(empty_app, model_differences) == []
 
 
 # --- databases made by create_all, before migrations ----------------------------------------
