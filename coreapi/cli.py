@@ -234,12 +234,16 @@ def export_shopper_command(supplier_id: str, user_id: str | None, authless_id: s
     document of empty lists."""
     identity = _identity(user_id, authless_id)
     session = db.session()
+    if session.get_bind().dialect.name == "postgresql":
+        # One snapshot for the whole document: the shopper's pages may write while it is read.
+        session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
     try:
         _, owner = shopper_data.find_shopper(session, supplier_id, identity)
     except shopper_data.UnknownSupplier as error:
         raise click.ClickException(str(error)) from error
     retention_seconds = float(current_app.config["IDEMPOTENCY_RETENTION_SECONDS"])
     document = shopper_data.export(session, owner, idempotency_retention=dt.timedelta(seconds=retention_seconds))
+    session.rollback()  # read only
     click.echo(json.dumps(document, indent=2, ensure_ascii=False))
 
 

@@ -30,13 +30,14 @@ from collections.abc import Iterable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import CursorResult, delete, text, update
+from sqlalchemy import delete, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from coreapi.models import MAX_IDEMPOTENCY_KEY_LENGTH, MAX_IDEMPOTENCY_PATH_LENGTH, IdempotencyKey
 from coreapi.services.identity import Identity
+from coreapi.services.rows import changed_rows
 from coreapi.services.write_deadline import LOCK_NOT_AVAILABLE, sqlstate
 
 # A claimed row before its outcome: only ever seen inside the claiming transaction (102 Processing).
@@ -147,7 +148,7 @@ def prune(session: Session, older_than: dt.datetime) -> int:
         .execution_options(synchronize_session=False)
     )
     session.commit()
-    return result.rowcount if isinstance(result, CursorResult) else 0
+    return changed_rows(result)
 
 
 def prune_now_and_then(

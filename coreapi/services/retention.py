@@ -10,13 +10,16 @@ docs/operations.md):
   into the user's basket at a login leaves one so, coreapi/services/baskets.py) and their menus that hold no
   recipe. "Untouched" is the row's ``updated_at``, which every write of a basket or a menu moves on (their
   ``_write``); a visitor who comes back gets a new one at the first write (a menu at the first read), as a new
-  visitor does. A write racing the deletion moves ``updated_at`` on first (PostgreSQL checks the row again once
-  its lock is free), or finds the row gone and starts anew.
+  visitor does. A basket write racing the deletion moves ``updated_at`` on first (PostgreSQL checks the row again
+  once its lock is free), or finds the row gone and starts anew. A menu's reads do not move ``updated_at``: a
+  planner page opened on a menu untouched that long, and left open across the night's prune, has its next write
+  refused as a shopper's without a menu (``NoMenu``, a 404) until the page reads the menu again, which makes one.
 
 Not here: the idempotency outcomes, which the writes prune now and then (coreapi/services/idempotency.py,
 ``prune_now_and_then``) and the command prunes too (``idempotency.prune``, for a database no write reaches);
-orders, which the retailer's accounts need (coreapi/services/shopper_data.py); anything of a connected user,
-whose data goes when the retailer closes the account (``forget-shopper``); a visitor's baskets and menus that hold
+orders, which the retailer's accounts need (coreapi/services/shopper_data.py); a connected user's baskets, menus
+and settings, which go when the retailer closes the account (``forget-shopper``; their old events and expired
+transfers go here as anyone's); a visitor's baskets and menus that hold
 recipes, and its preferences and favorite products, which are what the visitor chose to keep.
 """
 
@@ -24,14 +27,14 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any
 
-from sqlalchemy import CursorResult, Result, delete, exists, select
+from sqlalchemy import delete, exists, select
 from sqlalchemy.orm import Session
 
 from coreapi.models import Basket, BasketEntry, BasketTransfer, Event, Menu, MenuRecipe
 from coreapi.services.baskets import OPEN
 from coreapi.services.identity import IdentityKind
+from coreapi.services.rows import changed_rows
 
 
 @dataclass(frozen=True)
@@ -78,13 +81,8 @@ def prune(session: Session, *, events_before: dt.datetime, idle_before: dt.datet
         .execution_options(synchronize_session=False)
     )
     return Pruned(
-        events=_count(events),
-        idle_baskets=_count(baskets),
-        idle_menus=_count(menus),
-        old_transfers=_count(transfers),
+        events=changed_rows(events),
+        idle_baskets=changed_rows(baskets),
+        idle_menus=changed_rows(menus),
+        old_transfers=changed_rows(transfers),
     )
-
-
-def _count(result: Result[Any]) -> int:
-    """The rows a DELETE removed (as coreapi/services/idempotency.py counts its pruning)."""
-    return result.rowcount if isinstance(result, CursorResult) else 0

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import ColumnElement, CursorResult, Delete, Result, String, cast, delete, func, literal, select, update
+from sqlalchemy import ColumnElement, Delete, String, cast, delete, func, literal, select, update
 from sqlalchemy.orm import InstrumentedAttribute, Session, selectinload
 
 from coreapi.models import (
@@ -64,6 +64,7 @@ from coreapi.services.baskets import CONFIRMED, OPEN, BasketOwner
 from coreapi.services.catalog import find_supplier_by_id
 from coreapi.services.identity import Identity, IdentityKind
 from coreapi.services.moments import as_utc
+from coreapi.services.rows import changed_rows
 
 # What a forgotten shopper's order keeps as its identity: a user id holding a space, which no request can name
 # (``parse_authorization`` refuses an id with a space, and the only id a request names otherwise, the logged-out
@@ -373,10 +374,10 @@ def forget(session: Session, owner: BasketOwner) -> Forgotten:
         ("events", delete(Event).where(*_of(Event, owner))),
     ]
     deleted = {
-        kind: _count(session.execute(statement.execution_options(synchronize_session=False)))
+        kind: changed_rows(session.execute(statement.execution_options(synchronize_session=False)))
         for kind, statement in steps
     }
-    unlinked = _count(
+    unlinked = changed_rows(
         session.execute(
             update(Basket)
             .where(*_of(Basket, owner), Basket.status == CONFIRMED)
@@ -391,11 +392,6 @@ def forget(session: Session, owner: BasketOwner) -> Forgotten:
     # The baskets and menus loaded in this session are read again from the database.
     session.expire_all()
     return Forgotten(deleted=deleted, orders_unlinked=unlinked)
-
-
-def _count(result: Result[Any]) -> int:
-    """The rows a DELETE or UPDATE changed (coreapi/services/idempotency.py counts its pruning so)."""
-    return result.rowcount if isinstance(result, CursorResult) else 0
 
 
 # The tables whose rows name their shopper by supplier and identity (coreapi/models.py).
