@@ -191,14 +191,15 @@ class DocumentBuilder:
         self.spec.components.parameter("If-None-Match", "header", IF_NONE_MATCH)
 
     @staticmethod
-    def answer_headers(status: int, answer: Answer, method: str) -> dict[str, Any]:
-        """The headers an answer of `status` carries (those every such answer has, then the route's own)."""
+    def answer_headers(status: int, answer: Answer, *, etag: bool) -> dict[str, Any]:
+        """The headers an answer of `status` carries (those every such answer has, then the route's own); `etag`:
+        the route revalidates (it documents a 304)."""
         names = ["X-Request-Id"]
         if status == 401:
             names.append("WWW-Authenticate")
         if status in (409, 503):
             names.append("Retry-After")
-        if method == "GET" and status in (200, 304):
+        if etag and status in (200, 304):
             names.append("ETag")
         if answer.media_type == "text/html" and status == 200:
             names.append("X-Degraded")
@@ -271,7 +272,8 @@ class DocumentBuilder:
             "tags": [version_of(rule) or "service"],
             "summary": contract.summary,
             "responses": {
-                str(status): self.answer(status, answer, method) for status, answer in sorted(answers.items())
+                str(status): self.answer(status, answer, etag=304 in answers)
+                for status, answer in sorted(answers.items())
             },
         }
         description = inspect.getdoc(inspect.unwrap(view))
@@ -326,11 +328,11 @@ class DocumentBuilder:
             }
         return {"required": True, "content": content}
 
-    def answer(self, status: int, answer: Answer, method: str) -> dict[str, Any]:
+    def answer(self, status: int, answer: Answer, *, etag: bool) -> dict[str, Any]:
         """A response object; apispec turns a schema class into a $ref to its component."""
         result: dict[str, Any] = {
             "description": answer.description,
-            "headers": self.answer_headers(status, answer, method),
+            "headers": self.answer_headers(status, answer, etag=etag),
         }
         if answer.media_type is not None:
             body: Any = (

@@ -254,6 +254,8 @@ def test_answers_document_the_headers_a_client_acts_on(document: dict[str, Any])
                 assert "ETag" in responses["200"]["headers"] and "ETag" in responses["304"]["headers"], path
                 refs = {parameter.get("$ref") for parameter in operation["parameters"]}
                 assert "#/components/parameters/If-None-Match" in refs, (path, method)
+            elif "200" in responses:  # an answer no one revalidates (no-store, a POST) names no ETag
+                assert "ETag" not in responses["200"]["headers"], (path, method)
     card = document["paths"]["/v1/recipe-card"]["get"]["responses"]["200"]["headers"]
     assert card["X-Degraded"] == {"$ref": "#/components/headers/X-Degraded"}
     panel = document["paths"]["/v2/planner/recipes"]["get"]["responses"]["200"]["headers"]
