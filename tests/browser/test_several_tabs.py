@@ -147,16 +147,27 @@ def test_a_logout_leaves_nothing_of_the_shopper_in_the_browsers_storage(context:
     user = new_user()
     page = context.new_page()
     visit(context, page, shop_url, user=user)
+    page.wait_for_function(f"() => ({IDENTITY})() === 'user:{user}'")
+    shoppers = ["_svc/preferences", "_svc/payment-started", "_svc/cachedFinalizeMenuUrl", "_svc/planner/guests"]
     page.evaluate(
-        """() => {
+        """(user) => {
           localStorage.setItem("_svc/preferences", JSON.stringify({ diets: ["sans-gluten"] }));
-          localStorage.setItem("_svc/payment-started", JSON.stringify({ total: 12, shopper: "user:someone" }));
-        }"""
+          // What paymentStarted keeps for this user (a cart paid a moment ago), valid as the SDK reads it.
+          const cart = [{ id: "100001", quantity: 1 }];
+          const kept = { total: 12, cart, at: Date.now(), shopper: user };
+          localStorage.setItem("_svc/payment-started", JSON.stringify(kept));
+          localStorage.setItem("_svc/cachedFinalizeMenuUrl", location.origin + "/planificateur");
+          localStorage.setItem("_svc/planner/guests", "6");
+        }""",
+        f"user:{user}",
     )
+    page.evaluate("() => window.svc.basketSync.retailerBasketChanged([])")  # a report reads the kept cart, keeps it
+    stored = "() => Object.keys(localStorage).filter((key) => key.startsWith('_svc/'))"
+    assert set(shoppers) <= set(page.evaluate(stored))  # there before the logout
     page.locator("[data-account=logout]").click()
     page.wait_for_function(f"() => ({IDENTITY})()?.startsWith('authless:')")
-    kept = page.evaluate("() => Object.keys(localStorage).filter((key) => key.startsWith('_svc/'))")
-    assert "_svc/preferences" not in kept and "_svc/payment-started" not in kept
+    kept = page.evaluate(stored)
+    assert not set(shoppers) & set(kept), kept
     assert "_svc/browser-id" in kept  # the browser's: the reconcile names it
 
 
