@@ -389,6 +389,42 @@ def test_the_access_log_leaves_out_order_ids_and_a_shoppers_words_and_the_whole_
     assert "CMD-ops-000123" not in text and "coeliaque" not in text and "Ops-Device" not in text
 
 
+class AddressMapFront(NginxFront):
+    """nginx with the shipped config's map of the logged address alone, reading the address from a header rather
+    than the connection's (which is always 127.0.0.1 here), and answering what it would log."""
+
+    def site_config(self) -> str:
+        block = re.search(r"map \$remote_addr \$prerender_logged_addr \{.*?\n\}", SHIPPED_CONFIG.read_text(), re.S)
+        assert block, "the shipped config maps $remote_addr to $prerender_logged_addr"
+        mapped = block.group(0).replace("$remote_addr", "$http_x_test_addr", 1)
+        return f"""{mapped}
+server {{
+    listen 127.0.0.1:{self.port};
+    access_log off;
+    location / {{ return 200 "$prerender_logged_addr"; }}
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("address", "logged"),
+    [
+        ("203.0.113.57", "203.0.113.0"),
+        ("::ffff:203.0.113.57", "::ffff:203.0.113.0"),
+        ("2001:db8:85a3:8d3:1319:8a2e:370:7348", "2001:db8:85a3::"),
+        ("2001:db8:85a3::7348", "2001:db8:85a3::"),
+        ("2001:db8::1234", "2001:db8::"),
+        ("2a01::5:6:7:8", "2a01::"),
+        ("::1", "::"),
+        ("unix:", "-"),
+    ],
+)
+def test_the_logged_address_keeps_a_network_never_a_device(nginx_binary, tmp_path, address, logged):
+    with AddressMapFront(nginx_binary, tmp_path) as front:
+        answer = requests.get(front.url, headers={"X-Test-Addr": address}, timeout=5)
+    assert answer.text == logged
+
+
 def test_a_clients_own_scheme_headers_are_not_passed_on(nginx_before_gunicorn):
     """gunicorn reads the scheme from X-Forwarded-Ssl and X-Forwarded-Protocol too, and refused a request whose own
     contradicted nginx's X-Forwarded-Proto with a 400."""
