@@ -29,12 +29,14 @@ def create(args: dict[str, Any]) -> tuple[dict[str, int], int]:
     """Store events with the session, supplier and identity of the headers, each id once per supplier."""
     supplier = calling_supplier()
     ctx = current()
+    session_id = _session_id()
+    # `Profiling: false`: the shopper's events are counted, not tied to them, nor to the session that would link
+    # them to the same shopper's other events (docs/upstream.md, "Events").
     count = events.store_events(
         db.session(),
         args["events"],
-        session_id=_session_id(),
+        session_id=session_id if ctx.profiling else None,
         supplier_id=supplier.id if supplier is not None else None,
-        # `Profiling: false`: the shopper's events are counted, not tied to them (docs/upstream.md, "Events").
         identity=ctx.identity if ctx.profiling else None,
     )
     # Every event of the batch is stored, now or by an earlier call with its id; `duplicates`: those earlier.

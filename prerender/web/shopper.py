@@ -30,16 +30,20 @@ def shopper_element(ctx: RequestContext) -> str:
         return ""
     never_public()
     now = int(time.time())
-    return _element(get_signer(), current_app.config["ELEMENT_PREFIX"], shopper, now - now % TIMESTAMP_STEP)
+    prefix = current_app.config["ELEMENT_PREFIX"]
+    return _element(get_signer(), prefix, shopper, now - now % TIMESTAMP_STEP, profiling=ctx.profiling)
 
 
 @functools.lru_cache(maxsize=4096)
-def _element(signer: CredentialSigner, prefix: str, shopper: Shopper, step: int) -> str:
-    """The element for one shopper during one time step (the credential is the same all along it)."""
+def _element(signer: CredentialSigner, prefix: str, shopper: Shopper, step: int, *, profiling: bool) -> str:
+    """The element for one shopper during one time step (the credential is the same all along it). `profiling`:
+    the page's server asked with `profiling: false` (the shopper refused profiling), which the element passes on,
+    so that the SDK's first requests carry it too (docs/sdk.md, section 2)."""
     issued = signer.issue_with_expiry(shopper)
+    refused = "" if profiling else ' profiling="false"'
     return (
         f'<{prefix}-shopper hidden credential="{escape(issued.token)}" kind="{shopper.kind}" '
-        f'shopper-id="{escape(shopper.identity)}" expires-at="{issued.expires_at}"></{prefix}-shopper>'
+        f'shopper-id="{escape(shopper.identity)}" expires-at="{issued.expires_at}"{refused}></{prefix}-shopper>'
     )
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import random
+import string
 import uuid
 from typing import Any
 
@@ -116,11 +118,21 @@ def test_listing_needs_the_supplier_the_events_were_sent_for(client: FlaskClient
     assert [event["identity"] for event in listed(client, session_id)] == [{"kind": "user_id", "id": "u-private"}]
 
 
-def test_events_sent_with_profiling_off_are_not_tied_to_the_shopper(client: FlaskClient, session_id: str) -> None:
+def test_events_sent_with_profiling_off_are_tied_neither_to_the_shopper_nor_the_session(
+    app: Flask, session_id: str
+) -> None:
+    client = app.test_client()
+    name = "refused." + "".join(random.choices(string.ascii_lowercase, k=16))  # names are [a-z.-]
     headers = {"Session-Id": session_id, "Authorization": "user_id u-no-profiling", "Profiling": "false"}
-    assert post(client, {"events": [{"name": "recipe.show"}]}, **headers, **RETAILER).status_code == 202
-    (event,) = listed(client, session_id)
-    assert (event["name"], event["session_id"], event["identity"]) == ("recipe.show", session_id, None)
+    assert post(client, {"events": [{"name": name}]}, **headers, **RETAILER).status_code == 202
+    assert listed(client, session_id) == []
+    with app.app_context():
+        rows = db.session.execute(
+            select(Event.session_id, Event.identity_kind, Event.identity_id, Event.supplier_id).where(
+                Event.name == name
+            )
+        ).all()
+    assert [tuple(row)[:3] for row in rows] == [(None, None, None)] and rows[0][3] is not None  # counted, per supplier
 
 
 def test_limits_are_accepted(client: FlaskClient, session_id: str) -> None:

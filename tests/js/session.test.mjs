@@ -116,3 +116,18 @@ test("every storage entry the SDK and its components use is classed: a shopper's
   assert.ok(used.size >= 10, [...used].join(", ")); // the scan finds them
   for (const name of used) assert.ok(classed.has(name), `${name}: class it in sdk/session.js`);
 });
+
+test("an element saying profiling=\"false\" makes every request say it, from the first, until a logout", () => {
+  globalThis.window = /** @type {any} */ ({ localStorage: new SharedStorage() });
+  const user = { token: "user.t0ken", kind: "user", id: "u1", expiresAt: "4000000000" };
+  const refused = tabOf();
+  refused.receiveCredential({ ...user, profiling: "false" });
+  assert.equal(refused.headers().profiling, "false");
+  refused.receiveCredential({ ...user, token: "user.t0ken2", profiling: null }); // a later fragment's: still refused
+  assert.equal(refused.headers().profiling, "false");
+  refused.reset();
+  assert.equal(refused.headers().profiling, undefined);
+  const accepted = tabOf();
+  accepted.receiveCredential({ ...user, profiling: null });
+  assert.equal(accepted.headers().profiling, undefined);
+});

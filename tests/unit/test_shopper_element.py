@@ -34,3 +34,13 @@ def test_no_credential_leaves_the_policy_alone(app) -> None:
         set_policy(PUBLIC)
         assert shopper_element(ctx(user="u-1", supplier=None)) == ""
         assert g.cache_policy is PUBLIC
+
+
+def test_the_element_says_profiling_false_when_the_servers_request_did(app) -> None:
+    """The shopper refused profiling: the page's SDK says so from its first request (sdk/session.js)."""
+    vouched = replace(ctx(user="u-1", supplier=RETAILER), supplier_token="vouching-token")
+    with app.test_request_context("/"):
+        refused = shopper_element(replace(vouched, profiling=False))
+        accepted = shopper_element(vouched)
+    assert refused.endswith(' profiling="false"></svc-shopper>')
+    assert "profiling" not in accepted

@@ -228,8 +228,10 @@ export class Session {
    * A credential element was connected: the most recent valid one wins (the service, not the device's clock,
    * decides whether it has expired). An authless credential is also remembered in localStorage
    * (`_<prefix>/authless-credential`) for `basket.mergeAuthless` after login. The shopper's other tabs are told
-   * of a credential new to this one (`#credentialElsewhere` is what they do with it).
-   * @param {{ token: unknown, kind: unknown, id: unknown, expiresAt: unknown }} raw
+   * of a credential new to this one (`#credentialElsewhere` is what they do with it). An element saying
+   * `profiling="false"` (the page's server asked so: the shopper refused profiling) forbids profiling, as
+   * `loadWithExternalId(id, true)` does, until `reset`; one without it changes no choice the page made.
+   * @param {{ token: unknown, kind: unknown, id: unknown, expiresAt: unknown, profiling?: unknown }} raw
    * @returns {boolean} whether it was taken
    */
   receiveCredential(raw) {
@@ -239,6 +241,7 @@ export class Session {
       return false;
     }
     const { credential } = read;
+    if (raw.profiling === "false" && !this.#forgotten.has(credential.token)) this.#forbidProfiling = true;
     // A forgotten credential (a logout), or one another tab's newer credential replaced here (the page connects
     // again an element it had: a template's card) is not taken back.
     if (this.#forgotten.has(credential.token) || this.#superseded.has(credential.token)) return false;
