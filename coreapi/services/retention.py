@@ -47,14 +47,29 @@ class Pruned:
     old_transfers: int
 
 
-def prune(session: Session, *, events_before: dt.datetime, idle_before: dt.datetime) -> Pruned:
-    """Delete the events received before ``events_before`` and the logged-out visitors' empty baskets and menus
-    untouched since ``idle_before`` (the module's doc); the caller commits. What hangs from a basket (the products
-    it awaited or a cart showed) goes with it (ON DELETE CASCADE)."""
+# Events deleted per transaction: a first prune of a year of events must not hold SQLite's one write lock (or
+# PostgreSQL's locks on a million rows) while shoppers' writes wait behind it.
+EVENT_BATCH = 5_000
+
+
+def prune(
+    session: Session, *, events_before: dt.datetime, idle_before: dt.datetime, event_batch: int = EVENT_BATCH
+) -> Pruned:
+    """Delete the events received before ``events_before``, each batch of ``event_batch`` in a transaction of its
+    own, then the logged-out visitors' empty baskets and menus untouched since ``idle_before`` and the old basket
+    transfers (the module's doc), which the caller commits. What hangs from a basket (the products it awaited or a
+    cart showed) goes with it (ON DELETE CASCADE)."""
     authless = IdentityKind.AUTHLESS.value
-    events = session.execute(
-        delete(Event).where(Event.received_at < events_before).execution_options(synchronize_session=False)
-    )
+    events = 0
+    while True:
+        batch = select(Event.id).where(Event.received_at < events_before).limit(event_batch).scalar_subquery()
+        deleted = changed_rows(
+            session.execute(delete(Event).where(Event.id.in_(batch)).execution_options(synchronize_session=False))
+        )
+        session.commit()
+        events += deleted
+        if deleted < event_batch:
+            break
     baskets = session.execute(
         delete(Basket)
         .where(
@@ -81,7 +96,7 @@ def prune(session: Session, *, events_before: dt.datetime, idle_before: dt.datet
         .execution_options(synchronize_session=False)
     )
     return Pruned(
-        events=changed_rows(events),
+        events=events,
         idle_baskets=changed_rows(baskets),
         idle_menus=changed_rows(menus),
         old_transfers=changed_rows(transfers),

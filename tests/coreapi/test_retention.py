@@ -27,6 +27,7 @@ from coreapi.models import (
     MenuRecipe,
     ShownProduct,
 )
+from coreapi.services import retention
 
 from .conftest import make_app, migrate_and_seed
 
@@ -147,6 +148,17 @@ def test_events_go_once_stored_longer_ago_than_the_retention(pruning_app: Flask)
     assert output.startswith("Pruned 1 event(s) older than 395 days, and 0 empty basket(s) and 0 empty menu(s)")
     assert present(pruning_app, Event, [old, recent, new]) == [recent, new]
     assert prune(pruning_app).startswith("Pruned 0 event(s)")
+
+
+def test_old_events_go_in_batches_until_none_is_left(pruning_app: Flask) -> None:
+    """Each batch a transaction of its own (a first prune of a year of events holds no lock for long): all go, the
+    rows of the last, partial batch too, and the recent ones stay."""
+    old = add_events(pruning_app, *[ago(EVENT_DAYS + HOUR)] * 5)
+    (recent,) = add_events(pruning_app, ago(HOUR))
+    with pruning_app.app_context():
+        done = retention.prune(db.session, events_before=ago(EVENT_DAYS), idle_before=ago(IDLE_DAYS), event_batch=2)
+    assert done.events == 5
+    assert present(pruning_app, Event, [*old, recent]) == [recent]
 
 
 def test_the_event_retention_is_a_setting(pruning_app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
