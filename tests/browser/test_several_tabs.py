@@ -158,6 +158,7 @@ def test_a_logout_leaves_nothing_of_the_shopper_in_the_browsers_storage(context:
           localStorage.setItem("_svc/payment-started", JSON.stringify(kept));
           localStorage.setItem("_svc/cachedFinalizeMenuUrl", location.origin + "/planificateur");
           localStorage.setItem("_svc/planner/guests", "6");
+          localStorage.setItem("_svc/planner/onboarded", "true");  // the browser's own: it stays
         }""",
         f"user:{user}",
     )
@@ -168,7 +169,7 @@ def test_a_logout_leaves_nothing_of_the_shopper_in_the_browsers_storage(context:
     page.wait_for_function(f"() => ({IDENTITY})()?.startsWith('authless:')")
     kept = page.evaluate(stored)
     assert not set(shoppers) & set(kept), kept
-    assert "_svc/browser-id" in kept  # the browser's: the reconcile names it
+    assert "_svc/planner/onboarded" in kept  # the browser's (sdk/session.js, BROWSER_ENTRIES)
 
 
 def test_a_finalize_waiting_for_a_login_resumes_in_the_login_tab_only(context: BrowserContext, shop_url: str):
