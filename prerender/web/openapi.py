@@ -239,7 +239,8 @@ class DocumentBuilder:
             for rule in rules:
                 for method in sorted(set(rule.methods or ()) & set(DOCUMENTED_METHODS)):
                     operations[method.lower()] = self.operation(rule, method)
-            self.spec.path(path=path, operations=operations)
+            for literal, expanded in spelled_out(path, operations).items():
+                self.spec.path(path=literal, operations=expanded)
         document = self.spec.to_dict()
         for schema in document["components"]["schemas"].values():
             add_examples(schema)
@@ -366,6 +367,36 @@ class DocumentBuilder:
                 if None in body.get("enum", ()):
                     body["enum"] = [value for value in body["enum"] if value is not None]
         return parameters
+
+
+def spelled_out(path: str, operations: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The path's operations, or, for a path segment whose values may hold a `/` (a `<path:...>` rule, such as
+    `/v1/styles/catalog/catalog-home`), one literal path per value of its enum: OpenAPI's templates take no `/`, and a
+    client would send it encoded (`%2F`), which some proxies refuse."""
+    for operation in operations.values():
+        for parameter in operation.get("parameters", []):
+            if not isinstance(parameter, dict) or parameter.get("in") != "path":
+                continue  # a component's name, or a query parameter
+            values = parameter.get("schema", {}).get("enum", [])
+            if not any("/" in str(value) for value in values):
+                continue
+            name = parameter["name"]
+            return {
+                path.replace(f"{{{name}}}", str(value)): {
+                    method: {
+                        **each,
+                        "operationId": f"{each['operationId']}_{re.sub(r'[^A-Za-z0-9]+', '_', str(value))}",
+                        "parameters": [
+                            p
+                            for p in each.get("parameters", [])
+                            if not (isinstance(p, dict) and p.get("name") == name and p.get("in") == "path")
+                        ],
+                    }
+                    for method, each in operations.items()
+                }
+                for value in values
+            }
+    return {path: operations}
 
 
 def json_id_list_property(self: Any, field: fields.Field[Any], **_: Any) -> dict[str, Any]:

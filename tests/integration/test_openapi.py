@@ -9,6 +9,7 @@ import zlib
 from typing import Any
 
 import pytest
+import requests
 import schemathesis
 from flask import Flask
 from hypothesis import HealthCheck, Phase, given, seed, settings
@@ -24,6 +25,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from prerender import create_app
+from prerender.rendering.stylesheets import STYLE_BUNDLES
 from prerender.web.contract import Callers, contract_of
 from prerender.web.openapi import build_spec
 
@@ -62,8 +64,10 @@ def test_the_document_lists_every_rule_but_static_and_itself(app: Flask, documen
         if rule.rule.startswith("/static/") or rule.rule == "/openapi.json":
             continue
         path = re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", r"{\1}", rule.rule)
+        # A segment that may hold a `/` (`<path:component>`) is spelled out, one path per value.
+        paths = [path.replace("{component}", name) for name in STYLE_BUNDLES] if "<path:" in rule.rule else [path]
         for method in rule.methods - {"HEAD", "OPTIONS"}:
-            expected.add((path, method.lower()))
+            expected.update((each, method.lower()) for each in paths)
     listed = {
         (path, method)
         for path, item in document["paths"].items()
@@ -261,6 +265,21 @@ def test_answers_document_the_headers_a_client_acts_on(document: dict[str, Any])
     assert card["X-Degraded"] == {"$ref": "#/components/headers/X-Degraded"}
     panel = document["paths"]["/v2/planner/recipes"]["get"]["responses"]["200"]["headers"]
     assert "X-Has-More" in panel
+
+
+def test_no_path_parameter_may_hold_a_slash(document: dict[str, Any], prerender_url: str) -> None:
+    """OpenAPI's path templates take one segment: `/v1/styles/catalog/catalog-home` is a path of its own, which a
+    generated client requests as it is (not `catalog%2Fcatalog-home`, which some proxies refuse)."""
+    for path, item in document["paths"].items():
+        for operation in item.values():
+            for parameter in operation.get("parameters", []):
+                if parameter.get("in") == "path":
+                    assert not any("/" in str(v) for v in parameter["schema"].get("enum", [])), (path, parameter)
+    operation = document["paths"]["/v2/styles/catalog/catalog-home"]["get"]
+    assert operation["operationId"] == "v2_styles_component_styles_get_catalog_catalog_home"
+    assert "/v2/styles/{component}" not in document["paths"]
+    answer = requests.get(f"{prerender_url}/v2/styles/catalog/catalog-home", headers=DEMO_HEADERS, timeout=10)
+    assert answer.status_code == 200 and answer.json()["links"]
 
 
 def test_enums_of_parameters_hold_no_null(document: dict[str, Any]) -> None:
