@@ -1,5 +1,6 @@
-"""Logging to stdout, with the request id of every line (given and echoed in ``X-Request-Id`` by
-plumbing/request_id.py).
+"""Logging to stderr, with the request id of every line (given and echoed in ``X-Request-Id`` by
+plumbing/request_id.py). stderr, so that a command's own output on stdout (``export-shopper``'s JSON document)
+is never mixed with a log line; systemd's journal and ``make run``'s log file take both streams.
 
 The logs name no shopper: an identity (an ``authless_id`` or ``user_id`` query parameter of the
 request log, or any identity a message needs) is written as its pseudonym, ``~`` and the first 16
@@ -114,12 +115,12 @@ class RequestIdFilter(logging.Filter):
 
 
 def configure_logging(app: Flask) -> None:
-    """Send the ``coreapi`` loggers to stdout at ``LOG_LEVEL`` (once per process); set the
+    """Send the ``coreapi`` loggers to stderr at ``LOG_LEVEL`` (once per process); set the
     pseudonyms' key."""
     logger = logging.getLogger("coreapi")
     logger.setLevel(str(app.config["LOG_LEVEL"]).upper())
     if not any(isinstance(f, RequestIdFilter) for h in logger.handlers for f in h.filters):
-        handler = logging.StreamHandler(sys.stdout)
+        handler = logging.StreamHandler(sys.stderr)
         handler.addFilter(RequestIdFilter())
         handler.setFormatter(logging.Formatter(LOG_FORMAT))
         logger.addHandler(handler)

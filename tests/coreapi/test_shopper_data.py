@@ -7,6 +7,9 @@ database of this module's own (the tests compare whole tables before and after).
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -407,3 +410,24 @@ def test_an_id_no_request_could_carry_is_refused(data_app: Flask, value: str) ->
     result = data_app.test_cli_runner().invoke(args=["forget-shopper", "--supplier-id", "1", "--user-id", value])
     assert result.exit_code == 2
     assert "an id is 1 to 200 characters without spaces" in result.output
+
+
+def test_the_export_on_stdout_is_json_alone_whatever_coreapi_logs(tmp_path: Any) -> None:
+    """`flask --app coreapi export-shopper ... > shopper.json` as an operator types it, in a process of its own and
+    without a pseudonym key (whose warning is logged at start): stdout holds the document, the log lines go to
+    stderr."""
+    env = {**os.environ, "COREAPI_DATABASE_URL": f"sqlite:///{tmp_path / 'coreapi.sqlite'}"}
+    env.pop("COREAPI_LOG_PSEUDONYM_KEY", None)
+    flask = [sys.executable, "-m", "flask", "--app", "coreapi"]
+    subprocess.run([*flask, "init-db"], env=env, check=True, capture_output=True, timeout=120)
+    done = subprocess.run(
+        [*flask, "export-shopper", "--supplier-id", "1", "--user-id", "nobody-yet"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert document["identity"] == {"kind": "user_id", "id": "nobody-yet"} and document["baskets"] == []
+    assert "COREAPI_LOG_PSEUDONYM_KEY is not set" in done.stderr
