@@ -42,6 +42,7 @@ from coreapi.models import (
 from coreapi.services import cart_waits, favorite_items
 from coreapi.services.catalog import database_id, load_offers, make_offer, offered
 from coreapi.services.identity import Identity, IdentityKind
+from coreapi.services.owners import owned_by
 from coreapi.services.pricing import CURRENCY, Line, to_cents
 from coreapi.services.quantities import format_size, packages
 from coreapi.services.text import DEFAULT_LANGUAGE, localized
@@ -710,11 +711,7 @@ def _write(
 
 
 def _of(owner: BasketOwner) -> list[ColumnElement[bool]]:
-    return [
-        Basket.supplier_id == owner.supplier_id,
-        Basket.identity_kind == owner.identity.kind.value,
-        Basket.identity_id == owner.identity.value,
-    ]
+    return owned_by(Basket, owner.supplier_id, owner.identity)
 
 
 def _open_basket_of(owner: BasketOwner) -> list[ColumnElement[bool]]:

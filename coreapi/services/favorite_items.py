@@ -26,6 +26,7 @@ from coreapi.extensions import Base
 from coreapi.models import MAX_FAVORITE_ITEMS, FavoriteItems, Product
 from coreapi.services.catalog import database_ids
 from coreapi.services.identity import Identity, IdentityKind
+from coreapi.services.owners import owned_by
 from coreapi.services.pricing import NO_FAVORITES
 
 # INSERT ... ON CONFLICT, spelled the same by both dialects.
@@ -36,11 +37,7 @@ _INSERTS: dict[str, Callable[[type[Base]], postgresql.Insert | sqlite.Insert]] =
 
 
 def _of(supplier_id: int, identity: Identity) -> list[ColumnElement[bool]]:
-    return [
-        FavoriteItems.supplier_id == supplier_id,
-        FavoriteItems.identity_kind == identity.kind.value,
-        FavoriteItems.identity_id == identity.value,
-    ]
+    return owned_by(FavoriteItems, supplier_id, identity)
 
 
 def product_ids(session: Session, supplier_id: int, identity: Identity) -> list[int]:

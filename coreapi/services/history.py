@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from coreapi.models import Basket, BasketEntry, StoreProduct
 from coreapi.services.baskets import CONFIRMED, BasketOwner
+from coreapi.services.owners import owned_by
 from coreapi.services.pagination import Page, paginate
 from coreapi.services.pricing import CURRENCY, to_cents
 from coreapi.services.text import DEFAULT_LANGUAGE, localized
@@ -62,12 +63,7 @@ def confirmed_baskets(
     their recipes in the order they were added; in a fixed number of queries."""
     statement = (
         select(Basket)
-        .where(
-            Basket.supplier_id == owner.supplier_id,
-            Basket.identity_kind == owner.identity.kind.value,
-            Basket.identity_id == owner.identity.value,
-            Basket.status == CONFIRMED,
-        )
+        .where(*owned_by(Basket, owner.supplier_id, owner.identity), Basket.status == CONFIRMED)
         .options(*_LOADING)
         .order_by(Basket.confirmed_at.desc(), Basket.id.desc())
     )

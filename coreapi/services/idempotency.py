@@ -37,6 +37,7 @@ from sqlalchemy.orm import Session
 
 from coreapi.models import MAX_IDEMPOTENCY_KEY_LENGTH, MAX_IDEMPOTENCY_PATH_LENGTH, IdempotencyKey
 from coreapi.services.identity import Identity
+from coreapi.services.owners import owned_by
 from coreapi.services.rows import changed_rows
 from coreapi.services.write_deadline import LOCK_NOT_AVAILABLE, sqlstate
 
@@ -173,12 +174,7 @@ def prune_now_and_then(
 
 
 def _is(scope: Scope) -> list[Any]:
-    return [
-        IdempotencyKey.supplier_id == scope.supplier_id,
-        IdempotencyKey.identity_kind == scope.identity.kind.value,
-        IdempotencyKey.identity_id == scope.identity.value,
-        IdempotencyKey.key == scope.key,
-    ]
+    return [*owned_by(IdempotencyKey, scope.supplier_id, scope.identity), IdempotencyKey.key == scope.key]
 
 
 def _insert(session: Session, scope: Scope, request: Fingerprint, wait_seconds: float) -> bool:

@@ -51,6 +51,7 @@ from coreapi.services import baskets, favorite_items
 from coreapi.services.baskets import BasketOwner
 from coreapi.services.catalog import database_id, offered
 from coreapi.services.identity import Identity, IdentityKind
+from coreapi.services.owners import owned_by
 from coreapi.services.pricing import CURRENCY, NO_FAVORITES, Line, Offer, Pricing, choose, price_recipe, to_cents
 from coreapi.services.quantities import format_size, packages, scale
 from coreapi.services.recipes import completed_at
@@ -584,11 +585,7 @@ def _write(session: Session, owner: BasketOwner, language: str, apply: Callable[
 
 
 def _of(owner: BasketOwner) -> list[ColumnElement[bool]]:
-    return [
-        Menu.supplier_id == owner.supplier_id,
-        Menu.identity_kind == owner.identity.kind.value,
-        Menu.identity_id == owner.identity.value,
-    ]
+    return owned_by(Menu, owner.supplier_id, owner.identity)
 
 
 def _lock(session: Session, owner: BasketOwner) -> Menu | None:

@@ -34,6 +34,7 @@ from coreapi.models import (
 )
 from coreapi.services.baskets import BasketOwner
 from coreapi.services.identity import Identity, IdentityKind
+from coreapi.services.owners import owned_by
 from coreapi.services.recipes import RecipePreferences
 from coreapi.services.text import localized, search_key
 
@@ -137,11 +138,7 @@ def known_equipment(session: Session, ids: Iterable[str]) -> set[str]:
 
 
 def _of(owner: BasketOwner) -> list[ColumnElement[bool]]:
-    return [
-        Preferences.supplier_id == owner.supplier_id,
-        Preferences.identity_kind == owner.identity.kind.value,
-        Preferences.identity_id == owner.identity.value,
-    ]
+    return owned_by(Preferences, owner.supplier_id, owner.identity)
 
 
 def _stored(session: Session, owner: BasketOwner) -> Preferences | None:

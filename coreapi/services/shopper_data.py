@@ -64,6 +64,7 @@ from coreapi.services.baskets import CONFIRMED, OPEN, BasketOwner
 from coreapi.services.catalog import find_supplier_by_id
 from coreapi.services.identity import Identity, IdentityKind
 from coreapi.services.moments import as_utc
+from coreapi.services.owners import Owned, owned_by
 from coreapi.services.rows import changed_rows
 
 # What a forgotten shopper's order keeps as its identity: a user id holding a space, which no request can name
@@ -363,14 +364,23 @@ def forget(session: Session, owner: BasketOwner) -> Forgotten:
         ("awaited products", delete(AwaitedProduct).where(AwaitedProduct.basket_id.in_(baskets))),
         ("basket lines", delete(BasketLine).where(BasketLine.entry_id.in_(open_entries))),
         ("basket entries", delete(BasketEntry).where(BasketEntry.basket_id.in_(open_baskets))),
-        ("open baskets", delete(Basket).where(*_of(Basket, owner), Basket.status == OPEN)),
+        (
+            "open baskets",
+            delete(Basket).where(*_of(Basket, owner), Basket.status == OPEN),
+        ),
         ("menu choices", delete(MenuChoice).where(MenuChoice.menu_recipe_id.in_(menu_recipes))),
         ("menu recipes", delete(MenuRecipe).where(MenuRecipe.menu_id.in_(menus))),
         ("menus", delete(Menu).where(*_of(Menu, owner))),
         ("preferences", delete(Preferences).where(*_of(Preferences, owner))),
         ("favorite items", delete(FavoriteItems).where(*_of(FavoriteItems, owner))),
-        ("basket transfers", delete(BasketTransfer).where(*_of(BasketTransfer, owner))),
-        ("idempotency outcomes", delete(IdempotencyKey).where(*_of(IdempotencyKey, owner))),
+        (
+            "basket transfers",
+            delete(BasketTransfer).where(*_of(BasketTransfer, owner)),
+        ),
+        (
+            "idempotency outcomes",
+            delete(IdempotencyKey).where(*_of(IdempotencyKey, owner)),
+        ),
         ("events", delete(Event).where(*_of(Event, owner))),
     ]
     deleted = {
@@ -394,22 +404,6 @@ def forget(session: Session, owner: BasketOwner) -> Forgotten:
     return Forgotten(deleted=deleted, orders_unlinked=unlinked)
 
 
-# The tables whose rows name their shopper by supplier and identity (coreapi/models.py).
-_Owned = (
-    type[Basket]
-    | type[Menu]
-    | type[Preferences]
-    | type[FavoriteItems]
-    | type[BasketTransfer]
-    | type[IdempotencyKey]
-    | type[Event]
-)
-
-
-def _of(model: _Owned, owner: BasketOwner) -> list[ColumnElement[bool]]:
+def _of(model: Owned, owner: BasketOwner) -> list[ColumnElement[bool]]:
     """SQL conditions: the row of ``model`` is the shopper's."""
-    return [
-        model.supplier_id == owner.supplier_id,
-        model.identity_kind == owner.identity.kind.value,
-        model.identity_id == owner.identity.value,
-    ]
+    return owned_by(model, owner.supplier_id, owner.identity)

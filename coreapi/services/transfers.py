@@ -30,6 +30,7 @@ from coreapi.services import baskets
 from coreapi.services.baskets import BasketError, BasketOwner
 from coreapi.services.identity import Identity, IdentityKind
 from coreapi.services.moments import as_utc
+from coreapi.services.owners import owned_by
 from coreapi.services.text import DEFAULT_LANGUAGE
 
 # What a redeem that is not the token's answers: the same for every token it cannot redeem.
@@ -178,11 +179,7 @@ def token_hash(token: str) -> str:
 
 
 def _source_is(owner: BasketOwner) -> list[ColumnElement[bool]]:
-    return [
-        BasketTransfer.supplier_id == owner.supplier_id,
-        BasketTransfer.identity_kind == owner.identity.kind.value,
-        BasketTransfer.identity_id == owner.identity.value,
-    ]
+    return owned_by(BasketTransfer, owner.supplier_id, owner.identity)
 
 
 def _pending() -> list[ColumnElement[bool]]:
