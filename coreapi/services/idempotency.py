@@ -38,7 +38,7 @@ from sqlalchemy.orm import Session
 from coreapi.models import MAX_IDEMPOTENCY_KEY_LENGTH, MAX_IDEMPOTENCY_PATH_LENGTH, IdempotencyKey
 from coreapi.services.identity import Identity
 from coreapi.services.owners import owned_by
-from coreapi.services.rows import changed_rows
+from coreapi.services.rows import execute_counted
 from coreapi.services.write_deadline import LOCK_NOT_AVAILABLE, sqlstate
 
 # A claimed row before its outcome: only ever seen inside the claiming transaction (102 Processing).
@@ -143,13 +143,9 @@ def record(session: Session, scope: Scope, outcome: Outcome) -> None:
 
 def prune(session: Session, older_than: dt.datetime) -> int:
     """Delete the outcomes stored before ``older_than`` (its own transaction); how many."""
-    result = session.execute(
-        delete(IdempotencyKey)
-        .where(IdempotencyKey.created_at < older_than)
-        .execution_options(synchronize_session=False)
-    )
+    deleted = execute_counted(session, delete(IdempotencyKey).where(IdempotencyKey.created_at < older_than))
     session.commit()
-    return changed_rows(result)
+    return deleted
 
 
 def prune_now_and_then(

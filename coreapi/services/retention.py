@@ -34,7 +34,7 @@ from sqlalchemy.orm import Session
 from coreapi.models import Basket, BasketEntry, BasketTransfer, Event, Menu, MenuRecipe
 from coreapi.services.baskets import OPEN
 from coreapi.services.identity import IdentityKind
-from coreapi.services.rows import changed_rows
+from coreapi.services.rows import execute_counted
 
 
 @dataclass(frozen=True)
@@ -63,41 +63,27 @@ def prune(
     events = 0
     while True:
         batch = select(Event.id).where(Event.received_at < events_before).limit(event_batch).scalar_subquery()
-        deleted = changed_rows(
-            session.execute(delete(Event).where(Event.id.in_(batch)).execution_options(synchronize_session=False))
-        )
+        deleted = execute_counted(session, delete(Event).where(Event.id.in_(batch)))
         session.commit()
         events += deleted
         if deleted < event_batch:
             break
-    baskets = session.execute(
-        delete(Basket)
-        .where(
-            Basket.identity_kind == authless,
-            Basket.status == OPEN,
-            Basket.updated_at < idle_before,
-            ~exists(select(BasketEntry.id).where(BasketEntry.basket_id == Basket.id)),
-        )
-        .execution_options(synchronize_session=False)
+    idle_baskets = delete(Basket).where(
+        Basket.identity_kind == authless,
+        Basket.status == OPEN,
+        Basket.updated_at < idle_before,
+        ~exists(select(BasketEntry.id).where(BasketEntry.basket_id == Basket.id)),
     )
-    menus = session.execute(
-        delete(Menu)
-        .where(
-            Menu.identity_kind == authless,
-            Menu.updated_at < idle_before,
-            ~exists(select(MenuRecipe.id).where(MenuRecipe.menu_id == Menu.id)),
-        )
-        .execution_options(synchronize_session=False)
+    idle_menus = delete(Menu).where(
+        Menu.identity_kind == authless,
+        Menu.updated_at < idle_before,
+        ~exists(select(MenuRecipe.id).where(MenuRecipe.menu_id == Menu.id)),
     )
     # A basket transfer's token is useless once expired (15 minutes), redeemed or not; the row names its shopper.
-    transfers = session.execute(
-        delete(BasketTransfer)
-        .where(BasketTransfer.expires_at < idle_before)
-        .execution_options(synchronize_session=False)
-    )
+    old_transfers = delete(BasketTransfer).where(BasketTransfer.expires_at < idle_before)
     return Pruned(
         events=events,
-        idle_baskets=changed_rows(baskets),
-        idle_menus=changed_rows(menus),
-        old_transfers=changed_rows(transfers),
+        idle_baskets=execute_counted(session, idle_baskets),
+        idle_menus=execute_counted(session, idle_menus),
+        old_transfers=execute_counted(session, old_transfers),
     )

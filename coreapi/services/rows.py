@@ -1,12 +1,13 @@
-"""How many rows a statement changed."""
+"""Bulk statements and how many rows they changed."""
 
 from __future__ import annotations
 
-from typing import Any
+from sqlalchemy import CursorResult, Delete, Update
+from sqlalchemy.orm import Session
 
-from sqlalchemy import CursorResult, Result
 
-
-def changed_rows(result: Result[Any]) -> int:
-    """The rows a DELETE or UPDATE removed or changed (0 for a result that holds no count)."""
+def execute_counted(session: Session, statement: Delete | Update) -> int:
+    """Run a bulk DELETE or UPDATE (the session's loaded objects left as they are: the caller expires or commits)
+    and return how many rows it removed or changed (0 for a result that holds no count)."""
+    result = session.execute(statement.execution_options(synchronize_session=False))
     return result.rowcount if isinstance(result, CursorResult) else 0

@@ -65,7 +65,7 @@ from coreapi.services.catalog import find_supplier_by_id
 from coreapi.services.identity import Identity, IdentityKind
 from coreapi.services.moments import as_utc
 from coreapi.services.owners import Owned, owned_by
-from coreapi.services.rows import changed_rows
+from coreapi.services.rows import execute_counted
 
 # What a forgotten shopper's order keeps as its identity: a user id holding a space, which no request can name
 # (``parse_authorization`` refuses an id with a space, and the only id a request names otherwise, the logged-out
@@ -383,21 +383,16 @@ def forget(session: Session, owner: BasketOwner) -> Forgotten:
         ),
         ("events", delete(Event).where(*_of(Event, owner))),
     ]
-    deleted = {
-        kind: changed_rows(session.execute(statement.execution_options(synchronize_session=False)))
-        for kind, statement in steps
-    }
-    unlinked = changed_rows(
-        session.execute(
-            update(Basket)
-            .where(*_of(Basket, owner), Basket.status == CONFIRMED)
-            .values(
-                identity_kind=FORGOTTEN_KIND.value,
-                identity_id=literal(FORGOTTEN_PREFIX) + cast(Basket.id, String),
-                updated_at=Basket.updated_at,  # the order is as it was, only whose it was is gone
-            )
-            .execution_options(synchronize_session=False)
-        )
+    deleted = {kind: execute_counted(session, statement) for kind, statement in steps}
+    unlinked = execute_counted(
+        session,
+        update(Basket)
+        .where(*_of(Basket, owner), Basket.status == CONFIRMED)
+        .values(
+            identity_kind=FORGOTTEN_KIND.value,
+            identity_id=literal(FORGOTTEN_PREFIX) + cast(Basket.id, String),
+            updated_at=Basket.updated_at,  # the order is as it was, only whose it was is gone
+        ),
     )
     # The baskets and menus loaded in this session are read again from the database.
     session.expire_all()
