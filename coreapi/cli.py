@@ -25,8 +25,9 @@ from coreapi.extensions import db
 from coreapi.models import Supplier
 from coreapi.seed import is_seeded, load_catalog
 from coreapi.services import idempotency, preferences, retention, retirement, shopper_data, store_closing
+from coreapi.services.baskets import BasketOwner
 from coreapi.services.catalog import find_supplier_by_id
-from coreapi.services.identity import MAX_ID_LENGTH, Identity, IdentityKind
+from coreapi.services.identity import MAX_ID_LENGTH, IdentityKind, parse_authorization
 
 
 @click.command("init-db")
@@ -195,18 +196,22 @@ def close_store_command(store_id: str, reopen: bool) -> None:
     )
 
 
-def _identity(user_id: str | None, authless_id: str | None) -> Identity:
-    """The shopper a command names: ``--user-id`` or ``--authless-id``, exactly one, an id a request could carry."""
+def _shopper(supplier_id: str, user_id: str | None, authless_id: str | None) -> tuple[Supplier, BasketOwner]:
+    """The shopper a command names: ``--supplier-id`` and exactly one of ``--user-id`` and ``--authless-id``, an id
+    a request could carry (``parse_authorization``: no other id is stored)."""
     if (user_id is None) == (authless_id is None):
         raise click.UsageError("Give either --user-id or --authless-id (one of them).")
-    kind, value = (IdentityKind.USER, user_id) if user_id is not None else (IdentityKind.AUTHLESS, authless_id)
-    assert value is not None
-    # What parse_authorization (coreapi/services/identity.py) lets a request name: no other id is stored.
-    if not value or len(value) > MAX_ID_LENGTH or any(char.isspace() for char in value):
+    kind = IdentityKind.USER if user_id is not None else IdentityKind.AUTHLESS
+    try:
+        identity = parse_authorization(f"{kind.value} {user_id if user_id is not None else authless_id}")
+    except ValueError as error:
         raise click.BadParameter(
             f"an id is 1 to {MAX_ID_LENGTH} characters without spaces.", param_hint=f"--{kind.value.replace('_', '-')}"
-        )
-    return Identity(kind, value)
+        ) from error
+    try:
+        return shopper_data.find_shopper(db.session(), supplier_id, identity)
+    except shopper_data.UnknownSupplier as error:
+        raise click.ClickException(str(error)) from error
 
 
 _SHOPPER_OPTIONS = (
@@ -232,15 +237,11 @@ def export_shopper_command(supplier_id: str, user_id: str | None, authless_id: s
     transfers it made, the analytics events stored with its identity, and how many idempotency outcomes are kept
     and until when (coreapi/services/shopper_data.py says which tables). A shopper coreapi holds nothing of is a
     document of empty lists."""
-    identity = _identity(user_id, authless_id)
     session = db.session()
     if session.get_bind().dialect.name == "postgresql":
         # One snapshot for the whole document: the shopper's pages may write while it is read.
         session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
-    try:
-        _, owner = shopper_data.find_shopper(session, supplier_id, identity)
-    except shopper_data.UnknownSupplier as error:
-        raise click.ClickException(str(error)) from error
+    _, owner = _shopper(supplier_id, user_id, authless_id)
     retention_seconds = float(current_app.config["IDEMPOTENCY_RETENTION_SECONDS"])
     document = shopper_data.export(session, owner, idempotency_retention=dt.timedelta(seconds=retention_seconds))
     session.rollback()  # read only
@@ -258,12 +259,8 @@ def forget_shopper_command(supplier_id: str, user_id: str | None, authless_id: s
     retailer's own records tie the order id to its buyer. Again on a forgotten shopper: nothing to do. The same id
     at another supplier, or of the other kind, is another shopper and is left alone. Run it once the retailer has
     closed the shopper's account: a request in the shopper's name afterwards starts anew."""
-    identity = _identity(user_id, authless_id)
+    supplier, owner = _shopper(supplier_id, user_id, authless_id)
     session = db.session()
-    try:
-        supplier, owner = shopper_data.find_shopper(session, supplier_id, identity)
-    except shopper_data.UnknownSupplier as error:
-        raise click.ClickException(str(error)) from error
     try:
         done = shopper_data.forget(session, owner)
         session.commit()
