@@ -373,30 +373,30 @@ def spelled_out(path: str, operations: dict[str, Any]) -> dict[str, dict[str, An
     """The path's operations, or, for a path segment whose values may hold a `/` (a `<path:...>` rule, such as
     `/v1/styles/catalog/catalog-home`), one literal path per value of its enum: OpenAPI's templates take no `/`, and a
     client would send it encoded (`%2F`), which some proxies refuse."""
-    for operation in operations.values():
-        for parameter in operation.get("parameters", []):
-            if not isinstance(parameter, dict) or parameter.get("in") != "path":
-                continue  # a component's name, or a query parameter
-            values = parameter.get("schema", {}).get("enum", [])
-            if not any("/" in str(value) for value in values):
-                continue
-            name = parameter["name"]
-            return {
-                path.replace(f"{{{name}}}", str(value)): {
-                    method: {
-                        **each,
-                        "operationId": f"{each['operationId']}_{re.sub(r'[^A-Za-z0-9]+', '_', str(value))}",
-                        "parameters": [
-                            p
-                            for p in each.get("parameters", [])
-                            if not (isinstance(p, dict) and p.get("name") == name and p.get("in") == "path")
-                        ],
-                    }
-                    for method, each in operations.items()
-                }
-                for value in values
+    slashed = next(
+        (
+            parameter
+            for operation in operations.values()
+            for parameter in operation.get("parameters", [])
+            if isinstance(parameter, dict)  # not a component's name
+            and parameter.get("in") == "path"
+            and any("/" in str(value) for value in parameter.get("schema", {}).get("enum", []))
+        ),
+        None,
+    )
+    if slashed is None:
+        return {path: operations}
+    return {
+        path.replace(f"{{{slashed['name']}}}", str(value)): {
+            method: {
+                **operation,
+                "operationId": f"{operation['operationId']}_{re.sub(r'[^A-Za-z0-9]+', '_', str(value))}",
+                "parameters": [kept for kept in operation.get("parameters", []) if kept != slashed],
             }
-    return {path: operations}
+            for method, operation in operations.items()
+        }
+        for value in slashed["schema"]["enum"]
+    }
 
 
 def json_id_list_property(self: Any, field: fields.Field[Any], **_: Any) -> dict[str, Any]:
