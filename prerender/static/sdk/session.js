@@ -241,10 +241,10 @@ export class Session {
       return false;
     }
     const { credential } = read;
-    if (raw.profiling === "false" && !this.#forgotten.has(credential.token)) this.#forbidProfiling = true;
     // A forgotten credential (a logout), or one another tab's newer credential replaced here (the page connects
     // again an element it had: a template's card) is not taken back.
     if (this.#forgotten.has(credential.token) || this.#superseded.has(credential.token)) return false;
+    if (raw.profiling === "false") this.#forbidProfiling = true;
     if (credential.kind === "authless") this.#rememberAuthless(credential);
     const current = this.#credential;
     const isNew = current?.token !== credential.token;
