@@ -13,11 +13,12 @@ from .conftest import NOPERS, RETAILER, browser_headers
 EVENT = {"name": "recipe.show", "path": "/rayon/legumes", "props": {"recipe_id": "12"}}
 
 
-def stored(upstream, session_id: str) -> list[dict]:
+def stored(upstream, session_id: str, token: str = RETAILER) -> list[dict]:
+    """The session's events coreapi stored for the supplier of `token` (it lists them to that supplier only)."""
     response = requests.get(
         f"{upstream.base_url}/api/v1/events",
         params={"session_id": session_id},
-        headers={"Supplier-Token": RETAILER},
+        headers={"Supplier-Token": token},
         timeout=5,
     )
     return response.json()["data"]
@@ -47,14 +48,8 @@ def test_events_follow_the_shoppers_profiling_choice(client, upstream, token):
         browser = browser_headers(client, user="events-choice", token=token, session=session, profiling=profiling)
         event = {**EVENT, "name": f"profiling.{profiling}"}
         assert client.post("/v1/events", json={"events": [event]}, headers=browser).status_code == 202
-    response = requests.get(
-        f"{upstream.base_url}/api/v1/events",
-        params={"session_id": session},
-        headers={"Supplier-Token": token},
-        timeout=5,
-    )
     # The refused one was stored (202) without the shopper and without the session: not among the session's.
-    assert [(e["name"], e["identity"]) for e in response.json()["data"]] == [
+    assert [(e["name"], e["identity"]) for e in stored(upstream, session, token)] == [
         ("profiling.true", {"kind": "user_id", "id": "events-choice"}),
     ]
 
