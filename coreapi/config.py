@@ -135,19 +135,18 @@ def postgresql_engine_options(options: dict[str, Any], config: Mapping[str, Any]
         options["connect_args"] = {"connect_timeout": CONNECT_TIMEOUT_SECONDS, **(options.get("connect_args") or {})}
 
 
+def is_number(value: Any) -> bool:
+    """A finite int or float (not a bool, which Python counts as an int)."""
+    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+
+
 def check_durations(config: Mapping[str, Any]) -> None:
     """Every setting of DURATIONS a number of seconds, above 0 for POSITIVE_DURATIONS, else a ConfigError naming its
     variable: a value that is no number (`abc`) started coreapi, then failed every shopper's write with a 500."""
     for key in DURATIONS:
         value = config[key]
         least = "above 0" if key in POSITIVE_DURATIONS else "of 0 or more"
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not math.isfinite(value)
-            or value < 0
-            or (value == 0 and key in POSITIVE_DURATIONS)
-        ):
+        if not is_number(value) or value < 0 or (value == 0 and key in POSITIVE_DURATIONS):
             raise ConfigError(f"{ENV_PREFIX}_{key}: a number of seconds {least} (got {value!r})")
 
 
@@ -157,12 +156,7 @@ def check_days(config: Mapping[str, Any]) -> None:
     however recent."""
     for key in RETENTION_DAYS:
         value = config[key]
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not math.isfinite(value)
-            or not 0 < value <= MAX_RETENTION_DAYS
-        ):
+        if not is_number(value) or not 0 < value <= MAX_RETENTION_DAYS:
             raise ConfigError(
                 f"{ENV_PREFIX}_{key}: a number of days above 0 and at most {MAX_RETENTION_DAYS} (got {value!r})"
             )
