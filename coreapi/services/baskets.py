@@ -492,7 +492,8 @@ def reconcile(
     yet, is left to the cart (another page of the shopper may still be handing it over); so is,
     for a cart its browser ``report``ed before another of its carts that showed them, what that
     one showed of it (the two reconciles crossed on their way). ``changes`` is empty: the cart
-    already is that way."""
+    already is that way. A shopper without an open basket has nothing to follow: its empty basket is answered
+    and no row is made (every visitor's first page reconciles its cart)."""
     in_cart = _cart_quantities(cart)
     now = dt.datetime.now(dt.UTC)
 
@@ -500,7 +501,7 @@ def reconcile(
         _follow_cart(basket, in_cart, cart_waits.kept(basket, now, report))
         cart_waits.settle(basket, in_cart, now, report)
 
-    return _write(session, owner, store, language, apply, cart_follows=False)
+    return _write(session, owner, store, language, apply, cart_follows=False, creates=False)
 
 
 def _cart_quantities(cart: Iterable[tuple[str, int]]) -> Counter[int]:
@@ -693,11 +694,14 @@ def _write(
     apply: Callable[[Basket], None],
     *,
     cart_follows: bool = True,
+    creates: bool = True,
 ) -> BasketUpdate:
-    """Run ``apply`` on the shopper's locked open basket (created when missing), moved to
-    ``store``, and flush (the caller commits, or rolls back when anything fails)."""
-    basket = _lock_open_basket(session, owner, create_at=store)
-    assert basket is not None
+    """Run ``apply`` on the shopper's locked open basket (created when missing, unless not ``creates``: then
+    the empty basket is answered), moved to ``store``, and flush (the caller commits, or rolls back when
+    anything fails)."""
+    basket = _lock_open_basket(session, owner, create_at=store if creates else None)
+    if basket is None:
+        return BasketUpdate(_view(session, None, store, language), [])
     before = _product_quantities(basket)
     recipes_before = cart_waits.held_by_recipe(basket) if cart_follows else {}
     basket.store_id = store.id

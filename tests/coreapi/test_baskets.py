@@ -820,10 +820,38 @@ def test_reconcile_removes_entries_left_without_lines(visitor: Shopper, seed) ->
     assert body["basket"]["recipes"] == [] and body["basket"]["products"] == []
 
 
+def test_reconcile_without_a_basket_answers_it_empty_and_makes_no_row(app: Flask, visitor: Shopper, seed) -> None:
+    # Every visitor's first page reconciles its cart: a shopper who never wrote costs no row.
+    recipe_id, _, _ = recipe_sharing_products(seed, "1001")
+    products = products_of(expected_lines(seed, recipe_id, "1001", 4))
+
+    def rows() -> int:
+        with app.app_context():
+            return db.session.scalar(select(func.count()).where(Basket.identity_id == identity_of(visitor))) or 0
+
+    for cart in ({}, dict(products)):
+        body = ok(visitor.reconcile(cart))
+        assert body["changes"] == []
+        assert body["basket"]["recipes"] == [] and body["basket"]["products"] == []
+        assert body["basket"]["store_id"] == "1001"
+    assert rows() == 0
+    # Its first write makes the basket, which a later reconcile finds.
+    ok(visitor.add(recipe_id, 4))
+    body = ok(visitor.reconcile(dict(products)))
+    assert [e["recipe_id"] for e in body["basket"]["recipes"]] == [recipe_id]
+    assert rows() == 1
+
+
+def identity_of(shopper: Shopper) -> str:
+    """The identity id the shopper's requests carry."""
+    return shopper.headers["Authorization"].split()[1]
+
+
 def open_basket_of(shopper: Shopper) -> Any:
     """The id of the shopper's open basket, as a subquery."""
-    identity_id = shopper.headers["Authorization"].split()[1]
-    return select(Basket.id).where(Basket.identity_id == identity_id, Basket.status == "open").scalar_subquery()
+    return (
+        select(Basket.id).where(Basket.identity_id == identity_of(shopper), Basket.status == "open").scalar_subquery()
+    )
 
 
 def awaited(app: Flask, shopper: Shopper) -> dict[int, int]:
