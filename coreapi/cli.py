@@ -310,12 +310,13 @@ def _upgrade(connection: Connection, revision: str) -> None:
     """Upgrade, saying what happened; what Alembic or the legacy check refuse is an error."""
     try:
         result = migrate.upgrade(connection, revision)
-    except migrate.SchemaMismatch as error:
+    except (migrate.SchemaMismatch, migrate.UpgradeLeftDifferences) as error:
         raise click.ClickException(str(error)) from error
     except CommandError as error:  # e.g. a revision these scripts do not know
         raise click.ClickException(
-            f"{error}. Nothing was changed; a database of another version of coreapi can be "
-            "started again with `flask --app coreapi init-db --reset` (drops every table)."
+            f"{error}. Nothing was changed. A database a newer release of coreapi migrated is run by that "
+            'release (docs/operations.md, "A new release"); `flask --app coreapi init-db --reset` drops every '
+            "table, for a development database only."
         ) from error
     if result.adopted:
         click.echo(

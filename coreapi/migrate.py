@@ -49,6 +49,20 @@ class SchemaMismatch(Exception):
         )
 
 
+class UpgradeLeftDifferences(Exception):
+    """An upgrade after which the database's coreapi tables still differ from the models: rolled back."""
+
+    def __init__(self, revision: str | None, differences: Sequence[Any]) -> None:
+        self.differences = list(differences)
+        listing = "\n".join(f"  {difference}" for difference in self.differences)
+        super().__init__(
+            f"After the upgrade to revision {revision}, the database's tables still differ from the models:\n"
+            f"{listing}\nNothing was changed (the upgrade was rolled back). The database's migration history does "
+            'not match its tables: find which revision was applied differently (docs/operations.md, "A new '
+            'release") before upgrading again.'
+        )
+
+
 class BrokenForeignKeys(Exception):
     """SQLite rows whose foreign keys point nowhere after a schema change (rolled back)."""
 
@@ -132,7 +146,10 @@ def differences(connection: Connection) -> list[Any]:
 
 def upgrade(connection: Connection, revision: str = "head") -> Upgrade:
     """Upgrade to ``revision``; a database whose coreapi tables predate migrations is first
-    stamped as head when they match the models, and refused (``SchemaMismatch``) otherwise."""
+    stamped as head when they match the models, and refused (``SchemaMismatch``) otherwise. At head,
+    the tables must then match the models, or ``UpgradeLeftDifferences`` is raised (the caller's
+    transaction rolls the upgrade back): a history that says a revision ran when its tables are not
+    there (a revision id reused by another script) is found at the upgrade, not by a failing write."""
     tables = set(inspect(connection).get_table_names())
     adopted = False
     if VERSION_TABLE not in tables and tables & model_tables():
@@ -143,7 +160,12 @@ def upgrade(connection: Connection, revision: str = "head") -> Upgrade:
         adopted = True
     before = None if adopted else current_revision(connection)
     command.upgrade(alembic_config(connection), revision)
-    return Upgrade(before, current_revision(connection), adopted)
+    after = current_revision(connection)
+    if after == head_revision():
+        found = differences(connection)
+        if found:
+            raise UpgradeLeftDifferences(after, found)
+    return Upgrade(before, after, adopted)
 
 
 def drop_everything(connection: Connection) -> list[str]:

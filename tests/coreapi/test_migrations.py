@@ -32,7 +32,7 @@ from coreapi.services import cart_waits, catalog, favorite_items
 
 from .conftest import make_app
 
-HEAD = "0013"
+HEAD = "0014"
 NEXT = f"{int(HEAD) + 1:04d}"
 
 
@@ -1006,6 +1006,70 @@ def test_0013_downgrade_drops_the_index_only(empty_app: Flask) -> None:
     assert "ix_events_received_at" not in event_indexes(empty_app)
     assert upgrade(empty_app) == migrate.Upgrade(before="0012", after=HEAD)
     assert inspected(empty_app, model_differences) == []
+
+
+# --- 0014: the table of what a browser's cart showed, where the released 0010 was another ---------
+
+
+def released_0010(app: Flask) -> None:
+    """The database as the release of commit c13b60f migrated it: at 0009, then that release's own revision 0010
+    (a table ``basket_cart_reports``, its script since replaced under the same id)."""
+    seeded_at(app, "0009")
+    with app.app_context(), migrate.schema_transaction(db.engine) as connection:
+        connection.execute(
+            text(
+                "CREATE TABLE basket_cart_reports (basket_id INTEGER NOT NULL, reporter VARCHAR(64) NOT NULL, "
+                "reported_at FLOAT NOT NULL, followed_at TIMESTAMP WITH TIME ZONE NOT NULL, "
+                "CONSTRAINT pk_basket_cart_reports PRIMARY KEY (basket_id, reporter), "
+                "CONSTRAINT fk_basket_cart_reports_basket_id_baskets FOREIGN KEY (basket_id) REFERENCES baskets (id) "
+                "ON DELETE CASCADE)"
+            )
+        )
+        command.stamp(migrate.alembic_config(connection), "0010")
+
+
+def test_0014_gives_a_database_of_the_released_0010_the_shown_products(empty_app: Flask) -> None:
+    released_0010(empty_app)
+    assert "basket_shown_products" not in inspected(empty_app, tables)
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0010", after=HEAD)
+    assert {"basket_shown_products", "basket_cart_reports"} <= inspected(empty_app, tables)
+    assert inspected(empty_app, migrate.differences) == []
+    # The basket writes that read the table work: a recipe added, its cart reported, an older cart after it.
+    client = empty_app.test_client()
+    headers = {"Authorization": "user_id released", "Supplier-Token": "demo-retailer-token"}
+    added = client.post(
+        "/api/v1/basket/recipes", json={"recipe_id": "1", "guests": 4, "store_id": "1001"}, headers=headers
+    )
+    assert added.status_code == 200, added.json
+    cart = [{"id": product["id"], "quantity": product["quantity"]} for product in added.json["basket"]["products"]]
+    newer = {"store_id": "1001", "cart": cart, "reported": {"by": "a-browser", "at": 2_000}}
+    assert client.post("/api/v1/basket/reconcile", json=newer, headers=headers).status_code == 200
+    assert sql(empty_app, "SELECT count(*) FROM basket_shown_products").scalar() > 0
+    older = {"store_id": "1001", "cart": [], "reported": {"by": "a-browser", "at": 1_000}}
+    kept = client.post("/api/v1/basket/reconcile", json=older, headers=headers)
+    assert kept.status_code == 200, kept.json
+    assert kept.json["basket"] == added.json["basket"]
+    # Upgrading again changes nothing.
+    assert upgrade(empty_app) == migrate.Upgrade(before=HEAD, after=HEAD)
+
+
+def test_0014_changes_nothing_where_0010_made_the_shown_products(empty_app: Flask) -> None:
+    upgrade(empty_app, "0013")
+    before = inspected(empty_app, described)
+    assert upgrade(empty_app) == migrate.Upgrade(before="0013", after=HEAD)
+    assert inspected(empty_app, described) == before
+    assert inspected(empty_app, model_differences) == []
+
+
+def test_an_upgrade_that_leaves_the_tables_unlike_the_models_is_refused_and_rolled_back(empty_app: Flask) -> None:
+    # A history that says a revision ran whose changes are not there: here 0013's index, dropped by hand.
+    upgrade(empty_app, "0013")
+    sql(empty_app, "DROP INDEX ix_events_received_at")
+    result = empty_app.test_cli_runner().invoke(args=["db-upgrade"])
+    assert result.exit_code != 0
+    assert "still differ from the models" in result.output and "ix_events_received_at" in result.output
+    assert inspected(empty_app, version) == ["0013"]  # 0014 rolled back with the check
 
 
 # --- databases made by create_all, before migrations ----------------------------------------
