@@ -1,16 +1,22 @@
 """The database schema under Alembic: upgrades, adopting a database made before migrations,
 reset, and new revisions.
 
-Every schema change runs in one transaction on a connection of its own, so a failed upgrade
-leaves nothing behind (both backends have transactional DDL), and two processes upgrading at once
-run one after the other: on PostgreSQL the transaction holds an advisory lock; on SQLite it begins
-IMMEDIATE, taking the database's write lock at once. On SQLite, foreign keys are off while the
-schema changes (batch migrations copy and drop tables, which would otherwise cascade), then
-checked before the commit.
+Schema changes run on a connection of their own (``schema_connection``), and two processes
+upgrading at once run one after the other. On SQLite, everything runs in one transaction begun
+IMMEDIATE (taking the database's write lock at once), so a failed upgrade leaves nothing behind;
+foreign keys are off while the schema changes (batch migrations copy and drop tables, which would
+otherwise cascade), then checked before the commit. On PostgreSQL, the connection holds an advisory
+lock for its session and each revision runs in a transaction of its own (Alembic's
+``transaction_per_migration``), waiting at most ``LOCK_TIMEOUT`` for a table's lock: a revision
+that locks a table (an ALTER TABLE) releases it at its own commit instead of holding it through the
+revisions after it (an index built on a large table), a revision may build an index CONCURRENTLY,
+and a failed upgrade leaves the database at the last whole revision, which the release before
+works on (docs/operations.md, "A new release").
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,6 +39,12 @@ MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 VERSION_TABLE = "alembic_version"
 # Key of the PostgreSQL advisory lock that serialises schema changes ("coreapi" in ASCII, 63 bits).
 _SCHEMA_LOCK_KEY = 0x636F7265617069
+# How long a revision waits for a table's lock on PostgreSQL before it fails (and the upgrade stops, to be run
+# again): an ALTER TABLE waiting behind a long query would otherwise queue every request's read of that table
+# behind itself.
+LOCK_TIMEOUT = "5s"
+# How often an upgrade waiting for another one's schema lock tries again (PostgreSQL).
+SCHEMA_LOCK_POLL_SECONDS = 0.2
 
 
 class SchemaMismatch(Exception):
@@ -50,16 +62,16 @@ class SchemaMismatch(Exception):
 
 
 class UpgradeLeftDifferences(Exception):
-    """An upgrade after which the database's coreapi tables still differ from the models: rolled back."""
+    """An upgrade that reached head with the database's coreapi tables unlike the models: that revision rolled back."""
 
     def __init__(self, revision: str | None, differences: Sequence[Any]) -> None:
         self.differences = list(differences)
         listing = "\n".join(f"  {difference}" for difference in self.differences)
         super().__init__(
             f"After the upgrade to revision {revision}, the database's tables still differ from the models:\n"
-            f"{listing}\nNothing was changed (the upgrade was rolled back). The database's migration history does "
-            'not match its tables: find which revision was applied differently (docs/operations.md, "A new '
-            'release") before upgrading again.'
+            f"{listing}\nThat revision was rolled back (on PostgreSQL, each revision before it stays applied). "
+            "The database's migration history does not match its tables: find which revision was applied "
+            "differently before upgrading again."
         )
 
 
@@ -86,8 +98,13 @@ def alembic_config(connection: Connection | None = None) -> Config:
 
 
 @contextmanager
-def schema_transaction(engine: Engine) -> Iterator[Connection]:
-    """A connection in one transaction that may change the schema (see the module's doc)."""
+def schema_connection(engine: Engine) -> Iterator[Connection]:
+    """A connection that may change the schema, alone (see the module's doc); what the caller did on it is
+    committed when the block ends, rolled back when it raises."""
+    if engine.dialect.name == "postgresql":
+        with _postgresql_schema_session(engine) as connection:
+            yield connection
+        return
     sqlite = engine.dialect.name == "sqlite"
     with engine.connect() as connection:
         if sqlite:
@@ -96,14 +113,36 @@ def schema_transaction(engine: Engine) -> Iterator[Connection]:
             with connection.begin():
                 if sqlite:  # the driver would begin only at the first INSERT, DEFERRED
                     connection.exec_driver_sql("BEGIN IMMEDIATE")
-                elif engine.dialect.name == "postgresql":
-                    connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK_KEY})
                 yield connection
                 if sqlite:
                     _check_foreign_keys(connection)
         finally:
             if sqlite:
                 _set_foreign_keys(connection, True)
+
+
+@contextmanager
+def _postgresql_schema_session(engine: Engine) -> Iterator[Connection]:
+    """A connection holding the schema lock for its session, its lock waits bounded, outside any transaction
+    (each revision begins its own)."""
+    with engine.connect() as connection:
+        # Polled, each try a transaction of its own: a session blocked in pg_advisory_lock would hold a snapshot,
+        # which a concurrent upgrade's CREATE INDEX CONCURRENTLY waits for (a deadlock).
+        while not connection.scalar(text("SELECT pg_try_advisory_lock(:key)"), {"key": _SCHEMA_LOCK_KEY}):
+            connection.commit()
+            time.sleep(SCHEMA_LOCK_POLL_SECONDS)
+        connection.exec_driver_sql(f"SET lock_timeout = '{LOCK_TIMEOUT}'")
+        connection.commit()
+        try:
+            yield connection
+            connection.commit()
+        except BaseException:
+            connection.rollback()
+            raise
+        finally:
+            connection.exec_driver_sql("RESET lock_timeout")
+            connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": _SCHEMA_LOCK_KEY})
+            connection.commit()
 
 
 def _set_foreign_keys(connection: Connection, enforced: bool) -> None:
@@ -146,10 +185,10 @@ def differences(connection: Connection) -> list[Any]:
 
 def upgrade(connection: Connection, revision: str = "head") -> Upgrade:
     """Upgrade to ``revision``; a database whose coreapi tables predate migrations is first
-    stamped as head when they match the models, and refused (``SchemaMismatch``) otherwise. At head,
-    the tables must then match the models, or ``UpgradeLeftDifferences`` is raised (the caller's
-    transaction rolls the upgrade back): a history that says a revision ran when its tables are not
-    there (a revision id reused by another script) is found at the upgrade, not by a failing write."""
+    stamped as head when they match the models, and refused (``SchemaMismatch``) otherwise. Reaching
+    head, the tables must match the models, or ``UpgradeLeftDifferences`` is raised and that revision
+    rolled back: a history that says a revision ran when its tables are not there (a revision id
+    reused by another script) is found at the upgrade, not by a failing write."""
     tables = set(inspect(connection).get_table_names())
     adopted = False
     if VERSION_TABLE not in tables and tables & model_tables():
@@ -159,13 +198,22 @@ def upgrade(connection: Connection, revision: str = "head") -> Upgrade:
         command.stamp(alembic_config(connection), "head")
         adopted = True
     before = None if adopted else current_revision(connection)
-    command.upgrade(alembic_config(connection), revision)
-    after = current_revision(connection)
-    if after == head_revision():
-        found = differences(connection)
+    if connection.dialect.name == "postgresql" and connection.in_transaction():
+        connection.commit()  # revision by revision (see the module's doc): what came before (a reset) first
+    config = alembic_config(connection)
+    config.attributes["on_version_apply"] = _check_at_head
+    command.upgrade(config, revision)
+    return Upgrade(before, current_revision(connection), adopted)
+
+
+def _check_at_head(*, ctx: MigrationContext, step: Any, heads: Any, run_args: Any) -> None:
+    """Alembic's call after each revision, in that revision's transaction: once at head, the tables must match
+    the models, or the revision is rolled back (``UpgradeLeftDifferences``)."""
+    if step.is_upgrade and step.up_revision_id == head_revision():
+        assert ctx.connection is not None
+        found = differences(ctx.connection)
         if found:
-            raise UpgradeLeftDifferences(after, found)
-    return Upgrade(before, after, adopted)
+            raise UpgradeLeftDifferences(step.up_revision_id, found)
 
 
 def drop_everything(connection: Connection) -> list[str]:

@@ -16,12 +16,17 @@ from coreapi.extensions import db
 
 
 def configure(connection: Connection) -> None:
-    """Compare types; SQLite alters tables by copying them (batch mode)."""
+    """Compare types; SQLite alters tables by copying them (batch mode). Each revision in a transaction of its
+    own where the connection is in none (PostgreSQL, ``coreapi.migrate.schema_connection``), else all in the
+    connection's (SQLite); ``on_version_apply`` (``coreapi.migrate.upgrade``'s check) is called in it."""
+    after_each = context.config.attributes.get("on_version_apply")
     context.configure(
         connection=connection,
         target_metadata=db.metadata,
         compare_type=True,
         render_as_batch=connection.dialect.name == "sqlite",
+        transaction_per_migration=True,
+        on_version_apply=[after_each] if after_each is not None else [],
     )
 
 

@@ -125,7 +125,7 @@ def make_app(backend: Any, engine_options: dict[str, Any] | None = None, **confi
 def migrate_and_seed(app: Flask) -> Flask:
     """The app's database migrated, then seeded with the demo catalog."""
     with app.app_context():
-        with migrate.schema_transaction(db.engine) as connection:
+        with migrate.schema_connection(db.engine) as connection:
             migrate.upgrade(connection)
         load_catalog(db.session, SEED_DATA_DIR)
         db.session.commit()

@@ -20,7 +20,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from flask import Flask
 from sqlalchemy import Connection, MetaData, func, inspect, select, text, true
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.sql import ClauseElement
 
 from coreapi import migrate
@@ -37,7 +37,7 @@ NEXT = f"{int(HEAD) + 1:04d}"
 
 
 def upgrade(app: Flask, revision: str = "head") -> migrate.Upgrade:
-    with app.app_context(), migrate.schema_transaction(db.engine) as connection:
+    with app.app_context(), migrate.schema_connection(db.engine) as connection:
         return migrate.upgrade(connection, revision)
 
 
@@ -157,7 +157,7 @@ def test_the_version_table_is_in_the_database_schema(empty_app: Flask, backend: 
 
 def test_downgrade_to_base_and_upgrade_again(empty_app: Flask) -> None:
     upgrade(empty_app)
-    with empty_app.app_context(), migrate.schema_transaction(db.engine) as connection:
+    with empty_app.app_context(), migrate.schema_connection(db.engine) as connection:
         command.downgrade(migrate.alembic_config(connection), "base")
     assert inspected(empty_app, tables) == {"alembic_version"}
     assert upgrade(empty_app).after == HEAD
@@ -191,17 +191,60 @@ def test_concurrent_upgrades_run_one_after_the_other(empty_app: Flask) -> None:
     assert inspected(empty_app, version) == [HEAD]
 
 
-def test_a_failed_init_db_leaves_the_database_as_it_was(empty_app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Migration and seed are one transaction (DDL included, on both backends)."""
+def test_a_failed_init_db_leaves_nothing_half_done(empty_app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On SQLite, migration and seed are one transaction: nothing is left. On PostgreSQL each revision commits on
+    its own (coreapi.migrate): the schema is left whole at head, and nothing of the seed; init-db then seeds."""
     from coreapi import cli
 
     def broken(*args: Any) -> None:
         raise RuntimeError("the seed could not be read")
 
-    monkeypatch.setattr(cli, "load_catalog", broken)
-    result = empty_app.test_cli_runner().invoke(args=["init-db"])
+    with monkeypatch.context() as patched:
+        patched.setattr(cli, "load_catalog", broken)
+        result = empty_app.test_cli_runner().invoke(args=["init-db"])
     assert isinstance(result.exception, RuntimeError)
-    assert inspected(empty_app, tables) == set()
+    if inspected(empty_app, lambda connection: connection.dialect.name) == "sqlite":
+        assert inspected(empty_app, tables) == set()
+        return
+    assert inspected(empty_app, version) == [HEAD]
+    assert inspected(empty_app, model_differences) == []
+    assert sql(empty_app, "SELECT count(*) FROM recipes").scalar() == 0
+    result = empty_app.test_cli_runner().invoke(args=["init-db"])
+    assert result.exit_code == 0, result.output
+    assert sql(empty_app, "SELECT count(*) FROM recipes").scalar() > 0
+
+
+def test_each_revision_releases_its_locks_before_the_next_on_postgresql(
+    empty_app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """0011 and 0012 lock ``recipes`` and ``stores`` (ALTER TABLE), 0013 indexes ``events``: while 0013 ends, a
+    request may read the recipes and stores and write an event (no lock in its way, NOWAIT)."""
+    if inspected(empty_app, lambda connection: connection.dialect.name) != "postgresql":
+        pytest.skip("SQLite has one lock for the whole database, and upgrades in one transaction")
+    seeded_at(empty_app, "0010")
+    probes: dict[str, str] = {}
+    check = migrate._check_at_head
+
+    def probing(*, ctx: Any, step: Any, heads: Any, run_args: Any) -> None:
+        if step.up_revision_id == "0013":
+            with db.engine.connect() as other:
+                for table, mode in (
+                    ("recipes", "ACCESS SHARE"),
+                    ("stores", "ACCESS SHARE"),
+                    ("events", "ROW EXCLUSIVE"),
+                ):
+                    try:
+                        with other.begin():
+                            other.exec_driver_sql(f"LOCK TABLE {table} IN {mode} MODE NOWAIT")
+                        probes[table] = "free"
+                    except OperationalError:
+                        probes[table] = "locked"
+        check(ctx=ctx, step=step, heads=heads, run_args=run_args)
+
+    monkeypatch.setattr(migrate, "_check_at_head", probing)
+    assert upgrade(empty_app) == migrate.Upgrade(before="0010", after=HEAD)
+    assert probes == {"recipes": "free", "stores": "free", "events": "free"}
+    assert inspected(empty_app, model_differences) == []
 
 
 # --- 0002: baskets per supplier, idempotency keys -------------------------------------------
@@ -277,7 +320,7 @@ def row_counts(app: Flask) -> tuple[int, int, int]:
 
 
 def downgrade(app: Flask, revision: str) -> None:
-    with app.app_context(), migrate.schema_transaction(db.engine) as connection:
+    with app.app_context(), migrate.schema_connection(db.engine) as connection:
         command.downgrade(migrate.alembic_config(connection), revision)
 
 
@@ -999,6 +1042,20 @@ def test_0013_indexes_the_events_by_when_they_were_stored_and_keeps_them(empty_a
     assert [event["name"] for event in listed] == ["pageview"]
 
 
+def test_0013_rebuilds_an_index_a_failed_concurrent_build_left_invalid(empty_app: Flask) -> None:
+    """A CREATE INDEX CONCURRENTLY that failed (its lock wait timed out) leaves the index invalid; the next upgrade
+    drops it and builds it again, rather than finding it there."""
+    if inspected(empty_app, lambda connection: connection.dialect.name) != "postgresql":
+        pytest.skip("CONCURRENTLY is PostgreSQL's")
+    seeded_at(empty_app, "0012")
+    sql(empty_app, "CREATE INDEX ix_events_received_at ON events (received_at)")
+    sql(empty_app, "UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'ix_events_received_at'::regclass")
+    valid = "SELECT indisvalid FROM pg_index WHERE indexrelid = 'ix_events_received_at'::regclass"
+    assert sql(empty_app, valid).scalar() is False
+    assert upgrade(empty_app) == migrate.Upgrade(before="0012", after=HEAD)
+    assert sql(empty_app, valid).scalar() is True
+
+
 def test_0013_downgrade_drops_the_index_only(empty_app: Flask) -> None:
     seeded_at(empty_app, HEAD)
     downgrade(empty_app, "0012")
@@ -1015,7 +1072,7 @@ def released_0010(app: Flask) -> None:
     """The database as the release of commit c13b60f migrated it: at 0009, then that release's own revision 0010
     (a table ``basket_cart_reports``, its script since replaced under the same id)."""
     seeded_at(app, "0009")
-    with app.app_context(), migrate.schema_transaction(db.engine) as connection:
+    with app.app_context(), migrate.schema_connection(db.engine) as connection:
         connection.execute(
             text(
                 "CREATE TABLE basket_cart_reports (basket_id INTEGER NOT NULL, reporter VARCHAR(64) NOT NULL, "
