@@ -35,7 +35,7 @@ from coreapi.services.identity import MAX_ID_LENGTH, IdentityKind, parse_authori
 @with_appcontext
 def init_db_command(reset: bool) -> None:
     """Migrate the database to the newest revision and seed the demo catalog if it is empty."""
-    with migrate.schema_transaction(db.engine) as connection:
+    with migrate.schema_connection(db.engine) as connection:
         if reset:
             dropped = migrate.drop_everything(connection)
             click.echo(f"Dropped every table ({len(dropped)}).")
@@ -56,7 +56,7 @@ def init_db_command(reset: bool) -> None:
 @with_appcontext
 def db_upgrade_command(revision: str) -> None:
     """Migrate the database's schema to REVISION (default: the newest), seeding nothing."""
-    with migrate.schema_transaction(db.engine) as connection:
+    with migrate.schema_connection(db.engine) as connection:
         _upgrade(connection, revision)
 
 
@@ -67,7 +67,7 @@ def db_upgrade_command(revision: str) -> None:
 def db_revision_command(message: str, empty: bool) -> None:
     """Write a new migration from the models' differences with the (up to date) database."""
     try:
-        with migrate.schema_transaction(db.engine) as connection:
+        with migrate.schema_connection(db.engine) as connection:
             script = migrate.new_revision(connection, message, autogenerate=not empty)
     except CommandError as error:  # e.g. the database is not at the newest revision
         raise click.ClickException(f"{error} (run `flask --app coreapi db-upgrade` first?)") from error
@@ -112,17 +112,32 @@ def _site_url(_context: click.Context, _parameter: click.Parameter, value: str |
     "--publisher-url", callback=_site_url, help="The publishers' site (the demo blog), e.g. http://127.0.0.1:8090."
 )
 @click.option("--environment", default="local", show_default=True, help="The routing environment to change.")
+@click.option(
+    "--supplier-id",
+    "supplier_ids",
+    multiple=True,
+    help="Only this supplier (repeat for several); without it, every supplier of the database.",
+)
 @with_appcontext
-def set_site_urls_command(retailer_url: str | None, publisher_url: str | None, environment: str) -> None:
+def set_site_urls_command(
+    retailer_url: str | None, publisher_url: str | None, environment: str, supplier_ids: tuple[str, ...]
+) -> None:
     """Point the routing of an environment at the sites where the suppliers are served: the base URL of every
-    retailer's routing becomes RETAILER_URL, every publisher's PUBLISHER_URL. Suppliers without a routing for
-    the environment are left alone; the paths of the routing are kept."""
+    retailer's routing becomes RETAILER_URL, every publisher's PUBLISHER_URL; with --supplier-id, of those
+    suppliers only (a deployment serving several retailers, each at its own site). Suppliers without a routing
+    for the environment are left alone; the paths of the routing are kept."""
     if retailer_url is None and publisher_url is None:
         raise click.UsageError("Give --retailer-url, --publisher-url or both.")
     urls = {"retailer": retailer_url, "publisher": publisher_url}
     session = db.session()
+    chosen = select(Supplier).order_by(Supplier.id)
+    if supplier_ids:
+        unknown = sorted(set(supplier_ids) - {str(found) for found in session.scalars(select(Supplier.id))})
+        if unknown:
+            raise click.ClickException(f"No supplier {', '.join(map(repr, unknown))}; nothing was changed.")
+        chosen = chosen.where(Supplier.id.in_([int(supplier_id) for supplier_id in supplier_ids]))
     changed = 0
-    for supplier in session.scalars(select(Supplier).order_by(Supplier.id)):
+    for supplier in session.scalars(chosen):
         url = urls.get(supplier.kind)
         routing = supplier.routing.get(environment) if isinstance(supplier.routing, dict) else None
         if url is None or not isinstance(routing, dict) or routing.get("baseUrl") == url:

@@ -193,6 +193,37 @@ def test_set_site_urls_moves_the_local_routing_to_the_sites_of_the_stack(empty_a
     assert moved["demo-publisher-token"]["local"]["baseUrl"] == "http://127.0.0.1:9290"
 
 
+def test_set_site_urls_for_one_supplier_leaves_the_others(empty_app: Flask) -> None:
+    """A deployment serving several retailers, each at its own site: one retailer's site moves, not the others'."""
+    runner = empty_app.test_cli_runner()
+    assert runner.invoke(args=["init-db"]).exit_code == 0
+    before = routings(empty_app)
+    result = runner.invoke(args=["set-site-urls", "--retailer-url", "https://shop.example", "--supplier-id", "1"])
+    assert result.exit_code == 0, result.output
+    after = routings(empty_app)
+    assert after["demo-retailer-token"]["local"] == {
+        **before["demo-retailer-token"]["local"],
+        "baseUrl": "https://shop.example",
+    }
+    assert after["demo-nopers-token"] == before["demo-nopers-token"]
+    assert after["demo-publisher-token"] == before["demo-publisher-token"]
+
+    for unknown in ("999", "x"):
+        refused = runner.invoke(
+            args=[
+                "set-site-urls",
+                "--retailer-url",
+                "https://b.example",
+                "--supplier-id",
+                "1",
+                "--supplier-id",
+                unknown,
+            ]
+        )
+        assert refused.exit_code != 0 and f"No supplier '{unknown}'" in refused.output
+    assert routings(empty_app) == after
+
+
 def test_set_site_urls_refuses_what_is_not_a_site(empty_app: Flask) -> None:
     runner = empty_app.test_cli_runner()
     assert runner.invoke(args=["init-db"]).exit_code == 0
