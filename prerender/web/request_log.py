@@ -36,6 +36,13 @@ def pseudonym(value: str) -> str:
     return keyed_pseudonym(current_app.extensions[PSEUDONYM_KEY], value)
 
 
+def shopper_pseudonym(supplier_id: str | None, identity: str) -> str:
+    """A shopper's stand-in in the request log: an identity is a shopper of its supplier only (docs/security.md),
+    so the same id at two suppliers, two shoppers, reads as two, and no line links one retailer's shopper to
+    another's."""
+    return pseudonym(f"{supplier_id or '-'} {identity}")
+
+
 class JsonFormatter(logging.Formatter):
     """One JSON object per line: time (UTC), level, logger, message, the request id, and any `extra` fields."""
 
@@ -100,9 +107,10 @@ def log_request(response: Response) -> Response:
         fields["degraded"] = degraded
     if ctx is not None:
         fields["api_version"] = ctx.api_version
-        fields["supplier_id"] = ctx.supplier.id if ctx.supplier else None
+        supplier_id = ctx.supplier.id if ctx.supplier else None
+        fields["supplier_id"] = supplier_id
         identity = ctx.user_id or ctx.authless_id
-        fields["user"] = pseudonym(identity) if identity else None
+        fields["user"] = shopper_pseudonym(supplier_id, identity) if identity else None
     logging.getLogger("prerender.request").info("request", extra=fields)
     return response
 

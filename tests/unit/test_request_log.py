@@ -10,7 +10,7 @@ import math
 from plumbing.log_text import LOG_TEXT_MAX, clipped
 from prerender import create_app
 from prerender.blueprints import health
-from prerender.web.request_log import JsonFormatter, pseudonym
+from prerender.web.request_log import JsonFormatter, pseudonym, shopper_pseudonym
 from tests.conftest import HEADERS
 
 
@@ -27,7 +27,7 @@ def test_one_line_per_request_with_its_fields(app, client, caplog):
     assert line["path"] == "/v1/styles/base" and line["endpoint"] == "v1.styles.component_styles"
     assert line["api_version"] == "v1" and line["duration_ms"] >= 0
     with app.app_context():
-        assert line["user"] == pseudonym("u-1")
+        assert line["user"] == shopper_pseudonym(line["supplier_id"], "u-1")
 
 
 def test_no_token_and_no_user_id_in_clear(app, client, caplog):
@@ -36,8 +36,16 @@ def test_no_token_and_no_user_id_in_clear(app, client, caplog):
     client.get("/v1/recipe-card?recipe_id=1", headers=headers)
     text = "\n".join(JsonFormatter().format(r) for r in caplog.records)
     assert "very-secret-token" not in text and "alice@example.com" not in text
+    [line] = [json.loads(JsonFormatter().format(r)) for r in request_records(caplog)]
     with app.app_context():
-        assert pseudonym("alice@example.com") in text
+        assert line["user"] == shopper_pseudonym(line["supplier_id"], "alice@example.com")
+
+
+def test_one_id_at_two_suppliers_is_two_shoppers_in_the_log(app):
+    """The same user id at two retailers: two shoppers, which the log neither mixes up nor links."""
+    with app.app_context():
+        assert shopper_pseudonym("1", "alice") == shopper_pseudonym("1", "alice")
+        assert len({shopper_pseudonym("1", "alice"), shopper_pseudonym("10", "alice"), pseudonym("alice")}) == 3
 
 
 def test_pseudonyms_are_keyed_so_a_guessable_id_cannot_be_found_by_hashing(app_config):
