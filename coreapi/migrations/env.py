@@ -26,7 +26,7 @@ def configure(connection: Connection) -> None:
         compare_type=True,
         render_as_batch=connection.dialect.name == "sqlite",
         transaction_per_migration=True,
-        on_version_apply=[after_each] if after_each is not None else [],
+        on_version_apply=after_each,
     )
 
 
