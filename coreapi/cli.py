@@ -1,5 +1,5 @@
 """Command-line commands: ``flask --app coreapi init-db [--reset]``, ``db-upgrade``,
-``db-revision``, ``set-personalization``, ``set-site-urls``, ``retire-recipe [--restore]``,
+``db-downgrade``, ``db-revision``, ``set-personalization``, ``set-site-urls``, ``retire-recipe [--restore]``,
 ``close-store [--reopen]``, ``export-shopper``, ``forget-shopper``, ``prune``."""
 
 from __future__ import annotations
@@ -58,6 +58,29 @@ def db_upgrade_command(revision: str) -> None:
     """Migrate the database's schema to REVISION (default: the newest), seeding nothing."""
     with migrate.schema_connection(db.engine) as connection:
         _upgrade(connection, revision)
+
+
+@click.command("db-downgrade")
+@click.argument("revision")
+@click.option("--yes", is_flag=True, help="Do not ask before downgrading (a script, a deploy tool).")
+@with_appcontext
+def db_downgrade_command(revision: str, yes: bool) -> None:
+    """Migrate the database's schema back to REVISION, older than its own, for a rollback to the release that
+    REVISION is the newest revision of (docs/operations.md, "Rolling back a release"). What each revision's
+    downgrade drops is in its script's "Downgrade" paragraph (coreapi/migrations/versions/)."""
+    if not yes:
+        click.confirm(
+            f"Downgrade the database to revision {revision}? What the newer revisions added is dropped", abort=True
+        )
+    with migrate.schema_connection(db.engine) as connection:
+        try:
+            result = migrate.downgrade(connection, revision)
+        except CommandError as error:  # an unknown revision, or one not older than the database's
+            raise click.ClickException(f"{error}. Nothing was changed.") from error
+    if result.before == result.after:
+        click.echo(f"The database is at revision {result.after}.")
+    else:
+        click.echo(f"Migrated the database back from {result.before} to {result.after or 'empty'}.")
 
 
 @click.command("db-revision")
@@ -325,7 +348,7 @@ def _upgrade(connection: Connection, revision: str) -> None:
     """Upgrade, saying what happened; what Alembic or the legacy check refuse is an error."""
     try:
         result = migrate.upgrade(connection, revision)
-    except (migrate.SchemaMismatch, migrate.UpgradeLeftDifferences) as error:
+    except (migrate.SchemaMismatch, migrate.UpgradeLeftDifferences, migrate.NotAnUpgrade) as error:
         raise click.ClickException(str(error)) from error
     except CommandError as error:  # e.g. a revision these scripts do not know
         raise click.ClickException(
@@ -347,6 +370,7 @@ def _upgrade(connection: Connection, revision: str) -> None:
 def register_commands(app: Flask) -> None:
     app.cli.add_command(init_db_command)
     app.cli.add_command(db_upgrade_command)
+    app.cli.add_command(db_downgrade_command)
     app.cli.add_command(db_revision_command)
     app.cli.add_command(set_personalization_command)
     app.cli.add_command(set_site_urls_command)

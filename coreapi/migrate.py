@@ -198,12 +198,43 @@ def upgrade(connection: Connection, revision: str = "head") -> Upgrade:
         command.stamp(alembic_config(connection), "head")
         adopted = True
     before = None if adopted else current_revision(connection)
+    newer = _older_than_current(connection, revision)
+    if newer is not None:
+        raise NotAnUpgrade(
+            f"The database is at revision {newer}, newer than {revision}: nothing was changed. Going back to an older "
+            'revision is `flask --app coreapi db-downgrade` (docs/operations.md, "Rolling back a release").'
+        )
     if connection.dialect.name == "postgresql" and connection.in_transaction():
         connection.commit()  # revision by revision (see the module's doc): what came before (a reset) first
     config = alembic_config(connection)
     config.attributes["on_version_apply"] = _check_at_head
     command.upgrade(config, revision)
     return Upgrade(before, current_revision(connection), adopted)
+
+
+class NotAnUpgrade(Exception):
+    """An upgrade asked to a revision older than the database's: that is a downgrade, asked for as such."""
+
+
+def downgrade(connection: Connection, revision: str) -> Upgrade:
+    """Downgrade to ``revision``, older than the database's (each revision's script says what its downgrade
+    drops); revision by revision on PostgreSQL, as ``upgrade``. Alembic's ``CommandError`` for a revision that
+    is not older."""
+    before = current_revision(connection)
+    if connection.dialect.name == "postgresql" and connection.in_transaction():
+        connection.commit()
+    command.downgrade(alembic_config(connection), revision)
+    return Upgrade(before, current_revision(connection))
+
+
+def _older_than_current(connection: Connection, revision: str) -> str | None:
+    """The database's revision when ``revision`` is one of its ancestors (an "upgrade" that would do nothing)."""
+    current = current_revision(connection)
+    if current is None or revision in ("head", "heads", current):
+        return None
+    script = ScriptDirectory.from_config(alembic_config())
+    ancestors = {found.revision for found in script.iterate_revisions(current, "base")}
+    return current if revision in ancestors else None
 
 
 def _check_at_head(*, ctx: MigrationContext, step: Any, heads: Any, run_args: Any) -> None:

@@ -1129,6 +1129,37 @@ def test_an_upgrade_that_leaves_the_tables_unlike_the_models_is_refused_and_roll
     assert inspected(empty_app, version) == ["0013"]  # 0014 rolled back with the check
 
 
+# --- rolling back a release --------------------------------------------------------------------
+
+
+def test_db_downgrade_takes_the_database_back_for_the_release_before(empty_app: Flask) -> None:
+    seeded_at(empty_app, HEAD)
+    runner = empty_app.test_cli_runner()
+    refused = runner.invoke(args=["db-downgrade", "0012"], input="n\n")
+    assert refused.exit_code != 0 and inspected(empty_app, version) == [HEAD]
+    result = runner.invoke(args=["db-downgrade", "0012", "--yes"])
+    assert result.exit_code == 0, result.output
+    assert f"Migrated the database back from {HEAD} to 0012." in result.output
+    assert inspected(empty_app, version) == ["0012"]
+    assert "ix_events_received_at" not in event_indexes(empty_app)
+    # The release of 0012 upgrades it again as it did.
+    assert runner.invoke(args=["db-upgrade", "0012"]).output.strip() == "The database is at revision 0012."
+    assert runner.invoke(args=["db-upgrade"]).exit_code == 0
+    assert inspected(empty_app, version) == [HEAD]
+
+
+def test_an_upgrade_to_an_older_revision_or_a_downgrade_to_a_newer_one_is_refused(empty_app: Flask) -> None:
+    seeded_at(empty_app, "0012")
+    runner = empty_app.test_cli_runner()
+    older = runner.invoke(args=["db-upgrade", "0011"])
+    assert older.exit_code != 0 and "db-downgrade" in older.output
+    newer = runner.invoke(args=["db-downgrade", "0013", "--yes"])
+    assert newer.exit_code != 0 and "Nothing was changed" in newer.output
+    unknown = runner.invoke(args=["db-downgrade", "9999", "--yes"])
+    assert unknown.exit_code != 0 and "Nothing was changed" in unknown.output
+    assert inspected(empty_app, version) == ["0012"]
+
+
 # --- databases made by create_all, before migrations ----------------------------------------
 
 
