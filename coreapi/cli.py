@@ -1,6 +1,6 @@
 """Command-line commands: ``flask --app coreapi init-db [--reset]``, ``db-upgrade``,
 ``db-downgrade``, ``db-revision``, ``set-personalization``, ``set-site-urls``, ``retire-recipe [--restore]``,
-``close-store [--reopen]``, ``export-shopper``, ``forget-shopper``, ``prune``."""
+``close-store [--reopen]``, ``suspend-supplier [--resume]``, ``export-shopper``, ``forget-shopper``, ``prune``."""
 
 from __future__ import annotations
 
@@ -24,7 +24,15 @@ from coreapi import migrate
 from coreapi.extensions import db
 from coreapi.models import Supplier
 from coreapi.seed import is_seeded, load_catalog
-from coreapi.services import idempotency, preferences, retention, retirement, shopper_data, store_closing
+from coreapi.services import (
+    idempotency,
+    preferences,
+    retention,
+    retirement,
+    shopper_data,
+    store_closing,
+    supplier_suspension,
+)
 from coreapi.services.baskets import BasketOwner
 from coreapi.services.catalog import find_supplier_by_id
 from coreapi.services.identity import MAX_ID_LENGTH, IdentityKind, parse_authorization
@@ -234,6 +242,35 @@ def close_store_command(store_id: str, reopen: bool) -> None:
     )
 
 
+@click.command("suspend-supplier")
+@click.argument("supplier_id")
+@click.option("--resume", is_flag=True, help="Serve a suspended supplier again, with everything as it was.")
+@with_appcontext
+def suspend_supplier_command(supplier_id: str, resume: bool) -> None:
+    """Suspend SUPPLIER_ID: every request naming it, by its token or by its id, is refused as for an unknown
+    supplier; nothing of it or its shoppers is deleted (docs/operations.md, "Suspending a supplier")."""
+    session = db.session()
+    try:
+        if resume:
+            resumed = supplier_suspension.resume_supplier(session, supplier_id)
+            session.commit()
+            click.echo(
+                f"Supplier {supplier_id} is served again."
+                if resumed
+                else f"Supplier {supplier_id} was not suspended; nothing to do."
+            )
+            return
+        done = supplier_suspension.suspend_supplier(session, supplier_id, now=dt.datetime.now(dt.UTC))
+        session.commit()
+    except supplier_suspension.UnknownSupplier as error:
+        session.rollback()
+        raise click.ClickException(str(error)) from error
+    click.echo(
+        f"Supplier {done.supplier_id} ({done.name}) suspended since {done.suspended_at.isoformat(timespec='seconds')}: "
+        "its requests are refused as an unknown supplier's; prerender forgets it within its supplier cache's time."
+    )
+
+
 def _shopper(supplier_id: str, user_id: str | None, authless_id: str | None) -> tuple[Supplier, BasketOwner]:
     """The shopper a command names: ``--supplier-id`` and exactly one of ``--user-id`` and ``--authless-id``, an id
     a request could carry (``parse_authorization``: no other id is stored)."""
@@ -376,6 +413,7 @@ def register_commands(app: Flask) -> None:
     app.cli.add_command(set_site_urls_command)
     app.cli.add_command(retire_recipe_command)
     app.cli.add_command(close_store_command)
+    app.cli.add_command(suspend_supplier_command)
     app.cli.add_command(export_shopper_command)
     app.cli.add_command(forget_shopper_command)
     app.cli.add_command(prune_command)

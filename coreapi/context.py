@@ -14,7 +14,7 @@ from coreapi.extensions import db
 from coreapi.models import Supplier
 from coreapi.schemas.headers import RequestHeadersSchema
 from coreapi.schemas.parsing import parser
-from coreapi.services.catalog import find_supplier, find_supplier_by_id
+from coreapi.services.catalog import find_active_supplier, find_active_supplier_by_id
 from coreapi.services.identity import Identity, IdentityKind, RequestContext
 from plumbing.problems import BadRequest, Forbidden, Unauthorized
 
@@ -31,7 +31,8 @@ def load_request_context() -> None:
     ``SERVICE_KEYS`` (``X-Service-Key``), by its id (``Supplier-Id``). Malformed headers are ``400``,
     and so are ``Supplier-Token`` and ``X-Service-Key`` together; a ``Supplier-Token``, an
     ``X-Service-Key`` or a ``Supplier-Id`` that is present but unknown is ``401``, and so is a
-    ``Supplier-Id`` without ``X-Service-Key``. The service key is never logged nor echoed.
+    ``Supplier-Id`` without ``X-Service-Key``. A suspended supplier is unknown here (``catalog.supplier_active``):
+    its clients' handling of a revoked token applies as it is. The service key is never logged nor echoed.
     """
     ctx: RequestContext = parser.parse(RequestHeadersSchema(), location="headers")
     g.ctx = ctx
@@ -47,11 +48,11 @@ def load_request_context() -> None:
     if ctx.supplier_id is not None:
         if not g.service:
             raise Unauthorized("Supplier-Id needs X-Service-Key.")
-        g.supplier = find_supplier_by_id(db.session(), ctx.supplier_id)
+        g.supplier = find_active_supplier_by_id(db.session(), ctx.supplier_id)
         if g.supplier is None:
             raise Unauthorized("Unknown Supplier-Id.")
     elif ctx.supplier_token is not None:
-        g.supplier = find_supplier(db.session(), ctx.supplier_token)
+        g.supplier = find_active_supplier(db.session(), ctx.supplier_token)
         if g.supplier is None:
             raise Unauthorized("Unknown Supplier-Token.")
 

@@ -287,6 +287,9 @@ class Supplier(Base):
     affiliated_supplier_id: Mapped[int | None] = mapped_column(ForeignKey("suppliers.id"))
     # Routing configuration per environment ("local", "production", ...).
     routing: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    # Since when the deployment refuses the supplier's requests (coreapi/services/supplier_suspension.py); deferred:
+    # the lookups of every request test it in SQL (catalog.supplier_active) and never read it.
+    suspended_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), deferred=True)
 
 
 class Like(Base):

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from sqlalchemy import ColumnElement, bindparam, select
+from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session, selectinload, undefer_group
 
 from coreapi.models import STORE_COORDINATES, Category, Product, Recipe, Store, StoreProduct, Supplier
@@ -68,16 +68,29 @@ def find_store(session: Session, store_id: str, *, with_coordinates: bool = Fals
     return session.scalars(statement).one_or_none()
 
 
-def find_supplier(session: Session, token: str) -> Supplier | None:
-    return session.scalars(_SUPPLIER_BY_TOKEN, {"token": token}).one_or_none()
+def supplier_active() -> ColumnElement[bool]:
+    """SQL condition: the supplier is not suspended (coreapi/services/supplier_suspension.py). A request naming a
+    suspended supplier, by its token or as a service by its id, is refused as one naming an unknown supplier; the
+    commands still find it (its shoppers' data, its settings)."""
+    return Supplier.suspended_at.is_(None)
 
 
-# Every API request with a Supplier-Token looks its supplier up: the statement is built once.
-_SUPPLIER_BY_TOKEN = select(Supplier).where(Supplier.token == bindparam("token"))
+def find_active_supplier(session: Session, token: str) -> Supplier | None:
+    """The supplier of a ``Supplier-Token``; ``None`` for a token that names none, or a suspended supplier."""
+    return session.scalars(select(Supplier).where(Supplier.token == token, supplier_active())).one_or_none()
+
+
+def find_active_supplier_by_id(session: Session, supplier_id: str) -> Supplier | None:
+    """The supplier of a contract id a service names (``Supplier-Id``); ``None`` for an id that names none, or a
+    suspended supplier."""
+    key = database_id(supplier_id)
+    if key is None:
+        return None
+    return session.scalars(select(Supplier).where(Supplier.id == key, supplier_active())).one_or_none()
 
 
 def find_supplier_by_id(session: Session, supplier_id: str) -> Supplier | None:
-    """The supplier of a contract id (by primary key); ``None`` for an id that names none."""
+    """The supplier of a contract id (by primary key), suspended or not; ``None`` for an id that names none."""
     key = database_id(supplier_id)
     return session.get(Supplier, key) if key is not None else None
 

@@ -32,8 +32,9 @@ from coreapi.services import cart_waits, catalog, favorite_items
 
 from .conftest import make_app
 
-HEAD = "0014"
+HEAD = "0015"
 NEXT = f"{int(HEAD) + 1:04d}"
+TOKENS = ("demo-retailer-token", "demo-nopers-token", "demo-publisher-token")  # coreapi/seed/data/suppliers.json
 
 
 def upgrade(app: Flask, revision: str = "head") -> migrate.Upgrade:
@@ -344,8 +345,15 @@ def before_retirement(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def before_store_closing(monkeypatch: pytest.MonkeyPatch) -> None:
     """Today's reads and writes on a database before 0012: every store is open there (``stores.closed_at``, which
-    they test, does not exist yet)."""
+    they test, does not exist yet). Nor is a supplier suspended (0015)."""
     monkeypatch.setattr(catalog, "store_open", true)
+    before_supplier_suspension(monkeypatch)
+
+
+def before_supplier_suspension(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Today's requests on a database before 0015: every supplier is active there (``suppliers.suspended_at``,
+    which every request's supplier lookup tests, does not exist yet)."""
+    monkeypatch.setattr(catalog, "supplier_active", true)
 
 
 def before_awaited_products(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -1032,7 +1040,10 @@ def test_0013_indexes_the_events_by_when_they_were_stored_and_keeps_them(empty_a
     seeded_at(empty_app, "0012")
     headers = {"Session-Id": "before-0013", "Supplier-Token": "demo-retailer-token"}
     client = empty_app.test_client()
-    assert client.post("/api/v1/events", json={"events": [{"name": "pageview"}]}, headers=headers).status_code == 202
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        before_supplier_suspension(monkeypatch)
+        posted = client.post("/api/v1/events", json={"events": [{"name": "pageview"}]}, headers=headers)
+    assert posted.status_code == 202, posted.json
     assert "ix_events_received_at" not in event_indexes(empty_app)
 
     assert upgrade(empty_app) == migrate.Upgrade(before="0012", after=HEAD)
@@ -1114,8 +1125,9 @@ def test_0014_gives_a_database_of_the_released_0010_the_shown_products(empty_app
 def test_0014_changes_nothing_where_0010_made_the_shown_products(empty_app: Flask) -> None:
     upgrade(empty_app, "0013")
     before = inspected(empty_app, described)
-    assert upgrade(empty_app) == migrate.Upgrade(before="0013", after=HEAD)
+    assert upgrade(empty_app, "0014") == migrate.Upgrade(before="0013", after="0014")
     assert inspected(empty_app, described) == before
+    assert upgrade(empty_app) == migrate.Upgrade(before="0014", after=HEAD)
     assert inspected(empty_app, model_differences) == []
 
 
@@ -1126,7 +1138,43 @@ def test_an_upgrade_that_leaves_the_tables_unlike_the_models_is_refused_and_roll
     result = empty_app.test_cli_runner().invoke(args=["db-upgrade"])
     assert result.exit_code != 0
     assert "still differ from the models" in result.output and "ix_events_received_at" in result.output
-    assert inspected(empty_app, version) == ["0013"]  # 0014 rolled back with the check
+    # The newest revision rolled back with the check: on PostgreSQL each revision commits on its own (0014 stays),
+    # SQLite's upgrade is one transaction.
+    postgresql = inspected(empty_app, lambda connection: connection.dialect.name) == "postgresql"
+    assert inspected(empty_app, version) == ["0014" if postgresql else "0013"]
+
+
+# --- 0015: when the deployment suspended a supplier --------------------------------------------
+
+
+def test_0015_keeps_every_supplier_of_before_served(empty_app: Flask) -> None:
+    seeded_at(empty_app, "0014")
+    client = empty_app.test_client()
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        before_supplier_suspension(monkeypatch)
+        before = {token: client.get("/api/v1/suppliers/me", headers={"Supplier-Token": token}).json for token in TOKENS}
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0014", after=HEAD)
+    assert inspected(empty_app, model_differences) == []
+    assert sql(empty_app, "SELECT count(*) FROM suppliers WHERE suspended_at IS NULL").scalar() == len(TOKENS)
+    after = {token: client.get("/api/v1/suppliers/me", headers={"Supplier-Token": token}).json for token in TOKENS}
+    assert after == before
+
+
+def test_0015_downgrade_serves_a_suspended_supplier_again(empty_app: Flask) -> None:
+    seeded_at(empty_app, HEAD)
+    result = empty_app.test_cli_runner().invoke(args=["suspend-supplier", "2"])
+    assert result.exit_code == 0, result.output
+    me = {"Supplier-Token": "demo-nopers-token"}
+    assert empty_app.test_client().get("/api/v1/suppliers/me", headers=me).status_code == 401
+
+    downgrade(empty_app, "0014")
+    assert inspected(empty_app, version) == ["0014"]
+    columns = {column["name"] for column in inspected(empty_app, lambda c: inspect(c).get_columns("suppliers"))}
+    assert "suspended_at" not in columns
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0014", after=HEAD)
+    assert empty_app.test_client().get("/api/v1/suppliers/me", headers=me).status_code == 200
 
 
 # --- rolling back a release --------------------------------------------------------------------
