@@ -1,6 +1,7 @@
 """Command-line commands: ``flask --app coreapi init-db [--reset]``, ``db-upgrade``,
 ``db-downgrade``, ``db-revision``, ``set-personalization``, ``set-site-urls``, ``retire-recipe [--restore]``,
-``close-store [--reopen]``, ``suspend-supplier [--resume]``, ``export-shopper``, ``forget-shopper``, ``prune``."""
+``close-store [--reopen]``, ``suspend-supplier [--resume]``, ``rotate-token``,
+``export-shopper``, ``forget-shopper``, ``prune``."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ from coreapi.services import (
     shopper_data,
     store_closing,
     supplier_suspension,
+    token_rotation,
 )
 from coreapi.services.baskets import BasketOwner
 from coreapi.services.catalog import find_supplier_by_id
@@ -271,6 +273,45 @@ def suspend_supplier_command(supplier_id: str, resume: bool) -> None:
     )
 
 
+@click.command("rotate-token")
+@click.argument("supplier_id")
+@click.option(
+    "--overlap-hours",
+    type=click.FloatRange(0, token_rotation.MAX_OVERLAP.total_seconds() / 3600),
+    default=token_rotation.DEFAULT_OVERLAP.total_seconds() / 3600,
+    show_default=True,
+    help="How long the replaced token is still accepted, while the supplier's servers change theirs; 0 for a "
+    "leaked token.",
+)
+@click.option("--token", "token", default=None, help="The new token (default: 256 random bits, made here).")
+@with_appcontext
+def rotate_token_command(supplier_id: str, overlap_hours: float, token: str | None) -> None:
+    """Give SUPPLIER_ID a new token and print it; the one it replaces is accepted for the overlap
+    (docs/operations.md, "Rotating a supplier's token")."""
+    session = db.session()
+    try:
+        done = token_rotation.rotate_token(
+            session,
+            supplier_id,
+            now=dt.datetime.now(dt.UTC),
+            overlap=dt.timedelta(hours=overlap_hours),
+            token=token,
+        )
+        session.commit()
+    except (token_rotation.UnknownSupplier, token_rotation.RefusedToken) as error:
+        session.rollback()
+        raise click.ClickException(str(error)) from error
+    if done.cut_short:
+        click.echo("The token replaced by the rotation before is no longer accepted: its overlap ended now.", err=True)
+    replaced = (
+        f"the token it replaces is accepted until {done.previous_accepted_until.isoformat(timespec='seconds')}"
+        if done.previous_accepted_until is not None
+        else "the token it replaces is no longer accepted"
+    )
+    click.echo(f"Supplier {done.supplier_id} ({done.name}): new token below; {replaced}.")
+    click.echo(done.token)
+
+
 def _shopper(supplier_id: str, user_id: str | None, authless_id: str | None) -> tuple[Supplier, BasketOwner]:
     """The shopper a command names: ``--supplier-id`` and exactly one of ``--user-id`` and ``--authless-id``, an id
     a request could carry (``parse_authorization``: no other id is stored)."""
@@ -414,6 +455,7 @@ def register_commands(app: Flask) -> None:
     app.cli.add_command(retire_recipe_command)
     app.cli.add_command(close_store_command)
     app.cli.add_command(suspend_supplier_command)
+    app.cli.add_command(rotate_token_command)
     app.cli.add_command(export_shopper_command)
     app.cli.add_command(forget_shopper_command)
     app.cli.add_command(prune_command)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import hmac
 import logging
@@ -32,7 +33,8 @@ def load_request_context() -> None:
     and so are ``Supplier-Token`` and ``X-Service-Key`` together; a ``Supplier-Token``, an
     ``X-Service-Key`` or a ``Supplier-Id`` that is present but unknown is ``401``, and so is a
     ``Supplier-Id`` without ``X-Service-Key``. A suspended supplier is unknown here (``catalog.supplier_active``):
-    its clients' handling of a revoked token applies as it is. The service key is never logged nor echoed.
+    its clients' handling of a revoked token applies as it is; so is a token a rotation replaced, once its overlap
+    ended (``catalog.token_names``). The service key is never logged nor echoed.
     """
     ctx: RequestContext = parser.parse(RequestHeadersSchema(), location="headers")
     g.ctx = ctx
@@ -52,7 +54,7 @@ def load_request_context() -> None:
         if g.supplier is None:
             raise Unauthorized("Unknown Supplier-Id.")
     elif ctx.supplier_token is not None:
-        g.supplier = find_active_supplier(db.session(), ctx.supplier_token)
+        g.supplier = find_active_supplier(db.session(), ctx.supplier_token, now=dt.datetime.now(dt.UTC))
         if g.supplier is None:
             raise Unauthorized("Unknown Supplier-Token.")
 

@@ -290,6 +290,10 @@ class Supplier(Base):
     # Since when the deployment refuses the supplier's requests (coreapi/services/supplier_suspension.py); deferred:
     # the lookups of every request test it in SQL (catalog.supplier_active) and never read it.
     suspended_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), deferred=True)
+    # The token a rotation replaced, accepted until ``previous_token_expires_at`` so that the supplier's servers can
+    # change theirs meanwhile (coreapi/services/token_rotation.py); deferred like ``suspended_at``.
+    previous_token: Mapped[str | None] = mapped_column(String(200), unique=True, deferred=True)
+    previous_token_expires_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), deferred=True)
 
 
 class Like(Base):

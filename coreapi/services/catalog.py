@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from sqlalchemy import ColumnElement, select
+from sqlalchemy import ColumnElement, and_, or_, select
 from sqlalchemy.orm import Session, selectinload, undefer_group
 
 from coreapi.models import STORE_COORDINATES, Category, Product, Recipe, Store, StoreProduct, Supplier
@@ -75,9 +76,19 @@ def supplier_active() -> ColumnElement[bool]:
     return Supplier.suspended_at.is_(None)
 
 
-def find_active_supplier(session: Session, token: str) -> Supplier | None:
-    """The supplier of a ``Supplier-Token``; ``None`` for a token that names none, or a suspended supplier."""
-    return session.scalars(select(Supplier).where(Supplier.token == token, supplier_active())).one_or_none()
+def token_names(token: str, *, now: dt.datetime) -> ColumnElement[bool]:
+    """SQL condition: ``token`` is the supplier's token, or the one its last rotation replaced while that one is
+    still accepted (coreapi/services/token_rotation.py)."""
+    return or_(
+        Supplier.token == token,
+        and_(Supplier.previous_token == token, Supplier.previous_token_expires_at > now),
+    )
+
+
+def find_active_supplier(session: Session, token: str, *, now: dt.datetime) -> Supplier | None:
+    """The supplier of a ``Supplier-Token``; ``None`` for a token that names none (a replaced one past its overlap
+    included), or a suspended supplier."""
+    return session.scalars(select(Supplier).where(token_names(token, now=now), supplier_active())).one_or_none()
 
 
 def find_active_supplier_by_id(session: Session, supplier_id: str) -> Supplier | None:

@@ -26,13 +26,13 @@ from sqlalchemy.sql import ClauseElement
 from coreapi import migrate
 from coreapi.config import SEED_DATA_DIR
 from coreapi.extensions import db
-from coreapi.models import Like, Recipe
+from coreapi.models import Like, Recipe, Supplier
 from coreapi.seed import catalog_rows, load_catalog
 from coreapi.services import cart_waits, catalog, favorite_items
 
 from .conftest import make_app
 
-HEAD = "0015"
+HEAD = "0016"
 NEXT = f"{int(HEAD) + 1:04d}"
 TOKENS = ("demo-retailer-token", "demo-nopers-token", "demo-publisher-token")  # coreapi/seed/data/suppliers.json
 
@@ -352,8 +352,15 @@ def before_store_closing(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def before_supplier_suspension(monkeypatch: pytest.MonkeyPatch) -> None:
     """Today's requests on a database before 0015: every supplier is active there (``suppliers.suspended_at``,
-    which every request's supplier lookup tests, does not exist yet)."""
+    which every request's supplier lookup tests, does not exist yet). Nor has a token been replaced (0016)."""
     monkeypatch.setattr(catalog, "supplier_active", true)
+    before_token_rotation(monkeypatch)
+
+
+def before_token_rotation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Today's requests on a database before 0016: a token is its supplier's current one only
+    (``suppliers.previous_token``, which the lookup by token tests, does not exist yet)."""
+    monkeypatch.setattr(catalog, "token_names", lambda token, now: Supplier.token == token)
 
 
 def before_awaited_products(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -1138,10 +1145,11 @@ def test_an_upgrade_that_leaves_the_tables_unlike_the_models_is_refused_and_roll
     result = empty_app.test_cli_runner().invoke(args=["db-upgrade"])
     assert result.exit_code != 0
     assert "still differ from the models" in result.output and "ix_events_received_at" in result.output
-    # The newest revision rolled back with the check: on PostgreSQL each revision commits on its own (0014 stays),
-    # SQLite's upgrade is one transaction.
+    # The newest revision rolled back with the check: on PostgreSQL each revision commits on its own (those before
+    # the newest stay), SQLite's upgrade is one transaction.
     postgresql = inspected(empty_app, lambda connection: connection.dialect.name) == "postgresql"
-    assert inspected(empty_app, version) == ["0014" if postgresql else "0013"]
+    before_head = f"{int(HEAD) - 1:04d}"
+    assert inspected(empty_app, version) == [before_head if postgresql else "0013"]
 
 
 # --- 0015: when the deployment suspended a supplier --------------------------------------------
@@ -1175,6 +1183,46 @@ def test_0015_downgrade_serves_a_suspended_supplier_again(empty_app: Flask) -> N
 
     assert upgrade(empty_app) == migrate.Upgrade(before="0014", after=HEAD)
     assert empty_app.test_client().get("/api/v1/suppliers/me", headers=me).status_code == 200
+
+
+# --- 0016: the token a rotation replaced, accepted for a while --------------------------------
+
+
+def test_0016_keeps_every_suppliers_token(empty_app: Flask) -> None:
+    seeded_at(empty_app, "0015")
+    client = empty_app.test_client()
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        before_token_rotation(monkeypatch)
+        before = {token: client.get("/api/v1/suppliers/me", headers={"Supplier-Token": token}).json for token in TOKENS}
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0015", after=HEAD)
+    assert inspected(empty_app, model_differences) == []
+    assert sql(empty_app, "SELECT count(*) FROM suppliers WHERE previous_token IS NULL").scalar() == len(TOKENS)
+    after = {token: client.get("/api/v1/suppliers/me", headers={"Supplier-Token": token}).json for token in TOKENS}
+    assert after == before
+
+
+def test_0016_downgrade_stops_a_replaced_token_at_once(empty_app: Flask) -> None:
+    seeded_at(empty_app, HEAD)
+    result = empty_app.test_cli_runner().invoke(args=["rotate-token", "2"])
+    assert result.exit_code == 0, result.output
+    new = result.stdout.splitlines()[-1]
+    client = empty_app.test_client()
+
+    def status(token: str) -> int:
+        return client.get("/api/v1/suppliers/me", headers={"Supplier-Token": token}).status_code
+
+    assert (status("demo-nopers-token"), status(new)) == (200, 200)
+
+    downgrade(empty_app, "0015")
+    columns = {column["name"] for column in inspected(empty_app, lambda c: inspect(c).get_columns("suppliers"))}
+    assert not {"previous_token", "previous_token_expires_at"} & columns
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        before_token_rotation(monkeypatch)
+        assert (status("demo-nopers-token"), status(new)) == (401, 200)
+
+    assert upgrade(empty_app) == migrate.Upgrade(before="0015", after=HEAD)
+    assert inspected(empty_app, model_differences) == []
 
 
 # --- rolling back a release --------------------------------------------------------------------

@@ -1,0 +1,100 @@
+"""Rotating a supplier's token (``flask --app coreapi rotate-token``), with an overlap.
+
+A supplier's ``Supplier-Token`` is configured on each of its servers; they cannot all change it at the same moment.
+A rotation gives the supplier a new token and keeps the one it replaces accepted for an overlap (24 hours unless
+the operator says otherwise; none at all for a leaked token), after which a request naming it is refused as one
+naming no supplier (``catalog.token_names``). One replaced token is kept per supplier: a rotation during the
+overlap of the one before ends that overlap at once (the oldest token stops), which the command says.
+
+A token is made here (``secrets.token_urlsafe``: 256 random bits) unless the operator gives one, which must then
+be at least ``MIN_TOKEN_LENGTH`` characters of the URL-safe alphabet and name no other supplier, by its token or
+its replaced one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import secrets
+from dataclasses import dataclass
+
+from sqlalchemy import or_, select
+from sqlalchemy.orm import Session
+
+from coreapi.models import Supplier
+from coreapi.services.catalog import find_supplier_by_id
+from coreapi.services.moments import as_utc
+
+DEFAULT_OVERLAP = dt.timedelta(hours=24)
+# A week: long enough for a retailer's slowest deploy, short enough that a forgotten token does not live on.
+MAX_OVERLAP = dt.timedelta(days=7)
+MIN_TOKEN_LENGTH = 24
+_TOKEN = re.compile(rf"[A-Za-z0-9_-]{{{MIN_TOKEN_LENGTH},200}}")
+
+
+class UnknownSupplier(LookupError):
+    """No supplier with that id."""
+
+
+class RefusedToken(ValueError):
+    """A token the operator gave that cannot be the supplier's: malformed, or another supplier's."""
+
+
+@dataclass(frozen=True)
+class Rotation:
+    """A supplier's new token, and until when the one it replaced is accepted (``None``: not at all)."""
+
+    supplier_id: int
+    name: str
+    token: str
+    previous_accepted_until: dt.datetime | None
+    # The token replaced by the rotation before, still accepted until this one: its overlap ended here.
+    cut_short: bool
+
+
+def rotate_token(
+    session: Session,
+    supplier_id: str,
+    *,
+    now: dt.datetime,
+    overlap: dt.timedelta = DEFAULT_OVERLAP,
+    token: str | None = None,
+) -> Rotation:
+    """Give a supplier a new token, the one it replaces accepted for ``overlap``; the caller commits."""
+    if not dt.timedelta(0) <= overlap <= MAX_OVERLAP:
+        raise ValueError(f"The overlap must be between 0 and {MAX_OVERLAP.days} days.")
+    supplier = find_supplier_by_id(session, supplier_id)
+    if supplier is None:
+        raise UnknownSupplier(f"No supplier {supplier_id!r}.")
+    new_token = secrets.token_urlsafe(32) if token is None else _checked(session, token)
+    cut_short = (
+        supplier.previous_token is not None
+        and supplier.previous_token_expires_at is not None
+        and as_utc(supplier.previous_token_expires_at) > now
+    )
+    until = now + overlap if overlap else None
+    supplier.previous_token = supplier.token if until is not None else None
+    supplier.previous_token_expires_at = until
+    supplier.token = new_token
+    return Rotation(
+        supplier_id=supplier.id,
+        name=supplier.name,
+        token=new_token,
+        previous_accepted_until=until,
+        cut_short=cut_short,
+    )
+
+
+def _checked(session: Session, token: str) -> str:
+    """A token the operator gave, if it can be a supplier's."""
+    if not _TOKEN.fullmatch(token):
+        raise RefusedToken(
+            f"A token is {MIN_TOKEN_LENGTH} to 200 characters among A-Z, a-z, 0-9, '-' and '_'; "
+            "leave --token out to have one made."
+        )
+    taken = session.scalars(
+        select(Supplier.id).where(or_(Supplier.token == token, Supplier.previous_token == token))
+    ).first()
+    if taken is not None:
+        raise RefusedToken("That token is, or was, a supplier's: choose another, or leave --token out.")
+    return token
