@@ -1,6 +1,6 @@
 """Command-line commands: ``flask --app coreapi init-db [--reset]``, ``db-upgrade``,
 ``db-downgrade``, ``db-revision``, ``set-personalization``, ``set-site-urls``, ``retire-recipe [--restore]``,
-``close-store [--reopen]``, ``suspend-supplier [--resume]``, ``rotate-token``,
+``close-store [--reopen]``, ``add-supplier``, ``suspend-supplier [--resume]``, ``rotate-token``,
 ``export-shopper``, ``forget-shopper``, ``prune``."""
 
 from __future__ import annotations
@@ -11,19 +11,23 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 from urllib.parse import urlsplit
 
 import click
 from alembic.util import CommandError
 from flask import Flask, current_app
 from flask.cli import with_appcontext
+from marshmallow import ValidationError
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from coreapi import migrate
 from coreapi.extensions import db
 from coreapi.models import Supplier
+from coreapi.schemas.supplier_definition import SupplierDefinitionSchema
 from coreapi.seed import is_seeded, load_catalog
 from coreapi.services import (
     idempotency,
@@ -32,7 +36,9 @@ from coreapi.services import (
     retirement,
     shopper_data,
     store_closing,
+    supplier_onboarding,
     supplier_suspension,
+    supplier_tokens,
     token_rotation,
 )
 from coreapi.services.baskets import BasketOwner
@@ -273,6 +279,37 @@ def suspend_supplier_command(supplier_id: str, resume: bool) -> None:
     )
 
 
+@click.command("add-supplier")
+@click.argument("definition", type=click.File("r", encoding="utf-8"))
+@click.option("--token", "token", default=None, help="Its token (default: 256 random bits, made here).")
+@with_appcontext
+def add_supplier_command(definition: TextIO, token: str | None) -> None:
+    """Add the supplier DEFINITION describes (a JSON file, '-' for the standard input: a row of the seed's
+    suppliers.json without its token) and print its token (docs/operations.md, "Adding a supplier")."""
+    try:
+        document = json.load(definition)
+    except ValueError as error:  # not JSON, or not UTF-8
+        raise click.ClickException(f"The definition is not JSON: {error}") from error
+    try:
+        described = SupplierDefinitionSchema().load(document)
+    except ValidationError as error:
+        raise click.ClickException(
+            f"The definition is refused: {json.dumps(error.messages, sort_keys=True)}"
+        ) from error
+    session = db.session()
+    try:
+        done = supplier_onboarding.add_supplier(session, described, token=token)
+        session.commit()
+    except (supplier_onboarding.RefusedSupplier, supplier_tokens.RefusedToken) as error:
+        session.rollback()
+        raise click.ClickException(str(error)) from error
+    except IntegrityError as error:  # the same id or token, added meanwhile by another run
+        session.rollback()
+        raise click.ClickException(f"Supplier {described['id']} or its token exists already.") from error
+    click.echo(f"Supplier {done.supplier_id} ({done.name}), a {done.kind}, added: its token below.")
+    click.echo(done.token)
+
+
 @click.command("rotate-token")
 @click.argument("supplier_id")
 @click.option(
@@ -298,7 +335,7 @@ def rotate_token_command(supplier_id: str, overlap_hours: float, token: str | No
             token=token,
         )
         session.commit()
-    except (token_rotation.UnknownSupplier, token_rotation.RefusedToken) as error:
+    except (token_rotation.UnknownSupplier, supplier_tokens.RefusedToken) as error:
         session.rollback()
         raise click.ClickException(str(error)) from error
     if done.cut_short:
@@ -454,6 +491,7 @@ def register_commands(app: Flask) -> None:
     app.cli.add_command(set_site_urls_command)
     app.cli.add_command(retire_recipe_command)
     app.cli.add_command(close_store_command)
+    app.cli.add_command(add_supplier_command)
     app.cli.add_command(suspend_supplier_command)
     app.cli.add_command(rotate_token_command)
     app.cli.add_command(export_shopper_command)

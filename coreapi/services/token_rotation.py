@@ -6,38 +6,27 @@ the operator says otherwise; none at all for a leaked token), after which a requ
 naming no supplier (``catalog.token_names``). One replaced token is kept per supplier: a rotation during the
 overlap of the one before ends that overlap at once (the oldest token stops), which the command says.
 
-A token is made here (``secrets.token_urlsafe``: 256 random bits) unless the operator gives one, which must then
-be at least ``MIN_TOKEN_LENGTH`` characters of the URL-safe alphabet and name no other supplier, by its token or
-its replaced one.
+The new token is made or checked by ``supplier_tokens.new_token``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import re
-import secrets
 from dataclasses import dataclass
 
-from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
-from coreapi.models import Supplier
 from coreapi.services.catalog import find_supplier_by_id
 from coreapi.services.moments import as_utc
+from coreapi.services.supplier_tokens import new_token
 
 DEFAULT_OVERLAP = dt.timedelta(hours=24)
 # A week: long enough for a retailer's slowest deploy, short enough that a forgotten token does not live on.
 MAX_OVERLAP = dt.timedelta(days=7)
-MIN_TOKEN_LENGTH = 24
-_TOKEN = re.compile(rf"[A-Za-z0-9_-]{{{MIN_TOKEN_LENGTH},200}}")
 
 
 class UnknownSupplier(LookupError):
     """No supplier with that id."""
-
-
-class RefusedToken(ValueError):
-    """A token the operator gave that cannot be the supplier's: malformed, or another supplier's."""
 
 
 @dataclass(frozen=True)
@@ -66,7 +55,7 @@ def rotate_token(
     supplier = find_supplier_by_id(session, supplier_id)
     if supplier is None:
         raise UnknownSupplier(f"No supplier {supplier_id!r}.")
-    new_token = secrets.token_urlsafe(32) if token is None else _checked(session, token)
+    made = new_token(session, token)
     cut_short = (
         supplier.previous_token is not None
         and supplier.previous_token_expires_at is not None
@@ -75,26 +64,11 @@ def rotate_token(
     until = now + overlap if overlap else None
     supplier.previous_token = supplier.token if until is not None else None
     supplier.previous_token_expires_at = until
-    supplier.token = new_token
+    supplier.token = made
     return Rotation(
         supplier_id=supplier.id,
         name=supplier.name,
-        token=new_token,
+        token=made,
         previous_accepted_until=until,
         cut_short=cut_short,
     )
-
-
-def _checked(session: Session, token: str) -> str:
-    """A token the operator gave, if it can be a supplier's."""
-    if not _TOKEN.fullmatch(token):
-        raise RefusedToken(
-            f"A token is {MIN_TOKEN_LENGTH} to 200 characters among A-Z, a-z, 0-9, '-' and '_'; "
-            "leave --token out to have one made."
-        )
-    taken = session.scalars(
-        select(Supplier.id).where(or_(Supplier.token == token, Supplier.previous_token == token))
-    ).first()
-    if taken is not None:
-        raise RefusedToken("That token is, or was, a supplier's: choose another, or leave --token out.")
-    return token
