@@ -18,6 +18,7 @@ from prerender.gateway import init_gateway
 from prerender.rendering.assets import init_assets
 from prerender.rendering.fragments import init_fragments
 from prerender.rendering.i18n import init_i18n
+from prerender.rendering.templates import read_templates
 from prerender.schemas.headers import REQUEST_ID_PATTERN, request_header_names
 from prerender.web.admission import register_admission
 from prerender.web.credentials import init_credentials
@@ -53,6 +54,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     register_request_hooks(app)
     register_blueprints(app)
     register_errorhandlers(app)
+    # Last, once every blueprint (and its template folder) is there: a running process renders the templates of the
+    # release it started with, whatever is installed after it (prerender/rendering/templates.py).
+    read_templates(app)
     return app
 
 

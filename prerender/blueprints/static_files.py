@@ -1,5 +1,7 @@
 """GET /static/<build_id>/<path>: stylesheets and ES modules, immutable for a year, compressed when the browser
-accepts it (the release tree's precompressed siblings, prerender/rendering/assets.py).
+accepts it (the release tree's precompressed siblings, prerender/rendering/assets.py). Sent from the bytes read when
+the process started, with an ETag of those bytes: a later release installed in place changes nothing this process
+serves (docs/decisions.md, "A running process never reads a later release's files"); from disk in development.
 
 A path may start with a configuration segment (`/static/<build_id>/~<config>/components/recipe-card.js`,
 prerender/rendering/assets.py): the same file, which reads its configuration from its own URL. The older
@@ -8,9 +10,10 @@ redirected to it, so that the modules it imports are loaded under the same confi
 
 from __future__ import annotations
 
+import io
 from pathlib import PurePosixPath
 
-from flask import Blueprint, redirect, request, send_from_directory, url_for
+from flask import Blueprint, Response, redirect, request, send_file, send_from_directory, url_for
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import NotFound
 
@@ -19,6 +22,7 @@ from prerender.rendering.assets import (
     CONFIG_KEYS,
     CONFIG_MARK,
     ENCODINGS,
+    AssetManifest,
     config_segment,
     get_assets,
     parse_config_segment,
@@ -53,18 +57,11 @@ def static_file(build_id: str, name: str) -> ResponseReturnValue:
         raise NotFound("No such static file in this build.")
     available = assets.tree.encodings.get(name, ())
     coding = chosen_encoding(available)
-    if coding is None:
-        response = send_from_directory(assets.root, name, max_age=ONE_YEAR, conditional=True)
-    else:
-        # The sibling's bytes under the file's name (hence its type), with the sibling's own ETag (werkzeug's
-        # holds the path and size): a 304 answers for the variant the browser holds.
-        response = send_from_directory(
-            assets.root,
-            name + ENCODINGS[coding],
-            download_name=PurePosixPath(name).name,
-            max_age=ONE_YEAR,
-            conditional=True,
-        )
+    # The sibling's bytes under the file's name (hence its type), with the sibling's own ETag: a 304 answers for the
+    # variant the browser holds.
+    stored = name if coding is None else name + ENCODINGS[coding]
+    response = sent(assets, stored, download_name=PurePosixPath(name).name)
+    if coding is not None:
         response.headers["Content-Encoding"] = coding
     if available:
         response.vary.add("Accept-Encoding")
@@ -72,6 +69,23 @@ def static_file(build_id: str, name: str) -> ResponseReturnValue:
     response.cache_control.public = True
     response.headers["Access-Control-Allow-Origin"] = "*"
     return response
+
+
+def sent(assets: AssetManifest, stored: str, *, download_name: str) -> Response:
+    """A file of the tree (or a sibling), as read at start: its bytes, with the ETag of those bytes and the time the
+    file had then (conditional: 304, ranges). In development, the file on disk as it is now (werkzeug's ETag of its
+    path, size and time)."""
+    if assets.from_disk:
+        return send_from_directory(assets.root, stored, download_name=download_name, max_age=ONE_YEAR, conditional=True)
+    content = assets.tree.contents[stored]
+    return send_file(
+        io.BytesIO(content.data),
+        download_name=download_name,
+        etag=content.etag,
+        last_modified=content.modified,
+        max_age=ONE_YEAR,
+        conditional=True,
+    )
 
 
 def chosen_encoding(available: tuple[str, ...]) -> str | None:

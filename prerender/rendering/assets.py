@@ -8,7 +8,10 @@ names, and lets every file be cached for a year as immutable: a change in any fi
 Two trees can serve them: the release tree `static_build/` that `make static` makes from the readable
 `static/` (tools/build_static.mjs: minified, the SDK in one module, gzip and brotli siblings), while it was
 built from the current sources (the digest it records is theirs); otherwise `static/` itself, with a warning.
-Each tree is read and hashed once per process: applications made later (tests make thousands) reuse it.
+Each tree is read and hashed once per process: applications made later (tests make thousands) reuse it. Its files
+are served from the bytes read then, so that an installation in place (a later release's files replacing these on
+disk) changes nothing a running process serves (docs/decisions.md, "A running process never reads a later release's
+files"); in development (debug, TEMPLATES_AUTO_RELOAD) they are sent from disk, as edited.
 
 The module URLs of a service whose element prefix is not the default, or whose modules come from a CDN, carry
 that configuration as one more path segment after the build id, for the same reason: the modules import each
@@ -32,6 +35,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from flask import Flask, current_app, request
 
 from prerender.config_checks import valid_prefix
+from prerender.rendering.templates import reads_files_at_start
 
 PACKAGE_DIR = Path(__file__).parent.parent
 SOURCE_DIR = PACKAGE_DIR / "static"
@@ -111,65 +115,108 @@ def valid_api_base(url: str) -> bool:
 
 
 @dataclass(frozen=True)
+class StaticFile:
+    """A served file, or a precompressed sibling of one, as it was read at start: its bytes, the ETag of those bytes
+    and the file's time (`Last-Modified`)."""
+
+    data: bytes
+    etag: str
+    modified: float
+
+
+@dataclass(frozen=True)
 class StaticTree:
-    """A folder of static files: the names it serves, the encodings precompressed for each, its digest."""
+    """A folder of static files: the names it serves, the encodings precompressed for each, its digest, and the bytes
+    of each file and sibling as read once (docs/decisions.md, "A running process never reads a later release's
+    files")."""
 
     root: Path
     files: frozenset[str]
     encodings: Mapping[str, tuple[str, ...]]  # name -> the ENCODINGS it has a sibling for, preferred first
     digest: str  # tree_digest of every file the tree serves, its variants included
+    contents: Mapping[str, StaticFile]  # every file the tree serves and every sibling, by name (`sdk/svc.js.br`)
 
     @property
     def build_id(self) -> str:
         return self.digest[:12]
 
+    @property
+    def size(self) -> int:
+        """The bytes the tree holds in memory."""
+        return sum(len(stored.data) for stored in self.contents.values())
+
 
 def tree_digest(root: Path, names: Iterable[str]) -> str:
     """SHA-256 over the files in name order, each as its name, a NUL byte, its content (the digest the
     release tree records of its sources: tools/build_static.mjs computes it the same way)."""
+    return contents_digest({name: (root / name).read_bytes() for name in names})
+
+
+def contents_digest(contents: Mapping[str, bytes]) -> str:
+    """tree_digest of files already read."""
     digest = hashlib.sha256()
-    for name in sorted(names):
+    for name in sorted(contents):
         digest.update(name.encode())
         digest.update(b"\0")
-        digest.update((root / name).read_bytes())
+        digest.update(contents[name])
     return digest.hexdigest()
+
+
+def content_etag(data: bytes) -> str:
+    """The ETag of a file's bytes: the same bytes have the same one in every process and release, whatever the
+    file's time or path."""
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def tree_names(root: Path) -> tuple[frozenset[str], frozenset[str]]:
+    """The names under `root` it serves, and their precompressed siblings. A name with an ENCODINGS suffix whose
+    file without it exists is that file's variant; the digest file is the build's record: neither is served."""
+    found = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+    suffixes = tuple(ENCODINGS.values())
+    variants = frozenset(name for name in found if name.endswith(suffixes) and name.rsplit(".", 1)[0] in found)
+    return frozenset(found - variants - {DIGEST_FILE}), variants
 
 
 @functools.cache
 def read_tree(root: Path) -> StaticTree:
-    """The files under `root` (once per process and folder). A name with an ENCODINGS suffix whose file
-    without it exists is that file's variant; the digest file is the build's record: neither is served."""
-    found = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
-    suffixes = tuple(ENCODINGS.values())
-    variants = {name for name in found if name.endswith(suffixes) and name.rsplit(".", 1)[0] in found}
-    files = frozenset(found - variants - {DIGEST_FILE})
+    """The files under `root`, read once per process and folder: their names, and their bytes, from which the digest
+    (hence the build id) is computed, so that the build id names the very bytes served."""
+    files, variants = tree_names(root)
     encodings = {
         name: codings
         for name in files
         if (codings := tuple(coding for coding, suffix in ENCODINGS.items() if name + suffix in variants))
     }
-    return StaticTree(root, files, encodings, tree_digest(root, files | variants))
+    contents: dict[str, StaticFile] = {}
+    for name in sorted(files | variants):
+        path = root / name
+        data = path.read_bytes()
+        contents[name] = StaticFile(data, content_etag(data), path.stat().st_mtime)
+    digest = contents_digest({name: stored.data for name, stored in contents.items()})
+    return StaticTree(root, files, encodings, digest, contents)
 
 
 @functools.cache
 def served_tree(source: Path, build: Path) -> StaticTree:
-    """The release tree when it was built from the sources as they are, else the sources (with one warning)."""
-    sources = read_tree(source)
+    """The release tree when it was built from the sources as they are, else the sources (with one warning). Only
+    the served tree is kept in memory: the sources are read for their digest alone when the release tree is
+    served."""
     try:
         recorded = (build / DIGEST_FILE).read_text().strip()
     except FileNotFoundError:
         log.warning(
             "No release build of the static files in %s: serving %s as it is; run `make static`.", build, source
         )
-        return sources
-    if recorded != sources.digest:
+        return read_tree(source)
+    files, variants = tree_names(source)
+    if recorded != tree_digest(source, files | variants):
         log.warning(
             "The release build in %s was made from other sources than %s: serving the sources as they are; "
             "run `make static`.",
             build,
             source,
         )
-        return sources
+        return read_tree(source)
     return read_tree(build)
 
 
@@ -184,8 +231,19 @@ class ModuleUrls:
 class AssetManifest:
     """The build id of the served static tree and the URLs of its files."""
 
-    def __init__(self, *, tree: StaticTree, static_url: str | None, api_url: str | None, element_prefix: str) -> None:
+    def __init__(
+        self,
+        *,
+        tree: StaticTree,
+        static_url: str | None,
+        api_url: str | None,
+        element_prefix: str,
+        from_disk: bool = False,
+    ) -> None:
         self.tree = tree
+        # Whether the files are sent from disk at each request (development: an edit shows at once) rather than from
+        # the bytes read at start (tree.contents).
+        self.from_disk = from_disk
         self.root = tree.root
         self.files = tree.files
         self.build_id = tree.build_id
@@ -246,14 +304,16 @@ def request_base_url() -> str:
 
 
 def init_assets(app: Flask) -> None:
-    """The served static tree (read and hashed once per process), and the app's URLs of it (called by the
-    factory)."""
+    """The served static tree (read and hashed once per process, its bytes kept), and the app's URLs of it (called by
+    the factory). In development (prerender/rendering/templates.py, `reads_files_at_start`) the files are sent from
+    disk, as edited."""
     config = app.config
     app.extensions[EXTENSION_KEY] = AssetManifest(
         tree=served_tree(SOURCE_DIR, BUILD_DIR),
         static_url=config["CDN_URL"] or config["PUBLIC_URL"],
         api_url=config["PUBLIC_URL"],
         element_prefix=config["ELEMENT_PREFIX"],
+        from_disk=not reads_files_at_start(app),
     )
 
 
