@@ -5,7 +5,8 @@ readiness follows what is the node's own, never a dependency every node shares (
 would take every node out of the load balancer at once, precisely when the nodes could still serve stale and empty
 fragments (docs/decisions.md, "Readiness"). What this worker knows of the upstream, its breakers' states, is in
 both answers and in /metrics; whether the upstream refused the service key (the node's own setting) at this worker's
-last call that sent it, in /readyz.
+last call that sent it, in /readyz. Both say which release the process runs (`version`: prerender/rendering/release.py),
+what step 6 of a new release checks (docs/operations.md).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from flask.typing import ResponseReturnValue
 
 from prerender.extensions import cache
 from prerender.gateway import Upstream, get_upstream
+from prerender.rendering.release import release
 from prerender.schemas.responses import HealthSchema
 from prerender.web.contract import declare, json_answer
 
@@ -32,7 +34,7 @@ _CACHE_FAILING = "prerender_readyz_cache_failing"
 @declare(summary="Liveness, with this worker's view of the upstream", answers={200: json_answer(HealthSchema)})
 def healthz() -> ResponseReturnValue:
     """Liveness: answers as long as the worker can serve a request."""
-    return {"status": "ok", "upstream": get_upstream().http.guards.states()}
+    return {"status": "ok", "upstream": get_upstream().http.guards.states(), "version": release()}
 
 
 @bp.get("/readyz")
@@ -52,7 +54,7 @@ def readyz() -> ResponseReturnValue:
     upstream = get_upstream()
     checks = {"cache": _cache_check(), "service_key": _service_key_check(upstream)}
     status = "ready" if all(result == "ok" for result in checks.values()) else "degraded"
-    return {"status": status, "checks": checks, "upstream": upstream.http.guards.states()}
+    return {"status": status, "checks": checks, "upstream": upstream.http.guards.states(), "version": release()}
 
 
 def _service_key_check(upstream: Upstream) -> str:

@@ -207,6 +207,21 @@ class StoredSchema(Schema):
     stored = fields.Integer(required=True)
 
 
+class ReleaseSchema(Schema):
+    """The release a process runs, as it read it at start (a later release installed in place changes nothing of it
+    until the reload)."""
+
+    package = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The version of the installed `prerender` distribution; null when not installed."},
+    )
+    static_build = fields.String(
+        required=True,
+        metadata={"description": "The build id of the static files served, the segment of their URLs: /static/<id>/."},
+    )
+
+
 class HealthSchema(Schema):
     """Liveness and readiness answers."""
 
@@ -217,6 +232,7 @@ class HealthSchema(Schema):
         values=fields.String(),
         metadata={"description": "This worker's circuit breaker of each upstream resource: closed, half-open or open."},
     )
+    version = fields.Nested(ReleaseSchema, required=True)
 
 
 class AuthlessTokenSchema(Schema):

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import logging
 from pathlib import Path
 
 import pytest
+from alembic.script import ScriptDirectory
+from flask import Flask
 from flask.testing import FlaskClient
 
-from coreapi import INSTANCE_PATH, create_app
+from coreapi import INSTANCE_PATH, create_app, migrate
 from coreapi.config import ConfigError
+from coreapi.extensions import db
 from tests.conftest import closed_port
 
 PROBLEM = "application/problem+json"
@@ -112,10 +116,40 @@ def test_a_connection_hold_no_longer_than_a_write_may_take_stops_the_start(tmp_p
         create_app({**database, "IDEMPOTENCY_WAIT_SECONDS": 4.0, "DATABASE_HOLD_SECONDS": 3.1})
 
 
+def head_revision() -> str | None:
+    """The newest revision of the scripts, from Alembic's script directory (never written here: a new revision
+    moves it)."""
+    return ScriptDirectory.from_config(migrate.alembic_config()).get_current_head()
+
+
 def test_healthz(client: FlaskClient) -> None:
+    """The release coreapi runs: its installed version, and the revision its (migrated) database is at."""
     response = client.get("/healthz")
     assert response.status_code == 200
-    assert response.json == {"status": "ok"}
+    version = {"package": importlib.metadata.version("prerender-coreapi"), "schema": head_revision()}
+    assert response.json == {"status": "ok", "version": version}
+
+
+def test_healthz_names_the_revision_the_database_is_at_as_it_is_upgraded(empty_app: Flask) -> None:
+    """Read at each check: the database is upgraded while coreapi runs (docs/operations.md, "A new release")."""
+    client = empty_app.test_client()
+    assert client.get("/healthz").json["version"]["schema"] is None  # no migration history yet
+    head = head_revision()
+    assert head is not None
+    before = ScriptDirectory.from_config(migrate.alembic_config()).get_revision(head).down_revision
+    assert isinstance(before, str)
+    for revision in (before, head):
+        with empty_app.app_context(), migrate.schema_connection(db.engine) as connection:
+            migrate.upgrade(connection, revision)
+        answer = client.get("/healthz")
+        assert answer.status_code == 200 and answer.json["version"]["schema"] == revision
+
+
+def test_healthz_names_the_package_version_read_at_start(client: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another release installed in place after the start (its metadata) is not the one that runs."""
+    started = client.get("/healthz").json["version"]["package"]
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "99.0.0")
+    assert client.get("/healthz").json["version"]["package"] == started != "99.0.0"
 
 
 def test_request_id_is_echoed(client: FlaskClient) -> None:

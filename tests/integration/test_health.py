@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import sqlite3
 
+import requests
+from alembic.script import ScriptDirectory
 from flask_caching.backends import RedisCache
 from sqlalchemy import text
 
+from coreapi import migrate
 from prerender.config import DefaultConfig
 from prerender.extensions import cache
+from prerender.rendering.assets import EXTENSION_KEY as ASSETS
 from tests.live import PostgresqlRedis, SqliteSimpleCache
 
 from .conftest import browser_headers, get_card
@@ -60,6 +65,24 @@ def test_healthz(client):
     body = client.get("/healthz").get_json()
     assert body["status"] == "ok"
     assert {"recipes", "baskets", "catalog", "menus", "suppliers"} <= set(body["upstream"])
+
+
+def test_both_services_say_which_release_they_run(app, client, coreapi_url):
+    """What step 6 of a new release checks (docs/operations.md): each service's installed version as it read it at
+    start, the build id prerender's fragments link, and the revision coreapi's database is at (the newest of the
+    scripts, from Alembic's script directory: the live coreapi's database is migrated)."""
+    assert client.get("/healthz").get_json()["version"] == {
+        "package": importlib.metadata.version("prerender"),
+        "static_build": app.extensions[ASSETS].build_id,
+    }
+    assert client.get("/readyz").get_json()["version"] == client.get("/healthz").get_json()["version"]
+    head = ScriptDirectory.from_config(migrate.alembic_config()).get_current_head()
+    answer = requests.get(f"{coreapi_url}/healthz", timeout=10)
+    assert answer.status_code == 200
+    assert answer.json() == {
+        "status": "ok",
+        "version": {"package": importlib.metadata.version("prerender-coreapi"), "schema": head},
+    }
 
 
 def test_the_stack_is_the_one_its_id_names(stack, app, client):
