@@ -69,3 +69,11 @@ BREAKER_STATE = Gauge(
     ["resource"],
     multiprocess_mode="livemax",
 )
+# A count, no tenant label: a label per retailer (or per made-up token) is a cardinality decision of its own.
+BREAKER_TENANTS_OPEN = Gauge(
+    "prerender_circuit_breaker_tenants_open",
+    "Tenants (retailers) whose own circuit breaker of the resource is open: their calls refused, the others' not "
+    "(the most of the workers).",
+    ["resource"],
+    multiprocess_mode="livemax",
+)

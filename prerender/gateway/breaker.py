@@ -74,11 +74,14 @@ class CircuitBreaker:
         *,
         name: str,
         policy: BreakerPolicy,
+        label: str | None = None,
         clock: Callable[[], float] = time.monotonic,
         on_change: Callable[[str, str], None] | None = None,
         wake: Callable[[float, Callable[[], None]], None] | None = None,
     ) -> None:
         self.name = name
+        # What its log lines call it (a tenant's breaker names its tenant: prerender/gateway/tenant_breakers.py).
+        self.label = label or name
         self.policy = policy
         self.clock = clock
         self._on_change = on_change
@@ -225,12 +228,12 @@ class CircuitBreaker:
         if state == before:
             return
         if state == OPEN:
-            log.warning("circuit for %s opened (%s): calls refused for %g s", self.name, because, self.policy.cooldown)
+            log.warning("circuit for %s opened (%s): calls refused for %g s", self.label, because, self.policy.cooldown)
             if self._wake is not None:  # its state changes again at the cooldown's end, called or not
                 self._wake(self.retry_after(), self._cooldown_over)
         elif state == HALF_OPEN:
-            log.info("circuit for %s half-open: the next %d calls probe it", self.name, self.policy.probes)
+            log.info("circuit for %s half-open: the next %d calls probe it", self.label, self.policy.probes)
         else:
-            log.warning("circuit for %s closed again: its probes passed", self.name)
+            log.warning("circuit for %s closed again: its probes passed", self.label)
         if self._on_change is not None:
             self._on_change(self.name, state)

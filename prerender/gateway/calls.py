@@ -11,6 +11,7 @@ from urllib.parse import quote
 from prerender.gateway.errors import UnknownStore, UpstreamBadResponse, UpstreamStatusError
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import SERVICE_KEY_HEADER, UpstreamHttp
+from prerender.gateway.tenant_breakers import tenant_key
 
 API = "/api/v1"
 # The most ids one batch read names (the upstream's own limit on `ids` and `recipe_ids`).
@@ -44,6 +45,12 @@ class CallerIdentity:
     # For a browser's credential: prerender calls as a service, naming the supplier by id (docs/upstream.md).
     service_key: str | None = field(default=None, repr=False)
 
+    @property
+    def tenant(self) -> str:
+        """The tenant its calls are made for: its supplier's id (known once the token resolved), never the token
+        (prerender/gateway/tenant_breakers.py)."""
+        return tenant_key(self.supplier_id, self.supplier_token)
+
     def headers(self) -> dict[str, str]:
         headers = {
             "Language-Id": self.language,
@@ -75,10 +82,10 @@ def send(
     idempotent: bool = True,
     expect_body: bool = True,
 ) -> Any:
-    """One call to the upstream's `path` (below API) with `identity`'s headers, guarded by `resource`'s breaker
-    and bulkhead, `name` in the metrics; retried after a connection error or a 502-504 unless `idempotent` is
-    False (gateway/http.py). The decoded JSON answer. A 401 refuses the identity's supplier-token: it is told to
-    `http.token_refused` (revoked since its supplier was cached)."""
+    """One call to the upstream's `path` (below API) with `identity`'s headers, guarded by `resource`'s breakers
+    (the shared one and `identity`'s tenant's) and bulkhead, `name` in the metrics; retried after a connection
+    error or a 502-504 unless `idempotent` is False (gateway/http.py). The decoded JSON answer. A 401 refuses the
+    identity's supplier-token: it is told to `http.token_refused` (revoked since its supplier was cached)."""
     try:
         return http.request(
             method,
@@ -90,6 +97,7 @@ def send(
             headers=identity.headers(),
             idempotent=idempotent,
             expect_body=expect_body,
+            tenant=identity.tenant,
         )
     except UpstreamStatusError as error:
         if error.status == 401 and identity.supplier_token and http.token_refused is not None:

@@ -69,6 +69,7 @@ class UpstreamForwarder:
                 params=params,
                 headers=headers,
                 idempotent=call.idempotent or key is not None,
+                tenant=identity.tenant,
             )
         except UpstreamStatusError as error:
             raise_unknown_store(error)

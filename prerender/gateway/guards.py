@@ -1,8 +1,11 @@
-"""The upstream's resources, and for each one its own circuit breaker and bulkhead (per worker process).
+"""The upstream's resources, and for each one its circuit breakers and bulkhead (per worker process).
 
 Every upstream call names the resource it touches (`UpstreamHttp.request(resource=...)`), so failures stay where
 they happen: a catalog slowed to a crawl opens the catalog's breaker and fills the catalog's bulkhead, while the
-cards' recipe reads and the basket writes go on (docs/decisions.md, "Circuit breakers per resource").
+cards' recipe reads and the basket writes go on (docs/decisions.md, "Circuit breakers per resource"). Within a
+resource, each tenant (retailer) has its own breaker and at most half of the bulkhead's places, so one retailer's
+failures stay its own (prerender/gateway/tenant_breakers.py; docs/decisions.md, "One retailer's failures open its
+own breakers").
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass
 
 from prerender.gateway.breaker import CLOSED, STATE_VALUES, BreakerPolicy, CircuitBreaker
 from prerender.gateway.bulkhead import Bulkhead
+from prerender.gateway.tenant_breakers import TenantBreakers
 from prerender.metrics import BREAKER_STATE
 
 
@@ -35,10 +39,15 @@ class Resource(enum.StrEnum):
 
 @dataclass(frozen=True)
 class Guard:
-    """The breaker and the bulkhead of one resource."""
+    """The breakers (the shared one and the tenants') and the bulkhead of one resource."""
 
-    breaker: CircuitBreaker
+    breakers: TenantBreakers
     bulkhead: Bulkhead
+
+    @property
+    def breaker(self) -> CircuitBreaker:
+        """The resource's shared breaker: open, it refuses every tenant's calls."""
+        return self.breakers.shared
 
 
 def report_state(resource: str, state: str) -> None:
@@ -68,7 +77,7 @@ class ResourceGuards:
     ) -> None:
         self._guards = {
             resource: Guard(
-                breaker=CircuitBreaker(
+                breakers=TenantBreakers(
                     name=resource.value, policy=policy, clock=clock, on_change=report_state, wake=wake
                 ),
                 bulkhead=Bulkhead(name=resource.value, limit=calls_in_flight, queue=queued_calls),
@@ -82,5 +91,6 @@ class ResourceGuards:
         return self._guards[resource]
 
     def states(self) -> dict[str, str]:
-        """Each resource's breaker state."""
+        """Each resource's shared breaker state (a tenant's open breaker refuses that tenant's calls only: it is
+        counted in prerender_circuit_breaker_tenants_open, not here)."""
         return {resource.value: guard.breaker.state for resource, guard in self._guards.items()}

@@ -31,6 +31,7 @@ from prerender.gateway.errors import (
 )
 from prerender.gateway.guards import Resource, ResourceGuards
 from prerender.gateway.sessions import SessionPool
+from prerender.gateway.tenant_breakers import tenant_of_headers
 from prerender.gateway.upstream_clock import UpstreamClock
 from prerender.metrics import SERVICE_KEY_REFUSED, UPSTREAM_CALLS, UPSTREAM_SECONDS
 
@@ -189,15 +190,19 @@ class UpstreamHttp:
         json: Any = None,
         idempotent: bool,
         expect_body: bool = True,
+        tenant: str | None = None,
     ) -> Any:
-        """Send one call through the breaker and the bulkhead of its `resource` (prerender/gateway/guards.py);
-        return the decoded JSON (None for an empty answer when allowed). An upstream 4xx is an answer, so it counts
-        as the upstream being alive. `name` is the call's label in the metrics (paths carry ids)."""
+        """Send one call through the breakers and the bulkhead of its `resource` (prerender/gateway/guards.py), its
+        `tenant`'s (prerender/gateway/tenant_breakers.py, `tenant_key`; when not given, the supplier its headers
+        name); return the decoded JSON (None for an empty answer when allowed). An upstream 4xx is an answer, so it
+        counts as the upstream being alive. `name` is the call's label in the metrics (paths carry ids)."""
         if deadline.shed():
             raise RequestShed(f"{method} {path} not sent: the request was shed (prerender/web/admission.py)")
         guard = self.guards[resource]
+        if tenant is None:
+            tenant = tenant_of_headers(headers)
         try:
-            probe = guard.breaker.allow()
+            admission = guard.breakers.allow(tenant)
         except CircuitOpen:
             UPSTREAM_CALLS.labels(name, "circuit_open").inc()
             raise
@@ -242,12 +247,7 @@ class UpstreamHttp:
             outcome, evidence = failure_outcome(error), False
             raise
         finally:
-            if evidence is None:
-                guard.breaker.record_ignored(probe)
-            elif evidence:
-                guard.breaker.record_success(probe)
-            else:
-                guard.breaker.record_failure(probe)
+            guard.breakers.record(admission, evidence)
             UPSTREAM_CALLS.labels(name, outcome).inc()
             if outcome != "shed":
                 UPSTREAM_SECONDS.labels(name).observe(time.perf_counter() - started)

@@ -8,8 +8,9 @@ from collections.abc import Callable
 from typing import Any
 
 from prerender.gateway import Resource, ResourceGuards, UpstreamHttp
-from prerender.gateway.breaker import BreakerPolicy
+from prerender.gateway.breaker import BreakerPolicy, CircuitBreaker
 from prerender.gateway.guards import call_later
+from prerender.gateway.tenant_breakers import NO_TENANT
 
 # The resource the tests' generic upstream calls are made for.
 RESOURCE = Resource.RECIPES
@@ -39,3 +40,10 @@ def upstream_http(base_url: str, *, retries: int = 0, pool_size: int = 1, **guar
         pool_size=pool_size,
         guards=guards(**guard_settings),
     )
+
+
+def tenant_breaker(guards: ResourceGuards, resource: Resource = RESOURCE, tenant: str = NO_TENANT) -> CircuitBreaker:
+    """The breaker of `tenant`'s calls to `resource` (prerender/gateway/tenant_breakers.py): by default that of the
+    calls made for no supplier, as the tests' calls without supplier headers are. One tenant's failures open it, not
+    the resource's shared breaker."""
+    return guards[resource].breakers.of(tenant)

@@ -36,7 +36,7 @@ from prerender.gateway.calls import segment
 from prerender.gateway.models import parse_recipe
 from prerender.gateway.read_cache import NearCache, ReadCache, cache_key
 from tests.clock import FakeClock
-from tests.unit.guards import upstream_http
+from tests.unit.guards import tenant_breaker, upstream_http
 
 BASE = "http://upstream.test"
 IDENTITY = CallerIdentity(
@@ -426,7 +426,9 @@ def calls(http: UpstreamHttp, outcomes: str) -> None:
 
 
 def breaker(http: UpstreamHttp, resource: Resource = Resource.RECIPES) -> CircuitBreaker:
-    return http.guards[resource].breaker
+    """The breaker these tests' calls (made for no supplier) open: their tenant's (prerender/gateway/
+    tenant_breakers.py); the resource's shared breaker counts no failure of one tenant alone."""
+    return tenant_breaker(http.guards, resource)
 
 
 @responses.activate
@@ -507,7 +509,7 @@ def test_a_failed_probe_opens_the_circuit_again():
 
 def test_a_probe_that_says_nothing_leaves_its_place_to_the_next_caller():
     clock = FakeClock()
-    b = breaker_http(clock, probes=1).guards[Resource.RECIPES].breaker
+    b = breaker(breaker_http(clock, probes=1))
     for _ in range(4):
         b.record_failure(False)
     clock.now += 10
@@ -559,7 +561,11 @@ def test_each_resource_has_its_own_breaker():
         call(http, Resource.CATALOG)
     responses.replace(responses.GET, RECIPE_URL, json=RECIPE)
     call(http, Resource.BASKETS)
-    assert {resource: state for resource, state in http.guards.states().items() if state != CLOSED} == {"catalog": OPEN}
+    assert {
+        resource.value: breaker(http, resource).state
+        for resource in Resource
+        if breaker(http, resource).state != CLOSED
+    } == {"catalog": OPEN}
 
 
 def expire_fresh_copy(upstream: Upstream, recipe_id: str, store_id: str | None = None) -> None:

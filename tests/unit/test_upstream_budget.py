@@ -27,7 +27,7 @@ from prerender.web.contract import contract_of
 from prerender.web.upstream_budget import budget_of
 from tests.clock import FakeClock, WallClock
 from tests.conftest import HEADERS, TEST_SECRET_KEY
-from tests.unit.guards import RESOURCE, guards
+from tests.unit.guards import RESOURCE, guards, tenant_breaker
 
 BASE = "http://upstream.test"
 
@@ -98,7 +98,7 @@ def test_a_timeout_after_a_fair_wait_counts_as_a_failure_for_the_breaker(hung_up
     http.guards = guards(minimum_calls=1, slow_call_seconds=0.05)  # one counted failure opens it
     with deadline.budget(0.1), pytest.raises(UpstreamTimeout):
         http.request("GET", "/x", resource=RESOURCE, name="x", headers={}, idempotent=True)
-    assert http.guards[RESOURCE].breaker.state == OPEN
+    assert tenant_breaker(http.guards).state == OPEN
 
 
 def test_a_call_its_own_budget_cut_short_is_no_evidence_against_the_upstream(hung_upstream, budget_clock):
@@ -108,8 +108,9 @@ def test_a_call_its_own_budget_cut_short_is_no_evidence_against_the_upstream(hun
     http.guards = guards(minimum_calls=1, slow_call_seconds=0.5)
     with deadline.budget(0.1), pytest.raises(UpstreamTimeout):
         http.request("GET", "/x", resource=RESOURCE, name="x", headers={}, idempotent=True)
-    breaker = http.guards[RESOURCE].breaker
+    breaker = tenant_breaker(http.guards)
     assert breaker.state == CLOSED and breaker.counts() == (0, 0)
+    assert http.guards[RESOURCE].breaker.counts() == (0, 0)  # nor for the shared one
 
 
 def test_a_call_waits_at_most_what_is_left_of_the_budget(hung_upstream, monkeypatch, budget_clock):
@@ -137,6 +138,7 @@ def test_nothing_is_sent_once_the_budget_is_spent_and_the_breaker_does_not_count
     with deadline.budget(0), pytest.raises(BudgetSpent):
         http.request("GET", "/x", resource=RESOURCE, name="x", headers={}, idempotent=True)
     assert timeouts == []
+    assert tenant_breaker(http.guards).counts() == (0, 0)
     assert http.guards[RESOURCE].breaker.counts() == (0, 0)
 
 
