@@ -6,8 +6,13 @@ as long as its request's budget leaves time to make the call after the wait; oth
 request that could not be served within its budget is refused at once instead of discovered by a timeout: a
 fragment answers its degraded form, a browser's JSON route 503 with Retry-After (prerender/web/errors.py).
 
-The semaphore and lock are threading's: patched by gevent's workers into greenlet-aware ones, real locks under
+The condition and its lock are threading's: patched by gevent's workers into greenlet-aware ones, real locks under
 gthread (gunicorn.conf.py).
+
+A call made for a tenant (a retailer: prerender/gateway/tenant_breakers.py, `tenant_key`) takes at most half of
+the places (`share`, one at least): one retailer whose calls hang upstream holds half of them while they hang, and
+the other retailers' calls still get the other half. A call over its tenant's share waits, and is shed, as one over
+the limit.
 
 The log says when the bulkhead starts shedding and when it has shed nothing for QUIET_SECONDS (said by the next
 call that goes through), with how many were shed meanwhile: two lines for a spike or a steady overload, however
@@ -32,7 +37,9 @@ QUIET_SECONDS = 10.0
 
 
 class Bulkhead:
-    """Places for the calls to one resource."""
+    """Places for the calls to one resource. A call for a tenant (`place(tenant=...)`) takes at most `share` of
+    them (max(1, limit // 2)): one retailer whose calls hang cannot hold every place of the resource
+    (docs/decisions.md, "One retailer's failures open its own breakers")."""
 
     def __init__(self, *, name: str, limit: int, queue: int, clock: Callable[[], float] = time.monotonic) -> None:
         if limit < 1 or queue < 0:
@@ -40,10 +47,13 @@ class Bulkhead:
         self.name = name
         self.limit = limit
         self.queue = queue
+        self.share = max(1, limit // 2)
         self.clock = clock
-        self._places = threading.BoundedSemaphore(limit)
-        self._lock = threading.Lock()
+        # One condition for the places, the tenants' shares and the counts: a freed place wakes the waiting calls,
+        # and the first of them that may take it does (threading's: patched by gevent's workers).
+        self._lock = threading.Condition(threading.Lock())
         self._in_flight = 0
+        self._by_tenant: dict[str, int] = {}  # the calls in flight per tenant (none at 0: bounded by the limit)
         self._waiting = 0
         self._shed = 0  # calls shed since it started shedding (0: not shedding)
         self._last_shed = 0.0
@@ -56,51 +66,87 @@ class Bulkhead:
     def waiting(self) -> int:
         return self._waiting
 
-    @contextlib.contextmanager
-    def place(self, *, wait: float) -> Iterator[None]:
-        """Hold a place for one call, waiting at most `wait` seconds for one; Shed when none came."""
-        if not self._places.acquire(blocking=False):
-            with self._lock:
-                queued = not (wait <= 0 or self._waiting >= self.queue)
-                if queued:
-                    self._waiting += 1
-            if not queued:
-                raise self._shedding()
-            try:
-                acquired = self._places.acquire(timeout=wait)
-            finally:
-                with self._lock:
-                    self._waiting -= 1
-            if not acquired:
-                raise self._shedding()
+    def in_flight_for(self, tenant: str) -> int:
+        """The calls in flight for `tenant`."""
         with self._lock:
-            self._in_flight += 1
-            shed = self._shed if self._shed and self.clock() - self._last_shed >= QUIET_SECONDS else 0
-            if shed:
-                self._shed = 0
-        if shed:
+            return self._by_tenant.get(tenant, 0)
+
+    def _free_for(self, tenant: str | None) -> bool:
+        """Whether a call for `tenant` may take a place now (under the lock)."""
+        if self._in_flight >= self.limit:
+            return False
+        return tenant is None or self._by_tenant.get(tenant, 0) < self.share
+
+    @contextlib.contextmanager
+    def place(self, *, wait: float, tenant: str | None = None) -> Iterator[None]:
+        """Hold a place for one call, waiting at most `wait` seconds for one; Shed when none came. A call for a
+        `tenant` that holds its share already waits (and is shed) as one for a full bulkhead."""
+        shed = quiet = in_flight = waiting = 0
+        with self._lock:
+            if not self._free_for(tenant):
+                if wait <= 0 or self._waiting >= self.queue:
+                    acquired = False
+                else:
+                    self._waiting += 1
+                    try:
+                        acquired = self._lock.wait_for(lambda: self._free_for(tenant), timeout=wait)
+                    finally:
+                        self._waiting -= 1
+                if not acquired:
+                    shed = self._count_shed()
+                    in_flight, waiting = self._in_flight, self._waiting
+            else:
+                acquired = True
+            if acquired:
+                self._in_flight += 1
+                if tenant is not None:
+                    self._by_tenant[tenant] = self._by_tenant.get(tenant, 0) + 1
+                quiet = self._shed if self._shed and self.clock() - self._last_shed >= QUIET_SECONDS else 0
+                if quiet:
+                    self._shed = 0
+        if not acquired:
+            if shed == 1 and in_flight >= self.limit:
+                log.warning(
+                    "bulkhead for %s full (%d calls in flight, %d waiting): shedding calls",
+                    self.name,
+                    in_flight,
+                    waiting,
+                )
+            elif shed == 1:
+                log.warning(
+                    "bulkhead for %s: a tenant holds its share (%d of %d places; %d calls in flight, %d waiting): "
+                    "shedding its calls",
+                    self.name,
+                    self.share,
+                    self.limit,
+                    in_flight,
+                    waiting,
+                )
+            raise Shed(self.name)
+        if quiet:
             log.warning(
                 "bulkhead for %s: calls go through again, none shed for %g s (%d shed before)",
                 self.name,
                 QUIET_SECONDS,
-                shed,
+                quiet,
             )
         try:
             yield
         finally:
             with self._lock:
                 self._in_flight -= 1
-            self._places.release()
+                if tenant is not None:
+                    left = self._by_tenant[tenant] - 1
+                    if left:
+                        self._by_tenant[tenant] = left
+                    else:
+                        del self._by_tenant[tenant]
+                # Every waiting call looks: the first that may take the freed place (its tenant under its share)
+                # does, the others wait on.
+                self._lock.notify_all()
 
-    def _shedding(self) -> Shed:
-        """One more call shed: the error to raise, logged when it starts a time of shedding."""
-        with self._lock:
-            self._shed += 1
-            self._last_shed = self.clock()
-            first = self._shed == 1
-            in_flight, waiting = self._in_flight, self._waiting
-        if first:
-            log.warning(
-                "bulkhead for %s full (%d calls in flight, %d waiting): shedding calls", self.name, in_flight, waiting
-            )
-        return Shed(self.name)
+    def _count_shed(self) -> int:
+        """One more call shed (under the lock): how many since it started shedding (1: the log says it starts)."""
+        self._shed += 1
+        self._last_shed = self.clock()
+        return self._shed

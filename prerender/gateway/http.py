@@ -210,7 +210,7 @@ class UpstreamHttp:
         outcome = "error"
         evidence: bool | None = None  # True: the upstream answered; False: it failed; None: no evidence either way
         try:
-            with guard.bulkhead.place(wait=self._wait_for_place()):
+            with guard.bulkhead.place(wait=self._wait_for_place(), tenant=tenant):
                 result = self._send(
                     method,
                     path,

@@ -1,12 +1,13 @@
 """One retailer's failures open its own breakers (prerender/gateway/tenant_breakers.py): a breaker per (resource,
 tenant), keyed without a token in clear and bounded in number; the resource's shared breaker counts a failure only
-when two tenants fail within its window. The calls go through the production HTTP client to a fake upstream
-(`responses`) that fails for one supplier only."""
+when two tenants fail within its window; a tenant takes at most half of a resource's bulkhead. The calls go through
+the production HTTP client to a fake upstream (`responses`) that fails for one supplier only."""
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,8 +16,9 @@ import requests
 import responses
 from prometheus_client import REGISTRY
 
-from prerender.gateway import CallerIdentity, CircuitOpen, Resource, UpstreamHttp, UpstreamStatusError
+from prerender.gateway import CallerIdentity, CircuitOpen, Resource, Shed, UpstreamHttp, UpstreamStatusError
 from prerender.gateway.breaker import CLOSED, HALF_OPEN, OPEN, BreakerPolicy
+from prerender.gateway.bulkhead import Bulkhead
 from prerender.gateway.tenant_breakers import (
     NO_TENANT,
     TENANTS_PER_RESOURCE,
@@ -257,3 +259,89 @@ def test_the_least_recently_used_closed_breaker_goes_first_and_an_open_one_stays
     breakers.of("id:e")
     assert tenants_open("test-lru") == 2 and breakers.tenants() == 3
     assert breakers.of("id:a") is not a  # a was the least recently used
+
+
+# --- the bulkhead's share ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def holders() -> Iterator[list[threading.Event]]:
+    """Threads that hold places until their event is set (all set at the end)."""
+    releases: list[threading.Event] = []
+    yield releases
+    for release in releases:
+        release.set()
+
+
+def hold(bulkhead: Bulkhead, tenant: str, releases: list[threading.Event]) -> None:
+    """A call for `tenant` that takes a place and holds it until released."""
+    taken, release = threading.Event(), threading.Event()
+
+    def run() -> None:
+        with bulkhead.place(wait=0, tenant=tenant):
+            taken.set()
+            release.wait(5)
+
+    threading.Thread(target=run, daemon=True).start()
+    releases.append(release)
+    assert taken.wait(5), "the place was not given"
+
+
+def test_a_hung_tenant_holds_half_of_the_places_and_the_others_get_the_rest(holders):
+    bulkhead = Bulkhead(name="test-share", limit=4, queue=8)
+    assert bulkhead.share == 2
+    hold(bulkhead, "id:1", holders)
+    hold(bulkhead, "id:1", holders)
+    with pytest.raises(Shed), bulkhead.place(wait=0, tenant="id:1"):  # its share is taken: shed, places free
+        pytest.fail("a third place for one tenant")
+    with pytest.raises(Shed), bulkhead.place(wait=0.05, tenant="id:1"):  # waiting does not give it one either
+        pytest.fail("a third place for one tenant")
+    assert bulkhead.in_flight == 2 and bulkhead.in_flight_for("id:1") == 2
+    hold(bulkhead, "id:2", holders)
+    with bulkhead.place(wait=0, tenant="id:3"):
+        assert bulkhead.in_flight == 4
+    holders[0].set()  # one of tenant 1's calls ends: its waiting call gets the place
+    with bulkhead.place(wait=5, tenant="id:1"):
+        assert bulkhead.in_flight_for("id:1") == 2
+    assert min(Bulkhead(name="test-one", limit=1, queue=0).share, Bulkhead(name="x", limit=3, queue=0).share) == 1
+
+
+def test_a_waiting_call_of_another_tenant_takes_a_place_its_tenant_may_have(holders):
+    """A freed place goes to a waiting call that may take it, not to one whose tenant holds its share."""
+    bulkhead = Bulkhead(name="test-wake", limit=2, queue=4)
+    hold(bulkhead, "id:1", holders)
+    hold(bulkhead, "id:2", holders)
+    got: list[str] = []
+
+    def wait_for_place(tenant: str) -> None:
+        try:
+            with bulkhead.place(wait=2, tenant=tenant):
+                got.append(tenant)
+        except Shed:
+            got.append(f"{tenant} shed")
+
+    first = threading.Thread(target=wait_for_place, args=("id:2",))
+    first.start()
+    second = threading.Thread(target=wait_for_place, args=("id:3",))
+    second.start()
+    for _ in range(200):
+        if bulkhead.waiting == 2:
+            break
+        threading.Event().wait(0.01)
+    holders[0].set()  # tenant 1's place frees: tenant 2 holds its share (1 of 2), tenant 3 takes it
+    second.join(5)
+    assert got == ["id:3"]
+    holders[1].set()
+    first.join(5)
+    assert got == ["id:3", "id:2"]
+
+
+def test_one_tenants_hung_calls_leave_places_for_another_through_the_http_client(failing_for):
+    """Through the HTTP client: the calls of tenant 1 hold half of the catalog's places; tenant 2's still go."""
+    http = http_with(FakeClock(), calls_in_flight=2, queued_calls=0)
+    bulkhead = http.guards[Resource.CATALOG].bulkhead
+    with bulkhead.place(wait=0, tenant="id:1"):  # tenant 1's one place of two, hung
+        with pytest.raises(Shed):
+            call(http, "1")
+        call(http, "2")
+    assert [c.request.headers["Supplier-Id"] for c in responses.calls] == ["2"]
