@@ -1,6 +1,7 @@
 """Fault-injecting proxies in front of the live services of tests/live.py: `FaultyUpstream` before coreapi (the
 upstream paths starting with one of its `faults` fail), `FaultyPrerender` before prerender (the demo shop's tests:
-those exact paths fail). Everything else passes through unchanged. Tests change `faults` while a proxy runs (the
+those exact paths fail). Everything else passes through unchanged, and so does a call a fault lets pass (it answers
+None: `for_supplier`, a fault for one retailer's calls only). Tests change `faults` while a proxy runs (the
 service fails, then recovers); `release` ends the slow faults' wait. A stopped service is a closed port instead
 (tests/conftest.py, `closed_port`)."""
 
@@ -19,7 +20,8 @@ from werkzeug.serving import WSGIRequestHandler
 
 from tests.live import LiveServer
 
-Fault = Callable[[], Response]
+# A fault's answer to the request being proxied (flask's `request`); None lets the call through.
+Fault = Callable[[], Response | None]
 DEADLINE_HEADER = "X-Request-Deadline"  # prerender/gateway/http.py
 MENUS = "/api/v1/menus"
 
@@ -53,16 +55,20 @@ class FaultyProxy:
     def url(self) -> str:
         return self.server.url
 
-    def _fault(self, path: str) -> Fault | None:
+    def _faults(self, path: str) -> list[Fault]:
         if not self.prefix:
-            return self.faults.get(path)
-        return next((fault for start, fault in list(self.faults.items()) if path.startswith(start)), None)
+            return [self.faults[path]] if path in self.faults else []
+        return [fault for start, fault in list(self.faults.items()) if path.startswith(start)]
 
     def _answer(self, path: str) -> Response:
-        fault = self._fault(f"/{path}")
-        if fault is not None:
+        for fault in self._faults(f"/{path}"):
+            # Noted before the fault answers: a hung one answers only once released, and a test reads meanwhile
+            # whether the call came; taken back when the fault lets the call through.
             self.failed.append(f"/{path}")
-            return fault()
+            answer = fault()
+            if answer is not None:
+                return answer
+            self.failed.remove(f"/{path}")
         self.passed.append(f"{request.method} /{path}")
         headers = {k: v for k, v in request.headers if k.lower() not in ("host", "content-length")}
         if self.clock_ahead and DEADLINE_HEADER in headers:
@@ -135,6 +141,20 @@ def status(code: int, errors: dict[str, object] | None = None) -> Fault:
         if errors:
             body["errors"] = errors
         return Response(json.dumps(body), status=code, mimetype="application/problem+json")
+
+    return answer
+
+
+def for_supplier(fault: Fault, *, token: str | None = None, supplier_id: str | None = None) -> Fault:
+    """`fault` for the calls made for one supplier (a retailer whose own data fails upstream), the others passed
+    through: those that name it by its token (`Supplier-Token`, a customer's server's request) or its id
+    (`Supplier-Id`, a browser's, made with the service key)."""
+
+    def answer() -> Response | None:
+        named = (token is not None and request.headers.get("Supplier-Token") == token) or (
+            supplier_id is not None and request.headers.get("Supplier-Id") == supplier_id
+        )
+        return fault() if named else None
 
     return answer
 
