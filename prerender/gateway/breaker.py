@@ -15,8 +15,9 @@ upstream was never asked to answer in fair time is no evidence either way: not s
 was spent, shed by the bulkhead, or cut by the request's own budget before `slow_call_seconds` (the caller's
 impatience, not the upstream's failure). Such calls leave the window as it was (`record_ignored`).
 
-Per process and per resource (prerender/gateway/guards.py): each gunicorn worker learns on its own, which
-needs no shared state and errs on the safe side, and a failing catalog never stops a basket write.
+Per process, per resource and per tenant (prerender/gateway/guards.py, tenant_breakers.py): each gunicorn worker
+learns on its own, which needs no shared state and errs on the safe side, a failing catalog never stops a basket
+write, and one retailer's failing calls open its own breaker, not the other retailers'.
 
 Each change of state is one log line (opened, with why; half-open; closed again) and is told to `on_change` (the
 state gauge). An open circuit's cooldown ending changes its state without any call: `wake` (when given) calls

@@ -230,7 +230,11 @@ class HealthSchema(Schema):
     upstream = fields.Dict(
         keys=fields.String(),
         values=fields.String(),
-        metadata={"description": "This worker's circuit breaker of each upstream resource: closed, half-open or open."},
+        metadata={
+            "description": "This worker's shared circuit breaker of each upstream resource, the one that refuses every "
+            "retailer's calls: closed, half-open or open (a retailer's own breaker, which refuses its calls alone, "
+            "is not shown)."
+        },
     )
     version = fields.Nested(ReleaseSchema, required=True)
 
