@@ -141,6 +141,16 @@ def app(backend: Any) -> Iterator[Flask]:
         db.engine.dispose()
 
 
+@pytest.fixture(scope="module")
+def own_app(backend: Any) -> Iterator[Flask]:
+    """The application on a migrated, seeded database of the test module's own: for a module whose tests change
+    what the others read (a command retiring a recipe, suspending a supplier, rotating its token...)."""
+    app = migrate_and_seed(make_app(backend))
+    yield app
+    with app.app_context():
+        db.engine.dispose()
+
+
 @pytest.fixture
 def empty_app(backend: Any) -> Iterator[Flask]:
     """The application on a new database without any table."""

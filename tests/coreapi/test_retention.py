@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -29,25 +28,15 @@ from coreapi.models import (
 )
 from coreapi.services import retention
 
-from .conftest import make_app, migrate_and_seed
-
 HOUR = dt.timedelta(hours=1)
 EVENT_DAYS = dt.timedelta(days=395)
 IDLE_DAYS = dt.timedelta(days=90)
 
 
-@pytest.fixture(scope="module")
-def pruning_app(backend: Any) -> Iterator[Flask]:
-    app = migrate_and_seed(make_app(backend))
-    yield app
-    with app.app_context():
-        db.engine.dispose()
-
-
 @pytest.fixture(autouse=True)
-def _nothing_left_to_prune(pruning_app: Flask) -> None:
+def _nothing_left_to_prune(own_app: Flask) -> None:
     """Each test counts what its own rows make the command delete: whatever an earlier one left is gone first."""
-    prune(pruning_app)
+    prune(own_app)
 
 
 def prune(app: Flask) -> str:
@@ -142,85 +131,83 @@ def present(app: Flask, model: Any, ids: list[int]) -> list[int]:
     return [key for key in ids if key in kept]
 
 
-def test_events_go_once_stored_longer_ago_than_the_retention(pruning_app: Flask) -> None:
-    old, recent, new = add_events(pruning_app, ago(EVENT_DAYS + HOUR), ago(EVENT_DAYS - HOUR), ago(HOUR))
-    output = prune(pruning_app)
+def test_events_go_once_stored_longer_ago_than_the_retention(own_app: Flask) -> None:
+    old, recent, new = add_events(own_app, ago(EVENT_DAYS + HOUR), ago(EVENT_DAYS - HOUR), ago(HOUR))
+    output = prune(own_app)
     assert output.startswith("Pruned 1 event(s) older than 395 days, and 0 empty basket(s) and 0 empty menu(s)")
-    assert present(pruning_app, Event, [old, recent, new]) == [recent, new]
-    assert prune(pruning_app).startswith("Pruned 0 event(s)")
+    assert present(own_app, Event, [old, recent, new]) == [recent, new]
+    assert prune(own_app).startswith("Pruned 0 event(s)")
 
 
-def test_old_events_go_in_batches_until_none_is_left(pruning_app: Flask) -> None:
+def test_old_events_go_in_batches_until_none_is_left(own_app: Flask) -> None:
     """Each batch a transaction of its own (a first prune of a year of events holds no lock for long): all go, the
     rows of the last, partial batch too, and the recent ones stay."""
-    old = add_events(pruning_app, *[ago(EVENT_DAYS + HOUR)] * 5)
-    (recent,) = add_events(pruning_app, ago(HOUR))
-    with pruning_app.app_context():
+    old = add_events(own_app, *[ago(EVENT_DAYS + HOUR)] * 5)
+    (recent,) = add_events(own_app, ago(HOUR))
+    with own_app.app_context():
         done = retention.prune(db.session, events_before=ago(EVENT_DAYS), idle_before=ago(IDLE_DAYS), event_batch=2)
     assert done.events == 5
-    assert present(pruning_app, Event, [*old, recent]) == [recent]
+    assert present(own_app, Event, [*old, recent]) == [recent]
 
 
-def test_the_event_retention_is_a_setting(pruning_app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(pruning_app.config, "EVENT_RETENTION_DAYS", 30)
-    prune(pruning_app)  # what the shorter period takes of the earlier tests' rows
-    old, recent = add_events(pruning_app, ago(dt.timedelta(days=30) + HOUR), ago(dt.timedelta(days=30) - HOUR))
-    assert prune(pruning_app).startswith("Pruned 1 event(s) older than 30 days")
-    assert present(pruning_app, Event, [old, recent]) == [recent]
+def test_the_event_retention_is_a_setting(own_app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(own_app.config, "EVENT_RETENTION_DAYS", 30)
+    prune(own_app)  # what the shorter period takes of the earlier tests' rows
+    old, recent = add_events(own_app, ago(dt.timedelta(days=30) + HOUR), ago(dt.timedelta(days=30) - HOUR))
+    assert prune(own_app).startswith("Pruned 1 event(s) older than 30 days")
+    assert present(own_app, Event, [old, recent]) == [recent]
 
 
-def test_a_visitor_s_empty_basket_goes_once_untouched_longer_than_the_retention(pruning_app: Flask) -> None:
-    idle = add_basket(pruning_app, "authless_id", ago(IDLE_DAYS + HOUR))
+def test_a_visitor_s_empty_basket_goes_once_untouched_longer_than_the_retention(own_app: Flask) -> None:
+    idle = add_basket(own_app, "authless_id", ago(IDLE_DAYS + HOUR))
     kept = [
-        add_basket(pruning_app, "authless_id", ago(IDLE_DAYS - HOUR)),  # written within the period
-        add_basket(pruning_app, "authless_id", ago(IDLE_DAYS + HOUR), recipe=True),  # holds a recipe
-        add_basket(pruning_app, "authless_id", ago(IDLE_DAYS + HOUR), status="confirmed"),  # an order
-        add_basket(pruning_app, "user_id", ago(IDLE_DAYS + HOUR)),  # a connected user's
+        add_basket(own_app, "authless_id", ago(IDLE_DAYS - HOUR)),  # written within the period
+        add_basket(own_app, "authless_id", ago(IDLE_DAYS + HOUR), recipe=True),  # holds a recipe
+        add_basket(own_app, "authless_id", ago(IDLE_DAYS + HOUR), status="confirmed"),  # an order
+        add_basket(own_app, "user_id", ago(IDLE_DAYS + HOUR)),  # a connected user's
     ]
-    output = prune(pruning_app)
+    output = prune(own_app)
     assert "and 1 empty basket(s) and 0 empty menu(s) of logged-out visitors untouched for 90 days;" in output
-    assert present(pruning_app, Basket, [idle, *kept]) == kept
-    with pruning_app.app_context():  # what hung from it went with it
+    assert present(own_app, Basket, [idle, *kept]) == kept
+    with own_app.app_context():  # what hung from it went with it
         for model in (ShownProduct, AwaitedProduct):
             assert db.session.scalars(select(model.basket_id).where(model.basket_id == idle)).all() == []
-    assert "and 0 empty basket(s)" in prune(pruning_app)
+    assert "and 0 empty basket(s)" in prune(own_app)
 
 
-def test_a_visitor_s_empty_menu_goes_once_untouched_longer_than_the_retention(pruning_app: Flask) -> None:
-    idle = add_menu(pruning_app, "authless_id", ago(IDLE_DAYS + HOUR))
+def test_a_visitor_s_empty_menu_goes_once_untouched_longer_than_the_retention(own_app: Flask) -> None:
+    idle = add_menu(own_app, "authless_id", ago(IDLE_DAYS + HOUR))
     kept = [
-        add_menu(pruning_app, "authless_id", ago(IDLE_DAYS - HOUR)),
-        add_menu(pruning_app, "authless_id", ago(IDLE_DAYS + HOUR), recipe=True),
-        add_menu(pruning_app, "user_id", ago(IDLE_DAYS + HOUR)),
+        add_menu(own_app, "authless_id", ago(IDLE_DAYS - HOUR)),
+        add_menu(own_app, "authless_id", ago(IDLE_DAYS + HOUR), recipe=True),
+        add_menu(own_app, "user_id", ago(IDLE_DAYS + HOUR)),
     ]
-    assert "and 0 empty basket(s) and 1 empty menu(s) of logged-out visitors" in prune(pruning_app)
-    assert present(pruning_app, Menu, [idle, *kept]) == kept
-    assert "and 0 empty menu(s)" in prune(pruning_app)
+    assert "and 0 empty basket(s) and 1 empty menu(s) of logged-out visitors" in prune(own_app)
+    assert present(own_app, Menu, [idle, *kept]) == kept
+    assert "and 0 empty menu(s)" in prune(own_app)
 
 
-def test_the_idle_retention_is_a_setting(pruning_app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(pruning_app.config, "IDLE_AUTHLESS_RETENTION_DAYS", 7)
-    prune(pruning_app)  # what the shorter period takes of the earlier tests' rows
+def test_the_idle_retention_is_a_setting(own_app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(own_app.config, "IDLE_AUTHLESS_RETENTION_DAYS", 7)
+    prune(own_app)  # what the shorter period takes of the earlier tests' rows
     week = dt.timedelta(days=7)
     baskets = [
-        add_basket(pruning_app, "authless_id", ago(week + HOUR)),
-        add_basket(pruning_app, "authless_id", ago(week - HOUR)),
+        add_basket(own_app, "authless_id", ago(week + HOUR)),
+        add_basket(own_app, "authless_id", ago(week - HOUR)),
     ]
     menus = [
-        add_menu(pruning_app, "authless_id", ago(week + HOUR)),
-        add_menu(pruning_app, "authless_id", ago(week - HOUR)),
+        add_menu(own_app, "authless_id", ago(week + HOUR)),
+        add_menu(own_app, "authless_id", ago(week - HOUR)),
     ]
-    assert "and 1 empty basket(s) and 1 empty menu(s) of logged-out visitors untouched for 7 days;" in prune(
-        pruning_app
-    )
-    assert present(pruning_app, Basket, baskets) == baskets[1:]
-    assert present(pruning_app, Menu, menus) == menus[1:]
+    assert "and 1 empty basket(s) and 1 empty menu(s) of logged-out visitors untouched for 7 days;" in prune(own_app)
+    assert present(own_app, Basket, baskets) == baskets[1:]
+    assert present(own_app, Menu, menus) == menus[1:]
 
 
-def test_the_idempotency_outcomes_past_their_retention_go_on_a_database_no_write_reaches(pruning_app: Flask) -> None:
+def test_the_idempotency_outcomes_past_their_retention_go_on_a_database_no_write_reaches(own_app: Flask) -> None:
     """The writes prune them now and then (coreapi/services/idempotency.py); with no write they stayed for ever."""
     day = dt.timedelta(days=1)
-    with pruning_app.app_context():
+    with own_app.app_context():
         for key, created in (("old-key", ago(day + HOUR)), ("recent-key", ago(day - HOUR))):
             db.session.add(
                 IdempotencyKey(
@@ -237,8 +224,8 @@ def test_the_idempotency_outcomes_past_their_retention_go_on_a_database_no_write
                 )
             )
         db.session.commit()
-    assert prune(pruning_app).endswith("; 1 idempotency outcome(s) past their retention.\n")
-    with pruning_app.app_context():
+    assert prune(own_app).endswith("; 1 idempotency outcome(s) past their retention.\n")
+    with own_app.app_context():
         keys = db.session.scalars(select(IdempotencyKey.key).where(IdempotencyKey.key.in_(["old-key", "recent-key"])))
         assert keys.all() == ["recent-key"]
 
@@ -261,12 +248,12 @@ def add_transfer(app: Flask, expires: dt.datetime, *, redeemed: bool = False) ->
         return transfer.id
 
 
-def test_basket_transfers_expired_longer_ago_than_the_idle_retention_go(pruning_app: Flask) -> None:
+def test_basket_transfers_expired_longer_ago_than_the_idle_retention_go(own_app: Flask) -> None:
     """A transfer's row names the shopper who handed a basket over; its token is useless once expired."""
     old = [
-        add_transfer(pruning_app, ago(IDLE_DAYS + HOUR)),
-        add_transfer(pruning_app, ago(IDLE_DAYS + HOUR), redeemed=True),
+        add_transfer(own_app, ago(IDLE_DAYS + HOUR)),
+        add_transfer(own_app, ago(IDLE_DAYS + HOUR), redeemed=True),
     ]
-    kept = [add_transfer(pruning_app, ago(IDLE_DAYS - HOUR)), add_transfer(pruning_app, ago(-HOUR))]  # one still valid
-    assert "; 2 basket transfer(s) expired that long ago;" in prune(pruning_app)
-    assert present(pruning_app, BasketTransfer, [*old, *kept]) == kept
+    kept = [add_transfer(own_app, ago(IDLE_DAYS - HOUR)), add_transfer(own_app, ago(-HOUR))]  # one still valid
+    assert "; 2 basket transfer(s) expired that long ago;" in prune(own_app)
+    assert present(own_app, BasketTransfer, [*old, *kept]) == kept

@@ -6,7 +6,6 @@ refused as for an unknown recipe; it can be offered again. On both backends, on 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,7 +16,6 @@ from sqlalchemy import func, select
 from coreapi.extensions import db
 from coreapi.models import AwaitedProduct, Basket, BasketEntry, MenuRecipe, Recipe
 
-from .conftest import make_app, migrate_and_seed
 from .test_baskets import Shopper, ok
 from .test_favorites_history import confirm, history
 
@@ -27,17 +25,9 @@ KEPT = "1"
 RETAILER = {"Supplier-Token": "demo-retailer-token"}
 
 
-@pytest.fixture(scope="module")
-def retiring_app(backend: Any) -> Iterator[Flask]:
-    app = migrate_and_seed(make_app(backend))
-    yield app
-    with app.app_context():
-        db.engine.dispose()
-
-
 @pytest.fixture
-def client(retiring_app: Flask) -> FlaskClient:
-    return retiring_app.test_client()
+def client(own_app: Flask) -> FlaskClient:
+    return own_app.test_client()
 
 
 def shopper(client: FlaskClient, kind: str = "user_id") -> Shopper:
@@ -91,7 +81,7 @@ def count(app: Flask, model: Any, **where: Any) -> int:
         return db.session.scalar(select(func.count()).select_from(model).where(*conditions)) or 0
 
 
-def test_a_retired_recipe_leaves_every_list_suggestion_and_lookup(retiring_app: Flask, client: FlaskClient) -> None:
+def test_a_retired_recipe_leaves_every_list_suggestion_and_lookup(own_app: Flask, client: FlaskClient) -> None:
     fan = shopper(client)
     assert client.put(f"/api/v1/likes/{RETIRED}", headers=fan.headers).status_code in (200, 204)
     products = veal_products(client)
@@ -103,7 +93,7 @@ def test_a_retired_recipe_leaves_every_list_suggestion_and_lookup(retiring_app: 
     # A planner whose menu suggestions (20 of the 26 main dishes, drawn per shopper) hold it.
     planner = next(p for p in (shopper(client) for _ in range(50)) if RETIRED in menu_suggestions(client, p))
 
-    output = retire(retiring_app, RETIRED)
+    output = retire(own_app, RETIRED)
     try:
         assert output.startswith(f"Recipe {RETIRED} (Blanquette de veau) retired since ")
         assert RETIRED not in listed(client, q="blanquette")
@@ -122,13 +112,13 @@ def test_a_retired_recipe_leaves_every_list_suggestion_and_lookup(retiring_app: 
         assert client.put(f"/api/v1/likes/{RETIRED}", headers=shopper(client).headers).status_code == 404
         assert client.delete(f"/api/v1/likes/{RETIRED}", headers=fan.headers).status_code in (200, 204)
     finally:
-        restored(retiring_app)
+        restored(own_app)
     assert RETIRED in listed(client, q="blanquette")
     assert client.get(f"/api/v1/recipes/{RETIRED}", headers=RETAILER).status_code == 200
 
 
 def test_retiring_takes_it_out_of_open_baskets_and_menus_and_the_orders_keep_it(
-    retiring_app: Flask, client: FlaskClient
+    own_app: Flask, client: FlaskClient
 ) -> None:
     holder, buyer, planner = shopper(client), shopper(client), shopper(client, "authless_id")
     ok(holder.add(RETIRED, 4))
@@ -142,13 +132,13 @@ def test_retiring_takes_it_out_of_open_baskets_and_menus_and_the_orders_keep_it(
     basket_before = holder.basket()
     veal = veal_products(client)[0]
 
-    output = retire(retiring_app, RETIRED)
+    output = retire(own_app, RETIRED)
     try:
         assert "taken out of 1 open basket(s) and 1 menu(s)" in output, output
         basket = holder.basket()
         assert [recipe["recipe_id"] for recipe in basket["recipes"]] == [KEPT]
         assert basket["total"] < basket_before["total"]
-        assert count(retiring_app, AwaitedProduct, recipe_id=int(RETIRED)) == 0
+        assert count(own_app, AwaitedProduct, recipe_id=int(RETIRED)) == 0
         menu = client.get("/api/v1/menus/current?store_id=1001", headers=planner.headers).json
         assert [recipe["id"] for recipe in menu["recipes"]] == [KEPT]
         # The order keeps it, under its title.
@@ -161,39 +151,39 @@ def test_retiring_takes_it_out_of_open_baskets_and_menus_and_the_orders_keep_it(
         again = client.post("/api/v1/menus/current/recipes", json={"recipe_id": RETIRED}, headers=planner.headers)
         assert again.status_code == 404, again.json
     finally:
-        restored(retiring_app)
+        restored(own_app)
     # Offered again, it does not come back where it was.
     assert [recipe["recipe_id"] for recipe in holder.basket()["recipes"]] == [KEPT]
 
 
-def test_retiring_again_sweeps_again_and_keeps_the_first_time(retiring_app: Flask, client: FlaskClient) -> None:
-    first = retire(retiring_app, RETIRED)
+def test_retiring_again_sweeps_again_and_keeps_the_first_time(own_app: Flask, client: FlaskClient) -> None:
+    first = retire(own_app, RETIRED)
     try:
         # A basket entry of it written anyway (an add that committed with the retirement): the next run takes it out.
         holder = shopper(client)
         ok(holder.add(KEPT, 2))
-        with retiring_app.app_context():
+        with own_app.app_context():
             entry = db.session.scalars(select(BasketEntry).where(BasketEntry.recipe_id == int(KEPT))).first()
             assert entry is not None
             db.session.add(BasketEntry(basket_id=entry.basket_id, recipe_id=int(RETIRED), guests=4, position=99))
             db.session.commit()
-        second = retire(retiring_app, RETIRED)
+        second = retire(own_app, RETIRED)
         assert second.split(": taken")[0] == first.split(": taken")[0]  # retired since the first time
         assert "taken out of 1 open basket(s) and 0 menu(s)" in second, second
         assert [recipe["recipe_id"] for recipe in holder.basket()["recipes"]] == [KEPT]
-        assert open_entries(retiring_app, RETIRED) == 0
-        assert count(retiring_app, MenuRecipe, recipe_id=int(RETIRED)) == 0
+        assert open_entries(own_app, RETIRED) == 0
+        assert count(own_app, MenuRecipe, recipe_id=int(RETIRED)) == 0
     finally:
-        result = retiring_app.test_cli_runner().invoke(args=["retire-recipe", RETIRED, "--restore"])
+        result = own_app.test_cli_runner().invoke(args=["retire-recipe", RETIRED, "--restore"])
     assert result.exit_code == 0 and result.output.strip() == f"Recipe {RETIRED} is offered again."
-    again = retiring_app.test_cli_runner().invoke(args=["retire-recipe", RETIRED, "--restore"])
+    again = own_app.test_cli_runner().invoke(args=["retire-recipe", RETIRED, "--restore"])
     assert again.exit_code == 0 and again.output.strip() == f"Recipe {RETIRED} was not retired; nothing to do."
-    with retiring_app.app_context():
+    with own_app.app_context():
         assert db.session.get(Recipe, int(RETIRED)).retired_at is None  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("recipe_id", ["424242", "abc", "0"])
-def test_an_unknown_recipe_is_refused(retiring_app: Flask, recipe_id: str) -> None:
-    result = retiring_app.test_cli_runner().invoke(args=["retire-recipe", recipe_id])
+def test_an_unknown_recipe_is_refused(own_app: Flask, recipe_id: str) -> None:
+    result = own_app.test_cli_runner().invoke(args=["retire-recipe", recipe_id])
     assert result.exit_code == 1
     assert f"No recipe {recipe_id!r}." in result.output

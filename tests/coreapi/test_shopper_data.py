@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +39,6 @@ from coreapi.models import (
 )
 from coreapi.services.shopper_data import FORGOTTEN_PREFIX
 
-from .conftest import make_app, migrate_and_seed
 from .test_baskets import RETAILER_TOKEN, Shopper, basket_products, ok
 from .test_favorites_history import history
 
@@ -65,17 +63,9 @@ TABLES: tuple[type[DeclarativeBase], ...] = (
 )
 
 
-@pytest.fixture(scope="module")
-def data_app(backend: Any) -> Iterator[Flask]:
-    app = migrate_and_seed(make_app(backend))
-    yield app
-    with app.app_context():
-        db.engine.dispose()
-
-
 @pytest.fixture
-def client(data_app: Flask) -> FlaskClient:
-    return data_app.test_client()
+def client(own_app: Flask) -> FlaskClient:
+    return own_app.test_client()
 
 
 @dataclass(frozen=True)
@@ -223,11 +213,11 @@ def count(rows: list[dict[str, Any]], of: Activity) -> int:
 
 
 @pytest.mark.parametrize("kind", ["user_id", "authless_id"])
-def test_the_export_lists_exactly_the_shopper_s_rows(data_app: Flask, client: FlaskClient, kind: str) -> None:
+def test_the_export_lists_exactly_the_shopper_s_rows(own_app: Flask, client: FlaskClient, kind: str) -> None:
     shopper = active(client, kind, f"export-{uuid.uuid4().hex}")
     others = neighbours(client, shopper)
-    snapshot = tables(data_app)
-    document = export(data_app, shopper)
+    snapshot = tables(own_app)
+    document = export(own_app, shopper)
 
     assert document["supplier_id"] == "1" and document["identity"] == {"kind": kind, "id": shopper.id}
     # The baskets: the order, then the open basket, each with what it holds, as the database holds it.
@@ -271,26 +261,26 @@ def test_the_export_lists_exactly_the_shopper_s_rows(data_app: Flask, client: Fl
     assert {"100041", "100199"} <= set(document["names"]["products"])
     # Each neighbour has the same kinds of rows, and none of them is in the shopper's document.
     for other in others:
-        theirs = export(data_app, other)
+        theirs = export(own_app, other)
         assert not {basket["id"] for basket in theirs["baskets"]} & {basket["id"] for basket in document["baskets"]}
         assert not {menu["id"] for menu in theirs["menus"]} & {menu["id"] for menu in document["menus"]}
         assert not {item["id"] for item in theirs["events"]} & {item["id"] for item in document["events"]}
 
 
-def test_the_export_lists_the_transfers_the_shopper_made(data_app: Flask, client: FlaskClient) -> None:
+def test_the_export_lists_the_transfers_the_shopper_made(own_app: Flask, client: FlaskClient) -> None:
     reader = active(client, "authless_id", f"reader-{uuid.uuid4().hex}", PUBLISHER_TOKEN)
-    (transfer,) = export(data_app, reader)["basket_transfers"]
+    (transfer,) = export(own_app, reader)["basket_transfers"]
     assert (transfer["target_supplier_id"], transfer["store_id"]) == ("1", "1001")
     assert transfer["redeemed_at"] is None and transfer["revoked_at"] is None
     assert "token_hash" not in transfer
     # The retailer's shopper with the same id made none.
     same_id = Activity(reader.shopper, "1", reader.kind, reader.id, None, "", [])
-    assert export(data_app, same_id)["basket_transfers"] == []
+    assert export(own_app, same_id)["basket_transfers"] == []
 
 
-def test_a_shopper_coreapi_holds_nothing_of_is_an_empty_document(data_app: Flask) -> None:
+def test_a_shopper_coreapi_holds_nothing_of_is_an_empty_document(own_app: Flask) -> None:
     nobody = f"nobody-{uuid.uuid4().hex}"
-    document = json.loads(run(data_app, "export-shopper", "--supplier-id", "1", "--user-id", nobody))
+    document = json.loads(run(own_app, "export-shopper", "--supplier-id", "1", "--user-id", nobody))
     assert document == {
         "supplier_id": "1",
         "identity": {"kind": "user_id", "id": nobody},
@@ -311,16 +301,16 @@ def test_a_shopper_coreapi_holds_nothing_of_is_an_empty_document(data_app: Flask
 
 @pytest.mark.parametrize(("kind", "token"), [("user_id", RETAILER_TOKEN), ("authless_id", PUBLISHER_TOKEN)])
 def test_forgetting_deletes_the_shopper_s_rows_and_nothing_else_then_nothing(
-    data_app: Flask, client: FlaskClient, kind: str, token: str
+    own_app: Flask, client: FlaskClient, kind: str, token: str
 ) -> None:
     shopper = active(client, kind, f"forget-{uuid.uuid4().hex}", token)
     neighbours(client, shopper)
-    before = tables(data_app)
+    before = tables(own_app)
     assert count(before["baskets"], shopper) and count(before["events"], shopper)
 
-    output = forget(data_app, shopper)
+    output = forget(own_app, shopper)
 
-    assert tables(data_app) == without(before, shopper)
+    assert tables(own_app) == without(before, shopper)
     assert output.startswith(f"Forgot the shopper at supplier {shopper.supplier_id} ("), output
     assert "  events: 2 deleted\n" in output and "  menus: 1 deleted\n" in output
     assert ("  likes: 1 deleted\n" in output) == (kind == "user_id")
@@ -329,21 +319,21 @@ def test_forgetting_deletes_the_shopper_s_rows_and_nothing_else_then_nothing(
     # The shopper's own reads find nothing: no history, an empty basket, no preferences.
     assert history(shopper.shopper)["data"] == []
     assert shopper.shopper.basket()["recipes"] == []
-    assert export(data_app, shopper)["baskets"] == []
+    assert export(own_app, shopper)["baskets"] == []
 
     # Again: nothing to do, nothing changed.
-    after = tables(data_app)
-    again = forget(data_app, shopper)
+    after = tables(own_app)
+    again = forget(own_app, shopper)
     assert again.startswith(f"Nothing of this shopper at supplier {shopper.supplier_id} ("), again
     assert again.strip().endswith("; nothing to do.") and len(again.splitlines()) == 1
-    assert tables(data_app) == after
+    assert tables(own_app) == after
 
 
-def test_a_forgotten_shopper_s_order_stays_whole_without_the_shopper(data_app: Flask, client: FlaskClient) -> None:
+def test_a_forgotten_shopper_s_order_stays_whole_without_the_shopper(own_app: Flask, client: FlaskClient) -> None:
     shopper = active(client, "user_id", f"order-{uuid.uuid4().hex}")
-    (order,) = [row for row in export(data_app, shopper)["baskets"] if row["status"] == "confirmed"]
-    forget(data_app, shopper)
-    with data_app.app_context():
+    (order,) = [row for row in export(own_app, shopper)["baskets"] if row["status"] == "confirmed"]
+    forget(own_app, shopper)
+    with own_app.app_context():
         kept = db.session.get(Basket, int(order["id"]))
         assert kept is not None
         assert (kept.status, kept.order_id, kept.store_id) == ("confirmed", shopper.order_id, 1001)
@@ -357,27 +347,27 @@ def test_a_forgotten_shopper_s_order_stays_whole_without_the_shopper(data_app: F
     assert response.status_code == 400, response.json
 
 
-def test_forgetting_is_all_or_nothing(data_app: Flask, client: FlaskClient) -> None:
+def test_forgetting_is_all_or_nothing(own_app: Flask, client: FlaskClient) -> None:
     """A step that fails (here the last one, the events) leaves every row of the shopper where it was."""
     shopper = active(client, "user_id", f"atomic-{uuid.uuid4().hex}")
-    before = tables(data_app)
+    before = tables(own_app)
 
     def fail_on_events(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
         if statement.lstrip().upper().startswith("DELETE FROM EVENTS"):
             raise RuntimeError("the database failed the events' delete")
 
-    with data_app.app_context():
+    with own_app.app_context():
         engine = db.engine
     event.listen(engine, "before_cursor_execute", fail_on_events)
     try:
-        result = data_app.test_cli_runner().invoke(
+        result = own_app.test_cli_runner().invoke(
             args=["forget-shopper", "--supplier-id", "1", "--user-id", shopper.id]
         )
     finally:
         event.remove(engine, "before_cursor_execute", fail_on_events)
     assert result.exit_code == 1 and isinstance(result.exception, RuntimeError), result.output
-    assert tables(data_app) == before
-    assert "events: 2 deleted" in forget(data_app, shopper)
+    assert tables(own_app) == before
+    assert "events: 2 deleted" in forget(own_app, shopper)
 
 
 # --- errors --------------------------------------------------------------------------------
@@ -385,8 +375,8 @@ def test_forgetting_is_all_or_nothing(data_app: Flask, client: FlaskClient) -> N
 
 @pytest.mark.parametrize("command", ["export-shopper", "forget-shopper"])
 @pytest.mark.parametrize("supplier_id", ["424242", "abc", "0"])
-def test_an_unknown_supplier_is_refused(data_app: Flask, command: str, supplier_id: str) -> None:
-    result = data_app.test_cli_runner().invoke(args=[command, "--supplier-id", supplier_id, "--user-id", "someone"])
+def test_an_unknown_supplier_is_refused(own_app: Flask, command: str, supplier_id: str) -> None:
+    result = own_app.test_cli_runner().invoke(args=[command, "--supplier-id", supplier_id, "--user-id", "someone"])
     assert result.exit_code == 1
     assert f"No supplier {supplier_id!r}." in result.output
 
@@ -397,17 +387,17 @@ def test_an_unknown_supplier_is_refused(data_app: Flask, command: str, supplier_
     [[], ["--user-id", "someone", "--authless-id", "someone"]],
     ids=["neither", "both"],
 )
-def test_one_identity_exactly_is_needed(data_app: Flask, command: str, identity: list[str]) -> None:
-    before = tables(data_app)
-    result = data_app.test_cli_runner().invoke(args=[command, "--supplier-id", "1", *identity])
+def test_one_identity_exactly_is_needed(own_app: Flask, command: str, identity: list[str]) -> None:
+    before = tables(own_app)
+    result = own_app.test_cli_runner().invoke(args=[command, "--supplier-id", "1", *identity])
     assert result.exit_code == 2
     assert "Give either --user-id or --authless-id (one of them)." in result.output
-    assert tables(data_app) == before
+    assert tables(own_app) == before
 
 
 @pytest.mark.parametrize("value", ["two words", "x" * 201])
-def test_an_id_no_request_could_carry_is_refused(data_app: Flask, value: str) -> None:
-    result = data_app.test_cli_runner().invoke(args=["forget-shopper", "--supplier-id", "1", "--user-id", value])
+def test_an_id_no_request_could_carry_is_refused(own_app: Flask, value: str) -> None:
+    result = own_app.test_cli_runner().invoke(args=["forget-shopper", "--supplier-id", "1", "--user-id", value])
     assert result.exit_code == 2
     assert "an id is 1 to 200 characters without spaces" in result.output
 

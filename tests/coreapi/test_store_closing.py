@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from flask import Flask
@@ -17,7 +16,6 @@ from flask.testing import FlaskClient
 from coreapi.extensions import db
 from coreapi.models import Store
 
-from .conftest import make_app, migrate_and_seed
 from .test_baskets import Shopper, ok
 from .test_favorites_history import confirm, history
 
@@ -26,26 +24,18 @@ OPEN = "1001"
 RETAILER = {"Supplier-Token": "demo-retailer-token"}
 
 
-@pytest.fixture(scope="module")
-def closing_app(backend: Any) -> Iterator[Flask]:
-    app = migrate_and_seed(make_app(backend))
-    yield app
-    with app.app_context():
-        db.engine.dispose()
+@pytest.fixture
+def client(own_app: Flask) -> FlaskClient:
+    return own_app.test_client()
 
 
 @pytest.fixture
-def client(closing_app: Flask) -> FlaskClient:
-    return closing_app.test_client()
-
-
-@pytest.fixture
-def closed(closing_app: Flask) -> Iterator[str]:
+def closed(own_app: Flask) -> Iterator[str]:
     """Store 1002 closed for the test, open again after it (the module's database is shared by its tests); the
     command's output."""
-    output = run(closing_app, "close-store", CLOSED)
+    output = run(own_app, "close-store", CLOSED)
     yield output
-    run(closing_app, "close-store", CLOSED, "--reopen")
+    run(own_app, "close-store", CLOSED, "--reopen")
 
 
 def run(app: Flask, *args: str) -> str:
@@ -65,10 +55,10 @@ def store_ids(client: FlaskClient) -> list[str]:
 
 
 def test_a_closed_store_leaves_the_lists_and_every_request_naming_it_is_refused(
-    closing_app: Flask, client: FlaskClient
+    own_app: Flask, client: FlaskClient
 ) -> None:
     assert store_ids(client) == [OPEN, CLOSED]
-    output = run(closing_app, "close-store", CLOSED)
+    output = run(own_app, "close-store", CLOSED)
     try:
         assert output.startswith(f"Store {CLOSED} (Demo Market Lyon Part-Dieu) closed since "), output
         assert store_ids(client) == [OPEN]
@@ -86,14 +76,14 @@ def test_a_closed_store_leaves_the_lists_and_every_request_naming_it_is_refused(
             assert "store_id" in str(response.json), response.json
         assert client.get(f"/api/v1/recipes/1?store_id={OPEN}", headers=RETAILER).status_code == 200
     finally:
-        reopened = run(closing_app, "close-store", CLOSED, "--reopen")
+        reopened = run(own_app, "close-store", CLOSED, "--reopen")
     assert reopened.strip() == f"Store {CLOSED} is open again."
     assert store_ids(client) == [OPEN, CLOSED]
     assert client.get(f"/api/v1/recipes/1?store_id={CLOSED}", headers=RETAILER).status_code == 200
 
 
 def test_the_baskets_and_menus_at_a_closed_store_move_to_the_shoppers_next_store_and_the_orders_keep_it(
-    closing_app: Flask, client: FlaskClient
+    own_app: Flask, client: FlaskClient
 ) -> None:
     holder, buyer, planner = shopper(client), shopper(client), shopper(client)
     ok(holder.add("1", 4))
@@ -104,7 +94,7 @@ def test_the_baskets_and_menus_at_a_closed_store_move_to_the_shoppers_next_store
     added = client.post("/api/v1/menus/current/recipes", json={"recipe_id": "1"}, headers=planner.headers)
     assert added.status_code == 200, added.json
 
-    output = run(closing_app, "close-store", CLOSED)
+    output = run(own_app, "close-store", CLOSED)
     try:
         assert "1 open basket(s) and 1 menu(s) are still at it" in output, output
         # The basket moves with its recipes to the store the shopper's page names next, priced there.
@@ -120,22 +110,22 @@ def test_the_baskets_and_menus_at_a_closed_store_move_to_the_shoppers_next_store
         (past,) = [item for item in history(buyer)["data"] if item["id"] == order]
         assert past["store_id"] == CLOSED
     finally:
-        run(closing_app, "close-store", CLOSED, "--reopen")
+        run(own_app, "close-store", CLOSED, "--reopen")
 
 
-def test_closing_again_keeps_the_first_time(closing_app: Flask, closed: str) -> None:
-    again = run(closing_app, "close-store", CLOSED)
+def test_closing_again_keeps_the_first_time(own_app: Flask, closed: str) -> None:
+    again = run(own_app, "close-store", CLOSED)
     assert again.split(": ")[0] == closed.split(": ")[0]  # closed since the first time
-    with closing_app.app_context():
+    with own_app.app_context():
         assert db.session.get(Store, int(CLOSED)).closed_at is not None  # type: ignore[union-attr]
-    reopened = run(closing_app, "close-store", CLOSED, "--reopen")
+    reopened = run(own_app, "close-store", CLOSED, "--reopen")
     assert reopened.strip() == f"Store {CLOSED} is open again."
-    assert run(closing_app, "close-store", CLOSED, "--reopen").strip() == f"Store {CLOSED} was open; nothing to do."
-    run(closing_app, "close-store", CLOSED)  # the fixture opens it again
+    assert run(own_app, "close-store", CLOSED, "--reopen").strip() == f"Store {CLOSED} was open; nothing to do."
+    run(own_app, "close-store", CLOSED)  # the fixture opens it again
 
 
 @pytest.mark.parametrize("store_id", ["424242", "abc", "0"])
-def test_an_unknown_store_is_refused(closing_app: Flask, store_id: str) -> None:
-    result = closing_app.test_cli_runner().invoke(args=["close-store", store_id])
+def test_an_unknown_store_is_refused(own_app: Flask, store_id: str) -> None:
+    result = own_app.test_cli_runner().invoke(args=["close-store", store_id])
     assert result.exit_code == 1
     assert f"No store {store_id!r}." in result.output

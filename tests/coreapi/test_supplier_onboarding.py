@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,6 @@ from sqlalchemy import text
 
 from coreapi.extensions import db
 
-from .conftest import make_app, migrate_and_seed
 from .test_baskets import Shopper, ok
 
 ME = "/api/v1/suppliers/me"
@@ -34,17 +32,9 @@ ROUTING = {
 }
 
 
-@pytest.fixture(scope="module")
-def onboarding_app(backend: Any) -> Iterator[Flask]:
-    app = migrate_and_seed(make_app(backend))
-    yield app
-    with app.app_context():
-        db.engine.dispose()
-
-
 @pytest.fixture
-def client(onboarding_app: Flask) -> FlaskClient:
-    return onboarding_app.test_client()
+def client(own_app: Flask) -> FlaskClient:
+    return own_app.test_client()
 
 
 def add(app: Flask, definition: Any, *options: str, tmp_path: Path | None = None) -> Result:
@@ -64,10 +54,10 @@ def supplier_count(app: Flask) -> int:
 
 
 def test_a_retailer_added_from_a_file_is_served_at_once_under_its_printed_token(
-    onboarding_app: Flask, client: FlaskClient, tmp_path: Path
+    own_app: Flask, client: FlaskClient, tmp_path: Path
 ) -> None:
     definition = {"id": "41", "name": " Grocer & Co ", "kind": "retailer", "routing": ROUTING}
-    result = add(onboarding_app, definition, tmp_path=tmp_path)
+    result = add(own_app, definition, tmp_path=tmp_path)
     assert result.exit_code == 0, result.output
     message, token = result.stdout.splitlines()
     assert message == "Supplier 41 (Grocer & Co), a retailer, added: its token below."
@@ -91,12 +81,10 @@ def test_a_retailer_added_from_a_file_is_served_at_once_under_its_printed_token(
     assert client.get("/api/v1/basket?store_id=1001", headers=Shopper(client, shopper).headers).json["recipes"] == []
 
 
-def test_a_publisher_affiliated_to_a_retailer_from_the_standard_input(
-    onboarding_app: Flask, client: FlaskClient
-) -> None:
+def test_a_publisher_affiliated_to_a_retailer_from_the_standard_input(own_app: Flask, client: FlaskClient) -> None:
     chosen = f"publisher-{uuid.uuid4().hex}"
     definition = {"id": 42, "name": "Blog", "kind": "publisher", "personalization": False, "affiliated_supplier_id": 1}
-    result = add(onboarding_app, definition, "--token", chosen)
+    result = add(own_app, definition, "--token", chosen)
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[-1] == chosen
     me = client.get(ME, headers={"Supplier-Token": chosen}).json
@@ -153,21 +141,21 @@ BASE = {"id": "77", "name": "Refused", "kind": "retailer"}
     ],
 )
 def test_a_definition_this_deployment_cannot_take_is_refused_and_nothing_is_added(
-    onboarding_app: Flask, definition: Any, reason: str
+    own_app: Flask, definition: Any, reason: str
 ) -> None:
-    before = supplier_count(onboarding_app)
-    result = add(onboarding_app, definition)
+    before = supplier_count(own_app)
+    result = add(own_app, definition)
     assert result.exit_code != 0 and reason in result.output, result.output
-    assert supplier_count(onboarding_app) == before
+    assert supplier_count(own_app) == before
 
 
-def test_a_given_token_already_a_suppliers_is_refused(onboarding_app: Flask) -> None:
-    before = supplier_count(onboarding_app)
-    result = add(onboarding_app, {"id": "78", "name": "Copycat", "kind": "retailer"}, "--token", "demo-retailer-token")
+def test_a_given_token_already_a_suppliers_is_refused(own_app: Flask) -> None:
+    before = supplier_count(own_app)
+    result = add(own_app, {"id": "78", "name": "Copycat", "kind": "retailer"}, "--token", "demo-retailer-token")
     assert result.exit_code != 0 and "A token is 24 to 200 characters" in result.output, result.output
-    rotated = onboarding_app.test_cli_runner().invoke(args=["rotate-token", "2"])
+    rotated = own_app.test_cli_runner().invoke(args=["rotate-token", "2"])
     assert rotated.exit_code == 0, rotated.output
     current = rotated.stdout.splitlines()[-1]
-    result = add(onboarding_app, {"id": "78", "name": "Copycat", "kind": "retailer"}, "--token", current)
+    result = add(own_app, {"id": "78", "name": "Copycat", "kind": "retailer"}, "--token", current)
     assert result.exit_code != 0 and "That token is, or was, a supplier's" in result.output, result.output
-    assert supplier_count(onboarding_app) == before
+    assert supplier_count(own_app) == before

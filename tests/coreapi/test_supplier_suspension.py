@@ -7,16 +7,12 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from coreapi.extensions import db
-
-from .conftest import SERVICE_KEY, make_app, migrate_and_seed
+from .conftest import SERVICE_KEY
 from .test_baskets import Shopper, ok
 
 SUSPENDED = "2"  # Demo Market (sans personnalisation), coreapi/seed/data/suppliers.json
@@ -26,17 +22,9 @@ AS_SERVICE = {"X-Service-Key": SERVICE_KEY, "Supplier-Id": SUSPENDED}
 ME = "/api/v1/suppliers/me"
 
 
-@pytest.fixture(scope="module")
-def suspension_app(backend: Any) -> Iterator[Flask]:
-    app = migrate_and_seed(make_app(backend))
-    yield app
-    with app.app_context():
-        db.engine.dispose()
-
-
 @pytest.fixture
-def client(suspension_app: Flask) -> FlaskClient:
-    return suspension_app.test_client()
+def client(own_app: Flask) -> FlaskClient:
+    return own_app.test_client()
 
 
 def run(app: Flask, *args: str) -> str:
@@ -46,7 +34,7 @@ def run(app: Flask, *args: str) -> str:
 
 
 def test_a_suspended_suppliers_requests_are_refused_as_an_unknown_ones_and_resuming_serves_it_again(
-    suspension_app: Flask, client: FlaskClient
+    own_app: Flask, client: FlaskClient
 ) -> None:
     buyer = Shopper(
         client, f"user_id suspend-{uuid.uuid4().hex[:12]}", supplier_token=SUSPENDED_TOKEN["Supplier-Token"]
@@ -57,7 +45,7 @@ def test_a_suspended_suppliers_requests_are_refused_as_an_unknown_ones_and_resum
         "id": client.get(ME, headers={**AS_SERVICE, "Supplier-Id": "999"}).json["detail"],
     }
 
-    output = run(suspension_app, "suspend-supplier", SUSPENDED)
+    output = run(own_app, "suspend-supplier", SUSPENDED)
     try:
         assert output.startswith(f"Supplier {SUSPENDED} (Demo Market (sans personnalisation)) suspended since "), output
         for headers, detail in ((SUSPENDED_TOKEN, unknown["token"]), (AS_SERVICE, unknown["id"])):
@@ -75,32 +63,29 @@ def test_a_suspended_suppliers_requests_are_refused_as_an_unknown_ones_and_resum
         assert client.get(ME, headers=OTHER_TOKEN).json["id"] == "1"
         assert client.get("/api/v1/recipes/1?store_id=1001", headers=OTHER_TOKEN).status_code == 200
         # Again on a suspended supplier: the first time is kept.
-        assert run(suspension_app, "suspend-supplier", SUSPENDED) == output
+        assert run(own_app, "suspend-supplier", SUSPENDED) == output
     finally:
-        resumed = run(suspension_app, "suspend-supplier", SUSPENDED, "--resume")
+        resumed = run(own_app, "suspend-supplier", SUSPENDED, "--resume")
     assert resumed.strip() == f"Supplier {SUSPENDED} is served again."
     assert client.get(ME, headers=AS_SERVICE).json["id"] == SUSPENDED
     # Nothing was deleted: the shopper's basket is as it was.
     assert client.get("/api/v1/basket?store_id=1001", headers=buyer.headers).json == added["basket"]
 
 
-def test_the_shopper_commands_still_find_a_suspended_supplier(suspension_app: Flask, client: FlaskClient) -> None:
+def test_the_shopper_commands_still_find_a_suspended_supplier(own_app: Flask, client: FlaskClient) -> None:
     user = f"suspend-{uuid.uuid4().hex[:12]}"
     buyer = Shopper(client, f"user_id {user}", supplier_token=SUSPENDED_TOKEN["Supplier-Token"])
     ok(buyer.add("1", 4))
-    run(suspension_app, "suspend-supplier", SUSPENDED)
+    run(own_app, "suspend-supplier", SUSPENDED)
     try:
-        exported = json.loads(run(suspension_app, "export-shopper", "--supplier-id", SUSPENDED, "--user-id", user))
+        exported = json.loads(run(own_app, "export-shopper", "--supplier-id", SUSPENDED, "--user-id", user))
         assert exported["baskets"], exported
     finally:
-        run(suspension_app, "suspend-supplier", SUSPENDED, "--resume")
+        run(own_app, "suspend-supplier", SUSPENDED, "--resume")
 
 
-def test_resuming_a_supplier_not_suspended_or_naming_an_unknown_one(suspension_app: Flask) -> None:
-    assert (
-        run(suspension_app, "suspend-supplier", "1", "--resume").strip()
-        == "Supplier 1 was not suspended; nothing to do."
-    )
+def test_resuming_a_supplier_not_suspended_or_naming_an_unknown_one(own_app: Flask) -> None:
+    assert run(own_app, "suspend-supplier", "1", "--resume").strip() == "Supplier 1 was not suspended; nothing to do."
     for args in (["suspend-supplier", "999"], ["suspend-supplier", "999", "--resume"]):
-        result = suspension_app.test_cli_runner().invoke(args=args)
+        result = own_app.test_cli_runner().invoke(args=args)
         assert result.exit_code != 0 and "No supplier '999'." in result.output, result.output

@@ -6,7 +6,6 @@ rotations change the seeded tokens every other test uses)."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,23 +16,14 @@ from sqlalchemy import text
 
 from coreapi.extensions import db
 
-from .conftest import make_app, migrate_and_seed
 from .test_baskets import Shopper, ok
 
 ME = "/api/v1/suppliers/me"
 
 
-@pytest.fixture(scope="module")
-def rotation_app(backend: Any) -> Iterator[Flask]:
-    app = migrate_and_seed(make_app(backend))
-    yield app
-    with app.app_context():
-        db.engine.dispose()
-
-
 @pytest.fixture
-def client(rotation_app: Flask) -> FlaskClient:
-    return rotation_app.test_client()
+def client(own_app: Flask) -> FlaskClient:
+    return own_app.test_client()
 
 
 def rotate(app: Flask, *args: str) -> Result:
@@ -73,77 +63,77 @@ def supplier_of(client: FlaskClient, token: str) -> Any:
 UNKNOWN = (401, "Unknown Supplier-Token.")
 
 
-def test_the_replaced_token_is_accepted_for_the_overlap_then_refused(rotation_app: Flask, client: FlaskClient) -> None:
-    old = token_of(rotation_app, "2")
+def test_the_replaced_token_is_accepted_for_the_overlap_then_refused(own_app: Flask, client: FlaskClient) -> None:
+    old = token_of(own_app, "2")
     buyer = Shopper(client, f"user_id rotate-{uuid.uuid4().hex[:12]}", supplier_token=old)
     added = ok(buyer.add("1", 4))
 
-    result = rotate(rotation_app, "2")
+    result = rotate(own_app, "2")
     assert result.exit_code == 0, result.output
     message, new = result.stdout.splitlines()
     assert message.startswith(
         "Supplier 2 (Demo Market (sans personnalisation)): new token below; the token it replaces is accepted until "
     ), message
-    assert len(new) >= 40 and new != old and token_of(rotation_app, "2") == new
+    assert len(new) >= 40 and new != old and token_of(own_app, "2") == new
     # Both name the supplier during the overlap, and the shopper's basket is the same under either.
     assert supplier_of(client, new) == supplier_of(client, old) == "2"
     under_new = Shopper(client, buyer.headers["Authorization"], supplier_token=new)
     assert client.get("/api/v1/basket?store_id=1001", headers=under_new.headers).json == added["basket"]
 
-    end_the_overlap(rotation_app, "2")
+    end_the_overlap(own_app, "2")
     assert supplier_of(client, old) == UNKNOWN  # nothing tells a replaced token from one that never was
     assert supplier_of(client, new) == "2"
 
 
-def test_a_leaked_token_is_refused_at_once_with_no_overlap(rotation_app: Flask, client: FlaskClient) -> None:
-    old = token_of(rotation_app, "3")
-    result = rotate(rotation_app, "3", "--overlap-hours", "0")
+def test_a_leaked_token_is_refused_at_once_with_no_overlap(own_app: Flask, client: FlaskClient) -> None:
+    old = token_of(own_app, "3")
+    result = rotate(own_app, "3", "--overlap-hours", "0")
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[0].endswith("the token it replaces is no longer accepted.")
     assert supplier_of(client, old) == UNKNOWN
     assert supplier_of(client, result.stdout.splitlines()[-1]) == "3"
 
 
-def test_a_rotation_during_an_overlap_ends_the_oldest_tokens_at_once(rotation_app: Flask, client: FlaskClient) -> None:
-    first = token_of(rotation_app, "1")
-    second = rotated(rotation_app, "1")
-    result = rotate(rotation_app, "1", "--overlap-hours", "1.5")
+def test_a_rotation_during_an_overlap_ends_the_oldest_tokens_at_once(own_app: Flask, client: FlaskClient) -> None:
+    first = token_of(own_app, "1")
+    second = rotated(own_app, "1")
+    result = rotate(own_app, "1", "--overlap-hours", "1.5")
     assert result.exit_code == 0, result.output
     assert "its overlap ended now" in result.stderr
     third = result.stdout.splitlines()[-1]
     assert [supplier_of(client, token) for token in (first, second, third)] == [UNKNOWN, "1", "1"]
 
 
-def test_a_suspended_suppliers_replaced_token_is_refused_too(rotation_app: Flask, client: FlaskClient) -> None:
-    old = token_of(rotation_app, "1")
-    new = rotated(rotation_app, "1")
-    assert rotation_app.test_cli_runner().invoke(args=["suspend-supplier", "1"]).exit_code == 0
+def test_a_suspended_suppliers_replaced_token_is_refused_too(own_app: Flask, client: FlaskClient) -> None:
+    old = token_of(own_app, "1")
+    new = rotated(own_app, "1")
+    assert own_app.test_cli_runner().invoke(args=["suspend-supplier", "1"]).exit_code == 0
     try:
         assert [supplier_of(client, token) for token in (old, new)] == [UNKNOWN, UNKNOWN]
     finally:
-        assert rotation_app.test_cli_runner().invoke(args=["suspend-supplier", "1", "--resume"]).exit_code == 0
+        assert own_app.test_cli_runner().invoke(args=["suspend-supplier", "1", "--resume"]).exit_code == 0
     assert [supplier_of(client, token) for token in (old, new)] == ["1", "1"]
 
 
-def test_a_given_token_is_checked(rotation_app: Flask, client: FlaskClient) -> None:
+def test_a_given_token_is_checked(own_app: Flask, client: FlaskClient) -> None:
     chosen = f"chosen-{uuid.uuid4().hex}"
-    assert rotated(rotation_app, "3", "--token", chosen) == chosen
+    assert rotated(own_app, "3", "--token", chosen) == chosen
     assert supplier_of(client, chosen) == "3"
     refusals = {
         "short-token": "A token is 24 to 200 characters",
         "with spaces and more than twenty-four": "A token is 24 to 200 characters",
         chosen: "That token is, or was, a supplier's",  # another supplier's
     }
-    before = token_of(rotation_app, "2")
+    before = token_of(own_app, "2")
     for token, reason in refusals.items():
-        result = rotate(rotation_app, "2", "--token", token)
+        result = rotate(own_app, "2", "--token", token)
         assert result.exit_code != 0 and reason in result.output, result.output
-    assert token_of(rotation_app, "2") == before  # nothing changed
+    assert token_of(own_app, "2") == before  # nothing changed
 
 
-def test_an_unknown_supplier_or_an_overlap_out_of_bounds_is_refused(rotation_app: Flask) -> None:
-    unknown = rotate(rotation_app, "999")
+def test_an_unknown_supplier_or_an_overlap_out_of_bounds_is_refused(own_app: Flask) -> None:
+    unknown = rotate(own_app, "999")
     assert unknown.exit_code != 0 and "No supplier '999'." in unknown.output, unknown.output
     for hours in ("-1", "169"):
-        result = rotate(rotation_app, "2", "--overlap-hours", hours)
+        result = rotate(own_app, "2", "--overlap-hours", hours)
         assert result.exit_code != 0 and "--overlap-hours" in result.output, result.output
