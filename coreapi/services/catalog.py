@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from sqlalchemy import ColumnElement, and_, or_, select
+from sqlalchemy import ColumnElement, and_, bindparam, or_, select
 from sqlalchemy.orm import Session, selectinload, undefer_group
 
 from coreapi.models import STORE_COORDINATES, Category, Product, Recipe, Store, StoreProduct, Supplier
@@ -76,28 +76,33 @@ def supplier_active() -> ColumnElement[bool]:
     return Supplier.suspended_at.is_(None)
 
 
-def token_names(token: str, *, now: dt.datetime) -> ColumnElement[bool]:
+def token_names(token: ColumnElement[str], *, now: ColumnElement[dt.datetime]) -> ColumnElement[bool]:
     """SQL condition: ``token`` is the supplier's token, or the one its last rotation replaced while that one is
-    still accepted (coreapi/services/token_rotation.py)."""
+    still accepted at ``now`` (coreapi/services/token_rotation.py)."""
     return or_(
         Supplier.token == token,
         and_(Supplier.previous_token == token, Supplier.previous_token_expires_at > now),
     )
 
 
+# Every API request looks its supplier up, by token or (a service) by id: the statements are built once.
+ACTIVE_SUPPLIER_BY_TOKEN = select(Supplier).where(
+    token_names(bindparam("token"), now=bindparam("now")), supplier_active()
+)
+ACTIVE_SUPPLIER_BY_ID = select(Supplier).where(Supplier.id == bindparam("id"), supplier_active())
+
+
 def find_active_supplier(session: Session, token: str, *, now: dt.datetime) -> Supplier | None:
     """The supplier of a ``Supplier-Token``; ``None`` for a token that names none (a replaced one past its overlap
     included), or a suspended supplier."""
-    return session.scalars(select(Supplier).where(token_names(token, now=now), supplier_active())).one_or_none()
+    return session.scalars(ACTIVE_SUPPLIER_BY_TOKEN, {"token": token, "now": now}).one_or_none()
 
 
 def find_active_supplier_by_id(session: Session, supplier_id: str) -> Supplier | None:
     """The supplier of a contract id a service names (``Supplier-Id``); ``None`` for an id that names none, or a
     suspended supplier."""
     key = database_id(supplier_id)
-    if key is None:
-        return None
-    return session.scalars(select(Supplier).where(Supplier.id == key, supplier_active())).one_or_none()
+    return session.scalars(ACTIVE_SUPPLIER_BY_ID, {"id": key}).one_or_none() if key is not None else None
 
 
 def find_supplier_by_id(session: Session, supplier_id: str) -> Supplier | None:

@@ -19,7 +19,7 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from flask import Flask
-from sqlalchemy import Connection, MetaData, func, inspect, select, text, true
+from sqlalchemy import Connection, MetaData, bindparam, func, inspect, select, text, true
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.sql import ClauseElement
 
@@ -353,14 +353,17 @@ def before_store_closing(monkeypatch: pytest.MonkeyPatch) -> None:
 def before_supplier_suspension(monkeypatch: pytest.MonkeyPatch) -> None:
     """Today's requests on a database before 0015: every supplier is active there (``suppliers.suspended_at``,
     which every request's supplier lookup tests, does not exist yet). Nor has a token been replaced (0016)."""
-    monkeypatch.setattr(catalog, "supplier_active", true)
-    before_token_rotation(monkeypatch)
+    monkeypatch.setattr(catalog, "ACTIVE_SUPPLIER_BY_ID", select(Supplier).where(Supplier.id == bindparam("id")))
+    monkeypatch.setattr(
+        catalog, "ACTIVE_SUPPLIER_BY_TOKEN", select(Supplier).where(Supplier.token == bindparam("token"))
+    )
 
 
 def before_token_rotation(monkeypatch: pytest.MonkeyPatch) -> None:
     """Today's requests on a database before 0016: a token is its supplier's current one only
     (``suppliers.previous_token``, which the lookup by token tests, does not exist yet)."""
-    monkeypatch.setattr(catalog, "token_names", lambda token, now: Supplier.token == token)
+    active_by_token = select(Supplier).where(Supplier.token == bindparam("token"), catalog.supplier_active())
+    monkeypatch.setattr(catalog, "ACTIVE_SUPPLIER_BY_TOKEN", active_by_token)
 
 
 def before_awaited_products(monkeypatch: pytest.MonkeyPatch) -> None:
