@@ -42,7 +42,7 @@ from coreapi.services import (
     token_rotation,
 )
 from coreapi.services.baskets import BasketOwner
-from coreapi.services.catalog import find_supplier_by_id
+from coreapi.services.catalog import UnknownSupplier, get_supplier
 from coreapi.services.identity import MAX_ID_LENGTH, IdentityKind, parse_authorization
 
 
@@ -124,9 +124,10 @@ def set_personalization_command(supplier_id: str, state: str) -> None:
     """Turn a supplier's personalization on or off; off also deletes every preference its shoppers
     stored (in the same transaction)."""
     session = db.session()
-    supplier = find_supplier_by_id(session, supplier_id)
-    if supplier is None:
-        raise click.ClickException(f"No supplier {supplier_id!r}.")
+    try:
+        supplier = get_supplier(session, supplier_id)
+    except UnknownSupplier as error:
+        raise click.ClickException(str(error)) from error
     deleted = preferences.set_personalization(session, supplier, state == "on")
     session.commit()
     message = f"Personalization is {state} for supplier {supplier.id} ({supplier.name})"
@@ -270,7 +271,7 @@ def suspend_supplier_command(supplier_id: str, resume: bool) -> None:
             return
         done = supplier_suspension.suspend_supplier(session, supplier_id, now=dt.datetime.now(dt.UTC))
         session.commit()
-    except supplier_suspension.UnknownSupplier as error:
+    except UnknownSupplier as error:
         session.rollback()
         raise click.ClickException(str(error)) from error
     click.echo(
@@ -335,7 +336,7 @@ def rotate_token_command(supplier_id: str, overlap_hours: float, token: str | No
             token=token,
         )
         session.commit()
-    except (token_rotation.UnknownSupplier, supplier_tokens.RefusedToken) as error:
+    except (UnknownSupplier, supplier_tokens.RefusedToken) as error:
         session.rollback()
         raise click.ClickException(str(error)) from error
     if done.cut_short:
@@ -363,7 +364,7 @@ def _shopper(supplier_id: str, user_id: str | None, authless_id: str | None) -> 
         ) from error
     try:
         return shopper_data.find_shopper(db.session(), supplier_id, identity)
-    except shopper_data.UnknownSupplier as error:
+    except UnknownSupplier as error:
         raise click.ClickException(str(error)) from error
 
 

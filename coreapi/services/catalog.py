@@ -111,6 +111,19 @@ def find_supplier_by_id(session: Session, supplier_id: str) -> Supplier | None:
     return session.get(Supplier, key) if key is not None else None
 
 
+class UnknownSupplier(LookupError):
+    """No supplier with that id (a command naming one: ``get_supplier``)."""
+
+
+def get_supplier(session: Session, supplier_id: str) -> Supplier:
+    """The supplier of a contract id, suspended or not, as a command names it; ``UnknownSupplier`` for an id that
+    names none."""
+    supplier = find_supplier_by_id(session, supplier_id)
+    if supplier is None:
+        raise UnknownSupplier(f"No supplier {supplier_id!r}.")
+    return supplier
+
+
 @dataclass(frozen=True)
 class CategoryView:
     id: str

@@ -61,7 +61,7 @@ from coreapi.models import (
     Supplier,
 )
 from coreapi.services.baskets import CONFIRMED, OPEN, BasketOwner
-from coreapi.services.catalog import find_supplier_by_id
+from coreapi.services.catalog import get_supplier
 from coreapi.services.identity import Identity, IdentityKind
 from coreapi.services.moments import as_utc
 from coreapi.services.owners import Owned, owned_by
@@ -75,15 +75,10 @@ FORGOTTEN_KIND = IdentityKind.USER
 FORGOTTEN_PREFIX = "forgotten "
 
 
-class UnknownSupplier(LookupError):
-    """No supplier with that id."""
-
-
 def find_shopper(session: Session, supplier_id: str, identity: Identity) -> tuple[Supplier, BasketOwner]:
-    """The supplier of ``supplier_id`` and its shopper ``identity``; ``UnknownSupplier`` when no supplier has it."""
-    supplier = find_supplier_by_id(session, supplier_id)
-    if supplier is None:
-        raise UnknownSupplier(f"No supplier {supplier_id!r}.")
+    """The supplier of ``supplier_id`` and its shopper ``identity``; ``catalog.UnknownSupplier`` when no supplier has
+    it."""
+    supplier = get_supplier(session, supplier_id)
     return supplier, BasketOwner(supplier.id, identity)
 
 

@@ -17,13 +17,8 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from coreapi.models import Supplier
-from coreapi.services.catalog import find_supplier_by_id
+from coreapi.services.catalog import get_supplier
 from coreapi.services.moments import as_utc
-
-
-class UnknownSupplier(LookupError):
-    """No supplier with that id."""
 
 
 @dataclass(frozen=True)
@@ -36,8 +31,9 @@ class Suspension:
 
 
 def suspend_supplier(session: Session, supplier_id: str, *, now: dt.datetime) -> Suspension:
-    """Suspend a supplier (its first suspension's time is kept); the caller commits."""
-    supplier = _find(session, supplier_id)
+    """Suspend a supplier (its first suspension's time is kept); the caller commits. ``catalog.UnknownSupplier`` for
+    an id that names none, here and in ``resume_supplier``."""
+    supplier = get_supplier(session, supplier_id)
     if supplier.suspended_at is None:
         supplier.suspended_at = now
     return Suspension(supplier_id=supplier.id, name=supplier.name, suspended_at=as_utc(supplier.suspended_at))
@@ -45,15 +41,8 @@ def suspend_supplier(session: Session, supplier_id: str, *, now: dt.datetime) ->
 
 def resume_supplier(session: Session, supplier_id: str) -> bool:
     """Serve a suspended supplier again; ``False`` if it was not suspended. The caller commits."""
-    supplier = _find(session, supplier_id)
+    supplier = get_supplier(session, supplier_id)
     if supplier.suspended_at is None:
         return False
     supplier.suspended_at = None
     return True
-
-
-def _find(session: Session, supplier_id: str) -> Supplier:
-    supplier = find_supplier_by_id(session, supplier_id)
-    if supplier is None:
-        raise UnknownSupplier(f"No supplier {supplier_id!r}.")
-    return supplier

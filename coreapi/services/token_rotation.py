@@ -16,17 +16,13 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from coreapi.services.catalog import find_supplier_by_id
+from coreapi.services.catalog import get_supplier
 from coreapi.services.moments import as_utc
 from coreapi.services.supplier_tokens import new_token
 
 DEFAULT_OVERLAP = dt.timedelta(hours=24)
 # A week: long enough for a retailer's slowest deploy, short enough that a forgotten token does not live on.
 MAX_OVERLAP = dt.timedelta(days=7)
-
-
-class UnknownSupplier(LookupError):
-    """No supplier with that id."""
 
 
 @dataclass(frozen=True)
@@ -49,12 +45,11 @@ def rotate_token(
     overlap: dt.timedelta = DEFAULT_OVERLAP,
     token: str | None = None,
 ) -> Rotation:
-    """Give a supplier a new token, the one it replaces accepted for ``overlap``; the caller commits."""
+    """Give a supplier a new token, the one it replaces accepted for ``overlap``; the caller commits.
+    ``catalog.UnknownSupplier`` for an id that names none."""
     if not dt.timedelta(0) <= overlap <= MAX_OVERLAP:
         raise ValueError(f"The overlap must be between 0 and {MAX_OVERLAP.days} days.")
-    supplier = find_supplier_by_id(session, supplier_id)
-    if supplier is None:
-        raise UnknownSupplier(f"No supplier {supplier_id!r}.")
+    supplier = get_supplier(session, supplier_id)
     made = new_token(session, token)
     cut_short = (
         supplier.previous_token is not None
