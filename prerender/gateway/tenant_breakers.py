@@ -148,11 +148,6 @@ class TenantBreakers:
         with self._lock:
             return len(self._tenants)
 
-    def tenants_open(self) -> int:
-        """How many tenants' breakers are open (not half-open)."""
-        with self._lock:
-            return len(self._open)
-
     def allow(self, tenant: str) -> Admission:
         """Let a call for `tenant` through, or raise the CircuitOpen of its tenant's breaker or the shared one."""
         breaker = self.of(tenant)

@@ -140,11 +140,6 @@ class StaticTree:
     def build_id(self) -> str:
         return self.digest[:12]
 
-    @property
-    def size(self) -> int:
-        """The bytes the tree holds in memory."""
-        return sum(len(stored.data) for stored in self.contents.values())
-
 
 def tree_digest(root: Path, names: Iterable[str]) -> str:
     """SHA-256 over the files in name order, each as its name, a NUL byte, its content (the digest the
