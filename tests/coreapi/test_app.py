@@ -116,17 +116,11 @@ def test_a_connection_hold_no_longer_than_a_write_may_take_stops_the_start(tmp_p
         create_app({**database, "IDEMPOTENCY_WAIT_SECONDS": 4.0, "DATABASE_HOLD_SECONDS": 3.1})
 
 
-def head_revision() -> str | None:
-    """The newest revision of the scripts, from Alembic's script directory (never written here: a new revision
-    moves it)."""
-    return ScriptDirectory.from_config(migrate.alembic_config()).get_current_head()
-
-
 def test_healthz(client: FlaskClient) -> None:
     """The release coreapi runs: its installed version, and the revision its (migrated) database is at."""
     response = client.get("/healthz")
     assert response.status_code == 200
-    version = {"package": importlib.metadata.version("prerender-coreapi"), "schema": head_revision()}
+    version = {"package": importlib.metadata.version("prerender-coreapi"), "schema": migrate.head_revision()}
     assert response.json == {"status": "ok", "version": version}
 
 
@@ -134,7 +128,7 @@ def test_healthz_names_the_revision_the_database_is_at_as_it_is_upgraded(empty_a
     """Read at each check: the database is upgraded while coreapi runs (docs/operations.md, "A new release")."""
     client = empty_app.test_client()
     assert client.get("/healthz").json["version"]["schema"] is None  # no migration history yet
-    head = head_revision()
+    head = migrate.head_revision()
     assert head is not None
     before = ScriptDirectory.from_config(migrate.alembic_config()).get_revision(head).down_revision
     assert isinstance(before, str)
