@@ -12,7 +12,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
-from urllib.parse import urlsplit
 
 import click
 from alembic.util import CommandError
@@ -27,7 +26,7 @@ from sqlalchemy.orm import Session
 from coreapi import migrate
 from coreapi.extensions import db
 from coreapi.models import Supplier
-from coreapi.schemas.supplier_definition import SupplierDefinitionSchema
+from coreapi.schemas.supplier_definition import SupplierDefinitionSchema, is_site_url
 from coreapi.seed import is_seeded, load_catalog
 from coreapi.services import (
     idempotency,
@@ -138,8 +137,7 @@ def _site_url(_context: click.Context, _parameter: click.Parameter, value: str |
     """An absolute http(s) URL without query or fragment, its trailing slash dropped (a routing base URL)."""
     if value is None:
         return None
-    parts = urlsplit(value)
-    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+    if not is_site_url(value):
         raise click.BadParameter(f"{value!r} is not an absolute http(s) URL without query or fragment.")
     return value.rstrip("/")
 

@@ -33,9 +33,15 @@ class SupplierIdField(fields.Field[int]):
         return int(text)
 
 
-def _base_url(value: str) -> None:
+def is_site_url(value: str) -> bool:
+    """Whether ``value`` can be a routing's ``baseUrl``: an absolute http(s) URL without query or fragment (also
+    ``set-site-urls``'s check, coreapi/cli.py)."""
     parts = urlsplit(value)
-    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+    return parts.scheme in ("http", "https") and bool(parts.netloc) and not parts.query and not parts.fragment
+
+
+def _base_url(value: str) -> None:
+    if not is_site_url(value):
         raise ValidationError("Not an absolute http(s) URL without query or fragment.")
 
 
