@@ -325,8 +325,8 @@ def upstream_hung(stack: Stack) -> list[Row]:
     calls = lambda i: Call(f"/v1/recipe-card?recipe_id={1 + i % 40}&store_id=1001&serves={2 + i // 40}")  # noqa: E731
     workers = max(1, len(stack.prerender_workers()))
     # A node that has served before the hang: each worker knows the retailer's token (run alone, on a cold stack,
-    # every card would be one no supplier vouches for, mostly shed at the door: docs/decisions.md, "A node that
-    # starts while the upstream hangs"). Other recipes than the measured ones, so those still need the upstream.
+    # every card would be one no supplier vouches for, mostly shed at the door: docs/decisions.md, "Issue 25: what a
+    # twenty-sixth outside check found", Left). Other recipes than the measured ones, so those still need the upstream.
     load.run(
         stack.prerender_url,
         lambda i: Call(f"/v1/recipe-card?recipe_id={41 + i % 4}&store_id=1001"),
