@@ -316,6 +316,16 @@ def test_the_shelf_half_received_before_its_first_screen_ends_moves_nothing(
 
 # The shop's pages a keyboard shopper walks back up with Shift+Tab (the product's catalog and planner among them).
 BACKWARDS_PAGES = ["/", "/idees", "/planner/current-menu?store_id=1001"]
+# True once the page's scroll position has not moved for five frames in a row.
+SCROLL_SETTLED = """() => new Promise((settled) => {
+  let last = -1, still = 0;
+  const frame = () => {
+    still = scrollY === last ? still + 1 : 0;
+    last = scrollY;
+    if (still >= 5) settled(true); else requestAnimationFrame(frame);
+  };
+  frame();
+})"""
 # The focused control, where the header covers part of it (the header drawn at a point of its box, as
 # elementFromPoint tells); null otherwise.
 HIDDEN_UNDER_THE_HEADER = """() => {
@@ -348,6 +358,9 @@ def test_shift_tab_never_leaves_the_focus_under_the_sticky_header(
     page.evaluate(
         "() => { window.scrollTo(0, document.documentElement.scrollHeight); document.activeElement?.blur(); }"
     )
+    # Chromium animates the End key's scroll: a Shift+Tab during it is scrolled into view, then carried on down
+    # under the header by the rest of the animation. Start once the page stands still, as a shopper's next key does.
+    page.wait_for_function(SCROLL_SETTLED)
     page.locator("body").focus()
     hidden = []
     for _ in range(60):
