@@ -9,10 +9,15 @@ fragment answers its degraded form, a browser's JSON route 503 with Retry-After 
 The condition and its lock are threading's: patched by gevent's workers into greenlet-aware ones, real locks under
 gthread (gunicorn.conf.py).
 
-A call made for a tenant (a retailer: prerender/gateway/tenant_breakers.py, `tenant_key`) takes at most half of
-the places (`share`, one at least): one retailer whose calls hang upstream holds half of them while they hang, and
-the other retailers' calls still get the other half. A call over its tenant's share waits, and is shed, as one over
-the limit.
+A call made for a tenant (a retailer: prerender/gateway/tenant_breakers.py, `tenant_key`) takes at most its
+tenant's share of the places, which depends on whether the resource is contended:
+- **alone** (no other tenant has asked for a place within the last CONTENDED_SECONDS): `solo_share`, every place but
+  a reserve of a quarter (12 of 16): a deployment of one retailer keeps most of its places, and a retailer whose
+  calls hang while it is alone still leaves the reserve free for the first call of another;
+- **contended** (another tenant asked within that time): `share`, half of the places (8 of 16), so that one
+  retailer whose calls hang holds half of them while they hang and the others get the rest. Places a tenant holds
+  beyond it are not taken back: its calls over the share wait until enough of its own end.
+A call over its tenant's share waits, and is shed, as one over the limit.
 
 The log says when the bulkhead starts shedding and when it has shed nothing for QUIET_SECONDS (said by the next
 call that goes through), with how many were shed meanwhile: two lines for a spike or a steady overload, however
@@ -22,6 +27,7 @@ prerender/gateway/fallbacks.py).
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import logging
 import threading
@@ -34,12 +40,15 @@ log = logging.getLogger(__name__)
 
 # How long a bulkhead must shed nothing before its log says calls go through again.
 QUIET_SECONDS = 10.0
+# How long after another tenant last asked for a place a tenant's share stays the contended one (half).
+CONTENDED_SECONDS = 30.0
 
 
 class Bulkhead:
-    """Places for the calls to one resource. A call for a tenant (`place(tenant=...)`) takes at most `share` of
-    them (max(1, limit // 2)): one retailer whose calls hang cannot hold every place of the resource
-    (docs/decisions.md, "One retailer's failures open its own breakers")."""
+    """Places for the calls to one resource. A call for a tenant (`place(tenant=...)`) takes at most `solo_share` of
+    them while no other tenant asked within CONTENDED_SECONDS, `share` (max(1, limit // 2)) otherwise: one retailer
+    whose calls hang cannot hold every place of the resource (docs/decisions.md, "One retailer's failures open its
+    own breakers", and "A retailer alone keeps most of a resource's places")."""
 
     def __init__(self, *, name: str, limit: int, queue: int, clock: Callable[[], float] = time.monotonic) -> None:
         if limit < 1 or queue < 0:
@@ -48,12 +57,16 @@ class Bulkhead:
         self.limit = limit
         self.queue = queue
         self.share = max(1, limit // 2)
+        self.solo_share = max(self.share, limit - max(1, limit // 4))
         self.clock = clock
         # One condition for the places, the tenants' shares and the counts: a freed place wakes the waiting calls,
         # and the first of them that may take it does (threading's: patched by gevent's workers).
         self._lock = threading.Condition(threading.Lock())
         self._in_flight = 0
         self._by_tenant: dict[str, int] = {}  # the calls in flight per tenant (none at 0: bounded by the limit)
+        # When the (at most two) tenants that asked last asked, oldest first: all the contention rule needs (the
+        # tenant that asks and the last other one), whatever the number of tenants.
+        self._asked: collections.OrderedDict[str, float] = collections.OrderedDict()
         self._waiting = 0
         self._shed = 0  # calls shed since it started shedding (0: not shedding)
         self._last_shed = 0.0
@@ -71,18 +84,39 @@ class Bulkhead:
         with self._lock:
             return self._by_tenant.get(tenant, 0)
 
+    def share_of(self, tenant: str) -> int:
+        """The places `tenant` may hold now: `share` when another tenant asked within CONTENDED_SECONDS, else
+        `solo_share`."""
+        with self._lock:
+            return self._share_of(tenant)
+
+    def _share_of(self, tenant: str) -> int:
+        """`share_of` (under the lock)."""
+        now = self.clock()
+        contended = any(other != tenant and now - when < CONTENDED_SECONDS for other, when in self._asked.items())
+        return self.share if contended else self.solo_share
+
+    def _note_asking(self, tenant: str) -> None:
+        """`tenant` asks for a place now (under the lock): it keeps the last two tenants that asked."""
+        self._asked.pop(tenant, None)
+        self._asked[tenant] = self.clock()
+        while len(self._asked) > 2:
+            self._asked.popitem(last=False)
+
     def _free_for(self, tenant: str | None) -> bool:
         """Whether a call for `tenant` may take a place now (under the lock)."""
         if self._in_flight >= self.limit:
             return False
-        return tenant is None or self._by_tenant.get(tenant, 0) < self.share
+        return tenant is None or self._by_tenant.get(tenant, 0) < self._share_of(tenant)
 
     @contextlib.contextmanager
     def place(self, *, wait: float, tenant: str | None = None) -> Iterator[None]:
         """Hold a place for one call, waiting at most `wait` seconds for one; Shed when none came. A call for a
         `tenant` that holds its share already waits (and is shed) as one for a full bulkhead."""
-        shed = quiet = in_flight = waiting = 0
+        shed = quiet = in_flight = waiting = share = 0
         with self._lock:
+            if tenant is not None:
+                self._note_asking(tenant)
             if not self._free_for(tenant):
                 if wait <= 0 or self._waiting >= self.queue:
                     acquired = False
@@ -95,6 +129,7 @@ class Bulkhead:
                 if not acquired:
                     shed = self._count_shed()
                     in_flight, waiting = self._in_flight, self._waiting
+                    share = self._share_of(tenant) if tenant is not None else self.limit
             else:
                 acquired = True
             if acquired:
@@ -117,7 +152,7 @@ class Bulkhead:
                     "bulkhead for %s: a tenant holds its share (%d of %d places; %d calls in flight, %d waiting): "
                     "shedding its calls",
                     self.name,
-                    self.share,
+                    share,
                     self.limit,
                     in_flight,
                     waiting,

@@ -18,7 +18,7 @@ from prometheus_client import REGISTRY
 
 from prerender.gateway import CallerIdentity, CircuitOpen, Resource, Shed, UpstreamHttp, UpstreamStatusError
 from prerender.gateway.breaker import CLOSED, HALF_OPEN, OPEN, BreakerPolicy
-from prerender.gateway.bulkhead import Bulkhead
+from prerender.gateway.bulkhead import CONTENDED_SECONDS, Bulkhead
 from prerender.gateway.tenant_breakers import (
     NO_TENANT,
     TENANTS_PER_RESOURCE,
@@ -290,6 +290,8 @@ def hold(bulkhead: Bulkhead, tenant: str, releases: list[threading.Event]) -> No
 def test_a_hung_tenant_holds_half_of_the_places_and_the_others_get_the_rest(holders):
     bulkhead = Bulkhead(name="test-share", limit=4, queue=8)
     assert bulkhead.share == 2
+    with bulkhead.place(wait=0, tenant="id:9"):  # another tenant asked: the resource is contended
+        pass
     hold(bulkhead, "id:1", holders)
     hold(bulkhead, "id:1", holders)
     with pytest.raises(Shed), bulkhead.place(wait=0, tenant="id:1"):  # its share is taken: shed, places free
@@ -304,6 +306,36 @@ def test_a_hung_tenant_holds_half_of_the_places_and_the_others_get_the_rest(hold
     with bulkhead.place(wait=5, tenant="id:1"):
         assert bulkhead.in_flight_for("id:1") == 2
     assert min(Bulkhead(name="test-one", limit=1, queue=0).share, Bulkhead(name="x", limit=3, queue=0).share) == 1
+
+
+def test_a_tenant_alone_takes_all_but_a_reserve_and_half_once_another_asks(holders):
+    """A tenant alone (a deployment of one retailer) takes every place but a quarter; the reserve lets another
+    tenant's first call through at once, after which the first tenant's calls are held to half until the other has
+    not asked for CONTENDED_SECONDS."""
+    clock = FakeClock()
+    bulkhead = Bulkhead(name="test-solo", limit=16, queue=8, clock=clock)
+    assert (bulkhead.share, bulkhead.solo_share, bulkhead.share_of("id:1")) == (8, 12, 12)
+    for _ in range(12):
+        hold(bulkhead, "id:1", holders)  # hung, alone: 12 places
+    with pytest.raises(Shed), bulkhead.place(wait=0, tenant="id:1"):
+        pytest.fail("a thirteenth place for a tenant alone")
+    hold(bulkhead, "id:2", holders)  # another retailer's first call: a place of the reserve, at once
+    assert bulkhead.share_of("id:1") == 8 and bulkhead.share_of("id:2") == 8
+    for release in holders[:5]:
+        release.set()  # five of tenant 1's calls end: it holds 7, under its contended share
+    for _ in range(200):
+        if bulkhead.in_flight_for("id:1") == 7:
+            break
+        threading.Event().wait(0.01)
+    hold(bulkhead, "id:1", holders)  # its eighth place
+    with pytest.raises(Shed), bulkhead.place(wait=0, tenant="id:1"):  # not a ninth, with places free
+        pytest.fail("a ninth place for a contended tenant")
+    assert bulkhead.in_flight == 9
+    clock.now += CONTENDED_SECONDS  # tenant 2 has not asked since: tenant 1 is alone again
+    assert bulkhead.share_of("id:1") == 12
+    with bulkhead.place(wait=0, tenant="id:1"):
+        assert bulkhead.in_flight_for("id:1") == 9
+    assert [Bulkhead(name="x", limit=limit, queue=0).solo_share for limit in (1, 2, 3, 4, 32)] == [1, 1, 2, 3, 24]
 
 
 def test_a_waiting_call_of_another_tenant_takes_a_place_its_tenant_may_have(holders):
