@@ -28,13 +28,16 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from sqlalchemy import delete, exists, select
+from sqlalchemy import ColumnElement, delete, exists, select
 from sqlalchemy.orm import Session
 
 from coreapi.models import Basket, BasketEntry, BasketTransfer, Event, Menu, MenuRecipe
 from coreapi.services.baskets import OPEN
 from coreapi.services.identity import IdentityKind
 from coreapi.services.rows import execute_counted
+
+# What prune deletes in batches.
+Prunable = Event | Basket | Menu | BasketTransfer
 
 
 @dataclass(frozen=True)
@@ -47,43 +50,53 @@ class Pruned:
     old_transfers: int
 
 
-# Events deleted per transaction: a first prune of a year of events must not hold SQLite's one write lock (or
-# PostgreSQL's locks on a million rows) while shoppers' writes wait behind it.
-EVENT_BATCH = 5_000
+# Rows deleted per transaction: a first prune of a year of events, or of a quarter's abandoned visitors' baskets,
+# must not hold SQLite's one write lock (or PostgreSQL's locks on a million rows and what cascades from them) while
+# shoppers' writes wait behind it.
+BATCH = 5_000
 
 
-def prune(
-    session: Session, *, events_before: dt.datetime, idle_before: dt.datetime, event_batch: int = EVENT_BATCH
-) -> Pruned:
-    """Delete the events received before ``events_before``, each batch of ``event_batch`` in a transaction of its
-    own, then the logged-out visitors' empty baskets and menus untouched since ``idle_before`` and the old basket
-    transfers (the module's doc), which the caller commits. What hangs from a basket (the products it awaited or a
-    cart showed) goes with it (ON DELETE CASCADE)."""
+def prune(session: Session, *, events_before: dt.datetime, idle_before: dt.datetime, batch: int = BATCH) -> Pruned:
+    """Delete the events received before ``events_before``, then the logged-out visitors' empty baskets and menus
+    untouched since ``idle_before`` and the old basket transfers (the module's doc), each kind in batches of
+    ``batch`` rows, each batch a transaction of its own (committed here). What hangs from a basket (the products it
+    awaited or a cart showed) goes with it (ON DELETE CASCADE)."""
     authless = IdentityKind.AUTHLESS.value
-    events = 0
-    while True:
-        batch = select(Event.id).where(Event.received_at < events_before).limit(event_batch).scalar_subquery()
-        deleted = execute_counted(session, delete(Event).where(Event.id.in_(batch)))
-        session.commit()
-        events += deleted
-        if deleted < event_batch:
-            break
-    idle_baskets = delete(Basket).where(
-        Basket.identity_kind == authless,
-        Basket.status == OPEN,
-        Basket.updated_at < idle_before,
-        ~exists(select(BasketEntry.id).where(BasketEntry.basket_id == Basket.id)),
-    )
-    idle_menus = delete(Menu).where(
-        Menu.identity_kind == authless,
-        Menu.updated_at < idle_before,
-        ~exists(select(MenuRecipe.id).where(MenuRecipe.menu_id == Menu.id)),
-    )
-    # A basket transfer's token is useless once expired (15 minutes), redeemed or not; the row names its shopper.
-    old_transfers = delete(BasketTransfer).where(BasketTransfer.expires_at < idle_before)
     return Pruned(
-        events=events,
-        idle_baskets=execute_counted(session, idle_baskets),
-        idle_menus=execute_counted(session, idle_menus),
-        old_transfers=execute_counted(session, old_transfers),
+        events=_delete_in_batches(session, Event, batch, Event.received_at < events_before),
+        idle_baskets=_delete_in_batches(
+            session,
+            Basket,
+            batch,
+            Basket.identity_kind == authless,
+            Basket.status == OPEN,
+            Basket.updated_at < idle_before,
+            ~exists(select(BasketEntry.id).where(BasketEntry.basket_id == Basket.id)),
+        ),
+        idle_menus=_delete_in_batches(
+            session,
+            Menu,
+            batch,
+            Menu.identity_kind == authless,
+            Menu.updated_at < idle_before,
+            ~exists(select(MenuRecipe.id).where(MenuRecipe.menu_id == Menu.id)),
+        ),
+        # A basket transfer's token is useless once expired (15 minutes), redeemed or not; the row names its shopper.
+        old_transfers=_delete_in_batches(session, BasketTransfer, batch, BasketTransfer.expires_at < idle_before),
     )
+
+
+def _delete_in_batches(session: Session, model: type[Prunable], batch: int, *conditions: ColumnElement[bool]) -> int:
+    """Delete the rows of ``model`` that meet ``conditions``, ``batch`` of them per committed transaction, until a
+    batch finds fewer; how many went. The conditions are checked again on each row the delete locks, not only in
+    the batch's choice of ids: on PostgreSQL a write that moved a basket's ``updated_at`` on while the batch waited
+    for its lock keeps it (the row is checked again once its lock is free, which the ids of the subquery alone
+    would not be)."""
+    total = 0
+    while True:
+        chosen = select(model.id).where(*conditions).limit(batch).scalar_subquery()
+        deleted = execute_counted(session, delete(model).where(model.id.in_(chosen), *conditions))
+        session.commit()
+        total += deleted
+        if deleted < batch:
+            return total
