@@ -14,6 +14,7 @@ from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
 from prerender.gateway.models import Supplier, parse_supplier
 from prerender.gateway.read_cache import ReadCache, cache_key
+from prerender.gateway.tenant_breakers import tenant_key
 
 # The upstream's detail when a service call names a supplier it does not know (docs/upstream.md).
 UNKNOWN_SUPPLIER_ID = "Unknown Supplier-Id"
@@ -23,6 +24,11 @@ UNKNOWN_SUPPLIER_ID = "Unknown Supplier-Id"
 FIRST_LOOKUPS = 4
 # How long a request waits for another's lookup of the same token, at most (within its own budget).
 FIRST_LOOKUP_WAIT_SECONDS = 2.0
+
+
+def refused_token(error: UpstreamStatusError) -> bool:
+    """Whether a lookup by token was refused because the upstream knows no such token (its 401)."""
+    return error.status == 401
 
 
 class FirstLookups:
@@ -84,14 +90,15 @@ class SupplierGateway:
             known: Supplier | None = cached[0]
             return known
 
-        def fetch() -> Supplier | None:
-            return self._fetch(
-                key, {"Supplier-Token": token, "X-Request-Id": request_id}, unknown=lambda error: error.status == 401
-            )
-
-        if self.cache.get("stale:" + key) is not None:
-            return fetch()
-        return self.first_lookups.run(key, fetch, answer=lambda: self.cache.near_get(key))
+        headers = {"Supplier-Token": token, "X-Request-Id": request_id}
+        last_good = self.cache.get("stale:" + key)
+        if last_good is not None:
+            # A token seen valid is its supplier's: its lookups count for the tenant its other calls (and its
+            # browsers' lookups by id) count for, not for a second one keyed by the token's digest.
+            return self._fetch(key, headers, unknown=refused_token, tenant=tenant_key(last_good[0].id, None))
+        return self.first_lookups.run(
+            key, lambda: self._fetch(key, headers, unknown=refused_token), answer=lambda: self.cache.near_get(key)
+        )
 
     def by_id(self, supplier_id: str, *, service_key: str, request_id: str) -> Supplier | None:
         """The supplier a credential names, None when the upstream no longer knows it (cached, None included).
@@ -117,9 +124,16 @@ class SupplierGateway:
         return self._fetch(key, headers, unknown=unknown)
 
     def _fetch(
-        self, key: str, headers: dict[str, str], *, unknown: Callable[[UpstreamStatusError], bool]
+        self,
+        key: str,
+        headers: dict[str, str],
+        *,
+        unknown: Callable[[UpstreamStatusError], bool],
+        tenant: str | None = None,
     ) -> Supplier | None:
-        """`_lookup`'s call, for a key not in the cache: the answer cached, or the last good one while it fails."""
+        """`_lookup`'s call, for a key not in the cache: the answer cached, or the last good one while it fails.
+        `tenant`: whom the call counts for (prerender/gateway/tenant_breakers.py); by default the supplier its
+        headers name."""
         try:
             payload = self.http.request(
                 "GET",
@@ -128,6 +142,7 @@ class SupplierGateway:
                 name="supplier",
                 idempotent=True,
                 headers=headers,
+                tenant=tenant,
             )
             supplier: Supplier | None = parse_supplier(payload)
         except UpstreamStatusError as error:

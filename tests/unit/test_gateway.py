@@ -35,6 +35,7 @@ from prerender.gateway.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
 from prerender.gateway.calls import segment
 from prerender.gateway.models import parse_recipe
 from prerender.gateway.read_cache import NearCache, ReadCache, cache_key
+from prerender.gateway.tenant_breakers import tenant_key
 from tests.clock import FakeClock
 from tests.unit.guards import tenant_breaker, upstream_http
 
@@ -215,6 +216,22 @@ def test_a_token_the_upstream_refuses_since_is_looked_up_again_and_loses_its_las
     responses.replace(responses.GET, f"{BASE}/api/v1/suppliers/me", status=401, json={"status": 401})
     assert upstream.suppliers.by_token("tok", request_id="r") is None
     assert upstream.suppliers.cache.get("stale:" + cache_key("supplier", "tok")) is None
+
+
+@responses.activate
+def test_a_token_seen_valid_is_looked_up_for_its_supplier_not_for_its_tokens_digest(upstream):
+    """One retailer is one tenant of the supplier lookups (prerender/gateway/tenant_breakers.py): once its token is
+    known, the lookups by token count for `id:<supplier>`, as its browsers' lookups by id do, so its failures
+    alone are never those of two tenants (which the shared breaker counts)."""
+    breakers = upstream.suppliers.http.guards[Resource.SUPPLIERS].breakers
+    responses.get(f"{BASE}/api/v1/suppliers/me", json=SUPPLIER_ANSWER)
+    upstream.suppliers.by_token("tok", request_id="r")  # never seen: counted for the token's digest
+    assert breakers.of(tenant_key(None, "tok")).counts() == (1, 0)
+    upstream.suppliers.cache.delete(cache_key("supplier", "tok"))  # the fresh copy's TTL has passed
+    responses.replace(responses.GET, f"{BASE}/api/v1/suppliers/me", status=503)
+    assert upstream.suppliers.by_token("tok", request_id="r").name == "Demo"  # its last good copy
+    assert breakers.of("id:1").counts() == (1, 1)  # counted for the supplier
+    assert breakers.of(tenant_key(None, "tok")).counts() == (1, 0)
 
 
 @responses.activate
