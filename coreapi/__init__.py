@@ -15,7 +15,9 @@ from coreapi.cli import register_commands
 from coreapi.config import load_config
 from coreapi.extensions import db, enforce_sqlite_foreign_keys
 from coreapi.log import configure_logging, register_request_logging
+from coreapi.schemas.fields import PUBLIC_ID_KEY
 from coreapi.services.connection_watchdog import ConnectionWatchdog, bound_connection_holds
+from coreapi.services.public_ids import PublicIdKey
 from coreapi.services.write_deadline import bound_statements
 from plumbing.problems import register_problem_handlers
 
@@ -57,6 +59,7 @@ def register_extensions(app: Flask) -> None:
         watchdog = ConnectionWatchdog(hold_seconds=float(app.config["DATABASE_HOLD_SECONDS"]))
         app.extensions["coreapi_connection_watchdog"] = watchdog
         bound_connection_holds(db.engine, watchdog)
+    app.extensions[PUBLIC_ID_KEY] = PublicIdKey()
 
 
 def register_blueprints(app: Flask) -> None:

@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from coreapi import migrate
 from coreapi.extensions import db
 from coreapi.models import Supplier
+from coreapi.schemas.fields import PUBLIC_ID_KEY
 from coreapi.schemas.supplier_definition import SupplierDefinitionSchema, is_site_url
 from coreapi.seed import is_seeded, load_catalog
 from coreapi.services import (
@@ -395,7 +396,12 @@ def export_shopper_command(supplier_id: str, user_id: str | None, authless_id: s
         session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
     _, owner = _shopper(supplier_id, user_id, authless_id)
     retention_seconds = float(current_app.config["IDEMPOTENCY_RETENTION_SECONDS"])
-    document = shopper_data.export(session, owner, idempotency_retention=dt.timedelta(seconds=retention_seconds))
+    document = shopper_data.export(
+        session,
+        owner,
+        idempotency_retention=dt.timedelta(seconds=retention_seconds),
+        public_id_key=current_app.extensions[PUBLIC_ID_KEY].get(session),
+    )
     session.rollback()  # read only
     click.echo(json.dumps(document, indent=2, ensure_ascii=False))
 

@@ -296,6 +296,17 @@ class Supplier(Base):
     previous_token_expires_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), deferred=True)
 
 
+class InstanceSecret(Base):
+    """A secret the deployment made for itself (migration 0017), which every node reads from the database:
+    ``public-ids``, the key of the ids a shopper's answers show for baskets and menus
+    (coreapi/services/public_ids.py)."""
+
+    __tablename__ = "instance_secrets"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))
+
+
 class Like(Base):
     """A connected user's favourite recipe, under the supplier the user belongs to.
 

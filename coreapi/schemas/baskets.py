@@ -8,9 +8,9 @@ from typing import Any
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_dump, post_load, validate, validates
 
 from coreapi.schemas.common import PaginationArgs
-from coreapi.schemas.fields import Id, Money, PictureUrl, RequiredStoreField, StoreField, UtcDateTime
+from coreapi.schemas.fields import Id, Money, PictureUrl, PublicId, RequiredStoreField, StoreField, UtcDateTime
 from coreapi.schemas.recipes import MAX_SERVES
-from coreapi.services import cart_waits
+from coreapi.services import cart_waits, public_ids
 from coreapi.services.identity import MAX_ID_LENGTH
 from plumbing.fields import JsonNumber
 
@@ -186,7 +186,7 @@ class ConfirmationSchema(Schema):
     """``{"confirmed": true, "basket_id"}`` or ``{"confirmed": false, "reason"}``."""
 
     confirmed = fields.Boolean()
-    basket_id = Id(allow_none=True)
+    basket_id = PublicId(public_ids.BASKET, allow_none=True)
     reason = fields.String(allow_none=True)
 
     @post_dump
@@ -236,7 +236,7 @@ class PastRecipeSchema(Schema):
 
 
 class ConfirmedBasketSchema(Schema):
-    id = Id()
+    id = PublicId(public_ids.BASKET)
     confirmed_at = UtcDateTime()
     store_id = Id()
     total = Money()

@@ -18,12 +18,30 @@ from coreapi.extensions import db
 from coreapi.models import Store
 from coreapi.services.catalog import find_store
 from coreapi.services.pricing import money_number
+from coreapi.services.public_ids import public_id
 
 MAX_IDS = 100
+# The application's extension that keeps the key of the public ids (coreapi/__init__.py).
+PUBLIC_ID_KEY = "coreapi_public_id_key"
 
 
 class Id(fields.String):
     """An identifier: always a string in JSON, whatever the database keys it with."""
+
+
+class PublicId(Id):
+    """A basket's or a menu's row number, shown as its public id (coreapi/services/public_ids.py), with the key
+    of the application's ``PUBLIC_ID_KEY`` extension."""
+
+    def __init__(self, kind: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.kind = kind
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> str | None:
+        if value is None:
+            return None
+        key = current_app.extensions[PUBLIC_ID_KEY].get(db.session())
+        return public_id(key, self.kind, int(value))
 
 
 def id_list(**kwargs: Any) -> DelimitedList:

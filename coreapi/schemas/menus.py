@@ -9,8 +9,9 @@ from marshmallow import EXCLUDE, Schema, fields, validate
 from webargs.fields import DelimitedList
 
 from coreapi.models import RECIPE_TYPES
-from coreapi.schemas.fields import Id, Money, PictureUrl, StoreField
+from coreapi.schemas.fields import Id, Money, PictureUrl, PublicId, StoreField
 from coreapi.schemas.preferences import apply_preferences
+from coreapi.services import public_ids
 from coreapi.services.identity import MAX_ID_LENGTH
 from coreapi.services.menus import MAX_BUDGET, MAX_GUESTS, MAX_RECIPES, MIN_GUESTS, SUGGESTED_RECIPES
 
@@ -134,7 +135,7 @@ class MenuRecipeSchema(Schema):
 
 
 class MenuSchema(Schema):
-    id = Id()
+    id = PublicId(public_ids.MENU)
     store_id = Id(allow_none=True)
     guests = fields.Integer()
     budget = Money(allow_none=True)

@@ -65,6 +65,7 @@ from coreapi.services.catalog import get_supplier
 from coreapi.services.identity import Identity, IdentityKind
 from coreapi.services.moments import as_utc
 from coreapi.services.owners import Owned, owned_by
+from coreapi.services.public_ids import BASKET, MENU, public_id
 from coreapi.services.rows import execute_counted
 
 # What a forgotten shopper's order keeps as its identity: a user id holding a space, which no request can name
@@ -85,12 +86,19 @@ def find_shopper(session: Session, supplier_id: str, identity: Identity) -> tupl
 # --- access --------------------------------------------------------------------------------
 
 
-def export(session: Session, owner: BasketOwner, *, idempotency_retention: dt.timedelta) -> dict[str, Any]:
+def export(
+    session: Session, owner: BasketOwner, *, idempotency_retention: dt.timedelta, public_id_key: bytes
+) -> dict[str, Any]:
     """Everything coreapi holds of the shopper, as one JSON-ready document (ids as strings, times in ISO 8601 UTC,
     money in euros): empty lists and ``None`` for a shopper it holds nothing of. ``names`` gives the title of every
-    recipe and the name of every product the document mentions."""
-    baskets = [_basket(basket) for basket in _baskets(session, owner)]
-    menus = [_menu(menu) for menu in _menus(session, owner)]
+    recipe and the name of every product the document mentions. A basket or menu has its row's ``id`` and the
+    ``shown_id`` the shopper's answers showed for it (coreapi/services/public_ids.py, with ``public_id_key``): the
+    order id a shopper quotes is that one."""
+    baskets = [
+        {**_basket(basket), "shown_id": public_id(public_id_key, BASKET, basket.id)}
+        for basket in _baskets(session, owner)
+    ]
+    menus = [{**_menu(menu), "shown_id": public_id(public_id_key, MENU, menu.id)} for menu in _menus(session, owner)]
     likes = _likes(session, owner)
     favorites = session.get(FavoriteItems, (owner.supplier_id, owner.identity.kind.value, owner.identity.value))
     document: dict[str, Any] = {

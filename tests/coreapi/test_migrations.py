@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -28,11 +29,11 @@ from coreapi.config import SEED_DATA_DIR
 from coreapi.extensions import db
 from coreapi.models import Like, Recipe, Supplier
 from coreapi.seed import catalog_rows, load_catalog
-from coreapi.services import cart_waits, catalog, favorite_items
+from coreapi.services import cart_waits, catalog, favorite_items, public_ids
 
 from .conftest import make_app
 
-HEAD = "0016"
+HEAD = "0017"
 NEXT = f"{int(HEAD) + 1:04d}"
 TOKENS = ("demo-retailer-token", "demo-nopers-token", "demo-publisher-token")  # coreapi/seed/data/suppliers.json
 
@@ -357,6 +358,7 @@ def before_supplier_suspension(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
         catalog, "ACTIVE_SUPPLIER_BY_TOKEN", select(Supplier).where(Supplier.token == bindparam("token"))
     )
+    before_public_ids(monkeypatch)
 
 
 def before_token_rotation(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -364,6 +366,13 @@ def before_token_rotation(monkeypatch: pytest.MonkeyPatch) -> None:
     (``suppliers.previous_token``, which the lookup by token tests, does not exist yet)."""
     active_by_token = select(Supplier).where(Supplier.token == bindparam("token"), catalog.supplier_active())
     monkeypatch.setattr(catalog, "ACTIVE_SUPPLIER_BY_TOKEN", active_by_token)
+    before_public_ids(monkeypatch)
+
+
+def before_public_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Today's answers on a database before 0017: it has no key of public ids (``instance_secrets``, which the
+    first basket or menu id shown reads, does not exist yet); a key of the test's stands in."""
+    monkeypatch.setattr(public_ids.PublicIdKey, "get", lambda _self, _session: b"a key before 0017")
 
 
 def before_awaited_products(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -1225,6 +1234,29 @@ def test_0016_downgrade_stops_a_replaced_token_at_once(empty_app: Flask) -> None
         assert (status("demo-nopers-token"), status(new)) == (401, 200)
 
     assert upgrade(empty_app) == migrate.Upgrade(before="0015", after=HEAD)
+    assert inspected(empty_app, model_differences) == []
+
+
+# --- 0017: the deployment's own secrets, the key of public ids ---------------------------------
+
+
+def test_0017_makes_the_key_of_public_ids_and_keeps_the_menus(empty_app: Flask) -> None:
+    seeded_at(empty_app, "0016")
+    menus = sql(empty_app, "SELECT count(*) FROM menus").scalar()
+    assert upgrade(empty_app) == migrate.Upgrade(before="0016", after=HEAD)
+    assert inspected(empty_app, model_differences) == []
+    (name, value), *more = sql(empty_app, "SELECT name, value FROM instance_secrets").all()
+    assert (name, more) == ("public-ids", []) and re.fullmatch(r"[0-9a-f]{64}", value)
+    assert sql(empty_app, "SELECT count(*) FROM menus").scalar() == menus
+
+
+def test_0017_downgrade_drops_the_secrets_and_an_upgrade_makes_a_new_key(empty_app: Flask) -> None:
+    seeded_at(empty_app, HEAD)
+    before = sql(empty_app, "SELECT value FROM instance_secrets").scalar()
+    downgrade(empty_app, "0016")
+    assert "instance_secrets" not in inspected(empty_app, lambda c: inspect(c).get_table_names())
+    assert upgrade(empty_app) == migrate.Upgrade(before="0016", after=HEAD)
+    assert sql(empty_app, "SELECT value FROM instance_secrets").scalar() != before
     assert inspected(empty_app, model_differences) == []
 
 

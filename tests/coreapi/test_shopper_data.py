@@ -421,3 +421,17 @@ def test_the_export_on_stdout_is_json_alone_whatever_coreapi_logs(tmp_path: Any)
     document = json.loads(done.stdout)
     assert document["identity"] == {"kind": "user_id", "id": "nobody-yet"} and document["baskets"] == []
     assert "COREAPI_LOG_PSEUDONYM_KEY is not set" in done.stderr
+
+
+def test_the_export_gives_each_basket_and_menu_the_id_the_shopper_was_shown(
+    own_app: Flask, client: FlaskClient
+) -> None:
+    """A shopper quotes the order id its history showed (coreapi/services/public_ids.py), not the row's number:
+    the export carries both."""
+    shopper = active(client, "user_id", f"shown-{uuid.uuid4().hex}")
+    shown_orders = [order["id"] for order in history(shopper.shopper)["data"]]
+    shown_menu = ok(client.get("/api/v1/menus/current?store_id=1001", headers=shopper.shopper.headers))["id"]
+    document = export(own_app, shopper)
+    assert [row["shown_id"] for row in document["baskets"] if row["status"] == "confirmed"] == shown_orders
+    assert [row["shown_id"] for row in document["menus"]] == [shown_menu]
+    assert all(row["shown_id"] != row["id"] for row in [*document["baskets"], *document["menus"]])

@@ -1,0 +1,82 @@
+"""The ids a shopper's answers show for baskets and menus (coreapi/services/public_ids.py): a keyed digest of the
+row's number, so that a supplier cannot count, from the ids its own shoppers get, the baskets, orders and menus of
+the other suppliers' shoppers; the same for a row at every answer and on every node of the database."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from typing import Any
+
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import delete, select
+
+from coreapi.extensions import db
+from coreapi.models import Basket, InstanceSecret, Menu
+from coreapi.services import public_ids
+
+from .conftest import make_app
+from .test_baskets import NOPERS_TOKEN, RETAILER_TOKEN, Shopper
+from .test_favorites_history import confirm, history
+from .test_menus import Planner
+
+PUBLIC_ID = re.compile(r"[0-9a-f]{20}")
+
+
+def menu_id(client: FlaskClient, token: str) -> str:
+    """A new shopper's menu id under the supplier of ``token``."""
+    planner = Planner(client, f"user_id ids-{uuid.uuid4().hex}", supplier_token=token)
+    menu_id: str = planner.menu("?store_id=1001")["id"]
+    return menu_id
+
+
+def test_menu_ids_are_not_the_row_numbers_that_count_every_suppliers_menus(client: FlaskClient, app: Flask) -> None:
+    """Another retailer's menus made between two of ours: our ids do not tell how many."""
+    first = menu_id(client, NOPERS_TOKEN)
+    for _ in range(3):
+        menu_id(client, RETAILER_TOKEN)
+    second = menu_id(client, NOPERS_TOKEN)
+    assert PUBLIC_ID.fullmatch(first) and PUBLIC_ID.fullmatch(second) and first != second
+    with app.app_context():
+        numbers = db.session.scalars(select(Menu.id).order_by(Menu.id.desc()).limit(5)).all()
+        key = app.extensions["coreapi_public_id_key"].get(db.session)
+    assert second == public_ids.public_id(key, public_ids.MENU, numbers[0])
+    assert {first, second}.isdisjoint(str(number) for number in numbers)
+
+
+def test_a_payment_s_basket_id_is_its_order_s_id_in_the_history_and_not_its_row_number(
+    client: FlaskClient, app: Flask
+) -> None:
+    buyer = Shopper(client, f"user_id ids-{uuid.uuid4().hex}", supplier_token=NOPERS_TOKEN)
+    confirmed = confirm(buyer, {"1": 2})
+    assert PUBLIC_ID.fullmatch(confirmed)
+    assert [order["id"] for order in history(buyer)["data"]] == [confirmed]
+    with app.app_context():
+        number = db.session.scalar(select(Basket.id).where(Basket.identity_id == buyer_identity(buyer)))
+    assert confirmed != str(number)
+
+
+def buyer_identity(shopper: Shopper) -> str:
+    return shopper.headers["Authorization"].split(" ", 1)[1]
+
+
+def test_every_node_of_a_database_shows_the_same_ids(own_app: Flask, backend: Any) -> None:
+    """A second application on the same database (another node, or this one restarted) reads the one key."""
+    planner = Planner(own_app.test_client(), f"user_id ids-{uuid.uuid4().hex}")
+    shown = planner.menu("?store_id=1001")["id"]
+    same_database = {key: own_app.config[key] for key in ("DATABASE_URL", "SQLALCHEMY_ENGINE_OPTIONS")}
+    node = make_app(backend, **same_database)
+    assert Planner(node.test_client(), planner.headers["Authorization"]).menu("?store_id=1001")["id"] == shown
+
+
+def test_a_database_without_its_key_gets_one_at_the_first_id_shown(own_app: Flask) -> None:
+    """A schema built without the migrations (create_all) has no key row: the first id shown makes it; a process
+    that starts after reads the same."""
+    with own_app.app_context():
+        db.session.execute(delete(InstanceSecret))
+        db.session.commit()
+        made = public_ids.PublicIdKey().get(db.session)
+        stored = db.session.scalar(select(InstanceSecret.value).where(InstanceSecret.name == public_ids.SECRET_NAME))
+        assert stored is not None and made == stored.encode() and len(stored) == 64
+        assert public_ids.PublicIdKey().get(db.session) == made
