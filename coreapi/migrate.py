@@ -34,6 +34,7 @@ from sqlalchemy.engine import Connection
 
 import coreapi.models  # noqa: F401  (every table on the metadata)
 from coreapi.extensions import db
+from coreapi.services import public_ids
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 VERSION_TABLE = "alembic_version"
@@ -209,6 +210,9 @@ def upgrade(connection: Connection, revision: str = "head") -> Upgrade:
     config = alembic_config(connection)
     config.attributes["on_version_apply"] = _check_at_head
     command.upgrade(config, revision)
+    # What a revision makes as data, an adopted schema lacks (it was built by create_all): made here, committed
+    # with the rest (schema_connection).
+    public_ids.ensure_key(connection)
     return Upgrade(before, current_revision(connection), adopted)
 
 

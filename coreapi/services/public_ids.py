@@ -10,8 +10,12 @@ takes one back (they label what a shopper sees and what a payment confirmed), so
 
 The key is the ``public-ids`` row of ``instance_secrets``, made by migration 0017 at random once per database:
 every node reads the same one, with no setting to keep equal across them, and a copy of the database shows the ids
-the original did. A database whose schema was built without the migrations (``create_all``) gets its row at the
-first id shown. Each process reads the key once (``PublicIdKey``).
+the original did. A database whose schema was built without the migrations (``create_all``, then adopted by
+``db-upgrade``/``init-db``) gets its row at that upgrade (``ensure_key``, coreapi/migrate.py), never within a
+request: a request that shows an id may be inside its write's transaction, which on SQLite holds the database's one
+write lock that a second connection's insert would wait for in vain. Each process reads the key once
+(``PublicIdKey``); a process that started before a downgrade and upgrade of 0017 (a new key) keeps the old one until
+it is reloaded, which a release's steps do (docs/operations.md).
 """
 
 from __future__ import annotations
@@ -21,8 +25,7 @@ import hmac
 import secrets
 import threading
 
-from sqlalchemy import Engine, insert, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Connection, insert, inspect, select
 from sqlalchemy.orm import Session
 
 from coreapi.models import InstanceSecret
@@ -34,11 +37,19 @@ LENGTH = 20
 # What a number is the number of: part of the digest, so a basket and a menu of the same number differ.
 BASKET = "basket"
 MENU = "menu"
+TRANSFER = "transfer"  # export-shopper's only: a transfer is named by its token elsewhere
+
+
+KEY_QUERY = select(InstanceSecret.value).where(InstanceSecret.name == SECRET_NAME)
 
 
 def public_id(key: bytes, kind: str, number: int) -> str:
     """The id shown for row ``number`` of ``kind``."""
     return hmac.new(key, f"{kind}:{number}".encode(), hashlib.sha256).hexdigest()[:LENGTH]
+
+
+class MissingKey(RuntimeError):
+    """The database has no key of public ids: its schema is not at 0017 or later, or the row was deleted."""
 
 
 class PublicIdKey:
@@ -49,31 +60,26 @@ class PublicIdKey:
         self._lock = threading.Lock()
 
     def get(self, session: Session) -> bytes:
-        """The key; made in the database first if it has none (a schema built by ``create_all``)."""
+        """The key; MissingKey when the database has none."""
         if self._key is None:
             with self._lock:
                 if self._key is None:
-                    self._key = _read_or_make(session).encode()
+                    value = session.scalar(KEY_QUERY)
+                    if value is None:
+                        raise MissingKey(
+                            "the database has no public-ids key in instance_secrets: run `flask --app coreapi "
+                            "db-upgrade` (migration 0017 makes it)"
+                        )
+                    self._key = value.encode()
         return self._key
 
 
-def _read_or_make(session: Session) -> str:
-    """The ``public-ids`` secret of the database, made in a transaction of its own when missing (two processes
-    racing to make it both read the one that was stored)."""
-    query = select(InstanceSecret.value).where(InstanceSecret.name == SECRET_NAME)
-    value = session.scalar(query)
-    if value is not None:
-        return value
-    bind = session.get_bind()
-    engine = bind if isinstance(bind, Engine) else bind.engine
-    try:
-        with engine.connect() as connection:
-            connection.execute(insert(InstanceSecret).values(name=SECRET_NAME, value=secrets.token_hex(32)))
-            connection.commit()
-    except IntegrityError:
-        pass  # another process made it first
-    with engine.connect() as connection:
-        made = connection.scalar(query)
-    if made is None:
-        raise RuntimeError("instance_secrets has no public-ids key after making one")
-    return made
+def ensure_key(connection: Connection) -> bool:
+    """Make the ``public-ids`` key in ``connection``'s transaction when the table exists without it (a schema
+    built by ``create_all`` and adopted, or a row deleted); whether it made one."""
+    if "instance_secrets" not in inspect(connection).get_table_names():
+        return False
+    if connection.scalar(KEY_QUERY) is not None:
+        return False
+    connection.execute(insert(InstanceSecret).values(name=SECRET_NAME, value=secrets.token_hex(32)))
+    return True

@@ -88,15 +88,19 @@ def prune(session: Session, *, events_before: dt.datetime, idle_before: dt.datet
 
 def _delete_in_batches(session: Session, model: type[Prunable], batch: int, *conditions: ColumnElement[bool]) -> int:
     """Delete the rows of ``model`` that meet ``conditions``, ``batch`` of them per committed transaction, until a
-    batch finds fewer; how many went. The conditions are checked again on each row the delete locks, not only in
-    the batch's choice of ids: on PostgreSQL a write that moved a basket's ``updated_at`` on while the batch waited
-    for its lock keeps it (the row is checked again once its lock is free, which the ids of the subquery alone
-    would not be)."""
+    batch deletes none (not merely fewer: a write may have moved rows of a batch out of it); how many went.
+
+    The delete repeats the conditions beside the batch's ids. On PostgreSQL a row whose lock the delete waited for
+    is checked again once the lock is free, but only against the delete's own conditions on that row's columns (the
+    ids of the subquery were chosen before): so a basket a visitor wrote meanwhile, which moved its ``updated_at``
+    on, is kept. A condition on other rows (``NOT EXISTS`` an entry) is not checked again; every basket and menu
+    write moves ``updated_at`` (coreapi/services/baskets.py, menus.py), which is what keeps a basket that gained an
+    entry meanwhile."""
     total = 0
     while True:
         chosen = select(model.id).where(*conditions).limit(batch).scalar_subquery()
         deleted = execute_counted(session, delete(model).where(model.id.in_(chosen), *conditions))
         session.commit()
         total += deleted
-        if deleted < batch:
+        if deleted == 0:
             return total

@@ -65,7 +65,7 @@ from coreapi.services.catalog import get_supplier
 from coreapi.services.identity import Identity, IdentityKind
 from coreapi.services.moments import as_utc
 from coreapi.services.owners import Owned, owned_by
-from coreapi.services.public_ids import BASKET, MENU, public_id
+from coreapi.services.public_ids import BASKET, MENU, TRANSFER, public_id
 from coreapi.services.rows import execute_counted
 
 # What a forgotten shopper's order keeps as its identity: a user id holding a space, which no request can name
@@ -91,14 +91,14 @@ def export(
 ) -> dict[str, Any]:
     """Everything coreapi holds of the shopper, as one JSON-ready document (ids as strings, times in ISO 8601 UTC,
     money in euros): empty lists and ``None`` for a shopper it holds nothing of. ``names`` gives the title of every
-    recipe and the name of every product the document mentions. A basket or menu has its row's ``id`` and the
-    ``shown_id`` the shopper's answers showed for it (coreapi/services/public_ids.py, with ``public_id_key``): the
-    order id a shopper quotes is that one."""
-    baskets = [
-        {**_basket(basket), "shown_id": public_id(public_id_key, BASKET, basket.id)}
-        for basket in _baskets(session, owner)
-    ]
-    menus = [{**_menu(menu), "shown_id": public_id(public_id_key, MENU, menu.id)} for menu in _menus(session, owner)]
+    recipe and the name of every product the document mentions. No row number: they count every supplier's rows,
+    and the document reaches the retailer. A basket, menu or transfer is named by its public id
+    (coreapi/services/public_ids.py, with ``public_id_key``), the id the shopper's answers showed (the order id a
+    shopper quotes from its history), and the browser that reported what a cart showed by its rank in the document
+    (``browser 1``...), not by its stored key, a digest of the basket's number."""
+    browsers: dict[str, str] = {}
+    baskets = [_basket(basket, public_id_key, browsers) for basket in _baskets(session, owner)]
+    menus = [_menu(menu, public_id_key) for menu in _menus(session, owner)]
     likes = _likes(session, owner)
     favorites = session.get(FavoriteItems, (owner.supplier_id, owner.identity.kind.value, owner.identity.value))
     document: dict[str, Any] = {
@@ -111,7 +111,7 @@ def export(
         "favorite_items": None
         if favorites is None
         else {"product_ids": [str(key) for key in favorites.product_ids], "updated_at": _time(favorites.updated_at)},
-        "basket_transfers": _transfers(session, owner),
+        "basket_transfers": _transfers(session, owner, public_id_key),
         "idempotency_outcomes": _idempotency(session, owner, idempotency_retention),
         "events": _events(session, owner),
     }
@@ -136,9 +136,10 @@ def _baskets(session: Session, owner: BasketOwner) -> Iterable[Basket]:
     )
 
 
-def _basket(basket: Basket) -> dict[str, Any]:
+def _basket(basket: Basket, key: bytes, browsers: dict[str, str]) -> dict[str, Any]:
+    """A basket; ``browsers``: the label of each reporter key met so far in the document (filled here)."""
     return {
-        "id": str(basket.id),
+        "id": public_id(key, BASKET, basket.id),
         "status": basket.status,
         "store_id": str(basket.store_id),
         "created_at": _time(basket.created_at),
@@ -172,7 +173,7 @@ def _basket(basket: Basket) -> dict[str, Any]:
             {
                 "recipe_id": str(row.recipe_id),
                 "product_id": str(row.product_id),
-                "reporter": row.reporter,
+                "reporter": browsers.setdefault(row.reporter, f"browser {len(browsers) + 1}"),
                 "quantity": row.quantity,
                 "reported_at_ms": row.reported_at,
                 "shown_at": _time(row.shown_at),
@@ -191,9 +192,9 @@ def _menus(session: Session, owner: BasketOwner) -> Iterable[Menu]:
     )
 
 
-def _menu(menu: Menu) -> dict[str, Any]:
+def _menu(menu: Menu, key: bytes) -> dict[str, Any]:
     return {
-        "id": str(menu.id),
+        "id": public_id(key, MENU, menu.id),
         "store_id": None if menu.store_id is None else str(menu.store_id),
         "guests": menu.guests,
         "budget": _money(menu.budget),
@@ -242,7 +243,7 @@ def _preferences(session: Session, owner: BasketOwner) -> dict[str, Any] | None:
     }
 
 
-def _transfers(session: Session, owner: BasketOwner) -> list[dict[str, Any]]:
+def _transfers(session: Session, owner: BasketOwner, key: bytes) -> list[dict[str, Any]]:
     """The shopper's transfers, without the digest of their token (a credential's, which tells the shopper
     nothing)."""
     rows = session.scalars(
@@ -250,7 +251,7 @@ def _transfers(session: Session, owner: BasketOwner) -> list[dict[str, Any]]:
     )
     return [
         {
-            "id": str(row.id),
+            "id": public_id(key, TRANSFER, row.id),
             "target_supplier_id": str(row.target_supplier_id),
             "store_id": str(row.store_id),
             "created_at": _time(row.created_at),

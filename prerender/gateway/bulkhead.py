@@ -12,8 +12,9 @@ gthread (gunicorn.conf.py).
 A call made for a tenant (a retailer: prerender/gateway/tenant_breakers.py, `tenant_key`) takes at most its
 tenant's share of the places, which depends on whether the resource is contended:
 - **alone** (no other tenant has asked for a place within the last CONTENDED_SECONDS): `solo_share`, every place but
-  a reserve of a quarter (12 of 16): a deployment of one retailer keeps most of its places, and a retailer whose
-  calls hang while it is alone still leaves the reserve free for the first call of another;
+  a reserve of a quarter, rounded down, one place at least (12 of 16; with a limit of 1, that one place and no
+  reserve): a deployment of one retailer keeps most of its places, and a retailer whose calls hang while it is alone
+  still leaves the reserve free for the first call of another;
 - **contended** (another tenant asked within that time): `share`, half of the places (8 of 16), so that one
   retailer whose calls hang holds half of them while they hang and the others get the rest. Places a tenant holds
   beyond it are not taken back: its calls over the share wait until enough of its own end.

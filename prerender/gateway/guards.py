@@ -3,9 +3,9 @@
 Every upstream call names the resource it touches (`UpstreamHttp.request(resource=...)`), so failures stay where
 they happen: a catalog slowed to a crawl opens the catalog's breaker and fills the catalog's bulkhead, while the
 cards' recipe reads and the basket writes go on (docs/decisions.md, "Circuit breakers per resource"). Within a
-resource, each tenant (retailer) has its own breaker and at most half of the bulkhead's places, so one retailer's
-failures stay its own (prerender/gateway/tenant_breakers.py; docs/decisions.md, "One retailer's failures open its
-own breakers").
+resource, each tenant (retailer) has its own breaker and a share of the bulkhead's places (half of them while
+another retailer's calls ask too, prerender/gateway/bulkhead.py), so one retailer's failures stay its own
+(prerender/gateway/tenant_breakers.py; docs/decisions.md, "One retailer's failures open its own breakers").
 """
 
 from __future__ import annotations

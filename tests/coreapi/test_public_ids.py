@@ -6,17 +6,16 @@ from __future__ import annotations
 
 import re
 import uuid
-from typing import Any
 
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import delete, select
 
+from coreapi import create_app
 from coreapi.extensions import db
 from coreapi.models import Basket, InstanceSecret, Menu
 from coreapi.services import public_ids
 
-from .conftest import make_app
 from .test_baskets import NOPERS_TOKEN, RETAILER_TOKEN, Shopper
 from .test_favorites_history import confirm, history
 from .test_menus import Planner
@@ -61,22 +60,48 @@ def buyer_identity(shopper: Shopper) -> str:
     return shopper.headers["Authorization"].split(" ", 1)[1]
 
 
-def test_every_node_of_a_database_shows_the_same_ids(own_app: Flask, backend: Any) -> None:
+def test_every_node_of_a_database_shows_the_same_ids(own_app: Flask) -> None:
     """A second application on the same database (another node, or this one restarted) reads the one key."""
     planner = Planner(own_app.test_client(), f"user_id ids-{uuid.uuid4().hex}")
     shown = planner.menu("?store_id=1001")["id"]
-    same_database = {key: own_app.config[key] for key in ("DATABASE_URL", "SQLALCHEMY_ENGINE_OPTIONS")}
-    node = make_app(backend, **same_database)
+    node = create_app_like(own_app)
     assert Planner(node.test_client(), planner.headers["Authorization"]).menu("?store_id=1001")["id"] == shown
 
 
-def test_a_database_without_its_key_gets_one_at_the_first_id_shown(own_app: Flask) -> None:
-    """A schema built without the migrations (create_all) has no key row: the first id shown makes it; a process
-    that starts after reads the same."""
+def test_a_database_without_its_key_gets_one_at_its_upgrade_never_within_a_request(own_app: Flask) -> None:
+    """A schema built without the migrations (create_all, adopted) or a deleted row: a request that would show an
+    id fails with a problem that names the cure, and makes nothing (on SQLite its write's transaction holds the
+    database's one write lock); `db-upgrade` makes the key, and a new process reads it."""
     with own_app.app_context():
         db.session.execute(delete(InstanceSecret))
         db.session.commit()
-        made = public_ids.PublicIdKey().get(db.session)
+    node = create_app_like(own_app)
+    planner = Planner(node.test_client(), f"user_id ids-{uuid.uuid4().hex}")
+    refused = planner.get("?store_id=1001")
+    assert refused.status_code == 500 and refused.mimetype == "application/problem+json"
+    with node.app_context():
+        assert db.session.scalar(select(InstanceSecret.value)) is None
+    result = node.test_cli_runner().invoke(args=["db-upgrade"])
+    assert result.exit_code == 0, result.output
+    with node.app_context():
         stored = db.session.scalar(select(InstanceSecret.value).where(InstanceSecret.name == public_ids.SECRET_NAME))
-        assert stored is not None and made == stored.encode() and len(stored) == 64
-        assert public_ids.PublicIdKey().get(db.session) == made
+    assert stored is not None and len(stored) == 64
+    shown = Planner(create_app_like(own_app).test_client(), planner.headers["Authorization"]).menu("?store_id=1001")
+    assert shown["id"] == public_ids.public_id(stored.encode(), public_ids.MENU, menu_number(node, planner))
+
+
+def create_app_like(app: Flask) -> Flask:
+    """Another process of the same deployment: a new application on ``app``'s database."""
+    return create_app(
+        {key: app.config[key] for key in ("TESTING", "SERVICE_KEYS", "DATABASE_URL", "SQLALCHEMY_ENGINE_OPTIONS")}
+    )
+
+
+def menu_number(app: Flask, planner: Planner) -> int:
+    """The row number of the planner's shopper's menu."""
+    with app.app_context():
+        number = db.session.scalar(
+            select(Menu.id).where(Menu.identity_id == planner.headers["Authorization"].split()[1])
+        )
+    assert number is not None
+    return number

@@ -37,6 +37,8 @@ from coreapi.models import (
     Preferences,
     ShownProduct,
 )
+from coreapi.schemas.fields import PUBLIC_ID_KEY
+from coreapi.services.public_ids import BASKET, public_id
 from coreapi.services.shopper_data import FORGOTTEN_PREFIX
 
 from .test_baskets import RETAILER_TOKEN, Shopper, basket_products, ok
@@ -224,13 +226,15 @@ def test_the_export_lists_exactly_the_shopper_s_rows(own_app: Flask, client: Fla
     mine = sorted(
         (row for row in snapshot["baskets"] if count([row], shopper)), key=lambda row: (row["created_at"], row["id"])
     )
-    assert [basket["id"] for basket in document["baskets"]] == [str(row["id"]) for row in mine]
+    assert [basket["id"] for basket in document["baskets"]] == [shown(own_app, BASKET, row["id"]) for row in mine]
     order, basket = document["baskets"]
     assert (order["status"], order["order_id"], basket["status"]) == ("confirmed", shopper.order_id, "open")
     assert [entry["recipe_id"] for entry in order["entries"]] == ["2"]
     assert [(entry["recipe_id"], entry["guests"]) for entry in basket["entries"]] == [("1", 4), ("3", 3)]
     for listed in (order, basket):
-        entry_ids = {row["id"] for row in snapshot["basket_entries"] if str(row["basket_id"]) == listed["id"]}
+        entry_ids = {
+            row["id"] for row in snapshot["basket_entries"] if shown(own_app, BASKET, row["basket_id"]) == listed["id"]
+        }
         assert len(listed["entries"]) == len(entry_ids)
         assert sum(len(entry["lines"]) for entry in listed["entries"]) == len(
             [row for row in snapshot["basket_lines"] if row["entry_id"] in entry_ids]
@@ -238,8 +242,9 @@ def test_the_export_lists_exactly_the_shopper_s_rows(own_app: Flask, client: Fla
     assert order["awaited_products"] == [] and order["shown_products"] == []  # a confirmation forgets them
     assert {row["recipe_id"] for row in basket["awaited_products"]} == {"3"}
     assert {row["recipe_id"] for row in basket["shown_products"]} == {"1"}
+    assert {row["reporter"] for row in basket["shown_products"]} == {"browser 1"}  # not its key, a digest of a number
     assert len(basket["shown_products"]) == len(
-        [row for row in snapshot["basket_shown_products"] if str(row["basket_id"]) == basket["id"]]
+        [row for row in snapshot["basket_shown_products"] if shown(own_app, BASKET, row["basket_id"]) == basket["id"]]
     )
     # The rest: each as the shopper stored it, and only the shopper's.
     (menu,) = document["menus"]
@@ -331,18 +336,18 @@ def test_forgetting_deletes_the_shopper_s_rows_and_nothing_else_then_nothing(
 
 def test_a_forgotten_shopper_s_order_stays_whole_without_the_shopper(own_app: Flask, client: FlaskClient) -> None:
     shopper = active(client, "user_id", f"order-{uuid.uuid4().hex}")
-    (order,) = [row for row in export(own_app, shopper)["baskets"] if row["status"] == "confirmed"]
     forget(own_app, shopper)
     with own_app.app_context():
-        kept = db.session.get(Basket, int(order["id"]))
+        kept = db.session.scalar(select(Basket).where(Basket.order_id == shopper.order_id))
         assert kept is not None
+        number = kept.id
         assert (kept.status, kept.order_id, kept.store_id) == ("confirmed", shopper.order_id, 1001)
-        assert (kept.identity_kind, kept.identity_id) == ("user_id", f"{FORGOTTEN_PREFIX}{order['id']}")
+        assert (kept.identity_kind, kept.identity_id) == ("user_id", f"{FORGOTTEN_PREFIX}{number}")
         assert [entry.recipe_id for entry in kept.entries] == [2] and kept.entries[0].lines
     # No request can name that identity: an id with a space is refused.
     response = client.get(
         "/api/v1/baskets/history",
-        headers={**shopper.shopper.headers, "Authorization": f"user_id {FORGOTTEN_PREFIX}{order['id']}"},
+        headers={**shopper.shopper.headers, "Authorization": f"user_id {FORGOTTEN_PREFIX}{number}"},
     )
     assert response.status_code == 400, response.json
 
@@ -423,15 +428,25 @@ def test_the_export_on_stdout_is_json_alone_whatever_coreapi_logs(tmp_path: Any)
     assert "COREAPI_LOG_PSEUDONYM_KEY is not set" in done.stderr
 
 
-def test_the_export_gives_each_basket_and_menu_the_id_the_shopper_was_shown(
+def test_the_export_names_each_basket_and_menu_by_the_id_the_shopper_was_shown(
     own_app: Flask, client: FlaskClient
 ) -> None:
-    """A shopper quotes the order id its history showed (coreapi/services/public_ids.py), not the row's number:
-    the export carries both."""
+    """A shopper quotes the order id its history showed (coreapi/services/public_ids.py); the row numbers, which
+    count every supplier's rows, are in no export (it reaches the retailer)."""
     shopper = active(client, "user_id", f"shown-{uuid.uuid4().hex}")
     shown_orders = [order["id"] for order in history(shopper.shopper)["data"]]
     shown_menu = ok(client.get("/api/v1/menus/current?store_id=1001", headers=shopper.shopper.headers))["id"]
     document = export(own_app, shopper)
-    assert [row["shown_id"] for row in document["baskets"] if row["status"] == "confirmed"] == shown_orders
-    assert [row["shown_id"] for row in document["menus"]] == [shown_menu]
-    assert all(row["shown_id"] != row["id"] for row in [*document["baskets"], *document["menus"]])
+    assert [row["id"] for row in document["baskets"] if row["status"] == "confirmed"] == shown_orders
+    assert [row["id"] for row in document["menus"]] == [shown_menu]
+    with own_app.app_context():
+        numbers = {str(number) for number in db.session.scalars(select(Basket.id))}
+        numbers |= {str(number) for number in db.session.scalars(select(Menu.id))}
+    assert not numbers & {row["id"] for row in [*document["baskets"], *document["menus"]]}
+
+
+def shown(app: Flask, kind: str, number: Any) -> str:
+    """The public id of row ``number`` of ``kind`` in ``app``'s database."""
+    with app.app_context():
+        key = app.extensions[PUBLIC_ID_KEY].get(db.session)
+    return public_id(key, kind, int(number))

@@ -12,8 +12,11 @@ digits, made here once per database, that key the ids a shopper's answers show f
 (coreapi/services/public_ids.py). Every node reads the one row, so they all show the same ids, and a copy of the
 database shows what the original did.
 
-**Downgrade.** The table is dropped: the answers show the rows' own numbers again, and an upgrade after makes a new
-key, so the ids shown before the downgrade are not shown again (they are labels, never asked back).
+**Downgrade.** The table is dropped. The release before (whose code has no public ids) then shows the rows' own
+numbers again; today's code, still running until that release is installed, answers its basket and menu routes with
+a 500 (no key) meanwhile, as it fails on any column a downgrade drops (docs/operations.md, "Rolling back a
+release"). An upgrade after makes a new key, so the ids shown before are not shown again (they are labels, never
+asked back), and a process that kept the old key shows the old ids until its reload.
 """
 
 from __future__ import annotations
