@@ -97,6 +97,28 @@ class Bulkhead:
         contended = any(other != tenant and now - when < CONTENDED_SECONDS for other, when in self._asked.items())
         return self.share if contended else self.solo_share
 
+    def _wait_for_place(self, tenant: str | None, wait: float) -> bool:
+        """Wait (under the lock) at most `wait` seconds until a call for `tenant` may take a place: woken by a freed
+        place, and by the end of the contention that holds its tenant to `share`, which gives it `solo_share` with
+        no place freed."""
+        deadline = time.monotonic() + wait
+        while not self._free_for(tenant):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self._lock.wait(min(left, self._until_uncontended(tenant)))
+        return True
+
+    def _until_uncontended(self, tenant: str | None) -> float:
+        """Seconds until no other tenant has asked within CONTENDED_SECONDS (under the lock); infinite when that
+        would change nothing (no tenant, or no contention)."""
+        if tenant is None:
+            return float("inf")
+        now = self.clock()
+        ends = [when + CONTENDED_SECONDS - now for other, when in self._asked.items() if other != tenant]
+        left = max(ends, default=0.0)
+        return left if left > 0 else float("inf")
+
     def _note_asking(self, tenant: str) -> None:
         """`tenant` asks for a place now (under the lock): it keeps the last two tenants that asked."""
         self._asked.pop(tenant, None)
@@ -124,7 +146,7 @@ class Bulkhead:
                 else:
                     self._waiting += 1
                     try:
-                        acquired = self._lock.wait_for(lambda: self._free_for(tenant), timeout=wait)
+                        acquired = self._wait_for_place(tenant, wait)
                     finally:
                         self._waiting -= 1
                 if not acquired:

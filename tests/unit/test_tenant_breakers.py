@@ -17,6 +17,7 @@ import responses
 from prometheus_client import REGISTRY
 
 from prerender.gateway import CallerIdentity, CircuitOpen, Resource, Shed, UpstreamHttp, UpstreamStatusError
+from prerender.gateway import bulkhead as bulkhead_module
 from prerender.gateway.breaker import CLOSED, HALF_OPEN, OPEN, BreakerPolicy
 from prerender.gateway.bulkhead import CONTENDED_SECONDS, Bulkhead
 from prerender.gateway.tenant_breakers import (
@@ -336,6 +337,27 @@ def test_a_tenant_alone_takes_all_but_a_reserve_and_half_once_another_asks(holde
     with bulkhead.place(wait=0, tenant="id:1"):
         assert bulkhead.in_flight_for("id:1") == 9
     assert [Bulkhead(name="x", limit=limit, queue=0).solo_share for limit in (1, 2, 3, 4, 32)] == [1, 1, 2, 3, 24]
+
+
+def test_a_waiting_call_takes_a_place_once_the_contention_ends_with_none_freed(holders, monkeypatch):
+    """The share grows back to `solo_share` with time, not at a freed place: a call of the contended tenant waiting
+    for a place is woken then, not at the end of its wait."""
+    monkeypatch.setattr(bulkhead_module, "CONTENDED_SECONDS", 0.2)
+    bulkhead = Bulkhead(name="test-uncontended", limit=4, queue=4)
+    with bulkhead.place(wait=0, tenant="id:2"):  # another tenant asked: tenant 1 is held to 2 places
+        pass
+    hold(bulkhead, "id:1", holders)
+    hold(bulkhead, "id:1", holders)
+    got: list[str] = []
+
+    def third() -> None:
+        with bulkhead.place(wait=60, tenant="id:1"):
+            got.append("placed")
+
+    waiting = threading.Thread(target=third, daemon=True)
+    waiting.start()
+    waiting.join(3)  # before the holders end theirs (5 s): woken by the end of the contention (0.2 s)
+    assert got == ["placed"] and not waiting.is_alive()
 
 
 def test_a_waiting_call_of_another_tenant_takes_a_place_its_tenant_may_have(holders):
