@@ -18,6 +18,7 @@ from flask import Flask, Response, request
 from werkzeug.http import http_date
 from werkzeug.serving import WSGIRequestHandler
 
+from bench.proxy import SupplierCalls
 from tests.live import LiveServer
 
 # A fault's answer to the request being proxied (flask's `request`); None lets the call through.
@@ -148,13 +149,11 @@ def status(code: int, errors: dict[str, object] | None = None) -> Fault:
 def for_supplier(fault: Fault, *, token: str | None = None, supplier_id: str | None = None) -> Fault:
     """`fault` for the calls made for one supplier (a retailer whose own data fails upstream), the others passed
     through: those that name it by its token (`Supplier-Token`, a customer's server's request) or its id
-    (`Supplier-Id`, a browser's, made with the service key)."""
+    (`Supplier-Id`, a browser's, made with the service key), as bench/proxy.py's forwarder tells them apart."""
+    supplier = SupplierCalls(token=token, supplier_id=supplier_id)
 
     def answer() -> Response | None:
-        named = (token is not None and request.headers.get("Supplier-Token") == token) or (
-            supplier_id is not None and request.headers.get("Supplier-Id") == supplier_id
-        )
-        return fault() if named else None
+        return fault() if supplier.match(request.headers) else None
 
     return answer
 
