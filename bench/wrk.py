@@ -2,9 +2,11 @@
 saturate `/healthz` on this machine, so its ratios flatter every route measured against it).
 
 `run` turns a list of Calls (bench/load.py) into a wrk Lua script that sends them round robin, counts the answers
-by status class (and 200s with an empty body, an empty card), and prints one JSON line in `done`: requests,
-duration, socket errors, latency percentiles (client side) and the counts. A call's path may hold `{n}`, replaced
-by a per-thread request counter (a stream of different users).
+by status class (and 200s with an empty body, an empty card, and answers marked `X-Degraded`), and prints one JSON
+line in `done`: requests, duration, socket errors, latency percentiles (client side) and the counts. A call's path
+may hold `{n}`, replaced by a per-thread request counter (a stream of different users). With `pause`, each
+connection waits a random time of that mean (uniform, from 0 to twice it) after an answer before its next request
+(wrk's `delay`): a client whose pace does not follow the server's speed, its connections out of step.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ MARK = "WRK-RESULT "
 
 SCRIPT = r"""
 local calls = %(calls)s
+local pause_ms = %(pause_ms)d
 local threads = {}
 
 function setup(thread)
@@ -32,7 +35,7 @@ end
 function init(args)
   n = 0
   index = 0
-  counts = {s2 = 0, s3 = 0, s4 = 0, s5 = 0, empty = 0, retry_after = 0}
+  counts = {s2 = 0, s3 = 0, s4 = 0, s5 = 0, empty = 0, retry_after = 0, degraded = 0}
   fixed = {}
   for i, call in ipairs(calls) do
     if not string.find(call.path .. (call.header_template or ""), "{n}", 1, true) then
@@ -56,6 +59,12 @@ function request()
   return wrk.format(call.method, path, headers, call.body)
 end
 
+if pause_ms > 0 then
+  function delay()
+    return math.random(0, 2 * pause_ms)
+  end
+end
+
 function response(status, headers, body)
   local class = "s" .. tostring(math.floor(status / 100))
   counts[class] = (counts[class] or 0) + 1
@@ -65,10 +74,13 @@ function response(status, headers, body)
   if status == 503 and (headers["Retry-After"] or headers["retry-after"]) then
     counts.retry_after = counts.retry_after + 1
   end
+  if headers["X-Degraded"] or headers["x-degraded"] then
+    counts.degraded = counts.degraded + 1
+  end
 end
 
 function done(summary, latency, requests)
-  local total = {s2 = 0, s3 = 0, s4 = 0, s5 = 0, empty = 0, retry_after = 0}
+  local total = {s2 = 0, s3 = 0, s4 = 0, s5 = 0, empty = 0, retry_after = 0, degraded = 0}
   for _, thread in ipairs(threads) do
     local c = thread:get("counts")
     for k, v in pairs(c) do
@@ -79,10 +91,10 @@ function done(summary, latency, requests)
   io.write(string.format(
     "%(mark)s{\"requests\": %%d, \"duration_us\": %%d, \"connect\": %%d, \"read\": %%d, \"write\": %%d, " ..
     "\"timeout\": %%d, \"p50_us\": %%d, \"p99_us\": %%d, \"max_us\": %%d, \"s2\": %%d, \"s3\": %%d, \"s4\": %%d, " ..
-    "\"s5\": %%d, \"empty\": %%d, \"retry_after\": %%d}\n",
+    "\"s5\": %%d, \"empty\": %%d, \"retry_after\": %%d, \"degraded\": %%d}\n",
     summary.requests, summary.duration, e.connect, e.read, e.write, e.timeout,
     latency:percentile(50), latency:percentile(99), latency.max,
-    total.s2, total.s3, total.s4, total.s5, total.empty, total.retry_after))
+    total.s2, total.s3, total.s4, total.s5, total.empty, total.retry_after, total.degraded))
 end
 """
 
@@ -99,6 +111,7 @@ class WrkResult:
     statuses: dict[str, int]  # "2xx".."5xx"
     empty: int  # 200 answers with an empty body
     retry_after: int  # 503 answers carrying Retry-After
+    degraded: int  # answers marked X-Degraded (prerender/web/degraded.py): empty, stale or shed
 
     @property
     def throughput(self) -> float:
@@ -137,10 +150,12 @@ def run(
     connections: int,
     threads: int = 2,
     timeout: float = 5.0,
+    pause: float = 0.0,
     binary: str = "wrk",
 ) -> WrkResult:
-    """Load `base_url` with `calls` round robin for `seconds` over `connections` kept-alive connections."""
-    script = SCRIPT % {"calls": lua_calls(calls), "mark": MARK}
+    """Load `base_url` with `calls` round robin for `seconds` over `connections` kept-alive connections, each
+    waiting `pause` seconds on average after an answer before its next request."""
+    script = SCRIPT % {"calls": lua_calls(calls), "mark": MARK, "pause_ms": round(pause * 1000)}
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as file:
         file.write(script)
         path = Path(file.name)
@@ -173,4 +188,5 @@ def run(
         statuses={f"{k[1]}xx": data[k] for k in ("s2", "s3", "s4", "s5")},
         empty=data["empty"],
         retry_after=data["retry_after"],
+        degraded=data["degraded"],
     )
