@@ -378,7 +378,7 @@ def private_cards_through_nginx(stack: Stack, rounds: int = 3, seconds: float = 
 
 
 # The figures `make bench` measures, in order; BENCH_FIGURES (e.g. "1,4") runs some of them alone.
-FIGURES = ("1", "7", "2", "6", "3", "5", "9", "8", "10", "4")
+FIGURES = ("1", "7", "2", "6", "3", "5", "9", "8", "10", "11", "4")
 
 
 def selected_figures() -> tuple[str, ...]:
@@ -429,6 +429,7 @@ def main() -> int:
             "9": lambda: resilience.slow_resource(stack, spike_seconds),
             "8": lambda: resilience.spike(stack, spike_seconds),
             "10": lambda: resilience.node_killed(stack, 15),
+            "11": lambda: resilience.two_retailers(stack),
             "4": lambda: [*resilience.upstream_hung(stack), upstream_down(stack)],
         }
         rows: list[Row] = []

@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from types import TracebackType
@@ -112,9 +113,12 @@ class Stack:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=15)
 
-    def set_delay(self, milliseconds: int, paths: tuple[str, ...] = ()) -> None:
-        """Delay every upstream call, or only the calls to `paths` (the query aside)."""
+    def set_delay(self, milliseconds: int, paths: tuple[str, ...] = (), *, supplier_token: str | None = None) -> None:
+        """Delay every upstream call, or only the calls to `paths` (the query aside), or only those made for the
+        supplier of `supplier_token` (bench/proxy.py, `SupplierCalls`)."""
         query = f"ms={milliseconds}" + (f"&paths={','.join(paths)}" if paths else "")
+        if supplier_token is not None:
+            query += "&" + urllib.parse.urlencode({"supplier_token": supplier_token})
         request = urllib.request.Request(f"{self.proxy_url}/__bench/delay?{query}", method="PUT")
         with urllib.request.urlopen(request, timeout=5):
             pass
