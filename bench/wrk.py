@@ -2,11 +2,12 @@
 saturate `/healthz` on this machine, so its ratios flatter every route measured against it).
 
 `run` turns a list of Calls (bench/load.py) into a wrk Lua script that sends them round robin, counts the answers
-by status class (and 200s with an empty body, an empty card, and answers marked `X-Degraded`), and prints one JSON
-line in `done`: requests, duration, socket errors, latency percentiles (client side) and the counts. A call's path
-may hold `{n}`, replaced by a per-thread request counter (a stream of different users). With `pause`, each
-connection waits a random time of that mean (uniform, from 0 to twice it) after an answer before its next request
-(wrk's `delay`): a client whose pace does not follow the server's speed, its connections out of step.
+by status class (and 200s with an empty body, an empty card; answers marked `X-Degraded`; whole ones: 200, a body,
+no mark), and prints one JSON line in `done`: requests, duration, socket errors, latency percentiles (client side)
+and the counts. A call's path may hold `{n}`, replaced by a per-thread request counter (a stream of different
+users). With `pause`, each connection waits a random time of that mean (uniform, from 0 to twice it) after an
+answer before its next request (wrk's `delay`): a client whose pace does not follow the server's speed, its
+connections out of step.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ end
 function init(args)
   n = 0
   index = 0
-  counts = {s2 = 0, s3 = 0, s4 = 0, s5 = 0, empty = 0, retry_after = 0, degraded = 0}
+  counts = {s2 = 0, s3 = 0, s4 = 0, s5 = 0, empty = 0, retry_after = 0, degraded = 0, whole = 0}
   fixed = {}
   for i, call in ipairs(calls) do
     if not string.find(call.path .. (call.header_template or ""), "{n}", 1, true) then
@@ -74,13 +75,16 @@ function response(status, headers, body)
   if status == 503 and (headers["Retry-After"] or headers["retry-after"]) then
     counts.retry_after = counts.retry_after + 1
   end
-  if headers["X-Degraded"] or headers["x-degraded"] then
+  local degraded = headers["X-Degraded"] or headers["x-degraded"]
+  if degraded then
     counts.degraded = counts.degraded + 1
+  elseif status == 200 and body ~= nil and string.len(body) > 0 then
+    counts.whole = counts.whole + 1
   end
 end
 
 function done(summary, latency, requests)
-  local total = {s2 = 0, s3 = 0, s4 = 0, s5 = 0, empty = 0, retry_after = 0, degraded = 0}
+  local total = {s2 = 0, s3 = 0, s4 = 0, s5 = 0, empty = 0, retry_after = 0, degraded = 0, whole = 0}
   for _, thread in ipairs(threads) do
     local c = thread:get("counts")
     for k, v in pairs(c) do
@@ -91,10 +95,11 @@ function done(summary, latency, requests)
   io.write(string.format(
     "%(mark)s{\"requests\": %%d, \"duration_us\": %%d, \"connect\": %%d, \"read\": %%d, \"write\": %%d, " ..
     "\"timeout\": %%d, \"p50_us\": %%d, \"p99_us\": %%d, \"max_us\": %%d, \"s2\": %%d, \"s3\": %%d, \"s4\": %%d, " ..
-    "\"s5\": %%d, \"empty\": %%d, \"retry_after\": %%d, \"degraded\": %%d}\n",
+    "\"s5\": %%d, \"empty\": %%d, \"retry_after\": %%d, \"degraded\": %%d, \"whole\": %%d}\n",
     summary.requests, summary.duration, e.connect, e.read, e.write, e.timeout,
     latency:percentile(50), latency:percentile(99), latency.max,
-    total.s2, total.s3, total.s4, total.s5, total.empty, total.retry_after, total.degraded))
+    total.s2, total.s3, total.s4, total.s5, total.empty, total.retry_after, total.degraded,
+    total.whole))
 end
 """
 
@@ -112,6 +117,7 @@ class WrkResult:
     empty: int  # 200 answers with an empty body
     retry_after: int  # 503 answers carrying Retry-After
     degraded: int  # answers marked X-Degraded (prerender/web/degraded.py): empty, stale or shed
+    whole: int  # 200 answers with a body and no X-Degraded mark
 
     @property
     def throughput(self) -> float:
@@ -189,4 +195,5 @@ def run(
         empty=data["empty"],
         retry_after=data["retry_after"],
         degraded=data["degraded"],
+        whole=data["whole"],
     )
