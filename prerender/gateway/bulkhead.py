@@ -28,28 +28,27 @@ prerender/gateway/fallbacks.py).
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
 
+from prerender.gateway.contention import Contention
 from prerender.gateway.errors import Shed
 
 log = logging.getLogger(__name__)
 
 # How long a bulkhead must shed nothing before its log says calls go through again.
 QUIET_SECONDS = 10.0
-# How long after another tenant last asked for a place a tenant's share stays the contended one (half).
-CONTENDED_SECONDS = 30.0
 
 
 class Bulkhead:
     """Places for the calls to one resource. A call for a tenant (`place(tenant=...)`) takes at most `solo_share` of
-    them while no other tenant asked within CONTENDED_SECONDS, `share` (max(1, limit // 2)) otherwise: one retailer
-    whose calls hang cannot hold every place of the resource (docs/decisions.md, "One retailer's failures open its
-    own breakers", and "A retailer alone keeps most of a resource's places")."""
+    them while no other tenant asked within CONTENDED_SECONDS (prerender/gateway/contention.py), `share`
+    (max(1, limit // 2)) otherwise: one retailer whose calls hang cannot hold every place of the resource
+    (docs/decisions.md, "One retailer's failures open its own breakers", and "A retailer alone keeps most of a
+    resource's places")."""
 
     def __init__(self, *, name: str, limit: int, queue: int, clock: Callable[[], float] = time.monotonic) -> None:
         if limit < 1 or queue < 0:
@@ -65,9 +64,7 @@ class Bulkhead:
         self._lock = threading.Condition(threading.Lock())
         self._in_flight = 0
         self._by_tenant: dict[str, int] = {}  # the calls in flight per tenant (none at 0: bounded by the limit)
-        # When the (at most two) tenants that asked last asked, oldest first: all the contention rule needs (the
-        # tenant that asks and the last other one), whatever the number of tenants.
-        self._asked: collections.OrderedDict[str, float] = collections.OrderedDict()
+        self._contention = Contention(clock=clock)  # whether a tenant's share is the contended one
         self._waiting = 0
         self._shed = 0  # calls shed since it started shedding (0: not shedding)
         self._last_shed = 0.0
@@ -93,9 +90,7 @@ class Bulkhead:
 
     def _share_of(self, tenant: str) -> int:
         """`share_of` (under the lock)."""
-        now = self.clock()
-        contended = any(other != tenant and now - when < CONTENDED_SECONDS for other, when in self._asked.items())
-        return self.share if contended else self.solo_share
+        return self.share if self._contention.contended(tenant) else self.solo_share
 
     def _wait_for_place(self, tenant: str | None, wait: float) -> bool:
         """Wait (under the lock) at most `wait` seconds until a call for `tenant` may take a place: woken by a freed
@@ -106,25 +101,9 @@ class Bulkhead:
             left = deadline - time.monotonic()
             if left <= 0:
                 return False
-            self._lock.wait(min(left, self._until_uncontended(tenant)))
+            until_alone = self._contention.seconds_left(tenant) if tenant is not None else 0.0
+            self._lock.wait(min(left, until_alone) if until_alone > 0 else left)
         return True
-
-    def _until_uncontended(self, tenant: str | None) -> float:
-        """Seconds until no other tenant has asked within CONTENDED_SECONDS (under the lock); infinite when that
-        would change nothing (no tenant, or no contention)."""
-        if tenant is None:
-            return float("inf")
-        now = self.clock()
-        ends = [when + CONTENDED_SECONDS - now for other, when in self._asked.items() if other != tenant]
-        left = max(ends, default=0.0)
-        return left if left > 0 else float("inf")
-
-    def _note_asking(self, tenant: str) -> None:
-        """`tenant` asks for a place now (under the lock): it keeps the last two tenants that asked."""
-        self._asked.pop(tenant, None)
-        self._asked[tenant] = self.clock()
-        while len(self._asked) > 2:
-            self._asked.popitem(last=False)
 
     def _free_for(self, tenant: str | None) -> bool:
         """Whether a call for `tenant` may take a place now (under the lock)."""
@@ -139,7 +118,7 @@ class Bulkhead:
         shed = quiet = in_flight = waiting = share = 0
         with self._lock:
             if tenant is not None:
-                self._note_asking(tenant)
+                self._contention.note(tenant)
             if not self._free_for(tenant):
                 if wait <= 0 or self._waiting >= self.queue:
                     acquired = False

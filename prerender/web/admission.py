@@ -13,6 +13,13 @@ whole upstream budget before this worker read it, when the front says when it ar
 Routes outside the API versions (health, metrics, static files) are never shed: a load balancer's check must see
 the process alive. The count is per process: gevent's greenlets (or gthread's threads) of one worker share it.
 
+A retailer's fragments (counted at the door by their supplier-token as sent, `door_tenant`) take at most half of
+the places while another retailer's fragments ask too (within CONTENDED_SECONDS, prerender/gateway/contention.py),
+all of them while they are alone: a retailer whose requests hang upstream holds each place for its whole budget,
+and at a few hundred cards a second its requests alone would fill every place and shed every other retailer's.
+Past its share a fragment is shed the same way, counted under its own reason (`share`). A deployment of one
+retailer keeps every place. docs/decisions.md, "One retailer's hung requests leave a worker's places to the others".
+
 Fragment requests no supplier vouches for (no supplier-token, or one the upstream does not know, which the specification
 only logs) have a smaller share of their own, MAX_UNVOUCHED_REQUESTS_IN_PROGRESS, counted once the header guard
 has resolved the supplier (`admit_unvouched`, the versioned blueprints' hook after the guard): anyone may send them,
@@ -25,10 +32,14 @@ refusals.
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Callable
 
 from flask import Flask, Response, current_app, g, request
 
 from plumbing.problems import Problem
+from prerender.gateway.contention import Contention
+from prerender.gateway.tenant_breakers import SUPPLIER_TOKEN_HEADER, tenant_key
 from prerender.metrics import DEGRADED_ANSWERS
 from prerender.web.context import current_context
 from prerender.web.contract import RouteContract, request_api_version, request_contract
@@ -41,28 +52,61 @@ EXTENSION_KEY = "prerender.admission"
 UNVOUCHED_KEY = "prerender.admission.unvouched"
 QUEUED = "queued"
 UNVOUCHED = "unvouched"
+# A retailer's fragment shed because it holds its share of the worker's places while another retailer's ask too.
+SHARE = "share"
 RETRY_AFTER_SECONDS = 1
 
 
 class Admission:
-    """The requests in progress in this worker, against a limit."""
+    """The requests in progress in this worker, against a limit; a tenant's (a retailer's fragments) against its
+    share of it: all of it while no other tenant asked within CONTENDED_SECONDS, half of it otherwise
+    (prerender/gateway/contention.py)."""
 
-    def __init__(self, *, limit: int) -> None:
+    def __init__(self, *, limit: int, clock: Callable[[], float] = time.monotonic) -> None:
         self.limit = limit
         self.in_progress = 0
         self._lock = threading.Lock()
+        self._by_tenant: dict[str, int] = {}  # requests in progress per tenant (none at 0: bounded by the limit)
+        self._contention = Contention(clock=clock)
 
-    def enter(self) -> bool:
-        """Count one more request in progress, or say it is over the limit (not counted)."""
+    @property
+    def share(self) -> int:
+        """The places a tenant may hold while another tenant asks too."""
+        return max(1, self.limit // 2)
+
+    def refusal(self, tenant: str | None = None) -> str | None:
+        """Count one more request in progress (for `tenant`), or say why not (not counted): SHED when the worker
+        is full, SHARE when `tenant` holds its share of it while another tenant asks too."""
         with self._lock:
+            if tenant is not None:
+                self._contention.note(tenant)
             if self.in_progress >= self.limit:
-                return False
+                return SHED
+            if tenant is not None:
+                held = self._by_tenant.get(tenant, 0)
+                if held >= self.share and self._contention.contended(tenant):
+                    return SHARE
+                self._by_tenant[tenant] = held + 1
             self.in_progress += 1
-            return True
+            return None
 
-    def leave(self) -> None:
+    def enter(self, tenant: str | None = None) -> bool:
+        """Count one more request in progress, or say it may not (not counted)."""
+        return self.refusal(tenant) is None
+
+    def in_progress_for(self, tenant: str) -> int:
+        with self._lock:
+            return self._by_tenant.get(tenant, 0)
+
+    def leave(self, tenant: str | None = None) -> None:
         with self._lock:
             self.in_progress -= 1
+            if tenant is not None:
+                left = self._by_tenant[tenant] - 1
+                if left:
+                    self._by_tenant[tenant] = left
+                else:
+                    del self._by_tenant[tenant]
 
 
 def admit() -> None:
@@ -74,14 +118,27 @@ def admit() -> None:
         return
     admission: Admission = current_app.extensions[EXTENSION_KEY]
     # A request whose whole budget went by while it waited for this worker is shed like one over the limit: its
-    # client has waited what the route promises (prerender/web/queue_age.py).
+    # client has waited what the route promises (prerender/web/queue_age.py). Its own reason in the metric: many of
+    # them at once, with a queue that short, is a front's clock ahead of ours.
     waited_its_budget = queued_seconds() > 0 and budget_left(contract) == 0
-    if not waited_its_budget and admission.enter():
+    tenant = door_tenant(contract)
+    refused = QUEUED if waited_its_budget else admission.refusal(tenant)
+    if refused is None:
         g.admitted = True
+        g.admitted_tenant = tenant
         return
-    # Its own reason in the metric: many of them at once, with a queue that short, is a front's clock ahead of ours.
-    DEGRADED_ANSWERS.labels(request.endpoint or "unmatched", QUEUED if waited_its_budget else SHED).inc()
+    DEGRADED_ANSWERS.labels(request.endpoint or "unmatched", refused).inc()
     shed(contract)
+
+
+def door_tenant(contract: RouteContract) -> str | None:
+    """The tenant a request is counted for at the door: a fragment's retailer, from its supplier-token as sent
+    (the digest prerender/gateway/tenant_breakers.py keys a lookup with; `none` without one), before the header
+    guard checks it. None for a browser's JSON route, whose retailer only its credential's signature proves: counted
+    in the worker's places, not in a retailer's share."""
+    if not is_fragment_route(contract):
+        return None
+    return tenant_key(None, request.headers.get(SUPPLIER_TOKEN_HEADER, "").strip() or None)
 
 
 def admit_unvouched() -> None:
@@ -125,7 +182,7 @@ def mark_shed(response: Response) -> Response:
 def release(_error: BaseException | None = None) -> None:
     """teardown: the request is no longer in progress."""
     if g.pop("admitted", False):
-        current_app.extensions[EXTENSION_KEY].leave()
+        current_app.extensions[EXTENSION_KEY].leave(g.pop("admitted_tenant", None))
     if g.pop("unvouched_admitted", False):
         current_app.extensions[UNVOUCHED_KEY].leave()
 

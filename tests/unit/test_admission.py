@@ -12,8 +12,11 @@ from flask.testing import FlaskClient
 from prometheus_client import REGISTRY
 
 from prerender import create_app
+from prerender.gateway.contention import CONTENDED_SECONDS
+from prerender.gateway.tenant_breakers import tenant_key
 from prerender.metrics import DEGRADED_ANSWERS
 from prerender.web.admission import EXTENSION_KEY, UNVOUCHED_KEY, Admission
+from tests.clock import FakeClock
 from tests.conftest import HEADERS
 
 
@@ -181,3 +184,45 @@ def test_the_share_is_taken_during_the_request_and_released(app: Flask) -> None:
         app.preprocess_request()
         assert share.in_progress == 1
     assert share.in_progress == 0
+
+
+# --- a retailer's share of the worker's places ------------------------------------------------------------------
+
+
+def test_a_retailer_alone_takes_every_place_and_half_once_another_asks() -> None:
+    """A deployment of one retailer keeps the whole limit; once another retailer's fragment asked (admitted or not:
+    the first one finds the worker full), the first is held to half, with places free, until its own requests end."""
+    clock = FakeClock()
+    admission = Admission(limit=4, clock=clock)
+    assert [admission.refusal("token:a") for _ in range(4)] == [None] * 4  # alone: every place
+    assert admission.refusal("token:b") == "shed"  # the worker is full: shed, and noted as asking
+    admission.leave("token:a")
+    assert admission.refusal("token:a") == "share"  # 3 held, its share 2 now: the freed place is not its
+    assert admission.refusal("token:b") is None
+    for _ in range(2):
+        admission.leave("token:a")
+    assert admission.refusal(None) is None  # a browser's JSON route: the worker's places only
+    assert admission.refusal("token:a") is None  # its second of two
+    admission.leave(None)
+    assert admission.refusal("token:a") == "share"  # with a place free
+    assert (admission.in_progress, admission.in_progress_for("token:a")) == (3, 2)
+    clock.now += CONTENDED_SECONDS  # b has not asked since: a is alone again
+    assert admission.refusal("token:a") is None and admission.in_progress_for("token:a") == 3
+
+
+def test_a_hung_retailer_s_fragments_leave_places_to_another_s(app_config: dict) -> None:
+    """Through the app: with one retailer's fragments holding half of a worker's places (as hung ones do, for their
+    whole budget), another retailer's fragment is served, and the first's next one is shed as `share`, marked."""
+    app = create_app({**app_config, "MAX_REQUESTS_IN_PROGRESS": 4})
+    admission: Admission = app.extensions[EXTENSION_KEY]
+    hung = tenant_key(None, "token-1")
+    for _ in range(2):
+        assert admission.enter(hung)
+    client = app.test_client()
+    before = degraded_answers("v1.recipe_card.get_card", "share")
+    served = client.get("/v1/recipe-card?recipe_id=1&store_id=1001", headers={**HEADERS, "supplier-token": "token-2"})
+    assert served.status_code == 200 and served.headers.get("X-Degraded") != "shed"  # admitted
+    shed = client.get("/v1/recipe-card?recipe_id=1&store_id=1001", headers={**HEADERS, "supplier-token": "token-1"})
+    assert shed.status_code == 200 and shed.headers["X-Degraded"] == "shed"
+    assert degraded_answers("v1.recipe_card.get_card", "share") == before + 1
+    assert admission.in_progress == 2 and admission.in_progress_for(hung) == 2

@@ -16,10 +16,10 @@ import requests
 import responses
 from prometheus_client import REGISTRY
 
-from prerender.gateway import CallerIdentity, CircuitOpen, Resource, Shed, UpstreamHttp, UpstreamStatusError
-from prerender.gateway import bulkhead as bulkhead_module
+from prerender.gateway import CallerIdentity, CircuitOpen, Resource, Shed, UpstreamHttp, UpstreamStatusError, contention
 from prerender.gateway.breaker import CLOSED, HALF_OPEN, OPEN, BreakerPolicy
-from prerender.gateway.bulkhead import CONTENDED_SECONDS, Bulkhead
+from prerender.gateway.bulkhead import Bulkhead
+from prerender.gateway.contention import CONTENDED_SECONDS
 from prerender.gateway.tenant_breakers import (
     NO_TENANT,
     TENANTS_PER_RESOURCE,
@@ -342,7 +342,7 @@ def test_a_tenant_alone_takes_all_but_a_reserve_and_half_once_another_asks(holde
 def test_a_waiting_call_takes_a_place_once_the_contention_ends_with_none_freed(holders, monkeypatch):
     """The share grows back to `solo_share` with time, not at a freed place: a call of the contended tenant waiting
     for a place is woken then, not at the end of its wait."""
-    monkeypatch.setattr(bulkhead_module, "CONTENDED_SECONDS", 0.2)
+    monkeypatch.setattr(contention, "CONTENDED_SECONDS", 0.2)
     bulkhead = Bulkhead(name="test-uncontended", limit=4, queue=4)
     with bulkhead.place(wait=0, tenant="id:2"):  # another tenant asked: tenant 1 is held to 2 places
         pass
