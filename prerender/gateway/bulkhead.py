@@ -34,7 +34,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
-from prerender.gateway.contention import Contention
+from prerender.gateway.contention import Contention, HeldPlaces
 from prerender.gateway.errors import Shed
 
 log = logging.getLogger(__name__)
@@ -63,7 +63,7 @@ class Bulkhead:
         # and the first of them that may take it does (threading's: patched by gevent's workers).
         self._lock = threading.Condition(threading.Lock())
         self._in_flight = 0
-        self._by_tenant: dict[str, int] = {}  # the calls in flight per tenant (none at 0: bounded by the limit)
+        self._held = HeldPlaces()  # the calls in flight per tenant
         self._contention = Contention(clock=clock)  # whether a tenant's share is the contended one
         self._waiting = 0
         self._shed = 0  # calls shed since it started shedding (0: not shedding)
@@ -80,7 +80,7 @@ class Bulkhead:
     def in_flight_for(self, tenant: str) -> int:
         """The calls in flight for `tenant`."""
         with self._lock:
-            return self._by_tenant.get(tenant, 0)
+            return self._held.of(tenant)
 
     def share_of(self, tenant: str) -> int:
         """The places `tenant` may hold now: `share` when another tenant asked within CONTENDED_SECONDS, else
@@ -109,7 +109,7 @@ class Bulkhead:
         """Whether a call for `tenant` may take a place now (under the lock)."""
         if self._in_flight >= self.limit:
             return False
-        return tenant is None or self._by_tenant.get(tenant, 0) < self._share_of(tenant)
+        return tenant is None or self._held.of(tenant) < self._share_of(tenant)
 
     @contextlib.contextmanager
     def place(self, *, wait: float, tenant: str | None = None) -> Iterator[None]:
@@ -137,7 +137,7 @@ class Bulkhead:
             if acquired:
                 self._in_flight += 1
                 if tenant is not None:
-                    self._by_tenant[tenant] = self._by_tenant.get(tenant, 0) + 1
+                    self._held.take(tenant)
                 quiet = self._shed if self._shed and self.clock() - self._last_shed >= QUIET_SECONDS else 0
                 if quiet:
                     self._shed = 0
@@ -173,11 +173,7 @@ class Bulkhead:
             with self._lock:
                 self._in_flight -= 1
                 if tenant is not None:
-                    left = self._by_tenant[tenant] - 1
-                    if left:
-                        self._by_tenant[tenant] = left
-                    else:
-                        del self._by_tenant[tenant]
+                    self._held.give_back(tenant)
                 # Every waiting call looks: the first that may take the freed place (its tenant under its share)
                 # does, the others wait on.
                 self._lock.notify_all()

@@ -44,3 +44,24 @@ class Contention:
         now = self.clock()
         ends = [when + CONTENDED_SECONDS - now for other, when in self._asked.items() if other != tenant]
         return max([0.0, *ends])
+
+
+class HeldPlaces:
+    """The places each tenant holds now (no entry at 0: as many entries as places at most). Not thread-safe, as
+    `Contention`."""
+
+    def __init__(self) -> None:
+        self._held: dict[str, int] = {}
+
+    def of(self, tenant: str) -> int:
+        return self._held.get(tenant, 0)
+
+    def take(self, tenant: str) -> None:
+        self._held[tenant] = self._held.get(tenant, 0) + 1
+
+    def give_back(self, tenant: str) -> None:
+        left = self._held[tenant] - 1
+        if left:
+            self._held[tenant] = left
+        else:
+            del self._held[tenant]

@@ -38,7 +38,7 @@ from collections.abc import Callable
 from flask import Flask, Response, current_app, g, request
 
 from plumbing.problems import Problem
-from prerender.gateway.contention import Contention
+from prerender.gateway.contention import Contention, HeldPlaces
 from prerender.gateway.tenant_breakers import SUPPLIER_TOKEN_HEADER, tenant_key
 from prerender.metrics import DEGRADED_ANSWERS
 from prerender.web.context import current_context
@@ -66,7 +66,7 @@ class Admission:
         self.limit = limit
         self.in_progress = 0
         self._lock = threading.Lock()
-        self._by_tenant: dict[str, int] = {}  # requests in progress per tenant (none at 0: bounded by the limit)
+        self._held = HeldPlaces()  # requests in progress per tenant
         self._contention = Contention(clock=clock)
 
     @property
@@ -83,10 +83,9 @@ class Admission:
             if self.in_progress >= self.limit:
                 return SHED
             if tenant is not None:
-                held = self._by_tenant.get(tenant, 0)
-                if held >= self.share and self._contention.contended(tenant):
+                if self._held.of(tenant) >= self.share and self._contention.contended(tenant):
                     return SHARE
-                self._by_tenant[tenant] = held + 1
+                self._held.take(tenant)
             self.in_progress += 1
             return None
 
@@ -96,17 +95,13 @@ class Admission:
 
     def in_progress_for(self, tenant: str) -> int:
         with self._lock:
-            return self._by_tenant.get(tenant, 0)
+            return self._held.of(tenant)
 
     def leave(self, tenant: str | None = None) -> None:
         with self._lock:
             self.in_progress -= 1
             if tenant is not None:
-                left = self._by_tenant[tenant] - 1
-                if left:
-                    self._by_tenant[tenant] = left
-                else:
-                    del self._by_tenant[tenant]
+                self._held.give_back(tenant)
 
 
 def admit() -> None:
