@@ -77,7 +77,7 @@ class PublicIdKey:
 def ensure_key(connection: Connection) -> bool:
     """Make the ``public-ids`` key in ``connection``'s transaction when the table exists without it (a schema
     built by ``create_all`` and adopted, or a row deleted); whether it made one."""
-    if "instance_secrets" not in inspect(connection).get_table_names():
+    if InstanceSecret.__tablename__ not in inspect(connection).get_table_names():
         return False
     if connection.scalar(KEY_QUERY) is not None:
         return False
