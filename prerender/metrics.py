@@ -35,6 +35,14 @@ DEGRADED_ANSWERS = Counter(
     "Answers rendered without their upstream content (200, X-Degraded), by route and reason.",
     ["endpoint", "reason"],
 )
+# Per retailer: one series per supplier the upstream knows (a bounded set, coreapi's suppliers, grown by
+# `add-supplier`) and outcome; every request no supplier vouches for is `none`, so a made-up token adds no series.
+SUPPLIER_ANSWERS = Counter(
+    "prerender_supplier_answers_total",
+    "Answers of the API routes by the supplier that vouched for the request (none: no supplier did) and outcome: "
+    "whole, degraded (a 200 marked X-Degraded), refused (4xx) or failed (5xx).",
+    ["supplier", "outcome"],
+)
 UNVOUCHED_REQUESTS = Counter(
     "prerender_unvouched_requests_total",
     "Requests no supplier vouched for: without supplier-token (missing), with one the upstream does not know "

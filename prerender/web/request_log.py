@@ -18,7 +18,7 @@ from flask import Flask, Response, current_app, g, has_request_context, request
 
 from plumbing.log_text import clipped
 from plumbing.pseudonyms import pseudonym as keyed_pseudonym
-from prerender.metrics import REQUEST_SECONDS, REQUESTS
+from prerender.metrics import REQUEST_SECONDS, REQUESTS, SUPPLIER_ANSWERS
 from prerender.web.degraded import DEGRADED_HEADER
 from prerender.web.queue_age import measured_queue_seconds
 from prerender.web.versions import API_VERSIONS
@@ -78,6 +78,22 @@ def configure_logging(app: Flask) -> None:
     logger.propagate = app.testing  # tests read records through pytest's caplog (root logger)
 
 
+# The `supplier` label of a request no supplier vouches for (no token, a made-up or unchecked one, or a browser's
+# request refused before its credential was read).
+NO_SUPPLIER = "none"
+
+
+def answer_outcome(response: Response) -> str:
+    """How an API route answered, as prerender_supplier_answers_total counts it: `whole`, `degraded` (a 200 made
+    without, stale or shed: prerender/web/degraded.py), `refused` (a 4xx: the caller's to mend) or `failed` (a
+    5xx: ours or the upstream's)."""
+    if response.status_code >= 500:
+        return "failed"
+    if response.status_code >= 400:
+        return "refused"
+    return "degraded" if response.headers.get(DEGRADED_HEADER) else "whole"
+
+
 def start_timer() -> None:
     g.started = time.perf_counter()
 
@@ -92,6 +108,9 @@ def log_request(response: Response) -> Response:
     version = ctx.api_version if ctx is not None else (outer if outer in API_VERSIONS else "-")
     REQUESTS.labels(endpoint, str(response.status_code), version).inc()
     REQUEST_SECONDS.labels(endpoint, version).observe(seconds)
+    if version != "-":
+        supplier = ctx.supplier.id if ctx is not None and ctx.supplier is not None else NO_SUPPLIER
+        SUPPLIER_ANSWERS.labels(supplier, answer_outcome(response)).inc()
     fields: dict[str, Any] = {
         "method": request.method,
         "path": clipped(request.path),  # an unmatched path is the client's to choose (plumbing/log_text.py)

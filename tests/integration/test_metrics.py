@@ -12,9 +12,10 @@ import requests
 
 from prerender import create_app
 from tests.conftest import closed_port
+from tests.faulty_upstream import status
 from tests.live import Stack, running_prerender
 
-from .conftest import headers
+from .conftest import NOPERS, headers
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -120,3 +121,36 @@ def test_counts_add_up_over_gunicorn_workers(gunicorn_prerender: tuple[str, Path
     assert sample(text, "prerender_requests_total", **labels) == 40
     # The workers' cache (their shared Redis on the postgresql-redis stack) answers them.
     assert requests.get(f"{url}/readyz", timeout=5).json()["checks"] == {"cache": "ok", "service_key": "ok"}
+
+
+def test_answers_are_counted_per_retailer_and_a_made_up_token_adds_no_series(client, proxy, app_config):
+    """An operator of several retailers asks which one's cards are degraded or refused: the log line says it per
+    request, the per-supplier series says it as a rate. A made-up token counts as no supplier (`none`), so that
+    anyone sending tokens at random cannot make a series each."""
+    name = "prerender_supplier_answers_total"
+    before = client.get("/metrics").get_data(as_text=True)
+    client.get("/v1/recipe-card?recipe_id=2&store_id=1001", headers=headers())
+    client.get("/v1/recipe-card?recipe_id=2&store_id=1001&recipe_id=3", headers=headers())  # a 400
+    for made_up in ("made-up-one-" + "x" * 24, "made-up-two-" + "y" * 24):
+        client.get("/v1/recipe-card?recipe_id=2&store_id=1001", headers=headers(token=made_up))
+    failing = create_app({**app_config, "UPSTREAM_URL": proxy.url}).test_client()
+    failing.get("/v1/recipe-card?recipe_id=2&store_id=1001", headers=headers(token=NOPERS))  # its supplier cached
+    proxy.faults["/api/v1/recipes"] = status(503)
+    failing.get("/v1/recipe-card?recipe_id=3&store_id=1001", headers=headers(token=NOPERS))  # its recipe fails
+    after = client.get("/metrics").get_data(as_text=True)
+
+    def counted(supplier: str, outcome: str) -> float:
+        return sample(after, name, supplier=supplier, outcome=outcome) - sample(
+            before, name, supplier=supplier, outcome=outcome
+        )
+
+    assert counted("1", "whole") == 1 and counted("1", "refused") == 1
+    assert counted("2", "whole") == 1 and counted("2", "degraded") == 1
+    assert sum(counted("none", outcome) for outcome in ("whole", "degraded", "refused", "failed")) == 2
+    suppliers = set(re.findall(r'prerender_supplier_answers_total\{[^}]*supplier="([^"]+)"', after))
+    assert suppliers <= {"1", "2", "3", "none"}
+    # Health, metrics and static files are not a retailer's answers.
+    client.get("/healthz")
+    assert sum(total(client.get("/metrics").get_data(as_text=True), name, supplier=s) for s in suppliers) == sum(
+        total(after, name, supplier=s) for s in suppliers
+    )
