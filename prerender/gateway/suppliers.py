@@ -15,6 +15,7 @@ from prerender.gateway.http import UpstreamHttp
 from prerender.gateway.models import Supplier, parse_supplier
 from prerender.gateway.read_cache import ReadCache, cache_key
 from prerender.gateway.tenant_breakers import tenant_key
+from prerender.memory_cache import LockedLru
 
 # The upstream's detail when a service call names a supplier it does not know (docs/upstream.md).
 UNKNOWN_SUPPLIER_ID = "Unknown Supplier-Id"
@@ -24,6 +25,9 @@ UNKNOWN_SUPPLIER_ID = "Unknown Supplier-Id"
 FIRST_LOOKUPS = 4
 # How long a request waits for another's lookup of the same token, at most (within its own budget).
 FIRST_LOOKUP_WAIT_SECONDS = 2.0
+# Tokens a worker remembers it saw valid, with their supplier's id, for the door's count of a request
+# (prerender/web/admission.py, `door_tenant`); the least recently used are forgotten first.
+SEEN_TOKENS = 4096
 
 
 def refused_token(error: UpstreamStatusError) -> bool:
@@ -74,17 +78,32 @@ class SupplierGateway:
         # How long the last good answer is kept to serve while the upstream fails (stale-if-error).
         self.stale_ttl = stale_ttl
         self.first_lookups = FirstLookups(limit=FIRST_LOOKUPS)
+        self._seen: LockedLru[str, str] = LockedLru(SEEN_TOKENS)  # a token's cache key: its supplier's id
+
+    def seen_supplier_id(self, token: str) -> str | None:
+        """The id of the supplier this worker last saw `token` valid for (its lookup, cached or not), None if it
+        has not, or saw it refused since. In memory, no call: the door asks it of every fragment."""
+        return self._seen.get(cache_key("supplier", token))
 
     def forget(self, token: str) -> None:
         """A token the upstream refused after its supplier was cached (revoked): looked up again at its next request,
         and its last good copy dropped, so that an outage does not vouch for it either."""
         key = cache_key("supplier", token)
+        self._seen.pop(key)
         self.cache.delete_many(key, "stale:" + key)
 
     def by_token(self, token: str, *, request_id: str) -> Supplier | None:
         """The supplier of a token, None when the upstream does not know it (cached, None included). A token never
         seen valid (no last good copy) is looked up through `first_lookups`: anyone may make one up."""
         key = cache_key("supplier", token)
+        supplier = self._by_token(key, token, request_id=request_id)
+        if supplier is None:
+            self._seen.pop(key)
+        else:
+            self._seen.put(key, supplier.id)
+        return supplier
+
+    def _by_token(self, key: str, token: str, *, request_id: str) -> Supplier | None:
         cached = self.cache.near_get(key)
         if cached is not None:
             known: Supplier | None = cached[0]

@@ -13,12 +13,15 @@ whole upstream budget before this worker read it, when the front says when it ar
 Routes outside the API versions (health, metrics, static files) are never shed: a load balancer's check must see
 the process alive. The count is per process: gevent's greenlets (or gthread's threads) of one worker share it.
 
-A retailer's fragments (counted at the door by their supplier-token as sent, `door_tenant`) take at most half of
+A retailer's fragments (counted at the door for their supplier-token as sent, `door_tenant`) take at most half of
 the places while another retailer's fragments ask too (within CONTENDED_SECONDS, prerender/gateway/contention.py),
 all of them while they are alone: a retailer whose requests hang upstream holds each place for its whole budget,
 and at a few hundred cards a second its requests alone would fill every place and shed every other retailer's.
 Past its share a fragment is shed the same way, counted under its own reason (`share`). A deployment of one
 retailer keeps every place. docs/decisions.md, "One retailer's hung requests leave a worker's places to the others".
+A token this worker has not seen valid (a newcomer's, or a made-up one: the door cannot tell them apart without a
+call) makes the others share only when a full worker sheds it: else anyone sending made-up tokens would hold
+every retailer to half of the places. docs/decisions.md, "Made-up tokens no longer halve a retailer's places".
 
 Fragment requests no supplier vouches for (no supplier-token, or one the upstream does not know, which the specification
 only logs) have a smaller share of their own, MAX_UNVOUCHED_REQUESTS_IN_PROGRESS, counted once the header guard
@@ -38,6 +41,7 @@ from collections.abc import Callable
 from flask import Flask, Response, current_app, g, request
 
 from plumbing.problems import Problem
+from prerender.gateway import get_upstream
 from prerender.gateway.contention import Contention, HeldPlaces
 from prerender.gateway.tenant_breakers import SUPPLIER_TOKEN_HEADER, tenant_key
 from prerender.metrics import DEGRADED_ANSWERS
@@ -74,13 +78,18 @@ class Admission:
         """The places a tenant may hold while another tenant asks too."""
         return max(1, self.limit // 2)
 
-    def refusal(self, tenant: str | None = None) -> str | None:
+    def refusal(self, tenant: str | None = None, *, vouched: bool = True) -> str | None:
         """Count one more request in progress (for `tenant`), or say why not (not counted): SHED when the worker
-        is full, SHARE when `tenant` holds its share of it while another tenant asks too."""
+        is full, SHARE when `tenant` holds its share of it while another tenant asks too. A tenant not `vouched`
+        for (a token not seen valid) makes the others share only when the worker is full and sheds it: a
+        newcomer's first requests must not wait for the end of another's hang, and made-up tokens must not hold
+        the retailers to half of the places while there are places for all."""
         with self._lock:
-            if tenant is not None:
+            if tenant is not None and vouched:
                 self._contention.note(tenant)
             if self.in_progress >= self.limit:
+                if tenant is not None and not vouched:
+                    self._contention.note(tenant)
                 return SHED
             if tenant is not None:
                 if self._held.of(tenant) >= self.share and self._contention.contended(tenant):
@@ -116,8 +125,8 @@ def admit() -> None:
     # client has waited what the route promises (prerender/web/queue_age.py). Its own reason in the metric: many of
     # them at once, with a queue that short, is a front's clock ahead of ours.
     waited_its_budget = queued_seconds() > 0 and budget_left(contract) == 0
-    tenant = door_tenant(contract)
-    refused = QUEUED if waited_its_budget else admission.refusal(tenant)
+    tenant, vouched = door_tenant(contract)
+    refused = QUEUED if waited_its_budget else admission.refusal(tenant, vouched=vouched)
     if refused is None:
         g.admitted = True
         g.admitted_tenant = tenant
@@ -126,14 +135,20 @@ def admit() -> None:
     shed(contract)
 
 
-def door_tenant(contract: RouteContract) -> str | None:
-    """The tenant a request is counted for at the door: a fragment's retailer, from its supplier-token as sent
-    (the digest prerender/gateway/tenant_breakers.py keys a lookup with; `none` without one), before the header
-    guard checks it. None for a browser's JSON route, whose retailer only its credential's signature proves: counted
-    in the worker's places, not in a retailer's share."""
+def door_tenant(contract: RouteContract) -> tuple[str | None, bool]:
+    """The tenant a request is counted for at the door, before the header guard checks its supplier-token, and
+    whether it is vouched for. A fragment's retailer: its supplier's (`id:<id>`, as its upstream calls count,
+    prerender/gateway/tenant_breakers.py) when this worker has seen its token valid, in memory
+    (prerender/gateway/suppliers.py, `seen_supplier_id`); else its token's digest (`none` without one), not vouched
+    for. None for a browser's JSON route, whose retailer only its credential's signature proves: counted in the
+    worker's places, not in a retailer's share."""
     if not is_fragment_route(contract):
-        return None
-    return tenant_key(None, request.headers.get(SUPPLIER_TOKEN_HEADER, "").strip() or None)
+        return None, True
+    token = request.headers.get(SUPPLIER_TOKEN_HEADER, "").strip() or None
+    supplier_id = get_upstream().suppliers.seen_supplier_id(token) if token else None
+    if supplier_id:
+        return tenant_key(supplier_id, None), True
+    return tenant_key(None, token), False
 
 
 def admit_unvouched() -> None:

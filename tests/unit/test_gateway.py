@@ -207,12 +207,16 @@ def test_a_supplier_is_served_from_its_last_good_answer_while_the_upstream_fails
 @responses.activate
 def test_a_token_the_upstream_refuses_since_is_looked_up_again_and_loses_its_last_good_copy(upstream):
     """A customer's token revoked while its supplier is cached: the first call refused with 401 forgets it, so the
-    next request learns it is unknown (instead of a minute of calls refused), and no outage vouches for it after."""
+    next request learns it is unknown (instead of a minute of calls refused), and no outage vouches for it after,
+    nor the door's count (prerender/web/admission.py)."""
     responses.get(f"{BASE}/api/v1/suppliers/me", json=SUPPLIER_ANSWER)
+    assert upstream.suppliers.seen_supplier_id("tok") is None
     assert upstream.suppliers.by_token("tok", request_id="r").name == "Demo"
+    assert upstream.suppliers.seen_supplier_id("tok") == SUPPLIER_ANSWER["id"]
     responses.post(f"{BASE}/api/v1/suggestions", status=401, json={"status": 401, "detail": "Unknown supplier-token."})
     with pytest.raises(UpstreamStatusError):
         upstream.suggestions.recipe_for_each(IDENTITY, [SuggestionContext("a", ("1", "2"))], store_id=None)
+    assert upstream.suppliers.seen_supplier_id("tok") is None
     responses.replace(responses.GET, f"{BASE}/api/v1/suppliers/me", status=401, json={"status": 401})
     assert upstream.suppliers.by_token("tok", request_id="r") is None
     assert upstream.suppliers.cache.get("stale:" + cache_key("supplier", "tok")) is None
