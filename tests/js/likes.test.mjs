@@ -98,3 +98,70 @@ describe("Likes and the shopper's other tabs", () => {
     assert.equal(b.likes.liked$.value.get("r1"), true);
   });
 });
+
+/** One tab's Likes whose reads wait until the test answers them (`answers`, in order). */
+function heldReads() {
+  const session = new FakeSession();
+  const calls = [];
+  /** @type {((value: unknown) => void)[]} */
+  const answers = [];
+  const client = {
+    request: (method, path, options) => {
+      calls.push(`${method} ${path} ${options?.query?.recipe_ids ?? ""}`.trim());
+      return new Promise((resolve) => answers.push(resolve));
+    },
+  };
+  const likes = new Likes({ client, session, track: () => {}, tabs: null });
+  return { likes, session, calls, answers };
+}
+
+describe("Likes when the page's shopper changes", () => {
+  test("a read answered after a logout and another login is the previous shopper's: not shown to the new one", async () => {
+    const { likes, session, answers } = heldReads();
+    likes.load(["r1", "r2"]);
+    await flush();
+    session.identity$.next(null); // user.reset()
+    session.identity$.next({ kind: "user", id: "u2", forbidProfiling: false }); // an SPA's login
+    likes.load(["r1", "r2"]);
+    await flush();
+    answers[0]({ data: ["r1", "r2"] }); // u1's likes, late
+    await flush();
+    assert.equal(likes.liked$.value.get("r1"), undefined);
+    answers[1]({ data: [] }); // u2's
+    await flush();
+    assert.deepEqual([...likes.liked$.value], [["r1", false], ["r2", false]]);
+  });
+
+  test("a like answered after the shopper changed is told as the clicking shopper's, not the new one's", async () => {
+    const { a, b } = twoTabs();
+    let answer;
+    a.client.request = () => new Promise((resolve) => {
+      answer = resolve;
+    });
+    const click = a.likes.like("r1"); // u1 clicks
+    for (const tab of [a, b]) tab.session.identity$.next({ kind: "user", id: "u2", forbidProfiling: false });
+    b.likes.seed("r1", false); // u2 does not like it
+    answer({});
+    await click;
+    await flush();
+    assert.equal(b.likes.liked$.value.get("r1"), false);
+  });
+
+  test("a card inserted again asks nothing the service already answered for this shopper", async () => {
+    const { likes, session, calls, answers } = heldReads();
+    likes.load(["r1"]);
+    await flush();
+    answers[0]({ data: ["r1"] });
+    await flush();
+    likes.load(["r1"]); // the SPA inserts the same card again
+    likes.load(["r1", "r2"]);
+    await flush();
+    assert.deepEqual(calls, ["GET /likes r1", "GET /likes r2"]);
+    answers[1]({ data: [] });
+    await flush();
+    session.identity$.next({ kind: "user", id: "u2", forbidProfiling: false });
+    likes.load(["r1"]); // another shopper: asked again
+    await flush();
+    assert.deepEqual(calls.at(-1), "GET /likes r1");
+  });
+});

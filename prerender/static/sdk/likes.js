@@ -17,6 +17,9 @@ export class Likes {
   #toFetch = new Set();
   /** @type {Set<string>} ids asked for before the page's credential arrived: loaded once a user's does */
   #waiting = new Set();
+  /** @type {Set<string>} ids the service answered for this shopper: known since (their writes and the other tabs'
+   * keep them so), not asked again when a page inserts their cards again */
+  #fetched = new Set();
   #fetchScheduled = false;
   /** @type {Map<string, number>} recipe id -> write generation (a newer click wins over an older answer) */
   #generation = new Map();
@@ -52,6 +55,7 @@ export class Likes {
         // The clicks of the previous user must not keep the new one's likes from loading.
         this.#generation.clear();
         this.#toFetch.clear();
+        this.#fetched.clear();
         this.liked$.next(new Map());
       }
       identityKey = key;
@@ -92,8 +96,8 @@ export class Likes {
       for (const id of recipeIds) this.#waiting.add(String(id));
       return;
     }
-    for (const id of recipeIds) this.#toFetch.add(String(id));
-    if (this.#fetchScheduled) return;
+    for (const id of recipeIds) if (!this.#fetched.has(String(id))) this.#toFetch.add(String(id));
+    if (this.#fetchScheduled || !this.#toFetch.size) return;
     this.#fetchScheduled = true;
     queueMicrotask(() => {
       this.#fetchScheduled = false;
@@ -121,9 +125,14 @@ export class Likes {
 
   /** @param {string[]} ids */
   async #fetch(ids) {
+    const shopper = this.#session.shopperKey;
     try {
       const answer = await this.#client.request("GET", "/likes", { query: { recipe_ids: ids.join(",") } });
+      // Asked for the shopper before a switch (a logout, another login meanwhile): that shopper's likes, not the
+      // page's shopper's now.
+      if (this.#session.shopperKey !== shopper) return;
       const liked = new Set((answer?.data ?? []).map(String));
+      for (const id of ids) this.#fetched.add(id);
       const map = new Map(this.liked$.value);
       for (const id of ids) if (!this.#generation.has(id)) map.set(id, liked.has(id));
       this.liked$.next(map);
@@ -142,15 +151,17 @@ export class Likes {
     }
     const previous = this.liked$.value?.get(id) ?? !liked;
     const generation = (this.#generation.get(id) ?? 0) + 1;
+    const shopper = this.#session.shopperKey;
     this.#generation.set(id, generation);
     this.#set(id, liked);
     try {
       await this.#client.request(liked ? "PUT" : "DELETE", `/likes/${encodeURIComponent(id)}`);
       this.track(liked ? "recipe.like" : "recipe.unlike", { recipe_id: id });
-      this.#tabs?.post({ type: "like", shopper: this.#session.shopperKey, recipeId: id, liked });
+      this.#tabs?.post({ type: "like", shopper, recipeId: id, liked });
       return liked;
     } catch (error) {
-      if (this.#generation.get(id) === generation) this.#set(id, previous);
+      // Undone for the shopper who clicked only: after a switch, the page's state is another shopper's.
+      if (this.#session.shopperKey === shopper && this.#generation.get(id) === generation) this.#set(id, previous);
       throw error;
     }
   }
