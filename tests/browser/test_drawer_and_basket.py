@@ -47,6 +47,25 @@ def test_the_drawer_opens_from_the_basket_icon_the_picture_and_the_title_and_giv
     expect(title).to_be_focused()  # the picture is out of the tab order: focus goes to the title
 
 
+def test_a_single_page_app_s_route_change_closes_the_drawer(page: Page, context: BrowserContext, shop_url: str):
+    """A single-page app's Back (popstate) left the drawer open over the next view, the page's scroll locked, and
+    the SDK had no call to close it (an outside check of a single-page storefront): it closes on the history's
+    move now, and `svc.recipes.closeDetails()` closes it for a router that changes views otherwise."""
+    visit(context, page, shop_url)
+    dialog = page.get_by_role("dialog")
+    page.evaluate("() => history.pushState({ view: 'shelf' }, '', '#shelf')")  # the app's route
+    page.evaluate("() => window.svc.recipes.openDetails('43')")
+    expect(dialog).to_be_visible()
+    page.go_back()  # the app's Back: popstate, the same document
+    expect(dialog).to_be_hidden()
+    assert not page.evaluate("() => document.documentElement.classList.contains('svc-scroll-lock')")
+    page.evaluate("() => window.svc.recipes.openDetails('43')")
+    expect(dialog).to_be_visible()
+    page.evaluate("() => window.svc.recipes.closeDetails()")
+    expect(dialog).to_be_hidden()
+    page.evaluate("() => window.svc.recipes.closeDetails()")  # closed already: nothing happens
+
+
 def test_at_375_px_the_keyboard_alone_opens_and_closes_the_drawer(browser, shop_url: str):
     context = browser.new_context(viewport={"width": 375, "height": 740}, locale="fr-FR")
     try:

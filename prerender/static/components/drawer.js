@@ -215,6 +215,8 @@ export class DrawerElement extends HTMLElement {
     const { signal } = this.#whileOpen;
     document.addEventListener("keydown", (event) => this.#onKeydown(event), { signal });
     document.addEventListener("focusin", (event) => this.#onFocusIn(event), { signal });
+    // The page's history moves (Back in a single-page app, a hash link): the view it was opened over is gone.
+    window.addEventListener("popstate", () => this.close(), { signal });
     notices.setPresenter((/** @type {{ kind: string, text: string }} */ notice) => this.#present(notice));
     /** @type {HTMLElement | null} */ (this.#panel.querySelector(".svc-drawer__close"))?.focus({ preventScroll: true });
   }
@@ -556,6 +558,13 @@ export function drawer() {
 /** @param {OpenOptions} options */
 export function openRecipeDetails(options) {
   return drawer().open(options);
+}
+
+/** Closes the page's drawer, when open (`svc.recipes.closeDetails()`: a single-page app's route change). */
+export function closeDrawer() {
+  const Drawer = /** @type {typeof DrawerElement} */ (customElements.get(tagName));
+  const existing = document.querySelector(tagName);
+  if (existing instanceof Drawer) existing.close();
 }
 
 /**

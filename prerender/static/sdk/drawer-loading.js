@@ -35,6 +35,11 @@ export class DrawerLoader {
     this.#deps = deps;
   }
 
+  /** The drawer's module when it has been loaded (no load started here). */
+  get loaded() {
+    return this.#module;
+  }
+
   /**
    * The drawer's module, at once once loaded. Rejects (the shopper told in the toaster) when the load fails or
    * takes longer than GIVEN_UP_AFTER_MS.

@@ -125,6 +125,11 @@ function createSdk() {
     return openRecipeDetails({ recipeId: id, guests: validGuests(guests), ...options });
   }
 
+  /** Closes the drawer when it is open (nothing is loaded when it never was): a single-page app's route change. */
+  function closeDetails() {
+    drawer.loaded?.closeDrawer();
+  }
+
   /** Opens the drawer on the basket's recipes (the v2 basket preview). @param {{ opener?: HTMLElement }} [options] */
   async function openPreview(options = {}) {
     const { openBasketPreview } = await drawer.load({ opening: "drawer.opening-basket", failed: "error.drawer-basket" });
@@ -278,6 +283,7 @@ function createSdk() {
     }),
     recipes: Object.freeze({
       openDetails,
+      closeDetails,
       /**
        * The guest count of a recipe for every control of the page that follows it (a publisher's CTA, by the
        * service's id or the publisher's own). Not 1 to 50: ignored, false.
