@@ -131,3 +131,90 @@ test("an element saying profiling=\"false\" makes every request say it, from the
   accepted.receiveCredential({ ...user, profiling: null });
   assert.equal(accepted.headers().profiling, undefined);
 });
+
+// --- one page's shopper across a single-page app's logins and logouts ---------------------------------------------
+
+const VISITOR = { token: "authless.t0ken", kind: "authless", id: "a1", expiresAt: "4000000000" };
+const USER = { token: "user.t0ken", kind: "user", id: "u1", expiresAt: "4000000000" };
+
+test("a view of before a login, restored by the app's router, does not switch the page back to the visitor", () => {
+  globalThis.window = /** @type {any} */ ({ localStorage: new SharedStorage() });
+  const page = tabOf();
+  assert.equal(page.receiveCredential(VISITOR), true);
+  assert.equal(page.receiveCredential(USER), true); // the login
+  assert.equal(page.receiveCredential(VISITOR), false); // Back: the cached shelf with the visitor's element
+  assert.equal(page.shopperKey, "user:u1");
+  assert.equal(page.receiveCredential(USER), true); // the user's own element again: still the user
+
+  // A page that named its visitor at its start (user.loadWithAuthlessId, as the maker's integration does): the
+  // login's credential, the server's later word, ends that name.
+  const named = tabOf();
+  named.receiveCredential(VISITOR);
+  named.claim("authless", "a1");
+  named.receiveCredential(USER);
+  assert.equal(named.receiveCredential(VISITOR), false);
+  assert.equal(named.shopperKey, "user:u1");
+});
+
+test("after a logout no view of before it comes back; a new visitor's is taken, the earlier one once the page names it", () => {
+  const localStorage = new SharedStorage();
+  globalThis.window = /** @type {any} */ ({ localStorage });
+  const warn = console.warn;
+  console.warn = () => {};
+  try {
+    const page = tabOf();
+    page.receiveCredential(VISITOR);
+    page.receiveCredential(USER);
+    page.reset();
+    assert.equal(page.receiveCredential(USER), false); // views of before the logout
+    assert.equal(page.receiveCredential(VISITOR), false);
+    assert.equal(page.shopperKey, "");
+    assert.equal(localStorage.getItem("_svc/authless-credential"), null);
+    // The logged-out page's fragments, for a new visitor (README.md).
+    assert.equal(page.receiveCredential({ ...VISITOR, token: "authless.n3w", id: "a2" }), true);
+    assert.equal(page.shopperKey, "authless:a2");
+
+    // A retailer that keeps its visitor's id across the logout names it (user.loadWithAuthlessId): the same
+    // credential, within its ten minutes, is taken then.
+    const keeps = tabOf();
+    keeps.receiveCredential(VISITOR);
+    keeps.receiveCredential(USER);
+    keeps.reset();
+    assert.equal(keeps.receiveCredential(VISITOR), false);
+    keeps.claim("authless", "a1");
+    assert.equal(keeps.shopperKey, "authless:a1");
+  } finally {
+    console.warn = warn;
+  }
+});
+
+test("a login again within ten minutes of a logout: the forgotten credential is taken once the page claims the user", () => {
+  globalThis.window = /** @type {any} */ ({ localStorage: new SharedStorage() });
+  const warn = console.warn;
+  console.warn = () => {};
+  try {
+    const elementFirst = tabOf();
+    elementFirst.receiveCredential(USER);
+    elementFirst.reset();
+    assert.equal(elementFirst.receiveCredential(USER), false); // the same credential, the service's again
+    elementFirst.claim("user", "u1"); // user.loadWithExternalId("u1") after the app's login
+    assert.equal(elementFirst.shopperKey, "user:u1");
+
+    const claimFirst = tabOf();
+    claimFirst.receiveCredential(USER);
+    claimFirst.reset();
+    claimFirst.claim("user", "u1");
+    assert.equal(claimFirst.receiveCredential(USER), true);
+
+    const claimedBefore = tabOf();
+    claimedBefore.claim("user", "u1"); // at the page's start, before the logout
+    claimedBefore.receiveCredential(USER);
+    claimedBefore.reset();
+    assert.equal(claimedBefore.receiveCredential(USER), false);
+    claimedBefore.claim("user", "u2"); // another user's login: the forgotten one stays refused
+    assert.equal(claimedBefore.receiveCredential(USER), false);
+    assert.equal(claimedBefore.shopperKey, "");
+  } finally {
+    console.warn = warn;
+  }
+});

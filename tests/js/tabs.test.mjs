@@ -232,6 +232,24 @@ describe("Session and the shopper's other tabs", () => {
     assert.equal(b.credential, null);
   });
 
+  test("a login again within ten minutes of a logout: the same credential from a page started since is taken", async () => {
+    const [a, b] = [sessionOf(), sessionOf()];
+    a.receiveCredential(USER);
+    await flush();
+    b.reset(); // b logs out: a forgets u1 too
+    await flush();
+    const watcher = tabsOf();
+    // A page of before the logout (the back/forward cache) is not believed; one started since was given it by
+    // the retailer's server again (the service gives a shopper one credential per ten minutes).
+    watcher.post({ type: "credential", credential: USER, pageStarted: Date.now() - 60_000 });
+    await flush();
+    assert.equal(a.credential, null);
+    watcher.post({ type: "credential", credential: USER, pageStarted: Date.now() + 1 });
+    await flush();
+    assert.equal(a.shopperKey, "user:u1");
+    assert.equal(b.shopperKey, "user:u1");
+  });
+
   test("a logged-out visitor's reset stays with its page", async () => {
     const [a, b] = [sessionOf(), sessionOf()];
     a.receiveCredential(VISITOR);

@@ -40,6 +40,8 @@ const ID = /^[\x21-\x7e]{1,128}$/;
 const MAX_TOKEN_LENGTH = 4096;
 /** A browser id the reconcile route takes (an identifier: prerender/schemas/fields.py, ID_PATTERN). */
 const BROWSER_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+// When this page started (the device's clock, ms), told with the credentials it gives the other tabs.
+const PAGE_STARTED = typeof performance === "object" ? performance.timeOrigin : Date.now();
 // A remembered credential whose expires-at is this far behind the device's clock has surely expired, however far
 // ahead the clock runs (an AM/PM slip is 12 hours): the merge does not send it (`authlessCredentialOf`).
 const LONG_EXPIRED_MS = 3 * 24 * 3_600_000;
@@ -110,12 +112,24 @@ export class Session {
   #credential = null;
   /** @type {Set<string>} credentials given up by `user.reset()`: an element still carrying one is ignored */
   #forgotten = new Set();
-  /** @type {Set<string>} this page's credentials another tab's newer one replaced: its elements no longer count */
+  /** @type {Set<string>} this page's credentials another shopper's replaced (a login or a logout in this page or
+   * in another tab) since the last `reset`: their elements, connected again, no longer count */
   #superseded = new Set();
+  /** @type {Credential | null} the last element refused as forgotten or superseded: taken when the page claims
+   * its shopper (`claim`), as one connected after the claim would be */
+  #refused = null;
+  /** @type {string} the shopper the page last claimed (`kind:id`), until `reset` or a credential of another
+   * shopper: an element of that shopper is taken, forgotten or superseded (a login again within the ten minutes
+   * in which the service gives a shopper the same credential; a visitor's id kept across a logout, which the page
+   * names) */
+  #claimed = "";
   /** Whether the credential came from another tab (`#credentialElsewhere`), not from this page's elements. */
   #adopted = false;
   /** The `expires-at` of the credential a logout forgot: another tab's older one is not taken after it. */
   #forgottenUntil = 0;
+  /** When (the device's clock, ms) the last logout forgot a credential: a page started since that gives it again
+   * was given it by the retailer's server after the logout (a login again within the step of one credential). */
+  #forgottenAt = 0;
   #forbidProfiling = false;
   #language = pageLanguage();
   #apiBase;
@@ -142,10 +156,10 @@ export class Session {
     // Earlier versions made an authless id of their own here: the identity is now the credential's.
     this.#local.remove(this.key("authless-id"));
     this.#tabs = tabs;
-    tabs?.on("credential", (message) => this.#credentialElsewhere(message.credential));
+    tabs?.on("credential", (message) => this.#credentialElsewhere(message.credential, message.pageStarted));
     // A tab restored from the back/forward cache missed what this one heard: it is told the credential again.
     tabs?.on("ask", () => {
-      if (this.#credential) tabs.post({ type: "credential", credential: { ...this.#credential } });
+      if (this.#credential) tabs.post({ type: "credential", credential: { ...this.#credential }, pageStarted: PAGE_STARTED });
     });
     tabs?.on("reset", (message) => {
       // The tab that logged out already removed the shared authless credential; a new one may be there since.
@@ -241,18 +255,30 @@ export class Session {
       return false;
     }
     const { credential } = read;
-    // A forgotten credential (a logout), or one another tab's newer credential replaced here (the page connects
-    // again an element it had: a template's card) is not taken back.
-    if (this.#forgotten.has(credential.token) || this.#superseded.has(credential.token)) return false;
+    // A credential a logout forgot, or another shopper's replaced (the page connects again an element it had, a
+    // router restores a view of before a login or a logout), is not taken back, unless the page claims its
+    // shopper: the service gives a shopper the same credential for ten minutes, so a login again within them
+    // brings the forgotten one.
+    const stale = this.#forgotten.has(credential.token) || this.#superseded.has(credential.token);
+    if (stale && this.#claimed !== `${credential.kind}:${credential.id}`) {
+      this.#refused = credential;
+      return false;
+    }
+    this.#forgotten.delete(credential.token);
+    this.#superseded.delete(credential.token);
     if (raw.profiling === "false") this.#forbidProfiling = true;
     if (credential.kind === "authless") this.#rememberAuthless(credential);
     const current = this.#credential;
     const isNew = current?.token !== credential.token;
+    if (current && isNew && (current.kind !== credential.kind || current.id !== credential.id)) {
+      this.#superseded.add(current.token);
+    }
+    this.#dropOtherClaim(credential);
     this.#adopted = false;
     this.#switchTo(credential, { kind: credential.kind, id: credential.id, forbidProfiling: this.#forbidProfiling });
     // Told only when new here and issued no earlier than the one it replaces: an old element changes no other tab.
     if (isNew && (!current || credential.expiresAt >= current.expiresAt)) {
-      this.#tabs?.post({ type: "credential", credential: { ...credential } });
+      this.#tabs?.post({ type: "credential", credential: { ...credential }, pageStarted: PAGE_STARTED });
     }
     return true;
   }
@@ -269,19 +295,25 @@ export class Session {
    * shopper's cart (and a fresh page's credential keeps an old tab going). Only a credential issued no earlier
    * than this tab's (or, after a logout, than the forgotten one) is taken: its `expires-at`, the issue's time
    * plus a fixed life, says when. The credential it replaces is superseded here: this page's elements carrying it
-   * no longer count. A forgotten credential and an unusable one are not taken; nothing is told on.
-   * @param {unknown} raw
+   * no longer count. A forgotten credential is taken only from a page started after the logout (its server gave
+   * it again: a login within the ten minutes of one credential; a page of before, kept in the back/forward cache,
+   * is not believed); an unusable one is not taken; nothing is told on.
+   * @param {unknown} raw @param {unknown} pageStarted when the telling tab's page started (`PAGE_STARTED`)
    */
-  #credentialElsewhere(raw) {
+  #credentialElsewhere(raw, pageStarted) {
     const given = /** @type {any} */ (raw) ?? {};
     const read = readCredential({ token: given.token, kind: given.kind, id: given.id, expiresAt: given.expiresAt });
     if (!("credential" in read)) return;
     const { credential } = read;
     const current = this.#credential;
-    if (this.#forgotten.has(credential.token) || current?.token === credential.token) return;
+    if (current?.token === credential.token) return;
+    const givenAgain = typeof pageStarted === "number" && pageStarted > this.#forgottenAt;
+    if (this.#forgotten.has(credential.token) && !givenAgain) return;
     if (credential.expiresAt < (current ? current.expiresAt : this.#forgottenUntil)) return;
+    this.#forgotten.delete(credential.token);
     if (current) this.#superseded.add(current.token);
     this.#superseded.delete(credential.token);
+    this.#dropOtherClaim(credential);
     this.#adopted = true;
     this.#switchTo(credential, { kind: credential.kind, id: credential.id, forbidProfiling: this.#forbidProfiling });
   }
@@ -296,6 +328,13 @@ export class Session {
   claim(kind, id, forbidProfiling) {
     const claimed = checkId(id, "id");
     if (forbidProfiling !== undefined) this.#forbidProfiling = Boolean(forbidProfiling);
+    this.#claimed = `${kind}:${claimed}`;
+    const refused = this.#refused;
+    if (refused && refused.kind === kind && refused.id === claimed && this.shopperKey !== this.#claimed) {
+      // The page names the shopper of an element refused as stale, which came first: a login again after a logout.
+      this.#refused = null;
+      this.receiveCredential({ token: refused.token, kind, id: claimed, expiresAt: refused.expiresAt });
+    }
     const credential = this.#credential;
     const call = kind === "user" ? "loadWithExternalId" : "loadWithAuthlessId";
     if (!credential) {
@@ -309,6 +348,12 @@ export class Session {
     const identity = this.identity$.value;
     if (identity) this.#switchTo(credential, { ...identity, forbidProfiling: this.#forbidProfiling });
     return claimed;
+  }
+
+  /** A credential of another shopper than the page last named came since: the name no longer holds (the
+   * server's word is the later one). @param {Credential} credential */
+  #dropOtherClaim(credential) {
+    if (this.#claimed && this.#claimed !== `${credential.kind}:${credential.id}`) this.#claimed = "";
   }
 
   /** The shopper the SDK acts for now, as `kind:id` ("" without a credential). */
@@ -395,8 +440,18 @@ export class Session {
     if (this.#credential) {
       this.#forgotten.add(this.#credential.token);
       this.#forgottenUntil = Math.max(this.#forgottenUntil, this.#credential.expiresAt);
+      this.#forgottenAt = Date.now();
     }
-    if (shared) for (const name of SHOPPER_ENTRIES) this.#local.remove(this.key(name));
+    if (shared) {
+      // The visitor's credential of before the login, remembered for the merge, is forgotten too: the logged-out
+      // page brings a new visitor's (README.md). Only where the logout happened: another tab may already find the
+      // new visitor's remembered there.
+      const remembered = this.#rememberedAuthless();
+      if (remembered) this.#forgotten.add(remembered.token);
+      for (const name of SHOPPER_ENTRIES) this.#local.remove(this.key(name));
+    }
+    this.#refused = null;
+    this.#claimed = "";
     this.#adopted = false;
     this.#switchTo(null, null);
     this.#forbidProfiling = false;
@@ -415,6 +470,17 @@ export class Session {
   authlessCredentialOf(authlessId) {
     const current = this.#credential;
     if (current?.kind === "authless" && current.id === authlessId) return current.token;
+    const remembered = this.#rememberedAuthless();
+    // Expired so long ago that no device's clock is that far off: the merge would only be refused.
+    if (remembered && remembered.expiresAt * 1000 + LONG_EXPIRED_MS < Date.now()) {
+      this.#local.remove(this.key("authless-credential"));
+      return null;
+    }
+    return remembered?.id === authlessId ? remembered.token : null;
+  }
+
+  /** The authless credential remembered in localStorage (an unusable entry is removed). @returns {Credential | null} */
+  #rememberedAuthless() {
     const key = this.key("authless-credential");
     let stored = null;
     try {
@@ -424,12 +490,11 @@ export class Session {
     }
     if (!stored || typeof stored !== "object") return null;
     const read = readCredential({ token: stored.credential, kind: "authless", id: stored.id, expiresAt: stored.expiresAt });
-    // Unusable, or expired so long ago that no device's clock is that far off: the merge would only be refused.
-    if (!("credential" in read) || read.credential.expiresAt * 1000 + LONG_EXPIRED_MS < Date.now()) {
+    if (!("credential" in read)) {
       this.#local.remove(key);
       return null;
     }
-    return read.credential.id === authlessId ? read.credential.token : null;
+    return read.credential;
   }
 
   /**

@@ -13,7 +13,8 @@ import { Stream } from "./observable.js";
 
 /**
  * What a tab tells the others.
- * - `credential`: its page gave it this credential (raw, as a `<prefix>-shopper` element carries it);
+ * - `credential`: its page gave it this credential (raw, as a `<prefix>-shopper` element carries it), and when
+ *   that page started (`pageStarted`, the device's clock in ms: sdk/session.js);
  * - `reset`: its page logged out the shopper `shopper` (`kind:id`);
  * - `basket`: a write of its own changed the basket of `shopper` (`kind:id`);
  * - `like`: the service took its like (`liked`) or unlike of `recipeId` for `shopper`;
@@ -21,7 +22,8 @@ import { Stream } from "./observable.js";
  *   at `at` (Date.now() there);
  * - `menu`: a write of its own changed the planner's menu of `shopper` (`kind:id`), at `store`;
  * - `ask`: it was restored from the back/forward cache and asks the others for their credentials.
- * @typedef {{ type: "credential", credential: { token: string, kind: string, id: string, expiresAt: number } }
+ * @typedef {{ type: "credential", credential: { token: string, kind: string, id: string, expiresAt: number },
+ *     pageStarted?: number }
  *   | { type: "reset", shopper: string }
  *   | { type: "basket", shopper: string }
  *   | { type: "like", shopper: string, recipeId: string, liked: boolean }
