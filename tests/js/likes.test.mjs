@@ -164,4 +164,18 @@ describe("Likes when the page's shopper changes", () => {
     await flush();
     assert.deepEqual(calls.at(-1), "GET /likes r1");
   });
+
+  test("cards inserted while their likes are asked for ask nothing more (a slow network)", async () => {
+    const { likes, calls, answers } = heldReads();
+    for (let i = 0; i < 5; i += 1) {
+      likes.load(["r7"]);
+      await flush();
+    }
+    assert.deepEqual(calls, ["GET /likes r7"]);
+    answers[0](Promise.reject(new Error("offline")));
+    await flush();
+    likes.load(["r7"]); // failed: asked again
+    await flush();
+    assert.equal(calls.length, 2);
+  });
 });

@@ -137,23 +137,84 @@ test("an element saying profiling=\"false\" makes every request say it, from the
 const VISITOR = { token: "authless.t0ken", kind: "authless", id: "a1", expiresAt: "4000000000" };
 const USER = { token: "user.t0ken", kind: "user", id: "u1", expiresAt: "4000000000" };
 
-test("a view of before a login, restored by the app's router, does not switch the page back to the visitor", () => {
+test("a view of before a login, restored by the app's router, does not switch back once the page named its user", () => {
   globalThis.window = /** @type {any} */ ({ localStorage: new SharedStorage() });
   const page = tabOf();
   assert.equal(page.receiveCredential(VISITOR), true);
-  assert.equal(page.receiveCredential(USER), true); // the login
+  assert.equal(page.receiveCredential(USER), true); // the login's fragment
+  page.claim("user", "u1"); // user.loadWithExternalId("u1"), the app's login
   assert.equal(page.receiveCredential(VISITOR), false); // Back: the cached shelf with the visitor's element
   assert.equal(page.shopperKey, "user:u1");
   assert.equal(page.receiveCredential(USER), true); // the user's own element again: still the user
 
-  // A page that named its visitor at its start (user.loadWithAuthlessId, as the maker's integration does): the
-  // login's credential, the server's later word, ends that name.
+  // Named first, then the login's fragment: the same.
+  const namedFirst = tabOf();
+  namedFirst.receiveCredential(VISITOR);
+  namedFirst.claim("user", "u1");
+  namedFirst.receiveCredential(USER);
+  assert.equal(namedFirst.receiveCredential(VISITOR), false);
+
+  // A page that named its visitor at its start (as the maker's integration does): the login's credential, the
+  // server's later word, ends that name; once the app names its user, the visitor's view stays out.
   const named = tabOf();
   named.receiveCredential(VISITOR);
   named.claim("authless", "a1");
   named.receiveCredential(USER);
+  named.claim("user", "u1");
   assert.equal(named.receiveCredential(VISITOR), false);
   assert.equal(named.shopperKey, "user:u1");
+});
+
+test("a page that logs out without reset() and keeps its visitor's id is the visitor's again, never the user's", () => {
+  globalThis.window = /** @type {any} */ ({ localStorage: new SharedStorage() });
+  const warn = console.warn;
+  const warnings = [];
+  console.warn = (text) => warnings.push(text);
+  try {
+    const page = tabOf();
+    page.receiveCredential(VISITOR);
+    page.receiveCredential(USER); // a login the page did not name
+    assert.equal(page.receiveCredential(VISITOR), true); // the logged-out page's fragments: the same credential
+    assert.equal(page.shopperKey, "authless:a1");
+    assert.equal(page.receiveCredential(USER), false); // a view of before that logout: the user's stays out
+    assert.equal(page.receiveCredential(USER), false);
+    assert.equal(page.shopperKey, "authless:a1");
+    assert.equal(warnings.filter((text) => String(text).includes("loadWithExternalId(\"u1\")")).length, 1); // said once
+  } finally {
+    console.warn = warn;
+  }
+});
+
+test("a naming lets in one refused element of its shopper, within a minute, never instead of that shopper's own", () => {
+  globalThis.window = /** @type {any} */ ({ localStorage: new SharedStorage() });
+  const warn = console.warn;
+  console.warn = () => {};
+  const now = Date.now;
+  try {
+    const page = tabOf();
+    page.receiveCredential(USER);
+    page.reset();
+    page.receiveCredential({ ...VISITOR, token: "authless.n3w", id: "a2" });
+    page.claim("user", "u1"); // a login that then fails: no fragment of the user comes
+    Date.now = () => now() + 61_000;
+    assert.equal(page.receiveCredential(USER), false); // later, Back to a view of before the logout
+    assert.equal(page.shopperKey, "authless:a2");
+    Date.now = now;
+    page.claim("user", "u1");
+    assert.equal(page.receiveCredential(USER), true); // the login's fragment within the minute
+    page.receiveCredential({ ...USER, token: "user.n3wer" });
+    assert.equal(page.receiveCredential(USER), true); // not stale: the page's own, same shopper
+    const older = tabOf();
+    older.receiveCredential({ ...USER, token: "user.0ld" });
+    older.receiveCredential(VISITOR);
+    older.receiveCredential(USER);
+    older.claim("user", "u1");
+    assert.equal(older.receiveCredential({ ...USER, token: "user.0ld" }), false); // stale, and u1 is the page's already
+    assert.equal(older.credential?.token ?? "user.t0ken", "user.t0ken");
+  } finally {
+    console.warn = warn;
+    Date.now = now;
+  }
 });
 
 test("after a logout no view of before it comes back; a new visitor's is taken, the earlier one once the page names it", () => {

@@ -250,6 +250,25 @@ describe("Session and the shopper's other tabs", () => {
     assert.equal(b.shopperKey, "user:u1");
   });
 
+  test("a single-page app's login again, named after the logout: the other tabs take the credential too", async () => {
+    const [a, b] = [sessionOf(), sessionOf()];
+    a.receiveCredential(USER);
+    await flush();
+    const warn = console.warn;
+    console.warn = () => {};
+    try {
+      a.reset();
+      await flush();
+      assert.equal(a.receiveCredential(USER), false); // the login's fragment: the same credential
+      a.claim("user", "u1"); // user.loadWithExternalId("u1")
+      await flush();
+      assert.equal(a.shopperKey, "user:u1");
+      assert.equal(b.shopperKey, "user:u1");
+    } finally {
+      console.warn = warn;
+    }
+  });
+
   test("a logged-out visitor's reset stays with its page", async () => {
     const [a, b] = [sessionOf(), sessionOf()];
     a.receiveCredential(VISITOR);

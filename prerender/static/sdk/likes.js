@@ -20,6 +20,8 @@ export class Likes {
   /** @type {Set<string>} ids the service answered for this shopper: known since (their writes and the other tabs'
    * keep them so), not asked again when a page inserts their cards again */
   #fetched = new Set();
+  /** @type {Set<string>} ids asked for and not answered yet: not asked again meanwhile */
+  #inFlight = new Set();
   #fetchScheduled = false;
   /** @type {Map<string, number>} recipe id -> write generation (a newer click wins over an older answer) */
   #generation = new Map();
@@ -56,6 +58,7 @@ export class Likes {
         this.#generation.clear();
         this.#toFetch.clear();
         this.#fetched.clear();
+        this.#inFlight.clear();
         this.liked$.next(new Map());
       }
       identityKey = key;
@@ -96,7 +99,10 @@ export class Likes {
       for (const id of recipeIds) this.#waiting.add(String(id));
       return;
     }
-    for (const id of recipeIds) if (!this.#fetched.has(String(id))) this.#toFetch.add(String(id));
+    for (const raw of recipeIds) {
+      const id = String(raw);
+      if (!this.#fetched.has(id) && !this.#inFlight.has(id)) this.#toFetch.add(id);
+    }
     if (this.#fetchScheduled || !this.#toFetch.size) return;
     this.#fetchScheduled = true;
     queueMicrotask(() => {
@@ -126,6 +132,7 @@ export class Likes {
   /** @param {string[]} ids */
   async #fetch(ids) {
     const shopper = this.#session.shopperKey;
+    for (const id of ids) this.#inFlight.add(id);
     try {
       const answer = await this.#client.request("GET", "/likes", { query: { recipe_ids: ids.join(",") } });
       // Asked for the shopper before a switch (a logout, another login meanwhile): that shopper's likes, not the
@@ -138,6 +145,9 @@ export class Likes {
       this.liked$.next(map);
     } catch (error) {
       logFailure(this.#session.prefix, "could not read likes", error);
+    } finally {
+      // Unless the shopper changed meanwhile (the set then holds the new shopper's asks).
+      if (this.#session.shopperKey === shopper) for (const id of ids) this.#inFlight.delete(id);
     }
   }
 

@@ -40,6 +40,9 @@ const ID = /^[\x21-\x7e]{1,128}$/;
 const MAX_TOKEN_LENGTH = 4096;
 /** A browser id the reconcile route takes (an identifier: prerender/schemas/fields.py, ID_PATTERN). */
 const BROWSER_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+// How long a page's naming of a shopper (`claim`) lets an element of that shopper refused as stale be taken, before
+// or after it: a single-page app's login fetches its fragments and names its user within seconds.
+const CLAIM_WINDOW_MS = 60_000;
 // When this page started (the device's clock, ms), told with the credentials it gives the other tabs.
 const PAGE_STARTED = typeof performance === "object" ? performance.timeOrigin : Date.now();
 // A remembered credential whose expires-at is this far behind the device's clock has surely expired, however far
@@ -115,14 +118,18 @@ export class Session {
   /** @type {Set<string>} this page's credentials another shopper's replaced (a login or a logout in this page or
    * in another tab) since the last `reset`: their elements, connected again, no longer count */
   #superseded = new Set();
-  /** @type {Credential | null} the last element refused as forgotten or superseded: taken when the page claims
-   * its shopper (`claim`), as one connected after the claim would be */
+  /** @type {{ credential: Credential, at: number } | null} the last element refused as forgotten or superseded,
+   * and when: taken when the page claims its shopper within CLAIM_WINDOW_MS (`claim`) */
   #refused = null;
-  /** @type {string} the shopper the page last claimed (`kind:id`), until `reset` or a credential of another
-   * shopper: an element of that shopper is taken, forgotten or superseded (a login again within the ten minutes
-   * in which the service gives a shopper the same credential; a visitor's id kept across a logout, which the page
-   * names) */
-  #claimed = "";
+  /** @type {{ shopper: string, at: number } | null} the shopper the page last claimed (`kind:id`) and when, until
+   * `reset`, a credential of another shopper, or the one element of that shopper refused as stale it lets in
+   * within CLAIM_WINDOW_MS (a login again within the ten minutes in which the service gives a shopper the same
+   * credential; a visitor's id kept across a logout, which the page names) */
+  #claimed = null;
+  /** @type {string} the credential the last switch to another shopper replaced (a login's: the visitor's) */
+  #replaced = "";
+  /** @type {Set<string>} refused stale credentials already said in the console */
+  #toldRefused = new Set();
   /** Whether the credential came from another tab (`#credentialElsewhere`), not from this page's elements. */
   #adopted = false;
   /** The `expires-at` of the credential a logout forgot: another tab's older one is not taken after it. */
@@ -255,14 +262,21 @@ export class Session {
       return false;
     }
     const { credential } = read;
-    // A credential a logout forgot, or another shopper's replaced (the page connects again an element it had, a
-    // router restores a view of before a login or a logout), is not taken back, unless the page claims its
-    // shopper: the service gives a shopper the same credential for ten minutes, so a login again within them
-    // brings the forgotten one.
+    // A credential a logout forgot, or a user's another shopper's replaced (the page connects again an element it
+    // had, a router restores a view of before a logout), is not taken back, unless the page named its shopper
+    // just before or just after (`claim`): the service gives a shopper the same credential for ten minutes, so a
+    // login again within them brings the forgotten one. Never instead of a credential of the same shopper.
+    const key = `${credential.kind}:${credential.id}`;
     const stale = this.#forgotten.has(credential.token) || this.#superseded.has(credential.token);
-    if (stale && this.#claimed !== `${credential.kind}:${credential.id}`) {
-      this.#refused = credential;
-      return false;
+    let named = false;
+    if (stale) {
+      named = this.#claimed?.shopper === key && Date.now() - this.#claimed.at <= CLAIM_WINDOW_MS && this.shopperKey !== key;
+      if (!named) {
+        this.#refused = { credential, at: Date.now() };
+        this.#tellRefused(credential);
+        return false;
+      }
+      this.#claimed = null; // one element per naming
     }
     this.#forgotten.delete(credential.token);
     this.#superseded.delete(credential.token);
@@ -270,17 +284,33 @@ export class Session {
     if (credential.kind === "authless") this.#rememberAuthless(credential);
     const current = this.#credential;
     const isNew = current?.token !== credential.token;
-    if (current && isNew && (current.kind !== credential.kind || current.id !== credential.id)) {
-      this.#superseded.add(current.token);
+    if (current && isNew && `${current.kind}:${current.id}` !== key) {
+      // A user's credential replaced by another shopper's (a logout, another login) does not come back. A
+      // visitor's replaced by a login does only once the page names the user (`claim`): a page that logs out
+      // without `reset()` and keeps its visitor's id gives that same credential again, which must be taken, or
+      // the next person at the device would act as the user.
+      if (current.kind === "user" || this.#claimed?.shopper === key) this.#superseded.add(current.token);
+      this.#replaced = current.token;
     }
     this.#dropOtherClaim(credential);
     this.#adopted = false;
     this.#switchTo(credential, { kind: credential.kind, id: credential.id, forbidProfiling: this.#forbidProfiling });
     // Told only when new here and issued no earlier than the one it replaces: an old element changes no other tab.
+    // One the page named again after a logout is told as given now: the other tabs forgot it too.
     if (isNew && (!current || credential.expiresAt >= current.expiresAt)) {
-      this.#tabs?.post({ type: "credential", credential: { ...credential }, pageStarted: PAGE_STARTED });
+      this.#tabs?.post({ type: "credential", credential: { ...credential }, pageStarted: named ? Date.now() : PAGE_STARTED });
     }
     return true;
+  }
+
+  /** Says once per credential why an element was ignored: an integrator's hint. @param {Credential} credential */
+  #tellRefused(credential) {
+    if (this.#toldRefused.has(credential.token)) return;
+    this.#toldRefused.add(credential.token);
+    const call = credential.kind === "user" ? "loadWithExternalId" : "loadWithAuthlessId";
+    console.warn(`[${this.prefix}] a ${this.prefix}-shopper element was ignored: its credential was replaced or `
+      + `forgotten on this page (a view of before a login or a logout). If its shopper is the page's again, name it: `
+      + `user.${call}(${JSON.stringify(credential.id)}).`);
   }
 
   /** Whether the SDK acts with a credential another tab's page gave (the shopper logged in or out there). */
@@ -307,7 +337,7 @@ export class Session {
     const { credential } = read;
     const current = this.#credential;
     if (current?.token === credential.token) return;
-    const givenAgain = typeof pageStarted === "number" && pageStarted > this.#forgottenAt;
+    const givenAgain = typeof pageStarted === "number" && pageStarted >= this.#forgottenAt;
     if (this.#forgotten.has(credential.token) && !givenAgain) return;
     if (credential.expiresAt < (current ? current.expiresAt : this.#forgottenUntil)) return;
     this.#forgotten.delete(credential.token);
@@ -328,12 +358,18 @@ export class Session {
   claim(kind, id, forbidProfiling) {
     const claimed = checkId(id, "id");
     if (forbidProfiling !== undefined) this.#forbidProfiling = Boolean(forbidProfiling);
-    this.#claimed = `${kind}:${claimed}`;
+    const key = `${kind}:${claimed}`;
+    this.#claimed = { shopper: key, at: Date.now() };
+    // The page names the shopper it now acts for (its login): the visitor's credential that login replaced no
+    // longer comes back (a router's view of before the login).
+    if (this.shopperKey === key && this.#replaced) this.#superseded.add(this.#replaced);
     const refused = this.#refused;
-    if (refused && refused.kind === kind && refused.id === claimed && this.shopperKey !== this.#claimed) {
-      // The page names the shopper of an element refused as stale, which came first: a login again after a logout.
+    if (refused && `${refused.credential.kind}:${refused.credential.id}` === key
+      && Date.now() - refused.at <= CLAIM_WINDOW_MS && this.shopperKey !== key) {
+      // An element of that shopper refused as stale came first: a login again after a logout.
       this.#refused = null;
-      this.receiveCredential({ token: refused.token, kind, id: claimed, expiresAt: refused.expiresAt });
+      const { token, expiresAt } = refused.credential;
+      this.receiveCredential({ token, kind, id: claimed, expiresAt });
     }
     const credential = this.#credential;
     const call = kind === "user" ? "loadWithExternalId" : "loadWithAuthlessId";
@@ -353,7 +389,7 @@ export class Session {
   /** A credential of another shopper than the page last named came since: the name no longer holds (the
    * server's word is the later one). @param {Credential} credential */
   #dropOtherClaim(credential) {
-    if (this.#claimed && this.#claimed !== `${credential.kind}:${credential.id}`) this.#claimed = "";
+    if (this.#claimed && this.#claimed.shopper !== `${credential.kind}:${credential.id}`) this.#claimed = null;
   }
 
   /** The shopper the SDK acts for now, as `kind:id` ("" without a credential). */
@@ -451,7 +487,8 @@ export class Session {
       for (const name of SHOPPER_ENTRIES) this.#local.remove(this.key(name));
     }
     this.#refused = null;
-    this.#claimed = "";
+    this.#claimed = null;
+    this.#replaced = "";
     this.#adopted = false;
     this.#switchTo(null, null);
     this.#forbidProfiling = false;

@@ -109,6 +109,9 @@ function createSdk() {
     emit: (recipeId) => track("recipe.show", { recipe_id: recipeId }),
   });
 
+  // Each drawer request (an opening, a close): an opening waiting for the module goes on only if still the last.
+  let drawerRequests = 0;
+
   /**
    * Opens the drawer with a recipe's details. Resolves once they are shown; rejects with the problem
    * when they cannot be loaded (the drawer then shows an error state), or when the drawer itself cannot open
@@ -121,18 +124,24 @@ function createSdk() {
   async function openDetails(recipeId, guests, options = {}) {
     const id = String(recipeId ?? "").trim();
     if (!id) throw new TypeError("openDetails expects a recipe id");
+    const opening = ++drawerRequests;
     const { openRecipeDetails } = await drawer.load({ opening: "drawer.opening", failed: "error.drawer" });
+    if (opening !== drawerRequests) return undefined; // closed (or opened on another) while its module loaded
     return openRecipeDetails({ recipeId: id, guests: validGuests(guests), ...options });
   }
 
-  /** Closes the drawer when it is open (nothing is loaded when it never was): a single-page app's route change. */
+  /** Closes the drawer when it is open, or opening (nothing is loaded when it never was): a single-page app's
+   * route change. */
   function closeDetails() {
+    drawerRequests += 1;
     drawer.loaded?.closeDrawer();
   }
 
   /** Opens the drawer on the basket's recipes (the v2 basket preview). @param {{ opener?: HTMLElement }} [options] */
   async function openPreview(options = {}) {
+    const opening = ++drawerRequests;
     const { openBasketPreview } = await drawer.load({ opening: "drawer.opening-basket", failed: "error.drawer-basket" });
+    if (opening !== drawerRequests) return undefined;
     return openBasketPreview(options);
   }
 
