@@ -66,7 +66,7 @@ CHANGE_ANSWERS = {
 }
 
 
-@bp.get("")
+@bp.get("", head=False)  # with store_id, it moves the basket there
 @cache_policy(PRIVATE)
 @declare(
     callers=Callers.BROWSER,

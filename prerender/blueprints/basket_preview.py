@@ -15,7 +15,7 @@ from prerender.web.fragment_response import fragment_response
 bp = Blueprint("basket_preview", __name__, url_prefix="/catalog")
 
 
-@bp.get("/my-space/basket-preview")
+@bp.get("/my-space/basket-preview", head=False)  # with store_id, it moves the basket
 @declare(
     callers=Callers.SERVER_OR_BROWSER,
     summary="The basket preview (v2)",

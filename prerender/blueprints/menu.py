@@ -57,7 +57,7 @@ LOGIN_REQUIRED = (
 )
 
 
-@bp.get("/current")
+@bp.get("/current", head=False)  # it makes the menu, or moves it to store_id
 @cache_policy(PRIVATE)
 @declare(
     callers=Callers.BROWSER,

@@ -1,8 +1,11 @@
 """The application's URL rules: werkzeug's, with one more option.
 
-werkzeug adds HEAD to every rule that has GET, and answers it with the GET view. A GET that acts (the merges
-of an authless visitor's basket and menu: docs/security.md) must not be run by a HEAD, so such a route is
-declared with `head=False`. Routing then refuses HEAD itself (405), and every 405 and OPTIONS answer of the
+werkzeug adds HEAD to every rule that has GET, and answers it with the GET view. A GET that acts must not be
+run by a HEAD (a link checker's, a monitor's, a cache's), so such a route is declared with `head=False`: the
+merges of an authless visitor's basket and menu (docs/security.md), and the reads that make or move what the
+shopper has (the menu, made when there is none; the basket and the menu, moved to the `store_id` asked:
+`/v*/basket`, `/v2/menu/current`, the basket preview, the planner's pages). tests/unit/test_routing.py lists
+them. Routing then refuses HEAD itself (405), and every 405 and OPTIONS answer of the
 route lists the same methods, HEAD not among them (RFC 9110: `Allow` lists what the resource supports)."""
 
 from __future__ import annotations
