@@ -14,6 +14,7 @@ from flask import Flask, Response, current_app, json
 from werkzeug.exceptions import HTTPException
 
 PROBLEM_MIMETYPE = "application/problem+json"
+NO_STORE = "no-store"
 # Field errors keyed by where the field was, then by its name or dotted path: {"query": {"display_variant": ["..."]}},
 # {"json": {"contexts.0.productIds": ["..."]}}.
 FieldErrors = Mapping[str, Mapping[str, Any]]
@@ -139,12 +140,17 @@ def problem_response(
     headers: Mapping[str, str] | None = None,
     extensions: Mapping[str, Any] | None = None,
 ) -> Response:
-    """The problem+json answer; `type` is `about:blank`, so `title` is the status's phrase unless given."""
+    """The problem+json answer; `type` is `about:blank`, so `title` is the status's phrase unless given.
+
+    No cache may keep it (`no-store`, unless `headers` say otherwise): a 404, 405 or 410 is cacheable by default
+    (RFC 9110, section 15.1), and a shared cache in front that kept one would go on refusing a request that now
+    works (a recipe published since, a node back from an outage)."""
     body: dict[str, Any] = {**(extensions or {})}
     body.update(type="about:blank", title=title or status_title(status), status=status, detail=detail)
     if errors is not None:
         body["errors"] = errors
     response: Response = current_app.response_class(json.dumps(body), status=status, mimetype=PROBLEM_MIMETYPE)
+    response.headers["Cache-Control"] = NO_STORE
     response.headers.update(headers or {})
     return response
 

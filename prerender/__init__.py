@@ -25,6 +25,7 @@ from prerender.web.credentials import init_credentials
 from prerender.web.degraded import register_fallback_record
 from prerender.web.errors import register_errorhandlers
 from prerender.web.http_caching import register_http_caching
+from prerender.web.request_framing import register_request_framing
 from prerender.web.request_limits import register_request_limits
 from prerender.web.request_log import configure_logging, register_request_log
 from prerender.web.routing import RouteRule
@@ -95,12 +96,14 @@ def register_extensions(app: Flask) -> None:
 
 def register_request_hooks(app: Flask) -> None:
     """The hooks every request goes through, in order: its id (plumbing/request_id.py), the request log (its timer
-    starts before anything may refuse the request), the size limits, admission (overload shed at the door), its
-    upstream time budget, the record of what it does without when the upstream fails (degraded answers), HTTP
-    caching, the security headers (the header guard, and after it the admission of the fragment requests no
-    supplier vouches for, are the versioned blueprints' own: prerender/blueprints/__init__.py)."""
+    starts before anything may refuse the request), the request's framing (method, Host, transfer coding), the
+    size limits, admission (overload shed at the door), its upstream time budget, the record of what it does
+    without when the upstream fails (degraded answers), HTTP caching, the security headers (the header guard, and
+    after it the admission of the fragment requests no supplier vouches for, are the versioned blueprints' own:
+    prerender/blueprints/__init__.py)."""
     register_request_id(app, pattern=REQUEST_ID_PATTERN)
     register_request_log(app)
+    register_request_framing(app)
     register_request_limits(app)
     register_admission(app)
     register_upstream_budget(app)

@@ -22,6 +22,7 @@ from prerender.gateway import Upstream, get_upstream
 from prerender.rendering.release import release
 from prerender.schemas.responses import HealthSchema
 from prerender.web.contract import declare, json_answer
+from prerender.web.http_caching import NO_STORE, cache_policy
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +32,7 @@ _CACHE_FAILING = "prerender_readyz_cache_failing"
 
 
 @bp.get("/healthz")
+@cache_policy(NO_STORE)  # a cache in front must not answer for a worker that stopped
 @declare(summary="Liveness, with this worker's view of the upstream", answers={200: json_answer(HealthSchema)})
 def healthz() -> ResponseReturnValue:
     """Liveness: answers as long as the worker can serve a request."""
@@ -38,6 +40,7 @@ def healthz() -> ResponseReturnValue:
 
 
 @bp.get("/readyz")
+@cache_policy(NO_STORE)
 @declare(
     summary="Readiness",
     answers={

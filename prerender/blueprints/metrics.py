@@ -14,6 +14,7 @@ from flask import Blueprint, Response
 from prometheus_client import REGISTRY, CollectorRegistry, generate_latest, multiprocess
 
 from prerender.web.contract import Answer, declare
+from prerender.web.http_caching import NO_STORE, cache_policy
 
 bp = Blueprint("metrics", __name__)
 
@@ -24,6 +25,7 @@ EXPOSITION_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 
 @bp.get("/metrics")
+@cache_policy(NO_STORE)
 @declare(summary="Prometheus metrics", answers={200: Answer("The Prometheus text exposition format.", "text/plain")})
 def metrics() -> Response:
     """Prometheus exposition of every worker's samples."""

@@ -23,7 +23,7 @@ LANGUAGE_PATTERN = re.compile(rf"^({'|'.join(SUPPORTED_LANGUAGES)})(?:-([a-z0-9_
 # `Bearer <credential>` (RFC 6750's b64token characters): how a browser route names its shopper. The scheme's
 # name is case-insensitive (RFC 9110, section 11.1); the characters of the credential are case-insensitive here
 # anyway, since the class holds both cases.
-BEARER_PATTERN = re.compile(r"^Bearer ([A-Za-z0-9._~+/-]+=*)$", re.IGNORECASE)
+BEARER_PATTERN = re.compile(r"^Bearer +([A-Za-z0-9._~+/-]+=*)$", re.IGNORECASE)  # 1*SP: RFC 9110, 11.4
 # An authorization that says it is a Bearer credential, well formed or not.
 BEARER_SCHEME = re.compile(r"^Bearer(?:[ \t]|$)", re.IGNORECASE)
 PROFILING_VALUES = {"true": True, "1": True, "false": False, "0": False}

@@ -3,8 +3,8 @@
 The URL and header limits are stricter than gunicorn's own (gunicorn.conf.py), so a client over them gets a
 problem+json that names what is too large (414, 431), never gunicorn's plain-text 400; header values are
 never echoed back. The body's limit is Flask's MAX_CONTENT_LENGTH (413), whether the body has a
-Content-Length or is streamed (Transfer-Encoding: chunked); a streamed body that is not valid chunked coding
-is a 400, on every route.
+Content-Length or is streamed (Transfer-Encoding: chunked); a streamed body that is not valid chunked coding,
+or a body shorter than its Content-Length, is a 400, on every route.
 """
 
 from __future__ import annotations
@@ -62,6 +62,7 @@ def check_body_size() -> None:
     if request.content_length is not None:
         if request.content_length > limit:
             raise RequestEntityTooLarge(f"The body is larger than {limit} bytes.")
+        check_body_complete(request.content_length)
         return
     if "Transfer-Encoding" not in request.headers or "wsgi.input_terminated" not in request.environ:
         return  # no body; or a server that does not end the stream, where werkzeug reads none
@@ -78,6 +79,18 @@ def check_body_size() -> None:
         raise BadRequest("The body is not valid chunked transfer coding, or ends before its last chunk.") from error
     if more:
         raise RequestEntityTooLarge(f"The body is larger than {limit} bytes.")
+
+
+def check_body_complete(length: int) -> None:
+    """A body that ends before its Content-Length (the client closed its side early) is incomplete (RFC 9112,
+    section 6.3): a 400, never a write acted on. werkzeug's own server says so when the body is read; gunicorn,
+    which ends the stream itself (`wsgi.input_terminated`), gives the bytes it got as the whole body, so under it
+    the body is read here, once, before any reader (they get the same bytes, `get_data(cache=True)`)."""
+    if length == 0 or "wsgi.input_terminated" not in request.environ:
+        return
+    body = request.get_data(cache=True)
+    if len(body) < length:
+        raise BadRequest(f"The body ends after {len(body)} of the {length} bytes its Content-Length announced.")
 
 
 def register_request_limits(app: Flask) -> None:

@@ -2,7 +2,8 @@
 socket: over MAX_CONTENT_LENGTH, a 413 problem+json as for a Content-Length over it, never a 400 "invalid
 JSON" on a cut body (prerender/web/request_limits.py); under it, parsed as usual. Under gunicorn with the
 production settings (gunicorn.conf.py) and under werkzeug's server (`prerender_url`, tests/live.py). Bytes
-that are not chunked coding are a 400 problem on any route."""
+that are not chunked coding are a 400 problem on any route, and so is a body shorter than its Content-Length;
+the request line and framing HTTP asks a server to refuse are refused on both servers."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+import requests
 
 from tests.live import Stack, running_prerender
 
@@ -170,3 +172,53 @@ def test_a_malformed_chunked_body_is_a_400_problem_on_any_route(server_url, meth
     answer = send_raw(server_url, ("\r\n".join(head) + "\r\n\r\n").encode() + chunk)
     assert answer.status == 400 and answer.content_type == PROBLEM, answer.body[:300]
     assert answer.json()["status"] == 400 and answer.json()["type"] == "about:blank"
+
+
+def send_short(url: str, path: str, body: bytes, *, announced: int, headers: dict[str, str]) -> Answer:
+    """POST `body` with a Content-Length of `announced` bytes, then close our side: a client that stopped early."""
+    parts = urlsplit(url)
+    head = [
+        f"POST {path} HTTP/1.1",
+        f"Host: {parts.netloc}",
+        "Content-Type: application/json",
+        f"Content-Length: {announced}",
+        "Connection: close",
+        *(f"{name}: {value}" for name, value in headers.items()),
+    ]
+    with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
+        sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + body)
+        sock.shutdown(socket.SHUT_WR)
+        response = http.client.HTTPResponse(sock, method="POST")
+        response.begin()
+        return Answer(response)
+
+
+def test_a_body_shorter_than_its_content_length_is_a_400_and_nothing_is_written(server_url):
+    """A valid JSON body whose Content-Length announced 20 more bytes is incomplete (RFC 9112, section 6.3): gunicorn
+    hands on the bytes it got, which were acted on as the whole body (prerender/web/request_limits.py)."""
+    shopper = live_browser_headers(server_url, user=f"short-body-{os.getpid()}-{id(server_url)}", authless="short")
+    body = json.dumps({"recipe_id": "2", "guests": 4, "store_id": "1001"}).encode()
+    answer = send_short(server_url, "/v2/basket/recipes", body, announced=len(body) + 20, headers=shopper)
+    assert answer.status == 400 and answer.content_type == PROBLEM, answer.body[:300]
+    basket = requests.get(f"{server_url}/v2/basket?store_id=1001", headers=shopper, timeout=10).json()
+    assert basket["recipes"] == []
+    whole = send_short(server_url, "/v2/basket/recipes", body, announced=len(body), headers=shopper)
+    assert whole.status == 200, whole.body[:300]
+
+
+@pytest.mark.parametrize(
+    ("request_head", "status"),
+    [
+        (["GET /healthz HTTP/1.1"], 400),  # no Host
+        (["GET /healthz HTTP/1.1", "Host: a.example", "Host: b.example"], 400),
+        (["FOO /healthz HTTP/1.1", "Host: a.example"], 501),
+        (["POST /v1/events HTTP/1.1", "Host: a.example", "Transfer-Encoding: gzip, chunked"], 501),
+    ],
+    ids=["no-host", "two-hosts", "unknown-method", "gzip-coding"],
+)
+def test_what_http_asks_of_the_request_line_and_framing(server_url, request_head, status):
+    """On the real servers, which pass these on: an HTTP/1.1 request without one Host is a 400, a method or a
+    transfer coding HTTP or this service does not know a 501 (prerender/web/request_framing.py)."""
+    head = [*request_head, "Content-Type: application/json", "Connection: close"]
+    answer = send_raw(server_url, ("\r\n".join(head) + "\r\n\r\n").encode() + b"0\r\n\r\n")
+    assert answer.status == status and answer.content_type == PROBLEM, answer.body[:300]

@@ -82,6 +82,16 @@ def test_a_credential_edited_to_name_another_user_is_refused(client, victim: str
     assert 'error="invalid_token"' in answer.headers["WWW-Authenticate"]
 
 
+@pytest.mark.parametrize("separator", ["  ", "   "])
+def test_a_credential_after_several_spaces_is_taken(client, victim: str, separator: str) -> None:
+    """RFC 9110 (section 11.4) puts one or more spaces between the scheme and the credential."""
+    credential = shopper_credential(client, user=victim)
+    answer = client.get(
+        "/v1/likes?recipe_ids=5", headers={**browser_headers(client), "authorization": f"Bearer{separator}{credential}"}
+    )
+    assert answer.status_code == 200
+
+
 def test_a_credential_signed_with_another_key_is_refused(client, victim: str) -> None:
     theirs = CredentialSigner(keys=["an-attackers-own-key-" + "z" * 32], max_age=3600)
     forged = theirs.issue(Shopper(supplier_id=RETAILER_ID, user_id=victim))
