@@ -308,6 +308,29 @@ def test_remove_and_swap_a_recipe(site: Callable[..., Customer], page: Page, wid
     assert [e["name"] for e in customer.events() if e["name"] == "planner.remove"] == ["planner.remove"]
 
 
+def test_a_recipe_swapped_in_is_marked_in_the_menu_in_the_panel(site: Callable[..., Customer], page: Page) -> None:
+    """A swap brings in the first suggestion of the row's type, often a card of the panel: that card says it is in
+    the menu and offers no second add (which would have said "added" for a menu left as it was), as after an add.
+    Rows are swapped in turn until one brings in a card of the panel."""
+    customer = site(mode="selection")
+    planner = customer.open()
+    show_menu(page, planner, "desktop")
+    panel = planner.locator(".svc-planner__suggestion").evaluate_all("(items) => items.map((i) => i.dataset.recipeId)")
+    came_in = None
+    for recipe_id in menu_ids(planner):
+        before = set(menu_ids(planner))
+        planner.locator(f".svc-planner__menu-item[data-recipe-id='{recipe_id}'] [data-action=swap]").click()
+        idle(planner)
+        new = set(menu_ids(planner)) - before
+        if new & set(panel):
+            came_in = new.pop()
+            break
+    assert came_in is not None, f"no swap brought in a card of the panel ({panel})"
+    card_button = planner.locator(f".svc-planner__suggestion[data-recipe-id='{came_in}'] [data-action=add]")
+    expect(card_button).to_be_disabled()
+    assert [e for e in customer.events() if e["name"] == "planner.add"] == []
+
+
 CHANGED_ELSEWHERE = "Votre menu a changé entre-temps, sur une autre page ou un autre appareil\u00a0: le voici à jour."
 
 
