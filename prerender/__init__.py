@@ -26,7 +26,7 @@ from prerender.web.degraded import register_fallback_record
 from prerender.web.errors import register_errorhandlers
 from prerender.web.http_caching import register_http_caching
 from prerender.web.request_framing import register_request_framing
-from prerender.web.request_limits import register_request_limits
+from prerender.web.request_limits import Request, register_request_limits
 from prerender.web.request_log import configure_logging, register_request_log
 from prerender.web.routing import RouteRule
 from prerender.web.security_headers import register_security_headers
@@ -48,6 +48,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     """Build the prerender application."""
     app = Flask(__name__, instance_path=str(instance_path()), instance_relative_config=True, static_folder=None)
     app.url_rule_class = RouteRule  # `head=False` for a GET that acts (prerender/web/routing.py)
+    app.request_class = Request  # a body held to its Content-Length (prerender/web/request_limits.py)
     app.jinja_options = {**app.jinja_options, "trim_blocks": True, "lstrip_blocks": True}
     load_config(app, test_config)
     configure_logging(app)

@@ -1,8 +1,8 @@
 """What HTTP asks of a server about the request line and framing, answered before routing's own answer.
 
-gunicorn passes these on (the shipped nginx answers them itself, deploy/nginx/prerender.conf), so a retailer
-calling gunicorn directly would otherwise get a 405 for a method no server knows, or a body read without its
-transfer coding:
+gunicorn passes these on (the shipped nginx refuses the Host and transfer-coding ones itself, and passes an
+unknown method on), so a retailer would otherwise get a 405 for a method no server knows, or, calling gunicorn
+directly, a body read without its transfer coding:
 
 - a method HTTP does not define: 501 (RFC 9110, section 9.1), never the 405 of a method this route lacks;
 - an HTTP/1.1 request without a Host, or with several: 400 (RFC 9112, section 3.2);
@@ -29,7 +29,7 @@ def check_request_framing() -> None:
         host = environ.get("HTTP_HOST")
         if not host:
             raise BadRequest("An HTTP/1.1 request needs a Host header.")
-        if "," in host:  # gunicorn joins repeated header lines with commas; a host never has one
+        if "," in host:  # a server that joins repeated lines with commas (werkzeug's); gunicorn refuses them itself
             raise BadRequest("The request has more than one Host header.")
     codings = [coding.strip().lower() for coding in environ.get("HTTP_TRANSFER_ENCODING", "").split(",")]
     if any(coding and coding != "chunked" for coding in codings):

@@ -3,14 +3,16 @@
 The URL and header limits are stricter than gunicorn's own (gunicorn.conf.py), so a client over them gets a
 problem+json that names what is too large (414, 431), never gunicorn's plain-text 400; header values are
 never echoed back. The body's limit is Flask's MAX_CONTENT_LENGTH (413), whether the body has a
-Content-Length or is streamed (Transfer-Encoding: chunked); a streamed body that is not valid chunked coding,
-or a body shorter than its Content-Length, is a 400, on every route.
+Content-Length or is streamed (Transfer-Encoding: chunked); a streamed body that is not valid chunked coding
+is a 400, on every route, and so is a body shorter than its Content-Length, when it is read (`Request`).
 """
 
 from __future__ import annotations
 
 import logging
+from typing import IO, cast
 
+import flask
 from flask import Flask, current_app, request
 from werkzeug.exceptions import (
     BadRequest,
@@ -19,6 +21,8 @@ from werkzeug.exceptions import (
     RequestHeaderFieldsTooLarge,
     RequestURITooLarge,
 )
+from werkzeug.utils import cached_property
+from werkzeug.wsgi import LimitedStream
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +66,6 @@ def check_body_size() -> None:
     if request.content_length is not None:
         if request.content_length > limit:
             raise RequestEntityTooLarge(f"The body is larger than {limit} bytes.")
-        check_body_complete(request.content_length)
         return
     if "Transfer-Encoding" not in request.headers or "wsgi.input_terminated" not in request.environ:
         return  # no body; or a server that does not end the stream, where werkzeug reads none
@@ -81,20 +84,41 @@ def check_body_size() -> None:
         raise RequestEntityTooLarge(f"The body is larger than {limit} bytes.")
 
 
-def check_body_complete(length: int) -> None:
-    """A body that ends before its Content-Length (the client closed its side early) is incomplete (RFC 9112,
-    section 6.3): a 400, never a write acted on. werkzeug's own server says so when the body is read; gunicorn,
-    which ends the stream itself (`wsgi.input_terminated`), gives the bytes it got as the whole body, so under it
-    the body is read here, once, before any reader (they get the same bytes, `get_data(cache=True)`)."""
-    if length == 0 or "wsgi.input_terminated" not in request.environ:
-        return
-    body = request.get_data(cache=True)
-    if len(body) < length:
-        raise BadRequest(f"The body ends after {len(body)} of the {length} bytes its Content-Length announced.")
+class IncompleteBody(BadRequest):
+    """A body that ended before its Content-Length: the client stopped sending, or its connection broke."""
+
+
+class AnnouncedLength(LimitedStream):
+    """A body read up to its Content-Length, and no shorter: one that ends sooner is incomplete (RFC 9112,
+    section 6.3), a 400 rather than a write acted on."""
+
+    def on_disconnect(self, error: Exception | None = None) -> None:
+        raise IncompleteBody(f"The body ends before the {self.limit} bytes its Content-Length announced.") from error
+
+
+class Request(flask.Request):
+    """Flask's request, whose body is held to its Content-Length under every server.
+
+    werkzeug holds a body to its Content-Length itself, unless the server says it ends the body
+    (`wsgi.input_terminated`); gunicorn says so and ends it where the client stopped, so a body cut short would be
+    read whole and acted on. Here such a body is read as announced, and one that ends sooner raises
+    `IncompleteBody` when a reader gets there, after routing, the header guard and admission had their say: a
+    request refused before its body is read never reads it (gunicorn.conf.py invites an `Expect: 100-continue`
+    body at its first read only)."""
+
+    @cached_property
+    def stream(self) -> IO[bytes]:
+        length = self.content_length
+        if length is None or "wsgi.input_terminated" not in self.environ or self.shallow:
+            return super().stream
+        if self.max_content_length is not None and length > self.max_content_length:
+            raise RequestEntityTooLarge(f"The body is larger than {self.max_content_length} bytes.")
+        return cast(IO[bytes], AnnouncedLength(self.environ["wsgi.input"], length))
 
 
 def register_request_limits(app: Flask) -> None:
-    """Check sizes before any hook that reads the request (the two registered before only read the request id's
-    header and start the request log's timer: prerender/__init__.py, `register_request_hooks`)."""
+    """Check sizes before any hook that reads the request (the three registered before read the request id's header,
+    start the request log's timer and check the request's framing: prerender/__init__.py,
+    `register_request_hooks`)."""
     app.before_request(check_request_size)
     app.before_request(check_body_size)

@@ -97,3 +97,24 @@ def test_a_body_within_the_limit_gets_100_continue_then_its_answer(server: Gunic
         assert "contexts" in json.loads(answer)["errors"]["json"]
         sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: edge.test\r\n\r\n")  # kept alive after a read body
         assert read_answer(sock)[0].startswith(b"HTTP/1.1 200")
+
+
+@pytest.mark.parametrize(
+    ("path", "headers", "status"),
+    [
+        ("/v1/no-such-route", (), b"404"),
+        ("/v1/recipe-card", (), b"405"),  # a GET route
+        ("/v2/basket/recipes", ("authorization: Bearer not-a-credential", "language-id: fr", "session-id: s"), b"401"),
+    ],
+    ids=["unknown-route", "wrong-method", "no-credential"],
+)
+def test_a_request_refused_before_its_body_is_read_gets_no_100_continue(
+    server: GunicornPrerender, path: str, headers: tuple[str, ...], status: bytes
+) -> None:
+    """Routing and the header guard answer before any reader asks for the body (prerender/web/request_limits.py
+    holds the body to its Content-Length where it is read, not in a hook before them): the final answer comes
+    first."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
+        sock.sendall(head_of(path, "Content-Type: application/json", f"Content-Length: {len(EVENTS)}", *headers))
+        answer, _ = read_answer(sock)
+        assert answer.startswith(b"HTTP/1.1 " + status), answer

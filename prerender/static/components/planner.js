@@ -291,6 +291,7 @@ export class PlannerElement extends HTMLElement {
     const title = row?.querySelector(".svc-planner__menu-item-title")?.textContent?.trim() ?? "";
     await this.#write("POST", `/menu/current/recipes/${enc(recipeId)}/swap`, { recipe_id: String(next.id) });
     services.track("planner.swap", { recipe_id: recipeId, new_recipe_id: String(next.id) });
+    this.#panel.unmarkAdded(recipeId);  // left the menu, even if the menu cannot be drawn again below
     await this.#refresh({ focus: `[data-recipe-id="${CSS.escape(String(next.id))}"] [data-action='swap']` });
     // The recipe that came in is often a card of the panel (the first suggestion of its type): "in the menu" now,
     // as after an add; the one that left offers its "add" again.
