@@ -108,12 +108,11 @@ class Request(flask.Request):
 
     @cached_property
     def stream(self) -> IO[bytes]:
+        stream = super().stream  # werkzeug's, held to MAX_CONTENT_LENGTH (a larger Content-Length is its 413)
         length = self.content_length
-        if length is None or "wsgi.input_terminated" not in self.environ or self.shallow:
-            return super().stream
-        if self.max_content_length is not None and length > self.max_content_length:
-            raise RequestEntityTooLarge(f"The body is larger than {self.max_content_length} bytes.")
-        return cast(IO[bytes], AnnouncedLength(self.environ["wsgi.input"], length))
+        if length is None or "wsgi.input_terminated" not in self.environ:
+            return stream
+        return cast(IO[bytes], AnnouncedLength(stream, length))
 
 
 def register_request_limits(app: Flask) -> None:

@@ -143,11 +143,14 @@ def test_a_small_chunked_body_is_validated_as_usual(server_url):
     assert "display_variant" in answer.json()["errors"]["json"]
 
 
-def send_raw(url: str, request: bytes) -> Answer:
-    """Raw bytes on a new connection; the answer as http.client reads it."""
+def send_raw(url: str, request: bytes, *, close_write: bool = False) -> Answer:
+    """Raw bytes on a new connection (then our side closed, with `close_write`); the answer as http.client reads
+    it."""
     parts = urlsplit(url)
     with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
         sock.sendall(request)
+        if close_write:
+            sock.shutdown(socket.SHUT_WR)
         response = http.client.HTTPResponse(sock, method=request.split(b" ", 1)[0].decode())
         response.begin()
         return Answer(response)
@@ -176,21 +179,15 @@ def test_a_malformed_chunked_body_is_a_400_problem_on_any_route(server_url, meth
 
 def send_short(url: str, path: str, body: bytes, *, announced: int, headers: dict[str, str]) -> Answer:
     """POST `body` with a Content-Length of `announced` bytes, then close our side: a client that stopped early."""
-    parts = urlsplit(url)
     head = [
         f"POST {path} HTTP/1.1",
-        f"Host: {parts.netloc}",
+        f"Host: {urlsplit(url).netloc}",
         "Content-Type: application/json",
         f"Content-Length: {announced}",
         "Connection: close",
         *(f"{name}: {value}" for name, value in headers.items()),
     ]
-    with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
-        sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + body)
-        sock.shutdown(socket.SHUT_WR)
-        response = http.client.HTTPResponse(sock, method="POST")
-        response.begin()
-        return Answer(response)
+    return send_raw(url, ("\r\n".join(head) + "\r\n\r\n").encode() + body, close_write=True)
 
 
 def test_a_body_shorter_than_its_content_length_is_a_400_and_nothing_is_written(server_url):
