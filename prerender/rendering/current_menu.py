@@ -50,8 +50,11 @@ PANEL_SIZE = 6
 VIEWS = ("recipe", "menu")
 # The catalog panel's filters, in the order shown (GET /recipes `type`).
 RECIPE_TYPES = ("main-dish", "starter", "dessert", "drink")
+# Every module the page runs, as scripts of its own so that the browser fetches them at once (planner.js also
+# imports the card's, its panel's cards being <svc-recipe-card>).
 PAGE_MODULES = (
     "sdk/svc.js",
+    "components/recipe-card.js",
     "components/planner-onboarding.js",
     "components/planner.js",
 )

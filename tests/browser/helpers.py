@@ -280,10 +280,13 @@ class BrowserCalls:
 
 
 @contextmanager
-def origin_served_by(page: Page, origin: str, server_url: str) -> Iterator[str]:
+def origin_served_by(
+    page: Page, origin: str, server_url: str, *, page_headers: dict[str, str] | None = None
+) -> Iterator[str]:
     """Every request of `page` for `origin` (a customer site the seed routing names, such as the shop's
     http://127.0.0.1:8080) answered by the test's server on `server_url` (cookies are per host, not per port:
-    the server's cookies hold). Redirects become a page that asks for the target, so it is routed too."""
+    the server's cookies hold). Redirects become a page that asks for the target, so it is routed too.
+    `page_headers` are added to the site's pages (documents), such as a retailer's Content-Security-Policy."""
 
     def forward(route: Route) -> None:
         response = route.fetch(url=route.request.url.replace(origin, server_url, 1), max_redirects=0)
@@ -294,6 +297,9 @@ def origin_served_by(page: Page, origin: str, server_url: str) -> Iterator[str]:
             body = f'<!doctype html><meta http-equiv="refresh" content="0;url={target}"><title>…</title>'
             cookies = {"set-cookie": response.headers["set-cookie"]} if "set-cookie" in response.headers else {}
             route.fulfill(status=200, content_type="text/html", body=body, headers=cookies)
+            return
+        if page_headers and route.request.resource_type == "document":
+            route.fulfill(response=response, headers={**response.headers, **page_headers})
             return
         route.fulfill(response=response)
 

@@ -100,6 +100,28 @@ def test_browse_a_category_and_load_more(shop: str, context: BrowserContext, pag
     assert_no_axe_violations(page, [CATALOG], what=f"the list page ({width})")
 
 
+def test_the_list_loads_more_under_a_host_pages_trusted_types(
+    context: BrowserContext, page: Page, shop_url: str
+) -> None:
+    """A retailer enforcing Trusted Types and allowing prerender's policy (`trusted-types svc`, docs/security.md):
+    "more" parses the next page through it, and a new card opens the recipe's details in the drawer."""
+    policy = "require-trusted-types-for 'script'; trusted-types svc"
+    page.add_init_script(
+        "window.violations = [];"
+        "document.addEventListener('securitypolicyviolation', (e) =>"
+        " window.violations.push(`${e.effectiveDirective} ${e.blockedURI} ${e.sample}`));"
+    )
+    with origin_served_by(page, SHOP, shop_url, page_headers={"content-security-policy": policy}) as shop:
+        visit(context, page, shop, "/idees/recherche?all_recipes=true", user=new_user())
+        results = catalog(page).locator("[data-role=results]")
+        expect(results.locator(":scope > li")).to_have_count(20)
+        catalog(page).locator("[data-action=load-more]").click()
+        expect(results.locator(":scope > li")).to_have_count(40)
+        results.locator(":scope > li").nth(25).locator(".svc-recipe-card__title-button").click()
+        expect(page.locator("svc-drawer[open] .svc-recipe-details")).to_be_visible()
+        assert page.evaluate("window.violations") == []
+
+
 def test_rows_out_of_view_wait_and_scrolling_through_them_shifts_nothing(
     shop: str, context: BrowserContext, page: Page, width: str
 ) -> None:

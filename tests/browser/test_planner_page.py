@@ -499,6 +499,49 @@ def test_the_gauge_fills_under_a_host_pages_strict_style_src(
     assert page.evaluate("window.violations") == []
 
 
+def test_the_page_works_under_a_host_pages_trusted_types(site: Callable[..., Customer], page: Page, width: str) -> None:
+    """A retailer's page enforcing Trusted Types, allowing prerender's one policy (`trusted-types svc`,
+    docs/security.md): the catalog's cards come in, a recipe joins the menu and is said to, the suggestions come
+    back, and a card opens the drawer on the recipe's details (a hardened host page found each of them refused)."""
+    page.add_init_script(
+        "window.violations = [];"
+        "document.addEventListener('securitypolicyviolation', (e) =>"
+        " window.violations.push(`${e.effectiveDirective} ${e.blockedURI} ${e.sample}`));"
+    )
+    planner = site(csp="require-trusted-types-for 'script'; trusted-types svc").open()
+    before = menu_ids(planner)
+    suggestions = panel_ids(planner)
+    planner.locator("[data-action=filter][value=dessert]").click()
+    idle(planner)
+    dessert = planner.locator("[data-role=panel-items] > li").first
+    dessert_id = dessert.get_attribute("data-recipe-id")
+    dessert.locator("[data-action=add]").click()
+    idle(planner)
+    expect(planner.locator("[data-role=status]")).to_contain_text("ajoutée au menu")
+    assert menu_ids(planner) == [*before, dessert_id]
+    planner.locator("[data-action=filter][value=dessert]").click()
+    idle(planner)
+    assert panel_ids(planner) == suggestions
+
+    planner.locator("[data-role=panel-items] .svc-recipe-card [data-action=open-details]").first.click()
+    drawer = page.locator("svc-drawer[open]")
+    expect(drawer.locator(".svc-recipe-details")).to_be_visible()
+    expect(drawer.locator(".svc-recipe-details__ingredients").first).to_be_attached()
+    assert page.evaluate("window.violations") == []
+
+
+def test_a_suggestion_cards_title_opens_the_drawer(site: Callable[..., Customer], page: Page) -> None:
+    """The panel's cards are recipe cards: their title and picture open the recipe's details (they did nothing:
+    the page did not load the card's module)."""
+    planner = site().open()
+    card = planner.locator("[data-role=panel-items] .svc-recipe-card").first
+    recipe = card.get_attribute("recipe-id")
+    card.locator(".svc-recipe-card__title-button").click()
+    details = page.locator("svc-drawer[open] .svc-recipe-details")
+    expect(details).to_be_visible()
+    expect(details).to_have_attribute("recipe-id", recipe or "")
+
+
 def test_a_product_change_is_heard_with_the_budget_it_moves(
     site: Callable[..., Customer], page: Page, width: str
 ) -> None:

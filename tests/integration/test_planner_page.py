@@ -234,6 +234,7 @@ def test_a_new_visitors_page_is_the_menu_made_from_suggestions(client) -> None:
     assert all(script["type"] == "module" for script in soup.find_all("script"))
     assert [src.split("/", 1)[1] for src in scripts] == [
         "sdk/svc.js",
+        "components/recipe-card.js",
         "components/planner-onboarding.js",
         "components/planner.js",
     ]

@@ -22,7 +22,7 @@
 //
 // The preferences panel is a part of its own, components/catalog/preferences.js, and what the basket preview counts
 // is components/catalog/basket-counts.js (both bundled into this module in the release tree).
-import { sdk, services, isOutcomeUnknown, logFailure, money, linesPrice, revealFocusInRows, translator } from "./ui.js";
+import { sdk, services, parsedDocument, isOutcomeUnknown, logFailure, money, linesPrice, revealFocusInRows, translator } from "./ui.js";
 import { soldLines, soldProducts } from "./catalog/basket-counts.js";
 import { PreferencesPanel } from "./catalog/preferences.js";
 
@@ -242,7 +242,7 @@ export class CatalogElement extends HTMLElement {
     const query = {};
     for (const [name, value] of Object.entries({ ...route.params, ...changes })) query[name] = String(value);
     const { body } = await services.client.request("GET", route.path, { query, as: "page", version: route.version });
-    return new DOMParser().parseFromString(String(body), "text/html");
+    return parsedDocument(String(body));
   }
 
   /** @param {HTMLAnchorElement} link */

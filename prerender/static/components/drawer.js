@@ -5,7 +5,7 @@
 // `svc-scroll-lock` on <html>, or the page's own scroll element). Closing it emits `recipes.hidden`. The
 // details come from GET {api}/{v}/recipe-details as HTML, the preview from GET {api}/v2/catalog/my-space/
 // basket-preview?embed=true (its <svc-catalog> root wired by components/catalog.js).
-import { sdk, services, icon, h, inertFragment, localProblem, logFailure, tabbables, trapTab, WORKING_AFTER_MS } from "./ui.js";
+import { sdk, services, icon, h, inertFragment, parsedFragment, localProblem, logFailure, tabbables, trapTab, WORKING_AFTER_MS } from "./ui.js";
 import { RecipeDetails } from "./recipe-details.js";
 import { DrawerMessage } from "./drawer/message.js";
 
@@ -297,12 +297,11 @@ export class DrawerElement extends HTMLElement {
     const scrollTop = this.#body.scrollTop;
     this.#details?.destroy();
     this.#details = null;
-    const template = document.createElement("template");
-    template.innerHTML = html;
-    const root = template.content.querySelector(".svc-recipe-details");
+    const content = parsedFragment(html);
+    const root = content.querySelector(".svc-recipe-details");
     const footer = /** @type {HTMLElement | null} */ (root?.querySelector(".svc-recipe-details__footer") ?? null);
     if (root && current.picture) usePicture(root, current.picture);
-    this.#body.replaceChildren(template.content);
+    this.#body.replaceChildren(content);
     this.#footer.replaceChildren(...(footer ? [footer] : []), ...(this.#transfer ? [this.#transfer.action] : []));
     this.#footer.classList.toggle("svc-drawer__footer--transfer", Boolean(this.#transfer));
     // The recipe's title is the dialog's, in its header (drawer.css hides the fragment's own, shown once, unless the

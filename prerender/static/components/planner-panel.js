@@ -19,8 +19,8 @@ const MAX_RECIPE_IDS = 100;
 export class PlannerPanel {
   #root;
   #host;
-  /** The suggestions as rendered, to come back to after the catalog. */
-  #suggestionsHtml = "";
+  /** The suggestions as rendered, held inert (a template's content), to come back to after the catalog. */
+  #suggestions = inertCopy([]);
 
   /** @param {HTMLElement} root the `<svc-planner>` element @param {PanelHost} host */
   constructor(root, host) {
@@ -30,7 +30,7 @@ export class PlannerPanel {
 
   /** Keeps the suggestions as rendered (at hydration). */
   remember() {
-    this.#suggestionsHtml = this.#items()?.innerHTML ?? "";
+    this.#suggestions = inertCopy(this.#items()?.children ?? []);
   }
 
   /** Whether the panel shows the catalog (a type chip pressed, or a search), not the suggestions. */
@@ -79,7 +79,7 @@ export class PlannerPanel {
     const grid = this.#items();
     if (!grid) return;
     const shown = recipeIds(grid);
-    const kept = this.filtering() ? recipeIds(inertFragment(this.#suggestionsHtml)) : shown;
+    const kept = this.filtering() ? recipeIds(this.#suggestions) : shown;
     const wanted = [...new Set([...shown, ...kept])];
     /** @type {Map<string, Element>} */
     const drawn = new Map();
@@ -96,7 +96,7 @@ export class PlannerPanel {
     const itemsOf = (ids) => ids.flatMap((id) => (drawn.has(id) ? [/** @type {Element} */ (drawn.get(id)).cloneNode(true)] : []));
     const suggestions = document.createElement("template");
     suggestions.content.append(...itemsOf(kept));
-    this.#suggestionsHtml = suggestions.innerHTML;
+    this.#suggestions = suggestions.content;
     // A card's control that has the focus (another tab changed the guests) has it again in the new card.
     const focused = focusedControl(grid);
     if (this.filtering()) {
@@ -120,7 +120,7 @@ export class PlannerPanel {
     const input = /** @type {HTMLInputElement | null} */ (root.querySelector(".svc-planner__search-input"));
     if (input) input.value = "";
     const grid = this.#items();
-    if (grid) grid.innerHTML = this.#suggestionsHtml;
+    grid?.replaceChildren(document.importNode(this.#suggestions, true));
     this.#markMenu();
     const moreButton = /** @type {HTMLElement | null} */ (root.querySelector("[data-action='more']"));
     if (moreButton) moreButton.hidden = true;
@@ -217,6 +217,18 @@ export class PlannerPanel {
 /** The recipes of the panel's items, in order. @param {ParentNode} items @returns {string[]} */
 function recipeIds(items) {
   return [...items.querySelectorAll(".svc-planner__suggestion[data-recipe-id]")].map((item) => /** @type {HTMLElement} */ (item).dataset.recipeId ?? "");
+}
+
+/**
+ * A copy of `nodes` held inert: in a template's content, where no custom element upgrades and nothing loads;
+ * `document.importNode` brings it back into the page.
+ * @param {Iterable<Node>} nodes @returns {DocumentFragment}
+ */
+function inertCopy(nodes) {
+  const template = document.createElement("template");
+  const owner = template.content.ownerDocument;
+  template.content.append(...[...nodes].map((node) => owner.importNode(node, true)));
+  return template.content;
 }
 
 /**

@@ -26,6 +26,8 @@ import { sdk, services, isStoppedByHook, isOutcomeUnknown, inertFragment, format
 import { findOnboarding, ONBOARDED_KEY } from "./planner-onboarding.js";
 import { PlannerPanel } from "./planner-panel.js";
 import { PlannerRetry } from "./planner-retry.js";
+// The panel's recipe cards are <svc-recipe-card>: their title and picture open the drawer (see-recipe, below).
+import "./recipe-card.js";
 
 const tagName = `${sdk.prefix}-planner`;
 const GUESTS_KEY = "planner/guests";

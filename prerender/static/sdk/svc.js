@@ -27,8 +27,9 @@ import { Observable, State, Stream, single, withThen } from "./observable.js";
 import { moduleConfig } from "./config.js";
 import { reported } from "./reported.js";
 import { Tabs } from "./tabs.js";
+import { inertFragment, parsedDocument, parsedFragment } from "./markup.js";
 
-export { Stream, State, ApiError, Observable, formatText, isolated, isOutcomeUnknown, localProblem, logFailure, numberFormat, translator, validGuestCount, isStoppedByHook };
+export { Stream, State, ApiError, Observable, inertFragment, parsedDocument, parsedFragment, formatText, isolated, isOutcomeUnknown, localProblem, logFailure, numberFormat, translator, validGuestCount, isStoppedByHook };
 
 const { prefix, apiBase } = moduleConfig(import.meta.url);
 const VERSION = "1.0.0";
