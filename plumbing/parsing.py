@@ -2,13 +2,16 @@
 and dotted path (plumbing/problems.py), never webargs' default 422 nor a bare 400; a JSON body Python cannot
 load (malformed, nested too deeply, an integer of too many digits) is such a 400 too, never a 500. So is a text
 no database stores, in a query or a JSON body: a NUL character (U+0000), which PostgreSQL refuses, or a lone
-UTF-16 surrogate (JSON may escape half a pair, `"\\ud800"`), which has no UTF-8 form for either database. No
-field of either service means one, and sent on, the client's mistake would be the upstream's 500 (and, counted
-by the caller's circuit breaker, an outage for every shopper)."""
+UTF-16 surrogate (JSON may escape half a pair, `"\\ud800"`), which has no UTF-8 form for either database. And so
+is a number no JSON carries on: `NaN`, `Infinity` (which Python's loader takes) or one too large for a float
+(`1e309`, loaded as infinity), which the body sent upstream could not hold. No field of either service means
+one, and sent on, the client's mistake would be the upstream's 500 or no request at all (and, counted by the
+caller's circuit breaker, an outage for every shopper)."""
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
@@ -26,6 +29,7 @@ TOO_DEEP = {"json": {"_schema": ["The JSON body is nested too deeply."]}}
 NUL_MESSAGE = "Must not contain a NUL character."
 REPEATED_MESSAGE = "Given more than once, with different values: give it once."
 SURROGATE_MESSAGE = "Must not contain a lone surrogate (U+D800 to U+DFFF): it is no character."
+NOT_FINITE_MESSAGE = "Must be a finite number: JSON has no NaN nor Infinity, and a float ends below 1.8e308."
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -38,10 +42,10 @@ def unstorable(text: str) -> str | None:
     return None
 
 
-def unstorable_texts(value: Any) -> Iterator[tuple[str, str]]:
+def unstorable_values(value: Any) -> Iterator[tuple[str, str]]:
     """The dotted path and message of each text (values and object keys) of a loaded JSON value that no
-    database stores; `_schema` for the value itself. Walked with a stack: the value may be as deep as the JSON
-    loader allowed."""
+    database stores, and of each number that is not finite; `_schema` for the value itself. Walked with a
+    stack: the value may be as deep as the JSON loader allowed."""
     stack: list[tuple[tuple[str, ...], Any]] = [((), value)]
     while stack:
         path, item = stack.pop()
@@ -49,6 +53,8 @@ def unstorable_texts(value: Any) -> Iterator[tuple[str, str]]:
             message = unstorable(item)
             if message:
                 yield ".".join(path) or "_schema", message
+        elif isinstance(item, float) and not math.isfinite(item):
+            yield ".".join(path) or "_schema", NOT_FINITE_MESSAGE
         elif isinstance(item, dict):
             for key, member in item.items():
                 message = unstorable(str(key))
@@ -60,9 +66,10 @@ def unstorable_texts(value: Any) -> Iterator[tuple[str, str]]:
 
 
 def refuse_unstorable(location: str, value: Any) -> Any:
-    """`value`, loaded from `location`, or a 400 problem naming each place holding a text no database stores."""
+    """`value`, loaded from `location`, or a 400 problem naming each place holding a text no database stores
+    or a number that is not finite."""
     errors: dict[str, list[str]] = {}
-    for path, message in sorted(unstorable_texts(value)):
+    for path, message in sorted(unstorable_values(value)):
         errors.setdefault(path, [])
         if message not in errors[path]:
             errors[path].append(message)
@@ -110,7 +117,7 @@ class ProblemParser(FlaskParser):
         return loaded
 
     def load_json(self, req: Request, schema: Schema) -> Any:
-        """The JSON body, refused when a text in it is one no database stores."""
+        """The JSON body, refused when a text in it is one no database stores or a number is not finite."""
         return refuse_unstorable("json", super().load_json(req, schema))
 
     def _raw_load_json(self, req: Request) -> Any:

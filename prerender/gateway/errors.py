@@ -65,6 +65,11 @@ class RequestShed(BudgetSpent):
     logged once, with the request (`failure_level`)."""
 
 
+class UnsendableBody(ValueError):
+    """A call's body has no JSON form (a number that is not finite): nothing was sent. A gap in the route's
+    validation, not the upstream's failure: no breaker counts it, and the request is answered with a 500."""
+
+
 class UpstreamBadResponse(UpstreamError):
     """The upstream answered something that is not the contract (not JSON, missing fields)."""
 

@@ -23,6 +23,7 @@ from prerender.gateway.errors import (
     CircuitOpen,
     RequestShed,
     Shed,
+    UnsendableBody,
     UpstreamBadResponse,
     UpstreamError,
     UpstreamStatusError,
@@ -358,6 +359,9 @@ class UpstreamHttp:
         except requests.exceptions.ConnectionError as error:
             # Refused, reset or TLS failures, retries exhausted or not (urllib3's MaxRetryError inside).
             raise UpstreamUnavailable(f"cannot reach upstream for {endpoint}") from error
+        except requests.exceptions.InvalidJSONError as error:
+            # Raised before anything is sent (a NaN in the body): not the upstream's doing, so no UpstreamError.
+            raise UnsendableBody(f"body of {endpoint} has no JSON form") from error
         except requests.exceptions.RequestException as error:
             # Broken chunked bodies, bad encodings, redirect loops: the answer is unusable.
             raise UpstreamBadResponse(f"unusable answer to {endpoint}: {error!r}") from error

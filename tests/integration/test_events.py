@@ -125,6 +125,30 @@ def test_a_lone_surrogate_is_a_400_and_nothing_reaches_the_recipe_service(client
     assert stored(upstream, session) == []
 
 
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e309"])
+def test_a_number_that_is_not_finite_is_a_400_naming_it_and_opens_no_breaker(client, upstream, number):
+    """Python's JSON loader takes `NaN`, `Infinity` and `1e309` (as infinity), which no JSON body carries on: each
+    was a 502 (the call to the recipe service could not be written, and was counted as its failure), and a
+    burst of them opened the supplier's events breaker for every shopper. Now the caller's 400, as often as sent."""
+    session = f"events-not-finite-{uuid.uuid4().hex}"
+    body = json.dumps({"events": [{**EVENT, "props": {"recipe_id": "12", "score": 1.5}}]}).replace("1.5", number)
+    for _ in range(30):
+        response = client.post(
+            "/v1/events", data=body, content_type="application/json", headers=browser_headers(client, session=session)
+        )
+        assert response.status_code == 400, response.get_data(as_text=True)
+        assert response.get_json()["errors"] == {
+            "json": {
+                "events.0.props.score": [
+                    "Must be a finite number: JSON has no NaN nor Infinity, and a float ends below 1.8e308."
+                ]
+            }
+        }
+    good = client.post("/v1/events", json={"events": [EVENT]}, headers=browser_headers(client, session=session))
+    assert good.status_code == 202, good.get_data(as_text=True)
+    assert [event["name"] for event in stored(upstream, session)] == [EVENT["name"]]
+
+
 def test_beacon_headers_only_on_the_events_route(client):
     browser = browser_headers(client, user=None, authless="x", session="s")
     body = {"headers": browser, "recipe_id": "5", "guests": 4, "store_id": "1001"}

@@ -33,6 +33,7 @@ from prerender.gateway import (
 )
 from prerender.gateway.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
 from prerender.gateway.calls import segment
+from prerender.gateway.errors import UnsendableBody
 from prerender.gateway.models import parse_recipe
 from prerender.gateway.read_cache import NearCache, ReadCache, cache_key
 from prerender.gateway.tenant_breakers import tenant_key
@@ -450,6 +451,29 @@ def breaker(http: UpstreamHttp, resource: Resource = Resource.RECIPES) -> Circui
     """The breaker these tests' calls (made for no supplier) open: their tenant's (prerender/gateway/
     tenant_breakers.py); the resource's shared breaker counts no failure of one tenant alone."""
     return tenant_breaker(http.guards, resource)
+
+
+@responses.activate
+@pytest.mark.parametrize("number", [float("nan"), float("inf")])
+def test_a_body_with_no_json_form_is_sent_nowhere_and_counts_against_no_breaker(number):
+    """A number that is not finite has no JSON form: requests refuses the body before sending it. That is a gap
+    in a route's validation, not the upstream failing: it was counted as a bad answer, and a burst of them opened
+    the breaker for every tenant's calls."""
+    http = breaker_http(FakeClock())
+    responses.post(f"{BASE}/api/v1/events", status=201, json={"stored": 1})
+    for _ in range(8):
+        with pytest.raises(UnsendableBody) as raised:
+            http.request(
+                "POST",
+                "/api/v1/events",
+                resource=Resource.EVENTS,
+                name="events",
+                headers={},
+                json={"events": [{"props": {"score": number}}]},
+                idempotent=False,
+            )
+        assert isinstance(raised.value.__cause__, requests.exceptions.InvalidJSONError)
+    assert breaker(http, Resource.EVENTS).state == CLOSED and len(responses.calls) == 0
 
 
 @responses.activate
