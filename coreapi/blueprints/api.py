@@ -1,5 +1,7 @@
 """The ``/api/v1`` routes: every area's blueprint, behind one request-header guard."""
 
+from typing import Any
+
 from flask import Blueprint
 
 from coreapi.blueprints import (
@@ -18,8 +20,19 @@ from coreapi.blueprints import (
     suppliers,
 )
 from coreapi.context import load_request_context
+from plumbing.parsing import unstorable
+from plumbing.problems import NotFound
+
+
+def refuse_unstorable_names(endpoint: str | None, values: dict[str, Any] | None) -> None:
+    """A path segment holding a text no database stores (a NUL character: werkzeug decodes `%00`) names no
+    resource: a 404 before any query, which PostgreSQL would refuse with an error (a 500)."""
+    if values and any(isinstance(value, str) and unstorable(value) for value in values.values()):
+        raise NotFound("No resource is named with a NUL character.")
+
 
 bp = Blueprint("api", __name__)
+bp.url_value_preprocessor(refuse_unstorable_names)
 bp.before_request(load_request_context)
 
 bp.register_blueprint(suppliers.bp)

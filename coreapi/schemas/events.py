@@ -6,7 +6,7 @@ import datetime as dt
 import math
 from typing import Any
 
-from marshmallow import EXCLUDE, Schema, fields, post_load, validate
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_load, validate, validates
 
 from coreapi.models import MAX_EVENT_ID_LENGTH
 from coreapi.schemas.fields import Id
@@ -73,6 +73,16 @@ class EventSchema(Schema):
     )
     # When the browser saw it; the time coreapi receives it when absent. Naive times are UTC.
     timestamp = fields.AwareDateTime(load_default=None, allow_none=True, default_timezone=dt.UTC)
+
+    @validates("timestamp")
+    def within_utc_years(self, value: dt.datetime | None, **_: Any) -> None:
+        # Stored in UTC: 9999-12-31T23:59:59-14:00 is after year 9999 there, which Python cannot represent.
+        if value is None:
+            return
+        try:
+            value.astimezone(dt.UTC)
+        except OverflowError as error:
+            raise ValidationError("Must be a time between years 1 and 9999 in UTC.") from error
 
     @post_load
     def make_event(self, data: dict[str, Any], **kwargs: Any) -> NewEvent:

@@ -253,6 +253,17 @@ def test_a_text_no_database_stores_is_400_naming_where_it_was(client: FlaskClien
     assert response.get_json(force=True)["errors"] == errors
 
 
+@pytest.mark.parametrize(
+    "path",
+    ["/api/v1/recipes/by-external-id/%00", "/api/v1/recipes/a%00b", "/api/v1/stores/%00"],
+)
+def test_a_nul_character_in_a_path_names_nothing(client: FlaskClient, path: str) -> None:
+    """werkzeug decodes `%00`; PostgreSQL refuses the text in a query (a 500). No resource has such a name: 404."""
+    response = client.get(path, headers={"Supplier-Token": "demo-retailer-token"})
+    assert response.status_code == 404 and response.mimetype == PROBLEM
+    assert response.get_json(force=True)["detail"] == "No resource is named with a NUL character."
+
+
 def test_unknown_query_parameters_are_ignored(client: FlaskClient) -> None:
     assert client.get("/api/v1/recipes?utm_source=x&per_page=1").status_code == 200
 

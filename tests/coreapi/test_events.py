@@ -248,3 +248,15 @@ def test_listing_needs_a_session_id(client: FlaskClient) -> None:
         response = client.get(f"/api/v1/events{query}", headers=RETAILER)
         assert response.status_code == 400
         assert "session_id" in response.json["errors"]["query"]
+
+
+@pytest.mark.parametrize("timestamp", ["9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00+14:00"])
+def test_a_time_outside_the_years_utc_holds_is_a_400(client: FlaskClient, session_id: str, timestamp: str) -> None:
+    """Events are stored in UTC: a time whose UTC falls before year 1 or after 9999 was a 500 (an overflow)."""
+    body = {"events": [{"name": "recipe.show", "timestamp": timestamp}]}
+    response = post(client, body, **RETAILER, **{"Session-Id": session_id})
+    assert response.status_code == 400, response.json
+    assert response.json["errors"] == {
+        "json": {"events.0.timestamp": ["Must be a time between years 1 and 9999 in UTC."]}
+    }
+    assert listed(client, session_id) == []
