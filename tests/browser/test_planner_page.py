@@ -530,6 +530,17 @@ def test_the_page_works_under_a_host_pages_trusted_types(site: Callable[..., Cus
     assert page.evaluate("window.violations") == []
 
 
+DARK_HOST = "html, body { background: #111; color: #eee; }"
+
+
+def test_the_page_is_readable_on_a_dark_host_page(site: Callable[..., Customer], page: Page, width: str) -> None:
+    """A retailer whose own page is dark: the planner sets its text's colour, so it sets the background that text
+    is read on (its headings were #1d2521 on the host's #111)."""
+    site().open()
+    page.add_style_tag(content=DARK_HOST)
+    assert_no_axe_violations(page, product(page), what=f"the planner on a dark host page ({width})")
+
+
 def test_a_suggestion_cards_title_opens_the_drawer(site: Callable[..., Customer], page: Page) -> None:
     """The panel's cards are recipe cards: their title and picture open the recipe's details (they did nothing:
     the page did not load the card's module)."""
