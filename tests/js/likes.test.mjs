@@ -6,10 +6,10 @@ import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 
 import { Likes } from "../../prerender/static/sdk/likes.js";
-import { Tabs } from "../../prerender/static/sdk/tabs.js";
+import { RETURN_RELOAD_MS, Tabs } from "../../prerender/static/sdk/tabs.js";
 import { State } from "../../prerender/static/sdk/observable.js";
 import { ApiError } from "../../prerender/static/sdk/http.js";
-import { ChannelHub, flush } from "./support.mjs";
+import { ChannelHub, FakePage, deferred, flush } from "./support.mjs";
 
 /** Session double: its shopper (a user unless told), as Likes reads it. */
 class FakeSession {
@@ -177,5 +177,85 @@ describe("Likes when the page's shopper changes", () => {
     likes.load(["r7"]); // failed: asked again
     await flush();
     assert.equal(calls.length, 2);
+  });
+});
+
+describe("Likes of a page that comes back", () => {
+  /** One tab whose page can be hidden and shown again; the service answers `likedIds` to every read. */
+  function returningTab() {
+    const clock = { now: 0 };
+    const page = new FakePage();
+    const service = { likedIds: ["r1"], write: /** @type {Promise<unknown> | null} */ (null) };
+    const reads = [];
+    const client = {
+      request: async (method, path, options) => {
+        if (method === "GET") {
+          reads.push(options.query.recipe_ids);
+          return { data: service.likedIds };
+        }
+        return service.write ?? {};
+      },
+    };
+    const tabs = new Tabs({ name: "_svc/tabs", open: null, page, lifecycle: null, now: () => clock.now });
+    const likes = new Likes({ client, session: new FakeSession(), track: () => {}, tabs });
+    return { likes, page, clock, service, reads };
+  }
+
+  test("back after a minute or more, it asks again about the hearts it shows and follows the answer", async () => {
+    const { likes, page, clock, service, reads } = returningTab();
+    likes.load(["r1", "r2"]);
+    await flush();
+    assert.deepEqual(reads, ["r1,r2"]);
+    assert.equal(likes.liked$.value.get("r1"), true);
+    service.likedIds = ["r2"]; // liked and unliked on another device meanwhile
+    page.hide();
+    clock.now += RETURN_RELOAD_MS;
+    page.show();
+    await flush();
+    assert.deepEqual(reads, ["r1,r2", "r1,r2"]);
+    assert.equal(likes.liked$.value.get("r1"), false);
+    assert.equal(likes.liked$.value.get("r2"), true);
+  });
+
+  test("back after less than a minute, it asks nothing", async () => {
+    const { likes, page, clock, reads } = returningTab();
+    likes.load(["r1"]);
+    await flush();
+    page.hide();
+    clock.now += RETURN_RELOAD_MS - 1;
+    page.show();
+    await flush();
+    assert.deepEqual(reads, ["r1"]);
+  });
+
+  test("a heart clicked here before is read again too", async () => {
+    const { likes, page, clock, service, reads } = returningTab();
+    likes.seed("r3", false);
+    await likes.like("r3");
+    service.likedIds = [];
+    page.hide();
+    clock.now += RETURN_RELOAD_MS;
+    page.show();
+    await flush();
+    assert.deepEqual(reads, ["r3"]);
+    assert.equal(likes.liked$.value.get("r3"), false); // unliked elsewhere meanwhile
+  });
+
+  test("a click whose write is not answered yet wins over the read", async () => {
+    const { likes, page, clock, service, reads } = returningTab();
+    likes.load(["r1"]);
+    await flush();
+    const write = deferred();
+    service.write = write.promise;
+    const unliked = likes.unlike("r1");
+    page.hide();
+    clock.now += RETURN_RELOAD_MS;
+    page.show();
+    await flush();
+    assert.deepEqual(reads, ["r1", "r1"]); // answered "liked": the unlike is not applied yet
+    assert.equal(likes.liked$.value.get("r1"), false);
+    write.resolve({});
+    await unliked;
+    assert.equal(likes.liked$.value.get("r1"), false);
   });
 });

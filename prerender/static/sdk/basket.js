@@ -17,6 +17,7 @@ import { Rollbacks } from "./basket-rollback.js";
 import { BasketPayments } from "./basket-payment.js";
 import { BasketArrivals } from "./basket-arrivals.js";
 import { WriteKeys } from "./write-keys.js";
+import { RETURN_RELOAD_MS } from "./tabs.js";
 import { MAX_REPORTED_AT, basketContent, emptyBasket } from "./basket-model.js";
 
 export { emptyBasket };
@@ -73,8 +74,6 @@ function undone(undo) {
   );
 }
 
-/** A page hidden this long (ms) loads the basket again when it shows: the shopper may have used another device. */
-export const RETURN_RELOAD_MS = 60_000;
 
 export class BasketService {
   /** @type {State<Basket>} the current basket, once loaded */

@@ -2,9 +2,11 @@
 // heart of a recipe changes at once. Optimistic: the state changes at the click and goes back when the
 // service refuses. Without a user credential nothing is asked, and a click is a local `#not-connected` problem.
 // A like or an unlike the service took is told to the shopper's other tabs of the site, whose hearts follow
-// (sdk/tabs.js).
+// (sdk/tabs.js). A page back after a minute or more, or restored from the back/forward cache, asks again about the
+// hearts it shows: a like made meanwhile on another device, or in a tab since closed, was told to no one here.
 import { State } from "./observable.js";
 import { localProblem, logFailure } from "./http.js";
+import { RETURN_RELOAD_MS } from "./tabs.js";
 
 const MAX_IDS_PER_CALL = 100;
 
@@ -25,6 +27,8 @@ export class Likes {
   #fetchScheduled = false;
   /** @type {Map<string, number>} recipe id -> write generation (a newer click wins over an older answer) */
   #generation = new Map();
+  /** @type {Map<string, number>} recipe id -> writes sent and not answered yet (a read then says too little) */
+  #writing = new Map();
   /** @type {import("./tabs.js").Tabs | null} */
   #tabs;
 
@@ -48,6 +52,12 @@ export class Likes {
       this.#generation.set(id, (this.#generation.get(id) ?? 0) + 1);
       this.#set(id, message.liked);
     });
+    tabs?.onReturn((awayMs) => {
+      if (awayMs < RETURN_RELOAD_MS) return;
+      const known = [...new Set([...this.#fetched, ...(this.liked$.value?.keys() ?? [])])];
+      this.#fetched.clear();
+      if (known.length) this.load(known);
+    });
     // Another identity (or none after logout): what we knew is someone else's. The first credential of the
     // page keeps what the server rendered (its fragments were the credential's shopper's).
     let identityKey = "";
@@ -56,6 +66,7 @@ export class Likes {
       if (identityKey && key !== identityKey) {
         // The clicks of the previous user must not keep the new one's likes from loading.
         this.#generation.clear();
+        this.#writing.clear();
         this.#toFetch.clear();
         this.#fetched.clear();
         this.#inFlight.clear();
@@ -133,6 +144,7 @@ export class Likes {
   async #fetch(ids) {
     const shopper = this.#session.shopperKey;
     for (const id of ids) this.#inFlight.add(id);
+    const asked = new Map(ids.map((id) => [id, this.#generation.get(id)]));
     try {
       const answer = await this.#client.request("GET", "/likes", { query: { recipe_ids: ids.join(",") } });
       // Asked for the shopper before a switch (a logout, another login meanwhile): that shopper's likes, not the
@@ -141,7 +153,10 @@ export class Likes {
       const liked = new Set((answer?.data ?? []).map(String));
       for (const id of ids) this.#fetched.add(id);
       const map = new Map(this.liked$.value);
-      for (const id of ids) if (!this.#generation.has(id)) map.set(id, liked.has(id));
+      // A click here or in another tab since the question, or a write not answered yet, is newer than the answer.
+      for (const id of ids) {
+        if (this.#generation.get(id) === asked.get(id) && !this.#writing.get(id)) map.set(id, liked.has(id));
+      }
       this.liked$.next(map);
     } catch (error) {
       logFailure(this.#session.prefix, "could not read likes", error);
@@ -164,6 +179,7 @@ export class Likes {
     const shopper = this.#session.shopperKey;
     this.#generation.set(id, generation);
     this.#set(id, liked);
+    this.#writing.set(id, (this.#writing.get(id) ?? 0) + 1);
     try {
       await this.#client.request(liked ? "PUT" : "DELETE", `/likes/${encodeURIComponent(id)}`);
       this.track(liked ? "recipe.like" : "recipe.unlike", { recipe_id: id });
@@ -173,6 +189,10 @@ export class Likes {
       // Undone for the shopper who clicked only: after a switch, the page's state is another shopper's.
       if (this.#session.shopperKey === shopper && this.#generation.get(id) === generation) this.#set(id, previous);
       throw error;
+    } finally {
+      const left = (this.#writing.get(id) ?? 1) - 1;
+      if (left > 0) this.#writing.set(id, left);
+      else this.#writing.delete(id);
     }
   }
 

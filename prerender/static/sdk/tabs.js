@@ -11,6 +11,10 @@
 // did meanwhile was not heard, so the restored tab asks them for their credentials.
 import { Stream } from "./observable.js";
 
+/** A page hidden this long (ms) reads again what it shows when it comes back (the basket, the hearts): the
+ * shopper may have used another device meanwhile. A page restored from the back/forward cache always does. */
+export const RETURN_RELOAD_MS = 60_000;
+
 /**
  * What a tab tells the others.
  * - `credential`: its page gave it this credential (raw, as a `<prefix>-shopper` element carries it), and when
