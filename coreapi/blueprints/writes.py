@@ -243,9 +243,11 @@ def idempotent_writes(
                         scope, fingerprint, lambda: view(*args, **kwargs), refusal, refused, int(status), deadline
                     )
                 except idempotency.KeyReused as error:
+                    # The detail names no route: prerender passes it on to browsers, which know other paths.
+                    log.info("idempotency key reused: stored for %s %s", error.method, error.path)
                     raise UnprocessableContent(
-                        f"This Idempotency-Key was used for another request ({error.method} {error.path}, or "
-                        "another query or body); use a new key for a new request.",
+                        "This Idempotency-Key was used for another request (another route, query or body); "
+                        "use a new key for a new request.",
                         errors=field_error("headers", IDEMPOTENCY_KEY_HEADER, "Used for another request."),
                     ) from None
                 except idempotency.KeyInProgress:

@@ -79,6 +79,9 @@ def test_a_key_reused_for_another_write_is_refused(client, shopper: str) -> None
         headers={**user, "Idempotency-Key": "k-1"},
     )
     assert other.status_code == 422 and "Idempotency-Key" in str(other.get_json()["errors"])
+    # Said in the browser's words: the recipe service's paths are never in an answer (docs/browser-api.md).
+    detail = other.get_json()["detail"]
+    assert "Idempotency-Key was used for another request" in detail and "/api/" not in detail
 
 
 def test_a_malformed_key_is_a_400_naming_it(client, shopper: str) -> None:
