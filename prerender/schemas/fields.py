@@ -14,6 +14,8 @@ from prerender.schemas.limits import MAX_ID_LENGTH
 
 # Starts with a letter or digit: ids also go into upstream URL paths, where "." and ".." are special.
 ID_PATTERN = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9._:-]{{0,{MAX_ID_LENGTH - 1}}}$")
+# An optional store's id as the OpenAPI document publishes it (OptionalStoreId): an id, empty or blank.
+OPTIONAL_ID_PATTERN = rf"^(?:{ID_PATTERN.pattern[1:-1]}|\s*)$"
 ID_MESSAGE = f"Must be 1 to {MAX_ID_LENGTH} letters, digits or ._:- characters, starting with a letter or digit."
 
 
@@ -64,7 +66,9 @@ class OptionalStoreId(fields.String):
     missing: no error"; a customer's template often writes `store_id=` when its visitor chose none)."""
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(allow_none=True, validate=FullMatch(ID_PATTERN, error=ID_MESSAGE), **kwargs)
+        # Published as it is read: an id, or nothing but blanks (the validator sees only ids: blanks become None).
+        metadata = {"pattern": OPTIONAL_ID_PATTERN, **kwargs.pop("metadata", {})}
+        super().__init__(allow_none=True, validate=FullMatch(ID_PATTERN, error=ID_MESSAGE), metadata=metadata, **kwargs)
 
     def deserialize(self, value: Any, attr: str | None = None, data: Any = None, **kwargs: Any) -> Any:
         if isinstance(value, str) and not value.strip():

@@ -59,7 +59,7 @@ def language_header() -> HeaderValue:
             LANGUAGE_PATTERN,
             error=f"Must be one of {', '.join(SUPPORTED_LANGUAGES)}, optionally followed by -<retailer>.",
         ),
-        metadata={"description": "`fr` or `en`, optionally `-<retailer>` for text overrides."},
+        metadata={"description": "`fr` or `en`, optionally `-<retailer>` for text overrides (read in any case)."},
     )
 
 
@@ -78,7 +78,10 @@ def profiling_header() -> HeaderValue:
     return HeaderValue(
         lower=True,
         validate=validate.OneOf(PROFILING_VALUES, error="Must be 'true' or 'false'."),
-        metadata={"description": "`false` keeps the user's history out of suggestions.", "default": "true"},
+        metadata={
+            "description": "`false` keeps the user's history out of suggestions (read in any case: `FALSE` too).",
+            "default": "true",
+        },
     )
 
 

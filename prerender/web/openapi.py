@@ -106,8 +106,8 @@ CLAIM_SCHEMES: dict[str, dict[str, Any]] = {
         "type": "apiKey",
         "in": "header",
         "name": "authless-id",
-        "description": "The id of a logged-out visitor (1 to 64 letters, digits or `._:-`, starting with a letter or "
-        "digit), as your server keeps it (`generate-authless-token` issues one).",
+        "description": "The id of a logged-out visitor (1 to 128 printable ASCII characters, no space), as your server "
+        "keeps it (`generate-authless-token` issues one).",
     },
 }
 CLAIMED_IDENTITY: list[dict[str, list[str]]] = [{USER_CLAIM_SCHEME: []}, {AUTHLESS_SCHEME: []}]
@@ -122,6 +122,8 @@ GENERIC_ANSWERS: Mapping[int, Answer] = {
     431: problem("A header, the number of headers or their total size is over the limit."),
     500: problem("The service failed to answer this request."),
 }
+# Methods whose request may carry a body, which prerender/web/request_limits.py measures on every route.
+SENDS_A_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 BODY_ANSWERS: Mapping[int, Answer] = {
     413: problem("The body is larger than the limit (64 KiB)."),
     415: problem("The body's Content-Type, or a Content-Encoding, is not accepted."),
@@ -266,8 +268,10 @@ class DocumentBuilder:
         if contract.body is not None:
             answers.update({status: answer for status, answer in BODY_ANSWERS.items() if status not in answers})
             answers.setdefault(400, problem("Invalid body (`errors` names each field)."))
-        if not contract.deprecated:  # a removed route documents only that it is gone
-            answers.update({status: answer for status, answer in GENERIC_ANSWERS.items() if status not in answers})
+        if method in SENDS_A_BODY:  # the size limit reads any body, whether the route takes one or not
+            answers.setdefault(413, BODY_ANSWERS[413])
+        # Every route, a removed one too (its 410 comes after the request's limits), may answer these.
+        answers.update({status: answer for status, answer in GENERIC_ANSWERS.items() if status not in answers})
         result: dict[str, Any] = {
             "operationId": operation_id,
             "tags": [version_of(rule) or "service"],
