@@ -19,7 +19,8 @@ from typing import Any, NoReturn
 
 from flask import Request, current_app
 from marshmallow import Schema, ValidationError
-from webargs.flaskparser import FlaskParser
+from webargs.core import missing
+from webargs.flaskparser import FlaskParser, is_json_request
 
 from plumbing.log_text import clipped
 from plumbing.problems import ValidationProblem
@@ -28,9 +29,45 @@ INVALID_JSON = {"json": {"_schema": ["Invalid JSON body."]}}
 TOO_DEEP = {"json": {"_schema": ["The JSON body is nested too deeply."]}}
 NUL_MESSAGE = "Must not contain a NUL character."
 REPEATED_MESSAGE = "Given more than once, with different values: give it once."
+REPEATED_KEY_MESSAGE = "given more than once in one object, with different values: give it once."
 SURROGATE_MESSAGE = "Must not contain a lone surrogate (U+D800 to U+DFFF): it is no character."
 NOT_FINITE_MESSAGE = "Must be a finite number: JSON has no NaN nor Infinity, and a float ends below 1.8e308."
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class RepeatedKey(ValueError):
+    """A JSON object gives one key twice with different values."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+    def problem(self) -> ValidationProblem:
+        """The caller's 400, naming the key (clipped: it is whatever the caller sent)."""
+        return ValidationProblem({"json": {"_schema": [f"The key {clipped(self.key)!r} is {REPEATED_KEY_MESSAGE}"]}})
+
+
+def _object_of_single_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refused when a key comes twice with two values (the same value twice is one value)."""
+    loaded: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in loaded and loaded[key] != value:
+            raise RepeatedKey(key)
+        loaded[key] = value
+    return loaded
+
+
+def parse_json(data: bytes) -> Any:
+    """A JSON body, as webargs parses it, but an object with a key given twice with two values is refused
+    (RepeatedKey): which one the caller meant is a guess, as for a query parameter given twice. JSONDecodeError
+    for malformed JSON or undecodable bytes."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise json.JSONDecodeError(
+            f"Bytes decoding error : {error.reason}", doc=str(error.object), pos=error.start
+        ) from error
+    return json.loads(text, object_pairs_hook=_object_of_single_keys)
 
 
 def unstorable(text: str) -> str | None:
@@ -123,13 +160,18 @@ class ProblemParser(FlaskParser):
     def _raw_load_json(self, req: Request) -> Any:
         """JSON the interpreter cannot load is bad input, not a server error: nested too deeply, or with an
         integer of more digits than Python converts (a ValueError that is no JSONDecodeError, which webargs'
-        load_json would let through). A JSONDecodeError goes on to webargs (an empty body is a missing one)."""
+        load_json would let through); so is an object giving a key twice (`parse_json`). A JSONDecodeError goes
+        on to webargs (an empty body is a missing one)."""
+        if not is_json_request(req):
+            return missing
         try:
-            return super()._raw_load_json(req)
+            return parse_json(req.get_data(cache=True))
         except RecursionError as error:
             raise ValidationProblem(TOO_DEEP) from error
         except json.JSONDecodeError:
             raise
+        except RepeatedKey as error:
+            raise error.problem() from error
         except ValueError as error:
             raise ValidationProblem(INVALID_JSON) from error
 

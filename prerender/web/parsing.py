@@ -8,10 +8,9 @@ from typing import Any
 
 from flask import Request
 from marshmallow import Schema
-from webargs import core
 from webargs.flaskparser import FlaskParser
 
-from plumbing.parsing import INVALID_JSON, ProblemParser, refuse_unstorable
+from plumbing.parsing import INVALID_JSON, ProblemParser, RepeatedKey, parse_json, refuse_unstorable
 from plumbing.problems import ValidationProblem
 from prerender.memory_cache import LockedLru
 
@@ -80,9 +79,11 @@ class RouteParser(ProblemParser):
 
     def load_beacon(self, req: Request, schema: Schema) -> Any:
         """The body parsed as JSON, whatever its Content-Type (ValueError: malformed, undecodable, or an
-        integer Python does not convert)."""
+        integer Python does not convert; a key given twice in an object is named)."""
         try:
-            body = core.parse_json(req.get_data(cache=True))
+            body = parse_json(req.get_data(cache=True))
+        except RepeatedKey as error:
+            raise error.problem() from error
         except (ValueError, RecursionError) as error:
             raise ValidationProblem(INVALID_JSON) from error
         return refuse_unstorable("json", body)

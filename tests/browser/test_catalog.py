@@ -123,7 +123,8 @@ def test_the_list_loads_more_under_a_host_pages_trusted_types(
 
 
 def test_the_catalog_is_readable_on_a_dark_host_page(shop: str, context: BrowserContext, page: Page) -> None:
-    """A retailer whose own page is dark: the catalog sets its text's colour, so it sets the background it is read on."""
+    """A retailer whose own page is dark: the catalog sets its text's colour, so it sets the background it is read
+    on."""
     visit(context, page, shop, "/idees", user=new_user())
     expect(catalog(page).locator(".svc-catalog__section").first).to_be_visible()
     page.add_style_tag(content="html, body { background: #111; color: #eee; }")

@@ -264,6 +264,18 @@ def test_a_nul_character_in_a_path_names_nothing(client: FlaskClient, path: str)
     assert response.get_json(force=True)["detail"] == "No resource is named with a NUL character."
 
 
+def test_a_key_given_twice_with_two_values_is_a_400(client: FlaskClient) -> None:
+    """Which value the caller meant is a guess, as for a query parameter given twice."""
+    body = '{"keyword": "tomate", "keyword": "poireau"}'
+    response = client.post("/api/v1/suggestions", data=body, content_type="application/json")
+    assert response.status_code == 400 and response.mimetype == PROBLEM
+    assert response.get_json(force=True)["errors"] == {
+        "json": {
+            "_schema": ["The key 'keyword' is given more than once in one object, with different values: give it once."]
+        }
+    }
+
+
 def test_unknown_query_parameters_are_ignored(client: FlaskClient) -> None:
     assert client.get("/api/v1/recipes?utm_source=x&per_page=1").status_code == 200
 

@@ -149,6 +149,28 @@ def test_a_number_that_is_not_finite_is_a_400_naming_it_and_opens_no_breaker(cli
     assert [event["name"] for event in stored(upstream, session)] == [EVENT["name"]]
 
 
+def test_a_key_given_twice_with_two_values_is_a_400_in_a_body_and_a_beacon(client, upstream):
+    """Which of two values the caller meant is a guess (the last one was taken silently): refused, as a query
+    parameter given twice is. The same value twice is one value."""
+    session = f"events-repeated-{uuid.uuid4().hex}"
+    headers = browser_headers(client, session=session)
+    repeated = '{"events": [{"name": "recipe.show", "name": "recipe.display"}]}'
+    answer = client.post("/v1/events", data=repeated, content_type="application/json", headers=headers)
+    assert answer.status_code == 400, answer.get_data(as_text=True)
+    assert answer.get_json()["errors"] == {
+        "json": {
+            "_schema": ["The key 'name' is given more than once in one object, with different values: give it once."]
+        }
+    }
+    beacon = json.dumps({"headers": headers, "events": []})[:-1] + ', "events": [{"name": "recipe.show"}]}'
+    answer = client.post("/v1/events", data=beacon, content_type="text/plain;charset=UTF-8")
+    assert answer.status_code == 400 and "'events'" in answer.get_json()["errors"]["json"]["_schema"][0]
+    same = '{"events": [{"name": "recipe.show", "name": "recipe.show"}]}'
+    answer = client.post("/v1/events", data=same, content_type="application/json", headers=headers)
+    assert answer.status_code == 202, answer.get_data(as_text=True)
+    assert [event["name"] for event in stored(upstream, session)] == ["recipe.show"]
+
+
 def test_beacon_headers_only_on_the_events_route(client):
     browser = browser_headers(client, user=None, authless="x", session="s")
     body = {"headers": browser, "recipe_id": "5", "guests": 4, "store_id": "1001"}
