@@ -103,9 +103,9 @@ def test_browse_a_category_and_load_more(shop: str, context: BrowserContext, pag
 def test_the_list_loads_more_under_a_host_pages_trusted_types(
     context: BrowserContext, page: Page, shop_url: str
 ) -> None:
-    """A retailer enforcing Trusted Types and allowing prerender's policy (`trusted-types svc`, docs/security.md):
+    """A retailer enforcing Trusted Types and allowing prerender's policy (`svc`, docs/security.md):
     "more" parses the next page through it, and a new card opens the recipe's details in the drawer."""
-    policy = "require-trusted-types-for 'script'; trusted-types svc"
+    policy = "require-trusted-types-for 'script'; trusted-types svc 'allow-duplicates'"
     page.add_init_script(
         "window.violations = [];"
         "document.addEventListener('securitypolicyviolation', (e) =>"

@@ -500,15 +500,15 @@ def test_the_gauge_fills_under_a_host_pages_strict_style_src(
 
 
 def test_the_page_works_under_a_host_pages_trusted_types(site: Callable[..., Customer], page: Page, width: str) -> None:
-    """A retailer's page enforcing Trusted Types, allowing prerender's one policy (`trusted-types svc`,
-    docs/security.md): the catalog's cards come in, a recipe joins the menu and is said to, the suggestions come
-    back, and a card opens the drawer on the recipe's details (a hardened host page found each of them refused)."""
+    """A retailer's page enforcing Trusted Types, allowing prerender's policy (`svc`, docs/security.md): the
+    catalog's cards come in, a recipe joins the menu and is said to, the suggestions come back, and a card opens the
+    drawer on the recipe's details (a hardened host page found each of them refused)."""
     page.add_init_script(
         "window.violations = [];"
         "document.addEventListener('securitypolicyviolation', (e) =>"
         " window.violations.push(`${e.effectiveDirective} ${e.blockedURI} ${e.sample}`));"
     )
-    planner = site(csp="require-trusted-types-for 'script'; trusted-types svc").open()
+    planner = site(csp="require-trusted-types-for 'script'; trusted-types svc 'allow-duplicates'").open()
     before = menu_ids(planner)
     suggestions = panel_ids(planner)
     planner.locator("[data-action=filter][value=dessert]").click()

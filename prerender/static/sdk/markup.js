@@ -1,40 +1,38 @@
-// Markup from the service, turned into nodes through the page's Trusted Types policy when the page enforces
-// Trusted Types (`require-trusted-types-for 'script'` in its Content-Security-Policy).
+// Markup from the service, turned into nodes through a Trusted Types policy when the page enforces Trusted Types
+// (`require-trusted-types-for 'script'` in its Content-Security-Policy).
 //
 // The components parse HTML the service rendered and escaped (a recipe's details, the planner's recipes, a
-// catalog page): under Trusted Types, `innerHTML` and `DOMParser` refuse a plain string. One policy, named
-// `svc` (the name a host page allows with `trusted-types svc`: docs/security.md), hands them the service's
-// markup; it is created once per page, whatever the number of SDKs (prefixes) on it, and kept on the window
-// under a registered symbol, because a second `createPolicy("svc")` is refused unless the page allows duplicates.
-// Nothing else reaches it: the strings it passes are the answers of the service's own routes.
+// catalog page): under Trusted Types, `innerHTML` and `DOMParser` refuse a plain string. A policy named `svc`
+// hands them the service's markup. It stays inside this module, so that no other script of the page can pass a
+// string of its own through it: only this module's callers, with the answers of the service's own routes. Each
+// configuration of the SDK on a page (docs/sdk.md, section 1) is a module of its own with a policy of its own,
+// all named `svc`: a page allows them with `trusted-types svc 'allow-duplicates'` (docs/security.md).
 
 /** The policy's name: what a host page lists in its `trusted-types` directive. */
 export const POLICY_NAME = "svc";
-
-const POLICY_KEY = Symbol.for("prerender.trustedTypes.policy");
 
 /**
  * @typedef {{ createHTML(input: string): unknown }} HtmlPolicy
  * @typedef {{ createPolicy(name: string, rules: { createHTML(input: string): string }): HtmlPolicy }} PolicyFactory
  */
 
-/** The page's `svc` policy, created on first use; null where the browser has no Trusted Types or the page refuses the name. */
+/** This module's policy: undefined until first used, null where the browser has no Trusted Types or the page refuses it. */
+/** @type {HtmlPolicy | null | undefined} */
+let ownPolicy;
+
 function policy() {
-  const holder = /** @type {Record<symbol, HtmlPolicy | null | undefined>} */ (/** @type {unknown} */ (window));
-  if (holder[POLICY_KEY] !== undefined) return holder[POLICY_KEY];
-  const factory = /** @type {{ trustedTypes?: PolicyFactory }} */ (/** @type {unknown} */ (window)).trustedTypes;
-  let created = null;
-  if (factory) {
-    try {
-      created = factory.createPolicy(POLICY_NAME, { createHTML: (input) => input });
-    } catch (error) {
-      // The page's `trusted-types` directive does not list the name: the markup stays a string, which the
-      // browser then refuses where Trusted Types are enforced; the console says what the page needs.
-      console.warn(`prerender: add "${POLICY_NAME}" to the page's trusted-types directive (docs/security.md)`, error);
-    }
+  if (ownPolicy !== undefined) return ownPolicy;
+  ownPolicy = null;
+  const factory = /** @type {{ trustedTypes?: PolicyFactory }} */ (/** @type {unknown} */ (globalThis)).trustedTypes;
+  if (!factory) return ownPolicy;
+  try {
+    ownPolicy = factory.createPolicy(POLICY_NAME, { createHTML: (input) => input });
+  } catch (error) {
+    // The page's `trusted-types` directive does not allow the name (or a second policy of it): the markup stays a
+    // string, which the browser then refuses where Trusted Types are enforced; the console says what the page needs.
+    console.warn(`prerender: allow "${POLICY_NAME}" in the page's trusted-types directive, with 'allow-duplicates' (docs/security.md)`, error);
   }
-  Object.defineProperty(holder, POLICY_KEY, { value: created, configurable: false, enumerable: false, writable: false });
-  return created;
+  return ownPolicy;
 }
 
 /**
