@@ -12,8 +12,7 @@ import { test, describe, beforeEach, afterEach, mock } from "node:test";
 import assert from "node:assert/strict";
 
 import { BasketService, emptyBasket } from "../../prerender/static/sdk/basket.js";
-import { RETURN_RELOAD_MS } from "../../prerender/static/sdk/tabs.js";
-import { Tabs } from "../../prerender/static/sdk/tabs.js";
+import { RETURN_RELOAD_MS, Tabs } from "../../prerender/static/sdk/tabs.js";
 import { Pos } from "../../prerender/static/sdk/pos.js";
 import { ApiError } from "../../prerender/static/sdk/http.js";
 import { ChannelHub, FakePage, FakeSession, deferred, flush } from "./support.mjs";

@@ -185,13 +185,17 @@ describe("Likes of a page that comes back", () => {
   function returningTab() {
     const clock = { now: 0 };
     const page = new FakePage();
-    const service = { likedIds: ["r1"], write: /** @type {Promise<unknown> | null} */ (null) };
+    const service = {
+      likedIds: ["r1"],
+      write: /** @type {Promise<unknown> | null} */ (null),
+      read: /** @type {Promise<unknown> | null} */ (null),
+    };
     const reads = [];
     const client = {
       request: async (method, path, options) => {
         if (method === "GET") {
           reads.push(options.query.recipe_ids);
-          return { data: service.likedIds };
+          return service.read ?? { data: service.likedIds };
         }
         return service.write ?? {};
       },
@@ -226,6 +230,24 @@ describe("Likes of a page that comes back", () => {
     page.show();
     await flush();
     assert.deepEqual(reads, ["r1"]);
+  });
+
+  test("a read asked while a write was pending yields to it, even when the write is answered first", async () => {
+    const { likes, service, reads } = returningTab();
+    likes.seed("r4", false);
+    const write = deferred();
+    service.write = write.promise;
+    const liked = likes.like("r4");
+    const read = deferred();
+    service.read = read.promise;
+    likes.load(["r4"]);
+    await flush();
+    write.resolve({});
+    await liked;
+    read.resolve({ data: [] }); // computed before the like was applied
+    await flush();
+    assert.deepEqual(reads, ["r4"]);
+    assert.equal(likes.liked$.value.get("r4"), true);
   });
 
   test("a heart clicked here before is read again too", async () => {

@@ -74,7 +74,6 @@ function undone(undo) {
   );
 }
 
-
 export class BasketService {
   /** @type {State<Basket>} the current basket, once loaded */
   basket$ = new State();

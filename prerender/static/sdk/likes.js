@@ -153,7 +153,8 @@ export class Likes {
       const liked = new Set((answer?.data ?? []).map(String));
       for (const id of ids) this.#fetched.add(id);
       const map = new Map(this.liked$.value);
-      // A click here or in another tab since the question, or a write not answered yet, is newer than the answer.
+      // A click here or in another tab since the question, a write answered since, or one not answered yet, is newer
+      // than the answer.
       for (const id of ids) {
         if (this.#generation.get(id) === asked.get(id) && !this.#writing.get(id)) map.set(id, liked.has(id));
       }
@@ -190,9 +191,14 @@ export class Likes {
       if (this.#session.shopperKey === shopper && this.#generation.get(id) === generation) this.#set(id, previous);
       throw error;
     } finally {
-      const left = (this.#writing.get(id) ?? 1) - 1;
-      if (left > 0) this.#writing.set(id, left);
-      else this.#writing.delete(id);
+      // Another shopper's counts and generations since a switch: nothing of this write's is theirs.
+      if (this.#session.shopperKey === shopper) {
+        const left = (this.#writing.get(id) ?? 1) - 1;
+        if (left > 0) this.#writing.set(id, left);
+        else this.#writing.delete(id);
+        // A read asked before this answer may have been computed before the write: it yields (#fetch).
+        this.#generation.set(id, (this.#generation.get(id) ?? 0) + 1);
+      }
     }
   }
 
