@@ -51,10 +51,16 @@ def _object_of_single_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """A JSON object, refused when a key comes twice with two values (the same value twice is one value)."""
     loaded: dict[str, Any] = {}
     for key, value in pairs:
-        if key in loaded and loaded[key] != value:
+        if key in loaded and not _same_json(loaded[key], value):
             raise RepeatedKey(key)
         loaded[key] = value
     return loaded
+
+
+def _same_json(first: Any, second: Any) -> bool:
+    """Whether two loaded JSON values are the same JSON: Python's `==` takes `1`, `1.0` and `true` as one, and a
+    NaN as unlike itself (a NaN is refused later, as a number that is not finite)."""
+    return json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
 
 
 def parse_json(data: bytes) -> Any:

@@ -28,6 +28,7 @@ from coreapi.services import idempotency
 from coreapi.services.connection_watchdog import stop_watching, watch_this_context
 from coreapi.services.database_errors import RETRY_SOON, driver_message
 from coreapi.services.write_deadline import WriteBusy, WriteDeadline, WriteTooLate, cut_short, disarm
+from plumbing.log_text import clipped
 from plumbing.problems import (
     PROBLEM_MIMETYPE,
     BadRequest,
@@ -244,7 +245,7 @@ def idempotent_writes(
                     )
                 except idempotency.KeyReused as error:
                     # The detail names no route: prerender passes it on to browsers, which know other paths.
-                    log.info("idempotency key reused: stored for %s %s", error.method, error.path)
+                    log.info("idempotency key reused: stored for %s %s", error.method, clipped(error.path))
                     raise UnprocessableContent(
                         "This Idempotency-Key was used for another request (another route, query or body); "
                         "use a new key for a new request.",

@@ -118,12 +118,12 @@ CREDENTIAL_REFUSED = problem("No valid shopper's credential (`Authorization: Bea
 BROWSER_HEADER_FIELDS = ("language_id", "session_id", "profiling", "request_id")
 GUARD_ERROR = problem("Invalid parameters or missing or malformed headers (`errors` names each field).")
 GENERIC_ANSWERS: Mapping[int, Answer] = {
+    # prerender/web/request_limits.py measures a request's body on every route, whether it takes one or not.
+    413: problem("The body is larger than the limit (64 KiB)."),
     414: problem("The URL is longer than the limit (prerender/web/request_limits.py)."),
     431: problem("A header, the number of headers or their total size is over the limit."),
     500: problem("The service failed to answer this request."),
 }
-# Methods whose request may carry a body, which prerender/web/request_limits.py measures on every route.
-SENDS_A_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 BODY_ANSWERS: Mapping[int, Answer] = {
     413: problem("The body is larger than the limit (64 KiB)."),
     415: problem("The body's Content-Type, or a Content-Encoding, is not accepted."),
@@ -268,8 +268,6 @@ class DocumentBuilder:
         if contract.body is not None:
             answers.update({status: answer for status, answer in BODY_ANSWERS.items() if status not in answers})
             answers.setdefault(400, problem("Invalid body (`errors` names each field)."))
-        if method in SENDS_A_BODY:  # the size limit reads any body, whether the route takes one or not
-            answers.setdefault(413, BODY_ANSWERS[413])
         # Every route, a removed one too (its 410 comes after the request's limits), may answer these.
         answers.update({status: answer for status, answer in GENERIC_ANSWERS.items() if status not in answers})
         result: dict[str, Any] = {

@@ -165,6 +165,10 @@ def test_a_key_given_twice_with_two_values_is_a_400_in_a_body_and_a_beacon(clien
     beacon = json.dumps({"headers": headers, "events": []})[:-1] + ', "events": [{"name": "recipe.show"}]}'
     answer = client.post("/v1/events", data=beacon, content_type="text/plain;charset=UTF-8")
     assert answer.status_code == 400 and "'events'" in answer.get_json()["errors"]["json"]["_schema"][0]
+    # Python's == takes 1 and true as one value; JSON does not.
+    number_and_boolean = '{"events": [{"name": "recipe.show", "props": {"on": 1, "on": true}}]}'
+    answer = client.post("/v1/events", data=number_and_boolean, content_type="application/json", headers=headers)
+    assert answer.status_code == 400 and "'on'" in answer.get_json()["errors"]["json"]["_schema"][0]
     same = '{"events": [{"name": "recipe.show", "name": "recipe.show"}]}'
     answer = client.post("/v1/events", data=same, content_type="application/json", headers=headers)
     assert answer.status_code == 202, answer.get_data(as_text=True)
