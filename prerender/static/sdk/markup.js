@@ -3,13 +3,14 @@
 //
 // The components parse HTML the service rendered and escaped (a recipe's details, the planner's recipes, a
 // catalog page): under Trusted Types, `innerHTML` and `DOMParser` refuse a plain string. A policy named `svc`
-// hands them the service's markup. It stays inside this module, so that no other script of the page can pass a
-// string of its own through it: only this module's callers, with the answers of the service's own routes. Each
+// hands them the service's markup. It stays inside this module, never on the window: a script of the page
+// finds no pass-through to turn its own strings into trusted HTML, only the parsing functions below, which the
+// components call with the answers of the service's own routes. Each
 // configuration of the SDK on a page (docs/sdk.md, section 1) is a module of its own with a policy of its own,
 // all named `svc`: a page allows them with `trusted-types svc 'allow-duplicates'` (docs/security.md).
 
 /** The policy's name: what a host page lists in its `trusted-types` directive. */
-export const POLICY_NAME = "svc";
+const POLICY_NAME = "svc";
 
 /**
  * @typedef {{ createHTML(input: string): unknown }} HtmlPolicy
@@ -40,7 +41,7 @@ function policy() {
  * @param {string} html markup of one of the service's answers
  * @returns {string}
  */
-export function trustedHtml(html) {
+function trustedHtml(html) {
   const page = policy();
   // A TrustedHTML where the page has a policy; the sinks take it where they take a string (typed as one).
   return page ? /** @type {string} */ (page.createHTML(html)) : html;
