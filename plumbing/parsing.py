@@ -35,24 +35,13 @@ NOT_FINITE_MESSAGE = "Must be a finite number: JSON has no NaN nor Infinity, and
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-class RepeatedKey(ValueError):
-    """A JSON object gives one key twice with different values."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-    def problem(self) -> ValidationProblem:
-        """The caller's 400, naming the key (clipped: it is whatever the caller sent)."""
-        return ValidationProblem({"json": {"_schema": [f"The key {clipped(self.key)!r} is {REPEATED_KEY_MESSAGE}"]}})
-
-
 def _object_of_single_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object, refused when a key comes twice with two values (the same value twice is one value)."""
+    """A JSON object; the caller's 400 naming the key (clipped: it is whatever the caller sent) when a key comes
+    twice with two values (the same value twice is one value)."""
     loaded: dict[str, Any] = {}
     for key, value in pairs:
         if key in loaded and not _same_json(loaded[key], value):
-            raise RepeatedKey(key)
+            raise ValidationProblem({"json": {"_schema": [f"The key {clipped(key)!r} is {REPEATED_KEY_MESSAGE}"]}})
         loaded[key] = value
     return loaded
 
@@ -64,9 +53,9 @@ def _same_json(first: Any, second: Any) -> bool:
 
 
 def parse_json(data: bytes) -> Any:
-    """A JSON body, as webargs parses it, but an object with a key given twice with two values is refused
-    (RepeatedKey): which one the caller meant is a guess, as for a query parameter given twice. JSONDecodeError
-    for malformed JSON or undecodable bytes."""
+    """A JSON body, as webargs parses it, but an object with a key given twice with two values is the caller's 400
+    (a ValidationProblem): which one the caller meant is a guess, as for a query parameter given twice.
+    JSONDecodeError for malformed JSON or undecodable bytes."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -176,8 +165,6 @@ class ProblemParser(FlaskParser):
             raise ValidationProblem(TOO_DEEP) from error
         except json.JSONDecodeError:
             raise
-        except RepeatedKey as error:
-            raise error.problem() from error
         except ValueError as error:
             raise ValidationProblem(INVALID_JSON) from error
 

@@ -10,7 +10,7 @@ from flask import Request
 from marshmallow import Schema
 from webargs.flaskparser import FlaskParser
 
-from plumbing.parsing import INVALID_JSON, ProblemParser, RepeatedKey, parse_json, refuse_unstorable
+from plumbing.parsing import INVALID_JSON, ProblemParser, parse_json, refuse_unstorable
 from plumbing.problems import ValidationProblem
 from prerender.memory_cache import LockedLru
 
@@ -82,8 +82,6 @@ class RouteParser(ProblemParser):
         integer Python does not convert; a key given twice in an object is named)."""
         try:
             body = parse_json(req.get_data(cache=True))
-        except RepeatedKey as error:
-            raise error.problem() from error
         except (ValueError, RecursionError) as error:
             raise ValidationProblem(INVALID_JSON) from error
         return refuse_unstorable("json", body)
