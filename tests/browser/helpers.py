@@ -279,6 +279,24 @@ class BrowserCalls:
         return len(self._requests)
 
 
+# A retailer's dark page, added to a page under test: the components must stay readable on it.
+DARK_HOST = "html, body { background: #111; color: #eee; }"
+
+
+def record_policy_violations(page: Page) -> None:
+    """From the next page on, `page` records every Content-Security-Policy violation (`policy_violations`)."""
+    page.add_init_script(
+        "window.violations = [];"
+        "document.addEventListener('securitypolicyviolation', (e) =>"
+        " window.violations.push(`${e.effectiveDirective} ${e.blockedURI} ${e.sample}`));"
+    )
+
+
+def policy_violations(page: Page) -> list[str]:
+    """The violations the page reported since `record_policy_violations`: directive, blocked URI, sample."""
+    return list(page.evaluate("window.violations"))
+
+
 @contextmanager
 def origin_served_by(
     page: Page, origin: str, server_url: str, *, page_headers: dict[str, str] | None = None

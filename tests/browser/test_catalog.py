@@ -18,12 +18,15 @@ from playwright.sync_api import BrowserContext, Locator, Page, expect
 
 from .axe import assert_no_axe_violations
 from .helpers import (
+    DARK_HOST,
     PostsAppliedThenLost,
     layout_shifts,
     new_user,
     origin_served_by,
     page_credential,
+    policy_violations,
     record_layout_shifts,
+    record_policy_violations,
     visit,
 )
 from .split_delivery import split_delivery
@@ -106,11 +109,7 @@ def test_the_list_loads_more_under_a_host_pages_trusted_types(
     """A retailer enforcing Trusted Types and allowing prerender's policy (`svc`, docs/security.md):
     "more" parses the next page through it, and a new card opens the recipe's details in the drawer."""
     policy = "require-trusted-types-for 'script'; trusted-types svc 'allow-duplicates'"
-    page.add_init_script(
-        "window.violations = [];"
-        "document.addEventListener('securitypolicyviolation', (e) =>"
-        " window.violations.push(`${e.effectiveDirective} ${e.blockedURI} ${e.sample}`));"
-    )
+    record_policy_violations(page)
     with origin_served_by(page, SHOP, shop_url, page_headers={"content-security-policy": policy}) as shop:
         visit(context, page, shop, "/idees/recherche?all_recipes=true", user=new_user())
         results = catalog(page).locator("[data-role=results]")
@@ -119,7 +118,7 @@ def test_the_list_loads_more_under_a_host_pages_trusted_types(
         expect(results.locator(":scope > li")).to_have_count(40)
         results.locator(":scope > li").nth(25).locator(".svc-recipe-card__title-button").click()
         expect(page.locator("svc-drawer[open] .svc-recipe-details")).to_be_visible()
-        assert page.evaluate("window.violations") == []
+        assert policy_violations(page) == []
 
 
 def test_the_catalog_is_readable_on_a_dark_host_page(shop: str, context: BrowserContext, page: Page) -> None:
@@ -127,7 +126,7 @@ def test_the_catalog_is_readable_on_a_dark_host_page(shop: str, context: Browser
     on."""
     visit(context, page, shop, "/idees", user=new_user())
     expect(catalog(page).locator(".svc-catalog__section").first).to_be_visible()
-    page.add_style_tag(content="html, body { background: #111; color: #eee; }")
+    page.add_style_tag(content=DARK_HOST)
     assert_no_axe_violations(page, [CATALOG], what="the catalog home on a dark host page")
 
 

@@ -26,7 +26,14 @@ import prerender
 from tests.live import LiveServer
 
 from .axe import assert_no_axe_violations
-from .helpers import PostsAppliedThenLost, euros, page_credential
+from .helpers import (
+    DARK_HOST,
+    PostsAppliedThenLost,
+    euros,
+    page_credential,
+    policy_violations,
+    record_policy_violations,
+)
 from .test_planner_entry import NO_LOCAL_STORAGE, WIDTHS, HostPages
 
 CUSTOMER = "http://127.0.0.1:8080"  # baseUrl of the seed routing for ENVIRONMENT "local"
@@ -476,11 +483,7 @@ def test_the_gauge_fills_under_a_host_pages_strict_style_src(
     site: Callable[..., Customer], page: Page, prerender_url: str
 ) -> None:
     # A retailer's page allowing only its own and prerender's stylesheets: no inline style may be needed.
-    page.add_init_script(
-        "window.violations = [];"
-        "document.addEventListener('securitypolicyviolation', (e) =>"
-        " window.violations.push(`${e.effectiveDirective} ${e.blockedURI} ${e.sample}`));"
-    )
+    record_policy_violations(page)
     planner = site(csp=f"style-src 'self' {prerender_url}").open()
     planner.locator(".svc-planner__budget-input").fill("1000")
     planner.locator(".svc-planner__budget-edit").click()
@@ -496,18 +499,14 @@ def test_the_gauge_fills_under_a_host_pages_strict_style_src(
     percent = int(budget.get_attribute("data-budget-percent") or "")
     assert percent == pytest.approx(float(total / within * 100), abs=1)
     assert fill_share(budget) == pytest.approx(percent / 100, abs=0.01)
-    assert page.evaluate("window.violations") == []
+    assert policy_violations(page) == []
 
 
 def test_the_page_works_under_a_host_pages_trusted_types(site: Callable[..., Customer], page: Page, width: str) -> None:
     """A retailer's page enforcing Trusted Types, allowing prerender's policy (`svc`, docs/security.md): the
     catalog's cards come in, a recipe joins the menu and is said to, the suggestions come back, and a card opens the
     drawer on the recipe's details (a hardened host page found each of them refused)."""
-    page.add_init_script(
-        "window.violations = [];"
-        "document.addEventListener('securitypolicyviolation', (e) =>"
-        " window.violations.push(`${e.effectiveDirective} ${e.blockedURI} ${e.sample}`));"
-    )
+    record_policy_violations(page)
     planner = site(csp="require-trusted-types-for 'script'; trusted-types svc 'allow-duplicates'").open()
     before = menu_ids(planner)
     suggestions = panel_ids(planner)
@@ -527,10 +526,7 @@ def test_the_page_works_under_a_host_pages_trusted_types(site: Callable[..., Cus
     drawer = page.locator("svc-drawer[open]")
     expect(drawer.locator(".svc-recipe-details")).to_be_visible()
     expect(drawer.locator(".svc-recipe-details__ingredients").first).to_be_attached()
-    assert page.evaluate("window.violations") == []
-
-
-DARK_HOST = "html, body { background: #111; color: #eee; }"
+    assert policy_violations(page) == []
 
 
 def test_the_page_is_readable_on_a_dark_host_page(site: Callable[..., Customer], page: Page, width: str) -> None:
