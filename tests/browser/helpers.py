@@ -283,6 +283,39 @@ class BrowserCalls:
 DARK_HOST = "html, body { background: #111; color: #eee; }"
 
 
+def cover_with_host_widget(target: Locator) -> Locator:
+    """Puts a host page's own element at the highest z-index (a chat widget, a cookie banner) right over `target`,
+    and returns it."""
+    target.evaluate(
+        """(element) => {
+            const box = element.getBoundingClientRect();
+            const widget = document.createElement("div");
+            widget.className = "host-widget";
+            widget.style.cssText = `position: fixed; left: ${box.left - 8}px; top: ${box.top - 8}px;
+              width: ${box.width + 16}px; height: ${box.height + 16}px; z-index: 2147483647; background: #c00;`;
+            document.body.append(widget);
+        }"""
+    )
+    return target.page.locator(".host-widget").last
+
+
+def reached(target: Locator) -> bool:
+    """Whether the shopper's pointer at the centre of `target` meets it (what is above it on the screen would take
+    the click), whether or not `target` takes clicks itself (the toaster does not)."""
+    return bool(
+        target.evaluate(
+            """(element) => {
+                const own = element.style.pointerEvents;
+                element.style.pointerEvents = "auto";
+                const box = element.getBoundingClientRect();
+                const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+                element.style.pointerEvents = own;
+                return hit !== null && element.contains(hit);
+            }"""
+        )
+    )
+
+
 def record_policy_violations(page: Page) -> None:
     """From the next page on, `page` records every Content-Security-Policy violation (`policy_violations`)."""
     page.add_init_script(

@@ -26,6 +26,7 @@ from playwright.sync_api import Browser, Locator, Page, Route, expect
 from tests.live import LiveServer
 
 from .axe import assert_no_axe_violations
+from .helpers import cover_with_host_widget, reached
 
 CUSTOMER = "http://127.0.0.1:8080"  # baseUrl of the seed routing for ENVIRONMENT "local"
 CURRENT_MENU = f"{CUSTOMER}/planner/current-menu"
@@ -477,6 +478,23 @@ def test_the_close_button_and_the_backdrop_close_the_modal(page: Page, site) -> 
     expect(modal).to_be_hidden()
     expect(help_button).to_be_focused()
     assert local_item(page, ONBOARDED_KEY) is None
+
+
+def test_the_modal_is_above_the_host_pages_own_widgets(page: Page, site, width: str) -> None:
+    """A host element at the highest z-index right over the modal's buttons covers none of them (the modal is in
+    the browser's top layer: sdk/top-layer.js); closed, the host's element takes the clicks again."""
+    entry = site().open()
+    entry.locator("[data-action=help]").click()
+    modal = page.locator("svc-planner-onboarding")
+    close, next_button = modal.locator(".svc-planner-onboarding__close"), modal.locator("[data-action=next]")
+    expect(next_button).to_be_visible()
+    widget = cover_with_host_widget(close)
+    cover_with_host_widget(next_button)
+    assert reached(close), "the host's widget covers the modal's close button"
+    assert reached(next_button), "the host's widget covers the modal's next button"
+    close.click()
+    expect(modal).to_be_hidden()
+    assert reached(widget)
 
 
 def test_two_entries_on_a_page_each_open_their_own_modal(page: Page, site, prerender_url: str) -> None:

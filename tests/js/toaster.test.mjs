@@ -5,6 +5,7 @@ import { test, describe, beforeEach, afterEach, mock } from "node:test";
 import assert from "node:assert/strict";
 
 import { Toaster } from "../../prerender/static/sdk/toaster.js";
+import { TopLayer } from "../../prerender/static/sdk/top-layer.js";
 
 class FakeElement {
   className = "";
@@ -51,7 +52,7 @@ function shown(toaster) {
 
 describe("Toaster", () => {
   test("a message shows on the next frame, as a status, for the time asked", () => {
-    const toaster = new Toaster({ prefix: "svc" });
+    const toaster = new Toaster({ prefix: "svc", topLayer: new TopLayer() });
     toaster.show("A", 1000);
     assert.equal(shown(toaster), "");
     runFrames();
@@ -64,7 +65,7 @@ describe("Toaster", () => {
   });
 
   test("hide takes its message away, even before its frame", () => {
-    const toaster = new Toaster({ prefix: "svc" });
+    const toaster = new Toaster({ prefix: "svc", topLayer: new TopLayer() });
     toaster.show("A");
     toaster.hide("A");
     runFrames();
@@ -76,7 +77,7 @@ describe("Toaster", () => {
   });
 
   test("hide leaves a newer message alone, and its time", () => {
-    const toaster = new Toaster({ prefix: "svc" });
+    const toaster = new Toaster({ prefix: "svc", topLayer: new TopLayer() });
     toaster.show("A", 10_000);
     runFrames();
     toaster.show("B", 1000);

@@ -2,7 +2,8 @@
 // "drawer.css"). Created once, on demand, in document.body. Accessible modal: role="dialog", aria-modal,
 // labelled by its title; focus moves in, Tab is trapped, Escape / the close button / the backdrop close it,
 // focus returns to the opener; the page's scroll is locked while open (the SDK's scroll lock:
-// `svc-scroll-lock` on <html>, or the page's own scroll element). Closing it emits `recipes.hidden`. The
+// `svc-scroll-lock` on <html>, or the page's own scroll element), and it sits in the browser's top layer
+// (sdk/top-layer.js). Closing it emits `recipes.hidden`. The
 // details come from GET {api}/{v}/recipe-details as HTML, the preview from GET {api}/v2/catalog/my-space/
 // basket-preview?embed=true (its <svc-catalog> root wired by components/catalog.js).
 import { sdk, services, icon, h, inertFragment, parsedFragment, localProblem, logFailure, tabbables, trapTab, WORKING_AFTER_MS } from "./ui.js";
@@ -185,7 +186,7 @@ export class DrawerElement extends HTMLElement {
 
   close() {
     if (!this.isOpen) return;
-    const { analytics, notices, customization, recipeEvents } = services;
+    const { analytics, notices, customization, recipeEvents, topLayer } = services;
     if (this.#current) analytics.track("recipe.close", { recipe_id: this.#current.recipeId });
     this.#leaveRecipe();
     // The preview's <svc-catalog> follows the basket while connected: it goes with the drawer.
@@ -197,6 +198,7 @@ export class DrawerElement extends HTMLElement {
     this.#message.clear();
     this.classList.remove("svc-drawer--open");
     this.removeAttribute("open");
+    topLayer.lower(this);
     this.inert = true;
     customization.scrollLock.release();
     const opener = this.#opener;
@@ -206,10 +208,12 @@ export class DrawerElement extends HTMLElement {
   }
 
   #show() {
-    const { notices, customization } = services;
+    const { notices, customization, topLayer } = services;
     this.inert = false;
     this.setAttribute("open", "");
     this.classList.add("svc-drawer--open");
+    // Above the retailer's page whatever its z-index (sdk/top-layer.js).
+    topLayer.raise(this);
     customization.scrollLock.acquire();
     this.#whileOpen = new AbortController();
     const { signal } = this.#whileOpen;

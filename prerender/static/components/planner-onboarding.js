@@ -10,7 +10,7 @@
 // it, and focus returns to the opener. Previous / next change the step (the dots and a polite status follow);
 // the last step's button ("J'ai compris", "Got it") closes it and records `_<prefix>/planner/onboarded` in
 // localStorage. The page's scroll is locked while open (the SDK's scroll lock: `svc-scroll-lock` on <html> by
-// default). Events (bubbling from the element): `open`, and `close` with `detail: {done}` (true when closed with
+// default), and it sits in the browser's top layer (sdk/top-layer.js). Events (bubbling from the element): `open`, and `close` with `detail: {done}` (true when closed with
 // the last step's button).
 import { sdk, services, isFocusable, tabbables, trapTab } from "./ui.js";
 
@@ -92,6 +92,7 @@ export class PlannerOnboardingElement extends HTMLElement {
     this.removeAttribute("hidden");
     this.setAttribute("open", "");
     this.classList.add("svc-planner-onboarding--open");
+    services.topLayer.raise(this); // above the retailer's page whatever its z-index (sdk/top-layer.js)
     services.customization.scrollLock.acquire();
     if (this.#opener?.hasAttribute("aria-expanded")) this.#opener.setAttribute("aria-expanded", "true");
     this.#whileOpen = new AbortController();
@@ -113,6 +114,7 @@ export class PlannerOnboardingElement extends HTMLElement {
     this.classList.remove("svc-planner-onboarding--open");
     this.removeAttribute("open");
     this.setAttribute("hidden", "");
+    services.topLayer.lower(this);
     services.customization.scrollLock.release();
     if (done) services.session.local.set(services.session.key(ONBOARDED_KEY), "true");
     const opener = this.#opener;

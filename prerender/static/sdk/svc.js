@@ -22,6 +22,7 @@ import { formatText, isolated, numberFormat, translator } from "./texts.js";
 import { Customization } from "./customization.js";
 import { Hooks, isStoppedByHook } from "./hooks.js";
 import { Toaster } from "./toaster.js";
+import { TopLayer } from "./top-layer.js";
 import { DrawerLoader } from "./drawer-loading.js";
 import { Observable, State, Stream, single, withThen } from "./observable.js";
 import { moduleConfig } from "./config.js";
@@ -55,6 +56,7 @@ export const INTERNAL = Symbol.for("prerender.sdk.internal");
  * @property {{ hidden: Stream<boolean>, addAllClicked: Stream<{ ingredientsAdded: number, ingredientsTotal: number }> }} recipeEvents
  *   what the drawer tells the page (`recipes.hidden`, `recipes.addAllIngredientsCTAWasClicked`)
  * @property {State<boolean>} storeLocator$ a store picker of ours is open (`events.storeLocatorOpened()`)
+ * @property {TopLayer} topLayer the overlays' place above the retailer's page (sdk/top-layer.js)
  * @property {(name: string, props: Record<string, unknown>) => import("./analytics.js").AnalyticsEvent} track
  */
 
@@ -73,7 +75,9 @@ function createSdk() {
   const pos = new Pos();
   const customization = new Customization();
   const hooks = new Hooks({ prefix });
-  const toaster = new Toaster({ prefix });
+  // The overlays' place above the retailer's page (the drawer, the onboarding, the toaster above them).
+  const topLayer = new TopLayer();
+  const toaster = new Toaster({ prefix, topLayer });
   const notices = new Notices(session, { toaster });
   // The confirmation of `recipes.showConfirmationToaster()`: in the open drawer's messages when the addition was
   // made there (inside its modal dialog, where assistive technology reads it), else the toaster.
@@ -373,7 +377,7 @@ function createSdk() {
   /** @type {SdkInternals} */
   const internals = {
     session, client, notices, analytics, basket, likes, pos, planner, guests, transfers, track,
-    customization, recipeEvents, storeLocator$,
+    customization, recipeEvents, storeLocator$, topLayer,
   };
   Object.defineProperty(sdk, INTERNAL, { value: Object.freeze(internals) });
   return {

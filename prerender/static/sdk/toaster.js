@@ -2,7 +2,8 @@
 // (once the page asked for it, each basket change that added products to the shopper's cart says so), what became
 // of a transferred basket (sdk/transfer.js), a drawer slow to open or that cannot (sdk/drawer-loading.js). A status
 // message (role="status", announced politely), never focused, gone after a few seconds; the newest replaces
-// the previous one. Styled by base.css (`.svc-toaster`).
+// the previous one. Styled by base.css (`.svc-toaster`); kept in the browser's top layer above the drawer and the
+// retailer's page (sdk/top-layer.js).
 
 const SHOWN_MS = 4000;
 
@@ -14,12 +15,14 @@ export class Toaster {
   /** @type {number | undefined} */
   #frame;
   #prefix;
+  #topLayer;
   /** The text shown (or about to show), "" when none. */
   #text = "";
 
-  /** @param {{ prefix: string }} options */
-  constructor({ prefix }) {
+  /** @param {{ prefix: string, topLayer: import("./top-layer.js").TopLayer }} options */
+  constructor({ prefix, topLayer }) {
     this.#prefix = prefix;
+    this.#topLayer = topLayer;
   }
 
   /** Creates the (empty) live region ahead of its first message: a region filled as it appears may not be read. */
@@ -31,6 +34,7 @@ export class Toaster {
     element.setAttribute(`data-${this.#prefix}-toaster`, "");
     (document.body ?? document.documentElement).append(element);
     this.#element = element;
+    this.#topLayer.keepAbove(element);
     return element;
   }
 

@@ -1,0 +1,65 @@
+// The browser's top layer for the service's overlays (the drawer, the planner's onboarding, the toaster): above
+// everything the retailer's page stacks, whatever its z-index (a chat widget at 2147483647 would otherwise cover
+// the drawer's header and its close button). Each overlay is a manual popover (`popover="manual"`): shown and
+// hidden by its component only, so no light dismiss, and the component keeps its own Escape, focus trap and
+// scroll lock. The last one raised is on top; the ones kept above (the toaster) stay above it. A browser without
+// the Popover API keeps the stacking of the components' sheets (`--svc-z-drawer`, docs/styles.md).
+
+export class TopLayer {
+  /** @type {Set<HTMLElement>} overlays kept above those raised after them */
+  #above = new Set();
+
+  /**
+   * Puts `element` in the top layer, above what is there already (the overlays kept above stay above it); one
+   * there already stays where it is. A disconnected element, or a browser without popovers: nothing.
+   * @param {HTMLElement} element
+   */
+  raise(element) {
+    if (!show(element)) return;
+    for (const above of this.#above) {
+      if (!above.isConnected) this.#above.delete(above); // a single-page app replaced the body: made again
+      if (above === element || !isShown(above)) continue;
+      above.hidePopover(); // shown again: the last shown is on top
+      above.showPopover();
+    }
+  }
+
+  /**
+   * Takes `element` out of the top layer (its sheet's stacking applies again).
+   * @param {HTMLElement} element
+   */
+  lower(element) {
+    if (isShown(element) && element.isConnected) element.hidePopover();
+  }
+
+  /**
+   * Puts `element` in the top layer for good, above every overlay raised later (the toaster: a status region that
+   * never takes a click).
+   * @param {HTMLElement} element
+   */
+  keepAbove(element) {
+    this.#above.add(element);
+    this.raise(element);
+  }
+}
+
+/** Whether the element is shown as a popover now. @param {HTMLElement} element */
+function isShown(element) {
+  return typeof element.showPopover === "function" && element.matches(":popover-open");
+}
+
+/**
+ * Shows `element` as a manual popover (left as it is when shown already); false when it cannot be (no Popover
+ * API, not in the document, refused by the browser), and the sheet's stacking then applies.
+ * @param {HTMLElement} element
+ */
+function show(element) {
+  if (typeof element.showPopover !== "function" || !element.isConnected) return false;
+  try {
+    if (element.getAttribute("popover") !== "manual") element.setAttribute("popover", "manual");
+    if (!element.matches(":popover-open")) element.showPopover();
+    return true;
+  } catch {
+    return false;
+  }
+}
