@@ -10,7 +10,6 @@ skipped when the server is unreachable.
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,16 +20,14 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient, FlaskCliRunner
-from sqlalchemy import create_engine, event, text
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import event
 
 from coreapi import create_app, migrate
 from coreapi.config import SEED_DATA_DIR
 from coreapi.extensions import db
 from coreapi.seed import load_catalog
+from tests.databases import POSTGRES_URL, PostgresSchemas, Unreachable
 
-POSTGRES_URL = os.environ.get("COREAPI_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 # The service key of the test applications (SERVICE_KEYS), so that no test writes the default one
 # into the repository's instance folder.
 SERVICE_KEY = "test-service-key-" + "k" * 32
@@ -57,46 +54,14 @@ class SqliteBackend:
         """Files go with pytest's temporary directory."""
 
 
-class PostgresBackend:
-    """Each database is a schema of its own on the test server."""
-
-    name = "postgresql"
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.engine = create_engine(url, isolation_level="AUTOCOMMIT")
-        self.schemas: list[str] = []
-        with self.engine.connect() as connection:
-            connection.execute(text("SELECT 1"))
-
-    def new_database(self) -> dict[str, Any]:
-        schema = f"coreapi_test_{uuid.uuid4().hex[:12]}"
-        with self.engine.connect() as connection:
-            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-        self.schemas.append(schema)
-        return {
-            "DATABASE_URL": self.url,
-            "SQLALCHEMY_ENGINE_OPTIONS": {"connect_args": {"options": f"-csearch_path={schema}"}},
-        }
-
-    def close(self) -> None:
-        with self.engine.connect() as connection:
-            for schema in self.schemas:
-                connection.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
-        self.engine.dispose()
-
-
 def _open_backend(name: str, tmp_path_factory: pytest.TempPathFactory) -> Any:
     if name == "sqlite":
         return SqliteBackend(tmp_path_factory.mktemp("coreapi"))
     try:
-        return PostgresBackend(POSTGRES_URL)
-    except OperationalError as error:
-        where = make_url(POSTGRES_URL).render_as_string(hide_password=True)
-        pytest.skip(
-            f"PostgreSQL is not reachable at {where} (set COREAPI_TEST_POSTGRES_URL): "
-            f"{str(error.orig).strip().splitlines()[0]}"
-        )
+        # Pools as coreapi configures them (no test query before each lent connection: the hang tests count on it).
+        return PostgresSchemas(POSTGRES_URL, pre_ping=False)
+    except Unreachable as error:
+        pytest.skip(str(error))
 
 
 @pytest.fixture(
