@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Locator, Page, Request, expect
 
 from .axe import assert_no_axe_violations
 from .helpers import FOCUS_IN_DIALOG, layout_shifts, origin_served_by, record_layout_shifts
@@ -204,6 +204,52 @@ def test_a_chosen_store_without_the_list_still_transfers_and_offers_to_try_again
     expect(drawer.locator(".svc-basket-transfer__current")).to_contain_text("1001")
     expect(drawer.locator(".svc-basket-transfer [role=alert]").get_by_role("button", name="Réessayer")).to_be_visible()
     expect(drawer.locator("[data-action='transfer']")).to_contain_text("Demo Market")
+
+
+def test_nothing_moves_under_the_shoppers_finger_as_the_basket_fills(page: Page, publisher_url: str, width: str):
+    """A quick second tap on "add all" (a double tap on a phone) lands where the first did: the transfer button is
+    in the footer from the start, disabled while the basket is empty, and the footer keeps its height as the basket
+    fills, so the second tap meets "add all" again rather than the transfer that would leave the blog."""
+    cta = open_recipe(page, publisher_url)
+    static_button(cta).click()
+    drawer = page.locator("svc-drawer[open]")
+    picker = drawer.locator("[data-role='store-form']")
+    picker.locator("select").select_option("1001")
+    picker.locator("button[type='submit']").click()
+    add_all = drawer.locator("[data-action='add-all']")
+    expect(add_all).to_be_enabled()
+    transfer = drawer.locator("[data-action='transfer']")
+    expect(transfer).to_have_attribute("aria-disabled", "true")
+    expect(transfer).to_have_accessible_description(
+        "Ajoutez des ingrédients pour finaliser vos courses chez Demo Market."
+    )
+    assert_no_axe_violations(page, include=["svc-drawer[open]"], what=f"the empty basket's transfer ({width})")
+    transfers: list[str] = []  # the transfers asked for (POST /basket/transfers)
+
+    def record(request: Request) -> None:
+        if request.method == "POST" and "/basket/transfers" in request.url:
+            transfers.append(request.url)
+
+    page.on("request", record)
+    # A tap on it (Playwright waits for an enabled control: forced): nothing to send yet, nothing is sent.
+    transfer.click(force=True)
+
+    box = add_all.bounding_box()
+    assert box
+    add_all.click()
+    expect(cta).to_have_attribute("in-basket", "true")
+    expect(transfer).not_to_have_attribute("aria-disabled", "true")
+    expect(transfer).to_have_accessible_description(
+        "Vous serez redirigé vers le site de Demo Market, où votre panier vous attend."
+    )
+    assert add_all.bounding_box() == box
+    under_the_finger = page.evaluate(
+        "([x, y]) => document.elementFromPoint(x, y)?.closest('[data-action]')?.dataset.action",
+        [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2],
+    )
+    assert under_the_finger == "add-all"
+    assert transfers == []
+    assert page.url.startswith(publisher_url)
 
 
 def test_a_store_with_a_long_name_stays_inside_the_drawer(page: Page, publisher_url: str, width: str):

@@ -216,7 +216,12 @@ export class TransferPanel {
     return h("div", {}, h("h3", { class: "svc-basket-transfer__title" }, this.#t("store_title")), form);
   }
 
-  /** The transfer button once the basket has products at a store, else the sentence saying what is missing. */
+  /**
+   * The transfer button, once a store is chosen: disabled (aria-disabled, described by the sentence saying what is
+   * missing) while the basket is empty. It is there before the basket fills, and its sentence keeps the room of
+   * the longer of its two texts, so that nothing moves in the footer when the first "add all" is answered: a
+   * quick second tap (a double tap on a phone) meets "add all" again, not a transfer that would leave the site.
+   */
   #renderAction() {
     const { basket } = services;
     const storeId = services.pos.current;
@@ -226,22 +231,26 @@ export class TransferPanel {
       this.action.replaceChildren();
       return;
     }
-    if (!ready) {
-      this.action.replaceChildren(h("p", { class: "svc-basket-transfer__hint" }, this.#t("transfer_empty")));
-      return;
-    }
+    const hintId = `svc-basket-transfer-hint-${Math.random().toString(36).slice(2, 8)}`;
     const button = h("button", {
       type: "button",
       class: "svc-basket-transfer__submit svc-ds-button svc-ds-button--primary svc-ds-button--large",
       "data-action": "transfer",
+      "aria-describedby": hintId,
     }, this.#t(this.#sending ? "transfer_pending" : "transfer"));
-    if (this.#sending) button.setAttribute("aria-disabled", "true");
+    if (this.#sending || !ready) button.setAttribute("aria-disabled", "true");
     // Rebuilt while sending (the basket emitted), the button keeps the focus it had.
     const hadFocus = this.action.contains(document.activeElement);
     button.addEventListener("click", () => {
-      void this.#send(/** @type {string} */ (storeId));
+      if (ready) void this.#send(/** @type {string} */ (storeId));
     });
-    this.action.replaceChildren(button, h("p", { class: "svc-basket-transfer__hint" }, this.#t("transfer_hint")));
+    // Both sentences take the same cell; the one not meant now is invisible (and so not read).
+    const hint = (/** @type {string} */ key, /** @type {boolean} */ shown) => h("p", {
+      class: "svc-basket-transfer__hint",
+      ...(shown ? { id: hintId } : { "aria-hidden": "true", "data-role": "room" }),
+    }, this.#t(key));
+    this.action.replaceChildren(button, h("div", { class: "svc-basket-transfer__hints" },
+      hint("transfer_hint", ready), hint("transfer_empty", !ready)));
     if (hadFocus) button.focus({ preventScroll: true });
   }
 
