@@ -211,3 +211,17 @@ def test_the_cooking_panel_takes_the_keyboard_after_its_tab(page: Page, context:
     dialog.locator(".svc-recipe-details__tabs [role=tab]").nth(1).click()
     page.keyboard.press("Tab")
     expect(dialog.locator("[data-panel=cooking]")).to_be_focused()
+
+
+def test_a_phone_held_sideways_keeps_the_picture_short(page: Page, context: BrowserContext, shop_url: str):
+    """812 x 375: header, details and footer scroll together (WCAG 1.4.10), and the dish's picture takes at most
+    40 % of the height, so the recipe starts on the first screen."""
+    page.set_viewport_size({"width": 812, "height": 375})
+    dialog, _ = open_first_card(page, context, shop_url)
+    hero = dialog.locator(".svc-recipe-details__hero")
+    box = hero.bounding_box()
+    assert box and box["height"] <= 0.4 * 375 + 1
+    tabs = dialog.locator(".svc-recipe-details__tabs")
+    tabs_box = tabs.bounding_box()
+    assert tabs_box and tabs_box["y"] < 375, "the recipe's tabs are on the first screen"
+
