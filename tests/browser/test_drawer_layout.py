@@ -224,4 +224,3 @@ def test_a_phone_held_sideways_keeps_the_picture_short(page: Page, context: Brow
     tabs = dialog.locator(".svc-recipe-details__tabs")
     tabs_box = tabs.bounding_box()
     assert tabs_box and tabs_box["y"] < 375, "the recipe's tabs are on the first screen"
-
