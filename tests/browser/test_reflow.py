@@ -187,3 +187,25 @@ def test_the_shops_navigation_shows_the_link_the_keyboard_reaches(
             expect(links.nth(index)).to_be_focused()
             hidden[links.nth(index).inner_text()] = links.nth(index).evaluate(PARTLY_HIDDEN)
     assert set(hidden.values()) == {None}, hidden
+
+
+# The width of an input's placeholder in the input's own font, against the room the input gives it.
+PLACEHOLDER_FITS = """(input) => {
+  const style = getComputedStyle(input);
+  const context = document.createElement("canvas").getContext("2d");
+  context.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+  const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  return { text: input.placeholder, width: context.measureText(input.placeholder).width, room };
+}"""
+
+
+@pytest.mark.parametrize("path", ["/idees/recherche?all_recipes=true", "/planner/current-menu"])
+def test_a_search_fields_example_shows_whole_on_a_phone(page: Page, context: BrowserContext, shop_url: str, path: str):
+    """The catalog's and the planner's search fields at 375 px: their example ("Ex. : tomate") is not cut."""
+    page.set_viewport_size({"width": 375, "height": 740})
+    page.context.add_init_script("localStorage.setItem('_svc/planner/onboarded', 'true')")
+    visit(context, page, shop_url, path)
+    field = page.locator(".svc-catalog__toolbar input[type=search], .svc-planner input[type=search]").first
+    expect(field).to_be_visible()
+    fit = field.evaluate(PLACEHOLDER_FITS)
+    assert fit["text"] and fit["width"] <= fit["room"], fit
