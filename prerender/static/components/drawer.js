@@ -3,9 +3,9 @@
 // labelled by its title; focus moves in, Tab is trapped, Escape / the close button / the backdrop close it,
 // focus returns to the opener; the page's scroll is locked while open (the SDK's scroll lock:
 // `svc-scroll-lock` on <html>, or the page's own scroll element), and it sits in the browser's top layer
-// (sdk/top-layer.js). Closing it emits `recipes.hidden`. The
-// details come from GET {api}/{v}/recipe-details as HTML, the preview from GET {api}/v2/catalog/my-space/
-// basket-preview?embed=true (its <svc-catalog> root wired by components/catalog.js).
+// (sdk/top-layer.js). Closing it emits `recipes.hidden`. The details come from GET {api}/{v}/recipe-details as
+// HTML, the preview from GET {api}/v2/catalog/my-space/basket-preview?embed=true (its <svc-catalog> root wired by
+// components/catalog.js).
 import { sdk, services, icon, h, inertFragment, parsedFragment, localProblem, logFailure, tabbables, trapTab, WORKING_AFTER_MS } from "./ui.js";
 import { RecipeDetails } from "./recipe-details.js";
 import { DrawerMessage } from "./drawer/message.js";

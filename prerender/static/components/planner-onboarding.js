@@ -10,8 +10,8 @@
 // it, and focus returns to the opener. Previous / next change the step (the dots and a polite status follow);
 // the last step's button ("J'ai compris", "Got it") closes it and records `_<prefix>/planner/onboarded` in
 // localStorage. The page's scroll is locked while open (the SDK's scroll lock: `svc-scroll-lock` on <html> by
-// default), and it sits in the browser's top layer (sdk/top-layer.js). Events (bubbling from the element): `open`, and `close` with `detail: {done}` (true when closed with
-// the last step's button).
+// default), and it sits in the browser's top layer (sdk/top-layer.js). Events (bubbling from the element):
+// `open`, and `close` with `detail: {done}` (true when closed with the last step's button).
 import { sdk, services, isFocusable, tabbables, trapTab } from "./ui.js";
 
 const tagName = `${sdk.prefix}-planner-onboarding`;
