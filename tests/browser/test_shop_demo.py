@@ -315,7 +315,7 @@ def test_the_shelf_half_received_before_its_first_screen_ends_moves_nothing(
 
 
 # The shop's pages a keyboard shopper walks back up with Shift+Tab (the product's catalog and planner among them).
-BACKWARDS_PAGES = ["/", "/idees", "/planner/current-menu?store_id=1001"]
+BACKWARDS_PAGES = ["/", "/idees", "/idees/recherche?all_recipes=true", "/planner/current-menu?store_id=1001"]
 # True once the page's scroll position has not moved for five frames in a row.
 SCROLL_SETTLED = """() => new Promise((settled) => {
   let last = -1, still = 0;
@@ -326,18 +326,26 @@ SCROLL_SETTLED = """() => new Promise((settled) => {
   };
   frame();
 })"""
-# The focused control, where the header covers part of it (the header drawn at a point of its box, as
+# The focused control, where the shop's sticky header or a sticky or fixed bar of the service (the catalog list's
+# filter bar, the basket preview's footer, the planner's) covers part of it (what is drawn at a point of its box, as
 # elementFromPoint tells); null otherwise.
 HIDDEN_UNDER_THE_HEADER = """() => {
   const active = document.activeElement;
-  const header = document.querySelector(".site-header");
-  if (!active || active === document.body || !header || header.contains(active)) return null;
+  if (!active || active === document.body) return null;
   const box = active.getBoundingClientRect();
   if (box.height === 0 || box.bottom <= 0 || box.top >= innerHeight) return null;  // not scrolled into view
+  const bar = (element) => {
+    for (let el = element; el; el = el.parentElement) {
+      if (el.contains(active)) return null;
+      if (el.matches(".site-header") || ["sticky", "fixed"].includes(getComputedStyle(el).position)) return el;
+    }
+    return null;
+  };
   const x = Math.min(Math.max(box.left + box.width / 2, 0), innerWidth - 1);
-  for (const y of [box.top + 1, box.top + box.height / 2]) {
+  for (const y of [box.top + 1, box.top + box.height / 2, box.bottom - 1]) {
     const drawn = document.elementFromPoint(x, Math.min(Math.max(y, 0), innerHeight - 1));
-    if (drawn && header.contains(drawn)) return `${active.outerHTML.slice(0, 120)} at ${Math.round(box.top)}`;
+    const over = drawn && bar(drawn);
+    if (over) return `${active.outerHTML.slice(0, 120)} at ${Math.round(box.top)} under ${over.className}`;
   }
   return null;
 }"""

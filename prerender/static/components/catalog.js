@@ -18,7 +18,8 @@
 // - a logged-out shopper's "log in" asks the host (svc.planner.defineLoginRequired), which brings the shopper
 //   back here after the login;
 // - the toolbar's height while it sticks (catalog.css), on the root as --svc-catalog-toolbar-height: the list's
-//   filter bar sticks under it, and focused controls scroll clear of it.
+//   filter bar sticks under it, and focused controls scroll clear of it; the filter bar's likewise
+//   (--svc-catalog-filters-height), so that a focused card does not hide under it (WCAG 2.4.11).
 //
 // The preferences panel is a part of its own, components/catalog/preferences.js, and what the basket preview counts
 // is components/catalog/basket-counts.js (both bundled into this module in the release tree).
@@ -27,6 +28,12 @@ import { soldLines, soldProducts } from "./catalog/basket-counts.js";
 import { PreferencesPanel } from "./catalog/preferences.js";
 
 const tagName = `${sdk.prefix}-catalog`;
+// The bars that stick to the top of the viewport, and the custom property that holds each one's height while it
+// sticks: what sticks under them, and the focused control scrolled into view, keep clear of them (catalog.css).
+const STICKY_BARS = [
+  [".svc-catalog__toolbar", "--svc-catalog-toolbar-height"],
+  [".svc-catalog-list__filters", "--svc-catalog-filters-height"],
+];
 const REMOVING_MS = 300;
 /** Analytics paths already sent a pageview on this document (a header and a home on one page: one pageview). */
 const sentPageviews = new Set();
@@ -113,15 +120,21 @@ export class CatalogElement extends HTMLElement {
     this.#toolbar = null;
   }
 
-  /** While the toolbar sticks (from 600px, catalog.css), its height on the root; 0 while it scrolls away. */
+  /** While the toolbar (from 600px, catalog.css) and the list's filter bar (under 768px, catalog-list.css) stick,
+   * their heights on the root; 0 while they scroll away. The root is watched too: its width decides whether they
+   * stick. */
   #watchToolbar() {
-    const toolbar = this.querySelector(".svc-catalog__toolbar");
-    if (!(toolbar instanceof HTMLElement) || typeof ResizeObserver !== "function") return;
+    if (typeof ResizeObserver !== "function") return;
+    const bars = STICKY_BARS.map(([selector, property]) => /** @type {const} */ ([this.querySelector(selector), property]));
+    if (!bars.some(([bar]) => bar instanceof HTMLElement)) return;
     this.#toolbar = new ResizeObserver(() => {
-      const height = getComputedStyle(toolbar).position === "sticky" ? toolbar.offsetHeight : 0;
-      this.style.setProperty("--svc-catalog-toolbar-height", `${height}px`);
+      for (const [bar, property] of bars) {
+        const height = bar instanceof HTMLElement && getComputedStyle(bar).position === "sticky" ? bar.offsetHeight : 0;
+        this.style.setProperty(property, `${height}px`);
+      }
     });
-    this.#toolbar.observe(toolbar);
+    this.#toolbar.observe(this);
+    for (const [bar] of bars) if (bar instanceof HTMLElement) this.#toolbar.observe(bar);
   }
 
   /** @param {string} text @param {"info" | "error"} [kind] */
