@@ -254,3 +254,24 @@ def test_every_sheet_follows_the_conventions(sheet):
     assert not widths or sheet.name in overlays, widths
     heights = re.findall(r"@media[^{]*\((?:min|max)-height", code)
     assert not heights or sheet.name in {*overlays, "planner.css"}, heights
+
+
+def _luminance(colour: str) -> float:
+    """WCAG's relative luminance of a #rrggbb colour."""
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _contrast(one: str, other: str) -> float:
+    lighter, darker = sorted((_luminance(one), _luminance(other)), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+def test_control_boundaries_are_visible_on_every_surface_of_the_palette():
+    """The border of a field, a stepper or a select (`--svc-color-border-strong`) is at least 3:1 against the white
+    surface and the tinted one the components put controls on (WCAG 1.4.11): 2.91:1 on the tint before."""
+    base = (CSS_DIR / "base.css").read_text(encoding="utf-8")
+    tokens = dict(re.findall(r"--svc-color-([a-z-]+):\s*(#[0-9a-f]{6})\b", base))
+    for surface in ("surface", "surface-alt"):
+        assert _contrast(tokens["border-strong"], tokens[surface]) >= 3, surface
