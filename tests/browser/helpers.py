@@ -283,6 +283,31 @@ class BrowserCalls:
 DARK_HOST = "html, body { background: #111; color: #eee; }"
 
 
+# The focused control, where the shop's sticky header or a sticky or fixed bar of the service (the catalog list's
+# filter bar, the basket preview's footer, the planner's) covers part of it (what is drawn at a point of its box, as
+# elementFromPoint tells); null otherwise.
+FOCUS_UNDER_A_BAR = """() => {
+  const active = document.activeElement;
+  if (!active || active === document.body) return null;
+  const box = active.getBoundingClientRect();
+  if (box.height === 0 || box.bottom <= 0 || box.top >= innerHeight) return null;  // not scrolled into view
+  const bar = (element) => {
+    for (let el = element; el; el = el.parentElement) {
+      if (el.contains(active)) return null;
+      if (el.matches(".site-header") || ["sticky", "fixed"].includes(getComputedStyle(el).position)) return el;
+    }
+    return null;
+  };
+  const x = Math.min(Math.max(box.left + box.width / 2, 0), innerWidth - 1);
+  for (const y of [box.top + 1, box.top + box.height / 2, box.bottom - 1]) {
+    const drawn = document.elementFromPoint(x, Math.min(Math.max(y, 0), innerHeight - 1));
+    const over = drawn && bar(drawn);
+    if (over) return `${active.outerHTML.slice(0, 120)} at ${Math.round(box.top)} under ${over.className}`;
+  }
+  return null;
+}"""
+
+
 def cover_with_host_widget(target: Locator) -> Locator:
     """Puts a host page's own element at the highest z-index (a chat widget, a cookie banner) right over `target`,
     and returns it."""

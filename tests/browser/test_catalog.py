@@ -19,6 +19,7 @@ from playwright.sync_api import BrowserContext, Locator, Page, expect
 from .axe import assert_no_axe_violations
 from .helpers import (
     DARK_HOST,
+    FOCUS_UNDER_A_BAR,
     PostsAppliedThenLost,
     layout_shifts,
     new_user,
@@ -484,3 +485,32 @@ def test_a_shopper_who_never_opened_the_planner_adds_a_recipe_to_a_menu_of_its_o
     assert menu_of(page, prerender_url) == [recipe_id]
     assert failed == []  # no 404 of an add before the menu, no error in the console
     assert_no_axe_violations(page, ["[data-svc-toaster]", CATALOG], what=f"a recipe added to the menu ({width})")
+
+
+def test_the_keyboard_never_leaves_the_focus_under_the_previews_footer(
+    shop: str, context: BrowserContext, page: Page
+) -> None:
+    """The basket preview's total and button stick to the bottom of the screen: walking six recipes with Tab, no
+    control lands under them (WCAG 2.4.11), on a phone and at 200 % zoom (640 x 400 for 1280 x 800)."""
+    page.set_viewport_size({"width": 375, "height": 740})
+    visit(context, page, shop, "/idees/recherche?all_recipes=true", user=new_user())
+    for index in range(6):
+        card = catalog(page).locator("svc-recipe-card[hydrated]").nth(index)
+        recipe_id = card.get_attribute("recipe-id")
+        card.locator(".svc-recipe-card-cta").click()
+        dialog = page.get_by_role("dialog")
+        expect(dialog.locator(f"svc-recipe-details[recipe-id='{recipe_id}']")).to_be_attached()
+        dialog.locator(".svc-recipe-details__add-all").click()
+        expect(card).to_have_attribute("in-basket", "true")
+        page.keyboard.press("Escape")
+    for size in ({"width": 375, "height": 740}, {"width": 640, "height": 400}):
+        page.set_viewport_size(size)
+        page.goto(f"{shop}/idees/panier")
+        expect(catalog(page).locator(".svc-basket-preview__item")).to_have_count(6)
+        hidden = []
+        for _ in range(45):
+            page.keyboard.press("Tab")
+            where = page.evaluate(FOCUS_UNDER_A_BAR)
+            if where:
+                hidden.append(where)
+        assert hidden == [], f"{len(hidden)} focused controls under a bar ({size}): {hidden[:3]}"

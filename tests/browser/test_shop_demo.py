@@ -16,7 +16,7 @@ from playwright.sync_api import BrowserContext, Page, Route, expect
 from examples.shop.shelf import FIRST_SCREEN_PRODUCTS
 
 from .axe import assert_no_axe_violations
-from .helpers import layout_shifts, new_user, record_layout_shifts, visit
+from .helpers import FOCUS_UNDER_A_BAR, layout_shifts, new_user, record_layout_shifts, visit
 from .split_delivery import split_delivery
 from .test_planner_entry import WIDTHS
 
@@ -326,29 +326,6 @@ SCROLL_SETTLED = """() => new Promise((settled) => {
   };
   frame();
 })"""
-# The focused control, where the shop's sticky header or a sticky or fixed bar of the service (the catalog list's
-# filter bar, the basket preview's footer, the planner's) covers part of it (what is drawn at a point of its box, as
-# elementFromPoint tells); null otherwise.
-HIDDEN_UNDER_THE_HEADER = """() => {
-  const active = document.activeElement;
-  if (!active || active === document.body) return null;
-  const box = active.getBoundingClientRect();
-  if (box.height === 0 || box.bottom <= 0 || box.top >= innerHeight) return null;  // not scrolled into view
-  const bar = (element) => {
-    for (let el = element; el; el = el.parentElement) {
-      if (el.contains(active)) return null;
-      if (el.matches(".site-header") || ["sticky", "fixed"].includes(getComputedStyle(el).position)) return el;
-    }
-    return null;
-  };
-  const x = Math.min(Math.max(box.left + box.width / 2, 0), innerWidth - 1);
-  for (const y of [box.top + 1, box.top + box.height / 2, box.bottom - 1]) {
-    const drawn = document.elementFromPoint(x, Math.min(Math.max(y, 0), innerHeight - 1));
-    const over = drawn && bar(drawn);
-    if (over) return `${active.outerHTML.slice(0, 120)} at ${Math.round(box.top)} under ${over.className}`;
-  }
-  return null;
-}"""
 
 
 @pytest.mark.parametrize("path", BACKWARDS_PAGES)
@@ -373,7 +350,7 @@ def test_shift_tab_never_leaves_the_focus_under_the_sticky_header(
     hidden = []
     for _ in range(60):
         page.keyboard.press("Shift+Tab")
-        where = page.evaluate(HIDDEN_UNDER_THE_HEADER)
+        where = page.evaluate(FOCUS_UNDER_A_BAR)
         if where:
             hidden.append(where)
     assert hidden == [], f"{len(hidden)} focused controls under the header ({width}, {path}): {hidden[:3]}"

@@ -18,8 +18,9 @@
 // - a logged-out shopper's "log in" asks the host (svc.planner.defineLoginRequired), which brings the shopper
 //   back here after the login;
 // - the toolbar's height while it sticks (catalog.css), on the root as --svc-catalog-toolbar-height: the list's
-//   filter bar sticks under it, and focused controls scroll clear of it; the filter bar's likewise
-//   (--svc-catalog-filters-height), so that a focused card does not hide under it (WCAG 2.4.11).
+//   filter bar sticks under it, and focused controls scroll clear of it; the filter bar's and the basket
+//   preview's footer's likewise (--svc-catalog-filters-height, --svc-catalog-footer-height), so that a focused
+//   control does not hide under them (WCAG 2.4.11).
 //
 // The preferences panel is a part of its own, components/catalog/preferences.js, and what the basket preview counts
 // is components/catalog/basket-counts.js (both bundled into this module in the release tree).
@@ -28,11 +29,13 @@ import { soldLines, soldProducts } from "./catalog/basket-counts.js";
 import { PreferencesPanel } from "./catalog/preferences.js";
 
 const tagName = `${sdk.prefix}-catalog`;
-// The bars that stick to the top of the viewport, and the custom property that holds each one's height while it
-// sticks: what sticks under them, and the focused control scrolled into view, keep clear of them (catalog.css).
+// The bars that stick to the top or the bottom of the viewport, and the custom property that holds each one's
+// height while it sticks: what sticks under them, and the focused control scrolled into view, keep clear of them
+// (catalog.css).
 const STICKY_BARS = [
   [".svc-catalog__toolbar", "--svc-catalog-toolbar-height"],
   [".svc-catalog-list__filters", "--svc-catalog-filters-height"],
+  [".svc-basket-preview__footer", "--svc-catalog-footer-height"],
 ];
 const REMOVING_MS = 300;
 /** Analytics paths already sent a pageview on this document (a header and a home on one page: one pageview). */
@@ -120,9 +123,9 @@ export class CatalogElement extends HTMLElement {
     this.#toolbar = null;
   }
 
-  /** While the toolbar (from 600px, catalog.css) and the list's filter bar (under 768px, catalog-list.css) stick,
-   * their heights on the root; 0 while they scroll away. The root is watched too: its width decides whether they
-   * stick. */
+  /** While the toolbar (from 600px, catalog.css), the list's filter bar (under 768px, catalog-list.css) and the
+   * basket preview's footer (basket-preview.css) stick, their heights on the root; 0 while they scroll away. The
+   * root is watched too: its width decides whether they stick. */
   #watchToolbar() {
     if (typeof ResizeObserver !== "function") return;
     const bars = STICKY_BARS.map(([selector, property]) => /** @type {const} */ ([this.querySelector(selector), property]));
