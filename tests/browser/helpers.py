@@ -308,6 +308,18 @@ FOCUS_UNDER_A_BAR = """() => {
 }"""
 
 
+def focus_under_bars(page: Page, key: str, *, presses: int) -> list[str]:
+    """Presses `key` (Tab, Shift+Tab) `presses` times; each focused control that lands under a bar
+    (FOCUS_UNDER_A_BAR), described."""
+    hidden = []
+    for _ in range(presses):
+        page.keyboard.press(key)
+        where = page.evaluate(FOCUS_UNDER_A_BAR)
+        if where:
+            hidden.append(where)
+    return hidden
+
+
 def cover_with_host_widget(target: Locator) -> Locator:
     """Puts a host page's own element at the highest z-index (a chat widget, a cookie banner) right over `target`,
     and returns it."""

@@ -10,7 +10,7 @@ the pages link each other there, so Playwright forwards that origin to the test'
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import pytest
 import requests
@@ -19,8 +19,8 @@ from playwright.sync_api import BrowserContext, Locator, Page, expect
 from .axe import assert_no_axe_violations
 from .helpers import (
     DARK_HOST,
-    FOCUS_UNDER_A_BAR,
     PostsAppliedThenLost,
+    focus_under_bars,
     layout_shifts,
     new_user,
     origin_served_by,
@@ -53,6 +53,22 @@ def catalog(page: Page) -> Locator:
     root = page.locator(f"{CATALOG}[hydrated]").first
     expect(root).to_be_visible()
     return root
+
+
+def add_whole_recipes(page: Page, indexes: Iterable[int]) -> None:
+    """From a catalog list, puts the recipes of the cards at `indexes` in the basket, each with its drawer's "add
+    all"."""
+    for index in indexes:
+        card = catalog(page).locator("svc-recipe-card[hydrated]").nth(index)
+        recipe_id = card.get_attribute("recipe-id")
+        card.locator(".svc-recipe-card-cta").click()
+        # This recipe's drawer, loaded (its footer comes with it), then the basket's word that the write is done
+        # before the page is left: the card in the basket.
+        dialog = page.get_by_role("dialog")
+        expect(dialog.locator(f"svc-recipe-details[recipe-id='{recipe_id}']")).to_be_attached()
+        dialog.locator(".svc-recipe-details__add-all").click()
+        expect(card).to_have_attribute("in-basket", "true")
+        page.keyboard.press("Escape")
 
 
 def card_ids(scope: Locator) -> list[str]:
@@ -278,17 +294,7 @@ def test_a_paid_basket_is_in_the_history_and_the_preview_removes(
 
     # Two recipes in the new basket; the preview removes one, and the shop's cart follows.
     page.goto(f"{shop}/idees/recherche?all_recipes=true")
-    for index in (3, 4):
-        card = catalog(page).locator("svc-recipe-card[hydrated]").nth(index)
-        recipe_id = card.get_attribute("recipe-id")
-        card.locator(".svc-recipe-card-cta").click()
-        # This recipe's drawer, loaded (its footer comes with it), then the basket's word that the write is done
-        # before the page is left: the card in the basket.
-        dialog = page.get_by_role("dialog")
-        expect(dialog.locator(f"svc-recipe-details[recipe-id='{recipe_id}']")).to_be_attached()
-        dialog.locator(".svc-recipe-details__add-all").click()
-        expect(card).to_have_attribute("in-basket", "true")
-        page.keyboard.press("Escape")
+    add_whole_recipes(page, (3, 4))
     page.goto(f"{shop}/idees/panier")
     preview = catalog(page)
     items = preview.locator(".svc-basket-preview__item")
@@ -494,23 +500,10 @@ def test_the_keyboard_never_leaves_the_focus_under_the_previews_footer(
     control lands under them (WCAG 2.4.11), on a phone and at 200 % zoom (640 x 400 for 1280 x 800)."""
     page.set_viewport_size({"width": 375, "height": 740})
     visit(context, page, shop, "/idees/recherche?all_recipes=true", user=new_user())
-    for index in range(6):
-        card = catalog(page).locator("svc-recipe-card[hydrated]").nth(index)
-        recipe_id = card.get_attribute("recipe-id")
-        card.locator(".svc-recipe-card-cta").click()
-        dialog = page.get_by_role("dialog")
-        expect(dialog.locator(f"svc-recipe-details[recipe-id='{recipe_id}']")).to_be_attached()
-        dialog.locator(".svc-recipe-details__add-all").click()
-        expect(card).to_have_attribute("in-basket", "true")
-        page.keyboard.press("Escape")
+    add_whole_recipes(page, range(6))
     for size in ({"width": 375, "height": 740}, {"width": 640, "height": 400}):
         page.set_viewport_size(size)
         page.goto(f"{shop}/idees/panier")
         expect(catalog(page).locator(".svc-basket-preview__item")).to_have_count(6)
-        hidden = []
-        for _ in range(45):
-            page.keyboard.press("Tab")
-            where = page.evaluate(FOCUS_UNDER_A_BAR)
-            if where:
-                hidden.append(where)
+        hidden = focus_under_bars(page, "Tab", presses=45)
         assert hidden == [], f"{len(hidden)} focused controls under a bar ({size}): {hidden[:3]}"

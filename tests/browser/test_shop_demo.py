@@ -16,7 +16,7 @@ from playwright.sync_api import BrowserContext, Page, Route, expect
 from examples.shop.shelf import FIRST_SCREEN_PRODUCTS
 
 from .axe import assert_no_axe_violations
-from .helpers import FOCUS_UNDER_A_BAR, layout_shifts, new_user, record_layout_shifts, visit
+from .helpers import focus_under_bars, layout_shifts, new_user, record_layout_shifts, visit
 from .split_delivery import split_delivery
 from .test_planner_entry import WIDTHS
 
@@ -347,10 +347,5 @@ def test_shift_tab_never_leaves_the_focus_under_the_sticky_header(
     # under the header by the rest of the animation. Start once the page stands still, as a shopper's next key does.
     page.wait_for_function(SCROLL_SETTLED)
     page.locator("body").focus()
-    hidden = []
-    for _ in range(60):
-        page.keyboard.press("Shift+Tab")
-        where = page.evaluate(FOCUS_UNDER_A_BAR)
-        if where:
-            hidden.append(where)
+    hidden = focus_under_bars(page, "Shift+Tab", presses=60)
     assert hidden == [], f"{len(hidden)} focused controls under the header ({width}, {path}): {hidden[:3]}"
