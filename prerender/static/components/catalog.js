@@ -61,7 +61,7 @@ export class CatalogElement extends HTMLElement {
   /** @type {IntersectionObserver | null} */
   #rows = null;
   /** @type {ResizeObserver | null} */
-  #toolbar = null;
+  #stickyBars = null;
   /** The page's texts (its `data-texts`, filled by the server in the page's language). */
   #text = translator("fr");
   #busy = false;
@@ -105,7 +105,7 @@ export class CatalogElement extends HTMLElement {
       this.#followLikes();
     }
     if (this.page === "basket-preview") this.#followBasket();
-    this.#watchToolbar();
+    this.#watchStickyBars();
     this.#subscriptions.push(preferences.askOnce());
     preferences.sayWhatWasSaved();
     this.toggleAttribute("hydrated", true);
@@ -119,25 +119,25 @@ export class CatalogElement extends HTMLElement {
     this.#preferences = null;
     this.#rows?.disconnect();
     this.#rows = null;
-    this.#toolbar?.disconnect();
-    this.#toolbar = null;
+    this.#stickyBars?.disconnect();
+    this.#stickyBars = null;
   }
 
   /** While the toolbar (from 600px, catalog.css), the list's filter bar (under 768px, catalog-list.css) and the
    * basket preview's footer (basket-preview.css) stick, their heights on the root; 0 while they scroll away. The
    * root is watched too: its width decides whether they stick. */
-  #watchToolbar() {
+  #watchStickyBars() {
     if (typeof ResizeObserver !== "function") return;
     const bars = STICKY_BARS.map(([selector, property]) => /** @type {const} */ ([this.querySelector(selector), property]));
     if (!bars.some(([bar]) => bar instanceof HTMLElement)) return;
-    this.#toolbar = new ResizeObserver(() => {
+    this.#stickyBars = new ResizeObserver(() => {
       for (const [bar, property] of bars) {
         const height = bar instanceof HTMLElement && getComputedStyle(bar).position === "sticky" ? bar.offsetHeight : 0;
         this.style.setProperty(property, `${height}px`);
       }
     });
-    this.#toolbar.observe(this);
-    for (const [bar] of bars) if (bar instanceof HTMLElement) this.#toolbar.observe(bar);
+    this.#stickyBars.observe(this);
+    for (const [bar] of bars) if (bar instanceof HTMLElement) this.#stickyBars.observe(bar);
   }
 
   /** @param {string} text @param {"info" | "error"} [kind] */
