@@ -117,15 +117,16 @@ CREDENTIAL_REFUSED = problem("No valid shopper's credential (`Authorization: Bea
 # The versioned routes' header fields a browser route takes (prerender/schemas/headers.py, BrowserHeaders).
 BROWSER_HEADER_FIELDS = ("language_id", "session_id", "profiling", "request_id")
 GUARD_ERROR = problem("Invalid parameters or missing or malformed headers (`errors` names each field).")
+# prerender/web/request_limits.py measures a request's body on every route, whether it takes one or not.
+BODY_TOO_LARGE = problem("The body is larger than the limit (64 KiB).")
 GENERIC_ANSWERS: Mapping[int, Answer] = {
-    # prerender/web/request_limits.py measures a request's body on every route, whether it takes one or not.
-    413: problem("The body is larger than the limit (64 KiB)."),
+    413: BODY_TOO_LARGE,
     414: problem("The URL is longer than the limit (prerender/web/request_limits.py)."),
     431: problem("A header, the number of headers or their total size is over the limit."),
     500: problem("The service failed to answer this request."),
 }
 BODY_ANSWERS: Mapping[int, Answer] = {
-    413: problem("The body is larger than the limit (64 KiB)."),
+    413: BODY_TOO_LARGE,
     415: problem("The body's Content-Type, or a Content-Encoding, is not accepted."),
 }
 
