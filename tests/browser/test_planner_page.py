@@ -289,6 +289,28 @@ def test_a_search_without_results_says_so(site: Callable[..., Customer], page: P
     expect(planner.locator("[data-role=status]")).to_have_text(empty.inner_text())  # heard as well as shown
 
 
+def test_cancelling_a_search_keeps_the_focus_and_says_what_shows(site: Callable[..., Customer], page: Page) -> None:
+    """"Annuler" hides itself as the suggestions come back: the focus goes to the emptied search field (it fell to
+    <body>, and a keyboard shopper started again from the top of the host's page) and the page's status says that
+    the suggestions show, and how many (a screen reader heard nothing)."""
+    customer = site()
+    planner = customer.open()
+    suggestions = planner.locator("[data-role=panel-items] > li").count()
+    search = planner.locator(".svc-planner__search-input")
+    search.fill("chocolat")
+    search.press("Enter")
+    idle(planner)
+    cancel = planner.locator("[data-action=suggestions]")
+    cancel.focus()
+    page.keyboard.press("Enter")
+    idle(planner)
+    expect(cancel).to_be_hidden()
+    expect(planner.locator("[data-role=panel-title]")).to_have_text("Nos suggestions")
+    expect(search).to_be_focused()
+    expect(search).to_have_value("")
+    expect(planner.locator("[data-role=status]")).to_have_text(f"Retour à nos suggestions\u00a0: {suggestions} recettes")
+
+
 def test_remove_and_swap_a_recipe(site: Callable[..., Customer], page: Page, width: str) -> None:
     customer = site()
     planner = customer.open()

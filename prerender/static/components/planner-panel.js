@@ -45,7 +45,7 @@ export class PlannerPanel {
    */
   async load({ more }) {
     if (!this.filtering()) {
-      this.showSuggestions();
+      this.backToSuggestions();
       return;
     }
     const moreButton = this.#moreButton();
@@ -111,6 +111,25 @@ export class PlannerPanel {
       const control = item?.querySelectorAll("button, a[href], input")[focused.index];
       if (control instanceof HTMLElement && !control.matches(":disabled")) control.focus();
     }
+  }
+
+  /**
+   * The shopper left the catalog (the last chip released, or "Annuler"): the suggestions again, and the page's
+   * status says so, with how many (the list changed under a screen reader's cursor without a word).
+   */
+  backToSuggestions() {
+    this.showSuggestions();
+    const count = this.#items()?.children.length ?? 0;
+    this.#host.status(count ? this.#host.text("SUGGESTIONS_SHOWN", { count }) : this.#host.text("NO_SUGGESTIONS"));
+  }
+
+  /**
+   * "Annuler": the suggestions again, and the focus, which was on the button that now hides, in the emptied
+   * search field (it fell to the host page's <body>).
+   */
+  cancelSearch() {
+    this.backToSuggestions();
+    /** @type {HTMLInputElement | null} */ (this.#root.querySelector(".svc-planner__search-input"))?.focus();
   }
 
   /** The suggestions again: the chips released, the search emptied, the menu's recipes marked. */

@@ -192,7 +192,7 @@ export class PlannerElement extends HTMLElement {
         /** @type {HTMLInputElement | null} */ (this.querySelector(".svc-planner__search-input"))?.focus();
         break;
       case "more": this.#run(() => this.#panel.load({ more: true })); break;
-      case "suggestions": this.#run(async () => this.#panel.showSuggestions()); break;
+      case "suggestions": this.#run(async () => this.#panel.cancelSearch()); break;
       case "help": this.#openOnboarding(control); break;
       case "finalize": this.#run(() => this.#finalize(/** @type {HTMLButtonElement} */ (control))); break;
       case "retry": void this.#retry.now({ manual: true }); break;
