@@ -65,6 +65,7 @@ class CtaView:
                 "STORE_LABEL",
                 "STORE_PLACEHOLDER",
                 "STORE_SUBMIT",
+                "STORE_REQUIRED",
                 "STORE_CHANGE",
                 "STORE_CURRENT",
                 "STORES_LOADING",

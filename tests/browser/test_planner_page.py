@@ -493,6 +493,42 @@ def test_the_budget_shows_its_gauge(site: Callable[..., Customer], page: Page, w
     expect(planner.locator("[data-role=budget-gauge]")).to_have_count(0)
 
 
+def test_a_budget_that_cannot_be_read_says_why_in_the_page(site: Callable[..., Customer], page: Page, width: str) -> None:
+    """An amount the field cannot read is refused in the page's own words, under the field and in its description,
+    with the format to follow (it was the browser's bubble, in the browser's language, gone after a few seconds,
+    the format only in a tooltip); nothing is written. The error leaves as the shopper types again."""
+    customer = site()
+    planner = customer.open()
+    writes: list[str] = []
+    page.on("request", lambda r: writes.append(r.url) if r.method == "PATCH" else None)
+    field = planner.locator(".svc-planner__budget-input")
+    error = planner.locator("[data-role=budget-error]")
+    expect(error).to_be_hidden()
+    expect(field).not_to_have_attribute("aria-invalid", "true")
+    field.fill("quarante")
+    planner.locator(".svc-planner__budget-edit").click()
+    idle(planner)
+    text = "Montant non lu\u00a0: écrivez un montant en euros, par exemple 40,00 (100000 au plus)."
+    expect(error).to_be_visible()
+    expect(error).to_have_text(text)
+    expect(field).to_have_attribute("aria-invalid", "true")
+    expect(field).to_have_accessible_description(text)
+    expect(field).to_be_focused()
+    expect(planner.locator("[data-role=status]")).to_have_text(text)
+    assert not writes
+    assert_no_axe_violations(page, product(page), what=f"the budget refused ({width})")
+    field.press("End")
+    field.press("Backspace")
+    expect(error).to_be_hidden()
+    expect(field).not_to_have_attribute("aria-invalid", "true")
+    field.fill("40")
+    field.press("Enter")
+    idle(planner)
+    expect(planner.locator("[data-role=budget-gauge]")).to_contain_text("40,00")
+    expect(error).to_be_hidden()
+    assert len(writes) == 1
+
+
 def fill_share(budget: Locator) -> float:
     """How much of the gauge's bar its fill covers, as drawn."""
     bar = budget.locator(".svc-planner__budget-bar").bounding_box()

@@ -130,6 +130,32 @@ def test_every_tab_keeps_the_focus_in_the_drawer_before_a_store_is_chosen(page: 
     expect(selected_tab).to_be_focused()
 
 
+def test_a_store_not_chosen_is_asked_for_in_the_drawers_words(page: Page, publisher_url: str, width: str):
+    """"Voir les produits" without a store says, under the list and in its description, to choose one (it was
+    the browser's bubble, in the browser's language, gone after a few seconds), and the focus goes to the list.
+    The sentence leaves once a store is chosen."""
+    static_button(open_recipe(page, publisher_url)).click()
+    drawer = page.locator("svc-drawer[open]")
+    picker = drawer.locator("[data-role='store-form']")
+    select = picker.locator("select")
+    error = picker.locator("[data-role='store-error']")
+    expect(select).to_be_visible()
+    expect(error).to_be_hidden()
+    picker.locator("button[type='submit']").click()
+    text = "Choisissez votre magasin dans la liste pour voir ses produits."
+    expect(error).to_be_visible()
+    expect(error).to_have_text(text)
+    expect(select).to_have_attribute("aria-invalid", "true")
+    expect(select).to_have_accessible_description(text)
+    expect(select).to_be_focused()
+    assert_no_axe_violations(page, include=product(page))
+    select.select_option("1001")
+    expect(error).to_be_hidden()
+    expect(select).not_to_have_attribute("aria-invalid", "true")
+    picker.locator("button[type='submit']").click()
+    expect(drawer.locator(".svc-basket-transfer__current")).to_contain_text("Demo Market Paris Bastille")
+
+
 STORES_ROUTE = re.compile(r"/v[12]/basket/transfers/stores$")
 
 

@@ -185,7 +185,11 @@ export class TransferPanel {
     this.#renderAction();
   }
 
-  /** The store form: a native select and a submit button (works with the keyboard and screen readers as is). */
+  /**
+   * The store form: a native select and a submit button (works with the keyboard and screen readers as is). Sent
+   * without a store, it says so under the list in the drawer's words (`novalidate`: not the browser's bubble), the
+   * list described by the sentence and focused, until a store is chosen.
+   */
   #picker(/** @type {string | null} */ current) {
     const id = `svc-basket-transfer-store-${Math.random().toString(36).slice(2, 8)}`;
     const select = /** @type {HTMLSelectElement} */ (h("select", { id, name: "store_id", class: "svc-basket-transfer__select", required: "" },
@@ -195,13 +199,29 @@ export class TransferPanel {
         if (store.id === current) option.setAttribute("selected", "");
         return option;
       })));
-    const form = h("form", { class: "svc-basket-transfer__form", "data-role": "store-form" },
+    const error = h("p", { class: "svc-basket-transfer__error", id: `${id}-error`, "data-role": "store-error", hidden: "" },
+      this.#t("store_required"));
+    /** @param {boolean} shown */
+    const showError = (shown) => {
+      error.hidden = !shown;
+      if (shown) {
+        select.setAttribute("aria-invalid", "true");
+        select.setAttribute("aria-describedby", error.id);
+      } else {
+        select.removeAttribute("aria-invalid");
+        select.removeAttribute("aria-describedby");
+      }
+    };
+    select.addEventListener("change", () => showError(select.value === ""));
+    const form = h("form", { class: "svc-basket-transfer__form", "data-role": "store-form", novalidate: "" },
       h("label", { class: "svc-basket-transfer__field", for: id }, this.#t("store_label"), select),
-      h("button", { type: "submit", class: "svc-ds-button svc-ds-button--secondary" }, this.#t("store_submit")));
+      h("button", { type: "submit", class: "svc-ds-button svc-ds-button--secondary" }, this.#t("store_submit")),
+      error);
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       const storeId = select.value;
       if (!storeId) {
+        showError(true);
         select.focus();
         return;
       }

@@ -103,6 +103,7 @@ export class PlannerElement extends HTMLElement {
     this.addEventListener("click", (event) => this.#onClick(event), { signal });
     this.addEventListener("change", (event) => this.#onChange(event), { signal });
     this.addEventListener("submit", (event) => this.#onSubmit(/** @type {SubmitEvent} */ (event)), { signal });
+    this.addEventListener("input", (event) => this.#onInput(event), { signal });
     revealFocusInRows(this, signal);
     if (this.hasAttribute("unavailable")) return;
     if (this.hasAttribute("retry")) {
@@ -220,14 +221,42 @@ export class PlannerElement extends HTMLElement {
     });
   }
 
+  /** Typing again in a refused budget field takes its error away. @param {Event} event */
+  #onInput(event) {
+    const input = event.target;
+    if (input instanceof HTMLInputElement && input.name === "budget" && input.getAttribute("aria-invalid") === "true") {
+      this.#budgetError(input, false);
+    }
+  }
+
+  /**
+   * The budget field refused (`shown`), or no longer: its error paragraph (templates/planner/budget.html) under it
+   * and as its description, `aria-invalid`, the words heard in the page's status and the focus in the field.
+   * @param {HTMLInputElement} input @param {boolean} shown
+   */
+  #budgetError(input, shown) {
+    const error = /** @type {HTMLElement | null} */ (this.querySelector("[data-role='budget-error']"));
+    if (error) error.hidden = !shown;
+    if (shown) {
+      input.setAttribute("aria-invalid", "true");
+      if (error) input.setAttribute("aria-describedby", error.id);
+      input.focus();
+      this.#status(error?.textContent?.trim() ?? "");
+    } else {
+      input.removeAttribute("aria-invalid");
+      input.removeAttribute("aria-describedby");
+    }
+  }
+
   /** @param {SubmitEvent} event */
   #onSubmit(event) {
     const form = /** @type {HTMLFormElement} */ (event.target);
     if (form.dataset.role === "budget-form") {
       event.preventDefault();
       const input = /** @type {HTMLInputElement | null} */ (form.elements.namedItem("budget"));
-      if (!input || !input.checkValidity()) {
-        input?.reportValidity();
+      if (!input) return;
+      if (!input.checkValidity()) {
+        this.#budgetError(input, true);
         return;
       }
       // The field is text in the page's decimals (templates/planner/budget.html): "40,00" or "40.00".
