@@ -270,6 +270,30 @@ def test_add_all_reaches_the_cart_and_a_cart_change_reaches_the_basket(
     expect(page.locator(f"svc-recipe-card[recipe-id='{recipe_id}']")).to_have_attribute("in-basket", "false")
 
 
+def test_add_all_again_for_the_same_guests_says_nothing_was_added(page: Page, context: BrowserContext, shop_url: str):
+    """Once the recipe is in the basket, its main button reads "Recette dans le panier" and still adds the recipe:
+    pressed again for the same guests, the drawer says that nothing was added (a press that changed nothing said
+    nothing, to the eye or to a screen reader), whether or not the host asked for the confirmation of additions
+    (the shop asks: the first press says how many products were added). The basket is unchanged."""
+    visit(context, page, shop_url, user=new_user())
+    card = hydrated_cards(page).first
+    card.locator(".svc-recipe-card-cta").click()
+    dialog = page.get_by_role("dialog")
+    add_all = dialog.locator(".svc-recipe-details__add-all")
+    add_all.click()
+    expect(card).to_have_attribute("in-basket", "true")
+    expect(add_all).to_have_text("Recette dans le panier")
+    message = dialog.locator(".svc-drawer__message [role=status]")
+    expect(message).to_have_text(re.compile(r"^\d+ produits? ajoutés? à votre panier$"))
+    expect(add_all).not_to_have_attribute("aria-busy", "true")
+    before = page.evaluate("() => JSON.stringify(window.svc.basket.basket$.value?.products)")
+    add_all.click()
+    expect(message).to_have_text("La recette est déjà dans votre panier\u00a0: rien n'a été ajouté.")
+    expect(add_all).not_to_have_attribute("aria-busy", "true")
+    assert page.evaluate("() => JSON.stringify(window.svc.basket.basket$.value?.products)") == before
+    assert_no_axe_violations(page, include=["svc-drawer[open]"])
+
+
 def test_add_all_with_a_swapped_product_is_one_basket_write(page: Page, context: BrowserContext, shop_url: str):
     """The product chosen in the drawer goes with the recipe in one request: no PUT per product after it."""
     visit(context, page, shop_url, user=new_user())

@@ -290,7 +290,7 @@ def test_a_search_without_results_says_so(site: Callable[..., Customer], page: P
 
 
 def test_cancelling_a_search_keeps_the_focus_and_says_what_shows(site: Callable[..., Customer], page: Page) -> None:
-    """"Annuler" hides itself as the suggestions come back: the focus goes to the emptied search field (it fell to
+    """ "Annuler" hides itself as the suggestions come back: the focus goes to the emptied search field (it fell to
     <body>, and a keyboard shopper started again from the top of the host's page) and the page's status says that
     the suggestions show, and how many (a screen reader heard nothing)."""
     customer = site()
@@ -308,7 +308,8 @@ def test_cancelling_a_search_keeps_the_focus_and_says_what_shows(site: Callable[
     expect(planner.locator("[data-role=panel-title]")).to_have_text("Nos suggestions")
     expect(search).to_be_focused()
     expect(search).to_have_value("")
-    expect(planner.locator("[data-role=status]")).to_have_text(f"Retour à nos suggestions\u00a0: {suggestions} recettes")
+    status = planner.locator("[data-role=status]")
+    expect(status).to_have_text(f"Retour à nos suggestions\u00a0: {suggestions} recettes")
 
 
 def test_remove_and_swap_a_recipe(site: Callable[..., Customer], page: Page, width: str) -> None:
@@ -493,7 +494,9 @@ def test_the_budget_shows_its_gauge(site: Callable[..., Customer], page: Page, w
     expect(planner.locator("[data-role=budget-gauge]")).to_have_count(0)
 
 
-def test_a_budget_that_cannot_be_read_says_why_in_the_page(site: Callable[..., Customer], page: Page, width: str) -> None:
+def test_a_budget_that_cannot_be_read_says_why_in_the_page(
+    site: Callable[..., Customer], page: Page, width: str
+) -> None:
     """An amount the field cannot read is refused in the page's own words, under the field and in its description,
     with the format to follow (it was the browser's bubble, in the browser's language, gone after a few seconds,
     the format only in a tooltip); nothing is written. The error leaves as the shopper types again."""

@@ -131,7 +131,7 @@ def test_every_tab_keeps_the_focus_in_the_drawer_before_a_store_is_chosen(page: 
 
 
 def test_a_store_not_chosen_is_asked_for_in_the_drawers_words(page: Page, publisher_url: str, width: str):
-    """"Voir les produits" without a store says, under the list and in its description, to choose one (it was
+    """ "Voir les produits" without a store says, under the list and in its description, to choose one (it was
     the browser's bubble, in the browser's language, gone after a few seconds), and the focus goes to the list.
     The sentence leaves once a store is chosen."""
     static_button(open_recipe(page, publisher_url)).click()

@@ -303,10 +303,16 @@ export class RecipeDetails {
     }
   }
 
-  /** "Add all": the recipe for the guests shown with the products chosen here, in one basket write. */
+  /**
+   * "Add all": the recipe for the guests shown with the products chosen here, in one basket write. Pressed when
+   * the recipe is in the basket already ("Recette dans le panier"), the write changes nothing unless the guests
+   * or a chosen product differ (the service scales an entry; it does not add back a line taken out): a press
+   * that changed nothing says so in the drawer, whatever the host's choice of confirmations.
+   */
   async #addAll(/** @type {HTMLElement} */ control) {
     if (control.getAttribute("aria-busy") === "true") return;
     const { basket, notices, track } = services;
+    const before = entrySnapshot(basket.entry(this.#recipeId));
     control.setAttribute("aria-busy", "true");
     control.setAttribute("aria-disabled", "true");
     try {
@@ -322,6 +328,9 @@ export class RecipeDetails {
       this.#choices.clear();
       track("entry.add-all", { recipe_id: this.#recipeId, guests: this.#guests.value });
       this.#reportAddAll();
+      if (before !== null && before === entrySnapshot(basket.entry(this.#recipeId))) {
+        notices.show(notices.t("details.nothing-added"));
+      }
     } catch (error) {
       notices.error(error);
     } finally {
@@ -390,4 +399,14 @@ function readData(/** @type {HTMLElement} */ root) {
     console.error("recipe details: unreadable JSON", error);
     return {};
   }
+}
+
+/**
+ * What a basket entry holds, as one comparable string (its guests, and each line's ingredient, product and
+ * packages); null for a recipe not in the basket. @param {any} entry
+ */
+function entrySnapshot(entry) {
+  if (!entry) return null;
+  const lines = (entry.lines ?? []).map((/** @type {any} */ line) => `${line.ingredient_id}:${line.product_id}:${line.quantity}`);
+  return JSON.stringify([String(entry.guests), lines.sort()]);
 }
