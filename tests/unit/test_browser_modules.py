@@ -151,3 +151,22 @@ def test_the_sdk_s_empty_basket_is_the_service_s():
     script = "import('./prerender/static/sdk/basket.js').then((m) => console.log(JSON.stringify(m.emptyBasket(null))))"
     printed = subprocess.run([node, "-e", script], capture_output=True, text=True, check=True, cwd=ROOT).stdout
     assert json.loads(printed) == EMPTY_BASKET
+
+
+# The forwarded routes' paths (prerender/blueprints/basket.py, payments.py, transfers.py, menu.py), each written
+# once, in the SDK's module of its calls (docs/architecture.md, "Adding a forwarded route").
+ROUTES_MODULES = {"sdk/basket-routes.js", "sdk/menu-routes.js"}
+FORWARDED_PATH = re.compile(r"""["'`]/(?:basket|baskets|menu)(?:[/"'`?$])""")
+
+
+def test_the_basket_and_menu_paths_are_written_in_their_routes_modules_only():
+    """A component or SDK module writing a basket or menu path itself bypasses the one method of its call (the
+    planner's page and the catalog wrote the menu's paths themselves while the docs said otherwise)."""
+    written = [
+        f"{name}:{code.count(chr(10), 0, match.start()) + 1}: {match[0]}"
+        for name, source in modules().items()
+        if name not in ROUTES_MODULES
+        for code in [code_of(source)]
+        for match in FORWARDED_PATH.finditer(code)
+    ]
+    assert written == []

@@ -31,7 +31,7 @@ let storesRead = null;
 
 /** The affiliated retailer's stores: one read per page while it answers. @returns {Promise<TransferStore[]>} */
 function readStores() {
-  storesRead ??= services.client.request("GET", "/basket/transfers/stores", {})
+  storesRead ??= services.basket.transferStores()
     .then((/** @type {any} */ answer) => {
       if (!answer || !Array.isArray(answer.stores)) throw new TypeError("the store list has no stores");
       return /** @type {TransferStore[]} */ (answer.stores);

@@ -392,8 +392,7 @@ export class CatalogElement extends HTMLElement {
    * @param {string} recipeId
    */
   async #addRecipeToMenu(recipeId) {
-    const add = () => services.client.request(
-      "POST", "/menu/current/recipes", { json: { recipe_id: recipeId }, write: true, version: "v2" });
+    const add = () => services.menuRoutes.addRecipe(recipeId);
     if (!this.#menuRead) await this.#readMenu();
     try {
       await add();
@@ -410,7 +409,7 @@ export class CatalogElement extends HTMLElement {
    * @returns {Promise<{ recipes?: { id?: unknown }[] } | null>}
    */
   async #readMenu() {
-    const menu = await services.client.request("GET", "/menu/current", { query: { from: "scratch" }, version: "v2" });
+    const menu = await services.menuRoutes.read({ from: "scratch" });
     this.#menuRead = true;
     return menu;
   }

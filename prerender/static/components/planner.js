@@ -211,7 +211,7 @@ export class PlannerElement extends HTMLElement {
     const product = (input.labels?.[0]?.querySelector(".svc-planner__product-name")?.textContent ?? "").trim();
     this.#run(async () => {
       try {
-        await this.#write(selected ? "PUT" : "DELETE", `/menu/current/recipes/${enc(recipeId)}/products/${enc(productId)}`);
+        await this.#write((menu) => menu.selectProduct(recipeId, productId, selected));
       } catch (error) {
         input.checked = !selected;
         throw error;
@@ -263,7 +263,7 @@ export class PlannerElement extends HTMLElement {
       const written = input.value.replace(/\s/g, "").replace(",", ".");
       const value = written === "" ? null : Number(written);
       this.#run(async () => {
-        await this.#write("PATCH", "/menu/current", { budget: value });
+        await this.#write((menu) => menu.update({ budget: value }));
         await this.#refresh();
         this.#status(this.#text("BUDGET_SAVED"));
       });
@@ -288,7 +288,7 @@ export class PlannerElement extends HTMLElement {
   async #add(recipeId, button) {
     const item = button.closest(".svc-planner__suggestion");
     const title = item?.querySelector(".svc-recipe-card__title-text")?.textContent?.trim() ?? "";
-    await this.#write("POST", "/menu/current/recipes", { recipe_id: recipeId });
+    await this.#write((menu) => menu.addRecipe(recipeId));
     services.track("planner.add", { recipe_id: recipeId, source: this.#panel.filtering() ? "catalog" : "suggestions" });
     const hadFocus = document.activeElement === button;
     this.#panel.markAdded(recipeId);  // its button is disabled ("in the menu"): the focus would fall to the page
@@ -301,7 +301,7 @@ export class PlannerElement extends HTMLElement {
   async #remove(recipeId, row) {
     const title = row?.querySelector(".svc-planner__menu-item-title")?.textContent?.trim() ?? "";
     const next = /** @type {HTMLElement | null} */ (row?.nextElementSibling ?? null)?.dataset?.recipeId ?? null;
-    await this.#write("DELETE", `/menu/current/recipes/${enc(recipeId)}`);
+    await this.#write((menu) => menu.removeRecipe(recipeId));
     services.track("planner.remove", { recipe_id: recipeId });
     this.#panel.unmarkAdded(recipeId);
     await this.#refresh({ focus: next ? `[data-recipe-id="${CSS.escape(next)}"] [data-action='remove']` : ".svc-planner__menu-slot-button" });
@@ -310,9 +310,8 @@ export class PlannerElement extends HTMLElement {
 
   /** The menu recipe for the shopper's first suggestion of its type. @param {string} recipeId @param {string} type */
   async #swap(recipeId, type) {
-    const client = services.client;
     const query = { limit: 1, store_id: this.storeId, ...(type ? { type } : {}) };
-    const answer = await client.request("GET", "/menu/current/suggestions", { query, version: "v2" });
+    const answer = await services.menuRoutes.suggestions(query);
     const next = answer?.data?.[0];
     if (!next?.id) {
       this.#message(this.#text("NO_SWAP"));
@@ -320,7 +319,7 @@ export class PlannerElement extends HTMLElement {
     }
     const row = this.querySelector(`.svc-planner__menu-item[data-recipe-id="${CSS.escape(recipeId)}"]`);
     const title = row?.querySelector(".svc-planner__menu-item-title")?.textContent?.trim() ?? "";
-    await this.#write("POST", `/menu/current/recipes/${enc(recipeId)}/swap`, { recipe_id: String(next.id) });
+    await this.#write((menu) => menu.swapRecipe(recipeId, String(next.id)));
     services.track("planner.swap", { recipe_id: recipeId, new_recipe_id: String(next.id) });
     this.#panel.unmarkAdded(recipeId);  // left the menu, even if the menu cannot be drawn again below
     await this.#refresh({ focus: `[data-recipe-id="${CSS.escape(String(next.id))}"] [data-action='swap']` });
@@ -341,7 +340,7 @@ export class PlannerElement extends HTMLElement {
 
   /** The menu for `guests`: written, its parts drawn again, the panel's cards following. @param {number} guests */
   async #changeGuests(guests) {
-    await this.#write("PATCH", "/menu/current", { guests });
+    await this.#write((menu) => menu.update({ guests }));
     await this.#refresh();
     await this.#panelFollowsGuests();
   }
@@ -519,11 +518,12 @@ export class PlannerElement extends HTMLElement {
   }
 
   /**
-   * A menu write (an idempotency key, retried when its outcome is unknown).
-   * @param {string} method @param {string} path @param {unknown} [json]
+   * A menu write (sdk/menu-routes.js: an idempotency key, retried when its outcome is unknown), told to the
+   * shopper's other tabs once the service took it.
+   * @param {(menu: import("../sdk/menu-routes.js").MenuRoutes) => Promise<unknown>} call
    */
-  async #write(method, path, json) {
-    const answer = await services.client.request(method, path, { json, write: true, version: "v2" });
+  async #write(call) {
+    const answer = await call(services.menuRoutes);
     services.planner.menuChanged(this.storeId);
     return answer;
   }
@@ -715,11 +715,6 @@ export class PlannerElement extends HTMLElement {
       if (region?.textContent === text) region.textContent = "";
     }, MESSAGE_MS);
   }
-}
-
-/** @param {string} value */
-function enc(value) {
-  return encodeURIComponent(value);
 }
 
 /** A selector finding the same control in new markup: its action, within its recipe. @param {HTMLElement} element */

@@ -119,6 +119,15 @@ export class BasketRoutes {
     return this.#client.request("POST", "/menu/current/finalize", { write: true, version: "v2" });
   }
 
+  /**
+   * GET /basket/transfers/stores: the stores of the publisher's affiliated retailer, as the service answers them
+   * (components/basket-transfer.js checks their shape).
+   * @returns {Promise<unknown>}
+   */
+  transferStores() {
+    return this.#client.request("GET", "/basket/transfers/stores", {});
+  }
+
   /** POST /basket/transfers. @param {string} storeId */
   createTransfer(storeId) {
     return this.#client.request("POST", "/basket/transfers", { json: { store_id: storeId }, write: true });

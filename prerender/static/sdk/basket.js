@@ -351,6 +351,11 @@ export class BasketService {
     return this.#arrivals.finalizeMenu();
   }
 
+  /** The stores a publisher's basket may be transferred to (a read, not queued behind the basket's writes). */
+  transferStores() {
+    return this.#routes.transferStores();
+  }
+
   /** See BasketArrivals.transfer. @param {string} storeId */
   transfer(storeId) {
     return this.#arrivals.transfer(storeId);

@@ -15,6 +15,7 @@ import { Likes } from "./likes.js";
 import { Analytics } from "./analytics.js";
 import { ShowTracker } from "./show-tracking.js";
 import { Planner } from "./planner.js";
+import { MenuRoutes } from "./menu-routes.js";
 import { GuestCounts, validGuestCount } from "./guests.js";
 import { TransferArrivals } from "./transfer.js";
 import { defineShopperElement } from "./shopper.js";
@@ -50,6 +51,7 @@ export const INTERNAL = Symbol.for("prerender.sdk.internal");
  * @property {Likes} likes
  * @property {Pos} pos
  * @property {Planner} planner
+ * @property {MenuRoutes} menuRoutes the menu's routes (sdk/menu-routes.js), for the planner's page and the catalog
  * @property {GuestCounts} guests
  * @property {TransferArrivals} transfers
  * @property {Customization} customization the page's settings through the maker's setters (sdk/customization.js)
@@ -93,6 +95,7 @@ function createSdk() {
   const storeLocator$ = new State(false);
   const likes = new Likes({ client, session, track, tabs });
   const planner = new Planner({ session, tabs });
+  const menuRoutes = new MenuRoutes(client);
   const guests = new GuestCounts();
   // The page has loaded and its basket calls are done: what resumes a flow that leaves the page (the planner's
   // finalize) or changes the basket (a transferred basket) waits for it, so as not to cut short the page's own
@@ -376,7 +379,7 @@ function createSdk() {
   };
   /** @type {SdkInternals} */
   const internals = {
-    session, client, notices, analytics, basket, likes, pos, planner, guests, transfers, track,
+    session, client, notices, analytics, basket, likes, pos, planner, menuRoutes, guests, transfers, track,
     customization, recipeEvents, storeLocator$, topLayer,
   };
   Object.defineProperty(sdk, INTERNAL, { value: Object.freeze(internals) });
