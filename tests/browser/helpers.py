@@ -16,7 +16,7 @@ from urllib.parse import urljoin
 
 import requests
 from bs4 import BeautifulSoup
-from playwright.sync_api import BrowserContext, Locator, Page, Request, Route
+from playwright.sync_api import BrowserContext, Locator, Page, Request, Route, expect
 
 from examples.shop.visitor import AUTHLESS_COOKIE, SESSION_COOKIE, STORE_COOKIE, USER_COOKIE
 
@@ -419,3 +419,13 @@ class PostsAppliedThenLost:
     def one_write_tried_again(self) -> bool:
         """Tried more than once, always with the same key."""
         return len(self.keys) > 1 and len(set(self.keys)) == 1 and self.keys[0] is not None
+
+
+def expect_refused(field: Locator, error: Locator, text: str) -> None:
+    """A field refused in the page's own words: `text` under it (`error`), the field marked invalid, described by
+    that sentence and focused (not the browser's validation bubble)."""
+    expect(error).to_be_visible()
+    expect(error).to_have_text(text)
+    expect(field).to_have_attribute("aria-invalid", "true")
+    expect(field).to_have_accessible_description(text)
+    expect(field).to_be_focused()

@@ -30,6 +30,7 @@ from .helpers import (
     DARK_HOST,
     PostsAppliedThenLost,
     euros,
+    expect_refused,
     page_credential,
     policy_violations,
     record_policy_violations,
@@ -512,11 +513,7 @@ def test_a_budget_that_cannot_be_read_says_why_in_the_page(
     planner.locator(".svc-planner__budget-edit").click()
     idle(planner)
     text = "Montant non lu\u00a0: écrivez un montant en euros, par exemple 40,00 (100000 au plus)."
-    expect(error).to_be_visible()
-    expect(error).to_have_text(text)
-    expect(field).to_have_attribute("aria-invalid", "true")
-    expect(field).to_have_accessible_description(text)
-    expect(field).to_be_focused()
+    expect_refused(field, error, text)
     expect(planner.locator("[data-role=status]")).to_have_text(text)
     assert not writes
     assert_no_axe_violations(page, product(page), what=f"the budget refused ({width})")

@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import Locator, Page, Request, expect
 
 from .axe import assert_no_axe_violations
-from .helpers import FOCUS_IN_DIALOG, layout_shifts, origin_served_by, record_layout_shifts
+from .helpers import FOCUS_IN_DIALOG, expect_refused, layout_shifts, origin_served_by, record_layout_shifts
 from .split_delivery import split_delivery
 
 SHOP = "http://127.0.0.1:8080"  # baseUrl of the seed retailer's routing for ENVIRONMENT "local"
@@ -143,11 +143,7 @@ def test_a_store_not_chosen_is_asked_for_in_the_drawers_words(page: Page, publis
     expect(error).to_be_hidden()
     picker.locator("button[type='submit']").click()
     text = "Choisissez votre magasin dans la liste pour voir ses produits."
-    expect(error).to_be_visible()
-    expect(error).to_have_text(text)
-    expect(select).to_have_attribute("aria-invalid", "true")
-    expect(select).to_have_accessible_description(text)
-    expect(select).to_be_focused()
+    expect_refused(select, error, text)
     assert_no_axe_violations(page, include=product(page))
     select.select_option("1001")
     expect(error).to_be_hidden()
