@@ -212,7 +212,10 @@ export class TransferPanel {
         select.removeAttribute("aria-describedby");
       }
     };
-    select.addEventListener("change", () => showError(select.value === ""));
+    // Once said, the sentence follows the list: gone with a store chosen (never said before a first send).
+    select.addEventListener("change", () => {
+      if (select.getAttribute("aria-invalid") === "true") showError(select.value === "");
+    });
     const form = h("form", { class: "svc-basket-transfer__form", "data-role": "store-form", novalidate: "" },
       h("label", { class: "svc-basket-transfer__field", for: id }, this.#t("store_label"), select),
       h("button", { type: "submit", class: "svc-ds-button svc-ds-button--secondary" }, this.#t("store_submit")),
