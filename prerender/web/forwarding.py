@@ -35,12 +35,12 @@ READ_METHODS = frozenset({"GET", "HEAD"})
 @dataclass(frozen=True)
 class ForwardedRoute:
     """A browser route that forwards to one upstream call. Its method is the call's; `endpoint` names its view (the
-    OpenAPI operation's id is made from it, the version and the method: `v2_menu_add_recipe_post`), `description` is the view's docstring; `owner` is whose identity the call is
-    made with (`basket_owner`: baskets need a known supplier). The path segments the route's `path` schema
-    parses fill the call's placeholders; its query is the call's parameters (None values left out), its body
-    the call's body, and the `idempotency_key` of its `headers` the call's key. The call is a write: a GET or
-    HEAD is refused here (a ValueError), since a read needs a cache policy and an ETag that forwarding does not
-    give; a read of the upstream is a view of its own."""
+    OpenAPI operation's id is made from it, the version and the method: `v2_menu_add_recipe_post`), `description`
+    is the view's docstring; `owner` is whose identity the call is made with (`basket_owner`: baskets need a known
+    supplier). The path segments the route's `path` schema parses fill the call's placeholders; its query is the
+    call's parameters (None values left out), its body the call's body, and the `idempotency_key` of its `headers`
+    the call's key. The call is a write: a GET or HEAD is refused here (a ValueError), since a read needs a cache
+    policy and an ETag that forwarding does not give; a read of the upstream is a view of its own."""
 
     rule: str
     endpoint: str
