@@ -26,6 +26,7 @@ from .helpers import (
     origin_served_by,
     page_credential,
     policy_violations,
+    record_events,
     record_layout_shifts,
     record_policy_violations,
     visit,
@@ -118,6 +119,21 @@ def test_browse_a_category_and_load_more(shop: str, context: BrowserContext, pag
     expect(page.get_by_role("dialog")).to_be_visible()
     page.keyboard.press("Escape")
     assert_no_axe_violations(page, [CATALOG], what=f"the list page ({width})")
+
+
+def test_a_double_click_on_more_loads_one_page_in_place(shop: str, context: BrowserContext, page: Page) -> None:
+    """The second click of a double click on "more", while the first page is loading, is the same press: it went
+    to the next page's address, dropping the list and sending a second pageview (an analyst's check)."""
+    visit(context, page, shop, "/idees/recherche?all_recipes=true")
+    record_events(page)
+    results = catalog(page).locator("[data-role=results]")
+    expect(results.locator(":scope > li")).to_have_count(20)
+    address = page.url
+    catalog(page).locator("[data-action=load-more]").dblclick()
+    expect(results.locator(":scope > li")).to_have_count(40)
+    page.wait_for_load_state("networkidle")
+    assert page.url == address
+    assert [e for e in page.evaluate("window.__events") if e["name"] == "pageview"] == []
 
 
 def test_the_list_loads_more_under_a_host_pages_trusted_types(

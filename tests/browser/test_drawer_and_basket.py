@@ -14,7 +14,7 @@ from playwright.sync_api import BrowserContext, Locator, Page, Route, expect
 from examples.shop.visitor import USER_COOKIE
 
 from .axe import assert_no_axe_violations
-from .helpers import FOCUS_IN_DIALOG, euros, hydrated_cards, new_user, visit
+from .helpers import FOCUS_IN_DIALOG, euros, hydrated_cards, new_user, record_events, visit
 
 
 def test_the_drawer_opens_from_the_basket_icon_the_picture_and_the_title_and_gives_focus_back(
@@ -292,6 +292,37 @@ def test_add_all_again_for_the_same_guests_says_nothing_was_added(page: Page, co
     expect(add_all).not_to_have_attribute("aria-busy", "true")
     assert page.evaluate("() => JSON.stringify(window.svc.basket.basket$.value?.products)") == before
     assert_no_axe_violations(page, include=["svc-drawer[open]"])
+
+
+# The guests of the basket's entry for the recipe `id` (NaN when it has none), from the SDK's public basket.
+ENTRY_GUESTS = "Number(window.svc.basket.basket$.value?.recipes?.find((r) => String(r.recipe_id) === id)?.guests)"
+
+
+def test_a_guest_change_the_basket_refuses_is_not_tracked(page: Page, context: BrowserContext, shop_url: str):
+    """`recipe.change-guests` is sent once the basket holds the new count, as the basket's other events: a change
+    the service refused (a 500 here) sent it with a count the basket never had (an analyst's check)."""
+    visit(context, page, shop_url, user=new_user())
+    record_events(page)
+    card = hydrated_cards(page).first
+    recipe_id = card.get_attribute("recipe-id")
+    card.locator(".svc-recipe-card-cta").click()
+    dialog = page.get_by_role("dialog")
+    dialog.locator(".svc-recipe-details__add-all").click()
+    expect(card).to_have_attribute("in-basket", "true")
+    guests = page.evaluate(f"id => {ENTRY_GUESTS}", recipe_id)
+    write = re.compile(rf"/v[12]/basket/recipes/{recipe_id}(\?|$)")
+    page.route(write, lambda route: route.fulfill(status=500) if route.request.method == "PATCH" else route.fallback())
+    increase = dialog.locator("[data-action=guests-increase]")
+    increase.click()
+    expect(dialog.locator(".svc-drawer__message [role=alert]")).not_to_have_text("")
+    assert page.evaluate(f"id => {ENTRY_GUESTS}", recipe_id) == guests
+    assert [e for e in page.evaluate("window.__events") if e["name"] == "recipe.change-guests"] == []
+    page.unroute(write)
+    shown = int(dialog.locator("[data-role=guests]").inner_text())  # the drawer keeps the count it was asked
+    increase.click()
+    page.wait_for_function(f"([id, n]) => {ENTRY_GUESTS} === n", arg=[recipe_id, shown + 1])
+    changes = [e for e in page.evaluate("window.__events") if e["name"] == "recipe.change-guests"]
+    assert [c["props"] for c in changes] == [{"recipe_id": recipe_id, "guests": shown + 1}]
 
 
 def test_add_all_with_a_swapped_product_is_one_basket_write(page: Page, context: BrowserContext, shop_url: str):

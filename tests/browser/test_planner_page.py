@@ -241,6 +241,27 @@ def test_adding_from_the_keyboard_moves_on_to_the_next_suggestion(site: Callable
     assert focused == ["add", second_id], (first_id, focused)
 
 
+def test_a_double_click_on_add_adds_and_tracks_once(site: Callable[..., Customer], page: Page) -> None:
+    """The second press of a double click on a suggestion's "Ajouter" waits behind the first, then finds the
+    recipe in the menu: one write and one `planner.add` (it sent both twice)."""
+    customer = site()
+    planner = customer.open()
+    writes: list[str] = []
+    page.on(
+        "request", lambda r: writes.append(r.url) if r.method == "POST" and "/menu/current/recipes" in r.url else None
+    )
+    item = planner.locator("[data-role=panel-items] > li").first
+    recipe_id = item.get_attribute("data-recipe-id")
+    item.locator("[data-action=add]").dblclick()
+    idle(planner)
+    expect(item).to_have_class(re.compile("svc-planner__suggestion--added"))
+    assert menu_ids(planner).count(recipe_id) == 1
+    assert len(writes) == 1
+    assert [e for e in customer.events() if e["name"] == "planner.add"] == [
+        {"name": "planner.add", "props": {"recipe_id": recipe_id, "source": "suggestions"}}
+    ]
+
+
 def test_an_action_the_service_is_slow_to_answer_says_one_moment(site: Callable[..., Customer], page: Page) -> None:
     """An add held by a slow service says "Un instant…" in the page's status after a moment, then what it did (a
     screen-reader check heard 14 s of silence after a press)."""

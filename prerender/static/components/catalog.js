@@ -266,7 +266,10 @@ export class CatalogElement extends HTMLElement {
     const route = this.#route();
     const page = Number.parseInt(link.dataset.page ?? "", 10);
     const list = this.querySelector('[data-role="results"]');
-    if (!route || !Number.isInteger(page) || !list || this.#busy) {
+    // A second press while a page is being added is the same press (a double click): not a navigation to the
+    // next page, which dropped the list and sent a second pageview.
+    if (this.#busy) return;
+    if (!route || !Number.isInteger(page) || !list) {
       window.location.assign(link.href);
       return;
     }

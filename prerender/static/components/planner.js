@@ -286,6 +286,8 @@ export class PlannerElement extends HTMLElement {
 
   /** @param {string} recipeId @param {HTMLElement} button */
   async #add(recipeId, button) {
+    // A second press queued behind the first (a double click) finds the recipe in the menu: not added twice.
+    if (button.matches(":disabled")) return;
     const item = button.closest(".svc-planner__suggestion");
     const title = item?.querySelector(".svc-recipe-card__title-text")?.textContent?.trim() ?? "";
     await this.#write((menu) => menu.addRecipe(recipeId));

@@ -195,17 +195,23 @@ export class RecipeDetails {
   #applyGuests(guests) {
     if (this.#destroyed) return;
     const { basket, notices, track } = services;
-    track("recipe.change-guests", { recipe_id: this.#recipeId, guests });
+    // Tracked once the change holds: for a recipe in the basket, once the basket took it (not when the service
+    // or the page's hook refused it, the drawer back at the basket's count), as the basket's other events are.
+    const changed = () => track("recipe.change-guests", { recipe_id: this.#recipeId, guests });
     // The page's other controls of this recipe (a publisher's CTA) follow once the basket has the new count.
     const share = () => services.guests.set(this.#recipeId, guests);
     if (basket.entry(this.#recipeId)) {
-      this.#drawer.whileSlow(basket.setGuests(this.#recipeId, guests)).then(share, (/** @type {unknown} */ error) => {
+      this.#drawer.whileSlow(basket.setGuests(this.#recipeId, guests)).then(() => {
+        changed();
+        share();
+      }, (/** @type {unknown} */ error) => {
         notices.error(error);
         // The page's hook said no: the recipe stays in the basket for its guests, and the drawer shows those.
         const before = basket.entry(this.#recipeId)?.guests;
         if (isStoppedByHook(error) && before) this.#drawer.reload({ guests: before }).catch(() => {});
       });
     } else {
+      changed();
       share();
     }
     this.#drawer.reload({ guests }).catch(() => {}); // the drawer shows the failure
