@@ -52,6 +52,31 @@ def test_a_native_card_is_shown_after_one_second_once_per_five_minutes(
     assert any(e["name"] == "pageview" and e["path"] == "/" for e in stored)
 
 
+def test_a_card_under_the_open_drawer_is_not_shown_until_it_closes(page: Page, context: BrowserContext, shop_url: str):
+    """While the drawer covers the page (its backdrop, its panel) the cards behind it are not on screen for the
+    shopper: a card's second stops when the drawer opens and runs again once it is closed (an analyst counted
+    cards under the drawer, and under the planner's onboarding, as shown)."""
+    paused_clock(page)
+    visit(context, page, shop_url)
+    cards = hydrated_cards(page)
+    expect(cards.first).to_be_visible()
+    record_events(page)
+    behind = cards.nth(1)
+    recipe_id = behind.get_attribute("recipe-id")
+    seen(page, behind)
+    page.clock.run_for(500)
+    page.evaluate("id => window.svc.recipes.openDetails(id)", cards.first.get_attribute("recipe-id"))
+    expect(page.get_by_role("dialog")).to_be_visible()
+    page.clock.run_for(3000)
+    assert shows_of(page, recipe_id) == 0
+    page.keyboard.press("Escape")
+    expect(page.get_by_role("dialog")).to_be_hidden()
+    page.clock.run_for(900)
+    assert shows_of(page, recipe_id) == 0  # a whole second again, from the close
+    page.clock.run_for(200)
+    assert shows_of(page, recipe_id) == 1
+
+
 def test_the_shops_own_cards_are_tracked_and_listed_as_sent(page: Page, context: BrowserContext, shop_url: str):
     paused_clock(page)
     visit(context, page, shop_url, "/idees/fiches")

@@ -81,6 +81,29 @@ describe("TopLayer", () => {
     topLayer.keepAbove(/** @type {any} */ (old));
   });
 
+  test("covering$ says whether a modal overlay covers the page: not the toaster, not one removed unclosed", () => {
+    const topLayer = new TopLayer();
+    const seen = [];
+    topLayer.covering$.subscribe((covering) => seen.push(covering));
+    const toaster = new PopoverElement("toaster");
+    const drawer = new PopoverElement("drawer");
+    const onboarding = new PopoverElement("onboarding");
+    topLayer.keepAbove(toaster);
+    assert.equal(topLayer.covering$.value, false);
+    topLayer.raise(drawer);
+    topLayer.raise(onboarding);
+    topLayer.lower(onboarding);
+    assert.equal(topLayer.covering$.value, true);
+    topLayer.lower(drawer);
+    assert.equal(topLayer.covering$.value, false);
+    topLayer.raise(drawer);
+    drawer.isConnected = false; // a single-page app replaced the body with the drawer open
+    topLayer.raise(onboarding);
+    topLayer.lower(onboarding);
+    assert.equal(topLayer.covering$.value, false);
+    assert.deepEqual(seen, [false, true, false, true, false]);
+  });
+
   test("a popover the browser refuses to show is left to the sheets' stacking", () => {
     const topLayer = new TopLayer();
     const refused = new PopoverElement("refused");

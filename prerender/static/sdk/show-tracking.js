@@ -1,6 +1,8 @@
 // `recipe.show`: a card is shown when at least 80 % of it is on screen for one continuous second; a recipe
 // is counted once per 5 minutes (localStorage `_<prefix>/shown/<recipe id>` holds the last time), whatever
-// the number of its cards. One IntersectionObserver watches every card of the page.
+// the number of its cards. One IntersectionObserver watches every card of the page. While a modal overlay of ours
+// covers the page (the drawer, the planner's onboarding: `covered`), no card is on screen for the shopper: its
+// second waits, and starts again once the overlay is gone, for the cards still on screen.
 
 const VISIBLE_RATIO = 0.8;
 const VISIBLE_MS = 1000;
@@ -11,6 +13,7 @@ const ONCE_PER_MS = 5 * 60 * 1000;
  * @property {HTMLElement} element
  * @property {string} recipeId
  * @property {ReturnType<typeof setTimeout> | undefined} timer
+ * @property {boolean} visible at least 80 % of it in the viewport, as last reported
  */
 
 export class ShowTracker {
@@ -21,17 +24,23 @@ export class ShowTracker {
   #storage;
   #key;
   #emit;
+  #covered;
 
   /**
    * @param {object} deps
    * @param {import("./storage.js").SafeStorage} deps.storage localStorage
    * @param {(name: string) => string} deps.key storage key of the SDK
    * @param {(recipeId: string) => void} deps.emit sends recipe.show
+   * @param {import("./observable.js").State<boolean>} deps.covered whether a modal overlay of ours covers the page
    */
-  constructor({ storage, key, emit }) {
+  constructor({ storage, key, emit, covered }) {
     this.#storage = storage;
     this.#key = key;
     this.#emit = emit;
+    this.#covered = covered;
+    covered.subscribe((isCovered) => {
+      for (const records of this.#tracked.values()) for (const tracked of records) this.#follow(tracked, tracked.visible && !isCovered);
+    });
   }
 
   /**
@@ -44,7 +53,7 @@ export class ShowTracker {
     const id = String(recipeId ?? "").trim();
     if (!id) throw new TypeError("attachRecipeCardShowTracking expects a recipeId");
     /** @type {Tracked} */
-    const tracked = { element: /** @type {HTMLElement} */ (element), recipeId: id, timer: undefined };
+    const tracked = { element: /** @type {HTMLElement} */ (element), recipeId: id, timer: undefined, visible: false };
     let records = this.#tracked.get(element);
     if (!records) {
       records = new Set();
@@ -99,13 +108,19 @@ export class ShowTracker {
     for (const entry of entries) {
       const visible = entry.isIntersecting && entry.intersectionRatio >= VISIBLE_RATIO - 0.001;
       for (const tracked of this.#tracked.get(entry.target) ?? []) {
-        if (visible && tracked.timer === undefined) {
-          tracked.timer = setTimeout(() => this.#shown(tracked), VISIBLE_MS);
-        } else if (!visible && tracked.timer !== undefined) {
-          clearTimeout(tracked.timer);
-          tracked.timer = undefined;
-        }
+        tracked.visible = visible;
+        this.#follow(tracked, visible && !this.#covered.value);
       }
+    }
+  }
+
+  /** The card's second runs while it is `seen` (on screen, nothing of ours over it), else stops. @param {Tracked} tracked @param {boolean} seen */
+  #follow(tracked, seen) {
+    if (seen && tracked.timer === undefined) {
+      tracked.timer = setTimeout(() => this.#shown(tracked), VISIBLE_MS);
+    } else if (!seen && tracked.timer !== undefined) {
+      clearTimeout(tracked.timer);
+      tracked.timer = undefined;
     }
   }
 

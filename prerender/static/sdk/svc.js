@@ -115,6 +115,7 @@ function createSdk() {
     storage: session.local,
     key: (name) => session.key(name),
     emit: (recipeId) => track("recipe.show", { recipe_id: recipeId }),
+    covered: topLayer.covering$,
   });
 
   // Each drawer request (an opening, a close): an opening waiting for the module goes on only if still the last.

@@ -4,10 +4,17 @@
 // hidden by its component only, so no light dismiss, and the component keeps its own Escape, focus trap and
 // scroll lock. The last one raised is on top; the ones kept above (the toaster) stay above it. A browser without
 // the Popover API keeps the stacking of the components' sheets (`--svc-z-drawer`, docs/styles.md).
+// `covering$` says whether a modal overlay of ours (one raised, not a status kept above) covers the page now:
+// a card behind it is not shown to the shopper (sdk/show-tracking.js).
+import { State } from "./observable.js";
 
 export class TopLayer {
   /** @type {Set<HTMLElement>} overlays kept above those raised after them */
   #above = new Set();
+  /** @type {Set<HTMLElement>} the modal overlays raised and not lowered yet */
+  #raised = new Set();
+  /** @type {State<boolean>} whether a modal overlay of ours covers the retailer's page */
+  covering$ = new State(false);
 
   /**
    * Puts `element` in the top layer, above what is there already (the overlays kept above stay above it); one
@@ -15,6 +22,8 @@ export class TopLayer {
    * @param {HTMLElement} element
    */
   raise(element) {
+    if (!this.#above.has(element)) this.#raised.add(element);
+    this.#followCovering();
     if (!show(element)) return;
     for (const above of this.#above) {
       if (!above.isConnected) this.#above.delete(above); // a single-page app replaced the body: made again
@@ -29,6 +38,8 @@ export class TopLayer {
    * @param {HTMLElement} element
    */
   lower(element) {
+    this.#raised.delete(element);
+    this.#followCovering();
     if (isShown(element) && element.isConnected) element.hidePopover();
   }
 
@@ -40,6 +51,13 @@ export class TopLayer {
   keepAbove(element) {
     this.#above.add(element);
     this.raise(element);
+  }
+
+  /** `covering$` follows the raised overlays still in the document (a page may remove one without closing it). */
+  #followCovering() {
+    for (const element of this.#raised) if (!element.isConnected) this.#raised.delete(element);
+    const covering = this.#raised.size > 0;
+    if (this.covering$.value !== covering) this.covering$.next(covering);
   }
 }
 
