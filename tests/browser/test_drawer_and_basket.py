@@ -300,7 +300,8 @@ ENTRY_GUESTS = "Number(window.svc.basket.basket$.value?.recipes?.find((r) => Str
 
 def test_a_guest_change_the_basket_refuses_is_not_tracked(page: Page, context: BrowserContext, shop_url: str):
     """`recipe.change-guests` is sent once the basket holds the new count, as the basket's other events: a change
-    the service refused (a 500 here) sent it with a count the basket never had (an analyst's check)."""
+    the service refused (a 500 here) sent it with a count the basket never had (an analyst's check). The drawer
+    then shows the basket's count again: it kept showing the refused one, its products and total with it."""
     visit(context, page, shop_url, user=new_user())
     record_events(page)
     card = hydrated_cards(page).first
@@ -314,15 +315,17 @@ def test_a_guest_change_the_basket_refuses_is_not_tracked(page: Page, context: B
     page.route(write, lambda route: route.fulfill(status=500) if route.request.method == "PATCH" else route.fallback())
     increase = dialog.locator("[data-action=guests-increase]")
     increase.click()
+    expect(dialog.locator("[data-role=guests]")).to_have_text(str(guests + 1))  # the step shown at once
     expect(dialog.locator(".svc-drawer__message [role=alert]")).not_to_have_text("")
     assert page.evaluate(f"id => {ENTRY_GUESTS}", recipe_id) == guests
     assert [e for e in page.evaluate("window.__events") if e["name"] == "recipe.change-guests"] == []
+    expect(dialog.locator("[data-role=guests]")).to_have_text(str(guests))
+    expect(dialog.locator(".svc-recipe-details")).to_have_attribute("guests", str(guests))  # the details refetched
     page.unroute(write)
-    shown = int(dialog.locator("[data-role=guests]").inner_text())  # the drawer keeps the count it was asked
     increase.click()
-    page.wait_for_function(f"([id, n]) => {ENTRY_GUESTS} === n", arg=[recipe_id, shown + 1])
+    page.wait_for_function(f"([id, n]) => {ENTRY_GUESTS} === n", arg=[recipe_id, guests + 1])
     changes = [e for e in page.evaluate("window.__events") if e["name"] == "recipe.change-guests"]
-    assert [c["props"] for c in changes] == [{"recipe_id": recipe_id, "guests": shown + 1}]
+    assert [c["props"] for c in changes] == [{"recipe_id": recipe_id, "guests": guests + 1}]
 
 
 def test_add_all_with_a_swapped_product_is_one_basket_write(page: Page, context: BrowserContext, shop_url: str):

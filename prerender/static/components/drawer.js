@@ -121,9 +121,13 @@ export class DrawerElement extends HTMLElement {
     return this.#load({ preserve: false });
   }
 
-  /** The guests changed in the details: fetch them again for that number, keeping tab and focus. */
-  reload(/** @type {{ guests: number }} */ { guests }) {
-    if (!this.#current) return Promise.resolve();
+  /**
+   * The guests changed in the details: fetch them again for that number, keeping tab and focus. `from`: only if
+   * the drawer still shows that count (a refused change going back to the basket's count, unless a newer step
+   * replaced it meanwhile).
+   */
+  reload(/** @type {{ guests: number, from?: number }} */ { guests, from }) {
+    if (!this.#current || (from !== undefined && this.#current.guests !== from)) return Promise.resolve();
     this.#current = { ...this.#current, guests };
     return this.#load({ preserve: true });
   }

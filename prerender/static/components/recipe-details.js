@@ -14,7 +14,7 @@
 //
 // Its parts, in components/recipe-details/ (bundled into this module in the release tree): the tabs (tabs.js),
 // the guest stepper (guests.js) and the ingredient rows' view (rows.js); the basket writes stay here.
-import { services, money, linesPrice, prepareMoney, bindLikeButton, translator, isStoppedByHook } from "./ui.js";
+import { services, money, linesPrice, prepareMoney, bindLikeButton, translator } from "./ui.js";
 import { Tabs } from "./recipe-details/tabs.js";
 import { GuestStepper, clampGuests } from "./recipe-details/guests.js";
 import { IngredientRows, ROW, lineOf } from "./recipe-details/rows.js";
@@ -64,7 +64,7 @@ export class RecipeDetails {
    * @param {HTMLElement} options.root the `.svc-recipe-details` element, in the document
    * @param {HTMLElement | null} options.footer its `__footer`, moved into the drawer's footer
    * @param {string} options.recipeId
-   * @param {{ reload(options: { guests: number }): Promise<unknown>, whileSlow<T>(work: Promise<T>): Promise<T> }} options.drawer
+   * @param {{ reload(options: { guests: number, from?: number }): Promise<unknown>, whileSlow<T>(work: Promise<T>): Promise<T> }} options.drawer
    * @param {Snapshot} [options.restore]
    */
   constructor({ root, footer, recipeId, drawer, restore }) {
@@ -206,9 +206,13 @@ export class RecipeDetails {
         share();
       }, (/** @type {unknown} */ error) => {
         notices.error(error);
-        // The page's hook said no: the recipe stays in the basket for its guests, and the drawer shows those.
-        const before = basket.entry(this.#recipeId)?.guests;
-        if (isStoppedByHook(error) && before) this.#drawer.reload({ guests: before }).catch(() => {});
+        // Refused (by the page's hook, the service or the network): the recipe stays in the basket for its guests,
+        // and the drawer shows those again once the basket's calls are done (a 404 or 409 reloads the basket),
+        // unless the shopper has stepped on since. This instance may be gone by then: the drawer decides.
+        void basket.whenIdle().then(() => {
+          const held = Number(basket.entry(this.#recipeId)?.guests ?? 0);
+          if (held > 0 && held !== guests) this.#drawer.reload({ guests: held, from: guests }).catch(() => {});
+        });
       });
     } else {
       changed();
