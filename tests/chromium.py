@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 
 CHROMIUM = Path(os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
 # The machine's network is closed: keep Chromium from calling home (only loopback is reachable in tests).
@@ -29,13 +29,29 @@ CHROMIUM_ARGS = [
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Browser]:
+def playwright() -> Iterator[Playwright]:
     if not CHROMIUM.exists():
         pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's chromium package (.ci/run does)")
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+        yield playwright
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
+
+
+@pytest.fixture(scope="session")
+def caching_browser(playwright: Playwright) -> Iterator[Browser]:
+    """Chromium with its back/forward cache, as shoppers have it: Playwright turns it off unless told not to
+    (tests/browser/test_back_forward_cache.py)."""
+    browser = playwright.chromium.launch(
+        executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, ignore_default_args=["--disable-back-forward-cache"]
+    )
+    yield browser
+    browser.close()
 
 
 @pytest.fixture

@@ -10,10 +10,19 @@ import { Planner } from "../../prerender/static/sdk/planner.js";
 import { Tabs } from "../../prerender/static/sdk/tabs.js";
 import { ChannelHub, FakePage, flush } from "./support.mjs";
 
-/** Session double: the shopper, as Planner reads it (`kind:id`, or "" without a credential). */
+/** Session double: the shopper, as Planner reads it (`kind:id`, or "" without a credential), and the browser's
+ * localStorage (one Map for all the pages of a test). */
 class FakeSession {
-  constructor(shopperKey = "user:u1") {
+  constructor(shopperKey = "user:u1", stored = new Map()) {
     this.shopperKey = shopperKey;
+    this.local = {
+      get: (/** @type {string} */ key) => stored.get(key) ?? null,
+      set: (/** @type {string} */ key, /** @type {string} */ value) => void stored.set(key, value),
+    };
+  }
+
+  key(/** @type {string} */ name) {
+    return `_svc/${name}`;
   }
 }
 
@@ -70,5 +79,75 @@ describe("Planner and the shopper's other tabs", () => {
     a.planner.menuChanged("1001");
     await flush();
     assert.equal(b.heard.count, 0);
+  });
+});
+
+describe("Planner and the back/forward cache", () => {
+  /**
+   * Pages of one browser sharing its localStorage and a clock the test moves; each page's Planner counts what it
+   * heard. `page()` starts a page now, which leaves for the back/forward cache with `keep()` and comes back with
+   * `restore()`.
+   */
+  function browser() {
+    const stored = new Map();
+    const hub = new ChannelHub();
+    let clock = 1_000;
+    const page = (shopperKey = "user:u1") => {
+      /** @type {Record<string, (event: { persisted?: boolean }) => void>} */
+      const lifecycle = {};
+      const session = new FakeSession(shopperKey, stored);
+      const tabs = new Tabs({
+        name: "_svc/tabs", open: hub.open, page: null,
+        lifecycle: { addEventListener: (type, listener) => void (lifecycle[type] = listener) },
+      });
+      const planner = new Planner({ session: /** @type {any} */ (session), tabs, now: () => clock, pageStart: clock });
+      /** @type {(string | null)[]} */
+      const heard = [];
+      planner.changedElsewhere$.subscribe(({ store }) => heard.push(store));
+      return {
+        planner, heard, session,
+        keep: () => lifecycle.pagehide({ persisted: true }),
+        restore: () => lifecycle.pageshow({ persisted: true }),
+      };
+    };
+    return { page, tick: () => void (clock += 1_000) };
+  }
+
+  test("a page restored after the shopper changed the menu on the page that replaced it follows that change", async () => {
+    const { page, tick } = browser();
+    const menu = page();
+    menu.keep(); // Back/forward: the shopper went on to another page in the same tab
+    tick();
+    const next = page();
+    next.planner.menuChanged("1001");
+    await flush();
+    assert.deepEqual(menu.heard, [], "a page in the cache hears nothing");
+    tick();
+    menu.restore();
+    assert.deepEqual(menu.heard, ["1001"], "its store, for the page to draw its menu again there");
+    menu.keep();
+    menu.restore();
+    assert.deepEqual(menu.heard, ["1001"], "followed once");
+  });
+
+  test("a restored page draws nothing for its own change, an older one or another shopper's", async () => {
+    const { page, tick } = browser();
+    const first = page();
+    first.planner.menuChanged("1001"); // before the next page started: its menu has it
+    tick();
+    const menu = page();
+    menu.keep();
+    menu.restore();
+    assert.deepEqual(menu.heard, [], "a change older than the page");
+    tick();
+    menu.planner.menuChanged("1001");
+    menu.keep();
+    menu.restore();
+    assert.deepEqual(menu.heard, [], "its own change");
+    menu.keep();
+    tick();
+    page("user:u2").planner.menuChanged("1001");
+    menu.restore();
+    assert.deepEqual(menu.heard, [], "another shopper's menu");
   });
 });

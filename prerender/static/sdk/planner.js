@@ -14,6 +14,10 @@
 // changes they missed; the current-menu page at that store then draws its menu again (components/planner.js).
 // A finalize is not told: the menu went into the basket, and drawing the page again would make a new menu from
 // the suggestions, before the shopper chose how (the planner entry's mode counts only when a menu is made).
+// A page restored from the back/forward cache heard nothing while it was kept there (its channel was closed, and
+// the change may have been made by the page that replaced it, in the same tab): each change is also written down
+// (localStorage `_<prefix>/planner/menuChanged`: `{shopper, store, at}`), and a restored page whose menu is older
+// than the shopper's last change follows it as it would another tab's.
 import { Stream } from "./observable.js";
 import { isRecent } from "./storage.js";
 
@@ -23,6 +27,8 @@ export const FINALIZE_URL_KEY = "cachedFinalizeMenuUrl";
 export const FINALIZE_NEEDS_KEY = "planner/finalizeNeeds";
 /** A resume older than this is forgotten: the shopper went on with something else. */
 export const FINALIZE_URL_MAX_AGE_MS = 30 * 60 * 1000;
+/** Storage name (under `_<prefix>/`) of the shopper's last menu change a page of this browser made. */
+export const MENU_CHANGED_KEY = "planner/menuChanged";
 
 /**
  * @typedef {object} PlannerRequest what the planner asks the host
@@ -45,37 +51,67 @@ export class Planner {
   #tabs;
   /** @type {{ store: string | null } | null} the last change another tab told while this page was hidden */
   #missed = null;
+  #now;
+  /** When this page last knew the shopper's menu (ms since the epoch): its start, its own change, one it followed. */
+  #knownAt;
 
   /**
    * @param {object} services
    * @param {import("./session.js").Session} services.session
    * @param {import("./tabs.js").Tabs | null} [services.tabs] the shopper's other tabs of the site
+   * @param {() => number} [services.now] the wall clock (default: Date.now; one clock for the browser's tabs)
+   * @param {number} [services.pageStart] when the page was asked for (default: performance.timeOrigin): the menu
+   *   it was drawn with is of then
    */
-  constructor({ session, tabs = null }) {
+  constructor({ session, tabs = null, now = () => Date.now(), pageStart = performance.timeOrigin }) {
     this.#session = session;
     this.#tabs = tabs;
+    this.#now = now;
+    this.#knownAt = pageStart;
     tabs?.on("menu", (message) => {
       if (!message.shopper || message.shopper !== session.shopperKey) return;
       this.#missed = { store: typeof message.store === "string" ? message.store : null };
       if (tabs.visible) this.#followOthers();
     });
-    tabs?.onReturn(() => {
+    tabs?.onReturn((awayMs) => {
+      if (awayMs === Number.POSITIVE_INFINITY) this.#missWrittenChange(); // restored from the back/forward cache
       if (this.#missed) this.#followOthers();
     });
   }
 
   /**
-   * This page changed the shopper's menu at `store` (a write the service took): the shopper's other tabs are told.
+   * This page changed the shopper's menu at `store` (a write the service took): the shopper's other tabs are told,
+   * and the change is written down for the pages kept in the back/forward cache.
    * @param {string | null} store
    */
   menuChanged(store) {
     const shopper = this.#session.shopperKey;
-    if (shopper) this.#tabs?.post({ type: "menu", shopper, store });
+    const at = this.#now();
+    this.#knownAt = at;
+    if (!shopper) return;
+    this.#tabs?.post({ type: "menu", shopper, store });
+    this.#session.local.set(this.#session.key(MENU_CHANGED_KEY), JSON.stringify({ shopper, store, at }));
+  }
+
+  /** The shopper's last change written down, when it is newer than this page's menu: missed. */
+  #missWrittenChange() {
+    /** @type {unknown} */
+    let written;
+    try {
+      written = JSON.parse(this.#session.local.get(this.#session.key(MENU_CHANGED_KEY)) ?? "null");
+    } catch {
+      return; // not ours to read
+    }
+    if (!written || typeof written !== "object") return;
+    const { shopper, store, at } = /** @type {{ shopper?: unknown, store?: unknown, at?: unknown }} */ (written);
+    if (!shopper || shopper !== this.#session.shopperKey || typeof at !== "number" || !(at > this.#knownAt)) return;
+    this.#missed = { store: typeof store === "string" ? store : null };
   }
 
   #followOthers() {
     const missed = this.#missed;
     this.#missed = null;
+    this.#knownAt = this.#now();
     if (missed) this.changedElsewhere$.next(missed);
   }
 

@@ -62,6 +62,7 @@ export const SHOPPER_ENTRIES = Object.freeze([
   "payment-started", // a paid cart and its shopper, for a day (sdk/basket-payment.js)
   "cachedFinalizeMenuUrl", // the menu page to come back to (sdk/planner.js)
   "planner/finalizeNeeds",
+  "planner/menuChanged", // the shopper's last menu change, for pages in the back/forward cache (sdk/planner.js)
   "planner/guests", // the planner's guests (components/planner-entry.js)
   "planner/guests-preferred",
   "publisher-store", // the store picked in a publisher's drawer (components/no-supplier-cta.js)

@@ -1,0 +1,93 @@
+"""A page of the retailer's restored by Back from Chromium's back/forward cache, as it was left, while the shopper
+changed the basket or the menu on the page that replaced it in the same tab: the SDK's components show the basket
+and the menu as they are now (sdk/tabs.js tells them the page came back; docs/sdk.md, section 3).
+
+The demo shop's pages are `no-store` (they hold the shopper's credential), which keeps them out of the cache; a
+retailer's may be cacheable. These tests answer the shop's pages as `private, no-cache`, as such a retailer's,
+in a Chromium whose cache is on (`caching_browser`, tests/chromium.py)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
+
+from tests.browser.helpers import hydrated_cards, new_user, visit
+
+# Each `pageshow` of the document: `persisted` is true when it came back from the cache.
+RECORD_SHOWS = "window.__shows = []; addEventListener('pageshow', (event) => window.__shows.push(event.persisted));"
+
+
+@pytest.fixture
+def context(caching_browser: Browser) -> Iterator[BrowserContext]:
+    """A fresh profile of the Chromium whose back/forward cache is on."""
+    context = caching_browser.new_context(viewport={"width": 1280, "height": 900}, locale="fr-FR")
+    yield context
+    context.close()
+
+
+def cacheable_pages(context: BrowserContext, shop_url: str) -> None:
+    """The shop's pages answered as a retailer's that the back/forward cache may keep."""
+
+    def cacheable(route: Route) -> None:
+        response = route.fetch()
+        route.fulfill(response=response, headers={**response.headers, "cache-control": "private, no-cache"})
+
+    pages = re.compile(rf"^{re.escape(shop_url)}/(idees|planner)?[^.]*$")
+    context.route(pages, cacheable)
+    context.add_init_script(RECORD_SHOWS)
+
+
+def back_from_the_cache(page: Page) -> None:
+    """Back, and the page shown again is the one kept in the cache (not loaded again)."""
+    page.go_back(wait_until="commit")  # a restored page fires no `load`
+    page.wait_for_function("() => window.__shows.length > 0 && window.__shows.at(-1) === true", timeout=5_000)
+
+
+def test_a_card_page_restored_from_the_cache_shows_the_basket_as_it_is_now(
+    page: Page, context: BrowserContext, shop_url: str
+):
+    """A recipe added on the shelf, taken out of the basket on the basket's page, then Back: the shelf's card,
+    kept as it was left, says the recipe is not in the basket."""
+    cacheable_pages(context, shop_url)
+    visit(context, page, shop_url, user=new_user())
+    card = hydrated_cards(page).first
+    recipe_id = card.get_attribute("recipe-id")
+    card.locator(".svc-recipe-card-cta").click()
+    page.get_by_role("dialog").locator(".svc-recipe-details__add-all").click()
+    expect(card).to_have_attribute("in-basket", "true")
+    page.keyboard.press("Escape")
+    expect(page.get_by_role("dialog")).to_be_hidden()
+
+    page.goto(f"{shop_url}/idees/panier")
+    entry = page.locator(f".svc-basket-preview__item[data-recipe-id='{recipe_id}']")
+    entry.locator("[data-action=remove-recipe]").click()
+    expect(entry).to_have_count(0)
+
+    back_from_the_cache(page)
+    expect(page.locator(f"svc-recipe-card[recipe-id='{recipe_id}']").first).to_have_attribute("in-basket", "false")
+
+
+def test_a_menu_page_restored_from_the_cache_draws_the_menu_changed_meanwhile(
+    page: Page, context: BrowserContext, shop_url: str
+):
+    """The current-menu page, left for another current-menu page where the shopper adds a suggestion, then Back:
+    the page kept in the cache draws its menu again, the recipe in it (it heard nothing while it was kept)."""
+    cacheable_pages(context, shop_url)
+    visit(context, page, shop_url, "/planner/current-menu", user=new_user())
+    planner = page.locator("svc-planner[hydrated]")
+    expect(planner).to_be_visible()
+    page.keyboard.press("Escape")  # the onboarding of the first visit
+    expect(page.locator("svc-planner-onboarding[open]")).to_have_count(0)
+
+    page.goto(f"{shop_url}/planner/current-menu?again=1")
+    there = page.locator("svc-planner[hydrated]")
+    suggestion = there.locator("[data-role=panel-items] > li:has([data-action=add]:not([disabled]))").first
+    recipe_id = suggestion.get_attribute("data-recipe-id")
+    suggestion.locator("[data-action=add]").click()
+    expect(there.locator(f".svc-planner__menu-item[data-recipe-id='{recipe_id}']")).to_have_count(1)
+
+    back_from_the_cache(page)
+    expect(page.locator(f".svc-planner__menu-item[data-recipe-id='{recipe_id}']")).to_have_count(1)
