@@ -35,6 +35,10 @@ LOG_DIR = ROOT / ".run" / "logs"
 # The key of coreapi's log pseudonyms (COREAPI_LOG_PSEUDONYM_KEY) for `make run`: made once in the instance
 # folder, beside coreapi's service key, so the same shopper reads the same in every process and run.
 PSEUDONYM_KEY_FILE = ROOT / "instance" / "coreapi-log-pseudonym-key"
+# The demo sites' keys for their signed identity cookies (examples/identity_cookies.py), made once there too: a
+# visitor stays who they were across runs, and a key per process would make each process refuse the others' cookies.
+SHOP_KEY_FILE = ROOT / "instance" / "shop-secret-key"
+PUBLISHER_KEY_FILE = ROOT / "instance" / "publisher-secret-key"
 # Lines of a process's output that the terminal shows: a JSON log line at ERROR or CRITICAL (prerender),
 # a text one naming those levels (coreapi, the shop, the blog, gunicorn's `[ERROR]`), and Python tracebacks.
 ERROR_LEVELS = frozenset({"ERROR", "CRITICAL"})
@@ -99,7 +103,12 @@ def services() -> list[Service]:
             "/healthz",
             # One worker: the demo shop keeps its carts in process memory (examples/shop/carts.py), and two
             # workers would each hold half of them. Its gevent worker serves the demo's concurrency.
-            {"SHOP_PRERENDER_URL": prerender_url, "SHOP_COREAPI_URL": coreapi_url, "GUNICORN_WORKERS": "1"},
+            {
+                "SHOP_PRERENDER_URL": prerender_url,
+                "SHOP_COREAPI_URL": coreapi_url,
+                "GUNICORN_WORKERS": "1",
+                **site_key("SHOP_SECRET_KEY", SHOP_KEY_FILE),
+            },
         ),
         # The recipe blog (a publisher): prerender's add-to-cart button on its recipes sends readers to the shop.
         Service(
@@ -107,7 +116,7 @@ def services() -> list[Service]:
             publisher_port,
             "examples.publisher.wsgi:app",
             "/healthz",
-            {"PUBLISHER_PRERENDER_URL": prerender_url},
+            {"PUBLISHER_PRERENDER_URL": prerender_url, **site_key("PUBLISHER_SECRET_KEY", PUBLISHER_KEY_FILE)},
         ),
     ]
 
@@ -116,9 +125,14 @@ def coreapi_environ() -> dict[str, str]:
     """What coreapi's processes get besides the shell's: a pseudonym key of its own for the logs (from the
     instance file, made on the first run) unless the shell sets COREAPI_LOG_PSEUDONYM_KEY; without one, each
     process would warn that it made up a random key."""
-    if os.environ.get("COREAPI_LOG_PSEUDONYM_KEY"):
+    return site_key("COREAPI_LOG_PSEUDONYM_KEY", PSEUDONYM_KEY_FILE)
+
+
+def site_key(variable: str, path: Path) -> dict[str, str]:
+    """A key for `variable`: none when the shell sets it, else the instance file's (made on the first run)."""
+    if os.environ.get(variable):
         return {}
-    return {"COREAPI_LOG_PSEUDONYM_KEY": instance_key(PSEUDONYM_KEY_FILE)}
+    return {variable: instance_key(path)}
 
 
 def instance_key(path: Path) -> str:

@@ -6,6 +6,8 @@ Read by the application factory only (nothing at import time).
 
 from __future__ import annotations
 
+import logging
+import secrets
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,6 +37,9 @@ class DefaultConfig:
     STYLES_CACHE_SECONDS = 60.0
     # Cookies of the reader (authless identity, browsing session).
     COOKIE_SECURE = False
+    # Signs the identity cookie (examples/identity_cookies.py): the same in every process of the blog and across
+    # restarts, or its readers lose who they are (tools/devstack.py keeps one in the instance folder).
+    SECRET_KEY: str | None = None
 
 
 def load_config(app: Flask, test_config: Mapping[str, Any] | None) -> None:
@@ -42,4 +47,8 @@ def load_config(app: Flask, test_config: Mapping[str, Any] | None) -> None:
     app.config.from_prefixed_env("PUBLISHER")
     if test_config is not None:
         app.config.from_mapping(test_config)
+    if not app.config["SECRET_KEY"]:
+        # A key of this process only: its identity cookie is worthless to another process or after a restart.
+        logging.getLogger(__name__).warning("no PUBLISHER_SECRET_KEY: readers' identities last as long as this process")
+        app.config["SECRET_KEY"] = secrets.token_hex(32)
     app.config["PRERENDER_URL"] = str(app.config["PRERENDER_URL"]).rstrip("/")

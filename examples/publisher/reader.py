@@ -6,7 +6,9 @@
   view, and kept a year. When prerender cannot issue one the page renders without prerender's button, and the
   next page asks again: the blog never makes an identity of its own.
 
-Both are HttpOnly and SameSite=Lax: only the blog's server reads them.
+Both are HttpOnly and SameSite=Lax: only the blog's server reads them. `lmc_authless` holds the id signed with
+the blog's `SECRET_KEY` (examples/identity_cookies.py): the page shows the id to its scripts, and an id read there
+must not be enough to be that reader in another browser. A value the blog did not sign counts as missing.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ import re
 import uuid
 from dataclasses import dataclass
 
-from flask import Request, Response
+from flask import Request, Response, current_app
+
+from examples.identity_cookies import IdentityCookies
 
 from .prerender_client import PrerenderClient
 
@@ -50,6 +54,11 @@ class Reader:
         return None
 
 
+def identity_cookies() -> IdentityCookies:
+    """The signer of the blog's identity cookie, with the blog's secret key."""
+    return IdentityCookies(secret_key=current_app.config["SECRET_KEY"])
+
+
 def reader_from(
     request: Request, prerender: PrerenderClient, *, language: str, request_id: str | None = None
 ) -> Reader:
@@ -60,7 +69,7 @@ def reader_from(
     if not valid_identifier(session_id):
         session_id = uuid.uuid4().hex
         fresh.append(SESSION_COOKIE)
-    authless_id = request.cookies.get(AUTHLESS_COOKIE)
+    authless_id = identity_cookies().read(AUTHLESS_COOKIE, request.cookies.get(AUTHLESS_COOKIE))
     if not valid_identifier(authless_id):
         authless_id = prerender.generate_authless_id(language=language, session_id=session_id, request_id=request_id)
         if authless_id is not None and not valid_identifier(authless_id):
@@ -78,6 +87,5 @@ def persist(reader: Reader, response: Response, *, secure: bool) -> None:
     if SESSION_COOKIE in reader.new_cookies:
         response.set_cookie(SESSION_COOKIE, reader.session_id, samesite="Lax", secure=secure, httponly=True)
     if AUTHLESS_COOKIE in reader.new_cookies and reader.authless_id:
-        response.set_cookie(
-            AUTHLESS_COOKIE, reader.authless_id, max_age=ONE_YEAR, samesite="Lax", secure=secure, httponly=True
-        )
+        signed = identity_cookies().sign(AUTHLESS_COOKIE, reader.authless_id)
+        response.set_cookie(AUTHLESS_COOKIE, signed, max_age=ONE_YEAR, samesite="Lax", secure=secure, httponly=True)

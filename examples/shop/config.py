@@ -5,6 +5,7 @@ Read by the application factory only (nothing at import time).
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Mapping
 from typing import Any
@@ -46,6 +47,8 @@ class DefaultConfig:
     CART_REPORTS_PUSHES = True
     # Cookies of the visitor (identity, store, language, browsing session).
     COOKIE_SECURE = False
+    # Signs the identity cookies (examples/identity_cookies.py): the same in every process of the shop and
+    # across restarts, or its visitors lose who they are (tools/devstack.py keeps one in the instance folder).
     SECRET_KEY: str | None = None
 
 
@@ -55,7 +58,8 @@ def load_config(app: Flask, test_config: Mapping[str, Any] | None) -> None:
     if test_config is not None:
         app.config.from_mapping(test_config)
     if not app.config["SECRET_KEY"]:
-        # Nothing the shop signs outlives a process; a random key is fine for the demo.
+        # A key of this process only: its identity cookies are worthless to another process or after a restart.
+        logging.getLogger(__name__).warning("no SHOP_SECRET_KEY: visitors' identities last as long as this process")
         app.config["SECRET_KEY"] = secrets.token_hex(32)
     for key in ("PRERENDER_URL", "COREAPI_URL"):
         app.config[key] = str(app.config[key]).rstrip("/")

@@ -3,6 +3,10 @@
 A new visitor's authless id is issued by prerender (`GET /v1/generate-authless-token`, asked by the shop's
 server with its supplier-token): an identity nobody can guess. Only when prerender cannot issue one does the
 shop make its own (logged), so that the page still works.
+
+The two identity cookies (`dm_user`, `dm_authless`) hold their id signed with the shop's `SECRET_KEY`
+(examples/identity_cookies.py): the page shows the ids to its scripts, and an id read there must not be enough
+to be that shopper in another browser. A value the shop did not sign counts as missing.
 """
 
 from __future__ import annotations
@@ -12,7 +16,9 @@ import re
 import uuid
 from dataclasses import dataclass, replace
 
-from flask import Request, Response, g
+from flask import Request, Response, current_app, g
+
+from examples.identity_cookies import IdentityCookies
 
 from .services import get_services
 
@@ -27,6 +33,8 @@ SESSION_COOKIE = "dm_session"
 STORE_COOKIE = "dm_store"
 LANGUAGE_COOKIE = "dm_lang"
 ONE_YEAR = 365 * 24 * 3600
+# The cookies whose value is signed: who the visitor is.
+IDENTITY_COOKIES = (USER_COOKIE, AUTHLESS_COOKIE)
 
 # The identifier format the shop keeps in its cookies (prerender accepts any of them in its headers). It holds
 # the URL-safe alphabet of the authless ids prerender issues.
@@ -107,8 +115,14 @@ def visitor_from(request: Request) -> Visitor:
     return visitor
 
 
+def identity_cookies() -> IdentityCookies:
+    """The signer of the shop's identity cookies, with the shop's secret key."""
+    return IdentityCookies(secret_key=current_app.config["SECRET_KEY"])
+
+
 def _read(request: Request) -> Visitor:
     cookies = request.cookies
+    signed = identity_cookies()
     fresh: list[str] = []
     session_id = cookies.get(SESSION_COOKIE)
     if not valid_identifier(session_id):
@@ -117,12 +131,13 @@ def _read(request: Request) -> Visitor:
     language = cookies.get(LANGUAGE_COOKIE)
     if language not in LANGUAGES:
         language = DEFAULT_LANGUAGE
-    authless_id = cookies.get(AUTHLESS_COOKIE)
+    authless_id = signed.read(AUTHLESS_COOKIE, cookies.get(AUTHLESS_COOKIE))
     if not valid_identifier(authless_id):
         authless_id = new_authless_id(language=language, session_id=session_id)
         fresh.append(AUTHLESS_COOKIE)
-    user_id = cookies.get(USER_COOKIE)
-    if user_id is not None and not valid_identifier(user_id):
+    user_cookie = cookies.get(USER_COOKIE)
+    user_id = signed.read(USER_COOKIE, user_cookie)
+    if user_cookie is not None and not valid_identifier(user_id):
         user_id = None
         fresh.append(USER_COOKIE)
     store_id = cookies.get(STORE_COOKIE) or None
@@ -140,10 +155,13 @@ def _read(request: Request) -> Visitor:
 
 
 def set_cookie(response: Response, name: str, value: str | None, *, secure: bool) -> None:
-    """Write (or, for None, delete) one of the shop's cookies. The browsing session ends with the browser."""
+    """Write (or, for None, delete) one of the shop's cookies, an identity signed. The browsing session ends with
+    the browser."""
     if value is None:
         response.delete_cookie(name, samesite="Lax", secure=secure, httponly=True)
         return
+    if name in IDENTITY_COOKIES:
+        value = identity_cookies().sign(name, value)
     max_age = None if name == SESSION_COOKIE else ONE_YEAR
     response.set_cookie(name, value, max_age=max_age, samesite="Lax", secure=secure, httponly=True)
 

@@ -11,6 +11,7 @@ import pytest
 
 from examples.publisher import create_app as create_publisher
 from examples.shop import create_app as create_shop
+from tests.demo_sites import PUBLISHER_SECRET_KEY, SHOP_SECRET_KEY
 from tests.live import LiveServer, use_live_servers
 from tests.stacks import DEFAULT_STACK, only_stack_under
 
@@ -42,6 +43,7 @@ def _shop(coreapi_url: str, prerender_url: str, **overrides: object) -> LiveServ
             {
                 "PRERENDER_URL": prerender_url,
                 "COREAPI_URL": coreapi_url,
+                "SECRET_KEY": SHOP_SECRET_KEY,
                 "PRERENDER_READ_TIMEOUT": 10.0,
                 "COREAPI_READ_TIMEOUT": 10.0,
                 "PRERENDER_PAGE_BUDGET": 30.0,
@@ -79,7 +81,12 @@ def publisher_url(coreapi_url: str, prerender_url: str) -> Iterator[str]:
     retailer's routing says (the seed's http://127.0.0.1:8080), not to `shop_url`'s port: a test of the
     transfer routes that origin to the test shop."""
     blog = create_publisher(
-        {"PRERENDER_URL": prerender_url, "PRERENDER_READ_TIMEOUT": 10.0, "PRERENDER_PAGE_BUDGET": 30.0}
+        {
+            "PRERENDER_URL": prerender_url,
+            "SECRET_KEY": PUBLISHER_SECRET_KEY,
+            "PRERENDER_READ_TIMEOUT": 10.0,
+            "PRERENDER_PAGE_BUDGET": 30.0,
+        }
     )
     with LiveServer(blog) as server:
         yield server.url

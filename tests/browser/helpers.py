@@ -19,6 +19,7 @@ from bs4 import BeautifulSoup
 from playwright.sync_api import BrowserContext, Locator, Page, Request, Route, expect
 
 from examples.shop.visitor import AUTHLESS_COOKIE, SESSION_COOKIE, STORE_COOKIE, USER_COOKIE
+from tests.demo_sites import shop_cookie, shop_id
 
 # Whether the keyboard's focus is inside a dialog (the drawer, the preview, the onboarding), for `page.evaluate`.
 FOCUS_IN_DIALOG = "() => !!document.activeElement?.closest('[role=dialog]')"
@@ -40,10 +41,18 @@ def visit(
     if store:
         cookies.append({"name": STORE_COOKIE, "value": store, "url": url})
     if user:
-        cookies.append({"name": USER_COOKIE, "value": user, "url": url})
+        cookies.append({"name": USER_COOKIE, "value": shop_cookie(USER_COOKIE, user), "url": url})
     if cookies:
         context.add_cookies(cookies)
     page.goto(f"{url}{path}", wait_until=wait_until)
+
+
+def shop_authless_id(context: BrowserContext, shop_url: str) -> str:
+    """The authless id the shop gave this browser (its signed cookie's)."""
+    cookie = next(c["value"] for c in context.cookies(shop_url) if c["name"] == AUTHLESS_COOKIE)
+    authless_id = shop_id(AUTHLESS_COOKIE, cookie)
+    assert authless_id, f"the shop's authless cookie is not the shop's: {cookie!r}"
+    return authless_id
 
 
 def new_user() -> str:
@@ -88,11 +97,7 @@ def card_fragment(
 ) -> str:
     """A fixed recipe's card as prerender serves it to the shop for this visitor (logged in as `user` when
     given, else by the shop's authless id), for innerHTML into a page of the shop."""
-    identity = (
-        {"authorization": f"user_id {user}"}
-        if user
-        else {"authless-id": next(c["value"] for c in context.cookies(shop_url) if c["name"] == AUTHLESS_COOKIE)}
-    )
+    identity = {"authorization": f"user_id {user}"} if user else {"authless-id": shop_authless_id(context, shop_url)}
     params: dict[str, str | int] = {
         "recipe_id": recipe_id,
         "display_variant": variant,

@@ -12,6 +12,7 @@ import requests
 from playwright.sync_api import BrowserContext, Locator, Page, Route, expect
 
 from examples.shop.visitor import USER_COOKIE
+from tests.demo_sites import shop_cookie
 
 from .axe import assert_no_axe_violations
 from .helpers import FOCUS_IN_DIALOG, euros, hydrated_cards, new_user, record_events, visit
@@ -480,7 +481,9 @@ def test_without_personalization_the_browser_draws_heart_and_cta(
     page: Page, context: BrowserContext, nopers_shop_url: str
 ):
     user = new_user()
-    html = requests.get(f"{nopers_shop_url}/", cookies={USER_COOKIE: user, "dm_store": "1001"}, timeout=30).text
+    html = requests.get(
+        f"{nopers_shop_url}/", cookies={USER_COOKIE: shop_cookie(USER_COOKIE, user), "dm_store": "1001"}, timeout=30
+    ).text
     assert "<svc-recipe-card" in html
     assert "svc-like-button" not in html and "svc-recipe-card-cta" not in html
     visit(context, page, nopers_shop_url, user=user)

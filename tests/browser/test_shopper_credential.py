@@ -12,7 +12,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from playwright.sync_api import BrowserContext, ConsoleMessage, Page, expect
 
-from examples.shop.visitor import AUTHLESS_COOKIE, USER_COOKIE
+from examples.shop.visitor import USER_COOKIE
+from tests.demo_sites import shop_cookie
 
 from .helpers import (
     CLAIMS,
@@ -25,6 +26,7 @@ from .helpers import (
     new_user,
     page_credential,
     recipes_in,
+    shop_authless_id,
     shopper_credential,
     visit,
 )
@@ -139,7 +141,7 @@ def test_a_credential_element_inserted_with_innerhtml_is_taken_and_the_last_vali
 ):
     calls = BrowserCalls(page, prerender_url)
     visit(context, page, shop_url, "/injection")  # logged out: the page's credential is the authless visitor's
-    authless_id = next(c["value"] for c in context.cookies(shop_url) if c["name"] == AUTHLESS_COOKIE)
+    authless_id = shop_authless_id(context, shop_url)
     page.wait_for_function(f"() => window.svc.user.user$.value?.id === {authless_id!r}")
     assert page.evaluate(USER)["kind"] == "authless"
 
@@ -284,7 +286,7 @@ def test_merge_authless_proves_the_logged_out_visitor_with_the_remembered_creden
     page: Page, context: BrowserContext, shop_url: str, prerender_url: str
 ):
     visit(context, page, shop_url)  # logged out
-    authless_id = next(c["value"] for c in context.cookies(shop_url) if c["name"] == AUTHLESS_COOKIE)
+    authless_id = shop_authless_id(context, shop_url)
     authless_credential = page_credential(page, "authless")
     recipe_id = add_first_card_to_basket(page)
     remembered = page.evaluate("() => JSON.parse(localStorage.getItem('_svc/authless-credential'))")
@@ -293,7 +295,7 @@ def test_merge_authless_proves_the_logged_out_visitor_with_the_remembered_creden
 
     # Logged in (the shop's cookie; its own login would merge server-side): the page brings the user's credential.
     user = new_user()
-    context.add_cookies([{"name": USER_COOKIE, "value": user, "url": shop_url}])
+    context.add_cookies([{"name": USER_COOKIE, "value": shop_cookie(USER_COOKIE, user), "url": shop_url}])
     calls = BrowserCalls(page, prerender_url)
     page.goto(f"{shop_url}/")
     page.wait_for_function(f"() => window.svc.user.user$.value?.id === {user!r}")

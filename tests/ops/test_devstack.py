@@ -73,6 +73,22 @@ def test_coreapi_gets_a_pseudonym_key_of_the_instance(monkeypatch: pytest.Monkey
     assert devstack.coreapi_environ() == {}
 
 
+def test_the_demo_sites_get_a_secret_key_of_the_instance(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The shop and the blog sign their identity cookies (examples/identity_cookies.py): `make run` gives each its
+    key, kept in the instance folder, so that a visitor stays who they were across runs and every process of a
+    site reads the others' cookies; a key the shell sets wins."""
+    devstack = load_devstack()
+    monkeypatch.setattr(devstack, "SHOP_KEY_FILE", tmp_path / "instance" / "shop-secret-key")
+    monkeypatch.setattr(devstack, "PUBLISHER_KEY_FILE", tmp_path / "instance" / "publisher-secret-key")
+    monkeypatch.delenv("SHOP_SECRET_KEY", raising=False)
+    monkeypatch.setenv("PUBLISHER_SECRET_KEY", "the-shell-s-own-key")
+    sites = {service.name: service.env for service in devstack.services()}
+    key = sites["shop"]["SHOP_SECRET_KEY"]
+    assert len(key) >= 32 and devstack.SHOP_KEY_FILE.stat().st_mode & 0o777 == 0o600
+    assert next(s.env for s in devstack.services() if s.name == "shop")["SHOP_SECRET_KEY"] == key  # every start
+    assert "PUBLISHER_SECRET_KEY" not in sites["publisher"] and not devstack.PUBLISHER_KEY_FILE.exists()
+
+
 def test_the_terminal_shows_the_errors_and_the_log_file_keeps_every_line() -> None:
     """`make run` used to stream every request's log line into the terminal: now each process's output goes to its
     file under .run/logs/, and only its errors (JSON or text log lines at ERROR or CRITICAL, tracebacks) also show

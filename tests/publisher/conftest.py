@@ -13,6 +13,7 @@ from flask import Flask
 from examples.delivery import static_url_path
 from examples.publisher import STATIC_FOLDER, create_app
 from tests.conftest import closed_port
+from tests.demo_sites import PUBLISHER_SECRET_KEY
 from tests.live import use_live_servers
 
 # The prerender the unit tests fake with `responses` (nothing listens there).
@@ -27,6 +28,7 @@ def publisher_config(**overrides: object) -> dict:
     # Generous timeouts: the live servers of the test session are single processes.
     return {
         "TESTING": True,
+        "SECRET_KEY": PUBLISHER_SECRET_KEY,
         "PRERENDER_READ_TIMEOUT": 10.0,
         "PRERENDER_PAGE_BUDGET": 30.0,
         **overrides,

@@ -17,9 +17,11 @@ from bs4 import BeautifulSoup
 from flask import Flask
 
 from examples.delivery import STATIC_CACHE_CONTROL
+from examples.identity_cookies import IdentityCookies
 from examples.publisher import STATIC_FOLDER
 from examples.publisher.reader import AUTHLESS_COOKIE, SESSION_COOKIE
 from examples.publisher.recipes import BY_ID, RECIPES
+from tests.demo_sites import PUBLISHER_SECRET_KEY, blog_id
 
 from .conftest import FAKE_PRERENDER, soup_of, static_url
 
@@ -190,7 +192,7 @@ def test_cookies_are_set_once_then_reused(blog: Flask):
     for header in cookies.values():
         assert "HttpOnly" in header and "SameSite=Lax" in header
     assert "Max-Age=31536000" in cookies[AUTHLESS_COOKIE]
-    assert client.get_cookie(AUTHLESS_COOKIE).value == AUTHLESS_ID
+    assert blog_id(AUTHLESS_COOKIE, client.get_cookie(AUTHLESS_COOKIE).value) == AUTHLESS_ID
     session_id = client.get_cookie(SESSION_COOKIE).value
 
     for path in (f"/recettes/{QUICHE}", "/recettes", "/recettes/pub-crepes"):
@@ -209,8 +211,31 @@ def test_a_malformed_cookie_is_replaced(blog: Flask):
     client.set_cookie(AUTHLESS_COOKIE, "not an id")
     client.set_cookie(SESSION_COOKIE, "x" * 200)
     soup_of(client.get(f"/recettes/{QUICHE}"))
-    assert client.get_cookie(AUTHLESS_COOKIE).value == AUTHLESS_ID
+    assert blog_id(AUTHLESS_COOKIE, client.get_cookie(AUTHLESS_COOKIE).value) == AUTHLESS_ID
     assert len(client.get_cookie(SESSION_COOKIE).value) == 32
+
+
+@responses.activate
+@pytest.mark.parametrize(
+    "cookie",
+    [
+        pytest.param("another-readers-id", id="an id read in a page, unsigned"),
+        pytest.param(
+            IdentityCookies(secret_key="another-key").sign(AUTHLESS_COOKIE, "another-reader"), id="another key"
+        ),
+        pytest.param(IdentityCookies(secret_key=PUBLISHER_SECRET_KEY).sign(SESSION_COOKIE, "x"), id="another cookie"),
+    ],
+)
+def test_an_authless_cookie_the_blog_did_not_sign_is_a_new_reader(blog: Flask, cookie: str):
+    """The page shows its reader's id to any script: a cookie holding an id, without the blog's signature of it
+    for this cookie, is no reader of the blog's; the reader gets a new identity from prerender."""
+    fake_prerender()
+    client = blog.test_client()
+    client.set_cookie(AUTHLESS_COOKIE, cookie)
+    soup = soup_of(client.get(f"/recettes/{QUICHE}"))
+    assert blog_id(AUTHLESS_COOKIE, client.get_cookie(AUTHLESS_COOKIE).value) == AUTHLESS_ID
+    assert {call.request.headers["authless-id"] for call in calls_to(CTA_URL)} == {AUTHLESS_ID}
+    assert json.loads(soup.select_one("script#publisher-context").string)["authlessId"] == AUTHLESS_ID
 
 
 @responses.activate

@@ -15,6 +15,7 @@ from flask.testing import FlaskClient
 from examples.delivery import static_url_path
 from examples.shop import STATIC_FOLDER, create_app
 from tests.conftest import closed_port
+from tests.demo_sites import SHOP_SECRET_KEY
 from tests.faulty_upstream import FaultyPrerender, status
 from tests.live import use_live_servers
 
@@ -27,6 +28,7 @@ def shop_config(**overrides: object) -> dict:
     # Generous timeouts: the live servers of the test session are single processes.
     return {
         "TESTING": True,
+        "SECRET_KEY": SHOP_SECRET_KEY,
         "PRERENDER_READ_TIMEOUT": 10.0,
         "COREAPI_READ_TIMEOUT": 10.0,
         "PRERENDER_PAGE_BUDGET": 30.0,

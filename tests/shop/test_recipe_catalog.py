@@ -22,6 +22,7 @@ from werkzeug.datastructures import MultiDict
 
 from examples.shop.recipe_catalog import BASKET, CATEGORY, FAVORITES, HOME, MY_SPACE, PAGES, SEARCH, catalog_query
 from examples.shop.visitor import AUTHLESS_COOKIE, STORE_COOKIE
+from tests.demo_sites import shop_cookie_of
 
 from .conftest import FaultyPrerender, problem_answer, soup_of, static_url
 
@@ -71,11 +72,6 @@ def credential_of(soup: BeautifulSoup) -> Tag:
     elements = soup.find_all("svc-shopper")
     assert elements and len({(e["kind"], e["shopper-id"]) for e in elements}) == 1
     return elements[0]
-
-
-def cookie(client: FlaskClient, name: str) -> str | None:
-    found = client.get_cookie(name)
-    return found.value if found is not None else None
 
 
 def query_of(href: str) -> dict[str, list[str]]:
@@ -132,7 +128,7 @@ def test_each_page_is_prerenders_catalog_page_in_the_shops_layout(
     assert any(src.endswith("/components/catalog.js") for src in scripts)
     assert any(src.endswith("/sdk/svc.js") for src in scripts)
     shopper = credential_of(soup)
-    assert (shopper["kind"], shopper["shopper-id"]) == ("authless", cookie(shop_client, AUTHLESS_COOKIE))
+    assert (shopper["kind"], shopper["shopper-id"]) == ("authless", shop_cookie_of(shop_client, AUTHLESS_COOKIE))
     # prerender's page sends its pageview itself (with its analytics path): no meta of the shop's on top.
     assert soup.select_one('meta[name="svc-analytics-path"]') is None
     assert root["analytics-path"]

@@ -25,8 +25,10 @@ from bs4 import BeautifulSoup, Tag
 from flask import Flask
 from flask.testing import FlaskClient
 
+from examples.identity_cookies import IdentityCookies
 from examples.shop.services import get_services
 from examples.shop.visitor import AUTHLESS_COOKIE, SESSION_COOKIE, STORE_COOKIE, USER_COOKIE
+from tests.demo_sites import SHOP_SECRET_KEY, shop_cookie, shop_cookie_of
 
 from .conftest import soup_of, static_url
 
@@ -68,11 +70,6 @@ def client(shop: Flask) -> FlaskClient:
 # ------------------------------------------------------------------------------------------------ helpers
 
 
-def cookie(client: FlaskClient, name: str) -> str | None:
-    found = client.get_cookie(name)
-    return found.value if found is not None else None
-
-
 def loads_the_sdk(soup: BeautifulSoup) -> bool:
     return any("/sdk/svc.js" in script.get("src", "") for script in soup.find_all("script"))
 
@@ -97,7 +94,7 @@ def browser_headers(credential: str, client: FlaskClient, language: str = "fr") 
     return {
         "Authorization": f"Bearer {credential}",
         "language-id": language,
-        "session-id": cookie(client, SESSION_COOKIE) or "s",
+        "session-id": shop_cookie_of(client, SESSION_COOKIE) or "s",
     }
 
 
@@ -199,20 +196,20 @@ def test_every_sdk_page_carries_one_working_credential_of_its_visitor(
             assert found["store_id"] in (None, STORE)
 
     client.get("/")
-    check_pages("authless", cookie(client, AUTHLESS_COOKIE))
+    check_pages("authless", shop_cookie_of(client, AUTHLESS_COOKIE))
     client.post("/preferences", data={"store_id": STORE})
-    check_pages("authless", cookie(client, AUTHLESS_COOKIE))
+    check_pages("authless", shop_cookie_of(client, AUTHLESS_COOKIE))
     client.post("/connexion")
     check_pages("user", user_id)
     client.post("/deconnexion")
-    check_pages("authless", cookie(client, AUTHLESS_COOKIE))
+    check_pages("authless", shop_cookie_of(client, AUTHLESS_COOKIE))
 
 
 def test_a_card_inserted_at_runtime_brings_the_visitors_credential(client: FlaskClient, prerender_url: str):
     client.get("/injection")
     html = client.get("/injection/card?recipe_id=5").get_data(as_text=True)
     element = page_credential(BeautifulSoup(html, "html5lib"))
-    assert (element["kind"], element["shopper-id"]) == ("authless", cookie(client, AUTHLESS_COOKIE))
+    assert (element["kind"], element["shopper-id"]) == ("authless", shop_cookie_of(client, AUTHLESS_COOKIE))
     basket(prerender_url, element["credential"], client)
 
 
@@ -233,31 +230,52 @@ def test_a_new_visitors_authless_id_comes_from_prerender(
 
     monkeypatch.setattr(prerender, "generate_authless_id", recording)
     soup = soup_of(client.get("/"))
-    authless_id = cookie(client, AUTHLESS_COOKIE)
+    authless_id = shop_cookie_of(client, AUTHLESS_COOKIE)
     assert issued == [authless_id]  # once for the page (the header's cart counter reads the same visitor)
     assert ISSUED_AUTHLESS_ID.match(authless_id)
     assert page_credential(soup)["shopper-id"] == authless_id
     assert not [r for r in caplog.records if r.name == "examples.shop.visitor" and r.levelno >= logging.WARNING]
     # it stays; another new visitor gets another one
     client.get("/idees")
-    assert cookie(client, AUTHLESS_COOKIE) == authless_id and len(issued) == 1
+    assert shop_cookie_of(client, AUTHLESS_COOKIE) == authless_id and len(issued) == 1
     other = shop.test_client()
     other.get("/cart/lines")
-    assert len(issued) == 2 and issued[1] != authless_id and cookie(other, AUTHLESS_COOKIE) == issued[1]
+    assert len(issued) == 2 and issued[1] != authless_id and shop_cookie_of(other, AUTHLESS_COOKIE) == issued[1]
 
 
 def test_after_logout_a_new_authless_id_from_prerender(client: FlaskClient):
     client.get("/")
-    before = cookie(client, AUTHLESS_COOKIE)
+    before = shop_cookie_of(client, AUTHLESS_COOKIE)
     client.post("/connexion")
-    assert cookie(client, AUTHLESS_COOKIE) == before
+    assert shop_cookie_of(client, AUTHLESS_COOKIE) == before
     client.post("/deconnexion")
-    after = cookie(client, AUTHLESS_COOKIE)
-    assert cookie(client, USER_COOKIE) is None
+    after = shop_cookie_of(client, AUTHLESS_COOKIE)
+    assert shop_cookie_of(client, USER_COOKIE) is None
     assert after != before and ISSUED_AUTHLESS_ID.match(after)
     # logging out again (a stale page) changes nothing
     client.post("/deconnexion")
-    assert cookie(client, AUTHLESS_COOKIE) == after
+    assert shop_cookie_of(client, AUTHLESS_COOKIE) == after
+
+
+@pytest.mark.parametrize("forged", ["unsigned", "another cookie's signature", "another key"])
+def test_an_identity_cookie_the_shop_did_not_sign_is_nobody(client: FlaskClient, forged: str):
+    """Any script of the page reads its shopper's id (the credential's payload, `<svc-shopper>`): a user cookie
+    holding an id without the shop's signature of it, for that cookie, logs nobody in, and the shop deletes it."""
+    user_id = "demo-user"
+    client.set_cookie(
+        USER_COOKIE,
+        {
+            "unsigned": user_id,
+            "another cookie's signature": IdentityCookies(secret_key=SHOP_SECRET_KEY).sign(AUTHLESS_COOKIE, user_id),
+            "another key": IdentityCookies(secret_key="another-key").sign(USER_COOKIE, user_id),
+        }[forged],
+    )
+    shopper = page_credential(soup_of(client.get("/cart")))
+    assert shopper["kind"] == "authless" and shopper["shopper-id"] != user_id
+    assert client.get_cookie(USER_COOKIE) is None
+    client.set_cookie(USER_COOKIE, shop_cookie(USER_COOKIE, user_id))  # the shop's own: logged in
+    shopper = page_credential(soup_of(client.get("/cart")))
+    assert (shopper["kind"], shopper["shopper-id"]) == ("user", user_id)
 
 
 @pytest.mark.parametrize("broken", ["unreachable", "wrong token"])
@@ -268,14 +286,14 @@ def test_the_shop_makes_its_own_authless_id_when_prerender_cannot(
     client = make_shop(**config).test_client()
     response = client.get("/")
     assert response.status_code == 200
-    authless_id = cookie(client, AUTHLESS_COOKIE)
+    authless_id = shop_cookie_of(client, AUTHLESS_COOKIE)
     assert authless_id.startswith("anon-") and not ISSUED_AUTHLESS_ID.match(authless_id)
     assert any(
         r.name == "examples.shop.visitor" and r.levelno == logging.WARNING and "no authless id" in r.getMessage()
         for r in caplog.records
     )
     client.get("/cart")
-    assert cookie(client, AUTHLESS_COOKIE) == authless_id  # kept, not asked for again
+    assert shop_cookie_of(client, AUTHLESS_COOKIE) == authless_id  # kept, not asked for again
 
 
 # ------------------------------------------------------------------ (d) the logged-out basket after login
@@ -301,7 +319,7 @@ def test_the_basket_built_while_logged_out_is_the_users_after_login(
     assert recipe_ids(basket(prerender_url, visitor["credential"], client)) == {"5"}
 
     assert client.post("/connexion", data={"next": "/cart"}).status_code == 303
-    assert cookie(client, USER_COOKIE) == user_id
+    assert shop_cookie_of(client, USER_COOKIE) == user_id
     user = page_credential(soup_of(client.get("/cart")))
     assert (user["kind"], user["shopper-id"]) == ("user", user_id)
     merged = basket(prerender_url, user["credential"], client)
@@ -379,7 +397,7 @@ def test_a_failed_merge_does_not_break_the_login(
     client.post("/cart/lines", json=[{"id": "100001", "quantity": 1}])
     response = client.post("/connexion")
     assert response.status_code == 303
-    assert cookie(client, USER_COOKIE) == user_id
+    assert shop_cookie_of(client, USER_COOKIE) == user_id
     assert any("not merged" in r.getMessage() for r in caplog.records if r.levelno == logging.WARNING)
     assert client.get("/cart/lines").get_json()["lines"] == [{"id": "100001", "quantity": 1}]
 
