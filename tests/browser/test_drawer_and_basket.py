@@ -329,6 +329,55 @@ def test_a_guest_change_the_basket_refuses_is_not_tracked(page: Page, context: B
     assert [c["props"] for c in changes] == [{"recipe_id": recipe_id, "guests": guests + 1}]
 
 
+def test_a_guest_change_refused_after_another_recipe_opened_leaves_that_recipe_alone(
+    page: Page, context: BrowserContext, shop_url: str
+):
+    """A recipe's guest change refused late, once the shopper has opened another recipe's drawer at the refused
+    count: the drawer stays on the recipe it shows, for the count shown (a review found the first recipe's basket
+    count applied to the second's details, its products and "add all" with it)."""
+    visit(context, page, shop_url, user=new_user())
+    cards = hydrated_cards(page)
+    first, second = cards.nth(0), cards.nth(1)
+    first_id, second_id = first.get_attribute("recipe-id"), second.get_attribute("recipe-id")
+    first.locator(".svc-recipe-card-cta").click()
+    dialog = page.get_by_role("dialog")
+    dialog.locator(".svc-recipe-details__add-all").click()
+    expect(first).to_have_attribute("in-basket", "true")
+    guests = page.evaluate(f"id => {ENTRY_GUESTS}", first_id)
+    held: list[Route] = []
+    write = re.compile(rf"/v[12]/basket/recipes/{first_id}(\?|$)")
+    page.route(write, lambda route: held.append(route) if route.request.method == "PATCH" else route.fallback())
+    dialog.locator("[data-action=guests-increase]").click()
+    while not held:  # the change's write, kept unanswered
+        page.wait_for_timeout(50)
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+
+    second.locator(".svc-recipe-card-cta").click()
+    details = dialog.locator(f".svc-recipe-details[recipe-id='{second_id}']")
+    expect(details).to_be_visible()
+    shown = int(details.get_attribute("guests") or "0")
+    step = "increase" if shown < guests + 1 else "decrease"
+    for _ in range(abs(guests + 1 - shown)):
+        dialog.locator(f"[data-action=guests-{step}]").click()
+    expect(dialog.locator(".svc-recipe-details")).to_have_attribute("guests", str(guests + 1))
+
+    for route in held:
+        route.fulfill(status=500)
+    page.unroute(write)
+    expect(dialog.locator(".svc-drawer__message [role=alert]")).not_to_have_text("")
+    busy = page.evaluate(
+        """async () => {
+          await window.svc[Symbol.for("prerender.sdk.internal")].basket.whenIdle();
+          return document.querySelector("[role=dialog] [aria-busy=true]") !== null;
+        }"""
+    )
+    assert not busy, "the refusal reloaded the drawer"
+    expect(dialog.locator(".svc-recipe-details")).to_have_attribute("recipe-id", str(second_id))
+    expect(dialog.locator(".svc-recipe-details")).to_have_attribute("guests", str(guests + 1))
+    assert page.evaluate(f"id => {ENTRY_GUESTS}", first_id) == guests
+
+
 def test_add_all_with_a_swapped_product_is_one_basket_write(page: Page, context: BrowserContext, shop_url: str):
     """The product chosen in the drawer goes with the recipe in one request: no PUT per product after it."""
     visit(context, page, shop_url, user=new_user())

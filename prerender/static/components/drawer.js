@@ -123,12 +123,14 @@ export class DrawerElement extends HTMLElement {
 
   /**
    * The guests changed in the details: fetch them again for that number, keeping tab and focus. `from`: only if
-   * the drawer still shows that count (a refused change going back to the basket's count, unless a newer step
-   * replaced it meanwhile).
+   * the drawer still shows that recipe for that count (a refused change going back to the basket's count, unless
+   * the shopper stepped on, opened another recipe or closed the drawer meanwhile).
+   * @param {{ guests: number, from?: { recipeId: string, guests: number } }} options
    */
-  reload(/** @type {{ guests: number, from?: number }} */ { guests, from }) {
-    if (!this.#current || (from !== undefined && this.#current.guests !== from)) return Promise.resolve();
-    this.#current = { ...this.#current, guests };
+  reload({ guests, from }) {
+    const current = this.#current;
+    if (!current || (from && (String(current.recipeId) !== from.recipeId || current.guests !== from.guests))) return Promise.resolve();
+    this.#current = { ...current, guests };
     return this.#load({ preserve: true });
   }
 

@@ -64,7 +64,7 @@ export class RecipeDetails {
    * @param {HTMLElement} options.root the `.svc-recipe-details` element, in the document
    * @param {HTMLElement | null} options.footer its `__footer`, moved into the drawer's footer
    * @param {string} options.recipeId
-   * @param {{ reload(options: { guests: number, from?: number }): Promise<unknown>, whileSlow<T>(work: Promise<T>): Promise<T> }} options.drawer
+   * @param {{ reload(options: { guests: number, from?: { recipeId: string, guests: number } }): Promise<unknown>, whileSlow<T>(work: Promise<T>): Promise<T> }} options.drawer
    * @param {Snapshot} [options.restore]
    */
   constructor({ root, footer, recipeId, drawer, restore }) {
@@ -208,10 +208,12 @@ export class RecipeDetails {
         notices.error(error);
         // Refused (by the page's hook, the service or the network): the recipe stays in the basket for its guests,
         // and the drawer shows those again once the basket's calls are done (a 404 or 409 reloads the basket),
-        // unless the shopper has stepped on since. This instance may be gone by then: the drawer decides.
+        // unless it has moved on since (another count, another recipe, closed). This instance may be gone by then
+        // (the refused count's details replaced it): the drawer decides.
+        const recipeId = this.#recipeId;
         void basket.whenIdle().then(() => {
-          const held = Number(basket.entry(this.#recipeId)?.guests ?? 0);
-          if (held > 0 && held !== guests) this.#drawer.reload({ guests: held, from: guests }).catch(() => {});
+          const held = Number(basket.entry(recipeId)?.guests ?? 0);
+          if (held > 0 && held !== guests) this.#drawer.reload({ guests: held, from: { recipeId, guests } }).catch(() => {});
         });
       });
     } else {
