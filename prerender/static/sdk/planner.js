@@ -16,10 +16,11 @@
 // the suggestions, before the shopper chose how (the planner entry's mode counts only when a menu is made).
 // A page restored from the back/forward cache heard nothing while it was kept there (its channel was closed, and
 // the change may have been made by the page that replaced it, in the same tab): each change is also written down
-// (localStorage `_<prefix>/planner/menuChanged`: `{shopper, store, at}`), and a restored page whose menu is older
-// than the shopper's last change follows it as it would another tab's.
+// (localStorage `_<prefix>/planner/menuChanged`: `{shopper, store, change}`, `change` a new random id each time),
+// and a restored page that has not seen the shopper's last change follows it as it would another tab's. Ids, not
+// times: two pages' clocks (a page's start, another's Date.now) are not one clock.
 import { Stream } from "./observable.js";
-import { isRecent } from "./storage.js";
+import { isRecent, randomId } from "./storage.js";
 
 /** Storage name (under `_<prefix>/`) of the URL the finalize flow resumes at: the URL alone. */
 export const FINALIZE_URL_KEY = "cachedFinalizeMenuUrl";
@@ -51,23 +52,22 @@ export class Planner {
   #tabs;
   /** @type {{ store: string | null } | null} the last change another tab told while this page was hidden */
   #missed = null;
-  #now;
-  /** When this page last knew the shopper's menu (ms since the epoch): its start, its own change, one it followed. */
-  #knownAt;
+  #newId;
+  /** The shopper's last menu change this page knows of (an id of `MENU_CHANGED_KEY`'s), "" for none. */
+  #known;
 
   /**
    * @param {object} services
    * @param {import("./session.js").Session} services.session
    * @param {import("./tabs.js").Tabs | null} [services.tabs] the shopper's other tabs of the site
-   * @param {() => number} [services.now] the wall clock (default: Date.now; one clock for the browser's tabs)
-   * @param {number} [services.pageStart] when the page was asked for (default: performance.timeOrigin): the menu
-   *   it was drawn with is of then
+   * @param {() => string} [services.newId] an id for each change written down (default: a random UUID)
    */
-  constructor({ session, tabs = null, now = () => Date.now(), pageStart = performance.timeOrigin }) {
+  constructor({ session, tabs = null, newId = randomId }) {
     this.#session = session;
     this.#tabs = tabs;
-    this.#now = now;
-    this.#knownAt = pageStart;
+    this.#newId = newId;
+    // The menu the page was drawn with holds the changes made before it started.
+    this.#known = this.#writtenChange()?.change ?? "";
     tabs?.on("menu", (message) => {
       if (!message.shopper || message.shopper !== session.shopperKey) return;
       this.#missed = { store: typeof message.store === "string" ? message.store : null };
@@ -86,32 +86,40 @@ export class Planner {
    */
   menuChanged(store) {
     const shopper = this.#session.shopperKey;
-    const at = this.#now();
-    this.#knownAt = at;
     if (!shopper) return;
+    const change = this.#newId();
+    this.#known = change;
+    // Written before the others are told: a tab that follows the message reads it as the change it has seen.
+    this.#session.local.set(this.#session.key(MENU_CHANGED_KEY), JSON.stringify({ shopper, store, change }));
     this.#tabs?.post({ type: "menu", shopper, store });
-    this.#session.local.set(this.#session.key(MENU_CHANGED_KEY), JSON.stringify({ shopper, store, at }));
   }
 
-  /** The shopper's last change written down, when it is newer than this page's menu: missed. */
-  #missWrittenChange() {
+  /** The shopper's last change written down (any shopper's), or null. @returns {{ shopper: string, store: string | null, change: string } | null} */
+  #writtenChange() {
     /** @type {unknown} */
     let written;
     try {
       written = JSON.parse(this.#session.local.get(this.#session.key(MENU_CHANGED_KEY)) ?? "null");
     } catch {
-      return; // not ours to read
+      return null; // not ours to read
     }
-    if (!written || typeof written !== "object") return;
-    const { shopper, store, at } = /** @type {{ shopper?: unknown, store?: unknown, at?: unknown }} */ (written);
-    if (!shopper || shopper !== this.#session.shopperKey || typeof at !== "number" || !(at > this.#knownAt)) return;
-    this.#missed = { store: typeof store === "string" ? store : null };
+    if (!written || typeof written !== "object") return null;
+    const { shopper, store, change } = /** @type {{ shopper?: unknown, store?: unknown, change?: unknown }} */ (written);
+    if (typeof shopper !== "string" || typeof change !== "string" || !change) return null;
+    return { shopper, store: typeof store === "string" ? store : null, change };
+  }
+
+  /** A change written down since this page last knew the menu, by the same shopper: missed. */
+  #missWrittenChange() {
+    const written = this.#writtenChange();
+    if (!written || written.change === this.#known || !written.shopper || written.shopper !== this.#session.shopperKey) return;
+    this.#missed = { store: written.store };
   }
 
   #followOthers() {
     const missed = this.#missed;
     this.#missed = null;
-    this.#knownAt = this.#now();
+    this.#known = this.#writtenChange()?.change ?? this.#known; // the menu drawn now holds it
     if (missed) this.changedElsewhere$.next(missed);
   }
 
