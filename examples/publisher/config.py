@@ -6,7 +6,6 @@ Read by the application factory only (nothing at import time).
 
 from __future__ import annotations
 
-import logging
 import secrets
 from collections.abc import Mapping
 from typing import Any
@@ -48,7 +47,11 @@ def load_config(app: Flask, test_config: Mapping[str, Any] | None) -> None:
     if test_config is not None:
         app.config.from_mapping(test_config)
     if not app.config["SECRET_KEY"]:
-        # A key of this process only: its identity cookie is worthless to another process or after a restart.
-        logging.getLogger(__name__).warning("no PUBLISHER_SECRET_KEY: readers' identities last as long as this process")
+        # As the shop's (examples/shop/config.py): one key for every process, said at start when missing.
+        if not app.testing:
+            raise RuntimeError(
+                "PUBLISHER_SECRET_KEY is not set: the blog signs its readers' identity cookie with it, the same key"
+                " in every process and across restarts (`make run` keeps one in instance/publisher-secret-key)"
+            )
         app.config["SECRET_KEY"] = secrets.token_hex(32)
     app.config["PRERENDER_URL"] = str(app.config["PRERENDER_URL"]).rstrip("/")

@@ -56,7 +56,7 @@ class Reader:
 
 def identity_cookies() -> IdentityCookies:
     """The signer of the blog's identity cookie, with the blog's secret key."""
-    return IdentityCookies(secret_key=current_app.config["SECRET_KEY"])
+    return IdentityCookies(secret_key=current_app.config["SECRET_KEY"], max_age=ONE_YEAR)
 
 
 def reader_from(

@@ -117,7 +117,7 @@ def visitor_from(request: Request) -> Visitor:
 
 def identity_cookies() -> IdentityCookies:
     """The signer of the shop's identity cookies, with the shop's secret key."""
-    return IdentityCookies(secret_key=current_app.config["SECRET_KEY"])
+    return IdentityCookies(secret_key=current_app.config["SECRET_KEY"], max_age=ONE_YEAR)
 
 
 def _read(request: Request) -> Visitor:

@@ -17,11 +17,10 @@ from bs4 import BeautifulSoup
 from flask import Flask
 
 from examples.delivery import STATIC_CACHE_CONTROL
-from examples.identity_cookies import IdentityCookies
 from examples.publisher import STATIC_FOLDER
 from examples.publisher.reader import AUTHLESS_COOKIE, SESSION_COOKIE
 from examples.publisher.recipes import BY_ID, RECIPES
-from tests.demo_sites import PUBLISHER_SECRET_KEY, blog_id
+from tests.demo_sites import blog_cookies, blog_id
 
 from .conftest import FAKE_PRERENDER, soup_of, static_url
 
@@ -220,10 +219,8 @@ def test_a_malformed_cookie_is_replaced(blog: Flask):
     "cookie",
     [
         pytest.param("another-readers-id", id="an id read in a page, unsigned"),
-        pytest.param(
-            IdentityCookies(secret_key="another-key").sign(AUTHLESS_COOKIE, "another-reader"), id="another key"
-        ),
-        pytest.param(IdentityCookies(secret_key=PUBLISHER_SECRET_KEY).sign(SESSION_COOKIE, "x"), id="another cookie"),
+        pytest.param(blog_cookies("another-key").sign(AUTHLESS_COOKIE, "another-reader"), id="another key"),
+        pytest.param(blog_cookies().sign(SESSION_COOKIE, "x"), id="another cookie"),
     ],
 )
 def test_an_authless_cookie_the_blog_did_not_sign_is_a_new_reader(blog: Flask, cookie: str):

@@ -3,6 +3,9 @@ context of svc-setup.js), and of the shop's carts at login."""
 
 from __future__ import annotations
 
+import pytest
+
+from examples.publisher import create_app as create_publisher
 from examples.shop import create_app
 from examples.shop.carts import MAX_QUANTITY, CartStore
 from examples.shop.runtime import module_tags, shop_context
@@ -50,3 +53,18 @@ def test_moving_a_cart_adds_its_lines_and_empties_it():
     assert carts.lines("authless:a") == {}
     assert carts.move("authless:none", "user:u") == carts.lines("user:u")
     assert carts.move("user:u", "user:u") == {"1": 2, "2": 4, "3": MAX_QUANTITY, "4": 1}
+
+
+@pytest.mark.parametrize("site", ["shop", "publisher"])
+def test_a_site_without_a_secret_key_says_so_at_start(site: str, monkeypatch: pytest.MonkeyPatch):
+    """The identity cookies are signed with the site's key (examples/identity_cookies.py): without one, each of the
+    server's workers would make its own and refuse the others' cookies, shoppers logged out at random. The site
+    refuses to start and names the variable; a test's app (one process) makes a key of its own."""
+    variable = f"{site.upper()}_SECRET_KEY"
+    monkeypatch.delenv(variable, raising=False)
+    factory = create_app if site == "shop" else create_publisher
+    with pytest.raises(RuntimeError, match=variable):
+        factory({})
+    assert factory({"TESTING": True}).config["SECRET_KEY"]
+    monkeypatch.setenv(variable, "a-key-from-the-environment")
+    assert factory({}).config["SECRET_KEY"] == "a-key-from-the-environment"

@@ -15,6 +15,7 @@ import itertools
 import json
 import logging
 import re
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -25,10 +26,9 @@ from bs4 import BeautifulSoup, Tag
 from flask import Flask
 from flask.testing import FlaskClient
 
-from examples.identity_cookies import IdentityCookies
 from examples.shop.services import get_services
-from examples.shop.visitor import AUTHLESS_COOKIE, SESSION_COOKIE, STORE_COOKIE, USER_COOKIE
-from tests.demo_sites import SHOP_SECRET_KEY, shop_cookie, shop_cookie_of
+from examples.shop.visitor import AUTHLESS_COOKIE, ONE_YEAR, SESSION_COOKIE, STORE_COOKIE, USER_COOKIE
+from tests.demo_sites import shop_cookie, shop_cookie_of, shop_cookies
 
 from .conftest import soup_of, static_url
 
@@ -257,25 +257,54 @@ def test_after_logout_a_new_authless_id_from_prerender(client: FlaskClient):
     assert shop_cookie_of(client, AUTHLESS_COOKIE) == after
 
 
-@pytest.mark.parametrize("forged", ["unsigned", "another cookie's signature", "another key"])
-def test_an_identity_cookie_the_shop_did_not_sign_is_nobody(client: FlaskClient, forged: str):
+def forged_cookie(forged: str, name: str, other: str, value: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A cookie `name` for `value` that the shop did not make (`other`: another of its identity cookies)."""
+    if forged == "unsigned":
+        return value
+    if forged == "another cookie's signature":
+        return shop_cookie(other, value)
+    if forged == "another key":
+        return shop_cookies("another-key").sign(name, value)
+    with monkeypatch.context() as then:  # "expired": the shop's own, signed longer ago than the cookie lives
+        signed_at = time.time() - ONE_YEAR - 60
+        then.setattr(time, "time", lambda: signed_at)
+        return shop_cookie(name, value)
+
+
+FORGERIES = ["unsigned", "another cookie's signature", "another key", "expired"]
+
+
+@pytest.mark.parametrize("forged", FORGERIES)
+def test_an_identity_cookie_the_shop_did_not_sign_is_nobody(
+    client: FlaskClient, forged: str, monkeypatch: pytest.MonkeyPatch
+):
     """Any script of the page reads its shopper's id (the credential's payload, `<svc-shopper>`): a user cookie
-    holding an id without the shop's signature of it, for that cookie, logs nobody in, and the shop deletes it."""
+    holding an id without the shop's signature of it, for that cookie and within its year, logs nobody in, and the
+    shop deletes it."""
     user_id = "demo-user"
-    client.set_cookie(
-        USER_COOKIE,
-        {
-            "unsigned": user_id,
-            "another cookie's signature": IdentityCookies(secret_key=SHOP_SECRET_KEY).sign(AUTHLESS_COOKIE, user_id),
-            "another key": IdentityCookies(secret_key="another-key").sign(USER_COOKIE, user_id),
-        }[forged],
-    )
+    client.set_cookie(USER_COOKIE, forged_cookie(forged, USER_COOKIE, AUTHLESS_COOKIE, user_id, monkeypatch))
     shopper = page_credential(soup_of(client.get("/cart")))
     assert shopper["kind"] == "authless" and shopper["shopper-id"] != user_id
     assert client.get_cookie(USER_COOKIE) is None
     client.set_cookie(USER_COOKIE, shop_cookie(USER_COOKIE, user_id))  # the shop's own: logged in
     shopper = page_credential(soup_of(client.get("/cart")))
     assert (shopper["kind"], shopper["shopper-id"]) == ("user", user_id)
+
+
+@pytest.mark.parametrize("forged", FORGERIES)
+def test_an_authless_cookie_the_shop_did_not_sign_is_a_new_visitor(
+    client: FlaskClient, forged: str, monkeypatch: pytest.MonkeyPatch
+):
+    """The logged-out visitor's id is in the page too: a cookie holding another visitor's id, without the shop's
+    signature of it, is a new visitor (an id issued by prerender), never the one whose id it names."""
+    client.get("/")
+    someone = shop_cookie_of(client, AUTHLESS_COOKIE)
+    assert someone
+    stranger = client.application.test_client()
+    stranger.set_cookie(AUTHLESS_COOKIE, forged_cookie(forged, AUTHLESS_COOKIE, USER_COOKIE, someone, monkeypatch))
+    shopper = page_credential(soup_of(stranger.get("/cart")))
+    assert shopper["kind"] == "authless" and ISSUED_AUTHLESS_ID.match(shopper["shopper-id"])
+    assert shopper["shopper-id"] != someone and shop_cookie_of(stranger, AUTHLESS_COOKIE) == shopper["shopper-id"]
 
 
 @pytest.mark.parametrize("broken", ["unreachable", "wrong token"])
