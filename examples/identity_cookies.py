@@ -12,8 +12,25 @@ counts as missing.
 from __future__ import annotations
 
 import hashlib
+import secrets
 
+from flask import Flask
 from itsdangerous import BadSignature, TimestampSigner
+
+
+def require_secret_key(app: Flask, *, variable: str, kept_in: str) -> None:
+    """The site's `SECRET_KEY` must be set (from `variable`): a key made per process would have each of the
+    server's workers refuse the others' cookies (gunicorn builds the app in each worker), so a site without one
+    refuses to start, naming it, rather than log shoppers out at random. A test's app, one process, makes its own.
+    `kept_in`: where `make run` keeps it, for the message."""
+    if app.config.get("SECRET_KEY"):
+        return
+    if not app.testing:
+        raise RuntimeError(
+            f"{variable} is not set: the site signs its identity cookies with it, the same key in every process and"
+            f" across restarts (`make run` keeps one in {kept_in})"
+        )
+    app.config["SECRET_KEY"] = secrets.token_hex(32)
 
 
 class IdentityCookies:

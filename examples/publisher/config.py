@@ -6,11 +6,12 @@ Read by the application factory only (nothing at import time).
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Mapping
 from typing import Any
 
 from flask import Flask
+
+from examples.identity_cookies import require_secret_key
 
 
 class DefaultConfig:
@@ -46,12 +47,5 @@ def load_config(app: Flask, test_config: Mapping[str, Any] | None) -> None:
     app.config.from_prefixed_env("PUBLISHER")
     if test_config is not None:
         app.config.from_mapping(test_config)
-    if not app.config["SECRET_KEY"]:
-        # As the shop's (examples/shop/config.py): one key for every process, said at start when missing.
-        if not app.testing:
-            raise RuntimeError(
-                "PUBLISHER_SECRET_KEY is not set: the blog signs its readers' identity cookie with it, the same key"
-                " in every process and across restarts (`make run` keeps one in instance/publisher-secret-key)"
-            )
-        app.config["SECRET_KEY"] = secrets.token_hex(32)
+    require_secret_key(app, variable="PUBLISHER_SECRET_KEY", kept_in="instance/publisher-secret-key")
     app.config["PRERENDER_URL"] = str(app.config["PRERENDER_URL"]).rstrip("/")

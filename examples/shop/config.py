@@ -5,11 +5,12 @@ Read by the application factory only (nothing at import time).
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Mapping
 from typing import Any
 
 from flask import Flask
+
+from examples.identity_cookies import require_secret_key
 
 
 class DefaultConfig:
@@ -56,15 +57,6 @@ def load_config(app: Flask, test_config: Mapping[str, Any] | None) -> None:
     app.config.from_prefixed_env("SHOP")
     if test_config is not None:
         app.config.from_mapping(test_config)
-    if not app.config["SECRET_KEY"]:
-        # A key per process would make each of the server's workers refuse the others' cookies (gunicorn forks
-        # them after building the app): said at start, not met as shoppers logged out at random. Tests build one
-        # process's app.
-        if not app.testing:
-            raise RuntimeError(
-                "SHOP_SECRET_KEY is not set: the shop signs its visitors' identity cookies with it, the same key in"
-                " every process and across restarts (`make run` keeps one in instance/shop-secret-key)"
-            )
-        app.config["SECRET_KEY"] = secrets.token_hex(32)
+    require_secret_key(app, variable="SHOP_SECRET_KEY", kept_in="instance/shop-secret-key")
     for key in ("PRERENDER_URL", "COREAPI_URL"):
         app.config[key] = str(app.config[key]).rstrip("/")
