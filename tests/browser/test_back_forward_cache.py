@@ -91,3 +91,34 @@ def test_a_menu_page_restored_from_the_cache_draws_the_menu_changed_meanwhile(
 
     back_from_the_cache(page)
     expect(page.locator(f".svc-planner__menu-item[data-recipe-id='{recipe_id}']")).to_have_count(1)
+
+
+def test_a_page_restored_with_its_drawer_open_keeps_the_drawer_working(
+    page: Page, context: BrowserContext, shop_url: str
+):
+    """Left with a recipe's drawer open (the address bar, a bookmark), then Back: the page comes back with the
+    drawer open, which still adds the recipe, and closing it gives the page its scroll again. Meanwhile the basket
+    page, restored after a recipe was added on the shelf, lists it."""
+    cacheable_pages(context, shop_url)
+    visit(context, page, shop_url, user=new_user())
+    card = hydrated_cards(page).first
+    card.locator(".svc-recipe-card-cta").click()
+    dialog = page.get_by_role("dialog")
+    add_all = dialog.locator(".svc-recipe-details__add-all")
+    expect(add_all).to_be_visible()
+    page.goto(f"{shop_url}/idees/panier")
+    items = page.locator(".svc-basket-preview__item")
+    expect(page.locator(".svc-basket-preview")).to_be_visible()
+    expect(items).to_have_count(0)
+
+    back_from_the_cache(page)
+    expect(dialog).to_be_visible()
+    add_all.click()
+    expect(card).to_have_attribute("in-basket", "true")
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    assert page.evaluate("getComputedStyle(document.documentElement).overflow") != "hidden"
+
+    page.go_forward(wait_until="commit")
+    page.wait_for_function("() => window.__shows.at(-1) === true", timeout=5_000)
+    expect(items).to_have_count(1)
