@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
 import shutil
 import signal
 import subprocess
@@ -27,6 +26,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
+
+from plumbing.instance_keys import instance_key
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -107,7 +108,7 @@ def services() -> list[Service]:
                 "SHOP_PRERENDER_URL": prerender_url,
                 "SHOP_COREAPI_URL": coreapi_url,
                 "GUNICORN_WORKERS": "1",
-                **site_key("SHOP_SECRET_KEY", SHOP_KEY_FILE),
+                **key_environ("SHOP_SECRET_KEY", SHOP_KEY_FILE),
             },
         ),
         # The recipe blog (a publisher): prerender's add-to-cart button on its recipes sends readers to the shop.
@@ -116,7 +117,7 @@ def services() -> list[Service]:
             publisher_port,
             "examples.publisher.wsgi:app",
             "/healthz",
-            {"PUBLISHER_PRERENDER_URL": prerender_url, **site_key("PUBLISHER_SECRET_KEY", PUBLISHER_KEY_FILE)},
+            {"PUBLISHER_PRERENDER_URL": prerender_url, **key_environ("PUBLISHER_SECRET_KEY", PUBLISHER_KEY_FILE)},
         ),
     ]
 
@@ -125,24 +126,15 @@ def coreapi_environ() -> dict[str, str]:
     """What coreapi's processes get besides the shell's: a pseudonym key of its own for the logs (from the
     instance file, made on the first run) unless the shell sets COREAPI_LOG_PSEUDONYM_KEY; without one, each
     process would warn that it made up a random key."""
-    return site_key("COREAPI_LOG_PSEUDONYM_KEY", PSEUDONYM_KEY_FILE)
+    return key_environ("COREAPI_LOG_PSEUDONYM_KEY", PSEUDONYM_KEY_FILE)
 
 
-def site_key(variable: str, path: Path) -> dict[str, str]:
-    """A key for `variable`: none when the shell sets it, else the instance file's (made on the first run)."""
+def key_environ(variable: str, path: Path) -> dict[str, str]:
+    """A key for `variable`: none when the shell sets it, else the instance file's (made on the first run, owner
+    only: plumbing/instance_keys.py, as prerender's own keys)."""
     if os.environ.get(variable):
         return {}
-    return {variable: instance_key(path)}
-
-
-def instance_key(path: Path) -> str:
-    """The key kept in `path`, made there (readable by its owner only) when the file does not exist."""
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(descriptor, "w") as handle:
-            handle.write(secrets.token_urlsafe(48))
-    return path.read_text().strip()
+    return {variable: instance_key(path, min_length=32)}
 
 
 def setup_commands(stack: list[Service]) -> list[list[str]]:
