@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 
-from flask import Flask
+from flask import Flask, current_app
 from itsdangerous import BadSignature, TimestampSigner
 
 
@@ -56,3 +56,8 @@ class IdentityCookies:
             return self._signer(name).unsign(cookie, max_age=self._max_age).decode("ascii")
         except (BadSignature, UnicodeError):  # SignatureExpired is a BadSignature
             return None
+
+
+def site_identity_cookies(*, max_age: int) -> IdentityCookies:
+    """The identity cookies of the site serving the request, signed with its `SECRET_KEY`."""
+    return IdentityCookies(secret_key=current_app.config["SECRET_KEY"], max_age=max_age)

@@ -18,9 +18,9 @@ import re
 import uuid
 from dataclasses import dataclass
 
-from flask import Request, Response, current_app
+from flask import Request, Response
 
-from examples.identity_cookies import IdentityCookies
+from examples.identity_cookies import site_identity_cookies
 
 from .prerender_client import PrerenderClient
 
@@ -54,11 +54,6 @@ class Reader:
         return None
 
 
-def identity_cookies() -> IdentityCookies:
-    """The signer of the blog's identity cookie, with the blog's secret key."""
-    return IdentityCookies(secret_key=current_app.config["SECRET_KEY"], max_age=ONE_YEAR)
-
-
 def reader_from(
     request: Request, prerender: PrerenderClient, *, language: str, request_id: str | None = None
 ) -> Reader:
@@ -69,7 +64,7 @@ def reader_from(
     if not valid_identifier(session_id):
         session_id = uuid.uuid4().hex
         fresh.append(SESSION_COOKIE)
-    authless_id = identity_cookies().read(AUTHLESS_COOKIE, request.cookies.get(AUTHLESS_COOKIE))
+    authless_id = site_identity_cookies(max_age=ONE_YEAR).read(AUTHLESS_COOKIE, request.cookies.get(AUTHLESS_COOKIE))
     if not valid_identifier(authless_id):
         authless_id = prerender.generate_authless_id(language=language, session_id=session_id, request_id=request_id)
         if authless_id is not None and not valid_identifier(authless_id):
@@ -87,5 +82,5 @@ def persist(reader: Reader, response: Response, *, secure: bool) -> None:
     if SESSION_COOKIE in reader.new_cookies:
         response.set_cookie(SESSION_COOKIE, reader.session_id, samesite="Lax", secure=secure, httponly=True)
     if AUTHLESS_COOKIE in reader.new_cookies and reader.authless_id:
-        signed = identity_cookies().sign(AUTHLESS_COOKIE, reader.authless_id)
+        signed = site_identity_cookies(max_age=ONE_YEAR).sign(AUTHLESS_COOKIE, reader.authless_id)
         response.set_cookie(AUTHLESS_COOKIE, signed, max_age=ONE_YEAR, samesite="Lax", secure=secure, httponly=True)

@@ -16,9 +16,9 @@ import re
 import uuid
 from dataclasses import dataclass, replace
 
-from flask import Request, Response, current_app, g
+from flask import Request, Response, g
 
-from examples.identity_cookies import IdentityCookies
+from examples.identity_cookies import site_identity_cookies
 
 from .services import get_services
 
@@ -115,14 +115,9 @@ def visitor_from(request: Request) -> Visitor:
     return visitor
 
 
-def identity_cookies() -> IdentityCookies:
-    """The signer of the shop's identity cookies, with the shop's secret key."""
-    return IdentityCookies(secret_key=current_app.config["SECRET_KEY"], max_age=ONE_YEAR)
-
-
 def _read(request: Request) -> Visitor:
     cookies = request.cookies
-    signed = identity_cookies()
+    signed = site_identity_cookies(max_age=ONE_YEAR)
     fresh: list[str] = []
     session_id = cookies.get(SESSION_COOKIE)
     if not valid_identifier(session_id):
@@ -161,7 +156,7 @@ def set_cookie(response: Response, name: str, value: str | None, *, secure: bool
         response.delete_cookie(name, samesite="Lax", secure=secure, httponly=True)
         return
     if name in IDENTITY_COOKIES:
-        value = identity_cookies().sign(name, value)
+        value = site_identity_cookies(max_age=ONE_YEAR).sign(name, value)
     max_age = None if name == SESSION_COOKIE else ONE_YEAR
     response.set_cookie(name, value, max_age=max_age, samesite="Lax", secure=secure, httponly=True)
 
