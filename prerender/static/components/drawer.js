@@ -129,7 +129,8 @@ export class DrawerElement extends HTMLElement {
    */
   reload({ guests, from }) {
     const current = this.#current;
-    if (!current || (from && (String(current.recipeId) !== from.recipeId || current.guests !== from.guests))) return Promise.resolve();
+    if (!current) return Promise.resolve();
+    if (from && (String(current.recipeId) !== from.recipeId || current.guests !== from.guests)) return Promise.resolve();
     this.#current = { ...current, guests };
     return this.#load({ preserve: true });
   }

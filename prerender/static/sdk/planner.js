@@ -94,7 +94,7 @@ export class Planner {
     this.#tabs?.post({ type: "menu", shopper, store });
   }
 
-  /** The shopper's last change written down (any shopper's), or null. @returns {{ shopper: string, store: string | null, change: string } | null} */
+  /** The last change written down (any shopper's), or null. @returns {{ shopper: string, store: string | null, change: string } | null} */
   #writtenChange() {
     /** @type {unknown} */
     let written;
@@ -105,14 +105,14 @@ export class Planner {
     }
     if (!written || typeof written !== "object") return null;
     const { shopper, store, change } = /** @type {{ shopper?: unknown, store?: unknown, change?: unknown }} */ (written);
-    if (typeof shopper !== "string" || typeof change !== "string" || !change) return null;
+    if (typeof shopper !== "string" || !shopper || typeof change !== "string" || !change) return null;
     return { shopper, store: typeof store === "string" ? store : null, change };
   }
 
   /** A change written down since this page last knew the menu, by the same shopper: missed. */
   #missWrittenChange() {
     const written = this.#writtenChange();
-    if (!written || written.change === this.#known || !written.shopper || written.shopper !== this.#session.shopperKey) return;
+    if (!written || written.change === this.#known || written.shopper !== this.#session.shopperKey) return;
     this.#missed = { store: written.store };
   }
 
