@@ -26,7 +26,7 @@ MAX_RECIPE_LINES = 100
 
 
 class BasketArgs(Schema):
-    """``store_id`` is required on every basket route but ``GET /basket``."""
+    """``store_id`` is required on every basket route but ``GET /basket`` and the merge."""
 
     class Meta:
         unknown = EXCLUDE
@@ -128,8 +128,15 @@ class ConfirmArgs(BasketArgs):
     )
 
 
-class MergeArgs(BasketArgs):
+class MergeArgs(Schema):
+    """``GET /basket/merge-authless-basket``: without ``store_id`` (or with an empty one), the merged basket stays
+    where the shopper was shopping (``baskets.merge_authless``)."""
+
+    class Meta:
+        unknown = EXCLUDE
+
     authless_id = fields.String(required=True, validate=validate.Length(min=1, max=MAX_ID_LENGTH))
+    store = StoreField(data_key="store_id", load_default=None)
 
 
 class TransferArgs(BasketArgs):

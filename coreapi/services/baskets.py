@@ -222,7 +222,7 @@ def get_basket(
     basket = session.scalars(select(Basket).where(*_open_basket_of(owner)).options(*_BASKET_LOADING)).one_or_none()
     if store is None:
         if basket is None:
-            return BasketView(store_id=None, recipes=[], products=[], total=Decimal(0))
+            return _no_basket()
         return _view(session, basket, session.get_one(Store, basket.store_id), language)
     if basket is not None and basket.store_id != store.id:
         return _write(session, owner, store, language, lambda basket: None).basket
@@ -596,22 +596,46 @@ def merge_authless(
     session: Session,
     user: BasketOwner,
     authless_id: str,
-    store: Store,
+    store: Store | None,
     language: str = DEFAULT_LANGUAGE,
 ) -> BasketUpdate:
     """Move a logged-out visitor's entries into the connected user's basket, and empty the
     visitor's: the visitor's basket under the user's supplier only (``move_entries``). A recipe
     both baskets hold keeps the visitor's entry. ``changes`` are those of the user's basket.
 
+    Without ``store`` (a login before any store was chosen), the basket goes where the shopper was shopping
+    (``_merge_store``); with no basket on either side nothing is created and the answer is the empty basket at no
+    store, as ``get_basket`` answers it.
+
     coreapi cannot tell who holds ``authless_id``: its caller (prerender) vouches for it, having
     checked the browser's proof of that identity before calling. The visitor's favorite products join the
     user's too (``favorite_items.merge_authless``), and so do its confirmed baskets (``move_history``); the route
     moves its preferences as well (``preferences.merge_authless``, coreapi/blueprints/baskets.py)."""
     authless = BasketOwner(user.supplier_id, Identity(IdentityKind.AUTHLESS, authless_id))
-    moved = move_entries(session, authless, user, store, language).update
+    if store is None:
+        store = _merge_store(session, authless, user)
+    moved = (
+        move_entries(session, authless, user, store, language).update
+        if store is not None
+        else BasketUpdate(_no_basket(), [])
+    )
     favorite_items.merge_authless(session, user.supplier_id, user.identity, authless_id)
     move_history(session, authless, user)
     return moved
+
+
+def _merge_store(session: Session, source: BasketOwner, target: BasketOwner) -> Store | None:
+    """Where a merge named no store puts the basket: the visitor's store when its basket holds entries (what the
+    shopper was just choosing, priced there), else the user's basket's own; ``None`` when the user has no basket
+    and the visitor's holds nothing (nothing to move, no basket to create). Locks both baskets, the source's first,
+    as ``move_entries`` does."""
+    source_basket = _lock_open_basket(session, source)
+    target_basket = _lock_open_basket(session, target)
+    if source_basket is not None and source_basket.entries:
+        return session.get_one(Store, source_basket.store_id)
+    if target_basket is not None:
+        return session.get_one(Store, target_basket.store_id)
+    return None
 
 
 def move_history(session: Session, source: BasketOwner, target: BasketOwner) -> None:
@@ -848,6 +872,11 @@ def _changes(before: Mapping[int, int], basket: Basket) -> list[ProductQuantity]
         for product_id in sorted(before.keys() | after.keys())
         if after.get(product_id, 0) != before.get(product_id, 0)
     ]
+
+
+def _no_basket() -> BasketView:
+    """What a shopper without an open basket, at no store, is answered."""
+    return BasketView(store_id=None, recipes=[], products=[], total=Decimal(0))
 
 
 def _view(session: Session, basket: Basket | None, store: Store, language: str) -> BasketView:

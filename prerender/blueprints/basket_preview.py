@@ -23,10 +23,11 @@ bp = Blueprint("basket_preview", __name__, url_prefix="/catalog")
     answers={
         200: html(
             "The recipes in the shopper's basket with their guests, products and price, each removable, the total "
-            "and a link to the retailer's cart; embed=true: without page chrome."
+            "and a link to the retailer's cart; embed=true: without page chrome. At a store the service does not "
+            "know: the empty basket."
         ),
         304: NOT_MODIFIED,
-        400: problem("Invalid parameters or headers, or an unknown store."),
+        400: problem("Invalid parameters or headers."),
     },
 )
 def basket_preview(query: dict[str, Any]) -> Response:

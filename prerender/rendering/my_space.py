@@ -10,6 +10,7 @@ basket (`GET /basket`). Preferences never apply here.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, tzinfo
 from decimal import Decimal, InvalidOperation
@@ -39,6 +40,8 @@ from prerender.rendering.i18n import Translator, translator_for
 from prerender.rendering.pictures import safe_picture_url
 from prerender.rendering.urls import with_query
 from prerender.web.context import RequestContext
+
+log = logging.getLogger(__name__)
 
 FAVORITES_SIZE = 20
 HISTORY_SIZE = 10
@@ -408,7 +411,9 @@ def basket_preview_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
                 else upstream.baskets.where_open(ctx.upstream)
             )
         except UnknownStore:
-            raise
+            # The specification's "upstream 400 for an unknown point of sale during basket lookup": an empty
+            # basket, as GET /basket answers it (prerender/blueprints/basket.py), not an error.
+            log.warning("basket preview asked at an unknown store %s, shown empty", store_id)
         except UpstreamError as error:
             fallbacks.failed_without("basket preview", error, request_id=ctx.request_id)
             failed = True

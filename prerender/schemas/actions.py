@@ -213,13 +213,14 @@ class RedeemTransferBody(_Body):
 
 
 class MergeAuthlessQuery(Schema):
-    """`?authless_id=&store_id=` of the merge at the end of the auth flow."""
+    """`?authless_id=&store_id=` of the merge at the end of the auth flow; without a store (a login before one was
+    chosen) the basket stays where the shopper was shopping (docs/upstream.md)."""
 
     class Meta:
         unknown = EXCLUDE
 
     authless_id = fields.String(required=True, validate=FullMatch(IDENTITY_PATTERN, error=IDENTITY_MESSAGE))
-    store_id = Identifier(required=True)
+    store_id = OptionalStoreId(load_default=None)
 
 
 class LikesQuery(Schema):

@@ -206,11 +206,16 @@ class Shopper:
             body["cart"] = [{"id": product_id, "quantity": q} for product_id, q in cart.items()]
         return self.client.post("/api/v1/basket/confirm", json=body, headers=self.headers)
 
-    def merge(self, authless_id: str) -> TestResponse:
+    def merge(self, authless_id: str, store_id: str | None = None) -> TestResponse:
+        """The merge at ``store_id`` (the shopper's store by default; "" sends it empty)."""
+        store_id = self.store_id if store_id is None else store_id
         return self.client.get(
-            f"/api/v1/basket/merge-authless-basket?authless_id={authless_id}&store_id={self.store_id}",
+            f"/api/v1/basket/merge-authless-basket?authless_id={authless_id}&store_id={store_id}",
             headers=self.headers,
         )
+
+    def merge_without_store(self, authless_id: str) -> TestResponse:
+        return self.client.get(f"/api/v1/basket/merge-authless-basket?authless_id={authless_id}", headers=self.headers)
 
 
 def ok(response: TestResponse) -> dict[str, Any]:
@@ -252,8 +257,9 @@ ROUTES = [
     ("post", "/api/v1/basket/transfers/redeem", {"token": "t", "store_id": "1001"}),
 ]
 SHOW = ("get", "/api/v1/basket?store_id=1001", None)
-# store_id is optional on GET /basket only.
-STORE_REQUIRED = [route for route in ROUTES if route != SHOW]
+MERGE = ("get", "/api/v1/basket/merge-authless-basket?authless_id=a&store_id=1001", None)
+# store_id is optional on GET /basket and on the merge (test_merge_without_a_store...).
+STORE_REQUIRED = [route for route in ROUTES if route not in (SHOW, MERGE)]
 
 
 def call(client: FlaskClient, method: str, path: str, body: Any, **headers: str) -> TestResponse:
@@ -319,7 +325,7 @@ def test_store_id_is_required(client: FlaskClient, method: str, path: str, body:
         (*route, store_id)
         for route in ROUTES
         for store_id in ("999", "nope", "")
-        if route in STORE_REQUIRED or store_id  # an empty one is no store on GET /basket (below)
+        if route in STORE_REQUIRED or store_id  # an empty one is no store on GET /basket and the merge (below)
     ],
 )
 def test_unknown_or_empty_store_is_400(client: FlaskClient, method: str, path: str, body: Any, store_id: str) -> None:
@@ -1344,6 +1350,43 @@ def test_merge_without_an_authless_basket(user: Shopper, seed) -> None:
     assert body == {"basket": user.basket(), "changes": []}
     ok(user.add("1", 4))
     assert ok(user.merge("nobody"))["changes"] == []
+
+
+def test_merge_without_a_store_keeps_the_visitor_s_store(
+    user: Shopper, visitor: Shopper, authless_id: str, seed
+) -> None:
+    """A login before any store was chosen (no store_id, or an empty one): the visitor's entries move as they
+    are, priced at the store the visitor shopped at, and the user's basket moves there with them."""
+    ok(user.add("3", 4))
+    ok(visitor.add("1", 6, store_id="1002"))
+    basket = ok(user.merge_without_store(authless_id))["basket"]
+    assert basket["store_id"] == "1002"
+    assert [(e["recipe_id"], e["guests"]) for e in basket["recipes"]] == [("3", 4), ("1", 6)]
+    expected = products_of(expected_lines(seed, "3", "1001", 4)) + products_of(expected_lines(seed, "1", "1002", 6))
+    assert basket_products(basket) == expected
+    assert visitor.basket(store_id="1002")["recipes"] == []
+    assert user.basket(store_id="1002") == basket
+
+
+@pytest.mark.parametrize("send", ["absent", "empty"])
+def test_merge_without_a_store_and_an_empty_visitor_basket_leaves_the_user_s_where_it_is(
+    user: Shopper, visitor: Shopper, authless_id: str, send: str
+) -> None:
+    ok(user.add("3", 4, store_id="1002"))
+    ok(visitor.add("1", 4))
+    ok(visitor.remove("1"))  # the visitor's basket exists, empty, at 1001
+    before = user.basket(store_id="1002")
+    merged = user.merge_without_store(authless_id) if send == "absent" else user.merge(authless_id, store_id="")
+    assert ok(merged) == {"basket": before, "changes": []}
+
+
+def test_merge_without_a_store_or_any_basket_creates_none(app: Flask, user: Shopper, authless_id: str) -> None:
+    """Nothing to move and no basket to move it to: the empty basket at no store, as GET /basket without a store
+    answers it, and no basket row (a visitor who never wrote costs none)."""
+    assert ok(user.merge_without_store(authless_id)) == {"basket": EMPTY_AT_NO_STORE, "changes": []}
+    with app.app_context():
+        count = select(func.count()).select_from(Basket).where(Basket.identity_id == identity_of(user))
+        assert db.session.scalar(count) == 0
 
 
 def test_authless_and_user_baskets_are_separate(client: FlaskClient) -> None:

@@ -296,6 +296,25 @@ def test_merge_authless_basket_at_the_end_of_the_auth_flow(client, user, user_id
     assert client.get("/v1/basket?store_id=1001", headers=user).get_json()["recipe_count"] == 1
 
 
+@pytest.mark.parametrize("store_query", [{}, {"store_id": ""}])
+def test_merge_authless_basket_before_any_store_was_chosen(client, user, user_id, store_query):
+    """A login before the visitor chose a store (no store_id, as the specification lets every route go without one):
+    the visitor's basket still follows the user, at the store it was priced at."""
+    authless_id = f"merge-anon-{next(_users)}"
+    anonymous = browser_headers(client, user=None, authless=authless_id)
+    assert add(client, anonymous, recipe_id="7", store_id="1002").status_code == 200
+    response = client.get(
+        "/v1/basket/merge-authless-basket",
+        headers=headers(user=user_id),
+        query_string={"authless_id": authless_id, **store_query},
+    )
+    assert response.status_code == 200, response.get_json()
+    basket = response.get_json()["basket"]
+    assert basket["store_id"] == "1002" and [r["recipe_id"] for r in basket["recipes"]] == ["7"]
+    assert client.get("/v1/basket?store_id=1002", headers=anonymous).get_json()["recipe_count"] == 0
+    assert client.get("/v1/basket?store_id=1002", headers=user).get_json()["recipe_count"] == 1
+
+
 def test_merge_needs_a_logged_in_user_and_its_parameters(client, user_id):
     query = {"authless_id": "merge-anon-x", "store_id": "1001"}
     anonymous = headers(user=None)

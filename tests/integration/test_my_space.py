@@ -293,6 +293,22 @@ def test_a_preview_row_counts_and_prices_what_the_store_sells(client, user):
     assert summary == f"1 recette · {len(sold)} produits", summary
 
 
+@pytest.mark.parametrize("store_id", ["424242", "closed"])
+def test_the_basket_preview_at_an_unknown_store_is_the_empty_basket(client, user, store_id, caplog):
+    """The specification's "upstream 400 for an unknown point of sale during basket lookup: an empty basket is
+    returned instead of an error", as GET /basket answers it; the shopper's basket is left where it is."""
+    hdrs = browser_headers(client, user=user)
+    added = client.post("/v1/basket/recipes", json={"recipe_id": "5", "guests": 4, "store_id": STORE}, headers=hdrs)
+    assert added.status_code == 200
+    root = page(client, "/v2/catalog/my-space/basket-preview", hdrs=headers(user=user), store_id=store_id)
+    assert root.select("ul.svc-basket-preview__list > li") == []
+    empty = root.find(attrs={"data-role": "empty"})
+    assert empty is not None and not empty.has_attr("hidden")
+    assert f"unknown store {store_id}" in caplog.text
+    kept = client.get("/v1/basket", query_string={"store_id": STORE}, headers=hdrs).get_json()
+    assert [r["recipe_id"] for r in kept["recipes"]] == ["5"]
+
+
 def test_the_basket_preview_options(client, user):
     root = page(
         client,
