@@ -41,9 +41,12 @@ def _element(signer: CredentialSigner, prefix: str, shopper: Shopper, step: int,
     so that the SDK's first requests carry it too (docs/sdk.md, section 2)."""
     issued = signer.issue_with_expiry(shopper)
     refused = "" if profiling else ' profiling="false"'
+    # `supplier-id` (which the credential's own payload holds too): the SDK shares a credential only with the
+    # page's other tabs of that supplier, as several suppliers' pages may share one site (sdk/tabs.js).
     return (
         f'<{prefix}-shopper hidden credential="{escape(issued.token)}" kind="{shopper.kind}" '
-        f'shopper-id="{escape(shopper.identity)}" expires-at="{issued.expires_at}"{refused}></{prefix}-shopper>'
+        f'supplier-id="{escape(shopper.supplier_id)}" shopper-id="{escape(shopper.identity)}" '
+        f'expires-at="{issued.expires_at}"{refused}></{prefix}-shopper>'
     )
 
 

@@ -11,8 +11,7 @@ import assert from "node:assert/strict";
 import { BasketService } from "../../prerender/static/sdk/basket.js";
 import { Pos } from "../../prerender/static/sdk/pos.js";
 import { ApiError } from "../../prerender/static/sdk/http.js";
-import { Tabs } from "../../prerender/static/sdk/tabs.js";
-import { ChannelHub, FakePage, FakeSession, deferred, flush } from "./support.mjs";
+import { ChannelHub, deferred, FakePage, FakeSession, flush, supplierTabs } from "./support.mjs";
 
 // sdk/page-calls.js reads `document.readyState` when a write starts: a parsed document is all it needs here.
 globalThis.document ??= /** @type {any} */ ({ readyState: "complete" });
@@ -257,8 +256,8 @@ describe("a new key", () => {
 
   test("once another tab says the basket changed", async () => {
     const hub = new ChannelHub();
-    const tabs = new Tabs({ name: "t", open: hub.open, page: new FakePage(), lifecycle: null });
-    const other = new Tabs({ name: "t", open: hub.open, page: new FakePage(), lifecycle: null });
+    const tabs = supplierTabs({ name: "t", open: hub.open, page: new FakePage(), lifecycle: null });
+    const other = supplierTabs({ name: "t", open: hub.open, page: new FakePage(), lifecycle: null });
     const { service, api, keysOf } = await setup({ tabs });
     await withoutAnswer(api, "down", () => service.addRecipe("r1", 2));
     other.post({ type: "basket", shopper: "user:u1" });
@@ -409,8 +408,8 @@ describe("nothing is sent again by itself, and the keys' other ends", () => {
 
   test("the basket's read after a kept key's answer fails: the other tabs are told all the same", async () => {
     const hub = new ChannelHub();
-    const tabs = new Tabs({ name: "t", open: hub.open, page: new FakePage(), lifecycle: null });
-    const other = new Tabs({ name: "t", open: hub.open, page: new FakePage(), lifecycle: null });
+    const tabs = supplierTabs({ name: "t", open: hub.open, page: new FakePage(), lifecycle: null });
+    const other = supplierTabs({ name: "t", open: hub.open, page: new FakePage(), lifecycle: null });
     const told = [];
     other.on("basket", (message) => told.push(message));
     const { service, api, shown } = await setup({ tabs });
@@ -503,7 +502,7 @@ describe("nothing is sent again by itself, and the keys' other ends", () => {
   test("a page back after a while away (another device may have been used) drops the kept keys", async () => {
     const hub = new ChannelHub();
     const page = new FakePage();
-    const tabs = new Tabs({ name: "t", open: hub.open, page, lifecycle: null, now: () => Date.now() });
+    const tabs = supplierTabs({ name: "t", open: hub.open, page, lifecycle: null, now: () => Date.now() });
     const { service, api, keysOf } = await setup({ tabs });
     await withoutAnswer(api, "down", () => service.addRecipe("r1", 2));
     page.hide();

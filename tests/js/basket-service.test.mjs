@@ -12,10 +12,10 @@ import { test, describe, beforeEach, afterEach, mock } from "node:test";
 import assert from "node:assert/strict";
 
 import { BasketService, emptyBasket } from "../../prerender/static/sdk/basket.js";
-import { RETURN_RELOAD_MS, Tabs } from "../../prerender/static/sdk/tabs.js";
+import { RETURN_RELOAD_MS } from "../../prerender/static/sdk/tabs.js";
 import { Pos } from "../../prerender/static/sdk/pos.js";
 import { ApiError } from "../../prerender/static/sdk/http.js";
-import { ChannelHub, FakePage, FakeSession, deferred, flush } from "./support.mjs";
+import { ChannelHub, deferred, FakePage, FakeSession, flush, supplierTabs } from "./support.mjs";
 
 // sdk/page-calls.js (which every basket write goes through for the store) reads `document.readyState` when a
 // write starts, to count its wait from the end of parsing: a parsed document is all it needs here.
@@ -1025,7 +1025,7 @@ describe("BasketService: the shopper's other tabs (sdk/tabs.js)", () => {
     };
     const tab = () => {
       const page = new FakePage();
-      const tabs = new Tabs({ name: "_svc/tabs", open: hub.open, page, lifecycle: null, now: () => clock.now });
+      const tabs = supplierTabs({ name: "_svc/tabs", open: hub.open, page, lifecycle: null, now: () => clock.now });
       /** @type {((call: any) => unknown) | null} a test's own answer for this tab's calls, before the shared one */
       const own = { answer: null };
       const tabAnswer = (call) => own.answer?.(call) ?? answer(call);

@@ -6,10 +6,10 @@ import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 
 import { Likes } from "../../prerender/static/sdk/likes.js";
-import { RETURN_RELOAD_MS, Tabs } from "../../prerender/static/sdk/tabs.js";
+import { RETURN_RELOAD_MS } from "../../prerender/static/sdk/tabs.js";
 import { State } from "../../prerender/static/sdk/observable.js";
 import { ApiError } from "../../prerender/static/sdk/http.js";
-import { ChannelHub, FakePage, deferred, flush } from "./support.mjs";
+import { ChannelHub, deferred, FakePage, flush, supplierTabs } from "./support.mjs";
 
 /** Session double: its shopper (a user unless told), as Likes reads it. */
 class FakeSession {
@@ -42,7 +42,7 @@ function twoTabs() {
       },
     };
     const session = new FakeSession();
-    const tabs = new Tabs({ name: "_svc/tabs", open: hub.open, page: null, lifecycle: null });
+    const tabs = supplierTabs({ name: "_svc/tabs", open: hub.open, page: null, lifecycle: null });
     const likes = new Likes({ client, session, track: () => {}, tabs });
     return { likes, client, calls, session };
   };
@@ -200,7 +200,7 @@ describe("Likes of a page that comes back", () => {
         return service.write ?? {};
       },
     };
-    const tabs = new Tabs({ name: "_svc/tabs", open: null, page, lifecycle: null, now: () => clock.now });
+    const tabs = supplierTabs({ name: "_svc/tabs", open: null, page, lifecycle: null, now: () => clock.now });
     const likes = new Likes({ client, session: new FakeSession(), track: () => {}, tabs });
     return { likes, page, clock, service, reads };
   }

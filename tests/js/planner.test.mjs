@@ -7,8 +7,7 @@ import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 
 import { Planner } from "../../prerender/static/sdk/planner.js";
-import { Tabs } from "../../prerender/static/sdk/tabs.js";
-import { ChannelHub, FakePage, flush } from "./support.mjs";
+import { ChannelHub, FakePage, flush, supplierTabs } from "./support.mjs";
 
 /** Session double: the shopper, as Planner reads it (`kind:id`, or "" without a credential), and the browser's
  * localStorage (one Map for all the pages of a test). */
@@ -32,7 +31,7 @@ function twoTabs() {
   const tab = () => {
     const page = new FakePage();
     const session = new FakeSession();
-    const tabs = new Tabs({ name: "_svc/tabs", open: hub.open, page, lifecycle: null });
+    const tabs = supplierTabs({ name: "_svc/tabs", open: hub.open, page, lifecycle: null });
     const planner = new Planner({ session: /** @type {any} */ (session), tabs });
     const heard = { count: 0, stores: [] };
     planner.changedElsewhere$.subscribe(({ store }) => {
@@ -94,7 +93,7 @@ describe("Planner and the back/forward cache", () => {
       /** @type {Record<string, (event: { persisted?: boolean }) => void>} */
       const lifecycle = {};
       const session = new FakeSession(shopperKey, stored);
-      const tabs = new Tabs({
+      const tabs = supplierTabs({
         name: "_svc/tabs", open: hub.open, page: null,
         lifecycle: { addEventListener: (type, listener) => void (lifecycle[type] = listener) },
       });

@@ -1,5 +1,6 @@
 // What several of the browser modules' unit tests share (not a test file: node --test runs *.test.mjs).
 import { State } from "../../prerender/static/sdk/observable.js";
+import { Tabs } from "../../prerender/static/sdk/tabs.js";
 
 /** Lets every queued promise callback run (setImmediate is not mocked: only setTimeout is). */
 export const flush = async () => {
@@ -111,4 +112,15 @@ export class FakeSession {
   authlessCredentialOf() {
     return null;
   }
+}
+
+/**
+ * A Tabs of supplier "1"'s page: in the SDK the session names the supplier once the page gives a credential
+ * (sdk/session.js), and a tab tells and hears only its supplier's tabs.
+ * @param {ConstructorParameters<typeof Tabs>[0]} options
+ */
+export function supplierTabs(options) {
+  const tabs = new Tabs(options);
+  tabs.supplier = "1";
+  return tabs;
 }

@@ -20,16 +20,21 @@ afterEach(() => {
   for (const tabs of opened.splice(0)) tabs.close();
 });
 
-/** A Tabs on the channel `name`, without a page unless one is given. @param {object} [options] */
-function tabsOf(options = {}) {
+/**
+ * A Tabs on the channel `name`, without a page unless one is given, talking with supplier "1"'s tabs unless told
+ * (`supplier: ""`: as the SDK's before its page gave a credential).
+ * @param {object} [options]
+ */
+function tabsOf({ supplier = "1", ...options } = {}) {
   const tabs = new Tabs({ name: "_svc/tabs", page: null, lifecycle: null, ...options });
+  tabs.supplier = supplier;
   opened.push(tabs);
   return tabs;
 }
 
 /** What a `<svc-shopper>` element carries. */
-const USER = { token: "user.t0ken", kind: "user", id: "u1", expiresAt: 4_000_000_000 };
-const VISITOR = { token: "authless.t0ken", kind: "authless", id: "a1", expiresAt: 4_000_000_000 };
+const USER = { token: "user.t0ken", kind: "user", id: "u1", expiresAt: 4_000_000_000, supplier: "1" };
+const VISITOR = { token: "authless.t0ken", kind: "authless", id: "a1", expiresAt: 4_000_000_000, supplier: "1" };
 
 /** A message `handler` gets, once it arrives. @param {Tabs} tabs @param {string} type */
 const nextMessage = (tabs, type) => new Promise((resolve) => {
@@ -140,10 +145,17 @@ describe("Tabs", () => {
 });
 
 describe("Session and the shopper's other tabs", () => {
-  /** A session of a tab on the channel. */
-  const sessionOf = () => {
-    const tabs = tabsOf();
-    return new Session({ prefix: "svc", apiBase: "https://prerender.test", tabs });
+  /** A visitor's credential its page gave an hour before the others: the page is supplier 1's. */
+  const EARLIER = { ...VISITOR, token: "authless.e4rly", id: "a0", expiresAt: VISITOR.expiresAt - 3600 };
+  /**
+   * A session of a tab on the channel. Its supplier is the one of the credentials its page gives: by default its page
+   * gave EARLIER (`fresh`: none yet).
+   */
+  const sessionOf = ({ fresh = false } = {}) => {
+    const tabs = tabsOf({ supplier: "" });
+    const session = new Session({ prefix: "svc", apiBase: "https://prerender.test", tabs });
+    if (!fresh) session.receiveCredential(EARLIER);
+    return session;
   };
   /** Resolves once `session`'s identity is `key` ("" for none). */
   const identityBecomes = (session, key) => new Promise((resolve) => {
@@ -165,12 +177,47 @@ describe("Session and the shopper's other tabs", () => {
     assert.equal(stale.headers().authorization, "Bearer user.t0ken");
   });
 
-  test("a tab without a credential yet takes the other tab's", async () => {
-    const [a, b] = [sessionOf(), sessionOf()];
-    const adopted = identityBecomes(b, "authless:a1");
+  test("a tab whose page gave no credential yet takes none: it cannot tell which supplier's page it is", async () => {
+    const [a, b] = [sessionOf(), sessionOf({ fresh: true })];
     a.receiveCredential(VISITOR);
+    await flush();
+    assert.equal(b.credential, null);
+    b.receiveCredential({ ...VISITOR, token: "authless.0ther", id: "a2", expiresAt: VISITOR.expiresAt - 600 });
+    const adopted = identityBecomes(b, "user:u1");
+    a.receiveCredential(USER); // a login in a: b, now known as supplier 1's, follows
     await adopted;
-    assert.equal(b.credential.token, "authless.t0ken");
+  });
+
+  test("another supplier's page of the same site: its credentials, logouts and writes are not followed", async () => {
+    const [retailer, publisher] = [sessionOf(), sessionOf()];
+    const basketTold = [];
+    retailer.receiveCredential(USER);
+    tabsOf().on("basket", (message) => basketTold.push(message));
+    // A recipe blog of the same site, under a publisher's token: a credential issued later, of supplier 3.
+    publisher.receiveCredential({ token: "publisher.t0ken", kind: "user", id: "p1", expiresAt: USER.expiresAt + 600, supplier: "3" });
+    await flush();
+    assert.equal(retailer.shopperKey, "user:u1");
+    assert.equal(retailer.headers().authorization, "Bearer user.t0ken");
+    assert.equal(publisher.shopperKey, "user:p1");
+    // The same user id at both suppliers (a group's brands share their logins): a logout at one leaves the other.
+    const sameUser = sessionOf();
+    sameUser.receiveCredential({ ...USER, token: "brand.t0ken", supplier: "2" });
+    sameUser.reset();
+    tabsOf({ supplier: "2" }).post({ type: "basket", shopper: "user:u1" });
+    await flush();
+    assert.equal(retailer.headers().authorization, "Bearer user.t0ken");
+    assert.deepEqual(basketTold, []);
+  });
+
+  test("an element of before supplier-id: its tab tells and hears nothing", async () => {
+    const [old, current] = [sessionOf(), sessionOf()];
+    old.receiveCredential({ ...USER, supplier: undefined });
+    current.receiveCredential({ ...VISITOR, expiresAt: USER.expiresAt - 600 });
+    await flush();
+    assert.equal(current.shopperKey, "authless:a1");
+    current.receiveCredential({ ...USER, token: "user.n3w", expiresAt: USER.expiresAt + 600 });
+    await flush();
+    assert.equal(old.headers().authorization, "Bearer user.t0ken");
   });
 
   test("another tab's credential is taken when it was issued no earlier than this tab's", async () => {

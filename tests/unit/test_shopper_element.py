@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from bs4 import BeautifulSoup
 from flask import g
 
 from prerender.web.http_caching import NO_STORE, PRIVATE, PUBLIC, set_policy
@@ -44,3 +45,11 @@ def test_the_element_says_profiling_false_when_the_servers_request_did(app) -> N
         accepted = shopper_element(vouched)
     assert refused.endswith(' profiling="false"></svc-shopper>')
     assert "profiling" not in accepted
+
+
+def test_the_element_names_the_credential_s_supplier(app) -> None:
+    """The SDK shares a credential only with the page's other tabs of the same supplier (sdk/tabs.js)."""
+    with app.test_request_context("/"):
+        element = shopper_element(replace(ctx(user="u-1", supplier=RETAILER), supplier_token="vouching-token"))
+    (shopper,) = BeautifulSoup(element, "html.parser").find_all("svc-shopper")
+    assert shopper["supplier-id"] == RETAILER.id and shopper["shopper-id"] == "u-1"

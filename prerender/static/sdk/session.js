@@ -22,6 +22,7 @@ import { safeStorage, randomId } from "./storage.js";
  * @property {"user" | "authless"} kind
  * @property {string} id
  * @property {number} expiresAt epoch seconds
+ * @property {string} supplier the supplier it was issued under ("" from an element of before `supplier-id`)
  */
 
 /**
@@ -89,10 +90,10 @@ function pageLanguage() {
  * A credential from raw values (attributes of an element, or storage), or the reason it is unusable.
  * Whether it has expired is not judged here: the device's clock may be hours or days off (an AM/PM slip, a
  * clock never set), and the service, which checks every call, answers 401 for a credential past its time.
- * @param {{ token: unknown, kind: unknown, id: unknown, expiresAt: unknown }} raw
+ * @param {{ token: unknown, kind: unknown, id: unknown, expiresAt: unknown, supplier?: unknown }} raw
  * @returns {{ credential: Credential } | { reason: string }}
  */
-export function readCredential({ token, kind, id, expiresAt }) {
+export function readCredential({ token, kind, id, expiresAt, supplier }) {
   const value = String(token ?? "").trim();
   if (!value || value.length > MAX_TOKEN_LENGTH || !TOKEN.test(value)) return { reason: "no usable credential" };
   if (kind !== "user" && kind !== "authless") return { reason: `unknown kind ${String(kind)}` };
@@ -100,7 +101,8 @@ export function readCredential({ token, kind, id, expiresAt }) {
   if (!ID.test(shopperId)) return { reason: "no usable shopper-id" };
   const expiry = Number(String(expiresAt ?? "").trim() || Number.NaN);
   if (!Number.isInteger(expiry)) return { reason: "no usable expires-at" };
-  return { credential: { token: value, kind, id: shopperId, expiresAt: expiry } };
+  const supplierId = String(supplier ?? "").trim();
+  return { credential: { token: value, kind, id: shopperId, expiresAt: expiry, supplier: ID.test(supplierId) ? supplierId : "" } };
 }
 
 export class Session {
@@ -252,8 +254,9 @@ export class Session {
    * (`_<prefix>/authless-credential`) for `basket.mergeAuthless` after login. The shopper's other tabs are told
    * of a credential new to this one (`#credentialElsewhere` is what they do with it). An element saying
    * `profiling="false"` (the page's server asked so: the shopper refused profiling) forbids profiling, as
-   * `loadWithExternalId(id, true)` does, until `reset`; one without it changes no choice the page made.
-   * @param {{ token: unknown, kind: unknown, id: unknown, expiresAt: unknown, profiling?: unknown }} raw
+   * `loadWithExternalId(id, true)` does, until `reset`; one without it changes no choice the page made. The
+   * supplier it names is the page's: the other tabs this one talks with are that supplier's (sdk/tabs.js).
+   * @param {{ token: unknown, kind: unknown, id: unknown, expiresAt: unknown, supplier?: unknown, profiling?: unknown }} raw
    * @returns {boolean} whether it was taken
    */
   receiveCredential(raw) {
@@ -295,6 +298,7 @@ export class Session {
     }
     this.#dropOtherClaim(credential);
     this.#adopted = false;
+    if (this.#tabs) this.#tabs.supplier = credential.supplier;
     this.#switchTo(credential, { kind: credential.kind, id: credential.id, forbidProfiling: this.#forbidProfiling });
     // Told only when new here and issued no earlier than the one it replaces: an old element changes no other tab.
     // One the page named again after a logout is told as given now: the other tabs forgot it too.
@@ -333,7 +337,9 @@ export class Session {
    */
   #credentialElsewhere(raw, pageStarted) {
     const given = /** @type {any} */ (raw) ?? {};
-    const read = readCredential({ token: given.token, kind: given.kind, id: given.id, expiresAt: given.expiresAt });
+    const read = readCredential({
+      token: given.token, kind: given.kind, id: given.id, expiresAt: given.expiresAt, supplier: given.supplier,
+    });
     if (!("credential" in read)) return;
     const { credential } = read;
     const current = this.#credential;
@@ -369,8 +375,8 @@ export class Session {
       && Date.now() - refused.at <= CLAIM_WINDOW_MS && this.shopperKey !== key) {
       // An element of that shopper refused as stale came first: a login again after a logout.
       this.#refused = null;
-      const { token, expiresAt } = refused.credential;
-      this.receiveCredential({ token, kind, id: claimed, expiresAt });
+      const { token, expiresAt, supplier } = refused.credential;
+      this.receiveCredential({ token, kind, id: claimed, expiresAt, supplier });
     }
     const credential = this.#credential;
     const call = kind === "user" ? "loadWithExternalId" : "loadWithAuthlessId";

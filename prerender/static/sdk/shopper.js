@@ -2,7 +2,8 @@
 // private fragment (a personalized card, each card of /recipe-card/multiple) and the v2 bootstrap that the
 // customer's server asked for with its supplier token end with
 //
-//   <svc-shopper hidden credential="<token>" kind="user|authless" shopper-id="<id>" expires-at="<epoch s>"></svc-shopper>
+//   <svc-shopper hidden credential="<token>" kind="user|authless" supplier-id="<id>" shopper-id="<id>"
+//     expires-at="<epoch s>"></svc-shopper>
 //
 // with `profiling="false"` when the server's request said the shopper refused profiling (the SDK's requests then
 // say so too, from the page's start).
@@ -32,6 +33,7 @@ export function defineShopperElement({ prefix, session }) {
         kind: this.getAttribute("kind"),
         id: this.getAttribute("shopper-id"),
         expiresAt: this.getAttribute("expires-at"),
+        supplier: this.getAttribute("supplier-id"),
         profiling: this.getAttribute("profiling"),
       });
     }

@@ -9,6 +9,10 @@
 // follows nothing. The channel is closed while the page sits in the back/forward cache (an open one may keep a
 // page out of it) and opened again when the page is restored, which counts as a return: what the other tabs
 // did meanwhile was not heard, so the restored tab asks them for their credentials.
+// Several suppliers' pages may share one site (a group's brands, a retailer's recipe blog under a publisher's
+// token), and the channel is the site's: every message carries the supplier of the credential the telling tab's
+// page gave (`supplier`, set by sdk/session.js), and a tab hears only its own supplier's. A tab whose page gave no
+// credential naming its supplier yet (an element of before `supplier-id`) tells and hears nothing.
 import { Stream } from "./observable.js";
 
 /** A page hidden this long (ms) reads again what it shows when it comes back (the basket, the hearts): the
@@ -66,6 +70,8 @@ export class Tabs {
   /** @type {number | null} */
   #hiddenAt = null;
   #now;
+  /** The supplier of the credential this tab's page gave, "" until then: the tabs it talks with. */
+  #supplier = "";
 
   /**
    * @param {object} options
@@ -104,10 +110,20 @@ export class Tabs {
     return !this.#page || this.#page.visibilityState !== "hidden";
   }
 
-  /** Tells the other tabs of the site. @param {TabMessage} message */
+  /**
+   * The supplier of the credential this tab's page gave (sdk/session.js): from then on the tab tells and hears the
+   * tabs of that supplier only ("": none).
+   * @param {string} supplier
+   */
+  set supplier(supplier) {
+    this.#supplier = supplier;
+  }
+
+  /** Tells the other tabs of the site of this tab's supplier. @param {TabMessage} message */
   post(message) {
+    if (!this.#supplier) return;
     try {
-      this.#channel?.postMessage(message);
+      this.#channel?.postMessage({ ...message, supplier: this.#supplier });
     } catch {
       // a closed channel (the page is being unloaded): nothing to tell any more
     }
@@ -154,7 +170,10 @@ export class Tabs {
   #receive(data) {
     const message = /** @type {any} */ (data);
     if (!message || typeof message !== "object" || !TYPES.has(message.type)) return; // another build's, or junk
-    this.#messages.next(message);
+    if (!this.#supplier || message.supplier !== this.#supplier) return; // another supplier's page of the site
+    const told = { ...message };
+    delete told.supplier;
+    this.#messages.next(told);
   }
 
   #visibilityChanged() {
