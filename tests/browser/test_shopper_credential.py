@@ -10,6 +10,7 @@ import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
+import requests
 from playwright.sync_api import BrowserContext, ConsoleMessage, Page, expect
 
 from examples.shop.visitor import USER_COOKIE
@@ -209,6 +210,34 @@ def test_a_device_whose_clock_is_off_by_days_still_acts_for_its_shopper(
     recipe_id = add_first_card_to_basket(page)
     assert recipe_id in recipes_in(basket_of(prerender_url, page_credential(page, "user")))
     assert not [text for text in warnings if "svc-shopper element was ignored" in text]
+
+
+def test_another_users_credential_without_a_reload_shows_that_users_hearts(
+    page: Page, context: BrowserContext, shop_url: str, prerender_url: str
+):
+    """A single-page app's login as another user: the hearts the page shows say what that user likes, not what
+    the previous one did (sdk/likes.js asks again; components/ui.js shows a heart unknown meanwhile unpressed)."""
+    first_user, next_user = new_user(), new_user()
+    visit(context, page, shop_url, user=first_user)
+    cards = hydrated_cards(page)
+    liked_before, liked_next = (cards.nth(index) for index in (0, 1))
+    with page.expect_response(lambda r: "/likes/" in r.url and r.request.method == "PUT") as liked:
+        liked_before.locator(".svc-like-button").click()
+    assert liked.value.status == 204
+    expect(liked_before.locator(".svc-like-button")).to_have_attribute("aria-pressed", "true")
+    next_credential = shopper_credential(prerender_url, user=next_user)
+    recipe_id = liked_next.get_attribute("recipe-id")
+    stored = requests.put(
+        f"{prerender_url}/v1/likes/{recipe_id}",
+        headers={"authorization": f"Bearer {next_credential}", "language-id": "fr", "session-id": "hearts"},
+        timeout=10,
+    )
+    assert stored.status_code == 204
+
+    insert_shopper(page, next_credential, "user", next_user)
+    page.wait_for_function(f"() => window.svc.user.user$.value?.id === {next_user!r}")
+    expect(liked_next.locator(".svc-like-button")).to_have_attribute("aria-pressed", "true")
+    expect(liked_before.locator(".svc-like-button")).to_have_attribute("aria-pressed", "false")
 
 
 # --- (c) a claim changes nothing ----------------------------------------------------------------------

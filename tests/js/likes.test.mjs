@@ -160,9 +160,42 @@ describe("Likes when the page's shopper changes", () => {
     answers[1]({ data: [] });
     await flush();
     session.identity$.next({ kind: "user", id: "u2", forbidProfiling: false });
-    likes.load(["r1"]); // another shopper: asked again
     await flush();
-    assert.deepEqual(calls.at(-1), "GET /likes r1");
+    assert.deepEqual(calls.at(-1), "GET /likes r1,r2"); // another shopper: what the page shows is asked again
+    likes.load(["r1"]); // and a card inserted meanwhile asks nothing more
+    await flush();
+    assert.equal(calls.length, 3);
+  });
+
+  test("another user without a reload: the hearts are unknown, then that user's", async () => {
+    const { likes, session, calls, answers } = heldReads();
+    likes.load(["r1", "r2"]);
+    await flush();
+    answers[0]({ data: ["r1"] }); // u1 likes r1
+    await flush();
+    session.identity$.next({ kind: "user", id: "u2", forbidProfiling: false }); // an SPA's login as u2
+    assert.deepEqual([...likes.liked$.value], []); // u1's like is not shown to u2
+    await flush();
+    assert.deepEqual(calls, ["GET /likes r1,r2", "GET /likes r1,r2"]);
+    answers[1]({ data: ["r2"] });
+    await flush();
+    assert.deepEqual([...likes.liked$.value], [["r1", false], ["r2", true]]);
+  });
+
+  test("a logout without a reload: the hearts are unknown and nothing is asked until a user comes", async () => {
+    const { likes, session, calls, answers } = heldReads();
+    likes.load(["r1"]);
+    await flush();
+    answers[0]({ data: ["r1"] });
+    await flush();
+    session.identity$.next(null); // user.reset()
+    session.identity$.next({ kind: "authless", id: "a1", forbidProfiling: false }); // the next visitor
+    await flush();
+    assert.deepEqual([...likes.liked$.value], []);
+    assert.deepEqual(calls, ["GET /likes r1"]);
+    session.identity$.next({ kind: "user", id: "u2", forbidProfiling: false }); // that visitor logs in
+    await flush();
+    assert.deepEqual(calls, ["GET /likes r1", "GET /likes r1"]);
   });
 
   test("cards inserted while their likes are asked for ask nothing more (a slow network)", async () => {

@@ -225,7 +225,12 @@ export function bindLikeButton(button, recipeId) {
   if (button.dataset.likeState === "unknown") likes.load([recipeId]);
   else likes.seed(recipeId, button.getAttribute("aria-pressed") === "true");
   const subscription = likes.likedOf(recipeId).subscribe((/** @type {boolean | undefined} */ liked) => {
-    if (liked === undefined) return;
+    if (liked === undefined) {
+      // Not known for the page's shopper (yet, or any more: another shopper came): unpressed until the service says.
+      button.dataset.likeState = "unknown";
+      button.setAttribute("aria-pressed", "false");
+      return;
+    }
     delete button.dataset.likeState;
     // One name in both states ("Ajouter Ratatouille aux favoris"), the state said by aria-pressed: a pressed
     // button named "remove" contradicted itself.

@@ -59,11 +59,15 @@ export class Likes {
       if (known.length) this.load(known);
     });
     // Another identity (or none after logout): what we knew is someone else's. The first credential of the
-    // page keeps what the server rendered (its fragments were the credential's shopper's).
+    // page keeps what the server rendered (its fragments were the credential's shopper's). The hearts the page
+    // shows go back to unknown (unpressed) and are asked again for the next user (a single-page app's login, a
+    // login or a logout in another tab); a logged-out visitor likes nothing.
     let identityKey = "";
     session.identity$.subscribe((identity) => {
       const key = identity ? `${identity.kind}:${identity.id}` : "";
       if (identityKey && key !== identityKey) {
+        const shown = [...this.#fetched, ...this.#inFlight, ...this.#toFetch, ...(this.liked$.value?.keys() ?? [])];
+        for (const id of shown) this.#waiting.add(id);
         // The clicks of the previous user must not keep the new one's likes from loading.
         this.#generation.clear();
         this.#writing.clear();
