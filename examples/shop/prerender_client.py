@@ -18,6 +18,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from html.parser import HTMLParser
 from typing import TYPE_CHECKING, Any
 
 import requests
@@ -85,6 +86,35 @@ class PageFragment:
         """Whether the problem names the field `name` at `location` ("query", "headers")."""
         fields = self.errors.get(location)
         return isinstance(fields, Mapping) and name in fields
+
+    @property
+    def unknown_store(self) -> bool:
+        """prerender did not know the page's store, and drew the page without it (the basket preview's empty
+        basket, its root marked `unknown-store`, README.md), where another page refuses the store."""
+        return "unknown-store" in _root_attributes(self.html)
+
+
+class _RootFound(Exception):
+    """The parser met the fragment's first element: the rest is not read."""
+
+    def __init__(self, attributes: dict[str, str | None]) -> None:
+        super().__init__()
+        self.attributes = attributes
+
+
+class _RootTag(HTMLParser):
+    """Stops at a fragment's first element (its root) with its attributes, read with Python's own HTML parser."""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        raise _RootFound(dict(attrs))
+
+
+def _root_attributes(html: str) -> dict[str, str | None]:
+    try:
+        _RootTag().feed(html)
+    except _RootFound as root:
+        return root.attributes
+    return {}
 
 
 # The planner's current-menu page is one of prerender's page fragments.

@@ -215,7 +215,8 @@ def _catalog_page(page: CatalogPage) -> Response:
 
 def _fragment(page: CatalogPage, visitor: Visitor, *, request_id: str) -> tuple[Visitor, PageFragment]:
     """prerender's page for the visitor. A store in the visitor's cookie that prerender does not know (a stale
-    cookie) is dropped and the page asked again without a store, as the shelf does."""
+    cookie: refused, or the basket preview's empty basket at it) is dropped and the page asked again without a
+    store, as the shelf does."""
     prerender = get_services().prerender
 
     def ask(visitor: Visitor, store_id: str | None) -> PageFragment:
@@ -229,7 +230,7 @@ def _fragment(page: CatalogPage, visitor: Visitor, *, request_id: str) -> tuple[
         )
 
     fragment = ask(visitor, store_of(visitor, request.args))
-    if visitor.store_id and fragment.refused and fragment.names("query", "store_id"):
+    if visitor.store_id and (fragment.unknown_store or (fragment.refused and fragment.names("query", "store_id"))):
         log.info("unknown store %s in the visitor's cookie: the %s page without a store", visitor.store_id, page.name)
         visitor = visitor.without_store()
         fragment = ask(visitor, None)

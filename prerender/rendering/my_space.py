@@ -356,6 +356,8 @@ class BasketPreviewView:
     # No named shopper (nothing to show), or the upstream failed.
     needs_login: bool
     failed: bool
+    # The upstream does not know `store_id`: the empty basket is shown (the root says so to the customer's server).
+    unknown_store: bool
     analytics_path: str
     # The page's own route and parameters: the browser asks it again when the basket changed in another tab.
     route: str
@@ -402,6 +404,7 @@ def basket_preview_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
     needs_login = allowed == LOGIN
     basket: dict[str, Any] = {}
     failed = allowed == UNAVAILABLE
+    unknown_store = False
     if allowed == OPEN:
         upstream = get_upstream()
         try:
@@ -414,6 +417,7 @@ def basket_preview_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
             # The specification's "upstream 400 for an unknown point of sale during basket lookup": an empty
             # basket, as GET /basket answers it (prerender/blueprints/basket.py), not an error.
             log.warning("basket preview asked at an unknown store %s, shown empty", store_id)
+            unknown_store = True
         except UpstreamError as error:
             fallbacks.failed_without("basket preview", error, request_id=ctx.request_id)
             failed = True
@@ -445,6 +449,7 @@ def basket_preview_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
         cart_url=links.cart,
         needs_login=needs_login,
         failed=failed,
+        unknown_store=unknown_store,
         analytics_path=ANALYTICS_PATHS["basket-preview"],
         route=f"/{ctx.api_version}/catalog/my-space/basket-preview",
         link_params={name: value for name, value in query.items() if name != "store_id" and value not in (None, False)},
