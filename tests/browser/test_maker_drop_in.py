@@ -268,7 +268,7 @@ def test_the_customization_members_change_what_the_shopper_sees(
     favorite_calls = [c for c in calls.sent(since) if c.url.split("?")[0].endswith("/favorite-items")]
     assert [c.method for c in favorite_calls] == ["PUT"] and favorite_calls[0].headers.get("profiling") == "false"
     page.evaluate("() => window.svc.paymentStarted(12.5)")
-    kept = json.loads(page.evaluate("() => localStorage.getItem('_svc/payment-started')") or "null")
+    kept = json.loads(page.evaluate("() => localStorage.getItem('_svc/supplier-1/payment-started')") or "null")
     assert kept and kept["total"] == 12.5 and kept["cart"]
 
     # basket.reset() empties the basket, as the maker documents it (a second recipe added since the page loaded).

@@ -98,3 +98,26 @@ def test_a_tab_follows_only_the_tabs_of_its_own_supplier(
     assert shelf.evaluate("window.shoppers") == [f"user:{shopper}", f"user:{other_shopper}"]
     assert blog.evaluate("window.shoppers") == [f"user:{reader}"]
     assert second_shelf.evaluate("window.shoppers") == [f"user:{other_shopper}"]
+
+
+def test_a_page_with_two_suppliers_fragments_acts_for_the_first_and_says_so(
+    context: BrowserContext, host_pages: HostPages, prerender_url: str
+) -> None:
+    """A retailer's page that also inserted a publisher's CTA (its own token's fragment is the page's): the SDK acts
+    for the retailer's shopper, and says in the console that the other supplier's credential is ignored."""
+    run = uuid.uuid4().hex[:8]
+    shopper, reader = f"mixed-{run}", f"mixed-reader-{run}"
+    card = fragment(prerender_url, "/v1/recipe-card", token=RETAILER_TOKEN, user=shopper, recipe_id="5", store_id=STORE)
+    cta = fragment(prerender_url, "/v1/no-supplier-add-to-cart-cta", token=PUBLISHER_TOKEN, user=reader, recipe_id="5")
+    host_pages.pages["/mixed"] = host_page("mixed", card + cta)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.goto(f"{host_pages.url}/mixed")
+    page.wait_for_function("() => window.svc?.user?.user$?.value")
+    assert page.evaluate("() => window.svc.user.user$.value.id") == shopper
+    page.wait_for_function("() => document.querySelectorAll('svc-shopper').length === 2")
+    assert [text for text in errors if "-shopper elements of supplier" in text] == [
+        "[svc] the svc-shopper elements of supplier 3 are ignored: this page's credentials are supplier 1's. "
+        "A page holds the fragments of one supplier token."
+    ]

@@ -148,14 +148,19 @@ def test_a_logout_leaves_nothing_of_the_shopper_in_the_browsers_storage(context:
     page = context.new_page()
     visit(context, page, shop_url, user=user)
     page.wait_for_function(f"() => ({IDENTITY})() === 'user:{user}'")
-    shoppers = ["_svc/preferences", "_svc/payment-started", "_svc/cachedFinalizeMenuUrl", "_svc/planner/guests"]
+    shoppers = [
+        "_svc/supplier-1/preferences",
+        "_svc/supplier-1/payment-started",
+        "_svc/cachedFinalizeMenuUrl",
+        "_svc/planner/guests",
+    ]
     page.evaluate(
         """(user) => {
-          localStorage.setItem("_svc/preferences", JSON.stringify({ diets: ["sans-gluten"] }));
+          localStorage.setItem("_svc/supplier-1/preferences", JSON.stringify({ diets: ["sans-gluten"] }));
           // What paymentStarted keeps for this user (a cart paid a moment ago), valid as the SDK reads it.
           const cart = [{ id: "100001", quantity: 1 }];
           const kept = { total: 12, cart, at: Date.now(), shopper: user };
-          localStorage.setItem("_svc/payment-started", JSON.stringify(kept));
+          localStorage.setItem("_svc/supplier-1/payment-started", JSON.stringify(kept));
           localStorage.setItem("_svc/cachedFinalizeMenuUrl", location.origin + "/planificateur");
           localStorage.setItem("_svc/planner/guests", "6");
           localStorage.setItem("_svc/planner/onboarded", "true");  // the browser's own: it stays
@@ -181,7 +186,7 @@ def test_a_finalize_waiting_for_a_login_resumes_in_the_login_tab_only(context: B
         """url => {
           localStorage.setItem("_svc/cachedFinalizeMenuUrl", url);
           const needs = { needs: "login", at: Date.now(), store: "1001" };
-          localStorage.setItem("_svc/planner/finalizeNeeds", JSON.stringify(needs));
+          localStorage.setItem("_svc/supplier-1/planner/finalizeNeeds", JSON.stringify(needs));
         }""",
         f"{shop_url}/planner/current-menu",
     )

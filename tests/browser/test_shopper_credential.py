@@ -318,7 +318,7 @@ def test_merge_authless_proves_the_logged_out_visitor_with_the_remembered_creden
     authless_id = shop_authless_id(context, shop_url)
     authless_credential = page_credential(page, "authless")
     recipe_id = add_first_card_to_basket(page)
-    remembered = page.evaluate("() => JSON.parse(localStorage.getItem('_svc/authless-credential'))")
+    remembered = page.evaluate("() => JSON.parse(localStorage.getItem('_svc/supplier-1/authless-credential'))")
     assert remembered["id"] == authless_id and remembered["credential"] == authless_credential
     assert remembered["expiresAt"] > time.time()
 

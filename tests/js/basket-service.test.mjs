@@ -881,7 +881,7 @@ describe("BasketService: payment", () => {
     assert.deepEqual(service.paymentStarted(9), { total: 9, lines: 1 });
     await service.confirm(9, "o-2", []);
     assert.deepEqual(client.calls.at(-1).options.json.products, [{ id: "p1", quantity: 2 }]);
-    assert.equal(session.local.get("_svc/payment-started"), null, "the kept cart is done with once confirmed");
+    assert.equal(session.local.get("_svc/supplier-1/payment-started"), null, "the kept cart is done with once confirmed");
   });
 
   test("a kept cart is paid only for its own total and its own shopper", async () => {
@@ -889,11 +889,11 @@ describe("BasketService: payment", () => {
     service.paymentStarted(9); // a checkout left unpaid
     // Another order, of another total, on the confirmation page: not the kept cart.
     await assert.rejects(service.confirm(25, "o-3", []), refused("empty-cart"));
-    assert.notEqual(session.local.get("_svc/payment-started"), null, "left for its own payment");
+    assert.notEqual(session.local.get("_svc/supplier-1/payment-started"), null, "left for its own payment");
     // Another shopper on the same browser: not theirs, and forgotten.
     session.identity$.next({ kind: "user", id: "u2", forbidProfiling: false });
     await assert.rejects(service.confirm(9, "o-4", []), refused("empty-cart"));
-    assert.equal(session.local.get("_svc/payment-started"), null);
+    assert.equal(session.local.get("_svc/supplier-1/payment-started"), null);
     assert.deepEqual(client.writes().filter((write) => write === "POST /baskets/handle-payment"), []);
   });
 
@@ -939,9 +939,9 @@ describe("BasketService: payment", () => {
     const { service, client, session } = await followingTheCart();
     service.paymentStarted(9);
     await service.sync.cartChanged([{ id: "p1", quantity: 2 }]); // the checkout page again: still the kept cart
-    assert.notEqual(session.local.get("_svc/payment-started"), null);
+    assert.notEqual(session.local.get("_svc/supplier-1/payment-started"), null);
     await service.sync.cartChanged([{ id: "p1", quantity: 2 }, { id: "p3", quantity: 1 }]); // shopping again
-    assert.equal(session.local.get("_svc/payment-started"), null);
+    assert.equal(session.local.get("_svc/supplier-1/payment-started"), null);
     const basket = await service.sync.cartChanged([]);
     assert.deepEqual(reconciled(client).at(-1), [], "the shopper emptied the cart: followed");
     assert.deepEqual(basket.recipes, []);
@@ -961,7 +961,7 @@ describe("BasketService: payment", () => {
     const { service, session } = await withReportedCart();
     service.paymentStarted(9);
     await service.reset().catch(() => {}); // its removals are not what this test is about
-    assert.equal(session.local.get("_svc/payment-started"), null);
+    assert.equal(session.local.get("_svc/supplier-1/payment-started"), null);
   });
 
   test("a cart of nothing is no paid cart: paymentStarted keeps none", async () => {
@@ -971,14 +971,14 @@ describe("BasketService: payment", () => {
     await service.initialize();
     await service.sync.cartChanged([{ id: "p1", quantity: 0 }]);
     assert.deepEqual(service.paymentStarted(9), { total: 9, lines: 0 });
-    assert.equal(session.local.get("_svc/payment-started"), null);
+    assert.equal(session.local.get("_svc/supplier-1/payment-started"), null);
   });
 
   test("a confirmation page that has not loaded the basket loads it when its empty cart is held back", async () => {
     const first = await withReportedCart();
     first.service.paymentStarted(9);
     const page = setup({ initial: PAID, answer: confirmed }); // the next page: a new SDK, the same browser storage
-    page.session.local.set("_svc/payment-started", first.session.local.get("_svc/payment-started"));
+    page.session.local.set("_svc/supplier-1/payment-started", first.session.local.get("_svc/supplier-1/payment-started"));
     const counts = [];
     page.service.recipeCount().subscribe((count) => counts.push(count));
     const basket = await page.service.sync.cartChanged([]);
@@ -986,6 +986,20 @@ describe("BasketService: payment", () => {
     assert.deepEqual(basket.recipes.map((entry) => entry.recipe_id), ["r1"]);
     assert.deepEqual(counts, [1], "the page's counter shows the basket the service holds");
     assert.equal((await page.service.confirm(9, "o-7")).outcome, "confirmed");
+  });
+
+  test("another supplier's page of the site neither takes nor drops the kept cart", async () => {
+    const first = await withReportedCart();
+    first.service.paymentStarted(9);
+    const kept = first.session.local.get("_svc/supplier-1/payment-started");
+    // A brand of the same site, in another tab (the same browser storage): its own cart, reported empty.
+    const brand = setup({ initial: basketOf({ r2: 4 }), answer: (call) => (call.path === "/basket/reconcile" ? { basket: basketOf({}), changes: [] } : undefined) });
+    brand.session.supplier = "2";
+    brand.session.local.set("_svc/supplier-1/payment-started", kept);
+    await brand.service.initialize();
+    await brand.service.sync.cartChanged([]);
+    assert.deepEqual(brand.client.writes(), ["POST /basket/reconcile"], "its own cart followed");
+    assert.equal(brand.session.local.get("_svc/supplier-1/payment-started"), kept, "the other supplier's kept cart stays");
   });
 
   test("a cart whose lines all have no quantity is an empty cart", async () => {

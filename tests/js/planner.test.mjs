@@ -12,16 +12,22 @@ import { ChannelHub, FakePage, flush, supplierTabs } from "./support.mjs";
 /** Session double: the shopper, as Planner reads it (`kind:id`, or "" without a credential), and the browser's
  * localStorage (one Map for all the pages of a test). */
 class FakeSession {
-  constructor(shopperKey = "user:u1", stored = new Map()) {
+  constructor(shopperKey = "user:u1", stored = new Map(), supplier = "1") {
     this.shopperKey = shopperKey;
+    this.supplier = supplier;
     this.local = {
       get: (/** @type {string} */ key) => stored.get(key) ?? null,
       set: (/** @type {string} */ key, /** @type {string} */ value) => void stored.set(key, value),
+      remove: (/** @type {string} */ key) => void stored.delete(key),
     };
   }
 
   key(/** @type {string} */ name) {
     return `_svc/${name}`;
+  }
+
+  supplierKey(/** @type {string} */ name) {
+    return `_svc/supplier-${this.supplier}/${name}`;
   }
 }
 
@@ -89,10 +95,10 @@ describe("Planner and the back/forward cache", () => {
   function browser() {
     const stored = new Map();
     const hub = new ChannelHub();
-    const page = (shopperKey = "user:u1") => {
+    const page = (shopperKey = "user:u1", supplier = "1") => {
       /** @type {Record<string, (event: { persisted?: boolean }) => void>} */
       const lifecycle = {};
-      const session = new FakeSession(shopperKey, stored);
+      const session = new FakeSession(shopperKey, stored, supplier);
       const tabs = supplierTabs({
         name: "_svc/tabs", open: hub.open, page: null,
         lifecycle: { addEventListener: (type, listener) => void (lifecycle[type] = listener) },
@@ -141,6 +147,10 @@ describe("Planner and the back/forward cache", () => {
     page("user:u2").planner.menuChanged("1001");
     menu.restore();
     assert.deepEqual(menu.heard, [], "another shopper's menu");
+    menu.keep();
+    page("user:u1", "2").planner.menuChanged("1001"); // the same user id at another supplier's page of the site
+    menu.restore();
+    assert.deepEqual(menu.heard, [], "another supplier's shopper's menu");
   });
 
   test("a change already followed from another tab is not followed again on restore", async () => {
@@ -153,5 +163,19 @@ describe("Planner and the back/forward cache", () => {
     menu.keep();
     menu.restore();
     assert.deepEqual(menu.heard, ["1001"], "nothing more on restore");
+  });
+});
+
+describe("Planner's finalize resume on a site of several suppliers", () => {
+  test("a resume another supplier's page cached is neither followed nor dropped", () => {
+    const stored = new Map();
+    const retailer = new Planner({ session: /** @type {any} */ (new FakeSession("user:u1", stored, "1")) });
+    retailer.require("store", "https://site.test/brand-one/planner", null);
+    const brand = new Planner({ session: /** @type {any} */ (new FakeSession("user:u1", stored, "2")) });
+    assert.equal(brand.cachedFinalize(), null);
+    assert.equal(brand.resumeFinalize("store", "1001"), false);
+    const again = new Planner({ session: /** @type {any} */ (new FakeSession("user:u1", stored, "1")) });
+    assert.deepEqual(again.cachedFinalize(), { url: "https://site.test/brand-one/planner", needs: "store", store: null });
+    assert.equal(stored.get("_svc/cachedFinalizeMenuUrl"), "https://site.test/brand-one/planner"); // the specification's key
   });
 });

@@ -85,6 +85,57 @@ test("a logout removes the shopper's entries from localStorage and keeps the bro
   assert.deepEqual(left.sort(), [...new Set([...browsers, "host-page/own"])].sort());
 });
 
+test("a logout removes its supplier's shopper entries and the site-wide ones, not another supplier's", () => {
+  const localStorage = new SharedStorage();
+  globalThis.window = /** @type {any} */ ({ localStorage });
+  const session = tabOf();
+  session.receiveCredential({ ...USER, supplier: "1" });
+  const others = SHOPPER_ENTRIES.map((name) => `_svc/supplier-2/${name}`); // a brand of the same site
+  for (const name of SHOPPER_ENTRIES) localStorage.setItem(session.supplierKey(name), "x");
+  for (const key of ["_svc/cachedFinalizeMenuUrl", "_svc/planner/guests", ...others]) localStorage.setItem(key, "x");
+  assert.equal(session.supplierKey("payment-started"), "_svc/supplier-1/payment-started");
+  session.reset();
+  const left = [...Array(localStorage.length).keys()].map((i) => localStorage.key(i));
+  assert.deepEqual(left.sort(), others.sort());
+});
+
+test("a page holds one supplier's credentials: another supplier's element is refused, said once", () => {
+  const localStorage = new SharedStorage();
+  globalThis.window = /** @type {any} */ ({ localStorage });
+  const error = console.error;
+  const said = [];
+  console.error = (message) => said.push(message);
+  try {
+    const page = tabOf();
+    page.receiveCredential({ ...USER, supplier: "1" }); // the retailer's card
+    const publisher = { token: "publisher.t0ken", kind: "authless", id: "p1", expiresAt: "4000000600", supplier: "3" };
+    assert.equal(page.receiveCredential(publisher), false); // a publisher's CTA in the same page
+    assert.equal(page.receiveCredential({ ...publisher, token: "publisher.s3cond" }), false);
+    assert.equal(page.shopperKey, "user:u1");
+    assert.equal(page.headers().authorization, "Bearer user.t0ken");
+    assert.equal(said.length, 1);
+    assert.match(said[0], /supplier 3 are ignored: this page's credentials are supplier 1's/);
+    // The page's supplier stays through a logout: the next visitor's element is taken, another supplier's not.
+    page.reset();
+    assert.equal(page.receiveCredential({ ...VISITOR, token: "authless.n3w", id: "a2", supplier: "1" }), true);
+    assert.equal(page.receiveCredential(publisher), false);
+  } finally {
+    console.error = error;
+  }
+});
+
+test("the visitor's credential remembered for the merge is its supplier's: another supplier's page keeps its own", () => {
+  const localStorage = new SharedStorage();
+  globalThis.window = /** @type {any} */ ({ localStorage });
+  const retailer = tabOf();
+  retailer.receiveCredential({ ...VISITOR, supplier: "1" });
+  const brand = tabOf(); // a page of another supplier of the site, in another tab
+  brand.receiveCredential({ ...VISITOR, token: "authless.br4nd", id: "b1", supplier: "2" });
+  assert.equal(retailer.authlessCredentialOf("a1"), "authless.t0ken");
+  assert.equal(brand.authlessCredentialOf("b1"), "authless.br4nd");
+  assert.equal(brand.authlessCredentialOf("a1"), null);
+});
+
 test("every storage entry the SDK and its components use is classed: a shopper's, the browser's or a tab's", async () => {
   const classed = new Set([...SHOPPER_ENTRIES, ...BROWSER_ENTRIES, ...TAB_ENTRIES]);
   const root = new URL("../../prerender/static/", import.meta.url);
@@ -92,18 +143,22 @@ test("every storage entry the SDK and its components use is classed: a shopper's
   const sources = await Promise.all(names.map((name) => readFile(new URL(name, root), "utf8")));
   const constant = (/** @type {string} */ name) =>
     sources.map((source) => source.match(new RegExp(`const ${name} = "([^"]+)"`))?.[1]).find(Boolean);
-  // The calls whose argument is not an entry's name: the key's own definition, the public `svc.key(name)` passing
-  // its caller's name on, a Storage's key(index), the loop of `reset` over SHOPPER_ENTRIES, transfer.js's getter.
+  // The calls whose argument is not an entry's name: the keys' own definitions, the public `svc.key(name)` and the
+  // show tracker's keys passing their caller's name on, a Storage's key(index), the loop of `reset` over
+  // SHOPPER_ENTRIES, transfer.js's getter.
   const notAnEntry = new Set([
     "key(/** @type {string} */ name)",
+    "supplierKey(name)",
     "session.key(name)",
+    "session.supplierKey(name)",
     "storage.key(i)",
     "this.key(name)",
+    "this.supplierKey(name)",
     "#key()",
   ]);
   const used = new Set();
   for (const [index, source] of sources.entries()) {
-    for (const [call, argument] of source.matchAll(/[\w#]*\.?[\w#]*key\(([^()]*)\)/g)) {
+    for (const [call, argument] of source.matchAll(/[\w#]*\.?(?:[\w#]*key|#?supplierKey|#?siteKey)\(([^()]*)\)/g)) {
       if (notAnEntry.has(call)) continue;
       const literal = argument.match(/^\s*["'`]([^"'`$]+)/);
       const name = argument.match(/^\s*([A-Z_]+)\s*$/);

@@ -79,6 +79,7 @@ export class FakePage {
 /** Session double (sdk/session.js): the members BasketService reads. */
 export class FakeSession {
   prefix = "svc";
+  supplier = "1";
   browserId = "browser-1";
   /** @type {State<{ kind: "user" | "authless", id: string, forbidProfiling: boolean } | null>} */
   identity$;
@@ -98,6 +99,11 @@ export class FakeSession {
 
   key(name) {
     return `_${this.prefix}/${name}`;
+  }
+
+  /** The page's supplier's entry (sdk/session.js `supplierKey`). */
+  supplierKey(name) {
+    return `_${this.prefix}/supplier-${this.supplier}/${name}`;
   }
 
   get isConnected() {

@@ -189,7 +189,7 @@ describe("Session and the shopper's other tabs", () => {
   });
 
   test("another supplier's page of the same site: its credentials, logouts and writes are not followed", async () => {
-    const [retailer, publisher] = [sessionOf(), sessionOf()];
+    const [retailer, publisher] = [sessionOf(), sessionOf({ fresh: true })];
     const basketTold = [];
     retailer.receiveCredential(USER);
     tabsOf().on("basket", (message) => basketTold.push(message));
@@ -200,7 +200,7 @@ describe("Session and the shopper's other tabs", () => {
     assert.equal(retailer.headers().authorization, "Bearer user.t0ken");
     assert.equal(publisher.shopperKey, "user:p1");
     // The same user id at both suppliers (a group's brands share their logins): a logout at one leaves the other.
-    const sameUser = sessionOf();
+    const sameUser = sessionOf({ fresh: true });
     sameUser.receiveCredential({ ...USER, token: "brand.t0ken", supplier: "2" });
     sameUser.reset();
     tabsOf({ supplier: "2" }).post({ type: "basket", shopper: "user:u1" });
@@ -210,7 +210,7 @@ describe("Session and the shopper's other tabs", () => {
   });
 
   test("an element of before supplier-id: its tab tells and hears nothing", async () => {
-    const [old, current] = [sessionOf(), sessionOf()];
+    const [old, current] = [sessionOf({ fresh: true }), sessionOf()];
     old.receiveCredential({ ...USER, supplier: undefined });
     current.receiveCredential({ ...VISITOR, expiresAt: USER.expiresAt - 600 });
     await flush();
@@ -374,7 +374,7 @@ describe("Session and the shopper's other tabs", () => {
     a.receiveCredential(USER);
     await flush();
     // What the page after the logout remembered (localStorage, which the tabs share) while b had not heard yet.
-    b.local.set("_svc/authless-credential", JSON.stringify({ credential: "authless.n3w", id: "a2", expiresAt: USER.expiresAt }));
+    b.local.set("_svc/supplier-1/authless-credential", JSON.stringify({ credential: "authless.n3w", id: "a2", expiresAt: USER.expiresAt }));
     a.reset();
     await flush();
     assert.equal(b.credential, null);

@@ -229,7 +229,7 @@ export class TransferPanel {
         return;
       }
       const { session } = services;
-      session.local.set(session.key(PUBLISHER_STORE_KEY), storeId);
+      session.local.set(session.supplierKey(PUBLISHER_STORE_KEY), storeId);
       this.#picking = false;
       this.#onStore(storeId);
       this.render(); // the same store again changes nothing else: the picker closes all the same

@@ -103,7 +103,7 @@ export class NoSupplierCtaElement extends HTMLElement {
     }
 
     if (!pos.storeId$.hasValue) {
-      const remembered = session.local.get(session.key(PUBLISHER_STORE_KEY));
+      const remembered = session.local.get(session.supplierKey(PUBLISHER_STORE_KEY));
       void pos.load(this.getAttribute("store-id") || remembered || null);
     }
     this.#subscriptions.push(basket.inBasket$(recipeId).subscribe((/** @type {boolean} */ inBasket) => this.#reflect(inBasket)));

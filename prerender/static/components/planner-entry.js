@@ -101,7 +101,7 @@ export class PlannerEntryElement extends HTMLElement {
   #initialGuests() {
     const preferred = integer(this.getAttribute("preferred-guests"));
     const stored = this.#storage ? integer(this.#storage.getItem(services.session.key(GUESTS_KEY))) : null;
-    const chosenUnder = this.#storage ? integer(this.#storage.getItem(services.session.key(PREFERRED_KEY))) : null;
+    const chosenUnder = this.#storage ? integer(this.#storage.getItem(services.session.supplierKey(PREFERRED_KEY))) : null;
     if (this.#inBounds(preferred) && !(this.#inBounds(stored) && chosenUnder === preferred)) return /** @type {number} */ (preferred);
     if (this.#inBounds(stored)) return /** @type {number} */ (stored);
     return integer(this.getAttribute("guests")) ?? GUESTS_DEFAULT;
@@ -183,7 +183,7 @@ export class PlannerEntryElement extends HTMLElement {
     }
     try {
       storage.setItem(services.session.key(GUESTS_KEY), String(this.#guests));
-      storage.setItem(services.session.key(PREFERRED_KEY), this.getAttribute("preferred-guests") ?? "");
+      storage.setItem(services.session.supplierKey(PREFERRED_KEY), this.getAttribute("preferred-guests") ?? "");
     } catch {
       this.#storageRequired(); // full, or revoked since the page loaded
       return;

@@ -54,7 +54,7 @@ export class BasketPayments {
     const answer = await queue.run(() => routes.handlePayment(storeId, amount, products, orderId));
     // The kept cart was this payment's (confirmed, or followed and found empty): it is done with.
     if (answer?.confirmed || answer?.outcome === "already_confirmed" || answer?.outcome === "empty") {
-      session.local.remove(session.key(PAYMENT_STARTED));
+      session.local.remove(session.supplierKey(PAYMENT_STARTED));
     }
     if (answer?.confirmed) {
       sync.reset();
@@ -86,7 +86,7 @@ export class BasketPayments {
     // A cart of nothing (no line of a quantity above 0) is no paid cart: nothing is kept.
     if (isEmptyCart(cart)) return { total: readable ? amount : 0, lines: 0 };
     const kept = { total: readable ? amount : null, cart, at: Date.now(), shopper: this.#shopper() };
-    session.local.set(session.key(PAYMENT_STARTED), JSON.stringify(kept));
+    session.local.set(session.supplierKey(PAYMENT_STARTED), JSON.stringify(kept));
     return { total: readable ? amount : 0, lines: cart.length };
   }
 
@@ -121,7 +121,7 @@ export class BasketPayments {
   /** Forgets the cart `paymentStarted` kept (the basket's `reset`: the shopper emptied the cart). */
   forget() {
     const { session } = this.#core;
-    session.local.remove(session.key(PAYMENT_STARTED));
+    session.local.remove(session.supplierKey(PAYMENT_STARTED));
   }
 
   /**
@@ -131,7 +131,7 @@ export class BasketPayments {
    */
   #kept() {
     const { session } = this.#core;
-    const key = session.key(PAYMENT_STARTED);
+    const key = session.supplierKey(PAYMENT_STARTED);
     try {
       const kept = JSON.parse(session.local.get(key) ?? "null");
       // (A cart kept by the SDK before the shopper was written with it names none: taken as this shopper's.)

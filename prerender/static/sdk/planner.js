@@ -3,8 +3,9 @@
 //
 // Finalizing a menu needs a logged-in user and a store. When one is missing, the page caches where to come
 // back (localStorage `_<prefix>/cachedFinalizeMenuUrl`: the current-menu page's URL alone, as the
-// specification has it, for a host's login page to read; `_<prefix>/planner/finalizeNeeds`: `{needs, at,
-// store}`, what was missing, when, and the store then) and asks the host: the `loginRequired$` / `storeRequired$` events, and the callback given to
+// specification has it, for a host's login page to read; `_<prefix>/supplier-<id>/planner/finalizeNeeds`: `{needs,
+// at, store}`, what was missing, when, and the store then: only a page of that supplier resumes, as several
+// suppliers' pages may share a site) and asks the host: the `loginRequired$` / `storeRequired$` events, and the callback given to
 // `defineLoginRequired` / `defineStoreRequired`. Once what was missing arrives on another page (a user's
 // credential after a login, or a store given to `pos.load`), the SDK takes the cached URL out and goes back.
 //
@@ -16,7 +17,8 @@
 // the suggestions, before the shopper chose how (the planner entry's mode counts only when a menu is made).
 // A page restored from the back/forward cache heard nothing while it was kept there (its channel was closed, and
 // the change may have been made by the page that replaced it, in the same tab): each change is also written down
-// (localStorage `_<prefix>/planner/menuChanged`: `{shopper, store, change}`, `change` a new random id each time),
+// (localStorage `_<prefix>/planner/menuChanged`: `{supplier, shopper, store, change}`, `change` a new random id each
+// time),
 // and a restored page that has not seen the shopper's last change follows it as it would another tab's. Ids, not
 // times: two pages' clocks (a page's start, another's Date.now) are not one clock.
 import { Stream } from "./observable.js";
@@ -90,11 +92,15 @@ export class Planner {
     const change = this.#newId();
     this.#known = change;
     // Written before the others are told: a tab that follows the message reads it as the change it has seen.
-    this.#session.local.set(this.#session.key(MENU_CHANGED_KEY), JSON.stringify({ shopper, store, change }));
+    const supplier = this.#session.supplier;
+    this.#session.local.set(this.#session.key(MENU_CHANGED_KEY), JSON.stringify({ supplier, shopper, store, change }));
     this.#tabs?.post({ type: "menu", shopper, store });
   }
 
-  /** The last change written down (any shopper's), or null. @returns {{ shopper: string, store: string | null, change: string } | null} */
+  /**
+   * The last change written down (any shopper's, of any supplier), or null.
+   * @returns {{ supplier: string, shopper: string, store: string | null, change: string } | null}
+   */
   #writtenChange() {
     /** @type {unknown} */
     let written;
@@ -104,15 +110,19 @@ export class Planner {
       return null; // not ours to read
     }
     if (!written || typeof written !== "object") return null;
-    const { shopper, store, change } = /** @type {{ shopper?: unknown, store?: unknown, change?: unknown }} */ (written);
+    const { supplier, shopper, store, change } = /** @type {{ supplier?: unknown, shopper?: unknown, store?: unknown,
+      change?: unknown }} */ (written);
     if (typeof shopper !== "string" || !shopper || typeof change !== "string" || !change) return null;
-    return { shopper, store: typeof store === "string" ? store : null, change };
+    return {
+      supplier: typeof supplier === "string" ? supplier : "", shopper, store: typeof store === "string" ? store : null, change,
+    };
   }
 
-  /** A change written down since this page last knew the menu, by the same shopper: missed. */
+  /** A change written down since this page last knew the menu, by the same shopper of the same supplier: missed. */
   #missWrittenChange() {
     const written = this.#writtenChange();
     if (!written || written.change === this.#known || written.shopper !== this.#session.shopperKey) return;
+    if (written.supplier !== this.#session.supplier) return;
     this.#missed = { store: written.store };
   }
 
@@ -143,7 +153,7 @@ export class Planner {
   require(what, resumeUrl, storeId = null) {
     this.#session.local.set(this.#session.key(FINALIZE_URL_KEY), resumeUrl);
     const needs = { needs: what, at: Date.now(), store: storeId };
-    this.#session.local.set(this.#session.key(FINALIZE_NEEDS_KEY), JSON.stringify(needs));
+    this.#session.local.set(this.#session.supplierKey(FINALIZE_NEEDS_KEY), JSON.stringify(needs));
     const request = { resumeUrl };
     const stream = what === "login" ? this.loginRequired$ : this.storeRequired$;
     const callback = what === "login" ? this.#onLoginRequired : this.#onStoreRequired;
@@ -161,13 +171,14 @@ export class Planner {
 
   /**
    * The cached resume URL and what it waits for, or null (none, without what it waits for, not ours, or older
-   * than 30 minutes).
+   * than 30 minutes). A URL without this supplier's wait is another supplier's page's (or an SDK's of before):
+   * left as it is.
    * @returns {{ url: string, needs: "login" | "store", store: string | null } | null}
    */
   cachedFinalize() {
     const url = this.#session.local.get(this.#session.key(FINALIZE_URL_KEY));
-    const raw = this.#session.local.get(this.#session.key(FINALIZE_NEEDS_KEY));
-    if (!url && !raw) return null;
+    const raw = this.#session.local.get(this.#session.supplierKey(FINALIZE_NEEDS_KEY));
+    if (!raw) return null;
     try {
       const { needs, at, store } = JSON.parse(raw ?? "null") ?? {};
       const fresh = typeof at === "number" && isRecent(at, FINALIZE_URL_MAX_AGE_MS);
@@ -184,7 +195,7 @@ export class Planner {
   /** Forgets the resume URL and what it waited for (the current-menu page does once it is shown again). */
   clearFinalizeUrl() {
     this.#session.local.remove(this.#session.key(FINALIZE_URL_KEY));
-    this.#session.local.remove(this.#session.key(FINALIZE_NEEDS_KEY));
+    this.#session.local.remove(this.#session.supplierKey(FINALIZE_NEEDS_KEY));
   }
 
   /**

@@ -51,9 +51,12 @@ const PAGE_STARTED = typeof performance === "object" ? performance.timeOrigin : 
 const LONG_EXPIRED_MS = 3 * 24 * 3_600_000;
 
 /**
- * What the SDK and its components keep in localStorage (`_<prefix>/<name>`), in two kinds (docs/sdk.md, "What the
- * SDK keeps in the browser"). A shopper's: what they chose, saved or paid, which a logout (`user.reset()`) removes,
- * since the next person at the device is someone else (a diet preference can tell of a health condition).
+ * What the SDK and its components keep in localStorage, in two kinds (docs/sdk.md, "What the SDK keeps in the
+ * browser"). A shopper's: what they chose, saved or paid, which a logout (`user.reset()`) removes, since the next
+ * person at the device is someone else (a diet preference can tell of a health condition). Several suppliers'
+ * pages may share a site: a shopper's entry is the page's supplier's (`supplierKey`: `_<prefix>/supplier-<id>/<name>`),
+ * but for the two the specification names (`_<prefix>/cachedFinalizeMenuUrl`, `_<prefix>/planner/guests`) and the
+ * menu change, which names its supplier in its value; a logout removes its supplier's entries and those three.
  */
 export const SHOPPER_ENTRIES = Object.freeze([
   "authless-credential", // the logged-out visitor's credential (sdk/session.js)
@@ -61,10 +64,10 @@ export const SHOPPER_ENTRIES = Object.freeze([
   "preferences", // the diets and equipment saved (components/catalog/preferences.js)
   "preferences-asked", // when the preferences were last asked for
   "payment-started", // a paid cart and its shopper, for a day (sdk/basket-payment.js)
-  "cachedFinalizeMenuUrl", // the menu page to come back to (sdk/planner.js)
-  "planner/finalizeNeeds",
+  "cachedFinalizeMenuUrl", // the menu page to come back to (sdk/planner.js), the specification's key
+  "planner/finalizeNeeds", // what that resume waits for
   "planner/menuChanged", // the shopper's last menu change, for pages in the back/forward cache (sdk/planner.js)
-  "planner/guests", // the planner's guests (components/planner-entry.js)
+  "planner/guests", // the planner's guests (components/planner-entry.js), the specification's key
   "planner/guests-preferred",
   "publisher-store", // the store picked in a publisher's drawer (components/no-supplier-cta.js)
 ]);
@@ -133,6 +136,8 @@ export class Session {
   #replaced = "";
   /** @type {Set<string>} refused stale credentials already said in the console */
   #toldRefused = new Set();
+  /** @type {Set<string>} other suppliers whose elements were refused, said in the console */
+  #toldOtherSuppliers = new Set();
   /** Whether the credential came from another tab (`#credentialElsewhere`), not from this page's elements. */
   #adopted = false;
   /** The `expires-at` of the credential a logout forgot: another tab's older one is not taken after it. */
@@ -141,6 +146,8 @@ export class Session {
    * was given it by the retailer's server after the logout (a login again within the step of one credential). */
   #forgottenAt = 0;
   #forbidProfiling = false;
+  /** The supplier of this page's credentials, "" until one naming it arrived: one supplier per page. */
+  #supplier = "";
   #language = pageLanguage();
   #apiBase;
   #apiVersion = "v1";
@@ -180,6 +187,21 @@ export class Session {
   /** Storage key of the SDK: `_<prefix>/<name>` (`_svc/session-id`). */
   key(/** @type {string} */ name) {
     return `${this.#keyPrefix}${name}`;
+  }
+
+  /**
+   * Storage key of an entry of the page's supplier's shopper (SHOPPER_ENTRIES): `_<prefix>/supplier-<id>/<name>`
+   * once the page's credential named its supplier, else `_<prefix>/<name>` (an element of before `supplier-id`).
+   * Another supplier's page of the same site neither reads nor removes it.
+   * @param {string} name
+   */
+  supplierKey(name) {
+    return this.#supplier ? `${this.#keyPrefix}supplier-${this.#supplier}/${name}` : this.key(name);
+  }
+
+  /** The supplier of this page's credentials ("" until one naming it arrived). */
+  get supplier() {
+    return this.#supplier;
   }
 
   get local() {
@@ -266,6 +288,16 @@ export class Session {
       return false;
     }
     const { credential } = read;
+    if (this.#supplier && credential.supplier && credential.supplier !== this.#supplier) {
+      // Fragments of two suppliers in one page: the page's SDK acts for one shopper, of one supplier. The first
+      // supplier's credentials stay; the other's components act for them, which the integrator must hear of (once).
+      if (!this.#toldOtherSuppliers.has(credential.supplier)) {
+        this.#toldOtherSuppliers.add(credential.supplier);
+        console.error(`[${this.prefix}] the ${this.prefix}-shopper elements of supplier ${credential.supplier} are ignored: `
+          + `this page's credentials are supplier ${this.#supplier}'s. A page holds the fragments of one supplier token.`);
+      }
+      return false;
+    }
     // A credential a logout forgot, or a user's another shopper's replaced (the page connects again an element it
     // had, a router restores a view of before a logout), is not taken back, unless the page named its shopper
     // just before or just after (`claim`): the service gives a shopper the same credential for ten minutes, so a
@@ -284,6 +316,7 @@ export class Session {
     }
     this.#forgotten.delete(credential.token);
     this.#superseded.delete(credential.token);
+    if (credential.supplier) this.#supplier = credential.supplier;
     if (raw.profiling === "false") this.#forbidProfiling = true;
     if (credential.kind === "authless") this.#rememberAuthless(credential);
     const current = this.#credential;
@@ -298,7 +331,7 @@ export class Session {
     }
     this.#dropOtherClaim(credential);
     this.#adopted = false;
-    if (this.#tabs) this.#tabs.supplier = credential.supplier;
+    if (this.#tabs) this.#tabs.supplier = this.#supplier;
     this.#switchTo(credential, { kind: credential.kind, id: credential.id, forbidProfiling: this.#forbidProfiling });
     // Told only when new here and issued no earlier than the one it replaces: an old element changes no other tab.
     // One the page named again after a logout is told as given now: the other tabs forgot it too.
@@ -491,7 +524,11 @@ export class Session {
       // new visitor's remembered there.
       const remembered = this.#rememberedAuthless();
       if (remembered) this.#forgotten.add(remembered.token);
-      for (const name of SHOPPER_ENTRIES) this.#local.remove(this.key(name));
+      for (const name of SHOPPER_ENTRIES) {
+        this.#local.remove(this.supplierKey(name));
+        // The site-wide ones, and what an SDK of before kept under the site's key.
+        this.#local.remove(this.key(name));
+      }
     }
     this.#refused = null;
     this.#claimed = null;
@@ -517,7 +554,7 @@ export class Session {
     const remembered = this.#rememberedAuthless();
     // Expired so long ago that no device's clock is that far off: the merge would only be refused.
     if (remembered && remembered.expiresAt * 1000 + LONG_EXPIRED_MS < Date.now()) {
-      this.#local.remove(this.key("authless-credential"));
+      this.#local.remove(this.supplierKey("authless-credential"));
       return null;
     }
     return remembered?.id === authlessId ? remembered.token : null;
@@ -525,7 +562,7 @@ export class Session {
 
   /** The authless credential remembered in localStorage (an unusable entry is removed). @returns {Credential | null} */
   #rememberedAuthless() {
-    const key = this.key("authless-credential");
+    const key = this.supplierKey("authless-credential");
     let stored = null;
     try {
       stored = JSON.parse(this.#local.get(key) ?? "null");
@@ -574,7 +611,7 @@ export class Session {
 
   /** Keeps the latest authless credential for a merge after login. @param {Credential} credential */
   #rememberAuthless(credential) {
-    this.#local.set(this.key("authless-credential"),
+    this.#local.set(this.supplierKey("authless-credential"),
       JSON.stringify({ credential: credential.token, id: credential.id, expiresAt: credential.expiresAt }));
   }
 

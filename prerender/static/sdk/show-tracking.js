@@ -1,6 +1,6 @@
 // `recipe.show`: a card is shown when at least 80 % of it is on screen for one continuous second; a recipe
-// is counted once per 5 minutes (localStorage `_<prefix>/shown/<recipe id>` holds the last time), whatever
-// the number of its cards. One IntersectionObserver watches every card of the page. While a modal overlay of ours
+// is counted once per 5 minutes per supplier (localStorage `_<prefix>/supplier-<id>/shown/<recipe id>` holds the
+// last time), whatever the number of its cards. One IntersectionObserver watches every card of the page. While a modal overlay of ours
 // covers the page (the drawer, the planner's onboarding: `covered`), no card is on screen for the shopper: its
 // second waits, and starts again once the overlay is gone, for the cards still on screen.
 
@@ -23,19 +23,24 @@ export class ShowTracker {
   #tracked = new Map();
   #storage;
   #key;
+  #siteKey;
   #emit;
   #covered;
 
   /**
    * @param {object} deps
    * @param {import("./storage.js").SafeStorage} deps.storage localStorage
-   * @param {(name: string) => string} deps.key storage key of the SDK
+   * @param {(name: string) => string} deps.key storage key of an entry of the page's supplier (sdk/session.js
+   *   `supplierKey`: another supplier's page of the site counts its own shows)
+   * @param {(name: string) => string} [deps.siteKey] storage key of the site's (where an SDK of before kept its
+   *   times: pruned too; default `key`)
    * @param {(recipeId: string) => void} deps.emit sends recipe.show
    * @param {import("./observable.js").State<boolean>} deps.covered whether a modal overlay of ours covers the page
    */
-  constructor({ storage, key, emit, covered }) {
+  constructor({ storage, key, siteKey = key, emit, covered }) {
     this.#storage = storage;
     this.#key = key;
+    this.#siteKey = siteKey;
     this.#emit = emit;
     this.#covered = covered;
     covered.subscribe((isCovered) => {
@@ -87,10 +92,10 @@ export class ShowTracker {
 
   /** Drops the timestamps older than 5 minutes (run once per page). */
   prune() {
-    const prefix = this.#key("shown/");
+    const prefixes = [this.#key("shown/"), this.#siteKey("shown/")];
     const now = Date.now();
     for (const name of this.#storage.keys()) {
-      if (!name.startsWith(prefix)) continue;
+      if (!prefixes.some((prefix) => name.startsWith(prefix))) continue;
       const at = Number(this.#storage.get(name));
       if (!Number.isFinite(at) || now - at >= ONCE_PER_MS || at > now + ONCE_PER_MS) this.#storage.remove(name);
     }

@@ -113,7 +113,8 @@ function createSdk() {
   });
   const shows = new ShowTracker({
     storage: session.local,
-    key: (name) => session.key(name),
+    key: (name) => session.supplierKey(name),
+    siteKey: (name) => session.key(name),
     emit: (recipeId) => track("recipe.show", { recipe_id: recipeId }),
     covered: topLayer.covering$,
   });

@@ -44,9 +44,9 @@ export class PreferencesPanel {
     return customization.userPreferences$.subscribe((enabled) => {
       const button = this.#root.querySelector(".svc-catalog__preferences-button");
       if (!enabled || !(button instanceof HTMLElement) || button.closest("[hidden]")) return;
-      const asked = session.key("preferences-asked");
+      const asked = session.supplierKey("preferences-asked");
       const hasPreferences = Boolean(button.querySelector(".svc-catalog__preferences-count"))
-        || Boolean(session.local.get(session.key(PREFERENCES_KEY)));
+        || Boolean(session.local.get(session.supplierKey(PREFERENCES_KEY)));
       if (hasPreferences || session.local.get(asked)) return;
       session.local.set(asked, new Date().toISOString());
       this.open(button);
@@ -71,7 +71,7 @@ export class PreferencesPanel {
 
   /** Drops the SDK's copy of the shopper's preferences (a page with `personalization="off"`). */
   forgetSaved() {
-    services.session.local.remove(services.session.key(PREFERENCES_KEY));
+    services.session.local.remove(services.session.supplierKey(PREFERENCES_KEY));
   }
 
   /** The page's scroll lock, given back once (the dialog closed, or the page removed us while it was open). */
@@ -156,8 +156,8 @@ export class PreferencesPanel {
     try {
       const saved = await services.client.request(method, "/preferences", { json, write: true, version: this.#apiVersion });
       const session = services.session;
-      if (method === "PUT") session.local.set(session.key(PREFERENCES_KEY), JSON.stringify(saved));
-      else session.local.remove(session.key(PREFERENCES_KEY));
+      if (method === "PUT") session.local.set(session.supplierKey(PREFERENCES_KEY), JSON.stringify(saved));
+      else session.local.remove(session.supplierKey(PREFERENCES_KEY));
       services.track("preferences.saved", { cleared: method === "DELETE" });
       const text = this.#text("CATALOG_PREFERENCES.SAVED");
       if (status) status.textContent = text;
