@@ -109,6 +109,21 @@ def test_the_cta_opens_the_drawer_and_adding_flips_it_in_the_basket(page: Page, 
     expect(rendered).to_have_attribute("store-id", "1001")
 
 
+def test_a_tab_without_a_store_follows_the_recipe_added_in_another_tab(page: Page, publisher_url: str):
+    """Two tabs of the recipe before any store was picked: the store picked in one, and the recipe added there,
+    reach the other (its button, its `in-basket` and `inBasketStatus`), as the specification's sync rule asks."""
+    other = page.context.new_page()
+    waiting = open_recipe(other, publisher_url)
+    cta = open_recipe(page, publisher_url)
+    expect(waiting).to_have_attribute("in-basket", "false")
+    fill_basket(page, cta)
+    other.bring_to_front()
+    expect(waiting).to_have_attribute("in-basket", "true")
+    expect(static_button(waiting)).to_have_text("Voir les ingrédients")
+    assert other.evaluate("window.__statuses") == [True]
+    other.close()
+
+
 def test_every_tab_keeps_the_focus_in_the_drawer_before_a_store_is_chosen(page: Page, publisher_url: str):
     """The drawer without a store ends with its tabs, the unselected one out of the tab order (the arrow keys reach
     it): Tab from the selected tab wraps to the close button, Shift+Tab from the close button to the selected tab.

@@ -106,6 +106,12 @@ export class NoSupplierCtaElement extends HTMLElement {
       const remembered = session.local.get(session.supplierKey(PUBLISHER_STORE_KEY));
       void pos.load(this.getAttribute("store-id") || remembered || null);
     }
+    // A page without a store takes the one the reader picks in another tab of the site (written there for the next
+    // pages): its basket is then read, and the in-basket state follows the recipes added there.
+    window.addEventListener("storage", (event) => {
+      if (event.key !== session.supplierKey(PUBLISHER_STORE_KEY) || !event.newValue || pos.current !== null) return;
+      void pos.load(event.newValue);
+    }, { signal: this.#listeners.signal });
     this.#subscriptions.push(basket.inBasket$(recipeId).subscribe((/** @type {boolean} */ inBasket) => this.#reflect(inBasket)));
     basket.initialize().catch(() => {}); // logged by the basket; the CTA keeps the server's state
     this.#watchScroll();
