@@ -626,16 +626,21 @@ def merge_authless(
 
 def _merge_store(session: Session, source: BasketOwner, target: BasketOwner) -> Store | None:
     """Where a merge named no store puts the basket: the visitor's store when its basket holds entries (what the
-    shopper was just choosing, priced there), else the user's basket's own; ``None`` when the user has no basket
-    and the visitor's holds nothing (nothing to move, no basket to create). Locks both baskets, the source's first,
-    as ``move_entries`` does."""
+    shopper was just choosing, priced there), else the user's basket's own; a store still open before a closed one
+    (``close-store``: a request naming it is refused), a closed one rather than leaving the entries behind; ``None``
+    when the user has no basket and the visitor's holds nothing (nothing to move, no basket to create). Locks both
+    baskets, the source's first, as ``move_entries`` does."""
     source_basket = _lock_open_basket(session, source)
     target_basket = _lock_open_basket(session, target)
-    if source_basket is not None and source_basket.entries:
-        return session.get_one(Store, source_basket.store_id)
-    if target_basket is not None:
-        return session.get_one(Store, target_basket.store_id)
-    return None
+    candidates = [
+        basket.store_id
+        for basket in (source_basket if source_basket is not None and source_basket.entries else None, target_basket)
+        if basket is not None
+    ]
+    if not candidates:
+        return None
+    stores = [session.get_one(Store, store_id) for store_id in candidates]
+    return next((store for store in stores if store.closed_at is None), stores[0])
 
 
 def move_history(session: Session, source: BasketOwner, target: BasketOwner) -> None:

@@ -442,7 +442,8 @@ def basket_preview_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
         embed=query["embed"],
         show_tabs=query["show_tab_selector"],
         tabs=tabs,
-        store_id=basket.get("store_id") or store_id,
+        # Not an unknown store: the page's module would ask with it again (another tab's change) and the drawer too.
+        store_id=None if unknown_store else basket.get("store_id") or store_id,
         recipes=recipes,
         product_count=_sold_products(basket.get("recipes") or []),
         total_text=_money(basket.get("total"), t) if recipes else None,

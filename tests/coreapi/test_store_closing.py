@@ -12,9 +12,10 @@ from collections.abc import Iterator
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from sqlalchemy import update
 
 from coreapi.extensions import db
-from coreapi.models import Store
+from coreapi.models import Basket, Store
 
 from .test_baskets import Shopper, ok
 from .test_favorites_history import confirm, history
@@ -111,6 +112,21 @@ def test_the_baskets_and_menus_at_a_closed_store_move_to_the_shoppers_next_store
         assert past["store_id"] == CLOSED
     finally:
         run(own_app, "close-store", CLOSED, "--reopen")
+
+
+def test_a_merge_without_a_store_does_not_move_the_basket_to_a_closed_store(client: FlaskClient, closed: str) -> None:
+    """The visitor's basket still at the closed store, the user's at an open one: a merge naming no store keeps the
+    open one (a request naming the closed store is refused)."""
+    visitor_id = f"close-visitor-{uuid.uuid4().hex[:12]}"
+    user = shopper(client, OPEN)
+    ok(user.add("3", 4))
+    ok(Shopper(client, f"authless_id {visitor_id}", store_id=OPEN).add("1", 4))
+    with client.application.app_context():  # as if made at the store before it closed
+        db.session.execute(update(Basket).where(Basket.identity_id == visitor_id).values(store_id=int(CLOSED)))
+        db.session.commit()
+    merged = ok(user.merge_without_store(visitor_id))["basket"]
+    assert merged["store_id"] == OPEN
+    assert [recipe["recipe_id"] for recipe in merged["recipes"]] == ["3", "1"]
 
 
 def test_closing_again_keeps_the_first_time(own_app: Flask, closed: str) -> None:

@@ -302,6 +302,7 @@ def test_the_basket_preview_at_an_unknown_store_is_the_empty_basket(client, user
     assert added.status_code == 200
     root = page(client, "/v2/catalog/my-space/basket-preview", hdrs=headers(user=user), store_id=store_id)
     assert root.has_attr("unknown-store")  # the customer's server may drop its stale store
+    assert not root.has_attr("store-id")  # the page's module asks again without it
     assert root.select("ul.svc-basket-preview__list > li") == []
     empty = root.find(attrs={"data-role": "empty"})
     assert empty is not None and not empty.has_attr("hidden")

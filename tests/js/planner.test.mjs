@@ -178,4 +178,18 @@ describe("Planner's finalize resume on a site of several suppliers", () => {
     assert.deepEqual(again.cachedFinalize(), { url: "https://site.test/brand-one/planner", needs: "store", store: null });
     assert.equal(stored.get("_svc/cachedFinalizeMenuUrl"), "https://site.test/brand-one/planner"); // the specification's key
   });
+
+  test("each supplier resumes at its own page, whichever wrote the site's key last; another's page clears only its own", () => {
+    const stored = new Map();
+    const pageOf = (/** @type {string} */ supplier) => new Planner({ session: /** @type {any} */ (new FakeSession("user:u1", stored, supplier)) });
+    pageOf("1").require("login", "https://site.test/brand-one/planner");
+    pageOf("2").require("store", "https://site.test/brand-two/planner", null);
+    assert.equal(pageOf("1").cachedFinalize()?.url, "https://site.test/brand-one/planner");
+    assert.equal(pageOf("2").cachedFinalize()?.url, "https://site.test/brand-two/planner");
+    pageOf("1").clearFinalizeUrl(); // brand one's current-menu page shows: the site's key is brand two's, kept
+    assert.equal(stored.get("_svc/cachedFinalizeMenuUrl"), "https://site.test/brand-two/planner");
+    assert.equal(pageOf("1").cachedFinalize(), null);
+    pageOf("2").clearFinalizeUrl();
+    assert.equal(stored.get("_svc/cachedFinalizeMenuUrl"), undefined);
+  });
 });

@@ -136,6 +136,41 @@ test("the visitor's credential remembered for the merge is its supplier's: anoth
   assert.equal(brand.authlessCredentialOf("a1"), null);
 });
 
+test("the shopper's entries an SDK of before kept under the site's key become the page's supplier's", () => {
+  const localStorage = new SharedStorage();
+  globalThis.window = /** @type {any} */ ({ localStorage });
+  const kept = JSON.stringify({ total: 12, cart: [{ id: "p1", quantity: 1 }], at: 1, shopper: "user:u1" });
+  localStorage.setItem("_svc/payment-started", kept); // a payment started before the deploy
+  localStorage.setItem("_svc/preferences", "{}");
+  localStorage.setItem("_svc/supplier-1/preferences", '{"diets":[]}'); // its own wins
+  localStorage.setItem("_svc/planner/guests", "6"); // the specification's key stays
+  const page = tabOf();
+  page.receiveCredential({ ...USER, supplier: "1" });
+  assert.equal(localStorage.getItem("_svc/supplier-1/payment-started"), kept);
+  assert.equal(localStorage.getItem("_svc/payment-started"), null);
+  assert.equal(localStorage.getItem("_svc/supplier-1/preferences"), '{"diets":[]}');
+  assert.equal(localStorage.getItem("_svc/preferences"), null);
+  assert.equal(localStorage.getItem("_svc/planner/guests"), "6");
+});
+
+test("before the session has a credential, its supplier's entries are those of the element already in the page", () => {
+  globalThis.window = /** @type {any} */ ({ localStorage: new SharedStorage() });
+  const page = tabOf();
+  const documentBefore = globalThis.document;
+  const element = { getAttribute: (/** @type {string} */ name) => (name === "supplier-id" ? "2" : null) };
+  globalThis.document = /** @type {any} */ ({
+    ...documentBefore,
+    querySelectorAll: (/** @type {string} */ selector) => (selector === "svc-shopper[supplier-id]" ? [element] : []),
+  });
+  try {
+    // A fragment inserted with innerHTML: its components connect before the credential element that ends it.
+    assert.equal(page.supplierKey("publisher-store"), "_svc/supplier-2/publisher-store");
+  } finally {
+    globalThis.document = documentBefore;
+  }
+  assert.equal(page.supplierKey("publisher-store"), "_svc/publisher-store"); // none in the page: the site's key
+});
+
 test("every storage entry the SDK and its components use is classed: a shopper's, the browser's or a tab's", async () => {
   const classed = new Set([...SHOPPER_ENTRIES, ...BROWSER_ENTRIES, ...TAB_ENTRIES]);
   const root = new URL("../../prerender/static/", import.meta.url);

@@ -209,6 +209,18 @@ describe("Session and the shopper's other tabs", () => {
     assert.deepEqual(basketTold, []);
   });
 
+  test("a logout told by an SDK of before (no supplier) is heard: the tabs acting for that user forget it", async () => {
+    const [a, b] = [sessionOf(), sessionOf()];
+    a.receiveCredential(USER);
+    await flush();
+    assert.equal(b.shopperKey, "user:u1");
+    const forgotten = identityBecomes(b, "");
+    const old = new BroadcastChannel("_svc/tabs"); // an old SDK's tab posts its messages as they are
+    old.postMessage({ type: "reset", shopper: "user:u1" });
+    old.close();
+    await forgotten;
+  });
+
   test("an element of before supplier-id: its tab tells and hears nothing", async () => {
     const [old, current] = [sessionOf({ fresh: true }), sessionOf()];
     old.receiveCredential({ ...USER, supplier: undefined });

@@ -9,7 +9,7 @@
 //   credential), its cards appended in place, focus on the first new card;
 // - the preferences panel: a modal dialog; saving (PUT /{v}/preferences) or clearing (DELETE) reloads the
 //   customer's page, whose lists then follow the new preferences; `personalization="off"` drops the copy the
-//   SDK keeps (`_<prefix>/preferences`);
+//   SDK keeps (`_<prefix>/supplier-<id>/preferences`);
 // - favorites: a heart unpressed takes its card out of the list;
 // - planner mode: "add to my menu" (POST /v2/menu/current/recipes), the host asked to log in when needed;
 // - history and basket preview: "see the recipe" opens the drawer; the basket preview's remove button takes a

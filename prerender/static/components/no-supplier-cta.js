@@ -21,7 +21,7 @@ const tagName = `${sdk.prefix}-no-supplier-add-to-cart-cta`;
 const HIDE_AFTER_MS = 400; // the twin's slide-out (no-supplier-cta.css), then it leaves the layout
 const PASSED_BELOW_PX = 1_000_000; // how far below the viewport the twins' observer looks (#watchScroll)
 const RESCALE_DEBOUNCE_MS = 400;
-/** localStorage (`_<prefix>/publisher-store`): the store the user picked in a publisher's drawer. */
+/** localStorage (`_<prefix>/supplier-<id>/publisher-store`): the store the user picked in a publisher's drawer. */
 export const PUBLISHER_STORE_KEY = "publisher-store";
 
 /**

@@ -8,7 +8,7 @@
 //   preference is where a new choice starts, and a count chosen since stays; buttons disabled at the bounds, the
 //   new count announced politely;
 // - a mode ([data-action="open-planner"]): stores the guests under `_<prefix>/planner/guests` and the preference
-//   they were chosen under under `_<prefix>/planner/guests-preferred` ("" for none), marks the mode busy
+//   they were chosen under under `_<prefix>/supplier-<id>/planner/guests-preferred` ("" for none), marks the mode busy
 //   (aria-busy, the others disabled), tracks `planner.open` {mode, guests} and goes to the mode's data-href (the
 //   customer's current-menu page with ?mode=, computed by the server);
 // - the planner requires localStorage: where it is unusable (blocked site data, some private modes), the

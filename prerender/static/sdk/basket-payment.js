@@ -68,7 +68,7 @@ export class BasketPayments {
 
   /**
    * The shopper starts paying (the maker's `paymentStarted(total)`): the cart reported last is kept in
-   * localStorage (`_<prefix>/payment-started`, for a day, with the total and the shopper) so that
+   * localStorage (`_<prefix>/supplier-<id>/payment-started`, for a day, with the total and the shopper) so that
    * `handlePayment(total)` on the confirmation page, where the cart is already empty, confirms the cart that was
    * paid: the same shopper's, for the same total (to the cent; any total when this one could not be read).
    * @param {number} total

@@ -4,8 +4,8 @@
 // Finalizing a menu needs a logged-in user and a store. When one is missing, the page caches where to come
 // back (localStorage `_<prefix>/cachedFinalizeMenuUrl`: the current-menu page's URL alone, as the
 // specification has it, for a host's login page to read; `_<prefix>/supplier-<id>/planner/finalizeNeeds`: `{needs,
-// at, store}`, what was missing, when, and the store then: only a page of that supplier resumes, as several
-// suppliers' pages may share a site) and asks the host: the `loginRequired$` / `storeRequired$` events, and the callback given to
+// at, store, url}`, what was missing, when, the store then and that URL again: only a page of that supplier
+// resumes, at its own copy of the URL, as several suppliers' pages may share a site and the first key) and asks the host: the `loginRequired$` / `storeRequired$` events, and the callback given to
 // `defineLoginRequired` / `defineStoreRequired`. Once what was missing arrives on another page (a user's
 // credential after a login, or a store given to `pos.load`), the SDK takes the cached URL out and goes back.
 //
@@ -26,7 +26,7 @@ import { isRecent, randomId } from "./storage.js";
 
 /** Storage name (under `_<prefix>/`) of the URL the finalize flow resumes at: the URL alone. */
 export const FINALIZE_URL_KEY = "cachedFinalizeMenuUrl";
-/** Storage name (under `_<prefix>/`) of what that resume waits for: `{needs, at, store}` as JSON. */
+/** Storage name (the supplier's: `Session.supplierKey`) of what that resume waits for: `{needs, at, store, url}`. */
 export const FINALIZE_NEEDS_KEY = "planner/finalizeNeeds";
 /** A resume older than this is forgotten: the shopper went on with something else. */
 export const FINALIZE_URL_MAX_AGE_MS = 30 * 60 * 1000;
@@ -152,7 +152,7 @@ export class Planner {
    */
   require(what, resumeUrl, storeId = null) {
     this.#session.local.set(this.#session.key(FINALIZE_URL_KEY), resumeUrl);
-    const needs = { needs: what, at: Date.now(), store: storeId };
+    const needs = { needs: what, at: Date.now(), store: storeId, url: resumeUrl };
     this.#session.local.set(this.#session.supplierKey(FINALIZE_NEEDS_KEY), JSON.stringify(needs));
     const request = { resumeUrl };
     const stream = what === "login" ? this.loginRequired$ : this.storeRequired$;
@@ -176,11 +176,12 @@ export class Planner {
    * @returns {{ url: string, needs: "login" | "store", store: string | null } | null}
    */
   cachedFinalize() {
-    const url = this.#session.local.get(this.#session.key(FINALIZE_URL_KEY));
     const raw = this.#session.local.get(this.#session.supplierKey(FINALIZE_NEEDS_KEY));
     if (!raw) return null;
     try {
-      const { needs, at, store } = JSON.parse(raw ?? "null") ?? {};
+      const { needs, at, store, url: own } = JSON.parse(raw ?? "null") ?? {};
+      // Its own copy (the site's key may hold another supplier's since); one written before the copy: the site's.
+      const url = typeof own === "string" ? own : this.#session.local.get(this.#session.key(FINALIZE_URL_KEY));
       const fresh = typeof at === "number" && isRecent(at, FINALIZE_URL_MAX_AGE_MS);
       if (url && (needs === "login" || needs === "store") && fresh) {
         return { url, needs, store: typeof store === "string" ? store : null };
@@ -192,10 +193,21 @@ export class Planner {
     return null;
   }
 
-  /** Forgets the resume URL and what it waited for (the current-menu page does once it is shown again). */
+  /**
+   * Forgets the resume URL and what it waited for (the current-menu page does once it is shown again): the site's
+   * key only when it holds this supplier's URL.
+   */
   clearFinalizeUrl() {
-    this.#session.local.remove(this.#session.key(FINALIZE_URL_KEY));
-    this.#session.local.remove(this.#session.supplierKey(FINALIZE_NEEDS_KEY));
+    const needsKey = this.#session.supplierKey(FINALIZE_NEEDS_KEY);
+    let own = null;
+    try {
+      own = JSON.parse(this.#session.local.get(needsKey) ?? "null")?.url ?? null;
+    } catch {
+      // unreadable: removed below
+    }
+    const urlKey = this.#session.key(FINALIZE_URL_KEY);
+    if (own !== null && this.#session.local.get(urlKey) === own) this.#session.local.remove(urlKey);
+    this.#session.local.remove(needsKey);
   }
 
   /**

@@ -58,6 +58,9 @@ const LONG_EXPIRED_MS = 3 * 24 * 3_600_000;
  * but for the two the specification names (`_<prefix>/cachedFinalizeMenuUrl`, `_<prefix>/planner/guests`) and the
  * menu change, which names its supplier in its value; a logout removes its supplier's entries and those three.
  */
+/** The shopper's entries kept under the site's key whatever the supplier: the specification's two, and the menu
+ * change, whose value names its supplier. */
+const SITE_WIDE_ENTRIES = new Set(["cachedFinalizeMenuUrl", "planner/guests", "planner/menuChanged"]);
 export const SHOPPER_ENTRIES = Object.freeze([
   "authless-credential", // the logged-out visitor's credential (sdk/session.js)
   "authless-id", // an older SDK's (removed at start too)
@@ -196,7 +199,34 @@ export class Session {
    * @param {string} name
    */
   supplierKey(name) {
-    return this.#supplier ? `${this.#keyPrefix}supplier-${this.#supplier}/${name}` : this.key(name);
+    const supplier = this.#supplier || this.#supplierInDocument();
+    return supplier ? `${this.#keyPrefix}supplier-${supplier}/${name}` : this.key(name);
+  }
+
+  /**
+   * The supplier the page's credential elements name, before the session took one: a fragment inserted with
+   * `innerHTML` connects its components before the credential element that ends it (its elements are all in the
+   * document by then), and they read their entries as they connect. "" when none names one.
+   */
+  #supplierInDocument() {
+    const named = globalThis.document?.querySelectorAll?.(`${this.prefix}-shopper[supplier-id]`) ?? [];
+    const supplier = named.length ? String(named[named.length - 1].getAttribute("supplier-id") ?? "").trim() : "";
+    return ID.test(supplier) ? supplier : "";
+  }
+
+  /**
+   * The page's supplier is known (its first credential naming it): the shopper's entries an SDK of before kept under
+   * the site's key become that supplier's, unless it has its own already (a payment started, a visitor's
+   * credential, a finalize waiting, across a deploy). The site-wide ones stay where they are.
+   */
+  #adoptSiteEntries() {
+    for (const name of SHOPPER_ENTRIES) {
+      if (SITE_WIDE_ENTRIES.has(name)) continue;
+      const old = this.#local.get(this.key(name));
+      if (old === null) continue;
+      if (this.#local.get(this.supplierKey(name)) === null) this.#local.set(this.supplierKey(name), old);
+      this.#local.remove(this.key(name));
+    }
   }
 
   /** The supplier of this page's credentials ("" until one naming it arrived). */
@@ -273,7 +303,7 @@ export class Session {
   /**
    * A credential element was connected: the most recent valid one wins (the service, not the device's clock,
    * decides whether it has expired). An authless credential is also remembered in localStorage
-   * (`_<prefix>/authless-credential`) for `basket.mergeAuthless` after login. The shopper's other tabs are told
+   * (`_<prefix>/supplier-<id>/authless-credential`) for `basket.mergeAuthless` after login. The shopper's other tabs are told
    * of a credential new to this one (`#credentialElsewhere` is what they do with it). An element saying
    * `profiling="false"` (the page's server asked so: the shopper refused profiling) forbids profiling, as
    * `loadWithExternalId(id, true)` does, until `reset`; one without it changes no choice the page made. The
@@ -316,7 +346,10 @@ export class Session {
     }
     this.#forgotten.delete(credential.token);
     this.#superseded.delete(credential.token);
-    if (credential.supplier) this.#supplier = credential.supplier;
+    if (credential.supplier && !this.#supplier) {
+      this.#supplier = credential.supplier;
+      this.#adoptSiteEntries();
+    }
     if (raw.profiling === "false") this.#forbidProfiling = true;
     if (credential.kind === "authless") this.#rememberAuthless(credential);
     const current = this.#credential;

@@ -408,6 +408,11 @@ function createSdk() {
         if (identity?.kind === "user" && !session.fromAnotherTab && planner.cachedFinalize()?.needs === "login") {
           void whenSettled().then(() => planner.resumeFinalize("login"));
         }
+        // A store given before the page's first credential: what waits for it is read once the supplier is known.
+        const storeId = pos.current;
+        if (identity && storeId && planner.cachedFinalize()?.needs === "store") {
+          void whenSettled().then(() => planner.resumeFinalize("store", storeId));
+        }
       });
       pos.storeId$.subscribe((storeId) => {
         if (storeId && planner.cachedFinalize()?.needs === "store") {

@@ -12,7 +12,8 @@
 // Several suppliers' pages may share one site (a group's brands, a retailer's recipe blog under a publisher's
 // token), and the channel is the site's: every message carries the supplier of the credential the telling tab's
 // page gave (`supplier`, set by sdk/session.js), and a tab hears only its own supplier's. A tab whose page gave no
-// credential naming its supplier yet (an element of before `supplier-id`) tells and hears nothing.
+// credential naming its supplier yet (an element of before `supplier-id`) tells and hears nothing. A logout told by an
+// SDK of before, which names no supplier, is heard by every tab.
 import { Stream } from "./observable.js";
 
 /** A page hidden this long (ms) reads again what it shows when it comes back (the basket, the hearts): the
@@ -170,7 +171,10 @@ export class Tabs {
   #receive(data) {
     const message = /** @type {any} */ (data);
     if (!message || typeof message !== "object" || !TYPES.has(message.type)) return; // another build's, or junk
-    if (!this.#supplier || message.supplier !== this.#supplier) return; // another supplier's page of the site
+    // Another supplier's page of the site. A logout told by an SDK of before (no `supplier`) is heard all the same:
+    // forgetting a user's credential is the safe way, and its tab may be the one the shopper logged out in.
+    const before = message.supplier === undefined && message.type === "reset";
+    if (!before && (!this.#supplier || message.supplier !== this.#supplier)) return;
     const told = { ...message };
     delete told.supplier;
     this.#messages.next(told);

@@ -1,6 +1,6 @@
 // The catalog's preferences panel (templates/catalog/preferences.html, `dialog.svc-preferences`): a modal dialog
 // holding the page's scroll lock while open; saving (PUT /{v}/preferences) or clearing (DELETE) keeps the SDK's
-// copy (`_<prefix>/preferences`) and reloads the customer's page, whose lists then follow the new preferences;
+// copy (`_<prefix>/supplier-<id>/preferences`) and reloads the customer's page, whose lists then follow the new preferences;
 // its ingredient filter; and, with `features.enableUserPreferences()`, the panel opening by itself once for a
 // shopper without preferences. A part of components/catalog.js (bundled into it in the release tree).
 import { sdk, services, logFailure } from "../ui.js";
@@ -36,7 +36,7 @@ export class PreferencesPanel {
 
   /**
    * `features.enableUserPreferences()`: a shopper without preferences is asked for theirs once, by the panel
-   * opening by itself on the first catalog page that has it (`_<prefix>/preferences-asked` remembers it).
+   * opening by itself on the first catalog page that has it (`_<prefix>/supplier-<id>/preferences-asked` remembers it).
    * @returns {{ unsubscribe(): void }} to end when the page goes
    */
   askOnce() {
