@@ -140,6 +140,11 @@ def live_browser_headers(
     return as_browser(credential, language, session, extra)
 
 
+# How long the tests' own reads of coreapi wait: they compute what prerender should show, so a machine busy with
+# the whole suite (2 CPUs, two workers and Chromium) must not fail them; prerender's own timeouts are what is tested.
+UPSTREAM_READ_TIMEOUT = 30
+
+
 class Upstream:
     """Reads coreapi directly, to compute what prerender should show."""
 
@@ -148,7 +153,9 @@ class Upstream:
 
     def get(self, path: str, *, user: str | None = None, **params: Any) -> Any:
         auth = {"Authorization": f"user_id {user}"} if user else {}
-        response = requests.get(f"{self.base_url}/api/v1{path}", params=params, timeout=5, headers=auth)
+        response = requests.get(
+            f"{self.base_url}/api/v1{path}", params=params, timeout=UPSTREAM_READ_TIMEOUT, headers=auth
+        )
         response.raise_for_status()
         return response.json()
 
@@ -158,7 +165,7 @@ class Upstream:
     def like(self, user: str, recipe_id: str) -> None:
         response = requests.put(
             f"{self.base_url}/api/v1/likes/{recipe_id}",
-            timeout=5,
+            timeout=UPSTREAM_READ_TIMEOUT,
             headers={"Authorization": f"user_id {user}", "Supplier-Token": RETAILER},
         )
         assert response.status_code == 204

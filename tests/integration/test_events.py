@@ -8,7 +8,7 @@ import uuid
 import pytest
 import requests
 
-from .conftest import NOPERS, RETAILER, browser_headers
+from .conftest import NOPERS, RETAILER, UPSTREAM_READ_TIMEOUT, browser_headers
 
 EVENT = {"name": "recipe.show", "path": "/rayon/legumes", "props": {"recipe_id": "12"}}
 
@@ -19,7 +19,7 @@ def stored(upstream, session_id: str, token: str = RETAILER) -> list[dict]:
         f"{upstream.base_url}/api/v1/events",
         params={"session_id": session_id},
         headers={"Supplier-Token": token},
-        timeout=5,
+        timeout=UPSTREAM_READ_TIMEOUT,
     )
     return response.json()["data"]
 

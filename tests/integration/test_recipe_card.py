@@ -26,7 +26,7 @@ from prerender.web.admission import UNVOUCHED_KEY
 from tests.conftest import closed_port
 from tests.faulty_upstream import status
 
-from .conftest import RETAILER, browser_headers, get_card, headers, record_upstream_calls
+from .conftest import RETAILER, UPSTREAM_READ_TIMEOUT, browser_headers, get_card, headers, record_upstream_calls
 
 NO_PERSONALIZATION = "demo-nopers-token"  # the seed's supplier with personalization off
 
@@ -78,7 +78,9 @@ def test_serves_overrides_guests(client):
 
 def title_in(upstream, recipe_id: str, language: str) -> str:
     response = requests.get(
-        f"{upstream.base_url}/api/v1/recipes/{recipe_id}", headers={"Language-Id": language}, timeout=5
+        f"{upstream.base_url}/api/v1/recipes/{recipe_id}",
+        headers={"Language-Id": language},
+        timeout=UPSTREAM_READ_TIMEOUT,
     )
     return response.json()["title"]
 
