@@ -176,21 +176,33 @@ export class Planner {
    * @returns {{ url: string, needs: "login" | "store", store: string | null } | null}
    */
   cachedFinalize() {
+    const wait = this.#wait();
+    if (wait === null) return null;
+    const { needs, at, store, url: own } = wait;
+    // Its own copy (the site's key may hold another supplier's since); one written before the copy: the site's.
+    const url = typeof own === "string" ? own : this.#session.local.get(this.#session.key(FINALIZE_URL_KEY));
+    const fresh = typeof at === "number" && isRecent(at, FINALIZE_URL_MAX_AGE_MS);
+    if (url && (needs === "login" || needs === "store") && fresh) {
+      return { url, needs, store: typeof store === "string" ? store : null };
+    }
+    this.clearFinalizeUrl(); // not ours to follow, or too old
+    return null;
+  }
+
+  /**
+   * This supplier's finalize wait as written (`{needs, at, store, url}`, unchecked), `{}` when unreadable, null when
+   * there is none.
+   * @returns {Record<string, unknown> | null}
+   */
+  #wait() {
     const raw = this.#session.local.get(this.#session.supplierKey(FINALIZE_NEEDS_KEY));
     if (!raw) return null;
     try {
-      const { needs, at, store, url: own } = JSON.parse(raw ?? "null") ?? {};
-      // Its own copy (the site's key may hold another supplier's since); one written before the copy: the site's.
-      const url = typeof own === "string" ? own : this.#session.local.get(this.#session.key(FINALIZE_URL_KEY));
-      const fresh = typeof at === "number" && isRecent(at, FINALIZE_URL_MAX_AGE_MS);
-      if (url && (needs === "login" || needs === "store") && fresh) {
-        return { url, needs, store: typeof store === "string" ? store : null };
-      }
+      const wait = JSON.parse(raw);
+      return wait && typeof wait === "object" ? wait : {};
     } catch {
-      // not ours: dropped below
+      return {};
     }
-    this.clearFinalizeUrl();
-    return null;
   }
 
   /**
@@ -198,16 +210,10 @@ export class Planner {
    * key only when it holds this supplier's URL.
    */
   clearFinalizeUrl() {
-    const needsKey = this.#session.supplierKey(FINALIZE_NEEDS_KEY);
-    let own = null;
-    try {
-      own = JSON.parse(this.#session.local.get(needsKey) ?? "null")?.url ?? null;
-    } catch {
-      // unreadable: removed below
-    }
+    const own = this.#wait()?.url;
     const urlKey = this.#session.key(FINALIZE_URL_KEY);
-    if (own !== null && this.#session.local.get(urlKey) === own) this.#session.local.remove(urlKey);
-    this.#session.local.remove(needsKey);
+    if (typeof own === "string" && this.#session.local.get(urlKey) === own) this.#session.local.remove(urlKey);
+    this.#session.local.remove(this.#session.supplierKey(FINALIZE_NEEDS_KEY));
   }
 
   /**

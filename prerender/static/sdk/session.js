@@ -58,9 +58,6 @@ const LONG_EXPIRED_MS = 3 * 24 * 3_600_000;
  * but for the two the specification names (`_<prefix>/cachedFinalizeMenuUrl`, `_<prefix>/planner/guests`) and the
  * menu change, which names its supplier in its value; a logout removes its supplier's entries and those three.
  */
-/** The shopper's entries kept under the site's key whatever the supplier: the specification's two, and the menu
- * change, whose value names its supplier. */
-const SITE_WIDE_ENTRIES = new Set(["cachedFinalizeMenuUrl", "planner/guests", "planner/menuChanged"]);
 export const SHOPPER_ENTRIES = Object.freeze([
   "authless-credential", // the logged-out visitor's credential (sdk/session.js)
   "authless-id", // an older SDK's (removed at start too)
@@ -74,6 +71,9 @@ export const SHOPPER_ENTRIES = Object.freeze([
   "planner/guests-preferred",
   "publisher-store", // the store picked in a publisher's drawer (components/no-supplier-cta.js)
 ]);
+/** The shopper's entries kept under the site's key whatever the supplier: the specification's two, and the menu
+ * change, whose value names its supplier. */
+const SITE_WIDE_ENTRIES = new Set(["cachedFinalizeMenuUrl", "planner/guests", "planner/menuChanged"]);
 /**
  * The browser's: kept at a logout. `browser-id` names the browser to the reconcile route, `shown/<recipe>` when
  * a card was last reported shown (five minutes apart at most), `planner/onboarded` whether the planner's

@@ -404,21 +404,19 @@ function createSdk() {
       // The finalize flow of the planner resumes once its user has logged in or a store is chosen, when that
       // happened on another page (sdk/planner.js), once the page has settled.
       // Not in a tab that took the user's credential from the tab where the login happened: that tab resumes it.
+      const resumeAtStore = (/** @type {string | null} */ storeId) => {
+        if (storeId && planner.cachedFinalize()?.needs === "store") {
+          void whenSettled().then(() => planner.resumeFinalize("store", storeId));
+        }
+      };
       session.identity$.subscribe((identity) => {
         if (identity?.kind === "user" && !session.fromAnotherTab && planner.cachedFinalize()?.needs === "login") {
           void whenSettled().then(() => planner.resumeFinalize("login"));
         }
         // A store given before the page's first credential: what waits for it is read once the supplier is known.
-        const storeId = pos.current;
-        if (identity && storeId && planner.cachedFinalize()?.needs === "store") {
-          void whenSettled().then(() => planner.resumeFinalize("store", storeId));
-        }
+        if (identity) resumeAtStore(pos.current);
       });
-      pos.storeId$.subscribe((storeId) => {
-        if (storeId && planner.cachedFinalize()?.needs === "store") {
-          void whenSettled().then(() => planner.resumeFinalize("store", storeId));
-        }
-      });
+      pos.storeId$.subscribe(resumeAtStore);
       // A basket sent by an affiliated publisher: out of the address bar now, redeemed once the page is ready.
       transfers.catchArrival();
       if (transfers.pending()) void whenSettled().then(() => transfers.resume());
