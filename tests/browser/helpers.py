@@ -434,3 +434,27 @@ def expect_refused(field: Locator, error: Locator, text: str) -> None:
     expect(field).to_have_attribute("aria-invalid", "true")
     expect(field).to_have_accessible_description(text)
     expect(field).to_be_focused()
+
+
+def customer_page(title: str, body: str, *, head: str = "", store: str = "1001") -> str:
+    """A customer's page around the fragments its server got from prerender (`body`, and its stylesheets' links in
+    `head`), set up as README.md shows: the page's language and its store."""
+    return f"""<!doctype html>
+<html lang="fr">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+{head}
+</head>
+<body>
+<main>
+<h1>{title}</h1>
+{body}
+</main>
+<script type="module">
+window.svc.supplier.setup({{ language: "fr" }});
+window.svc.pos.load("{store}");
+</script>
+</body>
+</html>"""

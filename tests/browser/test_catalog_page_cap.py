@@ -17,6 +17,7 @@ from prerender.schemas.catalog import MAX_CATALOG_PAGE
 from tests.live import TEST_BUDGETS, LiveServer, Stack, crowded_coreapi
 
 from .axe import assert_no_axe_violations
+from .helpers import customer_page
 from .test_planner_entry import RETAILER_TOKEN, WIDTHS, HostPages
 
 FR = TextCatalog(overrides_dir=None).translator("fr")
@@ -59,25 +60,8 @@ def host_page(prerender_url: str) -> str:
         timeout=10,
     )
     assert [answer.status_code for answer in (*styles, fragment)] == [200, 200, 200], fragment.text
-    return f"""<!doctype html>
-<html lang="fr">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Toutes nos recettes</title>
-{"".join(answer.json()["html"] for answer in styles)}
-</head>
-<body>
-<main>
-<h1>Toutes nos recettes</h1>
-{fragment.text}
-</main>
-<script type="module">
-window.svc.supplier.setup({{ language: "fr" }});
-window.svc.pos.load("{STORE}");
-</script>
-</body>
-</html>"""
+    head = "".join(answer.json()["html"] for answer in styles)
+    return customer_page("Toutes nos recettes", fragment.text, head=head, store=STORE)
 
 
 @pytest.mark.parametrize("width", list(WIDTHS))

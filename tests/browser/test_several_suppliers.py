@@ -15,6 +15,7 @@ import pytest
 import requests
 from playwright.sync_api import BrowserContext, Page
 
+from .helpers import customer_page
 from .test_planner_entry import RETAILER_TOKEN, HostPages
 
 PUBLISHER_TOKEN = "demo-publisher-token"
@@ -50,20 +51,6 @@ def fragment(prerender_url: str, path: str, *, token: str, user: str, **params: 
     return answer.text
 
 
-def host_page(title: str, body: str) -> str:
-    return f"""<!doctype html>
-<html lang="fr">
-<head><meta charset="utf-8"><title>{title}</title></head>
-<body>
-<main><h1>{title}</h1>{body}</main>
-<script type="module">
-window.svc.supplier.setup({{ language: "fr" }});
-window.svc.pos.load("{STORE}");
-</script>
-</body>
-</html>"""
-
-
 def open_recording(context: BrowserContext, url: str) -> Page:
     page = context.new_page()
     page.goto(url)
@@ -86,7 +73,7 @@ def test_a_tab_follows_only_the_tabs_of_its_own_supplier(
             body = fragment(prerender_url, "/v1/recipe-card", token=token, user=user, recipe_id="5", store_id=STORE)
         else:
             body = fragment(prerender_url, "/v1/no-supplier-add-to-cart-cta", token=token, user=user, recipe_id="5")
-        host_pages.pages[path] = host_page(path, body)
+        host_pages.pages[path] = customer_page(path, body, store=STORE)
 
     shelf = open_recording(context, f"{host_pages.url}/shelf")
     blog = open_recording(context, f"{host_pages.url}/blog")
@@ -109,7 +96,7 @@ def test_a_page_with_two_suppliers_fragments_acts_for_the_first_and_says_so(
     shopper, reader = f"mixed-{run}", f"mixed-reader-{run}"
     card = fragment(prerender_url, "/v1/recipe-card", token=RETAILER_TOKEN, user=shopper, recipe_id="5", store_id=STORE)
     cta = fragment(prerender_url, "/v1/no-supplier-add-to-cart-cta", token=PUBLISHER_TOKEN, user=reader, recipe_id="5")
-    host_pages.pages["/mixed"] = host_page("mixed", card + cta)
+    host_pages.pages["/mixed"] = customer_page("mixed", card + cta, store=STORE)
     page = context.new_page()
     errors: list[str] = []
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
