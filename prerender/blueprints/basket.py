@@ -4,13 +4,12 @@ shopper of the browser's credential only (docs/security.md); the merge is also t
 from __future__ import annotations
 
 import functools
-import logging
 from typing import Any
 
 from flask import Blueprint
 from flask.typing import ResponseReturnValue
 
-from prerender.gateway import UnknownStore, baskets, get_upstream
+from prerender.gateway import baskets, get_upstream
 from prerender.schemas.actions import (
     AddRecipeBody,
     ConfirmBody,
@@ -39,19 +38,9 @@ from prerender.web.forwarding import ForwardedRoute, add_forwarded_route, forwar
 from prerender.web.http_caching import PRIVATE, cache_policy
 from prerender.web.merge_proof import MERGE_REFUSALS, merge_response
 
-log = logging.getLogger(__name__)
-
 bp = Blueprint("basket", __name__, url_prefix="/basket")
 
 
-EMPTY_BASKET: dict[str, Any] = {
-    "store_id": None,
-    "recipes": [],
-    "products": [],
-    "recipe_count": 0,
-    "total": 0,
-    "currency": "EUR",
-}
 # Every write takes an optional Idempotency-Key, passed upstream (docs/browser-api.md: retrying a write).
 WRITE_HEADERS = WriteHeaders()
 
@@ -77,12 +66,8 @@ CHANGE_ANSWERS = {
 def get_basket(query: dict[str, Any]) -> dict[str, Any]:
     """The user's basket at the store; empty without a store or for a store the upstream does not know."""
     if query["store_id"] is None:
-        return EMPTY_BASKET
-    try:
-        return get_upstream().baskets.at_store(basket_owner().upstream, store_id=query["store_id"])
-    except UnknownStore:
-        log.warning("basket asked at an unknown store %s, answered empty", query["store_id"])
-        return {**EMPTY_BASKET, "store_id": query["store_id"], "unknown_store": True}
+        return baskets.EMPTY_BASKET
+    return get_upstream().baskets.at_store(basket_owner().upstream, store_id=query["store_id"])
 
 
 # The writes: each forwards its validated request to the upstream basket and answers the upstream's answer once

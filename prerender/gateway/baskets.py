@@ -5,13 +5,26 @@ retried after connection errors; POST and PATCH only with an idempotency key."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from prerender.gateway.calls import CallerIdentity, expect_object, raise_unknown_store, send
-from prerender.gateway.errors import UpstreamStatusError
+from prerender.gateway.errors import UnknownStore, UpstreamStatusError
 from prerender.gateway.forwarding import UpstreamCall
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
+
+log = logging.getLogger(__name__)
+
+# The basket of a shopper at no store, as the browser's GET /basket answers it without one.
+EMPTY_BASKET: dict[str, Any] = {
+    "store_id": None,
+    "recipes": [],
+    "products": [],
+    "recipe_count": 0,
+    "total": 0,
+    "currency": "EUR",
+}
 
 
 def _write(method: str, path: str) -> UpstreamCall:
@@ -48,12 +61,18 @@ class BasketGateway:
         self.http = http
 
     def at_store(self, identity: CallerIdentity, *, store_id: str) -> dict[str, Any]:
-        """The identity's basket at a store (moved there when it was priced at another)."""
+        """The identity's basket at a store (moved there when it was priced at another). At a store the upstream
+        does not know: the empty basket marked `unknown_store`, not an error (the specification's "upstream 400 for
+        an unknown point of sale during basket lookup"), for the browser's basket and the basket preview alike."""
         try:
-            return self._read(identity, {"store_id": store_id})
-        except UpstreamStatusError as error:
-            raise_unknown_store(error)
-            raise
+            try:
+                return self._read(identity, {"store_id": store_id})
+            except UpstreamStatusError as error:
+                raise_unknown_store(error)
+                raise
+        except UnknownStore:
+            log.warning("basket asked at an unknown store %s, answered empty", store_id)
+            return {**EMPTY_BASKET, "store_id": store_id, "unknown_store": True}
 
     def where_open(self, identity: CallerIdentity) -> dict[str, Any]:
         """The identity's open basket at its own store, without moving it (`store_id` null when there is none):

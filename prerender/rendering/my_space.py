@@ -10,7 +10,6 @@ basket (`GET /basket`). Preferences never apply here.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, tzinfo
 from decimal import Decimal, InvalidOperation
@@ -40,8 +39,6 @@ from prerender.rendering.i18n import Translator, translator_for
 from prerender.rendering.pictures import safe_picture_url
 from prerender.rendering.urls import with_query
 from prerender.web.context import RequestContext
-
-log = logging.getLogger(__name__)
 
 FAVORITES_SIZE = 20
 HISTORY_SIZE = 10
@@ -408,16 +405,13 @@ def basket_preview_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
     if allowed == OPEN:
         upstream = get_upstream()
         try:
+            # At a store the upstream does not know, the empty basket so marked (the basket gateway).
             basket = (
                 upstream.baskets.at_store(ctx.upstream, store_id=store_id)
                 if store_id
                 else upstream.baskets.where_open(ctx.upstream)
             )
-        except UnknownStore:
-            # The specification's "upstream 400 for an unknown point of sale during basket lookup": an empty
-            # basket, as GET /basket answers it (prerender/blueprints/basket.py), not an error.
-            log.warning("basket preview asked at an unknown store %s, shown empty", store_id)
-            unknown_store = True
+            unknown_store = basket.get("unknown_store") is True
         except UpstreamError as error:
             fallbacks.failed_without("basket preview", error, request_id=ctx.request_id)
             failed = True

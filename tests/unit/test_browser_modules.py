@@ -10,8 +10,8 @@ import shutil
 import subprocess
 from pathlib import Path, PurePosixPath
 
-from prerender.blueprints.basket import EMPTY_BASKET
 from prerender.blueprints.bootstrap import SDK_MODULES
+from prerender.gateway.baskets import EMPTY_BASKET
 from prerender.rendering.assets import SOURCE_DIR
 from prerender.rendering.cards import CARD_MODULES
 from prerender.rendering.catalog import CATALOG_MODULES
