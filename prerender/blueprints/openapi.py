@@ -13,12 +13,16 @@ from dataclasses import dataclass
 from flask import Blueprint, Flask, Response, current_app
 from werkzeug.http import generate_etag
 
+from prerender.rendering.release import PACKAGE_VERSION
 from prerender.web.http_caching import SAME_FOR_EVERYONE, cache_policy
 from prerender.web.openapi import build_spec
 
 bp = Blueprint("openapi", __name__)
 
 EXTENSION_KEY = "prerender.openapi"
+
+# The document's info.version for a checkout run without installing it, which has no release (/healthz: null).
+UNINSTALLED_VERSION = "unreleased"
 
 
 @dataclass(frozen=True)
@@ -30,10 +34,12 @@ class SerializedDocument:
 
 
 def serialized_document(app: Flask) -> SerializedDocument:
-    """The app's document, built from its url_map and schemas and serialized on first use."""
+    """The app's document, built from its url_map and schemas and serialized on first use; its `info.version` is the
+    release this process runs, as /healthz says it."""
     document: SerializedDocument | None = app.extensions.get(EXTENSION_KEY)
     if document is None:
-        body = (app.json.dumps(build_spec(app), separators=(",", ":")) + "\n").encode()  # as jsonify writes it
+        spec = build_spec(app, version=PACKAGE_VERSION or UNINSTALLED_VERSION)
+        body = (app.json.dumps(spec, separators=(",", ":")) + "\n").encode()  # as jsonify writes it
         document = app.extensions[EXTENSION_KEY] = SerializedDocument(body=body, etag=generate_etag(body))
     return document
 

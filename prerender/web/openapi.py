@@ -1,7 +1,7 @@
 """The OpenAPI 3.1 document of every route, generated from the routes' own declarations.
 
-`build_spec(app)` walks `app.url_map`; each rule's view carries its declaration (prerender/web/contract.py):
-path, query and body schemas, and answers. Versioned routes take the headers of
+`build_spec(app, version=...)` walks `app.url_map`; each rule's view carries its declaration
+(prerender/web/contract.py): path, query and body schemas, and answers. Versioned routes take the headers of
 prerender/schemas/headers.py, published once as `components.parameters`; every route's generic failures
 (a guard's 400, 413/415 for bodies, 414, 431, 500) are added by the rules below. `/static` and the
 document itself are left out.
@@ -168,13 +168,13 @@ def schema_name(schema: Any) -> str | None:
 class DocumentBuilder:
     """Builds the document of one app from its rules and their declarations."""
 
-    def __init__(self, app: Flask) -> None:
+    def __init__(self, app: Flask, *, version: str) -> None:
         self.app = app
         # apispec inlines a schema whose resolved name is None (webargs' generated ones); its annotation says str.
         self.plugin = MarshmallowPlugin(schema_name_resolver=schema_name)  # type: ignore[arg-type]  # None inlines
         self.spec = APISpec(
             title=TITLE,
-            version=app.config.get("API_DOCUMENT_VERSION", "1.0.0"),
+            version=version,
             openapi_version=OPENAPI_VERSION,
             plugins=[self.plugin],
             info={
@@ -437,6 +437,6 @@ def plain_json(value: Any) -> Any:
     return value
 
 
-def build_spec(app: Flask) -> dict[str, Any]:
-    """The OpenAPI document of the app's routes."""
-    return DocumentBuilder(app).build()
+def build_spec(app: Flask, *, version: str) -> dict[str, Any]:
+    """The OpenAPI document of the app's routes; `version` is the release that serves them (`info.version`)."""
+    return DocumentBuilder(app, version=version).build()

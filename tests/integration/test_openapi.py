@@ -300,7 +300,7 @@ def test_the_document_needs_no_headers(client) -> None:
 # --------------------------------------------------------------------------------------- schemathesis
 # The document of a test app (the same url_map and schemas as the live one); requests go to prerender_url.
 # The Python API rather than schemathesis' pytest plugin, whose lazy fixtures do not run under pytest 9.
-LIVE_SCHEMA = schemathesis.openapi.from_dict(build_spec(create_app({"TESTING": True})))
+LIVE_SCHEMA = schemathesis.openapi.from_dict(build_spec(create_app({"TESTING": True}), version="test"))
 OPERATIONS = {operation.label: operation for operation in (result.ok() for result in LIVE_SCHEMA.get_all_operations())}
 CHECKS = [
     not_a_server_error,

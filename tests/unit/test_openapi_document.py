@@ -38,7 +38,9 @@ def test_every_answer_is_the_same_bytes_built_and_serialized_once(
     builds: list[object] = []
     serializations: list[object] = []
     real_build, real_dumps = openapi_builder.build_spec, DefaultJSONProvider.dumps
-    monkeypatch.setattr("prerender.blueprints.openapi.build_spec", lambda app: builds.append(app) or real_build(app))
+    monkeypatch.setattr(
+        "prerender.blueprints.openapi.build_spec", lambda app, **kw: builds.append(app) or real_build(app, **kw)
+    )
     monkeypatch.setattr(
         DefaultJSONProvider, "dumps", lambda self, obj, **kw: serializations.append(obj) or real_dumps(self, obj, **kw)
     )

@@ -179,7 +179,7 @@ def copied_prerender(tree: Path) -> Path:
 
 
 def test_the_wheel_holds_the_prerender_package_only(prerender_dists: Distributions) -> None:
-    assert top_level(prerender_dists.wheel) == {"prerender", "prerender-0.1.0.dist-info"}
+    assert top_level(prerender_dists.wheel) == {"prerender", f"prerender-{setup_cfg_version()}.dist-info"}
 
 
 def test_the_wheel_carries_every_module_templates_static_files_and_translations(
@@ -222,6 +222,12 @@ def test_prerender_requires_what_it_imports_and_nothing_of_coreapi(prerender_dis
     declared = requirements(prerender_dists.metadata)
     assert not declared & CORE_API_ONLY
     check_requirements("prerender", declared)
+
+
+def setup_cfg_version() -> str:
+    config = ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    return config["metadata"]["version"]
 
 
 def setup_cfg_requirements(option: str, section: str = "options") -> list[Requirement]:

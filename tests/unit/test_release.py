@@ -34,6 +34,15 @@ def test_the_package_version_is_the_one_read_at_start(client: FlaskClient, monke
     assert client.get("/healthz").get_json()["version"]["package"] == started != "99.0.0"
 
 
+def test_the_release_follows_the_specifications_release_line(client: FlaskClient):
+    """The specification numbers the service's releases major.minor.patch, the latest listed 2.8.0; the package,
+    /healthz and the OpenAPI document's info.version say the one this process runs, alike."""
+    package = client.get("/healthz").get_json()["version"]["package"]
+    assert client.get("/openapi.json").get_json()["info"]["version"] == package
+    major, minor, patch = (int(part) for part in package.split("."))
+    assert (major, minor, patch) >= (2, 8, 0)
+
+
 def test_the_openapi_document_describes_the_release(client: FlaskClient):
     document = client.get("/openapi.json").get_json()
     release = document["components"]["schemas"]["Release"]
