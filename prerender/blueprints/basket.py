@@ -37,6 +37,7 @@ from prerender.web.contract import (
 from prerender.web.forwarding import ForwardedRoute, add_forwarded_route, forward
 from prerender.web.http_caching import PRIVATE, cache_policy
 from prerender.web.merge_proof import MERGE_REFUSALS, merge_response
+from prerender.web.upstream_answers import checked_answer
 
 bp = Blueprint("basket", __name__, url_prefix="/basket")
 
@@ -67,7 +68,8 @@ def get_basket(query: dict[str, Any]) -> dict[str, Any]:
     """The user's basket at the store; empty without a store or for a store the upstream does not know."""
     if query["store_id"] is None:
         return baskets.EMPTY_BASKET
-    return get_upstream().baskets.at_store(basket_owner().upstream, store_id=query["store_id"])
+    basket = get_upstream().baskets.at_store(basket_owner().upstream, store_id=query["store_id"])
+    return checked_answer(BasketSchema, basket, "GET /basket")
 
 
 # The writes: each forwards its validated request to the upstream basket and answers the upstream's answer once

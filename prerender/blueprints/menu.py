@@ -40,6 +40,7 @@ from prerender.web.contract import (
 from prerender.web.forwarding import ForwardedRoute, add_forwarded_route, forward
 from prerender.web.http_caching import PRIVATE, cache_policy
 from prerender.web.merge_proof import MERGE_REFUSALS, merge_response
+from prerender.web.upstream_answers import checked_answer
 
 bp = Blueprint("menu", __name__, url_prefix="/menu")
 
@@ -75,7 +76,8 @@ def current_menu(query: dict[str, Any]) -> dict[str, Any]:
         "guests": query["guests"],
         "preferences": "apply" if has_preferences(ctx) else None,
     }
-    return get_upstream().menus.current(ctx.upstream, params={k: v for k, v in params.items() if v is not None})
+    menu = get_upstream().menus.current(ctx.upstream, params={k: v for k, v in params.items() if v is not None})
+    return checked_answer(MenuSchema, menu, "GET /menus/current")
 
 
 @bp.get("/current/suggestions")
@@ -94,7 +96,10 @@ def menu_suggestions(query: dict[str, Any]) -> dict[str, Any]:
         params["type"] = ",".join(query["type"])
     if has_preferences(ctx):
         params["preferences"] = "apply"
-    return get_upstream().menus.suggestions(ctx.upstream, params={k: v for k, v in params.items() if v is not None})
+    suggestions = get_upstream().menus.suggestions(
+        ctx.upstream, params={k: v for k, v in params.items() if v is not None}
+    )
+    return checked_answer(MenuSuggestionsSchema, suggestions, "GET /menus/current/suggestions")
 
 
 # The writes: each forwards its validated request to the upstream menu and answers the whole menu once it matches

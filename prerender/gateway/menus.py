@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from prerender.gateway.calls import CallerIdentity, expect_object, send
-from prerender.gateway.errors import UpstreamBadResponse
 from prerender.gateway.forwarding import UpstreamCall
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
@@ -47,15 +46,6 @@ class MenuGateway:
     def suggestions(self, identity: CallerIdentity, *, params: dict[str, Any]) -> dict[str, Any]:
         """GET /menus/current/suggestions: recipes to add, not already in the menu."""
         return self._read(identity, "/current/suggestions", params=params)
-
-    def search_recipes(self, identity: CallerIdentity, *, params: dict[str, Any]) -> dict[str, Any]:
-        """GET /recipes: the planner's catalog panel (types, keyword, completion filter at the store, pages)."""
-        payload = send(
-            self.http, identity, "GET", "/recipes", resource=Resource.CATALOG, name="recipes_search", params=params
-        )
-        if not isinstance(payload, dict) or not isinstance(payload.get("data"), list):
-            raise UpstreamBadResponse("GET /recipes: expected {data: [...]}")
-        return payload
 
     def _read(self, identity: CallerIdentity, path: str, *, params: dict[str, Any]) -> dict[str, Any]:
         """GET /menus<path>; the upstream's 4xx (an unknown store...) pass through to the browser with their

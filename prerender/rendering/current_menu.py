@@ -36,8 +36,9 @@ from prerender.rendering.i18n import Translator, translator_for
 from prerender.rendering.pictures import safe_picture_url
 from prerender.rendering.planner import ONBOARDING_STEPS, planner_destination
 from prerender.rendering.preferences import has_preferences
-from prerender.schemas.menus import MAX_PANEL_PAGE
+from prerender.schemas.menus import MAX_PANEL_PAGE, MenuSchema, MenuSuggestionsSchema
 from prerender.web.context import RequestContext
+from prerender.web.upstream_answers import checked_answer
 
 # Plate slots the menu always shows, and avatars of the quick menu (the specification's planner limits).
 PLATE_SLOTS = 6
@@ -298,10 +299,9 @@ def budget_input_text(amount: Decimal | None, language: str) -> str:
 
 
 def panel_cards(
-    ctx: RequestContext, summaries: Sequence[dict[str, Any]], *, store_id: str | None, guests: int
+    ctx: RequestContext, ids: Sequence[str], *, store_id: str | None, guests: int
 ) -> tuple[SuggestionView, ...]:
-    """Cards of recipe summaries, priced at the store for the menu's guests (one batch call, often cached)."""
-    ids = [str(s["id"]) for s in summaries if isinstance(s, dict) and "id" in s]
+    """Cards of recipes, in this order, priced at the store for the menu's guests (one batch call, often cached)."""
     if not ids:
         return ()
     options = CardOptions(display_variant=1, orientation="vertical", store_id=store_id, serves=guests)
@@ -333,7 +333,8 @@ def load_panel(
     exclude_ids: Sequence[str],
 ) -> PanelView:
     """The left panel: suggestions without the menu's recipes, or the catalog for types or a keyword."""
-    menus = get_upstream().menus
+    upstream = get_upstream()
+    ids: list[str]
     if types or search:
         params: dict[str, Any] = {"page": page, "per_page": PANEL_SIZE}
         if types:
@@ -346,20 +347,22 @@ def load_panel(
             params["exclude_ids"] = ",".join(exclude_ids[:100])
         if has_preferences(ctx):
             params["preferences"] = "apply"
-        answer = menus.search_recipes(ctx.upstream, params=params)
-        summaries = answer.get("data") or []
+        found = upstream.catalog.recipe_page(ctx.upstream, params=params)
+        ids = [item.id for item in found.items]
         # The route takes MAX_PANEL_PAGE pages (prerender/schemas/menus.py): no "more" that would be a 400.
-        has_more = page * PANEL_SIZE < int(answer.get("total") or 0) and page < MAX_PANEL_PAGE
+        has_more = found.has_more and page < MAX_PANEL_PAGE
     else:
         params = {"limit": PANEL_SIZE}
         if store_id:
             params["store_id"] = store_id
         if has_preferences(ctx):
             params["preferences"] = "apply"
-        summaries = menus.suggestions(ctx.upstream, params=params).get("data") or []
+        suggested = upstream.menus.suggestions(ctx.upstream, params=params)
+        suggested = checked_answer(MenuSuggestionsSchema, suggested, "GET /menus/current/suggestions")
+        ids = [summary["id"] for summary in suggested.get("data") or []]
         has_more = False
     return PanelView(
-        items=panel_cards(ctx, summaries, store_id=store_id, guests=guests),
+        items=panel_cards(ctx, ids, store_id=store_id, guests=guests),
         types=tuple(types),
         search=search,
         page=page,
@@ -371,7 +374,7 @@ def panel_recipes(ctx: RequestContext, recipe_ids: Sequence[str], *, store_id: s
     """The panel's own cards drawn again for new guests: these recipes, in this order, priced at the store (one
     batch call); a recipe unknown or no longer shown at the store is left out."""
     return PanelView(
-        items=panel_cards(ctx, [{"id": rid} for rid in recipe_ids], store_id=store_id, guests=guests),
+        items=panel_cards(ctx, recipe_ids, store_id=store_id, guests=guests),
         types=(),
         search="",
         page=1,
@@ -419,7 +422,7 @@ def build_page(
         params["guests"] = query["guests"]
     if has_preferences(ctx):
         params["preferences"] = "apply"
-    menu = get_upstream().menus.current(ctx.upstream, params=params)
+    menu = checked_answer(MenuSchema, get_upstream().menus.current(ctx.upstream, params=params), "GET /menus/current")
     recipes = tuple(menu_recipe(r, t) for r in menu.get("recipes") or [] if isinstance(r, dict) and "id" in r)
     menu_store = menu.get("store_id") or None
     if not store_id:

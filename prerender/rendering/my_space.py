@@ -38,7 +38,9 @@ from prerender.rendering.catalog import (
 from prerender.rendering.i18n import Translator, translator_for
 from prerender.rendering.pictures import safe_picture_url
 from prerender.rendering.urls import with_query
+from prerender.schemas.responses import BasketSchema
 from prerender.web.context import RequestContext
+from prerender.web.upstream_answers import checked_answer
 
 FAVORITES_SIZE = 20
 HISTORY_SIZE = 10
@@ -406,10 +408,14 @@ def basket_preview_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
         upstream = get_upstream()
         try:
             # At a store the upstream does not know, the empty basket so marked (the basket gateway).
-            basket = (
-                upstream.baskets.at_store(ctx.upstream, store_id=store_id)
-                if store_id
-                else upstream.baskets.where_open(ctx.upstream)
+            basket = checked_answer(
+                BasketSchema,
+                (
+                    upstream.baskets.at_store(ctx.upstream, store_id=store_id)
+                    if store_id
+                    else upstream.baskets.where_open(ctx.upstream)
+                ),
+                "GET /basket",
             )
             unknown_store = basket.get("unknown_store") is True
         except UpstreamError as error:

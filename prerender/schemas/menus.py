@@ -224,5 +224,12 @@ class MenuSchema(AnswerSchema):
     )
 
 
+class MenuSuggestionSchema(AnswerSchema):
+    """A recipe summary (as the upstream's `GET /recipes` gives them)."""
+
+    id = fields.String(required=True)
+    type = fields.String()
+
+
 class MenuSuggestionsSchema(AnswerSchema):
-    data = fields.List(fields.Dict())
+    data = fields.List(fields.Nested(MenuSuggestionSchema))

@@ -64,12 +64,44 @@ class StylesSchema(Schema):
     html = fields.String(required=True, metadata={"description": "The <link rel=stylesheet> tags."})
 
 
+class BasketLineSchema(AnswerSchema):
+    """One ingredient's line of a basket recipe: the product chosen for it, in packages."""
+
+    ingredient_id = fields.String()
+    product_id = fields.String()
+    quantity = fields.Integer()
+    name = fields.String(allow_none=True)
+    brand = fields.String(allow_none=True)
+    size = fields.String(allow_none=True)
+    picture_url = fields.String(allow_none=True)
+    unit_price = fields.Float(allow_none=True, metadata={"description": "null where the store does not sell it."})
+    price = fields.Float(allow_none=True)
+    available = fields.Boolean()
+
+
+class BasketRecipeSchema(AnswerSchema):
+    """A recipe of the basket, for its guests, with one line per ingredient kept."""
+
+    recipe_id = fields.String()
+    guests = fields.Integer()
+    title = fields.String(allow_none=True)
+    picture_url = fields.String(allow_none=True)
+    lines = fields.List(fields.Nested(BasketLineSchema))
+
+
+class BasketProductSchema(AnswerSchema):
+    """A product of the basket, summed over its recipes: what the retailer cart holds for it."""
+
+    id = fields.String()
+    quantity = fields.Integer()
+
+
 class BasketSchema(AnswerSchema):
-    """The upstream basket (docs/upstream.md)."""
+    """The upstream basket (docs/upstream.md, "Baskets")."""
 
     store_id = fields.String(allow_none=True)
-    recipes = fields.List(fields.Dict())
-    products = fields.List(fields.Dict())
+    recipes = fields.List(fields.Nested(BasketRecipeSchema))
+    products = fields.List(fields.Nested(BasketProductSchema))
     recipe_count = fields.Integer()
     total = fields.Float()
     currency = fields.String()

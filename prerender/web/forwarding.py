@@ -13,7 +13,6 @@ forward (the payment's outcome) calls `forward` itself with its call and answer 
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -23,9 +22,10 @@ from flask import Blueprint, Flask
 from flask.blueprints import BlueprintSetupState
 from marshmallow import Schema
 
-from prerender.gateway import CallerIdentity, UpstreamBadResponse, UpstreamCall, get_upstream
+from prerender.gateway import CallerIdentity, UpstreamCall, get_upstream
 from prerender.web.context import RequestContext, current_context
 from prerender.web.contract import Answer, Callers, declare
+from prerender.web.upstream_answers import checked_answer
 
 EXTENSION_KEY = "prerender.forwarded_routes"
 # Reads, which a forwarded route may not make: its answer would be cached by no policy.
@@ -134,16 +134,7 @@ def forward(
     payload = get_upstream().forwarder.forward(
         call, identity, segments=segments, body=_json_ready(body) if body else body, params=params, key=key
     )
-    errors = _schema(answer).validate(payload)
-    if errors:
-        raise UpstreamBadResponse(f"{call.method} {call.path}: the answer does not match {answer.__name__}: {errors}")
-    return payload
-
-
-@functools.cache
-def _schema(answer: type[Schema]) -> Schema:
-    """One instance per answer schema (a schema is safe to share once built)."""
-    return answer()
+    return checked_answer(answer, payload, f"{call.method} {call.path}")
 
 
 def _json_ready(value: Any) -> Any:
