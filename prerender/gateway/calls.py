@@ -81,11 +81,16 @@ def send(
     json: Any = None,
     idempotent: bool = True,
     expect_body: bool = True,
+    key: str | None = None,
 ) -> Any:
     """One call to the upstream's `path` (below API) with `identity`'s headers, guarded by `resource`'s breakers
     (the shared one and `identity`'s tenant's) and bulkhead, `name` in the metrics; retried after a connection
-    error or a 502-504 unless `idempotent` is False (gateway/http.py). The decoded JSON answer. A 401 refuses the
-    identity's supplier-token: it is told to `http.token_refused` (revoked since its supplier was cached)."""
+    error or a 502-504 unless `idempotent` is False (gateway/http.py); a write's idempotency key, when it has one,
+    as `Idempotency-Key`. The decoded JSON answer. A 401 refuses the identity's supplier-token: it is told to
+    `http.token_refused` (revoked since its supplier was cached)."""
+    headers = identity.headers()
+    if key is not None:
+        headers["Idempotency-Key"] = key
     try:
         return http.request(
             method,
@@ -94,7 +99,7 @@ def send(
             name=name,
             params=params,
             json=json,
-            headers=identity.headers(),
+            headers=headers,
             idempotent=idempotent,
             expect_body=expect_body,
             tenant=identity.tenant,

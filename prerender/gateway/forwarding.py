@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from prerender.gateway.calls import API, CallerIdentity, raise_unknown_store, segment
+from prerender.gateway.calls import CallerIdentity, raise_unknown_store, segment, send
 from prerender.gateway.errors import UpstreamBadResponse, UpstreamStatusError
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
@@ -53,23 +53,22 @@ class UpstreamForwarder:
         params: dict[str, Any] | None = None,
         key: str | None = None,
     ) -> dict[str, Any]:
-        """The upstream's JSON object for the call. Its 4xx pass through to the browser with their explanation
-        (prerender/web/errors.py); one on an unknown `store_id` is UnknownStore (a 400 naming it)."""
-        headers = identity.headers()
-        if key is not None:
-            headers["Idempotency-Key"] = key
+        """The upstream's JSON object for the call, made as every upstream call is (`send`: a refused supplier
+        token is forgotten). Its 4xx pass through to the browser with their explanation (prerender/web/errors.py);
+        one on an unknown `store_id` is UnknownStore (a 400 naming it)."""
         path = call.url_path(segments or {})
         try:
-            payload = self.http.request(
+            payload = send(
+                self.http,
+                identity,
                 call.method,
-                f"{API}{path}",
+                path,
                 resource=call.resource,
                 name=call.name,
                 json=body,
                 params=params,
-                headers=headers,
                 idempotent=call.idempotent or key is not None,
-                tenant=identity.tenant,
+                key=key,
             )
         except UpstreamStatusError as error:
             raise_unknown_store(error)

@@ -234,6 +234,15 @@ def test_every_upstream_resource_is_reached_through_one_upstream() -> None:
             assert ".http.request(" not in path.read_text(), module_name(path)
 
 
+def test_every_upstream_call_but_the_supplier_lookup_goes_through_send() -> None:
+    """`send` (prerender/gateway/calls.py) gives a call its identity's headers and idempotency key, and forgets a
+    supplier token the upstream refuses: a gateway class calling the HTTP client itself would skip that (a revoked
+    token vouched for by its cached supplier). The lookup of a supplier by its token is the one exception: it runs
+    before there is an identity, and the upstream's 401 is its answer, "unknown"."""
+    direct = {path.name for path in (PACKAGE / "gateway").glob("*.py") if ".http.request(" in path.read_text()}
+    assert direct == {"suppliers.py"}
+
+
 SHARED = PACKAGE.parent / "plumbing"
 SERVICES = ("prerender", "coreapi", "examples")
 

@@ -224,6 +224,22 @@ def test_a_token_the_upstream_refuses_since_is_looked_up_again_and_loses_its_las
 
 
 @responses.activate
+def test_a_token_refused_on_a_forwarded_write_is_forgotten_too(upstream):
+    """A customer's server's merge at the end of its login flow is a forwarded call made with its supplier-token: a
+    401 there forgets the token as on any other call (the forwarder calls through `send`)."""
+    responses.get(f"{BASE}/api/v1/suppliers/me", json=SUPPLIER_ANSWER)
+    upstream.suppliers.by_token("tok", request_id="r")
+    assert upstream.suppliers.seen_supplier_id("tok") == SUPPLIER_ANSWER["id"]
+    responses.get(
+        f"{BASE}/api/v1/basket/merge-authless-basket", status=401, json={"status": 401, "detail": "Unknown token."}
+    )
+    with pytest.raises(UpstreamStatusError):
+        upstream.forwarder.forward(baskets.MERGE_AUTHLESS, IDENTITY, params={"authless_id": "a"}, key="k-1")
+    assert upstream.suppliers.seen_supplier_id("tok") is None
+    assert responses.calls[-1].request.headers["Idempotency-Key"] == "k-1"
+
+
+@responses.activate
 def test_a_token_seen_valid_is_looked_up_for_its_supplier_not_for_its_tokens_digest(upstream):
     """One retailer is one tenant of the supplier lookups (prerender/gateway/tenant_breakers.py): once its token is
     known, the lookups by token count for `id:<supplier>`, as its browsers' lookups by id do, so its failures
