@@ -30,20 +30,30 @@ from prerender.web.http_caching import NO_STORE, cache_policy
 bp = Blueprint("preferences", __name__, url_prefix="/preferences")
 
 DISABLED = Preferences(enabled=False)
-CHANGE_ANSWERS = {
+# A removal is answered whatever the supplier's personalization (there is nothing to keep); a replacement is not.
+REMOVE_ANSWERS = {
     **PASSED_THROUGH,
     **UPSTREAM_FAILURES,
-    400: problem("Invalid body or headers, or an unknown diet, ingredient or equipment."),
     403: problem("No shopper (a user or an authless visitor) of a known supplier."),
+}
+REPLACE_ANSWERS = {
+    **REMOVE_ANSWERS,
+    400: problem("Invalid body or headers, or an unknown diet, ingredient or equipment."),
     409: problem("The supplier disabled personalization: no preferences."),
 }
 
 
-def preferring_shopper() -> RequestContext:
-    """The request's context when its shopper may change preferences."""
+def shopper_of_known_supplier() -> RequestContext:
+    """The request's context when it names a shopper (a user or an authless visitor) of a known supplier."""
     ctx = current_context()
     if ctx.supplier is None or not (ctx.is_connected or ctx.authless_id is not None):
         raise Forbidden("Preferences belong to a shopper (a user or an authless visitor) of a known supplier.")
+    return ctx
+
+
+def preferring_shopper() -> RequestContext:
+    """The request's context when its shopper may change preferences: personalization on."""
+    ctx = shopper_of_known_supplier()
     if not ctx.personalization:
         raise Conflict("Personalization is disabled for this supplier: there are no preferences to change.")
     return ctx
@@ -71,7 +81,7 @@ def read() -> dict[str, Any]:
     callers=Callers.SERVER_OR_BROWSER,
     summary="Replace the shopper's preferences",
     body=PreferencesBody(),
-    answers={200: json_answer(PreferencesSchema, "The stored preferences."), **CHANGE_ANSWERS},
+    answers={200: json_answer(PreferencesSchema, "The stored preferences."), **REPLACE_ANSWERS},
 )
 def replace(body: dict[str, Any]) -> dict[str, Any]:
     """Replace the shopper's preferences whole (a repeat is harmless)."""
@@ -86,12 +96,9 @@ def replace(body: dict[str, Any]) -> dict[str, Any]:
 @declare(
     callers=Callers.SERVER_OR_BROWSER,
     summary="Remove the shopper's preferences",
-    answers={204: NO_CONTENT, **CHANGE_ANSWERS},
+    answers={204: NO_CONTENT, **REMOVE_ANSWERS},
 )
 def remove() -> Response:
-    """Remove the shopper's preferences (idempotent)."""
-    ctx = current_context()
-    if ctx.supplier is None or not (ctx.is_connected or ctx.authless_id is not None):
-        raise Forbidden("Preferences belong to a shopper (a user or an authless visitor) of a known supplier.")
-    get_upstream().catalog.clear_preferences(ctx.upstream)
+    """Remove the shopper's preferences (idempotent; also with personalization off, where none are kept)."""
+    get_upstream().catalog.clear_preferences(shopper_of_known_supplier().upstream)
     return no_content()

@@ -451,6 +451,10 @@ def test_without_personalization_preferences_are_disabled(client):
     answer = put_preferences(client, hdrs, diets=["vegetarien"])
     assert answer.status_code == 409 and problem(answer)["status"] == 409
     assert client.delete("/v2/preferences", headers=hdrs).status_code == 204
+    # The document says so: personalization off is the replacement's 409, never the removal's.
+    operations = client.get("/openapi.json").get_json()["paths"]["/v2/preferences"]
+    refused = {method: operations[method]["responses"]["409"]["description"] for method in ("put", "delete")}
+    assert "personalization" in refused["put"] and "personalization" not in refused["delete"]
 
 
 # --- the upstream down ------------------------------------------------------------------------------------
