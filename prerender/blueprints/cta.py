@@ -1,4 +1,5 @@
-"""GET /{v}/no-supplier-add-to-cart-cta: a recipe publisher's add-to-cart button (README.md, "Recipe publishers")."""
+"""GET /{v}/no-supplier-add-to-cart-cta: a recipe publisher's add-to-cart button (README.md, "a recipe publisher's
+add-to-cart button")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The shopper's basket at the upstream (docs/upstream.md, "Basket"), never cached (it is the shopper's): its
+"""The shopper's basket at the upstream (docs/upstream.md, "Baskets"), never cached (it is the shopper's): its
 reads (BasketGateway), and the writes the browser routes forward (prerender/blueprints/basket.py, payments.py),
 each answering the basket and what the retailer cart must do (the confirmation: its outcome). PUT and DELETE are
 retried after connection errors; POST and PATCH only with an idempotency key."""

@@ -1,9 +1,10 @@
 """The request's time budget for all its upstream calls together (README.md, "Configuration").
 
-A route sets a deadline when its request starts (prerender/web/deadline.py); every upstream call made for the
-request, on its own thread or on the gateway's pool (`ConcurrentCalls.start` copies the context), then waits at
-most what is left: connect and read timeouts are cut to it, a retry is not tried without time for it, and a call
-with nothing left is not sent (`BudgetSpent`). Outside a request (no deadline) calls keep their own timeouts.
+A route sets a deadline when its request starts (prerender/web/upstream_budget.py, `start_upstream_budget`); every
+upstream call made for the request, on its own thread or on the gateway's pool (`ConcurrentCalls.start` copies the
+context), then waits at most what is left: connect and read timeouts are cut to it, a retry is not tried without time
+for it, and a call with nothing left is not sent (`BudgetSpent`). Outside a request (no deadline) calls keep their own
+timeouts.
 """
 
 from __future__ import annotations

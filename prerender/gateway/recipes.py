@@ -1,6 +1,6 @@
-"""Recipe details at the upstream (docs/upstream.md, "Recipes"): one recipe or a batch, priced at a store and
-scaled to a count of guests, cached per supplier, store, guests and language and served stale while the upstream
-fails; and a publisher's own recipe id looked up (the catalog's searches are in catalog.py)."""
+"""Recipe details at the upstream (docs/upstream.md, "GET /recipes/<id>" and "GET /recipes/batch"): one recipe or a
+batch, priced at a store and scaled to a count of guests, cached per supplier, store, guests and language and served
+stale while the upstream fails; and a publisher's own recipe id looked up (the catalog's searches are in catalog.py)."""
 
 from __future__ import annotations
 

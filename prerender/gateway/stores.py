@@ -1,5 +1,5 @@
-"""Stores at the upstream (docs/upstream.md, "Stores"): every store, for a publisher's store picker and the
-planner's."""
+"""Stores at the upstream (docs/upstream.md, "GET /stores, GET /stores/<id>"): every store, for a publisher's
+store picker and the planner's."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Suppliers at the upstream (docs/upstream.md, "Suppliers"): who a supplier token or a credential's supplier id
+"""Suppliers at the upstream (docs/upstream.md, "GET /suppliers/me"): who a supplier token or a credential's supplier id
 is, cached (unknown included), and served stale while the upstream fails."""
 
 from __future__ import annotations

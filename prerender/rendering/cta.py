@@ -1,5 +1,5 @@
 """The no-supplier add-to-cart CTA of a recipe publisher, and the transfer of its basket to the publisher's
-affiliated retailer (README.md, "Recipe publishers").
+affiliated retailer (README.md, "a recipe publisher's add-to-cart button").
 
 The CTA names the recipe by the publisher's own id: the upstream's external-id lookup resolves it, else the
 value is taken as the service's recipe id, else there is no CTA. Whether the recipe is in the user's basket

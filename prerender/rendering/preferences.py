@@ -4,8 +4,8 @@ filters a page shows.
 Preferences exist for a shopper the customer named (a user or an authless visitor) of a supplier with
 personalization on. With personalization off (the specification's switch) the panel is not rendered, nothing
 is read or applied, and the page tells the browser SDK to drop its own copy (`personalization="off"` on the
-page's root, sdk/preferences.js); the upstream removes the stored ones when the switch is turned off
-(`flask --app coreapi set-personalization`, docs/upstream.md).
+page's root: components/catalog.js, `forgetSaved` of components/catalog/preferences.js); the upstream removes
+the stored ones when the switch is turned off (`flask --app coreapi set-personalization`, docs/upstream.md).
 """
 
 from __future__ import annotations

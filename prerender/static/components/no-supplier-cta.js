@@ -1,6 +1,6 @@
 // <svc-no-supplier-add-to-cart-cta>: a recipe publisher's add-to-cart button (templates/cta/fragment.html,
-// README.md "Recipe publishers"). Idempotent: defined once whatever the number of fragments loading it. The
-// server rendered both buttons and the in-basket state; this module only keeps them in step:
+// README.md "a recipe publisher's add-to-cart button"). Idempotent: defined once whatever the number of fragments
+// loading it. The server rendered both buttons and the in-basket state; this module only keeps them in step:
 //
 // - a click on either button opens the drawer on the recipe's ingredients, with the publisher's affiliated
 //   retailer's store picker and the transfer to that retailer (components/basket-transfer.js);

@@ -1,4 +1,4 @@
-// The basket as prerender's browser API answers it (docs/browser-api.md, "Basket"), and the empty one.
+// The basket as prerender's browser API answers it (docs/browser-api.md, "JSON routes"), and the empty one.
 
 /**
  * @typedef {object} BasketLine

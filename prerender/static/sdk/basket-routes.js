@@ -1,4 +1,4 @@
-// The basket's routes of prerender's browser API (docs/browser-api.md, "Basket"; prerender/blueprints/
+// The basket's routes of prerender's browser API (docs/browser-api.md, "JSON routes"; prerender/blueprints/
 // basket.py, payments.py, transfers.py, menu.py): one method per call, so that a path is written once.
 
 import { ApiError } from "./http.js";

@@ -1,5 +1,5 @@
-// What the page customizes through the maker's documented setters (docs/sdk.md, "Migrating from the maker's
-// SDK"): default pictures, difficulty labels, the page's own URLs, feature switches, the sticky header height
+// What the page customizes through the maker's documented setters (docs/sdk.md, section 6, "Migrating from the
+// maker's web SDK"): default pictures, difficulty labels, the page's own URLs, feature switches, the sticky header height
 // and the scroll container. Each setting is a state; the SDK applies the ones that live in the markup to every
 // fragment of the page, already there or inserted later, through the attributes the templates carry:
 //

@@ -1,5 +1,5 @@
 // The SDK's one observable, in the shape integrations of the maker's web SDK subscribe to (docs/sdk.md,
-// "Migrating from the maker's SDK"): `subscribe(next)`, `subscribe(next, error, complete)` or
+// section 6, "Migrating from the maker's web SDK"): `subscribe(next)`, `subscribe(next, error, complete)` or
 // `subscribe({next, error, complete})`, returning `{unsubscribe(), closed}`. No dependency, no global state. A
 // throwing observer (the customer's code) is logged and never breaks the SDK or the other observers.
 //
