@@ -1,4 +1,5 @@
-"""HTTP to the upstream: requests Sessions per thread, timeouts and retries set in one place."""
+"""HTTP to the upstream: requests Sessions lent to one call at a time (sessions.py), timeouts and retries set in
+one place."""
 
 from __future__ import annotations
 
