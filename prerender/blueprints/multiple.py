@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from flask import Blueprint, Response, jsonify
 
 from plumbing.problems import ValidationProblem
-from prerender.gateway import SuggestionContext, UnknownStore, UpstreamError, fallbacks
+from prerender.gateway import SuggestionContext
 from prerender.rendering.cards import CardOptions, suggested_cards
 from prerender.schemas.recipe_card import MULTIPLE_BODIES, MULTIPLE_OPTION_DEFAULTS, MULTIPLE_QUERIES
 from prerender.schemas.responses import CardsSchema
 from prerender.web.context import current_context
 from prerender.web.contract import declare, json_answer, problem
 from prerender.web.degraded import marked_if_degraded
+from prerender.web.fragment_response import rendered_or_degraded
 from prerender.web.http_caching import PRIVATE, cache_policy
 from prerender.web.shopper import shopper_element
-
-log = logging.getLogger(__name__)
 
 bp = Blueprint("multiple", __name__)
 
@@ -55,22 +53,19 @@ def post_multiple(query: dict[str, Any], body: dict[str, Any]) -> Response:
         for c in body["contexts"]
     ]
     positions = sorted(c["position"] for c in body["contexts"])
-    failed = False
-    try:
-        html = suggested_cards(
+    # An unknown store is the customer's bug, which it should see: a 400 (prerender/web/errors.py); any other
+    # upstream failure is every card empty, as a fragment route answers its empty fragment.
+    html, failed = rendered_or_degraded(
+        lambda: suggested_cards(
             ctx,
             contexts,
             options,
             category_id=body["categoryId"],
             keyword=body["keyword"],
             order=[str(p) for p in positions],  # above the fold, the lowest position's card comes first
-        )
-    except UnknownStore:
-        raise  # the customer's integration has a bug it should see: 400 (prerender/web/errors.py)
-    except UpstreamError as error:
-        log.log(fallbacks.failure_level(error), "multiple cards rendered empty, request %s: %s", ctx.request_id, error)
-        html = {context.key: "" for context in contexts}
-        failed = True
+        ),
+        lambda: {context.key: "" for context in contexts},
+    )
     # Each card brings the shopper's credential (the page may insert any of them): suggestions are private.
     element = shopper_element(ctx)
     response = jsonify(

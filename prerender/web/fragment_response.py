@@ -25,6 +25,7 @@ import functools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from flask import Response, request
 from werkzeug.http import generate_etag
@@ -36,6 +37,8 @@ from prerender.web.http_caching import PRIVATE, PUBLIC, set_policy
 from prerender.web.shopper import with_shopper
 
 log = logging.getLogger(__name__)
+
+R = TypeVar("R")
 
 
 def is_unknown_store(error: UpstreamError) -> bool:
@@ -61,14 +64,13 @@ def fragment_response(
     """The route's answer: `render()`'s fragment, public when `shared`, else private with the shopper's
     credential; on an upstream failure `degraded()`'s fragment (marked degraded) or the empty one."""
     set_policy(PUBLIC if shared else PRIVATE)
-    try:
-        rendered = _as_rendered(render())
-    except UpstreamError as error:
-        if passes(error):
-            raise
-        level = fallbacks.failure_level(error)  # INFO for a request shed at the door: counted and logged with it
-        log.log(level, "%s degraded, request %s: %s", request.endpoint, current_context().request_id, error)
-        rendered = Rendered(_as_rendered(degraded()).html if degraded is not None else "", degraded=True)
+    rendered, failed = rendered_or_degraded(
+        lambda: _as_rendered(render()),
+        lambda: _as_rendered(degraded()) if degraded is not None else Rendered(""),
+        passes=passes,
+    )
+    if failed:
+        rendered = Rendered(rendered.html, degraded=True)
     fragment = rendered.html
     etag = fragment_etag(fragment)
     if fragment and not shared:
@@ -76,6 +78,22 @@ def fragment_response(
     response = Response(fragment, mimetype="text/html")
     response.set_etag(etag)
     return marked_if_degraded(response, failed=rendered.degraded)  # never shared: no cache keeps it
+
+
+def rendered_or_degraded(
+    render: Callable[[], R], degraded: Callable[[], R], *, passes: Callable[[UpstreamError], bool] = is_unknown_store
+) -> tuple[R, bool]:
+    """`render()` and False; on an upstream failure `degraded()` and True, logged once at the failure's level. A
+    failure that `passes` is raised (the caller's mistake: a problem). What every fragment route does, the multiple
+    cards' JSON included (prerender/blueprints/multiple.py)."""
+    try:
+        return render(), False
+    except UpstreamError as error:
+        if passes(error):
+            raise
+        level = fallbacks.failure_level(error)  # INFO for a request shed at the door: counted and logged with it
+        log.log(level, "%s degraded, request %s: %s", request.endpoint, current_context().request_id, error)
+        return degraded(), True
 
 
 def _as_rendered(result: str | Rendered) -> Rendered:
