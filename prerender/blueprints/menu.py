@@ -70,13 +70,13 @@ def current_menu(query: dict[str, Any]) -> dict[str, Any]:
     """The menu, moved to `store_id` when it is elsewhere; a new one from suggestions or empty (`from`), kept by
     the shopper's preferences and for its preferred guests unless `guests` names them."""
     ctx = current_context()
-    params = {
-        "store_id": query["store_id"],
-        "from": query["origin"],
-        "guests": query["guests"],
-        "preferences": "apply" if has_preferences(ctx) else None,
-    }
-    menu = get_upstream().menus.current(ctx.upstream, params={k: v for k, v in params.items() if v is not None})
+    menu = get_upstream().menus.current(
+        ctx.upstream,
+        store_id=query["store_id"],
+        origin=query["origin"],
+        guests=query["guests"],
+        apply_preferences=has_preferences(ctx),
+    )
     return checked_answer(MenuSchema, menu, "GET /menus/current")
 
 
@@ -91,13 +91,12 @@ def current_menu(query: dict[str, Any]) -> dict[str, Any]:
 def menu_suggestions(query: dict[str, Any]) -> dict[str, Any]:
     """The shopper's suggestions not already in the menu, of the types asked, kept by its preferences."""
     ctx = current_context()
-    params: dict[str, Any] = {"store_id": query["store_id"], "limit": query["limit"]}
-    if query["type"]:
-        params["type"] = ",".join(query["type"])
-    if has_preferences(ctx):
-        params["preferences"] = "apply"
     suggestions = get_upstream().menus.suggestions(
-        ctx.upstream, params={k: v for k, v in params.items() if v is not None}
+        ctx.upstream,
+        store_id=query["store_id"],
+        limit=query["limit"],
+        types=query["type"] or (),
+        apply_preferences=has_preferences(ctx),
     )
     return checked_answer(MenuSuggestionsSchema, suggestions, "GET /menus/current/suggestions")
 

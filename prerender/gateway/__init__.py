@@ -22,6 +22,7 @@ from prerender.gateway.catalog import (
     PreferenceOptions,
     Preferences,
     RecipePage,
+    RecipeQuery,
 )
 from prerender.gateway.errors import (
     BudgetSpent,
@@ -125,6 +126,7 @@ __all__ = [
     "Pricing",
     "Recipe",
     "RecipePage",
+    "RecipeQuery",
     "Refused",
     "Resource",
     "ResourceGuards",

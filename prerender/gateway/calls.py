@@ -117,6 +117,11 @@ def expect_object(payload: Any, what: str) -> dict[str, Any]:
     return payload
 
 
+# `preferences=apply`: the shopper's stored preferences narrow what the upstream answers (docs/upstream.md,
+# "Applying preferences"); a query of the catalog, of suggestions or of the menu takes it.
+APPLY_PREFERENCES = "apply"
+
+
 def present(**values: Any) -> dict[str, Any]:
     """Query parameters without those left unset (None)."""
     return {name: value for name, value in values.items() if value is not None}

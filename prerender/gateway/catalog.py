@@ -9,14 +9,14 @@ for recipes).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, TypeVar
 
 from marshmallow import fields, post_load, validate
 
-from prerender.gateway.calls import CallerIdentity, raise_unknown_store, send
+from prerender.gateway.calls import APPLY_PREFERENCES, CallerIdentity, raise_unknown_store, send
 from prerender.gateway.errors import UpstreamBadResponse, UpstreamError, UpstreamStatusError
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
@@ -24,6 +24,41 @@ from prerender.gateway.models import DifficultyField, LenientSchema, load_answer
 from prerender.gateway.read_cache import ReadCache, cache_key
 
 T = TypeVar("T")
+# The recipes a catalog query leaves out: at most this many (the upstream's own limit of ids in a list).
+MAX_EXCLUDED_IDS = 100
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecipeQuery:
+    """What a page of the catalog is asked for (`GET /recipes`), in the upstream's words only here: its page, the
+    recipe types, a category, a keyword, the recipes to leave out, the store whose completion filter applies, and
+    whether the shopper's preferences narrow it."""
+
+    page: int = 1
+    per_page: int
+    store_id: str | None = None
+    types: Sequence[str] = ()
+    category_id: str | None = None
+    search: str = ""
+    exclude_ids: Sequence[str] = ()
+    apply_preferences: bool = False
+
+    def params(self) -> dict[str, Any]:
+        """The query string; what is left unset is left out."""
+        params: dict[str, Any] = {"page": self.page, "per_page": self.per_page}
+        if self.store_id:
+            params["store_id"] = self.store_id
+        if self.types:
+            params["type"] = ",".join(self.types)
+        if self.category_id:
+            params["category"] = self.category_id
+        if self.search:
+            params["q"] = self.search
+        if self.exclude_ids:
+            params["exclude_ids"] = ",".join(self.exclude_ids[:MAX_EXCLUDED_IDS])
+        if self.apply_preferences:
+            params["preferences"] = APPLY_PREFERENCES
+        return params
 
 
 @dataclass(frozen=True)
@@ -304,14 +339,17 @@ class CatalogGateway:
         )
         return options
 
-    def recipe_page(self, identity: CallerIdentity, *, params: dict[str, Any]) -> RecipePage:
-        """GET /recipes: a page of the catalog (types, category, keyword, completion filter at `store_id`, the
-        shopper's preferences with `preferences=apply`); its last good copy while the upstream fails."""
-        return self._page(identity, "/recipes", "catalog_recipes", params)
-
-    def favorites(self, identity: CallerIdentity, *, params: dict[str, Any]) -> RecipePage:
-        """GET /likes/recipes: the connected user's liked recipes, most recent first; their last good copy while the
+    def recipe_page(self, identity: CallerIdentity, query: RecipeQuery) -> RecipePage:
+        """GET /recipes: a page of the catalog (the catalog pages, the planner's panel); its last good copy while the
         upstream fails."""
+        return self._page(identity, "/recipes", "catalog_recipes", query.params())
+
+    def favorites(self, identity: CallerIdentity, *, page: int, per_page: int, store_id: str | None) -> RecipePage:
+        """GET /likes/recipes: the connected user's liked recipes, most recent first, with the completion filter at
+        `store_id`; their last good copy while the upstream fails."""
+        params: dict[str, Any] = {"page": page, "per_page": per_page}
+        if store_id:
+            params["store_id"] = store_id
         return self._page(identity, "/likes/recipes", "favorites", params)
 
     def _page(self, identity: CallerIdentity, path: str, name: str, params: dict[str, Any]) -> RecipePage:

@@ -3,9 +3,10 @@ call answering the whole menu (finalize: the basket write's {basket, changes})."
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from prerender.gateway.calls import CallerIdentity, expect_object, send
+from prerender.gateway.calls import APPLY_PREFERENCES, CallerIdentity, expect_object, present, send
 from prerender.gateway.forwarding import UpstreamCall
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
@@ -32,19 +33,50 @@ MERGE_AUTHLESS = UpstreamCall("GET", "/menus/merge-authless-menu", Resource.MENU
 
 
 class MenuGateway:
-    """The menu's reads: the menu itself, created when there is none, its suggestions, and the planner's
-    catalog panel; retried after connection errors."""
+    """The menu's reads: the menu itself, created when there is none, and its suggestions; retried after
+    connection errors. (The planner's catalog panel reads the catalog's pages: catalog.py.)"""
 
     def __init__(self, *, http: UpstreamHttp) -> None:
         self.http = http
 
-    def current(self, identity: CallerIdentity, *, params: dict[str, Any]) -> dict[str, Any]:
-        """GET /menus/current: the shopper's menu, created when there is none, moved to `store_id` when given.
-        Retried: concurrent or repeated first reads create one menu (the upstream locks)."""
+    def current(
+        self,
+        identity: CallerIdentity,
+        *,
+        store_id: str | None,
+        origin: str | None = None,
+        guests: int | None = None,
+        apply_preferences: bool,
+    ) -> dict[str, Any]:
+        """GET /menus/current: the shopper's menu, moved to `store_id` when given; created when there is none, from
+        suggestions or empty (`origin`: `suggestions` or `scratch`), for `guests` when given, kept by the shopper's
+        preferences when they apply. Retried: concurrent or repeated first reads create one menu (the upstream
+        locks)."""
+        params = present(
+            store_id=store_id or None,
+            guests=guests,
+            preferences=APPLY_PREFERENCES if apply_preferences else None,
+            **{"from": origin},
+        )
         return self._read(identity, "/current", params=params)
 
-    def suggestions(self, identity: CallerIdentity, *, params: dict[str, Any]) -> dict[str, Any]:
-        """GET /menus/current/suggestions: recipes to add, not already in the menu."""
+    def suggestions(
+        self,
+        identity: CallerIdentity,
+        *,
+        store_id: str | None,
+        limit: int,
+        types: Sequence[str] = (),
+        apply_preferences: bool,
+    ) -> dict[str, Any]:
+        """GET /menus/current/suggestions: at most `limit` recipes to add, not already in the menu, of `types` (all
+        without), with the completion filter at `store_id`, kept by the shopper's preferences when they apply."""
+        params = present(
+            store_id=store_id or None,
+            limit=limit,
+            type=",".join(types) or None,
+            preferences=APPLY_PREFERENCES if apply_preferences else None,
+        )
         return self._read(identity, "/current/suggestions", params=params)
 
     def _read(self, identity: CallerIdentity, path: str, *, params: dict[str, Any]) -> dict[str, Any]:

@@ -7,7 +7,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from prerender.gateway.calls import CallerIdentity, raise_unknown_store, send
+from prerender.gateway.calls import APPLY_PREFERENCES, CallerIdentity, raise_unknown_store, send
 from prerender.gateway.errors import UpstreamBadResponse, UpstreamError, UpstreamStatusError
 from prerender.gateway.fallbacks import served_stale, stale_level
 from prerender.gateway.guards import Resource
@@ -91,7 +91,7 @@ class SuggestionGateway:
                 resource=Resource.SUGGESTIONS,
                 name="suggestions",
                 json=body,
-                params={"preferences": "apply"} if apply_preferences else None,
+                params={"preferences": APPLY_PREFERENCES} if apply_preferences else None,
             )
             chosen: dict[str, str | None] = {}
             for item in data_list(payload, "suggestions"):

@@ -31,6 +31,7 @@ from prerender.gateway import (
     Preferences,
     Recipe,
     RecipePage,
+    RecipeQuery,
     Supplier,
     UnknownStore,
     UpstreamError,
@@ -420,31 +421,6 @@ class ListView:
         return cls((), 0, page, None, None, type_filters, active, None, failed=True)
 
 
-def recipe_params(
-    *,
-    page: int,
-    store_id: str | None,
-    types: Sequence[str] = (),
-    category_id: str | None = None,
-    search: str = "",
-    apply_preferences: bool,
-    per_page: int = LIST_SIZE,
-) -> dict[str, Any]:
-    """The query of `GET /recipes` for one list."""
-    params: dict[str, Any] = {"page": page, "per_page": per_page}
-    if store_id:
-        params["store_id"] = store_id
-    if types:
-        params["type"] = ",".join(types)
-    if category_id:
-        params["category"] = category_id
-    if search:
-        params["q"] = search
-    if apply_preferences:
-        params["preferences"] = "apply"
-    return params
-
-
 def type_filters(query: dict[str, Any], params: dict[str, Any], t: Translator) -> tuple[TypeFilterView, ...]:
     """The recipe-type chips (`recipe_type_filter=true`): each a link toggling its type, back to page 1."""
     if not query["recipe_type_filter"]:
@@ -522,9 +498,10 @@ def listed_at_most(page: int, per_page: int, *, has_more: bool) -> int | None:
     return MAX_CATALOG_PAGE * per_page if has_more and page >= MAX_CATALOG_PAGE else None
 
 
-def read_page(ctx: RequestContext, params: dict[str, Any]) -> Future[RecipePage]:
+def read_page(ctx: RequestContext, query: RecipeQuery) -> Future[RecipePage]:
+    """A page of the catalog, read beside the request's other calls."""
     upstream = get_upstream()
-    return upstream.concurrent.start(upstream.catalog.recipe_page, ctx.upstream, params=params)
+    return upstream.concurrent.start(upstream.catalog.recipe_page, ctx.upstream, query)
 
 
 def collect(future: Future[RecipePage], ctx: RequestContext) -> RecipePage | None:

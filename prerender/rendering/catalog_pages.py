@@ -9,9 +9,10 @@ from typing import Any
 from markupsafe import Markup
 from werkzeug.exceptions import NotFound
 
-from prerender.gateway import UpstreamError, fallbacks
+from prerender.gateway import RecipeQuery, UpstreamError, fallbacks
 from prerender.rendering.catalog import (
     ANALYTICS_PATHS,
+    LIST_SIZE,
     CardLook,
     CatalogCardView,
     HeaderView,
@@ -30,7 +31,6 @@ from prerender.rendering.catalog import (
     planner_entry_html,
     read_categories,
     read_page,
-    recipe_params,
     render_catalog,
     start_preferences,
     toolbar_view,
@@ -84,7 +84,7 @@ def home_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
     futures = {
         category.id: read_page(
             ctx,
-            recipe_params(
+            RecipeQuery(
                 page=1,
                 store_id=query["store_id"],
                 category_id=category.id,
@@ -162,8 +162,9 @@ def _list_page(ctx: RequestContext, query: dict[str, Any], *, kind: str, categor
     apply = prefs_future is not None and not query.get("all_recipes", False)
     future = read_page(
         ctx,
-        recipe_params(
+        RecipeQuery(
             page=query["page"],
+            per_page=LIST_SIZE,
             store_id=query["store_id"],
             types=query["recipe_type_id"],
             category_id=category_id,

@@ -29,7 +29,7 @@ from typing import Any
 
 from flask import current_app, render_template
 
-from prerender.gateway import Recipe, Supplier, UpstreamError, fallbacks, get_upstream
+from prerender.gateway import Recipe, RecipeQuery, Supplier, UpstreamError, fallbacks, get_upstream
 from prerender.rendering.assets import get_assets
 from prerender.rendering.cards import CardOptions, RecipeCardView, build_card, is_displayable
 from prerender.rendering.i18n import Translator, translator_for
@@ -336,28 +336,23 @@ def load_panel(
     upstream = get_upstream()
     ids: list[str]
     if types or search:
-        params: dict[str, Any] = {"page": page, "per_page": PANEL_SIZE}
-        if types:
-            params["type"] = ",".join(types)
-        if search:
-            params["q"] = search
-        if store_id:
-            params["store_id"] = store_id
-        if exclude_ids:
-            params["exclude_ids"] = ",".join(exclude_ids[:100])
-        if has_preferences(ctx):
-            params["preferences"] = "apply"
-        found = upstream.catalog.recipe_page(ctx.upstream, params=params)
+        query = RecipeQuery(
+            page=page,
+            per_page=PANEL_SIZE,
+            types=types,
+            search=search,
+            store_id=store_id,
+            exclude_ids=exclude_ids,
+            apply_preferences=has_preferences(ctx),
+        )
+        found = upstream.catalog.recipe_page(ctx.upstream, query)
         ids = [item.id for item in found.items]
         # The route takes MAX_PANEL_PAGE pages (prerender/schemas/menus.py): no "more" that would be a 400.
         has_more = found.has_more and page < MAX_PANEL_PAGE
     else:
-        params = {"limit": PANEL_SIZE}
-        if store_id:
-            params["store_id"] = store_id
-        if has_preferences(ctx):
-            params["preferences"] = "apply"
-        suggested = upstream.menus.suggestions(ctx.upstream, params=params)
+        suggested = upstream.menus.suggestions(
+            ctx.upstream, store_id=store_id, limit=PANEL_SIZE, apply_preferences=has_preferences(ctx)
+        )
         suggested = checked_answer(MenuSuggestionsSchema, suggested, "GET /menus/current/suggestions")
         ids = [summary["id"] for summary in suggested.get("data") or []]
         has_more = False
@@ -415,14 +410,14 @@ def build_page(
         return retry_page(ctx, query)
     if ctx.supplier is None:
         return unavailable_page(view=view, onboarding_id=onboarding_id)
-    params: dict[str, Any] = {"from": "scratch" if query["mode"] == "custom" else "suggestions"}
-    if store_id:
-        params["store_id"] = store_id
-    if query["guests"]:
-        params["guests"] = query["guests"]
-    if has_preferences(ctx):
-        params["preferences"] = "apply"
-    menu = checked_answer(MenuSchema, get_upstream().menus.current(ctx.upstream, params=params), "GET /menus/current")
+    upstream_menu = get_upstream().menus.current(
+        ctx.upstream,
+        store_id=store_id,
+        origin="scratch" if query["mode"] == "custom" else "suggestions",
+        guests=query["guests"] or None,
+        apply_preferences=has_preferences(ctx),
+    )
+    menu = checked_answer(MenuSchema, upstream_menu, "GET /menus/current")
     recipes = tuple(menu_recipe(r, t) for r in menu.get("recipes") or [] if isinstance(r, dict) and "id" in r)
     menu_store = menu.get("store_id") or None
     if not store_id:

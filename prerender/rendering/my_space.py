@@ -79,11 +79,10 @@ def favorites_list(ctx: RequestContext, query: dict[str, Any], *, t: Translator)
         display_infos=query["display_infos"],
         store_id=query["store_id"],
     )
-    upstream: dict[str, Any] = {"page": query["page"], "per_page": FAVORITES_SIZE}
-    if query["store_id"]:
-        upstream["store_id"] = query["store_id"]
     try:
-        answer = get_upstream().catalog.favorites(ctx.upstream, params=upstream)
+        answer = get_upstream().catalog.favorites(
+            ctx.upstream, page=query["page"], per_page=FAVORITES_SIZE, store_id=query["store_id"]
+        )
     except UnknownStore:
         raise
     except UpstreamError as error:

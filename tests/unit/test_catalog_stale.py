@@ -11,7 +11,7 @@ import responses
 from flask import Flask
 from flask_caching import Cache
 
-from prerender.gateway import CallerIdentity, CatalogGateway, UpstreamStatusError, UpstreamUnavailable
+from prerender.gateway import CallerIdentity, CatalogGateway, RecipeQuery, UpstreamStatusError, UpstreamUnavailable
 from prerender.gateway.read_cache import ReadCache
 from tests.unit.guards import upstream_http
 
@@ -44,40 +44,37 @@ def catalog(app: Flask) -> Iterator[CatalogGateway]:
 @pytest.mark.parametrize("failure", [{"status": 503}, {"body": requests.exceptions.ConnectionError("refused")}])
 def test_a_page_seen_before_is_served_while_the_upstream_fails(catalog, failure):
     responses.get(PAGES, json=PAGE)
-    params = {"store_id": "1001", "recipe_type_id": "dessert"}
-    assert [r.id for r in catalog.recipe_page(identity("u-1"), params=params).items] == ["3", "7"]
+    query = RecipeQuery(per_page=20, store_id="1001", types=("dessert", "starter"))
+    assert [r.id for r in catalog.recipe_page(identity("u-1"), query).items] == ["3", "7"]
     responses.replace(responses.GET, PAGES, **failure)
-    assert [r.id for r in catalog.recipe_page(identity("u-1"), params=dict(reversed(params.items()))).items] == [
-        "3",
-        "7",
-    ]
+    assert [r.id for r in catalog.recipe_page(identity("u-1"), query).items] == ["3", "7"]
 
 
 @responses.activate
 def test_the_stale_page_is_the_shoppers_own_and_the_querys_own(catalog):
     responses.get(PAGES, json=PAGE)
-    catalog.recipe_page(identity("u-1"), params={"store_id": "1001"})
+    catalog.recipe_page(identity("u-1"), RecipeQuery(per_page=20, store_id="1001"))
     responses.replace(responses.GET, PAGES, status=503)
+    with pytest.raises(UpstreamStatusError):  # another shopper: their likes, preferences
+        catalog.recipe_page(identity("u-2"), RecipeQuery(per_page=20, store_id="1001"))
     with pytest.raises(UpstreamStatusError):
-        catalog.recipe_page(identity("u-2"), params={"store_id": "1001"})  # another shopper: their likes, preferences
-    with pytest.raises(UpstreamStatusError):
-        catalog.recipe_page(identity("u-1"), params={"store_id": "1002"})  # another query
+        catalog.recipe_page(identity("u-1"), RecipeQuery(per_page=20, store_id="1002"))  # another query
 
 
 @responses.activate
 def test_a_refusal_is_not_hidden_behind_a_stale_page(catalog):
     responses.get(PAGES, json=PAGE)
-    catalog.recipe_page(identity("u-1"), params={"page": 1})
+    catalog.recipe_page(identity("u-1"), RecipeQuery(per_page=20))
     responses.replace(responses.GET, PAGES, status=422, json={"status": 422, "detail": "no"})
     with pytest.raises(UpstreamStatusError):
-        catalog.recipe_page(identity("u-1"), params={"page": 1})
+        catalog.recipe_page(identity("u-1"), RecipeQuery(per_page=20))
 
 
 @responses.activate
 def test_without_a_stale_page_the_failure_is_raised(catalog):
     responses.get(PAGES, body=requests.exceptions.ConnectionError("refused"))
     with pytest.raises(UpstreamUnavailable):
-        catalog.recipe_page(identity("u-1"), params={})
+        catalog.recipe_page(identity("u-1"), RecipeQuery(per_page=20, page=2))
 
 
 @responses.activate
@@ -85,10 +82,10 @@ def test_a_free_text_search_keeps_no_stale_page(catalog):
     """Any caller could keep a shared cache entry a day with each new text: a search is "unavailable" during an
     outage instead."""
     responses.get(PAGES, json=PAGE)
-    catalog.recipe_page(identity("u-1"), params={"q": "tarte"})
+    catalog.recipe_page(identity("u-1"), RecipeQuery(per_page=20, search="tarte"))
     responses.replace(responses.GET, PAGES, status=503)
     with pytest.raises(UpstreamStatusError):
-        catalog.recipe_page(identity("u-1"), params={"q": "tarte"})
+        catalog.recipe_page(identity("u-1"), RecipeQuery(per_page=20, search="tarte"))
 
 
 @responses.activate
@@ -96,9 +93,9 @@ def test_a_page_found_empty_drops_its_older_stale_copy(catalog):
     """The shopper unliked everything (an empty favorites page): the outage after it does not bring the old
     page back."""
     responses.get(PAGES, json=PAGE)
-    catalog.recipe_page(identity("u-1"), params={"page": 1})
+    catalog.recipe_page(identity("u-1"), RecipeQuery(per_page=20))
     responses.replace(responses.GET, PAGES, json={**PAGE, "data": [], "total": 0})
-    assert catalog.recipe_page(identity("u-1"), params={"page": 1}).items == ()
+    assert catalog.recipe_page(identity("u-1"), RecipeQuery(per_page=20)).items == ()
     responses.replace(responses.GET, PAGES, status=503)
     with pytest.raises(UpstreamStatusError):
-        catalog.recipe_page(identity("u-1"), params={"page": 1})
+        catalog.recipe_page(identity("u-1"), RecipeQuery(per_page=20))
