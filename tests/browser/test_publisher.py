@@ -493,6 +493,29 @@ def test_a_redeem_that_gets_no_answer_is_tried_again_in_the_page(page: Page, pub
     assert len(set(failed + passed)) == 1 and failed[0], "one redeem, sent with one key"
 
 
+# Site data blocked by the browser's settings: touching sessionStorage throws, as Chromium does then.
+BLOCKED_SESSION_STORAGE = """Object.defineProperty(window, "sessionStorage", {
+    configurable: true,
+    get() { throw new DOMException("Access is denied for this document.", "SecurityError"); },
+});"""
+
+
+def test_a_browser_that_blocks_session_storage_still_gets_the_transferred_basket(
+    page: Page, publisher_url: str, shop: str
+):
+    """The SDK keeps the link in sessionStorage so that the shop's switch to the link's store (a reload) loses
+    nothing; where it cannot keep it, it does not ask for that switch but brings the basket in at once (an
+    outside check found it lost without a word: no redeem, no message)."""
+    page.add_init_script(BLOCKED_SESSION_STORAGE)
+    page.set_viewport_size(WIDTHS["desktop"])
+    cta = open_recipe(page, publisher_url, QUICHE)
+    fill_basket(page, cta).locator("[data-action='transfer']").click()
+    page.wait_for_url(re.compile(rf"^{re.escape(shop)}/idees"))
+    toaster = page.locator(".svc-toaster")
+    expect(toaster).to_have_text("Votre panier de Le Magazine Cuisine\u00a0: 1 recette, 6 produits", timeout=15_000)
+    expect(page.locator("[data-cart-count]").first).to_have_text("6")
+
+
 def test_the_transferred_recipes_arrive_in_the_shoppers_basket(page: Page, publisher_url: str, shop: str):
     page.set_viewport_size(WIDTHS["desktop"])
     cta = open_recipe(page, publisher_url, QUICHE)

@@ -160,3 +160,40 @@ describe("an answer about the link", () => {
     });
   }
 });
+
+describe("the retailer's force-POS callback", () => {
+  /** The arrivals of a page at store 1002 for a link sent for 1001, whose callback records what it was asked. */
+  function atAnotherStore() {
+    const asked = [];
+    const { arrivals, redeems } = arrivalsAnswering([RECEIVED], { stores: ["1002"] });
+    arrivals.setForcePosCallback((/** @type {string} */ storeId) => {
+      asked.push(storeId);
+      return false; // "not now" (a real one reloads the page at that store)
+    });
+    return { arrivals, redeems, asked };
+  }
+
+  test("with a tab storage that keeps the link, the page is asked to switch to the link's store first", async () => {
+    const storage = new Map();
+    globalThis.window.sessionStorage = /** @type {any} */ ({
+      getItem: (/** @type {string} */ key) => storage.get(key) ?? null,
+      setItem: (/** @type {string} */ key, /** @type {string} */ value) => void storage.set(key, value),
+      removeItem: (/** @type {string} */ key) => void storage.delete(key),
+    });
+    const { arrivals, redeems, asked } = atAnotherStore();
+    await arrivals.resume();
+    assert.deepEqual(asked, ["1001"]);
+    assert.equal(redeems.length, 0, "the basket waits for the page at the link's store");
+    assert.equal(arrivals.pending()?.token, TOKEN);
+  });
+
+  test("a tab that cannot keep the link across a reload (storage blocked or full) redeems it at the page's store", async () => {
+    mock.method(console, "warn", () => {});
+    const { arrivals, redeems, asked } = atAnotherStore(); // this page's window has no sessionStorage
+    await arrivals.resume();
+    assert.deepEqual(asked, [], "a switch that reloads the page would lose the link");
+    assert.deepEqual(redeems.map((redeem) => redeem.store), ["1002"]);
+    assert.equal(arrivals.pending(), null);
+    mock.restoreAll();
+  });
+});

@@ -1,10 +1,12 @@
-// Browser storage that never throws (Safari private mode, storage disabled by the page's policy, quota):
-// when the real storage is unusable, values live in memory for the life of the page.
+// Browser storage that never throws (Safari private mode, storage disabled by the page's policy or the browser's
+// settings, quota): a value whose write the real storage refused lives in memory for the life of the page, and
+// is what this page reads back for its key (not an older value the storage still holds).
 
 /**
  * @typedef {object} SafeStorage
  * @property {(key: string) => string | null} get
- * @property {(key: string, value: string) => void} set
+ * @property {(key: string, value: string) => boolean} set whether the value was kept by the real storage (a
+ *   reload of the page will find it), not by this page's memory only
  * @property {(key: string) => void} remove
  * @property {() => string[]} keys
  */
@@ -14,7 +16,8 @@
  * @returns {SafeStorage}
  */
 export function safeStorage(kind) {
-  /** @type {Map<string, string>} */
+  // The writes the real storage refused, this page's own (null: removed): they win over what the storage holds.
+  /** @type {Map<string, string | null>} */
   const memory = new Map();
   /** @returns {Storage | null} */
   const real = () => {
@@ -26,32 +29,42 @@ export function safeStorage(kind) {
   };
   return {
     get(key) {
+      if (memory.has(key)) return memory.get(key) ?? null;
       try {
-        const storage = real();
-        if (storage) return storage.getItem(key) ?? memory.get(key) ?? null;
+        return real()?.getItem(key) ?? null;
       } catch {
-        // fall through to memory
+        return null;
       }
-      return memory.get(key) ?? null;
     },
     set(key, value) {
-      memory.set(key, value);
       try {
-        real()?.setItem(key, value);
+        const storage = real();
+        if (storage) {
+          storage.setItem(key, value);
+          memory.delete(key); // kept where other pages read it, which this page reads again
+          return true;
+        }
       } catch {
         // memory keeps it
       }
+      memory.set(key, value);
+      return false;
     },
     remove(key) {
-      memory.delete(key);
       try {
-        real()?.removeItem(key);
+        const storage = real();
+        if (storage) {
+          storage.removeItem(key);
+          memory.delete(key);
+          return;
+        }
       } catch {
-        // nothing to do
+        // remembered as removed
       }
+      memory.set(key, null);
     },
     keys() {
-      const names = new Set(memory.keys());
+      const names = new Set();
       try {
         const storage = real();
         for (let i = 0; storage && i < storage.length; i += 1) {
@@ -60,6 +73,10 @@ export function safeStorage(kind) {
         }
       } catch {
         // memory only
+      }
+      for (const [name, value] of memory) {
+        if (value === null) names.delete(name);
+        else names.add(name);
       }
       return [...names];
     },

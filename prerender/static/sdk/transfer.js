@@ -106,9 +106,10 @@ export class TransferArrivals {
     this.#save(pending);
   }
 
-  /** @param {PendingTransfer} pending */
+  /** Keeps the pending transfer: whether the tab's storage kept it (a reload finds it), not this page's memory.
+   * @param {PendingTransfer} pending */
   #save(pending) {
-    this.#store.set(this.#key, JSON.stringify(pending));
+    return this.#store.set(this.#key, JSON.stringify(pending));
   }
 
   /** The transfer waiting to arrive, or null. @returns {PendingTransfer | null} */
@@ -156,10 +157,16 @@ export class TransferArrivals {
       await firstMatching(session.identity$, Boolean);
       const pageStore = await pos.whenLoaded();
       let storeId = pageStore ?? pending.storeId;
-      if (pageStore !== pending.storeId && this.#forcePos && pending.forced < MAX_FORCE_ATTEMPTS) {
-        // Counted before the call: a callback that reloads the page never returns here.
-        this.#save({ ...pending, forced: pending.forced + 1 });
-        const switched = await Promise.resolve(this.#forcePos(pending.storeId)).catch((error) => {
+      const forcePos = pageStore !== pending.storeId && pending.forced < MAX_FORCE_ATTEMPTS ? this.#forcePos : null;
+      // Counted before the call: a callback that reloads the page never returns here. A tab that cannot keep the
+      // link across that reload (its sessionStorage blocked or full) would lose it: the basket arrives at the
+      // page's store instead, as after the callback's last "not now".
+      const kept = forcePos !== null && this.#save({ ...pending, forced: pending.forced + 1 });
+      if (forcePos !== null && !kept) {
+        console.warn(`[${session.prefix}] this tab cannot keep a basket transfer across a reload: it arrives at the page's store`);
+      }
+      if (forcePos !== null && kept) {
+        const switched = await Promise.resolve(forcePos(pending.storeId)).catch((error) => {
           console.error(`[${session.prefix}] the force-POS callback failed`, error);
           return false;
         });
