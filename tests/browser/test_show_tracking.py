@@ -111,3 +111,20 @@ def test_disconnect_stops_the_tracking(page: Page, context: BrowserContext, shop
     page.clock.run_for(1500)
     assert shows_of(page, "kept-1") == 1
     assert shows_of(page, "gone-1") == 0
+
+
+def test_without_intersection_observer_nothing_is_tracked_and_everything_else_works(
+    page: Page, context: BrowserContext, shop_url: str
+):
+    """Older browsers and some hardened modes have no IntersectionObserver: no card is told as shown, and neither
+    prerender's cards nor the page's own code that attaches its cards to the tracking stop (an outside check found
+    an uncaught error per card, cards never hydrated, and the shop's "see the recipe" buttons dead)."""
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.add_init_script("delete window.IntersectionObserver;")
+    visit(context, page, shop_url)
+    expect(hydrated_cards(page).first).to_be_visible()
+    page.goto(f"{shop_url}/idees/fiches")
+    page.locator("[data-recipe-card] [data-open-recipe]").first.click()
+    expect(page.get_by_role("dialog")).to_be_visible()
+    assert errors == []

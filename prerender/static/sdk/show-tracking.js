@@ -57,6 +57,9 @@ export class ShowTracker {
     if (!(element instanceof Element)) throw new TypeError("attachRecipeCardShowTracking expects {element, recipeId}");
     const id = String(recipeId ?? "").trim();
     if (!id) throw new TypeError("attachRecipeCardShowTracking expects a recipeId");
+    // A browser without IntersectionObserver (older ones, some hardened modes) tells no card as shown; the card
+    // and the page's own code that attaches it go on.
+    if (typeof IntersectionObserver !== "function") return { disconnect() {} };
     /** @type {Tracked} */
     const tracked = { element: /** @type {HTMLElement} */ (element), recipeId: id, timer: undefined, visible: false };
     let records = this.#tracked.get(element);
