@@ -1,6 +1,7 @@
 // Analytics events `{id, name, path, props}`: emitted on `eventSent$` when queued, sent in batches to
-// POST {api}/v1/events (every 2 s, or at 20 events), and with navigator.sendBeacon when the page is hidden
-// or left (body with a `headers` object, text/plain: docs/browser-api.md). Each event has its own id, made
+// POST {api}/v1/events (every 2 s, or at 20 events; after failed sends, later each time), and with
+// navigator.sendBeacon when the page is hidden or left (body with a `headers` object, text/plain:
+// docs/browser-api.md). Each event has its own id, made
 // once and sent with it on every attempt: the service stores an id once, so a batch retried after an
 // answer that was lost (a 504 whose request went through) is not counted twice. Events are the shopper's of the
 // session's credential: while the SDK has none they wait in the queue (sent once one arrives), and the
@@ -17,6 +18,9 @@ import { ApiError } from "./http.js";
  */
 
 const FLUSH_DELAY_MS = 2000;
+// After failed sends (a service down, or its endpoint blocked by the browser's tracker blocker): the next is
+// FLUSH_DELAY_MS doubled at each failure, at most this long; a send that goes through brings back the 2 s.
+const MAX_RETRY_DELAY_MS = 5 * 60_000;
 const FLUSH_SIZE = 20;
 const MAX_BATCH = 50; // the route takes 1 to 50 events
 const MAX_QUEUE = 500; // events kept while the service is unreachable; older ones are dropped
@@ -35,6 +39,8 @@ export class Analytics {
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   #timer;
   #sending = false;
+  /** Failed sends since the last one that went through: they space out the next attempts. */
+  #failures = 0;
   /** @type {string | null} set by pageview(path) */
   #path = null;
   #client;
@@ -93,12 +99,12 @@ export class Analytics {
     this.#queue.push(event);
     if (this.#queue.length > MAX_QUEUE) this.#queue.splice(0, this.#queue.length - MAX_QUEUE);
     this.eventSent$.next(event);
-    if (this.#queue.length >= FLUSH_SIZE) void this.flush();
+    if (this.#queue.length >= FLUSH_SIZE && this.#failures === 0) void this.flush();
     else this.#schedule();
     return event;
   }
 
-  /** Sends the queued events now (up to 50 per call); without a credential they stay queued. */
+  /** Sends the queued events now, in batches of up to 50; without a credential they stay queued. */
   async flush() {
     clearTimeout(this.#timer);
     this.#timer = undefined;
@@ -109,11 +115,17 @@ export class Analytics {
         const batch = this.#queue.splice(0, MAX_BATCH);
         try {
           await this.#client.request("POST", "/events", { json: { events: batch } });
+          this.#failures = 0;
         } catch (error) {
-          // Unreachable or failing service: keep the events for the next attempt. A 4xx would fail again.
+          // Unreachable or failing service: keep the events for the next attempt, later each time. A 4xx would
+          // fail again.
           const retry = !(error instanceof ApiError) || error.status === 0 || error.status >= 500 || error.status === 429;
-          if (retry) this.#queue.unshift(...batch);
-          else console.error(`[${this.#session.prefix}] events refused`, error);
+          if (retry) {
+            this.#queue.unshift(...batch);
+            this.#failures += 1;
+          } else {
+            console.error(`[${this.#session.prefix}] events refused`, error);
+          }
           break;
         }
       }
@@ -142,7 +154,8 @@ export class Analytics {
 
   #schedule() {
     if (this.#timer === undefined && !this.#sending && this.#session.credential) {
-      this.#timer = setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
+      const delay = Math.min(FLUSH_DELAY_MS * 2 ** this.#failures, MAX_RETRY_DELAY_MS);
+      this.#timer = setTimeout(() => void this.flush(), delay);
     }
   }
 }

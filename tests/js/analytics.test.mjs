@@ -1,0 +1,87 @@
+// Unit tests of prerender/static/sdk/analytics.js `Analytics`, in Node, with a fake page and HTTP client: how
+// often the SDK tries again to send its events while they do not go through (a service down, or its endpoint
+// blocked by the shopper's tracker blocker: an outside check saw a blocked tab try every 2 s, for hours).
+import { test, beforeEach, afterEach, mock } from "node:test";
+import assert from "node:assert/strict";
+
+import { Analytics } from "../../prerender/static/sdk/analytics.js";
+import { ApiError } from "../../prerender/static/sdk/http.js";
+import { Stream } from "../../prerender/static/sdk/observable.js";
+import { FakeSession } from "./support.mjs";
+
+beforeEach(() => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  globalThis.document = /** @type {any} */ ({
+    visibilityState: "visible",
+    addEventListener() {},
+    querySelector: () => null,
+  });
+  globalThis.window = /** @type {any} */ ({ addEventListener() {} });
+  globalThis.location = /** @type {any} */ ({ pathname: "/idees" });
+});
+
+afterEach(() => {
+  mock.timers.reset();
+  delete globalThis.document;
+  delete globalThis.window;
+  delete globalThis.location;
+});
+
+/** Analytics whose sends answer in turn from `outcomes` (an Error is thrown), each send's time recorded. */
+function analyticsAnswering(/** @type {unknown[]} */ outcomes) {
+  const sentAt = [];
+  let now = 0;
+  const session = Object.assign(new FakeSession({ kind: "user", id: "u-1", forbidProfiling: false }), {
+    leaving$: new Stream(),
+  });
+  const client = {
+    request: async () => {
+      sentAt.push(now);
+      const outcome = outcomes.shift();
+      if (outcome instanceof Error) throw outcome;
+      return outcome;
+    },
+  };
+  const analytics = new Analytics({ client: /** @type {any} */ (client), session: /** @type {any} */ (session) });
+  /** Lets `ms` pass on the page's clock, and the sends it starts finish. @param {number} ms */
+  const wait = async (ms) => {
+    for (let step = 0; step < ms; step += 1000) {
+      now += 1000;
+      mock.timers.tick(1000);
+      for (let turn = 0; turn < 10; turn += 1) await Promise.resolve();
+    }
+  };
+  return { analytics, sentAt, wait };
+}
+
+const BLOCKED = () => new ApiError({ title: "Network", status: 0 });
+
+test("events that do not go through are tried again later each time, at most every five minutes", async () => {
+  const { analytics, sentAt, wait } = analyticsAnswering(Array.from({ length: 20 }, BLOCKED));
+  analytics.track("recipe.show", { recipe_id: "5" });
+  await wait(60 * 60_000);
+  // 2 s, then 4, 8, 16... after each failure, up to 300 s: 18 attempts in the hour, not 1 800.
+  assert.deepEqual(sentAt.slice(0, 6), [2000, 6000, 14000, 30000, 62000, 126000]);
+  const gaps = sentAt.slice(1).map((at, i) => at - sentAt[i]);
+  assert.ok(gaps.every((gap) => gap <= 300_000), String(gaps));
+  assert.equal(sentAt.length, 18);
+});
+
+test("a send that goes through brings back the 2 s rhythm", async () => {
+  const { analytics, sentAt, wait } = analyticsAnswering([BLOCKED(), BLOCKED(), {}, {}]);
+  analytics.track("recipe.show", { recipe_id: "5" });
+  await wait(14_000); // sent at 2 s (failed), 6 s (failed), 14 s (went through)
+  analytics.track("recipe.show", { recipe_id: "6" });
+  await wait(2000);
+  assert.deepEqual(sentAt, [2000, 6000, 14000, 16000]);
+});
+
+test("while sends fail, a full batch waits for its turn instead of being sent at once", async () => {
+  const { analytics, sentAt, wait } = analyticsAnswering([BLOCKED(), {}]);
+  analytics.track("recipe.show", { recipe_id: "5" });
+  await wait(2000);
+  for (let i = 0; i < 25; i += 1) analytics.track("recipe.show", { recipe_id: String(i) });
+  assert.deepEqual(sentAt, [2000], "no send before the failure's delay");
+  await wait(4000);
+  assert.deepEqual(sentAt, [2000, 6000]);
+});
