@@ -141,6 +141,22 @@ def test_after_a_logout_in_another_tab_the_users_tab_no_longer_writes_to_the_use
     assert recipe_id in recipes_in(basket_of(prerender_url, visitor_credential))
 
 
+def test_without_broadcast_channel_a_logout_in_another_tab_is_still_followed(context: BrowserContext, shop_url: str):
+    """A browser without BroadcastChannel: the tabs follow nothing else, but a logout still reaches the tabs acting
+    for the user (through localStorage's storage event), so none of them goes on liking or adding as the user who
+    left a shared device (an outside check found the other tab liking a recipe as that user)."""
+    context.add_init_script("delete window.BroadcastChannel;")
+    user = new_user()
+    user_tab, logout_tab = context.new_page(), context.new_page()
+    visit(context, user_tab, shop_url, user=user)
+    visit(context, logout_tab, shop_url, user=user)
+    assert user_tab.evaluate("() => typeof BroadcastChannel") == "undefined"
+    assert user_tab.evaluate(IDENTITY) == f"user:{user}"
+    logout_tab.locator("[data-account=logout]").click()
+    logout_tab.wait_for_function(f"() => ({IDENTITY})()?.startsWith('authless:')")
+    user_tab.wait_for_function(f"() => ({IDENTITY})() !== 'user:{user}'")
+
+
 def test_a_logout_leaves_nothing_of_the_shopper_in_the_browsers_storage(context: BrowserContext, shop_url: str):
     """The shop's logout calls `svc.user.reset()`: the next person at a shared device finds none of the user's
     entries (a diet saved in the preferences, a payment started), only the browser's own."""

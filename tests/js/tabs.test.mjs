@@ -7,7 +7,7 @@
 import { test, describe, afterEach } from "node:test";
 import assert from "node:assert/strict";
 
-import { Tabs } from "../../prerender/static/sdk/tabs.js";
+import { Tabs, logoutChannel } from "../../prerender/static/sdk/tabs.js";
 import { ChannelHub, FakePage, flush } from "./support.mjs";
 
 // sdk/session.js reads the page's language from the document when it is built.
@@ -412,3 +412,52 @@ describe("Session and the shopper's other tabs", () => {
   });
 });
 
+
+describe("a browser without BroadcastChannel: the logouts' channel", () => {
+  /** Windows of one site: an entry one writes reaches the others' `storage` listeners, as a browser does. */
+  function siteWindows(count) {
+    const items = new Map();
+    const windows = Array.from({ length: count }, () => ({ listeners: new Set() }));
+    for (const own of windows) {
+      Object.assign(own, {
+        addEventListener: (/** @type {string} */ type, listener) => type === "storage" && own.listeners.add(listener),
+        removeEventListener: (/** @type {string} */ type, listener) => own.listeners.delete(listener),
+        localStorage: {
+          setItem(/** @type {string} */ key, /** @type {string} */ value) {
+            items.set(key, value);
+            for (const other of windows) if (other !== own) for (const listener of other.listeners) listener({ key, newValue: value });
+          },
+          removeItem(/** @type {string} */ key) {
+            items.delete(key);
+            for (const other of windows) if (other !== own) for (const listener of other.listeners) listener({ key, newValue: null });
+          },
+        },
+      });
+    }
+    return { windows, items };
+  }
+
+  test("a logout reaches the other tabs; nothing else is told, and storage keeps nothing", async () => {
+    const { windows, items } = siteWindows(2);
+    const [a, b] = windows.map((win) => tabsOf({ open: (/** @type {string} */ name) => logoutChannel(name, /** @type {any} */ (win)) }));
+    const heard = [];
+    b.on("reset", (message) => heard.push(message));
+    b.on("credential", (message) => heard.push(message));
+    a.post({ type: "credential", credential: { ...USER } });
+    a.post({ type: "reset", shopper: "user:u1" });
+    await flush();
+    assert.deepEqual(heard, [{ type: "reset", shopper: "user:u1" }]);
+    assert.equal(items.size, 0);
+  });
+
+  test("a closed tab (a page in the back/forward cache) hears nothing", async () => {
+    const { windows } = siteWindows(2);
+    const [a, b] = windows.map((win) => tabsOf({ open: (/** @type {string} */ name) => logoutChannel(name, /** @type {any} */ (win)) }));
+    const heard = [];
+    b.on("reset", (message) => heard.push(message));
+    b.close();
+    a.post({ type: "reset", shopper: "user:u1" });
+    await flush();
+    assert.deepEqual(heard, []);
+  });
+});

@@ -5,8 +5,9 @@
 // site's one cart); it also tells its own parts when the page comes back into view after a while hidden (the
 // shopper may have used another device meanwhile). A BroadcastChannel reaches the documents of the same origin
 // in the same browser profile only, so nothing leaves the site: another tab of the site could read the same
-// credential in its own page. A browser without BroadcastChannel (or a page that forbids it) gets a tab that
-// follows nothing. The channel is closed while the page sits in the back/forward cache (an open one may keep a
+// credential in its own page. A browser without BroadcastChannel gets a tab that follows the logouts only, told
+// through localStorage's `storage` event (`logoutChannel`: nothing else, a credential least of all, is written
+// where storage keeps it); a page that forbids the channel gets a tab that follows nothing. The channel is closed while the page sits in the back/forward cache (an open one may keep a
 // page out of it) and opened again when the page is restored, which counts as a return: what the other tabs
 // did meanwhile was not heard, so the restored tab asks them for their credentials.
 // Several suppliers' pages may share one site (a group's brands, a retailer's recipe blog under a publisher's
@@ -191,8 +192,47 @@ export class Tabs {
   }
 }
 
-/** BroadcastChannel's constructor as an opener, or null where there is none. */
+/** BroadcastChannel's constructor as an opener; where there is none, the logouts' channel; null outside a page. */
 function defaultOpen() {
   const Channel = globalThis.BroadcastChannel;
-  return Channel ? (/** @type {string} */ name) => /** @type {Channel} */ (/** @type {unknown} */ (new Channel(name))) : null;
+  if (Channel) return (/** @type {string} */ name) => /** @type {Channel} */ (/** @type {unknown} */ (new Channel(name)));
+  return typeof globalThis.addEventListener === "function" && "localStorage" in globalThis ? logoutChannel : null;
+}
+
+/**
+ * A channel for a browser without BroadcastChannel, over localStorage's `storage` event, which the site's other
+ * tabs get when one writes an entry: it carries the `reset` messages only (a logout must reach the tabs still
+ * acting for the user, a shared device's next person being someone else), each written and removed at once, so
+ * that storage never keeps it. Nothing else goes through it: a credential in storage would outlive the page.
+ * @param {string} name @returns {Channel}
+ */
+export function logoutChannel(name, target = globalThis) {
+  const key = `${name}/reset`;
+  /** @param {StorageEvent} event */
+  const listener = (event) => {
+    if (event.key !== key || !event.newValue) return; // its removal, or another entry
+    try {
+      channel.onmessage?.({ data: JSON.parse(event.newValue) });
+    } catch {
+      // not a message of ours
+    }
+  };
+  /** @type {Channel} */
+  const channel = {
+    onmessage: null,
+    postMessage(message) {
+      if (/** @type {{ type?: unknown }} */ (message)?.type !== "reset") return;
+      try {
+        target.localStorage.setItem(key, JSON.stringify(message));
+        target.localStorage.removeItem(key);
+      } catch {
+        // storage blocked too: the other tabs are not told
+      }
+    },
+    close() {
+      target.removeEventListener("storage", /** @type {EventListener} */ (listener));
+    },
+  };
+  target.addEventListener("storage", /** @type {EventListener} */ (listener));
+  return channel;
 }
