@@ -1,7 +1,8 @@
 // Unit tests of prerender/static/sdk/analytics.js `Analytics`, in Node, with a fake page and HTTP client: how
 // often the SDK tries again to send its events while they do not go through (a service down, or its endpoint
-// blocked by the shopper's tracker blocker: an outside check saw a blocked tab try every 2 s, for hours).
-import { test, beforeEach, afterEach, mock } from "node:test";
+// blocked by the shopper's tracker blocker: an outside check saw a blocked tab try every 2 s, for hours), and how
+// the events of a page being left reach the service where the browser has no beacon.
+import { describe, test, beforeEach, afterEach, mock } from "node:test";
 import assert from "node:assert/strict";
 
 import { Analytics } from "../../prerender/static/sdk/analytics.js";
@@ -18,10 +19,13 @@ beforeEach(() => {
   });
   globalThis.window = /** @type {any} */ ({ addEventListener() {} });
   globalThis.location = /** @type {any} */ ({ pathname: "/idees" });
+  // A page's navigator, without sendBeacon unless a test gives it one (Node's own, where there is one, has none).
+  Object.defineProperty(globalThis, "navigator", { value: {}, configurable: true, writable: true });
 });
 
 afterEach(() => {
   mock.timers.reset();
+  mock.restoreAll();
   delete globalThis.document;
   delete globalThis.window;
   delete globalThis.location;
@@ -33,6 +37,9 @@ function analyticsAnswering(/** @type {unknown[]} */ outcomes) {
   let now = 0;
   const session = Object.assign(new FakeSession({ kind: "user", id: "u-1", forbidProfiling: false }), {
     leaving$: new Stream(),
+    isConfigured: true,
+    url: (/** @type {string} */ path) => `https://prerender.test/v1${path}`,
+    headers: () => ({ authorization: "Bearer t0ken" }),
   });
   const client = {
     request: async () => {
@@ -84,4 +91,51 @@ test("while sends fail, a full batch waits for its turn instead of being sent at
   assert.deepEqual(sentAt, [2000], "no send before the failure's delay");
   await wait(4000);
   assert.deepEqual(sentAt, [2000, 6000]);
+});
+
+describe("the events of a page being left", () => {
+  /** The requests the page's fetch was asked for. */
+  function recordFetches() {
+    const fetched = [];
+    mock.method(globalThis, "fetch", async (/** @type {string} */ url, /** @type {RequestInit} */ init) => {
+      fetched.push({ url, ...init });
+      return new Response(null, { status: 204 });
+    });
+    return fetched;
+  }
+
+  test("a browser without sendBeacon sends them as a kept-alive fetch, the same body", () => {
+    const fetched = recordFetches();
+    const { analytics } = analyticsAnswering([]);
+    analytics.track("entry.add-all", { recipe_id: "5" });
+    analytics.beacon();
+    assert.equal(fetched.length, 1);
+    const [sent] = fetched;
+    assert.equal(sent.url, "https://prerender.test/v1/events");
+    assert.equal(sent.keepalive, true);
+    assert.equal(sent.credentials, "omit");
+    const body = JSON.parse(sent.body);
+    assert.deepEqual(body.headers, { authorization: "Bearer t0ken" });
+    assert.deepEqual(body.events.map((event) => event.name), ["entry.add-all"]);
+  });
+
+  test("a beacon the browser refuses goes as a kept-alive fetch", () => {
+    const fetched = recordFetches();
+    globalThis.navigator.sendBeacon = () => false;
+    const { analytics } = analyticsAnswering([]);
+    analytics.track("entry.add-all", { recipe_id: "5" });
+    analytics.beacon();
+    assert.equal(fetched.length, 1);
+  });
+
+  test("a beacon the browser takes is the only request", () => {
+    const fetched = recordFetches();
+    const beacons = [];
+    globalThis.navigator.sendBeacon = (/** @type {string} */ url, /** @type {string} */ body) => beacons.push(body) > 0;
+    const { analytics } = analyticsAnswering([]);
+    analytics.track("entry.add-all", { recipe_id: "5" });
+    analytics.beacon();
+    assert.equal(beacons.length, 1);
+    assert.equal(fetched.length, 0);
+  });
 });

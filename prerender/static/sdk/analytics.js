@@ -135,10 +135,10 @@ export class Analytics {
     }
   }
 
-  /** The page is hidden or left: hand the queue to the browser, which sends it even after unload. */
+  /** The page is hidden or left: hand the queue to the browser, which sends it even after unload (a beacon, else a
+   * `keepalive` fetch: a browser without sendBeacon, or one whose beacon refused the batch). */
   beacon() {
-    if (this.#queue.length === 0 || !this.#session.isConfigured || !this.#session.credential
-        || typeof navigator.sendBeacon !== "function") return;
+    if (this.#queue.length === 0 || !this.#session.isConfigured || !this.#session.credential) return;
     clearTimeout(this.#timer);
     this.#timer = undefined;
     const url = this.#session.url("/events");
@@ -147,7 +147,7 @@ export class Analytics {
       // `headers`: authorization (Bearer), language-id, session-id, profiling, as a fetch would send them.
       const body = JSON.stringify({ headers: this.#session.headers(), events: batch });
       // A string body is sent as text/plain;charset=UTF-8: no CORS preflight, which a beacon cannot do.
-      if (!navigator.sendBeacon(url, body)) break; // over the browser's quota: keep them for later
+      if (!sendBeacon(url, body) && !sendKeptAlive(url, body)) break; // over the browser's quota: kept for later
       this.#queue.splice(0, batch.length);
     }
   }
@@ -157,6 +157,30 @@ export class Analytics {
       const delay = Math.min(FLUSH_DELAY_MS * 2 ** this.#failures, MAX_RETRY_DELAY_MS);
       this.#timer = setTimeout(() => void this.flush(), delay);
     }
+  }
+}
+
+/** `navigator.sendBeacon`, false where the browser has none. @param {string} url @param {string} body */
+function sendBeacon(url, body) {
+  try {
+    return typeof navigator.sendBeacon === "function" && navigator.sendBeacon(url, body);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The same request as a `keepalive` fetch, which the browser also finishes after the page is gone (the same body:
+ * text/plain, no preflight; no cookies). False when it cannot be started.
+ * @param {string} url @param {string} body
+ */
+function sendKeptAlive(url, body) {
+  if (typeof fetch !== "function") return false;
+  try {
+    fetch(url, { method: "POST", body, keepalive: true, credentials: "omit" }).catch(() => {});
+    return true;
+  } catch {
+    return false; // over the browser's quota of kept-alive bodies
   }
 }
 
