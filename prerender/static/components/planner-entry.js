@@ -17,7 +17,7 @@
 //   loaded on the first click, not with the entry (a page showing the entry pays for the modal only when a
 //   shopper asks for it), unless the page holds the modal's id twice (two entries): then at once, to make
 //   the ids unique before anything points at them.
-import { sdk, services, formatText, atBound } from "./ui.js";
+import { sdk, services, formatText, atBound, writableLocalStorage } from "./ui.js";
 
 /** The onboarding module, loaded once, when first needed. */
 function onboardingModule() {
@@ -33,22 +33,8 @@ const GUESTS_MIN = 1;
 const GUESTS_MAX = 12;
 const GUESTS_DEFAULT = 4;
 
-/**
- * The page's localStorage when it can be written, else null (the SDK's storage would fall back to memory,
- * which does not reach the current-menu page).
- * @returns {Storage | null}
- */
-export function usableLocalStorage() {
-  try {
-    const storage = window.localStorage;
-    const probe = services.session.key("planner/probe");
-    storage.setItem(probe, "1");
-    storage.removeItem(probe);
-    return storage;
-  } catch {
-    return null;
-  }
-}
+/** The page's localStorage when it can be written, else null: the guests must reach the current-menu page. */
+const usableLocalStorage = () => writableLocalStorage(services.session.key("planner/probe"));
 
 /** An integer attribute or stored value, or null. @param {string | null | undefined} value */
 function integer(value) {

@@ -22,7 +22,7 @@
 //   once, then `planner.add`, `planner.remove`, `planner.swap`, `planner.finalize`;
 // - the try-again state (`retry`: the upstream failed while the server rendered the page), in
 //   components/planner-retry.js: the page asked again a few times, then on the button.
-import { sdk, services, isStoppedByHook, isOutcomeUnknown, inertFragment, formatText, revealFocusInRows, atBound, WORKING_AFTER_MS } from "./ui.js";
+import { sdk, services, isStoppedByHook, isOutcomeUnknown, inertFragment, formatText, revealFocusInRows, atBound, validGuestCount, writableLocalStorage, WORKING_AFTER_MS } from "./ui.js";
 import { findOnboarding, ONBOARDED_KEY } from "./planner-onboarding.js";
 import { PlannerPanel } from "./planner-panel.js";
 import { PlannerRetry } from "./planner-retry.js";
@@ -37,24 +37,6 @@ const GUESTS_MAX = 50;
 const VIEWS = ["recipe", "menu"];
 const MESSAGE_MS = 8000;
 
-/** Whether localStorage can be written (the SDK's storage would fall back to memory, silently). */
-function localStorageUsable() {
-  try {
-    const probe = services.session.key("planner/probe");
-    window.localStorage.setItem(probe, "1");
-    window.localStorage.removeItem(probe);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** @param {string | null | undefined} value */
-function guestsOf(value) {
-  const text = String(value ?? "").trim();
-  const number = /^\d{1,2}$/.test(text) ? Number(text) : NaN;
-  return number >= GUESTS_MIN && number <= GUESTS_MAX ? number : null;
-}
 
 // The page's text for a 409's reason (coreapi/services/menus.py): the first three say the menu is not as the page
 // shows it (changed on another tab or device); a reason not listed gets the page's "try again".
@@ -117,7 +99,7 @@ export class PlannerElement extends HTMLElement {
     // The page's own ?view= wins over the rendered one (a host that did not forward it).
     const asked = new URL(window.location.href).searchParams.get("view");
     this.#setView((asked ?? this.getAttribute("view")) === "menu" ? "menu" : "recipe", { history: false });
-    const storage = localStorageUsable();
+    const storage = writableLocalStorage(services.session.key("planner/probe"));
     if (!storage) this.querySelector("[data-role='storage-required']")?.removeAttribute("hidden");
     this.#startAnalytics();
     services.planner.clearFinalizeUrl();
@@ -333,7 +315,7 @@ export class PlannerElement extends HTMLElement {
 
   /** @param {number} delta */
   async #setGuests(delta) {
-    const guests = Math.min(GUESTS_MAX, Math.max(GUESTS_MIN, (guestsOf(this.getAttribute("guests")) ?? 4) + delta));
+    const guests = Math.min(GUESTS_MAX, Math.max(GUESTS_MIN, (validGuestCount(this.getAttribute("guests")) ?? 4) + delta));
     if (String(guests) === this.getAttribute("guests")) return;
     await this.#changeGuests(guests);
     // What the stepper's press did, heard (its value is no live region: the menu's parts are drawn again).
@@ -503,7 +485,7 @@ export class PlannerElement extends HTMLElement {
 
   /** The guests stepper's buttons at the menu's bounds: aria-disabled, not disabled (they keep the focus). */
   #stepperBounds() {
-    const guests = guestsOf(this.getAttribute("guests")) ?? 4;
+    const guests = validGuestCount(this.getAttribute("guests")) ?? 4;
     atBound(this.querySelector(".svc-planner__menu [data-action='guests-decrease']"), guests <= GUESTS_MIN);
     atBound(this.querySelector(".svc-planner__menu [data-action='guests-increase']"), guests >= GUESTS_MAX);
   }
@@ -626,10 +608,10 @@ export class PlannerElement extends HTMLElement {
   #applyEntryGuests() {
     const url = new URL(window.location.href);
     if (!url.searchParams.has("mode")) return;
-    const stored = guestsOf(services.session.local.get(services.session.key(GUESTS_KEY)));
+    const stored = validGuestCount(services.session.local.get(services.session.key(GUESTS_KEY)));
     url.searchParams.delete("mode");
     window.history.replaceState(window.history.state, "", url.href);
-    const current = guestsOf(this.getAttribute("guests"));
+    const current = validGuestCount(this.getAttribute("guests"));
     if (stored === null || stored === current) return;
     this.#run(() => this.#changeGuests(stored));
   }

@@ -83,6 +83,23 @@ export function safeStorage(kind) {
   };
 }
 
+/**
+ * The page's localStorage when a value can be written to it now (a probe written and removed under `probeKey`),
+ * else null: blocked, or full. `safeStorage` would keep the value in this page's memory only, which no other
+ * page reads (the planner's pages hand each other the guests that way).
+ * @param {string} probeKey @returns {Storage | null}
+ */
+export function writableLocalStorage(probeKey) {
+  try {
+    const storage = window.localStorage;
+    storage.setItem(probeKey, "1");
+    storage.removeItem(probeKey);
+    return storage;
+  } catch {
+    return null;
+  }
+}
+
 /** How far after now a kept time stamp may lie and still count (a clock stepped back a little by NTP). */
 const CLOCK_STEP_MS = 5 * 60_000;
 

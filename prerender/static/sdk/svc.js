@@ -30,8 +30,9 @@ import { moduleConfig } from "./config.js";
 import { reported } from "./reported.js";
 import { Tabs } from "./tabs.js";
 import { inertFragment, parsedDocument, parsedFragment } from "./markup.js";
+import { writableLocalStorage } from "./storage.js";
 
-export { Stream, State, ApiError, Observable, inertFragment, parsedDocument, parsedFragment, formatText, isolated, isOutcomeUnknown, localProblem, logFailure, numberFormat, translator, validGuestCount, isStoppedByHook };
+export { Stream, State, ApiError, Observable, inertFragment, parsedDocument, parsedFragment, formatText, isolated, isOutcomeUnknown, localProblem, logFailure, numberFormat, translator, validGuestCount, isStoppedByHook, writableLocalStorage };
 
 const { prefix, apiBase } = moduleConfig(import.meta.url);
 const VERSION = "1.0.0";
@@ -137,7 +138,7 @@ function createSdk() {
     const opening = ++drawerRequests;
     const { openRecipeDetails } = await drawer.load({ opening: "drawer.opening", failed: "error.drawer" });
     if (opening !== drawerRequests) return undefined; // closed (or opened on another) while its module loaded
-    return openRecipeDetails({ recipeId: id, guests: validGuests(guests), ...options });
+    return openRecipeDetails({ recipeId: id, guests: validGuestCount(guests) ?? undefined, ...options });
   }
 
   /** Closes the drawer when it is open, or opening (nothing is loaded when it never was): a single-page app's
@@ -424,12 +425,6 @@ function createSdk() {
       idle(() => shows.prune());
     },
   };
-}
-
-/** A guest count of 1 to 50, or undefined (the recipe's own). */
-function validGuests(/** @type {unknown} */ guests) {
-  const value = Number.parseInt(String(guests ?? ""), 10);
-  return Number.isInteger(value) && value >= 1 && value <= 50 ? value : undefined;
 }
 
 if (!sdks[prefix]) {
