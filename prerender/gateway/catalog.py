@@ -371,9 +371,9 @@ class CatalogGateway:
         if params.get("q") or identity.supplier_id is None:
             pass  # no stale copy: any caller could keep a key a day with each new text or made-up shopper
         elif page.items:
-            self.cache.set("stale:" + key, (page,), timeout=self.stale_ttl)
+            self.cache.keep_last_good(key, page, timeout=self.stale_ttl)
         else:  # nothing (left) on this page: no older copy comes back during an outage
-            self.cache.delete("stale:" + key)
+            self.cache.drop_last_good(key)
         return page
 
     def _read(self, identity: CallerIdentity, path: str, name: str, params: dict[str, Any]) -> Any:

@@ -290,15 +290,39 @@ class ReadCache:
         self.near.clear()
         self.cache.clear()
 
+    # The last good answers: a copy of a fresh answer, kept longer than it (the read's `stale_ttl`) under its key
+    # with a prefix, served while the upstream fails (stale-if-error). None is never kept as one.
+
+    def keep_last_good(self, key: str, value: Any, *, timeout: int) -> None:
+        """Keep `value` as the last good answer of `key`."""
+        self.set(_last_good_key(key), (value,), timeout=timeout)
+
+    def keep_last_good_many(self, values: Mapping[str, Any], *, timeout: int) -> None:
+        """Keep each value as the last good answer of its key."""
+        if values:
+            self.set_many({_last_good_key(key): (value,) for key, value in values.items()}, timeout=timeout)
+
+    def drop_last_good(self, *keys: str) -> None:
+        """No last good answer of these keys any more (gone upstream, or refused)."""
+        if keys:
+            self.delete_many(*(_last_good_key(key) for key in keys))
+
+    def last_good(self, key: str) -> Any:
+        """The last good answer of `key`, or None."""
+        return self.last_good_many(key)[0]
+
+    def last_good_many(self, *keys: str) -> list[Any]:
+        """The last good answer of each key, None where there is none."""
+        return [kept[0] if kept else None for kept in self.get_many(*(_last_good_key(key) for key in keys))]
+
     def stale(self, key: str, error: UpstreamError, *, what: str) -> Any:
-        """The last good answer kept under "stale:" + `key` while the upstream fails (logged), or `error` raised
-        when there is none."""
-        kept = self.get("stale:" + key)
+        """The last good answer of `key` while the upstream fails (logged), or `error` raised when there is none."""
+        kept = self.last_good(key)
         if kept is None:
             raise error
         log.log(stale_level(error), "upstream failed, serving the last good %s: %s", what, error)
         served_stale(what)
-        return kept[0]
+        return kept
 
     def read_through(self, key: str, read: Callable[[], T], *, ttl: int, stale_ttl: int, what: str) -> T:
         """A read the same for every caller of `key` (an immutable value: the store list, the categories): kept
@@ -315,5 +339,10 @@ class ReadCache:
             last: T = self.stale(key, error, what=what)
             return last
         self.near_put(key, (value,), timeout=ttl)
-        self.set("stale:" + key, (value,), timeout=stale_ttl)
+        self.keep_last_good(key, value, timeout=stale_ttl)
         return value
+
+
+def _last_good_key(key: str) -> str:
+    """Where the last good answer of `key` is kept."""
+    return "stale:" + key

@@ -187,12 +187,9 @@ class RecipeGateway:
         gives the same empty card (never a recipe since unpublished), and any id a caller makes up would
         otherwise hold a shared cache entry for a day (a delete creates none)."""
         self.cache.set_many(values, timeout=self.ttl)
-        found = {"stale:" + key: value for key, value in values.items() if value[0] is not None}
-        if found:
-            self.cache.set_many(found, timeout=self.stale_ttl)
-        gone = ["stale:" + key for key, value in values.items() if value[0] is None]
-        if gone:
-            self.cache.delete_many(*gone)
+        found = {key: value[0] for key, value in values.items() if value[0] is not None}
+        self.cache.keep_last_good_many(found, timeout=self.stale_ttl)
+        self.cache.drop_last_good(*(key for key, value in values.items() if value[0] is None))
 
     def _hold_malformed(self, keys: dict[str, str]) -> dict[str, Recipe]:
         """The recipes the upstream sent malformed: served from their last good copies, or left out, and that
@@ -221,8 +218,8 @@ class RecipeGateway:
         """The last good copies there are of some recipes (none for an empty `keys`)."""
         if not keys:
             return {}
-        stale = dict(zip(keys, self.cache.get_many(*("stale:" + key for key in keys.values())), strict=True))
-        copies = {rid: value[0] for rid, value in stale.items() if value and value[0] is not None}
+        stale = dict(zip(keys, self.cache.last_good_many(*keys.values()), strict=True))
+        copies = {rid: recipe for rid, recipe in stale.items() if recipe is not None}
         if copies:
             served_stale("recipes")
         return copies

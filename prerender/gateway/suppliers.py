@@ -90,7 +90,8 @@ class SupplierGateway:
         and its last good copy dropped, so that an outage does not vouch for it either."""
         key = cache_key("supplier", token)
         self._seen.pop(key)
-        self.cache.delete_many(key, "stale:" + key)
+        self.cache.delete(key)
+        self.cache.drop_last_good(key)
 
     def by_token(self, token: str, *, request_id: str) -> Supplier | None:
         """The supplier of a token, None when the upstream does not know it (cached, None included). A token never
@@ -110,11 +111,11 @@ class SupplierGateway:
             return known
 
         headers = {"Supplier-Token": token, "X-Request-Id": request_id}
-        last_good = self.cache.get("stale:" + key)
+        last_good: Supplier | None = self.cache.last_good(key)
         if last_good is not None:
             # A token seen valid is its supplier's: its lookups count for the tenant its other calls (and its
             # browsers' lookups by id) count for, not for a second one keyed by the token's digest.
-            return self._fetch(key, headers, unknown=refused_token, tenant=tenant_key(last_good[0].id, None))
+            return self._fetch(key, headers, unknown=refused_token, tenant=tenant_key(last_good.id, None))
         return self.first_lookups.run(
             key, lambda: self._fetch(key, headers, unknown=refused_token), answer=lambda: self.cache.near_get(key)
         )
@@ -175,9 +176,9 @@ class SupplierGateway:
             return self._stale(key, error)
         self.cache.near_put(key, (supplier,), timeout=self.ttl)
         if supplier is not None:
-            self.cache.set("stale:" + key, (supplier,), timeout=self.stale_ttl)
+            self.cache.keep_last_good(key, supplier, timeout=self.stale_ttl)
         else:  # a token revoked (or made up): its last good copy goes, and no day-long "unknown" one is kept
-            self.cache.delete("stale:" + key)
+            self.cache.drop_last_good(key)
         return supplier
 
     def _stale(self, key: str, error: UpstreamError) -> Supplier | None:

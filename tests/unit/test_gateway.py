@@ -220,7 +220,7 @@ def test_a_token_the_upstream_refuses_since_is_looked_up_again_and_loses_its_las
     assert upstream.suppliers.seen_supplier_id("tok") is None
     responses.replace(responses.GET, f"{BASE}/api/v1/suppliers/me", status=401, json={"status": 401})
     assert upstream.suppliers.by_token("tok", request_id="r") is None
-    assert upstream.suppliers.cache.get("stale:" + cache_key("supplier", "tok")) is None
+    assert upstream.suppliers.cache.last_good(cache_key("supplier", "tok")) is None
 
 
 @responses.activate
