@@ -38,13 +38,13 @@ from prerender.rendering.catalog import (
 from prerender.rendering.i18n import Translator, translator_for
 from prerender.rendering.pictures import safe_picture_url
 from prerender.rendering.urls import with_query
+from prerender.schemas.catalog import MY_SPACE_TABS
 from prerender.schemas.responses import BasketSchema
 from prerender.web.context import RequestContext
 from prerender.web.upstream_answers import checked_answer
 
 FAVORITES_SIZE = 20
 HISTORY_SIZE = 10
-MY_SPACE_TABS = ("favorites", "history")
 
 # Who may see a page of the shopper's own (`access`).
 OPEN, LOGIN, UNAVAILABLE = "open", "login", "unavailable"

@@ -19,10 +19,10 @@ from prerender.schemas.fields import (
     OptionalStoreId,
     no_control_characters,
 )
+from prerender.schemas.limits import MAX_SEARCH_LENGTH
 from prerender.schemas.menus import RECIPE_TYPES
 from prerender.schemas.variants import accepted_variants
 
-MAX_SEARCH_LENGTH = 100
 MAX_CATALOG_PAGE = 100
 MAX_RECIPES_PER_CATEGORY = 20
 MAX_TITLE_LENGTH = 120

@@ -19,7 +19,7 @@ from prerender.schemas.fields import (
     OptionalStoreId,
     no_control_characters,
 )
-from prerender.schemas.limits import MAX_SERVES
+from prerender.schemas.limits import MAX_SEARCH_LENGTH, MAX_SERVES
 from prerender.schemas.responses import AnswerSchema
 
 RECIPE_TYPES = ("starter", "main-dish", "dessert", "drink")
@@ -50,7 +50,6 @@ class PlannerEntryQuery(_Query):
 
 
 PAGE_VIEWS = ("recipe", "menu")
-MAX_SEARCH_LENGTH = 100
 MAX_PANEL_PAGE = 50
 
 
