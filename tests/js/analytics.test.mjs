@@ -119,13 +119,25 @@ describe("the events of a page being left", () => {
     assert.deepEqual(body.events.map((event) => event.name), ["entry.add-all"]);
   });
 
-  test("a beacon the browser refuses goes as a kept-alive fetch", () => {
+  test("a kept-alive fetch that fails puts its events back in the queue", async () => {
+    mock.method(globalThis, "fetch", async () => {
+      throw new TypeError("Failed to fetch");
+    });
+    const { analytics, sentAt, wait } = analyticsAnswering([{}]);
+    analytics.track("entry.add-all", { recipe_id: "5" });
+    analytics.beacon();
+    for (let turn = 0; turn < 10; turn += 1) await Promise.resolve();
+    await wait(2000); // the page stayed (hidden): the next send takes them
+    assert.equal(sentAt.length, 1);
+  });
+
+  test("a beacon the browser refuses (its quota) keeps the events for later, and no fetch is tried", () => {
     const fetched = recordFetches();
     globalThis.navigator.sendBeacon = () => false;
     const { analytics } = analyticsAnswering([]);
     analytics.track("entry.add-all", { recipe_id: "5" });
     analytics.beacon();
-    assert.equal(fetched.length, 1);
+    assert.equal(fetched.length, 0, "a kept-alive fetch shares the beacons' quota");
   });
 
   test("a beacon the browser takes is the only request", () => {

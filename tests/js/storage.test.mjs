@@ -99,3 +99,17 @@ describe("safeStorage", () => {
     assert.equal(store.get("k"), null);
   });
 });
+
+test("safeStorage: a value another tab wrote after this page's refused write is newer, and read", () => {
+  const storage = fakeStorage({ refuse: true });
+  storage.items.set("k", "old");
+  globalThis.window = /** @type {any} */ ({ localStorage: storage });
+  const store = safeStorage("localStorage");
+  assert.equal(store.set("k", "mine"), false);
+  assert.equal(store.get("k"), "mine");
+  storage.items.set("k", "theirs"); // another tab, once the storage had room
+  assert.equal(store.get("k"), "theirs");
+  storage.items.set("k", "later");
+  assert.equal(store.get("k"), "later", "the storage is read again from then on");
+  delete globalThis.window;
+});

@@ -450,6 +450,16 @@ describe("a browser without BroadcastChannel: the logouts' channel", () => {
     assert.equal(items.size, 0);
   });
 
+  test("an entry of another kind written under the logouts' key is not heard", async () => {
+    const { windows } = siteWindows(2);
+    const [, b] = windows.map((win) => tabsOf({ open: (/** @type {string} */ name) => logoutChannel(name, /** @type {any} */ (win)) }));
+    const heard = [];
+    b.on("credential", (message) => heard.push(message));
+    windows[0].localStorage.setItem("_svc/tabs/reset", JSON.stringify({ type: "credential", supplier: "1", credential: { ...USER } }));
+    await flush();
+    assert.deepEqual(heard, []);
+  });
+
   test("a closed tab (a page in the back/forward cache) hears nothing", async () => {
     const { windows } = siteWindows(2);
     const [a, b] = windows.map((win) => tabsOf({ open: (/** @type {string} */ name) => logoutChannel(name, /** @type {any} */ (win)) }));

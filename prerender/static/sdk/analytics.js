@@ -124,6 +124,7 @@ export class Analytics {
             this.#queue.unshift(...batch);
             this.#failures += 1;
           } else {
+            this.#failures = 0; // the service answered: the next events go at the usual pace
             console.error(`[${this.#session.prefix}] events refused`, error);
           }
           break;
@@ -135,8 +136,8 @@ export class Analytics {
     }
   }
 
-  /** The page is hidden or left: hand the queue to the browser, which sends it even after unload (a beacon, else a
-   * `keepalive` fetch: a browser without sendBeacon, or one whose beacon refused the batch). */
+  /** The page is hidden or left: hand the queue to the browser, which sends it even after unload (a beacon; a
+   * `keepalive` fetch in a browser without sendBeacon). */
   beacon() {
     if (this.#queue.length === 0 || !this.#session.isConfigured || !this.#session.credential) return;
     clearTimeout(this.#timer);
@@ -147,7 +148,15 @@ export class Analytics {
       // `headers`: authorization (Bearer), language-id, session-id, profiling, as a fetch would send them.
       const body = JSON.stringify({ headers: this.#session.headers(), events: batch });
       // A string body is sent as text/plain;charset=UTF-8: no CORS preflight, which a beacon cannot do.
-      if (!sendBeacon(url, body) && !sendKeptAlive(url, body)) break; // over the browser's quota: kept for later
+      if (typeof navigator.sendBeacon === "function") {
+        if (!navigator.sendBeacon(url, body)) break; // over the browser's quota: kept for later
+      } else {
+        // Refused or failed (the page stays, hidden): back in the queue; the service stores an event id once.
+        sendKeptAlive(url, body).catch(() => {
+          this.#queue.unshift(...batch);
+          this.#schedule();
+        });
+      }
       this.#queue.splice(0, batch.length);
     }
   }
@@ -160,28 +169,15 @@ export class Analytics {
   }
 }
 
-/** `navigator.sendBeacon`, false where the browser has none. @param {string} url @param {string} body */
-function sendBeacon(url, body) {
-  try {
-    return typeof navigator.sendBeacon === "function" && navigator.sendBeacon(url, body);
-  } catch {
-    return false;
-  }
-}
-
 /**
- * The same request as a `keepalive` fetch, which the browser also finishes after the page is gone (the same body:
- * text/plain, no preflight; no cookies). False when it cannot be started.
- * @param {string} url @param {string} body
+ * A beacon's request as a `keepalive` fetch, which the browser also finishes after the page is gone (the same body:
+ * text/plain, no preflight; no cookies). Rejected when it was refused or failed.
+ * @param {string} url @param {string} body @returns {Promise<unknown>}
  */
-function sendKeptAlive(url, body) {
-  if (typeof fetch !== "function") return false;
-  try {
-    fetch(url, { method: "POST", body, keepalive: true, credentials: "omit" }).catch(() => {});
-    return true;
-  } catch {
-    return false; // over the browser's quota of kept-alive bodies
-  }
+async function sendKeptAlive(url, body) {
+  const answer = await fetch(url, { method: "POST", body, keepalive: true, credentials: "omit" });
+  if (!answer.ok) throw new Error(`events not stored: ${answer.status}`);
+  return answer;
 }
 
 /**

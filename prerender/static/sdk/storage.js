@@ -1,6 +1,7 @@
 // Browser storage that never throws (Safari private mode, storage disabled by the page's policy or the browser's
-// settings, quota): a value whose write the real storage refused lives in memory for the life of the page, and
-// is what this page reads back for its key (not an older value the storage still holds).
+// settings, quota): a value whose write the real storage refused lives in this page's memory, and is what the
+// page reads back for its key (not the older value the storage still holds), until the storage holds another
+// value than that older one (another tab wrote it once there was room): the storage's is newer, and wins again.
 
 /**
  * @typedef {object} SafeStorage
@@ -16,9 +17,31 @@
  * @returns {SafeStorage}
  */
 export function safeStorage(kind) {
-  // The writes the real storage refused, this page's own (null: removed): they win over what the storage holds.
-  /** @type {Map<string, string | null>} */
+  // The writes the real storage refused, this page's own (`value` null: removed), with what the storage held for
+  // the key then (`under`: undefined when it could not be read).
+  /** @type {Map<string, { value: string | null, under: string | null | undefined }>} */
   const memory = new Map();
+  /** @param {string} key @returns {string | null | undefined} what the storage holds, undefined if unreadable */
+  const stored = (key) => {
+    try {
+      const storage = real();
+      return storage ? storage.getItem(key) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  /** A refused write (or removal) of this page's: newer than what the storage holds for the key now.
+   * @param {string} key @param {string | null} value */
+  const keep = (key, value) => memory.set(key, { value, under: stored(key) });
+  /** @param {string} key @returns {string | null} */
+  const get = (key) => {
+    const own = memory.get(key);
+    const now = stored(key);
+    if (!own) return now ?? null;
+    if (now === undefined || own.under === undefined || now === own.under) return own.value;
+    memory.delete(key); // written there since this page's refused write: newer
+    return now;
+  };
   /** @returns {Storage | null} */
   const real = () => {
     try {
@@ -28,14 +51,7 @@ export function safeStorage(kind) {
     }
   };
   return {
-    get(key) {
-      if (memory.has(key)) return memory.get(key) ?? null;
-      try {
-        return real()?.getItem(key) ?? null;
-      } catch {
-        return null;
-      }
-    },
+    get,
     set(key, value) {
       try {
         const storage = real();
@@ -47,7 +63,7 @@ export function safeStorage(kind) {
       } catch {
         // memory keeps it
       }
-      memory.set(key, value);
+      keep(key, value);
       return false;
     },
     remove(key) {
@@ -61,7 +77,7 @@ export function safeStorage(kind) {
       } catch {
         // remembered as removed
       }
-      memory.set(key, null);
+      keep(key, null);
     },
     keys() {
       const names = new Set();
@@ -74,8 +90,8 @@ export function safeStorage(kind) {
       } catch {
         // memory only
       }
-      for (const [name, value] of memory) {
-        if (value === null) names.delete(name);
+      for (const name of [...memory.keys()]) {
+        if (get(name) === null) names.delete(name);
         else names.add(name);
       }
       return [...names];

@@ -7,7 +7,8 @@
 // in the same browser profile only, so nothing leaves the site: another tab of the site could read the same
 // credential in its own page. A browser without BroadcastChannel gets a tab that follows the logouts only, told
 // through localStorage's `storage` event (`logoutChannel`: nothing else, a credential least of all, is written
-// where storage keeps it); a page that forbids the channel gets a tab that follows nothing. The channel is closed while the page sits in the back/forward cache (an open one may keep a
+// where storage keeps it; a logout made while a tab sat in the back/forward cache is not heard by it when it is
+// restored); a page that forbids the channel gets a tab that follows nothing. The channel is closed while the page sits in the back/forward cache (an open one may keep a
 // page out of it) and opened again when the page is restored, which counts as a return: what the other tabs
 // did meanwhile was not heard, so the restored tab asks them for their credentials.
 // Several suppliers' pages may share one site (a group's brands, a retailer's recipe blog under a publisher's
@@ -212,7 +213,8 @@ export function logoutChannel(name, target = globalThis) {
   const listener = (event) => {
     if (event.key !== key || !event.newValue) return; // its removal, or another entry
     try {
-      channel.onmessage?.({ data: JSON.parse(event.newValue) });
+      const message = JSON.parse(event.newValue);
+      if (message?.type === "reset") channel.onmessage?.({ data: message }); // a logout, nothing else
     } catch {
       // not a message of ours
     }
@@ -221,7 +223,7 @@ export function logoutChannel(name, target = globalThis) {
   const channel = {
     onmessage: null,
     postMessage(message) {
-      if (/** @type {{ type?: unknown }} */ (message)?.type !== "reset") return;
+      if (/** @type {{ type?: unknown }} */ (message)?.type !== "reset") return; // `ask` among them: nobody answers
       try {
         target.localStorage.setItem(key, JSON.stringify(message));
         target.localStorage.removeItem(key);

@@ -163,7 +163,7 @@ export class TransferArrivals {
       // page's store instead, as after the callback's last "not now".
       const kept = forcePos !== null && this.#save({ ...pending, forced: pending.forced + 1 });
       if (forcePos !== null && !kept) {
-        console.warn(`[${session.prefix}] this tab cannot keep a basket transfer across a reload: it arrives at the page's store`);
+        console.warn(`[${session.prefix}] this tab cannot keep a basket transfer across a reload: it arrives without a store switch`);
       }
       if (forcePos !== null && kept) {
         const switched = await Promise.resolve(forcePos(pending.storeId)).catch((error) => {
