@@ -9,7 +9,7 @@ from typing import Any
 from flask import Blueprint
 from flask.typing import ResponseReturnValue
 
-from prerender.gateway import baskets, get_upstream
+from prerender.gateway import baskets
 from prerender.schemas.actions import (
     AddRecipeBody,
     ConfirmBody,
@@ -24,6 +24,7 @@ from prerender.schemas.actions import (
 )
 from prerender.schemas.headers import MergeHeaders, WriteHeaders
 from prerender.schemas.responses import BasketChangeSchema, BasketSchema, ConfirmationSchema
+from prerender.web import upstream_answers
 from prerender.web.context import basket_owner
 from prerender.web.contract import (
     NOT_MODIFIED,
@@ -37,7 +38,6 @@ from prerender.web.contract import (
 from prerender.web.forwarding import ForwardedRoute, add_forwarded_route, forward
 from prerender.web.http_caching import PRIVATE, cache_policy
 from prerender.web.merge_proof import MERGE_REFUSALS, merge_response
-from prerender.web.upstream_answers import checked_answer
 
 bp = Blueprint("basket", __name__, url_prefix="/basket")
 
@@ -68,8 +68,7 @@ def get_basket(query: dict[str, Any]) -> dict[str, Any]:
     """The user's basket at the store; empty without a store or for a store the upstream does not know."""
     if query["store_id"] is None:
         return baskets.EMPTY_BASKET
-    basket = get_upstream().baskets.at_store(basket_owner().upstream, store_id=query["store_id"])
-    return checked_answer(BasketSchema, basket, "GET /basket")
+    return upstream_answers.basket(basket_owner().upstream, store_id=query["store_id"])
 
 
 # The writes: each forwards its validated request to the upstream basket and answers the upstream's answer once

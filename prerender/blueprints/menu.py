@@ -10,7 +10,7 @@ from flask import Blueprint
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import Forbidden
 
-from prerender.gateway import get_upstream, menus
+from prerender.gateway import menus
 from prerender.rendering.preferences import has_preferences
 from prerender.schemas.headers import MergeHeaders, WriteHeaders
 from prerender.schemas.menus import (
@@ -27,6 +27,7 @@ from prerender.schemas.menus import (
     SwapBody,
 )
 from prerender.schemas.responses import BasketChangeSchema
+from prerender.web import upstream_answers
 from prerender.web.context import current_context
 from prerender.web.contract import (
     NOT_MODIFIED,
@@ -40,7 +41,6 @@ from prerender.web.contract import (
 from prerender.web.forwarding import ForwardedRoute, add_forwarded_route, forward
 from prerender.web.http_caching import PRIVATE, cache_policy
 from prerender.web.merge_proof import MERGE_REFUSALS, merge_response
-from prerender.web.upstream_answers import checked_answer
 
 bp = Blueprint("menu", __name__, url_prefix="/menu")
 
@@ -70,14 +70,13 @@ def current_menu(query: dict[str, Any]) -> dict[str, Any]:
     """The menu, moved to `store_id` when it is elsewhere; a new one from suggestions or empty (`from`), kept by
     the shopper's preferences and for its preferred guests unless `guests` names them."""
     ctx = current_context()
-    menu = get_upstream().menus.current(
+    return upstream_answers.current_menu(
         ctx.upstream,
         store_id=query["store_id"],
         origin=query["origin"],
         guests=query["guests"],
         apply_preferences=has_preferences(ctx),
     )
-    return checked_answer(MenuSchema, menu, "GET /menus/current")
 
 
 @bp.get("/current/suggestions")
@@ -91,14 +90,13 @@ def current_menu(query: dict[str, Any]) -> dict[str, Any]:
 def menu_suggestions(query: dict[str, Any]) -> dict[str, Any]:
     """The shopper's suggestions not already in the menu, of the types asked, kept by its preferences."""
     ctx = current_context()
-    suggestions = get_upstream().menus.suggestions(
+    return upstream_answers.menu_suggestions(
         ctx.upstream,
         store_id=query["store_id"],
         limit=query["limit"],
         types=query["type"] or (),
         apply_preferences=has_preferences(ctx),
     )
-    return checked_answer(MenuSuggestionsSchema, suggestions, "GET /menus/current/suggestions")
 
 
 # The writes: each forwards its validated request to the upstream menu and answers the whole menu once it matches

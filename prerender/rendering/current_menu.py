@@ -36,9 +36,9 @@ from prerender.rendering.i18n import Translator, translator_for
 from prerender.rendering.pictures import safe_picture_url
 from prerender.rendering.planner import ONBOARDING_STEPS, planner_destination
 from prerender.rendering.preferences import has_preferences
-from prerender.schemas.menus import MAX_PANEL_PAGE, MenuSchema, MenuSuggestionsSchema
+from prerender.schemas.menus import MAX_PANEL_PAGE
+from prerender.web import upstream_answers
 from prerender.web.context import RequestContext
-from prerender.web.upstream_answers import checked_answer
 
 # Plate slots the menu always shows, and avatars of the quick menu (the specification's planner limits).
 PLATE_SLOTS = 6
@@ -271,6 +271,10 @@ def menu_recipe(raw: dict[str, Any], t: Translator) -> MenuRecipeView:
     )
 
 
+# The largest total-to-budget ratio kept (a thousand times over).
+MAX_BUDGET_RATIO = Decimal(1000)
+
+
 def budget_view(menu: dict[str, Any], t: Translator) -> BudgetView | None:
     """The budget with a store; its gauge only for a budget above 0 (planner.css, `svc-planner__budget`)."""
     if not menu.get("store_id"):
@@ -281,7 +285,9 @@ def budget_view(menu: dict[str, Any], t: Translator) -> BudgetView | None:
     if amount is None or amount <= 0:
         return BudgetView(amount=amount, amount_text=None, input_text=field, ratio=None)
     total = Decimal(str(menu.get("total") or 0))
-    ratio = (total / amount).quantize(Decimal("0.001"))
+    # Past the gauge's end it only says "over" (`fill` stops at 100 %): capped, so that an upstream's absurd total
+    # against a tiny budget (well-formed numbers both) cannot overflow the quantization.
+    ratio = min(total / amount, MAX_BUDGET_RATIO).quantize(Decimal("0.001"))
     over_text = t.money(total - amount) if total > amount else None
     return BudgetView(amount=amount, amount_text=t.money(amount), input_text=field, ratio=ratio, over_text=over_text)
 
@@ -350,10 +356,9 @@ def load_panel(
         # The route takes MAX_PANEL_PAGE pages (prerender/schemas/menus.py): no "more" that would be a 400.
         has_more = found.has_more and page < MAX_PANEL_PAGE
     else:
-        suggested = upstream.menus.suggestions(
+        suggested = upstream_answers.menu_suggestions(
             ctx.upstream, store_id=store_id, limit=PANEL_SIZE, apply_preferences=has_preferences(ctx)
         )
-        suggested = checked_answer(MenuSuggestionsSchema, suggested, "GET /menus/current/suggestions")
         ids = [summary["id"] for summary in suggested.get("data") or []]
         has_more = False
     return PanelView(
@@ -410,14 +415,13 @@ def build_page(
         return retry_page(ctx, query)
     if ctx.supplier is None:
         return unavailable_page(view=view, onboarding_id=onboarding_id)
-    upstream_menu = get_upstream().menus.current(
+    menu = upstream_answers.current_menu(
         ctx.upstream,
         store_id=store_id,
         origin="scratch" if query["mode"] == "custom" else "suggestions",
         guests=query["guests"] or None,
         apply_preferences=has_preferences(ctx),
     )
-    menu = checked_answer(MenuSchema, upstream_menu, "GET /menus/current")
     recipes = tuple(menu_recipe(r, t) for r in menu.get("recipes") or [] if isinstance(r, dict) and "id" in r)
     menu_store = menu.get("store_id") or None
     if not store_id:

@@ -15,7 +15,7 @@ import logging
 import re
 from dataclasses import dataclass, field
 from datetime import date
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,9 @@ from prerender.schemas.headers import SUPPORTED_LANGUAGES
 from prerender.web.context import RequestContext
 
 log = logging.getLogger(__name__)
+
+# Money is written to the cent.
+CENT = Decimal("0.01")
 
 BASE_DIR = Path(__file__).parent.parent / "i18n"
 # The section of the browser SDK's own texts.
@@ -187,7 +190,9 @@ class Translator:
         """A price as the language writes it (2,47 € in French, €2.47 in English; 1 234,50 € and €1,234.50):
         the Unicode CLDR's format, which Babel and the browser's `Intl.NumberFormat` both follow, so a price the
         server renders reads as the same price the browser modules format (components/ui.js, `money`)."""
-        return money_text(self.language, currency, amount.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+        # Enough digits for any amount a float can carry (an upstream's absurd total: its cents, never an error).
+        with localcontext(Context(prec=max(28, amount.adjusted() + 4))):
+            return money_text(self.language, currency, amount.quantize(CENT, rounding=ROUND_HALF_UP))
 
     def day(self, day: date) -> str:
         """A day as the language writes it in full: "20 novembre 2026", "November 20, 2026" (CLDR's long date,

@@ -39,9 +39,8 @@ from prerender.rendering.i18n import Translator, translator_for
 from prerender.rendering.pictures import safe_picture_url
 from prerender.rendering.urls import with_query
 from prerender.schemas.catalog import MY_SPACE_TABS
-from prerender.schemas.responses import BasketSchema
+from prerender.web import upstream_answers
 from prerender.web.context import RequestContext
-from prerender.web.upstream_answers import checked_answer
 
 FAVORITES_SIZE = 20
 HISTORY_SIZE = 10
@@ -404,18 +403,9 @@ def basket_preview_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
     failed = allowed == UNAVAILABLE
     unknown_store = False
     if allowed == OPEN:
-        upstream = get_upstream()
         try:
             # At a store the upstream does not know, the empty basket so marked (the basket gateway).
-            basket = checked_answer(
-                BasketSchema,
-                (
-                    upstream.baskets.at_store(ctx.upstream, store_id=store_id)
-                    if store_id
-                    else upstream.baskets.where_open(ctx.upstream)
-                ),
-                "GET /basket",
-            )
+            basket = upstream_answers.basket(ctx.upstream, store_id=store_id)
             unknown_store = basket.get("unknown_store") is True
         except UpstreamError as error:
             fallbacks.failed_without("basket preview", error, request_id=ctx.request_id)

@@ -81,6 +81,12 @@ def test_no_budget_without_a_store() -> None:
     assert budget_view({}, FR) is None
 
 
+def test_a_total_absurdly_over_a_tiny_budget_is_a_full_gauge_said_over() -> None:
+    """Well-formed numbers both, from an upstream gone wrong: the page is drawn (the ratio is capped), never a 500."""
+    view = budget_view({"store_id": "1001", "budget": 0.01, "total": 1e27}, FR)
+    assert view is not None and view.over and view.percent == 100
+
+
 @pytest.mark.parametrize("budget", [None, 0, 0.0])
 def test_no_gauge_while_the_budget_is_null_or_zero(budget: float | None) -> None:
     view = budget_view({"store_id": "1001", "budget": budget, "total": 42.5}, FR)
