@@ -507,26 +507,26 @@ def test_a_browser_that_blocks_session_storage_still_gets_the_transferred_basket
     nothing; where it cannot keep it, it does not ask for that switch but brings the basket in at once (an
     outside check found it lost without a word: no redeem, no message)."""
     page.add_init_script(BLOCKED_SESSION_STORAGE)
-    page.set_viewport_size(WIDTHS["desktop"])
-    cta = open_recipe(page, publisher_url, QUICHE)
-    fill_basket(page, cta).locator("[data-action='transfer']").click()
-    page.wait_for_url(re.compile(rf"^{re.escape(shop)}/idees"))
-    toaster = page.locator(".svc-toaster")
-    expect(toaster).to_have_text("Votre panier de Le Magazine Cuisine\u00a0: 1 recette, 6 produits", timeout=15_000)
+    transfer_to_the_shop(page, publisher_url, shop)
     expect(page.locator("[data-cart-count]").first).to_have_text("6")
 
 
-def test_the_transferred_recipes_arrive_in_the_shoppers_basket(page: Page, publisher_url: str, shop: str):
+def transfer_to_the_shop(page: Page, publisher_url: str, shop: str) -> Locator:
+    """The blog's quiche, all of it, sent to the shop; the shop's toaster once it says what arrived: the publisher,
+    the recipe and its products (French plurals). The notice comes once the page has loaded and the SDK has
+    redeemed the transfer, and stays 10 s (sdk/transfer.js): the wait covers a busy machine's redemption, not only
+    Playwright's default 5 s."""
     page.set_viewport_size(WIDTHS["desktop"])
     cta = open_recipe(page, publisher_url, QUICHE)
     fill_basket(page, cta).locator("[data-action='transfer']").click()
     page.wait_for_url(re.compile(rf"^{re.escape(shop)}/idees"))
-
-    # The shopper is told what arrived: the publisher, the recipe and its products (French plurals). The notice
-    # comes once the page has loaded and the SDK has redeemed the transfer, and stays 10 s
-    # (sdk/transfer.js): the wait covers a busy machine's redemption, not only Playwright's default 5 s.
     toaster = page.locator(".svc-toaster")
     expect(toaster).to_have_text("Votre panier de Le Magazine Cuisine\u00a0: 1 recette, 6 produits", timeout=15_000)
+    return toaster
+
+
+def test_the_transferred_recipes_arrive_in_the_shoppers_basket(page: Page, publisher_url: str, shop: str):
+    toaster = transfer_to_the_shop(page, publisher_url, shop)
     expect(toaster).to_have_attribute("role", "status")
     assert_no_axe_violations(page, include=[".svc-toaster"], what="the notice of a transferred basket")
     expect(page.locator("[data-cart-count]").first).to_have_text("6")
