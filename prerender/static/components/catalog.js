@@ -22,10 +22,10 @@
 //   preview's footer's likewise (--svc-catalog-filters-height, --svc-catalog-footer-height), so that a focused
 //   control does not hide under them (WCAG 2.4.11).
 //
-// The preferences panel is a part of its own, components/catalog/preferences.js, and what the basket preview counts
-// is components/catalog/basket-counts.js (both bundled into this module in the release tree).
-import { sdk, services, parsedDocument, isOutcomeUnknown, logFailure, money, linesPrice, revealFocusInRows, translator } from "./ui.js";
-import { soldLines, soldProducts } from "./catalog/basket-counts.js";
+// The preferences panel and the basket preview are parts of their own, components/catalog/preferences.js and
+// basket-preview.js (with what the preview counts, basket-counts.js), bundled into this module in the release tree.
+import { sdk, services, parsedDocument, isOutcomeUnknown, logFailure, revealFocusInRows, translator } from "./ui.js";
+import { BasketPreview } from "./catalog/basket-preview.js";
 import { PreferencesPanel } from "./catalog/preferences.js";
 
 const tagName = `${sdk.prefix}-catalog`;
@@ -65,11 +65,10 @@ export class CatalogElement extends HTMLElement {
   /** The page's texts (its `data-texts`, filled by the server in the page's language). */
   #text = translator("fr");
   #busy = false;
-  /** The basket preview is being asked again (`#redrawPreview`), and for which missing recipes it last was. */
-  #redrawing = false;
   // Whether this page read the shopper's menu already (which makes it when there is none): `#addRecipeToMenu`.
   #menuRead = false;
-  #redrawnFor = "";
+  /** The basket preview's part, on that page only. @type {BasketPreview | null} */
+  #basketPreview = null;
 
   get page() {
     return this.getAttribute("page") ?? "";
@@ -104,7 +103,17 @@ export class CatalogElement extends HTMLElement {
     if (this.page === "favorites" || (this.page === "my-space" && this.getAttribute("tab") === "favorites")) {
       this.#followLikes();
     }
-    if (this.page === "basket-preview") this.#followBasket();
+    if (this.page === "basket-preview") {
+      this.#basketPreview = new BasketPreview(this, {
+        text: this.#text,
+        notify: (text, kind) => this.#notify(text, kind),
+        askAgain: async () => {
+          const route = this.#route();
+          return route ? this.#askRoute(route) : null;
+        },
+      });
+      this.#subscriptions.push(this.#basketPreview.follow());
+    }
     this.#watchStickyBars();
     this.#subscriptions.push(preferences.askOnce());
     preferences.sayWhatWasSaved();
@@ -215,7 +224,7 @@ export class CatalogElement extends HTMLElement {
         break;
       case "remove-recipe":
         event.preventDefault();
-        void this.#removeFromBasket(recipeId, /** @type {HTMLButtonElement} */ (trigger));
+        void this.#basketPreview?.remove(recipeId, /** @type {HTMLButtonElement} */ (trigger));
         break;
       case "login":
         event.preventDefault();
@@ -427,134 +436,6 @@ export class CatalogElement extends HTMLElement {
       return (menu?.recipes ?? []).some((recipe) => String(recipe.id) === recipeId);
     } catch {
       return false;
-    }
-  }
-
-  // --- basket preview --------------------------------------------------------------------------------
-
-  /**
-   * The preview follows the basket: a recipe removed elsewhere leaves, the total follows, and a recipe it has no
-   * row for (added in another tab, or on another device) has the preview asked again from its route and drawn
-   * anew (`#redrawPreview`).
-   */
-  #followBasket() {
-    sdk.basket.initialize().catch(() => {}); // the page stays as the server made it
-    this.#subscriptions.push(sdk.basket.basket$.subscribe((/** @type {any} */ basket) => {
-      if (!basket || !Array.isArray(basket.recipes)) return;
-      this.#showBasket(basket);
-      const rows = new Set([...this.querySelectorAll('[data-role="results"] > li[data-recipe-id]')]
-        .map((item) => item.getAttribute("data-recipe-id")));
-      const missing = basket.recipes.map((/** @type {any} */ entry) => String(entry.recipe_id)).filter((/** @type {string} */ id) => !rows.has(id));
-      if (missing.length > 0) void this.#redrawPreview(missing.sort().join(" "));
-    }));
-  }
-
-  /** The preview's rows, total and summary as `basket` is now. @param {any} basket */
-  #showBasket(basket) {
-    const entries = new Map(basket.recipes.map((/** @type {any} */ r) => [String(r.recipe_id), r]));
-    for (const item of this.querySelectorAll('[data-role="results"] > li[data-recipe-id]')) {
-      const entry = entries.get(item.getAttribute("data-recipe-id") ?? "");
-      if (entry) this.#showPreviewEntry(item, entry, basket.currency ?? "EUR");
-      else item.remove();
-    }
-    const total = this.querySelector('[data-role="total"]');
-    if (total && typeof basket.total === "number") total.textContent = money(basket.total, basket.currency ?? "EUR");
-    const remaining = this.querySelectorAll('[data-role="results"] > li').length;
-    const summary = this.querySelector('[data-role="summary"]');
-    const products = soldProducts(basket.recipes);
-    if (summary && remaining > 0) summary.textContent = this.#text("CATALOG_BASKET_PREVIEW.SUMMARY", { recipes: remaining, products });
-    if (remaining === 0) {
-      for (const part of this.querySelectorAll('[data-role="results"], [data-role="footer"], [data-role="summary"]')) {
-        /** @type {HTMLElement} */ (part).hidden = true;
-      }
-      const empty = this.querySelector('[data-role="empty"]');
-      if (empty instanceof HTMLElement) empty.hidden = false;
-    }
-  }
-
-  /**
-   * The basket holds recipes the preview has no row for (`missing`, their ids): the preview is asked again from
-   * its route (the shopper's credential) and its content replaced by the answer's, drawn by the server as the
-   * first was. The keyboard's focus stays on the same control when the new content has it, else goes to the
-   * preview's title. Asked once for the same missing recipes (an answer still without them is not asked again);
-   * a failure is logged and the preview stays as it is.
-   * @param {string} missing
-   */
-  async #redrawPreview(missing) {
-    const route = this.#route();
-    if (!route || this.#redrawing || this.#redrawnFor === missing) return;
-    this.#redrawing = true;
-    this.#redrawnFor = missing;
-    try {
-      const drawn = (await this.#askRoute(route)).querySelector(this.localName);
-      if (!drawn || !this.isConnected) return;
-      const focused = document.activeElement instanceof HTMLElement && this.contains(document.activeElement)
-        ? document.activeElement : null;
-      const action = focused?.dataset.action;
-      const recipeId = focused?.dataset.recipeId;
-      this.replaceChildren(...[...drawn.childNodes].map((node) => document.importNode(node, true)));
-      if (focused) {
-        const same = action && recipeId
-          ? this.querySelector(`[data-action="${CSS.escape(action)}"][data-recipe-id="${CSS.escape(recipeId)}"]`)
-          : null;
-        const title = this.querySelector(".svc-basket-preview__title");
-        if (same instanceof HTMLElement) same.focus();
-        else if (title instanceof HTMLElement) {
-          title.tabIndex = -1;
-          title.focus();
-        }
-      }
-      const basket = sdk.basket.basket$.value;
-      if (basket && Array.isArray(basket.recipes)) this.#showBasket(basket);
-    } catch (error) {
-      logFailure(sdk.prefix, "catalog: the basket preview could not be drawn again", error);
-    } finally {
-      this.#redrawing = false;
-    }
-  }
-
-  /**
-   * A recipe's row of the basket preview as its basket entry is now (its guests or products changed in the
-   * drawer): the guests, the products the store sells and their price, as the server writes them
-   * (prerender/rendering/my_space.py, `_preview_recipe`).
-   * @param {Element} item @param {any} entry @param {string} currency
-   */
-  #showPreviewEntry(item, entry, currency) {
-    const lines = soldLines(entry);
-    const meta = item.querySelector(".svc-basket-preview__meta");
-    const guests = Number(entry.guests);
-    if (meta && Number.isInteger(guests) && guests > 0) {
-      meta.textContent = `${this.#text("RECIPE_CARD.GUESTS", { count: guests })} · ${
-        this.#text("CATALOG_BASKET_PREVIEW.PRODUCTS", { count: lines.length })}`;
-    }
-    const price = item.querySelector(".svc-basket-preview__price");
-    if (price instanceof HTMLElement) {
-      price.textContent = lines.length > 0 ? money(linesPrice(lines), currency) : "";
-      price.hidden = lines.length === 0;
-    }
-  }
-
-  /** @param {string} recipeId @param {HTMLButtonElement} button */
-  async #removeFromBasket(recipeId, button) {
-    if (!recipeId || button.disabled) return;
-    const item = button.closest("li");
-    const title = item?.querySelector(".svc-basket-preview__recipe-title")?.textContent?.trim() ?? "";
-    button.disabled = true;
-    item?.setAttribute("aria-busy", "true");
-    try {
-      await services.basket.removeRecipe(recipeId);
-      const next = /** @type {HTMLElement | null} */ (item?.nextElementSibling ?? item?.previousElementSibling ?? null);
-      item?.remove();
-      const status = this.querySelector('[data-role="status"]');
-      if (status) status.textContent = this.#text("CATALOG_BASKET_PREVIEW.REMOVED", { title });
-      const heading = /** @type {HTMLElement | null} */ (this.querySelector("h2"));
-      heading?.setAttribute("tabindex", "-1");
-      (/** @type {HTMLElement | null} */ (next?.querySelector('[data-action="remove-recipe"]')) ?? heading)?.focus();
-    } catch (error) {
-      logFailure(sdk.prefix, "catalog: the recipe could not be removed from the basket", error);
-      button.disabled = false;
-      item?.removeAttribute("aria-busy");
-      this.#notify(this.#text("CATALOG_BASKET_PREVIEW.REMOVE_FAILED"), "error");
     }
   }
 }
