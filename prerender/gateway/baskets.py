@@ -8,8 +8,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from prerender.gateway.calls import CallerIdentity, expect_object, raise_unknown_store, send
-from prerender.gateway.errors import UnknownStore, UpstreamStatusError
+from prerender.gateway.calls import CallerIdentity, expect_object, names_unknown_store, send
+from prerender.gateway.errors import UpstreamStatusError
 from prerender.gateway.forwarding import UpstreamCall
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
@@ -65,12 +65,10 @@ class BasketGateway:
         does not know: the empty basket marked `unknown_store`, not an error (the specification's "upstream 400 for
         an unknown point of sale during basket lookup"), for the browser's basket and the basket preview alike."""
         try:
-            try:
-                return self._read(identity, {"store_id": store_id})
-            except UpstreamStatusError as error:
-                raise_unknown_store(error)
+            return self._read(identity, {"store_id": store_id})
+        except UpstreamStatusError as error:
+            if not names_unknown_store(error):
                 raise
-        except UnknownStore:
             log.warning("basket asked at an unknown store %s, answered empty", store_id)
             return {**EMPTY_BASKET, "store_id": store_id, "unknown_store": True}
 

@@ -127,7 +127,14 @@ def present(**values: Any) -> dict[str, Any]:
     return {name: value for name, value in values.items() if value is not None}
 
 
+def names_unknown_store(error: UpstreamStatusError) -> bool:
+    """Whether the upstream refused the call for its `store_id` (a 400 naming it: a store it does not know)."""
+    return error.status == 400 and bool(
+        error.field_errors("query", "store_id") or error.field_errors("json", "store_id")
+    )
+
+
 def raise_unknown_store(error: UpstreamStatusError) -> None:
     """An upstream 400 on `store_id` as the UnknownStore it is (the customer sees a 400); else nothing."""
-    if error.status == 400 and (error.field_errors("query", "store_id") or error.field_errors("json", "store_id")):
+    if names_unknown_store(error):
         raise UnknownStore(error.status, error.problem, error.endpoint) from error

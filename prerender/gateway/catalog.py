@@ -16,7 +16,14 @@ from typing import Any, TypeVar
 
 from marshmallow import fields, post_load, validate
 
-from prerender.gateway.calls import APPLY_PREFERENCES, CallerIdentity, raise_unknown_store, send
+from prerender.gateway.calls import (
+    APPLY_PREFERENCES,
+    BATCH_LIMIT,
+    CallerIdentity,
+    present,
+    raise_unknown_store,
+    send,
+)
 from prerender.gateway.errors import UpstreamBadResponse, UpstreamError, UpstreamStatusError
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
@@ -24,8 +31,6 @@ from prerender.gateway.models import DifficultyField, LenientSchema, load_answer
 from prerender.gateway.read_cache import ReadCache, cache_key
 
 T = TypeVar("T")
-# The recipes a catalog query leaves out: at most this many (the upstream's own limit of ids in a list).
-MAX_EXCLUDED_IDS = 100
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,21 +49,17 @@ class RecipeQuery:
     apply_preferences: bool = False
 
     def params(self) -> dict[str, Any]:
-        """The query string; what is left unset is left out."""
-        params: dict[str, Any] = {"page": self.page, "per_page": self.per_page}
-        if self.store_id:
-            params["store_id"] = self.store_id
-        if self.types:
-            params["type"] = ",".join(self.types)
-        if self.category_id:
-            params["category"] = self.category_id
-        if self.search:
-            params["q"] = self.search
-        if self.exclude_ids:
-            params["exclude_ids"] = ",".join(self.exclude_ids[:MAX_EXCLUDED_IDS])
-        if self.apply_preferences:
-            params["preferences"] = APPLY_PREFERENCES
-        return params
+        """The query string; what is left unset (or empty) is left out. At most BATCH_LIMIT recipes left out."""
+        return present(
+            page=self.page,
+            per_page=self.per_page,
+            store_id=self.store_id or None,
+            type=",".join(self.types) or None,
+            category=self.category_id or None,
+            q=self.search or None,
+            exclude_ids=",".join(self.exclude_ids[:BATCH_LIMIT]) or None,
+            preferences=APPLY_PREFERENCES if self.apply_preferences else None,
+        )
 
 
 @dataclass(frozen=True)
@@ -347,9 +348,7 @@ class CatalogGateway:
     def favorites(self, identity: CallerIdentity, *, page: int, per_page: int, store_id: str | None) -> RecipePage:
         """GET /likes/recipes: the connected user's liked recipes, most recent first, with the completion filter at
         `store_id`; their last good copy while the upstream fails."""
-        params: dict[str, Any] = {"page": page, "per_page": per_page}
-        if store_id:
-            params["store_id"] = store_id
+        params = present(page=page, per_page=per_page, store_id=store_id or None)
         return self._page(identity, "/likes/recipes", "favorites", params)
 
     def _page(self, identity: CallerIdentity, path: str, name: str, params: dict[str, Any]) -> RecipePage:
