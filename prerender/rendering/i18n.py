@@ -15,7 +15,7 @@ import logging
 import re
 from dataclasses import dataclass, field
 from datetime import date
-from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
+from decimal import ROUND_HALF_UP, Context, Decimal, getcontext, localcontext
 from pathlib import Path
 from typing import Any
 
@@ -190,8 +190,11 @@ class Translator:
         """A price as the language writes it (2,47 € in French, €2.47 in English; 1 234,50 € and €1,234.50):
         the Unicode CLDR's format, which Babel and the browser's `Intl.NumberFormat` both follow, so a price the
         server renders reads as the same price the browser modules format (components/ui.js, `money`)."""
-        # Enough digits for any amount a float can carry (an upstream's absurd total: its cents, never an error).
-        with localcontext(Context(prec=max(28, amount.adjusted() + 4))):
+        digits = amount.adjusted() + 4  # its whole digits, its cents, and one for the rounding
+        if digits <= getcontext().prec:
+            return money_text(self.language, currency, amount.quantize(CENT, rounding=ROUND_HALF_UP))
+        # An amount past the default context's digits (an upstream's absurd total): formatted in a wider one.
+        with localcontext(Context(prec=digits)):
             return money_text(self.language, currency, amount.quantize(CENT, rounding=ROUND_HALF_UP))
 
     def day(self, day: date) -> str:
