@@ -21,6 +21,14 @@ export function safeStorage(kind) {
   // the key then (`under`: undefined when it could not be read).
   /** @type {Map<string, { value: string | null, under: string | null | undefined }>} */
   const memory = new Map();
+  /** @returns {Storage | null} */
+  const real = () => {
+    try {
+      return window[kind];
+    } catch {
+      return null;
+    }
+  };
   /** @param {string} key @returns {string | null | undefined} what the storage holds, undefined if unreadable */
   const stored = (key) => {
     try {
@@ -33,6 +41,23 @@ export function safeStorage(kind) {
   /** A refused write (or removal) of this page's: newer than what the storage holds for the key now.
    * @param {string} key @param {string | null} value */
   const keep = (key, value) => memory.set(key, { value, under: stored(key) });
+  /** Writes `value` (null: removes it): true once the storage took it, else this page keeps it.
+   * @param {string} key @param {string | null} value */
+  const write = (key, value) => {
+    try {
+      const storage = real();
+      if (storage) {
+        if (value === null) storage.removeItem(key);
+        else storage.setItem(key, value);
+        memory.delete(key); // kept where other pages read it, which this page reads again
+        return true;
+      }
+    } catch {
+      // this page keeps it
+    }
+    keep(key, value);
+    return false;
+  };
   /** @param {string} key @returns {string | null} */
   const get = (key) => {
     const own = memory.get(key);
@@ -42,42 +67,11 @@ export function safeStorage(kind) {
     memory.delete(key); // written there since this page's refused write: newer
     return now;
   };
-  /** @returns {Storage | null} */
-  const real = () => {
-    try {
-      return window[kind];
-    } catch {
-      return null;
-    }
-  };
   return {
     get,
-    set(key, value) {
-      try {
-        const storage = real();
-        if (storage) {
-          storage.setItem(key, value);
-          memory.delete(key); // kept where other pages read it, which this page reads again
-          return true;
-        }
-      } catch {
-        // memory keeps it
-      }
-      keep(key, value);
-      return false;
-    },
+    set: (key, value) => write(key, value),
     remove(key) {
-      try {
-        const storage = real();
-        if (storage) {
-          storage.removeItem(key);
-          memory.delete(key);
-          return;
-        }
-      } catch {
-        // remembered as removed
-      }
-      keep(key, null);
+      write(key, null);
     },
     keys() {
       const names = new Set();

@@ -8,9 +8,10 @@
 // credential in its own page. A browser without BroadcastChannel gets a tab that follows the logouts only, told
 // through localStorage's `storage` event (`logoutChannel`: nothing else, a credential least of all, is written
 // where storage keeps it; a logout made while a tab sat in the back/forward cache is not heard by it when it is
-// restored); a page that forbids the channel gets a tab that follows nothing. The channel is closed while the page sits in the back/forward cache (an open one may keep a
-// page out of it) and opened again when the page is restored, which counts as a return: what the other tabs
-// did meanwhile was not heard, so the restored tab asks them for their credentials.
+// restored); a page that forbids the channel gets a tab that follows nothing. The channel is closed while the page
+// sits in the back/forward cache (an open one may keep a page out of it) and opened again when the page is
+// restored, which counts as a return: what the other tabs did meanwhile was not heard, so the restored tab asks them
+// for their credentials.
 // Several suppliers' pages may share one site (a group's brands, a retailer's recipe blog under a publisher's
 // token), and the channel is the site's: every message carries the supplier of the credential the telling tab's
 // page gave (`supplier`, set by sdk/session.js), and a tab hears only its own supplier's. A tab whose page gave no
