@@ -47,6 +47,9 @@ class FaultyProxy:
         # it passed through ("METHOD /path").
         self.failed: list[str] = []
         self.passed: list[str] = []
+        # For each call passed through with a deadline: the seconds it had left when it reached the service behind,
+        # as that service's clock reads them (negative: late on arrival, refused unread).
+        self.time_left: list[float] = []
         app = Flask(__name__)
         app.add_url_rule("/<path:path>", "proxy", self._answer, methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
         self.server = LiveServer(app)
@@ -75,6 +78,8 @@ class FaultyProxy:
         if self.clock_ahead and DEADLINE_HEADER in headers:
             # The service behind reads the deadline by a clock `clock_ahead` seconds ahead: as much later for it.
             headers[DEADLINE_HEADER] = str(int(headers[DEADLINE_HEADER]) - round(self.clock_ahead * 1000))
+        if DEADLINE_HEADER in headers and headers[DEADLINE_HEADER].isdigit():
+            self.time_left.append(int(headers[DEADLINE_HEADER]) / 1000 - time.time())
         answer = requests.request(
             request.method,
             f"{self.target_url}/{path}",
