@@ -11,9 +11,8 @@
 //   restores them; "add" puts a recipe in the menu, "see the recipe" opens the drawer (svc.recipes.openDetails);
 // - the menu: guests (every recipe's), swap (for the shopper's first suggestion of the same type), remove,
 //   select / unselect a product, the budget;
-// - finalize: without a store or a logged-in user, the host is asked (svc.planner, sdk/planner.js) and the
-//   page's URL cached to resume; otherwise the menu goes to the basket, the retailer cart receives its
-//   products through the basket sync callbacks, and the browser goes to the retailer cart (`cart-url`);
+// - finalize (components/planner/finalize.js): the host asked for a store or a login, else the menu to the
+//   basket and the browser to the retailer cart (`cart-url`);
 // - phone views: `view` (recipe | menu) follows the buttons, in the class and the URL's ?view= (no reload);
 // - the onboarding modal opens on a first visit (localStorage `_<prefix>/planner/onboarded`) and from help;
 // - coming from the entry (`mode` present), the guests it stored (`_<prefix>/planner/guests`) apply to the
@@ -22,21 +21,22 @@
 //   once, then `planner.add`, `planner.remove`, `planner.swap`, `planner.finalize`;
 // - the try-again state (`retry`: the upstream failed while the server rendered the page), in
 //   components/planner-retry.js: the page asked again a few times, then on the button.
-import { sdk, services, isStoppedByHook, isOutcomeUnknown, inertFragment, formatText, revealFocusInRows, atBound, validGuestCount, writableLocalStorage, WORKING_AFTER_MS } from "./ui.js";
+//
+// Its private parts (components/planner/, bundled into it in the release tree): messages.js (what the page
+// says), parts.js (the menu's parts drawn again), finalize.js.
+import { sdk, services, isOutcomeUnknown, revealFocusInRows, validGuestCount, writableLocalStorage, GUESTS_MIN, GUESTS_MAX } from "./ui.js";
 import { findOnboarding, ONBOARDED_KEY } from "./planner-onboarding.js";
 import { PlannerPanel } from "./planner-panel.js";
 import { PlannerRetry } from "./planner-retry.js";
+import { PlannerMessages } from "./planner/messages.js";
+import { PlannerParts } from "./planner/parts.js";
+import { finalizeMenu, problemOf } from "./planner/finalize.js";
 // The panel's recipe cards are <svc-recipe-card>: their title and picture open the drawer (see-recipe, below).
 import "./recipe-card.js";
 
 const tagName = `${sdk.prefix}-planner`;
 const GUESTS_KEY = "planner/guests";
-// The menu's guests (the stepper's data-min / data-max say the same: templates/planner/menu_panel.html).
-const GUESTS_MIN = 1;
-const GUESTS_MAX = 50;
 const VIEWS = ["recipe", "menu"];
-const MESSAGE_MS = 8000;
-
 
 // The page's text for a 409's reason (coreapi/services/menus.py): the first three say the menu is not as the page
 // shows it (changed on another tab or device); a reason not listed gets the page's "try again".
@@ -48,40 +48,35 @@ const CONFLICT_TEXTS = new Map([
   ["no-store", "CHOOSE_STORE"],
 ]);
 
-/** @param {unknown} error */
-function problemOf(error) {
-  return /** @type {{ status?: number, problem?: { reason?: string, detail?: string, type?: string } }} */ (error ?? {});
-}
-
 export class PlannerElement extends HTMLElement {
   /** @type {AbortController | null} */ #listeners = null;
   /** @type {Promise<unknown>} */ #queue = Promise.resolve();
   #busy = 0;
-  /** The "over budget by" words last heard (templates/planner/budget.html): announced again when they change. */
-  #overBudget = "";
+  /** What the page says: its texts, status and messages. */
+  #messages = new PlannerMessages(this);
+  /** The menu's parts, drawn again after each action. */
+  #parts = new PlannerParts(this, {
+    fetchPage: () => this.#fetchHtml("/planner/current-menu", {
+      store_id: this.storeId, panel: "false", view: this.view,
+    }),
+  });
   /** The left panel: the suggestions, or the catalog. */
   #panel = new PlannerPanel(this, {
     fetchHtml: (path, query) => this.#fetchHtml(path, query),
-    text: (key, params) => this.#text(key, params),
-    status: (text) => this.#status(text),
+    text: (key, params) => this.#messages.text(key, params),
+    status: (text) => this.#messages.status(text),
   });
-  /** @type {number | undefined} */ #messageTimer;
-  /** @type {Record<string, string>} */ #texts = {};
   /** The try-again state, when the server rendered it. */
   #retry = new PlannerRetry(this, {
     fetchHtml: (path, query) => this.#fetchHtml(path, query),
-    failed: () => this.#message(this.#text("RETRY_FAILED")),
+    failed: () => this.#messages.show("RETRY_FAILED"),
   });
 
   connectedCallback() {
     if (this.#listeners) return;
     this.#listeners = new AbortController();
     const { signal } = this.#listeners;
-    try {
-      this.#texts = JSON.parse(this.dataset.texts ?? "{}");
-    } catch {
-      this.#texts = {};
-    }
+    this.#messages.start();
     this.addEventListener("click", (event) => this.#onClick(event), { signal });
     this.addEventListener("change", (event) => this.#onChange(event), { signal });
     this.addEventListener("submit", (event) => this.#onSubmit(/** @type {SubmitEvent} */ (event)), { signal });
@@ -94,8 +89,7 @@ export class PlannerElement extends HTMLElement {
       return;
     }
     this.#panel.remember();
-    this.#stepperBounds();
-    this.#overBudget = this.#overBudgetText();
+    this.#parts.stepperBounds();
     // The page's own ?view= wins over the rendered one (a host that did not forward it).
     const asked = new URL(window.location.href).searchParams.get("view");
     this.#setView((asked ?? this.getAttribute("view")) === "menu" ? "menu" : "recipe", { history: false });
@@ -130,7 +124,7 @@ export class PlannerElement extends HTMLElement {
   disconnectedCallback() {
     this.#listeners?.abort();
     this.#listeners = null;
-    clearTimeout(this.#messageTimer);
+    this.#messages.stop();
     this.#retry.stop();
   }
 
@@ -177,7 +171,13 @@ export class PlannerElement extends HTMLElement {
       case "more": this.#run(() => this.#panel.load({ more: true })); break;
       case "suggestions": this.#run(async () => this.#panel.cancelSearch()); break;
       case "help": this.#openOnboarding(control); break;
-      case "finalize": this.#run(() => this.#finalize(/** @type {HTMLButtonElement} */ (control))); break;
+      case "finalize": this.#run(() => finalizeMenu(/** @type {HTMLButtonElement} */ (control), {
+        storeId: this.storeId,
+        cartUrl: this.getAttribute("cart-url"),
+        recipeCount: this.querySelectorAll(".svc-planner__menu-item").length,
+        messages: this.#messages,
+        refresh: () => this.#parts.refresh(),
+      })); break;
       case "retry": void this.#retry.now({ manual: true }); break;
       default: break;
     }
@@ -198,8 +198,8 @@ export class PlannerElement extends HTMLElement {
         input.checked = !selected;
         throw error;
       }
-      await this.#refresh();
-      this.#status(this.#text(selected ? "PRODUCT_SELECTED" : "PRODUCT_UNSELECTED", { product }));
+      await this.#parts.refresh();
+      this.#messages.say(selected ? "PRODUCT_SELECTED" : "PRODUCT_UNSELECTED", { product });
     });
   }
 
@@ -223,7 +223,7 @@ export class PlannerElement extends HTMLElement {
       input.setAttribute("aria-invalid", "true");
       if (error) input.setAttribute("aria-describedby", error.id);
       input.focus();
-      this.#status(error?.textContent?.trim() ?? "");
+      this.#messages.status(error?.textContent?.trim() ?? "");
     } else {
       input.removeAttribute("aria-invalid");
       input.removeAttribute("aria-describedby");
@@ -246,8 +246,8 @@ export class PlannerElement extends HTMLElement {
       const value = written === "" ? null : Number(written);
       this.#run(async () => {
         await this.#write((menu) => menu.update({ budget: value }));
-        await this.#refresh();
-        this.#status(this.#text("BUDGET_SAVED"));
+        await this.#parts.refresh();
+        this.#messages.say("BUDGET_SAVED");
       });
     } else if (form.dataset.role === "views-form") {
       // The phone's views (templates/planner/current_menu.html): in place, the URL following without a reload.
@@ -277,8 +277,8 @@ export class PlannerElement extends HTMLElement {
     const hadFocus = document.activeElement === button;
     this.#panel.markAdded(recipeId);  // its button is disabled ("in the menu"): the focus would fall to the page
     if (hadFocus) nextToAdd(this, item)?.focus();
-    await this.#refresh();
-    this.#status(this.#text("ADDED", { title }));
+    await this.#parts.refresh();
+    this.#messages.say("ADDED", { title });
   }
 
   /** @param {string} recipeId @param {HTMLElement | null} row */
@@ -288,8 +288,8 @@ export class PlannerElement extends HTMLElement {
     await this.#write((menu) => menu.removeRecipe(recipeId));
     services.track("planner.remove", { recipe_id: recipeId });
     this.#panel.unmarkAdded(recipeId);
-    await this.#refresh({ focus: next ? `[data-recipe-id="${CSS.escape(next)}"] [data-action='remove']` : ".svc-planner__menu-slot-button" });
-    this.#status(this.#text("REMOVED", { title }));
+    await this.#parts.refresh({ focus: next ? `[data-recipe-id="${CSS.escape(next)}"] [data-action='remove']` : ".svc-planner__menu-slot-button" });
+    this.#messages.say("REMOVED", { title });
   }
 
   /** The menu recipe for the shopper's first suggestion of its type. @param {string} recipeId @param {string} type */
@@ -298,7 +298,7 @@ export class PlannerElement extends HTMLElement {
     const answer = await services.menuRoutes.suggestions(query);
     const next = answer?.data?.[0];
     if (!next?.id) {
-      this.#message(this.#text("NO_SWAP"));
+      this.#messages.show("NO_SWAP");
       return;
     }
     const row = this.querySelector(`.svc-planner__menu-item[data-recipe-id="${CSS.escape(recipeId)}"]`);
@@ -306,26 +306,26 @@ export class PlannerElement extends HTMLElement {
     await this.#write((menu) => menu.swapRecipe(recipeId, String(next.id)));
     services.track("planner.swap", { recipe_id: recipeId, new_recipe_id: String(next.id) });
     this.#panel.unmarkAdded(recipeId);  // left the menu, even if the menu cannot be drawn again below
-    await this.#refresh({ focus: `[data-recipe-id="${CSS.escape(String(next.id))}"] [data-action='swap']` });
+    await this.#parts.refresh({ focus: `[data-recipe-id="${CSS.escape(String(next.id))}"] [data-action='swap']` });
     // The recipe that came in is often a card of the panel (the first suggestion of its type): "in the menu" now,
     // as after an add; the one that left offers its "add" again.
     this.#followMenuInPanel();
-    this.#status(this.#text("SWAPPED", { title, other: String(next.title ?? "") }));
+    this.#messages.say("SWAPPED", { title, other: String(next.title ?? "") });
   }
 
   /** @param {number} delta */
   async #setGuests(delta) {
-    const guests = Math.min(GUESTS_MAX, Math.max(GUESTS_MIN, (validGuestCount(this.getAttribute("guests")) ?? 4) + delta));
+    const guests = Math.min(GUESTS_MAX, Math.max(GUESTS_MIN, this.#parts.guests() + delta));
     if (String(guests) === this.getAttribute("guests")) return;
     await this.#changeGuests(guests);
     // What the stepper's press did, heard (its value is no live region: the menu's parts are drawn again).
-    this.#status(this.#text("GUESTS_CHANGED", { count: guests }));
+    this.#messages.say("GUESTS_CHANGED", { count: guests });
   }
 
   /** The menu for `guests`: written, its parts drawn again, the panel's cards following. @param {number} guests */
   async #changeGuests(guests) {
     await this.#write((menu) => menu.update({ guests }));
-    await this.#refresh();
+    await this.#parts.refresh();
     await this.#panelFollowsGuests();
   }
 
@@ -341,73 +341,6 @@ export class PlannerElement extends HTMLElement {
     }
   }
 
-  /** @param {HTMLButtonElement} button */
-  async #finalize(button) {
-    const planner = services.planner;
-    const resumeUrl = window.location.href;
-    const posStore = services.pos.current;
-    if (!this.storeId) {
-      this.#askHost(planner.require("store", resumeUrl, posStore), "STORE_REQUIRED");
-      return;
-    }
-    if (services.session.identity$.value?.kind !== "user") {
-      this.#askHost(planner.require("login", resumeUrl), "LOGIN_REQUIRED");
-      return;
-    }
-    // Past the checks: whatever happens now, the page need not be resumed later.
-    planner.clearFinalizeUrl();
-    button.setAttribute("aria-busy", "true");
-    button.disabled = true;
-    this.#status(this.#text("FINALIZING"));
-    try {
-      const count = this.querySelectorAll(".svc-planner__menu-item").length;
-      let result;
-      try {
-        result = await services.basket.finalizeMenu();
-      } catch (error) {
-        const { status, problem } = problemOf(error);
-        if (status === 403) return this.#askHost(planner.require("login", resumeUrl), "LOGIN_REQUIRED");
-        if (status === 409 && problem?.reason === "no-store") {
-          return this.#askHost(planner.require("store", resumeUrl, posStore), "STORE_REQUIRED");
-        }
-        // The page's hook callback said no (svc.hook.setHookCallback): it shows its own way on.
-        if (isStoppedByHook(error)) {
-          this.#status("");
-          return undefined;
-        }
-        throw error;
-      }
-      services.track("planner.finalize", { recipe_count: count, product_count: result.changes?.length ?? 0 });
-      await services.analytics.flush();
-      if (!result.cartFollowed) {
-        // The menu is in the basket and gone from the planner: show that, and keep the message up.
-        await this.#refresh();
-        this.#message(this.#text("CART_FAILED"), { persistent: true });
-        return;
-      }
-      const destination = this.getAttribute("cart-url");
-      if (destination && /^https?:/.test(new URL(destination, window.location.href).protocol)) {
-        window.location.assign(new URL(destination, window.location.href).href);
-      } else {
-        // No retailer cart nor catalog home for this environment: the page says where the menu went.
-        await this.#refresh();
-        this.#status(this.#text("FINALIZED"));
-        this.#message(this.#text("FINALIZED"), { alert: false, persistent: true });
-      }
-    } finally {
-      button.removeAttribute("aria-busy");
-      if (button.isConnected) button.disabled = false;
-    }
-  }
-
-  /** @param {boolean} handled whether the host listens @param {string} key the page's message */
-  #askHost(handled, key) {
-    // The host may navigate to its login page; the message stays for a host that does nothing visible. A host that
-    // handled it (its login button focused, say) moved the focus without a word: the page's status says why.
-    this.#message(this.#text(key), { alert: !handled });
-    if (handled) this.#status(this.#text(key));
-  }
-
   // --- the page's parts ----------------------------------------------------------------------------------
 
   /**
@@ -418,7 +351,7 @@ export class PlannerElement extends HTMLElement {
   async #drawAgain() {
     const guests = this.getAttribute("guests");
     try {
-      await this.#refresh({ keepTyped: true });
+      await this.#parts.refresh({ keepTyped: true });
     } catch (error) {
       console.warn(`[${sdk.prefix}] planner: could not show the menu another tab changed`, error);
       return;
@@ -436,58 +369,6 @@ export class PlannerElement extends HTMLElement {
       if (inMenu.has(recipeId)) this.#panel.markAdded(recipeId);
       else this.#panel.unmarkAdded(recipeId);
     }
-  }
-
-  /**
-   * Takes the menu's parts again from the page's route and puts them in place. The focus goes back to the
-   * same control of the new markup (by its action and recipe), or to `focus` when given; `keepTyped`: the text
-   * field that has the focus keeps what the shopper typed.
-   * @param {{ focus?: string, keepTyped?: boolean }} [options]
-   */
-  async #refresh({ focus, keepTyped = false } = {}) {
-    const active = /** @type {HTMLElement | null} */ (document.activeElement);
-    const wasInside = active && this.contains(active) && active.closest("[data-part]");
-    const again = focus ?? (wasInside ? selectorOf(active) : null);
-    // Drawn for another tab, what the shopper was typing (the budget) is still theirs: it stays in the field.
-    const typed = keepTyped && wasInside && active instanceof HTMLInputElement && active.type === "text" ? active.value : null;
-    const query = { store_id: this.storeId, panel: "false", view: this.view };
-    const page = inertFragment((await this.#fetchHtml("/planner/current-menu", query)).html);
-    const fresh = page.querySelector(`.svc-planner`);
-    if (!fresh) return;
-    // The page could not be read (the upstream failed): nothing to put in place, the action's failure says so.
-    if (fresh.hasAttribute("retry")) throw new Error("the planner page is in its try-again state");
-    // The product lists the shopper opened stay open.
-    const opened = [...this.querySelectorAll(".svc-planner__menu-item .svc-planner__products[open]")]
-      .map((details) => /** @type {HTMLElement | null} */ (details.closest("[data-recipe-id]"))?.dataset.recipeId);
-    for (const recipeId of opened) {
-      if (recipeId) fresh.querySelector(`.svc-planner__menu-item[data-recipe-id="${CSS.escape(recipeId)}"] .svc-planner__products`)?.setAttribute("open", "");
-    }
-    for (const part of [...this.querySelectorAll("[data-part]")]) {
-      const name = /** @type {HTMLElement} */ (part).dataset.part;
-      const replacement = fresh.querySelector(`[data-part="${name}"]`);
-      if (replacement) part.replaceWith(replacement);
-    }
-    for (const name of ["guests", "store-id", "menu-id"]) {
-      const value = fresh.getAttribute(name);
-      if (value === null) this.removeAttribute(name);
-      else this.setAttribute(name, value);
-    }
-    this.#stepperBounds();
-    if (again) {
-      // A stepper's button at its bound keeps the focus (aria-disabled: #stepperBounds).
-      let target = /** @type {HTMLElement | null} */ (this.querySelector(again));
-      target ??= /** @type {HTMLElement | null} */ (this.querySelector(".svc-planner__menu .svc-planner__panel-title"));
-      if (target && !target.hasAttribute("tabindex") && !target.matches("button, input, a, summary")) target.setAttribute("tabindex", "-1");
-      if (typed !== null && target instanceof HTMLInputElement && target.type === "text") target.value = typed;
-      target?.focus({ preventScroll: false });
-    }
-  }
-
-  /** The guests stepper's buttons at the menu's bounds: aria-disabled, not disabled (they keep the focus). */
-  #stepperBounds() {
-    const guests = validGuestCount(this.getAttribute("guests")) ?? 4;
-    atBound(this.querySelector(".svc-planner__menu [data-action='guests-decrease']"), guests <= GUESTS_MIN);
-    atBound(this.querySelector(".svc-planner__menu [data-action='guests-increase']"), guests >= GUESTS_MAX);
   }
 
   /**
@@ -514,39 +395,19 @@ export class PlannerElement extends HTMLElement {
 
   /**
    * Runs actions one at a time; a failure is shown on the page (never thrown to the browser's console only). A
-   * shopper's action (not `quiet`: a redraw for another tab is) says "One moment…" while it is slow (`#saidIfSlow`).
+   * shopper's action (not `quiet`: a redraw for another tab is) says "One moment…" while it is slow
+   * (planner/messages.js).
    * @param {() => Promise<unknown> | unknown} action @param {{ quiet?: boolean }} [options]
    */
   #run(action, { quiet = false } = {}) {
     this.#busy += 1;
     // Not aria-busy: the page's live regions are inside, and screen readers hold back what changes under it.
     this.setAttribute("busy", "");
-    this.#queue = this.#queue.then(() => (quiet ? action() : this.#saidIfSlow(action)))
+    this.#queue = this.#queue.then(() => (quiet ? action() : this.#messages.saidIfSlow(action)))
       .catch((error) => this.#failed(error)).finally(() => {
         this.#busy -= 1;
         if (this.#busy === 0) this.removeAttribute("busy");
       });
-  }
-
-  /**
-   * `action`, with "One moment…" in the page's status once it has taken WORKING_AFTER_MS, replaced by what the
-   * action says when done (else taken away): a slow service was seconds of silence after a press.
-   * @param {() => Promise<unknown> | unknown} action
-   */
-  async #saidIfSlow(action) {
-    const working = this.#text("WORKING");
-    const status = () => this.querySelector("[data-role='status']");
-    const timer = setTimeout(() => {
-      const region = status();
-      if (region) region.textContent = working;
-    }, WORKING_AFTER_MS);
-    try {
-      return await action();
-    } finally {
-      clearTimeout(timer);
-      const region = status();
-      if (region?.textContent === working) region.textContent = "";
-    }
   }
 
   /** @param {unknown} error @returns {Promise<void> | void} */
@@ -555,7 +416,7 @@ export class PlannerElement extends HTMLElement {
     if (status === 401) {
       // Told in the page's own message only (the notices would show it a second time, in the toaster).
       console.warn(`[${sdk.prefix}] planner: the credential was refused`, problem ?? error);
-      this.#message(services.notices.t("error.credential"));
+      this.#messages.message(services.notices.t("error.credential"));
       return;
     }
     console.warn(`[${sdk.prefix}] planner:`, error, problem?.detail ?? "");
@@ -565,19 +426,19 @@ export class PlannerElement extends HTMLElement {
       // (its key made it once at most). "It did not work" would be wrong then: the page says it could not confirm
       // it and shows the menu as it is; when the menu cannot be read either, "try again" (a second try of a change
       // applied meanwhile is told as the menu changed, and shows it).
-      return this.#refresh().then(
+      return this.#parts.refresh().then(
         () => {
           this.#followMenuInPanel();
-          this.#message(this.#text("UNCONFIRMED"));
+          this.#messages.show("UNCONFIRMED");
         },
-        () => this.#message(this.#text("FAILED")),
+        () => this.#messages.show("FAILED"),
       );
     }
     // Never the route's own detail: it is written for developers, in English. A 404 (no menu, or not that recipe
     // any more) means the menu changed elsewhere, as some 409s do; the refresh below shows it as it is now.
     const conflict = status === 409 ? CONFLICT_TEXTS.get(String(problem?.reason ?? "")) : undefined;
-    this.#message(this.#text(status === 404 ? "CHANGED_ELSEWHERE" : conflict ?? "FAILED"));
-    return this.#refresh().then(() => this.#followMenuInPanel()).catch(() => {});
+    this.#messages.show(status === 404 ? "CHANGED_ELSEWHERE" : conflict ?? "FAILED");
+    return this.#parts.refresh().then(() => this.#followMenuInPanel()).catch(() => {});
   }
 
   // --- views, onboarding, analytics -----------------------------------------------------------------
@@ -648,71 +509,6 @@ export class PlannerElement extends HTMLElement {
       view: this.view,
     });
   }
-
-  // --- messages ------------------------------------------------------------------------------------------
-
-  /** One of the page's texts, its parameters and plurals filled in (sdk/texts.js). @param {string} key
-   * @param {Record<string, string | number>} [params] */
-  #text(key, params = {}) {
-    return formatText(this.#texts[key] ?? key, params, services.session.language);
-  }
-
-  /** A polite announcement, followed by the budget's overrun when the action changed it (not by colour alone),
-   * or by "within budget" when the action brought the total back under it.
-   * @param {string} text */
-  #status(text) {
-    const status = this.querySelector("[data-role='status']");
-    const over = this.#overBudgetText();
-    const gauge = this.querySelector("[data-role='budget-gauge']") !== null;
-    const budget = over !== "" && over !== this.#overBudget ? over
-      : over === "" && this.#overBudget !== "" && gauge ? this.#text("BUDGET_WITHIN") : "";
-    this.#overBudget = over;
-    if (status) status.textContent = `${text} ${budget}`.trim();
-  }
-
-  /** The budget's "over by" words as drawn, "" within the budget. */
-  #overBudgetText() {
-    return this.querySelector("[data-role='budget-over']")?.textContent?.trim() ?? "";
-  }
-
-  /**
-   * A visible message, said by the page's alert region unless `alert` is false (its caller's status says it),
-   * hidden after a while unless `persistent`.
-   * @param {string} text @param {{ alert?: boolean, persistent?: boolean }} [options]
-   */
-  #message(text, { alert = true, persistent = false } = {}) {
-    const message = /** @type {HTMLElement | null} */ (this.querySelector("[data-role='message']"));
-    const region = /** @type {HTMLElement | null} */ (this.querySelector("[data-role='alert']"));
-    if (!message) return;
-    message.textContent = text;
-    message.hidden = false;
-    // Said by the alert region, which was there and empty: emptied, then filled a frame later, so that the same
-    // failure again is said again. A message that is no alert is said by the caller's status.
-    if (region) {
-      region.textContent = "";
-      if (alert) requestAnimationFrame(() => { if (message.textContent === text) region.textContent = text; });
-    }
-    clearTimeout(this.#messageTimer);
-    if (persistent) return;
-    this.#messageTimer = window.setTimeout(() => {
-      message.hidden = true;
-      if (region?.textContent === text) region.textContent = "";
-    }, MESSAGE_MS);
-  }
-}
-
-/** A selector finding the same control in new markup: its action, within its recipe. @param {HTMLElement} element */
-function selectorOf(element) {
-  const action = element.dataset.action ?? element.closest("[data-action]")?.getAttribute("data-action");
-  const recipe = /** @type {HTMLElement | null} */ (element.closest("[data-recipe-id]"))?.dataset.recipeId;
-  const product = element.dataset.productId;
-  if (element.id) return `#${CSS.escape(element.id)}`;
-  if (element.matches(".svc-planner__products-toggle") && recipe) {
-    return `[data-recipe-id="${CSS.escape(recipe)}"] .svc-planner__products-toggle`;
-  }
-  if (!action) return null;
-  const own = product ? `[data-action="${action}"][data-product-id="${CSS.escape(product)}"]` : `[data-action="${action}"]`;
-  return recipe ? `[data-recipe-id="${CSS.escape(recipe)}"] ${own}` : own;
 }
 
 if (!customElements.get(tagName)) {

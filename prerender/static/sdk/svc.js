@@ -16,7 +16,7 @@ import { Analytics } from "./analytics.js";
 import { ShowTracker } from "./show-tracking.js";
 import { Planner } from "./planner.js";
 import { MenuRoutes } from "./menu-routes.js";
-import { GuestCounts, validGuestCount } from "./guests.js";
+import { GuestCounts, validGuestCount, GUESTS_MIN, GUESTS_MAX } from "./guests.js";
 import { TransferArrivals } from "./transfer.js";
 import { defineShopperElement } from "./shopper.js";
 import { formatText, isolated, numberFormat, translator } from "./texts.js";
@@ -32,7 +32,7 @@ import { Tabs } from "./tabs.js";
 import { inertFragment, parsedDocument, parsedFragment } from "./markup.js";
 import { writableLocalStorage } from "./storage.js";
 
-export { Stream, State, ApiError, Observable, inertFragment, parsedDocument, parsedFragment, formatText, isolated, isOutcomeUnknown, localProblem, logFailure, numberFormat, translator, validGuestCount, isStoppedByHook, writableLocalStorage };
+export { Stream, State, ApiError, Observable, inertFragment, parsedDocument, parsedFragment, formatText, isolated, isOutcomeUnknown, localProblem, logFailure, numberFormat, translator, validGuestCount, GUESTS_MIN, GUESTS_MAX, isStoppedByHook, writableLocalStorage };
 
 const { prefix, apiBase } = moduleConfig(import.meta.url);
 const VERSION = "1.0.0";

@@ -1,9 +1,8 @@
 // The recipe details' guest stepper (templates/recipe_details/details.html, `.svc-recipe-details__guests`): the
 // count shown at once on each step, within 1 to 50, its buttons marked at a bound; the recipe follows once the
 // steps pause (`onSettled`). A part of components/recipe-details.js (bundled into it in the release tree).
+import { GUESTS_MIN, GUESTS_MAX } from "../ui.js";
 
-export const GUESTS_MIN = 1;
-export const GUESTS_MAX = 50;
 const SETTLE_MS = 400;
 
 /** A count within the stepper's bounds, or null for what is not an integer. @param {number} value */

@@ -1,0 +1,97 @@
+// The planner page's "finalize" (components/planner.js; bundled into it in the release tree). Without a store or a
+// logged-in user, the host is asked (svc.planner, sdk/planner.js) and the page's URL cached to resume; otherwise
+// the menu goes to the basket (svc.basket, sdk/basket.js), the retailer cart receives its products through the
+// basket sync callbacks, and the browser goes to the retailer cart (the element's `cart-url`).
+import { services, isStoppedByHook } from "../ui.js";
+
+/**
+ * What finalizing asks of its page.
+ * @typedef {object} FinalizeHost
+ * @property {string | null} storeId the menu's store, if any
+ * @property {string | null} cartUrl where the browser goes once the retailer cart has the products
+ * @property {number} recipeCount the menu's recipes as drawn (for the tracked event)
+ * @property {import("./messages.js").PlannerMessages} messages
+ * @property {() => Promise<void>} refresh the menu's parts drawn again
+ */
+
+/**
+ * An error's HTTP status and problem document (sdk/http.js), when it has them.
+ * @param {unknown} error
+ */
+export function problemOf(error) {
+  return /** @type {{ status?: number, problem?: { reason?: string, detail?: string, type?: string } }} */ (error ?? {});
+}
+
+/**
+ * Sends the menu to the basket and the browser to the retailer cart, or asks the host for what is missing. A
+ * failure it does not handle is thrown (the page's queue shows it).
+ * @param {HTMLButtonElement} button @param {FinalizeHost} host
+ */
+export async function finalizeMenu(button, host) {
+  const { messages } = host;
+  const planner = services.planner;
+  const resumeUrl = window.location.href;
+  const posStore = services.pos.current;
+  if (!host.storeId) {
+    askHost(messages, planner.require("store", resumeUrl, posStore), "STORE_REQUIRED");
+    return;
+  }
+  if (services.session.identity$.value?.kind !== "user") {
+    askHost(messages, planner.require("login", resumeUrl), "LOGIN_REQUIRED");
+    return;
+  }
+  // Past the checks: whatever happens now, the page need not be resumed later.
+  planner.clearFinalizeUrl();
+  button.setAttribute("aria-busy", "true");
+  button.disabled = true;
+  messages.say("FINALIZING");
+  try {
+    let result;
+    try {
+      result = await services.basket.finalizeMenu();
+    } catch (error) {
+      const { status, problem } = problemOf(error);
+      if (status === 403) return askHost(messages, planner.require("login", resumeUrl), "LOGIN_REQUIRED");
+      if (status === 409 && problem?.reason === "no-store") {
+        return askHost(messages, planner.require("store", resumeUrl, posStore), "STORE_REQUIRED");
+      }
+      // The page's hook callback said no (svc.hook.setHookCallback): it shows its own way on.
+      if (isStoppedByHook(error)) {
+        messages.status("");
+        return undefined;
+      }
+      throw error;
+    }
+    services.track("planner.finalize", { recipe_count: host.recipeCount, product_count: result.changes?.length ?? 0 });
+    await services.analytics.flush();
+    if (!result.cartFollowed) {
+      // The menu is in the basket and gone from the planner: show that, and keep the message up.
+      await host.refresh();
+      messages.show("CART_FAILED", { persistent: true });
+      return;
+    }
+    const destination = host.cartUrl;
+    if (destination && /^https?:/.test(new URL(destination, window.location.href).protocol)) {
+      window.location.assign(new URL(destination, window.location.href).href);
+    } else {
+      // No retailer cart nor catalog home for this environment: the page says where the menu went.
+      await host.refresh();
+      messages.say("FINALIZED");
+      messages.show("FINALIZED", { alert: false, persistent: true });
+    }
+  } finally {
+    button.removeAttribute("aria-busy");
+    if (button.isConnected) button.disabled = false;
+  }
+}
+
+/**
+ * The page's message `key`, said by the alert region unless the host listens (`handled`).
+ * @param {import("./messages.js").PlannerMessages} messages @param {boolean} handled @param {string} key
+ */
+function askHost(messages, handled, key) {
+  // The host may navigate to its login page; the message stays for a host that does nothing visible. A host that
+  // handled it (its login button focused, say) moved the focus without a word: the page's status says why.
+  messages.show(key, { alert: !handled });
+  if (handled) messages.say(key);
+}
