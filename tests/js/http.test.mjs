@@ -160,7 +160,7 @@ describe("a 409 that asks to be asked again", () => {
 });
 
 describe("logFailure", () => {
-  test("the network's and the service's failures are warnings; a 4xx or a bug is an error", (t) => {
+  test("the network's and the service's failures, and the shopper's state, are warnings; a 4xx or a bug is an error", (t) => {
     const warned = t.mock.method(console, "warn", () => {});
     const errored = t.mock.method(console, "error", () => {});
     const transient = [
@@ -169,6 +169,7 @@ describe("logFailure", () => {
       new ApiError({ status: 429, title: "Too Many Requests" }),
       localProblem("network", "Network error"),
       localProblem("timeout", "Timeout"),
+      localProblem("not-connected", "Likes are for logged-in users"),
     ];
     const toFix = [new ApiError({ status: 400, title: "Bad Request" }), localProblem("no-store", "No store"), new TypeError("x")];
     for (const error of transient) logFailure("svc", "could not load", error);

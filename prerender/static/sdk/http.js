@@ -48,15 +48,21 @@ export function isOutcomeUnknown(error) {
   return OUTCOME_UNKNOWN.has(error.status);
 }
 
+// The SDK's own problems that come from the shopper's state, not from the page's code.
+const SHOPPERS_STATE = /#not-connected$/;
+
 /**
  * Logs a failure the SDK handled (the shopper told, or the page left as it was). The network's or the service's (no
  * answer, a 5xx, a 429) is a warning: an outage of the service must not fill the retailer's error tracker, which
- * often collects `console.error`. Anything else (a 4xx the page's calls caused, a bug) is an error, to be fixed.
+ * often collects `console.error`. So is the shopper's own state (SHOPPERS_STATE: a heart pressed by a shopper who
+ * is not logged in, or no longer, told to sign in). Anything else (a 4xx the page's calls caused, a bug) is an
+ * error, to be fixed.
  * @param {string} prefix @param {string} what @param {unknown} error
  */
 export function logFailure(prefix, what, error) {
   const transient = isOutcomeUnknown(error) || (error instanceof ApiError && (error.status >= 500 || error.status === 429));
-  (transient ? console.warn : console.error)(`[${prefix}] ${what}`, error);
+  const shoppers = error instanceof ApiError && error.status === 0 && SHOPPERS_STATE.test(String(error.problem.type ?? ""));
+  (transient || shoppers ? console.warn : console.error)(`[${prefix}] ${what}`, error);
 }
 
 /** A problem made by the SDK itself (no store selected, network down...). */
