@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 
-from tests.browser.helpers import hydrated_cards, new_user, visit
+from tests.browser.helpers import hydrated_cards, new_user, origin_served_by, visit
+
+from .test_publisher import QUICHE, SHOP, fill_basket, open_recipe
 
 # Each `pageshow` of the document: `persisted` is true when it came back from the cache.
 RECORD_SHOWS = "window.__shows = []; addEventListener('pageshow', (event) => window.__shows.push(event.persisted));"
@@ -28,13 +31,14 @@ def context(caching_browser: Browser) -> Iterator[BrowserContext]:
     context.close()
 
 
+def cacheable(route: Route) -> None:
+    """A page answered as a site's that the back/forward cache may keep."""
+    response = route.fetch()
+    route.fulfill(response=response, headers={**response.headers, "cache-control": "private, no-cache"})
+
+
 def cacheable_pages(context: BrowserContext, shop_url: str) -> None:
     """The shop's pages answered as a retailer's that the back/forward cache may keep."""
-
-    def cacheable(route: Route) -> None:
-        response = route.fetch()
-        route.fulfill(response=response, headers={**response.headers, "cache-control": "private, no-cache"})
-
     pages = re.compile(rf"^{re.escape(shop_url)}/(idees|planner)?[^.]*$")
     context.route(pages, cacheable)
     context.add_init_script(RECORD_SHOWS)
@@ -122,3 +126,33 @@ def test_a_page_restored_with_its_drawer_open_keeps_the_drawer_working(
     page.go_forward(wait_until="commit")
     page.wait_for_function("() => window.__shows.at(-1) === true", timeout=5_000)
     expect(items).to_have_count(1)
+
+
+def test_a_blog_page_restored_after_its_transfer_reads_the_basket_once(
+    page: Page, context: BrowserContext, publisher_url: str, shop_url: str
+):
+    """A publisher's recipe page whose basket went to the retailer, then Back: the page comes back with its drawer
+    open as it was left, and its button says the recipe is no longer in the basket. The basket is read once for
+    that (the SDK reads it when a page comes back, sdk/tabs.js); the drawer's transfer panel read it a second time."""
+    context.route(re.compile(rf"^{re.escape(publisher_url)}/recettes/[^.]*$"), cacheable)
+    context.add_init_script(RECORD_SHOWS)
+    with origin_served_by(page, SHOP, shop_url) as shop:
+        cta = open_recipe(page, publisher_url, QUICHE)
+        fill_basket(page, cta).locator("[data-action='transfer']").click()
+        page.wait_for_url(re.compile(rf"^{re.escape(shop)}/idees"))
+        expect(page.locator(".svc-toaster")).to_contain_text("Le Magazine Cuisine", timeout=15_000)  # redeemed
+        reads: list[str] = []
+        page.on(
+            "request",
+            lambda request: (
+                reads.append(request.url)
+                if request.method == "GET" and urlsplit(request.url).path.endswith("/basket")
+                else None
+            ),
+        )
+        back_from_the_cache(page)
+        expect(page.locator("svc-drawer[open]")).to_be_visible()
+        expect(cta).to_have_attribute("in-basket", "false")
+        # One more read through the SDK's queue of basket calls: every read the restored page queued is done before.
+        page.evaluate("() => window.svc.basket.reload()")
+    assert len(reads) == 2, reads

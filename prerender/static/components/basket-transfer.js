@@ -88,14 +88,14 @@ export class TransferPanel {
     }));
     this.#subscriptions.push(basket.basket$.subscribe(() => this.#renderAction()));
     // Back from the retailer's site through the back-forward cache: the page is as it was left, mid-transfer,
-    // while the basket has moved. Start again from the service's basket.
+    // while the basket has moved. The panel starts again; the SDK reads the basket as it is now (a page that comes
+    // back is read once, sdk/tabs.js and sdk/basket.js), and the panel follows it (basket$ above).
     window.addEventListener("pageshow", this.#onPageShow);
   }
 
   #onPageShow = (/** @type {PageTransitionEvent} */ event) => {
     if (!event.persisted) return;
     this.#sending = false;
-    services.basket.reload().catch(() => {});
     this.#renderAction();
   };
 
