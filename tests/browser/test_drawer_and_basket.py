@@ -120,6 +120,26 @@ def test_the_guests_stepper_prices_the_recipe_again(page: Page, context: Browser
     assert euros(total.inner_text()) == sum(euros(line) for line in lines if line.strip())
 
 
+def test_a_cards_guests_set_by_the_page_apply_only_as_a_count(page: Page, context: BrowserContext, shop_url: str):
+    """The card's `guests`, set by the page, is the count its drawer opens with when it is 1 to 50 in digits; any
+    other value is ignored (the recipe's own count), as the add-to-cart button's (README.md)."""
+    visit(context, page, shop_url)
+    card = hydrated_cards(page).first
+    dialog = page.get_by_role("dialog")
+    guests = dialog.locator("[data-role=guests]")
+    card.evaluate("(card) => card.removeAttribute('guests')")
+    card.locator(".svc-recipe-card-cta").click()
+    expect(guests).to_have_text(re.compile(r"^\d+$"))
+    own = guests.inner_text()
+    page.keyboard.press("Escape")
+    for value, shown in (("9 personnes", own), ("9", "9")):
+        card.evaluate("(card, value) => card.setAttribute('guests', value)", value)
+        card.locator(".svc-recipe-card-cta").click()
+        expect(guests).to_have_text(shown)
+        page.keyboard.press("Escape")
+        expect(dialog).to_be_hidden()
+
+
 def test_a_step_taken_while_the_details_come_again_is_not_lost(page: Page, context: BrowserContext, shop_url: str):
     """A second "+" while the drawer fetches the details of the first one: the details that arrive take it up and
     come again for it (they dropped it: 4, +, +, and the drawer settled on 5). The page's clock stands still, so

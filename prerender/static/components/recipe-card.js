@@ -11,7 +11,7 @@
 // - `recipes.shouldDisplayIngredientPicturesOnRecipeCard(true)`: a row of the pictures the server listed in
 //   `data-ingredient-pictures` (up to 4) under the title, removed again with `false`;
 // - recipe.show is tracked while the card is on the page.
-import { sdk, services, icon, h, bindLikeButton } from "./ui.js";
+import { sdk, services, icon, h, bindLikeButton, validGuestCount } from "./ui.js";
 
 const tagName = `${sdk.prefix}-recipe-card`;
 const CLIENT_MADE = "clientRendered";
@@ -33,10 +33,9 @@ export class RecipeCardElement extends HTMLElement {
     return (this.getAttribute("recipe-id") ?? "").trim();
   }
 
-  /** The card's guest count, or null when the attribute is not a number of 1 to 50 (ignored). */
+  /** The card's guest count, or null when the attribute is not 1 to 50 in digits (ignored, as the CTA's). */
   get guests() {
-    const value = Number.parseInt(this.getAttribute("guests") ?? "", 10);
-    return Number.isInteger(value) && value >= 1 && value <= 50 ? value : null;
+    return validGuestCount(this.getAttribute("guests"));
   }
 
   connectedCallback() {
