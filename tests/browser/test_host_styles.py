@@ -1,6 +1,8 @@
 """The components against the host page's own CSS (docs/styles.md, "Component scope"): rules on element names,
 which every retail site and blog theme has (`p { font-size: 18px }`, `h3 { color: navy }`, `li { margin: … }`),
-change nothing in prerender's components. Measured in Chromium as computed styles of every element of every
+and rules of one class or attribute linked after prerender's sheets (an older Tailwind's reset of typed buttons,
+a content wrapper's `.prose :where(img)`, a theme's `.entry-content button`) change nothing in prerender's
+components. Measured in Chromium as computed styles of every element of every
 component, before and after such a sheet is added to the page: the cards, the drawer of a retailer and of a
 publisher, the planner and the catalog."""
 
@@ -33,6 +35,27 @@ header, footer, nav, aside, form) {
   float: left; min-width: 40px;
 }
 """
+# A sheet of one class's weight (or one class and an element name), as frameworks and themes ship them, on a page
+# whose body is the theme's content wrapper (`HOST_WRAPPER`).
+HOST_WRAPPER = "host-content"
+ONE_CLASS_SHEET = """
+button, [type='button'], [type='reset'], [type='submit'] {
+  -webkit-appearance: button; background-color: transparent; background-image: none;
+}
+.host-content :where(h1, h2, h3, h4, h5, h6, p, span, a, li, ul, ol, dl, dt, dd, label, legend, fieldset, strong, em,
+b, i, small, time, output, figure, figcaption, button, input, select, textarea, img, div, section, article, header,
+footer, nav, aside, form) {
+  color: rgb(1, 2, 3); background-color: rgb(250, 240, 230); font-family: serif; font-size: 23px;
+  font-weight: 100; font-style: italic; line-height: 3; letter-spacing: 3px; word-spacing: 5px;
+  text-transform: uppercase; text-align: center; text-indent: 9px; text-decoration: underline wavy;
+  text-shadow: 1px 1px red; list-style: square inside; vertical-align: 5px; opacity: 0.9;
+  margin: 13px; padding: 7px; border: 3px dotted rgb(1, 2, 3); border-radius: 11px; box-shadow: 0 0 4px red;
+  float: left; min-width: 40px;
+}
+.host-content button, .host-content img, .host-content a, .host-content p {
+  background-color: rgb(20, 30, 80); color: rgb(250, 250, 250); padding: 12px 24px; border-radius: 0;
+}
+"""
 PROPERTIES = [
     "color",
     "background-color",
@@ -62,6 +85,7 @@ PROPERTIES = [
     "box-shadow",
     "float",
     "min-width",
+    "background-image",
 ]
 # The box the host's page gives each component, kept as it is: the host's rules make its own boxes larger or
 # smaller (a grid row as tall as its tallest cell), and a component fills the box it is given on purpose.
@@ -120,13 +144,14 @@ def open_a_blogs_drawer(page: Page, context: BrowserContext, shop_url: str, publ
 Journey = Callable[[Page, BrowserContext, str, str], None]
 
 
+@pytest.mark.parametrize("sheet", [HOST_SHEET, ONE_CLASS_SHEET], ids=["element-names", "one-class"])
 @pytest.mark.parametrize(
     "journey",
     [open_a_cards_drawer, open_the_planner, open_the_catalog, open_a_blogs_drawer],
     ids=["cards-and-drawer", "planner", "catalog", "blog-drawer"],
 )
-def test_the_host_pages_rules_on_element_names_change_nothing_in_the_components(
-    page: Page, context: BrowserContext, shop_url: str, publisher_url: str, journey: Journey
+def test_the_host_pages_rules_change_nothing_in_the_components(
+    page: Page, context: BrowserContext, shop_url: str, publisher_url: str, journey: Journey, sheet: str
 ) -> None:
     page.emulate_media(reduced_motion="reduce")
     journey(page, context, shop_url, publisher_url)
@@ -136,7 +161,8 @@ def test_the_host_pages_rules_on_element_names_change_nothing_in_the_components(
     page.evaluate(KEEP_THE_HOSTS_BOXES)
     before = page.evaluate(COMPUTED_STYLES, PROPERTIES)
     assert len(before) > 5, "no component on the page"
-    page.add_style_tag(content=HOST_SHEET)
+    page.evaluate("(wrapper) => document.body.classList.add(wrapper)", HOST_WRAPPER)
+    page.add_style_tag(content=sheet)
     page.wait_for_function("() => document.getAnimations().every((a) => a.playState !== 'running')")
     after = page.evaluate(COMPUTED_STYLES, PROPERTIES)
 
