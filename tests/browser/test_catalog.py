@@ -163,6 +163,67 @@ def test_the_catalog_is_readable_on_a_dark_host_page(shop: str, context: Browser
     assert_no_axe_violations(page, [CATALOG], what="the catalog home on a dark host page")
 
 
+# A retailer's dark brand: the documented tokens (docs/styles.md) of a dark surface and page, a light text and a
+# light primary colour, on a host page that stays as it is.
+DARK_THEME = """:root {
+  --svc-color-surface: #1b1f1d; --svc-color-surface-alt: #252a27; --svc-color-page: #1b1f1d;
+  --svc-color-text: #f1f3f2; --svc-color-muted: #b5bdb9; --svc-color-border: #3a403d;
+  --svc-color-primary: #6fd3a0; --svc-color-primary-strong: #9be3bd; --svc-color-primary-soft: #1f3a2c;
+  --svc-color-primary-contrast: #0b1a12;
+}"""
+
+
+def contrast(first: tuple[int, int, int], second: tuple[int, int, int]) -> float:
+    """WCAG's contrast ratio of two sRGB colours."""
+
+    def luminance(colour: tuple[int, int, int]) -> float:
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (v / 255 for v in colour)]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    lighter, darker = sorted((luminance(first), luminance(second)), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+# An element's computed text and background colours as sRGB triples (a computed colour may be written in any of
+# CSS's spaces: color-mix() gives oklab), read back from a canvas they were painted on.
+COLOURS_OF = """(element) => {
+  const style = getComputedStyle(element);
+  const context = document.createElement("canvas").getContext("2d", { willReadFrequently: true });
+  return [style.color, style.backgroundColor].map((colour) => {
+    context.clearRect(0, 0, 1, 1);
+    context.fillStyle = colour;
+    context.fillRect(0, 0, 1, 1);
+    return [...context.getImageData(0, 0, 1, 1).data.slice(0, 3)];
+  });
+}"""
+
+
+@pytest.mark.parametrize("sheet", [DARK_HOST, DARK_THEME], ids=["dark-host-page", "dark-theme"])
+def test_the_basket_preview_is_readable_on_a_dark_page_and_in_a_dark_theme(
+    shop: str, context: BrowserContext, page: Page, sheet: str
+) -> None:
+    """The basket preview's page, and the preview embedded as a host's side panel, set their text's colour, so they
+    set what it is read on: the page's colour, the surface's."""
+    visit(context, page, shop, "/idees/panier", user=new_user())
+    expect(catalog(page).locator(".svc-basket-preview__title")).to_be_visible()
+    page.add_style_tag(content=sheet)
+    assert_no_axe_violations(page, [".svc-basket-preview"], what="the basket preview's page")
+    page.locator("svc-catalog.svc-basket-preview").evaluate("(root) => root.classList.add('svc-basket-preview--embed')")
+    assert_no_axe_violations(page, [".svc-basket-preview"], what="the embedded basket preview")
+
+
+def test_a_cards_heart_stands_out_of_its_disc_in_a_dark_theme(shop: str, context: BrowserContext, page: Page) -> None:
+    """The heart over a card's picture is drawn in the text's colour on a disc of the surface's: with a dark theme,
+    a light heart on a dark disc (3:1 at least, WCAG 1.4.11), not a light heart on a white disc."""
+    visit(context, page, shop, "/idees", user=new_user())
+    heart = catalog(page).locator("svc-recipe-card[hydrated] .svc-like-button").first
+    expect(heart).to_be_visible()
+    page.add_style_tag(content=DARK_THEME)
+    page.wait_for_function("() => document.getAnimations().every((a) => a.playState !== 'running')")
+    colour, disc = heart.evaluate(COLOURS_OF)
+    assert contrast(tuple(colour), tuple(disc)) >= 3, (colour, disc)
+
+
 def test_rows_out_of_view_wait_and_scrolling_through_them_shifts_nothing(
     shop: str, context: BrowserContext, page: Page, width: str
 ) -> None:
