@@ -47,9 +47,9 @@ class FaultyProxy:
         # it passed through ("METHOD /path").
         self.failed: list[str] = []
         self.passed: list[str] = []
-        # For each call passed through with a deadline: the seconds it had left when it reached the service behind,
-        # as that service's clock reads them (negative: late on arrival, refused unread).
-        self.time_left: list[float] = []
+        # For each call passed through with a deadline: its path and query, and the seconds it had left when it
+        # reached the service behind, as that service's clock reads them (negative: late on arrival, refused unread).
+        self.time_left: list[tuple[str, float]] = []
         app = Flask(__name__)
         app.add_url_rule("/<path:path>", "proxy", self._answer, methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
         self.server = LiveServer(app)
@@ -79,7 +79,7 @@ class FaultyProxy:
             # The service behind reads the deadline by a clock `clock_ahead` seconds ahead: as much later for it.
             headers[DEADLINE_HEADER] = str(int(headers[DEADLINE_HEADER]) - round(self.clock_ahead * 1000))
         if DEADLINE_HEADER in headers and headers[DEADLINE_HEADER].isdigit():
-            self.time_left.append(int(headers[DEADLINE_HEADER]) / 1000 - time.time())
+            self.time_left.append((request.full_path, int(headers[DEADLINE_HEADER]) / 1000 - time.time()))
         answer = requests.request(
             request.method,
             f"{self.target_url}/{path}",

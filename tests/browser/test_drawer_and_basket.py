@@ -131,6 +131,7 @@ def test_a_cards_guests_set_by_the_page_apply_only_as_a_count(page: Page, contex
     card.locator(".svc-recipe-card-cta").click()
     expect(guests).to_have_text(re.compile(r"^\d+$"))
     own = guests.inner_text()
+    assert own != "9", "the recipe's own count must differ from the page's for the test to tell them apart"
     page.keyboard.press("Escape")
     for value, shown in (("9 personnes", own), ("9", "9")):
         card.evaluate("(card, value) => card.setAttribute('guests', value)", value)

@@ -36,6 +36,10 @@ PRINT_PROBLEMS = """() => {
 }"""
 
 
+# The page's own overflow, which the SDK's scroll lock sets on <html> while a dialog is open (sdk/customization.js).
+PAGE_OVERFLOW = "() => getComputedStyle(document.documentElement).overflowY"
+
+
 @pytest.fixture(params=list(WIDTHS), ids=list(WIDTHS))
 def width(request: pytest.FixtureRequest, page: Page) -> str:
     page.set_viewport_size(WIDTHS[request.param])
@@ -53,6 +57,7 @@ def test_an_open_drawer_prints_the_recipe(page: Page, context: BrowserContext, s
 
     page.emulate_media(media="print")
     assert page.evaluate(PRINT_PROBLEMS) == []
+    assert page.evaluate(PAGE_OVERFLOW) == "visible"  # the drawer's scroll lock cuts nothing on paper
     expect(page.locator("main").first).to_be_hidden()  # the shop behind is not printed
     for left_out in (".svc-drawer__backdrop", ".svc-drawer__close", ".svc-drawer__footer", "[role=tablist]"):
         expect(dialog.locator(left_out)).to_be_hidden()
@@ -68,6 +73,7 @@ def test_an_open_drawer_prints_the_recipe(page: Page, context: BrowserContext, s
 
     page.emulate_media(media="screen")  # back on screen, the drawer is as it was
     expect(page.locator("main").first).to_be_visible()
+    assert page.evaluate(PAGE_OVERFLOW) == "hidden"
     expect(dialog.locator(".svc-drawer__footer")).to_be_visible()
     assert page.evaluate("() => getComputedStyle(document.querySelector('.svc-drawer__panel')).position") == "absolute"
 
@@ -91,6 +97,7 @@ def test_the_planner_prints_without_its_bars_and_onboarding(
     page.emulate_media(media="print")
     expect(onboarding).to_be_hidden()
     assert page.evaluate(PRINT_PROBLEMS) == []
+    assert page.evaluate(PAGE_OVERFLOW) == "visible"  # the onboarding's scroll lock cuts nothing on paper
     page.emulate_media(media="screen")
     page.keyboard.press("Escape")
     expect(onboarding).to_have_count(0)
