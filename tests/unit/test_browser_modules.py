@@ -127,10 +127,19 @@ def dynamic_imports() -> dict[str, list[str]]:
     }
 
 
+def test_no_part_reads_its_own_url():
+    """A part's `import.meta.url` is its own in the readable tree but its component's, one folder up, once bundled
+    into it (tools/build_static.mjs): a URL built from it would point elsewhere in one of the two trees. A part
+    takes such URLs from its component (the drawer's preview part its sheets' folder, components/drawer.js)."""
+    for name, source in modules().items():
+        if name.startswith("components/") and name.count("/") == 2:
+            assert "import.meta" not in code_of(source), name
+
+
 def test_what_modules_load_at_run_time():
     """ESLint's no-restricted-imports does not see `import()` calls: the SDK loads nothing at run time but the
-    drawer, and a component loads its siblings only (the drawer's transfer panel and catalog, the planner entry's
-    onboarding)."""
+    drawer, and a component (or one of its parts) loads other components only (the drawer's transfer panel and
+    its preview's catalog, the planner entry's onboarding), never a part or an SDK file."""
     found = dynamic_imports()
     assert set(found["sdk/svc.js"]) == SDK_RUN_TIME_IMPORTS  # the scan sees them
     for name, specifiers in found.items():
@@ -138,8 +147,7 @@ def test_what_modules_load_at_run_time():
             assert set(specifiers) <= SDK_RUN_TIME_IMPORTS, name
         else:
             assert name.startswith("components/"), name
-            folder = PurePosixPath(name).parent.as_posix()
-            outside = [s for s in specifiers if PurePosixPath(resolved(name, s)).parent.as_posix() != folder]
+            outside = [s for s in specifiers if PurePosixPath(resolved(name, s)).parent.as_posix() != "components"]
             assert outside == [], name
 
 

@@ -6,15 +6,15 @@
 // (sdk/top-layer.js). Closing it emits `recipes.hidden`. The details come from GET {api}/{v}/recipe-details as
 // HTML, the preview from GET {api}/v2/catalog/my-space/basket-preview?embed=true (its <svc-catalog> root wired by
 // components/catalog.js).
-import { sdk, services, icon, h, inertFragment, parsedFragment, localProblem, logFailure, tabbables, trapTab, WORKING_AFTER_MS } from "./ui.js";
+import { sdk, services, icon, h, parsedFragment, logFailure, tabbables, trapTab, WORKING_AFTER_MS } from "./ui.js";
 import { RecipeDetails } from "./recipe-details.js";
 import { DrawerMessage } from "./drawer/message.js";
+import { previewFragment, previewReady } from "./drawer/preview.js";
 
 const tagName = `${sdk.prefix}-drawer`;
-// The sheets the basket preview needs besides the drawer's (docs/styles.md, "basket-preview.css"): linked by the
-// drawer when the page has not linked them itself (a page of cards only links the recipe card's).
-const PREVIEW_SHEETS = ["catalog", "my-space", "basket-preview"];
-const SHEET_WAIT_MS = 3000;
+// The folder of this build's sheets, for the basket preview's (components/drawer/preview.js): written here, where
+// the drawer's module is at the same place in the readable and the release trees.
+const SHEETS = new URL("../css/", import.meta.url);
 /**
  * @typedef {object} OpenOptions
  * @property {string} recipeId
@@ -393,7 +393,7 @@ export class DrawerElement extends HTMLElement {
         client.request("GET", "/catalog/my-space/basket-preview", {
           query: { embed: "true" }, as: "text", version: "v2", signal: request.signal,
         }),
-        previewReady(),
+        previewReady(SHEETS),
       ]);
       if (request.signal.aborted || !this.#preview) return;
       this.#showPreview(String(html));
@@ -407,26 +407,13 @@ export class DrawerElement extends HTMLElement {
     }
   }
 
-  /**
-   * Inserts the preview fragment (prerender's own, escaped server-side): its <svc-catalog> root upgrades
-   * (components/catalog.js is loaded) and does the rest: remove buttons, "see the recipe" (the details then
-   * replace the preview in this drawer), following the basket. Its module scripts would not run here and
-   * are left out; its ids get a suffix (the page may show the same fragment); opening it is no pageview.
-   * @param {string} html
-   */
+  /** Shows the preview fragment (components/drawer/preview.js), its heading as the drawer's title. @param {string} html */
   #showPreview(html) {
     const { notices } = services;
-    const content = inertFragment(html);
-    const root = content.querySelector(`${sdk.prefix}-catalog`);
-    root?.removeAttribute("analytics-path");
-    suffixIds(content, `-${this.id}`);
+    const { content, title } = previewFragment(html, `-${this.id}`);
     this.#footer.replaceChildren();
     this.#body.replaceChildren(content);
     this.#body.scrollTop = 0;
-    // The fragment's heading becomes the drawer's own (the dialog's name), said once: the fragment's is hidden.
-    const heading = root?.querySelector(".svc-basket-preview__title");
-    const title = heading?.textContent?.trim();
-    heading?.toggleAttribute("hidden", Boolean(title));
     this.#title.textContent = title || notices.t("drawer.preview");
   }
 
@@ -489,65 +476,6 @@ function usePicture(root, url) {
 function focusedElement() {
   const active = document.activeElement;
   return active instanceof HTMLElement && active !== document.body ? active : null;
-}
-
-/** @type {Promise<unknown> | null} */
-let previewLoading = null;
-
-/** What the basket preview needs on the page: the catalog module (its root element) and its sheets. */
-function previewReady() {
-  previewLoading ??= Promise.all([
-    import("./catalog.js"),
-    ...PREVIEW_SHEETS.map(linkSheet),
-  ]).catch((error) => {
-    previewLoading = null; // tried again next time
-    // The module did not load (prerender down): the SDK's problem, as a failed drawer module is
-    // (sdk/drawer-loading.js), not the browser's TypeError.
-    throw localProblem("drawer-unavailable", "The basket preview cannot open for now", `Its module did not load: ${error}`);
-  });
-  return previewLoading;
-}
-
-/**
- * Links a sheet of this build unless the page has one of that name (any build); resolves once it applies (or
- * failed, or after a while: the preview shows all the same).
- * @param {string} name
- * @returns {Promise<void>}
- */
-function linkSheet(name) {
-  const file = `/css/${name}.css`;
-  const linked = [...document.querySelectorAll("link[rel~='stylesheet']")]
-    .some((link) => link instanceof HTMLLinkElement && new URL(link.href, document.baseURI).pathname.endsWith(file));
-  if (linked) return Promise.resolve();
-  const link = document.createElement("link");
-  link.rel = "stylesheet";
-  link.href = new URL(`..${file}`, import.meta.url).href;
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, SHEET_WAIT_MS);
-    const done = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    link.addEventListener("load", done, { once: true });
-    link.addEventListener("error", done, { once: true });
-    document.head.append(link);
-  });
-}
-
-/**
- * Gives every id of a fragment a suffix, and the references to them (labels, ARIA) the same.
- * @param {DocumentFragment} fragment @param {string} suffix
- */
-function suffixIds(fragment, suffix) {
-  const ids = new Set([...fragment.querySelectorAll("[id]")].map((element) => element.id));
-  if (ids.size === 0) return;
-  for (const element of fragment.querySelectorAll("[id]")) element.id += suffix;
-  for (const name of ["for", "aria-labelledby", "aria-describedby", "aria-controls"]) {
-    for (const element of fragment.querySelectorAll(`[${name}]`)) {
-      const value = (element.getAttribute(name) ?? "").split(/\s+/).map((id) => (ids.has(id) ? `${id}${suffix}` : id));
-      element.setAttribute(name, value.join(" "));
-    }
-  }
 }
 
 if (!customElements.get(tagName)) {
