@@ -190,7 +190,7 @@ def test_a_logout_leaves_nothing_of_the_shopper_in_the_browsers_storage(context:
     page.wait_for_function(f"() => ({IDENTITY})()?.startsWith('authless:')")
     kept = page.evaluate(stored)
     assert not set(shoppers) & set(kept), kept
-    assert "_svc/planner/onboarded" in kept  # the browser's (sdk/session.js, BROWSER_ENTRIES)
+    assert "_svc/planner/onboarded" in kept  # the browser's (sdk/storage-entries.js, BROWSER_ENTRIES)
 
 
 def test_a_finalize_waiting_for_a_login_resumes_in_the_login_tab_only(context: BrowserContext, shop_url: str):

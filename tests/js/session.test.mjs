@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 
 import { readdir, readFile } from "node:fs/promises";
 
-import { BROWSER_ENTRIES, SHOPPER_ENTRIES, Session, TAB_ENTRIES } from "../../prerender/static/sdk/session.js";
+import { Session } from "../../prerender/static/sdk/session.js";
+import { BROWSER_ENTRIES, SHOPPER_ENTRIES, TAB_ENTRIES } from "../../prerender/static/sdk/storage-entries.js";
 
 globalThis.document ??= /** @type {any} */ ({ documentElement: { lang: "fr" }, readyState: "complete" });
 

@@ -5,25 +5,10 @@
 // never claims an identity: the identity is the one the page's server vouched for (docs/security.md).
 import { State, Stream } from "./observable.js";
 import { safeStorage, randomId } from "./storage.js";
+import { checkId, isId, readCredential } from "./credential.js";
+import { SHOPPER_ENTRIES, SITE_WIDE_ENTRIES } from "./storage-entries.js";
 
-/**
- * Who the SDK acts for: the shopper of its credential. `user$` / `identity$` is `null` while the SDK has no
- * credential (none on the page yet, or after `user.reset()`).
- * @typedef {object} Identity
- * @property {"user" | "authless"} kind
- * @property {string} id the user id or the authless id the credential names
- * @property {boolean} forbidProfiling recorded by `user.loadWithExternalId(id, true)`: `profiling: false`
- */
-
-/**
- * A shopper's credential as a `<prefix>-shopper` element gives it.
- * @typedef {object} Credential
- * @property {string} token the opaque credential, sent as `Bearer <token>`
- * @property {"user" | "authless"} kind
- * @property {string} id
- * @property {number} expiresAt epoch seconds
- * @property {string} supplier the supplier it was issued under ("" from an element of before `supplier-id`)
- */
+/** @typedef {import("./credential.js").Identity} Identity @typedef {import("./credential.js").Credential} Credential */
 
 /**
  * @typedef {object} SetupOptions
@@ -34,11 +19,6 @@ import { safeStorage, randomId } from "./storage.js";
  */
 
 const LANGUAGE = /^[a-z]{2}(?:-[a-z0-9_]{1,32})?$/;
-// RFC 6750's b64token: what prerender issues, and what a header value may carry.
-const TOKEN = /^[A-Za-z0-9._~+/-]+=*$/;
-// Ids become header values or query parameters: 1 to 128 printable ASCII characters, no space.
-const ID = /^[\x21-\x7e]{1,128}$/;
-const MAX_TOKEN_LENGTH = 4096;
 /** A browser id the reconcile route takes (an identifier: prerender/schemas/fields.py, ID_PATTERN). */
 const BROWSER_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 // How long a page's naming of a shopper (`claim`) lets an element of that shopper refused as stale be taken, before
@@ -50,65 +30,10 @@ const PAGE_STARTED = typeof performance === "object" ? performance.timeOrigin : 
 // ahead the clock runs (an AM/PM slip is 12 hours): the merge does not send it (`authlessCredentialOf`).
 const LONG_EXPIRED_MS = 3 * 24 * 3_600_000;
 
-/**
- * What the SDK and its components keep in localStorage, in two kinds (docs/sdk.md, "What the SDK keeps in the
- * browser"). A shopper's: what they chose, saved or paid, which a logout (`user.reset()`) removes, since the next
- * person at the device is someone else (a diet preference can tell of a health condition). Several suppliers'
- * pages may share a site: a shopper's entry is the page's supplier's (`supplierKey`: `_<prefix>/supplier-<id>/<name>`),
- * but for the two the specification names (`_<prefix>/cachedFinalizeMenuUrl`, `_<prefix>/planner/guests`) and the
- * menu change, which names its supplier in its value; a logout removes its supplier's entries and those three.
- */
-export const SHOPPER_ENTRIES = Object.freeze([
-  "authless-credential", // the logged-out visitor's credential (sdk/session.js)
-  "authless-id", // an older SDK's (removed at start too)
-  "preferences", // the diets and equipment saved (components/catalog/preferences.js)
-  "preferences-asked", // when the preferences were last asked for
-  "payment-started", // a paid cart and its shopper, for a day (sdk/basket-payment.js)
-  "cachedFinalizeMenuUrl", // the menu page to come back to (sdk/planner.js), the specification's key
-  "planner/finalizeNeeds", // what that resume waits for
-  "planner/menuChanged", // the shopper's last menu change, for pages in the back/forward cache (sdk/planner.js)
-  "planner/guests", // the planner's guests (components/planner-entry.js), the specification's key
-  "planner/guests-preferred",
-  "publisher-store", // the store picked in a publisher's drawer (components/no-supplier-cta.js)
-]);
-/** The shopper's entries kept under the site's key whatever the supplier: the specification's two, and the menu
- * change, whose value names its supplier. */
-const SITE_WIDE_ENTRIES = new Set(["cachedFinalizeMenuUrl", "planner/guests", "planner/menuChanged"]);
-/**
- * The browser's: kept at a logout. `browser-id` names the browser to the reconcile route, `shown/<recipe>` when
- * a card was last reported shown (five minutes apart at most), `planner/onboarded` whether the planner's
- * onboarding was seen, `planner/probe` a write probe removed at once.
- */
-export const BROWSER_ENTRIES = Object.freeze(["browser-id", "shown/", "planner/onboarded", "planner/probe"]);
-/**
- * In sessionStorage, gone with the tab: `session-id` (the tab's session), `preferences-saved` (the message of a
- * save, said by the reloaded page), `transferredBasket` (a basket transfer on its way, sdk/transfer.js).
- */
-export const TAB_ENTRIES = Object.freeze(["session-id", "preferences-saved", "transferredBasket"]);
-
 /** The page's language when it is one the service speaks, else French. */
 function pageLanguage() {
   const lang = (document.documentElement.lang || "").slice(0, 2).toLowerCase();
   return lang === "en" ? "en" : "fr";
-}
-
-/**
- * A credential from raw values (attributes of an element, or storage), or the reason it is unusable.
- * Whether it has expired is not judged here: the device's clock may be hours or days off (an AM/PM slip, a
- * clock never set), and the service, which checks every call, answers 401 for a credential past its time.
- * @param {{ token: unknown, kind: unknown, id: unknown, expiresAt: unknown, supplier?: unknown }} raw
- * @returns {{ credential: Credential } | { reason: string }}
- */
-export function readCredential({ token, kind, id, expiresAt, supplier }) {
-  const value = String(token ?? "").trim();
-  if (!value || value.length > MAX_TOKEN_LENGTH || !TOKEN.test(value)) return { reason: "no usable credential" };
-  if (kind !== "user" && kind !== "authless") return { reason: `unknown kind ${String(kind)}` };
-  const shopperId = String(id ?? "").trim();
-  if (!ID.test(shopperId)) return { reason: "no usable shopper-id" };
-  const expiry = Number(String(expiresAt ?? "").trim() || Number.NaN);
-  if (!Number.isInteger(expiry)) return { reason: "no usable expires-at" };
-  const supplierId = String(supplier ?? "").trim();
-  return { credential: { token: value, kind, id: shopperId, expiresAt: expiry, supplier: ID.test(supplierId) ? supplierId : "" } };
 }
 
 export class Session {
@@ -211,7 +136,7 @@ export class Session {
   #supplierInDocument() {
     const named = globalThis.document?.querySelectorAll?.(`${this.prefix}-shopper[supplier-id]`) ?? [];
     const supplier = named.length ? String(named[named.length - 1].getAttribute("supplier-id") ?? "").trim() : "";
-    return ID.test(supplier) ? supplier : "";
+    return isId(supplier) ? supplier : "";
   }
 
   /**
@@ -662,11 +587,4 @@ export class Session {
     if (sameShopper && current?.forbidProfiling === identity?.forbidProfiling) return;
     this.identity$.next(identity);
   }
-}
-
-/** An id given by the page: 1 to 128 printable ASCII characters, no space (prerender's guard). */
-function checkId(/** @type {unknown} */ id, /** @type {string} */ what) {
-  const value = String(id ?? "").trim();
-  if (!ID.test(value)) throw new TypeError(`${what}: 1 to 128 printable characters without spaces`);
-  return value;
 }
