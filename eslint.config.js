@@ -28,9 +28,18 @@ export default [
         },
       ],
       eqeqeq: ["error", "smart"],
+      // JSON text through sdk/json.js's jsonText, which a page's old library cannot make write the wrong types.
+      "no-restricted-properties": [
+        "error",
+        { object: "JSON", property: "stringify", message: "Use jsonText (sdk/json.js; components: from ./ui.js)." },
+      ],
       "no-var": "error",
       "prefer-const": "error",
     },
+  },
+  {
+    files: ["prerender/static/sdk/json.js"],
+    rules: { "no-restricted-properties": "off" },
   },
   {
     files: ["prerender/static/components/**/*.js"],

@@ -14,7 +14,7 @@
 //
 // Its parts, in components/recipe-details/ (bundled into this module in the release tree): the tabs (tabs.js),
 // the guest stepper (guests.js) and the ingredient rows' view (rows.js); the basket writes stay here.
-import { services, money, linesPrice, prepareMoney, bindLikeButton, translator } from "./ui.js";
+import { services, money, linesPrice, prepareMoney, bindLikeButton, translator, jsonText } from "./ui.js";
 import { Tabs } from "./recipe-details/tabs.js";
 import { GuestStepper, clampGuests } from "./recipe-details/guests.js";
 import { IngredientRows, ROW, lineOf } from "./recipe-details/rows.js";
@@ -420,5 +420,5 @@ function readData(/** @type {HTMLElement} */ root) {
 function entrySnapshot(entry) {
   if (!entry) return null;
   const lines = (entry.lines ?? []).map((/** @type {any} */ line) => `${line.ingredient_id}:${line.product_id}:${line.quantity}`);
-  return JSON.stringify([String(entry.guests), lines.sort()]);
+  return jsonText([String(entry.guests), lines.sort()]);
 }

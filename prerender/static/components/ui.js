@@ -1,11 +1,11 @@
 // Shared DOM helpers of the components: element builder, icons (generated from templates/macros/icons.html),
 // money formatting, and the like (heart) button binding used by the card and the recipe details.
-import { sdk, services, inertFragment, parsedDocument, parsedFragment, formatText, isolated, isOutcomeUnknown, localProblem, logFailure, numberFormat, translator, validGuestCount, GUESTS_MIN, GUESTS_MAX, isStoppedByHook, writableLocalStorage } from "../sdk/svc.js";
+import { sdk, services, inertFragment, parsedDocument, parsedFragment, formatText, isolated, isOutcomeUnknown, localProblem, logFailure, numberFormat, translator, validGuestCount, GUESTS_MIN, GUESTS_MAX, isStoppedByHook, writableLocalStorage, jsonText } from "../sdk/svc.js";
 
 // The page's SDK and its services (session, client, notices, analytics, basket, likes, pos, track...), which
 // the components import from here with the helpers, and the parsing of the service's markup (sdk/markup.js,
 // through the page's Trusted Types policy).
-export { sdk, services, inertFragment, parsedDocument, parsedFragment, formatText, isolated, isOutcomeUnknown, localProblem, logFailure, translator, validGuestCount, GUESTS_MIN, GUESTS_MAX, isStoppedByHook, writableLocalStorage };
+export { sdk, services, inertFragment, parsedDocument, parsedFragment, formatText, isolated, isOutcomeUnknown, localProblem, logFailure, translator, validGuestCount, GUESTS_MIN, GUESTS_MAX, isStoppedByHook, writableLocalStorage, jsonText };
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 /** How long a shopper's action goes unanswered before the component says "One moment…" (planner, drawer). */

@@ -8,6 +8,7 @@
 // events queued for a shopper are handed to a beacon before the SDK switches to another (or logs out).
 import { Stream } from "./observable.js";
 import { ApiError } from "./http.js";
+import { jsonText } from "./json.js";
 
 /**
  * @typedef {object} AnalyticsEvent
@@ -28,7 +29,7 @@ const NAME = /^[a-z.-]{1,64}$/;
 
 /** The event's JSON, `{"name","path","props"}`: what `String(event)` and `JSON.parse(event)` read. @this {AnalyticsEvent} */
 function eventJson() {
-  return JSON.stringify({ name: this.name, path: this.path, props: this.props });
+  return jsonText({ name: this.name, path: this.path, props: this.props });
 }
 
 export class Analytics {
@@ -146,7 +147,7 @@ export class Analytics {
     while (this.#queue.length > 0) {
       const batch = this.#queue.slice(0, MAX_BATCH);
       // `headers`: authorization (Bearer), language-id, session-id, profiling, as a fetch would send them.
-      const body = JSON.stringify({ headers: this.#session.headers(), events: batch });
+      const body = jsonText({ headers: this.#session.headers(), events: batch });
       // A string body is sent as text/plain;charset=UTF-8: no CORS preflight, which a beacon cannot do.
       if (typeof navigator.sendBeacon === "function") {
         if (!navigator.sendBeacon(url, body)) break; // over the browser's quota: kept for later

@@ -1,4 +1,5 @@
 // The basket as prerender's browser API answers it (docs/browser-api.md, "JSON routes"), and the empty one.
+import { jsonText } from "./json.js";
 
 /**
  * @typedef {object} BasketLine
@@ -85,5 +86,5 @@ export function basketContent(basket) {
     entry.guests,
     (entry.lines ?? []).map((line) => [String(line.ingredient_id), String(line.product_id), line.quantity]),
   ]);
-  return JSON.stringify([basket.store_id ?? null, recipes]);
+  return jsonText([basket.store_id ?? null, recipes]);
 }

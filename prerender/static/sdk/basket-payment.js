@@ -4,6 +4,7 @@
 import { localProblem } from "./http.js";
 import { emptyBasket, routeCartLines } from "./basket-model.js";
 import { isRecent } from "./storage.js";
+import { jsonText } from "./json.js";
 
 const PAYMENT_STARTED = "payment-started";
 const PAYMENT_STARTED_MS = 24 * 3600 * 1000;
@@ -80,13 +81,13 @@ export class BasketPayments {
     const amount = Number(total);
     const readable = Number.isFinite(amount) && amount >= 0;
     if (!readable) {
-      console.warn(`[${session.prefix}] paymentStarted(${JSON.stringify(total)}): not a total >= 0; the cart is kept all the same`);
+      console.warn(`[${session.prefix}] paymentStarted(${jsonText(total)}): not a total >= 0; the cart is kept all the same`);
     }
     const cart = paidLines(sync.lastCart) ?? [];
     // A cart of nothing (no line of a quantity above 0) is no paid cart: nothing is kept.
     if (isEmptyCart(cart)) return { total: readable ? amount : 0, lines: 0 };
     const kept = { total: readable ? amount : null, cart, at: Date.now(), shopper: this.#shopper() };
-    session.local.set(session.supplierKey(PAYMENT_STARTED), JSON.stringify(kept));
+    session.local.set(session.supplierKey(PAYMENT_STARTED), jsonText(kept));
     return { total: readable ? amount : 0, lines: cart.length };
   }
 

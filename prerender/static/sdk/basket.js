@@ -19,6 +19,7 @@ import { BasketArrivals } from "./basket-arrivals.js";
 import { WriteKeys } from "./write-keys.js";
 import { RETURN_RELOAD_MS } from "./tabs.js";
 import { MAX_REPORTED_AT, basketContent, emptyBasket } from "./basket-model.js";
+import { jsonText } from "./json.js";
 
 export { emptyBasket };
 
@@ -268,7 +269,7 @@ export class BasketService {
       (storeId, key) => this.#routes.addRecipe(id, guests, storeId, chosen, key),
       this.#rollbacks.ofAdd(id, chosen.length > 0),
       id,
-      JSON.stringify(["add", id, guests, chosen]),
+      jsonText(["add", id, guests, chosen]),
     );
     const entry = answer?.basket?.recipes?.find((/** @type {BasketEntry} */ e) => String(e.recipe_id) === id);
     for (const line of chosen) {
@@ -287,7 +288,7 @@ export class BasketService {
   setGuests(/** @type {string} */ recipeId, /** @type {number} */ guests) {
     const id = String(recipeId);
     return this.#write("adds", (storeId, key) => this.#routes.setGuests(id, guests, storeId, key), this.#rollbacks.ofSetGuests(id), id,
-      JSON.stringify(["guests", id, guests]));
+      jsonText(["guests", id, guests]));
   }
 
   /**
@@ -299,7 +300,7 @@ export class BasketService {
     const id = String(recipeId);
     try {
       return await this.#write("removes", (storeId, key) => this.#routes.removeRecipe(id, storeId, key), this.#rollbacks.ofRemove(), id,
-        JSON.stringify(["remove", id]));
+        jsonText(["remove", id]));
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 404) throw error;
       await this.#lastCatchUp; // the load the write's 404 started (#write)
@@ -325,7 +326,7 @@ export class BasketService {
       (storeId, key) => this.#routes.setIngredient(id, ingredient, product, quantity, storeId, guests, key),
       this.#rollbacks.ofSetIngredient(id, ingredient, product),
       id,
-      JSON.stringify(["line", id, ingredient, product, quantity, guests ?? null]),
+      jsonText(["line", id, ingredient, product, quantity, guests ?? null]),
     );
   }
 
@@ -457,7 +458,7 @@ export class BasketService {
     let push = null;
     const answer = await this.#queue.inTurn(recipeId, ready, async (storeId) => {
       const before = this.entry(recipeId);
-      const at = JSON.stringify([signature, storeId]); // the same write at another store is another request
+      const at = jsonText([signature, storeId]); // the same write at another store is another request
       const kept = this.#writeKeys.keeps(at);
       let result = await this.#send(request, storeId, at, recipeId);
       /** @type {Basket | null} */

@@ -4,6 +4,7 @@
 // Failures become ApiError, whose `problem` is the RFC 9457 body the service answered (or one made here
 // for network failures), so callers get a rejected promise with the problem, never a raw exception.
 import { pageCall } from "./page-calls.js";
+import { jsonText } from "./json.js";
 
 /**
  * @typedef {object} Problem
@@ -224,7 +225,7 @@ export class ApiClient {
     const init = { method, headers, signal: combined, credentials: "omit", mode: "cors" };
     if (json !== undefined) {
       headers["content-type"] = "application/json";
-      init.body = JSON.stringify(json);
+      init.body = jsonText(json);
     }
     /** The caller's abort goes on as it is; this attempt's timeout is a network failure. */
     const aborted = (/** @type {unknown} */ error) => {

@@ -23,6 +23,7 @@
 // times: two pages' clocks (a page's start, another's Date.now) are not one clock.
 import { Stream } from "./observable.js";
 import { isRecent, randomId } from "./storage.js";
+import { jsonText } from "./json.js";
 
 /** Storage name (under `_<prefix>/`) of the URL the finalize flow resumes at: the URL alone. */
 export const FINALIZE_URL_KEY = "cachedFinalizeMenuUrl";
@@ -93,7 +94,7 @@ export class Planner {
     this.#known = change;
     // Written before the others are told: a tab that follows the message reads it as the change it has seen.
     const supplier = this.#session.supplier;
-    this.#session.local.set(this.#session.key(MENU_CHANGED_KEY), JSON.stringify({ supplier, shopper, store, change }));
+    this.#session.local.set(this.#session.key(MENU_CHANGED_KEY), jsonText({ supplier, shopper, store, change }));
     this.#tabs?.post({ type: "menu", shopper, store });
   }
 
@@ -153,7 +154,7 @@ export class Planner {
   require(what, resumeUrl, storeId = null) {
     this.#session.local.set(this.#session.key(FINALIZE_URL_KEY), resumeUrl);
     const needs = { needs: what, at: Date.now(), store: storeId, url: resumeUrl };
-    this.#session.local.set(this.#session.supplierKey(FINALIZE_NEEDS_KEY), JSON.stringify(needs));
+    this.#session.local.set(this.#session.supplierKey(FINALIZE_NEEDS_KEY), jsonText(needs));
     const request = { resumeUrl };
     const stream = what === "login" ? this.loginRequired$ : this.storeRequired$;
     const callback = what === "login" ? this.#onLoginRequired : this.#onStoreRequired;

@@ -7,6 +7,7 @@ import { State, Stream } from "./observable.js";
 import { safeStorage, randomId } from "./storage.js";
 import { checkId, isId, readCredential } from "./credential.js";
 import { SHOPPER_ENTRIES, SITE_WIDE_ENTRIES } from "./storage-entries.js";
+import { jsonText } from "./json.js";
 
 /** @typedef {import("./credential.js").Identity} Identity @typedef {import("./credential.js").Credential} Credential */
 
@@ -306,7 +307,7 @@ export class Session {
     const call = credential.kind === "user" ? "loadWithExternalId" : "loadWithAuthlessId";
     console.warn(`[${this.prefix}] a ${this.prefix}-shopper element was ignored: its credential was replaced or `
       + `forgotten on this page (a view of before a login or a logout). If its shopper is the page's again, name it: `
-      + `user.${call}(${JSON.stringify(credential.id)}).`);
+      + `user.${call}(${jsonText(credential.id)}).`);
   }
 
   /** Whether the SDK acts with a credential another tab's page gave (the shopper logged in or out there). */
@@ -372,11 +373,11 @@ export class Session {
     const credential = this.#credential;
     const call = kind === "user" ? "loadWithExternalId" : "loadWithAuthlessId";
     if (!credential) {
-      console.warn(`[${this.prefix}] user.${call}(${JSON.stringify(claimed)}): the page has no shopper credential yet; `
+      console.warn(`[${this.prefix}] user.${call}(${jsonText(claimed)}): the page has no shopper credential yet; `
         + `the SDK acts only for the shopper a ${this.prefix}-shopper element (from a fragment or the bootstrap) names.`);
     } else if (credential.kind !== kind || credential.id !== claimed) {
-      const vouched = credential.kind === "user" ? `user ${JSON.stringify(credential.id)}` : "a logged-out visitor";
-      console.warn(`[${this.prefix}] user.${call}(${JSON.stringify(claimed)}) does not match the identity the page's `
+      const vouched = credential.kind === "user" ? `user ${jsonText(credential.id)}` : "a logged-out visitor";
+      console.warn(`[${this.prefix}] user.${call}(${jsonText(claimed)}) does not match the identity the page's `
         + `server vouched for (${vouched}): the SDK keeps acting for the credential's shopper.`);
     }
     const identity = this.identity$.value;
@@ -417,8 +418,8 @@ export class Session {
       } else if (key !== atClaim) {
         done = true;
         sink.error(new Error(identity
-          ? `the page's credential is of another shopper (${identity.kind} ${JSON.stringify(identity.id)}), not ${kind} ${JSON.stringify(id)}`
-          : `user.reset() was called before a credential of ${kind} ${JSON.stringify(id)} arrived`));
+          ? `the page's credential is of another shopper (${identity.kind} ${jsonText(identity.id)}), not ${kind} ${jsonText(id)}`
+          : `user.reset() was called before a credential of ${kind} ${jsonText(id)} arrived`));
       }
     });
     return () => subscription.unsubscribe();
@@ -444,7 +445,7 @@ export class Session {
     const claimed = String(id ?? "").trim();
     const credential = this.#credential;
     if (credential && (credential.kind !== kind || credential.id !== claimed)) {
-      console.warn(`[${this.prefix}] user.updateForbidProfiling(${forbid}, ${JSON.stringify(claimed)}): not the shopper the `
+      console.warn(`[${this.prefix}] user.updateForbidProfiling(${forbid}, ${jsonText(claimed)}): not the shopper the `
         + "page's server vouched for; the choice is recorded for this page's requests all the same.");
     }
     this.#forbidProfiling = Boolean(forbid);
@@ -570,7 +571,7 @@ export class Session {
   /** Keeps the latest authless credential for a merge after login. @param {Credential} credential */
   #rememberAuthless(credential) {
     this.#local.set(this.supplierKey("authless-credential"),
-      JSON.stringify({ credential: credential.token, id: credential.id, expiresAt: credential.expiresAt }));
+      jsonText({ credential: credential.token, id: credential.id, expiresAt: credential.expiresAt }));
   }
 
   /**

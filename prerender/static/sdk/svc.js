@@ -31,8 +31,9 @@ import { reported } from "./reported.js";
 import { Tabs } from "./tabs.js";
 import { inertFragment, parsedDocument, parsedFragment } from "./markup.js";
 import { writableLocalStorage } from "./storage.js";
+import { jsonText } from "./json.js";
 
-export { Stream, State, ApiError, Observable, inertFragment, parsedDocument, parsedFragment, formatText, isolated, isOutcomeUnknown, localProblem, logFailure, numberFormat, translator, validGuestCount, GUESTS_MIN, GUESTS_MAX, isStoppedByHook, writableLocalStorage };
+export { Stream, State, ApiError, Observable, inertFragment, parsedDocument, parsedFragment, formatText, isolated, isOutcomeUnknown, localProblem, logFailure, numberFormat, translator, validGuestCount, GUESTS_MIN, GUESTS_MAX, isStoppedByHook, writableLocalStorage, jsonText };
 
 const { prefix, apiBase } = moduleConfig(import.meta.url);
 const VERSION = "1.0.0";
@@ -427,10 +428,27 @@ function createSdk() {
   };
 }
 
-if (!sdks[prefix]) {
-  const created = createSdk();
-  Object.defineProperty(window, prefix, { value: created.sdk, enumerable: true });
-  created.start();
+/**
+ * Whether `window.<prefix>` is free for the SDK: nothing there, or only what the browser exposes by name from the
+ * page's markup (an element with that id, a form or picture with that name, a frame: "named access on the Window
+ * object"), which an own property of the window shadows. A value a script of the page set is not taken over.
+ * @param {unknown} value
+ */
+function freeForTheSdk(value) {
+  return value === undefined || value instanceof Element || value instanceof HTMLCollection
+    || (typeof value === "object" && value !== null && /** @type {{ window?: unknown }} */ (value).window === value);
+}
+
+const installed = sdks[prefix];
+if (installed === undefined || !(INTERNAL in Object(installed))) {
+  if (freeForTheSdk(installed)) {
+    const created = createSdk();
+    Object.defineProperty(window, prefix, { value: created.sdk, enumerable: true });
+    created.start();
+  } else {
+    console.error(`[${prefix}] window.${prefix} is already set by a script of the page: the SDK cannot install itself `
+      + "there. Give the modules another prefix (docs/sdk.md, section 1).");
+  }
 }
 
 /** The SDK of the page (whichever build installed it first). */

@@ -18,6 +18,7 @@
 // credential naming its supplier yet (an element of before `supplier-id`) tells and hears nothing. A logout told by an
 // SDK of before, which names no supplier, is heard by every tab.
 import { Stream } from "./observable.js";
+import { jsonText } from "./json.js";
 
 /** A page hidden this long (ms) reads again what it shows when it comes back (the basket, the hearts): the
  * shopper may have used another device meanwhile. A page restored from the back/forward cache always does. */
@@ -226,7 +227,7 @@ export function logoutChannel(name, target = globalThis) {
     postMessage(message) {
       if (/** @type {{ type?: unknown }} */ (message)?.type !== "reset") return; // `ask` among them: nobody answers
       try {
-        target.localStorage.setItem(key, JSON.stringify(message));
+        target.localStorage.setItem(key, jsonText(message));
         target.localStorage.removeItem(key);
       } catch {
         // storage blocked too: the other tabs are not told

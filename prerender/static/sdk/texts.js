@@ -7,6 +7,7 @@
 // A text may hold plural arguments, read as the server reads those of its i18n files
 // (prerender/rendering/plurals.py): `{count, plural, =0 {…} one {# produit} other {# produits}}`, the category
 // being the language's CLDR rule (`Intl.PluralRules`) and `#` the number as the language writes it.
+import { jsonText } from "./json.js";
 
 /** @typedef {Record<string, string>} Texts */
 
@@ -160,7 +161,7 @@ export function formatText(template, params, language) {
     try {
       text = expandPlurals(text, params, String(language).slice(0, 2));
     } catch (error) {
-      console.warn(`the text ${JSON.stringify(template)} is malformed (${String(error)}): shown as written`);
+      console.warn(`the text ${jsonText(template)} is malformed (${String(error)}): shown as written`);
     }
   }
   return text.replace(/\{(\w+)\}/g, (match, name) => (name in params ? isolated(params[name]) : match));
@@ -264,7 +265,7 @@ function pluralRules(language) {
  * @returns {Intl.NumberFormat}
  */
 export function numberFormat(language, options = {}) {
-  const key = `number ${language} ${JSON.stringify(options)}`;
+  const key = `number ${language} ${jsonText(options)}`;
   let format = /** @type {Intl.NumberFormat | undefined} */ (intlObjects.get(key));
   if (!format) intlObjects.set(key, (format = new Intl.NumberFormat(language, options)));
   return format;

@@ -18,6 +18,7 @@
 import { Stream } from "./observable.js";
 import { ApiError, asksToRetryLater, logFailure, newIdempotencyKey } from "./http.js";
 import { isRecent, safeStorage } from "./storage.js";
+import { jsonText } from "./json.js";
 
 export const TRANSFER_PARAMS = Object.freeze({
   affiliate: "affiliate",
@@ -109,7 +110,7 @@ export class TransferArrivals {
   /** Keeps the pending transfer: whether the tab's storage kept it (a reload finds it), not this page's memory.
    * @param {PendingTransfer} pending */
   #save(pending) {
-    return this.#store.set(this.#key, JSON.stringify(pending));
+    return this.#store.set(this.#key, jsonText(pending));
   }
 
   /** The transfer waiting to arrive, or null. @returns {PendingTransfer | null} */

@@ -3,7 +3,7 @@
 // copy (`_<prefix>/supplier-<id>/preferences`) and reloads the customer's page, whose lists then follow the new preferences;
 // its ingredient filter; and, with `features.enableUserPreferences()`, the panel opening by itself once for a
 // shopper without preferences. A part of components/catalog.js (bundled into it in the release tree).
-import { sdk, services, logFailure } from "../ui.js";
+import { sdk, services, logFailure, jsonText } from "../ui.js";
 
 /** The SDK's copy of the shopper's preferences, under the session's prefix. */
 const PREFERENCES_KEY = "preferences";
@@ -156,7 +156,7 @@ export class PreferencesPanel {
     try {
       const saved = await services.client.request(method, "/preferences", { json, write: true, version: this.#apiVersion });
       const session = services.session;
-      if (method === "PUT") session.local.set(session.supplierKey(PREFERENCES_KEY), JSON.stringify(saved));
+      if (method === "PUT") session.local.set(session.supplierKey(PREFERENCES_KEY), jsonText(saved));
       else session.local.remove(session.supplierKey(PREFERENCES_KEY));
       services.track("preferences.saved", { cleared: method === "DELETE" });
       const text = this.#text("CATALOG_PREFERENCES.SAVED");
