@@ -108,7 +108,7 @@ def test_the_entry_follows_the_class_contract(client) -> None:
     assert one(guests, "[data-role=guests-status]")["role"] == "status"
 
     box = one(inner, ":scope > .svc-planner-entry__modes")
-    buttons = box.select(":scope > form.svc-planner-entry__mode-form > button.svc-planner-entry__mode")
+    buttons = box.select(":scope > button.svc-planner-entry__mode")
     assert [b["class"][-1] for b in buttons] == [
         "svc-planner-entry__mode--selection",
         "svc-planner-entry__mode--custom",
@@ -307,13 +307,18 @@ def test_a_retailer_override_replaces_its_keys_only(app_config: dict, tmp_path: 
 
 
 def test_the_modes_lead_to_the_current_menu_page_of_the_routing(client) -> None:
-    found = modes(soup_of(get_entry(client, store_id="1001")))
+    soup = soup_of(get_entry(client, store_id="1001"))
+    found = modes(soup)
     assert found["selection"]["data-href"] == f"{CURRENT_MENU}?mode=selection&store_id=1001"
     assert found["custom"]["data-href"] == f"{CURRENT_MENU}?mode=custom&store_id=1001"
-    # Without scripts too: each mode submits a GET form whose action and fields make the same URL.
+    # Without scripts too: each mode submits a GET form whose action and fields make the same URL. The form is in a
+    # <noscript> (text where scripts run: no form of ours inside a host page's form), the button names it.
     for name, mode in found.items():
-        form = mode.find_parent("form")
-        assert form is not None and form.get("method") == "get" and mode.get("type") == "submit"
+        assert mode.find_parent("form") is None and mode.get("type") == "submit"
+        form = soup.find("form", id=mode["form"])
+        assert form is not None and form.get("method") == "get"
+        holder = form.parent
+        assert holder is not None and holder.name == "noscript" and "svc-ds-form-holder" in holder["class"]
         fields = [(str(field["name"]), str(field["value"])) for field in form.select("input[type=hidden]")]
         assert form["action"] == CURRENT_MENU
         assert fields == [("mode", name), ("store_id", "1001")]
@@ -343,7 +348,7 @@ def assert_disabled(soup: BeautifulSoup, language=FR, notice: str = "PLANNER_ENT
     assert entry.has_attr("unavailable")
     for mode in modes(soup).values():
         assert mode.has_attr("disabled") and not mode.has_attr("data-href")
-        assert mode.find_parent("form") is None and mode.get("type") == "button"
+        assert mode.find_parent("form") is None and mode.get("type") == "button" and not mode.has_attr("form")
     assert text(one(entry, "[data-role=unavailable].svc-planner-entry__notice")) == language(notice)
     # Everything else is still there: title, stepper, help and its modal.
     one(entry, ".svc-planner-entry__title")

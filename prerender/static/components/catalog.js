@@ -24,7 +24,7 @@
 //
 // The preferences panel and the basket preview are parts of their own, components/catalog/preferences.js and
 // basket-preview.js (with what the preview counts, basket-counts.js), bundled into this module in the release tree.
-import { sdk, services, parsedDocument, isOutcomeUnknown, logFailure, revealFocusInRows, translator } from "./ui.js";
+import { sdk, services, parsedDocument, formsFromHolders, scriptedForms, isOutcomeUnknown, logFailure, revealFocusInRows, translator } from "./ui.js";
 import { BasketPreview } from "./catalog/basket-preview.js";
 import { PreferencesPanel } from "./catalog/preferences.js";
 
@@ -90,6 +90,8 @@ export class CatalogElement extends HTMLElement {
       texts = {};
     }
     this.#text = translator(this.getAttribute("lang") ?? "fr", texts);
+    formsFromHolders(this); // the search's form (templates/catalog/toolbar.html)
+    scriptedForms(this); // the preferences panel's (templates/catalog/preferences.html)
     this.addEventListener("click", (event) => this.#onClick(event), { signal });
     revealFocusInRows(this, signal);
     const preferences = new PreferencesPanel(this, { text: this.#text, apiVersion: this.apiVersion });

@@ -119,6 +119,42 @@ export function icon(name, className) {
 }
 
 /**
+ * The forms a fragment keeps for pages without scripts in a `<noscript class="svc-ds-form-holder">` (base.css), made
+ * where scripts run. There the browser read the holder as text, so that a fragment inside a form of the host page
+ * left that form whole: the parser drops a form inside a form, and its end tag closes the page's. A form made here
+ * is inserted by script, which may nest it; it stays hidden after its holder, and its controls name it (`form`).
+ * A holder the browser read as elements (no scripts) holds its form already.
+ * @param {ParentNode} root
+ */
+export function formsFromHolders(root) {
+  for (const holder of root.querySelectorAll("noscript.svc-ds-form-holder:not([data-form-made])")) {
+    if (holder.firstElementChild) continue;
+    const form = inertFragment(holder.textContent ?? "").querySelector("form");
+    if (!form) continue;
+    form.hidden = true;
+    holder.after(document.importNode(form, true));
+    holder.setAttribute("data-form-made", "");
+  }
+}
+
+/**
+ * The forms only scripts use (a dialog's, whose submit a module takes), which a fragment writes as a `<div
+ * data-svc-form="<method>">` around their controls: a form written in the fragment would be dropped by the parser
+ * inside a form of the host page, and its end tag would close the page's. Each becomes a form made by script (which
+ * may nest it), with the div's attributes and children.
+ * @param {ParentNode} root
+ */
+export function scriptedForms(root) {
+  for (const holder of root.querySelectorAll("div[data-svc-form]")) {
+    const form = document.createElement("form");
+    for (const { name, value } of holder.attributes) if (name !== "data-svc-form") form.setAttribute(name, value);
+    form.method = holder.getAttribute("data-svc-form") || "get";
+    form.append(...holder.childNodes);
+    holder.replaceWith(form);
+  }
+}
+
+/**
  * Creates an element: `h("button", {type: "button", class: "x", dataset: {action: "add"}}, "Add")`.
  * Strings become text nodes (never HTML).
  * @param {string} tag
