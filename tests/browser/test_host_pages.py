@@ -9,6 +9,7 @@ the live prerender (tests/browser/test_planner_entry.py, HostPages)."""
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from collections.abc import Iterator
@@ -19,6 +20,9 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from .helpers import customer_page, hydrated_cards
 from .test_planner_entry import CURRENT_MENU, CUSTOMER, Customer, HostPages, fragment_html, server_headers, styles_html
+from .test_planner_page import ONBOARDED_KEY
+from .test_planner_page import host_page as planner_host_page
+from .test_planner_page import server_headers as planner_headers
 from .test_several_suppliers import fragment
 
 RETAILER_TOKEN = "demo-retailer-token"
@@ -227,3 +231,51 @@ def test_without_scripts_the_catalogs_search_is_still_a_form(
         page.wait_for_url(f"{CUSTOMER}/idees/recherche?search=tarte")
     finally:
         context.close()
+
+
+def test_the_planner_page_inside_the_pages_own_form_keeps_its_forms_and_the_pages(
+    page: Page, host_pages: HostPages, prerender_url: str
+) -> None:
+    """The planner's page held three forms (its search and filters, its views, its budget): inside a page's form
+    the parser dropped them, so a type chip or the search sent the page's form, and the budget could not be saved.
+    Where scripts run they are made by the module: the page's form is whole, and each of ours works."""
+    hdrs = planner_headers(user=None, authless=f"t-host-{uuid.uuid4().hex}")
+    answer = requests.get(
+        f"{prerender_url}/v2/planner/current-menu", params={"store_id": STORE}, headers=hdrs, timeout=10
+    )
+    assert answer.status_code == 200, answer.text
+    html = planner_host_page(prerender_url, answer.text, hdrs)
+    html = html.replace("<main>", '<form id="host-form" method="get" action="/host-search"><main>', 1)
+    html = html.replace(
+        "</main>",
+        '<input id="host-mail" name="mail" aria-label="E-mail"><button id="host-submit">Envoyer</button></main></form>',
+        1,
+    )
+    host_pages.pages["/planner-in-form"] = html
+    host_pages.pages["/host-search"] = '<!doctype html><html lang="fr"><title>Recherche</title></html>'
+    page.add_init_script(f"localStorage.setItem({json.dumps(ONBOARDED_KEY)}, 'true')")
+    page.goto(f"{host_pages.url}/planner-in-form")
+    planner = page.locator("svc-planner")
+    expect(planner).to_have_attribute("hydrated", "")
+
+    form_of = "(id) => document.getElementById(id).form?.id"
+    assert page.evaluate(f"() => ['host-mail', 'host-submit'].map({form_of})") == ["host-form"] * 2
+    roles = "(el) => el.form?.dataset.role"
+    assert planner.locator("[data-action=filter][value=dessert]").evaluate(roles) == "catalog-form"
+    assert planner.locator(".svc-planner__search-input").evaluate(roles) == "catalog-form"
+    assert planner.locator(".svc-planner__budget-input").evaluate(roles) == "budget-form"
+    assert planner.locator(".svc-quick-menu__see-menu").evaluate(roles) == "views-form"
+
+    planner.locator("[data-action=filter][value=dessert]").click()
+    expect(planner.locator("[data-action=filter][value=dessert]")).to_have_attribute("aria-pressed", "true")
+    budget = planner.locator(".svc-planner__budget-input")
+    budget.fill("45")
+    budget.press("Enter")
+    expect(planner.locator("[data-role=budget-gauge]")).to_be_visible()
+    # The budget's part was drawn again: its new form is made too.
+    assert planner.locator(".svc-planner__budget-input").evaluate(roles) == "budget-form"
+    assert page.url.endswith("/planner-in-form")
+
+    page.locator("#host-mail").fill("lea@example.com")
+    page.locator("#host-mail").press("Enter")
+    page.wait_for_url(re.compile(r"/host-search\?mail="))

@@ -222,7 +222,7 @@ def test_a_new_visitors_page_is_the_menu_made_from_suggestions(client) -> None:
     # The budget: its form, no gauge while it is null.
     assert upstream_menu["budget"] is None
     budget = one(root, ".svc-planner__budget")
-    one(budget, "form[data-role=budget-form]")
+    one(budget, "[data-role=budget-form][data-svc-form]")
     assert budget.select("[data-role=budget-gauge]") == [] and not budget.has_attr("style")
     assert root.select("[data-role=no-store]") == [] and root.select("[data-role=removed]") == []
 
@@ -256,8 +256,13 @@ def test_the_menu_view_for_phones(client) -> None:
     soup = page_of(client, visitor_headers(unique("visitor")), store_id=STORE, view="menu")
     root = root_of(soup)
     assert root["class"] == ["svc-ds-scope", "svc-planner", "svc-planner--view-menu"] and root["view"] == "menu"
-    # The catalog form keeps the view without JavaScript.
-    assert one(root, "form[data-role=catalog-form] input[name=view]")["value"] == "menu"
+    # The catalog form keeps the view without JavaScript. It is in a <noscript> (no form of ours inside a host page's
+    # form where scripts run), and the search and the type chips name it.
+    form = one(root, "noscript.svc-ds-form-holder > form[data-role=catalog-form]")
+    assert one(form, "input[name=view]")["value"] == "menu"
+    controls = root.select("[role=search] input[name=search], [role=search] button[type=submit]")
+    assert len(controls) > 2 and {control["form"] for control in controls} == {form["id"]}
+    assert root.select("form:not(noscript > form)") == []
 
 
 def test_the_guests_of_a_new_menu(client) -> None:
@@ -462,7 +467,7 @@ def test_a_budget_shows_its_gauge(client) -> None:
     budget = budget_of(page_of(client, user_headers(user), store_id=STORE))
     assert budget.select("[data-role=budget-gauge]") == [] and not budget.has_attr("style")
     assert "svc-planner__budget--over" not in budget["class"]
-    one(budget, "form[data-role=budget-form]")
+    one(budget, "[data-role=budget-form][data-svc-form]")
 
 
 def test_more_than_six_recipes_fill_every_plate_and_overflow_the_quick_menu(client) -> None:

@@ -6,14 +6,9 @@ import { test, describe, afterEach } from "node:test";
 import assert from "node:assert/strict";
 
 import { ApiClient, ApiError, localProblem, logFailure } from "../../prerender/static/sdk/http.js";
+import { clientSession } from "./support.mjs";
 
-const session = {
-  prefix: "svc",
-  isConfigured: true,
-  configured: Promise.resolve(),
-  headers: () => ({ "language-id": "fr", "session-id": "s" }),
-  url: (/** @type {string} */ path) => `http://prerender.test/v1${path}`,
-};
+const session = clientSession;
 
 const realFetch = globalThis.fetch;
 afterEach(() => {

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 
 import { jsonText } from "../../prerender/static/sdk/json.js";
 import { ApiClient } from "../../prerender/static/sdk/http.js";
+import { clientSession } from "./support.mjs";
 
 /** Prototype.js 1.6's methods, in short: an array as a text of its own, a string quoted, a number as a string. */
 const PROTOTYPE_JS = {
@@ -61,13 +62,6 @@ test("a request body is the standard JSON text on such a page", async () => {
     bodies.push(init.body);
     return new Response("{}", { status: 200, headers: { "content-type": "application/json" } });
   };
-  const session = {
-    prefix: "svc",
-    isConfigured: true,
-    configured: Promise.resolve(),
-    headers: () => ({ "language-id": "fr", "session-id": "s" }),
-    url: (/** @type {string} */ path) => `http://prerender.test/v1${path}`,
-  };
-  await new ApiClient(session).request("POST", "/basket/reconcile", { json: { cart: [{ id: "p1", quantity: 2 }] } });
+  await new ApiClient(clientSession).request("POST", "/basket/reconcile", { json: { cart: [{ id: "p1", quantity: 2 }] } });
   assert.deepEqual(bodies, ['{"cart":[{"id":"p1","quantity":2}]}']);
 });

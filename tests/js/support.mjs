@@ -76,6 +76,15 @@ export class FakePage {
   }
 }
 
+/** Session double (sdk/session.js): the members the HTTP client reads (sdk/http.js `ApiClient`). */
+export const clientSession = Object.freeze({
+  prefix: "svc",
+  isConfigured: true,
+  configured: Promise.resolve(),
+  headers: () => ({ "language-id": "fr", "session-id": "s" }),
+  url: (/** @type {string} */ path) => `http://prerender.test/v1${path}`,
+});
+
 /** Session double (sdk/session.js): the members BasketService reads. */
 export class FakeSession {
   prefix = "svc";

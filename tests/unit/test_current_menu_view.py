@@ -372,7 +372,7 @@ def test_the_gauges_fill_and_over_budget_class(app: Flask) -> None:
     budget = rendered(app, page(2, budget=under)).select_one(".svc-planner__budget")
     assert isinstance(budget, Tag) and not budget.has_attr("style")
     assert budget.select_one("[data-role=budget-gauge]") is None
-    assert budget.select_one("form[data-role=budget-form]") is not None
+    assert budget.select_one("[data-role=budget-form][data-svc-form]") is not None
 
 
 def test_the_unavailable_page_has_no_menu(app: Flask) -> None:

@@ -24,7 +24,7 @@
 //
 // Its private parts (components/planner/, bundled into it in the release tree): messages.js (what the page
 // says), parts.js (the menu's parts drawn again), finalize.js.
-import { sdk, services, isOutcomeUnknown, revealFocusInRows, validGuestCount, writableLocalStorage, GUESTS_MIN, GUESTS_MAX } from "./ui.js";
+import { sdk, services, formsFromHolders, scriptedForms, isOutcomeUnknown, revealFocusInRows, validGuestCount, writableLocalStorage, GUESTS_MIN, GUESTS_MAX } from "./ui.js";
 import { findOnboarding, ONBOARDED_KEY } from "./planner-onboarding.js";
 import { PlannerPanel } from "./planner-panel.js";
 import { PlannerRetry } from "./planner-retry.js";
@@ -77,6 +77,9 @@ export class PlannerElement extends HTMLElement {
     this.#listeners = new AbortController();
     const { signal } = this.#listeners;
     this.#messages.start();
+    // The filters' and the views' forms, and the budget's (templates/planner/current_menu.html, budget.html).
+    formsFromHolders(this);
+    scriptedForms(this);
     this.addEventListener("click", (event) => this.#onClick(event), { signal });
     this.addEventListener("change", (event) => this.#onChange(event), { signal });
     this.addEventListener("submit", (event) => this.#onSubmit(/** @type {SubmitEvent} */ (event)), { signal });

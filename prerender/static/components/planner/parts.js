@@ -2,7 +2,7 @@
 // each action the page takes its parts ([data-part]: the budget, the menu panel, the quick menu) again from its
 // own route and puts them in place, the focus kept on the same control, the product lists the shopper opened kept
 // open; and the guests stepper's buttons marked at the menu's bounds.
-import { inertFragment, atBound, validGuestCount, GUESTS_MIN, GUESTS_MAX } from "../ui.js";
+import { inertFragment, scriptedForms, atBound, validGuestCount, GUESTS_MIN, GUESTS_MAX } from "../ui.js";
 
 // The guests the page shows when the element's own are not a count (never drawn so by the server).
 export const DEFAULT_GUESTS = 4;
@@ -52,6 +52,7 @@ export class PlannerParts {
       const replacement = fresh.querySelector(`[data-part="${name}"]`);
       if (replacement) part.replaceWith(replacement);
     }
+    scriptedForms(root); // the budget's form, in its part (templates/planner/budget.html)
     for (const name of ["guests", "store-id", "menu-id"]) {
       const value = fresh.getAttribute(name);
       if (value === null) root.removeAttribute(name);
