@@ -75,8 +75,10 @@ def console_errors(page: Page) -> list[str]:
         '<form name="svc" action="/search"><input name="q" aria-label="Recherche"></form>',
         '<img name="svc" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="">',
         '<iframe name="svc" title="Publicité" src="about:blank"></iframe>',
+        '<iframe name="svc" title="Publicité" src="{other_origin}/ad"></iframe>',
+        "<script>var svc = null;</script>",
     ],
-    ids=["id", "form-name", "img-name", "frame-name"],
+    ids=["id", "form-name", "img-name", "frame-name", "other-origin-frame", "null"],
 )
 def test_a_page_element_named_like_the_sdk_does_not_stop_it(
     page: Page, host_pages: HostPages, prerender_url: str, markup: str
@@ -84,6 +86,9 @@ def test_a_page_element_named_like_the_sdk_does_not_stop_it(
     """The browser exposes an element with `id="svc"` (a form, picture or frame named `svc`) as `window.svc`: the
     SDK took that for itself already installed, and the cards never came alive."""
     errors = console_errors(page)
+    host_pages.pages["/ad"] = '<!doctype html><html lang="fr"><title>Publicité</title></html>'
+    other_origin = host_pages.url.replace("127.0.0.1", "localhost")  # another origin: its window throws when asked
+    markup = markup.replace("{other_origin}", other_origin)
     page.goto(card_page(host_pages, prerender_url, f"/named-{uuid.uuid4().hex[:6]}", before=markup))
     expect(hydrated_cards(page)).to_have_count(1)
     assert page.evaluate("() => window.svc.pos.storeId$.value") == STORE
@@ -178,7 +183,12 @@ def catalog_header_page(prerender_url: str, *, in_form: bool) -> str:
 <input id="host-mail" name="mail" aria-label="Votre adresse e-mail">
 <button id="host-submit" type="submit">Envoyer</button></main>"""
     if in_form:
-        body = f'<form id="host-form" method="get" action="/host-search">{body}</form>'
+        # The page's own check of its form (as a validation library does): no e-mail, no submit.
+        check = """<script>document.getElementById("host-form").addEventListener("submit", (event) => {
+  const seen = JSON.parse(sessionStorage.getItem("host-submits") || "[]");
+  sessionStorage.setItem("host-submits", JSON.stringify([...seen, event.target.id]));
+  if (!document.getElementById("host-mail").value) event.preventDefault(); });</script>"""
+        body = f'<form id="host-form" method="get" action="/host-search">{body}</form>{check}'
     return f"""<!doctype html>
 <html lang="fr"><head><meta charset="utf-8"><title>Idées</title>{NO_ICON}{styles}</head>
 <body>{body}<script type="module">window.svc?.supplier.setup({{ language: "fr" }});</script></body></html>"""
@@ -212,6 +222,8 @@ def test_the_catalogs_search_inside_the_pages_own_form_searches_and_leaves_that_
     page.locator("#host-mail").press("Enter")
     page.wait_for_url(re.compile(r"/host-search\?"))
     assert "search=" not in page.url
+    # The page's own check saw its own submit only, never the catalog's search.
+    assert json.loads(page.evaluate("() => sessionStorage.getItem('host-submits')")) == ["host-form"]
 
 
 def test_without_scripts_the_catalogs_search_is_still_a_form(

@@ -24,7 +24,7 @@
 //
 // The preferences panel and the basket preview are parts of their own, components/catalog/preferences.js and
 // basket-preview.js (with what the preview counts, basket-counts.js), bundled into this module in the release tree.
-import { sdk, services, parsedDocument, formsFromHolders, scriptedForms, isOutcomeUnknown, logFailure, revealFocusInRows, translator } from "./ui.js";
+import { sdk, services, parsedDocument, formsFromHolders, scriptedForms, keepSubmitsInside, isOutcomeUnknown, logFailure, revealFocusInRows, translator } from "./ui.js";
 import { BasketPreview } from "./catalog/basket-preview.js";
 import { PreferencesPanel } from "./catalog/preferences.js";
 
@@ -97,6 +97,7 @@ export class CatalogElement extends HTMLElement {
     const preferences = new PreferencesPanel(this, { text: this.#text, apiVersion: this.apiVersion });
     this.#preferences = preferences;
     this.addEventListener("submit", (event) => preferences.onSubmit(event), { signal });
+    keepSubmitsInside(this, signal);
     this.addEventListener("input", (event) => preferences.onInput(event), { signal });
 
     if (this.getAttribute("personalization") === "off") preferences.forgetSaved();

@@ -24,7 +24,7 @@
 //
 // Its private parts (components/planner/, bundled into it in the release tree): messages.js (what the page
 // says), parts.js (the menu's parts drawn again), finalize.js.
-import { sdk, services, formsFromHolders, scriptedForms, isOutcomeUnknown, revealFocusInRows, validGuestCount, writableLocalStorage, GUESTS_MIN, GUESTS_MAX } from "./ui.js";
+import { sdk, services, formsFromHolders, scriptedForms, keepSubmitsInside, isOutcomeUnknown, revealFocusInRows, validGuestCount, writableLocalStorage, GUESTS_MIN, GUESTS_MAX } from "./ui.js";
 import { findOnboarding, ONBOARDED_KEY } from "./planner-onboarding.js";
 import { PlannerPanel } from "./planner-panel.js";
 import { PlannerRetry } from "./planner-retry.js";
@@ -83,6 +83,7 @@ export class PlannerElement extends HTMLElement {
     this.addEventListener("click", (event) => this.#onClick(event), { signal });
     this.addEventListener("change", (event) => this.#onChange(event), { signal });
     this.addEventListener("submit", (event) => this.#onSubmit(/** @type {SubmitEvent} */ (event)), { signal });
+    keepSubmitsInside(this, signal);
     this.addEventListener("input", (event) => this.#onInput(event), { signal });
     revealFocusInRows(this, signal);
     if (this.hasAttribute("unavailable")) return;

@@ -121,20 +121,38 @@ export function icon(name, className) {
 /**
  * The forms a fragment keeps for pages without scripts in a `<noscript class="svc-ds-form-holder">` (base.css), made
  * where scripts run. There the browser read the holder as text, so that a fragment inside a form of the host page
- * left that form whole: the parser drops a form inside a form, and its end tag closes the page's. A form made here
- * is inserted by script, which may nest it; it stays hidden after its holder, and its controls name it (`form`).
- * A holder the browser read as elements (no scripts) holds its form already.
+ * left that form whole: the parser drops a form inside a form, and its end tag closes the page's. The form a module
+ * needs is made from its holder's `data-form-*` attributes (id, method, action, role: its submit is the module's,
+ * so the holder's hidden fields are not needed), inserted by script, which may nest it, hidden after its holder;
+ * its controls name it (`form`). Nothing is parsed. A holder without `data-form-id` (the planner entry's: its
+ * module goes there itself) is left, and so is one whose form is in the page already (a holder the browser read
+ * as elements, without scripts, or a form made before).
  * @param {ParentNode} root
  */
 export function formsFromHolders(root) {
-  for (const holder of root.querySelectorAll("noscript.svc-ds-form-holder:not([data-form-made])")) {
-    if (holder.firstElementChild) continue;
-    const form = inertFragment(holder.textContent ?? "").querySelector("form");
-    if (!form) continue;
+  for (const holder of root.querySelectorAll("noscript.svc-ds-form-holder[data-form-id]")) {
+    const { formId = "", formMethod = "get", formAction, formRole } = /** @type {HTMLElement} */ (holder).dataset;
+    if (!formId || holder.firstElementChild || document.getElementById(formId)) continue;
+    const form = document.createElement("form");
+    form.id = formId;
+    form.method = formMethod;
+    if (formAction) form.setAttribute("action", formAction);
+    if (formRole) form.dataset.role = formRole;
     form.hidden = true;
-    holder.after(document.importNode(form, true));
-    holder.setAttribute("data-form-made", "");
+    holder.after(form);
   }
+}
+
+/**
+ * Keeps the submits of a component's own forms from a form of the host page around it (made by script, ours may be
+ * nested in it): the page's submit handlers (a validation library's on a page that is one form) would take our
+ * search or budget for the page's own submit and cancel it. Our handlers, on the component, run first.
+ * @param {HTMLElement} component @param {AbortSignal} signal
+ */
+export function keepSubmitsInside(component, signal) {
+  component.addEventListener("submit", (event) => {
+    if (component.parentElement?.closest("form")) event.stopPropagation();
+  }, { signal });
 }
 
 /**

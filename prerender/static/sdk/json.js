@@ -5,7 +5,8 @@
 // Every JSON text of the browser code is written here (ESLint refuses `JSON.stringify` elsewhere:
 // eslint.config.js).
 
-/** The built-ins' prototypes whose `toJSON` no standard defines (Date's is the standard's own, kept). */
+/** The built-ins' prototypes whose `toJSON` no standard defines. Date's is the standard's, and is kept even where the
+ * library replaced it (it writes a Date quoted twice): no JSON the browser code writes holds a Date. */
 const PATCHABLE = [Array.prototype, String.prototype, Number.prototype, Boolean.prototype, Object.prototype];
 
 /**

@@ -429,26 +429,34 @@ function createSdk() {
 }
 
 /**
- * Whether `window.<prefix>` is free for the SDK: nothing there, or only what the browser exposes by name from the
+ * Whether `window.<prefix>` is free for the SDK: nothing there (or null), or only what the browser exposes by name from the
  * page's markup (an element with that id, a form or picture with that name, a frame: "named access on the Window
  * object"), which an own property of the window shadows. A value a script of the page set is not taken over.
  * @param {unknown} value
  */
 function freeForTheSdk(value) {
-  return value === undefined || value instanceof Element || value instanceof HTMLCollection
-    || (typeof value === "object" && value !== null && /** @type {{ window?: unknown }} */ (value).window === value);
+  return value === undefined || value === null || value instanceof Element || value instanceof HTMLCollection
+    || (typeof value === "object" && /** @type {{ window?: unknown }} */ (value).window === value);
+}
+
+/** Whether `window.<prefix>` is an SDK of this package (any build). A frame of another origin, asked for the
+ * symbol, would throw: it is no SDK. @param {unknown} value */
+function isSdk(value) {
+  try {
+    return typeof value === "object" && value !== null && INTERNAL in value;
+  } catch {
+    return false;
+  }
 }
 
 const installed = sdks[prefix];
-if (installed === undefined || !(INTERNAL in Object(installed))) {
-  if (freeForTheSdk(installed)) {
-    const created = createSdk();
-    Object.defineProperty(window, prefix, { value: created.sdk, enumerable: true });
-    created.start();
-  } else {
-    console.error(`[${prefix}] window.${prefix} is already set by a script of the page: the SDK cannot install itself `
-      + "there. Give the modules another prefix (docs/sdk.md, section 1).");
-  }
+if (freeForTheSdk(installed)) {
+  const created = createSdk();
+  Object.defineProperty(window, prefix, { value: created.sdk, enumerable: true });
+  created.start();
+} else if (!isSdk(installed)) {
+  console.error(`[${prefix}] window.${prefix} is already set by a script of the page: the SDK cannot install itself `
+    + "there. Give the modules another prefix (docs/sdk.md, section 1).");
 }
 
 /** The SDK of the page (whichever build installed it first). */
