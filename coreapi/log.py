@@ -28,6 +28,7 @@ from flask import Flask, Response, current_app, g, has_request_context, request
 from plumbing.log_text import clipped
 from plumbing.pseudonyms import pseudonym as keyed_pseudonym
 from plumbing.request_id import register_request_id
+from plumbing.trace_context import TRACEPARENT, TRACESTATE, TraceContext, trace_of
 
 log = logging.getLogger(__name__)
 
@@ -131,19 +132,24 @@ def configure_logging(app: Flask) -> None:
         server.addFilter(ServerLinePseudonymFilter())
 
 
-def start_timer() -> None:
+def start_request() -> None:
+    """Start the request's timer; read its caller's trace (plumbing/trace_context.py), which its line names."""
     g.request_started = time.perf_counter()
+    g.trace = trace_of(request.headers.getlist(TRACEPARENT), request.headers.getlist(TRACESTATE))
 
 
 def log_request(response: Response) -> Response:
-    """Log the request (identities pseudonymized), with its request id."""
+    """Log the request (identities pseudonymized), with its request id, and its caller's trace and span when it
+    came with a valid `traceparent` (prerender's calls name prerender's span: its request log's `span_id`)."""
     elapsed = (time.perf_counter() - g.get("request_started", time.perf_counter())) * 1000
+    trace: TraceContext | None = g.get("trace")
     log.info(
-        "%s %s %s %.1fms",
+        "%s %s %s %.1fms%s",
         request.method,
         loggable_path(),
         response.status_code,
         elapsed,
+        f" trace={trace.trace_id} parent={trace.parent_id}" if trace is not None else "",
     )
     return response
 
@@ -152,5 +158,5 @@ def register_request_logging(app: Flask) -> None:
     """The request id (plumbing/request_id.py: the caller's when it matches ``REQUEST_ID_PATTERN``), then one
     log line per request."""
     register_request_id(app, pattern=REQUEST_ID_PATTERN)
-    app.before_request(start_timer)
+    app.before_request(start_request)
     app.after_request(log_request)

@@ -30,6 +30,7 @@ from prerender.web.request_limits import Request, register_request_limits
 from prerender.web.request_log import configure_logging, register_request_log
 from prerender.web.routing import RouteRule
 from prerender.web.security_headers import register_security_headers
+from prerender.web.trace_context import register_trace_context
 from prerender.web.upstream_budget import register_upstream_budget
 
 # The instance folder of a checkout (development, `make run`); an installed prerender names its own with
@@ -76,7 +77,10 @@ def register_extensions(app: Flask) -> None:
     cors.init_app(
         app,
         origins=[LOCAL_ORIGINS, *app.config["CORS_ALLOWED_ORIGINS"]],
-        allow_headers=[*request_header_names(), "content-type"],
+        # The headers the service reads (their schemas: the W3C tracing headers among them), `baggage`, which a
+        # tracing tool sends with them, and the configured ones (a tracing tool's own): a page whose scripts add one
+        # of them to every call would otherwise have every SDK call refused at the preflight.
+        allow_headers=[*request_header_names(), "content-type", "baggage", *app.config["CORS_ALLOWED_HEADERS"]],
         # What a page on another origin may read: the request id, the planner panel's "more", and the headers
         # the browser routes' problems carry (when to retry a 503, what a 401 wants: docs/browser-api.md).
         expose_headers=["X-Request-Id", "X-Has-More", "Retry-After", "WWW-Authenticate"],
@@ -96,13 +100,15 @@ def register_extensions(app: Flask) -> None:
 
 
 def register_request_hooks(app: Flask) -> None:
-    """The hooks every request goes through, in order: its id (plumbing/request_id.py), the request log (its timer
+    """The hooks every request goes through, in order: its id (plumbing/request_id.py), its caller's trace
+    (web/trace_context.py), the request log (its timer
     starts before anything may refuse the request), the request's framing (method, Host, transfer coding), the
     size limits, admission (overload shed at the door), its upstream time budget, the record of what it does
     without when the upstream fails (degraded answers), HTTP caching, the security headers (the header guard, and
     after it the admission of the fragment requests no supplier vouches for, are the versioned blueprints' own:
     prerender/blueprints/__init__.py)."""
     register_request_id(app, pattern=REQUEST_ID_PATTERN)
+    register_trace_context(app)
     register_request_log(app)
     register_request_framing(app)
     register_request_limits(app)

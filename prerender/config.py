@@ -141,6 +141,10 @@ class DefaultConfig:
     # CORS: any http(s) localhost (or *.localhost) / 127.0.0.1 / [::1] origin on any port is always allowed;
     # this list adds exact origins (e.g. ["https://shop.example"]).
     CORS_ALLOWED_ORIGINS: ClassVar[list[str]] = []
+    # Request headers a page's scripts may add to the SDK's calls, besides those the service reads and the W3C
+    # tracing headers, which are always allowed (prerender/__init__.py): a tracing tool's own, such as
+    # ["x-datadog-trace-id", "x-datadog-parent-id", "sentry-trace"]. They are allowed, not read.
+    CORS_ALLOWED_HEADERS: ClassVar[list[str]] = []
 
     # Largest request body accepted (413 beyond). Other limits are in prerender/schemas/limits.py.
     MAX_CONTENT_LENGTH = 64 * 1024

@@ -67,6 +67,8 @@ OPTIONAL_URLS = {
 }
 # An element prefix: the first part of a custom element's name, and the name of the page's global.
 ELEMENT_PREFIX = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+# A header's name: an RFC 9110 token.
+HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 MAX_ELEMENT_PREFIX_LENGTH = 32
 LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "NOTSET")
 
@@ -105,6 +107,7 @@ def check_config(config: MutableMapping[str, Any], defaults: type) -> None:
         elif key in OPTIONAL_URLS and config[key]:
             _url(key, config[key], OPTIONAL_URLS[key])
     config["CORS_ALLOWED_ORIGINS"] = _origins(config["CORS_ALLOWED_ORIGINS"])
+    config["CORS_ALLOWED_HEADERS"] = _header_names(config["CORS_ALLOWED_HEADERS"])
     if not isinstance(config["ELEMENT_PREFIX"], str) or not valid_prefix(config["ELEMENT_PREFIX"]):
         raise ConfigError(
             "ELEMENT_PREFIX",
@@ -189,13 +192,28 @@ def _url(key: str, value: Any, schemes: tuple[str, ...]) -> None:
         raise ConfigError(key, "a Redis address whose path, if any, is a database number", value)
 
 
-def _origins(value: Any) -> list[str]:
-    """The list of origins, from a JSON list or a text of origins separated by commas or spaces."""
-    origins = re.split(r"[\s,]+", value.strip()) if isinstance(value, str) else value
-    if not isinstance(origins, (list, tuple)):
-        raise ConfigError("CORS_ALLOWED_ORIGINS", "a list of origins", value)
+def _listed(key: str, value: Any, what: str) -> list[Any]:
+    """A list setting's items, from a JSON list or a text of items separated by commas or spaces."""
+    items = re.split(r"[\s,]+", value.strip()) if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)):
+        raise ConfigError(key, what, value)
+    return [item for item in items if item != ""]
+
+
+def _header_names(value: Any) -> list[str]:
+    """CORS_ALLOWED_HEADERS: header names, in lower case."""
     checked = []
-    for origin in (item for item in origins if item != ""):
+    for name in _listed("CORS_ALLOWED_HEADERS", value, "a list of header names"):
+        if not isinstance(name, str) or HEADER_NAME.fullmatch(name) is None:
+            raise ConfigError("CORS_ALLOWED_HEADERS", "header names such as x-datadog-trace-id", name)
+        checked.append(name.lower())
+    return checked
+
+
+def _origins(value: Any) -> list[str]:
+    """CORS_ALLOWED_ORIGINS: origins, without a path."""
+    checked = []
+    for origin in _listed("CORS_ALLOWED_ORIGINS", value, "a list of origins"):
         parts = urlsplit(origin) if isinstance(origin, str) else None
         if parts is None or parts.scheme not in ("http", "https") or not parts.netloc or parts.path or parts.query:
             raise ConfigError("CORS_ALLOWED_ORIGINS", "origins such as https://shop.example (no path)", origin)

@@ -18,7 +18,7 @@ from urllib3.util.retry import Retry
 
 from plumbing.parsing import LONE_SURROGATE
 from prerender.config_checks import MIN_CALL_SECONDS  # a call is not sent with less left: no answer could come
-from prerender.gateway import deadline
+from prerender.gateway import deadline, trace
 from prerender.gateway.errors import (
     BudgetSpent,
     CircuitOpen,
@@ -343,7 +343,8 @@ class UpstreamHttp:
                 return session.request(
                     method,
                     f"{self.base_url}{path}",
-                    headers=dict(headers),
+                    # The request's trace, if it has one: prerender's span is the call's parent (gateway/trace.py).
+                    headers={**headers, **trace.outgoing_headers()},
                     params=params,
                     json=json,
                     timeout=timeout,

@@ -225,7 +225,8 @@ class MergeHeaders(WriteHeaders, AuthlessCredentialHeaders):
 
 
 class CorrelationHeaders(Schema):
-    """The optional correlation id of any request (plumbing/request_id.py, with this pattern)."""
+    """The optional correlation headers of any request: its id (plumbing/request_id.py, with this pattern) and its
+    caller's trace (plumbing/trace_context.py)."""
 
     class Meta:
         unknown = EXCLUDE
@@ -234,6 +235,22 @@ class CorrelationHeaders(Schema):
         data_key="X-Request-Id",
         validate=FullMatch(REQUEST_ID_PATTERN),
         metadata={"description": "Echoed back and passed upstream; a new one is made when absent or malformed."},
+    )
+    traceparent = fields.String(
+        data_key="traceparent",
+        metadata={
+            "description": "W3C Trace Context: the caller's trace and span (`00-<trace id>-<span id>-<flags>`). Its "
+            "trace id is logged with the request, and the upstream calls made for it name prerender's own span as "
+            "their parent. One that does not parse is ignored.",
+            "example": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        },
+    )
+    tracestate = fields.String(
+        data_key="tracestate",
+        metadata={
+            "description": "W3C Trace Context: the tracing systems' own entries, passed upstream unchanged (whole "
+            "entries within 512 characters) with a valid `traceparent`, and ignored when not a valid list.",
+        },
     )
 
 

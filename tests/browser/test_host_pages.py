@@ -127,6 +127,37 @@ def test_a_page_with_prototype_js_reports_its_cart_as_json(
     assert answered.value.status == 200
 
 
+# A tracing tag (OpenTelemetry's fetch instrumentation with every origin listed, a RUM tool...) in short: each of
+# the page's calls gets the W3C trace headers, and `baggage`.
+TRACING_TAG = """
+const pageFetch = window.fetch;
+window.fetch = (input, init = {}) => {
+  const headers = new Headers(init.headers || (input instanceof Request ? input.headers : undefined));
+  headers.set("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+  headers.set("tracestate", "rojo=00f067aa0ba902b7");
+  headers.set("baggage", "userId=alice");
+  return pageFetch(input, { ...init, headers });
+};
+"""
+
+
+def test_a_page_whose_tracing_tag_adds_trace_headers_keeps_its_cards_working(
+    page: Page, host_pages: HostPages, prerender_url: str
+) -> None:
+    """Every call of the SDK carried the page's trace headers, which the preflight refused: the likes, the basket
+    and its reconcile all failed. The W3C tracing headers are allowed (prerender/__init__.py)."""
+    errors = console_errors(page)
+    page.add_init_script(TRACING_TAG)
+    page.goto(card_page(host_pages, prerender_url, "/tracing-tag"))
+    expect(hydrated_cards(page)).to_have_count(1)
+    page.wait_for_function("() => window.svc.user.user$.value")
+    with page.expect_response(lambda r: r.url.split("?")[0].endswith("/basket/reconcile")) as answered:
+        page.evaluate("() => window.svc.basketSync.retailerBasketChanged([{ id: 'host-product', quantity: 1 }])")
+    assert answered.value.status == 200
+    assert answered.value.request.headers["traceparent"].startswith("00-4bf92f3577b34da6a3ce929d0e0e4736-")
+    assert errors == []
+
+
 def test_the_planner_entry_inside_the_pages_own_form_leaves_that_form_whole(
     page: Page, host_pages: HostPages, prerender_url: str
 ) -> None:

@@ -175,3 +175,27 @@ def test_a_failing_database_health_check_is_one_line(
         "database health check failed: connection failed: Connection refused"
     ]
     assert failures[0].exc_info is None
+
+
+@pytest.mark.parametrize(
+    ("traceparent", "named"),
+    [
+        (
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            " trace=4bf92f3577b34da6a3ce929d0e0e4736 parent=00f067aa0ba902b7",
+        ),
+        ("00-00000000000000000000000000000000-00f067aa0ba902b7-01", ""),  # not a trace (plumbing/trace_context.py)
+        (None, ""),
+    ],
+)
+def test_the_access_log_names_the_callers_trace(
+    client: FlaskClient, caplog: pytest.LogCaptureFixture, traceparent: str | None, named: str
+) -> None:
+    """A caller's `traceparent` (prerender names its own span in it) puts the trace and the calling span in the line."""
+    with caplog.at_level(logging.INFO, logger="coreapi"):
+        response = client.get(
+            "/api/v1/suppliers/me", headers={**RETAILER, **({"traceparent": traceparent} if traceparent else {})}
+        )
+    assert response.status_code == 200
+    (line,) = [record.getMessage() for record in caplog.records if "/api/v1/suppliers/me" in record.getMessage()]
+    assert line.endswith(f"ms{named}"), line

@@ -107,6 +107,7 @@ def cors_app(coreapi_url: str, stack: Stack) -> Flask:
             **stack.cache_config(),
             "SECRET_KEYS": [TEST_SECRET_KEY],
             "CORS_ALLOWED_ORIGINS": [CONFIGURED, OTHER_CONFIGURED],
+            "CORS_ALLOWED_HEADERS": ["x-datadog-trace-id", "Sentry-Trace"],
         }
     )
 
@@ -184,6 +185,22 @@ def test_a_preflight_allows_only_the_spec_headers(cors_client):
         },
     )
     assert listed(response, "Access-Control-Allow-Headers") == {"authorization"}
+
+
+def test_a_preflight_allows_the_tracing_headers_a_pages_tag_adds(cors_client):
+    """A page's tracing tag adds the W3C headers (and `baggage`) to every call, some tools their own headers too
+    (CORS_ALLOWED_HEADERS): refused at the preflight, every call of the SDK failed (the forty-first outside check,
+    docs/decisions.md)."""
+    tracing = ["traceparent", "tracestate", "baggage", "x-datadog-trace-id", "sentry-trace"]
+    response = cors_client.options(
+        "/v1/basket/reconcile",
+        headers={
+            "Origin": CONFIGURED,
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": ",".join([*tracing, "content-type", "x-other-tool"]),
+        },
+    )
+    assert listed(response, "Access-Control-Allow-Headers") == {*tracing, "content-type"}
 
 
 @pytest.mark.parametrize("method", ["TRACE", "CONNECT"])

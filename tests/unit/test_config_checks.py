@@ -46,6 +46,8 @@ def app_with(monkeypatch: pytest.MonkeyPatch, app_config: dict, **environment: s
         ("CACHE_REDIS_URL", "redis://127.0.0.1:6379/abc", "database number"),
         ("CORS_ALLOWED_ORIGINS", "shop.example", "origins such as https://shop.example"),
         ("CORS_ALLOWED_ORIGINS", '["https://shop.example/cart"]', "(no path)"),
+        ("CORS_ALLOWED_HEADERS", "x-trace: 1", "header names such as"),
+        ("CORS_ALLOWED_HEADERS", '{"x-trace": 1}', "a list of header names"),
         ("LOG_LEVEL", "chatty", "one of CRITICAL"),
         ("DISPLAY_TIME_ZONE", "Europe/Lutece", "a time zone name"),
         ("DISPLAY_TIME_ZONE", "../../etc/passwd", "a time zone name"),
@@ -121,3 +123,9 @@ def test_a_short_key_is_named_but_never_shown(monkeypatch, app_config):
         app_with(monkeypatch, app_config, UPSTREAM_SERVICE_KEY="short-secret-value")
     assert str(refused.value).startswith("PRERENDER_UPSTREAM_SERVICE_KEY: ")
     assert "short-secret-value" not in str(refused.value)
+
+
+@pytest.mark.parametrize("value", ["x-datadog-trace-id, Sentry-Trace", '["x-datadog-trace-id", "sentry-trace"]'])
+def test_allowed_headers_are_read_as_a_list_in_lower_case(monkeypatch, app_config, value):
+    app = app_with(monkeypatch, app_config, CORS_ALLOWED_HEADERS=value)
+    assert app.config["CORS_ALLOWED_HEADERS"] == ["x-datadog-trace-id", "sentry-trace"]
