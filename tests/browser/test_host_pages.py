@@ -18,7 +18,7 @@ import pytest
 import requests
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from .helpers import customer_page, hydrated_cards
+from .helpers import FOCUS_IN_DIALOG, customer_page, hydrated_cards
 from .test_planner_entry import CURRENT_MENU, CUSTOMER, Customer, HostPages, fragment_html, server_headers, styles_html
 from .test_planner_page import ONBOARDED_KEY
 from .test_planner_page import host_page as planner_host_page
@@ -156,6 +156,27 @@ def test_a_page_whose_tracing_tag_adds_trace_headers_keeps_its_cards_working(
     assert answered.value.status == 200
     assert answered.value.request.headers["traceparent"].startswith("00-4bf92f3577b34da6a3ce929d0e0e4736-")
     assert errors == []
+
+
+def test_the_focus_goes_back_to_the_card_the_page_put_in_place_of_the_opener(
+    page: Page, host_pages: HostPages, prerender_url: str
+) -> None:
+    """A page that draws its list again while the drawer is open replaces the card that opened it with a copy: the
+    focus went to <body> at close, and a keyboard shopper started again from the top of the page."""
+    page.goto(card_page(host_pages, prerender_url, "/replaced-opener"))
+    card = hydrated_cards(page).first
+    card.locator(".svc-recipe-card-cta").focus()
+    page.keyboard.press("Enter")
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_be_visible()
+    page.wait_for_function(FOCUS_IN_DIALOG)
+    page.evaluate(
+        "() => { const card = document.querySelector('svc-recipe-card'); card.replaceWith(card.cloneNode(true)); }"
+    )
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    assert page.evaluate("() => document.activeElement.classList.contains('svc-recipe-card-cta')")
+    assert page.evaluate("() => document.activeElement.closest('svc-recipe-card').isConnected")
 
 
 def test_the_planner_entry_inside_the_pages_own_form_leaves_that_form_whole(

@@ -41,7 +41,7 @@ export class DrawerElement extends HTMLElement {
   /** @type {DrawerMessage} */ #message;
   /** @type {HTMLElement} */ #body;
   /** @type {HTMLElement} */ #footer;
-  /** @type {HTMLElement | null} */ #opener = null;
+  /** @type {OpenerPlace | null} */ #opener = null;
   /** @type {import("./recipe-details.js").RecipeDetails | null} */ #details = null;
   /** @type {AbortController | null} */ #request = null;
   /** @type {AbortController | null} */ #whileOpen = null;
@@ -103,7 +103,7 @@ export class DrawerElement extends HTMLElement {
   async open({ recipeId, guests, opener, source = "api", title, storeId, transfer, picture }) {
     const { analytics, pos, notices } = services;
     if (!this.isOpen) {
-      this.#opener = opener ?? focusedElement();
+      this.#opener = placeOf(opener ?? focusedElement());
       this.#show();
     } else if (this.#current && this.#current.recipeId !== recipeId) {
       analytics.track("recipe.close", { recipe_id: this.#current.recipeId });
@@ -169,7 +169,7 @@ export class DrawerElement extends HTMLElement {
   async openPreview({ opener } = {}) {
     const { analytics, notices } = services;
     if (!this.isOpen) {
-      this.#opener = opener ?? focusedElement();
+      this.#opener = placeOf(opener ?? focusedElement());
       this.#show();
     } else if (this.#current) {
       analytics.track("recipe.close", { recipe_id: this.#current.recipeId });
@@ -208,9 +208,9 @@ export class DrawerElement extends HTMLElement {
     topLayer.lower(this);
     this.inert = true;
     customization.scrollLock.release();
-    const opener = this.#opener;
+    const opener = foundAgain(this.#opener);
     this.#opener = null;
-    if (opener?.isConnected) opener.focus({ preventScroll: true });
+    opener?.focus({ preventScroll: true });
     recipeEvents.hidden.next(true);
   }
 
@@ -476,6 +476,32 @@ function usePicture(root, url) {
 function focusedElement() {
   const active = document.activeElement;
   return active instanceof HTMLElement && active !== document.body ? active : null;
+}
+
+/**
+ * The element focused again on close, and where to find it again if the page replaced it meanwhile (a list the
+ * page drew again, a card swapped for a copy): the nearest element with an id around it, and its first class.
+ * @typedef {{ element: HTMLElement, holderId: string | null, className: string | null }} OpenerPlace
+ * @param {HTMLElement | null} element
+ * @returns {OpenerPlace | null}
+ */
+function placeOf(element) {
+  if (!element) return null;
+  const holder = element.parentElement?.closest("[id]");
+  return { element, holderId: holder?.id || null, className: element.classList.item(0) };
+}
+
+/**
+ * The opener if still in the page, else the element of its class in the element that now has its holder's id.
+ * @param {OpenerPlace | null} place
+ * @returns {HTMLElement | null}
+ */
+function foundAgain(place) {
+  if (!place) return null;
+  if (place.element.isConnected) return place.element;
+  if (!place.holderId || !place.className) return null;
+  const again = document.getElementById(place.holderId)?.getElementsByClassName(place.className).item(0);
+  return again instanceof HTMLElement ? again : null;
 }
 
 if (!customElements.get(tagName)) {
