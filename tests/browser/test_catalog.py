@@ -466,6 +466,22 @@ def test_the_preferences_panel_filters_its_ingredients_and_gives_back_focus_and_
     assert not scroll_locked(page)
 
 
+def test_without_a_modal_dialog_the_preferences_button_claims_nothing(
+    shop: str, context: BrowserContext, page: Page
+) -> None:
+    """A browser below the support floor (docs/styles.md, "Browsers") has no `showModal`: the button threw after
+    saying the dialog was open (the forty-second outside check). Now it does nothing, and throws nothing."""
+    page.add_init_script("delete HTMLDialogElement.prototype.showModal;")
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    visit(context, page, shop, "/idees", user=new_user())
+    button = catalog(page).locator(".svc-catalog__toolbar [data-action=preferences]")
+    button.click()
+    expect(button).not_to_have_attribute("aria-expanded", "true")
+    assert not scroll_locked(page)
+    assert errors == []
+
+
 def test_a_long_category_name_stays_within_the_page(shop: str, context: BrowserContext, page: Page, width: str) -> None:
     """A category's name is the upstream's: one longer than the catalog is wide wraps inside its pill (wide
     layouts) or scrolls with the row (phones), and never widens the retailer's page."""

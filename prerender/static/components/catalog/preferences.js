@@ -84,7 +84,10 @@ export class PreferencesPanel {
   /** Opens the dialog; closing it gives the focus back to `opener`. @param {HTMLElement} opener */
   open(opener) {
     const dialog = this.#root.querySelector("dialog.svc-preferences");
-    if (!(dialog instanceof HTMLDialogElement)) return;
+    // A browser below the support floor (docs/styles.md, "Browsers") without <dialog> (Safari before 15.4): nothing
+    // happens, rather than a button that says it opened something (its name is asked before the class, which such a
+    // browser does not have).
+    if (!dialog || !("showModal" in dialog) || !(dialog instanceof HTMLDialogElement)) return;
     if (dialog.open) return;
     services.track("preferences.display", {});
     opener.setAttribute("aria-expanded", "true");
