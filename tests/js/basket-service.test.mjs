@@ -15,7 +15,7 @@ import { BasketService, emptyBasket } from "../../prerender/static/sdk/basket.js
 import { RETURN_RELOAD_MS } from "../../prerender/static/sdk/tabs.js";
 import { Pos } from "../../prerender/static/sdk/pos.js";
 import { ApiError } from "../../prerender/static/sdk/http.js";
-import { ChannelHub, deferred, FakePage, FakeSession, flush, supplierTabs } from "./support.mjs";
+import { ChannelHub, deferred, FakePage, FakeSession, FakeWindow, flush, supplierTabs } from "./support.mjs";
 
 // sdk/page-calls.js (which every basket write goes through for the store) reads `document.readyState` when a
 // write starts, to count its wait from the end of parsing: a parsed document is all it needs here.
@@ -1039,11 +1039,12 @@ describe("BasketService: the shopper's other tabs (sdk/tabs.js)", () => {
     };
     const tab = () => {
       const page = new FakePage();
-      const tabs = supplierTabs({ name: "_svc/tabs", open: hub.open, page, lifecycle: null, now: () => clock.now });
+      const lifecycle = new FakeWindow();
+      const tabs = supplierTabs({ name: "_svc/tabs", open: hub.open, page, lifecycle, now: () => clock.now });
       /** @type {((call: any) => unknown) | null} a test's own answer for this tab's calls, before the shared one */
       const own = { answer: null };
       const tabAnswer = (call) => own.answer?.(call) ?? answer(call);
-      return { page, own, ...setup({ answer: tabAnswer, tabs }) };
+      return { page, lifecycle, own, ...setup({ answer: tabAnswer, tabs }) };
     };
     return { a: tab(), b: tab(), clock };
   }
@@ -1191,6 +1192,59 @@ describe("BasketService: the shopper's other tabs (sdk/tabs.js)", () => {
     a.page.show();
     await flush();
     assert.equal(loads(a.client), 2);
+  });
+
+  test("a page back before its network: the failed load is tried again once the browser is online", async (t) => {
+    const { a, clock } = twoTabs();
+    await a.service.initialize();
+    const logged = t.mock.method(console, "warn", () => {});
+    a.page.hide();
+    clock.now += RETURN_RELOAD_MS;
+    let offline = true;
+    const original = a.client.request.bind(a.client);
+    a.client.request = (method, path, options) => {
+      const answered = original(method, path, options); // recorded, then failed while offline
+      if (!(offline && method === "GET")) return answered;
+      return answered.then(() => Promise.reject(new ApiError({ type: "about:blank#network", title: "Failed to fetch", status: 0 })));
+    };
+    a.page.show(); // a laptop woke: the tab shows before the network is back
+    await flush();
+    assert.equal(loads(a.client), 2);
+    assert.equal(logged.mock.callCount(), 1);
+    offline = false;
+    await flush();
+    assert.equal(loads(a.client), 2); // nothing retried on a timer
+    a.page.hide();
+    a.lifecycle.fire("online"); // hidden: the return will load it
+    await flush();
+    assert.equal(loads(a.client), 2);
+    a.page.show();
+    await flush();
+    assert.equal(loads(a.client), 3);
+    a.lifecycle.fire("online"); // up to date: nothing to load
+    await flush();
+    assert.equal(loads(a.client), 3);
+  });
+
+  test("the network back, a basket behind is loaded at once", async (t) => {
+    const { a, clock } = twoTabs();
+    await a.service.initialize();
+    t.mock.method(console, "warn", () => {});
+    a.page.hide();
+    clock.now += RETURN_RELOAD_MS;
+    let offline = true;
+    const original = a.client.request.bind(a.client);
+    a.client.request = (method, path, options) => {
+      const answered = original(method, path, options); // recorded, then failed while offline
+      if (!(offline && method === "GET")) return answered;
+      return answered.then(() => Promise.reject(new ApiError({ type: "about:blank#network", title: "Failed to fetch", status: 0 })));
+    };
+    a.page.show();
+    await flush();
+    offline = false;
+    a.lifecycle.fire("online");
+    await flush();
+    assert.equal(loads(a.client), 3);
   });
 
   test("a tab that never used its basket loads nothing for the others' writes", async () => {

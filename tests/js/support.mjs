@@ -76,6 +76,20 @@ export class FakePage {
   }
 }
 
+/** The window's lifecycle events as sdk/tabs.js hears them (`pageshow`, `pagehide`, `online`): `fire` sends one. */
+export class FakeWindow {
+  /** @type {Array<[string, (event: object) => void]>} */
+  #listeners = [];
+
+  addEventListener(/** @type {string} */ type, /** @type {(event: object) => void} */ listener) {
+    this.#listeners.push([type, listener]);
+  }
+
+  fire(/** @type {string} */ type, event = {}) {
+    for (const [listened, listener] of this.#listeners) if (listened === type) listener(event);
+  }
+}
+
 /** Session double (sdk/session.js): the members the HTTP client reads (sdk/http.js `ApiClient`). */
 export const clientSession = Object.freeze({
   prefix: "svc",

@@ -188,6 +188,10 @@ export class BasketService {
       if (awayMs >= RETURN_RELOAD_MS) this.#writeKeys.forget(); // another device may have been used meanwhile
       if (awayMs >= RETURN_RELOAD_MS || this.#behind) void this.#catchUp();
     });
+    // A load that failed offline (the page showed again before the network came back) is tried once it is back.
+    tabs?.onOnline(() => {
+      if (this.#behind && (this.#tabs?.visible ?? true)) void this.#catchUp();
+    });
   }
 
   /**
@@ -609,8 +613,8 @@ export class BasketService {
    * Loads the basket again, after the writes queued before (their answers may already show what the other tab
    * did), when the basket is in use. Published only when it holds something else than the page shows, so that
    * the drawer and the cards do not redraw for nothing; the other tabs are not told (it is theirs). A failure is
-   * logged and left: the next write's answer, or the next return, brings the basket. Resolves once done (never
-   * rejects).
+   * logged and the basket stays behind: the next write's answer, the next return or the network back brings it.
+   * Resolves once done (never rejects).
    * @returns {Promise<void>}
    */
   #catchUp() {
@@ -631,7 +635,8 @@ export class BasketService {
     });
     const settled = catchingUp.catch((error) => {
       if (this.#catchingUp === settled) this.#catchingUp = null;
-      logFailure(this.#session.prefix, "could not load the basket another tab changed", error);
+      this.#behind = true;
+      logFailure(this.#session.prefix, "could not bring the basket up to date (changed elsewhere, or the page was away)", error);
     });
     this.#catchingUp = settled;
     this.#lastCatchUp = settled;

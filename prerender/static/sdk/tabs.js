@@ -69,6 +69,8 @@ export class Tabs {
   #messages = new Stream();
   /** @type {Stream<number>} the page shows again, after that many milliseconds hidden */
   #returns = new Stream();
+  /** @type {Stream<void>} the browser is online again (a laptop woke before its network came back) */
+  #online = new Stream();
   /** @type {PageVisibility | null} */
   #page;
   /** When the page was last hidden (`performance.now()`-like clock), or null while it shows. */
@@ -108,6 +110,7 @@ export class Tabs {
       this.post({ type: "ask" }); // what the others learnt meanwhile (a login) was not heard: they tell it again
       this.#returns.next(Number.POSITIVE_INFINITY); // restored: how long it was away is unknown here
     });
+    lifecycle?.addEventListener("online", () => this.#online.next(undefined));
   }
 
   /** Whether the page shows now (a page without a document counts as showing). */
@@ -152,6 +155,15 @@ export class Tabs {
    */
   onReturn(handler) {
     const subscription = this.#returns.subscribe(handler);
+    return () => subscription.unsubscribe();
+  }
+
+  /**
+   * Calls `handler` each time the browser is online again. Returns the teardown.
+   * @param {() => void} handler
+   */
+  onOnline(handler) {
+    const subscription = this.#online.subscribe(handler);
     return () => subscription.unsubscribe();
   }
 
