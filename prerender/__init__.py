@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from prerender.rendering.i18n import init_i18n
 from prerender.rendering.templates import read_templates
 from prerender.schemas.headers import REQUEST_ID_PATTERN, request_header_names
 from prerender.web.admission import register_admission
+from prerender.web.cors_policy import allowed_origins, register_cors_refusals
 from prerender.web.credentials import init_credentials
 from prerender.web.degraded import register_fallback_record
 from prerender.web.errors import register_errorhandlers
@@ -36,13 +36,6 @@ from prerender.web.upstream_budget import register_upstream_budget
 # The instance folder of a checkout (development, `make run`); an installed prerender names its own with
 # PRERENDER_INSTANCE_PATH (docs/operations.md, "Production install").
 INSTANCE_PATH = Path(__file__).resolve().parent.parent / "instance"
-# Every localhost origin, on any port (1 to 65535, written without leading zeros, as browsers serialize an
-# origin), over http or https, is allowed (docs/decisions.md, CORS): `localhost` and the names under it
-# (`shop.localhost`, which browsers resolve to the loopback themselves, RFC 6761), 127.0.0.1 and [::1].
-# flask-cors tries it with re.match: `\Z`, not `$`, which would also take a final newline.
-PORT = r"(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})"
-LABEL = r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
-LOCAL_ORIGINS = re.compile(rf"https?://(({LABEL}\.)*localhost|127\.0\.0\.1|\[::1\])(:{PORT})?\Z")
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
@@ -76,7 +69,7 @@ def register_extensions(app: Flask) -> None:
     cache.init_app(app)
     cors.init_app(
         app,
-        origins=[LOCAL_ORIGINS, *app.config["CORS_ALLOWED_ORIGINS"]],
+        origins=allowed_origins(app),  # every localhost origin and CORS_ALLOWED_ORIGINS (web/cors_policy.py)
         # The headers the service reads (their schemas: the W3C tracing headers among them), `baggage`, which a
         # tracing tool sends with them, and the configured ones (a tracing tool's own): a page whose scripts add one
         # of them to every call would otherwise have every SDK call refused at the preflight.
@@ -101,11 +94,11 @@ def register_extensions(app: Flask) -> None:
 
 def register_request_hooks(app: Flask) -> None:
     """The hooks every request goes through, in order: its id (plumbing/request_id.py), its caller's trace
-    (web/trace_context.py), the request log (its timer
-    starts before anything may refuse the request), the request's framing (method, Host, transfer coding), the
-    size limits, admission (overload shed at the door), its upstream time budget, the record of what it does
-    without when the upstream fails (degraded answers), HTTP caching, the security headers (the header guard, and
-    after it the admission of the fragment requests no supplier vouches for, are the versioned blueprints' own:
+    (web/trace_context.py), the request log (its timer starts before anything may refuse the request), the
+    request's framing (method, Host, transfer coding), the size limits, admission (overload shed at the door), its
+    upstream time budget, the record of what it does without when the upstream fails (degraded answers), HTTP
+    caching, the security headers, and the refusals of origins CORS does not allow, said aloud (the header guard,
+    and after it the admission of the fragment requests no supplier vouches for, are the versioned blueprints' own:
     prerender/blueprints/__init__.py)."""
     register_request_id(app, pattern=REQUEST_ID_PATTERN)
     register_trace_context(app)
@@ -117,3 +110,4 @@ def register_request_hooks(app: Flask) -> None:
     register_fallback_record(app)
     register_http_caching(app)
     register_security_headers(app)
+    register_cors_refusals(app)

@@ -30,6 +30,13 @@ UPSTREAM_SECONDS = Histogram(
 )
 # Answers rendered without the upstream (a "try again" state instead of the content), by route and cause: an
 # operator's alert, since these answers are 200 (prerender/web/degraded.py).
+# By kind only: the origin is the caller's to choose, and a series per origin would be anyone's to multiply.
+CORS_REFUSED = Counter(
+    "prerender_cors_refused_total",
+    "Browser requests from an origin the service does not allow (PRERENDER_CORS_ALLOWED_ORIGINS): answered without "
+    "CORS headers, which the browser refuses to its page. By kind: preflight or request.",
+    ["kind"],
+)
 DEGRADED_ANSWERS = Counter(
     "prerender_degraded_answers_total",
     "Answers rendered without their upstream content (200, X-Degraded), by route and reason.",

@@ -125,6 +125,8 @@ def log_request(response: Response) -> Response:
     caller_trace = request_trace()  # the caller's trace, and prerender's span in it (prerender/web/trace_context.py)
     if caller_trace is not None:
         fields.update(trace_id=caller_trace.trace_id, span_id=caller_trace.span_id, parent_id=caller_trace.parent_id)
+    if "cors_refused" in g:  # an origin its browser refuses the answer to (prerender/web/cors_policy.py)
+        fields["cors_refused"] = g.cors_refused
     degraded = response.headers.get(DEGRADED_HEADER)  # a 200 made without, stale or shed (prerender/web/degraded.py)
     if degraded:
         fields["degraded"] = degraded

@@ -158,6 +158,23 @@ def test_a_page_whose_tracing_tag_adds_trace_headers_keeps_its_cards_working(
     assert errors == []
 
 
+def test_a_page_whose_origin_the_service_does_not_allow_is_told_why_its_calls_fail(
+    page: Page, prerender_url: str
+) -> None:
+    """A retailer's domain missing from PRERENDER_CORS_ALLOWED_ORIGINS: the cards read, every drawer failed, and
+    the page's console had only the SDK's warning of a network failure (the forty-second outside check). The SDK
+    now finds the service there and its answers unreadable, and says so once, as an error naming the setting."""
+    html = customer_page("/refused", new_card(prerender_url), head=NO_ICON, store=STORE)
+    page.route("http://shop.example/**", lambda route: route.fulfill(status=200, content_type="text/html", body=html))
+    said: list[str] = []
+    page.on("console", lambda message: said.append(message.text) if message.type == "error" else None)
+    with page.expect_console_message(lambda message: "PRERENDER_CORS_ALLOWED_ORIGINS" in message.text, timeout=20_000):
+        page.goto("http://shop.example/refused")  # the cards' basket and likes are asked at once, and refused
+        expect(hydrated_cards(page)).to_have_count(1)
+    ours = [text for text in said if "PRERENDER_CORS_ALLOWED_ORIGINS" in text]
+    assert len(ours) == 1 and "http://shop.example" in ours[0], ours
+
+
 def test_the_focus_goes_back_to_the_card_the_page_put_in_place_of_the_opener(
     page: Page, host_pages: HostPages, prerender_url: str
 ) -> None:

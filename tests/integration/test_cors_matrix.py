@@ -12,6 +12,8 @@ obtained from the bootstrap of the app under test: the matrix is about CORS head
 from __future__ import annotations
 
 import json
+import logging
+import re
 import uuid
 from typing import Any
 
@@ -98,18 +100,20 @@ CORS_RESPONSE_HEADERS = (
 )
 
 
+def cors_config(coreapi_url: str, stack: Stack) -> dict[str, Any]:
+    return {
+        "TESTING": True,
+        "UPSTREAM_URL": coreapi_url,
+        **stack.cache_config(),
+        "SECRET_KEYS": [TEST_SECRET_KEY],
+        "CORS_ALLOWED_ORIGINS": [CONFIGURED, OTHER_CONFIGURED],
+        "CORS_ALLOWED_HEADERS": ["x-datadog-trace-id", "Sentry-Trace"],
+    }
+
+
 @pytest.fixture(scope="module")
 def cors_app(coreapi_url: str, stack: Stack) -> Flask:
-    return create_app(
-        {
-            "TESTING": True,
-            "UPSTREAM_URL": coreapi_url,
-            **stack.cache_config(),
-            "SECRET_KEYS": [TEST_SECRET_KEY],
-            "CORS_ALLOWED_ORIGINS": [CONFIGURED, OTHER_CONFIGURED],
-            "CORS_ALLOWED_HEADERS": ["x-datadog-trace-id", "Sentry-Trace"],
-        }
-    )
+    return create_app(cors_config(coreapi_url, stack))
 
 
 @pytest.fixture
@@ -201,6 +205,35 @@ def test_a_preflight_allows_the_tracing_headers_a_pages_tag_adds(cors_client):
         },
     )
     assert listed(response, "Access-Control-Allow-Headers") == {*tracing, "content-type"}
+
+
+def test_a_refused_origin_is_said_in_the_log_and_counted(coreapi_url, stack, caplog):
+    """A page's origin missing from CORS_ALLOWED_ORIGINS fails every SDK call in its shoppers' browsers, and was an
+    ordinary OPTIONS 200 in the log (the forty-second outside check): now a warning names the origin and the setting
+    (once a minute per process at most), the request's line says `cors_refused`, and a counter counts it."""
+
+    cors_client = create_app(cors_config(coreapi_url, stack)).test_client()  # its own once-a-minute warning
+
+    def refused(kind: str) -> float:
+        text = cors_client.get("/metrics").get_data(as_text=True)
+        found = re.search(rf'^prerender_cors_refused_total\{{kind="{kind}"\}} (\S+)$', text, re.M)
+        return float(found.group(1)) if found else 0.0
+
+    before = (refused("preflight"), refused("request"))
+    with caplog.at_level(logging.INFO):
+        for _ in range(2):
+            cors_client.options(
+                "/v1/basket",
+                headers={"Origin": "https://www.shop.example.com", "Access-Control-Request-Method": "GET"},
+            )
+        cors_client.get("/v1/basket", headers={"Origin": "https://www.shop.example.com"})
+        cors_client.get("/v1/basket", headers={"Origin": CONFIGURED})  # allowed: none of it
+    warnings = [r.getMessage() for r in caplog.records if r.name == "prerender.web.cors_policy"]
+    assert len(warnings) == 1, warnings  # the others counted for the next line
+    assert "https://www.shop.example.com" in warnings[0] and "PRERENDER_CORS_ALLOWED_ORIGINS" in warnings[0]
+    lines = [r for r in caplog.records if r.name == "prerender.request" and getattr(r, "path", "") == "/v1/basket"]
+    assert [getattr(r, "cors_refused", None) for r in lines] == ["https://www.shop.example.com"] * 3 + [None]
+    assert (refused("preflight"), refused("request")) == (before[0] + 2, before[1] + 1)
 
 
 @pytest.mark.parametrize("method", ["TRACE", "CONNECT"])

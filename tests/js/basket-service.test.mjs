@@ -1194,24 +1194,30 @@ describe("BasketService: the shopper's other tabs (sdk/tabs.js)", () => {
     assert.equal(loads(a.client), 2);
   });
 
+  /** The client's loads fail as offline ones do (recorded, then failed) until `back()`. */
+  const offlineLoads = (client) => {
+    let offline = true;
+    const original = client.request.bind(client);
+    client.request = (method, path, options) => {
+      const answered = original(method, path, options);
+      if (!(offline && method === "GET")) return answered;
+      return answered.then(() => Promise.reject(new ApiError({ type: "about:blank#network", title: "Failed to fetch", status: 0 })));
+    };
+    return { back: () => { offline = false; } };
+  };
+
   test("a page back before its network: the failed load is tried again once the browser is online", async (t) => {
     const { a, clock } = twoTabs();
     await a.service.initialize();
     const logged = t.mock.method(console, "warn", () => {});
     a.page.hide();
     clock.now += RETURN_RELOAD_MS;
-    let offline = true;
-    const original = a.client.request.bind(a.client);
-    a.client.request = (method, path, options) => {
-      const answered = original(method, path, options); // recorded, then failed while offline
-      if (!(offline && method === "GET")) return answered;
-      return answered.then(() => Promise.reject(new ApiError({ type: "about:blank#network", title: "Failed to fetch", status: 0 })));
-    };
+    const network = offlineLoads(a.client);
     a.page.show(); // a laptop woke: the tab shows before the network is back
     await flush();
     assert.equal(loads(a.client), 2);
     assert.equal(logged.mock.callCount(), 1);
-    offline = false;
+    network.back();
     await flush();
     assert.equal(loads(a.client), 2); // nothing retried on a timer
     a.page.hide();
@@ -1232,16 +1238,10 @@ describe("BasketService: the shopper's other tabs (sdk/tabs.js)", () => {
     t.mock.method(console, "warn", () => {});
     a.page.hide();
     clock.now += RETURN_RELOAD_MS;
-    let offline = true;
-    const original = a.client.request.bind(a.client);
-    a.client.request = (method, path, options) => {
-      const answered = original(method, path, options); // recorded, then failed while offline
-      if (!(offline && method === "GET")) return answered;
-      return answered.then(() => Promise.reject(new ApiError({ type: "about:blank#network", title: "Failed to fetch", status: 0 })));
-    };
+    const network = offlineLoads(a.client);
     a.page.show();
     await flush();
-    offline = false;
+    network.back();
     a.lifecycle.fire("online");
     await flush();
     assert.equal(loads(a.client), 3);

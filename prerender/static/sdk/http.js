@@ -5,6 +5,7 @@
 // for network failures), so callers get a rejected promise with the problem, never a raw exception.
 import { pageCall } from "./page-calls.js";
 import { jsonText } from "./json.js";
+import { OriginCheck } from "./origin-check.js";
 
 /**
  * @typedef {object} Problem
@@ -162,11 +163,14 @@ function timeoutSignal(ms) {
 export class ApiClient {
   /**
    * @param {import("./session.js").Session} session
-   * @param {{ attemptTimeoutMs?: number }} [options] how long one attempt may wait for its whole answer
+   * @param {{ attemptTimeoutMs?: number, originCheck?: OriginCheck }} [options] attemptTimeoutMs: how long one
+   *   attempt may wait for its whole answer; originCheck: what looks into a failure without an answer (a page whose
+   *   origin the service does not allow: sdk/origin-check.js)
    */
-  constructor(session, { attemptTimeoutMs = ATTEMPT_TIMEOUT_MS } = {}) {
+  constructor(session, { attemptTimeoutMs = ATTEMPT_TIMEOUT_MS, originCheck = new OriginCheck({ prefix: session.prefix }) } = {}) {
     this.session = session;
     this.attemptTimeoutMs = attemptTimeoutMs;
+    this.originCheck = originCheck;
   }
 
   /**
@@ -235,10 +239,14 @@ export class ApiClient {
       return error instanceof DOMException && error.name === "AbortError" ? error : null;
     };
     let response;
+    const url = this.session.url(path, query, version);
     try {
-      response = await fetch(this.session.url(path, query, version), init);
+      response = await fetch(url, init);
     } catch (error) {
-      throw aborted(error) ?? localProblem("network", "Network error", String(/** @type {{ message?: unknown } | null | undefined} */ (error)?.message ?? error));
+      const stopped = aborted(error);
+      if (stopped) throw stopped;
+      void this.originCheck.afterNetworkFailure(url); // the browser may have refused the answer (its origin)
+      throw localProblem("network", "Network error", String(/** @type {{ message?: unknown } | null | undefined} */ (error)?.message ?? error));
     }
     try {
       if (!response.ok) throw new ApiError(await readProblem(response), { retryAfterMs: retryAfterMs(response) });
