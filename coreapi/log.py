@@ -11,7 +11,8 @@ server (``flask run``, the test suites' live servers), when it serves coreapi, a
 the same way.
 
 No header is logged: not ``Authorization``, nor the secrets ``Supplier-Token`` and ``X-Service-Key``
-(a refused service key is logged as refused, never written).
+(a refused service key is logged as refused, never written). The one exception is the caller's W3C trace: the trace
+id and the calling span's id of a valid ``traceparent`` (hex only, plumbing/trace_context.py) end the request line.
 """
 
 from __future__ import annotations

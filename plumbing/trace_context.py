@@ -30,9 +30,10 @@ _TRACESTATE_ENTRY = re.compile(
     r"=[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]"
 )
 TRACESTATE_MAX_ENTRIES = 32
-# What is passed on of a longer tracestate: whole entries from the front, within the length every participant must
-# pass on.
+# What is passed on of a longer tracestate: the length every participant must pass on, reached as the recommendation
+# says, by leaving out the entries longer than TRACESTATE_LONG_ENTRY first, then entries from the end.
 TRACESTATE_MAX_LENGTH = 512
+TRACESTATE_LONG_ENTRY = 128
 # The flags passed on: sampled (01) and random trace id (02); any other bit is not known and not passed on.
 _KNOWN_FLAGS = 0x03
 
@@ -83,9 +84,9 @@ def parse_traceparent(values: list[str]) -> TraceContext | None:
 
 
 def parse_tracestate(values: list[str]) -> str | None:
-    """The `tracestate` to pass on: the header's entries (several headers are one list), whole entries from the front
-    within TRACESTATE_MAX_LENGTH; None when it is absent, empty, or not a valid list (more than 32 entries, a
-    malformed entry, a key twice)."""
+    """The `tracestate` to pass on: the header's entries (several headers are one list), within
+    TRACESTATE_MAX_LENGTH (the long entries left out first, then entries from the end); None when it is absent,
+    empty, or not a valid list (more than 32 entries, a malformed entry, a key twice)."""
     entries = [entry.strip(" \t") for value in values for entry in value.split(",")]
     entries = [entry for entry in entries if entry]
     if not entries or len(entries) > TRACESTATE_MAX_ENTRIES:
@@ -95,12 +96,11 @@ def parse_tracestate(values: list[str]) -> str | None:
     keys = [entry.split("=", 1)[0] for entry in entries]
     if len(set(keys)) != len(keys):
         return None
-    kept: list[str] = []
-    for entry in entries:
-        if len(",".join([*kept, entry])) > TRACESTATE_MAX_LENGTH:
-            break
-        kept.append(entry)
-    return ",".join(kept) or None
+    if len(",".join(entries)) > TRACESTATE_MAX_LENGTH:
+        entries = [entry for entry in entries if len(entry) <= TRACESTATE_LONG_ENTRY]
+    while len(",".join(entries)) > TRACESTATE_MAX_LENGTH:
+        entries.pop()
+    return ",".join(entries) or None
 
 
 def trace_of(traceparent: list[str], tracestate: list[str]) -> TraceContext | None:

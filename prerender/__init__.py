@@ -18,9 +18,9 @@ from prerender.rendering.assets import init_assets
 from prerender.rendering.fragments import init_fragments
 from prerender.rendering.i18n import init_i18n
 from prerender.rendering.templates import read_templates
-from prerender.schemas.headers import REQUEST_ID_PATTERN, request_header_names
+from prerender.schemas.headers import REQUEST_ID_PATTERN
 from prerender.web.admission import register_admission
-from prerender.web.cors_policy import allowed_origins, register_cors_refusals
+from prerender.web.cors_policy import allowed_headers, allowed_origins, register_cors_refusals
 from prerender.web.credentials import init_credentials
 from prerender.web.degraded import register_fallback_record
 from prerender.web.errors import register_errorhandlers
@@ -70,10 +70,9 @@ def register_extensions(app: Flask) -> None:
     cors.init_app(
         app,
         origins=allowed_origins(app),  # every localhost origin and CORS_ALLOWED_ORIGINS (web/cors_policy.py)
-        # The headers the service reads (their schemas: the W3C tracing headers among them), `baggage`, which a
-        # tracing tool sends with them, and the configured ones (a tracing tool's own): a page whose scripts add one
-        # of them to every call would otherwise have every SDK call refused at the preflight.
-        allow_headers=[*request_header_names(), "content-type", "baggage", *app.config["CORS_ALLOWED_HEADERS"]],
+        # The headers the service reads, `baggage`, and the configured ones (web/cors_policy.py): a page whose scripts
+        # add one of them to every call would otherwise have every SDK call refused at the preflight.
+        allow_headers=allowed_headers(app),
         # What a page on another origin may read: the request id, the planner panel's "more", and the headers
         # the browser routes' problems carry (when to retry a 503, what a 401 wants: docs/browser-api.md).
         expose_headers=["X-Request-Id", "X-Has-More", "Retry-After", "WWW-Authenticate"],

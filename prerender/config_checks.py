@@ -67,8 +67,13 @@ OPTIONAL_URLS = {
 }
 # An element prefix: the first part of a custom element's name, and the name of the page's global.
 ELEMENT_PREFIX = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
-# A header's name: an RFC 9110 token.
-HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+# A header's name, as real ones are written: letters, digits, "-", "_" and "." (RFC 9110 allows more, but flask-cors
+# reads "*", "^" and "$" in a name as a pattern: "*" would allow every header).
+HEADER_NAME = re.compile(r"[0-9A-Za-z_.-]+")
+# An origin's host and port, exactly: flask-cors reads an origin holding "*", "^", "$", "?", brackets or parentheses
+# as an unanchored pattern, which `https://*.shop.example` made allow `https://xshop.example.attacker.test`.
+_HOST_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+ORIGIN_HOST = re.compile(rf"(?:{_HOST_LABEL}\.)*{_HOST_LABEL}(?::[0-9]{{1,5}})?")
 MAX_ELEMENT_PREFIX_LENGTH = 32
 LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "NOTSET")
 
@@ -211,11 +216,15 @@ def _header_names(value: Any) -> list[str]:
 
 
 def _origins(value: Any) -> list[str]:
-    """CORS_ALLOWED_ORIGINS: origins, without a path."""
+    """CORS_ALLOWED_ORIGINS: exact origins, without a path or a pattern, in lower case (as browsers send them)."""
     checked = []
     for origin in _listed("CORS_ALLOWED_ORIGINS", value, "a list of origins"):
-        parts = urlsplit(origin) if isinstance(origin, str) else None
+        parts = urlsplit(origin.lower()) if isinstance(origin, str) else None
         if parts is None or parts.scheme not in ("http", "https") or not parts.netloc or parts.path or parts.query:
             raise ConfigError("CORS_ALLOWED_ORIGINS", "origins such as https://shop.example (no path)", origin)
-        checked.append(origin)
+        if ORIGIN_HOST.fullmatch(parts.netloc) is None:
+            raise ConfigError(
+                "CORS_ALLOWED_ORIGINS", "exact origins such as https://shop.example (no pattern, no wildcard)", origin
+            )
+        checked.append(f"{parts.scheme}://{parts.netloc}")
     return checked

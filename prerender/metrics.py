@@ -28,15 +28,16 @@ UPSTREAM_SECONDS = Histogram(
     ["endpoint"],
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 3),
 )
-# Answers rendered without the upstream (a "try again" state instead of the content), by route and cause: an
-# operator's alert, since these answers are 200 (prerender/web/degraded.py).
 # By kind only: the origin is the caller's to choose, and a series per origin would be anyone's to multiply.
 CORS_REFUSED = Counter(
     "prerender_cors_refused_total",
-    "Browser requests from an origin the service does not allow (PRERENDER_CORS_ALLOWED_ORIGINS): answered without "
-    "CORS headers, which the browser refuses to its page. By kind: preflight or request.",
+    "Browser CORS requests the service's policy refuses, which the browser then keeps from its page: from an origin "
+    "not allowed (PRERENDER_CORS_ALLOWED_ORIGINS; kind preflight or request), or a preflight asking for headers not "
+    "allowed (PRERENDER_CORS_ALLOWED_HEADERS; kind header).",
     ["kind"],
 )
+# Answers rendered without the upstream (a "try again" state instead of the content), by route and cause: an
+# operator's alert, since these answers are 200 (prerender/web/degraded.py).
 DEGRADED_ANSWERS = Counter(
     "prerender_degraded_answers_total",
     "Answers rendered without their upstream content (200, X-Degraded), by route and reason.",

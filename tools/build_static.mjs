@@ -59,11 +59,11 @@ function treeDigest(root) {
   return hash.digest("hex");
 }
 
-/** What esbuild does to every file: minified, no syntax lowered (the release runs where the readable modules
- * run), UTF-8 kept as is rather than escaped. */
-// The support floor (docs/styles.md, "Browsers"): esbuild writes nothing those browsers cannot parse, and fails the
-// build on source syntax it cannot write for them.
+// The support floor (docs/styles.md, "Browsers"): esbuild writes nothing those browsers cannot parse, fails the build
+// on source syntax it cannot write for them, and adds to the sheets the prefixes they still need
+// (`-webkit-user-select`), which the readable tree served in development lacks.
 const BROWSERS = ["es2022", "chrome111", "edge111", "firefox115", "safari16.4"];
+/** What esbuild does to every file: minified for the floor's browsers, UTF-8 kept as is rather than escaped. */
 const COMMON = { minify: true, charset: "utf8", logLevel: "warning", absWorkingDir: ROOT, target: BROWSERS };
 
 /** Keeps the SDK's imports of the components (the drawer, loaded when it first opens) out of its bundle. */

@@ -27,6 +27,7 @@ from prerender.blueprints import (
     multiple,
     my_space,
     openapi,
+    origin_check,
     payments,
     planner,
     preferences,
@@ -64,7 +65,14 @@ VERSIONED_BLUEPRINTS: tuple[tuple[Blueprint, tuple[str, ...]], ...] = (
     (my_space.bp, ("v1", "v2")),
     (basket_preview.bp, ("v2",)),
 )
-UNVERSIONED_BLUEPRINTS: tuple[Blueprint, ...] = (removed.bp, static_files.bp, health.bp, metrics.bp, openapi.bp)
+UNVERSIONED_BLUEPRINTS: tuple[Blueprint, ...] = (
+    removed.bp,
+    static_files.bp,
+    health.bp,
+    metrics.bp,
+    openapi.bp,
+    origin_check.bp,
+)
 
 
 def version_blueprint(version: str) -> Blueprint:

@@ -241,15 +241,17 @@ class CorrelationHeaders(Schema):
         metadata={
             "description": "W3C Trace Context: the caller's trace and span (`00-<trace id>-<span id>-<flags>`). Its "
             "trace id is logged with the request, and the upstream calls made for it name prerender's own span as "
-            "their parent. One that does not parse is ignored.",
-            "example": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            "their parent. One that does not match is ignored, never refused.",
+            "pattern": "^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}(-.*)?$",
+            "examples": ["00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"],
         },
     )
     tracestate = fields.String(
         data_key="tracestate",
         metadata={
-            "description": "W3C Trace Context: the tracing systems' own entries, passed upstream unchanged (whole "
-            "entries within 512 characters) with a valid `traceparent`, and ignored when not a valid list.",
+            "description": "W3C Trace Context: the tracing systems' own entries, passed upstream with a valid "
+            "`traceparent`, as one list of its entries within 512 characters (entries over 128 characters left out "
+            "first, then entries from the end); ignored when it is not a valid list.",
         },
     )
 

@@ -271,6 +271,21 @@ class HealthSchema(Schema):
     version = fields.Nested(ReleaseSchema, required=True)
 
 
+class OriginCheckSchema(Schema):
+    """Whether a page of the asking origin may read the service's answers (GET /origin-check)."""
+
+    origin = fields.String(
+        required=True, allow_none=True, metadata={"description": "The request's `Origin`, null without one."}
+    )
+    allowed = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "Whether CORS lets a page of that origin read the answers of the browser routes: every "
+            "localhost origin, and those of PRERENDER_CORS_ALLOWED_ORIGINS."
+        },
+    )
+
+
 class AuthlessTokenSchema(Schema):
     """A new authless identity (POST /{v}/generate-authless-token)."""
 

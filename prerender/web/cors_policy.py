@@ -1,11 +1,17 @@
-"""Which browser origins may read the service's answers (docs/decisions.md, CORS), and the refusals said aloud.
+"""Which browser origins may read the service's answers, and which headers their pages may send (docs/decisions.md,
+CORS); the refusals said aloud.
 
 Every localhost origin is allowed, and the exact origins of `CORS_ALLOWED_ORIGINS`; flask-cors (prerender/__init__.py)
 answers them. Any other origin gets no CORS headers, and its browser refuses the answers to the page: the cards
 still read, but every drawer says the recipe could not be loaded, and nothing in the page can tell why (its scripts
-see a network failure). So a refusal is said where the operator looks: a warning naming the origin and the setting
-(at most once a minute per process, with how many more there were), the request's log line (`cors_refused`), and a
-counter (`prerender_cors_refused_total`). Static files are open to every origin and never refused.
+see a network failure). A page of an allowed origin whose scripts add a header the service does not allow (a
+tracing tool's) fails the same way, at the preflight. So a refusal is said where the operator looks: a warning
+naming the origin (or the headers) and the setting, at most once a minute per process with how many more there
+were; the request's log line (`cors_refused`); and `prerender_cors_refused_total{kind}`. Only a browser's CORS
+requests to the declared routes count (`Sec-Fetch-Mode: cors`, which every browser of the support floor sends):
+a server that forwards an `Origin`, a scanner, or a static file (open to every origin) is none of them.
+`GET /origin-check` (prerender/blueprints/origin_check.py) tells a page, or an integrator with curl, whether an
+origin is allowed.
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ from flask import Flask, Response, current_app, g, request
 
 from plumbing.log_text import clipped
 from prerender.metrics import CORS_REFUSED
+from prerender.schemas.headers import request_header_names
+from prerender.web.contract import request_contract
 from prerender.web.throttled_log import ThrottledWarning
 
 log = logging.getLogger(__name__)
@@ -34,32 +42,60 @@ REFUSAL_WARNING_SECONDS = 60.0
 
 
 def allowed_origins(app: Flask) -> list[str | re.Pattern[str]]:
-    """The origins whose pages may read the answers, as flask-cors takes them."""
+    """The origins whose pages may read the answers, as flask-cors takes them (CORS_ALLOWED_ORIGINS holds exact,
+    lower-case origins: prerender/config_checks.py)."""
     return [LOCAL_ORIGINS, *app.config["CORS_ALLOWED_ORIGINS"]]
 
 
+def allowed_headers(app: Flask) -> list[str]:
+    """The request headers a page may send: those the service reads (their schemas: the W3C tracing headers among
+    them), `content-type`, `baggage` (which a tracing tool sends with them; not read), and the configured ones."""
+    return [*request_header_names(), "content-type", "baggage", *app.config["CORS_ALLOWED_HEADERS"]]
+
+
 def origin_allowed(origin: str) -> bool:
-    """Whether a page of `origin` may read the answers."""
-    return LOCAL_ORIGINS.match(origin) is not None or origin in current_app.config["CORS_ALLOWED_ORIGINS"]
+    """Whether a page of `origin` may read the answers (compared as flask-cors does: without case)."""
+    folded = origin.casefold()
+    return LOCAL_ORIGINS.match(folded) is not None or folded in current_app.config["CORS_ALLOWED_ORIGINS"]
+
+
+def headers_refused() -> list[str]:
+    """The headers a preflight asks to send that the service does not allow."""
+    asked = request.headers.get("Access-Control-Request-Headers", "")
+    allowed = {name.lower() for name in allowed_headers(current_app)}
+    return [name for name in (part.strip().lower() for part in asked.split(",")) if name and name not in allowed]
 
 
 def note_refused_origin(response: Response) -> Response:
-    """after_request: a browser request from an origin not allowed (a static file's answer, open to all, aside) is
-    logged, counted and marked for the request's line."""
+    """after_request: a browser's CORS request to a declared route from an origin not allowed, or a preflight asking
+    for headers not allowed, is logged, counted and marked for the request's line."""
     origin = request.headers.get("Origin")
-    if not origin or response.headers.get("Access-Control-Allow-Origin") == "*" or origin_allowed(origin):
+    if not origin or request.headers.get("Sec-Fetch-Mode") != "cors" or request_contract() is None:
         return response
+    if response.headers.get("Access-Control-Allow-Origin") == "*":
+        return response  # open to every origin (GET /origin-check)
     preflight = request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers
-    CORS_REFUSED.labels("preflight" if preflight else "request").inc()
-    g.cors_refused = clipped(origin, 200)
     warning: ThrottledWarning = current_app.extensions[REFUSALS_KEY]
-    warning.warn(
-        "origin %s is not allowed (PRERENDER_CORS_ALLOWED_ORIGINS): its pages cannot read the answers to their SDK "
-        "calls, and the shoppers there see every drawer fail (%s %s)",
-        g.cors_refused,
-        request.method,
-        clipped(request.path, 200),
-    )
+    if not origin_allowed(origin):
+        CORS_REFUSED.labels("preflight" if preflight else "request").inc()
+        g.cors_refused = clipped(origin, 200)
+        warning.warn(
+            "origin %s is not allowed (PRERENDER_CORS_ALLOWED_ORIGINS): its pages cannot read the answers to their "
+            "SDK calls, and the shoppers there see every drawer fail (%s %s)",
+            g.cors_refused,
+            request.method,
+            clipped(request.path, 200),
+        )
+    elif preflight and (refused := headers_refused()):
+        CORS_REFUSED.labels("header").inc()
+        g.cors_refused = clipped(", ".join(refused), 200)
+        warning.warn(
+            "a page of %s asks to send headers this service does not allow (%s: PRERENDER_CORS_ALLOWED_HEADERS): a "
+            "script of the page adds them to the SDK's calls, which its browser then refuses (%s)",
+            clipped(origin, 200),
+            g.cors_refused,
+            clipped(request.path, 200),
+        )
     return response
 
 

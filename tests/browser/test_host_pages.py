@@ -196,6 +196,21 @@ def test_the_focus_goes_back_to_the_card_the_page_put_in_place_of_the_opener(
     assert page.evaluate("() => document.activeElement.closest('svc-recipe-card').isConnected")
 
 
+def test_an_opener_that_is_no_element_opens_the_drawer_all_the_same(
+    page: Page, host_pages: HostPages, prerender_url: str
+) -> None:
+    """A page's script passes what it has as the opener (a jQuery object, a selector): the drawer opens, and the
+    focus is given back to nothing of it at close."""
+    page.goto(card_page(host_pages, prerender_url, "/odd-opener"))
+    expect(hydrated_cards(page)).to_have_count(1)
+    dialog = page.get_by_role("dialog")
+    for opener in ("{ jquery: '3.7.1', 0: document.body, length: 1 }", "'#my-button'"):
+        page.evaluate(f"() => window.svc.recipes.openDetails('5', undefined, {{ opener: {opener} }})")
+        expect(dialog).to_be_visible()
+        page.keyboard.press("Escape")
+        expect(dialog).to_be_hidden()
+
+
 def test_the_planner_entry_inside_the_pages_own_form_leaves_that_form_whole(
     page: Page, host_pages: HostPages, prerender_url: str
 ) -> None:

@@ -207,33 +207,89 @@ def test_a_preflight_allows_the_tracing_headers_a_pages_tag_adds(cors_client):
     assert listed(response, "Access-Control-Allow-Headers") == {*tracing, "content-type"}
 
 
+def refusals(client: FlaskClient, kind: str) -> float:
+    """prerender_cors_refused_total{kind} as /metrics says it."""
+    text = client.get("/metrics").get_data(as_text=True)
+    found = re.search(rf'^prerender_cors_refused_total\{{kind="{kind}"\}} (\S+)$', text, re.M)
+    return float(found.group(1)) if found else 0.0
+
+
+# What a browser adds to a CORS request (every browser of the support floor: docs/styles.md, "Browsers").
+CORS_MODE = {"Sec-Fetch-Mode": "cors"}
+REFUSED = "https://www.shop.example.com"  # the configured origin's www: another origin
+
+
 def test_a_refused_origin_is_said_in_the_log_and_counted(coreapi_url, stack, caplog):
     """A page's origin missing from CORS_ALLOWED_ORIGINS fails every SDK call in its shoppers' browsers, and was an
     ordinary OPTIONS 200 in the log (the forty-second outside check): now a warning names the origin and the setting
     (once a minute per process at most), the request's line says `cors_refused`, and a counter counts it."""
-
-    cors_client = create_app(cors_config(coreapi_url, stack)).test_client()  # its own once-a-minute warning
-
-    def refused(kind: str) -> float:
-        text = cors_client.get("/metrics").get_data(as_text=True)
-        found = re.search(rf'^prerender_cors_refused_total\{{kind="{kind}"\}} (\S+)$', text, re.M)
-        return float(found.group(1)) if found else 0.0
-
-    before = (refused("preflight"), refused("request"))
+    client = create_app(cors_config(coreapi_url, stack)).test_client()  # its own once-a-minute warning
+    before = {kind: refusals(client, kind) for kind in ("preflight", "request")}
     with caplog.at_level(logging.INFO):
         for _ in range(2):
-            cors_client.options(
-                "/v1/basket",
-                headers={"Origin": "https://www.shop.example.com", "Access-Control-Request-Method": "GET"},
+            client.options(
+                "/v1/basket", headers={"Origin": REFUSED, "Access-Control-Request-Method": "GET", **CORS_MODE}
             )
-        cors_client.get("/v1/basket", headers={"Origin": "https://www.shop.example.com"})
-        cors_client.get("/v1/basket", headers={"Origin": CONFIGURED})  # allowed: none of it
+        client.get("/v1/basket", headers={"Origin": REFUSED, **CORS_MODE})
+        client.get("/v1/basket", headers={"Origin": CONFIGURED, **CORS_MODE})  # allowed: none of it
     warnings = [r.getMessage() for r in caplog.records if r.name == "prerender.web.cors_policy"]
     assert len(warnings) == 1, warnings  # the others counted for the next line
-    assert "https://www.shop.example.com" in warnings[0] and "PRERENDER_CORS_ALLOWED_ORIGINS" in warnings[0]
+    assert REFUSED in warnings[0] and "PRERENDER_CORS_ALLOWED_ORIGINS" in warnings[0]
     lines = [r for r in caplog.records if r.name == "prerender.request" and getattr(r, "path", "") == "/v1/basket"]
-    assert [getattr(r, "cors_refused", None) for r in lines] == ["https://www.shop.example.com"] * 3 + [None]
-    assert (refused("preflight"), refused("request")) == (before[0] + 2, before[1] + 1)
+    assert [getattr(r, "cors_refused", None) for r in lines] == [REFUSED] * 3 + [None]
+    assert {kind: refusals(client, kind) for kind in before} == {
+        "preflight": before["preflight"] + 2,
+        "request": before["request"] + 1,
+    }
+
+
+def test_a_preflight_asking_for_headers_not_allowed_is_said_too(coreapi_url, stack, caplog):
+    """A page of an allowed origin whose tracing tag adds its own header fails at the preflight the same way."""
+    client = create_app(cors_config(coreapi_url, stack)).test_client()
+    before = refusals(client, "header")
+    with caplog.at_level(logging.INFO):
+        client.options(
+            "/v1/basket",
+            headers={
+                "Origin": CONFIGURED,
+                "Access-Control-Request-Method": "GET",
+                "Access-Control-Request-Headers": "authorization,traceparent,x-b3-traceid",
+                **CORS_MODE,
+            },
+        )
+    (warning,) = [r.getMessage() for r in caplog.records if r.name == "prerender.web.cors_policy"]
+    assert "x-b3-traceid" in warning and "PRERENDER_CORS_ALLOWED_HEADERS" in warning
+    assert "authorization" not in warning and "traceparent" not in warning
+    assert refusals(client, "header") == before + 1
+
+
+@pytest.mark.parametrize(
+    ("path", "extra"),
+    [
+        ("/v1/basket", {}),  # no Sec-Fetch-Mode: a server forwarding its visitor's Origin, a scanner
+        ("/static/0000000000/sdk/svc.js", CORS_MODE),  # a static file (here a 404: no declared route)
+        ("/origin-check", CORS_MODE),  # open to every origin
+    ],
+)
+def test_what_is_no_browsers_refused_cors_request_is_not_counted(coreapi_url, stack, caplog, path, extra):
+    client = create_app(cors_config(coreapi_url, stack)).test_client()
+    before = {kind: refusals(client, kind) for kind in ("preflight", "request")}
+    with caplog.at_level(logging.INFO):
+        client.get(path, headers={"Origin": REFUSED, **extra})
+    assert not [r for r in caplog.records if r.name == "prerender.web.cors_policy"]
+    assert {kind: refusals(client, kind) for kind in before} == before
+
+
+@pytest.mark.parametrize("origin_name", ORIGINS)
+def test_origin_check_answers_what_cors_does(cors_client, origin_name):
+    """GET /origin-check, open to every origin, says what the CORS headers of the browser routes say."""
+    origin, allowed = ORIGINS[origin_name]
+    answer = cors_client.get("/origin-check", headers={"Origin": origin, **CORS_MODE})
+    assert answer.status_code == 200
+    assert answer.headers["Access-Control-Allow-Origin"] == "*"
+    assert answer.get_json() == {"origin": origin, "allowed": allowed}
+    preflight = cors_client.options("/v1/basket", headers={"Origin": origin, "Access-Control-Request-Method": "GET"})
+    assert ("Access-Control-Allow-Origin" in preflight.headers) is allowed
 
 
 @pytest.mark.parametrize("method", ["TRACE", "CONNECT"])

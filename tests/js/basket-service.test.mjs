@@ -1247,6 +1247,27 @@ describe("BasketService: the shopper's other tabs (sdk/tabs.js)", () => {
     assert.equal(loads(a.client), 3);
   });
 
+  test("a load the service refused (a 4xx) is not tried again at each return", async (t) => {
+    const { a, clock } = twoTabs();
+    await a.service.initialize();
+    t.mock.method(console, "error", () => {});
+    a.page.hide();
+    clock.now += RETURN_RELOAD_MS;
+    const original = a.client.request.bind(a.client);
+    a.client.request = (method, path, options) => {
+      const answered = original(method, path, options);
+      return method === "GET" ? answered.then(() => Promise.reject(new ApiError({ title: "Unauthorized", status: 401 }))) : answered;
+    };
+    a.page.show();
+    await flush();
+    assert.equal(loads(a.client), 2);
+    a.page.hide(); // a short switch of tabs: nothing to catch up
+    a.page.show();
+    a.lifecycle.fire("online");
+    await flush();
+    assert.equal(loads(a.client), 2);
+  });
+
   test("a tab that never used its basket loads nothing for the others' writes", async () => {
     const { a, b } = twoTabs();
     await a.service.initialize();

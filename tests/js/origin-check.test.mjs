@@ -1,7 +1,7 @@
-// Unit tests of prerender/static/sdk/origin-check.js `OriginCheck`: after a call failed without an answer, the same
-// address asked without reading the answer (`no-cors`) and then to read it (`cors`) tells a page whose origin the
-// service does not allow from a network's failure, said once as a console error. fetch is a double answering per
-// mode; the clock and the browser's online state are the test's.
+// Unit tests of prerender/static/sdk/origin-check.js `OriginCheck`: after a call failed without an answer, the
+// service's `GET /origin-check` tells a page whose origin the service does not allow from a network's failure, said
+// once as a console error; an unreadable answer (a front's error page, the network) or an allowed origin says
+// nothing. fetch is a double; the clock and the browser's online state are the test's.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 
@@ -9,80 +9,79 @@ import { CHECK_EVERY_MS, OriginCheck } from "../../prerender/static/sdk/origin-c
 import { ApiClient } from "../../prerender/static/sdk/http.js";
 import { clientSession } from "./support.mjs";
 
-const URL_ASKED = "http://prerender.test/v1/basket?store_id=1";
+const CHECK_URL = "http://prerender.test/origin-check";
 
-/** A fetch double: `answers[mode]` true answers, false fails as a refused or unreachable call; records each call. */
-function fetcher(answers) {
+/** A fetch double answering `answer` (an object: the JSON of a 200; a number: that status; null: no readable answer). */
+function fetcher(answer) {
   const calls = [];
   const fetch = (url, init) => {
-    calls.push({ url, mode: init.mode, headers: init.headers, credentials: init.credentials });
-    return answers[init.mode] ? Promise.resolve(new Response(null, { status: 401 })) : Promise.reject(new TypeError("Failed to fetch"));
+    calls.push({ url, init });
+    if (answer === null) return Promise.reject(new TypeError("Failed to fetch"));
+    if (typeof answer === "number") return Promise.resolve(new Response("<html>Bad Gateway</html>", { status: answer }));
+    return Promise.resolve(new Response(JSON.stringify(answer), { status: 200, headers: { "content-type": "application/json" } }));
   };
   return { fetch, calls };
 }
 
-function check(answers, { online = true, clock = { now: 0 } } = {}) {
-  const { fetch, calls } = fetcher(answers);
-  const origin = new OriginCheck({
-    prefix: "svc", fetcher: fetch, now: () => clock.now, online: () => online, pageOrigin: () => "http://shop.test",
-  });
+function check(answer, { online = true, clock = { now: 0 } } = {}) {
+  const { fetch, calls } = fetcher(answer);
+  const origin = new OriginCheck({ prefix: "svc", fetcher: fetch, now: () => clock.now, online: () => online });
   return { origin, calls, clock };
 }
 
 describe("OriginCheck", () => {
-  test("the service answers but its answer is unreadable: said once, naming the page's origin and the setting", async (t) => {
+  test("the service says this origin is not allowed: said once, naming the origin and the setting", async (t) => {
     const errors = t.mock.method(console, "error", () => {});
-    const { origin, calls, clock } = check({ "no-cors": true, cors: false });
-    await origin.afterNetworkFailure(URL_ASKED);
-    assert.deepEqual(calls.map((call) => call.mode), ["no-cors", "cors"]);
-    assert.ok(calls.every((call) => call.url === URL_ASKED && call.headers === undefined && call.credentials === "omit"));
+    const { origin, calls, clock } = check({ origin: "http://shop.test", allowed: false });
+    await origin.afterNetworkFailure(CHECK_URL);
+    assert.equal(calls.length, 1);
+    assert.deepEqual(calls[0], { url: CHECK_URL, init: { mode: "cors", credentials: "omit", cache: "no-store" } });
     assert.equal(errors.mock.callCount(), 1);
     const said = String(errors.mock.calls[0].arguments[0]);
-    assert.match(said, /http:\/\/shop\.test/);
+    assert.match(said, /its origin, http:\/\/shop\.test,/);
     assert.match(said, /PRERENDER_CORS_ALLOWED_ORIGINS/);
     assert.match(said, /prerender \(http:\/\/prerender\.test\)/);
     clock.now += CHECK_EVERY_MS * 10;
-    await origin.afterNetworkFailure(URL_ASKED);
-    assert.equal(calls.length, 2); // said: never asked again
+    await origin.afterNetworkFailure(CHECK_URL);
+    assert.equal(calls.length, 1); // said: never asked again
   });
 
-  test("nothing answers there (the network, or the service down): nothing said, the readable ask not made", async (t) => {
-    const errors = t.mock.method(console, "error", () => {});
-    const { origin, calls } = check({ "no-cors": false, cors: false });
-    await origin.afterNetworkFailure(URL_ASKED);
-    assert.deepEqual(calls.map((call) => call.mode), ["no-cors"]);
-    assert.equal(errors.mock.callCount(), 0);
-  });
-
-  test("a readable answer (a connection cut, a restart): nothing said", async (t) => {
-    const errors = t.mock.method(console, "error", () => {});
-    const { origin, calls } = check({ "no-cors": true, cors: true });
-    await origin.afterNetworkFailure(URL_ASKED);
-    assert.equal(calls.length, 2);
-    assert.equal(errors.mock.callCount(), 0);
-  });
+  for (const [name, answer] of [
+    ["no readable answer (the network, or a front's error page without CORS headers)", null],
+    ["a front's 502 it may read", 502],
+    ["an allowed origin (the failure was another: a connection cut, a restart)", { origin: "http://shop.test", allowed: true }],
+    ["an answer of another shape", { status: "ok" }],
+  ]) {
+    test(`${name}: nothing said`, async (t) => {
+      const errors = t.mock.method(console, "error", () => {});
+      const { origin, calls } = check(answer);
+      await origin.afterNetworkFailure(CHECK_URL);
+      assert.equal(calls.length, 1);
+      assert.equal(errors.mock.callCount(), 0);
+    });
+  }
 
   test("offline: nothing asked", async () => {
-    const { origin, calls } = check({ "no-cors": true, cors: false }, { online: false });
-    await origin.afterNetworkFailure(URL_ASKED);
+    const { origin, calls } = check({ origin: "http://shop.test", allowed: false }, { online: false });
+    await origin.afterNetworkFailure(CHECK_URL);
     assert.equal(calls.length, 0);
   });
 
   test("one check a minute at most, and one at a time", async () => {
-    const { origin, calls, clock } = check({ "no-cors": false, cors: false });
-    await Promise.all([origin.afterNetworkFailure(URL_ASKED), origin.afterNetworkFailure(URL_ASKED)]);
+    const { origin, calls, clock } = check(null);
+    await Promise.all([origin.afterNetworkFailure(CHECK_URL), origin.afterNetworkFailure(CHECK_URL)]);
     assert.equal(calls.length, 1);
     clock.now += CHECK_EVERY_MS - 1;
-    await origin.afterNetworkFailure(URL_ASKED);
+    await origin.afterNetworkFailure(CHECK_URL);
     assert.equal(calls.length, 1);
     clock.now += 1;
-    await origin.afterNetworkFailure(URL_ASKED);
+    await origin.afterNetworkFailure(CHECK_URL);
     assert.equal(calls.length, 2);
   });
 });
 
 describe("ApiClient and the origin check", () => {
-  test("a call that fails without an answer asks the check about its address; its own failure is unchanged", async () => {
+  test("a call that fails without an answer asks the service's /origin-check; its own failure is unchanged", async () => {
     const realFetch = globalThis.fetch;
     globalThis.fetch = () => Promise.reject(new TypeError("Failed to fetch"));
     try {
@@ -94,7 +93,7 @@ describe("ApiClient and the origin check", () => {
         assert.match(String(error.problem.type), /#network$/);
         return true;
       });
-      assert.deepEqual(asked, ["http://prerender.test/v1/basket"]);
+      assert.deepEqual(asked, [CHECK_URL]);
     } finally {
       globalThis.fetch = realFetch;
     }

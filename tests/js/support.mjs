@@ -97,6 +97,7 @@ export const clientSession = Object.freeze({
   configured: Promise.resolve(),
   headers: () => ({ "language-id": "fr", "session-id": "s" }),
   url: (/** @type {string} */ path) => `http://prerender.test/v1${path}`,
+  serviceUrl: (/** @type {string} */ path) => `http://prerender.test${path}`,
 });
 
 /** Session double (sdk/session.js): the members BasketService reads. */

@@ -46,6 +46,10 @@ def app_with(monkeypatch: pytest.MonkeyPatch, app_config: dict, **environment: s
         ("CACHE_REDIS_URL", "redis://127.0.0.1:6379/abc", "database number"),
         ("CORS_ALLOWED_ORIGINS", "shop.example", "origins such as https://shop.example"),
         ("CORS_ALLOWED_ORIGINS", '["https://shop.example/cart"]', "(no path)"),
+        # flask-cors reads "*" (and "^", "$", brackets...) as a pattern: this allowed xshop.example.attacker.test.
+        ("CORS_ALLOWED_ORIGINS", "https://*.shop.example", "no wildcard"),
+        ("CORS_ALLOWED_ORIGINS", "https://shop.example$", "no wildcard"),
+        ("CORS_ALLOWED_HEADERS", "*", "header names such as"),  # every header
         ("CORS_ALLOWED_HEADERS", "x-trace: 1", "header names such as"),
         ("CORS_ALLOWED_HEADERS", '{"x-trace": 1}', "a list of header names"),
         ("LOG_LEVEL", "chatty", "one of CRITICAL"),
@@ -72,6 +76,7 @@ def test_a_boolean_takes_its_usual_words(monkeypatch, app_config, value, meant):
     [
         ("https://shop.example", ["https://shop.example"]),  # was read as its letters: "h", "t", "t"...
         ("https://a.example, https://b.example:8443", ["https://a.example", "https://b.example:8443"]),
+        ("https://Shop.Example", ["https://shop.example"]),  # as browsers send it
         ('["https://a.example"]', ["https://a.example"]),
     ],
 )

@@ -39,4 +39,4 @@ def test_no_selector_list_mixes_has_with_selectors_that_need_no_has(sheet: Path)
         with_has = [selector for selector in selectors if ":has(" in selector]
         if with_has and len(with_has) != len(selectors):
             mixed.append(match.group(1))
-    assert mixed == [], f"{sheet.name}: split these lists, or put them under @supports selector(:has(*))"
+    assert mixed == [], f"{sheet.name}: split these lists (a rule of its own for the :has() selectors)"

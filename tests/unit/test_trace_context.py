@@ -92,11 +92,14 @@ def test_a_tracestate_that_is_not_a_valid_list_is_not_passed_on(values: list[str
     assert parse_tracestate(values) is None
 
 
-def test_a_long_tracestate_keeps_whole_entries_from_the_front() -> None:
-    entries = [f"k{n}={'v' * 100}" for n in range(8)]
+def test_a_long_tracestate_loses_its_long_entries_first_then_entries_from_the_end() -> None:
+    """The recommendation's order: entries over 128 characters first, then from the end."""
+    long = f"big={'v' * 200}"
+    entries = ["a=1", long, *(f"k{n}={'v' * 100}" for n in range(5))]
     kept = parse_tracestate([",".join(entries)])
     assert kept is not None and len(kept) <= TRACESTATE_MAX_LENGTH
-    assert kept == ",".join(entries[: len(kept.split(","))]) and kept.startswith("k0=")
+    assert kept == ",".join(["a=1", *entries[2:6]])  # the long one out, then the last one
+    assert parse_tracestate([f"a=1,{long},b=2"]) == f"a=1,{long},b=2"  # within the length: kept whole
 
 
 def test_tracestate_is_read_only_with_a_valid_traceparent() -> None:

@@ -480,27 +480,34 @@ function focusedElement() {
 
 /**
  * The element focused again on close, and where to find it again if the page replaced it meanwhile (a list the
- * page drew again, a card swapped for a copy): the nearest element with an id around it, and its first class.
- * @typedef {{ element: HTMLElement, holderId: string | null, className: string | null }} OpenerPlace
- * @param {HTMLElement | null} element
+ * page drew again, a card swapped for a copy): its own id, else the nearest element with an id around it (a card's
+ * is `<prefix>-recipe-card-<recipe>`) and its first class, when no other element of that class is in there.
+ * @typedef {{ element: HTMLElement, id: string, holderId: string, className: string }} OpenerPlace
+ * @param {unknown} element what the page gave as `opener` (not always an element: a jQuery object is none)
  * @returns {OpenerPlace | null}
  */
 function placeOf(element) {
-  if (!element) return null;
+  if (!(element instanceof HTMLElement)) return null;
   const holder = element.parentElement?.closest("[id]");
-  return { element, holderId: holder?.id || null, className: element.classList.item(0) };
+  const className = element.classList.item(0) ?? "";
+  const unique = holder && className && holder.getElementsByClassName(className).length === 1;
+  return { element, id: element.id, holderId: unique ? holder.id : "", className: unique ? className : "" };
 }
 
 /**
- * The opener if still in the page, else the element of its class in the element that now has its holder's id.
+ * The opener if still in the page, else the element that took its place: by its id, or the one element of its
+ * class in the element that now has its holder's id. Nothing when neither is found, or more than one would be.
  * @param {OpenerPlace | null} place
  * @returns {HTMLElement | null}
  */
 function foundAgain(place) {
   if (!place) return null;
   if (place.element.isConnected) return place.element;
-  if (!place.holderId || !place.className) return null;
-  const again = document.getElementById(place.holderId)?.getElementsByClassName(place.className).item(0);
+  const byId = place.id ? document.getElementById(place.id) : null;
+  if (byId) return byId;
+  if (!place.holderId) return null;
+  const matches = document.getElementById(place.holderId)?.getElementsByClassName(place.className);
+  const again = matches?.length === 1 ? matches.item(0) : null;
   return again instanceof HTMLElement ? again : null;
 }
 

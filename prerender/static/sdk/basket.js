@@ -8,7 +8,7 @@
 // The shopper's other tabs of the site are told when a write here changed the basket, and this tab loads it
 // again when another tab's write changed it, or when the page shows again after a while (sdk/tabs.js).
 import { State } from "./observable.js";
-import { ApiError, asksToRetryLater, isOutcomeUnknown, localProblem, logFailure } from "./http.js";
+import { ApiError, asksToRetryLater, isOutcomeUnknown, isTransient, localProblem, logFailure } from "./http.js";
 import { pageCall } from "./page-calls.js";
 import { BasketSync } from "./basket-sync.js";
 import { BasketQueue } from "./basket-queue.js";
@@ -635,7 +635,7 @@ export class BasketService {
     });
     const settled = catchingUp.catch((error) => {
       if (this.#catchingUp === settled) this.#catchingUp = null;
-      this.#behind = true;
+      if (isTransient(error)) this.#behind = true; // tried again at the next return, or when the network is back
       logFailure(this.#session.prefix, "could not bring the basket up to date (changed elsewhere, or the page was away)", error);
     });
     this.#catchingUp = settled;

@@ -62,9 +62,18 @@ const SHOPPERS_STATE = /#not-connected$/;
  * @param {string} prefix @param {string} what @param {unknown} error
  */
 export function logFailure(prefix, what, error) {
-  const transient = isOutcomeUnknown(error) || (error instanceof ApiError && (error.status >= 500 || error.status === 429));
+  const transient = isTransient(error);
   const shoppers = error instanceof ApiError && error.status === 0 && SHOPPERS_STATE.test(String(error.problem.type ?? ""));
   (transient || shoppers ? console.warn : console.error)(`[${prefix}] ${what}`, error);
+}
+
+/**
+ * Whether a failure is the network's or the service's for now (no answer, a `5xx`, a `429`): the same call may
+ * succeed later, unlike a `4xx` it caused.
+ * @param {unknown} error
+ */
+export function isTransient(error) {
+  return isOutcomeUnknown(error) || (error instanceof ApiError && (error.status >= 500 || error.status === 429));
 }
 
 /** A problem made by the SDK itself (no store selected, network down...). */
@@ -239,13 +248,12 @@ export class ApiClient {
       return error instanceof DOMException && error.name === "AbortError" ? error : null;
     };
     let response;
-    const url = this.session.url(path, query, version);
     try {
-      response = await fetch(url, init);
+      response = await fetch(this.session.url(path, query, version), init);
     } catch (error) {
       const stopped = aborted(error);
       if (stopped) throw stopped;
-      void this.originCheck.afterNetworkFailure(url); // the browser may have refused the answer (its origin)
+      void this.originCheck.afterNetworkFailure(this.session.serviceUrl("/origin-check")); // the browser's refusal?
       throw localProblem("network", "Network error", String(/** @type {{ message?: unknown } | null | undefined} */ (error)?.message ?? error));
     }
     try {

@@ -568,6 +568,14 @@ export class Session {
     return url.href;
   }
 
+  /**
+   * Absolute URL of a route outside the API versions (`/origin-check`): `{api}{path}`.
+   * @param {string} path starting with "/"
+   */
+  serviceUrl(path) {
+    return new URL(`${this.#apiBase}${path}`).href;
+  }
+
   /** Keeps the latest authless credential for a merge after login. @param {Credential} credential */
   #rememberAuthless(credential) {
     this.#local.set(this.supplierKey("authless-credential"),
