@@ -142,7 +142,7 @@ class DefaultConfig:
     # this list adds exact origins (e.g. ["https://shop.example"]).
     CORS_ALLOWED_ORIGINS: ClassVar[list[str]] = []
     # Request headers a page's scripts may add to the SDK's calls, besides those the service reads and the W3C
-    # tracing headers, which are always allowed (prerender/__init__.py): a tracing tool's own, such as
+    # tracing headers, which are always allowed (prerender/web/cors_policy.py): a tracing tool's own, such as
     # ["x-datadog-trace-id", "x-datadog-parent-id", "sentry-trace"]. They are allowed, not read.
     CORS_ALLOWED_HEADERS: ClassVar[list[str]] = []
 

@@ -72,8 +72,8 @@ ELEMENT_PREFIX = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 HEADER_NAME = re.compile(r"[0-9A-Za-z_.-]+")
 # An origin's host and port, exactly: flask-cors reads an origin holding "*", "^", "$", "?", brackets or parentheses
 # as an unanchored pattern, which `https://*.shop.example` made allow `https://xshop.example.attacker.test`.
-_HOST_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
-ORIGIN_HOST = re.compile(rf"(?:{_HOST_LABEL}\.)*{_HOST_LABEL}(?::[0-9]{{1,5}})?")
+HOST_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+ORIGIN_HOST = re.compile(rf"(?:{HOST_LABEL}\.)*{HOST_LABEL}(?::[0-9]{{1,5}})?")
 MAX_ELEMENT_PREFIX_LENGTH = 32
 LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "NOTSET")
 

@@ -24,6 +24,11 @@ def stop(token: Token[TraceContext | None]) -> None:
     _trace.reset(token)
 
 
+def current() -> TraceContext | None:
+    """The current context's trace, None outside one (the request log names it)."""
+    return _trace.get()
+
+
 def outgoing_headers() -> dict[str, str]:
     """The trace headers of an upstream call made now: none outside a trace."""
     trace = _trace.get()

@@ -22,6 +22,7 @@ import re
 from flask import Flask, Response, current_app, g, request
 
 from plumbing.log_text import clipped
+from prerender.config_checks import HOST_LABEL
 from prerender.metrics import CORS_REFUSED
 from prerender.schemas.headers import request_header_names
 from prerender.web.contract import request_contract
@@ -34,10 +35,10 @@ log = logging.getLogger(__name__)
 # loopback themselves, RFC 6761), 127.0.0.1 and [::1]. flask-cors tries it with re.match: `\Z`, not `$`, which
 # would also take a final newline.
 PORT = r"(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})"
-LABEL = r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
-LOCAL_ORIGINS = re.compile(rf"https?://(({LABEL}\.)*localhost|127\.0\.0\.1|\[::1\])(:{PORT})?\Z")
+LOCAL_ORIGINS = re.compile(rf"https?://(({HOST_LABEL}\.)*localhost|127\.0\.0\.1|\[::1\])(:{PORT})?\Z")
 
 REFUSALS_KEY = "prerender.cors_refusals"
+ALLOWED_HEADERS_KEY = "prerender.cors_allowed_headers"
 REFUSAL_WARNING_SECONDS = 60.0
 
 
@@ -62,7 +63,7 @@ def origin_allowed(origin: str) -> bool:
 def headers_refused() -> list[str]:
     """The headers a preflight asks to send that the service does not allow."""
     asked = request.headers.get("Access-Control-Request-Headers", "")
-    allowed = {name.lower() for name in allowed_headers(current_app)}
+    allowed: frozenset[str] = current_app.extensions[ALLOWED_HEADERS_KEY]
     return [name for name in (part.strip().lower() for part in asked.split(",")) if name and name not in allowed]
 
 
@@ -100,6 +101,7 @@ def note_refused_origin(response: Response) -> Response:
 
 
 def register_cors_refusals(app: Flask) -> None:
-    """Attach the refusals' hook to the app, with its throttled warning."""
+    """Attach the refusals' hook to the app, with its throttled warning and the headers it allows (read once)."""
     app.extensions[REFUSALS_KEY] = ThrottledWarning(log, seconds=REFUSAL_WARNING_SECONDS)
+    app.extensions[ALLOWED_HEADERS_KEY] = frozenset(name.lower() for name in allowed_headers(app))
     app.after_request(note_refused_origin)

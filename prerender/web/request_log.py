@@ -18,10 +18,10 @@ from flask import Flask, Response, current_app, g, has_request_context, request
 
 from plumbing.log_text import clipped
 from plumbing.pseudonyms import pseudonym as keyed_pseudonym
+from prerender.gateway import trace
 from prerender.metrics import REQUEST_SECONDS, REQUESTS, SUPPLIER_ANSWERS
 from prerender.web.degraded import DEGRADED_HEADER
 from prerender.web.queue_age import measured_queue_seconds
-from prerender.web.trace_context import request_trace
 from prerender.web.versions import API_VERSIONS
 
 # Attributes every LogRecord has; anything else on a record was passed in `extra=` and is logged too.
@@ -122,7 +122,7 @@ def log_request(response: Response) -> Response:
     queued = measured_queue_seconds()  # what it waited before the worker read it
     if queued:
         fields["queued_ms"] = round(queued * 1000, 1)
-    caller_trace = request_trace()  # the caller's trace, and prerender's span in it (prerender/web/trace_context.py)
+    caller_trace = trace.current()  # the caller's trace, and prerender's span in it (prerender/web/trace_context.py)
     if caller_trace is not None:
         fields.update(trace_id=caller_trace.trace_id, span_id=caller_trace.span_id, parent_id=caller_trace.parent_id)
     if "cors_refused" in g:  # an origin its browser refuses the answer to (prerender/web/cors_policy.py)

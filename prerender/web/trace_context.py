@@ -1,25 +1,18 @@
 """Every request's place in its caller's trace (plumbing/trace_context.py): read from `traceparent` and `tracestate`
-when the request starts, written in the request log, and named by the upstream calls made for it
-(prerender/gateway/trace.py). A request without a valid `traceparent` has no trace; it is never refused for one."""
+when the request starts and held for the request in prerender/gateway/trace.py, where the upstream calls made for
+it and the request log read it. A request without a valid `traceparent` has no trace; it is never refused for one."""
 
 from __future__ import annotations
 
 from flask import Flask, g, request
 
-from plumbing.trace_context import TRACEPARENT, TRACESTATE, TraceContext, trace_of
+from plumbing.trace_context import TRACEPARENT, TRACESTATE, trace_of
 from prerender.gateway import trace
-
-
-def request_trace() -> TraceContext | None:
-    """The current request's trace, None without one."""
-    found: TraceContext | None = g.get("trace")
-    return found
 
 
 def start_trace() -> None:
     """before_request: read the caller's trace, and make it the trace of the request's upstream calls."""
-    g.trace = trace_of(request.headers.getlist(TRACEPARENT), request.headers.getlist(TRACESTATE))
-    g.trace_token = trace.start(g.trace)
+    g.trace_token = trace.start(trace_of(request.headers.getlist(TRACEPARENT), request.headers.getlist(TRACESTATE)))
 
 
 def end_trace(_error: BaseException | None = None) -> None:
