@@ -1206,15 +1206,21 @@ describe("BasketService: the shopper's other tabs (sdk/tabs.js)", () => {
     return { back: () => { offline = false; } };
   };
 
-  test("a page back before its network: the failed load is tried again once the browser is online", async (t) => {
+  /** A tab whose page shows again after a minute hidden while its network is not back: its load failed. */
+  const wokeOffline = async () => {
     const { a, clock } = twoTabs();
     await a.service.initialize();
-    const logged = t.mock.method(console, "warn", () => {});
     a.page.hide();
     clock.now += RETURN_RELOAD_MS;
     const network = offlineLoads(a.client);
     a.page.show(); // a laptop woke: the tab shows before the network is back
     await flush();
+    return { a, network };
+  };
+
+  test("a page back before its network: the failed load is tried again once the browser is online", async (t) => {
+    const logged = t.mock.method(console, "warn", () => {});
+    const { a, network } = await wokeOffline();
     assert.equal(loads(a.client), 2);
     assert.equal(logged.mock.callCount(), 1);
     network.back();
@@ -1233,14 +1239,8 @@ describe("BasketService: the shopper's other tabs (sdk/tabs.js)", () => {
   });
 
   test("the network back, a basket behind is loaded at once", async (t) => {
-    const { a, clock } = twoTabs();
-    await a.service.initialize();
     t.mock.method(console, "warn", () => {});
-    a.page.hide();
-    clock.now += RETURN_RELOAD_MS;
-    const network = offlineLoads(a.client);
-    a.page.show();
-    await flush();
+    const { a, network } = await wokeOffline();
     network.back();
     a.lifecycle.fire("online");
     await flush();

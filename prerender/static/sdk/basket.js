@@ -190,7 +190,7 @@ export class BasketService {
     });
     // A load that failed offline (the page showed again before the network came back) is tried once it is back.
     tabs?.onOnline(() => {
-      if (this.#behind && (this.#tabs?.visible ?? true)) void this.#catchUp();
+      if (this.#behind) this.#fallBehind();
     });
   }
 

@@ -25,8 +25,8 @@ export class OriginCheck {
   #online;
   #lastAt = Number.NEGATIVE_INFINITY;
   #said = false;
-  /** @type {Promise<void> | null} */
-  #running = null;
+  /** The last check (a caller within the minute gets it). @type {Promise<void>} */
+  #last = Promise.resolve();
 
   /** @param {OriginCheckOptions} options */
   constructor({
@@ -48,14 +48,10 @@ export class OriginCheck {
    * @returns {Promise<void>}
    */
   afterNetworkFailure(checkUrl) {
-    if (this.#said || this.#running || !this.#online() || this.#now() - this.#lastAt < CHECK_EVERY_MS) {
-      return this.#running ?? Promise.resolve();
-    }
+    if (this.#said || !this.#online() || this.#now() - this.#lastAt < CHECK_EVERY_MS) return this.#last;
     this.#lastAt = this.#now();
-    this.#running = this.#check(checkUrl).catch(() => {}).finally(() => {
-      this.#running = null;
-    });
-    return this.#running;
+    this.#last = this.#check(checkUrl).catch(() => {});
+    return this.#last;
   }
 
   /** @param {string} checkUrl */
