@@ -119,13 +119,25 @@ def card_fragment(
     return response.text
 
 
-# The Layout Instability API's shifts without a recent input (what CLS counts), each with what moved.
+# The Layout Instability API's shifts without a recent input (what CLS counts), each with what moved (text is named
+# by its block), from where to where (x,y,width,height in CSS pixels, clipped to the viewport) and when (ms since the
+# navigation). Chromium names no node for a `::before` or `::after` box, nor for a node the page has removed since:
+# UNNAMED.
+UNNAMED = "(unnamed)"  # as RECORD_LAYOUT_SHIFTS writes it
 RECORD_LAYOUT_SHIFTS = """window.__shifts = [];
+const named = (node) => {
+  if (!node) return "(unnamed)";
+  if (node.nodeType !== Node.ELEMENT_NODE) return `${node.nodeName} in ${named(node.parentElement)}`;
+  return [node.localName, ...node.classList].join(".");
+};
+const box = (rect) => [rect.x, rect.y, rect.width, rect.height].map(Math.round).join(",");
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
     if (entry.hadRecentInput) continue;
-    const moved = entry.sources.map((source) => source.node?.className || source.node?.nodeName || "?");
-    window.__shifts.push({ value: entry.value, moved, scrollY: window.scrollY });
+    const moved = entry.sources.map((source) => named(source.node));
+    const rects = entry.sources.map((source) => `${box(source.previousRect)} -> ${box(source.currentRect)}`);
+    const at = Math.round(entry.startTime);
+    window.__shifts.push({ value: entry.value, moved, rects, at, scrollY: window.scrollY });
   }
 }).observe({ type: "layout-shift", buffered: true });"""
 

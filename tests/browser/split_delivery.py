@@ -22,8 +22,11 @@ def split_delivery(
     site_url: str, *, before: str, pause: float = 0.8, release: threading.Event | None = None
 ) -> Iterator[str]:
     """The address of a forwarder to `site_url` whose HTML pages stop right before the first occurrence of
-    `before` for `pause` seconds, or, given `release`, until the test sets it (every other answer comes whole)."""
+    `before` for `pause` seconds, or, given `release`, until the test sets it (every other answer comes whole).
+    A forwarder that cut no page fails the test when it closes: a page that no longer holds `before` would
+    otherwise be tested delivered whole."""
     cut_at = before.encode()
+    cuts: list[str] = []  # the paths of the pages cut
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.0"  # the body ends when the connection closes: no length to announce
@@ -44,6 +47,7 @@ def split_delivery(
             body = answer.content
             cut = body.find(cut_at) if answer.headers.get("Content-Type", "").startswith("text/html") else -1
             if cut > 0:
+                cuts.append(self.path)
                 self.wfile.write(body[:cut])
                 self.wfile.flush()
                 if release is None:
@@ -63,3 +67,4 @@ def split_delivery(
             release.set()  # a test that failed while holding a page back: the answer ends, the forwarder stops
         server.shutdown()
         server.server_close()
+    assert cuts, f"no page of {site_url} held {before!r}: every page came whole"
