@@ -15,7 +15,10 @@ import re
 from collections.abc import Iterator
 
 import pytest
+from markupsafe import escape
 from playwright.sync_api import Locator, Page, Request, expect
+
+from examples.publisher.recipes import BY_ID
 
 from .axe import assert_no_axe_violations
 from .helpers import FOCUS_IN_DIALOG, expect_refused, layout_shifts, origin_served_by, record_layout_shifts
@@ -315,16 +318,23 @@ def test_the_recipe_page_shifts_nothing_while_its_scripts_start(page: Page, publ
 
 
 # Where a slow network may pause the recipe page: before each part of its first screen (examples/publisher/
-# templates/recipe.html), whose order on a phone (button, then picture) is not the markup's.
-FIRST_SCREEN_PARTS = ['<figure class="recipe__picture"', '<dl class="facts"', '<div class="shopping"']
+# templates/recipe.html), whose order on a phone (button, then picture) is not the markup's; and inside the
+# method's first step, which a desktop's first screen shows too (an empty step's badge sits 8 px lower).
+FIRST_SCREEN_PARTS = {
+    "picture": '<figure class="recipe__picture"',
+    "facts": '<dl class="facts"',
+    "shopping": '<div class="shopping"',
+    "first-step": str(escape(BY_ID[RECIPE].steps[0])),
+}
 
 
-@pytest.mark.parametrize("before", FIRST_SCREEN_PARTS, ids=["picture", "facts", "shopping"])
+@pytest.mark.parametrize("before", FIRST_SCREEN_PARTS.values(), ids=FIRST_SCREEN_PARTS.keys())
 def test_the_recipe_page_shifts_nothing_when_it_arrives_in_two_parts(
     page: Page, publisher_url: str, width: str, before: str
 ):
     """A first screen half-received is not painted (the page's `<link rel=expect blocking=render>`): on a phone
-    the button would otherwise arrive above a picture already shown and push it down."""
+    the button would otherwise arrive above a picture already shown and push it down; on a desktop, the first
+    step's badge would move when its text arrived."""
     record_layout_shifts(page)
     with split_delivery(publisher_url, before=before) as slow_blog:
         open_recipe(page, slow_blog)
@@ -333,11 +343,16 @@ def test_the_recipe_page_shifts_nothing_when_it_arrives_in_two_parts(
 
 
 # The blog's home, cut inside its hero: the featured recipe beside the intro (desktop) grows when the rest of its
-# text arrives, and would move an intro already painted.
-HOME_FIRST_SCREEN_PARTS = ['<div class="feature__body"', '<p class="feature__meta"']
+# text arrives, and would move an intro already painted; and before the arrow of the latest recipes' link, which a
+# desktop's first screen shows too (the link, right-aligned, would move left when its arrow arrived).
+HOME_FIRST_SCREEN_PARTS = {
+    "feature-body": '<div class="feature__body"',
+    "feature-meta": '<p class="feature__meta"',
+    "latest-link-arrow": "→</span>",
+}
 
 
-@pytest.mark.parametrize("before", HOME_FIRST_SCREEN_PARTS, ids=["feature-body", "feature-meta"])
+@pytest.mark.parametrize("before", HOME_FIRST_SCREEN_PARTS.values(), ids=HOME_FIRST_SCREEN_PARTS.keys())
 def test_the_home_shifts_nothing_when_it_arrives_in_two_parts(page: Page, publisher_url: str, width: str, before: str):
     """The home's first screen, the hero, is painted whole (examples/publisher/templates/home.html's `expect`
     link)."""
