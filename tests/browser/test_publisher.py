@@ -363,6 +363,17 @@ def test_the_home_shifts_nothing_when_it_arrives_in_two_parts(page: Page, publis
     assert layout_shifts(page) == []
 
 
+def test_the_recipe_list_shifts_nothing_when_it_arrives_in_two_parts(page: Page, publisher_url: str, width: str):
+    """A page without a first screen of its own waits for the footer (examples/publisher/templates/base.html's
+    `expect` link): cut inside its breadcrumb's first item, still empty, the list was painted, then moved when the
+    rest arrived (as were teasers whose facts had not arrived)."""
+    record_layout_shifts(page)
+    with split_delivery(publisher_url, before='<a href="/">Accueil</a>') as slow_blog:
+        page.goto(f"{slow_blog}/recettes")
+        expect(page.locator(".colophon")).to_be_attached()
+    assert layout_shifts(page) == []
+
+
 def test_the_guest_count_follows_the_page_and_the_drawer(page: Page, publisher_url: str):
     page.set_viewport_size(WIDTHS["desktop"])
     cta = open_recipe(page, publisher_url, "pub-quiche-lorraine")
