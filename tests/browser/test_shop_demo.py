@@ -303,13 +303,32 @@ FIRST_SCREEN_CUTS = {
 }
 
 
+# How many shop sessions a test tries for one whose shelf holds the card it cuts at.
+SESSIONS_TRIED = 10
+
+
+def a_session_whose_shelf_holds(context: BrowserContext, page: Page, shop_url: str, user: str, marker: str) -> None:
+    """Leaves `context` with a shop session whose shelf holds `marker`. The shelf's cards are drawn per session
+    (coreapi's suggestions), and a card repeating a recipe of the band is left out when no other recipe comes (the
+    shop's fragments.py): one session in a few has no wide card. The draw is stable for a session, so the next
+    visit shows the same cards."""
+    for _ in range(SESSIONS_TRIED):
+        visit(context, page, shop_url, user=user)
+        if marker in context.request.get(f"{shop_url}/").text():
+            return
+        context.clear_cookies()
+    pytest.fail(f"none of {SESSIONS_TRIED} shop sessions had a shelf holding {marker!r}")
+
+
 @pytest.mark.parametrize("before", FIRST_SCREEN_CUTS.values(), ids=FIRST_SCREEN_CUTS.keys())
 def test_the_shelf_half_received_before_its_first_screen_ends_moves_nothing(
     page: Page, context: BrowserContext, shop_url: str, width: str, before: str
 ) -> None:
+    user = new_user()
+    a_session_whose_shelf_holds(context, page, shop_url, user, before)
     record_layout_shifts(page)
     with split_delivery(shop_url, before=before) as slow_shop:
-        visit(context, page, slow_shop, user=new_user())
+        visit(context, page, slow_shop, user=user)
         expect(page.locator("ul.shelf svc-recipe-card[hydrated]").first).to_be_visible()
     assert layout_shifts(page) == []
 
