@@ -354,8 +354,8 @@ HOME_FIRST_SCREEN_PARTS = {
 
 @pytest.mark.parametrize("before", HOME_FIRST_SCREEN_PARTS.values(), ids=HOME_FIRST_SCREEN_PARTS.keys())
 def test_the_home_shifts_nothing_when_it_arrives_in_two_parts(page: Page, publisher_url: str, width: str, before: str):
-    """The home's first screen, the hero, is painted whole (examples/publisher/templates/home.html's `expect`
-    link)."""
+    """The home's first screen is painted whole (the `expect` link of examples/publisher/templates/base.html,
+    whose target home.html names)."""
     record_layout_shifts(page)
     with split_delivery(publisher_url, before=before) as slow_blog:
         page.goto(f"{slow_blog}/")
