@@ -37,6 +37,12 @@ def visit(
 ) -> None:
     """Open a page of the shop as a visitor at `store`, logged in as `user` when given (returns at `wait_until`,
     as Playwright's goto)."""
+    add_visitor_cookies(context, url, store=store, user=user)
+    page.goto(f"{url}{path}", wait_until=wait_until)
+
+
+def add_visitor_cookies(context: BrowserContext, url: str, *, store: str | None = "1001", user: str | None) -> None:
+    """The shop's cookies of a visitor at `store`, logged in as `user` when given."""
     cookies = []
     if store:
         cookies.append({"name": STORE_COOKIE, "value": store, "url": url})
@@ -44,7 +50,6 @@ def visit(
         cookies.append({"name": USER_COOKIE, "value": shop_cookie(USER_COOKIE, user), "url": url})
     if cookies:
         context.add_cookies(cookies)
-    page.goto(f"{url}{path}", wait_until=wait_until)
 
 
 def shop_authless_id(context: BrowserContext, shop_url: str) -> str:
@@ -125,11 +130,8 @@ def card_fragment(
 # UNNAMED.
 UNNAMED = "(unnamed)"  # as RECORD_LAYOUT_SHIFTS writes it
 RECORD_LAYOUT_SHIFTS = """window.__shifts = [];
-const named = (node) => {
-  if (!node) return "(unnamed)";
-  if (node.nodeType !== Node.ELEMENT_NODE) return `${node.nodeName} in ${named(node.parentElement)}`;
-  return [node.localName, ...node.classList].join(".");
-};
+const named = (node) =>
+  node instanceof Element ? [node.localName, ...node.classList].join(".") : (node?.nodeName ?? "(unnamed)");
 const box = (rect) => [rect.x, rect.y, rect.width, rect.height].map(Math.round).join(",");
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {

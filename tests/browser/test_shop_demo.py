@@ -16,7 +16,7 @@ from playwright.sync_api import BrowserContext, Page, Route, expect
 from examples.shop.shelf import FIRST_SCREEN_PRODUCTS
 
 from .axe import assert_no_axe_violations
-from .helpers import focus_under_bars, layout_shifts, new_user, record_layout_shifts, visit
+from .helpers import add_visitor_cookies, focus_under_bars, layout_shifts, new_user, record_layout_shifts, visit
 from .split_delivery import split_delivery
 from .test_planner_entry import WIDTHS
 
@@ -307,13 +307,14 @@ FIRST_SCREEN_CUTS = {
 SESSIONS_TRIED = 10
 
 
-def a_session_whose_shelf_holds(context: BrowserContext, page: Page, shop_url: str, user: str, marker: str) -> None:
+def a_session_whose_shelf_holds(context: BrowserContext, shop_url: str, user: str, marker: str) -> None:
     """Leaves `context` with a shop session whose shelf holds `marker`. The shelf's cards are drawn per session
     (coreapi's suggestions), and a card repeating a recipe of the band is left out when no other recipe comes (the
     shop's fragments.py): one session in a few has no wide card. The draw is stable for a session, so the next
-    visit shows the same cards."""
+    visit shows the same cards. The shelf is read as HTML (the context's own requests, whose cookies the shop sets
+    for the page), not opened in the page."""
     for _ in range(SESSIONS_TRIED):
-        visit(context, page, shop_url, user=user)
+        add_visitor_cookies(context, shop_url, user=user)
         if marker in context.request.get(f"{shop_url}/").text():
             return
         context.clear_cookies()
@@ -325,7 +326,7 @@ def test_the_shelf_half_received_before_its_first_screen_ends_moves_nothing(
     page: Page, context: BrowserContext, shop_url: str, width: str, before: str
 ) -> None:
     user = new_user()
-    a_session_whose_shelf_holds(context, page, shop_url, user, before)
+    a_session_whose_shelf_holds(context, shop_url, user, before)
     record_layout_shifts(page)
     with split_delivery(shop_url, before=before) as slow_shop:
         visit(context, page, slow_shop, user=user)
