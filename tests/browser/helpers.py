@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -154,6 +155,22 @@ def layout_shifts(page: Page) -> list[dict[str, Any]]:
     it."""
     page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
     return page.evaluate("() => window.__shifts")
+
+
+# One frame of a page's clock, for tests that run a paused clock a frame at a time.
+FRAME_MS = 16
+
+
+def run_clock_until_shown(page: Page, element: Locator, text: str, *, within_s: float = 5.0) -> None:
+    """With the page's clock paused, runs it a frame at a time until `element` shows `text`. What shows the text
+    may wait on the network (a module refused, then the frame that draws the message): the answer can come after
+    any one `run_for`, and a paused clock runs no frame after it. The page's clock goes no faster than the real
+    one here, so a timer of the page cannot fire earlier than it would without the fake clock."""
+    deadline = time.monotonic() + within_s
+    while element.text_content() != text:
+        assert time.monotonic() < deadline, f"{element} did not show {text!r} within {within_s} s"
+        page.clock.run_for(FRAME_MS)
+        time.sleep(FRAME_MS / 1000)
 
 
 def loaded(page: Page, img: Locator) -> None:

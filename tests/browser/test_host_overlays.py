@@ -10,7 +10,7 @@ import datetime as dt
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
-from .helpers import cover_with_host_widget, hydrated_cards, reached, visit
+from .helpers import cover_with_host_widget, hydrated_cards, reached, run_clock_until_shown, visit
 from .test_drawer_opening import CANNOT_OPEN, DRAWER_MODULE
 
 WIDTHS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 375, "height": 740}}
@@ -53,8 +53,7 @@ def test_the_toaster_stays_above_the_host_page_and_a_drawer_opened_after_it(
     title = hydrated_cards(page).first.locator(".svc-recipe-card__title-button")
     toaster = page.locator(".svc-toaster")
     title.click()
-    page.clock.run_for(100)  # the frame the message shows in
-    expect(toaster).to_have_text(CANNOT_OPEN)
+    run_clock_until_shown(page, toaster, CANNOT_OPEN)
     cover_with_host_widget(toaster)
     assert reached(toaster), "the host's widget covers the toaster"
 
