@@ -129,10 +129,12 @@ def card_fragment(
 # by its block), from where to where (x,y,width,height in CSS pixels, clipped to the viewport) and when (ms since the
 # navigation). Chromium names no node for a `::before` or `::after` box, nor for a node the page has removed since:
 # UNNAMED.
-UNNAMED = "(unnamed)"  # as RECORD_LAYOUT_SHIFTS writes it
-RECORD_LAYOUT_SHIFTS = """window.__shifts = [];
+UNNAMED = "(unnamed)"
+RECORD_LAYOUT_SHIFTS = (
+    f"const UNNAMED = {json.dumps(UNNAMED)};\n"
+    + """window.__shifts = [];
 const named = (node) =>
-  node instanceof Element ? [node.localName, ...node.classList].join(".") : (node?.nodeName ?? "(unnamed)");
+  node instanceof Element ? [node.localName, ...node.classList].join(".") : (node?.nodeName ?? UNNAMED);
 const box = (rect) => [rect.x, rect.y, rect.width, rect.height].map(Math.round).join(",");
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
@@ -143,6 +145,7 @@ new PerformanceObserver((list) => {
     window.__shifts.push({ value: entry.value, moved, rects, at, scrollY: window.scrollY });
   }
 }).observe({ type: "layout-shift", buffered: true });"""
+)
 
 
 def record_layout_shifts(page: Page) -> None:

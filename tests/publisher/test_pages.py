@@ -377,21 +377,24 @@ def test_the_blog_sends_its_pages_and_files_compressed_and_its_files_cached_a_ye
 
 @responses.activate
 @pytest.mark.parametrize(
-    ("path", "target", "after"),
+    ("path", "status", "target", "after"),
     [
-        ("/", "newsroom", ".latest"),  # the latest recipes, in a desktop's first screen
-        (f"/recettes/{QUICHE}", "related", "article.recipe"),  # the whole recipe, its method included
-        ("/recettes", "colophon", "main"),  # a page without a first screen of its own: its footer
-        ("/recettes/inconnue", "colophon", "main"),
+        ("/", 200, "newsroom", ".latest"),  # the latest recipes, in a desktop's first screen
+        (f"/recettes/{QUICHE}", 200, "related", "article.recipe"),  # the whole recipe, its method included
+        ("/recettes", 200, "colophon", "main"),  # a page without a first screen of its own: its footer
+        ("/recettes/inconnue", 404, "colophon", "main"),
     ],
 )
-def test_the_first_paint_waits_for_the_element_after_the_first_screen(blog: Flask, path: str, target: str, after: str):
+def test_the_first_paint_waits_for_the_element_after_the_first_screen(
+    blog: Flask, path: str, status: int, target: str, after: str
+):
     """One render-blocking `expect` link per page (examples/publisher/templates/base.html), naming an element of
     the page that comes after all of `after`: Chromium paints once that element's start is parsed."""
     fake_prerender()
-    response = blog.test_client().get(path)
-    soup = soup_of(response, response.status_code)
+    soup = soup_of(blog.test_client().get(path), status)
     (expect_link,) = soup.head.find_all("link", rel="expect")
     assert expect_link["href"] == f"#{target}" and expect_link["blocking"] == "render"
     (element,) = soup.select(f"#{target}")
-    assert element in soup.select_one(after).find_all_next()
+    (before,) = soup.select(after)
+    assert element in before.find_all_next(), f"#{target} comes before {after}"
+    assert element not in before.find_all(), f"#{target} is inside {after}: its start comes before the end of it"
