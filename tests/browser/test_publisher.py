@@ -21,7 +21,15 @@ from playwright.sync_api import Locator, Page, Request, expect
 from examples.publisher.recipes import BY_ID
 
 from .axe import assert_no_axe_violations
-from .helpers import FOCUS_IN_DIALOG, expect_refused, layout_shifts, origin_served_by, record_layout_shifts
+from .helpers import (
+    FOCUS_IN_DIALOG,
+    cover_with_host_widget,
+    expect_refused,
+    layout_shifts,
+    origin_served_by,
+    reached,
+    record_layout_shifts,
+)
 from .split_delivery import split_delivery
 
 SHOP = "http://127.0.0.1:8080"  # baseUrl of the seed retailer's routing for ENVIRONMENT "local"
@@ -401,11 +409,7 @@ def test_the_fixed_twin_appears_when_the_button_is_scrolled_past(page: Page, pub
     twin = cta.locator("[data-role='fixed']")
     expect(twin).to_be_hidden()
     page.mouse.wheel(0, 2500)
-    expect(twin).to_be_visible()
-    expect(twin).to_have_class(re.compile(r"svc-no-supplier-cta__fixed--visible"))
-    page.wait_for_function("() => document.getAnimations().every((a) => a.playState !== 'running')")  # slid in
-    box = twin.bounding_box()
-    assert box is not None and abs(box["y"] + box["height"] - WIDTHS["phone"]["height"]) < 2  # at the bottom
+    slid_in_at_the_bottom(page, twin)
     # Identical to the static one, and it opens the same drawer.
     expect(twin.locator("button")).to_have_text("Acheter les ingrédients")
     assert_no_axe_violations(page, include=product(page))
@@ -415,6 +419,55 @@ def test_the_fixed_twin_appears_when_the_button_is_scrolled_past(page: Page, pub
     twin.locator("button").click()
     expect(page.locator("svc-drawer[open]")).to_be_visible()
     expect(twin).to_be_hidden()  # under the open drawer it would cover the footer
+
+
+def slid_in_at_the_bottom(page: Page, twin: Locator) -> None:
+    """The twin shown, its slide-in over, its box at the bottom of the phone's viewport."""
+    expect(twin).to_be_visible()
+    expect(twin).to_have_class(re.compile(r"svc-no-supplier-cta__fixed--visible"))
+    page.wait_for_function("() => document.getAnimations().every((a) => a.playState !== 'running')")
+    box = twin.bounding_box()
+    assert box is not None and abs(box["y"] + box["height"] - WIDTHS["phone"]["height"]) < 2, box
+
+
+def test_the_fixed_twin_stays_under_what_the_page_stacks_above_it(page: Page, publisher_url: str):
+    """Where the viewport places it, the twin stays in the page: a cookie banner the page puts above it (the highest
+    z-index) keeps the reader's clicks."""
+    page.set_viewport_size(WIDTHS["phone"])
+    twin = open_recipe(page, publisher_url).locator("[data-role='fixed']")
+    page.mouse.wheel(0, 2500)
+    slid_in_at_the_bottom(page, twin)
+    banner = cover_with_host_widget(twin.locator("button"))
+    assert reached(banner), "the twin covers the page's own banner"
+
+
+# Ancestors a theme puts around its content (an entrance animation's transform, a filter, a paint containment)
+# that make themselves the containing block of a `position: fixed` box inside them.
+FIXED_BOX_HOLDERS = ["transform: translateZ(0)", "filter: saturate(1)", "contain: paint", "will-change: transform"]
+
+
+@pytest.mark.parametrize("style", FIXED_BOX_HOLDERS)
+def test_the_fixed_twin_stays_at_the_viewports_bottom_inside_an_ancestor_that_holds_fixed_boxes(
+    page: Page, publisher_url: str, style: str
+):
+    """Inside such an ancestor the twin would sit at the ancestor's bottom, out of sight: it goes to the browser's
+    top layer instead, at the bottom of the viewport, and takes the reader's click. Back in view of the static
+    button, it leaves the top layer."""
+    page.set_viewport_size(WIDTHS["phone"])
+    cta = open_recipe(page, publisher_url)
+    cta.evaluate("(cta, style) => cta.closest('main').setAttribute('style', style)", style)
+    twin = cta.locator("[data-role='fixed']")
+    page.mouse.wheel(0, 2500)
+    slid_in_at_the_bottom(page, twin)
+    assert reached(twin.locator("button")), "the page covers the twin"
+    assert_no_axe_violations(page, include=product(page))
+    page.evaluate("window.scrollTo(0, 0)")
+    expect(twin).to_be_hidden()
+    expect(twin).not_to_have_attribute("popover", re.compile(""))  # an ordinary element again
+    page.mouse.wheel(0, 2500)
+    slid_in_at_the_bottom(page, twin)
+    twin.locator("button").click()
+    expect(page.locator("svc-drawer[open]")).to_be_visible()
 
 
 # Two more buttons further down the recipe page, as a round-up of recipes has (the same recipe's: which one a

@@ -23,6 +23,9 @@ class PopoverElement {
   setAttribute(name, value) {
     this.attributes.set(name, value);
   }
+  removeAttribute(name) {
+    this.attributes.delete(name);
+  }
   matches(selector) {
     assert.equal(selector, ":popover-open");
     return layer.includes(this);
@@ -68,6 +71,25 @@ describe("TopLayer", () => {
     assert.deepEqual(names(), ["drawer", "toaster"]);
   });
 
+  test("a bar lifted goes under the overlay kept above, covers nothing, and is an ordinary element once dropped", () => {
+    const topLayer = new TopLayer();
+    const toaster = new PopoverElement("toaster");
+    const twin = new PopoverElement("twin");
+    const drawer = new PopoverElement("drawer");
+    topLayer.keepAbove(toaster);
+    topLayer.lift(twin);
+    assert.deepEqual(names(), ["twin", "toaster"]);
+    assert.equal(topLayer.covering$.value, false);
+    topLayer.raise(drawer); // the drawer opened from the twin's button: above it
+    assert.deepEqual(names(), ["twin", "drawer", "toaster"]);
+    topLayer.lower(drawer);
+    topLayer.drop(twin);
+    assert.deepEqual(names(), ["toaster"]);
+    assert.equal(twin.getAttribute("popover"), null); // a popover not shown would never be displayed
+    topLayer.drop(twin); // not lifted: nothing to do
+    assert.equal(topLayer.covering$.value, false);
+  });
+
   test("a disconnected element, or a browser without popovers, is left to the sheets' stacking", () => {
     const topLayer = new TopLayer();
     const removed = new PopoverElement("removed");
@@ -75,10 +97,17 @@ describe("TopLayer", () => {
     topLayer.raise(removed);
     topLayer.lower(removed);
     assert.deepEqual(names(), []);
-    const old = { isConnected: true, getAttribute: () => null, setAttribute: () => assert.fail("no popover attribute") };
+    const old = {
+      isConnected: true,
+      getAttribute: () => null,
+      setAttribute: () => assert.fail("no popover attribute"),
+      removeAttribute: () => {},
+    };
     topLayer.raise(/** @type {any} */ (old));
     topLayer.lower(/** @type {any} */ (old));
     topLayer.keepAbove(/** @type {any} */ (old));
+    topLayer.lift(/** @type {any} */ (old));
+    topLayer.drop(/** @type {any} */ (old));
   });
 
   test("covering$ says whether a modal overlay covers the page: not the toaster, not one removed unclosed", () => {

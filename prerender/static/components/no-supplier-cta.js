@@ -229,6 +229,7 @@ export class NoSupplierCtaElement extends HTMLElement {
     const visible = "svc-no-supplier-cta__fixed--visible";
     if (show) {
       twin.hidden = false;
+      this.#anchorTwin(twin);
       // One frame in the layout before the class, so that the slide-in transition runs.
       requestAnimationFrame(() => requestAnimationFrame(() => {
         if (this.hasAttribute("twin-shown")) twin.classList.add(visible); // not hidden again meanwhile
@@ -239,9 +240,47 @@ export class NoSupplierCtaElement extends HTMLElement {
       this.toggleAttribute("twin-shown", false);
       this.#hideTimer = setTimeout(() => {
         twin.hidden = true;
+        services.topLayer.drop(twin);
       }, HIDE_AFTER_MS);
     }
   }
+
+  /**
+   * The twin's `position: fixed` places it at the bottom of the viewport, unless an ancestor in the page (a
+   * `transform`, a `filter`, `contain: paint`, `will-change: transform`...) is its containing block: it would then
+   * sit at that ancestor's bottom, out of sight. There the twin goes to the top layer, whose containing block is
+   * the viewport (sdk/top-layer.js). Elsewhere it stays in the page, under what the page stacks above it (a cookie
+   * banner). Asked each time it shows: a page may change around it.
+   * @param {HTMLElement} twin
+   */
+  #anchorTwin(twin) {
+    const { topLayer } = services;
+    if (fixedToViewport(twin)) topLayer.drop(twin);
+    else topLayer.lift(twin);
+  }
+}
+
+/** fixedToViewport's probe: a box as large as its containing block, never seen. */
+const PROBE_STYLE = {
+  display: "block", position: "fixed", inset: "0", margin: "0", border: "0", padding: "0", transform: "none",
+  "max-width": "none", "max-height": "none", visibility: "hidden", "pointer-events": "none",
+};
+
+/**
+ * Whether a `position: fixed` box beside `element` fills the viewport: whether the viewport is its containing
+ * block. A probe, measured and removed in the same task (never painted); its style set through the CSSOM, which a
+ * page's Content-Security-Policy allows, and with `!important`, above a page's rules for the elements in ours.
+ * @param {HTMLElement} element
+ */
+function fixedToViewport(element) {
+  const probe = document.createElement("span");
+  for (const [property, value] of Object.entries(PROBE_STYLE)) probe.style.setProperty(property, value, "important");
+  element.before(probe);
+  const box = probe.getBoundingClientRect();
+  probe.remove();
+  const viewport = document.scrollingElement ?? document.documentElement; // the viewport's size, quirks mode too
+  return Math.abs(box.left) < 1 && Math.abs(box.top) < 1 && Math.abs(box.width - viewport.clientWidth) < 1
+    && Math.abs(box.height - viewport.clientHeight) < 1;
 }
 
 /** The fragment's data (an empty one when absent or unreadable: the CTA still opens the drawer). */

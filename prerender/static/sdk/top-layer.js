@@ -5,7 +5,8 @@
 // scroll lock. The last one raised is on top; the ones kept above (the toaster) stay above it. A browser without
 // the Popover API keeps the stacking of the components' sheets (`--svc-z-drawer`, docs/styles.md).
 // `covering$` says whether a modal overlay of ours (one raised, not a status kept above) covers the page now:
-// a card behind it is not shown to the shopper (sdk/show-tracking.js).
+// a card behind it is not shown to the shopper (sdk/show-tracking.js). A bar at the viewport's edge (the
+// publisher's fixed button) is lifted there only where the page would otherwise misplace it, and covers nothing.
 import { State } from "./observable.js";
 
 export class TopLayer {
@@ -24,6 +25,30 @@ export class TopLayer {
   raise(element) {
     if (!this.#above.has(element)) this.#raised.add(element);
     this.#followCovering();
+    this.#place(element);
+  }
+
+  /**
+   * Puts `element` in the top layer as a bar at the viewport's edge, not a modal overlay: below the overlays kept
+   * above, not counted in `covering$` (the publisher's fixed button, when the page's markup keeps its
+   * `position: fixed` from the viewport: components/no-supplier-cta.js). `drop` takes it out.
+   * @param {HTMLElement} element
+   */
+  lift(element) {
+    this.#place(element);
+  }
+
+  /**
+   * Takes a lifted element out of the top layer, an ordinary element again: without its `popover` attribute, which
+   * would keep it out of sight once not shown as a popover. @param {HTMLElement} element
+   */
+  drop(element) {
+    if (isShown(element)) element.hidePopover();
+    element.removeAttribute("popover");
+  }
+
+  /** Shows `element` as a popover, the overlays kept above shown again above it. @param {HTMLElement} element */
+  #place(element) {
     if (!show(element)) return;
     for (const above of this.#above) {
       if (!above.isConnected) this.#above.delete(above); // a single-page app replaced the body: made again
