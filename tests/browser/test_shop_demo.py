@@ -16,7 +16,15 @@ from playwright.sync_api import BrowserContext, Page, Route, expect
 from examples.shop.shelf import FIRST_SCREEN_PRODUCTS
 
 from .axe import assert_no_axe_violations
-from .helpers import add_visitor_cookies, focus_under_bars, layout_shifts, new_user, record_layout_shifts, visit
+from .helpers import (
+    add_visitor_cookies,
+    focus_under_bars,
+    hydrated_cards,
+    layout_shifts,
+    new_user,
+    record_layout_shifts,
+    visit,
+)
 from .split_delivery import split_delivery
 from .test_planner_entry import WIDTHS
 
@@ -247,6 +255,22 @@ def test_the_header_shows_the_whole_logo_at_every_width(page: Page, context: Bro
             assert picker["width"] >= 200, (width, picker)
     page.set_viewport_size({"width": 375, "height": 740})
     assert_no_axe_violations(page, [".site-header"], what=f"the header at 375 px ({'in' if logged_in else 'out'})")
+
+
+def test_a_browser_without_resize_observer_runs_the_shops_setup(page: Page, context: BrowserContext, shop_url: str):
+    """The shop's setup script (examples/shop/static/svc-setup.js) follows its header's height before it sets the
+    SDK up: without ResizeObserver (older browsers) it follows the window's resizes instead, and the setup still
+    runs (the cards come alive, the drawer opens), where the script stopped at its ReferenceError (which the `page`
+    fixture fails a test on)."""
+    page.add_init_script("delete window.ResizeObserver;")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    visit(context, page, shop_url)
+    header_height = "() => getComputedStyle(document.documentElement).getPropertyValue('--dm-header-height')"
+    wide = page.evaluate(header_height)
+    page.set_viewport_size({"width": 375, "height": 740})  # the header wraps to more rows
+    page.wait_for_function(f"(wide) => ({header_height})() !== wide", arg=wide)
+    hydrated_cards(page).first.locator(".svc-recipe-card__title-button").click()
+    expect(page.get_by_role("dialog")).to_be_visible()
 
 
 def test_the_shelf_is_painted_before_its_band_arrives_and_nothing_in_view_moves(

@@ -13,7 +13,9 @@ let current = [];
 
 // The header sticks at the top of every page: a control the keyboard reaches scrolls clear of it, the shop's own
 // (shop.css reads --dm-header-height) and prerender's (the SDK's setStickyHeaderHeight, docs/sdk.md: the catalog's
-// and the planner's sticky parts and focused controls stay below it). Followed as it wraps or the page narrows.
+// and the planner's sticky parts and focused controls stay below it). Followed as it wraps or the page narrows
+// (on a resize of the window where the browser has no ResizeObserver: an exception here would stop the SDK's setup
+// below, and leave the recipe cards waiting for it).
 const header = document.querySelector(".site-header");
 if (header) {
   const followHeader = () => {
@@ -22,7 +24,8 @@ if (header) {
     svc?.setStickyHeaderHeight(height);
   };
   followHeader();
-  new ResizeObserver(followHeader).observe(header);
+  if (typeof ResizeObserver === "function") new ResizeObserver(followHeader).observe(header);
+  else window.addEventListener("resize", followHeader);
 }
 
 /** Writes the number of items in the header's cart link. */
