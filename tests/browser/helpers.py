@@ -19,6 +19,7 @@ import requests
 from bs4 import BeautifulSoup
 from playwright.sync_api import BrowserContext, Locator, Page, Request, Route, expect
 
+from bench.shifts import READ_SHIFTS, RECORD_LAYOUT_SHIFTS
 from examples.shop.visitor import AUTHLESS_COOKIE, SESSION_COOKIE, STORE_COOKIE, USER_COOKIE
 from tests.demo_sites import shop_cookie, shop_id
 
@@ -125,39 +126,16 @@ def card_fragment(
     return response.text
 
 
-# The Layout Instability API's shifts without a recent input (what CLS counts), each with what moved (text is named
-# by its block), from where to where (x,y,width,height in CSS pixels, clipped to the viewport) and when (ms since the
-# navigation). Chromium names no node for a `::before` or `::after` box, nor for a node the page has removed since:
-# UNNAMED.
-UNNAMED = "(unnamed)"
-RECORD_LAYOUT_SHIFTS = (
-    f"const UNNAMED = {json.dumps(UNNAMED)};\n"
-    + """window.__shifts = [];
-const named = (node) =>
-  node instanceof Element ? [node.localName, ...node.classList].join(".") : (node?.nodeName ?? UNNAMED);
-const box = (rect) => [rect.x, rect.y, rect.width, rect.height].map(Math.round).join(",");
-new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) {
-    if (entry.hadRecentInput) continue;
-    const moved = entry.sources.map((source) => named(source.node));
-    const rects = entry.sources.map((source) => `${box(source.previousRect)} -> ${box(source.currentRect)}`);
-    const at = Math.round(entry.startTime);
-    window.__shifts.push({ value: entry.value, moved, rects, at, scrollY: window.scrollY });
-  }
-}).observe({ type: "layout-shift", buffered: true });"""
-)
-
-
 def record_layout_shifts(page: Page) -> None:
-    """From the next page `page` opens on, keep the layout shifts it reports (read them with `layout_shifts`)."""
+    """From the next page `page` opens on, keep the layout shifts it reports (read them with `layout_shifts`;
+    what each holds: bench/shifts.py's RECORD_LAYOUT_SHIFTS)."""
     page.add_init_script(RECORD_LAYOUT_SHIFTS)
 
 
 def layout_shifts(page: Page) -> list[dict[str, Any]]:
     """The shifts recorded so far, read two animation frames on: a shift is reported after the frame that painted
     it."""
-    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
-    return page.evaluate("() => window.__shifts")
+    return page.evaluate(READ_SHIFTS)
 
 
 # One frame of a page's clock, for tests that run a paused clock a frame at a time.

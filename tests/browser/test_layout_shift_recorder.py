@@ -1,11 +1,14 @@
-"""The layout-shift recorder of the browser tests (tests/browser/helpers.py), on a real shift in Chromium: a failure
-it reports says what moved, from where to where and when, also for a box Chromium names no node for."""
+"""The layout-shift recorder of the browser tests and of `python -m bench.shifts` (bench/shifts.py), on a real
+shift in Chromium: a failure it reports says what moved, from where to where and when, also for a box Chromium
+names no node for."""
 
 from __future__ import annotations
 
 from playwright.sync_api import Page
 
-from .helpers import UNNAMED, layout_shifts, record_layout_shifts
+from bench.shifts import UNNAMED
+
+from .helpers import layout_shifts, record_layout_shifts
 
 # Two frames painted, then 60 px of room above: a box, a line of text and an empty item's `::before` badge move down.
 PAGE = """<!doctype html><html><head><style>
