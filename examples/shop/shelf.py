@@ -42,6 +42,11 @@ BAND_POSITIONS: tuple[int, ...] = (10, 20, 30, 40)
 # and wider the band starts some 1 700 px down). The page is painted once they are parsed, not before, and not
 # only once the whole page is (templates/shelf.html, after_first_screen).
 FIRST_SCREEN_PRODUCTS = BAND_AFTER
+# A screen at least this tall (a monitor in portrait) shows more than those in its first screen, at every width:
+# the band starts about 1 650 px down at 1280 px and wider, 2 050 px at 1080, 3 250 px on a phone. Painted at the
+# band, its first screen would show the band half parsed, which then grows: there the first paint waits for the
+# whole shelf (templates/shelf.html).
+TALL_SCREEN_PX = 1600
 
 
 @dataclass(frozen=True)

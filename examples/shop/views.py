@@ -19,7 +19,7 @@ from .catalog_client import CatalogClient, CatalogUnavailable, Product, Store, U
 from .fragments import fetch_shelf_fragments
 from .runtime import shop_context
 from .services import get_services
-from .shelf import after_first_screen, assemble
+from .shelf import TALL_SCREEN_PX, after_first_screen, assemble
 from .texts import Texts
 from .visitor import (
     AUTHLESS_COOKIE,
@@ -109,6 +109,7 @@ def shelf() -> Response:
                 items=items,
                 products=products,
                 after_first_screen=after_first_screen(items),
+                tall_screen_px=TALL_SCREEN_PX,
             )
         ),
         visitor,

@@ -13,7 +13,7 @@ import requests
 from bs4 import BeautifulSoup
 from playwright.sync_api import BrowserContext, Page, Route, expect
 
-from examples.shop.shelf import FIRST_SCREEN_PRODUCTS
+from examples.shop.shelf import FIRST_SCREEN_PRODUCTS, TALL_SCREEN_PX
 
 from .axe import assert_no_axe_violations
 from .helpers import (
@@ -317,6 +317,31 @@ def test_the_shelf_is_not_painted_before_its_first_screen_is_whole(
         assert page.evaluate("() => performance.getEntriesByName('first-contentful-paint').length") == 0
         rest.set()
         expect(page.locator("ul.shelf svc-recipe-card[hydrated]").first).to_be_visible()
+
+
+# A monitor in portrait: its first screen shows the band and the products after it (shelf.py, TALL_SCREEN_PX).
+PORTRAIT = {"width": 1440, "height": 2560}
+
+
+def test_a_screen_taller_than_the_first_screen_is_painted_once_the_whole_shelf_is_parsed(
+    page: Page, context: BrowserContext, shop_url: str
+) -> None:
+    """Painted at the band, a portrait monitor would show the band half received, its cards then growing (found by
+    `python -m bench.shifts` at 1440x2560: card footers moving 22 px). Its first paint waits for the footer: with
+    the page held back inside the band, nothing is painted, and once it arrives nothing moves."""
+    assert PORTRAIT["height"] >= TALL_SCREEN_PX
+    page.set_viewport_size(PORTRAIT)
+    record_layout_shifts(page)
+    rest = threading.Event()
+    with split_delivery(shop_url, before=INSIDE_THE_BAND, release=rest) as slow_shop:
+        visit(context, page, slow_shop, user=new_user(), wait_until="commit")
+        expect(page.locator("#shelf-after-first-screen")).to_be_attached()
+        page.wait_for_timeout(300)  # time to paint, were it allowed to
+        assert page.evaluate("() => performance.getEntriesByName('first-contentful-paint').length") == 0
+        rest.set()
+        expect(page.locator(".shelf__band svc-recipe-card[hydrated]").first).to_be_visible()
+    page.wait_for_load_state("load")
+    assert layout_shifts(page) == []
 
 
 # Where a slow network (or Chromium's parser yielding) may pause the shelf before its first screen is whole: inside

@@ -10,7 +10,7 @@ from bs4 import BeautifulSoup, Tag
 from flask import Flask
 from flask.testing import FlaskClient
 
-from examples.shop.shelf import BAND_POSITIONS, FIRST_SCREEN_PRODUCTS
+from examples.shop.shelf import BAND_POSITIONS, FIRST_SCREEN_PRODUCTS, TALL_SCREEN_PX
 from examples.shop.visitor import AUTHLESS_COOKIE, SESSION_COOKIE, STORE_COOKIE
 from tests.demo_sites import shop_cookie_of
 from tests.faulty_upstream import FaultyPrerender
@@ -188,10 +188,13 @@ def test_unknown_store_is_ignored(shop_client: FlaskClient):
 def test_the_first_paint_waits_for_the_first_screen_only(shop_client: FlaskClient):
     """The render-blocking `expect` link names the band, the first cell after the first screen
     (examples/shop/shelf.py, after_first_screen): the header, the first products and the cards among them are
-    parsed before the first paint, not the whole page."""
+    parsed before the first paint, not the whole page. A screen tall enough to show the band in its first screen
+    waits for the whole page (a second link, for those screens only)."""
     soup = visit(shop_client)
-    (expect_link,) = soup.head.find_all("link", rel="expect")
-    assert expect_link["blocking"] == "render"
+    expect_link, tall_screens_link = soup.head.find_all("link", rel="expect")
+    assert expect_link["blocking"] == "render" and not expect_link.has_attr("media")
+    assert tall_screens_link["href"] == "#site-footer" and tall_screens_link["blocking"] == "render"
+    assert tall_screens_link["media"] == f"(min-height: {TALL_SCREEN_PX}px)"
     target = soup.select_one(expect_link["href"])
     cells = shelf_cells(soup)
     assert target in cells and "shelf__band" in target["class"]
