@@ -31,6 +31,7 @@ class PopoverElement {
     return layer.includes(this);
   }
   showPopover() {
+    this.shows = (this.shows ?? 0) + 1;
     if (this.getAttribute("popover") === null) throw new DOMException("not a popover", "NotSupportedError");
     if (!this.isConnected || layer.includes(this)) throw new DOMException("invalid state", "InvalidStateError");
     layer.push(this);
@@ -82,6 +83,10 @@ describe("TopLayer", () => {
     assert.equal(topLayer.covering$.value, false);
     topLayer.raise(drawer); // the drawer opened from the twin's button: above it
     assert.deepEqual(names(), ["twin", "drawer", "toaster"]);
+    const toasterShows = toaster.shows;
+    topLayer.lift(twin); // lifted already (it is asked again at each scroll): nothing moves, nothing shown again
+    assert.deepEqual(names(), ["twin", "drawer", "toaster"]);
+    assert.equal(toaster.shows, toasterShows);
     topLayer.lower(drawer);
     topLayer.drop(twin);
     assert.deepEqual(names(), ["toaster"]);

@@ -35,7 +35,7 @@ export class TopLayer {
    * @param {HTMLElement} element
    */
   lift(element) {
-    this.#place(element);
+    if (!isShown(element)) this.#place(element); // one there already stays where it is
   }
 
   /**
