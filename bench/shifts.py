@@ -2,16 +2,19 @@
 
 Chromium may paint an HTML page before all of it has arrived. What it painted then moves when the rest comes if a
 later element takes room above an earlier one, or if a box was painted before its contents (a layout shift, what
-CLS counts). This loads URL through a forwarder (bench/split_delivery.py) that holds the page back right before
-its Nth start tag inside `<body>`, for each N in turn, at each viewport size given (default 1280x900, 1920x1080 and
-375x740), in the system Chromium, and prints every cut after which Chromium reported a shift: the tag cut before,
-what moved (`tag.class`, or UNNAMED for a `::before` box), and from where to where. A page whose
-`<link rel="expect" blocking="render">` names the element after its first screen on the tallest of those screens
-prints none (README.md, "a recipe publisher's add-to-cart button"). Exits 1 when a cut moved something.
+CLS counts). This loads URL whole, then through a forwarder (bench/split_delivery.py) that holds the page back
+right before its Nth start tag inside `<body>`, for each N in turn, at each viewport size given (default
+1280x900, 1920x1080 and 375x740), in Chromium. It prints every load after which Chromium reported a shift: the tag
+cut before (none for the whole load: what moves then is no cut's doing), what moved (`tag.class`, or UNNAMED for
+a `::before` box), and from where to where. A page whose `<link rel="expect" blocking="render">` names the element
+after its first screen on each of those screens prints none (README.md, "Have your first screen painted whole").
+Exits 1 when a load moved something, 2 when the page was never cut (a redirect away from the forwarder, an answer
+that is not HTML).
 
 The site must be running (`make run`). SHIFTS_EVERY=K tries every Kth tag only (default 1); SHIFTS_PAUSE the
 seconds the page is held back (default 0.5); SHIFTS_COOKIES="name=value; ..." sends cookies (a demo shop's
-`dm_store=1001`, its shopper's session: the same page for each load).
+`dm_store=1001`, its shopper's session: the same page for each load); CHROME_PATH the browser (default
+/usr/bin/chromium).
 """
 
 from __future__ import annotations
@@ -28,9 +31,10 @@ from playwright.sync_api import Browser, sync_playwright
 
 from .split_delivery import Cut, split_forwarder
 
-CHROMIUM = "/usr/bin/chromium"
 SIZES = ["1280x900", "1920x1080", "375x740"]
-START_TAG = re.compile(rb"<[a-zA-Z]")
+# A start tag, or text that holds no markup (a comment, the body of a script, a style, a textarea or a title),
+# skipped whole: a `<` in it is no tag to cut before.
+MARKUP = re.compile(rb"<!--.*?-->|<(script|style|textarea|title)\b.*?</\1\s*>|<[a-zA-Z]", re.DOTALL | re.IGNORECASE)
 BODY = re.compile(rb"<body[\s>]", re.IGNORECASE)
 
 # The Layout Instability API's shifts without a recent input (what CLS counts), each with what moved (text is named
@@ -62,7 +66,8 @@ READ_SHIFTS = """() => new Promise((done) =>
 def start_tags(body: bytes) -> list[int]:
     """The offsets of the start tags inside `<body>` (the page's head is never painted)."""
     body_at = BODY.search(body)
-    return [match.start() for match in START_TAG.finditer(body, body_at.end() if body_at else 0)]
+    matches = MARKUP.finditer(body, body_at.end() if body_at else 0)
+    return [match.start() for match in matches if not match.group(0).startswith(b"<!--")]
 
 
 @dataclass(frozen=True)
@@ -103,30 +108,56 @@ def before_nth_tag(path: str, n: int, seen: dict[str, str]) -> Cut:
     return cut
 
 
-def sweep(
-    browser: Browser, url: str, size: str, *, every: int, pause: float, cookies: list[tuple[str, str]]
-) -> tuple[int, list[Moved]]:
-    """Loads `url` cut before each (every `every`th) start tag at `size`: how many cuts were tried, and those after
-    which something moved."""
-    parts = urlsplit(url)
-    site, path = f"{parts.scheme}://{parts.netloc}", parts.path or "/"
-    if parts.query:
-        path += "?" + parts.query
-    width, height = (int(n) for n in size.split("x"))
-    n = 0
-    tried, moved = 0, list[Moved]()
-    while True:
-        n += every
-        seen: dict[str, str] = {}
-        with split_forwarder(site, cut=before_nth_tag(path, n, seen), pause=pause) as (forwarder, cuts):
+def never(_path: str, _body: bytes) -> int:
+    """No cut: the page comes whole."""
+    return -1
+
+
+@dataclass(frozen=True)
+class Target:
+    """The page swept, where it is served, and what its loads carry."""
+
+    site: str
+    path: str
+    cookies: list[tuple[str, str]]
+    pause: float
+
+    @classmethod
+    def of(cls, url: str, *, cookies: list[tuple[str, str]], pause: float) -> Target:
+        parts = urlsplit(url)
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        return cls(f"{parts.scheme}://{parts.netloc}", path, cookies, pause)
+
+    def load(self, browser: Browser, size: str, cut: Cut) -> tuple[list[dict[str, Any]], bool]:
+        """The shifts of one load at `size` through a forwarder cutting the page where `cut` says, and whether
+        it did cut it."""
+        width, height = (int(n) for n in size.split("x"))
+        with split_forwarder(self.site, cut=cut, pause=self.pause) as (forwarder, cuts):
             context = browser.new_context(viewport={"width": width, "height": height})
-            context.add_cookies([{"name": name, "value": value, "url": forwarder} for name, value in cookies])
+            context.add_cookies([{"name": name, "value": value, "url": forwarder} for name, value in self.cookies])
             page = context.new_page()
             page.add_init_script(RECORD_LAYOUT_SHIFTS)
-            page.goto(forwarder + path, wait_until="load")
+            page.goto(forwarder + self.path, wait_until="load")
             shifts = page.evaluate(READ_SHIFTS)
             context.close()
-        if not cuts:
+        return shifts, bool(cuts)
+
+
+def sweep(browser: Browser, target: Target, size: str, *, every: int) -> tuple[int, list[Moved]]:
+    """Loads the page whole, then cut before each (every `every`th) start tag, at `size`: how many cuts were
+    tried, and the loads after which something moved (the whole one first, as cut 0: what moves then is no cut's
+    doing)."""
+    moved: list[Moved] = []
+    shifts, _ = target.load(browser, size, never)
+    if shifts:
+        moved.append(Moved(size, 0, "(none: the page whole)", shifts))
+        print(moved[-1], flush=True)
+    tried = 0
+    while True:
+        n = (tried + 1) * every
+        seen: dict[str, str] = {}
+        shifts, cut = target.load(browser, size, before_nth_tag(target.path, n, seen))
+        if not cut:
             return tried, moved
         tried += 1
         if shifts:
@@ -140,14 +171,21 @@ def main() -> int:
         return 2
     url, sizes = sys.argv[1], sys.argv[2:] or SIZES
     every = int(os.environ.get("SHIFTS_EVERY", "1"))
-    pause = float(os.environ.get("SHIFTS_PAUSE", "0.5"))
-    cookies = cookie_pairs(os.environ.get("SHIFTS_COOKIES", ""))
+    target = Target.of(
+        url,
+        cookies=cookie_pairs(os.environ.get("SHIFTS_COOKIES", "")),
+        pause=float(os.environ.get("SHIFTS_PAUSE", "0.5")),
+    )
     found: list[Moved] = []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        chromium = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
         for size in sizes:
-            tried, moved = sweep(browser, url, size, every=every, pause=pause, cookies=cookies)
-            print(f"{size}: {tried} cuts of {url}, {len(moved)} moved something", flush=True)
+            tried, moved = sweep(browser, target, size, every=every)
+            print(f"{size}: {tried} cuts of {url}, {len(moved)} loads moved something", flush=True)
+            if not tried:  # a redirect away from the forwarder, or no HTML page at that path: nothing was tested
+                print(f"bench.shifts: {url} was never cut (a redirect? not an HTML page?)", file=sys.stderr)
+                return 2
             found += moved
         browser.close()
     return 1 if found else 0

@@ -42,11 +42,12 @@ BAND_POSITIONS: tuple[int, ...] = (10, 20, 30, 40)
 # and wider the band starts some 1 700 px down). The page is painted once they are parsed, not before, and not
 # only once the whole page is (templates/shelf.html, after_first_screen).
 FIRST_SCREEN_PRODUCTS = BAND_AFTER
-# A screen at least this tall (a monitor in portrait) shows more than those in its first screen, at every width:
-# the band starts about 1 650 px down at 1280 px and wider, 2 050 px at 1080, 3 250 px on a phone. Painted at the
-# band, its first screen would show the band half parsed, which then grows: there the first paint waits for the
-# whole shelf (templates/shelf.html).
-TALL_SCREEN_PX = 1600
+# The band starts about 1 650 px down at 1280 px and wider, 2 050 px at 1080, 3 250 px on a phone: no screen less
+# tall than this reaches it at any width. A taller one (a monitor in portrait) may: painted at the band, its first
+# screen would show the band half parsed, which then grows, so there the first paint waits for the whole shelf
+# (templates/shelf.html). One height for every width, with room for a taller header: a 1080x1920 screen waits
+# too, though its band is below its first screen.
+TALL_SCREEN_PX = 1500
 
 
 @dataclass(frozen=True)

@@ -148,7 +148,7 @@ def run_clock_until_shown(page: Page, element: Locator, text: str, *, within_s: 
     any one `run_for`, and a paused clock runs no frame after it. The page's clock goes no faster than the real
     one here, so a timer of the page cannot fire earlier than it would without the fake clock."""
     deadline = time.monotonic() + within_s
-    while element.text_content() != text:
+    while not (element.count() and element.text_content() == text):  # not made yet: no wait for it
         assert time.monotonic() < deadline, f"{element} did not show {text!r} within {within_s} s"
         page.clock.run_for(FRAME_MS)
         time.sleep(FRAME_MS / 1000)

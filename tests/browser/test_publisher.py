@@ -459,6 +459,7 @@ def test_the_fixed_twin_stays_at_the_viewports_bottom_inside_an_ancestor_that_ho
     twin = cta.locator("[data-role='fixed']")
     page.mouse.wheel(0, 2500)
     slid_in_at_the_bottom(page, twin)
+    assert twin.evaluate("(twin) => twin.matches(':popover-open')"), "the twin is not in the top layer"
     assert reached(twin.locator("button")), "the page covers the twin"
     assert_no_axe_violations(page, include=product(page))
     page.evaluate("window.scrollTo(0, 0)")
@@ -468,6 +469,7 @@ def test_the_fixed_twin_stays_at_the_viewports_bottom_inside_an_ancestor_that_ho
     slid_in_at_the_bottom(page, twin)
     twin.locator("button").click()
     expect(page.locator("svc-drawer[open]")).to_be_visible()
+    expect(twin).to_be_hidden()  # under the open drawer it would cover the footer, lifted or not
 
 
 # Two more buttons further down the recipe page, as a round-up of recipes has (the same recipe's: which one a

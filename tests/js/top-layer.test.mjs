@@ -146,5 +146,7 @@ describe("TopLayer", () => {
     };
     assert.doesNotThrow(() => topLayer.raise(refused));
     assert.deepEqual(names(), []);
+    // Without the attribute it had not: a popover not shown would never be displayed.
+    assert.equal(refused.getAttribute("popover"), null);
   });
 });

@@ -260,27 +260,36 @@ export class NoSupplierCtaElement extends HTMLElement {
   }
 }
 
-/** fixedToViewport's probe: a box as large as its containing block, never seen. */
+/** fixedToViewport's probes: boxes as large as their containing block, never seen; every property reset first,
+ * so that a page's rules for elements inside ours (`span { width: ... }`) change none of it. */
 const PROBE_STYLE = {
-  display: "block", position: "fixed", inset: "0", margin: "0", border: "0", padding: "0", transform: "none",
-  "max-width": "none", "max-height": "none", visibility: "hidden", "pointer-events": "none",
+  all: "initial", display: "block", position: "fixed", inset: "0", visibility: "hidden", "pointer-events": "none",
 };
 
 /**
- * Whether a `position: fixed` box beside `element` fills the viewport: whether the viewport is its containing
- * block. A probe, measured and removed in the same task (never painted); its style set through the CSSOM, which a
- * page's Content-Security-Policy allows, and with `!important`, above a page's rules for the elements in ours.
+ * Whether a `position: fixed` box beside `element` is placed as one at the document's root: whether the viewport,
+ * not an ancestor in the page, is its containing block. Compared with a box at the root rather than with the
+ * viewport's measures: a phone's browser that hides its address bar as the reader scrolls makes fixed boxes
+ * taller than `clientHeight`, and quirks mode measures the viewport on `<body>`. Probes measured and removed in
+ * the same task (never painted); their style set through the CSSOM, which a page's Content-Security-Policy allows.
  * @param {HTMLElement} element
  */
 function fixedToViewport(element) {
-  const probe = document.createElement("span");
-  for (const [property, value] of Object.entries(PROBE_STYLE)) probe.style.setProperty(property, value, "important");
-  element.before(probe);
-  const box = probe.getBoundingClientRect();
-  probe.remove();
-  const viewport = document.scrollingElement ?? document.documentElement; // the viewport's size, quirks mode too
-  return Math.abs(box.left) < 1 && Math.abs(box.top) < 1 && Math.abs(box.width - viewport.clientWidth) < 1
-    && Math.abs(box.height - viewport.clientHeight) < 1;
+  const beside = probe();
+  const atRoot = probe();
+  element.before(beside);
+  document.documentElement.append(atRoot);
+  const [box, root] = [beside.getBoundingClientRect(), atRoot.getBoundingClientRect()];
+  beside.remove();
+  atRoot.remove();
+  return Math.abs(box.left - root.left) < 1 && Math.abs(box.top - root.top) < 1
+    && Math.abs(box.width - root.width) < 1 && Math.abs(box.height - root.height) < 1;
+}
+
+function probe() {
+  const span = document.createElement("span");
+  for (const [property, value] of Object.entries(PROBE_STYLE)) span.style.setProperty(property, value, "important");
+  return span;
 }
 
 /** The fragment's data (an empty one when absent or unreadable: the CTA still opens the drawer). */

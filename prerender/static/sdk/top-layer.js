@@ -98,11 +98,15 @@ function isShown(element) {
  */
 function show(element) {
   if (typeof element.showPopover !== "function" || !element.isConnected) return false;
+  const before = element.getAttribute("popover");
   try {
-    if (element.getAttribute("popover") !== "manual") element.setAttribute("popover", "manual");
+    if (before !== "manual") element.setAttribute("popover", "manual");
     if (!element.matches(":popover-open")) element.showPopover();
     return true;
   } catch {
+    // Refused: the attribute as it was, since a popover not shown is never displayed (the sheet's stacking then).
+    if (before === null) element.removeAttribute("popover");
+    else if (before !== "manual") element.setAttribute("popover", before);
     return false;
   }
 }
