@@ -23,7 +23,7 @@ import requests
 from playwright.sync_api import Locator, Page, Route, expect
 
 import prerender
-from tests.live import LiveServer
+from tests.live import TEST_BUDGETS, LiveServer
 
 from .axe import assert_no_axe_violations
 from .helpers import (
@@ -840,7 +840,9 @@ def test_finalize_fills_the_cart_and_goes_to_it(site: Callable[..., Customer], p
 @pytest.fixture(scope="module")
 def staging_prerender_url(coreapi_url: str) -> Iterator[str]:
     """prerender for an environment the seed suppliers have no routing for (coreapi/seed/data/suppliers.json)."""
-    app = prerender.create_app({"UPSTREAM_URL": coreapi_url, "LOG_LEVEL": "WARNING", "ENVIRONMENT": "staging"})
+    app = prerender.create_app(
+        {"UPSTREAM_URL": coreapi_url, "LOG_LEVEL": "WARNING", "ENVIRONMENT": "staging", **TEST_BUDGETS}
+    )
     with LiveServer(app) as server:
         yield server.url
 

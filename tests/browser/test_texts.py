@@ -16,6 +16,7 @@ from bs4 import BeautifulSoup
 from playwright.sync_api import BrowserContext, Page, expect
 
 import prerender
+from tests.live import TEST_BUDGETS
 
 from .helpers import hydrated_cards, new_user, visit
 
@@ -91,7 +92,7 @@ def test_a_retailers_versions_of_the_sdks_texts_reach_the_shopper(
         ),
         encoding="utf-8",
     )
-    service = prerender.create_app({"UPSTREAM_URL": coreapi_url, "I18N_OVERRIDES_DIR": str(tmp_path)})
+    service = prerender.create_app({"UPSTREAM_URL": coreapi_url, "I18N_OVERRIDES_DIR": str(tmp_path), **TEST_BUDGETS})
     fragment = service.test_client().get(
         "/v2/svc-window-bootstrap",
         headers={

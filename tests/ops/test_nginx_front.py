@@ -25,7 +25,7 @@ import prerender
 from bench.nginx import SHIPPED_CONFIG, NginxFront
 from tests.conftest import allowed
 from tests.integration.conftest import headers, live_browser_headers
-from tests.live import LiveServer, Stack
+from tests.live import TEST_BUDGETS, LiveServer, Stack
 
 pytestmark = pytest.mark.nginx
 
@@ -529,7 +529,9 @@ EXPIRY = ShortLived.MAX_AGE + 1.2
 
 @pytest.fixture
 def short_lived_prerender(coreapi_url: str, stack: Stack) -> Iterator[LiveServer]:
-    app = prerender.create_app({"UPSTREAM_URL": coreapi_url, "LOG_LEVEL": "WARNING", **stack.cache_config()})
+    app = prerender.create_app(
+        {"UPSTREAM_URL": coreapi_url, "LOG_LEVEL": "WARNING", **TEST_BUDGETS, **stack.cache_config()}
+    )
     server = LiveServer(ShortLived(app))  # type: ignore[arg-type]  -- any WSGI callable
     with server:
         yield server
