@@ -20,9 +20,7 @@ def split_delivery(
     A forwarder that cut no page fails the test when it closes: a page that no longer holds `before` would
     otherwise be tested delivered whole."""
     marker = before.encode()
-    with split_forwarder(site_url, cut=lambda _path, body: body.find(marker), pause=pause, release=release) as (
-        url,
-        cuts,
-    ):
+    forwarder = split_forwarder(site_url, cut=lambda _path, body: body.find(marker), pause=pause, release=release)
+    with forwarder as (url, cuts):
         yield url
     assert cuts, f"no page of {site_url} held {before!r}: every page came whole"

@@ -274,6 +274,11 @@ def test_a_browser_without_resize_observer_runs_the_shops_setup(page: Page, cont
     expect(page.get_by_role("dialog")).to_be_visible()
 
 
+# Whether the page has painted anything yet (polled on a timer: an animation frame would not come while rendering is
+# blocked).
+PAINTED = "() => performance.getEntriesByName('first-contentful-paint').length > 0"
+
+
 def test_the_shelf_is_painted_before_its_band_arrives_and_nothing_in_view_moves(
     page: Page, context: BrowserContext, shop_url: str, width: str
 ) -> None:
@@ -284,10 +289,7 @@ def test_the_shelf_is_painted_before_its_band_arrives_and_nothing_in_view_moves(
     rest = threading.Event()
     with split_delivery(shop_url, before=INSIDE_THE_BAND, release=rest) as slow_shop:
         visit(context, page, slow_shop, user=new_user(), wait_until="commit")
-        # Polled on a timer: an animation frame would not come while rendering is blocked.
-        page.wait_for_function(
-            "() => performance.getEntriesByName('first-contentful-paint').length > 0", polling=50, timeout=10_000
-        )
+        page.wait_for_function(PAINTED, polling=50, timeout=10_000)
         assert page.evaluate("() => document.readyState") == "loading", "the page arrived whole before its paint"
         assert page.locator(".shelf__band svc-recipe-card").count() == 0
         expect(page.locator("ul.shelf > li.shelf__cell--product").nth(FIRST_SCREEN_PRODUCTS - 1)).to_be_attached()
@@ -315,14 +317,11 @@ def test_the_shelf_is_not_painted_before_its_first_screen_is_whole(
         visit(context, page, slow_shop, user=new_user(), wait_until="commit")
         expect(page.locator(f"article.product[data-product-id='{last['data-product-id']}']")).to_be_attached()
         page.wait_for_timeout(300)  # time to paint, were it allowed to
-        assert page.evaluate("() => performance.getEntriesByName('first-contentful-paint').length") == 0
+        assert not page.evaluate(PAINTED)
         rest.set()
         expect(page.locator("ul.shelf svc-recipe-card[hydrated]").first).to_be_visible()
 
 
-# Whether the page has painted anything yet (polled on a timer: an animation frame would not come while rendering is
-# blocked).
-PAINTED = "() => performance.getEntriesByName('first-contentful-paint').length > 0"
 # A monitor in portrait: its first screen shows the band and the products after it (shelf.py, TALL_SCREEN_PX).
 PORTRAIT = {"width": 1440, "height": 2560}
 

@@ -225,6 +225,7 @@ export class NoSupplierCtaElement extends HTMLElement {
 
   /** @param {HTMLElement} twin @param {boolean} show */
   #showTwin(twin, show) {
+    if (show && this.hasAttribute("twin-shown")) return; // shown already: each report of the page's scroll asks again
     clearTimeout(this.#hideTimer);
     const visible = "svc-no-supplier-cta__fixed--visible";
     if (show) {
@@ -282,8 +283,7 @@ function fixedToViewport(element) {
   const [box, root] = [beside.getBoundingClientRect(), atRoot.getBoundingClientRect()];
   beside.remove();
   atRoot.remove();
-  return Math.abs(box.left - root.left) < 1 && Math.abs(box.top - root.top) < 1
-    && Math.abs(box.width - root.width) < 1 && Math.abs(box.height - root.height) < 1;
+  return /** @type {const} */ (["left", "top", "width", "height"]).every((side) => Math.abs(box[side] - root[side]) < 1);
 }
 
 function probe() {
