@@ -69,6 +69,9 @@ class RecipeCardView:
     ingredient_pictures: tuple[str, ...] = ()
     # How the picture loads (pictures.HIGH, EAGER or LAZY): lazy unless the caller says where the card goes.
     picture_priority: str = LAZY
+    # The element's `id` (`<prefix>-recipe-card-<recipe>`): False on a recipe's later cards in one fragment (the
+    # catalog's home shows a recipe in each of its categories' rows), since an id names one element of a page.
+    carries_id: bool = True
 
 
 # --- choosing recipes ----------------------------------------------------------------------------

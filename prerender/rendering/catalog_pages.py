@@ -74,6 +74,19 @@ class HomeView:
     failed: bool
 
 
+def ids_once(rows: list[CategoryRowView]) -> list[CategoryRowView]:
+    """The rows with each recipe's card id on its first card only: a recipe in two categories is in two rows, and
+    the page's anchors and `getElementById` find the first (an id names one element of a page)."""
+    seen: set[str] = set()
+
+    def once(cell: CatalogCardView) -> CatalogCardView:
+        first = cell.card.recipe_id not in seen
+        seen.add(cell.card.recipe_id)
+        return cell if first else replace(cell, card=replace(cell.card, carries_id=False))
+
+    return [replace(row, cards=tuple(once(cell) for cell in row.cards)) for row in rows]
+
+
 def home_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
     """GET /{v}/catalog: the header, then a row of cards per category that has any."""
     t = translator_for(ctx)
@@ -123,6 +136,7 @@ def home_fragment(ctx: RequestContext, query: dict[str, Any]) -> str:
                 )
     if rows:  # the first row is in view (the pictures of the others wait for the shopper's scroll)
         rows[0] = replace(rows[0], cards=in_first_view(rows[0].cards))
+    rows = ids_once(rows)
     home = HomeView(
         header=header_view(ctx, links, prefs, categories),
         rows=tuple(rows),

@@ -163,6 +163,24 @@ def test_the_home_cards_show_their_details_on_demand(client):
     assert card["display-variant"] == "2" and card.find(class_="svc-recipe-card__badge") is not None
 
 
+def test_a_recipe_in_several_rows_of_the_home_is_one_card_id(client):
+    """A recipe of two categories is in two rows: its first card carries `svc-recipe-card-<id>`, the others no id,
+    so that the page holds no id twice (the host's anchors and `getElementById` find one card)."""
+    root = root_of(page(client, "/v2/catalog", store_id="1001", max_recipes_per_category="20"))
+    cards = root.find_all("svc-recipe-card")
+    recipes = [card["recipe-id"] for card in cards]
+    assert len(recipes) > len(set(recipes)), "no recipe is in two rows: the test shows nothing"
+    ids = [element["id"] for element in root.find_all(id=True)]
+    assert len(ids) == len(set(ids))
+    first = {}
+    for card in cards:
+        first.setdefault(card["recipe-id"], card)
+    assert all(
+        card.get("id") == (f"svc-recipe-card-{card['recipe-id']}" if first[card["recipe-id"]] is card else None)
+        for card in cards
+    )
+
+
 def test_the_home_applies_the_completion_filter_at_1002(client, upstream):
     hidden = unavailable_at_1002(upstream)
     shown = set(card_ids(page(client, "/v2/catalog", store_id="1002", max_recipes_per_category="20")))
