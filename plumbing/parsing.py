@@ -21,6 +21,7 @@ from flask import Request, current_app
 from marshmallow import Schema, ValidationError
 from webargs.core import missing
 from webargs.flaskparser import FlaskParser, is_json_request
+from werkzeug.datastructures import MultiDict
 
 from plumbing.log_text import clipped
 from plumbing.problems import ValidationProblem
@@ -129,13 +130,18 @@ class ProblemParser(FlaskParser):
         current_app.logger.info("rejected %s %s: %s", req.method, clipped(req.path), clipped(str(messages)))
         raise ValidationProblem(messages) from error
 
+    def query_arguments(self, req: Request) -> MultiDict[str, str]:
+        """The query's parameters as the schemas read them: all of them here (a service may leave some out)."""
+        return req.args
+
     def load_querystring(self, req: Request, schema: Schema) -> Any:
         """The query string, refused when a name or value holds a NUL character (werkzeug decodes a percent-escape
         that is no UTF-8 as U+FFFD, so a query holds no lone surrogate)."""
-        holding = {name for name, values in req.args.lists() if "\x00" in name or any("\x00" in v for v in values)}
+        arguments = self.query_arguments(req)
+        holding = {name for name, values in arguments.lists() if "\x00" in name or any("\x00" in v for v in values)}
         if holding:
             raise ValidationProblem({"query": {name: [NUL_MESSAGE] for name in sorted(holding)}})
-        loaded = super().load_querystring(req, schema)
+        loaded = self._makeproxy(arguments, schema)
         # A parameter of one value given twice, with two values: which one the caller meant is a guess (a store
         # priced at one and filtered at another), so it is the caller's 400. The same value twice is one value. A
         # field whose bad values are ignored rather than refused (`metadata={"repeated": "ignored"}`) gets both,
@@ -143,7 +149,7 @@ class ProblemParser(FlaskParser):
         fields = schema.fields.items()
         single = {field.data_key or name for name, field in fields if field.metadata.get("repeated") != "ignored"}
         single -= loaded.multiple_keys
-        repeated = {name for name, values in req.args.lists() if name in single and len(set(values)) > 1}
+        repeated = {name for name, values in arguments.lists() if name in single and len(set(values)) > 1}
         if repeated:
             raise ValidationProblem({"query": {name: [REPEATED_MESSAGE] for name in sorted(repeated)}})
         return loaded

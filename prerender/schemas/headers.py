@@ -36,6 +36,18 @@ MISSING = "Missing header."
 OWS = " \t"
 
 
+def one_value(value: str) -> str:
+    """A header's value as the service reads it. A header sent twice reaches the application as its two values
+    joined by a comma (RFC 9110, section 5.3: gunicorn and werkzeug join them so), which a customer's HTTP client
+    does when it adds a header to its defaults rather than replacing it. The same value repeated is that value, as
+    a query parameter given twice with one value is (plumbing/parsing.py). Anything else is left as it came: the
+    field's check then refuses it, or the token is an unknown one."""
+    if "," not in value:
+        return value
+    values = {part.strip(OWS) for part in value.split(",")}
+    return values.pop() if len(values) == 1 else value
+
+
 class HeaderValue(fields.String):
     """A header value, surrounding spaces and tabs removed (and lower-cased with `lower=True`)."""
 

@@ -123,7 +123,12 @@ FILTERS = ("keyword", "categoryId")
 
 
 class _MultipleBody(_MultipleOptions):
-    serves = _serves(strict=True)
+    """The multiple route's body. An option that is null is the option left out (what a customer's serializer
+    writes for a value it does not have), as a blank query parameter is (prerender/web/parsing.py)."""
+
+    orientation = _orientation(allow_none=True)
+    above_fold = _above_fold(allow_none=True)
+    serves = _serves(strict=True, allow_none=True)
     contexts = fields.List(
         fields.Nested(_ContextSchema),
         required=True,
@@ -157,11 +162,11 @@ class _MultipleBody(_MultipleOptions):
 
 
 class MultipleBodyV1(_MultipleBody):
-    display_variant = _display_variant("v1", strict=True)
+    display_variant = _display_variant("v1", strict=True, allow_none=True)
 
 
 class MultipleBodyV2(_MultipleBody):
-    display_variant = _display_variant("v2", strict=True)
+    display_variant = _display_variant("v2", strict=True, allow_none=True)
 
 
 # One instance per schema and API version, shared by every request: building a marshmallow schema

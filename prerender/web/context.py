@@ -33,6 +33,7 @@ from prerender.schemas.headers import (
     BrowserHeaders,
     RequestHeaders,
     VisitorHeaders,
+    one_value,
 )
 from prerender.web.contract import Callers, RouteContract, request_contract
 from prerender.web.credentials import InvalidCredential, Shopper, get_signer
@@ -143,8 +144,9 @@ class RequestContext:
 
 
 def _request_headers(contract: RouteContract | None) -> Mapping[str, str]:
-    """The request's headers, lower-cased; for a beacon route, completed by the body's `headers` object."""
-    headers = {name.lower(): value for name, value in request.headers.items()}
+    """The request's headers, lower-cased, a value sent twice as one (`one_value`); for a beacon route, completed by
+    the body's `headers` object."""
+    headers = {name.lower(): one_value(value) for name, value in request.headers.items()}
     if contract is not None and contract.beacon and "session-id" not in headers:
         try:
             body = json.loads(request.get_data(cache=True) or b"{}")

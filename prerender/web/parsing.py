@@ -1,5 +1,6 @@
 """The webargs parser of every route: the shared one (plumbing/parsing.py: a validation error is one 400
-problem, keyed by location), with navigator.sendBeacon's bodies and a memo of parsed query strings."""
+problem, keyed by location), with navigator.sendBeacon's bodies, blank query parameters left out, and a memo of
+parsed query strings."""
 
 from __future__ import annotations
 
@@ -9,10 +10,15 @@ from typing import Any
 from flask import Request
 from marshmallow import Schema
 from webargs.flaskparser import FlaskParser
+from werkzeug.datastructures import Headers, MultiDict
 
 from plumbing.parsing import INVALID_JSON, ProblemParser, parse_json, refuse_unstorable
 from plumbing.problems import ValidationProblem
 from prerender.memory_cache import LockedLru
+from prerender.schemas.headers import one_value
+
+# What a blank query value holds: spaces and tabs (as a blank header, prerender/schemas/headers.py's OWS).
+BLANKS = " \t"
 
 
 def _fresh(value: Any) -> Any:
@@ -76,6 +82,20 @@ class RouteParser(ProblemParser):
             arguments = super().parse(argmap, req, location=location, **kwargs)
             self.parsed_queries.put(argmap, req.query_string, arguments)
         return arguments
+
+    def query_arguments(self, req: Request) -> MultiDict[str, str]:
+        """The query's parameters without the blank ones: `display_variant=` (empty, or spaces and tabs) is how a
+        customer's template writes a value it does not have, so it counts as the parameter left out, as an empty
+        header does (prerender/schemas/headers.py). A parameter that is required is then missing."""
+        arguments = req.args
+        if not any(not value.strip(BLANKS) for _, value in arguments.items(multi=True)):
+            return arguments
+        return MultiDict([(name, value) for name, value in arguments.items(multi=True) if value.strip(BLANKS)])
+
+    def load_headers(self, req: Request, schema: Schema) -> Any:
+        """The headers, a value sent twice as one (prerender/schemas/headers.py's `one_value`), as the header guard
+        reads them."""
+        return self._makeproxy(Headers([(name, one_value(value)) for name, value in req.headers.items()]), schema)
 
     def load_beacon(self, req: Request, schema: Schema) -> Any:
         """The body parsed as JSON, whatever its Content-Type (ValueError: malformed, undecodable, or an

@@ -94,7 +94,8 @@ def test_recipe_id_is_required(client, visitor):
 @pytest.mark.parametrize(
     ("recipe_id", "message"),
     [
-        ("", "Length must be between 1 and 120."),
+        ("", "Missing data for required field."),  # a blank parameter is one left out (README.md)
+        (" ", "Missing data for required field."),
         ("x" * 121, "Length must be between 1 and 120."),
         ("tab\there", "Must not contain control characters."),
         ("a\x85b", "Must not contain control characters."),  # C1 (NEL) as well as C0 and DEL

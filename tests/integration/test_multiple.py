@@ -155,6 +155,23 @@ def test_an_empty_or_null_store_id_is_no_store(client, upstream):
     assert htmls(post(client, {**body, "store_id": None}, {"store_id": "1001"})) == priced
 
 
+@pytest.mark.usefixtures("one_credential_step")
+def test_null_or_blank_options_are_the_options_left_out(client, upstream):
+    """A serializer writes `"serves": null` for a value it does not have, a template `?display_variant=`: the cards
+    of the request without them, not a 400 that takes every card of the page."""
+
+    def htmls(answer) -> list[str]:
+        assert answer.status_code == 200, answer.get_json()
+        return [item["html"] for item in answer.get_json()["data"]]
+
+    body = {"contexts": [{"productIds": pair, "position": n} for n, pair in enumerate(product_pairs(upstream, 2))]}
+    without = htmls(post(client, body, {"store_id": "1001"}))
+    assert any(without)
+    options = ("display_variant", "orientation", "serves", "above_fold")
+    assert htmls(post(client, {**body, **dict.fromkeys(options)}, {"store_id": "1001"})) == without
+    assert htmls(post(client, body, {"store_id": "1001", **dict.fromkeys(options, "")})) == without
+
+
 def test_cards_the_upstream_failed_are_empty_and_marked_degraded(app_config):
     """As every fragment route (tests/integration/test_http_caching.py): the outage's empty cards say so and no
     cache keeps them."""

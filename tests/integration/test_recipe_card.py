@@ -62,6 +62,62 @@ def test_an_empty_store_id_is_no_store(client, blank):
     assert str(card) == str(card_of(get_card(client, recipe_id="1")))
 
 
+OPTIONAL_CARD_PARAMETERS = (
+    "display_variant",
+    "orientation",
+    "serves",
+    "current_products_ids",
+    "surrounding_products_ids",
+    "above_fold",
+)
+
+
+@pytest.mark.parametrize("name", OPTIONAL_CARD_PARAMETERS)
+@pytest.mark.parametrize("blank", ["", " \t"])
+def test_a_blank_optional_parameter_is_the_parameter_left_out(client, name, blank):
+    """`display_variant=` is how a PHP or Java template writes a value it does not have: the card as without the
+    parameter, as for `store_id=`, not a 400 that leaves the customer's page without its card."""
+    card = card_of(get_card(client, recipe_id="1", store_id="1001", **{name: blank}))
+    assert card is not None
+    assert str(card) == str(card_of(get_card(client, recipe_id="1", store_id="1001")))
+
+
+def test_a_blank_selector_is_a_missing_one(client):
+    """Both selectors blank: the 400 of neither selector, naming both."""
+    answer = get_card(client, recipe_id="", surrounding_products_ids=" ")
+    assert answer.status_code == 400 and answer.mimetype == "application/problem+json"
+    assert set(answer.get_json()["errors"]["query"]) == {"recipe_id", "surrounding_products_ids"}
+
+
+def test_a_header_sent_twice_with_one_value_is_that_value(client):
+    """An HTTP client that adds the supplier-token (or any header) to its defaults sends it twice: the same value
+    twice is that value (the card keeps its supplier's heart, basket button and shopper credential), where it was a
+    token nobody knows and a card quietly without them."""
+    once = get_card(client, recipe_id="1", store_id="1001")
+    twice = client.get(
+        "/v1/recipe-card",
+        query_string={"recipe_id": "1", "store_id": "1001"},
+        headers=[*headers().items(), ("supplier-token", RETAILER), ("language-id", "fr"), ("session-id", "it-session")],
+    )
+    assert twice.status_code == 200
+    card = card_of(twice)
+    assert card.find(class_="svc-like-button") is not None and card.find(class_="svc-recipe-card-cta") is not None
+    assert str(card) == str(card_of(once))
+    assert BeautifulSoup(twice.get_data(as_text=True), "html5lib").find("svc-shopper") is not None
+
+
+def test_a_supplier_token_sent_twice_with_two_values_is_no_token(client):
+    """Which of two tokens the customer meant is a guess: as for an unknown token, the card without the supplier's
+    features (logged, not refused: the specification's rule for a token on the card routes)."""
+    answer = client.get(
+        "/v1/recipe-card",
+        query_string={"recipe_id": "1", "store_id": "1001"},
+        headers=[*headers().items(), ("supplier-token", "demo-nopers-token")],
+    )
+    card = card_of(answer)
+    assert card.find(class_="svc-like-button") is None and card.find(class_="svc-recipe-card-cta") is None
+
+
 def test_a_store_given_twice_with_two_values_is_a_400_naming_it(client):
     """Priced at one store and filtered at the other, or the reverse: the caller's mistake, said as such."""
     answer = client.get("/v1/recipe-card?recipe_id=1&store_id=1001&store_id=1002", headers=headers())

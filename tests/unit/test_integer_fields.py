@@ -17,7 +17,7 @@ from prerender.web.contract import contract_of
 from tests.conftest import HEADERS
 from tests.problems import names
 
-NOT_INTEGERS = [2.9, 2.0, "2", "2.9", True, False, None, [2], {"value": 2}]
+NOT_INTEGERS = [2.9, 2.0, "2", "2.9", True, False, [2], {"value": 2}]
 CONTEXT = {"productIds": ["1", "2"], "position": 1}
 
 
@@ -40,7 +40,7 @@ def test_multiple_body_options_take_json_integers_only(client, version, name, va
     assert names(errors_of(response, "json"), name)
 
 
-@pytest.mark.parametrize("value", NOT_INTEGERS, ids=repr)
+@pytest.mark.parametrize("value", [*NOT_INTEGERS, None], ids=repr)
 def test_multiple_body_positions_take_json_integers_only(client, value):
     body = {"contexts": [{**CONTEXT, "position": value}]}
     response = client.post("/v1/recipe-card/multiple", json=body, headers=HEADERS)
@@ -64,7 +64,7 @@ def test_multiple_options_in_the_query_still_load_from_strings(client):
 
 # ------------------------------------------------------------------------------------ the query strings
 
-QUERY_NOT_INTEGERS = ["2.9", "2.0", "1e0", "two", "", "2_0", " 2", "2 ", "+2", "\u0662", "0x2", "true"]
+QUERY_NOT_INTEGERS = ["2.9", "2.0", "1e0", "two", "2_0", " 2", "2 ", "+2", "\u0662", "0x2", "true"]
 
 
 @pytest.mark.parametrize("name", ["display_variant", "serves"])
