@@ -117,6 +117,10 @@ class DefaultConfig:
     SHARED_LIKES_CACHE_SECONDS = 30
     # While the upstream fails, cards use the last good recipes and suggestions up to this old.
     STALE_IF_ERROR_SECONDS = 24 * 3600
+    # Analytics events one shopper may have stored per window (prerender/gateway/event_quota.py): a catalog's
+    # pages send one per card shown, so 2000 in 10 minutes is a shopper browsing far faster than anyone reads.
+    EVENTS_PER_SHOPPER = 2000
+    EVENTS_QUOTA_SECONDS = 600
 
     # Rendered card fragments kept per worker process, keyed by their whole view model
     # (prerender/rendering/fragments.py).

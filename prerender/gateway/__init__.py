@@ -36,6 +36,7 @@ from prerender.gateway.errors import (
     UpstreamTimeout,
     UpstreamUnavailable,
 )
+from prerender.gateway.event_quota import EventQuota, EventQuotaSpent
 from prerender.gateway.forwarding import UpstreamCall, UpstreamForwarder
 from prerender.gateway.guards import Resource, ResourceGuards
 from prerender.gateway.http import UpstreamHttp
@@ -99,6 +100,9 @@ def init_gateway(app: Flask) -> None:
             likes=int(config["LIKES_CACHE_SECONDS"]),
             stale=int(config["STALE_IF_ERROR_SECONDS"]),
         ),
+        event_quota=EventQuota(
+            cache=backend, events=int(config["EVENTS_PER_SHOPPER"]), seconds=int(config["EVENTS_QUOTA_SECONDS"])
+        ),
     )
 
 
@@ -116,6 +120,7 @@ __all__ = [
     "Category",
     "Choice",
     "CircuitOpen",
+    "EventQuotaSpent",
     "HistoryPage",
     "HistoryRecipe",
     "MenuGateway",

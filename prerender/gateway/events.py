@@ -6,19 +6,23 @@ from collections.abc import Sequence
 from typing import Any
 
 from prerender.gateway.calls import CallerIdentity, expect_object, send
+from prerender.gateway.event_quota import EventQuota
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
 
 
 class EventGateway:
-    """POST /events."""
+    """POST /events, within each shopper's quota."""
 
-    def __init__(self, *, http: UpstreamHttp) -> None:
+    def __init__(self, *, http: UpstreamHttp, quota: EventQuota) -> None:
         self.http = http
+        self.quota = quota
 
     def store(self, identity: CallerIdentity, events: Sequence[dict[str, Any]]) -> int:
-        """Store analytics events upstream; the number stored. Retried like a read when every event carries its
+        """Store analytics events upstream; the number stored. EventQuotaSpent, nothing sent, when they would pass
+        the shopper's quota (prerender/gateway/event_quota.py). Retried like a read when every event carries its
         id (the upstream stores an id once per supplier, docs/upstream.md); never otherwise."""
+        self.quota.take(f"{identity.supplier_id}\n{identity.authorization}", len(events))
         payload = expect_object(
             send(
                 self.http,

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from prerender.gateway.baskets import BasketGateway
 from prerender.gateway.catalog import CatalogGateway
 from prerender.gateway.concurrent_calls import ConcurrentCalls
+from prerender.gateway.event_quota import EventQuota
 from prerender.gateway.events import EventGateway
 from prerender.gateway.forwarding import UpstreamForwarder
 from prerender.gateway.http import UpstreamHttp
@@ -61,6 +62,7 @@ def build_upstream(
     likes_cache: ReadCache,
     pool: Executor,
     times: CacheTimes,
+    event_quota: EventQuota,
 ) -> Upstream:
     """The gateways on one HTTP client: `cache` (with its near cache) for suppliers, stores, recipes and
     suggestions, `catalog_cache` for the catalog's pages, `likes_cache` for the like states (no worker's own copy
@@ -78,7 +80,7 @@ def build_upstream(
         suggestions=SuggestionGateway(http=http, cache=cache, stale_ttl=times.stale),
         likes=LikeGateway(http=http, cache=likes_cache, ttl=times.likes),
         baskets=BasketGateway(http=http),
-        events=EventGateway(http=http),
+        events=EventGateway(http=http, quota=event_quota),
         menus=MenuGateway(http=http),
         catalog=CatalogGateway(http=http, cache=catalog_cache, ttl=times.recipe, stale_ttl=times.stale),
         forwarder=UpstreamForwarder(http=http),

@@ -8,6 +8,8 @@ import uuid
 import pytest
 import requests
 
+from prerender import create_app
+
 from .conftest import NOPERS, RETAILER, UPSTREAM_READ_TIMEOUT, browser_headers
 
 EVENT = {"name": "recipe.show", "path": "/rayon/legumes", "props": {"recipe_id": "12"}}
@@ -212,3 +214,26 @@ def test_other_content_types_are_415(client):
         "/v1/events", data="events", content_type="application/x-www-form-urlencoded", headers=browser_headers(client)
     )
     assert response.status_code == 415
+
+
+def test_a_shopper_past_its_event_quota_is_told_when_to_come_back_and_nothing_more_is_stored(app_config, upstream):
+    """One visitor's credential cannot fill the recipe service's database (prerender/gateway/event_quota.py): past
+    its quota a batch is a 429 with Retry-After, none of it stored, while another shopper's events go on."""
+    client = create_app({**app_config, "EVENTS_PER_SHOPPER": 60}).test_client()
+    session = f"events-quota-{uuid.uuid4().hex}"
+    flooding = browser_headers(client, user=None, authless=f"flood-{uuid.uuid4().hex}", session=session)
+    batch = {"events": [{**EVENT, "id": uuid.uuid4().hex} for _ in range(50)]}
+    assert client.post("/v1/events", json=batch, headers=flooding).get_json() == {"stored": 50}
+
+    refused = client.post(
+        "/v1/events", json={"events": [{**EVENT, "id": uuid.uuid4().hex} for _ in range(20)]}, headers=flooding
+    )
+    assert refused.status_code == 429 and refused.mimetype == "application/problem+json"
+    assert 1 <= int(refused.headers["Retry-After"]) <= 600
+    assert refused.get_json()["status"] == 429
+    assert len(stored(upstream, session)) == 50
+
+    # What is left of the quota is still the shopper's; another shopper has its own.
+    assert client.post("/v1/events", json={"events": [EVENT] * 10}, headers=flooding).get_json() == {"stored": 10}
+    other = browser_headers(client, user=None, authless=f"other-{uuid.uuid4().hex}", session=session)
+    assert client.post("/v1/events", json=batch, headers=other).get_json() == {"stored": 50}

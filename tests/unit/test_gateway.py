@@ -34,9 +34,11 @@ from prerender.gateway import (
 from prerender.gateway.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
 from prerender.gateway.calls import segment
 from prerender.gateway.errors import UnsendableBody
+from prerender.gateway.event_quota import EventQuota
 from prerender.gateway.models import parse_recipe
 from prerender.gateway.read_cache import NearCache, ReadCache, cache_key
 from prerender.gateway.tenant_breakers import tenant_key
+from prerender.memory_cache import LruCache
 from tests.clock import FakeClock
 from tests.unit.guards import tenant_breaker, upstream_http
 
@@ -76,6 +78,7 @@ def upstream(app) -> Upstream:
             likes_cache=ReadCache(cache=cache),
             pool=ThreadPoolExecutor(2),
             times=CacheTimes(supplier=60, recipe=60, likes=0, stale=3600),
+            event_quota=EventQuota(cache=cache, events=100, seconds=60),
         )
 
 
@@ -433,6 +436,7 @@ def test_a_broken_cache_backend_is_a_miss_not_an_error(app):
         likes_cache=broken,
         pool=ThreadPoolExecutor(1),
         times=CacheTimes(supplier=1, recipe=1, likes=1, stale=1),
+        event_quota=EventQuota(cache=LruCache(), events=100, seconds=60),
     )
     assert upstream.recipes.by_id(IDENTITY, "1", store_id=None, serves=None).title == "Crêpes"
     assert set(upstream.recipes.by_ids(IDENTITY, ["1"], store_id=None, serves=None)) == {"1"}
