@@ -827,6 +827,7 @@ def test_finalize_fills_the_cart_and_goes_to_it(site: Callable[..., Customer], p
     names: list[str] = []
     page.expose_function("testCart", lambda cart: carts.append(cart))
     page.expose_function("testEvent", lambda name: names.append(name))
+    entries = page.evaluate("() => history.length")
     with page.expect_navigation(url=RETAILER_CART):
         planner.locator("[data-action=finalize]").click()
     assert customer.visits == [RETAILER_CART]
@@ -835,6 +836,14 @@ def test_finalize_fills_the_cart_and_goes_to_it(site: Callable[..., Customer], p
     assert set(selected) <= set(cart) and all(quantity > 0 for quantity in cart.values())
     assert len(carts) == 1
     assert "planner.finalize" in names
+    # The cart took the page's place: Back does not find a planner page like the one sent, with its button to send
+    # a menu again (the next one is new). A planner page opened again in the tab says where the menu went, once.
+    assert page.evaluate("() => history.length") == entries
+    message = customer.open().locator("[data-role=message]")
+    expect(message).to_have_text("Votre menu est dans votre panier.")
+    page.reload()
+    expect(page.locator("svc-planner")).to_have_attribute("hydrated", "")
+    expect(message).to_be_hidden()
 
 
 @pytest.fixture(scope="module")
@@ -891,12 +900,33 @@ def test_the_phone_views_follow_the_url(site: Callable[..., Customer], page: Pag
     expect(planner.locator("[data-action=finalize]")).to_be_visible()
     assert_no_axe_violations(page, product(page), what="the phone's menu view")
 
+    # On a phone the menu is another screen: Back returns to the suggestions, in the same page, and Forward to the
+    # menu again (as the views' form does without scripts, a GET per view).
+    page.evaluate("() => { window.samePage = true; }")
+    page.go_back()
+    expect(planner).to_have_class(re.compile("svc-planner--view-recipe"))
+    expect(planner.locator(".svc-planner__suggestions")).to_be_visible()
+    assert page.url == customer.url and page.evaluate("() => window.samePage === true")
+    page.go_forward()
+    expect(planner).to_have_class(re.compile("svc-planner--view-menu"))
+    assert page.url.endswith("?view=menu")
+
     planner.locator("[data-action=see-recipes]").click()
     expect(planner).to_have_class(re.compile("svc-planner--view-recipe"))
     assert page.url.endswith("?view=recipe")
     no_overflow = page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
     assert no_overflow
     assert_no_axe_violations(page, product(page), what="the phone's recipe view")
+
+
+def test_on_a_wide_screen_a_view_change_adds_no_history_entry(site: Callable[..., Customer], page: Page) -> None:
+    """Beside each other on a wide screen, the views are one screen: Back leaves the page, not a view."""
+    page.set_viewport_size(WIDTHS["desktop"])
+    planner = site(mode="custom").open()
+    entries = page.evaluate("() => history.length")
+    planner.locator(".svc-planner__menu-slot-button").first.click()
+    expect(planner.locator(".svc-planner__search-input")).to_be_focused()
+    assert page.evaluate("() => history.length") == entries
 
 
 def test_the_onboarding_opens_on_the_first_visit_only(site: Callable[..., Customer], page: Page, width: str) -> None:

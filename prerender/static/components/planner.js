@@ -30,7 +30,7 @@ import { PlannerPanel } from "./planner-panel.js";
 import { PlannerRetry } from "./planner-retry.js";
 import { PlannerMessages } from "./planner/messages.js";
 import { PlannerParts } from "./planner/parts.js";
-import { finalizeMenu, problemOf } from "./planner/finalize.js";
+import { finalizeMenu, problemOf, takeFinalizedNotice } from "./planner/finalize.js";
 // The panel's recipe cards are <svc-recipe-card>: their title and picture open the drawer (see-recipe, below).
 import "./recipe-card.js";
 
@@ -97,6 +97,18 @@ export class PlannerElement extends HTMLElement {
     // The page's own ?view= wins over the rendered one (a host that did not forward it).
     const asked = new URL(window.location.href).searchParams.get("view");
     this.#setView((asked ?? this.getAttribute("view")) === "menu" ? "menu" : "recipe", { history: false });
+    // Back and Forward between the views' entries (#setView's `push`): the view of the entry reached.
+    window.addEventListener("popstate", () => {
+      const view = new URL(window.location.href).searchParams.get("view") === "menu" ? "menu" : "recipe";
+      if (view !== this.getAttribute("view")) this.#setView(view, { history: false });
+    }, { signal });
+    // Back from the retailer cart right after a finalize (components/planner/finalize.js): this menu is a new one,
+    // the one sent is in the basket. Said on the page shown again from the back/forward cache too.
+    const sayFinalized = () => {
+      if (takeFinalizedNotice()) this.#messages.show("FINALIZED", { alert: false, persistent: true });
+    };
+    sayFinalized();
+    window.addEventListener("pageshow", (event) => { if (event.persisted) sayFinalized(); }, { signal });
     const storage = writableLocalStorage(services.session.key("planner/probe"));
     if (!storage) this.querySelector("[data-role='storage-required']")?.removeAttribute("hidden");
     this.#startAnalytics();
@@ -169,7 +181,7 @@ export class PlannerElement extends HTMLElement {
       case "guests-decrease": this.#run(() => this.#setGuests(-1)); break;
       case "guests-increase": this.#run(() => this.#setGuests(+1)); break;
       case "add-recipe":
-        this.#setView("recipe");
+        this.#setView("recipe", { push: true });
         /** @type {HTMLInputElement | null} */ (this.querySelector(".svc-planner__search-input"))?.focus();
         break;
       case "more": this.#run(() => this.#panel.load({ more: true })); break;
@@ -257,7 +269,7 @@ export class PlannerElement extends HTMLElement {
       // The phone's views (templates/planner/current_menu.html): in place, the URL following without a reload.
       event.preventDefault();
       const submitter = /** @type {HTMLButtonElement | null} */ (event.submitter);
-      this.#setView(submitter?.value === "menu" ? "menu" : "recipe", { focus: true });
+      this.#setView(submitter?.value === "menu" ? "menu" : "recipe", { push: true, focus: true });
     } else if (form.dataset.role === "catalog-form") {
       event.preventDefault();
       const submitter = /** @type {HTMLElement | null} */ (event.submitter);
@@ -448,16 +460,21 @@ export class PlannerElement extends HTMLElement {
   // --- views, onboarding, analytics -----------------------------------------------------------------
 
   /**
+   * Shows `view`. `history`: the URL follows (`?view=`), in the entry the page is at, or, with `push`, in a new
+   * one when the view changes on a screen that shows one view at a time: there the other view is another screen,
+   * which Back leaves (the phone's views form, without scripts, is a GET that adds the entry too).
    * @param {"recipe" | "menu"} view
-   * @param {{ history?: boolean, focus?: boolean }} [options]
+   * @param {{ history?: boolean, push?: boolean, focus?: boolean }} [options]
    */
-  #setView(view, { history = true, focus = false } = {}) {
+  #setView(view, { history = true, push = false, focus = false } = {}) {
+    const newScreen = push && this.getAttribute("view") !== view && this.#oneViewAtATime();
     for (const name of VIEWS) this.classList.toggle(`svc-planner--view-${name}`, name === view);
     this.setAttribute("view", view);
     if (history) {
       const url = new URL(window.location.href);
       url.searchParams.set("view", view);
-      window.history.replaceState(window.history.state, "", url.href);
+      if (newScreen) window.history.pushState(window.history.state, "", url.href);
+      else window.history.replaceState(window.history.state, "", url.href);
     }
     if (focus) {
       const heading = /** @type {HTMLElement | null} */ (this.querySelector(
@@ -467,6 +484,12 @@ export class PlannerElement extends HTMLElement {
         heading.focus();
       }
     }
+  }
+
+  /** Whether the layout shows one view at a time (a phone's: planner.css), not the menu beside the suggestions. */
+  #oneViewAtATime() {
+    const shown = (/** @type {string} */ selector) => (this.querySelector(selector)?.getClientRects().length ?? 0) > 0;
+    return !(shown(".svc-planner__menu") && shown(".svc-planner__suggestions"));
   }
 
   /** Coming from the entry: its guest count applies to the menu, once (the mode leaves the URL). */

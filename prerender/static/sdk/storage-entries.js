@@ -34,6 +34,8 @@ export const SITE_WIDE_ENTRIES = new Set(["cachedFinalizeMenuUrl", "planner/gues
 export const BROWSER_ENTRIES = Object.freeze(["browser-id", "shown/", "planner/onboarded", "planner/probe"]);
 /**
  * In sessionStorage, gone with the tab: `session-id` (the tab's session), `preferences-saved` (the message of a
- * save, said by the reloaded page), `transferredBasket` (a basket transfer on its way, sdk/transfer.js).
+ * save, said by the reloaded page), `transferredBasket` (a basket transfer on its way, sdk/transfer.js),
+ * `planner/finalized` (when the tab's menu went to the cart, said by the planner's next page:
+ * components/planner/finalize.js).
  */
-export const TAB_ENTRIES = Object.freeze(["session-id", "preferences-saved", "transferredBasket"]);
+export const TAB_ENTRIES = Object.freeze(["session-id", "preferences-saved", "transferredBasket", "planner/finalized"]);

@@ -4,6 +4,10 @@
 // basket sync callbacks, and the browser goes to the retailer cart (the element's `cart-url`).
 import { services, isStoppedByHook } from "../ui.js";
 
+/** How long after a finalize a planner page opened again in the tab says where that menu went. */
+const FINALIZED_NOTICE_MS = 30 * 60_000;
+const finalizedKey = () => services.session.key("planner/finalized");
+
 /**
  * What finalizing asks of its page.
  * @typedef {object} FinalizeHost
@@ -72,7 +76,11 @@ export async function finalizeMenu(button, host) {
     }
     const destination = host.cartUrl;
     if (destination && /^https?:/.test(new URL(destination, window.location.href).protocol)) {
-      window.location.assign(new URL(destination, window.location.href).href);
+      // The menu is the basket's now, and the planner's next page is a new menu: Back from the cart must not find
+      // a page that looks like the one just sent, with its button to send it again. The cart takes this page's
+      // place in the history, and a planner page opened in this tab soon after says where the menu went.
+      rememberFinalized();
+      window.location.replace(new URL(destination, window.location.href).href);
     } else {
       // No retailer cart nor catalog home for this environment: the page says where the menu went.
       await host.refresh();
@@ -94,4 +102,37 @@ function askHost(messages, handled, key) {
   // handled it (its login button focused, say) moved the focus without a word: the page's status says why.
   messages.show(key, { alert: !handled });
   if (handled) messages.say(key);
+}
+
+/**
+ * Whether this tab sent a menu to the cart a short while ago and no planner page has said so since: a page of the
+ * planner then says it once (its new menu is not the one sent).
+ */
+export function takeFinalizedNotice() {
+  const storage = tabStorage();
+  const at = storage?.getItem(finalizedKey());
+  if (!storage || at === null || at === undefined) return false;
+  storage.removeItem(finalizedKey());
+  const age = Date.now() - Number(at);
+  return age >= 0 && age < FINALIZED_NOTICE_MS;
+}
+
+/** Notes in the tab that its menu went to the cart now (a full or blocked storage: not noted). */
+function rememberFinalized() {
+  try {
+    tabStorage()?.setItem(finalizedKey(), String(Date.now()));
+  } catch {
+    // the notice is not given
+  }
+}
+
+/** This tab's sessionStorage, where the page may use it (none: the notice is not given). */
+function tabStorage() {
+  try {
+    const storage = window.sessionStorage;
+    storage.getItem(finalizedKey()); // throws where the page's storage is blocked
+    return storage;
+  } catch {
+    return null;
+  }
 }
