@@ -41,6 +41,8 @@ POSITIVE = frozenset(
         "UPSTREAM_BREAKER_MINIMUM_CALLS",
         "UPSTREAM_BREAKER_PROBES",
         "CACHE_REDIS_TIMEOUT",
+        "EVENTS_PER_SHOPPER",  # every batch of events refused
+        "EVENTS_QUOTA_SECONDS",  # no window to count in
         "SHOPPER_CREDENTIAL_SECONDS",
         "MAX_CONTENT_LENGTH",
         "MAX_URL_BYTES",

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from flask import Flask, current_app
+from redis import Redis
 
 from prerender.config import SHARED_CACHE_TYPES
 from prerender.extensions import cache
@@ -36,7 +39,7 @@ from prerender.gateway.errors import (
     UpstreamTimeout,
     UpstreamUnavailable,
 )
-from prerender.gateway.event_quota import EventQuota, EventQuotaSpent
+from prerender.gateway.event_quota import Counts, EventQuota, EventQuotaSpent, LocalCounts, RedisCounts
 from prerender.gateway.forwarding import UpstreamCall, UpstreamForwarder
 from prerender.gateway.guards import Resource, ResourceGuards
 from prerender.gateway.http import UpstreamHttp
@@ -101,9 +104,23 @@ def init_gateway(app: Flask) -> None:
             stale=int(config["STALE_IF_ERROR_SECONDS"]),
         ),
         event_quota=EventQuota(
-            cache=backend, events=int(config["EVENTS_PER_SHOPPER"]), seconds=int(config["EVENTS_QUOTA_SECONDS"])
+            counts=event_counts(config),
+            events=int(config["EVENTS_PER_SHOPPER"]),
+            seconds=int(config["EVENTS_QUOTA_SECONDS"]),
         ),
     )
+
+
+def event_counts(config: Mapping[str, Any]) -> Counts:
+    """Where the event quota counts: in the cache's Redis, shared by every worker, when the cache is Redis; else in
+    each worker (prerender/gateway/event_quota.py)."""
+    local = LocalCounts()
+    if config["CACHE_TYPE"] != "RedisCache" or not config["CACHE_REDIS_URL"]:
+        return local
+    timeout = float(config["CACHE_REDIS_TIMEOUT"])
+    client = Redis.from_url(config["CACHE_REDIS_URL"], socket_timeout=timeout, socket_connect_timeout=timeout)
+    retry = float(config["CACHE_RETRY_SECONDS"])
+    return RedisCounts(client=client, prefix=str(config["CACHE_KEY_PREFIX"]), fallback=local, retry_seconds=retry)
 
 
 def get_upstream() -> Upstream:

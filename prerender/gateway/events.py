@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from prerender.gateway.calls import CallerIdentity, expect_object, send
+from prerender.gateway.errors import UpstreamError
 from prerender.gateway.event_quota import EventQuota
 from prerender.gateway.guards import Resource
 from prerender.gateway.http import UpstreamHttp
@@ -22,9 +23,10 @@ class EventGateway:
         """Store analytics events upstream; the number stored. EventQuotaSpent, nothing sent, when they would pass
         the shopper's quota (prerender/gateway/event_quota.py). Retried like a read when every event carries its
         id (the upstream stores an id once per supplier, docs/upstream.md); never otherwise."""
-        self.quota.take(f"{identity.supplier_id}\n{identity.authorization}", len(events))
-        payload = expect_object(
-            send(
+        shopper = f"{identity.supplier_id}\n{identity.authorization}"
+        window = self.quota.take(shopper, len(events))
+        try:
+            answer = send(
                 self.http,
                 identity,
                 "POST",
@@ -33,7 +35,8 @@ class EventGateway:
                 name="events",
                 json={"events": list(events)},
                 idempotent=all(event.get("id") for event in events),
-            ),
-            "events",
-        )
-        return int(payload.get("stored", 0))
+            )
+        except UpstreamError:
+            self.quota.give_back(shopper, len(events), window)  # not stored: the SDK sends them again
+            raise
+        return int(expect_object(answer, "events").get("stored", 0))

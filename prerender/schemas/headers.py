@@ -36,12 +36,18 @@ MISSING = "Missing header."
 OWS = " \t"
 
 
+# The headers whose value holds no comma of its own (a token, a language, a Bearer credential), or is malformed with
+# one (`user_id a,user_id a` holds a space): read with `one_value`. An id a customer makes (`session-id`,
+# `authless-id`, `idempotency-key`) may hold a comma, and is read as it comes.
+ONE_VALUE_HEADERS = frozenset({"authorization", "supplier-token", "language-id", "profiling", "authless-credential"})
+
+
 def one_value(value: str) -> str:
     """A header's value as the service reads it. A header sent twice reaches the application as its two values
     joined by a comma (RFC 9110, section 5.3: gunicorn and werkzeug join them so), which a customer's HTTP client
     does when it adds a header to its defaults rather than replacing it. The same value repeated is that value, as
     a query parameter given twice with one value is (plumbing/parsing.py). Anything else is left as it came: the
-    field's check then refuses it, or the token is an unknown one."""
+    field's check then refuses it, or the token is an unknown one. For ONE_VALUE_HEADERS only."""
     if "," not in value:
         return value
     values = {part.strip(OWS) for part in value.split(",")}

@@ -29,6 +29,7 @@ from prerender.metrics import UNVOUCHED_REQUESTS
 from prerender.schemas.headers import (
     BEARER_PATTERN,
     BEARER_SCHEME,
+    ONE_VALUE_HEADERS,
     OWS,
     BrowserHeaders,
     RequestHeaders,
@@ -144,9 +145,10 @@ class RequestContext:
 
 
 def _request_headers(contract: RouteContract | None) -> Mapping[str, str]:
-    """The request's headers, lower-cased, a value sent twice as one (`one_value`); for a beacon route, completed by
-    the body's `headers` object."""
-    headers = {name.lower(): one_value(value) for name, value in request.headers.items()}
+    """The request's headers, lower-cased, one of ONE_VALUE_HEADERS sent twice as one (`one_value`); for a beacon
+    route, completed by the body's `headers` object."""
+    headers = {name.lower(): value for name, value in request.headers.items()}
+    headers.update({name: one_value(headers[name]) for name in ONE_VALUE_HEADERS.intersection(headers)})
     if contract is not None and contract.beacon and "session-id" not in headers:
         try:
             body = json.loads(request.get_data(cache=True) or b"{}")

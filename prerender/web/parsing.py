@@ -15,7 +15,7 @@ from werkzeug.datastructures import Headers, MultiDict
 from plumbing.parsing import INVALID_JSON, ProblemParser, parse_json, refuse_unstorable
 from plumbing.problems import ValidationProblem
 from prerender.memory_cache import LockedLru
-from prerender.schemas.headers import one_value
+from prerender.schemas.headers import ONE_VALUE_HEADERS, one_value
 
 # What a blank query value holds: spaces and tabs (as a blank header, prerender/schemas/headers.py's OWS).
 BLANKS = " \t"
@@ -93,9 +93,13 @@ class RouteParser(ProblemParser):
         return MultiDict([(name, value) for name, value in arguments.items(multi=True) if value.strip(BLANKS)])
 
     def load_headers(self, req: Request, schema: Schema) -> Any:
-        """The headers, a value sent twice as one (prerender/schemas/headers.py's `one_value`), as the header guard
+        """The headers, one of ONE_VALUE_HEADERS sent twice as one (prerender/schemas/headers.py), as the header guard
         reads them."""
-        return self._makeproxy(Headers([(name, one_value(value)) for name, value in req.headers.items()]), schema)
+        headers = [
+            (name, one_value(value) if name.lower() in ONE_VALUE_HEADERS else value)
+            for name, value in req.headers.items()
+        ]
+        return self._makeproxy(Headers(headers), schema)
 
     def load_beacon(self, req: Request, schema: Schema) -> Any:
         """The body parsed as JSON, whatever its Content-Type (ValueError: malformed, undecodable, or an

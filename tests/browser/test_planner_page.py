@@ -906,7 +906,7 @@ def test_the_phone_views_follow_the_url(site: Callable[..., Customer], page: Pag
     page.go_back()
     expect(planner).to_have_class(re.compile("svc-planner--view-recipe"))
     expect(planner.locator(".svc-planner__suggestions")).to_be_visible()
-    assert page.url == customer.url and page.evaluate("() => window.samePage === true")
+    assert page.url == f"{customer.url}?view=recipe" and page.evaluate("() => window.samePage === true")
     page.go_forward()
     expect(planner).to_have_class(re.compile("svc-planner--view-menu"))
     assert page.url.endswith("?view=menu")
@@ -922,10 +922,12 @@ def test_the_phone_views_follow_the_url(site: Callable[..., Customer], page: Pag
 def test_on_a_wide_screen_a_view_change_adds_no_history_entry(site: Callable[..., Customer], page: Page) -> None:
     """Beside each other on a wide screen, the views are one screen: Back leaves the page, not a view."""
     page.set_viewport_size(WIDTHS["desktop"])
-    planner = site(mode="custom").open()
+    planner = site(mode="custom").open("?view=menu")
+    expect(planner).to_have_attribute("view", "menu")
     entries = page.evaluate("() => history.length")
     planner.locator(".svc-planner__menu-slot-button").first.click()
     expect(planner.locator(".svc-planner__search-input")).to_be_focused()
+    expect(planner).to_have_attribute("view", "recipe")
     assert page.evaluate("() => history.length") == entries
 
 

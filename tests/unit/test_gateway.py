@@ -22,6 +22,7 @@ from prerender.gateway import (
     Upstream,
     UpstreamBadResponse,
     UpstreamCall,
+    UpstreamError,
     UpstreamForwarder,
     UpstreamHttp,
     UpstreamStatusError,
@@ -34,11 +35,10 @@ from prerender.gateway import (
 from prerender.gateway.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
 from prerender.gateway.calls import segment
 from prerender.gateway.errors import UnsendableBody
-from prerender.gateway.event_quota import EventQuota
+from prerender.gateway.event_quota import EventQuota, EventQuotaSpent, LocalCounts
 from prerender.gateway.models import parse_recipe
 from prerender.gateway.read_cache import NearCache, ReadCache, cache_key
 from prerender.gateway.tenant_breakers import tenant_key
-from prerender.memory_cache import LruCache
 from tests.clock import FakeClock
 from tests.unit.guards import tenant_breaker, upstream_http
 
@@ -78,7 +78,7 @@ def upstream(app) -> Upstream:
             likes_cache=ReadCache(cache=cache),
             pool=ThreadPoolExecutor(2),
             times=CacheTimes(supplier=60, recipe=60, likes=0, stale=3600),
-            event_quota=EventQuota(cache=cache, events=100, seconds=60),
+            event_quota=EventQuota(counts=LocalCounts(), events=100, seconds=60),
         )
 
 
@@ -436,7 +436,7 @@ def test_a_broken_cache_backend_is_a_miss_not_an_error(app):
         likes_cache=broken,
         pool=ThreadPoolExecutor(1),
         times=CacheTimes(supplier=1, recipe=1, likes=1, stale=1),
-        event_quota=EventQuota(cache=LruCache(), events=100, seconds=60),
+        event_quota=EventQuota(counts=LocalCounts(), events=100, seconds=60),
     )
     assert upstream.recipes.by_id(IDENTITY, "1", store_id=None, serves=None).title == "Crêpes"
     assert set(upstream.recipes.by_ids(IDENTITY, ["1"], store_id=None, serves=None)) == {"1"}
@@ -804,3 +804,17 @@ def test_a_read_the_same_for_everyone_is_kept_near(app):
         shared.cache.delete("stores")  # gone from the shared cache: still near, the same object
         assert shared.read_through("stores", read, ttl=60, stale_ttl=600, what="store list") is first
         assert reads == [1]
+
+
+@responses.activate
+def test_events_the_upstream_did_not_store_do_not_count_against_the_quota(upstream):
+    """A batch the upstream failed is given back to the shopper's quota: the SDK sends it again, and the quota counts
+    what was stored."""
+    events = [{"name": "recipe.show", "path": "/", "props": {}}] * 80  # no ids: sent once, not retried
+    responses.post(f"{BASE}/api/v1/events", status=500, json={"detail": "boom"})
+    with pytest.raises(UpstreamError):
+        upstream.events.store(IDENTITY, events)
+    responses.replace(responses.POST, f"{BASE}/api/v1/events", status=202, json={"stored": 80})
+    assert upstream.events.store(IDENTITY, events) == 80
+    with pytest.raises(EventQuotaSpent):
+        upstream.events.store(IDENTITY, events[:30])

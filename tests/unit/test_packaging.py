@@ -50,8 +50,9 @@ NOT_SOURCES = shutil.ignore_patterns(
 # Declared but never imported: servers, and backends a library loads by name. coreapi and the shop are served
 # with the repository's gunicorn.conf.py, which imports prometheus-client (its multiprocess cleanup hook).
 USED_WITHOUT_IMPORT = {
-    # redis: flask-caching's RedisCache (CACHE_REDIS_URL); tzdata: zoneinfo's database where the machine has none
-    "prerender": {"gunicorn", "redis", "tzdata"},
+    # tzdata: zoneinfo's database where the machine has none (redis, imported by the event quota's counts, is also
+    # flask-caching's RedisCache backend)
+    "prerender": {"gunicorn", "tzdata"},
     "coreapi": {"gunicorn", "prometheus-client"},
     "examples": {"gunicorn", "prometheus-client"},
     "plumbing": set(),

@@ -100,15 +100,17 @@ export class PlannerElement extends HTMLElement {
     // Back and Forward between the views' entries (#setView's `push`): the view of the entry reached.
     window.addEventListener("popstate", () => {
       const view = new URL(window.location.href).searchParams.get("view") === "menu" ? "menu" : "recipe";
-      if (view !== this.getAttribute("view")) this.#setView(view, { history: false });
+      if (view !== this.getAttribute("view")) this.#setView(view, { history: false, focus: true });
     }, { signal });
     // Back from the retailer cart right after a finalize (components/planner/finalize.js): this menu is a new one,
-    // the one sent is in the basket. Said on the page shown again from the back/forward cache too.
-    const sayFinalized = () => {
-      if (takeFinalizedNotice()) this.#messages.show("FINALIZED", { alert: false, persistent: true });
-    };
-    sayFinalized();
-    window.addEventListener("pageshow", (event) => { if (event.persisted) sayFinalized(); }, { signal });
+    // the one sent is in the basket. Said on the page shown again from the back/forward cache too, whose menu, the
+    // one sent, is drawn again as it is now.
+    if (takeFinalizedNotice()) this.#messages.show("FINALIZED", { alert: false, persistent: true });
+    window.addEventListener("pageshow", (event) => {
+      if (!event.persisted || !takeFinalizedNotice()) return;
+      this.#messages.show("FINALIZED", { alert: false, persistent: true });
+      this.#run(() => this.#drawAgain(), { quiet: true });
+    }, { signal });
     const storage = writableLocalStorage(services.session.key("planner/probe"));
     if (!storage) this.querySelector("[data-role='storage-required']")?.removeAttribute("hidden");
     this.#startAnalytics();
@@ -473,8 +475,15 @@ export class PlannerElement extends HTMLElement {
     if (history) {
       const url = new URL(window.location.href);
       url.searchParams.set("view", view);
-      if (newScreen) window.history.pushState(window.history.state, "", url.href);
-      else window.history.replaceState(window.history.state, "", url.href);
+      if (newScreen) {
+        // The entry left names its view, which Back comes to (a page first shown without ?view may show either).
+        const left = new URL(window.location.href);
+        left.searchParams.set("view", view === "menu" ? "recipe" : "menu");
+        window.history.replaceState(window.history.state, "", left.href);
+        window.history.pushState(window.history.state, "", url.href);
+      } else {
+        window.history.replaceState(window.history.state, "", url.href);
+      }
     }
     if (focus) {
       const heading = /** @type {HTMLElement | null} */ (this.querySelector(

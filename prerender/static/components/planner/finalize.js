@@ -49,6 +49,7 @@ export async function finalizeMenu(button, host) {
   button.setAttribute("aria-busy", "true");
   button.disabled = true;
   messages.say("FINALIZING");
+  let leaving = false;
   try {
     let result;
     try {
@@ -80,6 +81,7 @@ export async function finalizeMenu(button, host) {
       // a page that looks like the one just sent, with its button to send it again. The cart takes this page's
       // place in the history, and a planner page opened in this tab soon after says where the menu went.
       rememberFinalized();
+      leaving = true; // the button stays off until the cart's page replaces this one: its menu was sent
       window.location.replace(new URL(destination, window.location.href).href);
     } else {
       // No retailer cart nor catalog home for this environment: the page says where the menu went.
@@ -88,8 +90,10 @@ export async function finalizeMenu(button, host) {
       messages.show("FINALIZED", { alert: false, persistent: true });
     }
   } finally {
-    button.removeAttribute("aria-busy");
-    if (button.isConnected) button.disabled = false;
+    if (!leaving) {
+      button.removeAttribute("aria-busy");
+      if (button.isConnected) button.disabled = false;
+    }
   }
 }
 
@@ -112,7 +116,11 @@ export function takeFinalizedNotice() {
   const storage = tabStorage();
   const at = storage?.getItem(finalizedKey());
   if (!storage || at === null || at === undefined) return false;
-  storage.removeItem(finalizedKey());
+  try {
+    storage.removeItem(finalizedKey());
+  } catch {
+    // said again by the next page: better than not at all
+  }
   const age = Date.now() - Number(at);
   return age >= 0 && age < FINALIZED_NOTICE_MS;
 }
