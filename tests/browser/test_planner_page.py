@@ -360,6 +360,26 @@ def test_remove_and_swap_a_recipe(site: Callable[..., Customer], page: Page, wid
     assert [e["name"] for e in customer.events() if e["name"] == "planner.remove"] == ["planner.remove"]
 
 
+def test_a_swap_does_not_bring_back_a_recipe_the_shopper_just_removed(
+    site: Callable[..., Customer], page: Page
+) -> None:
+    """Removed, a recipe is the first suggestion of its type again, so the next "Remplacer" of a recipe of that type
+    brought it back. A recipe taken out in the page comes back only when no other suggestion of its type is left."""
+    planner = site(mode="custom").open()
+    planner.locator("[data-action=filter][value=drink]").click()
+    idle(planner)
+    for _ in range(2):  # the panel's first two drinks (the first suggestions of the type)
+        planner.locator(".svc-planner__suggestion [data-action=add]:not([disabled])").first.click()
+        idle(planner)
+    removed, swapped = menu_ids(planner)
+    planner.locator(f".svc-planner__menu-item[data-recipe-id='{removed}'] [data-action=remove]").click()
+    idle(planner)
+    planner.locator(f".svc-planner__menu-item[data-recipe-id='{swapped}'] [data-action=swap]").click()
+    idle(planner)
+    (came_in,) = menu_ids(planner)
+    assert came_in not in (removed, swapped)
+
+
 def test_a_recipe_swapped_in_is_marked_in_the_menu_in_the_panel(site: Callable[..., Customer], page: Page) -> None:
     """A swap brings in the first suggestion of the row's type, a card of the panel when the panel lists that type
     (the catalog filter: every recipe of the type not in the menu): that card then says it is in the menu and

@@ -37,6 +37,9 @@ import "./recipe-card.js";
 const tagName = `${sdk.prefix}-planner`;
 const GUESTS_KEY = "planner/guests";
 const VIEWS = ["recipe", "menu"];
+/** The suggestions a swap chooses among (GET menu/current/suggestions' limit): the first the shopper did not just
+ * take out of the menu. */
+const SWAP_CHOICES = 6;
 
 // The page's text for a 409's reason (coreapi/services/menus.py): the first three say the menu is not as the page
 // shows it (changed on another tab or device); a reason not listed gets the page's "try again".
@@ -52,6 +55,9 @@ export class PlannerElement extends HTMLElement {
   /** @type {AbortController | null} */ #listeners = null;
   /** @type {Promise<unknown>} */ #queue = Promise.resolve();
   #busy = 0;
+  /** The recipes the shopper took out of the menu in this page (removed, or swapped for another): a swap offers
+   * another suggestion before one of them, which the shopper just did not want. */
+  #leftTheMenu = new Set();
   /** What the page says: its texts, status and messages. */
   #messages = new PlannerMessages(this);
   /** The menu's parts, drawn again after each action. */
@@ -304,17 +310,22 @@ export class PlannerElement extends HTMLElement {
     const title = row?.querySelector(".svc-planner__menu-item-title")?.textContent?.trim() ?? "";
     const next = /** @type {HTMLElement | null} */ (row?.nextElementSibling ?? null)?.dataset?.recipeId ?? null;
     await this.#write((menu) => menu.removeRecipe(recipeId));
+    this.#leftTheMenu.add(recipeId);
     services.track("planner.remove", { recipe_id: recipeId });
     this.#panel.unmarkAdded(recipeId);
     await this.#parts.refresh({ focus: next ? `[data-recipe-id="${CSS.escape(next)}"] [data-action='remove']` : ".svc-planner__menu-slot-button" });
     this.#messages.say("REMOVED", { title });
   }
 
-  /** The menu recipe for the shopper's first suggestion of its type. @param {string} recipeId @param {string} type */
+  /**
+   * The menu recipe for the shopper's first suggestion of its type, one the shopper took out of the menu in this
+   * page only when no other is left. @param {string} recipeId @param {string} type
+   */
   async #swap(recipeId, type) {
-    const query = { limit: 1, store_id: this.storeId, ...(type ? { type } : {}) };
+    const query = { limit: SWAP_CHOICES, store_id: this.storeId, ...(type ? { type } : {}) };
     const answer = await services.menuRoutes.suggestions(query);
-    const next = answer?.data?.[0];
+    const offered = (answer?.data ?? []).filter((recipe) => recipe?.id);
+    const next = offered.find((recipe) => !this.#leftTheMenu.has(String(recipe.id))) ?? offered[0];
     if (!next?.id) {
       this.#messages.show("NO_SWAP");
       return;
@@ -322,6 +333,7 @@ export class PlannerElement extends HTMLElement {
     const row = this.querySelector(`.svc-planner__menu-item[data-recipe-id="${CSS.escape(recipeId)}"]`);
     const title = row?.querySelector(".svc-planner__menu-item-title")?.textContent?.trim() ?? "";
     await this.#write((menu) => menu.swapRecipe(recipeId, String(next.id)));
+    this.#leftTheMenu.add(recipeId);
     services.track("planner.swap", { recipe_id: recipeId, new_recipe_id: String(next.id) });
     this.#panel.unmarkAdded(recipeId);  // left the menu, even if the menu cannot be drawn again below
     await this.#parts.refresh({ focus: `[data-recipe-id="${CSS.escape(String(next.id))}"] [data-action='swap']` });
