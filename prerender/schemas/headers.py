@@ -54,6 +54,11 @@ def one_value(value: str) -> str:
     return values.pop() if len(values) == 1 else value
 
 
+def header_value(name: str, value: str) -> str:
+    """A request header's value as the service reads it: `one_value` for ONE_VALUE_HEADERS, else as it came."""
+    return one_value(value) if name.lower() in ONE_VALUE_HEADERS else value
+
+
 class HeaderValue(fields.String):
     """A header value, surrounding spaces and tabs removed (and lower-cased with `lower=True`)."""
 

@@ -45,7 +45,7 @@ from prerender.gateway import get_upstream
 from prerender.gateway.contention import Contention, HeldPlaces
 from prerender.gateway.tenant_breakers import SUPPLIER_TOKEN_HEADER, tenant_key
 from prerender.metrics import DEGRADED_ANSWERS
-from prerender.schemas.headers import one_value
+from prerender.schemas.headers import header_value
 from prerender.web.context import current_context
 from prerender.web.contract import RouteContract, request_api_version, request_contract
 from prerender.web.degraded import DEGRADED_HEADER, SHED, was_shed
@@ -145,7 +145,7 @@ def door_tenant(contract: RouteContract) -> tuple[str | None, bool]:
     worker's places, not in a retailer's share."""
     if not is_fragment_route(contract):
         return None, True
-    token = one_value(request.headers.get(SUPPLIER_TOKEN_HEADER, "")).strip() or None
+    token = header_value(SUPPLIER_TOKEN_HEADER, request.headers.get(SUPPLIER_TOKEN_HEADER, "")).strip() or None
     supplier_id = get_upstream().suppliers.seen_supplier_id(token) if token else None
     if supplier_id:
         return tenant_key(supplier_id, None), True

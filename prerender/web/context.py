@@ -29,12 +29,11 @@ from prerender.metrics import UNVOUCHED_REQUESTS
 from prerender.schemas.headers import (
     BEARER_PATTERN,
     BEARER_SCHEME,
-    ONE_VALUE_HEADERS,
     OWS,
     BrowserHeaders,
     RequestHeaders,
     VisitorHeaders,
-    one_value,
+    header_value,
 )
 from prerender.web.contract import Callers, RouteContract, request_contract
 from prerender.web.credentials import InvalidCredential, Shopper, get_signer
@@ -145,10 +144,9 @@ class RequestContext:
 
 
 def _request_headers(contract: RouteContract | None) -> Mapping[str, str]:
-    """The request's headers, lower-cased, one of ONE_VALUE_HEADERS sent twice as one (`one_value`); for a beacon
+    """The request's headers, lower-cased, one sent twice read as headers.py's `header_value` does; for a beacon
     route, completed by the body's `headers` object."""
-    headers = {name.lower(): value for name, value in request.headers.items()}
-    headers.update({name: one_value(headers[name]) for name in ONE_VALUE_HEADERS.intersection(headers)})
+    headers = {name.lower(): header_value(name, value) for name, value in request.headers.items()}
     if contract is not None and contract.beacon and "session-id" not in headers:
         try:
             body = json.loads(request.get_data(cache=True) or b"{}")

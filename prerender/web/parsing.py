@@ -15,10 +15,7 @@ from werkzeug.datastructures import Headers, MultiDict
 from plumbing.parsing import INVALID_JSON, ProblemParser, parse_json, refuse_unstorable
 from plumbing.problems import ValidationProblem
 from prerender.memory_cache import LockedLru
-from prerender.schemas.headers import ONE_VALUE_HEADERS, one_value
-
-# What a blank query value holds: spaces and tabs (as a blank header, prerender/schemas/headers.py's OWS).
-BLANKS = " \t"
+from prerender.schemas.headers import OWS, header_value
 
 
 def _fresh(value: Any) -> Any:
@@ -84,22 +81,17 @@ class RouteParser(ProblemParser):
         return arguments
 
     def query_arguments(self, req: Request) -> MultiDict[str, str]:
-        """The query's parameters without the blank ones: `display_variant=` (empty, or spaces and tabs) is how a
+        """The query's parameters without the blank ones: `display_variant=` (empty, or spaces and tabs: OWS) is how a
         customer's template writes a value it does not have, so it counts as the parameter left out, as an empty
         header does (prerender/schemas/headers.py). A parameter that is required is then missing."""
         arguments = req.args
-        if not any(not value.strip(BLANKS) for _, value in arguments.items(multi=True)):
+        if not any(not value.strip(OWS) for _, value in arguments.items(multi=True)):
             return arguments
-        return MultiDict([(name, value) for name, value in arguments.items(multi=True) if value.strip(BLANKS)])
+        return MultiDict([(name, value) for name, value in arguments.items(multi=True) if value.strip(OWS)])
 
     def load_headers(self, req: Request, schema: Schema) -> Any:
-        """The headers, one of ONE_VALUE_HEADERS sent twice as one (prerender/schemas/headers.py), as the header guard
-        reads them."""
-        headers = [
-            (name, one_value(value) if name.lower() in ONE_VALUE_HEADERS else value)
-            for name, value in req.headers.items()
-        ]
-        return self._makeproxy(Headers(headers), schema)
+        """The headers as the header guard reads them (prerender/schemas/headers.py's `header_value`)."""
+        return self._makeproxy(Headers([(name, header_value(name, v)) for name, v in req.headers.items()]), schema)
 
     def load_beacon(self, req: Request, schema: Schema) -> Any:
         """The body parsed as JSON, whatever its Content-Type (ValueError: malformed, undecodable, or an

@@ -237,3 +237,14 @@ def test_a_shopper_past_its_event_quota_is_told_when_to_come_back_and_nothing_mo
     assert client.post("/v1/events", json={"events": [EVENT] * 10}, headers=flooding).get_json() == {"stored": 10}
     other = browser_headers(client, user=None, authless=f"other-{uuid.uuid4().hex}", session=session)
     assert client.post("/v1/events", json=batch, headers=other).get_json() == {"stored": 50}
+
+
+def test_the_workers_of_a_redis_cache_share_a_shoppers_quota_and_the_others_count_alone(app_config):
+    """Two workers (two apps on one cache configuration): with the cache in Redis, one count for both (INCRBY, one
+    transaction per batch); with the default in-process cache, each its own (README.md, the quota's settings)."""
+    config = {**app_config, "EVENTS_PER_SHOPPER": 60}
+    first, second = create_app(config).test_client(), create_app(config).test_client()
+    shopper = browser_headers(first, user=None, authless=f"two-workers-{uuid.uuid4().hex}", session="events-workers")
+    assert first.post("/v1/events", json={"events": [EVENT] * 50}, headers=shopper).status_code == 202
+    answer = second.post("/v1/events", json={"events": [EVENT] * 20}, headers=shopper)
+    assert answer.status_code == (429 if app_config.get("CACHE_TYPE") == "RedisCache" else 202)

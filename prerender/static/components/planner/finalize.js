@@ -110,37 +110,25 @@ function askHost(messages, handled, key) {
 
 /**
  * Whether this tab sent a menu to the cart a short while ago and no planner page has said so since: a page of the
- * planner then says it once (its new menu is not the one sent).
+ * planner then says it once (its new menu is not the one sent). A blocked storage: no notice.
  */
 export function takeFinalizedNotice() {
-  const storage = tabStorage();
-  const at = storage?.getItem(finalizedKey());
-  if (!storage || at === null || at === undefined) return false;
   try {
-    storage.removeItem(finalizedKey());
+    const at = window.sessionStorage.getItem(finalizedKey());
+    if (at === null) return false;
+    window.sessionStorage.removeItem(finalizedKey());
+    const age = Date.now() - Number(at);
+    return age >= 0 && age < FINALIZED_NOTICE_MS;
   } catch {
-    // said again by the next page: better than not at all
+    return false;
   }
-  const age = Date.now() - Number(at);
-  return age >= 0 && age < FINALIZED_NOTICE_MS;
 }
 
 /** Notes in the tab that its menu went to the cart now (a full or blocked storage: not noted). */
 function rememberFinalized() {
   try {
-    tabStorage()?.setItem(finalizedKey(), String(Date.now()));
+    window.sessionStorage.setItem(finalizedKey(), String(Date.now()));
   } catch {
     // the notice is not given
-  }
-}
-
-/** This tab's sessionStorage, where the page may use it (none: the notice is not given). */
-function tabStorage() {
-  try {
-    const storage = window.sessionStorage;
-    storage.getItem(finalizedKey()); // throws where the page's storage is blocked
-    return storage;
-  } catch {
-    return null;
   }
 }
